@@ -1,0 +1,131 @@
+// Every setting of the sidecar, read from the environment once at start and validated.
+// Each variable is documented in README.md and configs/gatehouse.env.example.
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const positiveInt = z.coerce.number().int().positive();
+
+const cidr4 = z.string().regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, 'must be an IPv4 CIDR such as 10.8.0.0/24')
+  .refine((v) => {
+    const [ip, bits] = v.split('/');
+    return ip.split('.').every((o) => Number(o) <= 255) && Number(bits) >= 8 && Number(bits) <= 30;
+  }, 'octets must be 0-255 and the prefix 8-30');
+
+const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:2019');
+
+/** Variable name → schema and default. The name is the environment variable itself. */
+const schema = z.object({
+  GATEHOUSE_DATA_DIR: z.string().min(1).default('./data'),
+  GATEHOUSE_PORT: port.default(3000),
+  GATEHOUSE_BIND: z.string().min(1).default('127.0.0.1'),
+  GATEHOUSE_HTTP_PORT: port.default(80),
+  GATEHOUSE_HTTPS_PORT: port.default(443),
+  GATEHOUSE_CADDY_ADMIN: hostPort.default('127.0.0.1:2019'),
+  GATEHOUSE_CADDY_BIN: z.string().optional(),
+  GATEHOUSE_MANAGE_CADDY: bool.default(true),
+  GATEHOUSE_ADMIN_DOMAIN: z.string().optional(),
+  GATEHOUSE_TLS: z.enum(['acme', 'internal']).default('internal'),
+  GATEHOUSE_ACME_EMAIL: z.string().email().optional(),
+  GATEHOUSE_WG_INTERFACE: z.string().regex(/^[a-zA-Z0-9_.=+-]{1,15}$/, 'must be a valid interface name (1-15 characters)').default('wg0'),
+  GATEHOUSE_WG_PORT: port.default(51820),
+  GATEHOUSE_WG_SUBNET: cidr4.default('10.8.0.0/24'),
+  GATEHOUSE_WG_MANAGE: bool.default(true),
+  GATEHOUSE_WG_DNS: z.string().optional(),
+  GATEHOUSE_PUBLIC_HOST: z.string().optional(),
+  GATEHOUSE_PUBLIC_IP: z.string().optional(),
+  GATEHOUSE_DNS_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/, 'must be a DNS zone such as vpn.internal').default('vpn.internal'),
+  GATEHOUSE_ADMIN_USER: z.string().min(1).max(64).optional(),
+  GATEHOUSE_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
+  GATEHOUSE_MASTER_KEY_FILE: z.string().optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  GATEHOUSE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
+  GATEHOUSE_SESSION_MAX_AGE: positiveInt.default(12 * 3600 * 1000),
+  GATEHOUSE_RATE_LIMIT_LOGIN: positiveInt.default(10),
+  GATEHOUSE_RATE_LIMIT_ADMIN: positiveInt.default(1000),
+  GATEHOUSE_RATE_LIMIT_CLIENT: positiveInt.default(100),
+  GATEHOUSE_RATE_LIMIT_HOSTNAME: positiveInt.default(3),
+  GATEHOUSE_TRUST_PROXY: bool.default(true),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export interface Config {
+  dataDir: string;
+  port: number;
+  bind: string;
+  httpPort: number;
+  httpsPort: number;
+  caddyAdmin: string;
+  caddyBin: string;
+  manageCaddy: boolean;
+  adminDomain?: string;
+  tls: 'acme' | 'internal';
+  acmeEmail?: string;
+  wg: { iface: string; port: number; subnet: string; manage: boolean; dns?: string };
+  publicHost?: string;
+  publicIp?: string;
+  dnsDomain: string;
+  initialAdmin: { user?: string; password?: string };
+  masterKeyFile: string;
+  databaseUrl?: string;
+  logLevel: 'error' | 'warn' | 'info' | 'debug';
+  sessionMaxAge: number;
+  rateLimits: { login: number; admin: number; client: number; hostname: number };
+  /** Trust X-Forwarded-For / X-Forwarded-Proto when the TCP peer is loopback (Caddy on this host). */
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment. Throws ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') picked[key] = v;
+  }
+  const parsed = schema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${String(i.path[0])}=${JSON.stringify(picked[String(i.path[0])] ?? '')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.GATEHOUSE_DATA_DIR);
+  const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+  return {
+    dataDir,
+    port: e.GATEHOUSE_PORT,
+    bind: e.GATEHOUSE_BIND,
+    httpPort: e.GATEHOUSE_HTTP_PORT,
+    httpsPort: e.GATEHOUSE_HTTPS_PORT,
+    caddyAdmin: e.GATEHOUSE_CADDY_ADMIN,
+    caddyBin: e.GATEHOUSE_CADDY_BIN ?? path.join(repoRoot, 'bin', 'caddy'),
+    manageCaddy: e.GATEHOUSE_MANAGE_CADDY,
+    adminDomain: e.GATEHOUSE_ADMIN_DOMAIN,
+    tls: e.GATEHOUSE_TLS,
+    acmeEmail: e.GATEHOUSE_ACME_EMAIL,
+    wg: { iface: e.GATEHOUSE_WG_INTERFACE, port: e.GATEHOUSE_WG_PORT, subnet: e.GATEHOUSE_WG_SUBNET, manage: e.GATEHOUSE_WG_MANAGE, dns: e.GATEHOUSE_WG_DNS },
+    publicHost: e.GATEHOUSE_PUBLIC_HOST,
+    publicIp: e.GATEHOUSE_PUBLIC_IP,
+    dnsDomain: e.GATEHOUSE_DNS_DOMAIN,
+    initialAdmin: { user: e.GATEHOUSE_ADMIN_USER, password: e.GATEHOUSE_ADMIN_PASSWORD },
+    masterKeyFile: e.GATEHOUSE_MASTER_KEY_FILE ? path.resolve(e.GATEHOUSE_MASTER_KEY_FILE) : path.join(dataDir, 'master.key'),
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.GATEHOUSE_LOG_LEVEL,
+    sessionMaxAge: e.GATEHOUSE_SESSION_MAX_AGE,
+    rateLimits: {
+      login: e.GATEHOUSE_RATE_LIMIT_LOGIN,
+      admin: e.GATEHOUSE_RATE_LIMIT_ADMIN,
+      client: e.GATEHOUSE_RATE_LIMIT_CLIENT,
+      hostname: e.GATEHOUSE_RATE_LIMIT_HOSTNAME,
+    },
+    trustProxy: e.GATEHOUSE_TRUST_PROXY,
+  };
+}
+
+/** The variables, for documentation checks (README must name each). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape);

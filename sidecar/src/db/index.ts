@@ -1,0 +1,87 @@
+// The database: one Sequelize instance (SQLite file under the data directory by default, PostgreSQL
+// when DATABASE_URL is set), versioned migrations run at start, and the models.
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { Sequelize } from 'sequelize';
+import { Umzug, type MigrationParams } from 'umzug';
+import type { QueryInterface } from 'sequelize';
+import { migrations } from './migrations/index.js';
+import { defineModels, type Models } from './models.js';
+
+// BIGINT columns hold epoch milliseconds: parse them as numbers on PostgreSQL (they fit in 2^53).
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+export interface Database {
+  sequelize: Sequelize;
+  models: Models;
+  dialect: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+  ping(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** Explicit SQLite file (tests); defaults to <dataDir>/gatehouse.db */
+  sqliteFile?: string;
+  logging?: (sql: string) => void;
+}
+
+export type Migration = {
+  name: string;
+  up: (qi: QueryInterface, s: Sequelize) => Promise<void>;
+  down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
+};
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  let sequelize: Sequelize;
+  let dialect: 'sqlite' | 'postgres';
+  if (opts.databaseUrl) {
+    dialect = 'postgres';
+    sequelize = new Sequelize(opts.databaseUrl, { dialect: 'postgres', logging: opts.logging ?? false, pool: { max: 10 } });
+  } else {
+    dialect = 'sqlite';
+    fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    const storage = opts.sqliteFile ?? path.join(opts.dataDir, 'gatehouse.db');
+    sequelize = new Sequelize({
+      dialect: 'sqlite',
+      storage,
+      logging: opts.logging ?? false,
+      // One connection: SQLite serialises writers anyway, and WAL lets readers go on.
+      pool: { max: 1, min: 1, idle: 60_000 },
+    });
+    await sequelize.query('PRAGMA journal_mode = WAL');
+    await sequelize.query('PRAGMA synchronous = NORMAL');
+    await sequelize.query('PRAGMA foreign_keys = ON');
+    await sequelize.query('PRAGMA busy_timeout = 5000');
+  }
+  await sequelize.authenticate();
+  await migrate(sequelize);
+  const models = defineModels(sequelize);
+  return {
+    sequelize,
+    models,
+    dialect,
+    close: () => sequelize.close(),
+    ping: async () => {
+      await sequelize.query('SELECT 1');
+    },
+  };
+}
+
+/** Runs every pending migration, in order. Idempotent: applied ones are recorded in SequelizeMeta. */
+export async function migrate(sequelize: Sequelize): Promise<string[]> {
+  const umzug = new Umzug({
+    migrations: migrations.map((m) => ({
+      name: m.name,
+      up: async ({ context }: MigrationParams<QueryInterface>) => m.up(context, sequelize),
+      down: async ({ context }: MigrationParams<QueryInterface>) => m.down?.(context, sequelize),
+    })),
+    context: sequelize.getQueryInterface(),
+    storage: new (await import('umzug')).SequelizeStorage({ sequelize }),
+    logger: undefined,
+  });
+  const done = await umzug.up();
+  return done.map((m) => m.name);
+}

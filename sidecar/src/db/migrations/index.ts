@@ -1,0 +1,5 @@
+// Ordered list of migrations. Append new ones at the end; never edit one that has shipped.
+import type { Migration } from '../index.js';
+import * as m001 from './001_platform.js';
+
+export const migrations: Migration[] = [m001];

@@ -1,0 +1,25 @@
+// Feature modules (peers, routes, proxy, wireguard, ...) plug in here: their services are created
+// in setupFeatures() and their endpoints listed in featureEndpoints().
+import type { Deps } from './deps.js';
+import type { Endpoint } from './http/registry.js';
+
+export interface Feature {
+  name: string;
+  /** Create services and put them on deps (called once, before endpoints are built). */
+  setup?(deps: Deps): Promise<void> | void;
+  endpoints?(deps: Deps): Endpoint[];
+  /** Start background work (pollers, reconcile loops) once the HTTP server listens. */
+  start?(deps: Deps): Promise<void> | void;
+  /** Stop background work; called in reverse order on shutdown. */
+  stop?(deps: Deps): Promise<void> | void;
+}
+
+export const features: Feature[] = [];
+
+export async function setupFeatures(deps: Deps): Promise<void> {
+  for (const f of features) await f.setup?.(deps);
+}
+
+export function featureEndpoints(deps: Deps): Endpoint[] {
+  return features.flatMap((f) => f.endpoints?.(deps) ?? []);
+}

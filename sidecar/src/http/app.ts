@@ -1,0 +1,178 @@
+// The Koa application: global middleware, then every declared endpoint with its own chain
+// (rate limit → authentication/authorization → body → CSRF → validation → handler).
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import multer from '@koa/multer';
+import session from 'koa-session';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { errorMiddleware, zodFields } from './errors.js';
+import { clientIp, isSecure } from './client-ip.js';
+import { authenticate, csrfCheck } from './auth.js';
+import { RateLimits } from './ratelimit.js';
+import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry.js';
+import { validation } from '../util/errors.js';
+
+export const SESSION_COOKIE = 'gatehouse_sid';
+
+export interface AppOptions {
+  /** Mounted before everything else (the forward-auth verify endpoint lives here). */
+  early?: Koa.Middleware[];
+  /** Mounted after the endpoints (static assets, admin UI pages). */
+  late?: Koa.Middleware[];
+}
+
+/** Default rate limit per auth kind, unless an endpoint names its own. */
+function rateLimitFor(e: Endpoint): RateLimitName | undefined {
+  if (e.rateLimit) return e.rateLimit;
+  if (e.auth === 'admin') return 'admin';
+  if (e.auth === 'client') return 'client';
+  return undefined;
+}
+
+function paramsValidator(path: string): Koa.Middleware | undefined {
+  const names = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+  if (!names.length) return undefined;
+  return async (ctx, next) => {
+    const out: Record<string, string | number> = {};
+    const fields: Record<string, string> = {};
+    for (const n of names) {
+      const raw = ctx.params[n];
+      if (n === 'id' || n.endsWith('Id') || n.endsWith('_id')) {
+        const r = idParam.safeParse(raw);
+        if (!r.success) fields[n] = 'must be a positive integer';
+        else out[n] = r.data;
+      } else {
+        out[n] = raw;
+      }
+    }
+    if (Object.keys(fields).length) throw validation('Invalid path parameter', fields);
+    ctx.state.params = out;
+    await next();
+  };
+}
+
+function validate(e: Endpoint): Koa.Middleware {
+  return async (ctx, next) => {
+    const fields: Record<string, string> = {};
+    let body: unknown;
+    let query: unknown;
+    if (e.body) {
+      const raw = ctx.request.body ?? {};
+      const r = e.body.safeParse(raw);
+      if (r.success) body = r.data;
+      else Object.assign(fields, zodFields(r.error));
+    }
+    if (e.query) {
+      const r = e.query.safeParse({ ...ctx.query });
+      if (r.success) query = r.data;
+      else Object.assign(fields, zodFields(r.error));
+    }
+    if (Object.keys(fields).length) throw validation('Validation failed', fields);
+    ctx.state.input = { body, query, params: ctx.state.params ?? {} };
+    await next();
+  };
+}
+
+function run(e: Endpoint): Koa.Middleware {
+  return async (ctx) => {
+    const result = await e.handler(ctx.state.input, ctx);
+    if (result !== undefined) {
+      ctx.status = e.status ?? 200;
+      ctx.body = { ok: true, ...result };
+    } else if (ctx.body === undefined && ctx.status === 404) {
+      ctx.status = e.status ?? 200;
+      ctx.body = { ok: true };
+    }
+  };
+}
+
+export function createApp(deps: Deps, endpoints: Endpoint[], opts: AppOptions = {}): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.keys = [deps.crypto.derive('session-cookie').toString('base64url')];
+  app.silent = true;
+  const { config } = deps;
+
+  const limits = new RateLimits({
+    login: { points: config.rateLimits.login, duration: 15 * 60 },
+    admin: { points: config.rateLimits.admin, duration: 15 * 60 },
+    client: { points: config.rateLimits.client, duration: 15 * 60 },
+    hostname: { points: config.rateLimits.hostname, duration: 60 },
+  });
+
+  app.use(errorMiddleware(deps.log));
+  app.use(async (ctx, next) => {
+    ctx.state.clientIp = clientIp(ctx, config.trustProxy);
+    ctx.cookies.secure = isSecure(ctx, config.trustProxy);
+    // /api/* is an alias of /api/v1/*
+    if (ctx.path.startsWith('/api/') && !ctx.path.startsWith('/api/v1/')) ctx.path = `/api/v1${ctx.path.slice(4)}`;
+    await next();
+  });
+  for (const mw of opts.early ?? []) app.use(mw);
+
+  app.use(
+    session(
+      {
+        key: SESSION_COOKIE,
+        maxAge: config.sessionMaxAge,
+        httpOnly: true,
+        sameSite: 'lax',
+        signed: true,
+        rolling: false,
+        renew: true,
+        store: deps.sessions,
+        // Only create a session when something is stored (login), never for anonymous requests.
+        genid: () => crypto.randomUUID() + crypto.randomUUID().replace(/-/g, ''),
+      } as any,
+      app,
+    ),
+  );
+
+  const router = new Router();
+  const body = bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '1mb', formLimit: '256kb', encoding: 'utf-8' });
+  const seen = new Set<string>();
+  for (const e of endpoints) {
+    const p = fullPath(e);
+    const key = `${e.method} ${p}`;
+    if (seen.has(key)) throw new Error(`endpoint declared twice: ${key}`);
+    seen.add(key);
+    const chain: Koa.Middleware[] = [];
+    const rl = rateLimitFor(e);
+    if (rl) chain.push(limits.middleware(rl));
+    chain.push(authenticate(deps, e));
+    const pv = paramsValidator(e.path);
+    if (pv) chain.push(pv);
+    if (e.method !== 'GET') {
+      if (e.multipart) {
+        const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: e.multipart.maxBytes, files: 1 } });
+        chain.push(async (ctx, next) => {
+          try {
+            await upload.single(e.multipart!.field)(ctx as any, async () => undefined);
+          } catch (err: any) {
+            if (err?.code === 'LIMIT_FILE_SIZE') throw validation(`File larger than ${e.multipart!.maxBytes} bytes`, { [e.multipart!.field]: `at most ${e.multipart!.maxBytes} bytes` });
+            throw validation(`Upload failed: ${err?.message ?? err}`, { [e.multipart!.field]: 'invalid upload' });
+          }
+          await next();
+        });
+      } else {
+        chain.push(body as Koa.Middleware);
+      }
+    }
+    if (e.auth === 'admin') chain.push(csrfCheck);
+    chain.push(validate(e));
+    chain.push(run(e));
+    const m = e.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    (router as any)[m](p, ...chain);
+  }
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: false }));
+  for (const mw of opts.late ?? []) app.use(mw);
+  return app;
+}
+
+/** For tests and the OpenAPI generator: a schema's JSON Schema. */
+export function jsonSchema(s: z.ZodType): unknown {
+  return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
+}

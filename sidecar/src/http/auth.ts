@@ -1,0 +1,119 @@
+// Who is calling: admin session, API token, gateway token or desktop-client token; scope, role and
+// CSRF checks. See README "Authentication" for the rules.
+import crypto from 'node:crypto';
+import type Koa from 'koa';
+import type { Deps } from '../deps.js';
+import { AppError, forbidden, unauthorized } from '../util/errors.js';
+import type { UserRow } from '../db/models.js';
+import { FINGERPRINT_HEADER } from '../tokens/service.js';
+import { scopeForPath, type Endpoint, type Scope } from './registry.js';
+
+export type Principal =
+  | { kind: 'session'; userId: number; username: string; role: 'admin' | 'user' }
+  | { kind: 'token'; tokenId: number; scopes: Scope[]; userId: number | null; peerId: number | null }
+  | { kind: 'gateway'; peerId: number }
+  | { kind: 'client'; tokenId: number; scopes: Scope[]; userId: number | null; peerId: number | null };
+
+export const CSRF_HEADER = 'X-CSRF-Token';
+const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function bearerToken(ctx: Koa.Context): string | undefined {
+  const auth = ctx.get('Authorization');
+  if (auth) {
+    const m = /^Bearer\s+(\S+)$/i.exec(auth);
+    if (m) return m[1];
+  }
+  return ctx.get('X-API-Token') || ctx.get('X-API-Key') || undefined;
+}
+
+/** The user a principal acts as (profile endpoints): the session user, or the token's bound/creating user. */
+export function actingUserId(p: Principal | undefined): number | undefined {
+  if (!p) return undefined;
+  if (p.kind === 'session') return p.userId;
+  if (p.kind === 'token' || p.kind === 'client') return p.userId ?? undefined;
+  return undefined;
+}
+
+export function tokenAllows(scopes: Scope[], method: string, required: Scope | 'any' | null): boolean {
+  if (scopes.includes('full-access')) return true;
+  if (SAFE.has(method) && scopes.includes('read-only')) return true;
+  if (required === 'any') return true;
+  return required !== null && scopes.includes(required);
+}
+
+/** Authentication + authorization for one endpoint (everything except CSRF, which needs the body). */
+export function authenticate(deps: Deps, e: Endpoint): Koa.Middleware {
+  const required = e.scope !== undefined ? e.scope : scopeForPath(e.path);
+  switch (e.auth) {
+    case 'public':
+      return async (_ctx, next) => next();
+    case 'gateway':
+      return async (ctx, next) => {
+        const token = bearerToken(ctx);
+        const verified = token && deps.gatewayAuth ? await deps.gatewayAuth.verify(token) : null;
+        if (!verified) throw unauthorized('A valid gateway token is required');
+        ctx.state.principal = { kind: 'gateway', peerId: verified.peerId } satisfies Principal;
+        await next();
+      };
+    case 'client':
+      return async (ctx, next) => {
+        const token = bearerToken(ctx);
+        const t = token ? await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined) : null;
+        if (!t) throw unauthorized('A valid client token is required');
+        if (!t.scopes.includes('client') && !t.scopes.includes('full-access')) throw forbidden('Token scope does not cover the client API');
+        ctx.state.principal = { kind: 'client', tokenId: t.id, scopes: t.scopes, userId: t.user_id ?? t.created_by, peerId: t.peer_id } satisfies Principal;
+        await next();
+      };
+    case 'admin':
+      return async (ctx, next) => {
+        const token = bearerToken(ctx);
+        if (token) {
+          const t = await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined);
+          if (!t) throw unauthorized('Invalid, expired or revoked API token');
+          if (!tokenAllows(t.scopes, ctx.method, required)) throw forbidden('Token scope does not cover this endpoint');
+          if (e.adminRole && !t.scopes.includes('full-access') && !(SAFE.has(ctx.method) && t.scopes.includes('read-only'))) {
+            throw forbidden('This endpoint needs a full-access token');
+          }
+          ctx.state.principal = { kind: 'token', tokenId: t.id, scopes: t.scopes, userId: t.user_id ?? t.created_by, peerId: t.peer_id } satisfies Principal;
+          return next();
+        }
+        const userId = ctx.session?.userId;
+        if (typeof userId !== 'number') throw unauthorized();
+        const user = (await deps.db.models.User.findByPk(userId, { raw: true })) as UserRow | null;
+        if (!user) {
+          ctx.session = null;
+          throw unauthorized('Session user no longer exists');
+        }
+        if (user.role !== 'admin') {
+          if (e.adminRole) throw forbidden('Admin role required');
+          if (!SAFE.has(ctx.method) && !e.selfService) throw forbidden('Your role may only read');
+        }
+        ctx.state.principal = { kind: 'session', userId: user.id, username: user.username, role: user.role } satisfies Principal;
+        await next();
+      };
+  }
+}
+
+/** CSRF for session-authenticated writes: header X-CSRF-Token or body field _csrf. */
+export const csrfCheck: Koa.Middleware = async (ctx, next) => {
+  const p = ctx.state.principal as Principal | undefined;
+  if (p?.kind === 'session' && !SAFE.has(ctx.method)) {
+    const expected = ctx.session?.csrf;
+    const body = ctx.request.body as Record<string, unknown> | undefined;
+    const given = ctx.get(CSRF_HEADER) || (body && typeof body === 'object' && typeof body._csrf === 'string' ? body._csrf : '');
+    if (typeof expected !== 'string' || !given || !safeEqual(expected, given)) throw new AppError('forbidden', 'CSRF token missing or invalid');
+  }
+  const body = ctx.request.body as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object' && !Array.isArray(body) && '_csrf' in body) delete body._csrf;
+  await next();
+};
+
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && crypto.timingSafeEqual(ab, bb);
+}
+
+export function newCsrfToken(): string {
+  return crypto.randomBytes(24).toString('base64url');
+}

@@ -1,0 +1,61 @@
+// The one error middleware: every thrown error becomes {ok:false, error, fields?} with its status.
+import type Koa from 'koa';
+import { z } from 'zod';
+import { AppError, type ErrorKind } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+
+const STATUS: Record<ErrorKind, number> = {
+  validation: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  locked: 423,
+  rate_limited: 429,
+  upstream: 502,
+  unavailable: 503,
+};
+
+/** zod issues → {field: message}; nested paths are joined with dots, the root is "_". */
+export function zodFields(err: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of err.issues) {
+    const key = issue.path.length ? issue.path.map(String).join('.') : '_';
+    if (!fields[key]) fields[key] = issue.message;
+  }
+  return fields;
+}
+
+export function errorMiddleware(log: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { ok: false, error: `No such endpoint: ${ctx.method} ${ctx.path}` };
+      }
+    } catch (err: any) {
+      let status = 500;
+      let body: Record<string, unknown> = { ok: false, error: 'Internal server error' };
+      if (err instanceof AppError) {
+        status = STATUS[err.kind];
+        body = { ok: false, error: err.message, ...(err.fields ? { fields: err.fields } : {}), ...(err.extra ?? {}) };
+      } else if (err instanceof z.ZodError) {
+        status = 400;
+        body = { ok: false, error: 'Validation failed', fields: zodFields(err) };
+      } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
+        // koa / bodyparser client errors (bad JSON, body too large)
+        status = err.status;
+        body = { ok: false, error: err.expose ? err.message : 'Bad request' };
+      } else {
+        log.error('unhandled error', { err: err?.stack ?? String(err), method: ctx.method, path: ctx.path });
+      }
+      ctx.status = status;
+      ctx.body = body;
+      if (err instanceof AppError && err.kind === 'unauthorized' && ctx.state.wwwAuthenticate) {
+        ctx.set('WWW-Authenticate', ctx.state.wwwAuthenticate);
+      }
+    }
+  };
+}

@@ -1,0 +1,102 @@
+// Endpoint declarations. Every HTTP endpoint of the sidecar is declared once with defineEndpoint():
+// method, path, who may call it, the schemas of its body and query, and a thin handler. The same
+// declarations mount the Koa routes (http/app.ts), generate the OpenAPI document (http/openapi.ts)
+// and drive the authorization matrix test (test/authz-matrix.test.ts).
+import type Koa from 'koa';
+import { z } from 'zod';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call an endpoint.
+ * - admin: an admin-UI session (with CSRF on writes) or an API token whose scopes cover the path.
+ * - public: anyone (still rate limited where SPEC says so).
+ * - gateway: a gateway companion bearer token, bound to one gateway peer.
+ * - client: a desktop-client API token (scope `client`), with machine-fingerprint binding.
+ */
+export type AuthKind = 'admin' | 'public' | 'gateway' | 'client';
+
+export const SCOPES = ['full-access', 'read-only', 'peers', 'routes', 'settings', 'webhooks', 'logs', 'system', 'client', 'gateway'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** The scope a token needs for an admin path (relative to /api/v1). `null`: only full-access (and read-only for GET). */
+export function scopeForPath(p: string): Scope | null {
+  const first = p.split('/')[1] ?? '';
+  switch (first) {
+    case 'peers':
+    case 'peer-groups':
+    case 'tags':
+    case 'gateways':
+      return 'peers';
+    case 'routes':
+    case 'rdp':
+      return 'routes';
+    case 'settings':
+    case 'smtp':
+      return 'settings';
+    case 'webhooks':
+      return 'webhooks';
+    case 'logs':
+      return 'logs';
+    case 'system':
+    case 'wg':
+    case 'caddy':
+    case 'dashboard':
+    case 'metrics':
+      return 'system';
+    default:
+      return null;
+  }
+}
+
+export type RateLimitName = 'login' | 'admin' | 'client' | 'hostname';
+
+export interface Input<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string | number>;
+}
+
+export interface Endpoint<B = any, Q = any> {
+  method: Method;
+  /** Path relative to /api/v1 for admin, gateway and client endpoints; absolute for public ones. */
+  path: string;
+  summary: string;
+  auth: AuthKind;
+  /** For admin endpoints: override the scope derived from the path ('any' = every valid credential). */
+  scope?: Scope | 'any' | null;
+  /** Admin endpoints only callable by users with role admin (tokens need full-access). */
+  adminRole?: boolean;
+  /** Writes a non-admin user may do on their own account (profile, password, language). */
+  selfService?: boolean;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  /** multipart/form-data upload (the handler reads ctx.request.file). */
+  multipart?: { field: string; maxBytes: number };
+  rateLimit?: RateLimitName;
+  /** Success status (default 200). */
+  status?: number;
+  tags?: string[];
+  /**
+   * Returns an object merged into {ok: true, ...}; or sets ctx.body itself and returns undefined
+   * (text/plain, CSV, redirects).
+   */
+  handler: (input: Input<B, Q>, ctx: Koa.Context) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void;
+}
+
+export function defineEndpoint<B = undefined, Q = undefined>(e: Omit<Endpoint<B, Q>, 'auth'> & { auth?: AuthKind }): Endpoint<B, Q> {
+  return { auth: 'admin', ...e } as Endpoint<B, Q>;
+}
+
+/** The full path an endpoint is served at. */
+export function fullPath(e: Endpoint): string {
+  return e.auth === 'public' ? e.path : `/api/v1${e.path}`;
+}
+
+// Shared schema pieces.
+export const idParam = z.coerce.number().int().positive();
+export const paging = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export const epochOrIso = z.union([z.coerce.number().int().nonnegative(), z.string().datetime({ offset: true })]).transform((v) => (typeof v === 'number' ? v : Date.parse(v)));

@@ -1,0 +1,55 @@
+import { stringify } from 'csv-stringify/sync';
+import type Koa from 'koa';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { defineEndpoint, epochOrIso, paging, type Endpoint } from '../http/registry.js';
+import { SEVERITIES } from './activity.js';
+
+const activityFilter = z.object({
+  severity: z.enum(SEVERITIES).optional(),
+  source: z.string().max(32).optional(),
+  event_type: z.string().max(64).optional(),
+  since: epochOrIso.optional(),
+  until: epochOrIso.optional(),
+});
+const exportQuery = activityFilter.extend({ format: z.enum(['csv', 'json']).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) });
+
+/** Sends rows as a CSV or JSON attachment. */
+export function sendExport(ctx: Koa.Context, name: string, format: 'csv' | 'json', rows: Record<string, unknown>[], columns: string[]): void {
+  const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
+  if (format === 'csv') {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.attachment(`${name}-${stamp}.csv`);
+    ctx.body = stringify(rows.map((r) => columns.map((c) => (r[c] !== null && typeof r[c] === 'object' ? JSON.stringify(r[c]) : r[c]))), { header: true, columns });
+  } else {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.attachment(`${name}-${stamp}.json`);
+    ctx.body = JSON.stringify(rows, null, 2);
+  }
+}
+
+export function logEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/logs/activity', summary: 'Activity log, newest first, filterable', tags: ['logs'],
+      query: activityFilter.merge(paging),
+      handler: async ({ query }) => {
+        const { entries, total } = await deps.activity.query(query);
+        return { entries, total, limit: query.limit, offset: query.offset };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/logs/recent', summary: 'Latest activity for the dashboard feed', tags: ['logs'],
+      query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
+      handler: async ({ query }) => ({ entries: (await deps.activity.query({ limit: query.limit })).entries }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/logs/activity/export', summary: 'Activity log as a CSV or JSON download', tags: ['logs'],
+      query: exportQuery,
+      handler: async ({ query }, ctx) => {
+        const { entries } = await deps.activity.query({ ...query, offset: 0 });
+        sendExport(ctx, 'activity-log', query.format, entries as unknown as Record<string, unknown>[], ['id', 'created_at', 'severity', 'source', 'event_type', 'message', 'details', 'user_id', 'ip']);
+      },
+    }),
+  ];
+}

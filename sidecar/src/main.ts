@@ -1,0 +1,38 @@
+// Composition root: read config, start everything, stop on SIGTERM/SIGINT.
+import { ConfigError, loadConfig } from './config.js';
+import { startServer } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`gatehouse: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const running = await startServer(config);
+  running.deps.log.info(`gatehouse listening on http://${config.bind}:${running.port}`, { dataDir: config.dataDir, database: running.deps.db.dialect });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.deps.log.info(`${signal}: shutting down`);
+    try {
+      await running.close();
+      process.exit(0);
+    } catch (err) {
+      running.deps.log.error('shutdown failed', { err: String(err) });
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`gatehouse: fatal: ${err?.stack ?? err}\n`);
+  process.exit(1);
+});

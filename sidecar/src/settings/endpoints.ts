@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { actingUserId, type Principal } from '../http/auth.js';
+import { forbidden } from '../util/errors.js';
+import { passwordSchema, usernameSchema } from '../users/endpoints.js';
+import { APP_VERSION } from '../version.js';
+
+function me(ctx: { state: { principal?: Principal } }): number {
+  const id = actingUserId(ctx.state.principal);
+  if (id === undefined) throw forbidden('This token is not tied to a user; bind it with user_id to use profile endpoints');
+  return id;
+}
+
+const lockoutBody = z
+  .object({
+    max_attempts: z.number().int().min(1).max(100),
+    duration: z.number().int().min(1).max(24 * 60),
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
+
+export function settingsEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({ method: 'GET', path: '/settings/profile', selfService: true, summary: 'The signed-in user', tags: ['settings'], handler: async (_i, ctx) => ({ profile: await deps.users.get(me(ctx)) }) }),
+    defineEndpoint({
+      method: 'PUT', path: '/settings/profile', selfService: true, summary: 'Update own username, email, language', tags: ['settings'],
+      body: z.object({ username: usernameSchema, email: z.string().trim().email('must be an email address').nullable(), language: z.enum(['de', 'en']) }).partial(),
+      handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), body, me(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/settings/password', selfService: true, summary: 'Change own password ({current, next}); other sessions end', tags: ['settings'],
+      body: z.object({ current: z.string().min(1, 'required'), next: passwordSchema }),
+      handler: async ({ body }, ctx) => {
+        const id = me(ctx);
+        await deps.users.changePassword(id, body.current, body.next);
+        // End every other session of this user; keep the current one.
+        const sid = (ctx.session as any)?.externalKey as string | undefined;
+        const { Op } = await import('sequelize');
+        await deps.db.models.Session.destroy({ where: sid ? { user_id: id, sid: { [Op.ne]: sid } } : { user_id: id } });
+        return {};
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/settings/language', selfService: true, summary: 'Set own language (de or en)', tags: ['settings'],
+      body: z.object({ language: z.enum(['de', 'en']) }),
+      handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), { language: body.language }, me(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/settings/theme', selfService: true, summary: 'Own theme (pro, default, or null for the server default)', tags: ['settings'],
+      body: z.object({ theme: z.enum(['pro', 'default']).nullable() }),
+      handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), { theme: body.theme }, me(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/settings/app', summary: 'Application settings and facts for the UI', tags: ['settings'],
+      handler: async () => ({
+        app: {
+          name: 'Gatehouse',
+          version: APP_VERSION,
+          default_theme: await deps.settings.get('ui.default_theme'),
+          default_language: await deps.settings.get('ui.default_language'),
+          token_prefix: 'gth',
+          fingerprint_header: 'X-Machine-Fingerprint',
+          wireguard: { interface: deps.config.wg.iface, port: deps.config.wg.port, subnet: deps.config.wg.subnet, public_host: deps.config.publicHost ?? null },
+          dns_domain: deps.config.dnsDomain,
+          tls: deps.config.tls,
+          admin_domain: deps.config.adminDomain ?? null,
+          security: { lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') } },
+        },
+      }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/settings/default-theme', summary: 'Server-wide default theme (pro or default)', tags: ['settings'],
+      body: z.object({ theme: z.enum(['pro', 'default']) }),
+      handler: async ({ body }, ctx) => {
+        await deps.settings.set('ui.default_theme', body.theme);
+        await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: `Default theme set to ${body.theme}`, user_id: actingUserId(ctx.state.principal) });
+        return { theme: body.theme };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/settings/security', summary: 'Lockout settings: security.lockout.max_attempts and security.lockout.duration (minutes)', tags: ['settings'],
+      handler: async () => ({ lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') } }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/settings/security', summary: 'Change the lockout settings ({lockout: {max_attempts?, duration? (minutes)}})', tags: ['settings'],
+      body: z.object({ lockout: lockoutBody }),
+      handler: async ({ body }, ctx) => {
+        if (body.lockout.max_attempts !== undefined) await deps.settings.set('security.lockout.max_attempts', body.lockout.max_attempts);
+        if (body.lockout.duration !== undefined) await deps.settings.set('security.lockout.duration', body.lockout.duration);
+        await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: 'Lockout settings changed', details: body.lockout, user_id: actingUserId(ctx.state.principal) });
+        return { lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') } };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/settings/clear-logs', summary: 'Clear the activity log and the access log', tags: ['settings'],
+      handler: async (_i, ctx) => {
+        const activity = await deps.activity.clear();
+        let access = 0;
+        const accessLog = deps.accessLog as { clear(): Promise<number> } | undefined;
+        if (accessLog) access = await accessLog.clear();
+        await deps.activity.record({ severity: 'warning', source: 'settings', event_type: 'logs_cleared', message: 'Logs cleared', details: { activity, access }, user_id: actingUserId(ctx.state.principal) });
+        return { cleared: { activity, access } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,57 @@
+// Key/value settings (JSON values) with typed defaults. Cached in memory; every write goes
+// through set(), which updates the cache.
+import type { Models } from '../db/models.js';
+import type { Clock } from '../util/clock.js';
+
+export const SETTING_DEFAULTS = {
+  'security.lockout.max_attempts': 5,
+  /** minutes an account stays locked; also the window in which failures are counted */
+  'security.lockout.duration': 15,
+  'ui.default_theme': 'default' as 'pro' | 'default',
+  'ui.default_language': 'en' as 'en' | 'de',
+};
+export type SettingKey = keyof typeof SETTING_DEFAULTS;
+
+export class SettingsStore {
+  private cache = new Map<string, unknown>();
+  private loaded = false;
+  constructor(private models: Models, private clock: Clock) {}
+
+  private async load(): Promise<void> {
+    if (this.loaded) return;
+    const rows = (await this.models.Setting.findAll({ raw: true })) as unknown as { key: string; value: string }[];
+    for (const r of rows) {
+      try {
+        this.cache.set(r.key, JSON.parse(r.value));
+      } catch {
+        /* ignore a corrupt value: the default applies */
+      }
+    }
+    this.loaded = true;
+  }
+
+  async get<K extends SettingKey>(key: K): Promise<(typeof SETTING_DEFAULTS)[K]>;
+  async get<T>(key: string, fallback: T): Promise<T>;
+  async get(key: string, fallback?: unknown): Promise<unknown> {
+    await this.load();
+    if (this.cache.has(key)) return this.cache.get(key);
+    return key in SETTING_DEFAULTS ? SETTING_DEFAULTS[key as SettingKey] : fallback;
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    await this.load();
+    await this.models.Setting.upsert({ key, value: JSON.stringify(value), updated_at: this.clock() });
+    this.cache.set(key, value);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.models.Setting.destroy({ where: { key } });
+    this.cache.delete(key);
+  }
+
+  /** Forget the cache (after a restore). */
+  invalidate(): void {
+    this.cache.clear();
+    this.loaded = false;
+  }
+}

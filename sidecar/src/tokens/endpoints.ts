@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { defineEndpoint, epochOrIso, SCOPES, type Endpoint } from '../http/registry.js';
+import { actingUserId } from '../http/auth.js';
+import { validation } from '../util/errors.js';
+
+const createBody = z.object({
+  name: z.string().trim().min(1, 'required').max(128),
+  scopes: z.array(z.enum(SCOPES)).min(1, 'at least one scope'),
+  expires_at: epochOrIso.nullable().optional(),
+  user_id: z.number().int().positive().nullable().optional(),
+  peer_id: z.number().int().positive().nullable().optional(),
+});
+
+export function tokenEndpoints(deps: Deps): Endpoint[] {
+  return [
+    defineEndpoint({ method: 'GET', path: '/tokens', adminRole: true, summary: 'List API tokens (never the token itself)', tags: ['tokens'], handler: async () => ({ tokens: await deps.tokens.list() }) }),
+    defineEndpoint({
+      method: 'POST', path: '/tokens', adminRole: true, status: 201, summary: 'Create an API token; the plaintext gth_… token is returned once', tags: ['tokens'], body: createBody,
+      handler: async ({ body }, ctx) => {
+        if (body.expires_at != null && body.expires_at <= deps.clock()) throw validation('Validation failed', { expires_at: 'must be in the future' });
+        if (body.user_id != null && !(await deps.db.models.User.findByPk(body.user_id))) throw validation('Validation failed', { user_id: 'no such user' });
+        const { token, record } = await deps.tokens.create(body, actingUserId(ctx.state.principal));
+        return { token, record };
+      },
+    }),
+    defineEndpoint({
+      method: 'DELETE', path: '/tokens/:id', adminRole: true, summary: 'Revoke a token at once', tags: ['tokens'],
+      handler: async ({ params }, ctx) => { await deps.tokens.remove(params.id as number, actingUserId(ctx.state.principal)); return {}; },
+    }),
+    defineEndpoint({
+      method: 'DELETE', path: '/tokens/:id/fingerprint', adminRole: true, summary: 'Reset the machine-fingerprint binding; the next use binds again', tags: ['tokens'],
+      handler: async ({ params }, ctx) => ({ record: await deps.tokens.resetFingerprint(params.id as number, actingUserId(ctx.state.principal)) }),
+    }),
+  ];
+}

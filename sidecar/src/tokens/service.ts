@@ -1,0 +1,146 @@
+// API tokens: `gth_<43 base64url chars>`, stored only as SHA-256. Verification is cached in memory
+// (keyed by hash) and the cache is dropped on every token write, so revocation is immediate.
+import crypto from 'node:crypto';
+import { Op } from 'sequelize';
+import type { ApiTokenRow, Models } from '../db/models.js';
+import type { Clock } from '../util/clock.js';
+import { AppError, notFound } from '../util/errors.js';
+import type { ActivityLog } from '../logs/activity.js';
+import type { Scope } from '../http/registry.js';
+
+export const TOKEN_PREFIX = 'gth';
+export const FINGERPRINT_HEADER = 'X-Machine-Fingerprint';
+
+export function sha256(s: string): string {
+  return crypto.createHash('sha256').update(s).digest('hex');
+}
+
+export function generateToken(prefix = TOKEN_PREFIX): string {
+  return `${prefix}_${crypto.randomBytes(32).toString('base64url')}`;
+}
+
+export interface TokenView {
+  id: number;
+  name: string;
+  token_hint: string;
+  scopes: Scope[];
+  expires_at: string | null;
+  expired: boolean;
+  user_id: number | null;
+  peer_id: number | null;
+  fingerprint_bound: boolean;
+  fingerprint_bound_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+export interface VerifiedToken {
+  id: number;
+  scopes: Scope[];
+  user_id: number | null;
+  peer_id: number | null;
+  created_by: number | null;
+}
+
+const iso = (v: number | null) => (v === null || v === undefined ? null : new Date(Number(v)).toISOString());
+
+export class TokensService {
+  private cache = new Map<string, ApiTokenRow | null>();
+  constructor(private models: Models, private clock: Clock, private activity: ActivityLog) {}
+
+  private view(r: ApiTokenRow): TokenView {
+    return {
+      id: r.id,
+      name: r.name,
+      token_hint: r.token_hint,
+      scopes: JSON.parse(r.scopes),
+      expires_at: iso(r.expires_at),
+      expired: r.expires_at !== null && Number(r.expires_at) <= this.clock(),
+      user_id: r.user_id,
+      peer_id: r.peer_id,
+      fingerprint_bound: r.fingerprint !== null,
+      fingerprint_bound_at: iso(r.fingerprint_bound_at),
+      last_used_at: iso(r.last_used_at),
+      created_at: iso(r.created_at)!,
+    };
+  }
+
+  async list(): Promise<TokenView[]> {
+    const rows = (await this.models.ApiToken.findAll({ order: [['id', 'ASC']], raw: true })) as unknown as ApiTokenRow[];
+    return rows.map((r) => this.view(r));
+  }
+
+  async create(input: { name: string; scopes: Scope[]; expires_at?: number | null; user_id?: number | null; peer_id?: number | null }, actor?: number): Promise<{ token: string; record: TokenView }> {
+    const token = generateToken();
+    const row = await this.models.ApiToken.create({
+      name: input.name,
+      token_hash: sha256(token),
+      token_hint: token.slice(0, 8),
+      scopes: JSON.stringify([...new Set(input.scopes)]),
+      expires_at: input.expires_at ?? null,
+      user_id: input.user_id ?? null,
+      peer_id: input.peer_id ?? null,
+      fingerprint: null,
+      fingerprint_bound_at: null,
+      last_used_at: null,
+      created_by: actor ?? null,
+      created_at: this.clock(),
+    });
+    this.cache.clear();
+    const record = this.view(row.get({ plain: true }) as ApiTokenRow);
+    await this.activity.record({ source: 'tokens', event_type: 'token_created', message: `API token ${input.name} created`, details: { id: record.id, scopes: record.scopes }, user_id: actor });
+    return { token, record };
+  }
+
+  async remove(id: number, actor?: number): Promise<void> {
+    const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as ApiTokenRow | null;
+    if (!row) throw notFound('Token');
+    await this.models.ApiToken.destroy({ where: { id } });
+    this.cache.clear();
+    await this.activity.record({ source: 'tokens', event_type: 'token_revoked', message: `API token ${row.name} revoked`, details: { id }, user_id: actor });
+  }
+
+  async resetFingerprint(id: number, actor?: number): Promise<TokenView> {
+    const [n] = await this.models.ApiToken.update({ fingerprint: null, fingerprint_bound_at: null }, { where: { id } });
+    if (!n) throw notFound('Token');
+    this.cache.clear();
+    const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as unknown as ApiTokenRow;
+    await this.activity.record({ source: 'tokens', event_type: 'token_fingerprint_reset', message: `Machine binding of API token ${row.name} reset`, details: { id }, user_id: actor });
+    return this.view(row);
+  }
+
+  /**
+   * Checks a presented token. Returns null when unknown, revoked or expired. With a fingerprint,
+   * binds an unbound token on first use; a bound token with another (or no) fingerprint is refused.
+   */
+  async verify(plain: string, fingerprint: string | undefined): Promise<VerifiedToken | null> {
+    if (!plain.startsWith(`${TOKEN_PREFIX}_`)) return null;
+    const hash = sha256(plain);
+    let row = this.cache.get(hash);
+    if (row === undefined) {
+      row = (await this.models.ApiToken.findOne({ where: { token_hash: hash }, raw: true })) as ApiTokenRow | null;
+      this.cache.set(hash, row);
+    }
+    if (!row) return null;
+    const now = this.clock();
+    if (row.expires_at !== null && Number(row.expires_at) <= now) return null;
+    const fp = fingerprint ? sha256(fingerprint.trim()) : undefined;
+    if (row.fingerprint) {
+      if (!fp || !crypto.timingSafeEqual(Buffer.from(fp), Buffer.from(row.fingerprint))) {
+        throw new AppError('forbidden', 'This token is bound to another machine');
+      }
+    } else if (fp) {
+      // Bind on first use; the conditional update makes a race between two machines safe.
+      const [n] = await this.models.ApiToken.update({ fingerprint: fp, fingerprint_bound_at: now }, { where: { id: row.id, fingerprint: { [Op.is]: null } } });
+      this.cache.delete(hash);
+      if (!n) return this.verify(plain, fingerprint);
+      await this.activity.record({ source: 'tokens', event_type: 'token_fingerprint_bound', message: `API token ${row.name} bound to a machine`, details: { id: row.id } });
+    }
+    // last_used_at is written at most once a minute per token to keep the hot path cheap.
+    if (!row.last_used_at || now - Number(row.last_used_at) > 60_000) {
+      row.last_used_at = now;
+      void this.models.ApiToken.update({ last_used_at: now }, { where: { id: row.id } }).catch(() => undefined);
+    }
+    return { id: row.id, scopes: JSON.parse(row.scopes), user_id: row.user_id, peer_id: row.peer_id, created_by: row.created_by };
+  }
+}

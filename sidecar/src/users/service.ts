@@ -1,0 +1,168 @@
+// Admin-UI users: accounts, passwords (argon2id), login with lockout, profile.
+import crypto from 'node:crypto';
+import { UniqueConstraintError } from 'sequelize';
+import type { Models, UserRow } from '../db/models.js';
+import { AppError, conflict, notFound, validation } from '../util/errors.js';
+import type { Clock } from '../util/clock.js';
+import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../auth/passwords.js';
+import type { LockoutService } from '../auth/lockout.js';
+import type { ActivityLog } from '../logs/activity.js';
+
+export type Role = 'admin' | 'user';
+export const ROLES: Role[] = ['admin', 'user'];
+
+export interface PublicUser {
+  id: number;
+  username: string;
+  email: string | null;
+  role: Role;
+  language: 'en' | 'de';
+  theme: 'pro' | 'default' | null;
+  last_login_at: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function publicUser(u: UserRow): PublicUser {
+  return {
+    id: u.id,
+    username: u.username,
+    email: u.email,
+    role: u.role,
+    language: u.language,
+    theme: u.theme,
+    last_login_at: u.last_login_at === null ? null : Number(u.last_login_at),
+    created_at: new Date(Number(u.created_at)).toISOString(),
+    updated_at: new Date(Number(u.updated_at)).toISOString(),
+  };
+}
+
+export function generatePassword(): string {
+  return crypto.randomBytes(18).toString('base64url');
+}
+
+export class UsersService {
+  constructor(private models: Models, private clock: Clock, private lockout: LockoutService, private activity: ActivityLog) {}
+
+  async count(): Promise<number> {
+    return this.models.User.count();
+  }
+
+  async list(): Promise<PublicUser[]> {
+    const rows = (await this.models.User.findAll({ order: [['id', 'ASC']], raw: true })) as unknown as UserRow[];
+    return rows.map(publicUser);
+  }
+
+  async getRow(id: number): Promise<UserRow> {
+    const row = (await this.models.User.findByPk(id, { raw: true })) as UserRow | null;
+    if (!row) throw notFound('User');
+    return row;
+  }
+
+  async get(id: number): Promise<PublicUser> {
+    return publicUser(await this.getRow(id));
+  }
+
+  async create(input: { username: string; email?: string | null; password: string; role: Role; language?: 'en' | 'de' }, actor?: number): Promise<PublicUser> {
+    const now = this.clock();
+    try {
+      const row = await this.models.User.create({
+        username: input.username,
+        email: input.email ?? null,
+        password_hash: await hashPassword(input.password),
+        role: input.role,
+        language: input.language ?? 'en',
+        theme: null,
+        last_login_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+      const u = publicUser(row.get({ plain: true }) as UserRow);
+      await this.activity.record({ source: 'users', event_type: 'user_created', message: `User ${u.username} created`, details: { id: u.id, role: u.role }, user_id: actor });
+      return u;
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw conflict(`A user named ${input.username} exists`);
+      throw err;
+    }
+  }
+
+  async update(id: number, patch: { username?: string; email?: string | null; password?: string; role?: Role; language?: 'en' | 'de'; theme?: 'pro' | 'default' | null }, actor?: number): Promise<PublicUser> {
+    const row = await this.getRow(id);
+    if (patch.role && patch.role !== 'admin' && row.role === 'admin' && (await this.adminCount()) <= 1) {
+      throw validation('The last admin cannot lose the admin role', { role: 'at least one admin must remain' });
+    }
+    const values: Partial<UserRow> = { updated_at: this.clock() };
+    if (patch.username !== undefined) values.username = patch.username;
+    if (patch.email !== undefined) values.email = patch.email;
+    if (patch.role !== undefined) values.role = patch.role;
+    if (patch.language !== undefined) values.language = patch.language;
+    if (patch.theme !== undefined) values.theme = patch.theme;
+    if (patch.password !== undefined) values.password_hash = await hashPassword(patch.password);
+    try {
+      await this.models.User.update(values, { where: { id } });
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw conflict(`A user named ${patch.username} exists`);
+      throw err;
+    }
+    if (patch.password !== undefined) await this.models.Session.destroy({ where: { user_id: id } });
+    await this.activity.record({ source: 'users', event_type: 'user_updated', message: `User ${values.username ?? row.username} updated`, details: { id, fields: Object.keys(patch).filter((k) => k !== 'password').concat(patch.password ? ['password'] : []) }, user_id: actor });
+    return this.get(id);
+  }
+
+  private async adminCount(): Promise<number> {
+    return this.models.User.count({ where: { role: 'admin' } });
+  }
+
+  async remove(id: number, actor?: number): Promise<void> {
+    const row = await this.getRow(id);
+    if (actor === id) throw validation('You cannot delete your own account', { id: 'cannot delete the signed-in user' });
+    if (row.role === 'admin' && (await this.adminCount()) <= 1) throw validation('The last admin cannot be deleted', { id: 'at least one admin must remain' });
+    await this.models.Session.destroy({ where: { user_id: id } });
+    await this.models.User.destroy({ where: { id } });
+    await this.activity.record({ source: 'users', event_type: 'user_deleted', message: `User ${row.username} deleted`, details: { id }, user_id: actor });
+  }
+
+  /** Sets a new random password and returns it once; ends the user's sessions. */
+  async resetPassword(id: number, actor?: number): Promise<string> {
+    const row = await this.getRow(id);
+    const password = generatePassword();
+    await this.models.User.update({ password_hash: await hashPassword(password), updated_at: this.clock() }, { where: { id } });
+    await this.models.Session.destroy({ where: { user_id: id } });
+    await this.activity.record({ severity: 'warning', source: 'users', event_type: 'user_password_reset', message: `Password of ${row.username} reset by an admin`, details: { id }, user_id: actor });
+    return password;
+  }
+
+  async changePassword(id: number, current: string, next: string): Promise<void> {
+    const row = await this.getRow(id);
+    if (!(await verifyPassword(row.password_hash, current))) throw validation('The current password is wrong', { current: 'does not match' });
+    await this.models.User.update({ password_hash: await hashPassword(next), updated_at: this.clock() }, { where: { id } });
+    await this.activity.record({ source: 'auth', event_type: 'password_changed', message: `${row.username} changed their password`, user_id: id });
+  }
+
+  /**
+   * Username + password login with lockout. Throws AppError 'locked' (even for the right
+   * password while locked) or 'unauthorized'. Migrates a bcrypt hash to argon2id on success.
+   */
+  async authenticate(username: string, password: string, ip: string | null): Promise<PublicUser> {
+    const state = await this.lockout.state('admin', username);
+    if (state.locked) {
+      throw new AppError('locked', 'Account locked after too many failed logins; try again later', undefined, { locked_until: new Date(state.until!).toISOString(), retry_after: Math.ceil((state.until! - this.clock()) / 1000) });
+    }
+    const row = (await this.models.User.findOne({ where: { username }, raw: true })) as UserRow | null;
+    const ok = row ? await verifyPassword(row.password_hash, password) : (await dummyVerify(password), false);
+    if (!row || !ok) {
+      const after = await this.lockout.recordFailure('admin', username, ip);
+      await this.activity.record({ severity: 'warning', source: 'auth', event_type: 'login_failed', message: `Failed login for ${username}`, details: { username, failures: after.failures }, ip });
+      if (after.locked) {
+        await this.activity.record({ severity: 'warning', source: 'auth', event_type: 'account_locked', message: `Account ${username} locked after ${after.failures} failed logins`, details: { username, until: after.until }, ip });
+      }
+      throw new AppError('unauthorized', 'Invalid username or password');
+    }
+    await this.lockout.recordSuccess('admin', username, ip);
+    const values: Partial<UserRow> = { last_login_at: this.clock() };
+    if (needsRehash(row.password_hash)) values.password_hash = await hashPassword(password);
+    await this.models.User.update(values, { where: { id: row.id } });
+    await this.activity.record({ source: 'auth', event_type: 'login', message: `${row.username} signed in`, user_id: row.id, ip });
+    return publicUser({ ...row, ...values } as UserRow);
+  }
+}

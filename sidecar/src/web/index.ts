@@ -1,0 +1,68 @@
+// Admin UI pages served on the sidecar port: the login page and the app shell. No external
+// resources; German and English by Accept-Language (or the user's language once signed in).
+import type Koa from 'koa';
+import type { Deps } from '../deps.js';
+import { newCsrfToken } from '../http/auth.js';
+import { APP_VERSION } from '../version.js';
+
+type Lang = 'en' | 'de';
+const T = {
+  en: { title: 'Sign in', user: 'Username', pass: 'Password', submit: 'Sign in', invalid: 'Invalid username or password.', locked: 'Too many failed attempts: this account is locked for a while.', signedIn: 'Signed in as', logout: 'Sign out', api: 'API documentation (OpenAPI)' },
+  de: { title: 'Anmelden', user: 'Benutzername', pass: 'Passwort', submit: 'Anmelden', invalid: 'Benutzername oder Passwort falsch.', locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.', signedIn: 'Angemeldet als', logout: 'Abmelden', api: 'API-Dokumentation (OpenAPI)' },
+};
+
+export function pickLang(header: string | undefined): Lang {
+  if (!header) return 'en';
+  const langs = header.split(',').map((p) => {
+    const [tag, q] = p.trim().split(';q=');
+    return { tag: tag.toLowerCase(), q: q ? Number(q) : 1 };
+  }).sort((a, b) => b.q - a.q);
+  for (const l of langs) {
+    if (l.tag.startsWith('de')) return 'de';
+    if (l.tag.startsWith('en')) return 'en';
+  }
+  return 'en';
+}
+
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const CSS = `body{font-family:system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
+main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 2px 12px rgba(0,0,0,.08);min-width:300px;max-width:420px}
+h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .3rem;font-weight:600}
+input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #b8bec9;border-radius:4px;font-size:1rem}
+button{margin-top:1.2rem;width:100%;padding:.6rem;background:#2456d3;color:#fff;border:0;border-radius:4px;font-size:1rem;cursor:pointer}
+.err{background:#fdecea;color:#8a1c12;padding:.6rem;border-radius:4px}`;
+
+function page(lang: Lang, title: string, body: string): string {
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · Gatehouse</title><style>${CSS}</style></head><body>${body}</body></html>`;
+}
+
+export function webMiddleware(deps: Deps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'GET' || (ctx.path !== '/login' && ctx.path !== '/')) return next();
+    const userId = ctx.session?.userId;
+    const user = typeof userId === 'number' ? await deps.db.models.User.findByPk(userId, { raw: true }) as any : null;
+    const lang: Lang = user?.language ?? pickLang(ctx.get('Accept-Language'));
+    const t = T[lang];
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'");
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'same-origin');
+    ctx.type = 'text/html; charset=utf-8';
+    if (ctx.path === '/login') {
+      if (user) return ctx.redirect('/');
+      const err = ctx.query.error === 'locked' ? t.locked : ctx.query.error === 'invalid' ? t.invalid : '';
+      const nextUrl = typeof ctx.query.next === 'string' ? ctx.query.next : '';
+      ctx.body = page(lang, t.title, `<main><h1>Gatehouse · ${t.title}</h1>${err ? `<p class="err" role="alert">${escapeHtml(err)}</p>` : ''}
+<form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(nextUrl)}">
+<label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required autofocus>
+<label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">${t.submit}</button></form></main>`);
+      return;
+    }
+    if (!user) return ctx.redirect('/login');
+    if (typeof ctx.session!.csrf !== 'string') ctx.session!.csrf = newCsrfToken();
+    ctx.body = page(lang, 'Gatehouse', `<main><h1>Gatehouse ${APP_VERSION}</h1><p>${t.signedIn} <strong>${escapeHtml(user.username)}</strong></p>
+<p><a href="/api/v1/openapi.json">${t.api}</a></p>
+<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${escapeHtml(ctx.session!.csrf)}"><button type="submit">${t.logout}</button></form></main>`);
+  };
+}
