@@ -39,13 +39,13 @@ export class LockoutService {
     const id = this.key(identifier);
     const lastReset = (await this.models.LoginAttempt.findOne({
       where: { record_type: type, identifier: id, outcome: { [Op.in]: ['success', 'unlock'] } },
-      order: [['created_at', 'DESC']],
+      order: [['id', 'DESC']],
       raw: true,
     })) as LoginAttemptRow | null;
-    const from = Math.max(now - durationMs, lastReset ? Number(lastReset.created_at) + 1 : 0);
+    // Rows are ordered by id (insertion order), so a reset in the same millisecond still counts.
     const failures = (await this.models.LoginAttempt.findAll({
-      where: { record_type: type, identifier: id, outcome: 'failure', created_at: { [Op.gte]: from } },
-      order: [['created_at', 'ASC']],
+      where: { record_type: type, identifier: id, outcome: 'failure', created_at: { [Op.gt]: now - durationMs }, ...(lastReset ? { id: { [Op.gt]: lastReset.id } } : {}) },
+      order: [['id', 'ASC']],
       attributes: ['created_at'],
       raw: true,
     })) as unknown as Pick<LoginAttemptRow, 'created_at'>[];

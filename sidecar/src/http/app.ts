@@ -1,5 +1,6 @@
 // The Koa application: global middleware, then every declared endpoint with its own chain
 // (rate limit → authentication/authorization → body → CSRF → validation → handler).
+import { randomBytes } from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
@@ -124,7 +125,7 @@ export function createApp(deps: Deps, endpoints: Endpoint[], opts: AppOptions = 
         renew: true,
         store: deps.sessions,
         // Only create a session when something is stored (login), never for anonymous requests.
-        genid: () => crypto.randomUUID() + crypto.randomUUID().replace(/-/g, ''),
+        genid: () => randomBytes(32).toString('base64url'),
       } as any,
       app,
     ),

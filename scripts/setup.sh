@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs everything Gatehouse needs on a fresh Debian machine (as root): Debian packages, npm
+# packages, the custom Caddy build, and the compiled sidecar. Idempotent: re-running skips what is
+# already there. Used by `npm start`, `npm test` and .ci/run.
+#   SETUP_TEST=1  also installs what the tests need (PostgreSQL, wrk, chromium, ping, ...)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+need=(wireguard-go wireguard-tools iproute2 ca-certificates)
+if [[ "${SETUP_TEST:-0}" == 1 ]]; then
+  need+=(postgresql wrk hyperfine iputils-ping curl ncat chromium)
+fi
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+  echo "setup: apt-get install ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages (natives build against the system Node headers: nodedir=/usr in .npmrc)
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+bash scripts/build-caddy.sh
+echo "setup: compiling the sidecar (tsc)"
+npm run -s -w sidecar build

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything (Debian packages, npm packages, the custom Caddy) and runs every test:
+# lint and typecheck, go vet + go test -race of the Caddy modules, the sidecar tests on SQLite and
+# on PostgreSQL, and the end-to-end tests through real Caddy and WireGuard (as root).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+SETUP_TEST=1 bash scripts/setup.sh
+export WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1
+status=0
+
+echo "== lint and typecheck"
+npm run -s -w sidecar lint || status=1
+
+echo "== go vet + go test -race (caddy-modules)"
+(cd caddy-modules && go vet ./... && go test -race -count=1 ./...) || status=1
+
+echo "== sidecar tests (SQLite)"
+bash scripts/test-sidecar.sh || status=1
+
+echo "== sidecar tests (PostgreSQL)"
+if pg_url=$(bash scripts/pg-test-server.sh); then
+  TEST_DATABASE_URL="$pg_url" bash scripts/test-sidecar.sh || status=1
+else
+  echo "PostgreSQL could not be started" >&2
+  status=1
+fi
+
+echo "== end-to-end tests (network namespaces, wireguard-go, real Caddy)"
+if [[ $(id -u) -eq 0 ]]; then
+  mapfile -t e2e < <(find test/e2e -name '*.test.ts' 2>/dev/null | sort)
+  if ((${#e2e[@]})); then
+    node --import tsx --test --test-concurrency=1 "${e2e[@]}" || status=1
+  fi
+else
+  echo "skipped: the end-to-end tests need root (network namespaces)" >&2
+fi
+exit $status

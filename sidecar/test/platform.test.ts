@@ -1,0 +1,143 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { loadConfig, ConfigError, CONFIG_VARIABLES } from '../src/config.js';
+import { startServer } from '../src/server.js';
+import { createLogger } from '../src/util/logger.js';
+import { INITIAL_PASSWORD_FILE } from '../src/app-context.js';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '5', GATEHOUSE_RATE_LIMIT_LOGIN: '3' });
+});
+after(async () => s.close());
+
+test('/api alias, unknown paths and ids give the error body', async () => {
+  const t = await apiToken(s);
+  const a = await s.req('/api/settings/app', { headers: bearer(t) });
+  const b = await s.req('/api/v1/settings/app', { headers: bearer(t) });
+  assert.equal(a.status, 200);
+  assert.deepEqual(a.data, b.data);
+  const unknown = await s.req('/api/v1/nope', { headers: bearer(t) });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.data.ok, false);
+  assert.ok(unknown.data.error);
+  const missing = await s.req('/api/v1/users/4242', { headers: bearer(t) });
+  assert.equal(missing.status, 404);
+  assert.deepEqual(missing.data, { ok: false, error: 'User not found' });
+});
+
+test('rate limits: headers on every response, 429 with the standard body', async () => {
+  // admin limit is 5 in this server; apiToken() above used one login and one admin call.
+  const t = await s.deps.tokens.create({ name: 'rl', scopes: ['full-access'] });
+  const ip = { 'x-forwarded-for': '203.0.113.9' };
+  let last;
+  for (let i = 1; i <= 5; i++) {
+    last = await s.req('/api/v1/settings/app', { headers: { ...bearer(t.token), ...ip } });
+    assert.equal(last.status, 200);
+    assert.equal(last.headers.get('ratelimit-limit'), '5');
+    assert.equal(last.headers.get('ratelimit-remaining'), String(5 - i));
+    assert.ok(Number(last.headers.get('ratelimit-reset')) > 0 && Number(last.headers.get('ratelimit-reset')) <= 900);
+  }
+  const over = await s.req('/api/v1/settings/app', { headers: { ...bearer(t.token), ...ip } });
+  assert.equal(over.status, 429);
+  assert.deepEqual(Object.keys(over.data).sort(), ['error', 'ok']);
+  assert.equal(over.headers.get('ratelimit-remaining'), '0');
+  assert.ok(over.headers.get('retry-after'));
+  // another client address is counted apart
+  assert.equal((await s.req('/api/v1/settings/app', { headers: { ...bearer(t.token), 'x-forwarded-for': '203.0.113.10' } })).status, 200);
+  // unauthenticated requests count too, and carry the headers
+  const anon = await s.req('/api/v1/settings/app', { headers: { 'x-forwarded-for': '203.0.113.11' } });
+  assert.equal(anon.status, 401);
+  assert.equal(anon.headers.get('ratelimit-limit'), '5');
+  // login: 3 per 15 min in this server
+  for (let i = 0; i < 3; i++) {
+    const r = await s.req('/login', { method: 'POST', json: { username: 'x', password: 'y' }, headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.1' } });
+    assert.equal(r.status, 401);
+    assert.equal(r.headers.get('ratelimit-limit'), '3');
+  }
+  const l = await s.req('/login', { method: 'POST', json: { username: 'x', password: 'y' }, headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.1' } });
+  assert.equal(l.status, 429);
+});
+
+test('/health: detail for localhost, {ok} for remote; 503 when a check fails', async () => {
+  const local = await s.req('/health');
+  assert.equal(local.status, 200);
+  assert.equal(local.data.ok, true);
+  assert.equal(local.data.checks.database.ok, true);
+  const remote = await s.req('/health', { headers: { 'x-forwarded-for': '192.0.2.1' } });
+  assert.deepEqual(remote.data, { ok: true });
+  s.deps.health.push({ name: 'tunnel', check: async () => ({ ok: false, detail: { error: 'interface wg9 missing' } }) });
+  try {
+    const bad = await s.req('/health');
+    assert.equal(bad.status, 503);
+    assert.equal(bad.data.checks.tunnel.ok, false);
+    const badRemote = await s.req('/health', { headers: { 'x-forwarded-for': '192.0.2.1' } });
+    assert.equal(badRemote.status, 503);
+    assert.deepEqual(badRemote.data, { ok: false });
+  } finally {
+    s.deps.health.pop();
+  }
+});
+
+test('OpenAPI 3.1 document lists every endpoint with its schemas', async () => {
+  const t = await s.deps.tokens.create({ name: 'oa', scopes: ['read-only'] });
+  const r = await s.req('/api/v1/openapi.json', { headers: { ...bearer(t.token), 'x-forwarded-for': '203.0.113.50' } });
+  assert.equal(r.status, 200);
+  assert.equal(r.data.openapi, '3.1.0');
+  for (const e of s.endpoints) {
+    const p = (e.auth === 'public' ? e.path : `/api/v1${e.path}`).replace(/:([A-Za-z_]+)/g, '{$1}');
+    assert.ok(r.data.paths[p]?.[e.method.toLowerCase()], `${e.method} ${p} documented`);
+  }
+  const tokenPost = r.data.paths['/api/v1/tokens'].post;
+  assert.deepEqual(tokenPost.requestBody.content['application/json'].schema.required.sort(), ['name', 'scopes']);
+});
+
+test('config: defaults, and bad values rejected naming the variable', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 3000);
+  assert.equal(c.httpPort, 80);
+  assert.equal(c.httpsPort, 443);
+  assert.equal(c.caddyAdmin, '127.0.0.1:2019');
+  assert.equal(c.wg.iface, 'wg0');
+  assert.equal(c.wg.port, 51820);
+  assert.equal(c.wg.subnet, '10.8.0.0/24');
+  assert.equal(c.dataDir, path.resolve('./data'));
+  assert.throws(() => loadConfig({ GATEHOUSE_PORT: 'eighty', GATEHOUSE_WG_SUBNET: '10.8.0.0/33', DATABASE_URL: 'mysql://x' }), (err: Error) => {
+    assert.ok(err instanceof ConfigError);
+    assert.match(err.message, /GATEHOUSE_PORT="eighty"/);
+    assert.match(err.message, /GATEHOUSE_WG_SUBNET/);
+    assert.match(err.message, /DATABASE_URL/);
+    return true;
+  });
+});
+
+test('every config variable is documented in README and the example env file', () => {
+  const root = path.resolve(import.meta.dirname, '..', '..');
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const example = fs.readFileSync(path.join(root, 'configs', 'gatehouse.env.example'), 'utf8');
+  for (const v of CONFIG_VARIABLES) {
+    assert.ok(readme.includes(v), `README documents ${v}`);
+    assert.ok(example.includes(v), `gatehouse.env.example documents ${v}`);
+  }
+});
+
+test('first start without GATEHOUSE_ADMIN_PASSWORD writes a root-only password file that works', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-boot-'));
+  const r = await startServer(loadConfig({ GATEHOUSE_DATA_DIR: dir, GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }), { listen: false, startFeatures: false, log: createLogger('error', true) });
+  try {
+    const file = path.join(dir, INITIAL_PASSWORD_FILE);
+    const st = fs.statSync(file);
+    assert.equal(st.mode & 0o777, 0o600);
+    const pw = /password: (\S+)/.exec(fs.readFileSync(file, 'utf8'))![1];
+    const res = await fetch(`${r.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username: 'admin', password: pw }) });
+    assert.equal(res.status, 200);
+    assert.equal(fs.statSync(r.deps.config.masterKeyFile).mode & 0o777, 0o600);
+  } finally {
+    await r.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
