@@ -31,7 +31,7 @@ test('token is gth_ plaintext once, only its SHA-256 stored, never listed', asyn
 
 test('all three headers work; no CSRF for tokens', async () => {
   const { data } = await create({ name: 'hdr', scopes: ['settings'] });
-  for (const headers of [bearer(data.token), { 'x-api-token': data.token }, { 'x-api-key': data.token }]) {
+  for (const headers of [bearer(data.token), { 'x-api-token': data.token }, { 'x-api-key': data.token }] as Record<string, string>[]) {
     const r = await s.req('/api/v1/settings/default-theme', { method: 'PUT', json: { theme: 'pro' }, headers });
     assert.equal(r.status, 200, JSON.stringify(headers));
   }

@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'src/web/assets/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'sidecar/src/web/assets/**', 'bin/**', 'caddy-modules/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,484 @@
+// The WireGuard service: makes the interface hold what the database says, and reads it back.
+//
+// - start(): brings the interface up with the server key (generated on first use, stored sealed in
+//   the settings table), the listen port and the subnet's first address, holding every active peer.
+// - reconcilePeer(before): applies one peer's change with `wg set` (add/update) or `wg set ... remove`
+//   (disabled, expired or deleted). Never a full sync on the request path.
+// - fullSync(): the whole peer list from the database (`wg syncconf`), or a fresh `up` when the
+//   interface is missing: at start, on POST /wg/restart and every resync interval (heals drift).
+// - poll(): `wg show <if> dump` every poll interval; stores latest handshakes, endpoints and running
+//   byte totals (total_rx/total_tx grow by the difference to the last raw counter; a raw counter
+//   lower than the last one means the interface or the peer was re-created, so the whole raw value
+//   is new traffic), samples traffic into peer_traffic, emits peer_online / peer_offline.
+// - checkExpiry(): peers whose expires_at passed leave the tunnel (kept in the database) and the
+//   expiry is logged once (a watermark in the settings table remembers what was logged).
+// Driver calls are serialized by one mutex, so a full sync never races a single-peer change.
+// With config.wg.manage false the service keeps the database state and never touches a driver.
+import os from 'node:os';
+import { Op } from 'sequelize';
+import type { Deps } from '../deps.js';
+import type { PeerRow } from '../db/models.js';
+import { conflict } from '../util/errors.js';
+import { Mutex } from '../peers/mutex.js';
+import { addSamples, rollup, HOUR } from '../peers/traffic.js';
+import { asBool, isActive, isOnline, ONLINE_WINDOW_MS } from '../peers/view.js';
+import { generateKeyPair, publicKeyFromPrivate } from './keys.js';
+import { parseSubnet, serverAddress, serverInterfaceAddress, type Subnet } from './render.js';
+import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from './types.js';
+
+export const SERVER_KEY_SETTING = 'wg.server_private_key';
+export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
+
+/** The columns the interface and the poller need. */
+const WG_ATTRS = ['id', 'name', 'public_key', 'preshared_key_enc', 'allowed_ips', 'enabled', 'expires_at', 'latest_handshake', 'endpoint', 'last_raw_rx', 'last_raw_tx'] as const;
+type WgRow = Pick<PeerRow, (typeof WG_ATTRS)[number]>;
+
+export interface WireGuardServiceOptions {
+  driver?: WireGuardDriver | null;
+  pollIntervalMs?: number;
+  resyncIntervalMs?: number;
+}
+
+export interface WgStatus {
+  managed: boolean;
+  running: boolean;
+  interface: string;
+  mode: 'kernel' | 'userspace' | null;
+  listen_port: number;
+  public_key: string;
+  address: string;
+  subnet: string;
+  endpoint: string;
+  peer_count: number;
+  online: number;
+  last_poll_at: string | null;
+  last_sync_at: string | null;
+  peers: {
+    id: number | null;
+    name: string | null;
+    public_key: string;
+    endpoint: string | null;
+    allowed_ips: string[];
+    latestHandshake: number | null;
+    isOnline: boolean;
+    transfer_rx: number;
+    transfer_tx: number;
+  }[];
+}
+
+export class WireGuardService {
+  readonly driver: WireGuardDriver | null;
+  readonly subnet: Subnet;
+  readonly pollIntervalMs: number;
+  readonly resyncIntervalMs: number;
+  private readonly lock = new Mutex();
+  private serverKey: Promise<{ privateKey: string; publicKey: string }> | null = null;
+  /** public keys we believe the interface holds */
+  private present = new Set<string>();
+  private pskCache = new Map<string, string>();
+  /** peer id → online at the last poll (for transition events) */
+  private online = new Map<number, boolean>();
+  private timers: NodeJS.Timeout[] = [];
+  private ticking = false;
+  private lastPollAt: number | null = null;
+  private lastSyncAt: number | null = null;
+  private lastRollupAt = 0;
+  private mode: 'kernel' | 'userspace' | null = null;
+  private running = false;
+  private rates = { rx: 0, tx: 0 };
+  private stopped = false;
+
+  constructor(private deps: Deps, opts: WireGuardServiceOptions = {}) {
+    this.driver = deps.config.wg.manage ? (opts.driver ?? null) : null;
+    if (deps.config.wg.manage && !this.driver) throw new Error('WireGuardService: a driver is required when GATEHOUSE_WG_MANAGE is on');
+    this.subnet = parseSubnet(deps.config.wg.subnet);
+    this.pollIntervalMs = opts.pollIntervalMs ?? deps.config.wg.pollIntervalMs;
+    this.resyncIntervalMs = opts.resyncIntervalMs ?? deps.config.wg.resyncIntervalMs;
+  }
+
+  get managed(): boolean {
+    return this.driver !== null;
+  }
+  get iface(): string {
+    return this.deps.config.wg.iface;
+  }
+  /** The server's tunnel address ("10.8.0.1"). */
+  get serverAddress(): string {
+    return serverAddress(this.subnet);
+  }
+  /** What peers dial: GATEHOUSE_PUBLIC_HOST, else this machine's hostname, and the WireGuard port. */
+  get endpoint(): string {
+    const host = this.deps.config.publicHost || os.hostname();
+    return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${this.deps.config.wg.port}`;
+  }
+  /** Bytes per second received from / sent to all peers over the last poll interval. */
+  get trafficRates(): { rx: number; tx: number } {
+    return { ...this.rates };
+  }
+  /** Whether the interface was up at the last look (false when not managed). */
+  get isRunning(): boolean {
+    return this.managed && this.running;
+  }
+
+  /** The server key pair; the private key is generated once and stored sealed in the settings table. */
+  serverKeys(): Promise<{ privateKey: string; publicKey: string }> {
+    this.serverKey ??= (async () => {
+      const sealed = await this.deps.settings.get<string | null>(SERVER_KEY_SETTING, null);
+      if (sealed) {
+        const privateKey = this.deps.crypto.open(sealed);
+        return { privateKey, publicKey: publicKeyFromPrivate(privateKey) };
+      }
+      const kp = generateKeyPair();
+      await this.deps.settings.set(SERVER_KEY_SETTING, this.deps.crypto.seal(kp.privateKey));
+      await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_server_key_created', message: 'WireGuard server key generated', details: { public_key: kp.publicKey } });
+      return kp;
+    })().catch((err) => {
+      this.serverKey = null;
+      throw err;
+    });
+    return this.serverKey;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.serverKeys();
+    const now = this.deps.clock();
+    const rows = (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'enabled', 'expires_at', 'latest_handshake'], raw: true })) as unknown as PeerRow[];
+    for (const r of rows) this.online.set(r.id, isOnline(r, now));
+    if (this.managed) await this.fullSync();
+    await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
+    const tick = setInterval(() => void this.tick(), this.pollIntervalMs);
+    tick.unref();
+    this.timers.push(tick);
+    if (this.managed) {
+      const resync = setInterval(() => {
+        void this.fullSync().catch((err) => this.deps.log.error('WireGuard resync failed', { err: String(err) }));
+      }, this.resyncIntervalMs);
+      resync.unref();
+      this.timers.push(resync);
+    }
+  }
+
+  /** One background round: poll, expiry, hourly rollup. Never overlaps itself. */
+  async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      if (this.managed) await this.poll().catch((err) => this.deps.log.error('WireGuard poll failed', { err: String(err) }));
+      await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
+      const now = this.deps.clock();
+      if (now - this.lastRollupAt >= HOUR) {
+        this.lastRollupAt = now;
+        await rollup(this.deps.db.sequelize, now).catch((err) => this.deps.log.error('traffic rollup failed', { err: String(err) }));
+      }
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    if (!this.managed) return;
+    await this.lock.run(async () => {
+      // Keep the counters of the last interval, then take the interface down (totals survive: the
+      // next start sees fresh raw counters and adds them to the stored totals).
+      await this.pollLocked().catch((err) => this.deps.log.warn('final WireGuard poll failed', { err: String(err) }));
+      await this.driver!.down(this.iface);
+      this.present.clear();
+      this.running = false;
+    });
+  }
+
+  // ------------------------------------------------------------------ interface state
+
+  private async psk(row: Pick<PeerRow, 'preshared_key_enc'>): Promise<string | undefined> {
+    const sealed = row.preshared_key_enc;
+    if (!sealed) return undefined;
+    let v = this.pskCache.get(sealed);
+    if (!v) {
+      v = this.deps.crypto.open(sealed);
+      if (this.pskCache.size > 100_000) this.pskCache.clear();
+      this.pskCache.set(sealed, v);
+    }
+    return v;
+  }
+
+  async peerSpec(row: Pick<PeerRow, 'public_key' | 'preshared_key_enc' | 'allowed_ips'>): Promise<WgPeerSpec> {
+    return {
+      publicKey: row.public_key,
+      presharedKey: await this.psk(row),
+      allowedIps: row.allowed_ips.split(',').map((c) => c.trim()).filter(Boolean),
+    };
+  }
+
+  /** The interface as the database wants it: every enabled, unexpired peer. */
+  async desiredSpec(): Promise<{ spec: WgInterfaceSpec; rows: WgRow[] }> {
+    const { privateKey } = await this.serverKeys();
+    const now = this.deps.clock();
+    const rows = (await this.deps.db.models.Peer.findAll({ attributes: [...WG_ATTRS], order: [['id', 'ASC']], raw: true })) as unknown as WgRow[];
+    const peers: WgPeerSpec[] = [];
+    for (const r of rows) if (isActive(r, now)) peers.push(await this.peerSpec(r));
+    return { spec: { iface: this.iface, privateKey, listenPort: this.deps.config.wg.port, address: serverInterfaceAddress(this.subnet), peers }, rows };
+  }
+
+  /** Raw counters start again at zero for peers that (re)appear on or leave the interface. */
+  private async resetRaw(ids: number[] | 'all'): Promise<void> {
+    const { Peer } = this.deps.db.models;
+    if (ids === 'all') await Peer.update({ last_raw_rx: 0, last_raw_tx: 0 }, { where: {} });
+    else if (ids.length) {
+      for (let i = 0; i < ids.length; i += 500) await Peer.update({ last_raw_rx: 0, last_raw_tx: 0 }, { where: { id: { [Op.in]: ids.slice(i, i + 500) } } });
+    }
+  }
+
+  /** Makes the interface hold exactly the database's active peers (brings it up when missing). */
+  async fullSync(): Promise<{ peers: number; created: boolean; ms: number }> {
+    if (!this.managed) return { peers: 0, created: false, ms: 0 };
+    return this.lock.run(() => this.fullSyncLocked());
+  }
+
+  private async fullSyncLocked(): Promise<{ peers: number; created: boolean; ms: number }> {
+    const t0 = performance.now();
+    const { spec, rows } = await this.desiredSpec();
+    const before = await this.driver!.dump(this.iface);
+    const wanted = new Set(spec.peers.map((p) => p.publicKey));
+    let created = false;
+    if (!before) {
+      const r = await this.driver!.up(spec);
+      this.mode = r.mode;
+      created = true;
+      await this.resetRaw('all');
+    } else {
+      if (!this.mode) this.mode = (await (this.driver as { mode?: (i: string) => Promise<'kernel' | 'userspace' | null> }).mode?.(this.iface)) ?? null;
+      await this.driver!.sync(spec);
+      const had = new Set(before.peers.map((p) => p.publicKey));
+      // counters restart for peers added now or removed now
+      await this.resetRaw(rows.filter((r) => wanted.has(r.public_key) !== had.has(r.public_key)).map((r) => r.id));
+    }
+    this.present = wanted;
+    this.running = true;
+    this.lastSyncAt = this.deps.clock();
+    return { peers: spec.peers.length, created, ms: performance.now() - t0 };
+  }
+
+  /**
+   * Applies one peer's change to the interface. `before` is the peer as it was before the change
+   * (its id and public key); the current row is read again under the driver lock, so concurrent
+   * changes to the same peer end in the state the database holds last. A missing row = deleted.
+   */
+  async reconcilePeer(before: Pick<PeerRow, 'id' | 'public_key'>): Promise<void> {
+    if (!this.managed) return;
+    await this.lock.run(async () => {
+      if (!this.running) {
+        this.scheduleHeal(); // the interface is missing: a full sync (in the background) brings everything
+        return;
+      }
+      const row = (await this.deps.db.models.Peer.findByPk(before.id, { attributes: [...WG_ATTRS], raw: true })) as unknown as WgRow | null;
+      if (before.public_key && (!row || row.public_key !== before.public_key) && this.present.has(before.public_key)) {
+        await this.driver!.removePeer(this.iface, before.public_key);
+        this.present.delete(before.public_key);
+      }
+      if (!row) return;
+      if (isActive(row, this.deps.clock())) {
+        const added = !this.present.has(row.public_key);
+        await this.driver!.setPeer(this.iface, await this.peerSpec(row));
+        this.present.add(row.public_key);
+        if (added) await this.resetRaw([row.id]);
+      } else if (this.present.has(row.public_key)) {
+        await this.driver!.removePeer(this.iface, row.public_key);
+        this.present.delete(row.public_key);
+        await this.resetRaw([row.id]);
+      }
+    });
+  }
+
+  private healing = false;
+  /** Runs a full sync soon, in the background (after a failed or skipped single-peer change). */
+  scheduleHeal(): void {
+    if (this.healing || this.stopped) return;
+    this.healing = true;
+    setTimeout(() => {
+      void this.fullSync()
+        .catch((err) => this.deps.log.error('WireGuard resync failed', { err: String(err) }))
+        .finally(() => {
+          this.healing = false;
+        });
+    }, 1000).unref();
+  }
+
+  /** POST /wg/restart: interface down and up again with every active peer. */
+  async restart(actor?: number): Promise<{ peers: number; ms: number }> {
+    if (!this.managed) throw conflict('The WireGuard interface is not managed by this service (GATEHOUSE_WG_MANAGE=false)');
+    const r = await this.lock.run(async () => {
+      const t0 = performance.now();
+      await this.pollLocked().catch((err) => this.deps.log.warn('WireGuard poll before restart failed', { err: String(err) }));
+      await this.driver!.down(this.iface);
+      this.present.clear();
+      this.running = false;
+      const s = await this.fullSyncLocked();
+      return { peers: s.peers, ms: Math.round(performance.now() - t0) };
+    });
+    await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_restarted', message: `WireGuard interface ${this.iface} restarted with ${r.peers} peers`, details: r, user_id: actor ?? null });
+    return r;
+  }
+
+  // ------------------------------------------------------------------ poller
+
+  /** Reads the interface once and stores handshakes, endpoints, totals and traffic samples. */
+  async poll(): Promise<{ peers: number; changed: number } | null> {
+    if (!this.managed) return null;
+    return this.lock.run(() => this.pollLocked());
+  }
+
+  private async pollLocked(): Promise<{ peers: number; changed: number } | null> {
+    const dump: WgDump | null = await this.driver!.dump(this.iface);
+    const now = this.deps.clock();
+    const elapsed = this.lastPollAt ? (now - this.lastPollAt) / 1000 : 0;
+    this.lastPollAt = now;
+    if (!dump) {
+      if (this.running) this.deps.log.warn(`WireGuard interface ${this.iface} is missing; the next resync brings it back`);
+      this.running = false;
+      this.rates = { rx: 0, tx: 0 };
+      return null;
+    }
+    this.running = true;
+    const byKey = new Map(dump.peers.map((p) => [p.publicKey, p]));
+    const { Peer } = this.deps.db.models;
+    const rows = (await Peer.findAll({ attributes: [...WG_ATTRS], raw: true })) as unknown as WgRow[];
+    const updates: { id: number; dRx: number; dTx: number; rawRx: number; rawTx: number; hs: number | null; endpoint: string | null }[] = [];
+    let sumRx = 0;
+    let sumTx = 0;
+    for (const r of rows) {
+      const st = byKey.get(r.public_key);
+      if (!st) continue;
+      const lastRx = Number(r.last_raw_rx ?? 0);
+      const lastTx = Number(r.last_raw_tx ?? 0);
+      const dRx = st.rx >= lastRx ? st.rx - lastRx : st.rx;
+      const dTx = st.tx >= lastTx ? st.tx - lastTx : st.tx;
+      const oldHs = r.latest_handshake === null ? null : Number(r.latest_handshake);
+      const hs = st.latestHandshake > 0 ? st.latestHandshake : oldHs;
+      const endpoint = st.endpoint ?? r.endpoint ?? null;
+      if (dRx || dTx || st.rx !== lastRx || st.tx !== lastTx || hs !== oldHs || endpoint !== r.endpoint) {
+        updates.push({ id: r.id, dRx, dTx, rawRx: st.rx, rawTx: st.tx, hs, endpoint });
+        r.latest_handshake = hs;
+        r.endpoint = endpoint;
+      }
+      sumRx += dRx;
+      sumTx += dTx;
+    }
+    if (updates.length) {
+      const s = this.deps.db.sequelize;
+      await s.transaction(async (transaction) => {
+        for (const u of updates) {
+          await s.query(
+            'UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, last_raw_rx = ?, last_raw_tx = ?, latest_handshake = ?, endpoint = ? WHERE id = ?',
+            { replacements: [u.dRx, u.dTx, u.rawRx, u.rawTx, u.hs, u.endpoint, u.id], transaction },
+          );
+        }
+        await addSamples(s, updates.map((u) => ({ peerId: u.id, rx: u.dRx, tx: u.dTx })), now, transaction);
+      });
+    }
+    this.rates = elapsed > 0 ? { rx: Math.round(sumRx / elapsed), tx: Math.round(sumTx / elapsed) } : { rx: 0, tx: 0 };
+    // online / offline transitions
+    const events: { row: WgRow; online: boolean }[] = [];
+    const seen = new Set<number>();
+    for (const r of rows) {
+      seen.add(r.id);
+      const on = isOnline(r, now);
+      const was = this.online.get(r.id) ?? false;
+      if (on !== was) events.push({ row: r, online: on });
+      this.online.set(r.id, on);
+    }
+    for (const id of [...this.online.keys()]) if (!seen.has(id)) this.online.delete(id);
+    for (const e of events) {
+      await this.deps.activity.record({
+        source: 'wireguard',
+        event_type: e.online ? 'peer_online' : 'peer_offline',
+        message: `Peer "${e.row.name}" is ${e.online ? 'online' : 'offline'}`,
+        details: { peer_id: e.row.id, name: e.row.name, endpoint: e.row.endpoint ?? null, latestHandshake: e.row.latest_handshake ?? null },
+      });
+    }
+    return { peers: dump.peers.length, changed: updates.length };
+  }
+
+  // ------------------------------------------------------------------ expiry
+
+  /** Takes peers whose expires_at has passed off the tunnel and logs each expiry once. */
+  async checkExpiry(): Promise<number> {
+    const now = this.deps.clock();
+    const watermark = Number(await this.deps.settings.get<number>(EXPIRY_WATERMARK_SETTING, 0));
+    const rows = (await this.deps.db.models.Peer.findAll({
+      attributes: ['id', 'name', 'public_key', 'expires_at', 'enabled'],
+      where: { expires_at: { [Op.ne]: null, [Op.lte]: now, [Op.gt]: watermark } },
+      raw: true,
+    })) as unknown as PeerRow[];
+    for (const r of rows) {
+      await this.reconcilePeer(r);
+      await this.deps.activity.record({
+        severity: 'warning',
+        source: 'peers',
+        event_type: 'peer_expired',
+        message: `Peer "${r.name}" expired and was removed from the tunnel`,
+        details: { peer_id: r.id, name: r.name, expires_at: new Date(Number(r.expires_at)).toISOString(), enabled: asBool(r.enabled) },
+      });
+    }
+    await this.deps.settings.set(EXPIRY_WATERMARK_SETTING, now);
+    return rows.length;
+  }
+
+  // ------------------------------------------------------------------ status
+
+  /** GET /wg/status: the interface as it is now (a fresh dump) joined with the peers' names. */
+  async status(): Promise<WgStatus> {
+    const { publicKey } = await this.serverKeys();
+    const dump = this.managed ? await this.driver!.dump(this.iface) : null;
+    if (this.managed) this.running = dump !== null;
+    const now = this.deps.clock();
+    const keys = dump?.peers.map((p) => p.publicKey) ?? [];
+    const rows = keys.length
+      ? ((await this.deps.db.models.Peer.findAll({ attributes: ['id', 'name', 'public_key'], where: keys.length <= 5000 ? { public_key: { [Op.in]: keys } } : {}, raw: true })) as unknown as PeerRow[])
+      : [];
+    const byKey = new Map(rows.map((r) => [r.public_key, r]));
+    const peers = (dump?.peers ?? []).map((p) => {
+      const hs = p.latestHandshake > 0 ? p.latestHandshake : null;
+      const row = byKey.get(p.publicKey);
+      return {
+        id: row?.id ?? null,
+        name: row?.name ?? null,
+        public_key: p.publicKey,
+        endpoint: p.endpoint,
+        allowed_ips: p.allowedIps,
+        latestHandshake: hs,
+        isOnline: hs !== null && now - hs <= ONLINE_WINDOW_MS,
+        transfer_rx: p.rx,
+        transfer_tx: p.tx,
+      };
+    });
+    return {
+      managed: this.managed,
+      running: this.managed && dump !== null,
+      interface: this.iface,
+      mode: dump ? this.mode : null,
+      listen_port: dump?.iface.listenPort ?? this.deps.config.wg.port,
+      public_key: publicKey,
+      address: serverInterfaceAddress(this.subnet),
+      subnet: this.subnet.cidr,
+      endpoint: this.endpoint,
+      peer_count: peers.length,
+      online: peers.filter((p) => p.isOnline).length,
+      last_poll_at: this.lastPollAt ? new Date(this.lastPollAt).toISOString() : null,
+      last_sync_at: this.lastSyncAt ? new Date(this.lastSyncAt).toISOString() : null,
+      peers,
+    };
+  }
+
+  /** For GET /health: fails when the service manages the interface and it is missing. */
+  async healthCheck(): Promise<{ ok: boolean; detail?: Record<string, unknown> }> {
+    if (!this.managed) return { ok: true, detail: { managed: false } };
+    const dump = await this.driver!.dump(this.iface);
+    return dump ? { ok: true, detail: { interface: this.iface, peers: dump.peers.length, listen_port: dump.iface.listenPort } } : { ok: false, detail: { interface: this.iface, error: 'interface missing' } };
+  }
+}
