@@ -71,8 +71,7 @@ type Host struct {
 	// response, the original error goes on to the server's error handling.
 	Errors *caddyhttp.HTTPErrorConfig `json:"errors,omitempty"`
 
-	key      string            // the configured key, for logs and errors
-	chain    caddyhttp.Handler // Routes compiled, ending in serveUnhandled
+	chain    caddyhttp.Handler // Routes compiled, ending in unhandled
 	errChain caddyhttp.Handler // Errors.Routes compiled, ending in returnError
 }
 
@@ -100,7 +99,6 @@ func (h *HostRoute) Provision(ctx caddy.Context) error {
 		}
 	}
 	if h.Fallback != nil {
-		h.Fallback.key = "(fallback)"
 		if err := h.Fallback.provision(ctx); err != nil {
 			return fmt.Errorf("fallback: %v", err)
 		}
@@ -116,9 +114,13 @@ func (h *HostRoute) Provision(ctx caddy.Context) error {
 
 // Validate reports invalid or duplicate host keys (all of them, up to a cap,
 // in sorted order). Provision runs the same checks before it provisions any
-// route, so a bad key costs no route provisioning.
+// route (so a bad key costs no route provisioning); after a successful
+// Provision there is nothing left to check.
 func (h *HostRoute) Validate() error {
-	_, _, err := checkKeys(h.Hosts)
+	if h.exact != nil {
+		return nil
+	}
+	_, err := checkKeys(h.Hosts)
 	return err
 }
 
@@ -138,80 +140,75 @@ func (host *Host) provision(ctx caddy.Context) error {
 	return nil
 }
 
-type indexedKey struct {
+// hostKey is one configured key: as written, normalized (for a wildcard, the
+// part after "*."), and whether it is a wildcard.
+type hostKey struct {
 	raw  string
+	norm string
+	wild bool
 	host *Host
 }
 
 // index validates the keys and fills h.exact and h.wild. It returns the
 // configured hosts sorted by key, so that provisioning errors are stable.
-func (h *HostRoute) index() ([]indexedKey, error) {
-	norm, wild, err := checkKeys(h.Hosts)
+func (h *HostRoute) index() ([]hostKey, error) {
+	keys, err := checkKeys(h.Hosts)
 	if err != nil {
 		return nil, err
 	}
-	h.exact = make(map[string]*Host, len(h.Hosts)-len(wild))
-	h.wild = make(map[string]*Host, len(wild))
-	keys := make([]indexedKey, 0, len(h.Hosts))
-	for raw, host := range h.Hosts {
-		host.key = raw
-		if wild[raw] {
-			h.wild[norm[raw]] = host
+	exact, wild := make(map[string]*Host, len(keys)), make(map[string]*Host)
+	for _, k := range keys {
+		if k.wild {
+			wild[k.norm] = k.host
 		} else {
-			h.exact[norm[raw]] = host
+			exact[k.norm] = k.host
 		}
-		keys = append(keys, indexedKey{raw, host})
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].raw < keys[j].raw })
+	h.exact, h.wild = exact, wild
 	return keys, nil
 }
 
-// checkKeys normalizes every key of hosts. It returns the normalized form of
-// each key (for wildcard keys, the part after "*."), the set of wildcard keys,
-// and an error naming every invalid, null or duplicate key.
-func checkKeys(hosts map[string]*Host) (map[string]string, map[string]bool, error) {
-	raws := make([]string, 0, len(hosts))
-	for raw := range hosts {
-		raws = append(raws, raw)
+// checkKeys normalizes every key of hosts and returns them sorted by key, or
+// an error naming every invalid, null or duplicate key (up to a cap).
+func checkKeys(hosts map[string]*Host) ([]hostKey, error) {
+	keys := make([]hostKey, 0, len(hosts))
+	for raw, host := range hosts {
+		keys = append(keys, hostKey{raw: raw, host: host})
 	}
-	sort.Strings(raws)
+	sort.Slice(keys, func(i, j int) bool { return keys[i].raw < keys[j].raw })
 
-	norm := make(map[string]string, len(hosts))
-	wild := make(map[string]bool)
-	seen := make(map[string]string, len(hosts)) // "*."-prefixed or plain normalized key -> raw
+	seen := make(map[string]string, len(keys)) // normalized key ("*."-prefixed for wildcards) -> raw
 	var errs []error
-	for _, raw := range raws {
-		if hosts[raw] == nil {
-			errs = append(errs, fmt.Errorf("host %q: configuration is null (use {} for a host that answers 404)", raw))
+	for i := range keys {
+		k := &keys[i]
+		if k.host == nil {
+			errs = append(errs, fmt.Errorf("host %q: configuration is null (use {} for a host that answers 404)", k.raw))
 			continue
 		}
-		key, isWild, err := normalizeKey(raw)
+		var err error
+		k.norm, k.wild, err = normalizeKey(k.raw)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("host %q: %v", raw, err))
+			errs = append(errs, fmt.Errorf("host %q: %v", k.raw, err))
 			continue
 		}
-		full := key
-		if isWild {
-			full = "*." + key
+		full := k.norm
+		if k.wild {
+			full = "*." + k.norm
 		}
 		if other, dup := seen[full]; dup {
-			errs = append(errs, fmt.Errorf("hosts %q and %q are the same host %q (keys are case-insensitive and a trailing dot is ignored)", other, raw, full))
+			errs = append(errs, fmt.Errorf("hosts %q and %q are the same host %q (keys are case-insensitive and a trailing dot is ignored)", other, k.raw, full))
 			continue
 		}
-		seen[full] = raw
-		norm[raw] = key
-		if isWild {
-			wild[raw] = true
-		}
+		seen[full] = k.raw
 	}
 	if len(errs) > maxReportedKeyErrors {
 		more := len(errs) - maxReportedKeyErrors
 		errs = append(errs[:maxReportedKeyErrors], fmt.Errorf("and %d more invalid host keys", more))
 	}
 	if len(errs) > 0 {
-		return nil, nil, fmt.Errorf("invalid hosts: %w", errors.Join(errs...))
+		return nil, fmt.Errorf("invalid hosts: %w", errors.Join(errs...))
 	}
-	return norm, wild, nil
+	return keys, nil
 }
 
 // normalizeKey turns a configured host key into its lookup form: lowercase,
