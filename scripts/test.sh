@@ -10,7 +10,7 @@ export WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1
 status=0
 
 echo "== lint and typecheck"
-npm run -s -w sidecar lint || status=1
+npm run -s lint || status=1
 
 echo "== go vet + go test -race (caddy-modules)"
 (cd caddy-modules && go vet ./... && go test -race -count=1 ./...) || status=1
@@ -19,12 +19,15 @@ echo "== sidecar tests (SQLite)"
 bash scripts/test-sidecar.sh || status=1
 
 echo "== sidecar tests (PostgreSQL)"
-if pg_url=$(bash scripts/pg-test-server.sh); then
+if pg_url=$(bash scripts/pg-test-server.sh | tail -1); then
   TEST_DATABASE_URL="$pg_url" bash scripts/test-sidecar.sh || status=1
 else
   echo "PostgreSQL could not be started" >&2
   status=1
 fi
+
+echo "== gateway companion tests"
+(cd gateway && npm test) || status=1
 
 echo "== end-to-end tests (network namespaces, wireguard-go, real Caddy)"
 if [[ $(id -u) -eq 0 ]]; then

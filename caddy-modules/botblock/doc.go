@@ -1,10 +1,12 @@
-// Package botblock will hold Gatehouse's bot blocker, registered as
+// Package botblock provides Gatehouse's bot blocker, the Caddy HTTP handler
 // `http.handlers.gatehouse_botblock`.
 //
-// Planned: per-route rules from the JSON the sidecar renders (user-agent
-// patterns, empty user agents, known scanner paths), answering blocked
-// requests itself; strike counters per client IP kept in a caddy.UsagePool
-// keyed by the route id so they survive config reloads.
-//
-// Nothing is registered yet.
+// It matches requests from known scanners, scrapers and AI crawlers by
+// User-Agent (a list shipped with the module, embedded from lists/, plus the
+// route's own patterns and allow-list) and requests for common exploit paths,
+// and blocks them (403), logs them, or tarpits them (403 after a delay).
+// Matching uses Aho-Corasick automata compiled at provision time (shared
+// between routes with the same rules through a caddy.UsagePool); per-route
+// counters live in a caddy.UsagePool entry keyed by the route id and are
+// exported as Prometheus counters. See README.md.
 package botblock

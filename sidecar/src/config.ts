@@ -27,6 +27,8 @@ const schema = z.object({
   GATEHOUSE_CADDY_ADMIN: hostPort.default('127.0.0.1:2019'),
   GATEHOUSE_CADDY_BIN: z.string().optional(),
   GATEHOUSE_MANAGE_CADDY: bool.default(true),
+  /** address Caddy's HTTP, HTTPS and L4 listeners bind to; empty = every interface */
+  GATEHOUSE_PROXY_BIND: z.string().regex(/^[0-9A-Fa-f.:]*$/, 'must be an IP address such as 127.0.0.1 (empty: every interface)').optional(),
   GATEHOUSE_ADMIN_DOMAIN: z.string().optional(),
   GATEHOUSE_TLS: z.enum(['acme', 'internal']).default('internal'),
   GATEHOUSE_ACME_EMAIL: z.string().email().optional(),
@@ -35,6 +37,10 @@ const schema = z.object({
   GATEHOUSE_WG_SUBNET: cidr4.default('10.8.0.0/24'),
   GATEHOUSE_WG_MANAGE: bool.default(true),
   GATEHOUSE_WG_DNS: z.string().optional(),
+  /** seconds between reads of `wg show dump` (handshakes, byte counters, traffic samples) */
+  GATEHOUSE_WG_POLL_INTERVAL: positiveInt.default(10),
+  /** seconds between full reconciles of the interface from the database (heals drift) */
+  GATEHOUSE_WG_RESYNC_INTERVAL: positiveInt.default(300),
   GATEHOUSE_PUBLIC_HOST: z.string().optional(),
   GATEHOUSE_PUBLIC_IP: z.string().optional(),
   GATEHOUSE_DNS_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/, 'must be a DNS zone such as vpn.internal').default('vpn.internal'),
@@ -49,6 +55,15 @@ const schema = z.object({
   GATEHOUSE_RATE_LIMIT_CLIENT: positiveInt.default(100),
   GATEHOUSE_RATE_LIMIT_HOSTNAME: positiveInt.default(3),
   GATEHOUSE_TRUST_PROXY: bool.default(true),
+  /** home gateways (src/gateways): see README "Home gateways" */
+  GATEHOUSE_GATEWAY_SERVER_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as http://10.8.0.1:3000').optional(),
+  GATEHOUSE_GATEWAY_TUNNEL_LISTEN: bool.default(true),
+  GATEHOUSE_GATEWAY_API_PORT: port.default(9876),
+  GATEHOUSE_GATEWAY_PROXY_PORT: port.default(8080),
+  GATEHOUSE_GATEWAY_POLL_INTERVAL: positiveInt.default(10),
+  GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: positiveInt.default(15),
+  GATEHOUSE_GATEWAY_OFFLINE_AFTER: positiveInt.default(60),
+  GATEHOUSE_GATEWAY_WOL_TIMEOUT: positiveInt.default(180),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -62,10 +77,12 @@ export interface Config {
   caddyAdmin: string;
   caddyBin: string;
   manageCaddy: boolean;
+  /** Bind address of Caddy's HTTP/HTTPS/L4 listeners ('' = every interface). */
+  proxyBind: string;
   adminDomain?: string;
   tls: 'acme' | 'internal';
   acmeEmail?: string;
-  wg: { iface: string; port: number; subnet: string; manage: boolean; dns?: string };
+  wg: { iface: string; port: number; subnet: string; manage: boolean; dns?: string; pollIntervalMs: number; resyncIntervalMs: number };
   publicHost?: string;
   publicIp?: string;
   dnsDomain: string;
@@ -77,6 +94,19 @@ export interface Config {
   rateLimits: { login: number; admin: number; client: number; hostname: number };
   /** Trust X-Forwarded-For / X-Forwarded-Proto when the TCP peer is loopback (Caddy on this host). */
   trustProxy: boolean;
+  /** Home gateways: companion ports and timings (seconds unless named ...Ms). */
+  gateways: {
+    /** GATEHOUSE_SERVER_URL written into gateway.env; default http://<tunnel address>:<port> */
+    serverUrl?: string;
+    /** also serve the gateway API (only it) on the server's tunnel address at GATEHOUSE_PORT */
+    tunnelListen: boolean;
+    apiPort: number;
+    proxyPort: number;
+    pollIntervalS: number;
+    heartbeatIntervalS: number;
+    offlineAfterMs: number;
+    wolTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -105,10 +135,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     caddyAdmin: e.GATEHOUSE_CADDY_ADMIN,
     caddyBin: e.GATEHOUSE_CADDY_BIN ?? path.join(repoRoot, 'bin', 'caddy'),
     manageCaddy: e.GATEHOUSE_MANAGE_CADDY,
+    proxyBind: e.GATEHOUSE_PROXY_BIND ?? '',
     adminDomain: e.GATEHOUSE_ADMIN_DOMAIN,
     tls: e.GATEHOUSE_TLS,
     acmeEmail: e.GATEHOUSE_ACME_EMAIL,
-    wg: { iface: e.GATEHOUSE_WG_INTERFACE, port: e.GATEHOUSE_WG_PORT, subnet: e.GATEHOUSE_WG_SUBNET, manage: e.GATEHOUSE_WG_MANAGE, dns: e.GATEHOUSE_WG_DNS },
+    wg: { iface: e.GATEHOUSE_WG_INTERFACE, port: e.GATEHOUSE_WG_PORT, subnet: e.GATEHOUSE_WG_SUBNET, manage: e.GATEHOUSE_WG_MANAGE, dns: e.GATEHOUSE_WG_DNS, pollIntervalMs: e.GATEHOUSE_WG_POLL_INTERVAL * 1000, resyncIntervalMs: e.GATEHOUSE_WG_RESYNC_INTERVAL * 1000 },
     publicHost: e.GATEHOUSE_PUBLIC_HOST,
     publicIp: e.GATEHOUSE_PUBLIC_IP,
     dnsDomain: e.GATEHOUSE_DNS_DOMAIN,
@@ -124,6 +155,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hostname: e.GATEHOUSE_RATE_LIMIT_HOSTNAME,
     },
     trustProxy: e.GATEHOUSE_TRUST_PROXY,
+    gateways: {
+      serverUrl: e.GATEHOUSE_GATEWAY_SERVER_URL,
+      tunnelListen: e.GATEHOUSE_GATEWAY_TUNNEL_LISTEN,
+      apiPort: e.GATEHOUSE_GATEWAY_API_PORT,
+      proxyPort: e.GATEHOUSE_GATEWAY_PROXY_PORT,
+      pollIntervalS: e.GATEHOUSE_GATEWAY_POLL_INTERVAL,
+      heartbeatIntervalS: e.GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL,
+      offlineAfterMs: e.GATEHOUSE_GATEWAY_OFFLINE_AFTER * 1000,
+      wolTimeoutMs: e.GATEHOUSE_GATEWAY_WOL_TIMEOUT * 1000,
+    },
   };
 }
 

@@ -2,6 +2,12 @@
 // in setupFeatures() and their endpoints listed in featureEndpoints().
 import type { Deps } from './deps.js';
 import type { Endpoint } from './http/registry.js';
+import { peersFeature } from './peers/feature.js';
+import { proxyFeature } from './proxy/feature.js';
+import { routesFeature } from './routes/feature.js';
+import { smtpFeature } from './smtp/feature.js';
+import { routeAuthFeature } from './route-auth/feature.js';
+import { gatewaysFeature } from './gateways/feature.js';
 
 export interface Feature {
   name: string;
@@ -15,6 +21,10 @@ export interface Feature {
 }
 
 export const features: Feature[] = [];
+features.push(peersFeature);
+features.push(proxyFeature, routesFeature);
+features.push(smtpFeature, routeAuthFeature);
+features.push(gatewaysFeature); // after peers (tunnel up) and routes
 
 export async function setupFeatures(deps: Deps): Promise<void> {
   for (const f of features) await f.setup?.(deps);

@@ -19,7 +19,10 @@ import (
 	_ "github.com/mholt/caddy-ratelimit"
 
 	// Gatehouse modules.
+	_ "github.com/gatehouse/caddy-modules/botblock"
+	_ "github.com/gatehouse/caddy-modules/circuitbreaker"
 	_ "github.com/gatehouse/caddy-modules/hostroute"
+	_ "github.com/gatehouse/caddy-modules/mirror"
 )
 
 func main() {

@@ -286,11 +286,11 @@ export class WireGuardService {
         const added = !this.present.has(row.public_key);
         await this.driver!.setPeer(this.iface, await this.peerSpec(row));
         this.present.add(row.public_key);
-        if (added) await this.resetRaw([row.id]);
+        if (added && (Number(row.last_raw_rx) !== 0 || Number(row.last_raw_tx) !== 0)) await this.resetRaw([row.id]);
       } else if (this.present.has(row.public_key)) {
         await this.driver!.removePeer(this.iface, row.public_key);
         this.present.delete(row.public_key);
-        await this.resetRaw([row.id]);
+        if (Number(row.last_raw_rx) !== 0 || Number(row.last_raw_tx) !== 0) await this.resetRaw([row.id]);
       }
     });
   }

@@ -2,5 +2,8 @@
 import type { Migration } from '../index.js';
 import * as m001 from './001_platform.js';
 import * as m002 from './002_peers_routes.js';
+import * as m003peers from './003_peer_name_indexes.js';
+import * as m011routeAuth from './011_route_auth.js';
+import * as m020gateways from './020_gateways.js';
 
-export const migrations: Migration[] = [m001, m002];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways];

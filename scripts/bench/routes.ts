@@ -1,0 +1,375 @@
+// Benchmark: routes at scale through the real custom Caddy (bin/caddy). Run with scripts/bench/routes.sh.
+//
+// Setup (honest, documented): a throwaway sidecar runs as a child process with SQLite,
+// GATEHOUSE_MANAGE_CADDY=true (it supervises bin/caddy, admin API on loopback) and
+// GATEHOUSE_WG_MANAGE=false with GATEHOUSE_WG_SUBNET in 127.0.0.0/8: the one peer's address
+// (127.78.x.2) is a loopback address, so Caddy dials exactly the address and port a route names and
+// a trivial Go backend (routes-backend.go) answers there. No tunnel is in the path: this measures
+// Gatehouse's write path and Caddy + our host-map module, which is what the targets are about.
+// "Other" routes are inserted straight into the database (then one POST /caddy/reload), because
+// creating 10,000 routes one by one is not what is measured; every measured route goes through
+// POST /api/v1/routes.
+//
+// Prints, for 10, 1,000 and 10,000 routes loaded:
+//   render    - the pure renderer on a snapshot (and snapshot read + render, as on the write path)
+//   reload    - POST /caddy/reload (snapshot, render, hash, POST /load of the whole config)
+//   create    - POST /api/v1/routes latency (its transaction, render, /load, commit: it returns once
+//               the route is live), and propagation = from POST returning to the first 200 through
+//               Caddy (polled every ms), both median of BENCH_PROPAGATION_RUNS (5)
+//   caddy     - the same config plus one host POSTed straight to Caddy's /load: Caddy's share
+//   rss       - Caddy's resident memory
+// and wrk (-t1 -c32, BENCH_DURATION 10s, 2 s warm-up) requests/s and p50/p99, in one run:
+//   direct to the backend; a second Caddy (same binary) with a minimal hand-written config of one
+//   reverse_proxy; Gatehouse's rendered config for one plain route with 0 / 1,000 / 10,000 other
+//   routes loaded. The machine is shared, so every Gatehouse run is paired with a minimal-config run
+//   right before it (BENCH_WRK_ROUNDS pairs, medians) and ratios are taken within the pair; the
+//   10,000-route figure is also given normalized by the paired minimal runs.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../../sidecar/src/db/index.js';
+import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
+import { readSnapshot, proxySettings } from '../../sidecar/src/proxy/snapshot.js';
+import { renderCaddyConfig } from '../../sidecar/src/proxy/render.js';
+import { configHash } from '../../sidecar/src/proxy/canonical.js';
+import { loadConfig } from '../../sidecar/src/config.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? path.join(root, 'bin', 'caddy');
+const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
+/** Route totals at which wrk also runs (the target route alone is always measured). */
+const WRK_TOTALS = (process.env.BENCH_WRK_TOTALS ?? '1000,10000').split(',').map(Number);
+const DURATION = process.env.BENCH_DURATION ?? '10s';
+const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const RUNS = Number(process.env.BENCH_PROPAGATION_RUNS ?? 5);
+const PASSWORD = 'bench-password-1';
+
+const median = (xs: number[]) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+};
+const f1 = (x: number) => x.toFixed(1);
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+function request(port: number, method: string, p: string, opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {}): Promise<{ status: number; data: any }> {
+  return new Promise((resolve, reject) => {
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const req = http.request(
+      { host: opts.addr ?? '127.0.0.1', port, method, path: p, agent: false, headers: { ...(opts.host ? { host: opts.host } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          let data: any = text;
+          try {
+            data = JSON.parse(text);
+          } catch {
+            /* text */
+          }
+          resolve({ status: res.statusCode ?? 0, data });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function waitUntil(fn: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: string;
+}
+
+function parseLatency(v: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
+  if (!m) return NaN;
+  const x = Number(m[1]);
+  return m[2] === 'us' ? x / 1000 : m[2] === 's' ? x * 1000 : x;
+}
+
+function wrk(url: string, host?: string): WrkResult {
+  const hdr = host ? ['-H', `Host: ${host}`] : [];
+  execFileSync('wrk', ['-t1', `-c${CONNS}`, '-d2s', ...hdr, url], { stdio: 'pipe' });
+  const out = execFileSync('wrk', ['-t1', `-c${CONNS}`, `-d${DURATION}`, '--latency', ...hdr, url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p50 = parseLatency(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? '');
+  const p99 = parseLatency(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '');
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
+  const sockErr = /Socket errors:(.*)/.exec(out)?.[1]?.trim();
+  return { rps, p50, p99, errors: [non2xx ? `non-2xx ${non2xx}` : '', sockErr ? `socket errors ${sockErr}` : ''].filter(Boolean).join(', ') };
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+const children: ChildProcess[] = [];
+function stopAll(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGTERM');
+}
+process.on('exit', stopAll);
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(CADDY)) throw new Error(`${CADDY} not found: build it with bash scripts/build-caddy.sh`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-routes-'));
+  const octet = 10 + (process.pid % 200);
+  const ports = { api: await freePort(), http: await freePort(), https: await freePort(), admin: await freePort(), minimal: await freePort(), minimalAdmin: await freePort(), backend: await freePort() };
+  const env: Record<string, string> = {
+    ...process.env as Record<string, string>,
+    GATEHOUSE_DATA_DIR: path.join(dir, 'data'),
+    GATEHOUSE_PORT: String(ports.api),
+    GATEHOUSE_BIND: '127.0.0.1',
+    GATEHOUSE_ADMIN_USER: 'admin',
+    GATEHOUSE_ADMIN_PASSWORD: PASSWORD,
+    GATEHOUSE_MANAGE_CADDY: 'true',
+    GATEHOUSE_CADDY_BIN: CADDY,
+    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
+    GATEHOUSE_HTTP_PORT: String(ports.http),
+    GATEHOUSE_HTTPS_PORT: String(ports.https),
+    GATEHOUSE_PROXY_BIND: '127.0.0.1',
+    GATEHOUSE_WG_MANAGE: 'false',
+    GATEHOUSE_WG_SUBNET: `127.78.${octet}.0/24`,
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',
+    GATEHOUSE_LOG_LEVEL: 'warn',
+  };
+  delete env.DATABASE_URL;
+  try {
+    // ---- the backend, built from routes-backend.go
+    const backendBin = path.join(dir, 'routes-backend');
+    execFileSync('go', ['build', '-o', backendBin, path.join(root, 'scripts/bench/routes-backend.go')], { stdio: 'inherit', cwd: dir });
+
+    // ---- the sidecar (which starts and supervises Caddy)
+    const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
+    const sidecar = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') });
+    children.push(sidecar);
+    await waitUntil(async () => (await request(ports.api, 'GET', '/health')).status === 200, 60_000, 'the sidecar (see sidecar.log)');
+    const login = await new Promise<{ cookie: string; csrf: string }>((resolve, reject) => {
+      const body = JSON.stringify({ username: 'admin', password: PASSWORD });
+      const req = http.request({ host: '127.0.0.1', port: ports.api, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', accept: 'application/json' } }, (res) => {
+        let t = '';
+        res.on('data', (c) => (t += c));
+        res.on('end', () => resolve({ cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '), csrf: JSON.parse(t).csrfToken }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    const tok = await request(ports.api, 'POST', '/api/v1/tokens', { headers: { cookie: login.cookie, 'x-csrf-token': login.csrf }, body: { name: 'bench', scopes: ['full-access'] } });
+    const auth = { authorization: `Bearer ${tok.data.token}` };
+    const api = (method: string, p: string, body?: unknown) => request(ports.api, method, `/api/v1${p}`, { headers: auth, body });
+
+    const peer = (await api('POST', '/peers', { name: 'bench-peer' })).data.peer;
+    const peerAddr = String(peer.address).split('/')[0];
+    const backend = spawn(backendBin, [`${peerAddr}:${ports.backend}`], { stdio: 'ignore' });
+    children.push(backend);
+    await waitUntil(async () => (await request(ports.backend, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'the backend');
+    const caddyPid = (await api('GET', '/caddy/status')).data.pid as number;
+
+    const target = await api('POST', '/routes', { domain: 'target.bench.test', peer_id: peer.id, target_port: ports.backend });
+    if (target.status !== 201) throw new Error(`creating the target route: ${JSON.stringify(target.data)}`);
+    const viaCaddy = (host: string) => request(ports.http, 'GET', '/', { host });
+    if ((await viaCaddy('target.bench.test')).status !== 200) throw new Error('the target route does not answer through Caddy');
+
+    // ---- a second Caddy with the minimal hand-written config (one reverse_proxy)
+    const minimalCfg = path.join(dir, 'minimal.json');
+    fs.writeFileSync(minimalCfg, JSON.stringify({
+      admin: { listen: `127.0.0.1:${ports.minimalAdmin}` },
+      apps: { http: { servers: { minimal: { listen: [`127.0.0.1:${ports.minimal}`], routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: `${peerAddr}:${ports.backend}` }] }] }] } } } },
+    }));
+    const minimal = spawn(CADDY, ['run', '--config', minimalCfg], { stdio: 'ignore', env: { ...process.env, XDG_DATA_HOME: path.join(dir, 'minimal-data'), XDG_CONFIG_HOME: path.join(dir, 'minimal-config') } });
+    children.push(minimal);
+    await waitUntil(async () => (await request(ports.minimal, 'GET', '/')).status === 200, 10_000, 'the minimal Caddy');
+
+    // ---- direct database access for the "other" routes (the sidecar's own SQLite file, WAL)
+    const db = await openDatabase({ dataDir: env.GATEHOUSE_DATA_DIR });
+    const settings = proxySettings(loadConfig(env));
+    let others = 0;
+    const addOthers = async (upTo: number) => {
+      const now = Date.now();
+      const rows = [];
+      for (let i = others; i < upTo; i++) rows.push({ ...routeToRow({ ...blankRoute(now), domain: `o${i}.bench.test`, peer_id: peer.id, target_port: String(ports.backend) }) });
+      for (let i = 0; i < rows.length; i += 1000) await db.models.Route.bulkCreate(rows.slice(i, i + 1000) as any);
+      others = upTo;
+      const t0 = performance.now();
+      const r = await api('POST', '/caddy/reload');
+      if (r.status !== 200) throw new Error(`reload: ${JSON.stringify(r.data)}`);
+      return performance.now() - t0;
+    };
+
+    const wrkRows: { label: string; r: WrkResult }[] = [];
+    const runWrk = (label: string, url: string, host?: string) => {
+      const r = wrk(url, host);
+      wrkRows.push({ label, r });
+      process.stderr.write(`  wrk ${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${r.errors ? ` (${r.errors})` : ''}\n`);
+      return r;
+    };
+    const ghUrl = `http://127.0.0.1:${ports.http}/`;
+    const minUrl = `http://127.0.0.1:${ports.minimal}/`;
+    const ROUNDS = Number(process.env.BENCH_WRK_ROUNDS ?? 2);
+    /** wrk pairs: the minimal config right before Gatehouse, ROUNDS times; medians of each side. */
+    const paired = (label: string) => {
+      const m: WrkResult[] = [];
+      const g: WrkResult[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        m.push(runWrk(`minimal Caddy config (paired with ${label}, round ${i + 1})`, minUrl));
+        g.push(runWrk(`Gatehouse, ${label} (round ${i + 1})`, ghUrl, 'target.bench.test'));
+      }
+      const med = (xs: WrkResult[]) => ({ rps: median(xs.map((r) => r.rps)), p50: median(xs.map((r) => r.p50)), p99: median(xs.map((r) => r.p99)), errors: '' });
+      return { label, minimal: med(m), gh: med(g) };
+    };
+    process.stderr.write('measuring (wrk runs are noisy on a shared machine: every Gatehouse run is paired with a minimal-config run right before it)\n');
+    const direct = runWrk('direct to the backend', `http://${peerAddr}:${ports.backend}/`);
+    const pairs: ReturnType<typeof paired>[] = [paired('1 route')];
+
+    // ---- sizes
+    const sizeRows: { n: number; render: number; snapRender: number; hash: number; reload: number; caddyLoad: number; post: number; prop: number; live: number; rss: number; bytes: number }[] = [];
+    const admin = (method: string, p: string, body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port: ports.admin, method, path: p, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const steps = [...new Set([...SIZES, ...WRK_TOTALS.filter((x) => x > 1)])].sort((a, b) => a - b);
+    for (const n of steps) {
+      // n routes loaded in all: the target plus n-1 others
+      const reload = await addOthers(Math.max(others, n - 1));
+      if (SIZES.includes(n)) {
+        const snapT: number[] = [];
+        const renderT: number[] = [];
+        const hashT: number[] = [];
+        let bytes = 0;
+        let cfg: any = null;
+        for (let i = 0; i < 5; i++) {
+          const t0 = performance.now();
+          const snap = await readSnapshot(db, settings, Date.now());
+          const t1 = performance.now();
+          cfg = renderCaddyConfig(snap);
+          const t2 = performance.now();
+          configHash(cfg);
+          const t3 = performance.now();
+          bytes = JSON.stringify(cfg).length;
+          snapT.push(t2 - t0);
+          renderT.push(t2 - t1);
+          hashT.push(t3 - t2);
+        }
+        // Caddy alone: POST /load of this config plus one host, straight to the admin API (then
+        // the sidecar's own configuration is put back with POST /caddy/reload).
+        const loadT: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const hosts = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
+          const extra = `direct${i}.bench.test`;
+          hosts[extra] = hosts['target.bench.test'];
+          const body = JSON.stringify(cfg);
+          delete hosts[extra];
+          const t0 = performance.now();
+          const st = await admin('POST', '/load', body);
+          loadT.push(performance.now() - t0);
+          if (st !== 200) throw new Error(`direct /load: HTTP ${st}`);
+        }
+        await api('POST', '/caddy/reload');
+        const posts: number[] = [];
+        const props: number[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const host = `p${n}-${i}.bench.test`;
+          const t0 = performance.now();
+          const c = await api('POST', '/routes', { domain: host, peer_id: peer.id, target_port: ports.backend });
+          const t1 = performance.now();
+          if (c.status !== 201) throw new Error(`create: ${JSON.stringify(c.data)}`);
+          for (;;) {
+            if ((await viaCaddy(host)).status === 200) break;
+            if (performance.now() - t1 > 10_000) throw new Error(`${host} never answered`);
+            await new Promise((r) => setTimeout(r, 1));
+          }
+          const t2 = performance.now();
+          posts.push(t1 - t0);
+          props.push(t2 - t1);
+          await api('DELETE', `/routes/${c.data.route.id}`);
+        }
+        const row = { n, render: median(renderT), snapRender: median(snapT), hash: median(hashT), reload, caddyLoad: median(loadT), post: median(posts), prop: median(props), live: median(posts.map((p, i) => p + props[i])), rss: rssMb(caddyPid), bytes };
+        sizeRows.push(row);
+        process.stderr.write(`  ${n} routes: render ${f1(row.render)} ms, Caddy /load alone ${f1(row.caddyLoad)} ms, POST /routes ${f1(row.post)} ms, propagation ${f1(row.prop)} ms, Caddy RSS ${f1(row.rss)} MB\n`);
+      }
+      if (WRK_TOTALS.includes(n)) pairs.push(paired(`1 route + ${others} others`));
+    }
+    await db.close();
+
+    // ---- report
+    const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+    console.log('');
+    console.log(`bench routes: ${os.cpus().length} cores (${cpu}), load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, Caddy ${execFileSync(CADDY, ['version'], { encoding: 'utf8' }).split(' ')[0].trim()}, SQLite, loopback`);
+    console.log(`  peer address ${peerAddr} is on loopback (GATEHOUSE_WG_SUBNET in 127/8, no tunnel): Caddy + host map + write path only`);
+    console.log('');
+    console.log('  routes | render (pure) | snapshot+render | canonical hash | config  | POST /caddy/reload | Caddy /load alone | POST /routes | propagation* | create→live | Caddy RSS');
+    for (const r of sizeRows) {
+      console.log(`  ${String(r.n).padStart(6)} | ${f1(r.render).padStart(10)} ms | ${f1(r.snapRender).padStart(12)} ms | ${f1(r.hash).padStart(11)} ms | ${(r.bytes / 1e6).toFixed(2).padStart(4)} MB | ${f1(r.reload).padStart(15)} ms | ${f1(r.caddyLoad).padStart(14)} ms | ${f1(r.post).padStart(9)} ms | ${f1(r.prop).padStart(9)} ms | ${f1(r.live).padStart(8)} ms | ${f1(r.rss).padStart(6)} MB`);
+    }
+    console.log('  * propagation: from POST /api/v1/routes returning to the first 200 through Caddy (the write returns once Caddy runs it);');
+    console.log(`    create→live: from sending the POST to that 200. Medians of ${RUNS}. Caddy /load alone: the same config plus one host posted`);
+    console.log('    straight to Caddy\'s admin API (median of 3): the part of a write that is Caddy re-provisioning every module.');
+    for (const r of sizeRows) {
+      const target = r.n <= 1000 ? 100 : r.n <= 10000 ? 1000 : NaN;
+      if (!Number.isNaN(target)) console.log(`    target at ${r.n}: < ${target} ms → create→live ${f1(r.live)} ms: ${r.live < target ? 'met' : 'MISSED'} (of which Caddy /load ≈ ${f1(r.caddyLoad)} ms)`);
+    }
+    console.log('');
+    console.log(`  wrk -t1 -c${CONNS} -d${DURATION} (2 s warm-up each), medians of ${ROUNDS}      req/s     p50       p99     vs the minimal run paired with it`);
+    const line = (label: string, r: { rps: number; p50: number; p99: number }, extra = '') =>
+      console.log(`  ${label.padEnd(52)} ${String(Math.round(r.rps)).padStart(7)}  ${r.p50.toFixed(2).padStart(6)} ms  ${r.p99.toFixed(2).padStart(6)} ms  ${extra}`);
+    const allMinimal = median(pairs.map((p) => p.minimal.rps));
+    line('direct to the backend', direct, `(minimal/direct = ${pct(allMinimal / direct.rps)}, not ours to beat)`);
+    const base = pairs[0];
+    const rel0 = base.gh.rps / base.minimal.rps;
+    for (const p of pairs) {
+      line(`minimal Caddy config (paired with ${p.label})`, p.minimal, '100%');
+      const rel = p.gh.rps / p.minimal.rps;
+      const own = p === base ? '' : `; vs own 1-route: ${pct(p.gh.rps / base.gh.rps)} raw, ${pct(rel / rel0)} normalized by the paired minimal runs`;
+      line(`Gatehouse, ${p.label}`, p.gh, `${pct(rel)} req/s, p50 ${p.gh.p50 >= p.minimal.p50 ? '+' : ''}${pct(p.gh.p50 / p.minimal.p50 - 1)}${own}`);
+    }
+    console.log('');
+    const checks: [string, boolean][] = [
+      ['Gatehouse 1 route ≥ 95% of the minimal config req/s', rel0 >= 0.95],
+      ['Gatehouse 1 route p50 within 10% of the minimal config', base.gh.p50 <= base.minimal.p50 * 1.1],
+      ...pairs.slice(1).map((p): [string, boolean] => [`${p.label} ≥ 90% of own 1-route req/s (normalized)`, p.gh.rps / p.minimal.rps / rel0 >= 0.9]),
+    ];
+    for (const [what, ok] of checks) console.log(`  target: ${what}: ${ok ? 'met' : 'MISSED'}`);
+    for (const row of wrkRows) if (row.r.errors) console.log(`  note: ${row.label}: ${row.r.errors}`);
+  } finally {
+    stopAll();
+    await new Promise((r) => setTimeout(r, 1500));
+    if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+    else console.log(`kept ${dir}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(`bench routes failed: ${err?.stack ?? err}`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,21 @@
+// /api/v1/dashboard/*
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import type { DashboardService } from './service.js';
+
+export function dashboardEndpoints(deps: Deps): Endpoint[] {
+  const dash = () => deps.dashboard as DashboardService;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/dashboard/stats', tags: ['dashboard'],
+      summary: 'peers {total, online}, routes {active}, monitoring {total, up, down}, traffic {today, todayUpload, todayDownload, uploadRate, downloadRate} (bytes, bytes/s), wireguard {running}, latency (ms)',
+      handler: async () => ({ ...(await dash().stats()) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/dashboard/traffic', tags: ['dashboard'], query: z.object({ period: z.enum(['1h', '24h', '7d']).default('24h') }),
+      summary: 'Traffic of all peers as chart points {timestamp, rx, tx} (1h: 5-minute steps, 24h: 1 h, 7d: 6 h)',
+      handler: async ({ query }) => ({ ...(await dash().traffic(query.period)) }),
+    }),
+  ];
+}

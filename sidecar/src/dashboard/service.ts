@@ -1,0 +1,67 @@
+// Dashboard figures: peers, routes, monitoring, traffic and the tunnel, from the database and the
+// WireGuard service's last poll (never a `wg` call per request).
+import { Op, QueryTypes } from 'sequelize';
+import type { Deps } from '../deps.js';
+import { series, totalsSince, type Period } from '../peers/traffic.js';
+import { ONLINE_WINDOW_MS } from '../peers/view.js';
+import type { WireGuardService } from '../wireguard/service.js';
+
+export interface DashboardStats {
+  peers: { total: number; online: number };
+  routes: { active: number };
+  monitoring: { total: number; up: number; down: number };
+  traffic: { today: number; todayUpload: number; todayDownload: number; uploadRate: number; downloadRate: number };
+  wireguard: { running: boolean };
+  latency: number | null;
+}
+
+/** Local midnight of the day holding `now`. */
+export function startOfDay(now: number): number {
+  const d = new Date(now);
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
+}
+
+export class DashboardService {
+  constructor(private deps: Deps, private wg: WireGuardService) {}
+
+  async stats(): Promise<DashboardStats> {
+    const now = this.deps.clock();
+    const { Peer, Route } = this.deps.db.models;
+    const [total, online, activeRoutes, monitored, today] = await Promise.all([
+      Peer.count(),
+      Peer.count({
+        where: {
+          enabled: true,
+          latest_handshake: { [Op.gte]: now - ONLINE_WINDOW_MS },
+          [Op.or]: [{ expires_at: null }, { expires_at: { [Op.gt]: now } }],
+        },
+      }),
+      Route.count({ where: { enabled: true } }),
+      Route.count({ where: { enabled: true, monitoring_enabled: true } }),
+      totalsSince(this.deps.db.sequelize, startOfDay(now)),
+    ]);
+    const rates = this.wg.trafficRates;
+    return {
+      peers: { total, online },
+      routes: { active: activeRoutes },
+      // Monitoring results arrive with the uptime-monitoring feature; until then nothing is up or down.
+      monitoring: { total: monitored, up: 0, down: 0 },
+      // Peers' view: upload = bytes the server received from peers (rx), download = bytes it sent (tx).
+      traffic: { today: today.rx + today.tx, todayUpload: today.rx, todayDownload: today.tx, uploadRate: rates.rx, downloadRate: rates.tx },
+      wireguard: { running: this.wg.isRunning },
+      latency: await this.dbLatency(),
+    };
+  }
+
+  /** Round trip of one trivial database query, in ms (the sidecar's own responsiveness). */
+  private async dbLatency(): Promise<number> {
+    const t0 = performance.now();
+    await this.deps.db.sequelize.query('SELECT 1', { type: QueryTypes.SELECT });
+    return Math.round((performance.now() - t0) * 100) / 100;
+  }
+
+  traffic(period: Extract<Period, '1h' | '24h' | '7d'>) {
+    return series(this.deps.db.sequelize, period, this.deps.clock());
+  }
+}

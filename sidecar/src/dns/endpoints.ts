@@ -1,0 +1,27 @@
+// /api/v1/system/dns/* (licence feature internal_dns)
+import type { Deps } from '../deps.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { requireFeature } from './gate.js';
+import type { DnsService } from './service.js';
+
+export function dnsEndpoints(deps: Deps): Endpoint[] {
+  const dns = () => deps.dns as DnsService;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/system/dns/status', tags: ['system'],
+      summary: 'Internal DNS: hosts-file metadata and peer hostname counts by source (admin, agent, stale = agent name not refreshed for 7 days). Feature internal_dns',
+      handler: async () => {
+        requireFeature('internal_dns');
+        return { dns: await dns().status() };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/system/dns/records', tags: ['system'],
+      summary: 'The internal DNS zone: static records (gateway.<domain>, server.<domain>) and every peer record with its source. Feature internal_dns',
+      handler: async () => {
+        requireFeature('internal_dns');
+        return { ...(await dns().records()) };
+      },
+    }),
+  ];
+}

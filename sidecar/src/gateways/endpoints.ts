@@ -1,0 +1,157 @@
+// Thin HTTP mapping of the gateways feature:
+// - admin: GET /gateways, GET /peers/:id/gateway-info, POST /peers/:id/gateway-env/rotate (peers
+//   scope, from their paths), POST /routes/:id/wol (routes scope);
+// - gateway companion API (auth 'gateway': the gateway bearer token only): /gateway/config,
+//   /gateway/config/check, /gateway/status, /gateway/probe, /gateway/heartbeat;
+// - public: GET /gateway-wol/wait, the waking-up page Caddy hands sleeping WoL routes to.
+import type Koa from 'koa';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { actingUserId, bearerToken, type Principal } from '../http/auth.js';
+import { zodFields } from '../http/errors.js';
+import { unauthorized, validation } from '../util/errors.js';
+import type { GatewaysService } from './service.js';
+import type { WolService } from './wol.js';
+import { CONFIG_HASH_RE, heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from './protocol.js';
+
+export const checkQuery = z.object({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
+
+/** Requests that came in on the tunnel listener carry this flag (see tunnel-listener.ts). */
+export const VIA_TUNNEL = 'gatehouseViaTunnel';
+
+const normalizeIp = (ip: string | undefined) => (ip ?? '').replace(/^::ffff:/, '');
+
+/**
+ * The calling gateway's peer id. On the tunnel listener the request must also come from that
+ * gateway's own tunnel address (WireGuard authenticates the source address), so a token copied to
+ * another peer is refused there.
+ */
+async function callerPeer(gateways: GatewaysService, ctx: Koa.Context): Promise<number> {
+  const p = ctx.state.principal as Principal | undefined;
+  if (p?.kind !== 'gateway') throw unauthorized('A valid gateway token is required');
+  if (ctx.state[VIA_TUNNEL]) {
+    const addr = await gateways.tunnelAddress(p.peerId);
+    if (normalizeIp(ctx.socket.remoteAddress) !== addr) throw unauthorized('This gateway token belongs to another tunnel address');
+  }
+  return p.peerId;
+}
+
+export const CHECK_PATH = '/api/v1/gateway/config/check';
+
+/** GET /gateway/config/check for an authenticated gateway: 304 when `hash` is current, else 200 + the hash. */
+async function answerCheck(gateways: GatewaysService, ctx: Koa.Context, peerId: number, hash: string | undefined): Promise<Record<string, unknown> | undefined> {
+  const r = await gateways.check(peerId, hash);
+  if (!r.changed) {
+    ctx.status = 304;
+    return undefined;
+  }
+  return { changed: true, config_hash: r.config_hash };
+}
+
+/**
+ * The same endpoint as the declared GET /gateway/config/check (same token rules, validation, answers
+ * and error bodies, which the outer error middleware renders), answered as early middleware: every
+ * companion polls it every few seconds and the generic chain (session, router, body, zod) costs
+ * about three times the work of the check itself (scripts/bench/gateway-poll.ts). The declaration
+ * stays in the registry for the OpenAPI document and the authorization matrix.
+ */
+export function checkFastPath(deps: Deps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'GET' || ctx.path !== CHECK_PATH) return next();
+    const gw = deps.gateways as GatewaysService;
+    const token = bearerToken(ctx);
+    const v = token ? await gw.verify(token) : null;
+    if (!v) throw unauthorized('A valid gateway token is required');
+    ctx.state.principal = { kind: 'gateway', peerId: v.peerId } satisfies Principal;
+    const q = checkQuery.safeParse({ hash: typeof ctx.query.hash === 'string' ? ctx.query.hash : ctx.query.hash?.[0] });
+    if (!q.success) throw validation('Validation failed', zodFields(q.error));
+    const body = await answerCheck(gw, ctx, await callerPeer(gw, ctx), q.data.hash);
+    if (body) ctx.body = { ok: true, ...body };
+  };
+}
+
+/** The companion API endpoints (also mounted alone on the tunnel listener). */
+export function gatewayApiEndpoints(deps: Deps): Endpoint[] {
+  const gw = () => deps.gateways as GatewaysService;
+  const tags = ['gateway'];
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/gateway/config', auth: 'gateway', tags,
+      summary: "This gateway's configuration: its routes (LAN targets, listener ports, WoL fields), TCP/UDP listeners, proxy port, and config_hash",
+      handler: async (_i, ctx) => {
+        const { config, hash } = await gw().config(await callerPeer(gw(), ctx));
+        ctx.set('ETag', `"${hash}"`);
+        return { ...config, config_hash: hash };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/gateway/config/check', auth: 'gateway', tags, query: checkQuery,
+      summary: 'Idle poll: 304 when `hash` is the current config_hash, otherwise 200 with the new hash',
+      // normally answered by checkFastPath (early middleware) with this same logic
+      handler: async ({ query }, ctx) => answerCheck(gw(), ctx, await callerPeer(gw(), ctx), query.hash),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/gateway/status', auth: 'gateway', tags, body: statusSchema,
+      summary: 'Traffic snapshot {rx_bytes, tx_bytes, active_connections}; does not count as a heartbeat',
+      handler: async ({ body }, ctx) => ({ ...(await gw().trafficStatus(await callerPeer(gw(), ctx), body)) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/gateway/probe', auth: 'gateway', tags, body: z.unknown(),
+      summary: 'Echo for end-to-end checks: returns the JSON body as received, with the server time',
+      handler: async ({ body }, ctx) => {
+        const peer_id = await callerPeer(gw(), ctx);
+        return { peer_id, echo: body ?? null, bytes: Buffer.byteLength(JSON.stringify(body ?? null)), server_time: deps.clock() };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/gateway/heartbeat', auth: 'gateway', tags, body: heartbeatSchema,
+      summary: 'Heartbeat: stored whole as health, judged by route_reachability (overall_healthy as fallback), hostname reported as the agent hostname',
+      handler: async ({ body }, ctx) => ({ ...(await gw().heartbeat(await callerPeer(gw(), ctx), body)) }),
+    }),
+  ];
+}
+
+export function gatewayEndpoints(deps: Deps): Endpoint[] {
+  const gw = () => deps.gateways as GatewaysService;
+  const wol = () => deps.gatewayWol as WolService;
+  const id = (p: Record<string, string | number>) => p.id as number;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/gateways', tags: ['gateways'],
+      summary: 'Every gateway peer: status (online/offline/unknown and why), last heartbeat (health), routes, config sync',
+      handler: async () => ({ gateways: await gw().list() }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/peers/:id/gateway-info', tags: ['peers', 'gateways'],
+      summary: 'Status and last health of one gateway peer (400 for a regular peer)',
+      handler: async ({ params }) => ({ gateway: await gw().info(id(params)) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/peers/:id/gateway-env/rotate', tags: ['peers', 'gateways'],
+      summary: 'New API and push tokens and a new gateway.env; the old tokens stop working at once (400 for a regular peer)',
+      handler: async ({ params }, ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        const r = await gw().rotate(id(params), actingUserId(ctx.state.principal));
+        return { peer_id: r.peer_id, gateway: { apiToken: r.apiToken, pushToken: r.pushToken, envContent: r.envContent } };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/:id/wol', tags: ['routes', 'gateways'],
+      summary: "Wake-on-LAN now: the route's gateway companion broadcasts the magic packet for wol_mac on its LAN",
+      handler: async ({ params }, ctx) => ({ wol: await wol().wake(id(params), { actor: actingUserId(ctx.state.principal), trigger: 'admin' }) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: WOL_WAIT_PATH, auth: 'public', tags: ['gateways'],
+      summary: 'Waking-up page for a Wake-on-LAN gateway route whose host is asleep (reached through Caddy; sends the packet, reloads until the host answers)',
+      handler: async (_i, ctx) => {
+        const page = await wol().waitPage(ctx.get(WOL_ROUTE_HEADER) || undefined, ctx.accepts('html', 'json') === 'html');
+        ctx.status = page.status;
+        for (const [k, v] of Object.entries(page.headers)) ctx.set(k, v);
+        ctx.type = page.type;
+        ctx.body = page.body;
+      },
+    }),
+    ...gatewayApiEndpoints(deps),
+  ];
+}

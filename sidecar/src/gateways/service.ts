@@ -1,0 +1,578 @@
+// GatewaysService (deps.gateways, and deps.gatewayAuth): everything the server knows about home
+// gateways. No Koa here.
+//
+// - Tokens: issueTokens(peerId) makes a fresh API token (companion → server, `gthgw_…`, stored as
+//   SHA-256 only) and push token (server → companion, `gthgp_…`, sealed with the master key because
+//   the server must present it), replacing any earlier pair at once, and renders gateway.env.
+// - verify(token): the gateway-auth hook of http/auth.ts. Cached by token hash; the cache entry of
+//   a gateway is dropped when its tokens are rotated (old tokens fail at once) and the whole cache
+//   when any peer row changes (disabled, expired, deleted gateways fail at once too).
+// - Configuration: config(peerId) / check(peerId, hash). The rendered configuration and its hash
+//   are cached per gateway; any write to the routes table (create, update, toggle, delete, batch,
+//   from any service) drops the cache through Sequelize model hooks, again after the write's
+//   transaction commits. A poll with an unchanged hash is a Map lookup: no database query.
+// - Heartbeats: stored whole as `health`, judged (state.ts), the hostname reported to the peers
+//   service (sticky-admin rule applies), the status re-evaluated.
+// - Status: evaluate() on every heartbeat and on a timer; every transition is written with a
+//   compare-and-set on the old status (so it is logged exactly once, even with several evaluators)
+//   and announced through the ONE emit() function (activity log + transition listeners).
+import { Op, QueryTypes, type Transaction } from 'sequelize';
+import type { Deps, GatewayAuth } from '../deps.js';
+import type { PeerRow, RouteRow } from '../db/models.js';
+import type { M } from '../db/models.js';
+import { notFound, validation, AppError } from '../util/errors.js';
+import { generateToken, sha256 } from '../tokens/service.js';
+import { asBool, isActive } from '../peers/view.js';
+import { rowToRoute } from '../routes/model.js';
+import type { WireGuardService } from '../wireguard/service.js';
+import type { PeersService } from '../peers/service.js';
+import { parseSubnet, serverAddress } from '../wireguard/render.js';
+import { buildGatewayConfig, gatewayConfigHash } from './config.js';
+import { gatewayModel, type GatewayRow } from './model.js';
+import {
+  GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, renderGatewayEnv,
+  type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
+} from './protocol.js';
+import { deriveStatus, healthVerdict, tickInterval, type GatewayStatus, type Thresholds } from './state.js';
+
+export interface IssuedTokens {
+  apiToken: string;
+  pushToken: string;
+  envContent: string;
+}
+
+export interface Transition {
+  peer_id: number;
+  name: string;
+  from: GatewayStatus;
+  to: GatewayStatus;
+  reason: string;
+  last_seen_at: number | null;
+  at: number;
+}
+export type TransitionListener = (t: Transition) => void | Promise<void>;
+
+interface TokenEntry {
+  peerId: number;
+  address: string;
+  enabled: boolean;
+  expiresAt: number | null;
+}
+
+interface ConfigEntry {
+  config: GatewayConfig;
+  hash: string;
+}
+
+export interface GatewayView {
+  peer_id: number;
+  name: string;
+  hostname: string | null;
+  hostname_source: 'admin' | 'agent' | null;
+  ip: string;
+  enabled: 1 | 0;
+  api_port: number;
+  status: GatewayStatus;
+  status_reason: string;
+  status_changed_at: number | null;
+  last_seen_at: number | null;
+  health: Record<string, unknown> | null;
+  config_hash: string;
+  reported_config_hash: string | null;
+  config_in_sync: boolean | null;
+  traffic: (GatewayTrafficStatus & { at: number }) | null;
+  tokens_issued_at: number | null;
+  token_hint: string | null;
+  routes: { id: number; domain: string; route_type: 'http' | 'l4'; target_lan_host: string | null; target_lan_port: number | null; enabled: boolean; wol_enabled: boolean }[];
+}
+
+export interface HeartbeatResult {
+  status: GatewayStatus;
+  status_reason: string;
+  config_hash: string;
+  config_changed: boolean;
+  hostname: { applied: boolean; reason?: string };
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function parseJson<T>(text: string | null): T | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+export class GatewaysService implements GatewayAuth {
+  readonly Gateway: M<GatewayRow>;
+  readonly thresholds: Thresholds;
+  private tokenCache = new Map<string, TokenEntry>();
+  private byPeer = new Map<number, TokenEntry>();
+  private configCache = new Map<number, ConfigEntry>();
+  /** bumped by every invalidation: a cache fill that raced with a write is not stored */
+  private configGen = 0;
+  private tokenGen = 0;
+  private listeners: TransitionListener[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+
+  constructor(private readonly deps: Deps) {
+    this.Gateway = gatewayModel(deps.db.sequelize);
+    this.thresholds = { offlineAfterMs: deps.config.gateways.offlineAfterMs };
+    this.installHooks();
+  }
+
+  private get peers(): PeersService {
+    return this.deps.peers as PeersService;
+  }
+  private get wg(): WireGuardService | undefined {
+    return this.deps.wireguard as WireGuardService | undefined;
+  }
+
+  // ------------------------------------------------------------------ cache invalidation
+
+  /** Drops the cached configurations (and token entries) when routes (peers) change, from any service. */
+  private installHooks(): void {
+    const { Route, Peer } = this.deps.db.models;
+    const on = (model: typeof Route | typeof Peer, drop: () => void) => {
+      const handler = (...args: unknown[]) => {
+        drop();
+        const opts = args[args.length - 1] as { transaction?: Transaction & { parent?: Transaction } } | undefined;
+        const t = opts?.transaction;
+        // Readers may have refilled the cache from pre-commit data (PostgreSQL): drop again after commit.
+        if (t) (t.parent ?? t).afterCommit(() => drop());
+      };
+      for (const hook of ['afterCreate', 'afterBulkCreate', 'afterUpdate', 'afterBulkUpdate', 'afterDestroy', 'afterBulkDestroy', 'afterUpsert'] as const) {
+        (model as any).addHook(hook, `gateways-${hook}`, handler);
+      }
+    };
+    on(Route, () => this.invalidateConfig());
+    on(Peer, () => this.invalidateTokens());
+  }
+
+  invalidateConfig(peerId?: number): void {
+    this.configGen++;
+    if (peerId === undefined) this.configCache.clear();
+    else this.configCache.delete(peerId);
+  }
+
+  invalidateTokens(peerId?: number): void {
+    this.tokenGen++;
+    if (peerId === undefined) {
+      this.tokenCache.clear();
+      this.byPeer.clear();
+      return;
+    }
+    for (const [h, e] of this.tokenCache) if (e.peerId === peerId) this.tokenCache.delete(h);
+    this.byPeer.delete(peerId);
+  }
+
+  // ------------------------------------------------------------------ lookups
+
+  private async peerRow(peerId: number): Promise<PeerRow> {
+    const r = (await this.deps.db.models.Peer.findByPk(peerId, { raw: true })) as unknown as PeerRow | null;
+    if (!r) throw notFound('Peer');
+    return r;
+  }
+
+  /** The peer, which must be a gateway peer (400 otherwise, 404 when missing). */
+  async gatewayPeer(peerId: number): Promise<PeerRow> {
+    const r = await this.peerRow(peerId);
+    if (r.peer_type !== 'gateway') throw validation(`Peer ${peerId} is not a gateway peer`, { id: 'not a gateway peer (create it with is_gateway: true)' });
+    return r;
+  }
+
+  private async row(peerId: number): Promise<GatewayRow | null> {
+    return (await this.Gateway.findByPk(peerId, { raw: true })) as unknown as GatewayRow | null;
+  }
+
+  apiPortOf(peer: Pick<PeerRow, 'api_port'>): number {
+    return num(peer.api_port) ?? this.deps.config.gateways.apiPort;
+  }
+
+  // ------------------------------------------------------------------ tokens and gateway.env
+
+  /**
+   * New API and push tokens for a gateway peer, replacing the old ones at once (used on creation and
+   * by rotate). Returns the plaintext tokens (shown once) and the complete gateway.env.
+   */
+  async issueTokens(peerId: number): Promise<IssuedTokens> {
+    const peer = await this.gatewayPeer(peerId);
+    const apiToken = generateToken(GATEWAY_TOKEN_PREFIX);
+    const pushToken = generateToken(PUSH_TOKEN_PREFIX);
+    const envContent = await this.renderEnv(peer, apiToken, pushToken);
+    const now = this.deps.clock();
+    const values = { api_token_hash: sha256(apiToken), push_token_enc: this.deps.crypto.seal(pushToken), token_hint: apiToken.slice(0, 10), tokens_issued_at: now, updated_at: now };
+    const [n] = await this.Gateway.update(values, { where: { peer_id: peerId } });
+    if (!n) await this.Gateway.create({ peer_id: peerId, ...values, status: 'unknown', created_at: now } as GatewayRow);
+    this.invalidateTokens(peerId);
+    return { apiToken, pushToken, envContent };
+  }
+
+  /** POST /peers/:id/gateway-env/rotate: fresh tokens and env; the running companion's tokens stop working now. */
+  async rotate(peerId: number, actor?: number): Promise<IssuedTokens & { peer_id: number }> {
+    const issued = await this.issueTokens(peerId);
+    const peer = await this.peerRow(peerId);
+    await this.deps.activity.record({
+      severity: 'warning',
+      source: 'gateways',
+      event_type: 'gateway_tokens_rotated',
+      message: `Gateway "${peer.name}": tokens rotated; the companion needs the new gateway.env`,
+      details: { peer_id: peerId, token_hint: issued.apiToken.slice(0, 10) },
+      user_id: actor ?? null,
+    });
+    return { peer_id: peerId, ...issued };
+  }
+
+  /** The server URL written into gateway.env: GATEHOUSE_GATEWAY_SERVER_URL or http://<tunnel address>:<GATEHOUSE_PORT>. */
+  serverUrl(): string {
+    const c = this.deps.config;
+    if (c.gateways.serverUrl) return c.gateways.serverUrl.replace(/\/+$/, '');
+    const addr = this.wg?.serverAddress ?? serverAddress(parseSubnet(c.wg.subnet));
+    return `http://${addr}:${c.port}`;
+  }
+
+  private async renderEnv(peer: PeerRow, apiToken: string, pushToken: string): Promise<string> {
+    const wg = this.wg;
+    if (!wg) throw new AppError('unavailable', 'The WireGuard service is not available');
+    if (!peer.private_key_enc) throw new AppError('conflict', `Peer "${peer.name}" has no stored private key, so no gateway.env can be built`);
+    const { publicKey } = await wg.serverKeys();
+    const g = this.deps.config.gateways;
+    return renderGatewayEnv(
+      {
+        serverUrl: this.serverUrl(),
+        peerId: peer.id,
+        apiToken,
+        pushToken,
+        apiPort: this.apiPortOf(peer),
+        proxyPort: g.proxyPort,
+        pollIntervalS: g.pollIntervalS,
+        heartbeatIntervalS: g.heartbeatIntervalS,
+        wg: {
+          privateKey: this.deps.crypto.open(peer.private_key_enc),
+          address: `${peer.address}/32`,
+          serverPublicKey: publicKey,
+          presharedKey: peer.preshared_key_enc ? this.deps.crypto.open(peer.preshared_key_enc) : undefined,
+          endpoint: wg.endpoint,
+          allowedIps: [wg.subnet.cidr],
+          persistentKeepalive: num(peer.persistent_keepalive) || GATEWAY_DEFAULTS.keepaliveS,
+        },
+      },
+      [
+        `Gatehouse gateway companion for peer "${peer.name}" (#${peer.id}), generated ${new Date(this.deps.clock()).toISOString()}.`,
+        'Secret: this file holds the tunnel private key and both gateway tokens. Install it with mode 0600.',
+        'Rotating the tokens (POST /api/v1/peers/:id/gateway-env/rotate) invalidates this file at once.',
+      ],
+    );
+  }
+
+  /** The push token (server → companion), for calls to the companion API. */
+  async pushToken(peerId: number): Promise<string> {
+    const r = await this.row(peerId);
+    if (!r) throw new AppError('conflict', `Gateway ${peerId} has no tokens yet: rotate its gateway.env first`);
+    return this.deps.crypto.open(r.push_token_enc);
+  }
+
+  // ------------------------------------------------------------------ GatewayAuth
+
+  async verify(token: string): Promise<{ peerId: number } | null> {
+    const e = await this.entryForToken(token);
+    if (!e) return null;
+    if (!e.enabled || (e.expiresAt !== null && e.expiresAt <= this.deps.clock())) return null;
+    return { peerId: e.peerId };
+  }
+
+  /** The cached token entry (peer id, tunnel address, enabled, expiry), or null for an unknown token. */
+  async entryForToken(token: string): Promise<TokenEntry | null> {
+    if (typeof token !== 'string' || !token.startsWith(`${GATEWAY_TOKEN_PREFIX}_`) || token.length > 128) return null;
+    const hash = sha256(token);
+    const hit = this.tokenCache.get(hash);
+    if (hit) return hit;
+    const gen = this.tokenGen;
+    const rows = (await this.deps.db.sequelize.query(
+      'SELECT g.peer_id AS peer_id, p.address AS address, p.enabled AS enabled, p.expires_at AS expires_at, p.peer_type AS peer_type FROM gateways g JOIN peers p ON p.id = g.peer_id WHERE g.api_token_hash = ?',
+      { replacements: [hash], type: QueryTypes.SELECT },
+    )) as { peer_id: number; address: string; enabled: unknown; expires_at: unknown; peer_type: string }[];
+    const r = rows[0];
+    if (!r || r.peer_type !== 'gateway') return null;
+    const e: TokenEntry = { peerId: Number(r.peer_id), address: r.address, enabled: asBool(r.enabled), expiresAt: num(r.expires_at) };
+    if (gen === this.tokenGen) {
+      if (this.tokenCache.size > 100_000) this.tokenCache.clear();
+      this.tokenCache.set(hash, e);
+      this.byPeer.set(e.peerId, e);
+    }
+    return e;
+  }
+
+  /** The tunnel address of an authenticated gateway (from the token cache when possible). */
+  async tunnelAddress(peerId: number): Promise<string> {
+    return this.byPeer.get(peerId)?.address ?? (await this.peerRow(peerId)).address;
+  }
+
+  // ------------------------------------------------------------------ configuration
+
+  /**
+   * The configuration of one gateway, from the cache. A miss after an invalidation refills the cache
+   * for EVERY gateway with one query (coalesced: concurrent misses wait for the same refill), so the
+   * poll storm after a route write costs one query, not one per gateway.
+   */
+  async config(peerId: number): Promise<ConfigEntry> {
+    const hit = this.configCache.get(peerId);
+    if (hit) return hit;
+    if (this.completeGen !== this.configGen) await this.refillConfigs();
+    const again = this.configCache.get(peerId);
+    if (again) return again;
+    if (this.completeGen === this.configGen) {
+      // the cache holds every gateway that has routes: this one has none
+      const entry = this.entry(peerId, []);
+      this.configCache.set(peerId, entry);
+      return entry;
+    }
+    // routes changed during the refill: read this gateway alone
+    const gen = this.configGen;
+    const rows = (await this.deps.db.models.Route.findAll({ where: { target_kind: 'gateway', target_peer_id: peerId, enabled: true }, order: [['id', 'ASC']], raw: true })) as unknown as RouteRow[];
+    const entry = this.entry(peerId, rows);
+    if (gen === this.configGen) this.configCache.set(peerId, entry);
+    return entry;
+  }
+
+  private completeGen = -1;
+  private refilling: Promise<void> | null = null;
+
+  private entry(peerId: number, rows: RouteRow[]): ConfigEntry {
+    const config = buildGatewayConfig(peerId, rows.map(rowToRoute), this.deps.config.gateways.proxyPort);
+    return { config, hash: gatewayConfigHash(config) };
+  }
+
+  private refillConfigs(): Promise<void> {
+    this.refilling ??= (async () => {
+      const gen = this.configGen;
+      const rows = (await this.deps.db.models.Route.findAll({ where: { target_kind: 'gateway', enabled: true }, order: [['id', 'ASC']], raw: true })) as unknown as RouteRow[];
+      if (gen !== this.configGen) return; // a write raced the read: callers fall back to single reads
+      const byPeer = new Map<number, RouteRow[]>();
+      for (const r of rows) {
+        const id = Number(r.target_peer_id);
+        const list = byPeer.get(id) ?? [];
+        list.push(r);
+        byPeer.set(id, list);
+      }
+      this.configCache.clear();
+      for (const [id, list] of byPeer) this.configCache.set(id, this.entry(id, list));
+      this.completeGen = gen;
+    })().finally(() => {
+      this.refilling = null;
+    });
+    return this.refilling;
+  }
+
+  /** GET /gateway/config/check: unchanged (→ 304) or the new hash. */
+  async check(peerId: number, hash: string | undefined): Promise<{ changed: boolean; config_hash: string }> {
+    const { hash: current } = await this.config(peerId);
+    return { changed: hash !== current, config_hash: current };
+  }
+
+  // ------------------------------------------------------------------ companion reports
+
+  async heartbeat(peerId: number, hb: Heartbeat): Promise<HeartbeatResult> {
+    const peer = await this.peerRow(peerId);
+    const hostname = await this.reportHostname(peer, hb.hostname);
+    const prev = await this.row(peerId);
+    if (!prev) throw new AppError('unauthorized', 'This gateway has no tokens');
+    const now = this.deps.clock();
+    const verdict = healthVerdict(hb);
+    const values = { last_seen_at: now, health: JSON.stringify(hb), healthy: verdict.healthy, health_reason: verdict.reason.slice(0, 255), reported_config_hash: hb.config_hash, updated_at: now };
+    await this.Gateway.update(values, { where: { peer_id: peerId } });
+    const st = await this.transition({ peer_id: peerId, status: prev.status, last_seen_at: now, healthy: verdict.healthy, health_reason: values.health_reason }, peer.name, now);
+    const { hash } = await this.config(peerId);
+    for (const r of hb.route_reachability) if (r.reachable) this.reachableListeners.forEach((l) => l(r.route_id));
+    return { status: st.status, status_reason: st.reason, config_hash: hash, config_changed: hb.config_hash !== hash, hostname };
+  }
+
+  private reachableListeners: ((routeId: number) => void)[] = [];
+  /** Called with a route id whenever a heartbeat reports that route's LAN target reachable. */
+  onRouteReachable(l: (routeId: number) => void): void {
+    this.reachableListeners.push(l);
+  }
+
+  /** The heartbeat's hostname → the peer's agent hostname (never over an admin hostname). */
+  private async reportHostname(peer: PeerRow, reported: string): Promise<{ applied: boolean; reason?: string }> {
+    const peerId = peer.id;
+    const name = reported.trim().toLowerCase();
+    if (peer.hostname && peer.hostname_source === 'admin') return { applied: false, reason: 'the hostname was set by an admin and agent reports do not replace it' };
+    if ((peer.hostname ?? '') === name) return { applied: true };
+    try {
+      const r = await this.peers.setAgentHostname(peerId, name || null);
+      return r.applied ? { applied: true } : { applied: false, reason: r.reason };
+    } catch (err) {
+      if (err instanceof AppError) return { applied: false, reason: err.fields?.hostname ?? err.message };
+      throw err;
+    }
+  }
+
+  /** POST /gateway/status: a traffic snapshot, kept as the gateway's last traffic (not a heartbeat). */
+  async trafficStatus(peerId: number, s: GatewayTrafficStatus): Promise<{ received_at: number }> {
+    const now = this.deps.clock();
+    await this.Gateway.update({ traffic: JSON.stringify({ ...s, at: now }), updated_at: now }, { where: { peer_id: peerId } });
+    return { received_at: now };
+  }
+
+  // ------------------------------------------------------------------ status
+
+  onTransition(l: TransitionListener): void {
+    this.listeners.push(l);
+  }
+
+  /**
+   * THE one place a gateway status transition is announced: an activity-log event
+   * (source gateways, event_type gateway_online / gateway_offline / gateway_unknown) and every
+   * transition listener (webhooks plug in here).
+   */
+  async emit(t: Transition): Promise<void> {
+    await this.deps.activity.record({
+      severity: t.to === 'offline' ? 'warning' : 'info',
+      source: 'gateways',
+      event_type: `gateway_${t.to}`,
+      message: `Gateway "${t.name}" is ${t.to} (was ${t.from}): ${t.reason}`,
+      details: { ...t },
+    });
+    for (const l of this.listeners) {
+      try {
+        await l(t);
+      } catch (err) {
+        this.deps.log.warn('gateway transition listener failed', { err: String(err) });
+      }
+    }
+  }
+
+  private async transition(row: Pick<GatewayRow, 'peer_id' | 'status' | 'last_seen_at' | 'healthy' | 'health_reason'>, name: string, now: number): Promise<{ status: GatewayStatus; reason: string }> {
+    const d = deriveStatus({ lastSeenAt: num(row.last_seen_at), healthy: row.healthy === null ? null : asBool(row.healthy), healthReason: row.health_reason }, now, this.thresholds);
+    const from = (row.status ?? 'unknown') as GatewayStatus;
+    if (d.status !== from) {
+      // compare-and-set: only the evaluator that moves the row logs the transition
+      const [n] = await this.Gateway.update({ status: d.status, status_reason: d.reason.slice(0, 255), status_changed_at: now }, { where: { peer_id: row.peer_id, status: from } });
+      if (n) await this.emit({ peer_id: row.peer_id, name, from, to: d.status, reason: d.reason, last_seen_at: num(row.last_seen_at), at: now });
+    }
+    return d;
+  }
+
+  /** Re-evaluates every gateway (the timer calls this). Returns the number of transitions. */
+  async evaluateAll(): Promise<number> {
+    const now = this.deps.clock();
+    const rows = (await this.Gateway.findAll({ attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'], raw: true })) as unknown as GatewayRow[];
+    let moved = 0;
+    const names = new Map<number, string>();
+    const due = rows.filter((r) => {
+      const d = deriveStatus({ lastSeenAt: num(r.last_seen_at), healthy: r.healthy === null ? null : asBool(r.healthy), healthReason: r.health_reason }, now, this.thresholds);
+      return d.status !== r.status;
+    });
+    if (!due.length) return 0;
+    const peers = (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: due.map((r) => r.peer_id) } }, raw: true })) as unknown as PeerRow[];
+    for (const p of peers) names.set(Number(p.id), p.name);
+    for (const r of due) {
+      const before = r.status;
+      const d = await this.transition(r, names.get(Number(r.peer_id)) ?? `#${r.peer_id}`, now);
+      if (d.status !== before) moved++;
+    }
+    return moved;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.ticking) return;
+      this.ticking = true;
+      this.evaluateAll()
+        .catch((err) => this.deps.log.warn('gateway status evaluation failed', { err: String(err) }))
+        .finally(() => {
+          this.ticking = false;
+        });
+    }, tickInterval(this.thresholds));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  // ------------------------------------------------------------------ admin views
+
+  private async views(peers: PeerRow[]): Promise<GatewayView[]> {
+    if (!peers.length) return [];
+    const ids = peers.map((p) => Number(p.id));
+    const [rows, routes] = await Promise.all([
+      this.Gateway.findAll({ where: { peer_id: { [Op.in]: ids } }, raw: true }) as unknown as Promise<GatewayRow[]>,
+      this.deps.db.models.Route.findAll({
+        attributes: ['id', 'domain', 'route_type', 'target_peer_id', 'target_lan_host', 'target_lan_port', 'enabled', 'wol_enabled'],
+        where: { target_kind: 'gateway', target_peer_id: { [Op.in]: ids } },
+        order: [['id', 'ASC']],
+        raw: true,
+      }) as unknown as Promise<RouteRow[]>,
+    ]);
+    const byId = new Map(rows.map((r) => [Number(r.peer_id), r]));
+    const routesOf = new Map<number, GatewayView['routes']>();
+    for (const r of routes) {
+      const list = routesOf.get(Number(r.target_peer_id)) ?? [];
+      list.push({ id: Number(r.id), domain: r.domain, route_type: r.route_type, target_lan_host: r.target_lan_host, target_lan_port: num(r.target_lan_port), enabled: asBool(r.enabled), wol_enabled: asBool(r.wol_enabled) });
+      routesOf.set(Number(r.target_peer_id), list);
+    }
+    const now = this.deps.clock();
+    const out: GatewayView[] = [];
+    for (const p of peers) {
+      const g = byId.get(Number(p.id));
+      const lastSeen = num(g?.last_seen_at);
+      const d = g ? deriveStatus({ lastSeenAt: lastSeen, healthy: g.healthy === null ? null : asBool(g.healthy), healthReason: g.health_reason }, now, this.thresholds) : { status: 'unknown' as const, reason: 'no tokens issued yet' };
+      const { hash } = await this.config(Number(p.id));
+      const reported = g?.reported_config_hash ?? null;
+      out.push({
+        peer_id: Number(p.id),
+        name: p.name,
+        hostname: p.hostname ?? null,
+        hostname_source: p.hostname ? (p.hostname_source ?? null) : null,
+        ip: p.address,
+        enabled: isActive(p, now) ? 1 : 0,
+        api_port: this.apiPortOf(p),
+        status: d.status,
+        status_reason: d.reason,
+        status_changed_at: num(g?.status_changed_at),
+        last_seen_at: lastSeen,
+        health: parseJson<Record<string, unknown>>(g?.health ?? null),
+        config_hash: hash,
+        reported_config_hash: reported,
+        config_in_sync: reported === null ? null : reported === hash,
+        traffic: parseJson(g?.traffic ?? null),
+        tokens_issued_at: num(g?.tokens_issued_at),
+        token_hint: g?.token_hint ?? null,
+        routes: routesOf.get(Number(p.id)) ?? [],
+      });
+    }
+    return out;
+  }
+
+  /** GET /gateways: every gateway peer with its status, last heartbeat and routes. */
+  async list(): Promise<GatewayView[]> {
+    const peers = (await this.deps.db.models.Peer.findAll({ where: { peer_type: 'gateway' }, order: [['id', 'ASC']], raw: true })) as unknown as PeerRow[];
+    return this.views(peers);
+  }
+
+  async view(peerId: number): Promise<GatewayView> {
+    const peer = await this.gatewayPeer(peerId);
+    return (await this.views([peer]))[0];
+  }
+
+  /** GET /peers/:id/gateway-info (SPEC shape). */
+  async info(peerId: number): Promise<Record<string, unknown>> {
+    const v = await this.view(peerId);
+    const h = v.health as (Heartbeat & Record<string, unknown>) | null;
+    return {
+      peer_id: v.peer_id,
+      status: v.status,
+      status_reason: v.status_reason,
+      api_port: v.api_port,
+      last_seen_at: v.last_seen_at,
+      health: h ? { uptime_s: h.uptime_s, wg_handshake_age_s: h.wg_handshake_age_s, route_reachability: h.route_reachability ?? [], telemetry: h.telemetry ?? null } : null,
+    };
+  }
+}

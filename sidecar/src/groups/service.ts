@@ -1,0 +1,101 @@
+// Peer groups: a name (unique, case-insensitive), a hex colour and a description. Deleting a group
+// leaves its peers without a group.
+import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere } from 'sequelize';
+import type { Deps } from '../deps.js';
+import type { PeerGroupRow } from '../db/models.js';
+import { conflict, notFound } from '../util/errors.js';
+
+export interface GroupView {
+  id: number;
+  name: string;
+  color: string | null;
+  description: string | null;
+  peer_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const iso = (v: unknown) => new Date(Number(v)).toISOString();
+
+export class GroupsService {
+  constructor(private deps: Deps) {}
+
+  private get Group() {
+    return this.deps.db.models.PeerGroup;
+  }
+
+  private async counts(): Promise<Map<number, number>> {
+    const rows = (await this.deps.db.sequelize.query('SELECT group_id, COUNT(*) AS n FROM peers WHERE group_id IS NOT NULL GROUP BY group_id', { type: QueryTypes.SELECT })) as { group_id: number; n: number | string }[];
+    return new Map(rows.map((r) => [Number(r.group_id), Number(r.n)]));
+  }
+
+  private view(r: PeerGroupRow, count: number): GroupView {
+    return { id: r.id, name: r.name, color: r.color ?? null, description: r.description ?? null, peer_count: count, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
+  }
+
+  async list(): Promise<GroupView[]> {
+    const [rows, counts] = await Promise.all([this.Group.findAll({ order: [['name', 'ASC']], raw: true }) as unknown as Promise<PeerGroupRow[]>, this.counts()]);
+    return rows.map((r) => this.view(r, counts.get(r.id) ?? 0));
+  }
+
+  async get(id: number): Promise<GroupView> {
+    const r = (await this.Group.findByPk(id, { raw: true })) as unknown as PeerGroupRow | null;
+    if (!r) throw notFound('Peer group');
+    return this.view(r, await this.deps.db.models.Peer.count({ where: { group_id: id } }));
+  }
+
+  private async assertNameFree(name: string, exceptId?: number): Promise<void> {
+    const conds: any[] = [sqlWhere(fn('LOWER', col('name')), fn('LOWER', name))];
+    if (exceptId) conds.push({ id: { [Op.ne]: exceptId } });
+    if (await this.Group.findOne({ attributes: ['id'], where: { [Op.and]: conds }, raw: true })) throw conflict(`A peer group named "${name}" already exists`);
+  }
+
+  async create(input: { name: string; color?: string | null; description?: string | null }, actor?: number): Promise<GroupView> {
+    await this.assertNameFree(input.name);
+    const now = this.deps.clock();
+    let id: number;
+    try {
+      const row = await this.Group.create({ name: input.name, color: input.color ?? null, description: input.description ?? null, created_at: now, updated_at: now });
+      id = row.get('id') as number;
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw conflict(`A peer group named "${input.name}" already exists`);
+      throw err;
+    }
+    await this.deps.activity.record({ source: 'peers', event_type: 'peer_group_created', message: `Peer group "${input.name}" created`, details: { group_id: id }, user_id: actor ?? null });
+    return this.get(id);
+  }
+
+  async update(id: number, input: { name?: string; color?: string | null; description?: string | null }, actor?: number): Promise<GroupView> {
+    const before = await this.get(id);
+    const patch: Partial<PeerGroupRow> = {};
+    if (input.name !== undefined && input.name !== before.name) {
+      await this.assertNameFree(input.name, id);
+      patch.name = input.name;
+    }
+    if (input.color !== undefined) patch.color = input.color;
+    if (input.description !== undefined) patch.description = input.description;
+    if (!Object.keys(patch).length) return before;
+    try {
+      await this.Group.update({ ...patch, updated_at: this.deps.clock() }, { where: { id } });
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw conflict(`A peer group named "${input.name}" already exists`);
+      throw err;
+    }
+    await this.deps.activity.record({ source: 'peers', event_type: 'peer_group_updated', message: `Peer group "${patch.name ?? before.name}" updated`, details: { group_id: id, fields: Object.keys(patch) }, user_id: actor ?? null });
+    return this.get(id);
+  }
+
+  /** Deletes a group; its members get group_id null. */
+  async remove(id: number, actor?: number): Promise<{ id: number; name: string; peers_ungrouped: number }> {
+    const before = await this.get(id);
+    const s = this.deps.db.sequelize;
+    const now = this.deps.clock();
+    const ungrouped = await s.transaction(async (transaction) => {
+      const [n] = await this.deps.db.models.Peer.update({ group_id: null, updated_at: now }, { where: { group_id: id }, transaction });
+      await this.Group.destroy({ where: { id }, transaction });
+      return n;
+    });
+    await this.deps.activity.record({ source: 'peers', event_type: 'peer_group_deleted', message: `Peer group "${before.name}" deleted (${ungrouped} peers ungrouped)`, details: { group_id: id, peers_ungrouped: ungrouped }, user_id: actor ?? null });
+    return { id, name: before.name, peers_ungrouped: ungrouped };
+  }
+}

@@ -1,0 +1,89 @@
+// /api/v1/peers: thin HTTP mapping onto PeersService.
+import type { Deps } from '../deps.js';
+import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
+import { actingUserId } from '../http/auth.js';
+import { requireFeature } from '../dns/gate.js';
+import type { PeersService } from './service.js';
+import { batchBody, configQuery, createPeerBody, hostnameBody, peerTrafficQuery, updatePeerBody } from './schema.js';
+
+export function peerEndpoints(deps: Deps): Endpoint[] {
+  const peers = () => deps.peers as PeersService;
+  const id = (p: Record<string, string | number>) => p.id as number;
+  const tags = ['peers'];
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/peers', summary: 'List peers (ordered by id) with paging; total is the number of all peers', tags, query: paging,
+      handler: async ({ query }) => {
+        const r = await peers().list(query);
+        return { peers: r.peers, total: r.total, limit: query.limit, offset: query.offset };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/peers', status: 201, tags, body: createPeerBody,
+      summary: 'Create a peer: address allocated from the subnet, keys and preshared key generated server-side; 409 on a duplicate name or a full subnet',
+      handler: async ({ body }, ctx) => {
+        const peer = await peers().create(body, actingUserId(ctx.state.principal));
+        // gateways feature hook: a gateway peer also gets its companion tokens and gateway.env (shown once)
+        const gateway = peer.peer_type === 'gateway' ? await (deps.gateways as { issueTokens(id: number): Promise<Record<string, unknown>> } | undefined)?.issueTokens(peer.id) : undefined;
+        return gateway ? { peer, gateway } : { peer };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/peers/batch', tags, body: batchBody,
+      summary: 'Enable, disable or delete several peers; one result per id',
+      handler: async ({ body }, ctx) => ({ action: body.action, ...(await peers().batch(body.action, body.ids, actingUserId(ctx.state.principal))) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/peers/:id', summary: 'One peer', tags,
+      handler: async ({ params }) => ({ peer: await peers().get(id(params)) }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/peers/:id', tags, body: updatePeerBody,
+      summary: 'Partial update; changes to enabled, expires_at, allowed_ips or keys are applied to the tunnel at once',
+      handler: async ({ params, body }, ctx) => ({ peer: await peers().update(id(params), body, actingUserId(ctx.state.principal)) }),
+    }),
+    defineEndpoint({
+      method: 'DELETE', path: '/peers/:id', tags,
+      summary: 'Delete a peer (its tunnel stops at once); 409 while routes point at it',
+      handler: async ({ params }, ctx) => ({ deleted: await peers().remove(id(params), actingUserId(ctx.state.principal)) }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/peers/:id/toggle', tags, summary: 'Enable a disabled peer or disable an enabled one (kept in the database)',
+      handler: async ({ params }, ctx) => {
+        const peer = await peers().toggle(id(params), actingUserId(ctx.state.principal));
+        return { peer, enabled: peer.enabled };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/peers/:id/config', tags, query: configQuery,
+      summary: 'The client tunnel config as text/plain; download=1 sends it as an attachment named after the peer',
+      handler: async ({ params, query }, ctx) => {
+        const c = await peers().config(id(params));
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'text/plain; charset=utf-8';
+        if (query.download === '1' || query.download === 'true') ctx.attachment(c.filename);
+        ctx.body = c.text;
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/peers/:id/qr', tags, summary: 'The client config as a QR code (PNG data URL) plus the config text',
+      handler: async ({ params }, ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        return { ...(await peers().qr(id(params))) };
+      },
+    }),
+    defineEndpoint({
+      method: 'PATCH', path: '/peers/:id/hostname', tags, body: hostnameBody,
+      summary: 'Set the admin hostname (sticky: agent reports never replace it); empty string or null removes it. Feature internal_dns',
+      handler: async ({ params, body }, ctx) => {
+        requireFeature('internal_dns');
+        return { peer: await peers().setAdminHostname(id(params), body.hostname, actingUserId(ctx.state.principal)) };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/peers/:id/traffic', tags, query: peerTrafficQuery,
+      summary: 'Traffic chart of one peer: points {timestamp, rx, tx} per step (24h: 1 h, 7d: 6 h, 30d: 1 day)',
+      handler: async ({ params, query }) => ({ ...(await peers().traffic(id(params), query.period)) }),
+    }),
+  ];
+}

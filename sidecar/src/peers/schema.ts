@@ -1,0 +1,117 @@
+// Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
+import { z } from 'zod';
+import { epochOrIso } from '../http/registry.js';
+import { tagList } from '../tags/names.js';
+import { parseIPv4 } from '../wireguard/render.js';
+
+export const NAME_MAX = 64;
+export const DESCRIPTION_MAX = 500;
+
+/** Letters and digits of any script, space and . _ - @ ( ) + ' ; starts with a letter or digit. */
+const NAME_RE = /^[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*$/u;
+// eslint-disable-next-line no-control-regex
+const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+
+export const peerName = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(NAME_MAX, `at most ${NAME_MAX} characters`)
+  .regex(NAME_RE, "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit");
+
+export const description = z
+  .string()
+  .max(DESCRIPTION_MAX, `at most ${DESCRIPTION_MAX} characters`)
+  .refine((v) => !CONTROL_RE.test(v), 'must not contain control characters');
+
+const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
+function isDnsEntry(v: string): boolean {
+  if (parseIPv4(v) !== null) return true;
+  if (v.includes(':')) return /^[0-9A-Fa-f:.]+$/.test(v) && v.length <= 45; // IPv6 server
+  return v.length <= 253 && v.split('.').every((l) => HOST_LABEL.test(l)); // search domain
+}
+
+/** DNS servers (and search domains) for the client config: comma-separated IPs or domains. */
+export const dnsList = z
+  .string()
+  .max(255, 'at most 255 characters')
+  .transform((v, ctx) => {
+    const items = v.split(',').map((x) => x.trim()).filter(Boolean);
+    for (const i of items) {
+      if (!isDnsEntry(i)) {
+        ctx.addIssue({ code: 'custom', message: `"${i.slice(0, 60)}" is not an IP address or domain` });
+        return z.NEVER;
+      }
+    }
+    return items.join(', ');
+  });
+
+/** A comma-separated (or array) list of IPv4 CIDRs routed to the peer. */
+export const allowedIpsList = z
+  .union([z.string().max(1000), z.array(z.string()).max(64)])
+  .transform((v, ctx) => {
+    const items = (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter(Boolean);
+    if (!items.length) {
+      ctx.addIssue({ code: 'custom', message: 'at least one CIDR' });
+      return z.NEVER;
+    }
+    for (const i of items) {
+      const [ip, bits, extra] = i.split('/');
+      if (parseIPv4(ip) === null || extra !== undefined || !/^\d{1,2}$/.test(bits ?? '') || Number(bits) > 32) {
+        ctx.addIssue({ code: 'custom', message: `"${i.slice(0, 60)}" is not an IPv4 CIDR such as 192.168.1.0/24` });
+        return z.NEVER;
+      }
+    }
+    return items;
+  });
+
+const boolish = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => v === true || v === 1);
+const groupId = z.number().int().positive().nullable();
+const keepalive = z.number().int().min(0).max(65535);
+
+export const createPeerBody = z.object({
+  name: peerName,
+  description: description.nullable().optional(),
+  tags: tagList.optional(),
+  group_id: groupId.optional(),
+  expires_at: epochOrIso.nullable().optional(),
+  dns: dnsList.nullable().optional(),
+  is_gateway: boolish.optional(),
+  api_port: z.number().int().min(1).max(65535).nullable().optional(),
+  persistent_keepalive: keepalive.nullable().optional(),
+});
+export type CreatePeerInput = z.infer<typeof createPeerBody>;
+
+export const updatePeerBody = z.object({
+  name: peerName.optional(),
+  description: description.nullable().optional(),
+  tags: tagList.optional(),
+  group_id: groupId.optional(),
+  expires_at: epochOrIso.nullable().optional(),
+  dns: dnsList.nullable().optional(),
+  enabled: boolish.optional(),
+  allowed_ips: allowedIpsList.optional(),
+  api_port: z.number().int().min(1).max(65535).nullable().optional(),
+  persistent_keepalive: keepalive.nullable().optional(),
+  /** new key pair and preshared key; the old config stops working at once */
+  regenerate_keys: z.literal(true).optional(),
+});
+export type UpdatePeerInput = z.infer<typeof updatePeerBody>;
+
+export const batchBody = z.object({
+  action: z.enum(['enable', 'disable', 'delete']),
+  ids: z.array(z.number().int().positive()).min(1, 'at least one id').max(1000, 'at most 1000 ids'),
+});
+
+/** One DNS name under the zone: labels of letters, digits and hyphens (stored lowercase). */
+export const hostnameValue = z
+  .string()
+  .trim()
+  .max(63 * 2 + 1, 'at most 127 characters')
+  .transform((v) => v.toLowerCase())
+  .refine((v) => v === '' || v.split('.').every((l) => HOST_LABEL.test(l)), 'letters, digits and hyphens, in dot-separated labels of at most 63 characters');
+
+export const hostnameBody = z.object({ hostname: hostnameValue.nullable() });
+
+export const configQuery = z.object({ download: z.enum(['0', '1', 'true', 'false']).optional() });
+export const peerTrafficQuery = z.object({ period: z.enum(['24h', '7d', '30d']).default('24h') });

@@ -1,0 +1,444 @@
+// Peers: CRUD, address allocation, keys, client configs, hostnames and traffic history. No Koa here.
+// Every change that affects the tunnel ends in WireGuardService.reconcilePeer() for that one peer;
+// every hostname change (and deleting a peer that had one) ends in DnsService.refresh().
+import QRCode from 'qrcode';
+import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
+import type { Deps } from '../deps.js';
+import type { PeerRow, RouteRow } from '../db/models.js';
+import { AppError, conflict, notFound, validation } from '../util/errors.js';
+import { generateKeyPair, generatePresharedKey } from '../wireguard/keys.js';
+import { capacity, formatIPv4, parseIPv4, renderPeerConfig } from '../wireguard/render.js';
+import type { WireGuardService } from '../wireguard/service.js';
+import type { DnsService } from '../dns/service.js';
+import { RESERVED_HOSTNAMES } from '../dns/service.js';
+import { Mutex } from './mutex.js';
+import { series, type Period } from './traffic.js';
+import { asBool, toPeerView, type PeerView } from './view.js';
+import { hostnameValue, type CreatePeerInput, type UpdatePeerInput } from './schema.js';
+
+export interface BatchResult {
+  id: number;
+  ok: boolean;
+  status: number;
+  error?: string;
+  enabled?: 1 | 0;
+  deleted?: boolean;
+}
+
+/** An ASCII file name for a peer's config download ("Jane's Laptop" → "Jane_s_Laptop.conf"). */
+export function configFileName(name: string, id: number): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._-]+/, '')
+    .replace(/_+$/, '')
+    .slice(0, 64);
+  return `${base || `peer-${id}`}.conf`;
+}
+
+/** The columns the Peer JSON is built from (never the sealed keys or raw counters). */
+const VIEW_ATTRS = ['id', 'name', 'description', 'peer_type', 'enabled', 'public_key', 'address', 'allowed_ips', 'dns', 'persistent_keepalive', 'tags', 'group_id',
+  'hostname', 'hostname_source', 'expires_at', 'api_port', 'total_rx', 'total_tx', 'latest_handshake', 'endpoint', 'created_at', 'updated_at'];
+
+interface Range {
+  lo: number;
+  hi: number;
+}
+function cidrRange(cidr: string): Range {
+  const [ip, bits] = cidr.split('/');
+  const n = parseIPv4(ip)!;
+  const b = Number(bits);
+  const size = 2 ** (32 - b);
+  const lo = b === 0 ? 0 : Math.floor(n / size) * size;
+  return { lo, hi: lo + size - 1 };
+}
+const overlaps = (a: Range, b: Range) => a.lo <= b.hi && b.lo <= a.hi;
+
+export class PeersService {
+  private alloc = new Mutex();
+  /** peer addresses in use (as integers), loaded from the database on first use */
+  private taken: Set<number> | null = null;
+  /** no free address below this one */
+  private hint = 0;
+
+  constructor(private deps: Deps, private wg: WireGuardService, private dns: DnsService) {}
+
+  private get Peer() {
+    return this.deps.db.models.Peer;
+  }
+
+  private view(r: PeerRow): PeerView {
+    return toPeerView(r, this.deps.clock());
+  }
+
+  async getRow(id: number): Promise<PeerRow> {
+    const r = (await this.Peer.findByPk(id, { raw: true })) as unknown as PeerRow | null;
+    if (!r) throw notFound('Peer');
+    return r;
+  }
+
+  async get(id: number): Promise<PeerView> {
+    const r = (await this.Peer.findByPk(id, { attributes: VIEW_ATTRS, raw: true })) as unknown as PeerRow | null;
+    if (!r) throw notFound('Peer');
+    return this.view(r);
+  }
+
+  async list(q: { limit: number; offset: number }): Promise<{ peers: PeerView[]; total: number }> {
+    const [rows, total] = await Promise.all([
+      this.Peer.findAll({ attributes: VIEW_ATTRS, order: [['id', 'ASC']], limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<PeerRow[]>,
+      this.Peer.count(),
+    ]);
+    return { peers: rows.map((r) => this.view(r)), total };
+  }
+
+  // ---------------------------------------------------------------- allocation
+
+  private get firstHost(): number {
+    return this.wg.subnet.base + 2;
+  }
+  private get lastHost(): number {
+    return this.wg.subnet.base + this.wg.subnet.size - 2;
+  }
+
+  private async loadTaken(): Promise<Set<number>> {
+    const rows = (await this.Peer.findAll({ attributes: ['address'], raw: true })) as unknown as { address: string }[];
+    const set = new Set<number>();
+    for (const r of rows) {
+      const n = parseIPv4(r.address);
+      if (n !== null) set.add(n);
+    }
+    this.taken = set;
+    this.hint = this.firstHost;
+    return set;
+  }
+
+  /** The lowest free peer address, or null when the subnet is full. */
+  private nextFree(taken: Set<number>): number | null {
+    for (let n = Math.max(this.hint, this.firstHost); n <= this.lastHost; n++) if (!taken.has(n)) return n;
+    return null;
+  }
+
+  private release(address: string): void {
+    const n = parseIPv4(address);
+    if (n === null || !this.taken) return;
+    this.taken.delete(n);
+    if (n < this.hint) this.hint = n;
+  }
+
+  private async nameTaken(name: string, exceptId?: number): Promise<boolean> {
+    const w: any = { [Op.and]: [sqlWhere(fn('LOWER', col('name')), fn('LOWER', name))] };
+    if (exceptId) w[Op.and].push({ id: { [Op.ne]: exceptId } });
+    return (await this.Peer.findOne({ attributes: ['id'], where: w, raw: true })) !== null;
+  }
+
+  private async assertGroup(groupId: number | null | undefined): Promise<void> {
+    if (groupId === null || groupId === undefined) return;
+    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true }))) throw validation('Validation failed', { group_id: 'no such peer group' });
+  }
+
+  /** Applies one peer's change to the tunnel; a driver failure is logged and healed by a full resync. */
+  private async applyToTunnel(before: Pick<PeerRow, 'id' | 'public_key' | 'name'>): Promise<void> {
+    try {
+      await this.wg.reconcilePeer(before);
+    } catch (err) {
+      this.deps.log.error('applying a peer to the WireGuard interface failed', { peer_id: before.id, err: String(err) });
+      await this.deps.activity.record({ severity: 'error', source: 'wireguard', event_type: 'wg_apply_failed', message: `Applying peer "${before.name}" to the WireGuard interface failed; a full resync retries it`, details: { peer_id: before.id, error: String(err) } });
+      this.wg.scheduleHeal();
+    }
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async create(input: CreatePeerInput, actor?: number): Promise<PeerView> {
+    const now = this.deps.clock();
+    if (input.expires_at != null && input.expires_at <= now) throw validation('Validation failed', { expires_at: 'must be in the future' });
+    if (input.api_port != null && !input.is_gateway) throw validation('Validation failed', { api_port: 'only for gateway peers (is_gateway: true)' });
+    await this.assertGroup(input.group_id);
+    const row = await this.alloc.run(async () => {
+      const taken = this.taken ?? (await this.loadTaken());
+      // Name uniqueness is enforced by the unique index on LOWER(name): checked when an insert fails.
+      for (let attempt = 0; ; attempt++) {
+        const n = this.nextFree(this.taken ?? taken);
+        if (n === null) {
+          throw conflict(`The VPN subnet ${this.wg.subnet.cidr} is full: all ${capacity(this.wg.subnet)} peer addresses are in use. Delete peers or use a larger GATEHOUSE_WG_SUBNET.`);
+        }
+        const address = formatIPv4(n);
+        const kp = generateKeyPair();
+        const values: Omit<PeerRow, 'id'> = {
+          name: input.name,
+          description: input.description ?? null,
+          peer_type: input.is_gateway ? 'gateway' : 'regular',
+          enabled: true,
+          public_key: kp.publicKey,
+          private_key_enc: this.deps.crypto.seal(kp.privateKey),
+          preshared_key_enc: this.deps.crypto.seal(generatePresharedKey()),
+          address,
+          allowed_ips: `${address}/32`,
+          dns: input.dns ?? null,
+          persistent_keepalive: input.persistent_keepalive ?? null,
+          tags: input.tags ?? '',
+          group_id: input.group_id ?? null,
+          hostname: null,
+          hostname_source: null,
+          hostname_updated_at: null,
+          expires_at: input.expires_at ?? null,
+          api_port: input.is_gateway ? (input.api_port ?? null) : null,
+          total_rx: 0,
+          total_tx: 0,
+          last_raw_rx: 0,
+          last_raw_tx: 0,
+          latest_handshake: null,
+          endpoint: null,
+          created_at: now,
+          updated_at: now,
+        };
+        try {
+          const created = await this.Peer.create(values);
+          (this.taken ?? taken).add(n);
+          this.hint = n + 1;
+          return { ...values, id: (created.get('id') as number) } as PeerRow;
+        } catch (err) {
+          if (!(err instanceof UniqueConstraintError) || attempt >= 5) throw err;
+          if (await this.nameTaken(input.name)) throw conflict(`A peer named "${input.name}" already exists`);
+          await this.loadTaken(); // another writer took the address (or, astronomically rarely, the key)
+        }
+      }
+    });
+    // the interface (an external command) and the activity row (the database) in parallel
+    await Promise.all([
+      this.applyToTunnel(row),
+      this.deps.activity.record({ source: 'peers', event_type: 'peer_created', message: `Peer "${row.name}" created (${row.address})`, details: { peer_id: row.id, address: row.address, peer_type: row.peer_type }, user_id: actor ?? null }),
+    ]);
+    return this.view(row);
+  }
+
+  private async checkAllowedIps(row: PeerRow, list: string[]): Promise<string> {
+    const own = `${row.address}/32`;
+    if (!list.includes(own)) throw validation('Validation failed', { allowed_ips: `must include the peer's own address ${own}` });
+    const vpn: Range = { lo: this.wg.subnet.base, hi: this.wg.subnet.base + this.wg.subnet.size - 1 };
+    const extra = [...new Set(list.filter((c) => c !== own))];
+    for (const c of extra) {
+      if (overlaps(cidrRange(c), vpn)) throw validation('Validation failed', { allowed_ips: `${c} overlaps the VPN subnet ${this.wg.subnet.cidr}; only the peer's own address may lie inside it` });
+    }
+    if (extra.length) {
+      const others = (await this.Peer.findAll({ attributes: ['id', 'name', 'allowed_ips'], where: { id: { [Op.ne]: row.id } }, raw: true })) as unknown as PeerRow[];
+      for (const o of others) {
+        for (const oc of o.allowed_ips.split(',').map((x) => x.trim()).filter(Boolean)) {
+          for (const c of extra) {
+            if (overlaps(cidrRange(c), cidrRange(oc))) throw conflict(`${c} overlaps ${oc}, routed to peer "${o.name}"`);
+          }
+        }
+      }
+    }
+    return [own, ...extra].join(',');
+  }
+
+  async update(id: number, input: UpdatePeerInput, actor?: number): Promise<PeerView> {
+    const before = await this.getRow(id);
+    const patch: Partial<PeerRow> = {};
+    if (input.name !== undefined && input.name !== before.name) {
+      if (await this.nameTaken(input.name, id)) throw conflict(`A peer named "${input.name}" already exists`);
+      patch.name = input.name;
+    }
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.tags !== undefined) patch.tags = input.tags;
+    if (input.group_id !== undefined) {
+      await this.assertGroup(input.group_id);
+      patch.group_id = input.group_id;
+    }
+    if (input.expires_at !== undefined) patch.expires_at = input.expires_at;
+    if (input.dns !== undefined) patch.dns = input.dns;
+    if (input.enabled !== undefined) patch.enabled = input.enabled;
+    if (input.persistent_keepalive !== undefined) patch.persistent_keepalive = input.persistent_keepalive;
+    if (input.api_port !== undefined) {
+      if (before.peer_type !== 'gateway' && input.api_port !== null) throw validation('Validation failed', { api_port: 'only for gateway peers' });
+      patch.api_port = input.api_port;
+    }
+    if (input.allowed_ips !== undefined) patch.allowed_ips = await this.checkAllowedIps(before, input.allowed_ips);
+    if (input.regenerate_keys) {
+      const kp = generateKeyPair();
+      patch.public_key = kp.publicKey;
+      patch.private_key_enc = this.deps.crypto.seal(kp.privateKey);
+      patch.preshared_key_enc = this.deps.crypto.seal(generatePresharedKey());
+    }
+    const changed = Object.keys(patch).filter((k) => k !== 'private_key_enc' && k !== 'preshared_key_enc');
+    if (!changed.length) return this.view(before);
+    patch.updated_at = this.deps.clock();
+    try {
+      await this.Peer.update(patch, { where: { id } });
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) throw conflict(`A peer named "${patch.name ?? before.name}" already exists`);
+      throw err;
+    }
+    const tunnel =
+      (patch.enabled !== undefined && patch.enabled !== asBool(before.enabled)) ||
+      (patch.expires_at !== undefined && patch.expires_at !== before.expires_at) ||
+      (patch.allowed_ips !== undefined && patch.allowed_ips !== before.allowed_ips) ||
+      patch.public_key !== undefined;
+    if (tunnel) await this.applyToTunnel(before);
+    await this.deps.activity.record({
+      source: 'peers',
+      event_type: 'peer_updated',
+      message: `Peer "${patch.name ?? before.name}" updated (${changed.join(', ')})`,
+      details: { peer_id: id, fields: changed.map((k) => (k === 'public_key' ? 'keys' : k)) },
+      user_id: actor ?? null,
+    });
+    return this.get(id);
+  }
+
+  async setEnabled(id: number, enabled: boolean, actor?: number): Promise<PeerView> {
+    const before = await this.getRow(id);
+    if (asBool(before.enabled) === enabled) return this.view(before);
+    await this.Peer.update({ enabled, updated_at: this.deps.clock() }, { where: { id } });
+    await this.applyToTunnel(before);
+    await this.deps.activity.record({ source: 'peers', event_type: enabled ? 'peer_enabled' : 'peer_disabled', message: `Peer "${before.name}" ${enabled ? 'enabled' : 'disabled'}`, details: { peer_id: id }, user_id: actor ?? null });
+    return this.get(id);
+  }
+
+  async toggle(id: number, actor?: number): Promise<PeerView> {
+    const before = await this.getRow(id);
+    return this.setEnabled(id, !asBool(before.enabled), actor);
+  }
+
+  /** Routes that point at a peer (they must be deleted or re-targeted before the peer). */
+  async routesUsing(id: number): Promise<Pick<RouteRow, 'id' | 'domain' | 'route_type' | 'l4_listen_port'>[]> {
+    return (await this.deps.db.models.Route.findAll({
+      attributes: ['id', 'domain', 'route_type', 'l4_listen_port'],
+      where: { [Op.or]: [{ peer_id: id }, { target_peer_id: id }] },
+      order: [['id', 'ASC']],
+      raw: true,
+    })) as unknown as Pick<RouteRow, 'id' | 'domain' | 'route_type' | 'l4_listen_port'>[];
+  }
+
+  async remove(id: number, actor?: number): Promise<{ id: number; name: string }> {
+    const before = await this.getRow(id);
+    const routes = await this.routesUsing(id);
+    if (routes.length) {
+      const names = routes.map((r) => `${r.route_type === 'l4' && r.l4_listen_port ? `port ${r.l4_listen_port}` : r.domain} (#${r.id})`);
+      throw conflict(`Peer "${before.name}" is used by ${routes.length === 1 ? 'route' : 'routes'} ${names.join(', ')}: delete or re-target ${routes.length === 1 ? 'it' : 'them'} first`, {
+        routes: routes.map((r) => ({ id: r.id, domain: r.domain, route_type: r.route_type })),
+      });
+    }
+    await this.Peer.destroy({ where: { id } });
+    await this.applyToTunnel(before);
+    this.release(before.address);
+    if (before.hostname) await this.dns.refresh();
+    await this.deps.activity.record({ source: 'peers', event_type: 'peer_deleted', message: `Peer "${before.name}" deleted (${before.address})`, details: { peer_id: id, address: before.address }, user_id: actor ?? null });
+    return { id, name: before.name };
+  }
+
+  async batch(action: 'enable' | 'disable' | 'delete', ids: number[], actor?: number): Promise<{ results: BatchResult[]; succeeded: number; failed: number }> {
+    const results: BatchResult[] = [];
+    for (const id of [...new Set(ids)]) {
+      try {
+        if (action === 'delete') {
+          await this.remove(id, actor);
+          results.push({ id, ok: true, status: 200, deleted: true });
+        } else {
+          const p = await this.setEnabled(id, action === 'enable', actor);
+          results.push({ id, ok: true, status: 200, enabled: p.enabled });
+        }
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        results.push({ id, ok: false, status: err.kind === 'not_found' ? 404 : err.kind === 'conflict' ? 409 : 400, error: err.message });
+      }
+    }
+    const succeeded = results.filter((r) => r.ok).length;
+    return { results, succeeded, failed: results.length - succeeded };
+  }
+
+  // ---------------------------------------------------------------- client config
+
+  async config(id: number): Promise<{ name: string; filename: string; text: string }> {
+    const r = await this.getRow(id);
+    if (!r.private_key_enc) throw conflict(`Peer "${r.name}" has no stored private key, so no config can be built`);
+    const { publicKey } = await this.wg.serverKeys();
+    const dns = r.dns ?? this.deps.config.wg.dns;
+    const text = renderPeerConfig({
+      privateKey: this.deps.crypto.open(r.private_key_enc),
+      address: `${r.address}/32`,
+      dns: dns || undefined,
+      serverPublicKey: publicKey,
+      presharedKey: r.preshared_key_enc ? this.deps.crypto.open(r.preshared_key_enc) : undefined,
+      endpoint: this.wg.endpoint,
+      allowedIps: [this.wg.subnet.cidr],
+      persistentKeepalive: r.persistent_keepalive ?? 25,
+    });
+    return { name: r.name, filename: configFileName(r.name, r.id), text };
+  }
+
+  async qr(id: number): Promise<{ name: string; qr: string; config: string }> {
+    const c = await this.config(id);
+    const qr = await QRCode.toDataURL(c.text, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2, width: 400 });
+    return { name: c.name, qr, config: c.text };
+  }
+
+  // ---------------------------------------------------------------- hostnames
+
+  private async assertHostnameFree(hostname: string, id: number): Promise<void> {
+    if (RESERVED_HOSTNAMES.has(hostname)) throw validation('Validation failed', { hostname: `"${hostname}" is reserved for the zone itself` });
+    const other = (await this.Peer.findOne({
+      attributes: ['id', 'name'],
+      where: { [Op.and]: [sqlWhere(fn('LOWER', col('hostname')), hostname), { id: { [Op.ne]: id } }] },
+      raw: true,
+    })) as unknown as PeerRow | null;
+    if (other) throw conflict(`Hostname "${hostname}" is already used by peer "${other.name}"`);
+  }
+
+  /**
+   * PATCH /peers/:id/hostname (admin). A value makes the hostname admin-owned ("sticky": agent
+   * reports no longer replace it); empty string or null removes it.
+   */
+  async setAdminHostname(id: number, hostname: string | null, actor?: number): Promise<PeerView> {
+    const before = await this.getRow(id);
+    const now = this.deps.clock();
+    if (!hostname) {
+      await this.Peer.update({ hostname: null, hostname_source: null, hostname_updated_at: now, updated_at: now }, { where: { id } });
+    } else {
+      await this.assertHostnameFree(hostname, id);
+      await this.Peer.update({ hostname, hostname_source: 'admin', hostname_updated_at: now, updated_at: now }, { where: { id } });
+    }
+    await this.dns.refresh();
+    await this.deps.activity.record({
+      source: 'dns',
+      event_type: hostname ? 'peer_hostname_set' : 'peer_hostname_removed',
+      message: hostname ? `Hostname of peer "${before.name}" set to ${hostname}.${this.deps.config.dnsDomain}` : `Admin hostname of peer "${before.name}" removed`,
+      details: { peer_id: id, hostname: hostname || null, previous: before.hostname, previous_source: before.hostname_source },
+      user_id: actor ?? null,
+    });
+    return this.get(id);
+  }
+
+  /**
+   * A hostname reported by the peer's agent (desktop client / gateway companion). Never replaces an
+   * admin hostname (applied: false). An empty name clears an agent hostname.
+   */
+  async setAgentHostname(peerId: number, name: string | null): Promise<{ applied: boolean; reason?: string; peer: PeerView }> {
+    const parsed = hostnameValue.nullable().safeParse(name);
+    if (!parsed.success) throw validation('Validation failed', { hostname: parsed.error.issues[0]?.message ?? 'invalid hostname' });
+    const hostname = parsed.data || null;
+    const before = await this.getRow(peerId);
+    if (before.hostname && before.hostname_source === 'admin') {
+      return { applied: false, reason: 'the hostname was set by an admin and agent reports do not replace it', peer: this.view(before) };
+    }
+    const now = this.deps.clock();
+    if (hostname) await this.assertHostnameFree(hostname, peerId);
+    await this.Peer.update(
+      hostname ? { hostname, hostname_source: 'agent', hostname_updated_at: now } : { hostname: null, hostname_source: null, hostname_updated_at: now },
+      { where: { id: peerId } },
+    );
+    if (hostname !== before.hostname) {
+      await this.dns.refresh();
+      await this.deps.activity.record({ source: 'dns', event_type: 'peer_hostname_reported', message: `Peer "${before.name}" reported hostname ${hostname ?? '(none)'}`, details: { peer_id: peerId, hostname, previous: before.hostname } });
+    }
+    return { applied: true, peer: await this.get(peerId) };
+  }
+
+  // ---------------------------------------------------------------- traffic
+
+  async traffic(id: number, period: Period) {
+    await this.getRow(id);
+    return series(this.deps.db.sequelize, period, this.deps.clock(), id);
+  }
+}

@@ -1,0 +1,83 @@
+// The Peer JSON of SPEC.md, built from a database row.
+import type { PeerRow } from '../db/models.js';
+
+/** A peer counts as online when its latest handshake is at most this old (WireGuard re-handshakes every 2 minutes while traffic flows; 180 s leaves room for one missed rekey). */
+export const ONLINE_WINDOW_MS = 180_000;
+
+export interface PeerView {
+  id: number;
+  name: string;
+  description: string | null;
+  peer_type: 'regular' | 'gateway';
+  is_gateway: boolean;
+  enabled: 1 | 0;
+  allowed_ips: string;
+  address: string;
+  public_key: string;
+  dns: string | null;
+  persistent_keepalive: number | null;
+  tags: string;
+  group_id: number | null;
+  hostname: string | null;
+  hostname_source: 'admin' | 'agent' | null;
+  expires_at: string | null;
+  expired: boolean;
+  api_port: number | null;
+  total_rx: number;
+  total_tx: number;
+  latestHandshake: number | null;
+  isOnline: boolean;
+  endpoint: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(Number(v)).toISOString());
+
+export const asBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
+
+export function isExpired(row: Pick<PeerRow, 'expires_at'>, now: number): boolean {
+  return row.expires_at !== null && row.expires_at !== undefined && Number(row.expires_at) <= now;
+}
+
+/** Whether the peer belongs on the interface: enabled and not expired. */
+export function isActive(row: Pick<PeerRow, 'enabled' | 'expires_at'>, now: number): boolean {
+  return asBool(row.enabled) && !isExpired(row, now);
+}
+
+export function isOnline(row: Pick<PeerRow, 'enabled' | 'expires_at' | 'latest_handshake'>, now: number): boolean {
+  const hs = num(row.latest_handshake);
+  return isActive(row, now) && hs !== null && hs > 0 && now - hs <= ONLINE_WINDOW_MS;
+}
+
+export function toPeerView(r: PeerRow, now: number): PeerView {
+  const hs = num(r.latest_handshake);
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description ?? null,
+    peer_type: r.peer_type === 'gateway' ? 'gateway' : 'regular',
+    is_gateway: r.peer_type === 'gateway',
+    enabled: asBool(r.enabled) ? 1 : 0,
+    allowed_ips: r.allowed_ips,
+    address: r.address,
+    public_key: r.public_key,
+    dns: r.dns ?? null,
+    persistent_keepalive: num(r.persistent_keepalive),
+    tags: r.tags ?? '',
+    group_id: num(r.group_id),
+    hostname: r.hostname ?? null,
+    hostname_source: r.hostname ? (r.hostname_source ?? null) : null,
+    expires_at: iso(r.expires_at),
+    expired: isExpired(r, now),
+    api_port: num(r.api_port),
+    total_rx: Number(r.total_rx ?? 0),
+    total_tx: Number(r.total_tx ?? 0),
+    latestHandshake: hs && hs > 0 ? hs : null,
+    isOnline: isOnline(r, now),
+    endpoint: r.endpoint ?? null,
+    created_at: iso(r.created_at)!,
+    updated_at: iso(r.updated_at)!,
+  };
+}

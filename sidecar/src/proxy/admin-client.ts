@@ -1,0 +1,118 @@
+// A small client for Caddy's admin API (http://GATEHOUSE_CADDY_ADMIN, loopback only).
+// POST /load replaces the whole configuration atomically: if Caddy rejects it, the previous one keeps
+// serving and the error text comes back in {"error": "..."}.
+import http from 'node:http';
+
+export class CaddyAdminError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status from Caddy, or undefined when Caddy could not be reached. */
+    public readonly status?: number,
+  ) {
+    super(message);
+  }
+
+  /** Caddy answered and refused (as opposed to: Caddy is not reachable). */
+  get rejected(): boolean {
+    return this.status !== undefined;
+  }
+}
+
+export interface AdminClientOptions {
+  /** Timeout of one /load (a 10,000-route config takes about a second). */
+  loadTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+export class CaddyAdminClient {
+  private readonly host: string;
+  private readonly port: number;
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  private loadTimeoutMs: number;
+  private requestTimeoutMs: number;
+
+  constructor(readonly address: string, opts: AdminClientOptions = {}) {
+    const i = address.lastIndexOf(':');
+    this.host = address.slice(0, i).replace(/^\[|\]$/g, '');
+    this.port = Number(address.slice(i + 1));
+    this.loadTimeoutMs = opts.loadTimeoutMs ?? 60_000;
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 5_000;
+  }
+
+  // node:http rather than fetch: fetch sends Sec-Fetch-Mode, which makes Caddy's admin API apply
+  // its browser (Origin) checks.
+  private call(method: string, path: string, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        {
+          host: this.host,
+          port: this.port,
+          method,
+          path,
+          agent: this.agent,
+          headers: body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            clearTimeout(timer);
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+          });
+          res.on('error', (err) => {
+            clearTimeout(timer);
+            reject(new CaddyAdminError(`Caddy admin API at ${this.address} is not reachable (${err.message})`));
+          });
+        },
+      );
+      const timer = setTimeout(() => req.destroy(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(new CaddyAdminError(`Caddy admin API at ${this.address} is not reachable (${err.code ?? err.message})`));
+      });
+      req.end(body);
+    });
+  }
+
+  private static message(status: number, text: string): string {
+    try {
+      const j = JSON.parse(text) as { error?: string };
+      if (j && typeof j.error === 'string') return j.error;
+    } catch {
+      /* plain text */
+    }
+    return text.trim() || `HTTP ${status}`;
+  }
+
+  /** POST /load with the full configuration (an object, or its JSON text). */
+  async load(config: unknown): Promise<void> {
+    const body = typeof config === 'string' ? config : JSON.stringify(config);
+    const { status, text } = await this.call('POST', '/load', body, this.loadTimeoutMs);
+    if (status !== 200) throw new CaddyAdminError(CaddyAdminClient.message(status, text), status);
+  }
+
+  /** GET /config/: the running configuration (null when Caddy runs without one). */
+  async getConfig(): Promise<unknown> {
+    const { status, text } = await this.call('GET', '/config/', undefined, this.loadTimeoutMs);
+    if (status !== 200) throw new CaddyAdminError(CaddyAdminClient.message(status, text), status);
+    return text.trim() === '' ? null : JSON.parse(text);
+  }
+
+  /** Whether the running configuration has an object with this "@id" (GET /id/<id>). */
+  async hasId(id: string): Promise<boolean> {
+    const { status, text } = await this.call('GET', `/id/${encodeURIComponent(id)}`, undefined, this.requestTimeoutMs);
+    if (status === 200) return true;
+    if (status === 404) return false;
+    throw new CaddyAdminError(CaddyAdminClient.message(status, text), status);
+  }
+
+  /** True when the admin API answers at all. */
+  async ping(timeoutMs = this.requestTimeoutMs): Promise<boolean> {
+    try {
+      await this.call('GET', '/config/admin', undefined, timeoutMs);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

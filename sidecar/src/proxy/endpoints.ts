@@ -1,0 +1,30 @@
+// GET /caddy/status and POST /caddy/reload (SPEC: Tunnel and proxy control).
+import type { Deps } from '../deps.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { actingUserId } from '../http/auth.js';
+import type { ProxyService } from './service.js';
+import type { CaddySupervisor } from './supervisor.js';
+
+export function proxyEndpoints(deps: Deps): Endpoint[] {
+  const proxy = () => deps.proxy as ProxyService;
+  const supervisor = () => deps.caddySupervisor as CaddySupervisor | undefined;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/caddy/status', summary: 'Caddy process and configuration status: running, pid, uptime_s, admin_api', tags: ['system'],
+      handler: async () => {
+        const sup = supervisor();
+        const proc = sup ? sup.status() : { running: false, pid: null, uptime_s: null, admin_api: deps.config.caddyAdmin, restarts: 0 };
+        return { ...proc, managed: !!sup, ...proxy().status() };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/caddy/reload', summary: 'Re-render the proxy configuration from the database and load it through the admin API', tags: ['system'],
+      handler: async (_i, ctx) => {
+        const r = await proxy().apply({ force: true, reason: 'reload requested' });
+        const config_hash = proxy().configHash();
+        await deps.activity.record({ source: 'system', event_type: 'proxy_reloaded', message: 'Proxy configuration reloaded', details: { config_hash, loaded: r.loaded }, user_id: actingUserId(ctx.state.principal) });
+        return { loaded: r.loaded, config_hash, mode: proxy().mode };
+      },
+    }),
+  ];
+}

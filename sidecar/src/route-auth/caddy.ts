@@ -1,0 +1,213 @@
+// Pure Caddy JSON builders for route protection: peer ACL, IP filter, rate limit, basic auth and
+// route auth (forward auth to the sidecar). No I/O. The shapes are exactly what `caddy adapt`
+// (Caddy 2.11.9) prints for the equivalent Caddyfile directives (see the golden tests in
+// test/route-auth-caddy.test.ts).
+//
+// INTEGRATION NOTE for the renderer (src/proxy/render.ts). A protected HTTP route's host entry is a
+// Caddy route list; build it with
+//
+//     hosts[domain] = { routes: protectionRoutes(route, { routeAuth, sidecarUpstream, aclAddresses }, rest) }
+//
+// where `rest` is the route's remaining handler chain (bot blocker, encode, mirror, reverse_proxy)
+// and `routeAuth` says whether a route_auth row exists (RouteAuthService.protectedRouteIds()).
+// protectionRoutes places the pieces in this order, which the renderer must keep if it assembles
+// them by hand:
+//
+//   1. peer ACL (aclRoute)                 - VPN source check first, login pages included
+//   2. IP filter (ipFilterRoute)           - only for routes WITHOUT route auth (route auth: the
+//                                            sidecar checks the IP in verify and on its pages)
+//   3. rate limit (rateLimitHandler)       - BEFORE auth for basic auth and for unprotected routes
+//   4. basic auth (basicAuthHandler)  |  route auth: first the /route-auth/* pages route
+//                                            (routeAuthPagesRoute), then forward auth
+//                                            (forwardAuthHandler) for everything else
+//   5. rate limit                          - AFTER auth for route auth
+//   6. rest
+//
+// The renderer also has to re-render when a route_auth row appears or disappears: the route-auth
+// service writes through deps.proxy.transact() when the proxy service exists, so the snapshot read
+// inside that transaction sees the change.
+import { parseStoredRules, type IpFilterMode, type IpRuleInput } from './ip.js';
+
+type Json = Record<string, unknown>;
+export type CaddyHandler = Json;
+export type CaddyRoute = Json;
+
+/** Headers the verify endpoint answers with and Caddy copies onto the proxied request. */
+export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method'] as const;
+export const VERIFY_PATH = '/route-auth/verify';
+export const PAGES_PATH = '/route-auth/*';
+
+/** The route fields these builders read (a normalized route from src/routes/model.ts fits). */
+export interface ProtectedRoute {
+  id: number;
+  domain: string;
+  basic_auth_user: string | null;
+  basic_auth_password_hash: string | null;
+  ip_filter_enabled: boolean;
+  ip_filter_mode: string | null;
+  ip_filter_rules: readonly IpRuleInput[] | string | null;
+  acl_enabled: boolean;
+  rate_limit_enabled: boolean;
+  rate_limit_requests: number | null;
+  rate_limit_window: string | null;
+}
+
+function forbidden(body?: string): CaddyHandler {
+  return body === undefined ? { handler: 'static_response', status_code: 403 } : { body, handler: 'static_response', status_code: 403 };
+}
+
+/** Caddy `authentication` handler with the http_basic provider (Caddyfile `basic_auth`), bcrypt hash as stored. */
+export function basicAuthHandler(user: string, bcryptHash: string): CaddyHandler {
+  return {
+    handler: 'authentication',
+    providers: {
+      http_basic: {
+        accounts: [{ password: bcryptHash, username: user }],
+        hash: { algorithm: 'bcrypt' },
+        hash_cache: {},
+      },
+    },
+  };
+}
+
+/**
+ * Caddyfile `forward_auth <upstream> { uri /route-auth/verify; header_up X-Route-Domain <domain>;
+ * copy_headers X-Auth-Email X-Auth-Method }`: a reverse_proxy that GETs the verify URI; on 2xx each
+ * copied header is deleted from the request (so a visitor cannot send their own) and set from the
+ * verify response when present, then the chain continues; any other answer (302 to the login page,
+ * 403 from the IP filter) goes to the client as it is.
+ */
+export function forwardAuthHandler(domain: string, sidecarUpstream: string): CaddyHandler {
+  const copy: CaddyRoute[] = [{ handle: [{ handler: 'vars' }] }];
+  for (const h of IDENTITY_HEADERS) {
+    copy.push({ handle: [{ handler: 'headers', request: { delete: [h] } }] });
+    copy.push({
+      handle: [{ handler: 'headers', request: { set: { [h]: [`{http.reverse_proxy.header.${h}}`] } } }],
+      match: [{ not: [{ vars: { [`{http.reverse_proxy.header.${h}}`]: [''] } }] }],
+    });
+  }
+  return {
+    handle_response: [{ match: { status_code: [2] }, routes: copy }],
+    handler: 'reverse_proxy',
+    headers: {
+      request: {
+        set: {
+          'X-Forwarded-Method': ['{http.request.method}'],
+          'X-Forwarded-Uri': ['{http.request.uri}'],
+          'X-Route-Domain': [domain],
+        },
+      },
+    },
+    rewrite: { method: 'GET', uri: VERIFY_PATH },
+    upstreams: [{ dial: sidecarUpstream }],
+  };
+}
+
+/** `/route-auth/*` of a protected domain → the sidecar (login pages, assets, login/logout posts). */
+export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): CaddyRoute {
+  return {
+    handle: [
+      {
+        handler: 'reverse_proxy',
+        headers: { request: { set: { 'X-Route-Domain': [domain] } } },
+        upstreams: [{ dial: sidecarUpstream }],
+      },
+    ],
+    match: [{ path: [PAGES_PATH] }],
+  };
+}
+
+/** The route-auth pieces: the pages route, then a route whose handler is the forward auth (the rest follows it). */
+export function forwardAuthRoutes(route: Pick<ProtectedRoute, 'domain'>, sidecarUpstream: string): CaddyRoute[] {
+  return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [forwardAuthHandler(route.domain, sidecarUpstream)] }];
+}
+
+/** remote_ip matcher (the TCP peer: the tunnel address for VPN peers; X-Forwarded-For is not trusted). */
+export function remoteIpMatcher(ranges: readonly string[]): Json {
+  return { remote_ip: { ranges: [...ranges] } };
+}
+
+/** Peer ACL matcher: requests whose source is NOT one of the peers' tunnel addresses. */
+export function aclMatcher(peerAddresses: readonly string[]): Json {
+  return { not: [remoteIpMatcher(peerAddresses.map((a) => a.split('/')[0]))] };
+}
+
+/** Peer ACL: 403 for every source that is not an allowed peer (no allowed peer: 403 for all). */
+export function aclRoute(peerAddresses: readonly string[]): CaddyRoute {
+  if (!peerAddresses.length) return { handle: [forbidden('Forbidden')] };
+  return { handle: [forbidden('Forbidden')], match: [aclMatcher(peerAddresses)] };
+}
+
+/**
+ * IP filter in Caddy (routes without route auth): whitelist → 403 unless the source matches;
+ * blacklist → 403 when it matches. An empty whitelist refuses everyone; an empty blacklist gives
+ * no route (null).
+ */
+export function ipFilterRoute(mode: IpFilterMode, rules: readonly IpRuleInput[] | string | null): CaddyRoute | null {
+  const ranges = parseStoredRules(rules ?? []);
+  if (mode === 'blacklist') return ranges.length ? { handle: [forbidden('Forbidden')], match: [remoteIpMatcher(ranges)] } : null;
+  if (!ranges.length) return { handle: [forbidden('Forbidden')] };
+  return { handle: [forbidden('Forbidden')], match: [{ not: [remoteIpMatcher(ranges)] }] };
+}
+
+const UNIT_NS: Record<string, number> = { s: 1e9, m: 60e9, h: 3600e9, d: 86400e9 };
+const WORD: Record<string, string> = { second: '1s', minute: '1m', hour: '1h', day: '1d' };
+
+/** '30s' | '1m' | '15m' | '1h' | '1d' (or second/minute/hour/day) → nanoseconds (Caddy duration). */
+export function rateWindowNs(window: string | null | undefined): number {
+  const w = WORD[(window ?? '').trim()] ?? (window ?? '').trim();
+  const m = /^([1-9]\d{0,5})(s|m|h|d)$/.exec(w);
+  if (!m) throw new Error(`invalid rate limit window ${JSON.stringify(window)}`);
+  return Number(m[1]) * UNIT_NS[m[2]];
+}
+
+export function rateLimitZone(routeId: number): string {
+  return `gatehouse_route_${routeId}`;
+}
+
+/** caddy-ratelimit handler: one zone per route, keyed by the client address; 429 when exceeded. */
+export function rateLimitHandler(route: Pick<ProtectedRoute, 'id' | 'rate_limit_requests' | 'rate_limit_window'>): CaddyHandler {
+  if (!route.rate_limit_requests || route.rate_limit_requests < 1) throw new Error(`route ${route.id}: rate_limit_requests must be a positive integer`);
+  return {
+    handler: 'rate_limit',
+    rate_limits: {
+      [rateLimitZone(route.id)]: {
+        key: '{http.request.remote.host}',
+        max_events: route.rate_limit_requests,
+        window: rateWindowNs(route.rate_limit_window ?? '1m'),
+      },
+    },
+  };
+}
+
+export interface ProtectionOptions {
+  /** The route has a route_auth configuration. */
+  routeAuth: boolean;
+  /** host:port of the sidecar (ProxySettings.sidecarUpstream). */
+  sidecarUpstream: string;
+  /** Tunnel addresses of the route's acl_peer_ids (enabled peers only). */
+  aclAddresses: readonly string[];
+}
+
+/** The whole route list of a protected host, in the order of the note at the top of this file. */
+export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions, rest: readonly CaddyHandler[]): CaddyRoute[] {
+  const out: CaddyRoute[] = [];
+  if (route.acl_enabled) out.push(aclRoute(opts.aclAddresses));
+  if (route.ip_filter_enabled && !opts.routeAuth) {
+    const f = ipFilterRoute(route.ip_filter_mode === 'blacklist' ? 'blacklist' : 'whitelist', route.ip_filter_rules);
+    if (f) out.push(f);
+  }
+  const limit = route.rate_limit_enabled && route.rate_limit_requests ? rateLimitHandler(route) : null;
+  const chain: CaddyHandler[] = [];
+  if (opts.routeAuth) {
+    out.push(routeAuthPagesRoute(route.domain, opts.sidecarUpstream));
+    chain.push(forwardAuthHandler(route.domain, opts.sidecarUpstream));
+    if (limit) chain.push(limit);
+  } else {
+    if (limit) chain.push(limit);
+    if (route.basic_auth_user && route.basic_auth_password_hash) chain.push(basicAuthHandler(route.basic_auth_user, route.basic_auth_password_hash));
+  }
+  chain.push(...rest);
+  out.push({ handle: chain });
+  return out;
+}

@@ -1,0 +1,67 @@
+// Admin API of route auth (scope `routes`): the configuration sub-resource, TOTP setup and the
+// login-page branding images. Thin: the rules live in RouteAuthService.
+import type Koa from 'koa';
+import type { Deps } from '../deps.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { actingUserId, type Principal } from '../http/auth.js';
+import { validation } from '../util/errors.js';
+import { BRANDING_MAX_BYTES, routeAuthBody, totpVerifyBody } from './schema.js';
+import type { RouteAuthService } from './service.js';
+import type { BrandingKind } from './branding.js';
+
+export function routeAuthEndpoints(deps: Deps): Endpoint[] {
+  const svc = () => deps.routeAuth as RouteAuthService;
+  const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
+  const tags = ['routes'];
+  const id = (params: Record<string, string | number>) => params.id as number;
+
+  const branding = (kind: BrandingKind, seg: string): Endpoint[] => [
+    defineEndpoint({
+      method: 'POST', path: `/routes/:id/branding/${seg}`, tags,
+      summary: `Upload the login-page ${kind === 'logo' ? 'logo' : 'background image'} (multipart field "file"; PNG, JPEG, GIF or WebP by content, SVG refused; at most ${BRANDING_MAX_BYTES} bytes). Needs a saved route auth configuration`,
+      multipart: { field: 'file', maxBytes: BRANDING_MAX_BYTES },
+      handler: async ({ params }, ctx: Koa.Context) => {
+        const routeId = id(params);
+        await svc().get(routeId); // 404 for an unknown route before looking at the upload
+        const file = (ctx.request as any).file as { buffer?: Buffer } | undefined;
+        if (!file?.buffer) throw validation('A file is required (multipart/form-data, field "file")', { file: 'required' });
+        return { route_auth: await svc().setBranding(routeId, kind, file.buffer, actor(ctx)) };
+      },
+    }),
+    defineEndpoint({
+      method: 'DELETE', path: `/routes/:id/branding/${seg}`, tags,
+      summary: `Remove the login-page ${kind === 'logo' ? 'logo' : 'background image'}`,
+      handler: async ({ params }, ctx) => ({ route_auth: await svc().deleteBranding(id(params), kind, actor(ctx)) }),
+    }),
+  ];
+
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/routes/:id/auth', tags,
+      summary: 'The route auth configuration of a route (route_auth: null when none); the password and TOTP secret are never returned',
+      handler: async ({ params }) => ({ route_auth: await svc().get(id(params)) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/:id/auth', tags, body: routeAuthBody,
+      summary: 'Create or replace the route auth configuration {method, two_factor_enabled?, two_factor_method?, email, password, session_max_age (ms: 1h, 12h, 24h, 7d, 30d), title?, description?, primary_color?, bg_color?, logo_url?, bg_image_url?}. HTTP routes only, not with basic auth. A new password, email, method or second factor ends all sessions of the route',
+      handler: async ({ body, params }, ctx) => ({ route_auth: await svc().save(id(params), body, actor(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'DELETE', path: '/routes/:id/auth', tags,
+      summary: 'Remove route auth from a route; all its sessions end',
+      handler: async ({ params }, ctx) => ({ deleted: await svc().remove(id(params), actor(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/:id/auth/totp-setup', tags,
+      summary: 'Start TOTP setup for a saved route auth configuration: {secret, otpauth_url, qr_code (PNG data URL)}; active after totp-verify',
+      handler: async ({ params }, ctx) => svc().totpSetup(id(params), actor(ctx)),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/:id/auth/totp-verify', tags, body: totpVerifyBody,
+      summary: 'Confirm TOTP setup with a current code {token} (±1 step of 30 s accepted); activates TOTP',
+      handler: async ({ body, params }, ctx) => ({ route_auth: await svc().totpVerify(id(params), body.token, actor(ctx)) }),
+    }),
+    ...branding('logo', 'logo'),
+    ...branding('bg_image', 'bg-image'),
+  ];
+}

@@ -1,0 +1,41 @@
+// The route-auth feature: deps.routeAuth, the admin endpoints, and the verify endpoint + login
+// pages mounted through deps.earlyMiddleware (ahead of the admin session and body parsing).
+import type Koa from 'koa';
+import type { Deps } from '../deps.js';
+import type { Feature } from '../features.js';
+import { routeAuthEndpoints } from './endpoints.js';
+import { routeAuthMiddleware } from './http.js';
+import { RouteAuthService } from './service.js';
+import { Verifier, verifyHandler } from './verify.js';
+
+const timers = new WeakMap<Deps, NodeJS.Timeout>();
+
+export const routeAuthFeature: Feature = {
+  name: 'route-auth',
+  setup(deps) {
+    const svc = new RouteAuthService(deps);
+    deps.routeAuth = svc;
+    svc.watchRoutes();
+    const early = (deps.earlyMiddleware ??= []) as Koa.Middleware[];
+    early.push(routeAuthMiddleware(deps, svc));
+    // The same verify on node's (req, res), for server.ts to answer before Koa if it wants:
+    //   const fast = deps.routeAuthFastPath; http.createServer((req, res) => fast?.(req, res) || app(req, res))
+    deps.routeAuthFastPath = verifyHandler(new Verifier(svc.view, deps.clock), deps.config.trustProxy, (err) =>
+      deps.log.error('route auth verify failed', { err: String((err as Error)?.stack ?? err) }),
+    );
+  },
+  endpoints: (deps) => routeAuthEndpoints(deps),
+  async start(deps) {
+    const svc = deps.routeAuth as RouteAuthService;
+    await svc.prune().catch(() => undefined);
+    await svc.cleanupBranding().catch(() => undefined);
+    const t = setInterval(() => void svc.prune().catch((err) => deps.log.warn('route auth prune failed', { err: String(err) })), 3_600_000);
+    t.unref();
+    timers.set(deps, t);
+  },
+  stop(deps) {
+    clearInterval(timers.get(deps));
+    timers.delete(deps);
+  },
+};
+

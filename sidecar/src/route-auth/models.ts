@@ -1,0 +1,107 @@
+// Sequelize models of the route-auth tables (migration 011_route_auth). Defined here, on the shared
+// Sequelize instance, so the feature stays self-contained.
+import { DataTypes, type Sequelize } from 'sequelize';
+import type { M } from '../db/models.js';
+
+export type LoginMethod = 'email_password' | 'email_code' | 'totp';
+export type SecondFactor = 'email_code' | 'totp';
+
+export interface RouteAuthRow {
+  id: number;
+  route_id: number;
+  method: LoginMethod;
+  two_factor_enabled: boolean;
+  two_factor_method: SecondFactor | null;
+  email: string;
+  password_hash: string | null;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_active: boolean;
+  totp_last_step: number | null;
+  session_max_age: number;
+  title: string | null;
+  description: string | null;
+  primary_color: string | null;
+  bg_color: string | null;
+  logo: string | null;
+  bg_image: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RouteAuthSessionRow {
+  id: string;
+  route_id: number;
+  email: string;
+  stage: 'active' | 'pending';
+  auth_method: string;
+  expires_at: number;
+  created_at: number;
+  user_agent: string | null;
+  ip: string | null;
+}
+
+export interface RouteAuthCodeRow {
+  id: number;
+  route_id: number;
+  email: string;
+  code_hash: string;
+  expires_at: number;
+  used_at: number | null;
+  attempts: number;
+  sent_at: number;
+}
+
+export interface RouteAuthModels {
+  RouteAuth: M<RouteAuthRow>;
+  RouteAuthSession: M<RouteAuthSessionRow>;
+  RouteAuthCode: M<RouteAuthCodeRow>;
+}
+
+const opts = (tableName: string) => ({ tableName, timestamps: false });
+const ms = () => ({ type: DataTypes.BIGINT, allowNull: false });
+
+export function routeAuthModels(s: Sequelize): RouteAuthModels {
+  if (s.isDefined('RouteAuth')) {
+    return { RouteAuth: s.model('RouteAuth') as any, RouteAuthSession: s.model('RouteAuthSession') as any, RouteAuthCode: s.model('RouteAuthCode') as any };
+  }
+  const bool = () => ({ type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
+  const RouteAuth = s.define('RouteAuth', {
+    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+    route_id: DataTypes.INTEGER, method: DataTypes.STRING, two_factor_enabled: bool(), two_factor_method: DataTypes.STRING,
+    email: DataTypes.STRING, password_hash: DataTypes.STRING, totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT,
+    totp_active: bool(), totp_last_step: DataTypes.BIGINT, session_max_age: ms(), title: DataTypes.STRING, description: DataTypes.STRING,
+    primary_color: DataTypes.STRING, bg_color: DataTypes.STRING, logo: DataTypes.STRING, bg_image: DataTypes.STRING, created_at: ms(), updated_at: ms(),
+  }, opts('route_auth')) as unknown as M<RouteAuthRow>;
+  const RouteAuthSession = s.define('RouteAuthSession', {
+    id: { type: DataTypes.STRING, primaryKey: true }, route_id: DataTypes.INTEGER, email: DataTypes.STRING, stage: DataTypes.STRING,
+    auth_method: DataTypes.STRING, expires_at: ms(), created_at: ms(), user_agent: DataTypes.STRING, ip: DataTypes.STRING,
+  }, opts('route_auth_sessions')) as unknown as M<RouteAuthSessionRow>;
+  const RouteAuthCode = s.define('RouteAuthCode', {
+    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true }, route_id: DataTypes.INTEGER, email: DataTypes.STRING,
+    code_hash: DataTypes.STRING, expires_at: ms(), used_at: DataTypes.BIGINT, attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 }, sent_at: ms(),
+  }, opts('route_auth_codes')) as unknown as M<RouteAuthCodeRow>;
+  return { RouteAuth, RouteAuthSession, RouteAuthCode };
+}
+
+const toBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
+const toNum = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Number(v));
+
+/** Normalize a raw row (SQLite 0/1, PostgreSQL booleans; BIGINT as numbers). */
+export function normalizeAuthRow(r: Record<string, unknown>): RouteAuthRow {
+  return {
+    ...(r as unknown as RouteAuthRow),
+    id: Number(r.id),
+    route_id: Number(r.route_id),
+    two_factor_enabled: toBool(r.two_factor_enabled),
+    totp_active: toBool(r.totp_active),
+    totp_last_step: toNum(r.totp_last_step),
+    session_max_age: Number(r.session_max_age),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}
+
+export function normalizeSessionRow(r: Record<string, unknown>): RouteAuthSessionRow {
+  return { ...(r as unknown as RouteAuthSessionRow), route_id: Number(r.route_id), expires_at: Number(r.expires_at), created_at: Number(r.created_at) };
+}

@@ -1,0 +1,78 @@
+// Request schemas and constants of route auth.
+import { z } from 'zod';
+
+/** SPEC: allowed session durations 1h, 12h, 24h, 7d, 30d (milliseconds). */
+export const SESSION_DURATIONS: Record<string, number> = {
+  '1h': 3_600_000,
+  '12h': 43_200_000,
+  '24h': 86_400_000,
+  '7d': 604_800_000,
+  '30d': 2_592_000_000,
+};
+export const SESSION_DURATION_VALUES = Object.values(SESSION_DURATIONS);
+
+/** Email codes: 6 digits, valid 10 minutes, single use, 5 tries per code, one mail per 60 s per route and address. */
+export const EMAIL_CODE_TTL_MS = 10 * 60_000;
+export const EMAIL_CODE_MAX_ATTEMPTS = 5;
+export const EMAIL_CODE_RESEND_MS = 60_000;
+/** How long the first step of a two-step login (password done, or code requested) stays usable. */
+export const PENDING_TTL_MS = 10 * 60_000;
+/** TOTP: 30-second steps, 6 digits, SHA-1 (what authenticator apps use); accepted drift ±1 step. */
+export const TOTP_STEP_S = 30;
+export const TOTP_WINDOW = 1;
+/** Branding uploads: PNG, JPEG, GIF or WebP by content (SVG is refused: it can carry script), at most 2 MiB. */
+export const BRANDING_MAX_BYTES = 2 * 1024 * 1024;
+
+const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
+const color = z.string().trim().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #1e66f5').transform((v) => v.toLowerCase());
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+const hasControl = (v: string) => [...v].some((c) => {
+  const n = c.charCodeAt(0);
+  return (n < 0x20 && c !== '\n' && c !== '\r' && c !== '\t') || n === 0x7f;
+});
+const noControl = (max: number) => z.string().trim().max(max).refine((v) => !hasControl(v), 'must not contain control characters');
+
+export const routeAuthBody = z
+  .object({
+    method: z.enum(['email_password', 'email_code', 'totp'], { error: 'must be email_password, email_code or totp' }),
+    two_factor_enabled: z.boolean().optional(),
+    two_factor_method: z.enum(['email_code', 'totp'], { error: 'must be email_code or totp' }).nullable().optional(),
+    email,
+    /** bcrypt uses at most 72 bytes; omitted: the stored hash is kept */
+    password: z
+      .string()
+      .min(8, 'at least 8 characters')
+      .refine((v) => Buffer.byteLength(v) <= 72, 'at most 72 bytes (bcrypt)')
+      .optional(),
+    session_max_age: z
+      .number({ error: 'must be a number of milliseconds' })
+      .int()
+      .refine((v) => SESSION_DURATION_VALUES.includes(v), `must be one of ${SESSION_DURATION_VALUES.join(', ')} (1h, 12h, 24h, 7d, 30d in milliseconds)`),
+    title: noControl(100).nullable().optional(),
+    description: noControl(500).nullable().optional(),
+    primary_color: color.nullable().optional(),
+    bg_color: color.nullable().optional(),
+    /** fetched once when saved, checked like an upload and stored locally (the login page loads nothing from elsewhere); null removes */
+    logo_url: httpUrl.nullable().optional(),
+    bg_image_url: httpUrl.nullable().optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.two_factor_enabled) {
+      if (v.method !== 'email_password') ctx.addIssue({ code: 'custom', path: ['two_factor_enabled'], message: 'two-factor needs method email_password as the first factor' });
+      if (!v.two_factor_method) ctx.addIssue({ code: 'custom', path: ['two_factor_method'], message: 'required when two_factor_enabled is true (email_code or totp)' });
+    }
+  });
+export type RouteAuthInput = z.infer<typeof routeAuthBody>;
+
+export const totpVerifyBody = z.object({ token: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the authenticator app') });

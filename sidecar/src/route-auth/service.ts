@@ -1,0 +1,421 @@
+// RouteAuthService (deps.routeAuth): the route-auth configuration of a route (admin API), TOTP
+// setup, branding images, and the server-side sessions the verify endpoint checks.
+//
+// Rules kept here (README "Route auth"):
+// - only HTTP routes (L4 → 400), never together with basic auth on the same route (→ 400);
+// - session_max_age one of 1h, 12h, 24h, 7d, 30d (ms);
+// - deleting the configuration, or changing its password, email, login method or second factor,
+//   ends every session of the route (in the database and in the verify cache);
+// - creating or deleting a configuration goes through deps.proxy.transact() when the proxy feature
+//   exists, so the Caddy configuration (forward auth on/off) and the database change together.
+import crypto from 'node:crypto';
+import bcrypt from 'bcrypt';
+import QRCode from 'qrcode';
+import speakeasy from 'speakeasy';
+import { Op, type Transaction } from 'sequelize';
+import type { Deps } from '../deps.js';
+import type { Models, RouteRow } from '../db/models.js';
+import { notFound, validation } from '../util/errors.js';
+import type { Mailer } from '../smtp/service.js';
+import { BrandingStore, fetchImage, type BrandingKind } from './branding.js';
+import { normalizeAuthRow, routeAuthModels, type RouteAuthModels, type RouteAuthRow } from './models.js';
+import { TOTP_STEP_S, TOTP_WINDOW, type RouteAuthInput } from './schema.js';
+import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
+
+export const BCRYPT_ROUNDS = 12;
+
+export interface SessionMeta {
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+type ProxyLike = { transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> };
+
+export const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
+export const newToken = () => crypto.randomBytes(32).toString('base64url');
+
+export class RouteAuthService {
+  readonly models: Models & RouteAuthModels;
+  readonly view: AuthView;
+  readonly branding: BrandingStore;
+  private codeKey: Buffer;
+
+  constructor(private deps: Deps) {
+    this.models = { ...deps.db.models, ...routeAuthModels(deps.db.sequelize) };
+    this.view = new AuthView(this.models, deps.clock);
+    this.branding = new BrandingStore(deps.config.dataDir);
+    this.codeKey = deps.crypto.derive('route-auth-email-code');
+  }
+
+  get mailer(): Mailer | undefined {
+    return this.deps.mailer as Mailer | undefined;
+  }
+
+  /** Invalidate the verify view on every write to the routes table (domain, IP filter, deletion). */
+  watchRoutes(): void {
+    const view = this.view;
+    const hook = (destroyed: boolean) => (...args: unknown[]) => {
+      const options = args[args.length - 1] as { transaction?: Transaction | null } | undefined;
+      const run = () => {
+        view.invalidateRoutes();
+        if (destroyed) {
+          view.dropAllSessions();
+          void this.cleanupBranding().catch(() => undefined);
+        }
+      };
+      run();
+      options?.transaction?.afterCommit(run);
+    };
+    const Route = this.models.Route as any;
+    for (const h of ['afterCreate', 'afterUpdate', 'afterBulkCreate', 'afterBulkUpdate', 'afterUpsert', 'afterSave']) Route.addHook(h, hook(false));
+    for (const h of ['afterDestroy', 'afterBulkDestroy']) Route.addHook(h, hook(true));
+  }
+
+  private async write<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
+    const proxy = this.deps.proxy as ProxyLike | undefined;
+    if (proxy && typeof proxy.transact === 'function') return proxy.transact(fn);
+    return this.deps.db.sequelize.transaction(fn);
+  }
+
+  private async route(id: number, transaction?: Transaction): Promise<RouteInfo> {
+    const row = (await this.models.Route.findByPk(id, { raw: true, transaction })) as RouteRow | null;
+    if (!row) throw notFound('Route');
+    return routeInfo(row);
+  }
+
+  async config(routeId: number, transaction?: Transaction): Promise<RouteAuthRow | null> {
+    const row = (await this.models.RouteAuth.findOne({ where: { route_id: routeId }, raw: true, transaction })) as unknown as Record<string, unknown> | null;
+    return row ? normalizeAuthRow(row) : null;
+  }
+
+  /** For the routes service: refuse basic auth while a route-auth configuration exists. */
+  async hasRouteAuth(routeId: number, transaction?: Transaction): Promise<boolean> {
+    return (await this.models.RouteAuth.count({ where: { route_id: routeId }, transaction })) > 0;
+  }
+
+  /** For the renderer's snapshot: ids of the routes that have route auth. */
+  async protectedRouteIds(transaction?: Transaction): Promise<Set<number>> {
+    const rows = (await this.models.RouteAuth.findAll({ attributes: ['route_id'], raw: true, transaction })) as unknown as { route_id: number }[];
+    return new Set(rows.map((r) => Number(r.route_id)));
+  }
+
+  toApi(c: RouteAuthRow): Record<string, unknown> {
+    const v = c.updated_at;
+    return {
+      route_id: c.route_id,
+      method: c.method,
+      two_factor_enabled: c.two_factor_enabled,
+      two_factor_method: c.two_factor_enabled ? c.two_factor_method : null,
+      email: c.email,
+      password_set: !!c.password_hash,
+      totp_active: c.totp_active,
+      totp_setup_pending: !!c.totp_pending_secret,
+      session_max_age: c.session_max_age,
+      title: c.title,
+      description: c.description,
+      primary_color: c.primary_color,
+      bg_color: c.bg_color,
+      /** where the login page serves them (on the route's own domain) */
+      logo: c.logo ? `/route-auth/branding/logo?v=${v}` : null,
+      bg_image: c.bg_image ? `/route-auth/branding/bg-image?v=${v}` : null,
+      created_at: new Date(c.created_at).toISOString(),
+      updated_at: new Date(c.updated_at).toISOString(),
+    };
+  }
+
+  async get(routeId: number): Promise<Record<string, unknown> | null> {
+    await this.route(routeId);
+    const c = await this.config(routeId);
+    return c ? this.toApi(c) : null;
+  }
+
+  private usable(route: RouteInfo, field = 'method'): void {
+    if (route.route_type !== 'http') throw validation('Route auth exists only for HTTP routes, not for L4 routes', { [field]: 'not available on an L4 route' });
+    if (route.basic_auth) throw validation('Basic auth and route auth cannot be combined on one route: remove the basic auth first', { [field]: 'the route has basic auth' });
+  }
+
+  /** POST /routes/:id/auth: create or replace. Omitted optional fields keep their stored values; null clears. */
+  async save(routeId: number, input: RouteAuthInput, actor?: number): Promise<Record<string, unknown>> {
+    const pre = await this.route(routeId);
+    this.usable(pre);
+    const needsMail = input.method === 'email_code' || (input.two_factor_enabled && input.two_factor_method === 'email_code');
+    if (needsMail && !(await this.mailer?.configured())) {
+      const field = input.method === 'email_code' ? 'method' : 'two_factor_method';
+      throw validation('Email codes need SMTP settings (PUT /api/v1/smtp)', { [field]: 'SMTP is not configured' });
+    }
+    const existing = await this.config(routeId);
+    const needsPassword = input.method === 'email_password';
+    if (needsPassword && !input.password && !existing?.password_hash) throw validation('A password is required for method email_password', { password: 'required' });
+    // Slow or remote work before the transaction: hashing, fetching branding URLs.
+    const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : undefined;
+    const fetched: Partial<Record<BrandingKind, Uint8Array>> = {};
+    if (input.logo_url) fetched.logo = await fetchImage(input.logo_url, 'logo_url');
+    if (input.bg_image_url) fetched.bg_image = await fetchImage(input.bg_image_url, 'bg_image_url');
+
+    const newFiles: string[] = [];
+    const oldFiles: string[] = [];
+    for (const kind of ['logo', 'bg_image'] as const) {
+      const data = fetched[kind];
+      if (data) newFiles.push(this.branding.write(routeId, kind, data, kind === 'logo' ? 'logo_url' : 'bg_image_url'));
+    }
+    let ended = false;
+    let created = false;
+    try {
+      await this.write(async (t) => {
+        const route = await this.route(routeId, t);
+        this.usable(route);
+        const cur = await this.config(routeId, t);
+        const now = this.deps.clock();
+        const twoFactor = input.method === 'email_password' && !!input.two_factor_enabled;
+        const keep = <K extends keyof RouteAuthRow>(k: K, v: RouteAuthRow[K] | undefined): RouteAuthRow[K] | null => (v === undefined ? (cur ? cur[k] : null) : v);
+        const values: Partial<RouteAuthRow> = {
+          route_id: routeId,
+          method: input.method,
+          two_factor_enabled: twoFactor,
+          two_factor_method: twoFactor ? input.two_factor_method ?? null : null,
+          email: input.email,
+          password_hash: passwordHash ?? cur?.password_hash ?? null,
+          session_max_age: input.session_max_age,
+          title: keep('title', input.title),
+          description: keep('description', input.description),
+          primary_color: keep('primary_color', input.primary_color),
+          bg_color: keep('bg_color', input.bg_color),
+          updated_at: now,
+        };
+        let i = 0;
+        for (const kind of ['logo', 'bg_image'] as const) {
+          const url = kind === 'logo' ? input.logo_url : input.bg_image_url;
+          if (fetched[kind]) {
+            values[kind] = newFiles[i++];
+            if (cur?.[kind]) oldFiles.push(cur[kind]!);
+          } else if (url === null) {
+            values[kind] = null;
+            if (cur?.[kind]) oldFiles.push(cur[kind]!);
+          }
+        }
+        if (cur) {
+          ended =
+            passwordHash !== undefined ||
+            cur.email !== input.email ||
+            cur.method !== input.method ||
+            cur.two_factor_enabled !== twoFactor ||
+            (twoFactor && cur.two_factor_method !== values.two_factor_method);
+          await this.models.RouteAuth.update(values, { where: { route_id: routeId }, transaction: t });
+          if (ended) {
+            await this.models.RouteAuthSession.destroy({ where: { route_id: routeId }, transaction: t });
+            await this.models.RouteAuthCode.destroy({ where: { route_id: routeId }, transaction: t });
+          }
+        } else {
+          created = true;
+          await this.models.RouteAuth.create({ ...values, totp_active: false, created_at: now } as any, { transaction: t });
+        }
+      });
+    } catch (err) {
+      for (const f of newFiles) this.branding.remove(f);
+      throw err;
+    } finally {
+      this.view.invalidateRoutes();
+      if (ended) this.view.dropRouteSessions(routeId);
+    }
+    for (const f of oldFiles) this.branding.remove(f);
+    await this.deps.activity.record({
+      source: 'routes',
+      event_type: created ? 'route_auth_created' : 'route_auth_updated',
+      message: `Route auth ${created ? 'enabled' : 'updated'} on ${pre.domain} (${input.method}${input.two_factor_enabled ? ` + ${input.two_factor_method}` : ''})`,
+      details: { route_id: routeId, method: input.method, two_factor_method: input.two_factor_enabled ? input.two_factor_method : null, sessions_ended: ended, password_changed: passwordHash !== undefined },
+      user_id: actor,
+    });
+    return this.toApi((await this.config(routeId))!);
+  }
+
+  /** DELETE /routes/:id/auth: removes the configuration, its sessions, codes and branding files. */
+  async remove(routeId: number, actor?: number): Promise<boolean> {
+    const route = await this.route(routeId);
+    let removed: RouteAuthRow | null = null;
+    try {
+      removed = await this.write(async (t) => {
+        const cur = await this.config(routeId, t);
+        if (!cur) return null;
+        await this.models.RouteAuthSession.destroy({ where: { route_id: routeId }, transaction: t });
+        await this.models.RouteAuthCode.destroy({ where: { route_id: routeId }, transaction: t });
+        await this.models.RouteAuth.destroy({ where: { route_id: routeId }, transaction: t });
+        return cur;
+      });
+    } finally {
+      this.view.invalidateRoutes();
+      this.view.dropRouteSessions(routeId);
+    }
+    if (!removed) return false;
+    this.branding.remove(removed.logo);
+    this.branding.remove(removed.bg_image);
+    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_deleted', message: `Route auth removed from ${route.domain}; its sessions ended`, details: { route_id: routeId }, user_id: actor });
+    return true;
+  }
+
+  private async requireConfig(routeId: number): Promise<{ route: RouteInfo; cfg: RouteAuthRow }> {
+    const route = await this.route(routeId);
+    const cfg = await this.config(routeId);
+    if (!cfg) throw validation('Save the route auth configuration first (POST /api/v1/routes/:id/auth)', { route_auth: 'not configured' });
+    return { route, cfg };
+  }
+
+  /**
+   * POST /routes/:id/auth/totp-setup: a new secret for a SAVED configuration, kept pending until
+   * totp-verify confirms a code from it (an active TOTP keeps working until then).
+   */
+  async totpSetup(routeId: number, actor?: number): Promise<{ secret: string; otpauth_url: string; qr_code: string }> {
+    const { route, cfg } = await this.requireConfig(routeId);
+    const secret = speakeasy.generateSecret({ length: 20 }).base32;
+    const label = `${route.domain}:${cfg.email}`;
+    const otpauth_url = speakeasy.otpauthURL({ secret, encoding: 'base32', label, issuer: 'Gatehouse', algorithm: 'sha1', digits: 6, period: TOTP_STEP_S });
+    const qr_code = await QRCode.toDataURL(otpauth_url, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
+    await this.models.RouteAuth.update({ totp_pending_secret: this.deps.crypto.seal(secret), updated_at: this.deps.clock() }, { where: { route_id: routeId } });
+    this.view.invalidateRoutes();
+    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_totp_setup', message: `TOTP setup started for ${route.domain}`, details: { route_id: routeId }, user_id: actor });
+    return { secret, otpauth_url, qr_code };
+  }
+
+  /** The 30-second step a code matches (±TOTP_WINDOW around now), or null. */
+  totpStep(secretBase32: string, token: string): number | null {
+    const nowS = Math.floor(this.deps.clock() / 1000);
+    const r = speakeasy.totp.verifyDelta({ secret: secretBase32, encoding: 'base32', token, window: TOTP_WINDOW, step: TOTP_STEP_S, time: nowS });
+    if (!r) return null;
+    return Math.floor(nowS / TOTP_STEP_S) + r.delta;
+  }
+
+  /** POST /routes/:id/auth/totp-verify {token}: activates the pending secret. */
+  async totpVerify(routeId: number, token: string, actor?: number): Promise<Record<string, unknown>> {
+    const { route, cfg } = await this.requireConfig(routeId);
+    if (!cfg.totp_pending_secret) throw validation('Run totp-setup first', { token: 'no TOTP setup in progress' });
+    const secret = this.deps.crypto.open(cfg.totp_pending_secret);
+    const step = this.totpStep(secret, token);
+    if (step === null) throw validation('The code does not match (check the device clock)', { token: 'invalid code' });
+    await this.models.RouteAuth.update(
+      { totp_secret: cfg.totp_pending_secret, totp_pending_secret: null, totp_active: true, totp_last_step: step, updated_at: this.deps.clock() },
+      { where: { route_id: routeId } },
+    );
+    this.view.invalidateRoutes();
+    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_totp_activated', message: `TOTP activated for ${route.domain}`, details: { route_id: routeId }, user_id: actor });
+    return this.toApi((await this.config(routeId))!);
+  }
+
+  /** Checks a TOTP code at login and records its step (a code is accepted once). */
+  async checkTotp(cfg: RouteAuthRow, token: string): Promise<boolean> {
+    if (!cfg.totp_active || !cfg.totp_secret || !/^\d{6}$/.test(token)) return false;
+    const step = this.totpStep(this.deps.crypto.open(cfg.totp_secret), token);
+    if (step === null) return false;
+    // Atomic replay guard: only one request can move totp_last_step past this step.
+    const [n] = await this.models.RouteAuth.update(
+      { totp_last_step: step },
+      { where: { route_id: cfg.route_id, [Op.or]: [{ totp_last_step: null }, { totp_last_step: { [Op.lt]: step } }] } as any },
+    );
+    if (n > 0) this.view.invalidateRoutes();
+    return n > 0;
+  }
+
+  // ---- branding ----
+
+  async setBranding(routeId: number, kind: BrandingKind, data: Uint8Array, actor?: number): Promise<Record<string, unknown>> {
+    const { route, cfg } = await this.requireConfig(routeId);
+    const name = this.branding.write(routeId, kind, data, 'file');
+    try {
+      await this.models.RouteAuth.update({ [kind]: name, updated_at: this.deps.clock() }, { where: { route_id: routeId } });
+    } catch (err) {
+      this.branding.remove(name);
+      throw err;
+    }
+    this.branding.remove(cfg[kind]);
+    this.view.invalidateRoutes();
+    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', message: `Login page ${kind === 'logo' ? 'logo' : 'background image'} uploaded for ${route.domain}`, details: { route_id: routeId, kind, bytes: data.length }, user_id: actor });
+    return this.toApi((await this.config(routeId))!);
+  }
+
+  async deleteBranding(routeId: number, kind: BrandingKind, actor?: number): Promise<Record<string, unknown>> {
+    const { route, cfg } = await this.requireConfig(routeId);
+    if (cfg[kind]) {
+      await this.models.RouteAuth.update({ [kind]: null, updated_at: this.deps.clock() }, { where: { route_id: routeId } });
+      this.branding.remove(cfg[kind]);
+      this.view.invalidateRoutes();
+      await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', message: `Login page ${kind === 'logo' ? 'logo' : 'background image'} removed for ${route.domain}`, details: { route_id: routeId, kind }, user_id: actor });
+    }
+    return this.toApi((await this.config(routeId))!);
+  }
+
+  /** Removes branding files no configuration references (after routes were deleted). */
+  async cleanupBranding(): Promise<number> {
+    const rows = (await this.models.RouteAuth.findAll({ attributes: ['logo', 'bg_image'], raw: true })) as unknown as { logo: string | null; bg_image: string | null }[];
+    const keep = new Set<string>();
+    for (const r of rows) {
+      if (r.logo) keep.add(r.logo);
+      if (r.bg_image) keep.add(r.bg_image);
+    }
+    return this.branding.removeOrphans(keep);
+  }
+
+  // ---- sessions ----
+
+  /** A new session; returns the cookie value (only its SHA-256 is stored). */
+  async createSession(routeId: number, email: string, stage: 'active' | 'pending', authMethod: string, ttlMs: number, meta: SessionMeta = {}): Promise<string> {
+    const token = newToken();
+    const id = sha256(token);
+    const now = this.deps.clock();
+    const expires_at = now + ttlMs;
+    await this.models.RouteAuthSession.create({
+      id,
+      route_id: routeId,
+      email,
+      stage,
+      auth_method: authMethod,
+      expires_at,
+      created_at: now,
+      user_agent: meta.userAgent ? meta.userAgent.slice(0, 255) : null,
+      ip: meta.ip ? meta.ip.slice(0, 64) : null,
+    });
+    if (stage === 'active') this.view.putSession(id, { routeId, email, authMethod, expiresAt: expires_at });
+    return token;
+  }
+
+  /** The pending (first step done) session behind a cookie value, or null. */
+  async pendingSession(routeId: number, token: string | undefined): Promise<{ id: string; email: string; authMethod: string } | null> {
+    if (!token) return null;
+    const id = sha256(token);
+    const row = (await this.models.RouteAuthSession.findOne({ where: { id, route_id: routeId, stage: 'pending' }, raw: true })) as unknown as Record<string, unknown> | null;
+    if (!row || Number(row.expires_at) <= this.deps.clock()) return null;
+    return { id, email: String(row.email), authMethod: String(row.auth_method) };
+  }
+
+  /** The active session behind a cookie value for this route, or null (cached). */
+  async activeSession(routeId: number, token: string | undefined): Promise<SessionEntry | null> {
+    if (!token) return null;
+    const s = await this.view.session(sha256(token));
+    return s && s.routeId === routeId && s.expiresAt > this.deps.clock() ? s : null;
+  }
+
+  async destroySessionById(id: string): Promise<void> {
+    await this.models.RouteAuthSession.destroy({ where: { id } });
+    this.view.dropSession(id);
+  }
+
+  /** Logout: this device's session only. */
+  async destroySession(routeId: number, token: string | undefined): Promise<boolean> {
+    if (!token) return false;
+    const id = sha256(token);
+    const n = await this.models.RouteAuthSession.destroy({ where: { id, route_id: routeId } });
+    this.view.dropSession(id);
+    return n > 0;
+  }
+
+  /** Hourly: expired sessions and old codes. */
+  async prune(): Promise<void> {
+    const now = this.deps.clock();
+    await this.models.RouteAuthSession.destroy({ where: { expires_at: { [Op.lte]: now } } });
+    await this.models.RouteAuthCode.destroy({ where: { expires_at: { [Op.lte]: now - 86_400_000 } } });
+    this.view.pruneExpired(now);
+  }
+
+  // ---- email codes ----
+
+  codeHash(routeId: number, email: string, code: string): string {
+    return crypto.createHmac('sha256', this.codeKey).update(`${routeId}:${email}:${code}`).digest('hex');
+  }
+}

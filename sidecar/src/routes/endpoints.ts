@@ -1,0 +1,56 @@
+// The routes API (SPEC: Endpoints, Routes). Thin: validation by the schemas, logic in RoutesService.
+import type { Deps } from '../deps.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { actingUserId, type Principal } from '../http/auth.js';
+import { batchBody, checkDnsBody, createRouteBody, listRoutesQuery, routePeersQuery, updateRouteBody } from './schema.js';
+import type { RoutesService } from './service.js';
+
+export function routeEndpoints(deps: Deps): Endpoint[] {
+  const svc = () => deps.routes as RoutesService;
+  const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
+  const tags = ['routes'];
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/routes', summary: 'List routes (limit, offset, type=http|l4)', tags, query: listRoutesQuery,
+      handler: async ({ query }) => svc().list(query),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes', status: 201, summary: 'Create a route; returns once it is live in the proxy', tags, body: createRouteBody,
+      handler: async ({ body }, ctx) => ({ route: await svc().create(body, actor(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/batch', summary: 'Enable, disable or delete several routes ({action, ids}); per-id results', tags, body: batchBody,
+      handler: async ({ body }, ctx) => svc().batch(body.action, body.ids, actor(ctx)),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/check-dns', summary: "Compare a domain's A records with this server's public IP", tags, body: checkDnsBody,
+      handler: async ({ body }) => svc().checkDns(body.domain),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/routes/peers', summary: 'Peers for the route wizard (peer_type=gateway: gateway peers only)', tags, query: routePeersQuery,
+      handler: async ({ query }) => ({ peers: await svc().wizardPeers(query.peer_type) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/routes/:id', summary: 'One route', tags,
+      handler: async ({ params }) => ({ route: await svc().get(params.id as number) }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/routes/:id', summary: 'Partial update of a route', tags, body: updateRouteBody,
+      handler: async ({ body, params }, ctx) => ({ route: await svc().update(params.id as number, body, actor(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'DELETE', path: '/routes/:id', summary: 'Delete a route', tags,
+      handler: async ({ params }, ctx) => {
+        await svc().remove(params.id as number, actor(ctx));
+        return {};
+      },
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/routes/:id/toggle', summary: 'Enable or disable a route', tags,
+      handler: async ({ params }, ctx) => {
+        const route = await svc().toggle(params.id as number, actor(ctx));
+        return { route, enabled: route.enabled };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,15 @@
+// The routes feature: deps.routes and the /routes endpoints. Needs deps.proxy (proxy feature).
+import type { Deps } from '../deps.js';
+import type { Feature } from '../features.js';
+import type { ActivityLog } from '../logs/activity.js';
+import type { ProxyService } from '../proxy/service.js';
+import { routeEndpoints } from './endpoints.js';
+import { RoutesService } from './service.js';
+
+export const routesFeature: Feature = {
+  name: 'routes',
+  setup(deps: Deps) {
+    deps.routes = new RoutesService({ db: deps.db, config: deps.config, clock: deps.clock, activity: deps.activity as ActivityLog, proxy: deps.proxy as ProxyService });
+  },
+  endpoints: (deps) => routeEndpoints(deps),
+};

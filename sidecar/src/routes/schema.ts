@@ -1,0 +1,180 @@
+// Request schemas of the routes API (zod): field syntax only. Rules that involve several fields or
+// the database (route_type/target_kind combinations, peers that must exist, duplicate domains, port
+// collisions) live in the service, which checks the merged record of a create or partial update.
+import net from 'node:net';
+import { domainToASCII } from 'node:url';
+import { z } from 'zod';
+import { paging } from '../http/registry.js';
+
+/**
+ * Domain names: trimmed, lowercased, one trailing dot dropped, internationalized names converted to
+ * their ASCII (punycode, xn--) form, which is what clients send in Host and SNI. At least two
+ * labels of letters, digits and inner hyphens (1-63 characters each, 253 in all); the last label is
+ * not all digits (IP addresses are not domains). Wildcards: only `*.` as the whole first label
+ * (`*.example.com` serves a.example.com but not a.b.example.com nor example.com), and the rest must
+ * have at least two labels.
+ */
+export function normalizeDomain(input: string): { domain: string } | { error: string } {
+  let s = input.trim().toLowerCase();
+  if (s.endsWith('.')) s = s.slice(0, -1);
+  if (!s) return { error: 'required' };
+  if (/[\s/:@?#\\]/.test(s)) return { error: 'must be a bare domain name (no scheme, port, path or spaces)' };
+  const wildcard = s.startsWith('*.');
+  const rest = wildcard ? s.slice(2) : s;
+  if (rest.includes('*')) return { error: 'a wildcard is only allowed as the whole first label, as in *.example.com' };
+  const ascii = domainToASCII(rest);
+  if (!ascii) return { error: 'is not a valid domain name' };
+  const labels = ascii.split('.');
+  if (labels.length < 2) return { error: 'must have at least two labels, such as app.example.com' };
+  for (const l of labels) {
+    if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l)) return { error: `label "${l.slice(0, 63)}" is invalid (letters, digits and inner hyphens, 1-63 characters)` };
+  }
+  if (/^\d+$/.test(labels[labels.length - 1])) return { error: 'must be a domain name, not an IP address' };
+  const domain = (wildcard ? '*.' : '') + ascii;
+  if (domain.length > 253) return { error: 'is longer than 253 characters' };
+  return { domain };
+}
+
+export const domainSchema = z.string().max(1000).transform((v, ctx) => {
+  const r = normalizeDomain(v);
+  if ('error' in r) {
+    ctx.addIssue({ code: 'custom', message: r.error });
+    return z.NEVER;
+  }
+  return r.domain;
+});
+
+const boolIn = z.union([z.boolean(), z.literal(0), z.literal(1)], { error: 'must be true or false' }).transform((v) => v === true || v === 1);
+const intFrom = (min: number, max: number, what = `an integer from ${min} to ${max}`) =>
+  z
+    .union([z.number(), z.string().regex(/^\d{1,10}$/)], { error: `must be ${what}` })
+    .transform(Number)
+    .pipe(z.number({ error: `must be ${what}` }).int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`));
+export const portIn = intFrom(1, 65535, 'a port from 1 to 65535');
+const idIn = intFrom(1, 2 ** 31 - 1, 'a positive integer id');
+
+const lanHost = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(253)
+  .refine((v) => net.isIP(v) !== 0 || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be an IP address or host name');
+
+const mac = z
+  .string()
+  .trim()
+  .regex(/^[0-9A-Fa-f]{2}([:-]?)[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}$/, 'must be a MAC address such as AA:BB:CC:DD:EE:FF')
+  .transform((v) => v.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':'));
+
+/** An IPv4/IPv6 address or CIDR range, normalized (e.g. 192.168.1.0/24). */
+export const ipOrCidr = z
+  .string()
+  .trim()
+  .max(64)
+  .refine((v) => {
+    const [ip, bits, extra] = v.split('/');
+    if (extra !== undefined) return false;
+    const fam = net.isIP(ip);
+    if (!fam) return false;
+    if (bits === undefined) return true;
+    if (!/^\d{1,3}$/.test(bits)) return false;
+    return Number(bits) <= (fam === 4 ? 32 : 128);
+  }, 'must be an IP address or CIDR range such as 192.168.1.0/24');
+
+/** Caddy-style durations ("30s", "1m", "1h", "1d") or the words second, minute, hour, day. */
+export const rateWindow = z
+  .string()
+  .trim()
+  .regex(/^([1-9]\d{0,5}(s|m|h|d)|second|minute|hour|day)$/, 'must be a duration such as 30s, 1m, 1h or 1d (or second, minute, hour, day)');
+
+export const statusCodes = z
+  .string()
+  .trim()
+  .regex(/^\s*[1-5]\d\d(\s*,\s*[1-5]\d\d)*\s*$/, 'must be comma-separated HTTP status codes such as 502,503,504')
+  .transform((v) => [...new Set(v.split(',').map((c) => c.trim()))].join(','));
+
+const mirrorTarget = z
+  .string()
+  .trim()
+  .max(300)
+  .refine((v) => {
+    if (/^https?:\/\//i.test(v)) {
+      try {
+        new URL(v);
+        return true;
+      } catch {
+        return false;
+      }
+    }
+    const m = /^(.+):(\d{1,5})$/.exec(v);
+    return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535 && (net.isIP(m[1].replace(/^\[|\]$/g, '')) !== 0 || /^[A-Za-z0-9.-]+$/.test(m[1]));
+  }, 'must be host:port or an http(s) URL');
+
+const botConfig = z
+  .record(z.string(), z.unknown(), { error: 'must be an object' })
+  .refine((v) => JSON.stringify(v).length <= 8192, 'must be at most 8 KB of JSON');
+
+/** Every writable route field by its SPEC name; all optional (create requires domain). */
+export const routeFields = z.object({
+  domain: domainSchema,
+  description: z.string().trim().max(500).nullable(),
+  route_type: z.enum(['http', 'l4'], { error: 'must be http or l4' }),
+  target_kind: z.enum(['peer', 'gateway'], { error: 'must be peer or gateway' }),
+  enabled: boolIn,
+  peer_id: idIn.nullable(),
+  target_port: portIn.nullable(),
+  target_peer_id: idIn.nullable(),
+  target_lan_host: lanHost.nullable(),
+  target_lan_port: portIn.nullable(),
+  wol_enabled: boolIn,
+  wol_mac: mac.nullable(),
+  l4_protocol: z.enum(['tcp', 'udp'], { error: 'must be tcp or udp' }).nullable(),
+  l4_listen_port: portIn.nullable(),
+  l4_tls_mode: z.enum(['none', 'passthrough', 'terminate'], { error: 'must be none, passthrough or terminate' }).nullable(),
+  https_enabled: boolIn,
+  backend_https: boolIn,
+  compress_enabled: boolIn,
+  bot_blocker_enabled: boolIn,
+  bot_blocker_mode: z.string().trim().regex(/^[a-z][a-z_]{0,15}$/, 'must be a mode name such as block').nullable(),
+  bot_blocker_config: botConfig.nullable(),
+  monitoring_enabled: boolIn,
+  ip_filter_enabled: boolIn,
+  ip_filter_mode: z.enum(['whitelist', 'blacklist'], { error: 'must be whitelist or blacklist' }).nullable(),
+  ip_filter_rules: z.array(ipOrCidr).max(500, 'at most 500 rules').nullable(),
+  acl_enabled: boolIn,
+  acl_peer_ids: z.array(idIn).max(1000).nullable(),
+  rate_limit_enabled: boolIn,
+  rate_limit_requests: intFrom(1, 1_000_000).nullable(),
+  rate_limit_window: rateWindow.nullable(),
+  retry_enabled: boolIn,
+  retry_count: intFrom(1, 10).nullable(),
+  retry_status_codes: statusCodes.nullable(),
+  circuit_breaker_enabled: boolIn,
+  circuit_breaker_threshold: intFrom(1, 1000).nullable(),
+  circuit_breaker_timeout: intFrom(1, 86_400, 'a number of seconds from 1 to 86400').nullable(),
+  mirror_enabled: boolIn,
+  mirror_targets: z.array(mirrorTarget).max(10, 'at most 10 targets').nullable(),
+  debug_enabled: boolIn,
+  basic_auth_user: z.string().trim().min(1, 'required').max(128).refine((v) => !v.includes(':') && ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'must not contain a colon or control characters').nullable(),
+  basic_auth_password: z.string().min(1, 'required').refine((v) => Buffer.byteLength(v) <= 72, 'at most 72 bytes (bcrypt)').nullable(),
+  user_ids: z.array(idIn).max(1000).nullable(),
+});
+
+export type RouteInput = Partial<z.infer<typeof routeFields>>;
+
+export const createRouteBody = routeFields.partial().superRefine((v, ctx) => {
+  if (v.domain === undefined) ctx.addIssue({ code: 'custom', path: ['domain'], message: 'required' });
+});
+
+export const updateRouteBody = routeFields.partial().refine((v) => Object.keys(v).length > 0, 'nothing to update');
+
+export const listRoutesQuery = paging.extend({ type: z.enum(['http', 'l4'], { error: 'must be http or l4' }).optional() });
+
+export const batchBody = z.object({
+  action: z.enum(['enable', 'disable', 'delete'], { error: 'must be enable, disable or delete' }),
+  ids: z.array(idIn).min(1, 'at least one id').max(1000, 'at most 1000 ids'),
+});
+
+export const checkDnsBody = z.object({ domain: domainSchema });
+
+export const routePeersQuery = z.object({ peer_type: z.enum(['regular', 'gateway'], { error: 'must be regular or gateway' }).optional() });

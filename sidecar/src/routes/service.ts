@@ -1,0 +1,359 @@
+// Routes: create, read, update, delete, toggle, batch; every write goes through deps.proxy.transact()
+// so it is saved and live in Caddy, or neither (see proxy/service.ts).
+import dns from 'node:dns';
+import os from 'node:os';
+import { Op, type Transaction } from 'sequelize';
+import type { Config } from '../config.js';
+import type { Database } from '../db/index.js';
+import type { PeerGroupRow, PeerRow, RouteRow } from '../db/models.js';
+import type { ActivityLog } from '../logs/activity.js';
+import type { Clock } from '../util/clock.js';
+import { conflict, notFound, validation } from '../util/errors.js';
+import { bcryptHash } from '../auth/passwords.js';
+import { asBool, isOnline } from '../peers/view.js';
+import type { ProxyService } from '../proxy/service.js';
+import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.js';
+import type { RouteInput } from './schema.js';
+
+type Fields = Record<string, string>;
+
+/** Settings that only mean something for HTTP routes; refused on L4 routes. */
+const HTTP_ONLY_FLAGS = ['https_enabled', 'backend_https', 'compress_enabled', 'bot_blocker_enabled', 'rate_limit_enabled', 'retry_enabled', 'circuit_breaker_enabled', 'mirror_enabled'] as const;
+const L4_FIELDS = ['l4_protocol', 'l4_listen_port', 'l4_tls_mode'] as const;
+const PEER_TARGET_FIELDS = ['peer_id', 'target_port'] as const;
+const GATEWAY_TARGET_FIELDS = ['target_peer_id', 'target_lan_host', 'target_lan_port', 'wol_mac'] as const;
+
+/** Defaults filled in when a feature is switched on without its parameters. */
+export const ROUTE_DEFAULTS = {
+  bot_blocker_mode: 'block',
+  ip_filter_mode: 'whitelist',
+  rate_limit_requests: 100,
+  rate_limit_window: '1m',
+  retry_count: 3,
+  retry_status_codes: '502,503,504',
+  circuit_breaker_threshold: 5,
+  circuit_breaker_timeout: 30,
+} as const;
+
+
+export interface RoutesServiceOptions {
+  db: Database;
+  config: Config;
+  clock: Clock;
+  activity: ActivityLog;
+  proxy: ProxyService;
+  /** DNS resolver for check-dns (tests point one at a local DNS server). */
+  resolver?: dns.promises.Resolver;
+}
+
+export interface BatchResult {
+  id: number;
+  ok: boolean;
+  error?: string;
+}
+
+export class RoutesService {
+  private readonly db: Database;
+  private readonly config: Config;
+  private readonly clock: Clock;
+  private readonly activity: ActivityLog;
+  private readonly proxy: ProxyService;
+  resolver: dns.promises.Resolver;
+
+  constructor(o: RoutesServiceOptions) {
+    this.db = o.db;
+    this.config = o.config;
+    this.clock = o.clock;
+    this.activity = o.activity;
+    this.proxy = o.proxy;
+    this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
+  }
+
+  private get Route() {
+    return this.db.models.Route;
+  }
+
+  async list(q: { limit: number; offset: number; type?: 'http' | 'l4' }): Promise<{ routes: Record<string, unknown>[]; total: number }> {
+    const where = q.type ? { route_type: q.type } : {};
+    const [rows, total] = await Promise.all([
+      this.Route.findAll({ where, order: [['id', 'ASC']], limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<RouteRow[]>,
+      this.Route.count({ where }),
+    ]);
+    return { routes: rows.map((r) => toApi(rowToRoute(r))), total };
+  }
+
+  async getRoute(id: number, transaction?: Transaction): Promise<Route> {
+    const row = (await this.Route.findByPk(id, { raw: true, transaction })) as RouteRow | null;
+    if (!row) throw notFound('Route');
+    return rowToRoute(row);
+  }
+
+  async get(id: number): Promise<Record<string, unknown>> {
+    return toApi(await this.getRoute(id));
+  }
+
+  async create(input: RouteInput, actor?: number): Promise<Record<string, unknown>> {
+    const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
+    const route = await this.proxy.transact(async (t) => {
+      const now = this.clock();
+      const merged = this.merge({ ...blankRoute(now) }, input, hash);
+      await this.check(merged, null, t);
+      const row = await this.Route.create(routeToRow(merged) as any, { transaction: t });
+      return { ...merged, id: Number(row.get('id')) } as Route;
+    });
+    await this.activity.record({ source: 'routes', event_type: 'route_created', message: `Route ${route.domain} created`, details: { route_id: route.id, route_type: route.route_type }, user_id: actor });
+    return toApi(route);
+  }
+
+  async update(id: number, input: RouteInput, actor?: number): Promise<Record<string, unknown>> {
+    const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
+    const route = await this.proxy.transact(async (t) => {
+      const existing = await this.getRoute(id, t);
+      const { id: _id, ...base } = existing;
+      const merged = this.merge(base, input, hash);
+      merged.updated_at = this.clock();
+      await this.check(merged, id, t);
+      await this.Route.update(routeToRow(merged) as any, { where: { id }, transaction: t });
+      return { ...merged, id } as Route;
+    });
+    await this.activity.record({ source: 'routes', event_type: 'route_updated', message: `Route ${route.domain} updated`, details: { route_id: id, fields: Object.keys(input).filter((k) => k !== 'basic_auth_password') }, user_id: actor });
+    return toApi(route);
+  }
+
+  async remove(id: number, actor?: number): Promise<void> {
+    const domain = await this.proxy.transact(async (t) => {
+      const existing = await this.getRoute(id, t);
+      await this.Route.destroy({ where: { id }, transaction: t });
+      return existing.domain;
+    });
+    await this.activity.record({ source: 'routes', event_type: 'route_deleted', message: `Route ${domain} deleted`, details: { route_id: id }, user_id: actor });
+  }
+
+  async toggle(id: number, actor?: number): Promise<Record<string, unknown>> {
+    const route = await this.proxy.transact(async (t) => {
+      const existing = await this.getRoute(id, t);
+      const enabled = !existing.enabled;
+      const updated_at = this.clock();
+      await this.Route.update({ enabled, updated_at }, { where: { id }, transaction: t });
+      return { ...existing, enabled, updated_at };
+    });
+    await this.activity.record({ source: 'routes', event_type: route.enabled ? 'route_enabled' : 'route_disabled', message: `Route ${route.domain} ${route.enabled ? 'enabled' : 'disabled'}`, details: { route_id: id }, user_id: actor });
+    return toApi(route);
+  }
+
+  /** One transaction and one proxy load for the whole batch; ids that do not exist are reported per id. */
+  async batch(action: 'enable' | 'disable' | 'delete', ids: number[], actor?: number): Promise<{ results: BatchResult[]; succeeded: number; failed: number }> {
+    const unique = [...new Set(ids)];
+    const results = await this.proxy.transact(async (t) => {
+      const rows = (await this.Route.findAll({ where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], raw: true, transaction: t })) as unknown as Pick<RouteRow, 'id' | 'domain'>[];
+      const found = new Set(rows.map((r) => Number(r.id)));
+      const hit = unique.filter((i) => found.has(i));
+      if (hit.length) {
+        if (action === 'delete') await this.Route.destroy({ where: { id: { [Op.in]: hit } }, transaction: t });
+        else await this.Route.update({ enabled: action === 'enable', updated_at: this.clock() }, { where: { id: { [Op.in]: hit } }, transaction: t });
+      }
+      return unique.map((id): BatchResult => (found.has(id) ? { id, ok: true } : { id, ok: false, error: 'Route not found' }));
+    });
+    const succeeded = results.filter((r) => r.ok).length;
+    if (succeeded) {
+      await this.activity.record({ source: 'routes', event_type: `routes_batch_${action}`, message: `Batch ${action} of ${succeeded} route(s)`, details: { ids: results.filter((r) => r.ok).map((r) => r.id) }, user_id: actor });
+    }
+    return { results, succeeded, failed: results.length - succeeded };
+  }
+
+  /**
+   * Applies a create/update input onto a base record. When route_type or target_kind changes, the
+   * old kind's fields that the input does not set are cleared.
+   */
+  private merge(base: Omit<Route, 'id'>, input: RouteInput, passwordHash: string | undefined): Omit<Route, 'id'> {
+    const m: Record<string, unknown> = { ...base };
+    const has = (k: string) => Object.prototype.hasOwnProperty.call(input, k) && (input as Record<string, unknown>)[k] !== undefined;
+    if (has('route_type') && input.route_type !== base.route_type) {
+      if (input.route_type === 'http') for (const f of L4_FIELDS) if (!has(f)) m[f] = null;
+      if (input.route_type === 'l4') for (const f of HTTP_ONLY_FLAGS) if (!has(f)) m[f] = false;
+    }
+    if (has('target_kind') && input.target_kind !== base.target_kind) {
+      if (input.target_kind === 'gateway') for (const f of PEER_TARGET_FIELDS) if (!has(f)) m[f] = null;
+      if (input.target_kind === 'peer') {
+        for (const f of GATEWAY_TARGET_FIELDS) if (!has(f)) m[f] = null;
+        if (!has('wol_enabled')) m.wol_enabled = false;
+      }
+    }
+    for (const [k, v] of Object.entries(input)) {
+      if (v === undefined || k === 'basic_auth_password') continue;
+      if (k === 'target_port') m[k] = v === null ? null : String(v);
+      else if (k === 'ip_filter_rules' || k === 'acl_peer_ids' || k === 'mirror_targets' || k === 'user_ids') m[k] = v ?? [];
+      else m[k] = v;
+    }
+    if (input.basic_auth_user === null) m.basic_auth_password_hash = null;
+    if (passwordHash) m.basic_auth_password_hash = passwordHash;
+    else if (input.basic_auth_password === null) m.basic_auth_password_hash = null;
+    return m as Omit<Route, 'id'>;
+  }
+
+  /** Cross-field rules, defaults, and the checks against the database (inside the write transaction). */
+  private async check(r: Omit<Route, 'id'>, selfId: number | null, t: Transaction): Promise<void> {
+    const f: Fields = {};
+    // --- type and target combinations ---
+    if (r.route_type === 'http') {
+      for (const k of L4_FIELDS) if (r[k] !== null) f[k] = 'only for L4 routes (route_type l4)';
+    } else {
+      if (r.l4_protocol === null) f.l4_protocol = 'required for L4 routes (tcp or udp)';
+      if (r.l4_listen_port === null) f.l4_listen_port = 'required for L4 routes';
+      if (r.l4_tls_mode === null) r.l4_tls_mode = 'none';
+      if (r.l4_protocol === 'udp' && r.l4_tls_mode !== 'none') f.l4_tls_mode = 'UDP routes only support none (no TLS over UDP)';
+      for (const k of HTTP_ONLY_FLAGS) if (r[k]) f[k] = 'only for HTTP routes';
+      if (r.basic_auth_user !== null) f.basic_auth_user = 'only for HTTP routes';
+      if (r.user_ids.length) f.user_ids = 'only for HTTP routes';
+    }
+    if (r.target_kind === 'peer') {
+      if (r.peer_id === null) f.peer_id = 'required for peer targets';
+      if (r.target_port === null) f.target_port = 'required for peer targets';
+      for (const k of GATEWAY_TARGET_FIELDS) if (r[k] !== null) f[k] = 'only for gateway targets (target_kind gateway)';
+      if (r.wol_enabled) f.wol_enabled = 'only for gateway targets (target_kind gateway)';
+    } else {
+      if (r.target_peer_id === null) f.target_peer_id = 'required for gateway targets';
+      if (r.target_lan_host === null) f.target_lan_host = 'required for gateway targets';
+      if (r.target_lan_port === null) f.target_lan_port = 'required for gateway targets';
+      for (const k of PEER_TARGET_FIELDS) if (r[k] !== null) f[k] = 'only for peer targets (gateway routes use target_peer_id, target_lan_host and target_lan_port)';
+      if (r.wol_enabled && r.wol_mac === null) f.wol_mac = 'required when wol_enabled is true';
+    }
+    if (r.https_enabled && r.domain.startsWith('*.') && this.config.tls === 'acme') {
+      f.https_enabled = 'wildcard domains need GATEHOUSE_TLS=internal (ACME HTTP and TLS-ALPN challenges cannot issue wildcard certificates)';
+    }
+    // --- per-route settings: defaults when switched on, and their own consistency ---
+    if (r.bot_blocker_enabled) r.bot_blocker_mode ??= ROUTE_DEFAULTS.bot_blocker_mode;
+    if (r.ip_filter_enabled) {
+      r.ip_filter_mode ??= ROUTE_DEFAULTS.ip_filter_mode;
+      if (!r.ip_filter_rules.length) f.ip_filter_rules = 'at least one rule when the IP filter is enabled';
+    }
+    if (r.acl_enabled && !r.acl_peer_ids.length) f.acl_peer_ids = 'at least one peer when the ACL is enabled';
+    if (r.rate_limit_enabled) {
+      r.rate_limit_requests ??= ROUTE_DEFAULTS.rate_limit_requests;
+      r.rate_limit_window ??= ROUTE_DEFAULTS.rate_limit_window;
+    }
+    if (r.retry_enabled) {
+      r.retry_count ??= ROUTE_DEFAULTS.retry_count;
+      r.retry_status_codes ??= ROUTE_DEFAULTS.retry_status_codes;
+    }
+    if (r.circuit_breaker_enabled) {
+      r.circuit_breaker_threshold ??= ROUTE_DEFAULTS.circuit_breaker_threshold;
+      r.circuit_breaker_timeout ??= ROUTE_DEFAULTS.circuit_breaker_timeout;
+    }
+    if (r.mirror_enabled && !r.mirror_targets.length) f.mirror_targets = 'at least one target when mirroring is enabled';
+    if (r.basic_auth_user !== null && r.basic_auth_password_hash === null) f.basic_auth_password = 'required with basic_auth_user';
+    if (r.basic_auth_user === null && r.basic_auth_password_hash !== null) f.basic_auth_user = 'required with basic_auth_password';
+    if (Object.keys(f).length) throw validation('Validation failed', f);
+
+    // --- references that must exist ---
+    const peerIds = [...new Set([r.peer_id, r.target_peer_id, ...r.acl_peer_ids].filter((x): x is number => x !== null))];
+    const peers = peerIds.length
+      ? ((await this.db.models.Peer.findAll({ where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], raw: true, transaction: t })) as unknown as Pick<PeerRow, 'id' | 'peer_type'>[])
+      : [];
+    const peerType = new Map(peers.map((p) => [Number(p.id), p.peer_type]));
+    if (r.peer_id !== null && !peerType.has(r.peer_id)) f.peer_id = `peer ${r.peer_id} does not exist`;
+    if (r.target_peer_id !== null) {
+      if (!peerType.has(r.target_peer_id)) f.target_peer_id = `peer ${r.target_peer_id} does not exist`;
+      else if (peerType.get(r.target_peer_id) !== 'gateway') f.target_peer_id = `peer ${r.target_peer_id} is not a gateway peer`;
+    }
+    const missingAcl = r.acl_peer_ids.filter((i) => !peerType.has(i));
+    if (missingAcl.length) f.acl_peer_ids = `peers do not exist: ${missingAcl.join(', ')}`;
+    if (r.user_ids.length) {
+      const users = (await this.db.models.User.findAll({ where: { id: { [Op.in]: r.user_ids } }, attributes: ['id'], raw: true, transaction: t })) as unknown as { id: number }[];
+      const have = new Set(users.map((u) => Number(u.id)));
+      const missing = r.user_ids.filter((i) => !have.has(i));
+      if (missing.length) f.user_ids = `users do not exist: ${missing.join(', ')}`;
+    }
+    if (Object.keys(f).length) throw validation('Validation failed', f);
+
+    // --- conflicts ---
+    const notSelf = selfId === null ? {} : { id: { [Op.ne]: selfId } };
+    if (r.route_type === 'http') {
+      if (this.config.adminDomain && r.domain === this.config.adminDomain.toLowerCase()) {
+        throw conflict(`Domain ${r.domain} is the admin UI's domain (GATEHOUSE_ADMIN_DOMAIN)`, { field: 'domain' });
+      }
+      const dup = (await this.Route.findOne({ where: { domain: r.domain, route_type: 'http', ...notSelf }, attributes: ['id'], raw: true, transaction: t })) as { id: number } | null;
+      if (dup) throw conflict(`Domain ${r.domain} is already used by route ${dup.id}`, { field: 'domain', route_id: Number(dup.id) });
+    } else {
+      const port = r.l4_listen_port as number;
+      const own = this.ownPorts(r.l4_protocol as 'tcp' | 'udp');
+      if (own.has(port)) throw conflict(`Port ${port}/${r.l4_protocol} is used by Gatehouse itself (${own.get(port)})`, { field: 'l4_listen_port' });
+      const dup = (await this.Route.findOne({ where: { route_type: 'l4', l4_listen_port: port, l4_protocol: r.l4_protocol, ...notSelf }, attributes: ['id', 'domain'], raw: true, transaction: t })) as { id: number; domain: string } | null;
+      if (dup) throw conflict(`Port ${port}/${r.l4_protocol} is already used by route ${dup.id} (${dup.domain})`, { field: 'l4_listen_port', route_id: Number(dup.id) });
+    }
+  }
+
+  /** Ports this service listens on itself, per protocol, with what uses them. */
+  ownPorts(proto: 'tcp' | 'udp'): Map<number, string> {
+    const c = this.config;
+    const m = new Map<number, string>();
+    // The HTTPS server also listens on UDP for HTTP/3.
+    m.set(c.httpPort, 'the HTTP listener (GATEHOUSE_HTTP_PORT)');
+    m.set(c.httpsPort, 'the HTTPS listener (GATEHOUSE_HTTPS_PORT)');
+    if (proto === 'tcp') {
+      m.set(c.port, 'the admin UI and API (GATEHOUSE_PORT)');
+      const admin = Number(c.caddyAdmin.split(':').pop());
+      if (admin) m.set(admin, "Caddy's admin API (GATEHOUSE_CADDY_ADMIN)");
+    } else {
+      m.set(c.wg.port, 'WireGuard (GATEHOUSE_WG_PORT)');
+    }
+    return m;
+  }
+
+  /**
+   * Compares a domain's A records with this server's public IPv4: GATEHOUSE_PUBLIC_IP when set,
+   * otherwise the first non-internal IPv4 address of this host's network interfaces (behind NAT that
+   * is the private address: set GATEHOUSE_PUBLIC_IP there). A wildcard domain is checked through one
+   * name under it. A failed lookup gives matches false and resolvedIps [].
+   */
+  async checkDns(domain: string): Promise<{ domain: string; matches: boolean; resolvedIps: string[]; expectedIp: string | null }> {
+    const name = domain.startsWith('*.') ? `gatehouse-dns-check.${domain.slice(2)}` : domain;
+    let resolvedIps: string[] = [];
+    try {
+      resolvedIps = [...new Set(await this.resolver.resolve4(name))].sort();
+    } catch {
+      resolvedIps = [];
+    }
+    const expectedIp = this.expectedIp();
+    return { domain, matches: expectedIp !== null && resolvedIps.includes(expectedIp), resolvedIps, expectedIp };
+  }
+
+  expectedIp(): string | null {
+    if (this.config.publicIp) return this.config.publicIp;
+    for (const addrs of Object.values(os.networkInterfaces())) {
+      for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+    }
+    return null;
+  }
+
+  /** Peers for the route wizard: online status, gateway flag, group. */
+  async wizardPeers(peerType?: 'regular' | 'gateway'): Promise<Record<string, unknown>[]> {
+    const where = peerType ? { peer_type: peerType } : {};
+    const rows = (await this.db.models.Peer.findAll({
+      where,
+      attributes: ['id', 'name', 'description', 'peer_type', 'enabled', 'address', 'hostname', 'group_id', 'api_port', 'latest_handshake', 'expires_at'],
+      order: [['name', 'ASC']],
+      raw: true,
+    })) as unknown as PeerRow[];
+    const groups = (await this.db.models.PeerGroup.findAll({ attributes: ['id', 'name', 'color'], raw: true })) as unknown as PeerGroupRow[];
+    const byId = new Map(groups.map((g) => [Number(g.id), g]));
+    const now = this.clock();
+    return rows.map((p) => {
+      const g = p.group_id === null ? undefined : byId.get(Number(p.group_id));
+      return {
+        id: Number(p.id),
+        name: p.name,
+        description: p.description ?? null,
+        peer_type: p.peer_type === 'gateway' ? 'gateway' : 'regular',
+        is_gateway: p.peer_type === 'gateway',
+        enabled: asBool(p.enabled) ? 1 : 0,
+        ip: p.address.split('/')[0],
+        hostname: p.hostname ?? null,
+        api_port: p.api_port === null ? null : Number(p.api_port),
+        isOnline: isOnline(p, now),
+        group_id: g ? Number(g.id) : null,
+        group: g ? { id: Number(g.id), name: g.name, color: g.color ?? null } : null,
+      };
+    });
+  }
+}

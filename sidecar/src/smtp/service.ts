@@ -1,0 +1,135 @@
+// SMTP settings and the Mailer every feature sends mail through (route-auth email codes, test
+// mails, later notifications). Settings live in the settings table under key "smtp"; the password
+// is sealed with the master key and never returned (only `password_set`).
+import nodemailer from 'nodemailer';
+import type { SettingsStore } from '../settings/store.js';
+import type { MasterKey } from '../util/crypto.js';
+import type { ActivityLog } from '../logs/activity.js';
+import { AppError, validation } from '../util/errors.js';
+
+export const SMTP_SETTING_KEY = 'smtp';
+
+interface StoredSmtp {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | null;
+  /** sealed */
+  password: string | null;
+  from: string;
+}
+
+export interface SmtpView {
+  configured: boolean;
+  host: string | null;
+  port: number | null;
+  secure: boolean;
+  user: string | null;
+  password_set: boolean;
+  from: string | null;
+}
+
+export interface SmtpInput {
+  host: string;
+  port: number;
+  secure: boolean;
+  user?: string | null;
+  /** omitted or '': keep the stored one; null: remove it; otherwise: replace it */
+  password?: string | null;
+  from: string;
+}
+
+export interface SentMail {
+  messageId: string;
+  accepted: string[];
+}
+
+/** What other features use to send mail. */
+export interface Mailer {
+  /** Whether SMTP settings exist (features that need mail refuse to be configured without them). */
+  configured(): Promise<boolean>;
+  send(to: string, subject: string, text: string, html?: string): Promise<SentMail>;
+}
+
+export class SmtpService implements Mailer {
+  constructor(
+    private settings: SettingsStore,
+    private crypto: MasterKey,
+    private activity: ActivityLog,
+  ) {}
+
+  private async stored(): Promise<StoredSmtp | null> {
+    const v = await this.settings.get<StoredSmtp | null>(SMTP_SETTING_KEY, null);
+    return v && typeof v === 'object' && typeof v.host === 'string' && v.host ? v : null;
+  }
+
+  async get(): Promise<SmtpView> {
+    const s = await this.stored();
+    if (!s) return { configured: false, host: null, port: null, secure: false, user: null, password_set: false, from: null };
+    return { configured: true, host: s.host, port: s.port, secure: s.secure, user: s.user, password_set: !!s.password, from: s.from };
+  }
+
+  async configured(): Promise<boolean> {
+    return (await this.stored()) !== null;
+  }
+
+  async put(input: SmtpInput, actor?: number): Promise<SmtpView> {
+    const old = await this.stored();
+    let password = old?.password ?? null;
+    if (input.password === null) password = null;
+    else if (typeof input.password === 'string' && input.password !== '') password = this.crypto.seal(input.password);
+    const next: StoredSmtp = { host: input.host, port: input.port, secure: input.secure, user: input.user ?? null, password, from: input.from };
+    await this.settings.set(SMTP_SETTING_KEY, next);
+    await this.activity.record({
+      source: 'settings',
+      event_type: 'smtp_updated',
+      message: `SMTP settings saved (${input.host}:${input.port})`,
+      details: { host: input.host, port: input.port, secure: input.secure, user: next.user, password_changed: password !== (old?.password ?? null) },
+      user_id: actor,
+    });
+    return this.get();
+  }
+
+  private transport(s: StoredSmtp) {
+    const pass = s.password ? this.crypto.open(s.password) : undefined;
+    return nodemailer.createTransport({
+      host: s.host,
+      port: s.port,
+      secure: s.secure,
+      auth: s.user ? { user: s.user, pass } : undefined,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+    });
+  }
+
+  async send(to: string, subject: string, text: string, html?: string): Promise<SentMail> {
+    const s = await this.stored();
+    if (!s) throw validation('SMTP is not configured', { smtp: 'configure the SMTP settings first' });
+    const t = this.transport(s);
+    try {
+      const info = await t.sendMail({ from: s.from, to, subject, text, ...(html ? { html } : {}) });
+      return { messageId: String(info.messageId ?? ''), accepted: (info.accepted ?? []).map(String) };
+    } catch (err: any) {
+      throw new AppError('upstream', `Sending mail failed: ${err?.message ?? String(err)}`);
+    } finally {
+      t.close();
+    }
+  }
+
+  /** POST /smtp/test: a real mail to `to`. */
+  async sendTest(to: string, actor?: number): Promise<SentMail> {
+    try {
+      const r = await this.send(
+        to,
+        'Gatehouse: SMTP test',
+        'This is a test mail from Gatehouse. Your SMTP settings work.\n\nDies ist eine Testmail von Gatehouse. Die SMTP-Einstellungen funktionieren.\n',
+      );
+      await this.activity.record({ source: 'settings', event_type: 'smtp_test_sent', message: `SMTP test mail sent to ${to}`, details: { to }, user_id: actor });
+      return r;
+    } catch (err) {
+      await this.activity.record({ severity: 'warning', source: 'settings', event_type: 'smtp_test_failed', message: `SMTP test mail to ${to} failed`, details: { to, error: (err as Error).message }, user_id: actor });
+      throw err;
+    }
+  }
+}

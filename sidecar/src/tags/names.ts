@@ -1,0 +1,75 @@
+// Tag names: the rules of SPEC.md (at most 64 characters; no comma, <, >, double quote, line feed,
+// carriage return or tab) and the comma-separated list stored on a peer. Comparison is
+// case-insensitive; a peer's list keeps the spelling it was given.
+import { z } from 'zod';
+
+export const TAG_MAX = 64;
+/** At most this many tags on one peer. */
+export const TAGS_PER_PEER_MAX = 50;
+const FORBIDDEN = /[,<>"\n\r\t]/;
+
+/** Why a name is not a valid tag, or null when it is. */
+export function tagNameProblem(name: string): string | null {
+  if (name.length === 0) return 'must not be empty';
+  if (name.length > TAG_MAX) return `at most ${TAG_MAX} characters`;
+  if (FORBIDDEN.test(name)) return 'must not contain a comma, <, >, double quote, line feed, carriage return or tab';
+  if (/^\s|\s$/.test(name)) return 'must not start or end with a space';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters';
+  return null;
+}
+
+export const tagName = z.string().superRefine((v, ctx) => {
+  const p = tagNameProblem(v);
+  if (p) ctx.addIssue({ code: 'custom', message: p });
+});
+
+export const tagKey = (name: string) => name.toLowerCase();
+
+/** Splits a stored tag list. */
+export function splitTags(tags: string | null | undefined): string[] {
+  if (!tags) return [];
+  return tags.split(',').map((t) => t.trim()).filter(Boolean);
+}
+
+/** Joins tags, dropping case-insensitive duplicates (the first spelling wins). */
+export function joinTags(tags: string[]): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of tags) {
+    const k = tagKey(t);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(t);
+  }
+  return out.join(',');
+}
+
+/** Removes one name from a list: case-insensitive, whole entries only ("web" leaves "webserver"). */
+export function stripTag(tags: string, name: string): string {
+  const k = tagKey(name);
+  return joinTags(splitTags(tags).filter((t) => tagKey(t) !== k));
+}
+
+/**
+ * The `tags` input of a peer body: a comma-separated string or an array of names. Each entry is
+ * trimmed and validated; the result is the normalized stored form.
+ */
+export const tagList = z
+  .union([z.string().max(TAGS_PER_PEER_MAX * (TAG_MAX + 1)), z.array(z.string()).max(TAGS_PER_PEER_MAX)])
+  .transform((v, ctx) => {
+    const items = (Array.isArray(v) ? v : v.split(',')).map((t) => t.trim()).filter((t) => t.length > 0);
+    for (const t of items) {
+      const p = tagNameProblem(t);
+      if (p) {
+        ctx.addIssue({ code: 'custom', message: `tag "${t.slice(0, 70)}": ${p}` });
+        return z.NEVER;
+      }
+    }
+    const joined = joinTags(items);
+    if (splitTags(joined).length > TAGS_PER_PEER_MAX) {
+      ctx.addIssue({ code: 'custom', message: `at most ${TAGS_PER_PEER_MAX} tags` });
+      return z.NEVER;
+    }
+    return joined;
+  });

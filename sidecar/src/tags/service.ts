@@ -1,0 +1,67 @@
+// Tags: a registry of names (tags table) independent of the comma-separated lists on peers. The
+// list merges both; deleting a name removes it from the registry and from every peer's list
+// (case-insensitive, whole entries only: removing "web" leaves "webserver").
+import { Op } from 'sequelize';
+import type { Deps } from '../deps.js';
+import type { PeerRow, TagRow } from '../db/models.js';
+import { notFound } from '../util/errors.js';
+import { splitTags, stripTag, tagKey } from './names.js';
+
+export interface TagView {
+  id: number | null;
+  name: string;
+  peer_count: number;
+  registered: boolean;
+}
+
+export class TagsService {
+  constructor(private deps: Deps) {}
+
+  private async peerTags(): Promise<Pick<PeerRow, 'id' | 'tags'>[]> {
+    return (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'tags'], where: { tags: { [Op.ne]: '' } }, raw: true })) as unknown as Pick<PeerRow, 'id' | 'tags'>[];
+  }
+
+  async list(): Promise<TagView[]> {
+    const [registry, peers] = await Promise.all([this.deps.db.models.Tag.findAll({ raw: true }) as unknown as Promise<TagRow[]>, this.peerTags()]);
+    const byKey = new Map<string, TagView>();
+    for (const t of registry) byKey.set(t.name_lower, { id: t.id, name: t.name, peer_count: 0, registered: true });
+    for (const p of peers) {
+      for (const name of new Set(splitTags(p.tags))) {
+        const k = tagKey(name);
+        const v = byKey.get(k) ?? { id: null, name, peer_count: 0, registered: false };
+        v.peer_count++;
+        byKey.set(k, v);
+      }
+    }
+    return [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' }));
+  }
+
+  /** Registers a name; an existing name (any case) is left as it is (created: false). */
+  async create(name: string, actor?: number): Promise<{ tag: TagView; created: boolean }> {
+    const { Tag } = this.deps.db.models;
+    const k = tagKey(name);
+    const count = async () => (await this.peerTags()).filter((p) => splitTags(p.tags).some((t) => tagKey(t) === k)).length;
+    const existing = (await Tag.findOne({ where: { name_lower: k }, raw: true })) as unknown as TagRow | null;
+    if (existing) return { tag: { id: existing.id, name: existing.name, peer_count: await count(), registered: true }, created: false };
+    const [row, created] = await Tag.findOrCreate({ where: { name_lower: k }, defaults: { name, name_lower: k, created_at: this.deps.clock() } });
+    const r = row.get({ plain: true }) as TagRow;
+    if (created) await this.deps.activity.record({ source: 'peers', event_type: 'tag_created', message: `Tag "${name}" registered`, details: { tag_id: r.id }, user_id: actor ?? null });
+    return { tag: { id: r.id, name: r.name, peer_count: await count(), registered: true }, created };
+  }
+
+  /** Removes the name from the registry and from every peer; 404 when it is in neither. */
+  async remove(name: string, actor?: number): Promise<{ name: string; registered: boolean; peers_updated: number }> {
+    const { Tag, Peer } = this.deps.db.models;
+    const k = tagKey(name);
+    const now = this.deps.clock();
+    const peers = (await this.peerTags()).filter((p) => splitTags(p.tags).some((t) => tagKey(t) === k));
+    const s = this.deps.db.sequelize;
+    const removedFromRegistry = await s.transaction(async (transaction) => {
+      for (const p of peers) await Peer.update({ tags: stripTag(p.tags, name), updated_at: now }, { where: { id: p.id }, transaction });
+      return Tag.destroy({ where: { name_lower: k }, transaction });
+    });
+    if (!removedFromRegistry && !peers.length) throw notFound(`Tag "${name}"`);
+    await this.deps.activity.record({ source: 'peers', event_type: 'tag_deleted', message: `Tag "${name}" deleted (removed from ${peers.length} peers)`, details: { registered: removedFromRegistry > 0, peers_updated: peers.length }, user_id: actor ?? null });
+    return { name, registered: removedFromRegistry > 0, peers_updated: peers.length };
+  }
+}

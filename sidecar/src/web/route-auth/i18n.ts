@@ -1,0 +1,91 @@
+// Texts of the route-auth login pages and the login-code mail, German and English.
+import { escapeHtml } from '../index.js';
+
+export type Lang = 'en' | 'de';
+
+export const T = {
+  en: {
+    signIn: 'Sign in',
+    signInTo: 'Sign in to',
+    email: 'Email address',
+    password: 'Password',
+    code: 'Code',
+    emailCodeHint: 'Enter the 6-digit code we sent by email.',
+    totpHint: 'Enter the 6-digit code from your authenticator app.',
+    sendCode: 'Send code',
+    resend: 'Send a new code',
+    verify: 'Continue',
+    startOver: 'Start over',
+    signOut: 'Sign out',
+    signOutQuestion: 'Sign out of this site on this device?',
+    signedOut: 'You have been signed out.',
+    errors: {
+      invalid: 'The sign-in details are not correct.',
+      code_invalid: 'The code is not correct or has expired.',
+      locked: 'Too many failed attempts. Sign-in is locked for a while.',
+      totp_not_ready: 'Sign-in with an authenticator app has not been set up for this site yet.',
+      expired: 'The sign-in took too long. Please start again.',
+      mail_failed: 'The code could not be sent. Please try again later.',
+      csrf: 'The form expired. Please try again.',
+      rate_limited: 'Too many attempts from your network. Please wait a few minutes.',
+      forbidden: 'Access from your network is not allowed.',
+      not_configured: 'No sign-in is configured for this address.',
+    },
+    notices: {
+      code_sent: 'If the address is registered, a code has been sent to it. It is valid for 10 minutes.',
+      code_wait: 'A code was sent less than a minute ago. Please check your inbox or wait a moment.',
+      enter_totp: 'Password accepted. Now enter the code from your authenticator app.',
+    },
+  },
+  de: {
+    signIn: 'Anmelden',
+    signInTo: 'Anmelden bei',
+    email: 'E-Mail-Adresse',
+    password: 'Passwort',
+    code: 'Code',
+    emailCodeHint: 'Geben Sie den 6-stelligen Code aus der E-Mail ein.',
+    totpHint: 'Geben Sie den 6-stelligen Code aus Ihrer Authenticator-App ein.',
+    sendCode: 'Code senden',
+    resend: 'Neuen Code senden',
+    verify: 'Weiter',
+    startOver: 'Neu beginnen',
+    signOut: 'Abmelden',
+    signOutQuestion: 'Auf diesem Gerät von dieser Seite abmelden?',
+    signedOut: 'Sie wurden abgemeldet.',
+    errors: {
+      invalid: 'Die Anmeldedaten sind nicht korrekt.',
+      code_invalid: 'Der Code ist falsch oder abgelaufen.',
+      locked: 'Zu viele Fehlversuche. Die Anmeldung ist vorübergehend gesperrt.',
+      totp_not_ready: 'Die Anmeldung per Authenticator-App ist für diese Seite noch nicht eingerichtet.',
+      expired: 'Die Anmeldung hat zu lange gedauert. Bitte beginnen Sie neu.',
+      mail_failed: 'Der Code konnte nicht gesendet werden. Bitte versuchen Sie es später erneut.',
+      csrf: 'Das Formular ist abgelaufen. Bitte versuchen Sie es erneut.',
+      rate_limited: 'Zu viele Versuche aus Ihrem Netz. Bitte warten Sie einige Minuten.',
+      forbidden: 'Der Zugriff aus Ihrem Netz ist nicht erlaubt.',
+      not_configured: 'Für diese Adresse ist keine Anmeldung eingerichtet.',
+    },
+    notices: {
+      code_sent: 'Falls die Adresse registriert ist, wurde ein Code an sie gesendet. Er ist 10 Minuten gültig.',
+      code_wait: 'Vor weniger als einer Minute wurde bereits ein Code gesendet. Bitte prüfen Sie Ihr Postfach oder warten Sie kurz.',
+      enter_totp: 'Passwort korrekt. Geben Sie jetzt den Code aus Ihrer Authenticator-App ein.',
+    },
+  },
+} as const;
+
+export type ErrorKey = keyof (typeof T)['en']['errors'];
+export type NoticeKey = keyof (typeof T)['en']['notices'];
+
+/** The login-code mail. */
+export function loginMail(lang: Lang, o: { code: string; domain: string; title: string | null; minutes: number }): { subject: string; text: string; html: string } {
+  const site = o.title || o.domain;
+  if (lang === 'de') {
+    const subject = `Ihr Anmeldecode für ${site}: ${o.code}`;
+    const text = `Ihr Anmeldecode für ${site} (${o.domain}) lautet:\n\n    ${o.code}\n\nEr ist ${o.minutes} Minuten gültig und kann einmal verwendet werden.\nFalls Sie sich nicht anmelden wollten, ignorieren Sie diese E-Mail.\n`;
+    const html = `<p>Ihr Anmeldecode für <strong>${escapeHtml(site)}</strong> (${escapeHtml(o.domain)}) lautet:</p><p style="font-size:1.6em;letter-spacing:.2em"><strong>${o.code}</strong></p><p>Er ist ${o.minutes} Minuten gültig und kann einmal verwendet werden. Falls Sie sich nicht anmelden wollten, ignorieren Sie diese E-Mail.</p>`;
+    return { subject, text, html };
+  }
+  const subject = `Your sign-in code for ${site}: ${o.code}`;
+  const text = `Your sign-in code for ${site} (${o.domain}) is:\n\n    ${o.code}\n\nIt is valid for ${o.minutes} minutes and can be used once.\nIf you did not try to sign in, ignore this email.\n`;
+  const html = `<p>Your sign-in code for <strong>${escapeHtml(site)}</strong> (${escapeHtml(o.domain)}) is:</p><p style="font-size:1.6em;letter-spacing:.2em"><strong>${o.code}</strong></p><p>It is valid for ${o.minutes} minutes and can be used once. If you did not try to sign in, ignore this email.</p>`;
+  return { subject, text, html };
+}

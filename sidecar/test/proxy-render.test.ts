@@ -1,0 +1,154 @@
+// Golden files for the Caddy JSON renderer: one per route shape. Regenerate after an intended
+// change with UPDATE_GOLDEN=1 and review the diff. When bin/caddy exists, every golden file is also
+// checked by `caddy validate` (modules provisioned, nothing listens), so the shapes are Caddy's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { renderCaddyConfig, type ProxySettings, type ProxySnapshot, type PeerTarget } from '../src/proxy/render.js';
+import { canonicalJson, configHash } from '../src/proxy/canonical.js';
+import { blankRoute, type Route } from '../src/routes/model.js';
+
+const GOLDEN = path.join(import.meta.dirname, 'golden', 'caddy');
+const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
+
+const settings: ProxySettings = {
+  httpPort: 80,
+  httpsPort: 443,
+  adminListen: '127.0.0.1:2019',
+  tls: 'internal',
+  sidecarUpstream: '127.0.0.1:3000',
+  bind: '',
+  dataDir: '/var/lib/gatehouse',
+};
+
+const peers = new Map<number, PeerTarget>([
+  [1, { address: '10.8.0.2/32', enabled: true }],
+  [2, { address: '10.8.0.3', enabled: true }],
+  [3, { address: '10.8.0.4', enabled: false }],
+  [9, { address: '10.8.0.9', enabled: true }],
+]);
+
+let nextId = 1;
+function route(o: Partial<Route>): Route {
+  return { ...blankRoute(Date.UTC(2026, 0, 1)), id: nextId++, domain: 'app.example.com', peer_id: 1, target_port: '8080', ...o };
+}
+/** Route ids start at 1 in every case, so adding a case does not change the others' files. */
+function fresh<T>(f: () => T): T {
+  nextId = 1;
+  return f();
+}
+const l4 = (o: Partial<Route>) => route({ route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, l4_tls_mode: 'none', target_port: '22', ...o });
+
+const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings> }> = {
+  'no-routes': fresh(() => ({ routes: [] })),
+  'plain-http': fresh(() => ({ routes: [route({ domain: 'app.example.com' })] })),
+  https: fresh(() => ({ routes: [route({ domain: 'secure.example.com', https_enabled: true })] })),
+  'https-acme': fresh(() => ({ routes: [route({ domain: 'secure.example.com', https_enabled: true })], settings: { tls: 'acme', acmeEmail: 'ops@example.com', httpPort: 8080, httpsPort: 8443 } })),
+  'backend-https': fresh(() => ({ routes: [route({ domain: 'nas.example.com', backend_https: true, target_port: '5001' })] })),
+  compress: fresh(() => ({ routes: [route({ domain: 'docs.example.com', compress_enabled: true })] })),
+  wildcard: fresh(() => ({ routes: [route({ domain: '*.apps.example.com', https_enabled: true, peer_id: 2, target_port: '80' })] })),
+  'l4-tcp': fresh(() => ({ routes: [l4({ domain: 'ssh.example.com' })] })),
+  'l4-udp': fresh(() => ({ routes: [l4({ domain: 'dns.example.com', l4_protocol: 'udp', l4_listen_port: 5353, target_port: '53' })] })),
+  'l4-passthrough': fresh(() => ({ routes: [l4({ domain: 'tls.example.com', l4_tls_mode: 'passthrough', l4_listen_port: 8443, target_port: '443' })] })),
+  'l4-terminate': fresh(() => ({ routes: [l4({ domain: 'db.example.com', l4_tls_mode: 'terminate', l4_listen_port: 15432, target_port: '5432' })] })),
+  'admin-domain': fresh(() => ({ routes: [], settings: { adminDomain: 'gatehouse.example.com' } })),
+  'bind-and-ports': fresh(() => ({ routes: [route({ domain: 'app.test' }), l4({ domain: 'tcp.test', l4_listen_port: 17000 }), l4({ domain: 'udp.test', l4_protocol: 'udp', l4_listen_port: 17001 })], settings: { bind: '127.0.0.1', httpPort: 18080, httpsPort: 18443, adminListen: '127.0.0.1:12019' } })),
+  unavailable: fresh(() => ({
+    routes: [
+      route({ domain: 'disabled-peer.example.com', peer_id: 3 }),
+      route({ domain: 'missing-peer.example.com', peer_id: 77 }),
+      route({ domain: 'gateway.example.com', target_kind: 'gateway', peer_id: null, target_port: null, target_peer_id: 9, target_lan_host: '192.168.1.10', target_lan_port: 80 }),
+      l4({ domain: 'l4-disabled-peer.example.com', peer_id: 3 }),
+      route({ domain: 'switched-off.example.com', enabled: false }),
+    ],
+  })),
+  mixed: fresh(() => ({
+    routes: [
+      route({ domain: 'b.example.com', https_enabled: true, compress_enabled: true }),
+      route({ domain: 'a.example.com', peer_id: 2, target_port: '3000' }),
+      route({ domain: 'xn--mnchen-3ya.example.com', https_enabled: true, backend_https: true, target_port: '443' }),
+      l4({ domain: 'db.example.com', l4_tls_mode: 'terminate', l4_listen_port: 15432, target_port: '5432' }),
+      l4({ domain: 'game.example.com', l4_protocol: 'udp', l4_listen_port: 27015, target_port: '27015', peer_id: 2 }),
+    ],
+    settings: { adminDomain: 'admin.example.com' },
+  })),
+};
+
+function snapshotFor(name: string): ProxySnapshot {
+  const c = cases[name];
+  return { settings: { ...settings, ...c.settings }, routes: c.routes, peers };
+}
+
+for (const name of Object.keys(cases)) {
+  test(`golden: ${name}`, () => {
+    const rendered = JSON.stringify(renderCaddyConfig(snapshotFor(name)), null, 2) + '\n';
+    const file = path.join(GOLDEN, `${name}.json`);
+    if (process.env.UPDATE_GOLDEN) {
+      fs.mkdirSync(GOLDEN, { recursive: true });
+      fs.writeFileSync(file, rendered);
+    }
+    assert.ok(fs.existsSync(file), `${file} is missing: run with UPDATE_GOLDEN=1`);
+    assert.equal(rendered, fs.readFileSync(file, 'utf8'));
+  });
+}
+
+test('invariants of every rendering: admin on loopback, no persistence, no trust-store install, grace period, one hostroute handler per server', () => {
+  for (const name of Object.keys(cases)) {
+    const cfg = renderCaddyConfig(snapshotFor(name)) as any;
+    assert.equal(cfg.admin.listen, snapshotFor(name).settings.adminListen, name);
+    assert.equal(cfg.admin.config.persist, false, name);
+    assert.equal(cfg.apps.pki.certificate_authorities.local.install_trust, false, name);
+    assert.equal(cfg.apps.http.grace_period, '10s', name);
+    for (const [sname, srv] of Object.entries<any>(cfg.apps.http.servers)) {
+      assert.equal(srv.routes.length, 1, `${name}/${sname}`);
+      assert.deepEqual(srv.routes[0].handle.map((h: any) => h.handler), ['gatehouse_hostroute'], `${name}/${sname}`);
+      assert.deepEqual(srv.automatic_https, { disable: true });
+    }
+  }
+});
+
+test('plain routes only on HTTP, HTTPS routes on HTTPS with a redirect on HTTP, certificates only for TLS names', () => {
+  const cfg = renderCaddyConfig(snapshotFor('mixed')) as any;
+  const plain = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
+  const tls = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
+  assert.deepEqual(Object.keys(tls).sort(), ['admin.example.com', 'b.example.com', 'xn--mnchen-3ya.example.com']);
+  assert.equal(plain['b.example.com'].routes[0].handle[0].status_code, 308);
+  assert.deepEqual(plain['a.example.com'].routes[0].handle, [{ handler: 'vars', gatehouse_upstream: '10.8.0.3:3000' }, { handler: 'invoke', name: 'gatehouse_proxy' }]);
+  // A reverse_proxy with options of its own (here the TLS transport) is not shared.
+  assert.equal(tls['xn--mnchen-3ya.example.com'].routes[0].handle[0].handler, 'reverse_proxy');
+  for (const srv of ['gatehouse_http', 'gatehouse_https']) {
+    assert.deepEqual(cfg.apps.http.servers[srv].named_routes, { gatehouse_proxy: { handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '{http.vars.gatehouse_upstream}' }] }] } });
+  }
+  assert.equal(tls['a.example.com'], undefined);
+  assert.deepEqual(cfg.apps.tls.certificates.automate, ['admin.example.com', 'b.example.com', 'db.example.com', 'xn--mnchen-3ya.example.com']);
+  assert.deepEqual(cfg.apps.tls.automation.policies[0].issuers, [{ module: 'internal' }]);
+  assert.deepEqual(Object.keys(cfg.apps.layer4.servers), cases.mixed.routes.filter((r) => r.route_type === 'l4').map((r) => `route_${r.id}`));
+});
+
+test('the rendering is deterministic and the hash ignores key order', () => {
+  const a = renderCaddyConfig(snapshotFor('mixed'));
+  const b = renderCaddyConfig({ ...snapshotFor('mixed'), routes: [...cases.mixed.routes].reverse() });
+  assert.equal(configHash(a), configHash(b));
+  assert.equal(canonicalJson({ b: 1, a: [{ d: 2, c: '<' }] }), '{"a":[{"c":"<","d":2}],"b":1}');
+  assert.equal(configHash({ x: 1, y: 2 }), configHash(JSON.parse('{"y":2,"x":1}')));
+  assert.notEqual(configHash(a), configHash(renderCaddyConfig(snapshotFor('plain-http'))));
+});
+
+test('caddy validate accepts every golden file', { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` }, () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-caddy-validate-'));
+  try {
+    for (const name of Object.keys(cases)) {
+      const file = path.join(GOLDEN, `${name}.json`);
+      try {
+        execFileSync(CADDY, ['validate', '--config', file], { env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home }, stdio: 'pipe' });
+      } catch (err: any) {
+        assert.fail(`caddy validate ${name}.json: ${String(err.stderr).split('\n').filter((l) => /error|Error/.test(l)).join('\n') || err.message}`);
+      }
+    }
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,120 @@
+// The Caddy supervisor on its own: clear errors when it cannot start, and (with bin/caddy) the
+// Caddy left behind by a crashed sidecar is found by its pidfile and command line and replaced.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { CaddySupervisor, caddyPaths, processAlive } from '../src/proxy/supervisor.js';
+import { CaddyAdminClient } from '../src/proxy/admin-client.js';
+import { createLogger } from '../src/util/logger.js';
+import { systemClock } from '../src/util/clock.js';
+
+const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
+const log = createLogger('error', true);
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+function tmp(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-supervisor-'));
+}
+
+test('a missing binary is a clear error naming the build script', async () => {
+  const dir = tmp();
+  try {
+    const sup = new CaddySupervisor({ bin: path.join(dir, 'no-caddy'), adminAddress: `127.0.0.1:${await freePort()}`, dataDir: dir, log, clock: systemClock, onReady: async () => undefined });
+    await assert.rejects(sup.start(), /Caddy binary not found.*scripts\/build-caddy\.sh.*npm run build.*GATEHOUSE_CADDY_BIN/);
+    assert.equal(sup.status().running, false);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the admin API must be on loopback', async () => {
+  const dir = tmp();
+  try {
+    for (const bad of ['0.0.0.0:2019', '192.0.2.2:2019', '[::]:2019', 'example.com:2019']) {
+      const sup = new CaddySupervisor({ bin: process.execPath, adminAddress: bad, dataDir: dir, log, clock: systemClock, onReady: async () => undefined });
+      await assert.rejects(sup.start(), /is not a loopback address/, bad);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an admin address that something else already answers on is refused (never push our config to a foreign Caddy)', { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy' }, async () => {
+  const dir = tmp();
+  const other = http.createServer((_q, r) => r.end('{}'));
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+  try {
+    const addr = `127.0.0.1:${(other.address() as net.AddressInfo).port}`;
+    let pushed = 0;
+    const sup = new CaddySupervisor({ bin: CADDY, adminAddress: addr, dataDir: dir, log, clock: systemClock, onReady: async () => void pushed++ });
+    await assert.rejects(sup.start(), /already answers on GATEHOUSE_CADDY_ADMIN/);
+    assert.equal(pushed, 0);
+  } finally {
+    other.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the Caddy of a crashed sidecar is stopped by its pidfile and replaced; stop() ends ours by PID', { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy', timeout: 60_000 }, async () => {
+  const dir = tmp();
+  const addr = `127.0.0.1:${await freePort()}`;
+  // A first "sidecar" (a node process running a supervisor) starts Caddy and is then SIGKILLed:
+  // its Caddy keeps running, orphaned, holding the admin port.
+  const script = `
+    import { CaddySupervisor } from ${JSON.stringify(path.resolve(import.meta.dirname, '../src/proxy/supervisor.ts'))};
+    import { createLogger } from ${JSON.stringify(path.resolve(import.meta.dirname, '../src/util/logger.ts'))};
+    const sup = new CaddySupervisor({ bin: ${JSON.stringify(CADDY)}, adminAddress: ${JSON.stringify(addr)}, dataDir: ${JSON.stringify(dir)}, log: createLogger('error', true), clock: Date.now, onReady: async () => {} });
+    await sup.start();
+    console.log('READY ' + sup.status().pid);
+    setInterval(() => {}, 1000);
+  `;
+  const file = path.join(dir, 'first.mts');
+  fs.writeFileSync(file, script);
+  const first = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
+  let second: CaddySupervisor | undefined;
+  try {
+    const oldPid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      first.stdout!.on('data', (d) => {
+        out += d;
+        const m = /READY (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      first.once('exit', (code) => reject(new Error(`first supervisor exited (${code}): ${out}`)));
+    });
+    process.kill(first.pid!, 'SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    assert.ok(processAlive(oldPid), 'the orphaned Caddy still runs');
+    assert.ok(await new CaddyAdminClient(addr).ping());
+
+    let ready = 0;
+    second = new CaddySupervisor({ bin: CADDY, adminAddress: addr, dataDir: dir, log, clock: systemClock, onReady: async () => void ready++ });
+    await second.start();
+    const newPid = second.status().pid!;
+    assert.notEqual(newPid, oldPid);
+    assert.equal(processAlive(oldPid), false, 'the orphaned Caddy was stopped');
+    assert.equal(ready, 1);
+    assert.equal(fs.readFileSync(caddyPaths(dir).pidfile, 'utf8').trim(), String(newPid));
+    await second.stop();
+    assert.equal(second.status().running, false);
+    assert.equal(processAlive(newPid), false);
+    assert.equal(fs.existsSync(caddyPaths(dir).pidfile), false);
+    assert.equal(await new CaddyAdminClient(addr).ping(500), false);
+  } finally {
+    if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
+    await second?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
