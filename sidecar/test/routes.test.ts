@@ -353,7 +353,10 @@ test('a route to a disabled peer renders as a 502 page; enabling the peer restor
   const peer = (await call('/peers', 'POST', { name: 'sleepy' })).data.peer;
   const r = await call('/routes', 'POST', { domain: 'sleepy.example.com', peer_id: peer.id, target_port: 80 });
   assert.equal(r.status, 201);
+  const loadsBefore = proxy().loads;
   assert.equal((await call(`/peers/${peer.id}/toggle`, 'PUT')).status, 200);
+  for (let i = 0; i < 100 && proxy().loads === loadsBefore; i++) await new Promise((res) => setTimeout(res, 20));
+  assert.ok(proxy().loads >= loadsBefore + 1, 'toggling a routed peer re-applies the proxy by itself');
   let cfg = (await proxy().render()) as any;
   let h = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['sleepy.example.com'].routes[0].handle[0];
   assert.equal(h.handler, 'static_response');

@@ -139,6 +139,12 @@ export class PeersService {
 
   /** Applies one peer's change to the tunnel; a driver failure is logged and healed by a full resync. */
   private async applyToTunnel(before: Pick<PeerRow, 'id' | 'public_key' | 'name'>): Promise<void> {
+    // Routes to a disabled, expired or re-addressed peer render differently: re-apply the proxy
+    // (queued and coalesced by ProxyService; a failure is healed by its reconcile loop).
+    const proxy = this.deps.proxy as { apply(): Promise<unknown> } | undefined;
+    if (proxy && (await this.routesUsing(before.id)).length) {
+      void proxy.apply().catch((err) => this.deps.log.warn('proxy re-apply after a peer change failed', { peer_id: before.id, err: String(err) }));
+    }
     try {
       await this.wg.reconcilePeer(before);
     } catch (err) {
