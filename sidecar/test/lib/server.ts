@@ -28,7 +28,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     ...dbEnv,
     ...env,
   });
-  const running = await startServer(config, { listen: false, startFeatures: false, log: createLogger('error', !process.env.TEST_LOG), ...opts });
+  const running = await startServer(config, { listen: false, startFeatures: false, log: createLogger(process.env.TEST_LOG ? 'debug' : 'error', process.env.TEST_LOG === '0'), ...opts });
   const req = async (p: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
     let body = init.body;
