@@ -8,6 +8,7 @@ import { routesFeature } from './routes/feature.js';
 import { smtpFeature } from './smtp/feature.js';
 import { routeAuthFeature } from './route-auth/feature.js';
 import { gatewaysFeature } from './gateways/feature.js';
+import { resilienceFeature } from './resilience/feature.js';
 
 export interface Feature {
   name: string;
@@ -25,6 +26,7 @@ features.push(peersFeature);
 features.push(proxyFeature, routesFeature);
 features.push(smtpFeature, routeAuthFeature);
 features.push(gatewaysFeature); // after peers (tunnel up) and routes
+features.push(resilienceFeature); // after proxy and routes
 
 export async function setupFeatures(deps: Deps): Promise<void> {
   for (const f of features) await f.setup?.(deps);

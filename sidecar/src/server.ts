@@ -41,7 +41,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const endpoints = allEndpoints(deps);
   const early = (deps.earlyMiddleware as Koa.Middleware[] | undefined) ?? [];
   const app = createApp(deps, endpoints, { early, late: [webMiddleware(deps)] });
-  const server = http.createServer(app.callback());
+  const koaHandler = app.callback();
+  // GET /route-auth/verify (Caddy's forward auth, once per proxied request of a protected route) is
+  // answered on node's http without Koa when the route-auth feature offers it (route-auth/verify.ts).
+  const fast = deps.routeAuthFastPath as ((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined;
+  const server = http.createServer(fast ? (req, res) => void (fast(req, res) || koaHandler(req, res)) : koaHandler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -65,6 +65,34 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
       route({ domain: 'switched-off.example.com', enabled: false }),
     ],
   })),
+  'bot-blocker': fresh(() => ({
+    routes: [
+      route({ domain: 'bots.example.com', bot_blocker_enabled: true, bot_blocker_mode: 'block' }),
+      route({ domain: 'tarpit.example.com', bot_blocker_enabled: true, bot_blocker_mode: 'tarpit', bot_blocker_config: { tarpit_delay: '5s', categories: ['ai_crawler'], custom_user_agents: ['^curl/'], allow_user_agents: ['my-monitor'], block_wordpress_paths: true, custom_paths: ['/debug$'], allow_paths: ['/.well-known/'] } }),
+    ],
+  })),
+  mirror: fresh(() => ({
+    routes: [route({ domain: 'mirrored.example.com', mirror_enabled: true, mirror_targets: [{ url: 'http://10.8.0.5:8080' }, { peer_id: 2, port: 9000 }, { peer_id: 3, port: 9000 }, { url: 'https://shadow.example.com' }] })],
+  })),
+  'circuit-breaker': fresh(() => ({
+    routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
+  })),
+  retry: fresh(() => ({
+    routes: [
+      route({ domain: 'retry.example.com', retry_enabled: true, retry_count: 2, retry_status_codes: '502, 503,503' }),
+      route({ domain: 'retry-transport.example.com', retry_enabled: true, retry_count: 1, retry_status_codes: '' }),
+    ],
+  })),
+  'resilience-all': fresh(() => ({
+    routes: [
+      route({
+        domain: 'all.example.com', https_enabled: true, compress_enabled: true, bot_blocker_enabled: true, bot_blocker_mode: 'log',
+        mirror_enabled: true, mirror_targets: [{ peer_id: 2, port: 8080 }], circuit_breaker_enabled: true, circuit_breaker_threshold: 5, circuit_breaker_timeout: 30,
+        cb_failure_count: 5, cb_opened_at: Date.UTC(2026, 0, 1), retry_enabled: true, retry_count: 3, retry_status_codes: '502,503,504',
+      }),
+    ],
+  })),
+  'access-log': fresh(() => ({ routes: [route({ domain: 'logged.example.com' }), route({ domain: 'secure-logged.example.com', https_enabled: true })], settings: { accessLogFile: '/tmp/gatehouse-golden-caddy/access.log' } })),
   mixed: fresh(() => ({
     routes: [
       route({ domain: 'b.example.com', https_enabled: true, compress_enabled: true }),

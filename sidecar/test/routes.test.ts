@@ -243,17 +243,18 @@ test('partial update, type change clears the other type, toggle, delete', async 
 
 test('per-route settings are stored with defaults; basic-auth password is bcrypt-hashed and never returned', async () => {
   const r = await call('/routes', 'POST', {
-    domain: 'settings.example.com', peer_id: peerA, target_port: 80,
-    bot_blocker_enabled: true, bot_blocker_config: { strikes: 3 }, monitoring_enabled: true,
+    domain: 'settings.example.com', peer_id: peerA, target_port: 80, https_enabled: true,
+    bot_blocker_enabled: true, bot_blocker_config: { custom_user_agents: ['evilbot'] }, monitoring_enabled: true,
     ip_filter_enabled: true, ip_filter_rules: ['192.168.1.0/24', '2001:db8::1'],
     acl_enabled: true, acl_peer_ids: [peerA, peerB], rate_limit_enabled: true, retry_enabled: true, retry_status_codes: '503, 502,503',
-    circuit_breaker_enabled: true, mirror_enabled: true, mirror_targets: ['10.8.0.9:80', 'https://mirror.example.com/x'],
-    debug_enabled: true, basic_auth_user: 'bob', basic_auth_password: 's3cret pw',
+    circuit_breaker_enabled: true, mirror_enabled: true, mirror_targets: ['10.8.0.9:80', { url: 'https://mirror.example.com/' }],
+    debug_enabled: true,
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const route = r.data.route;
   assert.equal(route.bot_blocker_mode, 'block');
-  assert.deepEqual(route.bot_blocker_config, { strikes: 3 });
+  assert.deepEqual(route.bot_blocker_config, { custom_user_agents: ['evilbot'] });
+  assert.deepEqual(route.mirror_targets, [{ url: 'http://10.8.0.9' }, { url: 'https://mirror.example.com' }]);
   assert.equal(route.ip_filter_mode, 'whitelist');
   assert.deepEqual(route.ip_filter_rules, ['192.168.1.0/24', '2001:db8::1']);
   assert.deepEqual(route.acl_peer_ids, [peerA, peerB]);
@@ -265,9 +266,12 @@ test('per-route settings are stored with defaults; basic-auth password is bcrypt
   assert.equal(route.circuit_breaker_timeout, 30);
   assert.equal(route.cb_failure_count, 0);
   assert.equal(route.cb_opened_at, null);
-  assert.equal(route.basic_auth_user, 'bob');
-  assert.equal(route.basic_auth_password, null);
-  assert.equal(route.basic_auth_password_set, true);
+  // Basic auth cannot be combined with the IP filter: switch it off in the same update.
+  const ba = await call(`/routes/${route.id}`, 'PUT', { ip_filter_enabled: false, basic_auth_user: 'bob', basic_auth_password: 's3cret pw' });
+  assert.equal(ba.status, 200, JSON.stringify(ba.data));
+  assert.equal(ba.data.route.basic_auth_user, 'bob');
+  assert.equal(ba.data.route.basic_auth_password, null);
+  assert.equal(ba.data.route.basic_auth_password_set, true);
   const row = (await s.deps.db.models.Route.findByPk(route.id, { raw: true })) as any;
   assert.match(row.basic_auth_password_hash, /^\$2[aby]\$12\$/);
   const bcrypt = (await import('bcrypt')).default;

@@ -41,16 +41,18 @@ export class DashboardService {
       Route.count({ where: { enabled: true, monitoring_enabled: true } }),
       totalsSince(this.deps.db.sequelize, startOfDay(now)),
     ]);
+    const mon = await (this.deps.monitor as { summary(): Promise<{ total: number; up: number; down: number; latency: number | null }> } | undefined)?.summary();
     const rates = this.wg.trafficRates;
     return {
       peers: { total, online },
       routes: { active: activeRoutes },
-      // Monitoring results arrive with the uptime-monitoring feature; until then nothing is up or down.
-      monitoring: { total: monitored, up: 0, down: 0 },
+      // Uptime monitoring (resilience/monitor.ts): last check of each monitored route.
+      monitoring: mon ? { total: mon.total, up: mon.up, down: mon.down } : { total: monitored, up: 0, down: 0 },
       // Peers' view: upload = bytes the server received from peers (rx), download = bytes it sent (tx).
       traffic: { today: today.rx + today.tx, todayUpload: today.rx, todayDownload: today.tx, uploadRate: rates.rx, downloadRate: rates.tx },
       wireguard: { running: this.wg.isRunning },
-      latency: await this.dbLatency(),
+      // Mean response time of the monitored backends that are up; without any, the database round trip.
+      latency: mon?.latency ?? (await this.dbLatency()),
     };
   }
 

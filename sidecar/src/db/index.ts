@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import { Sequelize } from 'sequelize';
+import { Sequelize, Transaction } from 'sequelize';
 import { Umzug, type MigrationParams } from 'umzug';
 import type { QueryInterface } from 'sequelize';
 import { migrations } from './migrations/index.js';
@@ -11,6 +11,9 @@ import { defineModels, type Models } from './models.js';
 
 // BIGINT columns hold epoch milliseconds: parse them as numbers on PostgreSQL (they fit in 2^53).
 pg.types.setTypeParser(20, (v: string) => Number(v));
+
+/** How long an SQLite connection waits for another writer before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 export interface Database {
   sequelize: Sequelize;
@@ -48,13 +51,27 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       dialect: 'sqlite',
       storage,
       logging: opts.logging ?? false,
+      // Write transactions take the write lock at BEGIN: a deferred transaction that read first
+      // could not upgrade to a writer after another connection committed (SQLITE_BUSY at once).
+      transactionType: Transaction.TYPES.IMMEDIATE,
       // One connection: SQLite serialises writers anyway, and WAL lets readers go on.
       pool: { max: 1, min: 1, idle: 60_000 },
     });
+    // Sequelize's SQLite dialect opens a separate connection for every transaction. Each new
+    // connection must wait for a competing writer instead of failing at once with SQLITE_BUSY.
+    const cm = (sequelize as any).connectionManager;
+    const getConnection = cm.getConnection.bind(cm);
+    cm.getConnection = async (options: unknown) => {
+      const conn = await getConnection(options);
+      if (!conn.__gatehouseConfigured) {
+        conn.configure('busyTimeout', SQLITE_BUSY_TIMEOUT_MS);
+        conn.__gatehouseConfigured = true;
+      }
+      return conn;
+    };
     await sequelize.query('PRAGMA journal_mode = WAL');
     await sequelize.query('PRAGMA synchronous = NORMAL');
     await sequelize.query('PRAGMA foreign_keys = ON');
-    await sequelize.query('PRAGMA busy_timeout = 5000');
   }
   await sequelize.authenticate();
   await migrate(sequelize);

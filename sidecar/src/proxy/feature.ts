@@ -3,8 +3,10 @@
 //
 // GATEHOUSE_MANAGE_CADDY=false is the "no proxy" mode: no Caddy is started and nothing is loaded;
 // every write still renders the configuration (so it is known to build) and records its hash.
+import type { Transaction } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { Feature } from '../features.js';
+import type { RouteAuthService } from '../route-auth/service.js';
 import { CaddyAdminClient } from './admin-client.js';
 import { proxyEndpoints } from './endpoints.js';
 import { ProxyService } from './service.js';
@@ -18,7 +20,9 @@ export const proxyFeature: Feature = {
   setup(deps: Deps) {
     const { config } = deps;
     const client = config.manageCaddy ? new CaddyAdminClient(config.caddyAdmin) : null;
-    const proxy = new ProxyService({ db: deps.db, settings: proxySettings(config), clock: deps.clock, log: deps.log, client });
+    // deps.routeAuth is set up after this feature: looked up per render.
+    const protectedRouteIds = async (t?: Transaction) => ((deps.routeAuth as RouteAuthService | undefined)?.protectedRouteIds(t) ?? new Set<number>());
+    const proxy = new ProxyService({ db: deps.db, settings: proxySettings(config), clock: deps.clock, log: deps.log, client, protectedRouteIds });
     deps.proxy = proxy;
     if (config.manageCaddy) {
       const supervisor = new CaddySupervisor({

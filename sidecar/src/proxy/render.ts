@@ -21,6 +21,8 @@
 // - apps.layer4 (caddy-l4): one server per enabled L4 route on its l4_listen_port.
 import type { Route } from '../routes/model.js';
 import { gatewayUpstream, withGatewayWol } from '../gateways/caddy.js';
+import { addAccessLog, addRetries, botBlockHandler, circuitBreakerHandler, mirrorHandler, type BreakerSeed } from './resilience.js';
+import { protectionRoutes } from '../route-auth/caddy.js';
 
 export interface ProxySettings {
   httpPort: number;
@@ -38,6 +40,8 @@ export interface ProxySettings {
   dataDir: string;
   /** The gateway companions' HTTP proxy port (GATEHOUSE_GATEWAY_PROXY_PORT; default 8080). */
   gatewayProxyPort?: number;
+  /** Caddy's JSON access log file (<dataDir>/caddy/access.log); unset = no access log. */
+  accessLogFile?: string;
 }
 
 export interface PeerTarget {
@@ -51,6 +55,10 @@ export interface ProxySnapshot {
   /** Routes to render; disabled ones are skipped here too. */
   routes: Route[];
   peers: Map<number, PeerTarget>;
+  /** Ids of the routes with a route-auth configuration (forward auth to the sidecar). */
+  protectedRouteIds?: Set<number>;
+  /** Circuit-breaker seeds and reset markers pinned in memory by ProxyService (proxy/breaker.ts). */
+  breakers?: Map<number, BreakerSeed>;
 }
 
 type Json = Record<string, unknown>;
@@ -60,6 +68,8 @@ export type CaddyConfig = Json;
 export interface RenderContext {
   settings: ProxySettings;
   peers: Map<number, PeerTarget>;
+  protectedRouteIds?: Set<number>;
+  breakers?: Map<number, BreakerSeed>;
 }
 
 export const HTTP_SERVER = 'gatehouse_http';
@@ -125,14 +135,36 @@ export function routeHandlers(route: Route, ctx: RenderContext): CaddyHandler[] 
   const up = routeUpstream(route, ctx);
   if ('unavailable' in up) return [unavailableResponse()];
   const chain: CaddyHandler[] = [];
+  if (route.bot_blocker_enabled) chain.push(botBlockHandler(route));
   if (route.compress_enabled) chain.push(encodeHandler());
-  chain.push(withGatewayWol(reverseProxy(route, up), route, ctx.settings.sidecarUpstream));
+  const mirror = route.mirror_enabled ? mirrorHandler(route, ctx) : null;
+  if (mirror) chain.push(mirror);
+  if (route.circuit_breaker_enabled) chain.push(circuitBreakerHandler(route, ctx));
+  chain.push(withGatewayWol(addRetries(reverseProxy(route, up), route), route, ctx.settings.sidecarUpstream));
   return chain;
 }
 
 /** One host entry of the host map: a Caddy route list, like a `subroute` body. */
 function hostEntry(handlers: CaddyHandler[]): Json {
   return { routes: [{ handle: handlers }] };
+}
+
+/**
+ * The host entry of an HTTP route: its protection (route-auth/caddy.ts protectionRoutes: peer ACL →
+ * IP filter → rate limit before basic auth | basic auth | route-auth pages + forward auth → rate
+ * limit after route auth) in front of routeHandlers(). An unprotected route is one plain route.
+ */
+function routeHostEntry(route: Route, ctx: RenderContext): Json {
+  const rest = routeHandlers(route, ctx);
+  const routeAuth = ctx.protectedRouteIds?.has(route.id) ?? false;
+  const basicAuth = !!(route.basic_auth_user && route.basic_auth_password_hash);
+  if (!routeAuth && !basicAuth && !route.acl_enabled && !route.ip_filter_enabled && !route.rate_limit_enabled) return hostEntry(rest);
+  // ACL: the tunnel addresses of the listed peers that are on the interface now (enabled, not expired).
+  const aclAddresses = route.acl_peer_ids.flatMap((id) => {
+    const p = ctx.peers.get(id);
+    return p?.enabled ? [p.address] : [];
+  });
+  return { routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses }, rest) };
 }
 
 /** The server-level named route every plain reverse_proxy of the host map goes through. */
@@ -211,7 +243,7 @@ function l4Server(route: Route, ctx: RenderContext): Json | null {
 /** The whole Caddy configuration for a snapshot. */
 export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
   const { settings } = snap;
-  const ctx: RenderContext = { settings, peers: snap.peers };
+  const ctx: RenderContext = { settings, peers: snap.peers, protectedRouteIds: snap.protectedRouteIds, breakers: snap.breakers };
   const routes = snap.routes.filter((r) => r.enabled).sort((a, b) => a.id - b.id);
 
   const plainHosts: Record<string, Json> = {};
@@ -220,10 +252,10 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
   for (const r of routes) {
     if (r.route_type !== 'http') continue;
     if (r.https_enabled) {
-      tlsHosts[r.domain] = hostEntry(routeHandlers(r, ctx));
+      tlsHosts[r.domain] = routeHostEntry(r, ctx);
       plainHosts[r.domain] = hostEntry([redirect]);
     } else {
-      plainHosts[r.domain] = hostEntry(routeHandlers(r, ctx));
+      plainHosts[r.domain] = routeHostEntry(r, ctx);
     }
   }
   if (settings.adminDomain) {
@@ -272,8 +304,10 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
   apps.http = { http_port: settings.httpPort, https_port: settings.httpsPort, grace_period: GRACE_PERIOD, servers };
   if (Object.keys(l4Servers).length) apps.layer4 = { servers: l4Servers };
 
-  return {
+  const cfg: CaddyConfig = {
     admin: { listen: settings.adminListen, config: { persist: false } },
     apps,
   };
+  if (settings.accessLogFile) addAccessLog(cfg, servers, settings.accessLogFile);
+  return cfg;
 }

@@ -37,9 +37,10 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AppError } from '../util/errors.js';
 import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
+import { BreakerMemory } from './breaker.js';
 import { configHash } from './canonical.js';
 import { renderCaddyConfig, type CaddyConfig, type ProxySettings } from './render.js';
-import { readSnapshot } from './snapshot.js';
+import { readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
 
 export type WriteFn<T> = (t: Transaction) => Promise<T>;
 
@@ -93,6 +94,8 @@ export interface ProxyServiceOptions {
   log: Logger;
   /** null = no-proxy (render-only) mode. */
   client: CaddyAdminClient | null;
+  /** Route-auth protected route ids (route-auth feature), read inside the snapshot's transaction. */
+  protectedRouteIds?: ProtectedRouteIdsFn;
 }
 
 export class ProxyService {
@@ -115,8 +118,12 @@ export class ProxyService {
   private readonly clock: Clock;
   private readonly log: Logger;
   readonly client: CaddyAdminClient | null;
+  /** Circuit-breaker seeds pinned between renders (breaker.ts). */
+  readonly breakers = new BreakerMemory();
+  private readonly protectedRouteIds?: ProtectedRouteIdsFn;
 
   constructor(o: ProxyServiceOptions) {
+    this.protectedRouteIds = o.protectedRouteIds;
     this.db = o.db;
     this.settings = o.settings;
     this.clock = o.clock;
@@ -138,7 +145,9 @@ export class ProxyService {
 
   /** The configuration as it would be rendered now (no load). */
   async render(transaction?: Transaction): Promise<CaddyConfig> {
-    return renderCaddyConfig(await readSnapshot(this.db, this.settings, this.clock(), transaction));
+    const snap = await readSnapshot(this.db, this.settings, this.clock(), transaction, this.protectedRouteIds);
+    snap.breakers = this.breakers.seeds(snap.routes, this.lastBody === null);
+    return renderCaddyConfig(snap);
   }
 
   /** Runs fn in a DB transaction and commits only when Caddy accepted the resulting configuration. */

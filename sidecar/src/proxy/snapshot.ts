@@ -7,6 +7,7 @@ import type { PeerRow, RouteRow } from '../db/models.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, valuesToRoute, type Route } from '../routes/model.js';
 import type { PeerTarget, ProxySettings, ProxySnapshot } from './render.js';
+import { accessLogFile } from './resilience.js';
 
 export function proxySettings(config: Config): ProxySettings {
   const local = config.bind === '0.0.0.0' || config.bind === '::' || config.bind === '' ? '127.0.0.1' : config.bind;
@@ -21,6 +22,7 @@ export function proxySettings(config: Config): ProxySettings {
     bind: config.proxyBind,
     dataDir: config.dataDir,
     gatewayProxyPort: config.gateways.proxyPort,
+    accessLogFile: accessLogFile(config.dataDir),
   };
 }
 
@@ -47,11 +49,15 @@ async function readEnabledRoutes(db: Database, transaction?: Transaction): Promi
   return values.map((v) => valuesToRoute(index, chunks.length === 1 ? v : (v as unknown[][]).flat()));
 }
 
-export async function readSnapshot(db: Database, settings: ProxySettings, now: number, transaction?: Transaction): Promise<ProxySnapshot> {
+/** Ids of the routes with a route-auth configuration (deps.routeAuth.protectedRouteIds), read in the same transaction. */
+export type ProtectedRouteIdsFn = (transaction?: Transaction) => Promise<Set<number>>;
+
+export async function readSnapshot(db: Database, settings: ProxySettings, now: number, transaction?: Transaction, protectedIds?: ProtectedRouteIdsFn): Promise<ProxySnapshot> {
   const routes = await readEnabledRoutes(db, transaction);
+  const protectedRouteIds = protectedIds ? await protectedIds(transaction) : new Set<number>();
   const peerRows = (await db.models.Peer.findAll({ attributes: ['id', 'address', 'enabled', 'expires_at'], raw: true, transaction })) as unknown as Pick<PeerRow, 'id' | 'address' | 'enabled' | 'expires_at'>[];
   const peers = new Map<number, PeerTarget>();
   // A peer that is disabled or expired is not on the interface: its routes render as unavailable.
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
-  return { settings, routes, peers };
+  return { settings, routes, peers, protectedRouteIds };
 }

@@ -50,7 +50,8 @@ export interface Route {
   cb_failure_count: number;
   cb_opened_at: number | null;
   mirror_enabled: boolean;
-  mirror_targets: string[];
+  /** {url} (origin) or {peer_id, port}: routes/schema.ts. */
+  mirror_targets: ({ url: string } | { peer_id: number; port: number })[];
   debug_enabled: boolean;
   basic_auth_user: string | null;
   /** bcrypt hash; never leaves the service (toApi drops it). */
@@ -146,7 +147,7 @@ function routeFrom(get: (column: string) => unknown): Route {
     cb_failure_count: toNum(get('cb_failure_count')) ?? 0,
     cb_opened_at: toNum(get('cb_opened_at')),
     mirror_enabled: toBool(get('mirror_enabled')),
-    mirror_targets: parseJson<string[]>(get('mirror_targets'), []),
+    mirror_targets: parseJson<Route['mirror_targets']>(get('mirror_targets'), []),
     debug_enabled: toBool(get('debug_enabled')),
     basic_auth_user: (get('basic_auth_user') as string | null) ?? null,
     basic_auth_password_hash: (get('basic_auth_password_hash') as string | null) ?? null,

@@ -81,6 +81,11 @@ export const ipOrCidr = z
     return Number(bits) <= (fam === 4 ? 32 : 128);
   }, 'must be an IP address or CIDR range such as 192.168.1.0/24');
 
+/** One IP filter rule as sent: an address/CIDR string or {value, note} (route-auth/ip.ts). */
+const ipRuleIn = z.union([z.string().max(64, 'at most 64 characters'), z.object({ value: z.string().max(64, 'at most 64 characters'), note: z.string().max(200).nullable().optional() })], {
+  error: 'must be an IP address or CIDR range (a string, or an object {value, note})',
+});
+
 /** Caddy-style durations ("30s", "1m", "1h", "1d") or the words second, minute, hour, day. */
 export const rateWindow = z
   .string()
@@ -93,26 +98,78 @@ export const statusCodes = z
   .regex(/^\s*[1-5]\d\d(\s*,\s*[1-5]\d\d)*\s*$/, 'must be comma-separated HTTP status codes such as 502,503,504')
   .transform((v) => [...new Set(v.split(',').map((c) => c.trim()))].join(','));
 
-const mirrorTarget = z
+/**
+ * mirror_targets entries: `{url}` (an origin: http:// or https://, host name or IP, optional port;
+ * no path, query or user info) or `{peer_id, port}` (rendered as http://<peer tunnel IP>:<port>).
+ * A string is accepted as shorthand: an origin URL or host:port (→ {url: "http://host:port"}).
+ */
+const originUrl = z
   .string()
   .trim()
   .max(300)
-  .refine((v) => {
-    if (/^https?:\/\//i.test(v)) {
-      try {
-        new URL(v);
-        return true;
-      } catch {
-        return false;
-      }
+  .transform((v, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as http://10.8.0.5:8080' });
+      return z.NEVER;
     }
-    const m = /^(.+):(\d{1,5})$/.exec(v);
-    return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535 && (net.isIP(m[1].replace(/^\[|\]$/g, '')) !== 0 || /^[A-Za-z0-9.-]+$/.test(m[1]));
-  }, 'must be host:port or an http(s) URL');
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || (u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || !u.hostname) {
+      ctx.addIssue({ code: 'custom', message: 'must be an origin only: http(s)://host[:port], no path, query or user info' });
+      return z.NEVER;
+    }
+    return `${u.protocol}//${u.host}`;
+  });
+const mirrorTarget = z.union(
+  [
+    z.object({ url: originUrl }).strict(),
+    z.object({ peer_id: idIn, port: portIn }).strict(),
+    z
+      .string()
+      .trim()
+      .max(300)
+      .transform((v) => (/^https?:\/\//i.test(v) ? v : /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(v) ? `http://${v}` : `invalid://${v}`))
+      .pipe(originUrl)
+      .transform((url) => ({ url })),
+  ],
+  { error: 'must be {url: "http(s)://host[:port]"}, {peer_id, port} or "host:port"' },
+);
 
+/**
+ * bot_blocker_config: additions to the shipped lists of the gatehouse_botblock module (its README
+ * has the semantics). Patterns: printable ASCII, ≤ 256 characters, case-insensitive substring; a
+ * leading ^ anchors at the start, a trailing $ at the end. Unknown keys are refused.
+ */
+const botPattern = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters').regex(/^[\x20-\x7e]+$/, 'printable ASCII only');
+const botPatterns = z.array(botPattern).max(1000, 'at most 1000 patterns');
 const botConfig = z
-  .record(z.string(), z.unknown(), { error: 'must be an object' })
-  .refine((v) => JSON.stringify(v).length <= 8192, 'must be at most 8 KB of JSON');
+  .object(
+    {
+      categories: z.array(z.enum(['scanner', 'ai_crawler', 'scraper'], { error: 'must be scanner, ai_crawler or scraper' })).max(3).optional(),
+      custom_user_agents: botPatterns.optional(),
+      allow_user_agents: botPatterns.optional(),
+      block_empty_user_agent: z.boolean({ error: 'must be true or false' }).optional(),
+      block_exploit_paths: z.boolean({ error: 'must be true or false' }).optional(),
+      block_wordpress_paths: z.boolean({ error: 'must be true or false' }).optional(),
+      custom_paths: botPatterns.optional(),
+      allow_paths: z.array(z.string().regex(/^\/[\x21-\x7e]{0,255}$/, 'must be a path prefix starting with /')).max(1000).optional(),
+      tarpit_delay: z
+        .string()
+        .refine((v) => {
+          const m = /^([1-9]\d{0,4})(ms|s)$/.exec(v);
+          return !!m && Number(m[1]) * (m[2] === 's' ? 1000 : 1) <= 60_000;
+        }, 'must be a duration such as 500ms or 10s, at most 60s')
+        .optional(),
+    },
+    { error: 'must be an object' },
+  )
+  .strict()
+  .transform((v) => {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = Array.isArray(x) ? [...new Set(x)] : x;
+    return out;
+  });
 
 /** Every writable route field by its SPEC name; all optional (create requires domain). */
 export const routeFields = z.object({
@@ -135,12 +192,14 @@ export const routeFields = z.object({
   backend_https: boolIn,
   compress_enabled: boolIn,
   bot_blocker_enabled: boolIn,
-  bot_blocker_mode: z.string().trim().regex(/^[a-z][a-z_]{0,15}$/, 'must be a mode name such as block').nullable(),
+  bot_blocker_mode: z.enum(['block', 'log', 'tarpit'], { error: 'must be block, log or tarpit' }).nullable(),
   bot_blocker_config: botConfig.nullable(),
   monitoring_enabled: boolIn,
   ip_filter_enabled: boolIn,
   ip_filter_mode: z.enum(['whitelist', 'blacklist'], { error: 'must be whitelist or blacklist' }).nullable(),
-  ip_filter_rules: z.array(ipOrCidr).max(500, 'at most 500 rules').nullable(),
+  // Strings or {value, note} objects; normalized (and checked per entry) by the service with
+  // route-auth/ip.ts normalizeIpRules, stored as normalized strings.
+  ip_filter_rules: z.array(ipRuleIn).max(500, 'at most 500 rules').nullable(),
   acl_enabled: boolIn,
   acl_peer_ids: z.array(idIn).max(1000).nullable(),
   rate_limit_enabled: boolIn,

@@ -13,6 +13,7 @@ import { bcryptHash } from '../auth/passwords.js';
 import { asBool, isOnline } from '../peers/view.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.js';
+import { normalizeIpRules } from '../route-auth/ip.js';
 import type { RouteInput } from './schema.js';
 
 type Fields = Record<string, string>;
@@ -44,6 +45,8 @@ export interface RoutesServiceOptions {
   proxy: ProxyService;
   /** DNS resolver for check-dns (tests point one at a local DNS server). */
   resolver?: dns.promises.Resolver;
+  /** Whether a route has a route-auth configuration (deps.routeAuth.hasRouteAuth), inside the write transaction. */
+  hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
 }
 
 export interface BatchResult {
@@ -58,6 +61,7 @@ export class RoutesService {
   private readonly clock: Clock;
   private readonly activity: ActivityLog;
   private readonly proxy: ProxyService;
+  private readonly hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
   resolver: dns.promises.Resolver;
 
   constructor(o: RoutesServiceOptions) {
@@ -66,6 +70,7 @@ export class RoutesService {
     this.clock = o.clock;
     this.activity = o.activity;
     this.proxy = o.proxy;
+    this.hasRouteAuth = o.hasRouteAuth;
     this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
   }
 
@@ -243,10 +248,27 @@ export class RoutesService {
     if (r.mirror_enabled && !r.mirror_targets.length) f.mirror_targets = 'at least one target when mirroring is enabled';
     if (r.basic_auth_user !== null && r.basic_auth_password_hash === null) f.basic_auth_password = 'required with basic_auth_user';
     if (r.basic_auth_user === null && r.basic_auth_password_hash !== null) f.basic_auth_user = 'required with basic_auth_password';
+    // --- protection combinations (SPEC "Per-route authentication", combinations table) ---
+    const rules = normalizeIpRules(r.ip_filter_rules as Parameters<typeof normalizeIpRules>[0]);
+    if ('errors' in rules) {
+      for (const [i, msg] of Object.entries(rules.errors)) f[`ip_filter_rules.${i}`] = msg;
+    } else {
+      r.ip_filter_rules = rules.rules;
+    }
+    if (r.route_type === 'http' && r.basic_auth_user !== null) {
+      if (!r.https_enabled) f.https_enabled = 'basic auth needs HTTPS: the password would otherwise cross the network in clear text (set https_enabled true)';
+      if (r.ip_filter_enabled) f.ip_filter_enabled = 'basic auth cannot be combined with the IP filter (use route auth, whose verify checks the IP)';
+    }
+    const routeAuth = selfId !== null && this.hasRouteAuth ? await this.hasRouteAuth(selfId, t) : false;
+    if (routeAuth) {
+      if (r.basic_auth_user !== null) f.basic_auth_user = 'this route has route auth (login page): remove it first (DELETE /routes/:id/auth) or keep basic auth off';
+      if (r.route_type === 'l4') f.route_type = 'this route has route auth, which only works on HTTP routes: remove it first (DELETE /routes/:id/auth)';
+    }
     if (Object.keys(f).length) throw validation('Validation failed', f);
 
     // --- references that must exist ---
-    const peerIds = [...new Set([r.peer_id, r.target_peer_id, ...r.acl_peer_ids].filter((x): x is number => x !== null))];
+    const mirrorPeers = r.mirror_targets.flatMap((m) => (typeof m === 'object' && m !== null && 'peer_id' in m ? [m.peer_id] : []));
+    const peerIds = [...new Set([r.peer_id, r.target_peer_id, ...r.acl_peer_ids, ...mirrorPeers].filter((x): x is number => x !== null))];
     const peers = peerIds.length
       ? ((await this.db.models.Peer.findAll({ where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], raw: true, transaction: t })) as unknown as Pick<PeerRow, 'id' | 'peer_type'>[])
       : [];
@@ -256,6 +278,8 @@ export class RoutesService {
       if (!peerType.has(r.target_peer_id)) f.target_peer_id = `peer ${r.target_peer_id} does not exist`;
       else if (peerType.get(r.target_peer_id) !== 'gateway') f.target_peer_id = `peer ${r.target_peer_id} is not a gateway peer`;
     }
+    const missingMirror = mirrorPeers.filter((i) => !peerType.has(i));
+    if (missingMirror.length) f.mirror_targets = `peers do not exist: ${missingMirror.join(', ')}`;
     const missingAcl = r.acl_peer_ids.filter((i) => !peerType.has(i));
     if (missingAcl.length) f.acl_peer_ids = `peers do not exist: ${missingAcl.join(', ')}`;
     if (r.user_ids.length) {

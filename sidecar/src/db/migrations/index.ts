@@ -5,5 +5,7 @@ import * as m002 from './002_peers_routes.js';
 import * as m003peers from './003_peer_name_indexes.js';
 import * as m011routeAuth from './011_route_auth.js';
 import * as m020gateways from './020_gateways.js';
+import * as m030accessLog from './030_access_log.js';
+import * as m031routeChecks from './031_route_checks.js';
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks];

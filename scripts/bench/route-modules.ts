@@ -1,0 +1,227 @@
+// Benchmark: cost of the route-resilience modules through the real custom Caddy (bin/caddy). Run
+// with scripts/bench/route-modules.sh.
+//
+// Setup (as scripts/bench/routes.ts): a throwaway sidecar (SQLite, GATEHOUSE_MANAGE_CADDY=true,
+// GATEHOUSE_WG_MANAGE=false, GATEHOUSE_WG_SUBNET in 127.0.0.0/8 so the peer's address is a loopback
+// address) and the trivial Go backend (routes-backend.go) on that address. No tunnel in the path.
+// Three routes through the same Caddy, created with POST /api/v1/routes:
+//   plain    - no module
+//   all      - bot blocker (block), circuit breaker, retries (3 on 502,503,504); compression off
+//   mirror   - mirroring only, to a second backend instance
+// wrk (-t1 -c32, BENCH_DURATION, 2 s warm-up, a browser User-Agent) runs plain and all in
+// alternation BENCH_ROUNDS times (shared machine: medians of each side, ratio of the medians), then
+// plain and mirror the same way. Target: all ≥ 95% of plain's requests/s.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? path.join(root, 'bin', 'caddy');
+const DURATION = process.env.BENCH_DURATION ?? '5s';
+const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PASSWORD = 'bench-password-1';
+const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
+
+const median = (xs: number[]) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+};
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+function request(port: number, method: string, p: string, opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {}): Promise<{ status: number; data: any }> {
+  return new Promise((resolve, reject) => {
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const req = http.request(
+      { host: opts.addr ?? '127.0.0.1', port, method, path: p, agent: false, headers: { ...(opts.host ? { host: opts.host } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          let data: any = text;
+          try {
+            data = JSON.parse(text);
+          } catch {
+            /* text */
+          }
+          resolve({ status: res.statusCode ?? 0, data });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function waitUntil(fn: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await fn().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+interface WrkResult {
+  rps: number;
+  p99: number;
+  errors: string;
+}
+
+function parseLatency(v: string): number {
+  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
+  if (!m) return NaN;
+  const x = Number(m[1]);
+  return m[2] === 'us' ? x / 1000 : m[2] === 's' ? x * 1000 : x;
+}
+
+function wrk(url: string, host: string): WrkResult {
+  const hdr = ['-H', `Host: ${host}`, '-H', `User-Agent: ${UA}`];
+  execFileSync('wrk', ['-t1', `-c${CONNS}`, '-d2s', ...hdr, url], { stdio: 'pipe' });
+  const out = execFileSync('wrk', ['-t1', `-c${CONNS}`, `-d${DURATION}`, '--latency', ...hdr, url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const p99 = parseLatency(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '');
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
+  const sockErr = /Socket errors:(.*)/.exec(out)?.[1]?.trim();
+  return { rps, p99, errors: [non2xx ? `non-2xx ${non2xx}` : '', sockErr ? `socket errors ${sockErr}` : ''].filter(Boolean).join(', ') };
+}
+
+const children: ChildProcess[] = [];
+function stopAll(): void {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGTERM');
+}
+process.on('exit', stopAll);
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+
+async function main(): Promise<void> {
+  if (!fs.existsSync(CADDY)) throw new Error(`${CADDY} not found: build it with bash scripts/build-caddy.sh`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-modules-'));
+  const octet = 10 + (process.pid % 200);
+  const ports = { api: await freePort(), http: await freePort(), https: await freePort(), admin: await freePort(), backend: await freePort(), mirror: await freePort() };
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    GATEHOUSE_DATA_DIR: path.join(dir, 'data'),
+    GATEHOUSE_PORT: String(ports.api),
+    GATEHOUSE_BIND: '127.0.0.1',
+    GATEHOUSE_ADMIN_USER: 'admin',
+    GATEHOUSE_ADMIN_PASSWORD: PASSWORD,
+    GATEHOUSE_MANAGE_CADDY: 'true',
+    GATEHOUSE_CADDY_BIN: CADDY,
+    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
+    GATEHOUSE_HTTP_PORT: String(ports.http),
+    GATEHOUSE_HTTPS_PORT: String(ports.https),
+    GATEHOUSE_PROXY_BIND: '127.0.0.1',
+    GATEHOUSE_WG_MANAGE: 'false',
+    GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`,
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',
+    GATEHOUSE_LOG_LEVEL: 'warn',
+  };
+  delete env.DATABASE_URL;
+  try {
+    const backendBin = path.join(dir, 'routes-backend');
+    execFileSync('go', ['build', '-o', backendBin, path.join(root, 'scripts/bench/routes-backend.go')], { stdio: 'inherit', cwd: dir });
+    const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
+    const sidecar = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') });
+    children.push(sidecar);
+    await waitUntil(async () => (await request(ports.api, 'GET', '/health')).status === 200, 60_000, 'the sidecar (see sidecar.log)');
+    const login = await new Promise<{ cookie: string; csrf: string }>((resolve, reject) => {
+      const body = JSON.stringify({ username: 'admin', password: PASSWORD });
+      const req = http.request({ host: '127.0.0.1', port: ports.api, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', accept: 'application/json' } }, (res) => {
+        let t = '';
+        res.on('data', (c) => (t += c));
+        res.on('end', () => resolve({ cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '), csrf: JSON.parse(t).csrfToken }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    const tok = await request(ports.api, 'POST', '/api/v1/tokens', { headers: { cookie: login.cookie, 'x-csrf-token': login.csrf }, body: { name: 'bench', scopes: ['full-access'] } });
+    const api = (method: string, p: string, body?: unknown) => request(ports.api, method, `/api/v1${p}`, { headers: { authorization: `Bearer ${tok.data.token}` }, body });
+
+    const peer = (await api('POST', '/peers', { name: 'bench-peer' })).data.peer;
+    const peerAddr = String(peer.address).split('/')[0];
+    for (const p of [ports.backend, ports.mirror]) {
+      const b = spawn(backendBin, [`${peerAddr}:${p}`], { stdio: 'ignore' });
+      children.push(b);
+      await waitUntil(async () => (await request(p, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'a backend');
+    }
+    const routes: Record<string, Record<string, unknown>> = {
+      'plain.bench.test': {},
+      'all.bench.test': { bot_blocker_enabled: true, bot_blocker_mode: 'block', circuit_breaker_enabled: true, retry_enabled: true, retry_count: 3, retry_status_codes: '502,503,504', compress_enabled: false },
+      'mirror.bench.test': { mirror_enabled: true, mirror_targets: [{ peer_id: peer.id, port: ports.mirror }] },
+      // BENCH_BREAKDOWN=1: one module at a time
+      'bots.bench.test': { bot_blocker_enabled: true, bot_blocker_mode: 'block' },
+      'breaker.bench.test': { circuit_breaker_enabled: true },
+      'retry.bench.test': { retry_enabled: true, retry_count: 3, retry_status_codes: '502,503,504' },
+    };
+    for (const [domain, extra] of Object.entries(routes)) {
+      const r = await api('POST', '/routes', { domain, peer_id: peer.id, target_port: ports.backend, ...extra });
+      if (r.status !== 201) throw new Error(`creating ${domain}: ${JSON.stringify(r.data)}`);
+      if ((await request(ports.http, 'GET', '/', { host: domain, headers: { 'user-agent': UA } })).status !== 200) throw new Error(`${domain} does not answer through Caddy`);
+    }
+    if ((await request(ports.http, 'GET', '/', { host: 'all.bench.test', headers: { 'user-agent': 'sqlmap/1.7' } })).status !== 403) throw new Error('the bot blocker does not block sqlmap');
+
+    const url = `http://127.0.0.1:${ports.http}/`;
+    const pair = (other: string) => {
+      const a: WrkResult[] = [];
+      const b: WrkResult[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        a.push(wrk(url, 'plain.bench.test'));
+        b.push(wrk(url, other));
+        process.stderr.write(`  round ${i + 1}: plain ${Math.round(a.at(-1)!.rps)} req/s, ${other} ${Math.round(b.at(-1)!.rps)} req/s\n`);
+      }
+      const med = (xs: WrkResult[]) => ({ rps: median(xs.map((r) => r.rps)), p99: median(xs.map((r) => r.p99)), errors: xs.map((x) => x.errors).filter(Boolean).join('; ') });
+      return { plain: med(a), other: med(b) };
+    };
+    process.stderr.write('measuring plain vs all modules\n');
+    const all = pair('all.bench.test');
+    process.stderr.write('measuring plain vs mirror\n');
+    const mir = pair('mirror.bench.test');
+    const breakdown: [string, { plain: { rps: number; p99: number; errors: string }; other: { rps: number; p99: number; errors: string } }][] = [];
+    if (process.env.BENCH_BREAKDOWN === '1') {
+      for (const h of ['bots.bench.test', 'breaker.bench.test', 'retry.bench.test']) {
+        process.stderr.write(`measuring plain vs ${h}\n`);
+        breakdown.push([h, pair(h)]);
+      }
+    }
+    const mirrorMetrics = await new Promise<string>((resolve) => {
+      http.get({ host: '127.0.0.1', port: ports.admin, path: '/metrics' }, (res) => {
+        let t = '';
+        res.on('data', (c) => (t += c));
+        res.on('end', () => resolve(t));
+      }).on('error', () => resolve(''));
+    });
+    const mirrored = mirrorMetrics.split('\n').filter((l) => l.startsWith('gatehouse_mirror_requests_total')).join('\n    ');
+
+    console.log(`route modules through Caddy: wrk -t1 -c${CONNS} -d${DURATION} (2 s warm-up), medians of ${ROUNDS} alternating rounds`);
+    const row = (label: string, r: { rps: number; p99: number; errors: string }, extra = '') => console.log(`  ${label.padEnd(58)} ${String(Math.round(r.rps)).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms  ${extra}${r.errors ? `  (${r.errors})` : ''}`);
+    row('plain route (no module)', all.plain);
+    row('all modules (bot blocker, breaker, retries; no compression)', all.other, `ratio ${((all.other.rps / all.plain.rps) * 100).toFixed(1)}% (target >= 95%)`);
+    row('plain route (paired with mirror)', mir.plain);
+    row('mirror only (one target)', mir.other, `ratio ${((mir.other.rps / mir.plain.rps) * 100).toFixed(1)}%`);
+    for (const [h, r] of breakdown) row(`${h.split('.')[0]} only (paired plain ${Math.round(r.plain.rps)} req/s)`, r.other, `ratio ${((r.other.rps / r.plain.rps) * 100).toFixed(1)}%`);
+    if (mirrored) console.log(`  mirror counters:\n    ${mirrored}`);
+  } finally {
+    stopAll();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,301 @@
+// Access log ingestion: tails Caddy's JSON access-log file (<dataDir>/caddy/access.log, rendered by
+// proxy/resilience.ts addAccessLog) into the bounded access_log table.
+//
+// - Exactly once across sidecar restarts: the cursor (file inode + byte offset after the last whole
+//   line read, access_log_cursor) is advanced only after the rows it covers are stored, and each row
+//   carries the (inode, offset) of its line under a unique index (INSERT ... ON CONFLICT DO
+//   NOTHING): a crash between the two re-reads lines that are then not stored again. No explicit
+//   transaction: single statements on SQLite's default connection wait for the write lock
+//   (busy_timeout) instead of failing a concurrent route write with SQLITE_BUSY.
+// - Rotation (Caddy's file writer renames access.log to access-<time>.log and opens a new
+//   access.log): when the inode of access.log differs from the cursor's, the rest of the old file
+//   (found by inode among the rotated files) is read first, then the new file from 0. A file
+//   shorter than the cursor (truncated) is read again from 0. A partial last line waits for its
+//   newline.
+// - Bounded: after each batch, rows older than the newest ACCESS_LOG_MAX_ROWS are deleted.
+// - Route of a line: its Host matched against the HTTP routes' domains (exact, then the one-label
+//   wildcard); upstream = that route's upstream (peer tunnel address:port) at ingestion time.
+import fs from 'node:fs';
+import path from 'node:path';
+import { QueryTypes } from 'sequelize';
+import type { Database } from '../db/index.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+
+export const ACCESS_LOG_MAX_ROWS = 100_000;
+/** Requests returned by GET /routes/:id/trace. */
+export const TRACE_LIMIT = 100;
+const MAX_READ = 4 * 1024 * 1024;
+
+export interface AccessEntry {
+  id: number;
+  ts: number;
+  route_id: number | null;
+  host: string;
+  method: string;
+  uri: string;
+  status: number;
+  duration_ms: number;
+  size: number;
+  upstream: string | null;
+  client_ip: string | null;
+  user_agent: string | null;
+}
+
+type Row = Omit<AccessEntry, 'id'> & { src_inode: string; src_offset: number };
+const COLUMNS = ['ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'src_inode', 'src_offset'] as const;
+
+export interface AccessLogOptions {
+  db: Database;
+  clock: Clock;
+  log: Logger;
+  file: string;
+  maxRows?: number;
+}
+
+export class AccessLogService {
+  private readonly db: Database;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  readonly file: string;
+  private readonly maxRows: number;
+  private busy: Promise<number> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(o: AccessLogOptions) {
+    this.db = o.db;
+    this.log = o.log;
+    this.clock = o.clock;
+    this.file = o.file;
+    this.maxRows = o.maxRows ?? ACCESS_LOG_MAX_ROWS;
+  }
+
+  start(intervalMs = 1000): void {
+    this.timer = setInterval(() => {
+      this.poll().catch((err) => this.log.warn('access log ingestion failed', { err: String(err) }));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Reads what is new; returns the number of rows stored. One poll at a time. */
+  poll(): Promise<number> {
+    if (!this.busy) this.busy = this.pollOnce().finally(() => (this.busy = null));
+    return this.busy;
+  }
+
+  private async cursor(): Promise<{ inode: string; offset: number } | null> {
+    const rows = (await this.db.sequelize.query('SELECT file_inode, file_offset FROM access_log_cursor WHERE id = 1', { type: QueryTypes.SELECT })) as { file_inode: string; file_offset: number | string }[];
+    const c = rows.length ? { inode: String(rows[0].file_inode), offset: Number(rows[0].file_offset) } : null;
+    this.cursorCache = c;
+    return c;
+  }
+
+  private async pollOnce(): Promise<number> {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(this.file);
+    } catch {
+      return 0;
+    }
+    const ino = String(st.ino);
+    // The cursor's file identity is the inode, plus "@<time>" after a truncation (offsets restart
+    // at 0 in the same inode, and the (identity, offset) of a line must stay unique).
+    let cur = await this.cursor();
+    const base = (id: string) => id.split('@')[0];
+    let stored = 0;
+    if (cur && base(cur.inode) !== ino) {
+      // Rotated: finish the old file if it is still there.
+      const old = this.findByInode(base(cur.inode));
+      if (old) {
+        // All of it (readFrom reads at most MAX_READ bytes a time).
+        for (let off = cur.offset; ; ) {
+          stored += await this.readFrom(old, cur.inode, off, true);
+          const c = await this.cursor();
+          if (!c || c.offset <= off || c.offset >= fs.statSync(old).size) break;
+          off = c.offset;
+        }
+      }
+      cur = { inode: ino, offset: 0 };
+    }
+    if (!cur) cur = { inode: ino, offset: 0 };
+    if (st.size < cur.offset) cur = { inode: `${ino}@${this.clock()}`, offset: 0 }; // truncated
+    const id = cur.inode;
+    for (;;) {
+      const n = await this.readFrom(this.file, id, cur.offset, false);
+      stored += n;
+      const next = await this.cursor();
+      if (!next || next.offset === cur.offset) break;
+      cur = next;
+      if (n === 0) break;
+    }
+    return stored;
+  }
+
+  private findByInode(inode: string): string | null {
+    const dir = path.dirname(this.file);
+    const base = path.basename(this.file, '.log');
+    try {
+      for (const f of fs.readdirSync(dir)) {
+        if (!f.startsWith(`${base}-`)) continue;
+        const p = path.join(dir, f);
+        if (String(fs.statSync(p).ino) === inode) return p;
+      }
+    } catch {
+      /* directory gone */
+    }
+    return null;
+  }
+
+  /** Reads whole lines from `offset` (at most MAX_READ bytes), stores them and the new cursor. */
+  private async readFrom(file: string, inode: string, offset: number, final: boolean): Promise<number> {
+    let buf: Buffer;
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const len = Math.min(size - offset, MAX_READ);
+      if (len <= 0) {
+        await this.saveCursor(inode, offset);
+        return 0;
+      }
+      buf = Buffer.alloc(len);
+      fs.readSync(fd, buf, 0, len, offset);
+    } finally {
+      fs.closeSync(fd);
+    }
+    let end = buf.lastIndexOf(0x0a) + 1;
+    if (end === 0 && final) end = buf.length;
+    if (end === 0) return 0;
+    const hosts = await this.hostMap();
+    const rows: Row[] = [];
+    let pos = 0;
+    while (pos < end) {
+      let nl = buf.indexOf(0x0a, pos);
+      if (nl === -1 || nl >= end) nl = end;
+      const r = parseLine(buf.subarray(pos, nl).toString('utf8'), hosts);
+      if (r) rows.push({ ...r, src_inode: inode, src_offset: offset + pos });
+      pos = nl + 1;
+    }
+    const stored = await this.insert(rows);
+    await this.saveCursor(inode, offset + end);
+    return stored;
+  }
+
+  private cursorCache: { inode: string; offset: number } | null = null;
+
+  private async saveCursor(inode: string, offset: number): Promise<void> {
+    if (this.cursorCache && this.cursorCache.inode === inode && this.cursorCache.offset === offset) return;
+    await this.db.sequelize.query(
+      'INSERT INTO access_log_cursor (id, file_inode, file_offset, updated_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET file_inode = excluded.file_inode, file_offset = excluded.file_offset, updated_at = excluded.updated_at',
+      { replacements: [inode, offset, this.clock()] },
+    );
+    this.cursorCache = { inode, offset };
+  }
+
+  /** Inserts rows (a line already stored is skipped); prunes to maxRows. Returns rows inserted. */
+  private async insert(rows: Row[]): Promise<number> {
+    if (!rows.length) return 0;
+    const before = await this.maxId();
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      const values = chunk.map(() => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ');
+      await this.db.sequelize.query(`INSERT INTO access_log (${COLUMNS.join(', ')}) VALUES ${values} ON CONFLICT (src_inode, src_offset) DO NOTHING`, {
+        replacements: chunk.flatMap((r) => COLUMNS.map((c) => r[c])),
+      });
+    }
+    const after = await this.maxId();
+    if (after > this.maxRows) await this.db.sequelize.query('DELETE FROM access_log WHERE id <= ?', { replacements: [after - this.maxRows] });
+    const n = (await this.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE id > ?', { replacements: [before], type: QueryTypes.SELECT })) as { n: number | string }[];
+    return Number(n[0]?.n ?? 0);
+  }
+
+  private async maxId(): Promise<number> {
+    const r = (await this.db.sequelize.query('SELECT MAX(id) AS m FROM access_log', { type: QueryTypes.SELECT })) as { m: number | string | null }[];
+    return Number(r[0]?.m ?? 0);
+  }
+
+  /** domain → {route id, upstream} of the HTTP routes. */
+  private async hostMap(): Promise<Map<string, { id: number; upstream: string | null }>> {
+    const rows = (await this.db.sequelize.query(
+      "SELECT r.id, r.domain, r.target_port, p.address FROM routes r LEFT JOIN peers p ON p.id = r.peer_id WHERE r.route_type = 'http'",
+      { type: QueryTypes.SELECT },
+    )) as { id: number; domain: string; target_port: string | null; address: string | null }[];
+    const m = new Map<string, { id: number; upstream: string | null }>();
+    for (const r of rows) m.set(r.domain, { id: Number(r.id), upstream: r.address && r.target_port ? `${r.address.split('/')[0]}:${r.target_port}` : null });
+    return m;
+  }
+
+  async list(q: { limit: number; offset: number }): Promise<{ entries: AccessEntry[]; total: number }> {
+    const [entries, total] = await Promise.all([
+      this.db.sequelize.query('SELECT * FROM access_log ORDER BY id DESC LIMIT ? OFFSET ?', { replacements: [q.limit, q.offset], type: QueryTypes.SELECT }) as Promise<Record<string, unknown>[]>,
+      this.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log', { type: QueryTypes.SELECT }) as Promise<{ n: number | string }[]>,
+    ]);
+    return { entries: entries.map(toEntry), total: Number(total[0]?.n ?? 0) };
+  }
+
+  /** The newest `limit` requests of one route, newest first. */
+  async trace(routeId: number, limit = TRACE_LIMIT): Promise<AccessEntry[]> {
+    const rows = (await this.db.sequelize.query('SELECT * FROM access_log WHERE route_id = ? ORDER BY id DESC LIMIT ?', { replacements: [routeId, limit], type: QueryTypes.SELECT })) as Record<string, unknown>[];
+    return rows.map(toEntry);
+  }
+
+  /** Deletes every stored row (the cursor stays: cleared lines are not read again). */
+  async clear(): Promise<number> {
+    const n = (await this.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log', { type: QueryTypes.SELECT })) as { n: number | string }[];
+    await this.db.sequelize.query('DELETE FROM access_log');
+    return Number(n[0]?.n ?? 0);
+  }
+}
+
+function toEntry(r: Record<string, unknown>): AccessEntry {
+  return {
+    id: Number(r.id),
+    ts: Number(r.ts),
+    route_id: r.route_id === null ? null : Number(r.route_id),
+    host: String(r.host),
+    method: String(r.method),
+    uri: String(r.uri),
+    status: Number(r.status),
+    duration_ms: Number(r.duration_ms),
+    size: Number(r.size),
+    upstream: (r.upstream as string | null) ?? null,
+    client_ip: (r.client_ip as string | null) ?? null,
+    user_agent: (r.user_agent as string | null) ?? null,
+  };
+}
+
+const cut = (s: unknown, n: number) => (typeof s === 'string' ? s.slice(0, n) : null);
+
+/** One Caddy access-log JSON line → a row (null for anything else). */
+export function parseLine(line: string, hosts: Map<string, { id: number; upstream: string | null }>): Omit<AccessEntry, 'id'> | null {
+  if (!line.trim()) return null;
+  let j: any;
+  try {
+    j = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const req = j?.request;
+  if (!req || typeof req !== 'object' || typeof j.status !== 'number') return null;
+  const host = String(req.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const dot = host.indexOf('.');
+  const route = hosts.get(host) ?? (dot > 0 ? hosts.get(`*${host.slice(dot)}`) : undefined);
+  const ua = req.headers?.['User-Agent'];
+  return {
+    ts: Math.round(Number(j.ts) * 1000) || 0,
+    route_id: route?.id ?? null,
+    host: host.slice(0, 255),
+    method: String(req.method ?? '').slice(0, 16),
+    uri: String(req.uri ?? '').slice(0, 4096),
+    status: j.status,
+    duration_ms: Math.round(Number(j.duration ?? 0) * 1e6) / 1e3,
+    size: Number(j.size ?? 0) || 0,
+    upstream: route?.upstream ?? null,
+    client_ip: cut(req.client_ip ?? req.remote_ip, 64),
+    user_agent: Array.isArray(ua) ? cut(ua[0], 512) : null,
+  };
+}

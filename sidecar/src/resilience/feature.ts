@@ -1,0 +1,117 @@
+// Route resilience (issue 6), sidecar side. Needs deps.proxy and deps.routes.
+// - circuit breaker: Caddy's state reports (POST /internal/circuit-breaker) and reset (breaker.ts)
+// - access log: ingestion of Caddy's JSON access log, GET /logs/access(/export), GET /routes/:id/trace
+//   (the last TRACE_LIMIT = 100 requests of the route, from the ingested rows) (logs/access-log.ts)
+// - uptime monitoring: the scheduler, POST /routes/:id/check, GET /routes/:id/checks (monitor.ts)
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import type { Feature } from '../features.js';
+import { actingUserId } from '../http/auth.js';
+import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
+import type { ActivityLog } from '../logs/activity.js';
+import { AccessLogService, TRACE_LIMIT } from '../logs/access-log.js';
+import { sendExport } from '../logs/endpoints.js';
+import { accessLogFile, BREAKER_REPORT_PATH } from '../proxy/resilience.js';
+import type { ProxyService } from '../proxy/service.js';
+import { proxySettings } from '../proxy/snapshot.js';
+import type { RoutesService } from '../routes/service.js';
+import { notFound, validation } from '../util/errors.js';
+import { BreakerService, breakerReport, ensureBreakerSecret } from './breaker.js';
+import { DEFAULT_MONITOR_INTERVAL_S, MonitorService } from './monitor.js';
+
+const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent'];
+const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
+
+function resilienceEndpoints(deps: Deps): Endpoint[] {
+  const svc = () => deps.breaker as BreakerService;
+  const access = () => deps.accessLog as AccessLogService;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/logs/access', summary: 'Access log of the reverse proxy, newest first (limit, offset)', tags: ['logs'], query: paging,
+      handler: async ({ query }) => {
+        await access().poll();
+        const r = await access().list(query);
+        return { entries: r.entries.map(withTime), total: r.total };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/logs/access/export', summary: 'Access log as a CSV or JSON download (format=csv|json, limit)', tags: ['logs'],
+      query: z.object({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) }),
+      handler: async ({ query }, ctx) => {
+        await access().poll();
+        const { entries } = await access().list({ limit: query.limit, offset: 0 });
+        sendExport(ctx, 'access-log', query.format, entries.map(withTime) as unknown as Record<string, unknown>[], ['time', ...ACCESS_COLUMNS]);
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/routes/:id/trace', summary: `The last ${TRACE_LIMIT} requests of the route (time, method, uri, status, duration, upstream, client ip)`, tags: ['routes'],
+      handler: async ({ params }) => {
+        const route = await (deps.routes as RoutesService).getRoute(params.id as number);
+        await access().poll();
+        const entries = await access().trace(route.id);
+        return {
+          route_id: route.id,
+          debug_enabled: route.debug_enabled,
+          limit: TRACE_LIMIT,
+          requests: entries.map((e) => ({ time: new Date(e.ts).toISOString(), method: e.method, uri: e.uri, status: e.status, duration_ms: e.duration_ms, upstream: e.upstream, client_ip: e.client_ip, host: e.host, user_agent: e.user_agent })),
+        };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: BREAKER_REPORT_PATH, auth: 'public', tags: ['routes'],
+      summary: "Internal: Caddy's circuit-breaker state reports (loopback + X-Gatehouse-Secret only; 404 otherwise)",
+      handler: async (_i, ctx) => {
+        // Checked before anything is parsed: an outsider cannot tell this path from an unknown one.
+        if (!svc().authorized(ctx)) throw notFound('Endpoint');
+        const r = breakerReport.safeParse(ctx.request.body ?? {});
+        if (!r.success) throw validation('Invalid report');
+        return { applied: await svc().report(r.data) };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/:id/check', summary: "Uptime check of the route's backend now (through the tunnel); returns the result", tags: ['routes'],
+      handler: async ({ params }) => {
+        const route = await (deps.routes as RoutesService).getRoute(params.id as number);
+        if (route.route_type !== 'http') throw validation('Uptime checks are for HTTP routes', { route_type: 'must be http' });
+        return { check: await (deps.monitor as MonitorService).check(route) };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/routes/:id/checks', summary: 'Uptime history of the route, newest first (limit)', tags: ['routes'],
+      query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+      handler: async ({ params, query }) => {
+        const route = await (deps.routes as RoutesService).getRoute(params.id as number);
+        return { checks: await (deps.monitor as MonitorService).history(route.id, query.limit) };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/routes/:id/circuit-breaker/reset', tags: ['routes'],
+      summary: "Close the route's circuit breaker now (zeroes the state; 400 when the breaker is not enabled)",
+      handler: async ({ params }, ctx) => ({ circuit_breaker: await svc().reset(params.id as number, actingUserId(ctx.state.principal)) }),
+    }),
+  ];
+}
+
+export const resilienceFeature: Feature = {
+  name: 'resilience',
+  setup(deps: Deps) {
+    const secret = ensureBreakerSecret(deps.config.dataDir);
+    deps.breaker = new BreakerService({ db: deps.db, clock: deps.clock, activity: deps.activity as ActivityLog, proxy: deps.proxy as ProxyService, secret });
+    const file = accessLogFile(deps.config.dataDir);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    deps.accessLog = new AccessLogService({ db: deps.db, clock: deps.clock, log: deps.log, file });
+    deps.monitor = new MonitorService({ db: deps.db, clock: deps.clock, log: deps.log, activity: deps.activity as ActivityLog, settings: proxySettings(deps.config) });
+  },
+  async start(deps: Deps) {
+    (deps.accessLog as AccessLogService).start();
+    const interval = Number(await deps.settings.get('monitoring_interval_seconds', DEFAULT_MONITOR_INTERVAL_S));
+    (deps.monitor as MonitorService).start(Number.isInteger(interval) && interval >= 5 && interval <= 3600 ? interval : DEFAULT_MONITOR_INTERVAL_S);
+  },
+  stop(deps: Deps) {
+    (deps.accessLog as AccessLogService).stop();
+    (deps.monitor as MonitorService).stop();
+  },
+  endpoints: (deps) => resilienceEndpoints(deps),
+};

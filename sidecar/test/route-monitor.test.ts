@@ -1,0 +1,82 @@
+// Uptime monitoring: real requests to a backend on the peer's address (GATEHOUSE_WG_SUBNET in
+// 127.77.x.0/24 with GATEHOUSE_WG_MANAGE=false: peer addresses are loopback addresses), Host =
+// domain, up/down transitions as activity events, dashboard monitoring and latency, history.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+
+const octet = 100 + (process.pid % 100);
+let s: TestServer;
+let auth: Record<string, string>;
+let peerIp: string;
+let backend: http.Server;
+let port: number;
+const seen: { host?: string; auth?: string }[] = [];
+const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+
+function listen(p = 0): Promise<http.Server> {
+  const srv = http.createServer((req, res) => {
+    seen.push({ host: req.headers.host, auth: req.headers.authorization });
+    res.end('ok');
+  });
+  return new Promise((resolve) => srv.listen(p, peerIp, () => resolve(srv)));
+}
+
+before(async () => {
+  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: `127.77.${octet}.0/24` });
+  auth = bearer(await apiToken(s));
+  const p = await call('/peers', 'POST', { name: 'backend' });
+  assert.equal(p.status, 201, JSON.stringify(p.data));
+  peerIp = String(p.data.peer.address ?? p.data.peer.ip).split('/')[0];
+  backend = await listen();
+  port = (backend.address() as AddressInfo).port;
+});
+after(async () => {
+  backend.close();
+  await s.close();
+});
+
+test('check now: up with status and response time, Host = domain, no credentials; down when stopped, up again; events, dashboard, history', async () => {
+  const r = await call('/routes', 'POST', { domain: 'watched.example.com', peer_id: (await call('/peers')).data.peers[0].id, target_port: port, monitoring_enabled: true });
+  assert.equal(r.status, 201, JSON.stringify(r.data));
+  const id = r.data.route.id;
+  let c = await call(`/routes/${id}/check`, 'POST', {});
+  assert.equal(c.status, 200, JSON.stringify(c.data));
+  assert.equal(c.data.check.up, true);
+  assert.equal(c.data.check.status, 200);
+  assert.equal(typeof c.data.check.response_ms, 'number');
+  assert.equal(seen.at(-1)?.host, 'watched.example.com');
+  assert.equal(seen.at(-1)?.auth, undefined);
+  let d = await call('/dashboard/stats');
+  assert.deepEqual(d.data.monitoring, { total: 1, up: 1, down: 0 });
+  assert.equal(d.data.latency, c.data.check.response_ms);
+
+  await new Promise<void>((resolve) => backend.close(() => resolve()));
+  c = await call(`/routes/${id}/check`, 'POST', {});
+  assert.equal(c.data.check.up, false);
+  assert.equal(c.data.check.status, null);
+  assert.match(c.data.check.error, /ECONNREFUSED/);
+  d = await call('/dashboard/stats');
+  assert.deepEqual(d.data.monitoring, { total: 1, up: 0, down: 1 });
+
+  backend = await listen(port);
+  c = await call(`/routes/${id}/check`, 'POST', {});
+  assert.equal(c.data.check.up, true);
+  const events = (await call('/logs/activity?source=monitoring')).data.entries.map((e: any) => e.event_type);
+  assert.deepEqual(events, ['route_up', 'route_down']);
+  const h = await call(`/routes/${id}/checks?limit=10`);
+  assert.deepEqual(h.data.checks.map((x: any) => x.up), [true, false, true]);
+  assert.equal((await call(`/routes/${id}/checks?limit=0`)).status, 400);
+  assert.equal((await call('/routes/987654/check', 'POST', {})).status, 404);
+});
+
+test('the scheduler checks monitored routes only', async () => {
+  const m = s.deps.monitor as { checkAll(): Promise<{ route_id: number }[]> };
+  const peerId = (await call('/peers')).data.peers[0].id;
+  const off = await call('/routes', 'POST', { domain: 'unwatched.example.com', peer_id: peerId, target_port: port });
+  const results = await m.checkAll();
+  assert.ok(results.length >= 1);
+  assert.ok(!results.some((x) => x.route_id === off.data.route.id));
+});
