@@ -1,0 +1,52 @@
+// SIGTERM: the running service stops accepting, finishes the request in flight, and exits 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-shutdown-'));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '..', 'src', 'main.ts')], {
+    env: { ...process.env, GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_ADMIN_PASSWORD: 'shutdown-pass-1', GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
+      } catch {
+        /* not up yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Start a login whose body arrives only after SIGTERM.
+    const body = JSON.stringify({ username: 'admin', password: 'shutdown-pass-1' });
+    const sock = net.connect(port, '127.0.0.1');
+    await new Promise((r) => sock.once('connect', r));
+    let response = '';
+    sock.on('data', (d) => (response += d));
+    const closed = new Promise((r) => sock.once('close', r));
+    sock.write(`POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    // New connections are refused while the old request is still open.
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/health`));
+    sock.write(body);
+    await closed;
+    assert.match(response, /^HTTP\/1\.1 200/, response);
+    assert.match(response, /"csrfToken"/);
+    assert.equal(await exited, 0, out);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
