@@ -22,6 +22,7 @@ import net from 'node:net';
 import path from 'node:path';
 import speakeasy from 'speakeasy';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startSmtp, codeFromMail } from '../../sidecar/test/route-auth-helpers.js';
 import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
 
 const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
@@ -212,6 +213,15 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   await created({ domain: 'black.test', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [{ value: ipA, note: 'peer A' }] });
   await created({ domain: 'black24.test', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [`${ipB.split('.').slice(0, 3).join('.')}.0/24`] });
   await created({ domain: 'rl.test', rate_limit_enabled: true, rate_limit_requests: 3, rate_limit_window: '1m' });
+  // email code and two-factor (password + email code), mailed through a real SMTP server on loopback
+  const smtp = await startSmtp();
+  t.after(() => smtp.close());
+  const smtpPut = await api('/smtp', 'PUT', { host: '127.0.0.1', port: smtp.port, secure: false, from: 'Gatehouse <gatehouse@example.test>' });
+  assert.equal(smtpPut.status, 200, JSON.stringify(smtpPut.data));
+  const ec = await created({ domain: 'code.test' });
+  await withAuth(ec.id, { method: 'email_code' });
+  const tf = await created({ domain: 'twofa.test' });
+  await withAuth(tf.id, { method: 'email_password', password: PASSWORD, two_factor_enabled: true, two_factor_method: 'email_code' });
 
   // ---- route auth, email_password
   const one = new Client(serverIp, ports.http, 'ra.test');
@@ -262,6 +272,40 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   assert.equal(JSON.parse((await tc.get('/t')).body).url, '/t');
   await tc.logout();
   assert.equal((await tc.get('/t')).status, 302);
+
+  // ---- route auth, email code: the code is read from the mail the SMTP server received
+  /** Posts the `code` step on the login page a previous step redirected to. */
+  const codeStep = async (c: Client, prev: Res, code: string) => {
+    const loginUrl = Client.target(prev);
+    const rd = new URL(loginUrl, 'http://x').searchParams.get('rd')!;
+    const form = await c.get(loginUrl);
+    assert.equal(form.status, 200, form.body.slice(0, 300));
+    return c.request('POST', '/route-auth/login', { form: { _csrf: Client.csrf(form.body), rd, step: 'code', code } });
+  };
+  const ecc = new Client(serverIp, ports.http, 'code.test');
+  const mails0 = smtp.mails.length;
+  const sent = await ecc.login('/c?y=2', 'send_code', { email: 'owner@example.test' });
+  assert.equal(sent.status, 303, sent.body.slice(0, 300));
+  const mailCode = codeFromMail(await smtp.waitFor(mails0 + 1));
+  assert.equal((await codeStep(ecc, sent, String((Number(mailCode) + 1) % 1_000_000).padStart(6, '0'))).status, 401, 'a wrong code');
+  const codeOk = await codeStep(ecc, sent, mailCode);
+  assert.equal(codeOk.status, 303, codeOk.body.slice(0, 300));
+  const codePage = await ecc.get('/c?y=2');
+  assert.equal(codePage.status, 200);
+  assert.equal(JSON.parse(codePage.body).headers['x-auth-email'], 'owner@example.test');
+
+  // ---- two-factor: password, then the emailed code
+  const tfc = new Client(serverIp, ports.http, 'twofa.test');
+  const mails1 = smtp.mails.length;
+  const first = await tfc.login('/f', 'password', { email: 'owner@example.test', password: PASSWORD });
+  assert.equal(first.status, 303, first.body.slice(0, 300));
+  assert.equal((await tfc.get('/f')).status, 302, 'the password alone does not pass');
+  const secondCode = codeFromMail(await smtp.waitFor(mails1 + 1));
+  const both = await codeStep(tfc, first, secondCode);
+  assert.equal(both.status, 303, both.body.slice(0, 300));
+  const tfPage = await tfc.get('/f');
+  assert.equal(tfPage.status, 200);
+  assert.equal(JSON.parse(tfPage.body).url, '/f');
 
   // ---- basic auth on an HTTPS route (Caddy's internal CA)
   const bc = new Client(serverIp, ports.https, 'basic.test', true);

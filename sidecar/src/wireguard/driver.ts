@@ -259,8 +259,10 @@ export class WgDriver implements WireGuardDriver {
 
   async down(iface: string): Promise<void> {
     checkIface(iface);
-    const del = await this.run(this.ip, ['link', 'del', 'dev', iface], { allowFail: true });
     const child = this.children.get(iface);
+    // Deleting the link makes wireguard-go exit by itself: that exit is expected, not a crash.
+    if (child) child.stopping = true;
+    const del = await this.run(this.ip, ['link', 'del', 'dev', iface], { allowFail: true });
     if (child) {
       await this.stopChild(child);
       this.children.delete(iface);
