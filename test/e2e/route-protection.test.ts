@@ -193,10 +193,7 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   };
   const PASSWORD = 'correct horse battery';
 
-  // Every route is created before any traffic. A route write reads (its checks) and then writes in
-  // one deferred SQLite transaction; when the access-log ingestion (every second while Caddy serves
-  // requests) commits in between, SQLite refuses the write at once (SQLITE_BUSY, WAL snapshot) and
-  // the API answers 500. Reported separately; this test is about protection, not about that race.
+  // Every route is created up front, then the traffic checks run.
   const ra = await created({ domain: 'ra.test' });
   await withAuth(ra.id, { method: 'email_password', password: PASSWORD });
   const tr = await created({ domain: 'totp.test' });
