@@ -21,7 +21,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -30,6 +29,7 @@ import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { parseEnvText } from '../../sidecar/src/gateways/protocol.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
+import { freePort } from '../lib/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CADDY = path.join(ROOT, 'bin', 'caddy');
@@ -37,21 +37,6 @@ const reason = skipReason(['wireguard-go', 'wg']) ?? (fs.existsSync(CADDY) ? nul
 
 const OFFLINE_AFTER_S = 6;
 const TICK_S = 1; // tickInterval({offlineAfterMs: 6000}) = 1 s
-
-async function freePort(kind: 'tcp' | 'udp'): Promise<number> {
-  if (kind === 'udp') {
-    const sock = dgram.createSocket('udp4');
-    await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
-    const port = sock.address().port;
-    await new Promise<void>((r) => sock.close(() => r()));
-    return port;
-  }
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** GET through Caddy on 127.0.0.1 with a Host header; null when nothing answers. */
 function viaCaddy(port: number, host: string, p = '/', headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders } | null> {

@@ -9,32 +9,16 @@
 //   cd /work/main && node --import tsx --test test/e2e/routes.test.ts
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { caddyPaths, type CaddySupervisor } from '../../sidecar/src/proxy/supervisor.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
+import { freePort } from '../lib/ports.js';
 
 const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const reason = skipReason(['wireguard-go', 'wg', 'ping', 'curl', 'ncat']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
-
-async function freePort(kind: 'tcp' | 'udp'): Promise<number> {
-  if (kind === 'udp') {
-    const sock = dgram.createSocket('udp4');
-    await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
-    const port = sock.address().port;
-    await new Promise<void>((r) => sock.close(() => r()));
-    return port;
-  }
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** curl through Caddy on 127.0.0.1 with --resolve; → {status, body} or null when nothing answers. */
 async function curl(n: Network, url: string, extra: string[] = []): Promise<{ status: number; body: string } | null> {
