@@ -9,8 +9,11 @@
 //   all      - bot blocker (block), circuit breaker, retries (3 on 502,503,504); compression off
 //   mirror   - mirroring only, to a second backend instance
 // wrk (-t1 -c32, BENCH_DURATION, 2 s warm-up, a browser User-Agent) runs plain and all in
-// alternation BENCH_ROUNDS times (shared machine: medians of each side, ratio of the medians), then
-// plain and mirror the same way. Target: all ≥ 95% of plain's requests/s.
+// alternation (ABBA order) BENCH_ROUNDS times (shared machine: medians of each side, ratio of the medians), then
+// plain and mirror the same way. Target: all ≥ 95% of plain's requests/s. Each run also reads
+// Caddy's CPU time from /proc (user + system) and divides it by the requests served: that figure
+// (µs of Caddy CPU per request) does not move with the load of other processes the way
+// requests/s does on a shared two-core machine, so it is the steadier measure of a module's cost.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -78,7 +81,18 @@ interface WrkResult {
   rps: number;
   p99: number;
   errors: string;
+  /** Caddy's CPU time (user + system) per request during the measured run, in microseconds. */
+  caddyUs: number;
 }
+
+// CPU time of a process in clock ticks (utime + stime, /proc/<pid>/stat fields 14 and 15).
+const TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+function cpuTicks(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
+}
+let caddyPid = 0;
 
 function parseLatency(v: string): number {
   const m = /^([\d.]+)(us|ms|s)$/.exec(v);
@@ -90,12 +104,15 @@ function parseLatency(v: string): number {
 function wrk(url: string, host: string): WrkResult {
   const hdr = ['-H', `Host: ${host}`, '-H', `User-Agent: ${UA}`];
   execFileSync('wrk', ['-t1', `-c${CONNS}`, '-d2s', ...hdr, url], { stdio: 'pipe' });
+  const before = cpuTicks(caddyPid);
   const out = execFileSync('wrk', ['-t1', `-c${CONNS}`, `-d${DURATION}`, '--latency', ...hdr, url], { encoding: 'utf8' });
+  const ticks = cpuTicks(caddyPid) - before;
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const p99 = parseLatency(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '');
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
   const sockErr = /Socket errors:(.*)/.exec(out)?.[1]?.trim();
-  return { rps, p99, errors: [non2xx ? `non-2xx ${non2xx}` : '', sockErr ? `socket errors ${sockErr}` : ''].filter(Boolean).join(', ') };
+  return { rps, p99, caddyUs: (ticks * TICK_US) / requests, errors: [non2xx ? `non-2xx ${non2xx}` : '', sockErr ? `socket errors ${sockErr}` : ''].filter(Boolean).join(', ') };
 }
 
 const children: ChildProcess[] = [];
@@ -173,23 +190,32 @@ async function main(): Promise<void> {
     }
     if ((await request(ports.http, 'GET', '/', { host: 'all.bench.test', headers: { 'user-agent': 'sqlmap/1.7' } })).status !== 403) throw new Error('the bot blocker does not block sqlmap');
 
+    caddyPid = Number(execFileSync('pgrep', ['-P', String(sidecar.pid), '-x', 'caddy'], { encoding: 'utf8' }).trim().split('\n')[0]);
+    if (!caddyPid) throw new Error('cannot find the Caddy process started by the sidecar');
     const url = `http://127.0.0.1:${ports.http}/`;
     const pair = (other: string) => {
       const a: WrkResult[] = [];
       const b: WrkResult[] = [];
       for (let i = 0; i < ROUNDS; i++) {
-        a.push(wrk(url, 'plain.bench.test'));
-        b.push(wrk(url, other));
-        process.stderr.write(`  round ${i + 1}: plain ${Math.round(a.at(-1)!.rps)} req/s, ${other} ${Math.round(b.at(-1)!.rps)} req/s\n`);
+        // ABBA order, so a drift in the machine's load does not favour one side
+        if (i % 2 === 0) {
+          a.push(wrk(url, 'plain.bench.test'));
+          b.push(wrk(url, other));
+        } else {
+          b.push(wrk(url, other));
+          a.push(wrk(url, 'plain.bench.test'));
+        }
+        const [x, y] = [a.at(-1)!, b.at(-1)!];
+        process.stderr.write(`  round ${i + 1}: plain ${Math.round(x.rps)} req/s ${x.caddyUs.toFixed(1)} µs CPU/req, ${other} ${Math.round(y.rps)} req/s ${y.caddyUs.toFixed(1)} µs CPU/req\n`);
       }
-      const med = (xs: WrkResult[]) => ({ rps: median(xs.map((r) => r.rps)), p99: median(xs.map((r) => r.p99)), errors: xs.map((x) => x.errors).filter(Boolean).join('; ') });
+      const med = (xs: WrkResult[]) => ({ rps: median(xs.map((r) => r.rps)), p99: median(xs.map((r) => r.p99)), caddyUs: median(xs.map((r) => r.caddyUs)), errors: xs.map((x) => x.errors).filter(Boolean).join('; ') });
       return { plain: med(a), other: med(b) };
     };
     process.stderr.write('measuring plain vs all modules\n');
     const all = pair('all.bench.test');
     process.stderr.write('measuring plain vs mirror\n');
     const mir = pair('mirror.bench.test');
-    const breakdown: [string, { plain: { rps: number; p99: number; errors: string }; other: { rps: number; p99: number; errors: string } }][] = [];
+    const breakdown: [string, ReturnType<typeof pair>][] = [];
     if (process.env.BENCH_BREAKDOWN === '1') {
       for (const h of ['bots.bench.test', 'breaker.bench.test', 'retry.bench.test']) {
         process.stderr.write(`measuring plain vs ${h}\n`);
@@ -206,12 +232,15 @@ async function main(): Promise<void> {
     const mirrored = mirrorMetrics.split('\n').filter((l) => l.startsWith('gatehouse_mirror_requests_total')).join('\n    ');
 
     console.log(`route modules through Caddy: wrk -t1 -c${CONNS} -d${DURATION} (2 s warm-up), medians of ${ROUNDS} alternating rounds`);
-    const row = (label: string, r: { rps: number; p99: number; errors: string }, extra = '') => console.log(`  ${label.padEnd(58)} ${String(Math.round(r.rps)).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms  ${extra}${r.errors ? `  (${r.errors})` : ''}`);
+    type Med = { rps: number; p99: number; caddyUs: number; errors: string };
+    const row = (label: string, r: Med, extra = '') =>
+      console.log(`  ${label.padEnd(58)} ${String(Math.round(r.rps)).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms  Caddy CPU ${r.caddyUs.toFixed(1).padStart(5)} µs/req  ${extra}${r.errors ? `  (${r.errors})` : ''}`);
+    const ratio = (p: { plain: Med; other: Med }) => `throughput ${((p.other.rps / p.plain.rps) * 100).toFixed(1)}%, Caddy CPU/req ${((p.other.caddyUs / p.plain.caddyUs) * 100).toFixed(1)}%`;
     row('plain route (no module)', all.plain);
-    row('all modules (bot blocker, breaker, retries; no compression)', all.other, `ratio ${((all.other.rps / all.plain.rps) * 100).toFixed(1)}% (target >= 95%)`);
+    row('all modules (bot blocker, breaker, retries; no compression)', all.other, `${ratio(all)} (target: throughput >= 95%)`);
     row('plain route (paired with mirror)', mir.plain);
-    row('mirror only (one target)', mir.other, `ratio ${((mir.other.rps / mir.plain.rps) * 100).toFixed(1)}%`);
-    for (const [h, r] of breakdown) row(`${h.split('.')[0]} only (paired plain ${Math.round(r.plain.rps)} req/s)`, r.other, `ratio ${((r.other.rps / r.plain.rps) * 100).toFixed(1)}%`);
+    row('mirror only (one target)', mir.other, ratio(mir));
+    for (const [h, r] of breakdown) row(`${h.split('.')[0]} only (paired plain ${Math.round(r.plain.rps)} req/s)`, r.other, ratio(r));
     if (mirrored) console.log(`  mirror counters:\n    ${mirrored}`);
   } finally {
     stopAll();

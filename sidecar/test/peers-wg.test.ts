@@ -176,6 +176,30 @@ describe('interface and reconcile', () => {
   });
 });
 
+describe('endpoints after a restart', () => {
+  test('a fresh interface gets back the endpoints of peers seen in the last 24 h; a running one keeps what WireGuard learned', async () => {
+    const recent = await peers.create({ name: 'ep-recent' });
+    const stale = await peers.create({ name: 'ep-stale' });
+    const v6 = await peers.create({ name: 'ep-v6' });
+    const never = await peers.create({ name: 'ep-never' });
+    const seen = (key: string, endpoint: string, agoMs: number) => Object.assign(driver.peer(key)!, { endpointSeen: endpoint, latestHandshake: clock() - agoMs, rx: 1 });
+    seen(recent.public_key, '192.0.2.10:51000', 60_000);
+    seen(stale.public_key, '192.0.2.11:51000', 25 * 3600_000);
+    seen(v6.public_key, '[2001:db8::5]:51820', 1000);
+    await wg.poll();
+    // a running interface: syncconf without endpoints (the learned ones stay)
+    await wg.fullSync();
+    assert.equal(driver.peer(recent.public_key)!.endpoint, undefined);
+    // the interface is gone (sidecar restart, crash, /wg/restart): the next one starts with them
+    await wg.restart();
+    assert.equal(driver.peer(recent.public_key)!.endpoint, '192.0.2.10:51000');
+    assert.equal(driver.peer(v6.public_key)!.endpoint, '[2001:db8::5]:51820');
+    assert.equal(driver.peer(stale.public_key)!.endpoint, undefined, 'not seen for more than 24 h');
+    assert.equal(driver.peer(never.public_key)!.endpoint, undefined, 'never connected');
+    for (const p of [recent, stale, v6, never]) await peers.remove(p.id);
+  });
+});
+
 describe('poller', () => {
   test('running totals survive interface restarts and service restarts; samples land in 5-minute buckets', async () => {
     const p = await peers.create({ name: 'poll-1' });

@@ -80,3 +80,29 @@ test('the scheduler checks monitored routes only', async () => {
   assert.ok(results.length >= 1);
   assert.ok(!results.some((x) => x.route_id === off.data.route.id));
 });
+
+test('monitoring interval: GET default, PUT validates (400 + fields, nothing changed), applies to a running scheduler', async () => {
+  assert.deepEqual((await call('/settings/monitoring')).data.monitoring, { interval_seconds: 30 });
+  for (const bad of [{ interval_seconds: 4 }, { interval_seconds: 3601 }, { interval_seconds: 7.5 }, { interval_seconds: '10' }, {}]) {
+    const r = await call('/settings/monitoring', 'PUT', bad);
+    assert.equal(r.status, 400, JSON.stringify(bad));
+    assert.ok(r.data.fields?.interval_seconds, `fields.interval_seconds for ${JSON.stringify(bad)}: ${JSON.stringify(r.data)}`);
+  }
+  assert.deepEqual((await call('/settings/monitoring')).data.monitoring, { interval_seconds: 30 }, 'nothing changed');
+
+  // a scheduler that is running picks the new interval up at once
+  const m = s.deps.monitor as { start(i: number): void; stop(): void; intervalSeconds: number | null };
+  m.start(30);
+  try {
+    const r = await call('/settings/monitoring', 'PUT', { interval_seconds: 5 });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.deepEqual(r.data.monitoring, { interval_seconds: 5 });
+    assert.equal(m.intervalSeconds, 5, 'the scheduler runs every 5 s now');
+  } finally {
+    m.stop();
+  }
+  assert.deepEqual((await call('/settings/monitoring')).data.monitoring, { interval_seconds: 5 });
+  const ev = (await call('/logs/activity?source=settings')).data.entries.find((e: any) => /monitoring interval/.test(e.message));
+  assert.ok(ev, 'the change is in the activity log');
+  assert.deepEqual(ev.details, { interval_seconds: 5, previous: 30 });
+});

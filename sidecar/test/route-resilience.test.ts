@@ -121,6 +121,21 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   // No reload, and the rendering does not change either (the reconcile loop would reload otherwise).
   assert.equal(proxy().loads, loads);
   assert.equal(JSON.stringify(await proxy().render()), before);
+  const events = async () => (await call('/logs/activity?source=routes&limit=50')).data.entries.filter((e: any) => e.details?.route_id === id && String(e.event_type).startsWith('circuit_breaker_')).map((e: any) => e.event_type);
+  assert.deepEqual(await events(), ['circuit_breaker_open']);
+  // half-open, then a successful trial closes it: one circuit_breaker_closed event with the open time
+  assert.equal((await report({ ...body, state: 'half_open', at: openedAt + 30_000 })).data.applied, true);
+  assert.equal((await report({ ...body, state: 'closed', failure_count: 0, opened_at: 0, at: openedAt + 31_000 })).data.applied, true);
+  assert.equal((await call(`/routes/${id}`)).data.route.cb_opened_at, null);
+  assert.deepEqual(await events(), ['circuit_breaker_closed', 'circuit_breaker_open']);
+  const closed = (await call('/logs/activity?source=routes&limit=50')).data.entries.find((e: any) => e.event_type === 'circuit_breaker_closed');
+  assert.equal(closed.details.open_seconds, 31);
+  // a closed report while already closed is no new event
+  assert.equal((await report({ ...body, state: 'closed', failure_count: 0, opened_at: 0, at: openedAt + 32_000 })).data.applied, true);
+  assert.deepEqual(await events(), ['circuit_breaker_closed', 'circuit_breaker_open']);
+  // open again (as before) for the seed check below
+  assert.equal((await report({ ...body, at: openedAt + 33_000 })).data.applied, true);
+  assert.equal(proxy().loads, loads);
   // After Caddy restarts empty, the stored state is the seed.
   proxy().invalidate();
   const seeded = (await proxy().render()) as any;

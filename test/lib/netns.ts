@@ -29,7 +29,11 @@
 //   sysctl(ns, key, value)          e.g. sysctl(gw, 'net.ipv4.ip_forward', '1')
 //   startHttpServer(ns, host, port, { name? })   HTTP server answering every request with JSON
 //                                   { server, method, url, headers, body }; "/status/<code>" answers
-//                                   with that status, "/delay/<ms>" waits first
+//                                   with that status, "/delay/<ms>" waits first. Control: POST /__ctl
+//                                   {status?: code|null (every answer), delay_ms?, queue?: [codes for
+//                                   the next requests], reset?: true (forget hits)}; GET /__ctl →
+//                                   { status, delay_ms, queue, hits, requests: the last 200
+//                                   {at, method, url, headers, body} } (/__ctl itself is not counted)
 //   startTcpEcho(ns, host, port) / startUdpEcho(ns, host, port)
 //                                   each → Promise<Server { pid, host, port, stop(), output() }>
 //   httpGet(ns, url, { method?, headers?, body?, timeoutMs? }) → { status, headers, body }
@@ -216,16 +220,34 @@ function tryKill(pid: number, sig: NodeJS.Signals): void {
 const HTTP_SERVER = `
 const http = require('http');
 const [host, port, name] = process.argv.slice(1);
+// behaviour set through POST /__ctl: status (null = normal), delay_ms, queue (statuses for the next requests)
+const ctl = { status: null, delay_ms: 0, queue: [] };
+let hits = 0;
+const seen = [];
 const srv = http.createServer((req, res) => {
   let body = '';
   req.on('data', (d) => (body += d));
   req.on('end', () => {
+    if (req.url === '/__ctl') {
+      if (req.method === 'POST') {
+        const c = JSON.parse(body || '{}');
+        for (const k of ['status', 'delay_ms', 'queue']) if (k in c) ctl[k] = c[k];
+        if (c.reset) { hits = 0; seen.length = 0; }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ ...ctl, hits, requests: seen }));
+    }
+    hits++;
+    seen.push({ at: Date.now(), method: req.method, url: req.url, headers: req.headers, body });
+    if (seen.length > 200) seen.shift();
     const m = /^\\/(status|delay)\\/(\\d+)/.exec(req.url);
+    const status = ctl.queue.length ? ctl.queue.shift() : ctl.status ?? (m && m[1] === 'status' ? Number(m[2]) : 200);
     const send = () => {
-      res.writeHead(m && m[1] === 'status' ? Number(m[2]) : 200, { 'content-type': 'application/json' });
+      res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ server: name, method: req.method, url: req.url, headers: req.headers, body }));
     };
-    if (m && m[1] === 'delay') setTimeout(send, Number(m[2])); else send();
+    const delay = ctl.delay_ms || (m && m[1] === 'delay' ? Number(m[2]) : 0);
+    if (delay) setTimeout(send, delay); else send();
   });
 });
 srv.listen(Number(port), host, () => console.log('READY'));

@@ -93,10 +93,15 @@ export class BreakerService {
     if (prev !== undefined && r.at < prev) return false;
     this.lastAt.set(id, r.at);
     const opened = r.state === 'closed' ? null : r.opened_at || null;
+    const before = (await this.o.db.models.Route.findByPk(id, { attributes: ['cb_opened_at'], raw: true })) as { cb_opened_at: number | string | null } | null;
     const [n] = await this.o.db.models.Route.update({ cb_failure_count: r.failure_count, cb_opened_at: opened }, { where: { id, circuit_breaker_enabled: true } });
     this.reports++;
     if (n && r.state === 'open') {
       await this.o.activity.record({ severity: 'warning', source: 'routes', event_type: 'circuit_breaker_open', message: `Circuit breaker of route ${id} opened after ${r.failure_count} consecutive failures`, details: { route_id: id, failure_count: r.failure_count } });
+    } else if (n && r.state === 'closed' && before?.cb_opened_at != null) {
+      // a successful trial request after the timeout: the backend is back
+      const openS = Math.max(0, Math.round((r.at - Number(before.cb_opened_at)) / 1000));
+      await this.o.activity.record({ source: 'routes', event_type: 'circuit_breaker_closed', message: `Circuit breaker of route ${id} closed: a trial request succeeded after ${openS} s open`, details: { route_id: id, open_seconds: openS } });
     }
     return n > 0;
   }

@@ -2,7 +2,8 @@
 // - circuit breaker: Caddy's state reports (POST /internal/circuit-breaker) and reset (breaker.ts)
 // - access log: ingestion of Caddy's JSON access log, GET /logs/access(/export), GET /routes/:id/trace
 //   (the last TRACE_LIMIT = 100 requests of the route, from the ingested rows) (logs/access-log.ts)
-// - uptime monitoring: the scheduler, POST /routes/:id/check, GET /routes/:id/checks (monitor.ts)
+// - uptime monitoring: the scheduler, POST /routes/:id/check, GET /routes/:id/checks,
+//   GET/PUT /settings/monitoring (the interval; a change applies at once) (monitor.ts)
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -19,7 +20,15 @@ import { proxySettings } from '../proxy/snapshot.js';
 import type { RoutesService } from '../routes/service.js';
 import { notFound, validation } from '../util/errors.js';
 import { BreakerService, breakerReport, ensureBreakerSecret } from './breaker.js';
-import { DEFAULT_MONITOR_INTERVAL_S, MonitorService } from './monitor.js';
+import { DEFAULT_MONITOR_INTERVAL_S, MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S, MonitorService } from './monitor.js';
+
+const MONITOR_INTERVAL_KEY = 'monitoring_interval_seconds';
+
+/** The stored interval, or the default when it is missing or out of range. */
+async function monitorInterval(deps: Deps): Promise<number> {
+  const v = Number(await deps.settings.get(MONITOR_INTERVAL_KEY, DEFAULT_MONITOR_INTERVAL_S));
+  return Number.isInteger(v) && v >= MIN_MONITOR_INTERVAL_S && v <= MAX_MONITOR_INTERVAL_S ? v : DEFAULT_MONITOR_INTERVAL_S;
+}
 
 const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent'];
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
@@ -87,6 +96,23 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
       },
     }),
     defineEndpoint({
+      method: 'GET', path: '/settings/monitoring', summary: 'Uptime monitoring settings: interval_seconds (how often every monitored route is checked)', tags: ['settings'],
+      handler: async () => ({ monitoring: { interval_seconds: await monitorInterval(deps) } }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/settings/monitoring', summary: `Change the uptime monitoring interval ({interval_seconds}, ${MIN_MONITOR_INTERVAL_S}–${MAX_MONITOR_INTERVAL_S}); applies at once`, tags: ['settings'],
+      body: z.object({ interval_seconds: z.number({ error: 'must be a number of seconds' }).int('must be a whole number of seconds').min(MIN_MONITOR_INTERVAL_S).max(MAX_MONITOR_INTERVAL_S) }),
+      handler: async ({ body }, ctx) => {
+        const before = await monitorInterval(deps);
+        await deps.settings.set(MONITOR_INTERVAL_KEY, body.interval_seconds);
+        (deps.monitor as MonitorService).reschedule(body.interval_seconds);
+        if (before !== body.interval_seconds) {
+          await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: `Uptime monitoring interval set to ${body.interval_seconds} s`, details: { interval_seconds: body.interval_seconds, previous: before }, user_id: actingUserId(ctx.state.principal) });
+        }
+        return { monitoring: { interval_seconds: body.interval_seconds } };
+      },
+    }),
+    defineEndpoint({
       method: 'POST', path: '/routes/:id/circuit-breaker/reset', tags: ['routes'],
       summary: "Close the route's circuit breaker now (zeroes the state; 400 when the breaker is not enabled)",
       handler: async ({ params }, ctx) => ({ circuit_breaker: await svc().reset(params.id as number, actingUserId(ctx.state.principal)) }),
@@ -106,8 +132,7 @@ export const resilienceFeature: Feature = {
   },
   async start(deps: Deps) {
     (deps.accessLog as AccessLogService).start();
-    const interval = Number(await deps.settings.get('monitoring_interval_seconds', DEFAULT_MONITOR_INTERVAL_S));
-    (deps.monitor as MonitorService).start(Number.isInteger(interval) && interval >= 5 && interval <= 3600 ? interval : DEFAULT_MONITOR_INTERVAL_S);
+    (deps.monitor as MonitorService).start(await monitorInterval(deps));
   },
   stop(deps: Deps) {
     (deps.accessLog as AccessLogService).stop();

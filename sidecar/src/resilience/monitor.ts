@@ -19,6 +19,8 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
 export const DEFAULT_MONITOR_INTERVAL_S = 30;
+export const MIN_MONITOR_INTERVAL_S = 5;
+export const MAX_MONITOR_INTERVAL_S = 3600;
 export const CHECK_TIMEOUT_MS = 10_000;
 export const HISTORY_PER_ROUTE = 1000;
 
@@ -44,11 +46,18 @@ export class MonitorService {
   private last = new Map<number, { up: boolean; response_ms: number | null }>();
   private loaded = false;
   private timer: NodeJS.Timeout | null = null;
+  private interval = DEFAULT_MONITOR_INTERVAL_S;
   private running: Promise<void> | null = null;
 
   constructor(private readonly o: MonitorOptions) {}
 
+  /** The interval the scheduler runs at, in seconds; null when it is not running. */
+  get intervalSeconds(): number | null {
+    return this.timer ? this.interval : null;
+  }
+
   start(intervalS = DEFAULT_MONITOR_INTERVAL_S): void {
+    this.interval = intervalS;
     this.timer = setInterval(() => {
       if (this.running) return;
       this.running = this.checkAll()
@@ -66,6 +75,13 @@ export class MonitorService {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  /** A new interval, from now on (a running round finishes); no-op when not started. */
+  reschedule(intervalS: number): void {
+    if (!this.timer) return;
+    this.stop();
+    this.start(intervalS);
   }
 
   private async loadLast(): Promise<void> {

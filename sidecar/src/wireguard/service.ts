@@ -6,6 +6,7 @@
 //   (disabled, expired or deleted). Never a full sync on the request path.
 // - fullSync(): the whole peer list from the database (`wg syncconf`), or a fresh `up` when the
 //   interface is missing: at start, on POST /wg/restart and every resync interval (heals drift).
+//   A fresh `up` restores recently seen peers' endpoints, so tunnels recover at once after a restart.
 // - poll(): `wg show <if> dump` every poll interval; stores latest handshakes, endpoints and running
 //   byte totals (total_rx/total_tx grow by the difference to the last raw counter; a raw counter
 //   lower than the last one means the interface or the peer was re-created, so the whole raw value
@@ -28,6 +29,10 @@ import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from './typ
 
 export const SERVER_KEY_SETTING = 'wg.server_private_key';
 export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
+/** A fresh interface gets back the endpoints of peers seen this recently (see desiredSpec). */
+export const RESTORE_ENDPOINT_MS = 24 * 3600_000;
+/** host:port as `wg show dump` prints it: IPv4 or [IPv6] */
+const ENDPOINT_RE = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.%\w]+\]):\d{1,5}$/;
 
 /** The columns the interface and the poller need. */
 const WG_ATTRS = ['id', 'name', 'public_key', 'preshared_key_enc', 'allowed_ips', 'enabled', 'expires_at', 'latest_handshake', 'endpoint', 'last_raw_rx', 'last_raw_tx'] as const;
@@ -215,13 +220,26 @@ export class WireGuardService {
     };
   }
 
-  /** The interface as the database wants it: every enabled, unexpired peer. */
-  async desiredSpec(): Promise<{ spec: WgInterfaceSpec; rows: WgRow[] }> {
+  /**
+   * The interface as the database wants it: every enabled, unexpired peer. `withEndpoints` (a fresh
+   * interface only): peers with a handshake in the last RESTORE_ENDPOINT_MS get their last known
+   * endpoint back, so the server can start the handshake itself when it has traffic for them
+   * (Caddy proxying to a backend): without it a restart of the server breaks every tunnel until the
+   * peer gives up on its old session and re-handshakes (about 15 s). On a running interface the
+   * endpoints WireGuard learned are left alone (a roaming peer's stored one may be stale).
+   */
+  async desiredSpec(opts: { withEndpoints?: boolean } = {}): Promise<{ spec: WgInterfaceSpec; rows: WgRow[] }> {
     const { privateKey } = await this.serverKeys();
     const now = this.deps.clock();
     const rows = (await this.deps.db.models.Peer.findAll({ attributes: [...WG_ATTRS], order: [['id', 'ASC']], raw: true })) as unknown as WgRow[];
     const peers: WgPeerSpec[] = [];
-    for (const r of rows) if (isActive(r, now)) peers.push(await this.peerSpec(r));
+    for (const r of rows) {
+      if (!isActive(r, now)) continue;
+      const spec = await this.peerSpec(r);
+      const recent = r.latest_handshake !== null && now - Number(r.latest_handshake) <= RESTORE_ENDPOINT_MS;
+      if (opts.withEndpoints && recent && r.endpoint && ENDPOINT_RE.test(r.endpoint)) spec.endpoint = r.endpoint;
+      peers.push(spec);
+    }
     return { spec: { iface: this.iface, privateKey, listenPort: this.deps.config.wg.port, address: serverInterfaceAddress(this.subnet), peers }, rows };
   }
 
@@ -242,8 +260,8 @@ export class WireGuardService {
 
   private async fullSyncLocked(): Promise<{ peers: number; created: boolean; ms: number }> {
     const t0 = performance.now();
-    const { spec, rows } = await this.desiredSpec();
     const before = await this.driver!.dump(this.iface);
+    const { spec, rows } = await this.desiredSpec({ withEndpoints: !before });
     const wanted = new Set(spec.peers.map((p) => p.publicKey));
     let created = false;
     if (!before) {

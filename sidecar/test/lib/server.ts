@@ -1,5 +1,7 @@
 // Test harness: a real sidecar on a random loopback port with its own temporary data directory and
 // SQLite file (or PostgreSQL when TEST_DATABASE_URL is set: each server gets a fresh schema).
+// To restart a server on the same state, pass the first one's GATEHOUSE_DATA_DIR (and DATABASE_URL
+// on PostgreSQL) in env: a data directory passed in is the caller's and is not removed on close.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,14 +13,17 @@ export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
 export interface TestServer extends Running {
   dataDir: string;
+  /** PostgreSQL URL of this server's database (undefined on SQLite) */
+  databaseUrl?: string;
   /** fetch against the server */
   req(p: string, init?: RequestInit & { json?: unknown }): Promise<Response & { data: any }>;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-test-'));
+  const ownDir = !env.GATEHOUSE_DATA_DIR;
+  const dataDir = env.GATEHOUSE_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-test-'));
   const dbEnv: Record<string, string> = {};
-  if (process.env.TEST_DATABASE_URL) dbEnv.DATABASE_URL = await freshPgDatabase(process.env.TEST_DATABASE_URL);
+  if (process.env.TEST_DATABASE_URL && !env.DATABASE_URL) dbEnv.DATABASE_URL = await freshPgDatabase(process.env.TEST_DATABASE_URL);
   const config: Config = loadConfig({
     GATEHOUSE_DATA_DIR: dataDir,
     GATEHOUSE_ADMIN_USER: ADMIN.username,
@@ -48,9 +53,9 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
   };
   const close = async () => {
     await running.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  return { ...running, close, dataDir, req };
+  return { ...running, close, dataDir, databaseUrl: config.databaseUrl, req };
 }
 
 let pgCounter = 0;
