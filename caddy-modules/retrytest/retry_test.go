@@ -2,6 +2,8 @@ package retrytest
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -14,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	_ "github.com/gatehouse/caddy-modules/circuitbreaker"
 )
@@ -250,4 +253,53 @@ func TestRetryBehindBreaker(t *testing.T) {
 		{"POST", "/once502/c", []byte("x"), false, 502, 1},
 		{"GET", "/never/d", nil, false, 503, 0}, // now open: the backend is not touched
 	})
+}
+
+// retryMatchSets provisions the renderer's retry_match (see retryJSON) the
+// way reverse_proxy does.
+func retryMatchSets(b *testing.B, statusCodes []int) caddyhttp.MatcherSets {
+	b.Helper()
+	var lb struct {
+		LoadBalancing struct {
+			RetryMatchRaw caddyhttp.RawMatcherSets `json:"retry_match" caddy:"namespace=http.matchers"`
+		} `json:"load_balancing"`
+	}
+	if err := json.Unmarshal([]byte("{"+retryJSON(2, statusCodes)+"}"), &lb); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	b.Cleanup(cancel)
+	mods, err := ctx.LoadModule(&lb.LoadBalancing, "RetryMatchRaw")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sets caddyhttp.MatcherSets
+	if err := sets.FromInterface(mods); err != nil {
+		b.Fatal(err)
+	}
+	return sets
+}
+
+// BenchmarkRetryMatchOnSuccess is what a route with retries adds to every
+// successful response: reverse_proxy evaluates the status matcher set
+// (method list + CEL expression) on each response before passing it on.
+// The transport-error set is only evaluated after an error.
+func BenchmarkRetryMatchOnSuccess(b *testing.B) {
+	sets := retryMatchSets(b, []int{502, 503, 504})
+	repl := caddy.NewReplacer()
+	req := caddyhttp.PrepareRequest(httptest.NewRequest(http.MethodGet, "http://app.example/", nil), repl, nil, nil)
+	// the matcher does evaluate the expression: a listed status matches
+	repl.Set("http.reverse_proxy.status_code", 502)
+	if match, err := sets[0].MatchWithError(req); err != nil || !match {
+		b.Fatalf("502: match=%v err=%v", match, err)
+	}
+	repl.Set("http.reverse_proxy.status_code", 200)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		match, err := sets[0].MatchWithError(req)
+		if err != nil || match {
+			b.Fatalf("match=%v err=%v", match, err)
+		}
+	}
 }
