@@ -20,17 +20,10 @@ import { loadEnv, EnvError } from '../src/env.js';
 import { createLogger } from '../src/log.js';
 import { HostMap, hostOf } from '../src/proxy.js';
 import { broadcastFor } from '../src/wol.js';
+import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 
 const n = 100 + (process.pid % 100);
 const SUBNET = `127.79.${n}.0/24`;
-
-async function freePort(host = '127.0.0.1'): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, host, () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 function get(port: number, host: string, p = '/', bindHost = '127.0.0.1', headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders } | null> {
   return new Promise((resolve) => {
@@ -43,30 +36,6 @@ function get(port: number, host: string, p = '/', bindHost = '127.0.0.1', header
     req.on('error', () => resolve(null));
     req.on('timeout', () => req.destroy());
     req.end();
-  });
-}
-
-function tcpRoundTrip(host: string, port: number, msg: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, host);
-    let got = '';
-    const t = setTimeout(() => {
-      s.destroy();
-      resolve(null);
-    }, 3000);
-    s.on('connect', () => s.write(msg));
-    s.on('data', (d) => {
-      got += d.toString();
-      if (got.length >= msg.length) {
-        clearTimeout(t);
-        s.destroy();
-        resolve(got);
-      }
-    });
-    s.on('error', () => {
-      clearTimeout(t);
-      resolve(null);
-    });
   });
 }
 

@@ -21,20 +21,13 @@ import { loadConfig } from '../../sidecar/src/config.js';
 import { startServer } from '../../sidecar/src/server.js';
 import { createLogger } from '../../sidecar/src/util/logger.js';
 import type { RouteAuthService } from '../../sidecar/src/route-auth/service.js';
+import { freePort } from '../../test/lib/ports.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '..', '..');
 const CADDY = path.join(root, 'bin', 'caddy');
 const duration = process.env.BENCH_DURATION ?? '10s';
 const conns = Number(process.env.BENCH_CONNECTIONS ?? 32);
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 function toMs(v: string): number {
   const n = parseFloat(v);

@@ -14,9 +14,9 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../test/lib/ports.js';
 
 const GATEWAYS = Number(process.env.BENCH_GATEWAYS ?? 1000);
 const DURATION = process.env.BENCH_DURATION ?? '10s';
@@ -77,14 +77,6 @@ async function serve(): Promise<void> {
 }
 
 // ------------------------------------------------------------------------------------ load side
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 2000 });
 function request(url: string, token?: string): Promise<{ status: number; body: string; ms: number }> {

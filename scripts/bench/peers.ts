@@ -11,9 +11,7 @@
 //   - the sidecar's RSS
 //   node --import tsx scripts/bench/peers.ts            (BENCH_SIZES=1000,10000 by default)
 import { spawn, spawnSync } from 'node:child_process';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +21,7 @@ import { createLogger } from '../../sidecar/src/util/logger.js';
 import { WireGuardService } from '../../sidecar/src/wireguard/service.js';
 import { WgDriver } from '../../sidecar/src/wireguard/driver.js';
 import { renderServerConfig } from '../../sidecar/src/wireguard/render.js';
+import { freePort } from '../../test/lib/ports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
@@ -34,21 +33,6 @@ const pct = (xs: number[], p: number) => {
   return a[Math.min(a.length - 1, Math.floor(p * (a.length - 1)))];
 };
 const ms = (x: number) => `${x.toFixed(2)} ms`;
-
-async function freePort(kind: 'tcp' | 'udp'): Promise<number> {
-  if (kind === 'udp') {
-    const s = dgram.createSocket('udp4');
-    await new Promise<void>((r) => s.bind(0, '0.0.0.0', () => r()));
-    const p = s.address().port;
-    await new Promise<void>((r) => s.close(() => r()));
-    return p;
-  }
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const p = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return p;
-}
 
 function rssOf(pid: number): string {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -27,7 +27,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +36,7 @@ import { readSnapshot, proxySettings } from '../../sidecar/src/proxy/snapshot.js
 import { renderCaddyConfig } from '../../sidecar/src/proxy/render.js';
 import { configHash } from '../../sidecar/src/proxy/canonical.js';
 import { loadConfig } from '../../sidecar/src/config.js';
+import { freePort } from '../../test/lib/ports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? path.join(root, 'bin', 'caddy');
@@ -54,14 +54,6 @@ const median = (xs: number[]) => {
 };
 const f1 = (x: number) => x.toFixed(1);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 function request(port: number, method: string, p: string, opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {}): Promise<{ status: number; data: any }> {
   return new Promise((resolve, reject) => {

@@ -20,17 +20,10 @@ import type { CaddySupervisor } from '../src/proxy/supervisor.js';
 import { caddyPaths } from '../src/proxy/supervisor.js';
 import { CaddyAdminClient } from '../src/proxy/admin-client.js';
 import { configHash } from '../src/proxy/canonical.js';
+import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 
 const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
-
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, host, () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** GET through Caddy on 127.0.0.1 with a Host header; null when the connection fails. */
 export function getVia(port: number, host: string, p = '/', timeoutMs = 3000): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders } | null> {
@@ -44,30 +37,6 @@ export function getVia(port: number, host: string, p = '/', timeoutMs = 3000): P
     req.on('error', () => resolve(null));
     req.on('timeout', () => req.destroy());
     req.end();
-  });
-}
-
-function tcpRoundTrip(port: number, msg: string, timeoutMs = 3000): Promise<string | null> {
-  return new Promise((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
-    let got = '';
-    const t = setTimeout(() => {
-      sock.destroy();
-      resolve(null);
-    }, timeoutMs);
-    sock.on('connect', () => sock.write(msg));
-    sock.on('data', (d) => {
-      got += d.toString();
-      if (got.length >= msg.length) {
-        clearTimeout(t);
-        sock.destroy();
-        resolve(got);
-      }
-    });
-    sock.on('error', () => {
-      clearTimeout(t);
-      resolve(null);
-    });
   });
 }
 
@@ -210,9 +179,9 @@ test('an L4 TCP route proxies bytes to the peer', { skip }, async () => {
   const listen = await freePort();
   const c = await call('/routes', 'POST', { domain: 'echo.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: listen, peer_id: peerId, target_port: (echo.address() as net.AddressInfo).port });
   assert.equal(c.status, 201, JSON.stringify(c.data));
-  assert.equal(await tcpRoundTrip(listen, 'ping over l4'), 'ping over l4');
+  assert.equal(await tcpRoundTrip('127.0.0.1', listen, 'ping over l4'), 'ping over l4');
   await call(`/routes/${c.data.route.id}/toggle`, 'PUT');
-  assert.equal(await tcpRoundTrip(listen, 'x', 1000), null, 'nothing listens once the route is off');
+  assert.equal(await tcpRoundTrip('127.0.0.1', listen, 'x', 1000), null, 'nothing listens once the route is off');
 });
 
 test('Caddy rejecting the configuration: 502 with its message, the route is not saved, the old config keeps serving', { skip }, async () => {

@@ -12,17 +12,10 @@ import { CaddySupervisor, caddyPaths, processAlive } from '../src/proxy/supervis
 import { CaddyAdminClient } from '../src/proxy/admin-client.js';
 import { createLogger } from '../src/util/logger.js';
 import { systemClock } from '../src/util/clock.js';
+import { freePort } from '../../test/lib/ports.js';
 
 const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const log = createLogger('error', true);
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-supervisor-'));

@@ -17,6 +17,7 @@ import {
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
+import { freePort } from '../../test/lib/ports.js';
 
 const CADDY = path.resolve(import.meta.dirname, '../../bin/caddy');
 const haveCaddy = fs.existsSync(CADDY);
@@ -155,15 +156,6 @@ let backend: http.Server | undefined;
 let caddyPort = 0;
 let dir = '';
 const routes: Record<string, { id: number; domain: string }> = {};
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 before(async () => {
   if (!haveCaddy) return;

@@ -11,6 +11,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { freePort } from '../../test/lib/ports.js';
 
 const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
@@ -23,14 +24,6 @@ let peerAddr: string;
 let httpPort: number;
 const servers: http.Server[] = [];
 const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 async function backend(handler: http.RequestListener): Promise<number> {
   const srv = http.createServer(handler);

@@ -23,13 +23,12 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { parseEnvText } from '../../sidecar/src/gateways/protocol.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
-import { freePort } from '../lib/ports.js';
+import { freePort, tcpRoundTrip } from '../lib/ports.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CADDY = path.join(ROOT, 'bin', 'caddy');
@@ -50,30 +49,6 @@ function viaCaddy(port: number, host: string, p = '/', headers: Record<string, s
     req.on('error', () => resolve(null));
     req.on('timeout', () => req.destroy());
     req.end();
-  });
-}
-
-function tcpRoundTrip(port: number, msg: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    let got = '';
-    const t = setTimeout(() => {
-      s.destroy();
-      resolve(null);
-    }, 5000);
-    s.on('connect', () => s.write(msg));
-    s.on('data', (d) => {
-      got += d.toString();
-      if (got.length >= msg.length) {
-        clearTimeout(t);
-        s.destroy();
-        resolve(got);
-      }
-    });
-    s.on('error', () => {
-      clearTimeout(t);
-      resolve(null);
-    });
   });
 }
 
@@ -225,7 +200,7 @@ test('home gateways end to end: tunnel, Caddy, companion, LAN, heartbeats, Wake-
   assert.equal(body.server, 'lan-nas');
   assert.equal(body.url, '/through/the/gateway?x=1');
   assert.equal(body.headers.host, 'nas.gw-e2e.test');
-  assert.equal(await waitFor(() => tcpRoundTrip(ports.l4, 'hello LAN over L4'), 20_000, { what: 'TCP through Caddy L4' }), 'hello LAN over L4');
+  assert.equal(await waitFor(() => tcpRoundTrip('127.0.0.1', ports.l4, 'hello LAN over L4', 5000), 20_000, { what: 'TCP through Caddy L4' }), 'hello LAN over L4');
 
   // ---- the LAN HTTP server stops: the next heartbeat says so
   await lanHttp.stop();

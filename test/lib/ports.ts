@@ -1,18 +1,42 @@
-// A free loopback port for a test server to listen on (the kernel picks it; closed again at once).
+// Socket helpers shared by the sidecar, companion and end-to-end tests and the benchmarks (all on
+// this host's own stack; for traffic inside a network namespace use netns.ts).
+//   freePort(kind?, host?)                    a free port (the kernel picks it; closed again at once)
+//   tcpRoundTrip(host, port, msg, timeoutMs?) connect, send msg, read until as many bytes came
+//                                             back → the text, or null (refused, reset, timeout)
 import dgram from 'node:dgram';
 import net from 'node:net';
 
-export async function freePort(kind: 'tcp' | 'udp'): Promise<number> {
+export async function freePort(kind: 'tcp' | 'udp' = 'tcp', host = '127.0.0.1'): Promise<number> {
   if (kind === 'udp') {
-    const sock = dgram.createSocket('udp4');
-    await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
+    const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+    await new Promise<void>((r) => sock.bind(0, host, () => r()));
     const port = sock.address().port;
     await new Promise<void>((r) => sock.close(() => r()));
     return port;
   }
   const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => srv.listen(0, host, () => r()));
   const { port } = srv.address() as net.AddressInfo;
   await new Promise((r) => srv.close(r));
   return port;
+}
+
+export function tcpRoundTrip(host: string, port: number, msg: string, timeoutMs = 3000): Promise<string | null> {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, host);
+    let got = '';
+    const done = (v: string | null) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(v);
+    };
+    const timer = setTimeout(() => done(null), timeoutMs);
+    sock.on('connect', () => sock.write(msg));
+    sock.on('data', (d) => {
+      got += d.toString();
+      if (got.length >= msg.length) done(got);
+    });
+    sock.on('error', () => done(null));
+    sock.on('close', () => done(got.length >= msg.length ? got : null));
+  });
 }
