@@ -75,7 +75,18 @@ if (process.env.FAKE_WG_GO_FAIL) { console.error('failed to create TUN device: o
 const link = path.join(process.env.FAKE_STATE, 'link-' + iface);
 fs.writeFileSync(link, 'tun');
 const sock = path.join(process.env.FAKE_SOCKDIR, iface + '.sock');
-const srv = net.createServer().listen(sock);
+// the control socket speaks enough UAPI for set=1: logs the transaction, answers errno
+const srv = net.createServer((c) => {
+  let buf = '';
+  c.setEncoding('utf8');
+  c.on('data', (d) => {
+    buf += d;
+    if (!buf.endsWith('\\n\\n')) return;
+    fs.appendFileSync(process.env.FAKE_LOG, 'uapi ' + buf.trim().split('\\n').join(' ') + '\\n');
+    c.end('errno=' + (process.env.FAKE_UAPI_ERRNO || '0') + '\\n\\n');
+    buf = '';
+  });
+}).listen(sock);
 const bye = () => { srv.close(); try { fs.unlinkSync(sock); } catch {} process.exit(0); };
 process.on('SIGTERM', bye);
 setInterval(() => { if (!fs.existsSync(link)) bye(); }, 20);
@@ -106,7 +117,7 @@ beforeEach(() => {
   fs.rmSync(logFile, { force: true });
   fs.mkdirSync(state);
   fs.mkdirSync(sockDir);
-  Object.assign(process.env, { FAKE_LOG: logFile, FAKE_STATE: state, FAKE_SOCKDIR: sockDir, FAKE_KERNEL: '0', FAKE_FAIL: '', FAKE_WG_GO_FAIL: '' });
+  Object.assign(process.env, { FAKE_LOG: logFile, FAKE_STATE: state, FAKE_SOCKDIR: sockDir, FAKE_KERNEL: '0', FAKE_FAIL: '', FAKE_WG_GO_FAIL: '', FAKE_UAPI_ERRNO: '' });
 });
 
 test('up() with a kernel module: link add, setconf from a private 0600 file, address, mtu, up', async () => {
@@ -194,6 +205,37 @@ test('setPeer: preshared key through a 0600 file or /dev/null; exact keepalive a
   await d.removePeer('wgt0', key(4));
   assert.equal(log()[2], `wg set wgt0 peer ${key(4)} remove`);
   await assert.rejects(d.removePeer('wgt0', 'nope'), /WireGuard key/);
+});
+
+test('setPeer / removePeer on wireguard-go go through its control socket (UAPI), no wg process, no key file', async () => {
+  const d = driver();
+  await d.up(spec);
+  const before = log().length;
+  const hex = (b: number) => Buffer.alloc(32, b).toString('hex');
+  await d.setPeer('wgt0', { publicKey: key(4), presharedKey: key(5), allowedIps: ['10.8.0.3/32', '192.168.1.0/24'], endpoint: '10.0.0.9:51820', persistentKeepalive: 25 });
+  await d.setPeer('wgt0', { publicKey: key(4), allowedIps: ['10.8.0.3/32'], endpoint: '[2001:db8::9]:51820' });
+  await d.removePeer('wgt0', key(4));
+  assert.deepEqual(log().slice(before), [
+    `uapi set=1 public_key=${hex(4)} preshared_key=${hex(5)} endpoint=10.0.0.9:51820 persistent_keepalive_interval=25 replace_allowed_ips=true allowed_ip=10.8.0.3/32 allowed_ip=192.168.1.0/24`,
+    `uapi set=1 public_key=${hex(4)} preshared_key=${'0'.repeat(64)} endpoint=[2001:db8::9]:51820 persistent_keepalive_interval=0 replace_allowed_ips=true allowed_ip=10.8.0.3/32`,
+    `uapi set=1 public_key=${hex(4)} remove=true`,
+  ]);
+  // a host name as endpoint needs wg (it resolves names; UAPI does not)
+  await d.setPeer('wgt0', { publicKey: key(4), allowedIps: ['10.8.0.3/32'], endpoint: 'peer.example.test:51820' });
+  assert.match(log().at(-1)!, /^wg set wgt0 peer \S+ preshared-key \/dev\/null endpoint peer\.example\.test:51820 /);
+  await d.down('wgt0');
+});
+
+test('UAPI: wireguard-go refusing a change is an error naming the errno; without a socket, wg set', async () => {
+  process.env.FAKE_UAPI_ERRNO = '22';
+  const d = driver();
+  await d.up(spec);
+  await assert.rejects(d.setPeer('wgt0', { publicKey: key(4), allowedIps: ['10.8.0.3/32'] }), (e: unknown) => e instanceof WgCommandError && /set peer refused \(errno=22\)/.test(e.message) && e.code === 22);
+  await assert.rejects(d.removePeer('wgt0', key(4)), /remove peer refused \(errno=22\)/);
+  await d.down('wgt0');
+  // no socket (kernel interface, or wireguard-go gone): wg set
+  await d.removePeer('wgt0', key(4));
+  assert.equal(log().at(-1), `wg set wgt0 peer ${key(4)} remove`);
 });
 
 test('errors carry the command and its stderr; a failed setconf removes the half-made interface', async () => {

@@ -9,7 +9,10 @@
 //   and Node's stdin pipes are sockets that wg cannot open as /dev/stdin), the address with
 //   `ip address`, MTU and link up.
 // - sync(spec): `wg syncconf` (only the differences are applied: other tunnels keep running).
-// - setPeer / removePeer: `wg set` for one peer.
+// - setPeer / removePeer: one peer. On a wireguard-go interface they are written straight to its
+//   control socket (the cross-platform UAPI: `set=1`, hex keys, `replace_allowed_ips`), ~1.5 ms
+//   instead of ~8 ms for spawning `wg`, and the preshared key never touches a file. On a kernel
+//   interface, or when the socket does not answer, `wg set`.
 // - dump(): `wg show <if> dump` parsed; null when the interface does not exist.
 // - down(): `ip link del` and stop our wireguard-go child.
 // With `netns`, every command runs inside `ip netns exec <netns>` (tests run drivers in namespaces).
@@ -17,6 +20,7 @@
 // network namespaces share, so interface names must differ between namespaces.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseWgDump } from './dump.js';
@@ -47,6 +51,10 @@ export interface WgDriverOptions {
 }
 
 /** A failed `ip` / `wg` / `wireguard-go` run; carries the command line and what it printed. */
+/** How long a UAPI transaction may take before the driver falls back to `wg`. */
+const UAPI_TIMEOUT_MS = 5000;
+const hexKey = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
+
 export class WgCommandError extends Error {
   constructor(
     message: string,
@@ -231,6 +239,18 @@ export class WgDriver implements WireGuardDriver {
   async setPeer(iface: string, peer: WgPeerSpec): Promise<void> {
     checkIface(iface);
     renderPeerSection(peer); // validates
+    // UAPI takes only a numeric endpoint; `wg` resolves names.
+    if (!peer.endpoint || net.isIP(peer.endpoint.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1'))) {
+      const lines = [
+        `public_key=${hexKey(peer.publicKey)}`,
+        `preshared_key=${peer.presharedKey ? hexKey(peer.presharedKey) : '0'.repeat(64)}`,
+        ...(peer.endpoint ? [`endpoint=${peer.endpoint}`] : []),
+        `persistent_keepalive_interval=${peer.persistentKeepalive ?? 0}`,
+        'replace_allowed_ips=true',
+        ...peer.allowedIps.map((a) => `allowed_ip=${a}`),
+      ];
+      if (await this.uapiSet(iface, lines)) return;
+    }
     const args = (pskFile: string) => [
       'set', iface, 'peer', peer.publicKey,
       // wg reads keys from files only; /dev/null removes the key.
@@ -246,7 +266,44 @@ export class WgDriver implements WireGuardDriver {
   async removePeer(iface: string, publicKey: string): Promise<void> {
     checkIface(iface);
     if (!isWgKey(publicKey)) throw new Error('publicKey must be a WireGuard key');
+    if (await this.uapiSet(iface, [`public_key=${hexKey(publicKey)}`, 'remove=true'])) return;
     await this.run(this.wg, ['set', iface, 'peer', publicKey, 'remove']);
+  }
+
+  /**
+   * One `set=1` transaction on wireguard-go's control socket. false when there is no socket or it
+   * cannot be reached (the caller falls back to `wg`); throws when wireguard-go refuses the change.
+   */
+  private async uapiSet(iface: string, lines: string[]): Promise<boolean> {
+    const sock = this.socketPath(iface);
+    try {
+      if (!fs.statSync(sock).isSocket()) return false;
+    } catch {
+      return false;
+    }
+    const reply = await new Promise<string | null>((resolve) => {
+      const c = net.createConnection(sock);
+      let out = '';
+      const done = (v: string | null) => {
+        clearTimeout(timer);
+        c.destroy();
+        resolve(v);
+      };
+      const timer = setTimeout(() => done(null), UAPI_TIMEOUT_MS);
+      c.setEncoding('utf8');
+      c.on('connect', () => c.write(`set=1\n${lines.join('\n')}\n\n`));
+      c.on('data', (d: string) => {
+        out += d;
+        if (out.endsWith('\n\n')) done(out);
+      });
+      c.on('error', () => done(null));
+      c.on('close', () => done(out.endsWith('\n\n') ? out : null));
+    });
+    if (reply === null) return false;
+    const errno = /^errno=(-?\d+)$/m.exec(reply)?.[1];
+    if (errno === '0') return true;
+    const what = lines[lines.length - 1] === 'remove=true' ? 'remove peer' : 'set peer';
+    throw new WgCommandError(`wireguard-go ${iface}: ${what} refused (errno=${errno ?? '?'})`, sock, ['set=1'], errno === undefined ? null : Number(errno), reply.trim());
   }
 
   async dump(iface: string): Promise<WgDump | null> {
