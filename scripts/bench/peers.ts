@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     const wg = new WireGuardService(deps, { driver });
 
     console.log(`bench peers: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}, SQLite, subnet 10.64.0.0/16, sidecar ${entry.at(-1)!.endsWith('.js') ? 'compiled (dist)' : 'via tsx'}, ` +
-      `sidecar WireGuard ${isRoot ? `managed (wireguard-go ${sidecarIface}: each create runs wg set)` : 'not managed (database only: BENCH_WG=off or not root)'}`);
+      `sidecar WireGuard ${isRoot ? `managed (wireguard-go ${sidecarIface}: each create sets the peer through its UAPI socket)` : 'not managed (database only: BENCH_WG=off or not root)'}`);
     let created = 0;
     const results: Record<string, unknown>[] = [];
     for (const size of sizes) {
