@@ -249,7 +249,7 @@ export class WgDriver implements WireGuardDriver {
         'replace_allowed_ips=true',
         ...peer.allowedIps.map((a) => `allowed_ip=${a}`),
       ];
-      if (await this.uapiSet(iface, lines)) return;
+      if (await this.uapiSet(iface, 'set peer', lines)) return;
     }
     const args = (pskFile: string) => [
       'set', iface, 'peer', peer.publicKey,
@@ -266,7 +266,7 @@ export class WgDriver implements WireGuardDriver {
   async removePeer(iface: string, publicKey: string): Promise<void> {
     checkIface(iface);
     if (!isWgKey(publicKey)) throw new Error('publicKey must be a WireGuard key');
-    if (await this.uapiSet(iface, [`public_key=${hexKey(publicKey)}`, 'remove=true'])) return;
+    if (await this.uapiSet(iface, 'remove peer', [`public_key=${hexKey(publicKey)}`, 'remove=true'])) return;
     await this.run(this.wg, ['set', iface, 'peer', publicKey, 'remove']);
   }
 
@@ -274,7 +274,7 @@ export class WgDriver implements WireGuardDriver {
    * One `set=1` transaction on wireguard-go's control socket. false when there is no socket or it
    * cannot be reached (the caller falls back to `wg`); throws when wireguard-go refuses the change.
    */
-  private async uapiSet(iface: string, lines: string[]): Promise<boolean> {
+  private async uapiSet(iface: string, what: string, lines: string[]): Promise<boolean> {
     const sock = this.socketPath(iface);
     try {
       if (!fs.statSync(sock).isSocket()) return false;
@@ -302,7 +302,6 @@ export class WgDriver implements WireGuardDriver {
     if (reply === null) return false;
     const errno = /^errno=(-?\d+)$/m.exec(reply)?.[1];
     if (errno === '0') return true;
-    const what = lines[lines.length - 1] === 'remove=true' ? 'remove peer' : 'set peer';
     throw new WgCommandError(`wireguard-go ${iface}: ${what} refused (errno=${errno ?? '?'})`, sock, ['set=1'], errno === undefined ? null : Number(errno), reply.trim());
   }
 
