@@ -17,60 +17,21 @@
 // processes than requests/s. With two or more cores Caddy runs alone on CPU 1 and everything else
 // on CPU 0 (BENCH_PIN=0 turns that off). Last, `go test -bench` gives what the modules' own code costs per
 // request (bot blocker, breaker, retry_match evaluation on a success), as a share of that figure.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/lib/ports.js';
+import { median, parseWrk, request, root, startBenchSidecar, stopAll, track, waitUntil } from './lib.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? path.join(root, 'bin', 'caddy');
 const DURATION = process.env.BENCH_DURATION ?? '5s';
 const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PASSWORD = 'bench-password-1';
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
-const median = (xs: number[]) => {
-  const a = [...xs].sort((x, y) => x - y);
-  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-};
 
-function request(port: number, method: string, p: string, opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {}): Promise<{ status: number; data: any }> {
-  return new Promise((resolve, reject) => {
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const req = http.request(
-      { host: opts.addr ?? '127.0.0.1', port, method, path: p, agent: false, headers: { ...(opts.host ? { host: opts.host } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => {
-          let data: any = text;
-          try {
-            data = JSON.parse(text);
-          } catch {
-            /* text */
-          }
-          resolve({ status: res.statusCode ?? 0, data });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
-async function waitUntil(fn: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 interface WrkResult {
   rps: number;
@@ -98,12 +59,6 @@ function pin(pid: number, cpu: number): void {
   if (PIN) execFileSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
 }
 
-function parseLatency(v: string): number {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
-  if (!m) return NaN;
-  const x = Number(m[1]);
-  return m[2] === 'us' ? x / 1000 : m[2] === 's' ? x * 1000 : x;
-}
 
 function wrk(url: string, host: string): WrkResult {
   const hdr = ['-H', `Host: ${host}`, '-H', `User-Agent: ${UA}`];
@@ -111,71 +66,21 @@ function wrk(url: string, host: string): WrkResult {
   const before = cpuTicks(caddyPid);
   const out = execFileSync(...pinned('wrk', ['-t1', `-c${CONNS}`, `-d${DURATION}`, '--latency', ...hdr, url]), { encoding: 'utf8' });
   const ticks = cpuTicks(caddyPid) - before;
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const p99 = parseLatency(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '');
-  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
-  const sockErr = /Socket errors:(.*)/.exec(out)?.[1]?.trim();
-  return { rps, p99, caddyUs: (ticks * TICK_US) / requests, errors: [non2xx ? `non-2xx ${non2xx}` : '', sockErr ? `socket errors ${sockErr}` : ''].filter(Boolean).join(', ') };
+  const { rps, p99, requests, errors } = parseWrk(out);
+  return { rps, p99, caddyUs: (ticks * TICK_US) / requests, errors };
 }
 
-const children: ChildProcess[] = [];
-function stopAll(): void {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGTERM');
-}
-process.on('exit', stopAll);
-process.on('SIGINT', () => process.exit(130));
-process.on('SIGTERM', () => process.exit(143));
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(CADDY)) throw new Error(`${CADDY} not found: build it with bash scripts/build-caddy.sh`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-modules-'));
   const octet = 10 + (process.pid % 200);
-  const ports = { api: await freePort(), http: await freePort(), https: await freePort(), admin: await freePort(), backend: await freePort(), mirror: await freePort() };
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    GATEHOUSE_DATA_DIR: path.join(dir, 'data'),
-    GATEHOUSE_PORT: String(ports.api),
-    GATEHOUSE_BIND: '127.0.0.1',
-    GATEHOUSE_ADMIN_USER: 'admin',
-    GATEHOUSE_ADMIN_PASSWORD: PASSWORD,
-    GATEHOUSE_MANAGE_CADDY: 'true',
-    GATEHOUSE_CADDY_BIN: CADDY,
-    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-    GATEHOUSE_HTTP_PORT: String(ports.http),
-    GATEHOUSE_HTTPS_PORT: String(ports.https),
-    GATEHOUSE_PROXY_BIND: '127.0.0.1',
-    GATEHOUSE_WG_MANAGE: 'false',
-    GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`,
-    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',
-    GATEHOUSE_LOG_LEVEL: 'warn',
-  };
-  delete env.DATABASE_URL;
+  const bench = await startBenchSidecar({ name: 'modules', subnet: `127.79.${octet}.0/24` });
+  const { sidecar, backendBin, api } = bench;
+  const ports = { ...bench.ports, backend: await freePort(), mirror: await freePort() };
   try {
-    const backendBin = path.join(dir, 'routes-backend');
-    execFileSync('go', ['build', '-o', backendBin, path.join(root, 'scripts/bench/routes-backend.go')], { stdio: 'inherit', cwd: dir });
-    const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
-    const sidecar = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') });
-    children.push(sidecar);
-    await waitUntil(async () => (await request(ports.api, 'GET', '/health')).status === 200, 60_000, 'the sidecar (see sidecar.log)');
-    const login = await new Promise<{ cookie: string; csrf: string }>((resolve, reject) => {
-      const body = JSON.stringify({ username: 'admin', password: PASSWORD });
-      const req = http.request({ host: '127.0.0.1', port: ports.api, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', accept: 'application/json' } }, (res) => {
-        let t = '';
-        res.on('data', (c) => (t += c));
-        res.on('end', () => resolve({ cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '), csrf: JSON.parse(t).csrfToken }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-    const tok = await request(ports.api, 'POST', '/api/v1/tokens', { headers: { cookie: login.cookie, 'x-csrf-token': login.csrf }, body: { name: 'bench', scopes: ['full-access'] } });
-    const api = (method: string, p: string, body?: unknown) => request(ports.api, method, `/api/v1${p}`, { headers: { authorization: `Bearer ${tok.data.token}` }, body });
-
     const peer = (await api('POST', '/peers', { name: 'bench-peer' })).data.peer;
     const peerAddr = String(peer.address).split('/')[0];
     for (const p of [ports.backend, ports.mirror]) {
-      const b = spawn(...pinned(backendBin, [`${peerAddr}:${p}`]), { stdio: 'ignore' });
-      children.push(b);
+      track(spawn(...pinned(backendBin, [`${peerAddr}:${p}`]), { stdio: 'ignore' }));
       await waitUntil(async () => (await request(p, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'a backend');
     }
     const routes: Record<string, Record<string, unknown>> = {
@@ -195,8 +100,7 @@ async function main(): Promise<void> {
     }
     if ((await request(ports.http, 'GET', '/', { host: 'all.bench.test', headers: { 'user-agent': 'sqlmap/1.7' } })).status !== 403) throw new Error('the bot blocker does not block sqlmap');
 
-    caddyPid = Number(execFileSync('pgrep', ['-P', String(sidecar.pid), '-x', 'caddy'], { encoding: 'utf8' }).trim().split('\n')[0]);
-    if (!caddyPid) throw new Error('cannot find the Caddy process started by the sidecar');
+    caddyPid = bench.caddyPid;
     pin(caddyPid, 1);
     pin(sidecar.pid!, 0);
     const url = `http://127.0.0.1:${ports.http}/`;

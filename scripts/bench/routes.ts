@@ -24,12 +24,11 @@
 //   routes loaded. The machine is shared, so every Gatehouse run is paired with a minimal-config run
 //   right before it (BENCH_WRK_ROUNDS pairs, medians) and ratios are taken within the pair; the
 //   10,000-route figure is also given normalized by the paired minimal runs.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../sidecar/src/db/index.js';
 import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
 import { readSnapshot, proxySettings } from '../../sidecar/src/proxy/snapshot.js';
@@ -37,57 +36,19 @@ import { renderCaddyConfig } from '../../sidecar/src/proxy/render.js';
 import { configHash } from '../../sidecar/src/proxy/canonical.js';
 import { loadConfig } from '../../sidecar/src/config.js';
 import { freePort } from '../../test/lib/ports.js';
+import { CADDY, median, parseWrk, request, startBenchSidecar, stopAll, track, waitUntil } from './lib.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? path.join(root, 'bin', 'caddy');
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
 /** Route totals at which wrk also runs (the target route alone is always measured). */
 const WRK_TOTALS = (process.env.BENCH_WRK_TOTALS ?? '1000,10000').split(',').map(Number);
 const DURATION = process.env.BENCH_DURATION ?? '10s';
 const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const RUNS = Number(process.env.BENCH_PROPAGATION_RUNS ?? 5);
-const PASSWORD = 'bench-password-1';
 
-const median = (xs: number[]) => {
-  const a = [...xs].sort((x, y) => x - y);
-  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
-};
 const f1 = (x: number) => x.toFixed(1);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
-function request(port: number, method: string, p: string, opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {}): Promise<{ status: number; data: any }> {
-  return new Promise((resolve, reject) => {
-    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const req = http.request(
-      { host: opts.addr ?? '127.0.0.1', port, method, path: p, agent: false, headers: { ...(opts.host ? { host: opts.host } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => {
-          let data: any = text;
-          try {
-            data = JSON.parse(text);
-          } catch {
-            /* text */
-          }
-          resolve({ status: res.statusCode ?? 0, data });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
-async function waitUntil(fn: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 interface WrkResult {
   rps: number;
@@ -96,23 +57,12 @@ interface WrkResult {
   errors: string;
 }
 
-function parseLatency(v: string): number {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(v);
-  if (!m) return NaN;
-  const x = Number(m[1]);
-  return m[2] === 'us' ? x / 1000 : m[2] === 's' ? x * 1000 : x;
-}
 
 function wrk(url: string, host?: string): WrkResult {
   const hdr = host ? ['-H', `Host: ${host}`] : [];
   execFileSync('wrk', ['-t1', `-c${CONNS}`, '-d2s', ...hdr, url], { stdio: 'pipe' });
-  const out = execFileSync('wrk', ['-t1', `-c${CONNS}`, `-d${DURATION}`, '--latency', ...hdr, url], { encoding: 'utf8' });
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const p50 = parseLatency(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? '');
-  const p99 = parseLatency(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '');
-  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1];
-  const sockErr = /Socket errors:(.*)/.exec(out)?.[1]?.trim();
-  return { rps, p50, p99, errors: [non2xx ? `non-2xx ${non2xx}` : '', sockErr ? `socket errors ${sockErr}` : ''].filter(Boolean).join(', ') };
+  const { rps, p50, p99, errors } = parseWrk(execFileSync('wrk', ['-t1', `-c${CONNS}`, `-d${DURATION}`, '--latency', ...hdr, url], { encoding: 'utf8' }));
+  return { rps, p50, p99, errors };
 }
 
 function rssMb(pid: number): number {
@@ -120,68 +70,17 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-const children: ChildProcess[] = [];
-function stopAll(): void {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGTERM');
-}
-process.on('exit', stopAll);
-process.on('SIGINT', () => process.exit(130));
-process.on('SIGTERM', () => process.exit(143));
 
 async function main(): Promise<void> {
-  if (!fs.existsSync(CADDY)) throw new Error(`${CADDY} not found: build it with bash scripts/build-caddy.sh`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-routes-'));
   const octet = 10 + (process.pid % 200);
-  const ports = { api: await freePort(), http: await freePort(), https: await freePort(), admin: await freePort(), minimal: await freePort(), minimalAdmin: await freePort(), backend: await freePort() };
-  const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
-    GATEHOUSE_DATA_DIR: path.join(dir, 'data'),
-    GATEHOUSE_PORT: String(ports.api),
-    GATEHOUSE_BIND: '127.0.0.1',
-    GATEHOUSE_ADMIN_USER: 'admin',
-    GATEHOUSE_ADMIN_PASSWORD: PASSWORD,
-    GATEHOUSE_MANAGE_CADDY: 'true',
-    GATEHOUSE_CADDY_BIN: CADDY,
-    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-    GATEHOUSE_HTTP_PORT: String(ports.http),
-    GATEHOUSE_HTTPS_PORT: String(ports.https),
-    GATEHOUSE_PROXY_BIND: '127.0.0.1',
-    GATEHOUSE_WG_MANAGE: 'false',
-    GATEHOUSE_WG_SUBNET: `127.78.${octet}.0/24`,
-    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',
-    GATEHOUSE_LOG_LEVEL: 'warn',
-  };
-  delete env.DATABASE_URL;
+  // the sidecar (which starts and supervises Caddy) and the backend binary, built from routes-backend.go
+  const { dir, env, ports: sc, caddyPid, backendBin, api } = await startBenchSidecar({ name: 'routes', subnet: `127.78.${octet}.0/24` });
+  const ports = { ...sc, minimal: await freePort(), minimalAdmin: await freePort(), backend: await freePort() };
   try {
-    // ---- the backend, built from routes-backend.go
-    const backendBin = path.join(dir, 'routes-backend');
-    execFileSync('go', ['build', '-o', backendBin, path.join(root, 'scripts/bench/routes-backend.go')], { stdio: 'inherit', cwd: dir });
-
-    // ---- the sidecar (which starts and supervises Caddy)
-    const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
-    const sidecar = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') });
-    children.push(sidecar);
-    await waitUntil(async () => (await request(ports.api, 'GET', '/health')).status === 200, 60_000, 'the sidecar (see sidecar.log)');
-    const login = await new Promise<{ cookie: string; csrf: string }>((resolve, reject) => {
-      const body = JSON.stringify({ username: 'admin', password: PASSWORD });
-      const req = http.request({ host: '127.0.0.1', port: ports.api, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', accept: 'application/json' } }, (res) => {
-        let t = '';
-        res.on('data', (c) => (t += c));
-        res.on('end', () => resolve({ cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '), csrf: JSON.parse(t).csrfToken }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-    const tok = await request(ports.api, 'POST', '/api/v1/tokens', { headers: { cookie: login.cookie, 'x-csrf-token': login.csrf }, body: { name: 'bench', scopes: ['full-access'] } });
-    const auth = { authorization: `Bearer ${tok.data.token}` };
-    const api = (method: string, p: string, body?: unknown) => request(ports.api, method, `/api/v1${p}`, { headers: auth, body });
-
     const peer = (await api('POST', '/peers', { name: 'bench-peer' })).data.peer;
     const peerAddr = String(peer.address).split('/')[0];
-    const backend = spawn(backendBin, [`${peerAddr}:${ports.backend}`], { stdio: 'ignore' });
-    children.push(backend);
+    track(spawn(backendBin, [`${peerAddr}:${ports.backend}`], { stdio: 'ignore' }));
     await waitUntil(async () => (await request(ports.backend, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'the backend');
-    const caddyPid = (await api('GET', '/caddy/status')).data.pid as number;
 
     const target = await api('POST', '/routes', { domain: 'target.bench.test', peer_id: peer.id, target_port: ports.backend });
     if (target.status !== 201) throw new Error(`creating the target route: ${JSON.stringify(target.data)}`);
@@ -194,8 +93,7 @@ async function main(): Promise<void> {
       admin: { listen: `127.0.0.1:${ports.minimalAdmin}` },
       apps: { http: { servers: { minimal: { listen: [`127.0.0.1:${ports.minimal}`], routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: `${peerAddr}:${ports.backend}` }] }] }] } } } },
     }));
-    const minimal = spawn(CADDY, ['run', '--config', minimalCfg], { stdio: 'ignore', env: { ...process.env, XDG_DATA_HOME: path.join(dir, 'minimal-data'), XDG_CONFIG_HOME: path.join(dir, 'minimal-config') } });
-    children.push(minimal);
+    track(spawn(CADDY, ['run', '--config', minimalCfg], { stdio: 'ignore', env: { ...process.env, XDG_DATA_HOME: path.join(dir, 'minimal-data'), XDG_CONFIG_HOME: path.join(dir, 'minimal-config') } }));
     await waitUntil(async () => (await request(ports.minimal, 'GET', '/')).status === 200, 10_000, 'the minimal Caddy');
 
     // ---- direct database access for the "other" routes (the sidecar's own SQLite file, WAL)
