@@ -29,9 +29,9 @@ import { startTestServer, apiToken, bearer, type TestServer } from '../../sideca
 import { parseEnvText } from '../../sidecar/src/gateways/protocol.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
+import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const CADDY = path.join(ROOT, 'bin', 'caddy');
 const reason = skipReason(['wireguard-go', 'wg']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
 const OFFLINE_AFTER_S = 6;
@@ -109,29 +109,17 @@ test('home gateways end to end: tunnel, Caddy, companion, LAN, heartbeats, Wake-
   const lanIp = lan.addrB;
 
   // ---- the server
-  const ports = { api: await freePort('tcp'), http: await freePort('tcp'), https: await freePort('tcp'), admin: await freePort('tcp'), wg: await freePort('udp'), l4: await freePort('tcp') };
   const iface = `ghgw${process.pid % 10000}`;
+  const base = await e2eServerEnv({ iface, subnet: `10.242.${n}`, publicHost: up.addrA, proxyBind: '127.0.0.1' });
+  const ports = { ...base.ports, l4: await freePort('tcp') };
   const s = await startTestServer(
     {
-      GATEHOUSE_PORT: String(ports.api),
-      GATEHOUSE_BIND: '127.0.0.1',
-      GATEHOUSE_WG_MANAGE: 'true',
-      GATEHOUSE_WG_INTERFACE: iface,
-      GATEHOUSE_WG_SUBNET: `10.242.${n}.0/24`,
-      GATEHOUSE_WG_PORT: String(ports.wg),
+      ...base.env,
       GATEHOUSE_WG_POLL_INTERVAL: '2',
-      GATEHOUSE_PUBLIC_HOST: up.addrA,
-      GATEHOUSE_MANAGE_CADDY: 'true',
-      GATEHOUSE_CADDY_BIN: CADDY,
-      GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-      GATEHOUSE_HTTP_PORT: String(ports.http),
-      GATEHOUSE_HTTPS_PORT: String(ports.https),
-      GATEHOUSE_PROXY_BIND: '127.0.0.1',
       GATEHOUSE_GATEWAY_POLL_INTERVAL: '1',
       GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: '1',
       GATEHOUSE_GATEWAY_OFFLINE_AFTER: String(OFFLINE_AFTER_S),
       GATEHOUSE_GATEWAY_WOL_TIMEOUT: '120',
-      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
     },
     { startFeatures: true, listen: true },
   );

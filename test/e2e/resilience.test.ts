@@ -24,9 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { createNetwork, skipReason, waitFor, type Network, type Server } from '../lib/netns.js';
-import { freePort } from '../lib/ports.js';
+import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
@@ -85,26 +84,10 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
   });
   const nsA = await network.addNamespace('pa');
   const linkA = await network.link(null, nsA, `10.243.${n}.1/24`, `10.243.${n}.2/24`);
-  const ports = { http: await freePort('tcp'), https: await freePort('tcp'), admin: await freePort('tcp'), api: await freePort('tcp'), wg: await freePort('udp') };
-  const serverIp = `10.244.${n}.1`;
-  const env = {
-    GATEHOUSE_DATA_DIR: dataDir,
-    GATEHOUSE_PORT: String(ports.api),
-    GATEHOUSE_BIND: '127.0.0.1',
-    GATEHOUSE_WG_MANAGE: 'true',
-    GATEHOUSE_WG_INTERFACE: `ghs${process.pid % 1000}`,
-    GATEHOUSE_WG_SUBNET: `10.244.${n}.0/24`,
-    GATEHOUSE_WG_PORT: String(ports.wg),
-    GATEHOUSE_WG_POLL_INTERVAL: '3600',
-    GATEHOUSE_PUBLIC_HOST: linkA.addrA,
-    GATEHOUSE_MANAGE_CADDY: 'true',
-    GATEHOUSE_CADDY_BIN: CADDY,
-    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-    GATEHOUSE_HTTP_PORT: String(ports.http),
-    GATEHOUSE_HTTPS_PORT: String(ports.https),
-    GATEHOUSE_PROXY_BIND: serverIp,
-    GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
-  };
+  // Caddy on the server's tunnel address; the same data directory across the sidecar restart
+  const base = await e2eServerEnv({ iface: `ghs${process.pid % 1000}`, subnet: `10.244.${n}`, publicHost: linkA.addrA, proxyBind: 'serverIp' });
+  const { ports, serverIp } = base;
+  const env = { ...base.env, GATEHOUSE_DATA_DIR: dataDir };
   // listen: Caddy's breaker reports go to the sidecar at 127.0.0.1:GATEHOUSE_PORT
   const start = async () => (running.s = await startTestServer(env, { startFeatures: true, listen: true }));
   let s = await start();

@@ -17,14 +17,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import path from 'node:path';
 import speakeasy from 'speakeasy';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { startSmtp, codeFromMail } from '../../sidecar/test/route-auth-helpers.js';
 import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
-import { freePort } from '../lib/ports.js';
+import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
 interface Res {
@@ -120,29 +118,10 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   const nsB = await network.addNamespace('pb');
   const linkA = await network.link(null, nsA, `10.235.${n}.1/24`, `10.235.${n}.2/24`);
   const linkB = await network.link(null, nsB, `10.236.${n}.1/24`, `10.236.${n}.2/24`);
-  const ports = { http: await freePort('tcp'), https: await freePort('tcp'), admin: await freePort('tcp'), api: await freePort('tcp'), wg: await freePort('udp') };
-  const serverIp = `10.234.${n}.1`;
+  // Caddy on the server's tunnel address: the peers reach it through the tunnel.
+  const { env, ports, serverIp } = await e2eServerEnv({ iface: `ghp${process.pid % 1000}`, subnet: `10.234.${n}`, publicHost: linkA.addrA, proxyBind: 'serverIp' });
   const s = await startTestServer(
-    {
-      GATEHOUSE_PORT: String(ports.api),
-      GATEHOUSE_BIND: '127.0.0.1',
-      GATEHOUSE_WG_MANAGE: 'true',
-      GATEHOUSE_WG_INTERFACE: `ghp${process.pid % 1000}`,
-      GATEHOUSE_WG_SUBNET: `10.234.${n}.0/24`,
-      GATEHOUSE_WG_PORT: String(ports.wg),
-      GATEHOUSE_WG_POLL_INTERVAL: '3600',
-      GATEHOUSE_PUBLIC_HOST: linkA.addrA,
-      GATEHOUSE_MANAGE_CADDY: 'true',
-      GATEHOUSE_CADDY_BIN: CADDY,
-      GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-      GATEHOUSE_HTTP_PORT: String(ports.http),
-      GATEHOUSE_HTTPS_PORT: String(ports.https),
-      // Caddy on the server's tunnel address: the peers reach it through the tunnel.
-      GATEHOUSE_PROXY_BIND: serverIp,
-      GATEHOUSE_TLS: 'internal',
-      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
-      GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
-    },
+    { ...env, GATEHOUSE_TLS: 'internal', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' },
     // listen: Caddy forwards /route-auth/* and the verify subrequests to GATEHOUSE_PORT.
     { startFeatures: true, listen: true },
   );

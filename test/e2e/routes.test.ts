@@ -10,14 +10,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import tls from 'node:tls';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { caddyPaths, type CaddySupervisor } from '../../sidecar/src/proxy/supervisor.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
 import { freePort } from '../lib/ports.js';
+import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const reason = skipReason(['wireguard-go', 'wg', 'ping', 'curl', 'ncat']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
 /** curl through Caddy on 127.0.0.1 with --resolve; → {status, body} or null when nothing answers. */
@@ -67,26 +66,10 @@ test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason
   });
   const ns = await network.addNamespace('peer');
   const link = await network.link(null, ns, `10.239.${n}.1/24`, `10.239.${n}.2/24`);
-  const ports = { http: await freePort('tcp'), https: await freePort('tcp'), admin: await freePort('tcp'), wg: await freePort('udp') };
+  const { env, ports, serverIp } = await e2eServerEnv({ iface: `ghr${process.pid % 1000}`, subnet: `10.238.${n}`, publicHost: link.addrA, proxyBind: '127.0.0.1' });
   const l4 = { tcp: await freePort('tcp'), udp: await freePort('udp'), pass: await freePort('tcp'), term: await freePort('tcp') };
-  const serverIp = `10.238.${n}.1`;
   const s = await startTestServer(
-    {
-      GATEHOUSE_WG_MANAGE: 'true',
-      GATEHOUSE_WG_INTERFACE: `ghr${process.pid % 1000}`,
-      GATEHOUSE_WG_SUBNET: `10.238.${n}.0/24`,
-      GATEHOUSE_WG_PORT: String(ports.wg),
-      GATEHOUSE_WG_POLL_INTERVAL: '3600',
-      GATEHOUSE_PUBLIC_HOST: link.addrA,
-      GATEHOUSE_MANAGE_CADDY: 'true',
-      GATEHOUSE_CADDY_BIN: CADDY,
-      GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-      GATEHOUSE_HTTP_PORT: String(ports.http),
-      GATEHOUSE_HTTPS_PORT: String(ports.https),
-      GATEHOUSE_PROXY_BIND: '127.0.0.1',
-      GATEHOUSE_TLS: 'internal',
-      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
-    },
+    { ...env, GATEHOUSE_TLS: 'internal' },
     { startFeatures: true },
   );
   running.s = s;
