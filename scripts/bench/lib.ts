@@ -2,11 +2,12 @@
 // route-modules.ts): HTTP and wait helpers, wrk output parsing, child processes stopped on exit,
 // and startBenchSidecar().
 //
-// startBenchSidecar({ name, subnet }): a temporary data directory, the sidecar as a child process
+// startBenchSidecar({ name, subnet, env }): a temporary data directory, the sidecar as a child process
 // (SQLite, GATEHOUSE_MANAGE_CADDY=true with bin/caddy, GATEHOUSE_WG_MANAGE=false, GATEHOUSE_WG_SUBNET
 // = subnet, which should be in 127.0.0.0/8 so peer addresses are loopback addresses that Caddy can
 // dial and a backend can listen on), the trivial Go backend built from routes-backend.go, a signed-in
-// full-access API token, and the PID of the Caddy the sidecar supervises.
+// full-access API token, and the PID of the Caddy the sidecar supervises. env adds to (or overrides)
+// the sidecar's environment, which Caddy inherits.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -115,7 +116,7 @@ export interface BenchSidecar {
   api(method: string, p: string, body?: unknown): Promise<{ status: number; data: any }>;
 }
 
-export async function startBenchSidecar(opts: { name: string; subnet: string }): Promise<BenchSidecar> {
+export async function startBenchSidecar(opts: { name: string; subnet: string; env?: Record<string, string> }): Promise<BenchSidecar> {
   if (!fs.existsSync(CADDY)) throw new Error(`${CADDY} not found: build it with bash scripts/build-caddy.sh`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gatehouse-bench-${opts.name}-`));
   const ports = { api: await freePort(), http: await freePort(), https: await freePort(), admin: await freePort() };
@@ -136,6 +137,7 @@ export async function startBenchSidecar(opts: { name: string; subnet: string }):
     GATEHOUSE_WG_SUBNET: opts.subnet,
     GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',
     GATEHOUSE_LOG_LEVEL: 'warn',
+    ...opts.env,
   };
   delete env.DATABASE_URL;
   const backendBin = path.join(dir, 'routes-backend');

@@ -146,6 +146,15 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
     { handle: [forwardAuthHandler('app.example.com', up), limit, ...rest] },
   ]);
   assert.deepEqual(protectionRoutes(baseRoute(), { routeAuth: false, sidecarUpstream: up, aclAddresses: [] }, rest), [{ handle: rest }]);
+  // A route with retries: its reverse_proxy routes (tail) follow the chain; an empty chain is left out.
+  const tail = [{ match: [{ gatehouse_bodiless: {} }], handle: rest }, { handle: rest }];
+  assert.deepEqual(protectionRoutes(ra, { routeAuth: true, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [
+    aclRoute(['10.8.0.2']),
+    routeAuthPagesRoute('app.example.com', up),
+    { handle: [forwardAuthHandler('app.example.com', up), limit] },
+    ...tail,
+  ]);
+  assert.deepEqual(protectionRoutes(baseRoute({ acl_enabled: true }), { routeAuth: false, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [aclRoute(['10.8.0.2']), ...tail]);
 });
 
 // ---------------------------------------------------------------- real Caddy

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
-import { addRetries, breakerSecretPath } from '../src/proxy/resilience.js';
+import { breakerSecretPath, retryRoutes } from '../src/proxy/resilience.js';
 import { BreakerMemory } from '../src/proxy/breaker.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 
@@ -29,18 +29,25 @@ before(async () => {
 });
 after(async () => s.close());
 
-test('retry JSON is the one of caddy-modules/RETRY.md, character for character', () => {
+test('retry JSON is the one of caddy-modules/RETRY.md', () => {
   const md = fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'caddy-modules', 'RETRY.md'), 'utf8');
   const doc = JSON.parse(/```json\n([\s\S]*?)```/.exec(md)![1]);
   const r: Route = { ...blankRoute(0), id: 1, retry_enabled: true, retry_count: 2, retry_status_codes: '502,503' };
-  const h = addRetries({ handler: 'reverse_proxy', upstreams: [{ dial: '10.8.0.2:8080' }] }, r);
-  assert.deepEqual(h, doc);
-  // Status list: trimmed, 100-599, de-duplicated; empty → only the transport-error set.
-  const h2 = addRetries({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: ' 504, 502,504' }) as any;
-  assert.match(h2.load_balancing.retry_match[0].expression, /^\{http\.reverse_proxy\.status_code\} in \[504, 502\] && /);
-  const h3 = addRetries({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: '' }) as any;
-  assert.equal(h3.load_balancing.retry_match.length, 1);
-  assert.deepEqual(addRetries({ handler: 'reverse_proxy' }, { ...r, retry_enabled: false }), { handler: 'reverse_proxy' });
+  assert.deepEqual(retryRoutes({ handler: 'reverse_proxy', upstreams: [{ dial: '10.8.0.2:8080' }] }, r), doc);
+  // Status list: trimmed, 100-599, de-duplicated, in both copies; empty → only the transport-error sets.
+  const copies = (x: any) => x.map((rt: any) => rt.handle[0].load_balancing.retry_match.map((m: any) => m.expression));
+  const [lean2, buffering2] = copies(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: ' 504, 502,504,600,abc' }));
+  assert.equal(lean2[0], '{http.reverse_proxy.status_code} in [504, 502]');
+  assert.match(buffering2[0], /^\{http\.reverse_proxy\.status_code\} in \[504, 502\] && /);
+  assert.deepEqual(copies(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: '' })).map((c: string[]) => c.length), [1, 1]);
+  // Everything else of the reverse_proxy (transport, handle_response...) is in both copies.
+  const full = { handler: 'reverse_proxy', upstreams: [{ dial: '10.8.0.2:443' }], transport: { protocol: 'http', tls: { insecure_skip_verify: true } }, handle_response: [{ match: { status_code: [502] } }] };
+  for (const rt of retryRoutes(full, r) as any[]) {
+    const { load_balancing: _lb, request_buffers: _rb, ...rest } = rt.handle[0];
+    assert.deepEqual(rest, full);
+  }
+  assert.equal(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_enabled: false }), null);
+  assert.equal(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_count: 0 }), null);
 });
 
 test('the report secret file exists with mode 0600', () => {
@@ -81,22 +88,27 @@ test('bot_blocker_config and mirror_targets: documented shapes stored normalized
   assert.equal(proxy().loads, loads);
 });
 
-test('rendered chain order: bot blocker, encode, mirror, circuit breaker, reverse_proxy with retries', async () => {
+test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then the two retrying reverse_proxy routes', async () => {
   const r = await call('/routes', 'POST', {
     domain: 'chain.example.com', peer_id: peer, target_port: 80, bot_blocker_enabled: true, compress_enabled: true,
     mirror_enabled: true, mirror_targets: [{ url: 'http://127.0.0.1:9' }], circuit_breaker_enabled: true, retry_enabled: true,
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const cfg = (await proxy().render()) as any;
-  const chain = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['chain.example.com'].routes.at(-1).handle;
-  assert.deepEqual(chain.map((h: any) => h.handler), ['gatehouse_botblock', 'encode', 'gatehouse_mirror', 'gatehouse_circuit_breaker', 'reverse_proxy']);
+  const routes = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['chain.example.com'].routes;
+  assert.equal(routes.length, 3);
+  const chain = routes[0].handle;
+  assert.equal(routes[0].match, undefined);
+  assert.deepEqual(chain.map((h: any) => h.handler), ['gatehouse_botblock', 'encode', 'gatehouse_mirror', 'gatehouse_circuit_breaker']);
   const cb = chain[3];
   assert.equal(cb.route_id, String(r.data.route.id));
   assert.equal(cb.threshold, 5);
   assert.equal(cb.timeout, 30);
   assert.equal(cb.report_url, `http://127.0.0.1:${s.deps.config.port}/internal/circuit-breaker`);
   assert.equal(cb.report_secret, `{file.${breakerSecretPath(s.dataDir)}}`);
-  assert.equal(chain[4].load_balancing.retries, 3);
+  assert.deepEqual(routes[1].match, [{ method: ['GET', 'HEAD', 'OPTIONS', 'DELETE'], gatehouse_bodiless: {} }]);
+  assert.equal(routes[2].match, undefined);
+  assert.deepEqual(routes.slice(1).map((rt: any) => [rt.handle.length, rt.handle[0].handler, rt.handle[0].load_balancing.retries, rt.handle[0].request_buffers]), [[1, 'reverse_proxy', 3, undefined], [1, 'reverse_proxy', 3, 65536]]);
 });
 
 test('circuit-breaker reports: 404 without the secret, stored with it, no proxy reload, visible in GET /routes/:id', async () => {

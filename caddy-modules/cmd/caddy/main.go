@@ -19,6 +19,7 @@ import (
 	_ "github.com/mholt/caddy-ratelimit"
 
 	// Gatehouse modules.
+	_ "github.com/gatehouse/caddy-modules/bodiless"
 	_ "github.com/gatehouse/caddy-modules/botblock"
 	_ "github.com/gatehouse/caddy-modules/circuitbreaker"
 	_ "github.com/gatehouse/caddy-modules/hostroute"

@@ -21,8 +21,8 @@
 // - apps.layer4 (caddy-l4): one server per enabled L4 route on its l4_listen_port.
 import type { Route } from '../routes/model.js';
 import { gatewayUpstream, withGatewayWol } from '../gateways/caddy.js';
-import { addAccessLog, addRetries, botBlockHandler, circuitBreakerHandler, mirrorHandler, type BreakerSeed } from './resilience.js';
-import { protectionRoutes } from '../route-auth/caddy.js';
+import { addAccessLog, retryRoutes, botBlockHandler, circuitBreakerHandler, mirrorHandler, type BreakerSeed } from './resilience.js';
+import { protectionRoutes, type CaddyRoute } from '../route-auth/caddy.js';
 
 export interface ProxySettings {
   httpPort: number;
@@ -127,21 +127,23 @@ function reverseProxy(route: Route, up: { host: string; port: number }): CaddyHa
 }
 
 /**
- * The handler chain of one HTTP route, in order. Later features insert their handlers here, in this
- * order: peer ACL / IP filter, rate limit, authentication (basic auth or forward_auth), bot
- * blocker, compression, mirroring, then reverse_proxy (with retries and circuit breaker).
+ * The handler chain of one HTTP route, in order: bot blocker, compression, mirroring, circuit
+ * breaker, reverse_proxy; with retries, `tail` holds the reverse_proxy instead, as routes that
+ * follow the chain in the host's route list (resilience.ts retryRoutes).
  */
-export function routeHandlers(route: Route, ctx: RenderContext): CaddyHandler[] {
+export function routeHandlers(route: Route, ctx: RenderContext): { chain: CaddyHandler[]; tail: CaddyRoute[] } {
   const up = routeUpstream(route, ctx);
-  if ('unavailable' in up) return [unavailableResponse()];
+  if ('unavailable' in up) return { chain: [unavailableResponse()], tail: [] };
   const chain: CaddyHandler[] = [];
   if (route.bot_blocker_enabled) chain.push(botBlockHandler(route));
   if (route.compress_enabled) chain.push(encodeHandler());
   const mirror = route.mirror_enabled ? mirrorHandler(route, ctx) : null;
   if (mirror) chain.push(mirror);
   if (route.circuit_breaker_enabled) chain.push(circuitBreakerHandler(route, ctx));
-  chain.push(withGatewayWol(addRetries(reverseProxy(route, up), route), route, ctx.settings.sidecarUpstream));
-  return chain;
+  const proxy = withGatewayWol(reverseProxy(route, up), route, ctx.settings.sidecarUpstream);
+  const tail = retryRoutes(proxy, route);
+  if (!tail) chain.push(proxy);
+  return { chain, tail: tail ?? [] };
 }
 
 /** One host entry of the host map: a Caddy route list, like a `subroute` body. */
@@ -155,16 +157,18 @@ function hostEntry(handlers: CaddyHandler[]): Json {
  * limit after route auth) in front of routeHandlers(). An unprotected route is one plain route.
  */
 function routeHostEntry(route: Route, ctx: RenderContext): Json {
-  const rest = routeHandlers(route, ctx);
+  const { chain: rest, tail } = routeHandlers(route, ctx);
   const routeAuth = ctx.protectedRouteIds?.has(route.id) ?? false;
   const basicAuth = !!(route.basic_auth_user && route.basic_auth_password_hash);
-  if (!routeAuth && !basicAuth && !route.acl_enabled && !route.ip_filter_enabled && !route.rate_limit_enabled) return hostEntry(rest);
+  if (!routeAuth && !basicAuth && !route.acl_enabled && !route.ip_filter_enabled && !route.rate_limit_enabled) {
+    return { routes: [...(rest.length ? [{ handle: rest }] : []), ...tail] };
+  }
   // ACL: the tunnel addresses of the listed peers that are on the interface now (enabled, not expired).
   const aclAddresses = route.acl_peer_ids.flatMap((id) => {
     const p = ctx.peers.get(id);
     return p?.enabled ? [p.address] : [];
   });
-  return { routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses }, rest) };
+  return { routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses }, rest, tail) };
 }
 
 /** The server-level named route every plain reverse_proxy of the host map goes through. */

@@ -2,15 +2,16 @@
 // routeHandlers() in render.ts. Pure: everything comes from the route and the render context.
 //
 // Order inside the chain (render.ts): ... auth → gatehouse_botblock → encode → gatehouse_mirror →
-// gatehouse_circuit_breaker → reverse_proxy (with retries). The bot blocker runs before compression
-// and mirroring so a blocked request is neither mirrored nor counted by the breaker; the mirror
-// copies what reaches the backend; the breaker sits directly before reverse_proxy (module README)
-// and sees one outcome per client request, after reverse_proxy's retries.
+// gatehouse_circuit_breaker → reverse_proxy (with retries: two routes after the chain, see retryRoutes). The
+// bot blocker runs before compression and mirroring so a blocked request is neither mirrored nor
+// counted by the breaker; the mirror copies what reaches the backend; the breaker sits directly
+// before reverse_proxy (module README) and sees one outcome per client request, after the retries.
 //
 // Module JSON: caddy-modules/{botblock,mirror,circuitbreaker}/README.md, caddy-modules/RETRY.md.
 import path from 'node:path';
 import type { Route } from '../routes/model.js';
 import type { CaddyConfig, CaddyHandler, RenderContext } from './render.js';
+import type { CaddyRoute } from '../route-auth/caddy.js';
 
 type Json = Record<string, unknown>;
 
@@ -80,8 +81,19 @@ export function circuitBreakerHandler(route: Route, ctx: RenderContext): CaddyHa
 
 /** Must equal the number in the retry expressions (RETRY.md). */
 export const RETRY_REQUEST_BUFFERS = 65536;
+/** Idempotent methods (RFC 9110 §9.2.2, TRACE left out): the only ones retried on a response status. */
 const RETRY_METHODS = ['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE'];
-const BODY_OK = `({http.request.header.Content-Length} == '' ? ({http.request.method} != 'PUT' && {http.request.header.Transfer-Encoding} == '') : int({http.request.header.Content-Length}) < ${RETRY_REQUEST_BUFFERS})`;
+/** The idempotent methods that usually carry no content: sent to the lean reverse_proxy when bodiless. */
+const LEAN_METHODS = ['GET', 'HEAD', 'OPTIONS', 'DELETE'];
+/**
+ * "This request's body can be sent again", for the requests that reach the buffering
+ * reverse_proxy: a Content-Length below request_buffers (the body is buffered whole), or no
+ * Content-Length over HTTP/3 (which cannot say "no content" up front; a PUT without it is not
+ * retried). Without Content-Length over HTTP/1 (chunked) or HTTP/2 (streamed) the request did
+ * carry a body of unknown length, since bodiless ones take the lean reverse_proxy: not retried.
+ */
+const BODY_OK = `({http.request.header.Content-Length} == '' ? ({http.request.method} != 'PUT' && {http.request.proto} == 'HTTP/3.0') : int({http.request.header.Content-Length}) < ${RETRY_REQUEST_BUFFERS})`;
+const TRANSPORT_ERROR = '{http.reverse_proxy.is_transport_error} == true';
 
 /** Parses retry_status_codes: trimmed integers 100-599, de-duplicated, in order. */
 export function retryStatuses(codes: string | null): number[] {
@@ -95,23 +107,45 @@ export function retryStatuses(codes: string | null): number[] {
   return out;
 }
 
-/** Adds reverse_proxy retry fields (RETRY.md) to a reverse_proxy handler, in place. */
-export function addRetries(h: CaddyHandler, route: Route): CaddyHandler {
-  if (!route.retry_enabled || !route.retry_count || route.retry_count < 1) return h;
+/**
+ * The reverse_proxy of a route with retries (RETRY.md), as two routes that follow the route's
+ * handler chain in its host's route list: bodiless GET, HEAD, OPTIONS and DELETE requests
+ * (gatehouse_bodiless) take a lean copy of `h` (retries with one short status expression, nothing
+ * buffered), every other request a copy that buffers bodies below request_buffers so that PUT and
+ * DELETE with a body can be replayed. A reverse_proxy never calls the next handler, so a request
+ * that the first route takes never reaches the second. Routes rather than a `subroute` handler:
+ * Caddy compiles a subroute's routes on every request, a host's route list once.
+ * null without retries: `h` goes at the end of the chain as it is.
+ */
+export function retryRoutes(h: CaddyHandler, route: Route): CaddyRoute[] | null {
+  if (!route.retry_enabled || !route.retry_count || route.retry_count < 1) return null;
   const statuses = retryStatuses(route.retry_status_codes);
-  const match: Json[] = [];
-  if (statuses.length) match.push({ method: RETRY_METHODS, expression: `{http.reverse_proxy.status_code} in [${statuses.join(', ')}] && ${BODY_OK}` });
-  match.push({ method: RETRY_METHODS, expression: `{http.reverse_proxy.is_transport_error} && ${BODY_OK}` });
-  h.request_buffers = RETRY_REQUEST_BUFFERS;
-  h.load_balancing = { retries: route.retry_count, retry_match: match };
-  return h;
+  const status = statuses.length ? `{http.reverse_proxy.status_code} in [${statuses.join(', ')}]` : null;
+  const lean: CaddyHandler = {
+    ...h,
+    load_balancing: { retries: route.retry_count, retry_match: [...(status ? [{ expression: status }] : []), { expression: TRANSPORT_ERROR }] },
+  };
+  const buffering: CaddyHandler = {
+    ...h,
+    request_buffers: RETRY_REQUEST_BUFFERS,
+    load_balancing: {
+      retries: route.retry_count,
+      retry_match: [...(status ? [{ method: RETRY_METHODS, expression: `${status} && ${BODY_OK}` }] : []), { method: RETRY_METHODS, expression: `${TRANSPORT_ERROR} && ${BODY_OK}` }],
+    },
+  };
+  return [{ match: [{ method: LEAN_METHODS, gatehouse_bodiless: {} }], handle: [lean] }, { handle: [buffering] }];
 }
 
 /** Caddy's JSON access log: <dataDir>/caddy/access.log, read by the sidecar (logs/access-log.ts). */
 export const accessLogFile = (dataDir: string) => path.join(dataDir, 'caddy', 'access.log');
 export const ACCESS_LOGGER = 'gatehouse';
-/** Roll settings of the access-log file (Caddy's file writer; rotated files are access-<time>.log). */
-export const ACCESS_LOG_ROLL = { roll_size_mb: 20, roll_keep: 3, roll_keep_days: 7 };
+/**
+ * Roll settings of the access-log file (Caddy's file writer). Rotated files stay uncompressed
+ * (access-<time>.log): the sidecar finishes reading a rotated file by its inode, which gzip
+ * (Caddy's default) would replace within a moment of the rotation, losing the lines not read yet;
+ * compressing 20 MB also cost Caddy ~0.3 s of CPU on every rotation, taken from live traffic.
+ */
+export const ACCESS_LOG_ROLL = { roll_size_mb: 20, roll_keep: 3, roll_keep_days: 7, roll_compression: 'none' };
 
 /**
  * Every HTTP server logs every request to the logger http.log.access.gatehouse

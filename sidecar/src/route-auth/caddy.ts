@@ -21,7 +21,7 @@
 //                                            (routeAuthPagesRoute), then forward auth
 //                                            (forwardAuthHandler) for everything else
 //   5. rate limit                          - AFTER auth for route auth
-//   6. rest
+//   6. rest (the route's handler chain), then tail (its retrying reverse_proxy routes, if any)
 //
 // The renderer also has to re-render when a route_auth row appears or disappears: the route-auth
 // service writes through deps.proxy.transact() when the proxy service exists, so the snapshot read
@@ -190,7 +190,7 @@ export interface ProtectionOptions {
 }
 
 /** The whole route list of a protected host, in the order of the note at the top of this file. */
-export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions, rest: readonly CaddyHandler[]): CaddyRoute[] {
+export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions, rest: readonly CaddyHandler[], tail: readonly CaddyRoute[] = []): CaddyRoute[] {
   const out: CaddyRoute[] = [];
   if (route.acl_enabled) out.push(aclRoute(opts.aclAddresses));
   if (route.ip_filter_enabled && !opts.routeAuth) {
@@ -208,6 +208,7 @@ export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions,
     if (route.basic_auth_user && route.basic_auth_password_hash) chain.push(basicAuthHandler(route.basic_auth_user, route.basic_auth_password_hash));
   }
   chain.push(...rest);
-  out.push({ handle: chain });
+  if (chain.length) out.push({ handle: chain });
+  out.push(...tail);
   return out;
 }
