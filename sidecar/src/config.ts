@@ -26,6 +26,8 @@ const schema = z.object({
   GATEHOUSE_HTTPS_PORT: port.default(443),
   GATEHOUSE_CADDY_ADMIN: hostPort.default('127.0.0.1:2019'),
   GATEHOUSE_CADDY_BIN: z.string().optional(),
+  /** MB at which Caddy rolls its JSON access log (<data>/caddy/access.log) */
+  GATEHOUSE_ACCESS_LOG_ROLL_MB: z.coerce.number().int().min(1).max(1024).default(20),
   GATEHOUSE_MANAGE_CADDY: bool.default(true),
   /** address Caddy's HTTP, HTTPS and L4 listeners bind to; empty = every interface */
   GATEHOUSE_PROXY_BIND: z.string().regex(/^[0-9A-Fa-f.:]*$/, 'must be an IP address such as 127.0.0.1 (empty: every interface)').optional(),
@@ -77,6 +79,8 @@ export interface Config {
   caddyAdmin: string;
   caddyBin: string;
   manageCaddy: boolean;
+  /** Size in MB at which Caddy rolls the access log (GATEHOUSE_ACCESS_LOG_ROLL_MB). */
+  accessLogRollMb: number;
   /** Bind address of Caddy's HTTP/HTTPS/L4 listeners ('' = every interface). */
   proxyBind: string;
   adminDomain?: string;
@@ -135,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     caddyAdmin: e.GATEHOUSE_CADDY_ADMIN,
     caddyBin: e.GATEHOUSE_CADDY_BIN ?? path.join(repoRoot, 'bin', 'caddy'),
     manageCaddy: e.GATEHOUSE_MANAGE_CADDY,
+    accessLogRollMb: e.GATEHOUSE_ACCESS_LOG_ROLL_MB,
     proxyBind: e.GATEHOUSE_PROXY_BIND ?? '',
     adminDomain: e.GATEHOUSE_ADMIN_DOMAIN,
     tls: e.GATEHOUSE_TLS,

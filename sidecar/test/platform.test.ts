@@ -106,9 +106,12 @@ test('config: defaults, and bad values rejected naming the variable', () => {
   assert.equal(c.wg.port, 51820);
   assert.equal(c.wg.subnet, '10.8.0.0/24');
   assert.equal(c.dataDir, path.resolve('./data'));
-  assert.throws(() => loadConfig({ GATEHOUSE_PORT: 'eighty', GATEHOUSE_WG_SUBNET: '10.8.0.0/33', DATABASE_URL: 'mysql://x' }), (err: Error) => {
+  assert.equal(c.accessLogRollMb, 20);
+  assert.equal(loadConfig({ GATEHOUSE_ACCESS_LOG_ROLL_MB: '100' }).accessLogRollMb, 100);
+  assert.throws(() => loadConfig({ GATEHOUSE_PORT: 'eighty', GATEHOUSE_WG_SUBNET: '10.8.0.0/33', DATABASE_URL: 'mysql://x', GATEHOUSE_ACCESS_LOG_ROLL_MB: '0' }), (err: Error) => {
     assert.ok(err instanceof ConfigError);
     assert.match(err.message, /GATEHOUSE_PORT="eighty"/);
+    assert.match(err.message, /GATEHOUSE_ACCESS_LOG_ROLL_MB="0"/);
     assert.match(err.message, /GATEHOUSE_WG_SUBNET/);
     assert.match(err.message, /DATABASE_URL/);
     return true;

@@ -42,6 +42,8 @@ export interface ProxySettings {
   gatewayProxyPort?: number;
   /** Caddy's JSON access log file (<dataDir>/caddy/access.log); unset = no access log. */
   accessLogFile?: string;
+  /** Roll size of that file in MB (default ACCESS_LOG_ROLL.roll_size_mb). */
+  accessLogRollMb?: number;
 }
 
 export interface PeerTarget {
@@ -312,6 +314,6 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
     admin: { listen: settings.adminListen, config: { persist: false } },
     apps,
   };
-  if (settings.accessLogFile) addAccessLog(cfg, servers, settings.accessLogFile);
+  if (settings.accessLogFile) addAccessLog(cfg, servers, settings.accessLogFile, settings.accessLogRollMb);
   return cfg;
 }

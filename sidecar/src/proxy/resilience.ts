@@ -140,7 +140,8 @@ export function retryRoutes(h: CaddyHandler, route: Route): CaddyRoute[] | null 
 export const accessLogFile = (dataDir: string) => path.join(dataDir, 'caddy', 'access.log');
 export const ACCESS_LOGGER = 'gatehouse';
 /**
- * Roll settings of the access-log file (Caddy's file writer). Rotated files stay uncompressed
+ * Roll settings of the access-log file (Caddy's file writer; roll_size_mb is the default of
+ * GATEHOUSE_ACCESS_LOG_ROLL_MB). Rotated files stay uncompressed
  * (access-<time>.log): the sidecar finishes reading a rotated file by its inode, which gzip
  * (Caddy's default) would replace within a moment of the rotation, losing the lines not read yet;
  * compressing 20 MB also cost Caddy ~0.3 s of CPU on every rotation, taken from live traffic.
@@ -153,13 +154,13 @@ export const ACCESS_LOG_ROLL = { roll_size_mb: 20, roll_keep: 3, roll_keep_days:
  * entries); the sidecar maps each line's Host to its route. The logger writes JSON lines to
  * `file` only (excluded from Caddy's default log).
  */
-export function addAccessLog(cfg: CaddyConfig, servers: Record<string, Json>, file: string): void {
+export function addAccessLog(cfg: CaddyConfig, servers: Record<string, Json>, file: string, rollMb = ACCESS_LOG_ROLL.roll_size_mb): void {
   for (const srv of Object.values(servers)) srv.logs = { default_logger_name: ACCESS_LOGGER };
   cfg.logging = {
     logs: {
       default: { exclude: [`http.log.access.${ACCESS_LOGGER}`] },
       [ACCESS_LOGGER]: {
-        writer: { output: 'file', filename: file, ...ACCESS_LOG_ROLL },
+        writer: { output: 'file', filename: file, ...ACCESS_LOG_ROLL, roll_size_mb: rollMb },
         encoder: { format: 'json' },
         include: [`http.log.access.${ACCESS_LOGGER}`],
       },

@@ -23,6 +23,7 @@ export function proxySettings(config: Config): ProxySettings {
     dataDir: config.dataDir,
     gatewayProxyPort: config.gateways.proxyPort,
     accessLogFile: accessLogFile(config.dataDir),
+    accessLogRollMb: config.accessLogRollMb,
   };
 }
 
