@@ -37,9 +37,6 @@ const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
-
-
-
 interface WrkResult {
   rps: number;
   p99: number;
@@ -66,7 +63,6 @@ const pinned = (cmd: string, args: string[]): [string, string[]] => (PIN ? ['tas
 function pin(pid: number, cpu: number): void {
   if (PIN) execFileSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
 }
-
 
 const wrkArgs = (host: string, duration: string, url: string) => ['-t1', `-c${CONNS}`, `-d${duration}`, '--latency', '-H', `Host: ${host}`, '-H', `User-Agent: ${UA}`, url];
 const warm = (url: string, host: string) => execFileSync(...pinned('wrk', wrkArgs(host, '2s', url)), { stdio: 'pipe' });

@@ -2,10 +2,11 @@
 // routeHandlers() in render.ts. Pure: everything comes from the route and the render context.
 //
 // Order inside the chain (render.ts): ... auth → gatehouse_botblock → encode → gatehouse_mirror →
-// gatehouse_circuit_breaker → reverse_proxy (with retries: two routes after the chain, see retryRoutes). The
-// bot blocker runs before compression and mirroring so a blocked request is neither mirrored nor
-// counted by the breaker; the mirror copies what reaches the backend; the breaker sits directly
-// before reverse_proxy (module README) and sees one outcome per client request, after the retries.
+// gatehouse_circuit_breaker → reverse_proxy (with retries: two routes after the chain, see
+// retryRoutes). The bot blocker runs before compression and mirroring so a blocked request is
+// neither mirrored nor counted by the breaker; the mirror copies what reaches the backend; the
+// breaker sits directly before reverse_proxy (module README) and sees one outcome per client
+// request, after the retries.
 //
 // Module JSON: caddy-modules/{botblock,mirror,circuitbreaker}/README.md, caddy-modules/RETRY.md.
 import path from 'node:path';
@@ -141,10 +142,10 @@ export const accessLogFile = (dataDir: string) => path.join(dataDir, 'caddy', 'a
 export const ACCESS_LOGGER = 'gatehouse';
 /**
  * Roll settings of the access-log file (Caddy's file writer; roll_size_mb is the default of
- * GATEHOUSE_ACCESS_LOG_ROLL_MB). Rotated files stay uncompressed
- * (access-<time>.log): the sidecar finishes reading a rotated file by its inode, which gzip
- * (Caddy's default) would replace within a moment of the rotation, losing the lines not read yet;
- * compressing 20 MB also cost Caddy ~0.3 s of CPU on every rotation, taken from live traffic.
+ * GATEHOUSE_ACCESS_LOG_ROLL_MB). Rotated files stay uncompressed (access-<time>.log): the sidecar
+ * finishes reading a rotated file by its inode, which gzip (Caddy's default) would replace within
+ * a moment of the rotation, losing the lines not read yet; compressing 20 MB also cost Caddy
+ * ~0.3 s of CPU on every rotation, taken from live traffic.
  */
 export const ACCESS_LOG_ROLL = { roll_size_mb: 20, roll_keep: 3, roll_keep_days: 7, roll_compression: 'none' };
 

@@ -50,11 +50,12 @@ export interface WgDriverOptions {
   onUserspaceExit?: (iface: string, code: number | null, signal: NodeJS.Signals | null, output: string) => void;
 }
 
-/** A failed `ip` / `wg` / `wireguard-go` run; carries the command line and what it printed. */
 /** How long a UAPI transaction may take before the driver falls back to `wg`. */
 const UAPI_TIMEOUT_MS = 5000;
+/** A WireGuard key as UAPI writes it: hex instead of base64. */
 const hexKey = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
 
+/** A failed `ip` / `wg` / `wireguard-go` run; carries the command line and what it printed. */
 export class WgCommandError extends Error {
   constructor(
     message: string,
