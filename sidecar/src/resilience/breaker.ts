@@ -93,7 +93,8 @@ export class BreakerService {
     if (prev !== undefined && r.at < prev) return false;
     this.lastAt.set(id, r.at);
     const opened = r.state === 'closed' ? null : r.opened_at || null;
-    const before = (await this.o.db.models.Route.findByPk(id, { attributes: ['cb_opened_at'], raw: true })) as { cb_opened_at: number | string | null } | null;
+    // only a closing report needs the stored opened_at (to log how long the breaker was open)
+    const before = r.state === 'closed' ? ((await this.o.db.models.Route.findByPk(id, { attributes: ['cb_opened_at'], raw: true })) as { cb_opened_at: number | string | null } | null) : null;
     const [n] = await this.o.db.models.Route.update({ cb_failure_count: r.failure_count, cb_opened_at: opened }, { where: { id, circuit_breaker_enabled: true } });
     this.reports++;
     if (n && r.state === 'open') {
