@@ -21,11 +21,10 @@ import { loadConfig } from '../../sidecar/src/config.js';
 import { startServer } from '../../sidecar/src/server.js';
 import { createLogger } from '../../sidecar/src/util/logger.js';
 import type { RouteAuthService } from '../../sidecar/src/route-auth/service.js';
+import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '..', '..');
-const CADDY = path.join(root, 'bin', 'caddy');
 const duration = process.env.BENCH_DURATION ?? '10s';
 const conns = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
@@ -78,12 +77,7 @@ async function main(): Promise<void> {
     GATEHOUSE_ADMIN_PASSWORD: 'bench-password-1',
     GATEHOUSE_WG_MANAGE: 'false',
     GATEHOUSE_WG_SUBNET: '127.77.0.0/24',
-    GATEHOUSE_MANAGE_CADDY: 'true',
-    GATEHOUSE_CADDY_BIN: CADDY,
-    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-    GATEHOUSE_HTTP_PORT: String(ports.http),
-    GATEHOUSE_HTTPS_PORT: String(ports.https),
-    GATEHOUSE_PROXY_BIND: '127.0.0.1',
+    ...managedCaddyEnv(ports),
     GATEHOUSE_TLS: 'internal',
     GATEHOUSE_LOG_LEVEL: 'error',
   });

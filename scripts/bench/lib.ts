@@ -14,10 +14,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CADDY as BUILT_CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? path.join(root, 'bin', 'caddy');
+export const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? BUILT_CADDY;
 const PASSWORD = 'bench-password-1';
 
 export const median = (xs: number[]) => {
@@ -127,12 +128,7 @@ export async function startBenchSidecar(opts: { name: string; subnet: string; en
     GATEHOUSE_BIND: '127.0.0.1',
     GATEHOUSE_ADMIN_USER: 'admin',
     GATEHOUSE_ADMIN_PASSWORD: PASSWORD,
-    GATEHOUSE_MANAGE_CADDY: 'true',
-    GATEHOUSE_CADDY_BIN: CADDY,
-    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-    GATEHOUSE_HTTP_PORT: String(ports.http),
-    GATEHOUSE_HTTPS_PORT: String(ports.https),
-    GATEHOUSE_PROXY_BIND: '127.0.0.1',
+    ...managedCaddyEnv(ports, '127.0.0.1', CADDY),
     GATEHOUSE_WG_MANAGE: 'false',
     GATEHOUSE_WG_SUBNET: opts.subnet,
     GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',

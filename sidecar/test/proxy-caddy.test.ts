@@ -12,7 +12,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { stripMarker, type ProxyService } from '../src/proxy/service.js';
 import type { RoutesService } from '../src/routes/service.js';
@@ -21,8 +20,8 @@ import { caddyPaths } from '../src/proxy/supervisor.js';
 import { CaddyAdminClient } from '../src/proxy/admin-client.js';
 import { configHash } from '../src/proxy/canonical.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
+import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 
 /** GET through Caddy on 127.0.0.1 with a Host header; null when the connection fails. */
@@ -76,12 +75,7 @@ before(async () => {
   const octet = 10 + (process.pid % 200);
   s = await startTestServer(
     {
-      GATEHOUSE_MANAGE_CADDY: 'true',
-      GATEHOUSE_CADDY_BIN: CADDY,
-      GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-      GATEHOUSE_HTTP_PORT: String(ports.http),
-      GATEHOUSE_HTTPS_PORT: String(ports.https),
-      GATEHOUSE_PROXY_BIND: '127.0.0.1',
+      ...managedCaddyEnv(ports),
       GATEHOUSE_WG_SUBNET: `127.77.${octet}.0/24`,
       GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
     },

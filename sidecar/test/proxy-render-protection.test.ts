@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { renderCaddyConfig, type PeerTarget, type ProxySettings, type ProxySnapshot } from '../src/proxy/render.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
+import { CADDY } from '../../test/lib/caddy-env.js';
 
 const GOLDEN = path.join(import.meta.dirname, 'golden', 'caddy');
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 
 const settings: ProxySettings = {
   httpPort: 80,

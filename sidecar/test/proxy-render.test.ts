@@ -10,9 +10,9 @@ import path from 'node:path';
 import { renderCaddyConfig, type ProxySettings, type ProxySnapshot, type PeerTarget } from '../src/proxy/render.js';
 import { canonicalJson, configHash } from '../src/proxy/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
+import { CADDY } from '../../test/lib/caddy-env.js';
 
 const GOLDEN = path.join(import.meta.dirname, 'golden', 'caddy');
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 
 const settings: ProxySettings = {
   httpPort: 80,

@@ -13,8 +13,8 @@ import { CaddyAdminClient } from '../src/proxy/admin-client.js';
 import { createLogger } from '../src/util/logger.js';
 import { systemClock } from '../src/util/clock.js';
 import { freePort } from '../../test/lib/ports.js';
+import { CADDY } from '../../test/lib/caddy-env.js';
 
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const log = createLogger('error', true);
 
 function tmp(): string {

@@ -18,8 +18,8 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
 import { freePort } from '../../test/lib/ports.js';
+import { CADDY } from '../../test/lib/caddy-env.js';
 
-const CADDY = path.resolve(import.meta.dirname, '../../bin/caddy');
 const haveCaddy = fs.existsSync(CADDY);
 const HASH = '$2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4IjWJPDhjvG';
 

@@ -15,8 +15,8 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import type { AccessLogService } from '../src/logs/access-log.js';
 import { accessLogFile } from '../src/proxy/resilience.js';
 import { freePort } from '../../test/lib/ports.js';
+import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 
-const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
@@ -63,8 +63,7 @@ before(async () => {
   const octet = 10 + ((process.pid + 97) % 200);
   s = await startTestServer(
     {
-      GATEHOUSE_MANAGE_CADDY: 'true', GATEHOUSE_CADDY_BIN: CADDY, GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${await freePort()}`,
-      GATEHOUSE_HTTP_PORT: String(httpPort), GATEHOUSE_HTTPS_PORT: String(await freePort()), GATEHOUSE_PROXY_BIND: '127.0.0.1',
+      ...managedCaddyEnv({ http: httpPort, https: await freePort(), admin: await freePort() }),
       GATEHOUSE_WG_SUBNET: `127.77.${octet}.0/24`, GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_ACCESS_LOG_ROLL_MB: '1',
       // Caddy's breaker reports go to http://127.0.0.1:<GATEHOUSE_PORT>: listen there for real.
       GATEHOUSE_PORT: String(await freePort()), GATEHOUSE_BIND: '127.0.0.1',

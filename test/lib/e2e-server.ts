@@ -2,10 +2,10 @@
 // interface name, /24 and UDP port, and the real custom Caddy (bin/caddy) supervised on its own
 // ports. Each test spreads its own keys over `env` (rate limits, TLS, gateway timings, …).
 //   const { env, ports, serverIp } = await e2eServerEnv({ iface: 'ghx123', subnet: '10.250.7', publicHost, proxyBind });
-import path from 'node:path';
+import { CADDY, managedCaddyEnv } from './caddy-env.js';
 import { freePort } from './ports.js';
 
-export const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
+export { CADDY };
 
 export interface E2ePorts {
   api: number;
@@ -31,12 +31,7 @@ export async function e2eServerEnv(o: { iface: string; subnet: string; publicHos
     GATEHOUSE_WG_PORT: String(ports.wg),
     GATEHOUSE_WG_POLL_INTERVAL: '3600',
     GATEHOUSE_PUBLIC_HOST: o.publicHost,
-    GATEHOUSE_MANAGE_CADDY: 'true',
-    GATEHOUSE_CADDY_BIN: CADDY,
-    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
-    GATEHOUSE_HTTP_PORT: String(ports.http),
-    GATEHOUSE_HTTPS_PORT: String(ports.https),
-    GATEHOUSE_PROXY_BIND: o.proxyBind === 'serverIp' ? serverIp : o.proxyBind,
+    ...managedCaddyEnv(ports, o.proxyBind === 'serverIp' ? serverIp : o.proxyBind),
     GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
   };
   return { env, ports, serverIp };

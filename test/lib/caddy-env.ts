@@ -1,0 +1,24 @@
+// The custom Caddy (bin/caddy) and the sidecar environment that has the sidecar start and supervise
+// it on given loopback ports: shared by the sidecar's Caddy tests, the end-to-end tests and the
+// benchmarks. Each caller spreads its own keys (data directory, WireGuard, rate limits…) around it.
+import path from 'node:path';
+
+export const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
+
+export interface CaddyPorts {
+  http: number;
+  https: number;
+  admin: number;
+}
+
+/** GATEHOUSE_MANAGE_CADDY with `bin`, its admin API on 127.0.0.1:admin, its listeners on `bind`. */
+export function managedCaddyEnv(ports: CaddyPorts, bind = '127.0.0.1', bin = CADDY): Record<string, string> {
+  return {
+    GATEHOUSE_MANAGE_CADDY: 'true',
+    GATEHOUSE_CADDY_BIN: bin,
+    GATEHOUSE_CADDY_ADMIN: `127.0.0.1:${ports.admin}`,
+    GATEHOUSE_HTTP_PORT: String(ports.http),
+    GATEHOUSE_HTTPS_PORT: String(ports.https),
+    GATEHOUSE_PROXY_BIND: bind,
+  };
+}
