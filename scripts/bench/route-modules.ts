@@ -91,7 +91,8 @@ const side = (xs: WrkResult[]): Side => ({
 /**
  * Ratio of the summed b to the summed a (one entry per round) and its 95 % interval by a moving
  * block bootstrap: rounds are resampled in runs of BLOCK consecutive ones, because the machine's
- * slow spells last several seconds and so touch neighbouring rounds alike.
+ * slow spells last several seconds and so touch neighbouring rounds alike. Below 2 × BLOCK rounds
+ * the resamples can hardly differ: no interval (lo and hi NaN).
  */
 const BLOCK = 4;
 function pairedRatio(a: number[], b: number[], resamples = 2000): { ratio: number; lo: number; hi: number } {
@@ -99,6 +100,7 @@ function pairedRatio(a: number[], b: number[], resamples = 2000): { ratio: numbe
   const sum = (xs: number[], idx: number[]) => idx.reduce((s, i) => s + xs[i], 0);
   const all = a.map((_, i) => i);
   const ratio = sum(b, all) / sum(a, all);
+  if (n < 2 * BLOCK) return { ratio, lo: NaN, hi: NaN };
   let seed = 0x2545f491; // xorshift32, fixed seed: the same runs give the same interval
   const rnd = () => {
     seed ^= seed << 13;
@@ -106,13 +108,12 @@ function pairedRatio(a: number[], b: number[], resamples = 2000): { ratio: numbe
     seed ^= seed << 5;
     return (seed >>> 0) / 2 ** 32;
   };
-  const block = Math.min(BLOCK, n);
   const rs: number[] = [];
   for (let k = 0; k < resamples; k++) {
     const idx: number[] = [];
     while (idx.length < n) {
-      const start = Math.floor(rnd() * (n - block + 1));
-      for (let j = 0; j < block && idx.length < n; j++) idx.push(start + j);
+      const start = Math.floor(rnd() * (n - BLOCK + 1));
+      for (let j = 0; j < BLOCK && idx.length < n; j++) idx.push(start + j);
     }
     rs.push(sum(b, idx) / sum(a, idx));
   }
@@ -211,7 +212,7 @@ async function main(): Promise<void> {
 
     console.log(`route modules through Caddy: wrk -t1 -c${CONNS}, ${DURATION} runs, ${ROUNDS} rounds of plain/all/control (and ${Math.ceil(ROUNDS / 2)} of plain/mirror) in rotating order, ${PIN ? 'Caddy pinned to CPU 1 (GOMAXPROCS=1), the rest to CPU 0' : 'no CPU pinning'}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     console.log(`  requests/s: mean over the runs; p99: median over the runs; ratios to plain: summed figures, [95 % interval, bootstrap over blocks of ${BLOCK} rounds]`);
-    const pct = (r: { ratio: number; lo: number; hi: number }) => `${(r.ratio * 100).toFixed(1)}% [${(r.lo * 100).toFixed(1)}-${(r.hi * 100).toFixed(1)}]`;
+    const pct = (r: { ratio: number; lo: number; hi: number }) => `${(r.ratio * 100).toFixed(1)}% ${Number.isNaN(r.lo) ? '[no interval]' : `[${(r.lo * 100).toFixed(1)}-${(r.hi * 100).toFixed(1)}]`}`;
     const row = (label: string, r: Side, extra = '') =>
       console.log(`  ${label.padEnd(58)} ${String(Math.round(r.rps)).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms  Caddy CPU ${r.caddyUs.toFixed(1).padStart(5)} µs/req  ${extra}${r.errors ? `  (${r.errors})` : ''}`);
     const ratio = (p: ReturnType<ReturnType<typeof measure>>) => `throughput ${pct(p.rps)}, Caddy CPU/req ${pct(p.cpu)}`;
@@ -221,7 +222,7 @@ async function main(): Promise<void> {
     row('plain route (in the mirror rounds)', mir.plain);
     row('mirror only (one target)', mir.other, ratio(mir));
     for (const [h, r] of breakdown) row(`${h.split('.')[0]} only (paired plain ${Math.round(r.plain.rps)} req/s)`, r.other, ratio(r));
-    const verdict = all.rps.lo >= 0.95 ? 'met: the whole interval is at or above 95%' : all.rps.ratio >= 0.95 ? 'met by the estimate, but the interval reaches below 95%: run more rounds (BENCH_ROUNDS)' : 'NOT met';
+    const verdict = Number.isNaN(all.rps.lo) ? `not shown: ${ROUNDS} rounds give no interval (BENCH_ROUNDS >= ${2 * BLOCK})` : all.rps.lo >= 0.95 ? 'met: the whole interval is at or above 95%' : all.rps.ratio >= 0.95 ? 'met by the estimate, but the interval reaches below 95%: run more rounds (BENCH_ROUNDS)' : 'NOT met';
     console.log(`  target, all modules >= 95% of plain's requests/s: ${verdict}`);
     if (mirrored) console.log(`  mirror counters:\n    ${mirrored}`);
     // What the modules' own code costs per request, measured in-process (steadier than wrk here).
