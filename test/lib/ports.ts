@@ -5,6 +5,7 @@
 //                                             back → the text, or null (refused, reset, timeout)
 import dgram from 'node:dgram';
 import net from 'node:net';
+import { socketExchange } from '../../sidecar/src/util/socket.js';
 
 export async function freePort(kind: 'tcp' | 'udp' = 'tcp', host = '127.0.0.1'): Promise<number> {
   if (kind === 'udp') {
@@ -22,21 +23,5 @@ export async function freePort(kind: 'tcp' | 'udp' = 'tcp', host = '127.0.0.1'):
 }
 
 export function tcpRoundTrip(host: string, port: number, msg: string, timeoutMs = 3000): Promise<string | null> {
-  return new Promise((resolve) => {
-    const sock = net.connect(port, host);
-    let got = '';
-    const done = (v: string | null) => {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(v);
-    };
-    const timer = setTimeout(() => done(null), timeoutMs);
-    sock.on('connect', () => sock.write(msg));
-    sock.on('data', (d) => {
-      got += d.toString();
-      if (got.length >= msg.length) done(got);
-    });
-    sock.on('error', () => done(null));
-    sock.on('close', () => done(got.length >= msg.length ? got : null));
-  });
+  return socketExchange({ host, port }, msg, (got) => got.length >= msg.length, timeoutMs);
 }

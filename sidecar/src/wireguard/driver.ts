@@ -24,6 +24,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseWgDump } from './dump.js';
+import { socketExchange } from '../util/socket.js';
 import { isWgKey } from './keys.js';
 import { renderPeerSection, renderServerConfig } from './render.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from './types.js';
@@ -282,24 +283,7 @@ export class WgDriver implements WireGuardDriver {
     } catch {
       return false;
     }
-    const reply = await new Promise<string | null>((resolve) => {
-      const c = net.createConnection(sock);
-      let out = '';
-      const done = (v: string | null) => {
-        clearTimeout(timer);
-        c.destroy();
-        resolve(v);
-      };
-      const timer = setTimeout(() => done(null), UAPI_TIMEOUT_MS);
-      c.setEncoding('utf8');
-      c.on('connect', () => c.write(`set=1\n${lines.join('\n')}\n\n`));
-      c.on('data', (d: string) => {
-        out += d;
-        if (out.endsWith('\n\n')) done(out);
-      });
-      c.on('error', () => done(null));
-      c.on('close', () => done(out.endsWith('\n\n') ? out : null));
-    });
+    const reply = await socketExchange({ path: sock }, `set=1\n${lines.join('\n')}\n\n`, (a) => a.endsWith('\n\n'), UAPI_TIMEOUT_MS);
     if (reply === null) return false;
     const errno = /^errno=(-?\d+)$/m.exec(reply)?.[1];
     if (errno === '0') return true;
