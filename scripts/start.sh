@@ -8,4 +8,4 @@ cd "$root"
 bash scripts/setup.sh
 if [[ -f gatehouse.env ]]; then set -a; . ./gatehouse.env; set +a; fi
 export WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1
-exec node sidecar/dist/main.js
+exec node --conditions=gatehouse-compiled sidecar/dist/main.js

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { z } from 'zod';
-import { wolRequestSchema } from '../../sidecar/src/gateways/protocol.js';
+import { wolRequestSchema } from '@gatehouse/common/gateway-protocol.js';
 import type { Logger } from './log.js';
 import { gatewayVersion } from './telemetry.js';
 import type { WolResult } from './wol.js';

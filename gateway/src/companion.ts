@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { CONFIG_HASH_RE, type GatewayConfig, type Heartbeat } from '../../sidecar/src/gateways/protocol.js';
+import { CONFIG_HASH_RE, type GatewayConfig, type Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 import { CompanionApi } from './api.js';
 import type { CompanionEnv } from './env.js';
 import { TcpListeners, UdpListeners } from './listeners.js';

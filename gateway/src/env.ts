@@ -6,8 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { isWgKey } from '../../sidecar/src/wireguard/keys.js';
-import { GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, parseEnvText } from '../../sidecar/src/gateways/protocol.js';
+import { isWgKey } from '@gatehouse/common/wireguard/keys.js';
+import { GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const seconds = z.coerce.number().positive().max(86_400);

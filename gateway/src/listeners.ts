@@ -5,7 +5,7 @@
 // (port in use) is reported as status "error" in the heartbeat and retried on every apply/retry().
 import dgram from 'node:dgram';
 import net from 'node:net';
-import type { GatewayListenerConfig } from '../../sidecar/src/gateways/protocol.js';
+import type { GatewayListenerConfig } from '@gatehouse/common/gateway-protocol.js';
 import type { Logger } from './log.js';
 
 export interface ListenerStatus {

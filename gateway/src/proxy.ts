@@ -12,7 +12,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { LAN_ERROR_HEADER, LAN_ERROR_VALUE, type GatewayRouteConfig } from '../../sidecar/src/gateways/protocol.js';
+import { LAN_ERROR_HEADER, LAN_ERROR_VALUE, type GatewayRouteConfig } from '@gatehouse/common/gateway-protocol.js';
 import type { Logger } from './log.js';
 
 /** Set on the companion's own answers (404 for unknown hosts, 502s); the health self-check looks for it. */

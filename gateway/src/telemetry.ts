@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Heartbeat } from '../../sidecar/src/gateways/protocol.js';
+import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 
 type Telemetry = Heartbeat['telemetry'];
 

@@ -3,8 +3,8 @@
 // one peer, the server, with the gateway's address and a route for each allowed CIDR (what
 // wg-quick would do with the same values).
 import dgram from 'node:dgram';
-import { WgDriver } from '../../sidecar/src/wireguard/driver.js';
-import type { WgPeerSpec } from '../../sidecar/src/wireguard/types.js';
+import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
+import type { WgPeerSpec } from '@gatehouse/common/wireguard/types.js';
 import type { CompanionEnv } from './env.js';
 import type { Logger } from './log.js';
 

@@ -7,7 +7,7 @@ import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
 import os from 'node:os';
-import { magicPacket } from '../../sidecar/src/gateways/protocol.js';
+import { magicPacket } from '@gatehouse/common/gateway-protocol.js';
 
 const ip2n = (ip: string) => ip.split('.').reduce((a, o) => (a << 8) + Number(o), 0) >>> 0;
 const n2ip = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');

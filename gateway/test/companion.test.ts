@@ -13,7 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { heartbeatSchema, parseEnvText } from '../../sidecar/src/gateways/protocol.js';
+import { heartbeatSchema, parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import type { GatewaysService } from '../../sidecar/src/gateways/service.js';
 import { Companion, Loop } from '../src/companion.js';
 import { loadEnv, EnvError } from '../src/env.js';

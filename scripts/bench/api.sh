@@ -14,7 +14,7 @@ port=$((20000 + RANDOM % 20000))
 [[ -f sidecar/dist/main.js ]] || npm run -s -w sidecar build
 GATEHOUSE_DATA_DIR=$dir GATEHOUSE_PORT=$port GATEHOUSE_ADMIN_PASSWORD=bench-password-1 GATEHOUSE_MANAGE_CADDY=false \
   GATEHOUSE_WG_MANAGE=false GATEHOUSE_RATE_LIMIT_ADMIN=100000000 GATEHOUSE_LOG_LEVEL=error \
-  node sidecar/dist/main.js >"$dir/sidecar.log" 2>&1 &
+  node --conditions=gatehouse-compiled sidecar/dist/main.js >"$dir/sidecar.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$dir"' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done

@@ -49,10 +49,10 @@ if [[ $use_caddy == 1 ]]; then
   pids+=($!)
   env_caddy=(BENCH_CADDY_CONFIG="$dir/caddy.json" BENCH_CADDY_PORT="$caddy_port" BENCH_BACKEND="127.0.0.1:$backend_port")
 fi
-(cd sidecar && npx tsc -p tsconfig.json --outDir "$dist" >/dev/null 2>&1) || true
+(cd sidecar && npx tsc -p common/tsconfig.json && npx tsc -p tsconfig.json --outDir "$dist" >/dev/null 2>&1) || true
 [[ -f $dist/server.js ]] || { echo "compiling the sidecar failed" >&2; exit 1; }
 fast_port=$(free_port)
-(exec env BENCH_DIST="$dist" BENCH_SIDECAR_PORT="$sidecar_port" BENCH_FAST_PORT="$fast_port" "${env_caddy[@]}" node scripts/bench/forward-auth-verify.mjs >"$dir/setup.json" 2>"$dir/setup.log") &
+(exec env BENCH_DIST="$dist" BENCH_SIDECAR_PORT="$sidecar_port" BENCH_FAST_PORT="$fast_port" "${env_caddy[@]}" node --conditions=gatehouse-compiled scripts/bench/forward-auth-verify.mjs >"$dir/setup.json" 2>"$dir/setup.log") &
 pids+=($!)
 for _ in $(seq 1 300); do [[ -s $dir/setup.json ]] && break; sleep 0.1; done
 [[ -s $dir/setup.json ]] || { echo "sidecar setup failed:" >&2; cat "$dir/setup.log" >&2; exit 1; }

@@ -19,8 +19,8 @@ import { loadConfig } from '../../sidecar/src/config.js';
 import { createDeps } from '../../sidecar/src/app-context.js';
 import { createLogger } from '../../sidecar/src/util/logger.js';
 import { WireGuardService } from '../../sidecar/src/wireguard/service.js';
-import { WgDriver } from '../../sidecar/src/wireguard/driver.js';
-import { renderServerConfig } from '../../sidecar/src/wireguard/render.js';
+import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
+import { renderServerConfig } from '@gatehouse/common/wireguard/render.js';
 import { freePort } from '../../test/lib/ports.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -65,8 +65,8 @@ async function main(): Promise<void> {
   // The sidecar as it runs in production: compiled (sidecar/dist, built now); BENCH_SIDECAR=tsx runs the sources.
   let entry = ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')];
   if (process.env.BENCH_SIDECAR !== 'tsx') {
-    const b = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: path.join(root, 'sidecar'), encoding: 'utf8' });
-    if (b.status === 0 && fs.existsSync(path.join(root, 'sidecar/dist/main.js'))) entry = [path.join(root, 'sidecar/dist/main.js')];
+    const b = spawnSync('npm', ['run', '-s', 'build'], { cwd: path.join(root, 'sidecar'), encoding: 'utf8' });
+    if (b.status === 0 && fs.existsSync(path.join(root, 'sidecar/dist/main.js'))) entry = ['--conditions=gatehouse-compiled', path.join(root, 'sidecar/dist/main.js')];
     else console.error(`build failed, running the sources through tsx instead:\n${(b.stdout + b.stderr).slice(-1500)}`);
   }
   const child = spawn(process.execPath, entry, { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') });

@@ -33,7 +33,7 @@ import { openDatabase } from '../../sidecar/src/db/index.js';
 import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
 import { readSnapshot, proxySettings } from '../../sidecar/src/proxy/snapshot.js';
 import { renderCaddyConfig } from '../../sidecar/src/proxy/render.js';
-import { configHash } from '../../sidecar/src/proxy/canonical.js';
+import { configHash } from '@gatehouse/common/canonical.js';
 import { loadConfig } from '../../sidecar/src/config.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY, median, parseWrk, request, startBenchSidecar, stopAll, track, waitUntil } from './lib.js';

@@ -10,9 +10,9 @@ import { DnsService } from '../src/dns/service.js';
 import { PeersService } from '../src/peers/service.js';
 import { DashboardService } from '../src/dashboard/service.js';
 import { rollup, addSamples } from '../src/peers/traffic.js';
-import { publicKeyFromPrivate } from '../src/wireguard/keys.js';
+import { publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import type { Deps } from '../src/deps.js';
-import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '../src/wireguard/types.js';
+import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 
 interface FakePeer extends WgPeerSpec {
   rx: number;

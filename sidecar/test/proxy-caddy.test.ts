@@ -18,7 +18,7 @@ import type { RoutesService } from '../src/routes/service.js';
 import type { CaddySupervisor } from '../src/proxy/supervisor.js';
 import { caddyPaths } from '../src/proxy/supervisor.js';
 import { CaddyAdminClient } from '../src/proxy/admin-client.js';
-import { configHash } from '../src/proxy/canonical.js';
+import { configHash } from '@gatehouse/common/canonical.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 

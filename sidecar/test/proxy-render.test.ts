@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { renderCaddyConfig, type ProxySettings, type ProxySnapshot, type PeerTarget } from '../src/proxy/render.js';
-import { canonicalJson, configHash } from '../src/proxy/canonical.js';
+import { canonicalJson, configHash } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import { configHash } from '../src/proxy/canonical.js';
+import { configHash } from '@gatehouse/common/canonical.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import type { RoutesService } from '../src/routes/service.js';
 

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WgCommandError, WgDriver, type WgDriverOptions } from '../src/wireguard/driver.js';
-import { renderServerConfig } from '../src/wireguard/render.js';
-import type { WgInterfaceSpec } from '../src/wireguard/types.js';
+import { WgCommandError, WgDriver, type WgDriverOptions } from '@gatehouse/common/wireguard/driver.js';
+import { renderServerConfig } from '@gatehouse/common/wireguard/render.js';
+import type { WgInterfaceSpec } from '@gatehouse/common/wireguard/types.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wgdrv-unit-'));
 const bin = path.join(root, 'bin');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseWgDump, WgDumpParseError } from '../src/wireguard/dump.js';
+import { parseWgDump, WgDumpParseError } from '@gatehouse/common/wireguard/dump.js';
 
 const K = (c: string) => c.repeat(43) + '=';
 // As `wg show wg0 dump` prints it: tabs, "(none)" and "off" for empty values.

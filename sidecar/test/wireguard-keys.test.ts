@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { generateKeyPair, generatePresharedKey, isWgKey, publicKeyFromPrivate } from '../src/wireguard/keys.js';
+import { generateKeyPair, generatePresharedKey, isWgKey, publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 
 function hasWg(): boolean {
   try {

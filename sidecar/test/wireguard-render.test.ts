@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { publicKeyFromPrivate } from '../src/wireguard/keys.js';
+import { publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import {
   allocateAddress,
   capacity,
@@ -13,9 +13,9 @@ import {
   renderServerConfig,
   serverAddress,
   serverInterfaceAddress,
-} from '../src/wireguard/render.js';
-import type { WgInterfaceSpec } from '../src/wireguard/types.js';
-import { AppError } from '../src/util/errors.js';
+} from '@gatehouse/common/wireguard/render.js';
+import type { WgInterfaceSpec } from '@gatehouse/common/wireguard/types.js';
+import { AppError } from '@gatehouse/common/errors.js';
 
 const GOLDEN = path.join(path.dirname(new URL(import.meta.url).pathname), 'golden', 'wireguard');
 

@@ -26,7 +26,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { parseEnvText } from '../../sidecar/src/gateways/protocol.js';
+import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';

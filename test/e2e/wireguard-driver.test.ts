@@ -8,10 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { WgDriver } from '../../sidecar/src/wireguard/driver.js';
-import { generateKeyPair, generatePresharedKey } from '../../sidecar/src/wireguard/keys.js';
-import { renderPeerConfig, serverAddress, serverInterfaceAddress } from '../../sidecar/src/wireguard/render.js';
-import type { WgInterfaceSpec, WgPeerSpec } from '../../sidecar/src/wireguard/types.js';
+import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
+import { generateKeyPair, generatePresharedKey } from '@gatehouse/common/wireguard/keys.js';
+import { renderPeerConfig, serverAddress, serverInterfaceAddress } from '@gatehouse/common/wireguard/render.js';
+import type { WgInterfaceSpec, WgPeerSpec } from '@gatehouse/common/wireguard/types.js';
 import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);

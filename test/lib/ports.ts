@@ -5,7 +5,7 @@
 //                                             back → the text, or null (refused, reset, timeout)
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { socketExchange } from '../../sidecar/src/util/socket.js';
+import { socketExchange } from '@gatehouse/common/socket.js';
 
 export async function freePort(kind: 'tcp' | 'udp' = 'tcp', host = '127.0.0.1'): Promise<number> {
   if (kind === 'udp') {

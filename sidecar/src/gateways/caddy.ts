@@ -12,7 +12,7 @@
 //   the sidecar's waking-up page, GET /gateway-wol/wait with X-Gatehouse-Wol-Route: <route id>.
 import type { Route } from '../routes/model.js';
 import type { CaddyHandler, PeerTarget } from '../proxy/render.js';
-import { GATEWAY_DEFAULTS, gatewayListenPort, LAN_ERROR_HEADER, LAN_ERROR_VALUE, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from './protocol.js';
+import { GATEWAY_DEFAULTS, gatewayListenPort, LAN_ERROR_HEADER, LAN_ERROR_VALUE, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 /** The upstream of a gateway route: the gateway's tunnel address and the companion port. */
 export function gatewayUpstream(route: Route, peers: Map<number, PeerTarget>, proxyPort: number | undefined): { host: string; port: number } | { unavailable: string } {

@@ -2,9 +2,9 @@
 // listeners of its L4 routes, and its HTTP proxy port. config_hash = "sha256:" + SHA-256 of the
 // canonical JSON (keys sorted at every level, no whitespace) of exactly that object, so the same
 // routes always give the same hash, on every server and after every restart.
-import { configHash } from '../proxy/canonical.js';
+import { configHash } from '@gatehouse/common/canonical.js';
 import type { Route } from '../routes/model.js';
-import { gatewayListenPort, type GatewayConfig, type GatewayListenerConfig, type GatewayRouteConfig } from './protocol.js';
+import { gatewayListenPort, type GatewayConfig, type GatewayListenerConfig, type GatewayRouteConfig } from '@gatehouse/common/gateway-protocol.js';
 
 export function buildGatewayConfig(peerId: number, routes: Route[], proxyPort: number): GatewayConfig {
   const mine = routes

@@ -13,7 +13,7 @@ import { zodFields } from '../http/errors.js';
 import { unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
 import type { WolService } from './wol.js';
-import { CONFIG_HASH_RE, heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from './protocol.js';
+import { CONFIG_HASH_RE, heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 export const checkQuery = z.object({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
 

@@ -26,13 +26,13 @@ import { asBool, isActive } from '../peers/view.js';
 import { rowToRoute } from '../routes/model.js';
 import type { WireGuardService } from '../wireguard/service.js';
 import type { PeersService } from '../peers/service.js';
-import { parseSubnet, serverAddress } from '../wireguard/render.js';
+import { parseSubnet, serverAddress } from '@gatehouse/common/wireguard/render.js';
 import { buildGatewayConfig, gatewayConfigHash } from './config.js';
 import { gatewayModel, type GatewayRow } from './model.js';
 import {
   GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, renderGatewayEnv,
   type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
-} from './protocol.js';
+} from '@gatehouse/common/gateway-protocol.js';
 import { deriveStatus, healthVerdict, tickInterval, type GatewayStatus, type Thresholds } from './state.js';
 
 export interface IssuedTokens {

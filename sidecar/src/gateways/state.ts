@@ -18,7 +18,7 @@
 // goes offline, which is what it is). The service re-evaluates on every heartbeat and on a timer
 // (every offline_after / 6, between 1 s and 10 s), so an offline transition is noticed at most one
 // timer period after offline_after has passed; each transition is logged once (GatewaysService.emit).
-import type { Heartbeat } from './protocol.js';
+import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 
 export type GatewayStatus = 'online' | 'offline' | 'unknown';
 

@@ -3,9 +3,9 @@
 // deps.dns and deps.dashboard.
 import type { Deps } from '../deps.js';
 import type { Feature } from '../features.js';
-import { WgDriver } from '../wireguard/driver.js';
+import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
 import { WireGuardService } from '../wireguard/service.js';
-import type { WireGuardDriver } from '../wireguard/types.js';
+import type { WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 import { wgEndpoints } from '../wireguard/endpoints.js';
 import { DnsService } from '../dns/service.js';
 import { dnsEndpoints } from '../dns/endpoints.js';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { epochOrIso } from '../http/registry.js';
 import { tagList } from '../tags/names.js';
-import { parseIPv4 } from '../wireguard/render.js';
+import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 
 export const NAME_MAX = 64;
 export const DESCRIPTION_MAX = 500;

@@ -6,8 +6,8 @@ import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import { AppError, conflict, notFound, validation } from '../util/errors.js';
-import { generateKeyPair, generatePresharedKey } from '../wireguard/keys.js';
-import { capacity, formatIPv4, parseIPv4, renderPeerConfig } from '../wireguard/render.js';
+import { generateKeyPair, generatePresharedKey } from '@gatehouse/common/wireguard/keys.js';
+import { capacity, formatIPv4, parseIPv4, renderPeerConfig } from '@gatehouse/common/wireguard/render.js';
 import type { WireGuardService } from '../wireguard/service.js';
 import type { DnsService } from '../dns/service.js';
 import { RESERVED_HOSTNAMES } from '../dns/service.js';

@@ -19,7 +19,7 @@
 // No-proxy mode (GATEHOUSE_MANAGE_CADDY=false): there is no Caddy to load into; every write still
 // renders (which validates that the configuration can be built) and records the hash, then commits.
 //
-// config_hash = SHA-256 of the canonical JSON (canonical.ts). On the write path the service only
+// config_hash = SHA-256 of the canonical JSON (@gatehouse/common/canonical.ts). On the write path the service only
 // compares the serialized body with the last one it loaded (the renderer is deterministic); the
 // canonical hash is computed lazily (status, reload, the reconcile loop) because at 10,000 routes it
 // costs about as much as rendering.
@@ -38,7 +38,7 @@ import type { Logger } from '../util/logger.js';
 import { AppError } from '../util/errors.js';
 import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
 import { BreakerMemory } from './breaker.js';
-import { configHash } from './canonical.js';
+import { configHash } from '@gatehouse/common/canonical.js';
 import { renderCaddyConfig, type CaddyConfig, type ProxySettings } from './render.js';
 import { readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
 

@@ -1,30 +1,5 @@
-// Domain errors. Services throw these and know nothing about HTTP; the one error middleware in
-// http/errors.ts maps each kind to a status code and the SPEC body {ok:false, error, fields?}.
-export type ErrorKind =
-  | 'validation'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'locked'
-  | 'rate_limited'
-  | 'payload_too_large'
-  | 'unavailable'
-  | 'upstream';
-
-export class AppError extends Error {
-  constructor(
-    public readonly kind: ErrorKind,
-    message: string,
-    public readonly fields?: Record<string, string>,
-    public readonly extra?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-export const validation = (message: string, fields?: Record<string, string>) => new AppError('validation', message, fields);
-export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
-export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('conflict', message, undefined, extra);
-export const forbidden = (message: string) => new AppError('forbidden', message);
-export const unauthorized = (message = 'Authentication required') => new AppError('unauthorized', message);
+// The domain errors (AppError and its constructors) live in the shared package, because the
+// WireGuard renderer there throws them too; this module re-exports them so that the sidecar's
+// services keep one short import. The one error middleware in http/errors.ts maps each kind to a
+// status code and the SPEC body {ok:false, error, fields?}.
+export * from '@gatehouse/common/errors.js';

@@ -23,9 +23,9 @@ import { conflict } from '../util/errors.js';
 import { Mutex } from '../peers/mutex.js';
 import { addSamples, rollup, HOUR } from '../peers/traffic.js';
 import { asBool, isActive, isOnline, ONLINE_WINDOW_MS } from '../peers/view.js';
-import { generateKeyPair, publicKeyFromPrivate } from './keys.js';
-import { parseSubnet, serverAddress, serverInterfaceAddress, type Subnet } from './render.js';
-import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from './types.js';
+import { generateKeyPair, publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
+import { parseSubnet, serverAddress, serverInterfaceAddress, type Subnet } from '@gatehouse/common/wireguard/render.js';
+import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 
 export const SERVER_KEY_SETTING = 'wg.server_private_key';
 export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';

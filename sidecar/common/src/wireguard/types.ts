@@ -1,5 +1,6 @@
-// The contract between the WireGuard driver (src/wireguard/driver.ts: wg, ip, wireguard-go) and
-// the services that decide what the interface should hold (src/peers, reconcile from the database).
+// The contract between the WireGuard driver (wireguard/driver.ts: wg, ip, wireguard-go) and what
+// decides what the interface should hold (the sidecar's peers and reconcile from the database, the
+// gateway companion's tunnel).
 
 export interface WgPeerSpec {
   publicKey: string;

@@ -8,7 +8,7 @@
 //   IPv4 tunnel addressing (network, server = first host, peers after it, broadcast unused).
 //
 // Every value is checked before it is written, so nothing can add a line to the file.
-import { validation } from '../util/errors.js';
+import { validation } from '../errors.js';
 import { isWgKey } from './keys.js';
 import type { WgInterfaceSpec, WgPeerSpec } from './types.js';
 

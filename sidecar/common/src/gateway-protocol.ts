@@ -1,7 +1,7 @@
 // The contract between the server (sidecar/src/gateways) and the gateway companion (gateway/):
 // token prefixes, the gateway.env keys and their rendering and parsing, the configuration the
-// companion receives, and the zod schemas of everything the companion sends. The companion imports
-// this file directly, so it depends on zod only and does no I/O.
+// companion receives, and the zod schemas of everything the companion sends. Both sides import it
+// from @gatehouse/common; it depends on zod only and does no I/O.
 import { z } from 'zod';
 
 /** Gateway API token (companion → server): `gthgw_<43 base64url chars>`, stored as SHA-256 only. */

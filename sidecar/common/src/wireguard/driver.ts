@@ -24,7 +24,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseWgDump } from './dump.js';
-import { socketExchange } from '../util/socket.js';
+import { socketExchange } from '../socket.js';
 import { isWgKey } from './keys.js';
 import { renderPeerSection, renderServerConfig } from './render.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from './types.js';
