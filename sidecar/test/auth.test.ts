@@ -239,3 +239,29 @@ test('token without a user cannot use profile endpoints; bound token can', async
   assert.equal(prof.status, 200);
   assert.equal(prof.data.profile.id, 1);
 });
+
+test('activity log filters accept a plain date and a zone-less date-time, read as UTC', async () => {
+  clock.set(Date.UTC(2027, 2, 4, 9, 30, 0));
+  const { cookie } = await login(s);
+  const h = { cookie };
+  await s.deps.activity.record({ source: 'test', event_type: 'dated_marker', message: 'at 2027-03-04T09:30Z' });
+  const q = async (qs: string) => {
+    const r = await s.req(`/api/v1/logs/activity?event_type=dated_marker&${qs}`, { headers: h });
+    assert.equal(r.status, 200, `${qs} → ${r.status} ${JSON.stringify(r.data)}`);
+    return r.data.entries.length as number;
+  };
+  assert.equal(await q('since=2027-03-04'), 1);
+  assert.equal(await q('since=2027-03-05'), 0);
+  assert.equal(await q('until=2027-03-04'), 0);
+  assert.equal(await q('since=2027-03-04T09:30:00'), 1);
+  assert.equal(await q('since=2027-03-04T09:30:01'), 0, 'zone-less means UTC, not server local time');
+  assert.equal(await q('since=2027-03-04T11:30:00%2B02:00'), 1);
+  const exp = await s.req('/api/v1/logs/activity/export?format=json&event_type=dated_marker&since=2027-03-04&until=2027-03-04T23:59:59', { headers: h });
+  assert.equal(exp.status, 200);
+  assert.equal(exp.data.length, 1);
+  for (const bad of ['since=2027-02-30', 'until=%5B1%5D', 'since=2027-03-04T25:00', 'since=99999999999999999']) {
+    const r = await s.req(`/api/v1/logs/activity?${bad}`, { headers: h });
+    assert.equal(r.status, 400, bad);
+    assert.ok(r.data.fields?.since || r.data.fields?.until, bad);
+  }
+});

@@ -461,3 +461,64 @@ describe('bad input: 400 with fields, nothing written', () => {
     assert.equal((await api(`/peers/${p.id}/config?download=maybe`)).status, 400);
   });
 });
+
+describe('expiry dates', () => {
+  const FAR = 9007199254740991;
+
+  test('a far-future expires_at (beyond what a Date holds) is refused with 400 on create and update, nothing saved', async () => {
+    const before = await peerCount();
+    for (const expires_at of [FAR, 8.64e15, Date.UTC(10000, 0, 1)]) {
+      const r = await create({ name: 'far-future', expires_at });
+      assert.equal(r.status, 400, `${expires_at} → ${r.status} ${JSON.stringify(r.data)}`);
+      assert.ok(r.data.fields?.expires_at, JSON.stringify(r.data));
+    }
+    assert.equal(await peerCount(), before);
+    const p = (await create({ name: 'far-upd' })).data.peer;
+    const r = await api(`/peers/${p.id}`, { method: 'PUT', json: { expires_at: FAR } });
+    assert.equal(r.status, 400);
+    assert.ok(r.data.fields?.expires_at);
+    assert.deepEqual((await api(`/peers/${p.id}`)).data.peer, p);
+    const last = await create({ name: 'year-9999', expires_at: '9999-12-31T23:59:59.999Z' });
+    assert.equal(last.status, 201, JSON.stringify(last.data));
+    assert.equal(last.data.peer.expires_at, '9999-12-31T23:59:59.999Z');
+  });
+
+  test('a stored out-of-range expiry never takes GET /peers or /peers/:id down', async () => {
+    const p = (await create({ name: 'bad-row' })).data.peer;
+    await s.deps.db.models.Peer.update({ expires_at: FAR }, { where: { id: p.id } });
+    const list = await api('/peers?limit=1000');
+    assert.equal(list.status, 200, JSON.stringify(list.data));
+    const inList = list.data.peers.find((x: any) => x.id === p.id);
+    assert.equal(inList.expires_at, null);
+    assert.equal(inList.expired, false);
+    const one = await api(`/peers/${p.id}`);
+    assert.equal(one.status, 200, JSON.stringify(one.data));
+    assert.equal(one.data.peer.name, 'bad-row');
+    await api(`/peers/${p.id}`, { method: 'DELETE' });
+  });
+
+  test('expires_at accepts a plain date and a date-time without zone, both read as UTC', async () => {
+    for (const [input, iso] of [
+      ['2030-01-01', '2030-01-01T00:00:00.000Z'],
+      ['2030-01-01T00:00:00', '2030-01-01T00:00:00.000Z'],
+      ['2030-01-01T08:30', '2030-01-01T08:30:00.000Z'],
+      ['2030-01-01T10:00:00+02:00', '2030-01-01T08:00:00.000Z'],
+      [Date.UTC(2030, 0, 1), '2030-01-01T00:00:00.000Z'],
+    ] as [unknown, string][]) {
+      const r = await create({ name: `date-${String(input).replace(/[^0-9]/g, '')}`, expires_at: input });
+      assert.equal(r.status, 201, `${input} → ${JSON.stringify(r.data)}`);
+      assert.equal(r.data.peer.expires_at, iso, String(input));
+      await api(`/peers/${r.data.peer.id}`, { method: 'DELETE' });
+    }
+  });
+
+  test('expires_at refuses a numeric string, an array, a boolean and impossible dates', async () => {
+    const before = await peerCount();
+    for (const expires_at of ['4102444800000', [4102444800000], true, '2030-02-30', '2030-13-01', '2030-01-01T24:00:00', 4102444800000.5]) {
+      const r = await create({ name: 'loose', expires_at });
+      assert.equal(r.status, 400, `${JSON.stringify(expires_at)} → ${r.status} ${JSON.stringify(r.data)}`);
+      assert.ok(r.data.fields?.expires_at);
+    }
+    assert.equal(await peerCount(), before);
+  });
+});

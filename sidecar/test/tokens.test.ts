@@ -98,3 +98,39 @@ test('bad token bodies: 400 with fields, nothing stored', async () => {
   assert.equal(badJson.status, 400);
   assert.equal(badJson.data.ok, false);
 });
+
+test('a far-future expires_at is refused with 400 and saves no token', async () => {
+  const count = async () => (await s.req('/api/v1/tokens', { headers: h })).data.tokens.length as number;
+  const before = await count();
+  for (const expires_at of [9007199254740991, 8.64e15 + 1, Date.UTC(10000, 0, 1)]) {
+    const r = await create({ name: 'far', scopes: ['logs'], expires_at });
+    assert.equal(r.status, 400, `${expires_at} → ${r.status} ${JSON.stringify(r.data)}`);
+    assert.ok(r.data.fields?.expires_at);
+  }
+  assert.equal(await count(), before);
+});
+
+test('a stored out-of-range expiry never takes GET /tokens down', async () => {
+  const r = await create({ name: 'bad-row', scopes: ['logs'] });
+  await s.deps.db.models.ApiToken.update({ expires_at: 9007199254740991 }, { where: { id: r.data.record.id } });
+  const list = await s.req('/api/v1/tokens', { headers: h });
+  assert.equal(list.status, 200, JSON.stringify(list.data));
+  const t = list.data.tokens.find((x: any) => x.id === r.data.record.id);
+  assert.equal(t.expires_at, null);
+  assert.equal(t.expired, false);
+  assert.equal((await s.req('/api/v1/logs/recent', { headers: bearer(r.data.token) })).status, 200, 'the token still works');
+});
+
+test('expires_at: plain dates and zone-less date-times are UTC; numeric strings, arrays and booleans are 400', async () => {
+  const plain = await create({ name: 'plain', scopes: ['logs'], expires_at: '2030-01-01' });
+  assert.equal(plain.status, 201, JSON.stringify(plain.data));
+  assert.equal(plain.data.record.expires_at, '2030-01-01T00:00:00.000Z');
+  const local = await create({ name: 'local', scopes: ['logs'], expires_at: '2030-01-01T00:00:00' });
+  assert.equal(local.status, 201, JSON.stringify(local.data));
+  assert.equal(local.data.record.expires_at, '2030-01-01T00:00:00.000Z');
+  for (const expires_at of ['4102444800000', [4102444800000], true]) {
+    const r = await create({ name: 'loose', scopes: ['logs'], expires_at });
+    assert.equal(r.status, 400, `${JSON.stringify(expires_at)} → ${r.status}`);
+    assert.ok(r.data.fields?.expires_at);
+  }
+});

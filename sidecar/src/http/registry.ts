@@ -99,4 +99,3 @@ export const paging = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).default(0),
 });
-export const epochOrIso = z.union([z.coerce.number().int().nonnegative(), z.string().datetime({ offset: true })]).transform((v) => (typeof v === 'number' ? v : Date.parse(v)));

@@ -2,15 +2,16 @@ import { stringify } from 'csv-stringify/sync';
 import type Koa from 'koa';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { defineEndpoint, epochOrIso, paging, type Endpoint } from '../http/registry.js';
+import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
+import { dateQuery } from '../http/fields.js';
 import { SEVERITIES } from './activity.js';
 
 const activityFilter = z.object({
   severity: z.enum(SEVERITIES).optional(),
   source: z.string().max(32).optional(),
   event_type: z.string().max(64).optional(),
-  since: epochOrIso.optional(),
-  until: epochOrIso.optional(),
+  since: dateQuery.optional(),
+  until: dateQuery.optional(),
 });
 const exportQuery = activityFilter.extend({ format: z.enum(['csv', 'json']).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) });
 

@@ -1,6 +1,6 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
-import { epochOrIso } from '../http/registry.js';
+import { dateInput } from '../http/fields.js';
 import { tagList } from '../tags/names.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 
@@ -74,7 +74,7 @@ export const createPeerBody = z.object({
   description: description.nullable().optional(),
   tags: tagList.optional(),
   group_id: groupId.optional(),
-  expires_at: epochOrIso.nullable().optional(),
+  expires_at: dateInput.nullable().optional(),
   dns: dnsList.nullable().optional(),
   is_gateway: boolish.optional(),
   api_port: z.number().int().min(1).max(65535).nullable().optional(),
@@ -87,7 +87,7 @@ export const updatePeerBody = z.object({
   description: description.nullable().optional(),
   tags: tagList.optional(),
   group_id: groupId.optional(),
-  expires_at: epochOrIso.nullable().optional(),
+  expires_at: dateInput.nullable().optional(),
   dns: dnsList.nullable().optional(),
   enabled: boolish.optional(),
   allowed_ips: allowedIpsList.optional(),

@@ -1,5 +1,6 @@
 // The Peer JSON of SPEC.md, built from a database row.
 import type { PeerRow } from '../db/models.js';
+import { isoOrNull as iso } from '../util/dates.js';
 
 /** A peer counts as online when its latest handshake is at most this old (WireGuard re-handshakes every 2 minutes while traffic flows; 180 s leaves room for one missed rekey). */
 export const ONLINE_WINDOW_MS = 180_000;
@@ -33,7 +34,6 @@ export interface PeerView {
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(Number(v)).toISOString());
 
 export const asBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 

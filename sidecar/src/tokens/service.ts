@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { AppError, notFound } from '../util/errors.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { Scope } from '../http/registry.js';
+import { isoOrNull as iso } from '../util/dates.js';
 
 export const TOKEN_PREFIX = 'gth';
 export const FINGERPRINT_HEADER = 'X-Machine-Fingerprint';
@@ -42,7 +43,6 @@ export interface VerifiedToken {
   created_by: number | null;
 }
 
-const iso = (v: number | null) => (v === null || v === undefined ? null : new Date(Number(v)).toISOString());
 
 export class TokensService {
   private cache = new Map<string, ApiTokenRow | null>();

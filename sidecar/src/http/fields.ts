@@ -1,0 +1,90 @@
+// Reusable schema pieces for request fields (validation and the OpenAPI document come from them):
+// dates (epoch milliseconds or a date string, bounded) and text without control characters.
+import { z } from 'zod';
+import { DATE_STRING_PATTERN, MAX_DATE_MS, parseDateString } from '../util/dates.js';
+
+const MAX_DATE_ISO = new Date(MAX_DATE_MS).toISOString();
+const DATE_HINT = 'a date such as 2030-01-01, 2030-01-01T12:00:00 (UTC) or 2030-01-01T12:00:00+02:00';
+
+/** Epoch milliseconds as a JSON number: an integer from 0 to MAX_DATE_MS. */
+const epochMs = z
+  .number({ error: `must be epoch milliseconds or ${DATE_HINT}` })
+  .int('must be whole milliseconds')
+  .min(0, 'must not be before 1970-01-01')
+  .max(MAX_DATE_MS, `must not be after ${MAX_DATE_ISO}`);
+
+/** A date string (plain date, date-time without zone = UTC, or with Z/±hh:mm) → epoch milliseconds. */
+const dateString = z
+  .string()
+  .max(40, DATE_HINT)
+  .regex(new RegExp(DATE_STRING_PATTERN), `must be ${DATE_HINT}`)
+  .transform((v, ctx) => {
+    const ms = parseDateString(v);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: `not a real date; must be ${DATE_HINT}` });
+      return z.NEVER;
+    }
+    if (ms < 0 || ms > MAX_DATE_MS) {
+      ctx.addIssue({ code: 'custom', message: `must be between 1970-01-01 and ${MAX_DATE_ISO}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const DATE_DESCRIPTION = `Epoch milliseconds, or a date string: a plain date (2030-01-01, midnight UTC), a date-time without a zone (read as UTC) or with Z / ±hh:mm. From 1970-01-01 to ${MAX_DATE_ISO}.`;
+
+/** A date in a JSON body: a number of epoch milliseconds or a date string (never a numeric string, array or boolean). */
+export const dateInput = z.union([epochMs, dateString], { error: `must be epoch milliseconds or ${DATE_HINT}` }).meta({ description: DATE_DESCRIPTION });
+
+/** A date in a query string: digits (epoch milliseconds) or a date string. */
+export const dateQuery = z
+  .union([z.string().regex(/^\d{1,16}$/).transform(Number).pipe(epochMs), dateString], { error: `must be epoch milliseconds or ${DATE_HINT}` })
+  .meta({ description: DATE_DESCRIPTION });
+
+// C0 controls, DEL and C1 controls; multi-line text keeps tab, line feed and carriage return.
+// eslint-disable-next-line no-control-regex
+const CONTROL_LINE = /[\u0000-\u001f\u007f-\u009f]/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_MULTILINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why a string is not acceptable text (control characters, unpaired surrogates), or null. */
+export function textProblem(v: string, multiline = false): string | null {
+  if ((multiline ? CONTROL_MULTILINE : CONTROL_LINE).test(v)) return multiline ? 'must not contain control characters (other than tab and line breaks)' : 'must not contain control characters';
+  if (LONE_SURROGATE.test(v)) return 'must be valid Unicode text';
+  return null;
+}
+
+export interface TextOptions {
+  /** at most this many characters (code points) */
+  max: number;
+  /** at least this many characters after trimming (default 0); 1 gives the message "required" */
+  min?: number;
+  /** tab, line feed and carriage return allowed (default false) */
+  multiline?: boolean;
+  /** trim surrounding whitespace after the control-character check (default true) */
+  trim?: boolean;
+}
+
+/**
+ * A text field: control characters (and unpaired surrogates) are refused before anything else, so a
+ * trailing "\n" is an error rather than silently trimmed away; then trimmed and length-checked.
+ */
+export function text(opts: TextOptions): z.ZodString {
+  const { max, min = 0, multiline = false, trim = true } = opts;
+  let s = z.string().superRefine((v, ctx) => {
+    const p = textProblem(v, multiline);
+    if (p) ctx.addIssue({ code: 'custom', message: p, input: v, abort: true });
+  });
+  if (trim) s = s.trim();
+  if (min > 0) s = s.min(min, min === 1 ? 'required' : `at least ${min} characters`);
+  return s.refine((v) => codePoints(v) <= max, { message: `at most ${max} characters`, abort: true }).meta({ maxLength: max });
+}
+
+/** Length in code points (what a person counts as characters; an emoji is one, not two). */
+export function codePoints(v: string): number {
+  let n = 0;
+  for (const _ of v) n++;
+  return n;
+}
