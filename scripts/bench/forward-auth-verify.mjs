@@ -17,7 +17,7 @@ const load = (p) => import(pathToFileURL(path.join(dist, p)).href);
 const { loadConfig } = await load('config.js');
 const { startServer } = await load('server.js');
 const { createLogger } = await load('util/logger.js');
-const { protectionRoutes } = await load('route-auth/caddy.js');
+const { protectionRoutes } = await load('proxy/fragments/protection.js');
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-fa-'));
 const port = Number(process.env.BENCH_SIDECAR_PORT ?? 0);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { AccessLogService, parseLine } from '../src/logs/access-log.js';
-import { accessLogFile } from '../src/proxy/resilience.js';
+import { accessLogFile } from '../src/proxy/fragments/access-log.js';
 
 let s: TestServer;
 let auth: Record<string, string>;

@@ -12,7 +12,8 @@ import { parseEnvText, renderGatewayEnv, magicPacket, ENV_KEYS, type Heartbeat }
 import { buildGatewayConfig, gatewayConfigHash } from '../src/gateways/config.js';
 import { canonicalJson } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
-import { renderCaddyConfig, type ProxySettings } from '../src/proxy/render.js';
+import { renderCaddyConfig } from '../src/proxy/render.js';
+import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
 
 // ------------------------------------------------------------------------------------------ pure

@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { renderCaddyConfig, type PeerTarget, type ProxySettings, type ProxySnapshot } from '../src/proxy/render.js';
+import { renderCaddyConfig } from '../src/proxy/render.js';
+import type { PeerTarget, ProxySettings, ProxySnapshot } from '../src/proxy/render-context.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
 

@@ -10,10 +10,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcrypt';
-import {
-  aclRoute, basicAuthHandler, forwardAuthHandler, forwardAuthRoutes, ipFilterRoute, protectionRoutes, rateLimitHandler, rateWindowNs,
-  routeAuthPagesRoute, type ProtectedRoute,
-} from '../src/route-auth/caddy.js';
+import { aclRoute, basicAuthHandler, ipFilterRoute, protectionRoutes, rateLimitHandler, rateWindowNs, type ProtectedRoute } from '../src/proxy/fragments/protection.js';
+import { forwardAuthHandler, forwardAuthRoutes, routeAuthPagesRoute } from '../src/proxy/fragments/route-auth.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';

@@ -13,7 +13,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { AccessLogService } from '../src/logs/access-log.js';
-import { accessLogFile } from '../src/proxy/resilience.js';
+import { accessLogFile } from '../src/proxy/fragments/access-log.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
-import { breakerSecretPath, retryRoutes } from '../src/proxy/resilience.js';
+import { breakerSecretPath, retryRoutes } from '../src/proxy/fragments/resilience.js';
 import { BreakerMemory } from '../src/proxy/breaker.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 

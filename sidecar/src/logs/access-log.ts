@@ -1,5 +1,5 @@
 // Access log ingestion: tails Caddy's JSON access-log file (<dataDir>/caddy/access.log, rendered by
-// proxy/resilience.ts addAccessLog) into the bounded access_log table.
+// proxy/fragments/access-log.ts addAccessLog) into the bounded access_log table.
 //
 // - Exactly once across sidecar restarts: the cursor (file inode + byte offset after the last whole
 //   line read, access_log_cursor) is advanced only after the rows it covers are stored, and each row

@@ -10,7 +10,7 @@
 // or the route's breaker comes back after being absent. A reset pins {0, 0, now}: reset_at greater
 // than any seen makes the module replace its live state (applied once; later renders keep it).
 import type { Route } from '../routes/model.js';
-import type { BreakerSeed } from './resilience.js';
+import type { BreakerSeed } from './render-context.js';
 
 export class BreakerMemory {
   private pins = new Map<number, BreakerSeed>();

@@ -39,7 +39,9 @@ import { AppError } from '../util/errors.js';
 import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
 import { BreakerMemory } from './breaker.js';
 import { configHash } from '@gatehouse/common/canonical.js';
-import { renderCaddyConfig, type CaddyConfig, type ProxySettings } from './render.js';
+import type { CaddyConfig } from './caddy-json.js';
+import type { ProxySettings } from './render-context.js';
+import { renderCaddyConfig } from './render.js';
 import { readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
 
 export type WriteFn<T> = (t: Transaction) => Promise<T>;

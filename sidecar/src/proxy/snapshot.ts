@@ -6,8 +6,9 @@ import type { Database } from '../db/index.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, valuesToRoute, type Route } from '../routes/model.js';
-import type { PeerTarget, ProxySettings, ProxySnapshot } from './render.js';
-import { accessLogFile } from './resilience.js';
+import { accessLogFile } from './fragments/access-log.js';
+import { readContribution, type PeerTarget, type ProxySettings, type ProxySnapshot, type RouteKind } from './render-context.js';
+import { routeKinds } from './route-kinds.js';
 
 export function proxySettings(config: Config): ProxySettings {
   const local = config.bind === '0.0.0.0' || config.bind === '::' || config.bind === '' ? '127.0.0.1' : config.bind;
@@ -53,12 +54,25 @@ async function readEnabledRoutes(db: Database, transaction?: Transaction): Promi
 /** Ids of the routes with a route-auth configuration (deps.routeAuth.protectedRouteIds), read in the same transaction. */
 export type ProtectedRouteIdsFn = (transaction?: Transaction) => Promise<Set<number>>;
 
-export async function readSnapshot(db: Database, settings: ProxySettings, now: number, transaction?: Transaction, protectedIds?: ProtectedRouteIdsFn): Promise<ProxySnapshot> {
+/**
+ * Everything the renderer needs, read in `transaction` when given: the enabled routes, the peers,
+ * the route-auth ids, and the rows of every route kind of `kinds` (route-kinds.ts by default).
+ */
+export async function readSnapshot(
+  db: Database,
+  settings: ProxySettings,
+  now: number,
+  transaction?: Transaction,
+  protectedIds?: ProtectedRouteIdsFn,
+  kinds: readonly RouteKind<unknown>[] = routeKinds,
+): Promise<ProxySnapshot> {
   const routes = await readEnabledRoutes(db, transaction);
   const protectedRouteIds = protectedIds ? await protectedIds(transaction) : new Set<number>();
   const peerRows = (await db.models.Peer.findAll({ attributes: ['id', 'address', 'enabled', 'expires_at'], raw: true, transaction })) as unknown as Pick<PeerRow, 'id' | 'address' | 'enabled' | 'expires_at'>[];
   const peers = new Map<number, PeerTarget>();
   // A peer that is disabled or expired is not on the interface: its routes render as unavailable.
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
-  return { settings, routes, peers, protectedRouteIds };
+  const contributions = [];
+  for (const kind of kinds) contributions.push(await readContribution(kind, { db, transaction, now }));
+  return { settings, routes, peers, protectedRouteIds, contributions };
 }

@@ -1,5 +1,5 @@
 // Circuit breaker, sidecar side (the breaker itself is the gatehouse_circuit_breaker Caddy module,
-// rendered by proxy/resilience.ts; its README documents the closed → open → half-open cycle).
+// rendered by proxy/fragments/resilience.ts; its README documents the closed → open → half-open cycle).
 //
 // - POST /internal/circuit-breaker: Caddy's state reports. Not an admin endpoint and not public in
 //   practice: only a loopback peer (or this host's own listening address) that sends the secret of
@@ -16,7 +16,7 @@ import type Koa from 'koa';
 import type { Database } from '../db/index.js';
 import type { ActivityLog } from '../logs/activity.js';
 import { isFeatureEnabled } from '../license/features.js';
-import { breakerSecretPath } from '../proxy/resilience.js';
+import { breakerSecretPath } from '../proxy/fragments/resilience.js';
 import type { ProxyService } from '../proxy/service.js';
 import { rowToRoute } from '../routes/model.js';
 import type { RouteRow } from '../db/models.js';

@@ -26,7 +26,7 @@ import { pickLang } from '../web/index.js';
 import { LOGIN_CSS, renderPage, type Branding, type PageOptions, type Step } from '../web/route-auth/page.js';
 import type { ErrorKey, Lang, NoticeKey } from '../web/route-auth/i18n.js';
 import { mimeOfFile } from './branding.js';
-import { VERIFY_PATH } from './caddy.js';
+import { VERIFY_PATH } from '../proxy/fragments/route-auth.js';
 import { LoginFlows, type FlowResult, type StepContext } from './flows.js';
 import { PENDING_TTL_MS } from './schema.js';
 import type { RouteAuthService } from './service.js';

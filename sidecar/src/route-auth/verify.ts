@@ -14,7 +14,7 @@
 import type http from 'node:http';
 import type { Clock } from '../util/clock.js';
 import { isLoopback, normalizeIp } from '../http/client-ip.js';
-import { IDENTITY_HEADERS } from './caddy.js';
+import { IDENTITY_HEADERS } from '../proxy/fragments/route-auth.js';
 import { sha256 } from './service.js';
 import type { AuthView, RouteEntry, SessionEntry } from './view.js';
 

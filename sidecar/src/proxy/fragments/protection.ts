@@ -1,17 +1,9 @@
-// Pure Caddy JSON builders for route protection: peer ACL, IP filter, rate limit, basic auth and
-// route auth (forward auth to the sidecar). No I/O. The shapes are exactly what `caddy adapt`
-// (Caddy 2.11.9) prints for the equivalent Caddyfile directives (see the golden tests in
-// test/route-auth-caddy.test.ts).
+// Route protection in Caddy (pure): peer ACL, IP filter, rate limit and basic auth, and the order
+// in which they and route auth (route-auth.ts) stand in a protected host's route list. The shapes
+// are exactly what `caddy adapt` (Caddy 2.11.9) prints for the equivalent Caddyfile directives (see
+// the golden tests in test/route-auth-caddy.test.ts).
 //
-// INTEGRATION NOTE for the renderer (src/proxy/render.ts). A protected HTTP route's host entry is a
-// Caddy route list; build it with
-//
-//     hosts[domain] = { routes: protectionRoutes(route, { routeAuth, sidecarUpstream, aclAddresses }, rest) }
-//
-// where `rest` is the route's remaining handler chain (bot blocker, encode, mirror, reverse_proxy)
-// and `routeAuth` says whether a route_auth row exists (RouteAuthService.protectedRouteIds()).
-// protectionRoutes places the pieces in this order, which the renderer must keep if it assembles
-// them by hand:
+// protectionRoutes places the pieces in this order:
 //
 //   1. peer ACL (aclRoute)                 - VPN source check first, login pages included
 //   2. IP filter (ipFilterRoute)           - only for routes WITHOUT route auth (route auth: the
@@ -23,19 +15,11 @@
 //   5. rate limit                          - AFTER auth for route auth
 //   6. rest (the route's handler chain), then tail (its retrying reverse_proxy routes, if any)
 //
-// The renderer also has to re-render when a route_auth row appears or disappears: the route-auth
-// service writes through deps.proxy.transact() when the proxy service exists, so the snapshot read
-// inside that transaction sees the change.
-import { parseStoredRules, type IpFilterMode, type IpRuleInput } from './ip.js';
-
-type Json = Record<string, unknown>;
-export type CaddyHandler = Json;
-export type CaddyRoute = Json;
-
-/** Headers the verify endpoint answers with and Caddy copies onto the proxied request. */
-export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method'] as const;
-export const VERIFY_PATH = '/route-auth/verify';
-export const PAGES_PATH = '/route-auth/*';
+// A route_auth row appearing or disappearing changes the rendering: the route-auth service writes
+// through the proxy service's transact(), so the snapshot read inside that transaction sees it.
+import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../route-auth/ip.js';
+import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
+import { forwardAuthHandler, routeAuthPagesRoute } from './route-auth.js';
 
 /** The route fields these builders read (a normalized route from src/routes/model.ts fits). */
 export interface ProtectedRoute {
@@ -68,58 +52,6 @@ export function basicAuthHandler(user: string, bcryptHash: string): CaddyHandler
       },
     },
   };
-}
-
-/**
- * Caddyfile `forward_auth <upstream> { uri /route-auth/verify; header_up X-Route-Domain <domain>;
- * copy_headers X-Auth-Email X-Auth-Method }`: a reverse_proxy that GETs the verify URI; on 2xx each
- * copied header is deleted from the request (so a visitor cannot send their own) and set from the
- * verify response when present, then the chain continues; any other answer (302 to the login page,
- * 403 from the IP filter) goes to the client as it is.
- */
-export function forwardAuthHandler(domain: string, sidecarUpstream: string): CaddyHandler {
-  const copy: CaddyRoute[] = [{ handle: [{ handler: 'vars' }] }];
-  for (const h of IDENTITY_HEADERS) {
-    copy.push({ handle: [{ handler: 'headers', request: { delete: [h] } }] });
-    copy.push({
-      handle: [{ handler: 'headers', request: { set: { [h]: [`{http.reverse_proxy.header.${h}}`] } } }],
-      match: [{ not: [{ vars: { [`{http.reverse_proxy.header.${h}}`]: [''] } }] }],
-    });
-  }
-  return {
-    handle_response: [{ match: { status_code: [2] }, routes: copy }],
-    handler: 'reverse_proxy',
-    headers: {
-      request: {
-        set: {
-          'X-Forwarded-Method': ['{http.request.method}'],
-          'X-Forwarded-Uri': ['{http.request.uri}'],
-          'X-Route-Domain': [domain],
-        },
-      },
-    },
-    rewrite: { method: 'GET', uri: VERIFY_PATH },
-    upstreams: [{ dial: sidecarUpstream }],
-  };
-}
-
-/** `/route-auth/*` of a protected domain → the sidecar (login pages, assets, login/logout posts). */
-export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): CaddyRoute {
-  return {
-    handle: [
-      {
-        handler: 'reverse_proxy',
-        headers: { request: { set: { 'X-Route-Domain': [domain] } } },
-        upstreams: [{ dial: sidecarUpstream }],
-      },
-    ],
-    match: [{ path: [PAGES_PATH] }],
-  };
-}
-
-/** The route-auth pieces: the pages route, then a route whose handler is the forward auth (the rest follows it). */
-export function forwardAuthRoutes(route: Pick<ProtectedRoute, 'domain'>, sidecarUpstream: string): CaddyRoute[] {
-  return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [forwardAuthHandler(route.domain, sidecarUpstream)] }];
 }
 
 /** remote_ip matcher (the TCP peer: the tunnel address for VPN peers; X-Forwarded-For is not trusted). */

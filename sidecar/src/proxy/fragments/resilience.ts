@@ -1,5 +1,5 @@
-// Handlers of the route-resilience features (issue 6), rendered into a host's chain by
-// routeHandlers() in render.ts. Pure: everything comes from the route and the render context.
+// Handlers of the route-resilience features (bot blocker, mirror, circuit breaker, retries),
+// rendered into a host's chain by routeHandlers() in render.ts. Pure: everything comes from the route and the render context.
 //
 // Order inside the chain (render.ts): ... auth → gatehouse_botblock → encode → gatehouse_mirror →
 // gatehouse_circuit_breaker → reverse_proxy (with retries: two routes after the chain, see
@@ -10,23 +10,14 @@
 //
 // Module JSON: caddy-modules/{botblock,mirror,circuitbreaker}/README.md, caddy-modules/RETRY.md.
 import path from 'node:path';
-import type { Route } from '../routes/model.js';
-import type { CaddyConfig, CaddyHandler, RenderContext } from './render.js';
-import type { CaddyRoute } from '../route-auth/caddy.js';
-
-type Json = Record<string, unknown>;
+import type { Route } from '../../routes/model.js';
+import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
+import type { RenderContext } from '../render-context.js';
 
 /** File in the data directory holding the breaker-report secret (created 0600 by the sidecar). */
 export const BREAKER_SECRET_FILE = 'caddy-report.secret';
 export const BREAKER_REPORT_PATH = '/internal/circuit-breaker';
 export const breakerSecretPath = (dataDir: string) => path.join(dataDir, BREAKER_SECRET_FILE);
-
-/** In-memory breaker render state of one route: seeds and the reset marker (see BreakerMemory). */
-export interface BreakerSeed {
-  failure_count: number;
-  opened_at: number;
-  reset_at: number;
-}
 
 /** gatehouse_botblock from bot_blocker_mode + bot_blocker_config (shape: routes/schema.ts botConfig). */
 export function botBlockHandler(route: Route): CaddyHandler {
@@ -135,36 +126,4 @@ export function retryRoutes(h: CaddyHandler, route: Route): CaddyRoute[] | null 
     },
   };
   return [{ match: [{ method: LEAN_METHODS, gatehouse_bodiless: {} }], handle: [lean] }, { handle: [buffering] }];
-}
-
-/** Caddy's JSON access log: <dataDir>/caddy/access.log, read by the sidecar (logs/access-log.ts). */
-export const accessLogFile = (dataDir: string) => path.join(dataDir, 'caddy', 'access.log');
-export const ACCESS_LOGGER = 'gatehouse';
-/**
- * Roll settings of the access-log file (Caddy's file writer; roll_size_mb is the default of
- * GATEHOUSE_ACCESS_LOG_ROLL_MB). Rotated files stay uncompressed (access-<time>.log): the sidecar
- * finishes reading a rotated file by its inode, which gzip (Caddy's default) would replace within
- * a moment of the rotation, losing the lines not read yet; compressing 20 MB also cost Caddy
- * ~0.3 s of CPU on every rotation, taken from live traffic.
- */
-export const ACCESS_LOG_ROLL = { roll_size_mb: 20, roll_keep: 3, roll_keep_days: 7, roll_compression: 'none' };
-
-/**
- * Every HTTP server logs every request to the logger http.log.access.gatehouse
- * (`logs.default_logger_name`, one name for all hosts instead of a host→name map of 10,000
- * entries); the sidecar maps each line's Host to its route. The logger writes JSON lines to
- * `file` only (excluded from Caddy's default log).
- */
-export function addAccessLog(cfg: CaddyConfig, servers: Record<string, Json>, file: string, rollMb = ACCESS_LOG_ROLL.roll_size_mb): void {
-  for (const srv of Object.values(servers)) srv.logs = { default_logger_name: ACCESS_LOGGER };
-  cfg.logging = {
-    logs: {
-      default: { exclude: [`http.log.access.${ACCESS_LOGGER}`] },
-      [ACCESS_LOGGER]: {
-        writer: { output: 'file', filename: file, ...ACCESS_LOG_ROLL, roll_size_mb: rollMb },
-        encoder: { format: 'json' },
-        include: [`http.log.access.${ACCESS_LOGGER}`],
-      },
-    },
-  };
 }

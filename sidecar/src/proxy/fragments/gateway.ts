@@ -1,4 +1,4 @@
-// The Caddy JSON of gateway routes (pure; called by the renderer in proxy/render.ts).
+// The Caddy JSON of gateway routes (pure; composed by proxy/render.ts).
 //
 // - HTTP gateway route: reverse_proxy to the gateway's tunnel address at the companion's HTTP proxy
 //   port (GATEHOUSE_GATEWAY_PROXY_PORT); the companion maps the Host header to the LAN target. The
@@ -10,9 +10,10 @@
 //   matches the companion's "LAN target unreachable" answer (502 + X-Gatehouse-Gateway-Error:
 //   lan-unreachable; a 502 from the application itself does not match) and hands the request to
 //   the sidecar's waking-up page, GET /gateway-wol/wait with X-Gatehouse-Wol-Route: <route id>.
-import type { Route } from '../routes/model.js';
-import type { CaddyHandler, PeerTarget } from '../proxy/render.js';
+import type { Route } from '../../routes/model.js';
 import { GATEWAY_DEFAULTS, gatewayListenPort, LAN_ERROR_HEADER, LAN_ERROR_VALUE, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
+import type { CaddyHandler } from '../caddy-json.js';
+import type { PeerTarget } from '../render-context.js';
 
 /** The upstream of a gateway route: the gateway's tunnel address and the companion port. */
 export function gatewayUpstream(route: Route, peers: Map<number, PeerTarget>, proxyPort: number | undefined): { host: string; port: number } | { unavailable: string } {
