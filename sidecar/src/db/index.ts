@@ -31,12 +31,6 @@ export interface DatabaseOptions {
   logging?: (sql: string) => void;
 }
 
-export type Migration = {
-  name: string;
-  up: (qi: QueryInterface, s: Sequelize) => Promise<void>;
-  down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
-};
-
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let sequelize: Sequelize;
   let dialect: 'sqlite' | 'postgres';

@@ -1,5 +1,5 @@
 // Ordered list of migrations. Append new ones at the end; never edit one that has shipped.
-import type { Migration } from '../index.js';
+import type { QueryInterface, Sequelize } from 'sequelize';
 import * as m001 from './001_platform.js';
 import * as m002 from './002_peers_routes.js';
 import * as m003peers from './003_peer_name_indexes.js';
@@ -7,5 +7,11 @@ import * as m011routeAuth from './011_route_auth.js';
 import * as m020gateways from './020_gateways.js';
 import * as m030accessLog from './030_access_log.js';
 import * as m031routeChecks from './031_route_checks.js';
+
+export type Migration = {
+  name: string;
+  up: (qi: QueryInterface, s: Sequelize) => Promise<void>;
+  down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
+};
 
 export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks];
