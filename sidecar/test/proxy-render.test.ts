@@ -12,8 +12,9 @@ import type { PeerTarget, ProxySettings, ProxySnapshot } from '../src/proxy/rend
 import { canonicalJson, configHash } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
+import { assertGolden, goldenDir } from './lib/golden.js';
 
-const GOLDEN = path.join(import.meta.dirname, 'golden', 'caddy');
+const GOLDEN = goldenDir('caddy');
 
 const settings: ProxySettings = {
   httpPort: 80,
@@ -114,13 +115,7 @@ function snapshotFor(name: string): ProxySnapshot {
 for (const name of Object.keys(cases)) {
   test(`golden: ${name}`, () => {
     const rendered = JSON.stringify(renderCaddyConfig(snapshotFor(name)), null, 2) + '\n';
-    const file = path.join(GOLDEN, `${name}.json`);
-    if (process.env.UPDATE_GOLDEN) {
-      fs.mkdirSync(GOLDEN, { recursive: true });
-      fs.writeFileSync(file, rendered);
-    }
-    assert.ok(fs.existsSync(file), `${file} is missing: run with UPDATE_GOLDEN=1`);
-    assert.equal(rendered, fs.readFileSync(file, 'utf8'));
+    assertGolden(path.join(GOLDEN, `${name}.json`), rendered);
   });
 }
 

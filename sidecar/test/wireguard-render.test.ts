@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import {
@@ -16,15 +15,10 @@ import {
 } from '@gatehouse/common/wireguard/render.js';
 import type { WgInterfaceSpec } from '@gatehouse/common/wireguard/types.js';
 import { AppError } from '@gatehouse/common/errors.js';
+import { assertGolden, goldenDir } from './lib/golden.js';
 
-const GOLDEN = path.join(path.dirname(new URL(import.meta.url).pathname), 'golden', 'wireguard');
-
-/** Compares with a golden file; UPDATE_GOLDEN=1 rewrites it instead. */
-function golden(name: string, actual: string): void {
-  const file = path.join(GOLDEN, name);
-  if (process.env.UPDATE_GOLDEN === '1') fs.writeFileSync(file, actual);
-  assert.equal(actual, fs.readFileSync(file, 'utf8'), `golden file ${name} differs (UPDATE_GOLDEN=1 rewrites it)`);
-}
+const GOLDEN = goldenDir('wireguard');
+const golden = (name: string, actual: string) => assertGolden(path.join(GOLDEN, name), actual);
 
 // Fixed keys so the output is stable.
 const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
