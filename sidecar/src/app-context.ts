@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import type { Deps } from './deps.js';
 import { openDatabase } from './db/index.js';
-import { systemClock, type Clock } from './util/clock.js';
+import { systemClock, systemTimers, type Clock, type Timers } from './util/clock.js';
+import { Scheduler } from './util/scheduler.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
@@ -17,6 +18,8 @@ import { DbSessionStore } from './auth/session-store.js';
 
 export interface ContextOptions {
   clock?: Clock;
+  /** The timers periodic work runs on (default node's; tests may pass a manual clock's .timers). */
+  timers?: Timers;
   log?: Logger;
   sqliteFile?: string;
 }
@@ -28,13 +31,14 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const { key } = MasterKey.loadOrCreate(config.masterKeyFile);
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteFile: opts.sqliteFile });
   const { models } = db;
+  const scheduler = new Scheduler({ log, clock, timers: opts.timers ?? systemTimers });
   const activity = new ActivityLog(models, clock, log);
   const settings = new SettingsStore(models, clock);
   const lockout = new LockoutService(models, settings, clock);
   const users = new UsersService(models, clock, lockout, activity);
   const tokens = new TokensService(models, clock, activity);
   const sessions = new DbSessionStore(models, clock);
-  return { config, db, clock, log, crypto: key, activity, settings, lockout, users, tokens, sessions, health: [] };
+  return { config, db, clock, log, scheduler, crypto: key, activity, settings, lockout, users, tokens, sessions, health: [] };
 }
 
 export const INITIAL_PASSWORD_FILE = 'initial-admin-password.txt';

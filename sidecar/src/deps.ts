@@ -10,6 +10,7 @@ import type { UsersService } from './users/service.js';
 import type { TokensService } from './tokens/service.js';
 import type { DbSessionStore } from './auth/session-store.js';
 import type { MasterKey } from './util/crypto.js';
+import type { Scheduler } from './util/scheduler.js';
 
 export interface HealthCheck {
   name: string;
@@ -26,6 +27,8 @@ export interface Deps {
   db: Database;
   clock: Clock;
   log: Logger;
+  /** The periodic work of every service (util/scheduler.ts). */
+  scheduler: Scheduler;
   crypto: MasterKey;
   activity: ActivityLog;
   settings: SettingsStore;

@@ -60,15 +60,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     }
   }
   // Housekeeping: expired sessions and old login attempts, hourly.
-  const housekeeping = setInterval(() => {
-    void deps.sessions.prune().catch(() => undefined);
-    void deps.lockout.prune().catch(() => undefined);
-  }, 3_600_000);
-  housekeeping.unref();
+  const housekeeping = deps.scheduler.every('session housekeeping', 3_600_000, () =>
+    Promise.all([deps.sessions.prune().catch(() => undefined), deps.lockout.prune().catch(() => undefined)]),
+  );
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      clearInterval(housekeeping);
+      housekeeping.stop();
       // Finish requests in flight; idle keep-alive sockets are closed at once.
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

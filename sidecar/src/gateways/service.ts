@@ -18,6 +18,7 @@
 //   and announced through the ONE emit() function (activity log + transition listeners).
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Deps, GatewayAuth } from '../deps.js';
+import type { Job } from '../util/scheduler.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import type { M } from '../db/models.js';
 import { notFound, validation, AppError } from '../util/errors.js';
@@ -115,8 +116,7 @@ export class GatewaysService implements GatewayAuth {
   private configGen = 0;
   private tokenGen = 0;
   private listeners: TransitionListener[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private ticking = false;
+  private job: Job | null = null;
 
   constructor(private readonly deps: Deps) {
     this.Gateway = gatewayModel(deps.db.sequelize);
@@ -479,22 +479,12 @@ export class GatewaysService implements GatewayAuth {
   }
 
   start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.ticking) return;
-      this.ticking = true;
-      this.evaluateAll()
-        .catch((err) => this.deps.log.warn('gateway status evaluation failed', { err: String(err) }))
-        .finally(() => {
-          this.ticking = false;
-        });
-    }, tickInterval(this.thresholds));
-    this.timer.unref();
+    this.job ??= this.deps.scheduler.every('gateway status evaluation', tickInterval(this.thresholds), () => this.evaluateAll());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.job?.stop();
+    this.job = null;
   }
 
   // ------------------------------------------------------------------ admin views

@@ -21,6 +21,7 @@ import { QueryTypes } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { Scheduler, type Job } from '../util/scheduler.js';
 
 export const ACCESS_LOG_MAX_ROWS = 100_000;
 /** Requests returned by GET /routes/:id/trace. */
@@ -51,6 +52,8 @@ export interface AccessLogOptions {
   log: Logger;
   file: string;
   maxRows?: number;
+  /** The sidecar's scheduler (deps.scheduler); a private one on node's timers when not given. */
+  scheduler?: Scheduler;
 }
 
 export class AccessLogService {
@@ -60,7 +63,8 @@ export class AccessLogService {
   readonly file: string;
   private readonly maxRows: number;
   private busy: Promise<number> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private job: Job | null = null;
+  private readonly scheduler: Scheduler;
 
   constructor(o: AccessLogOptions) {
     this.db = o.db;
@@ -68,18 +72,17 @@ export class AccessLogService {
     this.clock = o.clock;
     this.file = o.file;
     this.maxRows = o.maxRows ?? ACCESS_LOG_MAX_ROWS;
+    this.scheduler = o.scheduler ?? new Scheduler({ log: o.log, clock: o.clock });
   }
 
   start(intervalMs = 1000): void {
-    this.timer = setInterval(() => {
-      this.poll().catch((err) => this.log.warn('access log ingestion failed', { err: String(err) }));
-    }, intervalMs);
-    this.timer.unref();
+    this.job?.stop();
+    this.job = this.scheduler.every('access log ingestion', intervalMs, () => this.poll());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.job?.stop();
+    this.job = null;
   }
 
   /** Reads what is new; returns the number of rows stored. One poll at a time. */

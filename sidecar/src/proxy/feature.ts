@@ -54,14 +54,10 @@ export const proxyFeature: Feature = {
     const supervisor = deps.caddySupervisor as CaddySupervisor | undefined;
     if (supervisor) await supervisor.start();
     else await proxy.apply({ reason: 'startup (no proxy mode)' });
-    const timer = setInterval(() => {
-      proxy.apply({ verify: true }).catch((err) => deps.log.warn('proxy reconcile failed', { err: String(err) }));
-    }, RECONCILE_INTERVAL_MS);
-    timer.unref();
-    deps.proxyReconcileTimer = timer;
+    deps.scheduler.every('proxy reconcile', RECONCILE_INTERVAL_MS, () => proxy.apply({ verify: true }));
   },
   async stop(deps) {
-    clearInterval(deps.proxyReconcileTimer as NodeJS.Timeout | undefined);
+    deps.scheduler.job('proxy reconcile')?.stop();
     await (deps.caddySupervisor as CaddySupervisor | undefined)?.stop();
   },
 };

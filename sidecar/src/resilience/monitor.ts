@@ -18,6 +18,7 @@ import type { PeerRow } from '../db/models.js';
 import { rowToRoute, type Route } from '../routes/model.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { Scheduler, type Job } from '../util/scheduler.js';
 
 export const DEFAULT_MONITOR_INTERVAL_S = 30;
 export const MIN_MONITOR_INTERVAL_S = 5;
@@ -40,49 +41,43 @@ export interface MonitorOptions {
   log: Logger;
   activity: ActivityLog;
   settings: ProxySettings;
+  /** The sidecar's scheduler (deps.scheduler); a private one on node's timers when not given. */
+  scheduler?: Scheduler;
 }
 
 export class MonitorService {
   /** Last known state per route (loaded from the history on first use). */
   private last = new Map<number, { up: boolean; response_ms: number | null }>();
   private loaded = false;
-  private timer: NodeJS.Timeout | null = null;
+  private job: Job | null = null;
   private interval = DEFAULT_MONITOR_INTERVAL_S;
-  private running: Promise<void> | null = null;
+  private readonly scheduler: Scheduler;
 
-  constructor(private readonly o: MonitorOptions) {}
+  constructor(private readonly o: MonitorOptions) {
+    this.scheduler = o.scheduler ?? new Scheduler({ log: o.log, clock: o.clock });
+  }
 
   /** The interval the scheduler runs at, in seconds; null when it is not running. */
   get intervalSeconds(): number | null {
-    return this.timer ? this.interval : null;
+    return this.job ? this.interval : null;
   }
 
   start(intervalS = DEFAULT_MONITOR_INTERVAL_S): void {
     this.interval = intervalS;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.checkAll()
-        .then(
-          () => undefined,
-          (err) => {
-            this.o.log.warn('uptime monitoring failed', { err: String(err) });
-          },
-        )
-        .finally(() => (this.running = null));
-    }, intervalS * 1000);
-    this.timer.unref();
+    this.job?.stop();
+    this.job = this.scheduler.every('uptime monitoring', intervalS * 1000, () => this.checkAll());
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    this.job?.stop();
+    this.job = null;
   }
 
   /** A new interval, from now on (a running round finishes); no-op when not started. */
   reschedule(intervalS: number): void {
-    if (!this.timer) return;
-    this.stop();
-    this.start(intervalS);
+    if (!this.job) return;
+    this.interval = intervalS;
+    this.job.reschedule(intervalS * 1000);
   }
 
   private async loadLast(): Promise<void> {

@@ -1,14 +1,11 @@
 // The route-auth feature: deps.routeAuth, the admin endpoints, and the verify endpoint + login
 // pages mounted through deps.earlyMiddleware (ahead of the admin session and body parsing).
 import type Koa from 'koa';
-import type { Deps } from '../deps.js';
 import type { Feature } from '../features.js';
 import { routeAuthEndpoints } from './endpoints.js';
 import { routeAuthMiddleware } from './http.js';
 import { RouteAuthService } from './service.js';
 import { Verifier, verifyHandler } from './verify.js';
-
-const timers = new WeakMap<Deps, NodeJS.Timeout>();
 
 export const routeAuthFeature: Feature = {
   name: 'route-auth',
@@ -29,13 +26,10 @@ export const routeAuthFeature: Feature = {
     const svc = deps.routeAuth as RouteAuthService;
     await svc.prune().catch(() => undefined);
     await svc.cleanupBranding().catch(() => undefined);
-    const t = setInterval(() => void svc.prune().catch((err) => deps.log.warn('route auth prune failed', { err: String(err) })), 3_600_000);
-    t.unref();
-    timers.set(deps, t);
+    deps.scheduler.every('route auth prune', 3_600_000, () => svc.prune());
   },
   stop(deps) {
-    clearInterval(timers.get(deps));
-    timers.delete(deps);
+    deps.scheduler.job('route auth prune')?.stop();
   },
 };
 

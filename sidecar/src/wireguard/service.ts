@@ -18,6 +18,7 @@
 import os from 'node:os';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
+import type { Job } from '../util/scheduler.js';
 import type { PeerRow } from '../db/models.js';
 import { conflict } from '../util/errors.js';
 import { Mutex } from '../peers/mutex.js';
@@ -83,7 +84,7 @@ export class WireGuardService {
   private pskCache = new Map<string, string>();
   /** peer id → online at the last poll (for transition events) */
   private online = new Map<number, boolean>();
-  private timers: NodeJS.Timeout[] = [];
+  private jobs: Job[] = [];
   private ticking = false;
   private lastPollAt: number | null = null;
   private lastSyncAt: number | null = null;
@@ -154,16 +155,8 @@ export class WireGuardService {
     for (const r of rows) this.online.set(r.id, isOnline(r, now));
     if (this.managed) await this.fullSync();
     await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
-    const tick = setInterval(() => void this.tick(), this.pollIntervalMs);
-    tick.unref();
-    this.timers.push(tick);
-    if (this.managed) {
-      const resync = setInterval(() => {
-        void this.fullSync().catch((err) => this.deps.log.error('WireGuard resync failed', { err: String(err) }));
-      }, this.resyncIntervalMs);
-      resync.unref();
-      this.timers.push(resync);
-    }
+    this.jobs.push(this.deps.scheduler.every('WireGuard poll', this.pollIntervalMs, () => this.tick()));
+    if (this.managed) this.jobs.push(this.deps.scheduler.every('WireGuard resync', this.resyncIntervalMs, () => this.fullSync(), { errorLevel: 'error' }));
   }
 
   /** One background round: poll, expiry, hourly rollup. Never overlaps itself. */
@@ -185,8 +178,8 @@ export class WireGuardService {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers) clearInterval(t);
-    this.timers = [];
+    for (const j of this.jobs) j.stop();
+    this.jobs = [];
     if (!this.managed) return;
     await this.lock.run(async () => {
       // Keep the counters of the last interval, then take the interface down (totals survive: the

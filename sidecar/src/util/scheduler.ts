@@ -1,0 +1,215 @@
+// The one scheduler for the sidecar's periodic work (WireGuard poll and resync, proxy reconcile,
+// access-log ingestion, uptime monitoring, gateway status, route-auth and session housekeeping).
+//
+// - every(name, ms, run): runs `run` every ms, at a fixed rate from when it was scheduled (like
+//   setInterval). A run never overlaps itself: a tick that comes while the last run is still busy is
+//   skipped. The timers never keep the process alive.
+// - A run that throws or rejects is logged once as "<name> failed" (with the error) and recorded on
+//   the job (lastError); the job keeps its schedule.
+// - job.runNow(): a run at once, outside the schedule (after the one in flight, if any); resolves
+//   when it is done and rejects with its error.
+// - job.reschedule(ms): a new interval from now; job.stop() / scheduler.stop(): no further ticks
+//   (a run in flight finishes); scheduler.idle(): resolves when no run is in flight.
+// - Time comes from the injected Timers: node's (systemTimers) in production, a manual clock's in
+//   tests (util/clock.ts manualClock), so a test advances time and sees jobs run without sleeping.
+import type { Logger } from './logger.js';
+import { systemClock, systemTimers, type Clock, type TimerHandle, type Timers } from './clock.js';
+
+export interface SchedulerOptions {
+  log: Logger;
+  clock?: Clock;
+  timers?: Timers;
+}
+
+export interface JobOptions {
+  /** Level of the "<name> failed" line (default warn). */
+  errorLevel?: 'warn' | 'error';
+}
+
+/** What a job looks like from outside (status pages, tests). */
+export interface JobInfo {
+  name: string;
+  every_ms: number;
+  active: boolean;
+  running: boolean;
+  runs: number;
+  failures: number;
+  last_run_at: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+}
+
+export class Job {
+  private timer: TimerHandle | null = null;
+  private inFlight: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  private runs = 0;
+  private failures = 0;
+  private lastRunAt: number | null = null;
+  private lastDurationMs: number | null = null;
+  private lastError: string | null = null;
+
+  constructor(
+    private readonly owner: Scheduler,
+    readonly name: string,
+    private interval: number,
+    private readonly fn: () => unknown,
+    private readonly opts: JobOptions,
+  ) {
+    if (!(interval > 0) || !Number.isFinite(interval)) throw new Error(`scheduler: job "${name}" needs a positive interval, got ${interval}`);
+  }
+
+  get everyMs(): number {
+    return this.interval;
+  }
+  /** Scheduled (not stopped). */
+  get active(): boolean {
+    return this.timer !== null;
+  }
+  get running(): boolean {
+    return this.inFlight !== null;
+  }
+
+  /** Arms the next tick, interval ms from now. */
+  arm(): void {
+    this.timer?.cancel();
+    this.timer = this.owner.timers.after(this.interval, () => {
+      this.arm();
+      if (!this.inFlight) void this.run().catch(() => undefined);
+    });
+  }
+
+  /** A run at once (after the run in flight, if one is); rejects with the run's error. */
+  runNow(): Promise<void> {
+    if (!this.inFlight) return this.run();
+    this.queued ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.run();
+      });
+    return this.queued;
+  }
+
+  /** A new interval, counted from now; arms the job when it was stopped. */
+  reschedule(everyMs: number): void {
+    if (!(everyMs > 0) || !Number.isFinite(everyMs)) throw new Error(`scheduler: job "${this.name}" needs a positive interval, got ${everyMs}`);
+    this.interval = everyMs;
+    this.owner.adopt(this);
+    this.arm();
+  }
+
+  /** No further ticks; a run in flight finishes. */
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = null;
+    this.owner.forget(this);
+  }
+
+  /** Resolves when no run of this job is in flight. */
+  async idle(): Promise<void> {
+    while (this.inFlight || this.queued) await (this.queued ?? this.inFlight)!.catch(() => undefined);
+  }
+
+  info(): JobInfo {
+    return {
+      name: this.name,
+      every_ms: this.interval,
+      active: this.active,
+      running: this.running,
+      runs: this.runs,
+      failures: this.failures,
+      last_run_at: this.lastRunAt,
+      last_duration_ms: this.lastDurationMs,
+      last_error: this.lastError,
+    };
+  }
+
+  private run(): Promise<void> {
+    const clock = this.owner.clock;
+    const t0 = clock();
+    this.runs++;
+    this.lastRunAt = t0;
+    // fn is called synchronously, and may finish (throw) before p is assigned below
+    let finished = false;
+    const p = (async () => {
+      try {
+        await this.fn();
+        this.lastError = null;
+      } catch (err) {
+        this.failures++;
+        this.lastError = String((err as Error)?.message ?? err);
+        this.owner.log[this.opts.errorLevel ?? 'warn'](`${this.name} failed`, { err: String(err) });
+        throw err;
+      } finally {
+        this.lastDurationMs = clock() - t0;
+        this.inFlight = null;
+        finished = true;
+      }
+    })();
+    if (!finished) this.inFlight = p;
+    return p;
+  }
+}
+
+export class Scheduler {
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly timers: Timers;
+  private readonly jobs = new Map<string, Job>();
+
+  constructor(o: SchedulerOptions) {
+    this.log = o.log;
+    this.clock = o.clock ?? systemClock;
+    this.timers = o.timers ?? systemTimers;
+  }
+
+  /**
+   * Runs fn every everyMs from now on (first run everyMs from now). The name identifies the job
+   * (one active job per name) and heads its error line: "<name> failed".
+   */
+  every(name: string, everyMs: number, fn: () => unknown, opts: JobOptions = {}): Job {
+    if (this.jobs.has(name)) throw new Error(`scheduler: a job named "${name}" is already scheduled`);
+    const job = new Job(this, name, everyMs, fn, opts);
+    this.jobs.set(name, job);
+    job.arm();
+    return job;
+  }
+
+  job(name: string): Job | undefined {
+    return this.jobs.get(name);
+  }
+
+  list(): JobInfo[] {
+    return [...this.jobs.values()].map((j) => j.info());
+  }
+
+  /** Runs the named job at once; rejects when there is no such job or the run fails. */
+  runNow(name: string): Promise<void> {
+    const job = this.jobs.get(name);
+    if (!job) return Promise.reject(new Error(`scheduler: no job named "${name}"`));
+    return job.runNow();
+  }
+
+  /** Resolves when no scheduled job has a run in flight. */
+  async idle(): Promise<void> {
+    for (const j of [...this.jobs.values()]) await j.idle();
+  }
+
+  /** Stops every job (runs in flight finish). */
+  stop(): void {
+    for (const j of [...this.jobs.values()]) j.stop();
+  }
+
+  /** @internal a rescheduled job takes its name again */
+  adopt(job: Job): void {
+    const other = this.jobs.get(job.name);
+    if (other && other !== job) throw new Error(`scheduler: a job named "${job.name}" is already scheduled`);
+    this.jobs.set(job.name, job);
+  }
+
+  /** @internal a stopped job gives its name back */
+  forget(job: Job): void {
+    if (this.jobs.get(job.name) === job) this.jobs.delete(job.name);
+  }
+}

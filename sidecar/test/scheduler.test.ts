@@ -1,0 +1,212 @@
+// The scheduler (util/scheduler.ts) on a manual clock: jobs run when time passes, never overlap,
+// log and record their errors, run now, reschedule and stop; no test here sleeps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { manualClock, systemTimers } from '../src/util/clock.js';
+import { Scheduler } from '../src/util/scheduler.js';
+import type { Logger } from '../src/util/logger.js';
+import { RECONCILE_INTERVAL_MS } from '../src/proxy/feature.js';
+import { startTestServer } from './lib/server.js';
+
+/** A logger that keeps what it is given (only the two levels the scheduler uses). */
+function recordingLog() {
+  const lines: { level: string; msg: string; meta: Record<string, unknown> }[] = [];
+  const at = (level: string) => (msg: string, meta: Record<string, unknown> = {}) => void lines.push({ level, msg, meta });
+  return { lines, log: { warn: at('warn'), error: at('error'), info: at('info'), debug: at('debug') } as unknown as Logger };
+}
+
+function setup() {
+  const clock = manualClock(Date.UTC(2026, 5, 1));
+  const { lines, log } = recordingLog();
+  const sched = new Scheduler({ log, clock, timers: clock.timers });
+  return { clock, lines, sched };
+}
+
+test('manual clock: timers fire in due order as time passes, and not before', () => {
+  const clock = manualClock(1000);
+  const seen: string[] = [];
+  clock.timers.after(300, () => seen.push(`c@${clock()}`));
+  clock.timers.after(100, () => seen.push(`a@${clock()}`));
+  const b = clock.timers.after(200, () => seen.push(`b@${clock()}`));
+  clock.timers.after(100, () => seen.push(`a2@${clock()}`));
+  clock.advance(99);
+  assert.deepEqual(seen, []);
+  b.cancel();
+  clock.advance(150);
+  assert.deepEqual(seen, ['a@1100', 'a2@1100']);
+  assert.equal(clock(), 1249);
+  assert.equal(clock.pending(), 1);
+  clock.advance(1000);
+  assert.deepEqual(seen, ['a@1100', 'a2@1100', 'c@1300']);
+  assert.equal(clock(), 2249);
+  assert.equal(clock.pending(), 0);
+});
+
+test('a job runs once per interval, at a fixed rate, and the first run is one interval away', async () => {
+  const { clock, sched } = setup();
+  const runs: number[] = [];
+  const t0 = clock();
+  sched.every('count', 1000, () => void runs.push(clock() - t0));
+  clock.advance(999);
+  assert.deepEqual(runs, []);
+  await clock.advanceAsync(4001, () => sched.idle());
+  assert.deepEqual(runs, [1000, 2000, 3000, 4000, 5000]);
+  const info = sched.job('count')!.info();
+  assert.equal(info.runs, 5);
+  assert.equal(info.every_ms, 1000);
+  assert.equal(info.active, true);
+  sched.stop();
+});
+
+test('a run never overlaps itself: ticks during a busy run are skipped', async () => {
+  const { clock, sched } = setup();
+  let started = 0;
+  let release!: () => void;
+  const job = sched.every('slow', 100, () => {
+    started++;
+    return new Promise<void>((r) => (release = r));
+  });
+  clock.advance(100);
+  assert.equal(started, 1);
+  assert.equal(job.running, true);
+  clock.advance(500); // five ticks while the first run is busy
+  assert.equal(started, 1);
+  release();
+  await sched.idle();
+  assert.equal(job.running, false);
+  clock.advance(100);
+  assert.equal(started, 2, 'the schedule goes on after the busy run');
+  release();
+  await sched.idle();
+  sched.stop();
+});
+
+test('a failing run is logged once as "<name> failed" and recorded; the job keeps its schedule', async () => {
+  const { clock, lines, sched } = setup();
+  let n = 0;
+  sched.every('flaky thing', 50, () => {
+    n++;
+    if (n === 1) throw new Error('boom');
+    if (n === 2) return Promise.reject(new Error('async boom'));
+  }, { errorLevel: 'error' });
+  await clock.advanceAsync(50, () => sched.idle());
+  assert.deepEqual(lines, [{ level: 'error', msg: 'flaky thing failed', meta: { err: 'Error: boom' } }]);
+  assert.equal(sched.job('flaky thing')!.info().last_error, 'boom');
+  await clock.advanceAsync(50, () => sched.idle());
+  assert.equal(lines.length, 2);
+  assert.equal(lines[1].meta.err, 'Error: async boom');
+  await clock.advanceAsync(50, () => sched.idle());
+  assert.equal(n, 3);
+  assert.equal(lines.length, 2);
+  const info = sched.job('flaky thing')!.info();
+  assert.equal(info.last_error, null, 'a good run clears the last error');
+  assert.equal(info.failures, 2);
+  assert.equal(info.runs, 3);
+  sched.stop();
+});
+
+test('run now: at once, after the run in flight, rejecting with the error; unknown names reject', async () => {
+  const { clock, sched, lines } = setup();
+  const order: string[] = [];
+  let release!: () => void;
+  let fail = false;
+  const job = sched.every('work', 60_000, async () => {
+    order.push(`start@${clock()}`);
+    if (fail) throw new Error('nope');
+    await new Promise<void>((r) => (release = r));
+    order.push('end');
+  });
+  const first = job.runNow();
+  const second = sched.runNow('work');
+  const third = job.runNow(); // coalesced with the queued one
+  assert.equal(second, third);
+  assert.deepEqual(order, [`start@${clock()}`], 'the second waits for the first');
+  release();
+  await first;
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, [`start@${clock()}`, 'end', `start@${clock()}`], 'the queued run starts when the first ends');
+  release();
+  await second;
+  assert.equal(order.length, 4);
+  assert.equal(job.info().runs, 2);
+  fail = true;
+  await assert.rejects(job.runNow(), /nope/);
+  assert.equal(lines.at(-1)!.msg, 'work failed');
+  await assert.rejects(sched.runNow('missing'), /no job named "missing"/);
+  sched.stop();
+});
+
+test('reschedule counts the new interval from now; stop ends the ticks and frees the name', async () => {
+  const { clock, sched } = setup();
+  let runs = 0;
+  const job = sched.every('tick', 1000, () => void runs++);
+  clock.advance(600);
+  job.reschedule(300);
+  clock.advance(299);
+  assert.equal(runs, 0);
+  await clock.advanceAsync(1, () => sched.idle());
+  assert.equal(runs, 1);
+  await clock.advanceAsync(900, () => sched.idle());
+  assert.equal(runs, 4);
+  job.stop();
+  assert.equal(job.active, false);
+  assert.equal(sched.job('tick'), undefined);
+  clock.advance(10_000);
+  assert.equal(runs, 4);
+  assert.equal(clock.pending(), 0);
+  assert.throws(() => sched.every('x', 0, () => undefined), /positive interval/);
+  const again = sched.every('tick', 10, () => void runs++);
+  assert.throws(() => sched.every('tick', 10, () => undefined), /already scheduled/);
+  assert.throws(() => job.reschedule(5), /already scheduled/, 'a stopped job cannot take back a name now in use');
+  clock.advance(10);
+  assert.equal(runs, 5);
+  sched.stop();
+  assert.deepEqual(sched.list(), []);
+  assert.equal(again.active, false);
+  assert.equal(clock.pending(), 0);
+});
+
+test('system timers: a job runs on node time, and stop ends it', async () => {
+  const { log } = recordingLog();
+  const sched = new Scheduler({ log, timers: systemTimers });
+  let runs = 0;
+  const hold = setInterval(() => undefined, 1000); // the scheduler's timers are unref'd: keep the test alive
+  const done = new Promise<void>((resolve) => {
+    sched.every('real', 5, () => {
+      if (++runs === 3) resolve();
+    });
+  });
+  await done;
+  sched.stop();
+  const after = runs;
+  await new Promise((r) => setTimeout(r, 30));
+  clearInterval(hold);
+  assert.equal(runs, after);
+});
+
+test('the sidecar runs its periodic work on the scheduler, at the configured intervals, on the clock it is given', async () => {
+  const clock = manualClock(Date.now());
+  const s = await startTestServer({ GATEHOUSE_WG_POLL_INTERVAL: '5' }, { clock, timers: clock.timers, startFeatures: true });
+  try {
+    const jobs = new Map(s.deps.scheduler.list().map((j) => [j.name, j]));
+    assert.deepEqual(Object.fromEntries([...jobs].map(([n, j]) => [n, j.every_ms])), {
+      'session housekeeping': 3_600_000,
+      'WireGuard poll': s.deps.config.wg.pollIntervalMs,
+      'proxy reconcile': RECONCILE_INTERVAL_MS,
+      'route auth prune': 3_600_000,
+      'gateway status evaluation': 10_000,
+      'access log ingestion': 1000,
+      'uptime monitoring': 30_000,
+    });
+    assert.equal(s.deps.config.wg.pollIntervalMs, 5000, 'the poll interval comes from its variable');
+    assert.ok([...jobs.values()].every((j) => j.runs === 0));
+    await clock.advanceAsync(30_000, () => s.deps.scheduler.idle());
+    const runs = Object.fromEntries(s.deps.scheduler.list().map((j) => [j.name, j.runs]));
+    assert.deepEqual(runs, { 'session housekeeping': 0, 'WireGuard poll': 6, 'proxy reconcile': 3, 'route auth prune': 0, 'gateway status evaluation': 3, 'access log ingestion': 30, 'uptime monitoring': 1 });
+    assert.ok(s.deps.scheduler.list().every((j) => j.last_error === null), JSON.stringify(s.deps.scheduler.list()));
+  } finally {
+    await s.close();
+  }
+  assert.deepEqual(s.deps.scheduler.list(), [], 'every job stops with the server');
+  assert.equal(clock.pending(), 0);
+});
