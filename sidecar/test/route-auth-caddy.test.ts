@@ -11,7 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcrypt';
 import { aclRoute, basicAuthHandler, ipFilterRoute, protectionRoutes, rateLimitHandler, rateWindowNs, type ProtectedRoute } from '../src/proxy/fragments/protection.js';
-import { forwardAuthHandler, forwardAuthRoutes, routeAuthPagesRoute } from '../src/proxy/fragments/route-auth.js';
+import { forwardAuthHandler, forwardAuthRoutes, ROUTE_AUTH_COOKIE_PREFIX, routeAuthForwardHandler, routeAuthPagesRoute } from '../src/proxy/fragments/route-auth.js';
+import { cookieNameFor } from '../src/route-auth/view.js';
+import { CSRF_COOKIE } from '../src/route-auth/http.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
@@ -83,6 +85,20 @@ test('routeAuthPagesRoute and forwardAuthRoutes', { skip: !haveCaddy && 'bin/cad
   ]);
 });
 
+test('routeAuthForwardHandler is forwardAuthHandler plus, on a successful verify, the removal of every gh_ra_ cookie', () => {
+  const plain = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as any;
+  const h = routeAuthForwardHandler('app.example.com', '127.0.0.1:3000') as any;
+  const copied = plain.handle_response[0].routes.length;
+  assert.deepEqual({ ...h, handle_response: undefined }, { ...plain, handle_response: undefined });
+  assert.deepEqual(h.handle_response[0].match, { status_code: [2] });
+  assert.deepEqual(h.handle_response[0].routes.slice(0, copied), plain.handle_response[0].routes);
+  const [strip, drop] = h.handle_response[0].routes.slice(copied);
+  assert.deepEqual(Object.keys(strip.handle[0].request.replace), ['Cookie']);
+  assert.deepEqual(drop.handle[0].request.delete, ['Cookie']);
+  // The prefix covers every cookie route auth sets.
+  for (const name of [cookieNameFor(7), `${cookieNameFor(7)}_p`, CSRF_COOKIE]) assert.ok(name.startsWith(ROUTE_AUTH_COOKIE_PREFIX), name);
+});
+
 test('aclRoute and ipFilterRoute: remote_ip matchers answering 403', () => {
   assert.deepEqual(aclRoute(['10.8.0.2/32', '10.8.0.3']), {
     handle: [{ body: 'Forbidden', handler: 'static_response', status_code: 403 }],
@@ -141,7 +157,7 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
   assert.deepEqual(protectionRoutes(ra, { routeAuth: true, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, rest), [
     aclRoute(['10.8.0.2']),
     routeAuthPagesRoute('app.example.com', up),
-    { handle: [forwardAuthHandler('app.example.com', up), limit, ...rest] },
+    { handle: [routeAuthForwardHandler('app.example.com', up), limit, ...rest] },
   ]);
   assert.deepEqual(protectionRoutes(baseRoute(), { routeAuth: false, sidecarUpstream: up, aclAddresses: [] }, rest), [{ handle: rest }]);
   // A route with retries: its reverse_proxy routes (tail) follow the chain; an empty chain is left out.
@@ -149,7 +165,7 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
   assert.deepEqual(protectionRoutes(ra, { routeAuth: true, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [
     aclRoute(['10.8.0.2']),
     routeAuthPagesRoute('app.example.com', up),
-    { handle: [forwardAuthHandler('app.example.com', up), limit] },
+    { handle: [routeAuthForwardHandler('app.example.com', up), limit] },
     ...tail,
   ]);
   assert.deepEqual(protectionRoutes(baseRoute({ acl_enabled: true }), { routeAuth: false, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [aclRoute(['10.8.0.2']), ...tail]);
@@ -305,4 +321,42 @@ test('real Caddy: peer ACL and IP filter by remote address', { skip: !haveCaddy 
   assert.equal((await viaCaddy('GET', 'ipb.test', '/')).status, 403);
   // a spoofed X-Forwarded-For does not change the remote address
   assert.equal((await viaCaddy('GET', 'acl-deny.test', '/', { 'x-forwarded-for': '10.99.0.1' })).status, 403);
+});
+
+test('real Caddy: the backend never sees a gh_ra_ cookie (the session included) and gets its own cookies intact', { skip: !haveCaddy && 'bin/caddy not built' }, async () => {
+  const host = `fa.test:${caddyPort}`;
+  const jar = new Map<string, string>();
+  const keep = (r: { headers: http.IncomingHttpHeaders }) => {
+    for (const line of r.headers['set-cookie'] ?? []) {
+      const pair = line.split(';')[0];
+      jar.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1));
+    }
+  };
+  const ours = () => [...jar].filter(([, v]) => v).map(([k, v]) => `${k}=${v}`);
+  const anon = await viaCaddy('GET', host, '/app');
+  const loc = new URL(anon.headers.location!);
+  const page = await viaCaddy('GET', host, `${loc.pathname}${loc.search}`);
+  keep(page);
+  const form = new URLSearchParams({ _csrf: Browser.csrf(page.body), rd: loc.searchParams.get('rd')!, step: 'password', email: 'owner@example.test', password: 'correct horse' }).toString();
+  const post = await viaCaddy('POST', host, '/route-auth/login', { cookie: ours().join('; '), 'content-type': 'application/x-www-form-urlencoded' }, form);
+  assert.equal(post.status, 303, post.body);
+  keep(post);
+  const session = `gh_ra_${routes.fa.id}`;
+  assert.ok(jar.get(session), 'signed in: the session cookie is set');
+  const cases: [string, string | undefined][] = [
+    // [Cookie the browser sends, Cookie the backend must receive]
+    [['theme=dark', ...ours(), 'sid=abc'].join('; '), 'theme=dark; sid=abc'],
+    [[...ours(), 'theme=dark'].join('; '), 'theme=dark'],
+    [['theme=dark', ...ours()].join(';'), 'theme=dark'],
+    [['a=1', `${session}=${jar.get(session)}`, 'b=gh_ra_x', 'xgh_ra_1=2'].join('; '), 'a=1; b=gh_ra_x; xgh_ra_1=2'],
+    [ours().join('; '), undefined],
+  ];
+  for (const [sent, expected] of cases) {
+    const ok = await viaCaddy('GET', host, '/app', { cookie: sent });
+    assert.equal(ok.status, 200, `${sent}: ${ok.body}`);
+    const seen = JSON.parse(ok.body);
+    assert.equal(seen.headers.cookie, expected, sent);
+    assert.equal(seen.headers['x-auth-email'], 'owner@example.test');
+    assert.doesNotMatch(JSON.stringify(seen.headers), new RegExp(jar.get(session)!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')), 'the session value appears nowhere');
+  }
 });

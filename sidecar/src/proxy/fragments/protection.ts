@@ -11,7 +11,8 @@
 //   3. rate limit (rateLimitHandler)       - BEFORE auth for basic auth and for unprotected routes
 //   4. basic auth (basicAuthHandler)  |  route auth: first the /route-auth/* pages route
 //                                            (routeAuthPagesRoute), then forward auth
-//                                            (forwardAuthHandler) for everything else
+//                                            (routeAuthForwardHandler: it also removes the
+//                                            gh_ra_… cookies) for everything else
 //   5. rate limit                          - AFTER auth for route auth
 //   6. rest (the route's handler chain), then tail (its retrying reverse_proxy routes, if any)
 //
@@ -19,7 +20,7 @@
 // through the proxy service's transact(), so the snapshot read inside that transaction sees it.
 import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../route-auth/ip.js';
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
-import { forwardAuthHandler, routeAuthPagesRoute } from './route-auth.js';
+import { routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
 
 /** The route fields these builders read (a normalized route from src/routes/model.ts fits). */
 export interface ProtectedRoute {
@@ -133,7 +134,7 @@ export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions,
   const chain: CaddyHandler[] = [];
   if (opts.routeAuth) {
     out.push(routeAuthPagesRoute(route.domain, opts.sidecarUpstream));
-    chain.push(forwardAuthHandler(route.domain, opts.sidecarUpstream));
+    chain.push(routeAuthForwardHandler(route.domain, opts.sidecarUpstream));
     if (limit) chain.push(limit);
   } else {
     if (limit) chain.push(limit);

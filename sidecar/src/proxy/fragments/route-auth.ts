@@ -42,6 +42,40 @@ export function forwardAuthHandler(domain: string, sidecarUpstream: string): Cad
   };
 }
 
+/**
+ * Every cookie of route auth is named `gh_ra_…`: the session `gh_ra_<routeId>`, the pending login
+ * step `gh_ra_<routeId>_p`, the CSRF token `gh_ra_csrf` (route-auth/http.ts). None is meant for
+ * the backend: whoever runs or takes over the backend could replay a session it receives.
+ */
+export const ROUTE_AUTH_COOKIE_PREFIX = 'gh_ra_';
+/** Cookie pairs named gh_ra_… in a Cookie header value, each with the `;` before it (RE2). */
+const OUR_COOKIES = `(^|;)\\s*${ROUTE_AUTH_COOKIE_PREFIX}[^=;]*=[^;]*`;
+
+/**
+ * The request-header operations that remove route auth's cookies from the Cookie header and keep
+ * every other cookie as it was: the `gh_ra_…` pairs are cut out, then a `; ` left at the start (when
+ * the first cookie was ours) is dropped. Caddy applies a replacement to each Cookie field value.
+ */
+export function stripRouteAuthCookies(): CaddyRoute[] {
+  return [
+    { handle: [{ handler: 'headers', request: { replace: { Cookie: [{ search_regexp: OUR_COOKIES, replace: '' }, { search_regexp: '^;\\s*', replace: '' }] } } }] },
+    // Only our cookies were sent: no Cookie header at all rather than an empty one.
+    { handle: [{ handler: 'headers', request: { delete: ['Cookie'] } }], match: [{ vars: { '{http.request.header.Cookie}': [''] } }] },
+  ];
+}
+
+/**
+ * The forward auth of a route-auth route: forwardAuthHandler, and on a successful verify (2xx) the
+ * route-auth cookies are also removed from the request before it goes on to the backend (after the
+ * identity headers are copied; verify itself received them).
+ */
+export function routeAuthForwardHandler(domain: string, sidecarUpstream: string): CaddyHandler {
+  const h = forwardAuthHandler(domain, sidecarUpstream);
+  const [onSuccess] = h.handle_response as { match: unknown; routes: CaddyRoute[] }[];
+  onSuccess.routes.push(...stripRouteAuthCookies());
+  return h;
+}
+
 /** `/route-auth/*` of a protected domain → the sidecar (login pages, assets, login/logout posts). */
 export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): CaddyRoute {
   return {
