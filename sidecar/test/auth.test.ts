@@ -265,3 +265,28 @@ test('activity log filters accept a plain date and a zone-less date-time, read a
     assert.ok(r.data.fields?.since || r.data.fields?.until, bad);
   }
 });
+
+test('a NUL or other control character in login, unlock and the log filters is a 400 with fields, never a 500', async () => {
+  const nul = await jsonLogin('a\u0000', 'x');
+  assert.equal(nul.status, 400, JSON.stringify(nul.data));
+  assert.equal(nul.data.ok, false);
+  assert.ok(nul.data.fields.username);
+  const form = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin\u0000', password: 'x' }), headers: { accept: 'application/json' } });
+  assert.equal(form.status, 400);
+  assert.ok(form.data.fields.username);
+  for (const username of ['admin\u001b[2J', 'admin\u0085', '\ud800']) {
+    const r = await jsonLogin(username, 'x');
+    assert.equal(r.status, 400, JSON.stringify(username));
+  }
+  const { cookie, csrf } = await login(s);
+  const h = { cookie, 'x-csrf-token': csrf };
+  const unlock = await s.req('/api/v1/users/unlock', { method: 'POST', json: { username: 'a\u0000' }, headers: h });
+  assert.equal(unlock.status, 400, JSON.stringify(unlock.data));
+  assert.ok(unlock.data.fields.username);
+  for (const p of ['/api/v1/logs/activity?source=a%00', '/api/v1/logs/activity?event_type=a%00', '/api/v1/logs/activity/export?source=a%00', '/api/v1/logs/activity/export?format=csv&event_type=%07']) {
+    const r = await s.req(p, { headers: h });
+    assert.equal(r.status, 400, `${p} → ${r.status}`);
+    assert.equal(r.data.ok, false);
+    assert.ok(r.data.fields.source || r.data.fields.event_type, p);
+  }
+});

@@ -134,3 +134,14 @@ test('expires_at: plain dates and zone-less date-times are UTC; numeric strings,
     assert.ok(r.data.fields?.expires_at);
   }
 });
+
+test('a token name with a NUL, another control character or an unpaired surrogate is a 400 and saves nothing', async () => {
+  const count = async () => (await s.req('/api/v1/tokens', { headers: h })).data.tokens.length as number;
+  const before = await count();
+  for (const name of ['ci\u0000', 'ci\n', '\u001bci', 'ci\ud800']) {
+    const r = await create({ name, scopes: ['logs'] });
+    assert.equal(r.status, 400, JSON.stringify(name));
+    assert.ok(r.data.fields?.name);
+  }
+  assert.equal(await count(), before);
+});

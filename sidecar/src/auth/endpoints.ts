@@ -5,13 +5,14 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { text } from '../http/fields.js';
 import { AppError } from '../util/errors.js';
 import { newCsrfToken, type Principal } from '../http/auth.js';
 
 const loginBody = z.object({
-  username: z.string().trim().min(1, 'required').max(64),
+  username: text({ min: 1, max: 64 }),
   password: z.string().min(1, 'required').max(1024),
-  next: z.string().max(2048).optional(),
+  next: text({ max: 2048 }).optional(),
 });
 
 export function wantsJson(ctx: Koa.Context): boolean {

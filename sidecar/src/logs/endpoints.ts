@@ -3,13 +3,13 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
-import { dateQuery } from '../http/fields.js';
+import { dateQuery, text } from '../http/fields.js';
 import { SEVERITIES } from './activity.js';
 
 const activityFilter = z.object({
   severity: z.enum(SEVERITIES).optional(),
-  source: z.string().max(32).optional(),
-  event_type: z.string().max(64).optional(),
+  source: text({ max: 32, trim: false }).optional(),
+  event_type: text({ max: 64, trim: false }).optional(),
   since: dateQuery.optional(),
   until: dateQuery.optional(),
 });

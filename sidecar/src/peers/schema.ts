@@ -1,6 +1,6 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
-import { dateInput } from '../http/fields.js';
+import { dateInput, text } from '../http/fields.js';
 import { tagList } from '../tags/names.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 
@@ -9,8 +9,6 @@ export const DESCRIPTION_MAX = 500;
 
 /** Letters and digits of any script, space and . _ - @ ( ) + ' ; starts with a letter or digit. */
 const NAME_RE = /^[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*$/u;
-// eslint-disable-next-line no-control-regex
-const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f]/;
 
 export const peerName = z
   .string()
@@ -19,10 +17,7 @@ export const peerName = z
   .max(NAME_MAX, `at most ${NAME_MAX} characters`)
   .regex(NAME_RE, "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit");
 
-export const description = z
-  .string()
-  .max(DESCRIPTION_MAX, `at most ${DESCRIPTION_MAX} characters`)
-  .refine((v) => !CONTROL_RE.test(v), 'must not contain control characters');
+export const description = text({ max: DESCRIPTION_MAX, multiline: true, trim: false });
 
 const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 function isDnsEntry(v: string): boolean {

@@ -5,6 +5,7 @@ import net from 'node:net';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { paging } from '../http/registry.js';
+import { text } from '../http/fields.js';
 
 /**
  * Domain names: trimmed, lowercased, one trailing dot dropped, internationalized names converted to
@@ -174,7 +175,7 @@ const botConfig = z
 /** Every writable route field by its SPEC name; all optional (create requires domain). */
 export const routeFields = z.object({
   domain: domainSchema,
-  description: z.string().trim().max(500).nullable(),
+  description: text({ max: 500, multiline: true }).nullable(),
   route_type: z.enum(['http', 'l4'], { error: 'must be http or l4' }),
   target_kind: z.enum(['peer', 'gateway'], { error: 'must be peer or gateway' }),
   enabled: boolIn,

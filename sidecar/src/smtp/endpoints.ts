@@ -3,6 +3,7 @@ import net from 'node:net';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { text } from '../http/fields.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import type { SmtpService } from './service.js';
 
@@ -29,7 +30,7 @@ export const smtpBody = z.object({
   host: hostname,
   port: z.number().int().min(1).max(65535),
   secure: z.boolean().default(false),
-  user: z.string().max(254).refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks').nullable().optional(),
+  user: text({ max: 254, trim: false }).nullable().optional(),
   password: z.string().max(1024).nullable().optional(),
   from: fromAddress,
 });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { defineEndpoint, SCOPES, type Endpoint } from '../http/registry.js';
-import { dateInput } from '../http/fields.js';
+import { dateInput, text } from '../http/fields.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 
 const createBody = z.object({
-  name: z.string().trim().min(1, 'required').max(128),
+  name: text({ min: 1, max: 128 }),
   scopes: z.array(z.enum(SCOPES)).min(1, 'at least one scope'),
   expires_at: dateInput.nullable().optional(),
   user_id: z.number().int().positive().nullable().optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { text } from '../http/fields.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { ROLES } from './service.js';
 
@@ -37,7 +38,7 @@ export function userEndpoints(deps: Deps): Endpoint[] {
     }),
     defineEndpoint({
       method: 'POST', path: '/users/unlock', adminRole: true, summary: 'Lift a login lockout (record type admin or route_auth)', tags: ['users'],
-      body: z.object({ username: z.string().trim().min(1).max(320), record_type: z.enum(['admin', 'route_auth']).default('admin') }),
+      body: z.object({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') }),
       handler: async ({ body }, ctx) => {
         const wasLocked = await deps.lockout.unlock(body.record_type, body.username);
         await deps.activity.record({ source: 'auth', event_type: 'account_unlocked', message: `Account ${body.username} unlocked by an admin`, details: { record_type: body.record_type, was_locked: wasLocked }, user_id: actor(ctx) });
