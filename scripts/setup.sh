@@ -33,4 +33,4 @@ fi
 
 bash scripts/build-caddy.sh
 echo "setup: compiling the sidecar (tsc)"
-npm run -s -w sidecar build
+npm run -s -w @gatehouse/sidecar build

@@ -11,7 +11,7 @@ dur=${BENCH_DURATION:-10s}
 conns=${BENCH_CONNECTIONS:-32}
 dir=$(mktemp -d /tmp/gatehouse-bench-api.XXXXXX)
 port=$((20000 + RANDOM % 20000))
-[[ -f sidecar/dist/main.js ]] || npm run -s -w sidecar build
+[[ -f sidecar/dist/main.js ]] || npm run -s -w @gatehouse/sidecar build
 GATEHOUSE_DATA_DIR=$dir GATEHOUSE_PORT=$port GATEHOUSE_ADMIN_PASSWORD=bench-password-1 GATEHOUSE_MANAGE_CADDY=false \
   GATEHOUSE_WG_MANAGE=false GATEHOUSE_RATE_LIMIT_ADMIN=100000000 GATEHOUSE_LOG_LEVEL=error \
   node --conditions=gatehouse-compiled sidecar/dist/main.js >"$dir/sidecar.log" 2>&1 &
