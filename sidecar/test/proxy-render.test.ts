@@ -56,6 +56,22 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
   'l4-udp': fresh(() => ({ routes: [l4({ domain: 'dns.example.com', l4_protocol: 'udp', l4_listen_port: 5353, target_port: '53' })] })),
   'l4-passthrough': fresh(() => ({ routes: [l4({ domain: 'tls.example.com', l4_tls_mode: 'passthrough', l4_listen_port: 8443, target_port: '443' })] })),
   'l4-terminate': fresh(() => ({ routes: [l4({ domain: 'db.example.com', l4_tls_mode: 'terminate', l4_listen_port: 15432, target_port: '5432' })] })),
+  'l4-acl': fresh(() => ({
+    routes: [
+      l4({ domain: 'ssh.example.com', acl_enabled: true, acl_peer_ids: [2, 3] }),
+      l4({ domain: 'dns.example.com', l4_protocol: 'udp', l4_listen_port: 5353, target_port: '53', acl_enabled: true, acl_peer_ids: [] }),
+      l4({ domain: 'gone.example.com', l4_listen_port: 2223, acl_enabled: true, acl_peer_ids: [3, 77] }),
+    ],
+  })),
+  'l4-ip-filter': fresh(() => ({
+    routes: [
+      l4({ domain: 'white.example.com', ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: ['192.168.1.7/16', '2001:DB8::1/32'] }),
+      l4({ domain: 'black.example.com', l4_protocol: 'udp', l4_listen_port: 5353, target_port: '53', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: ['203.0.113.7'] }),
+      l4({ domain: 'empty-black.example.com', l4_listen_port: 2223, ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [] }),
+      l4({ domain: 'empty-white.example.com', l4_listen_port: 2224, ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [] }),
+      l4({ domain: 'both.example.com', l4_listen_port: 8443, target_port: '443', l4_tls_mode: 'passthrough', acl_enabled: true, acl_peer_ids: [1], ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: ['10.8.0.0/24'] }),
+    ],
+  })),
   'admin-domain': fresh(() => ({ routes: [], settings: { adminDomain: 'gatehouse.example.com' } })),
   'bind-and-ports': fresh(() => ({ routes: [route({ domain: 'app.test' }), l4({ domain: 'tcp.test', l4_listen_port: 17000 }), l4({ domain: 'udp.test', l4_protocol: 'udp', l4_listen_port: 17001 })], settings: { bind: '127.0.0.1', httpPort: 18080, httpsPort: 18443, adminListen: '127.0.0.1:12019' } })),
   unavailable: fresh(() => ({

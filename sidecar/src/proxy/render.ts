@@ -29,7 +29,7 @@ import type { Fragment, ProxySnapshot, RenderContext } from './render-context.js
 import { addAccessLog } from './fragments/access-log.js';
 import { withGatewayWol } from './fragments/gateway.js';
 import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
-import { protectionRoutes } from './fragments/protection.js';
+import { aclPeerAddresses, protectionRoutes } from './fragments/protection.js';
 import { botBlockHandler, circuitBreakerHandler, mirrorHandler, retryRoutes } from './fragments/resilience.js';
 import { GRACE_PERIOD, HTTP_SERVER, HTTPS_SERVER, hostEntry, hostRoute, redirectToHttps, sharedProxyRoutes, shareUpstreams, tlsIssuer } from './fragments/servers.js';
 import { encodeHandler, listenAddr, reverseProxy, routeUpstream, unavailableResponse } from './fragments/upstream.js';
@@ -66,15 +66,7 @@ function routeHostEntry(route: Route, ctx: RenderContext): HostEntry {
   if (!routeAuth && !basicAuth && !route.acl_enabled && !route.ip_filter_enabled && !route.rate_limit_enabled) {
     return { routes: [...(rest.length ? [{ handle: rest }] : []), ...tail] };
   }
-  return { routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses: aclAddresses(route, ctx) }, rest, tail) };
-}
-
-/** ACL: the tunnel addresses of the listed peers that are on the interface now (enabled, not expired). */
-function aclAddresses(route: Route, ctx: RenderContext): string[] {
-  return route.acl_peer_ids.flatMap((id) => {
-    const p = ctx.peers.get(id);
-    return p?.enabled ? [p.address] : [];
-  });
+  return { routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses: aclPeerAddresses(route, ctx.peers) }, rest, tail) };
 }
 
 /** Adds a route kind's fragment; a host or server name already taken is a bug of that kind. */

@@ -20,6 +20,7 @@
 // through the proxy service's transact(), so the snapshot read inside that transaction sees it.
 import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../route-auth/ip.js';
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
+import type { PeerTarget } from '../render-context.js';
 import { routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
 
 /** The route fields these builders read (a normalized route from src/routes/model.ts fits). */
@@ -53,6 +54,14 @@ export function basicAuthHandler(user: string, bcryptHash: string): CaddyHandler
       },
     },
   };
+}
+
+/** ACL: the tunnel addresses of the route's acl_peer_ids that are on the interface now (enabled, not expired). */
+export function aclPeerAddresses(route: { acl_peer_ids: readonly number[] }, peers: Map<number, PeerTarget>): string[] {
+  return route.acl_peer_ids.flatMap((id) => {
+    const p = peers.get(id);
+    return p?.enabled ? [p.address] : [];
+  });
 }
 
 /** remote_ip matcher (the TCP peer: the tunnel address for VPN peers; X-Forwarded-For is not trusted). */
