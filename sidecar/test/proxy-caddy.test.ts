@@ -54,6 +54,8 @@ let auth: Record<string, string>;
 let ports: { http: number; https: number; admin: number };
 let peerAddr: string;
 let peerId: number;
+/** when this file began: Caddy, started by the sidecar in before(), cannot have run longer */
+const startedAt = Date.now();
 const backends: net.Server[] = [];
 const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
 const proxy = () => s.deps.proxy as ProxyService;
@@ -102,7 +104,8 @@ test('Caddy runs under supervision with the admin API on loopback only', { skip 
   assert.equal(st.status, 200);
   assert.equal(st.data.running, true);
   assert.equal(typeof st.data.pid, 'number');
-  assert.ok(st.data.uptime_s >= 0);
+  assert.ok(Number.isInteger(st.data.uptime_s) && st.data.uptime_s >= 0, `uptime_s is whole seconds while Caddy runs, got ${JSON.stringify(st.data.uptime_s)}`);
+  assert.ok(st.data.uptime_s <= (Date.now() - startedAt) / 1000 + 1, `uptime_s ${st.data.uptime_s} is not longer than this test file has run`);
   assert.equal(st.data.admin_api, `127.0.0.1:${ports.admin}`);
   assert.equal(st.data.mode, 'caddy');
   const cmdline = fs.readFileSync(`/proc/${st.data.pid}/cmdline`, 'utf8').split('\0');
