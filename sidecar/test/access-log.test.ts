@@ -147,3 +147,53 @@ test('API: list with paging, CSV/JSON export, trace of the route, clear-logs; ba
   assert.ok(c.data.cleared.access >= 2);
   assert.equal(await count(), 0);
 });
+
+/** A line with request and response headers, and the route-auth account Caddy's log_append names. */
+function fullLine(host: string, uri: string, authUser?: string): string {
+  return JSON.stringify({
+    level: 'info', ts: 1764000000.5 + ++seq, logger: 'http.log.access.gatehouse', msg: 'handled request',
+    request: { remote_ip: '127.0.0.1', client_ip: '192.0.2.7', proto: 'HTTP/1.1', method: 'GET', host, uri, headers: { 'User-Agent': ['test-agent'], Accept: ['text/html'], Cookie: ['gh_ra_1=secret-session'], 'X-Debug-Me': ['yes'] } },
+    bytes_read: 0, duration: 0.002, size: 42, status: 200, resp_headers: { 'Content-Type': ['text/html'], 'Set-Cookie': ['backend=secret'], 'X-Backend': ['b1'] },
+    ...(authUser ? { auth_user: authUser } : {}),
+  }) + '\n';
+}
+
+test('debug_enabled: the trace of a debugged route shows request and response headers (credentials redacted); without it, none', async () => {
+  const p = await call('/peers', 'POST', { name: 'quiet' });
+  const quiet = await call('/routes', 'POST', { domain: 'quiet.example.com', peer_id: p.data.peer.id, target_port: 8080 });
+  assert.equal(quiet.status, 201, JSON.stringify(quiet.data));
+  fs.appendFileSync(file, fullLine('logged.example.com', '/debugged') + fullLine('quiet.example.com', '/not-debugged'));
+  const t = await call(`/routes/${routeId}/trace`);
+  const r = t.data.requests.find((x: any) => x.uri === '/debugged');
+  assert.deepEqual(r.request_headers['X-Debug-Me'], ['yes']);
+  assert.deepEqual(r.request_headers.Accept, ['text/html']);
+  assert.deepEqual(r.request_headers.Cookie, ['REDACTED'], 'no session cookie in the trace');
+  assert.deepEqual(r.response_headers['X-Backend'], ['b1']);
+  assert.deepEqual(r.response_headers['Set-Cookie'], ['REDACTED']);
+  const q = await call(`/routes/${quiet.data.route.id}/trace`);
+  assert.equal(q.data.debug_enabled, false);
+  const qr = q.data.requests.find((x: any) => x.uri === '/not-debugged');
+  assert.ok(qr);
+  assert.equal(qr.request_headers, undefined);
+  assert.equal(qr.response_headers, undefined);
+  // switching debug off stops recording headers and hides what was recorded
+  assert.equal((await call(`/routes/${routeId}`, 'PUT', { debug_enabled: false })).status, 200);
+  fs.appendFileSync(file, fullLine('logged.example.com', '/after-debug'));
+  const off = await call(`/routes/${routeId}/trace`);
+  assert.equal(off.data.debug_enabled, false);
+  assert.ok(off.data.requests.every((x: any) => x.request_headers === undefined));
+  const stored = (await s.deps.db.sequelize.query("SELECT debug FROM access_log WHERE uri = '/after-debug'", { plain: true })) as { debug: string | null };
+  assert.equal(stored.debug, null);
+  assert.equal((await call(`/routes/${routeId}`, 'PUT', { debug_enabled: true })).status, 200);
+});
+
+test('auth_user: who route auth signed in, from the line into the access log and the trace', async () => {
+  fs.appendFileSync(file, fullLine('logged.example.com', '/as-alice', 'alice') + fullLine('logged.example.com', '/anonymous'));
+  const t = await call(`/routes/${routeId}/trace`);
+  assert.equal(t.data.requests.find((x: any) => x.uri === '/as-alice').auth_user, 'alice');
+  assert.equal(t.data.requests.find((x: any) => x.uri === '/anonymous').auth_user, null);
+  const l = await call('/logs/access?limit=5');
+  assert.equal(l.data.entries.find((x: any) => x.uri === '/as-alice').auth_user, 'alice');
+  const csv = await s.req('/api/v1/logs/access/export?format=csv', { headers: auth });
+  assert.match(csv.data, /\/as-alice,.*,alice/);
+});

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcrypt';
 import { aclRoute, basicAuthHandler, ipFilterRoute, protectionRoutes, rateLimitHandler, rateWindowNs, type ProtectedRoute } from '../src/proxy/fragments/protection.js';
-import { forwardAuthHandler, forwardAuthRoutes, ROUTE_AUTH_COOKIE_PREFIX, routeAuthForwardHandler, routeAuthPagesRoute } from '../src/proxy/fragments/route-auth.js';
+import { authUserLogHandler, forwardAuthHandler, forwardAuthRoutes, ROUTE_AUTH_COOKIE_PREFIX, routeAuthForwardHandler, routeAuthPagesRoute } from '../src/proxy/fragments/route-auth.js';
 import { cookieNameFor } from '../src/route-auth/view.js';
 import { CSRF_COOKIE } from '../src/route-auth/http.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
@@ -19,6 +19,7 @@ import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
+import { addAccessLog, accessLogFile } from '../src/proxy/fragments/access-log.js';
 
 const haveCaddy = fs.existsSync(CADDY);
 const HASH = '$2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4IjWJPDhjvG';
@@ -68,11 +69,15 @@ test('forwardAuthHandler: reverse_proxy GET /route-auth/verify, copy X-Auth-* on
     handle: [{ handler: 'headers', request: { set: { 'X-Auth-Email': ['{http.reverse_proxy.header.X-Auth-Email}'] } } }],
     match: [{ not: [{ vars: { '{http.reverse_proxy.header.X-Auth-Email}': [''] } }] }],
   });
-  assert.equal(routes.length, 5);
+  assert.deepEqual(routes[6], {
+    handle: [{ handler: 'headers', request: { set: { 'X-Auth-User': ['{http.reverse_proxy.header.X-Auth-User}'] } } }],
+    match: [{ not: [{ vars: { '{http.reverse_proxy.header.X-Auth-User}': [''] } }] }],
+  });
+  assert.equal(routes.length, 7);
 });
 
 test('forwardAuthHandler matches caddy adapt of forward_auth', { skip: !haveCaddy && 'bin/caddy not built' }, () => {
-  const routes = adapt('forward_auth 127.0.0.1:3000 {\n uri /route-auth/verify\n header_up X-Route-Domain app.example.com\n copy_headers X-Auth-Email X-Auth-Method\n}\nrespond ok') as { handle: unknown[] }[];
+  const routes = adapt('forward_auth 127.0.0.1:3000 {\n uri /route-auth/verify\n header_up X-Route-Domain app.example.com\n copy_headers X-Auth-Email X-Auth-Method X-Auth-User\n}\nrespond ok') as { handle: unknown[] }[];
   assert.deepEqual(routes[0].handle[0], forwardAuthHandler('app.example.com', '127.0.0.1:3000'));
 });
 
@@ -81,8 +86,11 @@ test('routeAuthPagesRoute and forwardAuthRoutes', { skip: !haveCaddy && 'bin/cad
   assert.deepEqual(routes[0], routeAuthPagesRoute('app.example.com', '127.0.0.1:3000'));
   assert.deepEqual(forwardAuthRoutes({ domain: 'app.example.com' }, '127.0.0.1:3000'), [
     routeAuthPagesRoute('app.example.com', '127.0.0.1:3000'),
-    { handle: [forwardAuthHandler('app.example.com', '127.0.0.1:3000')] },
+    { handle: [forwardAuthHandler('app.example.com', '127.0.0.1:3000'), authUserLogHandler()] },
   ]);
+  // log_append as `caddy adapt` prints it
+  const log = adapt('log_append auth_user {http.request.header.X-Auth-User}\nrespond ok') as { handle: unknown[] }[];
+  assert.deepEqual(log[0].handle[0], authUserLogHandler());
 });
 
 test('routeAuthForwardHandler is forwardAuthHandler plus, on a successful verify, the removal of every gh_ra_ cookie', () => {
@@ -143,7 +151,7 @@ test('rateLimitHandler matches caddy adapt', { skip: !haveCaddy && 'bin/caddy no
   assert.deepEqual(r[0].handle[0], rateLimitHandler({ id: 7, rate_limit_requests: 100, rate_limit_window: '1m' }));
 });
 
-test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest; route auth: ACL → pages → forward auth → rate limit → rest', () => {
+test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest; route auth: ACL → pages → forward auth (+ auth_user log field) → rate limit → rest', () => {
   const rest = [{ handler: 'reverse_proxy', upstreams: [{ dial: '10.8.0.2:80' }] }];
   const up = '127.0.0.1:3000';
   const limit = rateLimitHandler({ id: 7, rate_limit_requests: 10, rate_limit_window: '1m' });
@@ -157,7 +165,7 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
   assert.deepEqual(protectionRoutes(ra, { routeAuth: true, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, rest), [
     aclRoute(['10.8.0.2']),
     routeAuthPagesRoute('app.example.com', up),
-    { handle: [routeAuthForwardHandler('app.example.com', up), limit, ...rest] },
+    { handle: [routeAuthForwardHandler('app.example.com', up), authUserLogHandler(), limit, ...rest] },
   ]);
   assert.deepEqual(protectionRoutes(baseRoute(), { routeAuth: false, sidecarUpstream: up, aclAddresses: [] }, rest), [{ handle: rest }]);
   // A route with retries: its reverse_proxy routes (tail) follow the chain; an empty chain is left out.
@@ -165,7 +173,7 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
   assert.deepEqual(protectionRoutes(ra, { routeAuth: true, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [
     aclRoute(['10.8.0.2']),
     routeAuthPagesRoute('app.example.com', up),
-    { handle: [routeAuthForwardHandler('app.example.com', up), limit] },
+    { handle: [routeAuthForwardHandler('app.example.com', up), authUserLogHandler(), limit] },
     ...tail,
   ]);
   assert.deepEqual(protectionRoutes(baseRoute({ acl_enabled: true }), { routeAuth: false, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [aclRoute(['10.8.0.2']), ...tail]);
@@ -179,6 +187,8 @@ let backend: http.Server | undefined;
 let caddyPort = 0;
 let dir = '';
 const routes: Record<string, { id: number; domain: string }> = {};
+const routeUsers: Record<string, { id: number; password: string }> = {};
+let adminHeaders: Record<string, string> = {};
 
 before(async () => {
   if (!haveCaddy) return;
@@ -196,8 +206,20 @@ before(async () => {
   routes.fa = await createRoute(s, { domain: 'fa.test', https_enabled: false });
   const res = await s.req(`/api/v1/routes/${routes.fa.id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', email: 'owner@example.test', password: 'correct horse', session_max_age: SESSION_DURATIONS['1h'] } });
   assert.equal(res.status, 200);
+  // a route whose users (user_ids) sign in with their own Gatehouse accounts
+  adminHeaders = h;
+  for (const name of ['alice', 'bob', 'carol']) {
+    const password = `${name}-own-password-1`;
+    const u = await s.req('/api/v1/users', { method: 'POST', headers: h, json: { username: name, email: `${name}@example.test`, password, role: 'user' } });
+    assert.equal(u.status, 201, JSON.stringify(u.data));
+    routeUsers[name] = { id: u.data.user.id, password };
+  }
+  routes.users = await createRoute(s, { domain: 'users.test', https_enabled: false, user_ids: JSON.stringify([routeUsers.alice.id, routeUsers.bob.id]) });
+  const ru = await s.req(`/api/v1/routes/${routes.users.id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', email: 'owner@example.test', password: 'correct horse', session_max_age: SESSION_DURATIONS['1h'] } });
+  assert.equal(ru.status, 200);
   const hosts: [string, ProtectedRoute, boolean, string[]][] = [
     ['fa.test', baseRoute({ id: routes.fa.id, domain: 'fa.test', rate_limit_enabled: true, rate_limit_requests: 1000, rate_limit_window: '1m' }), true, []],
+    ['users.test', baseRoute({ id: routes.users.id, domain: 'users.test' }), true, []],
     ['basic.test', baseRoute({ id: 101, domain: 'basic.test', basic_auth_user: 'alice', basic_auth_password_hash: hash }), false, []],
     ['rl.test', baseRoute({ id: 102, domain: 'rl.test', rate_limit_enabled: true, rate_limit_requests: 3, rate_limit_window: '1m' }), false, []],
     ['acl-deny.test', baseRoute({ id: 103, domain: 'acl-deny.test', acl_enabled: true }), false, ['10.99.0.1']],
@@ -224,6 +246,8 @@ before(async () => {
       },
     },
   };
+  // the access log as the renderer writes it, into the file the sidecar tails
+  addAccessLog(config as any, config.apps.http.servers, accessLogFile(s.dataDir));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ra-caddy-'));
   fs.writeFileSync(path.join(dir, 'caddy.json'), JSON.stringify(config));
   caddy = spawn(CADDY, ['run', '--config', path.join(dir, 'caddy.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir } });
@@ -296,6 +320,63 @@ test('real Caddy: forward auth → 302 to login, login through Caddy, backend ge
   assert.equal(out.status, 303);
   keep(out);
   assert.equal((await viaCaddy('GET', host, '/docs', { cookie: cookie() })).status, 302);
+});
+
+test('real Caddy: two route users sign in on the same route, each with their own session; the backend, the access log and the trace name them; a user not in user_ids is refused', { skip: !haveCaddy && 'bin/caddy not built' }, async () => {
+  const host = `users.test:${caddyPort}`;
+  async function signIn(name: string, password: string): Promise<{ status: number; cookie: string }> {
+    const jar = new Map<string, string>();
+    const keep = (r: { headers: http.IncomingHttpHeaders }) => {
+      for (const line of r.headers['set-cookie'] ?? []) {
+        const [pair] = line.split(';');
+        const [k, v] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+        if (v) jar.set(k, v);
+        else jar.delete(k);
+      }
+    };
+    const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const page = await viaCaddy('GET', host, '/route-auth/login?rd=%2F');
+    assert.equal(page.status, 200);
+    keep(page);
+    const form = new URLSearchParams({ _csrf: Browser.csrf(page.body), rd: '/', step: 'password', email: name, password }).toString();
+    const post = await viaCaddy('POST', host, '/route-auth/login', { cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' }, form);
+    keep(post);
+    return { status: post.status, cookie: cookie() };
+  }
+  const alice = await signIn('alice', routeUsers.alice.password);
+  const bob = await signIn('bob@example.test', routeUsers.bob.password);
+  assert.equal(alice.status, 303);
+  assert.equal(bob.status, 303);
+  const sid = (c: string) => /gh_ra_\d+=([^;]+)/.exec(c)?.[1];
+  assert.ok(sid(alice.cookie) && sid(bob.cookie) && sid(alice.cookie) !== sid(bob.cookie), 'a session each');
+  const carol = await signIn('carol', routeUsers.carol.password);
+  assert.equal(carol.status, 401, 'a Gatehouse user not in user_ids is refused');
+  assert.equal((await viaCaddy('GET', host, '/carol', { cookie: carol.cookie })).status, 302);
+
+  const a = await viaCaddy('GET', host, '/alice-was-here', { cookie: alice.cookie, 'x-auth-user': 'bob' });
+  assert.equal(a.status, 200, a.body);
+  assert.equal(JSON.parse(a.body).headers['x-auth-user'], 'alice', 'a visitor cannot name someone else');
+  assert.equal(JSON.parse(a.body).headers['x-auth-email'], 'alice@example.test');
+  const b = await viaCaddy('GET', host, '/bob-was-here', { cookie: bob.cookie });
+  assert.equal(JSON.parse(b.body).headers['x-auth-user'], 'bob');
+
+  // the trace (from Caddy's access log) names who made each request
+  let reqs: { uri: string; auth_user: string | null; status: number }[] = [];
+  for (let i = 0; i < 50; i++) {
+    const t = await s!.req(`/api/v1/routes/${routes.users.id}/trace`, { headers: adminHeaders });
+    assert.equal(t.status, 200);
+    reqs = t.data.requests;
+    if (reqs.some((r) => r.uri === '/bob-was-here')) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const byUri = (u: string) => reqs.find((r) => r.uri === u);
+  assert.equal(byUri('/alice-was-here')?.auth_user, 'alice', JSON.stringify(reqs));
+  assert.equal(byUri('/bob-was-here')?.auth_user, 'bob');
+  assert.equal(byUri('/carol')?.auth_user, null, 'a refused request names nobody');
+  assert.equal(byUri('/carol')?.status, 302);
+  // and so does the access log
+  const log = await s!.req('/api/v1/logs/access?limit=100', { headers: adminHeaders });
+  assert.ok(log.data.entries.some((e: any) => e.uri === '/alice-was-here' && e.auth_user === 'alice'));
 });
 
 test('real Caddy: basic auth 401 + WWW-Authenticate, 200 with the bcrypt-checked password, 401 when wrong', { skip: !haveCaddy && 'bin/caddy not built' }, async () => {

@@ -15,6 +15,11 @@
 // - Bounded: after each batch, rows older than the newest ACCESS_LOG_MAX_ROWS are deleted.
 // - Route of a line: its Host matched against the HTTP routes' domains (exact, then the one-label
 //   wildcard); upstream = that route's upstream (peer tunnel address:port) at ingestion time.
+// - auth_user: who was signed in by route auth (the line's `auth_user` field, written by Caddy's
+//   log_append after the forward auth; see proxy/fragments/route-auth.ts).
+// - debug: for a route with debug_enabled at ingestion time, the request and response headers of
+//   the line (Caddy redacts Cookie, Set-Cookie and Authorization; redacted here too), at most
+//   DEBUG_MAX_CHARS of JSON; null otherwise.
 import fs from 'node:fs';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
@@ -27,6 +32,19 @@ export const ACCESS_LOG_MAX_ROWS = 100_000;
 /** Requests returned by GET /routes/:id/trace. */
 export const TRACE_LIMIT = 100;
 const MAX_READ = 4 * 1024 * 1024;
+export const DEBUG_MAX_CHARS = 8192;
+const SECRET_HEADERS = new Set(['cookie', 'set-cookie', 'authorization', 'proxy-authorization']);
+
+export interface DebugHeaders {
+  request_headers: Record<string, string[]>;
+  response_headers: Record<string, string[]>;
+}
+
+interface HostInfo {
+  id: number;
+  upstream: string | null;
+  debug?: boolean;
+}
 
 export interface AccessEntry {
   id: number;
@@ -41,10 +59,14 @@ export interface AccessEntry {
   upstream: string | null;
   client_ip: string | null;
   user_agent: string | null;
+  /** the route-auth account signed in (username, or the route's configured email); null: none */
+  auth_user: string | null;
+  /** headers, for routes with debug_enabled */
+  debug: DebugHeaders | null;
 }
 
-type Row = Omit<AccessEntry, 'id'> & { src_inode: string; src_offset: number };
-const COLUMNS = ['ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'src_inode', 'src_offset'] as const;
+type Row = Omit<AccessEntry, 'id' | 'debug'> & { debug: string | null; src_inode: string; src_offset: number };
+const COLUMNS = ['ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user', 'debug', 'src_inode', 'src_offset'] as const;
 
 export interface AccessLogOptions {
   db: Database;
@@ -221,14 +243,17 @@ export class AccessLogService {
     return Number(r[0]?.m ?? 0);
   }
 
-  /** domain → {route id, upstream} of the HTTP routes. */
-  private async hostMap(): Promise<Map<string, { id: number; upstream: string | null }>> {
+  /** domain → {route id, upstream, debug_enabled} of the HTTP routes. */
+  private async hostMap(): Promise<Map<string, HostInfo>> {
     const rows = (await this.db.sequelize.query(
-      "SELECT r.id, r.domain, r.target_port, p.address FROM routes r LEFT JOIN peers p ON p.id = r.peer_id WHERE r.route_type = 'http'",
+      "SELECT r.id, r.domain, r.target_port, r.debug_enabled, p.address FROM routes r LEFT JOIN peers p ON p.id = r.peer_id WHERE r.route_type = 'http'",
       { type: QueryTypes.SELECT },
-    )) as { id: number; domain: string; target_port: string | null; address: string | null }[];
-    const m = new Map<string, { id: number; upstream: string | null }>();
-    for (const r of rows) m.set(r.domain, { id: Number(r.id), upstream: r.address && r.target_port ? `${r.address.split('/')[0]}:${r.target_port}` : null });
+    )) as { id: number; domain: string; target_port: string | null; debug_enabled: unknown; address: string | null }[];
+    const m = new Map<string, HostInfo>();
+    for (const r of rows) {
+      const debug = r.debug_enabled === true || r.debug_enabled === 1 || r.debug_enabled === '1' || r.debug_enabled === 't' || r.debug_enabled === 'true';
+      m.set(r.domain, { id: Number(r.id), upstream: r.address && r.target_port ? `${r.address.split('/')[0]}:${r.target_port}` : null, debug });
+    }
     return m;
   }
 
@@ -268,13 +293,53 @@ function toEntry(r: Record<string, unknown>): AccessEntry {
     upstream: (r.upstream as string | null) ?? null,
     client_ip: (r.client_ip as string | null) ?? null,
     user_agent: (r.user_agent as string | null) ?? null,
+    auth_user: (r.auth_user as string | null) ?? null,
+    debug: parseDebug(r.debug),
   };
+}
+
+function parseDebug(v: unknown): DebugHeaders | null {
+  if (typeof v !== 'string' || !v) return null;
+  try {
+    return JSON.parse(v) as DebugHeaders;
+  } catch {
+    return null;
+  }
+}
+
+/** Header map of a log line → {name: [values]} with credentials redacted, strings only. */
+function headerMap(h: unknown): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (!h || typeof h !== 'object') return out;
+  for (const [k, v] of Object.entries(h as Record<string, unknown>)) {
+    const vals = (Array.isArray(v) ? v : [v]).filter((x): x is string => typeof x === 'string');
+    out[k] = SECRET_HEADERS.has(k.toLowerCase()) ? vals.map(() => 'REDACTED') : vals.map((x) => x.slice(0, 1024));
+  }
+  return out;
+}
+
+function debugJson(req: Record<string, unknown>, respHeaders: unknown): string {
+  const d: DebugHeaders = { request_headers: headerMap(req.headers), response_headers: headerMap(respHeaders) };
+  const json = JSON.stringify(d);
+  if (json.length <= DEBUG_MAX_CHARS) return json;
+  // Too large: keep what fits, header by header.
+  const small: DebugHeaders = { request_headers: {}, response_headers: {} };
+  let size = 64;
+  for (const part of ['request_headers', 'response_headers'] as const) {
+    for (const [k, v] of Object.entries(d[part])) {
+      const n = JSON.stringify([k, v]).length;
+      if (size + n > DEBUG_MAX_CHARS) continue;
+      small[part][k] = v;
+      size += n;
+    }
+  }
+  return JSON.stringify(small);
 }
 
 const cut = (s: unknown, n: number) => (typeof s === 'string' ? s.slice(0, n) : null);
 
 /** One Caddy access-log JSON line → a row (null for anything else). */
-export function parseLine(line: string, hosts: Map<string, { id: number; upstream: string | null }>): Omit<AccessEntry, 'id'> | null {
+export function parseLine(line: string, hosts: Map<string, HostInfo>): Omit<Row, 'src_inode' | 'src_offset'> | null {
   if (!line.trim()) return null;
   let j: any;
   try {
@@ -300,5 +365,7 @@ export function parseLine(line: string, hosts: Map<string, { id: number; upstrea
     upstream: route?.upstream ?? null,
     client_ip: cut(req.client_ip ?? req.remote_ip, 64),
     user_agent: Array.isArray(ua) ? cut(ua[0], 512) : null,
+    auth_user: typeof j.auth_user === 'string' && j.auth_user ? j.auth_user.slice(0, 254) : null,
+    debug: route?.debug ? debugJson(req, j.resp_headers) : null,
   };
 }

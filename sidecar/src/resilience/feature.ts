@@ -31,7 +31,7 @@ async function monitorInterval(deps: Deps): Promise<number> {
   return Number.isInteger(v) && v >= MIN_MONITOR_INTERVAL_S && v <= MAX_MONITOR_INTERVAL_S ? v : DEFAULT_MONITOR_INTERVAL_S;
 }
 
-const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent'];
+const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
 
 function resilienceEndpoints(deps: Deps): Endpoint[] {
@@ -56,7 +56,9 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/routes/:id/trace', summary: `The last ${TRACE_LIMIT} requests of the route (time, method, uri, status, duration, upstream, client ip)`, tags: ['routes'],
+      method: 'GET', path: '/routes/:id/trace',
+      summary: `The last ${TRACE_LIMIT} requests of the route (time, method, uri, status, duration, upstream, client ip, auth_user: who was signed in by route auth); with debug_enabled also request_headers and response_headers (credentials redacted) of the requests logged while it was on`,
+      tags: ['routes'],
       handler: async ({ params }) => {
         const route = await (deps.routes as RoutesService).getRoute(params.id as number);
         await access().poll();
@@ -65,7 +67,11 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
           route_id: route.id,
           debug_enabled: route.debug_enabled,
           limit: TRACE_LIMIT,
-          requests: entries.map((e) => ({ time: new Date(e.ts).toISOString(), method: e.method, uri: e.uri, status: e.status, duration_ms: e.duration_ms, upstream: e.upstream, client_ip: e.client_ip, host: e.host, user_agent: e.user_agent })),
+          requests: entries.map((e) => ({
+            time: new Date(e.ts).toISOString(), method: e.method, uri: e.uri, status: e.status, duration_ms: e.duration_ms, upstream: e.upstream, client_ip: e.client_ip, host: e.host, user_agent: e.user_agent,
+            auth_user: e.auth_user,
+            ...(route.debug_enabled && e.debug ? { request_headers: e.debug.request_headers, response_headers: e.debug.response_headers } : {}),
+          })),
         };
       },
     }),

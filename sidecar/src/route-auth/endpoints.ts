@@ -5,7 +5,7 @@ import type { Deps } from '../deps.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
-import { BRANDING_MAX_BYTES, routeAuthBody, totpVerifyBody } from './schema.js';
+import { BRANDING_MAX_BYTES, routeAuthBody, totpSetupBody, totpVerifyBody } from './schema.js';
 import type { RouteAuthService } from './service.js';
 import type { BrandingKind } from './branding.js';
 
@@ -38,7 +38,7 @@ export function routeAuthEndpoints(deps: Deps): Endpoint[] {
   return [
     defineEndpoint({
       method: 'GET', path: '/routes/:id/auth', tags,
-      summary: 'The route auth configuration of a route (route_auth: null when none); the password and TOTP secret are never returned',
+      summary: 'The route auth configuration of a route (route_auth: null when none), with `users`: the route\'s user_ids who can also sign in ({user_id, username, email, totp_active, totp_setup_pending}); the password and TOTP secrets are never returned',
       handler: async ({ params }) => ({ route_auth: await svc().get(id(params)) }),
     }),
     defineEndpoint({
@@ -52,14 +52,14 @@ export function routeAuthEndpoints(deps: Deps): Endpoint[] {
       handler: async ({ params }, ctx) => ({ deleted: await svc().remove(id(params), actor(ctx)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/auth/totp-setup', tags,
-      summary: 'Start TOTP setup for a saved route auth configuration: {secret, otpauth_url, qr_code (PNG data URL)}; active after totp-verify',
-      handler: async ({ params }, ctx) => svc().totpSetup(id(params), actor(ctx)),
+      method: 'POST', path: '/routes/:id/auth/totp-setup', tags, body: totpSetupBody,
+      summary: 'Start TOTP setup for a saved route auth configuration, or with {user_id} for that user of the route (one of its user_ids): {secret, otpauth_url, qr_code (PNG data URL)}; active after totp-verify',
+      handler: async ({ body, params }, ctx) => svc().totpSetup(id(params), actor(ctx), body.user_id),
     }),
     defineEndpoint({
       method: 'POST', path: '/routes/:id/auth/totp-verify', tags, body: totpVerifyBody,
-      summary: 'Confirm TOTP setup with a current code {token} (±1 step of 30 s accepted); activates TOTP',
-      handler: async ({ body, params }, ctx) => ({ route_auth: await svc().totpVerify(id(params), body.token, actor(ctx)) }),
+      summary: 'Confirm TOTP setup with a current code {token, user_id?} (±1 step of 30 s accepted); activates TOTP',
+      handler: async ({ body, params }, ctx) => ({ route_auth: await svc().totpVerify(id(params), body.token, actor(ctx), body.user_id) }),
     }),
     ...branding('logo', 'logo'),
     ...branding('bg_image', 'bg-image'),

@@ -13,6 +13,7 @@ export const routeAuthFeature: Feature = {
     const svc = new RouteAuthService(deps);
     deps.routeAuth = svc;
     svc.watchRoutes();
+    svc.watchUsers();
     const early = (deps.earlyMiddleware ??= []) as Koa.Middleware[];
     early.push(routeAuthMiddleware(deps, svc));
     // The same verify on node's (req, res), for server.ts to answer before Koa if it wants:

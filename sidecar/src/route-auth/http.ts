@@ -131,6 +131,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService): Koa.Midd
       csrf: csrfToken(ctx),
       rd,
       nonce,
+      accounts: !!entry && entry.route.user_ids.length > 0,
       ...extra,
     });
   }
@@ -175,7 +176,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService): Koa.Midd
     }
   }
 
-  const ERROR_STATUS: Record<string, number> = { invalid: 401, code_invalid: 401, locked: 423, expired: 400, totp_not_ready: 400, mail_failed: 502 };
+  const ERROR_STATUS: Record<string, number> = { invalid: 401, code_invalid: 401, locked: 423, expired: 400, totp_not_ready: 400, mail_failed: 502, no_email: 400 };
 
   async function serveBranding(ctx: Koa.Context, entry: RouteEntry, kind: 'logo' | 'bg_image'): Promise<void> {
     const name = entry.cfg[kind];
@@ -287,7 +288,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService): Koa.Midd
         result = await flows.code(c, str('code'));
         break;
       case 'totp':
-        result = await flows.totp(c, str('code'));
+        result = await flows.totp(c, str('code'), str('account'));
         break;
       case 'restart':
         if (pendingToken) await svc.destroySession(entry.route.id, pendingToken);

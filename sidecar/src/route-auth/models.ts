@@ -32,7 +32,12 @@ export interface RouteAuthRow {
 export interface RouteAuthSessionRow {
   id: string;
   route_id: number;
+  /** active: the address sent as X-Auth-Email ('' when the account has none); pending: the account key (lockout identifier part) */
   email: string;
+  /** the route user signed in (null: the route's own configured account) */
+  user_id: number | null;
+  /** the name shown for the session: the username, or the configured email */
+  subject: string | null;
   stage: 'active' | 'pending';
   auth_method: string;
   expires_at: number;
@@ -52,10 +57,24 @@ export interface RouteAuthCodeRow {
   sent_at: number;
 }
 
+/** The TOTP second factor of one route user on one route (migration 040). */
+export interface RouteAuthUserTotpRow {
+  id: number;
+  route_id: number;
+  user_id: number;
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_active: boolean;
+  totp_last_step: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface RouteAuthModels {
   RouteAuth: M<RouteAuthRow>;
   RouteAuthSession: M<RouteAuthSessionRow>;
   RouteAuthCode: M<RouteAuthCodeRow>;
+  RouteAuthUserTotp: M<RouteAuthUserTotpRow>;
 }
 
 const opts = (tableName: string) => ({ tableName, timestamps: false });
@@ -63,7 +82,12 @@ const ms = () => ({ type: DataTypes.BIGINT, allowNull: false });
 
 export function routeAuthModels(s: Sequelize): RouteAuthModels {
   if (s.isDefined('RouteAuth')) {
-    return { RouteAuth: s.model('RouteAuth') as any, RouteAuthSession: s.model('RouteAuthSession') as any, RouteAuthCode: s.model('RouteAuthCode') as any };
+    return {
+      RouteAuth: s.model('RouteAuth') as any,
+      RouteAuthSession: s.model('RouteAuthSession') as any,
+      RouteAuthCode: s.model('RouteAuthCode') as any,
+      RouteAuthUserTotp: s.model('RouteAuthUserTotp') as any,
+    };
   }
   const bool = () => ({ type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
   const RouteAuth = s.define('RouteAuth', {
@@ -76,12 +100,17 @@ export function routeAuthModels(s: Sequelize): RouteAuthModels {
   const RouteAuthSession = s.define('RouteAuthSession', {
     id: { type: DataTypes.STRING, primaryKey: true }, route_id: DataTypes.INTEGER, email: DataTypes.STRING, stage: DataTypes.STRING,
     auth_method: DataTypes.STRING, expires_at: ms(), created_at: ms(), user_agent: DataTypes.STRING, ip: DataTypes.STRING,
+    user_id: DataTypes.INTEGER, subject: DataTypes.STRING,
   }, opts('route_auth_sessions')) as unknown as M<RouteAuthSessionRow>;
   const RouteAuthCode = s.define('RouteAuthCode', {
     id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true }, route_id: DataTypes.INTEGER, email: DataTypes.STRING,
     code_hash: DataTypes.STRING, expires_at: ms(), used_at: DataTypes.BIGINT, attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 }, sent_at: ms(),
   }, opts('route_auth_codes')) as unknown as M<RouteAuthCodeRow>;
-  return { RouteAuth, RouteAuthSession, RouteAuthCode };
+  const RouteAuthUserTotp = s.define('RouteAuthUserTotp', {
+    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true }, route_id: DataTypes.INTEGER, user_id: DataTypes.INTEGER,
+    totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT, totp_active: bool(), totp_last_step: DataTypes.BIGINT, created_at: ms(), updated_at: ms(),
+  }, opts('route_auth_user_totp')) as unknown as M<RouteAuthUserTotpRow>;
+  return { RouteAuth, RouteAuthSession, RouteAuthCode, RouteAuthUserTotp };
 }
 
 const toBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
@@ -103,5 +132,25 @@ export function normalizeAuthRow(r: Record<string, unknown>): RouteAuthRow {
 }
 
 export function normalizeSessionRow(r: Record<string, unknown>): RouteAuthSessionRow {
-  return { ...(r as unknown as RouteAuthSessionRow), route_id: Number(r.route_id), expires_at: Number(r.expires_at), created_at: Number(r.created_at) };
+  return {
+    ...(r as unknown as RouteAuthSessionRow),
+    route_id: Number(r.route_id),
+    user_id: toNum(r.user_id),
+    subject: r.subject === null || r.subject === undefined ? null : String(r.subject),
+    expires_at: Number(r.expires_at),
+    created_at: Number(r.created_at),
+  };
+}
+
+export function normalizeUserTotpRow(r: Record<string, unknown>): RouteAuthUserTotpRow {
+  return {
+    ...(r as unknown as RouteAuthUserTotpRow),
+    id: Number(r.id),
+    route_id: Number(r.route_id),
+    user_id: Number(r.user_id),
+    totp_active: toBool(r.totp_active),
+    totp_last_step: toNum(r.totp_last_step),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
 }

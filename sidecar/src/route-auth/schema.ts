@@ -75,4 +75,7 @@ export const routeAuthBody = z
   });
 export type RouteAuthInput = z.infer<typeof routeAuthBody>;
 
-export const totpVerifyBody = z.object({ token: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the authenticator app') });
+const routeUserId = z.number({ error: 'must be a user id' }).int().positive().max(2_147_483_647).optional();
+/** Without user_id: the configured account's TOTP; with user_id: that route user's own TOTP. */
+export const totpSetupBody = z.object({ user_id: routeUserId });
+export const totpVerifyBody = z.object({ token: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the authenticator app'), user_id: routeUserId });

@@ -6,6 +6,9 @@
 // - session_max_age one of 1h, 12h, 24h, 7d, 30d (ms);
 // - deleting the configuration, or changing its password, email, login method or second factor,
 //   ends every session of the route (in the database and in the verify cache);
+// - the route's users (routes.user_ids) sign in with their own Gatehouse credentials; deleting a
+//   user or changing their password ends their route sessions (watchUsers), and removing them from
+//   user_ids shuts them out at once (verify checks the route's current user_ids);
 // - creating or deleting a configuration goes through deps.proxy.transact() when the proxy feature
 //   exists, so the Caddy configuration (forward auth on/off) and the database change together.
 import crypto from 'node:crypto';
@@ -14,11 +17,11 @@ import QRCode from 'qrcode';
 import speakeasy from 'speakeasy';
 import { Op, type Transaction } from 'sequelize';
 import type { Deps } from '../deps.js';
-import type { Models, RouteRow } from '../db/models.js';
+import type { Models, RouteRow, UserRow } from '../db/models.js';
 import { notFound, validation } from '../util/errors.js';
 import type { Mailer } from '../smtp/service.js';
 import { BrandingStore, fetchImage, type BrandingKind } from './branding.js';
-import { normalizeAuthRow, routeAuthModels, type RouteAuthModels, type RouteAuthRow } from './models.js';
+import { normalizeAuthRow, normalizeUserTotpRow, routeAuthModels, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
 import { TOTP_STEP_S, TOTP_WINDOW, type RouteAuthInput } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
 
@@ -27,6 +30,13 @@ export const BCRYPT_ROUNDS = 12;
 export interface SessionMeta {
   ip?: string | null;
   userAgent?: string | null;
+}
+
+/** Whose session: the address for X-Auth-Email, the shown name, the route user (null: configured account). */
+export interface SessionAccount {
+  email: string;
+  subject: string;
+  userId: number | null;
 }
 
 type ProxyLike = { transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> };
@@ -71,6 +81,28 @@ export class RouteAuthService {
     for (const h of ['afterDestroy', 'afterBulkDestroy']) Route.addHook(h, hook(true));
   }
 
+  /**
+   * End the route sessions of a user who is deleted or whose password changes (users service writes
+   * with bulk update/destroy `where: {id}`).
+   */
+  watchUsers(): void {
+    const end = (options: { where?: unknown; attributes?: unknown; fields?: string[] }, changedPassword: boolean) => {
+      if (changedPassword && !(options.fields ?? []).includes('password_hash') && !(options.attributes && typeof options.attributes === 'object' && 'password_hash' in options.attributes)) return;
+      const id = Number((options.where as { id?: unknown } | undefined)?.id);
+      if (!Number.isInteger(id)) {
+        this.view.dropAllSessions();
+        return;
+      }
+      this.view.dropUserSessions(id);
+      void this.models.RouteAuthSession.destroy({ where: { user_id: id } })
+        .then(() => this.view.dropUserSessions(id))
+        .catch((err) => this.deps.log.warn('route auth: ending a user\'s sessions failed', { user_id: id, err: String(err) }));
+    };
+    const User = this.models.User as any;
+    User.addHook('afterBulkDestroy', (options: any) => end(options, false));
+    User.addHook('afterBulkUpdate', (options: any) => end(options, true));
+  }
+
   private async write<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
     const proxy = this.deps.proxy as ProxyLike | undefined;
     if (proxy && typeof proxy.transact === 'function') return proxy.transact(fn);
@@ -97,6 +129,31 @@ export class RouteAuthService {
   async protectedRouteIds(transaction?: Transaction): Promise<Set<number>> {
     const rows = (await this.models.RouteAuth.findAll({ attributes: ['route_id'], raw: true, transaction })) as unknown as { route_id: number }[];
     return new Set(rows.map((r) => Number(r.route_id)));
+  }
+
+  /** The route's users (routes.user_ids that exist), with their TOTP state on this route. */
+  async routeUsers(routeId: number, userIds: number[]): Promise<{ user: UserRow; totp: RouteAuthUserTotpRow | null }[]> {
+    if (!userIds.length) return [];
+    const users = (await this.models.User.findAll({ where: { id: { [Op.in]: userIds } }, order: [['id', 'ASC']], raw: true })) as unknown as UserRow[];
+    const totps = (await this.models.RouteAuthUserTotp.findAll({ where: { route_id: routeId, user_id: { [Op.in]: userIds } }, raw: true })) as unknown as Record<string, unknown>[];
+    const byUser = new Map(totps.map((t) => [Number(t.user_id), normalizeUserTotpRow(t)]));
+    return users.map((u) => ({ user: { ...u, id: Number(u.id) }, totp: byUser.get(Number(u.id)) ?? null }));
+  }
+
+  private async apiWithUsers(c: RouteAuthRow): Promise<Record<string, unknown>> {
+    const route = await this.route(c.route_id);
+    const users = await this.routeUsers(c.route_id, route.user_ids);
+    return {
+      ...this.toApi(c),
+      /** who can sign in besides the configured account: the route's user_ids */
+      users: users.map(({ user, totp }) => ({
+        user_id: user.id,
+        username: user.username,
+        email: user.email,
+        totp_active: !!totp?.totp_active,
+        totp_setup_pending: !!totp?.totp_pending_secret,
+      })),
+    };
   }
 
   toApi(c: RouteAuthRow): Record<string, unknown> {
@@ -126,7 +183,7 @@ export class RouteAuthService {
   async get(routeId: number): Promise<Record<string, unknown> | null> {
     await this.route(routeId);
     const c = await this.config(routeId);
-    return c ? this.toApi(c) : null;
+    return c ? this.apiWithUsers(c) : null;
   }
 
   private usable(route: RouteInfo, field = 'method'): void {
@@ -225,7 +282,7 @@ export class RouteAuthService {
       details: { route_id: routeId, method: input.method, two_factor_method: input.two_factor_enabled ? input.two_factor_method : null, sessions_ended: ended, password_changed: passwordHash !== undefined },
       user_id: actor,
     });
-    return this.toApi((await this.config(routeId))!);
+    return this.apiWithUsers((await this.config(routeId))!);
   }
 
   /** DELETE /routes/:id/auth: removes the configuration, its sessions, codes and branding files. */
@@ -259,19 +316,47 @@ export class RouteAuthService {
     return { route, cfg };
   }
 
+  /** A user of the route (in its user_ids and existing), for the per-user TOTP endpoints; 400 otherwise. */
+  private async routeUser(route: RouteInfo, userId: number): Promise<UserRow> {
+    const row = route.user_ids.includes(userId) ? ((await this.models.User.findByPk(userId, { raw: true })) as UserRow | null) : null;
+    if (!row) throw validation('The user is not one of the route\'s users (user_ids)', { user_id: 'not a user of this route' });
+    return { ...row, id: Number(row.id) };
+  }
+
+  private async userTotp(routeId: number, userId: number): Promise<RouteAuthUserTotpRow | null> {
+    const row = (await this.models.RouteAuthUserTotp.findOne({ where: { route_id: routeId, user_id: userId }, raw: true })) as unknown as Record<string, unknown> | null;
+    return row ? normalizeUserTotpRow(row) : null;
+  }
+
   /**
-   * POST /routes/:id/auth/totp-setup: a new secret for a SAVED configuration, kept pending until
-   * totp-verify confirms a code from it (an active TOTP keeps working until then).
+   * POST /routes/:id/auth/totp-setup {user_id?}: a new secret for a SAVED configuration (or, with
+   * user_id, for that user of the route), kept pending until totp-verify confirms a code from it
+   * (an active TOTP keeps working until then).
    */
-  async totpSetup(routeId: number, actor?: number): Promise<{ secret: string; otpauth_url: string; qr_code: string }> {
+  async totpSetup(routeId: number, actor?: number, userId?: number): Promise<{ secret: string; otpauth_url: string; qr_code: string }> {
     const { route, cfg } = await this.requireConfig(routeId);
+    const user = userId === undefined ? null : await this.routeUser(route, userId);
     const secret = speakeasy.generateSecret({ length: 20 }).base32;
-    const label = `${route.domain}:${cfg.email}`;
+    const label = `${route.domain}:${user ? user.username : cfg.email}`;
     const otpauth_url = speakeasy.otpauthURL({ secret, encoding: 'base32', label, issuer: 'Gatehouse', algorithm: 'sha1', digits: 6, period: TOTP_STEP_S });
     const qr_code = await QRCode.toDataURL(otpauth_url, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
-    await this.models.RouteAuth.update({ totp_pending_secret: this.deps.crypto.seal(secret), updated_at: this.deps.clock() }, { where: { route_id: routeId } });
-    this.view.invalidateRoutes();
-    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_totp_setup', message: `TOTP setup started for ${route.domain}`, details: { route_id: routeId }, user_id: actor });
+    const now = this.deps.clock();
+    const sealed = this.deps.crypto.seal(secret);
+    if (user) {
+      const cur = await this.userTotp(routeId, user.id);
+      if (cur) await this.models.RouteAuthUserTotp.update({ totp_pending_secret: sealed, updated_at: now }, { where: { id: cur.id } });
+      else await this.models.RouteAuthUserTotp.create({ route_id: routeId, user_id: user.id, totp_secret: null, totp_pending_secret: sealed, totp_active: false, totp_last_step: null, created_at: now, updated_at: now } as any);
+    } else {
+      await this.models.RouteAuth.update({ totp_pending_secret: sealed, updated_at: now }, { where: { route_id: routeId } });
+      this.view.invalidateRoutes();
+    }
+    await this.deps.activity.record({
+      source: 'routes',
+      event_type: 'route_auth_totp_setup',
+      message: `TOTP setup started for ${route.domain}${user ? ` (user ${user.username})` : ''}`,
+      details: { route_id: routeId, ...(user ? { user_id: user.id } : {}) },
+      user_id: actor,
+    });
     return { secret, otpauth_url, qr_code };
   }
 
@@ -283,20 +368,28 @@ export class RouteAuthService {
     return Math.floor(nowS / TOTP_STEP_S) + r.delta;
   }
 
-  /** POST /routes/:id/auth/totp-verify {token}: activates the pending secret. */
-  async totpVerify(routeId: number, token: string, actor?: number): Promise<Record<string, unknown>> {
+  /** POST /routes/:id/auth/totp-verify {token, user_id?}: activates the pending secret. */
+  async totpVerify(routeId: number, token: string, actor?: number, userId?: number): Promise<Record<string, unknown>> {
     const { route, cfg } = await this.requireConfig(routeId);
-    if (!cfg.totp_pending_secret) throw validation('Run totp-setup first', { token: 'no TOTP setup in progress' });
-    const secret = this.deps.crypto.open(cfg.totp_pending_secret);
-    const step = this.totpStep(secret, token);
+    const user = userId === undefined ? null : await this.routeUser(route, userId);
+    const pending = user ? (await this.userTotp(routeId, user.id))?.totp_pending_secret ?? null : cfg.totp_pending_secret;
+    if (!pending) throw validation('Run totp-setup first', { token: 'no TOTP setup in progress' });
+    const step = this.totpStep(this.deps.crypto.open(pending), token);
     if (step === null) throw validation('The code does not match (check the device clock)', { token: 'invalid code' });
-    await this.models.RouteAuth.update(
-      { totp_secret: cfg.totp_pending_secret, totp_pending_secret: null, totp_active: true, totp_last_step: step, updated_at: this.deps.clock() },
-      { where: { route_id: routeId } },
-    );
-    this.view.invalidateRoutes();
-    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_totp_activated', message: `TOTP activated for ${route.domain}`, details: { route_id: routeId }, user_id: actor });
-    return this.toApi((await this.config(routeId))!);
+    const values = { totp_secret: pending, totp_pending_secret: null, totp_active: true, totp_last_step: step, updated_at: this.deps.clock() };
+    if (user) await this.models.RouteAuthUserTotp.update(values, { where: { route_id: routeId, user_id: user.id } });
+    else {
+      await this.models.RouteAuth.update(values, { where: { route_id: routeId } });
+      this.view.invalidateRoutes();
+    }
+    await this.deps.activity.record({
+      source: 'routes',
+      event_type: 'route_auth_totp_activated',
+      message: `TOTP activated for ${route.domain}${user ? ` (user ${user.username})` : ''}`,
+      details: { route_id: routeId, ...(user ? { user_id: user.id } : {}) },
+      user_id: actor,
+    });
+    return this.apiWithUsers((await this.config(routeId))!);
   }
 
   /** Checks a TOTP code at login and records its step (a code is accepted once). */
@@ -310,6 +403,24 @@ export class RouteAuthService {
       { where: { route_id: cfg.route_id, [Op.or]: [{ totp_last_step: null }, { totp_last_step: { [Op.lt]: step } }] } as any },
     );
     if (n > 0) this.view.invalidateRoutes();
+    return n > 0;
+  }
+
+  /** Whether a route user has an active TOTP on the route. */
+  async userTotpActive(routeId: number, userId: number): Promise<boolean> {
+    return !!(await this.userTotp(routeId, userId))?.totp_active;
+  }
+
+  /** Checks a route user's TOTP code at login (each step once, like checkTotp). */
+  async checkUserTotp(routeId: number, userId: number, token: string): Promise<boolean> {
+    const t = await this.userTotp(routeId, userId);
+    if (!t?.totp_active || !t.totp_secret || !/^\d{6}$/.test(token)) return false;
+    const step = this.totpStep(this.deps.crypto.open(t.totp_secret), token);
+    if (step === null) return false;
+    const [n] = await this.models.RouteAuthUserTotp.update(
+      { totp_last_step: step },
+      { where: { id: t.id, [Op.or]: [{ totp_last_step: null }, { totp_last_step: { [Op.lt]: step } }] } as any },
+    );
     return n > 0;
   }
 
@@ -327,7 +438,7 @@ export class RouteAuthService {
     this.branding.remove(cfg[kind]);
     this.view.invalidateRoutes();
     await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', message: `Login page ${kind === 'logo' ? 'logo' : 'background image'} uploaded for ${route.domain}`, details: { route_id: routeId, kind, bytes: data.length }, user_id: actor });
-    return this.toApi((await this.config(routeId))!);
+    return this.apiWithUsers((await this.config(routeId))!);
   }
 
   async deleteBranding(routeId: number, kind: BrandingKind, actor?: number): Promise<Record<string, unknown>> {
@@ -338,7 +449,7 @@ export class RouteAuthService {
       this.view.invalidateRoutes();
       await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', message: `Login page ${kind === 'logo' ? 'logo' : 'background image'} removed for ${route.domain}`, details: { route_id: routeId, kind }, user_id: actor });
     }
-    return this.toApi((await this.config(routeId))!);
+    return this.apiWithUsers((await this.config(routeId))!);
   }
 
   /** Removes branding files no configuration references (after routes were deleted). */
@@ -355,7 +466,9 @@ export class RouteAuthService {
   // ---- sessions ----
 
   /** A new session; returns the cookie value (only its SHA-256 is stored). */
-  async createSession(routeId: number, email: string, stage: 'active' | 'pending', authMethod: string, ttlMs: number, meta: SessionMeta = {}): Promise<string> {
+  async createSession(routeId: number, who: SessionAccount | string, stage: 'active' | 'pending', authMethod: string, ttlMs: number, meta: SessionMeta = {}): Promise<string> {
+    // a plain string: the configured account with that address
+    const account: SessionAccount = typeof who === 'string' ? { email: who, subject: who, userId: null } : who;
     const token = newToken();
     const id = sha256(token);
     const now = this.deps.clock();
@@ -363,7 +476,9 @@ export class RouteAuthService {
     await this.models.RouteAuthSession.create({
       id,
       route_id: routeId,
-      email,
+      email: account.email,
+      user_id: account.userId,
+      subject: account.subject,
       stage,
       auth_method: authMethod,
       expires_at,
@@ -371,17 +486,17 @@ export class RouteAuthService {
       user_agent: meta.userAgent ? meta.userAgent.slice(0, 255) : null,
       ip: meta.ip ? meta.ip.slice(0, 64) : null,
     });
-    if (stage === 'active') this.view.putSession(id, { routeId, email, authMethod, expiresAt: expires_at });
+    if (stage === 'active') this.view.putSession(id, { routeId, email: account.email, authMethod, expiresAt: expires_at, userId: account.userId, subject: account.subject });
     return token;
   }
 
   /** The pending (first step done) session behind a cookie value, or null. */
-  async pendingSession(routeId: number, token: string | undefined): Promise<{ id: string; email: string; authMethod: string } | null> {
+  async pendingSession(routeId: number, token: string | undefined): Promise<{ id: string; email: string; authMethod: string; userId: number | null } | null> {
     if (!token) return null;
     const id = sha256(token);
     const row = (await this.models.RouteAuthSession.findOne({ where: { id, route_id: routeId, stage: 'pending' }, raw: true })) as unknown as Record<string, unknown> | null;
     if (!row || Number(row.expires_at) <= this.deps.clock()) return null;
-    return { id, email: String(row.email), authMethod: String(row.auth_method) };
+    return { id, email: String(row.email), authMethod: String(row.auth_method), userId: row.user_id === null || row.user_id === undefined ? null : Number(row.user_id) };
   }
 
   /** The active session behind a cookie value for this route, or null (cached). */

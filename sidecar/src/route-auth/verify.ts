@@ -5,7 +5,8 @@
 // Input: X-Route-Domain (the route's domain as rendered into Caddy's config; without it, the Host
 // is looked up, wildcards included), Cookie, X-Forwarded-Uri and X-Forwarded-Proto (for the return
 // URL), the client address (X-Forwarded-For from our Caddy). Output:
-// - 204 + X-Auth-Email + X-Auth-Method: a valid session of this route;
+// - 204 + X-Auth-Email + X-Auth-Method + X-Auth-User: a valid session of this route (a route user's
+//   session only while the user is still in the route's user_ids);
 // - 403: the route's IP filter refuses the client (or a wildcard route asked with a foreign Host);
 // - 302 to <scheme>://<host>/route-auth/login?rd=<scheme>://<host><original URI>: anything else,
 //   including a domain without route auth (fail closed);
@@ -29,7 +30,7 @@ export interface VerifyInput {
 }
 
 export type VerifyAnswer =
-  | { status: 204; email: string; authMethod: string }
+  | { status: 204; email: string; authMethod: string; user: string }
   | { status: 302; location: string }
   | { status: 403 }
   | { status: 405 };
@@ -123,7 +124,9 @@ export class Verifier {
   }
 
   private answer(input: VerifyInput, entry: RouteEntry, s: SessionEntry | null): VerifyAnswer {
-    if (s && s.routeId === entry.route.id && s.expiresAt > this.clock()) return { status: 204, email: s.email, authMethod: s.authMethod };
+    if (s && s.routeId === entry.route.id && s.expiresAt > this.clock() && (s.userId === null || entry.route.user_ids.includes(s.userId))) {
+      return { status: 204, email: s.email, authMethod: s.authMethod, user: s.subject };
+    }
     return toLogin(input, entry);
   }
 }
@@ -161,11 +164,16 @@ export function inputFrom(req: http.IncomingMessage, ip: string): VerifyInput {
   };
 }
 
+const headerSafe = (v: string) => (/^[\x20-\x7e]*$/.test(v) ? v : encodeURIComponent(v));
+
 const BODY: Record<number, string> = { 302: 'Sign-in required', 403: 'Forbidden', 405: 'Method not allowed' };
 
 export function writeAnswer(res: http.ServerResponse, a: VerifyAnswer, head: boolean): void {
   if (a.status === 204) {
-    res.writeHead(204, { 'Cache-Control': 'no-store', [IDENTITY_HEADERS[0]]: a.email, [IDENTITY_HEADERS[1]]: a.authMethod });
+    // Header values are ASCII-safe: emails and usernames are validated on input; anything else is dropped.
+    const h: Record<string, string> = { 'Cache-Control': 'no-store', [IDENTITY_HEADERS[1]]: a.authMethod, [IDENTITY_HEADERS[2]]: headerSafe(a.user) };
+    if (a.email) h[IDENTITY_HEADERS[0]] = headerSafe(a.email);
+    res.writeHead(204, h);
     res.end();
     return;
   }

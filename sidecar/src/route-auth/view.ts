@@ -30,6 +30,8 @@ export interface RouteInfo {
   ip_filter_enabled: boolean;
   ip_filter_mode: IpFilterMode;
   ip_filter_rules: string[];
+  /** routes.user_ids: the Gatehouse users who may sign in on this route (besides its configured account) */
+  user_ids: number[];
 }
 
 export interface RouteEntry {
@@ -43,9 +45,24 @@ export interface RouteEntry {
 
 export interface SessionEntry {
   routeId: number;
+  /** X-Auth-Email ('' when the account has no address) */
   email: string;
   authMethod: string;
   expiresAt: number;
+  /** the route user (null: the configured account) */
+  userId: number | null;
+  /** X-Auth-User: the username, or the configured email */
+  subject: string;
+}
+
+function parseUserIds(v: unknown): number[] {
+  if (Array.isArray(v)) return v.map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  if (typeof v !== 'string' || !v) return [];
+  try {
+    return parseUserIds(JSON.parse(v));
+  } catch {
+    return [];
+  }
 }
 
 const toBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
@@ -62,6 +79,7 @@ export function routeInfo(r: RouteRow | Record<string, unknown>): RouteInfo {
     ip_filter_enabled: toBool(row.ip_filter_enabled),
     ip_filter_mode: row.ip_filter_mode === 'blacklist' ? 'blacklist' : 'whitelist',
     ip_filter_rules: parseStoredRules(row.ip_filter_rules),
+    user_ids: parseUserIds(row.user_ids),
   };
 }
 
@@ -209,6 +227,12 @@ export class AuthView {
     for (const [k, s] of this.sessions) if (s.routeId === routeId) this.sessions.delete(k);
   }
 
+  /** Forget every session of one route user (user deleted or password changed). */
+  dropUserSessions(userId: number): void {
+    this.sessionGen++;
+    for (const [k, s] of this.sessions) if (s.userId === userId) this.sessions.delete(k);
+  }
+
   dropAllSessions(): void {
     this.sessionGen++;
     this.sessions.clear();
@@ -224,5 +248,5 @@ export class AuthView {
 
 export function toSessionEntry(row: Record<string, unknown>): SessionEntry {
   const r = normalizeSessionRow(row);
-  return { routeId: r.route_id, email: r.email, authMethod: r.auth_method, expiresAt: r.expires_at };
+  return { routeId: r.route_id, email: r.email, authMethod: r.auth_method, expiresAt: r.expires_at, userId: r.user_id, subject: r.subject ?? r.email };
 }

@@ -7,6 +7,7 @@ import * as m011routeAuth from './011_route_auth.js';
 import * as m020gateways from './020_gateways.js';
 import * as m030accessLog from './030_access_log.js';
 import * as m031routeChecks from './031_route_checks.js';
+import * as m040routeAuthUsers from './040_route_auth_users.js';
 
 export type Migration = {
   name: string;
@@ -14,4 +15,4 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers];

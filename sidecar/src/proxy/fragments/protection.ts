@@ -12,7 +12,8 @@
 //   4. basic auth (basicAuthHandler)  |  route auth: first the /route-auth/* pages route
 //                                            (routeAuthPagesRoute), then forward auth
 //                                            (routeAuthForwardHandler: it also removes the
-//                                            gh_ra_… cookies) for everything else
+//                                            gh_ra_… cookies) for everything else, followed by
+//                                            authUserLogHandler (who, in the access log)
 //   5. rate limit                          - AFTER auth for route auth
 //   6. rest (the route's handler chain), then tail (its retrying reverse_proxy routes, if any)
 //
@@ -21,7 +22,7 @@
 import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../route-auth/ip.js';
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
 import type { PeerTarget } from '../render-context.js';
-import { routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
+import { authUserLogHandler, routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
 
 /** The route fields these builders read (a normalized route from src/routes/model.ts fits). */
 export interface ProtectedRoute {
@@ -143,7 +144,7 @@ export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions,
   const chain: CaddyHandler[] = [];
   if (opts.routeAuth) {
     out.push(routeAuthPagesRoute(route.domain, opts.sidecarUpstream));
-    chain.push(routeAuthForwardHandler(route.domain, opts.sidecarUpstream));
+    chain.push(routeAuthForwardHandler(route.domain, opts.sidecarUpstream), authUserLogHandler());
     if (limit) chain.push(limit);
   } else {
     if (limit) chain.push(limit);

@@ -5,13 +5,15 @@
 import type { CaddyHandler, CaddyRoute } from '../caddy-json.js';
 
 /** Headers the verify endpoint answers with and Caddy copies onto the proxied request. */
-export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method'] as const;
+export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method', 'X-Auth-User'] as const;
+/** Access-log field (Caddy `log_append`) naming who was signed in; src/logs/access-log.ts reads it. */
+export const AUTH_USER_LOG_FIELD = 'auth_user';
 export const VERIFY_PATH = '/route-auth/verify';
 export const PAGES_PATH = '/route-auth/*';
 
 /**
  * Caddyfile `forward_auth <upstream> { uri /route-auth/verify; header_up X-Route-Domain <domain>;
- * copy_headers X-Auth-Email X-Auth-Method }`: a reverse_proxy that GETs the verify URI; on 2xx each
+ * copy_headers X-Auth-Email X-Auth-Method X-Auth-User }`: a reverse_proxy that GETs the verify URI; on 2xx each
  * copied header is deleted from the request (so a visitor cannot send their own) and set from the
  * verify response when present, then the chain continues; any other answer (302 to the login page,
  * 403 from the IP filter) goes to the client as it is.
@@ -76,6 +78,16 @@ export function routeAuthForwardHandler(domain: string, sidecarUpstream: string)
   return h;
 }
 
+/**
+ * Caddyfile `log_append auth_user {http.request.header.X-Auth-User}` placed right after the forward
+ * auth: the access-log line of a request that passed route auth names the account (the header was
+ * just set from the verify answer; a visitor's own X-Auth-User was deleted first). Evaluated when
+ * the response is done, from the request the forward auth updated.
+ */
+export function authUserLogHandler(): CaddyHandler {
+  return { handler: 'log_append', key: AUTH_USER_LOG_FIELD, value: `{http.request.header.${IDENTITY_HEADERS[2]}}` };
+}
+
 /** `/route-auth/*` of a protected domain → the sidecar (login pages, assets, login/logout posts). */
 export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): CaddyRoute {
   return {
@@ -92,6 +104,6 @@ export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): Ca
 
 /** The route-auth pieces: the pages route, then a route whose handler is the forward auth (the rest follows it). */
 export function forwardAuthRoutes(route: { domain: string }, sidecarUpstream: string): CaddyRoute[] {
-  return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [forwardAuthHandler(route.domain, sidecarUpstream)] }];
+  return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [forwardAuthHandler(route.domain, sidecarUpstream), authUserLogHandler()] }];
 }
 

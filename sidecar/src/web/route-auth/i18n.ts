@@ -8,6 +8,7 @@ export const T = {
     signIn: 'Sign in',
     signInTo: 'Sign in to',
     email: 'Email address',
+    account: 'Email or username',
     password: 'Password',
     code: 'Code',
     emailCodeHint: 'Enter the 6-digit code we sent by email.',
@@ -30,6 +31,7 @@ export const T = {
       rate_limited: 'Too many attempts from your network. Please wait a few minutes.',
       forbidden: 'Access from your network is not allowed.',
       not_configured: 'No sign-in is configured for this address.',
+      no_email: 'Your account has no email address for the sign-in code. Ask the administrator.',
     },
     notices: {
       code_sent: 'If the address is registered, a code has been sent to it. It is valid for 10 minutes.',
@@ -41,6 +43,7 @@ export const T = {
     signIn: 'Anmelden',
     signInTo: 'Anmelden bei',
     email: 'E-Mail-Adresse',
+    account: 'E-Mail-Adresse oder Benutzername',
     password: 'Passwort',
     code: 'Code',
     emailCodeHint: 'Geben Sie den 6-stelligen Code aus der E-Mail ein.',
@@ -63,6 +66,7 @@ export const T = {
       rate_limited: 'Zu viele Versuche aus Ihrem Netz. Bitte warten Sie einige Minuten.',
       forbidden: 'Der Zugriff aus Ihrem Netz ist nicht erlaubt.',
       not_configured: 'Für diese Adresse ist keine Anmeldung eingerichtet.',
+      no_email: 'Ihr Konto hat keine E-Mail-Adresse für den Anmeldecode. Wenden Sie sich an die Administration.',
     },
     notices: {
       code_sent: 'Falls die Adresse registriert ist, wurde ein Code an sie gesendet. Er ist 10 Minuten gültig.',

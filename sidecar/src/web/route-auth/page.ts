@@ -50,6 +50,8 @@ export interface PageOptions {
   nonce: string;
   error?: ErrorKey;
   notice?: NoticeKey | 'signed_out';
+  /** the route has users (routes.user_ids): the name field takes an email or a username, and the TOTP form asks for it */
+  accounts?: boolean;
 }
 
 const COLOR = /^#[0-9a-f]{6}$/i;
@@ -78,17 +80,21 @@ export function renderPage(o: PageOptions): string {
   const codeInput = (hintId: string) =>
     `<label for="code">${t.code}</label><input id="code" name="code" class="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus aria-describedby="${hintId}${o.error ? ' form-error' : ''}"${invalid}>`;
   let body = '';
+  const nameInput = (autocomplete: string) =>
+    o.accounts
+      ? `<label for="email">${t.account}</label><input id="email" name="email" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus${errId}${invalid}>`
+      : `<label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="${autocomplete}" required autofocus${errId}${invalid}>`;
   switch (o.step) {
     case 'password':
       body = form(
         'password',
-        `<label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="username" required autofocus${errId}${invalid}>` +
+        nameInput('username') +
           `<label for="password">${t.password}</label><input id="password" name="password" type="password" autocomplete="current-password" required${errId}${invalid}>`,
         t.signIn,
       );
       break;
     case 'request_code':
-      body = form('send_code', `<label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="email" required autofocus${errId}${invalid}>`, t.sendCode);
+      body = form('send_code', nameInput('email'), t.sendCode);
       break;
     case 'code_email':
       body =
@@ -102,7 +108,12 @@ export function renderPage(o: PageOptions): string {
         form('restart', '', t.startOver, ' class="inline"').replace('<button type="submit">', '<button type="submit" class="link">');
       break;
     case 'totp':
-      body = form('totp', `<p class="hint" id="code-hint">${t.totpHint}</p>${codeInput('code-hint')}`, t.signIn);
+      body = form(
+        'totp',
+        (o.accounts ? `<label for="account">${t.account}</label><input id="account" name="account" type="text" autocomplete="username" autocapitalize="none" spellcheck="false">` : '') +
+          `<p class="hint" id="code-hint">${t.totpHint}</p>${codeInput('code-hint')}`,
+        t.signIn,
+      );
       break;
     case 'logout':
       body = `<p>${t.signOutQuestion}</p><form method="post" action="/route-auth/logout">${common}<button type="submit">${t.signOut}</button></form>`;
