@@ -25,7 +25,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm packages (natives build against the system Node headers: nodedir=/usr in .npmrc)
+# npm packages. The native ones (argon2, bcrypt, sqlite3) build, when no prebuilt binary fits,
+# against the system Node headers in /usr/include/node, never downloading headers. node-gyp takes
+# that from npm_package_config_node_gyp_nodedir in the environment (npm 11 refuses unknown keys such
+# as nodedir in .npmrc, with a warning on every command, and drops them in its next major version).
+export npm_package_config_node_gyp_nodedir="${npm_package_config_node_gyp_nodedir:-/usr}"
 if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "setup: npm ci"
   npm ci --no-audit --no-fund --loglevel=error

@@ -1,6 +1,6 @@
 // Benchmark: peers at scale. Starts a throwaway sidecar as a child process (SQLite, subnet
-// 10.64.0.0/16; as root it manages a throwaway wireguard-go interface, so every create also runs
-// its `wg set`), creates 1,000 and then 10,000 peers one after another through the HTTP API and
+// 10.64.0.0/16; as root it manages a throwaway wireguard-go interface, so every create also adds the
+// peer through its UAPI socket), creates 1,000 and then 10,000 peers one after another through the HTTP API and
 // prints at each size:
 //   - POST /api/v1/peers latency p50/p99 for the creates of that step
 //   - GET /api/v1/peers?limit=100 latency p50/p99 (first page and last page)

@@ -2,8 +2,9 @@
 //
 // - start(): brings the interface up with the server key (generated on first use, stored sealed in
 //   the settings table), the listen port and the subnet's first address, holding every active peer.
-// - reconcilePeer(before): applies one peer's change with `wg set` (add/update) or `wg set ... remove`
-//   (disabled, expired or deleted). Never a full sync on the request path.
+// - reconcilePeer(before): applies one peer's change with the driver's setPeer (add/update) or
+//   removePeer (disabled, expired or deleted): one UAPI `set=1` transaction on a wireguard-go
+//   interface, `wg set` on a kernel one. Never a full sync on the request path.
 // - fullSync(): the whole peer list from the database (`wg syncconf`), or a fresh `up` when the
 //   interface is missing: at start, on POST /wg/restart and every resync interval (heals drift).
 //   A fresh `up` restores recently seen peers' endpoints, so tunnels recover at once after a restart.

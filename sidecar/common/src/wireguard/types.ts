@@ -42,9 +42,9 @@ export interface WireGuardDriver {
   up(spec: WgInterfaceSpec): Promise<{ mode: 'kernel' | 'userspace' }>;
   /** Make the running interface hold exactly spec.peers (wg syncconf): no restart, other tunnels untouched. */
   sync(spec: WgInterfaceSpec): Promise<void>;
-  /** Add or update one peer (wg set). */
+  /** Add or update one peer (UAPI `set=1` on a wireguard-go interface, else `wg set`). */
   setPeer(iface: string, peer: WgPeerSpec): Promise<void>;
-  /** Remove one peer (wg set ... remove): its tunnel stops at once. */
+  /** Remove one peer (UAPI `remove=true`, else `wg set ... remove`): its tunnel stops at once. */
   removePeer(iface: string, publicKey: string): Promise<void>;
   /** `wg show <iface> dump`, parsed; null when the interface does not exist. */
   dump(iface: string): Promise<WgDump | null>;
