@@ -15,6 +15,8 @@ export type CaddyConfig = Json;
 /** One entry of the gatehouse_hostroute host map: a route list, like a `subroute` body. */
 export interface HostEntry extends Json {
   routes: CaddyRoute[];
+  /** Routes run when `routes` return an error (`{http.error.*}` placeholders), before the server's. */
+  errors?: { routes: CaddyRoute[] };
 }
 
 /** One server of the layer4 app (caddy-l4): its listeners and its route list. */

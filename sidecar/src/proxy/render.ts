@@ -2,7 +2,7 @@
 // configuration, loaded with POST /load. No I/O, no clock, no randomness: the same snapshot always
 // gives the same object (golden-file tests, config_hash). This file only composes: each route
 // concern has its fragment builder in fragments/ (upstream, protection, route-auth, resilience,
-// gateway, l4, servers, access-log), the JSON types are in caddy-json.ts (a leaf module), the
+// gateway, l4, servers, access-log, error-pages), the JSON types are in caddy-json.ts (a leaf module), the
 // inputs in render-context.ts, and other route kinds (RDP's linked routes) contribute fragments
 // through route-kinds.ts.
 //
@@ -32,7 +32,8 @@ import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
 import { aclPeerAddresses, protectionRoutes } from './fragments/protection.js';
 import { botBlockHandler, circuitBreakerHandler, mirrorHandler, retryRoutes } from './fragments/resilience.js';
 import { GRACE_PERIOD, HTTP_SERVER, HTTPS_SERVER, hostEntry, hostRoute, redirectToHttps, sharedProxyRoutes, shareUpstreams, tlsIssuer } from './fragments/servers.js';
-import { encodeHandler, listenAddr, reverseProxy, routeUpstream, unavailableResponse } from './fragments/upstream.js';
+import { encodeHandler, listenAddr, reverseProxy, routeUpstream } from './fragments/upstream.js';
+import { errorAnswerRoutes, errorRoutes, gatewayHostErrors } from './fragments/error-pages.js';
 
 /**
  * The handler chain of one HTTP route, in order: bot blocker, compression, mirroring, circuit
@@ -41,7 +42,8 @@ import { encodeHandler, listenAddr, reverseProxy, routeUpstream, unavailableResp
  */
 export function routeHandlers(route: Route, ctx: RenderContext): { chain: CaddyHandler[]; tail: CaddyRoute[] } {
   const up = routeUpstream(route, ctx);
-  if ('unavailable' in up) return { chain: [unavailableResponse()], tail: [] };
+  // Nothing to proxy to: the branded "offline" answer (fragments/error-pages.ts) instead.
+  if ('unavailable' in up) return { chain: [], tail: errorAnswerRoutes(route.target_kind === 'gateway' ? 'gateway_offline' : 'peer_offline') };
   const chain: CaddyHandler[] = [];
   if (route.bot_blocker_enabled) chain.push(botBlockHandler(route));
   if (route.compress_enabled) chain.push(encodeHandler());
@@ -60,6 +62,13 @@ export function routeHandlers(route: Route, ctx: RenderContext): { chain: CaddyH
  * rate limit after route auth) in front of routeHandlers(). An unprotected route is one plain route.
  */
 function routeHostEntry(route: Route, ctx: RenderContext): HostEntry {
+  const entry = protectedRoutes(route, ctx);
+  // A gateway route's dial failures mean the gateway is offline, not a peer.
+  if (route.target_kind === 'gateway') entry.errors = gatewayHostErrors();
+  return entry;
+}
+
+function protectedRoutes(route: Route, ctx: RenderContext): HostEntry {
   const { chain: rest, tail } = routeHandlers(route, ctx);
   const routeAuth = ctx.protectedRouteIds?.has(route.id) ?? false;
   const basicAuth = !!(route.basic_auth_user && route.basic_auth_password_hash);
@@ -123,6 +132,7 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
       listen: [listenAddr(settings.bind, settings.httpPort)],
       automatic_https: { disable: true },
       routes: [{ handle: [hostRoute(plainHosts)] }],
+      errors: errorRoutes(),
     },
   };
   if (shareUpstreams(plainHosts)) servers[HTTP_SERVER].named_routes = sharedProxyRoutes();
@@ -132,6 +142,7 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
       automatic_https: { disable: true },
       tls_connection_policies: [{}],
       routes: [{ handle: [hostRoute(tlsHosts)] }],
+      errors: errorRoutes(),
     };
     if (shareUpstreams(tlsHosts)) servers[HTTPS_SERVER].named_routes = sharedProxyRoutes();
   }

@@ -1,5 +1,5 @@
-// The backend of an HTTP or L4 route: where it is (routeUpstream, also used by the route monitor),
-// the reverse_proxy to it, and the answer when it cannot be reached. Pure.
+// The backend of an HTTP or L4 route: where it is (routeUpstream, also used by the route monitor)
+// and the reverse_proxy to it. Pure. (The answer when it cannot be reached: error-pages.ts.)
 import type { Route } from '../../routes/model.js';
 import type { CaddyHandler, Json } from '../caddy-json.js';
 import type { RenderContext } from '../render-context.js';
@@ -18,15 +18,6 @@ export function routeUpstream(route: Route, ctx: Pick<RenderContext, 'peers' | '
 
 /** A listener address of the http or layer4 app: `[udp/]<bind>:<port>`, IPv6 bracketed. */
 export const listenAddr = (bind: string, port: number, udp = false) => `${udp ? 'udp/' : ''}${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
-
-export function unavailableResponse(): CaddyHandler {
-  return {
-    handler: 'static_response',
-    status_code: 502,
-    headers: { 'Content-Type': ['text/plain; charset=utf-8'] },
-    body: '502 Bad Gateway: the target of this route is unavailable\n',
-  };
-}
 
 export function encodeHandler(): CaddyHandler {
   // The JSON of the Caddyfile directive `encode zstd gzip`.
