@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
@@ -144,3 +145,37 @@ test('first start without GATEHOUSE_ADMIN_PASSWORD writes a root-only password f
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a wrong method is 405 and TRACE is 501, both with the standard error body; 405 keeps Allow', async () => {
+  const t = await s.deps.tokens.create({ name: 'methods', scopes: ['full-access'] });
+  const ip = { 'x-forwarded-for': '203.0.113.70' };
+  const wrong = await s.req('/api/v1/tokens', { method: 'PATCH', headers: { ...bearer(t.token), ...ip } });
+  assert.equal(wrong.status, 405);
+  assert.match(wrong.headers.get('content-type') ?? '', /application\/json/);
+  assert.equal(wrong.data.ok, false);
+  assert.deepEqual(Object.keys(wrong.data).sort(), ['error', 'ok']);
+  assert.match(wrong.headers.get('allow') ?? '', /GET/);
+  assert.match(wrong.headers.get('allow') ?? '', /POST/);
+  const loginWrong = await s.req('/login', { method: 'PUT', headers: { 'x-forwarded-for': '203.0.113.71' } });
+  assert.equal(loginWrong.status, 405);
+  assert.equal(loginWrong.data.ok, false);
+  const { status, body } = await rawRequest(s.url, 'TRACE', '/api/v1/tokens');
+  assert.equal(status, 501);
+  const data = JSON.parse(body);
+  assert.equal(data.ok, false);
+  assert.equal(typeof data.error, 'string');
+});
+
+/** fetch() refuses TRACE, so send it with node:http. */
+function rawRequest(base: string, method: string, p: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(p, base), { method, headers: { 'x-forwarded-for': '203.0.113.72' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

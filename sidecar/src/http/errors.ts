@@ -27,13 +27,23 @@ export function zodFields(err: z.ZodError): Record<string, string> {
   return fields;
 }
 
+function emptyAnswerMessage(ctx: Koa.Context, status: number): string {
+  if (status === 404) return `No such endpoint: ${ctx.method} ${ctx.path}`;
+  if (status === 405) return `Method ${ctx.method} not allowed on ${ctx.path}${ctx.response.get('Allow') ? ` (allowed: ${ctx.response.get('Allow')})` : ''}`;
+  if (status === 501) return `Method ${ctx.method} is not supported`;
+  return ctx.message || 'Request failed';
+}
+
 export function errorMiddleware(log: Logger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        ctx.status = 404;
-        ctx.body = { ok: false, error: `No such endpoint: ${ctx.method} ${ctx.path}` };
+      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
+        // Answers nobody gave a body to (unknown path, the router's 405 and 501) get the standard one;
+        // headers such as Allow stay.
+        const status = ctx.status;
+        ctx.body = { ok: false, error: emptyAnswerMessage(ctx, status) };
+        ctx.status = status;
       }
     } catch (err: any) {
       let status = 500;
