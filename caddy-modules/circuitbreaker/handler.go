@@ -83,6 +83,12 @@ type Handler struct {
 	// report. Use {file./path/to/secret} to keep it out of the config.
 	ReportSecret string `json:"report_secret,omitempty"`
 
+	// OpenAsError: while open, set the same headers (Retry-After, no-store)
+	// and return a 503 HandlerError whose message is ErrOpen's instead of
+	// writing the plain-text 503, so the server's or host's error routes
+	// answer it (a branded page; `{http.error.message}` tells it apart).
+	OpenAsError bool `json:"open_as_error,omitempty"`
+
 	p        params
 	entry    *poolEntry
 	released bool
@@ -191,6 +197,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	b := h.entry.b
 	t, ok, retryAfter := b.admit(h.now, h.p)
 	if !ok {
+		if h.OpenAsError {
+			openHeaders(w, retryAfter)
+			return caddyhttp.Error(http.StatusServiceUnavailable, ErrOpen)
+		}
 		return writeOpen(w, retryAfter)
 	}
 	sw := &statusWriter{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, b: b, t: t}
@@ -237,12 +247,21 @@ func classifyStatus(code int) outcome {
 // openBody is the body of the 503 answered while the breaker is open.
 const openBody = "503 service unavailable: circuit breaker open, retry later\n"
 
-func writeOpen(w http.ResponseWriter, retryAfter int) error {
+// ErrOpen is the error returned while the breaker is open (with OpenAsError).
+var ErrOpen = errors.New("circuit breaker open")
+
+// openHeaders sets the headers of every answer while open.
+func openHeaders(w http.ResponseWriter, retryAfter int) {
 	hdr := w.Header()
 	hdr.Set("Retry-After", strconv.Itoa(retryAfter))
+	hdr.Set("Cache-Control", "no-store")
+}
+
+func writeOpen(w http.ResponseWriter, retryAfter int) error {
+	openHeaders(w, retryAfter)
+	hdr := w.Header()
 	hdr.Set("Content-Type", "text/plain; charset=utf-8")
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, err := io.WriteString(w, openBody)
 	return err

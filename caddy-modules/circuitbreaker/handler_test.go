@@ -694,3 +694,28 @@ type discardWriter struct{ h http.Header }
 func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discardWriter) WriteHeader(int)             {}
+
+// With OpenAsError the open answer is a 503 HandlerError (for the error
+// routes), with Retry-After already set and nothing written.
+func TestHandlerOpenAsError(t *testing.T) {
+	clk := newClock()
+	h := &Handler{RouteID: t.Name(), Threshold: 1, Timeout: 20, OpenAsError: true}
+	provision(t, h, clk)
+	be := &backend{status: 500}
+	if r := serve(h, be); r.status != 500 {
+		t.Fatalf("got %+v", r)
+	}
+	calls := be.Calls()
+	clk.Advance(5 * time.Second)
+	r := serve(h, be)
+	var he caddyhttp.HandlerError
+	if !errors.As(r.err, &he) || he.StatusCode != http.StatusServiceUnavailable || !errors.Is(he.Err, ErrOpen) || he.Err.Error() != "circuit breaker open" {
+		t.Fatalf("open: want a 503 HandlerError with ErrOpen, got %+v", r)
+	}
+	if r.retryAfter != "15" || r.body != "" {
+		t.Fatalf("open: Retry-After %q, body %q", r.retryAfter, r.body)
+	}
+	if be.Calls() != calls {
+		t.Fatal("the backend was called while open")
+	}
+}

@@ -1,7 +1,8 @@
 // The branded error answers of the proxy (fragments/error-pages.ts) through the real custom Caddy
 // (bin/caddy) running the rendered configuration on loopback: instead of an empty 502, a small page
 // in English or German by Accept-Language, or the API's JSON error body for JSON clients; the right
-// status; nothing of the backend (address, port, upstream error) in the answer.
+// status; nothing of the backend (address, port, upstream error) in the answer. The circuit
+// breaker's open 503 gets its page too, with its Retry-After.
 // A dial that times out (peer offline through the tunnel) is covered in test/e2e/error-pages.test.ts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,7 +47,7 @@ before(async () => {
     route({ domain: 'disabled.test', peer_id: 2 }),
     route({ domain: 'gateway.test', target_kind: 'gateway', peer_id: null, target_port: null, target_peer_id: 3, target_lan_host: '192.168.1.10', target_lan_port: 80 }),
     route({ domain: 'gateway-gone.test', target_kind: 'gateway', peer_id: null, target_port: null, target_peer_id: 77, target_lan_host: '192.168.1.10', target_lan_port: 80 }),
-    route({ domain: 'breaker.test', target_port: String(closedPort), circuit_breaker_enabled: true, circuit_breaker_threshold: 100, circuit_breaker_timeout: 30 }),
+    route({ domain: 'breaker.test', target_port: String(closedPort), circuit_breaker_enabled: true, circuit_breaker_threshold: 1, circuit_breaker_timeout: 30 }),
   ];
   fs.writeFileSync(path.join(dir, 'caddy-report.secret'), 'x'.repeat(32));
   fs.writeFileSync(path.join(dir, 'caddy.json'), JSON.stringify(renderCaddyConfig({ settings, routes, peers })));
@@ -71,12 +72,12 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function get(host: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: string }> {
+function get(host: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: string; retryAfter: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path: '/some/path', headers: { host, ...headers }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8'), retryAfter: String(res.headers['retry-after'] ?? '') }));
     });
     req.setTimeout(10_000, () => req.destroy(new Error(`timeout ${host}`)));
     req.on('error', reject);
@@ -124,11 +125,21 @@ test('a disabled peer: 502 page "device offline"; a gateway route: "gateway offl
   }
 });
 
-test('a working route is untouched, and a route behind a circuit breaker still gets the page for its failures', { skip }, async () => {
+test('a working route is untouched; a route behind a circuit breaker gets the page for its failure, then the "paused" 503 page with Retry-After while open', { skip }, async () => {
   const ok = await get('ok.test');
   assert.equal(ok.status, 200);
   assert.equal(ok.body, 'backend ok');
   const cb = await get('breaker.test');
   assert.equal(cb.status, 502);
   assert.equal(cb.body, errorPageHtml('upstream_unreachable', 'en'));
+  // threshold 1: that failure opened the breaker
+  const open = await get('breaker.test');
+  assert.equal(open.status, 503);
+  assert.equal(open.body, errorPageHtml('circuit_open', 'en'));
+  assert.match(open.body, /circuit breaker open/i);
+  assert.ok(Number(open.retryAfter) >= 1 && Number(open.retryAfter) <= 30, `Retry-After ${open.retryAfter}`);
+  assert.equal((await get('breaker.test', { 'accept-language': 'de-CH' })).body, errorPageHtml('circuit_open', 'de'));
+  const json = await get('breaker.test', { accept: 'application/json' });
+  assert.equal(json.status, 503);
+  assert.equal(JSON.parse(json.body).error, 'circuit_open');
 });

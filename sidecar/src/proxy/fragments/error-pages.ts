@@ -11,13 +11,14 @@
 //   gateway_offline       502     the same for a gateway route (the companion does not answer)
 //   upstream_unreachable  502     the peer answers but nothing accepts the connection on the port
 //   upstream_timeout      504     the upstream accepted but did not answer in time
+//   circuit_open          503     the route's circuit breaker is open (its Retry-After is kept)
 //
 // The errors come from reverse_proxy (Caddy maps dial and transport errors to 502, timeouts to
-// 504). They reach the HTTP servers' `errors` routes (errorRoutes) unless a host has its own:
+// 504) and from gatehouse_circuit_breaker (open_as_error: a 503 "circuit breaker open"). They reach the HTTP servers' `errors` routes (errorRoutes) unless a host has its own:
 // gateway routes do (gatewayHostErrors), so their dial failures say "gateway".
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
 
-export type ErrorReason = 'peer_offline' | 'gateway_offline' | 'upstream_unreachable' | 'upstream_timeout';
+export type ErrorReason = 'peer_offline' | 'gateway_offline' | 'upstream_unreachable' | 'upstream_timeout' | 'circuit_open';
 type Lang = 'en' | 'de';
 
 interface Text {
@@ -30,6 +31,7 @@ export const ERROR_STATUS: Record<ErrorReason, number> = {
   gateway_offline: 502,
   upstream_unreachable: 502,
   upstream_timeout: 504,
+  circuit_open: 503,
 };
 
 const TEXTS: Record<ErrorReason, Record<Lang, Text>> = {
@@ -48,6 +50,10 @@ const TEXTS: Record<ErrorReason, Record<Lang, Text>> = {
   upstream_timeout: {
     en: { title: 'No answer in time', message: 'The service behind this address did not answer in time. Please try again later.' },
     de: { title: 'Keine Antwort', message: 'Der Dienst hinter dieser Adresse hat nicht rechtzeitig geantwortet. Bitte versuchen Sie es später erneut.' },
+  },
+  circuit_open: {
+    en: { title: 'Service paused', message: 'The service behind this address failed repeatedly and is paused for a moment (circuit breaker open). Please try again shortly.' },
+    de: { title: 'Dienst pausiert', message: 'Der Dienst hinter dieser Adresse ist wiederholt ausgefallen und pausiert kurz (Circuit Breaker offen). Bitte versuchen Sie es gleich erneut.' },
   },
 };
 
@@ -98,6 +104,8 @@ export function errorAnswerRoutes(reason: ErrorReason): CaddyRoute[] {
 
 /** Dial failures that mean "the tunnel does not answer" (the peer or gateway is not connected). */
 const TUNNEL_DOWN = '(?i)(i/o timeout|timed out|no route to host|host is unreachable|network is unreachable)';
+/** The message of gatehouse_circuit_breaker's error while open (caddy-modules/circuitbreaker ErrOpen). */
+export const CIRCUIT_OPEN_MESSAGE = 'circuit breaker open';
 const status = (code: number): Json => ({ vars: { '{http.error.status_code}': [String(code)] } });
 
 function errorRoute(match: Json, reason: ErrorReason): CaddyRoute {
@@ -106,8 +114,8 @@ function errorRoute(match: Json, reason: ErrorReason): CaddyRoute {
 
 /**
  * The `errors` routes of the HTTP servers: a 502 whose dial timed out or found no route → peer
- * offline, any other 502 → nothing accepts the connection, 504 → no answer in time. Other errors
- * keep Caddy's default answer. (A subroute per reason: error answers are rare, so compiling one per
+ * offline, any other 502 → nothing accepts the connection, 504 → no answer in time, the circuit
+ * breaker's 503 → paused. Other errors keep Caddy's default answer. (A subroute per reason: error answers are rare, so compiling one per
  * answer costs nothing that matters, and a config load provisions the pages once per server.)
  */
 export function errorRoutes(): { routes: CaddyRoute[] } {
@@ -116,6 +124,7 @@ export function errorRoutes(): { routes: CaddyRoute[] } {
       errorRoute({ ...status(502), vars_regexp: { '{http.error.message}': { pattern: TUNNEL_DOWN } } }, 'peer_offline'),
       errorRoute(status(502), 'upstream_unreachable'),
       errorRoute(status(504), 'upstream_timeout'),
+      errorRoute({ vars: { '{http.error.status_code}': ['503'], '{http.error.message}': [CIRCUIT_OPEN_MESSAGE] } }, 'circuit_open'),
     ],
   };
 }

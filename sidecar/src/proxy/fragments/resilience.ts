@@ -68,6 +68,8 @@ export function circuitBreakerHandler(route: Route, ctx: RenderContext): CaddyHa
     reset_at: seed.reset_at,
     report_url: `http://${ctx.settings.sidecarUpstream}${BREAKER_REPORT_PATH}`,
     report_secret: `{file.${breakerSecretPath(ctx.settings.dataDir)}}`,
+    // The open 503 as an error, answered by the branded page (error-pages.ts circuit_open).
+    open_as_error: true,
   };
 }
 
