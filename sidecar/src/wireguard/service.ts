@@ -4,7 +4,9 @@
 //   the settings table), the listen port and the subnet's first address, holding every active peer.
 // - reconcilePeer(before): applies one peer's change with the driver's setPeer (add/update) or
 //   removePeer (disabled, expired or deleted): one UAPI `set=1` transaction on a wireguard-go
-//   interface, `wg set` on a kernel one. Never a full sync on the request path.
+//   interface, `wg set` on a kernel one. Never a full sync on the request path. A peer added back
+//   (re-enabled) gets its last endpoint and the server starts its handshake, so it passes traffic
+//   at once instead of after the peer's own rekey timeout.
 // - fullSync(): the whole peer list from the database (`wg syncconf`), or a fresh `up` when the
 //   interface is missing: at start, on POST /wg/restart and every resync interval (heals drift).
 //   A fresh `up` restores recently seen peers' endpoints, so tunnels recover at once after a restart.
@@ -33,8 +35,15 @@ export const SERVER_KEY_SETTING = 'wg.server_private_key';
 export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
 /** A fresh interface gets back the endpoints of peers seen this recently (see desiredSpec). */
 export const RESTORE_ENDPOINT_MS = 24 * 3600_000;
+/** Keepalive interval (s) set for one transaction to make the server start a re-added peer's handshake. */
+const NUDGE_KEEPALIVE_S = 25;
 /** host:port as `wg show dump` prints it: IPv4 or [IPv6] */
 const ENDPOINT_RE = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.%\w]+\]):\d{1,5}$/;
+/** The peer's last known endpoint when it was seen within RESTORE_ENDPOINT_MS, else null. */
+function restorableEndpoint(r: Pick<WgRow, 'latest_handshake' | 'endpoint'>, now: number): string | null {
+  const recent = r.latest_handshake !== null && now - Number(r.latest_handshake) <= RESTORE_ENDPOINT_MS;
+  return recent && r.endpoint && ENDPOINT_RE.test(r.endpoint) ? r.endpoint : null;
+}
 
 /** The columns the interface and the poller need. */
 const WG_ATTRS = ['id', 'name', 'public_key', 'preshared_key_enc', 'allowed_ips', 'enabled', 'expires_at', 'latest_handshake', 'endpoint', 'last_raw_rx', 'last_raw_tx'] as const;
@@ -230,8 +239,8 @@ export class WireGuardService {
     for (const r of rows) {
       if (!isActive(r, now)) continue;
       const spec = await this.peerSpec(r);
-      const recent = r.latest_handshake !== null && now - Number(r.latest_handshake) <= RESTORE_ENDPOINT_MS;
-      if (opts.withEndpoints && recent && r.endpoint && ENDPOINT_RE.test(r.endpoint)) spec.endpoint = r.endpoint;
+      const endpoint = opts.withEndpoints ? restorableEndpoint(r, now) : null;
+      if (endpoint) spec.endpoint = endpoint;
       peers.push(spec);
     }
     return { spec: { iface: this.iface, privateKey, listenPort: this.deps.config.wg.port, address: serverInterfaceAddress(this.subnet), peers }, rows };
@@ -294,9 +303,19 @@ export class WireGuardService {
         this.present.delete(before.public_key);
       }
       if (!row) return;
-      if (isActive(row, this.deps.clock())) {
+      const now = this.deps.clock();
+      if (isActive(row, now)) {
         const added = !this.present.has(row.public_key);
-        await this.driver!.setPeer(this.iface, await this.peerSpec(row));
+        const spec = await this.peerSpec(row);
+        // A peer (re-)added while its tunnel may still be up on its side (enabled again, expiry
+        // moved, key unchanged): the interface forgot the session and the peer keeps sending with
+        // the old keys until it re-handshakes by itself (~15-17 s). With its last endpoint back
+        // and a keepalive switched on for one transaction (wireguard-go and the kernel send one at
+        // once, which needs a session, so the server initiates the handshake), the tunnel passes
+        // traffic again within a round trip. The second call leaves the peer as the database says.
+        const back = added ? restorableEndpoint(row, now) : null;
+        if (back) await this.driver!.setPeer(this.iface, { ...spec, endpoint: back, persistentKeepalive: NUDGE_KEEPALIVE_S });
+        await this.driver!.setPeer(this.iface, spec);
         this.present.add(row.public_key);
         if (added && (Number(row.last_raw_rx) !== 0 || Number(row.last_raw_tx) !== 0)) await this.resetRaw([row.id]);
       } else if (this.present.has(row.public_key)) {
