@@ -54,7 +54,7 @@ test('session fixation: the session id changes at login; logout ends only that s
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).status, 401, 'old session id is gone');
   const b = await login(s);
   const c = await login(s);
-  const out = await s.req('/logout', { method: 'POST', headers: { cookie: b.cookie, accept: 'application/json' } });
+  const out = await s.req('/logout', { method: 'POST', headers: { cookie: b.cookie, accept: 'application/json', 'x-csrf-token': b.csrf } });
   assert.equal(out.status, 200);
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: b.cookie } })).status, 401);
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: c.cookie } })).status, 200, 'another device keeps its session');
@@ -289,4 +289,39 @@ test('a NUL or other control character in login, unlock and the log filters is a
     assert.equal(r.data.ok, false);
     assert.ok(r.data.fields.source || r.data.fields.event_type, p);
   }
+});
+
+test('POST /logout of a signed-in session needs its CSRF token; the sign-out form (_csrf field) works', async () => {
+  const a = await login(s);
+  const noToken = await s.req('/logout', { method: 'POST', headers: { cookie: a.cookie, accept: 'application/json' } });
+  assert.equal(noToken.status, 403);
+  assert.equal(noToken.data.ok, false);
+  const wrong = await s.req('/logout', { method: 'POST', headers: { cookie: a.cookie, accept: 'application/json', 'x-csrf-token': 'forged' } });
+  assert.equal(wrong.status, 403);
+  assert.equal((await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).status, 200, 'the refused logout ended nothing');
+  // The page's form: urlencoded _csrf, browser Accept → redirect to /login.
+  const page = await s.req('/', { headers: { cookie: a.cookie, accept: 'text/html' } });
+  const field = /name="_csrf" value="([^"]+)"/.exec(String(page.data));
+  assert.ok(field, 'the page carries the sign-out form with _csrf');
+  const form = await s.req('/logout', { method: 'POST', body: new URLSearchParams({ _csrf: field[1] }), headers: { cookie: a.cookie, accept: 'text/html' } });
+  assert.equal(form.status, 302);
+  assert.equal(form.headers.get('location'), '/login');
+  assert.equal((await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).status, 401);
+  const anonymous = await s.req('/logout', { method: 'POST', headers: { accept: 'application/json' } });
+  assert.equal(anonymous.status, 200, 'no session: nothing to end, nothing to protect');
+});
+
+test('the _csrf body field is honoured on DELETE', async () => {
+  const { cookie, csrf } = await login(s);
+  const tok = await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'to-delete', scopes: ['logs'] }, headers: { cookie, 'x-csrf-token': csrf } });
+  const id = tok.data.record.id;
+  const without = await s.req(`/api/v1/tokens/${id}`, { method: 'DELETE', headers: { cookie } });
+  assert.equal(without.status, 403);
+  const viaJson = await s.req(`/api/v1/tokens/${id}`, { method: 'DELETE', json: { _csrf: csrf }, headers: { cookie } });
+  assert.equal(viaJson.status, 200, JSON.stringify(viaJson.data));
+  const tok2 = await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'to-delete-2', scopes: ['logs'] }, headers: { cookie, 'x-csrf-token': csrf } });
+  const viaForm = await s.req(`/api/v1/tokens/${tok2.data.record.id}`, { method: 'DELETE', body: new URLSearchParams({ _csrf: csrf }), headers: { cookie } });
+  assert.equal(viaForm.status, 200, JSON.stringify(viaForm.data));
+  const list = await s.req('/api/v1/tokens', { headers: { cookie } });
+  assert.ok(!list.data.tokens.some((t: any) => t.id === id || t.id === tok2.data.record.id));
 });

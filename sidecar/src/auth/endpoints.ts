@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { text } from '../http/fields.js';
 import { AppError } from '../util/errors.js';
-import { newCsrfToken, type Principal } from '../http/auth.js';
+import { csrfMatches, newCsrfToken, type Principal } from '../http/auth.js';
 
 const loginBody = z.object({
   username: text({ min: 1, max: 64 }),
@@ -63,11 +63,13 @@ export function authEndpoints(deps: Deps): Endpoint[] {
       method: 'POST',
       path: '/logout',
       auth: 'public',
-      summary: 'Ends the admin session (this device only).',
+      summary: 'Ends the admin session (this device only). A signed-in session must send its CSRF token (X-CSRF-Token or form field _csrf); without a session there is nothing to end.',
       tags: ['auth'],
       handler: async (_i, ctx) => {
         const userId = ctx.session?.userId;
         if (typeof userId === 'number') {
+          // A cross-site form must not be able to sign the admin out.
+          if (!csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
           await deps.activity.record({ source: 'auth', event_type: 'logout', message: 'Signed out', user_id: userId, ip: ctx.state.clientIp });
         }
         ctx.session = null;

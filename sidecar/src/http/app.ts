@@ -132,7 +132,7 @@ export function createApp(deps: Deps, endpoints: Endpoint[], opts: AppOptions = 
   );
 
   const router = new Router();
-  const body = bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '1mb', formLimit: '256kb', encoding: 'utf-8' });
+  const body = bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '1mb', formLimit: '256kb', encoding: 'utf-8', parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] });
   const seen = new Set<string>();
   for (const e of endpoints) {
     const p = fullPath(e);

@@ -94,15 +94,18 @@ export function authenticate(deps: Deps, e: Endpoint): Koa.Middleware {
   }
 }
 
+/** Whether the request carries the session's CSRF token (header X-CSRF-Token or body field _csrf). */
+export function csrfMatches(ctx: Koa.Context): boolean {
+  const expected = ctx.session?.csrf;
+  const body = ctx.request.body as Record<string, unknown> | undefined;
+  const given = ctx.get(CSRF_HEADER) || (body && typeof body === 'object' && typeof body._csrf === 'string' ? body._csrf : '');
+  return typeof expected === 'string' && !!given && safeEqual(expected, given);
+}
+
 /** CSRF for session-authenticated writes: header X-CSRF-Token or body field _csrf. */
 export const csrfCheck: Koa.Middleware = async (ctx, next) => {
   const p = ctx.state.principal as Principal | undefined;
-  if (p?.kind === 'session' && !SAFE.has(ctx.method)) {
-    const expected = ctx.session?.csrf;
-    const body = ctx.request.body as Record<string, unknown> | undefined;
-    const given = ctx.get(CSRF_HEADER) || (body && typeof body === 'object' && typeof body._csrf === 'string' ? body._csrf : '');
-    if (typeof expected !== 'string' || !given || !safeEqual(expected, given)) throw new AppError('forbidden', 'CSRF token missing or invalid');
-  }
+  if (p?.kind === 'session' && !SAFE.has(ctx.method) && !csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
   const body = ctx.request.body as Record<string, unknown> | undefined;
   if (body && typeof body === 'object' && !Array.isArray(body) && '_csrf' in body) delete body._csrf;
   await next();
