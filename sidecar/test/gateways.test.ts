@@ -390,6 +390,32 @@ describe('configuration polling', () => {
     assert.deepEqual(echo.data.echo, payload);
     assert.equal(echo.data.peer_id, g.peer.id);
   });
+
+  test('POST /gateway/probe echoes a text or binary body byte for byte', async () => {
+    const g = await createGateway('probe gw');
+    const t = g.gateway.apiToken;
+    const binary = crypto.randomBytes(64 * 1024);
+    binary[0] = 0; binary[1] = 0xff;
+    for (const [type, body] of [['application/octet-stream', binary], ['text/plain; charset=utf-8', Buffer.from('ping ümlaut ✓\n\u0000end', 'utf8')], ['application/x-www-form-urlencoded', Buffer.from('a=1&b=%C3%BC')]] as [string, Buffer][]) {
+      const res = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body, headers: { ...bearer(t), 'content-type': type } });
+      assert.equal(res.status, 200, type);
+      const back = Buffer.from(await res.arrayBuffer());
+      assert.ok(back.equals(body), `${type}: ${back.length} bytes back of ${body.length}`);
+      assert.equal(res.headers.get('content-type'), type);
+      assert.equal(res.headers.get('x-probe-bytes'), String(body.length));
+      assert.equal(res.headers.get('x-probe-sha256'), crypto.createHash('sha256').update(body).digest('hex'));
+      assert.equal(res.headers.get('x-probe-peer-id'), String(g.peer.id));
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    }
+    const empty = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', headers: bearer(t) });
+    assert.equal(empty.status, 200);
+    assert.equal((await empty.arrayBuffer()).byteLength, 0);
+    const big = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body: Buffer.alloc(1024 * 1024 + 1), headers: { ...bearer(t), 'content-type': 'application/octet-stream' } });
+    assert.equal(big.status, 413);
+    assert.equal((await big.json()).ok, false);
+    const anon = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } });
+    assert.equal(anon.status, 401);
+  });
 });
 
 describe('heartbeats and the status state machine', () => {

@@ -4,13 +4,14 @@
 // - gateway companion API (auth 'gateway': the gateway bearer token only): /gateway/config,
 //   /gateway/config/check, /gateway/status, /gateway/probe, /gateway/heartbeat;
 // - public: GET /gateway-wol/wait, the waking-up page Caddy hands sleeping WoL routes to.
+import crypto from 'node:crypto';
 import type Koa from 'koa';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, bearerToken, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
-import { unauthorized, validation } from '../util/errors.js';
+import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
 import type { WolService } from './wol.js';
 import { CONFIG_HASH_RE, heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
@@ -38,6 +39,24 @@ async function callerPeer(gateways: GatewaysService, ctx: Koa.Context): Promise<
 }
 
 export const CHECK_PATH = '/api/v1/gateway/config/check';
+
+/** Largest body POST /gateway/probe echoes. */
+export const PROBE_MAX_BYTES = 1024 * 1024;
+const PROBE_HEADERS = ['X-Probe-Peer-Id', 'X-Probe-Bytes', 'X-Probe-Sha256', 'X-Server-Time'];
+
+/** The request body as bytes, at most `max` (413 beyond). */
+async function readRaw(ctx: Koa.Context, max: number): Promise<Buffer> {
+  const declared = Number(ctx.get('Content-Length'));
+  if (Number.isFinite(declared) && declared > max) throw new AppError('payload_too_large', `Body larger than ${max} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > max) throw new AppError('payload_too_large', `Body larger than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
 
 /** GET /gateway/config/check for an authenticated gateway: 304 when `hash` is current, else 200 + the hash. */
 async function answerCheck(gateways: GatewaysService, ctx: Koa.Context, peerId: number, hash: string | undefined): Promise<Record<string, unknown> | undefined> {
@@ -98,10 +117,23 @@ export function gatewayApiEndpoints(deps: Deps): Endpoint[] {
     }),
     defineEndpoint({
       method: 'POST', path: '/gateway/probe', auth: 'gateway', tags, body: z.unknown(),
-      summary: 'Echo for end-to-end checks: returns the JSON body as received, with the server time',
+      summary: `Echo for end-to-end checks (round-trip time, payload integrity). A JSON body comes back as {ok, peer_id, echo, bytes, server_time}; any other body (text, binary, form, none) comes back byte for byte with its Content-Type and the headers ${PROBE_HEADERS.join(', ')}. At most ${PROBE_MAX_BYTES} bytes (413 beyond).`,
       handler: async ({ body }, ctx) => {
         const peer_id = await callerPeer(gw(), ctx);
-        return { peer_id, echo: body ?? null, bytes: Buffer.byteLength(JSON.stringify(body ?? null)), server_time: deps.clock() };
+        if (ctx.is('application/json') === 'application/json') return { peer_id, echo: body ?? null, bytes: Buffer.byteLength(JSON.stringify(body ?? null)), server_time: deps.clock() };
+        // The body parser read form bodies (rawBody); every other type is still unread on the socket.
+        const raw = typeof (ctx.request as { rawBody?: unknown }).rawBody === 'string' ? Buffer.from((ctx.request as unknown as { rawBody: string }).rawBody, 'utf8') : await readRaw(ctx, PROBE_MAX_BYTES);
+        ctx.status = 200;
+        ctx.set('X-Probe-Peer-Id', String(peer_id));
+        ctx.set('X-Probe-Bytes', String(raw.length));
+        ctx.set('X-Probe-Sha256', crypto.createHash('sha256').update(raw).digest('hex'));
+        ctx.set('X-Server-Time', String(deps.clock()));
+        // Only the calling gateway sees this, but an echoed type must never be rendered as a page.
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+        ctx.type = ctx.get('Content-Type') || 'application/octet-stream';
+        ctx.body = raw;
+        return undefined;
       },
     }),
     defineEndpoint({
