@@ -7,6 +7,7 @@ import type { Deps } from './deps.js';
 import { openDatabase } from './db/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/clock.js';
 import { Scheduler } from './util/scheduler.js';
+import { EventBus, watchTables } from './events.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
@@ -32,13 +33,15 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteFile: opts.sqliteFile });
   const { models } = db;
   const scheduler = new Scheduler({ log, clock, timers: opts.timers ?? systemTimers });
-  const activity = new ActivityLog(models, clock, log);
+  const events = new EventBus({ clock, log });
+  watchTables(events, { routes: models.Route, peers: models.Peer });
+  const activity = new ActivityLog(models, clock, log, events);
   const settings = new SettingsStore(models, clock);
   const lockout = new LockoutService(models, settings, clock);
-  const users = new UsersService(models, clock, lockout, activity);
+  const users = new UsersService(models, clock, lockout, activity, events);
   const tokens = new TokensService(models, clock, activity);
   const sessions = new DbSessionStore(models, clock);
-  return { config, db, clock, log, scheduler, crypto: key, activity, settings, lockout, users, tokens, sessions, health: [] };
+  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, health: [] };
 }
 
 export const INITIAL_PASSWORD_FILE = 'initial-admin-password.txt';

@@ -11,6 +11,7 @@ import type { TokensService } from './tokens/service.js';
 import type { DbSessionStore } from './auth/session-store.js';
 import type { MasterKey } from './util/crypto.js';
 import type { Scheduler } from './util/scheduler.js';
+import type { EventBus } from './events.js';
 
 export interface HealthCheck {
   name: string;
@@ -29,6 +30,8 @@ export interface Deps {
   log: Logger;
   /** The periodic work of every service (util/scheduler.ts). */
   scheduler: Scheduler;
+  /** Typed domain events: emitted once where they happen, consumed by caches, activity log, webhooks, live UI (events.ts). */
+  events: EventBus;
   crypto: MasterKey;
   activity: ActivityLog;
   settings: SettingsStore;

@@ -16,7 +16,7 @@
 // - Status: evaluate() on every heartbeat and on a timer; every transition is written with a
 //   compare-and-set on the old status (so it is logged exactly once, even with several evaluators)
 //   and announced through the ONE emit() function (activity log + transition listeners).
-import { Op, QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes } from 'sequelize';
 import type { Deps, GatewayAuth } from '../deps.js';
 import type { Job } from '../util/scheduler.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
@@ -115,13 +115,12 @@ export class GatewaysService implements GatewayAuth {
   /** bumped by every invalidation: a cache fill that raced with a write is not stored */
   private configGen = 0;
   private tokenGen = 0;
-  private listeners: TransitionListener[] = [];
   private job: Job | null = null;
 
   constructor(private readonly deps: Deps) {
     this.Gateway = gatewayModel(deps.db.sequelize);
     this.thresholds = { offlineAfterMs: deps.config.gateways.offlineAfterMs };
-    this.installHooks();
+    this.watchTables();
   }
 
   private get peers(): PeersService {
@@ -133,23 +132,13 @@ export class GatewaysService implements GatewayAuth {
 
   // ------------------------------------------------------------------ cache invalidation
 
-  /** Drops the cached configurations (and token entries) when routes (peers) change, from any service. */
-  private installHooks(): void {
-    const { Route, Peer } = this.deps.db.models;
-    const on = (model: typeof Route | typeof Peer, drop: () => void) => {
-      const handler = (...args: unknown[]) => {
-        drop();
-        const opts = args[args.length - 1] as { transaction?: Transaction & { parent?: Transaction } } | undefined;
-        const t = opts?.transaction;
-        // Readers may have refilled the cache from pre-commit data (PostgreSQL): drop again after commit.
-        if (t) (t.parent ?? t).afterCommit(() => drop());
-      };
-      for (const hook of ['afterCreate', 'afterBulkCreate', 'afterUpdate', 'afterBulkUpdate', 'afterDestroy', 'afterBulkDestroy', 'afterUpsert'] as const) {
-        (model as any).addHook(hook, `gateways-${hook}`, handler);
-      }
-    };
-    on(Route, () => this.invalidateConfig());
-    on(Peer, () => this.invalidateTokens());
+  /**
+   * Drops the cached configurations (and token entries) when routes (peers) change, from any
+   * writer: the bus's rows_changed, at the write and again after its transaction commits (readers
+   * may have refilled the cache from pre-commit data on PostgreSQL).
+   */
+  private watchTables(): void {
+    this.deps.events.on('rows_changed', (e) => (e.table === 'routes' ? this.invalidateConfig() : this.invalidateTokens()));
   }
 
   invalidateConfig(peerId?: number): void {
@@ -420,30 +409,17 @@ export class GatewaysService implements GatewayAuth {
 
   // ------------------------------------------------------------------ status
 
+  /** Hears every transition (a subscription to the bus's gateway_online / _offline / _unknown). */
   onTransition(l: TransitionListener): void {
-    this.listeners.push(l);
+    this.deps.events.on(['gateway_online', 'gateway_offline', 'gateway_unknown'], ({ type: _type, ...t }) => l(t));
   }
 
   /**
-   * THE one place a gateway status transition is announced: an activity-log event
-   * (source gateways, event_type gateway_online / gateway_offline / gateway_unknown) and every
-   * transition listener (webhooks plug in here).
+   * THE one place a gateway status transition is announced: the domain event gateway_online /
+   * gateway_offline / gateway_unknown (the activity row, source gateways, comes from it).
    */
   async emit(t: Transition): Promise<void> {
-    await this.deps.activity.record({
-      severity: t.to === 'offline' ? 'warning' : 'info',
-      source: 'gateways',
-      event_type: `gateway_${t.to}`,
-      message: `Gateway "${t.name}" is ${t.to} (was ${t.from}): ${t.reason}`,
-      details: { ...t },
-    });
-    for (const l of this.listeners) {
-      try {
-        await l(t);
-      } catch (err) {
-        this.deps.log.warn('gateway transition listener failed', { err: String(err) });
-      }
-    }
+    await this.deps.events.emit({ type: `gateway_${t.to}`, ...t });
   }
 
   private async transition(row: Pick<GatewayRow, 'peer_id' | 'status' | 'last_seen_at' | 'healthy' | 'health_reason'>, name: string, now: number): Promise<{ status: GatewayStatus; reason: string }> {

@@ -1,9 +1,15 @@
-// The activity log: one helper writes every admin-visible event. Listeners (webhooks, later)
-// subscribe through onEvent().
+// The activity log: one helper writes every admin-visible event.
+// - Domain events (events.ts) become rows here: activityFor() says which row an event makes (the
+//   services emit the event, not the row). Other rows (admin actions with no domain event) are
+//   written with record() directly.
+// - Every row written is announced on the bus as `activity_recorded` (the live UI's feed).
 import { Op, type WhereOptions } from 'sequelize';
 import type { ActivityRow, Models } from '../db/models.js';
+import type { ActivityEntry, DomainEvent, EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+
+export type { ActivityEntry } from '../events.js';
 
 export type Severity = 'info' | 'warning' | 'error' | 'critical';
 export const SEVERITIES: Severity[] = ['info', 'warning', 'error', 'critical'];
@@ -18,19 +24,6 @@ export interface ActivityEvent {
   ip?: string | null;
 }
 
-export interface ActivityEntry {
-  id: number;
-  severity: string;
-  source: string;
-  event_type: string;
-  message: string;
-  details: Record<string, unknown> | null;
-  user_id: number | null;
-  ip: string | null;
-  created_at: string;
-  timestamp: number;
-}
-
 export interface ActivityFilter {
   severity?: string;
   source?: string;
@@ -41,14 +34,18 @@ export interface ActivityFilter {
   offset?: number;
 }
 
-type Listener = (e: ActivityEntry) => void;
-
 export class ActivityLog {
-  private listeners: Listener[] = [];
-  constructor(private models: Models, private clock: Clock, private log: Logger) {}
-
-  onEvent(l: Listener): void {
-    this.listeners.push(l);
+  constructor(
+    private models: Models,
+    private clock: Clock,
+    private log: Logger,
+    private events?: EventBus,
+  ) {
+    // the rows that domain events make
+    events?.onAny(async (e) => {
+      const row = activityFor(e);
+      if (row) await this.record(row);
+    });
   }
 
   async record(e: ActivityEvent): Promise<ActivityEntry> {
@@ -64,13 +61,7 @@ export class ActivityLog {
     });
     const entry = toEntry(row.get({ plain: true }) as ActivityRow);
     this.log.info(e.message, { activity: e.event_type, source: e.source, severity: entry.severity });
-    for (const l of this.listeners) {
-      try {
-        l(entry);
-      } catch (err) {
-        this.log.warn('activity listener failed', { err: String(err) });
-      }
-    }
+    await this.events?.emit({ type: 'activity_recorded', entry });
     return entry;
   }
 
@@ -123,4 +114,64 @@ function toEntry(r: ActivityRow): ActivityEntry {
     created_at: new Date(Number(r.created_at)).toISOString(),
     timestamp: Number(r.created_at),
   };
+}
+
+const peerLabel = (e: { name: string }) => `Peer "${e.name}"`;
+
+/** The activity row a domain event makes, or null (not every event is a row). */
+export function activityFor(e: DomainEvent): ActivityEvent | null {
+  switch (e.type) {
+    case 'peer_created':
+      return { source: 'peers', event_type: e.type, message: `${peerLabel(e)} created (${e.address})`, details: { peer_id: e.peer_id, address: e.address, peer_type: e.peer_type }, user_id: e.actor };
+    case 'peer_updated':
+      return { source: 'peers', event_type: e.type, message: `${peerLabel(e)} updated (${e.fields.join(', ')})`, details: { peer_id: e.peer_id, fields: e.fields.map((k) => (k === 'public_key' ? 'keys' : k)) }, user_id: e.actor };
+    case 'peer_enabled':
+    case 'peer_disabled':
+      return { source: 'peers', event_type: e.type, message: `${peerLabel(e)} ${e.type === 'peer_enabled' ? 'enabled' : 'disabled'}`, details: { peer_id: e.peer_id }, user_id: e.actor };
+    case 'peer_deleted':
+      return { source: 'peers', event_type: e.type, message: `${peerLabel(e)} deleted (${e.address})`, details: { peer_id: e.peer_id, address: e.address }, user_id: e.actor };
+    case 'peer_expired':
+      return { severity: 'warning', source: 'peers', event_type: e.type, message: `${peerLabel(e)} expired and was removed from the tunnel`, details: { peer_id: e.peer_id, name: e.name, expires_at: e.expires_at, enabled: e.enabled } };
+    case 'peer_online':
+    case 'peer_offline':
+      return { source: 'wireguard', event_type: e.type, message: `${peerLabel(e)} is ${e.type === 'peer_online' ? 'online' : 'offline'}`, details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } };
+    case 'route_created':
+      return { source: 'routes', event_type: e.type, message: `Route ${e.domain} created`, details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor };
+    case 'route_updated':
+      return { source: 'routes', event_type: e.type, message: `Route ${e.domain} updated`, details: { route_id: e.route_id, fields: e.fields }, user_id: e.actor };
+    case 'route_enabled':
+    case 'route_disabled':
+      return { source: 'routes', event_type: e.type, message: `Route ${e.domain} ${e.type === 'route_enabled' ? 'enabled' : 'disabled'}`, details: { route_id: e.route_id }, user_id: e.actor };
+    case 'route_deleted':
+      return { source: 'routes', event_type: e.type, message: `Route ${e.domain} deleted`, details: { route_id: e.route_id }, user_id: e.actor };
+    case 'routes_batch':
+      return { source: 'routes', event_type: `routes_batch_${e.action}`, message: `Batch ${e.action} of ${e.route_ids.length} route(s)`, details: { ids: e.route_ids }, user_id: e.actor };
+    case 'route_up':
+    case 'route_down': {
+      const up = e.type === 'route_up';
+      return {
+        severity: up ? 'info' : 'warning', source: 'monitoring', event_type: e.type,
+        message: `Route ${e.domain} is ${up ? 'up' : 'down'}${e.error ? `: ${e.error}` : e.status !== null ? ` (HTTP ${e.status})` : ''}`,
+        details: { route_id: e.route_id, status: e.status, response_ms: e.response_ms, error: e.error },
+      };
+    }
+    case 'circuit_open':
+      return { severity: 'warning', source: 'routes', event_type: 'circuit_breaker_open', message: `Circuit breaker of route ${e.route_id} opened after ${e.failure_count} consecutive failures`, details: { route_id: e.route_id, failure_count: e.failure_count } };
+    case 'circuit_closed':
+      return { source: 'routes', event_type: 'circuit_breaker_closed', message: `Circuit breaker of route ${e.route_id} closed: a trial request succeeded after ${e.open_seconds} s open`, details: { route_id: e.route_id, open_seconds: e.open_seconds } };
+    case 'gateway_online':
+    case 'gateway_offline':
+    case 'gateway_unknown': {
+      const { type: _type, ...t } = e;
+      return { severity: t.to === 'offline' ? 'warning' : 'info', source: 'gateways', event_type: e.type, message: `Gateway "${t.name}" is ${t.to} (was ${t.from}): ${t.reason}`, details: { ...t } };
+    }
+    case 'login_failed':
+      return { severity: 'warning', source: 'auth', event_type: e.type, message: `Failed login for ${e.username}`, details: { username: e.username, failures: e.failures }, ip: e.ip };
+    case 'account_locked':
+      return { severity: 'warning', source: 'auth', event_type: e.type, message: `Account ${e.username} locked after ${e.failures} failed logins`, details: { username: e.username, until: e.until }, ip: e.ip };
+    case 'config_changed':
+    case 'activity_recorded':
+    case 'rows_changed':
+      return null;
+  }
 }

@@ -214,7 +214,7 @@ export class PeersService {
     // the interface (an external command) and the activity row (the database) in parallel
     await Promise.all([
       this.applyToTunnel(row),
-      this.deps.activity.record({ source: 'peers', event_type: 'peer_created', message: `Peer "${row.name}" created (${row.address})`, details: { peer_id: row.id, address: row.address, peer_type: row.peer_type }, user_id: actor ?? null }),
+      this.deps.events.emit({ type: 'peer_created', peer_id: row.id, name: row.name, address: row.address, peer_type: row.peer_type, actor: actor ?? null }),
     ]);
     return this.view(row);
   }
@@ -283,13 +283,7 @@ export class PeersService {
       (patch.allowed_ips !== undefined && patch.allowed_ips !== before.allowed_ips) ||
       patch.public_key !== undefined;
     if (tunnel) await this.applyToTunnel(before);
-    await this.deps.activity.record({
-      source: 'peers',
-      event_type: 'peer_updated',
-      message: `Peer "${patch.name ?? before.name}" updated (${changed.join(', ')})`,
-      details: { peer_id: id, fields: changed.map((k) => (k === 'public_key' ? 'keys' : k)) },
-      user_id: actor ?? null,
-    });
+    await this.deps.events.emit({ type: 'peer_updated', peer_id: id, name: patch.name ?? before.name, fields: changed, actor: actor ?? null });
     return this.get(id);
   }
 
@@ -298,7 +292,7 @@ export class PeersService {
     if (asBool(before.enabled) === enabled) return this.view(before);
     await this.Peer.update({ enabled, updated_at: this.deps.clock() }, { where: { id } });
     await this.applyToTunnel(before);
-    await this.deps.activity.record({ source: 'peers', event_type: enabled ? 'peer_enabled' : 'peer_disabled', message: `Peer "${before.name}" ${enabled ? 'enabled' : 'disabled'}`, details: { peer_id: id }, user_id: actor ?? null });
+    await this.deps.events.emit({ type: enabled ? 'peer_enabled' : 'peer_disabled', peer_id: id, name: before.name, actor: actor ?? null });
     return this.get(id);
   }
 
@@ -330,7 +324,7 @@ export class PeersService {
     await this.applyToTunnel(before);
     this.release(before.address);
     if (before.hostname) await this.dns.refresh();
-    await this.deps.activity.record({ source: 'peers', event_type: 'peer_deleted', message: `Peer "${before.name}" deleted (${before.address})`, details: { peer_id: id, address: before.address }, user_id: actor ?? null });
+    await this.deps.events.emit({ type: 'peer_deleted', peer_id: id, name: before.name, address: before.address, actor: actor ?? null });
     return { id, name: before.name };
   }
 

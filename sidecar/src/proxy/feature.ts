@@ -22,7 +22,7 @@ export const proxyFeature: Feature = {
     const client = config.manageCaddy ? new CaddyAdminClient(config.caddyAdmin) : null;
     // deps.routeAuth is set up after this feature: looked up per render.
     const protectedRouteIds = async (t?: Transaction) => ((deps.routeAuth as RouteAuthService | undefined)?.protectedRouteIds(t) ?? new Set<number>());
-    const proxy = new ProxyService({ db: deps.db, settings: proxySettings(config), clock: deps.clock, log: deps.log, client, protectedRouteIds });
+    const proxy = new ProxyService({ db: deps.db, settings: proxySettings(config), clock: deps.clock, log: deps.log, client, protectedRouteIds, events: deps.events });
     deps.proxy = proxy;
     if (config.manageCaddy) {
       const supervisor = new CaddySupervisor({

@@ -35,6 +35,7 @@ import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { EventBus } from '../events.js';
 import { AppError } from '../util/errors.js';
 import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
 import { BreakerMemory } from './breaker.js';
@@ -98,6 +99,8 @@ export interface ProxyServiceOptions {
   client: CaddyAdminClient | null;
   /** Route-auth protected route ids (route-auth feature), read inside the snapshot's transaction. */
   protectedRouteIds?: ProtectedRouteIdsFn;
+  /** config_changed goes here whenever a different configuration becomes live (events.ts). */
+  events?: EventBus;
 }
 
 export class ProxyService {
@@ -123,9 +126,11 @@ export class ProxyService {
   /** Circuit-breaker seeds pinned between renders (breaker.ts). */
   readonly breakers = new BreakerMemory();
   private readonly protectedRouteIds?: ProtectedRouteIdsFn;
+  private readonly events?: EventBus;
 
   constructor(o: ProxyServiceOptions) {
     this.protectedRouteIds = o.protectedRouteIds;
+    this.events = o.events;
     this.db = o.db;
     this.settings = o.settings;
     this.clock = o.clock;
@@ -272,7 +277,7 @@ export class ProxyService {
         for (const a of applies) a.reject(err);
         return;
       }
-      this.recordLoaded(body, marker);
+      this.recordLoaded(body, marker, applies.map((a) => a.opts.reason).filter(Boolean).join(', ') || null);
       for (const d of done) d.job.resolve(d.value);
       for (const a of applies) a.resolve({ loaded: this.mode === 'caddy', reason: a.opts.reason });
     } catch (err) {
@@ -311,7 +316,7 @@ export class ProxyService {
       }
       if (need) {
         await this.load(wire);
-        this.recordLoaded(body, marker);
+        this.recordLoaded(body, marker, reason ?? null);
         if (reason) this.log.info('proxy configuration applied', { reason });
       }
       result = { loaded: need && this.mode === 'caddy', reason };
@@ -341,10 +346,13 @@ export class ProxyService {
     }
   }
 
-  private recordLoaded(body: string, marker: string): void {
+  private recordLoaded(body: string, marker: string, reason: string | null): void {
+    const changed = body !== this.lastBody;
     this.lastBody = body;
     this.lastMarker = marker;
     this.lastLoadAt = this.clock();
+    // announced, not awaited: a subscriber never delays the write that changed the configuration
+    if (changed && this.events) void this.events.emit({ type: 'config_changed', target: 'proxy', config_hash: this.configHash()!, reason });
   }
 }
 

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type Koa from 'koa';
 import type { Database } from '../db/index.js';
 import type { ActivityLog } from '../logs/activity.js';
+import type { EventBus } from '../events.js';
 import { isFeatureEnabled } from '../license/features.js';
 import { breakerSecretPath } from '../proxy/fragments/resilience.js';
 import type { ProxyService } from '../proxy/service.js';
@@ -63,6 +64,8 @@ export interface BreakerServiceOptions {
   db: Database;
   clock: Clock;
   activity: ActivityLog;
+  /** circuit_open / circuit_closed (the activity rows come from them) */
+  events: EventBus;
   proxy: ProxyService;
   secret: string;
 }
@@ -98,11 +101,11 @@ export class BreakerService {
     const [n] = await this.o.db.models.Route.update({ cb_failure_count: r.failure_count, cb_opened_at: opened }, { where: { id, circuit_breaker_enabled: true } });
     this.reports++;
     if (n && r.state === 'open') {
-      await this.o.activity.record({ severity: 'warning', source: 'routes', event_type: 'circuit_breaker_open', message: `Circuit breaker of route ${id} opened after ${r.failure_count} consecutive failures`, details: { route_id: id, failure_count: r.failure_count } });
+      await this.o.events.emit({ type: 'circuit_open', route_id: id, failure_count: r.failure_count });
     } else if (n && r.state === 'closed' && before?.cb_opened_at != null) {
       // a successful trial request after the timeout: the backend is back
       const openS = Math.max(0, Math.round((r.at - Number(before.cb_opened_at)) / 1000));
-      await this.o.activity.record({ source: 'routes', event_type: 'circuit_breaker_closed', message: `Circuit breaker of route ${id} closed: a trial request succeeded after ${openS} s open`, details: { route_id: id, open_seconds: openS } });
+      await this.o.events.emit({ type: 'circuit_closed', route_id: id, open_seconds: openS });
     }
     return n > 0;
   }

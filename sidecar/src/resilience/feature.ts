@@ -131,11 +131,11 @@ export const resilienceFeature: Feature = {
   name: 'resilience',
   setup(deps: Deps) {
     const secret = ensureBreakerSecret(deps.config.dataDir);
-    deps.breaker = new BreakerService({ db: deps.db, clock: deps.clock, activity: deps.activity as ActivityLog, proxy: deps.proxy as ProxyService, secret });
+    deps.breaker = new BreakerService({ db: deps.db, clock: deps.clock, activity: deps.activity as ActivityLog, events: deps.events, proxy: deps.proxy as ProxyService, secret });
     const file = accessLogFile(deps.config.dataDir);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     deps.accessLog = new AccessLogService({ db: deps.db, clock: deps.clock, log: deps.log, file, scheduler: deps.scheduler });
-    deps.monitor = new MonitorService({ db: deps.db, clock: deps.clock, log: deps.log, activity: deps.activity as ActivityLog, settings: proxySettings(deps.config), scheduler: deps.scheduler });
+    deps.monitor = new MonitorService({ db: deps.db, clock: deps.clock, log: deps.log, events: deps.events, settings: proxySettings(deps.config), scheduler: deps.scheduler });
   },
   async start(deps: Deps) {
     (deps.accessLog as AccessLogService).start();

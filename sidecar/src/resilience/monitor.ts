@@ -10,7 +10,7 @@ import https from 'node:https';
 import { Op, QueryTypes } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { RouteRow } from '../db/models.js';
-import type { ActivityLog } from '../logs/activity.js';
+import type { EventBus } from '../events.js';
 import { routeUpstream } from '../proxy/fragments/upstream.js';
 import type { PeerTarget, ProxySettings } from '../proxy/render-context.js';
 import { isActive } from '../peers/view.js';
@@ -39,7 +39,8 @@ export interface MonitorOptions {
   db: Database;
   clock: Clock;
   log: Logger;
-  activity: ActivityLog;
+  /** route_up / route_down (the activity rows come from them) */
+  events: EventBus;
   settings: ProxySettings;
   /** The sidecar's scheduler (deps.scheduler); a private one on node's timers when not given. */
   scheduler?: Scheduler;
@@ -141,11 +142,7 @@ export class MonitorService {
     const prev = this.last.get(route.id);
     this.last.set(route.id, { up: isUp, response_ms: res.ms });
     if (prev && prev.up !== isUp) {
-      await this.o.activity.record({
-        severity: isUp ? 'info' : 'warning', source: 'monitoring', event_type: isUp ? 'route_up' : 'route_down',
-        message: `Route ${route.domain} is ${isUp ? 'up' : 'down'}${res.error ? `: ${res.error}` : res.status !== null ? ` (HTTP ${res.status})` : ''}`,
-        details: { route_id: route.id, status: res.status, response_ms: res.ms, error: res.error },
-      });
+      await this.o.events.emit({ type: isUp ? 'route_up' : 'route_down', route_id: route.id, domain: route.domain, status: res.status, response_ms: res.ms, error: res.error });
     }
     return { route_id: route.id, checked_at: new Date(at).toISOString(), up: isUp, status: res.status, response_ms: res.ms, error: res.error };
   }

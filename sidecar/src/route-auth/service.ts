@@ -61,24 +61,17 @@ export class RouteAuthService {
     return this.deps.mailer as Mailer | undefined;
   }
 
-  /** Invalidate the verify view on every write to the routes table (domain, IP filter, deletion). */
+  /** Invalidate the verify view on every write to the routes table (domain, IP filter, deletion): the bus's rows_changed. */
   watchRoutes(): void {
     const view = this.view;
-    const hook = (destroyed: boolean) => (...args: unknown[]) => {
-      const options = args[args.length - 1] as { transaction?: Transaction | null } | undefined;
-      const run = () => {
-        view.invalidateRoutes();
-        if (destroyed) {
-          view.dropAllSessions();
-          void this.cleanupBranding().catch(() => undefined);
-        }
-      };
-      run();
-      options?.transaction?.afterCommit(run);
-    };
-    const Route = this.models.Route as any;
-    for (const h of ['afterCreate', 'afterUpdate', 'afterBulkCreate', 'afterBulkUpdate', 'afterUpsert', 'afterSave']) Route.addHook(h, hook(false));
-    for (const h of ['afterDestroy', 'afterBulkDestroy']) Route.addHook(h, hook(true));
+    this.deps.events.on('rows_changed', (e) => {
+      if (e.table !== 'routes') return;
+      view.invalidateRoutes();
+      if (e.destroyed) {
+        view.dropAllSessions();
+        void this.cleanupBranding().catch(() => undefined);
+      }
+    });
   }
 
   /**

@@ -6,7 +6,7 @@ import { Op, type Transaction } from 'sequelize';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { PeerGroupRow, PeerRow, RouteRow } from '../db/models.js';
-import type { ActivityLog } from '../logs/activity.js';
+import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import { conflict, notFound, validation } from '../util/errors.js';
 import { bcryptHash } from '../auth/passwords.js';
@@ -41,7 +41,8 @@ export interface RoutesServiceOptions {
   db: Database;
   config: Config;
   clock: Clock;
-  activity: ActivityLog;
+  /** route_created / _updated / _deleted / _enabled / _disabled, routes_batch (the activity rows come from them) */
+  events: EventBus;
   proxy: ProxyService;
   /** DNS resolver for check-dns (tests point one at a local DNS server). */
   resolver?: dns.promises.Resolver;
@@ -59,7 +60,7 @@ export class RoutesService {
   private readonly db: Database;
   private readonly config: Config;
   private readonly clock: Clock;
-  private readonly activity: ActivityLog;
+  private readonly events: EventBus;
   private readonly proxy: ProxyService;
   private readonly hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
   resolver: dns.promises.Resolver;
@@ -68,7 +69,7 @@ export class RoutesService {
     this.db = o.db;
     this.config = o.config;
     this.clock = o.clock;
-    this.activity = o.activity;
+    this.events = o.events;
     this.proxy = o.proxy;
     this.hasRouteAuth = o.hasRouteAuth;
     this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
@@ -106,7 +107,7 @@ export class RoutesService {
       const row = await this.Route.create(routeToRow(merged) as any, { transaction: t });
       return { ...merged, id: Number(row.get('id')) } as Route;
     });
-    await this.activity.record({ source: 'routes', event_type: 'route_created', message: `Route ${route.domain} created`, details: { route_id: route.id, route_type: route.route_type }, user_id: actor });
+    await this.events.emit({ type: 'route_created', route_id: route.id, domain: route.domain, route_type: route.route_type, actor: actor ?? null });
     return toApi(route);
   }
 
@@ -121,7 +122,7 @@ export class RoutesService {
       await this.Route.update(routeToRow(merged) as any, { where: { id }, transaction: t });
       return { ...merged, id } as Route;
     });
-    await this.activity.record({ source: 'routes', event_type: 'route_updated', message: `Route ${route.domain} updated`, details: { route_id: id, fields: Object.keys(input).filter((k) => k !== 'basic_auth_password') }, user_id: actor });
+    await this.events.emit({ type: 'route_updated', route_id: id, domain: route.domain, fields: Object.keys(input).filter((k) => k !== 'basic_auth_password'), actor: actor ?? null });
     return toApi(route);
   }
 
@@ -131,7 +132,7 @@ export class RoutesService {
       await this.Route.destroy({ where: { id }, transaction: t });
       return existing.domain;
     });
-    await this.activity.record({ source: 'routes', event_type: 'route_deleted', message: `Route ${domain} deleted`, details: { route_id: id }, user_id: actor });
+    await this.events.emit({ type: 'route_deleted', route_id: id, domain, actor: actor ?? null });
   }
 
   async toggle(id: number, actor?: number): Promise<Record<string, unknown>> {
@@ -142,7 +143,7 @@ export class RoutesService {
       await this.Route.update({ enabled, updated_at }, { where: { id }, transaction: t });
       return { ...existing, enabled, updated_at };
     });
-    await this.activity.record({ source: 'routes', event_type: route.enabled ? 'route_enabled' : 'route_disabled', message: `Route ${route.domain} ${route.enabled ? 'enabled' : 'disabled'}`, details: { route_id: id }, user_id: actor });
+    await this.events.emit({ type: route.enabled ? 'route_enabled' : 'route_disabled', route_id: id, domain: route.domain, actor: actor ?? null });
     return toApi(route);
   }
 
@@ -161,7 +162,7 @@ export class RoutesService {
     });
     const succeeded = results.filter((r) => r.ok).length;
     if (succeeded) {
-      await this.activity.record({ source: 'routes', event_type: `routes_batch_${action}`, message: `Batch ${action} of ${succeeded} route(s)`, details: { ids: results.filter((r) => r.ok).map((r) => r.id) }, user_id: actor });
+      await this.events.emit({ type: 'routes_batch', action, route_ids: results.filter((r) => r.ok).map((r) => r.id), actor: actor ?? null });
     }
     return { results, succeeded, failed: results.length - succeeded };
   }

@@ -7,6 +7,7 @@ import type { Clock } from '../util/clock.js';
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../auth/passwords.js';
 import type { LockoutService } from '../auth/lockout.js';
 import type { ActivityLog } from '../logs/activity.js';
+import type { EventBus } from '../events.js';
 
 export type Role = 'admin' | 'user';
 export const ROLES: Role[] = ['admin', 'user'];
@@ -42,7 +43,7 @@ export function generatePassword(): string {
 }
 
 export class UsersService {
-  constructor(private models: Models, private clock: Clock, private lockout: LockoutService, private activity: ActivityLog) {}
+  constructor(private models: Models, private clock: Clock, private lockout: LockoutService, private activity: ActivityLog, private events: EventBus) {}
 
   async count(): Promise<number> {
     return this.models.User.count();
@@ -152,10 +153,8 @@ export class UsersService {
     const ok = row ? await verifyPassword(row.password_hash, password) : (await dummyVerify(password), false);
     if (!row || !ok) {
       const after = await this.lockout.recordFailure('admin', username, ip);
-      await this.activity.record({ severity: 'warning', source: 'auth', event_type: 'login_failed', message: `Failed login for ${username}`, details: { username, failures: after.failures }, ip });
-      if (after.locked) {
-        await this.activity.record({ severity: 'warning', source: 'auth', event_type: 'account_locked', message: `Account ${username} locked after ${after.failures} failed logins`, details: { username, until: after.until }, ip });
-      }
+      await this.events.emit({ type: 'login_failed', username, failures: after.failures, ip });
+      if (after.locked) await this.events.emit({ type: 'account_locked', username, failures: after.failures, until: after.until ?? null, ip });
       throw new AppError('unauthorized', 'Invalid username or password');
     }
     await this.lockout.recordSuccess('admin', username, ip);

@@ -425,12 +425,7 @@ export class WireGuardService {
     }
     for (const id of [...this.online.keys()]) if (!seen.has(id)) this.online.delete(id);
     for (const e of events) {
-      await this.deps.activity.record({
-        source: 'wireguard',
-        event_type: e.online ? 'peer_online' : 'peer_offline',
-        message: `Peer "${e.row.name}" is ${e.online ? 'online' : 'offline'}`,
-        details: { peer_id: e.row.id, name: e.row.name, endpoint: e.row.endpoint ?? null, latestHandshake: e.row.latest_handshake ?? null },
-      });
+      await this.deps.events.emit({ type: e.online ? 'peer_online' : 'peer_offline', peer_id: e.row.id, name: e.row.name, endpoint: e.row.endpoint ?? null, latest_handshake: e.row.latest_handshake ?? null });
     }
     return { peers: dump.peers.length, changed: updates.length };
   }
@@ -448,13 +443,7 @@ export class WireGuardService {
     })) as unknown as PeerRow[];
     for (const r of rows) {
       await this.reconcilePeer(r);
-      await this.deps.activity.record({
-        severity: 'warning',
-        source: 'peers',
-        event_type: 'peer_expired',
-        message: `Peer "${r.name}" expired and was removed from the tunnel`,
-        details: { peer_id: r.id, name: r.name, expires_at: new Date(Number(r.expires_at)).toISOString(), enabled: asBool(r.enabled) },
-      });
+      await this.deps.events.emit({ type: 'peer_expired', peer_id: r.id, name: r.name, expires_at: new Date(Number(r.expires_at)).toISOString(), enabled: asBool(r.enabled) });
     }
     await this.deps.settings.set(EXPIRY_WATERMARK_SETTING, now);
     return rows.length;

@@ -1,0 +1,227 @@
+// Typed domain events: what happened in the product, emitted ONCE at the place where it happens
+// and consumed by whoever cares (caches, the activity log, and the coming webhooks and live UI).
+//
+// - DomainEvent is a discriminated union on `type`; the type names are the webhook event kinds.
+// - bus.emit(event) delivers to every subscriber in subscription order and resolves when all have
+//   run; a subscriber that throws is logged ("event subscriber failed") and never fails the emitter.
+//   emit(event, { transaction }) delivers after that transaction commits, and nothing on rollback.
+// - Every delivered event gets an envelope: seq (1, 2, 3, ... in delivery order), id
+//   ("<boot>-<seq>", the SSE id), at (the clock's time). The last `keep` envelopes are kept, so a
+//   stream can resume: since(lastEventId) gives what came after, or null when that id is from
+//   another run of the process or too old (the client reloads instead).
+// - on(type | types, handler) / onAny(handler) return an unsubscribe function; handlers get the
+//   payload typed by its `type`.
+// - watchTables(): the one place model hooks are installed: every write to the routes and peers
+//   tables is a `rows_changed` event, which the caches (route auth's verify view, the gateways'
+//   token and configuration caches) subscribe to.
+import type { Transaction } from 'sequelize';
+import type { Clock } from './util/clock.js';
+import type { Logger } from './util/logger.js';
+
+/** A row of the activity log as the API shows it (logs/activity.ts writes them). */
+export interface ActivityEntry {
+  id: number;
+  severity: string;
+  source: string;
+  event_type: string;
+  message: string;
+  details: Record<string, unknown> | null;
+  user_id: number | null;
+  ip: string | null;
+  created_at: string;
+  timestamp: number;
+}
+
+/** Who did it: the acting user's id (null for the system, a token without user, a peer's agent). */
+type Actor = { actor: number | null };
+
+export type PeerEvent =
+  | ({ type: 'peer_created'; peer_id: number; name: string; address: string; peer_type: string } & Actor)
+  | ({ type: 'peer_updated'; peer_id: number; name: string; fields: string[] } & Actor)
+  | ({ type: 'peer_enabled' | 'peer_disabled'; peer_id: number; name: string } & Actor)
+  | ({ type: 'peer_deleted'; peer_id: number; name: string; address: string } & Actor)
+  | { type: 'peer_expired'; peer_id: number; name: string; expires_at: string; enabled: boolean }
+  | { type: 'peer_online' | 'peer_offline'; peer_id: number; name: string; endpoint: string | null; latest_handshake: number | null };
+
+export type RouteEvent =
+  | ({ type: 'route_created'; route_id: number; domain: string; route_type: string } & Actor)
+  | ({ type: 'route_updated'; route_id: number; domain: string; fields: string[] } & Actor)
+  | ({ type: 'route_enabled' | 'route_disabled'; route_id: number; domain: string } & Actor)
+  | ({ type: 'route_deleted'; route_id: number; domain: string } & Actor)
+  | ({ type: 'routes_batch'; action: 'enable' | 'disable' | 'delete'; route_ids: number[] } & Actor)
+  | { type: 'route_up' | 'route_down'; route_id: number; domain: string; status: number | null; response_ms: number | null; error: string | null }
+  | { type: 'circuit_open'; route_id: number; failure_count: number }
+  | { type: 'circuit_closed'; route_id: number; open_seconds: number };
+
+export type GatewayStatusName = 'online' | 'offline' | 'unknown';
+export type GatewayEvent = {
+  type: 'gateway_online' | 'gateway_offline' | 'gateway_unknown';
+  peer_id: number;
+  name: string;
+  from: GatewayStatusName;
+  to: GatewayStatusName;
+  reason: string;
+  last_seen_at: number | null;
+  at: number;
+};
+
+export type AuthEvent =
+  | { type: 'login_failed'; username: string; failures: number; ip: string | null }
+  | { type: 'account_locked'; username: string; failures: number; until: number | null; ip: string | null };
+
+/**
+ * A write to a table that caches are built from, by any writer (services, tests, batch jobs):
+ * announced by watchTables() from the one set of model hooks, once when written and once more when
+ * the write's transaction commits (a reader may have refilled a cache from pre-commit data).
+ */
+export type DataEvent = { type: 'rows_changed'; table: WatchedTable; destroyed: boolean; phase: 'write' | 'commit' };
+export type WatchedTable = 'routes' | 'peers';
+
+export type SystemEvent =
+  /** A new proxy configuration is live (or, in no-proxy mode, rendered). */
+  | { type: 'config_changed'; target: 'proxy'; config_hash: string; reason: string | null }
+  /** A row was written to the activity log (the live UI's activity feed). */
+  | { type: 'activity_recorded'; entry: ActivityEntry };
+
+export type DomainEvent = PeerEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
+export type EventType = DomainEvent['type'];
+/** The payload of the event(s) of type T (members that name several types are narrowed to T). */
+export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;
+
+export interface Envelope<E extends DomainEvent = DomainEvent> {
+  /** "<boot>-<seq>": unique across restarts of the process; the SSE event id */
+  id: string;
+  /** 1, 2, 3, ... in delivery order within this run of the process */
+  seq: number;
+  /** epoch ms (the bus's clock) */
+  at: number;
+  event: E;
+}
+
+export type Handler<E extends DomainEvent> = (event: E, envelope: Envelope<E>) => void | Promise<void>;
+export type Unsubscribe = () => void;
+
+export interface EventBusOptions {
+  clock: Clock;
+  log: Logger;
+  /** How many envelopes since() can replay (default 1000). */
+  keep?: number;
+  /** Identifies this run of the process in event ids (default: the clock's time, base 36). */
+  boot?: string;
+}
+
+interface Subscription {
+  types: Set<string> | null;
+  handler: Handler<DomainEvent>;
+}
+
+export class EventBus {
+  readonly boot: string;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly keep: number;
+  private subs: Subscription[] = [];
+  private seq = 0;
+  private ring: Envelope[] = [];
+
+  constructor(o: EventBusOptions) {
+    this.clock = o.clock;
+    this.log = o.log;
+    this.keep = Math.max(1, o.keep ?? 1000);
+    this.boot = o.boot ?? o.clock().toString(36);
+    if (this.boot.includes('-')) throw new Error('EventBus: boot must not contain "-"');
+  }
+
+  /** Subscribes to one type or several; the handler's payload is typed by them. */
+  on<T extends EventType>(type: T | readonly T[], handler: Handler<EventOf<T>>): Unsubscribe {
+    return this.add({ types: new Set<string>(typeof type === 'string' ? [type] : type), handler: handler as Handler<DomainEvent> });
+  }
+
+  /** Subscribes to every event. */
+  onAny(handler: Handler<DomainEvent>): Unsubscribe {
+    return this.add({ types: null, handler });
+  }
+
+  /**
+   * Delivers the event to every subscriber (in subscription order, each awaited) and resolves with
+   * its envelope. With a transaction: delivered once it commits (resolves at once with null;
+   * nothing is delivered when it rolls back).
+   */
+  async emit<E extends DomainEvent>(event: E, opts: { transaction?: Transaction | null } = {}): Promise<Envelope<E> | null> {
+    const t = opts.transaction as (Transaction & { parent?: Transaction }) | null | undefined;
+    if (t) {
+      (t.parent ?? t).afterCommit(() => this.deliver(event).then(() => undefined));
+      return null;
+    }
+    return this.deliver(event);
+  }
+
+  /**
+   * The envelopes after lastEventId, oldest first ([] when nothing is new); null when the id is not
+   * from this run of the process or older than what is kept (the caller must start over).
+   */
+  since(lastEventId: string): Envelope[] | null {
+    const m = /^([^-]+)-(\d+)$/.exec(lastEventId);
+    if (!m || m[1] !== this.boot) return null;
+    const after = Number(m[2]);
+    if (after > this.seq) return null;
+    if (after === this.seq) return [];
+    const first = this.ring.length ? this.ring[0].seq : this.seq + 1;
+    if (after < first - 1) return null;
+    return this.ring.filter((e) => e.seq > after);
+  }
+
+  /** The id of the last delivered event (null before the first). */
+  get lastId(): string | null {
+    return this.seq ? `${this.boot}-${this.seq}` : null;
+  }
+
+  private add(s: Subscription): Unsubscribe {
+    this.subs.push(s);
+    return () => {
+      this.subs = this.subs.filter((x) => x !== s);
+    };
+  }
+
+  private async deliver<E extends DomainEvent>(event: E): Promise<Envelope<E>> {
+    const seq = ++this.seq;
+    const env: Envelope<E> = { id: `${this.boot}-${seq}`, seq, at: this.clock(), event };
+    this.ring.push(env);
+    if (this.ring.length > this.keep) this.ring.splice(0, this.ring.length - this.keep);
+    for (const s of [...this.subs]) {
+      if (s.types && !s.types.has(event.type)) continue;
+      try {
+        await s.handler(event, env as Envelope);
+      } catch (err) {
+        this.log.warn('event subscriber failed', { event: event.type, err: String((err as Error)?.stack ?? err) });
+      }
+    }
+    return env;
+  }
+}
+
+const WRITE_HOOKS = ['afterCreate', 'afterBulkCreate', 'afterUpdate', 'afterBulkUpdate', 'afterUpsert', 'afterSave'] as const;
+const DESTROY_HOOKS = ['afterDestroy', 'afterBulkDestroy'] as const;
+
+/** What watchTables needs of a Sequelize model. */
+interface Hookable {
+  addHook(name: string, id: string, fn: (...args: unknown[]) => unknown): unknown;
+}
+
+/**
+ * Announces every write to the watched tables as `rows_changed`: at once (the write waits for the
+ * subscribers) and again after the write's transaction commits. Installed once per database.
+ */
+export function watchTables(bus: EventBus, models: Record<WatchedTable, unknown>): void {
+  for (const table of Object.keys(models) as WatchedTable[]) {
+    const model = models[table] as Hookable;
+    const hook = (destroyed: boolean) => async (...args: unknown[]) => {
+      const opts = args[args.length - 1] as { transaction?: (Transaction & { parent?: Transaction }) | null } | undefined;
+      const t = opts?.transaction;
+      if (t) (t.parent ?? t).afterCommit(() => bus.emit({ type: 'rows_changed', table, destroyed, phase: 'commit' }).then(() => undefined));
+      await bus.emit({ type: 'rows_changed', table, destroyed, phase: 'write' });
+    };
+    for (const h of WRITE_HOOKS) model.addHook(h, `events-${h}`, hook(false));
+    for (const h of DESTROY_HOOKS) model.addHook(h, `events-${h}`, hook(true));
+  }
+}
