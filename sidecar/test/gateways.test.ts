@@ -397,7 +397,7 @@ describe('configuration polling', () => {
     const binary = crypto.randomBytes(64 * 1024);
     binary[0] = 0; binary[1] = 0xff;
     for (const [type, body] of [['application/octet-stream', binary], ['text/plain; charset=utf-8', Buffer.from('ping ümlaut ✓\n\u0000end', 'utf8')], ['application/x-www-form-urlencoded', Buffer.from('a=1&b=%C3%BC')]] as [string, Buffer][]) {
-      const res = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body, headers: { ...bearer(t), 'content-type': type } });
+      const res = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body: new Uint8Array(body), headers: { ...bearer(t), 'content-type': type } });
       assert.equal(res.status, 200, type);
       const back = Buffer.from(await res.arrayBuffer());
       assert.ok(back.equals(body), `${type}: ${back.length} bytes back of ${body.length}`);
