@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 
 const octet = 100 + (process.pid % 100);
@@ -105,4 +105,58 @@ test('monitoring interval: GET default, PUT validates (400 + fields, nothing cha
   const ev = (await call('/logs/activity?source=settings')).data.entries.find((e: any) => /monitoring interval/.test(e.message));
   assert.ok(ev, 'the change is in the activity log');
   assert.deepEqual(ev.details, { interval_seconds: 5, previous: 30 });
+});
+
+test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), counted in the dashboard so up + down = total; UDP routes are refused, never counted; debug_enabled is refused on L4', async () => {
+  const peerId = (await call('/peers')).data.peers[0].id;
+  const accepted: number[] = [];
+  const tcp = net.createServer((c) => {
+    accepted.push(Date.now());
+    c.destroy();
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, peerIp, () => resolve()));
+  tcp.unref(); // a failed assertion must not leave the test process waiting on it
+  const tcpPort = (tcp.address() as AddressInfo).port;
+  const r = await call('/routes', 'POST', { domain: 'tcp-watched.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 40000 + (process.pid % 5000), peer_id: peerId, target_port: tcpPort, monitoring_enabled: true });
+  assert.equal(r.status, 201, JSON.stringify(r.data));
+  const id = r.data.route.id;
+  let c = await call(`/routes/${id}/check`, 'POST', {});
+  assert.equal(c.status, 200, JSON.stringify(c.data));
+  assert.equal(c.data.check.up, true);
+  assert.equal(c.data.check.status, null);
+  assert.equal(typeof c.data.check.response_ms, 'number');
+  assert.equal(accepted.length, 1, 'a real connection reached the backend');
+  await new Promise<void>((resolve) => tcp.close(() => resolve()));
+  c = await call(`/routes/${id}/check`, 'POST', {});
+  assert.equal(c.data.check.up, false);
+  assert.match(c.data.check.error, /ECONNREFUSED/);
+  // the scheduler checks it too
+  const m = s.deps.monitor as { checkAll(): Promise<{ route_id: number; up: boolean }[]> };
+  assert.equal((await m.checkAll()).find((x) => x.route_id === id)?.up, false);
+  const ev = (await call('/logs/activity?source=monitoring')).data.entries.find((e: any) => e.details?.route_id === id);
+  assert.equal(ev?.event_type, 'route_down');
+
+  // UDP: refused with 400 (nothing stored), and no check
+  const udpPort = 45000 + (process.pid % 5000);
+  const udpBad = await call('/routes', 'POST', { domain: 'udp-watched.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: udpPort, peer_id: peerId, target_port: 53, monitoring_enabled: true });
+  assert.equal(udpBad.status, 400, JSON.stringify(udpBad.data));
+  assert.ok(udpBad.data.fields.monitoring_enabled);
+  const udp = await call('/routes', 'POST', { domain: 'udp-watched.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: udpPort, peer_id: peerId, target_port: 53 });
+  assert.equal(udp.status, 201, JSON.stringify(udp.data));
+  assert.equal((await call(`/routes/${udp.data.route.id}`, 'PUT', { monitoring_enabled: true })).status, 400);
+  const uc = await call(`/routes/${udp.data.route.id}/check`, 'POST', {});
+  assert.equal(uc.status, 400);
+  assert.ok(uc.data.fields.l4_protocol);
+  // a UDP row with the flag stored before (raw write) is neither checked nor counted
+  await s.deps.db.models.Route.update({ monitoring_enabled: true } as any, { where: { id: udp.data.route.id } });
+  const round = await m.checkAll();
+  assert.ok(!round.some((x) => x.route_id === udp.data.route.id));
+  const d = (await call('/dashboard/stats')).data.monitoring;
+  assert.equal(d.up + d.down, d.total, JSON.stringify(d));
+
+  // debug_enabled on an L4 route: 400 (the trace shows HTTP requests only)
+  const dbg = await call(`/routes/${id}`, 'PUT', { debug_enabled: true });
+  assert.equal(dbg.status, 400);
+  assert.ok(dbg.data.fields.debug_enabled);
+  assert.equal((await call(`/routes/${id}`)).data.route.debug_enabled, false);
 });

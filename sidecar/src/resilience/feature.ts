@@ -21,7 +21,7 @@ import { proxySettings } from '../proxy/snapshot.js';
 import type { RoutesService } from '../routes/service.js';
 import { notFound, validation } from '../util/errors.js';
 import { BreakerService, breakerReport, ensureBreakerSecret } from './breaker.js';
-import { DEFAULT_MONITOR_INTERVAL_S, MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S, MonitorService } from './monitor.js';
+import { DEFAULT_MONITOR_INTERVAL_S, MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S, monitorable, MonitorService } from './monitor.js';
 
 const MONITOR_INTERVAL_KEY = 'monitoring_interval_seconds';
 
@@ -87,10 +87,10 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/check', summary: "Uptime check of the route's backend now (through the tunnel); returns the result", tags: ['routes'],
+      method: 'POST', path: '/routes/:id/check', summary: "Uptime check of the route's backend now (through the tunnel): HTTP GET / for HTTP routes, a TCP connect for TCP L4 routes (400 for UDP routes); returns the result", tags: ['routes'],
       handler: async ({ params }) => {
         const route = await (deps.routes as RoutesService).getRoute(params.id as number);
-        if (route.route_type !== 'http') throw validation('Uptime checks are for HTTP routes', { route_type: 'must be http' });
+        if (!monitorable(route)) throw validation('Uptime checks are for HTTP and TCP routes: a UDP service cannot be told up without its own protocol', { l4_protocol: 'udp routes cannot be checked' });
         return { check: await (deps.monitor as MonitorService).check(route) };
       },
     }),

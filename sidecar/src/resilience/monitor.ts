@@ -3,10 +3,15 @@
 // backend through the tunnel: GET / to the route's upstream (peer tunnel address:target_port, or
 // the gateway companion), Host = the route's domain, no credentials, 10 s timeout, no redirects
 // followed; https when backend_https (certificate not verified, SNI = domain, like the proxy).
-// Up = the backend answered with a status below 500. Every check is stored in route_checks (the
-// newest HISTORY_PER_ROUTE per route are kept); a change of up/down is an activity event.
+// Up = the backend answered with a status below 500. TCP L4 routes are checked with a TCP connect
+// to the upstream the layer4 proxy dials (up = the connection was accepted within the timeout;
+// status null). UDP L4 routes cannot be monitored (a UDP service cannot be told up without speaking
+// its protocol): the routes service refuses monitoring_enabled on them, and they are never counted.
+// Every check is stored in route_checks (the newest HISTORY_PER_ROUTE per route are kept); a change
+// of up/down is an activity event.
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { Op, QueryTypes } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { RouteRow } from '../db/models.js';
@@ -25,6 +30,12 @@ export const MIN_MONITOR_INTERVAL_S = 5;
 export const MAX_MONITOR_INTERVAL_S = 3600;
 export const CHECK_TIMEOUT_MS = 10_000;
 export const HISTORY_PER_ROUTE = 1000;
+
+/** The routes the monitor checks (and the dashboard counts): HTTP routes and TCP L4 routes. */
+export const MONITORABLE = { [Op.or]: [{ route_type: 'http' }, { route_type: 'l4', l4_protocol: 'tcp' }] };
+
+/** Whether a route can be monitored (HTTP, or L4 over TCP). */
+export const monitorable = (r: Pick<Route, 'route_type' | 'l4_protocol'>): boolean => r.route_type === 'http' || (r.route_type === 'l4' && r.l4_protocol === 'tcp');
 
 export interface CheckResult {
   route_id: number;
@@ -94,7 +105,7 @@ export class MonitorService {
   /** {total, up, down} over the monitored enabled routes, and the mean response time of those up. */
   async summary(): Promise<{ total: number; up: number; down: number; latency: number | null }> {
     await this.loadLast();
-    const ids = (await this.o.db.models.Route.findAll({ where: { enabled: true, monitoring_enabled: true }, attributes: ['id'], raw: true })) as unknown as { id: number }[];
+    const ids = (await this.o.db.models.Route.findAll({ where: { enabled: true, monitoring_enabled: true, ...MONITORABLE }, attributes: ['id'], raw: true })) as unknown as { id: number }[];
     let up = 0;
     let down = 0;
     const times: number[] = [];
@@ -110,7 +121,7 @@ export class MonitorService {
   }
 
   async checkAll(): Promise<CheckResult[]> {
-    const rows = (await this.o.db.models.Route.findAll({ where: { enabled: true, monitoring_enabled: true, route_type: 'http' }, raw: true })) as unknown as RouteRow[];
+    const rows = (await this.o.db.models.Route.findAll({ where: { enabled: true, monitoring_enabled: true, ...MONITORABLE }, raw: true })) as unknown as RouteRow[];
     const out: CheckResult[] = [];
     for (const r of rows) out.push(await this.check(rowToRoute(r)));
     return out;
@@ -124,14 +135,16 @@ export class MonitorService {
 
   /** One check of one route now: stored, transitions logged, returned. */
   async check(route: Route): Promise<CheckResult> {
+    if (!monitorable(route)) throw new Error(`route ${route.id} cannot be monitored (UDP)`);
     await this.loadLast();
     const peers = await this.peers([route.peer_id, route.target_peer_id].filter((x): x is number => x !== null));
     const up = routeUpstream(route, { settings: this.o.settings, peers });
     const at = this.o.clock();
     let res: { status: number | null; ms: number | null; error: string | null };
     if ('unavailable' in up) res = { status: null, ms: null, error: up.unavailable };
+    else if (route.route_type === 'l4') res = await probeTcp(up.host, up.port);
     else res = await probe(up.host, up.port, route);
-    const isUp = res.status !== null && res.status < 500;
+    const isUp = route.route_type === 'l4' ? res.error === null && res.ms !== null : res.status !== null && res.status < 500;
     await this.o.db.sequelize.query('INSERT INTO route_checks (route_id, checked_at, up, status, response_ms, error) VALUES (?, ?, ?, ?, ?, ?)', {
       replacements: [route.id, at, isUp, res.status, res.ms, res.error?.slice(0, 255) ?? null],
     });
@@ -155,6 +168,25 @@ export class MonitorService {
       status: r.status === null ? null : Number(r.status), response_ms: r.response_ms === null ? null : Number(r.response_ms), error: (r.error as string | null) ?? null,
     }));
   }
+}
+
+/** TCP L4: a connection to the upstream, closed at once (no data sent). */
+function probeTcp(host: string, port: number): Promise<{ status: number | null; ms: number | null; error: string | null }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const sock = net.connect({ host, port });
+    sock.setTimeout(CHECK_TIMEOUT_MS);
+    sock.once('connect', () => {
+      const ms = Math.round((performance.now() - t0) * 10) / 10;
+      sock.destroy();
+      resolve({ status: null, ms, error: null });
+    });
+    sock.once('timeout', () => sock.destroy(new Error(`no TCP connection within ${CHECK_TIMEOUT_MS / 1000} s`)));
+    sock.once('error', (err) => {
+      sock.destroy();
+      resolve({ status: null, ms: null, error: err.message.slice(0, 255) });
+    });
+  });
 }
 
 function probe(host: string, port: number, route: Route): Promise<{ status: number | null; ms: number | null; error: string | null }> {

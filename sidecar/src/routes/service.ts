@@ -211,6 +211,9 @@ export class RoutesService {
       for (const k of HTTP_ONLY_FLAGS) if (r[k]) f[k] = 'only for HTTP routes';
       if (r.basic_auth_user !== null) f.basic_auth_user = 'only for HTTP routes';
       if (r.user_ids.length) f.user_ids = 'only for HTTP routes';
+      // The trace is the HTTP access log; a UDP service cannot be told up without its own protocol.
+      if (r.debug_enabled) f.debug_enabled = 'only for HTTP routes (the trace shows HTTP requests)';
+      if (r.monitoring_enabled && r.l4_protocol === 'udp') f.monitoring_enabled = 'not for UDP routes (only HTTP and TCP routes can be checked)';
     }
     if (r.target_kind === 'peer') {
       if (r.peer_id === null) f.peer_id = 'required for peer targets';

@@ -8,6 +8,7 @@ import * as m020gateways from './020_gateways.js';
 import * as m030accessLog from './030_access_log.js';
 import * as m031routeChecks from './031_route_checks.js';
 import * as m040routeAuthUsers from './040_route_auth_users.js';
+import * as m041l4Flags from './041_l4_flags.js';
 
 export type Migration = {
   name: string;
@@ -15,4 +16,4 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags];
