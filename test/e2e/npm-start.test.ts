@@ -1,0 +1,121 @@
+// End to end, as root: `npm start` as a service manager or a container runtime runs it, stopped the
+// way they stop it, with SIGTERM to the process they started (npm). The signal must reach the
+// sidecar (scripts/start.sh and the npm script exec down the chain), which then stops Caddy, takes
+// its WireGuard interface down and releases every port: nothing of it may outlive npm.
+// Runs the real start path (setup.sh: packages present, Caddy and the sidecar built) on a temporary
+// data directory, free loopback ports and a WireGuard interface of its own.
+//   node --import tsx --test test/e2e/npm-start.test.ts
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { managedCaddyEnv } from '../lib/caddy-env.js';
+import { skipReason, waitFor } from '../lib/netns.js';
+import { freePort } from '../lib/ports.js';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const reason = process.getuid?.() !== 0 ? 'needs root (WireGuard interface)' : skipReason(['wireguard-go', 'wg']);
+
+/** Every descendant of pid (children first found through /proc/<pid>/task/<pid>/children). */
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  const walk = (p: number) => {
+    let kids: number[] = [];
+    try {
+      kids = fs.readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      /* gone */
+    }
+    for (const k of kids) {
+      out.push(k);
+      walk(k);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+const comm = (pid: number) => {
+  try {
+    return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return null;
+  }
+};
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return comm(pid) !== null && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+const linkExists = (iface: string) => {
+  try {
+    execFileSync('ip', ['link', 'show', 'dev', iface], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('SIGTERM to the npm start process stops the sidecar, Caddy and the WireGuard interface and frees the ports', { skip: reason ?? false, timeout: 600_000 }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-npm-start-'));
+  const ports = { api: await freePort(), http: await freePort(), https: await freePort(), admin: await freePort() };
+  const n = (process.pid % 200) + 20;
+  const iface = `ghs${process.pid % 1000}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GATEHOUSE_DATA_DIR: dir,
+    GATEHOUSE_PORT: String(ports.api),
+    GATEHOUSE_ADMIN_PASSWORD: 'npm-start-pass-1',
+    ...managedCaddyEnv(ports),
+    GATEHOUSE_WG_INTERFACE: iface,
+    GATEHOUSE_WG_SUBNET: `10.231.${n}.0/24`,
+    GATEHOUSE_WG_PORT: String(await freePort('udp', '0.0.0.0')),
+    GATEHOUSE_PUBLIC_HOST: '127.0.0.1',
+    GATEHOUSE_LOG_LEVEL: 'info',
+  };
+  const npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  npm.stdout.on('data', (d) => (out += d));
+  npm.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
+  let tree: number[] = [];
+  try {
+    // setup.sh may compile the sidecar first
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.api}/health`).catch(() => null))?.ok, 400_000, { intervalMs: 500, what: `the sidecar's /health (output so far: ${out.slice(-2000)})` });
+    await waitFor(async () => !(await portFree(ports.admin)) && !(await portFree(ports.http)), 20_000, { what: 'Caddy listening on its admin and HTTP ports' });
+    assert.ok(linkExists(iface), `the sidecar brought ${iface} up`);
+    tree = descendants(npm.pid!);
+    const names = tree.map(comm);
+    assert.ok(names.includes('caddy'), `Caddy runs under npm start: ${names.join(', ')}`);
+    assert.ok(names.includes('node'), `the sidecar runs under npm start: ${names.join(', ')}`);
+
+    process.kill(npm.pid!, 'SIGTERM');
+    const end = await exited;
+    assert.ok(end.code === 0 || end.signal === 'SIGTERM', `npm ended (${JSON.stringify(end)})`);
+    await waitFor(() => tree.every((p) => !alive(p)), 15_000, { what: `every process of npm start gone (alive: ${tree.filter(alive).map((p) => `${p} ${comm(p)}`).join(', ')})` });
+    assert.equal(linkExists(iface), false, `${iface} is gone`);
+    for (const [what, port] of Object.entries(ports)) assert.ok(await portFree(port), `port ${port} (${what}) is free again`);
+    assert.match(out, /SIGTERM: shutting down/, 'the sidecar itself received the SIGTERM');
+  } finally {
+    try {
+      process.kill(-npm.pid!, 'SIGKILL'); // whatever is left of its process group
+    } catch {
+      /* gone */
+    }
+    for (const p of tree) if (alive(p)) process.kill(p, 'SIGKILL');
+    if (linkExists(iface)) execFileSync('ip', ['link', 'del', 'dev', iface]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
