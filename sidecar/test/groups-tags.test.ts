@@ -139,4 +139,26 @@ describe('tags API', () => {
     assert.equal((await api(`/tags/${encodeURIComponent('a<b')}`, { method: 'DELETE' })).status, 400);
     assert.deepEqual((await api('/tags')).data.tags, before);
   });
+
+  test('a tag name with a trailing line feed or tab is refused, not trimmed; length counts code points', async () => {
+    const before = (await api('/tags')).data.tags;
+    for (const name of ['web\n', '\tweb', 'web\r\n', 'web\u0000']) {
+      const r = await api('/tags', { method: 'POST', json: { name } });
+      assert.equal(r.status, 400, JSON.stringify(name));
+      assert.ok(r.data.fields?.name);
+      const p = await api('/peers', { method: 'POST', json: { name: 'tagged-peer', tags: [name] } });
+      assert.equal(p.status, 400, `peer tags ${JSON.stringify(name)}`);
+      assert.ok(p.data.fields?.tags);
+      const list = await api('/peers', { method: 'POST', json: { name: 'tagged-peer', tags: `ok, ${name}` } });
+      assert.equal(list.status, 400, `peer tag list ${JSON.stringify(name)}`);
+    }
+    assert.deepEqual((await api('/tags')).data.tags, before);
+    const emoji = '🏷'.repeat(64);
+    const ok = await api('/tags', { method: 'POST', json: { name: emoji } });
+    assert.equal(ok.status, 201, '64 emoji are 64 characters (128 UTF-16 units)');
+    assert.equal(ok.data.tag.name, emoji);
+    assert.equal((await api('/tags', { method: 'POST', json: { name: '🏷'.repeat(65) } })).status, 400);
+    const spaced = await api('/tags', { method: 'POST', json: { name: '  spaced  ' } });
+    assert.equal(spaced.data.tag.name, 'spaced', 'surrounding spaces still go');
+  });
 });

@@ -4,10 +4,10 @@ import type { Deps } from '../deps.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
-import { tagName, tagNameProblem } from './names.js';
+import { tagName, tagNameProblem, trimSpaces } from './names.js';
 import type { TagsService } from './service.js';
 
-const createBody = z.object({ name: z.string().transform((v) => v.trim()).pipe(tagName) });
+const createBody = z.object({ name: z.string().transform(trimSpaces).pipe(tagName) });
 
 export function tagEndpoints(deps: Deps): Endpoint[] {
   const tags = () => deps.tags as TagsService;

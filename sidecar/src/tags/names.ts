@@ -2,6 +2,7 @@
 // carriage return or tab) and the comma-separated list stored on a peer. Comparison is
 // case-insensitive; a peer's list keeps the spelling it was given.
 import { z } from 'zod';
+import { codePoints } from '../http/fields.js';
 
 export const TAG_MAX = 64;
 /** At most this many tags on one peer. */
@@ -11,7 +12,7 @@ const FORBIDDEN = /[,<>"\n\r\t]/;
 /** Why a name is not a valid tag, or null when it is. */
 export function tagNameProblem(name: string): string | null {
   if (name.length === 0) return 'must not be empty';
-  if (name.length > TAG_MAX) return `at most ${TAG_MAX} characters`;
+  if (codePoints(name) > TAG_MAX) return `at most ${TAG_MAX} characters`;
   if (FORBIDDEN.test(name)) return 'must not contain a comma, <, >, double quote, line feed, carriage return or tab';
   if (/^\s|\s$/.test(name)) return 'must not start or end with a space';
   // eslint-disable-next-line no-control-regex
@@ -25,6 +26,12 @@ export const tagName = z.string().superRefine((v, ctx) => {
 });
 
 export const tagKey = (name: string) => name.toLowerCase();
+
+/**
+ * Strips the spaces around a name (", " separates list entries) and nothing else: a line feed, tab
+ * or other control character stays and is refused by tagNameProblem instead of vanishing.
+ */
+export const trimSpaces = (name: string) => name.replace(/^ +| +$/g, '');
 
 /** Splits a stored tag list. */
 export function splitTags(tags: string | null | undefined): string[] {
@@ -53,12 +60,12 @@ export function stripTag(tags: string, name: string): string {
 
 /**
  * The `tags` input of a peer body: a comma-separated string or an array of names. Each entry is
- * trimmed and validated; the result is the normalized stored form.
+ * stripped of surrounding spaces (only spaces) and validated; the result is the normalized stored form.
  */
 export const tagList = z
-  .union([z.string().max(TAGS_PER_PEER_MAX * (TAG_MAX + 1)), z.array(z.string()).max(TAGS_PER_PEER_MAX)])
+  .union([z.string().max(TAGS_PER_PEER_MAX * (TAG_MAX * 2 + 2)), z.array(z.string()).max(TAGS_PER_PEER_MAX)])
   .transform((v, ctx) => {
-    const items = (Array.isArray(v) ? v : v.split(',')).map((t) => t.trim()).filter((t) => t.length > 0);
+    const items = (Array.isArray(v) ? v : v.split(',')).map(trimSpaces).filter((t) => t.length > 0);
     for (const t of items) {
       const p = tagNameProblem(t);
       if (p) {
