@@ -254,7 +254,7 @@ describe('hostnames and DNS', () => {
     assert.ok(!hostsFile().includes('agent-box'));
     const cleared = await api(`/peers/${p.id}/hostname`, { method: 'PATCH', json: { hostname: '' } });
     assert.equal(cleared.data.peer.hostname, null);
-    assert.equal(cleared.data.peer.hostname_source, null);
+    assert.equal(cleared.data.peer.hostname_source, 'agent', 'SPEC: admin or agent, never null; without an admin name the agent decides');
     assert.ok(!hostsFile().includes('build-server'));
     const agent3 = await peers.setAgentHostname(p.id, 'back-again');
     assert.equal(agent3.applied, true);
@@ -520,5 +520,17 @@ describe('expiry dates', () => {
       assert.ok(r.data.fields?.expires_at);
     }
     assert.equal(await peerCount(), before);
+  });
+});
+
+describe('hostname_source', () => {
+  test('a peer without a hostname has hostname_source "agent" (SPEC: admin or agent), never null, in list and detail', async () => {
+    const p = (await create({ name: 'no-hostname' })).data.peer;
+    assert.equal(p.hostname, null);
+    assert.equal(p.hostname_source, 'agent');
+    assert.equal((await api(`/peers/${p.id}`)).data.peer.hostname_source, 'agent');
+    const list = (await api('/peers?limit=1000')).data.peers;
+    assert.ok(list.every((x: any) => x.hostname_source === 'admin' || x.hostname_source === 'agent'), 'every peer in the list');
+    await api(`/peers/${p.id}`, { method: 'DELETE' });
   });
 });

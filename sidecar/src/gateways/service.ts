@@ -23,7 +23,7 @@ import type { PeerRow, RouteRow } from '../db/models.js';
 import type { M } from '../db/models.js';
 import { notFound, validation, AppError } from '../util/errors.js';
 import { generateToken, sha256 } from '../tokens/service.js';
-import { asBool, isActive } from '../peers/view.js';
+import { asBool, hostnameSource, isActive } from '../peers/view.js';
 import { rowToRoute } from '../routes/model.js';
 import type { WireGuardService } from '../wireguard/service.js';
 import type { PeersService } from '../peers/service.js';
@@ -69,7 +69,7 @@ export interface GatewayView {
   peer_id: number;
   name: string;
   hostname: string | null;
-  hostname_source: 'admin' | 'agent' | null;
+  hostname_source: 'admin' | 'agent';
   ip: string;
   enabled: 1 | 0;
   api_port: number;
@@ -496,7 +496,7 @@ export class GatewaysService implements GatewayAuth {
         peer_id: Number(p.id),
         name: p.name,
         hostname: p.hostname ?? null,
-        hostname_source: p.hostname ? (p.hostname_source ?? null) : null,
+        hostname_source: hostnameSource(p),
         ip: p.address,
         enabled: isActive(p, now) ? 1 : 0,
         api_port: this.apiPortOf(p),

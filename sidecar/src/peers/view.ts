@@ -20,7 +20,8 @@ export interface PeerView {
   tags: string;
   group_id: number | null;
   hostname: string | null;
-  hostname_source: 'admin' | 'agent' | null;
+  /** SPEC: a string, `admin` or `agent`; a peer without a hostname is `agent` (no admin name holds it, the agent's next report applies). */
+  hostname_source: 'admin' | 'agent';
   expires_at: string | null;
   expired: boolean;
   api_port: number | null;
@@ -51,6 +52,11 @@ export function isOnline(row: Pick<PeerRow, 'enabled' | 'expires_at' | 'latest_h
   return isActive(row, now) && hs !== null && hs > 0 && now - hs <= ONLINE_WINDOW_MS;
 }
 
+/** SPEC's hostname_source: `admin` while an admin hostname holds the peer, otherwise `agent` (also with no hostname). */
+export function hostnameSource(r: Pick<PeerRow, 'hostname' | 'hostname_source'>): 'admin' | 'agent' {
+  return r.hostname && r.hostname_source === 'admin' ? 'admin' : 'agent';
+}
+
 export function toPeerView(r: PeerRow, now: number): PeerView {
   const hs = num(r.latest_handshake);
   return {
@@ -68,7 +74,7 @@ export function toPeerView(r: PeerRow, now: number): PeerView {
     tags: r.tags ?? '',
     group_id: num(r.group_id),
     hostname: r.hostname ?? null,
-    hostname_source: r.hostname ? (r.hostname_source ?? null) : null,
+    hostname_source: hostnameSource(r),
     expires_at: iso(r.expires_at),
     expired: isExpired(r, now),
     api_port: num(r.api_port),
