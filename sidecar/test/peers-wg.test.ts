@@ -24,6 +24,8 @@ interface FakePeer extends WgPeerSpec {
 /** An interface in memory: what `wg` would hold, plus counters the test drives. */
 class FakeDriver implements WireGuardDriver {
   calls: string[] = [];
+  /** every setPeer's spec, in order */
+  sets: WgPeerSpec[] = [];
   ifaces = new Map<string, { spec: WgInterfaceSpec; peers: Map<string, FakePeer> }>();
   fresh = (p: WgPeerSpec): FakePeer => ({ ...p, rx: 0, tx: 0, latestHandshake: 0, endpointSeen: null });
   async up(spec: WgInterfaceSpec) {
@@ -43,6 +45,7 @@ class FakeDriver implements WireGuardDriver {
   }
   async setPeer(iface: string, p: WgPeerSpec) {
     this.calls.push(`set:${p.publicKey}`);
+    this.sets.push(p);
     const cur = this.ifaces.get(iface)!;
     cur.peers.set(p.publicKey, { ...(cur.peers.get(p.publicKey) ?? this.fresh(p)), ...p });
   }
@@ -197,6 +200,34 @@ describe('endpoints after a restart', () => {
     assert.equal(driver.peer(stale.public_key)!.endpoint, undefined, 'not seen for more than 24 h');
     assert.equal(driver.peer(never.public_key)!.endpoint, undefined, 'never connected');
     for (const p of [recent, stale, v6, never]) await peers.remove(p.id);
+  });
+});
+
+describe('a re-enabled peer', () => {
+  test('gets its last endpoint and one keepalive transaction (the server starts the handshake), then exactly its database state', async () => {
+    const recent = await peers.create({ name: 're-recent' });
+    const stale = await peers.create({ name: 're-stale' });
+    const never = await peers.create({ name: 're-never' });
+    const seen = (key: string, endpoint: string, agoMs: number) => Object.assign(driver.peer(key)!, { endpointSeen: endpoint, latestHandshake: clock() - agoMs, rx: 1 });
+    seen(recent.public_key, '192.0.2.20:51000', 60_000);
+    seen(stale.public_key, '192.0.2.21:51000', 25 * 3600_000);
+    await wg.poll();
+    const ids = [recent.id, stale.id, never.id];
+    await peers.batch('disable', ids);
+    driver.sets = [];
+    await peers.batch('enable', ids);
+    const sent = (key: string) => driver.sets.filter((p) => p.publicKey === key).map((p) => ({ endpoint: p.endpoint, persistentKeepalive: p.persistentKeepalive }));
+    assert.deepEqual(sent(recent.public_key), [
+      { endpoint: '192.0.2.20:51000', persistentKeepalive: 25 },
+      { endpoint: undefined, persistentKeepalive: undefined },
+    ]);
+    assert.deepEqual(sent(stale.public_key), [{ endpoint: undefined, persistentKeepalive: undefined }], 'not seen for more than 24 h: no endpoint to go back to');
+    assert.deepEqual(sent(never.public_key), [{ endpoint: undefined, persistentKeepalive: undefined }], 'never connected');
+    // a change to a peer that is on the interface already is one plain set (its session is alive)
+    driver.sets = [];
+    await wg.reconcilePeer(recent);
+    assert.deepEqual(sent(recent.public_key), [{ endpoint: undefined, persistentKeepalive: undefined }]);
+    for (const id of ids) await peers.remove(id);
   });
 });
 
