@@ -179,3 +179,35 @@ function rawRequest(base: string, method: string, p: string): Promise<{ status: 
     req.end();
   });
 }
+
+test('Ratelimit-* headers on 404 and 405 answers of limited scopes and on GET /login (which does not count)', async () => {
+  const t = await s.deps.tokens.create({ name: 'rl-404', scopes: ['full-access'] });
+  const ip = { 'x-forwarded-for': '203.0.113.80' };
+  const nope = await s.req('/api/v1/no-such-thing', { headers: { ...bearer(t.token), ...ip } });
+  assert.equal(nope.status, 404);
+  assert.equal(nope.headers.get('ratelimit-limit'), '5');
+  assert.equal(nope.headers.get('ratelimit-remaining'), '4');
+  assert.ok(Number(nope.headers.get('ratelimit-reset')) > 0);
+  const wrong = await s.req('/api/v1/tokens', { method: 'PATCH', headers: { ...bearer(t.token), ...ip } });
+  assert.equal(wrong.status, 405);
+  assert.equal(wrong.headers.get('ratelimit-limit'), '5');
+  assert.equal(wrong.headers.get('ratelimit-remaining'), '3', 'a 405 counts too');
+  const anonNope = await s.req('/api/nope', { headers: { 'x-forwarded-for': '203.0.113.81' } });
+  assert.equal(anonNope.status, 404);
+  assert.equal(anonNope.headers.get('ratelimit-remaining'), '4');
+  const loginWrong = await s.req('/login', { method: 'DELETE', headers: { 'x-forwarded-for': '203.0.113.82' } });
+  assert.equal(loginWrong.status, 405);
+  assert.equal(loginWrong.headers.get('ratelimit-limit'), '3');
+  const lip = { 'x-forwarded-for': '203.0.113.83' };
+  for (let i = 0; i < 2; i++) {
+    const page = await s.req('/login', { headers: { ...lip, accept: 'text/html' } });
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('ratelimit-limit'), '3');
+    assert.equal(page.headers.get('ratelimit-remaining'), '3', 'showing the form spends no sign-in attempt');
+    assert.ok(page.headers.get('ratelimit-reset'));
+  }
+  await s.req('/login', { method: 'POST', json: { username: 'x', password: 'y' }, headers: { ...lip, accept: 'application/json' } });
+  assert.equal((await s.req('/login', { headers: { ...lip, accept: 'text/html' } })).headers.get('ratelimit-remaining'), '2');
+  const health = await s.req('/health', { headers: { 'x-forwarded-for': '203.0.113.84' } });
+  assert.equal(health.headers.get('ratelimit-limit'), null, '/health is in no limited scope');
+});

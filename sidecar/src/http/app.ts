@@ -24,6 +24,16 @@ export interface AppOptions {
   late?: Koa.Middleware[];
 }
 
+/** The rate-limit scope a path belongs to (SPEC "Limits"), for requests no endpoint answers. */
+export function limitScopeOfPath(p: string): RateLimitName | undefined {
+  if (p === '/login') return 'login';
+  if (p === '/api/v1/client/peer/hostname') return 'hostname';
+  if (p.startsWith('/api/v1/client/')) return 'client';
+  if (p.startsWith('/api/v1/gateway/') || p === '/api/v1/gateway') return undefined;
+  if (p.startsWith('/api/v1/') || p === '/api/v1') return 'admin';
+  return undefined;
+}
+
 /** Default rate limit per auth kind, unless an endpoint names its own. */
 function rateLimitFor(e: Endpoint): RateLimitName | undefined {
   if (e.rateLimit) return e.rateLimit;
@@ -168,6 +178,18 @@ export function createApp(deps: Deps, endpoints: Endpoint[], opts: AppOptions = 
     (router as any)[m](p, ...chain);
   }
   app.use(router.routes());
+  // No endpoint took the request (unknown path: 404; known path, other method: 405/501): it still
+  // counts against its scope's limit and carries the Ratelimit-* headers (SPEC: always set).
+  // GET /login (the sign-in page, served below) shows the login scope's headers without counting.
+  app.use(async (ctx, next) => {
+    const scope = limitScopeOfPath(ctx.path);
+    if (scope === 'login' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      await limits.peek('login', ctx);
+      return next();
+    }
+    if (scope) return limits.middleware(scope)(ctx, next);
+    return next();
+  });
   app.use(router.allowedMethods({ throw: false }));
   for (const mw of opts.late ?? []) app.use(mw);
   return app;

@@ -19,6 +19,19 @@ export class RateLimits {
     }
   }
 
+  /**
+   * Sets a scope's headers without counting the request (GET /login only shows the form; counting it
+   * would spend sign-in attempts on page loads).
+   */
+  async peek(name: RateLimitName, ctx: Koa.Context): Promise<void> {
+    const entry = this.limiters.get(name);
+    if (!entry) throw new Error(`unknown rate limit ${name}`);
+    const res = await entry.limiter.get(ctx.state.clientIp as string);
+    ctx.set('Ratelimit-Limit', String(entry.spec.points));
+    ctx.set('Ratelimit-Remaining', String(res ? Math.max(0, entry.spec.points - res.consumedPoints) : entry.spec.points));
+    ctx.set('Ratelimit-Reset', String(res ? Math.ceil(res.msBeforeNext / 1000) : entry.spec.duration));
+  }
+
   middleware(name: RateLimitName): Koa.Middleware {
     const entry = this.limiters.get(name);
     if (!entry) throw new Error(`unknown rate limit ${name}`);
