@@ -3,7 +3,7 @@
 // or WireGuard management) on BENCH_SIDECAR_PORT, creates an HTTP route with route auth and one
 // signed-in session, prints one JSON line {port, domain, routeId, cookie}, and keeps serving until
 // SIGTERM. With BENCH_FAST_PORT it also serves verify on a plain node http server through
-// deps.routeAuthFastPath (no Koa). With BENCH_CADDY_CONFIG set it also writes a Caddy config (built with the route-auth
+// the server's fast path (running.fastPath: no Koa). With BENCH_CADDY_CONFIG set it also writes a Caddy config (built with the route-auth
 // builders) that serves the same route twice on BENCH_CADDY_PORT: host `protected.bench` with
 // forward auth to this sidecar, host `open.bench` without, both proxying to BENCH_BACKEND.
 import fs from 'node:fs';
@@ -38,11 +38,11 @@ const svc = running.deps.routeAuth;
 await svc.save(routeId, { method: 'email_password', email: 'bench@example.test', password: 'bench password', session_max_age: 86_400_000 });
 const token = await svc.createSession(routeId, 'bench@example.test', 'active', 'email_password', 86_400_000);
 
-// The same verify on node's http server without Koa (deps.routeAuthFastPath), in this process.
+// The same verify on node's http server without Koa (running.fastPath), in this process.
 let fastPort = null;
 if (process.env.BENCH_FAST_PORT) {
   const http = await import('node:http');
-  const fast = running.deps.routeAuthFastPath;
+  const fast = running.fastPath;
   const srv = http.createServer((req, res) => {
     if (!fast(req, res)) {
       res.statusCode = 404;

@@ -20,7 +20,6 @@ import { promisify } from 'node:util';
 import { loadConfig } from '../../sidecar/src/config.js';
 import { startServer } from '../../sidecar/src/server.js';
 import { createLogger } from '../../sidecar/src/util/logger.js';
-import type { RouteAuthService } from '../../sidecar/src/route-auth/service.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
 
@@ -90,7 +89,7 @@ async function main(): Promise<void> {
     if (address !== backendHost) throw new Error(`the peer got ${address}, expected ${backendHost}`);
     await deps.routes.create({ domain: 'open.bench', peer_id: peerId, target_port: backendPort });
     const prot = await deps.routes.create({ domain: 'protected.bench', peer_id: peerId, target_port: backendPort });
-    const svc = deps.routeAuth as RouteAuthService;
+    const svc = deps.routeAuth;
     await svc.save(Number(prot.id), { method: 'email_password', email: 'bench@example.test', password: 'bench password', session_max_age: 86_400_000 } as any);
     const token = await svc.createSession(Number(prot.id), 'bench@example.test', 'active', 'email_password', 86_400_000);
     const cookie = `gh_ra_${prot.id}=${token}`;

@@ -36,9 +36,6 @@ async function serve(): Promise<void> {
   const { startServer } = await import('../../sidecar/src/server.js');
   const { createLogger } = await import('../../sidecar/src/util/logger.js');
   const { blankRoute, routeToRow } = await import('../../sidecar/src/routes/model.js');
-  type PeersService = import('../../sidecar/src/peers/service.js').PeersService;
-  type GatewaysService = import('../../sidecar/src/gateways/service.js').GatewaysService;
-  type ProxyService = import('../../sidecar/src/proxy/service.js').ProxyService;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-gw-'));
   const port = Number(process.argv[3]);
   const config = loadConfig({
@@ -48,8 +45,8 @@ async function serve(): Promise<void> {
   });
   const running = await startServer(config, { log: createLogger('error', true) });
   const { deps } = running;
-  const peers = deps.peers as PeersService;
-  const gws = deps.gateways as GatewaysService;
+  const peers = deps.peers;
+  const gws = deps.gateways;
   const t0 = performance.now();
   const gateways: Setup['gateways'] = [];
   for (let i = 0; i < GATEWAYS; i++) {
@@ -61,7 +58,7 @@ async function serve(): Promise<void> {
   await deps.db.models.Route.bulkCreate(
     gateways.map((g, i) => routeToRow({ ...blankRoute(now), domain: `gw${i}.bench.example.test`, target_kind: 'gateway', target_peer_id: g.peerId, target_lan_host: '192.168.1.10', target_lan_port: 8000 + (i % 1000) }) as any),
   );
-  await (deps.proxy as ProxyService).apply({ reason: 'bench routes' });
+  await deps.proxy.apply({ reason: 'bench routes' });
   const createMs = performance.now() - t0;
   const admin = await deps.tokens.create({ name: 'bench', scopes: ['full-access'] });
   const routeId = Number((await deps.db.models.Route.findOne({ attributes: ['id'], order: [['id', 'ASC']], raw: true }) as any).id);

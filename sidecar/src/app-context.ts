@@ -1,9 +1,19 @@
-// Builds the services container from a config: database, clock, logger and the platform services.
-// Feature services are added by features/index.ts.
+// The typed service container. createDeps() builds the platform services; createAppContext() builds
+// every feature service on top of them, once, in dependency order, each one handed what it uses by
+// type (no look-up by name, no cast). Features (features.ts) then declare their endpoints, early
+// middleware, fast paths and background work against this AppContext.
+//
+// Build order: platform -> route-auth tables -> proxy (reads which routes are protected) -> routes
+// -> WireGuard, DNS, peers, groups, tags -> uptime monitor -> dashboard -> SMTP -> route auth
+// (writes through the proxy, mails through SMTP) -> gateways, wake-on-LAN, tunnel listener
+// -> circuit breaker, access log.
 import fs from 'node:fs';
 import path from 'node:path';
+import type http from 'node:http';
+import type Koa from 'koa';
 import type { Config } from './config.js';
-import type { Deps } from './deps.js';
+import type { Deps, HealthCheck } from './deps.js';
+import type { Endpoint } from './http/registry.js';
 import { openDatabase } from './db/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/clock.js';
 import { Scheduler } from './util/scheduler.js';
@@ -16,6 +26,29 @@ import { LockoutService } from './auth/lockout.js';
 import { UsersService, generatePassword } from './users/service.js';
 import { TokensService } from './tokens/service.js';
 import { DbSessionStore } from './auth/session-store.js';
+import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
+import { WireGuardService } from './wireguard/service.js';
+import type { WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
+import { DnsService } from './dns/service.js';
+import { GroupsService } from './groups/service.js';
+import { TagsService } from './tags/service.js';
+import { DashboardService } from './dashboard/service.js';
+import { PeersService } from './peers/service.js';
+import { CaddyAdminClient } from './proxy/admin-client.js';
+import { accessLogFile } from './proxy/fragments/access-log.js';
+import { ProxyService } from './proxy/service.js';
+import { proxySettings } from './proxy/snapshot.js';
+import { CaddySupervisor } from './proxy/supervisor.js';
+import { RoutesService } from './routes/service.js';
+import { SmtpService, type Mailer } from './smtp/service.js';
+import { hasRouteAuth, protectedRouteIds, routeAuthModels } from './route-auth/models.js';
+import { RouteAuthService } from './route-auth/service.js';
+import { GatewaysService } from './gateways/service.js';
+import { TunnelListener } from './gateways/tunnel-listener.js';
+import { WolService } from './gateways/wol.js';
+import { AccessLogService } from './logs/access-log.js';
+import { BreakerService, ensureBreakerSecret } from './resilience/breaker.js';
+import { MonitorService } from './resilience/monitor.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -23,8 +56,60 @@ export interface ContextOptions {
   timers?: Timers;
   log?: Logger;
   sqliteFile?: string;
+  /** A WireGuard driver for tests and benchmarks; otherwise ip/wg/wireguard-go when GATEHOUSE_WG_MANAGE=true. */
+  wgDriver?: WireGuardDriver;
 }
 
+/** Every service of the sidecar, typed. */
+export interface AppContext extends Deps {
+  health: HealthCheck[];
+  // peers
+  wireguard: WireGuardService;
+  dns: DnsService;
+  peers: PeersService;
+  groups: GroupsService;
+  tags: TagsService;
+  dashboard: DashboardService;
+  // proxy and routes
+  proxy: ProxyService;
+  /** null in "no proxy" mode (GATEHOUSE_MANAGE_CADDY=false) */
+  caddySupervisor: CaddySupervisor | null;
+  routes: RoutesService;
+  // smtp
+  smtp: SmtpService;
+  mailer: Mailer;
+  // route auth
+  routeAuth: RouteAuthService;
+  // gateways
+  gateways: GatewaysService;
+  gatewayAuth: GatewaysService;
+  gatewayWol: WolService;
+  gatewayTunnelListener: TunnelListener;
+  // resilience
+  breaker: BreakerService;
+  accessLog: AccessLogService;
+  monitor: MonitorService;
+}
+
+/** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
+export type FastPath = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+
+/** A feature: what it serves and the background work it runs, against the built container. */
+export interface Feature {
+  name: string;
+  /** Its endpoints (mounted by http/app.ts, documented by http/openapi.ts). */
+  endpoints?: (ctx: AppContext) => Endpoint[];
+  /** Koa middleware mounted ahead of the session, body parsing and the router. */
+  early?: (ctx: AppContext) => Koa.Middleware[];
+  /** Handlers on node's http, tried before Koa. */
+  fastPaths?: (ctx: AppContext) => FastPath[];
+  /** Start background work (pollers, reconcile loops) once the HTTP server listens. */
+  start?: (ctx: AppContext) => Promise<void> | void;
+  /** Stop background work; called in reverse order on shutdown. */
+  stop?: (ctx: AppContext) => Promise<void> | void;
+}
+
+/** The platform services (database, clock, logger, accounts, ...), for the CLI and the container. */
 export async function createDeps(config: Config, opts: ContextOptions = {}): Promise<Deps> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
@@ -41,7 +126,108 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const users = new UsersService(models, clock, lockout, activity, events);
   const tokens = new TokensService(models, clock, activity);
   const sessions = new DbSessionStore(models, clock);
-  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, health: [] };
+  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions };
+}
+
+/** The whole container: the platform, then every feature service in dependency order. */
+export async function createAppContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+  const core = await createDeps(config, opts);
+  const { db, clock, log, activity, events } = core;
+  const health: HealthCheck[] = [];
+
+  // proxy: render + load (coalesced, all-or-nothing writes); the Caddy supervisor when managed
+  const raModels = routeAuthModels(db.sequelize);
+  const client = config.manageCaddy ? new CaddyAdminClient(config.caddyAdmin) : null;
+  const proxy = new ProxyService({ db, settings: proxySettings(config), clock, log, client, protectedRouteIds: (t) => protectedRouteIds(raModels, t), events });
+  let caddySupervisor: CaddySupervisor | null = null;
+  if (client) {
+    const supervisor = new CaddySupervisor({
+      bin: config.caddyBin,
+      adminAddress: config.caddyAdmin,
+      dataDir: config.dataDir,
+      log,
+      clock,
+      onReady: async () => {
+        proxy.invalidate();
+        await proxy.apply({ force: true, reason: 'caddy started' });
+      },
+    });
+    caddySupervisor = supervisor;
+    health.push({
+      name: 'proxy',
+      check: async () => {
+        const st = supervisor.status();
+        const ping = st.running ? await client.ping(1000) : false;
+        const ps = proxy.status();
+        return { ok: st.running && ping, detail: { running: st.running, pid: st.pid, admin_api: st.admin_api, config_hash: ps.config_hash, last_error: ps.last_error } };
+      },
+    });
+  }
+  const routes = new RoutesService({ db, config, clock, events, proxy, hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t) });
+
+  // peers: WireGuard interface + poller, peers, groups, tags, internal DNS data, dashboard
+  let wg: WireGuardService | undefined = undefined;
+  const driver: WireGuardDriver | null = config.wg.manage
+    ? (opts.wgDriver ??
+      new WgDriver({
+        onUserspaceExit: (iface, code, signal, output) => {
+          log.error(`wireguard-go for ${iface} exited (${signal ?? `code ${code}`})`, { output: output.slice(-2000) });
+          wg?.scheduleHeal();
+        },
+      }))
+    : null;
+  const wireguard = new WireGuardService(core, { driver });
+  wg = wireguard;
+  health.push({ name: 'wireguard', check: () => wireguard.healthCheck() });
+  const dns = new DnsService(core, wireguard);
+  const peers = new PeersService(core, wireguard, dns, proxy);
+  const groups = new GroupsService(core);
+  const tags = new TagsService(core);
+  const monitor = new MonitorService({ db, clock, log, events, settings: proxySettings(config), scheduler: core.scheduler });
+  const dashboard = new DashboardService(core, wireguard, monitor);
+
+  // smtp: settings, and what other features send mail with
+  const smtp = new SmtpService(core.settings, core.crypto, activity);
+
+  // route auth: writes through the proxy (forward auth on/off with the database change)
+  const routeAuth = new RouteAuthService(core, { models: raModels, proxy, mailer: smtp });
+  routeAuth.watchRoutes();
+  routeAuth.watchUsers();
+
+  // gateways (after peers: the tunnel; and routes)
+  const gateways = new GatewaysService(core, peers, wireguard);
+  const gatewayWol = new WolService(core, gateways);
+  const gatewayTunnelListener = new TunnelListener(core, wireguard);
+
+  // resilience (after proxy and routes)
+  const breaker = new BreakerService({ db, clock, activity, events, proxy, secret: ensureBreakerSecret(config.dataDir) });
+  const file = accessLogFile(config.dataDir);
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const accessLog = new AccessLogService({ db, clock, log, file, scheduler: core.scheduler });
+
+  return {
+    ...core,
+    health,
+    wireguard,
+    dns,
+    peers,
+    groups,
+    tags,
+    dashboard,
+    proxy,
+    caddySupervisor,
+    routes,
+    smtp,
+    mailer: smtp,
+    routeAuth,
+    gateways,
+    gatewayAuth: gateways,
+    gatewayWol,
+    gatewayTunnelListener,
+    breaker,
+    accessLog,
+    monitor,
+  };
 }
 
 export const INITIAL_PASSWORD_FILE = 'initial-admin-password.txt';

@@ -1,4 +1,6 @@
-// The services container handed to every feature's endpoints. Built once in app-context.ts.
+// The platform services every feature service is built on (configuration, database, clock, logger,
+// master key, activity log, settings, accounts, sessions). Built first by app-context.ts, which then
+// builds the feature services on top of them into the typed AppContext.
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import type { Clock } from './util/clock.js';
@@ -39,8 +41,9 @@ export interface Deps {
   users: UsersService;
   tokens: TokensService;
   sessions: DbSessionStore;
-  health: HealthCheck[];
+}
+
+/** What the HTTP application (http/app.ts) needs: the platform, and gateway-token verification when gateways exist. */
+export interface HttpDeps extends Deps {
   gatewayAuth?: GatewayAuth;
-  /** Feature services register themselves here (peers, routes, wireguard, proxy, ...). */
-  [feature: string]: unknown;
 }

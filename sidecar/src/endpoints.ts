@@ -1,6 +1,6 @@
 // Every endpoint of the sidecar, in one list: mounted by http/app.ts, documented by http/openapi.ts,
 // walked by the authorization matrix test.
-import type { Deps } from './deps.js';
+import type { AppContext } from './app-context.js';
 import { defineEndpoint, type Endpoint } from './http/registry.js';
 import { openApiDocument } from './http/openapi.js';
 import { authEndpoints } from './auth/endpoints.js';
@@ -23,7 +23,7 @@ function specificity(a: Endpoint, b: Endpoint): number {
   return 0;
 }
 
-export function allEndpoints(deps: Deps): Endpoint[] {
+export function allEndpoints(deps: AppContext): Endpoint[] {
   const list: Endpoint[] = [
     ...healthEndpoints(deps),
     ...authEndpoints(deps),

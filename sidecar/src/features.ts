@@ -1,7 +1,9 @@
-// Feature modules (peers, routes, proxy, wireguard, ...) plug in here: their services are created
-// in setupFeatures() and their endpoints listed in featureEndpoints().
-import type { Deps } from './deps.js';
+// The features of the sidecar, in start order (stopped in reverse). Each declares its endpoints,
+// early middleware, fast paths and background work against the typed container (app-context.ts
+// Feature); the services themselves are built by createAppContext().
+import type { AppContext, FastPath, Feature } from './app-context.js';
 import type { Endpoint } from './http/registry.js';
+import type Koa from 'koa';
 import { peersFeature } from './peers/feature.js';
 import { proxyFeature } from './proxy/feature.js';
 import { routesFeature } from './routes/feature.js';
@@ -10,28 +12,24 @@ import { routeAuthFeature } from './route-auth/feature.js';
 import { gatewaysFeature } from './gateways/feature.js';
 import { resilienceFeature } from './resilience/feature.js';
 
-export interface Feature {
-  name: string;
-  /** Create services and put them on deps (called once, before endpoints are built). */
-  setup?(deps: Deps): Promise<void> | void;
-  endpoints?(deps: Deps): Endpoint[];
-  /** Start background work (pollers, reconcile loops) once the HTTP server listens. */
-  start?(deps: Deps): Promise<void> | void;
-  /** Stop background work; called in reverse order on shutdown. */
-  stop?(deps: Deps): Promise<void> | void;
+export const features: readonly Feature[] = [
+  peersFeature,
+  proxyFeature,
+  routesFeature,
+  smtpFeature,
+  routeAuthFeature,
+  gatewaysFeature, // after peers (tunnel up) and routes
+  resilienceFeature, // after proxy and routes
+];
+
+export function featureEndpoints(ctx: AppContext): Endpoint[] {
+  return features.flatMap((f) => f.endpoints?.(ctx) ?? []);
 }
 
-export const features: Feature[] = [];
-features.push(peersFeature);
-features.push(proxyFeature, routesFeature);
-features.push(smtpFeature, routeAuthFeature);
-features.push(gatewaysFeature); // after peers (tunnel up) and routes
-features.push(resilienceFeature); // after proxy and routes
-
-export async function setupFeatures(deps: Deps): Promise<void> {
-  for (const f of features) await f.setup?.(deps);
+export function earlyMiddleware(ctx: AppContext): Koa.Middleware[] {
+  return features.flatMap((f) => f.early?.(ctx) ?? []);
 }
 
-export function featureEndpoints(deps: Deps): Endpoint[] {
-  return features.flatMap((f) => f.endpoints?.(deps) ?? []);
+export function fastPaths(ctx: AppContext): FastPath[] {
+  return features.flatMap((f) => f.fastPaths?.(ctx) ?? []);
 }

@@ -3,17 +3,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Config } from './config.js';
-import type { Deps } from './deps.js';
-import { bootstrapAdmin, createDeps, type ContextOptions } from './app-context.js';
+import { bootstrapAdmin, createAppContext, type AppContext, type ContextOptions, type FastPath } from './app-context.js';
 import { createApp } from './http/app.js';
 import { allEndpoints } from './endpoints.js';
-import { features, setupFeatures } from './features.js';
+import { earlyMiddleware, fastPaths, features } from './features.js';
 import type { Endpoint } from './http/registry.js';
 import { webMiddleware } from './web/index.js';
 
 export interface Running {
-  deps: Deps;
+  deps: AppContext;
   app: Koa;
+  /** The features' handlers on node's http, tried in order before Koa (true: answered). */
+  fastPath: FastPath;
   server: http.Server;
   endpoints: Endpoint[];
   url: string;
@@ -28,7 +29,7 @@ export interface StartOptions extends ContextOptions {
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
-  const deps = await createDeps(config, opts);
+  const deps = await createAppContext(config, opts);
   const boot = await bootstrapAdmin(deps);
   if (boot.created) {
     deps.log.warn(
@@ -37,22 +38,21 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         : `first start: admin account "${boot.username}" created from GATEHOUSE_ADMIN_USER/GATEHOUSE_ADMIN_PASSWORD`,
     );
   }
-  await setupFeatures(deps);
   const endpoints = allEndpoints(deps);
-  const early = (deps.earlyMiddleware as Koa.Middleware[] | undefined) ?? [];
-  const app = createApp(deps, endpoints, { early, late: [webMiddleware(deps)] });
+  const app = createApp(deps, endpoints, { early: earlyMiddleware(deps), late: [webMiddleware(deps)] });
   const koaHandler = app.callback();
-  // GET /route-auth/verify (Caddy's forward auth, once per proxied request of a protected route) is
-  // answered on node's http without Koa when the route-auth feature offers it (route-auth/verify.ts).
-  const fast = deps.routeAuthFastPath as ((req: http.IncomingMessage, res: http.ServerResponse) => boolean) | undefined;
-  const server = http.createServer(fast ? (req, res) => void (fast(req, res) || koaHandler(req, res)) : koaHandler);
+  // e.g. GET /route-auth/verify (Caddy's forward auth, once per proxied request of a protected
+  // route) is answered on node's http without Koa (route-auth/verify.ts).
+  const paths = fastPaths(deps);
+  const fastPath: FastPath = (req, res) => paths.some((p) => p(req, res));
+  const server = http.createServer(paths.length ? (req, res) => void (fastPath(req, res) || koaHandler(req, res)) : koaHandler);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.listen === false ? 0 : config.port, opts.listen === false ? '127.0.0.1' : config.bind, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const started: typeof features = [];
+  const started: (typeof features)[number][] = [];
   if (opts.startFeatures !== false) {
     for (const f of features) {
       await f.start?.(deps);
@@ -82,5 +82,5 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       }
       await deps.db.close();
     })());
-  return { deps, app, server, endpoints, url: `http://127.0.0.1:${port}`, port, close };
+  return { deps, app, fastPath, server, endpoints, url: `http://127.0.0.1:${port}`, port, close };
 }

@@ -523,7 +523,7 @@ test('the same verify straight on node http (deps.routeAuthFastPath) answers lik
   const r = await protectedRoute({ method: 'email_password', password: PASSWORD });
   const b = new Browser(s, r.domain);
   assert.equal((await passwordLogin(b)).status, 303);
-  const fast = s.deps.routeAuthFastPath as (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+  const fast = s.fastPath;
   const srv = http.createServer((req, res) => {
     if (!fast(req, res)) {
       res.statusCode = 418;

@@ -3,7 +3,7 @@
 // API clients asking for JSON get JSON. See README "Admin login".
 import type Koa from 'koa';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { text } from '../http/fields.js';
 import { AppError } from '../util/errors.js';
@@ -28,7 +28,7 @@ export function safeNext(next: string | undefined): string {
   return next;
 }
 
-export function authEndpoints(deps: Deps): Endpoint[] {
+export function authEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
       method: 'POST',

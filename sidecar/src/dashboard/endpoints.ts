@@ -1,11 +1,10 @@
 // /api/v1/dashboard/*
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import type { DashboardService } from './service.js';
 
-export function dashboardEndpoints(deps: Deps): Endpoint[] {
-  const dash = () => deps.dashboard as DashboardService;
+export function dashboardEndpoints(deps: AppContext): Endpoint[] {
+  const dash = () => deps.dashboard;
   return [
     defineEndpoint({
       method: 'GET', path: '/dashboard/stats', tags: ['dashboard'],

@@ -23,7 +23,12 @@ export function startOfDay(now: number): number {
 }
 
 export class DashboardService {
-  constructor(private deps: Deps, private wg: WireGuardService) {}
+  constructor(
+    private deps: Deps,
+    private wg: WireGuardService,
+    /** uptime monitoring (resilience/monitor.ts); without it, the monitored-route count and the database round trip */
+    private monitor?: { summary(): Promise<{ total: number; up: number; down: number; latency: number | null }> },
+  ) {}
 
   async stats(): Promise<DashboardStats> {
     const now = this.deps.clock();
@@ -41,7 +46,7 @@ export class DashboardService {
       Route.count({ where: { enabled: true, monitoring_enabled: true } }),
       totalsSince(this.deps.db.sequelize, startOfDay(now)),
     ]);
-    const mon = await (this.deps.monitor as { summary(): Promise<{ total: number; up: number; down: number; latency: number | null }> } | undefined)?.summary();
+    const mon = await this.monitor?.summary();
     const rates = this.wg.trafficRates;
     return {
       peers: { total, online },

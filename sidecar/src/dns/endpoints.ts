@@ -1,11 +1,10 @@
 // /api/v1/system/dns/* (licence feature internal_dns)
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { requireFeature } from './gate.js';
-import type { DnsService } from './service.js';
 
-export function dnsEndpoints(deps: Deps): Endpoint[] {
-  const dns = () => deps.dns as DnsService;
+export function dnsEndpoints(deps: AppContext): Endpoint[] {
+  const dns = () => deps.dns;
   return [
     defineEndpoint({
       method: 'GET', path: '/system/dns/status', tags: ['system'],

@@ -5,15 +5,16 @@
 //   /gateway/config/check, /gateway/status, /gateway/probe, /gateway/heartbeat;
 // - public: GET /gateway-wol/wait, the waking-up page Caddy hands sleeping WoL routes to.
 import crypto from 'node:crypto';
+import type http from 'node:http';
 import type Koa from 'koa';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
+import { createApp } from '../http/app.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, bearerToken, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
-import type { WolService } from './wol.js';
 import { CONFIG_HASH_RE, heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 export const checkQuery = z.object({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
@@ -75,10 +76,10 @@ async function answerCheck(gateways: GatewaysService, ctx: Koa.Context, peerId: 
  * about three times the work of the check itself (scripts/bench/gateway-poll.ts). The declaration
  * stays in the registry for the OpenAPI document and the authorization matrix.
  */
-export function checkFastPath(deps: Deps): Koa.Middleware {
+export function checkFastPath(deps: AppContext): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' || ctx.path !== CHECK_PATH) return next();
-    const gw = deps.gateways as GatewaysService;
+    const gw = deps.gateways;
     const token = bearerToken(ctx);
     const v = token ? await gw.verify(token) : null;
     if (!v) throw unauthorized('A valid gateway token is required');
@@ -90,9 +91,23 @@ export function checkFastPath(deps: Deps): Koa.Middleware {
   };
 }
 
+/** The companion API alone, as the tunnel listener serves it (requests flagged VIA_TUNNEL, the idle poll on the fast path). */
+export function gatewayTunnelApp(deps: AppContext): http.RequestListener {
+  const app = createApp(deps, gatewayApiEndpoints(deps), {
+    early: [
+      async (ctx, next) => {
+        ctx.state[VIA_TUNNEL] = true;
+        await next();
+      },
+      checkFastPath(deps),
+    ],
+  });
+  return app.callback();
+}
+
 /** The companion API endpoints (also mounted alone on the tunnel listener). */
-export function gatewayApiEndpoints(deps: Deps): Endpoint[] {
-  const gw = () => deps.gateways as GatewaysService;
+export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
+  const gw = () => deps.gateways;
   const tags = ['gateway'];
   return [
     defineEndpoint({
@@ -144,9 +159,9 @@ export function gatewayApiEndpoints(deps: Deps): Endpoint[] {
   ];
 }
 
-export function gatewayEndpoints(deps: Deps): Endpoint[] {
-  const gw = () => deps.gateways as GatewaysService;
-  const wol = () => deps.gatewayWol as WolService;
+export function gatewayEndpoints(deps: AppContext): Endpoint[] {
+  const gw = () => deps.gateways;
+  const wol = () => deps.gatewayWol;
   const id = (p: Record<string, string | number>) => p.id as number;
   return [
     defineEndpoint({

@@ -1,4 +1,4 @@
-// GatewaysService (deps.gateways, and deps.gatewayAuth): everything the server knows about home
+// GatewaysService (ctx.gateways, and ctx.gatewayAuth): everything the server knows about home
 // gateways. No Koa here.
 //
 // - Tokens: issueTokens(peerId) makes a fresh API token (companion → server, `gthgw_…`, stored as
@@ -27,7 +27,6 @@ import { asBool, hostnameSource, isActive } from '../peers/view.js';
 import { rowToRoute } from '../routes/model.js';
 import type { WireGuardService } from '../wireguard/service.js';
 import type { PeersService } from '../peers/service.js';
-import { parseSubnet, serverAddress } from '@gatehouse/common/wireguard/render.js';
 import { buildGatewayConfig, gatewayConfigHash } from './config.js';
 import { gatewayModel, type GatewayRow } from './model.js';
 import {
@@ -117,18 +116,16 @@ export class GatewaysService implements GatewayAuth {
   private tokenGen = 0;
   private job: Job | null = null;
 
-  constructor(private readonly deps: Deps) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly peers: PeersService,
+    private readonly wg: WireGuardService,
+  ) {
     this.Gateway = gatewayModel(deps.db.sequelize);
     this.thresholds = { offlineAfterMs: deps.config.gateways.offlineAfterMs };
     this.watchTables();
   }
 
-  private get peers(): PeersService {
-    return this.deps.peers as PeersService;
-  }
-  private get wg(): WireGuardService | undefined {
-    return this.deps.wireguard as WireGuardService | undefined;
-  }
 
   // ------------------------------------------------------------------ cache invalidation
 
@@ -219,13 +216,12 @@ export class GatewaysService implements GatewayAuth {
   serverUrl(): string {
     const c = this.deps.config;
     if (c.gateways.serverUrl) return c.gateways.serverUrl.replace(/\/+$/, '');
-    const addr = this.wg?.serverAddress ?? serverAddress(parseSubnet(c.wg.subnet));
+    const addr = this.wg.serverAddress;
     return `http://${addr}:${c.port}`;
   }
 
   private async renderEnv(peer: PeerRow, apiToken: string, pushToken: string): Promise<string> {
     const wg = this.wg;
-    if (!wg) throw new AppError('unavailable', 'The WireGuard service is not available');
     if (!peer.private_key_enc) throw new AppError('conflict', `Peer "${peer.name}" has no stored private key, so no gateway.env can be built`);
     const { publicKey } = await wg.serverKeys();
     const g = this.deps.config.gateways;

@@ -13,9 +13,7 @@
 // then (or after it was removed) binding is retried every RETRY_MS.
 import http from 'node:http';
 import type { Deps } from '../deps.js';
-import { createApp } from '../http/app.js';
 import type { WireGuardService } from '../wireguard/service.js';
-import { checkFastPath, gatewayApiEndpoints, VIA_TUNNEL } from './endpoints.js';
 
 export const RETRY_MS = 5000;
 
@@ -27,36 +25,29 @@ export class TunnelListener {
   listening = false;
   private failures = 0;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(
+    private readonly deps: Deps,
+    private readonly wg: WireGuardService,
+  ) {}
 
   /** Why the listener is not started, or null when it should be. */
   skipReason(): string | null {
     const c = this.deps.config;
     if (!c.gateways.tunnelListen) return 'GATEHOUSE_GATEWAY_TUNNEL_LISTEN=false';
     if (['', '0.0.0.0', '::'].includes(c.bind)) return `GATEHOUSE_BIND=${c.bind || '(empty)'} already listens on every address`;
-    if (!this.deps.wireguard) return 'no WireGuard service';
     return null;
   }
 
-  start(): void {
+  /** app: the companion API alone (gateways/endpoints.ts gatewayTunnelApp), built only when the listener starts. */
+  start(app: () => http.RequestListener): void {
     const why = this.skipReason();
     if (why) {
       this.deps.log.info(`gateway API tunnel listener not started: ${why}`);
       return;
     }
     this.stopped = false;
-    const wg = this.deps.wireguard as WireGuardService;
-    this.address = wg.serverAddress;
-    const app = createApp(this.deps, gatewayApiEndpoints(this.deps), {
-      early: [
-        async (ctx, next) => {
-          ctx.state[VIA_TUNNEL] = true;
-          await next();
-        },
-        checkFastPath(this.deps),
-      ],
-    });
-    const server = http.createServer(app.callback());
+    this.address = this.wg.serverAddress;
+    const server = http.createServer(app());
     server.keepAliveTimeout = 65_000;
     this.server = server;
     const attempt = () => {

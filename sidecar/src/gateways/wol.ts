@@ -1,4 +1,4 @@
-// Wake-on-LAN for gateway routes (deps.gatewayWol).
+// Wake-on-LAN for gateway routes (ctx.gatewayWol).
 //
 // The server never sends magic packets itself: the LAN host sits behind a gateway. wake() asks the
 // route's companion, through its API on the tunnel (POST http://<gateway tunnel ip>:<api_port>/wol,

@@ -1,10 +1,9 @@
 // /api/v1/peer-groups
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { description, peerName } from '../peers/schema.js';
-import type { GroupsService } from './service.js';
 
 /** #rgb, #rrggbb or #rrggbbaa */
 export const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex colour such as #3b82f6');
@@ -12,8 +11,8 @@ export const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-
 const createBody = z.object({ name: peerName, color: hexColor.nullable().optional(), description: description.nullable().optional() });
 const updateBody = z.object({ name: peerName.optional(), color: hexColor.nullable().optional(), description: description.nullable().optional() });
 
-export function groupEndpoints(deps: Deps): Endpoint[] {
-  const groups = () => deps.groups as GroupsService;
+export function groupEndpoints(deps: AppContext): Endpoint[] {
+  const groups = () => deps.groups;
   const tags = ['peers'];
   return [
     defineEndpoint({ method: 'GET', path: '/peer-groups', tags, summary: 'Peer groups with their peer_count', handler: async () => ({ groups: await groups().list() }) }),

@@ -7,7 +7,7 @@ import { bodyParser } from '@koa/bodyparser';
 import multer from '@koa/multer';
 import session from 'koa-session';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { HttpDeps } from '../deps.js';
 import { errorMiddleware, zodFields } from './errors.js';
 import { clientIp, isSecure } from './client-ip.js';
 import { authenticate, csrfCheck } from './auth.js';
@@ -99,7 +99,7 @@ function run(e: Endpoint): Koa.Middleware {
   };
 }
 
-export function createApp(deps: Deps, endpoints: Endpoint[], opts: AppOptions = {}): Koa {
+export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOptions = {}): Koa {
   const app = new Koa();
   app.proxy = false;
   app.keys = [deps.crypto.derive('session-cookie').toString('base64url')];

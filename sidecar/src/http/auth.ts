@@ -2,7 +2,7 @@
 // CSRF checks. See README "Authentication" for the rules.
 import crypto from 'node:crypto';
 import type Koa from 'koa';
-import type { Deps } from '../deps.js';
+import type { HttpDeps } from '../deps.js';
 import { AppError, forbidden, unauthorized } from '../util/errors.js';
 import type { UserRow } from '../db/models.js';
 import { FINGERPRINT_HEADER } from '../tokens/service.js';
@@ -42,7 +42,7 @@ export function tokenAllows(scopes: Scope[], method: string, required: Scope | '
 }
 
 /** Authentication + authorization for one endpoint (everything except CSRF, which needs the body). */
-export function authenticate(deps: Deps, e: Endpoint): Koa.Middleware {
+export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
   const required = e.scope !== undefined ? e.scope : scopeForPath(e.path);
   switch (e.auth) {
     case 'public':

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import type Koa from 'koa';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { dateQuery, text } from '../http/fields.js';
 import { SEVERITIES } from './activity.js';
@@ -29,7 +29,7 @@ export function sendExport(ctx: Koa.Context, name: string, format: 'csv' | 'json
   }
 }
 
-export function logEndpoints(deps: Deps): Endpoint[] {
+export function logEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
       method: 'GET', path: '/logs/activity', summary: 'Activity log, newest first, filterable', tags: ['logs'],

@@ -1,13 +1,12 @@
 // /api/v1/peers: thin HTTP mapping onto PeersService.
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { requireFeature } from '../dns/gate.js';
-import type { PeersService } from './service.js';
 import { batchBody, configQuery, createPeerBody, hostnameBody, peerTrafficQuery, updatePeerBody } from './schema.js';
 
-export function peerEndpoints(deps: Deps): Endpoint[] {
-  const peers = () => deps.peers as PeersService;
+export function peerEndpoints(deps: AppContext): Endpoint[] {
+  const peers = () => deps.peers;
   const id = (p: Record<string, string | number>) => p.id as number;
   const tags = ['peers'];
   return [
@@ -24,7 +23,7 @@ export function peerEndpoints(deps: Deps): Endpoint[] {
       handler: async ({ body }, ctx) => {
         const peer = await peers().create(body, actingUserId(ctx.state.principal));
         // gateways feature hook: a gateway peer also gets its companion tokens and gateway.env (shown once)
-        const gateway = peer.peer_type === 'gateway' ? await (deps.gateways as { issueTokens(id: number): Promise<Record<string, unknown>> } | undefined)?.issueTokens(peer.id) : undefined;
+        const gateway = peer.peer_type === 'gateway' ? await deps.gateways.issueTokens(peer.id) : undefined;
         return gateway ? { peer, gateway } : { peer };
       },
     }),

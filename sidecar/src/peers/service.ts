@@ -62,7 +62,13 @@ export class PeersService {
   /** no free address below this one */
   private hint = 0;
 
-  constructor(private deps: Deps, private wg: WireGuardService, private dns: DnsService) {}
+  constructor(
+    private deps: Deps,
+    private wg: WireGuardService,
+    private dns: DnsService,
+    /** re-applied when a peer change alters how its routes render (absent in unit tests of peers alone) */
+    private proxy?: { apply(): Promise<unknown> },
+  ) {}
 
   private get Peer() {
     return this.deps.db.models.Peer;
@@ -141,7 +147,7 @@ export class PeersService {
   private async applyToTunnel(before: Pick<PeerRow, 'id' | 'public_key' | 'name'>): Promise<void> {
     // Routes to a disabled, expired or re-addressed peer render differently: re-apply the proxy
     // (queued and coalesced by ProxyService; a failure is healed by its reconcile loop).
-    const proxy = this.deps.proxy as { apply(): Promise<unknown> } | undefined;
+    const proxy = this.proxy;
     if (proxy && (await this.routesUsing(before.id)).length) {
       void proxy.apply().catch((err) => this.deps.log.warn('proxy re-apply after a peer change failed', { peer_id: before.id, err: String(err) }));
     }

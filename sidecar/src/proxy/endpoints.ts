@@ -1,13 +1,11 @@
 // GET /caddy/status and POST /caddy/reload (SPEC: Tunnel and proxy control).
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
-import type { ProxyService } from './service.js';
-import type { CaddySupervisor } from './supervisor.js';
 
-export function proxyEndpoints(deps: Deps): Endpoint[] {
-  const proxy = () => deps.proxy as ProxyService;
-  const supervisor = () => deps.caddySupervisor as CaddySupervisor | undefined;
+export function proxyEndpoints(deps: AppContext): Endpoint[] {
+  const proxy = () => deps.proxy;
+  const supervisor = () => deps.caddySupervisor;
   return [
     defineEndpoint({
       method: 'GET', path: '/caddy/status', summary: 'Caddy process and configuration status: running, pid, uptime_s, admin_api', tags: ['system'],

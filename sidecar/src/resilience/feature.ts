@@ -1,32 +1,24 @@
-// Route resilience (issue 6), sidecar side. Needs deps.proxy and deps.routes.
+// Route resilience, sidecar side. The services are ctx.breaker, ctx.accessLog and ctx.monitor (app-context.ts).
 // - circuit breaker: Caddy's state reports (POST /internal/circuit-breaker) and reset (breaker.ts)
 // - access log: ingestion of Caddy's JSON access log, GET /logs/access(/export), GET /routes/:id/trace
 //   (the last TRACE_LIMIT = 100 requests of the route, from the ingested rows) (logs/access-log.ts)
 // - uptime monitoring: the scheduler, POST /routes/:id/check, GET /routes/:id/checks,
 //   GET/PUT /settings/monitoring (the interval; a change applies at once) (monitor.ts)
-import fs from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
-import type { Feature } from '../features.js';
+import type { AppContext, Feature } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
-import type { ActivityLog } from '../logs/activity.js';
-import { AccessLogService, TRACE_LIMIT } from '../logs/access-log.js';
+import { TRACE_LIMIT } from '../logs/access-log.js';
 import { sendExport } from '../logs/endpoints.js';
-import { accessLogFile } from '../proxy/fragments/access-log.js';
 import { BREAKER_REPORT_PATH } from '../proxy/fragments/resilience.js';
-import type { ProxyService } from '../proxy/service.js';
-import { proxySettings } from '../proxy/snapshot.js';
-import type { RoutesService } from '../routes/service.js';
 import { notFound, validation } from '../util/errors.js';
-import { BreakerService, breakerReport, ensureBreakerSecret } from './breaker.js';
-import { DEFAULT_MONITOR_INTERVAL_S, MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S, monitorable, MonitorService } from './monitor.js';
+import { breakerReport } from './breaker.js';
+import { DEFAULT_MONITOR_INTERVAL_S, MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S, monitorable } from './monitor.js';
 
 const MONITOR_INTERVAL_KEY = 'monitoring_interval_seconds';
 
 /** The stored interval, or the default when it is missing or out of range. */
-async function monitorInterval(deps: Deps): Promise<number> {
+async function monitorInterval(deps: AppContext): Promise<number> {
   const v = Number(await deps.settings.get(MONITOR_INTERVAL_KEY, DEFAULT_MONITOR_INTERVAL_S));
   return Number.isInteger(v) && v >= MIN_MONITOR_INTERVAL_S && v <= MAX_MONITOR_INTERVAL_S ? v : DEFAULT_MONITOR_INTERVAL_S;
 }
@@ -34,9 +26,9 @@ async function monitorInterval(deps: Deps): Promise<number> {
 const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
 
-function resilienceEndpoints(deps: Deps): Endpoint[] {
-  const svc = () => deps.breaker as BreakerService;
-  const access = () => deps.accessLog as AccessLogService;
+function resilienceEndpoints(deps: AppContext): Endpoint[] {
+  const svc = () => deps.breaker;
+  const access = () => deps.accessLog;
   return [
     defineEndpoint({
       method: 'GET', path: '/logs/access', summary: 'Access log of the reverse proxy, newest first (limit, offset)', tags: ['logs'], query: paging,
@@ -60,7 +52,7 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
       summary: `The last ${TRACE_LIMIT} requests of the route (time, method, uri, status, duration, upstream, client ip, auth_user: who was signed in by route auth); with debug_enabled also request_headers and response_headers (credentials redacted) of the requests logged while it was on`,
       tags: ['routes'],
       handler: async ({ params }) => {
-        const route = await (deps.routes as RoutesService).getRoute(params.id as number);
+        const route = await deps.routes.getRoute(params.id as number);
         await access().poll();
         const entries = await access().trace(route.id);
         return {
@@ -89,17 +81,17 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
     defineEndpoint({
       method: 'POST', path: '/routes/:id/check', summary: "Uptime check of the route's backend now (through the tunnel): HTTP GET / for HTTP routes, a TCP connect for TCP L4 routes (400 for UDP routes); returns the result", tags: ['routes'],
       handler: async ({ params }) => {
-        const route = await (deps.routes as RoutesService).getRoute(params.id as number);
+        const route = await deps.routes.getRoute(params.id as number);
         if (!monitorable(route)) throw validation('Uptime checks are for HTTP and TCP routes: a UDP service cannot be told up without its own protocol', { l4_protocol: 'udp routes cannot be checked' });
-        return { check: await (deps.monitor as MonitorService).check(route) };
+        return { check: await deps.monitor.check(route) };
       },
     }),
     defineEndpoint({
       method: 'GET', path: '/routes/:id/checks', summary: 'Uptime history of the route, newest first (limit)', tags: ['routes'],
       query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
       handler: async ({ params, query }) => {
-        const route = await (deps.routes as RoutesService).getRoute(params.id as number);
-        return { checks: await (deps.monitor as MonitorService).history(route.id, query.limit) };
+        const route = await deps.routes.getRoute(params.id as number);
+        return { checks: await deps.monitor.history(route.id, query.limit) };
       },
     }),
     defineEndpoint({
@@ -112,7 +104,7 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
       handler: async ({ body }, ctx) => {
         const before = await monitorInterval(deps);
         await deps.settings.set(MONITOR_INTERVAL_KEY, body.interval_seconds);
-        (deps.monitor as MonitorService).reschedule(body.interval_seconds);
+        deps.monitor.reschedule(body.interval_seconds);
         if (before !== body.interval_seconds) {
           await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: `Uptime monitoring interval set to ${body.interval_seconds} s`, details: { interval_seconds: body.interval_seconds, previous: before }, user_id: actingUserId(ctx.state.principal) });
         }
@@ -129,21 +121,13 @@ function resilienceEndpoints(deps: Deps): Endpoint[] {
 
 export const resilienceFeature: Feature = {
   name: 'resilience',
-  setup(deps: Deps) {
-    const secret = ensureBreakerSecret(deps.config.dataDir);
-    deps.breaker = new BreakerService({ db: deps.db, clock: deps.clock, activity: deps.activity as ActivityLog, events: deps.events, proxy: deps.proxy as ProxyService, secret });
-    const file = accessLogFile(deps.config.dataDir);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    deps.accessLog = new AccessLogService({ db: deps.db, clock: deps.clock, log: deps.log, file, scheduler: deps.scheduler });
-    deps.monitor = new MonitorService({ db: deps.db, clock: deps.clock, log: deps.log, events: deps.events, settings: proxySettings(deps.config), scheduler: deps.scheduler });
+  async start(ctx) {
+    ctx.accessLog.start();
+    ctx.monitor.start(await monitorInterval(ctx));
   },
-  async start(deps: Deps) {
-    (deps.accessLog as AccessLogService).start();
-    (deps.monitor as MonitorService).start(await monitorInterval(deps));
+  stop(ctx) {
+    ctx.accessLog.stop();
+    ctx.monitor.stop();
   },
-  stop(deps: Deps) {
-    (deps.accessLog as AccessLogService).stop();
-    (deps.monitor as MonitorService).stop();
-  },
-  endpoints: (deps) => resilienceEndpoints(deps),
+  endpoints: (ctx) => resilienceEndpoints(ctx),
 };

@@ -1,16 +1,15 @@
 // Admin API of route auth (scope `routes`): the configuration sub-resource, TOTP setup and the
 // login-page branding images. Thin: the rules live in RouteAuthService.
 import type Koa from 'koa';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import { BRANDING_MAX_BYTES, routeAuthBody, totpSetupBody, totpVerifyBody } from './schema.js';
-import type { RouteAuthService } from './service.js';
 import type { BrandingKind } from './branding.js';
 
-export function routeAuthEndpoints(deps: Deps): Endpoint[] {
-  const svc = () => deps.routeAuth as RouteAuthService;
+export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
+  const svc = () => deps.routeAuth;
   const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
   const tags = ['routes'];
   const id = (params: Record<string, string | number>) => params.id as number;

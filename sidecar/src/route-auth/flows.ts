@@ -84,8 +84,8 @@ export class LoginFlows {
     private svc: RouteAuthService,
   ) {}
 
-  private get mailer(): Mailer | undefined {
-    return this.deps.mailer as Mailer | undefined;
+  private get mailer(): Mailer {
+    return this.svc.mailer;
   }
 
   static identifier(routeId: number, key: string): string {
@@ -307,7 +307,6 @@ export class LoginFlows {
     await RouteAuthCode.create({ route_id: routeId, email: key, code_hash: this.svc.codeHash(routeId, key, code), expires_at: now + EMAIL_CODE_TTL_MS, used_at: null, attempts: 0, sent_at: now });
     const mail = loginMail(c.lang, { code, domain: c.entry.route.domain, title: c.entry.cfg.title, minutes: EMAIL_CODE_TTL_MS / 60_000 });
     try {
-      if (!this.mailer) throw new Error('no mailer');
       if (!acct.email) throw new Error('the account has no email address');
       await this.mailer.send(acct.email, mail.subject, mail.text, mail.html);
       return 'sent';

@@ -1,4 +1,4 @@
-// HTTP side of route auth, mounted through deps.earlyMiddleware AHEAD of the admin session, body
+// HTTP side of route auth, mounted as the route-auth feature's early middleware AHEAD of the admin session, body
 // parsing and every endpoint:
 //
 // - GET /route-auth/verify: the forward-auth endpoint Caddy calls on every request of a protected
@@ -6,7 +6,7 @@
 //   Answers from the in-memory view (no database on a hit): 204 with X-Auth-Email and X-Auth-Method
 //   for a valid session; 403 when the route's IP filter refuses the client; otherwise 302 to
 //   <scheme>://<host>/route-auth/login?rd=<original URL>. The decision lives in verify.ts (shared
-//   with deps.routeAuthFastPath, the same endpoint on node's http without Koa).
+//   with the feature's fast path, the same endpoint on node's http without Koa).
 // - Login POSTs are rate limited per client address (GATEHOUSE_RATE_LIMIT_LOGIN per 15 minutes,
 //   the same number as the admin /login), with the Ratelimit-* headers; over it: 429 page.
 // - /route-auth/login, /route-auth/logout (GET page, POST form), /route-auth/assets/login.css,

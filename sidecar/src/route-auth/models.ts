@@ -1,6 +1,6 @@
 // Sequelize models of the route-auth tables (migration 011_route_auth). Defined here, on the shared
 // Sequelize instance, so the feature stays self-contained.
-import { DataTypes, type Sequelize } from 'sequelize';
+import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { M } from '../db/models.js';
 
 export type LoginMethod = 'email_password' | 'email_code' | 'totp';
@@ -111,6 +111,17 @@ export function routeAuthModels(s: Sequelize): RouteAuthModels {
     totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT, totp_active: bool(), totp_last_step: DataTypes.BIGINT, created_at: ms(), updated_at: ms(),
   }, opts('route_auth_user_totp')) as unknown as M<RouteAuthUserTotpRow>;
   return { RouteAuth, RouteAuthSession, RouteAuthCode, RouteAuthUserTotp };
+}
+
+/** For the routes service: whether a route has a route-auth configuration (basic auth is refused then). */
+export async function hasRouteAuth(m: RouteAuthModels, routeId: number, transaction?: Transaction): Promise<boolean> {
+  return (await m.RouteAuth.count({ where: { route_id: routeId }, transaction })) > 0;
+}
+
+/** For the renderer's snapshot: ids of the routes that have route auth. */
+export async function protectedRouteIds(m: RouteAuthModels, transaction?: Transaction): Promise<Set<number>> {
+  const rows = (await m.RouteAuth.findAll({ attributes: ['route_id'], raw: true, transaction })) as unknown as { route_id: number }[];
+  return new Set(rows.map((r) => Number(r.route_id)));
 }
 
 const toBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';

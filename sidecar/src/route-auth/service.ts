@@ -1,4 +1,4 @@
-// RouteAuthService (deps.routeAuth): the route-auth configuration of a route (admin API), TOTP
+// RouteAuthService (ctx.routeAuth): the route-auth configuration of a route (admin API), TOTP
 // setup, branding images, and the server-side sessions the verify endpoint checks.
 //
 // Rules kept here (README "Route auth"):
@@ -9,8 +9,8 @@
 // - the route's users (routes.user_ids) sign in with their own Gatehouse credentials; deleting a
 //   user or changing their password ends their route sessions (watchUsers), and removing them from
 //   user_ids shuts them out at once (verify checks the route's current user_ids);
-// - creating or deleting a configuration goes through deps.proxy.transact() when the proxy feature
-//   exists, so the Caddy configuration (forward auth on/off) and the database change together.
+// - creating or deleting a configuration goes through the proxy's transact(), so the Caddy
+//   configuration (forward auth on/off) and the database change together.
 import crypto from 'node:crypto';
 import bcrypt from 'bcrypt';
 import QRCode from 'qrcode';
@@ -21,7 +21,7 @@ import type { Models, RouteRow, UserRow } from '../db/models.js';
 import { notFound, validation } from '../util/errors.js';
 import type { Mailer } from '../smtp/service.js';
 import { BrandingStore, fetchImage, type BrandingKind } from './branding.js';
-import { normalizeAuthRow, normalizeUserTotpRow, routeAuthModels, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
+import { hasRouteAuth, normalizeAuthRow, normalizeUserTotpRow, protectedRouteIds, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
 import { TOTP_STEP_S, TOTP_WINDOW, type RouteAuthInput } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
 
@@ -39,7 +39,13 @@ export interface SessionAccount {
   userId: number | null;
 }
 
-type ProxyLike = { transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> };
+export interface RouteAuthCollaborators {
+  /** the route-auth tables (route-auth/models.ts) */
+  models: RouteAuthModels;
+  /** every configuration write goes through the proxy's transaction */
+  proxy: { transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> };
+  mailer: Mailer;
+}
 
 export const sha256 = (s: string) => crypto.createHash('sha256').update(s).digest('hex');
 export const newToken = () => crypto.randomBytes(32).toString('base64url');
@@ -50,15 +56,19 @@ export class RouteAuthService {
   readonly branding: BrandingStore;
   private codeKey: Buffer;
 
-  constructor(private deps: Deps) {
-    this.models = { ...deps.db.models, ...routeAuthModels(deps.db.sequelize) };
+  readonly mailer: Mailer;
+  private readonly proxy: RouteAuthCollaborators['proxy'];
+
+  constructor(
+    private deps: Deps,
+    c: RouteAuthCollaborators,
+  ) {
+    this.models = { ...deps.db.models, ...c.models };
+    this.proxy = c.proxy;
+    this.mailer = c.mailer;
     this.view = new AuthView(this.models, deps.clock);
     this.branding = new BrandingStore(deps.config.dataDir);
     this.codeKey = deps.crypto.derive('route-auth-email-code');
-  }
-
-  get mailer(): Mailer | undefined {
-    return this.deps.mailer as Mailer | undefined;
   }
 
   /** Invalidate the verify view on every write to the routes table (domain, IP filter, deletion): the bus's rows_changed. */
@@ -97,9 +107,7 @@ export class RouteAuthService {
   }
 
   private async write<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    const proxy = this.deps.proxy as ProxyLike | undefined;
-    if (proxy && typeof proxy.transact === 'function') return proxy.transact(fn);
-    return this.deps.db.sequelize.transaction(fn);
+    return this.proxy.transact(fn);
   }
 
   private async route(id: number, transaction?: Transaction): Promise<RouteInfo> {
@@ -115,13 +123,12 @@ export class RouteAuthService {
 
   /** For the routes service: refuse basic auth while a route-auth configuration exists. */
   async hasRouteAuth(routeId: number, transaction?: Transaction): Promise<boolean> {
-    return (await this.models.RouteAuth.count({ where: { route_id: routeId }, transaction })) > 0;
+    return hasRouteAuth(this.models, routeId, transaction);
   }
 
   /** For the renderer's snapshot: ids of the routes that have route auth. */
   async protectedRouteIds(transaction?: Transaction): Promise<Set<number>> {
-    const rows = (await this.models.RouteAuth.findAll({ attributes: ['route_id'], raw: true, transaction })) as unknown as { route_id: number }[];
-    return new Set(rows.map((r) => Number(r.route_id)));
+    return protectedRouteIds(this.models, transaction);
   }
 
   /** The route's users (routes.user_ids that exist), with their TOTP state on this route. */
@@ -189,7 +196,7 @@ export class RouteAuthService {
     const pre = await this.route(routeId);
     this.usable(pre);
     const needsMail = input.method === 'email_code' || (input.two_factor_enabled && input.two_factor_method === 'email_code');
-    if (needsMail && !(await this.mailer?.configured())) {
+    if (needsMail && !(await this.mailer.configured())) {
       const field = input.method === 'email_code' ? 'method' : 'two_factor_method';
       throw validation('Email codes need SMTP settings (PUT /api/v1/smtp)', { [field]: 'SMTP is not configured' });
     }

@@ -1,12 +1,11 @@
 // The routes API (SPEC: Endpoints, Routes). Thin: validation by the schemas, logic in RoutesService.
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { batchBody, checkDnsBody, createRouteBody, listRoutesQuery, routePeersQuery, updateRouteBody } from './schema.js';
-import type { RoutesService } from './service.js';
 
-export function routeEndpoints(deps: Deps): Endpoint[] {
-  const svc = () => deps.routes as RoutesService;
+export function routeEndpoints(deps: AppContext): Endpoint[] {
+  const svc = () => deps.routes;
   const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
   const tags = ['routes'];
   return [

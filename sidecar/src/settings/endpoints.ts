@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { forbidden } from '../util/errors.js';
@@ -20,7 +20,7 @@ const lockoutBody = z
   .partial()
   .refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
-export function settingsEndpoints(deps: Deps): Endpoint[] {
+export function settingsEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({ method: 'GET', path: '/settings/profile', selfService: true, summary: 'The signed-in user', tags: ['settings'], handler: async (_i, ctx) => ({ profile: await deps.users.get(me(ctx)) }) }),
     defineEndpoint({
@@ -96,9 +96,7 @@ export function settingsEndpoints(deps: Deps): Endpoint[] {
       method: 'POST', path: '/settings/clear-logs', summary: 'Clear the activity log and the access log', tags: ['settings'],
       handler: async (_i, ctx) => {
         const activity = await deps.activity.clear();
-        let access = 0;
-        const accessLog = deps.accessLog as { clear(): Promise<number> } | undefined;
-        if (accessLog) access = await accessLog.clear();
+        const access = await deps.accessLog.clear();
         await deps.activity.record({ severity: 'warning', source: 'settings', event_type: 'logs_cleared', message: 'Logs cleared', details: { activity, access }, user_id: actingUserId(ctx.state.principal) });
         return { cleared: { activity, access } };
       },

@@ -1,11 +1,10 @@
 // GET/PUT /api/v1/smtp and POST /api/v1/smtp/test (scope `settings`).
 import net from 'node:net';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { text } from '../http/fields.js';
 import { actingUserId, type Principal } from '../http/auth.js';
-import type { SmtpService } from './service.js';
 
 const email = z.string().trim().max(254).email('must be an email address');
 const hostname = z
@@ -35,8 +34,8 @@ export const smtpBody = z.object({
   from: fromAddress,
 });
 
-export function smtpEndpoints(deps: Deps): Endpoint[] {
-  const svc = () => deps.smtp as SmtpService;
+export function smtpEndpoints(deps: AppContext): Endpoint[] {
+  const svc = () => deps.smtp;
   const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
   return [
     defineEndpoint({

@@ -1,14 +1,9 @@
-// The SMTP feature: deps.smtp (settings) and deps.mailer (what other features send mail with).
-import type { Feature } from '../features.js';
-import { SmtpService } from './service.js';
+// The SMTP feature: the SMTP settings endpoints. The services are ctx.smtp (settings) and
+// ctx.mailer (what other features send mail with), built in app-context.ts.
+import type { Feature } from '../app-context.js';
 import { smtpEndpoints } from './endpoints.js';
 
 export const smtpFeature: Feature = {
   name: 'smtp',
-  setup(deps) {
-    const svc = new SmtpService(deps.settings, deps.crypto, deps.activity);
-    deps.smtp = svc;
-    deps.mailer = svc;
-  },
-  endpoints: (deps) => smtpEndpoints(deps),
+  endpoints: (ctx) => smtpEndpoints(ctx),
 };

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { isLoopback } from '../http/client-ip.js';
 import { APP_VERSION } from '../version.js';
@@ -7,7 +7,7 @@ import { APP_VERSION } from '../version.js';
  * GET /health: database check plus every registered check (tunnel interface, proxy). Requests from
  * localhost get the detail; remote ones only {ok}. 503 when any check fails.
  */
-export function healthEndpoints(deps: Deps): Endpoint[] {
+export function healthEndpoints(deps: AppContext): Endpoint[] {
   const started = deps.clock();
   return [
     defineEndpoint({

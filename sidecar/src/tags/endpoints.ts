@@ -1,16 +1,15 @@
 // /api/v1/tags
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import { tagName, tagNameProblem, trimSpaces } from './names.js';
-import type { TagsService } from './service.js';
 
 const createBody = z.object({ name: z.string().transform(trimSpaces).pipe(tagName) });
 
-export function tagEndpoints(deps: Deps): Endpoint[] {
-  const tags = () => deps.tags as TagsService;
+export function tagEndpoints(deps: AppContext): Endpoint[] {
+  const tags = () => deps.tags;
   return [
     defineEndpoint({ method: 'GET', path: '/tags', tags: ['peers'], summary: 'Registered tags merged with the names found on peers (id null, registered false for names only on peers)', handler: async () => ({ tags: await tags().list() }) }),
     defineEndpoint({

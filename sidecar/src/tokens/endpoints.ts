@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, SCOPES, type Endpoint } from '../http/registry.js';
 import { dateInput, text } from '../http/fields.js';
 import { actingUserId } from '../http/auth.js';
@@ -13,7 +13,7 @@ const createBody = z.object({
   peer_id: z.number().int().positive().nullable().optional(),
 });
 
-export function tokenEndpoints(deps: Deps): Endpoint[] {
+export function tokenEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({ method: 'GET', path: '/tokens', adminRole: true, summary: 'List API tokens (never the token itself)', tags: ['tokens'], handler: async () => ({ tokens: await deps.tokens.list() }) }),
     defineEndpoint({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { text } from '../http/fields.js';
 import { actingUserId, type Principal } from '../http/auth.js';
@@ -15,7 +15,7 @@ const updateBody = z
   .partial()
   .refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
-export function userEndpoints(deps: Deps): Endpoint[] {
+export function userEndpoints(deps: AppContext): Endpoint[] {
   const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
   return [
     defineEndpoint({ method: 'GET', path: '/users', adminRole: true, summary: 'List users', tags: ['users'], handler: async () => ({ users: await deps.users.list() }) }),

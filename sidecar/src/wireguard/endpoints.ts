@@ -1,11 +1,10 @@
 // /api/v1/wg/*: tunnel status and restart.
-import type { Deps } from '../deps.js';
+import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
-import type { WireGuardService } from './service.js';
 
-export function wgEndpoints(deps: Deps): Endpoint[] {
-  const wg = () => deps.wireguard as WireGuardService;
+export function wgEndpoints(deps: AppContext): Endpoint[] {
+  const wg = () => deps.wireguard;
   return [
     defineEndpoint({
       method: 'GET', path: '/wg/status', tags: ['system'],
