@@ -67,7 +67,9 @@ export type GatewayEvent = {
 
 export type AuthEvent =
   | { type: 'login_failed'; username: string; failures: number; ip: string | null }
-  | { type: 'account_locked'; username: string; failures: number; until: number | null; ip: string | null };
+  | { type: 'account_locked'; username: string; failures: number; until: number | null; ip: string | null }
+  /** A Gatehouse user was deleted or got a new password: whatever they signed in to with it ends (route auth). */
+  | { type: 'user_credentials_changed'; user_id: number; reason: 'deleted' | 'password' };
 
 /**
  * A write to a table that caches are built from, by any writer (services, tests, batch jobs):

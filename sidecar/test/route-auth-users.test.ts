@@ -138,12 +138,16 @@ test('removing a user from user_ids, deleting the user or changing their passwor
 
   const pw = await s.req(`/api/v1/users/${frank.id}`, { method: 'PUT', headers: h, json: { password: 'a-brand-new-password-1' } });
   assert.equal(pw.status, 200, JSON.stringify(pw.data));
-  // the session row is gone too (not only the cache)
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // the session row is gone too (not only the cache), by the time the API answered
   assert.equal(await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM route_auth_sessions WHERE user_id = ?', { replacements: [frank.id], plain: true }).then((x: any) => Number(x.n)), 0);
   assert.equal((await f.verify('/')).status, 302, 'a new password ends the user\'s sessions');
   assert.equal((await login(new Browser(s, r.domain), 'frank', 'a-brand-new-password-1')).status, 303);
   assert.equal((await b.verify('/')).status, 204, 'other users keep their sessions');
+  // an admin's password reset ends them too
+  const reset = await s.req(`/api/v1/users/${users.bob.id}/reset-password`, { method: 'POST', headers: h });
+  assert.equal(reset.status, 200, JSON.stringify(reset.data));
+  assert.equal((await b.verify('/')).status, 302, 'a reset password ends the user\'s sessions');
+  users.bob.password = reset.data.password;
 });
 
 test('lockout is per route user (record type route_auth, identifier <route>:user:<name>), whichever name they type', async () => {

@@ -172,6 +172,7 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
     case 'config_changed':
     case 'activity_recorded':
     case 'rows_changed':
+    case 'user_credentials_changed': // the users service records user_deleted / user_updated / password rows itself
       return null;
   }
 }

@@ -7,7 +7,8 @@
 // - deleting the configuration, or changing its password, email, login method or second factor,
 //   ends every session of the route (in the database and in the verify cache);
 // - the route's users (routes.user_ids) sign in with their own Gatehouse credentials; deleting a
-//   user or changing their password ends their route sessions (watchUsers), and removing them from
+//   user or changing their password ends their route sessions (watchUsers: the users service's
+//   user_credentials_changed event), and removing them from
 //   user_ids shuts them out at once (verify checks the route's current user_ids);
 // - creating or deleting a configuration goes through the proxy's transact(), so the Caddy
 //   configuration (forward auth on/off) and the database change together.
@@ -84,26 +85,13 @@ export class RouteAuthService {
     });
   }
 
-  /**
-   * End the route sessions of a user who is deleted or whose password changes (users service writes
-   * with bulk update/destroy `where: {id}`).
-   */
+  /** End the route sessions of a Gatehouse user who is deleted or gets a new password (the users service's event). */
   watchUsers(): void {
-    const end = (options: { where?: unknown; attributes?: unknown; fields?: string[] }, changedPassword: boolean) => {
-      if (changedPassword && !(options.fields ?? []).includes('password_hash') && !(options.attributes && typeof options.attributes === 'object' && 'password_hash' in options.attributes)) return;
-      const id = Number((options.where as { id?: unknown } | undefined)?.id);
-      if (!Number.isInteger(id)) {
-        this.view.dropAllSessions();
-        return;
-      }
-      this.view.dropUserSessions(id);
-      void this.models.RouteAuthSession.destroy({ where: { user_id: id } })
-        .then(() => this.view.dropUserSessions(id))
-        .catch((err) => this.deps.log.warn('route auth: ending a user\'s sessions failed', { user_id: id, err: String(err) }));
-    };
-    const User = this.models.User as any;
-    User.addHook('afterBulkDestroy', (options: any) => end(options, false));
-    User.addHook('afterBulkUpdate', (options: any) => end(options, true));
+    this.deps.events.on('user_credentials_changed', async (e) => {
+      this.view.dropUserSessions(e.user_id);
+      await this.models.RouteAuthSession.destroy({ where: { user_id: e.user_id } });
+      this.view.dropUserSessions(e.user_id);
+    });
   }
 
   private async write<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {

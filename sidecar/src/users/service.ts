@@ -106,6 +106,7 @@ export class UsersService {
       throw err;
     }
     if (patch.password !== undefined) await this.models.Session.destroy({ where: { user_id: id } });
+    if (patch.password !== undefined) await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
     await this.activity.record({ source: 'users', event_type: 'user_updated', message: `User ${values.username ?? row.username} updated`, details: { id, fields: Object.keys(patch).filter((k) => k !== 'password').concat(patch.password ? ['password'] : []) }, user_id: actor });
     return this.get(id);
   }
@@ -120,6 +121,7 @@ export class UsersService {
     if (row.role === 'admin' && (await this.adminCount()) <= 1) throw validation('The last admin cannot be deleted', { id: 'at least one admin must remain' });
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.models.User.destroy({ where: { id } });
+    await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'deleted' });
     await this.activity.record({ source: 'users', event_type: 'user_deleted', message: `User ${row.username} deleted`, details: { id }, user_id: actor });
   }
 
@@ -129,6 +131,7 @@ export class UsersService {
     const password = generatePassword();
     await this.models.User.update({ password_hash: await hashPassword(password), updated_at: this.clock() }, { where: { id } });
     await this.models.Session.destroy({ where: { user_id: id } });
+    await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
     await this.activity.record({ severity: 'warning', source: 'users', event_type: 'user_password_reset', message: `Password of ${row.username} reset by an admin`, details: { id }, user_id: actor });
     return password;
   }
@@ -137,6 +140,7 @@ export class UsersService {
     const row = await this.getRow(id);
     if (!(await verifyPassword(row.password_hash, current))) throw validation('The current password is wrong', { current: 'does not match' });
     await this.models.User.update({ password_hash: await hashPassword(next), updated_at: this.clock() }, { where: { id } });
+    await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
     await this.activity.record({ source: 'auth', event_type: 'password_changed', message: `${row.username} changed their password`, user_id: id });
   }
 
