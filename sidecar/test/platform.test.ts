@@ -211,3 +211,18 @@ test('Ratelimit-* headers on 404 and 405 answers of limited scopes and on GET /l
   const health = await s.req('/health', { headers: { 'x-forwarded-for': '203.0.113.84' } });
   assert.equal(health.headers.get('ratelimit-limit'), null, '/health is in no limited scope');
 });
+
+test('OpenAPI request schemas declare what the server enforces: required lists, port ranges, the session_max_age enum', async () => {
+  const t = await s.deps.tokens.create({ name: 'oa-req', scopes: ['read-only'] });
+  const doc = (await s.req('/api/v1/openapi.json', { headers: { ...bearer(t.token), 'x-forwarded-for': '203.0.113.90' } })).data;
+  const body = (p: string, m: string) => doc.paths[p][m].requestBody.content['application/json'].schema;
+  const routePost = body('/api/v1/routes', 'post');
+  assert.deepEqual(routePost.required, ['domain']);
+  const port = JSON.stringify(routePost.properties.target_port);
+  assert.match(port, /"minimum":1/);
+  assert.match(port, /"maximum":65535/);
+  assert.deepEqual(body('/api/v1/peers', 'post').required, ['name']);
+  const ra = JSON.stringify(body('/api/v1/routes/{id}/auth', 'post').properties.session_max_age);
+  for (const v of [3_600_000, 43_200_000, 86_400_000, 604_800_000, 2_592_000_000]) assert.ok(ra.includes(String(v)), `${v} in ${ra}`);
+  assert.match(ra, /"enum"/);
+});

@@ -55,10 +55,8 @@ export const routeAuthBody = z
       .min(8, 'at least 8 characters')
       .refine((v) => Buffer.byteLength(v) <= 72, 'at most 72 bytes (bcrypt)')
       .optional(),
-    session_max_age: z
-      .number({ error: 'must be a number of milliseconds' })
-      .int()
-      .refine((v) => SESSION_DURATION_VALUES.includes(v), `must be one of ${SESSION_DURATION_VALUES.join(', ')} (1h, 12h, 24h, 7d, 30d in milliseconds)`),
+    // A literal set (not a refinement) so the OpenAPI document shows the five values as an enum.
+    session_max_age: z.literal(SESSION_DURATION_VALUES, { error: `must be one of ${SESSION_DURATION_VALUES.join(', ')} (1h, 12h, 24h, 7d, 30d in milliseconds)` }),
     title: noControl(100).nullable().optional(),
     description: noControl(500).nullable().optional(),
     primary_color: color.nullable().optional(),
