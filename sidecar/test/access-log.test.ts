@@ -62,7 +62,7 @@ test('tail: partial lines wait, rotation finishes the old file, a restart neithe
   fs.renameSync(file, path.join(path.dirname(file), 'access-2026-01-01T00-00-00.000.log'));
   fs.writeFileSync(file, line('logged.example.com') + line('logged.example.com'));
   // "Restart": a new service instance on the same database and file.
-  const again = new AccessLogService({ db: s.deps.db, clock: s.deps.clock, log: s.deps.log, file });
+  const again = new AccessLogService({ db: s.deps.db, clock: s.deps.clock, log: s.deps.log, scheduler: s.deps.scheduler, file });
   assert.equal(await count(), 2);
   assert.equal(await again.poll(), 3);
   assert.equal(await again.poll(), 0);
@@ -82,7 +82,7 @@ test('exactly the lines written, each once: 50 lines over two rotations and thre
     for (let i = 0; i < n; i++) fs.appendFileSync(file, line('logged.example.com'));
     written += n;
   };
-  const inst = () => new AccessLogService({ db: s.deps.db, clock: s.deps.clock, log: s.deps.log, file });
+  const inst = () => new AccessLogService({ db: s.deps.db, clock: s.deps.clock, log: s.deps.log, scheduler: s.deps.scheduler, file });
   // The cursor is at the end of the current file: only new lines count.
   await svc().poll();
   await svc().clear();
@@ -107,7 +107,7 @@ test('exactly the lines written, each once: 50 lines over two rotations and thre
 });
 
 test('bounded table keeps the newest rows', async () => {
-  const small = new AccessLogService({ db: s.deps.db, clock: s.deps.clock, log: s.deps.log, file, maxRows: 5 });
+  const small = new AccessLogService({ db: s.deps.db, clock: s.deps.clock, log: s.deps.log, scheduler: s.deps.scheduler, file, maxRows: 5 });
   for (let i = 0; i < 12; i++) fs.appendFileSync(file, line('logged.example.com'));
   await small.poll();
   assert.ok((await count()) <= 5);

@@ -26,7 +26,7 @@ import { QueryTypes } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { Scheduler, type Job } from '../util/scheduler.js';
+import type { Job, Scheduler } from '../util/scheduler.js';
 
 export const ACCESS_LOG_MAX_ROWS = 100_000;
 /** Requests returned by GET /routes/:id/trace. */
@@ -74,8 +74,8 @@ export interface AccessLogOptions {
   log: Logger;
   file: string;
   maxRows?: number;
-  /** The sidecar's scheduler (deps.scheduler); a private one on node's timers when not given. */
-  scheduler?: Scheduler;
+  /** The sidecar's scheduler (deps.scheduler): start() runs the periodic work on it. */
+  scheduler: Scheduler;
 }
 
 export class AccessLogService {
@@ -94,7 +94,7 @@ export class AccessLogService {
     this.clock = o.clock;
     this.file = o.file;
     this.maxRows = o.maxRows ?? ACCESS_LOG_MAX_ROWS;
-    this.scheduler = o.scheduler ?? new Scheduler({ log: o.log, clock: o.clock });
+    this.scheduler = o.scheduler;
   }
 
   start(intervalMs = 1000): void {

@@ -23,7 +23,7 @@ import type { PeerRow } from '../db/models.js';
 import { rowToRoute, type Route } from '../routes/model.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { Scheduler, type Job } from '../util/scheduler.js';
+import type { Job, Scheduler } from '../util/scheduler.js';
 
 export const DEFAULT_MONITOR_INTERVAL_S = 30;
 export const MIN_MONITOR_INTERVAL_S = 5;
@@ -53,8 +53,8 @@ export interface MonitorOptions {
   /** route_up / route_down (the activity rows come from them) */
   events: EventBus;
   settings: ProxySettings;
-  /** The sidecar's scheduler (deps.scheduler); a private one on node's timers when not given. */
-  scheduler?: Scheduler;
+  /** The sidecar's scheduler (deps.scheduler): start() runs the periodic work on it. */
+  scheduler: Scheduler;
 }
 
 export class MonitorService {
@@ -66,7 +66,7 @@ export class MonitorService {
   private readonly scheduler: Scheduler;
 
   constructor(private readonly o: MonitorOptions) {
-    this.scheduler = o.scheduler ?? new Scheduler({ log: o.log, clock: o.clock });
+    this.scheduler = o.scheduler;
   }
 
   /** The interval the scheduler runs at, in seconds; null when it is not running. */
