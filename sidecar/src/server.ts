@@ -80,6 +80,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           deps.log.error(`stopping ${f.name} failed`, { err: String(err) });
         }
       }
+      // no periodic work after this point, and none left touching the database when it closes
+      deps.scheduler.stop();
+      if (!(await deps.scheduler.idle(10_000))) deps.log.warn('periodic work still running after 10 s at shutdown; closing the database anyway');
       await deps.db.close();
     })());
   return { deps, app, fastPath, server, endpoints, url: `http://127.0.0.1:${port}`, port, close };

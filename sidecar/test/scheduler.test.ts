@@ -210,3 +210,44 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
   assert.deepEqual(s.deps.scheduler.list(), [], 'every job stops with the server');
   assert.equal(clock.pending(), 0);
 });
+
+test('idle() waits for the runs of stopped jobs too, and gives up after its timeout', async () => {
+  const { clock, sched } = setup();
+  let release!: () => void;
+  const job = sched.every('held', 100, () => new Promise<void>((r) => (release = r)));
+  clock.advance(100);
+  job.stop();
+  assert.equal(await sched.idle(20), false, 'the stopped job is still running');
+  let done = false;
+  const idle = sched.idle().then((v) => (done = v));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(done, false);
+  release();
+  await idle;
+  assert.equal(done, true);
+  assert.equal(await sched.idle(20), true);
+});
+
+test('closing the server stops every job and waits for a run in flight before the database closes', async () => {
+  const s = await startTestServer({}, {});
+  let release!: () => void;
+  const outcome: string[] = [];
+  const job = s.deps.scheduler.every('slow database job', 3_600_000, async () => {
+    await new Promise<void>((r) => (release = r));
+    try {
+      await s.deps.db.models.Peer.count();
+      outcome.push('query ran');
+    } catch (err) {
+      outcome.push(`query failed: ${String(err)}`);
+    }
+  });
+  const run = job.runNow();
+  const closed = s.close();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(outcome, [], 'close is waiting');
+  release();
+  await run;
+  await closed;
+  assert.deepEqual(outcome, ['query ran']);
+  assert.deepEqual(s.deps.scheduler.list(), []);
+});

@@ -33,7 +33,7 @@ export interface ManualClock extends Clock {
    * Like advance(), but after each timer that fires awaits settle() (e.g. the scheduler's idle()),
    * so async work started by one timer finishes before time moves on to the next.
    */
-  advanceAsync(ms: number, settle?: () => Promise<void>): Promise<void>;
+  advanceAsync(ms: number, settle?: () => Promise<unknown>): Promise<void>;
   /** Sets the time (forward or back) without firing timers. */
   set(ms: number): void;
   /** Timers driven by this clock. */
@@ -65,7 +65,7 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): ManualClock {
     }
     now = target;
   };
-  c.advanceAsync = async (ms: number, settle?: () => Promise<void>) => {
+  c.advanceAsync = async (ms: number, settle?: () => Promise<unknown>) => {
     const target = now + ms;
     for (let t = next(target); t; t = next(target)) {
       now = Math.max(now, t.due);

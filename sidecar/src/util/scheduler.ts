@@ -9,7 +9,8 @@
 // - job.runNow(): a run at once, outside the schedule (after the one in flight, if any); resolves
 //   when it is done and rejects with its error.
 // - job.reschedule(ms): a new interval from now; job.stop() / scheduler.stop(): no further ticks
-//   (a run in flight finishes); scheduler.idle(): resolves when no run is in flight.
+//   (a run in flight finishes); scheduler.idle(): resolves when no run is in flight, stopped jobs'
+//   included (the server waits for it before it closes the database).
 // - Time comes from the injected Timers: node's (systemTimers) in production, a manual clock's in
 //   tests (util/clock.ts manualClock), so a test advances time and sees jobs run without sleeping.
 import type { Logger } from './logger.js';
@@ -147,7 +148,10 @@ export class Job {
         finished = true;
       }
     })();
-    if (!finished) this.inFlight = p;
+    if (!finished) {
+      this.inFlight = p;
+      this.owner.track(p);
+    }
     return p;
   }
 }
@@ -157,6 +161,7 @@ export class Scheduler {
   readonly clock: Clock;
   readonly timers: Timers;
   private readonly jobs = new Map<string, Job>();
+  private readonly running = new Set<Promise<void>>();
 
   constructor(o: SchedulerOptions) {
     this.log = o.log;
@@ -191,9 +196,32 @@ export class Scheduler {
     return job.runNow();
   }
 
-  /** Resolves when no scheduled job has a run in flight. */
-  async idle(): Promise<void> {
-    for (const j of [...this.jobs.values()]) await j.idle();
+  /**
+   * Resolves true when no job, stopped ones included, has a run in flight (runs queued by runNow
+   * included); false when timeoutMs (node time) passes first.
+   */
+  async idle(timeoutMs?: number): Promise<boolean> {
+    const all = (async () => {
+      for (;;) {
+        const jobs = [...this.jobs.values()].filter((j) => j.running);
+        if (!this.running.size && !jobs.length) return true;
+        await Promise.all([...[...this.running].map((p) => p.catch(() => undefined)), ...jobs.map((j) => j.idle())]);
+      }
+    })();
+    if (timeoutMs === undefined) return all;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
+    try {
+      return await Promise.race([all, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** @internal every run in flight, of active and stopped jobs */
+  track(p: Promise<void>): void {
+    this.running.add(p);
+    void p.catch(() => undefined).finally(() => this.running.delete(p));
   }
 
   /** Stops every job (runs in flight finish). */
