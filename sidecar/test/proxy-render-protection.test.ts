@@ -118,7 +118,7 @@ test('basic auth: Caddy authentication handler with the stored bcrypt hash, befo
 test('route auth: /route-auth/* to the sidecar, forward auth to /route-auth/verify for the rest; other routes untouched', () => {
   const cfg = renderCaddyConfig(snapshotFor('protection-route-auth')) as any;
   const hosts = hostsOf(cfg, 'gatehouse_https');
-  assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'log_append', 'vars', 'invoke']);
+  assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
   const [pages, main] = hosts['login.example.com'].routes;
   assert.deepEqual(pages.match, [{ path: ['/route-auth/*'] }]);
   assert.deepEqual(pages.handle[0].upstreams, [{ dial: '127.0.0.1:3000' }]);
@@ -149,25 +149,25 @@ test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is l
   assert.deepEqual(shape(hosts['black.example.com']), ['[remote_ip]static_response:403', 'vars', 'invoke']);
   assert.deepEqual(hosts['black.example.com'].routes[0].match[0].remote_ip.ranges, ['203.0.113.7', '198.51.100.0/24']);
   assert.deepEqual(shape(hosts['empty-black.example.com']), ['vars', 'invoke']);
-  assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_https')['verify-filter.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'log_append', 'vars', 'invoke']);
+  assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_https')['verify-filter.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
 });
 
 test('rate limit: before basic auth (and for unprotected routes), after forward auth for route auth', () => {
   const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit')) as any;
   const tls = hostsOf(cfg, 'gatehouse_https');
   assert.deepEqual(shape(tls['basic-limited.example.com']), ['rate_limit', 'authentication', 'vars', 'invoke']);
-  assert.deepEqual(shape(tls['login-limited.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'log_append', 'rate_limit', 'vars', 'invoke']);
+  assert.deepEqual(shape(tls['login-limited.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'rate_limit', 'vars', 'invoke']);
   assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_http')['limited.example.com']), ['rate_limit', 'vars', 'invoke']);
   const zone = tls['basic-limited.example.com'].routes[0].handle[0].rate_limits.gatehouse_route_1;
   assert.deepEqual(zone, { key: '{http.request.remote.host}', max_events: 10, window: 60e9 });
-  assert.equal(tls['login-limited.example.com'].routes[1].handle[2].rate_limits.gatehouse_route_2.window, 15 * 60e9);
+  assert.equal(tls['login-limited.example.com'].routes[1].handle[1].rate_limits.gatehouse_route_2.window, 15 * 60e9);
 });
 
 test('everything at once keeps the order ACL → IP filter → rate limit → auth → rate limit → rest', () => {
   const cfg = renderCaddyConfig(snapshotFor('protection-all')) as any;
   const tls = hostsOf(cfg, 'gatehouse_https');
   // route auth: no IP filter in Caddy, the limit after forward auth
-  assert.deepEqual(shape(tls['all.example.com']), ['[not:remote_ip]static_response:403', '[path]reverse_proxy', 'reverse_proxy:forward_auth', 'log_append', 'rate_limit', 'encode', 'vars', 'invoke']);
+  assert.deepEqual(shape(tls['all.example.com']), ['[not:remote_ip]static_response:403', '[path]reverse_proxy', 'reverse_proxy:forward_auth', 'rate_limit', 'encode', 'vars', 'invoke']);
   assert.deepEqual(shape(tls['all-basic.example.com']), ['[not:remote_ip]static_response:403', 'rate_limit', 'authentication', 'vars', 'invoke']);
 });
 

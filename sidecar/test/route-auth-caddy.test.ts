@@ -86,7 +86,7 @@ test('routeAuthPagesRoute and forwardAuthRoutes', { skip: !haveCaddy && 'bin/cad
   assert.deepEqual(routes[0], routeAuthPagesRoute('app.example.com', '127.0.0.1:3000'));
   assert.deepEqual(forwardAuthRoutes({ domain: 'app.example.com' }, '127.0.0.1:3000'), [
     routeAuthPagesRoute('app.example.com', '127.0.0.1:3000'),
-    { handle: [forwardAuthHandler('app.example.com', '127.0.0.1:3000'), authUserLogHandler()] },
+    { handle: [routeAuthForwardHandler('app.example.com', '127.0.0.1:3000')] },
   ]);
   // log_append as `caddy adapt` prints it
   const log = adapt('log_append auth_user {http.request.header.X-Auth-User}\nrespond ok') as { handle: unknown[] }[];
@@ -100,9 +100,12 @@ test('routeAuthForwardHandler is forwardAuthHandler plus, on a successful verify
   assert.deepEqual({ ...h, handle_response: undefined }, { ...plain, handle_response: undefined });
   assert.deepEqual(h.handle_response[0].match, { status_code: [2] });
   assert.deepEqual(h.handle_response[0].routes.slice(0, copied), plain.handle_response[0].routes);
-  const [strip, drop] = h.handle_response[0].routes.slice(copied);
+  const [strip, drop, log, ...more] = h.handle_response[0].routes.slice(copied);
   assert.deepEqual(Object.keys(strip.handle[0].request.replace), ['Cookie']);
   assert.deepEqual(drop.handle[0].request.delete, ['Cookie']);
+  // Then the access-log field naming the signed-in account, in front of the rest of the chain.
+  assert.deepEqual(log, { handle: [authUserLogHandler()] });
+  assert.deepEqual(more, []);
   // The prefix covers every cookie route auth sets.
   for (const name of [cookieNameFor(7), `${cookieNameFor(7)}_p`, CSRF_COOKIE]) assert.ok(name.startsWith(ROUTE_AUTH_COOKIE_PREFIX), name);
 });
@@ -151,7 +154,7 @@ test('rateLimitHandler matches caddy adapt', { skip: !haveCaddy && 'bin/caddy no
   assert.deepEqual(r[0].handle[0], rateLimitHandler({ id: 7, rate_limit_requests: 100, rate_limit_window: '1m' }));
 });
 
-test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest; route auth: ACL → pages → forward auth (+ auth_user log field) → rate limit → rest', () => {
+test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest; route auth: ACL → pages → forward auth (its 2xx routes add the auth_user log field) → rate limit → rest', () => {
   const rest = [{ handler: 'reverse_proxy', upstreams: [{ dial: '10.8.0.2:80' }] }];
   const up = '127.0.0.1:3000';
   const limit = rateLimitHandler({ id: 7, rate_limit_requests: 10, rate_limit_window: '1m' });
@@ -165,7 +168,7 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
   assert.deepEqual(protectionRoutes(ra, { routeAuth: true, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, rest), [
     aclRoute(['10.8.0.2']),
     routeAuthPagesRoute('app.example.com', up),
-    { handle: [routeAuthForwardHandler('app.example.com', up), authUserLogHandler(), limit, ...rest] },
+    { handle: [routeAuthForwardHandler('app.example.com', up), limit, ...rest] },
   ]);
   assert.deepEqual(protectionRoutes(baseRoute(), { routeAuth: false, sidecarUpstream: up, aclAddresses: [] }, rest), [{ handle: rest }]);
   // A route with retries: its reverse_proxy routes (tail) follow the chain; an empty chain is left out.
@@ -173,7 +176,7 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
   assert.deepEqual(protectionRoutes(ra, { routeAuth: true, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [
     aclRoute(['10.8.0.2']),
     routeAuthPagesRoute('app.example.com', up),
-    { handle: [routeAuthForwardHandler('app.example.com', up), authUserLogHandler(), limit] },
+    { handle: [routeAuthForwardHandler('app.example.com', up), limit] },
     ...tail,
   ]);
   assert.deepEqual(protectionRoutes(baseRoute({ acl_enabled: true }), { routeAuth: false, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, [], tail), [aclRoute(['10.8.0.2']), ...tail]);

@@ -22,7 +22,7 @@
 import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../route-auth/ip.js';
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
 import type { PeerTarget } from '../render-context.js';
-import { authUserLogHandler, routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
+import { routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
 
 /** The route fields these builders read (a normalized route from src/routes/model.ts fits). */
 export interface ProtectedRoute {
@@ -144,7 +144,7 @@ export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions,
   const chain: CaddyHandler[] = [];
   if (opts.routeAuth) {
     out.push(routeAuthPagesRoute(route.domain, opts.sidecarUpstream));
-    chain.push(routeAuthForwardHandler(route.domain, opts.sidecarUpstream), authUserLogHandler());
+    chain.push(routeAuthForwardHandler(route.domain, opts.sidecarUpstream));
     if (limit) chain.push(limit);
   } else {
     if (limit) chain.push(limit);

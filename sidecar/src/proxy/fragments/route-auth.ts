@@ -69,18 +69,21 @@ export function stripRouteAuthCookies(): CaddyRoute[] {
 /**
  * The forward auth of a route-auth route: forwardAuthHandler, and on a successful verify (2xx) the
  * route-auth cookies are also removed from the request before it goes on to the backend (after the
- * identity headers are copied; verify itself received them).
+ * identity headers are copied; verify itself received them), and the access-log line gets the
+ * signed-in account (authUserLogHandler). Caddy compiles the 2xx routes in front of the rest of the
+ * chain, so the log field wraps the whole request as a handler placed after the forward auth would,
+ * while the route's own handler list keeps its order (forward auth, rate limit, ...).
  */
 export function routeAuthForwardHandler(domain: string, sidecarUpstream: string): CaddyHandler {
   const h = forwardAuthHandler(domain, sidecarUpstream);
   const [onSuccess] = h.handle_response as { match: unknown; routes: CaddyRoute[] }[];
-  onSuccess.routes.push(...stripRouteAuthCookies());
+  onSuccess.routes.push(...stripRouteAuthCookies(), { handle: [authUserLogHandler()] });
   return h;
 }
 
 /**
- * Caddyfile `log_append auth_user {http.request.header.X-Auth-User}` placed right after the forward
- * auth: the access-log line of a request that passed route auth names the account (the header was
+ * Caddyfile `log_append auth_user {http.request.header.X-Auth-User}`, run on a successful forward
+ * auth (routeAuthForwardHandler): the access-log line of a request that passed route auth names the account (the header was
  * just set from the verify answer; a visitor's own X-Auth-User was deleted first). Evaluated when
  * the response is done, from the request the forward auth updated.
  */
@@ -104,6 +107,6 @@ export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): Ca
 
 /** The route-auth pieces: the pages route, then a route whose handler is the forward auth (the rest follows it). */
 export function forwardAuthRoutes(route: { domain: string }, sidecarUpstream: string): CaddyRoute[] {
-  return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [forwardAuthHandler(route.domain, sidecarUpstream), authUserLogHandler()] }];
+  return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [routeAuthForwardHandler(route.domain, sidecarUpstream)] }];
 }
 
