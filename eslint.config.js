@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'sidecar/src/web/assets/**', 'bin/**', 'caddy-modules/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'bin/**', 'caddy-modules/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -519,7 +519,7 @@ test('wildcard routes: the login page resolves by Host, verify by X-Route-Domain
   assert.equal((await b.verify('/x')).status, 204);
 });
 
-test('the same verify straight on node http (deps.routeAuthFastPath) answers like the Koa one', async () => {
+test('the same verify straight on node http (Running.fastPath) answers like the Koa one', async () => {
   const r = await protectedRoute({ method: 'email_password', password: PASSWORD });
   const b = new Browser(s, r.domain);
   assert.equal((await passwordLogin(b)).status, 303);

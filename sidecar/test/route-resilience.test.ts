@@ -1,4 +1,4 @@
-// Route resilience (issue 6), sidecar side, no Caddy: the renderer's retry JSON is RETRY.md's
+// Route resilience, sidecar side, no Caddy: the renderer's retry JSON is RETRY.md's
 // character for character; bot_blocker_config / mirror_targets validation; circuit-breaker reports
 // (loopback + secret, stored without a proxy reload) and reset (400 when not enabled, re-render
 // with reset_at). Golden files for the handler shapes: proxy-render.test.ts.

@@ -6,7 +6,6 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import multer from '@koa/multer';
 import session from 'koa-session';
-import { z } from 'zod';
 import type { HttpDeps } from '../deps.js';
 import { errorMiddleware, zodFields } from './errors.js';
 import { clientIp, isSecure } from './client-ip.js';
@@ -193,9 +192,4 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
   app.use(router.allowedMethods({ throw: false }));
   for (const mw of opts.late ?? []) app.use(mw);
   return app;
-}
-
-/** For tests and the OpenAPI generator: a schema's JSON Schema. */
-export function jsonSchema(s: z.ZodType): unknown {
-  return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
 }

@@ -1,4 +1,4 @@
-// ProxyService (deps.proxy): the one way anything changes what Caddy serves.
+// ProxyService (ctx.proxy): the one way anything changes what Caddy serves.
 //
 // - transact(fn): the all-or-nothing write path. fn writes rows with the transaction it is given;
 //   the configuration is rendered from a snapshot read INSIDE that transaction and loaded into Caddy

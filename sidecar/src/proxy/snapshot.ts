@@ -51,7 +51,7 @@ async function readEnabledRoutes(db: Database, transaction?: Transaction): Promi
   return values.map((v) => valuesToRoute(index, chunks.length === 1 ? v : (v as unknown[][]).flat()));
 }
 
-/** Ids of the routes with a route-auth configuration (deps.routeAuth.protectedRouteIds), read in the same transaction. */
+/** Ids of the routes with a route-auth configuration (route-auth/models.ts protectedRouteIds), read in the same transaction. */
 export type ProtectedRouteIdsFn = (transaction?: Transaction) => Promise<Set<number>>;
 
 /**

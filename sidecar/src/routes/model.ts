@@ -76,11 +76,6 @@ export function blankRoute(now: number): Omit<Route, 'id'> {
   };
 }
 
-export const BOOLEAN_COLUMNS = [
-  'enabled', 'wol_enabled', 'https_enabled', 'backend_https', 'compress_enabled', 'bot_blocker_enabled', 'monitoring_enabled',
-  'ip_filter_enabled', 'acl_enabled', 'rate_limit_enabled', 'retry_enabled', 'circuit_breaker_enabled', 'mirror_enabled', 'debug_enabled',
-] as const;
-
 const toBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 const toNum = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Number(v));
 

@@ -68,21 +68,6 @@ const mac = z
   .regex(/^[0-9A-Fa-f]{2}([:-]?)[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}$/, 'must be a MAC address such as AA:BB:CC:DD:EE:FF')
   .transform((v) => v.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':'));
 
-/** An IPv4/IPv6 address or CIDR range, normalized (e.g. 192.168.1.0/24). */
-export const ipOrCidr = z
-  .string()
-  .trim()
-  .max(64)
-  .refine((v) => {
-    const [ip, bits, extra] = v.split('/');
-    if (extra !== undefined) return false;
-    const fam = net.isIP(ip);
-    if (!fam) return false;
-    if (bits === undefined) return true;
-    if (!/^\d{1,3}$/.test(bits)) return false;
-    return Number(bits) <= (fam === 4 ? 32 : 128);
-  }, 'must be an IP address or CIDR range such as 192.168.1.0/24');
-
 /** One IP filter rule as sent: an address/CIDR string or {value, note} (route-auth/ip.ts). */
 const ipRuleIn = z.union([z.string().max(64, 'at most 64 characters'), z.object({ value: z.string().max(64, 'at most 64 characters'), note: z.string().max(200).nullable().optional() })], {
   error: 'must be an IP address or CIDR range (a string, or an object {value, note})',

@@ -1,4 +1,4 @@
-// Routes: create, read, update, delete, toggle, batch; every write goes through deps.proxy.transact()
+// Routes: create, read, update, delete, toggle, batch; every write goes through ctx.proxy.transact()
 // so it is saved and live in Caddy, or neither (see proxy/service.ts).
 import dns from 'node:dns';
 import os from 'node:os';
@@ -46,7 +46,7 @@ export interface RoutesServiceOptions {
   proxy: ProxyService;
   /** DNS resolver for check-dns (tests point one at a local DNS server). */
   resolver?: dns.promises.Resolver;
-  /** Whether a route has a route-auth configuration (deps.routeAuth.hasRouteAuth), inside the write transaction. */
+  /** Whether a route has a route-auth configuration (route-auth/models.ts hasRouteAuth), inside the write transaction. */
   hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
 }
 
