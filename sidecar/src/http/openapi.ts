@@ -3,10 +3,43 @@ import { z } from 'zod';
 import { fullPath, scopeForPath, type Endpoint } from './registry.js';
 import { APP_VERSION } from '../version.js';
 
-function toJsonSchema(s: z.ZodType): Record<string, unknown> {
-  const js = z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+/** A request schema is what a client may send (io 'input': defaults make keys optional); a response schema what the server sends (io 'output'). */
+function toJsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
+  const js = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete js.$schema;
   return js;
+}
+
+const errorRef = (name = 'Error') => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } });
+
+/** Path prefixes (relative to /api/v1) whose writes go through Caddy or another upstream and can answer 502. */
+const UPSTREAM_PREFIXES = ['/routes', '/rdp', '/caddy', '/smtp', '/gateways'];
+
+/** The error statuses an endpoint can answer besides 400/401/403/429, derived from what it is. */
+function errorResponses(e: Endpoint): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (/:([A-Za-z_]+)/.test(e.path)) out['404'] = { description: 'No such resource (or unknown path)', ...errorRef() };
+  if (e.auth === 'admin' && e.method !== 'GET') out['409'] = { description: 'Conflict with the current state: a duplicate name, domain or port, a resource still in use. Route conflicts name the field and the route that holds the value.', ...errorRef('Conflict') };
+  if (e.multipart) out['413'] = { description: `Upload larger than ${e.multipart.maxBytes} bytes`, ...errorRef() };
+  if (e.path === '/login') {
+    out['401'] = { description: 'Invalid username or password', ...errorRef() };
+    out['423'] = { description: 'Account locked after too many failed logins', ...errorRef('Locked') };
+  }
+  if (e.method !== 'GET' && UPSTREAM_PREFIXES.some((p) => e.path === p || e.path.startsWith(`${p}/`))) out['502'] = { description: 'Caddy or another upstream (mail server, gateway companion) refused or failed', ...errorRef() };
+  return out;
+}
+
+/** The success response: the declared body schema, an export's CSV/JSON file, or the generic {ok: true, ...}. */
+function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unknown> } | undefined): Record<string, unknown> {
+  if (e.response) return { description: 'Success', content: { 'application/json': { schema: toJsonSchema(e.response, 'output') } } };
+  const format = JSON.stringify(queryJs?.properties?.format ?? '');
+  if (format.includes('"csv"')) {
+    return {
+      description: 'The export as a file (Content-Disposition: attachment): CSV with a header row for format=csv, a JSON array of the rows for format=json',
+      content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } } },
+    };
+  }
+  return { description: 'Success: {ok: true, ...}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ok' } } } };
 }
 
 export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> {
@@ -19,8 +52,9 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       operationId: `${e.method.toLowerCase()}${p.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     };
     const params: Record<string, unknown>[] = [...p.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: m[1] === 'id' ? { type: 'integer', minimum: 1 } : { type: 'string' } }));
+    let queryJs: { properties?: Record<string, unknown>; required?: string[] } | undefined;
     if (e.query) {
-      const js = toJsonSchema(e.query) as { properties?: Record<string, unknown>; required?: string[] };
+      const js = (queryJs = toJsonSchema(e.query) as { properties?: Record<string, unknown>; required?: string[] });
       for (const [name, schema] of Object.entries(js.properties ?? {})) params.push({ name, in: 'query', required: js.required?.includes(name) ?? false, schema });
     }
     if (params.length) op.parameters = params;
@@ -32,10 +66,11 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
     }
     const ok = String(e.status ?? 200);
     op.responses = {
-      [ok]: { description: 'Success: {ok: true, ...}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ok' } } } },
+      [ok]: successResponse(e, queryJs),
       '400': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated' }, '403': { description: 'Scope, role or CSRF refused' } } : {}),
-      '429': { description: 'Rate limit exceeded' },
+      ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated', ...errorRef() }, '403': { description: 'Scope, role or CSRF refused', ...errorRef() } } : {}),
+      ...errorResponses(e),
+      '429': { description: 'Rate limit exceeded', ...errorRef() },
     };
     if (e.auth === 'admin') {
       const scope = e.scope !== undefined ? e.scope : scopeForPath(e.path);
@@ -62,6 +97,17 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       schemas: {
         Ok: { type: 'object', properties: { ok: { const: true } }, required: ['ok'], additionalProperties: true },
         Error: { type: 'object', properties: { ok: { const: false }, error: { type: 'string' }, fields: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['ok', 'error'] },
+        Conflict: {
+          type: 'object',
+          properties: {
+            ok: { const: false },
+            error: { type: 'string' },
+            field: { type: 'string', description: 'the request field whose value conflicts (domain, l4_listen_port), when one does' },
+            route_id: { type: 'integer', description: 'the route that already holds the value, when it is a route' },
+          },
+          required: ['ok', 'error'],
+        },
+        Locked: { type: 'object', properties: { ok: { const: false }, error: { type: 'string' }, locked_until: { type: 'string', format: 'date-time' }, retry_after: { type: 'integer', description: 'seconds' } }, required: ['ok', 'error'] },
       },
     },
   };

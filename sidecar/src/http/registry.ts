@@ -71,6 +71,8 @@ export interface Endpoint<B = any, Q = any> {
   selfService?: boolean;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
+  /** The success body as served ({ok: true, ...}); declared in the OpenAPI document. */
+  response?: z.ZodType;
   /** multipart/form-data upload (the handler reads ctx.request.file). */
   multipart?: { field: string; maxBytes: number };
   rateLimit?: RateLimitName;

@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { requireFeature } from '../dns/gate.js';
-import { batchBody, configQuery, createPeerBody, hostnameBody, peerTrafficQuery, updatePeerBody } from './schema.js';
+import { batchBody, configQuery, createPeerBody, hostnameBody, peerCreatedResponse, peerListResponse, peerResponse, peerTrafficQuery, updatePeerBody } from './schema.js';
 
 export function peerEndpoints(deps: AppContext): Endpoint[] {
   const peers = () => deps.peers;
@@ -11,14 +11,14 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
   const tags = ['peers'];
   return [
     defineEndpoint({
-      method: 'GET', path: '/peers', summary: 'List peers (ordered by id) with paging; total is the number of all peers', tags, query: paging,
+      method: 'GET', path: '/peers', summary: 'List peers (ordered by id) with paging; total is the number of all peers', tags, query: paging, response: peerListResponse,
       handler: async ({ query }) => {
         const r = await peers().list(query);
         return { peers: r.peers, total: r.total, limit: query.limit, offset: query.offset };
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/peers', status: 201, tags, body: createPeerBody,
+      method: 'POST', path: '/peers', status: 201, tags, body: createPeerBody, response: peerCreatedResponse,
       summary: 'Create a peer: address allocated from the subnet, keys and preshared key generated server-side; 409 on a duplicate name or a full subnet',
       handler: async ({ body }, ctx) => {
         const peer = await peers().create(body, actingUserId(ctx.state.principal));
@@ -33,11 +33,11 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ body }, ctx) => ({ action: body.action, ...(await peers().batch(body.action, body.ids, actingUserId(ctx.state.principal))) }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/peers/:id', summary: 'One peer', tags,
+      method: 'GET', path: '/peers/:id', summary: 'One peer', tags, response: peerResponse,
       handler: async ({ params }) => ({ peer: await peers().get(id(params)) }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/peers/:id', tags, body: updatePeerBody,
+      method: 'PUT', path: '/peers/:id', tags, body: updatePeerBody, response: peerResponse,
       summary: 'Partial update; changes to enabled, expires_at, allowed_ips or keys are applied to the tunnel at once',
       handler: async ({ params, body }, ctx) => ({ peer: await peers().update(id(params), body, actingUserId(ctx.state.principal)) }),
     }),

@@ -110,3 +110,43 @@ export const hostnameBody = z.object({ hostname: hostnameValue.nullable() });
 
 export const configQuery = z.object({ download: z.enum(['0', '1', 'true', 'false']).optional() });
 export const peerTrafficQuery = z.object({ period: z.enum(['24h', '7d', '30d']).default('24h') });
+
+// Response schemas (the OpenAPI document declares them; test/openapi-responses.test.ts checks real answers against the document).
+const isoDate = z.string().meta({ format: 'date-time' });
+/** The Peer JSON of SPEC.md (peers/view.ts toPeerView). */
+export const peerView = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    peer_type: z.enum(['regular', 'gateway']),
+    is_gateway: z.boolean(),
+    enabled: z.union([z.literal(1), z.literal(0)]),
+    allowed_ips: z.string(),
+    address: z.string(),
+    public_key: z.string(),
+    dns: z.string().nullable(),
+    persistent_keepalive: z.number().int().nullable(),
+    tags: z.string(),
+    group_id: z.number().int().nullable(),
+    hostname: z.string().nullable(),
+    hostname_source: z.enum(['admin', 'agent']),
+    expires_at: isoDate.nullable(),
+    expired: z.boolean(),
+    api_port: z.number().int().nullable(),
+    total_rx: z.number(),
+    total_tx: z.number(),
+    latestHandshake: z.number().nullable(),
+    isOnline: z.boolean(),
+    endpoint: z.string().nullable(),
+    created_at: isoDate,
+    updated_at: isoDate,
+  })
+  .meta({ description: 'A peer (SPEC Peer)' });
+export const peerListResponse = z.object({ ok: z.literal(true), peers: z.array(peerView), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const peerResponse = z.object({ ok: z.literal(true), peer: peerView });
+export const peerCreatedResponse = z.object({
+  ok: z.literal(true),
+  peer: peerView,
+  gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }).optional().meta({ description: 'only when is_gateway: the companion tokens and gateway.env, shown once' }),
+});

@@ -1,23 +1,15 @@
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
-import { defineEndpoint, SCOPES, type Endpoint } from '../http/registry.js';
-import { dateInput, text } from '../http/fields.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { createTokenBody, tokenCreatedResponse, tokenListResponse, tokenRecordResponse } from './schema.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 
-const createBody = z.object({
-  name: text({ min: 1, max: 128 }),
-  scopes: z.array(z.enum(SCOPES)).min(1, 'at least one scope'),
-  expires_at: dateInput.nullable().optional(),
-  user_id: z.number().int().positive().nullable().optional(),
-  peer_id: z.number().int().positive().nullable().optional(),
-});
 
 export function tokenEndpoints(deps: AppContext): Endpoint[] {
   return [
-    defineEndpoint({ method: 'GET', path: '/tokens', adminRole: true, summary: 'List API tokens (never the token itself)', tags: ['tokens'], handler: async () => ({ tokens: await deps.tokens.list() }) }),
+    defineEndpoint({ method: 'GET', path: '/tokens', adminRole: true, summary: 'List API tokens (never the token itself)', tags: ['tokens'], response: tokenListResponse, handler: async () => ({ tokens: await deps.tokens.list() }) }),
     defineEndpoint({
-      method: 'POST', path: '/tokens', adminRole: true, status: 201, summary: 'Create an API token; the plaintext gth_… token is returned once', tags: ['tokens'], body: createBody,
+      method: 'POST', path: '/tokens', adminRole: true, status: 201, summary: 'Create an API token; the plaintext gth_… token is returned once', tags: ['tokens'], body: createTokenBody, response: tokenCreatedResponse,
       handler: async ({ body }, ctx) => {
         if (body.expires_at != null && body.expires_at <= deps.clock()) throw validation('Validation failed', { expires_at: 'must be in the future' });
         if (body.user_id != null && !(await deps.db.models.User.findByPk(body.user_id))) throw validation('Validation failed', { user_id: 'no such user' });
@@ -30,7 +22,7 @@ export function tokenEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params }, ctx) => { await deps.tokens.remove(params.id as number, actingUserId(ctx.state.principal)); return {}; },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/tokens/:id/fingerprint', adminRole: true, summary: 'Reset the machine-fingerprint binding; the next use binds again', tags: ['tokens'],
+      method: 'DELETE', path: '/tokens/:id/fingerprint', adminRole: true, summary: 'Reset the machine-fingerprint binding; the next use binds again', tags: ['tokens'], response: tokenRecordResponse,
       handler: async ({ params }, ctx) => ({ record: await deps.tokens.resetFingerprint(params.id as number, actingUserId(ctx.state.principal)) }),
     }),
   ];

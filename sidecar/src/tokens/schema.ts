@@ -1,0 +1,34 @@
+// Request and response schemas of the API-token endpoints.
+import { z } from 'zod';
+import { SCOPES } from '../http/registry.js';
+import { dateInput, text } from '../http/fields.js';
+
+export const createTokenBody = z.object({
+  name: text({ min: 1, max: 128 }),
+  scopes: z.array(z.enum(SCOPES)).min(1, 'at least one scope'),
+  expires_at: dateInput.nullable().optional(),
+  user_id: z.number().int().positive().nullable().optional(),
+  peer_id: z.number().int().positive().nullable().optional(),
+});
+
+const isoDate = z.string().meta({ format: 'date-time' });
+/** tokens/service.ts TokenView: never the token itself. */
+export const tokenView = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    token_hint: z.string(),
+    scopes: z.array(z.enum(SCOPES)),
+    expires_at: isoDate.nullable(),
+    expired: z.boolean(),
+    user_id: z.number().int().nullable(),
+    peer_id: z.number().int().nullable(),
+    fingerprint_bound: z.boolean(),
+    fingerprint_bound_at: isoDate.nullable(),
+    last_used_at: isoDate.nullable(),
+    created_at: isoDate,
+  })
+  .meta({ description: 'An API token (never the token itself)' });
+export const tokenListResponse = z.object({ ok: z.literal(true), tokens: z.array(tokenView) });
+export const tokenCreatedResponse = z.object({ ok: z.literal(true), token: z.string().meta({ description: 'the plaintext gth_… token, shown once' }), record: tokenView });
+export const tokenRecordResponse = z.object({ ok: z.literal(true), record: tokenView });

@@ -1,0 +1,81 @@
+// The OpenAPI document against real answers: declared response schemas validate what the server
+// sends (through z.fromJSONSchema on the document itself, not the source zod schemas), error
+// statuses that occur are declared, exports declare their file bodies, request bodies keep `required`.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+
+let s: TestServer;
+let h: Record<string, string>;
+let doc: any;
+before(async () => {
+  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' });
+  h = bearer(await apiToken(s));
+  doc = (await s.req('/api/v1/openapi.json', { headers: h })).data;
+});
+after(async () => s.close());
+
+const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h } });
+
+function declared(p: string, method: string, status: number): z.ZodType {
+  const schema = doc.paths[p]?.[method]?.responses?.[String(status)]?.content?.['application/json']?.schema;
+  assert.ok(schema, `${method} ${p} declares a JSON body for ${status}`);
+  const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+  return z.fromJSONSchema(resolved);
+}
+
+function matches(p: string, method: string, res: { status: number; data: unknown }): void {
+  const r = declared(p, method, res.status).safeParse(res.data);
+  assert.ok(r.success, `${method} ${p} ${res.status}: ${JSON.stringify(r.error?.issues)}\n${JSON.stringify(res.data).slice(0, 400)}`);
+}
+
+test('peers and tokens: real answers match the response schemas the document declares', async () => {
+  const created = await api('/peers', { method: 'POST', json: { name: 'oa-peer', expires_at: '2030-01-01', tags: 'a,b' } });
+  assert.equal(created.status, 201);
+  matches('/api/v1/peers', 'post', created);
+  const id = created.data.peer.id;
+  matches('/api/v1/peers', 'get', await api('/peers'));
+  matches('/api/v1/peers/{id}', 'get', await api(`/peers/${id}`));
+  matches('/api/v1/peers/{id}', 'put', await api(`/peers/${id}`, { method: 'PUT', json: { description: 'changed' } }));
+  const gw = await api('/peers', { method: 'POST', json: { name: 'oa-gateway', is_gateway: true, api_port: 8080 } });
+  assert.equal(gw.status, 201, JSON.stringify(gw.data));
+  matches('/api/v1/peers', 'post', gw);
+  const tok = await api('/tokens', { method: 'POST', json: { name: 'oa-token', scopes: ['logs'], expires_at: '2031-01-01T00:00:00' } });
+  assert.equal(tok.status, 201);
+  matches('/api/v1/tokens', 'post', tok);
+  matches('/api/v1/tokens', 'get', await api('/tokens'));
+  matches('/api/v1/tokens/{id}/fingerprint', 'delete', await api(`/tokens/${tok.data.record.id}/fingerprint`, { method: 'DELETE' }));
+});
+
+test('the declared response schemas are strict enough to fail: a missing or extra field is refused', () => {
+  const peer = declared('/api/v1/peers/{id}', 'get', 200);
+  assert.equal(peer.safeParse({ ok: true, peer: { id: 1 } }).success, false);
+  assert.equal(declared('/api/v1/tokens', 'get', 200).safeParse({ ok: true, tokens: [{ id: 1, name: 'x', token_hash: 'leak' }] }).success, false);
+});
+
+test('error statuses that occur are declared with the body they carry: 404, 409 (field, route_id), 423, 502', async () => {
+  const missing = await api('/peers/424242');
+  assert.equal(missing.status, 404);
+  matches('/api/v1/peers/{id}', 'get', missing);
+  await api('/peers', { method: 'POST', json: { name: 'oa-dup' } });
+  const dup = await api('/peers', { method: 'POST', json: { name: 'oa-dup' } });
+  assert.equal(dup.status, 409);
+  matches('/api/v1/peers', 'post', dup);
+  const conflict = doc.components.schemas.Conflict;
+  assert.ok(conflict.properties.field && conflict.properties.route_id, 'the conflict body documents field and route_id');
+  assert.ok(doc.paths['/login'].post.responses['423'], 'a locked login is declared');
+  assert.ok(doc.paths['/api/v1/routes'].post.responses['502'], 'a configuration Caddy refuses is declared');
+  assert.ok(doc.paths['/api/v1/routes'].post.responses['409']);
+});
+
+test('exports declare their file bodies; request bodies keep their required lists', () => {
+  const exp = doc.paths['/api/v1/logs/activity/export'].get.responses['200'].content;
+  assert.deepEqual(exp['text/csv'].schema, { type: 'string' });
+  assert.equal(exp['application/json'].schema.type, 'array');
+  const req = (p: string, m: string) => doc.paths[p][m].requestBody.content['application/json'].schema.required;
+  assert.deepEqual(req('/api/v1/tokens', 'post').sort(), ['name', 'scopes']);
+  assert.deepEqual(req('/api/v1/peers', 'post'), ['name']);
+  assert.deepEqual(req('/api/v1/routes', 'post'), ['domain']);
+  assert.deepEqual(req('/api/v1/smtp', 'put').sort(), ['from', 'host', 'port']);
+});
