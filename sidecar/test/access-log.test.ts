@@ -185,6 +185,15 @@ test('debug_enabled: the trace of a debugged route shows request and response he
   const stored = (await s.deps.db.sequelize.query("SELECT debug FROM access_log WHERE uri = '/after-debug'", { plain: true })) as { debug: string | null };
   assert.equal(stored.debug, null);
   assert.equal((await call(`/routes/${routeId}`, 'PUT', { debug_enabled: true })).status, 200);
+  // headers are kept only for the newest 100 requests of the route (what the trace shows)
+  let many = '';
+  for (let i = 0; i < 130; i++) many += fullLine('logged.example.com', `/burst/${i}`);
+  fs.appendFileSync(file, many);
+  const burst = await call(`/routes/${routeId}/trace`);
+  assert.equal(burst.data.requests.length, 100);
+  assert.ok(burst.data.requests.every((x: any) => x.request_headers), 'the trace shows headers for all it lists');
+  const withHeaders = (await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ? AND debug IS NOT NULL', { replacements: [routeId], plain: true })) as { n: number | string };
+  assert.equal(Number(withHeaders.n), 100);
 });
 
 test('auth_user: who route auth signed in, from the line into the access log and the trace', async () => {

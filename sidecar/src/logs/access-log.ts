@@ -19,7 +19,9 @@
 //   log_append after the forward auth; see proxy/fragments/route-auth.ts).
 // - debug: for a route with debug_enabled at ingestion time, the request and response headers of
 //   the line (Caddy redacts Cookie, Set-Cookie and Authorization; redacted here too), at most
-//   DEBUG_MAX_CHARS of JSON; null otherwise.
+//   DEBUG_MAX_CHARS of JSON, kept for the newest TRACE_LIMIT rows of the route (what the trace
+//   shows; older rows drop theirs, so a busy debugged route cannot fill the database); null
+//   otherwise.
 import fs from 'node:fs';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
@@ -234,6 +236,14 @@ export class AccessLogService {
     }
     const after = await this.maxId();
     if (after > this.maxRows) await this.db.sequelize.query('DELETE FROM access_log WHERE id <= ?', { replacements: [after - this.maxRows] });
+    // Headers are kept only where the trace can show them: the newest TRACE_LIMIT rows of a route.
+    const debugged = new Set(rows.filter((r) => r.debug !== null && r.route_id !== null).map((r) => r.route_id as number));
+    for (const routeId of debugged) {
+      await this.db.sequelize.query(
+        'UPDATE access_log SET debug = NULL WHERE route_id = ? AND debug IS NOT NULL AND id < (SELECT MIN(k.id) FROM (SELECT id FROM access_log WHERE route_id = ? AND debug IS NOT NULL ORDER BY id DESC LIMIT ?) k)',
+        { replacements: [routeId, routeId, TRACE_LIMIT] },
+      );
+    }
     const n = (await this.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE id > ?', { replacements: [before], type: QueryTypes.SELECT })) as { n: number | string }[];
     return Number(n[0]?.n ?? 0);
   }
