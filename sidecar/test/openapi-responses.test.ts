@@ -21,6 +21,7 @@ const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/
 function declared(p: string, method: string, status: number): z.ZodType {
   const schema = doc.paths[p]?.[method]?.responses?.[String(status)]?.content?.['application/json']?.schema;
   assert.ok(schema, `${method} ${p} declares a JSON body for ${status}`);
+  if (status < 300) assert.notEqual(schema.$ref, '#/components/schemas/Ok', `${method} ${p} declares its own success body, not the generic {ok: true, ...}`);
   const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
   return z.fromJSONSchema(resolved);
 }
@@ -46,6 +47,20 @@ test('peers and tokens: real answers match the response schemas the document dec
   matches('/api/v1/tokens', 'post', tok);
   matches('/api/v1/tokens', 'get', await api('/tokens'));
   matches('/api/v1/tokens/{id}/fingerprint', 'delete', await api(`/tokens/${tok.data.record.id}/fingerprint`, { method: 'DELETE' }));
+});
+
+test('peer groups and tags: real answers match the declared response schemas', async () => {
+  const g = await api('/peer-groups', { method: 'POST', json: { name: 'oa-group', color: '#3b82f6' } });
+  assert.equal(g.status, 201, JSON.stringify(g.data));
+  matches('/api/v1/peer-groups', 'post', g);
+  matches('/api/v1/peer-groups', 'get', await api('/peer-groups'));
+  matches('/api/v1/peer-groups/{id}', 'get', await api(`/peer-groups/${g.data.group.id}`));
+  matches('/api/v1/peer-groups/{id}', 'put', await api(`/peer-groups/${g.data.group.id}`, { method: 'PUT', json: { description: 'd' } }));
+  await api('/tags', { method: 'POST', json: { name: 'oa-tag' } });
+  const again = await api('/tags', { method: 'POST', json: { name: 'OA-TAG' } });
+  assert.equal(again.status, 200);
+  matches('/api/v1/tags', 'post', again);
+  matches('/api/v1/tags', 'get', await api('/tags'));
 });
 
 test('the declared response schemas are strict enough to fail: a missing or extra field is refused', () => {
