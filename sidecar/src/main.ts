@@ -1,6 +1,6 @@
 // Composition root: read config, start everything, stop on SIGTERM/SIGINT.
 import { ConfigError, loadConfig } from './config.js';
-import { startServer } from './server.js';
+import { startServer, type Running } from './server.js';
 
 async function main(): Promise<void> {
   let config;
@@ -13,10 +13,17 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const running = await startServer(config);
-  running.deps.log.info(`gatehouse listening on http://${config.bind}:${running.port}`, { dataDir: config.dataDir, database: running.deps.db.dialect });
+  // The handlers are installed before the server starts: a signal that arrives while the features
+  // start (the HTTP server already answers then) is kept and acted on once startServer() returns,
+  // instead of node's default (killed, no graceful close).
+  const state: { running?: Running; pending?: string } = {};
   let stopping = false;
   const stop = async (signal: string) => {
+    const { running } = state;
+    if (!running) {
+      state.pending ??= signal;
+      return;
+    }
     if (stopping) return;
     stopping = true;
     running.deps.log.info(`${signal}: shutting down`);
@@ -30,6 +37,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  const running = (state.running = await startServer(config));
+  running.deps.log.info(`gatehouse listening on http://${config.bind}:${running.port}`, { dataDir: config.dataDir, database: running.deps.db.dialect });
+  if (state.pending) await stop(state.pending);
 }
 
 main().catch((err) => {

@@ -50,3 +50,34 @@ test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.T
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('SIGTERM while the features are still starting (the API already answers) still closes gracefully and exits 0', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-shutdown-'));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '..', 'src', 'main.ts')], {
+    env: { ...process.env, GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_ADMIN_PASSWORD: 'shutdown-pass-1', GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    // The signal goes out the moment the listener accepts a connection, before startServer() returns.
+    for (let i = 0; i < 1000; i++) {
+      const up = await new Promise<boolean>((resolve) => {
+        const s = net.connect(port, '127.0.0.1');
+        s.once('connect', () => (s.destroy(), resolve(true)));
+        s.once('error', () => resolve(false));
+      });
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, out);
+    assert.match(out, /SIGTERM: shutting down/);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
