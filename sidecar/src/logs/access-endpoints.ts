@@ -1,0 +1,32 @@
+// The reverse proxy's access log (ingested from Caddy's JSON log by logs/access-log.ts, ctx.accessLog):
+// GET /logs/access and /logs/access/export.
+import { z } from 'zod';
+import type { AppContext } from '../app-context.js';
+import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
+import { sendExport } from './endpoints.js';
+
+const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
+const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
+
+export function accessLogEndpoints(deps: AppContext): Endpoint[] {
+  const access = () => deps.accessLog;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/logs/access', summary: 'Access log of the reverse proxy, newest first (limit, offset)', tags: ['logs'], query: paging,
+      handler: async ({ query }) => {
+        await access().poll();
+        const r = await access().list(query);
+        return { entries: r.entries.map(withTime), total: r.total };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/logs/access/export', summary: 'Access log as a CSV or JSON download (format=csv|json, limit)', tags: ['logs'],
+      query: z.object({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) }),
+      handler: async ({ query }, ctx) => {
+        await access().poll();
+        const { entries } = await access().list({ limit: query.limit, offset: 0 });
+        sendExport(ctx, 'access-log', query.format, entries.map(withTime) as unknown as Record<string, unknown>[], ['time', ...ACCESS_COLUMNS]);
+      },
+    }),
+  ];
+}

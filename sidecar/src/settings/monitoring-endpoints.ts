@@ -1,0 +1,29 @@
+// GET/PUT /settings/monitoring: the uptime monitoring interval (a change applies at once).
+import { z } from 'zod';
+import type { AppContext } from '../app-context.js';
+import { actingUserId } from '../http/auth.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/monitor.js';
+import { MONITOR_INTERVAL_KEY, monitorInterval } from '../resilience/monitor-settings.js';
+
+export function monitoringSettingsEndpoints(deps: AppContext): Endpoint[] {
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/settings/monitoring', summary: 'Uptime monitoring settings: interval_seconds (how often every monitored route is checked)', tags: ['settings'],
+      handler: async () => ({ monitoring: { interval_seconds: await monitorInterval(deps) } }),
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/settings/monitoring', summary: `Change the uptime monitoring interval ({interval_seconds}, ${MIN_MONITOR_INTERVAL_S}–${MAX_MONITOR_INTERVAL_S}); applies at once`, tags: ['settings'],
+      body: z.object({ interval_seconds: z.number({ error: 'must be a number of seconds' }).int('must be a whole number of seconds').min(MIN_MONITOR_INTERVAL_S).max(MAX_MONITOR_INTERVAL_S) }),
+      handler: async ({ body }, ctx) => {
+        const before = await monitorInterval(deps);
+        await deps.settings.set(MONITOR_INTERVAL_KEY, body.interval_seconds);
+        deps.monitor.reschedule(body.interval_seconds);
+        if (before !== body.interval_seconds) {
+          await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: `Uptime monitoring interval set to ${body.interval_seconds} s`, details: { interval_seconds: body.interval_seconds, previous: before }, user_id: actingUserId(ctx.state.principal) });
+        }
+        return { monitoring: { interval_seconds: body.interval_seconds } };
+      },
+    }),
+  ];
+}
