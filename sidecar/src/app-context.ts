@@ -41,7 +41,7 @@ import { proxySettings } from './proxy/snapshot.js';
 import { CaddySupervisor } from './proxy/supervisor.js';
 import { RoutesService } from './routes/service.js';
 import { SmtpService, type Mailer } from './smtp/service.js';
-import { hasRouteAuth, protectedRouteIds, routeAuthModels } from './route-auth/models.js';
+import { hasRouteAuth, protectedRouteIds, type RouteAuthModels } from './route-auth/models.js';
 import { RouteAuthService } from './route-auth/service.js';
 import { GatewaysService } from './gateways/service.js';
 import { TunnelListener } from './gateways/tunnel-listener.js';
@@ -136,7 +136,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   const health: HealthCheck[] = [];
 
   // proxy: render + load (coalesced, all-or-nothing writes); the Caddy supervisor when managed
-  const raModels = routeAuthModels(db.sequelize);
+  const raModels: RouteAuthModels = db.models;
   const client = config.manageCaddy ? new CaddyAdminClient(config.caddyAdmin) : null;
   const proxy = new ProxyService({ db, settings: proxySettings(config), clock, log, client, protectedRouteIds: (t) => protectedRouteIds(raModels, t), events });
   let caddySupervisor: CaddySupervisor | null = null;

@@ -1,6 +1,12 @@
 // Sequelize models. Tables are created by migrations (never by sync); models only describe them.
 // All times are epoch milliseconds (BIGINT), set by the services from their injectable clock.
-import { DataTypes, Model, type ModelStatic, type Sequelize } from 'sequelize';
+// Every model is declared the one way db/define.ts describes; defineModels() registers them all once.
+import { DataTypes, type Sequelize } from 'sequelize';
+import { flagColumn, idColumn, msColumn, tableOpts, type M } from './define.js';
+import { defineRouteAuthModels } from '../route-auth/models.js';
+import { defineGatewayModels } from '../gateways/model.js';
+
+export type { M } from './define.js';
 
 export interface UserRow {
   id: number;
@@ -27,12 +33,9 @@ export interface ActivityRow {
   user_id: number | null; ip: string | null; created_at: number;
 }
 
-// A typed model: rows come back as plain objects with `raw: true`.
-export type M<T extends object> = ModelStatic<Model<T, Partial<T>>>;
-
-const opts = (tableName: string) => ({ tableName, timestamps: false });
-const id = () => ({ type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true });
-const ms = () => ({ type: DataTypes.BIGINT, allowNull: false });
+const opts = tableOpts;
+const id = idColumn;
+const ms = msColumn;
 
 export function defineModels(s: Sequelize) {
   const User = s.define('User', {
@@ -57,7 +60,7 @@ export function defineModels(s: Sequelize) {
     id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT,
     details: DataTypes.TEXT, user_id: DataTypes.INTEGER, ip: DataTypes.STRING, created_at: ms(),
   }, opts('activity_log')) as unknown as M<ActivityRow>;
-  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s) };
+  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s) };
 }
 
 export type Models = ReturnType<typeof defineModels>;
@@ -88,7 +91,7 @@ export interface RouteRow {
 }
 
 function definePeerRouteModels(s: Sequelize) {
-  const b = () => ({ type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
+  const b = flagColumn;
   const PeerGroup = s.define('PeerGroup', {
     id: id(), name: DataTypes.STRING, color: DataTypes.STRING, description: DataTypes.STRING, created_at: ms(), updated_at: ms(),
   }, opts('peer_groups')) as unknown as M<PeerGroupRow>;

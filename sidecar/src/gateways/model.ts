@@ -1,7 +1,7 @@
-// The `gateways` table (migration 020_gateways) as a Sequelize model. Defined here, next to the only
-// code that uses it, rather than in db/models.ts.
+// The `gateways` table (migration 020_gateways) as a Sequelize model, next to the only code that
+// uses it, declared the one way db/define.ts describes and registered once by db/models.ts defineModels().
 import { DataTypes, type Sequelize } from 'sequelize';
-import type { M } from '../db/models.js';
+import { msColumn, tableOpts, type M } from '../db/define.js';
 
 export interface GatewayRow {
   peer_id: number;
@@ -22,28 +22,12 @@ export interface GatewayRow {
   updated_at: number;
 }
 
-export function gatewayModel(s: Sequelize): M<GatewayRow> {
-  if (s.models.Gateway) return s.models.Gateway as unknown as M<GatewayRow>;
-  return s.define(
-    'Gateway',
-    {
-      peer_id: { type: DataTypes.INTEGER, primaryKey: true },
-      api_token_hash: DataTypes.STRING,
-      push_token_enc: DataTypes.TEXT,
-      token_hint: DataTypes.STRING,
-      tokens_issued_at: DataTypes.BIGINT,
-      last_seen_at: DataTypes.BIGINT,
-      health: DataTypes.TEXT,
-      healthy: DataTypes.BOOLEAN,
-      health_reason: DataTypes.STRING,
-      reported_config_hash: DataTypes.STRING,
-      status: DataTypes.STRING,
-      status_reason: DataTypes.STRING,
-      status_changed_at: DataTypes.BIGINT,
-      traffic: DataTypes.TEXT,
-      created_at: { type: DataTypes.BIGINT, allowNull: false },
-      updated_at: { type: DataTypes.BIGINT, allowNull: false },
-    },
-    { tableName: 'gateways', timestamps: false },
-  ) as unknown as M<GatewayRow>;
+export function defineGatewayModels(s: Sequelize): { Gateway: M<GatewayRow> } {
+  const Gateway = s.define('Gateway', {
+    peer_id: { type: DataTypes.INTEGER, primaryKey: true }, api_token_hash: DataTypes.STRING, push_token_enc: DataTypes.TEXT,
+    token_hint: DataTypes.STRING, tokens_issued_at: DataTypes.BIGINT, last_seen_at: DataTypes.BIGINT, health: DataTypes.TEXT,
+    healthy: DataTypes.BOOLEAN, health_reason: DataTypes.STRING, reported_config_hash: DataTypes.STRING, status: DataTypes.STRING,
+    status_reason: DataTypes.STRING, status_changed_at: DataTypes.BIGINT, traffic: DataTypes.TEXT, created_at: msColumn(), updated_at: msColumn(),
+  }, tableOpts('gateways')) as unknown as M<GatewayRow>;
+  return { Gateway };
 }

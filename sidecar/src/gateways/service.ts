@@ -28,7 +28,7 @@ import { rowToRoute } from '../routes/model.js';
 import type { WireGuardService } from '../wireguard/service.js';
 import type { PeersService } from '../peers/service.js';
 import { buildGatewayConfig, gatewayConfigHash } from './config.js';
-import { gatewayModel, type GatewayRow } from './model.js';
+import type { GatewayRow } from './model.js';
 import {
   GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, renderGatewayEnv,
   type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
@@ -121,7 +121,7 @@ export class GatewaysService implements GatewayAuth {
     private readonly peers: PeersService,
     private readonly wg: WireGuardService,
   ) {
-    this.Gateway = gatewayModel(deps.db.sequelize);
+    this.Gateway = deps.db.models.Gateway;
     this.thresholds = { offlineAfterMs: deps.config.gateways.offlineAfterMs };
     this.watchTables();
   }

@@ -1,7 +1,7 @@
-// Sequelize models of the route-auth tables (migration 011_route_auth). Defined here, on the shared
-// Sequelize instance, so the feature stays self-contained.
+// Sequelize models of the route-auth tables (migrations 011_route_auth, 040_route_auth_users),
+// declared the one way db/define.ts describes and registered once by db/models.ts defineModels().
 import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { M } from '../db/models.js';
+import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 
 export type LoginMethod = 'email_password' | 'email_code' | 'totp';
 export type SecondFactor = 'email_code' | 'totp';
@@ -77,21 +77,13 @@ export interface RouteAuthModels {
   RouteAuthUserTotp: M<RouteAuthUserTotpRow>;
 }
 
-const opts = (tableName: string) => ({ tableName, timestamps: false });
-const ms = () => ({ type: DataTypes.BIGINT, allowNull: false });
+const opts = tableOpts;
+const ms = msColumn;
 
-export function routeAuthModels(s: Sequelize): RouteAuthModels {
-  if (s.isDefined('RouteAuth')) {
-    return {
-      RouteAuth: s.model('RouteAuth') as any,
-      RouteAuthSession: s.model('RouteAuthSession') as any,
-      RouteAuthCode: s.model('RouteAuthCode') as any,
-      RouteAuthUserTotp: s.model('RouteAuthUserTotp') as any,
-    };
-  }
-  const bool = () => ({ type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
+export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
+  const bool = flagColumn;
   const RouteAuth = s.define('RouteAuth', {
-    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+    id: idColumn(),
     route_id: DataTypes.INTEGER, method: DataTypes.STRING, two_factor_enabled: bool(), two_factor_method: DataTypes.STRING,
     email: DataTypes.STRING, password_hash: DataTypes.STRING, totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT,
     totp_active: bool(), totp_last_step: DataTypes.BIGINT, session_max_age: ms(), title: DataTypes.STRING, description: DataTypes.STRING,
@@ -103,11 +95,11 @@ export function routeAuthModels(s: Sequelize): RouteAuthModels {
     user_id: DataTypes.INTEGER, subject: DataTypes.STRING,
   }, opts('route_auth_sessions')) as unknown as M<RouteAuthSessionRow>;
   const RouteAuthCode = s.define('RouteAuthCode', {
-    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true }, route_id: DataTypes.INTEGER, email: DataTypes.STRING,
+    id: idColumn(), route_id: DataTypes.INTEGER, email: DataTypes.STRING,
     code_hash: DataTypes.STRING, expires_at: ms(), used_at: DataTypes.BIGINT, attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 }, sent_at: ms(),
   }, opts('route_auth_codes')) as unknown as M<RouteAuthCodeRow>;
   const RouteAuthUserTotp = s.define('RouteAuthUserTotp', {
-    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true }, route_id: DataTypes.INTEGER, user_id: DataTypes.INTEGER,
+    id: idColumn(), route_id: DataTypes.INTEGER, user_id: DataTypes.INTEGER,
     totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT, totp_active: bool(), totp_last_step: DataTypes.BIGINT, created_at: ms(), updated_at: ms(),
   }, opts('route_auth_user_totp')) as unknown as M<RouteAuthUserTotpRow>;
   return { RouteAuth, RouteAuthSession, RouteAuthCode, RouteAuthUserTotp };
