@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { fullPath, scopeForPath, type Endpoint } from './registry.js';
 import { APP_VERSION } from '../version.js';
+import { SERVED_OUTSIDE_REGISTRY, servedPathOperation } from './served-paths.js';
 
 /** A request schema is what a client may send (io 'input': defaults make keys optional); a response schema what the server sends (io 'output'). */
 function toJsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
@@ -81,6 +82,8 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
     else op.security = [];
     (paths[p] ??= {})[e.method.toLowerCase()] = op;
   }
+  // Paths served outside the registry (fast paths, route-auth pages, admin pages): http/served-paths.ts
+  for (const s of SERVED_OUTSIDE_REGISTRY) if (s.openapi === true) (paths[s.path] ??= {})[s.method.toLowerCase()] = servedPathOperation(s);
   return {
     openapi: '3.1.0',
     info: { title: 'Gatehouse API', version: APP_VERSION, description: 'Reverse-proxy and WireGuard gateway manager. /api/* is an alias of /api/v1/*.' },

@@ -38,7 +38,8 @@ export { hostMatches, readCookie };
 export const CSRF_COOKIE = 'gh_ra_csrf';
 const PAGES_COOKIE_PATH = '/route-auth/';
 const pendingCookie = (routeId: number) => `gh_ra_${routeId}_p`;
-const KNOWN_PAGES = new Set(['/route-auth/login', '/route-auth/logout', '/route-auth/branding/logo', '/route-auth/branding/bg-image']);
+/** The route-auth pages (besides /route-auth/assets/login.css); http/served-paths.ts lists each. */
+export const KNOWN_PAGES: ReadonlySet<string> = new Set(['/route-auth/login', '/route-auth/logout', '/route-auth/branding/logo', '/route-auth/branding/bg-image']);
 
 /**
  * A Set-Cookie line with Max-Age (and Expires for old clients). HttpOnly and SameSite=Lax always;

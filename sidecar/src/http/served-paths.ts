@@ -1,0 +1,89 @@
+// Every path the sidecar's port serves without going through the endpoint registry (http/registry.ts):
+// fast paths answered on node's http before Koa, early middleware (route-auth pages), and the
+// server-rendered admin pages. Listed here, in one place, so that the OpenAPI document covers them
+// (http/openapi.ts adds every entry with `openapi: true`) and a test (sidecar/test/served-paths.test.ts)
+// checks that each is served, that the route-auth pages and fast paths are all listed, and that any
+// entry kept out of the document says why.
+export interface ServedPath {
+  method: 'GET' | 'HEAD' | 'POST';
+  path: string;
+  /** who answers it, ahead of (or after) the registry's router */
+  servedBy: 'fast path' | 'early middleware' | 'late middleware';
+  summary: string;
+  tag: string;
+  /** what the answer is */
+  produces: 'text/html' | 'text/css' | 'image/*' | 'application/json' | 'empty';
+  /** statuses the path answers with, and what each means */
+  responses: Record<string, string>;
+  /** false only with a reason: the path is deliberately outside the OpenAPI document */
+  openapi: true | { outside: string };
+}
+
+export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
+  {
+    method: 'GET', path: '/route-auth/verify', servedBy: 'fast path', tag: 'route-auth', produces: 'empty',
+    summary: "Caddy's forward auth for route-auth routes (route-auth/verify.ts): headers X-Route-Domain, X-Forwarded-Uri, X-Forwarded-Method and the visitor's cookies",
+    responses: { '204': 'signed in: X-Auth-Email, X-Auth-Method, X-Auth-User set', '302': 'not signed in: Location is the route\'s login page', '403': 'the route\'s IP filter refuses the visitor' },
+    openapi: true,
+  },
+  {
+    method: 'GET', path: '/route-auth/login', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    summary: "A route's login page (the step the visitor is at), in German or English by Accept-Language; `rd` is where to go after it",
+    responses: { '200': 'the page', '302': 'already signed in: to rd', '403': 'IP filter', '404': 'no route-auth route for this host' },
+    openapi: true,
+  },
+  {
+    method: 'POST', path: '/route-auth/login', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    summary: 'The login form posts (credentials, then the second factor when the route has one); double-submit CSRF cookie gh_ra_csrf',
+    responses: { '303': 'signed in, or on to the next step', '400': 'bad input', '401': 'wrong credentials', '403': 'CSRF or IP filter', '423': 'account locked', '429': 'rate limited' },
+    openapi: true,
+  },
+  {
+    method: 'GET', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    summary: 'The sign-out page of a route', responses: { '200': 'the page' }, openapi: true,
+  },
+  {
+    method: 'POST', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    summary: "Ends this device's route session", responses: { '303': 'signed out: to the login page', '403': 'CSRF' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/route-auth/assets/login.css', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/css',
+    summary: 'The login pages\' stylesheet', responses: { '200': 'the stylesheet' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/route-auth/branding/logo', servedBy: 'early middleware', tag: 'route-auth', produces: 'image/*',
+    summary: "The route's uploaded logo", responses: { '200': 'the image', '404': 'none uploaded' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/route-auth/branding/bg-image', servedBy: 'early middleware', tag: 'route-auth', produces: 'image/*',
+    summary: "The route's uploaded background image", responses: { '200': 'the image', '404': 'none uploaded' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/login', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
+    summary: 'The admin sign-in page (works without JavaScript; posts to POST /login)', responses: { '200': 'the page', '302': 'already signed in: to /' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
+    summary: 'The admin UI for a signed-in admin', responses: { '200': 'the page', '302': 'not signed in: to /login' }, openapi: true,
+  },
+];
+
+/**
+ * Paths the registry declares that a fast path also answers, ahead of Koa, with the same logic (so
+ * they are documented once, by their registry entry): GET /api/v1/gateway/config/check
+ * (gateways/endpoints.ts checkFastPath).
+ */
+export const FAST_PATHS_OF_REGISTERED_ENDPOINTS: readonly string[] = ['GET /api/v1/gateway/config/check'];
+
+/** The OpenAPI operation of a path served outside the registry. */
+export function servedPathOperation(s: ServedPath): Record<string, unknown> {
+  const content = s.produces === 'empty' ? undefined : { [s.produces]: {} };
+  return {
+    summary: s.summary,
+    tags: [s.tag],
+    operationId: `${s.method.toLowerCase()}${s.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')) || 'Root'}`,
+    'x-served-by': s.servedBy,
+    security: [],
+    responses: Object.fromEntries(Object.entries(s.responses).map(([status, description]) => [status, { description, ...(content && status.startsWith('2') ? { content } : {}) }])),
+  };
+}
