@@ -1,6 +1,7 @@
 // Thin HTTP mapping of the gateways feature:
-// - admin: GET /gateways, GET /peers/:id/gateway-info, POST /peers/:id/gateway-env/rotate (peers
-//   scope, from their paths), POST /routes/:id/wol (routes scope);
+// - admin: GET /gateways; in the folders their paths name, GET /peers/:id/gateway-info and
+//   POST /peers/:id/gateway-env/rotate (peers/gateway-endpoints.ts, peers scope) and
+//   POST /routes/:id/wol (routes/wol-endpoints.ts, routes scope), registered here;
 // - gateway companion API (auth 'gateway': the gateway bearer token only): /gateway/config,
 //   /gateway/config/check, /gateway/status, /gateway/probe, /gateway/heartbeat;
 // - public: GET /gateway-wol/wait, the waking-up page Caddy hands sleeping WoL routes to.
@@ -11,8 +12,10 @@ import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { createApp } from '../http/app.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { actingUserId, bearerToken, type Principal } from '../http/auth.js';
+import { bearerToken, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
+import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
+import { routeWolEndpoints } from '../routes/wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
 import { CONFIG_HASH_RE, heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
@@ -162,32 +165,14 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
 export function gatewayEndpoints(deps: AppContext): Endpoint[] {
   const gw = () => deps.gateways;
   const wol = () => deps.gatewayWol;
-  const id = (p: Record<string, string | number>) => p.id as number;
   return [
     defineEndpoint({
       method: 'GET', path: '/gateways', tags: ['gateways'],
       summary: 'Every gateway peer: status (online/offline/unknown and why), last heartbeat (health), routes, config sync',
       handler: async () => ({ gateways: await gw().list() }),
     }),
-    defineEndpoint({
-      method: 'GET', path: '/peers/:id/gateway-info', tags: ['peers', 'gateways'],
-      summary: 'Status and last health of one gateway peer (400 for a regular peer)',
-      handler: async ({ params }) => ({ gateway: await gw().info(id(params)) }),
-    }),
-    defineEndpoint({
-      method: 'POST', path: '/peers/:id/gateway-env/rotate', tags: ['peers', 'gateways'],
-      summary: 'New API and push tokens and a new gateway.env; the old tokens stop working at once (400 for a regular peer)',
-      handler: async ({ params }, ctx) => {
-        ctx.set('Cache-Control', 'no-store');
-        const r = await gw().rotate(id(params), actingUserId(ctx.state.principal));
-        return { peer_id: r.peer_id, gateway: { apiToken: r.apiToken, pushToken: r.pushToken, envContent: r.envContent } };
-      },
-    }),
-    defineEndpoint({
-      method: 'POST', path: '/routes/:id/wol', tags: ['routes', 'gateways'],
-      summary: "Wake-on-LAN now: the route's gateway companion broadcasts the magic packet for wol_mac on its LAN",
-      handler: async ({ params }, ctx) => ({ wol: await wol().wake(id(params), { actor: actingUserId(ctx.state.principal), trigger: 'admin' }) }),
-    }),
+    ...peerGatewayEndpoints(deps),
+    ...routeWolEndpoints(deps),
     defineEndpoint({
       method: 'GET', path: WOL_WAIT_PATH, auth: 'public', tags: ['gateways'],
       summary: 'Waking-up page for a Wake-on-LAN gateway route whose host is asleep (reached through Caddy; sends the packet, reloads until the host answers)',

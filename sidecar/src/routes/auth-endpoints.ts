@@ -1,12 +1,13 @@
-// Admin API of route auth (scope `routes`): the configuration sub-resource, TOTP setup and the
-// login-page branding images. Thin: the rules live in RouteAuthService.
+// Admin API of route auth (scope `routes`): /routes/:id/auth (the configuration sub-resource, TOTP
+// setup) and /routes/:id/branding/* (the login-page images). Thin: the rules live in RouteAuthService
+// (ctx.routeAuth). Registered by the route-auth feature (route-auth/feature.ts).
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
-import { BRANDING_MAX_BYTES, routeAuthBody, totpSetupBody, totpVerifyBody } from './schema.js';
-import type { BrandingKind } from './branding.js';
+import { BRANDING_MAX_BYTES, routeAuthBody, totpSetupBody, totpVerifyBody } from '../route-auth/schema.js';
+import type { BrandingKind } from '../route-auth/branding.js';
 
 export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.routeAuth;

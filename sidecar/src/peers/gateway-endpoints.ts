@@ -1,0 +1,26 @@
+// A gateway peer's admin endpoints (ctx.gateways): GET /peers/:id/gateway-info and
+// POST /peers/:id/gateway-env/rotate. Registered by the gateways feature (gateways/feature.ts).
+import type { AppContext } from '../app-context.js';
+import { actingUserId } from '../http/auth.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+
+export function peerGatewayEndpoints(deps: AppContext): Endpoint[] {
+  const gw = () => deps.gateways;
+  const id = (p: Record<string, string | number>) => p.id as number;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/peers/:id/gateway-info', tags: ['peers', 'gateways'],
+      summary: 'Status and last health of one gateway peer (400 for a regular peer)',
+      handler: async ({ params }) => ({ gateway: await gw().info(id(params)) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/peers/:id/gateway-env/rotate', tags: ['peers', 'gateways'],
+      summary: 'New API and push tokens and a new gateway.env; the old tokens stop working at once (400 for a regular peer)',
+      handler: async ({ params }, ctx) => {
+        ctx.set('Cache-Control', 'no-store');
+        const r = await gw().rotate(id(params), actingUserId(ctx.state.principal));
+        return { peer_id: r.peer_id, gateway: { apiToken: r.apiToken, pushToken: r.pushToken, envContent: r.envContent } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,16 @@
+// POST /routes/:id/wol: Wake-on-LAN of a gateway route's host now (ctx.gatewayWol). Registered by
+// the gateways feature (gateways/feature.ts).
+import type { AppContext } from '../app-context.js';
+import { actingUserId } from '../http/auth.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+
+export function routeWolEndpoints(deps: AppContext): Endpoint[] {
+  const wol = () => deps.gatewayWol;
+  return [
+    defineEndpoint({
+      method: 'POST', path: '/routes/:id/wol', tags: ['routes', 'gateways'],
+      summary: "Wake-on-LAN now: the route's gateway companion broadcasts the magic packet for wol_mac on its LAN",
+      handler: async ({ params }, ctx) => ({ wol: await wol().wake(params.id as number, { actor: actingUserId(ctx.state.principal), trigger: 'admin' }) }),
+    }),
+  ];
+}
