@@ -18,6 +18,7 @@ import { openDatabase } from './db/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/clock.js';
 import { Scheduler } from './util/scheduler.js';
 import { EventBus, watchTables } from './events.js';
+import { licenceFeatureGate, type FeatureGate } from './license/features.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
@@ -58,6 +59,8 @@ export interface ContextOptions {
   sqliteFile?: string;
   /** A WireGuard driver for tests and benchmarks; otherwise ip/wg/wireguard-go when GATEHOUSE_WG_MANAGE=true. */
   wgDriver?: WireGuardDriver;
+  /** The licence feature gate (default: license/features.ts isFeatureEnabled); tests switch features off with it. */
+  featureGate?: FeatureGate;
 }
 
 /** Every service of the sidecar, typed. */
@@ -126,7 +129,8 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const users = new UsersService(models, clock, lockout, activity, events);
   const tokens = new TokensService(models, clock, activity);
   const sessions = new DbSessionStore(models, clock);
-  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions };
+  const features = opts.featureGate ?? licenceFeatureGate;
+  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features };
 }
 
 /** The whole container: the platform, then every feature service in dependency order. */

@@ -14,6 +14,7 @@ import type { DbSessionStore } from './auth/session-store.js';
 import type { MasterKey } from './util/crypto.js';
 import type { Scheduler } from './util/scheduler.js';
 import type { EventBus } from './events.js';
+import type { FeatureGate } from './license/features.js';
 
 export interface HealthCheck {
   name: string;
@@ -41,6 +42,8 @@ export interface Deps {
   users: UsersService;
   tokens: TokensService;
   sessions: DbSessionStore;
+  /** Which licence features are on (license/features.ts); asked where the registry mounts gated endpoints. */
+  features: FeatureGate;
 }
 
 /** What the HTTP application (http/app.ts) needs: the platform, and gateway-token verification when gateways exist. */

@@ -1,26 +1,19 @@
-// /api/v1/system/dns/* (licence feature internal_dns)
+// /api/v1/system/dns/* (licence feature internal_dns, enforced by http/app.ts from `feature`)
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { requireFeature } from './gate.js';
 
 export function dnsEndpoints(deps: AppContext): Endpoint[] {
   const dns = () => deps.dns;
   return [
     defineEndpoint({
-      method: 'GET', path: '/system/dns/status', tags: ['system'],
+      method: 'GET', path: '/system/dns/status', tags: ['system'], feature: 'internal_dns',
       summary: 'Internal DNS: hosts-file metadata and peer hostname counts by source (admin, agent, stale = agent name not refreshed for 7 days). Feature internal_dns',
-      handler: async () => {
-        requireFeature('internal_dns');
-        return { dns: await dns().status() };
-      },
+      handler: async () => ({ dns: await dns().status() }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/system/dns/records', tags: ['system'],
+      method: 'GET', path: '/system/dns/records', tags: ['system'], feature: 'internal_dns',
       summary: 'The internal DNS zone: static records (gateway.<domain>, server.<domain>) and every peer record with its source. Feature internal_dns',
-      handler: async () => {
-        requireFeature('internal_dns');
-        return { ...(await dns().records()) };
-      },
+      handler: async () => ({ ...(await dns().records()) }),
     }),
   ];
 }

@@ -13,7 +13,6 @@ import path from 'node:path';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow } from '../db/models.js';
-import { isFeatureEnabled } from '../license/features.js';
 import { Mutex } from '../peers/mutex.js';
 import { asBool } from '../peers/view.js';
 import type { WireGuardService } from '../wireguard/service.js';
@@ -150,7 +149,7 @@ export class DnsService {
       /* not written yet */
     }
     return {
-      enabled: isFeatureEnabled('internal_dns'),
+      enabled: this.deps.features.isEnabled('internal_dns'),
       domain: this.domain,
       server_address: this.wg.serverAddress,
       hosts_file: file,

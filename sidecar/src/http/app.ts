@@ -13,6 +13,7 @@ import { authenticate, csrfCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
 import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry.js';
 import { validation } from '../util/errors.js';
+import { featureDisabled, type FeatureGate, type LicensedFeature } from '../license/features.js';
 
 export const SESSION_COOKIE = 'gatehouse_sid';
 
@@ -59,6 +60,14 @@ function paramsValidator(path: string): Koa.Middleware | undefined {
     }
     if (Object.keys(fields).length) throw validation('Invalid path parameter', fields);
     ctx.state.params = out;
+    await next();
+  };
+}
+
+/** The licence gate of an endpoint: 403 {ok:false, error, feature} when the feature is off; nothing after it runs. */
+function featureCheck(gate: FeatureGate, feature: LicensedFeature): Koa.Middleware {
+  return async (_ctx, next) => {
+    if (!gate.isEnabled(feature)) throw featureDisabled(feature);
     await next();
   };
 }
@@ -152,6 +161,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     const rl = rateLimitFor(e);
     if (rl) chain.push(limits.middleware(rl));
     chain.push(authenticate(deps, e));
+    if (e.feature) chain.push(featureCheck(deps.features, e.feature));
     const pv = paramsValidator(e.path);
     if (pv) chain.push(pv);
     if (e.method !== 'GET') {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { fullPath, scopeForPath, type Endpoint } from './registry.js';
 import { APP_VERSION } from '../version.js';
 import { SERVED_OUTSIDE_REGISTRY, servedPathOperation } from './served-paths.js';
+import { LICENSED_FEATURES } from '../license/features.js';
 
 /** A request schema is what a client may send (io 'input': defaults make keys optional); a response schema what the server sends (io 'output'). */
 function toJsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
@@ -70,9 +71,11 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       [ok]: successResponse(e, queryJs),
       '400': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated', ...errorRef() }, '403': { description: 'Scope, role or CSRF refused', ...errorRef() } } : {}),
+      ...(e.feature ? { '403': { description: `Scope, role or CSRF refused; or the licence does not include the feature ${e.feature} (body names it in \`feature\`)`, ...errorRef('FeatureDisabled') } } : {}),
       ...errorResponses(e),
       '429': { description: 'Rate limit exceeded', ...errorRef() },
     };
+    if (e.feature) op['x-feature'] = e.feature;
     if (e.auth === 'admin') {
       const scope = e.scope !== undefined ? e.scope : scopeForPath(e.path);
       op.security = [{ session: [] }, { bearer: [] }, { apiTokenHeader: [] }, { apiKeyHeader: [] }];
@@ -108,6 +111,11 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
             field: { type: 'string', description: 'the request field whose value conflicts (domain, l4_listen_port), when one does' },
             route_id: { type: 'integer', description: 'the route that already holds the value, when it is a route' },
           },
+          required: ['ok', 'error'],
+        },
+        FeatureDisabled: {
+          type: 'object',
+          properties: { ok: { const: false }, error: { type: 'string' }, feature: { type: 'string', enum: [...LICENSED_FEATURES], description: 'the licence feature the endpoint needs (only when that is why it refused)' } },
           required: ['ok', 'error'],
         },
         Locked: { type: 'object', properties: { ok: { const: false }, error: { type: 'string' }, locked_until: { type: 'string', format: 'date-time' }, retry_after: { type: 'integer', description: 'seconds' } }, required: ['ok', 'error'] },

@@ -4,6 +4,7 @@
 // and drive the authorization matrix test (test/authz-matrix.test.ts).
 import type Koa from 'koa';
 import { z } from 'zod';
+import type { LicensedFeature } from '../license/features.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -76,6 +77,12 @@ export interface Endpoint<B = any, Q = any> {
   /** multipart/form-data upload (the handler reads ctx.request.file). */
   multipart?: { field: string; maxBytes: number };
   rateLimit?: RateLimitName;
+  /**
+   * The licence feature the endpoint needs (SPEC "Limits"). http/app.ts answers 403
+   * {ok:false, error, feature} ahead of the body and the handler when the container's gate says it is
+   * off; the OpenAPI document shows it as x-feature.
+   */
+  feature?: LicensedFeature;
   /** Success status (default 200). */
   status?: number;
   tags?: string[];

@@ -2,7 +2,6 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
-import { requireFeature } from '../dns/gate.js';
 import { batchBody, configQuery, createPeerBody, hostnameBody, peerCreatedResponse, peerListResponse, peerResponse, peerTrafficQuery, updatePeerBody } from './schema.js';
 
 export function peerEndpoints(deps: AppContext): Endpoint[] {
@@ -72,12 +71,9 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'PATCH', path: '/peers/:id/hostname', tags, body: hostnameBody,
+      method: 'PATCH', path: '/peers/:id/hostname', tags, body: hostnameBody, feature: 'internal_dns',
       summary: 'Set the admin hostname (sticky: agent reports never replace it); empty string or null removes it. Feature internal_dns',
-      handler: async ({ params, body }, ctx) => {
-        requireFeature('internal_dns');
-        return { peer: await peers().setAdminHostname(id(params), body.hostname, actingUserId(ctx.state.principal)) };
-      },
+      handler: async ({ params, body }, ctx) => ({ peer: await peers().setAdminHostname(id(params), body.hostname, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
       method: 'GET', path: '/peers/:id/traffic', tags, query: peerTrafficQuery,

@@ -7,7 +7,7 @@
 //   path did not exist. Stores cb_failure_count / cb_opened_at on the route WITHOUT a proxy reload
 //   (the renderer pins seeds in memory: proxy/breaker.ts).
 // - POST /api/v1/routes/:id/circuit-breaker/reset: zeroes the stored state and re-renders with
-//   reset_at = now (400 when the breaker is not enabled on the route). Licence gate circuit_breaker.
+//   reset_at = now (400 when the breaker is not enabled on the route). Licence feature circuit_breaker (the endpoint's `feature`, enforced by http/app.ts).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -16,13 +16,12 @@ import type Koa from 'koa';
 import type { Database } from '../db/index.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
-import { isFeatureEnabled } from '../license/features.js';
 import { breakerSecretPath } from '../proxy/fragments/resilience.js';
 import type { ProxyService } from '../proxy/service.js';
 import { rowToRoute } from '../routes/model.js';
 import type { RouteRow } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
-import { forbidden, notFound, validation } from '../util/errors.js';
+import { notFound, validation } from '../util/errors.js';
 
 export const BREAKER_SECRET_HEADER = 'x-gatehouse-secret';
 
@@ -112,7 +111,6 @@ export class BreakerService {
 
   /** Zeroes the state and re-renders with reset_at = now (applied once by the module). */
   async reset(id: number, actor?: number): Promise<Record<string, unknown>> {
-    if (!isFeatureEnabled('circuit_breaker')) throw forbidden('The circuit breaker is not included in this licence');
     const now = this.o.clock();
     const route = await this.o.proxy.transact(async (t) => {
       const row = (await this.o.db.models.Route.findByPk(id, { raw: true, transaction: t })) as RouteRow | null;

@@ -49,7 +49,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/circuit-breaker/reset', tags: ['routes'],
+      method: 'POST', path: '/routes/:id/circuit-breaker/reset', tags: ['routes'], feature: 'circuit_breaker',
       summary: "Close the route's circuit breaker now (zeroes the state; 400 when the breaker is not enabled)",
       handler: async ({ params }, ctx) => ({ circuit_breaker: await svc().reset(params.id as number, actingUserId(ctx.state.principal)) }),
     }),
