@@ -10,22 +10,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { renderCaddyConfig } from '../src/proxy/render.js';
-import type { PeerTarget, ProxySettings, ProxySnapshot } from '../src/proxy/render-context.js';
+import type { PeerTarget, ProxySnapshot } from '../src/proxy/render-context.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
+import { goldenSettings } from './lib/render-fixtures.js';
 
 const GOLDEN = goldenDir('caddy');
 
-const settings: ProxySettings = {
-  httpPort: 80,
-  httpsPort: 443,
-  adminListen: '127.0.0.1:2019',
-  tls: 'internal',
-  sidecarUpstream: '127.0.0.1:3000',
-  bind: '',
-  dataDir: '/var/lib/gatehouse',
-};
+const settings = goldenSettings;
 
 const peers = new Map<number, PeerTarget>([
   [1, { address: '10.8.0.2/32', enabled: true }],

@@ -13,18 +13,11 @@ import { canonicalJson, configHash } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
+import { goldenSettings } from './lib/render-fixtures.js';
 
 const GOLDEN = goldenDir('caddy');
 
-const settings: ProxySettings = {
-  httpPort: 80,
-  httpsPort: 443,
-  adminListen: '127.0.0.1:2019',
-  tls: 'internal',
-  sidecarUpstream: '127.0.0.1:3000',
-  bind: '',
-  dataDir: '/var/lib/gatehouse',
-};
+const settings = goldenSettings;
 
 const peers = new Map<number, PeerTarget>([
   [1, { address: '10.8.0.2/32', enabled: true }],

@@ -9,12 +9,13 @@ import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { openDatabase } from '../src/db/index.js';
 import { renderCaddyConfig } from '../src/proxy/render.js';
-import { contributionOf, type ProxySettings, type ProxySnapshot, type RouteKind } from '../src/proxy/render-context.js';
+import { contributionOf, type ProxySnapshot, type RouteKind } from '../src/proxy/render-context.js';
 import { readSnapshot } from '../src/proxy/snapshot.js';
 import { hostEntry } from '../src/proxy/fragments/servers.js';
 import { blankRoute } from '../src/routes/model.js';
+import { goldenSettings } from './lib/render-fixtures.js';
 
-const settings: ProxySettings = { httpPort: 80, httpsPort: 443, adminListen: '127.0.0.1:2019', tls: 'internal', sidecarUpstream: '127.0.0.1:3000', bind: '', dataDir: '/var/lib/gatehouse' };
+const settings = goldenSettings;
 
 /** A kind whose rows are (host, tunnel address, port) links; each renders an HTTPS host and a layer4 server. */
 interface Link { host: string; address: string; port: number }

@@ -7,17 +7,23 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
+/** Starts the service (main.ts) on a fresh data directory and a random port, its output collected. */
+function startService(logLevel: string) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-shutdown-'));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '..', 'src', 'main.ts')], {
-    env: { ...process.env, GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_ADMIN_PASSWORD: 'shutdown-pass-1', GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_LOG_LEVEL: 'warn' },
+    env: { ...process.env, GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_ADMIN_PASSWORD: 'shutdown-pass-1', GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { dir, port, child, output: () => out, exited };
+}
+
+test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
+  const { dir, port, child, output, exited } = startService('warn');
   try {
     for (let i = 0; i < 100; i++) {
       try {
@@ -44,7 +50,7 @@ test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.T
     await closed;
     assert.match(response, /^HTTP\/1\.1 200/, response);
     assert.match(response, /"csrfToken"/);
-    assert.equal(await exited, 0, out);
+    assert.equal(await exited, 0, output());
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
@@ -52,16 +58,7 @@ test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.T
 });
 
 test('SIGTERM while the features are still starting (the API already answers) still closes gracefully and exits 0', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-shutdown-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '..', 'src', 'main.ts')], {
-    env: { ...process.env, GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_ADMIN_PASSWORD: 'shutdown-pass-1', GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const { dir, port, child, output, exited } = startService('info');
   try {
     // The signal goes out the moment the listener accepts a connection, before startServer() returns.
     for (let i = 0; i < 1000; i++) {
@@ -74,8 +71,8 @@ test('SIGTERM while the features are still starting (the API already answers) st
       await new Promise((r) => setTimeout(r, 5));
     }
     child.kill('SIGTERM');
-    assert.equal(await exited, 0, out);
-    assert.match(out, /SIGTERM: shutting down/);
+    assert.equal(await exited, 0, output());
+    assert.match(output(), /SIGTERM: shutting down/);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
