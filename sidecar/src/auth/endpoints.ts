@@ -2,18 +2,11 @@
 // Browser forms (Accept: text/html or form posts without Accept: application/json) get redirects;
 // API clients asking for JSON get JSON. See README "Admin login".
 import type Koa from 'koa';
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { text } from '../http/fields.js';
 import { AppError } from '../util/errors.js';
 import { csrfMatches, newCsrfToken, type Principal } from '../http/auth.js';
-
-const loginBody = z.object({
-  username: text({ min: 1, max: 64 }),
-  password: z.string().min(1, 'required').max(1024),
-  next: text({ max: 2048 }).optional(),
-});
+import { loginBody } from './schema.js';
 
 export function wantsJson(ctx: Koa.Context): boolean {
   const accept = ctx.get('Accept');

@@ -1,7 +1,7 @@
 // /api/v1/dashboard/*
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { trafficQuery } from './schema.js';
 
 export function dashboardEndpoints(deps: AppContext): Endpoint[] {
   const dash = () => deps.dashboard;
@@ -12,7 +12,7 @@ export function dashboardEndpoints(deps: AppContext): Endpoint[] {
       handler: async () => ({ ...(await dash().stats()) }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/dashboard/traffic', tags: ['dashboard'], query: z.object({ period: z.enum(['1h', '24h', '7d']).default('24h') }),
+      method: 'GET', path: '/dashboard/traffic', tags: ['dashboard'], query: trafficQuery,
       summary: 'Traffic of all peers as chart points {timestamp, rx, tx} (1h: 5-minute steps, 24h: 1 h, 7d: 6 h)',
       handler: async ({ query }) => ({ ...(await dash().traffic(query.period)) }),
     }),

@@ -18,9 +18,8 @@ import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
 import { routeWolEndpoints } from '../routes/wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
-import { CONFIG_HASH_RE, heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
-
-export const checkQuery = z.object({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
+import { checkQuery } from './schema.js';
+import { heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 /** Requests that came in on the tunnel listener carry this flag (see tunnel-listener.ts). */
 export const VIA_TUNNEL = 'gatehouseViaTunnel';

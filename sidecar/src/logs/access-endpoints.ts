@@ -1,9 +1,9 @@
 // The reverse proxy's access log (ingested from Caddy's JSON log by logs/access-log.ts, ctx.accessLog):
 // GET /logs/access and /logs/access/export.
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { sendExport } from './endpoints.js';
+import { accessExportQuery } from './schema.js';
 
 const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
@@ -21,7 +21,7 @@ export function accessLogEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/logs/access/export', summary: 'Access log as a CSV or JSON download (format=csv|json, limit)', tags: ['logs'],
-      query: z.object({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) }),
+      query: accessExportQuery,
       handler: async ({ query }, ctx) => {
         await access().poll();
         const { entries } = await access().list({ limit: query.limit, offset: 0 });

@@ -1,19 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
 import type Koa from 'koa';
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
-import { dateQuery, text } from '../http/fields.js';
-import { SEVERITIES } from './activity.js';
-
-const activityFilter = z.object({
-  severity: z.enum(SEVERITIES).optional(),
-  source: text({ max: 32, trim: false }).optional(),
-  event_type: text({ max: 64, trim: false }).optional(),
-  since: dateQuery.optional(),
-  until: dateQuery.optional(),
-});
-const exportQuery = activityFilter.extend({ format: z.enum(['csv', 'json']).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) });
+import { activityFilter, exportQuery, recentQuery } from './schema.js';
 
 /** Sends rows as a CSV or JSON attachment. */
 export function sendExport(ctx: Koa.Context, name: string, format: 'csv' | 'json', rows: Record<string, unknown>[], columns: string[]): void {
@@ -41,7 +30,7 @@ export function logEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/logs/recent', summary: 'Latest activity for the dashboard feed', tags: ['logs'],
-      query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
+      query: recentQuery,
       handler: async ({ query }) => ({ entries: (await deps.activity.query({ limit: query.limit })).entries }),
     }),
     defineEndpoint({

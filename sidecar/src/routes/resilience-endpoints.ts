@@ -1,12 +1,12 @@
 // A route's resilience endpoints: the trace of its last requests (from the ingested access log),
 // uptime checks now and their history (ctx.monitor), and the circuit breaker's reset (ctx.breaker).
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { TRACE_LIMIT } from '../logs/access-log.js';
 import { monitorable } from '../resilience/monitor.js';
 import { validation } from '../util/errors.js';
+import { checksQuery } from './schema.js';
 
 export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.breaker;
@@ -42,7 +42,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/routes/:id/checks', summary: 'Uptime history of the route, newest first (limit)', tags: ['routes'],
-      query: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }),
+      query: checksQuery,
       handler: async ({ params, query }) => {
         const route = await deps.routes.getRoute(params.id as number);
         return { checks: await deps.monitor.history(route.id, query.limit) };

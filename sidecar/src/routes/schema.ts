@@ -224,3 +224,6 @@ export const batchBody = z.object({
 export const checkDnsBody = z.object({ domain: domainSchema });
 
 export const routePeersQuery = z.object({ peer_type: z.enum(['regular', 'gateway'], { error: 'must be regular or gateway' }).optional() });
+
+/** GET /routes/:id/checks: how many uptime checks, newest first. */
+export const checksQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) });

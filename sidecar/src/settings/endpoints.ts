@@ -1,9 +1,8 @@
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { forbidden } from '../util/errors.js';
-import { passwordSchema, usernameSchema } from '../users/endpoints.js';
+import { defaultThemeBody, languageBody, passwordChangeBody, profileBody, securityBody, themeBody } from './schema.js';
 import { APP_VERSION } from '../version.js';
 
 function me(ctx: { state: { principal?: Principal } }): number {
@@ -12,25 +11,17 @@ function me(ctx: { state: { principal?: Principal } }): number {
   return id;
 }
 
-const lockoutBody = z
-  .object({
-    max_attempts: z.number().int().min(1).max(100),
-    duration: z.number().int().min(1).max(24 * 60),
-  })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
-
 export function settingsEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({ method: 'GET', path: '/settings/profile', selfService: true, summary: 'The signed-in user', tags: ['settings'], handler: async (_i, ctx) => ({ profile: await deps.users.get(me(ctx)) }) }),
     defineEndpoint({
       method: 'PUT', path: '/settings/profile', selfService: true, summary: 'Update own username, email, language', tags: ['settings'],
-      body: z.object({ username: usernameSchema, email: z.string().trim().email('must be an email address').nullable(), language: z.enum(['de', 'en']) }).partial(),
+      body: profileBody,
       handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), body, me(ctx)) }),
     }),
     defineEndpoint({
       method: 'PUT', path: '/settings/password', selfService: true, summary: 'Change own password ({current, next}); other sessions end', tags: ['settings'],
-      body: z.object({ current: z.string().min(1, 'required'), next: passwordSchema }),
+      body: passwordChangeBody,
       handler: async ({ body }, ctx) => {
         const id = me(ctx);
         await deps.users.changePassword(id, body.current, body.next);
@@ -43,12 +34,12 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'POST', path: '/settings/language', selfService: true, summary: 'Set own language (de or en)', tags: ['settings'],
-      body: z.object({ language: z.enum(['de', 'en']) }),
+      body: languageBody,
       handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), { language: body.language }, me(ctx)) }),
     }),
     defineEndpoint({
       method: 'PUT', path: '/settings/theme', selfService: true, summary: 'Own theme (pro, default, or null for the server default)', tags: ['settings'],
-      body: z.object({ theme: z.enum(['pro', 'default']).nullable() }),
+      body: themeBody,
       handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), { theme: body.theme }, me(ctx)) }),
     }),
     defineEndpoint({
@@ -71,7 +62,7 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'PUT', path: '/settings/default-theme', summary: 'Server-wide default theme (pro or default)', tags: ['settings'],
-      body: z.object({ theme: z.enum(['pro', 'default']) }),
+      body: defaultThemeBody,
       handler: async ({ body }, ctx) => {
         await deps.settings.set('ui.default_theme', body.theme);
         await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: `Default theme set to ${body.theme}`, user_id: actingUserId(ctx.state.principal) });
@@ -84,7 +75,7 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'PUT', path: '/settings/security', summary: 'Change the lockout settings ({lockout: {max_attempts?, duration? (minutes)}})', tags: ['settings'],
-      body: z.object({ lockout: lockoutBody }),
+      body: securityBody,
       handler: async ({ body }, ctx) => {
         if (body.lockout.max_attempts !== undefined) await deps.settings.set('security.lockout.max_attempts', body.lockout.max_attempts);
         if (body.lockout.duration !== undefined) await deps.settings.set('security.lockout.duration', body.lockout.duration);

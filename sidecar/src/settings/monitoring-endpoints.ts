@@ -1,10 +1,10 @@
 // GET/PUT /settings/monitoring: the uptime monitoring interval (a change applies at once).
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/monitor.js';
 import { MONITOR_INTERVAL_KEY, monitorInterval } from '../resilience/monitor-settings.js';
+import { monitoringBody } from './schema.js';
 
 export function monitoringSettingsEndpoints(deps: AppContext): Endpoint[] {
   return [
@@ -14,7 +14,7 @@ export function monitoringSettingsEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'PUT', path: '/settings/monitoring', summary: `Change the uptime monitoring interval ({interval_seconds}, ${MIN_MONITOR_INTERVAL_S}–${MAX_MONITOR_INTERVAL_S}); applies at once`, tags: ['settings'],
-      body: z.object({ interval_seconds: z.number({ error: 'must be a number of seconds' }).int('must be a whole number of seconds').min(MIN_MONITOR_INTERVAL_S).max(MAX_MONITOR_INTERVAL_S) }),
+      body: monitoringBody,
       handler: async ({ body }, ctx) => {
         const before = await monitorInterval(deps);
         await deps.settings.set(MONITOR_INTERVAL_KEY, body.interval_seconds);

@@ -1,22 +1,17 @@
 // /api/v1/tags
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
-import { tagName, tagNameProblem, trimSpaces } from './names.js';
-
-/** tags/service.ts TagView, as the OpenAPI document declares it. */
-const tagView = z.object({ id: z.number().int().nullable(), name: z.string(), peer_count: z.number().int(), registered: z.boolean() });
-
-const createBody = z.object({ name: z.string().transform(trimSpaces).pipe(tagName) });
+import { tagNameProblem } from './names.js';
+import { createBody, tagCreatedResponse, tagsResponse } from './schema.js';
 
 export function tagEndpoints(deps: AppContext): Endpoint[] {
   const tags = () => deps.tags;
   return [
-    defineEndpoint({ method: 'GET', path: '/tags', tags: ['peers'], summary: 'Registered tags merged with the names found on peers (id null, registered false for names only on peers)', response: z.object({ ok: z.literal(true), tags: z.array(tagView) }), handler: async () => ({ tags: await tags().list() }) }),
+    defineEndpoint({ method: 'GET', path: '/tags', tags: ['peers'], summary: 'Registered tags merged with the names found on peers (id null, registered false for names only on peers)', response: tagsResponse, handler: async () => ({ tags: await tags().list() }) }),
     defineEndpoint({
-      method: 'POST', path: '/tags', tags: ['peers'], body: createBody, response: z.object({ ok: z.literal(true), tag: tagView, created: z.boolean() }),
+      method: 'POST', path: '/tags', tags: ['peers'], body: createBody, response: tagCreatedResponse,
       summary: 'Register a tag name (idempotent: an existing name, in any case, is left as it is; 201 when created, 200 when it existed)',
       handler: async ({ body }, ctx) => {
         const r = await tags().create(body.name, actingUserId(ctx.state.principal));

@@ -1,19 +1,7 @@
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { text } from '../http/fields.js';
 import { actingUserId, type Principal } from '../http/auth.js';
-import { ROLES } from './service.js';
-
-export const usernameSchema = z.string().trim().min(1, 'required').max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
-export const passwordSchema = z.string().min(8, 'at least 8 characters').max(1024);
-const email = z.string().trim().email('must be an email address').max(254);
-
-const createBody = z.object({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });
-const updateBody = z
-  .object({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) })
-  .partial()
-  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
+import { createBody, lockedQuery, unlockBody, updateBody } from './schema.js';
 
 export function userEndpoints(deps: AppContext): Endpoint[] {
   const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
@@ -38,7 +26,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'POST', path: '/users/unlock', adminRole: true, summary: 'Lift a login lockout (record type admin or route_auth)', tags: ['users'],
-      body: z.object({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') }),
+      body: unlockBody,
       handler: async ({ body }, ctx) => {
         const wasLocked = await deps.lockout.unlock(body.record_type, body.username);
         await deps.activity.record({ source: 'auth', event_type: 'account_unlocked', message: `Account ${body.username} unlocked by an admin`, details: { record_type: body.record_type, was_locked: wasLocked }, user_id: actor(ctx) });
@@ -47,7 +35,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/users/locked', adminRole: true, summary: 'Currently locked accounts', tags: ['users'],
-      query: z.object({ record_type: z.enum(['admin', 'route_auth']).default('admin') }),
+      query: lockedQuery,
       handler: async ({ query }) => ({ locked: (await deps.lockout.locked(query.record_type)).map((l) => ({ identifier: l.identifier, locked_until: new Date(l.until).toISOString() })) }),
     }),
   ];

@@ -1,0 +1,9 @@
+// Request schemas of the admin login (zod).
+import { z } from 'zod';
+import { text } from '../http/fields.js';
+
+export const loginBody = z.object({
+  username: text({ min: 1, max: 64 }),
+  password: z.string().min(1, 'required').max(1024),
+  next: text({ max: 2048 }).optional(),
+});

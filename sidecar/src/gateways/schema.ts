@@ -1,0 +1,6 @@
+// Query schemas of the gateways API (zod); the companion's bodies are the shared gateway protocol's
+// (@gatehouse/common/gateway-protocol.js).
+import { z } from 'zod';
+import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
+
+export const checkQuery = z.object({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });

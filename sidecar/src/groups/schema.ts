@@ -1,0 +1,15 @@
+// Request and response schemas of the peer-groups API (zod).
+import { z } from 'zod';
+import { description, peerName } from '../peers/schema.js';
+
+/** #rgb, #rrggbb or #rrggbbaa */
+export const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex colour such as #3b82f6');
+
+/** groups/service.ts GroupView, as the OpenAPI document declares it. */
+export const groupView = z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable(), description: z.string().nullable(), peer_count: z.number().int(), created_at: z.string().meta({ format: 'date-time' }), updated_at: z.string().meta({ format: 'date-time' }) });
+export const groupResponse = z.object({ ok: z.literal(true), group: groupView });
+
+export const createBody = z.object({ name: peerName, color: hexColor.nullable().optional(), description: description.nullable().optional() });
+export const updateBody = z.object({ name: peerName.optional(), color: hexColor.nullable().optional(), description: description.nullable().optional() });
+
+export const groupsResponse = z.object({ ok: z.literal(true), groups: z.array(groupView) });

@@ -1,0 +1,34 @@
+// Request schemas of the SMTP settings API (zod).
+import net from 'node:net';
+import { z } from 'zod';
+import { text } from '../http/fields.js';
+
+const email = z.string().trim().max(254).email('must be an email address');
+const hostname = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(253)
+  .refine((v) => net.isIP(v) !== 0 || /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be a host name or IP address');
+/** "user@example.com" or "Display Name <user@example.com>" */
+const fromAddress = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(320)
+  .refine((v) => {
+    const m = /^([^<>\r\n]*)<([^<>\s]+)>$/.exec(v);
+    const addr = m ? m[2] : v;
+    return email.safeParse(addr).success;
+  }, 'must be an email address or "Name <address>"');
+
+export const smtpBody = z.object({
+  host: hostname,
+  port: z.number().int().min(1).max(65535),
+  secure: z.boolean().default(false),
+  user: text({ max: 254, trim: false }).nullable().optional(),
+  password: z.string().max(1024).nullable().optional(),
+  from: fromAddress,
+});
+
+export const smtpTestBody = z.object({ to: email });

@@ -1,0 +1,11 @@
+// Request and response schemas of the tags API (zod).
+import { z } from 'zod';
+import { tagName, trimSpaces } from './names.js';
+
+/** tags/service.ts TagView, as the OpenAPI document declares it. */
+export const tagView = z.object({ id: z.number().int().nullable(), name: z.string(), peer_count: z.number().int(), registered: z.boolean() });
+
+export const createBody = z.object({ name: z.string().transform(trimSpaces).pipe(tagName) });
+
+export const tagsResponse = z.object({ ok: z.literal(true), tags: z.array(tagView) });
+export const tagCreatedResponse = z.object({ ok: z.literal(true), tag: tagView, created: z.boolean() });

@@ -1,0 +1,17 @@
+// Request schemas of the users API (zod); usernameSchema and passwordSchema also serve the profile
+// settings.
+import { z } from 'zod';
+import { text } from '../http/fields.js';
+import { ROLES } from './service.js';
+
+export const usernameSchema = z.string().trim().min(1, 'required').max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
+export const passwordSchema = z.string().min(8, 'at least 8 characters').max(1024);
+const email = z.string().trim().email('must be an email address').max(254);
+
+export const createBody = z.object({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });
+export const updateBody = z
+  .object({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
+export const unlockBody = z.object({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') });
+export const lockedQuery = z.object({ record_type: z.enum(['admin', 'route_auth']).default('admin') });
