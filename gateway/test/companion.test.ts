@@ -21,22 +21,13 @@ import { createLogger } from '../src/log.js';
 import { HostMap, hostOf } from '../src/proxy.js';
 import { broadcastFor } from '../src/wol.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
+import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
 
 const n = 100 + (process.pid % 100);
 const SUBNET = `127.79.${n}.0/24`;
 
-function get(port: number, host: string, p = '/', bindHost = '127.0.0.1', headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders } | null> {
-  return new Promise((resolve) => {
-    const req = http.request({ host: bindHost, port, path: p, headers: { host, ...headers }, agent: false, timeout: 8000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on('error', () => resolve(null));
-    req.on('timeout', () => req.destroy());
-    req.end();
-  });
+function get(port: number, host: string, p = '/', bindHost = '127.0.0.1', headers: Record<string, string> = {}): Promise<GetResult | null> {
+  return getWithHost(port, host, { path: p, bindHost, headers, timeoutMs: 8000 });
 }
 
 async function waitFor<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms: number, what: string): Promise<T> {

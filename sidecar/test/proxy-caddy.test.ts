@@ -20,23 +20,14 @@ import { caddyPaths } from '../src/proxy/supervisor.js';
 import { CaddyAdminClient } from '../src/proxy/admin-client.js';
 import { configHash } from '@gatehouse/common/canonical.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
+import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 
 /** GET through Caddy on 127.0.0.1 with a Host header; null when the connection fails. */
-export function getVia(port: number, host: string, p = '/', timeoutMs = 3000): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders } | null> {
-  return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, path: p, headers: { host }, agent: false, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on('error', () => resolve(null));
-    req.on('timeout', () => req.destroy());
-    req.end();
-  });
+export function getVia(port: number, host: string, p = '/', timeoutMs = 3000): Promise<GetResult | null> {
+  return getWithHost(port, host, { path: p, timeoutMs });
 }
 
 async function waitFor<T>(fn: () => Promise<T | null | false>, ms: number, what: string): Promise<T> {

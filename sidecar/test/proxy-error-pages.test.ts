@@ -15,7 +15,7 @@ import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { PeerTarget, ProxySettings } from '../src/proxy/render-context.js';
 import { errorPageHtml } from '../src/proxy/fragments/error-pages.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
-import { CADDY } from '../../test/lib/caddy-env.js';
+import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
@@ -64,10 +64,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (caddy && caddy.exitCode === null) {
-    caddy.kill('SIGTERM');
-    await new Promise((r) => caddy!.once('exit', r));
-  }
+  await stopCaddy(caddy);
   backend?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });

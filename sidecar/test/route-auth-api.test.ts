@@ -123,13 +123,19 @@ test('every allowed session duration is accepted; the password is never returned
   assert.equal(c.data.route_auth.title, null);
 });
 
-test('DELETE removes the configuration and ends its sessions', async () => {
+/** A route with email/password route auth and a browser holding an active session for it (verify lets it through). */
+async function routeWithSignedInBrowser() {
   const r = await createRoute(s);
   await auth(r.id, { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: H24 });
   const token = await svc().createSession(r.id, 'o@example.test', 'active', 'email_password', H24);
   const b = new Browser(s, r.domain);
   b.cookies.set(`gh_ra_${r.id}`, { value: token, path: '/', attrs: '' });
   assert.equal((await b.verify('/')).status, 204);
+  return { r, b };
+}
+
+test('DELETE removes the configuration and ends its sessions', async () => {
+  const { r, b } = await routeWithSignedInBrowser();
   const d = await auth(r.id, undefined, 'DELETE');
   assert.equal(d.status, 200);
   assert.equal(d.data.deleted, true);
@@ -275,12 +281,7 @@ test('branding by URL is fetched once and stored locally; a non-image URL is ref
 });
 
 test('deleting the route removes its route auth (cascade) and verify stops letting it through', async () => {
-  const r = await createRoute(s);
-  await auth(r.id, { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: H24 });
-  const token = await svc().createSession(r.id, 'o@example.test', 'active', 'email_password', H24);
-  const b = new Browser(s, r.domain);
-  b.cookies.set(`gh_ra_${r.id}`, { value: token, path: '/', attrs: '' });
-  assert.equal((await b.verify('/')).status, 204);
+  const { r, b } = await routeWithSignedInBrowser();
   await s.deps.db.models.Route.destroy({ where: { id: r.id } });
   assert.equal(await svc().models.RouteAuth.count({ where: { route_id: r.id } }), 0);
   assert.equal(await svc().models.RouteAuthSession.count({ where: { route_id: r.id } }), 0);

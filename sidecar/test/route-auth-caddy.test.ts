@@ -18,7 +18,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
 import { freePort } from '../../test/lib/ports.js';
-import { CADDY } from '../../test/lib/caddy-env.js';
+import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { addAccessLog, accessLogFile } from '../src/proxy/fragments/access-log.js';
 
 const haveCaddy = fs.existsSync(CADDY);
@@ -185,6 +185,21 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
 // ---------------------------------------------------------------- real Caddy
 
 let s: TestServer | undefined;
+/** A browser's cookie jar: keep() takes a response's Set-Cookie lines (an empty value deletes), cookie() is the Cookie header. */
+function cookieJar() {
+  const jar = new Map<string, string>();
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const keep = (r: { headers: http.IncomingHttpHeaders }) => {
+    for (const line of r.headers['set-cookie'] ?? []) {
+      const [pair] = line.split(';');
+      const [k, v] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+      if (v) jar.set(k, v);
+      else jar.delete(k);
+    }
+  };
+  return { cookie, keep };
+}
+
 let caddy: ChildProcess | undefined;
 let backend: http.Server | undefined;
 let caddyPort = 0;
@@ -272,10 +287,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (caddy && caddy.exitCode === null) {
-    caddy.kill('SIGTERM');
-    await new Promise((r) => caddy!.once('exit', r));
-  }
+  await stopCaddy(caddy);
   backend?.close();
   await s?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
@@ -292,16 +304,7 @@ test('real Caddy: forward auth → 302 to login, login through Caddy, backend ge
   assert.equal(loc.origin, `http://${host}`);
   assert.equal(loc.searchParams.get('rd'), `http://${host}/docs?x=1`);
   // the login page and form, through Caddy (browser-like: cookie jar)
-  const jar = new Map<string, string>();
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-  const keep = (r: { headers: http.IncomingHttpHeaders }) => {
-    for (const line of r.headers['set-cookie'] ?? []) {
-      const [pair] = line.split(';');
-      const [k, v] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-      if (v) jar.set(k, v);
-      else jar.delete(k);
-    }
-  };
+  const { cookie, keep } = cookieJar();
   const page = await viaCaddy('GET', host, `${loc.pathname}${loc.search}`);
   assert.equal(page.status, 200);
   keep(page);
@@ -328,16 +331,7 @@ test('real Caddy: forward auth → 302 to login, login through Caddy, backend ge
 test('real Caddy: two route users sign in on the same route, each with their own session; the backend, the access log and the trace name them; a user not in user_ids is refused', { skip: !haveCaddy && 'bin/caddy not built' }, async () => {
   const host = `users.test:${caddyPort}`;
   async function signIn(name: string, password: string): Promise<{ status: number; cookie: string }> {
-    const jar = new Map<string, string>();
-    const keep = (r: { headers: http.IncomingHttpHeaders }) => {
-      for (const line of r.headers['set-cookie'] ?? []) {
-        const [pair] = line.split(';');
-        const [k, v] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
-        if (v) jar.set(k, v);
-        else jar.delete(k);
-      }
-    };
-    const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const { cookie, keep } = cookieJar();
     const page = await viaCaddy('GET', host, '/route-auth/login?rd=%2F');
     assert.equal(page.status, 200);
     keep(page);

@@ -22,13 +22,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
+import { getWithHost, type GetResult } from '../lib/http-get.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -38,18 +38,8 @@ const OFFLINE_AFTER_S = 6;
 const TICK_S = 1; // tickInterval({offlineAfterMs: 6000}) = 1 s
 
 /** GET through Caddy on 127.0.0.1 with a Host header; null when nothing answers. */
-function viaCaddy(port: number, host: string, p = '/', headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders } | null> {
-  return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, path: p, headers: { host, ...headers }, agent: false, timeout: 15_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
-    req.on('error', () => resolve(null));
-    req.on('timeout', () => req.destroy());
-    req.end();
-  });
+function viaCaddy(port: number, host: string, p = '/', headers: Record<string, string> = {}): Promise<GetResult | null> {
+  return getWithHost(port, host, { path: p, headers, timeoutMs: 15_000 });
 }
 
 // Prints every UDP datagram it receives on 0.0.0.0:9 as one hex line.

@@ -1,6 +1,7 @@
 // The custom Caddy (bin/caddy) and the sidecar environment that has the sidecar start and supervise
 // it on given loopback ports: shared by the sidecar's Caddy tests, the end-to-end tests and the
 // benchmarks. Each caller spreads its own keys (data directory, WireGuard, rate limits…) around it.
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 export const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
@@ -21,4 +22,12 @@ export function managedCaddyEnv(ports: CaddyPorts, bind = '127.0.0.1', bin = CAD
     GATEHOUSE_HTTPS_PORT: String(ports.https),
     GATEHOUSE_PROXY_BIND: bind,
   };
+}
+
+/** Stops a Caddy the test spawned itself (SIGTERM, then waits for it to exit); nothing when it is not running. */
+export async function stopCaddy(caddy: ChildProcess | undefined): Promise<void> {
+  if (caddy && caddy.exitCode === null) {
+    caddy.kill('SIGTERM');
+    await new Promise((r) => caddy.once('exit', r));
+  }
 }
