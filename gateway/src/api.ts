@@ -12,6 +12,7 @@ import { wolRequestSchema } from '@gatehouse/common/gateway-protocol.js';
 import type { Logger } from './log.js';
 import { gatewayVersion } from './telemetry.js';
 import type { WolResult } from './wol.js';
+import { listenOn } from './listen.js';
 
 export interface ApiHandlers {
   status(): Record<string, unknown>;
@@ -40,13 +41,7 @@ export class CompanionApi {
   }
 
   listen(port: number, host: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+    return listenOn(this.server, port, host);
   }
 
   close(): Promise<void> {

@@ -14,6 +14,7 @@ import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { LAN_ERROR_HEADER, LAN_ERROR_VALUE, type GatewayRouteConfig } from '@gatehouse/common/gateway-protocol.js';
 import type { Logger } from './log.js';
+import { listenOn } from './listen.js';
 
 /** Set on the companion's own answers (404 for unknown hosts, 502s); the health self-check looks for it. */
 export const COMPANION_HEADER = 'X-Gatehouse-Companion';
@@ -113,13 +114,7 @@ export class HttpProxy {
   }
 
   listen(port: number, host: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+    return listenOn(this.server, port, host);
   }
 
   async close(): Promise<void> {

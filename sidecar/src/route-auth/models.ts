@@ -6,7 +6,17 @@ import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.
 export type LoginMethod = 'email_password' | 'email_code' | 'totp';
 export type SecondFactor = 'email_code' | 'totp';
 
-export interface RouteAuthRow {
+/** The login page's branding as a route auth configuration stores it (its columns). */
+export interface BrandingColumns {
+  title: string | null;
+  description: string | null;
+  primary_color: string | null;
+  bg_color: string | null;
+  logo: string | null;
+  bg_image: string | null;
+}
+
+export interface RouteAuthRow extends BrandingColumns {
   id: number;
   route_id: number;
   method: LoginMethod;
@@ -19,12 +29,6 @@ export interface RouteAuthRow {
   totp_active: boolean;
   totp_last_step: number | null;
   session_max_age: number;
-  title: string | null;
-  description: string | null;
-  primary_color: string | null;
-  bg_color: string | null;
-  logo: string | null;
-  bg_image: string | null;
   created_at: number;
   updated_at: number;
 }

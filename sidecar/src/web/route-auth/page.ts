@@ -4,6 +4,7 @@
 // a CSP nonce (colours are validated #rrggbb values, image URLs are our own paths).
 import { escapeHtml } from '../index.js';
 import { T, type ErrorKey, type Lang, type NoticeKey } from './i18n.js';
+import type { BrandingColumns } from '../../route-auth/models.js';
 
 export const LOGIN_CSS = `*,*::before,*::after{box-sizing:border-box}
 :root{--primary:#2456d3;--bg:#eef1f6}
@@ -29,13 +30,7 @@ button.link{background:none;color:var(--primary);text-decoration:underline;margi
 
 export type Step = 'password' | 'request_code' | 'code_email' | 'code_totp' | 'totp' | 'logout' | 'message';
 
-export interface Branding {
-  title: string | null;
-  description: string | null;
-  primary_color: string | null;
-  bg_color: string | null;
-  logo: string | null;
-  bg_image: string | null;
+export interface Branding extends BrandingColumns {
   /** cache-busting version (updated_at) */
   version: number;
 }
