@@ -3,15 +3,13 @@
 // checked by `caddy validate` (modules provisioned, nothing listens), so the shapes are Caddy's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { PeerTarget, ProxySettings, ProxySnapshot } from '../src/proxy/render-context.js';
 import { canonicalJson, configHash } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
-import { CADDY } from '../../test/lib/caddy-env.js';
+import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenSettings } from './lib/render-fixtures.js';
 
@@ -171,17 +169,5 @@ test('the rendering is deterministic and the hash ignores key order', () => {
 });
 
 test('caddy validate accepts every golden file', { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` }, () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-caddy-validate-'));
-  try {
-    for (const name of Object.keys(cases)) {
-      const file = path.join(GOLDEN, `${name}.json`);
-      try {
-        execFileSync(CADDY, ['validate', '--config', file], { env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home }, stdio: 'pipe' });
-      } catch (err: any) {
-        assert.fail(`caddy validate ${name}.json: ${String(err.stderr).split('\n').filter((l) => /error|Error/.test(l)).join('\n') || err.message}`);
-      }
-    }
-  } finally {
-    fs.rmSync(home, { recursive: true, force: true });
-  }
+  assertCaddyValidates(GOLDEN, Object.keys(cases));
 });

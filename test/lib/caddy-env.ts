@@ -2,6 +2,10 @@
 // it on given loopback ports: shared by the sidecar's Caddy tests, the end-to-end tests and the
 // benchmarks. Each caller spreads its own keys (data directory, WireGuard, rate limits…) around it.
 import type { ChildProcess } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export const CADDY = path.resolve(import.meta.dirname, '..', '..', 'bin', 'caddy');
@@ -29,5 +33,22 @@ export async function stopCaddy(caddy: ChildProcess | undefined): Promise<void> 
   if (caddy && caddy.exitCode === null) {
     caddy.kill('SIGTERM');
     await new Promise((r) => caddy.once('exit', r));
+  }
+}
+
+/** `caddy validate` on each <dir>/<name>.json (modules provisioned, nothing listens), in a throw-away HOME; fails with Caddy's error lines. */
+export function assertCaddyValidates(dir: string, names: string[]): void {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-caddy-validate-'));
+  try {
+    for (const name of names) {
+      const file = path.join(dir, `${name}.json`);
+      try {
+        execFileSync(CADDY, ['validate', '--config', file], { env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home }, stdio: 'pipe' });
+      } catch (err: any) {
+        assert.fail(`caddy validate ${name}.json: ${String(err.stderr).split('\n').filter((l) => /error|Error/.test(l)).join('\n') || err.message}`);
+      }
+    }
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
   }
 }
