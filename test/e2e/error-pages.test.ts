@@ -9,10 +9,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { errorPageHtml } from '../../sidecar/src/proxy/fragments/error-pages.js';
-import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
-import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
+import { skipReason, waitFor } from '../lib/netns.js';
+import { CADDY, startE2e } from '../lib/e2e-server.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
@@ -30,21 +29,9 @@ function get(port: number, host: string, headers: Record<string, string> = {}): 
 }
 
 test('a peer that drops off the VPN: the visitor gets the branded 502 "device offline" page, not an empty 502', { skip: reason ?? false, timeout: 180_000 }, async (t) => {
-  const n = (process.pid % 200) + 20;
-  const network = await createNetwork({ prefix: 'errpg' });
-  const running: { s?: TestServer } = {};
-  t.after(async () => {
-    await running.s?.close();
-    await network.cleanup();
-  });
-  const ns = await network.addNamespace('peer');
-  const link = await network.link(null, ns, `10.250.${n}.1/24`, `10.250.${n}.2/24`);
-  const { env, ports, serverIp } = await e2eServerEnv({ iface: `ghe${process.pid % 1000}`, subnet: `10.249.${n}`, publicHost: link.addrA, proxyBind: '127.0.0.1' });
-  const s = await startTestServer(env, { startFeatures: true });
-  running.s = s;
-  const h = bearer(await apiToken(s));
-  const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
-  assert.equal((await s.req('/health')).data.checks.proxy.ok, true);
+  const run = await startE2e(t, { prefix: 'errpg', iface: `ghe${process.pid % 1000}`, vpnOctet: 249, peers: [{ name: 'peer', octet: 250 }], proxyBind: '127.0.0.1' });
+  const { network, api, ports, serverIp } = run;
+  const [ns] = run.ns;
   const peer = (await api('/peers', 'POST', { name: 'e2e-errpg' })).data.peer;
   const wg = await network.bringUpPeer(ns, network.ifName('p'), (await api(`/peers/${peer.id}/config`)).data as string);
   await waitFor(async () => (await network.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok, 20_000, { what: 'the tunnel' });

@@ -9,41 +9,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
+import { skipReason, waitFor } from '../lib/netns.js';
 import { freePort } from '../lib/ports.js';
-import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
+import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
 test('L4 routes: peer ACL and IP filter enforced by the layer4 server, from two peer namespaces', { skip: reason ?? false, timeout: 240_000 }, async (t) => {
-  const n = (process.pid % 200) + 20;
-  const network = await createNetwork({ prefix: 'l4prot' });
-  const running: { s?: TestServer } = {};
-  t.after(async () => {
-    await running.s?.close(); // stops Caddy (by PID) and takes the WireGuard interface down
-    await network.cleanup();
-  });
-  const nsA = await network.addNamespace('pa');
-  const nsB = await network.addNamespace('pb');
-  const linkA = await network.link(null, nsA, `10.247.${n}.1/24`, `10.247.${n}.2/24`);
-  const linkB = await network.link(null, nsB, `10.248.${n}.1/24`, `10.248.${n}.2/24`);
-  const { env, serverIp } = await e2eServerEnv({ iface: `ghl${process.pid % 1000}`, subnet: `10.246.${n}`, publicHost: linkA.addrA, proxyBind: 'serverIp' });
-  const s = await startTestServer(env, { startFeatures: true });
-  running.s = s;
-  const h = bearer(await apiToken(s));
-  const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
-  const health = await s.req('/health');
-  assert.equal(health.status, 200, JSON.stringify(health.data));
-  assert.equal(health.data.checks.proxy.ok, true);
-
-  const peerA = (await api('/peers', 'POST', { name: 'e2e-l4-a' })).data.peer;
-  const peerB = (await api('/peers', 'POST', { name: 'e2e-l4-b' })).data.peer;
-  const confA = (await api(`/peers/${peerA.id}/config`)).data as string;
-  const confB = ((await api(`/peers/${peerB.id}/config`)).data as string).replace(`${linkA.addrA}:`, `${linkB.addrA}:`);
-  await network.bringUpPeer(nsA, network.ifName('a'), confA);
-  await network.bringUpPeer(nsB, network.ifName('b'), confB);
-  for (const ns of [nsA, nsB]) await waitFor(async () => (await network.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok, 20_000, { what: 'the tunnel' });
+  const run = await startE2e(t, { prefix: 'l4prot', iface: `ghl${process.pid % 1000}`, vpnOctet: 246, peers: [{ name: 'pa', octet: 247 }, { name: 'pb', octet: 248 }], proxyBind: 'serverIp' });
+  const { network, api, serverIp } = run;
+  const [nsA, nsB] = run.ns;
+  const [peerA, peerB] = await tunnelPeers(run, ['e2e-l4-a', 'e2e-l4-b']);
   const ipA = peerA.address.split('/')[0];
   const tcpEcho = await network.startTcpEcho(nsA, ipA, 7001);
   const udpEcho = await network.startUdpEcho(nsA, ipA, 7002);

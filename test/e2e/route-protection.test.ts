@@ -18,10 +18,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import speakeasy from 'speakeasy';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { startSmtp, codeFromMail } from '../../sidecar/test/route-auth-helpers.js';
-import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
-import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
+import { skipReason, waitFor } from '../lib/netns.js';
+import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
@@ -107,39 +106,18 @@ class Client {
 }
 
 test('route protection through the real Caddy and a real WireGuard tunnel', { skip: reason ?? false, timeout: 300_000 }, async (t) => {
-  const n = (process.pid % 200) + 20;
-  const network = await createNetwork({ prefix: 'rprot' });
-  const running: { s?: TestServer } = {};
-  t.after(async () => {
-    await running.s?.close(); // stops Caddy (by PID) and takes the WireGuard interface down
-    await network.cleanup();
-  });
-  const nsA = await network.addNamespace('pa');
-  const nsB = await network.addNamespace('pb');
-  const linkA = await network.link(null, nsA, `10.235.${n}.1/24`, `10.235.${n}.2/24`);
-  const linkB = await network.link(null, nsB, `10.236.${n}.1/24`, `10.236.${n}.2/24`);
   // Caddy on the server's tunnel address: the peers reach it through the tunnel.
-  const { env, ports, serverIp } = await e2eServerEnv({ iface: `ghp${process.pid % 1000}`, subnet: `10.234.${n}`, publicHost: linkA.addrA, proxyBind: 'serverIp' });
-  const s = await startTestServer(
-    { ...env, GATEHOUSE_TLS: 'internal', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' },
+  const run = await startE2e(t, {
+    prefix: 'rprot', iface: `ghp${process.pid % 1000}`, vpnOctet: 234, peers: [{ name: 'pa', octet: 235 }, { name: 'pb', octet: 236 }], proxyBind: 'serverIp',
+    env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' },
     // listen: Caddy forwards /route-auth/* and the verify subrequests to GATEHOUSE_PORT.
-    { startFeatures: true, listen: true },
-  );
-  running.s = s;
-  const h = bearer(await apiToken(s));
-  const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
-  const health = await s.req('/health');
-  assert.equal(health.status, 200, JSON.stringify(health.data));
-  assert.equal(health.data.checks.proxy.ok, true);
+    start: { listen: true },
+  });
+  const { network, api, ports, serverIp } = run;
+  const [nsA, nsB] = run.ns;
 
   // ---- two peers, each from its own namespace through the tunnel
-  const peerA = (await api('/peers', 'POST', { name: 'e2e-prot-a' })).data.peer;
-  const peerB = (await api('/peers', 'POST', { name: 'e2e-prot-b' })).data.peer;
-  const confA = (await api(`/peers/${peerA.id}/config`)).data as string;
-  const confB = ((await api(`/peers/${peerB.id}/config`)).data as string).replace(`${linkA.addrA}:`, `${linkB.addrA}:`);
-  await network.bringUpPeer(nsA, network.ifName('a'), confA);
-  await network.bringUpPeer(nsB, network.ifName('b'), confB);
-  for (const ns of [nsA, nsB]) await waitFor(async () => (await network.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok, 20_000, { what: 'the tunnel' });
+  const [peerA, peerB] = await tunnelPeers(run, ['e2e-prot-a', 'e2e-prot-b']);
   const ipA = peerA.address.split('/')[0];
   const ipB = peerB.address.split('/')[0];
   await network.startHttpServer(nsA, ipA, 8080, { name: 'backend' });

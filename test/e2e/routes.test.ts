@@ -11,11 +11,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import tls from 'node:tls';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { caddyPaths, type CaddySupervisor } from '../../sidecar/src/proxy/supervisor.js';
-import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
+import { skipReason, waitFor, type Network } from '../lib/netns.js';
 import { freePort } from '../lib/ports.js';
-import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
+import { CADDY, startE2e } from '../lib/e2e-server.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping', 'curl', 'ncat']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
@@ -57,27 +56,10 @@ function tlsRoundTrip(port: number, servername: string, message: string, opts: {
 }
 
 test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason ?? false, timeout: 240_000 }, async (t) => {
-  const n = (process.pid % 200) + 20;
-  const network = await createNetwork({ prefix: 'routes' });
-  const running: { s?: TestServer } = {};
-  t.after(async () => {
-    await running.s?.close(); // stops Caddy (by PID) and takes the WireGuard interface down
-    await network.cleanup();
-  });
-  const ns = await network.addNamespace('peer');
-  const link = await network.link(null, ns, `10.239.${n}.1/24`, `10.239.${n}.2/24`);
-  const { env, ports, serverIp } = await e2eServerEnv({ iface: `ghr${process.pid % 1000}`, subnet: `10.238.${n}`, publicHost: link.addrA, proxyBind: '127.0.0.1' });
+  const run = await startE2e(t, { prefix: 'routes', iface: `ghr${process.pid % 1000}`, vpnOctet: 238, peers: [{ name: 'peer', octet: 239 }], proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal' } });
+  const { network, s, api, ports, serverIp, health } = run;
+  const [ns] = run.ns;
   const l4 = { tcp: await freePort('tcp'), udp: await freePort('udp'), pass: await freePort('tcp'), term: await freePort('tcp') };
-  const s = await startTestServer(
-    { ...env, GATEHOUSE_TLS: 'internal' },
-    { startFeatures: true },
-  );
-  running.s = s;
-  const h = bearer(await apiToken(s));
-  const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
-  const health = await s.req('/health');
-  assert.equal(health.status, 200, JSON.stringify(health.data));
-  assert.equal(health.data.checks.proxy.ok, true);
   assert.equal(health.data.checks.wireguard.ok, true);
   // Caddy keeps its state under the test's data directory.
   const caddyPid = (s.deps.caddySupervisor as CaddySupervisor).status().pid!;

@@ -2,7 +2,12 @@
 // interface name, /24 and UDP port, and the real custom Caddy (bin/caddy) supervised on its own
 // ports. Each test spreads its own keys over `env` (rate limits, TLS, gateway timings, …).
 //   const { env, ports, serverIp } = await e2eServerEnv({ iface: 'ghx123', subnet: '10.250.7', publicHost, proxyBind });
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import type { StartOptions } from '../../sidecar/src/server.js';
 import { CADDY, managedCaddyEnv } from './caddy-env.js';
+import { createNetwork, waitFor, type Network } from './netns.js';
 import { freePort } from './ports.js';
 
 export { CADDY };
@@ -35,4 +40,70 @@ export async function e2eServerEnv(o: { iface: string; subnet: string; publicHos
     GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
   };
   return { env, ports, serverIp };
+}
+
+/** What startE2e brings up: the namespaces (one per peer name), the sidecar with its tunnel and Caddy. */
+export interface E2eRun {
+  network: Network;
+  s: TestServer;
+  /** the admin API with a full-access token: api('/peers', 'POST', {...}) */
+  api: (p: string, method?: string, json?: unknown) => Promise<Response & { data: any }>;
+  serverIp: string;
+  ports: E2ePorts;
+  /** the peer namespaces and their links to the host (host end .1, peer end .2), in the order of `peers` */
+  ns: string[];
+  links: { addrA: string; addrB: string }[];
+  /** GET /health as it answered once everything started */
+  health: Response & { data: any };
+}
+
+/**
+ * The set-up the tunnel-and-Caddy e2e tests share: a network of namespaces (one per name in `peers`,
+ * each linked to the host on 10.<peerOctets[i]>.<n>.0/24), the sidecar on e2eServerEnv with the VPN
+ * on 10.<vpnOctet>.<n>.0/24 (n run-unique), its health (proxy up) checked, and everything stopped
+ * after the test (the sidecar stops Caddy by PID and takes the WireGuard interface down).
+ */
+export async function startE2e(
+  t: TestContext,
+  o: { prefix: string; iface: string; vpnOctet: number; peers: { name: string; octet: number }[]; proxyBind: string | 'serverIp'; env?: Record<string, string>; start?: StartOptions },
+): Promise<E2eRun> {
+  const n = (process.pid % 200) + 20;
+  const network = await createNetwork({ prefix: o.prefix });
+  const running: { s?: TestServer } = {};
+  t.after(async () => {
+    await running.s?.close();
+    await network.cleanup();
+  });
+  const ns: string[] = [];
+  const links: { addrA: string; addrB: string }[] = [];
+  for (const p of o.peers) {
+    ns.push(await network.addNamespace(p.name));
+    links.push(await network.link(null, ns[ns.length - 1], `10.${p.octet}.${n}.1/24`, `10.${p.octet}.${n}.2/24`));
+  }
+  const { env, ports, serverIp } = await e2eServerEnv({ iface: o.iface, subnet: `10.${o.vpnOctet}.${n}`, publicHost: links[0].addrA, proxyBind: o.proxyBind });
+  const s = await startTestServer({ ...env, ...o.env }, { startFeatures: true, ...o.start });
+  running.s = s;
+  const h = bearer(await apiToken(s));
+  const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  const health = await s.req('/health');
+  assert.equal(health.status, 200, JSON.stringify(health.data));
+  assert.equal(health.data.checks.proxy.ok, true);
+  return { network, s, api, serverIp, ports, ns, links, health };
+}
+
+/**
+ * Creates one peer per namespace of `run` through the API and brings its own config up there (each
+ * dialling the server through its own link), then waits until every one pings the server's tunnel
+ * address. Returns the peers as the API created them.
+ */
+export async function tunnelPeers(run: E2eRun, names: string[]): Promise<any[]> {
+  const { network, api, serverIp, ns, links } = run;
+  const peers = [];
+  for (const name of names) peers.push((await api('/peers', 'POST', { name })).data.peer);
+  for (const [i, peer] of peers.entries()) {
+    const conf = ((await api(`/peers/${peer.id}/config`)).data as string).replace(`${links[0].addrA}:`, `${links[i].addrA}:`);
+    await network.bringUpPeer(ns[i], network.ifName(String.fromCharCode(97 + i)), conf);
+  }
+  for (const one of ns) await waitFor(async () => (await network.ping(one, serverIp, { count: 1, timeoutS: 1 })).ok, 20_000, { what: 'the tunnel' });
+  return peers;
 }
