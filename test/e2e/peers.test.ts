@@ -8,20 +8,12 @@
 //   cd /work/main && node --import tsx --test test/e2e/peers.test.ts
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { WireGuardService } from '../../sidecar/src/wireguard/service.js';
 import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
+import { freePort } from '../lib/ports.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
-
-async function freeUdpPort(): Promise<number> {
-  const sock = dgram.createSocket('udp4');
-  await new Promise<void>((r) => sock.bind(0, '0.0.0.0', () => r()));
-  const port = sock.address().port;
-  await new Promise<void>((r) => sock.close(() => r()));
-  return port;
-}
 
 /**
  * The sidecar with its WireGuard interface in the host namespace and two peer hosts (namespaces A
@@ -48,7 +40,7 @@ async function peerNetwork(t: TestContext, o: { prefix: string; iface: string; n
   const iface = o.iface;
   const subnet = `10.234.${n}.0/24`;
   const serverIp = `10.234.${n}.1`;
-  const port = await freeUdpPort();
+  const port = await freePort('udp', '0.0.0.0');
   const s = await startTestServer(
     {
       GATEHOUSE_WG_MANAGE: 'true',
