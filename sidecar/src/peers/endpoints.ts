@@ -1,8 +1,8 @@
 // /api/v1/peers: thin HTTP mapping onto PeersService.
 import type { AppContext } from '../app-context.js';
-import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
-import { batchBody, configQuery, createPeerBody, hostnameBody, peerCreatedResponse, peerListResponse, peerResponse, peerTrafficQuery, updatePeerBody } from './schema.js';
+import { batchBody, configQuery, createPeerBody, listPeersQuery, hostnameBody, peerCreatedResponse, peerListResponse, peerResponse, peerTrafficQuery, updatePeerBody } from './schema.js';
 
 export function peerEndpoints(deps: AppContext): Endpoint[] {
   const peers = () => deps.peers;
@@ -10,10 +10,11 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
   const tags = ['peers'];
   return [
     defineEndpoint({
-      method: 'GET', path: '/peers', summary: 'List peers (ordered by id) with paging; total is the number of all peers', tags, query: paging, response: peerListResponse,
+      method: 'GET', path: '/peers', tags, query: listPeersQuery, response: peerListResponse,
+      summary: 'List peers with search (q), filters (group_id, tag, online, enabled), sort (default id) and paging; total counts the peers matching the filters, total_all every peer',
       handler: async ({ query }) => {
         const r = await peers().list(query);
-        return { peers: r.peers, total: r.total, limit: query.limit, offset: query.offset };
+        return { peers: r.peers, total: r.total, total_all: r.totalAll, limit: query.limit, offset: query.offset };
       },
     }),
     defineEndpoint({

@@ -1,7 +1,9 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
 import { dateInput, text } from '../http/fields.js';
-import { tagList } from '../tags/names.js';
+import { tagList, tagName } from '../tags/names.js';
+import { paging } from '../http/registry.js';
+import { sortValues } from '../db/search.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 
 export const NAME_MAX = 64;
@@ -108,6 +110,33 @@ export const hostnameValue = z
 
 export const hostnameBody = z.object({ hostname: hostnameValue.nullable() });
 
+/** true/false in a query string (also 1/0). */
+export const queryBool = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+
+/** A free-text search in a query string: trimmed, at most 200 characters; empty means no search. */
+export const searchText = z.string({ error: 'must be one search string' }).trim().max(200, 'at most 200 characters');
+
+export const PEER_SORT_KEYS = ['id', 'name', 'created_at', 'last_handshake', 'traffic', 'address'] as const;
+export const PEER_SORTS = sortValues(PEER_SORT_KEYS);
+
+export const listPeersQuery = paging.extend({
+  q: searchText.optional().meta({ description: 'case-insensitive substring of name, description, address, allowed_ips, hostname or tags (% and _ are plain characters)' }),
+  group_id: z
+    .union([z.literal('none'), z.string().regex(/^[1-9]\d{0,8}$/).transform(Number)], { error: 'must be a group id or none' })
+    .optional()
+    .meta({ description: 'peers of this group; none: peers without a group' }),
+  tag: tagName.optional().meta({ description: 'peers carrying this tag (whole entry, case-insensitive)' }),
+  online: queryBool.optional().meta({ description: 'the peer view\'s isOnline: enabled, not expired, handshake within the last 180 s' }),
+  enabled: queryBool.optional(),
+  sort: z
+    .enum(PEER_SORTS, { error: `must be one of ${PEER_SORTS.join(', ')}` })
+    .optional()
+    .meta({ description: 'order; a leading - sorts descending; default id. last_handshake: never-connected peers count as oldest; traffic: total_rx + total_tx' }),
+});
+export type ListPeersQuery = z.infer<typeof listPeersQuery>;
+
 export const configQuery = z.object({ download: z.enum(['0', '1', 'true', 'false']).optional() });
 export const peerTrafficQuery = z.object({ period: z.enum(['24h', '7d', '30d']).default('24h') });
 
@@ -143,7 +172,14 @@ export const peerView = z
     updated_at: isoDate,
   })
   .meta({ description: 'A peer (SPEC Peer)' });
-export const peerListResponse = z.object({ ok: z.literal(true), peers: z.array(peerView), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const peerListResponse = z.object({
+  ok: z.literal(true),
+  peers: z.array(peerView),
+  total: z.number().int().meta({ description: 'peers matching the filters (all peers without filters)' }),
+  total_all: z.number().int().meta({ description: 'all peers, regardless of the filters' }),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
 export const peerResponse = z.object({ ok: z.literal(true), peer: peerView });
 export const peerCreatedResponse = z.object({
   ok: z.literal(true),

@@ -14,7 +14,8 @@ import { RESERVED_HOSTNAMES } from '../dns/service.js';
 import { Mutex } from './mutex.js';
 import { series, type Period } from './traffic.js';
 import { asBool, toPeerView, type PeerView } from './view.js';
-import { hostnameValue, type CreatePeerInput, type UpdatePeerInput } from './schema.js';
+import { hostnameValue, type CreatePeerInput, type ListPeersQuery, type UpdatePeerInput } from './schema.js';
+import { hasFilter, peerOrder, peerWhere } from './list.js';
 
 export interface BatchResult {
   id: number;
@@ -90,12 +91,17 @@ export class PeersService {
     return this.view(r);
   }
 
-  async list(q: { limit: number; offset: number }): Promise<{ peers: PeerView[]; total: number }> {
-    const [rows, total] = await Promise.all([
-      this.Peer.findAll({ attributes: VIEW_ATTRS, order: [['id', 'ASC']], limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<PeerRow[]>,
-      this.Peer.count(),
+  /** One page of peers matching the filters in the sort order (peers/list.ts); total counts the matches, totalAll every peer. */
+  async list(q: ListPeersQuery): Promise<{ peers: PeerView[]; total: number; totalAll: number }> {
+    const now = this.deps.clock();
+    const db = this.deps.db;
+    const where = peerWhere(db, q, now);
+    const [rows, total, totalAll] = await Promise.all([
+      this.Peer.findAll({ attributes: VIEW_ATTRS, where, order: peerOrder(db, q.sort), limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<PeerRow[]>,
+      this.Peer.count({ where }),
+      hasFilter(q) ? this.Peer.count() : null,
     ]);
-    return { peers: rows.map((r) => this.view(r)), total };
+    return { peers: rows.map((r) => toPeerView(r, now)), total, totalAll: totalAll ?? total };
   }
 
   // ---------------------------------------------------------------- allocation
