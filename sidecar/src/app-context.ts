@@ -50,6 +50,7 @@ import { WolService } from './gateways/wol.js';
 import { AccessLogService } from './logs/access-log.js';
 import { BreakerService, ensureBreakerSecret } from './resilience/breaker.js';
 import { MonitorService } from './resilience/monitor.js';
+import { EventStreams } from './events-stream/hub.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -92,6 +93,8 @@ export interface AppContext extends Deps {
   breaker: BreakerService;
   accessLog: AccessLogService;
   monitor: MonitorService;
+  // live events: the open GET /api/v1/events streams (server stop ends them)
+  eventStreams: EventStreams;
 }
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -231,6 +234,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     breaker,
     accessLog,
     monitor,
+    eventStreams: new EventStreams({ events, clock, timers: core.scheduler.timers, log }),
   };
 }
 

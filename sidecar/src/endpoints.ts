@@ -10,6 +10,7 @@ import { settingsEndpoints } from './settings/endpoints.js';
 import { logEndpoints } from './logs/endpoints.js';
 import { healthEndpoints } from './system/health.js';
 import { featureEndpoints } from './features.js';
+import { eventStreamEndpoints } from './events-stream/endpoints.js';
 
 /** Literal path segments sort before parameters, so /users/locked wins over /users/:id. */
 function specificity(a: Endpoint, b: Endpoint): number {
@@ -31,6 +32,7 @@ export function allEndpoints(deps: AppContext): Endpoint[] {
     ...tokenEndpoints(deps),
     ...settingsEndpoints(deps),
     ...logEndpoints(deps),
+    ...eventStreamEndpoints(deps),
     ...featureEndpoints(deps),
   ];
   list.push(

@@ -178,6 +178,11 @@ export class EventBus {
     return this.seq ? `${this.boot}-${this.seq}` : null;
   }
 
+  /** Where a reader stands now: "<boot>-<seq>" ("<boot>-0" before the first event); since(cursor) gives what comes next. */
+  get cursor(): string {
+    return `${this.boot}-${this.seq}`;
+  }
+
   private add(s: Subscription): Unsubscribe {
     this.subs.push(s);
     return () => {

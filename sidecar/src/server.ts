@@ -67,6 +67,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const close = () =>
     (closing ??= (async () => {
       housekeeping.stop();
+      // Live event streams never finish by themselves: end them first (their clients reconnect elsewhere or later).
+      await deps.eventStreams.closeAll();
       // Finish requests in flight; idle keep-alive sockets are closed at once.
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

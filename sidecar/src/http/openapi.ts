@@ -22,6 +22,7 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (/:([A-Za-z_]+)/.test(e.path)) out['404'] = { description: 'No such resource (or unknown path)', ...errorRef() };
   if (e.auth === 'admin' && e.method !== 'GET') out['409'] = { description: 'Conflict with the current state: a duplicate name, domain or port, a resource still in use. Route conflicts name the field and the route that holds the value.', ...errorRef('Conflict') };
+  if (e.rawResponse) out['406'] = { description: `The request's Accept header does not allow ${e.rawResponse.contentType}`, ...errorRef() };
   if (e.multipart) out['413'] = { description: `Upload larger than ${e.multipart.maxBytes} bytes`, ...errorRef() };
   if (e.path === '/login') {
     out['401'] = { description: 'Invalid username or password', ...errorRef() };
@@ -33,6 +34,10 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
 
 /** The success response: the declared body schema, an export's CSV/JSON file, or the generic {ok: true, ...}. */
 function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unknown> } | undefined): Record<string, unknown> {
+  if (e.rawResponse) {
+    const r = e.rawResponse;
+    return { description: r.description, content: { [r.contentType]: { schema: { type: 'string' }, ...(r.events ? { 'x-events': r.events } : {}) } } };
+  }
   if (e.response) return { description: 'Success', content: { 'application/json': { schema: toJsonSchema(e.response, 'output') } } };
   const format = JSON.stringify(queryJs?.properties?.format ?? '');
   if (format.includes('"csv"')) {

@@ -74,6 +74,11 @@ export interface Endpoint<B = any, Q = any> {
   query?: z.ZodType<Q>;
   /** The success body as served ({ok: true, ...}); declared in the OpenAPI document. */
   response?: z.ZodType;
+  /**
+   * A success body that is not JSON and not an export (the live event stream): its media type and
+   * description for the OpenAPI document; the handler sets ctx.body itself.
+   */
+  rawResponse?: { contentType: string; description: string; events?: { name: string; scope: string; fields: string }[] };
   /** multipart/form-data upload (the handler reads ctx.request.file). */
   multipart?: { field: string; maxBytes: number };
   rateLimit?: RateLimitName;

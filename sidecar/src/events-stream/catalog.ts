@@ -1,0 +1,76 @@
+// Which domain events GET /api/v1/events streams, to whom, and what their payloads hold.
+//
+// - STREAMED names every event type of the bus (events.ts): the token scope that covers it, or null
+//   when it is not streamed (internal cache signals; sign-in failures, which reach the stream as
+//   activity rows). A new event type does not compile until it is listed here.
+// - Scopes (SPEC "Authentication" 2): `peers` covers peer_*, gateway_*, group and tag events and the
+//   traffic rates; `routes` covers route_*, routes_batch, circuit_*; `logs` the activity rows;
+//   `system` the WireGuard/Caddy state. `admin` events (users, tokens, settings) go only to admin
+//   sessions and full-access/read-only tokens. An admin session, a full-access and a read-only
+//   token get every streamed event.
+// - The payload of a message is the event without `type`, plus `at` (epoch ms) when the event has
+//   none of its own. The field lists below feed the OpenAPI document and mirror the README table.
+import type { EventType } from '../events.js';
+import type { Principal } from '../http/auth.js';
+
+export type StreamScope = 'peers' | 'routes' | 'logs' | 'system' | 'admin';
+export const STREAM_SCOPES: readonly StreamScope[] = ['peers', 'routes', 'logs', 'system', 'admin'];
+
+export interface StreamedEvent {
+  scope: StreamScope;
+  /** The payload's fields, for the OpenAPI document. */
+  fields: string;
+}
+
+const actor = 'actor (user id or null)';
+
+export const STREAMED: Record<EventType, StreamedEvent | null> = {
+  peer_created: { scope: 'peers', fields: `peer_id, name, address, peer_type, ${actor}` },
+  peer_updated: { scope: 'peers', fields: `peer_id, name, fields (changed field names), ${actor}` },
+  peer_enabled: { scope: 'peers', fields: `peer_id, name, ${actor}` },
+  peer_disabled: { scope: 'peers', fields: `peer_id, name, ${actor}` },
+  peer_deleted: { scope: 'peers', fields: `peer_id, name, address, ${actor}` },
+  peer_expired: { scope: 'peers', fields: 'peer_id, name, expires_at (ISO), enabled' },
+  peer_online: { scope: 'peers', fields: 'peer_id, name, endpoint, latest_handshake (epoch ms)' },
+  peer_offline: { scope: 'peers', fields: 'peer_id, name, endpoint, latest_handshake (epoch ms)' },
+  gateway_online: { scope: 'peers', fields: 'peer_id, name, from, to (online|offline|unknown), reason, last_seen_at, at' },
+  gateway_offline: { scope: 'peers', fields: 'peer_id, name, from, to (online|offline|unknown), reason, last_seen_at, at' },
+  gateway_unknown: { scope: 'peers', fields: 'peer_id, name, from, to (online|offline|unknown), reason, last_seen_at, at' },
+  route_created: { scope: 'routes', fields: `route_id, domain, route_type, ${actor}` },
+  route_updated: { scope: 'routes', fields: `route_id, domain, fields (changed field names), ${actor}` },
+  route_enabled: { scope: 'routes', fields: `route_id, domain, ${actor}` },
+  route_disabled: { scope: 'routes', fields: `route_id, domain, ${actor}` },
+  route_deleted: { scope: 'routes', fields: `route_id, domain, ${actor}` },
+  routes_batch: { scope: 'routes', fields: `action (enable|disable|delete), route_ids, ${actor}` },
+  route_up: { scope: 'routes', fields: 'route_id, domain, status (HTTP status or null), response_ms, error' },
+  route_down: { scope: 'routes', fields: 'route_id, domain, status (HTTP status or null), response_ms, error' },
+  circuit_open: { scope: 'routes', fields: 'route_id, failure_count' },
+  circuit_closed: { scope: 'routes', fields: 'route_id, open_seconds' },
+  activity_recorded: { scope: 'logs', fields: 'entry (the activity row as GET /api/v1/logs/activity lists it: id, severity, source, event_type, message, details, user_id, ip, created_at, timestamp)' },
+  config_changed: { scope: 'system', fields: 'target ("proxy"), config_hash, reason' },
+  // not streamed: cache signals, and sign-in failures (they reach `logs` readers as activity rows)
+  rows_changed: null,
+  login_failed: null,
+  account_locked: null,
+  user_credentials_changed: null,
+};
+
+/** The stream scopes a caller receives; empty = may not open the stream. */
+export function streamScopesFor(p: Principal | undefined): Set<StreamScope> {
+  if (!p) return new Set();
+  if (p.kind === 'session') return new Set(p.role === 'admin' ? STREAM_SCOPES : STREAM_SCOPES.filter((s) => s !== 'admin'));
+  if (p.kind !== 'token') return new Set();
+  if (p.scopes.includes('full-access') || p.scopes.includes('read-only')) return new Set(STREAM_SCOPES);
+  return new Set(STREAM_SCOPES.filter((s) => s !== 'admin' && (p.scopes as string[]).includes(s)));
+}
+
+/** Whether a caller with these stream scopes receives events of this type. */
+export function receives(scopes: Set<StreamScope>, type: EventType): boolean {
+  const s = STREAMED[type];
+  return s !== null && scopes.has(s.scope);
+}
+
+/** The SSE event names and their payloads (OpenAPI document). */
+export function streamedEventNames(): { name: string; scope: StreamScope; fields: string }[] {
+  return (Object.entries(STREAMED) as [EventType, StreamedEvent | null][]).filter(([, v]) => v !== null).map(([name, v]) => ({ name, scope: v!.scope, fields: v!.fields }));
+}

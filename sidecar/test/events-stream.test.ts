@@ -1,0 +1,351 @@
+// GET /api/v1/events: the live event stream, over real HTTP against the started test server.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { startTestServer, login, apiToken, bearer, type TestServer } from './lib/server.js';
+import { manualClock } from '../src/util/clock.js';
+import { sseComment, sseMessage, sseRetry } from '../src/events-stream/sse.js';
+import { STREAMED, streamScopesFor } from '../src/events-stream/catalog.js';
+
+interface Msg {
+  id?: string;
+  event: string;
+  data: any;
+}
+
+/** An SSE reader on node's http: collects messages and comments as they arrive. */
+interface Stream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  raw: () => string;
+  messages: Msg[];
+  comments: string[];
+  ended: Promise<void>;
+  /** Waits until a message matches (from the start), returns it. */
+  waitFor(pred: (m: Msg) => boolean, ms?: number): Promise<Msg>;
+  /** Waits until n comments arrived. */
+  waitComments(n: number, ms?: number): Promise<void>;
+  close(): void;
+}
+
+function openStream(s: TestServer, headers: Record<string, string> = {}, query = ''): Promise<Stream> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${s.url}/api/v1/events${query}`, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+      res.setEncoding('utf8');
+      let raw = '';
+      let buf = '';
+      const messages: Msg[] = [];
+      const comments: string[] = [];
+      const waiters = new Set<() => void>();
+      const wake = () => waiters.forEach((w) => w());
+      res.on('data', (chunk: string) => {
+        raw += chunk;
+        buf += chunk;
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const m: Partial<Msg> & { dataLines: string[] } = { dataLines: [] };
+          let isComment = false;
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) {
+              comments.push(line.slice(1).trim());
+              isComment = true;
+            } else if (line.startsWith('id: ')) m.id = line.slice(4);
+            else if (line.startsWith('event: ')) m.event = line.slice(7);
+            else if (line.startsWith('data: ')) m.dataLines.push(line.slice(6));
+          }
+          if (m.event) messages.push({ id: m.id, event: m.event, data: JSON.parse(m.dataLines.join('\n')) });
+          else if (!isComment && !block.startsWith('retry:')) throw new Error(`unexpected block ${JSON.stringify(block)}`);
+        }
+        wake();
+      });
+      const ended = new Promise<void>((r) => res.once('close', () => (wake(), r())));
+      let isEnded = false;
+      void ended.then(() => (isEnded = true));
+      const until = (check: () => boolean, what: string, ms: number) =>
+        new Promise<void>((ok, fail) => {
+          const t = setTimeout(() => (waiters.delete(w), fail(new Error(`timeout waiting for ${what}; got ${raw}`))), ms);
+          const w = () => {
+            if (check()) {
+              clearTimeout(t);
+              waiters.delete(w);
+              ok();
+            } else if (isEnded) {
+              clearTimeout(t);
+              waiters.delete(w);
+              fail(new Error(`stream ended waiting for ${what}; got ${raw}`));
+            }
+          };
+          waiters.add(w);
+          w();
+        });
+      resolve({
+        status: res.statusCode!,
+        headers: res.headers,
+        raw: () => raw,
+        messages,
+        comments,
+        ended,
+        async waitFor(pred, ms = 5000) {
+          let found: Msg | undefined;
+          await until(() => !!(found = messages.find(pred)), 'a message', ms);
+          return found!;
+        },
+        waitComments: (n, ms = 5000) => until(() => comments.length >= n, `${n} comments`, ms),
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+/** A plain request whose JSON answer is read (refusals). */
+async function refused(s: TestServer, headers: Record<string, string>): Promise<{ status: number; data: any }> {
+  const r = await s.req('/api/v1/events', { headers: { accept: 'text/event-stream', ...headers } });
+  return { status: r.status, data: r.data };
+}
+
+const isDomain = (m: Msg) => m.event !== 'ready' && m.event !== 'reset';
+
+describe('SSE wire format', () => {
+  test('messages, comments and retry', () => {
+    assert.equal(sseMessage({ id: 'b-1', event: 'peer_created', data: { a: 'x\ny' } }), 'id: b-1\nevent: peer_created\ndata: {"a":"x\\ny"}\n\n');
+    assert.equal(sseMessage({ event: 'x', data: 1 }), 'event: x\ndata: 1\n\n');
+    assert.throws(() => sseMessage({ id: 'a\nb', event: 'x', data: 1 }));
+    assert.equal(sseComment('hi\nthere'), ': hi there\n\n');
+    assert.equal(sseRetry(3000), 'retry: 3000\n\n');
+  });
+
+  test('scopes: full-access and read-only get everything; peers/routes/logs/system their own; client-only nothing', () => {
+    const tok = (scopes: string[]) => streamScopesFor({ kind: 'token', tokenId: 1, scopes: scopes as any, userId: null, peerId: null });
+    assert.deepEqual([...tok(['full-access'])].sort(), ['admin', 'logs', 'peers', 'routes', 'system']);
+    assert.deepEqual([...tok(['read-only'])].sort(), ['admin', 'logs', 'peers', 'routes', 'system']);
+    assert.deepEqual([...tok(['peers', 'settings'])], ['peers']);
+    assert.deepEqual([...tok(['client'])], []);
+    assert.deepEqual([...tok(['settings', 'webhooks'])], []);
+    assert.deepEqual([...streamScopesFor({ kind: 'session', userId: 2, username: 'u', role: 'user' })].sort(), ['logs', 'peers', 'routes', 'system']);
+    assert.deepEqual([...streamScopesFor({ kind: 'gateway', peerId: 1 })], []);
+    for (const t of ['peer_online', 'gateway_offline']) assert.equal(STREAMED[t as keyof typeof STREAMED]?.scope, 'peers');
+    for (const t of ['route_down', 'circuit_open']) assert.equal(STREAMED[t as keyof typeof STREAMED]?.scope, 'routes');
+    assert.equal(STREAMED.activity_recorded?.scope, 'logs');
+    assert.equal(STREAMED.rows_changed, null);
+  });
+});
+
+describe('GET /api/v1/events', () => {
+  let s: TestServer;
+  let admin: { cookie: string; csrf: string };
+  let full: string;
+  const as = () => ({ cookie: admin.cookie, 'x-csrf-token': admin.csrf });
+  const newPeer = async (name: string) => {
+    const r = await s.req('/api/v1/peers', { method: 'POST', json: { name }, headers: as() });
+    assert.equal(r.status, 201, JSON.stringify(r.data));
+    return r.data.peer.id as number;
+  };
+  const newRoute = async (domain: string, peerId: number) => {
+    const r = await s.req('/api/v1/routes', { method: 'POST', json: { domain, peer_id: peerId, target_port: 8080 }, headers: as() });
+    assert.equal(r.status, 201, JSON.stringify(r.data));
+    return r.data.route.id as number;
+  };
+
+  before(async () => {
+    s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+    admin = await login(s);
+    full = await apiToken(s);
+  });
+  after(async () => s.close());
+
+  test('a session receives peer_created after a POST /peers, as id/event/data with the no-buffering headers', async () => {
+    const st = await openStream(s, { cookie: admin.cookie });
+    try {
+      assert.equal(st.status, 200);
+      assert.match(String(st.headers['content-type']), /^text\/event-stream/);
+      assert.match(String(st.headers['cache-control']), /no-cache/);
+      assert.equal(st.headers['x-accel-buffering'], 'no');
+      assert.equal(st.headers['content-encoding'], undefined);
+      const ready = await st.waitFor((m) => m.event === 'ready');
+      assert.match(st.raw(), /^retry: \d+\n\n/);
+      assert.equal(ready.id, s.deps.events.cursor);
+      assert.equal(ready.data.resumed, false);
+      const id = await newPeer('sse-one');
+      const m = await st.waitFor((x) => x.event === 'peer_created');
+      assert.equal(m.data.peer_id, id);
+      assert.equal(m.data.name, 'sse-one');
+      assert.equal(m.data.actor, 1);
+      assert.equal(typeof m.data.at, 'number');
+      assert.match(m.id!, new RegExp(`^${s.deps.events.boot}-\\d+$`));
+      // the activity row of the same change, with the row as the activity log lists it
+      const row = await st.waitFor((x) => x.event === 'activity_recorded' && x.data.entry.event_type === 'peer_created' && x.data.entry.details.peer_id === id);
+      const listed = (await s.req('/api/v1/logs/activity?event_type=peer_created&limit=1', { headers: bearer(full) })).data.entries[0];
+      assert.deepEqual(row.data.entry, listed);
+      // ids strictly increase: the stream is in bus order
+      const seqs = st.messages.filter(isDomain).map((x) => Number(x.id!.split('-')[1]));
+      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+      assert.equal(new Set(seqs).size, seqs.length);
+    } finally {
+      st.close();
+    }
+  });
+
+  test('a peers token receives peer events but not route events; a routes token the reverse', async () => {
+    const peersTok = await apiToken(s, ['peers']);
+    const routesTok = await apiToken(s, ['routes']);
+    const ps = await openStream(s, bearer(peersTok));
+    const rs = await openStream(s, bearer(routesTok));
+    try {
+      await ps.waitFor((m) => m.event === 'ready');
+      await rs.waitFor((m) => m.event === 'ready');
+      const p1 = await newPeer('sse-scope-1');
+      const routeId = await newRoute('sse-scope.example.test', p1);
+      const p2 = await newPeer('sse-scope-2');
+      await ps.waitFor((m) => m.event === 'peer_created' && m.data.peer_id === p2);
+      await rs.waitFor((m) => m.event === 'route_created' && m.data.route_id === routeId);
+      // the full-access admin's own later change is the fence: everything before it has been written
+      await newRoute('sse-scope-2.example.test', p2);
+      await rs.waitFor((m) => m.event === 'route_created' && m.data.domain === 'sse-scope-2.example.test');
+      assert.deepEqual(ps.messages.filter(isDomain).map((m) => m.event), ['peer_created', 'peer_created']);
+      assert.deepEqual(ps.messages.filter(isDomain).map((m) => m.data.peer_id), [p1, p2]);
+      assert.deepEqual(rs.messages.filter(isDomain).map((m) => m.event), ['route_created', 'route_created']);
+    } finally {
+      ps.close();
+      rs.close();
+    }
+  });
+
+  test('a logs token receives activity rows only', async () => {
+    const logsTok = await apiToken(s, ['logs']);
+    const st = await openStream(s, bearer(logsTok));
+    try {
+      await st.waitFor((m) => m.event === 'ready');
+      const id = await newPeer('sse-logs');
+      await st.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.details?.peer_id === id);
+      assert.ok(st.messages.filter(isDomain).every((m) => m.event === 'activity_recorded'), st.raw());
+    } finally {
+      st.close();
+    }
+  });
+
+  test('refusals: no credentials 401, a gateway token 401, a token without a live-event scope 403, Accept without event-stream 406', async () => {
+    const none = await refused(s, {});
+    assert.equal(none.status, 401);
+    assert.equal(none.data.ok, false);
+    const gw = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'sse-gw', is_gateway: true }, headers: as() });
+    assert.equal(gw.status, 201, JSON.stringify(gw.data));
+    assert.equal((await refused(s, bearer(gw.data.gateway.apiToken))).status, 401);
+    for (const scopes of [['settings'], ['client'], ['webhooks', 'settings']]) {
+      const r = await refused(s, bearer(await apiToken(s, scopes)));
+      assert.equal(r.status, 403, `${scopes}: ${JSON.stringify(r.data)}`);
+      assert.match(r.data.error, /scope/);
+    }
+    const json = await s.req('/api/v1/events', { headers: { ...bearer(full), accept: 'application/json' } });
+    assert.equal(json.status, 406);
+    assert.equal(json.data.ok, false);
+    assert.equal(s.deps.eventStreams.size, 0, 'no stream left open by the refusals');
+  });
+
+  test('disconnect, two changes, reconnect with Last-Event-ID: both replayed in order, none twice', async () => {
+    const first = await openStream(s, { cookie: admin.cookie });
+    const ready = await first.waitFor((m) => m.event === 'ready');
+    first.close();
+    await first.ended;
+    const a = await newPeer('sse-missed-a');
+    const b = await newPeer('sse-missed-b');
+    const again = await openStream(s, { cookie: admin.cookie, 'last-event-id': ready.id! });
+    try {
+      const r = await again.waitFor((m) => m.event === 'ready');
+      assert.equal(r.data.resumed, true);
+      const c = await newPeer('sse-after');
+      await again.waitFor((m) => m.event === 'peer_created' && m.data.peer_id === c);
+      const created = again.messages.filter((m) => m.event === 'peer_created').map((m) => m.data.peer_id);
+      assert.deepEqual(created, [a, b, c]);
+      const ids = again.messages.filter(isDomain).map((m) => m.id);
+      assert.equal(new Set(ids).size, ids.length, 'no event twice');
+      // the replayed ones came before `ready`, the new one after it
+      const at = (pred: (m: Msg) => boolean) => again.messages.findIndex(pred);
+      assert.ok(at((m) => m.data.peer_id === b) < at((m) => m.event === 'ready'));
+      assert.ok(at((m) => m.data.peer_id === c) > at((m) => m.event === 'ready'));
+    } finally {
+      again.close();
+    }
+    // the query parameter does the same for EventSource polyfills
+    const viaQuery = await openStream(s, { cookie: admin.cookie }, `?last_event_id=${encodeURIComponent(ready.id!)}`);
+    try {
+      await viaQuery.waitFor((m) => m.event === 'ready');
+      assert.deepEqual(viaQuery.messages.filter((m) => m.event === 'peer_created').map((m) => m.data.name), ['sse-missed-a', 'sse-missed-b', 'sse-after']);
+    } finally {
+      viaQuery.close();
+    }
+  });
+
+  test('an unknown or foreign Last-Event-ID gets `reset` (reload), then the stream goes on from now', async () => {
+    for (const [id, reason] of [['otherboot-5', 'other_run'], ['garbage', 'other_run'], [`${s.deps.events.boot}-999999999`, 'too_old']]) {
+      const st = await openStream(s, { cookie: admin.cookie, 'last-event-id': id });
+      try {
+        const reset = await st.waitFor((m) => m.event === 'reset');
+        assert.equal(reset.data.reason, reason, id);
+        assert.equal(reset.id, s.deps.events.cursor);
+        const ready = await st.waitFor((m) => m.event === 'ready');
+        assert.equal(ready.data.resumed, false);
+        assert.equal(st.messages.filter(isDomain).length, 0, 'nothing replayed');
+      } finally {
+        st.close();
+      }
+    }
+  });
+
+  test('the OpenAPI document declares the stream with its event names', async () => {
+    const doc = (await s.req('/api/v1/openapi.json', { headers: bearer(full) })).data;
+    const op = doc.paths['/api/v1/events'].get;
+    const content = op.responses['200'].content['text/event-stream'];
+    assert.ok(content, 'text/event-stream response');
+    const names = content['x-events'].map((e: { name: string }) => e.name);
+    for (const n of ['peer_created', 'peer_online', 'route_down', 'circuit_open', 'gateway_offline', 'activity_recorded', 'config_changed']) assert.ok(names.includes(n), n);
+    assert.ok(!names.includes('rows_changed'));
+    assert.match(op.responses['200'].description, /Last-Event-ID/);
+    assert.ok(op.responses['406']);
+    assert.ok(op.parameters.some((p: { name: string }) => p.name === 'last_event_id'));
+  });
+});
+
+describe('heartbeat, revocation and server stop', () => {
+  test('a comment every 15 s on the scheduler clock; a revoked token ends the stream at the next one', async () => {
+    const clock = manualClock(Date.now());
+    const s = await startTestServer({}, { timers: clock.timers });
+    try {
+      const tok = await apiToken(s, ['peers']);
+      const st = await openStream(s, bearer(tok));
+      await st.waitFor((m) => m.event === 'ready');
+      assert.equal(st.comments.length, 0);
+      clock.advance(14_999);
+      clock.advance(1);
+      await st.waitComments(1);
+      assert.match(st.comments[0], /^heartbeat/);
+      clock.advance(15_000);
+      await st.waitComments(2);
+      const list = (await s.req('/api/v1/tokens', { headers: bearer(await apiToken(s)) })).data.tokens as { id: number; name: string }[];
+      const mine = list.find((t) => t.name.startsWith('t-peers-'))!;
+      const { cookie, csrf } = await login(s);
+      assert.equal((await s.req(`/api/v1/tokens/${mine.id}`, { method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } })).status, 200);
+      clock.advance(15_000);
+      await st.ended;
+      assert.equal(st.comments.length, 2, 'no heartbeat for a revoked token');
+      assert.equal(s.deps.eventStreams.size, 0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('server stop ends open streams and does not hang', async () => {
+    const s = await startTestServer();
+    const { cookie } = await login(s);
+    const streams = [await openStream(s, { cookie }), await openStream(s, bearer(await apiToken(s, ['routes'])))];
+    for (const st of streams) await st.waitFor((m) => m.event === 'ready');
+    assert.equal(s.deps.eventStreams.size, 2);
+    const t0 = Date.now();
+    await s.close();
+    const ms = Date.now() - t0;
+    await Promise.all(streams.map((st) => st.ended));
+    assert.ok(ms < 3000, `close took ${ms} ms`);
+  });
+});
