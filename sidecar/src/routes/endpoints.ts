@@ -10,8 +10,12 @@ export function routeEndpoints(deps: AppContext): Endpoint[] {
   const tags = ['routes'];
   return [
     defineEndpoint({
-      method: 'GET', path: '/routes', summary: 'List routes (limit, offset, type=http|l4)', tags, query: listRoutesQuery,
-      handler: async ({ query }) => svc().list(query),
+      method: 'GET', path: '/routes', tags, query: listRoutesQuery,
+      summary: 'List routes with search (q), filters (type, peer_id, enabled), sort (default id) and paging; total counts the routes matching the filters, total_all every route',
+      handler: async ({ query }) => {
+        const r = await svc().list(query);
+        return { routes: r.routes, total: r.total, total_all: r.totalAll, limit: query.limit, offset: query.offset };
+      },
     }),
     defineEndpoint({
       method: 'POST', path: '/routes', status: 201, summary: 'Create a route; returns once it is live in the proxy', tags, body: createRouteBody,

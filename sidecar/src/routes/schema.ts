@@ -6,6 +6,8 @@ import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { paging } from '../http/registry.js';
 import { text } from '../http/fields.js';
+import { sortValues } from '../db/search.js';
+import { queryBool, searchText } from '../peers/schema.js';
 
 /**
  * Domain names: trimmed, lowercased, one trailing dot dropped, internationalized names converted to
@@ -214,7 +216,25 @@ export const createRouteBody = routeFields.partial().extend({ domain: z.string({
 
 export const updateRouteBody = routeFields.partial().refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
-export const listRoutesQuery = paging.extend({ type: z.enum(['http', 'l4'], { error: 'must be http or l4' }).optional() });
+export const ROUTE_SORT_KEYS = ['id', 'domain', 'created_at', 'type'] as const;
+export const ROUTE_SORTS = sortValues(ROUTE_SORT_KEYS);
+
+export const listRoutesQuery = paging.extend({
+  type: z.enum(['http', 'l4'], { error: 'must be http or l4' }).optional(),
+  q: searchText.optional().meta({ description: 'case-insensitive substring of domain, description, target_lan_host or the target peer\'s name (% and _ are plain characters)' }),
+  peer_id: z
+    .string({ error: 'must be a peer id' })
+    .regex(/^[1-9]\d{0,8}$/, 'must be a peer id')
+    .transform(Number)
+    .optional()
+    .meta({ description: 'routes whose target is this peer: peer_id of peer targets, target_peer_id (the gateway) of gateway targets' }),
+  enabled: queryBool.optional(),
+  sort: z
+    .enum(ROUTE_SORTS, { error: `must be one of ${ROUTE_SORTS.join(', ')}` })
+    .optional()
+    .meta({ description: 'order; a leading - sorts descending; default id. type: route_type, then domain' }),
+});
+export type ListRoutesQuery = z.infer<typeof listRoutesQuery>;
 
 export const batchBody = z.object({
   action: z.enum(['enable', 'disable', 'delete'], { error: 'must be enable, disable or delete' }),

@@ -14,7 +14,8 @@ import { asBool, isOnline } from '../peers/view.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.js';
 import { normalizeIpRules } from '../route-auth/ip.js';
-import type { RouteInput } from './schema.js';
+import type { ListRoutesQuery, RouteInput } from './schema.js';
+import { hasFilter, routeOrder, routeWhere } from './list.js';
 
 type Fields = Record<string, string>;
 
@@ -79,13 +80,15 @@ export class RoutesService {
     return this.db.models.Route;
   }
 
-  async list(q: { limit: number; offset: number; type?: 'http' | 'l4' }): Promise<{ routes: Record<string, unknown>[]; total: number }> {
-    const where = q.type ? { route_type: q.type } : {};
-    const [rows, total] = await Promise.all([
-      this.Route.findAll({ where, order: [['id', 'ASC']], limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<RouteRow[]>,
+  /** One page of routes matching the filters in the sort order (routes/list.ts); total counts the matches, totalAll every route. */
+  async list(q: ListRoutesQuery): Promise<{ routes: Record<string, unknown>[]; total: number; totalAll: number }> {
+    const where = routeWhere(this.db, q);
+    const [rows, total, totalAll] = await Promise.all([
+      this.Route.findAll({ where, order: routeOrder(q.sort), limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<RouteRow[]>,
       this.Route.count({ where }),
+      hasFilter(q) ? this.Route.count() : null,
     ]);
-    return { routes: rows.map((r) => toApi(rowToRoute(r))), total };
+    return { routes: rows.map((r) => toApi(rowToRoute(r))), total, totalAll: totalAll ?? total };
   }
 
   async getRoute(id: number, transaction?: Transaction): Promise<Route> {
