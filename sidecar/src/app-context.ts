@@ -158,6 +158,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
         proxy.invalidate();
         await proxy.apply({ force: true, reason: 'caddy started' });
       },
+      onState: (st) => void events.emit({ type: 'caddy_state', ...st }),
     });
     caddySupervisor = supervisor;
     health.push({

@@ -41,7 +41,29 @@ export type PeerEvent =
   | ({ type: 'peer_enabled' | 'peer_disabled'; peer_id: number; name: string } & Actor)
   | ({ type: 'peer_deleted'; peer_id: number; name: string; address: string } & Actor)
   | { type: 'peer_expired'; peer_id: number; name: string; expires_at: string; enabled: boolean }
-  | { type: 'peer_online' | 'peer_offline'; peer_id: number; name: string; endpoint: string | null; latest_handshake: number | null };
+  | { type: 'peer_online' | 'peer_offline'; peer_id: number; name: string; endpoint: string | null; latest_handshake: number | null }
+  | PeerTrafficEvent;
+
+/**
+ * Transfer rates from the WireGuard poller (bytes per second over the last poll interval; rx is what
+ * the server received from the peer): the peers that moved data, and each once more at 0 when it stops.
+ */
+export type PeerTrafficEvent = {
+  type: 'peer_traffic';
+  interval_s: number;
+  /** all peers together */
+  rx_rate: number;
+  tx_rate: number;
+  peers: { peer_id: number; rx_rate: number; tx_rate: number; total_rx: number; total_tx: number }[];
+};
+
+/** Peer groups and the tag registry (configuration of the peers screen). */
+export type GroupTagEvent =
+  | ({ type: 'peer_group_created'; group_id: number; name: string } & Actor)
+  | ({ type: 'peer_group_updated'; group_id: number; name: string; fields: string[] } & Actor)
+  | ({ type: 'peer_group_deleted'; group_id: number; name: string; peers_ungrouped: number } & Actor)
+  | ({ type: 'tag_created'; tag_id: number; name: string } & Actor)
+  | ({ type: 'tag_deleted'; name: string; registered: boolean; peers_updated: number } & Actor);
 
 export type RouteEvent =
   | ({ type: 'route_created'; route_id: number; domain: string; route_type: string } & Actor)
@@ -82,10 +104,14 @@ export type WatchedTable = 'routes' | 'peers';
 export type SystemEvent =
   /** A new proxy configuration is live (or, in no-proxy mode, rendered). */
   | { type: 'config_changed'; target: 'proxy'; config_hash: string; reason: string | null }
+  /** The WireGuard interface went up or away, or a full sync started or stopped failing (error). */
+  | { type: 'wireguard_state'; interface: string; running: boolean; mode: 'kernel' | 'userspace' | null; error: string | null; reason: string }
+  /** The Caddy process (managed mode) is ready after a (re)start, exited, or was stopped. */
+  | { type: 'caddy_state'; running: boolean; pid: number | null; reason: string }
   /** A row was written to the activity log (the live UI's activity feed). */
   | { type: 'activity_recorded'; entry: ActivityEntry };
 
-export type DomainEvent = PeerEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
+export type DomainEvent = PeerEvent | GroupTagEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
 export type EventType = DomainEvent['type'];
 /** The payload of the event(s) of type T (members that name several types are narrowed to T). */
 export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;

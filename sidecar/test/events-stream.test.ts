@@ -150,7 +150,7 @@ describe('GET /api/v1/events', () => {
   };
 
   before(async () => {
-    s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+    s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
     admin = await login(s);
     full = await apiToken(s);
   });
@@ -210,6 +210,48 @@ describe('GET /api/v1/events', () => {
     } finally {
       ps.close();
       rs.close();
+    }
+  });
+
+  test('group and tag changes reach peers readers (with their activity rows for logs readers), not routes readers', async () => {
+    const ps = await openStream(s, bearer(await apiToken(s, ['peers'])));
+    const rs = await openStream(s, bearer(await apiToken(s, ['routes'])));
+    const ls = await openStream(s, bearer(await apiToken(s, ['logs'])));
+    try {
+      for (const st of [ps, rs, ls]) await st.waitFor((m) => m.event === 'ready');
+      const g = await s.req('/api/v1/peer-groups', { method: 'POST', json: { name: 'sse-group' }, headers: as() });
+      assert.equal(g.status, 201, JSON.stringify(g.data));
+      const gid = g.data.group.id;
+      assert.equal((await s.req(`/api/v1/peer-groups/${gid}`, { method: 'PUT', json: { name: 'sse-group-2', color: '#123456' }, headers: as() })).status, 200);
+      await s.req('/api/v1/peers', { method: 'POST', json: { name: 'sse-tagged', tags: ['sse-tag'], group_id: gid }, headers: as() });
+      assert.equal((await s.req(`/api/v1/peer-groups/${gid}`, { method: 'DELETE', headers: as() })).status, 200);
+      const t = await s.req('/api/v1/tags', { method: 'POST', json: { name: 'sse-reg' }, headers: as() });
+      assert.ok(t.status === 200 || t.status === 201, JSON.stringify(t.data));
+      assert.equal((await s.req('/api/v1/tags/sse-tag', { method: 'DELETE', headers: as() })).status, 200);
+      await ps.waitFor((m) => m.event === 'tag_deleted');
+      const got = ps.messages.filter(isDomain).map((m) => [m.event, m.data]);
+      const strip = (d: any) => {
+        const { at: _at, ...rest } = d;
+        return rest;
+      };
+      assert.deepEqual(got.filter(([e]) => e !== 'peer_created' && e !== 'peer_updated').map(([e, d]) => [e, strip(d)]), [
+        ['peer_group_created', { group_id: gid, name: 'sse-group', actor: 1 }],
+        ['peer_group_updated', { group_id: gid, name: 'sse-group-2', fields: ['name', 'color'], actor: 1 }],
+        ['peer_group_deleted', { group_id: gid, name: 'sse-group-2', peers_ungrouped: 1, actor: 1 }],
+        ['tag_created', { tag_id: t.data.tag.id, name: 'sse-reg', actor: 1 }],
+        ['tag_deleted', { name: 'sse-tag', registered: false, peers_updated: 1, actor: 1 }],
+      ]);
+      // the activity rows are the same as before these were events
+      const row = await ls.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.event_type === 'tag_deleted');
+      assert.equal(row.data.entry.message, 'Tag "sse-tag" deleted (removed from 1 peers)');
+      const grp = await ls.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.event_type === 'peer_group_deleted');
+      assert.deepEqual([grp.data.entry.message, grp.data.entry.details, grp.data.entry.user_id], ['Peer group "sse-group-2" deleted (1 peers ungrouped)', { group_id: gid, peers_ungrouped: 1 }, 1]);
+      // fence for the routes reader: its own event after all of the above
+      const rid = await newRoute('sse-fence.example.test', await newPeer('sse-fence'));
+      await rs.waitFor((m) => m.event === 'route_created' && m.data.route_id === rid);
+      assert.deepEqual(rs.messages.filter(isDomain).map((m) => m.event), ['route_created']);
+    } finally {
+      for (const st of [ps, rs, ls]) st.close();
     }
   });
 

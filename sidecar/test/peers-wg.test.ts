@@ -12,6 +12,7 @@ import { DashboardService } from '../src/dashboard/service.js';
 import { rollup, addSamples } from '../src/peers/traffic.js';
 import { publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import type { Deps } from '../src/deps.js';
+import type { EventOf } from '../src/events.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 
 interface FakePeer extends WgPeerSpec {
@@ -301,6 +302,87 @@ describe('poller', () => {
     await wg.poll();
     assert.deepEqual((await events()).sort(), ['peer_offline', 'peer_online']);
     assert.equal((await peers.get(p.id)).isOnline, false);
+  });
+
+  test('peer_traffic: the rates of the peers that moved data, each once more at 0 when it stops; nothing while all are idle', async () => {
+    const got: EventOf<'peer_traffic'>[] = [];
+    const off = s.deps.events.on('peer_traffic', (e) => void got.push(e));
+    try {
+      const a = await peers.create({ name: 'rate-a' });
+      const b = await peers.create({ name: 'rate-b' });
+      // settle: peers of earlier tests that moved data get their last zero
+      await wg.poll();
+      clock.advance(10_000);
+      await wg.poll();
+      got.length = 0;
+      driver.peer(a.public_key)!.rx = 10_000;
+      driver.peer(a.public_key)!.tx = 2_000;
+      clock.advance(10_000);
+      await wg.poll();
+      assert.deepEqual(got, [{ type: 'peer_traffic', interval_s: 10, rx_rate: 1000, tx_rate: 200, peers: [{ peer_id: a.id, rx_rate: 1000, tx_rate: 200, total_rx: 10_000, total_tx: 2_000 }] }]);
+      driver.peer(a.public_key)!.rx = 15_000;
+      driver.peer(b.public_key)!.tx = 40_000;
+      clock.advance(20_000);
+      await wg.poll();
+      assert.deepEqual(got[1].peers, [
+        { peer_id: a.id, rx_rate: 250, tx_rate: 0, total_rx: 15_000, total_tx: 2_000 },
+        { peer_id: b.id, rx_rate: 0, tx_rate: 2_000, total_rx: 0, total_tx: 40_000 },
+      ]);
+      assert.deepEqual([got[1].interval_s, got[1].rx_rate, got[1].tx_rate], [20, 250, 2000]);
+      // both stop: one event with zeros, then silence
+      clock.advance(10_000);
+      await wg.poll();
+      assert.deepEqual(got[2].peers.map((p) => [p.peer_id, p.rx_rate, p.tx_rate, p.total_rx, p.total_tx]), [[a.id, 0, 0, 15_000, 2_000], [b.id, 0, 0, 0, 40_000]]);
+      assert.deepEqual([got[2].rx_rate, got[2].tx_rate], [0, 0]);
+      clock.advance(10_000);
+      await wg.poll();
+      clock.advance(10_000);
+      await wg.poll();
+      assert.equal(got.length, 3, 'nothing while all peers are idle');
+      // a peer deleted while moving data gets its zero too
+      driver.peer(b.public_key)!.tx = 50_000;
+      clock.advance(10_000);
+      await wg.poll();
+      assert.deepEqual(got[3].peers.map((p) => [p.peer_id, p.tx_rate]), [[b.id, 1000]]);
+      await peers.remove(b.id);
+      clock.advance(10_000);
+      await wg.poll();
+      assert.deepEqual(got[4].peers.map((p) => [p.peer_id, p.tx_rate, p.total_tx]), [[b.id, 0, 0]]);
+    } finally {
+      off();
+    }
+  });
+
+  test('wireguard_state: the interface going away, coming back, a full sync failing and recovering', async () => {
+    const got: EventOf<'wireguard_state'>[] = [];
+    const off = s.deps.events.on('wireguard_state', (e) => void got.push(e));
+    try {
+      await wg.poll();
+      await wg.fullSync();
+      assert.deepEqual(got, [], 'no event without a change');
+      driver.ifaces.delete('ghtest0');
+      await wg.poll();
+      await wg.poll();
+      assert.deepEqual(got, [{ type: 'wireguard_state', interface: 'ghtest0', running: false, mode: null, error: null, reason: 'interface missing' }]);
+      await wg.fullSync();
+      assert.deepEqual(got[1], { type: 'wireguard_state', interface: 'ghtest0', running: true, mode: 'userspace', error: null, reason: 'interface up' });
+      const sync = driver.sync;
+      driver.sync = async () => {
+        throw new Error('wg syncconf: boom');
+      };
+      try {
+        await assert.rejects(wg.fullSync(), /boom/);
+        await assert.rejects(wg.fullSync(), /boom/);
+      } finally {
+        driver.sync = sync;
+      }
+      assert.equal(got.length, 3, 'a repeated failure is one event');
+      assert.deepEqual(got[2], { type: 'wireguard_state', interface: 'ghtest0', running: true, mode: 'userspace', error: 'wg syncconf: boom', reason: 'sync failed' });
+      await wg.fullSync();
+      assert.deepEqual(got[3], { type: 'wireguard_state', interface: 'ghtest0', running: true, mode: 'userspace', error: null, reason: 'synced' });
+    } finally {
+      off();
+    }
   });
 
   test('dashboard: online count, today traffic, running', async () => {

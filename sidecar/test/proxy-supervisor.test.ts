@@ -111,3 +111,27 @@ test('the Caddy of a crashed sidecar is stopped by its pidfile and replaced; sto
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('onState (the caddy_state event): started, exited when Caddy dies, restarted, stopped', { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy', timeout: 60_000 }, async () => {
+  const dir = tmp();
+  const states: { running: boolean; pid: number | null; reason: string }[] = [];
+  let ready = 0;
+  const sup = new CaddySupervisor({ bin: CADDY, adminAddress: `127.0.0.1:${await freePort()}`, dataDir: dir, log, clock: systemClock, minBackoffMs: 50, onReady: async () => void ready++, onState: (st) => void states.push(st) });
+  try {
+    await sup.start();
+    const pid = sup.status().pid!;
+    assert.deepEqual(states, [{ running: true, pid, reason: 'started' }]);
+    process.kill(pid, 'SIGKILL');
+    for (let i = 0; i < 200 && states.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(states.slice(1, 2), [{ running: false, pid: null, reason: 'exited (signal SIGKILL)' }]);
+    const newPid = sup.status().pid!;
+    assert.notEqual(newPid, pid);
+    assert.deepEqual(states.slice(2), [{ running: true, pid: newPid, reason: 'restarted' }]);
+    assert.equal(ready, 2);
+    await sup.stop();
+    assert.deepEqual(states.slice(3), [{ running: false, pid: null, reason: 'stopped' }]);
+  } finally {
+    await sup.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

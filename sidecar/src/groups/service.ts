@@ -61,7 +61,7 @@ export class GroupsService {
       if (err instanceof UniqueConstraintError) throw conflict(`A peer group named "${input.name}" already exists`);
       throw err;
     }
-    await this.deps.activity.record({ source: 'peers', event_type: 'peer_group_created', message: `Peer group "${input.name}" created`, details: { group_id: id }, user_id: actor ?? null });
+    await this.deps.events.emit({ type: 'peer_group_created', group_id: id, name: input.name, actor: actor ?? null });
     return this.get(id);
   }
 
@@ -81,7 +81,7 @@ export class GroupsService {
       if (err instanceof UniqueConstraintError) throw conflict(`A peer group named "${input.name}" already exists`);
       throw err;
     }
-    await this.deps.activity.record({ source: 'peers', event_type: 'peer_group_updated', message: `Peer group "${patch.name ?? before.name}" updated`, details: { group_id: id, fields: Object.keys(patch) }, user_id: actor ?? null });
+    await this.deps.events.emit({ type: 'peer_group_updated', group_id: id, name: patch.name ?? before.name, fields: Object.keys(patch), actor: actor ?? null });
     return this.get(id);
   }
 
@@ -95,7 +95,7 @@ export class GroupsService {
       await this.Group.destroy({ where: { id }, transaction });
       return n;
     });
-    await this.deps.activity.record({ source: 'peers', event_type: 'peer_group_deleted', message: `Peer group "${before.name}" deleted (${ungrouped} peers ungrouped)`, details: { group_id: id, peers_ungrouped: ungrouped }, user_id: actor ?? null });
+    await this.deps.events.emit({ type: 'peer_group_deleted', group_id: id, name: before.name, peers_ungrouped: ungrouped, actor: actor ?? null });
     return { id, name: before.name, peers_ungrouped: ungrouped };
   }
 }

@@ -135,6 +135,16 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
     case 'peer_online':
     case 'peer_offline':
       return { source: 'wireguard', event_type: e.type, message: `${peerLabel(e)} is ${e.type === 'peer_online' ? 'online' : 'offline'}`, details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } };
+    case 'peer_group_created':
+      return { source: 'peers', event_type: e.type, message: `Peer group "${e.name}" created`, details: { group_id: e.group_id }, user_id: e.actor };
+    case 'peer_group_updated':
+      return { source: 'peers', event_type: e.type, message: `Peer group "${e.name}" updated`, details: { group_id: e.group_id, fields: e.fields }, user_id: e.actor };
+    case 'peer_group_deleted':
+      return { source: 'peers', event_type: e.type, message: `Peer group "${e.name}" deleted (${e.peers_ungrouped} peers ungrouped)`, details: { group_id: e.group_id, peers_ungrouped: e.peers_ungrouped }, user_id: e.actor };
+    case 'tag_created':
+      return { source: 'peers', event_type: e.type, message: `Tag "${e.name}" registered`, details: { tag_id: e.tag_id }, user_id: e.actor };
+    case 'tag_deleted':
+      return { source: 'peers', event_type: e.type, message: `Tag "${e.name}" deleted (removed from ${e.peers_updated} peers)`, details: { registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor };
     case 'route_created':
       return { source: 'routes', event_type: e.type, message: `Route ${e.domain} created`, details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor };
     case 'route_updated':
@@ -170,6 +180,9 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
     case 'account_locked':
       return { severity: 'warning', source: 'auth', event_type: e.type, message: `Account ${e.username} locked after ${e.failures} failed logins`, details: { username: e.username, until: e.until }, ip: e.ip };
     case 'config_changed':
+    case 'peer_traffic':
+    case 'wireguard_state': // the restart, sync and interface messages are logged where they happen
+    case 'caddy_state':
     case 'activity_recorded':
     case 'rows_changed':
     case 'user_credentials_changed': // the users service records user_deleted / user_updated / password rows itself

@@ -22,6 +22,8 @@ export interface SupervisorOptions {
   clock: Clock;
   /** Called after every start once the admin API answers (push the configuration here). */
   onReady: () => Promise<void>;
+  /** Told when Caddy is ready after a (re)start, exited unexpectedly, or was stopped (the caddy_state event). */
+  onState?: (state: { running: boolean; pid: number | null; reason: string }) => void;
   minBackoffMs?: number;
   maxBackoffMs?: number;
   /** After SIGTERM, wait this long before SIGKILL. */
@@ -64,7 +66,7 @@ export class CaddySupervisor {
   private recent: string[] = [];
   private readonly client: CaddyAdminClient;
   private readonly paths: ReturnType<typeof caddyPaths>;
-  private readonly o: Required<SupervisorOptions>;
+  private readonly o: Required<Omit<SupervisorOptions, 'onState'>> & Pick<SupervisorOptions, 'onState'>;
 
   constructor(opts: SupervisorOptions) {
     this.o = { minBackoffMs: 1000, maxBackoffMs: 30_000, stopTimeoutMs: 10_000, readyTimeoutMs: 20_000, ...opts };
@@ -136,6 +138,7 @@ export class CaddySupervisor {
     } catch (err) {
       this.o.log.error('pushing the configuration to the new Caddy failed (the reconcile loop retries)', { err: String(err) });
     }
+    this.o.onState?.({ running: true, pid: child.pid ?? null, reason: this.restarts ? 'restarted' : 'started' });
   }
 
   private async waitReady(child: ChildProcess): Promise<boolean> {
@@ -182,6 +185,7 @@ export class CaddySupervisor {
     const delay = this.backoff;
     this.backoff = Math.min(this.backoff * 2, this.o.maxBackoffMs);
     this.o.log.error(`caddy exited (${how}); restarting in ${delay} ms`, { last_lines: this.recent.slice(-5) });
+    this.o.onState?.({ running: false, pid: null, reason: `exited (${how})` });
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       if (this.stopping) return;
@@ -213,6 +217,7 @@ export class CaddySupervisor {
     clearTimeout(timer);
     fs.rmSync(this.paths.pidfile, { force: true });
     this.o.log.info('caddy stopped', { pid: child.pid });
+    this.o.onState?.({ running: false, pid: null, reason: 'stopped' });
   }
 
   /** A Caddy left behind by a previous run of this sidecar (crash, SIGKILL): identified by our pidfile AND its command line. */

@@ -45,7 +45,7 @@ export class TagsService {
     if (existing) return { tag: { id: existing.id, name: existing.name, peer_count: await count(), registered: true }, created: false };
     const [row, created] = await Tag.findOrCreate({ where: { name_lower: k }, defaults: { name, name_lower: k, created_at: this.deps.clock() } });
     const r = row.get({ plain: true }) as TagRow;
-    if (created) await this.deps.activity.record({ source: 'peers', event_type: 'tag_created', message: `Tag "${name}" registered`, details: { tag_id: r.id }, user_id: actor ?? null });
+    if (created) await this.deps.events.emit({ type: 'tag_created', tag_id: r.id, name, actor: actor ?? null });
     return { tag: { id: r.id, name: r.name, peer_count: await count(), registered: true }, created };
   }
 
@@ -61,7 +61,7 @@ export class TagsService {
       return Tag.destroy({ where: { name_lower: k }, transaction });
     });
     if (!removedFromRegistry && !peers.length) throw notFound(`Tag "${name}"`);
-    await this.deps.activity.record({ source: 'peers', event_type: 'tag_deleted', message: `Tag "${name}" deleted (removed from ${peers.length} peers)`, details: { registered: removedFromRegistry > 0, peers_updated: peers.length }, user_id: actor ?? null });
+    await this.deps.events.emit({ type: 'tag_deleted', name, registered: removedFromRegistry > 0, peers_updated: peers.length, actor: actor ?? null });
     return { name, registered: removedFromRegistry > 0, peers_updated: peers.length };
   }
 }

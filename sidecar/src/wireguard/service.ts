@@ -13,7 +13,11 @@
 // - poll(): `wg show <if> dump` every poll interval; stores latest handshakes, endpoints and running
 //   byte totals (total_rx/total_tx grow by the difference to the last raw counter; a raw counter
 //   lower than the last one means the interface or the peer was re-created, so the whole raw value
-//   is new traffic), samples traffic into peer_traffic, emits peer_online / peer_offline.
+//   is new traffic), samples traffic into peer_traffic, emits peer_online / peer_offline, and
+//   `peer_traffic` (bytes per second of each peer that moved data, and once more at zero when it
+//   stops) when something changed.
+// - `wireguard_state` is emitted when the interface goes up or away or a full sync starts or stops
+//   failing (the live UI's WireGuard card).
 // - checkExpiry(): peers whose expires_at passed leave the tunnel (kept in the database) and the
 //   expiry is logged once (a watermark in the settings table remembers what was logged).
 // Driver calls are serialized by one mutex, so a full sync never races a single-peer change.
@@ -30,6 +34,7 @@ import { asBool, isActive, isOnline, ONLINE_WINDOW_MS } from '../peers/view.js';
 import { generateKeyPair, publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import { parseSubnet, serverAddress, serverInterfaceAddress, type Subnet } from '@gatehouse/common/wireguard/render.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
+import type { PeerTrafficEvent } from '../events.js';
 
 export const SERVER_KEY_SETTING = 'wg.server_private_key';
 export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
@@ -46,8 +51,11 @@ function restorableEndpoint(r: Pick<WgRow, 'latest_handshake' | 'endpoint'>, now
 }
 
 /** The columns the interface and the poller need. */
-const WG_ATTRS = ['id', 'name', 'public_key', 'preshared_key_enc', 'allowed_ips', 'enabled', 'expires_at', 'latest_handshake', 'endpoint', 'last_raw_rx', 'last_raw_tx'] as const;
+const WG_ATTRS = ['id', 'name', 'public_key', 'preshared_key_enc', 'allowed_ips', 'enabled', 'expires_at', 'latest_handshake', 'endpoint', 'last_raw_rx', 'last_raw_tx', 'total_rx', 'total_tx'] as const;
 type WgRow = Pick<PeerRow, (typeof WG_ATTRS)[number]>;
+
+/** One peer in a peer_traffic event: bytes per second over the last poll interval and the running totals. */
+export type PeerTraffic = PeerTrafficEvent['peers'][number];
 
 export interface WireGuardServiceOptions {
   driver?: WireGuardDriver | null;
@@ -102,6 +110,10 @@ export class WireGuardService {
   private mode: 'kernel' | 'userspace' | null = null;
   private running = false;
   private rates = { rx: 0, tx: 0 };
+  /** peer id → bytes/s last announced in peer_traffic (only peers that moved data) */
+  private peerRates = new Map<number, { rx: number; tx: number }>();
+  /** the interface state last announced in wireguard_state */
+  private announced = { running: false, error: null as string | null };
   private stopped = false;
 
   constructor(private deps: Deps, opts: WireGuardServiceOptions = {}) {
@@ -198,6 +210,7 @@ export class WireGuardService {
       await this.driver!.down(this.iface);
       this.present.clear();
       this.running = false;
+      await this.announceState('stopped');
     });
   }
 
@@ -258,7 +271,20 @@ export class WireGuardService {
   /** Makes the interface hold exactly the database's active peers (brings it up when missing). */
   async fullSync(): Promise<{ peers: number; created: boolean; ms: number }> {
     if (!this.managed) return { peers: 0, created: false, ms: 0 };
-    return this.lock.run(() => this.fullSyncLocked());
+    try {
+      return await this.lock.run(() => this.fullSyncLocked());
+    } catch (err) {
+      await this.announceState('sync failed', String((err as Error)?.message ?? err));
+      throw err;
+    }
+  }
+
+  /** wireguard_state when the interface's state (running, last sync error) differs from the last one announced. */
+  private async announceState(reason: string, error: string | null = null): Promise<void> {
+    const running = this.running;
+    if (running === this.announced.running && error === this.announced.error) return;
+    this.announced = { running, error };
+    await this.deps.events.emit({ type: 'wireguard_state', interface: this.iface, running, mode: running ? this.mode : null, error, reason });
   }
 
   private async fullSyncLocked(): Promise<{ peers: number; created: boolean; ms: number }> {
@@ -282,6 +308,7 @@ export class WireGuardService {
     this.present = wanted;
     this.running = true;
     this.lastSyncAt = this.deps.clock();
+    await this.announceState(created ? 'interface up' : 'synced');
     return { peers: spec.peers.length, created, ms: performance.now() - t0 };
   }
 
@@ -373,6 +400,8 @@ export class WireGuardService {
       if (this.running) this.deps.log.warn(`WireGuard interface ${this.iface} is missing; the next resync brings it back`);
       this.running = false;
       this.rates = { rx: 0, tx: 0 };
+      await this.announceState('interface missing', this.announced.error);
+      await this.announceTraffic(elapsed, []);
       return null;
     }
     this.running = true;
@@ -380,6 +409,7 @@ export class WireGuardService {
     const { Peer } = this.deps.db.models;
     const rows = (await Peer.findAll({ attributes: [...WG_ATTRS], raw: true })) as unknown as WgRow[];
     const updates: { id: number; dRx: number; dTx: number; rawRx: number; rawTx: number; hs: number | null; endpoint: string | null }[] = [];
+    const moved: PeerTraffic[] = [];
     let sumRx = 0;
     let sumTx = 0;
     for (const r of rows) {
@@ -399,6 +429,9 @@ export class WireGuardService {
       }
       sumRx += dRx;
       sumTx += dTx;
+      if ((dRx || dTx || this.peerRates.has(r.id)) && elapsed > 0) {
+        moved.push({ peer_id: r.id, rx_rate: Math.round(dRx / elapsed), tx_rate: Math.round(dTx / elapsed), total_rx: Number(r.total_rx ?? 0) + dRx, total_tx: Number(r.total_tx ?? 0) + dTx });
+      }
     }
     if (updates.length) {
       const s = this.deps.db.sequelize;
@@ -427,7 +460,28 @@ export class WireGuardService {
     for (const e of events) {
       await this.deps.events.emit({ type: e.online ? 'peer_online' : 'peer_offline', peer_id: e.row.id, name: e.row.name, endpoint: e.row.endpoint ?? null, latest_handshake: e.row.latest_handshake ?? null });
     }
+    if (elapsed > 0) await this.announceTraffic(elapsed, moved);
     return { peers: dump.peers.length, changed: updates.length };
+  }
+
+  /**
+   * peer_traffic: the rates of the peers that moved data in the last interval, plus a zero for each
+   * peer that moved data last time and stopped (deleted peers and a missing interface included); nothing when all stay idle.
+   */
+  private async announceTraffic(elapsed: number, moved: PeerTraffic[]): Promise<void> {
+    const listed = new Set(moved.map((m) => m.peer_id));
+    const stopped = [...this.peerRates.keys()].filter((id) => !listed.has(id));
+    const peers = [...moved];
+    if (stopped.length) {
+      const rows = (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'total_rx', 'total_tx'], where: { id: { [Op.in]: stopped } }, raw: true })) as unknown as Pick<PeerRow, 'id' | 'total_rx' | 'total_tx'>[];
+      const totals = new Map(rows.map((r) => [r.id, r]));
+      for (const id of stopped) peers.push({ peer_id: id, rx_rate: 0, tx_rate: 0, total_rx: Number(totals.get(id)?.total_rx ?? 0), total_tx: Number(totals.get(id)?.total_tx ?? 0) });
+    }
+    this.peerRates = new Map(moved.filter((m) => m.rx_rate || m.tx_rate).map((m) => [m.peer_id, { rx: m.rx_rate, tx: m.tx_rate }]));
+    // a peer whose bytes round to 0 B/s this time is announced at zero and then left alone
+    if (!peers.length) return;
+    peers.sort((a, b) => a.peer_id - b.peer_id);
+    await this.deps.events.emit({ type: 'peer_traffic', interval_s: Math.round(elapsed * 10) / 10, rx_rate: this.rates.rx, tx_rate: this.rates.tx, peers });
   }
 
   // ------------------------------------------------------------------ expiry
