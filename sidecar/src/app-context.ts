@@ -129,7 +129,7 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const activity = new ActivityLog(models, clock, log, events);
   const settings = new SettingsStore(models, clock);
   const lockout = new LockoutService(models, settings, clock);
-  const users = new UsersService(models, clock, lockout, activity, events);
+  const users = new UsersService(models, clock, lockout, activity, events, { initialPasswordFile: path.join(config.dataDir, INITIAL_PASSWORD_FILE) });
   const tokens = new TokensService(models, clock, activity);
   const sessions = new DbSessionStore(models, clock);
   const features = opts.featureGate ?? licenceFeatureGate;
@@ -256,7 +256,8 @@ export async function bootstrapAdmin(deps: Deps): Promise<{ created: boolean; us
     fs.writeFileSync(passwordFile, `username: ${username}\npassword: ${password}\n`, { mode: 0o600 });
     fs.chmodSync(passwordFile, 0o600);
   }
-  await deps.users.create({ username, password, role: 'admin' });
+  // A generated password is changed at the first sign-in (GET /password); the file goes then.
+  await deps.users.create({ username, password, role: 'admin', mustChangePassword: passwordFile !== undefined });
   await deps.activity.record({ source: 'system', event_type: 'admin_bootstrapped', message: `First admin ${username} created`, details: { password_file: passwordFile ?? null } });
   return { created: true, username, passwordFile };
 }

@@ -1,6 +1,6 @@
 // Operator commands: npm run cli -- <command> [args]
 //   unlock-account <username> [--route-auth]   lift a login lockout
-//   reset-admin-password <username>            print a new random password
+//   reset-admin-password <username>            print a new random password (to be changed at the next sign-in)
 import { loadConfig } from './config.js';
 import { createDeps } from './app-context.js';
 import { createLogger } from './util/logger.js';
@@ -34,7 +34,8 @@ async function main(argv: string[]): Promise<number> {
           process.stderr.write(`no such user: ${name ?? ''}\n`);
           return 1;
         }
-        const pw = await deps.users.resetPassword((row as any).id);
+        // The printed password is a one-off: the next sign-in asks for a new one.
+        const pw = await deps.users.resetPassword((row as any).id, undefined, { mustChange: true });
         process.stdout.write(`new password for ${name}: ${pw}\n`);
         return 0;
       }

@@ -9,6 +9,7 @@ import { allEndpoints } from './endpoints.js';
 import { earlyMiddleware, fastPaths, features } from './features.js';
 import type { Endpoint } from './http/registry.js';
 import { webMiddleware } from './web/index.js';
+import { passwordPageMiddleware } from './web/password.js';
 
 export interface Running {
   deps: AppContext;
@@ -39,7 +40,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     );
   }
   const endpoints = allEndpoints(deps);
-  const app = createApp(deps, endpoints, { early: earlyMiddleware(deps), late: [webMiddleware(deps)] });
+  const app = createApp(deps, endpoints, { early: earlyMiddleware(deps), late: [webMiddleware(deps), passwordPageMiddleware(deps)] });
   const koaHandler = app.callback();
   // e.g. GET /route-auth/verify (Caddy's forward auth, once per proxied request of a protected
   // route) is answered on node's http without Koa (route-auth/verify.ts).

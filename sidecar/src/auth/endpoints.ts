@@ -1,12 +1,14 @@
-// POST /login, POST /logout, GET /api/v1/csrf, GET /api/v1/session.
+// POST /login, POST /logout, POST /password (the form of GET /password), GET /api/v1/csrf, GET /api/v1/session.
 // Browser forms (Accept: text/html or form posts without Accept: application/json) get redirects;
 // API clients asking for JSON get JSON. See README "Admin login".
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { AppError } from '../util/errors.js';
-import { csrfMatches, newCsrfToken, type Principal } from '../http/auth.js';
-import { loginBody } from './schema.js';
+import { csrfMatches, newCsrfToken, sessionId, type Principal } from '../http/auth.js';
+import { loginBody, passwordFormBody } from './schema.js';
+import { LOCKED_COOKIE, nextParam, safeNext } from './next.js';
+import { passwordSchema } from '../users/schema.js';
 
 export function wantsJson(ctx: Koa.Context): boolean {
   const accept = ctx.get('Accept');
@@ -15,11 +17,6 @@ export function wantsJson(ctx: Koa.Context): boolean {
   return ctx.is('application/json') === 'application/json';
 }
 
-/** Only same-site relative paths are accepted as a post-login target. */
-export function safeNext(next: string | undefined): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
-  return next;
-}
 
 export function authEndpoints(deps: AppContext): Endpoint[] {
   return [
@@ -41,13 +38,19 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
           ctx.session!.userId = user.id;
           ctx.session!.csrf = csrf;
           ctx.session!.loginAt = deps.clock();
-          if (json) return { user, csrfToken: csrf };
-          ctx.redirect(safeNext(body.next));
+          if (json) return { user, csrfToken: csrf, must_change_password: user.must_change_password };
+          // A generated (or reset) password is changed first, then on to the target.
+          const target = safeNext(body.next);
+          ctx.redirect(user.must_change_password && !/^\/password(\?|$)/.test(target) ? `/password${nextParam(target, '?')}` : target);
           return undefined;
         } catch (err) {
           if (json || !(err instanceof AppError)) throw err;
           const reason = err.kind === 'locked' ? 'locked' : 'invalid';
-          ctx.redirect(`/login?error=${reason}`);
+          const until = Date.parse(String(err.extra?.locked_until ?? ''));
+          if (reason === 'locked' && until > deps.clock()) {
+            ctx.cookies.set(LOCKED_COOKIE, String(until), { signed: true, httpOnly: true, sameSite: 'lax', path: '/login', maxAge: until - deps.clock(), overwrite: true });
+          }
+          ctx.redirect(`/login?error=${reason}${nextParam(body.next)}`);
           return undefined;
         }
       },
@@ -72,6 +75,50 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
+      method: 'POST',
+      path: '/password',
+      auth: 'public',
+      rateLimit: 'login',
+      summary: 'The password change form of GET /password (current, new_password, confirm, next, _csrf): the signed-in user sets a new password; a generated one must be changed this way (or with PUT /api/v1/settings/password) before the UI opens. Browsers get redirects (on to `next`, or back to /password?error=current|policy|mismatch|same), JSON clients {ok} or 400 with fields.',
+      tags: ['auth'],
+      body: passwordFormBody,
+      handler: async ({ body }, ctx) => {
+        const json = wantsJson(ctx);
+        const userId = ctx.session?.userId;
+        if (typeof userId !== 'number') {
+          if (json) throw new AppError('unauthorized', 'Authentication required');
+          ctx.redirect(`/login?next=${encodeURIComponent(`/password${nextParam(body.next, '?')}`)}`);
+          return undefined;
+        }
+        if (!csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
+        const back = (code: string) => {
+          ctx.redirect(`/password?error=${code}${nextParam(body.next)}`);
+          return undefined;
+        };
+        const policy = passwordSchema.safeParse(body.new_password);
+        if (!policy.success) {
+          if (json) throw new AppError('validation', 'The new password does not meet the policy', { new_password: policy.error.issues[0]?.message ?? 'invalid' });
+          return back('policy');
+        }
+        if (body.confirm !== undefined && body.confirm !== body.new_password) {
+          if (json) throw new AppError('validation', 'The two new passwords differ', { confirm: 'does not match new_password' });
+          return back('mismatch');
+        }
+        try {
+          await deps.users.changePassword(userId, body.current, body.new_password, sessionId(ctx));
+        } catch (err) {
+          if (!(err instanceof AppError) || err.kind !== 'validation') throw err;
+          const wrongCurrent = Boolean(err.fields?.current);
+          // The service names the new password `next` (as PUT /settings/password does); here it is new_password.
+          if (json) throw new AppError('validation', err.message, wrongCurrent ? { current: err.fields!.current } : { new_password: err.fields?.next ?? 'invalid' });
+          return back(wrongCurrent ? 'current' : 'same');
+        }
+        if (json) return {};
+        ctx.redirect(safeNext(body.next));
+        return undefined;
+      },
+    }),
+    defineEndpoint({
       method: 'GET',
       path: '/csrf',
       scope: 'any',
@@ -88,11 +135,15 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET',
       path: '/session',
       scope: 'any',
-      summary: 'Who is calling: the session user or the token, with its scopes.',
+      summary: 'Who is calling: the session user (with must_change_password: true while a generated password awaits its change at GET /password) or the token, with its scopes.',
       tags: ['auth'],
       handler: async (_i, ctx) => {
         const p = ctx.state.principal as Principal;
-        if (p.kind === 'session') return { kind: 'session', user: await deps.users.get(p.userId), csrfToken: ctx.session!.csrf ?? null };
+        if (p.kind === 'session') {
+          const user = await deps.users.get(p.userId);
+          // While set, the UI sends the user to GET /password before anything else.
+          return { kind: 'session', user, csrfToken: ctx.session!.csrf ?? null, must_change_password: user.must_change_password };
+        }
         if (p.kind === 'token') return { kind: 'token', token: { id: p.tokenId, scopes: p.scopes, user_id: p.userId, peer_id: p.peerId } };
         return { kind: p.kind };
       },

@@ -17,6 +17,8 @@ export interface UserRow {
   language: 'en' | 'de';
   theme: 'pro' | 'default' | null;
   last_login_at: number | null;
+  /** set for a generated password: the next sign-in asks for a new one (GET /password) */
+  must_change_password: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -40,7 +42,7 @@ const ms = msColumn;
 export function defineModels(s: Sequelize) {
   const User = s.define('User', {
     id: id(), username: DataTypes.STRING, email: DataTypes.STRING, password_hash: DataTypes.STRING, role: DataTypes.STRING,
-    language: DataTypes.STRING, theme: DataTypes.STRING, last_login_at: DataTypes.BIGINT, created_at: ms(), updated_at: ms(),
+    language: DataTypes.STRING, theme: DataTypes.STRING, last_login_at: DataTypes.BIGINT, must_change_password: flagColumn(), created_at: ms(), updated_at: ms(),
   }, opts('users')) as unknown as M<UserRow>;
   const Session = s.define('Session', {
     sid: { type: DataTypes.STRING, primaryKey: true }, user_id: DataTypes.INTEGER, data: DataTypes.TEXT, expires_at: ms(),

@@ -94,6 +94,11 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
   }
 }
 
+/** The store id of the request's session (koa-session's externalKey), if it has one. */
+export function sessionId(ctx: Koa.Context): string | undefined {
+  return (ctx.session as unknown as { externalKey?: string } | null)?.externalKey;
+}
+
 /** Whether the request carries the session's CSRF token (header X-CSRF-Token or body field _csrf). */
 export function csrfMatches(ctx: Koa.Context): boolean {
   const expected = ctx.session?.csrf;

@@ -60,7 +60,13 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
   },
   {
     method: 'GET', path: '/login', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
-    summary: 'The admin sign-in page (works without JavaScript; posts to POST /login)', responses: { '200': 'the page', '302': 'already signed in: to /' }, openapi: true,
+    summary: 'The admin sign-in page (works without JavaScript; posts to POST /login). `next`: the same-origin path to return to after signing in; `error=invalid|locked` shows why the last attempt failed (with how long a lock lasts)',
+    responses: { '200': 'the page', '302': 'already signed in: to `next` (or /password while a generated password is unchanged)' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/password', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
+    summary: 'The password change page (works without JavaScript; posts to POST /password). A user with a generated password (must_change_password) is sent here after signing in; `next` is where to go afterwards',
+    responses: { '200': 'the page', '302': 'not signed in: to /login?next=/password…' }, openapi: true,
   },
   {
     method: 'GET', path: '/', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',

@@ -1,6 +1,6 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { actingUserId, type Principal } from '../http/auth.js';
+import { actingUserId, sessionId, type Principal } from '../http/auth.js';
 import { forbidden } from '../util/errors.js';
 import { defaultThemeBody, languageBody, passwordChangeBody, profileBody, securityBody, themeBody } from './schema.js';
 import { APP_VERSION } from '../version.js';
@@ -23,12 +23,8 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       method: 'PUT', path: '/settings/password', selfService: true, summary: 'Change own password ({current, next}); other sessions end', tags: ['settings'],
       body: passwordChangeBody,
       handler: async ({ body }, ctx) => {
-        const id = me(ctx);
-        await deps.users.changePassword(id, body.current, body.next);
-        // End every other session of this user; keep the current one.
-        const sid = (ctx.session as any)?.externalKey as string | undefined;
-        const { Op } = await import('sequelize');
-        await deps.db.models.Session.destroy({ where: sid ? { user_id: id, sid: { [Op.ne]: sid } } : { user_id: id } });
+        // Ends every other session of this user, keeps the current one; clears must_change_password.
+        await deps.users.changePassword(me(ctx), body.current, body.next, sessionId(ctx));
         return {};
       },
     }),

@@ -5,7 +5,9 @@ import { text } from '../http/fields.js';
 import { ROLES } from './service.js';
 
 export const usernameSchema = z.string().trim().min(1, 'required').max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
-export const passwordSchema = z.string().min(8, 'at least 8 characters').max(1024);
+/** The password policy of every admin-UI password (users API, profile, GET /password). */
+export const PASSWORD_MIN = 8;
+export const passwordSchema = z.string().min(PASSWORD_MIN, `at least ${PASSWORD_MIN} characters`).max(1024);
 const email = z.string().trim().email('must be an email address').max(254);
 
 export const createBody = z.object({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });

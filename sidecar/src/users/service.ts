@@ -1,6 +1,7 @@
 // Admin-UI users: accounts, passwords (argon2id), login with lockout, profile.
 import crypto from 'node:crypto';
-import { UniqueConstraintError } from 'sequelize';
+import fs from 'node:fs';
+import { Op, UniqueConstraintError } from 'sequelize';
 import type { Models, UserRow } from '../db/models.js';
 import { AppError, conflict, notFound, validation } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
@@ -20,6 +21,8 @@ export interface PublicUser {
   language: 'en' | 'de';
   theme: 'pro' | 'default' | null;
   last_login_at: number | null;
+  /** the password was generated: the user must choose a new one (GET /password) */
+  must_change_password: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +36,7 @@ export function publicUser(u: UserRow): PublicUser {
     language: u.language,
     theme: u.theme,
     last_login_at: u.last_login_at === null ? null : Number(u.last_login_at),
+    must_change_password: Boolean(u.must_change_password),
     created_at: new Date(Number(u.created_at)).toISOString(),
     updated_at: new Date(Number(u.updated_at)).toISOString(),
   };
@@ -42,8 +46,13 @@ export function generatePassword(): string {
   return crypto.randomBytes(18).toString('base64url');
 }
 
+export interface UsersOptions {
+  /** <dataDir>/initial-admin-password.txt: removed once the user it names has changed the password */
+  initialPasswordFile?: string;
+}
+
 export class UsersService {
-  constructor(private models: Models, private clock: Clock, private lockout: LockoutService, private activity: ActivityLog, private events: EventBus) {}
+  constructor(private models: Models, private clock: Clock, private lockout: LockoutService, private activity: ActivityLog, private events: EventBus, private opts: UsersOptions = {}) {}
 
   async count(): Promise<number> {
     return this.models.User.count();
@@ -64,7 +73,8 @@ export class UsersService {
     return publicUser(await this.getRow(id));
   }
 
-  async create(input: { username: string; email?: string | null; password: string; role: Role; language?: 'en' | 'de' }, actor?: number): Promise<PublicUser> {
+  /** `mustChangePassword` marks a generated password (the first admin's): the next sign-in asks for a new one. */
+  async create(input: { username: string; email?: string | null; password: string; role: Role; language?: 'en' | 'de'; mustChangePassword?: boolean }, actor?: number): Promise<PublicUser> {
     const now = this.clock();
     try {
       const row = await this.models.User.create({
@@ -75,6 +85,7 @@ export class UsersService {
         language: input.language ?? 'en',
         theme: null,
         last_login_at: null,
+        must_change_password: input.mustChangePassword ?? false,
         created_at: now,
         updated_at: now,
       });
@@ -125,23 +136,49 @@ export class UsersService {
     await this.activity.record({ source: 'users', event_type: 'user_deleted', message: `User ${row.username} deleted`, details: { id }, user_id: actor });
   }
 
-  /** Sets a new random password and returns it once; ends the user's sessions. */
-  async resetPassword(id: number, actor?: number): Promise<string> {
+  /**
+   * Sets a new random password and returns it once; ends the user's sessions. With `mustChange`
+   * (the CLI's reset-admin-password) the next sign-in asks for a new password.
+   */
+  async resetPassword(id: number, actor?: number, opts: { mustChange?: boolean } = {}): Promise<string> {
     const row = await this.getRow(id);
     const password = generatePassword();
-    await this.models.User.update({ password_hash: await hashPassword(password), updated_at: this.clock() }, { where: { id } });
+    await this.models.User.update({ password_hash: await hashPassword(password), updated_at: this.clock(), ...(opts.mustChange ? { must_change_password: true } : {}) }, { where: { id } });
+    // The initial password file of this user no longer holds a working password.
+    this.removeInitialPasswordFile(row.username);
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
     await this.activity.record({ severity: 'warning', source: 'users', event_type: 'user_password_reset', message: `Password of ${row.username} reset by an admin`, details: { id }, user_id: actor });
     return password;
   }
 
-  async changePassword(id: number, current: string, next: string): Promise<void> {
+  /**
+   * The user's own password change: needs the current password, refuses the same one again, clears
+   * must_change_password, removes the initial password file when it names this user, and ends every
+   * session of the user except `keepSid` (the one the change was made from).
+   */
+  async changePassword(id: number, current: string, next: string, keepSid?: string): Promise<void> {
     const row = await this.getRow(id);
     if (!(await verifyPassword(row.password_hash, current))) throw validation('The current password is wrong', { current: 'does not match' });
-    await this.models.User.update({ password_hash: await hashPassword(next), updated_at: this.clock() }, { where: { id } });
+    if (next === current) throw validation('The new password must differ from the current one', { next: 'must differ from the current password' });
+    await this.models.User.update({ password_hash: await hashPassword(next), must_change_password: false, updated_at: this.clock() }, { where: { id } });
+    await this.models.Session.destroy({ where: keepSid ? { user_id: id, sid: { [Op.ne]: keepSid } } : { user_id: id } });
+    this.removeInitialPasswordFile(row.username);
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
     await this.activity.record({ source: 'auth', event_type: 'password_changed', message: `${row.username} changed their password`, user_id: id });
+  }
+
+  /** Deletes the generated first-admin password file if it names `username` (its password is no longer valid). */
+  private removeInitialPasswordFile(username: string): void {
+    const file = this.opts.initialPasswordFile;
+    if (!file) return;
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return;
+    }
+    if (/^username: (.*)$/m.exec(text)?.[1]?.trim() === username) fs.rmSync(file, { force: true });
   }
 
   /**

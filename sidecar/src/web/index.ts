@@ -3,12 +3,14 @@
 import type Koa from 'koa';
 import type { Deps } from '../deps.js';
 import { newCsrfToken } from '../http/auth.js';
+import { LOCKED_COOKIE, nextParam, safeNext } from '../auth/next.js';
+import type { UserRow } from '../db/models.js';
 import { APP_VERSION } from '../version.js';
 
-type Lang = 'en' | 'de';
+export type Lang = 'en' | 'de';
 const T = {
-  en: { title: 'Sign in', user: 'Username', pass: 'Password', submit: 'Sign in', invalid: 'Invalid username or password.', locked: 'Too many failed attempts: this account is locked for a while.', signedIn: 'Signed in as', logout: 'Sign out', api: 'API documentation (OpenAPI)' },
-  de: { title: 'Anmelden', user: 'Benutzername', pass: 'Passwort', submit: 'Anmelden', invalid: 'Benutzername oder Passwort falsch.', locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.', signedIn: 'Angemeldet als', logout: 'Abmelden', api: 'API-Dokumentation (OpenAPI)' },
+  en: { title: 'Sign in', user: 'Username', pass: 'Password', submit: 'Sign in', invalid: 'Invalid username or password.', locked: 'Too many failed attempts: this account is locked for a while.', lockedFor: (m: number) => `Try again in ${m} minute${m === 1 ? '' : 's'}.`, lockedUpTo: (m: number) => `A lock lasts up to ${m} minute${m === 1 ? '' : 's'}.`, signedIn: 'Signed in as', logout: 'Sign out', api: 'API documentation (OpenAPI)' },
+  de: { title: 'Anmelden', user: 'Benutzername', pass: 'Passwort', submit: 'Anmelden', invalid: 'Benutzername oder Passwort falsch.', locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.', lockedFor: (m: number) => `Erneut versuchen in ${m} Minute${m === 1 ? '' : 'n'}.`, lockedUpTo: (m: number) => `Eine Sperre dauert höchstens ${m} Minute${m === 1 ? '' : 'n'}.`, signedIn: 'Angemeldet als', logout: 'Abmelden', api: 'API-Dokumentation (OpenAPI)' },
 };
 
 export function pickLang(header: string | undefined): Lang {
@@ -31,27 +33,60 @@ main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 2px 12px rgba(0
 h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .3rem;font-weight:600}
 input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #b8bec9;border-radius:4px;font-size:1rem}
 button{margin-top:1.2rem;width:100%;padding:.6rem;background:#2456d3;color:#fff;border:0;border-radius:4px;font-size:1rem;cursor:pointer}
-.err{background:#fdecea;color:#8a1c12;padding:.6rem;border-radius:4px}`;
+.err{background:#fdecea;color:#8a1c12;padding:.6rem;border-radius:4px}
+button.secondary{background:#fff;color:#2456d3;border:1px solid #2456d3}small{color:#5b6472}`;
 
-function page(lang: Lang, title: string, body: string): string {
+/** The Content-Security-Policy of the server-rendered pages: no script at all, inline styles only. */
+export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'";
+
+/** A server-rendered page (no script) with the sign-in page's look. */
+export function page(lang: Lang, title: string, body: string): string {
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · Gatehouse</title><style>${CSS}</style></head><body>${body}</body></html>`;
+}
+
+/** The signed-in user of the request's session, or null. */
+export async function sessionUser(deps: Deps, ctx: Koa.Context): Promise<UserRow | null> {
+  const userId = ctx.session?.userId;
+  return typeof userId === 'number' ? ((await deps.db.models.User.findByPk(userId, { raw: true })) as UserRow | null) : null;
+}
+
+/**
+ * Whether the signed-in user must change a generated password first: the SPA's `/` (web/spa.ts)
+ * redirects such a user to `passwordChangePath(ctx.originalUrl)` instead of serving the app.
+ */
+export async function mustChangePassword(deps: Deps, ctx: Koa.Context): Promise<boolean> {
+  return Boolean((await sessionUser(deps, ctx))?.must_change_password);
+}
+
+/** /password, carrying `next` (a same-origin path, else nothing) as the target to go on to afterwards. */
+export function passwordChangePath(next: unknown): string {
+  return `/password${nextParam(next, '?')}`;
+}
+
+/** How long the lock of GET /login?error=locked lasts: from the cookie POST /login set, else the policy. */
+async function lockedDetail(deps: Deps, ctx: Koa.Context, t: (typeof T)['en']): Promise<string> {
+  const until = Number(ctx.cookies.get(LOCKED_COOKIE, { signed: true }));
+  const left = until - deps.clock();
+  if (Number.isFinite(until) && left > 0) return t.lockedFor(Math.ceil(left / 60_000));
+  return t.lockedUpTo(await deps.settings.get('security.lockout.duration'));
 }
 
 export function webMiddleware(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' || (ctx.path !== '/login' && ctx.path !== '/')) return next();
-    const userId = ctx.session?.userId;
-    const user = typeof userId === 'number' ? await deps.db.models.User.findByPk(userId, { raw: true }) as any : null;
+    const user = await sessionUser(deps, ctx);
     const lang: Lang = user?.language ?? pickLang(ctx.get('Accept-Language'));
     const t = T[lang];
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'");
+    ctx.set('Content-Security-Policy', PAGE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'same-origin');
     ctx.type = 'text/html; charset=utf-8';
     if (ctx.path === '/login') {
-      if (user) return ctx.redirect('/');
-      const err = ctx.query.error === 'locked' ? t.locked : ctx.query.error === 'invalid' ? t.invalid : '';
-      const nextUrl = typeof ctx.query.next === 'string' ? ctx.query.next : '';
+      // Signed in already: on to the target (through /password while a generated password is unchanged).
+      if (user) return ctx.redirect(user.must_change_password ? passwordChangePath(ctx.query.next) : safeNext(ctx.query.next));
+      const err = ctx.query.error === 'locked' ? `${t.locked} ${await lockedDetail(deps, ctx, t)}` : ctx.query.error === 'invalid' ? t.invalid : '';
+      const target = safeNext(ctx.query.next);
+      const nextUrl = target === '/' ? '' : target;
       ctx.body = page(lang, t.title, `<main><h1>Gatehouse · ${t.title}</h1>${err ? `<p class="err" role="alert">${escapeHtml(err)}</p>` : ''}
 <form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(nextUrl)}">
 <label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required autofocus>

@@ -10,6 +10,7 @@ import * as m031routeChecks from './031_route_checks.js';
 import * as m040routeAuthUsers from './040_route_auth_users.js';
 import * as m041l4Flags from './041_l4_flags.js';
 import * as m004listSort from './004_list_sort_indexes.js';
+import * as m005mustChange from './005_user_must_change_password.js';
 
 export type Migration = {
   name: string;
@@ -17,4 +18,4 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange];
