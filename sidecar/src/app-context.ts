@@ -130,7 +130,7 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const settings = new SettingsStore(models, clock);
   const lockout = new LockoutService(models, settings, clock);
   const users = new UsersService(models, clock, lockout, activity, events, { initialPasswordFile: path.join(config.dataDir, INITIAL_PASSWORD_FILE) });
-  const tokens = new TokensService(models, clock, activity);
+  const tokens = new TokensService(models, clock, activity, events);
   const sessions = new DbSessionStore(models, clock);
   const features = opts.featureGate ?? licenceFeatureGate;
   return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features };

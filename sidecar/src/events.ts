@@ -65,6 +65,14 @@ export type GroupTagEvent =
   | ({ type: 'tag_created'; tag_id: number; name: string } & Actor)
   | ({ type: 'tag_deleted'; name: string; registered: boolean; peers_updated: number } & Actor);
 
+/** Accounts and API tokens (admin screens; streamed to admins only). */
+export type AccountEvent =
+  | ({ type: 'user_created'; user_id: number; username: string; role: string } & Actor)
+  | ({ type: 'user_updated'; user_id: number; username: string; fields: string[] } & Actor)
+  | ({ type: 'user_deleted'; user_id: number; username: string } & Actor)
+  | ({ type: 'token_created'; token_id: number; name: string; scopes: string[] } & Actor)
+  | ({ type: 'token_revoked' | 'token_fingerprint_reset'; token_id: number; name: string } & Actor);
+
 export type RouteEvent =
   | ({ type: 'route_created'; route_id: number; domain: string; route_type: string } & Actor)
   | ({ type: 'route_updated'; route_id: number; domain: string; fields: string[] } & Actor)
@@ -72,6 +80,9 @@ export type RouteEvent =
   | ({ type: 'route_deleted'; route_id: number; domain: string } & Actor)
   | ({ type: 'routes_batch'; action: 'enable' | 'disable' | 'delete'; route_ids: number[] } & Actor)
   | { type: 'route_up' | 'route_down'; route_id: number; domain: string; status: number | null; response_ms: number | null; error: string | null }
+  /** Route auth (the visitor login in front of a route) configured, changed or removed. */
+  | ({ type: 'route_auth_created' | 'route_auth_updated'; route_id: number; domain: string; method: string; two_factor_method: string | null; sessions_ended: boolean; password_changed: boolean } & Actor)
+  | ({ type: 'route_auth_deleted'; route_id: number; domain: string } & Actor)
   | { type: 'circuit_open'; route_id: number; failure_count: number }
   | { type: 'circuit_closed'; route_id: number; open_seconds: number };
 
@@ -111,7 +122,7 @@ export type SystemEvent =
   /** A row was written to the activity log (the live UI's activity feed). */
   | { type: 'activity_recorded'; entry: ActivityEntry };
 
-export type DomainEvent = PeerEvent | GroupTagEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
+export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
 export type EventType = DomainEvent['type'];
 /** The payload of the event(s) of type T (members that name several types are narrowed to T). */
 export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;

@@ -255,6 +255,59 @@ describe('GET /api/v1/events', () => {
     }
   });
 
+  test('account and token changes reach admins only; route auth changes reach routes readers', async () => {
+    const readOnly = await openStream(s, bearer(await apiToken(s, ['read-only'])));
+    const peersTok = await openStream(s, bearer(await apiToken(s, ['peers'])));
+    const routesTok = await openStream(s, bearer(await apiToken(s, ['routes'])));
+    const u = await s.req('/api/v1/users', { method: 'POST', json: { username: 'sse-viewer', password: 'viewer-password-1', role: 'user' }, headers: as() });
+    assert.equal(u.status, 201, JSON.stringify(u.data));
+    const viewer = await login(s, { username: 'sse-viewer', password: 'viewer-password-1' });
+    const userSession = await openStream(s, { cookie: viewer.cookie });
+    const adminSession = await openStream(s, { cookie: admin.cookie });
+    const all = [readOnly, peersTok, routesTok, userSession, adminSession];
+    try {
+      for (const st of all) await st.waitFor((m) => m.event === 'ready');
+      const t = await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'sse-made', scopes: ['logs'] }, headers: as() });
+      assert.equal(t.status, 201);
+      assert.equal((await s.req(`/api/v1/tokens/${t.data.record.id}`, { method: 'DELETE', headers: as() })).status, 200);
+      assert.equal((await s.req(`/api/v1/users/${u.data.user.id}`, { method: 'PUT', json: { email: 'viewer@example.test' }, headers: as() })).status, 200);
+      const rid = await newRoute('sse-auth.example.test', await newPeer('sse-auth'));
+      const ra = await s.req(`/api/v1/routes/${rid}/auth`, { method: 'POST', json: { method: 'email_password', email: 'a@b.test', password: 'secret-pass', session_max_age: 86_400_000 }, headers: as() });
+      assert.ok(ra.status === 200 || ra.status === 201, JSON.stringify(ra.data));
+      assert.equal((await s.req(`/api/v1/routes/${rid}/auth`, { method: 'DELETE', headers: as() })).status, 200);
+      const adminTypes = ['token_created', 'token_revoked', 'user_updated'];
+      for (const st of [readOnly, adminSession]) {
+        await st.waitFor((m) => m.event === 'route_auth_deleted');
+        // (the read-only stream also saw the tokens this test created for the other streams)
+        const got = st.messages.filter((m) => adminTypes.includes(m.event) && (m.event === 'user_updated' || m.data.name === 'sse-made'));
+        assert.deepEqual(got.map((m) => m.event), adminTypes);
+        assert.deepEqual([got[0].data.name, got[0].data.scopes, got[0].data.actor], ['sse-made', ['logs'], 1]);
+        assert.deepEqual([got[2].data.user_id, got[2].data.username, got[2].data.fields], [u.data.user.id, 'sse-viewer', ['email']]);
+      }
+      await routesTok.waitFor((m) => m.event === 'route_auth_deleted');
+      assert.deepEqual(routesTok.messages.filter((m) => m.event.startsWith('route_auth')).map((m) => [m.event, m.data.route_id, m.data.domain]), [
+        ['route_auth_created', rid, 'sse-auth.example.test'],
+        ['route_auth_deleted', rid, 'sse-auth.example.test'],
+      ]);
+      const created = routesTok.messages.find((m) => m.event === 'route_auth_created')!;
+      assert.deepEqual([created.data.method, created.data.two_factor_method, created.data.password_changed], ['email_password', null, true]);
+      // the non-admin session and the peers token: none of the account/token events
+      await userSession.waitFor((m) => m.event === 'route_auth_deleted');
+      assert.deepEqual(userSession.messages.filter((m) => adminTypes.includes(m.event)), []);
+      await peersTok.waitFor((m) => m.event === 'peer_created' && m.data.name === 'sse-auth');
+      const fence = await newPeer('sse-auth-fence');
+      await peersTok.waitFor((m) => m.event === 'peer_created' && m.data.peer_id === fence);
+      assert.deepEqual(peersTok.messages.filter(isDomain).map((m) => m.event), ['peer_created', 'peer_created']);
+      // the activity rows written from these events are the ones the log always had
+      const rows = (await s.req('/api/v1/logs/activity?source=routes&limit=5', { headers: bearer(full) })).data.entries as { event_type: string; message: string }[];
+      assert.deepEqual(rows.filter((r) => r.event_type.startsWith('route_auth')).map((r) => r.message), ['Route auth removed from sse-auth.example.test; its sessions ended', 'Route auth enabled on sse-auth.example.test (email_password)']);
+      const tokRows = (await s.req('/api/v1/logs/activity?source=tokens&limit=2', { headers: bearer(full) })).data.entries as { message: string; details: unknown }[];
+      assert.deepEqual(tokRows.map((r) => [r.message, r.details]), [['API token sse-made revoked', { id: t.data.record.id }], ['API token sse-made created', { id: t.data.record.id, scopes: ['logs'] }]]);
+    } finally {
+      for (const st of all) st.close();
+    }
+  });
+
   test('a logs token receives activity rows only', async () => {
     const logsTok = await apiToken(s, ['logs']);
     const st = await openStream(s, bearer(logsTok));

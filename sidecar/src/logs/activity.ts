@@ -145,6 +145,18 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { source: 'peers', event_type: e.type, message: `Tag "${e.name}" registered`, details: { tag_id: e.tag_id }, user_id: e.actor };
     case 'tag_deleted':
       return { source: 'peers', event_type: e.type, message: `Tag "${e.name}" deleted (removed from ${e.peers_updated} peers)`, details: { registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor };
+    case 'user_created':
+      return { source: 'users', event_type: e.type, message: `User ${e.username} created`, details: { id: e.user_id, role: e.role }, user_id: e.actor };
+    case 'user_updated':
+      return { source: 'users', event_type: e.type, message: `User ${e.username} updated`, details: { id: e.user_id, fields: e.fields }, user_id: e.actor };
+    case 'user_deleted':
+      return { source: 'users', event_type: e.type, message: `User ${e.username} deleted`, details: { id: e.user_id }, user_id: e.actor };
+    case 'token_created':
+      return { source: 'tokens', event_type: e.type, message: `API token ${e.name} created`, details: { id: e.token_id, scopes: e.scopes }, user_id: e.actor };
+    case 'token_revoked':
+      return { source: 'tokens', event_type: e.type, message: `API token ${e.name} revoked`, details: { id: e.token_id }, user_id: e.actor };
+    case 'token_fingerprint_reset':
+      return { source: 'tokens', event_type: e.type, message: `Machine binding of API token ${e.name} reset`, details: { id: e.token_id }, user_id: e.actor };
     case 'route_created':
       return { source: 'routes', event_type: e.type, message: `Route ${e.domain} created`, details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor };
     case 'route_updated':
@@ -154,6 +166,18 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { source: 'routes', event_type: e.type, message: `Route ${e.domain} ${e.type === 'route_enabled' ? 'enabled' : 'disabled'}`, details: { route_id: e.route_id }, user_id: e.actor };
     case 'route_deleted':
       return { source: 'routes', event_type: e.type, message: `Route ${e.domain} deleted`, details: { route_id: e.route_id }, user_id: e.actor };
+    case 'route_auth_created':
+    case 'route_auth_updated': {
+      const created = e.type === 'route_auth_created';
+      return {
+        source: 'routes', event_type: e.type,
+        message: `Route auth ${created ? 'enabled' : 'updated'} on ${e.domain} (${e.method}${e.two_factor_method ? ` + ${e.two_factor_method}` : ''})`,
+        details: { route_id: e.route_id, method: e.method, two_factor_method: e.two_factor_method, sessions_ended: e.sessions_ended, password_changed: e.password_changed },
+        user_id: e.actor,
+      };
+    }
+    case 'route_auth_deleted':
+      return { source: 'routes', event_type: e.type, message: `Route auth removed from ${e.domain}; its sessions ended`, details: { route_id: e.route_id }, user_id: e.actor };
     case 'routes_batch':
       return { source: 'routes', event_type: `routes_batch_${e.action}`, message: `Batch ${e.action} of ${e.route_ids.length} route(s)`, details: { ids: e.route_ids }, user_id: e.actor };
     case 'route_up':

@@ -263,12 +263,15 @@ export class RouteAuthService {
       if (ended) this.view.dropRouteSessions(routeId);
     }
     for (const f of oldFiles) this.branding.remove(f);
-    await this.deps.activity.record({
-      source: 'routes',
-      event_type: created ? 'route_auth_created' : 'route_auth_updated',
-      message: `Route auth ${created ? 'enabled' : 'updated'} on ${pre.domain} (${input.method}${input.two_factor_enabled ? ` + ${input.two_factor_method}` : ''})`,
-      details: { route_id: routeId, method: input.method, two_factor_method: input.two_factor_enabled ? input.two_factor_method : null, sessions_ended: ended, password_changed: passwordHash !== undefined },
-      user_id: actor,
+    await this.deps.events.emit({
+      type: created ? 'route_auth_created' : 'route_auth_updated',
+      route_id: routeId,
+      domain: pre.domain,
+      method: input.method,
+      two_factor_method: input.two_factor_enabled ? (input.two_factor_method ?? null) : null,
+      sessions_ended: ended,
+      password_changed: passwordHash !== undefined,
+      actor: actor ?? null,
     });
     return this.apiWithUsers((await this.config(routeId))!);
   }
@@ -293,7 +296,7 @@ export class RouteAuthService {
     if (!removed) return false;
     this.branding.remove(removed.logo);
     this.branding.remove(removed.bg_image);
-    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_deleted', message: `Route auth removed from ${route.domain}; its sessions ended`, details: { route_id: routeId }, user_id: actor });
+    await this.deps.events.emit({ type: 'route_auth_deleted', route_id: routeId, domain: route.domain, actor: actor ?? null });
     return true;
   }
 

@@ -6,6 +6,7 @@ import type { ApiTokenRow, Models } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
 import { AppError, notFound } from '../util/errors.js';
 import type { ActivityLog } from '../logs/activity.js';
+import type { EventBus } from '../events.js';
 import type { Scope } from '../http/registry.js';
 import { isoOrNull as iso } from '../util/dates.js';
 
@@ -46,7 +47,7 @@ export interface VerifiedToken {
 
 export class TokensService {
   private cache = new Map<string, ApiTokenRow | null>();
-  constructor(private models: Models, private clock: Clock, private activity: ActivityLog) {}
+  constructor(private models: Models, private clock: Clock, private activity: ActivityLog, private events: EventBus) {}
 
   private view(r: ApiTokenRow): TokenView {
     return {
@@ -88,7 +89,7 @@ export class TokensService {
     });
     this.cache.clear();
     const record = this.view(row.get({ plain: true }) as ApiTokenRow);
-    await this.activity.record({ source: 'tokens', event_type: 'token_created', message: `API token ${input.name} created`, details: { id: record.id, scopes: record.scopes }, user_id: actor });
+    await this.events.emit({ type: 'token_created', token_id: record.id, name: input.name, scopes: record.scopes, actor: actor ?? null });
     return { token, record };
   }
 
@@ -97,7 +98,7 @@ export class TokensService {
     if (!row) throw notFound('Token');
     await this.models.ApiToken.destroy({ where: { id } });
     this.cache.clear();
-    await this.activity.record({ source: 'tokens', event_type: 'token_revoked', message: `API token ${row.name} revoked`, details: { id }, user_id: actor });
+    await this.events.emit({ type: 'token_revoked', token_id: id, name: row.name, actor: actor ?? null });
   }
 
   async resetFingerprint(id: number, actor?: number): Promise<TokenView> {
@@ -105,7 +106,7 @@ export class TokensService {
     if (!n) throw notFound('Token');
     this.cache.clear();
     const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as unknown as ApiTokenRow;
-    await this.activity.record({ source: 'tokens', event_type: 'token_fingerprint_reset', message: `Machine binding of API token ${row.name} reset`, details: { id }, user_id: actor });
+    await this.events.emit({ type: 'token_fingerprint_reset', token_id: id, name: row.name, actor: actor ?? null });
     return this.view(row);
   }
 

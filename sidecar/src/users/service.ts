@@ -90,7 +90,7 @@ export class UsersService {
         updated_at: now,
       });
       const u = publicUser(row.get({ plain: true }) as UserRow);
-      await this.activity.record({ source: 'users', event_type: 'user_created', message: `User ${u.username} created`, details: { id: u.id, role: u.role }, user_id: actor });
+      await this.events.emit({ type: 'user_created', user_id: u.id, username: u.username, role: u.role, actor: actor ?? null });
       return u;
     } catch (err) {
       if (err instanceof UniqueConstraintError) throw conflict(`A user named ${input.username} exists`);
@@ -118,7 +118,7 @@ export class UsersService {
     }
     if (patch.password !== undefined) await this.models.Session.destroy({ where: { user_id: id } });
     if (patch.password !== undefined) await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
-    await this.activity.record({ source: 'users', event_type: 'user_updated', message: `User ${values.username ?? row.username} updated`, details: { id, fields: Object.keys(patch).filter((k) => k !== 'password').concat(patch.password ? ['password'] : []) }, user_id: actor });
+    await this.events.emit({ type: 'user_updated', user_id: id, username: values.username ?? row.username, fields: Object.keys(patch).filter((k) => k !== 'password').concat(patch.password ? ['password'] : []), actor: actor ?? null });
     return this.get(id);
   }
 
@@ -133,7 +133,7 @@ export class UsersService {
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.models.User.destroy({ where: { id } });
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'deleted' });
-    await this.activity.record({ source: 'users', event_type: 'user_deleted', message: `User ${row.username} deleted`, details: { id }, user_id: actor });
+    await this.events.emit({ type: 'user_deleted', user_id: id, username: row.username, actor: actor ?? null });
   }
 
   /**
