@@ -6,6 +6,9 @@ import { startTestServer, login, apiToken, bearer, type TestServer } from './lib
 import { manualClock } from '../src/util/clock.js';
 import { sseComment, sseMessage, sseRetry } from '../src/events-stream/sse.js';
 import { STREAMED, streamScopesFor } from '../src/events-stream/catalog.js';
+import { EventStreams } from '../src/events-stream/hub.js';
+import { EventBus } from '../src/events.js';
+import { createLogger } from '../src/util/logger.js';
 
 interface Msg {
   id?: string;
@@ -130,6 +133,53 @@ describe('SSE wire format', () => {
     for (const t of ['route_down', 'circuit_open']) assert.equal(STREAMED[t as keyof typeof STREAMED]?.scope, 'routes');
     assert.equal(STREAMED.activity_recorded?.scope, 'logs');
     assert.equal(STREAMED.rows_changed, null);
+  });
+});
+
+describe('the stream hub on its own', () => {
+  const log = createLogger('error', true);
+  const entry = (id: number, message: string) => ({ id, severity: 'info', source: 't', event_type: 't', message, details: null, user_id: null, ip: null, created_at: '', timestamp: 0 });
+
+  test('in bus order even when an earlier subscriber emits while handling (its event overtakes the first for later subscribers)', async () => {
+    const clock = manualClock();
+    const bus = new EventBus({ clock, log, boot: 'b' });
+    // like the activity log: writes a row for the event and announces it before the event reaches later subscribers
+    bus.on('peer_created', async (e) => void (await bus.emit({ type: 'activity_recorded', entry: entry(1, e.name) })));
+    const seenBySubscriber: string[] = [];
+    bus.onAny((e) => void seenBySubscriber.push(e.type));
+    const hub = new EventStreams({ events: bus, clock, timers: clock.timers, log });
+    const out = hub.open({ scopes: new Set(['peers', 'logs']) });
+    let text = '';
+    out.on('data', (d) => (text += d));
+    await bus.emit({ type: 'peer_created', peer_id: 1, name: 'p', address: '10.0.0.2', peer_type: 'client', actor: null });
+    assert.deepEqual(seenBySubscriber, ['activity_recorded', 'peer_created'], 'the bus delivers the nested event first');
+    await new Promise((r) => setImmediate(r));
+    const written = [...text.matchAll(/id: (\S+)\nevent: (\S+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    assert.deepEqual(written, ['b-0 ready', 'b-1 peer_created', 'b-2 activity_recorded']);
+    await hub.closeAll();
+  });
+
+  test('a client that does not read is cut off past maxBufferBytes and resumes from its last id', async () => {
+    const clock = manualClock();
+    const bus = new EventBus({ clock, log, boot: 'c' });
+    const hub = new EventStreams({ events: bus, clock, timers: clock.timers, log, maxBufferBytes: 10_000 });
+    const out = hub.open({ scopes: new Set(['logs']) });
+    const big = 'x'.repeat(2_000);
+    for (let i = 1; i <= 10; i++) await bus.emit({ type: 'activity_recorded', entry: entry(i, big) });
+    assert.equal(out.writableEnded, true, 'ended');
+    assert.equal(hub.size, 0);
+    let text = '';
+    out.on('data', (d) => (text += d));
+    await new Promise((r) => out.once('end', r));
+    const ids = [...text.matchAll(/id: (c-\d+)\nevent: activity_recorded/g)].map((m) => m[1]);
+    assert.ok(ids.length >= 5 && ids.length < 10, `some written before the cut: ${ids}`);
+    const again = hub.open({ scopes: new Set(['logs']), lastEventId: ids[ids.length - 1] });
+    let rest = '';
+    again.on('data', (d) => (rest += d));
+    await new Promise((r) => setImmediate(r));
+    const replayed = [...rest.matchAll(/id: (c-\d+)\nevent: activity_recorded/g)].map((m) => m[1]);
+    assert.deepEqual([...ids, ...replayed], Array.from({ length: 10 }, (_, i) => `c-${i + 1}`));
+    await hub.closeAll();
   });
 });
 
@@ -426,6 +476,24 @@ describe('heartbeat, revocation and server stop', () => {
       await st.ended;
       assert.equal(st.comments.length, 2, 'no heartbeat for a revoked token');
       assert.equal(s.deps.eventStreams.size, 0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a session stream ends at the heartbeat after its session signed out', async () => {
+    const clock = manualClock(Date.now());
+    const s = await startTestServer({}, { timers: clock.timers });
+    try {
+      const { cookie, csrf } = await login(s);
+      const st = await openStream(s, { cookie });
+      await st.waitFor((m) => m.event === 'ready');
+      clock.advance(15_000);
+      await st.waitComments(1);
+      assert.equal((await s.req('/logout', { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, accept: 'application/json' } })).status, 200);
+      clock.advance(15_000);
+      await st.ended;
+      assert.equal(st.comments.length, 1);
     } finally {
       await s.close();
     }

@@ -130,8 +130,9 @@ class Connection {
 
   private write(chunk: string): void {
     if (this.ended) return;
-    if (this.out.writableLength > this.o.maxBufferBytes) {
-      this.o.log.warn('event stream: client does not read; closing it (it resumes with Last-Event-ID)', { buffered: this.out.writableLength });
+    const buffered = this.out.writableLength + this.out.readableLength;
+    if (buffered > this.o.maxBufferBytes) {
+      this.o.log.warn('event stream: client does not read; closing it (it resumes with Last-Event-ID)', { buffered });
       return this.end();
     }
     this.out.write(chunk);
