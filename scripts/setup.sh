@@ -38,3 +38,5 @@ fi
 bash scripts/build-caddy.sh
 echo "setup: compiling the sidecar (tsc)"
 npm run -s -w @gatehouse/sidecar build
+echo "setup: building the admin app (vite)"
+npm run -s -w @gatehouse/ui build

@@ -227,8 +227,9 @@ test('profile, language, themes and app settings', async () => {
   const app = await s.req('/api/v1/settings/app', { headers: h });
   assert.equal(app.data.app.default_theme, 'pro');
   assert.equal(app.data.app.token_prefix, 'gth');
-  const page = await s.req('/', { headers: { cookie } });
-  assert.match(String(page.data), /Angemeldet als/);
+  // The admin app takes its language from the session's user (GET /api/v1/session).
+  const me = await s.req('/api/v1/session', { headers: { cookie } });
+  assert.equal(me.data.user.language, 'de');
   await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: h });
 });
 
@@ -299,11 +300,11 @@ test('POST /logout of a signed-in session needs its CSRF token; the sign-out for
   const wrong = await s.req('/logout', { method: 'POST', headers: { cookie: a.cookie, accept: 'application/json', 'x-csrf-token': 'forged' } });
   assert.equal(wrong.status, 403);
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).status, 200, 'the refused logout ended nothing');
-  // The page's form: urlencoded _csrf, browser Accept → redirect to /login.
-  const page = await s.req('/', { headers: { cookie: a.cookie, accept: 'text/html' } });
-  const field = /name="_csrf" value="([^"]+)"/.exec(String(page.data));
-  assert.ok(field, 'the page carries the sign-out form with _csrf');
-  const form = await s.req('/logout', { method: 'POST', body: new URLSearchParams({ _csrf: field[1] }), headers: { cookie: a.cookie, accept: 'text/html' } });
+  // The admin app's sign-out form: urlencoded _csrf (the session's token from GET /api/v1/session),
+  // browser Accept → redirect to /login.
+  const token = (await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).data.csrfToken;
+  assert.equal(typeof token, 'string');
+  const form = await s.req('/logout', { method: 'POST', body: new URLSearchParams({ _csrf: token }), headers: { cookie: a.cookie, accept: 'text/html' } });
   assert.equal(form.status, 302);
   assert.equal(form.headers.get('location'), '/login');
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).status, 401);

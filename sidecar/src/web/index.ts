@@ -2,15 +2,13 @@
 // resources; German and English by Accept-Language (or the user's language once signed in).
 import type Koa from 'koa';
 import type { Deps } from '../deps.js';
-import { newCsrfToken } from '../http/auth.js';
 import { LOCKED_COOKIE, nextParam, safeNext } from '../auth/next.js';
 import type { UserRow } from '../db/models.js';
-import { APP_VERSION } from '../version.js';
 
 export type Lang = 'en' | 'de';
 const T = {
-  en: { title: 'Sign in', user: 'Username', pass: 'Password', submit: 'Sign in', invalid: 'Invalid username or password.', locked: 'Too many failed attempts: this account is locked for a while.', lockedFor: (m: number) => `Try again in ${m} minute${m === 1 ? '' : 's'}.`, lockedUpTo: (m: number) => `A lock lasts up to ${m} minute${m === 1 ? '' : 's'}.`, signedIn: 'Signed in as', logout: 'Sign out', api: 'API documentation (OpenAPI)' },
-  de: { title: 'Anmelden', user: 'Benutzername', pass: 'Passwort', submit: 'Anmelden', invalid: 'Benutzername oder Passwort falsch.', locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.', lockedFor: (m: number) => `Erneut versuchen in ${m} Minute${m === 1 ? '' : 'n'}.`, lockedUpTo: (m: number) => `Eine Sperre dauert höchstens ${m} Minute${m === 1 ? '' : 'n'}.`, signedIn: 'Angemeldet als', logout: 'Abmelden', api: 'API-Dokumentation (OpenAPI)' },
+  en: { title: 'Sign in', user: 'Username', pass: 'Password', submit: 'Sign in', invalid: 'Invalid username or password.', locked: 'Too many failed attempts: this account is locked for a while.', lockedFor: (m: number) => `Try again in ${m} minute${m === 1 ? '' : 's'}.`, lockedUpTo: (m: number) => `A lock lasts up to ${m} minute${m === 1 ? '' : 's'}.` },
+  de: { title: 'Anmelden', user: 'Benutzername', pass: 'Passwort', submit: 'Anmelden', invalid: 'Benutzername oder Passwort falsch.', locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.', lockedFor: (m: number) => `Erneut versuchen in ${m} Minute${m === 1 ? '' : 'n'}.`, lockedUpTo: (m: number) => `Eine Sperre dauert höchstens ${m} Minute${m === 1 ? '' : 'n'}.` },
 };
 
 export function pickLang(header: string | undefined): Lang {
@@ -73,7 +71,7 @@ async function lockedDetail(deps: Deps, ctx: Koa.Context, t: (typeof T)['en']): 
 
 export function webMiddleware(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
-    if (ctx.method !== 'GET' || (ctx.path !== '/login' && ctx.path !== '/')) return next();
+    if (ctx.method !== 'GET' || ctx.path !== '/login') return next();
     const user = await sessionUser(deps, ctx);
     const lang: Lang = user?.language ?? pickLang(ctx.get('Accept-Language'));
     const t = T[lang];
@@ -94,10 +92,6 @@ export function webMiddleware(deps: Deps): Koa.Middleware {
 <button type="submit">${t.submit}</button></form></main>`);
       return;
     }
-    if (!user) return ctx.redirect('/login');
-    if (typeof ctx.session!.csrf !== 'string') ctx.session!.csrf = newCsrfToken();
-    ctx.body = page(lang, 'Gatehouse', `<main><h1>Gatehouse ${APP_VERSION}</h1><p>${t.signedIn} <strong>${escapeHtml(user.username)}</strong></p>
-<p><a href="/api/v1/openapi.json">${t.api}</a></p>
-<form method="post" action="/logout"><input type="hidden" name="_csrf" value="${escapeHtml(ctx.session!.csrf)}"><button type="submit">${t.logout}</button></form></main>`);
+    return next();
   };
 }

@@ -1,0 +1,199 @@
+// Forms: values kept in state (nothing typed is lost when the server refuses), each server-side
+// `fields` message shown next to its input (aria-invalid + aria-describedby), the general error on
+// top, a busy state while saving. Field names are the API's body field names, with dots for nesting
+// ("rate_limit.requests"): the server's `fields` keys use the same path.
+import type { ComponentChildren, InputHTMLAttributes } from 'preact';
+import { useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import { t } from '../i18n';
+
+export interface Form<T extends Record<string, any>> {
+  values: T;
+  set: (name: string, value: unknown) => void;
+  setAll: (values: Partial<T>) => void;
+  errors: Record<string, string>;
+  formError: string | null;
+  busy: boolean;
+  /** Runs fn with the values; an ApiError fills errors/formError instead of throwing. True when it succeeded. */
+  submit: (fn: (values: T) => Promise<unknown>) => Promise<boolean>;
+  get: (name: string) => any;
+}
+
+export function getPath(obj: any, path: string): any {
+  return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+}
+export function setPath<T>(obj: T, path: string, value: unknown): T {
+  const keys = path.split('.');
+  const root: any = Array.isArray(obj) ? [...(obj as any)] : { ...(obj as any) };
+  let cur = root;
+  for (let i = 0; i < keys.length - 1; i++) {
+    const k = keys[i];
+    cur[k] = cur[k] && typeof cur[k] === 'object' ? (Array.isArray(cur[k]) ? [...cur[k]] : { ...cur[k] }) : {};
+    cur = cur[k];
+  }
+  cur[keys[keys.length - 1]] = value;
+  return root;
+}
+
+export function useForm<T extends Record<string, any>>(initial: T): Form<T> {
+  const [values, setValues] = useState<T>(initial);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const latest = useRef(values);
+  latest.current = values;
+  return {
+    values,
+    errors,
+    formError,
+    busy,
+    get: (name) => getPath(values, name),
+    set: (name, value) => {
+      setValues((v) => (latest.current = setPath(v, name, value)));
+      if (errors[name]) setErrors((e) => { const n = { ...e }; delete n[name]; return n; });
+    },
+    setAll: (partial) => setValues((v) => (latest.current = { ...v, ...partial })),
+    submit: async (fn) => {
+      setBusy(true);
+      setFormError(null);
+      try {
+        await fn(latest.current);
+        setErrors({});
+        return true;
+      } catch (err) {
+        if (err instanceof ApiError) {
+          setErrors(err.fields);
+          setFormError(Object.keys(err.fields).length ? `${err.message} — ${t('common.fieldsError')}` : err.message);
+          // Move focus to the first invalid input so keyboard and screen-reader users find it.
+          queueMicrotask(() => (document.querySelector('[aria-invalid="true"]') as HTMLElement | null)?.focus());
+        } else {
+          setFormError(String((err as Error)?.message ?? err));
+        }
+        return false;
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+interface FieldProps {
+  form: Form<any>;
+  name: string;
+  label: string;
+  hint?: string;
+  required?: boolean;
+}
+
+function FieldWrap(props: FieldProps & { children: ComponentChildren; inline?: boolean }) {
+  const err = props.form.errors[props.name];
+  return (
+    <div class={`field${props.inline ? ' inline' : ''}${err ? ' has-error' : ''}`}>
+      {props.children}
+      {props.hint && <p class="hint" id={`${fid(props.name)}-hint`}>{props.hint}</p>}
+      {err && <p class="field-error" id={`${fid(props.name)}-err`}>{err}</p>}
+    </div>
+  );
+}
+
+export const fid = (name: string) => `f-${name.replace(/[^\w-]/g, '-')}`;
+function aria(props: FieldProps) {
+  const err = props.form.errors[props.name];
+  const ids = [props.hint ? `${fid(props.name)}-hint` : '', err ? `${fid(props.name)}-err` : ''].filter(Boolean).join(' ');
+  return { id: fid(props.name), name: props.name, 'aria-invalid': err ? ('true' as const) : undefined, 'aria-describedby': ids || undefined, required: props.required };
+}
+function Label(props: FieldProps) {
+  return <label for={fid(props.name)}>{props.label}{props.required && <span class="req" aria-hidden="true"> *</span>}</label>;
+}
+
+export function TextField(props: FieldProps & { type?: 'text' | 'password' | 'email' | 'url' | 'search' | 'tel' | 'date' | 'datetime-local' | 'time'; placeholder?: string; autoComplete?: string; inputMode?: InputHTMLAttributes['inputMode']; disabled?: boolean }) {
+  const v = props.form.get(props.name);
+  return (
+    <FieldWrap {...props}>
+      <Label {...props} />
+      <input
+        {...aria(props)}
+        type={(props.type ?? 'text') as any}
+        value={v ?? ''}
+        placeholder={props.placeholder}
+        autoComplete={props.autoComplete}
+        inputMode={props.inputMode}
+        disabled={props.disabled}
+        onInput={(e) => props.form.set(props.name, e.currentTarget.value)}
+      />
+    </FieldWrap>
+  );
+}
+
+/** A number input; empty means null (the API's "not set"). */
+export function NumberField(props: FieldProps & { min?: number; max?: number; step?: number; disabled?: boolean }) {
+  const v = props.form.get(props.name);
+  return (
+    <FieldWrap {...props}>
+      <Label {...props} />
+      <input
+        {...aria(props)}
+        type="number"
+        value={v ?? ''}
+        min={props.min}
+        max={props.max}
+        step={props.step}
+        disabled={props.disabled}
+        onInput={(e) => { const s = e.currentTarget.value; props.form.set(props.name, s === '' ? null : Number(s)); }}
+      />
+    </FieldWrap>
+  );
+}
+
+export function TextArea(props: FieldProps & { rows?: number; placeholder?: string }) {
+  return (
+    <FieldWrap {...props}>
+      <Label {...props} />
+      <textarea {...aria(props)} rows={props.rows ?? 3} placeholder={props.placeholder} value={props.form.get(props.name) ?? ''} onInput={(e) => props.form.set(props.name, e.currentTarget.value)} />
+    </FieldWrap>
+  );
+}
+
+export function SelectField(props: FieldProps & { options: { value: string | number; label: string }[]; empty?: string; numeric?: boolean }) {
+  const v = props.form.get(props.name);
+  return (
+    <FieldWrap {...props}>
+      <Label {...props} />
+      <select
+        {...aria(props)}
+        value={v ?? ''}
+        onChange={(e) => { const s = e.currentTarget.value; props.form.set(props.name, s === '' ? null : props.numeric ? Number(s) : s); }}
+      >
+        {props.empty !== undefined && <option value="">{props.empty}</option>}
+        {props.options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+      </select>
+    </FieldWrap>
+  );
+}
+
+export function CheckField(props: FieldProps) {
+  return (
+    <FieldWrap {...props} inline>
+      <input {...aria(props)} type="checkbox" checked={!!props.form.get(props.name)} onChange={(e) => props.form.set(props.name, e.currentTarget.checked)} />
+      <Label {...props} />
+    </FieldWrap>
+  );
+}
+
+/** The form's general error and any `fields` whose input is not on screen (so nothing is hidden). */
+export function FormErrors(props: { form: Form<any>; shown?: string[] }) {
+  const { form } = props;
+  if (!form.formError) return null;
+  const onScreen = new Set(props.shown ?? []);
+  const other = Object.entries(form.errors).filter(([k]) => !onScreen.has(k) && !document.getElementById(fid(k)));
+  return (
+    <div class="banner error" role="alert">
+      <p>{form.formError}</p>
+      {other.length > 0 && <ul>{other.map(([k, v]) => <li key={k}><code>{k}</code>: {v}</li>)}</ul>}
+    </div>
+  );
+}
+
+export function SubmitButton(props: { form: Form<any>; label: string }) {
+  return <button type="submit" class="btn primary" disabled={props.form.busy} aria-busy={props.form.busy}>{props.form.busy ? t('common.loading') : props.label}</button>;
+}

@@ -1,0 +1,38 @@
+// Who is signed in, loaded once at start from GET /api/v1/session and GET /api/v1/settings/app.
+import { api, get, setCsrf } from './api';
+import { lang, type Lang } from './i18n';
+import { createStore } from './store';
+import { serverTheme, userTheme, type Theme } from './theme';
+
+export interface User { id: number; username: string; email?: string | null; role?: string; language?: Lang | null; theme?: Theme | null; [k: string]: unknown }
+export interface AppInfo { name: string; version: string; default_theme: Theme; default_language: Lang; [k: string]: unknown }
+
+export const user = createStore<User | null>(null);
+export const appInfo = createStore<AppInfo | null>(null);
+
+export async function loadSession(): Promise<void> {
+  const s = await get<{ kind: string; user?: User; csrfToken?: string | null }>('/session');
+  setCsrf(s.csrfToken ?? null);
+  const { app } = await get<{ app: AppInfo }>('/settings/app');
+  appInfo.set(app);
+  serverTheme.set(app.default_theme === 'pro' ? 'pro' : 'default');
+  if (s.user) {
+    user.set(s.user);
+    userTheme.set(s.user.theme === 'pro' || s.user.theme === 'default' ? s.user.theme : null);
+  }
+  lang.set(s.user?.language ?? app.default_language ?? 'en');
+}
+
+export const isAdmin = () => (user.get()?.role ?? 'admin') === 'admin';
+
+export async function setLanguage(l: Lang): Promise<void> {
+  lang.set(l);
+  await api('POST', '/settings/language', { language: l });
+  user.update((u) => (u ? { ...u, language: l } : u));
+}
+
+export async function setTheme(theme: Theme | null): Promise<void> {
+  userTheme.set(theme);
+  await api('PUT', '/settings/theme', { theme });
+  user.update((u) => (u ? { ...u, theme } : u));
+}

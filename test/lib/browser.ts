@@ -1,0 +1,100 @@
+// Browser tests of the admin app: Debian's chromium (never a downloaded browser) driven by
+// playwright-core. Every page records what went wrong (console errors, uncaught exceptions, failed
+// requests, HTTP errors the test did not expect, CSP violations) so a test can assert there was none.
+//   const b = await openBrowser();
+//   const { page, problems } = await adminPage(b, server.url, { lang: 'de', width: 360 });
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ADMIN } from '../../sidecar/test/lib/server.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where the test run saves its screenshots (named in the README). */
+export const SCREENSHOT_DIR = join(root, 'test-results', 'ui-screenshots');
+
+export async function openBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+}
+
+export interface WatchedPage {
+  page: Page;
+  context: BrowserContext;
+  /** What went wrong on the page so far; `expect(status, urlPart)` marks an HTTP error as intended. */
+  problems: string[];
+  allowHttpError(urlPart: string, status: number): void;
+}
+
+export interface PageOptions { lang?: 'en' | 'de'; width?: number; height?: number; colorScheme?: 'light' | 'dark' }
+
+export async function watchedPage(browser: Browser, opts: PageOptions = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 860 },
+    locale: opts.lang === 'de' ? 'de-DE' : 'en-GB',
+    colorScheme: opts.colorScheme ?? 'light',
+    extraHTTPHeaders: { 'Accept-Language': opts.lang === 'de' ? 'de-DE,de;q=0.9' : 'en-GB,en;q=0.9' },
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const allowed: { part: string; status: number }[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
+  page.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText ?? '';
+    // Leaving a page aborts its open requests (the live stream among them): not a failure.
+    if (why.includes('ERR_ABORTED')) return;
+    problems.push(`request failed: ${r.method()} ${r.url()} ${why}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() < 400) return;
+    if (allowed.some((a) => r.url().includes(a.part) && a.status === r.status())) return;
+    problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
+  });
+  return { page, context, problems, allowHttpError: (part, status) => allowed.push({ part, status }) };
+}
+
+/** Signs in through the real sign-in form (no JavaScript involved) and waits for the app. */
+export async function signIn(page: Page, baseUrl: string, user = ADMIN, path = '/'): Promise<void> {
+  await page.goto(baseUrl + path);
+  await page.waitForURL(/\/login/);
+  await page.fill('#username', user.username);
+  await page.fill('#password', user.password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/login')), page.click('button[type=submit]')]);
+  await page.waitForSelector('#page-title');
+}
+
+export async function adminPage(browser: Browser, baseUrl: string, opts: PageOptions = {}): Promise<WatchedPage> {
+  const w = await watchedPage(browser, opts);
+  await signIn(w.page, baseUrl);
+  return w;
+}
+
+/** Waits until the app has nothing in flight and no spinner (a screen finished loading). */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => !document.querySelector('.spinner') && !document.querySelector('.progress.on'), undefined, { timeout: 15_000 });
+}
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js', { paths: [join(root, 'sidecar/ui')] }), 'utf8');
+
+export interface AxeViolation { id: string; impact: string; help: string; nodes: string[] }
+/** axe-core on the current page (evaluated over the DevTools protocol, so the page's CSP stays as it is). */
+export async function axe(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE);
+  const res = await page.evaluate(async () => {
+    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n: any) => n.target.join(' ')) }));
+  });
+  return res as AxeViolation[];
+}
+export const serious = (v: AxeViolation[]) => v.filter((x) => x.impact === 'serious' || x.impact === 'critical');
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = join(SCREENSHOT_DIR, `${name.replace(/[^\w.-]+/g, '_')}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
