@@ -29,6 +29,9 @@ fi
 echo "== gateway companion tests"
 (cd gateway && npm test) || status=1
 
+echo "== admin app: dictionaries, bundle budget, browser tests (chromium)"
+(npm run -s -w @gatehouse/ui build && node --import tsx --test --test-concurrency=1 sidecar/ui/test/*.test.ts test/ui/*.test.ts) || status=1
+
 echo "== end-to-end tests (network namespaces, wireguard-go, real Caddy)"
 if [[ $(id -u) -eq 0 ]]; then
   mapfile -t e2e < <(find test/e2e -name '*.test.ts' 2>/dev/null | sort)

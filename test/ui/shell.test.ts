@@ -50,12 +50,14 @@ test('the app is served with a strict CSP, index never cached, hashed assets imm
 });
 
 test('sign in through the form, the frame shows where you are, every screen opens cleanly (en, de; 1280, 360 px)', async () => {
+  const { cookie, csrf } = await login(s);
   for (const lang of ['en', 'de'] as const) {
+    // The user's saved language decides (the switch in the top bar saves it).
+    await s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
     for (const width of [1280, 360]) {
       const w = await adminPage(browser, s.url, { lang, width });
       const { page, problems } = w;
       await settled(page);
-      // A signed-in user with no saved language gets the browser's.
       assert.equal(await page.getAttribute('html', 'lang'), lang);
       if (width === 360) await page.click('button.menu');
       const links = await navLinks(page);
@@ -73,6 +75,7 @@ test('sign in through the form, the frame shows where you are, every screen open
       await w.context.close();
     }
   }
+  await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
 });
 
 test('accessibility: no serious or critical axe-core violation on any screen, themes default and pro, light and dark', async () => {

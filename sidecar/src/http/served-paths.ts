@@ -73,8 +73,8 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     summary: 'The admin app (sidecar/ui) for a signed-in admin; every other unclaimed GET path (/peers, /routes/12, ...) is the same page (history fallback). CSP script-src self, never cached', responses: { '200': 'the page', '302': 'not signed in: to /login?next=<the path>', '503': 'the app is not built (npm run build)' }, openapi: true,
   },
   {
-    method: 'GET', path: '/assets/{file}', servedBy: 'late middleware', tag: 'pages', produces: 'application/octet-stream',
-    summary: "The admin app's hashed assets (JavaScript, CSS), cached for a year (immutable)", responses: { '200': 'the file', '404': 'no such asset' }, openapi: true,
+    method: 'GET', path: '/assets/{file}', servedBy: 'late middleware', tag: 'pages', produces: 'text/css',
+    summary: "The admin app's hashed assets (JavaScript, CSS, by their extension), cached for a year (immutable)", responses: { '200': 'the file', '404': 'no such asset' }, openapi: true,
   },
 ];
 

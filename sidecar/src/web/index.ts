@@ -39,7 +39,7 @@ export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 
 
 /** A server-rendered page (no script) with the sign-in page's look. */
 export function page(lang: Lang, title: string, body: string): string {
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)} · Gatehouse</title><style>${CSS}</style></head><body>${body}</body></html>`;
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${escapeHtml(title)} · Gatehouse</title><style>${CSS}</style></head><body>${body}</body></html>`;
 }
 
 /** The signed-in user of the request's session, or null. */

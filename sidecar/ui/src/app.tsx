@@ -10,6 +10,7 @@ import { findScreen, type ScreenProps } from './screens/registry';
 import { isAdmin } from './session';
 
 const cache = new Map<string, ComponentType<ScreenProps>>();
+let firstScreen = true;
 
 export function App() {
   useLang();
@@ -33,7 +34,10 @@ export function App() {
   }, [id]);
   useEffect(() => {
     document.title = `${found ? t(found.screen.title) : t('common.notFoundTitle')} · Gatehouse`;
-    // Tell assistive technology that the page changed: focus the new page's heading.
+    // Tell assistive technology that the page changed: focus the new page's heading (not on the
+    // first page load, where the browser's own focus order starts with the skip link).
+    if (!Comp) return;
+    if (firstScreen) { firstScreen = false; return; }
     requestAnimationFrame(() => (document.getElementById('page-title') as HTMLElement | null)?.focus({ preventScroll: true }));
   }, [path, Comp]);
   let body;

@@ -1,4 +1,4 @@
-import { defineScreen } from '../registry';
+import { defineScreen } from '../define';
 
 export default defineScreen({
   id: 'dashboard',
