@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,6 +74,39 @@ test('SIGTERM while the features are still starting (the API already answers) st
     child.kill('SIGTERM');
     assert.equal(await exited, 0, output());
     assert.match(output(), /SIGTERM: shutting down/);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('SIGTERM with a live event stream open (GET /api/v1/events): the stream ends and the service exits 0 at once, not after the 10 s grace', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
+  const { dir, port, child, output, exited } = startService('warn');
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
+      } catch {
+        /* not up yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const login = await fetch(`http://127.0.0.1:${port}/login`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'shutdown-pass-1' }) });
+    assert.equal(login.status, 200);
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const stream = await new Promise<http.IncomingMessage>((resolve, reject) => http.get(`http://127.0.0.1:${port}/api/v1/events`, { headers: { cookie, accept: 'text/event-stream' } }, resolve).on('error', reject));
+    assert.equal(stream.statusCode, 200);
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (d) => (text += d));
+    const ended = new Promise((r) => stream.once('close', r));
+    for (let i = 0; i < 50 && !text.includes('event: ready'); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.match(text, /event: ready/);
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output());
+    await ended;
+    assert.ok(Date.now() - t0 < 5000, `exit took ${Date.now() - t0} ms`);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
