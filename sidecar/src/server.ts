@@ -10,6 +10,7 @@ import { earlyMiddleware, fastPaths, features } from './features.js';
 import type { Endpoint } from './http/registry.js';
 import { webMiddleware } from './web/index.js';
 import { passwordPageMiddleware } from './web/password.js';
+import { apiDocsMiddleware } from './web/api-docs.js';
 import { spaMiddleware } from './web/spa.js';
 
 export interface Running {
@@ -41,7 +42,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     );
   }
   const endpoints = allEndpoints(deps);
-  const app = createApp(deps, endpoints, { early: earlyMiddleware(deps), late: [webMiddleware(deps), passwordPageMiddleware(deps), spaMiddleware(deps)] });
+  const app = createApp(deps, endpoints, { early: earlyMiddleware(deps), late: [webMiddleware(deps), passwordPageMiddleware(deps), apiDocsMiddleware(deps), spaMiddleware(deps)] });
   const koaHandler = app.callback();
   // e.g. GET /route-auth/verify (Caddy's forward auth, once per proxied request of a protected
   // route) is answered on node's http without Koa (route-auth/verify.ts).

@@ -149,7 +149,10 @@ test('first sign-in with the generated password: /password, change, file removed
     assert.equal(session.data.must_change_password, true);
     assert.equal(session.data.user.must_change_password, true);
     const csrf = session.data.csrfToken as string;
-    // signed in but not yet changed: GET /login sends to /password too
+    // signed in but not yet changed: the UI's / and GET /login send to /password too
+    const root = await g.req('/', { headers: { ...html, cookie } });
+    assert.equal(root.status, 302);
+    assert.equal(root.headers.get('location'), '/password');
     assert.equal((await g.req('/login?next=/routes', { headers: { ...html, cookie } })).headers.get('location'), '/password?next=%2Froutes');
 
     const page = await g.req('/password?next=%2Fpeers%3Fq%3Dx', { headers: { ...html, cookie } });
@@ -190,6 +193,8 @@ test('first sign-in with the generated password: /password, change, file removed
     assert.equal(oldPw.status, 401);
     const newPw = await g.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password: 'my-own-password', next: '/peers' }), headers: html });
     assert.equal(newPw.headers.get('location'), '/peers', 'no detour any more');
+    const ui = await g.req('/', { headers: { ...html, cookie: cookiesOf(newPw) } });
+    assert.equal(ui.headers.get('location'), null, 'the UI is no longer redirected');
   } finally {
     await g.close();
   }

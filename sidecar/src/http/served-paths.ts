@@ -12,7 +12,7 @@ export interface ServedPath {
   summary: string;
   tag: string;
   /** what the answer is */
-  produces: 'text/html' | 'text/css' | 'image/*' | 'application/json' | 'empty';
+  produces: 'text/html' | 'text/css' | 'text/javascript' | 'image/*' | 'application/json' | 'empty';
   /** statuses the path answers with, and what each means */
   responses: Record<string, string>;
   /** false only with a reason: the path is deliberately outside the OpenAPI document */
@@ -67,6 +67,17 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     method: 'GET', path: '/password', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
     summary: 'The password change page (works without JavaScript; posts to POST /password). A user with a generated password (must_change_password) is sent here after signing in; `next` is where to go afterwards',
     responses: { '200': 'the page', '302': 'not signed in: to /login?next=/password…' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/api-docs', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
+    summary: 'The browsable API reference (Swagger UI, served locally) of GET /api/v1/openapi.json, for signed-in users, with a "create token" shortcut (/tokens?new=1)',
+    responses: { '200': 'the page', '302': 'not signed in: to /login?next=/api-docs (or to /password while a generated password is unchanged)' }, openapi: true,
+  },
+  {
+    method: 'GET', path: '/api-docs/assets/{file}', servedBy: 'late middleware', tag: 'pages', produces: 'text/javascript',
+    summary: "The API reference's script and stylesheets (swagger-ui-dist and the page's own), under content-hashed names, cached for a year (immutable), gzip when accepted",
+    responses: { '200': 'the file', '304': 'not modified (ETag)', '404': 'no such file' },
+    openapi: { outside: 'static files whose names carry a content hash; the page GET /api-docs links them' },
   },
   {
     method: 'GET', path: '/', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
