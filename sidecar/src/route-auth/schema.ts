@@ -77,3 +77,22 @@ const routeUserId = z.number({ error: 'must be a user id' }).int().positive().ma
 /** Without user_id: the configured account's TOTP; with user_id: that route user's own TOTP. */
 export const totpSetupBody = z.object({ user_id: routeUserId });
 export const totpVerifyBody = z.object({ token: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the authenticator app'), user_id: routeUserId });
+
+/** The steps of the login page the admin preview can show. */
+export const PREVIEW_STEPS = ['password', 'request_code', 'code_email', 'code_totp', 'totp'] as const;
+const emptyToNull = (v: unknown) => (v === '' ? null : v);
+/**
+ * GET /routes/:id/auth/preview: branding values not saved yet override the stored ones (a parameter
+ * given empty clears that value, one left out keeps the stored value); step defaults to the first
+ * step of the given or stored method.
+ */
+export const previewQuery = z.object({
+  lang: z.enum(['en', 'de'], { error: 'must be en or de' }).optional(),
+  method: z.enum(['email_password', 'email_code', 'totp'], { error: 'must be email_password, email_code or totp' }).optional(),
+  step: z.enum(PREVIEW_STEPS, { error: `must be one of ${PREVIEW_STEPS.join(', ')}` }).optional(),
+  title: z.preprocess(emptyToNull, noControl(100).nullable()).optional(),
+  description: z.preprocess(emptyToNull, noControl(500).nullable()).optional(),
+  primary_color: z.preprocess(emptyToNull, color.nullable()).optional(),
+  bg_color: z.preprocess(emptyToNull, color.nullable()).optional(),
+});
+export type PreviewInput = z.infer<typeof previewQuery>;

@@ -21,9 +21,9 @@ import type { Deps } from '../deps.js';
 import type { Models, RouteRow, UserRow } from '../db/models.js';
 import { notFound, validation } from '../util/errors.js';
 import type { Mailer } from '../smtp/service.js';
-import { BrandingStore, fetchImage, type BrandingKind } from './branding.js';
-import { hasRouteAuth, normalizeAuthRow, normalizeUserTotpRow, protectedRouteIds, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
-import { TOTP_STEP_S, TOTP_WINDOW, type RouteAuthInput } from './schema.js';
+import { BrandingStore, fetchImage, mimeOfFile, type BrandingKind } from './branding.js';
+import { hasRouteAuth, normalizeAuthRow, type BrandingColumns, normalizeUserTotpRow, protectedRouteIds, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
+import { TOTP_STEP_S, TOTP_WINDOW, type PreviewInput, type RouteAuthInput } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
 
 export const BCRYPT_ROUNDS = 12;
@@ -441,6 +441,43 @@ export class RouteAuthService {
       await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', message: `Login page ${kind === 'logo' ? 'logo' : 'background image'} removed for ${route.domain}`, details: { route_id: routeId, kind }, user_id: actor });
     }
     return this.apiWithUsers((await this.config(routeId))!);
+  }
+
+  /** A stored branding image for the admin API: its file and type (404 when the route has none). */
+  async brandingImage(routeId: number, kind: BrandingKind): Promise<{ file: string; mime: string }> {
+    await this.route(routeId);
+    const name = (await this.config(routeId))?.[kind] ?? null;
+    const file = this.branding.file(name);
+    const mime = name ? mimeOfFile(name) : null;
+    if (!file || !mime) throw notFound(kind === 'logo' ? 'Logo' : 'Background image');
+    return { file, mime };
+  }
+
+  /**
+   * What the admin preview of the login page shows (GET /routes/:id/auth/preview): the stored
+   * branding with the unsaved values of `input` over it, the step a visitor sees first (or the one
+   * asked for), and whether the route has users. Works before a configuration is saved.
+   */
+  async preview(routeId: number, input: PreviewInput): Promise<{ domain: string; step: PreviewInput['step'] & string; accounts: boolean; branding: BrandingColumns & { version: number } }> {
+    const route = await this.route(routeId);
+    const cfg = await this.config(routeId);
+    const pick = <K extends 'title' | 'description' | 'primary_color' | 'bg_color'>(k: K) => (input[k] !== undefined ? input[k] : cfg?.[k] ?? null);
+    const method = input.method ?? cfg?.method ?? 'email_password';
+    const step = input.step ?? (method === 'email_code' ? 'request_code' : method === 'totp' ? 'totp' : 'password');
+    return {
+      domain: route.domain,
+      step,
+      accounts: route.user_ids.length > 0,
+      branding: {
+        title: pick('title'),
+        description: pick('description'),
+        primary_color: pick('primary_color'),
+        bg_color: pick('bg_color'),
+        logo: cfg?.logo ?? null,
+        bg_image: cfg?.bg_image ?? null,
+        version: cfg?.updated_at ?? 0,
+      },
+    };
   }
 
   /** Removes branding files no configuration references (after routes were deleted). */

@@ -6,8 +6,12 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
-import { BRANDING_MAX_BYTES, routeAuthBody, totpSetupBody, totpVerifyBody } from '../route-auth/schema.js';
+import crypto from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { BRANDING_MAX_BYTES, previewQuery, routeAuthBody, totpSetupBody, totpVerifyBody } from '../route-auth/schema.js';
 import type { BrandingKind } from '../route-auth/branding.js';
+import { pickLang } from '../web/index.js';
+import { renderPage } from '../web/route-auth/page.js';
 
 export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.routeAuth;
@@ -26,6 +30,19 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
         const file = (ctx.request as any).file as { buffer?: Buffer } | undefined;
         if (!file?.buffer) throw validation('A file is required (multipart/form-data, field "file")', { file: 'required' });
         return { route_auth: await svc().setBranding(routeId, kind, file.buffer, actor(ctx)) };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: `/routes/:id/branding/${seg}`, tags,
+      summary: `The stored login-page ${kind === 'logo' ? 'logo' : 'background image'} (404 when none): the image itself, for the admin UI and the login-page preview`,
+      rawResponse: { contentType: 'image/*', description: 'The image (PNG, JPEG, GIF or WebP)' },
+      handler: async ({ params }, ctx) => {
+        const img = await svc().brandingImage(id(params), kind);
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Content-Security-Policy', "default-src 'none'");
+        ctx.set('Cache-Control', 'private, no-cache');
+        ctx.type = img.mime;
+        ctx.body = await readFile(img.file);
       },
     }),
     defineEndpoint({
@@ -60,6 +77,32 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
       method: 'POST', path: '/routes/:id/auth/totp-verify', tags, body: totpVerifyBody,
       summary: 'Confirm TOTP setup with a current code {token, user_id?} (±1 step of 30 s accepted); activates TOTP',
       handler: async ({ body, params }, ctx) => ({ route_auth: await svc().totpVerify(id(params), body.token, actor(ctx), body.user_id) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/routes/:id/auth/preview', tags, query: previewQuery,
+      summary: 'The route-auth login page as a visitor will see it, rendered with branding values not saved yet (title, description, primary_color, bg_color; an empty value clears, a missing one keeps the stored value), the stored images, and the first step of `method` (or `step`). Works before a configuration is saved. An HTML page that may be framed by the admin app only (frame-ancestors \'self\'); its forms do not submit',
+      rawResponse: { contentType: 'text/html', description: 'The login page (HTML)' },
+      handler: async ({ params, query }, ctx) => {
+        const p = await svc().preview(id(params), query);
+        const nonce = crypto.randomBytes(16).toString('base64');
+        ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'self' 'nonce-${nonce}'; img-src 'self'; form-action 'none'; frame-ancestors 'self'; base-uri 'none'`);
+        ctx.set('X-Frame-Options', 'SAMEORIGIN');
+        ctx.set('X-Content-Type-Options', 'nosniff');
+        ctx.set('Referrer-Policy', 'no-referrer');
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = renderPage({
+          lang: query.lang ?? pickLang(ctx.get('accept-language')),
+          domain: p.domain,
+          branding: p.branding,
+          step: p.step,
+          csrf: '',
+          rd: '/',
+          nonce,
+          accounts: p.accounts,
+          imageBase: `/api/v1/routes/${id(params)}/branding`,
+        });
+      },
     }),
     ...branding('logo', 'logo'),
     ...branding('bg_image', 'bg-image'),

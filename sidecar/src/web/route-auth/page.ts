@@ -47,24 +47,27 @@ export interface PageOptions {
   notice?: NoticeKey | 'signed_out';
   /** the route has users (routes.user_ids): the name field takes an email or a username, and the TOTP form asks for it */
   accounts?: boolean;
+  /** where the branding images are served (default /route-auth/branding, on the route's domain; the admin preview uses its own API paths) */
+  imageBase?: string;
 }
 
 const COLOR = /^#[0-9a-f]{6}$/i;
 
-function brandingStyle(b: Branding | null): string {
+function brandingStyle(b: Branding | null, imageBase: string): string {
   if (!b) return '';
   const rules: string[] = [];
   const root: string[] = [];
   if (b.primary_color && COLOR.test(b.primary_color)) root.push(`--primary:${b.primary_color}`);
   if (b.bg_color && COLOR.test(b.bg_color)) root.push(`--bg:${b.bg_color}`);
   if (root.length) rules.push(`:root{${root.join(';')}}`);
-  if (b.bg_image) rules.push(`body{background-image:url("/route-auth/branding/bg-image?v=${b.version}")}`);
+  if (b.bg_image) rules.push(`body{background-image:url("${imageBase}/bg-image?v=${b.version}")}`);
   return rules.join('');
 }
 
 export function renderPage(o: PageOptions): string {
   const t = T[o.lang];
   const b = o.branding;
+  const imageBase = o.imageBase ?? '/route-auth/branding';
   const title = b?.title || o.domain;
   const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
   const common = hidden('_csrf', o.csrf) + hidden('rd', o.rd);
@@ -120,8 +123,8 @@ export function renderPage(o: PageOptions): string {
   const error = o.error ? `<p class="msg err" role="alert" id="form-error">${escapeHtml(t.errors[o.error])}</p>` : '';
   const noticeText = o.notice === 'signed_out' ? t.signedOut : o.notice ? t.notices[o.notice] : '';
   const notice = noticeText ? `<p class="msg ok" role="status">${escapeHtml(noticeText)}</p>` : '';
-  const logo = b?.logo ? `<img class="logo" src="/route-auth/branding/logo?v=${b.version}" alt="">` : '';
-  const style = brandingStyle(b);
+  const logo = b?.logo ? `<img class="logo" src="${imageBase}/logo?v=${b.version}" alt="">` : '';
+  const style = brandingStyle(b, imageBase);
   const heading = o.step === 'logout' ? t.signOut : b?.title ? escapeHtml(b.title) : `${t.signInTo} ${escapeHtml(o.domain)}`;
   return `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><meta name="robots" content="noindex,nofollow">
 <title>${escapeHtml(o.step === 'logout' ? t.signOut : t.signIn)} · ${escapeHtml(title)}</title><link rel="stylesheet" href="/route-auth/assets/login.css">${style ? `<style nonce="${o.nonce}">${style}</style>` : ''}</head>
