@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { isWgKey } from '@gatehouse/common/wireguard/keys.js';
-import { GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, parseEnvText } from '@gatehouse/common/gateway-protocol.js';
+import { GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, parseEnvText, type GatewayEnvValues } from '@gatehouse/common/gateway-protocol.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const seconds = z.coerce.number().positive().max(86_400);
@@ -58,30 +58,24 @@ const schema = z.object({
   GATEWAY_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
 });
 
-export interface CompanionEnv {
+/**
+ * The companion's settings: the values the server writes into gateway.env (GatewayEnvValues; the
+ * intervals here in ms), where the WireGuard keys may be missing when WireGuard is not managed here,
+ * plus the companion's own GATEWAY_* settings.
+ */
+type ServerWgValues = GatewayEnvValues['wg'];
+export interface CompanionEnv extends Pick<GatewayEnvValues, 'serverUrl' | 'peerId' | 'apiToken' | 'pushToken' | 'apiPort' | 'proxyPort'> {
   envFile: string | null;
-  serverUrl: string;
-  peerId: number;
-  apiToken: string;
-  pushToken: string;
-  apiPort: number;
-  proxyPort: number;
   pollIntervalMs: number;
   heartbeatIntervalMs: number;
   statusIntervalMs: number;
   maxBackoffMs: number;
-  wg: {
-    manage: boolean;
-    iface: string;
-    listenPort?: number;
-    privateKey?: string;
-    address: string;
-    serverPublicKey?: string;
-    presharedKey?: string;
-    endpoint?: string;
-    allowedIps: string[];
-    persistentKeepalive: number;
-  };
+  wg: Pick<ServerWgValues, 'address' | 'presharedKey' | 'allowedIps' | 'persistentKeepalive'> &
+    Partial<Pick<ServerWgValues, 'privateKey' | 'serverPublicKey' | 'endpoint'>> & {
+      manage: boolean;
+      iface: string;
+      listenPort?: number;
+    };
   bind: string;
   stateFile: string | null;
   hostname: string;

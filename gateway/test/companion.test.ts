@@ -22,22 +22,13 @@ import { HostMap, hostOf } from '../src/proxy.js';
 import { broadcastFor } from '../src/wol.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const n = 100 + (process.pid % 100);
 const SUBNET = `127.79.${n}.0/24`;
 
 function get(port: number, host: string, p = '/', bindHost = '127.0.0.1', headers: Record<string, string> = {}): Promise<GetResult | null> {
   return getWithHost(port, host, { path: p, bindHost, headers, timeoutMs: 8000 });
-}
-
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('pure parts', () => {

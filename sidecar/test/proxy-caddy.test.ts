@@ -21,6 +21,7 @@ import { CaddyAdminClient } from '../src/proxy/admin-client.js';
 import { configHash } from '@gatehouse/common/canonical.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
+import { waitFor } from '../../test/lib/wait.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
@@ -28,16 +29,6 @@ const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scr
 /** GET through Caddy on 127.0.0.1 with a Host header; null when the connection fails. */
 export function getVia(port: number, host: string, p = '/', timeoutMs = 3000): Promise<GetResult | null> {
   return getWithHost(port, host, { path: p, timeoutMs });
-}
-
-async function waitFor<T>(fn: () => Promise<T | null | false>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 let s: TestServer;

@@ -8,22 +8,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { renderCaddyConfig } from '../src/proxy/render.js';
-import type { PeerTarget, ProxySnapshot } from '../src/proxy/render-context.js';
+import type { ProxySnapshot } from '../src/proxy/render-context.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
-import { goldenSettings } from './lib/render-fixtures.js';
+import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
 
 const GOLDEN = goldenDir('caddy');
 
 const settings = goldenSettings;
 
-const peers = new Map<number, PeerTarget>([
-  [1, { address: '10.8.0.2/32', enabled: true }],
-  [2, { address: '10.8.0.3', enabled: true }],
-  [3, { address: '10.8.0.4', enabled: false }],
-  [4, { address: 'fd00::5/128', enabled: true }],
-]);
+const peers = goldenPeers([[4, { address: 'fd00::5/128', enabled: true }]]);
 
 // bcrypt of 's3cret-pass' (cost 10), as the routes service stores it.
 const HASH = '$2b$10$Slaf7HnKLa/qA3Epge0ryOSL7eeFlnHt1S0MCBQjzozHL3TPp3KfW';

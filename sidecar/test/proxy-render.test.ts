@@ -6,23 +6,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { renderCaddyConfig } from '../src/proxy/render.js';
-import type { PeerTarget, ProxySettings, ProxySnapshot } from '../src/proxy/render-context.js';
+import type { ProxySettings, ProxySnapshot } from '../src/proxy/render-context.js';
 import { canonicalJson, configHash } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
-import { goldenSettings } from './lib/render-fixtures.js';
+import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
 
 const GOLDEN = goldenDir('caddy');
 
 const settings = goldenSettings;
 
-const peers = new Map<number, PeerTarget>([
-  [1, { address: '10.8.0.2/32', enabled: true }],
-  [2, { address: '10.8.0.3', enabled: true }],
-  [3, { address: '10.8.0.4', enabled: false }],
-  [9, { address: '10.8.0.9', enabled: true }],
-]);
+const peers = goldenPeers([[9, { address: '10.8.0.9', enabled: true }]]);
 
 let nextId = 1;
 function route(o: Partial<Route>): Route {

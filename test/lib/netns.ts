@@ -55,6 +55,7 @@
 // Addresses: use 10.233.0.0/16 (or any range) only INSIDE your namespaces; a link to the host (null)
 // puts that address on the host, so prefer namespaces at both ends. Leftovers of crashed runs:
 // scripts/netns-cleanup.sh removes namespaces named gtn-* whose owning process is gone.
+import { waitFor } from './wait.js';
 import { execFileSync, spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -159,33 +160,6 @@ export function skipReason(tools: string[] = []): string | null {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) return 'needs root (network namespaces)';
   const missing = ['ip', ...tools].filter((t) => !which(t));
   return missing.length ? `missing tools: ${missing.join(', ')}` : null;
-}
-
-/** Polls predicate until it returns a truthy value (returned) or the time is up (throws). */
-export async function waitFor<T>(
-  predicate: () => T | Promise<T>,
-  timeoutMs = 10_000,
-  opts: { intervalMs?: number; what?: string } = {},
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await predicate();
-      if (v) return v as NonNullable<T>;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() >= deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${opts.what ?? 'condition'}${why}`);
-    }
-    await sleep(opts.intervalMs ?? 100);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 function wrap(ns: string | null, cmd: string, args: string[]): [string, string[]] {
@@ -629,3 +603,5 @@ export async function createNetwork(opts: { prefix: string }): Promise<Network> 
   live.add(n);
   return n;
 }
+
+export { waitFor };

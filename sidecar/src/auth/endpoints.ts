@@ -18,6 +18,12 @@ export function wantsJson(ctx: Koa.Context): boolean {
 }
 
 
+/** The session's CSRF token, made on first need (GET /csrf and GET /session answer the same one). */
+function sessionCsrf(ctx: Koa.Context): string {
+  if (typeof ctx.session!.csrf !== 'string') ctx.session!.csrf = newCsrfToken();
+  return ctx.session!.csrf;
+}
+
 export function authEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
@@ -127,8 +133,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       handler: async (_i, ctx) => {
         const p = ctx.state.principal as Principal;
         if (p.kind !== 'session') return { csrfToken: null };
-        if (typeof ctx.session!.csrf !== 'string') ctx.session!.csrf = newCsrfToken();
-        return { csrfToken: ctx.session!.csrf };
+        return { csrfToken: sessionCsrf(ctx) };
       },
     }),
     defineEndpoint({
@@ -142,7 +147,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         if (p.kind === 'session') {
           const user = await deps.users.get(p.userId);
           // While set, the UI sends the user to GET /password before anything else.
-          return { kind: 'session', user, csrfToken: ctx.session!.csrf ?? null, must_change_password: user.must_change_password };
+          return { kind: 'session', user, csrfToken: sessionCsrf(ctx), must_change_password: user.must_change_password };
         }
         if (p.kind === 'token') return { kind: 'token', token: { id: p.tokenId, scopes: p.scopes, user_id: p.userId, peer_id: p.peerId } };
         return { kind: p.kind };
