@@ -195,7 +195,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   const dashboard = new DashboardService(core, wireguard, monitor);
 
   // smtp: settings, and what other features send mail with
-  const smtp = new SmtpService(core.settings, core.crypto, activity);
+  const smtp = new SmtpService(core.settings, core.crypto, activity, events);
 
   // route auth: writes through the proxy (forward auth on/off with the database change)
   const routeAuth = new RouteAuthService(core, { models: raModels, proxy, mailer: smtp });

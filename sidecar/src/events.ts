@@ -73,6 +73,13 @@ export type AccountEvent =
   | ({ type: 'token_created'; token_id: number; name: string; scopes: string[] } & Actor)
   | ({ type: 'token_revoked' | 'token_fingerprint_reset'; token_id: number; name: string } & Actor);
 
+/** Server-wide settings changed (admin screens; streamed to admins only). */
+export type SettingsEvent =
+  | ({ type: 'settings_changed'; section: 'default_theme'; theme: string } & Actor)
+  | ({ type: 'settings_changed'; section: 'security'; lockout: { max_attempts?: number; duration?: number } } & Actor)
+  | ({ type: 'settings_changed'; section: 'monitoring'; interval_seconds: number; previous: number } & Actor)
+  | ({ type: 'smtp_updated'; host: string; port: number; secure: boolean; user: string | null; password_changed: boolean } & Actor);
+
 export type RouteEvent =
   | ({ type: 'route_created'; route_id: number; domain: string; route_type: string } & Actor)
   | ({ type: 'route_updated'; route_id: number; domain: string; fields: string[] } & Actor)
@@ -122,7 +129,7 @@ export type SystemEvent =
   /** A row was written to the activity log (the live UI's activity feed). */
   | { type: 'activity_recorded'; entry: ActivityEntry };
 
-export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
+export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
 export type EventType = DomainEvent['type'];
 /** The payload of the event(s) of type T (members that name several types are narrowed to T). */
 export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;

@@ -358,6 +358,46 @@ describe('GET /api/v1/events', () => {
     }
   });
 
+  test('settings and SMTP changes reach admins only, with the activity rows the log always had', async () => {
+    const adminSt = await openStream(s, bearer(full));
+    const routesSt = await openStream(s, bearer(await apiToken(s, ['routes'])));
+    try {
+      for (const st of [adminSt, routesSt]) await st.waitFor((m) => m.event === 'ready');
+      assert.equal((await s.req('/api/v1/settings/default-theme', { method: 'PUT', json: { theme: 'pro' }, headers: as() })).status, 200);
+      assert.equal((await s.req('/api/v1/settings/security', { method: 'PUT', json: { lockout: { max_attempts: 7 } }, headers: as() })).status, 200);
+      assert.equal((await s.req('/api/v1/settings/monitoring', { method: 'PUT', json: { interval_seconds: 120 }, headers: as() })).status, 200);
+      const smtp = await s.req('/api/v1/smtp', { method: 'PUT', json: { host: '127.0.0.1', port: 2525, secure: false, from: 'gh@example.test' }, headers: as() });
+      assert.equal(smtp.status, 200, JSON.stringify(smtp.data));
+      await adminSt.waitFor((m) => m.event === 'smtp_updated');
+      const strip = (d: any) => {
+        const { at: _at, ...rest } = d;
+        return rest;
+      };
+      const got = adminSt.messages.filter((m) => m.event === 'settings_changed' || m.event === 'smtp_updated').map((m) => [m.event, strip(m.data)]);
+      assert.deepEqual(got.slice(0, 2), [
+        ['settings_changed', { section: 'default_theme', theme: 'pro', actor: 1 }],
+        ['settings_changed', { section: 'security', lockout: { max_attempts: 7 }, actor: 1 }],
+      ]);
+      assert.equal(got[2][0], 'settings_changed');
+      assert.deepEqual([got[2][1].section, got[2][1].interval_seconds], ['monitoring', 120]);
+      assert.deepEqual(got[3], ['smtp_updated', { host: '127.0.0.1', port: 2525, secure: false, user: null, password_changed: false, actor: 1 }]);
+      const rows = (await s.req('/api/v1/logs/activity?source=settings&limit=4', { headers: bearer(full) })).data.entries as { event_type: string; message: string; details: unknown }[];
+      assert.deepEqual(rows.map((r) => [r.event_type, r.message]).reverse(), [
+        ['settings_changed', 'Default theme set to pro'],
+        ['settings_changed', 'Lockout settings changed'],
+        ['settings_changed', 'Uptime monitoring interval set to 120 s'],
+        ['smtp_updated', 'SMTP settings saved (127.0.0.1:2525)'],
+      ]);
+      assert.deepEqual(rows[2].details, { max_attempts: 7 });
+      const rid = await newRoute('sse-settings-fence.example.test', await newPeer('sse-settings-fence'));
+      await routesSt.waitFor((m) => m.event === 'route_created' && m.data.route_id === rid);
+      assert.deepEqual(routesSt.messages.filter(isDomain).map((m) => m.event), ['route_created']);
+    } finally {
+      adminSt.close();
+      routesSt.close();
+    }
+  });
+
   test('a logs token receives activity rows only', async () => {
     const logsTok = await apiToken(s, ['logs']);
     const st = await openStream(s, bearer(logsTok));

@@ -48,6 +48,8 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = {
   token_created: { scope: 'admin', fields: `token_id, name, scopes, ${actor}` },
   token_revoked: { scope: 'admin', fields: `token_id, name, ${actor}` },
   token_fingerprint_reset: { scope: 'admin', fields: `token_id, name, ${actor}` },
+  settings_changed: { scope: 'admin', fields: `section (default_theme: theme | security: lockout {max_attempts?, duration?} | monitoring: interval_seconds, previous), ${actor}` },
+  smtp_updated: { scope: 'admin', fields: `host, port, secure, user, password_changed, ${actor}` },
   route_created: { scope: 'routes', fields: `route_id, domain, route_type, ${actor}` },
   route_updated: { scope: 'routes', fields: `route_id, domain, fields (changed field names), ${actor}` },
   route_enabled: { scope: 'routes', fields: `route_id, domain, ${actor}` },

@@ -157,6 +157,14 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { source: 'tokens', event_type: e.type, message: `API token ${e.name} revoked`, details: { id: e.token_id }, user_id: e.actor };
     case 'token_fingerprint_reset':
       return { source: 'tokens', event_type: e.type, message: `Machine binding of API token ${e.name} reset`, details: { id: e.token_id }, user_id: e.actor };
+    case 'settings_changed': {
+      const row = { source: 'settings', event_type: e.type, user_id: e.actor };
+      if (e.section === 'default_theme') return { ...row, message: `Default theme set to ${e.theme}` };
+      if (e.section === 'security') return { ...row, message: 'Lockout settings changed', details: e.lockout };
+      return { ...row, message: `Uptime monitoring interval set to ${e.interval_seconds} s`, details: { interval_seconds: e.interval_seconds, previous: e.previous } };
+    }
+    case 'smtp_updated':
+      return { source: 'settings', event_type: e.type, message: `SMTP settings saved (${e.host}:${e.port})`, details: { host: e.host, port: e.port, secure: e.secure, user: e.user, password_changed: e.password_changed }, user_id: e.actor };
     case 'route_created':
       return { source: 'routes', event_type: e.type, message: `Route ${e.domain} created`, details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor };
     case 'route_updated':

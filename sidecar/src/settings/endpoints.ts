@@ -61,7 +61,7 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       body: defaultThemeBody,
       handler: async ({ body }, ctx) => {
         await deps.settings.set('ui.default_theme', body.theme);
-        await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: `Default theme set to ${body.theme}`, user_id: actingUserId(ctx.state.principal) });
+        await deps.events.emit({ type: 'settings_changed', section: 'default_theme', theme: body.theme, actor: actingUserId(ctx.state.principal) ?? null });
         return { theme: body.theme };
       },
     }),
@@ -75,7 +75,7 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ body }, ctx) => {
         if (body.lockout.max_attempts !== undefined) await deps.settings.set('security.lockout.max_attempts', body.lockout.max_attempts);
         if (body.lockout.duration !== undefined) await deps.settings.set('security.lockout.duration', body.lockout.duration);
-        await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: 'Lockout settings changed', details: body.lockout, user_id: actingUserId(ctx.state.principal) });
+        await deps.events.emit({ type: 'settings_changed', section: 'security', lockout: body.lockout, actor: actingUserId(ctx.state.principal) ?? null });
         return { lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') } };
       },
     }),

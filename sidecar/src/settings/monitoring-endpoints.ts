@@ -20,7 +20,7 @@ export function monitoringSettingsEndpoints(deps: AppContext): Endpoint[] {
         await deps.settings.set(MONITOR_INTERVAL_KEY, body.interval_seconds);
         deps.monitor.reschedule(body.interval_seconds);
         if (before !== body.interval_seconds) {
-          await deps.activity.record({ source: 'settings', event_type: 'settings_changed', message: `Uptime monitoring interval set to ${body.interval_seconds} s`, details: { interval_seconds: body.interval_seconds, previous: before }, user_id: actingUserId(ctx.state.principal) });
+          await deps.events.emit({ type: 'settings_changed', section: 'monitoring', interval_seconds: body.interval_seconds, previous: before, actor: actingUserId(ctx.state.principal) ?? null });
         }
         return { monitoring: { interval_seconds: body.interval_seconds } };
       },

@@ -5,6 +5,7 @@ import nodemailer from 'nodemailer';
 import type { SettingsStore } from '../settings/store.js';
 import type { MasterKey } from '../util/crypto.js';
 import type { ActivityLog } from '../logs/activity.js';
+import type { EventBus } from '../events.js';
 import { AppError, validation } from '../util/errors.js';
 
 export const SMTP_SETTING_KEY = 'smtp';
@@ -56,6 +57,7 @@ export class SmtpService implements Mailer {
     private settings: SettingsStore,
     private crypto: MasterKey,
     private activity: ActivityLog,
+    private events: EventBus,
   ) {}
 
   private async stored(): Promise<StoredSmtp | null> {
@@ -80,13 +82,7 @@ export class SmtpService implements Mailer {
     else if (typeof input.password === 'string' && input.password !== '') password = this.crypto.seal(input.password);
     const next: StoredSmtp = { host: input.host, port: input.port, secure: input.secure, user: input.user ?? null, password, from: input.from };
     await this.settings.set(SMTP_SETTING_KEY, next);
-    await this.activity.record({
-      source: 'settings',
-      event_type: 'smtp_updated',
-      message: `SMTP settings saved (${input.host}:${input.port})`,
-      details: { host: input.host, port: input.port, secure: input.secure, user: next.user, password_changed: password !== (old?.password ?? null) },
-      user_id: actor,
-    });
+    await this.events.emit({ type: 'smtp_updated', host: input.host, port: input.port, secure: input.secure, user: next.user, password_changed: password !== (old?.password ?? null), actor: actor ?? null });
     return this.get();
   }
 
