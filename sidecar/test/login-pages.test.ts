@@ -254,3 +254,10 @@ test('the password page renders the same (golden: en forced with an error, de vo
   assert.doesNotMatch(unknown, /<script|"><x/);
   assert.doesNotMatch(unknown, /role="alert"/, 'an unknown error code shows nothing');
 });
+
+test('the sign-in page renders the same (golden: en with the lockout message and a target, de plain with a refused target)', async () => {
+  const { renderLoginPage } = await import('../src/web/index.js');
+  const { assertGolden, goldenDir } = await import('./lib/golden.js');
+  assertGolden(path.join(goldenDir('pages'), 'login-en-locked.html'), renderLoginPage({ lang: 'en', error: 'Too many failed attempts: this account is locked for a while. Try again in 12 minutes.', next: '/peers?q=x' }));
+  assertGolden(path.join(goldenDir('pages'), 'login-de.html'), renderLoginPage({ lang: 'de', next: '/\\evil.example' }));
+});

@@ -69,6 +69,17 @@ async function lockedDetail(deps: Deps, ctx: Koa.Context, t: (typeof T)['en']): 
   return t.lockedUpTo(await deps.settings.get('security.lockout.duration'));
 }
 
+/** The sign-in page (pure: golden-testable); `error` is the message to show, `next` the target (kept only when same-origin). */
+export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown }): string {
+  const t = T[o.lang];
+  const target = safeNext(o.next);
+  return page(o.lang, t.title, `<main><h1>Gatehouse · ${t.title}</h1>${o.error ? `<p class="err" role="alert">${escapeHtml(o.error)}</p>` : ''}
+<form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(target === '/' ? '' : target)}">
+<label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required autofocus>
+<label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">${t.submit}</button></form></main>`);
+}
+
 export function webMiddleware(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' || ctx.path !== '/login') return next();
@@ -82,14 +93,8 @@ export function webMiddleware(deps: Deps): Koa.Middleware {
     if (ctx.path === '/login') {
       // Signed in already: on to the target (through /password while a generated password is unchanged).
       if (user) return ctx.redirect(user.must_change_password ? passwordChangePath(ctx.query.next) : safeNext(ctx.query.next));
-      const err = ctx.query.error === 'locked' ? `${t.locked} ${await lockedDetail(deps, ctx, t)}` : ctx.query.error === 'invalid' ? t.invalid : '';
-      const target = safeNext(ctx.query.next);
-      const nextUrl = target === '/' ? '' : target;
-      ctx.body = page(lang, t.title, `<main><h1>Gatehouse · ${t.title}</h1>${err ? `<p class="err" role="alert">${escapeHtml(err)}</p>` : ''}
-<form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(nextUrl)}">
-<label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required autofocus>
-<label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">${t.submit}</button></form></main>`);
+      const error = ctx.query.error === 'locked' ? `${t.locked} ${await lockedDetail(deps, ctx, t)}` : ctx.query.error === 'invalid' ? t.invalid : '';
+      ctx.body = renderLoginPage({ lang, error, next: ctx.query.next });
       return;
     }
     return next();
