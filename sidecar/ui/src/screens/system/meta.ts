@@ -1,0 +1,10 @@
+import { defineScreen } from '../define';
+
+export default defineScreen({
+  id: 'system',
+  paths: ['/system'],
+  title: 'system.title',
+  nav: { section: 'system', order: 80, icon: 'system' },
+  adminOnly: true,
+  load: () => import('./SystemScreen'),
+});

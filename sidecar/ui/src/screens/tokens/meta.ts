@@ -1,0 +1,10 @@
+import { defineScreen } from '../define';
+
+export default defineScreen({
+  id: 'tokens',
+  paths: ['/tokens'],
+  title: 'tokens.title',
+  nav: { section: 'system', order: 60, icon: 'key' },
+  adminOnly: true,
+  load: () => import('./TokensScreen'),
+});

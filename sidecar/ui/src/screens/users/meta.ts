@@ -1,0 +1,10 @@
+import { defineScreen } from '../define';
+
+export default defineScreen({
+  id: 'users',
+  paths: ['/users'],
+  title: 'users.title',
+  nav: { section: 'system', order: 65, icon: 'users' },
+  adminOnly: true,
+  load: () => import('./UsersScreen'),
+});
