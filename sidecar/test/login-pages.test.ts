@@ -231,6 +231,23 @@ test('the JSON password change (PUT /api/v1/settings/password) also clears the f
   }
 });
 
+test('a reset of the first admin\'s password (as the CLI does) removes the stale password file and sets the flag; another user\'s reset leaves the file', async () => {
+  const { g, file, password } = await generatedServer();
+  try {
+    const admin = (await g.deps.users.list()).find((u) => u.username === 'admin')!;
+    const other = await g.deps.users.create({ username: 'someone', password: 'someone-password', role: 'user' });
+    await g.deps.users.resetPassword(other.id, undefined, { mustChange: true });
+    assert.ok(fs.existsSync(file), 'the file names another user');
+    assert.equal((await g.deps.users.get(other.id)).must_change_password, true);
+    const fresh = await g.deps.users.resetPassword(admin.id, undefined, { mustChange: true });
+    assert.notEqual(fresh, password);
+    assert.equal(fs.existsSync(file), false, 'its password no longer works');
+    assert.equal((await g.deps.users.get(admin.id)).must_change_password, true);
+  } finally {
+    await g.close();
+  }
+});
+
 test('npm run cli -- reset-admin-password sets the flag: the next sign-in goes to /password', { skip: process.env.TEST_DATABASE_URL ? 'uses the SQLite file of the test server' : false }, async () => {
   const cli = path.resolve(import.meta.dirname, '..', 'src', 'cli.ts');
   const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', cli, 'reset-admin-password', ADMIN.username], { env: { ...process.env, GATEHOUSE_DATA_DIR: s.dataDir } });
