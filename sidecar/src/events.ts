@@ -9,6 +9,8 @@
 //   ("<boot>-<seq>", the SSE id), at (the clock's time). The last `keep` envelopes are kept, so a
 //   stream can resume: since(lastEventId) gives what came after, or null when that id is from
 //   another run of the process or too old (the client reloads instead).
+//   emit(event, { transient: true }) delivers with an envelope but keeps it out of that ring
+//   (periodic samples such as peer_traffic: large, soon stale, and never worth replaying).
 // - on(type | types, handler) / onAny(handler) return an unsubscribe function; handlers get the
 //   payload typed by its `type`.
 // - watchTables(): the one place model hooks are installed: every write to the routes and peers
@@ -142,6 +144,8 @@ export interface Envelope<E extends DomainEvent = DomainEvent> {
   /** epoch ms (the bus's clock) */
   at: number;
   event: E;
+  /** not kept for since() (emitted with transient: true) */
+  transient?: true;
 }
 
 export type Handler<E extends DomainEvent> = (event: E, envelope: Envelope<E>) => void | Promise<void>;
@@ -169,6 +173,8 @@ export class EventBus {
   private subs: Subscription[] = [];
   private seq = 0;
   private ring: Envelope[] = [];
+  /** the seq of the newest envelope pushed out of the ring (0: none yet) */
+  private dropped = 0;
 
   constructor(o: EventBusOptions) {
     this.clock = o.clock;
@@ -193,13 +199,13 @@ export class EventBus {
    * its envelope. With a transaction: delivered once it commits (resolves at once with null;
    * nothing is delivered when it rolls back).
    */
-  async emit<E extends DomainEvent>(event: E, opts: { transaction?: Transaction | null } = {}): Promise<Envelope<E> | null> {
+  async emit<E extends DomainEvent>(event: E, opts: { transaction?: Transaction | null; transient?: boolean } = {}): Promise<Envelope<E> | null> {
     const t = opts.transaction as (Transaction & { parent?: Transaction }) | null | undefined;
     if (t) {
-      (t.parent ?? t).afterCommit(() => this.deliver(event).then(() => undefined));
+      (t.parent ?? t).afterCommit(() => this.deliver(event, !!opts.transient).then(() => undefined));
       return null;
     }
-    return this.deliver(event);
+    return this.deliver(event, !!opts.transient);
   }
 
   /**
@@ -212,8 +218,7 @@ export class EventBus {
     const after = Number(m[2]);
     if (after > this.seq) return null;
     if (after === this.seq) return [];
-    const first = this.ring.length ? this.ring[0].seq : this.seq + 1;
-    if (after < first - 1) return null;
+    if (after < this.dropped) return null;
     return this.ring.filter((e) => e.seq > after);
   }
 
@@ -234,11 +239,13 @@ export class EventBus {
     };
   }
 
-  private async deliver<E extends DomainEvent>(event: E): Promise<Envelope<E>> {
+  private async deliver<E extends DomainEvent>(event: E, transient: boolean): Promise<Envelope<E>> {
     const seq = ++this.seq;
-    const env: Envelope<E> = { id: `${this.boot}-${seq}`, seq, at: this.clock(), event };
-    this.ring.push(env);
-    if (this.ring.length > this.keep) this.ring.splice(0, this.ring.length - this.keep);
+    const env: Envelope<E> = { id: `${this.boot}-${seq}`, seq, at: this.clock(), event, ...(transient ? { transient: true as const } : {}) };
+    if (!transient) {
+      this.ring.push(env);
+      if (this.ring.length > this.keep) this.dropped = this.ring.splice(0, this.ring.length - this.keep).at(-1)!.seq;
+    }
     for (const s of [...this.subs]) {
       if (s.types && !s.types.has(event.type)) continue;
       try {

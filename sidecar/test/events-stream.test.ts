@@ -159,6 +159,30 @@ describe('the stream hub on its own', () => {
     await hub.closeAll();
   });
 
+  test('transient events (peer_traffic) are written live in id order and never replayed', async () => {
+    const clock = manualClock();
+    const bus = new EventBus({ clock, log, boot: 't' });
+    const hub = new EventStreams({ events: bus, clock, timers: clock.timers, log });
+    const out = hub.open({ scopes: new Set(['peers']) });
+    let text = '';
+    out.on('data', (d) => (text += d));
+    const traffic = { type: 'peer_traffic' as const, interval_s: 10, rx_rate: 5, tx_rate: 6, peers: [{ peer_id: 1, rx_rate: 5, tx_rate: 6, total_rx: 50, total_tx: 60 }] };
+    // a subscriber ahead of the stream emits a kept event while handling the transient one
+    bus.on('peer_traffic', async () => void (await bus.emit({ type: 'peer_online', peer_id: 1, name: 'p', endpoint: null, latest_handshake: null })));
+    await bus.emit(traffic, { transient: true });
+    await bus.emit({ type: 'peer_offline', peer_id: 1, name: 'p', endpoint: null, latest_handshake: null });
+    await new Promise((r) => setImmediate(r));
+    const written = () => [...text.matchAll(/id: (\S+)\nevent: (\S+)/g)].map((m) => `${m[1]} ${m[2]}`);
+    assert.deepEqual(written(), ['t-0 ready', 't-1 peer_traffic', 't-2 peer_online', 't-3 peer_offline']);
+    assert.match(text, /event: peer_traffic\ndata: \{"interval_s":10,"rx_rate":5,"tx_rate":6,"peers":\[\{"peer_id":1,"rx_rate":5,"tx_rate":6,"total_rx":50,"total_tx":60\}\],"at":\d+\}/);
+    const again = hub.open({ scopes: new Set(['peers']), lastEventId: 't-0' });
+    let replay = '';
+    again.on('data', (d) => (replay += d));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual([...replay.matchAll(/id: (\S+)\nevent: (\S+)/g)].map((m) => `${m[1]} ${m[2]}`), ['t-2 peer_online', 't-3 peer_offline', 't-3 ready']);
+    await hub.closeAll();
+  });
+
   test('a client that does not read is cut off past maxBufferBytes and resumes from its last id', async () => {
     const clock = manualClock();
     const bus = new EventBus({ clock, log, boot: 'c' });

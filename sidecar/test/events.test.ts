@@ -78,6 +78,26 @@ before(async () => {
 });
 after(async () => s.close());
 
+test('transient events: delivered with an envelope, never kept for since(), and they do not make kept ones look too old', async () => {
+  const b = bus(2);
+  const seen: Envelope[] = [];
+  b.onAny((_e, env) => void seen.push(env));
+  const traffic: DomainEvent = { type: 'peer_traffic', interval_s: 10, rx_rate: 1, tx_rate: 2, peers: [] };
+  await b.emit(traffic, { transient: true });
+  await b.emit(traffic, { transient: true });
+  assert.deepEqual(seen.map((e) => [e.id, e.transient ?? false]), [['b1-1', true], ['b1-2', true]]);
+  assert.deepEqual(b.since('b1-0'), [], 'nothing to replay, and not a reset');
+  await b.emit(peerOnline(1));
+  await b.emit(traffic, { transient: true });
+  await b.emit(peerOnline(2));
+  assert.deepEqual(b.since('b1-0')!.map((e) => e.seq), [3, 5]);
+  assert.deepEqual(b.since('b1-4')!.map((e) => e.seq), [5]);
+  await b.emit(peerOnline(3)); // keep = 2: event 3 leaves the ring
+  assert.deepEqual(b.since('b1-3')!.map((e) => e.seq), [5, 6]);
+  assert.deepEqual(b.since('b1-4')!.map((e) => e.seq), [5, 6]);
+  assert.equal(b.since('b1-2'), null, 'event 3 is gone');
+});
+
 test('with a transaction, an event is delivered when it commits, and never when it rolls back', async () => {
   const events = s.deps.events;
   const seen: number[] = [];

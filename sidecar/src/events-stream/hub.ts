@@ -8,6 +8,8 @@
 //   seq order, filtered by the caller's scopes. (Delivery to subscribers is not in seq order: a
 //   subscriber's own emits, like the activity row of an event, overtake the event for later
 //   subscribers; reading the ring keeps the stream in order, each event once.)
+// - Transient events (peer_traffic: not in the ring, never replayed) are written when delivered,
+//   after the ring events before them, so the ids a client sees still only grow.
 // - A comment heartbeat every heartbeatMs (on the injected timers). Before each heartbeat the
 //   caller's credential is checked again (stillAllowed): a revoked token or ended session ends the
 //   stream.
@@ -83,24 +85,32 @@ class Connection {
         resumed = true;
       }
     }
-    this.unsubscribe = events.onAny(() => this.flush());
+    this.unsubscribe = events.onAny((_e, env) => (env.transient ? this.writeTransient(env) : this.flush()));
     this.flush();
     if (this.ended) return;
     this.write(sseMessage({ id: this.cursor, event: 'ready', data: { boot: events.boot, resumed, at: this.o.clock() } }));
     this.arm();
   }
 
-  /** Everything after the cursor, in order, filtered by scope. */
-  private flush(): void {
+  /** Everything after the cursor (up to seq upTo), in order, filtered by scope. */
+  private flush(upTo = Infinity): void {
     if (this.ended) return;
     const envs = this.o.events.since(this.cursor);
     if (envs === null) return this.reset('too_old');
     for (const env of envs) {
+      if (env.seq > upTo) break;
       this.cursor = env.id;
       if (!receives(this.opts.scopes, env.event.type)) continue;
       this.write(sseMessage({ id: env.id, event: env.event.type, data: ssePayload(env) }));
       if (this.ended) return;
     }
+  }
+
+  private writeTransient(env: Envelope): void {
+    this.flush(env.seq);
+    if (this.ended) return;
+    this.cursor = env.id;
+    if (receives(this.opts.scopes, env.event.type)) this.write(sseMessage({ id: env.id, event: env.event.type, data: ssePayload(env) }));
   }
 
   /** The client's position is lost: it must reload what it shows; it resumes from now. */

@@ -481,7 +481,8 @@ export class WireGuardService {
     // a peer whose bytes round to 0 B/s this time is announced at zero and then left alone
     if (!peers.length) return;
     peers.sort((a, b) => a.peer_id - b.peer_id);
-    await this.deps.events.emit({ type: 'peer_traffic', interval_s: Math.round(elapsed * 10) / 10, rx_rate: this.rates.rx, tx_rate: this.rates.tx, peers });
+    // transient: not kept for replay (with many busy peers each sample is large, and the next poll brings fresh rates)
+    await this.deps.events.emit({ type: 'peer_traffic', interval_s: Math.round(elapsed * 10) / 10, rx_rate: this.rates.rx, tx_rate: this.rates.tx, peers }, { transient: true });
   }
 
   // ------------------------------------------------------------------ expiry
