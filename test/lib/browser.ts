@@ -39,7 +39,13 @@ export async function watchedPage(browser: Browser, opts: PageOptions = {}): Pro
   const page = await context.newPage();
   const problems: string[] = [];
   const allowed: { part: string; status: number }[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    // Chromium reports every HTTP error response as a console error too: an allowed one is not a problem.
+    const st = /Failed to load resource: the server responded with a status of (\d+)/.exec(m.text());
+    if (st && allowed.some((a) => m.location().url.includes(a.part) && a.status === Number(st[1]))) return;
+    problems.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`exception: ${e.message}`));
   page.on('requestfailed', (r) => {
     const why = r.failure()?.errorText ?? '';
