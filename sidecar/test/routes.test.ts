@@ -4,9 +4,9 @@
 // by proxy-caddy.test.ts and test/e2e/routes.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import dgram from 'node:dgram';
 import dns from 'node:dns';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { localDns } from './lib/local-dns.js';
 import { configHash } from '@gatehouse/common/canonical.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import type { RoutesService } from '../src/routes/service.js';
@@ -396,40 +396,6 @@ test('GET /routes/peers: online status, gateway flag, group; peer_type=gateway f
   const only = await call('/routes/peers?peer_type=gateway');
   assert.deepEqual(only.data.peers.map((p: any) => p.id), [gateway]);
 });
-
-/** A minimal DNS server on loopback that answers A queries from a table (NXDOMAIN otherwise). */
-async function localDns(records: Record<string, string[]>): Promise<{ port: number; close(): void }> {
-  const sock = dgram.createSocket('udp4');
-  sock.on('message', (msg, rinfo) => {
-    let off = 12;
-    const labels: string[] = [];
-    while (msg[off] !== 0) {
-      labels.push(msg.subarray(off + 1, off + 1 + msg[off]).toString('latin1'));
-      off += msg[off] + 1;
-    }
-    const question = msg.subarray(12, off + 5);
-    const qtype = msg.readUInt16BE(off + 1);
-    const ips = qtype === 1 ? (records[labels.join('.').toLowerCase()] ?? null) : [];
-    const header = Buffer.alloc(12);
-    msg.copy(header, 0, 0, 2);
-    header.writeUInt16BE(0x8180 | (ips === null ? 3 : 0), 2);
-    header.writeUInt16BE(1, 4);
-    header.writeUInt16BE(ips?.length ?? 0, 6);
-    const answers = (ips ?? []).map((ip) => {
-      const a = Buffer.alloc(16);
-      a.writeUInt16BE(0xc00c, 0);
-      a.writeUInt16BE(1, 2);
-      a.writeUInt16BE(1, 4);
-      a.writeUInt32BE(60, 6);
-      a.writeUInt16BE(4, 10);
-      ip.split('.').forEach((o, i) => a.writeUInt8(Number(o), 12 + i));
-      return a;
-    });
-    sock.send(Buffer.concat([header, question, ...answers]), rinfo.port, rinfo.address);
-  });
-  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', () => r()));
-  return { port: sock.address().port, close: () => sock.close() };
-}
 
 test('check-dns: A records against GATEHOUSE_PUBLIC_IP; lookup failure gives matches false and []', async () => {
   const server = await localDns({
