@@ -144,7 +144,7 @@ function TrafficCard() {
   ];
   const empty = d && d.total_rx + d.total_tx === 0;
   return (
-    <Card title={t('dashboard.traffic')} actions={<Tabs tabs={periods} value={period} onChange={setPeriod} label={t('dashboard.period')} />}>
+    <Card class="dash-traffic" title={t('dashboard.traffic')} actions={<Tabs tabs={periods} value={period} onChange={setPeriod} label={t('dashboard.period')} />}>
       <ErrorBanner error={traffic.error} onRetry={traffic.reload} />
       {!d ? (traffic.error ? null : <Spinner />) : (
         <>
