@@ -148,6 +148,39 @@ test('API: list with paging, CSV/JSON export, trace of the route, clear-logs; ba
   assert.equal(await count(), 0);
 });
 
+test('API filters: host, status, method, route_id, client_ip, since/until narrow the list, its total and the export; bad values 400 with fields', async () => {
+  const session = await login(s);
+  await s.req('/api/v1/settings/clear-logs', { method: 'POST', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, json: {} });
+  // one second apart (line() advances the clock only for its default uri)
+  const spaced = (host: string, status: number, uri: string) => { seq++; return line(host, status, uri); };
+  fs.appendFileSync(file, spaced('logged.example.com', 200, '/ok-1') + spaced('logged.example.com', 404, '/missing') + spaced('other.example.com', 404, '/other') + spaced('logged.example.com', 200, '/ok-2'));
+  const all = (await call('/logs/access?limit=100')).data;
+  assert.equal(all.total, 4);
+  const uris = async (q: string) => {
+    const r = await call(`/logs/access?limit=100&${q}`);
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.total, r.data.entries.length, 'total counts the filtered rows');
+    return r.data.entries.map((e: any) => e.uri).sort();
+  };
+  assert.deepEqual(await uris('host=Logged.Example.com'), ['/missing', '/ok-1', '/ok-2']);
+  assert.deepEqual(await uris('status=404'), ['/missing', '/other']);
+  assert.deepEqual(await uris('status=404&host=other.example.com'), ['/other']);
+  assert.deepEqual(await uris(`route_id=${routeId}&status=200`), ['/ok-1', '/ok-2']);
+  assert.deepEqual(await uris('method=get&client_ip=192.0.2.7'), ['/missing', '/ok-1', '/ok-2', '/other']);
+  assert.deepEqual(await uris('method=POST'), []);
+  const ts = all.entries.map((e: any) => e.ts).sort((a: number, b: number) => a - b);
+  assert.deepEqual(await uris(`since=${ts[1]}&until=${ts[2]}`), ['/missing', '/other']);
+  const csv = await s.req('/api/v1/logs/access/export?format=csv&status=404', { headers: auth });
+  assert.equal(csv.status, 200);
+  assert.equal(String(csv.data).trim().split('\n').length, 3, 'header and the two 404 rows');
+  for (const [q, field] of [['status=abc', 'status'], ['status=99', 'status'], ['route_id=-1', 'route_id'], ['method=G%20T', 'method'], ['since=yesterday', 'since']]) {
+    const r = await call(`/logs/access?${q}`);
+    assert.equal(r.status, 400, q);
+    assert.equal(r.data.ok, false);
+    assert.ok(r.data.fields?.[field], `${q}: ${JSON.stringify(r.data)}`);
+  }
+});
+
 /** A line with request and response headers, and the route-auth account Caddy's log_append names. */
 function fullLine(host: string, uri: string, authUser?: string): string {
   return JSON.stringify({

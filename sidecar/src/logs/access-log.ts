@@ -48,6 +48,9 @@ interface HostInfo {
   debug?: boolean;
 }
 
+/** Filters of GET /logs/access (all exact; since/until in epoch ms). */
+export interface AccessListFilter { host?: string; method?: string; status?: number; route_id?: number; client_ip?: string; since?: number; until?: number }
+
 export interface AccessEntry {
   id: number;
   ts: number;
@@ -267,10 +270,21 @@ export class AccessLogService {
     return m;
   }
 
-  async list(q: { limit: number; offset: number }): Promise<{ entries: AccessEntry[]; total: number }> {
+  async list(q: AccessListFilter & { limit: number; offset: number }): Promise<{ entries: AccessEntry[]; total: number }> {
+    const cond: string[] = [];
+    const args: unknown[] = [];
+    const eq = (col: string, v: unknown) => { if (v !== undefined && v !== null && v !== '') { cond.push(`${col} = ?`); args.push(v); } };
+    eq('host', q.host);
+    eq('method', q.method);
+    eq('status', q.status);
+    eq('route_id', q.route_id);
+    eq('client_ip', q.client_ip);
+    if (q.since !== undefined) { cond.push('ts >= ?'); args.push(q.since); }
+    if (q.until !== undefined) { cond.push('ts <= ?'); args.push(q.until); }
+    const where = cond.length ? ` WHERE ${cond.join(' AND ')}` : '';
     const [entries, total] = await Promise.all([
-      this.db.sequelize.query('SELECT * FROM access_log ORDER BY id DESC LIMIT ? OFFSET ?', { replacements: [q.limit, q.offset], type: QueryTypes.SELECT }) as Promise<Record<string, unknown>[]>,
-      this.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log', { type: QueryTypes.SELECT }) as Promise<{ n: number | string }[]>,
+      this.db.sequelize.query(`SELECT * FROM access_log${where} ORDER BY id DESC LIMIT ? OFFSET ?`, { replacements: [...args, q.limit, q.offset], type: QueryTypes.SELECT }) as Promise<Record<string, unknown>[]>,
+      this.db.sequelize.query(`SELECT COUNT(*) AS n FROM access_log${where}`, { replacements: args, type: QueryTypes.SELECT }) as Promise<{ n: number | string }[]>,
     ]);
     return { entries: entries.map(toEntry), total: Number(total[0]?.n ?? 0) };
   }

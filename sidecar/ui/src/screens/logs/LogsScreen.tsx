@@ -18,15 +18,19 @@ interface Access { id: number; time: string; host: string; method: string; uri: 
 
 const SEVERITIES = ['info', 'warning', 'error', 'critical'];
 const FILTERS = ['severity', 'source', 'event_type', 'since', 'until'] as const;
+const ACCESS_FILTERS = ['host', 'method', 'status', 'since', 'until'] as const;
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const sevTone = (s: string) => (s === 'critical' || s === 'error' ? 'bad' : s === 'warning' ? 'warn' : 'info');
 
-/** The API's filter parameters from the URL: dates (YYYY-MM-DD, the user's day) become epoch ms. */
+/** A day from the URL (YYYY-MM-DD, the user's day) as epoch ms of its start or end. */
+function day(v: string | null, end: boolean): number | undefined {
+  if (!v || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return undefined;
+  const d = new Date(`${v}T${end ? '23:59:59.999' : '00:00:00'}`).getTime();
+  return Number.isNaN(d) ? undefined : d;
+}
+
+/** The activity log's API filter parameters from the URL. */
 function apiFilters(query: URLSearchParams): Record<string, string | number | undefined> {
-  const day = (v: string | null, end: boolean) => {
-    if (!v || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return undefined;
-    const d = new Date(`${v}T${end ? '23:59:59.999' : '00:00:00'}`).getTime();
-    return Number.isNaN(d) ? undefined : d;
-  };
   return {
     severity: query.get('severity') ?? undefined,
     source: query.get('source') ?? undefined,
@@ -46,7 +50,7 @@ export default function LogsScreen({ query }: ScreenProps) {
       <Tabs
         label={t('logs.tabs')}
         value={tab}
-        onChange={(k) => setQuery(Object.fromEntries([['tab', k === 'activity' ? null : k], ['offset', null], ...FILTERS.map((f) => [f, null])]))}
+        onChange={(k) => setQuery(Object.fromEntries([['tab', k === 'activity' ? null : k], ['offset', null], ...[...FILTERS, ...ACCESS_FILTERS].map((f) => [f, null])]))}
         tabs={[{ key: 'activity', label: t('logs.activity') }, { key: 'access', label: t('logs.access') }]}
       />
       <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
@@ -131,7 +135,11 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
 function AccessLog({ query }: { query: URLSearchParams }) {
   const limit = Number(query.get('limit') ?? 50);
   const offset = Number(query.get('offset') ?? 0);
-  const { data, error, reload } = useApi<{ entries: Access[]; total: number }>(`/logs/access${qs({ limit, offset })}`);
+  const filters = { host: query.get('host') ?? undefined, method: query.get('method') ?? undefined, status: query.get('status') ?? undefined, since: day(query.get('since'), false), until: day(query.get('until'), true) };
+  const { data, error, reload } = useApi<{ entries: Access[]; total: number }>(`/logs/access${qs({ ...filters, limit, offset })}`);
+  const form = useForm(Object.fromEntries(ACCESS_FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof ACCESS_FILTERS)[number], string>);
+  useEffect(() => form.setAll(Object.fromEntries(ACCESS_FILTERS.map((f) => [f, query.get(f) ?? ''])) as any), [query.toString()]);
+  const exportQs = (format: string) => qs({ ...filters, format });
   const columns: Column<Access>[] = [
     { key: 'time', label: t('logs.time'), render: (r) => <time dateTime={r.time}>{fmtDate(r.time)}</time> },
     { key: 'host', label: t('logs.host'), render: (r) => r.host },
@@ -145,10 +153,28 @@ function AccessLog({ query }: { query: URLSearchParams }) {
   ];
   return (
     <>
+      <form
+        class="filters"
+        aria-label={t('common.filter')}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery({ ...Object.fromEntries(ACCESS_FILTERS.map((f) => [f, form.values[f] || null])), offset: null });
+        }}
+      >
+        <TextField form={form} name="host" label={t('logs.host')} />
+        <SelectField form={form} name="method" label={t('logs.method')} empty={t('logs.anyMethod')} options={METHODS.map((m) => ({ value: m, label: m }))} />
+        <TextField form={form} name="status" label={t('logs.status')} inputMode="numeric" />
+        <TextField form={form} name="since" type="date" label={t('logs.since')} />
+        <TextField form={form} name="until" type="date" label={t('logs.until')} />
+        <div class="field form-actions">
+          <button type="submit" class="btn primary">{t('logs.apply')}</button>
+          <button type="button" class="btn" onClick={() => setQuery({ ...Object.fromEntries(ACCESS_FILTERS.map((f) => [f, null])), offset: null })}>{t('logs.clear')}</button>
+        </div>
+      </form>
       <div class="exports">
         <span>{t('logs.export')}:</span>
-        <a class="btn small" href="/api/v1/logs/access/export?format=csv" download aria-label={t('logs.exportAccessCsv')}>{t('logs.exportCsv')}</a>
-        <a class="btn small" href="/api/v1/logs/access/export?format=json" download aria-label={t('logs.exportAccessJson')}>{t('logs.exportJson')}</a>
+        <a class="btn small" href={`/api/v1/logs/access/export${exportQs('csv')}`} download aria-label={t('logs.exportAccessCsv')}>{t('logs.exportCsv')}</a>
+        <a class="btn small" href={`/api/v1/logs/access/export${exportQs('json')}`} download aria-label={t('logs.exportAccessJson')}>{t('logs.exportJson')}</a>
       </div>
       <ErrorBanner error={error} onRetry={reload} />
       {!data ? (!error && <Spinner />) : (

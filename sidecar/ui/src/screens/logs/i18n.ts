@@ -10,7 +10,7 @@ export default defineDict('logs', {
     emptyActivity: 'No activity matches', emptyActivityText: 'Change or clear the filters; new activity appears here as it happens.',
     emptyAccess: 'No requests logged yet', emptyAccessText: 'Requests through the reverse proxy appear here once routes receive traffic.',
     host: 'Host', method: 'Method', uri: 'Path', status: 'Status', duration: 'Duration', size: 'Size', client: 'Client', authUser: 'Signed in as',
-    ms: '{n} ms', newRows: '{n} new entries', live: 'New entries appear live.', new: 'new',
+    ms: '{n} ms', newRows: '{n} new entries', live: 'New entries appear live.', new: 'new', anyMethod: 'Any method',
   },
   de: {
     title: 'Protokolle', tabs: 'Protokoll', activity: 'Aktivitätsprotokoll', access: 'Zugriffsprotokoll', time: 'Zeit', severity: 'Schweregrad', source: 'Quelle',
@@ -21,6 +21,6 @@ export default defineDict('logs', {
     emptyActivity: 'Keine passende Aktivität', emptyActivityText: 'Filter ändern oder zurücksetzen; neue Aktivität erscheint hier, sobald sie geschieht.',
     emptyAccess: 'Noch keine Anfragen protokolliert', emptyAccessText: 'Anfragen über den Reverse-Proxy erscheinen hier, sobald Routen Verkehr bekommen.',
     host: 'Host', method: 'Methode', uri: 'Pfad', status: 'Status', duration: 'Dauer', size: 'Größe', client: 'Client', authUser: 'Angemeldet als',
-    ms: '{n} ms', newRows: '{n} neue Einträge', live: 'Neue Einträge erscheinen live.', new: 'neu',
+    ms: '{n} ms', newRows: '{n} neue Einträge', live: 'Neue Einträge erscheinen live.', new: 'neu', anyMethod: 'Jede Methode',
   },
 });
