@@ -20,7 +20,9 @@ describe('peer groups', () => {
     assert.equal(g.status, 201, JSON.stringify(g.data));
     assert.deepEqual({ ...g.data.group, created_at: undefined, updated_at: undefined }, { id: g.data.group.id, name: 'Office', color: '#3b82f6', description: 'desks', peer_count: 0, created_at: undefined, updated_at: undefined });
     const gid = g.data.group.id;
-    assert.equal((await api('/peer-groups', { method: 'POST', json: { name: 'office' } })).status, 409);
+    const dup = await api('/peer-groups', { method: 'POST', json: { name: 'office' } });
+    assert.equal(dup.status, 409);
+    assert.match(dup.data.fields?.name ?? '', /already exists/, 'the field error lets a form show it next to the name');
     const other = (await api('/peer-groups', { method: 'POST', json: { name: 'Lab', color: '#abc' } })).data.group;
     for (const n of ['g-peer-1', 'g-peer-2']) assert.equal((await api('/peers', { method: 'POST', json: { name: n, group_id: gid } })).status, 201);
     const loose = (await api('/peers', { method: 'POST', json: { name: 'g-peer-3' } })).data.peer;
@@ -35,7 +37,9 @@ describe('peer groups', () => {
     assert.equal(u.status, 200);
     assert.equal(u.data.group.name, 'Head Office');
     assert.equal(u.data.group.color, null);
-    assert.equal((await api(`/peer-groups/${other.id}`, { method: 'PUT', json: { name: 'HEAD OFFICE' } })).status, 409);
+    const dupRename = await api(`/peer-groups/${other.id}`, { method: 'PUT', json: { name: 'HEAD OFFICE' } });
+    assert.equal(dupRename.status, 409);
+    assert.match(dupRename.data.fields?.name ?? '', /already exists/);
     const del = await api(`/peer-groups/${gid}`, { method: 'DELETE' });
     assert.equal(del.status, 200);
     assert.equal(del.data.deleted.peers_ungrouped, 2);

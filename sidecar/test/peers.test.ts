@@ -65,10 +65,12 @@ describe('create, read, list', () => {
     const r = await create({ name: 'DUP-name' });
     assert.equal(r.status, 409);
     assert.match(r.data.error, /already exists/);
+    assert.match(r.data.fields?.name ?? '', /already exists/, 'the field error lets a form show it next to the name');
     assert.equal(await peerCount(), before);
     const other = (await create({ name: 'other-name' })).data.peer;
     const u = await api(`/peers/${other.id}`, { method: 'PUT', json: { name: 'Dup-Name' } });
     assert.equal(u.status, 409);
+    assert.match(u.data.fields?.name ?? '', /already exists/);
     assert.equal((await api(`/peers/${other.id}`)).data.peer.name, 'other-name');
     // changing only the case of one's own name is fine
     assert.equal((await api(`/peers/${other.id}`, { method: 'PUT', json: { name: 'Other-Name' } })).data.peer.name, 'Other-Name');
@@ -270,6 +272,7 @@ describe('hostnames and DNS', () => {
     assert.equal((await api(`/peers/${a.id}/hostname`, { method: 'PATCH', json: { hostname: 'nas' } })).status, 200);
     const dup = await api(`/peers/${b.id}/hostname`, { method: 'PATCH', json: { hostname: 'NAS' } });
     assert.equal(dup.status, 409);
+    assert.match(dup.data.fields?.hostname ?? '', /already used by peer "host-a"/, 'a form shows it next to the hostname input');
     assert.match(dup.data.error, /host-a/);
     const reserved = await api(`/peers/${b.id}/hostname`, { method: 'PATCH', json: { hostname: 'gateway' } });
     assert.equal(reserved.status, 400);

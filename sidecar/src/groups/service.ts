@@ -3,7 +3,10 @@
 import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerGroupRow } from '../db/models.js';
-import { conflict, notFound } from '../util/errors.js';
+import { AppError, notFound } from '../util/errors.js';
+
+/** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
+const nameConflict = (name: string) => new AppError('conflict', `A peer group named "${name}" already exists`, { name: 'a group with this name already exists' });
 
 export interface GroupView {
   id: number;
@@ -47,7 +50,7 @@ export class GroupsService {
   private async assertNameFree(name: string, exceptId?: number): Promise<void> {
     const conds: any[] = [sqlWhere(fn('LOWER', col('name')), fn('LOWER', name))];
     if (exceptId) conds.push({ id: { [Op.ne]: exceptId } });
-    if (await this.Group.findOne({ attributes: ['id'], where: { [Op.and]: conds }, raw: true })) throw conflict(`A peer group named "${name}" already exists`);
+    if (await this.Group.findOne({ attributes: ['id'], where: { [Op.and]: conds }, raw: true })) throw nameConflict(name);
   }
 
   async create(input: { name: string; color?: string | null; description?: string | null }, actor?: number): Promise<GroupView> {
@@ -58,7 +61,7 @@ export class GroupsService {
       const row = await this.Group.create({ name: input.name, color: input.color ?? null, description: input.description ?? null, created_at: now, updated_at: now });
       id = row.get('id') as number;
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw conflict(`A peer group named "${input.name}" already exists`);
+      if (err instanceof UniqueConstraintError) throw nameConflict(String(input.name));
       throw err;
     }
     await this.deps.events.emit({ type: 'peer_group_created', group_id: id, name: input.name, actor: actor ?? null });
@@ -78,7 +81,7 @@ export class GroupsService {
     try {
       await this.Group.update({ ...patch, updated_at: this.deps.clock() }, { where: { id } });
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw conflict(`A peer group named "${input.name}" already exists`);
+      if (err instanceof UniqueConstraintError) throw nameConflict(String(input.name));
       throw err;
     }
     await this.deps.events.emit({ type: 'peer_group_updated', group_id: id, name: patch.name ?? before.name, fields: Object.keys(patch), actor: actor ?? null });

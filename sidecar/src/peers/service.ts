@@ -6,6 +6,9 @@ import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import { AppError, conflict, notFound, validation } from '../util/errors.js';
+
+/** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
+const nameConflict = (name: string) => new AppError('conflict', `A peer named "${name}" already exists`, { name: 'a peer with this name already exists' });
 import { generateKeyPair, generatePresharedKey } from '@gatehouse/common/wireguard/keys.js';
 import { capacity, formatIPv4, parseIPv4, renderPeerConfig } from '@gatehouse/common/wireguard/render.js';
 import type { WireGuardService } from '../wireguard/service.js';
@@ -218,7 +221,7 @@ export class PeersService {
           return { ...values, id: (created.get('id') as number) } as PeerRow;
         } catch (err) {
           if (!(err instanceof UniqueConstraintError) || attempt >= 5) throw err;
-          if (await this.nameTaken(input.name)) throw conflict(`A peer named "${input.name}" already exists`);
+          if (await this.nameTaken(input.name)) throw nameConflict(input.name);
           await this.loadTaken(); // another writer took the address (or, astronomically rarely, the key)
         }
       }
@@ -256,7 +259,7 @@ export class PeersService {
     const before = await this.getRow(id);
     const patch: Partial<PeerRow> = {};
     if (input.name !== undefined && input.name !== before.name) {
-      if (await this.nameTaken(input.name, id)) throw conflict(`A peer named "${input.name}" already exists`);
+      if (await this.nameTaken(input.name, id)) throw nameConflict(input.name);
       patch.name = input.name;
     }
     if (input.description !== undefined) patch.description = input.description;
@@ -286,7 +289,7 @@ export class PeersService {
     try {
       await this.Peer.update(patch, { where: { id } });
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw conflict(`A peer named "${patch.name ?? before.name}" already exists`);
+      if (err instanceof UniqueConstraintError) throw nameConflict(patch.name ?? before.name);
       throw err;
     }
     const tunnel =
@@ -395,7 +398,7 @@ export class PeersService {
       where: { [Op.and]: [sqlWhere(fn('LOWER', col('hostname')), hostname), { id: { [Op.ne]: id } }] },
       raw: true,
     })) as unknown as PeerRow | null;
-    if (other) throw conflict(`Hostname "${hostname}" is already used by peer "${other.name}"`);
+    if (other) throw new AppError('conflict', `Hostname "${hostname}" is already used by peer "${other.name}"`, { hostname: `already used by peer "${other.name}"` });
   }
 
   /**

@@ -1,0 +1,9 @@
+import { defineScreen } from '../define';
+
+export default defineScreen({
+  id: 'groups',
+  paths: ['/groups'],
+  title: 'groups.title',
+  nav: { section: 'access', order: 25, icon: 'groups' },
+  load: () => import('./GroupsScreen'),
+});

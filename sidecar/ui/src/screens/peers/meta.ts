@@ -1,0 +1,9 @@
+import { defineScreen } from '../define';
+
+export default defineScreen({
+  id: 'peers',
+  paths: ['/peers', '/peers/:id'],
+  title: 'peers.title',
+  nav: { section: 'access', order: 20, icon: 'peers' },
+  load: () => import('./PeersScreen'),
+});

@@ -1,0 +1,161 @@
+// Pieces the peers list, its dialogs and the detail page share: the Peer JSON, its status line,
+// the config + QR panel, the create/edit form.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api } from '../../api';
+import { CopyButton, ErrorBanner, Spinner, StatusDot } from '../../components/ui';
+import { CheckField, FormErrors, NumberField, SelectField, SubmitButton, TextArea, TextField, useForm } from '../../components/form';
+import { useApi } from '../../hooks';
+import { fmtAgo, t, useLang } from '../../i18n';
+
+export interface Peer {
+  id: number; name: string; description: string | null; peer_type: 'regular' | 'gateway'; is_gateway: boolean; enabled: 1 | 0;
+  allowed_ips: string; address: string; public_key: string; dns: string | null; persistent_keepalive: number | null; tags: string;
+  group_id: number | null; hostname: string | null; hostname_source: 'admin' | 'agent'; expires_at: string | null; expired: boolean;
+  api_port: number | null; total_rx: number; total_tx: number; latestHandshake: number | null; isOnline: boolean; endpoint: string | null;
+  created_at: string; updated_at: string;
+}
+export interface Group { id: number; name: string; color: string | null; description: string | null; peer_count: number }
+export interface Tag { id: number | null; name: string; peer_count: number; registered: boolean }
+
+export const PEER_EVENTS = ['peer_created', 'peer_updated', 'peer_deleted', 'peer_enabled', 'peer_disabled', 'peer_expired', 'peer_online', 'peer_offline'];
+export const GROUP_EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted'];
+export const TAG_EVENTS = ['tag_created', 'tag_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
+
+export const splitTags = (s: string | null | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+
+/** Re-renders every `ms` so ages ("2 minutes ago") stay true without a reload. */
+export function useNow(ms = 10_000): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => { const h = setInterval(() => setNow(Date.now()), ms); return () => clearInterval(h); }, [ms]);
+  return now;
+}
+
+export function PeerStatus(props: { peer: Peer; now: number }) {
+  const p = props.peer;
+  const age = p.latestHandshake ? t('peers.handshakeAgo', { ago: fmtAgo(p.latestHandshake, props.now) }) : t('peers.neverConnected');
+  if (!p.enabled) return <StatusDot state="off" label={t('peers.disabledState')} />;
+  if (p.expired) return <StatusDot state="warn" label={t('peers.expiredState')} />;
+  return (
+    <span class="peer-status">
+      <StatusDot state={p.isOnline ? 'up' : 'down'} label={p.isOnline ? t('peers.online') : t('peers.offline')} />
+      <span class="muted small">{age}</span>
+    </span>
+  );
+}
+
+/** The client config as text (copy, download) and as a QR code, fetched on demand. */
+export function PeerConfig(props: { id: number; name: string }) {
+  useLang();
+  const { data, error, loading } = useApi<{ name: string; qr: string; config: string }>(`/peers/${props.id}/qr`);
+  if (loading && !data) return <Spinner />;
+  if (error) return <ErrorBanner error={error} />;
+  if (!data) return null;
+  return (
+    <div class="peer-config">
+      <figure>
+        <img class="qr" src={data.qr} alt={t('peers.qrAlt', { name: props.name })} width={280} height={280} />
+      </figure>
+      <div class="peer-config-text">
+        <p class="hint">{t('peers.configHint')}</p>
+        <pre aria-label={t('peers.config')} tabIndex={0}>{data.config}</pre>
+        <div class="form-actions start">
+          <CopyButton text={data.config} />
+          <a class="btn small" href={`/api/v1/peers/${props.id}/config?download=1`} download>{t('peers.downloadConfig')}</a>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function toLocalInput(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+interface FormValues {
+  name: string; description: string; group_id: number | null; tags: string; expires_at: string; dns: string;
+  persistent_keepalive: number | null; is_gateway: boolean; hostname: string;
+}
+
+/** Tags as comma-separated text, with the registry's names as one-click suggestions. */
+function TagsInput(props: { form: ReturnType<typeof useForm<FormValues>>; suggestions: Tag[] }) {
+  const { form } = props;
+  const current = splitTags(form.values.tags);
+  const have = new Set(current.map((x) => x.toLowerCase()));
+  const offer = props.suggestions.filter((s) => !have.has(s.name.toLowerCase())).slice(0, 12);
+  return (
+    <div>
+      <TextField form={form} name="tags" label={t('peers.tags')} hint={t('peers.tagsHint')} autoComplete="off" />
+      {offer.length > 0 && (
+        <div class="tag-suggest" role="group" aria-label={t('peers.suggestions')}>
+          <span class="muted small">{t('peers.suggestions')}:</span>
+          {offer.map((s) => (
+            <button key={s.name} type="button" class="btn small chip" aria-label={t('peers.addTag', { name: s.name })} onClick={() => form.set('tags', [...current, s.name].join(', '))}>+ {s.name}</button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Create (peer undefined) or edit form. Field names are the API's, so `fields` errors from the
+ * server land next to their inputs; what was typed stays when the server refuses.
+ */
+export function PeerForm(props: { peer?: Peer; groups: Group[]; tags: Tag[]; onDone: (peer: Peer, extra?: { gateway?: { envContent: string } }) => void; onCancel: () => void }) {
+  useLang();
+  const p = props.peer;
+  const form = useForm<FormValues>({
+    name: p?.name ?? '', description: p?.description ?? '', group_id: p?.group_id ?? null, tags: splitTags(p?.tags).join(', '),
+    expires_at: toLocalInput(p?.expires_at ?? null), dns: p?.dns ?? '', persistent_keepalive: p?.persistent_keepalive ?? null,
+    is_gateway: p?.is_gateway ?? false, hostname: p?.hostname ?? '',
+  });
+  const groupOptions = useMemo(() => props.groups.map((g) => ({ value: g.id, label: g.name })), [props.groups]);
+  const onSubmit = (e: Event) => {
+    e.preventDefault();
+    let extra: { gateway?: { envContent: string } } | undefined;
+    let saved: Peer | undefined;
+    void form.submit(async (v) => {
+      const body: Record<string, unknown> = {
+        name: v.name, description: v.description.trim() ? v.description : null, group_id: v.group_id, tags: v.tags,
+        expires_at: v.expires_at ? new Date(v.expires_at).toISOString() : null, dns: v.dns.trim() ? v.dns : null,
+        persistent_keepalive: v.persistent_keepalive,
+      };
+      if (p) {
+        saved = (await api<{ peer: Peer }>('PUT', `/peers/${p.id}`, body)).peer;
+        if ((v.hostname.trim() || null) !== (p.hostname ?? null)) {
+          saved = (await api<{ peer: Peer }>('PATCH', `/peers/${p.id}/hostname`, { hostname: v.hostname.trim() || null })).peer;
+        }
+      } else {
+        const r = await api<{ peer: Peer; gateway?: { envContent: string } }>('POST', '/peers', { ...body, is_gateway: v.is_gateway });
+        saved = r.peer;
+        extra = r.gateway ? { gateway: r.gateway } : undefined;
+      }
+    }).then((ok) => { if (ok && saved) props.onDone(saved, extra); });
+  };
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      <FormErrors form={form} />
+      <div class="form-grid">
+        <TextField form={form} name="name" label={t('peers.name')} required autoComplete="off" />
+        <SelectField form={form} name="group_id" label={t('peers.group')} options={groupOptions} empty={t('peers.noGroup')} numeric />
+      </div>
+      <TextArea form={form} name="description" label={t('peers.description')} rows={2} />
+      <TagsInput form={form} suggestions={props.tags} />
+      <div class="form-grid">
+        <TextField form={form} name="expires_at" type="datetime-local" label={t('peers.expires')} hint={t('peers.expiresHint')} />
+        <NumberField form={form} name="persistent_keepalive" label={t('peers.keepalive')} min={0} max={65535} />
+      </div>
+      <TextField form={form} name="dns" label={t('peers.dns')} hint={t('peers.dnsHint')} autoComplete="off" />
+      {p ? <TextField form={form} name="hostname" label={t('peers.hostname')} hint={t('peers.hostnameHint')} autoComplete="off" />
+        : <CheckField form={form} name="is_gateway" label={t('peers.isGateway')} />}
+      <div class="form-actions">
+        <button type="button" class="btn" onClick={props.onCancel}>{t('common.cancel')}</button>
+        <SubmitButton form={form} label={p ? t('common.save') : t('common.create')} />
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,9 @@
+import { defineScreen } from '../define';
+
+export default defineScreen({
+  id: 'tags',
+  paths: ['/tags'],
+  title: 'tags.title',
+  nav: { section: 'access', order: 26, icon: 'tag' },
+  load: () => import('./TagsScreen'),
+});
