@@ -43,6 +43,8 @@ export function startLive(): void {
   };
   for (const type of handlers.keys()) if (type !== '*') listen(type);
   listen('reset');
+  // `ready` carries the stream's position: kept so a stream reopened by hand resumes from there.
+  if (!handlers.has('ready')) listen('ready');
 }
 
 /** Subscribe while mounted; '*' gets every event. Handlers see the latest closure. */
@@ -58,7 +60,7 @@ export function useLive(types: string | string[], handler: Handler): void {
       if (!set) {
         set = new Set();
         handlers.set(type, set);
-        if (type !== '*' && type !== 'reset') listen(type);
+        if (type !== '*' && type !== 'reset' && type !== 'ready') listen(type);
       }
       set.add(h);
     }
