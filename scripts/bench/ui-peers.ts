@@ -34,7 +34,7 @@ const READY = hasPeersScreen ? 'table tbody tr' : '[data-testid="peers-online"]'
 interface JsFile { url: string; wire: number; decoded: number; gzip9: number; encoding: string }
 
 /** One cold load of SCREEN in a new context; → ms to the first rendered row (and the .js files when asked). */
-async function coldLoad(browser: Browser, base: string, cookie: string, withFilter: boolean, collectJs: boolean): Promise<{ firstMs: number; filterMs: number | null; js: JsFile[] }> {
+async function coldLoad(browser: Browser, base: string, cookie: string, withFilter: boolean, collectJs: boolean): Promise<{ firstMs: number; filterMs: number | null; js: JsFile[]; timeline: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
   const u = new URL(base);
   await context.addCookies(cookie.split('; ').map((kv) => {
@@ -71,6 +71,13 @@ async function coldLoad(browser: Browser, base: string, cookie: string, withFilt
   if (new URL(page.url()).pathname.startsWith('/login')) throw new Error('not signed in: the session cookie was refused');
   await page.waitForFunction(() => typeof (window as any).__firstAt === 'number', undefined, { timeout: 30_000 });
   const firstMs = await page.evaluate(() => (window as any).__firstAt as number);
+  // Where the time went: when the document, each script and each API call finished (ms from navigation start).
+  const timeline = await page.evaluate(() => [
+    ...performance.getEntriesByType('navigation').map((e) => `document ${Math.round((e as PerformanceNavigationTiming).responseEnd)}`),
+    ...(performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((e) => e.responseEnd > 0 && (e.name.includes('/api/') || e.name.endsWith('.js')))
+      .map((e) => `${new URL(e.name).pathname.replace(/^\/api\/v1/, '').replace(/^\/assets\//, '')} ${Math.round(e.startTime)}→${Math.round(e.responseEnd)}`),
+  ]);
   if (hasPeersScreen) {
     const n = await page.locator('table tbody tr').count();
     if (n < 1) throw new Error('no rows');
@@ -100,7 +107,7 @@ async function coldLoad(browser: Browser, base: string, cookie: string, withFilt
   const js = (await Promise.all(pending)).filter((f): f is JsFile => f !== null);
   await context.close();
   if (errors.length) throw new Error(`console errors on ${SCREEN}: ${errors.join(' | ')}`);
-  return { firstMs, filterMs, js };
+  return { firstMs, filterMs, js, timeline };
 }
 
 async function main(): Promise<void> {
@@ -119,11 +126,13 @@ async function main(): Promise<void> {
     const first: number[] = [];
     const filtered: number[] = [];
     let js: JsFile[] = [];
+    let timeline: string[] = [];
     for (let i = 0; i < RUNS; i++) {
       const r = await coldLoad(browser, b.url, b.cookie, hasPeersScreen, i === 0);
       first.push(r.firstMs);
       if (r.filterMs !== null) filtered.push(r.filterMs);
       if (i === 0) js = r.js;
+      if (i === RUNS - 1) timeline = r.timeline;
     }
     const sum = (k: 'wire' | 'decoded' | 'gzip9') => js.reduce((a, f) => a + f[k], 0);
     const encodings = [...new Set(js.map((f) => f.encoding))].join(', ');
@@ -132,6 +141,7 @@ async function main(): Promise<void> {
     console.log(`  ${`${SCREEN} first ${hasPeersScreen ? 'rows' : 'figure'}`.padEnd(30)} median ${median(first).toFixed(0).padStart(5)} ms   (runs: ${first.map((x) => x.toFixed(0)).join(', ')})   ${verdict(median(first), 1000)}`);
     if (filtered.length) console.log(`  ${`filtered "${QUERY}" (10 rows)`.padEnd(30)} median ${median(filtered).toFixed(0).padStart(5)} ms   (runs: ${filtered.map((x) => x.toFixed(0)).join(', ')})   ${verdict(median(filtered), 200)}`);
     console.log(`  JavaScript of one cold load: ${js.length} files, ${kb(sum('wire'))} on the wire (Content-Encoding: ${encodings || 'none'}), ${kb(sum('decoded'))} decoded, ${kb(sum('gzip9'))} if gzip -9 compressed`);
+    console.log(`  last run, finished at (ms from navigation start): ${timeline.join(', ')}`);
     for (const f of js) console.log(`    ${f.url.padEnd(44)} wire ${kb(f.wire).padStart(9)}   gzip -9 ${kb(f.gzip9).padStart(8)}`);
     console.log(JSON.stringify({
       bench: 'ui-peers', screen: SCREEN, database: b.databaseUrl ? 'postgres' : 'sqlite', peers: PEERS, routes: ROUTES, runs: RUNS,
