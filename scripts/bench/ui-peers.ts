@@ -56,6 +56,8 @@ async function coldLoad(browser: Browser, base: string, cookie: string, withFilt
       })().catch(() => null));
     });
   }
+  // tsx (esbuild keepNames) wraps named inner functions in __name(), which the page does not have.
+  await page.addInitScript({ content: 'window.__name = (f) => f;' });
   // Time of the first animation frame after the first matching element exists (set before any page script runs).
   await page.addInitScript((sel: string) => {
     const w = window as any;
