@@ -173,6 +173,13 @@ test('search, filters and sort happen in the API and show in the rows; batch dis
   assert.match(page.url(), /q=CHAR/);
   await page.fill('input[type=search]', '');
   await waitRows(page, ['f-alpha', 'f-bravo', 'f-charlie', 'f-delta']);
+  // Typed key by key: the first key goes out at once, the rest 250 ms after the last; the box keeps every key.
+  await page.locator('input[type=search]').pressSequentially('f-br', { delay: 60 });
+  await waitRows(page, ['f-bravo']);
+  assert.equal(await page.inputValue('input[type=search]'), 'f-br');
+  assert.match(page.url(), /q=f-br(&|$)/);
+  await page.fill('input[type=search]', '');
+  await waitRows(page, ['f-alpha', 'f-bravo', 'f-charlie', 'f-delta']);
 
   await page.selectOption('select[aria-label="Tag"]', 'db');
   await waitRows(page, ['f-alpha', 'f-charlie']);

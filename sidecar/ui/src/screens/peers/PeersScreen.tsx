@@ -37,12 +37,26 @@ function PeerList({ query }: { query: URLSearchParams }) {
   const groupById = useMemo(() => new Map(groupList.map((g) => [g.id, g])), [groupList]);
   const now = useNow();
 
-  // Search typed here, sent to the URL (and so to the API) 250 ms after the last key.
+  // Search typed here goes to the URL (and so to the API) at once when it follows a pause (a paste,
+  // the first key), otherwise 250 ms after the last key of a burst: one request per burst.
   const [q, setQ] = useState(query.get('q') ?? '');
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const onSearch = (v: string) => { setQ(v); clearTimeout(timer.current); timer.current = setTimeout(() => list.setFilter('q', v.trim() || null), 250); };
+  const lastKey = useRef(0);
+  const sent = useRef(q.trim());
+  const onSearch = (v: string) => {
+    setQ(v);
+    clearTimeout(timer.current);
+    const now = Date.now();
+    const idle = now - lastKey.current > 250;
+    lastKey.current = now;
+    const send = () => { sent.current = v.trim(); list.setFilter('q', v.trim() || null); };
+    if (idle) send();
+    else timer.current = setTimeout(send, 250);
+  };
   useEffect(() => () => clearTimeout(timer.current), []);
-  useEffect(() => { if ((query.get('q') ?? '') !== q.trim()) setQ(query.get('q') ?? ''); }, [query.get('q')]);
+  // The URL changed by someone else (Back, "clear filters"): show its search. Our own sends are not echoed
+  // back into the box, so keys typed while a request is on its way stay.
+  useEffect(() => { const u = query.get('q') ?? ''; if (u !== sent.current) { sent.current = u; setQ(u); } }, [query.get('q')]);
 
   // Byte counters move with peer_traffic events between reloads.
   const [live, setLive] = useState<Map<number, { total_rx: number; total_tx: number }>>(new Map());
@@ -157,7 +171,7 @@ function PeerList({ query }: { query: URLSearchParams }) {
             onSelect={setSelected}
             empty={filtered ? (
               <EmptyState title={t('peers.noMatchTitle')} text={t('peers.noMatchText')}>
-                <button type="button" class="btn" onClick={() => { setQ(''); setQuery({ q: null, group_id: null, tag: null, online: null, enabled: null, offset: null }); }}>{t('peers.clearFilters')}</button>
+                <button type="button" class="btn" onClick={() => { setQ(''); sent.current = ''; setQuery({ q: null, group_id: null, tag: null, online: null, enabled: null, offset: null }); }}>{t('peers.clearFilters')}</button>
               </EmptyState>
             ) : (
               <EmptyState title={t('peers.emptyTitle')} text={t('peers.emptyText')}>
