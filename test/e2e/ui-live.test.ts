@@ -2,7 +2,8 @@
 // stream, without a reload. The real sidecar runs with its WireGuard interface (wireguard-go) and the
 // supervised custom Caddy (startE2e), polling the interface every second. The dashboard is open in a
 // browser tab while a peer is created through the API and its own config is brought up in a network
-// namespace (a real handshake): the tab's peers-online figure goes from "0 of 1" to "1 of 1" and the
+// namespace (a real handshake): the tab's peers-online figure goes from "0 of 1" to "1 of 1" (and a
+// second tab on /peers shows the peer's row as online) and the
 // live upload rate moves while the peer pings, with the page never reloaded. Disabling the peer
 // brings the figure back to 0 (the 180 s online window makes waiting for a silent peer too slow).
 // Then the tab goes offline and its TCP connections are cut (ss -K: the live stream drops), a peer is
@@ -88,8 +89,21 @@ test('a peer going online shows in the open dashboard without a reload; a droppe
   await waitFor(async () => (await text(page, 'wg-state'))?.trim() === 'running', 15_000, { what: 'the WireGuard card says running' });
   await waitFor(async () => (await text(page, 'caddy-state'))?.trim() === 'running', 15_000, { what: 'the Caddy card says running' });
 
-  // ---- a real handshake from the namespace: the open tab follows (peer_created, then peer_online)
+  // A second tab on the peers list (same session).
+  const list = await context.newPage();
+  const listProblems: string[] = [];
+  list.on('console', (m) => { if (m.type() === 'error') listProblems.push(`console: ${m.text()}`); });
+  list.on('pageerror', (e) => listProblems.push(`exception: ${e.message}`));
+  await list.goto(`${run.s.url}/peers`);
+  await settled(list);
+  await list.evaluate(() => { (window as any).__sameDocument = true; });
+
+  // ---- a real handshake from the namespace: the open tabs follow (peer_created, then peer_online)
   const [peer] = await tunnelPeers(run, ['ui-live-peer']);
+  await list.waitForFunction((name) => [...document.querySelectorAll('table tbody tr')].some((r) => r.textContent?.includes(name) && /\bonline\b/.test(r.querySelector('.status')?.textContent ?? '')), peer.name, { timeout: 30_000 });
+  assert.ok(await list.evaluate(() => (window as any).__sameDocument === true), 'the peers tab was never reloaded');
+  assert.deepEqual(listProblems, []);
+  await list.close();
   await waitText(page, 'peers-online-label', '1 of 1 online');
   await waitText(page, 'peers-online', '1');
   const stats = (await run.api('/dashboard/stats')).data;
