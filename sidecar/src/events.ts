@@ -65,6 +65,7 @@ export type GroupTagEvent =
   | ({ type: 'peer_group_updated'; group_id: number; name: string; fields: string[] } & Actor)
   | ({ type: 'peer_group_deleted'; group_id: number; name: string; peers_ungrouped: number } & Actor)
   | ({ type: 'tag_created'; tag_id: number; name: string } & Actor)
+  | ({ type: 'tag_renamed'; from: string; to: string; registered: boolean; peers_updated: number } & Actor)
   | ({ type: 'tag_deleted'; name: string; registered: boolean; peers_updated: number } & Actor);
 
 /** Accounts and API tokens (admin screens; streamed to admins only). */

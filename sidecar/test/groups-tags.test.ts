@@ -130,6 +130,37 @@ describe('tags API', () => {
     assert.equal((await api('/tags/web', { method: 'DELETE' })).status, 404);
   });
 
+  test('rename: registry and every peer, in place, whole names only; case change allowed; taken name 409; unknown 404; bad input 400', async () => {
+    const p1 = (await api('/peers', { method: 'POST', json: { name: 'r-peer-1', tags: 'alpha,alphabet,zeta' } })).data.peer;
+    const p2 = (await api('/peers', { method: 'POST', json: { name: 'r-peer-2', tags: 'ALPHA' } })).data.peer;
+    const reg = await api('/tags', { method: 'POST', json: { name: 'alpha' } });
+    const r = await api('/tags/Alpha', { method: 'PUT', json: { name: 'omega' } });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.data.renamed, { from: 'Alpha', to: 'omega', registered: true, peers_updated: 2 });
+    assert.equal((await api(`/peers/${p1.id}`)).data.peer.tags, 'omega,alphabet,zeta');
+    assert.equal((await api(`/peers/${p2.id}`)).data.peer.tags, 'omega');
+    const list = (await api('/tags')).data.tags as any[];
+    assert.deepEqual(list.find((t) => t.name === 'omega'), { id: reg.data.tag.id, name: 'omega', peer_count: 2, registered: true });
+    assert.ok(!list.some((t) => t.name.toLowerCase() === 'alpha'));
+    // a change of case only
+    assert.equal((await api('/tags/omega', { method: 'PUT', json: { name: 'Omega' } })).status, 200);
+    assert.equal((await api(`/peers/${p2.id}`)).data.peer.tags, 'Omega');
+    // taken by a name on peers only: 409 with fields.name, nothing changed
+    const taken = await api('/tags/omega', { method: 'PUT', json: { name: 'ZETA' } });
+    assert.equal(taken.status, 409);
+    assert.ok(taken.data.fields.name);
+    assert.equal((await api(`/peers/${p1.id}`)).data.peer.tags, 'Omega,alphabet,zeta');
+    assert.equal((await api('/tags/nowhere', { method: 'PUT', json: { name: 'x' } })).status, 404);
+    const bad = await api('/tags/omega', { method: 'PUT', json: { name: 'a,b' } });
+    assert.equal(bad.status, 400);
+    assert.ok(bad.data.fields.name);
+    assert.equal((await api(`/peers/${p2.id}`)).data.peer.tags, 'Omega');
+    const activity = (await api('/logs/activity?event_type=tag_renamed')).data;
+    assert.ok(JSON.stringify(activity).includes('renamed to'), 'activity row written');
+    for (const id of [p1.id, p2.id]) await api(`/peers/${id}`, { method: 'DELETE' });
+    await api('/tags/omega', { method: 'DELETE' });
+  });
+
   test('bad tag names: 400 with fields, nothing written', async () => {
     const before = (await api('/tags')).data.tags;
     for (const name of ['a,b', 'x<y', 'x>y', 'say "hi"', 'line\nfeed', 'car\rret', 'tab\tbed', 'x'.repeat(65), '', '   ']) {

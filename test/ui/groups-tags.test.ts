@@ -108,7 +108,7 @@ test('groups: create with field errors next to the name, edit, the count links t
   for (const p of (await api('/peers')).data.peers) await api(`/peers/${p.id}`, 'DELETE');
 });
 
-test('tags: register with field errors, counts of names found on peers link to the filtered list, delete says how many peers it is stripped from', async () => {
+test('tags: register with field errors, counts of names found on peers link to the filtered list, rename, delete says how many peers it is stripped from', async () => {
   const w = await adminPage(browser, s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/tags', 400);
@@ -139,12 +139,25 @@ test('tags: register with field errors, counts of names found on peers link to t
 
   await page.goto(`${s.url}/tags`);
   await settled(page);
+  // Rename through the UI: a name another tag has is refused next to the input (what was typed
+  // stays), then a free name replaces the old one on every peer, in place.
+  w.allowHttpError('/api/v1/tags/db', 409);
+  await page.click('button[aria-label="Rename db"]');
+  await page.fill('dialog[open] #f-name', 'WEB');
+  await page.click('dialog[open] button[type=submit]');
+  await page.waitForSelector('dialog[open] #f-name-err');
+  assert.equal(await page.inputValue('dialog[open] #f-name'), 'WEB');
+  assert.equal((await api('/peers?sort=name')).data.peers[0].tags, 'web,db', 'nothing changed on a refused rename');
+  await page.fill('dialog[open] #f-name', 'database');
+  await page.click('dialog[open] button[type=submit]');
+  await page.waitForFunction(() => !!document.querySelector('a[href="/peers?tag=database"]'));
+  assert.equal((await api('/peers?sort=name')).data.peers[0].tags, 'web,database');
   await page.click('button[aria-label="Delete web"]');
   await confirmDialog(page, /Delete tag web\? It is removed from 2 peers/);
   await page.waitForFunction(() => !document.querySelector('a[href="/peers?tag=web"]'));
   const peers = (await api('/peers?sort=name')).data.peers;
-  assert.deepEqual(peers.map((p: any) => [p.name, p.tags]), [['tag-a', 'db'], ['tag-b', '']]);
-  assert.deepEqual((await api('/tags')).data.tags.map((x: any) => x.name), ['db']);
+  assert.deepEqual(peers.map((p: any) => [p.name, p.tags]), [['tag-a', 'database'], ['tag-b', '']]);
+  assert.deepEqual((await api('/tags')).data.tags.map((x: any) => x.name), ['database']);
   assert.deepEqual(realProblems(w), []);
   await w.context.close();
 });

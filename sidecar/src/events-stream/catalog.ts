@@ -38,6 +38,7 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = {
   peer_group_updated: { scope: 'peers', fields: `group_id, name, fields (changed field names), ${actor}` },
   peer_group_deleted: { scope: 'peers', fields: `group_id, name, peers_ungrouped, ${actor}` },
   tag_created: { scope: 'peers', fields: `tag_id, name, ${actor}` },
+  tag_renamed: { scope: 'peers', fields: `from, to, registered (is in the registry), peers_updated (peers that carried it), ${actor}` },
   tag_deleted: { scope: 'peers', fields: `name, registered (was in the registry), peers_updated (peers it was stripped from), ${actor}` },
   gateway_online: { scope: 'peers', fields: 'peer_id, name, from, to (online|offline|unknown), reason, last_seen_at, at' },
   gateway_offline: { scope: 'peers', fields: 'peer_id, name, from, to (online|offline|unknown), reason, last_seen_at, at' },

@@ -143,6 +143,8 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { source: 'peers', event_type: e.type, message: `Peer group "${e.name}" deleted (${e.peers_ungrouped} peers ungrouped)`, details: { group_id: e.group_id, peers_ungrouped: e.peers_ungrouped }, user_id: e.actor };
     case 'tag_created':
       return { source: 'peers', event_type: e.type, message: `Tag "${e.name}" registered`, details: { tag_id: e.tag_id }, user_id: e.actor };
+    case 'tag_renamed':
+      return { source: 'peers', event_type: e.type, message: `Tag "${e.from}" renamed to "${e.to}" (on ${e.peers_updated} peers)`, details: { from: e.from, to: e.to, registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor };
     case 'tag_deleted':
       return { source: 'peers', event_type: e.type, message: `Tag "${e.name}" deleted (removed from ${e.peers_updated} peers)`, details: { registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor };
     case 'user_created':

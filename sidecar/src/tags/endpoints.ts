@@ -4,7 +4,7 @@ import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import { tagNameProblem } from './names.js';
-import { createBody, tagCreatedResponse, tagsResponse } from './schema.js';
+import { createBody, renameBody, tagCreatedResponse, tagRenamedResponse, tagsResponse } from './schema.js';
 
 export function tagEndpoints(deps: AppContext): Endpoint[] {
   const tags = () => deps.tags;
@@ -17,6 +17,16 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
         const r = await tags().create(body.name, actingUserId(ctx.state.principal));
         ctx.status = r.created ? 201 : 200;
         ctx.body = { ok: true, ...r };
+      },
+    }),
+    defineEndpoint({
+      method: 'PUT', path: '/tags/:name', tags: ['peers'], body: renameBody, response: tagRenamedResponse,
+      summary: 'Rename a tag ({name}: the new name) in the registry and on every peer that carries it (case-insensitive, whole names; a change of case is allowed; 409 with fields.name when another tag has the new name; 404 when the tag is nowhere)',
+      handler: async ({ params, body }, ctx) => {
+        const from = String(params.name);
+        const p = tagNameProblem(from);
+        if (p) throw validation('Validation failed', { tag: p });
+        return { renamed: await tags().rename(from, body.name, actingUserId(ctx.state.principal)) };
       },
     }),
     defineEndpoint({

@@ -58,6 +58,12 @@ export function stripTag(tags: string, name: string): string {
   return joinTags(splitTags(tags).filter((t) => tagKey(t) !== k));
 }
 
+/** Renames one name in a list (case-insensitive, whole entries only), keeping its place. */
+export function renameTag(tags: string, from: string, to: string): string {
+  const k = tagKey(from);
+  return joinTags(splitTags(tags).map((t) => (tagKey(t) === k ? to : t)));
+}
+
 /**
  * The `tags` input of a peer body: a comma-separated string or an array of names. Each entry is
  * stripped of surrounding spaces (only spaces) and validated; the result is the normalized stored form.

@@ -9,3 +9,5 @@ export const createBody = z.object({ name: z.string().transform(trimSpaces).pipe
 
 export const tagsResponse = z.object({ ok: z.literal(true), tags: z.array(tagView) });
 export const tagCreatedResponse = z.object({ ok: z.literal(true), tag: tagView, created: z.boolean() });
+export const renameBody = z.object({ name: z.string().transform(trimSpaces).pipe(tagName) });
+export const tagRenamedResponse = z.object({ ok: z.literal(true), renamed: z.object({ from: z.string(), to: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) });

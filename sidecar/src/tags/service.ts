@@ -1,11 +1,11 @@
 // Tags: a registry of names (tags table) independent of the comma-separated lists on peers. The
-// list merges both; deleting a name removes it from the registry and from every peer's list
+// list merges both; renaming changes the name in both; deleting a name removes it from the registry and from every peer's list
 // (case-insensitive, whole entries only: removing "web" leaves "webserver").
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow, TagRow } from '../db/models.js';
-import { notFound } from '../util/errors.js';
-import { splitTags, stripTag, tagKey } from './names.js';
+import { AppError, notFound } from '../util/errors.js';
+import { renameTag, splitTags, stripTag, tagKey } from './names.js';
 
 export interface TagView {
   id: number | null;
@@ -47,6 +47,32 @@ export class TagsService {
     const r = row.get({ plain: true }) as TagRow;
     if (created) await this.deps.events.emit({ type: 'tag_created', tag_id: r.id, name, actor: actor ?? null });
     return { tag: { id: r.id, name: r.name, peer_count: await count(), registered: true }, created };
+  }
+
+  /**
+   * Renames a tag in the registry and on every peer that carries it (case-insensitive, whole names;
+   * a peer keeps the tag in its place). A change of case only is allowed; a new name that another
+   * tag already has is refused (409 with fields.name): delete one of them instead.
+   */
+  async rename(from: string, to: string, actor?: number): Promise<{ from: string; to: string; registered: boolean; peers_updated: number }> {
+    const { Tag, Peer } = this.deps.db.models;
+    const k = tagKey(from);
+    const kTo = tagKey(to);
+    const now = this.deps.clock();
+    const all = await this.peerTags();
+    const peers = all.filter((p) => splitTags(p.tags).some((t) => tagKey(t) === k));
+    const registered = (await Tag.findOne({ where: { name_lower: k }, raw: true })) as unknown as TagRow | null;
+    if (!registered && !peers.length) throw notFound(`Tag "${from}"`);
+    if (kTo !== k) {
+      const taken = (await Tag.count({ where: { name_lower: kTo } })) > 0 || all.some((p) => splitTags(p.tags).some((t) => tagKey(t) === kTo));
+      if (taken) throw new AppError('conflict', `A tag "${to}" exists already`, { name: 'another tag has this name' });
+    }
+    await this.deps.db.sequelize.transaction(async (transaction) => {
+      for (const p of peers) await Peer.update({ tags: renameTag(p.tags, from, to), updated_at: now }, { where: { id: p.id }, transaction });
+      if (registered) await Tag.update({ name: to, name_lower: kTo }, { where: { id: registered.id }, transaction });
+    });
+    await this.deps.events.emit({ type: 'tag_renamed', from, to, registered: !!registered, peers_updated: peers.length, actor: actor ?? null });
+    return { from, to, registered: !!registered, peers_updated: peers.length };
   }
 
   /** Removes the name from the registry and from every peer; 404 when it is in neither. */

@@ -1,5 +1,6 @@
 // Tags: the registry merged with the names found on peers, each with its peer count (a link to
-// the peers list filtered by the tag); register a name; delete says how many peers lose it.
+// the peers list filtered by the tag); register a name; rename (registry and peers); delete says
+// how many peers lose it.
 import { useState } from 'preact/hooks';
 import { api } from '../../api';
 import { confirmAction, Modal, toast } from '../../components/dialog';
@@ -11,7 +12,7 @@ import { t, useLang } from '../../i18n';
 import '../peers/peers.css';
 
 interface Tag { id: number | null; name: string; peer_count: number; registered: boolean }
-const EVENTS = ['tag_created', 'tag_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
+const EVENTS = ['tag_created', 'tag_renamed', 'tag_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
 
 function TagForm(props: { onDone: (tag: Tag, created: boolean) => void; onCancel: () => void }) {
   useLang();
@@ -33,11 +34,32 @@ function TagForm(props: { onDone: (tag: Tag, created: boolean) => void; onCancel
   );
 }
 
+function RenameForm(props: { tag: Tag; onDone: (r: { from: string; to: string; peers_updated: number }) => void; onCancel: () => void }) {
+  useLang();
+  const form = useForm({ name: props.tag.name });
+  return (
+    <form noValidate onSubmit={(e) => {
+      e.preventDefault();
+      let r: { renamed: { from: string; to: string; peers_updated: number } } | undefined;
+      void form.submit(async (v) => { r = await api('PUT', `/tags/${encodeURIComponent(props.tag.name)}`, { name: v.name }); })
+        .then((ok) => { if (ok && r) props.onDone(r.renamed); });
+    }}>
+      <FormErrors form={form} />
+      <TextField form={form} name="name" label={t('tags.name')} hint={t('tags.renameHint')} required autoComplete="off" />
+      <div class="form-actions">
+        <button type="button" class="btn" onClick={props.onCancel}>{t('common.cancel')}</button>
+        <SubmitButton form={form} label={t('common.save')} />
+      </div>
+    </form>
+  );
+}
+
 export default function TagsScreen() {
   useLang();
   useTitle(t('tags.title'));
   const { data, error, reload } = useApi<{ tags: Tag[] }>('/tags', EVENTS);
   const [open, setOpen] = useState(false);
+  const [renaming, setRenaming] = useState<Tag | null>(null);
   const remove = async (tag: Tag) => {
     const msg = tag.peer_count ? t('tags.confirmDelete', { name: tag.name, n: tag.peer_count }) : t('tags.confirmDeleteUnused', { name: tag.name });
     if (!(await confirmAction(msg, { confirmLabel: t('common.delete') }))) return;
@@ -53,7 +75,12 @@ export default function TagsScreen() {
     { key: 'registry', label: t('tags.registry'), render: (x) => (x.registered ? t('tags.registered') : t('tags.onPeersOnly')) },
     {
       key: 'actions', label: t('common.actions'), class: 'actions',
-      render: (x) => <button type="button" class="btn small danger" aria-label={t('tags.deleteNamed', { name: x.name })} onClick={() => remove(x)}>{t('common.delete')}</button>,
+      render: (x) => (
+        <>
+          <button type="button" class="btn small" aria-label={t('tags.renameNamed', { name: x.name })} onClick={() => setRenaming(x)}>{t('tags.rename')}</button>{' '}
+          <button type="button" class="btn small danger" aria-label={t('tags.deleteNamed', { name: x.name })} onClick={() => remove(x)}>{t('common.delete')}</button>
+        </>
+      ),
     },
   ];
   return (
@@ -68,6 +95,9 @@ export default function TagsScreen() {
       )}
       <Modal open={open} onClose={() => setOpen(false)} title={t('tags.createTitle')}>
         {open && <TagForm onCancel={() => setOpen(false)} onDone={(tag, created) => { toast(t(created ? 'tags.createdToast' : 'tags.existedToast', { name: tag.name })); setOpen(false); reload(); }} />}
+      </Modal>
+      <Modal open={!!renaming} onClose={() => setRenaming(null)} title={t('tags.renameTitle', { name: renaming?.name ?? '' })}>
+        {renaming && <RenameForm tag={renaming} onCancel={() => setRenaming(null)} onDone={(r) => { toast(t('tags.renamedToast', { from: r.from, to: r.to, n: r.peers_updated })); setRenaming(null); reload(); }} />}
       </Modal>
     </>
   );
