@@ -46,6 +46,12 @@ test('the app is served with a strict CSP, index never cached, hashed assets imm
   assert.equal(a.status, 200);
   assert.match(a.headers.get('content-type')!, /javascript/);
   assert.equal(a.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  // Gzipped for browsers that accept it (fetch sends Accept-Encoding gzip and decodes), plain otherwise.
+  assert.equal(a.headers.get('content-encoding'), 'gzip');
+  assert.match(a.headers.get('vary') ?? '', /Accept-Encoding/);
+  const plain = await s.req(asset, { headers: { 'accept-encoding': 'identity' } });
+  assert.equal(plain.headers.get('content-encoding'), null);
+  assert.equal(plain.data, a.data, 'same script either way');
   assert.equal((await s.req('/assets/..%2Fpackage.json')).status, 404);
   assert.equal((await s.req('/assets/nope-123.js')).status, 404);
 });

@@ -1,5 +1,6 @@
 // Serves the admin single-page app (sidecar/ui, built by Vite into sidecar/ui/dist) on port 3000:
-// - /assets/<hashed name>: immutable, cached for a year (a new build has new names);
+// - /assets/<hashed name>: immutable, cached for a year (a new build has new names); JavaScript,
+//   CSS and SVG gzipped (once, kept in memory) for browsers that accept it;
 // - other files at the top of dist (favicon.svg): cached for an hour;
 // - every other GET that nothing else answered (history fallback: /peers/12, /routes?q=x):
 //   index.html for browsers (Accept: text/html), never cached, with a strict Content-Security-Policy, for a signed-in user;
@@ -8,6 +9,7 @@
 // Runs as a `late` middleware: the API, /login, /logout and the route-auth pages come first.
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import type { Deps } from '../deps.js';
@@ -44,6 +46,7 @@ const TYPES: Record<string, string> = {
 /** Paths that belong to the server, never to the app's history fallback. */
 const SERVER_PATHS = /^\/(api|login|logout|password|api-docs)(\/|$)/;
 const SAFE_NAME = /^[\w.-]+$/;
+const COMPRESSIBLE = new Set(['.js', '.css', '.svg', '.json', '.map', '.txt']);
 
 function securityHeaders(ctx: Koa.Context): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
@@ -62,7 +65,7 @@ async function fileOrNull(path: string): Promise<Buffer | null> {
 
 export function spaMiddleware(deps: Deps, uiDir = process.env.GATEHOUSE_UI_DIR || DEFAULT_UI_DIR): Koa.Middleware {
   let index: Buffer | null = null;
-  const cache = new Map<string, Buffer | null>();
+  const cache = new Map<string, { raw: Buffer; gz: Buffer | null }>();
   return async (ctx, next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.body !== undefined || SERVER_PATHS.test(ctx.path)) return next();
     const segs = ctx.path.split('/').filter(Boolean);
@@ -71,9 +74,17 @@ export function spaMiddleware(deps: Deps, uiDir = process.env.GATEHOUSE_UI_DIR |
     const isTop = segs.length === 1 && SAFE_NAME.test(segs[0]) && segs[0] !== 'index.html' && extname(segs[0]) !== '';
     if (isAsset || isTop) {
       const file = join(uiDir, ...segs);
-      let buf = cache.get(file);
-      if (buf === undefined) { buf = await fileOrNull(file); if (buf) cache.set(file, buf); }
-      if (!buf) return next();
+      let entry = cache.get(file);
+      if (!entry) {
+        const raw = await fileOrNull(file);
+        if (!raw) return next();
+        entry = { raw, gz: COMPRESSIBLE.has(extname(file)) && raw.length > 1024 ? gzipSync(raw, { level: 9 }) : null };
+        cache.set(file, entry);
+      }
+      const gzip = entry.gz !== null && ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+      ctx.vary('Accept-Encoding');
+      if (gzip) ctx.set('Content-Encoding', 'gzip');
+      const buf = gzip ? entry.gz! : entry.raw;
       securityHeaders(ctx);
       ctx.type = TYPES[extname(file)] ?? 'application/octet-stream';
       ctx.set('Cache-Control', isAsset ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');

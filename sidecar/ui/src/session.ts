@@ -11,9 +11,12 @@ export const user = createStore<User | null>(null);
 export const appInfo = createStore<AppInfo | null>(null);
 
 export async function loadSession(): Promise<void> {
-  const s = await get<{ kind: string; user?: User; csrfToken?: string | null }>('/session');
+  // Both at once: the first screen waits for the slower one, not for their sum.
+  const [s, { app }] = await Promise.all([
+    get<{ kind: string; user?: User; csrfToken?: string | null }>('/session'),
+    get<{ app: AppInfo }>('/settings/app'),
+  ]);
   setCsrf(s.csrfToken ?? null);
-  const { app } = await get<{ app: AppInfo }>('/settings/app');
   appInfo.set(app);
   serverTheme.set(app.default_theme === 'pro' ? 'pro' : 'default');
   if (s.user) {
