@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ADMIN } from '../../sidecar/test/lib/server.js';
+import { after, before } from 'node:test';
+import { ADMIN, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -104,3 +105,35 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return file;
 }
 
+
+export interface UiServer {
+  /** the running sidecar (set in the suite's before hook) */
+  readonly s: TestServer;
+  readonly browser: Browser;
+  /** The API as the seeding and checking side of a browser test: the admin's session cookie + CSRF. */
+  api(path: string, method?: string, json?: unknown): Promise<Response & { data: any }>;
+}
+
+/**
+ * The usual set-up of a browser test file: a sidecar (with `env`), chromium, and a signed-in API
+ * session, made in a before hook and closed in an after hook.
+ */
+export function uiServer(env: Record<string, string> = {}): UiServer {
+  let s: TestServer | undefined;
+  let browser: Browser | undefined;
+  let auth: { cookie: string; csrf: string } | undefined;
+  before(async () => {
+    s = await startTestServer(env);
+    browser = await openBrowser();
+    auth = await login(s);
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.close();
+  });
+  return {
+    get s() { return s!; },
+    get browser() { return browser!; },
+    api: (path, method = 'GET', json) => s!.req(`/api/v1${path}`, { method, json, headers: { cookie: auth!.cookie, 'x-csrf-token': auth!.csrf } }),
+  };
+}

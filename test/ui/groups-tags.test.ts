@@ -2,29 +2,14 @@
 // with the server's field errors next to the input, edit, counts that link to the filtered peers
 // list, delete that says what it takes away; axe-core and screenshots of the dialogs (en/de,
 // 1280/360).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled, type WatchedPage } from '../lib/browser.js';
+import type { Page } from 'playwright-core';
+import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
-let auth: { cookie: string; csrf: string };
-before(async () => {
-  s = await startTestServer();
-  browser = await openBrowser();
-  auth = await login(s);
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
-});
-
-async function api(path: string, method = 'GET', json?: unknown) {
-  return s.req(`/api/v1${path}`, { method, json, headers: { cookie: auth.cookie, 'x-csrf-token': auth.csrf } });
-}
-/** The browser logs each intended 4xx answer as a console error too; those (and only those) are expected here. */
+const ui = uiServer();
+const api = ui.api;
+/** The ui.browser logs each intended 4xx answer as a console error too; those (and only those) are expected here. */
 const realProblems = (w: WatchedPage) => w.problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (400|409)/.test(p));
 async function noSerious(page: Page, where: string) {
   const v = serious(await axe(page));
@@ -38,11 +23,11 @@ async function confirmDialog(page: Page, expect: RegExp) {
 }
 
 test('groups: create with field errors next to the name, edit, the count links to the filtered peers list, delete says how many peers lose the group', async () => {
-  const w = await adminPage(browser, s.url, { lang: 'en' });
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/peer-groups', 400);
   w.allowHttpError('/api/v1/peer-groups', 409);
-  await page.goto(`${s.url}/groups`);
+  await page.goto(`${ui.s.url}/groups`);
   await settled(page);
   await page.getByText('No groups yet').waitFor();
   await page.click('.page-header button:has-text("Add group")');
@@ -95,7 +80,7 @@ test('groups: create with field errors next to the name, edit, the count links t
   assert.equal(await page.inputValue('select[aria-label="Group"]'), String(office.id));
 
   // Delete: the question says how many peers lose their group.
-  await page.goto(`${s.url}/groups`);
+  await page.goto(`${ui.s.url}/groups`);
   await settled(page);
   await page.click('button[aria-label="Delete Head office"]');
   await confirmDialog(page, /Delete group Head office\? Its 1 peers stay/);
@@ -109,10 +94,10 @@ test('groups: create with field errors next to the name, edit, the count links t
 });
 
 test('tags: register with field errors, counts of names found on peers link to the filtered list, rename, delete says how many peers it is stripped from', async () => {
-  const w = await adminPage(browser, s.url, { lang: 'en' });
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/tags', 400);
-  await page.goto(`${s.url}/tags`);
+  await page.goto(`${ui.s.url}/tags`);
   await settled(page);
   await page.getByText('No tags yet').waitFor();
   await page.click('.page-header button:has-text("Add tag")');
@@ -137,7 +122,7 @@ test('tags: register with field errors, counts of names found on peers link to t
   await settled(page);
   assert.deepEqual(await page.$$eval('table.table tbody tr td:nth-child(2) a', (as) => as.map((x) => x.textContent)), ['tag-a']);
 
-  await page.goto(`${s.url}/tags`);
+  await page.goto(`${ui.s.url}/tags`);
   await settled(page);
   // Rename through the UI: a name another tag has is refused next to the input (what was typed
   // stays), then a free name replaces the old one on every peer, in place.
@@ -167,16 +152,16 @@ test('group and tag dialogs: axe clean, screenshots en/de at 1280 and 360 px', a
   for (const lang of ['en', 'de'] as const) {
     await api('/settings/language', 'POST', { language: lang });
     for (const width of [1280, 360]) {
-      const w = await adminPage(browser, s.url, { lang, width });
+      const w = await adminPage(ui.browser, ui.s.url, { lang, width });
       const { page } = w;
-      await page.goto(`${s.url}/groups`);
+      await page.goto(`${ui.s.url}/groups`);
       await settled(page);
       await page.click(`button[aria-label="${lang === 'en' ? 'Edit Screens' : 'Screens bearbeiten'}"]`);
       await dialog(page).locator('#f-name').waitFor();
       await noSerious(page, `${lang} ${width} group edit`);
       await screenshot(page, `${lang}-${width}-groups-edit`);
       await page.keyboard.press('Escape');
-      await page.goto(`${s.url}/tags`);
+      await page.goto(`${ui.s.url}/tags`);
       await settled(page);
       await page.click('.page-header button.primary');
       await dialog(page).locator('#f-name').waitFor();

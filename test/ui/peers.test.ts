@@ -3,29 +3,13 @@
 // once, server-side field errors next to their inputs with nothing typed lost, edit, search /
 // filter / sort in the API, batch disable, toggle, delete, the detail page with its live updates;
 // axe-core and screenshots of the dialogs and the detail page (en/de, 1280/360).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled, type WatchedPage } from '../lib/browser.js';
+import type { Page } from 'playwright-core';
+import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
-let auth: { cookie: string; csrf: string };
-before(async () => {
-  s = await startTestServer();
-  browser = await openBrowser();
-  auth = await login(s);
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
-});
-
-/** The API as the seeding/checking side (session cookie + CSRF). */
-async function api(path: string, method = 'GET', json?: unknown) {
-  return s.req(`/api/v1${path}`, { method, json, headers: { cookie: auth.cookie, 'x-csrf-token': auth.csrf } });
-}
+const ui = uiServer();
+const api = ui.api;
 async function peerByName(name: string) {
   const r = await api(`/peers?q=${encodeURIComponent(name)}&limit=200`);
   return r.data.peers.find((p: any) => p.name === name);
@@ -34,7 +18,7 @@ async function setLanguage(lang: 'en' | 'de') {
   await api('/settings/language', 'POST', { language: lang });
 }
 
-/** The browser logs each intended 4xx answer as a console error too; those (and only those) are expected here. */
+/** The ui.browser logs each intended 4xx answer as a console error too; those (and only those) are expected here. */
 function realProblems(w: WatchedPage): string[] {
   return w.problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (400|409)/.test(p));
 }
@@ -62,11 +46,11 @@ test('create a peer through the UI: field errors next to the input, nothing type
   const office = (await api('/peer-groups', 'POST', { name: 'Office' })).data.group;
   const lab = (await api('/peer-groups', 'POST', { name: 'Lab' })).data.group;
   assert.equal((await api('/tags', 'POST', { name: 'web' })).status, 201);
-  const w = await adminPage(browser, s.url, { lang: 'en' });
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/peers', 400);
   w.allowHttpError('/api/v1/peers', 409);
-  await page.goto(`${s.url}/peers`);
+  await page.goto(`${ui.s.url}/peers`);
   await settled(page);
   await page.getByText('No peers yet').waitFor();
 
@@ -104,7 +88,7 @@ test('create a peer through the UI: field errors next to the input, nothing type
   assert.match(conf, /\[Interface\]/);
   assert.ok(conf.includes(`${stored.address}/32`), 'the config holds the peer address');
   assert.equal(await dialog(page).locator('a[download]').getAttribute('href'), `/api/v1/peers/${stored.id}/config?download=1`);
-  const dl = await page.request.get(`${s.url}/api/v1/peers/${stored.id}/config?download=1`);
+  const dl = await page.request.get(`${ui.s.url}/api/v1/peers/${stored.id}/config?download=1`);
   assert.equal(dl.status(), 200);
   assert.match(dl.headers()['content-disposition'] ?? '', /attachment/);
   await noSerious(page, 'created dialog');
@@ -162,9 +146,9 @@ test('search, filters and sort happen in the API and show in the rows; batch dis
     assert.equal(r.status, 201, JSON.stringify(r.data));
     ids[p.name] = r.data.peer.id;
   }
-  const w = await adminPage(browser, s.url, { lang: 'en' });
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
-  await page.goto(`${s.url}/peers?sort=name`);
+  await page.goto(`${ui.s.url}/peers?sort=name`);
   await settled(page);
   await waitRows(page, ['f-alpha', 'f-bravo', 'f-charlie', 'f-delta']);
 
@@ -242,9 +226,9 @@ test('search, filters and sort happen in the API and show in the rows; batch dis
 });
 
 test('the list updates live: a peer created, changed and deleted elsewhere shows without a reload', async () => {
-  const w = await adminPage(browser, s.url, { lang: 'en' });
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
-  await page.goto(`${s.url}/peers`);
+  await page.goto(`${ui.s.url}/peers`);
   await settled(page);
   await page.evaluate(() => { (window as any).__noReload = true; });
   const p = (await api('/peers', 'POST', { name: 'live-one' })).data.peer;
@@ -266,9 +250,9 @@ test('detail page: facts, config and QR code on demand, traffic periods, live ch
   for (const lang of ['en', 'de'] as const) {
     await setLanguage(lang);
     for (const width of [1280, 360]) {
-      const w = await adminPage(browser, s.url, { lang, width });
+      const w = await adminPage(ui.browser, ui.s.url, { lang, width });
       const { page } = w;
-      await page.goto(`${s.url}/peers/${p.id}`);
+      await page.goto(`${ui.s.url}/peers/${p.id}`);
       await settled(page);
       assert.equal((await page.textContent('#page-title'))!.trim(), 'detail-peer');
       const facts = (await page.textContent('dl.facts'))!;
@@ -299,7 +283,7 @@ test('detail page: facts, config and QR code on demand, traffic periods, live ch
       await screenshot(page, `${lang}-${width}-peers-edit`);
       await page.keyboard.press('Escape');
 
-      await page.goto(`${s.url}/peers`);
+      await page.goto(`${ui.s.url}/peers`);
       await settled(page);
       await page.click('.page-header button.primary');
       await dialog(page).locator('#f-name').waitFor();
