@@ -258,7 +258,9 @@ test('detail page: facts, config and QR code on demand, traffic periods, live ch
       const facts = (await page.textContent('dl.facts'))!;
       assert.ok(facts.includes(p.address), 'address shown');
       assert.ok(facts.includes(p.public_key), 'public key shown');
-      assert.ok(facts.includes('Detail group'), 'group shown');
+      // The group's name comes from its own request (GET /peer-groups), which may still be on its way.
+      await page.waitForFunction(() => document.querySelector('dl.facts')?.textContent?.includes('Detail group'), undefined, { timeout: 10_000 }).catch(() => undefined);
+      assert.ok((await page.textContent('dl.facts'))!.includes('Detail group'), 'group shown');
       await page.click(lang === 'en' ? 'button:has-text("Show configuration")' : 'button:has-text("Konfiguration und QR-Code zeigen")');
       const img = page.locator('img.qr');
       await img.waitFor();
