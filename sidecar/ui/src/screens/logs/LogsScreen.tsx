@@ -40,6 +40,21 @@ function apiFilters(query: URLSearchParams): Record<string, string | number | un
   };
 }
 
+/**
+ * The filter form of a log tab: its inputs start from the URL query (and follow it on Back), Apply
+ * writes them to the query (first page), Clear removes them.
+ */
+function useFilterForm<K extends string>(names: readonly K[], query: URLSearchParams) {
+  const fromQuery = () => Object.fromEntries(names.map((f) => [f, query.get(f) ?? ''])) as Record<K, string>;
+  const form = useForm(fromQuery());
+  useEffect(() => form.setAll(fromQuery()), [query.toString()]);
+  return {
+    form,
+    apply: () => setQuery({ ...Object.fromEntries(names.map((f) => [f, form.values[f] || null])), offset: null }),
+    clear: () => setQuery({ ...Object.fromEntries(names.map((f) => [f, null])), offset: null }),
+  };
+}
+
 export default function LogsScreen({ query }: ScreenProps) {
   useLang();
   useTitle(t('logs.title'));
@@ -76,8 +91,7 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
     if ((filters.since !== undefined && at < Number(filters.since)) || (filters.until !== undefined && at > Number(filters.until))) return;
     setFresh((l) => (l.some((x) => x.id === entry.id) ? l : [entry, ...l]));
   });
-  const form = useForm(Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FILTERS)[number], string>);
-  useEffect(() => form.setAll(Object.fromEntries(FILTERS.map((f) => [f, query.get(f) ?? ''])) as any), [query.toString()]);
+  const { form, apply, clear } = useFilterForm(FILTERS, query);
   const known = useMemo(() => new Set((data?.entries ?? []).map((x) => x.id)), [data]);
   const newOnes = fresh.filter((x) => !known.has(x.id));
   const rows = [...newOnes, ...(data?.entries ?? [])].slice(0, limit);
@@ -100,7 +114,7 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
         aria-label={t('common.filter')}
         onSubmit={(e) => {
           e.preventDefault();
-          setQuery({ ...Object.fromEntries(FILTERS.map((f) => [f, form.values[f] || null])), offset: null });
+          apply();
         }}
       >
         <SelectField form={form} name="severity" label={t('logs.severity')} empty={t('logs.anySeverity')} options={SEVERITIES.map((s) => ({ value: s, label: t(`logs.sev_${s}`) }))} />
@@ -110,7 +124,7 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
         <TextField form={form} name="until" type="date" label={t('logs.until')} />
         <div class="field form-actions">
           <button type="submit" class="btn primary">{t('logs.apply')}</button>
-          <button type="button" class="btn" onClick={() => setQuery({ ...Object.fromEntries(FILTERS.map((f) => [f, null])), offset: null })}>{t('logs.clear')}</button>
+          <button type="button" class="btn" onClick={clear}>{t('logs.clear')}</button>
         </div>
       </form>
       <FormErrors form={form} />
@@ -137,8 +151,7 @@ function AccessLog({ query }: { query: URLSearchParams }) {
   const offset = Number(query.get('offset') ?? 0);
   const filters = { host: query.get('host') ?? undefined, method: query.get('method') ?? undefined, status: query.get('status') ?? undefined, since: day(query.get('since'), false), until: day(query.get('until'), true) };
   const { data, error, reload } = useApi<{ entries: Access[]; total: number }>(`/logs/access${qs({ ...filters, limit, offset })}`);
-  const form = useForm(Object.fromEntries(ACCESS_FILTERS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof ACCESS_FILTERS)[number], string>);
-  useEffect(() => form.setAll(Object.fromEntries(ACCESS_FILTERS.map((f) => [f, query.get(f) ?? ''])) as any), [query.toString()]);
+  const { form, apply, clear } = useFilterForm(ACCESS_FILTERS, query);
   const exportQs = (format: string) => qs({ ...filters, format });
   const columns: Column<Access>[] = [
     { key: 'time', label: t('logs.time'), render: (r) => <time dateTime={r.time}>{fmtDate(r.time)}</time> },
@@ -158,7 +171,7 @@ function AccessLog({ query }: { query: URLSearchParams }) {
         aria-label={t('common.filter')}
         onSubmit={(e) => {
           e.preventDefault();
-          setQuery({ ...Object.fromEntries(ACCESS_FILTERS.map((f) => [f, form.values[f] || null])), offset: null });
+          apply();
         }}
       >
         <TextField form={form} name="host" label={t('logs.host')} />
@@ -168,7 +181,7 @@ function AccessLog({ query }: { query: URLSearchParams }) {
         <TextField form={form} name="until" type="date" label={t('logs.until')} />
         <div class="field form-actions">
           <button type="submit" class="btn primary">{t('logs.apply')}</button>
-          <button type="button" class="btn" onClick={() => setQuery({ ...Object.fromEntries(ACCESS_FILTERS.map((f) => [f, null])), offset: null })}>{t('logs.clear')}</button>
+          <button type="button" class="btn" onClick={clear}>{t('logs.clear')}</button>
         </div>
       </form>
       <div class="exports">
