@@ -9,7 +9,7 @@ cd "$root"
 
 need=(wireguard-go wireguard-tools iproute2 ca-certificates)
 if [[ "${SETUP_TEST:-0}" == 1 ]]; then
-  need+=(postgresql wrk hyperfine iputils-ping curl ncat chromium)
+  need+=(postgresql wrk hyperfine iputils-ping curl ncat chromium prometheus hey e2fsprogs systemd)
 fi
 missing=()
 for p in "${need[@]}"; do
