@@ -132,7 +132,16 @@ export type SystemEvent =
   /** A row was written to the activity log (the live UI's activity feed). */
   | { type: 'activity_recorded'; entry: ActivityEntry };
 
-export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent;
+/**
+ * Operations (issue 18): backups and the licence. Emitted by the backup service (manual and scheduled
+ * runs) and the licence service (activate, refresh, expiry, removal); webhooks deliver them.
+ */
+export type OperationsEvent =
+  | { type: 'backup_completed'; job_id: number | null; target: 'download' | 'local' | 's3'; file: string | null; bytes: number; duration_ms: number }
+  | { type: 'backup_failed'; job_id: number | null; target: 'download' | 'local' | 's3'; error: string }
+  | ({ type: 'licence_changed'; reason: 'activated' | 'refreshed' | 'expired' | 'removed' | 'grace_ended'; plan: string; features: string[]; expires_at: number | null } & Actor);
+
+export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent | OperationsEvent;
 export type EventType = DomainEvent['type'];
 /** The payload of the event(s) of type T (members that name several types are narrowed to T). */
 export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;

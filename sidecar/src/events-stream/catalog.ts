@@ -68,6 +68,9 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = {
   wireguard_state: { scope: 'system', fields: 'interface, running, mode (kernel|userspace|null), error (last full sync error or null), reason' },
   caddy_state: { scope: 'system', fields: 'running, pid, reason (started, restarted, exited (…), stopped)' },
   config_changed: { scope: 'system', fields: 'target ("proxy"), config_hash, reason' },
+  backup_completed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), file, bytes, duration_ms' },
+  backup_failed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), error' },
+  licence_changed: { scope: 'admin', fields: `reason (activated|refreshed|expired|removed|grace_ended), plan, features, expires_at (epoch ms or null), ${actor}` },
   // not streamed: cache signals, and sign-in failures (they reach `logs` readers as activity rows)
   rows_changed: null,
   login_failed: null,

@@ -213,6 +213,12 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { severity: 'warning', source: 'auth', event_type: e.type, message: `Failed login for ${e.username}`, details: { username: e.username, failures: e.failures }, ip: e.ip };
     case 'account_locked':
       return { severity: 'warning', source: 'auth', event_type: e.type, message: `Account ${e.username} locked after ${e.failures} failed logins`, details: { username: e.username, until: e.until }, ip: e.ip };
+    case 'backup_completed':
+      return { source: 'backup', event_type: e.type, message: `Backup ${e.file ?? ''} written (${e.target}, ${e.bytes} bytes)`.replace('  ', ' '), details: { job_id: e.job_id, target: e.target, file: e.file, bytes: e.bytes, duration_ms: e.duration_ms } };
+    case 'backup_failed':
+      return { severity: 'error', source: 'backup', event_type: e.type, message: `Backup failed (${e.target}): ${e.error}`, details: { job_id: e.job_id, target: e.target, error: e.error } };
+    case 'licence_changed':
+      return { source: 'license', event_type: e.type, message: `Licence ${e.reason}: plan ${e.plan}`, details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at }, user_id: e.actor };
     case 'config_changed':
     case 'peer_traffic':
     case 'wireguard_state': // the restart, sync and interface messages are logged where they happen
