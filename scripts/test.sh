@@ -41,4 +41,11 @@ if [[ $(id -u) -eq 0 ]]; then
 else
   echo "skipped: the end-to-end tests need root (network namespaces)" >&2
 fi
+
+echo "== reliability and security suite (faults, load, bad input, secrets at rest)"
+if [[ $(id -u) -eq 0 ]]; then
+  bash scripts/test-reliability.sh || status=1
+else
+  echo "skipped: the reliability suite needs root (network namespaces, loop mounts)" >&2
+fi
 exit $status
