@@ -24,7 +24,7 @@ describe('state machine (pure)', () => {
 
   test('verdict: route_reachability is the ground truth, overall_healthy only the fallback', () => {
     // one reachable route wins over a failing self-check
-    assert.deepEqual(healthVerdict(hb({ overall_healthy: false, route_reachability: [{ route_id: 1, reachable: true, latency_ms: 2 }, { route_id: 2, reachable: false, latency_ms: null }] })), { healthy: true, reason: '1/2 LAN targets reachable' });
+    assert.deepEqual(healthVerdict(hb({ overall_healthy: false, route_reachability: [{ route_id: 1, reachable: true, latency_ms: 2 }, { route_id: 2, reachable: false, latency_ms: null }] })), { healthy: true, reason: '1/2 LAN targets reachable', detail: { code: 'lan_reachable', up: 1, total: 2 } });
     // no route reachable loses over a passing self-check
     const down = healthVerdict(hb({ overall_healthy: true, route_reachability: [{ route_id: 1, reachable: false, latency_ms: null }] }));
     assert.equal(down.healthy, false);
@@ -34,6 +34,8 @@ describe('state machine (pure)', () => {
     const self = healthVerdict(hb({ overall_healthy: false, http_proxy_healthy: false, tcp_listeners: [{ port: 2222, status: 'error' }] }));
     assert.equal(self.healthy, false);
     assert.match(self.reason, /HTTP proxy, TCP listeners/);
+    assert.deepEqual(self.detail, { code: 'self_check_failed', failed: ['http_proxy', 'tcp_listeners'] });
+    assert.deepEqual(down.detail, { code: 'lan_unreachable', total: 1 });
   });
 
   test('status: unknown without heartbeat, online when fresh and healthy, offline when stale or unhealthy', () => {
@@ -46,7 +48,13 @@ describe('state machine (pure)', () => {
     const sick = deriveStatus({ lastSeenAt: now - 1000, healthy: false, healthReason: 'none of its 2 LAN targets are reachable' }, now, th);
     assert.equal(sick.status, 'offline');
     assert.match(sick.reason, /heartbeat received, but none of its 2/);
-    assert.deepEqual(deriveStatus({ lastSeenAt: now, healthy: true, healthReason: '2/2 LAN targets reachable' }, now, th), { status: 'online', reason: '2/2 LAN targets reachable' });
+    assert.deepEqual(deriveStatus({ lastSeenAt: now, healthy: true, healthReason: '2/2 LAN targets reachable' }, now, th), { status: 'online', reason: '2/2 LAN targets reachable', detail: { code: 'healthy', health: null } });
+    // the reason as data, for clients that word it in their own language; the English words come from it
+    assert.deepEqual(stale.detail, { code: 'heartbeat_stale', age_s: 60, offline_after_s: 60 });
+    const known = deriveStatus({ lastSeenAt: now - 1000, healthy: false, healthReason: 'ignored', health: { code: 'lan_unreachable', total: 2 } }, now, th);
+    assert.deepEqual(known.detail, { code: 'unhealthy', health: { code: 'lan_unreachable', total: 2 } });
+    assert.equal(known.reason, 'heartbeat received, but none of its 2 LAN targets are reachable');
+    assert.deepEqual(deriveStatus({ lastSeenAt: null, healthy: null, healthReason: null }, now, th).detail, { code: 'no_heartbeat' });
   });
 
   test('evaluation timer: offline_after / 6, between 1 s and 10 s', () => {
@@ -486,6 +494,7 @@ describe('heartbeats and the status state machine', () => {
     i = await info();
     assert.equal(i.status, 'offline');
     assert.match(i.status_reason, /no heartbeat for 60 s/);
+    assert.deepEqual(i.status_detail, { code: 'heartbeat_stale', age_s: 60, offline_after_s: 60 });
 
     // back: a heartbeat moves it online at once
     assert.equal((await gwReq(t, '/heartbeat', { method: 'POST', json: hb })).data.status, 'online');
@@ -493,6 +502,8 @@ describe('heartbeats and the status state machine', () => {
     const down = await gwReq(t, '/heartbeat', { method: 'POST', json: { ...hb, route_reachability: [{ route_id: route.id, reachable: false, latency_ms: null }] } });
     assert.equal(down.data.status, 'offline');
     assert.match(down.data.status_reason, /none of its 1 LAN target is reachable/);
+    const listed = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === g.peer.id);
+    assert.deepEqual(listed.status_detail, { code: 'unhealthy', health: { code: 'lan_unreachable', total: 1 } }, 'the list gives the reason as data too');
     assert.deepEqual(await events(), ['gateway_online', 'gateway_offline', 'gateway_online', 'gateway_offline']);
     // a stale config hash is reported back
     const stale = await gwReq(t, '/heartbeat', { method: 'POST', json: { ...hb, config_hash: `sha256:${'0'.repeat(64)}` } });

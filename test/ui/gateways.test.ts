@@ -74,6 +74,7 @@ test('list and detail: status, last seen, health, reachability, telemetry; a sta
   assert.equal(hb.data.status, 'offline');
   await page.waitForFunction(() => /offline/.test(document.querySelector('[data-testid=gw-status]')?.textContent ?? ''), undefined, { timeout: 10_000 });
   assert.match(await page.innerText('main'), /unreachable/);
+  await page.waitForFunction(() => /heartbeat received, but no LAN target reachable \(0 of 1\)/.test(document.querySelector('[data-testid=gw-reason]')?.textContent ?? ''), undefined, { timeout: 10_000 });
   assert.deepEqual(serious(await axe(page)), []);
   assert.deepEqual(problems, []);
   await w.context.close();
@@ -134,6 +135,8 @@ test('screenshots and axe: list and detail in en/de at 1280 and 360 px, both the
       await page.waitForSelector('[data-testid=gw-status]');
       await settled(page);
       assert.equal((await page.textContent('#page-title'))?.trim(), 'NAS gateway');
+      // the status reason is worded in the page's language from the API's status_detail, not the server's English
+      assert.equal((await page.textContent('[data-testid=gw-reason]'))?.trim(), lang === 'de' ? '1 von 1 LAN-Zielen erreichbar' : '1 of 1 LAN targets reachable');
       await screenshot(page, `${lang}-${width}-gateways-detail`);
       assert.deepEqual(serious(await axe(page)), [], `${lang} ${width}`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

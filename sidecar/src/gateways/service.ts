@@ -33,7 +33,7 @@ import {
   GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, renderGatewayEnv,
   type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
 } from '@gatehouse/common/gateway-protocol.js';
-import { deriveStatus, healthVerdict, tickInterval, type GatewayStatus, type Thresholds } from './state.js';
+import { deriveStatus, describeStatus, healthVerdict, tickInterval, type GatewayStatus, type HealthDetail, type StatusDetail, type Thresholds } from './state.js';
 
 export interface IssuedTokens {
   apiToken: string;
@@ -74,6 +74,8 @@ export interface GatewayView {
   api_port: number;
   status: GatewayStatus;
   status_reason: string;
+  /** why, as data (code and figures), for clients that word it themselves (the admin UI, in its language) */
+  status_detail: StatusDetail;
   status_changed_at: number | null;
   last_seen_at: number | null;
   health: Record<string, unknown> | null;
@@ -92,6 +94,12 @@ export interface HeartbeatResult {
   config_hash: string;
   config_changed: boolean;
   hostname: { applied: boolean; reason?: string };
+}
+
+/** The verdict of a stored heartbeat as data (null when it is missing or not a heartbeat of this version). */
+function storedVerdict(hb: Record<string, unknown> | null): HealthDetail | null {
+  if (!hb || !Array.isArray(hb.route_reachability) || !Array.isArray(hb.tcp_listeners)) return null;
+  return healthVerdict(hb as unknown as Heartbeat).detail;
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -485,7 +493,11 @@ export class GatewaysService implements GatewayAuth {
     for (const p of peers) {
       const g = byId.get(Number(p.id));
       const lastSeen = num(g?.last_seen_at);
-      const d = g ? deriveStatus({ lastSeenAt: lastSeen, healthy: g.healthy === null ? null : asBool(g.healthy), healthReason: g.health_reason }, now, this.thresholds) : { status: 'unknown' as const, reason: 'no tokens issued yet' };
+      const health = parseJson<Record<string, unknown>>(g?.health ?? null);
+      const noTokens: StatusDetail = { code: 'no_tokens' };
+      const d = g
+        ? deriveStatus({ lastSeenAt: lastSeen, healthy: g.healthy === null ? null : asBool(g.healthy), healthReason: g.health_reason, health: storedVerdict(health) }, now, this.thresholds)
+        : { status: 'unknown' as const, reason: describeStatus(noTokens), detail: noTokens };
       const { hash } = await this.config(Number(p.id));
       const reported = g?.reported_config_hash ?? null;
       out.push({
@@ -498,9 +510,10 @@ export class GatewaysService implements GatewayAuth {
         api_port: this.apiPortOf(p),
         status: d.status,
         status_reason: d.reason,
+        status_detail: d.detail,
         status_changed_at: num(g?.status_changed_at),
         last_seen_at: lastSeen,
-        health: parseJson<Record<string, unknown>>(g?.health ?? null),
+        health,
         config_hash: hash,
         reported_config_hash: reported,
         config_in_sync: reported === null ? null : reported === hash,
@@ -532,6 +545,7 @@ export class GatewaysService implements GatewayAuth {
       peer_id: v.peer_id,
       status: v.status,
       status_reason: v.status_reason,
+      status_detail: v.status_detail,
       api_port: v.api_port,
       last_seen_at: v.last_seen_at,
       health: h ? { uptime_s: h.uptime_s, wg_handshake_age_s: h.wg_handshake_age_s, route_reachability: h.route_reachability ?? [], telemetry: h.telemetry ?? null } : null,

@@ -22,15 +22,38 @@ import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 
 export type GatewayStatus = 'online' | 'offline' | 'unknown';
 
+/**
+ * Why a heartbeat is healthy or not, as data: the admin UI words it in the reader's language, the
+ * English `reason` strings (activity log, API) are made from it by describeHealth().
+ */
+export type HealthDetail =
+  | { code: 'lan_reachable'; up: number; total: number }
+  | { code: 'lan_unreachable'; total: number }
+  | { code: 'self_check_passed' }
+  | { code: 'self_check_failed'; failed: SelfCheckPart[] };
+export type SelfCheckPart = 'http_proxy' | 'api' | 'dns' | 'tcp_listeners';
+
+/** Why a gateway has its status, as data (GatewayView.status_detail); describeStatus() words it in English. */
+export type StatusDetail =
+  | { code: 'no_tokens' }
+  | { code: 'no_heartbeat' }
+  | { code: 'heartbeat_stale'; age_s: number; offline_after_s: number }
+  /** a fresh heartbeat that says the gateway cannot serve; health null when the stored verdict predates status_detail */
+  | { code: 'unhealthy'; health: HealthDetail | null }
+  | { code: 'healthy'; health: HealthDetail | null };
+
 export interface Verdict {
   healthy: boolean;
   reason: string;
+  detail: HealthDetail;
 }
 
 export interface StatusInput {
   lastSeenAt: number | null;
   healthy: boolean | null;
   healthReason: string | null;
+  /** the last heartbeat's verdict as data, when known (the admin views recompute it from the stored heartbeat) */
+  health?: HealthDetail | null;
 }
 
 export interface Thresholds {
@@ -38,34 +61,78 @@ export interface Thresholds {
   offlineAfterMs: number;
 }
 
+const SELF_CHECK_NAMES: Record<SelfCheckPart, string> = { http_proxy: 'HTTP proxy', api: 'companion API', dns: 'DNS', tcp_listeners: 'TCP listeners' };
+
+/** The English words for a heartbeat verdict. */
+export function describeHealth(d: HealthDetail): string {
+  switch (d.code) {
+    case 'lan_reachable':
+      return `${d.up}/${d.total} LAN targets reachable`;
+    case 'lan_unreachable':
+      return `none of its ${d.total} LAN target${d.total === 1 ? ' is' : 's are'} reachable`;
+    case 'self_check_passed':
+      return 'no routes; self-check passed';
+    case 'self_check_failed':
+      return `no routes; self-check failed${d.failed.length ? ` (${d.failed.map((f) => SELF_CHECK_NAMES[f]).join(', ')})` : ''}`;
+  }
+}
+
 /** The verdict of one heartbeat: route_reachability first, overall_healthy as the fallback. */
 export function healthVerdict(hb: Pick<Heartbeat, 'route_reachability' | 'overall_healthy' | 'http_proxy_healthy' | 'api_healthy' | 'dns_resolve_ok' | 'tcp_listeners'>): Verdict {
   const rr = hb.route_reachability;
+  let detail: HealthDetail;
   if (rr.length) {
     const up = rr.filter((r) => r.reachable).length;
-    return up > 0
-      ? { healthy: true, reason: `${up}/${rr.length} LAN targets reachable` }
-      : { healthy: false, reason: `none of its ${rr.length} LAN target${rr.length === 1 ? ' is' : 's are'} reachable` };
+    detail = up > 0 ? { code: 'lan_reachable', up, total: rr.length } : { code: 'lan_unreachable', total: rr.length };
+  } else if (hb.overall_healthy) {
+    detail = { code: 'self_check_passed' };
+  } else {
+    const failed: SelfCheckPart[] = [];
+    if (!hb.http_proxy_healthy) failed.push('http_proxy');
+    if (!hb.api_healthy) failed.push('api');
+    if (!hb.dns_resolve_ok) failed.push('dns');
+    if (hb.tcp_listeners.some((l) => l.status !== 'listening')) failed.push('tcp_listeners');
+    detail = { code: 'self_check_failed', failed };
   }
-  if (hb.overall_healthy) return { healthy: true, reason: 'no routes; self-check passed' };
-  const failed = [
-    !hb.http_proxy_healthy && 'HTTP proxy',
-    !hb.api_healthy && 'companion API',
-    !hb.dns_resolve_ok && 'DNS',
-    hb.tcp_listeners.some((l) => l.status !== 'listening') && 'TCP listeners',
-  ].filter(Boolean);
-  return { healthy: false, reason: `no routes; self-check failed${failed.length ? ` (${failed.join(', ')})` : ''}` };
+  const healthy = detail.code === 'lan_reachable' || detail.code === 'self_check_passed';
+  return { healthy, reason: describeHealth(detail), detail };
 }
 
-/** The status at `now`. */
-export function deriveStatus(input: StatusInput, now: number, th: Thresholds): { status: GatewayStatus; reason: string } {
-  if (input.lastSeenAt === null) return { status: 'unknown', reason: 'no heartbeat received yet' };
-  const age = now - input.lastSeenAt;
-  if (age > th.offlineAfterMs) {
-    return { status: 'offline', reason: `no heartbeat for ${Math.floor(age / 1000)} s (offline after ${Math.round(th.offlineAfterMs / 1000)} s)` };
+/** The English words for a status detail; `healthReason` (the stored verdict) stands in for a health detail not known. */
+export function describeStatus(d: StatusDetail, healthReason: string | null = null): string {
+  switch (d.code) {
+    case 'no_tokens':
+      return 'no tokens issued yet';
+    case 'no_heartbeat':
+      return 'no heartbeat received yet';
+    case 'heartbeat_stale':
+      return `no heartbeat for ${d.age_s} s (offline after ${d.offline_after_s} s)`;
+    case 'unhealthy':
+      return `heartbeat received, but ${d.health ? describeHealth(d.health) : (healthReason ?? 'the gateway reports itself unhealthy')}`;
+    case 'healthy':
+      return d.health ? describeHealth(d.health) : (healthReason ?? 'heartbeat received');
   }
-  if (input.healthy === false) return { status: 'offline', reason: `heartbeat received, but ${input.healthReason ?? 'the gateway reports itself unhealthy'}` };
-  return { status: 'online', reason: input.healthReason ?? 'heartbeat received' };
+}
+
+/** The status at `now`, why (as data), and the English reason. */
+export function deriveStatus(input: StatusInput, now: number, th: Thresholds): { status: GatewayStatus; reason: string; detail: StatusDetail } {
+  const health = input.health ?? null;
+  let status: GatewayStatus;
+  let detail: StatusDetail;
+  if (input.lastSeenAt === null) {
+    status = 'unknown';
+    detail = { code: 'no_heartbeat' };
+  } else if (now - input.lastSeenAt > th.offlineAfterMs) {
+    status = 'offline';
+    detail = { code: 'heartbeat_stale', age_s: Math.floor((now - input.lastSeenAt) / 1000), offline_after_s: Math.round(th.offlineAfterMs / 1000) };
+  } else if (input.healthy === false) {
+    status = 'offline';
+    detail = { code: 'unhealthy', health };
+  } else {
+    status = 'online';
+    detail = { code: 'healthy', health };
+  }
+  return { status, reason: describeStatus(detail, input.healthReason), detail };
 }
 
 /** How often the service re-evaluates every gateway (ms). */

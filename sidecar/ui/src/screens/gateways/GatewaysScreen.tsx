@@ -26,9 +26,44 @@ interface Health {
 interface GwRoute { id: number; domain: string; route_type: string; target_lan_host: string | null; target_lan_port: number | null; enabled: boolean }
 export interface Gateway {
   peer_id: number; name: string; hostname: string | null; ip: string; api_port: number; enabled: number;
-  status: 'online' | 'offline' | 'unknown'; status_reason: string | null; status_changed_at: number | null; last_seen_at: number | null;
+  status: 'online' | 'offline' | 'unknown'; status_reason: string | null; status_detail?: StatusDetail; status_changed_at: number | null; last_seen_at: number | null;
   health: Health | null; config_in_sync: boolean | null; traffic: { rx_bytes?: number; tx_bytes?: number; active_connections?: number } | null;
   tokens_issued_at: number | null; token_hint: string | null; routes: GwRoute[];
+}
+
+/** GatewayView.status_detail (sidecar/src/gateways/state.ts): why the gateway has its status, as data. */
+type HealthDetail =
+  | { code: 'lan_reachable'; up: number; total: number }
+  | { code: 'lan_unreachable'; total: number }
+  | { code: 'self_check_passed' }
+  | { code: 'self_check_failed'; failed: ('http_proxy' | 'api' | 'dns' | 'tcp_listeners')[] };
+type StatusDetail =
+  | { code: 'no_tokens' } | { code: 'no_heartbeat' }
+  | { code: 'heartbeat_stale'; age_s: number; offline_after_s: number }
+  | { code: 'unhealthy' | 'healthy'; health: HealthDetail | null };
+
+const SELF_CHECK_KEY = { http_proxy: 'gateways.proxy', api: 'gateways.api', dns: 'gateways.dns', tcp_listeners: 'gateways.listeners' } as const;
+
+function healthWords(h: HealthDetail): string {
+  switch (h.code) {
+    case 'lan_reachable': return t('gateways.healthLanUp', { up: fmtNumber(h.up), total: fmtNumber(h.total) });
+    case 'lan_unreachable': return t('gateways.healthLanDown', { total: fmtNumber(h.total) });
+    case 'self_check_passed': return t('gateways.healthSelfOk');
+    case 'self_check_failed': return t('gateways.healthSelfFailed', { parts: h.failed.map((f) => t(SELF_CHECK_KEY[f])).join(', ') });
+  }
+}
+
+/** The status reason in the reader's language, from status_detail; the server's English words only for a detail this app does not know. */
+export function statusWhy(g: Pick<Gateway, 'status_reason' | 'status_detail'>): string | null {
+  const d = g.status_detail;
+  switch (d?.code) {
+    case 'no_tokens': return t('gateways.whyNoTokens');
+    case 'no_heartbeat': return t('gateways.whyNoHeartbeat');
+    case 'heartbeat_stale': return t('gateways.whyStale', { age: fmtNumber(d.age_s), limit: fmtNumber(d.offline_after_s) });
+    case 'unhealthy': return d.health ? t('gateways.whyUnhealthy', { health: healthWords(d.health) }) : t('gateways.whyUnhealthyUnknown');
+    case 'healthy': return d.health ? healthWords(d.health) : t('gateways.whyHealthy');
+    default: return g.status_reason;
+  }
 }
 
 const EVENTS = ['gateway_online', 'gateway_offline', 'gateway_unknown', 'peer_created', 'peer_updated', 'peer_deleted', 'route_created', 'route_updated', 'route_deleted'];
@@ -178,7 +213,7 @@ function GatewayDetail(props: { id: number }) {
         <Card title={t('gateways.status')}>
           <p class="gw-status" data-testid="gw-status"><StatusDot state={statusDot(g.status)} label={statusLabel(g.status)} /></p>
           <Facts rows={[
-            [t('gateways.reason'), g.status_reason],
+            [t('gateways.reason'), <span data-testid="gw-reason">{statusWhy(g)}</span>],
             [t('gateways.since'), fmtDate(g.status_changed_at)],
             [t('gateways.lastSeen'), `${fmtAgo(g.last_seen_at)}${g.last_seen_at ? ` (${fmtDate(g.last_seen_at)})` : ''}`],
             [t('gateways.address'), <code>{g.ip}</code>],

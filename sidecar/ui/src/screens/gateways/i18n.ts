@@ -21,6 +21,10 @@ export default defineDict('gateways', {
     rotated: 'Tokens rotated', newTitle: 'New gateway.env for {name}', showOnce: 'Copy or download it now: it is not shown again.',
     apiToken: 'API token', pushToken: 'Push token', envFile: 'gateway.env', downloadEnv: 'Download gateway.env', copyEnv: 'Copy gateway.env',
     statusChanged: '{name} is now {status}', details: 'Details of {name}',
+    whyNoTokens: 'no tokens issued yet', whyNoHeartbeat: 'no heartbeat received yet', whyStale: 'no heartbeat for {age} s (offline after {limit} s)',
+    whyUnhealthy: 'heartbeat received, but {health}', whyUnhealthyUnknown: 'heartbeat received, but the gateway reports itself unhealthy', whyHealthy: 'heartbeat received',
+    healthLanUp: '{up} of {total} LAN targets reachable', healthLanDown: 'no LAN target reachable (0 of {total})',
+    healthSelfOk: 'no routes; self-check passed', healthSelfFailed: 'no routes; self-check failed ({parts})',
   },
   de: {
     title: 'Gateways', list: 'Liste der Gateways', name: 'Name', status: 'Status', lastSeen: 'Zuletzt gesehen', health: 'Zustand', routes: 'Routen',
@@ -42,5 +46,9 @@ export default defineDict('gateways', {
     rotated: 'Tokens erneuert', newTitle: 'Neue gateway.env für {name}', showOnce: 'Jetzt kopieren oder herunterladen: Sie wird nicht noch einmal gezeigt.',
     apiToken: 'API-Token', pushToken: 'Push-Token', envFile: 'gateway.env', downloadEnv: 'gateway.env herunterladen', copyEnv: 'gateway.env kopieren',
     statusChanged: '{name} ist jetzt {status}', details: 'Details zu {name}',
+    whyNoTokens: 'noch keine Tokens ausgestellt', whyNoHeartbeat: 'noch kein Heartbeat empfangen', whyStale: 'seit {age} s kein Heartbeat (offline nach {limit} s)',
+    whyUnhealthy: 'Heartbeat empfangen, aber {health}', whyUnhealthyUnknown: 'Heartbeat empfangen, aber das Gateway meldet sich selbst als gestört', whyHealthy: 'Heartbeat empfangen',
+    healthLanUp: '{up} von {total} LAN-Zielen erreichbar', healthLanDown: 'kein LAN-Ziel erreichbar (0 von {total})',
+    healthSelfOk: 'keine Routen; Selbsttest bestanden', healthSelfFailed: 'keine Routen; Selbsttest fehlgeschlagen ({parts})',
   },
 });
