@@ -174,6 +174,8 @@ test('Caddy rejecting the configuration: 502 with its message, the route is not 
     const r = await call('/routes', 'POST', { domain: 'squat.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: taken, peer_id: peerId, target_port: 9 });
     assert.equal(r.status, 502, JSON.stringify(r.data));
     assert.match(r.data.error, /^proxy rejected the configuration: .*address already in use/);
+    assert.match(r.data.proxy_error, /address already in use/, "Caddy's reason alone, for clients that word the lead-in themselves");
+    assert.equal(r.data.error, `proxy rejected the configuration: ${r.data.proxy_error}`);
     assert.equal(await s.deps.db.models.Route.count(), before, 'the route was not saved');
     assert.equal(proxy().status().config_hash, hashBefore);
     assert.equal((await getVia(ports.http, 'app.test'))?.status, 200, 'the previous configuration still serves');

@@ -28,7 +28,7 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
     out['401'] = { description: 'Invalid username or password', ...errorRef() };
     out['423'] = { description: 'Account locked after too many failed logins', ...errorRef('Locked') };
   }
-  if (e.method !== 'GET' && UPSTREAM_PREFIXES.some((p) => e.path === p || e.path.startsWith(`${p}/`))) out['502'] = { description: 'Caddy or another upstream (mail server, gateway companion) refused or failed', ...errorRef() };
+  if (e.method !== 'GET' && UPSTREAM_PREFIXES.some((p) => e.path === p || e.path.startsWith(`${p}/`))) out['502'] = { description: 'Caddy or another upstream (mail server, gateway companion) refused or failed. When Caddy refused the new configuration, `proxy_error` holds its reason verbatim and nothing was saved.', ...errorRef('UpstreamError') };
   return out;
 }
 
@@ -121,6 +121,11 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
         FeatureDisabled: {
           type: 'object',
           properties: { ok: { const: false }, error: { type: 'string' }, feature: { type: 'string', enum: [...LICENSED_FEATURES], description: 'the licence feature the endpoint needs (only when that is why it refused)' } },
+          required: ['ok', 'error'],
+        },
+        UpstreamError: {
+          type: 'object',
+          properties: { ok: { const: false }, error: { type: 'string' }, proxy_error: { type: 'string', description: "Caddy's own reason, verbatim, when Caddy refused the new configuration (the change was not saved)" } },
           required: ['ok', 'error'],
         },
         Locked: { type: 'object', properties: { ok: { const: false }, error: { type: 'string' }, locked_until: { type: 'string', format: 'date-time' }, retry_after: { type: 'integer', description: 'seconds' } }, required: ['ok', 'error'] },

@@ -3,7 +3,8 @@
 // - transact(fn): the all-or-nothing write path. fn writes rows with the transaction it is given;
 //   the configuration is rendered from a snapshot read INSIDE that transaction and loaded into Caddy
 //   (POST /load); the transaction commits only if Caddy accepted it. Otherwise it rolls back and the
-//   caller gets 502 "proxy rejected the configuration: <Caddy's message>" (503 when Caddy is not
+//   caller gets 502 "proxy rejected the configuration: <Caddy's message>", with Caddy's message alone in
+//   `proxy_error` for clients that word the lead-in themselves (503 when Caddy is not
 //   reachable). Either the write is saved and live, or neither.
 // - apply(): re-render from a fresh snapshot and load (after changes made elsewhere: peers, a Caddy
 //   restart, POST /caddy/reload, the reconcile loop).
@@ -385,7 +386,7 @@ export function stripMarker(cfg: unknown): unknown {
 /** Caddy's refusal → 502 with its message; Caddy unreachable → 503. */
 export function toAppError(err: unknown): unknown {
   if (err instanceof CaddyAdminError) {
-    if (err.rejected) return new AppError('upstream', `proxy rejected the configuration: ${err.message}`);
+    if (err.rejected) return new AppError('upstream', `proxy rejected the configuration: ${err.message}`, undefined, { proxy_error: err.message });
     return new AppError('unavailable', `proxy is not reachable: ${err.message}`);
   }
   return err;

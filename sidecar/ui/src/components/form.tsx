@@ -63,7 +63,9 @@ export function useForm<T extends Record<string, any>>(initial: T): Form<T> {
       } catch (err) {
         if (err instanceof ApiError) {
           setErrors(err.fields);
-          setFormError(Object.keys(err.fields).length ? `${err.message} — ${t('common.fieldsError')}` : err.message);
+          // Caddy's refusal: our words for what happened, then Caddy's own reason verbatim (it has no translation).
+          const proxy = typeof err.body.proxy_error === 'string' ? err.body.proxy_error : null;
+          setFormError(proxy !== null ? `${t('common.proxyRefused')} ${proxy}` : Object.keys(err.fields).length ? `${err.message} — ${t('common.fieldsError')}` : err.message);
           // Move focus to the first invalid input so keyboard and screen-reader users find it.
           queueMicrotask(() => (document.querySelector('[aria-invalid="true"]') as HTMLElement | null)?.focus());
         } else {

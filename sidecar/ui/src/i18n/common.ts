@@ -10,7 +10,7 @@ export default defineDict('common', {
     notFound: 'This page does not exist.', notFoundTitle: 'Not found', home: 'Go to the dashboard',
     prev: 'Previous', next: 'Next', pageOf: '{from}–{to} of {total}', selected: '{n} selected', selectAll: 'Select all', selectRow: 'Select {name}',
     sortBy: 'Sort by {col}', confirmDelete: 'Delete {name}? This cannot be undone.', confirmTitle: 'Please confirm',
-    fieldsError: 'Please correct the marked fields.', required: 'required', optional: 'optional', unknown: 'unknown',
+    fieldsError: 'Please correct the marked fields.', proxyRefused: 'The proxy (Caddy) refused this configuration, so nothing was saved. Its reason:', required: 'required', optional: 'optional', unknown: 'unknown',
     liveOn: 'Live updates on', liveOff: 'Live updates interrupted: reconnecting…', rows: 'Rows per page',
   },
   de: {
@@ -22,7 +22,7 @@ export default defineDict('common', {
     notFound: 'Diese Seite gibt es nicht.', notFoundTitle: 'Nicht gefunden', home: 'Zum Dashboard',
     prev: 'Zurück', next: 'Weiter', pageOf: '{from}–{to} von {total}', selected: '{n} ausgewählt', selectAll: 'Alle auswählen', selectRow: '{name} auswählen',
     sortBy: 'Nach {col} sortieren', confirmDelete: '{name} löschen? Das lässt sich nicht rückgängig machen.', confirmTitle: 'Bitte bestätigen',
-    fieldsError: 'Bitte die markierten Felder korrigieren.', required: 'erforderlich', optional: 'optional', unknown: 'unbekannt',
+    fieldsError: 'Bitte die markierten Felder korrigieren.', proxyRefused: 'Der Proxy (Caddy) hat diese Konfiguration abgelehnt, daher wurde nichts gespeichert. Seine Begründung:', required: 'erforderlich', optional: 'optional', unknown: 'unbekannt',
     liveOn: 'Live-Aktualisierung aktiv', liveOff: 'Live-Aktualisierung unterbrochen: verbinde neu…', rows: 'Zeilen pro Seite',
   },
 });
