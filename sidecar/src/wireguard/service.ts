@@ -9,7 +9,8 @@
 //   at once instead of after the peer's own rekey timeout.
 // - fullSync(): the whole peer list from the database (`wg syncconf`), or a fresh `up` when the
 //   interface is missing: at start, on POST /wg/restart and every resync interval (heals drift).
-//   A fresh `up` restores recently seen peers' endpoints, so tunnels recover at once after a restart.
+//   A fresh `up` restores recently seen peers' endpoints and starts their handshakes, so tunnels
+//   recover at once after a restart, in both directions, without the peers doing anything.
 // - poll(): `wg show <if> dump` every poll interval; stores latest handshakes, endpoints and running
 //   byte totals (total_rx/total_tx grow by the difference to the last raw counter; a raw counter
 //   lower than the last one means the interface or the peer was re-created, so the whole raw value
@@ -298,6 +299,15 @@ export class WireGuardService {
       this.mode = r.mode;
       created = true;
       await this.resetRaw('all');
+      // The peers still hold their session with the interface that went away (wireguard-go
+      // killed, the sidecar restarted): data they send is dropped until they re-handshake by
+      // themselves (~15 s). Every peer whose endpoint came back is nudged like a re-enabled one
+      // (reconcilePeer), so the server starts the handshake now and their traffic passes at once.
+      for (const p of spec.peers) {
+        if (!p.endpoint) continue;
+        await this.driver!.setPeer(this.iface, { ...p, persistentKeepalive: NUDGE_KEEPALIVE_S });
+        await this.driver!.setPeer(this.iface, p);
+      }
     } else {
       if (!this.mode) this.mode = (await (this.driver as { mode?: (i: string) => Promise<'kernel' | 'userspace' | null> }).mode?.(this.iface)) ?? null;
       await this.driver!.sync(spec);
