@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import { AppError, type ErrorKind } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import { databaseFailure } from '../db/failures.js';
 
 const STATUS: Record<ErrorKind, number> = {
   validation: 400,
@@ -48,6 +49,7 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
     } catch (err: any) {
       let status = 500;
       let body: Record<string, unknown> = { ok: false, error: 'Internal server error' };
+      let failure: ReturnType<typeof databaseFailure> = null;
       if (err instanceof AppError) {
         status = STATUS[err.kind];
         body = { ok: false, error: err.message, ...(err.fields ? { fields: err.fields } : {}), ...(err.extra ?? {}) };
@@ -58,6 +60,12 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
         // koa / bodyparser client errors (bad JSON, body too large)
         status = err.status;
         body = { ok: false, error: err.expose ? err.message : 'Bad request' };
+      } else if ((failure = databaseFailure(err))) {
+        // the disk full or the database away: the machine's state, stated as such (db/failures.ts)
+        status = failure.status;
+        body = { ok: false, error: failure.error };
+        if (failure.retryAfterS) ctx.set('Retry-After', String(failure.retryAfterS));
+        log.warn(failure.error, { err: String(err?.original?.message ?? err?.message ?? err), method: ctx.method, path: ctx.path });
       } else {
         log.error('unhandled error', { err: err?.stack ?? String(err), method: ctx.method, path: ctx.path });
       }

@@ -6,7 +6,8 @@
 // - wgPeers(): the peers `wg show <if> dump` lists (public keys);
 // - SidecarProcess: the real service (sidecar/src/main.ts) as its own process, so it can be killed
 //   with a signal and started again on the same data directory / database.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -169,7 +170,7 @@ export class SidecarProcess {
     this.output = '';
     this.child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'sidecar', 'src', 'main.ts')], {
       cwd: ROOT,
-      env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'warn', ...this.env },
+      env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'info', ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const child = this.child;
@@ -220,5 +221,78 @@ export class SidecarProcess {
       /* not JSON */
     }
     return { status: res.status, data };
+  }
+}
+
+/** Signs in as the bootstrap admin of a SidecarProcess and creates a full-access API token. */
+export async function processToken(sp: SidecarProcess, user: { username: string; password: string }): Promise<string> {
+  const res = await fetch(`${sp.url}/login`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify(user) });
+  const data = (await res.json()) as any;
+  if (res.status !== 200) throw new Error(`login: ${res.status} ${JSON.stringify(data)}`);
+  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const tok = await sp.req('/api/v1/tokens', { method: 'POST', json: { name: `faults-${Date.now()}`, scopes: ['full-access'] }, headers: { cookie, 'x-csrf-token': data.csrfToken } });
+  if (tok.status !== 201) throw new Error(`token: ${tok.status} ${JSON.stringify(tok.data)}`);
+  return tok.data.token;
+}
+
+/**
+ * A PostgreSQL cluster of the test's own (initdb in a temporary directory, run as the postgres
+ * user on a loopback port, trust authentication), so it can be stopped and started without
+ * touching the shared one of scripts/pg-test-server.sh.
+ */
+export class PgCluster {
+  readonly dir: string;
+  readonly bin: string;
+  constructor(readonly port: number) {
+    const ver = fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number(a) - Number(b)).at(-1);
+    this.bin = `/usr/lib/postgresql/${ver}/bin`;
+    this.dir = fs.mkdtempSync('/tmp/gatehouse-pg-');
+  }
+  static available(): boolean {
+    try {
+      return fs.readdirSync('/usr/lib/postgresql').length > 0 && process.getuid?.() === 0;
+    } catch {
+      return false;
+    }
+  }
+  private pg(tool: string, args: string[]): string {
+    return execFileSync('runuser', ['-u', 'postgres', '--', `${this.bin}/${tool}`, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: '/tmp' });
+  }
+  /** the same without blocking the event loop (the test's load goes on meanwhile) */
+  private async pgAsync(tool: string, args: string[]): Promise<void> {
+    await promisify(execFile)('runuser', ['-u', 'postgres', '--', `${this.bin}/${tool}`, ...args], { cwd: '/tmp' });
+  }
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/gatehouse`;
+  }
+  init(): void {
+    execFileSync('chown', ['postgres:postgres', this.dir]);
+    this.pg('initdb', ['-D', `${this.dir}/data`, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+    this.start();
+    this.pg('createdb', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', 'gatehouse']);
+  }
+  private startArgs(): string[] {
+    return ['-D', `${this.dir}/data`, '-l', `${this.dir}/log`, '-w', '-o', `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1`, 'start'];
+  }
+  start(): void {
+    this.pg('pg_ctl', this.startArgs());
+  }
+  startAsync(): Promise<void> {
+    return this.pgAsync('pg_ctl', this.startArgs());
+  }
+  /** mode fast: open connections are cut (what a restart under load does) */
+  stop(mode: 'fast' | 'immediate' = 'fast'): void {
+    this.pg('pg_ctl', ['-D', `${this.dir}/data`, '-m', mode, '-w', 'stop']);
+  }
+  stopAsync(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    return this.pgAsync('pg_ctl', ['-D', `${this.dir}/data`, '-m', mode, '-w', 'stop']);
+  }
+  destroy(): void {
+    try {
+      this.stop('immediate');
+    } catch {
+      /* not running */
+    }
+    fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
