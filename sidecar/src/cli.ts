@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
           return 1;
         }
         // The printed password is a one-off: the next sign-in asks for a new one.
-        const pw = await deps.users.resetPassword((row as any).id, undefined, { mustChange: true });
+        const pw = await deps.users.resetPassword((row as any).id, undefined);
         process.stdout.write(`new password for ${name}: ${pw}\n`);
         return 0;
       }

@@ -102,7 +102,7 @@ test('a user who must change a generated password is sent to /password first', a
   const { cookie, csrf } = await login(s);
   const created = await s.req('/api/v1/users', { method: 'POST', json: { username: 'docsreader', password: 'docs-password-1', role: 'user' }, headers: { cookie, 'x-csrf-token': csrf } });
   assert.equal(created.status, 201);
-  const pw = await s.deps.users.resetPassword(created.data.user.id, undefined, { mustChange: true });
+  const pw = await s.deps.users.resetPassword(created.data.user.id, undefined);
   const u = await login(s, { username: 'docsreader', password: pw });
   const res = await s.req('/api-docs', { headers: { ...html, cookie: u.cookie } });
   assert.equal(res.status, 302);

@@ -172,7 +172,10 @@ test('users API: create, duplicate 409, update, reset-password, delete, bad inpu
   assert.equal(up.data.user.role, 'user');
   assert.equal((await s.req(`/api/v1/users/${u.data.user.id}`, { method: 'PUT', json: { role: 'god' }, headers: h })).status, 400);
   const rp = await s.req(`/api/v1/users/${u.data.user.id}/reset-password`, { method: 'POST', headers: h });
-  assert.equal((await jsonLogin('ops', rp.data.password)).status, 200);
+  const after = await jsonLogin('ops', rp.data.password);
+  assert.equal(after.status, 200);
+  assert.equal(after.data.must_change_password, true, 'the admin has seen the new password: the user is asked for their own at sign-in');
+  assert.equal((await s.req(`/api/v1/users/${u.data.user.id}`, { headers: h })).data.user.must_change_password, true);
   assert.equal((await s.req(`/api/v1/users/${u.data.user.id}`, { method: 'DELETE', headers: h })).status, 200);
   assert.equal((await s.req(`/api/v1/users/${u.data.user.id}`, { method: 'DELETE', headers: h })).status, 404);
   assert.equal((await s.req('/api/v1/users/abc', { headers: h })).status, 400);

@@ -236,10 +236,10 @@ test('a reset of the first admin\'s password (as the CLI does) removes the stale
   try {
     const admin = (await g.deps.users.list()).find((u) => u.username === 'admin')!;
     const other = await g.deps.users.create({ username: 'someone', password: 'someone-password', role: 'user' });
-    await g.deps.users.resetPassword(other.id, undefined, { mustChange: true });
+    await g.deps.users.resetPassword(other.id, undefined);
     assert.ok(fs.existsSync(file), 'the file names another user');
     assert.equal((await g.deps.users.get(other.id)).must_change_password, true);
-    const fresh = await g.deps.users.resetPassword(admin.id, undefined, { mustChange: true });
+    const fresh = await g.deps.users.resetPassword(admin.id, undefined);
     assert.notEqual(fresh, password);
     assert.equal(fs.existsSync(file), false, 'its password no longer works');
     assert.equal((await g.deps.users.get(admin.id)).must_change_password, true);

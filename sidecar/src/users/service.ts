@@ -137,13 +137,14 @@ export class UsersService {
   }
 
   /**
-   * Sets a new random password and returns it once; ends the user's sessions. With `mustChange`
-   * (the CLI's reset-admin-password) the next sign-in asks for a new password.
+   * Sets a new random password and returns it once; ends the user's sessions. Somebody else has seen
+   * that password (the admin who reset it, or whoever ran the CLI's reset-admin-password), so the
+   * user's next sign-in asks for a new one (must_change_password), as with the generated first password.
    */
-  async resetPassword(id: number, actor?: number, opts: { mustChange?: boolean } = {}): Promise<string> {
+  async resetPassword(id: number, actor?: number): Promise<string> {
     const row = await this.getRow(id);
     const password = generatePassword();
-    await this.models.User.update({ password_hash: await hashPassword(password), updated_at: this.clock(), ...(opts.mustChange ? { must_change_password: true } : {}) }, { where: { id } });
+    await this.models.User.update({ password_hash: await hashPassword(password), updated_at: this.clock(), must_change_password: true }, { where: { id } });
     // The initial password file of this user no longer holds a working password.
     this.removeInitialPasswordFile(row.username);
     await this.models.Session.destroy({ where: { user_id: id } });
