@@ -9,16 +9,19 @@ SETUP_TEST=1 bash scripts/setup.sh
 export WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1
 status=0
 
-echo "== lint and typecheck"
+# Each section's header says how long the run has taken so far (CI's budget is 40 minutes).
+section() { echo "== $1 (at +$(( SECONDS / 60 ))m$(( SECONDS % 60 ))s)"; }
+
+section "lint and typecheck"
 npm run -s lint || status=1
 
-echo "== go vet + go test -race (caddy-modules)"
+section "go vet + go test -race (caddy-modules)"
 (cd caddy-modules && go vet ./... && go test -race -count=1 ./...) || status=1
 
-echo "== sidecar tests (SQLite)"
+section "sidecar tests (SQLite)"
 bash scripts/test-sidecar.sh || status=1
 
-echo "== sidecar tests (PostgreSQL)"
+section "sidecar tests (PostgreSQL)"
 if pg_url=$(bash scripts/pg-test-server.sh | tail -1); then
   TEST_DATABASE_URL="$pg_url" bash scripts/test-sidecar.sh || status=1
 else
@@ -26,13 +29,13 @@ else
   status=1
 fi
 
-echo "== gateway companion tests"
+section "gateway companion tests"
 (cd gateway && npm test) || status=1
 
-echo "== admin app: dictionaries, bundle budget, browser tests (chromium)"
+section "admin app: dictionaries, bundle budget, browser tests (chromium)"
 (npm run -s -w @gatehouse/ui build && node --import tsx --test --test-concurrency=1 sidecar/ui/test/*.test.ts test/ui/*.test.ts) || status=1
 
-echo "== end-to-end tests (network namespaces, wireguard-go, real Caddy)"
+section "end-to-end tests (network namespaces, wireguard-go, real Caddy)"
 if [[ $(id -u) -eq 0 ]]; then
   mapfile -t e2e < <(find test/e2e -name '*.test.ts' 2>/dev/null | sort)
   if ((${#e2e[@]})); then
@@ -42,10 +45,11 @@ else
   echo "skipped: the end-to-end tests need root (network namespaces)" >&2
 fi
 
-echo "== reliability and security suite (faults, load, bad input, secrets at rest)"
+section "reliability and security suite (faults, load, bad input, secrets at rest)"
 if [[ $(id -u) -eq 0 ]]; then
   bash scripts/test-reliability.sh || status=1
 else
   echo "skipped: the reliability suite needs root (network namespaces, loop mounts)" >&2
 fi
+section "done"
 exit $status
