@@ -51,6 +51,7 @@ import { AccessLogService } from './logs/access-log.js';
 import { BreakerService, ensureBreakerSecret } from './resilience/breaker.js';
 import { MonitorService } from './resilience/monitor.js';
 import { EventStreams } from './events-stream/hub.js';
+import { MetricsService } from './metrics/service.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -95,6 +96,8 @@ export interface AppContext extends Deps {
   monitor: MonitorService;
   // live events: the open GET /api/v1/events streams (server stop ends them)
   eventStreams: EventStreams;
+  // GET /metrics: the one prom-client registry (metrics/service.ts)
+  metrics: MetricsService;
 }
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -145,7 +148,21 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   // proxy: render + load (coalesced, all-or-nothing writes); the Caddy supervisor when managed
   const raModels: RouteAuthModels = db.models;
   const client = config.manageCaddy ? new CaddyAdminClient(config.caddyAdmin) : null;
-  const proxy = new ProxyService({ db, settings: proxySettings(config), clock, log, client, protectedRouteIds: (t) => protectedRouteIds(raModels, t), events });
+  // metrics first: the proxy and route auth count into it; its scrape reads the services built below
+  const built: { wireguard?: WireGuardService; gateways?: GatewaysService } = {};
+  const metrics = new MetricsService({
+    db, clock, log,
+    caddy: () => client,
+    get wireguard() {
+      return built.wireguard;
+    },
+    gateways: async () => (built.gateways ? built.gateways.list() : []),
+  });
+  const proxy = new ProxyService({
+    db, settings: proxySettings(config), clock, log, client, protectedRouteIds: (t) => protectedRouteIds(raModels, t), events,
+    features: core.features,
+    onLoad: (seconds, ok) => metrics.proxyApply.observe({ result: ok ? 'ok' : 'error' }, seconds),
+  });
   let caddySupervisor: CaddySupervisor | null = null;
   if (client) {
     const supervisor = new CaddySupervisor({
@@ -212,6 +229,8 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   const file = accessLogFile(config.dataDir);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const accessLog = new AccessLogService({ db, clock, log, file, scheduler: core.scheduler });
+  built.wireguard = wireguard;
+  built.gateways = gateways;
 
   return {
     ...core,
@@ -236,6 +255,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     accessLog,
     monitor,
     eventStreams: new EventStreams({ events, clock, timers: core.scheduler.timers, log }),
+    metrics,
   };
 }
 

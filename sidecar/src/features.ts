@@ -11,6 +11,7 @@ import { smtpFeature } from './smtp/feature.js';
 import { routeAuthFeature } from './route-auth/feature.js';
 import { gatewaysFeature } from './gateways/feature.js';
 import { resilienceFeature } from './resilience/feature.js';
+import { metricsFeature } from './metrics/feature.js';
 
 export const features: readonly Feature[] = [
   peersFeature,
@@ -20,6 +21,7 @@ export const features: readonly Feature[] = [
   routeAuthFeature,
   gatewaysFeature, // after peers (tunnel up) and routes
   resilienceFeature, // after proxy and routes
+  metricsFeature,
 ];
 
 export function featureEndpoints(ctx: AppContext): Endpoint[] {

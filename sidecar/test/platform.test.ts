@@ -9,6 +9,7 @@ import { loadConfig, ConfigError, CONFIG_VARIABLES } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/util/logger.js';
 import { INITIAL_PASSWORD_FILE } from '../src/app-context.js';
+import { fullPath } from '../src/http/registry.js';
 
 let s: TestServer;
 before(async () => {
@@ -90,7 +91,7 @@ test('OpenAPI 3.1 document lists every endpoint with its schemas', async () => {
   assert.equal(r.status, 200);
   assert.equal(r.data.openapi, '3.1.0');
   for (const e of s.endpoints) {
-    const p = (e.auth === 'public' ? e.path : `/api/v1${e.path}`).replace(/:([A-Za-z_]+)/g, '{$1}');
+    const p = fullPath(e).replace(/:([A-Za-z_]+)/g, '{$1}');
     assert.ok(r.data.paths[p]?.[e.method.toLowerCase()], `${e.method} ${p} documented`);
   }
   const tokenPost = r.data.paths['/api/v1/tokens'].post;

@@ -26,6 +26,12 @@ export function bearerToken(ctx: Koa.Context): string | undefined {
   return ctx.get('X-API-Token') || ctx.get('X-API-Key') || undefined;
 }
 
+/** `?token=` of an endpoint that allows it (Endpoint.queryToken): one value, or none. */
+function queryToken(ctx: Koa.Context): string | undefined {
+  const t = ctx.query.token;
+  return typeof t === 'string' && t ? t : undefined;
+}
+
 /** The user a principal acts as (profile endpoints): the session user, or the token's bound/creating user. */
 export function actingUserId(p: Principal | undefined): number | undefined {
   if (!p) return undefined;
@@ -66,7 +72,7 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
       };
     case 'admin':
       return async (ctx, next) => {
-        const token = bearerToken(ctx);
+        const token = bearerToken(ctx) ?? (e.queryToken ? queryToken(ctx) : undefined);
         if (token) {
           const t = await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined);
           if (!t) throw unauthorized('Invalid, expired or revoked API token');

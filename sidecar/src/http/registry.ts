@@ -88,6 +88,17 @@ export interface Endpoint<B = any, Q = any> {
    * off; the OpenAPI document shows it as x-feature.
    */
   feature?: LicensedFeature;
+  /**
+   * 'root': an admin endpoint served at its path as written, outside /api/v1 (GET /metrics, SPEC
+   * "Public and auth endpoints"); its scope still comes from scopeForPath(path).
+   */
+  mount?: 'root';
+  /**
+   * The API token may also come as the query parameter `token` (SPEC: GET /metrics, for scrapers
+   * that cannot send headers). Only endpoints that declare it accept it; everywhere else a `token`
+   * query parameter is ignored.
+   */
+  queryToken?: boolean;
   /** Success status (default 200). */
   status?: number;
   tags?: string[];
@@ -104,7 +115,7 @@ export function defineEndpoint<B = undefined, Q = undefined>(e: Omit<Endpoint<B,
 
 /** The full path an endpoint is served at. */
 export function fullPath(e: Endpoint): string {
-  return e.auth === 'public' ? e.path : `/api/v1${e.path}`;
+  return e.auth === 'public' || e.mount === 'root' ? e.path : `/api/v1${e.path}`;
 }
 
 // Shared schema pieces.

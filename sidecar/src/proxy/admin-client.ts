@@ -106,6 +106,13 @@ export class CaddyAdminClient {
     throw new CaddyAdminError(CaddyAdminClient.message(status, text), status);
   }
 
+  /** GET /metrics: Caddy's own Prometheus metrics (text format; the http app's need `apps.http.metrics`). */
+  async metrics(timeoutMs = this.requestTimeoutMs): Promise<string> {
+    const { status, text } = await this.call('GET', '/metrics', undefined, timeoutMs);
+    if (status !== 200) throw new CaddyAdminError(CaddyAdminClient.message(status, text), status);
+    return text;
+  }
+
   /** True when the admin API answers at all. */
   async ping(timeoutMs = this.requestTimeoutMs): Promise<boolean> {
     try {

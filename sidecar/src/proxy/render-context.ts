@@ -53,6 +53,8 @@ export interface ProxySnapshot {
   breakers?: Map<number, BreakerSeed>;
   /** What the registered route kinds read (readSnapshot), rendered after the routes, in order. */
   contributions?: Contribution[];
+  /** Caddy's own HTTP metrics, per host (licence feature prometheus_metrics; proxy/fragments/metrics.ts). */
+  metrics?: boolean;
 }
 
 export interface RenderContext {

@@ -37,6 +37,7 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { EventBus } from '../events.js';
+import type { FeatureGate } from '../license/features.js';
 import { AppError } from '../util/errors.js';
 import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
 import { BreakerMemory } from './breaker.js';
@@ -102,6 +103,10 @@ export interface ProxyServiceOptions {
   protectedRouteIds?: ProtectedRouteIdsFn;
   /** config_changed goes here whenever a different configuration becomes live (events.ts). */
   events?: EventBus;
+  /** The licence gate: with prometheus_metrics the rendering turns on Caddy's own metrics (snapshot.metrics). */
+  features?: FeatureGate;
+  /** Told the duration of every load into Caddy and whether Caddy took it (GET /metrics). */
+  onLoad?: (seconds: number, ok: boolean) => void;
 }
 
 export class ProxyService {
@@ -128,8 +133,12 @@ export class ProxyService {
   readonly breakers = new BreakerMemory();
   private readonly protectedRouteIds?: ProtectedRouteIdsFn;
   private readonly events?: EventBus;
+  private readonly features?: FeatureGate;
+  private readonly onLoad?: (seconds: number, ok: boolean) => void;
 
   constructor(o: ProxyServiceOptions) {
+    this.features = o.features;
+    this.onLoad = o.onLoad;
     this.protectedRouteIds = o.protectedRouteIds;
     this.events = o.events;
     this.db = o.db;
@@ -155,6 +164,7 @@ export class ProxyService {
   async render(transaction?: Transaction): Promise<CaddyConfig> {
     const snap = await readSnapshot(this.db, this.settings, this.clock(), transaction, this.protectedRouteIds);
     snap.breakers = this.breakers.seeds(snap.routes, this.lastBody === null);
+    snap.metrics = this.features?.isEnabled('prometheus_metrics') ?? false;
     return renderCaddyConfig(snap);
   }
 
@@ -340,8 +350,10 @@ export class ProxyService {
       this.loads++;
       await this.client.load(body);
       this.lastError = null;
+      this.onLoad?.((performance.now() - t0) / 1000, true);
       this.log.debug('caddy /load done', { ms: Math.round(performance.now() - t0) });
     } catch (err) {
+      this.onLoad?.((performance.now() - t0) / 1000, false);
       this.lastError = err instanceof Error ? err.message : String(err);
       throw err;
     }

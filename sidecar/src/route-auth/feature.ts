@@ -10,10 +10,11 @@ import { Verifier, verifyHandler } from './verify.js';
 export const routeAuthFeature: Feature = {
   name: 'route-auth',
   endpoints: (ctx) => routeAuthEndpoints(ctx),
-  early: (ctx) => [routeAuthMiddleware(ctx, ctx.routeAuth)],
+  early: (ctx) => [routeAuthMiddleware(ctx, ctx.routeAuth, ctx.metrics.routeAuth)],
   fastPaths: (ctx) => [
     verifyHandler(new Verifier(ctx.routeAuth.view, ctx.clock), ctx.config.trustProxy, (err) =>
       ctx.log.error('route auth verify failed', { err: String((err as Error)?.stack ?? err) }),
+      ctx.metrics.routeAuth,
     ),
   ],
   async start(ctx) {

@@ -73,7 +73,7 @@ export function safeRedirect(rd: string | undefined | null, host: string): strin
   }
 }
 
-export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService): Koa.Middleware {
+export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?: { count(status: number): void }): Koa.Middleware {
   const view = svc.view;
   const flows = new LoginFlows(deps, svc);
   const limiter = new RateLimiterMemory({ points: deps.config.rateLimits.login, duration: 15 * 60, keyPrefix: 'route_auth_login' });
@@ -85,6 +85,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService): Koa.Midd
   async function verify(ctx: Koa.Context): Promise<void> {
     const a = await verifier.decide(inputFrom(ctx.req, ctx.state.clientIp as string));
     ctx.respond = false;
+    outcomes?.count(a.status);
     writeAnswer(ctx.res, a, ctx.method === 'HEAD');
   }
 

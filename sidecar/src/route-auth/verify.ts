@@ -189,12 +189,25 @@ export function writeAnswer(res: http.ServerResponse, a: VerifyAnswer, head: boo
  * GET /route-auth/verify on node's request and response, for a server that wants to answer it
  * before Koa: `if (!verifyHandler(req, res)) app(req, res)`. Returns false for any other path.
  */
-export function verifyHandler(verifier: Verifier, trustProxy: boolean, onError: (err: unknown) => void): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
+export function verifyHandler(
+  verifier: Verifier,
+  trustProxy: boolean,
+  onError: (err: unknown) => void,
+  /** counts each answer's status (GET /metrics: metrics/service.ts RouteAuthOutcomes; one integer increment) */
+  outcomes?: { count(status: number): void },
+): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
+  const write = outcomes
+    ? (res: http.ServerResponse, a: VerifyAnswer, head: boolean) => {
+        outcomes.count(a.status);
+        writeAnswer(res, a, head);
+      }
+    : writeAnswer;
   return (req, res) => {
     const url = req.url ?? '';
     if (url !== '/route-auth/verify' && !url.startsWith('/route-auth/verify?')) return false;
     const head = req.method === 'HEAD';
     const fail = (err: unknown) => {
+      outcomes?.count(500);
       onError(err);
       if (!res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
@@ -203,8 +216,8 @@ export function verifyHandler(verifier: Verifier, trustProxy: boolean, onError: 
     };
     try {
       const a = verifier.decide(inputFrom(req, rawClientIp(req, trustProxy)));
-      if (a instanceof Promise) a.then((x) => writeAnswer(res, x, head), fail);
-      else writeAnswer(res, a, head);
+      if (a instanceof Promise) a.then((x) => write(res, x, head), fail);
+      else write(res, a, head);
     } catch (err) {
       fail(err);
     }

@@ -19,7 +19,7 @@ export const ACCESS_LOG_ROLL = { roll_size_mb: 20, roll_keep: 3, roll_keep_days:
  * Every HTTP server logs every request to the logger http.log.access.gatehouse
  * (`logs.default_logger_name`, one name for all hosts instead of a host→name map of 10,000
  * entries); the sidecar maps each line's Host to its route. The logger writes JSON lines to
- * `file` only (excluded from Caddy's default log).
+ * `file` only (excluded from Caddy's default log), with a `token` query parameter redacted.
  */
 export function addAccessLog(cfg: CaddyConfig, servers: Record<string, Json>, file: string, rollMb = ACCESS_LOG_ROLL.roll_size_mb): void {
   for (const srv of Object.values(servers)) srv.logs = { default_logger_name: ACCESS_LOGGER };
@@ -28,7 +28,9 @@ export function addAccessLog(cfg: CaddyConfig, servers: Record<string, Json>, fi
       default: { exclude: [`http.log.access.${ACCESS_LOGGER}`] },
       [ACCESS_LOGGER]: {
         writer: { output: 'file', filename: file, ...ACCESS_LOG_ROLL, roll_size_mb: rollMb },
-        encoder: { format: 'json' },
+        // The query parameter `token` (GET /metrics?token=<API token> through the admin domain) is
+        // written as REDACTED, for every host: a credential in a URL never reaches the log file.
+        encoder: { format: 'filter', wrap: { format: 'json' }, fields: { 'request>uri': { filter: 'query', actions: [{ type: 'replace', parameter: 'token', value: 'REDACTED' }] } } },
         include: [`http.log.access.${ACCESS_LOGGER}`],
       },
     },
