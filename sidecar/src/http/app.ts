@@ -3,11 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
-import multer from '@koa/multer';
 import session from 'koa-session';
 import type { HttpDeps } from '../deps.js';
 import { errorMiddleware, zodFields } from './errors.js';
+import { apiBody, multipartBody } from './body.js';
 import { clientIp, isSecure } from './client-ip.js';
 import { authenticate, csrfCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
@@ -150,7 +149,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
   );
 
   const router = new Router();
-  const body = bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '1mb', formLimit: '256kb', encoding: 'utf-8', parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] });
+  const body = apiBody();
   const seen = new Set<string>();
   for (const e of endpoints) {
     const p = fullPath(e);
@@ -166,18 +165,9 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     if (pv) chain.push(pv);
     if (e.method !== 'GET') {
       if (e.multipart) {
-        const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: e.multipart.maxBytes, files: 1 } });
-        chain.push(async (ctx, next) => {
-          try {
-            await upload.single(e.multipart!.field)(ctx as any, async () => undefined);
-          } catch (err: any) {
-            if (err?.code === 'LIMIT_FILE_SIZE') throw validation(`File larger than ${e.multipart!.maxBytes} bytes`, { [e.multipart!.field]: `at most ${e.multipart!.maxBytes} bytes` });
-            throw validation(`Upload failed: ${err?.message ?? err}`, { [e.multipart!.field]: 'invalid upload' });
-          }
-          await next();
-        });
+        chain.push(multipartBody(e.multipart.field, e.multipart.maxBytes));
       } else {
-        chain.push(body as Koa.Middleware);
+        chain.push(body);
       }
     }
     if (e.auth === 'admin') chain.push(csrfCheck);

@@ -57,7 +57,7 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
         status = 400;
         body = { ok: false, error: 'Validation failed', fields: zodFields(err) };
       } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
-        // koa / bodyparser client errors (bad JSON, body too large)
+        // koa / koa-body client errors (bad JSON, body too large, unsupported charset)
         status = err.status;
         body = { ok: false, error: err.expose ? err.message : 'Bad request' };
       } else if ((failure = databaseFailure(err))) {

@@ -79,7 +79,7 @@ export interface Endpoint<B = any, Q = any> {
    * description for the OpenAPI document; the handler sets ctx.body itself.
    */
   rawResponse?: { contentType: string; description: string; events?: { name: string; scope: string; fields: string }[] };
-  /** multipart/form-data upload (the handler reads ctx.request.file). */
+  /** multipart/form-data upload of one file (http/body.ts; the handler reads uploadedFile(ctx)). */
   multipart?: { field: string; maxBytes: number };
   rateLimit?: RateLimitName;
   /**

@@ -19,7 +19,7 @@
 // login forms (Path=/route-auth/).
 import crypto from 'node:crypto';
 import type Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
+import { pageFormBody } from '../http/body.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Deps } from '../deps.js';
 import { pickLang } from '../web/index.js';
@@ -77,7 +77,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
   const view = svc.view;
   const flows = new LoginFlows(deps, svc);
   const limiter = new RateLimiterMemory({ points: deps.config.rateLimits.login, duration: 15 * 60, keyPrefix: 'route_auth_login' });
-  const parse = bodyParser({ enableTypes: ['form'], formLimit: '16kb', encoding: 'utf-8' }) as unknown as Koa.Middleware;
+  const parse = pageFormBody();
 
   // ---------------- verify (hot path) ----------------
 

@@ -4,6 +4,7 @@
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { uploadedFile } from '../http/body.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import crypto from 'node:crypto';
@@ -27,8 +28,8 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params }, ctx: Koa.Context) => {
         const routeId = id(params);
         await svc().get(routeId); // 404 for an unknown route before looking at the upload
-        const file = (ctx.request as any).file as { buffer?: Buffer } | undefined;
-        if (!file?.buffer) throw validation('A file is required (multipart/form-data, field "file")', { file: 'required' });
+        const file = uploadedFile(ctx);
+        if (!file) throw validation('A file is required (multipart/form-data, field "file")', { file: 'required' });
         return { route_auth: await svc().setBranding(routeId, kind, file.buffer, actor(ctx)) };
       },
     }),
