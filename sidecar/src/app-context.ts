@@ -52,6 +52,8 @@ import { BreakerService, ensureBreakerSecret } from './resilience/breaker.js';
 import { MonitorService } from './resilience/monitor.js';
 import { EventStreams } from './events-stream/hub.js';
 import { MetricsService } from './metrics/service.js';
+import { DeliveryQueue } from './webhooks/queue.js';
+import { WebhooksService } from './webhooks/service.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -98,6 +100,9 @@ export interface AppContext extends Deps {
   eventStreams: EventStreams;
   // GET /metrics: the one prom-client registry (metrics/service.ts)
   metrics: MetricsService;
+  // webhooks: CRUD, delivery log, test; the delivery queue (a bus subscriber) and its worker
+  webhooks: WebhooksService;
+  webhookQueue: DeliveryQueue;
 }
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -232,6 +237,11 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   built.wireguard = wireguard;
   built.gateways = gateways;
 
+  // webhooks: the queue subscribes to the bus once, here
+  const webhookQueue = new DeliveryQueue(core);
+  const webhooks = new WebhooksService(core, webhookQueue);
+  webhookQueue.serverAddresses = () => webhooks.serverAddresses();
+
   return {
     ...core,
     health,
@@ -256,6 +266,8 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     monitor,
     eventStreams: new EventStreams({ events, clock, timers: core.scheduler.timers, log }),
     metrics,
+    webhooks,
+    webhookQueue,
   };
 }
 

@@ -66,6 +66,10 @@ const schema = z.object({
   GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: positiveInt.default(15),
   GATEHOUSE_GATEWAY_OFFLINE_AFTER: positiveInt.default(60),
   GATEHOUSE_GATEWAY_WOL_TIMEOUT: positiveInt.default(180),
+  /** webhooks (src/webhooks): see README "Webhooks" */
+  GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  GATEHOUSE_WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(120).default(10),
+  GATEHOUSE_WEBHOOK_RETRY_BASE: z.coerce.number().int().min(1).max(3600).default(10),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -110,6 +114,15 @@ export interface Config {
     heartbeatIntervalS: number;
     offlineAfterMs: number;
     wolTimeoutMs: number;
+  };
+  /** Outbound webhooks (README "Webhooks"). */
+  webhooks: {
+    /** GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: URLs on loopback, private ranges and this server allowed */
+    allowPrivate: boolean;
+    /** time limit of one delivery attempt */
+    timeoutMs: number;
+    /** delay before the first retry; each further retry waits twice as long (capped at 1 h) */
+    retryBaseMs: number;
   };
 }
 
@@ -169,6 +182,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatIntervalS: e.GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL,
       offlineAfterMs: e.GATEHOUSE_GATEWAY_OFFLINE_AFTER * 1000,
       wolTimeoutMs: e.GATEHOUSE_GATEWAY_WOL_TIMEOUT * 1000,
+    },
+    webhooks: {
+      allowPrivate: e.GATEHOUSE_WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: e.GATEHOUSE_WEBHOOK_TIMEOUT * 1000,
+      retryBaseMs: e.GATEHOUSE_WEBHOOK_RETRY_BASE * 1000,
     },
   };
 }

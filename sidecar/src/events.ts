@@ -141,7 +141,19 @@ export type OperationsEvent =
   | { type: 'backup_failed'; job_id: number | null; target: 'download' | 'local' | 's3'; error: string }
   | ({ type: 'licence_changed'; reason: 'activated' | 'refreshed' | 'expired' | 'removed' | 'grace_ended'; plan: string; features: string[]; expires_at: number | null } & Actor);
 
-export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent | OperationsEvent;
+/**
+ * Webhooks (src/webhooks): the admin's changes, and the delivery log (a delivery was queued, or an
+ * attempt finished; transient) with a delivery that failed for good. Not deliverable by webhooks.
+ */
+export type WebhookAdminEvent =
+  | ({ type: 'webhook_created'; webhook_id: number; name: string; url: string; events: string[] } & Actor)
+  | ({ type: 'webhook_updated'; webhook_id: number; name: string; fields: string[] } & Actor)
+  | ({ type: 'webhook_enabled' | 'webhook_disabled'; webhook_id: number; name: string } & Actor)
+  | ({ type: 'webhook_deleted'; webhook_id: number; name: string } & Actor)
+  | { type: 'webhook_delivery_updated'; webhook_id: number; delivery_id: number; event: string; status: 'pending' | 'delivered' | 'failed'; attempts: number; response_code: number | null }
+  | { type: 'webhook_delivery_failed'; webhook_id: number; name: string; delivery_id: number; event: string; attempts: number; error: string | null };
+
+export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent | OperationsEvent | WebhookAdminEvent;
 export type EventType = DomainEvent['type'];
 /** The payload of the event(s) of type T (members that name several types are narrowed to T). */
 export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;

@@ -12,6 +12,7 @@ import { routeAuthFeature } from './route-auth/feature.js';
 import { gatewaysFeature } from './gateways/feature.js';
 import { resilienceFeature } from './resilience/feature.js';
 import { metricsFeature } from './metrics/feature.js';
+import { webhooksFeature } from './webhooks/feature.js';
 
 export const features: readonly Feature[] = [
   peersFeature,
@@ -22,6 +23,7 @@ export const features: readonly Feature[] = [
   gatewaysFeature, // after peers (tunnel up) and routes
   resilienceFeature, // after proxy and routes
   metricsFeature,
+  webhooksFeature, // last: stopped first, its queue stays in the database
 ];
 
 export function featureEndpoints(ctx: AppContext): Endpoint[] {

@@ -71,6 +71,13 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = {
   backup_completed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), file, bytes, duration_ms' },
   backup_failed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), error' },
   licence_changed: { scope: 'admin', fields: `reason (activated|refreshed|expired|removed|grace_ended), plan, features, expires_at (epoch ms or null), ${actor}` },
+  webhook_created: { scope: 'admin', fields: `webhook_id, name, url, events, ${actor}` },
+  webhook_updated: { scope: 'admin', fields: `webhook_id, name, fields (changed field names; "secret" when it was replaced), ${actor}` },
+  webhook_enabled: { scope: 'admin', fields: `webhook_id, name, ${actor}` },
+  webhook_disabled: { scope: 'admin', fields: `webhook_id, name, ${actor}` },
+  webhook_deleted: { scope: 'admin', fields: `webhook_id, name, ${actor}` },
+  webhook_delivery_updated: { scope: 'admin', fields: 'webhook_id, delivery_id, event, status (pending|delivered|failed), attempts, response_code' },
+  webhook_delivery_failed: { scope: 'admin', fields: 'webhook_id, name, delivery_id, event, attempts, error (of the last attempt)' },
   // not streamed: cache signals, and sign-in failures (they reach `logs` readers as activity rows)
   rows_changed: null,
   login_failed: null,

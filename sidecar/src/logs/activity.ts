@@ -219,6 +219,18 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { severity: 'error', source: 'backup', event_type: e.type, message: `Backup failed (${e.target}): ${e.error}`, details: { job_id: e.job_id, target: e.target, error: e.error } };
     case 'licence_changed':
       return { source: 'license', event_type: e.type, message: `Licence ${e.reason}: plan ${e.plan}`, details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at }, user_id: e.actor };
+    case 'webhook_created':
+      return { source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}" created (${e.events.length} event kinds)`, details: { webhook_id: e.webhook_id, url: e.url, events: e.events }, user_id: e.actor };
+    case 'webhook_updated':
+      return { source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}" updated (${e.fields.join(', ')})`, details: { webhook_id: e.webhook_id, fields: e.fields }, user_id: e.actor };
+    case 'webhook_enabled':
+    case 'webhook_disabled':
+      return { source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}" ${e.type === 'webhook_enabled' ? 'enabled' : 'disabled'}`, details: { webhook_id: e.webhook_id }, user_id: e.actor };
+    case 'webhook_deleted':
+      return { source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}" deleted`, details: { webhook_id: e.webhook_id }, user_id: e.actor };
+    case 'webhook_delivery_failed':
+      return { severity: 'warning', source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}": delivery of ${e.event} failed after ${e.attempts} attempt(s)${e.error ? `: ${e.error}` : ''}`, details: { webhook_id: e.webhook_id, delivery_id: e.delivery_id, event: e.event, attempts: e.attempts, error: e.error } };
+    case 'webhook_delivery_updated': // the delivery log is the webhook's own (GET /webhooks/:id/deliveries)
     case 'config_changed':
     case 'peer_traffic':
     case 'wireguard_state': // the restart, sync and interface messages are logged where they happen

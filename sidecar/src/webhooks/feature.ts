@@ -1,0 +1,16 @@
+// The webhooks feature: its endpoints, and the delivery worker (started with the server, stopped
+// before the database closes). Services: ctx.webhooks (CRUD, log, test) and ctx.webhookQueue (the
+// queue in the database and its worker), built in app-context.ts.
+import type { Feature } from '../app-context.js';
+import { webhookEndpoints } from './endpoints.js';
+
+export const webhooksFeature: Feature = {
+  name: 'webhooks',
+  endpoints: (ctx) => webhookEndpoints(ctx),
+  start(ctx) {
+    ctx.webhookQueue.start();
+  },
+  async stop(ctx) {
+    await ctx.webhookQueue.stop();
+  },
+};

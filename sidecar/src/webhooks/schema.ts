@@ -1,0 +1,97 @@
+// Request and response schemas of the webhooks API (validation and the OpenAPI document).
+import { z } from 'zod';
+import { text } from '../http/fields.js';
+import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
+import { DELIVERY_STATUSES } from './model.js';
+
+export const MAX_RETRY_COUNT = 10;
+
+const webhookUrl = text({ min: 1, max: 2048 }).superRefine((v, ctx) => {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as https://hooks.example.com/gatehouse' });
+    return;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must start with http:// or https://' });
+  else if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'must not contain a user name or password (the receiver checks the signature instead)' });
+  else if (!u.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host' });
+}).meta({ description: 'http(s) URL the events are POSTed to. Refused (400, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true.' });
+
+const eventKind = z.enum(WEBHOOK_EVENTS).meta({ description: `An event kind: ${WEBHOOK_EVENTS.map((k) => `${k} (${WEBHOOK_EVENT_INFO[k]})`).join('; ')}` });
+const events = z.array(eventKind).min(1, 'choose at least one event kind').max(WEBHOOK_EVENTS.length * 2);
+const secret = text({ min: 16, max: 256, trim: false }).meta({ description: 'HMAC-SHA256 key of the signature (at least 16 characters); stored sealed, never shown again' });
+const retryCount = z.number({ error: 'must be a whole number from 0 to 10' }).int('must be a whole number from 0 to 10').min(0, 'must be 0 or more').max(MAX_RETRY_COUNT, `must be at most ${MAX_RETRY_COUNT}`);
+const name = text({ min: 1, max: 128 });
+
+export const createWebhookBody = z.object({
+  name,
+  url: webhookUrl,
+  events,
+  enabled: z.boolean(),
+  secret,
+  retry_count: retryCount.optional().meta({ description: 'retries after a failed first attempt (0-10, default 3), with exponential back-off' }),
+});
+
+export const updateWebhookBody = z.object({
+  name: name.optional(),
+  url: webhookUrl.optional(),
+  events: events.optional(),
+  enabled: z.boolean().optional(),
+  secret: z.union([z.literal(''), secret]).optional().meta({ description: 'a new secret; omitted or empty keeps the stored one' }),
+  retry_count: retryCount.optional(),
+});
+
+export const deliveriesQuery = z.object({
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  event: text({ max: 64 }).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+const isoDate = z.string().meta({ format: 'date-time' });
+const status = z.enum(DELIVERY_STATUSES);
+
+export const webhookView = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    enabled: z.boolean(),
+    retry_count: z.number().int(),
+    secret_set: z.boolean(),
+    deliveries: z.object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
+    last_delivery: z.object({ id: z.number().int(), event: z.string(), status, response_code: z.number().int().nullable(), at: isoDate.nullable() }).nullable(),
+    created_at: isoDate,
+    updated_at: isoDate,
+  })
+  .meta({ description: 'A webhook (never its secret) with the counts of its delivery log' });
+
+export const deliveryView = z
+  .object({
+    id: z.number().int(),
+    webhook_id: z.number().int(),
+    uid: z.string().meta({ description: 'sent as X-Gatehouse-Delivery; the same on every attempt' }),
+    event: z.string(),
+    status,
+    attempts: z.number().int(),
+    max_attempts: z.number().int(),
+    next_attempt_at: isoDate.nullable(),
+    last_attempt_at: isoDate.nullable(),
+    response_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+    body: z.string().meta({ description: 'the exact JSON body sent' }),
+    created_at: isoDate,
+    updated_at: isoDate,
+  })
+  .meta({ description: 'One delivery of an event to a webhook' });
+
+export const webhookResponse = z.object({ ok: z.literal(true), webhook: webhookView });
+export const webhooksResponse = z.object({ ok: z.literal(true), webhooks: z.array(webhookView) });
+export const deliveriesResponse = z.object({ ok: z.literal(true), deliveries: z.array(deliveryView), total: z.number().int() });
+export const testResponse = z.object({ ok: z.literal(true), delivery: deliveryView });
+export const eventKindsResponse = z.object({ ok: z.literal(true), events: z.array(z.object({ name: z.string(), description: z.string() })) });
+export const deletedResponse = z.object({ ok: z.literal(true), deleted: z.literal(true) });

@@ -1,0 +1,185 @@
+// Webhooks: the admin's CRUD (the secret sealed with the master key, the URL checked by the
+// request-forgery guard), the delivery log, and the test delivery. The queue and its worker are
+// queue.ts (DeliveryQueue); this service tells it when the set of webhooks changes.
+import crypto from 'node:crypto';
+import { Op, fn, col } from 'sequelize';
+import type { Deps } from '../deps.js';
+import { notFound, validation } from '../util/errors.js';
+import type { DeliveryStatus, WebhookDeliveryRow, WebhookRow } from './model.js';
+import { checkedAddresses, ForbiddenTarget } from './ssrf.js';
+import { deliveryView, webhookView, type DeliveryCounts, type DeliveryView, type WebhookView } from './views.js';
+import { TEST_EVENT, type WebhookEvent } from './events.js';
+import type { DeliveryQueue } from './queue.js';
+
+export interface WebhookInput {
+  name: string;
+  url: string;
+  events: WebhookEvent[];
+  enabled: boolean;
+  secret: string;
+  retry_count?: number;
+}
+
+export const DEFAULT_RETRY_COUNT = 3;
+
+type Core = Pick<Deps, 'db' | 'clock' | 'events' | 'crypto' | 'config'>;
+
+export class WebhooksService {
+  private readonly models: Deps['db']['models'];
+  constructor(private readonly core: Core, private readonly queue: DeliveryQueue) {
+    this.models = core.db.models;
+  }
+
+  /** The URL may be a target (400 with fields.url when not). */
+  async checkUrl(url: string): Promise<void> {
+    const host = new URL(url).hostname;
+    try {
+      await checkedAddresses(host, { allowPrivate: this.core.config.webhooks.allowPrivate, serverAddresses: this.serverAddresses() });
+    } catch (err) {
+      if (err instanceof ForbiddenTarget) throw validation('Validation failed', { url: `${err.message}; webhooks may not call this server, loopback or private networks (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true allows it)` });
+      throw validation('Validation failed', { url: `the host does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+    }
+  }
+
+  /** This server's configured public address counts as "the server itself" besides its interfaces. */
+  serverAddresses(): string[] {
+    return this.core.config.publicIp ? [this.core.config.publicIp] : [];
+  }
+
+  private async row(id: number): Promise<WebhookRow> {
+    const r = (await this.models.Webhook.findByPk(id, { raw: true })) as WebhookRow | null;
+    if (!r) throw notFound('Webhook');
+    return r;
+  }
+
+  private async counts(ids: number[]): Promise<Map<number, DeliveryCounts>> {
+    const out = new Map<number, DeliveryCounts>(ids.map((id) => [id, { pending: 0, delivered: 0, failed: 0 }]));
+    if (!ids.length) return out;
+    const rows = (await this.models.WebhookDelivery.findAll({
+      attributes: ['webhook_id', 'status', [fn('COUNT', col('id')), 'n']],
+      where: { webhook_id: { [Op.in]: ids } },
+      group: ['webhook_id', 'status'],
+      raw: true,
+    })) as unknown as { webhook_id: number; status: DeliveryStatus; n: number | string }[];
+    for (const r of rows) {
+      const c = out.get(Number(r.webhook_id));
+      if (c && r.status in c) c[r.status] = Number(r.n);
+    }
+    return out;
+  }
+
+  private async lastDeliveries(ids: number[]): Promise<Map<number, WebhookDeliveryRow>> {
+    const out = new Map<number, WebhookDeliveryRow>();
+    if (!ids.length) return out;
+    const maxIds = (await this.models.WebhookDelivery.findAll({ attributes: [[fn('MAX', col('id')), 'id']], where: { webhook_id: { [Op.in]: ids } }, group: ['webhook_id'], raw: true })) as unknown as { id: number }[];
+    if (!maxIds.length) return out;
+    const rows = (await this.models.WebhookDelivery.findAll({ where: { id: { [Op.in]: maxIds.map((r) => Number(r.id)) } }, raw: true })) as unknown as WebhookDeliveryRow[];
+    for (const r of rows) out.set(Number(r.webhook_id), r);
+    return out;
+  }
+
+  private async views(rows: WebhookRow[]): Promise<WebhookView[]> {
+    const ids = rows.map((r) => r.id);
+    const [counts, last] = await Promise.all([this.counts(ids), this.lastDeliveries(ids)]);
+    return rows.map((r) => webhookView(r, counts.get(r.id)!, last.get(r.id) ?? null));
+  }
+
+  async list(): Promise<WebhookView[]> {
+    return this.views((await this.models.Webhook.findAll({ order: [['id', 'ASC']], raw: true })) as unknown as WebhookRow[]);
+  }
+
+  async get(id: number): Promise<WebhookView> {
+    return (await this.views([await this.row(id)]))[0];
+  }
+
+  async create(input: WebhookInput, actor?: number): Promise<WebhookView> {
+    await this.checkUrl(input.url);
+    const now = this.core.clock();
+    const events = [...new Set(input.events)];
+    const row = await this.models.Webhook.create({
+      name: input.name,
+      url: input.url,
+      events: JSON.stringify(events),
+      enabled: input.enabled,
+      secret_enc: this.core.crypto.seal(input.secret),
+      retry_count: input.retry_count ?? DEFAULT_RETRY_COUNT,
+      created_at: now,
+      updated_at: now,
+    });
+    const r = row.get({ plain: true }) as WebhookRow;
+    this.queue.invalidate();
+    await this.core.events.emit({ type: 'webhook_created', webhook_id: r.id, name: r.name, url: r.url, events, actor: actor ?? null });
+    return this.get(r.id);
+  }
+
+  /** Partial update; a secret omitted (or '') keeps the stored one. */
+  async update(id: number, input: Partial<WebhookInput>, actor?: number): Promise<WebhookView> {
+    const old = await this.row(id);
+    if (input.url !== undefined && input.url !== old.url) await this.checkUrl(input.url);
+    const patch: Partial<WebhookRow> = {};
+    const set = <K extends keyof WebhookRow>(k: K, v: WebhookRow[K], field: string = k) => {
+      patch[k] = v;
+      fields.push(field);
+    };
+    const fields: string[] = [];
+    if (input.name !== undefined && input.name !== old.name) set('name', input.name);
+    if (input.url !== undefined && input.url !== old.url) set('url', input.url);
+    if (input.events !== undefined) {
+      const ev = JSON.stringify([...new Set(input.events)]);
+      if (ev !== old.events) set('events', ev);
+    }
+    if (input.enabled !== undefined && input.enabled !== !!old.enabled) set('enabled', input.enabled);
+    if (input.retry_count !== undefined && input.retry_count !== Number(old.retry_count)) set('retry_count', input.retry_count);
+    if (input.secret) set('secret_enc', this.core.crypto.seal(input.secret), 'secret');
+    if (fields.length) {
+      await this.models.Webhook.update({ ...patch, updated_at: this.core.clock() }, { where: { id } });
+      this.queue.invalidate();
+      await this.core.events.emit({ type: 'webhook_updated', webhook_id: id, name: patch.name ?? old.name, fields, actor: actor ?? null });
+    }
+    return this.get(id);
+  }
+
+  async toggle(id: number, actor?: number): Promise<WebhookView> {
+    const old = await this.row(id);
+    const enabled = !old.enabled;
+    await this.models.Webhook.update({ enabled, updated_at: this.core.clock() }, { where: { id } });
+    this.queue.invalidate();
+    await this.core.events.emit({ type: enabled ? 'webhook_enabled' : 'webhook_disabled', webhook_id: id, name: old.name, actor: actor ?? null });
+    return this.get(id);
+  }
+
+  /** Deletes the webhook and its delivery log (queued deliveries are dropped). */
+  async remove(id: number, actor?: number): Promise<void> {
+    const old = await this.row(id);
+    await this.core.db.sequelize.transaction(async (transaction) => {
+      await this.models.WebhookDelivery.destroy({ where: { webhook_id: id }, transaction });
+      await this.models.Webhook.destroy({ where: { id }, transaction });
+    });
+    this.queue.invalidate();
+    await this.core.events.emit({ type: 'webhook_deleted', webhook_id: id, name: old.name, actor: actor ?? null });
+  }
+
+  async deliveries(id: number, q: { status?: DeliveryStatus; event?: string; limit: number; offset: number }): Promise<{ deliveries: DeliveryView[]; total: number }> {
+    await this.row(id);
+    const where: Record<string, unknown> = { webhook_id: id };
+    if (q.status) where.status = q.status;
+    if (q.event) where.event = q.event;
+    const [rows, total] = await Promise.all([
+      this.models.WebhookDelivery.findAll({ where, order: [['id', 'DESC']], limit: q.limit, offset: q.offset, raw: true }),
+      this.models.WebhookDelivery.count({ where }),
+    ]);
+    return { deliveries: (rows as unknown as WebhookDeliveryRow[]).map(deliveryView), total };
+  }
+
+  /**
+   * POST /webhooks/:id/test: one signed POST of a `webhook_test` event now (also to a disabled
+   * webhook), recorded in its delivery log; not retried. Resolves with the recorded delivery.
+   */
+  async test(id: number, actor?: number): Promise<DeliveryView> {
+    const hook = await this.row(id);
+    const now = this.core.clock();
+    const uid = crypto.randomUUID();
+    const body = JSON.stringify({ id: uid, event: TEST_EVENT, created_at: new Date(now).toISOString(), timestamp: now, data: { webhook_id: id, name: hook.name, message: 'This is a test delivery from Gatehouse.', actor: actor ?? null } });
+    return this.queue.deliverNow(hook, { uid, event: TEST_EVENT, body });
+  }
+}
