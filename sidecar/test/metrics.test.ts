@@ -67,6 +67,7 @@ test('authorization: session, token with scope system, full-access or read-only 
   assert.equal((await s.req('/metrics', { headers: { cookie: session.cookie } })).status, 200);
   // the query parameter is not a credential anywhere else
   assert.equal((await s.req(`/api/v1/peers?token=${encodeURIComponent(full)}`)).status, 401);
+  assert.equal((await s.req(`/api/v1/system/resources?token=${encodeURIComponent(full)}`)).status, 401);
   // the /api/v1 alias does not exist for it
   assert.equal((await s.req('/api/v1/metrics', { headers: bearer(full) })).status, 404);
   // an Accept that excludes text/plain

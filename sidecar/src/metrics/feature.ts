@@ -1,9 +1,11 @@
-// The metrics feature: GET /metrics (metrics/endpoints.ts). The service is ctx.metrics
-// (app-context.ts), built before the proxy and route auth so that they count into it.
+// The metrics feature: GET /metrics (metrics/endpoints.ts) and GET /api/v1/system/resources
+// (system/resources.ts). The metrics service is ctx.metrics (app-context.ts), built before the proxy
+// and route auth so that they count into it.
 import type { Feature } from '../app-context.js';
 import { metricsEndpoints } from './endpoints.js';
+import { systemResourceEndpoints } from '../system/endpoints.js';
 
 export const metricsFeature: Feature = {
   name: 'metrics',
-  endpoints: (ctx) => metricsEndpoints(ctx),
+  endpoints: (ctx) => [...metricsEndpoints(ctx), ...systemResourceEndpoints(ctx)],
 };
