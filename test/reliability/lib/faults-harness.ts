@@ -296,3 +296,20 @@ export class PgCluster {
     fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }
+
+/** Rows of one query on an SQLite file (the sqlite3 command line, read-only). */
+export function sqliteRows<T = Record<string, unknown>>(file: string, sql: string): T[] {
+  const out = execFileSync('sqlite3', ['-readonly', '-json', file, sql], { encoding: 'utf8' }).trim();
+  return out ? (JSON.parse(out) as T[]) : [];
+}
+
+/** A write sent through the API: what it was, and whether it was acknowledged (2xx), refused or left without an answer. */
+export interface Write {
+  kind: 'peer' | 'route' | 'setting';
+  key: string;
+  value?: number;
+  outcome: 'acked' | 'refused' | 'no answer';
+  status?: number;
+  start: number;
+  end?: number;
+}
