@@ -72,9 +72,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       housekeeping.stop();
       // Live event streams never finish by themselves: end them first (their clients reconnect elsewhere or later).
       await deps.eventStreams.closeAll();
-      // Finish requests in flight; idle keep-alive sockets are closed at once.
+      // Finish requests in flight; idle keep-alive sockets are closed at once, and so is every
+      // keep-alive socket as soon as its request in flight is answered (server.close() alone closes
+      // only the sockets idle at the moment it is called: a client that had a request in flight at
+      // SIGTERM kept its socket open, and the shutdown waited the full 10 s below for it).
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        server.close(() => {
+          clearInterval(idle);
+          resolve();
+        });
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 10_000).unref();
       });
