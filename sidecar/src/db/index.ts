@@ -8,6 +8,7 @@ import { Umzug, type MigrationParams } from 'umzug';
 import type { QueryInterface } from 'sequelize';
 import { migrations } from './migrations/index.js';
 import { defineModels, type Models } from './models.js';
+import { installWriterGate, WriterGate } from './writer-gate.js';
 
 // BIGINT columns hold epoch milliseconds: parse them as numbers on PostgreSQL (they fit in 2^53).
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -63,6 +64,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       }
       return conn;
     };
+    // Writers queue in this process, not inside the shared connection where reads wait behind them (writer-gate.ts).
+    installWriterGate(sequelize, new WriterGate(SQLITE_BUSY_TIMEOUT_MS));
     await sequelize.query('PRAGMA journal_mode = WAL');
     await sequelize.query('PRAGMA synchronous = NORMAL');
     await sequelize.query('PRAGMA foreign_keys = ON');
