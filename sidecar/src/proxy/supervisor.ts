@@ -1,7 +1,8 @@
 // Runs our Caddy binary as a child process: a bootstrap configuration that only opens the admin API
-// on GATEHOUSE_CADDY_ADMIN (loopback), its log lines forwarded into the winston log, restart with
-// back-off (1 s doubling to 30 s) when it dies, and onReady() after every (re)start so the proxy
-// service pushes the full configuration. Stopped by PID: SIGTERM, then SIGKILL after a timeout.
+// on GATEHOUSE_CADDY_ADMIN (loopback), its log lines forwarded into the winston log, restart when
+// it dies (the first after a stable run at once, then back-off 1 s doubling to 30 s), and
+// onReady() after every (re)start so the proxy service pushes the full configuration. Stopped by
+// PID: SIGTERM, then SIGKILL after a timeout.
 //
 // Caddy gets its own XDG_DATA_HOME / XDG_CONFIG_HOME under <dataDir>/caddy, so certificates, the
 // internal CA and Caddy's state live with Gatehouse's data and never in the invoking user's home.
@@ -54,6 +55,9 @@ export function caddyPaths(dataDir: string) {
   };
 }
 
+/** Delay of the first restart after a stable run (Caddy lived over a minute, or never died before). */
+const QUICK_RESTART_MS = 100;
+
 const LEVELS: Record<string, 'error' | 'warn' | 'info' | 'debug'> = { debug: 'debug', info: 'info', warn: 'warn', error: 'error', dpanic: 'error', panic: 'error', fatal: 'error' };
 
 export class CaddySupervisor {
@@ -62,6 +66,8 @@ export class CaddySupervisor {
   private stopping = false;
   private restartTimer: NodeJS.Timeout | null = null;
   private backoff: number;
+  /** the next restart is the first after a stable run: at once (QUICK_RESTART_MS) */
+  private quickRestart = true;
   private restarts = 0;
   private recent: string[] = [];
   private readonly client: CaddyAdminClient;
@@ -181,9 +187,20 @@ export class CaddySupervisor {
     }
     if (this.stopping) return;
     const lived = this.o.clock() - this.startedAt;
-    if (lived > 60_000) this.backoff = this.o.minBackoffMs;
-    const delay = this.backoff;
-    this.backoff = Math.min(this.backoff * 2, this.o.maxBackoffMs);
+    if (lived > 60_000) {
+      this.backoff = this.o.minBackoffMs;
+      this.quickRestart = true;
+    }
+    // The first restart after a stable run comes at once (every route is down meanwhile); only a
+    // Caddy that keeps dying waits 1 s, 2 s, … 30 s between attempts.
+    let delay: number;
+    if (this.quickRestart) {
+      this.quickRestart = false;
+      delay = Math.min(QUICK_RESTART_MS, this.o.minBackoffMs);
+    } else {
+      delay = this.backoff;
+      this.backoff = Math.min(this.backoff * 2, this.o.maxBackoffMs);
+    }
     this.o.log.error(`caddy exited (${how}); restarting in ${delay} ms`, { last_lines: this.recent.slice(-5) });
     this.o.onState?.({ running: false, pid: null, reason: `exited (${how})` });
     this.restartTimer = setTimeout(() => {
