@@ -8,7 +8,7 @@ import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { createRoute } from './route-auth-helpers.js';
 import { BRANDING_MAX_BYTES } from '../src/route-auth/schema.js';
-import { FORM_LIMIT_BYTES, JSON_LIMIT_BYTES, MULTIPART_OVERHEAD_BYTES } from '../src/http/body.js';
+import { depthOver, FORM_LIMIT_BYTES, JSON_LIMIT_BYTES, MAX_JSON_DEPTH, MULTIPART_OVERHEAD_BYTES } from '../src/http/body.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -42,6 +42,35 @@ test('JSON: parsed for POST, PUT, PATCH and DELETE; malformed or non-object JSON
   const empty = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' } });
   assert.equal(empty.status, 400);
   assert.ok(empty.data.fields.name);
+});
+
+test('JSON nested deeper than MAX_JSON_DEPTH and bodies that are not UTF-8 are 400s; U+FFFD as an escape is fine', async () => {
+  const before = await tagCount();
+  const deep = `{"name":"deep","x":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`;
+  const r = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: deep });
+  assert.equal(r.status, 400);
+  assert.match(r.data.error, /nested deeper than 64/);
+  const okDepth = `{"name":"depth-ok","x":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
+  assert.equal((await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: okDepth })).status, 201);
+  const bad = Buffer.concat([Buffer.from('{"name":"bad-'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+  const u = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: bad });
+  assert.equal(u.status, 400);
+  assert.match(u.data.error, /UTF-8/);
+  const f = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.concat([Buffer.from('name=bad-'), Buffer.from([0xff])]) });
+  assert.equal(f.status, 400);
+  const esc = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{"name":"esc-\\ufffd"}' });
+  assert.equal(esc.status, 201, JSON.stringify(esc.data));
+  assert.equal(esc.data.tag.name, 'esc-\uFFFD');
+  assert.equal(await tagCount(), before + 2);
+});
+
+test('depthOver counts objects and arrays, iteratively', () => {
+  assert.equal(depthOver({ a: [1, { b: 'x' }] }, 3), false);
+  assert.equal(depthOver({ a: [1, { b: [] }] }, 3), true);
+  assert.equal(depthOver('text', 0), false);
+  let v: unknown[] = [];
+  for (let i = 0; i < 500_000; i++) v = [v];
+  assert.equal(depthOver(v, MAX_JSON_DEPTH), true);
 });
 
 test('too large: JSON over JSON_LIMIT_BYTES and forms over FORM_LIMIT_BYTES are 413 with the standard body', async () => {

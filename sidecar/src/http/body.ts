@@ -12,6 +12,8 @@ export const JSON_LIMIT_BYTES = 1024 * 1024;
 export const FORM_LIMIT_BYTES = 256 * 1024;
 /** Largest form body of a route-auth login page (a few short fields). */
 export const PAGE_FORM_LIMIT_BYTES = 16 * 1024;
+/** Deepest nesting of objects and arrays a JSON body may have. */
+export const MAX_JSON_DEPTH = 64;
 /** What a multipart request may carry besides its one file (boundaries, part headers, small fields). */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
@@ -36,9 +38,30 @@ function jsonAndForm(o: { json: boolean; jsonLimit: number; formLimit: number })
   } as Options) as unknown as Koa.Middleware;
   return async (ctx, next) => {
     await parse(ctx, async () => undefined);
+    const raw = (ctx.request as { rawBody?: unknown }).rawBody;
+    // The decoder turns bytes that are not UTF-8 into U+FFFD; refuse them rather than store them so.
+    if (typeof raw === 'string' && raw.includes('\uFFFD')) throw clientError(400, 'Request body is not valid UTF-8 (or contains U+FFFD, the replacement character)');
     if (ctx.request.body === undefined) ctx.request.body = {};
+    else if (depthOver(ctx.request.body, MAX_JSON_DEPTH)) throw clientError(400, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
     await next();
   };
+}
+
+/** An error the error middleware answers with its status and message (like the parser's own). */
+function clientError(status: number, message: string): Error {
+  return Object.assign(new Error(message), { status, expose: true });
+}
+
+/** Whether objects and arrays in v nest deeper than max (iterative: the value may be very deep). */
+export function depthOver(v: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[v, 1]];
+  while (stack.length) {
+    const [x, d] = stack.pop()!;
+    if (x === null || typeof x !== 'object') continue;
+    if (d > max) return true;
+    for (const c of Array.isArray(x) ? x : Object.values(x)) if (c !== null && typeof c === 'object') stack.push([c, d + 1]);
+  }
+  return false;
 }
 
 /** JSON (at most JSON_LIMIT_BYTES) and urlencoded forms (FORM_LIMIT_BYTES) of the API endpoints. */
