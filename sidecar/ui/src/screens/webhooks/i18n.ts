@@ -1,0 +1,36 @@
+import { defineDict } from '../../i18n/define';
+
+export default defineDict('webhooks', {
+  en: {
+    title: 'Webhooks', create: 'Add webhook', createTitle: 'New webhook', editTitle: 'Edit webhook {name}',
+    name: 'Name', url: 'URL', urlHint: 'Events are POSTed here as JSON, signed with the secret (see the README, "Webhooks").',
+    events: 'Event kinds', secret: 'Secret', secretHint: 'At least 16 characters. The receiver checks the X-Gatehouse-Signature header with it.',
+    secretKeep: 'Leave empty to keep the current secret.', generate: 'Generate a secret', retryCount: 'Retries', retryHint: 'Retries after a failed delivery (0–10), waiting longer each time.',
+    enabled: 'Enabled', status: 'Status', deliveries: 'Deliveries', lastDelivery: 'Last delivery', noDelivery: 'none yet',
+    counts: '{delivered} delivered · {pending} pending · {failed} failed',
+    test: 'Send test', testing: 'Sending…', testOk: 'Test delivered to {name} (HTTP {code})', testFailed: 'Test to {name} failed: {error}',
+    toggledOn: 'Webhook {name} enabled', toggledOff: 'Webhook {name} disabled', saved: 'Webhook {name} saved', created: 'Webhook {name} created',
+    deleteConfirm: 'Delete the webhook {name} with its delivery log? Queued deliveries are dropped.', deleted: 'Webhook {name} deleted',
+    emptyTitle: 'No webhooks yet', emptyText: 'Add a webhook to have events such as a peer going offline or a route going down POSTed to your own service.',
+    log: 'Delivery log', logEmpty: 'No deliveries yet. Send a test, or wait for a subscribed event.',
+    time: 'Queued', event: 'Event', attempts: 'Attempts', response: 'Response', error: 'Last error', nextAttempt: 'Next attempt', body: 'Body',
+    st_pending: 'pending', st_delivered: 'delivered', st_failed: 'failed', allStatuses: 'All statuses', filterStatus: 'Status',
+    lastTest: 'Last test', eventsCount: '{n} event kinds', showBody: 'Show body',
+  },
+  de: {
+    title: 'Webhooks', create: 'Webhook hinzufügen', createTitle: 'Neuer Webhook', editTitle: 'Webhook {name} bearbeiten',
+    name: 'Name', url: 'URL', urlHint: 'Ereignisse werden als JSON hierher gesendet (POST), mit dem Geheimnis signiert (siehe README, „Webhooks“).',
+    events: 'Ereignisarten', secret: 'Geheimnis', secretHint: 'Mindestens 16 Zeichen. Der Empfänger prüft damit den Header X-Gatehouse-Signature.',
+    secretKeep: 'Leer lassen, um das bisherige Geheimnis zu behalten.', generate: 'Geheimnis erzeugen', retryCount: 'Wiederholungen', retryHint: 'Wiederholungen nach einer fehlgeschlagenen Zustellung (0–10), jedes Mal mit längerer Pause.',
+    enabled: 'Aktiv', status: 'Status', deliveries: 'Zustellungen', lastDelivery: 'Letzte Zustellung', noDelivery: 'noch keine',
+    counts: '{delivered} zugestellt · {pending} ausstehend · {failed} fehlgeschlagen',
+    test: 'Test senden', testing: 'Wird gesendet…', testOk: 'Test an {name} zugestellt (HTTP {code})', testFailed: 'Test an {name} fehlgeschlagen: {error}',
+    toggledOn: 'Webhook {name} aktiviert', toggledOff: 'Webhook {name} deaktiviert', saved: 'Webhook {name} gespeichert', created: 'Webhook {name} angelegt',
+    deleteConfirm: 'Webhook {name} samt Zustellprotokoll löschen? Ausstehende Zustellungen entfallen.', deleted: 'Webhook {name} gelöscht',
+    emptyTitle: 'Noch keine Webhooks', emptyText: 'Fügen Sie einen Webhook hinzu, damit Ereignisse wie ein Peer offline oder eine Route nicht erreichbar an Ihren eigenen Dienst gesendet werden.',
+    log: 'Zustellprotokoll', logEmpty: 'Noch keine Zustellungen. Senden Sie einen Test oder warten Sie auf ein abonniertes Ereignis.',
+    time: 'Eingereiht', event: 'Ereignis', attempts: 'Versuche', response: 'Antwort', error: 'Letzter Fehler', nextAttempt: 'Nächster Versuch', body: 'Inhalt',
+    st_pending: 'ausstehend', st_delivered: 'zugestellt', st_failed: 'fehlgeschlagen', allStatuses: 'Alle Status', filterStatus: 'Status',
+    lastTest: 'Letzter Test', eventsCount: '{n} Ereignisarten', showBody: 'Inhalt zeigen',
+  },
+});

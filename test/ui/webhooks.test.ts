@@ -1,0 +1,154 @@
+// Webhooks in a real browser, through the UI alone (the API and the database only check): create
+// with the server's field errors next to the inputs and event kinds as checkboxes, the test button
+// with its result (a real receiver verifies the signature), edit (the secret kept), disable and
+// enable, the delivery log of a real event and of a failed test with the status filter, delete
+// (confirmed once); axe and screenshots of the dialog and the detail page (en/de, 1280/360).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
+import { startReceiver, type Receiver } from '../../sidecar/test/lib/webhook-receiver.js';
+
+const SECRET = 'ui-test-secret-0123456789';
+const ui = uiServer({ GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
+const api = ui.api;
+let rx: Receiver;
+before(async () => {
+  rx = await startReceiver(SECRET);
+});
+after(async () => {
+  await ui.s.deps.webhookQueue.stop();
+  await rx.close();
+});
+const dialog = (page: Page) => page.locator('dialog[open]');
+const realProblems = (w: WatchedPage) => w.problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of 400/.test(p));
+async function noSerious(page: Page, where: string) {
+  const v = serious(await axe(page));
+  assert.deepEqual(v, [], `${where}: ${JSON.stringify(v, null, 1)}`);
+}
+
+test('webhooks: create, test, edit, disable, delivery log, delete — through the UI', async () => {
+  ui.s.deps.webhookQueue.start();
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
+  const { page } = w;
+  w.allowHttpError('/api/v1/webhooks', 400);
+  await page.goto(`${ui.s.url}/webhooks`);
+  await settled(page);
+  await page.getByText('No webhooks yet').waitFor();
+
+  // Create: an empty form gets the reasons next to the inputs, nothing written, nothing typed lost.
+  await page.click('.page-header button:has-text("Add webhook")');
+  await dialog(page).locator('#f-name').waitFor();
+  await dialog(page).getByText('login_failed').waitFor();
+  await page.fill('#f-name', '   ');
+  await page.fill('#f-url', 'ftp://nowhere');
+  await page.fill('#f-secret', 'short');
+  await dialog(page).locator('button[type=submit]').click();
+  await page.waitForSelector('#f-name-err');
+  assert.match((await page.textContent('#f-url-err'))!, /http/);
+  assert.match((await page.textContent('#f-name-err'))!, /required/);
+  assert.match((await page.textContent('#f-secret-err'))!, /16/);
+  assert.ok(await page.isVisible('#f-events-err'));
+  assert.equal(await page.inputValue('#f-url'), 'ftp://nowhere');
+  assert.equal((await api('/webhooks')).data.webhooks.length, 0, 'nothing written on a 400');
+  await dialog(page).locator('button:has-text("Generate a secret")').click();
+  assert.match(await page.inputValue('#f-secret'), /^[0-9a-f]{48}$/);
+  await page.fill('#f-name', 'Alerts');
+  await page.fill('#f-url', rx.url);
+  await page.fill('#f-secret', SECRET);
+  await page.fill('#f-retry_count', '2');
+  await dialog(page).locator('label.check:has-text("login_failed") input').check();
+  await dialog(page).locator('label.check:has-text("peer_created") input').check();
+  await dialog(page).locator('button[type=submit]').click();
+  await page.locator('table.table').getByText('Alerts').waitFor();
+  const [hook] = (await api('/webhooks')).data.webhooks;
+  assert.deepEqual({ name: hook.name, url: hook.url, events: hook.events, enabled: hook.enabled, retry_count: hook.retry_count }, { name: 'Alerts', url: rx.url, events: ['login_failed', 'peer_created'], enabled: true, retry_count: 2 });
+  const row = () => ui.s.deps.db.models.Webhook.findByPk(hook.id, { raw: true }) as Promise<any>;
+  assert.equal(ui.s.deps.crypto.open((await row()).secret_enc), SECRET);
+
+  // Test button: the result on the page; the receiver verified the signature.
+  await page.click('button[aria-label="Send test: Alerts"]');
+  await page.locator('.webhook-test-result').getByText('Test delivered to Alerts (HTTP 200)').waitFor();
+  assert.equal(rx.got.length, 1);
+  assert.equal(rx.got[0].event, 'webhook_test');
+  assert.ok(rx.got[0].signatureValid);
+
+  // Edit: name and events; the secret (left empty) is kept.
+  await page.click('button[aria-label="Edit: Alerts"]');
+  await dialog(page).locator('#f-name').waitFor();
+  assert.equal(await page.inputValue('#f-name'), 'Alerts');
+  assert.ok(await dialog(page).locator('label.check:has-text("peer_created") input').isChecked());
+  await page.fill('#f-name', 'Ops alerts');
+  await dialog(page).locator('label.check:has-text("peer_created") input').uncheck();
+  await dialog(page).locator('button[type=submit]').click();
+  await page.locator('table.table').getByText('Ops alerts').waitFor();
+  const edited = (await api(`/webhooks/${hook.id}`)).data.webhook;
+  assert.deepEqual([edited.name, edited.events], ['Ops alerts', ['login_failed']]);
+  assert.equal(ui.s.deps.crypto.open((await row()).secret_enc), SECRET, 'secret kept');
+
+  // Disable and enable.
+  await page.click('button[aria-label="Disable: Ops alerts"]');
+  await page.locator('button[aria-label="Enable: Ops alerts"]').waitFor();
+  assert.equal((await api(`/webhooks/${hook.id}`)).data.webhook.enabled, false);
+  await page.click('button[aria-label="Enable: Ops alerts"]');
+  await page.locator('button[aria-label="Disable: Ops alerts"]').waitFor();
+  assert.equal((await api(`/webhooks/${hook.id}`)).data.webhook.enabled, true);
+
+  // A real event: a failed sign-in is delivered and shows in the webhook's delivery log.
+  await page.click('a:has-text("Ops alerts")');
+  await page.waitForURL((u) => u.pathname === `/webhooks/${hook.id}`);
+  await settled(page);
+  const bad = await ui.s.req('/login', { method: 'POST', json: { username: 'intruder', password: 'wrong-password' }, headers: { accept: 'application/json' } });
+  assert.equal(bad.status, 401);
+  await page.locator('table.table code:has-text("login_failed")').waitFor();
+  await page.locator('table.table tr:has-text("login_failed")').getByText('delivered').waitFor();
+  assert.ok(rx.got.some((g) => g.event === 'login_failed' && g.signatureValid && g.json.data.username === 'intruder'));
+
+  // A failed test: the result says why, the log shows it, the status filter finds it.
+  rx.status = 500;
+  await page.click('.page-header button:has-text("Send test")');
+  await page.locator('.webhook-test-result').getByText('Test to Ops alerts failed: HTTP 500').waitFor();
+  await page.selectOption('#webhook-status', 'failed');
+  await page.waitForURL((u) => u.searchParams.get('status') === 'failed');
+  await page.waitForFunction(() => document.querySelectorAll('table.table tbody tr').length === 1);
+  assert.match((await page.textContent('table.table tbody tr'))!, /webhook_test.*failed.*500.*HTTP 500/s);
+  assert.deepEqual(realProblems(w), []);
+  await noSerious(page, 'detail');
+  await w.context.close();
+
+  // Screenshots and axe of the dialog and the detail page, en/de × 1280/360.
+  for (const lang of ['en', 'de'] as const) {
+    for (const width of [1280, 360]) {
+      const v = await adminPage(ui.browser, ui.s.url, { lang, width });
+      await v.page.goto(`${ui.s.url}/webhooks/${hook.id}`);
+      await settled(v.page);
+      await v.page.locator('table.table tbody tr').first().waitFor();
+      await screenshot(v.page, `${lang}-${width}-webhooks-detail`);
+      await noSerious(v.page, `${lang} ${width} detail`);
+      await v.page.goto(`${ui.s.url}/webhooks?edit=${hook.id}`);
+      await settled(v.page);
+      await dialog(v.page).locator('#f-name').waitFor();
+      await screenshot(v.page, `${lang}-${width}-webhooks-edit`);
+      await noSerious(v.page, `${lang} ${width} edit`);
+      const wide = await v.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(wide <= 0, `${lang} ${width}: page ${wide}px wider than the window`);
+      assert.deepEqual(v.problems, [], `${lang} ${width}`);
+      await v.context.close();
+    }
+  }
+
+  // Delete, confirmed once, from the detail page.
+  const d = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
+  await d.page.goto(`${ui.s.url}/webhooks/${hook.id}`);
+  await settled(d.page);
+  await d.page.click('.page-header button:has-text("Delete")');
+  const c = dialog(d.page).filter({ hasText: /Delete the webhook Ops alerts/ });
+  await c.waitFor();
+  await c.locator('button.danger').click();
+  await d.page.waitForURL((u) => u.pathname === '/webhooks');
+  await d.page.getByText('No webhooks yet').waitFor();
+  assert.equal((await api('/webhooks')).data.webhooks.length, 0);
+  assert.equal(await ui.s.deps.db.models.WebhookDelivery.count({ where: { webhook_id: hook.id } }), 0, 'its log went with it');
+  assert.deepEqual(d.problems, []);
+  await d.context.close();
+});
