@@ -162,13 +162,14 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
   assert.deepEqual(value(later, 'gatehouse_peer_online', { peer_id: String(b) }), []);
 });
 
-test('Caddy samples fold into per-route series: hosts mapped to routes (wildcards too), _other and unknown hosts left out, summed over server, handler and method', () => {
+test('Caddy samples fold into per-route series: hosts mapped to routes (with a port, wildcards too), _other and unknown hosts left out, only the host map\'s observations, summed over server and method', () => {
   const text = [
     '# TYPE caddy_http_requests_total counter',
     'caddy_http_requests_total{handler="gatehouse_hostroute",host="one.example.com",server="gatehouse_http"} 3',
-    'caddy_http_requests_total{handler="gatehouse_hostroute",host="one.example.com",server="gatehouse_https"} 4',
+    'caddy_http_requests_total{handler="gatehouse_hostroute",host="one.example.com:8443",server="gatehouse_https"} 4',
     'caddy_http_requests_total{handler="gatehouse_hostroute",host="a.apps.example.com",server="gatehouse_https"} 2',
     'caddy_http_requests_total{handler="gatehouse_hostroute",host="_other",server="gatehouse_http"} 9',
+    'caddy_http_requests_total{handler="reverse_proxy",host="one.example.com",server="gatehouse_http"} 3',
     'caddy_http_requests_total{handler="gatehouse_hostroute",host="admin.example.com",server="gatehouse_https"} 9',
     'caddy_http_request_duration_seconds_bucket{code="200",handler="gatehouse_hostroute",host="one.example.com",method="GET",server="gatehouse_http",le="0.1"} 2',
     'caddy_http_request_duration_seconds_bucket{code="200",handler="gatehouse_hostroute",host="one.example.com",method="POST",server="gatehouse_http",le="0.1"} 1',

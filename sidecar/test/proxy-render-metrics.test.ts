@@ -34,6 +34,7 @@ function snapshots(): Record<string, ProxySnapshot> {
   return {
     'metrics-no-routes': { settings: goldenSettings, routes: [], peers, metrics: true },
     'metrics-mixed': { settings: { ...goldenSettings, adminDomain: 'admin.example.com' }, routes: mixed, peers, metrics: true },
+    'metrics-ports': { settings: { ...goldenSettings, httpPort: 8080, httpsPort: 8443 }, routes: mixed, peers, metrics: true },
   };
 }
 
@@ -62,6 +63,10 @@ test('metrics on: per-host metrics, host matcher of exactly the served names, th
     assert.equal(srv.routes.length, 1);
     assert.equal(srv.routes[0].match, undefined);
   }
+  // servers on other ports: each exact name also with its port (Caddy labels the Host header as sent)
+  const ports = renderCaddyConfig(snapshots()['metrics-ports']) as any;
+  assert.deepEqual(ports.apps.http.servers.gatehouse_http.routes[0].match[0].host, ['*.apps.example.com', 'a.example.com', 'b.example.com', 'a.example.com:8080', 'b.example.com:8080']);
+  assert.deepEqual(ports.apps.http.servers.gatehouse_https.routes[0].match[0].host, ['*.apps.example.com', 'b.example.com', 'b.example.com:8443']);
   // with no host at all there is nothing to match: the one route as before, metrics still on
   const empty = renderCaddyConfig(snapshots()['metrics-no-routes']) as any;
   assert.deepEqual(empty.apps.http.metrics, { per_host: true });

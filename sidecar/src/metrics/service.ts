@@ -77,12 +77,14 @@ export interface MetricsSources {
 }
 
 const CADDY_METRICS = new Set(['caddy_http_requests_total', 'caddy_http_request_duration_seconds_bucket', 'caddy_http_request_duration_seconds_sum', 'caddy_http_request_duration_seconds_count']);
+const HOST_MAP_HANDLER = 'gatehouse_hostroute';
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const bool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 
-/** The route serving a host as Caddy labels it (lower case, no port): exact domain first, then a one-label wildcard. */
+/** The route serving a host as Caddy labels it (any case, maybe with a port): exact domain first, then a one-label wildcard. */
 export function routeForHost(byDomain: Map<string, { id: number; domain: string }>, host: string): { id: number; domain: string } | undefined {
-  const h = host.toLowerCase();
+  // Caddy labels the Host header as sent: without a port on 80/443, with it on other ports
+  const h = host.toLowerCase().replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
   const exact = byDomain.get(h);
   if (exact) return exact;
   const dot = h.indexOf('.');
@@ -90,9 +92,10 @@ export function routeForHost(byDomain: Map<string, { id: number; domain: string 
 }
 
 /**
- * Caddy's per-host request counts and duration histograms folded into per-route series: summed over
- * Caddy's server, handler and method labels; the request count per route, the duration per route
- * and status code. Hosts no route serves (Caddy's `_other`, the admin domain) are left out. Pure.
+ * Caddy's per-host request counts and duration histograms folded into per-route series: only the
+ * host map's observations (handler gatehouse_hostroute, one per request), summed over Caddy's server
+ * and method labels; the request count per route, the duration per route and status code. Hosts no
+ * route serves (Caddy's `_other`, the admin domain) are left out. Pure.
  */
 export function routeSeriesFromCaddy(samples: Sample[], byDomain: Map<string, { id: number; domain: string }>): { requests: Value[]; duration: Value[] } {
   const requests = new Map<string, Value>();
@@ -104,7 +107,9 @@ export function routeSeriesFromCaddy(samples: Sample[], byDomain: Map<string, { 
   };
   for (const s of samples) {
     const host = s.labels.host;
-    if (!host) continue;
+    // one observation per request: the server-level route (the host map). Caddy also instruments
+    // named routes (the shared reverse_proxy, handler "reverse_proxy"), which would count it twice.
+    if (!host || s.labels.handler !== HOST_MAP_HANDLER) continue;
     const r = routeForHost(byDomain, host);
     if (!r) continue;
     const base = { route_id: r.id, domain: r.domain };
@@ -145,17 +150,9 @@ export class MetricsService {
       registers: [this.registry],
     });
     const outcomes = this.routeAuth;
-    this.registry.registerMetric({
-      name: 'gatehouse_route_auth_verify_total',
-      help: 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error)',
-      type: 'counter',
-      aggregator: 'sum',
-      get: () => ({
-        name: 'gatehouse_route_auth_verify_total', help: '', type: 'counter', aggregator: 'sum',
-        values: OUTCOMES.map((o) => ({ labels: { outcome: o }, value: outcomes[o] })),
-      }),
-      reset: () => undefined,
-    } as never);
+    const verify = new SnapshotMetric('gatehouse_route_auth_verify_total', 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error)', 'counter');
+    verify.get = () => ({ name: verify.name, help: verify.help, type: verify.type, aggregator: verify.aggregator, values: OUTCOMES.map((o) => ({ labels: { outcome: o }, value: outcomes[o] })) });
+    this.registry.registerMetric(verify as never);
     const def = (name: string, help: string, type: MetricType) => {
       const metric = new SnapshotMetric(name, help, type);
       this.m[name] = metric;

@@ -135,7 +135,7 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
     [HTTP_SERVER]: {
       listen: [listenAddr(settings.bind, settings.httpPort)],
       automatic_https: { disable: true },
-      routes: serverRoutes(plainHosts, !!snap.metrics),
+      routes: serverRoutes(plainHosts, !!snap.metrics, settings.httpPort, 80),
       errors: errorRoutes(),
     },
   };
@@ -145,7 +145,7 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
       listen: [listenAddr(settings.bind, settings.httpsPort)],
       automatic_https: { disable: true },
       tls_connection_policies: [{}],
-      routes: serverRoutes(tlsHosts, !!snap.metrics),
+      routes: serverRoutes(tlsHosts, !!snap.metrics, settings.httpsPort, 443),
       errors: errorRoutes(),
     };
     if (shareUpstreams(tlsHosts)) servers[HTTPS_SERVER].named_routes = sharedProxyRoutes();
