@@ -1,6 +1,7 @@
 // Every endpoint of the sidecar, in one list: mounted by http/app.ts, documented by http/openapi.ts,
 // walked by the authorization matrix test.
 import type { AppContext } from './app-context.js';
+import { z } from 'zod';
 import { defineEndpoint, type Endpoint } from './http/registry.js';
 import { openApiDocument } from './http/openapi.js';
 import { authEndpoints } from './auth/endpoints.js';
@@ -11,6 +12,15 @@ import { logEndpoints } from './logs/endpoints.js';
 import { healthEndpoints } from './system/health.js';
 import { featureEndpoints } from './features.js';
 import { eventStreamEndpoints } from './events-stream/endpoints.js';
+
+/** GET /openapi.json answers the document itself. */
+const openApiDocumentSchema = z.object({
+  openapi: z.literal('3.1.0'),
+  info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
+  servers: z.array(z.object({ url: z.string() })),
+  paths: z.record(z.string(), z.record(z.string(), z.looseObject({ responses: z.record(z.string(), z.unknown()) }))),
+  components: z.looseObject({ securitySchemes: z.record(z.string(), z.unknown()), schemas: z.record(z.string(), z.unknown()) }),
+});
 
 /** Literal path segments sort before parameters, so /users/locked wins over /users/:id. */
 function specificity(a: Endpoint, b: Endpoint): number {
@@ -37,7 +47,8 @@ export function allEndpoints(deps: AppContext): Endpoint[] {
   ];
   list.push(
     defineEndpoint({
-      method: 'GET', path: '/openapi.json', scope: 'any', summary: 'This API as an OpenAPI 3.1 document', tags: ['system'],
+      method: 'GET', path: '/openapi.json', scope: 'any', summary: 'This API as an OpenAPI 3.1 document (the document itself, not wrapped in {ok})', tags: ['system'],
+      response: openApiDocumentSchema,
       handler: async (_i, ctx) => {
         ctx.body = doc;
       },

@@ -94,3 +94,54 @@ test('exports declare their file bodies; request bodies keep their required list
   assert.deepEqual(req('/api/v1/routes', 'post'), ['domain']);
   assert.deepEqual(req('/api/v1/smtp', 'put').sort(), ['from', 'host', 'port']);
 });
+
+// Found by test/reliability/fuzz-openapi.test.ts: answers the document did not declare.
+test('POST /tags: 201 when the tag is created, 200 when it existed, both declared with the tag body', async () => {
+  const created = await api('/tags', { method: 'POST', json: { name: 'oa-fresh-tag' } });
+  assert.equal(created.status, 201);
+  matches('/api/v1/tags', 'post', created);
+  const again = await api('/tags', { method: 'POST', json: { name: 'oa-fresh-tag' } });
+  assert.equal(again.status, 200);
+  matches('/api/v1/tags', 'post', again);
+});
+
+test('GET /peers/:id/config declares the text/plain file it answers', async () => {
+  const p = await api('/peers', { method: 'POST', json: { name: 'oa-config-peer' } });
+  const res = await s.req(`/api/v1/peers/${p.data.peer.id}/config`, { headers: h });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
+  assert.deepEqual(Object.keys(doc.paths['/api/v1/peers/{id}/config'].get.responses['200'].content), ['text/plain']);
+});
+
+test('POST /gateway/probe: the JSON echo matches its declared schema; other bodies are declared as echoed bytes of any type', async () => {
+  const gw = await api('/peers', { method: 'POST', json: { name: 'oa-probe-gw', is_gateway: true, api_port: 8081 } });
+  const g = bearer(gw.data.gateway.apiToken);
+  const json = await s.req('/api/v1/gateway/probe', { method: 'POST', json: { a: [1, 'x'] }, headers: g });
+  assert.equal(json.status, 200);
+  matches('/api/v1/gateway/probe', 'post', json);
+  const content = doc.paths['/api/v1/gateway/probe'].post.responses['200'].content;
+  assert.ok(content['*/*'], 'a byte-for-byte echo of any type is declared');
+  const text = await s.req('/api/v1/gateway/probe', { method: 'POST', body: 'hello', headers: { ...g, 'content-type': 'text/plain' } });
+  assert.equal(text.status, 200);
+  assert.equal(text.data, 'hello');
+});
+
+test('GET /openapi.json matches the response schema it declares for itself (the document, not {ok: true, ...})', () => {
+  const own = doc.paths['/api/v1/openapi.json'].get.responses['200'].content['application/json'].schema;
+  assert.notEqual(own.$ref, '#/components/schemas/Ok');
+  assert.ok(z.fromJSONSchema(own).safeParse(doc).success);
+});
+
+test('statuses the public endpoints answer are declared: POST /password 401/403, POST /logout 403, the breaker report 404, route-auth pages 404, browser redirects 302', async () => {
+  const pw = await s.req('/password', { method: 'POST', json: { current: 'x', new_password: 'y' }, headers: { accept: 'application/json' } });
+  assert.equal(pw.status, 401);
+  assert.ok(doc.paths['/password'].post.responses['401'] && doc.paths['/password'].post.responses['403']);
+  assert.ok(doc.paths['/logout'].post.responses['403']);
+  const br = await s.req('/internal/circuit-breaker', { method: 'POST', json: {}, headers: { accept: 'application/json' } });
+  assert.equal(br.status, 404);
+  assert.ok(doc.paths['/internal/circuit-breaker'].post.responses['404']);
+  const ra = await s.req('/route-auth/logout', { method: 'POST', headers: { accept: 'text/html' } });
+  assert.equal(ra.status, 404);
+  for (const [p, m] of [['/route-auth/logout', 'post'], ['/route-auth/logout', 'get'], ['/route-auth/login', 'post']]) assert.ok(doc.paths[p][m].responses['404'], `${m} ${p} declares 404`);
+  for (const p of ['/login', '/logout', '/password']) assert.ok(doc.paths[p].post.responses['302'], `POST ${p} declares the browser redirect`);
+});

@@ -33,6 +33,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       rateLimit: 'login',
       summary: 'Admin login (form fields or JSON: username, password). Sets the session cookie.',
       tags: ['auth'],
+      redirect: 'on to `next` (or /password first for a generated password) when signed in, back to /login?error=invalid|locked when refused',
       body: loginBody,
       handler: async ({ body }, ctx) => {
         const json = wantsJson(ctx);
@@ -67,6 +68,8 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       auth: 'public',
       summary: 'Ends the admin session (this device only). A signed-in session must send its CSRF token (X-CSRF-Token or form field _csrf); without a session there is nothing to end.',
       tags: ['auth'],
+      errors: { '403': 'A signed-in session without its CSRF token' },
+      redirect: 'to /login',
       handler: async (_i, ctx) => {
         const userId = ctx.session?.userId;
         if (typeof userId === 'number') {
@@ -87,6 +90,8 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       rateLimit: 'login',
       summary: 'The password change form of GET /password (current, new_password, confirm, next, _csrf): the signed-in user sets a new password; a generated one must be changed this way (or with PUT /api/v1/settings/password) before the UI opens. Browsers get redirects (on to `next`, or back to /password?error=current|policy|mismatch|same), JSON clients {ok} or 400 with fields.',
       tags: ['auth'],
+      errors: { '401': 'Not signed in (JSON clients; browsers are sent to /login)', '403': 'CSRF token missing or invalid' },
+      redirect: 'on to `next` when changed, back to /password?error=… when refused, to /login when not signed in',
       body: passwordFormBody,
       handler: async ({ body }, ctx) => {
         const json = wantsJson(ctx);

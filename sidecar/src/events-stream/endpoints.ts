@@ -38,7 +38,7 @@ export function eventStreamEndpoints(deps: AppContext): Endpoint[] {
       // every valid admin credential passes the registry; which events it gets (or 403) depends on its scopes
       scope: 'any',
       query: eventsQuery,
-      rawResponse: { contentType: 'text/event-stream', description: describeStream(), events: streamedEventNames() },
+      rawResponse: { contentType: 'text/event-stream', description: describeStream(), events: streamedEventNames(), strictAccept: true },
       handler: async ({ query }, ctx) => {
         const principal = ctx.state.principal as Principal | undefined;
         const scopes = streamScopesFor(principal);

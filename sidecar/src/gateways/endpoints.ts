@@ -17,7 +17,7 @@ import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
 import { routeWolEndpoints } from '../routes/wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
-import { checkQuery, probeBody } from './schema.js';
+import { checkQuery, probeBody, probeResponse } from './schema.js';
 import { heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 /** Requests that came in on the tunnel listener carry this flag (see tunnel-listener.ts). */
@@ -132,7 +132,7 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ body }, ctx) => ({ ...(await gw().trafficStatus(await callerPeer(gw(), ctx), body)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/gateway/probe', auth: 'gateway', tags, body: probeBody,
+      method: 'POST', path: '/gateway/probe', auth: 'gateway', tags, body: probeBody, response: probeResponse, alsoContent: ['*/*'],
       summary: `Echo for end-to-end checks (round-trip time, payload integrity). A JSON body comes back as {ok, peer_id, echo, bytes, server_time}; any other body (text, binary, form, none) comes back byte for byte with its Content-Type and the headers ${PROBE_HEADERS.join(', ')}. At most ${PROBE_MAX_BYTES} bytes (413 beyond).`,
       handler: async ({ body }, ctx) => {
         const peer_id = await callerPeer(gw(), ctx);

@@ -22,12 +22,13 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (/:([A-Za-z_]+)/.test(e.path)) out['404'] = { description: 'No such resource (or unknown path)', ...errorRef() };
   if (e.auth === 'admin' && e.method !== 'GET') out['409'] = { description: 'Conflict with the current state: a duplicate name, domain or port, a resource still in use. Route conflicts name the field and the route that holds the value.', ...errorRef('Conflict') };
-  if (e.rawResponse) out['406'] = { description: `The request's Accept header does not allow ${e.rawResponse.contentType}`, ...errorRef() };
+  if (e.rawResponse?.strictAccept) out['406'] = { description: `The request's Accept header does not allow ${e.rawResponse.contentType}`, ...errorRef() };
   if (e.multipart) out['413'] = { description: `Upload larger than ${e.multipart.maxBytes} bytes`, ...errorRef() };
   if (e.path === '/login') {
     out['401'] = { description: 'Invalid username or password', ...errorRef() };
     out['423'] = { description: 'Account locked after too many failed logins', ...errorRef('Locked') };
   }
+  for (const [status, description] of Object.entries(e.errors ?? {})) out[status] = { description, ...errorRef() };
   if (e.method !== 'GET' && UPSTREAM_PREFIXES.some((p) => e.path === p || e.path.startsWith(`${p}/`))) out['502'] = { description: 'Caddy or another upstream (mail server, gateway companion) refused or failed. When Caddy refused the new configuration, `proxy_error` holds its reason verbatim and nothing was saved.', ...errorRef('UpstreamError') };
   return out;
 }
@@ -38,7 +39,10 @@ function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unk
     const r = e.rawResponse;
     return { description: r.description, content: { [r.contentType]: { schema: { type: 'string' }, ...(r.events ? { 'x-events': r.events } : {}) } } };
   }
-  if (e.response) return { description: 'Success', content: { 'application/json': { schema: toJsonSchema(e.response, 'output') } } };
+  if (e.response) {
+    const other = Object.fromEntries((e.alsoContent ?? []).map((m) => [m, { schema: { type: 'string', format: 'binary' } }]));
+    return { description: 'Success', content: { 'application/json': { schema: toJsonSchema(e.response, 'output') }, ...other } };
+  }
   const format = JSON.stringify(queryJs?.properties?.format ?? '');
   if (format.includes('"csv"')) {
     return {
@@ -72,8 +76,11 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { [e.multipart.field]: { type: 'string', format: 'binary' } } } } } };
     }
     const ok = String(e.status ?? 200);
+    const success = successResponse(e, queryJs);
     op.responses = {
-      [ok]: successResponse(e, queryJs),
+      [ok]: success,
+      ...Object.fromEntries((e.alsoStatus ?? []).map((st) => [String(st), success])),
+      ...(e.redirect ? { '302': { description: `Browsers (no JSON in Accept): ${e.redirect}`, headers: { Location: { schema: { type: 'string' } } } } } : {}),
       '400': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated', ...errorRef() }, '403': { description: 'Scope, role or CSRF refused', ...errorRef() } } : {}),
       ...(e.feature ? { '403': { description: `Scope, role or CSRF refused; or the licence does not include the feature ${e.feature} (body names it in \`feature\`)`, ...errorRef('FeatureDisabled') } } : {}),

@@ -78,7 +78,7 @@ export interface Endpoint<B = any, Q = any> {
    * A success body that is not JSON and not an export (the live event stream): its media type and
    * description for the OpenAPI document; the handler sets ctx.body itself.
    */
-  rawResponse?: { contentType: string; description: string; events?: { name: string; scope: string; fields: string }[] };
+  rawResponse?: { contentType: string; description: string; events?: { name: string; scope: string; fields: string }[]; /** the handler answers 406 to an Accept that excludes contentType */ strictAccept?: boolean };
   /** multipart/form-data upload of one file (http/body.ts; the handler reads uploadedFile(ctx)). */
   multipart?: { field: string; maxBytes: number };
   rateLimit?: RateLimitName;
@@ -101,6 +101,14 @@ export interface Endpoint<B = any, Q = any> {
   queryToken?: boolean;
   /** Success status (default 200). */
   status?: number;
+  /** Other success statuses the handler answers with the same body (e.g. 200 when it existed, 201 when created). */
+  alsoStatus?: number[];
+  /** Error statuses the handler answers that the OpenAPI document cannot derive from the declaration, with what each means (body {ok:false, error}). */
+  errors?: Record<string, string>;
+  /** Media types the success answer may also come in besides JSON (a byte-for-byte echo: any type); declared as string bodies. */
+  alsoContent?: string[];
+  /** Browsers (no JSON in Accept) are answered with this redirect (302) instead of the JSON body: where it goes. */
+  redirect?: string;
   tags?: string[];
   /**
    * Returns an object merged into {ok: true, ...}; or sets ctx.body itself and returns undefined

@@ -35,16 +35,16 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
   {
     method: 'POST', path: '/route-auth/login', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
     summary: 'The login form posts (credentials, then the second factor when the route has one); double-submit CSRF cookie gh_ra_csrf',
-    responses: { '303': 'signed in, or on to the next step', '400': 'bad input', '401': 'wrong credentials', '403': 'CSRF or IP filter', '423': 'account locked', '429': 'rate limited' },
+    responses: { '303': 'signed in, or on to the next step', '400': 'bad input', '401': 'wrong credentials', '403': 'CSRF or IP filter', '404': 'no route-auth route for this host', '423': 'account locked', '429': 'rate limited' },
     openapi: true,
   },
   {
     method: 'GET', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
-    summary: 'The sign-out page of a route', responses: { '200': 'the page' }, openapi: true,
+    summary: 'The sign-out page of a route', responses: { '200': 'the page', '404': 'no route-auth route for this host' }, openapi: true,
   },
   {
     method: 'POST', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
-    summary: "Ends this device's route session", responses: { '303': 'signed out: to the login page', '403': 'CSRF' }, openapi: true,
+    summary: "Ends this device's route session", responses: { '303': 'signed out: to the login page', '403': 'CSRF', '404': 'no route-auth route for this host' }, openapi: true,
   },
   {
     method: 'GET', path: '/route-auth/assets/login.css', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/css',

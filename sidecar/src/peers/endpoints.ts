@@ -55,6 +55,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/peers/:id/config', tags, query: configQuery,
+      rawResponse: { contentType: 'text/plain', description: 'The WireGuard client configuration (wg-quick format); with download=1|true as an attachment (Content-Disposition) named after the peer' },
       summary: 'The client tunnel config as text/plain; download=1 sends it as an attachment named after the peer',
       handler: async ({ params, query }, ctx) => {
         const c = await peers().config(id(params));

@@ -19,6 +19,7 @@ function breakerReportEndpoint(deps: AppContext): Endpoint {
   const svc = () => deps.breaker;
   return defineEndpoint({
     method: 'POST', path: BREAKER_REPORT_PATH, auth: 'public', tags: ['routes'],
+    errors: { '404': 'Not from loopback with the right X-Gatehouse-Secret (indistinguishable from an unknown path)' },
     summary: "Internal: Caddy's circuit-breaker state reports (loopback + X-Gatehouse-Secret only; 404 otherwise)",
     handler: async (_i, ctx) => {
       // Checked before anything is parsed: an outsider cannot tell this path from an unknown one.

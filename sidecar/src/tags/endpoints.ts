@@ -11,7 +11,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({ method: 'GET', path: '/tags', tags: ['peers'], summary: 'Registered tags merged with the names found on peers (id null, registered false for names only on peers)', response: tagsResponse, handler: async () => ({ tags: await tags().list() }) }),
     defineEndpoint({
-      method: 'POST', path: '/tags', tags: ['peers'], body: createBody, response: tagCreatedResponse,
+      method: 'POST', path: '/tags', tags: ['peers'], body: createBody, response: tagCreatedResponse, status: 201, alsoStatus: [200],
       summary: 'Register a tag name (idempotent: an existing name, in any case, is left as it is; 201 when created, 200 when it existed)',
       handler: async ({ body }, ctx) => {
         const r = await tags().create(body.name, actingUserId(ctx.state.principal));
