@@ -1,0 +1,369 @@
+// Bad input (issue 19): every operation of GET /api/v1/openapi.json fuzzed from its own schemas.
+// A real sidecar (sidecar/test/lib/server.ts) with seeded peers, a gateway, groups, tags, routes,
+// route auth, users and tokens, so valid ids exist. For each operation, FUZZ_RUNS requests generated
+// with fast-check from a fixed seed (FUZZ_SEED): half valid by the document (body, query, path ids
+// taken from the seeded rows), half mutated (hostile values, missing required keys, wrong types,
+// malformed JSON, bad path ids). Every answer must:
+//   - not be a 5xx, and carry a status the document declares for the operation;
+//   - on 4xx, be the standard error body {ok:false, error, fields?} (JSON operations);
+//   - on 2xx, match the response schema the document declares (z.fromJSONSchema of the document's
+//     own JSON schema, not the source zod schemas);
+//   - not be a 2xx when the body breaks the document's request schema;
+//   - on 4xx, have changed nothing: row count and hash of every table equal before and after.
+// Nothing leaves loopback: the WireGuard subnet is 127.77.0.0/24 (peers' tunnel addresses, gateway
+// APIs and health checks are loopback addresses), SMTP hosts are forced to a closed loopback port,
+// and check-dns asks a resolver on a closed loopback port.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import dns from 'node:dns';
+import fc from 'fast-check';
+import { z } from 'zod';
+import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { recordFigure } from './lib/figures.js';
+import { valid, invalidObject, queryValue, hostile, type Override, type Schema } from './lib/fuzz-schema.js';
+import { changed, snapshot, tables, type Snapshot } from './lib/fuzz-db.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 1919);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 10);
+
+let s: TestServer;
+let doc: any;
+let admin: string;
+let gatewayToken: string;
+let closedPort: number;
+let dbTables: string[];
+const pools = { peers: [] as number[], groups: [] as number[], routes: [] as number[], users: [] as number[], tokens: [] as number[], tags: [] as string[] };
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+const api = async (p: string, method: string, json?: unknown) => {
+  const r = await s.req(`/api/v1${p}`, { method, json, headers: bearer(admin) });
+  if (r.status >= 300) throw new Error(`seed ${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
+  return r.data;
+};
+
+async function seed(): Promise<void> {
+  const g = await api('/peer-groups', 'POST', { name: 'fz-group', color: '#112233' });
+  pools.groups.push(g.group.id);
+  for (const n of ['fz-a', 'fz-b', 'fz-c']) pools.peers.push((await api('/peers', 'POST', { name: n, tags: 'fz-tag,other', group_id: g.group.id })).peer.id);
+  const gw = await api('/peers', 'POST', { name: 'fz-gw', is_gateway: true, api_port: await freePort() });
+  pools.peers.push(gw.peer.id);
+  gatewayToken = gw.gateway.apiToken;
+  pools.tags.push('fz-tag', 'other');
+  await api('/tags', 'POST', { name: 'fz-registered' });
+  pools.tags.push('fz-registered');
+  const r1 = await api('/routes', 'POST', { domain: 'fz1.example.test', peer_id: pools.peers[0], target_port: 8080, monitoring_enabled: true });
+  const r2 = await api('/routes', 'POST', { domain: 'fz2.example.test', target_kind: 'gateway', target_peer_id: gw.peer.id, target_lan_host: '127.0.0.1', target_lan_port: 5000, wol_enabled: true, wol_mac: 'aa-bb-cc-dd-ee-01' });
+  const r3 = await api('/routes', 'POST', { domain: 'fz3.example.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 42022, peer_id: pools.peers[1], target_port: 22 });
+  pools.routes.push(r1.route.id, r2.route.id, r3.route.id);
+  await api(`/routes/${r1.route.id}/auth`, 'POST', { method: 'email_password', email: 'owner@example.test', password: 'correct horse', session_max_age: 3600000 });
+  const u = await api('/users', 'POST', { username: 'fz-user', password: 'fz-user-password', role: 'user' });
+  pools.users.push(u.user.id);
+  const t = await api('/tokens', 'POST', { name: 'fz-spare', scopes: ['logs'] });
+  pools.tokens.push(t.record.id);
+  await api('/smtp', 'PUT', { host: '127.0.0.1', port: closedPort, from: 'gatehouse@example.test' });
+}
+
+before(async () => {
+  closedPort = await freePort();
+  s = await startTestServer({
+    GATEHOUSE_RATE_LIMIT_ADMIN: '1000000', GATEHOUSE_RATE_LIMIT_CLIENT: '1000000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000000',
+    GATEHOUSE_WG_SUBNET: '127.77.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+  });
+  const resolver = new dns.promises.Resolver({ timeout: 200, tries: 1 });
+  resolver.setServers([`127.0.0.1:${closedPort}`]);
+  (s.deps.routes as unknown as { resolver: dns.promises.Resolver }).resolver = resolver;
+  admin = await apiToken(s);
+  doc = (await s.req('/api/v1/openapi.json', { headers: bearer(admin) })).data;
+  await seed();
+  dbTables = await tables(s.deps.db.sequelize);
+});
+after(async () => s?.close());
+
+interface Op { method: string; path: string; op: any }
+
+function operations(): Op[] {
+  const out: Op[] = [];
+  for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) for (const [method, op] of Object.entries(methods)) out.push({ method: method.toUpperCase(), path, op });
+  // public and gateway first, then admin reads, writes, and deletes last (so seeded rows live long)
+  const rank = (o: Op) => (o.op.security?.some((x: any) => x.gatewayBearer) ? 1 : !o.op.security?.length ? 0 : o.method === 'GET' ? 2 : o.method === 'DELETE' ? 4 : 3);
+  return out.sort((a, b) => rank(a) - rank(b));
+}
+
+/** Which seeded ids fit a path: /users/{id} takes user ids, /routes/{id} route ids, ... */
+function idPool(path: string): number[] {
+  if (path.includes('/users/')) return pools.users;
+  if (path.includes('/tokens/')) return pools.tokens;
+  if (path.includes('/peer-groups/')) return pools.groups;
+  if (path.includes('/routes/')) return pools.routes;
+  if (path.includes('/peers/')) return pools.peers;
+  return [...pools.peers, ...pools.routes];
+}
+
+function overrideFor(o: Op): Override {
+  const smtp = o.path.includes('/smtp');
+  return (name, schema) => {
+    if (smtp && name === 'host') return fc.constantFrom('127.0.0.1', 'localhost');
+    if (smtp && name === 'port') return fc.constant(closedPort);
+    const int = schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
+    if (int && /^(peer_id|target_peer_id)$/.test(name)) return fc.oneof(fc.constantFrom(...pools.peers), fc.integer({ min: 1, max: 1000 }));
+    if (int && name === 'group_id') return fc.oneof(fc.constantFrom(...pools.groups), fc.constant(null), fc.integer({ min: 1, max: 1000 }));
+    if (schema.type === 'array' && /^(ids|acl_peer_ids|user_ids)$/.test(name)) {
+      const pool = name === 'user_ids' ? pools.users : o.path.includes('/routes') ? pools.routes : pools.peers;
+      return fc.uniqueArray(fc.oneof(fc.constantFrom(...pool), fc.integer({ min: 1, max: 1000 })), { minLength: schema.minItems ?? 0, maxLength: 4 });
+    }
+    return undefined;
+  };
+}
+
+const BAD_IDS = ['0', '-1', 'abc', '1.5', '1e3', '9007199254740993', '99999999999999999999', '%00', '..%2F..', '%20', 'null', '0x1'];
+
+interface Req { url: string; init: RequestInit; body: unknown; bodyBreaksSchema: boolean; kind: 'valid' | 'invalid' }
+
+function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
+  const ov = overrideFor(o);
+  const params: any[] = o.op.parameters ?? [];
+  const pathParams = params.filter((p) => p.in === 'path');
+  const queryParams = params.filter((p) => p.in === 'query');
+  const pathArb = fc.tuple(
+    ...pathParams.map((p) => {
+      const good = p.name === 'name' ? fc.constantFrom(...pools.tags) : p.name === 'file' ? fc.constantFrom('index.js', 'app.css') : fc.constantFrom(...idPool(o.path).map(String));
+      return bad ? fc.oneof(good, fc.constantFrom(...BAD_IDS), fc.integer({ min: 1, max: 1e9 }).map(String)) : good;
+    }),
+  );
+  const queryArb = fc.tuple(...queryParams.map((p) => fc.option(queryValue(p.schema, ov, p.name, bad), { nil: undefined, freq: 3 })));
+  const content = o.op.requestBody?.content ?? {};
+  const jsonSchema: Schema | undefined = content['application/json']?.schema;
+  const multipart = content['multipart/form-data'];
+  let bodyArb: fc.Arbitrary<{ body: unknown; raw?: string; type?: string }>;
+  if (jsonSchema) {
+    bodyArb = bad
+      ? fc.oneof(
+          { arbitrary: invalidObject(jsonSchema, ov).map((body) => ({ body })), weight: 8 },
+          { arbitrary: fc.constantFrom('{"a":', '[1,2', '\u0000', 'null', '"str"', '{"__proto__":{"ok":false}}').map((raw) => ({ body: undefined, raw })), weight: 1 },
+          { arbitrary: valid(jsonSchema, ov).map((b) => ({ body: undefined, raw: JSON.stringify(b), type: 'text/plain' })), weight: 1 },
+        )
+      : valid(jsonSchema, ov).map((body) => ({ body }));
+  } else if (multipart) {
+    bodyArb = fc.tuple(fc.uint8Array({ maxLength: 2048 }), fc.constantFrom('image/png', 'image/svg+xml', 'text/html', 'application/octet-stream'), fc.constantFrom('a.png', '../../x.png', 'x"\r\n.png', 'logo.svg')).map(([bytes, type, name]) => ({ body: { bytes, type, name } }));
+  } else bodyArb = bad ? fc.option(hostile.map((body) => ({ body })), { nil: { body: undefined } }) : fc.constant({ body: undefined });
+
+  return fc.tuple(pathArb, queryArb, bodyArb).map(([pv, qv, b]) => {
+    let p = o.path;
+    pathParams.forEach((pp, i) => (p = p.replace(`{${pp.name}}`, encodeURIComponent(pv[i]).replace(/%25/g, '%'))));
+    const q = new URLSearchParams();
+    queryParams.forEach((qp, i) => qv[i] !== undefined && q.set(qp.name, qv[i] as string));
+    const headers: Record<string, string> = { accept: acceptFor(o) };
+    let body: BodyInit | undefined;
+    if (multipart && b.body) {
+      const f = b.body as { bytes: Uint8Array; type: string; name: string };
+      const fd = new FormData();
+      fd.set(Object.keys(multipart.schema.properties)[0], new Blob([Buffer.from(f.bytes)], { type: f.type }), f.name);
+      body = fd;
+    } else if (b.raw !== undefined) {
+      body = b.raw;
+      headers['content-type'] = b.type ?? 'application/json';
+    } else if (b.body !== undefined && o.method !== 'GET') {
+      body = JSON.stringify(b.body);
+      headers['content-type'] = 'application/json';
+    }
+    const qs = q.toString();
+    return { url: p + (qs ? `?${qs}` : ''), init: { method: o.method, headers, body }, body: b.raw !== undefined ? Symbol('raw') : b.body, bodyBreaksSchema: false, kind: bad ? 'invalid' : 'valid' };
+  });
+}
+
+/** What a client of the document asks for: JSON where the operation answers JSON, else its media type (text/html pages, text/plain files). */
+function acceptFor(o: Op): string {
+  for (const [status, r] of Object.entries<any>(o.op.responses ?? {})) {
+    if (!/^[23]/.test(status) || !r.content) continue;
+    if (r.content['application/json']) return 'application/json';
+    const m = Object.keys(r.content)[0];
+    return m.includes('*') ? '*/*' : m;
+  }
+  return 'application/json';
+}
+
+function authHeaders(o: Op): Record<string, string> {
+  const sec: any[] = o.op.security ?? [];
+  if (!sec.length) return {};
+  if (sec.some((x) => x.gatewayBearer)) return bearer(gatewayToken);
+  return bearer(admin);
+}
+
+const schemaCache = new Map<string, z.ZodType>();
+function zodOf(key: string, js: Schema): z.ZodType {
+  let v = schemaCache.get(key);
+  if (!v) {
+    const resolved = js.$ref ? doc.components.schemas[js.$ref.split('/').pop()] : js;
+    v = z.fromJSONSchema(resolved) as z.ZodType;
+    schemaCache.set(key, v);
+  }
+  return v;
+}
+
+const ERROR_BODY = z.object({ ok: z.literal(false), error: z.string().min(1), fields: z.record(z.string(), z.string()).optional() });
+
+interface Finding { op: string; kind: string; status: number; request: string; detail: string }
+
+async function send(o: Op, r: Req): Promise<{ status: number; type: string; data: any }> {
+  const headers = { ...(r.init.headers as Record<string, string>), ...authHeaders(o) };
+  const raw = o.op.responses?.['200']?.content?.['text/event-stream'];
+  if (raw) {
+    const ac = new AbortController();
+    const res = await fetch(s.url + r.url, { ...r.init, headers: { ...headers, accept: 'text/event-stream' }, signal: ac.signal, redirect: 'manual' });
+    const type = res.headers.get('content-type') ?? '';
+    let data: any = null;
+    if (res.status >= 300) data = await res.json().catch(() => null);
+    ac.abort();
+    return { status: res.status, type, data };
+  }
+  const res = await fetch(s.url + r.url, { ...r.init, headers, redirect: 'manual', signal: AbortSignal.timeout(8000) });
+  const text = await res.text();
+  let data: any = text;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, type: res.headers.get('content-type') ?? '', data };
+}
+
+/** Tables a rejected request may legitimately write: a refused sign-in is recorded (lockout counts it, the activity log shows it). */
+function mayWriteOnReject(o: Op, status: number): string[] {
+  if ((o.path === '/login' || o.path === '/route-auth/login') && (status === 401 || status === 423)) return ['login_attempts', 'activity_log'];
+  return [];
+}
+
+test('every operation of the OpenAPI document, fuzzed from its schemas: no 5xx, standard 4xx, 2xx as declared, rejections change nothing', { timeout: 600_000 }, async () => {
+  const ops = operations();
+  const findings: Finding[] = [];
+  let sent = 0;
+  const started = Date.now();
+  const counts: Record<string, number> = {};
+  const slow = new Map<string, number>();
+  let current: Snapshot | undefined;
+  for (const [i, o] of ops.entries()) {
+    const label = `${o.method} ${o.path}`;
+    const reqSchema: Schema | undefined = o.op.requestBody?.content?.['application/json']?.schema;
+    const samples = [
+      ...fc.sample(requestArb(o, false), { seed: SEED + i, numRuns: Math.ceil(RUNS / 2) }),
+      ...fc.sample(requestArb(o, true), { seed: SEED + 7919 + i, numRuns: Math.floor(RUNS / 2) }),
+    ];
+    const opStart = Date.now();
+    for (const r of samples) {
+      if (reqSchema && typeof r.body !== 'symbol' && r.body !== undefined) r.bodyBreaksSchema = !zodOf(`req ${label}`, reqSchema).safeParse(r.body).success;
+      // the snapshot after a rejected request is the next one's before (a rejection changed nothing)
+      const before = (current ??= await snapshot(s.deps.db.sequelize, dbTables));
+      current = undefined;
+      let res;
+      try {
+        res = await send(o, r);
+      } catch (e) {
+        findings.push({ op: label, kind: 'no answer', status: 0, request: describe(r), detail: String(e) });
+        continue;
+      }
+      sent++;
+      counts[`${Math.floor(res.status / 100)}xx`] = (counts[`${Math.floor(res.status / 100)}xx`] ?? 0) + 1;
+      const add = (kind: string, detail: string) => findings.push({ op: label, kind, status: res.status, request: describe(r), detail: `${detail} | answer: ${JSON.stringify(res.data).slice(0, 300)}` });
+      const declared = o.op.responses?.[String(res.status)];
+      // 5xx: never, except a declared 502 of an operation that talks to an upstream (the mail server
+      // refusing a test mail, a gateway companion that is not there): that is the answer it documents.
+      if (res.status >= 500 && !(res.status === 502 && declared)) add('5xx', '');
+      if (!declared) add('undeclared status', `declared: ${Object.keys(o.op.responses ?? {}).join(',')}`);
+      const json = res.type.startsWith('application/json');
+      if (res.status >= 400 && res.status < 500) {
+        if (json || declared?.content?.['application/json']) {
+          const e = ERROR_BODY.safeParse(res.data);
+          if (!e.success) add('non-standard 4xx body', JSON.stringify(e.error.issues).slice(0, 300));
+        }
+        const after = await snapshot(s.deps.db.sequelize, dbTables);
+        current = after;
+        const allowed = mayWriteOnReject(o, res.status);
+        const diff = changed(before, after).filter((d) => !allowed.some((t) => d.startsWith(`${t} `)));
+        if (diff.length) add('rejected request changed data', diff.join('; '));
+      }
+      if (res.status >= 200 && res.status < 300) {
+        if (r.bodyBreaksSchema) add('accepted a body the document refuses', JSON.stringify(r.body).slice(0, 200));
+        const content = declared?.content;
+        if (content && res.status !== 204) {
+          const media = Object.keys(content).find((m) => m === '*/*' || res.type.startsWith(m.replace('/*', '/')));
+          if (!media) add('undeclared content type', `${res.type} not in ${Object.keys(content).join(',')}`);
+          else if (media === 'application/json' && content[media].schema) {
+            const v = zodOf(`res ${label} ${res.status}`, content[media].schema).safeParse(res.data);
+            if (!v.success) add('2xx does not match the declared schema', JSON.stringify(v.error.issues).slice(0, 400));
+          }
+        }
+      }
+    }
+    if (Date.now() - opStart > 3000) slow.set(label, Date.now() - opStart);
+    if (process.env.FUZZ_VERBOSE) console.log(`# ${label}: ${Date.now() - opStart} ms`);
+  }
+  // a method the path does not have (TRACE included): a 4xx in the standard body, nothing changed
+  const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE'];
+  for (const [path, ms] of Object.entries<Record<string, any>>(doc.paths)) {
+    if (path.startsWith('/route-auth/') || path === '/' || path.startsWith('/assets/')) continue; // served for any method by the page handlers
+    const have = Object.keys(ms).map((m) => m.toUpperCase());
+    const wrong = methods.filter((m) => !have.includes(m) && !(m === 'HEAD' && have.includes('GET')));
+    for (const m of wrong) {
+      const url = path.replace(/\{[^}]+\}/g, (p) => (p === '{name}' ? pools.tags[0] : String(pools.routes[0])));
+      const before = await snapshot(s.deps.db.sequelize, dbTables);
+      const res = await rawRequest(m, url, { accept: 'application/json', ...bearer(admin) });
+      sent++;
+      let data: unknown = null;
+      try {
+        data = JSON.parse(res.body);
+      } catch {
+        data = res.body.slice(0, 200);
+      }
+      const label = `${m} ${path} (method not offered)`;
+      // 405 for a method the path lacks; 501 for one the server implements nowhere (TRACE)
+      if (res.status < 400 || (res.status >= 500 && !(res.status === 501 && m === 'TRACE'))) findings.push({ op: label, kind: 'wrong method not refused with 4xx', status: res.status, request: `${m} ${url}`, detail: JSON.stringify(data) });
+      else if (!ERROR_BODY.safeParse(data).success) findings.push({ op: label, kind: 'non-standard 4xx body', status: res.status, request: `${m} ${url}`, detail: `${res.headers.get('content-type')} ${JSON.stringify(data)}` });
+      const diff = changed(before, await snapshot(s.deps.db.sequelize, dbTables));
+      if (diff.length) findings.push({ op: label, kind: 'rejected request changed data', status: res.status, request: `${m} ${url}`, detail: diff.join('; ') });
+    }
+  }
+  const ms = Date.now() - started;
+  for (const [k, v] of slow) console.log(`# slow operation: ${k} ${v} ms`);
+  recordFigure({ test: 'OpenAPI fuzzing', figure: 'operations fuzzed', value: String(ops.length) });
+  const generic = ops.filter((o) => Object.entries<any>(o.op.responses).some(([st, r]) => /^2/.test(st) && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Ok'));
+  recordFigure({ test: 'OpenAPI fuzzing', figure: 'operations whose 2xx body is only the generic {ok: true, ...}', value: `${generic.length} of ${ops.length}` });
+  if (process.env.FUZZ_VERBOSE) for (const o of generic) console.log(`# generic 2xx: ${o.method} ${o.path}`);
+  recordFigure({ test: 'OpenAPI fuzzing', figure: 'requests sent', value: `${sent} (${Object.entries(counts).sort().map(([k, v]) => `${k} ${v}`).join(', ')})` });
+  recordFigure({ test: 'OpenAPI fuzzing', figure: 'duration', value: `${(ms / 1000).toFixed(1)} s`, target: '< 180 s', ok: ms < 180_000 });
+  recordFigure({ test: 'OpenAPI fuzzing', figure: 'findings (5xx, bad bodies, schema mismatches, changed data)', value: String(findings.length), target: '0', ok: findings.length === 0 });
+  if (findings.length) {
+    const byKind = new Map<string, Finding[]>();
+    for (const f of findings) byKind.set(`${f.kind} · ${f.op}`, [...(byKind.get(`${f.kind} · ${f.op}`) ?? []), f]);
+    const lines = [...byKind.entries()].map(([k, fs]) => `${k} (${fs.length}×): ${fs[0].status} ${fs[0].request}\n    ${fs[0].detail}`);
+    assert.fail(`fuzzing found ${findings.length} problems (seed ${SEED}, ${RUNS} runs per operation; replay with FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}):\n${lines.join('\n')}`);
+  }
+  assert.ok(ops.length >= 100, `expected the whole document, got ${ops.length} operations`);
+});
+
+/** node:http, for methods fetch refuses to send (TRACE). */
+function rawRequest(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: { get(n: string): string | null }; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(s.url + path, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: { get: (n) => (res.headers[n.toLowerCase()] as string | undefined) ?? null }, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function describe(r: Req): string {
+  const b = r.init.body;
+  const body = typeof b === 'string' ? b.slice(0, 300) : b instanceof FormData ? '<multipart>' : '';
+  return `${r.init.method} ${r.url} ${body}`;
+}
