@@ -26,7 +26,7 @@ import { valid, invalidObject, queryValue, hostile, type Override, type Schema }
 import { changed, snapshot, tables, type Snapshot } from './lib/fuzz-db.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 1919);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 10);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
 
 let s: TestServer;
 let doc: any;
