@@ -12,7 +12,7 @@
 //   - on 4xx, have changed nothing: row count and hash of every table equal before and after.
 // Nothing leaves loopback: the WireGuard subnet is 127.77.0.0/24 (peers' tunnel addresses, gateway
 // APIs and health checks are loopback addresses), SMTP hosts are forced to a closed loopback port,
-// and check-dns asks a resolver on a closed loopback port.
+// webhook URLs point at a closed loopback port, and check-dns asks a resolver on a closed loopback port.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -34,7 +34,7 @@ let admin: string;
 let gatewayToken: string;
 let closedPort: number;
 let dbTables: string[];
-const pools = { peers: [] as number[], groups: [] as number[], routes: [] as number[], users: [] as number[], tokens: [] as number[], tags: [] as string[] };
+const pools = { webhooks: [] as number[], peers: [] as number[], groups: [] as number[], routes: [] as number[], users: [] as number[], tokens: [] as number[], tags: [] as string[] };
 
 async function freePort(): Promise<number> {
   const srv = net.createServer();
@@ -70,13 +70,17 @@ async function seed(): Promise<void> {
   const t = await api('/tokens', 'POST', { name: 'fz-spare', scopes: ['logs'] });
   pools.tokens.push(t.record.id);
   await api('/smtp', 'PUT', { host: '127.0.0.1', port: closedPort, from: 'gatehouse@example.test' });
+  if (doc.paths['/api/v1/webhooks']?.post) {
+    const w = await api('/webhooks', 'POST', { name: 'fz-hook', url: `http://127.0.0.1:${closedPort}/hook`, events: ['peer_created'], enabled: true, secret: 'fz-webhook-secret-0123456789' });
+    pools.webhooks.push(w.webhook.id);
+  }
 }
 
 before(async () => {
   closedPort = await freePort();
   s = await startTestServer({
     GATEHOUSE_RATE_LIMIT_ADMIN: '1000000', GATEHOUSE_RATE_LIMIT_CLIENT: '1000000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000000',
-    GATEHOUSE_WG_SUBNET: '127.77.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+    GATEHOUSE_WG_SUBNET: '127.77.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
   });
   const resolver = new dns.promises.Resolver({ timeout: 200, tries: 1 });
   resolver.setServers([`127.0.0.1:${closedPort}`]);
@@ -100,6 +104,7 @@ function operations(): Op[] {
 
 /** Which seeded ids fit a path: /users/{id} takes user ids, /routes/{id} route ids, ... */
 function idPool(path: string): number[] {
+  if (path.includes('/webhooks/')) return pools.webhooks.length ? pools.webhooks : [1];
   if (path.includes('/users/')) return pools.users;
   if (path.includes('/tokens/')) return pools.tokens;
   if (path.includes('/peer-groups/')) return pools.groups;
@@ -113,6 +118,8 @@ function overrideFor(o: Op): Override {
   return (name, schema) => {
     if (smtp && name === 'host') return fc.constantFrom('127.0.0.1', 'localhost');
     if (smtp && name === 'port') return fc.constant(closedPort);
+    // webhook deliveries (POST /webhooks/:id/test sends at once) go to a closed loopback port
+    if (o.path.includes('/webhooks') && name === 'url') return fc.constantFrom(`http://127.0.0.1:${closedPort}/hook`, `http://localhost:${closedPort}/x?y=1`);
     const int = schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
     if (int && /^(peer_id|target_peer_id)$/.test(name)) return fc.oneof(fc.constantFrom(...pools.peers), fc.integer({ min: 1, max: 1000 }));
     if (int && name === 'group_id') return fc.oneof(fc.constantFrom(...pools.groups), fc.constant(null), fc.integer({ min: 1, max: 1000 }));
