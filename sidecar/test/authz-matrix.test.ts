@@ -2,7 +2,8 @@
 // later are covered automatically) and checks who may call it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, login, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from './lib/server.js';
+import { SERVED_OUTSIDE_REGISTRY } from '../src/http/served-paths.js';
 import { fullPath, scopeForPath, SCOPES, type Endpoint, type Scope } from '../src/http/registry.js';
 
 let s: TestServer;
@@ -89,4 +90,155 @@ test('a non-admin user: 403 on admin-role endpoints and writes, may read and edi
   const p = await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'de' }, headers: h });
   assert.equal(p.status, 200);
   assert.equal(p.data.profile.language, 'de');
+});
+
+// ---- The gateway and client token kinds, and the public paths (issue 19) ----
+
+/** A gateway peer made through the API: its id and its companion tokens. */
+async function gateway(name: string): Promise<{ id: number; apiToken: string; pushToken: string }> {
+  const r = await s.req('/api/v1/peers', { method: 'POST', json: { name, is_gateway: true, api_port: 8089 }, headers: bearer(tokens.get('full-access')!) });
+  assert.equal(r.status, 201, JSON.stringify(r.data));
+  return { id: r.data.peer.id, apiToken: r.data.gateway.apiToken, pushToken: r.data.gateway.pushToken };
+}
+
+/** A request an endpoint accepts in shape: gateway writes get a body of their own protocol. */
+function gatewayBody(e: Endpoint): unknown {
+  if (e.path === '/gateway/status') return { rx_bytes: 1, tx_bytes: 2, active_connections: 0 };
+  if (e.path === '/gateway/heartbeat') {
+    return {
+      uptime_s: 5, http_proxy_healthy: true, api_healthy: true, dns_resolve_ok: true, overall_healthy: true, tcp_listeners: [], wg_handshake_age_s: 5, route_reachability: [], hostname: 'authz-gw', config_hash: null,
+      telemetry: {
+        gateway_version: '0.1.0', node_version: 'v20.0.0', wg_tools_version: 'wireguard-tools v1.0.20210914', cpu_cores: 2, cpu_load_avg: [0.1, 0.2, 0.3],
+        mem_total: 8e9, mem_free: 4e9, mem_used: 4e9, disk: { total: 1e11, free: 5e10, used: 5e10 }, os_platform: 'linux', os_release: '6.1.0', arch: 'x64', dns_resolvers: ['127.0.0.53'], default_gateway_ip: '127.0.0.1',
+      },
+    };
+  }
+  return {};
+}
+
+const callGateway = (e: Endpoint, headers: Record<string, string>) =>
+  s.req(fullPath(e), { method: e.method, headers: { accept: 'application/json', ...headers }, ...(e.method === 'GET' ? {} : { json: gatewayBody(e) }) });
+
+test('every gateway-companion endpoint refuses sessions, admin, client and gateway-scope API tokens, other gateways\' stale tokens; answers its own gateway', async () => {
+  const gwEndpoints = s.endpoints.filter((e) => e.auth === 'gateway');
+  assert.ok(gwEndpoints.length >= 5, `the companion API: ${gwEndpoints.map((e) => e.path).join(', ')}`);
+  const own = await gateway('authz-gw-own');
+  const rotated = await gateway('authz-gw-rotated');
+  const rot = await s.req(`/api/v1/peers/${rotated.id}/gateway-env/rotate`, { method: 'POST', headers: bearer(tokens.get('full-access')!) });
+  assert.equal(rot.status, 200);
+  const deleted = await gateway('authz-gw-deleted');
+  assert.equal((await s.req(`/api/v1/peers/${deleted.id}`, { method: 'DELETE', headers: bearer(tokens.get('full-access')!) })).status, 200);
+  const refused: [string, Record<string, string>][] = [
+    ['no credentials', {}],
+    ['an admin session with its CSRF token', { cookie: session.cookie, 'x-csrf-token': session.csrf }],
+    ['a full-access API token', bearer(tokens.get('full-access')!)],
+    ['an API token with scope gateway', bearer(tokens.get('gateway')!)],
+    ['an API token with scope client', bearer(tokens.get('client')!)],
+    ['a gateway\'s push token (the server\'s credential towards the companion)', bearer(own.pushToken)],
+    ['the token of a gateway whose tokens were rotated', bearer(rotated.apiToken)],
+    ['the token of a deleted gateway', bearer(deleted.apiToken)],
+    ['an unknown gateway token', bearer('gthgw_' + 'z'.repeat(43))],
+  ];
+  for (const e of gwEndpoints) {
+    const label = `${e.method} ${fullPath(e)}`;
+    for (const [who, headers] of refused) {
+      const r = await callGateway(e, headers);
+      assert.equal(r.status, 401, `${label} with ${who}: ${r.status} ${JSON.stringify(r.data)}`);
+      assert.equal(r.data.ok, false, label);
+      assert.equal(typeof r.data.error, 'string', label);
+    }
+    const r = await callGateway(e, bearer(own.apiToken));
+    assert.ok(r.status < 300 || r.status === 304, `${label} with its own gateway token: ${r.status} ${JSON.stringify(r.data)}`);
+  }
+});
+
+test('a gateway token acts only as its own gateway: config, probe and check answer for the calling peer, never another', async () => {
+  const a = await gateway('authz-gw-a');
+  const b = await gateway('authz-gw-b');
+  const full = bearer(tokens.get('full-access')!);
+  const route = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'authz-gw-a.example.test', target_kind: 'gateway', target_peer_id: a.id, target_lan_host: '192.168.77.10', target_lan_port: 80 }, headers: full });
+  assert.equal(route.status, 201, JSON.stringify(route.data));
+  const ca = await s.req('/api/v1/gateway/config', { headers: bearer(a.apiToken) });
+  const cb = await s.req('/api/v1/gateway/config', { headers: bearer(b.apiToken) });
+  assert.equal(ca.data.peer_id, a.id);
+  assert.equal(cb.data.peer_id, b.id);
+  assert.ok(JSON.stringify(ca.data).includes('authz-gw-a.example.test'));
+  assert.ok(!JSON.stringify(cb.data).includes('authz-gw-a.example.test'), 'gateway B does not see gateway A\'s routes');
+  assert.notEqual(ca.data.config_hash, cb.data.config_hash);
+  // B asking with A's current hash is told its own (different) configuration changed
+  assert.equal((await s.req(`/api/v1/gateway/config/check?hash=${ca.data.config_hash}`, { headers: bearer(b.apiToken) })).status, 200);
+  const pb = await s.req('/api/v1/gateway/probe', { method: 'POST', json: { x: 1 }, headers: bearer(b.apiToken) });
+  assert.equal(pb.data.peer_id, b.id);
+});
+
+test('every admin endpoint refuses a real gateway token and a gateway push token with 401', async () => {
+  const g = await gateway('authz-gw-admin');
+  for (const e of s.endpoints.filter((x) => x.auth === 'admin')) {
+    for (const t of [g.apiToken, g.pushToken]) {
+      const r = await call(e, bearer(t));
+      assert.equal(r.status, 401, `${e.method} ${fullPath(e)} with a gateway token: ${r.status}`);
+    }
+  }
+});
+
+test('the client token kind: a client-scope token is refused on every admin endpoint that is not open to any credential (403) and on the companion API (401); client endpoints, when any exist, refuse gateway tokens and admin sessions', async () => {
+  const client = tokens.get('client')!;
+  for (const e of s.endpoints.filter((x) => x.auth === 'admin')) {
+    const required = e.scope !== undefined ? e.scope : scopeForPath(e.path);
+    const r = await call(e, bearer(client));
+    // open to any valid credential: not 401 (an endpoint may still refuse the scope itself, as the event stream does)
+    if (required === 'any') assert.notEqual(r.status, 401, `${e.method} ${fullPath(e)} is open to any credential: ${r.status}`);
+    else assert.equal(r.status, 403, `${e.method} ${fullPath(e)} with a client token: ${r.status}`);
+  }
+  // The desktop client API (auth 'client', issue 17) has no endpoint yet; these hold for the first one.
+  const g = await gateway('authz-gw-client');
+  for (const e of s.endpoints.filter((x) => x.auth === 'client')) {
+    const label = `${e.method} ${fullPath(e)}`;
+    assert.equal((await call(e, {})).status, 401, `${label} without credentials`);
+    assert.equal((await call(e, bearer(g.apiToken))).status, 401, `${label} with a gateway token`);
+    assert.equal((await call(e, { cookie: session.cookie, 'x-csrf-token': session.csrf })).status, 401, `${label} with an admin session`);
+    assert.equal((await call(e, bearer(tokens.get('logs')!))).status, 403, `${label} with a token without scope client`);
+    const ok = await call(e, bearer(client));
+    assert.ok(ok.status !== 401 && ok.status !== 403, `${label} with a client token: ${ok.status}`);
+  }
+});
+
+test('every public path answers without credentials, with a status it documents, and leaks nothing (no secret, no stack, no file path)', async () => {
+  const full = bearer(tokens.get('full-access')!);
+  // secrets that exist on the server, none of which a visitor may ever see
+  const g = await gateway('authz-public-gw');
+  const peer = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'authz-public-peer' }, headers: full });
+  const conf = await s.req(`/api/v1/peers/${peer.data.peer.id}/config`, { headers: full });
+  const wgKeys = [...String(conf.data).matchAll(/(?:PrivateKey|PresharedKey) = (\S+)/g)].map((m) => m[1]);
+  assert.equal(wgKeys.length, 2);
+  const route = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'authz-public.example.test', peer_id: peer.data.peer.id, target_port: 8080 }, headers: full });
+  const raPassword = 'route-auth-secret-pass-1';
+  assert.equal((await s.req(`/api/v1/routes/${route.data.route.id}/auth`, { method: 'POST', json: { method: 'email_password', email: 'owner@example.test', password: raPassword, session_max_age: 3_600_000 }, headers: full })).status, 200);
+  assert.equal((await s.req('/api/v1/smtp', { method: 'PUT', json: { host: '127.0.0.1', port: 2525, from: 'gh@example.test', user: 'mailer', password: 'smtp-secret-pass-1' }, headers: full })).status, 200);
+  const sid = /gatehouse_sid=([^;]+)/.exec(session.cookie)?.[1];
+  const secrets = [ADMIN.password, ...tokens.values(), g.apiToken, g.pushToken, ...wgKeys, raPassword, 'smtp-secret-pass-1', session.csrf, ...(sid ? [sid] : [])];
+
+  const doc = (await s.req('/api/v1/openapi.json', { headers: full })).data;
+  const publicOps: [string, string][] = [];
+  for (const [p, ms] of Object.entries<Record<string, any>>(doc.paths)) for (const [m, op] of Object.entries<any>(ms)) if (!op.security?.length) publicOps.push([m.toUpperCase(), p]);
+  // the registry's public endpoints and every path served outside it are all in the document or say why not
+  for (const e of s.endpoints.filter((x) => x.auth === 'public')) assert.ok(publicOps.some(([m, p]) => m === e.method && p === e.path), `${e.method} ${e.path} is a documented public path`);
+  const outside = SERVED_OUTSIDE_REGISTRY.filter((x) => x.openapi !== true).map((x) => [x.method, x.path] as [string, string]);
+  assert.ok(publicOps.length >= 15, `public operations: ${publicOps.length}`);
+
+  for (const [method, p] of [...publicOps, ...outside]) {
+    const path = p.replace(/\{[^}]+\}/g, 'index.js');
+    for (const accept of ['application/json', 'text/html']) {
+      const r = await s.req(path, { method, headers: { accept, 'x-route-domain': 'authz-public.example.test' }, ...(method === 'GET' || method === 'HEAD' ? {} : { json: {} }) });
+      const label = `${method} ${path} (${accept}): ${r.status}`;
+      assert.ok(r.status < 500, label);
+      const declared = doc.paths[p]?.[method.toLowerCase()]?.responses;
+      if (declared) assert.ok(declared[String(r.status)], `${label} is a status the document declares (${Object.keys(declared).join(',')})`);
+      const text = (typeof r.data === 'string' ? r.data : JSON.stringify(r.data)) + ' ' + [...r.headers.entries()].filter(([k]) => k !== 'set-cookie').map(([k, v]) => `${k}: ${v}`).join('\n');
+      for (const secret of secrets) assert.ok(!text.includes(secret), `${label} leaks a secret (${secret.slice(0, 6)}…)`);
+      assert.ok(!text.includes(s.dataDir), `${label} leaks the data directory`);
+      assert.ok(!/\n\s+at .+\(.+:\d+:\d+\)/.test(text) && !/node_modules|sidecar\/src/.test(text), `${label} leaks a stack trace or source path`);
+      for (const c of r.headers.getSetCookie()) assert.ok(!secrets.some((x) => c.includes(x)), `${label} sets a cookie carrying a secret`);
+    }
+  }
 });

@@ -81,7 +81,7 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
   },
   {
     method: 'GET', path: '/', servedBy: 'late middleware', tag: 'pages', produces: 'text/html',
-    summary: 'The admin app (sidecar/ui) for a signed-in admin; every other unclaimed GET path (/peers, /routes/12, ...) is the same page (history fallback). CSP script-src self, never cached', responses: { '200': 'the page', '302': 'not signed in: to /login?next=<the path>', '503': 'the app is not built (npm run build)' }, openapi: true,
+    summary: 'The admin app (sidecar/ui) for a signed-in admin; every other unclaimed GET path (/peers, /routes/12, ...) is the same page (history fallback). CSP script-src self, never cached', responses: { '200': 'the page', '302': 'not signed in: to /login?next=<the path>', '404': 'a client that does not accept text/html: the JSON 404 of an unknown path', '503': 'the app is not built (npm run build)' }, openapi: true,
   },
   {
     method: 'GET', path: '/assets/{file}', servedBy: 'late middleware', tag: 'pages', produces: 'text/css',
