@@ -16,7 +16,7 @@ import os from 'node:os';
 import { request, startBenchSidecar, stopAll, track, waitUntil, type BenchSidecar } from '../../scripts/bench/lib.js';
 import { freePort } from '../lib/ports.js';
 import { recordFigure } from './lib/figures.js';
-import { fmtMs, hey, loadAverage, memoryOf, signInThroughCaddy } from './lib/load-harness.js';
+import { cpuSeconds, fmtMs, hey, loadAverage, memoryOf, signInThroughCaddy } from './lib/load-harness.js';
 
 const RATE = 500;
 const WORKERS = 50;
@@ -61,8 +61,10 @@ test(`forward auth through Caddy at a fixed ${RATE} requests/s for ${SECONDS} s 
   assert.equal((await request(sc!.ports.http, 'GET', '/some/page', { host })).status, 302);
 
   const loadBefore = loadAverage();
+  const cpu0 = { sidecar: cpuSeconds(sc!.sidecar.pid!), caddy: cpuSeconds(sc!.caddyPid) };
   const r = await hey(url, { workers: WORKERS, perWorker: RATE / WORKERS, seconds: SECONDS, host, headers: { Cookie: cookie } });
   const loadAfter = loadAverage();
+  const cpu = { sidecar: cpuSeconds(sc!.sidecar.pid!) - cpu0.sidecar, caddy: cpuSeconds(sc!.caddyPid) - cpu0.caddy };
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
   const non200 = r.total - (r.statuses['200'] ?? 0) - errors;
   const sidecarMem = memoryOf(sc!.sidecar.pid!);
@@ -75,6 +77,7 @@ test(`forward auth through Caddy at a fixed ${RATE} requests/s for ${SECONDS} s 
   recordFigure({ test: NAME, figure: 'latency p99', value: fmtMs(r.p99) });
   recordFigure({ test: NAME, figure: 'latency max', value: fmtMs(r.slowest) });
   recordFigure({ test: NAME, figure: 'RSS after the run: sidecar / Caddy', value: `${sidecarMem.rssMb.toFixed(0)} MB / ${caddyMem.rssMb.toFixed(0)} MB` });
+  recordFigure({ test: NAME, figure: 'CPU used during the run: sidecar / Caddy', value: `${((cpu.sidecar / r.seconds) * 100).toFixed(0)} % / ${((cpu.caddy / r.seconds) * 100).toFixed(0)} % of one core` });
   recordFigure({ test: NAME, figure: 'load average before / after', value: `${loadBefore} / ${loadAfter} (${os.cpus().length} cores, shared)` });
 
   assert.deepEqual(r.errors, {}, `errors:\n${r.raw}`);
