@@ -18,7 +18,8 @@ import { openDatabase } from './db/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/clock.js';
 import { Scheduler } from './util/scheduler.js';
 import { EventBus, watchTables } from './events.js';
-import { licenceFeatureGate, type FeatureGate } from './license/features.js';
+import type { FeatureGate } from './license/features.js';
+import { LicenceService } from './license/service.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
@@ -63,7 +64,7 @@ export interface ContextOptions {
   sqliteFile?: string;
   /** A WireGuard driver for tests and benchmarks; otherwise ip/wg/wireguard-go when GATEHOUSE_WG_MANAGE=true. */
   wgDriver?: WireGuardDriver;
-  /** The licence feature gate (default: license/features.ts isFeatureEnabled); tests switch features off with it. */
+  /** A feature gate in place of the licence's (tests switch features off and on with it); default: the LicenceService. */
   featureGate?: FeatureGate;
 }
 
@@ -140,8 +141,10 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const users = new UsersService(models, clock, lockout, activity, events, { initialPasswordFile: path.join(config.dataDir, INITIAL_PASSWORD_FILE) });
   const tokens = new TokensService(models, clock, activity, events);
   const sessions = new DbSessionStore(models, clock);
-  const features = opts.featureGate ?? licenceFeatureGate;
-  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features };
+  const licence = new LicenceService({ config, settings, clock, log, events });
+  await licence.load();
+  const features = opts.featureGate ?? licence;
+  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features, licence };
 }
 
 /** The whole container: the platform, then every feature service in dependency order. */
@@ -193,7 +196,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
       },
     });
   }
-  const routes = new RoutesService({ db, config, clock, events, proxy, hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t) });
+  const routes = new RoutesService({ db, config, clock, events, proxy, hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t), licence: { features: core.features, limits: () => core.licence.limits() } });
 
   // peers: WireGuard interface + poller, peers, groups, tags, internal DNS data, dashboard
   let wg: WireGuardService | undefined = undefined;
@@ -210,6 +213,11 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   wg = wireguard;
   health.push({ name: 'wireguard', check: () => wireguard.healthCheck() });
   const dns = new DnsService(core, wireguard);
+  // A licence change can add or remove gated modules (circuit breaker) and the internal DNS records.
+  events.on('licence_changed', async () => {
+    await dns.refresh().catch((err) => log.warn(`DNS hosts file not rewritten after a licence change: ${(err as Error).message}`));
+    await proxy.apply({ reason: 'licence changed' }).catch((err) => log.warn(`Proxy not re-rendered after a licence change: ${(err as Error).message}`));
+  });
   const peers = new PeersService(core, wireguard, dns, proxy);
   const groups = new GroupsService(core);
   const tags = new TagsService(core);

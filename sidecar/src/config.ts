@@ -1,5 +1,6 @@
 // Every setting of the sidecar, read from the environment once at start and validated.
 // Each variable is documented in README.md and configs/gatehouse.env.example.
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -70,6 +71,12 @@ const schema = z.object({
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   GATEHOUSE_WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(120).default(10),
   GATEHOUSE_WEBHOOK_RETRY_BASE: z.coerce.number().int().min(1).max(3600).default(10),
+  /** licence (src/license): see README "Licence" */
+  GATEHOUSE_LICENSE_PUBLIC_KEY: z.string().optional(),
+  GATEHOUSE_LICENSE_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as https://licence.example.com/v1/refresh').optional(),
+  GATEHOUSE_LICENSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
+  GATEHOUSE_LICENSE_REFRESH_HOURS: positiveInt.max(24 * 30).default(24),
+  GATEHOUSE_LICENSE_KEY: z.string().optional(),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -124,9 +131,21 @@ export interface Config {
     /** delay before the first retry; each further retry waits twice as long (capped at 1 h) */
     retryBaseMs: number;
   };
+  /** Licence (src/license): an extra trusted public key (PEM text), the licence service, its grace period, a key activated at start. */
+  licence: { publicKey?: string; url?: string; graceDays: number; refreshHours: number; key?: string };
 }
 
 export class ConfigError extends Error {}
+
+/** GATEHOUSE_LICENSE_PUBLIC_KEY: PEM text or base64 as is, or the path of a file holding it. */
+function readKeySetting(v: string): string {
+  if (v.includes('-----BEGIN') || /^[A-Za-z0-9+/]{43}=$/.test(v.trim())) return v;
+  try {
+    return fs.readFileSync(v, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  GATEHOUSE_LICENSE_PUBLIC_KEY: neither a PEM public key nor a readable file (${(err as Error).message})`);
+  }
+}
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -187,6 +206,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivate: e.GATEHOUSE_WEBHOOK_ALLOW_PRIVATE,
       timeoutMs: e.GATEHOUSE_WEBHOOK_TIMEOUT * 1000,
       retryBaseMs: e.GATEHOUSE_WEBHOOK_RETRY_BASE * 1000,
+    },
+    licence: {
+      publicKey: e.GATEHOUSE_LICENSE_PUBLIC_KEY === undefined ? undefined : readKeySetting(e.GATEHOUSE_LICENSE_PUBLIC_KEY),
+      url: e.GATEHOUSE_LICENSE_URL,
+      graceDays: e.GATEHOUSE_LICENSE_GRACE_DAYS,
+      refreshHours: e.GATEHOUSE_LICENSE_REFRESH_HOURS,
+      key: e.GATEHOUSE_LICENSE_KEY,
     },
   };
 }

@@ -15,6 +15,7 @@ import type { MasterKey } from './util/crypto.js';
 import type { Scheduler } from './util/scheduler.js';
 import type { EventBus } from './events.js';
 import type { FeatureGate } from './license/features.js';
+import type { LicenceService } from './license/service.js';
 
 export interface HealthCheck {
   name: string;
@@ -42,8 +43,10 @@ export interface Deps {
   users: UsersService;
   tokens: TokensService;
   sessions: DbSessionStore;
-  /** Which licence features are on (license/features.ts); asked where the registry mounts gated endpoints. */
+  /** Which licence features are on (license/features.ts): the licence service, unless a test passed its own gate. Every gated code path asks it. */
   features: FeatureGate;
+  /** The licence: state, activation, refresh, limits (license/service.ts). */
+  licence: LicenceService;
 }
 
 /** What the HTTP application (http/app.ts) needs: the platform, and gateway-token verification when gateways exist. */

@@ -139,7 +139,7 @@ export type SystemEvent =
 export type OperationsEvent =
   | { type: 'backup_completed'; job_id: number | null; target: 'download' | 'local' | 's3'; file: string | null; bytes: number; duration_ms: number }
   | { type: 'backup_failed'; job_id: number | null; target: 'download' | 'local' | 's3'; error: string }
-  | ({ type: 'licence_changed'; reason: 'activated' | 'refreshed' | 'expired' | 'removed' | 'grace_ended'; plan: string; features: string[]; expires_at: number | null } & Actor);
+  | ({ type: 'licence_changed'; reason: 'activated' | 'refreshed' | 'expired' | 'removed' | 'grace_ended' | 'revoked'; plan: string; features: string[]; expires_at: number | null } & Actor);
 
 /**
  * Webhooks (src/webhooks): the admin's changes, and the delivery log (a delivery was queued, or an

@@ -13,6 +13,7 @@ import { gatewaysFeature } from './gateways/feature.js';
 import { resilienceFeature } from './resilience/feature.js';
 import { metricsFeature } from './metrics/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
+import { licenceFeature } from './license/feature.js';
 
 export const features: readonly Feature[] = [
   peersFeature,
@@ -23,6 +24,7 @@ export const features: readonly Feature[] = [
   gatewaysFeature, // after peers (tunnel up) and routes
   resilienceFeature, // after proxy and routes
   metricsFeature,
+  licenceFeature, // its checks re-render the proxy and rewrite DNS on a change
   webhooksFeature, // last: stopped first, its queue stays in the database
 ];
 

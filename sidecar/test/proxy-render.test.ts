@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { ProxySettings, ProxySnapshot } from '../src/proxy/render-context.js';
+import type { LicensedFeature } from '../src/license/features.js';
 import { canonicalJson, configHash } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
@@ -30,7 +31,7 @@ function fresh<T>(f: () => T): T {
 }
 const l4 = (o: Partial<Route>) => route({ route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, l4_tls_mode: 'none', target_port: '22', ...o });
 
-const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings> }> = {
+const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>; features?: readonly LicensedFeature[] }> = {
   'no-routes': fresh(() => ({ routes: [] })),
   'plain-http': fresh(() => ({ routes: [route({ domain: 'app.example.com' })] })),
   https: fresh(() => ({ routes: [route({ domain: 'secure.example.com', https_enabled: true })] })),
@@ -81,6 +82,16 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
   'circuit-breaker': fresh(() => ({
     routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
   })),
+  // The same route rendered with the licence feature circuit_breaker and without it (the module is
+  // left out, nothing else changes; the route keeps its settings, see test/license.test.ts).
+  'circuit-breaker-licensed': fresh(() => ({
+    routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
+    features: ['circuit_breaker'],
+  })),
+  'circuit-breaker-unlicensed': fresh(() => ({
+    routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
+    features: ['internal_dns', 'prometheus_metrics', 'remote_desktop'],
+  })),
   retry: fresh(() => ({
     routes: [
       route({ domain: 'retry.example.com', retry_enabled: true, retry_count: 2, retry_status_codes: '502, 503,503' }),
@@ -111,8 +122,21 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
 
 function snapshotFor(name: string): ProxySnapshot {
   const c = cases[name];
-  return { settings: { ...settings, ...c.settings }, routes: c.routes, peers };
+  return { settings: { ...settings, ...c.settings }, routes: c.routes, peers, ...(c.features ? { features: c.features } : {}) };
 }
+
+test('without the licence feature circuit_breaker only the breaker module is left out of the route', () => {
+  const withIt = renderCaddyConfig(snapshotFor('circuit-breaker-licensed'));
+  const without = renderCaddyConfig(snapshotFor('circuit-breaker-unlicensed'));
+  const text = (c: unknown) => JSON.stringify(c);
+  assert.match(text(withIt), /gatehouse_circuit_breaker/);
+  assert.doesNotMatch(text(without), /gatehouse_circuit_breaker/);
+  // licensed = the unrestricted rendering (no feature list) of the same route
+  assert.equal(text(withIt), text(renderCaddyConfig(snapshotFor('circuit-breaker'))));
+  // the only difference: the breaker handler in the route's chain
+  const strip = (c: any) => JSON.parse(text(c).replace(/\{"handler":"gatehouse_circuit_breaker"[^{}]*(\{[^{}]*\}[^{}]*)*\},?/g, ''));
+  assert.deepEqual(strip(withIt), strip(without));
+});
 
 for (const name of Object.keys(cases)) {
   test(`golden: ${name}`, () => {

@@ -86,8 +86,12 @@ export class DnsService {
     };
   }
 
-  /** The hosts file text for the current records. */
+  /**
+   * The hosts file text for the current records. Without the licence feature internal_dns the file
+   * holds no records (the hostnames stay stored and come back with the feature).
+   */
   async render(): Promise<string> {
+    if (!this.deps.features.isEnabled('internal_dns')) return `# Gatehouse internal DNS for ${this.domain}: off (needs the licence feature internal_dns).\n`;
     const r = await this.records();
     const lines = [`# Gatehouse internal DNS for ${r.domain}: generated from the database, do not edit.`];
     for (const x of [...r.static, ...r.peers]) lines.push(`${x.address}\t${x.fqdn}`);

@@ -70,7 +70,7 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = {
   config_changed: { scope: 'system', fields: 'target ("proxy"), config_hash, reason' },
   backup_completed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), file, bytes, duration_ms' },
   backup_failed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), error' },
-  licence_changed: { scope: 'admin', fields: `reason (activated|refreshed|expired|removed|grace_ended), plan, features, expires_at (epoch ms or null), ${actor}` },
+  licence_changed: { scope: 'admin', fields: `reason (activated|refreshed|expired|removed|grace_ended|revoked), plan, features, expires_at (epoch ms or null), ${actor}` },
   webhook_created: { scope: 'admin', fields: `webhook_id, name, url, events, ${actor}` },
   webhook_updated: { scope: 'admin', fields: `webhook_id, name, fields (changed field names; "secret" when it was replaced), ${actor}` },
   webhook_enabled: { scope: 'admin', fields: `webhook_id, name, ${actor}` },

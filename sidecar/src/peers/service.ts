@@ -6,6 +6,7 @@ import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import { AppError, conflict, notFound, validation } from '../util/errors.js';
+import { limitReached } from '../license/features.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
 const nameConflict = (name: string) => new AppError('conflict', `A peer named "${name}" already exists`, { name: 'a peer with this name already exists' });
@@ -177,6 +178,9 @@ export class PeersService {
     if (input.api_port != null && !input.is_gateway) throw validation('Validation failed', { api_port: 'only for gateway peers (is_gateway: true)' });
     await this.assertGroup(input.group_id);
     const row = await this.alloc.run(async () => {
+      // Licence limit max_peers (gateways included), counted inside the allocation lock.
+      const max = this.deps.licence.limits().max_peers;
+      if (max !== null && (await this.Peer.count()) >= max) throw limitReached('max_peers', max, 'peers');
       const taken = this.taken ?? (await this.loadTaken());
       // Name uniqueness is enforced by the unique index on LOWER(name): checked when an insert fails.
       for (let attempt = 0; ; attempt++) {

@@ -6,6 +6,7 @@ import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Route } from '../routes/model.js';
 import type { HostEntry, L4Server } from './caddy-json.js';
+import type { LicensedFeature } from '../license/features.js';
 
 export interface ProxySettings {
   httpPort: number;
@@ -55,6 +56,12 @@ export interface ProxySnapshot {
   contributions?: Contribution[];
   /** Caddy's own HTTP metrics, per host (licence feature prometheus_metrics; proxy/fragments/metrics.ts). */
   metrics?: boolean;
+  /**
+   * The licence features on when the snapshot was taken (ProxyService always sets it from the
+   * licence). A gated module is left out of the configuration without its feature; the route keeps
+   * its settings. Absent: every feature (golden tests and tools that render without a licence).
+   */
+  features?: readonly LicensedFeature[];
 }
 
 export interface RenderContext {
@@ -62,6 +69,13 @@ export interface RenderContext {
   peers: Map<number, PeerTarget>;
   protectedRouteIds?: Set<number>;
   breakers?: Map<number, BreakerSeed>;
+  /** See ProxySnapshot.features; ask with featureOn(ctx, feature). */
+  features?: readonly LicensedFeature[];
+}
+
+/** Whether the render includes a licensed feature's modules (absent list: every feature). */
+export function featureOn(ctx: Pick<RenderContext, 'features'>, feature: LicensedFeature): boolean {
+  return ctx.features === undefined || ctx.features.includes(feature);
 }
 
 /**

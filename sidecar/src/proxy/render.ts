@@ -28,7 +28,7 @@
 // - apps.layer4 (caddy-l4): one server per enabled L4 route on its l4_listen_port.
 import type { Route } from '../routes/model.js';
 import type { CaddyConfig, CaddyHandler, CaddyRoute, HostEntry, Json, L4Server } from './caddy-json.js';
-import type { Fragment, ProxySnapshot, RenderContext } from './render-context.js';
+import { featureOn, type Fragment, type ProxySnapshot, type RenderContext } from './render-context.js';
 import { addAccessLog } from './fragments/access-log.js';
 import { withGatewayWol } from './fragments/gateway.js';
 import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
@@ -53,7 +53,8 @@ export function routeHandlers(route: Route, ctx: RenderContext): { chain: CaddyH
   if (route.compress_enabled) chain.push(encodeHandler());
   const mirror = route.mirror_enabled ? mirrorHandler(route, ctx) : null;
   if (mirror) chain.push(mirror);
-  if (route.circuit_breaker_enabled) chain.push(circuitBreakerHandler(route, ctx));
+  // Licence feature circuit_breaker: without it the module is left out; the route keeps its settings.
+  if (route.circuit_breaker_enabled && featureOn(ctx, 'circuit_breaker')) chain.push(circuitBreakerHandler(route, ctx));
   const proxy = withGatewayWol(reverseProxy(route, up), route, ctx.settings.sidecarUpstream);
   const tail = retryRoutes(proxy, route);
   if (!tail) chain.push(proxy);
@@ -99,7 +100,7 @@ function mergeFragment(kind: string, f: Fragment, plainHosts: Record<string, Hos
 /** The whole Caddy configuration for a snapshot. */
 export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
   const { settings } = snap;
-  const ctx: RenderContext = { settings, peers: snap.peers, protectedRouteIds: snap.protectedRouteIds, breakers: snap.breakers };
+  const ctx: RenderContext = { settings, peers: snap.peers, protectedRouteIds: snap.protectedRouteIds, breakers: snap.breakers, features: snap.features };
   const routes = snap.routes.filter((r) => r.enabled).sort((a, b) => a.id - b.id);
 
   const plainHosts: Record<string, HostEntry> = {};

@@ -37,7 +37,6 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { EventBus } from '../events.js';
-import type { FeatureGate } from '../license/features.js';
 import { AppError } from '../util/errors.js';
 import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
 import { BreakerMemory } from './breaker.js';
@@ -45,6 +44,7 @@ import { configHash } from '@gatehouse/common/canonical.js';
 import type { CaddyConfig } from './caddy-json.js';
 import type { ProxySettings } from './render-context.js';
 import { renderCaddyConfig } from './render.js';
+import { LICENSED_FEATURES, type FeatureGate } from '../license/features.js';
 import { readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
 
 export type WriteFn<T> = (t: Transaction) => Promise<T>;
@@ -103,8 +103,8 @@ export interface ProxyServiceOptions {
   protectedRouteIds?: ProtectedRouteIdsFn;
   /** config_changed goes here whenever a different configuration becomes live (events.ts). */
   events?: EventBus;
-  /** The licence gate: with prometheus_metrics the rendering turns on Caddy's own metrics (snapshot.metrics). */
-  features?: FeatureGate;
+  /** The licence's feature gate: which gated modules each render includes (render-context.ts features; with prometheus_metrics also Caddy's own metrics, snapshot.metrics). */
+  features: FeatureGate;
   /** Told the duration of every load into Caddy and whether Caddy took it (GET /metrics). */
   onLoad?: (seconds: number, ok: boolean) => void;
 }
@@ -133,7 +133,7 @@ export class ProxyService {
   readonly breakers = new BreakerMemory();
   private readonly protectedRouteIds?: ProtectedRouteIdsFn;
   private readonly events?: EventBus;
-  private readonly features?: FeatureGate;
+  private readonly features: FeatureGate;
   private readonly onLoad?: (seconds: number, ok: boolean) => void;
 
   constructor(o: ProxyServiceOptions) {
@@ -164,7 +164,8 @@ export class ProxyService {
   async render(transaction?: Transaction): Promise<CaddyConfig> {
     const snap = await readSnapshot(this.db, this.settings, this.clock(), transaction, this.protectedRouteIds);
     snap.breakers = this.breakers.seeds(snap.routes, this.lastBody === null);
-    snap.metrics = this.features?.isEnabled('prometheus_metrics') ?? false;
+    snap.features = LICENSED_FEATURES.filter((f) => this.features.isEnabled(f));
+    snap.metrics = snap.features.includes('prometheus_metrics');
     return renderCaddyConfig(snap);
   }
 

@@ -6,6 +6,8 @@ import { Op, type Transaction } from 'sequelize';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { PeerGroupRow, PeerRow, RouteRow } from '../db/models.js';
+import { featureDisabled, limitReached, type FeatureGate } from '../license/features.js';
+import type { LicenceLimits } from '../license/document.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import { conflict, notFound, validation } from '../util/errors.js';
@@ -49,7 +51,11 @@ export interface RoutesServiceOptions {
   resolver?: dns.promises.Resolver;
   /** Whether a route has a route-auth configuration (route-auth/models.ts hasRouteAuth), inside the write transaction. */
   hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
+  /** The licence: feature circuit_breaker for breaker settings, limit max_routes for creates. */
+  licence: { features: FeatureGate; limits: () => LicenceLimits };
 }
+
+const BREAKER_FIELDS = ['circuit_breaker_enabled', 'circuit_breaker_threshold', 'circuit_breaker_timeout'] as const;
 
 export interface BatchResult {
   id: number;
@@ -64,6 +70,7 @@ export class RoutesService {
   private readonly events: EventBus;
   private readonly proxy: ProxyService;
   private readonly hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
+  private readonly licence: RoutesServiceOptions['licence'];
   resolver: dns.promises.Resolver;
 
   constructor(o: RoutesServiceOptions) {
@@ -73,6 +80,7 @@ export class RoutesService {
     this.events = o.events;
     this.proxy = o.proxy;
     this.hasRouteAuth = o.hasRouteAuth;
+    this.licence = o.licence;
     this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
   }
 
@@ -106,6 +114,9 @@ export class RoutesService {
     const route = await this.proxy.transact(async (t) => {
       const now = this.clock();
       const merged = this.merge({ ...blankRoute(now) }, input, hash);
+      this.checkLicence(merged, null);
+      const max = this.licence.limits().max_routes;
+      if (max !== null && (await this.Route.count({ transaction: t })) >= max) throw limitReached('max_routes', max, 'routes');
       await this.check(merged, null, t);
       const row = await this.Route.create(routeToRow(merged) as any, { transaction: t });
       return { ...merged, id: Number(row.get('id')) } as Route;
@@ -121,6 +132,7 @@ export class RoutesService {
       const { id: _id, ...base } = existing;
       const merged = this.merge(base, input, hash);
       merged.updated_at = this.clock();
+      this.checkLicence(merged, existing);
       await this.check(merged, id, t);
       await this.Route.update(routeToRow(merged) as any, { where: { id }, transaction: t });
       return { ...merged, id } as Route;
@@ -198,6 +210,17 @@ export class RoutesService {
     if (passwordHash) m.basic_auth_password_hash = passwordHash;
     else if (input.basic_auth_password === null) m.basic_auth_password_hash = null;
     return m as Omit<Route, 'id'>;
+  }
+
+  /**
+   * Licence feature circuit_breaker: without it a write may not switch the breaker on or change its
+   * settings (403 {feature}); a route that has them keeps them (they come back with the feature),
+   * other changes to it work, and switching the breaker off is allowed.
+   */
+  private checkLicence(r: Omit<Route, 'id'>, before: Route | null): void {
+    if (!r.circuit_breaker_enabled || this.licence.features.isEnabled('circuit_breaker')) return;
+    if (before && before.circuit_breaker_enabled && BREAKER_FIELDS.every((k) => r[k] === before[k])) return;
+    throw featureDisabled('circuit_breaker');
   }
 
   /** Cross-field rules, defaults, and the checks against the database (inside the write transaction). */

@@ -1,0 +1,20 @@
+// The licence feature: its endpoints and its scheduled work (the service is ctx.licence, built with
+// the platform in app-context.ts createDeps because every gated code path asks it).
+// - licence-check (every minute): notices expiry and the end of the refresh grace period;
+// - licence-refresh (every GATEHOUSE_LICENSE_REFRESH_HOURS, and once at start) when GATEHOUSE_LICENSE_URL is set.
+import type { Feature } from '../app-context.js';
+import { licenceEndpoints } from './endpoints.js';
+
+export const CHECK_INTERVAL_MS = 60_000;
+
+export const licenceFeature: Feature = {
+  name: 'licence',
+  endpoints: (ctx) => licenceEndpoints(ctx),
+  start(ctx) {
+    ctx.scheduler.every('licence-check', CHECK_INTERVAL_MS, () => ctx.licence.check());
+    if (ctx.config.licence.url) {
+      const job = ctx.scheduler.every('licence-refresh', ctx.config.licence.refreshHours * 3600 * 1000, () => ctx.licence.scheduledRefresh());
+      void job.runNow().catch(() => undefined);
+    }
+  },
+};

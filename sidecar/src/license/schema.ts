@@ -1,0 +1,54 @@
+// Request and response schemas of the licence endpoints (validation and the OpenAPI document).
+import { z } from 'zod';
+import { LICENSED_FEATURES } from './features.js';
+
+export const activateBody = z.object({
+  key: z.string().trim().min(1, 'required').max(16_384, 'at most 16384 characters').meta({ description: 'the licence key (GHL1.<key id>.<document>.<signature>)' }),
+});
+
+const isoDate = z.string().meta({ format: 'date-time' });
+const limits = z.object({
+  max_peers: z.number().int().nullable().meta({ description: 'null: no limit' }),
+  max_routes: z.number().int().nullable().meta({ description: 'null: no limit' }),
+});
+const feature = z.enum(LICENSED_FEATURES);
+
+/** license/service.ts LicenceView */
+export const licenceView = z
+  .object({
+    status: z.enum(['community', 'active', 'grace', 'grace_ended', 'expired', 'revoked', 'invalid']).meta({
+      description: 'community: no licence; active; grace: in force while the licence service cannot be reached; grace_ended, expired, revoked, invalid: stored but not in force (community fallback)',
+    }),
+    plan: z.string().meta({ description: 'the plan that applies now' }),
+    features: z.array(feature).meta({ description: 'the licensed features on now' }),
+    limits,
+    licence: z
+      .object({
+        id: z.string(),
+        customer: z.string(),
+        plan: z.string(),
+        features: z.array(z.string()).meta({ description: 'as the document names them (unknown names are ignored)' }),
+        limits,
+        issued_at: isoDate,
+        expires_at: isoDate.nullable(),
+        key_id: z.string().meta({ description: 'id of the key that signed it' }),
+        activated_at: isoDate,
+        last_refresh_at: isoDate.nullable(),
+        last_ok_at: isoDate.meta({ description: 'last confirmation by the licence service (or the activation)' }),
+        last_refresh_error: z.string().nullable(),
+      })
+      .nullable()
+      .meta({ description: 'the stored licence, also when it is not in force; null without one' }),
+    grace: z.object({ since: isoDate, ends_at: isoDate, days: z.number().int() }).nullable().meta({ description: 'set while the licence service cannot be reached' }),
+    refresh: z.object({ url_configured: z.boolean(), every_hours: z.number().int(), grace_days: z.number().int() }),
+    community: z.object({ plan: z.string(), features: z.array(feature), limits }).meta({ description: 'the community fallback' }),
+  })
+  .meta({ description: 'The licence state' });
+
+export const licenceResponse = z.object({ ok: z.literal(true), license: licenceView });
+export const refreshResponse = z.object({
+  ok: z.literal(true),
+  license: licenceView,
+  refresh: z.object({ checked: z.enum(['service', 'offline']), ok: z.boolean(), error: z.string().nullable() }),
+});
+export const removeResponse = z.object({ ok: z.literal(true), removed: z.boolean(), license: licenceView });
