@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { z } from 'zod';
 import { startTestServer, login, apiToken, bearer, type TestServer } from './lib/server.js';
 import { startReceiver, type Receiver } from './lib/webhook-receiver.js';
 import { manualClock } from '../src/util/clock.js';
@@ -324,6 +325,36 @@ test('without GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: such URLs get 400 fields.url at c
   } finally {
     await g.close();
   }
+});
+
+test('OpenAPI: every webhooks answer matches the response schema the document declares (strict for the webhook and delivery records)', async () => {
+  const doc = (await api('/openapi.json')).data;
+  const matches = (p: string, method: string, res: { status: number; data: unknown }) => {
+    const schema = doc.paths[p]?.[method]?.responses?.[String(res.status)]?.content?.['application/json']?.schema;
+    assert.ok(schema, `${method} ${p} declares ${res.status}`);
+    const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
+    const schema2 = z.fromJSONSchema(resolved);
+    const r = schema2.safeParse(res.data);
+    assert.ok(r.success, `${method} ${p} ${res.status}: ${JSON.stringify(r.error?.issues)}`);
+    return schema2;
+  };
+  const created = await api('/webhooks', { method: 'POST', json: { name: 'oa', url: rx.url, events: ['login_failed'], enabled: true, secret: SECRET } });
+  matches('/api/v1/webhooks', 'post', created);
+  const id = created.data.webhook.id;
+  matches('/api/v1/webhooks/{id}/test', 'post', await api(`/webhooks/${id}/test`, { method: 'POST' }));
+  matches('/api/v1/webhooks', 'get', await api('/webhooks'));
+  matches('/api/v1/webhooks/events', 'get', await api('/webhooks/events'));
+  const one = await api(`/webhooks/${id}`);
+  const oneSchema = matches('/api/v1/webhooks/{id}', 'get', one);
+  assert.equal(oneSchema.safeParse({ ...one.data, webhook: { ...one.data.webhook, secret: 'x' } }).success, false, 'an extra field (a secret) would be refused');
+  const { url: _url, ...noUrl } = one.data.webhook;
+  assert.equal(oneSchema.safeParse({ ...one.data, webhook: noUrl }).success, false, 'a missing field is refused');
+  matches('/api/v1/webhooks/{id}', 'put', await api(`/webhooks/${id}`, { method: 'PUT', json: { name: 'oa2' } }));
+  matches('/api/v1/webhooks/{id}/toggle', 'put', await api(`/webhooks/${id}/toggle`, { method: 'PUT' }));
+  matches('/api/v1/webhooks/{id}/deliveries', 'get', await api(`/webhooks/${id}/deliveries`));
+  matches('/api/v1/webhooks', 'post', await api('/webhooks', { method: 'POST', json: { name: '' } }));
+  matches('/api/v1/webhooks/{id}', 'get', await api('/webhooks/987654'));
+  matches('/api/v1/webhooks/{id}', 'delete', await api(`/webhooks/${id}`, { method: 'DELETE' }));
 });
 
 test('README "Webhooks" names every event kind a webhook can subscribe to', () => {
