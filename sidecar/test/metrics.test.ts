@@ -93,7 +93,7 @@ test('licence feature prometheus_metrics off: 403 {ok:false, error, feature}, wi
   assert.equal((await s.req('/metrics', { headers: bearer(full) })).status, 200);
 });
 
-test('series after activity: peers total/online, per-peer bytes and handshake age, routes by type and state, breakers, route-auth outcomes, process metrics', async () => {
+test('series after activity: peers total/online, per-peer bytes and handshake age, routes by type and state, breakers, route-auth outcomes, webhook deliveries, process metrics', async () => {
   const mk = async (name: string) => {
     const r = await api('/peers', 'POST', { name });
     assert.equal(r.status, 201, JSON.stringify(r.data));
@@ -154,6 +154,17 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
   // prom-client's process metrics
   assert.ok(value(samples, 'process_resident_memory_bytes')[0] > 0);
   assert.ok(value(samples, 'nodejs_heap_size_total_bytes')[0] > 0);
+
+  // the webhook delivery log by status (rows as the webhook queue writes them)
+  assert.deepEqual(value(samples, 'gatehouse_webhook_deliveries').length, 3);
+  const { Webhook, WebhookDelivery } = s.deps.db.models as any;
+  const hook = await Webhook.create({ name: 'm', url: 'http://127.0.0.1:9/x', events: '["peer_created"]', enabled: true, secret_enc: 'x', retry_count: 3, created_at: now, updated_at: now });
+  const delivery = (status: string, i: number) => ({ webhook_id: hook.get('id'), uid: `u${i}`, event: 'peer_created', body: '{}', status, attempts: 1, max_attempts: 3, created_at: now, updated_at: now });
+  await WebhookDelivery.bulkCreate(['pending', 'delivered', 'delivered', 'failed', 'delivered'].map(delivery));
+  const hooks = (await scrape()).samples;
+  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'pending' }), [1 + value(samples, 'gatehouse_webhook_deliveries', { status: 'pending' })[0]]);
+  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'delivered' }), [3 + value(samples, 'gatehouse_webhook_deliveries', { status: 'delivered' })[0]]);
+  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'failed' }), [1 + value(samples, 'gatehouse_webhook_deliveries', { status: 'failed' })[0]]);
 
   // a deleted peer disappears from the per-peer series
   assert.equal((await api(`/peers/${b}`, 'DELETE')).status, 200);

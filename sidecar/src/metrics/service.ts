@@ -16,6 +16,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { isActive, isOnline } from '../peers/view.js';
 import { parsePromText, type Sample } from './prom-text.js';
+import { DELIVERY_STATUSES } from '../webhooks/model.js';
 
 type MetricType = 'gauge' | 'counter' | 'histogram';
 interface Value {
@@ -276,20 +277,16 @@ export class MetricsService {
       this.set('gatehouse_gateways', Object.entries(counts).map(([status, value]) => ({ labels: { status }, value })));
     }
 
-    // webhook deliveries (the table exists once the webhooks feature is installed)
-    this.set('gatehouse_webhook_deliveries', deliveries ?? []);
+    this.set('gatehouse_webhook_deliveries', deliveries);
 
     const wg = this.src.wireguard;
     this.set('gatehouse_wireguard_up', wg?.managed ? [{ labels: {}, value: wg.isRunning ? 1 : 0 }] : []);
   }
 
-  /** Delivery counts by status; null when the webhook_deliveries table does not exist. */
-  private async webhookDeliveries(): Promise<Value[] | null> {
-    const { db } = this.src;
-    const tables = (await db.sequelize.getQueryInterface().showAllTables()) as (string | { tableName: string })[];
-    if (!tables.some((t) => (typeof t === 'string' ? t : t.tableName) === 'webhook_deliveries')) return null;
-    const rows = (await db.sequelize.query('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status', { type: QueryTypes.SELECT })) as { status: string; n: number | string }[];
-    const counts = new Map<string, number>([['pending', 0], ['delivered', 0], ['failed', 0]]);
+  /** Rows of the webhook delivery log (webhooks/model.ts) by status; every status listed, 0 when none. */
+  private async webhookDeliveries(): Promise<Value[]> {
+    const rows = (await this.src.db.sequelize.query('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status', { type: QueryTypes.SELECT })) as { status: string; n: number | string }[];
+    const counts = new Map<string, number>(DELIVERY_STATUSES.map((st) => [st, 0]));
     for (const r of rows) counts.set(r.status, Number(r.n));
     return [...counts].map(([status, value]) => ({ labels: { status }, value }));
   }
