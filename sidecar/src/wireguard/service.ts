@@ -43,6 +43,9 @@ export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
 export const RESTORE_ENDPOINT_MS = 24 * 3600_000;
 /** Keepalive interval (s) set for one transaction to make the server start a re-added peer's handshake. */
 const NUDGE_KEEPALIVE_S = 25;
+/** How long, and how often, the peers of a fresh interface are nudged until they have a handshake. */
+const RENUDGE_MS = 3000;
+const RENUDGE_STEP_MS = 200;
 /** host:port as `wg show dump` prints it: IPv4 or [IPv6] */
 const ENDPOINT_RE = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.%\w]+\]):\d{1,5}$/;
 /** The peer's last known endpoint when it was seen within RESTORE_ENDPOINT_MS, else null. */
@@ -303,11 +306,16 @@ export class WireGuardService {
       // killed, the sidecar restarted): data they send is dropped until they re-handshake by
       // themselves (~15 s). Every peer whose endpoint came back is nudged like a re-enabled one
       // (reconcilePeer), so the server starts the handshake now and their traffic passes at once.
+      // wireguard-go takes the link's "up" in its own time after `ip link set up` returns, and a
+      // nudge it gets before that is lost: renudge() repeats it until each peer has a handshake.
+      const nudged: string[] = [];
       for (const p of spec.peers) {
         if (!p.endpoint) continue;
         await this.driver!.setPeer(this.iface, { ...p, persistentKeepalive: NUDGE_KEEPALIVE_S });
         await this.driver!.setPeer(this.iface, p);
+        nudged.push(p.publicKey);
       }
+      if (nudged.length) void this.renudge(nudged).catch((err) => this.deps.log.warn('WireGuard handshake nudge failed', { err: String(err) }));
     } else {
       if (!this.mode) this.mode = (await (this.driver as { mode?: (i: string) => Promise<'kernel' | 'userspace' | null> }).mode?.(this.iface)) ?? null;
       await this.driver!.sync(spec);
@@ -320,6 +328,37 @@ export class WireGuardService {
     this.lastSyncAt = this.deps.clock();
     await this.announceState(created ? 'interface up' : 'synced');
     return { peers: spec.peers.length, created, ms: performance.now() - t0 };
+  }
+
+  /**
+   * After a fresh interface: the restored peers that have no handshake yet are nudged again every
+   * RENUDGE_STEP_MS for RENUDGE_MS (a nudge wireguard-go got before it took the link up did
+   * nothing; one to a peer whose handshake is already under way is ignored by wireguard-go's own
+   * rate limit). Each round re-reads the peers, so a peer changed meanwhile is set as it is now.
+   */
+  private async renudge(keys: string[]): Promise<void> {
+    const deadline = this.deps.clock() + RENUDGE_MS;
+    let left = keys;
+    while (left.length && !this.stopped && this.deps.clock() < deadline) {
+      await new Promise((r) => setTimeout(r, RENUDGE_STEP_MS).unref());
+      if (this.stopped) return;
+      left = await this.lock.run(async () => {
+        const dump = await this.driver!.dump(this.iface);
+        if (!dump) return [];
+        const byKey = new Map(dump.peers.map((p) => [p.publicKey, p]));
+        const waiting = left.filter((k) => this.present.has(k) && byKey.get(k)?.latestHandshake === 0);
+        if (!waiting.length) return [];
+        const now = this.deps.clock();
+        const rows = (await this.deps.db.models.Peer.findAll({ attributes: [...WG_ATTRS], where: { public_key: { [Op.in]: waiting } }, raw: true })) as unknown as WgRow[];
+        for (const r of rows) {
+          if (!isActive(r, now)) continue;
+          const spec = await this.peerSpec(r);
+          await this.driver!.setPeer(this.iface, { ...spec, persistentKeepalive: NUDGE_KEEPALIVE_S });
+          await this.driver!.setPeer(this.iface, spec);
+        }
+        return waiting;
+      });
+    }
   }
 
   /**
