@@ -66,6 +66,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     };
     // Writers queue in this process, not inside the shared connection where reads wait behind them (writer-gate.ts).
     installWriterGate(sequelize, new WriterGate(SQLITE_BUSY_TIMEOUT_MS));
+    // A transaction whose COMMIT or ROLLBACK failed (SQLITE_FULL on a full disk, an I/O error) is
+    // "destroyed" by Sequelize through the pool, which never held it (transaction connections are
+    // separate, see above): its connection stayed open and the writer gate stayed taken, so every
+    // later write waited SQLITE_BUSY_TIMEOUT_MS (found by test/reliability/faults-disk-full.test.ts).
+    // Roll back whatever is left of it and release it like a finished one (closed, gate given back).
+    const destroyConnection = cm.destroyConnection.bind(cm);
+    cm.destroyConnection = async (conn: any) => {
+      if (!conn?.uuid || conn.uuid === 'default' || cm.connections?.[conn.uuid] !== conn) return destroyConnection(conn);
+      await new Promise<void>((resolve) => conn.run('ROLLBACK', () => resolve())); // "no transaction is active" is fine
+      cm.releaseConnection(conn);
+    };
     await sequelize.query('PRAGMA journal_mode = WAL');
     await sequelize.query('PRAGMA synchronous = NORMAL');
     await sequelize.query('PRAGMA foreign_keys = ON');
