@@ -55,6 +55,7 @@ import { EventStreams } from './events-stream/hub.js';
 import { MetricsService } from './metrics/service.js';
 import { DeliveryQueue } from './webhooks/queue.js';
 import { WebhooksService } from './webhooks/service.js';
+import { BackupService } from './backup/service.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -104,6 +105,8 @@ export interface AppContext extends Deps {
   // webhooks: CRUD, delivery log, test; the delivery queue (a bus subscriber) and its worker
   webhooks: WebhooksService;
   webhookQueue: DeliveryQueue;
+  // backup and restore, auto-backup jobs
+  backup: BackupService;
 }
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -249,6 +252,8 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   const webhookQueue = new DeliveryQueue(core);
   const webhooks = new WebhooksService(core, webhookQueue);
   webhookQueue.serverAddresses = () => webhooks.serverAddresses();
+  // backup (after everything it restores into: one apply to the proxy and WireGuard afterwards)
+  const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers });
 
   return {
     ...core,
@@ -276,6 +281,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     metrics,
     webhooks,
     webhookQueue,
+    backup,
   };
 }
 

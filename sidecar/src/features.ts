@@ -14,6 +14,7 @@ import { resilienceFeature } from './resilience/feature.js';
 import { metricsFeature } from './metrics/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { licenceFeature } from './license/feature.js';
+import { backupFeature } from './backup/feature.js';
 
 export const features: readonly Feature[] = [
   peersFeature,
@@ -25,6 +26,7 @@ export const features: readonly Feature[] = [
   resilienceFeature, // after proxy and routes
   metricsFeature,
   licenceFeature, // its checks re-render the proxy and rewrite DNS on a change
+  backupFeature, // after everything it backs up and restores
   webhooksFeature, // last: stopped first, its queue stays in the database
 ];
 

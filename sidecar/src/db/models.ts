@@ -6,6 +6,7 @@ import { flagColumn, idColumn, msColumn, tableOpts, type M } from './define.js';
 import { defineRouteAuthModels } from '../route-auth/models.js';
 import { defineGatewayModels } from '../gateways/model.js';
 import { defineWebhookModels } from '../webhooks/model.js';
+import { defineBackupModels } from '../backup/model.js';
 
 export type { M } from './define.js';
 
@@ -63,7 +64,7 @@ export function defineModels(s: Sequelize) {
     id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT,
     details: DataTypes.TEXT, user_id: DataTypes.INTEGER, ip: DataTypes.STRING, created_at: ms(),
   }, opts('activity_log')) as unknown as M<ActivityRow>;
-  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s), ...defineWebhookModels(s) };
+  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s), ...defineWebhookModels(s), ...defineBackupModels(s) };
 }
 
 export type Models = ReturnType<typeof defineModels>;

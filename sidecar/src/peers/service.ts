@@ -117,6 +117,12 @@ export class PeersService {
     return this.wg.subnet.base + this.wg.subnet.size - 2;
   }
 
+  /** Forget the cached set of taken addresses (a backup restore rewrote the peers table). */
+  forgetAddresses(): void {
+    this.taken = null;
+    this.hint = this.firstHost;
+  }
+
   private async loadTaken(): Promise<Set<number>> {
     const rows = (await this.Peer.findAll({ attributes: ['address'], raw: true })) as unknown as { address: string }[];
     const set = new Set<number>();

@@ -93,6 +93,11 @@ export class TokensService {
     return { token, record };
   }
 
+  /** Drop the verification cache (a backup restore rewrote the table). */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
   async remove(id: number, actor?: number): Promise<void> {
     const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as ApiTokenRow | null;
     if (!row) throw notFound('Token');

@@ -13,6 +13,10 @@
 //   included (the server waits for it before it closes the database).
 // - Time comes from the injected Timers: node's (systemTimers) in production, a manual clock's in
 //   tests (util/clock.ts manualClock), so a test advances time and sees jobs run without sleeping.
+// - cron(name, rule, run): runs `run` at the wall-clock times of a cron rule (node-schedule: five or six
+//   fields, server local time), never overlapping itself, its runs tracked like the others (idle()).
+//   These follow the real clock, not the injected Timers (auto-backup jobs: "daily at 03:00").
+import schedule from 'node-schedule';
 import type { Logger } from './logger.js';
 import { systemClock, systemTimers, type Clock, type TimerHandle, type Timers } from './clock.js';
 
@@ -156,6 +160,14 @@ export class Job {
   }
 }
 
+/** A cron job of the scheduler (Scheduler.cron). */
+export interface CronHandle {
+  name: string;
+  /** epoch ms of the next run (null: none) */
+  next(): number | null;
+  cancel(): void;
+}
+
 export class Scheduler {
   readonly log: Logger;
   readonly clock: Clock;
@@ -227,6 +239,50 @@ export class Scheduler {
   /** Stops every job (runs in flight finish). */
   stop(): void {
     for (const j of [...this.jobs.values()]) j.stop();
+    for (const c of [...this.crons.values()]) c.cancel();
+  }
+
+  private readonly crons = new Map<string, CronHandle>();
+
+  /** Whether node-schedule accepts a cron rule ("m h dom mon dow", optionally with seconds first). */
+  static validCron(rule: string): boolean {
+    const j = new schedule.Job(() => undefined);
+    const ok = j.schedule(rule);
+    j.cancel();
+    return ok;
+  }
+
+  /**
+   * Runs fn at the times of a cron rule (one cron job per name; scheduling a name again replaces it).
+   * A run that comes while the last one is busy is skipped; errors are logged as "<name> failed".
+   */
+  cron(name: string, rule: string, fn: () => unknown, opts: JobOptions = {}): CronHandle {
+    this.crons.get(name)?.cancel();
+    let inFlight: Promise<void> | null = null;
+    const job = schedule.scheduleJob(name, rule, () => {
+      if (inFlight) return;
+      inFlight = (async () => {
+        try {
+          await fn();
+        } catch (err) {
+          this.log[opts.errorLevel ?? 'warn'](`${name} failed`, { err: String(err) });
+        } finally {
+          inFlight = null;
+        }
+      })();
+      this.track(inFlight);
+    });
+    if (!job) throw new Error(`scheduler: "${rule}" is not a cron rule`);
+    const handle: CronHandle = {
+      name,
+      next: () => job.nextInvocation()?.getTime() ?? null,
+      cancel: () => {
+        job.cancel();
+        if (this.crons.get(name) === handle) this.crons.delete(name);
+      },
+    };
+    this.crons.set(name, handle);
+    return handle;
   }
 
   /** @internal a rescheduled job takes its name again */

@@ -171,6 +171,12 @@ export class WireGuardService {
     return this.serverKey;
   }
 
+  /** Forget the cached server key and the per-peer caches (a backup restore brought other keys). */
+  forgetKeys(): void {
+    this.serverKey = null;
+    this.pskCache.clear();
+  }
+
   // ------------------------------------------------------------------ lifecycle
 
   async start(): Promise<void> {

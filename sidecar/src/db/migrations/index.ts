@@ -12,6 +12,7 @@ import * as m041l4Flags from './041_l4_flags.js';
 import * as m004listSort from './004_list_sort_indexes.js';
 import * as m005mustChange from './005_user_must_change_password.js';
 import * as m050webhooks from './050_webhooks.js';
+import * as m052backupJobs from './052_backup_jobs.js';
 
 export type Migration = {
   name: string;
@@ -19,4 +20,4 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs];

@@ -1,0 +1,11 @@
+// The backup feature: backup download and restore, and the auto-backup jobs (scheduled once the
+// server listens, cancelled on shutdown). The service is ctx.backup (app-context.ts).
+import type { Feature } from '../app-context.js';
+import { backupEndpoints } from './endpoints.js';
+
+export const backupFeature: Feature = {
+  name: 'backup',
+  endpoints: (ctx) => backupEndpoints(ctx),
+  start: (ctx) => ctx.backup.start(),
+  stop: (ctx) => ctx.backup.stop(),
+};

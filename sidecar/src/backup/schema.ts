@@ -1,0 +1,109 @@
+// Request and response schemas of the backup endpoints (zod): validation and the OpenAPI document.
+import { z } from 'zod';
+import { text } from '../http/fields.js';
+import { Scheduler } from '../util/scheduler.js';
+import { PASSPHRASE_MIN } from './envelope.js';
+
+/**
+ * Largest restore upload: 64 MiB. A document carries each route's login-page images (at most 2 MiB
+ * each, logo and background, base64 adds a third) besides the rows, so this admits about ten routes
+ * with both images at their largest plus tens of thousands of peers and routes.
+ */
+export const BACKUP_MAX_BYTES = 64 * 1024 * 1024;
+
+export const passphrase = z.string().min(PASSPHRASE_MIN, `at least ${PASSPHRASE_MIN} characters`).max(1024);
+
+export const downloadQuery = z.object({
+  format: z.enum(['json', 'download']).optional().meta({ description: 'download: sent as an attachment (Content-Disposition) named gatehouse-backup-<UTC time>.json' }),
+});
+
+const boolish = z.union([z.literal('1'), z.literal('0'), z.literal('true'), z.literal('false')]).transform((v) => v === '1' || v === 'true');
+
+export const restoreQuery = z.object({
+  mode: z.enum(['merge', 'replace']).meta({ description: 'replace: the server holds exactly the document afterwards; merge: the document\'s items are added or updated, nothing is removed' }),
+  dry_run: boolish.optional().meta({ description: '1: list what would be created, changed and removed; write nothing' }),
+});
+/** The text fields of the multipart restore upload (the document is the file field "file"). */
+export const restoreBody = z.object({ passphrase: z.string().min(1, 'required').max(1024) });
+
+const schedule = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(128)
+  .refine((v) => v === 'daily' || v === 'weekly' || Scheduler.validCron(v), 'must be daily, weekly or a cron expression ("m h dom mon dow")')
+  .meta({ description: 'daily (03:00), weekly (Sunday 03:00) or a cron expression, server local time' });
+
+const s3Fields = {
+  bucket: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
+  prefix: text({ max: 255 }).refine((v) => !v.includes('\\'), 'must not contain backslashes').optional(),
+  region: z.string().trim().max(64).regex(/^[a-z0-9-]*$/, 'must be a region name like eu-central-1').nullable().optional(),
+  endpoint: z.string().trim().max(255).url('must be a URL').refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL').nullable().optional(),
+  access_key_id: z.string().trim().min(1, 'required').max(255),
+  secret_access_key: z.string().min(1).max(1024).optional().meta({ description: 'write-only; stored sealed; omit on update to keep the stored one' }),
+};
+const s3Create = z.object(s3Fields);
+const s3Update = z.object({ ...s3Fields, bucket: s3Fields.bucket.optional(), access_key_id: s3Fields.access_key_id.optional() });
+
+export const jobCreateBody = z.object({
+  name: text({ min: 1, max: 64 }),
+  enabled: z.boolean().optional(),
+  schedule,
+  keep: z.number().int().min(1).max(1000),
+  target: z.enum(['local', 's3']),
+  s3: s3Create.optional(),
+  passphrase: passphrase.meta({ description: 'the passphrase the job\'s backups are sealed with; stored sealed with the master key, never shown again' }),
+});
+export const jobUpdateBody = z.object({
+  name: text({ min: 1, max: 64 }).optional(),
+  enabled: z.boolean().optional(),
+  schedule: schedule.optional(),
+  keep: z.number().int().min(1).max(1000).optional(),
+  target: z.enum(['local', 's3']).optional(),
+  s3: s3Update.optional(),
+  passphrase: passphrase.optional(),
+});
+export type JobCreate = z.infer<typeof jobCreateBody>;
+export type JobUpdate = z.infer<typeof jobUpdateBody>;
+
+const iso = z.string().meta({ format: 'date-time' });
+export const jobView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  enabled: z.boolean(),
+  schedule: z.string(),
+  keep: z.number().int(),
+  target: z.enum(['local', 's3']),
+  s3: z.object({ bucket: z.string(), prefix: z.string(), region: z.string().nullable(), endpoint: z.string().nullable(), access_key_id: z.string(), secret_set: z.boolean() }).nullable(),
+  next_run_at: iso.nullable(),
+  last_run: z.object({ at: iso, status: z.enum(['ok', 'failed']), error: z.string().nullable(), file: z.string().nullable(), bytes: z.number().nullable(), duration_ms: z.number().nullable() }).nullable(),
+  created_at: iso,
+  updated_at: iso,
+});
+export const jobListResponse = z.object({ ok: z.literal(true), jobs: z.array(jobView) });
+export const jobResponse = z.object({ ok: z.literal(true), job: jobView });
+
+const planItem = z.object({ id: z.union([z.string(), z.number()]), label: z.string(), fields: z.array(z.string()).optional(), note: z.string().optional() });
+export const restoreResponse = z.object({
+  ok: z.literal(true),
+  mode: z.enum(['merge', 'replace']),
+  dry_run: z.boolean(),
+  version: z.number().int(),
+  migrated_from: z.number().int().nullable(),
+  created_at: z.string(),
+  plan: z.record(z.string(), z.object({ created: z.array(planItem), changed: z.array(planItem), removed: z.array(planItem), unchanged: z.number().int() })),
+  summary: z.object({ created: z.number().int(), changed: z.number().int(), removed: z.number().int(), unchanged: z.number().int() }),
+  applied: z.object({ proxy: z.string().nullable(), wireguard: z.string().nullable() }).nullable(),
+});
+export const backupResponse = z
+  .object({
+    format: z.literal('gatehouse-backup'),
+    version: z.number().int(),
+    created_at: z.string(),
+    server_version: z.string(),
+    encryption: z.object({ kdf: z.literal('scrypt'), N: z.number(), r: z.number(), p: z.number(), salt: z.string(), cipher: z.literal('aes-256-gcm'), check: z.string() }),
+    sections: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))),
+    files: z.record(z.string(), z.string()),
+    integrity: z.object({ alg: z.literal('hmac-sha256'), hmac: z.string() }),
+  })
+  .meta({ description: 'The backup document itself (not wrapped in {ok}); README "Backup and restore"' });
