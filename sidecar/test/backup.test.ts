@@ -14,7 +14,7 @@ import { BackupService } from '../src/backup/service.js';
 
 const PASS = 'correct horse battery staple';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-const ENV = { GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_WG_SUBNET: '10.77.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' };
+const ENV = { GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_WG_SUBNET: '10.77.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' };
 const NEW_ADMIN_PASSWORD = 'a-new-admin-password-9';
 
 let src: TestServer;
@@ -70,6 +70,7 @@ async function listings(s: TestServer, hh: Record<string, string>): Promise<Reco
   out.smtp = await ok(s, hh, '/smtp');
   out.security = await ok(s, hh, '/settings/security');
   out.monitoring = await ok(s, hh, '/settings/monitoring');
+  out.webhooks = await ok(s, hh, '/webhooks');
   out.jobs = ((await ok(s, hh, '/settings/autobackup')).jobs as any[]).map((j) => ({ ...j, next_run_at: null }));
   return JSON.parse(JSON.stringify(out));
 }
@@ -110,6 +111,7 @@ before(async () => {
   await ok(src, h, '/smtp', 'PUT', { host: 'mail.example.test', port: 587, secure: false, user: 'mailer', password: 'smtp-secret-1', from: 'Gatehouse <gh@example.test>' });
   await ok(src, h, '/settings/security', 'PUT', { lockout: { max_attempts: 7, duration: 20 } });
   await ok(src, h, '/settings/monitoring', 'PUT', { interval_seconds: 120 });
+  await ok(src, h, '/webhooks', 'POST', { name: 'ops hook', url: 'http://127.0.0.1:9/hook', events: ['peer_created', 'backup_failed'], enabled: false, secret: 'webhook-secret-0123456789', retry_count: 5 });
   await ok(src, h, '/settings/autobackup', 'POST', { name: 'nightly', schedule: 'daily', keep: 5, target: 'local', passphrase: 'job passphrase 123' });
   // the admin's own password changes (the restored server must take this one, not its bootstrap one)
   const admin = (await ok(src, h, '/users')).users.find((u: any) => u.username === ADMIN.username);
@@ -123,7 +125,7 @@ test('every table is in the backup or excluded with a reason', async () => {
   assert.equal(res.status, 200);
   const doc = res.data as BackupDocument;
   for (const s of SECTIONS) assert.ok(Array.isArray(doc.sections[s.name]), s.name);
-  for (const name of ['users', 'peers', 'peer_groups', 'tags', 'routes', 'route_auth', 'gateways', 'api_tokens', 'settings', 'backup_jobs']) assert.ok(doc.sections[name].length > 0, `${name} has rows`);
+  for (const name of ['users', 'peers', 'peer_groups', 'tags', 'routes', 'route_auth', 'gateways', 'api_tokens', 'settings', 'backup_jobs', 'webhooks']) assert.ok(doc.sections[name].length > 0, `${name} has rows`);
 });
 
 test('download: attachment with a safe name, no secret in plaintext, passphrase required', async () => {
@@ -135,7 +137,7 @@ test('download: attachment with a safe name, no secret in plaintext, passphrase 
   const peerCfg = (await src.req(`/api/v1/peers/${ids.p1}/config`, { headers: h })).data as string;
   const priv = /PrivateKey\s*=\s*(\S+)/.exec(peerCfg)![1];
   const psk = /PresharedKey\s*=\s*(\S+)/.exec(peerCfg)![1];
-  for (const secret of [priv, psk, 'smtp-secret-1', 'basic secret pw', 'route-auth-pass-1', userToken, NEW_ADMIN_PASSWORD]) assert.ok(!text.includes(secret), `no plaintext ${secret.slice(0, 6)}…`);
+  for (const secret of [priv, psk, 'webhook-secret-0123456789', 'smtp-secret-1', 'basic secret pw', 'route-auth-pass-1', userToken, NEW_ADMIN_PASSWORD]) assert.ok(!text.includes(secret), `no plaintext ${secret.slice(0, 6)}…`);
   assert.doesNotMatch(text, /"v1:[A-Za-z0-9_-]{16}:/, 'no value sealed with the master key');
   assert.doesNotMatch(text, /\$argon2|\$2[aby]\$/, 'password hashes are sealed too');
   // no passphrase / too short: 400 with fields.passphrase
@@ -184,6 +186,8 @@ test('replace restore into a fresh install (new data dir, new master key): every
     // SMTP password came back (sealed under the new key): the transport opens it
     const stored = JSON.parse(((await dst.deps.db.models.Setting.findByPk('smtp', { raw: true })) as any).value);
     assert.equal(dst.deps.crypto.open(stored.password), 'smtp-secret-1');
+    const hook = (await dst.deps.db.models.Webhook.findOne({ raw: true })) as any;
+    assert.equal(dst.deps.crypto.open(hook.secret_enc), 'webhook-secret-0123456789');
     // the WireGuard server key is the old one (old client configs name it)
     assert.equal(((after as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1], ((before as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1]);
     // a restore activity row

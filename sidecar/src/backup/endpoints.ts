@@ -5,6 +5,7 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
+import { uploadedFile } from '../http/body.js';
 import { BACKUP_MAX_BYTES, backupResponse, downloadQuery, jobCreateBody, jobListResponse, jobResponse, jobUpdateBody, restoreBody, restoreQuery, restoreResponse } from './schema.js';
 
 export const PASSPHRASE_HEADER = 'x-backup-passphrase';
@@ -32,7 +33,7 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       multipart: { field: 'file', maxBytes: BACKUP_MAX_BYTES },
       summary: `Restore a backup document (multipart: file = the document, passphrase = the passphrase it was made with; at most ${BACKUP_MAX_BYTES} bytes). mode=replace makes the server hold exactly the document (and ends every sign-in), mode=merge adds and updates and removes nothing; dry_run=1 lists what would be created, changed and removed and writes nothing. One transaction, then one apply to Caddy and WireGuard. A bad or damaged document: 400 with fields, nothing changed`,
       handler: async ({ query, body }, c: Koa.Context) => {
-        const file = (c.request as { file?: { buffer?: Buffer } }).file;
+        const file = uploadedFile(c);
         if (!file?.buffer?.length) throw validation('The backup document is required (multipart/form-data, field "file")', { file: 'required' });
         return { ...(await svc().restore(file.buffer, { passphrase: body.passphrase, mode: query.mode, dryRun: query.dry_run ?? false, actor: actor(c) })) };
       },
