@@ -253,7 +253,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   const webhooks = new WebhooksService(core, webhookQueue);
   webhookQueue.serverAddresses = () => webhooks.serverAddresses();
   // backup (after everything it restores into: one apply to the proxy and WireGuard afterwards)
-  const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers });
+  const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers, dns });
 
   return {
     ...core,

@@ -30,6 +30,8 @@ export interface BackupCollaborators {
   routeAuth: RouteAuthService;
   gateways: GatewaysService;
   peers: PeersService;
+  /** the internal DNS data (rewritten after a restore: the peers changed) */
+  dns?: { refresh(): Promise<unknown> };
   /** document migrations (default document.ts DOC_MIGRATIONS; tests inject a synthetic one) */
   migrations?: Readonly<Record<number, DocMigration>>;
   currentVersion?: number;
@@ -120,6 +122,9 @@ export class BackupService {
     for (const f of files) fs.writeFileSync(path.join(branding.dir, f.name), f.data, { mode: 0o644 });
     await this.c.routeAuth.cleanupBranding().catch(() => 0);
     this.invalidateCaches();
+    // the restored settings may hold another licence: read it before rendering
+    await this.deps.licence.load().catch((err) => this.deps.log.warn(`licence not reloaded after a restore: ${(err as Error).message}`));
+    await this.c.dns?.refresh().catch((err) => this.deps.log.warn(`DNS data not rewritten after a restore: ${(err as Error).message}`));
     const applied = { proxy: null as string | null, wireguard: null as string | null };
     await this.c.proxy.apply({ force: true, reason: 'backup restored' }).catch((err) => (applied.proxy = String((err as Error)?.message ?? err)));
     if (this.c.wireguard.managed) await this.c.wireguard.fullSync().catch((err) => (applied.wireguard = String((err as Error)?.message ?? err)));
