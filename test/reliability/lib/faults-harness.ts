@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { waitFor } from '../../lib/wait.js';
+import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from '../../../sidecar/test/lib/licence.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -153,6 +154,8 @@ export function wireguardGoPid(iface: string): number | null {
   return null;
 }
 
+const LICENCE = testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null });
+
 /** The real service, sidecar/src/main.ts, as its own process (killable with any signal). */
 export class SidecarProcess {
   child!: ChildProcess;
@@ -170,7 +173,9 @@ export class SidecarProcess {
     this.output = '';
     this.child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'sidecar', 'src', 'main.ts')], {
       cwd: ROOT,
-      env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'info', ...this.env },
+      // like startTestServer: the test key pair trusted and a perpetual licence with every feature
+      // (circuit breaker, ...) unless the test sets GATEHOUSE_LICENSE_KEY itself
+      env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'info', GATEHOUSE_LICENSE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM, GATEHOUSE_LICENSE_KEY: LICENCE, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const child = this.child;
