@@ -269,6 +269,27 @@ test('a queued delivery stays in the database across a restart and is sent by th
   }
 });
 
+test('shutdown does not wait for a slow receiver: the attempt in flight is abandoned (not counted) and made again at the next start', async () => {
+  const w = await create({ retry_count: 0 });
+  rx.status = 'hang';
+  await failLogin('shutdown');
+  for (let i = 0; i < 100 && rx.got.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(rx.got.length, 1, 'the attempt is in flight');
+  const t = performance.now();
+  await queue().stop();
+  const took = performance.now() - t;
+  assert.ok(took < 1_000, `stop took ${took} ms (the attempt's time limit is 2 s)`);
+  let row = (await s.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as any;
+  assert.deepEqual([row.status, row.attempts], ['pending', 0]);
+  rx.status = 200;
+  queue().start();
+  await queue().idle();
+  assert.equal(rx.got.length, 2);
+  assert.equal(rx.got[1].delivery, rx.got[0].delivery);
+  row = (await s.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as any;
+  assert.deepEqual([row.status, row.attempts], ['delivered', 1]);
+});
+
 test('signature: HMAC-SHA256 over "<timestamp>.<body>"; a changed body, secret or an old timestamp fails', () => {
   const body = '{"a":1}';
   const sig = `sha256=${sign('k'.repeat(16), 1_700_000_000, body)}`;

@@ -12,6 +12,8 @@
 //   at 1 h), until 1 + retry_count attempts; then the row is failed. A row is updated after each
 //   attempt only: an attempt cut short by a crash is made again after the restart (at least once;
 //   receivers de-duplicate by X-Gatehouse-Delivery).
+// - stop() (server shutdown) aborts the attempts in flight; their rows stay as they were (the
+//   abandoned attempt is not counted) and are sent at the next start.
 // - Finished rows (delivered, failed) older than RETENTION_MS are deleted hourly.
 import crypto from 'node:crypto';
 import { Op, fn, col } from 'sequelize';
@@ -45,6 +47,8 @@ export class DeliveryQueue {
   private timer: { at: number; handle: TimerHandle } | null = null;
   private writes = new Set<Promise<void>>();
   private lastPrune = 0;
+  /** aborted by stop(): attempts in flight end at once and their rows stay as they were */
+  private abort = new AbortController();
   /** also counts this server's public address as "itself" (service.ts serverAddresses) */
   serverAddresses: () => string[] = () => [];
 
@@ -120,6 +124,7 @@ export class DeliveryQueue {
 
   start(): void {
     if (this.job) return;
+    if (this.abort.signal.aborted) this.abort = new AbortController();
     this.job = this.core.scheduler.every('webhook deliveries', SAFETY_POLL_MS, () => this.runDue());
     this.kick();
   }
@@ -130,6 +135,8 @@ export class DeliveryQueue {
     this.timer?.handle.cancel();
     this.timer = null;
     job?.stop();
+    // a receiver that is slow to answer does not hold up the shutdown: the attempt is made again at the next start
+    this.abort.abort();
     await job?.idle();
     await this.flushed();
   }
@@ -192,7 +199,7 @@ export class DeliveryQueue {
 
   private sendOptions() {
     const w = this.core.config.webhooks;
-    return { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivate, serverAddresses: this.serverAddresses(), userAgent: `Gatehouse-Webhook/${APP_VERSION}` };
+    return { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivate, serverAddresses: this.serverAddresses(), userAgent: `Gatehouse-Webhook/${APP_VERSION}`, signal: this.abort.signal };
   }
 
   private async post(hook: WebhookRow, row: { uid: string; event: string; body: string }): Promise<SendResult> {
@@ -209,7 +216,9 @@ export class DeliveryQueue {
   private async attempt(row: WebhookDeliveryRow): Promise<void> {
     const hook = (await this.models.Webhook.findByPk(row.webhook_id, { raw: true })) as WebhookRow | null;
     if (!hook) return; // deleted meanwhile (its rows went with it)
+    const signal = this.abort.signal;
     const r = await this.post(hook, row);
+    if (signal.aborted) return; // shutting down: not an attempt; the row is sent again after the restart
     const now = this.core.clock();
     const attempts = Number(row.attempts) + 1;
     const status = r.ok ? 'delivered' : attempts >= Number(row.max_attempts) ? 'failed' : 'pending';

@@ -52,6 +52,8 @@ export interface SenderOptions {
   serverAddresses?: readonly string[];
   lookup?: Lookup;
   userAgent: string;
+  /** aborts the attempt (server shutdown): resolves with error "aborted" */
+  signal?: AbortSignal;
 }
 
 export async function send(input: SendInput, o: SenderOptions): Promise<SendResult> {
@@ -109,6 +111,12 @@ export async function send(input: SendInput, o: SenderOptions): Promise<SendResu
       req.destroy();
     }, o.timeoutMs);
     req.on('error', (err: NodeJS.ErrnoException) => finish(null, err.code ? `${err.code}: ${err.message}` : err.message));
+    const abort = () => {
+      finish(null, 'aborted');
+      req.destroy();
+    };
+    if (o.signal?.aborted) abort();
+    else o.signal?.addEventListener('abort', abort, { once: true });
     req.end(input.body);
   });
 }
