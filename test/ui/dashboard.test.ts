@@ -2,7 +2,8 @@
 // and 3 days ago) show in the chart's totals per period (1h/24h/7d tabs, each a request for its
 // period, the figures as the API reports them), peers created through the API meanwhile reach the
 // open page without a reload (peer count, recent activity), in en and de at 1280 and 360 px, with
-// axe and screenshots (<lang>-<width>-dashboard-data). The live tunnel part (online, rates, resume)
+// axe and screenshots (<lang>-<width>-dashboard-data); the host's resources card shows what
+// GET /system/resources reports. The live tunnel part (online, rates, resume)
 // is test/e2e/ui-live.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,6 +72,15 @@ for (const lang of ['en', 'de'] as const) {
         await page.waitForSelector('.chart canvas');
         assert.equal(await page.getAttribute(`role=tab[name="${L.tabs[period]}"]`, 'aria-selected'), 'true');
       }
+      // The host's resources as GET /system/resources reports them (totals and the CPU are stable; the used figures move).
+      const res = (await api('/system/resources')).data;
+      await page.waitForSelector('[data-testid="resources"]');
+      assert.equal(await page.textContent('[data-testid="res-cpu-model"]'), lang === 'de' ? `${res.cpu.cores} Kerne · ${res.cpu.model}` : `${res.cpu.cores} cores · ${res.cpu.model}`);
+      assert.match((await page.textContent('[data-testid="res-cpu"]'))!, /^\d+([.,]\d)? %$/);
+      assert.ok((await page.textContent('[data-testid="res-memory"]'))!.includes(`${lang === 'de' ? 'von' : 'of'} ${bytes(res.memory.total, lang)}`));
+      assert.ok((await page.textContent('[data-testid="res-disk"]'))!.includes(`${lang === 'de' ? 'von' : 'of'} ${bytes(res.disk.total, lang)}`));
+      const up = await page.textContent('[data-testid="res-uptime"]');
+      assert.match(up!, lang === 'de' ? new RegExp(`^${res.uptime.days} T\\. \\d+ Std\\. \\d+ Min\\.$`) : new RegExp(`^${res.uptime.days} d \\d+ h \\d+ min$`));
       await screenshot(page, `${lang}-${width}-dashboard-data`);
       assert.deepEqual(serious(await axe(page)), []);
 

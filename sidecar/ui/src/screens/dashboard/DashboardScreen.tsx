@@ -1,6 +1,7 @@
 // Dashboard: figures of GET /dashboard/stats, the live upload/download rate (peer_traffic events),
 // the traffic chart (GET /dashboard/traffic), recent activity (GET /logs/recent + activity_recorded)
-// and the state of WireGuard and Caddy (GET /wg/status, /caddy/status + their state events).
+// the state of WireGuard and Caddy (GET /wg/status, /caddy/status + their state events) and the
+// host's resources (GET /system/resources, ResourcesCard).
 // Everything updates from the live stream; nothing is polled.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { TimeChart, type Series } from '../../components/chart';
@@ -8,6 +9,7 @@ import { Card, EmptyState, ErrorBanner, Link, PageHeader, Spinner, StatusDot, Ta
 import { useApi, useTitle } from '../../hooks';
 import { useLive } from '../../live';
 import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang } from '../../i18n';
+import { ResourcesCard } from './ResourcesCard';
 import './dashboard.css';
 
 interface Stats {
@@ -120,6 +122,7 @@ export default function DashboardScreen() {
         <div>
           <WireGuardCard />
           <CaddyCard />
+          <ResourcesCard />
         </div>
       </div>
     </>

@@ -14,6 +14,8 @@ export default defineDict('dashboard', {
     wireguard: 'WireGuard', caddy: 'Caddy', running: 'running', stopped: 'stopped', notManaged: 'not managed by Gatehouse',
     external: 'external Caddy (not started by Gatehouse)', renderOnly: 'no proxy: configuration only rendered',
     interface: 'Interface', mode: 'Mode', port: 'Port', lastPoll: 'Last poll', started: 'Started', lastLoad: 'Configuration loaded', lastError: 'Last error',
+    system: 'System', cpu: 'CPU', cpuCores: '{cores} cores · {model}', memory: 'Memory', disk: 'Disk (data)', usedOf: '{used} of {total} used ({percent})',
+    diskFree: '{free} free', uptime: 'Uptime', uptimeValue: '{days} d {hours} h {minutes} min', bootTime: 'since {time}',
   },
   de: {
     title: 'Dashboard', peers: 'Peers', peersOnline: '{online} von {total} online', showPeers: 'Peers anzeigen',
@@ -28,5 +30,7 @@ export default defineDict('dashboard', {
     wireguard: 'WireGuard', caddy: 'Caddy', running: 'läuft', stopped: 'gestoppt', notManaged: 'nicht von Gatehouse verwaltet',
     external: 'externes Caddy (nicht von Gatehouse gestartet)', renderOnly: 'kein Proxy: Konfiguration wird nur erzeugt',
     interface: 'Schnittstelle', mode: 'Modus', port: 'Port', lastPoll: 'Letzte Abfrage', started: 'Gestartet', lastLoad: 'Konfiguration geladen', lastError: 'Letzter Fehler',
+    system: 'System', cpu: 'CPU', cpuCores: '{cores} Kerne · {model}', memory: 'Arbeitsspeicher', disk: 'Datenträger (Daten)', usedOf: '{used} von {total} belegt ({percent})',
+    diskFree: '{free} frei', uptime: 'Laufzeit', uptimeValue: '{days} T. {hours} Std. {minutes} Min.', bootTime: 'seit {time}',
   },
 });
