@@ -1,6 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import bcrypt from 'bcrypt';
+import crypto from 'node:crypto';
 import { startTestServer, login, ADMIN, bearer, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { SESSION_COOKIE } from '../src/http/app.js';
@@ -328,4 +329,20 @@ test('the _csrf body field is honoured on DELETE', async () => {
   assert.equal(viaForm.status, 200, JSON.stringify(viaForm.data));
   const list = await s.req('/api/v1/tokens', { headers: { cookie } });
   assert.ok(!list.data.tokens.some((t: any) => t.id === id || t.id === tok2.data.record.id));
+});
+
+test('admin session ids are stored only as their SHA-256: the cookie value is nowhere in the sessions table, the session works, logout removes it', async () => {
+  const { cookie } = await login(s);
+  const sid = new RegExp(`${SESSION_COOKIE}=([^;]+)`).exec(cookie)?.[1];
+  assert.ok(sid, cookie);
+  const rows = (await s.deps.db.models.Session.findAll({ raw: true })) as unknown as { sid: string; data: string }[];
+  assert.ok(rows.length > 0);
+  for (const r of rows) assert.ok(!r.sid.includes(sid) && !r.data.includes(sid), 'the plain session id is not stored');
+  const hashed = crypto.createHash('sha256').update(sid).digest('hex');
+  assert.ok(rows.some((r) => r.sid === hashed), 'stored under its SHA-256');
+  assert.equal((await s.req('/api/v1/session', { headers: { cookie } })).status, 200);
+  const csrf = (await s.req('/api/v1/csrf', { headers: { cookie } })).data.csrfToken;
+  assert.equal((await s.req('/logout', { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, accept: 'application/json' } })).status, 200);
+  assert.equal(await s.deps.db.models.Session.count({ where: { sid: hashed } }), 0);
+  assert.equal((await s.req('/api/v1/session', { headers: { cookie } })).status, 401);
 });

@@ -7,6 +7,7 @@ import { AppError, conflict, notFound, validation } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../auth/passwords.js';
 import type { LockoutService } from '../auth/lockout.js';
+import { storedSid } from '../auth/session-store.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
 
@@ -156,14 +157,14 @@ export class UsersService {
   /**
    * The user's own password change: needs the current password, refuses the same one again, clears
    * must_change_password, removes the initial password file when it names this user, and ends every
-   * session of the user except `keepSid` (the one the change was made from).
+   * session of the user except `keepSid` (the cookie's session id of the one the change was made from).
    */
   async changePassword(id: number, current: string, next: string, keepSid?: string): Promise<void> {
     const row = await this.getRow(id);
     if (!(await verifyPassword(row.password_hash, current))) throw validation('The current password is wrong', { current: 'does not match' });
     if (next === current) throw validation('The new password must differ from the current one', { next: 'must differ from the current password' });
     await this.models.User.update({ password_hash: await hashPassword(next), must_change_password: false, updated_at: this.clock() }, { where: { id } });
-    await this.models.Session.destroy({ where: keepSid ? { user_id: id, sid: { [Op.ne]: keepSid } } : { user_id: id } });
+    await this.models.Session.destroy({ where: keepSid ? { user_id: id, sid: { [Op.ne]: storedSid(keepSid) } } : { user_id: id } });
     this.removeInitialPasswordFile(row.username);
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
     await this.activity.record({ source: 'auth', event_type: 'password_changed', message: `${row.username} changed their password`, user_id: id });
