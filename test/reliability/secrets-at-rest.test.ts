@@ -51,7 +51,7 @@ interface Secret { kind: string; value: string; binary?: 'base64' | 'base32' }
 /** The byte patterns a secret could be stored as. */
 function forms(sec: Secret): { form: string; bytes: Buffer }[] {
   const text = Buffer.from(sec.value, 'utf8');
-  const out = [
+  const out: { form: string; bytes: Buffer }[] = [
     { form: 'text', bytes: text },
     { form: 'base64 of the text', bytes: Buffer.from(text.toString('base64').replace(/=+$/, '')) },
     { form: 'base64url of the text', bytes: Buffer.from(text.toString('base64url')) },
