@@ -324,6 +324,7 @@ test('every operation of the OpenAPI document, fuzzed from its schemas: no 5xx, 
       const before = await snapshot(s.deps.db.sequelize, dbTables);
       const res = await rawRequest(m, url, { accept: 'application/json', ...bearer(admin) });
       sent++;
+      counts[`${Math.floor(res.status / 100)}xx`] = (counts[`${Math.floor(res.status / 100)}xx`] ?? 0) + 1;
       let data: unknown = null;
       try {
         data = JSON.parse(res.body);
