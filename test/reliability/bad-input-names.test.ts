@@ -1,12 +1,13 @@
 // Bad input (issue 19): names that end up in headers and paths.
 // - Header injection: every admin GET endpoint is called (with the ids of real records whose names
-//   are hostile, download=1 and each export format), and every Content-Disposition any of them sets
-//   must be one clean `attachment; filename="<safe>"` (no CR/LF, quotes, slashes, leading dot); at
-//   least the peer config download and the two log exports must be among them. Endpoints added
-//   later (backup downloads) are covered by the same walk.
-// - Path traversal: uploads with hostile file names and field names land only under
-//   <data>/branding with names of our own; downloads (admin UI files, API docs assets, branding
-//   images, path parameters) never serve a file from outside their directory.
+//   are awkward, download=1, each export format, format=download), and every Content-Disposition
+//   any of them sets must be one clean `attachment; filename="<safe>"` (no CR/LF, quotes, slashes,
+//   leading dot); the peer config download, both log exports and the backup download must be among
+//   them; endpoints added later are covered by the same walk.
+// - Path traversal: uploads (branding images, backup restore) with hostile file names and field
+//   names land only under <data>/branding with names of our own, or nowhere; downloads (admin UI
+//   files, API docs assets, branding images, path parameters) never serve a file from outside
+//   their directory.
 //   bash scripts/test-reliability.sh test/reliability/bad-input-names.test.ts
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,9 +72,9 @@ test('Content-Disposition: every download names a safe file, whatever the record
   for (const e of gets) {
     const ids = /:[A-Za-z_]*id\b/i.test(fullPath(e)) ? peers : [0];
     for (const id of ids) {
-      for (const q of ['?download=1', '?download=1&format=csv', '?format=json']) {
+      for (const q of ['?download=1', '?download=1&format=csv', '?format=json', '?format=download']) {
         const p = fullPath(e).replace(/:([A-Za-z_]+)/g, (_m, n: string) => (n === 'id' || /id$/i.test(n) ? String(id) : 'no-such-thing')) + q;
-        const r = await fetch(s.url + p, { headers: h, redirect: 'manual' });
+        const r = await fetch(s.url + p, { headers: { ...h, 'x-backup-passphrase': 'a passphrase for the backup' }, redirect: 'manual' });
         calls++;
         const cd = r.headers.get('content-disposition');
         await r.arrayBuffer();
@@ -86,7 +87,7 @@ test('Content-Disposition: every download names a safe file, whatever the record
       }
     }
   }
-  for (const required of ['/api/v1/peers/:id/config', '/api/v1/logs/activity/export', '/api/v1/logs/access/export']) {
+  for (const required of ['/api/v1/peers/:id/config', '/api/v1/logs/activity/export', '/api/v1/logs/access/export', '/api/v1/settings/backup']) {
     assert.ok([...seen.keys()].some((k) => k === required), `${required} sent no Content-Disposition (seen: ${[...seen.keys()].join(', ')})`);
   }
   recordFigure({ test: CASE, figure: 'GET calls walked for Content-Disposition / endpoints that set it', value: `${calls} / ${seen.size}` });
@@ -108,6 +109,14 @@ test('path traversal: uploads land under <data>/branding with our names; downloa
         const r = await s.req(`/api/v1/routes/${id}/branding/${seg}`, { method: 'POST', headers: h, body: fd });
         assert.equal(r.status, 200, `${seg} named ${JSON.stringify(name)}: ${r.status} ${JSON.stringify(r.data)}`);
       }
+    }
+    // the backup restore upload: the document's file name is never used either
+    for (const name of names) {
+      const fd = new FormData();
+      fd.append('passphrase', 'a passphrase for the backup');
+      fd.append('file', new Blob([new Uint8Array(Buffer.from('{"not":"a backup"}'))], { type: 'application/json' }), name);
+      const r = await s.req('/api/v1/settings/backup/restore?mode=merge&dry_run=1', { method: 'POST', headers: h, body: fd });
+      assert.equal(r.status, 400, `restore upload named ${JSON.stringify(name)}: ${r.status} ${JSON.stringify(r.data)}`);
     }
     // a multipart body whose field name and file name try to climb out
     const raw = ['--B', `Content-Disposition: form-data; name="../file"; filename="../../${path.basename(outside)}"`, 'Content-Type: image/png', '', PNG.toString('latin1'), '--B--', ''].join('\r\n');
@@ -142,7 +151,7 @@ test('path traversal: uploads land under <data>/branding with our names; downloa
       assert.ok([400, 404, 405].includes(r.status), `${p}: ${r.status}`);
       assert.ok(!/root:x:0:0|"workspaces"/.test(body), p);
     }
-    recordFigure({ test: CASE, figure: 'traversal attempts: uploads / downloads (none escaped)', value: `${names.length * 2 + 1} / ${served + 4}` });
+    recordFigure({ test: CASE, figure: 'traversal attempts: uploads / downloads (none escaped)', value: `${names.length * 3 + 1} / ${served + 4}` });
   } finally {
     fs.rmSync(outside, { force: true });
   }
