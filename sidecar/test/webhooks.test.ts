@@ -226,6 +226,18 @@ test('only enabled webhooks subscribed to the kind get a delivery', async () => 
   assert.ok(rx.got.every((g) => g.signatureValid));
 });
 
+test('a webhook written to the table by another writer (a backup restore) gets the next event', async () => {
+  await failLogin('before'); // an event while there is no webhook
+  await queue().idle();
+  const now = clock();
+  await s.deps.db.models.Webhook.create({ name: 'restored', url: rx.url, events: '["login_failed"]', enabled: true, secret_enc: s.deps.crypto.seal(SECRET), retry_count: 0, created_at: now, updated_at: now });
+  await failLogin('after');
+  await queue().idle();
+  assert.equal(rx.got.length, 1);
+  assert.equal(rx.got[0].json.data.username, 'after');
+  assert.ok(rx.got[0].signatureValid);
+});
+
 test('POST /webhooks/:id/test sends a signed webhook_test now and answers with the outcome', async () => {
   const w = await create({ enabled: false });
   const ok = await api(`/webhooks/${w.id}/test`, { method: 'POST' });

@@ -42,7 +42,6 @@ type Core = Pick<Deps, 'db' | 'clock' | 'events' | 'crypto' | 'config' | 'schedu
 
 export class DeliveryQueue {
   private readonly models: Deps['db']['models'];
-  private hooks: Promise<WebhookRow[]> | null = null;
   private job: Job | null = null;
   private timer: { at: number; handle: TimerHandle } | null = null;
   private writes = new Set<Promise<void>>();
@@ -65,17 +64,12 @@ export class DeliveryQueue {
     });
   }
 
-  /** The set of webhooks changed: read it again at the next event. */
-  invalidate(): void {
-    this.hooks = null;
-  }
-
+  /**
+   * The enabled webhooks, read at each event of a webhook kind (no cache: a restore or any other
+   * writer of the table is seen at once, and these events are not frequent).
+   */
   private enabledHooks(): Promise<WebhookRow[]> {
-    this.hooks ??= (this.models.Webhook.findAll({ where: { enabled: true }, raw: true }) as unknown as Promise<WebhookRow[]>).catch((err) => {
-      this.hooks = null;
-      throw err;
-    });
-    return this.hooks;
+    return this.models.Webhook.findAll({ where: { enabled: true }, raw: true }) as unknown as Promise<WebhookRow[]>;
   }
 
   /** Writes one pending row per enabled webhook that subscribes to the event's kind. */

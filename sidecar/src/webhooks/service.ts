@@ -1,6 +1,6 @@
 // Webhooks: the admin's CRUD (the secret sealed with the master key, the URL checked by the
 // request-forgery guard), the delivery log, and the test delivery. The queue and its worker are
-// queue.ts (DeliveryQueue); this service tells it when the set of webhooks changes.
+// queue.ts (DeliveryQueue), which reads the webhooks table itself at each event.
 import crypto from 'node:crypto';
 import { Op, fn, col } from 'sequelize';
 import type { Deps } from '../deps.js';
@@ -107,7 +107,6 @@ export class WebhooksService {
       updated_at: now,
     });
     const r = row.get({ plain: true }) as WebhookRow;
-    this.queue.invalidate();
     await this.core.events.emit({ type: 'webhook_created', webhook_id: r.id, name: r.name, url: r.url, events, actor: actor ?? null });
     return this.get(r.id);
   }
@@ -133,8 +132,7 @@ export class WebhooksService {
     if (input.secret) set('secret_enc', this.core.crypto.seal(input.secret), 'secret');
     if (fields.length) {
       await this.models.Webhook.update({ ...patch, updated_at: this.core.clock() }, { where: { id } });
-      this.queue.invalidate();
-      await this.core.events.emit({ type: 'webhook_updated', webhook_id: id, name: patch.name ?? old.name, fields, actor: actor ?? null });
+        await this.core.events.emit({ type: 'webhook_updated', webhook_id: id, name: patch.name ?? old.name, fields, actor: actor ?? null });
     }
     return this.get(id);
   }
@@ -143,7 +141,6 @@ export class WebhooksService {
     const old = await this.row(id);
     const enabled = !old.enabled;
     await this.models.Webhook.update({ enabled, updated_at: this.core.clock() }, { where: { id } });
-    this.queue.invalidate();
     await this.core.events.emit({ type: enabled ? 'webhook_enabled' : 'webhook_disabled', webhook_id: id, name: old.name, actor: actor ?? null });
     return this.get(id);
   }
@@ -155,7 +152,6 @@ export class WebhooksService {
       await this.models.WebhookDelivery.destroy({ where: { webhook_id: id }, transaction });
       await this.models.Webhook.destroy({ where: { id }, transaction });
     });
-    this.queue.invalidate();
     await this.core.events.emit({ type: 'webhook_deleted', webhook_id: id, name: old.name, actor: actor ?? null });
   }
 
