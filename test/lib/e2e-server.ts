@@ -50,6 +50,8 @@ export interface E2eRun {
   api: (p: string, method?: string, json?: unknown) => Promise<Response & { data: any }>;
   serverIp: string;
   ports: E2ePorts;
+  /** the environment the sidecar started with (e2eServerEnv plus the test's own keys): start another sidecar on the same interface, ports and subnet */
+  env: Record<string, string>;
   /** the peer namespaces and their links to the host (host end .1, peer end .2), in the order of `peers` */
   ns: string[];
   links: { addrA: string; addrB: string }[];
@@ -81,14 +83,15 @@ export async function startE2e(
     links.push(await network.link(null, ns[ns.length - 1], `10.${p.octet}.${n}.1/24`, `10.${p.octet}.${n}.2/24`));
   }
   const { env, ports, serverIp } = await e2eServerEnv({ iface: o.iface, subnet: `10.${o.vpnOctet}.${n}`, publicHost: links[0].addrA, proxyBind: o.proxyBind });
-  const s = await startTestServer({ ...env, ...o.env }, { startFeatures: true, ...o.start });
+  const serverEnv = { ...env, ...o.env };
+  const s = await startTestServer(serverEnv, { startFeatures: true, ...o.start });
   running.s = s;
   const h = bearer(await apiToken(s));
   const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
   const health = await s.req('/health');
   assert.equal(health.status, 200, JSON.stringify(health.data));
   assert.equal(health.data.checks.proxy.ok, true);
-  return { network, s, api, serverIp, ports, ns, links, health };
+  return { network, s, api, serverIp, ports, env: serverEnv, ns, links, health };
 }
 
 /**
