@@ -7,6 +7,7 @@ import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import { uploadedFile } from '../http/body.js';
 import { BACKUP_MAX_BYTES, backupResponse, downloadQuery, jobCreateBody, jobListResponse, jobResponse, jobUpdateBody, restoreBody, restoreQuery, restoreResponse } from './schema.js';
+import { okOnly } from '../http/responses.js';
 
 export const PASSPHRASE_HEADER = 'x-backup-passphrase';
 
@@ -59,7 +60,7 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       handler: async ({ params, body }, c) => ({ job: await svc().updateJob(Number(params.id), body, actor(c)) }),
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/settings/autobackup/:id', adminRole: true, tags,
+      method: 'DELETE', path: '/settings/autobackup/:id', response: okOnly, adminRole: true, tags,
       summary: 'Delete an auto-backup job (the backups it made stay where they are)',
       handler: async ({ params }, c) => {
         await svc().removeJob(Number(params.id), actor(c));

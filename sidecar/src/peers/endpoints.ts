@@ -1,8 +1,10 @@
 // /api/v1/peers: thin HTTP mapping onto PeersService.
+import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { batchBody, configQuery, createPeerBody, listPeersQuery, hostnameBody, peerCreatedResponse, peerListResponse, peerResponse, peerTrafficQuery, updatePeerBody } from './schema.js';
+import { okWith } from '../http/responses.js';
 
 export function peerEndpoints(deps: AppContext): Endpoint[] {
   const peers = () => deps.peers;
@@ -42,7 +44,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params, body }, ctx) => ({ peer: await peers().update(id(params), body, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/peers/:id', tags,
+      method: 'DELETE', path: '/peers/:id', response: okWith({ deleted: z.object({ id: z.number().int(), name: z.string() }) }), tags,
       summary: 'Delete a peer (its tunnel stops at once); 409 while routes point at it',
       handler: async ({ params }, ctx) => ({ deleted: await peers().remove(id(params), actingUserId(ctx.state.principal)) }),
     }),

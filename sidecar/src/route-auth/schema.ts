@@ -96,3 +96,29 @@ export const previewQuery = z.object({
   bg_color: z.preprocess(emptyToNull, color.nullable()).optional(),
 });
 export type PreviewInput = z.infer<typeof previewQuery>;
+
+const isoDate = z.string().meta({ format: 'date-time' });
+/** route-auth/service.ts apiWithUsers: a route's auth configuration as served (never its secrets). */
+export const routeAuthView = z.object({
+  route_id: z.number().int(),
+  method: z.enum(['email_password', 'email_code', 'totp']),
+  two_factor_enabled: z.boolean(),
+  two_factor_method: z.enum(['email_code', 'totp']).nullable(),
+  email: z.string(),
+  password_set: z.boolean(),
+  totp_active: z.boolean(),
+  totp_setup_pending: z.boolean(),
+  session_max_age: z.number().int(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  primary_color: z.string().nullable(),
+  bg_color: z.string().nullable(),
+  logo: z.string().nullable(),
+  bg_image: z.string().nullable(),
+  created_at: isoDate,
+  updated_at: isoDate,
+  users: z.array(z.object({ user_id: z.number().int(), username: z.string(), email: z.string().nullable(), totp_active: z.boolean(), totp_setup_pending: z.boolean() })),
+});
+export const routeAuthResponse = z.object({ ok: z.literal(true), route_auth: routeAuthView });
+export const routeAuthOrNullResponse = z.object({ ok: z.literal(true), route_auth: routeAuthView.nullable() });
+export const totpSetupResponse = z.object({ ok: z.literal(true), secret: z.string(), otpauth_url: z.string(), qr_code: z.string() });

@@ -1,6 +1,7 @@
 // Admin API of route auth (scope `routes`): /routes/:id/auth (the configuration sub-resource, TOTP
 // setup) and /routes/:id/branding/* (the login-page images). Thin: the rules live in RouteAuthService
 // (ctx.routeAuth). Registered by the route-auth feature (route-auth/feature.ts).
+import { z } from 'zod';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -9,10 +10,11 @@ import { actingUserId, type Principal } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import crypto from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { BRANDING_MAX_BYTES, previewQuery, routeAuthBody, totpSetupBody, totpVerifyBody } from '../route-auth/schema.js';
+import { BRANDING_MAX_BYTES, previewQuery, routeAuthBody, routeAuthOrNullResponse, routeAuthResponse, totpSetupBody, totpSetupResponse, totpVerifyBody } from '../route-auth/schema.js';
 import type { BrandingKind } from '../route-auth/branding.js';
 import { pickLang } from '../web/index.js';
 import { renderPage } from '../web/route-auth/page.js';
+import { okWith } from '../http/responses.js';
 
 export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.routeAuth;
@@ -22,7 +24,7 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
 
   const branding = (kind: BrandingKind, seg: string): Endpoint[] => [
     defineEndpoint({
-      method: 'POST', path: `/routes/:id/branding/${seg}`, tags,
+      method: 'POST', path: `/routes/:id/branding/${seg}`, response: routeAuthResponse, tags,
       summary: `Upload the login-page ${kind === 'logo' ? 'logo' : 'background image'} (multipart field "file"; PNG, JPEG, GIF or WebP by content, SVG refused; at most ${BRANDING_MAX_BYTES} bytes). Needs a saved route auth configuration`,
       multipart: { field: 'file', maxBytes: BRANDING_MAX_BYTES },
       handler: async ({ params }, ctx: Koa.Context) => {
@@ -47,7 +49,7 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: `/routes/:id/branding/${seg}`, tags,
+      method: 'DELETE', path: `/routes/:id/branding/${seg}`, response: routeAuthResponse, tags,
       summary: `Remove the login-page ${kind === 'logo' ? 'logo' : 'background image'}`,
       handler: async ({ params }, ctx) => ({ route_auth: await svc().deleteBranding(id(params), kind, actor(ctx)) }),
     }),
@@ -55,27 +57,27 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
 
   return [
     defineEndpoint({
-      method: 'GET', path: '/routes/:id/auth', tags,
+      method: 'GET', path: '/routes/:id/auth', response: routeAuthOrNullResponse, tags,
       summary: 'The route auth configuration of a route (route_auth: null when none), with `users`: the route\'s user_ids who can also sign in ({user_id, username, email, totp_active, totp_setup_pending}); the password and TOTP secrets are never returned',
       handler: async ({ params }) => ({ route_auth: await svc().get(id(params)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/auth', tags, body: routeAuthBody,
+      method: 'POST', path: '/routes/:id/auth', response: routeAuthResponse, tags, body: routeAuthBody,
       summary: 'Create or replace the route auth configuration {method, two_factor_enabled?, two_factor_method?, email, password, session_max_age (ms: 1h, 12h, 24h, 7d, 30d), title?, description?, primary_color?, bg_color?, logo_url?, bg_image_url?}. HTTP routes only, not with basic auth. A new password, email, method or second factor ends all sessions of the route',
       handler: async ({ body, params }, ctx) => ({ route_auth: await svc().save(id(params), body, actor(ctx)) }),
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/routes/:id/auth', tags,
+      method: 'DELETE', path: '/routes/:id/auth', response: okWith({ deleted: z.boolean() }), tags,
       summary: 'Remove route auth from a route; all its sessions end',
       handler: async ({ params }, ctx) => ({ deleted: await svc().remove(id(params), actor(ctx)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/auth/totp-setup', tags, body: totpSetupBody,
+      method: 'POST', path: '/routes/:id/auth/totp-setup', response: totpSetupResponse, tags, body: totpSetupBody,
       summary: 'Start TOTP setup for a saved route auth configuration, or with {user_id} for that user of the route (one of its user_ids): {secret, otpauth_url, qr_code (PNG data URL)}; active after totp-verify',
       handler: async ({ body, params }, ctx) => svc().totpSetup(id(params), actor(ctx), body.user_id),
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/auth/totp-verify', tags, body: totpVerifyBody,
+      method: 'POST', path: '/routes/:id/auth/totp-verify', response: routeAuthResponse, tags, body: totpVerifyBody,
       summary: 'Confirm TOTP setup with a current code {token, user_id?} (±1 step of 30 s accepted); activates TOTP',
       handler: async ({ body, params }, ctx) => ({ route_auth: await svc().totpVerify(id(params), body.token, actor(ctx), body.user_id) }),
     }),

@@ -3,6 +3,7 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
 import { batchBody, checkDnsBody, createRouteBody, listRoutesQuery, routePeersQuery, updateRouteBody } from './schema.js';
+import { okOnly } from '../http/responses.js';
 
 export function routeEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.routes;
@@ -42,7 +43,7 @@ export function routeEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ body, params }, ctx) => ({ route: await svc().update(params.id as number, body, actor(ctx)) }),
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/routes/:id', summary: 'Delete a route', tags,
+      method: 'DELETE', path: '/routes/:id', response: okOnly, summary: 'Delete a route', tags,
       handler: async ({ params }, ctx) => {
         await svc().remove(params.id as number, actor(ctx));
         return {};

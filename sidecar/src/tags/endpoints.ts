@@ -1,10 +1,12 @@
 // /api/v1/tags
+import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import { tagNameProblem } from './names.js';
 import { createBody, renameBody, tagCreatedResponse, tagRenamedResponse, tagsResponse } from './schema.js';
+import { okWith } from '../http/responses.js';
 
 export function tagEndpoints(deps: AppContext): Endpoint[] {
   const tags = () => deps.tags;
@@ -30,7 +32,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/tags/:name', tags: ['peers'],
+      method: 'DELETE', path: '/tags/:name', response: okWith({ deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) }), tags: ['peers'],
       summary: 'Delete a tag: removes the registry entry and strips the name from every peer (case-insensitive, whole names only)',
       handler: async ({ params }, ctx) => {
         const name = String(params.name);

@@ -3,6 +3,7 @@ import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { createTokenBody, tokenCreatedResponse, tokenListResponse, tokenRecordResponse } from './schema.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
+import { okOnly } from '../http/responses.js';
 
 
 export function tokenEndpoints(deps: AppContext): Endpoint[] {
@@ -18,7 +19,7 @@ export function tokenEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/tokens/:id', adminRole: true, summary: 'Revoke a token at once', tags: ['tokens'],
+      method: 'DELETE', path: '/tokens/:id', response: okOnly, adminRole: true, summary: 'Revoke a token at once', tags: ['tokens'],
       handler: async ({ params }, ctx) => { await deps.tokens.remove(params.id as number, actingUserId(ctx.state.principal)); return {}; },
     }),
     defineEndpoint({

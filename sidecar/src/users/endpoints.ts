@@ -1,31 +1,32 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
-import { createBody, lockedQuery, unlockBody, updateBody } from './schema.js';
+import { createBody, lockedQuery, lockedResponse, resetPasswordResponse, unlockBody, unlockResponse, updateBody, userResponse, usersResponse } from './schema.js';
+import { okOnly } from '../http/responses.js';
 
 export function userEndpoints(deps: AppContext): Endpoint[] {
   const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? undefined;
   return [
-    defineEndpoint({ method: 'GET', path: '/users', adminRole: true, summary: 'List users', tags: ['users'], handler: async () => ({ users: await deps.users.list() }) }),
+    defineEndpoint({ method: 'GET', path: '/users', response: usersResponse, adminRole: true, summary: 'List users', tags: ['users'], handler: async () => ({ users: await deps.users.list() }) }),
     defineEndpoint({
-      method: 'POST', path: '/users', adminRole: true, status: 201, summary: 'Create a user', tags: ['users'], body: createBody,
+      method: 'POST', path: '/users', response: userResponse, adminRole: true, status: 201, summary: 'Create a user', tags: ['users'], body: createBody,
       handler: async ({ body }, ctx) => ({ user: await deps.users.create(body, actor(ctx)) }),
     }),
-    defineEndpoint({ method: 'GET', path: '/users/:id', adminRole: true, summary: 'One user', tags: ['users'], handler: async ({ params }) => ({ user: await deps.users.get(params.id as number) }) }),
+    defineEndpoint({ method: 'GET', path: '/users/:id', response: userResponse, adminRole: true, summary: 'One user', tags: ['users'], handler: async ({ params }) => ({ user: await deps.users.get(params.id as number) }) }),
     defineEndpoint({
-      method: 'PUT', path: '/users/:id', adminRole: true, summary: 'Update a user', tags: ['users'], body: updateBody,
+      method: 'PUT', path: '/users/:id', response: userResponse, adminRole: true, summary: 'Update a user', tags: ['users'], body: updateBody,
       handler: async ({ body, params }, ctx) => ({ user: await deps.users.update(params.id as number, body, actor(ctx)) }),
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/users/:id', adminRole: true, summary: 'Delete a user (their sessions end)', tags: ['users'],
+      method: 'DELETE', path: '/users/:id', response: okOnly, adminRole: true, summary: 'Delete a user (their sessions end)', tags: ['users'],
       handler: async ({ params }, ctx) => { await deps.users.remove(params.id as number, actor(ctx)); return {}; },
     }),
     defineEndpoint({
-      method: 'POST', path: '/users/:id/reset-password', adminRole: true, summary: 'Set a new random password, returned once; the user must choose a new one at the next sign-in (must_change_password)', tags: ['users'],
+      method: 'POST', path: '/users/:id/reset-password', response: resetPasswordResponse, adminRole: true, summary: 'Set a new random password, returned once; the user must choose a new one at the next sign-in (must_change_password)', tags: ['users'],
       handler: async ({ params }, ctx) => ({ password: await deps.users.resetPassword(params.id as number, actor(ctx)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/users/unlock', adminRole: true, summary: 'Lift a login lockout (record type admin or route_auth)', tags: ['users'],
+      method: 'POST', path: '/users/unlock', response: unlockResponse, adminRole: true, summary: 'Lift a login lockout (record type admin or route_auth)', tags: ['users'],
       body: unlockBody,
       handler: async ({ body }, ctx) => {
         const wasLocked = await deps.lockout.unlock(body.record_type, body.username);
@@ -34,7 +35,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/users/locked', adminRole: true, summary: 'Currently locked accounts', tags: ['users'],
+      method: 'GET', path: '/users/locked', response: lockedResponse, adminRole: true, summary: 'Currently locked accounts', tags: ['users'],
       query: lockedQuery,
       handler: async ({ query }) => ({ locked: (await deps.lockout.locked(query.record_type)).map((l) => ({ identifier: l.identifier, locked_until: new Date(l.until).toISOString() })) }),
     }),

@@ -17,3 +17,22 @@ export const updateBody = z
   .refine((v) => Object.keys(v).length > 0, 'nothing to update');
 export const unlockBody = z.object({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') });
 export const lockedQuery = z.object({ record_type: z.enum(['admin', 'route_auth']).default('admin') });
+
+/** users/service.ts publicUser: a user as served (never the password hash). */
+export const userView = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  email: z.string().nullable(),
+  role: z.enum(ROLES),
+  language: z.enum(['en', 'de']),
+  theme: z.enum(['pro', 'default']).nullable(),
+  last_login_at: z.number().int().nullable().meta({ description: 'epoch milliseconds' }),
+  must_change_password: z.boolean(),
+  created_at: z.string().meta({ format: 'date-time' }),
+  updated_at: z.string().meta({ format: 'date-time' }),
+});
+export const userResponse = z.object({ ok: z.literal(true), user: userView });
+export const usersResponse = z.object({ ok: z.literal(true), users: z.array(userView) });
+export const resetPasswordResponse = z.object({ ok: z.literal(true), password: z.string().meta({ description: 'the new password, shown once' }) });
+export const unlockResponse = z.object({ ok: z.literal(true), unlocked: z.literal(true), was_locked: z.boolean() });
+export const lockedResponse = z.object({ ok: z.literal(true), locked: z.array(z.object({ identifier: z.string(), locked_until: z.string().meta({ format: 'date-time' }) })) });
