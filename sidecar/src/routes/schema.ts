@@ -247,3 +247,83 @@ export const routePeersQuery = z.object({ peer_type: z.enum(['regular', 'gateway
 
 /** GET /routes/:id/checks: how many uptime checks, newest first. */
 export const checksQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
+
+const nInt = z.number().int().nullable();
+/** routes/model.ts toApi: a route as served (the basic-auth password hash never; basic_auth_password is always null). */
+export const routeView = z.object({
+  id: z.number().int(),
+  domain: z.string(),
+  description: z.string().nullable(),
+  route_type: z.enum(['http', 'l4']),
+  target_kind: z.enum(['peer', 'gateway']),
+  enabled: z.boolean(),
+  peer_id: nInt,
+  target_port: z.string().nullable(),
+  target_peer_id: nInt,
+  target_lan_host: z.string().nullable(),
+  target_lan_port: nInt,
+  wol_enabled: z.boolean(),
+  wol_mac: z.string().nullable(),
+  l4_protocol: z.enum(['tcp', 'udp']).nullable(),
+  l4_listen_port: nInt,
+  l4_tls_mode: z.enum(['none', 'passthrough', 'terminate']).nullable(),
+  https_enabled: z.boolean(),
+  backend_https: z.boolean(),
+  compress_enabled: z.boolean(),
+  bot_blocker_enabled: z.boolean(),
+  bot_blocker_mode: z.string().nullable(),
+  bot_blocker_config: z.record(z.string(), z.unknown()).nullable(),
+  monitoring_enabled: z.boolean(),
+  ip_filter_enabled: z.boolean(),
+  ip_filter_mode: z.string().nullable(),
+  ip_filter_rules: z.array(z.string()),
+  acl_enabled: z.boolean(),
+  acl_peer_ids: z.array(z.number().int()),
+  rate_limit_enabled: z.boolean(),
+  rate_limit_requests: nInt,
+  rate_limit_window: z.string().nullable(),
+  retry_enabled: z.boolean(),
+  retry_count: nInt,
+  retry_status_codes: z.string().nullable(),
+  circuit_breaker_enabled: z.boolean(),
+  circuit_breaker_threshold: nInt,
+  circuit_breaker_timeout: nInt,
+  cb_failure_count: z.number().int(),
+  cb_opened_at: nInt,
+  mirror_enabled: z.boolean(),
+  mirror_targets: z.array(z.union([z.object({ url: z.string() }), z.object({ peer_id: z.number().int(), port: z.number().int() })])),
+  debug_enabled: z.boolean(),
+  basic_auth_user: z.string().nullable(),
+  basic_auth_password: z.null(),
+  basic_auth_password_set: z.boolean(),
+  user_ids: z.array(z.number().int()),
+  created_at: z.string().meta({ format: 'date-time' }),
+  updated_at: z.string().meta({ format: 'date-time' }),
+});
+export const routeResponse = z.object({ ok: z.literal(true), route: routeView });
+export const routeToggleResponse = z.object({ ok: z.literal(true), route: routeView, enabled: z.boolean() });
+export const routesResponse = z.object({ ok: z.literal(true), routes: z.array(routeView), total: z.number().int(), total_all: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const routesBatchResponse = z.object({
+  ok: z.literal(true),
+  results: z.array(z.object({ id: z.number().int(), ok: z.boolean(), error: z.string().optional() })),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+});
+export const checkDnsResponse = z.object({ ok: z.literal(true), domain: z.string(), matches: z.boolean(), resolvedIps: z.array(z.string()), expectedIp: z.string().nullable() });
+export const routePeersResponse = z.object({
+  ok: z.literal(true),
+  peers: z.array(z.object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    peer_type: z.enum(['regular', 'gateway']),
+    is_gateway: z.boolean(),
+    enabled: z.union([z.literal(0), z.literal(1)]),
+    ip: z.string(),
+    hostname: z.string().nullable(),
+    api_port: nInt,
+    isOnline: z.boolean(),
+    group_id: nInt,
+    group: z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() }).nullable(),
+  })),
+});
