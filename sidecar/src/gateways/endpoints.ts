@@ -17,7 +17,7 @@ import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
 import { routeWolEndpoints } from '../routes/wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
-import { checkQuery, probeBody, probeResponse } from './schema.js';
+import { checkQuery, gatewaysResponse, probeBody, probeResponse } from './schema.js';
 import { heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 /** Requests that came in on the tunnel listener carry this flag (see tunnel-listener.ts). */
@@ -165,7 +165,7 @@ export function gatewayEndpoints(deps: AppContext): Endpoint[] {
   const wol = () => deps.gatewayWol;
   return [
     defineEndpoint({
-      method: 'GET', path: '/gateways', tags: ['gateways'],
+      method: 'GET', path: '/gateways', response: gatewaysResponse, tags: ['gateways'],
       summary: 'Every gateway peer: status (online/offline/unknown and why), last heartbeat (health), routes, config sync',
       handler: async () => ({ gateways: await gw().list() }),
     }),

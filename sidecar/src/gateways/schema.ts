@@ -16,3 +16,43 @@ export const probeResponse = z.strictObject({
   bytes: z.number().int().min(0).describe('length of the JSON text of echo'),
   server_time: z.number().int().describe('epoch milliseconds'),
 });
+
+const gwStatus = z.enum(['online', 'offline', 'unknown']);
+const statusDetail = z.looseObject({ code: z.string() }).meta({ description: 'why, as data (code and figures): gateways/state.ts StatusDetail' });
+/** gateways/service.ts GatewayView: one gateway peer as GET /gateways serves it. */
+export const gatewayView = z.object({
+  peer_id: z.number().int(),
+  name: z.string(),
+  hostname: z.string().nullable(),
+  hostname_source: z.enum(['admin', 'agent']),
+  ip: z.string(),
+  enabled: z.union([z.literal(1), z.literal(0)]),
+  api_port: z.number().int(),
+  status: gwStatus,
+  status_reason: z.string(),
+  status_detail: statusDetail,
+  status_changed_at: z.number().int().nullable(),
+  last_seen_at: z.number().int().nullable(),
+  health: z.looseObject({}).nullable().meta({ description: 'the last heartbeat' }),
+  config_hash: z.string(),
+  reported_config_hash: z.string().nullable(),
+  config_in_sync: z.boolean().nullable(),
+  traffic: z.looseObject({ at: z.number().int() }).nullable(),
+  tokens_issued_at: z.number().int().nullable(),
+  token_hint: z.string().nullable(),
+  routes: z.array(z.object({ id: z.number().int(), domain: z.string(), route_type: z.enum(['http', 'l4']), target_lan_host: z.string().nullable(), target_lan_port: z.number().int().nullable(), enabled: z.boolean(), wol_enabled: z.boolean() })),
+});
+export const gatewaysResponse = z.object({ ok: z.literal(true), gateways: z.array(gatewayView) });
+export const gatewayInfoResponse = z.object({
+  ok: z.literal(true),
+  gateway: z.object({
+    peer_id: z.number().int(),
+    status: gwStatus,
+    status_reason: z.string(),
+    status_detail: statusDetail,
+    api_port: z.number().int(),
+    last_seen_at: z.number().int().nullable(),
+    health: z.looseObject({ uptime_s: z.number().optional(), wg_handshake_age_s: z.number().nullable().optional(), route_reachability: z.array(z.unknown()), telemetry: z.unknown() }).nullable(),
+  }),
+});
+export const gatewayRotateResponse = z.object({ ok: z.literal(true), peer_id: z.number().int(), gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }) });

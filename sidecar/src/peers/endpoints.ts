@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
-import { batchBody, configQuery, createPeerBody, listPeersQuery, hostnameBody, peerCreatedResponse, peerListResponse, peerResponse, peerTrafficQuery, updatePeerBody } from './schema.js';
+import { batchBody, configQuery, createPeerBody, listPeersQuery, hostnameBody, peerBatchResponse, peerCreatedResponse, peerListResponse, peerQrResponse, peerResponse, peerToggleResponse, peerTrafficQuery, peerTrafficResponse, updatePeerBody } from './schema.js';
 import { okWith } from '../http/responses.js';
 
 export function peerEndpoints(deps: AppContext): Endpoint[] {
@@ -30,7 +30,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/peers/batch', tags, body: batchBody,
+      method: 'POST', path: '/peers/batch', response: peerBatchResponse, tags, body: batchBody,
       summary: 'Enable, disable or delete several peers; one result per id',
       handler: async ({ body }, ctx) => ({ action: body.action, ...(await peers().batch(body.action, body.ids, actingUserId(ctx.state.principal))) }),
     }),
@@ -49,7 +49,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params }, ctx) => ({ deleted: await peers().remove(id(params), actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/peers/:id/toggle', tags, summary: 'Enable a disabled peer or disable an enabled one (kept in the database)',
+      method: 'PUT', path: '/peers/:id/toggle', response: peerToggleResponse, tags, summary: 'Enable a disabled peer or disable an enabled one (kept in the database)',
       handler: async ({ params }, ctx) => {
         const peer = await peers().toggle(id(params), actingUserId(ctx.state.principal));
         return { peer, enabled: peer.enabled };
@@ -68,19 +68,19 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/peers/:id/qr', tags, summary: 'The client config as a QR code (PNG data URL) plus the config text',
+      method: 'GET', path: '/peers/:id/qr', response: peerQrResponse, tags, summary: 'The client config as a QR code (PNG data URL) plus the config text',
       handler: async ({ params }, ctx) => {
         ctx.set('Cache-Control', 'no-store');
         return { ...(await peers().qr(id(params))) };
       },
     }),
     defineEndpoint({
-      method: 'PATCH', path: '/peers/:id/hostname', tags, body: hostnameBody, feature: 'internal_dns',
+      method: 'PATCH', path: '/peers/:id/hostname', response: peerResponse, tags, body: hostnameBody, feature: 'internal_dns',
       summary: 'Set the admin hostname (sticky: agent reports never replace it); empty string or null removes it. Feature internal_dns',
       handler: async ({ params, body }, ctx) => ({ peer: await peers().setAdminHostname(id(params), body.hostname, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/peers/:id/traffic', tags, query: peerTrafficQuery,
+      method: 'GET', path: '/peers/:id/traffic', response: peerTrafficResponse, tags, query: peerTrafficQuery,
       summary: 'Traffic chart of one peer: points {timestamp, rx, tx} per step (24h: 1 h, 7d: 6 h, 30d: 1 day)',
       handler: async ({ params, query }) => ({ ...(await peers().traffic(id(params), query.period)) }),
     }),

@@ -3,18 +3,19 @@
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { gatewayInfoResponse, gatewayRotateResponse } from '../gateways/schema.js';
 
 export function peerGatewayEndpoints(deps: AppContext): Endpoint[] {
   const gw = () => deps.gateways;
   const id = (p: Record<string, string | number>) => p.id as number;
   return [
     defineEndpoint({
-      method: 'GET', path: '/peers/:id/gateway-info', tags: ['peers', 'gateways'],
+      method: 'GET', path: '/peers/:id/gateway-info', response: gatewayInfoResponse, tags: ['peers', 'gateways'],
       summary: 'Status and last health of one gateway peer (400 for a regular peer)',
       handler: async ({ params }) => ({ gateway: await gw().info(id(params)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/peers/:id/gateway-env/rotate', tags: ['peers', 'gateways'],
+      method: 'POST', path: '/peers/:id/gateway-env/rotate', response: gatewayRotateResponse, tags: ['peers', 'gateways'],
       summary: 'New API and push tokens and a new gateway.env; the old tokens stop working at once (400 for a regular peer)',
       handler: async ({ params }, ctx) => {
         ctx.set('Cache-Control', 'no-store');

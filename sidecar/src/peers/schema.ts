@@ -186,3 +186,29 @@ export const peerCreatedResponse = z.object({
   peer: peerView,
   gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }).optional().meta({ description: 'only when is_gateway: the companion tokens and gateway.env, shown once' }),
 });
+export const peerToggleResponse = z.object({ ok: z.literal(true), peer: peerView, enabled: peerView.shape.enabled });
+export const peerBatchResponse = z.object({
+  ok: z.literal(true),
+  action: z.enum(['enable', 'disable', 'delete']),
+  results: z.array(z.object({
+    id: z.number().int(),
+    ok: z.boolean(),
+    status: z.number().int().meta({ description: 'the HTTP status the single-peer call would have answered' }),
+    error: z.string().optional(),
+    enabled: z.union([z.literal(0), z.literal(1)]).optional(),
+    deleted: z.boolean().optional(),
+  })),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+});
+export const peerQrResponse = z.object({ ok: z.literal(true), name: z.string(), qr: z.string().meta({ description: 'PNG data URL' }), config: z.string() });
+export const peerTrafficResponse = z.object({
+  ok: z.literal(true),
+  period: z.enum(['1h', '24h', '7d', '30d']),
+  step_ms: z.number().int(),
+  from: z.number().int().meta({ description: 'epoch ms' }),
+  to: z.number().int().meta({ description: 'epoch ms, exclusive' }),
+  points: z.array(z.object({ timestamp: z.number().int(), rx: z.number(), tx: z.number() })),
+  total_rx: z.number(),
+  total_tx: z.number(),
+});
