@@ -3,7 +3,7 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { sendExport } from './endpoints.js';
-import { accessExportQuery, accessFilter } from './schema.js';
+import { accessExportQuery, accessFilter, accessResponse } from './schema.js';
 
 const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
@@ -12,7 +12,7 @@ export function accessLogEndpoints(deps: AppContext): Endpoint[] {
   const access = () => deps.accessLog;
   return [
     defineEndpoint({
-      method: 'GET', path: '/logs/access', summary: 'Access log of the reverse proxy, newest first; filters host, method, status, route_id, client_ip, since, until (exact values); limit, offset', tags: ['logs'], query: accessFilter.merge(paging),
+      method: 'GET', path: '/logs/access', response: accessResponse, summary: 'Access log of the reverse proxy, newest first; filters host, method, status, route_id, client_ip, since, until (exact values); limit, offset', tags: ['logs'], query: accessFilter.merge(paging),
       handler: async ({ query }) => {
         await access().poll();
         const r = await access().list(query);

@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
-import { activityFilter, exportQuery, recentQuery } from './schema.js';
+import { activityFilter, activityResponse, exportQuery, recentQuery, recentResponse } from './schema.js';
 
 /** Sends rows as a CSV or JSON attachment. */
 export function sendExport(ctx: Koa.Context, name: string, format: 'csv' | 'json', rows: Record<string, unknown>[], columns: string[]): void {
@@ -21,7 +21,7 @@ export function sendExport(ctx: Koa.Context, name: string, format: 'csv' | 'json
 export function logEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
-      method: 'GET', path: '/logs/activity', summary: 'Activity log, newest first, filterable', tags: ['logs'],
+      method: 'GET', path: '/logs/activity', response: activityResponse, summary: 'Activity log, newest first, filterable', tags: ['logs'],
       query: activityFilter.merge(paging),
       handler: async ({ query }) => {
         const { entries, total } = await deps.activity.query(query);
@@ -29,7 +29,7 @@ export function logEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/logs/recent', summary: 'Latest activity for the dashboard feed', tags: ['logs'],
+      method: 'GET', path: '/logs/recent', response: recentResponse, summary: 'Latest activity for the dashboard feed', tags: ['logs'],
       query: recentQuery,
       handler: async ({ query }) => ({ entries: (await deps.activity.query({ limit: query.limit })).entries }),
     }),

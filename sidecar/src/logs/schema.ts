@@ -24,3 +24,40 @@ export const accessFilter = z.object({
 });
 export type AccessFilter = z.infer<typeof accessFilter>;
 export const accessExportQuery = accessFilter.extend({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) });
+
+/** logs/activity.ts toEntry: one activity-log entry as served. */
+export const activityEntryView = z.object({
+  id: z.number().int(),
+  severity: z.string(),
+  source: z.string(),
+  event_type: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).nullable(),
+  user_id: z.number().int().nullable(),
+  ip: z.string().nullable(),
+  created_at: z.string().meta({ format: 'date-time' }),
+  timestamp: z.number().int().meta({ description: 'created_at as epoch ms' }),
+});
+export const activityResponse = z.object({ ok: z.literal(true), entries: z.array(activityEntryView), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const recentResponse = z.object({ ok: z.literal(true), entries: z.array(activityEntryView) });
+
+const headers = z.record(z.string(), z.array(z.string()));
+/** logs/access-log.ts AccessEntry plus `time` (ts as ISO 8601), as GET /logs/access serves it. */
+export const accessEntryView = z.object({
+  id: z.number().int(),
+  ts: z.number().int().meta({ description: 'epoch ms' }),
+  time: z.string().meta({ format: 'date-time' }),
+  route_id: z.number().int().nullable(),
+  host: z.string(),
+  method: z.string(),
+  uri: z.string(),
+  status: z.number().int(),
+  duration_ms: z.number(),
+  size: z.number(),
+  upstream: z.string().nullable(),
+  client_ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  auth_user: z.string().nullable(),
+  debug: z.object({ request_headers: headers, response_headers: headers }).nullable().meta({ description: 'headers, for routes with debug_enabled' }),
+});
+export const accessResponse = z.object({ ok: z.literal(true), entries: z.array(accessEntryView), total: z.number().int() });
