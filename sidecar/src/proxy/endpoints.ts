@@ -2,13 +2,14 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
+import { caddyReloadResponse, caddyStatusResponse } from './schema.js';
 
 export function proxyEndpoints(deps: AppContext): Endpoint[] {
   const proxy = () => deps.proxy;
   const supervisor = () => deps.caddySupervisor;
   return [
     defineEndpoint({
-      method: 'GET', path: '/caddy/status', summary: 'Caddy process and configuration status: running, pid, uptime_s, admin_api', tags: ['system'],
+      method: 'GET', path: '/caddy/status', response: caddyStatusResponse, summary: 'Caddy process and configuration status: running, pid, uptime_s, admin_api', tags: ['system'],
       handler: async () => {
         const sup = supervisor();
         const proc = sup ? sup.status() : { running: false, pid: null, uptime_s: null, admin_api: deps.config.caddyAdmin, restarts: 0 };
@@ -16,7 +17,7 @@ export function proxyEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/caddy/reload', summary: 'Re-render the proxy configuration from the database and load it through the admin API', tags: ['system'],
+      method: 'POST', path: '/caddy/reload', response: caddyReloadResponse, summary: 'Re-render the proxy configuration from the database and load it through the admin API', tags: ['system'],
       handler: async (_i, ctx) => {
         const r = await proxy().apply({ force: true, reason: 'reload requested' });
         const config_hash = proxy().configHash();
