@@ -6,14 +6,14 @@ import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { TRACE_LIMIT } from '../logs/access-log.js';
 import { monitorable } from '../resilience/monitor.js';
 import { validation } from '../util/errors.js';
-import { checksQuery } from './schema.js';
+import { breakerResetResponse, checksQuery, routeCheckResponse, routeChecksResponse, traceResponse } from './schema.js';
 
 export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.breaker;
   const access = () => deps.accessLog;
   return [
     defineEndpoint({
-      method: 'GET', path: '/routes/:id/trace',
+      method: 'GET', path: '/routes/:id/trace', response: traceResponse,
       summary: `The last ${TRACE_LIMIT} requests of the route (time, method, uri, status, duration, upstream, client ip, auth_user: who was signed in by route auth); with debug_enabled also request_headers and response_headers (credentials redacted) of the requests logged while it was on`,
       tags: ['routes'],
       handler: async ({ params }) => {
@@ -33,7 +33,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/check', summary: "Uptime check of the route's backend now (through the tunnel): HTTP GET / for HTTP routes, a TCP connect for TCP L4 routes (400 for UDP routes); returns the result", tags: ['routes'],
+      method: 'POST', path: '/routes/:id/check', response: routeCheckResponse, summary: "Uptime check of the route's backend now (through the tunnel): HTTP GET / for HTTP routes, a TCP connect for TCP L4 routes (400 for UDP routes); returns the result", tags: ['routes'],
       handler: async ({ params }) => {
         const route = await deps.routes.getRoute(params.id as number);
         if (!monitorable(route)) throw validation('Uptime checks are for HTTP and TCP routes: a UDP service cannot be told up without its own protocol', { l4_protocol: 'udp routes cannot be checked' });
@@ -41,7 +41,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/routes/:id/checks', summary: 'Uptime history of the route, newest first (limit)', tags: ['routes'],
+      method: 'GET', path: '/routes/:id/checks', response: routeChecksResponse, summary: 'Uptime history of the route, newest first (limit)', tags: ['routes'],
       query: checksQuery,
       handler: async ({ params, query }) => {
         const route = await deps.routes.getRoute(params.id as number);
@@ -49,7 +49,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/circuit-breaker/reset', tags: ['routes'], feature: 'circuit_breaker',
+      method: 'POST', path: '/routes/:id/circuit-breaker/reset', response: breakerResetResponse, tags: ['routes'], feature: 'circuit_breaker',
       summary: "Close the route's circuit breaker now (zeroes the state; 400 when the breaker is not enabled)",
       handler: async ({ params }, ctx) => ({ circuit_breaker: await svc().reset(params.id as number, actingUserId(ctx.state.principal)) }),
     }),

@@ -327,3 +327,40 @@ export const routePeersResponse = z.object({
     group: z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() }).nullable(),
   })),
 });
+
+const checkView = z.object({
+  route_id: z.number().int(),
+  checked_at: z.string().meta({ format: 'date-time' }),
+  up: z.boolean(),
+  status: nInt.meta({ description: 'HTTP status (HTTP routes)' }),
+  response_ms: z.number().nullable(),
+  error: z.string().nullable(),
+});
+export const routeCheckResponse = z.object({ ok: z.literal(true), check: checkView });
+export const routeChecksResponse = z.object({ ok: z.literal(true), checks: z.array(checkView) });
+export const breakerResetResponse = z.object({ ok: z.literal(true), circuit_breaker: z.object({ route_id: z.number().int(), cb_failure_count: z.literal(0), cb_opened_at: z.null(), reset_at: z.string().meta({ format: 'date-time' }) }) });
+export const wolResponse = z.object({
+  ok: z.literal(true),
+  wol: z.object({ route_id: z.number().int(), gateway_peer_id: z.number().int(), mac: z.string(), sent_at: z.number().int().meta({ description: 'epoch ms' }), companion: z.unknown().meta({ description: "the gateway companion's answer, as it sent it" }) }),
+});
+const headers = z.record(z.string(), z.array(z.string()));
+export const traceResponse = z.object({
+  ok: z.literal(true),
+  route_id: z.number().int(),
+  debug_enabled: z.boolean(),
+  limit: z.number().int(),
+  requests: z.array(z.object({
+    time: z.string().meta({ format: 'date-time' }),
+    method: z.string(),
+    uri: z.string(),
+    status: z.number().int(),
+    duration_ms: z.number(),
+    upstream: z.string().nullable(),
+    client_ip: z.string().nullable(),
+    host: z.string(),
+    user_agent: z.string().nullable(),
+    auth_user: z.string().nullable(),
+    request_headers: headers.optional().meta({ description: 'with debug_enabled (credentials redacted)' }),
+    response_headers: headers.optional(),
+  })),
+});

@@ -4,16 +4,16 @@ import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/monitor.js';
 import { MONITOR_INTERVAL_KEY, monitorInterval } from '../resilience/monitor-settings.js';
-import { monitoringBody } from './schema.js';
+import { monitoringBody, monitoringResponse } from './schema.js';
 
 export function monitoringSettingsEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
-      method: 'GET', path: '/settings/monitoring', summary: 'Uptime monitoring settings: interval_seconds (how often every monitored route is checked)', tags: ['settings'],
+      method: 'GET', path: '/settings/monitoring', response: monitoringResponse, summary: 'Uptime monitoring settings: interval_seconds (how often every monitored route is checked)', tags: ['settings'],
       handler: async () => ({ monitoring: { interval_seconds: await monitorInterval(deps) } }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/settings/monitoring', summary: `Change the uptime monitoring interval ({interval_seconds}, ${MIN_MONITOR_INTERVAL_S}–${MAX_MONITOR_INTERVAL_S}); applies at once`, tags: ['settings'],
+      method: 'PUT', path: '/settings/monitoring', response: monitoringResponse, summary: `Change the uptime monitoring interval ({interval_seconds}, ${MIN_MONITOR_INTERVAL_S}–${MAX_MONITOR_INTERVAL_S}); applies at once`, tags: ['settings'],
       body: monitoringBody,
       handler: async ({ body }, ctx) => {
         const before = await monitorInterval(deps);

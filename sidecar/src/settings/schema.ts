@@ -40,3 +40,4 @@ export const appSettingsResponse = z.object({
     security: z.object({ lockout: lockoutView }),
   }),
 });
+export const monitoringResponse = z.object({ ok: z.literal(true), monitoring: z.object({ interval_seconds: z.number().int() }) });

@@ -32,3 +32,10 @@ export const smtpBody = z.object({
 });
 
 export const smtpTestBody = z.object({ to: email });
+
+/** smtp/service.ts SmtpView (never the password). */
+export const smtpResponse = z.object({
+  ok: z.literal(true),
+  smtp: z.object({ configured: z.boolean(), host: z.string().nullable(), port: z.number().int().nullable(), secure: z.boolean(), user: z.string().nullable(), password_set: z.boolean(), from: z.string().nullable() }),
+});
+export const smtpTestResponse = z.object({ ok: z.literal(true), sent: z.literal(true), message_id: z.string(), accepted: z.array(z.string()) });
