@@ -6,7 +6,8 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { AppError } from '../util/errors.js';
 import { csrfMatches, newCsrfToken, sessionId, type Principal } from '../http/auth.js';
-import { loginBody, passwordFormBody } from './schema.js';
+import { csrfResponse, loginBody, loginResponse, passwordFormBody, sessionResponse } from './schema.js';
+import { okOnly } from '../http/responses.js';
 import { LOCKED_COOKIE, nextParam, safeNext } from './next.js';
 import { passwordSchema } from '../users/schema.js';
 
@@ -35,6 +36,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       tags: ['auth'],
       redirect: 'on to `next` (or /password first for a generated password) when signed in, back to /login?error=invalid|locked when refused',
       body: loginBody,
+      response: loginResponse,
       handler: async ({ body }, ctx) => {
         const json = wantsJson(ctx);
         try {
@@ -70,6 +72,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       tags: ['auth'],
       errors: { '403': 'A signed-in session without its CSRF token' },
       redirect: 'to /login',
+      response: okOnly,
       handler: async (_i, ctx) => {
         const userId = ctx.session?.userId;
         if (typeof userId === 'number') {
@@ -93,6 +96,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       errors: { '401': 'Not signed in (JSON clients; browsers are sent to /login)', '403': 'CSRF token missing or invalid' },
       redirect: 'on to `next` when changed, back to /password?error=… when refused, to /login when not signed in',
       body: passwordFormBody,
+      response: okOnly,
       handler: async ({ body }, ctx) => {
         const json = wantsJson(ctx);
         const userId = ctx.session?.userId;
@@ -134,6 +138,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       path: '/csrf',
       scope: 'any',
       summary: 'The CSRF token of the current session (null for API tokens, which need none).',
+      response: csrfResponse,
       tags: ['auth'],
       handler: async (_i, ctx) => {
         const p = ctx.state.principal as Principal;
@@ -146,6 +151,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       path: '/session',
       scope: 'any',
       summary: 'Who is calling: the session user (with must_change_password: true while a generated password awaits its change at GET /password) or the token, with its scopes.',
+      response: sessionResponse,
       tags: ['auth'],
       handler: async (_i, ctx) => {
         const p = ctx.state.principal as Principal;

@@ -17,7 +17,7 @@ import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
 import { routeWolEndpoints } from '../routes/wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
-import { checkQuery, gatewaysResponse, probeBody, probeResponse } from './schema.js';
+import { checkQuery, gatewayCheckResponse, gatewayConfigResponse, gatewayHeartbeatResponse, gatewaysResponse, gatewayStatusResponse, probeBody, probeResponse } from './schema.js';
 import { heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 /** Requests that came in on the tunnel listener carry this flag (see tunnel-listener.ts). */
@@ -112,7 +112,7 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
   const tags = ['gateway'];
   return [
     defineEndpoint({
-      method: 'GET', path: '/gateway/config', auth: 'gateway', tags,
+      method: 'GET', path: '/gateway/config', response: gatewayConfigResponse, auth: 'gateway', tags,
       summary: "This gateway's configuration: its routes (LAN targets, listener ports, WoL fields), TCP/UDP listeners, proxy port, and config_hash",
       handler: async (_i, ctx) => {
         const { config, hash } = await gw().config(await callerPeer(gw(), ctx));
@@ -121,13 +121,13 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/gateway/config/check', auth: 'gateway', tags, query: checkQuery,
+      method: 'GET', path: '/gateway/config/check', response: gatewayCheckResponse, auth: 'gateway', tags, query: checkQuery,
       summary: 'Idle poll: 304 when `hash` is the current config_hash, otherwise 200 with the new hash',
       // normally answered by checkFastPath (early middleware) with this same logic
       handler: async ({ query }, ctx) => answerCheck(gw(), ctx, await callerPeer(gw(), ctx), query.hash),
     }),
     defineEndpoint({
-      method: 'POST', path: '/gateway/status', auth: 'gateway', tags, body: statusSchema,
+      method: 'POST', path: '/gateway/status', response: gatewayStatusResponse, auth: 'gateway', tags, body: statusSchema,
       summary: 'Traffic snapshot {rx_bytes, tx_bytes, active_connections}; does not count as a heartbeat',
       handler: async ({ body }, ctx) => ({ ...(await gw().trafficStatus(await callerPeer(gw(), ctx), body)) }),
     }),
@@ -153,7 +153,7 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/gateway/heartbeat', auth: 'gateway', tags, body: heartbeatSchema,
+      method: 'POST', path: '/gateway/heartbeat', response: gatewayHeartbeatResponse, auth: 'gateway', tags, body: heartbeatSchema,
       summary: 'Heartbeat: stored whole as health, judged by route_reachability (overall_healthy as fallback), hostname reported as the agent hostname',
       handler: async ({ body }, ctx) => ({ ...(await gw().heartbeat(await callerPeer(gw(), ctx), body)) }),
     }),

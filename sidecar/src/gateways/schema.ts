@@ -56,3 +56,36 @@ export const gatewayInfoResponse = z.object({
   }),
 });
 export const gatewayRotateResponse = z.object({ ok: z.literal(true), peer_id: z.number().int(), gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }) });
+
+const listener = z.object({ route_id: z.number().int(), port: z.number().int(), target_host: z.string(), target_port: z.number().int() });
+/** gateways/config.ts buildGatewayConfig + config_hash: what a companion receives. */
+export const gatewayConfigResponse = z.object({
+  ok: z.literal(true),
+  peer_id: z.number().int(),
+  proxy_port: z.number().int(),
+  routes: z.array(z.object({
+    id: z.number().int(),
+    domain: z.string(),
+    route_type: z.enum(['http', 'l4']),
+    l4_protocol: z.enum(['tcp', 'udp']).nullable(),
+    target_lan_host: z.string(),
+    target_lan_port: z.number().int(),
+    listen_port: z.number().int().nullable(),
+    backend_https: z.boolean(),
+    wol_enabled: z.boolean(),
+    wol_mac: z.string().nullable(),
+  })),
+  tcp_listeners: z.array(listener),
+  udp_listeners: z.array(listener),
+  config_hash: z.string(),
+});
+export const gatewayCheckResponse = z.object({ ok: z.literal(true), changed: z.literal(true), config_hash: z.string() }).meta({ description: '200 only when the hash changed (304 without a body otherwise)' });
+export const gatewayStatusResponse = z.object({ ok: z.literal(true), received_at: z.number().int().meta({ description: 'epoch ms' }) });
+export const gatewayHeartbeatResponse = z.object({
+  ok: z.literal(true),
+  status: gwStatus,
+  status_reason: z.string(),
+  config_hash: z.string(),
+  config_changed: z.boolean(),
+  hostname: z.object({ applied: z.boolean(), reason: z.string().optional() }),
+});
