@@ -5,6 +5,7 @@
 // - GET/PUT /settings/monitoring (settings/monitoring-endpoints.ts)
 // Here: Caddy's circuit-breaker state reports (POST /internal/circuit-breaker, internal to Caddy and
 // the sidecar), and the start/stop of the access-log reader and the uptime monitor.
+import { z } from 'zod';
 import type { AppContext, Feature } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { accessLogEndpoints } from '../logs/access-endpoints.js';
@@ -19,6 +20,7 @@ function breakerReportEndpoint(deps: AppContext): Endpoint {
   const svc = () => deps.breaker;
   return defineEndpoint({
     method: 'POST', path: BREAKER_REPORT_PATH, auth: 'public', tags: ['routes'],
+    response: z.object({ ok: z.literal(true), applied: z.boolean().meta({ description: 'false: an older report than the last one, ignored' }) }),
     errors: { '404': 'Not from loopback with the right X-Gatehouse-Secret (indistinguishable from an unknown path)' },
     summary: "Internal: Caddy's circuit-breaker state reports (loopback + X-Gatehouse-Secret only; 404 otherwise)",
     handler: async (_i, ctx) => {
