@@ -42,6 +42,10 @@ const INIT_JS = `(function () {
     url: '/api/v1/openapi.json',
     dom_id: '#swagger-ui',
     deepLinking: true,
+    // Sections start collapsed, with a filter box: with every section expanded ('list') Swagger UI
+    // rendered only the first section of our document (140 operations) and nothing after it.
+    docExpansion: 'none',
+    filter: true,
     presets: [SwaggerUIBundle.presets.apis],
     layout: 'BaseLayout',
     validatorUrl: null,
