@@ -18,15 +18,30 @@ npm run -s lint || status=1
 section "go vet + go test -race (caddy-modules)"
 (cd caddy-modules && go vet ./... && go test -race -count=1 ./...) || status=1
 
-section "sidecar tests (SQLite)"
-bash scripts/test-sidecar.sh || status=1
-
-section "sidecar tests (PostgreSQL)"
+# The sidecar suite on SQLite and on PostgreSQL, side by side (each runs its files one at a time; they
+# share no port, interface or directory), to keep CI within its time budget. Each log is printed
+# whole afterwards, with its test runner summary.
+section "sidecar tests (SQLite and PostgreSQL, side by side)"
+mkdir -p test-results
+sqlite_log=test-results/sidecar-sqlite.log
+pg_log=test-results/sidecar-postgresql.log
+bash scripts/test-sidecar.sh > "$sqlite_log" 2>&1 &
+sqlite_pid=$!
+pg_pid=
 if pg_url=$(bash scripts/pg-test-server.sh | tail -1); then
-  TEST_DATABASE_URL="$pg_url" bash scripts/test-sidecar.sh || status=1
+  TEST_DATABASE_URL="$pg_url" bash scripts/test-sidecar.sh > "$pg_log" 2>&1 &
+  pg_pid=$!
 else
   echo "PostgreSQL could not be started" >&2
   status=1
+fi
+wait "$sqlite_pid" || status=1
+if [[ -n "$pg_pid" ]]; then wait "$pg_pid" || status=1; fi
+section "sidecar tests (SQLite): output"
+cat "$sqlite_log"
+if [[ -n "$pg_pid" ]]; then
+  section "sidecar tests (PostgreSQL): output"
+  cat "$pg_log"
 fi
 
 section "gateway companion tests"
