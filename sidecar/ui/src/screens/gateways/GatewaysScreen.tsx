@@ -11,6 +11,7 @@ import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, fmtBytes, fmtDate, fmtNumber, t, useLang } from '../../i18n';
 import { useLive } from '../../live';
 import type { ScreenProps } from '../define';
+import type { HealthDetail, StatusDetail } from '@gatehouse/common/gateway-status.js';
 import './gateways.css';
 
 interface Reach { route_id: number; reachable: boolean; latency_ms?: number | null }
@@ -30,17 +31,6 @@ export interface Gateway {
   health: Health | null; config_in_sync: boolean | null; traffic: { rx_bytes?: number; tx_bytes?: number; active_connections?: number } | null;
   tokens_issued_at: number | null; token_hint: string | null; routes: GwRoute[];
 }
-
-/** GatewayView.status_detail (sidecar/src/gateways/state.ts): why the gateway has its status, as data. */
-type HealthDetail =
-  | { code: 'lan_reachable'; up: number; total: number }
-  | { code: 'lan_unreachable'; total: number }
-  | { code: 'self_check_passed' }
-  | { code: 'self_check_failed'; failed: ('http_proxy' | 'api' | 'dns' | 'tcp_listeners')[] };
-type StatusDetail =
-  | { code: 'no_tokens' } | { code: 'no_heartbeat' }
-  | { code: 'heartbeat_stale'; age_s: number; offline_after_s: number }
-  | { code: 'unhealthy' | 'healthy'; health: HealthDetail | null };
 
 const SELF_CHECK_KEY = { http_proxy: 'gateways.proxy', api: 'gateways.api', dns: 'gateways.dns', tcp_listeners: 'gateways.listeners' } as const;
 
