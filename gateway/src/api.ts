@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import { z } from 'zod';
 import { wolRequestSchema } from '@gatehouse/common/gateway-protocol.js';
-import type { Logger } from './log.js';
+import type { Logger } from '@gatehouse/common/json-log.js';
 import { gatewayVersion } from './telemetry.js';
 import type { WolResult } from './wol.js';
 import { listenOn } from './listen.js';

@@ -6,7 +6,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import type { GatewayListenerConfig } from '@gatehouse/common/gateway-protocol.js';
-import type { Logger } from './log.js';
+import type { Logger } from '@gatehouse/common/json-log.js';
 
 export interface ListenerStatus {
   route_id: number;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { Companion } from './companion.js';
 import { EnvError, loadEnv } from './env.js';
-import { createLogger } from './log.js';
+import { createLogger } from '@gatehouse/common/json-log.js';
 
 function envFileFromArgs(argv: string[]): string | null {
   const i = argv.findIndex((a) => a === '--env' || a === '-e');

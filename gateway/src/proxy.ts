@@ -13,7 +13,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { LAN_ERROR_HEADER, LAN_ERROR_VALUE, type GatewayRouteConfig } from '@gatehouse/common/gateway-protocol.js';
-import type { Logger } from './log.js';
+import type { Logger } from '@gatehouse/common/json-log.js';
 import { listenOn } from './listen.js';
 
 /** Set on the companion's own answers (404 for unknown hosts, 502s); the health self-check looks for it. */

@@ -6,7 +6,7 @@ import dgram from 'node:dgram';
 import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
 import type { WgPeerSpec } from '@gatehouse/common/wireguard/types.js';
 import type { CompanionEnv } from './env.js';
-import type { Logger } from './log.js';
+import type { Logger } from '@gatehouse/common/json-log.js';
 
 export interface TunnelStats {
   /** seconds since the last handshake with the server, null before the first */

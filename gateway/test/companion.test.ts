@@ -17,7 +17,7 @@ import { heartbeatSchema, parseEnvText } from '@gatehouse/common/gateway-protoco
 import type { GatewaysService } from '../../sidecar/src/gateways/service.js';
 import { Companion, Loop } from '../src/companion.js';
 import { loadEnv, EnvError } from '../src/env.js';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '@gatehouse/common/json-log.js';
 import { HostMap, hostOf } from '../src/proxy.js';
 import { broadcastFor } from '../src/wol.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';

@@ -1,4 +1,5 @@
 // JSON-lines logging to stdout (errors to stderr): one object per line with time, level and msg.
+// Used by the gateway companion and the desktop client (the sidecar has its own logger).
 export type Level = 'error' | 'warn' | 'info' | 'debug';
 const ORDER: Record<Level, number> = { error: 0, warn: 1, info: 2, debug: 3 };
 
