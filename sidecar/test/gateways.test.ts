@@ -445,6 +445,7 @@ describe('heartbeats and the status state machine', () => {
       assert.equal(r.status, 400, JSON.stringify(body).slice(0, 80));
       for (const f of fields) assert.ok(r.data.fields?.[f], `field ${f} in ${JSON.stringify(r.data.fields)}`);
     }
+    await gateways().flushHeartbeats(); // heartbeat rows are written in batches: nothing may be pending either
     const row: any = await gateways().Gateway.findByPk(g.peer.id, { raw: true });
     assert.equal(row.last_seen_at, null);
     assert.equal(row.health, null);
@@ -509,6 +510,21 @@ describe('heartbeats and the status state machine', () => {
     const stale = await gwReq(t, '/heartbeat', { method: 'POST', json: { ...hb, config_hash: `sha256:${'0'.repeat(64)}` } });
     assert.equal(stale.data.config_changed, true);
     assert.equal(stale.data.config_hash, cfgHash);
+  });
+
+  test('a heartbeat is answered before its row is written; readers see it at once; the batch stores it', async () => {
+    const g = await createGateway('batched gw');
+    const t = g.gateway.apiToken;
+    const cfgHash = (await gwReq(t, '/config')).data.config_hash;
+    const r = await gwReq(t, '/heartbeat', { method: 'POST', json: heartbeat({ config_hash: cfgHash }) });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const seen = clock();
+    assert.equal((await api(`/peers/${g.peer.id}/gateway-info`)).data.gateway.last_seen_at, seen, 'the admin view has it before it is stored');
+    await gateways().flushHeartbeats();
+    const row: any = await gateways().Gateway.findByPk(g.peer.id, { raw: true });
+    assert.equal(Number(row.last_seen_at), seen);
+    assert.equal(row.reported_config_hash, cfgHash);
+    assert.equal(JSON.parse(row.health).config_hash, cfgHash);
   });
 
   test('transition listeners hear every transition through the one emit function', async () => {

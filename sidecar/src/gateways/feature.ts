@@ -14,7 +14,7 @@ export const gatewaysFeature: Feature = {
     ctx.gatewayTunnelListener.start(() => gatewayTunnelApp(ctx));
   },
   async stop(ctx) {
-    ctx.gateways.stop();
+    await ctx.gateways.stop();
     await ctx.gatewayTunnelListener.stop();
   },
 };

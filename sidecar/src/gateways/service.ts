@@ -29,6 +29,7 @@ import type { WireGuardService } from '../wireguard/service.js';
 import type { PeersService } from '../peers/service.js';
 import { buildGatewayConfig, gatewayConfigHash } from './config.js';
 import type { GatewayRow } from './model.js';
+import { HeartbeatBuffer } from './heartbeat-buffer.js';
 import {
   GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, renderGatewayEnv,
   type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
@@ -102,6 +103,11 @@ function storedVerdict(hb: Record<string, unknown> | null): HealthDetail | null 
   return healthVerdict(hb as unknown as Heartbeat).detail;
 }
 
+/** the columns a heartbeat (or a traffic snapshot: traffic, updated_at) updates */
+type HeartbeatValues = Partial<Pick<GatewayRow, 'last_seen_at' | 'health' | 'healthy' | 'health_reason' | 'reported_config_hash' | 'traffic' | 'updated_at'>>;
+/** how long heartbeat row updates gather before one transaction stores them */
+const HEARTBEAT_BATCH_MS = 250;
+
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function parseJson<T>(text: string | null): T | null {
@@ -123,6 +129,8 @@ export class GatewaysService implements GatewayAuth {
   private configGen = 0;
   private tokenGen = 0;
   private job: Job | null = null;
+  /** heartbeat row updates, written in batches behind the answer (heartbeat-buffer.ts) */
+  private readonly heartbeats: HeartbeatBuffer<HeartbeatValues>;
 
   constructor(
     private readonly deps: Deps,
@@ -131,6 +139,14 @@ export class GatewaysService implements GatewayAuth {
   ) {
     this.Gateway = deps.db.models.Gateway;
     this.thresholds = { offlineAfterMs: deps.config.gateways.offlineAfterMs };
+    this.heartbeats = new HeartbeatBuffer<HeartbeatValues>(
+      (entries) =>
+        deps.db.sequelize.transaction(async (transaction) => {
+          for (const [peerId, values] of entries) await this.Gateway.update(values, { where: { peer_id: peerId }, transaction });
+        }),
+      HEARTBEAT_BATCH_MS,
+      (err, count) => deps.log.warn(`storing ${count} gateway heartbeat(s) failed; retrying with the next batch`, { err: String(err) }),
+    );
     this.watchTables();
   }
 
@@ -179,7 +195,7 @@ export class GatewaysService implements GatewayAuth {
   }
 
   private async row(peerId: number): Promise<GatewayRow | null> {
-    return (await this.Gateway.findByPk(peerId, { raw: true })) as unknown as GatewayRow | null;
+    return this.heartbeats.overlay(peerId, (await this.Gateway.findByPk(peerId, { raw: true })) as unknown as GatewayRow | null);
   }
 
   apiPortOf(peer: Pick<PeerRow, 'api_port'>): number {
@@ -375,9 +391,9 @@ export class GatewaysService implements GatewayAuth {
     if (!prev) throw new AppError('unauthorized', 'This gateway has no tokens');
     const now = this.deps.clock();
     const verdict = healthVerdict(hb);
-    const values = { last_seen_at: now, health: JSON.stringify(hb), healthy: verdict.healthy, health_reason: verdict.reason.slice(0, 255), reported_config_hash: hb.config_hash, updated_at: now };
-    await this.Gateway.update(values, { where: { peer_id: peerId } });
-    const st = await this.transition({ peer_id: peerId, status: prev.status, last_seen_at: now, healthy: verdict.healthy, health_reason: values.health_reason }, peer.name, now);
+    const healthReason = verdict.reason.slice(0, 255);
+    this.heartbeats.put(peerId, { last_seen_at: now, health: JSON.stringify(hb), healthy: verdict.healthy, health_reason: healthReason, reported_config_hash: hb.config_hash, updated_at: now });
+    const st = await this.transition({ peer_id: peerId, status: prev.status, last_seen_at: now, healthy: verdict.healthy, health_reason: healthReason }, peer.name, now);
     const { hash } = await this.config(peerId);
     for (const r of hb.route_reachability) if (r.reachable) this.reachableListeners.forEach((l) => l(r.route_id));
     return { status: st.status, status_reason: st.reason, config_hash: hash, config_changed: hb.config_hash !== hash, hostname };
@@ -404,10 +420,10 @@ export class GatewaysService implements GatewayAuth {
     }
   }
 
-  /** POST /gateway/status: a traffic snapshot, kept as the gateway's last traffic (not a heartbeat). */
+  /** POST /gateway/status: a traffic snapshot, kept as the gateway's last traffic (not a heartbeat; stored with the heartbeat batch). */
   async trafficStatus(peerId: number, s: GatewayTrafficStatus): Promise<{ received_at: number }> {
     const now = this.deps.clock();
-    await this.Gateway.update({ traffic: JSON.stringify({ ...s, at: now }), updated_at: now }, { where: { peer_id: peerId } });
+    this.heartbeats.put(peerId, { traffic: JSON.stringify({ ...s, at: now }), updated_at: now });
     return { received_at: now };
   }
 
@@ -440,7 +456,10 @@ export class GatewaysService implements GatewayAuth {
   /** Re-evaluates every gateway (the timer calls this). Returns the number of transitions. */
   async evaluateAll(): Promise<number> {
     const now = this.deps.clock();
-    const rows = (await this.Gateway.findAll({ attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'], raw: true })) as unknown as GatewayRow[];
+    const rows = ((await this.Gateway.findAll({ attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'], raw: true })) as unknown as GatewayRow[]).map((r) => {
+      const o = this.heartbeats.overlay(Number(r.peer_id), r);
+      return { peer_id: o.peer_id, status: o.status, last_seen_at: o.last_seen_at, healthy: o.healthy, health_reason: o.health_reason } as GatewayRow;
+    });
     let moved = 0;
     const names = new Map<number, string>();
     const due = rows.filter((r) => {
@@ -462,9 +481,16 @@ export class GatewaysService implements GatewayAuth {
     this.job ??= this.deps.scheduler.every('gateway status evaluation', tickInterval(this.thresholds), () => this.evaluateAll());
   }
 
-  stop(): void {
+  /** Stops the status timer and stores the heartbeats not yet written (shutdown). */
+  async stop(): Promise<void> {
     this.job?.stop();
     this.job = null;
+    await this.heartbeats.close();
+  }
+
+  /** Stores the heartbeats not yet written now (tests, backup). */
+  flushHeartbeats(): Promise<void> {
+    return this.heartbeats.flush();
   }
 
   // ------------------------------------------------------------------ admin views
@@ -481,7 +507,7 @@ export class GatewaysService implements GatewayAuth {
         raw: true,
       }) as unknown as Promise<RouteRow[]>,
     ]);
-    const byId = new Map(rows.map((r) => [Number(r.peer_id), r]));
+    const byId = new Map(rows.map((r) => [Number(r.peer_id), this.heartbeats.overlay(Number(r.peer_id), r)]));
     const routesOf = new Map<number, GatewayView['routes']>();
     for (const r of routes) {
       const list = routesOf.get(Number(r.target_peer_id)) ?? [];

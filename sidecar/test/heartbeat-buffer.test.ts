@@ -1,0 +1,73 @@
+// The batch writer behind gateway heartbeats (src/gateways/heartbeat-buffer.ts): one write per
+// batch, readers see pending values at once, a failed batch is retried without losing newer
+// values, close() stores what is pending.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { HeartbeatBuffer } from '../src/gateways/heartbeat-buffer.js';
+
+type V = { seen: number; note?: string };
+
+function recorder(fail: () => boolean = () => false) {
+  const batches: [number, V][][] = [];
+  const errors: number[] = [];
+  const write = async (entries: [number, V][]) => {
+    await new Promise((r) => setTimeout(r, 5));
+    if (fail()) throw new Error('database is down');
+    batches.push(entries);
+  };
+  return { batches, errors, write, onError: (_e: unknown, n: number) => errors.push(n) };
+}
+
+test('many puts within the delay become one batch; the latest value of a row wins', async () => {
+  const r = recorder();
+  const b = new HeartbeatBuffer<V>(r.write, 30, r.onError);
+  b.put(1, { seen: 1 });
+  b.put(2, { seen: 2 });
+  b.put(1, { seen: 3 });
+  assert.equal(r.batches.length, 0, 'nothing written before the delay');
+  await new Promise((res) => setTimeout(res, 80));
+  assert.deepEqual(r.batches, [[[1, { seen: 3 }], [2, { seen: 2 }]]]);
+  assert.equal(b.size, 0);
+  await b.close();
+});
+
+test('overlay: a reader sees pending and in-flight values over the stored row, and the row alone once written', async () => {
+  const r = recorder();
+  const b = new HeartbeatBuffer<V>(r.write, 1000, r.onError);
+  const stored = { id: 7, seen: 0, note: 'db' };
+  assert.equal(b.overlay(7, stored), stored, 'nothing pending: the row itself');
+  assert.equal(b.overlay(7, null), null, 'a missing row stays missing');
+  b.put(7, { seen: 5 });
+  assert.deepEqual(b.overlay(7, stored), { id: 7, seen: 5, note: 'db' });
+  const flushing = b.flush();
+  assert.deepEqual(b.overlay(7, stored), { id: 7, seen: 5, note: 'db' }, 'while the batch is being written');
+  await flushing;
+  assert.equal(b.overlay(7, stored), stored);
+  await b.close();
+});
+
+test('a failed batch is kept and written with the next; a newer value that came meanwhile wins', async () => {
+  let down = true;
+  const r = recorder(() => down);
+  const b = new HeartbeatBuffer<V>(r.write, 1000, r.onError);
+  b.put(1, { seen: 1, note: 'first' });
+  b.put(2, { seen: 1 });
+  const flushing = b.flush();
+  b.put(1, { seen: 2 }); // arrives while the failing batch is in flight
+  await flushing;
+  assert.deepEqual(r.errors, [2]);
+  assert.equal(b.size, 2, 'both rows still pending');
+  assert.deepEqual(b.overlay(1, { seen: 0 }), { seen: 2, note: 'first' });
+  down = false;
+  await b.flush();
+  assert.deepEqual(r.batches, [[[1, { seen: 2, note: 'first' }], [2, { seen: 1 }]]]);
+  await b.close();
+});
+
+test('close() writes what is pending at once and stops the timer', async () => {
+  const r = recorder();
+  const b = new HeartbeatBuffer<V>(r.write, 60_000, r.onError);
+  b.put(3, { seen: 9 });
+  await b.close();
+  assert.deepEqual(r.batches, [[[3, { seen: 9 }]]]);
+});
