@@ -2,6 +2,7 @@
 // later are covered automatically) and checks who may call it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { FINGERPRINT_HEADER } from '../src/tokens/service.js';
 import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from './lib/server.js';
 import { SERVED_OUTSIDE_REGISTRY } from '../src/http/served-paths.js';
 import { fullPath, scopeForPath, SCOPES, type Endpoint, type Scope } from '../src/http/registry.js';
@@ -200,6 +201,22 @@ test('the client token kind: a client-scope token is refused on every admin endp
     assert.equal((await call(e, bearer(tokens.get('logs')!))).status, 403, `${label} with a token without scope client`);
     const ok = await call(e, bearer(client));
     assert.ok(ok.status !== 401 && ok.status !== 403, `${label} with a client token: ${ok.status}`);
+  }
+  // machine-fingerprint binding: a client token bound to one machine is refused from another on every client endpoint
+  const clientEndpoints = s.endpoints.filter((x) => x.auth === 'client');
+  if (clientEndpoints.length) {
+    const bound = await apiToken(s, ['client']);
+    const machineA = { ...bearer(bound), [FINGERPRINT_HEADER]: 'a'.repeat(64) };
+    const machineB = { ...bearer(bound), [FINGERPRINT_HEADER]: 'b'.repeat(64) };
+    const first = await call(clientEndpoints[0], machineA);
+    assert.ok(first.status !== 401 && first.status !== 403, `first use binds: ${first.status}`);
+    for (const e of clientEndpoints) {
+      const label = `${e.method} ${fullPath(e)}`;
+      assert.equal((await call(e, machineB)).status, 401, `${label} from another machine than the token is bound to`);
+      assert.equal((await call(e, bearer(bound))).status, 401, `${label} without the fingerprint of the machine the token is bound to`);
+      const again = await call(e, machineA);
+      assert.ok(again.status !== 401 && again.status !== 403, `${label} from the bound machine: ${again.status}`);
+    }
   }
 });
 
