@@ -10,6 +10,8 @@ cd "$root"
 need=(wireguard-go wireguard-tools iproute2 ca-certificates)
 if [[ "${SETUP_TEST:-0}" == 1 ]]; then
   need+=(postgresql wrk hyperfine iputils-ping curl ncat chromium prometheus hey e2fsprogs systemd)
+  # the RDP end-to-end tests: a real RDP server (xrdp + its TigerVNC desktop) and client (FreeRDP under Xvfb)
+  need+=(xrdp tigervnc-standalone-server freerdp2-x11 xvfb xauth openssl)
 fi
 missing=()
 for p in "${need[@]}"; do
