@@ -47,6 +47,9 @@ fi
 section "gateway companion tests"
 (cd gateway && npm test) || status=1
 
+section "reference desktop client tests"
+(cd client && npm test) || status=1
+
 section "admin app: dictionaries, bundle budget, browser tests (chromium)"
 (npm run -s -w @gatehouse/ui build && node --import tsx --test --test-concurrency=1 sidecar/ui/test/*.test.ts test/ui/*.test.ts) || status=1
 
