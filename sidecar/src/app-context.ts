@@ -56,6 +56,8 @@ import { MetricsService } from './metrics/service.js';
 import { DeliveryQueue } from './webhooks/queue.js';
 import { WebhooksService } from './webhooks/service.js';
 import { BackupService } from './backup/service.js';
+import { RdpService } from './rdp/service.js';
+import { RdpKeys } from './rdp/keys.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -107,6 +109,8 @@ export interface AppContext extends Deps {
   webhookQueue: DeliveryQueue;
   // backup and restore, auto-backup jobs
   backup: BackupService;
+  // RDP routes (licence feature remote_desktop): CRUD, linked L4 routes, credential envelopes, server key pairs
+  rdp: RdpService;
 }
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -248,6 +252,9 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   built.wireguard = wireguard;
   built.gateways = gateways;
 
+  // RDP routes (after routes: a gateway-mode RDP route owns an L4 route)
+  const rdp = new RdpService({ db, clock, events, proxy, routes, keys: new RdpKeys({ db, clock, masterKey: core.crypto }) });
+
   // webhooks: the queue subscribes to the bus once, here
   const webhookQueue = new DeliveryQueue(core);
   const webhooks = new WebhooksService(core, webhookQueue);
@@ -282,6 +289,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     webhooks,
     webhookQueue,
     backup,
+    rdp,
   };
 }
 

@@ -96,6 +96,13 @@ export type RouteEvent =
   | { type: 'circuit_open'; route_id: number; failure_count: number }
   | { type: 'circuit_closed'; route_id: number; open_seconds: number };
 
+/** RDP routes (rdp/service.ts). */
+export type RdpRouteEvent =
+  | ({ type: 'rdp_route_created'; rdp_route_id: number; name: string; access_mode: string } & Actor)
+  | ({ type: 'rdp_route_updated'; rdp_route_id: number; name: string; fields: string[] } & Actor)
+  | ({ type: 'rdp_route_deleted'; rdp_route_id: number; name: string } & Actor)
+  | ({ type: 'rdp_route_toggled'; rdp_route_id: number; name: string; enabled: boolean } & Actor);
+
 export type GatewayStatusName = 'online' | 'offline' | 'unknown';
 export type GatewayEvent = {
   type: 'gateway_online' | 'gateway_offline' | 'gateway_unknown';
@@ -153,7 +160,7 @@ export type WebhookAdminEvent =
   | { type: 'webhook_delivery_updated'; webhook_id: number; delivery_id: number; event: string; status: 'pending' | 'delivered' | 'failed'; attempts: number; response_code: number | null }
   | { type: 'webhook_delivery_failed'; webhook_id: number; name: string; delivery_id: number; event: string; attempts: number; error: string | null };
 
-export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent | OperationsEvent | WebhookAdminEvent;
+export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | RdpRouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent | OperationsEvent | WebhookAdminEvent;
 export type EventType = DomainEvent['type'];
 /** The payload of the event(s) of type T (members that name several types are narrowed to T). */
 export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;

@@ -15,6 +15,7 @@ import { metricsFeature } from './metrics/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { licenceFeature } from './license/feature.js';
 import { backupFeature } from './backup/feature.js';
+import { rdpFeature } from './rdp/feature.js';
 
 export const features: readonly Feature[] = [
   peersFeature,
@@ -25,6 +26,7 @@ export const features: readonly Feature[] = [
   gatewaysFeature, // after peers (tunnel up) and routes
   resilienceFeature, // after proxy and routes
   metricsFeature,
+  rdpFeature, // after routes and gateways
   licenceFeature, // its checks re-render the proxy and rewrite DNS on a change
   backupFeature, // after everything it backs up and restores
   webhooksFeature, // last: stopped first, its queue stays in the database

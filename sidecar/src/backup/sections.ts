@@ -147,6 +147,25 @@ export const SECTIONS: readonly Section[] = [
     secrets: { s3_secret_enc: 'master', passphrase_enc: 'master' },
     identity: (r) => lower(r.name), label: (r) => String(r.name),
   },
+  {
+    // the server's RDP key pairs: the private halves stay sealed (opened under the passphrase in the
+    // document, sealed with the new master key on restore), so restored envelopes still open
+    name: 'rdp_server_keys', table: 'rdp_server_keys', model: (m) => m.RdpServerKey, pk: 'kid', autoId: false,
+    secrets: { private_key_sealed: 'master' },
+    identity: (r) => String(r.kid), label: (r) => `RDP key ${String(r.kid)}${r.retired_at === null || r.retired_at === undefined ? ' (current)' : ' (retired)'}`,
+  },
+  {
+    // credentials_envelope is ciphertext for an RDP key (not the master key): it travels as it is
+    name: 'rdp_routes', table: 'rdp_routes', model: (m) => m.RdpRoute, pk: 'id', autoId: true,
+    refs: { target_peer_id: { section: 'peers' }, gateway_peer_id: { section: 'peers' }, gateway_l4_route_id: { section: 'routes' }, allowed_user_ids: { section: 'users', list: true } },
+    identity: (r) => lower(r.name), label: (r) => String(r.name),
+  },
+  {
+    name: 'rdp_sessions', table: 'rdp_sessions', model: (m) => m.RdpSession, pk: 'id', autoId: true,
+    refs: { rdp_route_id: { section: 'rdp_routes' }, token_id: { section: 'api_tokens' }, peer_id: { section: 'peers' }, user_id: { section: 'users' } },
+    identity: (r) => `${String(r.rdp_route_id)}|${String(r.started_at)}|${String(r.token_id)}|${String(r.client_name)}`,
+    label: (r) => `RDP session ${String(r.id)} of RDP route ${String(r.rdp_route_id)}`,
+  },
 ];
 
 /** Tables a backup leaves out, each with the reason. */

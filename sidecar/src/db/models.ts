@@ -7,6 +7,7 @@ import { defineRouteAuthModels } from '../route-auth/models.js';
 import { defineGatewayModels } from '../gateways/model.js';
 import { defineWebhookModels } from '../webhooks/model.js';
 import { defineBackupModels } from '../backup/model.js';
+import { defineRdpModels } from '../rdp/model.js';
 
 export type { M } from './define.js';
 
@@ -64,7 +65,7 @@ export function defineModels(s: Sequelize) {
     id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT,
     details: DataTypes.TEXT, user_id: DataTypes.INTEGER, ip: DataTypes.STRING, created_at: ms(),
   }, opts('activity_log')) as unknown as M<ActivityRow>;
-  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s), ...defineWebhookModels(s), ...defineBackupModels(s) };
+  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s), ...defineWebhookModels(s), ...defineBackupModels(s), ...defineRdpModels(s) };
 }
 
 export type Models = ReturnType<typeof defineModels>;

@@ -176,6 +176,14 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { source: 'routes', event_type: e.type, message: `Route ${e.domain} ${e.type === 'route_enabled' ? 'enabled' : 'disabled'}`, details: { route_id: e.route_id }, user_id: e.actor };
     case 'route_deleted':
       return { source: 'routes', event_type: e.type, message: `Route ${e.domain} deleted`, details: { route_id: e.route_id }, user_id: e.actor };
+    case 'rdp_route_created':
+      return { source: 'rdp', event_type: e.type, message: `RDP route ${e.name} created (${e.access_mode})`, details: { rdp_route_id: e.rdp_route_id, access_mode: e.access_mode }, user_id: e.actor };
+    case 'rdp_route_updated':
+      return { source: 'rdp', event_type: e.type, message: `RDP route ${e.name} updated`, details: { rdp_route_id: e.rdp_route_id, fields: e.fields }, user_id: e.actor };
+    case 'rdp_route_deleted':
+      return { source: 'rdp', event_type: e.type, message: `RDP route ${e.name} deleted`, details: { rdp_route_id: e.rdp_route_id }, user_id: e.actor };
+    case 'rdp_route_toggled':
+      return { source: 'rdp', event_type: e.type, message: `RDP route ${e.name} ${e.enabled ? 'enabled' : 'disabled'}`, details: { rdp_route_id: e.rdp_route_id, enabled: e.enabled }, user_id: e.actor };
     case 'route_auth_created':
     case 'route_auth_updated': {
       const created = e.type === 'route_auth_created';

@@ -47,7 +47,7 @@ export const domainSchema = z.string().max(1000).transform((v, ctx) => {
   return r.domain;
 });
 
-const boolIn = z.union([z.boolean(), z.literal(0), z.literal(1)], { error: 'must be true or false' }).transform((v) => v === true || v === 1);
+export const boolIn = z.union([z.boolean(), z.literal(0), z.literal(1)], { error: 'must be true or false' }).transform((v) => v === true || v === 1);
 const intFrom = (min: number, max: number, what = `an integer from ${min} to ${max}`) =>
   z
     // The range sits on the number branch too, so the OpenAPI document (input side) shows it.
@@ -55,16 +55,16 @@ const intFrom = (min: number, max: number, what = `an integer from ${min} to ${m
     .transform(Number)
     .pipe(z.number({ error: `must be ${what}` }).int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`));
 export const portIn = intFrom(1, 65535, 'a port from 1 to 65535');
-const idIn = intFrom(1, 2 ** 31 - 1, 'a positive integer id');
+export const idIn = intFrom(1, 2 ** 31 - 1, 'a positive integer id');
 
-const lanHost = z
+export const lanHost = z
   .string()
   .trim()
   .min(1, 'required')
   .max(253)
   .refine((v) => net.isIP(v) !== 0 || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be an IP address or host name');
 
-const mac = z
+export const mac = z
   .string()
   .trim()
   .regex(/^[0-9A-Fa-f]{2}([:-]?)[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}$/, 'must be a MAC address such as AA:BB:CC:DD:EE:FF')

@@ -18,6 +18,7 @@ import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.j
 import { normalizeIpRules } from '../route-auth/ip.js';
 import type { ListRoutesQuery, RouteInput } from './schema.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
+import { refuseLinkedRoutes } from '../rdp/linked.js';
 
 type Fields = Record<string, string>;
 
@@ -129,6 +130,7 @@ export class RoutesService {
     const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
     const route = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
+      await refuseLinkedRoutes(this.db, [id], t);
       const { id: _id, ...base } = existing;
       const merged = this.merge(base, input, hash);
       merged.updated_at = this.clock();
@@ -144,6 +146,7 @@ export class RoutesService {
   async remove(id: number, actor?: number): Promise<void> {
     const domain = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
+      await refuseLinkedRoutes(this.db, [id], t);
       await this.Route.destroy({ where: { id }, transaction: t });
       return existing.domain;
     });
@@ -153,6 +156,7 @@ export class RoutesService {
   async toggle(id: number, actor?: number): Promise<Record<string, unknown>> {
     const route = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
+      await refuseLinkedRoutes(this.db, [id], t);
       const enabled = !existing.enabled;
       const updated_at = this.clock();
       await this.Route.update({ enabled, updated_at }, { where: { id }, transaction: t });
@@ -169,6 +173,7 @@ export class RoutesService {
       const rows = (await this.Route.findAll({ where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], raw: true, transaction: t })) as unknown as Pick<RouteRow, 'id' | 'domain'>[];
       const found = new Set(rows.map((r) => Number(r.id)));
       const hit = unique.filter((i) => found.has(i));
+      await refuseLinkedRoutes(this.db, hit, t);
       if (hit.length) {
         if (action === 'delete') await this.Route.destroy({ where: { id: { [Op.in]: hit } }, transaction: t });
         else await this.Route.update({ enabled: action === 'enable', updated_at: this.clock() }, { where: { id: { [Op.in]: hit } }, transaction: t });
@@ -180,6 +185,33 @@ export class RoutesService {
       await this.events.emit({ type: 'routes_batch', action, route_ids: results.filter((r) => r.ok).map((r) => r.id), actor: actor ?? null });
     }
     return { results, succeeded, failed: results.length - succeeded };
+  }
+
+  /**
+   * Linked routes (an RDP route's gateway-mode L4 route, rdp/service.ts): their owner creates,
+   * updates and deletes them inside its own proxy.transact() transaction, with the same rules and
+   * conflict checks as the API (the API itself refuses to touch them: refuseLinkedRoutes).
+   */
+  async createLinked(input: RouteInput, t: Transaction): Promise<Route> {
+    const merged = this.merge({ ...blankRoute(this.clock()) }, input, undefined);
+    const max = this.licence.limits().max_routes;
+    if (max !== null && (await this.Route.count({ transaction: t })) >= max) throw limitReached('max_routes', max, 'routes');
+    await this.check(merged, null, t);
+    const row = await this.Route.create(routeToRow(merged) as any, { transaction: t });
+    return { ...merged, id: Number(row.get('id')) } as Route;
+  }
+
+  async updateLinked(id: number, input: RouteInput, t: Transaction): Promise<Route> {
+    const { id: _id, ...base } = await this.getRoute(id, t);
+    const merged = this.merge(base, input, undefined);
+    merged.updated_at = this.clock();
+    await this.check(merged, id, t);
+    await this.Route.update(routeToRow(merged) as any, { where: { id }, transaction: t });
+    return { ...merged, id } as Route;
+  }
+
+  async removeLinked(id: number, t: Transaction): Promise<void> {
+    await this.Route.destroy({ where: { id }, transaction: t });
   }
 
   /**

@@ -13,6 +13,7 @@ import * as m004listSort from './004_list_sort_indexes.js';
 import * as m005mustChange from './005_user_must_change_password.js';
 import * as m050webhooks from './050_webhooks.js';
 import * as m052backupJobs from './052_backup_jobs.js';
+import * as m060rdp from './060_rdp.js';
 
 export type Migration = {
   name: string;
@@ -20,4 +21,4 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs, m060rdp];

@@ -1,0 +1,163 @@
+// Request and response schemas of the RDP routes API (validation and the OpenAPI document). Field
+// syntax only: rules over several fields or the database (access-mode combinations, peers that must
+// exist and be gateways, port conflicts, the current key id of an envelope) live in RdpService.
+import { z } from 'zod';
+import { credentialEnvelopeSchema } from '@gatehouse/common/rdp-credentials.js';
+import { text } from '../http/fields.js';
+import { parseDateString, MAX_DATE_MS } from '../util/dates.js';
+import { boolIn, idIn, lanHost, mac, portIn } from '../routes/schema.js';
+import { ACCESS_MODES, AUDIO_MODES, COLOR_DEPTHS, ROTATION_STATES } from './model.js';
+
+const isoDateTime = z
+  .string({ error: 'must be an ISO-8601 date-time such as 2030-01-01T22:00:00Z' })
+  .max(40, 'must be an ISO-8601 date-time such as 2030-01-01T22:00:00Z')
+  .transform((v, ctx) => {
+    const ms = parseDateString(v.trim());
+    if (ms === null || ms < 0 || ms > MAX_DATE_MS) {
+      ctx.addIssue({ code: 'custom', message: 'must be an ISO-8601 date-time such as 2030-01-01T22:00:00Z' });
+      return z.NEVER;
+    }
+    return new Date(ms).toISOString();
+  })
+  .meta({ format: 'date-time' });
+
+/** One maintenance window: from < to; stored and returned as UTC ISO-8601. */
+export const maintenanceWindowIn = z
+  .object({
+    from: isoDateTime,
+    to: isoDateTime,
+    note: text({ max: 500 }).default('').meta({ description: 'shown to a client whose connect is refused inside the window' }),
+  })
+  .strict()
+  .superRefine((w, ctx) => {
+    if (Date.parse(w.from) >= Date.parse(w.to)) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
+  });
+export const maintenanceWindowsIn = z.array(maintenanceWindowIn).max(100, 'at most 100 windows');
+
+export const resolutionIn = z
+  .string()
+  .trim()
+  .regex(/^[1-9]\d{2,4}x[1-9]\d{2,4}$/, 'must be WIDTHxHEIGHT such as 1920x1080 (or null for full screen)')
+  .refine((v) => v.split('x').every((n) => Number(n) >= 200 && Number(n) <= 8192), 'width and height must be from 200 to 8192');
+
+const colorDepthIn = z.union(COLOR_DEPTHS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<15>, z.ZodLiteral<16>, z.ZodLiteral<24>, z.ZodLiteral<32>], { error: 'must be 15, 16, 24 or 32' });
+
+/** Every writable RDP route field by its SPEC name (create requires name, access_mode). */
+export const rdpFields = z.object({
+  name: text({ min: 1, max: 128 }),
+  description: text({ max: 500, multiline: true }).nullable(),
+  enabled: boolIn,
+  access_mode: z.enum(ACCESS_MODES, { error: 'must be internal, external, both or gateway' }),
+  target_host: lanHost.meta({ description: 'the RDP host: an IP address or host name (internal/both: defaults to the tunnel IP of target_peer_id; gateway: the host on the gateway\'s LAN)' }),
+  target_port: portIn.meta({ description: 'default 3389' }),
+  target_peer_id: idIn.nullable().meta({ description: 'internal/both: the VPN peer that is the target' }),
+  external_host: lanHost.nullable().meta({ description: 'both: the public address (target_host stays the internal one)' }),
+  listen_port: portIn.nullable().meta({ description: 'gateway: the public TCP port of the linked L4 route (required); external/both: the public port the client uses (default target_port)' }),
+  gateway_peer_id: idIn.nullable().meta({ description: 'gateway: the gateway peer whose LAN holds the target' }),
+  gateway_host: lanHost.nullable().meta({ description: 'optional remote desktop gateway host (with gateway_port)' }),
+  gateway_port: portIn.nullable(),
+  wol_enabled: boolIn,
+  wol_mac: mac.nullable(),
+  network_level_auth: boolIn,
+  audio_mode: z.enum(AUDIO_MODES, { error: 'must be local, remote or off' }),
+  clipboard_enabled: boolIn,
+  resolution: resolutionIn.nullable(),
+  color_depth: colorDepthIn,
+  maintenance_windows: maintenanceWindowsIn,
+  allowed_user_ids: z.array(idIn).max(1000, 'at most 1000 users').nullable().meta({ description: 'null: every client token; else only tokens whose user is listed' }),
+  credentials: credentialEnvelopeSchema.nullable().meta({ description: 'the envelope made in the browser for GET /rdp/pubkey (scheme RSA-OAEP-256+A256GCM); null clears stored credentials' }),
+});
+export type RdpInput = Partial<z.infer<typeof rdpFields>>;
+
+export const createRdpBody = rdpFields.partial().extend({
+  name: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') }).pipe(text({ min: 1, max: 128 })),
+  access_mode: z.enum(ACCESS_MODES, { error: (i) => (i.input === undefined ? 'required' : 'must be internal, external, both or gateway') }),
+});
+export const updateRdpBody = rdpFields.partial().refine((v) => Object.keys(v).length > 0, 'nothing to update');
+
+export const rdpBatchBody = z.object({
+  action: z.enum(['enable', 'disable', 'delete'], { error: 'must be enable, disable or delete' }),
+  ids: z.array(idIn).min(1, 'at least one id').max(1000, 'at most 1000 ids'),
+});
+
+export const credentialsBody = z.object({ credentials: credentialEnvelopeSchema });
+export const maintenanceBody = z.object({ windows: maintenanceWindowsIn });
+
+// --- responses ---
+
+const nInt = z.number().int().nullable();
+const isoDate = z.string().meta({ format: 'date-time' });
+const windowView = z.object({ from: isoDate, to: isoDate, note: z.string() });
+
+/** An RDP route as every API returns it: credentials only as has_credentials/credentials_kid/credentials_updated_at. */
+export const rdpRouteView = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    enabled: z.boolean(),
+    access_mode: z.enum(ACCESS_MODES),
+    target_host: z.string(),
+    target_port: z.number().int(),
+    target_peer_id: nInt,
+    external_host: z.string().nullable(),
+    listen_port: nInt,
+    gateway_peer_id: nInt,
+    gateway_listen_port: nInt.meta({ description: "gateway mode: the companion's listener port for the linked route (read-only)" }),
+    gateway_host: z.string().nullable(),
+    gateway_port: nInt,
+    has_credentials: z.boolean(),
+    credentials_kid: z.string().nullable(),
+    credentials_updated_at: isoDate.nullable(),
+    rotation_state: z.enum(ROTATION_STATES),
+    rotation_pending_since: isoDate.nullable(),
+    wol_enabled: z.boolean(),
+    wol_mac: z.string().nullable(),
+    network_level_auth: z.boolean(),
+    audio_mode: z.enum(AUDIO_MODES),
+    clipboard_enabled: z.boolean(),
+    resolution: z.string().nullable(),
+    color_depth: z.number().int(),
+    maintenance_windows: z.array(windowView),
+    allowed_user_ids: z.array(z.number().int()).nullable(),
+    gateway_l4_route_id: nInt.meta({ description: 'gateway mode: the linked L4 TCP route (owned by this RDP route)' }),
+    created_at: isoDate,
+    updated_at: isoDate,
+  })
+  .meta({ description: 'An RDP route (its credentials never, only whether they are stored)' });
+export type RdpRouteView = z.infer<typeof rdpRouteView>;
+
+export const rdpRouteResponse = z.object({ ok: z.literal(true), route: rdpRouteView });
+export const rdpRoutesResponse = z.object({ ok: z.literal(true), routes: z.array(rdpRouteView), total: z.number().int() });
+export const rdpToggleResponse = z.object({ ok: z.literal(true), route: rdpRouteView, enabled: z.boolean() });
+export const rdpBatchResponse = z.object({
+  ok: z.literal(true),
+  results: z.array(z.object({ id: z.number().int(), ok: z.boolean(), error: z.string().optional() })),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+});
+export const pubkeyResponse = z.object({
+  ok: z.literal(true),
+  kid: z.string().meta({ description: 'first 16 hex digits of SHA-256 over the public key (SPKI DER)' }),
+  public_key: z.string().meta({ description: 'base64 SPKI DER of the RSA-OAEP (SHA-256) public key' }),
+  alg: z.string().meta({ description: 'the envelope scheme: RSA-OAEP-256+A256GCM' }),
+});
+export const credentialsResponse = z.object({
+  ok: z.literal(true),
+  route_id: z.number().int(),
+  credentials: credentialEnvelopeSchema.nullable().meta({ description: 'the stored envelope (ciphertext only), null when none' }),
+  credentials_kid: z.string().nullable(),
+  credentials_updated_at: isoDate.nullable(),
+  rotation_state: z.enum(ROTATION_STATES),
+});
+export const maintenanceResponse = z.object({
+  ok: z.literal(true),
+  route_id: z.number().int(),
+  windows: z.array(windowView),
+  active: windowView.nullable().meta({ description: 'the window in force now, if any' }),
+});
+export const rotationPendingResponse = z.object({
+  ok: z.literal(true),
+  current_kid: z.string(),
+  routes: z.array(rdpRouteView),
+});
