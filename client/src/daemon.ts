@@ -52,6 +52,9 @@ export class Daemon {
   tunnelUp = false;
   readonly server: DaemonStatus['server'] = { reachable: false, auth_rejected: false, last_ok_at: null, last_error: null, last_error_at: null };
   lastCheckAt: string | null = null;
+  /** config checks answered 304 (unchanged) and 200 (changed) since start */
+  readonly checks = { unchanged: 0, changed: 0 };
+  heartbeats = 0;
   lastHeartbeat: { at: string; sent: Record<string, unknown>; answer: Record<string, unknown> } | null = null;
   lastHostname: { hostname: string; at: string } | null = null;
   readonly poll: Loop;
@@ -134,6 +137,7 @@ export class Daemon {
   async pollOnce(): Promise<void> {
     const newHash = await this.call(() => this.o.api.check(this.configHash));
     this.lastCheckAt = new Date().toISOString();
+    this.checks[newHash === null ? 'unchanged' : 'changed']++;
     if (newHash === null) {
       if (this.configSource === 'state') {
         this.configSource = 'server';
@@ -204,6 +208,7 @@ export class Daemon {
     const body = { handshake_age_s: stats?.handshakeAgeS ?? null, rx_bytes: stats?.rx ?? 0, tx_bytes: stats?.tx ?? 0 };
     const r = await this.call(() => this.o.api.heartbeat(body));
     this.lastHeartbeat = { at: new Date().toISOString(), sent: body, answer: r as unknown as Record<string, unknown> };
+    this.heartbeats++;
     if (r.config_hash && r.config_hash !== this.configHash) this.poll.kick();
   }
 
@@ -228,6 +233,8 @@ export class Daemon {
       hostname: dnsHostname(this.o.hostname()),
       server: { ...this.server },
       last_check_at: this.lastCheckAt,
+      checks: { ...this.checks },
+      heartbeats: this.heartbeats,
       last_heartbeat_at: this.lastHeartbeat?.at ?? null,
       last_heartbeat: this.lastHeartbeat,
       last_hostname_report: this.lastHostname,

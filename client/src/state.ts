@@ -42,6 +42,10 @@ export interface DaemonStatus {
   hostname: string;
   server: { reachable: boolean; auth_rejected: boolean; last_ok_at: string | null; last_error: string | null; last_error_at: string | null };
   last_check_at: string | null;
+  /** config checks answered 304 (unchanged) and 200 (changed) since the daemon started */
+  checks: { unchanged: number; changed: number };
+  /** heartbeats the server accepted since the daemon started */
+  heartbeats: number;
   last_heartbeat_at: string | null;
   last_heartbeat: Record<string, unknown> | null;
   last_hostname_report: { hostname: string; at: string } | null;

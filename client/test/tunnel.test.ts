@@ -70,6 +70,21 @@ test('tunnel up in a namespace, config changes applied without dropping it, down
   assert.doesNotMatch(await routes(), /10\.98\.0\.0/);
   assert.equal(tunnel.driver.userspacePid(cliIf), pid);
 
+  // full tunnel: the two /1 halves through the interface, the endpoint pinned to its own path
+  await tunnel.apply(parseWgQuick(text(['0.0.0.0/0'], 25)));
+  const full = await routes();
+  assert.match(full, /^0\.0\.0\.0\/1 /m);
+  assert.match(full, /^128\.0\.0\.0\/1 /m);
+  const pin = (await net.exec(cliNs, 'ip', ['-4', 'route', 'show', `${l.addrA}/32`], { check: true })).stdout;
+  assert.match(pin, new RegExp(`dev ${l.ifB}\\b`), 'the endpoint stays on the link');
+  const p3 = await net.ping(cliNs, '10.99.0.1', { count: 2, timeoutS: 5 });
+  assert.ok(p3.ok, p3.output);
+  assert.equal(tunnel.driver.userspacePid(cliIf), pid);
+  // and back: the halves and the pin go
+  await tunnel.apply(parseWgQuick(text(['10.99.0.0/24'], 25)));
+  assert.doesNotMatch(await routes(), /0\.0\.0\.0\/1|128\.0\.0\.0\/1/);
+  assert.equal((await net.exec(cliNs, 'ip', ['-4', 'route', 'show', `${l.addrA}/32`], { check: true })).stdout.trim(), '');
+
   await tunnel.down();
   assert.equal(await tunnel.exists(), false);
 });
