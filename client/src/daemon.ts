@@ -1,12 +1,14 @@
 // `gatehouse-client up`: brings the tunnel up and stays in the foreground, talking to the server:
 //
-// - config poll (every --poll-interval, 10 s): GET /client/config/check?hash=<current>; 304 = the
+// - config poll (every --poll-interval, 15 s): GET /client/config/check?hash=<current>; 304 = the
 //   config is current; 200 = GET /client/config, parse, apply to the running interface without
 //   taking it down (wg syncconf + address + route differences), save it in tunnel.json.
-// - heartbeat (every --heartbeat-interval, 30 s): handshake age and rx/tx from `wg show <if> dump`;
+// - heartbeat (every --heartbeat-interval, 60 s): handshake age and rx/tx from `wg show <if> dump`;
 //   an answer naming another config_hash than ours triggers a poll at once.
 // - hostname (at start, then checked every minute): POST /client/peer/hostname when it changed
 //   (the server allows 3 a minute).
+// With the defaults that is 75 calls per 15 minutes, within the server's client limit of 100 per IP
+// (a 429 is an error like any other: the loop backs off).
 // Each loop backs off after errors (interval × 2^errors, at most --max-backoff, ±10 % jitter). While
 // the server is unreachable (or refuses the token) the tunnel keeps running on the last config; at
 // start, the config saved in tunnel.json brings the tunnel up before the server answers.

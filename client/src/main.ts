@@ -43,8 +43,8 @@ options (environment variable in brackets):
   --userspace              wireguard-go even when the kernel has WireGuard [GATEHOUSE_CLIENT_USERSPACE=1]
   --listen-port PORT       the tunnel's UDP port [GATEHOUSE_CLIENT_LISTEN_PORT]; default a free one
   --no-tunnel              up: talk to the server but manage no interface
-  --poll-interval S        seconds between config checks [GATEHOUSE_CLIENT_POLL_INTERVAL]; default 10
-  --heartbeat-interval S   seconds between heartbeats [GATEHOUSE_CLIENT_HEARTBEAT_INTERVAL]; default 30
+  --poll-interval S        seconds between config checks [GATEHOUSE_CLIENT_POLL_INTERVAL]; default 15
+  --heartbeat-interval S   seconds between heartbeats [GATEHOUSE_CLIENT_HEARTBEAT_INTERVAL]; default 60
   --max-backoff S          ceiling of the retry back-off [GATEHOUSE_CLIENT_MAX_BACKOFF]; default 300
   --log-level LEVEL        error, warn, info, debug [GATEHOUSE_CLIENT_LOG_LEVEL]; default info
   --json                   machine-readable output (register, status, services, rdp list, rdp connect)
@@ -149,8 +149,8 @@ async function cmdUp(c: Ctx): Promise<void> {
     log,
     iface,
     tunnel,
-    pollIntervalMs: seconds(c.args, 'poll-interval', 'GATEHOUSE_CLIENT_POLL_INTERVAL', 10),
-    heartbeatIntervalMs: seconds(c.args, 'heartbeat-interval', 'GATEHOUSE_CLIENT_HEARTBEAT_INTERVAL', 30),
+    pollIntervalMs: seconds(c.args, 'poll-interval', 'GATEHOUSE_CLIENT_POLL_INTERVAL', 15),
+    heartbeatIntervalMs: seconds(c.args, 'heartbeat-interval', 'GATEHOUSE_CLIENT_HEARTBEAT_INTERVAL', 60),
     maxBackoffMs: seconds(c.args, 'max-backoff', 'GATEHOUSE_CLIENT_MAX_BACKOFF', 300),
     hostname: () => hostnameOf(c.args),
   });
