@@ -52,6 +52,12 @@ export interface ProxySnapshot {
   protectedRouteIds?: Set<number>;
   /** Circuit-breaker seeds and reset markers pinned in memory by ProxyService (proxy/breaker.ts). */
   breakers?: Map<number, BreakerSeed>;
+  /**
+   * Routes owned by an RDP route (its gateway-mode linked L4 route, rdp_routes.gateway_l4_route_id):
+   * rendered only while the licence feature remote_desktop is on; without it they leave the
+   * configuration (their rows stay, and come back with the feature).
+   */
+  rdpLinkedRouteIds?: Set<number>;
   /** What the registered route kinds read (readSnapshot), rendered after the routes, in order. */
   contributions?: Contribution[];
   /** Caddy's own HTTP metrics, per host (licence feature prometheus_metrics; proxy/fragments/metrics.ts). */

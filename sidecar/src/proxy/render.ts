@@ -101,7 +101,9 @@ function mergeFragment(kind: string, f: Fragment, plainHosts: Record<string, Hos
 export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
   const { settings } = snap;
   const ctx: RenderContext = { settings, peers: snap.peers, protectedRouteIds: snap.protectedRouteIds, breakers: snap.breakers, features: snap.features };
-  const routes = snap.routes.filter((r) => r.enabled).sort((a, b) => a.id - b.id);
+  // an RDP route's linked L4 route needs the licence feature remote_desktop (ProxySnapshot.rdpLinkedRouteIds)
+  const rdpOn = featureOn(ctx, 'remote_desktop');
+  const routes = snap.routes.filter((r) => r.enabled && (rdpOn || !snap.rdpLinkedRouteIds?.has(r.id))).sort((a, b) => a.id - b.id);
 
   const plainHosts: Record<string, HostEntry> = {};
   const tlsHosts: Record<string, HostEntry> = {};

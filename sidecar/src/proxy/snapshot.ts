@@ -1,6 +1,6 @@
 // Reads what the renderer needs from the database, optionally inside a transaction (the route write
 // path renders from a snapshot read INSIDE its transaction, so Caddy gets exactly what will commit).
-import { QueryTypes, type Transaction } from 'sequelize';
+import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
@@ -72,7 +72,9 @@ export async function readSnapshot(
   const peers = new Map<number, PeerTarget>();
   // A peer that is disabled or expired is not on the interface: its routes render as unavailable.
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
+  const linked = (await db.models.RdpRoute.findAll({ where: { gateway_l4_route_id: { [Op.ne]: null } }, attributes: ['gateway_l4_route_id'], raw: true, transaction })) as unknown as { gateway_l4_route_id: number }[];
+  const rdpLinkedRouteIds = new Set(linked.map((r) => Number(r.gateway_l4_route_id)));
   const contributions = [];
   for (const kind of kinds) contributions.push(await readContribution(kind, { db, transaction, now }));
-  return { settings, routes, peers, protectedRouteIds, contributions };
+  return { settings, routes, peers, protectedRouteIds, contributions, rdpLinkedRouteIds };
 }
