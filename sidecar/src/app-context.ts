@@ -58,6 +58,7 @@ import { WebhooksService } from './webhooks/service.js';
 import { BackupService } from './backup/service.js';
 import { RdpService } from './rdp/service.js';
 import { RdpKeys } from './rdp/keys.js';
+import { ClientService } from './client-api/service.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -111,6 +112,8 @@ export interface AppContext extends Deps {
   backup: BackupService;
   // RDP routes (licence feature remote_desktop): CRUD, linked L4 routes, credential envelopes, server key pairs
   rdp: RdpService;
+  // desktop clients: registered machines, their configs and reports (src/client-api)
+  clientMachines: ClientService;
 }
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -259,8 +262,10 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   const webhookQueue = new DeliveryQueue(core);
   const webhooks = new WebhooksService(core, webhookQueue);
   webhookQueue.serverAddresses = () => webhooks.serverAddresses();
+  // desktop clients (after peers, WireGuard and DNS)
+  const clientMachines = new ClientService(core, peers, wireguard, dns);
   // backup (after everything it restores into: one apply to the proxy and WireGuard afterwards)
-  const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers, dns });
+  const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers, dns, clientMachines });
 
   return {
     ...core,
@@ -290,6 +295,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     webhookQueue,
     backup,
     rdp,
+    clientMachines,
   };
 }
 

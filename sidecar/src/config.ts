@@ -77,6 +77,9 @@ const schema = z.object({
   GATEHOUSE_LICENSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
   GATEHOUSE_LICENSE_REFRESH_HOURS: positiveInt.max(24 * 30).default(24),
   GATEHOUSE_LICENSE_KEY: z.string().optional(),
+  /** desktop clients (src/client-api): what GET /api/v1/client/update announces unless set in the settings */
+  GATEHOUSE_CLIENT_VERSION: z.string().max(64).regex(/^[A-Za-z0-9.+_-]+$/, 'must be a version such as 1.2.3').optional(),
+  GATEHOUSE_CLIENT_DOWNLOAD_URL: z.string().max(2048).regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL').optional(),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -133,6 +136,8 @@ export interface Config {
   };
   /** Licence (src/license): an extra trusted public key (PEM text), the licence service, its grace period, a key activated at start. */
   licence: { publicKey?: string; url?: string; graceDays: number; refreshHours: number; key?: string };
+  /** Desktop clients: the release GET /api/v1/client/update announces when the settings name none. */
+  client: { version?: string; downloadUrl?: string };
 }
 
 export class ConfigError extends Error {}
@@ -214,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       refreshHours: e.GATEHOUSE_LICENSE_REFRESH_HOURS,
       key: e.GATEHOUSE_LICENSE_KEY,
     },
+    client: { version: e.GATEHOUSE_CLIENT_VERSION, downloadUrl: e.GATEHOUSE_CLIENT_DOWNLOAD_URL },
   };
 }
 

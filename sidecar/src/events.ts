@@ -74,7 +74,10 @@ export type AccountEvent =
   | ({ type: 'user_updated'; user_id: number; username: string; fields: string[] } & Actor)
   | ({ type: 'user_deleted'; user_id: number; username: string } & Actor)
   | ({ type: 'token_created'; token_id: number; name: string; scopes: string[] } & Actor)
-  | ({ type: 'token_revoked' | 'token_fingerprint_reset'; token_id: number; name: string } & Actor);
+  | ({ type: 'token_revoked' | 'token_fingerprint_reset'; token_id: number; name: string } & Actor)
+  | ({ type: 'token_updated'; token_id: number; name: string; fields: string[] } & Actor)
+  /** A desktop client registered a machine (or a registered machine got a new peer): src/client-api. */
+  | ({ type: 'client_registered'; machine_id: number; token_id: number; peer_id: number; peer_name: string; hostname: string; platform: string; client_version: string; new_machine: boolean } & Actor);
 
 /** Server-wide settings changed (admin screens; streamed to admins only). */
 export type SettingsEvent =

@@ -16,6 +16,7 @@ import { webhooksFeature } from './webhooks/feature.js';
 import { licenceFeature } from './license/feature.js';
 import { backupFeature } from './backup/feature.js';
 import { rdpFeature } from './rdp/feature.js';
+import { clientApiFeature } from './client-api/feature.js';
 
 export const features: readonly Feature[] = [
   peersFeature,
@@ -24,6 +25,7 @@ export const features: readonly Feature[] = [
   smtpFeature,
   routeAuthFeature,
   gatewaysFeature, // after peers (tunnel up) and routes
+  clientApiFeature, // desktop clients: after peers and routes
   resilienceFeature, // after proxy and routes
   metricsFeature,
   rdpFeature, // after routes and gateways

@@ -24,7 +24,7 @@ function wrongScope(e: Endpoint): Scope {
 }
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_CLIENT: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
+  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_CLIENT: '100000', GATEHOUSE_RATE_LIMIT_HOSTNAME: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
   session = await login(s);
   for (const sc of [...SCOPES, 'full-access']) tokens.set(sc, await apiToken(s, [sc]));
 });

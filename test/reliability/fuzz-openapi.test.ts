@@ -12,7 +12,7 @@
 //   - on 4xx, have changed nothing: row count and hash of every table equal before and after.
 // Nothing leaves loopback: the WireGuard subnet is 127.77.0.0/24 (peers' tunnel addresses, gateway
 // APIs and health checks are loopback addresses), SMTP hosts are forced to a closed loopback port,
-// webhook URLs point at a closed loopback port, and check-dns asks a resolver on a closed loopback port.
+// webhook URLs point at a closed loopback port, and check-dns and the client's dns-check ask a resolver on a closed loopback port.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -85,6 +85,7 @@ before(async () => {
   const resolver = new dns.promises.Resolver({ timeout: 200, tries: 1 });
   resolver.setServers([`127.0.0.1:${closedPort}`]);
   (s.deps.routes as unknown as { resolver: dns.promises.Resolver }).resolver = resolver;
+  s.deps.clientMachines.resolver = resolver; // GET /client/dns-check
   admin = await apiToken(s);
   doc = (await s.req('/api/v1/openapi.json', { headers: bearer(admin) })).data;
   await seed();

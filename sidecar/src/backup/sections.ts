@@ -138,6 +138,12 @@ export const SECTIONS: readonly Section[] = [
     identity: (r) => String(r.token_hash), label: (r) => String(r.name),
   },
   {
+    // desktop-client machines: the token (by its hash) and the machine fingerprint's SHA-256 identify one
+    name: 'client_machines', table: 'client_machines', model: (m) => m.ClientMachine, pk: 'id', autoId: true,
+    refs: { token_id: { section: 'api_tokens' }, peer_id: { section: 'peers' } },
+    identity: (r) => `${String(r.token_id)}:${String(r.fingerprint)}`, label: (r) => `machine ${String(r.hostname)} of token ${String(r.token_id)}`,
+  },
+  {
     name: 'webhooks', table: 'webhooks', model: (m) => m.Webhook, pk: 'id', autoId: true,
     secrets: { secret_enc: 'master' },
     identity: (r) => `${String(r.name)}|${String(r.url)}`, label: (r) => String(r.name),

@@ -32,6 +32,8 @@ export interface BackupCollaborators {
   peers: PeersService;
   /** the internal DNS data (rewritten after a restore: the peers changed) */
   dns?: { refresh(): Promise<unknown> };
+  /** the desktop clients' caches (machines, rendered configs), dropped after a restore */
+  clientMachines?: { invalidate(): void };
   /** document migrations (default document.ts DOC_MIGRATIONS; tests inject a synthetic one) */
   migrations?: Readonly<Record<number, DocMigration>>;
   currentVersion?: number;
@@ -147,6 +149,7 @@ export class BackupService {
     this.c.routeAuth.view.dropAllSessions();
     this.c.gateways.invalidateConfig();
     this.c.gateways.invalidateTokens();
+    this.c.clientMachines?.invalidate();
   }
 
   // ------------------------------------------------------------------ auto-backup jobs

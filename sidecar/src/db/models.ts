@@ -8,6 +8,7 @@ import { defineGatewayModels } from '../gateways/model.js';
 import { defineWebhookModels } from '../webhooks/model.js';
 import { defineBackupModels } from '../backup/model.js';
 import { defineRdpModels } from '../rdp/model.js';
+import { defineClientModels } from '../client-api/model.js';
 
 export type { M } from './define.js';
 
@@ -31,6 +32,8 @@ export interface ApiTokenRow {
   id: number; name: string; token_hash: string; token_hint: string; scopes: string; expires_at: number | null;
   user_id: number | null; peer_id: number | null; fingerprint: string | null; fingerprint_bound_at: number | null;
   last_used_at: number | null; created_by: number | null; created_at: number;
+  /** JSON array of IPv4 CIDRs: the token's split-tunnel override (null = the server default; migration 061) */
+  split_tunnel: string | null;
 }
 export interface SettingRow { key: string; value: string; updated_at: number }
 export interface ActivityRow {
@@ -56,7 +59,7 @@ export function defineModels(s: Sequelize) {
   const ApiToken = s.define('ApiToken', {
     id: id(), name: DataTypes.STRING, token_hash: DataTypes.STRING, token_hint: DataTypes.STRING, scopes: DataTypes.TEXT,
     expires_at: DataTypes.BIGINT, user_id: DataTypes.INTEGER, peer_id: DataTypes.INTEGER, fingerprint: DataTypes.STRING,
-    fingerprint_bound_at: DataTypes.BIGINT, last_used_at: DataTypes.BIGINT, created_by: DataTypes.INTEGER, created_at: ms(),
+    fingerprint_bound_at: DataTypes.BIGINT, last_used_at: DataTypes.BIGINT, created_by: DataTypes.INTEGER, created_at: ms(), split_tunnel: DataTypes.TEXT,
   }, opts('api_tokens')) as unknown as M<ApiTokenRow>;
   const Setting = s.define('Setting', {
     key: { type: DataTypes.STRING, primaryKey: true }, value: DataTypes.TEXT, updated_at: ms(),
@@ -65,7 +68,7 @@ export function defineModels(s: Sequelize) {
     id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT,
     details: DataTypes.TEXT, user_id: DataTypes.INTEGER, ip: DataTypes.STRING, created_at: ms(),
   }, opts('activity_log')) as unknown as M<ActivityRow>;
-  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s), ...defineWebhookModels(s), ...defineBackupModels(s), ...defineRdpModels(s) };
+  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s), ...defineWebhookModels(s), ...defineBackupModels(s), ...defineRdpModels(s), ...defineClientModels(s) };
 }
 
 export type Models = ReturnType<typeof defineModels>;

@@ -49,6 +49,8 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = {
   token_created: { scope: 'admin', fields: `token_id, name, scopes, ${actor}` },
   token_revoked: { scope: 'admin', fields: `token_id, name, ${actor}` },
   token_fingerprint_reset: { scope: 'admin', fields: `token_id, name, ${actor}` },
+  token_updated: { scope: 'admin', fields: `token_id, name, fields (changed field names), ${actor}` },
+  client_registered: { scope: 'admin', fields: `machine_id, token_id, peer_id, peer_name, hostname, platform, client_version, new_machine (false: a known machine got a new peer), ${actor}` },
   settings_changed: { scope: 'admin', fields: `section (default_theme: theme | security: lockout {max_attempts?, duration?} | monitoring: interval_seconds, previous), ${actor}` },
   smtp_updated: { scope: 'admin', fields: `host, port, secure, user, password_changed, ${actor}` },
   route_created: { scope: 'routes', fields: `route_id, domain, route_type, ${actor}` },

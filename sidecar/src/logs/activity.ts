@@ -159,6 +159,15 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { source: 'tokens', event_type: e.type, message: `API token ${e.name} revoked`, details: { id: e.token_id }, user_id: e.actor };
     case 'token_fingerprint_reset':
       return { source: 'tokens', event_type: e.type, message: `Machine binding of API token ${e.name} reset`, details: { id: e.token_id }, user_id: e.actor };
+    case 'token_updated':
+      return { source: 'tokens', event_type: e.type, message: `API token ${e.name} updated (${e.fields.join(', ')})`, details: { id: e.token_id, fields: e.fields }, user_id: e.actor };
+    case 'client_registered':
+      return {
+        source: 'clients', event_type: e.type,
+        message: `Desktop client ${e.hostname} (${e.platform}, ${e.client_version}) registered as peer "${e.peer_name}"`,
+        details: { machine_id: e.machine_id, token_id: e.token_id, peer_id: e.peer_id, hostname: e.hostname, platform: e.platform, client_version: e.client_version, new_machine: e.new_machine },
+        user_id: e.actor,
+      };
     case 'settings_changed': {
       const row = { source: 'settings', event_type: e.type, user_id: e.actor };
       if (e.section === 'default_theme') return { ...row, message: `Default theme set to ${e.theme}` };

@@ -375,7 +375,8 @@ export class PeersService {
 
   // ---------------------------------------------------------------- client config
 
-  async config(id: number): Promise<{ name: string; filename: string; text: string }> {
+  /** The peer's wg-quick config; `allowedIps` replaces the default [VPN subnet] (the desktop client's split tunnel). */
+  async config(id: number, opts: { allowedIps?: string[] } = {}): Promise<{ name: string; filename: string; text: string }> {
     const r = await this.getRow(id);
     if (!r.private_key_enc) throw conflict(`Peer "${r.name}" has no stored private key, so no config can be built`);
     const { publicKey } = await this.wg.serverKeys();
@@ -387,7 +388,7 @@ export class PeersService {
       serverPublicKey: publicKey,
       presharedKey: r.preshared_key_enc ? this.deps.crypto.open(r.preshared_key_enc) : undefined,
       endpoint: this.wg.endpoint,
-      allowedIps: [this.wg.subnet.cidr],
+      allowedIps: opts.allowedIps ?? [this.wg.subnet.cidr],
       persistentKeepalive: r.persistent_keepalive ?? 25,
     });
     return { name: r.name, filename: configFileName(r.name, r.id), text };

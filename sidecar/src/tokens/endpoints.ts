@@ -1,6 +1,6 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { createTokenBody, tokenCreatedResponse, tokenListResponse, tokenRecordResponse } from './schema.js';
+import { createTokenBody, tokenCreatedResponse, tokenListResponse, tokenRecordResponse, updateTokenBody } from './schema.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import { okOnly } from '../http/responses.js';
@@ -21,6 +21,10 @@ export function tokenEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'DELETE', path: '/tokens/:id', response: okOnly, adminRole: true, summary: 'Revoke a token at once', tags: ['tokens'],
       handler: async ({ params }, ctx) => { await deps.tokens.remove(params.id as number, actingUserId(ctx.state.principal)); return {}; },
+    }),
+    defineEndpoint({
+      method: 'PATCH', path: '/tokens/:id', adminRole: true, summary: 'Rename a token or set its desktop-client split-tunnel override (split_tunnel: CIDRs, or null for the server default)', tags: ['tokens'], body: updateTokenBody, response: tokenRecordResponse,
+      handler: async ({ params, body }, ctx) => ({ record: await deps.tokens.update(params.id as number, body, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/tokens/:id/fingerprint', adminRole: true, summary: 'Reset the machine-fingerprint binding; the next use binds again', tags: ['tokens'], response: tokenRecordResponse,

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { SCOPES } from '../http/registry.js';
 import { dateInput, text } from '../http/fields.js';
+import { splitTunnelList } from '../client-api/schema.js';
 
 export const createTokenBody = z.object({
   name: text({ min: 1, max: 128 }),
@@ -10,6 +11,15 @@ export const createTokenBody = z.object({
   user_id: z.number().int().positive().nullable().optional(),
   peer_id: z.number().int().positive().nullable().optional(),
 });
+
+/** PATCH /tokens/:id */
+export const updateTokenBody = z
+  .object({
+    name: text({ min: 1, max: 128 }),
+    split_tunnel: splitTunnelList.nullable().meta({ description: 'desktop clients: IPv4 CIDRs routed into the tunnel for this token (0.0.0.0/0 = full tunnel; the VPN subnet is always added); null = the server default' }),
+  })
+  .partial()
+  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
 const isoDate = z.string().meta({ format: 'date-time' });
 /** tokens/service.ts TokenView: never the token itself. */
@@ -27,6 +37,7 @@ export const tokenView = z
     fingerprint_bound_at: isoDate.nullable(),
     last_used_at: isoDate.nullable(),
     created_at: isoDate,
+    split_tunnel: z.array(z.string()).nullable().meta({ description: "desktop clients: this token's split-tunnel ranges (null = the server default, GET /settings/client)" }),
   })
   .meta({ description: 'An API token (never the token itself)' });
 export const tokenListResponse = z.object({ ok: z.literal(true), tokens: z.array(tokenView) });

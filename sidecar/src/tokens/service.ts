@@ -34,6 +34,8 @@ export interface TokenView {
   fingerprint_bound_at: string | null;
   last_used_at: string | null;
   created_at: string;
+  /** the token's split-tunnel override for desktop clients (null = the server default) */
+  split_tunnel: string[] | null;
 }
 
 export interface VerifiedToken {
@@ -63,6 +65,7 @@ export class TokensService {
       fingerprint_bound_at: iso(r.fingerprint_bound_at),
       last_used_at: iso(r.last_used_at),
       created_at: iso(r.created_at)!,
+      split_tunnel: r.split_tunnel ? (JSON.parse(r.split_tunnel) as string[]) : null,
     };
   }
 
@@ -104,6 +107,25 @@ export class TokensService {
     await this.models.ApiToken.destroy({ where: { id } });
     this.cache.clear();
     await this.events.emit({ type: 'token_revoked', token_id: id, name: row.name, actor: actor ?? null });
+  }
+
+  /** PATCH /tokens/:id: the name and the desktop-client split-tunnel override (null = the server default). */
+  async update(id: number, patch: { name?: string; split_tunnel?: string[] | null }, actor?: number): Promise<TokenView> {
+    const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as ApiTokenRow | null;
+    if (!row) throw notFound('Token');
+    const values: Partial<ApiTokenRow> = {};
+    if (patch.name !== undefined && patch.name !== row.name) values.name = patch.name;
+    if (patch.split_tunnel !== undefined) {
+      const v = patch.split_tunnel === null ? null : JSON.stringify([...new Set(patch.split_tunnel)]);
+      if (v !== row.split_tunnel) values.split_tunnel = v;
+    }
+    const fields = Object.keys(values);
+    if (!fields.length) return this.view(row);
+    await this.models.ApiToken.update(values, { where: { id } });
+    this.cache.clear();
+    const after = (await this.models.ApiToken.findByPk(id, { raw: true })) as unknown as ApiTokenRow;
+    await this.events.emit({ type: 'token_updated', token_id: id, name: after.name, fields, actor: actor ?? null });
+    return this.view(after);
   }
 
   async resetFingerprint(id: number, actor?: number): Promise<TokenView> {

@@ -14,6 +14,7 @@ import * as m005mustChange from './005_user_must_change_password.js';
 import * as m050webhooks from './050_webhooks.js';
 import * as m052backupJobs from './052_backup_jobs.js';
 import * as m060rdp from './060_rdp.js';
+import * as m061client from './061_client.js';
 
 export type Migration = {
   name: string;
@@ -21,4 +22,4 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs, m060rdp];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs, m060rdp, m061client];
