@@ -80,13 +80,15 @@ test('register: bad input is 400 with fields and writes nothing; no fingerprint 
   assert.equal(await count('Peer'), peers);
 });
 
-test('fingerprint binding: another machine with the same token is 403; a token of another scope is 403; no token 401', async () => {
-  const { token } = await clientToken();
+test('fingerprint binding: another machine with the same token is 401; a token of another scope is 403; no token 401', async () => {
+  const { token, id } = await clientToken();
   assert.equal((await register(token, 'machine-C')).status, 201);
   const other = await register(token, 'machine-D');
-  assert.equal(other.status, 403);
+  assert.equal(other.status, 401);
   assert.match(other.data.error, /another machine/);
-  assert.equal((await s.req('/api/v1/client/config', { headers: as(token, 'machine-D') })).status, 403);
+  assert.equal((await s.req('/api/v1/client/config', { headers: as(token, 'machine-D') })).status, 401);
+  assert.equal((await s.req('/api/v1/client/config', { headers: as(token, null) })).status, 401, 'a bound token without the fingerprint');
+  assert.equal((await s.req(`/api/v1/tokens/${id}/machines`, { headers: admin })).data.machines.length, 1, 'machine-D registered nothing');
   const logs = await clientToken(['logs']);
   const r = await register(logs.token, 'machine-E');
   assert.equal(r.status, 403);

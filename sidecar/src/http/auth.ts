@@ -64,7 +64,15 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
     case 'client':
       return async (ctx, next) => {
         const token = bearerToken(ctx);
-        const t = token ? await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined) : null;
+        let t: Awaited<ReturnType<typeof deps.tokens.verify>> = null;
+        try {
+          t = token ? await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined) : null;
+        } catch (err) {
+          // A desktop client on another machine (or without the fingerprint) than the one its token is
+          // bound to is not authenticated as that client: 401, where the admin API answers 403.
+          if (err instanceof AppError && err.kind === 'forbidden') throw unauthorized(err.message);
+          throw err;
+        }
         if (!t) throw unauthorized('A valid client token is required');
         if (!t.scopes.includes('client') && !t.scopes.includes('full-access')) throw forbidden('Token scope does not cover the client API');
         ctx.state.principal = { kind: 'client', tokenId: t.id, scopes: t.scopes, userId: t.user_id ?? t.created_by, peerId: t.peer_id } satisfies Principal;
