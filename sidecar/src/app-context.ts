@@ -59,6 +59,10 @@ import { BackupService } from './backup/service.js';
 import { RdpService } from './rdp/service.js';
 import { RdpKeys } from './rdp/keys.js';
 import { ClientService } from './client-api/service.js';
+import { MasterKeyRotation, type MasterKeyHook } from './masterkey/rotation.js';
+import { settleMasterKey } from './masterkey/files.js';
+import { sampleSealed } from './masterkey/sealed.js';
+import { lockHolder } from './masterkey/lock.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -114,6 +118,10 @@ export interface AppContext extends Deps {
   rdp: RdpService;
   // desktop clients: registered machines, their configs and reports (src/client-api)
   clientMachines: ClientService;
+  // master-key rotation (npm run cli -- rotate-master-key) and its hooks
+  masterKeyRotation: MasterKeyRotation;
+  /** Registers a hook run inside the rotation's transaction with the new key (masterkey/rotation.ts MasterKeyHook). */
+  onMasterKeyRotated(fn: MasterKeyHook, name?: string): void;
 }
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -139,8 +147,10 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const { key } = MasterKey.loadOrCreate(config.masterKeyFile);
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteFile: opts.sqliteFile });
+  // A rotation interrupted by a crash is settled here (masterkey/files.ts), unless another live process
+  // (a rotation in progress, the running sidecar) holds the data directory: then the key file as it is.
+  const { key } = lockHolder(config.dataDir) ? MasterKey.loadOrCreate(config.masterKeyFile) : await settleMasterKey(config.masterKeyFile, () => sampleSealed(db), log);
   const { models } = db;
   const scheduler = new Scheduler({ log, clock, timers: opts.timers ?? systemTimers });
   const events = new EventBus({ clock, log });
@@ -162,6 +172,9 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   const core = await createDeps(config, opts);
   const { db, clock, log, activity, events } = core;
   const health: HealthCheck[] = [];
+  // first: services built below register their master-key hooks on it
+  const masterKeyRotation = new MasterKeyRotation(core);
+  const onMasterKeyRotated = (fn: MasterKeyHook, name?: string) => masterKeyRotation.onRotated(name ?? (fn.name || `hook ${masterKeyRotation.hookNames().length + 1}`), fn);
 
   // proxy: render + load (coalesced, all-or-nothing writes); the Caddy supervisor when managed
   const raModels: RouteAuthModels = db.models;
@@ -296,6 +309,8 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     backup,
     rdp,
     clientMachines,
+    masterKeyRotation,
+    onMasterKeyRotated,
   };
 }
 

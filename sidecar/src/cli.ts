@@ -1,17 +1,54 @@
 // Operator commands: npm run cli -- <command> [args]
 //   unlock-account <username> [--route-auth]   lift a login lockout
 //   reset-admin-password <username>            print a new random password (to be changed at the next sign-in)
+//   rotate-master-key                          new master key, every sealed secret re-sealed (the sidecar must be stopped)
 import { loadConfig } from './config.js';
-import { createDeps } from './app-context.js';
+import { createAppContext, createDeps } from './app-context.js';
 import { createLogger } from './util/logger.js';
+import { acquireDataDirLock, DataDirLocked } from './masterkey/lock.js';
+
+/** rotate-master-key: with the sidecar stopped (it holds the key in memory), under the data directory's lock. */
+async function rotateMasterKey(): Promise<number> {
+  const config = loadConfig();
+  let release: () => void;
+  try {
+    release = acquireDataDirLock(config.dataDir, 'rotate-master-key');
+  } catch (err) {
+    if (!(err instanceof DataDirLocked)) throw err;
+    process.stderr.write(
+      err.holder.role === 'sidecar'
+        ? `The sidecar is running (pid ${err.holder.pid}, ${err.file}): it holds the master key in memory and would go on sealing with the old one.\nStop it (e.g. systemctl stop gatehouse, docker compose stop gatehouse), run rotate-master-key again, then start it.\n`
+        : `A master-key rotation is already running (pid ${err.holder.pid}, ${err.file}).\n`,
+    );
+    return 1;
+  }
+  try {
+    const ctx = await createAppContext(config, { log: createLogger('warn', true) });
+    try {
+      const r = await ctx.masterKeyRotation.rotate({ source: 'cli' });
+      await ctx.webhookQueue.flushed(); // the event's webhook deliveries are written (the sidecar sends them)
+      const per = Object.entries(r.tables).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(', ');
+      process.stdout.write(`master key rotated: ${r.sealed_values} sealed values re-sealed${per ? ` (${per})` : ''} in ${r.duration_ms} ms; hooks run: ${r.hooks.join(', ') || 'none'}\n${config.masterKeyFile} holds the new key. Admin sessions end: sign in again after starting the sidecar.\n`);
+      return 0;
+    } catch (err) {
+      process.stderr.write(`master key rotation failed: ${(err as Error).message}\nThe data opens with ${config.masterKeyFile} as it is now.\n`);
+      return 1;
+    } finally {
+      await ctx.db.close();
+    }
+  } finally {
+    release();
+  }
+}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
-  const usage = 'usage: npm run cli -- unlock-account <username> [--route-auth] | reset-admin-password <username>';
+  const usage = 'usage: npm run cli -- unlock-account <username> [--route-auth] | reset-admin-password <username> | rotate-master-key';
   if (!cmd) {
     process.stderr.write(usage + '\n');
     return 2;
   }
+  if (cmd === 'rotate-master-key') return rotateMasterKey();
   const deps = await createDeps(loadConfig(), { log: createLogger('error', true) });
   try {
     switch (cmd) {

@@ -149,7 +149,9 @@ export type SystemEvent =
 export type OperationsEvent =
   | { type: 'backup_completed'; job_id: number | null; target: 'download' | 'local' | 's3'; file: string | null; bytes: number; duration_ms: number }
   | { type: 'backup_failed'; job_id: number | null; target: 'download' | 'local' | 's3'; error: string }
-  | ({ type: 'licence_changed'; reason: 'activated' | 'refreshed' | 'expired' | 'removed' | 'grace_ended' | 'revoked'; plan: string; features: string[]; expires_at: number | null } & Actor);
+  | ({ type: 'licence_changed'; reason: 'activated' | 'refreshed' | 'expired' | 'removed' | 'grace_ended' | 'revoked'; plan: string; features: string[]; expires_at: number | null } & Actor)
+  /** Every sealed value is now under a new master key (masterkey/rotation.ts; source: cli or api). */
+  | ({ type: 'master_key_rotated'; source: 'cli' | 'api'; sealed_values: number; tables: Record<string, number>; hooks: string[] } & Actor);
 
 /**
  * Webhooks (src/webhooks): the admin's changes, and the delivery log (a delivery was queued, or an

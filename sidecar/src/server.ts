@@ -12,6 +12,7 @@ import { webMiddleware } from './web/index.js';
 import { passwordPageMiddleware } from './web/password.js';
 import { apiDocsMiddleware } from './web/api-docs.js';
 import { spaMiddleware } from './web/spa.js';
+import { acquireDataDirLock, DataDirLocked } from './masterkey/lock.js';
 
 export interface Running {
   deps: AppContext;
@@ -32,7 +33,22 @@ export interface StartOptions extends ContextOptions {
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
-  const deps = await createAppContext(config, opts);
+  // <dataDir>/gatehouse.pid (masterkey/lock.ts): a master-key rotation refuses while it is held, and
+  // the sidecar does not start while a rotation holds it. Another live sidecar on the same directory
+  // keeps it (as before, both run).
+  let release = () => {};
+  try {
+    release = acquireDataDirLock(config.dataDir, 'sidecar');
+  } catch (err) {
+    if (!(err instanceof DataDirLocked) || err.holder.role !== 'sidecar') throw err instanceof DataDirLocked ? new Error(`${err.message}: start the sidecar again when it is done`) : err;
+  }
+  let deps: AppContext;
+  try {
+    deps = await createAppContext(config, opts);
+  } catch (err) {
+    release();
+    throw err;
+  }
   const boot = await bootstrapAdmin(deps);
   if (boot.created) {
     deps.log.warn(
@@ -96,6 +112,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       deps.scheduler.stop();
       if (!(await deps.scheduler.idle(10_000))) deps.log.warn('periodic work still running after 10 s at shutdown; closing the database anyway');
       await deps.db.close();
+      release();
     })());
   return { deps, app, fastPath, server, endpoints, url: `http://127.0.0.1:${port}`, port, close };
 }

@@ -103,7 +103,8 @@ export interface MakeOptions {
   now: number;
 }
 
-const MASTER_SEALED = /v1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]*/g;
+/** A value sealed with a master key (util/crypto.ts), anywhere in a text. */
+export const MASTER_SEALED = /v1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]*/g;
 
 export async function makeDocument(o: MakeOptions): Promise<BackupDocument> {
   const key = await PassphraseKey.create(o.passphrase);

@@ -76,6 +76,7 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = {
   config_changed: { scope: 'system', fields: 'target ("proxy"), config_hash, reason' },
   backup_completed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), file, bytes, duration_ms' },
   backup_failed: { scope: 'system', fields: 'job_id (null for a manual backup), target (download|local|s3), error' },
+  master_key_rotated: { scope: 'admin', fields: `source (cli|api), sealed_values (how many values were re-sealed), tables (per table), hooks (names of the hooks run), ${actor}` },
   licence_changed: { scope: 'admin', fields: `reason (activated|refreshed|expired|removed|grace_ended|revoked), plan, features, expires_at (epoch ms or null), ${actor}` },
   webhook_created: { scope: 'admin', fields: `webhook_id, name, url, events, ${actor}` },
   webhook_updated: { scope: 'admin', fields: `webhook_id, name, fields (changed field names; "secret" when it was replaced), ${actor}` },

@@ -236,6 +236,8 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { severity: 'error', source: 'backup', event_type: e.type, message: `Backup failed (${e.target}): ${e.error}`, details: { job_id: e.job_id, target: e.target, error: e.error } };
     case 'licence_changed':
       return { source: 'license', event_type: e.type, message: `Licence ${e.reason}: plan ${e.plan}`, details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at }, user_id: e.actor };
+    case 'master_key_rotated':
+      return { severity: 'warning', source: e.source, event_type: e.type, message: `Master key rotated (${e.source}): ${e.sealed_values} sealed values re-sealed`, details: { sealed_values: e.sealed_values, tables: e.tables, hooks: e.hooks }, user_id: e.actor };
     case 'webhook_created':
       return { source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}" created (${e.events.length} event kinds)`, details: { webhook_id: e.webhook_id, url: e.url, events: e.events }, user_id: e.actor };
     case 'webhook_updated':

@@ -9,16 +9,34 @@ export class MasterKey {
   private constructor(private key: Buffer) {}
 
   static loadOrCreate(file: string): { key: MasterKey; created: boolean } {
-    if (fs.existsSync(file)) {
-      const raw = fs.readFileSync(file);
-      const key = raw.length === 32 ? raw : Buffer.from(raw.toString('utf8').trim(), 'base64');
-      if (key.length !== 32) throw new Error(`master key ${file} must hold 32 bytes (raw or base64)`);
-      return { key: new MasterKey(key), created: false };
-    }
+    if (fs.existsSync(file)) return { key: MasterKey.load(file), created: false };
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const key = crypto.randomBytes(32);
-    fs.writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-    return { key: new MasterKey(key), created: true };
+    const key = MasterKey.generate();
+    fs.writeFileSync(file, key.fileText(), { mode: 0o600, flag: 'wx' });
+    return { key, created: true };
+  }
+
+  /** Reads a key file (32 raw bytes, or their base64); throws when it is missing or malformed. */
+  static load(file: string): MasterKey {
+    const raw = fs.readFileSync(file);
+    const key = raw.length === 32 ? raw : Buffer.from(raw.toString('utf8').trim(), 'base64');
+    if (key.length !== 32) throw new Error(`master key ${file} must hold 32 bytes (raw or base64)`);
+    return new MasterKey(key);
+  }
+
+  /** A new random key (master-key rotation, first start). */
+  static generate(): MasterKey {
+    return new MasterKey(crypto.randomBytes(32));
+  }
+
+  /** What a key file holds: the key in base64 and a newline. */
+  fileText(): string {
+    return this.key.toString('base64') + '\n';
+  }
+
+  /** The same key (compares in constant time). */
+  equals(other: MasterKey): boolean {
+    return crypto.timingSafeEqual(this.key, other.key);
   }
 
   static fromBuffer(key: Buffer): MasterKey {

@@ -35,6 +35,7 @@ export const WEBHOOK_EVENT_INFO = {
   backup_completed: 'a backup was written',
   backup_failed: 'a backup failed',
   licence_changed: 'the licence was activated, refreshed, removed or expired',
+  master_key_rotated: 'the master key was rotated (every sealed secret re-sealed under a new key)',
 } as const satisfies Partial<Record<EventType, string>>;
 
 export type WebhookEvent = keyof typeof WEBHOOK_EVENT_INFO;
