@@ -17,6 +17,7 @@ import { licenceFeature } from './license/feature.js';
 import { backupFeature } from './backup/feature.js';
 import { rdpFeature } from './rdp/feature.js';
 import { clientApiFeature } from './client-api/feature.js';
+import { rdpClientFeature } from './rdp/client-endpoints.js';
 
 export const features: readonly Feature[] = [
   peersFeature,
@@ -29,6 +30,7 @@ export const features: readonly Feature[] = [
   resilienceFeature, // after proxy and routes
   metricsFeature,
   rdpFeature, // after routes and gateways
+  rdpClientFeature, // the desktop client's /client/rdp endpoints
   licenceFeature, // its checks re-render the proxy and rewrite DNS on a change
   backupFeature, // after everything it backs up and restores
   webhooksFeature, // last: stopped first, its queue stays in the database

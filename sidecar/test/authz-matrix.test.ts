@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FINGERPRINT_HEADER } from '../src/tokens/service.js';
 import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from './lib/server.js';
+import { testLicenceKey } from './lib/licence.js';
 import { SERVED_OUTSIDE_REGISTRY } from '../src/http/served-paths.js';
 import { fullPath, scopeForPath, SCOPES, type Endpoint, type Scope } from '../src/http/registry.js';
 
@@ -191,7 +192,10 @@ test('the client token kind: a client-scope token is refused on every admin endp
     if (required === 'any') assert.notEqual(r.status, 401, `${e.method} ${fullPath(e)} is open to any credential: ${r.status}`);
     else assert.equal(r.status, 403, `${e.method} ${fullPath(e)} with a client token: ${r.status}`);
   }
-  // The desktop client API (auth 'client', issue 17) has no endpoint yet; these hold for the first one.
+  // The desktop client API (auth 'client', issue 17). The first test called DELETE /license with full
+  // access: the licence comes back so that licensed client endpoints (/client/rdp*) answer past their gate.
+  const lic = await s.req('/api/v1/license/activate', { method: 'POST', json: { key: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) }, headers: bearer(tokens.get('full-access')!) });
+  assert.equal(lic.status, 200, JSON.stringify(lic.data));
   const g = await gateway('authz-gw-client');
   for (const e of s.endpoints.filter((x) => x.auth === 'client')) {
     const label = `${e.method} ${fullPath(e)}`;
@@ -200,7 +204,7 @@ test('the client token kind: a client-scope token is refused on every admin endp
     assert.equal((await call(e, { cookie: session.cookie, 'x-csrf-token': session.csrf })).status, 401, `${label} with an admin session`);
     assert.equal((await call(e, bearer(tokens.get('logs')!))).status, 403, `${label} with a token without scope client`);
     const ok = await call(e, bearer(client));
-    assert.ok(ok.status !== 401 && ok.status !== 403, `${label} with a client token: ${ok.status}`);
+    assert.ok(ok.status !== 401 && ok.status !== 403, `${label} with a client token: ${ok.status} ${JSON.stringify(ok.data)}`);
   }
   // machine-fingerprint binding: a client token bound to one machine is refused from another on every client endpoint
   const clientEndpoints = s.endpoints.filter((x) => x.auth === 'client');

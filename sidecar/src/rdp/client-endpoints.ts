@@ -1,0 +1,231 @@
+// The desktop client's RDP endpoints (auth 'client': a token with scope client or full-access plus the
+// machine fingerprint header; licence feature remote_desktop; the client rate limit):
+//   GET    /client/rdp                 the RDP routes this client may use (enabled; allowed_user_ids null
+//                                      or holding the token's user), with maintenance and rotation flags
+//   GET    /client/rdp/:id/connect     ?key=<base64 SPKI of a one-time RSA-OAEP SHA-256 key, 2048-4096 bits>:
+//                                      the `.rdp` profile (rdp-file.ts), the address(es) for the access
+//                                      mode, and the stored credentials re-encrypted for that key (reencrypt.ts)
+// (status and the session start/heartbeat/end endpoints join these with the RDP operations services)
+// A route the client may not use is a 404 (its existence is not revealed). Refusals of connect:
+// 409 {reason: route_disabled | rotation_pending | not_connectable}, 423 {reason: maintenance, maintenance}.
+import os from 'node:os';
+import net from 'node:net';
+import { z } from 'zod';
+import type { AppContext, Feature } from '../app-context.js';
+import type { Principal } from '../http/auth.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { AppError, notFound, unauthorized } from '../util/errors.js';
+import { credentialEnvelopeSchema, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
+import { renderRdpFile, type RdpProfileSettings } from './rdp-file.js';
+import { oneTimeKeyText, reencryptForClient, validateOneTimeKey } from './reencrypt.js';
+import type { MaintenanceWindow, RdpRoute } from './model.js';
+import type { RdpRouteView } from './schema.js';
+
+export type ConnectMode = 'internal' | 'external' | 'gateway';
+export interface ConnectAddress {
+  host: string;
+  port: number;
+  mode: ConnectMode;
+}
+
+/** The route fields the connect address depends on. */
+export type ConnectRoute = Pick<RdpRouteView, 'access_mode' | 'target_host' | 'target_port' | 'external_host' | 'listen_port' | 'gateway_l4_route_id' | 'name'>;
+
+/**
+ * Where the client connects, in the order it should try (pure):
+ * - internal: target_host:target_port, through the tunnel;
+ * - external: the public address (external_host, else target_host) on listen_port (else target_port);
+ * - both: the internal address first, then the external one: the client takes the first that its
+ *   own reachability check (a TCP connect) answers;
+ * - gateway: the server's public host (GATEHOUSE_PUBLIC_HOST, else the machine's hostname: the host
+ *   gateway.env and the peers' WireGuard endpoint use too) on the linked L4 route's listen_port.
+ * An address that is missing (gateway without listen_port, both without external_host) is left out;
+ * none at all is a 409.
+ */
+export function connectAddresses(route: ConnectRoute, publicHost: string): ConnectAddress[] {
+  const out: ConnectAddress[] = [];
+  const internal = () => out.push({ host: route.target_host, port: route.target_port, mode: 'internal' });
+  const external = (host: string | null) => {
+    if (host) out.push({ host, port: route.listen_port ?? route.target_port, mode: 'external' });
+  };
+  switch (route.access_mode) {
+    case 'internal':
+      internal();
+      break;
+    case 'external':
+      external(route.external_host ?? route.target_host);
+      break;
+    case 'both':
+      internal();
+      external(route.external_host);
+      break;
+    case 'gateway':
+      if (route.listen_port !== null && route.gateway_l4_route_id !== null) out.push({ host: publicHost, port: route.listen_port, mode: 'gateway' });
+      break;
+  }
+  if (!out.length) throw new AppError('conflict', `RDP route "${route.name}" has no address a client can connect to (its ${route.access_mode} settings are incomplete)`, undefined, { reason: 'not_connectable' });
+  return out;
+}
+
+/** The host clients reach the server at from outside (see connectAddresses). */
+export function serverPublicHost(config: { publicHost?: string }): string {
+  const h = config.publicHost?.trim() || os.hostname();
+  return h.startsWith('[') && h.endsWith(']') && net.isIPv6(h.slice(1, -1)) ? h.slice(1, -1) : h;
+}
+
+// --- schemas ---
+
+const id = z.number().int();
+const accessMode = z.enum(['internal', 'external', 'both', 'gateway']);
+const windowView = z.object({ from: z.string().meta({ format: 'date-time' }), to: z.string().meta({ format: 'date-time' }), note: z.string() });
+
+const clientRoute = z
+  .object({
+    id,
+    name: z.string(),
+    description: z.string().nullable(),
+    access_mode: accessMode,
+    has_credentials: z.boolean().meta({ description: 'connect returns credentials (encrypted for the one-time key) when true' }),
+    rotation_pending: z.boolean().meta({ description: 'the credentials await re-entry by an admin after a master-key rotation: connect is refused meanwhile' }),
+    maintenance: windowView.nullable().meta({ description: 'the maintenance window in force now (connect is refused meanwhile), or null' }),
+    upcoming_maintenance: z.array(windowView).meta({ description: 'windows that have not ended yet, earliest first' }),
+    wol_enabled: z.boolean(),
+    network_level_auth: z.boolean(),
+    resolution: z.string().nullable(),
+    color_depth: z.number().int(),
+    audio_mode: z.enum(['local', 'remote', 'off']),
+    clipboard_enabled: z.boolean(),
+  })
+  .meta({ description: 'An RDP route as the desktop client sees it' });
+
+const address = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  mode: z.enum(['internal', 'external', 'gateway']).meta({ description: 'internal: through the WireGuard tunnel; external: the public address; gateway: the server\'s public host, relayed by the gateway companion' }),
+});
+
+const connectQuery = z.object({
+  key: oneTimeKeyText.meta({
+    description: 'the one-time RSA-OAEP (SHA-256) public key, 2048-4096 bits, as base64 (standard or URL-safe) of its SPKI DER, percent-encoded; the credentials come back encrypted for it',
+  }),
+});
+
+export const clientRdpListResponse = z.object({ ok: z.literal(true), routes: z.array(clientRoute) });
+export const clientRdpConnectResponse = z.object({
+  ok: z.literal(true),
+  rdp_route_id: id,
+  name: z.string(),
+  access_mode: accessMode,
+  address: address.meta({ description: 'the first candidate: the address to use unless the access mode is both and it does not answer' }),
+  candidates: z
+    .array(address.extend({ rdp_file: z.string() }))
+    .meta({ description: 'every address in the order to try, each with its own profile (both: internal, then external; the client takes the first its TCP check reaches)' }),
+  rdp_file: z.string().meta({ description: 'the .rdp connect profile (CRLF lines) for `address`: no user name and never a password' }),
+  credentials: credentialEnvelopeSchema.nullable().meta({ description: 'the stored credentials ({username, password, domain}) re-encrypted for the one-time key (scheme RSA-OAEP-256+A256GCM, kid = that key\'s id); null when the route has none' }),
+  kid: z.string().meta({ description: 'the key id of the one-time key as the server read it (first 16 hex digits of SHA-256 over its SPKI DER)' }),
+  credentials_updated_at: z.string().nullable(),
+});
+// --- handlers ---
+
+function caller(ctx: { state: { principal?: Principal } }): Extract<Principal, { kind: 'client' }> {
+  const p = ctx.state.principal;
+  if (p?.kind !== 'client') throw unauthorized('A valid client token is required');
+  return p;
+}
+
+/** Whether the token's user may use the route (allowed_user_ids null: every client token). */
+function allowedFor(route: Pick<RdpRoute, 'allowed_user_ids'>, p: Extract<Principal, { kind: 'client' }>): boolean {
+  return route.allowed_user_ids === null || (p.userId !== null && route.allowed_user_ids.includes(p.userId));
+}
+
+export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
+  const tags = ['client'];
+  const feature = 'remote_desktop' as const;
+  const auth = 'client' as const;
+
+  /** The route if this client may see it: allowed for its user and enabled (404 otherwise). */
+  const visible = async (routeId: number, p: Extract<Principal, { kind: 'client' }>, opts: { disabledToo?: boolean } = {}): Promise<RdpRoute> => {
+    let route: RdpRoute;
+    try {
+      route = await deps.rdp.getRoute(routeId);
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'not_found') throw notFound('RDP route');
+      throw err;
+    }
+    if (!allowedFor(route, p) || (!route.enabled && !opts.disabledToo)) throw notFound('RDP route');
+    return route;
+  };
+
+  const refuseIfUnavailable = (route: RdpRoute, now: number): void => {
+    if (!route.enabled) throw new AppError('conflict', `RDP route "${route.name}" is disabled`, undefined, { reason: 'route_disabled' });
+    const w: MaintenanceWindow | null = deps.rdp.activeMaintenance(route, now);
+    if (w) {
+      throw new AppError('locked', `RDP route "${route.name}" is in a maintenance window until ${w.to}${w.note ? `: ${w.note}` : ''}`, undefined, { reason: 'maintenance', maintenance: w });
+    }
+  };
+
+
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/client/rdp', auth, tags, feature, response: clientRdpListResponse,
+      summary: "The RDP routes this client may use (enabled; allowed_user_ids null or holding the token's user), with the maintenance window in force and whether credentials await re-entry after a master-key rotation",
+      handler: async (_i, ctx) => {
+        const p = caller(ctx);
+        const now = deps.clock();
+        const routes = (await deps.rdp.listRoutes()).filter((r) => r.enabled && allowedFor(r, p));
+        return {
+          routes: routes.map((r) => ({
+            id: r.id, name: r.name, description: r.description, access_mode: r.access_mode,
+            has_credentials: r.credentials_envelope !== null,
+            rotation_pending: r.rotation_state === 'pending',
+            maintenance: deps.rdp.activeMaintenance(r, now),
+            upcoming_maintenance: r.maintenance_windows.filter((w) => Date.parse(w.to) > now),
+            wol_enabled: r.wol_enabled, network_level_auth: r.network_level_auth, resolution: r.resolution,
+            color_depth: r.color_depth, audio_mode: r.audio_mode, clipboard_enabled: r.clipboard_enabled,
+          })),
+        };
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/client/rdp/:id/connect', auth, tags, feature, response: clientRdpConnectResponse, query: connectQuery,
+      summary: 'A connect profile: the .rdp file, the address(es) for the access mode, and the stored credentials re-encrypted for the one-time public key in ?key= (never stored, never logged)',
+      errors: {
+        '409': 'refused: reason route_disabled, rotation_pending (credentials must be re-entered by an admin after a master-key rotation) or not_connectable',
+        '423': 'refused: reason maintenance, with the window in force ({from, to, note})',
+      },
+      handler: async ({ params, query }, ctx) => {
+        const p = caller(ctx);
+        const clientKey = await validateOneTimeKey(query.key);
+        const route = await visible(params.id as number, p, { disabledToo: true });
+        refuseIfUnavailable(route, deps.clock());
+        if (route.rotation_state === 'pending') {
+          throw new AppError('conflict', `RDP route "${route.name}": the credentials must be re-entered by an admin after a master-key rotation`, undefined, { reason: 'rotation_pending' });
+        }
+        const candidates = connectAddresses(route, serverPublicHost(deps.config)).map((a) => ({ ...a, rdp_file: renderRdpFile({ ...(route as RdpProfileSettings), address: a }) }));
+        let credentials: CredentialEnvelope | null = null;
+        if (route.credentials_envelope !== null && route.credentials_kid !== null) {
+          credentials = await reencryptForClient(deps.rdp.keys, JSON.parse(route.credentials_envelope), route.credentials_kid, clientKey);
+        }
+        const first = candidates[0];
+        ctx.set('Cache-Control', 'no-store');
+        return {
+          rdp_route_id: route.id,
+          name: route.name,
+          access_mode: route.access_mode,
+          address: { host: first.host, port: first.port, mode: first.mode },
+          candidates,
+          rdp_file: first.rdp_file,
+          credentials,
+          kid: clientKey.kid,
+          credentials_updated_at: route.credentials_updated_at === null ? null : new Date(route.credentials_updated_at).toISOString(),
+        };
+      },
+    }),
+  ];
+}
+
+/** The desktop client's RDP endpoints as a feature (features.ts, after the RDP routes and their operations). */
+export const rdpClientFeature: Feature = {
+  name: 'rdp-client',
+  endpoints: (ctx) => rdpClientEndpoints(ctx),
+};
