@@ -1,62 +1,19 @@
-// The shapes of the desktop client API the client reads and sends.
-// TODO(clientcli): replaced by type imports of sidecar/src/client-api/schema.ts once it lands.
-export interface RegisterInput {
-  hostname: string;
-  platform: string;
-  client_version: string;
-}
-export interface PingResponse {
-  ok: true;
-  version: string;
-  api: 'v1';
-  server_time: number;
-  registered: boolean;
-}
-export type PermissionsResponse = Record<string, unknown> & { ok: true };
-export interface RegisterResponse {
-  ok: true;
-  created: boolean;
-  machine: { id: number; peer_id: number | null; hostname: string } & Record<string, unknown>;
-  peer: { id: number; name: string; address: string; enabled: boolean };
-  config_hash: string;
-}
-export interface ConfigResponse {
-  ok: true;
-  peer_id: number;
-  filename: string;
-  config: string;
-  config_hash: string;
-  allowed_ips: string[];
-}
-export interface ConfigCheckResponse {
-  ok: true;
-  changed: true;
-  config_hash: string;
-}
-export interface HeartbeatInput {
-  handshake_age_s: number | null;
-  rx_bytes: number;
-  tx_bytes: number;
-  hostname?: string;
-}
-export interface HeartbeatResponse {
-  ok: true;
-  config_hash: string;
-  server_time: number;
-}
-export interface HostnameReportResponse {
-  ok: true;
-  applied: boolean;
-  reason?: string;
-  hostname: string | null;
-  hostname_source: 'admin' | 'agent' | null;
-  fqdn: string | null;
-}
-export interface ServicesResponse {
-  ok: true;
-  peer_id: number | null;
-  services: Array<{ route_id: number; name: string; description: string | null; route_type: 'http' | 'l4'; protocol: string; url: string | null; host: string; port: number | null; access: string; requires_login: boolean }>;
-}
+// The shapes of the desktop client API the client sends and reads: types only, derived from the
+// server's own zod schemas (one definition of each shape; `import type` is erased, so the bundle
+// holds no sidecar code).
+import type { z } from 'zod';
+import type * as S from '../../sidecar/src/client-api/schema.js';
+
+export type RegisterInput = z.input<typeof S.registerBody>;
+export type HeartbeatInput = z.input<typeof S.heartbeatBody>;
+export type PingResponse = z.infer<typeof S.pingResponse>;
+export type PermissionsResponse = z.infer<typeof S.permissionsResponse>;
+export type RegisterResponse = z.infer<typeof S.registerResponse>;
+export type ConfigResponse = z.infer<typeof S.configResponse>;
+export type ConfigCheckResponse = z.infer<typeof S.configCheckResponse>;
+export type HeartbeatResponse = z.infer<typeof S.heartbeatResponse>;
+export type HostnameReportResponse = z.infer<typeof S.hostnameReportResponse>;
+export type ServicesResponse = z.infer<typeof S.servicesResponse>;
 
 // ---- RDP (sidecar/src/rdp/client-endpoints.ts)
 export interface MaintenanceWindow {
