@@ -37,6 +37,11 @@ export class ClientApi extends ApiClient {
     return (await this.call<P.HeartbeatResponse>('POST', '/heartbeat', body)).data;
   }
 
+  /** POST /client/status: the detailed device status (any JSON object; os, os_version, uptime_s, tunnel are checked). */
+  async deviceStatus(body: P.DeviceStatusInput): Promise<P.DeviceStatusResponse> {
+    return (await this.call<P.DeviceStatusResponse>('POST', '/status', body)).data;
+  }
+
   async reportHostname(hostname: string): Promise<P.HostnameReportResponse> {
     return (await this.call<P.HostnameReportResponse>('POST', '/peer/hostname', { hostname })).data;
   }

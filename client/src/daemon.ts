@@ -7,6 +7,9 @@
 //   an answer naming another config_hash than ours triggers a poll at once.
 // - hostname (at start, then checked every minute): POST /client/peer/hostname when it changed
 //   (the server allows 3 a minute).
+// - device status (at start, then every 10 minutes): POST /client/status with the OS, its version
+//   and uptime, the client version and the tunnel (up, interface, endpoint, mode); the admin sees
+//   it with the machine.
 // With the defaults that is 75 calls per 15 minutes, within the server's client limit of 100 per IP
 // (a 429 is an error like any other: the loop backs off).
 // Each loop backs off after errors (interval × 2^errors, at most --max-backoff, ±10 % jitter). While
@@ -35,6 +38,9 @@ export interface DaemonOptions {
   maxBackoffMs: number;
   /** the hostname to report (re-read every time: a renamed machine is reported again) */
   hostname: () => string;
+  /** the client's version, reported in the device status */
+  version?: string;
+  statusIntervalMs?: number;
 }
 
 /** A hostname as the server's internal DNS accepts it: lower case, labels of [a-z0-9-], at most 63 characters each. */
@@ -72,6 +78,7 @@ export class Daemon {
       this.poll,
       new Loop('heartbeat', () => this.step(() => this.heartbeatOnce()), o.heartbeatIntervalMs, Math.min(max, 60_000), o.log),
       new Loop('hostname report', () => this.step(() => this.hostnameOnce()), o.hostnameIntervalMs ?? 60_000, max, o.log),
+      new Loop('device status', () => this.step(() => this.deviceStatusOnce()), o.statusIntervalMs ?? 600_000, max, o.log),
     ];
   }
 
@@ -88,10 +95,11 @@ export class Daemon {
       }
     }
     this.writeStatus();
-    const [poll, hb, host] = this.loops;
+    const [poll, hb, host, dev] = this.loops;
     poll.start(0);
     hb.start(300);
     host.start(600);
+    dev.start(900);
   }
 
   async stop(): Promise<void> {
@@ -220,6 +228,20 @@ export class Daemon {
     const r = await this.call(() => this.o.api.reportHostname(name));
     this.lastHostname = { hostname: name, at: new Date().toISOString() };
     this.o.log.info(`hostname ${name} reported`, { applied: r.applied, ...(r.reason ? { reason: r.reason } : {}), fqdn: r.fqdn });
+  }
+
+  async deviceStatusOnce(): Promise<void> {
+    const stats = this.o.tunnel && this.tunnelUp ? await this.o.tunnel.stats() : null;
+    await this.call(() =>
+      this.o.api.deviceStatus({
+        os: `${os.type()} ${os.arch()}`,
+        os_version: os.release(),
+        uptime_s: Math.floor(os.uptime()),
+        client_version: this.o.version ?? null,
+        tunnel: { up: this.tunnelUp, interface: this.o.iface, endpoint: stats?.endpoint ?? this.config?.peer.endpoint ?? '', mode: this.o.tunnel?.mode ?? 'none' },
+        config_hash: this.configHash,
+      }),
+    );
   }
 
   view(): DaemonStatus {

@@ -153,6 +153,7 @@ async function cmdUp(c: Ctx): Promise<void> {
     heartbeatIntervalMs: seconds(c.args, 'heartbeat-interval', 'GATEHOUSE_CLIENT_HEARTBEAT_INTERVAL', 60),
     maxBackoffMs: seconds(c.args, 'max-backoff', 'GATEHOUSE_CLIENT_MAX_BACKOFF', 300),
     hostname: () => hostnameOf(c.args),
+    version: clientVersion(),
   });
   const d = daemon;
   let stopping = false;

@@ -12,6 +12,8 @@ export type RegisterResponse = z.infer<typeof S.registerResponse>;
 export type ConfigResponse = z.infer<typeof S.configResponse>;
 export type ConfigCheckResponse = z.infer<typeof S.configCheckResponse>;
 export type HeartbeatResponse = z.infer<typeof S.heartbeatResponse>;
+export type DeviceStatusInput = z.input<typeof S.statusBody>;
+export type DeviceStatusResponse = z.infer<typeof S.statusResponse>;
 export type HostnameReportResponse = z.infer<typeof S.hostnameReportResponse>;
 export type ServicesResponse = z.infer<typeof S.servicesResponse>;
 

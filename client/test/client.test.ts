@@ -117,10 +117,13 @@ describe('the client against a real sidecar', () => {
       const tokens = (await s.req('/api/v1/tokens', { headers: admin })).data.tokens as Array<{ id: number; name: string; scopes: string[] }>;
       const tid = tokens.find((t) => t.scopes.includes('client'))!.id;
       const m = (await s.req(`/api/v1/tokens/${tid}/machines`, { headers: admin })).data.machines;
-      return m?.[0]?.last_seen_at && m[0].rx_bytes !== null ? m : null;
-    }, 10_000, 'the heartbeat stored');
+      return m?.[0]?.last_seen_at && m[0].rx_bytes !== null && m[0].status ? m : null;
+    }, 10_000, 'the heartbeat and the device status stored');
     assert.equal(machines.length, 1);
     assert.equal(machines[0].peer_id, peerId);
+    assert.equal(machines[0].status.client_version, JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')).version);
+    assert.deepEqual(machines[0].status.tunnel, { up: false, interface: 'gatehouse-c0', endpoint: saved.config.config ? String(saved.config.config).match(/Endpoint = (.*)/)![1] : '', mode: 'none' });
+    assert.equal(typeof machines[0].status.uptime_s, 'number');
     const peer = (await s.req(`/api/v1/peers/${peerId}`, { headers: admin })).data.peer;
     assert.equal(peer.hostname, 'test-laptop');
   });
