@@ -17,6 +17,7 @@ const P: Record<string, string> = {
   tag: 'M20.6 13.4 13.4 20.6a2 2 0 0 1-2.8 0L3 13V3h10l7.6 7.6a2 2 0 0 1 0 2.8zM7.5 7.5h.01',
   doc: 'M6 2h9l5 5v15H6zM14 2v6h6',
   licence: 'M12 15a6 6 0 1 0 0-12 6 6 0 0 0 0 12zM8.2 13.9 7 22l5-3 5 3-1.2-8.1',
+  desktop: 'M3 4h18v12H3zM8 20h8M12 16v4M9 8l3 2-3 2',
   webhook: 'M12 3a3 3 0 1 0 0 6 3 3 0 0 0 0-6zM6 15a3 3 0 1 0 0 6 3 3 0 0 0 0-6zM18 15a3 3 0 1 0 0 6 3 3 0 0 0 0-6zM10.6 8.6 7.4 15.4M13.4 8.6l3.2 6.8M9 18h6',
 };
 export function Icon(props: { name: string }) {

@@ -8,6 +8,7 @@ import { FormErrors, SelectField, SubmitButton, TextField, useForm } from '../..
 import { DataTable, type Column } from '../../components/table';
 import { Badge, CopyButton, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
 import { CheckGroup } from '../../components/checkgroup';
+import { MachinesPanel } from './machines';
 import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, fmtDate, t, useLang } from '../../i18n';
 import { setQuery } from '../../router';
@@ -21,6 +22,8 @@ interface TokenView {
   id: number; name: string; token_hint: string; scopes: string[]; expires_at: string | null; expired: boolean;
   user_id: number | null; peer_id: number | null; fingerprint_bound: boolean; fingerprint_bound_at: string | null;
   last_used_at: string | null; created_at: string;
+  /** desktop clients: the token's split-tunnel ranges (null = the server default) */
+  split_tunnel?: string[] | null;
 }
 
 export default function TokensScreen({ query }: ScreenProps) {
@@ -28,6 +31,7 @@ export default function TokensScreen({ query }: ScreenProps) {
   useTitle(t('tokens.title'));
   const { data, error, reload } = useApi<{ tokens: TokenView[] }>('/tokens', ['token_created', 'token_revoked', 'token_fingerprint_reset']);
   const creating = query.get('new') === '1';
+  const machinesOf = data?.tokens.find((tk) => String(tk.id) === query.get('machines')) ?? null;
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
 
   const resetFp = async (tk: TokenView) => {
@@ -49,6 +53,7 @@ export default function TokensScreen({ query }: ScreenProps) {
     {
       key: 'actions', label: t('common.actions'), render: (r) => (
         <span class="row-actions">
+          {r.scopes.includes('client') && <button type="button" class="btn small" aria-label={t('tokens.machinesFor', { name: r.name })} onClick={() => setQuery({ machines: String(r.id) })}>{t('tokens.machines')}</button>}
           {r.fingerprint_bound && <button type="button" class="btn small" onClick={() => resetFp(r)}>{t('tokens.resetFingerprint')}</button>}
           <button type="button" class="btn small" aria-label={`${t('tokens.revoke')}: ${r.name}`} onClick={() => remove(r)}>{t('tokens.revoke')}</button>
         </span>
@@ -73,6 +78,9 @@ export default function TokensScreen({ query }: ScreenProps) {
       )}
       <Modal title={t('tokens.createTitle')} open={creating && !created} onClose={() => setQuery({ new: null })}>
         <CreateToken onCreated={(token, name) => { setCreated({ token, name }); setQuery({ new: null }); reload(); }} onCancel={() => setQuery({ new: null })} />
+      </Modal>
+      <Modal title={machinesOf ? t('tokens.machinesOf', { name: machinesOf.name }) : t('tokens.machines')} open={!!machinesOf} onClose={() => setQuery({ machines: null })} wide>
+        {machinesOf && <MachinesPanel token={machinesOf} onChange={reload} />}
       </Modal>
       <Modal title={t('tokens.createdTitle')} open={!!created} onClose={() => setCreated(null)}>
         {created && (
