@@ -123,6 +123,9 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   assert.equal(linked.l4_protocol, 'tcp');
   assert.equal(linked.l4_listen_port, 33891);
   assert.equal(linked.wol_mac, 'AA:BB:CC:DD:EE:01');
+  assert.equal(linked.rdp_route_id, v.id, 'the route names its owner');
+  const listed = (await call('/routes?type=l4')).data.routes.find((x: { id: number }) => x.id === linked.id);
+  assert.equal(listed.rdp_route_id, v.id);
   // the rendered proxy configuration carries it: a layer4 server on the listen port
   const cfg = (await s.deps.proxy.render()) as any;
   const srv = cfg.apps.layer4.servers[`route_${linked.id}`];
@@ -148,6 +151,7 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   // a port already used by another L4 route is refused (the routes' L4 conflict check), nothing written
   const other = await call('/routes', 'POST', { domain: 'ssh.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.10.30', target_lan_port: 22 });
   assert.equal(other.status, 201, JSON.stringify(other.data));
+  assert.equal(other.data.route.rdp_route_id, null);
   const clash = await call(`/rdp/${v.id}`, 'PATCH', { listen_port: 2222 });
   assert.equal(clash.status, 409, JSON.stringify(clash.data));
   assert.equal(clash.data.field, 'listen_port');

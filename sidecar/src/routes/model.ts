@@ -164,11 +164,15 @@ export function routeToRow(r: Omit<Route, 'id'>): Omit<RouteRow, 'id'> {
   };
 }
 
-/** The SPEC's route object: every field by its SPEC name; the basic-auth password is never returned. */
-export function toApi(r: Route): Record<string, unknown> {
+/**
+ * The SPEC's route object: every field by its SPEC name; the basic-auth password is never returned.
+ * rdp_route_id: the RDP route that owns this route (its gateway-mode linked L4 route), else null.
+ */
+export function toApi(r: Route, rdpRouteId: number | null = null): Record<string, unknown> {
   const { basic_auth_password_hash, created_at, updated_at, ...rest } = r;
   return {
     ...rest,
+    rdp_route_id: rdpRouteId,
     basic_auth_password: null,
     basic_auth_password_set: basic_auth_password_hash !== null,
     created_at: new Date(created_at).toISOString(),

@@ -297,6 +297,7 @@ export const routeView = z.object({
   basic_auth_password: z.null(),
   basic_auth_password_set: z.boolean(),
   user_ids: z.array(z.number().int()),
+  rdp_route_id: nInt.meta({ description: 'the RDP route that owns this route (its gateway-mode linked L4 route: edit it there; the routes API answers 409), else null' }),
   created_at: z.string().meta({ format: 'date-time' }),
   updated_at: z.string().meta({ format: 'date-time' }),
 });

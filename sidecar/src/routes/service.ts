@@ -18,7 +18,7 @@ import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.j
 import { normalizeIpRules } from '../route-auth/ip.js';
 import type { ListRoutesQuery, RouteInput } from './schema.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
-import { refuseLinkedRoutes } from '../rdp/linked.js';
+import { linkedOwners, refuseLinkedRoutes } from '../rdp/linked.js';
 
 type Fields = Record<string, string>;
 
@@ -97,7 +97,8 @@ export class RoutesService {
       this.Route.count({ where }),
       hasFilter(q) ? this.Route.count() : null,
     ]);
-    return { routes: rows.map((r) => toApi(rowToRoute(r))), total, totalAll: totalAll ?? total };
+    const owners = await linkedOwners(this.db, rows.filter((r) => r.route_type === 'l4').map((r) => Number(r.id)));
+    return { routes: rows.map((r) => toApi(rowToRoute(r), owners.get(Number(r.id))?.id ?? null)), total, totalAll: totalAll ?? total };
   }
 
   async getRoute(id: number, transaction?: Transaction): Promise<Route> {
@@ -107,7 +108,9 @@ export class RoutesService {
   }
 
   async get(id: number): Promise<Record<string, unknown>> {
-    return toApi(await this.getRoute(id));
+    const route = await this.getRoute(id);
+    const owner = route.route_type === 'l4' ? (await linkedOwners(this.db, [id])).get(id) : undefined;
+    return toApi(route, owner?.id ?? null);
   }
 
   async create(input: RouteInput, actor?: number): Promise<Record<string, unknown>> {
