@@ -3,6 +3,7 @@
 // holds no sidecar code).
 import type { z } from 'zod';
 import type * as S from '../../sidecar/src/client-api/schema.js';
+import type * as R from '../../sidecar/src/rdp/client-endpoints.js';
 
 export type RegisterInput = z.input<typeof S.registerBody>;
 export type HeartbeatInput = z.input<typeof S.heartbeatBody>;
@@ -18,50 +19,18 @@ export type HostnameReportResponse = z.infer<typeof S.hostnameReportResponse>;
 export type ServicesResponse = z.infer<typeof S.servicesResponse>;
 
 // ---- RDP (sidecar/src/rdp/client-endpoints.ts)
-export interface MaintenanceWindow {
-  from: string;
-  to: string;
-  note: string;
-}
-export interface ClientRdpRoute {
-  id: number;
-  name: string;
-  description: string | null;
-  access_mode: 'internal' | 'external' | 'both' | 'gateway';
-  has_credentials: boolean;
-  rotation_pending: boolean;
-  maintenance: MaintenanceWindow | null;
-  upcoming_maintenance: MaintenanceWindow[];
-  wol_enabled: boolean;
-  network_level_auth: boolean;
-  resolution: string | null;
-  color_depth: number;
-  audio_mode: 'local' | 'remote' | 'off';
-  clipboard_enabled: boolean;
-}
-export interface ClientRdpListResponse {
-  ok: true;
-  routes: ClientRdpRoute[];
-}
-export interface ConnectAddress {
-  host: string;
-  port: number;
-  mode: 'internal' | 'external' | 'gateway';
-}
-export interface ClientRdpConnectResponse {
-  ok: true;
-  rdp_route_id: number;
-  name: string;
-  access_mode: ClientRdpRoute['access_mode'];
-  address: ConnectAddress;
-  candidates: Array<ConnectAddress & { rdp_file: string }>;
-  rdp_file: string;
-  credentials: unknown;
-  kid: string;
-  credentials_updated_at: string | null;
-  session: { path: string; heartbeat_interval_s: number; lost_after_s: number };
-}
+export type ClientRdpListResponse = z.infer<typeof R.clientRdpListResponse>;
+export type ClientRdpRoute = ClientRdpListResponse['routes'][number];
+export type ConnectAddress = ClientRdpConnectResponse['address'];
 type EndReason = 'client' | 'lost' | 'disconnected' | 'route_disabled' | 'route_deleted';
+/** Where and how often to record the session (a server without session endpoints leaves it out). */
+export interface SessionHints {
+  path: string;
+  heartbeat_interval_s: number;
+  lost_after_s: number;
+}
+export type ClientRdpConnectResponse = z.infer<typeof R.clientRdpConnectResponse> & { session?: SessionHints };
+// TODO(clientcli): derive from the session schemas once POST/PATCH/DELETE /client/rdp/:id/session land.
 export interface ClientRdpSessionResponse {
   ok: true;
   session: { id: number; rdp_route_id: number; status: 'active' | 'ended'; started_at: number; last_heartbeat_at: number; ended_at: number | null; end_reason: EndReason | null; duration_s: number };

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { decryptCredentials, exportPublicKey, generateEnvelopeKeyPair, keyId, type RdpCredentials } from '@gatehouse/common/rdp-credentials.js';
-import type { ClientApi } from './api.js';
+import { ApiError, type ClientApi } from './api.js';
 import type { ClientRdpConnectResponse, ConnectAddress } from './protocol.js';
 import { writeFileAtomic } from './state.js';
 
@@ -158,8 +158,14 @@ export async function rdpConnect(o: RdpConnectOptions): Promise<RdpConnectResult
   if (creds && /[\r\n]/.test(creds.password)) throw new Error('the stored password contains a line break, which FreeRDP cannot read from stdin');
   result.xfreerdp = bin;
 
-  const session = await o.api.rdpSessionStart(o.routeId, o.clientName);
-  const sessionId = session.session.id;
+  let sessionId: number | null = null;
+  try {
+    sessionId = (await o.api.rdpSessionStart(o.routeId, o.clientName)).session.id;
+  } catch (err) {
+    // a server whose connect answer names no session endpoint may not have them (404/405): connect unrecorded
+    if (r.session || !(err instanceof ApiError) || (err.status !== 404 && err.status !== 405)) throw err;
+    o.say('this server records no RDP sessions (no session endpoints): connecting without a session record');
+  }
   result.session_id = sessionId;
   const child = spawn(bin, xfreerdpArgs(o.out, creds, o.extraArgs), { stdio: ['pipe', 'pipe', 'pipe'] });
   result.launched = true;
@@ -168,7 +174,7 @@ export async function rdpConnect(o: RdpConnectOptions): Promise<RdpConnectResult
   child.stderr.on('data', (d) => out.write(d));
   child.stdin.on('error', () => undefined); // xfreerdp may exit before reading
   child.stdin.end(creds ? `${creds.password}\n` : '');
-  o.say(`xfreerdp started (pid ${child.pid}), session ${sessionId}`);
+  o.say(`xfreerdp started (pid ${child.pid})${sessionId !== null ? `, session ${sessionId}` : ''}`);
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -183,8 +189,9 @@ export async function rdpConnect(o: RdpConnectOptions): Promise<RdpConnectResult
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 3000).unref();
   };
-  const intervalMs = Math.max(1, o.heartbeatS ?? r.session.heartbeat_interval_s) * 1000;
+  const intervalMs = Math.max(1, o.heartbeatS ?? r.session?.heartbeat_interval_s ?? 30) * 1000;
   const hb = setInterval(() => {
+    if (sessionId === null) return;
     o.api.rdpSessionHeartbeat(o.routeId, sessionId).then(
       (a) => {
         if (a.disconnect && !result.disconnected) {
@@ -203,7 +210,7 @@ export async function rdpConnect(o: RdpConnectOptions): Promise<RdpConnectResult
   clearInterval(hb);
   o.abort?.removeEventListener('abort', onAbort);
   result.exit_code = signal ? null : code;
-  if (!ended) {
+  if (!ended && sessionId !== null) {
     await o.api.rdpSessionEnd(o.routeId, sessionId).catch((err) => o.say(`ending the session failed: ${(err as Error).message}`));
   }
   o.say(`xfreerdp exited (${signal ?? `code ${code}`})`);
