@@ -31,7 +31,7 @@
 // API:
 //   startXrdp(net, ns, { host, port, displayOffset?, sessionSeconds? }) → XrdpServer
 //       { ns, host, port, dir, startupMs, authEvents(), waitForAuth(user, { after?, timeoutMs? }),
-//         xrdpLog(), sesmanLog(), stop() }   (stop() also removes its directory, logs included;
+//         xrdpLog(), sesmanLog(), setSessionSeconds(s), stop() }   (stop() also removes its directory, logs included;
 //       the directories of instances never stopped go when the process exits)
 //   createRdpUser(password, { prefix? }) → RdpUser { name, home, setPassword(pw), remove() }
 //       (useradd with a home in a temp directory, chpasswd from stdin; removed on remove() or exit)
@@ -74,6 +74,8 @@ export interface XrdpServer {
   waitForAuth(user: string, opts?: { after?: number; timeoutMs?: number }): Promise<AuthEvent>;
   xrdpLog(): string;
   sesmanLog(): string;
+  /** how long the desktop of the NEXT successful logins lives before it logs itself off */
+  setSessionSeconds(seconds: number): void;
   stop(): Promise<void>;
 }
 
@@ -229,7 +231,13 @@ export async function startXrdp(net: Network, ns: string, o: { host: string; por
   const displayOffset = o.displayOffset ?? 100 + ((process.pid * 37 + n * 50) % 800);
   fs.writeFileSync(path.join(dir, 'etc', 'sesman.ini'), sesmanIni(dir, displayOffset));
   // the desktop session's program: it logs itself off after sessionSeconds
-  fs.writeFileSync(path.join(dir, 'session.sh'), `#!/bin/sh\necho "session $(id -un) $DISPLAY $(date +%s)" >> ${dir}/log/sessions.log 2>/dev/null\nexec sleep ${o.sessionSeconds ?? 1}\n`, { mode: 0o755 });
+  const setSessionSeconds = (sec: number) => fs.writeFileSync(path.join(dir, 'session-seconds'), `${sec}\n`, { mode: 0o644 });
+  setSessionSeconds(o.sessionSeconds ?? 1);
+  fs.writeFileSync(
+    path.join(dir, 'session.sh'),
+    `#!/bin/sh\necho "session $(id -un) $DISPLAY $(date +%s)" >> ${dir}/log/sessions.log 2>/dev/null\nexec sleep "$(cat ${dir}/session-seconds)"\n`,
+    { mode: 0o755 },
+  );
   fs.writeFileSync(path.join(dir, 'log', 'sessions.log'), '', { mode: 0o666 });
   fs.chmodSync(path.join(dir, 'log', 'sessions.log'), 0o666);
   fs.mkdirSync('/run/xrdp', { recursive: true });
@@ -269,6 +277,7 @@ export async function startXrdp(net: Network, ns: string, o: { host: string; por
     authEvents,
     xrdpLog: () => readOr(path.join(dir, 'log', 'xrdp.log')),
     sesmanLog,
+    setSessionSeconds,
     waitForAuth: (user, opts = {}) =>
       waitFor(() => authEvents().find((e) => e.user === user && e.index > (opts.after ?? -1)), opts.timeoutMs ?? 10_000, {
         intervalMs: 50,
