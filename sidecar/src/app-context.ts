@@ -270,6 +270,11 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
 
   // RDP routes (after routes: a gateway-mode RDP route owns an L4 route)
   const rdp = new RdpService({ db, clock, events, proxy, routes, keys: new RdpKeys({ db, clock, masterKey: core.crypto }) });
+  // a master-key rotation retires the RDP key pair (its private half was sealed under the old key) and
+  // puts every route with stored credentials into rotation pending, inside the rotation's transaction
+  onMasterKeyRotated(async (newKey, { transaction }) => {
+    await rdp.onMasterKeyRotated(newKey, transaction);
+  }, 'rdp');
 
   // webhooks: the queue subscribes to the bus once, here
   const webhookQueue = new DeliveryQueue(core);

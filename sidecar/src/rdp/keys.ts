@@ -75,30 +75,34 @@ export class RdpKeys {
     return this.making;
   }
 
-  /** Makes a new pair and retires the current one (if any), in one transaction. Returns the new public key. */
-  async rotate(): Promise<RdpPublicKey> {
+  /**
+   * Makes a new pair and retires the current one (if any), in one transaction (`transaction`: the
+   * caller's, e.g. the master-key rotation's). Returns the new public key.
+   */
+  async rotate(transaction?: Transaction): Promise<RdpPublicKey> {
     // wait for a first key being made, so that it is retired rather than left beside the new one
     if (this.making) await this.making.catch(() => undefined);
-    const p = this.make(true);
+    const p = this.make(true, transaction);
     this.making = p.finally(() => {
       this.making = null;
     });
     return p;
   }
 
-  private async make(retireCurrent: boolean): Promise<RdpPublicKey> {
+  private async make(retireCurrent: boolean, transaction?: Transaction): Promise<RdpPublicKey> {
     const pair = await generateEnvelopeKeyPair(this.modulusLength);
     const publicKey = await exportPublicKey(pair.publicKey);
     const kid = await keyId(publicKey);
     const sealed = this.masterKey.seal(await exportPrivateKey(pair.privateKey));
     const now = this.clock();
-    const made = await this.db.sequelize.transaction(async (t) => {
+    const write = async (t: Transaction) => {
       const existing = await this.currentRow(t);
       if (existing && !retireCurrent) return { kid: existing.kid, publicKey: existing.public_key };
       if (existing) await this.model.update({ retired_at: now }, { where: { retired_at: null }, transaction: t });
       await this.model.create({ kid, public_key: publicKey, private_key_sealed: sealed, created_at: now, retired_at: null }, { transaction: t });
       return { kid, publicKey };
-    });
+    };
+    const made = transaction ? await write(transaction) : await this.db.sequelize.transaction(write);
     if (retireCurrent) this.opened.clear();
     return { ...made, alg: RDP_ENVELOPE_ALG };
   }

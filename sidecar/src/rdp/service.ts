@@ -329,11 +329,12 @@ export class RdpService {
    * replaces the current one, and every route with stored credentials waits for them again
    * (rotation_state pending) - their envelopes were made for the retired key.
    */
-  async onMasterKeyRotated(newKey?: MasterKey): Promise<{ kid: string; pending: number }> {
+  async onMasterKeyRotated(newKey?: MasterKey, transaction?: Transaction): Promise<{ kid: string; pending: number }> {
+    // (registered in app-context.ts as the master-key rotation's hook `rdp`: runs inside its transaction)
     if (newKey) this.keys.useMasterKey(newKey);
-    const key = await this.keys.rotate();
+    const key = await this.keys.rotate(transaction);
     const now = this.clock();
-    const [pending] = await this.model.update({ rotation_state: 'pending', rotation_pending_since: now, updated_at: now }, { where: { credentials_envelope: { [Op.ne]: null } } });
+    const [pending] = await this.model.update({ rotation_state: 'pending', rotation_pending_since: now, updated_at: now }, { where: { credentials_envelope: { [Op.ne]: null } }, transaction });
     return { kid: key.kid, pending };
   }
 
