@@ -147,6 +147,19 @@ test('config/check: 304 while unchanged, 200 with the new hash after a peer chan
   assert.equal((await s.req(`/api/v1/client/config/check?hash=${flip.data.config_hash}`, { headers: h })).status, 200);
 });
 
+test('config/check marks the machine seen: last_seen_at written in batches (flushSeen)', async () => {
+  const { token, id } = await clientToken();
+  const reg = await register(token, 'machine-S', { hostname: 'seen-box', platform: 'linux-x64', client_version: '0.1.0' });
+  await s.deps.db.models.ClientMachine.update({ last_seen_at: null }, { where: { id: reg.data.machine.id } });
+  s.deps.clientMachines.invalidate();
+  assert.equal((await s.req(`/api/v1/tokens/${id}/machines`, { headers: admin })).data.machines[0].last_seen_at, null);
+  const t0 = Date.now();
+  assert.equal((await s.req(`/api/v1/client/config/check?hash=${reg.data.config_hash}`, { headers: as(token, 'machine-S') })).status, 304);
+  await s.deps.clientMachines.flushSeen();
+  const seen = (await s.req(`/api/v1/tokens/${id}/machines`, { headers: admin })).data.machines[0].last_seen_at;
+  assert.ok(seen && Date.parse(seen) >= Math.floor(t0 / 1000) * 1000, String(seen));
+});
+
 test('split tunnel: server default, token override via PATCH /tokens/:id, applied to AllowedIPs and the hash', async () => {
   const { token, id } = await clientToken();
   const reg = await register(token, 'machine-I', { hostname: 'split-box', platform: 'linux-x64', client_version: '0.1.0' });

@@ -11,7 +11,7 @@
 //   restore drop the caches; a fill that raced with an invalidation is not stored (generation).
 import crypto from 'node:crypto';
 import dns from 'node:dns';
-import { Op, UniqueConstraintError } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow } from '../db/models.js';
 import type { Principal } from '../http/auth.js';
@@ -36,6 +36,16 @@ export const UPDATE_SETTING = 'client.update';
 /** last_seen_at is written at most this often per machine by the idle poll. */
 const SEEN_WRITE_MS = 60_000;
 const DNS_TIMEOUT_MS = 3000;
+/** pending last_seen_at values are written this often */
+const SEEN_FLUSH_MS = 5000;
+
+interface Inputs {
+  gen: number;
+  /** peer id → row, for every peer a registered machine uses */
+  peers: Map<number, PeerRow>;
+  /** token id → its split_tunnel override (tokens without one are absent) */
+  split: Map<number, string[] | null>;
+}
 
 type ClientPrincipal = Extract<Principal, { kind: 'client' }>;
 
@@ -126,9 +136,19 @@ export class ClientService {
   private machines = new Map<string, ClientMachineRow | null>();
   /** machine id → its rendered config */
   private configs = new Map<number, RenderedConfig>();
-  /** token id → its split_tunnel column, parsed */
-  private tokenSplit = new Map<number, string[] | null>();
+  /**
+   * What configs are rendered from, read with two queries per generation (not one per client): the
+   * peer rows of every registered machine and the tokens' split-tunnel overrides.
+   */
+  private inputs: Inputs | null = null;
+  private loading: { gen: number; p: Promise<Inputs> } | null = null;
+  /** bumped by every invalidation of peers, tokens or settings: a fill that raced with one is not stored */
   private gen = 0;
+  /** bumped when one machine row changes (register): a machine-cache fill that raced with it is not stored */
+  private machineGen = 0;
+  /** machine id → last_seen_at not yet written (flushed in one UPDATE every SEEN_FLUSH_MS) */
+  private dirtySeen = new Map<number, number>();
+  private seenTimer: NodeJS.Timeout | null = null;
   /** the server's resolver (its /etc/resolv.conf servers) for dns-check; tests point one at a loopback DNS server */
   resolver = new dns.promises.Resolver({ timeout: DNS_TIMEOUT_MS, tries: 1 });
 
@@ -151,9 +171,10 @@ export class ClientService {
   /** Drops every cache (peers, tokens or settings changed; a backup was restored). */
   invalidate(): void {
     this.gen++;
+    this.machineGen++;
     this.machines.clear();
     this.configs.clear();
-    this.tokenSplit.clear();
+    this.inputs = null;
   }
 
   // ---------------------------------------------------------------- machines
@@ -173,10 +194,10 @@ export class ClientService {
     const key = `${tokenId}:${fp}`;
     const hit = this.machines.get(key);
     if (hit !== undefined) return hit;
-    const gen = this.gen;
+    const gen = this.machineGen;
     const row = (await this.Machine.findOne({ where: { token_id: tokenId, fingerprint: fp }, raw: true })) as ClientMachineRow | null;
     const m = row ? normalize(row) : null;
-    if (gen === this.gen) {
+    if (gen === this.machineGen) {
       if (this.machines.size > 200_000) this.machines.clear();
       this.machines.set(key, m);
     }
@@ -300,22 +321,43 @@ export class ClientService {
   }
 
   private invalidateMachine(tokenId: number, fp: string, id: number): void {
-    this.gen++;
+    this.machineGen++;
     this.machines.delete(`${tokenId}:${fp}`);
     this.configs.delete(id);
+  }
+
+  /** The render inputs of the current generation (coalesced: concurrent misses share one load). */
+  private async renderInputs(): Promise<Inputs> {
+    const gen = this.gen;
+    if (this.inputs?.gen === gen) return this.inputs;
+    if (this.loading?.gen !== gen) {
+      const p = (async (): Promise<Inputs> => {
+        const db = this.deps.db;
+        const [peerRows, tokenRows] = await Promise.all([
+          db.sequelize.query('SELECT p.* FROM peers p WHERE p.id IN (SELECT m.peer_id FROM client_machines m WHERE m.peer_id IS NOT NULL)', { type: QueryTypes.SELECT }) as Promise<PeerRow[]>,
+          db.sequelize.query('SELECT id, split_tunnel FROM api_tokens WHERE split_tunnel IS NOT NULL', { type: QueryTypes.SELECT }) as Promise<{ id: number; split_tunnel: string }[]>,
+        ]);
+        const inputs: Inputs = {
+          gen,
+          peers: new Map(peerRows.map((r) => [Number(r.id), r])),
+          split: new Map(tokenRows.map((r) => [Number(r.id), parseJson<string[]>(r.split_tunnel)])),
+        };
+        if (gen === this.gen) this.inputs = inputs;
+        return inputs;
+      })();
+      this.loading = { gen, p };
+      p.catch(() => undefined).finally(() => {
+        if (this.loading?.p === p) this.loading = null;
+      });
+    }
+    return this.loading!.p;
   }
 
   // ---------------------------------------------------------------- config
 
   /** The effective split tunnel of a token: its override, else the server default, else the VPN subnet only. */
   async splitTunnel(tokenId: number): Promise<SplitTunnel> {
-    let own = this.tokenSplit.get(tokenId);
-    if (own === undefined) {
-      const gen = this.gen;
-      const row = (await this.deps.db.models.ApiToken.findByPk(tokenId, { attributes: ['split_tunnel'], raw: true })) as { split_tunnel: string | null } | null;
-      own = parseJson<string[]>(row?.split_tunnel ?? null);
-      if (gen === this.gen) this.tokenSplit.set(tokenId, own);
-    }
+    const own = (await this.renderInputs()).split.get(tokenId) ?? null;
     const server = await this.deps.settings.get<string[] | null>(SPLIT_TUNNEL_SETTING, null);
     const source: SplitTunnel['source'] = own ? 'token' : server ? 'server' : 'default';
     const ranges = own ?? server ?? [];
@@ -331,10 +373,17 @@ export class ClientService {
     if (hit && hit.peerId === m.peer_id) return hit;
     const gen = this.gen;
     const peerId = this.requirePeer(m);
+    const inputs = await this.renderInputs();
     const split = await this.splitTunnel(m.token_id);
-    const c = await this.peers.config(peerId, { allowedIps: split.allowed_ips });
+    let row = inputs.peers.get(peerId);
+    if (!row) {
+      // registered after the inputs were read (a token-bound peer, or a new machine): read it alone
+      row = await this.peers.getRow(peerId);
+      if (inputs.gen === this.gen) inputs.peers.set(peerId, row);
+    }
+    const c = await this.peers.configOf(row, { allowedIps: split.allowed_ips });
     const r: RenderedConfig = { peerId, text: c.text, filename: c.filename, hash: `sha256:${crypto.createHash('sha256').update(c.text).digest('hex')}`, allowedIps: split.allowed_ips };
-    if (gen === this.gen) this.configs.set(m.id, r);
+    if (gen === this.gen && inputs.gen === gen) this.configs.set(m.id, r);
     return r;
   }
 
@@ -349,7 +398,27 @@ export class ClientService {
     const now = this.deps.clock();
     if (m.last_seen_at !== null && now - m.last_seen_at < SEEN_WRITE_MS) return;
     m.last_seen_at = now;
-    void this.Machine.update({ last_seen_at: now }, { where: { id: m.id } }).catch((err) => this.deps.log.warn('client last_seen_at not written', { machine_id: m.id, err: String(err) }));
+    this.dirtySeen.set(m.id, now);
+    this.seenTimer ??= setTimeout(() => void this.flushSeen(), SEEN_FLUSH_MS);
+    this.seenTimer.unref?.();
+  }
+
+  /** Writes the pending last_seen_at values: one UPDATE per distinct second, not one per machine. */
+  async flushSeen(): Promise<void> {
+    if (this.seenTimer) clearTimeout(this.seenTimer);
+    this.seenTimer = null;
+    const pending = this.dirtySeen;
+    this.dirtySeen = new Map();
+    const bySecond = new Map<number, number[]>();
+    for (const [id, at] of pending) {
+      const k = Math.floor(at / 1000) * 1000;
+      (bySecond.get(k) ?? bySecond.set(k, []).get(k)!).push(id);
+    }
+    for (const [at, ids] of bySecond) {
+      for (let i = 0; i < ids.length; i += 500) {
+        await this.Machine.update({ last_seen_at: at }, { where: { id: { [Op.in]: ids.slice(i, i + 500) } } }).catch((err) => this.deps.log.warn('client last_seen_at not written', { machines: ids.length, err: String(err) }));
+      }
+    }
   }
 
   // ---------------------------------------------------------------- reports
@@ -358,6 +427,7 @@ export class ClientService {
     const now = this.deps.clock();
     const patch: Partial<ClientMachineRow> = { handshake_age_s: b.handshake_age_s, rx_bytes: b.rx_bytes, tx_bytes: b.tx_bytes, last_seen_at: now, updated_at: now };
     if (b.hostname !== undefined) patch.hostname = b.hostname;
+    this.dirtySeen.delete(m.id);
     await this.Machine.update(patch, { where: { id: m.id } });
     Object.assign(m, patch);
     this.cacheMachine(m);

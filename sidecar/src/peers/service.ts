@@ -377,7 +377,11 @@ export class PeersService {
 
   /** The peer's wg-quick config; `allowedIps` replaces the default [VPN subnet] (the desktop client's split tunnel). */
   async config(id: number, opts: { allowedIps?: string[] } = {}): Promise<{ name: string; filename: string; text: string }> {
-    const r = await this.getRow(id);
+    return this.configOf(await this.getRow(id), opts);
+  }
+
+  /** config() of a row the caller already read (the desktop clients render many from one query). */
+  async configOf(r: PeerRow, opts: { allowedIps?: string[] } = {}): Promise<{ name: string; filename: string; text: string }> {
     if (!r.private_key_enc) throw conflict(`Peer "${r.name}" has no stored private key, so no config can be built`);
     const { publicKey } = await this.wg.serverKeys();
     const dns = r.dns ?? this.deps.config.wg.dns;
@@ -391,7 +395,7 @@ export class PeersService {
       allowedIps: opts.allowedIps ?? [this.wg.subnet.cidr],
       persistentKeepalive: r.persistent_keepalive ?? 25,
     });
-    return { name: r.name, filename: configFileName(r.name, r.id), text };
+    return { name: r.name, filename: configFileName(r.name, Number(r.id)), text };
   }
 
   async qr(id: number): Promise<{ name: string; qr: string; config: string }> {

@@ -32,6 +32,7 @@ export const WEBHOOK_EVENT_INFO = {
   user_deleted: 'an admin-UI user was deleted',
   token_created: 'an API token was created',
   token_revoked: 'an API token was revoked',
+  client_registered: 'a desktop client registered a machine and got its peer',
   backup_completed: 'a backup was written',
   backup_failed: 'a backup failed',
   licence_changed: 'the licence was activated, refreshed, removed or expired',
