@@ -18,7 +18,7 @@ import { CredBadge, EnabledBadge, ReachDot } from './status';
 import { WolCard } from './wol';
 
 export default function RdpDetail(props: { id: number }) {
-  const { data, error, reload } = useApi<{ route: RdpRoute }>(`/rdp/${props.id}`, RDP_EVENTS);
+  const { data, error, reload } = useApi<{ route: RdpRoute }>(`/rdp/${props.id}`, [...RDP_EVENTS, 'master_key_rotated']);
   const r = data?.route;
   useTitle(r?.name ?? t('rdp.title'));
   const peers = usePeers();

@@ -32,7 +32,7 @@ export function targetText(r: RdpRoute, peers: Map<number, PeerOption>): string 
 export default function RdpList() {
   useTitle(t('rdp.title'));
   const { data, error, reload } = useApi<{ routes: RdpRoute[] }>('/rdp', RDP_EVENTS);
-  const pending = useApi<{ routes: RdpRoute[] }>('/rdp/rotation/pending', RDP_EVENTS);
+  const pending = useApi<{ routes: RdpRoute[] }>('/rdp/rotation/pending', [...RDP_EVENTS, 'master_key_rotated']);
   const status = useStatusMap();
   const peers = usePeers();
   const [selected, setSelected] = useState<Set<string | number>>(new Set());
