@@ -11,11 +11,14 @@
 //   peer ns          a VPN peer running xrdp on its tunnel address (internal-mode RDP route: client
 //                    tunnel → server → peer tunnel)
 //
-// Checked so far: the gateway-mode route's linked L4 route carries real RDP from the client's
-// namespace (Caddy → tunnel → companion → LAN) and the stored credentials' user authenticates there;
-// the reference client registers with a client-scope token and brings its tunnel up, and through it
-// reaches the internal-mode peer's xrdp (client tunnel → server → peer tunnel). The reference client's
-// `rdp list` / `rdp connect` and the rest follow when the desktop client's RDP endpoints land.
+// Checked: the gateway-mode route's linked L4 route carries real RDP from the client's namespace
+// (Caddy → tunnel → companion → LAN); the reference client registers with a client-scope token, brings
+// its tunnel up, lists both routes, and `rdp connect` authenticates the stored credentials at each real
+// xrdp (its session manager's verdict, with the address the connection came from: the companion's LAN
+// address for the gateway route, the client's tunnel address for the internal one); a wrong stored
+// password fails; the database file, the data directory and the server's log hold no plaintext password
+// (nor does the client's state directory); a token bound to another machine fingerprint and a token of
+// another scope are refused; a maintenance window refuses connect with its note.
 // Why xrdp's own log decides, not xfreerdp's exit code: see test/lib/rdp.ts.
 //   node --import tsx --test test/e2e/rdp-routes.test.ts
 import { test } from 'node:test';
@@ -306,6 +309,97 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   }, 30_000, { intervalMs: 500, what: "RDP through the client's tunnel to the peer" });
   assert.equal(plainTunnel.auth!.ok, true, plainTunnel.output.slice(-2000));
   assert.equal(plainTunnel.auth!.ip, clientIp);
+
+  // ---- rdp list
+  const list = await client(['rdp', 'list', '--json']);
+  assert.equal(list.code, 0, list.stdout + list.stderr);
+  const listed = (list.json.routes ?? list.json) as any[];
+  assert.deepEqual(listed.map((r) => r.id).sort(), [gwRoute.id, intRoute.id].sort(), JSON.stringify(list.json));
+
+  // ---- rdp connect: the stored credentials authenticate at the real xrdp, along each route's path
+  const FREERDP = ['--', '/cert:ignore', '/sec:tls'];
+  const connect = async (routeId: number, extra: string[] = []) => client(['rdp', 'connect', String(routeId), '--json', ...extra, ...FREERDP], { xvfb: true });
+  const verdict = async (x: XrdpServer, user: string, routeId: number, extra: string[] = []) => {
+    const before = x.authEvents().at(-1)?.index ?? -1;
+    const t0 = Date.now();
+    const r = await connect(routeId, extra);
+    const auth = await x.waitForAuth(user, { after: before, timeoutMs: 3000 }).catch(() => null);
+    return { r, auth, ms: Date.now() - t0 };
+  };
+  const viaGw = await verdict(lanXrdp, gwUser.name, gwRoute.id);
+  t.diagnostic(`gateway route: client exit ${viaGw.r.code} after ${viaGw.ms} ms; ${viaGw.auth?.line}`);
+  assert.equal(viaGw.auth?.ok, true, `${viaGw.r.stdout}\n${viaGw.r.stderr.slice(-3000)}\n${lanXrdp.sesmanLog().slice(-1500)}`);
+  assert.equal(viaGw.auth!.ip, lan.addrA, 'through the companion (its LAN address)');
+  assert.equal(viaGw.r.json?.address?.mode, 'gateway');
+  assert.equal(viaGw.r.json?.address?.port, l4Port);
+  const viaTunnel = await verdict(peerXrdp, peerUser.name, intRoute.id);
+  t.diagnostic(`internal route: client exit ${viaTunnel.r.code} after ${viaTunnel.ms} ms; ${viaTunnel.auth?.line}`);
+  assert.equal(viaTunnel.auth?.ok, true, `${viaTunnel.r.stdout}\n${viaTunnel.r.stderr.slice(-3000)}\n${peerXrdp.sesmanLog().slice(-1500)}`);
+  assert.equal(viaTunnel.auth!.ip, clientIp, "through the tunnel (the client's tunnel address)");
+  assert.equal(viaTunnel.r.json?.address?.host, deskIp);
+  lap('both routes authenticated');
+
+  // ---- a wrong stored password fails that authentication
+  await storeCredentials(gwRoute.id, gwUser.name, `${gwPassword}-not`);
+  const wrong = await verdict(lanXrdp, gwUser.name, gwRoute.id);
+  assert.equal(wrong.auth?.ok, false, `${wrong.r.stderr.slice(-2000)}\n${lanXrdp.sesmanLog().slice(-1500)}`);
+  await storeCredentials(gwRoute.id, gwUser.name, gwPassword);
+
+  // ---- the server never saw a plaintext password: database file, data directory, logs
+  const needles = [gwPassword, peerPassword, `${gwPassword}-not`].map((p) => Buffer.from(p, 'utf8'));
+  const haystacks: string[] = [logFile];
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) haystacks.push(p);
+    }
+  };
+  walk(s.dataDir);
+  assert.ok(haystacks.some((f) => /\.(db|sqlite)$/.test(f)) || s.databaseUrl?.startsWith('postgres'), `the database file is among ${haystacks.join(', ')}`);
+  for (const f of haystacks) {
+    const bytes = fs.readFileSync(f);
+    for (const needle of needles) assert.equal(bytes.indexOf(needle), -1, `${f} holds a plaintext password`);
+  }
+  // the search can find things: the routes' names (stored in clear) are there, and the log has lines
+  assert.ok(haystacks.some((f) => fs.readFileSync(f).includes('lan desktop')), 'a plaintext field is found by the same search');
+  assert.ok(fs.statSync(logFile).size > 0, 'the sidecar logged');
+  // …nor does the client's state directory (its profile holds no password)
+  const stateFiles: string[] = [];
+  const walkState = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walkState(p);
+      else if (e.isFile()) stateFiles.push(p);
+    }
+  };
+  walkState(clientEnv.GATEHOUSE_CLIENT_STATE_DIR);
+  for (const f of stateFiles) for (const needle of needles) assert.equal(fs.readFileSync(f).indexOf(needle), -1, `${f} holds a plaintext password`);
+  t.diagnostic(`no plaintext password in ${haystacks.length} server files (${haystacks.map((f) => path.basename(f)).join(', ')}) nor ${stateFiles.length} client files`);
+
+  // ---- fingerprint mismatch and another scope are refused
+  const asClient = (fp: string | null, token = clientToken) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+    if (fp) headers['x-machine-fingerprint'] = fp;
+    return s.req(`/api/v1/client/rdp`, { headers });
+  };
+  assert.equal((await asClient(FINGERPRINT)).status, 200, 'the registered machine');
+  const otherMachine = await asClient('b'.repeat(64));
+  assert.equal(otherMachine.status, 401, JSON.stringify(otherMachine.data));
+  const otherScope = await asClient(FINGERPRINT, await apiToken(s, ['routes']));
+  assert.ok(otherScope.status === 401 || otherScope.status === 403, `${otherScope.status} ${JSON.stringify(otherScope.data)}`);
+  assert.equal(otherScope.status, 403, JSON.stringify(otherScope.data));
+
+  // ---- a maintenance window refuses connect with its note
+  const NOTE = 'patch tuesday: back at noon';
+  const maint = await api(`/rdp/${intRoute.id}/maintenance`, 'PUT', { windows: [{ from: new Date(Date.now() - 60_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString(), note: NOTE }] });
+  assert.equal(maint.status, 200, JSON.stringify(maint.data));
+  const before = peerXrdp.authEvents().length;
+  const refused = await connect(intRoute.id);
+  assert.notEqual(refused.code, 0);
+  assert.ok((refused.stdout + refused.stderr).includes(NOTE), `the note in: ${refused.stdout} ${refused.stderr.slice(-1000)}`);
+  assert.equal(peerXrdp.authEvents().length, before, 'no RDP connection was made');
+  assert.equal((await api(`/rdp/${intRoute.id}/maintenance`, 'PUT', { windows: [] })).status, 200);
 
   lap('done');
 });
