@@ -76,24 +76,34 @@ export class RdpKeys {
   }
 
   /**
-   * Makes a new pair and retires the current one (if any), in one transaction (`transaction`: the
-   * caller's, e.g. the master-key rotation's). Returns the new public key.
+   * Makes a new pair and retires the current one (if any), in one transaction. Returns the new public
+   * key. With `transaction` (a master-key rotation's) the rows are written in it, the new private half
+   * is sealed with `masterKey`, and that key is used from the commit on (nothing changes on rollback).
    */
-  async rotate(transaction?: Transaction): Promise<RdpPublicKey> {
+  async rotate(opts: { transaction?: Transaction; masterKey?: MasterKey } = {}): Promise<RdpPublicKey> {
     // wait for a first key being made, so that it is retired rather than left beside the new one
     if (this.making) await this.making.catch(() => undefined);
-    const p = this.make(true, transaction);
+    if (opts.transaction) {
+      const { transaction, masterKey } = opts;
+      const made = await this.make(true, transaction, masterKey);
+      transaction.afterCommit(() => {
+        if (masterKey) this.masterKey = masterKey;
+        this.opened.clear();
+      });
+      return made;
+    }
+    const p = this.make(true);
     this.making = p.finally(() => {
       this.making = null;
     });
     return p;
   }
 
-  private async make(retireCurrent: boolean, transaction?: Transaction): Promise<RdpPublicKey> {
+  private async make(retireCurrent: boolean, transaction?: Transaction, masterKey: MasterKey = this.masterKey): Promise<RdpPublicKey> {
     const pair = await generateEnvelopeKeyPair(this.modulusLength);
     const publicKey = await exportPublicKey(pair.publicKey);
     const kid = await keyId(publicKey);
-    const sealed = this.masterKey.seal(await exportPrivateKey(pair.privateKey));
+    const sealed = masterKey.seal(await exportPrivateKey(pair.privateKey));
     const now = this.clock();
     const write = async (t: Transaction) => {
       const existing = await this.currentRow(t);
@@ -103,7 +113,7 @@ export class RdpKeys {
       return { kid, publicKey };
     };
     const made = transaction ? await write(transaction) : await this.db.sequelize.transaction(write);
-    if (retireCurrent) this.opened.clear();
+    if (retireCurrent && !transaction) this.opened.clear();
     return { ...made, alg: RDP_ENVELOPE_ALG };
   }
 

@@ -325,16 +325,25 @@ export class RdpService {
   }
 
   /**
-   * The master key was rotated (its sealed columns re-sealed under `newKey`): a new server key pair
+   * The master key was rotated (its sealed columns re-sealed under `newKey`; registered as a
+   * master-key hook in app-context.ts, run inside the rotation's transaction): a new server key pair
    * replaces the current one, and every route with stored credentials waits for them again
-   * (rotation_state pending) - their envelopes were made for the retired key.
+   * (rotation_state pending) - their envelopes were made for the retired key. A server that never
+   * made a key has nothing to rotate (its first key will be sealed under the new master key).
    */
-  async onMasterKeyRotated(newKey?: MasterKey, transaction?: Transaction): Promise<{ kid: string; pending: number }> {
-    // (registered in app-context.ts as the master-key rotation's hook `rdp`: runs inside its transaction)
-    if (newKey) this.keys.useMasterKey(newKey);
-    const key = await this.keys.rotate(transaction);
+  async onMasterKeyRotated(newKey?: MasterKey, transaction?: Transaction): Promise<{ kid: string | null; pending: number }> {
+    if (!transaction) {
+      if (newKey) this.keys.useMasterKey(newKey);
+      return this.db.sequelize.transaction((t) => this.rotateIn(t, undefined));
+    }
+    return this.rotateIn(transaction, newKey);
+  }
+
+  private async rotateIn(t: Transaction, newKey: MasterKey | undefined): Promise<{ kid: string | null; pending: number }> {
+    if ((await this.keys.currentKid(t)) === null) return { kid: null, pending: 0 };
+    const key = await this.keys.rotate({ transaction: t, masterKey: newKey });
     const now = this.clock();
-    const [pending] = await this.model.update({ rotation_state: 'pending', rotation_pending_since: now, updated_at: now }, { where: { credentials_envelope: { [Op.ne]: null } }, transaction });
+    const [pending] = await this.model.update({ rotation_state: 'pending', rotation_pending_since: now, updated_at: now }, { where: { credentials_envelope: { [Op.ne]: null } }, transaction: t });
     return { kid: key.kid, pending };
   }
 
