@@ -4,11 +4,13 @@
 //   GET  /status    the companion's state: config hash, listeners, server connectivity, last heartbeat
 //   POST /wol       {mac, target_host?, route_id?, count?}: send the Wake-on-LAN magic packet on the LAN
 //   POST /refresh   check the server for a new configuration now
+//   POST /disconnect {route_id}: close every live connection of that route's TCP listener (RDP
+//                   disconnect-all in gateway mode); answers {route_id, closed}
 // Bodies are JSON, at most 16 KB; answers follow the server's {ok, ...} / {ok:false, error, fields?}.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { z } from 'zod';
-import { wolRequestSchema } from '@gatehouse/common/gateway-protocol.js';
+import { disconnectRequestSchema, wolRequestSchema } from '@gatehouse/common/gateway-protocol.js';
 import type { Logger } from '@gatehouse/common/json-log.js';
 import { gatewayVersion } from './telemetry.js';
 import type { WolResult } from './wol.js';
@@ -18,6 +20,8 @@ export interface ApiHandlers {
   status(): Record<string, unknown>;
   wol(req: z.infer<typeof wolRequestSchema>): Promise<WolResult>;
   refresh(): void;
+  /** closes the live connections of a route's listener; how many */
+  disconnect(routeId: number): number;
 }
 
 const MAX_BODY = 16 * 1024;
@@ -83,7 +87,7 @@ export class CompanionApi {
     const url = new URL(req.url ?? '/', 'http://companion');
     const route = `${req.method} ${url.pathname}`;
     if (route === 'GET /health') return this.send(res, 200, { ok: true, version: gatewayVersion() });
-    if (!['GET /status', 'POST /wol', 'POST /refresh'].includes(route)) return this.send(res, 404, { ok: false, error: `No such endpoint: ${route}` });
+    if (!['GET /status', 'POST /wol', 'POST /refresh', 'POST /disconnect'].includes(route)) return this.send(res, 404, { ok: false, error: `No such endpoint: ${route}` });
     if (!this.authorized(req)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return this.send(res, 401, { ok: false, error: 'A valid push token is required' });
@@ -99,12 +103,20 @@ export class CompanionApi {
     } catch (err) {
       return this.send(res, (err as { status?: number }).status ?? 400, { ok: false, error: (err as Error).message });
     }
-    const parsed = wolRequestSchema.safeParse(raw);
-    if (!parsed.success) {
+    const invalid = (error: z.ZodError) => {
       const fields: Record<string, string> = {};
-      for (const i of parsed.error.issues) fields[i.path.join('.') || '_'] ??= i.message;
+      for (const i of error.issues) fields[i.path.join('.') || '_'] ??= i.message;
       return this.send(res, 400, { ok: false, error: 'Validation failed', fields });
+    };
+    if (route === 'POST /disconnect') {
+      const d = disconnectRequestSchema.safeParse(raw);
+      if (!d.success) return invalid(d.error);
+      const closed = this.h.disconnect(d.data.route_id);
+      this.log.info('Live connections closed on the server\'s request', { route_id: d.data.route_id, closed });
+      return this.send(res, 200, { ok: true, route_id: d.data.route_id, closed });
     }
+    const parsed = wolRequestSchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error);
     try {
       const r = await this.h.wol(parsed.data);
       this.log.info('Wake-on-LAN packet sent', { ...r, route_id: parsed.data.route_id ?? null });

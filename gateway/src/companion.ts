@@ -65,6 +65,7 @@ export class Companion {
       status: () => this.status(),
       wol: (r) => sendWol(r.mac, { targetHost: r.target_host, override: env.wolBroadcast, port: env.wolPort, count: r.count }),
       refresh: () => this.poll.kick(),
+      disconnect: (routeId) => this.tcp.disconnect(routeId) + this.udp.disconnect(routeId),
     }, log);
     const max = env.maxBackoffMs;
     this.poll = new Loop('config poll', () => this.pollOnce(), env.pollIntervalMs, max, log);

@@ -3,6 +3,8 @@
 // a new configuration: unchanged listeners keep running (and their connections), removed ones stop
 // accepting (open connections finish), changed ones are replaced. A listener that cannot bind
 // (port in use) is reported as status "error" in the heartbeat and retried on every apply/retry().
+// disconnect(routeId) closes the live connections of a route (the server's POST /disconnect: RDP
+// disconnect-all in gateway mode); its listener keeps accepting.
 import dgram from 'node:dgram';
 import net from 'node:net';
 import type { GatewayListenerConfig } from '@gatehouse/common/gateway-protocol.js';
@@ -22,6 +24,8 @@ interface Running {
   error?: string;
   close(): Promise<void>;
   connections(): number;
+  /** closes every live connection (the listener stays); how many there were */
+  disconnect(): number;
 }
 
 const keyOf = (c: GatewayListenerConfig) => `${c.route_id}|${c.port}|${c.target_host}|${c.target_port}`;
@@ -67,6 +71,13 @@ abstract class ListenerSet {
     return n;
   }
 
+  /** Closes the live connections of a route's listener(s); returns how many were closed. */
+  disconnect(routeId: number): number {
+    let n = 0;
+    for (const r of this.running.values()) if (r.cfg.route_id === routeId) n += r.disconnect();
+    return n;
+  }
+
   async closeAll(): Promise<void> {
     const all = [...this.running.values()];
     this.running.clear();
@@ -79,8 +90,10 @@ export class TcpListeners extends ListenerSet {
 
   protected start(cfg: GatewayListenerConfig): Running {
     const sockets = new Set<net.Socket>();
+    const clients = new Set<net.Socket>();
     const server = net.createServer((client) => {
       sockets.add(client);
+      clients.add(client);
       const upstream = net.connect({ host: cfg.target_host, port: cfg.target_port });
       sockets.add(upstream);
       const timer = setTimeout(() => upstream.destroy(new Error('connect timeout')), this.opts.connectTimeoutMs);
@@ -97,6 +110,7 @@ export class TcpListeners extends ListenerSet {
       });
       client.once('close', () => {
         sockets.delete(client);
+        clients.delete(client);
         upstream.end();
       });
       upstream.once('close', () => {
@@ -110,6 +124,11 @@ export class TcpListeners extends ListenerSet {
       cfg,
       status: 'starting',
       connections: () => Math.floor(sockets.size / 2),
+      disconnect: () => {
+        const n = clients.size;
+        for (const s of [...sockets]) s.destroy();
+        return n;
+      },
       close: () =>
         new Promise<void>((resolve) => {
           if (!server.listening) return resolve();
@@ -172,6 +191,12 @@ export class UdpListeners extends ListenerSet {
       cfg,
       status: 'starting',
       connections: () => sessions.size,
+      disconnect: () => {
+        const n = sessions.size;
+        for (const s of sessions.values()) s.up.close();
+        sessions.clear();
+        return n;
+      },
       close: () =>
         new Promise<void>((resolve) => {
           clearInterval(sweep);

@@ -269,6 +269,29 @@ describe('companion with a real sidecar on loopback', () => {
     assert.equal(notWol.status, 404, 'a route without a MAC has no waking page');
   });
 
+  test('POST /disconnect (push token): the live connections of a route\'s TCP listener are closed, the listener keeps accepting', async () => {
+    const url = `http://${peer.address}:${apiPort}`;
+    const sock = net.connect({ host: peer.address, port: l4Port });
+    const closed = new Promise<void>((r) => sock.once('close', () => r()));
+    sock.on('error', () => undefined);
+    const echoed = await new Promise<string>((resolve) => {
+      sock.once('data', (d) => resolve(d.toString()));
+      sock.write('still here?');
+    });
+    assert.equal(echoed, 'still here?');
+    assert.equal((await fetch(`${url}/disconnect`, { method: 'POST', body: JSON.stringify({ route_id: routeTcp.id }), headers: { authorization: `Bearer ${companion.env.apiToken}` } })).status, 401);
+    const bad = await fetch(`${url}/disconnect`, { method: 'POST', body: '{"route_id":"x"}', headers: { authorization: `Bearer ${companion.env.pushToken}` } });
+    assert.equal(bad.status, 400);
+    assert.ok(((await bad.json()) as any).fields.route_id);
+    const other = await fetch(`${url}/disconnect`, { method: 'POST', body: JSON.stringify({ route_id: routeHttp.id }), headers: { authorization: `Bearer ${companion.env.pushToken}` } });
+    assert.deepEqual(await other.json(), { ok: true, route_id: routeHttp.id, closed: 0 });
+    const r = await fetch(`${url}/disconnect`, { method: 'POST', body: JSON.stringify({ route_id: routeTcp.id }), headers: { authorization: `Bearer ${companion.env.pushToken}` } });
+    assert.equal(r.status, 200);
+    assert.deepEqual(await r.json(), { ok: true, route_id: routeTcp.id, closed: 1 });
+    await closed;
+    assert.equal(await tcpRoundTrip(peer.address, l4Port, 'a new connection'), 'a new connection');
+  });
+
   test('server down: the last configuration keeps serving, calls back off, and a restart serves it from the state file', async () => {
     const statePath = companion.env.stateFile!;
     assert.ok(fs.existsSync(statePath));

@@ -259,6 +259,13 @@ export const wolRequestSchema = z.object({
 });
 export type WolRequest = z.infer<typeof wolRequestSchema>;
 
+/**
+ * The companion API's disconnect request (server → companion, push token): close every live
+ * connection of the route's TCP listener (RDP disconnect-all in gateway mode); the listener stays.
+ */
+export const disconnectRequestSchema = z.object({ route_id: z.number().int().positive() });
+export type DisconnectRequest = z.infer<typeof disconnectRequestSchema>;
+
 /** "AA:BB:CC:DD:EE:FF" (or with dashes / without separators) → the 102-byte magic packet: 6 × 0xFF, then the MAC 16 times. */
 export function magicPacket(mac: string): Buffer {
   const hex = mac.replace(/[:-]/g, '');
