@@ -58,6 +58,9 @@ import { WebhooksService } from './webhooks/service.js';
 import { BackupService } from './backup/service.js';
 import { RdpService } from './rdp/service.js';
 import { RdpKeys } from './rdp/keys.js';
+import { RdpStatus } from './rdp/status.js';
+import { RdpSessions } from './rdp/sessions.js';
+import { RdpWol } from './rdp/wol.js';
 import { ClientService } from './client-api/service.js';
 import { MasterKeyRotation, type MasterKeyHook } from './masterkey/rotation.js';
 import { settleMasterKey } from './masterkey/files.js';
@@ -116,6 +119,10 @@ export interface AppContext extends Deps {
   backup: BackupService;
   // RDP routes (licence feature remote_desktop): CRUD, linked L4 routes, credential envelopes, server key pairs
   rdp: RdpService;
+  // RDP operations: reachability status (scheduled + on demand), Wake-on-LAN, sessions and their history (src/rdp)
+  rdpStatus: RdpStatus;
+  rdpWol: RdpWol;
+  rdpSessions: RdpSessions;
   // desktop clients: registered machines, their configs and reports (src/client-api)
   clientMachines: ClientService;
   // master-key rotation (npm run cli -- rotate-master-key) and its hooks
@@ -275,6 +282,11 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   onMasterKeyRotated(async (newKey, { transaction }) => {
     await rdp.onMasterKeyRotated(newKey, transaction);
   }, 'rdp');
+  // RDP operations (after RDP routes and gateways: gateway-mode status and WoL go through the companion)
+  const rdpStatus = new RdpStatus(core, rdp, gateways);
+  const rdpSessions = new RdpSessions(core, rdp, db.models.RdpSession, gateways);
+  rdpSessions.installRouteHooks();
+  const rdpWol = new RdpWol(core, rdp, rdpStatus, gatewayWol);
 
   // webhooks: the queue subscribes to the bus once, here
   const webhookQueue = new DeliveryQueue(core);
@@ -313,6 +325,9 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     webhookQueue,
     backup,
     rdp,
+    rdpStatus,
+    rdpWol,
+    rdpSessions,
     clientMachines,
     masterKeyRotation,
     onMasterKeyRotated,

@@ -67,6 +67,11 @@ const schema = z.object({
   GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: positiveInt.default(15),
   GATEHOUSE_GATEWAY_OFFLINE_AFTER: positiveInt.default(60),
   GATEHOUSE_GATEWAY_WOL_TIMEOUT: positiveInt.default(180),
+  /** RDP status, sessions and Wake-on-LAN (src/rdp): see README "RDP status, sessions and Wake-on-LAN" */
+  GATEHOUSE_RDP_STATUS_INTERVAL: positiveInt.max(86_400).default(60),
+  GATEHOUSE_RDP_CHECK_TIMEOUT: z.coerce.number().int().min(1).max(60).default(3),
+  GATEHOUSE_RDP_SESSION_LOST_AFTER: positiveInt.max(86_400).default(90),
+  GATEHOUSE_RDP_WOL_PORT: port.default(9),
   /** webhooks (src/webhooks): see README "Webhooks" */
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   GATEHOUSE_WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(120).default(10),
@@ -124,6 +129,17 @@ export interface Config {
     heartbeatIntervalS: number;
     offlineAfterMs: number;
     wolTimeoutMs: number;
+  };
+  /** RDP status checks, session liveness and direct Wake-on-LAN (README "RDP status, sessions and Wake-on-LAN"). */
+  rdpOps: {
+    /** how often every RDP route's reachability is checked */
+    statusIntervalMs: number;
+    /** time limit of one TCP reachability check */
+    checkTimeoutMs: number;
+    /** a session without a heartbeat for this long is closed as lost */
+    sessionLostAfterMs: number;
+    /** UDP port of the magic packets sent directly to a target host */
+    wolPort: number;
   };
   /** Outbound webhooks (README "Webhooks"). */
   webhooks: {
@@ -206,6 +222,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatIntervalS: e.GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL,
       offlineAfterMs: e.GATEHOUSE_GATEWAY_OFFLINE_AFTER * 1000,
       wolTimeoutMs: e.GATEHOUSE_GATEWAY_WOL_TIMEOUT * 1000,
+    },
+    rdpOps: {
+      statusIntervalMs: e.GATEHOUSE_RDP_STATUS_INTERVAL * 1000,
+      checkTimeoutMs: e.GATEHOUSE_RDP_CHECK_TIMEOUT * 1000,
+      sessionLostAfterMs: e.GATEHOUSE_RDP_SESSION_LOST_AFTER * 1000,
+      wolPort: e.GATEHOUSE_RDP_WOL_PORT,
     },
     webhooks: {
       allowPrivate: e.GATEHOUSE_WEBHOOK_ALLOW_PRIVATE,

@@ -165,7 +165,17 @@ export type WebhookAdminEvent =
   | { type: 'webhook_delivery_updated'; webhook_id: number; delivery_id: number; event: string; status: 'pending' | 'delivered' | 'failed'; attempts: number; response_code: number | null }
   | { type: 'webhook_delivery_failed'; webhook_id: number; name: string; delivery_id: number; event: string; attempts: number; error: string | null };
 
-export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | RdpRouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent | OperationsEvent | WebhookAdminEvent;
+/**
+ * RDP routes' operations (issue 17, rdp/status.ts and rdp/sessions.ts): a route's reachability
+ * changed (scheduled or on-demand check), a desktop client's session started or ended.
+ */
+export type RdpOpsEvent =
+  | { type: 'rdp_status_changed'; rdp_route_id: number; name: string; reachable: boolean; previous: boolean; latency_ms: number | null; path: string; error: string | null }
+  | { type: 'rdp_session_started'; session_id: number; rdp_route_id: number; name: string; client_name: string | null; peer_id: number | null; token_id: number | null; user_id: number | null; machine_id: number | null }
+  | ({ type: 'rdp_session_ended'; session_id: number; rdp_route_id: number; name: string; client_name: string | null; reason: RdpSessionEndReason; duration_s: number } & Actor);
+export type RdpSessionEndReason = 'client' | 'lost' | 'disconnected' | 'route_disabled' | 'route_deleted';
+
+export type DomainEvent = PeerEvent | GroupTagEvent | AccountEvent | SettingsEvent | RouteEvent | RdpRouteEvent | GatewayEvent | AuthEvent | DataEvent | SystemEvent | OperationsEvent | WebhookAdminEvent | RdpOpsEvent;
 export type EventType = DomainEvent['type'];
 /** The payload of the event(s) of type T (members that name several types are narrowed to T). */
 export type EventOf<T extends EventType> = DomainEvent extends infer E ? (E extends { type: infer U } ? ([Extract<U, T>] extends [never] ? never : E & { type: Extract<U, T> }) : never) : never;

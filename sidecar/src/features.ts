@@ -16,6 +16,7 @@ import { webhooksFeature } from './webhooks/feature.js';
 import { licenceFeature } from './license/feature.js';
 import { backupFeature } from './backup/feature.js';
 import { rdpFeature } from './rdp/feature.js';
+import { rdpOpsFeature } from './rdp/ops-endpoints.js';
 import { clientApiFeature } from './client-api/feature.js';
 import { rdpClientFeature } from './rdp/client-endpoints.js';
 
@@ -29,6 +30,7 @@ export const features: readonly Feature[] = [
   clientApiFeature, // desktop clients: after peers and routes
   resilienceFeature, // after proxy and routes
   metricsFeature,
+  rdpOpsFeature, // RDP status, WoL, sessions: before rdpFeature, so /rdp/status and /rdp/history/export match ahead of /rdp/:id
   rdpFeature, // after routes and gateways
   rdpClientFeature, // the desktop client's /client/rdp endpoints
   licenceFeature, // its checks re-render the proxy and rewrite DNS on a change

@@ -24,6 +24,7 @@ import { escapeHtml } from '../web/index.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, type Route } from '../routes/model.js';
 import type { GatewaysService } from './service.js';
+import type { WolRequest } from '@gatehouse/common/gateway-protocol.js';
 
 export const RESEND_MS = 15_000;
 export const COOLDOWN_MS = 30_000;
@@ -69,13 +70,17 @@ export class WolService {
     return { route, peer };
   }
 
-  /** Asks the route's companion to send the magic packet for the route's MAC. */
-  async wake(routeId: number, opts: { actor?: number; trigger: 'admin' | 'visitor' }): Promise<WakeResult> {
-    const { route, peer } = await this.gatewayRoute(routeId);
+  /**
+   * POST /wol on a gateway's companion (Authorization: Bearer <push token>): it sends the magic packet
+   * for `mac` on its LAN (to the broadcast address of the subnet holding target_host). Also used by
+   * RDP routes in gateway mode (rdp/wol.ts). Throws AppError 'upstream' when the companion cannot be
+   * asked or refuses, 'conflict' when the gateway is disabled or expired.
+   */
+  async viaCompanion(peerId: number, body: WolRequest): Promise<{ peer: PeerRow; companion: unknown }> {
+    const peer = await this.gateways.gatewayPeer(peerId);
     if (!isActive(peer, this.deps.clock())) throw new AppError('conflict', `Gateway "${peer.name}" is disabled or expired`);
     const push = await this.gateways.pushToken(peer.id);
     const url = `http://${peer.address}:${this.gateways.apiPortOf(peer)}/wol`;
-    const body = { mac: route.wol_mac, target_host: route.target_lan_host ?? undefined, route_id: route.id, count: 3 };
     let companion: unknown;
     try {
       const res = await fetch(url, {
@@ -88,12 +93,27 @@ export class WolService {
       if (!res.ok) throw new Error(`companion answered ${res.status}${companion && typeof companion === 'object' && 'error' in companion ? `: ${String((companion as { error: unknown }).error)}` : ''}`);
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
+      throw new AppError('upstream', `The gateway companion could not be asked to wake the host: ${msg}`);
+    }
+    return { peer, companion };
+  }
+
+  /** Asks the route's companion to send the magic packet for the route's MAC. */
+  async wake(routeId: number, opts: { actor?: number; trigger: 'admin' | 'visitor' }): Promise<WakeResult> {
+    const { route, peer } = await this.gatewayRoute(routeId);
+    if (!isActive(peer, this.deps.clock())) throw new AppError('conflict', `Gateway "${peer.name}" is disabled or expired`);
+    const body = { mac: route.wol_mac as string, target_host: route.target_lan_host ?? undefined, route_id: route.id, count: 3 };
+    let companion: unknown;
+    try {
+      companion = (await this.viaCompanion(peer.id, body)).companion;
+    } catch (err) {
+      const msg = err instanceof AppError && err.kind === 'upstream' ? err.message.replace(/^The gateway companion could not be asked to wake the host: /, '') : err instanceof Error ? err.message : String(err);
       await this.deps.activity.record({
         severity: 'warning', source: 'gateways', event_type: 'gateway_wol_failed',
         message: `Wake-on-LAN for ${route.domain} through gateway "${peer.name}" failed: ${msg}`,
         details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger, error: msg }, user_id: opts.actor ?? null,
       });
-      throw new AppError('upstream', `The gateway companion could not be asked to wake the host: ${msg}`);
+      throw err;
     }
     const sentAt = this.deps.clock();
     await this.deps.activity.record({

@@ -249,6 +249,23 @@ export function activityFor(e: DomainEvent): ActivityEvent | null {
       return { source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}" deleted`, details: { webhook_id: e.webhook_id }, user_id: e.actor };
     case 'webhook_delivery_failed':
       return { severity: 'warning', source: 'webhooks', event_type: e.type, message: `Webhook "${e.name}": delivery of ${e.event} failed after ${e.attempts} attempt(s)${e.error ? `: ${e.error}` : ''}`, details: { webhook_id: e.webhook_id, delivery_id: e.delivery_id, event: e.event, attempts: e.attempts, error: e.error } };
+    case 'rdp_status_changed':
+      return {
+        severity: e.reachable ? 'info' : 'warning', source: 'rdp', event_type: e.type,
+        message: `RDP route "${e.name}" is ${e.reachable ? `reachable again (${e.path}${e.latency_ms !== null ? `, ${e.latency_ms} ms` : ''})` : `unreachable (${e.path}${e.error ? `: ${e.error}` : ''})`}`,
+        details: { rdp_route_id: e.rdp_route_id, reachable: e.reachable, previous: e.previous, latency_ms: e.latency_ms, path: e.path, error: e.error },
+      };
+    case 'rdp_session_started':
+      return {
+        source: 'rdp', event_type: e.type, message: `RDP session ${e.session_id} on "${e.name}" started${e.client_name ? ` by ${e.client_name}` : ''}`,
+        details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, peer_id: e.peer_id, token_id: e.token_id, user_id: e.user_id, machine_id: e.machine_id },
+      };
+    case 'rdp_session_ended':
+      return {
+        severity: e.reason === 'lost' ? 'warning' : 'info', source: 'rdp', event_type: e.type,
+        message: `RDP session ${e.session_id} on "${e.name}" ended (${e.reason}) after ${e.duration_s} s`,
+        details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, reason: e.reason, duration_s: e.duration_s }, user_id: e.actor,
+      };
     case 'webhook_delivery_updated': // the delivery log is the webhook's own (GET /webhooks/:id/deliveries)
     case 'config_changed':
     case 'peer_traffic':

@@ -1,0 +1,156 @@
+// RDP session history: per route (GET /rdp/:id/history, newest first) and for every route as a file
+// (GET /rdp/history/export?format=csv|json). No Koa here: export() returns the document, its media
+// type and a file name; the endpoint sends it as an attachment.
+//
+// A row: the session's times and duration, the client (hostname, machine, token), the peer (id and
+// name), the user (id and username) and the end reason. CSV comes from csv-stringify (RFC 4180:
+// fields with a comma, quote or line break are quoted, quotes doubled, CRLF between records); times
+// are ISO-8601 in the export, epoch ms in the JSON API.
+import { Op } from 'sequelize';
+import { stringify } from 'csv-stringify/sync';
+import type { Deps } from '../deps.js';
+import type { M } from '../db/models.js';
+import type { RdpRouteSource } from './status.js';
+import type { RdpSessionEndReason } from '../events.js';
+import type { RdpSessionRow } from './model.js';
+
+/** A session as the API shows it. */
+export interface RdpSession {
+  id: number;
+  rdp_route_id: number;
+  status: 'active' | 'ended';
+  started_at: number;
+  last_heartbeat_at: number;
+  ended_at: number | null;
+  end_reason: RdpSessionEndReason | null;
+  /** seconds from start to end (to now while active) */
+  duration_s: number;
+  disconnect_requested_at: number | null;
+  client_name: string | null;
+  token_id: number | null;
+  machine_id: number | null;
+  peer_id: number | null;
+  user_id: number | null;
+}
+
+export type { RdpSessionRow } from './model.js';
+
+export const HISTORY_DEFAULT_LIMIT = 50;
+export const HISTORY_MAX_LIMIT = 500;
+/** The most rows one export holds (newest first). */
+export const EXPORT_MAX_ROWS = 100_000;
+
+export interface HistoryEntry extends RdpSession {
+  peer_name: string | null;
+  username: string | null;
+}
+
+export interface ExportRow {
+  session_id: number;
+  rdp_route_id: number;
+  route_name: string;
+  status: 'active' | 'ended';
+  started_at: string;
+  ended_at: string | null;
+  last_heartbeat_at: string;
+  duration_s: number;
+  end_reason: string | null;
+  client_name: string | null;
+  machine_id: number | null;
+  token_id: number | null;
+  peer_id: number | null;
+  peer_name: string | null;
+  user_id: number | null;
+  username: string | null;
+  disconnect_requested_at: string | null;
+}
+
+export const EXPORT_COLUMNS: (keyof ExportRow)[] = [
+  'session_id', 'rdp_route_id', 'route_name', 'status', 'started_at', 'ended_at', 'last_heartbeat_at', 'duration_s', 'end_reason',
+  'client_name', 'machine_id', 'token_id', 'peer_id', 'peer_name', 'user_id', 'username', 'disconnect_requested_at',
+];
+
+export interface ExportDocument {
+  format: 'csv' | 'json';
+  contentType: string;
+  filename: string;
+  body: string;
+  rows: number;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export class RdpHistory {
+  constructor(
+    private readonly deps: Deps,
+    private readonly rdp: RdpRouteSource,
+    private readonly model: M<RdpSessionRow>,
+    private readonly view: (r: RdpSessionRow, now?: number) => RdpSession,
+  ) {}
+
+  private async names(sessions: RdpSession[]): Promise<{ peers: Map<number, string>; users: Map<number, string> }> {
+    const peerIds = [...new Set(sessions.map((s) => s.peer_id).filter((v): v is number => v !== null))];
+    const userIds = [...new Set(sessions.map((s) => s.user_id).filter((v): v is number => v !== null))];
+    const { Peer, User } = this.deps.db.models;
+    const [peers, users] = await Promise.all([
+      peerIds.length ? (Peer.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: peerIds } }, raw: true }) as unknown as Promise<{ id: number; name: string }[]>) : [],
+      userIds.length ? (User.findAll({ attributes: ['id', 'username'], where: { id: { [Op.in]: userIds } }, raw: true }) as unknown as Promise<{ id: number; username: string }[]>) : [],
+    ]);
+    return { peers: new Map(peers.map((p) => [Number(p.id), p.name])), users: new Map(users.map((u) => [Number(u.id), u.username])) };
+  }
+
+  private async entries(rows: RdpSessionRow[]): Promise<HistoryEntry[]> {
+    const now = this.deps.clock();
+    const sessions = rows.map((r) => this.view(r, now));
+    const { peers, users } = await this.names(sessions);
+    return sessions.map((s) => ({ ...s, peer_name: s.peer_id === null ? null : (peers.get(s.peer_id) ?? null), username: s.user_id === null ? null : (users.get(s.user_id) ?? null) }));
+  }
+
+  /** A route's sessions, newest first (limit 1..500, default 50); 404 for an unknown route. */
+  async history(routeId: number, limit = HISTORY_DEFAULT_LIMIT): Promise<{ rdp_route_id: number; name: string; total: number; sessions: HistoryEntry[] }> {
+    const route = await this.rdp.get(routeId);
+    const n = Math.min(HISTORY_MAX_LIMIT, Math.max(1, Math.floor(limit)));
+    const [rows, total] = await Promise.all([
+      this.model.findAll({ where: { rdp_route_id: route.id }, order: [['started_at', 'DESC'], ['id', 'DESC']], limit: n, raw: true }) as unknown as Promise<RdpSessionRow[]>,
+      this.model.count({ where: { rdp_route_id: route.id } }),
+    ]);
+    return { rdp_route_id: route.id, name: route.name, total, sessions: await this.entries(rows) };
+  }
+
+  /** Every route's sessions as export rows, newest first. */
+  async exportRows(): Promise<ExportRow[]> {
+    const rows = (await this.model.findAll({ order: [['started_at', 'DESC'], ['id', 'DESC']], limit: EXPORT_MAX_ROWS, raw: true })) as unknown as RdpSessionRow[];
+    const entries = await this.entries(rows);
+    const routes = new Map((await this.rdp.list()).map((r) => [r.id, r.name]));
+    return entries.map((e) => ({
+      session_id: e.id,
+      rdp_route_id: e.rdp_route_id,
+      route_name: routes.get(e.rdp_route_id) ?? `#${e.rdp_route_id}`,
+      status: e.status,
+      started_at: iso(e.started_at) as string,
+      ended_at: iso(e.ended_at),
+      last_heartbeat_at: iso(e.last_heartbeat_at) as string,
+      duration_s: e.duration_s,
+      end_reason: e.end_reason,
+      client_name: e.client_name,
+      machine_id: e.machine_id,
+      token_id: e.token_id,
+      peer_id: e.peer_id,
+      peer_name: e.peer_name,
+      user_id: e.user_id,
+      username: e.username,
+      disconnect_requested_at: iso(e.disconnect_requested_at),
+    }));
+  }
+
+  /** The history of every route as a CSV (header row, RFC 4180) or JSON (array of rows) document. */
+  async export(format: 'csv' | 'json'): Promise<ExportDocument> {
+    const rows = await this.exportRows();
+    const stamp = new Date(this.deps.clock()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
+    if (format === 'csv') {
+      const body = stringify(rows.map((r) => EXPORT_COLUMNS.map((c) => r[c])), { header: true, columns: EXPORT_COLUMNS as string[], record_delimiter: '\r\n' });
+      return { format, contentType: 'text/csv; charset=utf-8', filename: `rdp-sessions-${stamp}.csv`, body, rows: rows.length };
+    }
+    return { format, contentType: 'application/json; charset=utf-8', filename: `rdp-sessions-${stamp}.json`, body: JSON.stringify(rows, null, 2), rows: rows.length };
+  }
+}

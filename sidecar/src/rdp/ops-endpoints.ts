@@ -1,0 +1,169 @@
+// Thin HTTP mapping of the RDP operations (licence feature remote_desktop, scope `routes`):
+// status (aggregate and per route, ?refresh=1 checks now), Wake-on-LAN and its status,
+// disconnect-all, per-route history and the export of every route's history. The services are
+// ctx.rdpStatus (status.ts), ctx.rdpWol (wol.ts) and ctx.rdpSessions (sessions.ts, history.ts).
+// rdpOpsFeature also runs the scheduled status checks and the lost-session sweep. It is listed in
+// features.ts ahead of the RDP route feature, so /rdp/status and /rdp/history/export are matched
+// before /rdp/:id.
+import { z } from 'zod';
+import type { AppContext, Feature } from '../app-context.js';
+import { actingUserId } from '../http/auth.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { queryBool } from '../peers/schema.js';
+import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './history.js';
+import { MAX_WOL_TIMEOUT_MS } from './wol.js';
+
+const id = z.number().int();
+const ms = z.number().int().meta({ description: 'epoch milliseconds' });
+const accessMode = z.enum(['internal', 'external', 'both', 'gateway']);
+const maintenance = z.object({ from: z.string(), to: z.string(), note: z.string() }).nullable().meta({ description: 'the maintenance window in force now (connect is refused meanwhile), or null' });
+
+const pathCheck = z.object({
+  path: z.enum(['internal', 'external', 'gateway']).meta({ description: 'internal: TCP connect from the server through the tunnel; external: TCP connect to the public address; gateway: the companion\'s report for the linked L4 route' }),
+  host: z.string().nullable(),
+  port: z.number().int().nullable(),
+  reachable: z.boolean(),
+  latency_ms: z.number().nullable(),
+  error: z.string().nullable(),
+});
+
+export const rdpRouteStatus = z.object({
+  rdp_route_id: id,
+  name: z.string(),
+  enabled: z.boolean(),
+  path: accessMode.meta({ description: "the route's access mode: which paths were checked" }),
+  reachable: z.boolean().meta({ description: 'true when any checked path answers' }),
+  latency_ms: z.number().nullable().meta({ description: 'best latency of the reachable paths (TCP connect time; for gateway mode what the companion reports)' }),
+  checked_at: ms,
+  paths: z.array(pathCheck),
+  gateway: z
+    .object({ peer_id: id, name: z.string(), status: z.enum(['online', 'offline', 'unknown']), status_reason: z.string(), last_seen_at: ms.nullable(), l4_route_id: id.nullable() })
+    .nullable()
+    .meta({ description: 'gateway mode: the gateway and its status' }),
+  maintenance,
+  error: z.string().nullable(),
+});
+
+export const statusQuery = z.object({ refresh: queryBool.optional().meta({ description: 'check now instead of answering the last scheduled result' }) });
+export const rdpStatusResponse = z.object({ ok: z.literal(true), status: rdpRouteStatus });
+export const rdpStatusAllResponse = z.object({
+  ok: z.literal(true),
+  summary: z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int(), reachable: z.number().int(), unreachable: z.number().int(), in_maintenance: z.number().int() }),
+  routes: z.array(rdpRouteStatus),
+});
+
+export const wolBody = z.object({
+  timeout_ms: z.number().int().min(1000, 'at least 1000 ms').max(MAX_WOL_TIMEOUT_MS, `at most ${MAX_WOL_TIMEOUT_MS} ms`).optional().meta({ description: 'how long GET /rdp/:id/wol/status waits for the host (default 120000)' }),
+}).strict();
+export const wakeCycle = z.object({
+  rdp_route_id: id,
+  state: z.enum(['idle', 'pending', 'awake', 'timeout']).meta({ description: 'idle: no packet sent since the server started; pending: waiting for the host; awake: it answers; timeout: it did not within timeout_ms' }),
+  via: z.enum(['gateway', 'direct']),
+  mac: z.string(),
+  sent_to: z.array(z.string()),
+  sent_at: z.number().int(),
+  timeout_ms: z.number().int(),
+  deadline: z.number().int(),
+  awake_at: ms.nullable(),
+  last_check_at: ms.nullable(),
+  latency_ms: z.number().nullable(),
+  last_error: z.string().nullable(),
+});
+export const wolResponse = z.object({ ok: z.literal(true), wol: wakeCycle });
+
+export const disconnectAllResponse = z.object({
+  ok: z.literal(true),
+  count: z.number().int().meta({ description: 'active sessions told to disconnect' }),
+  session_ids: z.array(id),
+  server_side: z.object({
+    method: z.enum(['gateway', 'marker']).meta({ description: 'gateway: the companion was asked to close the linked L4 route\'s live connections; marker: the order waits for the clients\' heartbeats only (internal, external, both)' }),
+    closed_connections: z.number().int().nullable(),
+    error: z.string().nullable(),
+  }),
+});
+
+const endReason = z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']);
+export const historyEntry = z.object({
+  id,
+  rdp_route_id: id,
+  status: z.enum(['active', 'ended']),
+  started_at: ms,
+  last_heartbeat_at: ms,
+  ended_at: ms.nullable(),
+  end_reason: endReason.nullable(),
+  duration_s: z.number().int().meta({ description: 'seconds from start to end (to now while active)' }),
+  disconnect_requested_at: ms.nullable(),
+  client_name: z.string().nullable(),
+  token_id: id.nullable(),
+  machine_id: id.nullable(),
+  peer_id: id.nullable(),
+  peer_name: z.string().nullable(),
+  user_id: id.nullable(),
+  username: z.string().nullable(),
+});
+export const historyQuery = z.object({
+  limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'at least 1').max(HISTORY_MAX_LIMIT, `at most ${HISTORY_MAX_LIMIT}`).default(HISTORY_DEFAULT_LIMIT),
+});
+export const historyResponse = z.object({ ok: z.literal(true), rdp_route_id: id, name: z.string(), total: z.number().int(), sessions: z.array(historyEntry) });
+export const exportQuery = z.object({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json') });
+
+export function rdpOpsEndpoints(deps: AppContext): Endpoint[] {
+  const tags = ['rdp'];
+  const feature = 'remote_desktop' as const;
+  return [
+    defineEndpoint({
+      method: 'GET', path: '/rdp/status', response: rdpStatusAllResponse, tags, feature, query: statusQuery,
+      summary: 'Status of every RDP route (TCP reachability along its access path, latency, maintenance) with counts; ?refresh=1 checks all now',
+      handler: async ({ query }) => ({ ...(await deps.rdpStatus.all(query.refresh ?? false)) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/rdp/history/export', tags, feature, query: exportQuery,
+      summary: 'Session history of every RDP route as a CSV or JSON download',
+      handler: async ({ query }, ctx) => {
+        const doc = await deps.rdpSessions.export(query.format);
+        ctx.type = doc.contentType;
+        ctx.attachment(doc.filename);
+        ctx.body = doc.body;
+      },
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/rdp/:id/status', response: rdpStatusResponse, tags, feature, query: statusQuery,
+      summary: "Status of one RDP route: the last scheduled check, or a check now with ?refresh=1 (checked at once when it has none yet)",
+      handler: async ({ params, query }) => ({ status: await deps.rdpStatus.status(params.id as number, query.refresh ?? false) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/rdp/:id/wol', response: wolResponse, tags, feature, body: wolBody,
+      summary: "Wake-on-LAN: the magic packet through the gateway companion (gateway mode) or as UDP to target_host port 9 (other modes); starts a wake cycle of timeout_ms",
+      handler: async ({ params, body }, ctx) => ({ wol: await deps.rdpWol.wake(params.id as number, { timeout_ms: body?.timeout_ms, actor: actingUserId(ctx.state.principal) ?? null }) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/rdp/:id/wol/status', response: wolResponse, tags, feature,
+      summary: 'The wake cycle: pending until the host answers (awake) or timeout_ms passes (timeout); each call while pending checks reachability once',
+      handler: async ({ params }) => ({ wol: await deps.rdpWol.poll(params.id as number) }),
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/rdp/:id/sessions/disconnect-all', response: disconnectAllResponse, tags, feature,
+      summary: "Tells every active session's client to drop its RDP connection (the order comes with the client's next session heartbeat; the sessions then end as disconnected); in gateway mode the companion also closes the linked L4 route's live connections",
+      handler: async ({ params }, ctx) => ({ ...(await deps.rdpSessions.disconnectAll(params.id as number, actingUserId(ctx.state.principal) ?? null)) }),
+    }),
+    defineEndpoint({
+      method: 'GET', path: '/rdp/:id/history', response: historyResponse, tags, feature, query: historyQuery,
+      summary: `Session history of one RDP route, newest first (limit 1-${HISTORY_MAX_LIMIT}, default ${HISTORY_DEFAULT_LIMIT}): duration, client, peer, user, end reason`,
+      handler: async ({ params, query }) => ({ ...(await deps.rdpSessions.history(params.id as number, query.limit)) }),
+    }),
+  ];
+}
+
+/** The RDP operations feature: its endpoints, the scheduled status checks and the lost-session sweep. */
+export const rdpOpsFeature: Feature = {
+  name: 'rdp-ops',
+  endpoints: (ctx) => rdpOpsEndpoints(ctx),
+  start(ctx) {
+    ctx.rdpStatus.start();
+    ctx.rdpSessions.startSweep();
+  },
+  stop(ctx) {
+    ctx.rdpStatus.stop();
+    ctx.rdpSessions.stopSweep();
+  },
+};

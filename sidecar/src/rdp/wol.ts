@@ -1,0 +1,170 @@
+// Wake-on-LAN for RDP routes (ctx.rdpWol). No Koa here.
+//
+// wake(): the magic packet (6 × 0xFF, then the MAC 16 times: 102 bytes) for the route's wol_mac
+//   - gateway mode: through the route's gateway companion (ctx.gatewayWol.viaCompanion: the same
+//     POST /wol on the companion API that HTTP gateway routes use), which broadcasts it on the LAN
+//     subnet holding target_host;
+//   - internal, external, both (a peer or a directly addressed host): sent by this server as UDP
+//     unicast to target_host at GATEHOUSE_RDP_WOL_PORT (default 9, "discard"), 3 packets 100 ms apart.
+//     For a target on a VPN peer's LAN the packet goes through the tunnel to that peer's address; a
+//     host whose NIC only listens for broadcasts needs a directed-broadcast address as target_host or
+//     a gateway-mode route.
+// A wake starts a wake cycle (kept in memory, per route): state `pending` until the route's target
+// answers (its reachability along the route's path, rdp/status.ts) → `awake`, or timeout_ms passes
+// → `timeout`. status() is the poll: each call while pending checks reachability once (at most once
+// a second), so the caller (admin UI) polls it every few seconds.
+// 400 when the route has no Wake-on-LAN (wol_enabled false, or no wol_mac).
+import dgram from 'node:dgram';
+import net from 'node:net';
+import type { Deps } from '../deps.js';
+import { AppError, validation } from '../util/errors.js';
+import { magicPacket } from '@gatehouse/common/gateway-protocol.js';
+import type { WolService } from '../gateways/wol.js';
+import type { RdpRouteLike, RdpRouteSource, RdpStatus } from './status.js';
+
+export const WOL_PACKETS = 3;
+export const WOL_SPACING_MS = 100;
+export const DEFAULT_WOL_TIMEOUT_MS = 120_000;
+export const MAX_WOL_TIMEOUT_MS = 600_000;
+/** status() checks reachability at most this often per route */
+export const POLL_MIN_MS = 1000;
+
+export type WakeState = 'idle' | 'pending' | 'awake' | 'timeout';
+
+export interface WakeCycle {
+  rdp_route_id: number;
+  state: WakeState;
+  /** gateway: through the companion; direct: UDP from this server */
+  via: 'gateway' | 'direct';
+  mac: string;
+  /** where the packets went (direct: host:port; gateway: the companion's answer sent_to) */
+  sent_to: string[];
+  sent_at: number;
+  timeout_ms: number;
+  deadline: number;
+  awake_at: number | null;
+  last_check_at: number | null;
+  latency_ms: number | null;
+  last_error: string | null;
+}
+
+const normMac = (mac: string) => mac.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':');
+
+/** Sends `count` magic packets for mac to host:port over UDP (unicast); returns the bytes of one packet. */
+export async function sendMagicPacket(mac: string, host: string, port: number, count = WOL_PACKETS, spacingMs = WOL_SPACING_MS): Promise<number> {
+  const packet = magicPacket(mac);
+  const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      sock.once('error', reject);
+      sock.bind(0, () => {
+        sock.off('error', reject);
+        resolve();
+      });
+    });
+    // a directed-broadcast target_host (x.y.z.255) is allowed
+    sock.setBroadcast(true);
+    for (let i = 0; i < count; i++) {
+      if (i) await new Promise((r) => setTimeout(r, spacingMs));
+      await new Promise<void>((resolve, reject) => sock.send(packet, port, host, (err) => (err ? reject(err) : resolve())));
+    }
+  } finally {
+    sock.close();
+  }
+  return packet.length;
+}
+
+export class RdpWol {
+  private cycles = new Map<number, WakeCycle>();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly rdp: RdpRouteSource,
+    private readonly status: RdpStatus,
+    private readonly gatewayWol: WolService,
+  ) {}
+
+  private wolOf(route: RdpRouteLike): string {
+    if (!route.wol_enabled) throw validation(`RDP route "${route.name}" has no Wake-on-LAN`, { wol_enabled: 'Wake-on-LAN is not enabled on this RDP route' });
+    if (!route.wol_mac) throw validation(`RDP route "${route.name}" has no MAC address`, { wol_mac: 'set wol_mac on the RDP route first' });
+    return route.wol_mac;
+  }
+
+  /** Sends the magic packet (see the top of this file) and starts a wake cycle of timeout_ms. */
+  async wake(routeId: number, opts: { timeout_ms?: number; actor?: number | null } = {}): Promise<WakeCycle> {
+    const route = await this.rdp.get(routeId);
+    const mac = this.wolOf(route);
+    const timeout = Math.min(MAX_WOL_TIMEOUT_MS, opts.timeout_ms ?? DEFAULT_WOL_TIMEOUT_MS);
+    const via = route.access_mode === 'gateway' ? 'gateway' : 'direct';
+    let sent_to: string[];
+    try {
+      if (via === 'gateway') {
+        if (!route.gateway_peer_id) throw validation(`RDP route "${route.name}" has no gateway`, { gateway_peer_id: 'a gateway-mode route needs its gateway peer' });
+        const { companion } = await this.gatewayWol.viaCompanion(route.gateway_peer_id, { mac, target_host: route.target_host, route_id: route.gateway_l4_route_id ?? undefined, count: WOL_PACKETS });
+        const to = companion && typeof companion === 'object' && Array.isArray((companion as { sent_to?: unknown }).sent_to) ? (companion as { sent_to: unknown[] }).sent_to.map(String) : [];
+        sent_to = to.length ? to : [`gateway peer ${route.gateway_peer_id}`];
+      } else {
+        const port = this.deps.config.rdpOps.wolPort;
+        try {
+          await sendMagicPacket(mac, route.target_host, port);
+        } catch (err) {
+          throw new AppError('upstream', `The magic packet could not be sent to ${route.target_host}:${port}: ${(err as Error).message}`);
+        }
+        sent_to = [`${route.target_host}:${port}`];
+      }
+    } catch (err) {
+      if (err instanceof AppError && err.kind !== 'validation') {
+        await this.deps.activity.record({
+          severity: 'warning', source: 'rdp', event_type: 'rdp_wol_failed',
+          message: `Wake-on-LAN for RDP route "${route.name}" failed: ${err.message}`,
+          details: { rdp_route_id: route.id, mac: normMac(mac), via, error: err.message }, user_id: opts.actor ?? null,
+        });
+      }
+      throw err;
+    }
+    const now = this.deps.clock();
+    const cycle: WakeCycle = {
+      rdp_route_id: route.id, state: 'pending', via, mac: normMac(mac), sent_to, sent_at: now, timeout_ms: timeout, deadline: now + timeout,
+      awake_at: null, last_check_at: null, latency_ms: null, last_error: null,
+    };
+    this.cycles.set(route.id, cycle);
+    await this.deps.activity.record({
+      source: 'rdp', event_type: 'rdp_wol_sent',
+      message: `Wake-on-LAN packet for RDP route "${route.name}" (${cycle.mac}) sent ${via === 'gateway' ? 'through its gateway' : `to ${sent_to.join(', ')}`}`,
+      details: { rdp_route_id: route.id, mac: cycle.mac, via, sent_to, timeout_ms: timeout }, user_id: opts.actor ?? null,
+    });
+    return { ...cycle };
+  }
+
+  /** The wake cycle of a route, polling the target's reachability once while it is pending (see the top). */
+  async poll(routeId: number): Promise<WakeCycle> {
+    const route = await this.rdp.get(routeId);
+    const c = this.cycles.get(route.id);
+    if (!c) {
+      return { rdp_route_id: route.id, state: 'idle', via: route.access_mode === 'gateway' ? 'gateway' : 'direct', mac: route.wol_mac ? normMac(route.wol_mac) : '', sent_to: [], sent_at: 0, timeout_ms: 0, deadline: 0, awake_at: null, last_check_at: null, latency_ms: null, last_error: null };
+    }
+    const now = this.deps.clock();
+    if (c.state === 'pending' && (c.last_check_at === null || now - c.last_check_at >= POLL_MIN_MS)) {
+      c.last_check_at = now;
+      const s = await this.status.check(route);
+      if (s.reachable) {
+        c.state = 'awake';
+        c.awake_at = this.deps.clock();
+        c.latency_ms = s.latency_ms;
+        c.last_error = null;
+      } else {
+        c.last_error = s.error;
+        if (this.deps.clock() >= c.deadline) c.state = 'timeout';
+      }
+    } else if (c.state === 'pending' && now >= c.deadline) {
+      c.state = 'timeout';
+    }
+    return { ...c };
+  }
+
+  /** The cycle without polling (null when none was started since the server started). */
+  cycle(routeId: number): WakeCycle | null {
+    const c = this.cycles.get(routeId);
+    return c ? { ...c } : null;
+  }
+}
