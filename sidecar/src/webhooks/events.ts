@@ -37,6 +37,9 @@ export const WEBHOOK_EVENT_INFO = {
   backup_failed: 'a backup failed',
   licence_changed: 'the licence was activated, refreshed, removed or expired',
   master_key_rotated: 'the master key was rotated (every sealed secret re-sealed under a new key)',
+  rdp_status_changed: "an RDP route's target became reachable or unreachable",
+  rdp_session_started: 'a desktop client started an RDP session',
+  rdp_session_ended: 'an RDP session ended (client, lost, disconnected, route disabled or deleted)',
 } as const satisfies Partial<Record<EventType, string>>;
 
 export type WebhookEvent = keyof typeof WEBHOOK_EVENT_INFO;
