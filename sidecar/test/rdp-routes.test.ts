@@ -216,3 +216,24 @@ test('toggle and batch: enable, disable, delete with per-id results; linked rout
   assert.equal((await call(`/rdp/${a.id}`)).status, 404);
   assert.equal((await call(`/routes/${b.gateway_l4_route_id}`)).status, 404);
 });
+
+test('a refused PATCH of a gateway-mode route changes neither it nor its linked route; writes are in the activity log', async () => {
+  const r = (await call('/rdp', 'POST', { name: 'Guarded', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.50', listen_port: 33897 })).data.route;
+  const linkedBefore = (await call(`/routes/${r.gateway_l4_route_id}`)).data.route;
+  const bad = await call(`/rdp/${r.id}`, 'PATCH', { gateway_peer_id: peer, listen_port: 33898 });
+  assert.equal(bad.status, 400, JSON.stringify(bad.data));
+  assert.match(bad.data.fields.gateway_peer_id, /not a gateway peer/);
+  const bad2 = await call(`/rdp/${r.id}`, 'PATCH', { listen_port: 8080 });
+  assert.equal(bad2.status, 409, 'the HTTP listener port (GATEHOUSE_HTTP_PORT)');
+  assert.equal(bad2.data.field, 'listen_port');
+  assert.deepEqual((await call(`/rdp/${r.id}`)).data.route, r);
+  assert.deepEqual((await call(`/routes/${r.gateway_l4_route_id}`)).data.route, linkedBefore);
+  assert.equal((await call(`/rdp/${r.id}`, 'PATCH', { description: 'ok now' })).status, 200);
+  await call(`/rdp/${r.id}`, 'DELETE');
+  const acts = (await s.deps.db.models.Activity.findAll({ where: { source: 'rdp' }, raw: true })) as any[];
+  const of = (t: string) => acts.filter((a) => a.event_type === t && JSON.parse(a.details).rdp_route_id === r.id);
+  assert.equal(of('rdp_route_created').length, 1);
+  assert.equal(of('rdp_route_updated').length, 1, 'refused writes leave no row');
+  assert.equal(of('rdp_route_deleted').length, 1);
+  assert.match(of('rdp_route_created')[0].message, /RDP route Guarded created \(gateway\)/);
+});
