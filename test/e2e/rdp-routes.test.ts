@@ -18,7 +18,10 @@
 // address for the gateway route, the client's tunnel address for the internal one); a wrong stored
 // password fails; the database file, the data directory and the server's log hold no plaintext password
 // (nor does the client's state directory); a token bound to another machine fingerprint and a token of
-// another scope are refused; a maintenance window refuses connect with its note.
+// another scope are refused; a maintenance window refuses connect with its note; Wake-on-LAN magic
+// packets arrive on UDP 9 in the LAN (gateway route, through the companion) and in the peer's
+// namespace (internal route, through the tunnel). Disconnect-all seen by the client and the history
+// export follow when the desktop client's session endpoints land.
 // Why xrdp's own log decides, not xfreerdp's exit code: see test/lib/rdp.ts.
 //   node --import tsx --test test/e2e/rdp-routes.test.ts
 import { test } from 'node:test';
@@ -75,6 +78,14 @@ function spawnIn(n: Network, ns: string, cmd: string, args: string[], env: Recor
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
     },
   };
+}
+
+function magicPacketFor(hex: string, mac: string): boolean {
+  const bytes = Buffer.from(hex, 'hex');
+  if (bytes.length !== 102 || !bytes.subarray(0, 6).equals(Buffer.alloc(6, 0xff))) return false;
+  const m = Buffer.from(mac.replace(/:/g, ''), 'hex');
+  for (let i = 0; i < 16; i++) if (!bytes.subarray(6 + i * 6, 12 + i * 6).equals(m)) return false;
+  return true;
 }
 
 test('RDP routes end to end: reference client, gateway and internal modes, real xrdp and xfreerdp', { skip: reason ?? false, timeout: 300_000 }, async (t) => {
@@ -400,6 +411,15 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   assert.ok((refused.stdout + refused.stderr).includes(NOTE), `the note in: ${refused.stdout} ${refused.stderr.slice(-1000)}`);
   assert.equal(peerXrdp.authEvents().length, before, 'no RDP connection was made');
   assert.equal((await api(`/rdp/${intRoute.id}/maintenance`, 'PUT', { windows: [] })).status, 200);
+
+  // ---- Wake-on-LAN: through the companion onto the LAN, directly to the peer
+  const wolGw = await api(`/rdp/${gwRoute.id}/wol`, 'POST', {});
+  assert.equal(wolGw.status, 200, JSON.stringify(wolGw.data));
+  const wolInt = await api(`/rdp/${intRoute.id}/wol`, 'POST', {});
+  assert.equal(wolInt.status, 200, JSON.stringify(wolInt.data));
+  await waitFor(() => [...wolOut.lan.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_GW)), 10_000, { what: 'the magic packet on the LAN' });
+  await waitFor(() => [...wolOut.peer.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_PEER)), 10_000, { what: "the magic packet in the peer's namespace" });
+  assert.ok(![...wolOut.lan.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_PEER)), "the peer's packet is not on the LAN");
 
   lap('done');
 });
