@@ -102,6 +102,8 @@ test('connect (internal): profile, address through the tunnel, credentials that 
   assert.equal(r.data.kid, k.kid);
   assert.equal(r.data.credentials.kid, k.kid);
   assert.equal(r.headers.get('cache-control'), 'no-store');
+  assert.equal(r.data.session.path, `/api/v1/client/rdp/${ids.internal}/session`);
+  assert.ok(r.data.session.heartbeat_interval_s > 0 && r.data.session.heartbeat_interval_s < r.data.session.lost_after_s);
   const text = JSON.stringify(r.data);
   for (const secret of [creds.password, creds.username]) assert.ok(!text.includes(secret), 'nothing in the clear');
   assert.deepEqual(await decryptCredentials(k.privateKey, k.kid, r.data.credentials), creds);
@@ -195,6 +197,48 @@ test('authentication: wrong scope 403, other machine\'s fingerprint refused, no 
   assert.equal((await connect(ids.internal, k.spki, {})).status, 401);
 });
 
+test('status: reachability of the target through the route\'s path', async () => {
+  const r = await clientCall(`/rdp/${ids.internal}/status?refresh=1`);
+  assert.equal(r.status, 200, JSON.stringify(r.data));
+  assert.equal(r.data.status.rdp_route_id, ids.internal);
+  assert.equal(r.data.status.reachable, true);
+  assert.equal((await clientCall(`/rdp/${ids.restricted}/status`)).status, 404);
+});
+
+test('sessions: start, heartbeat, disconnect-all seen on the next heartbeat, end; another token cannot touch them', async () => {
+  // a registered machine: the session carries it, its peer and its hostname
+  const reg = await clientCall('/register', 'POST', { hostname: 'laptop-1', platform: 'linux', client_version: '0.1.0' });
+  assert.ok([200, 201].includes(reg.status), JSON.stringify(reg.data));
+  const start = await clientCall(`/rdp/${ids.internal}/session`, 'POST', {});
+  assert.equal(start.status, 201, JSON.stringify(start.data));
+  const sid = start.data.session.id;
+  assert.equal(start.data.session.status, 'active');
+  assert.equal(start.data.session.client_name, 'laptop-1');
+  assert.equal(start.data.session.machine_id, reg.data.machine.id);
+  assert.equal(start.data.session.peer_id, reg.data.peer.id);
+  // the session belongs to its route: another route's path does not reach it
+  assert.equal((await clientCall(`/rdp/${ids.both}/session`, 'PATCH', { session_id: sid })).status, 404);
+  const hb = await clientCall(`/rdp/${ids.internal}/session`, 'PATCH', { session_id: sid });
+  assert.equal(hb.status, 200, JSON.stringify(hb.data));
+  assert.equal(hb.data.disconnect, false);
+  const otherClient = { ...bearer(await apiToken(s, ['client'])), 'X-Machine-Fingerprint': 'machine-C' };
+  assert.equal((await clientCall(`/rdp/${ids.internal}/session`, 'PATCH', { session_id: sid }, otherClient)).status, 404);
+  assert.equal((await clientCall(`/rdp/${ids.internal}/session`, 'PATCH', {})).status, 400);
+  const dc = await adminCall(`/rdp/${ids.internal}/sessions/disconnect-all`, 'POST');
+  assert.equal(dc.status, 200, JSON.stringify(dc.data));
+  const order = await clientCall(`/rdp/${ids.internal}/session`, 'PATCH', { session_id: sid });
+  assert.equal(order.status, 200);
+  assert.equal(order.data.disconnect, true);
+  assert.equal(order.data.reason, 'disconnected');
+  const s2 = (await clientCall(`/rdp/${ids.internal}/session`, 'POST', {})).data.session.id;
+  const end = await clientCall(`/rdp/${ids.internal}/session`, 'DELETE', { session_id: s2 });
+  assert.equal(end.status, 200, JSON.stringify(end.data));
+  assert.equal(end.data.session.status, 'ended');
+  assert.equal(end.data.session.end_reason, 'client');
+  const refused = await clientCall(`/rdp/${ids.disabled}/session`, 'POST', {});
+  assert.equal(refused.status, 409);
+});
+
 test('maintenance window: connect and session start refused with the note (423); listed as in maintenance', async () => {
   const now = Date.now();
   const w = { from: new Date(now - 3_600_000).toISOString(), to: new Date(now + 3_600_000).toISOString(), note: 'Patch Tuesday: back at noon' };
@@ -208,6 +252,7 @@ test('maintenance window: connect and session start refused with the note (423);
   assert.match(r.data.error, /Patch Tuesday: back at noon/);
   assert.equal(r.data.maintenance.note, w.note);
   assert.equal(r.data.credentials, undefined);
+  assert.equal((await clientCall(`/rdp/${ids.external}/session`, 'POST', {})).status, 423);
   const list = await clientCall('/rdp');
   assert.equal(list.data.routes.find((x: { id: number }) => x.id === ids.external).maintenance.note, w.note);
   // a window in the past does not refuse

@@ -2,17 +2,21 @@
 // machine fingerprint header; licence feature remote_desktop; the client rate limit):
 //   GET    /client/rdp                 the RDP routes this client may use (enabled; allowed_user_ids null
 //                                      or holding the token's user), with maintenance and rotation flags
+//   GET    /client/rdp/:id/status      target reachability (ctx.rdpStatus)
 //   GET    /client/rdp/:id/connect     ?key=<base64 SPKI of a one-time RSA-OAEP SHA-256 key, 2048-4096 bits>:
 //                                      the `.rdp` profile (rdp-file.ts), the address(es) for the access
 //                                      mode, and the stored credentials re-encrypted for that key (reencrypt.ts)
-// (status and the session start/heartbeat/end endpoints join these with the RDP operations services)
+//   POST   /client/rdp/:id/session     session start; PATCH heartbeat ({session_id} → {disconnect, reason});
+//   DELETE /client/rdp/:id/session     end ({session_id}) — all three through ctx.rdpSessions
 // A route the client may not use is a 404 (its existence is not revealed). Refusals of connect:
 // 409 {reason: route_disabled | rotation_pending | not_connectable}, 423 {reason: maintenance, maintenance}.
 import os from 'node:os';
+import type Koa from 'koa';
 import net from 'node:net';
 import { z } from 'zod';
 import type { AppContext, Feature } from '../app-context.js';
 import type { Principal } from '../http/auth.js';
+import { FINGERPRINT_HEADER } from '../tokens/service.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { AppError, notFound, unauthorized } from '../util/errors.js';
 import { credentialEnvelopeSchema, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
@@ -20,6 +24,7 @@ import { renderRdpFile, type RdpProfileSettings } from './rdp-file.js';
 import { oneTimeKeyText, reencryptForClient, validateOneTimeKey } from './reencrypt.js';
 import type { MaintenanceWindow, RdpRoute } from './model.js';
 import type { RdpRouteView } from './schema.js';
+import { rdpRouteStatus, statusQuery } from './ops-endpoints.js';
 
 export type ConnectMode = 'internal' | 'external' | 'gateway';
 export interface ConnectAddress {
@@ -76,6 +81,7 @@ export function serverPublicHost(config: { publicHost?: string }): string {
 // --- schemas ---
 
 const id = z.number().int();
+const ms = z.number().int().meta({ description: 'epoch milliseconds' });
 const accessMode = z.enum(['internal', 'external', 'both', 'gateway']);
 const windowView = z.object({ from: z.string().meta({ format: 'date-time' }), to: z.string().meta({ format: 'date-time' }), note: z.string() });
 
@@ -110,7 +116,28 @@ const connectQuery = z.object({
   }),
 });
 
+const sessionView = z.object({
+  id,
+  rdp_route_id: id,
+  status: z.enum(['active', 'ended']),
+  started_at: ms,
+  last_heartbeat_at: ms,
+  ended_at: ms.nullable(),
+  end_reason: z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']).nullable(),
+  duration_s: z.number().int(),
+  client_name: z.string().nullable(),
+  machine_id: id.nullable().meta({ description: 'the registered machine (POST /client/register) that started it' }),
+  peer_id: id.nullable(),
+});
+
+const sessionStartBody = z
+  .object({ client_name: z.string().trim().min(1, 'must not be empty').max(253, 'at most 253 characters').optional().meta({ description: 'the client machine\'s hostname' }) })
+  .strict()
+  .optional();
+const sessionRef = z.object({ session_id: z.number({ error: (i) => (i.input === undefined ? 'required' : 'must be a number') }).int('must be an integer').positive('must be positive') }).strict();
+
 export const clientRdpListResponse = z.object({ ok: z.literal(true), routes: z.array(clientRoute) });
+export const clientRdpStatusResponse = z.object({ ok: z.literal(true), status: rdpRouteStatus });
 export const clientRdpConnectResponse = z.object({
   ok: z.literal(true),
   rdp_route_id: id,
@@ -124,7 +151,23 @@ export const clientRdpConnectResponse = z.object({
   credentials: credentialEnvelopeSchema.nullable().meta({ description: 'the stored credentials ({username, password, domain}) re-encrypted for the one-time key (scheme RSA-OAEP-256+A256GCM, kid = that key\'s id); null when the route has none' }),
   kid: z.string().meta({ description: 'the key id of the one-time key as the server read it (first 16 hex digits of SHA-256 over its SPKI DER)' }),
   credentials_updated_at: z.string().nullable(),
+  session: z.object({
+    path: z.string().meta({ description: 'POST to start, PATCH {session_id} to heartbeat, DELETE {session_id} to end' }),
+    heartbeat_interval_s: z.number().int(),
+    lost_after_s: z.number().int().meta({ description: 'a session without a heartbeat for this long is closed as lost' }),
+  }),
 });
+export const clientRdpSessionResponse = z.object({ ok: z.literal(true), session: sessionView });
+export const clientRdpHeartbeatResponse = z.object({
+  ok: z.literal(true),
+  session_id: id,
+  disconnect: z.boolean().meta({ description: 'true: drop the RDP connection now' }),
+  reason: z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']).nullable(),
+  message: z.string().nullable(),
+  status: z.enum(['active', 'ended']),
+  lost_after_s: z.number().int(),
+});
+
 // --- handlers ---
 
 function caller(ctx: { state: { principal?: Principal } }): Extract<Principal, { kind: 'client' }> {
@@ -164,6 +207,22 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
     }
   };
 
+  const lostAfterS = () => Math.round(deps.rdpSessions.lostAfterMs / 1000);
+  /**
+   * 404 when the session exists but was started on another route than the path's (a session deleted
+   * with its route is left to rdpSessions, which answers its last heartbeat with the disconnect order).
+   */
+  const onRoute = async (sessionId: number, routeId: number): Promise<void> => {
+    const row = (await deps.db.models.RdpSession.findByPk(sessionId, { raw: true, attributes: ['rdp_route_id'] })) as { rdp_route_id: number | string } | null;
+    if (row && Number(row.rdp_route_id) !== routeId) throw notFound('RDP session');
+  };
+
+  /** Who the session belongs to: the token, its user, the registered machine (when it registered) and its peer. */
+  const who = async (ctx: Koa.Context, clientName?: string | null) => {
+    const p = caller(ctx);
+    const m = await deps.clientMachines.forPrincipal(p, ctx.get(FINGERPRINT_HEADER) || undefined);
+    return { token_id: p.tokenId, user_id: p.userId, machine_id: m?.id ?? null, peer_id: m?.peer_id ?? p.peerId, client_name: clientName ?? m?.hostname ?? null };
+  };
 
   return [
     defineEndpoint({
@@ -187,6 +246,14 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
+      method: 'GET', path: '/client/rdp/:id/status', auth, tags, feature, response: clientRdpStatusResponse, query: statusQuery,
+      summary: 'Reachability of the RDP target along the route\'s path (the last scheduled check, or one now with ?refresh=1), with the maintenance window in force',
+      handler: async ({ params, query }, ctx) => {
+        const route = await visible(params.id as number, caller(ctx));
+        return { status: await deps.rdpStatus.status(route.id, query.refresh ?? false) };
+      },
+    }),
+    defineEndpoint({
       method: 'GET', path: '/client/rdp/:id/connect', auth, tags, feature, response: clientRdpConnectResponse, query: connectQuery,
       summary: 'A connect profile: the .rdp file, the address(es) for the access mode, and the stored credentials re-encrypted for the one-time public key in ?key= (never stored, never logged)',
       errors: {
@@ -206,6 +273,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
         if (route.credentials_envelope !== null && route.credentials_kid !== null) {
           credentials = await reencryptForClient(deps.rdp.keys, JSON.parse(route.credentials_envelope), route.credentials_kid, clientKey);
         }
+        const lost = lostAfterS();
         const first = candidates[0];
         ctx.set('Cache-Control', 'no-store');
         return {
@@ -218,7 +286,37 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
           credentials,
           kid: clientKey.kid,
           credentials_updated_at: route.credentials_updated_at === null ? null : new Date(route.credentials_updated_at).toISOString(),
+          session: { path: `/api/v1/client/rdp/${route.id}/session`, heartbeat_interval_s: Math.max(5, Math.floor(lost / 3)), lost_after_s: lost },
         };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST', path: '/client/rdp/:id/session', auth, tags, feature, body: sessionStartBody, response: clientRdpSessionResponse, status: 201,
+      summary: 'Session start: the client opened an RDP connection on this route (refused like connect when the route is disabled or in maintenance)',
+      errors: { '409': 'the route is disabled', '423': 'the route is in a maintenance window (reason maintenance, maintenance)' },
+      handler: async ({ params, body }, ctx) => {
+        const p = caller(ctx);
+        const route = await visible(params.id as number, p, { disabledToo: true });
+        refuseIfUnavailable(route, deps.clock());
+        const s = await deps.rdpSessions.start(route.id, await who(ctx, body?.client_name));
+        return { session: s };
+      },
+    }),
+    defineEndpoint({
+      method: 'PATCH', path: '/client/rdp/:id/session', auth, tags, feature, body: sessionRef, response: clientRdpHeartbeatResponse,
+      summary: 'Session heartbeat ({session_id}): {disconnect: true, reason} orders the client to drop the RDP connection (disconnect-all, route disabled or deleted)',
+      handler: async ({ params, body }, ctx) => {
+        await onRoute(body.session_id, params.id as number);
+        const a = await deps.rdpSessions.heartbeat(body.session_id, await who(ctx));
+        return { session_id: a.session_id, disconnect: a.disconnect, reason: a.reason ?? null, message: a.message ?? null, status: a.status, lost_after_s: a.lost_after_s };
+      },
+    }),
+    defineEndpoint({
+      method: 'DELETE', path: '/client/rdp/:id/session', auth, tags, feature, body: sessionRef, response: clientRdpSessionResponse,
+      summary: 'Session end ({session_id}); ending an ended session returns it as it is',
+      handler: async ({ params, body }, ctx) => {
+        await onRoute(body.session_id, params.id as number);
+        return { session: await deps.rdpSessions.end(body.session_id, await who(ctx), 'client') };
       },
     }),
   ];
