@@ -158,23 +158,29 @@ export class ClientService {
     private readonly wg: WireGuardService,
     private readonly dnsService: DnsService,
   ) {
+    // a peer deleted: machines that used it lost it (FK SET NULL); any other peer write changes configs only
     deps.events.on('rows_changed', (e) => {
-      if (e.table === 'peers') this.invalidate();
+      if (e.table === 'peers') this.invalidate(e.destroyed ? 'all' : 'configs');
     });
-    deps.events.on(['token_revoked', 'token_fingerprint_reset', 'token_updated'], () => this.invalidate());
+    deps.events.on(['token_revoked', 'token_fingerprint_reset', 'token_updated'], () => this.invalidate('configs'));
   }
 
   private get Machine() {
     return this.deps.db.models.ClientMachine;
   }
 
-  /** Drops every cache (peers, tokens or settings changed; a backup was restored). */
-  invalidate(): void {
+  /**
+   * Drops the rendered configs and their inputs (peers, tokens or settings changed), and with 'all'
+   * the machine rows too (a peer was deleted, a backup was restored).
+   */
+  invalidate(what: 'all' | 'configs' = 'all'): void {
     this.gen++;
-    this.machineGen++;
-    this.machines.clear();
     this.configs.clear();
     this.inputs = null;
+    if (what === 'all') {
+      this.machineGen++;
+      this.machines.clear();
+    }
   }
 
   // ---------------------------------------------------------------- machines
@@ -580,7 +586,7 @@ export class ClientService {
       if (input.update === null) await this.deps.settings.delete(UPDATE_SETTING);
       else await this.deps.settings.set(UPDATE_SETTING, { ...input.update, notes: input.update.notes ?? null });
     }
-    this.invalidate();
+    this.invalidate('configs');
     return this.settings();
   }
 
