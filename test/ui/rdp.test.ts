@@ -115,10 +115,15 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   await page.selectOption('#f-access_mode', 'both');
   await page.fill('#f-external_host', 'rdp.example.com');
   await page.fill('#f-listen_port', '13389');
+  // Only the admin's client tokens may use it.
+  await page.uncheck('#f-all_users');
+  await page.locator('#f-allowed_user_ids label.check:has-text("admin") input').check();
   await page.click('form.rdp-form button[type=submit]');
   await page.waitForURL((u) => u.pathname === `/rdp/${route.id}`);
   route = (await api(`/rdp/${route.id}`)).data.route;
   assert.deepEqual([route.access_mode, route.external_host, route.listen_port, route.target_peer_id], ['both', 'rdp.example.com', 13389, peer.id]);
+  const adminId = (await api('/users')).data.users.find((u: any) => u.username === 'admin').id;
+  assert.deepEqual(route.allowed_user_ids, [adminId]);
   assert.equal(route.has_credentials, true, 'an edit keeps the credentials');
 
   // Clear credentials (confirmed once).

@@ -15,6 +15,7 @@ import { ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { t } from '../../i18n';
 import { navigate } from '../../router';
+import { isAdmin } from '../../session';
 import { usePeers } from './RdpList';
 import { ACCESS_MODES, type AccessMode, type RdpRoute } from './model';
 
@@ -148,8 +149,9 @@ function TargetFields(props: { form: Form<RdpValues>; existing: RdpRoute | null 
 function RdpFormBody(props: { route: RdpRoute | null }) {
   const existing = props.route;
   const form = useForm<RdpValues>(toValues(existing));
-  const users = useApi<{ users: { id: number; username: string }[] }>('/users');
   const v = form.values;
+  // The user list is for admins (GET /users); loaded only when the route is limited to some users.
+  const users = useApi<{ users: { id: number; username: string }[] }>(!v.all_users && isAdmin() ? '/users' : null, ['user_created', 'user_deleted']);
 
   const save = async (e: Event) => {
     e.preventDefault();
