@@ -1,6 +1,6 @@
 // End to end, as root: the RDP harness itself (test/lib/rdp.ts). A real xrdp (with xrdp-sesman and
 // PAM) in one namespace, a second one in another, a throwaway local user, and a real xfreerdp under
-// xvfb-run in a client namespace routed to both. Checked: the right password is accepted (xrdp-sesman
+// Xvfb in a client namespace routed to both. Checked: the right password is accepted (xrdp-sesman
 // starts the session, the desktop runs as that user), a wrong one is refused, each in well under
 // 10 s; the verdict names the client's address; the two instances do not see each other's logins;
 // and `xfreerdp /auth-only` is shown NOT to tell (it exits 0 for a wrong password against xrdp),

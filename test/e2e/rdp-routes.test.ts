@@ -4,7 +4,7 @@
 //      │ veth         its API and Caddy listen on the "public" address of the client's link
 //   client ns        the reference client (client/, gatehouse-client): register with a client-scope
 //                    token, `up` (its own wireguard-go tunnel), `rdp list`, `rdp connect <id>` which
-//                    starts a real xfreerdp (under xvfb-run) with the credentials it decrypted
+//                    starts a real xfreerdp (on an Xvfb display) with the credentials it decrypted
 //   gateway ns       the gateway companion (from its envContent); behind it:
 //      │ veth
 //   LAN ns           xrdp (gateway-mode RDP route: Caddy's linked L4 route → tunnel → companion → LAN)
@@ -20,8 +20,8 @@
 // (nor does the client's state directory); a token bound to another machine fingerprint and a token of
 // another scope are refused; a maintenance window refuses connect with its note; Wake-on-LAN magic
 // packets arrive on UDP 9 in the LAN (gateway route, through the companion) and in the peer's
-// namespace (internal route, through the tunnel). Disconnect-all seen by the client and the history
-// export follow when the desktop client's session endpoints land.
+// namespace (internal route, through the tunnel); disconnect-all reaches the running client through
+// its session heartbeat and it drops the connection; the history export parses as CSV and as JSON.
 // Why xrdp's own log decides, not xfreerdp's exit code: see test/lib/rdp.ts.
 //   node --import tsx --test test/e2e/rdp-routes.test.ts
 import { test } from 'node:test';
@@ -36,7 +36,7 @@ import { encryptCredentials } from '@gatehouse/common/rdp-credentials.js';
 import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
 import { freePort } from '../lib/ports.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
-import { createRdpUser, rdpAuthenticate, startXrdp, RDP_TOOLS, type XrdpServer } from '../lib/rdp.js';
+import { createRdpUser, rdpAuthenticate, startXrdp, startXvfb, RDP_TOOLS, type XrdpServer, type Xvfb } from '../lib/rdp.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CLIENT_MAIN = path.join(ROOT, 'client', 'src', 'main.ts');
@@ -88,13 +88,46 @@ function magicPacketFor(hex: string, mac: string): boolean {
   return true;
 }
 
+/** RFC 4180-ish CSV (quoted fields with "" escapes, CRLF or LF lines) → rows of fields. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field !== '' || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
 test('RDP routes end to end: reference client, gateway and internal modes, real xrdp and xfreerdp', { skip: reason ?? false, timeout: 300_000 }, async (t) => {
   const started = Date.now();
   const lap = (what: string) => t.diagnostic(`${((Date.now() - started) / 1000).toFixed(1)} s: ${what}`);
   const n = (process.pid % 200) + 20;
   const net = await createNetwork({ prefix: 'rdp' });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-rdp-e2e-'));
-  const running: { s?: TestServer; procs: Proc[]; xrdp: XrdpServer[] } = { procs: [], xrdp: [] };
+  const running: { s?: TestServer; procs: Proc[]; xrdp: XrdpServer[]; xvfb?: Xvfb } = { procs: [], xrdp: [] };
   t.after(async () => {
     const t0 = Date.now();
     const steps: string[] = [];
@@ -102,6 +135,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
     await Promise.all(running.procs.map((p) => p.stop()));
     step('processes');
     await Promise.all(running.xrdp.map((x) => x.stop()));
+    await running.xvfb?.stop();
     step('xrdp');
     await running.s?.close();
     step('server');
@@ -282,6 +316,9 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   fs.writeFileSync(tokenFile, clientToken, { mode: 0o600 });
   const clientHome = path.join(dir, 'client-home');
   fs.mkdirSync(clientHome);
+  // the client's X display for xfreerdp (a virtual one)
+  const xvfb = await startXvfb(net, cliNs);
+  running.xvfb = xvfb;
   const FINGERPRINT = 'a'.repeat(24) + Buffer.from(`rdp-e2e-${process.pid}`).toString('hex').padEnd(40, '0').slice(0, 40);
   const clientEnv = {
     HOME: clientHome,
@@ -289,10 +326,11 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
     GATEHOUSE_CLIENT_FINGERPRINT: FINGERPRINT,
     GATEHOUSE_CLIENT_INTERFACE: net.ifName('c'),
     GATEHOUSE_CLIENT_HOSTNAME: 'rdp-e2e-laptop',
+    DISPLAY: xvfb.display,
   };
-  const client = async (args: string[], o: { xvfb?: boolean; timeoutMs?: number } = {}) => {
+  const client = async (args: string[], o: { timeoutMs?: number } = {}) => {
     const argv = [process.execPath, '--import', 'tsx', CLIENT_MAIN, ...args];
-    const r = await net.exec(cliNs, o.xvfb ? 'xvfb-run' : argv[0], o.xvfb ? ['-a', ...argv] : argv.slice(1), { env: clientEnv, timeoutMs: o.timeoutMs ?? 60_000 });
+    const r = await net.exec(cliNs, argv[0], argv.slice(1), { env: clientEnv, timeoutMs: o.timeoutMs ?? 60_000 });
     let json: any = null;
     try {
       json = JSON.parse(r.stdout);
@@ -329,7 +367,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
 
   // ---- rdp connect: the stored credentials authenticate at the real xrdp, along each route's path
   const FREERDP = ['--', '/cert:ignore', '/sec:tls'];
-  const connect = async (routeId: number, extra: string[] = []) => client(['rdp', 'connect', String(routeId), '--json', ...extra, ...FREERDP], { xvfb: true });
+  const connect = async (routeId: number, extra: string[] = []) => client(['rdp', 'connect', String(routeId), '--json', ...extra, ...FREERDP]);
   const verdict = async (x: XrdpServer, user: string, routeId: number, extra: string[] = []) => {
     const before = x.authEvents().at(-1)?.index ?? -1;
     const t0 = Date.now();
@@ -421,5 +459,53 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   await waitFor(() => [...wolOut.peer.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_PEER)), 10_000, { what: "the magic packet in the peer's namespace" });
   assert.ok(![...wolOut.lan.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_PEER)), "the peer's packet is not on the LAN");
 
+  // ---- disconnect-all reaches the running client (session heartbeat) and it drops the connection
+  peerXrdp.setSessionSeconds(120);
+  const mark = peerXrdp.authEvents().at(-1)?.index ?? -1;
+  const live = spawnIn(net, cliNs, process.execPath, ['--import', 'tsx', CLIENT_MAIN, 'rdp', 'connect', String(intRoute.id), '--json', '--session-heartbeat', '1', ...FREERDP], clientEnv);
+  running.procs.push(live);
+  const liveAuth = await peerXrdp.waitForAuth(peerUser.name, { after: mark, timeoutMs: 20_000 });
+  assert.equal(liveAuth.ok, true);
+  const sessions = await waitFor(async () => {
+    const hist = await api(`/rdp/${intRoute.id}/history?limit=20`);
+    const rows = (hist.data.sessions ?? hist.data.history ?? hist.data.entries) as any[];
+    return rows?.filter((x) => x.status === 'active').length ? rows : null;
+  }, 10_000, { what: 'the active session recorded' });
+  assert.ok(sessions.length >= 1);
+  await new Promise((r) => setTimeout(r, 1500)); // the desktop is up and running
+  assert.equal(live.proc.exitCode, null, `the client is still connected: ${live.out().slice(-2000)}`);
+  const da = await api(`/rdp/${intRoute.id}/sessions/disconnect-all`, 'POST');
+  assert.equal(da.status, 200, JSON.stringify(da.data));
+  const orderedAt = Date.now();
+  const code = await new Promise<number | null>((resolve) => {
+    if (live.proc.exitCode !== null) return resolve(live.proc.exitCode);
+    live.proc.once('exit', (c) => resolve(c));
+    setTimeout(() => resolve(null), 15_000);
+  });
+  t.diagnostic(`disconnect-all: the client dropped the connection ${Date.now() - orderedAt} ms after the order (exit ${code})`);
+  assert.equal(code, 3, `exit 3 = the server ordered the disconnect: ${live.out().slice(-3000)}`);
+  const liveJson = JSON.parse(live.stdout() || 'null');
+  assert.ok(liveJson?.disconnected, JSON.stringify(liveJson));
+  peerXrdp.setSessionSeconds(1);
+
+  // ---- history export, CSV and JSON
+  const csv = await s.req('/api/v1/rdp/history/export?format=csv', { headers: h });
+  assert.equal(csv.status, 200);
+  assert.match(String(csv.headers.get('content-type')), /text\/csv/);
+  const rows = parseCsv(String(csv.data).trim());
+  const header = rows[0];
+  assert.ok(header.length > 3, header.join());
+  const routeCol = header.findIndex((c) => /route.*id/i.test(c));
+  assert.ok(routeCol >= 0, `a route id column in ${header.join()}`);
+  const body = rows.slice(1);
+  for (const r of body) assert.equal(r.length, header.length, `every row has ${header.length} fields: ${r.join()}`);
+  assert.ok(body.some((r) => Number(r[routeCol]) === gwRoute.id) && body.some((r) => Number(r[routeCol]) === intRoute.id), 'sessions of both routes');
+  const json = await s.req('/api/v1/rdp/history/export?format=json', { headers: h });
+  assert.equal(json.status, 200);
+  const entries = (Array.isArray(json.data) ? json.data : (json.data.sessions ?? json.data.history ?? json.data.entries)) as any[];
+  assert.ok(Array.isArray(entries), JSON.stringify(json.data).slice(0, 500));
+  assert.equal(entries.length, body.length, 'the same sessions in both formats');
+  const endReasons = new Set(entries.filter((e) => e.rdp_route_id === intRoute.id || e.route_id === intRoute.id).map((e) => e.end_reason));
+  assert.ok(endReasons.has('disconnected'), `the disconnect-all shows in the history: ${[...endReasons].join()}`);
   lap('done');
 });

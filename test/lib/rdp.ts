@@ -1,6 +1,6 @@
 // A real RDP server (Debian's xrdp + xrdp-sesman, PAM authentication, a TigerVNC desktop) inside a
 // network namespace of test/lib/netns.ts, throwaway local users for it to authenticate, and a real
-// RDP client (FreeRDP's xfreerdp under xvfb-run) — for the end-to-end tests of RDP routes (as root).
+// RDP client (FreeRDP's xfreerdp on a virtual X display, Xvfb) — for the end-to-end tests of RDP routes (as root).
 //
 //   import { startXrdp, createRdpUser, runXfreerdp, rdpAuthenticate } from '../lib/rdp.js';
 //
@@ -35,6 +35,7 @@
 //       the directories of instances never stopped go when the process exits)
 //   createRdpUser(password, { prefix? }) → RdpUser { name, home, setPassword(pw), remove() }
 //       (useradd with a home in a temp directory, chpasswd from stdin; removed on remove() or exit)
+//   startXvfb(net, ns) → { display, stop() }   a virtual X display for xfreerdp (DISPLAY=display)
 //   runXfreerdp(net, ns, { host, port, user, password, args?, timeoutMs? }) → { code, ms, output }
 //   rdpAuthenticate(net, ns, server, {...runXfreerdp options}) → { code, ms, output, auth: AuthEvent | null }
 //   XFREERDP_ARGS   the client arguments that work against xrdp (besides /v: /u:)
@@ -46,7 +47,7 @@ import path from 'node:path';
 import { waitFor, which, type Network } from './netns.js';
 
 /** The Debian tools these tests need (for skipReason). */
-export const RDP_TOOLS = ['xrdp', 'xrdp-sesman', 'Xvnc', 'xfreerdp', 'xvfb-run', 'xauth', 'openssl', 'useradd', 'chpasswd'];
+export const RDP_TOOLS = ['xrdp', 'xrdp-sesman', 'Xvnc', 'xfreerdp', 'Xvfb', 'openssl', 'useradd', 'chpasswd'];
 
 /** The xfreerdp arguments (besides /v:host:port and /u:user) that authenticate against xrdp, the password on stdin. */
 export const XFREERDP_ARGS = ['/from-stdin:force', '/cert:ignore', '/sec:tls'];
@@ -350,6 +351,45 @@ export async function createRdpUser(password: string, o: { prefix?: string } = {
 
 // ---------------------------------------------------------------- the client
 
+export interface Xvfb {
+  /** e.g. ":12", for DISPLAY */
+  display: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A virtual X server (Xvfb) in namespace ns for xfreerdp: run clients with DISPLAY=display. Used
+ * instead of xvfb-run, whose own exit code replaces the command's when its cleanup races (exit 5,
+ * "problem while cleaning up temporary directory"). Xvfb picks a free display number itself.
+ */
+export async function startXvfb(net: Network, ns: string | null): Promise<Xvfb> {
+  const p = net.spawn(ns, 'Xvfb', ['-displayfd', '3', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24'], { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let fd3 = '';
+  p.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  p.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  (p.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8');
+  (p.stdio[3] as NodeJS.ReadableStream).on('data', (d: string) => (fd3 += d));
+  const exited = () => p.exitCode !== null || p.signalCode !== null;
+  const n = await waitFor(() => {
+    if (exited()) throw new Error(`Xvfb exited: ${out.trim().slice(-1000)}`);
+    return /^\d+\n/.exec(fd3)?.[0].trim();
+  }, 10_000, { intervalMs: 20, what: 'Xvfb' }).catch((e) => {
+    p.kill('SIGKILL');
+    throw e;
+  });
+  return {
+    display: `:${n}`,
+    stop: async () => {
+      if (exited()) return;
+      const gone = new Promise<void>((r) => p.once('exit', () => r()));
+      p.kill('SIGTERM');
+      await Promise.race([gone, new Promise((r) => setTimeout(r, 3000))]);
+      if (!exited()) p.kill('SIGKILL');
+    },
+  };
+}
+
 export interface XfreerdpResult {
   /** xfreerdp's exit code (12 = the server ended the session, whether or not the password was right) */
   code: number;
@@ -358,9 +398,9 @@ export interface XfreerdpResult {
 }
 
 /**
- * Runs `xvfb-run -a xfreerdp /v:host:port /u:user` + XFREERDP_ARGS (+ args) in namespace ns, the
- * password on stdin (never on the command line), HOME in a temp directory (FreeRDP writes its
- * config and certificate store there).
+ * Runs `xfreerdp /v:host:port /u:user` + XFREERDP_ARGS (+ args) in namespace ns on a virtual X
+ * display (startXvfb, one for this call), the password on stdin (never on the command line), HOME in
+ * a temp directory (FreeRDP writes its config and certificate store there).
  */
 export async function runXfreerdp(
   net: Network,
@@ -368,15 +408,17 @@ export async function runXfreerdp(
   o: { host: string; port: number; user: string; password: string; args?: string[]; timeoutMs?: number },
 ): Promise<XfreerdpResult> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-xfreerdp-'));
+  const x = await startXvfb(net, ns);
   try {
     const started = Date.now();
-    const r = await net.exec(ns, 'xvfb-run', ['-a', 'xfreerdp', `/v:${o.host}:${o.port}`, `/u:${o.user}`, ...XFREERDP_ARGS, ...(o.args ?? [])], {
+    const r = await net.exec(ns, 'xfreerdp', [`/v:${o.host}:${o.port}`, `/u:${o.user}`, ...XFREERDP_ARGS, ...(o.args ?? [])], {
       input: `${o.password}\n`,
       timeoutMs: o.timeoutMs ?? 30_000,
-      env: { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },
+      env: { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), DISPLAY: x.display },
     });
     return { code: r.code, ms: Date.now() - started, output: r.stdout + r.stderr };
   } finally {
+    await x.stop();
     fs.rmSync(home, { recursive: true, force: true });
   }
 }
