@@ -22,25 +22,6 @@ export type ServicesResponse = z.infer<typeof S.servicesResponse>;
 export type ClientRdpListResponse = z.infer<typeof R.clientRdpListResponse>;
 export type ClientRdpRoute = ClientRdpListResponse['routes'][number];
 export type ConnectAddress = ClientRdpConnectResponse['address'];
-type EndReason = 'client' | 'lost' | 'disconnected' | 'route_disabled' | 'route_deleted';
-/** Where and how often to record the session (a server without session endpoints leaves it out). */
-export interface SessionHints {
-  path: string;
-  heartbeat_interval_s: number;
-  lost_after_s: number;
-}
-export type ClientRdpConnectResponse = z.infer<typeof R.clientRdpConnectResponse> & { session?: SessionHints };
-// TODO(clientcli): derive from the session schemas once POST/PATCH/DELETE /client/rdp/:id/session land.
-export interface ClientRdpSessionResponse {
-  ok: true;
-  session: { id: number; rdp_route_id: number; status: 'active' | 'ended'; started_at: number; last_heartbeat_at: number; ended_at: number | null; end_reason: EndReason | null; duration_s: number };
-}
-export interface ClientRdpHeartbeatResponse {
-  ok: true;
-  session_id: number;
-  disconnect: boolean;
-  reason: EndReason | null;
-  message: string | null;
-  status: 'active' | 'ended';
-  lost_after_s: number;
-}
+export type ClientRdpConnectResponse = z.infer<typeof R.clientRdpConnectResponse>;
+export type ClientRdpSessionResponse = z.infer<typeof R.clientRdpSessionResponse>;
+export type ClientRdpHeartbeatResponse = z.infer<typeof R.clientRdpHeartbeatResponse>;

@@ -3,7 +3,8 @@
 // does in the browser); the client gets them re-encrypted for its one-time key, writes the .rdp
 // profile, starts xfreerdp with the user on the command line and the password on stdin only (checked
 // in /proc while it runs) and stops it when the CLI is stopped; xfreerdp's own exit code becomes the
-// CLI's. The "RDP server" here is a TCP listener that accepts and stays silent (xfreerdp then waits
+// CLI's; the session is recorded, and an admin's disconnect-all reaches the client through its next
+// session heartbeat, which kills xfreerdp (exit code 3). The "RDP server" here is a TCP listener that accepts and stays silent (xfreerdp then waits
 // in the connection sequence), or closes at once (xfreerdp gives up by itself). Authentication
 // against a real xrdp is the e2e's (test/e2e/rdp-*.test.ts). A maintenance window refuses connect
 // with its note.
@@ -164,6 +165,33 @@ describe('rdp list and rdp connect', () => {
     assert.equal(r.code, j.exit_code);
     assert.equal(j.disconnected, null);
     assert.match(r.stderr, /xfreerdp exited \(code \d+\)/);
+  });
+
+  test('rdp connect records its session; an admin\'s disconnect-all drops the connection at the next session heartbeat', { skip: noFreeRdp, timeout: 90_000 }, async () => {
+    mode = 'hold';
+    const before = accepted;
+    const child = spawn('xvfb-run', ['-a', process.execPath, '--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', '--session-heartbeat', '1', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    await waitFor(() => accepted > before, 30_000, 'xfreerdp connects');
+    const pid = await xfreerdpPid();
+    const active = await waitFor(async () => {
+      const h = (await s.req(`/api/v1/rdp/${routeId}/history`, { headers: admin })).data;
+      return h.sessions?.find((x: { status: string }) => x.status === 'active');
+    }, 10_000, 'the active session');
+    const dc = await s.req(`/api/v1/rdp/${routeId}/sessions/disconnect-all`, { method: 'POST', headers: admin });
+    assert.equal(dc.status, 200, JSON.stringify(dc.data));
+    assert.ok(dc.data.session_ids.includes(active.id));
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+    assert.equal(code, 3, `exit code; stderr: ${stderr.slice(-2000)}`);
+    const j = JSON.parse(stdout);
+    assert.equal(j.session_id, active.id);
+    assert.equal(j.disconnected.reason, 'disconnected');
+    assert.match(stderr, /the server ended this session/);
+    assert.equal(fs.existsSync(`/proc/${pid}`), false, 'xfreerdp is gone');
   });
 
   test('a maintenance window refuses connect with its note', async () => {

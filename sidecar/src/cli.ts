@@ -17,7 +17,7 @@ async function rotateMasterKey(): Promise<number> {
     if (!(err instanceof DataDirLocked)) throw err;
     process.stderr.write(
       err.holder.role === 'sidecar'
-        ? `The sidecar is running (pid ${err.holder.pid}, ${err.file}): it holds the master key in memory and would go on sealing with the old one.\nStop it (e.g. systemctl stop gatehouse, docker compose stop gatehouse), run rotate-master-key again, then start it.\n`
+        ? `The sidecar is running (pid ${err.holder.pid}, ${err.file}): it holds the master key in memory and would go on sealing with the old one.\nStop it (e.g. systemctl stop gatehouse, docker compose stop gatehouse), run rotate-master-key again, then start it.\n(A sidecar that died without stopping leaves the file; it counts as gone once it is 20 s old.)\n`
         : `A master-key rotation is already running (pid ${err.holder.pid}, ${err.file}).\n`,
     );
     return 1;

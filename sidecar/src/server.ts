@@ -34,13 +34,13 @@ export interface StartOptions extends ContextOptions {
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   // <dataDir>/gatehouse.pid (masterkey/lock.ts): a master-key rotation refuses while it is held, and
-  // the sidecar does not start while a rotation holds it. Another live sidecar on the same directory
-  // keeps it (as before, both run).
-  let release = () => {};
+  // the sidecar does not start while a rotation holds it. A sidecar holder (one that crashed moments
+  // ago, or another one on the same directory) is taken over.
+  let release: () => void;
   try {
-    release = acquireDataDirLock(config.dataDir, 'sidecar');
+    release = acquireDataDirLock(config.dataDir, 'sidecar', { takeOverFrom: 'sidecar' });
   } catch (err) {
-    if (!(err instanceof DataDirLocked) || err.holder.role !== 'sidecar') throw err instanceof DataDirLocked ? new Error(`${err.message}: start the sidecar again when it is done`) : err;
+    throw err instanceof DataDirLocked ? new Error(`${err.message}: start the sidecar again when it is done`) : err;
   }
   let deps: AppContext;
   try {

@@ -19,7 +19,7 @@ import { MasterKey } from '../src/util/crypto.js';
 import { openableWith } from '../src/masterkey/sealed.js';
 import { keyFiles } from '../src/masterkey/files.js';
 import { ROTATION_STEPS, type RotationStep } from '../src/masterkey/rotation.js';
-import { LOCK_FILE } from '../src/masterkey/lock.js';
+import { LOCK_FILE, STALE_MS } from '../src/masterkey/lock.js';
 import { EXCLUDED_TABLES } from '../src/backup/sections.js';
 import { MASTER_SEALED } from '../src/backup/document.js';
 import { QueryTypes } from 'sequelize';
@@ -259,18 +259,34 @@ test('hooks run inside the transaction with the new key; a hook that throws roll
   await ctx.db.close();
 });
 
-test('gatehouse.pid: a sidecar does not start while a rotation holds it; a holder that is gone is taken over', async () => {
+test('gatehouse.pid: a sidecar does not start while a rotation holds it; a holder that is gone and silent is taken over', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-mk-lock-'));
   const other = spawn('sleep', ['60'], { stdio: 'ignore' });
   try {
+    // a live pid with another start time is a reused pid, not the holder (once the file is silent)
+    fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: other.pid, start: '1', role: 'rotate-master-key', since: new Date().toISOString() }));
+    const silent = new Date(Date.now() - STALE_MS - 1000);
+    fs.utimesSync(path.join(dir, LOCK_FILE), silent, silent);
+    const first = await startTestServer({ GATEHOUSE_DATA_DIR: dir });
+    await first.close();
     fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: other.pid, role: 'rotate-master-key', since: new Date().toISOString() }));
     await assert.rejects(startTestServer({ GATEHOUSE_DATA_DIR: dir }), new RegExp(`held by a master-key rotation \\(pid ${other.pid}.*start the sidecar again when it is done`));
     other.kill('SIGKILL');
     await new Promise((resolve) => other.once('exit', resolve));
+    // the holder is gone, but touched the file recently (a holder in another pid namespace looks like this)
+    await assert.rejects(startTestServer({ GATEHOUSE_DATA_DIR: dir }), /held by a master-key rotation/);
+    const old = new Date(Date.now() - STALE_MS - 1000);
+    fs.utimesSync(path.join(dir, LOCK_FILE), old, old);
     const t = await startTestServer({ GATEHOUSE_DATA_DIR: dir });
     assert.equal(JSON.parse(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8')).pid, process.pid, 'taken over from the dead holder');
     await t.close();
     assert.ok(!fs.existsSync(path.join(dir, LOCK_FILE)));
+    // a sidecar's file that still looks live (restarted right after a crash): the new sidecar takes it
+    // over and holds it, so the CLI sees it
+    fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: process.ppid, role: 'sidecar', since: new Date().toISOString() }));
+    const next = await startTestServer({ GATEHOUSE_DATA_DIR: dir });
+    assert.equal(JSON.parse(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8')).pid, process.pid);
+    await next.close();
   } finally {
     other.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { decryptCredentials, encryptCredentials, exportPublicKey, generateEnvelopeKeyPair, keyId } from '@gatehouse/common/rdp-credentials.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import { connectAddresses } from '../src/rdp/client-endpoints.js';
+import { connectAddresses, sessionHeartbeatInterval } from '../src/rdp/client-endpoints.js';
 import { parseRdpFile } from '../src/rdp/rdp-file.js';
 
 const PUBLIC_HOST = 'vpn.example.org';
@@ -103,6 +103,7 @@ test('connect (internal): profile, address through the tunnel, credentials that 
   assert.equal(r.data.credentials.kid, k.kid);
   assert.equal(r.headers.get('cache-control'), 'no-store');
   assert.equal(r.data.session.path, `/api/v1/client/rdp/${ids.internal}/session`);
+  assert.equal(r.data.session.heartbeat_interval_s, sessionHeartbeatInterval(r.data.session.lost_after_s));
   assert.ok(r.data.session.heartbeat_interval_s > 0 && r.data.session.heartbeat_interval_s < r.data.session.lost_after_s);
   const text = JSON.stringify(r.data);
   for (const secret of [creds.password, creds.username]) assert.ok(!text.includes(secret), 'nothing in the clear');
@@ -144,6 +145,19 @@ test('connect: the address per access mode and the route options in the profile'
   assert.equal(both.data.rdp_file, both.data.candidates[0].rdp_file);
   assert.equal(both.data.credentials, null);
   assert.equal(both.data.kid, k.kid);
+});
+
+test('the session heartbeat interval: one late heartbeat tolerated, and a session fits the client rate limit with the default intervals', () => {
+  assert.equal(sessionHeartbeatInterval(90), 45);
+  assert.equal(sessionHeartbeatInterval(8), 5);
+  for (const lost of [30, 90, 300, 86_400]) {
+    const every = sessionHeartbeatInterval(lost);
+    assert.ok(2 * every <= lost, `${lost}: two intervals fit before the session counts as lost`);
+  }
+  // 15 minutes of an RDP session next to the reference client's defaults (config check every 15 s,
+  // heartbeat every 60 s), plus connect, session start and end: within 100 calls per 15 min
+  const window = 900;
+  assert.ok(window / 15 + window / 60 + Math.ceil(window / sessionHeartbeatInterval(90)) + 3 <= 100);
 });
 
 test('connectAddresses: each access mode, incomplete settings refused', () => {

@@ -72,6 +72,17 @@ export function connectAddresses(route: ConnectRoute, publicHost: string): Conne
   return out;
 }
 
+/**
+ * The session heartbeat interval a client is told (s): half the time after which a silent session is
+ * closed as lost, so one late or failed heartbeat is tolerated. Not shorter: the heartbeats share the
+ * client rate limit (100 per 15 min per IP) with the tunnel's idle poll and heartbeat; with the
+ * defaults (lost after 90 s → every 45 s: 20 per 15 min; the reference client's config check every
+ * 15 s: 60, heartbeat every 60 s: 15) an RDP session leaves room for connect, start and end.
+ */
+export function sessionHeartbeatInterval(lostAfterS: number): number {
+  return Math.max(5, Math.floor(lostAfterS / 2));
+}
+
 /** The host clients reach the server at from outside (see connectAddresses). */
 export function serverPublicHost(config: { publicHost?: string }): string {
   const h = config.publicHost?.trim() || os.hostname();
@@ -286,7 +297,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
           credentials,
           kid: clientKey.kid,
           credentials_updated_at: route.credentials_updated_at === null ? null : new Date(route.credentials_updated_at).toISOString(),
-          session: { path: `/api/v1/client/rdp/${route.id}/session`, heartbeat_interval_s: Math.max(5, Math.floor(lost / 3)), lost_after_s: lost },
+          session: { path: `/api/v1/client/rdp/${route.id}/session`, heartbeat_interval_s: sessionHeartbeatInterval(lost), lost_after_s: lost },
         };
       },
     }),

@@ -12,7 +12,7 @@ import { navigate } from '../../router';
 import { CredentialsCard } from './credentials';
 import { HistoryCard } from './history';
 import { MaintenanceCard } from './maintenance';
-import { OPS_API, RDP_EVENTS, RDP_STATUS_EVENTS, type RdpRoute, type RdpStatus } from './model';
+import { RDP_EVENTS, RDP_STATUS_EVENTS, type RdpRoute, type RdpStatus } from './model';
 import { targetText, usePeers } from './RdpList';
 import { CredBadge, EnabledBadge, ReachDot } from './status';
 import { WolCard } from './wol';
@@ -88,12 +88,12 @@ export default function RdpDetail(props: { id: number }) {
             {facts.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v}</dd></div>)}
           </dl>
         </Card>
-        {OPS_API && <StatusCard route={r} />}
+        <StatusCard route={r} />
         <CredentialsCard route={r} onChange={reload} />
-        {OPS_API && r.wol_enabled && <WolCard route={r} />}
+        {r.wol_enabled && <WolCard route={r} />}
       </div>
       <MaintenanceCard route={r} onChange={reload} />
-      {OPS_API && <HistoryCard route={r} />}
+      <HistoryCard route={r} />
     </>
   );
 }

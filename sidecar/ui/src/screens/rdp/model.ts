@@ -63,8 +63,3 @@ export function activeWindow(windows: MaintenanceWindow[], now = Date.now()): Ma
   return windows.find((w) => Date.parse(w.from) <= now && now < Date.parse(w.to)) ?? null;
 }
 
-/**
- * The RDP operations API (status, Wake-on-LAN, sessions and history) comes in a later part; until
- * then the screens leave those parts out instead of showing buttons that cannot work.
- */
-export const OPS_API = false;

@@ -4,13 +4,12 @@ import { useEffect } from 'preact/hooks';
 import { Badge, StatusDot } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { t } from '../../i18n';
-import { OPS_API, RDP_EVENTS, RDP_STATUS_EVENTS, type RdpRoute, type RdpStatus } from './model';
+import { RDP_EVENTS, RDP_STATUS_EVENTS, type RdpRoute, type RdpStatus } from './model';
 
 /** Every route's last status, by route id; polled every 30 s besides the live events. */
 export function useStatusMap(): Map<number, RdpStatus> {
-  const { data, reload } = useApi<{ routes: RdpStatus[] }>(OPS_API ? '/rdp/status' : null, [...RDP_STATUS_EVENTS, ...RDP_EVENTS]);
+  const { data, reload } = useApi<{ routes: RdpStatus[] }>('/rdp/status', [...RDP_STATUS_EVENTS, ...RDP_EVENTS]);
   useEffect(() => {
-    if (!OPS_API) return undefined;
     const timer = setInterval(reload, 30_000);
     return () => clearInterval(timer);
   }, [reload]);
@@ -19,7 +18,7 @@ export function useStatusMap(): Map<number, RdpStatus> {
 
 export function ReachDot(props: { route: RdpRoute; status: RdpStatus | undefined | null }) {
   const { route, status } = props;
-  if (!route.enabled || !OPS_API) return null;
+  if (!route.enabled) return null;
   if (status?.maintenance) return <StatusDot state="warn" label={t('rdp.inMaintenance')} />;
   if (!status || !status.checked_at) return <StatusDot state="unknown" label={t('rdp.notChecked')} />;
   if (!status.reachable) return <StatusDot state="down" label={t('rdp.unreachable')} />;
