@@ -171,13 +171,35 @@ describe('RDP sessions', () => {
       assert.equal(r.data.count, 1);
       await closed; // cut by the companion, before any heartbeat
       assert.equal((await svc().heartbeat(sess.id, who())).disconnect, true);
+
+      // switching the route off, and deleting it, cut the live connections the same way
+      const connect = async () => {
+        const sock = net.connect({ host: peer.address, port: l.port });
+        sock.on('error', () => undefined);
+        const gone = new Promise<void>((r) => sock.once('close', () => r()));
+        await new Promise<void>((resolve) => {
+          sock.once('data', () => resolve());
+          sock.write('x');
+        });
+        return { gone }; // wrapped: an async function returning the promise itself would wait for it
+      };
+      const within = (p: Promise<void>, ms: number, what: string) => Promise.race([p, sleep(ms).then(() => assert.fail(`${what}: the connection was not closed within ${ms} ms`))]);
+      let { gone } = await connect();
+      assert.equal((await c.api(`/rdp/${route.id}/toggle`, { method: 'PUT' })).status, 200);
+      await within(gone, 3000, 'toggle off');
+      assert.equal((await c.api(`/rdp/${route.id}/toggle`, { method: 'PUT' })).status, 200);
+      ({ gone } = await connect());
+      assert.equal((await c.api(`/rdp/${route.id}`, { method: 'DELETE' })).status, 200);
+      await within(gone, 3000, 'delete');
     } finally {
       await api.close();
+      listeners.disconnect(route.gateway_l4_route_id); // closeAll() waits for open connections
       await listeners.closeAll();
       lan.close();
     }
     // the companion is gone: the marker still stands, the failure is reported
-    const again = await c.api(`/rdp/${route.id}/sessions/disconnect-all`, { method: 'POST' });
+    const route2 = await createRdp(c, { access_mode: 'gateway', gateway_peer_id: peer.id, target_host: '127.0.0.1', target_port: 3389, listen_port: 43396 });
+    const again = await c.api(`/rdp/${route2.id}/sessions/disconnect-all`, { method: 'POST' });
     assert.equal(again.status, 200);
     assert.equal(again.data.server_side.method, 'gateway');
     assert.equal(again.data.server_side.closed_connections, null);

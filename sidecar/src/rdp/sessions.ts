@@ -13,7 +13,9 @@
 //   - route_disabled:  the route was switched off (any write that leaves it disabled: toggle, batch, update)
 //   - route_deleted:   the route was deleted (its history goes with it: rdp_sessions cascades)
 // The last two come from hooks on the rdp_routes model (installRouteHooks), inside the writer's
-// transaction, so every writer (toggle, batch, update, delete) ends the sessions the same way.
+// transaction, so every writer (toggle, batch, update, delete) ends the sessions the same way. For a
+// gateway-mode route, disconnect-all, disabling and deleting also ask its companion to close the
+// linked L4 route's live connections (the server-side kill; README "RDP status, sessions and WoL").
 // A heartbeat for a session ended by a disconnect order or by its route answers disconnect: true (the
 // client must drop the RDP connection); for a session ended as lost or by the client it answers
 // disconnect: false with status `ended` (the client starts a new session if it is still connected).
@@ -68,6 +70,15 @@ const DROP_MESSAGES: Partial<Record<RdpSessionEndReason, string>> = {
   route_disabled: 'the RDP route was disabled',
   route_deleted: 'the RDP route was deleted',
 };
+
+/** What the server-side kill needs of a route row. */
+interface GatewayFields {
+  id: number;
+  name: string;
+  access_mode: RdpRouteLike['access_mode'];
+  gateway_peer_id?: number | null;
+  gateway_l4_route_id?: number | null;
+}
 
 /** The RDP route model as the hooks need it. */
 interface RouteModel {
@@ -248,7 +259,7 @@ export class RdpSessions {
   }
 
   /** Gateway mode: the companion closes the linked L4 route's live connections; other modes: nothing to close (marker only). */
-  private async killConnections(route: RdpRouteLike): Promise<ServerSideKill> {
+  private async killConnections(route: Pick<RdpRouteLike, 'access_mode' | 'gateway_peer_id' | 'gateway_l4_route_id'>): Promise<ServerSideKill> {
     if (route.access_mode !== 'gateway' || !route.gateway_peer_id || !route.gateway_l4_route_id) return { method: 'marker', closed_connections: null, error: null };
     try {
       const peer = await this.gateways.gatewayPeer(route.gateway_peer_id);
@@ -333,16 +344,40 @@ export class RdpSessions {
       await this.endForRoutes(routes.filter((r) => hit.has(Number(r.id))), 'route_disabled', t);
     };
     for (const h of ['afterUpdate', 'afterBulkUpdate', 'afterSave', 'afterUpsert']) model.addHook(h, `rdp-sessions-${h}`, disabled);
+    const deleting = async (where: unknown, t: Transaction | null) => {
+      const routes = (await model.findAll({ attributes: ['id', 'name', 'access_mode', 'gateway_peer_id', 'gateway_l4_route_id'], where, raw: true, transaction: t ?? undefined })) as GatewayFields[];
+      await this.endForRoutes(routes, 'route_deleted', t);
+      for (const r of routes) if (r.access_mode === 'gateway') this.afterCommit(t, () => this.cut(r, 'route_deleted'));
+    };
     model.addHook('beforeDestroy', 'rdp-sessions-beforeDestroy', async (...args: unknown[]) => {
       const inst = args[0] as { get(k: string): unknown };
-      await this.endForRoutes([{ id: Number(inst.get('id')), name: String(inst.get('name')) }], 'route_deleted', txOf(args));
+      await deleting({ id: Number(inst.get('id')) }, txOf(args));
     });
     model.addHook('beforeBulkDestroy', 'rdp-sessions-beforeBulkDestroy', async (...args: unknown[]) => {
       const opts = args[0] as { where?: unknown; transaction?: Transaction | null };
-      const t = opts.transaction ?? null;
-      const routes = (await model.findAll({ attributes: ['id', 'name'], where: opts.where, raw: true, transaction: t ?? undefined })) as { id: number; name: string }[];
-      await this.endForRoutes(routes, 'route_deleted', t);
+      await deleting(opts.where, opts.transaction ?? null);
     });
+    // switched off (toggle, batch, or an edit of `enabled`): a gateway-mode route's live connections are cut too
+    this.deps.events.on(['rdp_route_toggled', 'rdp_route_updated'], (e) => {
+      if (e.type === 'rdp_route_toggled' ? e.enabled : !e.fields.includes('enabled')) return;
+      void this.rdp
+        .get(e.rdp_route_id)
+        .then((r) => (!r.enabled && r.access_mode === 'gateway' ? this.cut(r, 'route_disabled') : undefined))
+        .catch(() => undefined);
+    });
+  }
+
+  private afterCommit(t: Transaction | null, fn: () => Promise<unknown>): void {
+    const run = () => void fn().catch(() => undefined);
+    if (t) ((t as Transaction & { parent?: Transaction }).parent ?? t).afterCommit(run);
+    else run();
+  }
+
+  /** The server-side kill when a gateway-mode route goes away or off (the companion keeps a removed listener's connections). */
+  private async cut(route: GatewayFields, why: 'route_disabled' | 'route_deleted'): Promise<void> {
+    const k = await this.killConnections({ access_mode: route.access_mode, gateway_peer_id: num(route.gateway_peer_id), gateway_l4_route_id: num(route.gateway_l4_route_id) });
+    if (k.error) this.deps.log.warn(`RDP route "${route.name}" (${why}): the gateway could not close its live connections: ${k.error}`);
+    else if (k.closed_connections) this.deps.log.info(`RDP route "${route.name}" (${why}): the gateway closed ${k.closed_connections} live connection(s)`);
   }
 
   /** The lost-session sweep on the scheduler (every lost-after / 3, between 1 and 30 s). */
