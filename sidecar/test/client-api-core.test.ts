@@ -271,4 +271,21 @@ test('a token bound to a peer: register uses that peer', async () => {
   assert.equal(r.status, 201);
   assert.equal(r.data.peer.id, peer.data.peer.id);
   assert.equal(await count('Peer'), peersBefore);
+  // its config renders although the shared render inputs were read before it registered
+  const c = await s.req('/api/v1/client/config', { headers: as(token, 'machine-M') });
+  assert.equal(c.status, 200);
+  assert.equal(c.data.peer_id, peer.data.peer.id);
+  assert.equal(c.data.config_hash, r.data.config_hash);
+});
+
+test('a peer update re-renders the configs without re-reading the machines; a deleted peer drops the machine cache', async () => {
+  const { token } = await clientToken();
+  const reg = await register(token, 'machine-N', { hostname: 'inval-box', platform: 'linux-x64', client_version: '0.1.0' });
+  const h = as(token, 'machine-N');
+  assert.equal((await s.req(`/api/v1/client/config/check?hash=${reg.data.config_hash}`, { headers: h })).status, 304);
+  const other = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'unrelated-peer' }, headers: admin });
+  assert.equal((await s.req(`/api/v1/peers/${other.data.peer.id}`, { method: 'PUT', json: { description: 'x' }, headers: admin })).status, 200);
+  assert.equal((await s.req(`/api/v1/client/config/check?hash=${reg.data.config_hash}`, { headers: h })).status, 304, 'an unrelated peer write: same config');
+  assert.equal((await s.req(`/api/v1/peers/${reg.data.peer.id}`, { method: 'DELETE', headers: admin })).status, 200);
+  assert.equal((await s.req(`/api/v1/client/config/check?hash=${reg.data.config_hash}`, { headers: h })).status, 409, 'its peer is gone');
 });
