@@ -172,6 +172,21 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await link.waitFor();
   const l4 = (await api(`/routes/${lab.gateway_l4_route_id}`)).data.route;
   assert.equal(l4.l4_listen_port, 23389);
+  // The routes screens show the linked route as managed by its RDP route: no edit, toggle or delete
+  // there (the API refuses them with 409), only the way back to the RDP route.
+  assert.equal(l4.rdp_route_id, lab.id);
+  await page.goto(`${ui.s.url}/routes/${lab.gateway_l4_route_id}`);
+  await settled(page);
+  await page.locator(`header a[href="/rdp/${lab.id}"]`).or(page.locator(`a[href="/rdp/${lab.id}"]`).first()).first().waitFor();
+  await page.getByText(/belongs to an RDP route in gateway mode/).waitFor();
+  assert.equal(await page.locator(`a[href="/routes/${lab.gateway_l4_route_id}/edit"]`).count(), 0, 'no edit link on a linked route');
+  assert.equal(await page.getByRole('button', { name: 'Delete', exact: true }).count(), 0, 'no delete button on a linked route');
+  await page.goto(`${ui.s.url}/routes`);
+  await settled(page);
+  await page.locator(`td a[href="/rdp/${lab.id}"]`).waitFor();
+  assert.equal(await page.locator(`a[aria-label="Edit ${l4.domain}"]`).count(), 0, 'no edit action in the list for a linked route');
+  await page.goto(`${ui.s.url}/rdp/${lab.id}`);
+  await settled(page);
 
   // Credentials for this route, then a master-key rotation makes it pending.
   await page.fill('#f-username', 'bob');

@@ -85,11 +85,18 @@ export default function RouteDetail(props: { id: number }) {
   return (
     <>
       <PageHeader title={r.domain} back="/routes">
-        <Link class="btn" href={`/routes/${r.id}/edit`}>{t('common.edit')}</Link>
-        {http && <Link class="btn" href={`/routes/${r.id}/auth`}>{t('routes.routeAuthButton')}</Link>}
-        <button type="button" class="btn" disabled={busy === 'toggle'} aria-busy={busy === 'toggle'} onClick={toggle}>{r.enabled ? t('common.disable') : t('common.enable')}</button>
-        <button type="button" class="btn danger" disabled={busy === 'delete'} onClick={remove}>{t('common.delete')}</button>
+        {r.rdp_route_id !== null ? (
+          <Link class="btn" href={`/rdp/${r.rdp_route_id}`}>{t('routes.managedByRdp')}</Link>
+        ) : (
+          <>
+            <Link class="btn" href={`/routes/${r.id}/edit`}>{t('common.edit')}</Link>
+            {http && <Link class="btn" href={`/routes/${r.id}/auth`}>{t('routes.routeAuthButton')}</Link>}
+            <button type="button" class="btn" disabled={busy === 'toggle'} aria-busy={busy === 'toggle'} onClick={toggle}>{r.enabled ? t('common.disable') : t('common.enable')}</button>
+            <button type="button" class="btn danger" disabled={busy === 'delete'} onClick={remove}>{t('common.delete')}</button>
+          </>
+        )}
       </PageHeader>
+      {r.rdp_route_id !== null && <p class="banner info" role="note">{t('routes.managedByRdpHint')}</p>}
       <div class="grid-2 route-cards">
         <Card title={t('routes.facts')}>
           <p class="route-status"><EnabledBadge enabled={r.enabled} /><MonitorStatus route={r} /></p>

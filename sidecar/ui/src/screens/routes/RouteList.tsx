@@ -100,7 +100,11 @@ export default function RouteList() {
     },
     {
       key: 'actions', label: t('common.actions'), class: 'actions',
-      render: (r) => (
+      render: (r) => r.rdp_route_id !== null ? (
+        <span class="row-actions">
+          <Link class="btn small" href={`/rdp/${r.rdp_route_id}`} title={t('routes.managedByRdpHint')}>{t('routes.managedByRdp')}</Link>
+        </span>
+      ) : (
         <span class="row-actions">
           <button type="button" class="btn small" aria-busy={busy === `toggle-${r.id}`} disabled={busy === `toggle-${r.id}`} onClick={() => toggle(r)}
             aria-label={t(r.enabled ? 'routes.disableRoute' : 'routes.enableRoute', { domain: r.domain })}>

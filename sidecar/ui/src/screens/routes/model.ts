@@ -5,6 +5,8 @@ export interface Route {
   id: number;
   domain: string;
   description: string | null;
+  /** the RDP route that owns this route (gateway-mode linked L4 route): edited there only */
+  rdp_route_id: number | null;
   route_type: 'http' | 'l4';
   target_kind: 'peer' | 'gateway';
   enabled: boolean;
