@@ -111,6 +111,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       // no periodic work after this point, and none left touching the database when it closes
       deps.scheduler.stop();
       if (!(await deps.scheduler.idle(10_000))) deps.log.warn('periodic work still running after 10 s at shutdown; closing the database anyway');
+      // writes still buffered (gateway heartbeats) are stored before the database closes, also when the
+      // gateways feature never started (a server started without its features, as tests do)
+      await deps.gateways.stop();
       await deps.db.close();
       release();
     })());

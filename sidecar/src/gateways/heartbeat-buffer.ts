@@ -30,10 +30,11 @@ export class HeartbeatBuffer<V extends object> {
     const before = this.pending.get(id);
     this.pending.set(id, before ? { ...before, ...values } : values);
     if (this.closed) return;
+    // unref: a pending batch never keeps the process alive (shutdown flushes it with close())
     this.timer ??= setTimeout(() => {
       this.timer = null;
       void this.flush();
-    }, this.delayMs);
+    }, this.delayMs).unref();
   }
 
   /** A row read from the database with the values not yet stored laid over it. */
@@ -62,7 +63,7 @@ export class HeartbeatBuffer<V extends object> {
         // keep them: newer values that arrived meanwhile win over the failed ones
         for (const [id, v] of batch) this.pending.set(id, { ...v, ...this.pending.get(id) });
         this.onError(err, batch.length);
-        if (!this.closed) this.timer ??= setTimeout(() => ((this.timer = null), void this.flush()), this.delayMs * 4);
+        if (!this.closed) this.timer ??= setTimeout(() => ((this.timer = null), void this.flush()), this.delayMs * 4).unref();
       } finally {
         this.inflight = new Map();
         this.running = null;
