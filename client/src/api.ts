@@ -54,6 +54,11 @@ export class ClientApi extends ApiClient {
     return (await this.call<P.ClientRdpListResponse>('GET', '/rdp')).data;
   }
 
+  /** GET /client/rdp/:id/status: the target's reachability (the last scheduled check, or one now with refresh). */
+  async rdpStatus(id: number, refresh = false): Promise<P.ClientRdpStatusResponse> {
+    return (await this.call<P.ClientRdpStatusResponse>('GET', `/rdp/${id}/status${refresh ? '?refresh=true' : ''}`)).data;
+  }
+
   async rdpConnect(id: number, publicKeySpkiB64: string): Promise<P.ClientRdpConnectResponse> {
     return (await this.call<P.ClientRdpConnectResponse>('GET', `/rdp/${id}/connect?key=${encodeURIComponent(publicKeySpkiB64)}`)).data;
   }

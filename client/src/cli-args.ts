@@ -9,7 +9,7 @@ export interface ParsedArgs {
 export class UsageError extends Error {}
 
 /** Flags that take no value. */
-export const SWITCHES = new Set(['json', 'userspace', 'no-tunnel', 'no-launch', 'help', 'version']);
+export const SWITCHES = new Set(['json', 'userspace', 'no-tunnel', 'no-launch', 'refresh', 'help', 'version']);
 
 export function parseArgs(argv: string[], valued: Set<string>): ParsedArgs {
   const positional: string[] = [];

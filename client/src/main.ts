@@ -29,6 +29,7 @@ commands:
   status                                the tunnel and the server's view
   services                              the routes this client may use
   rdp list                              the RDP routes this client may use
+  rdp status <id> [--refresh]           reachability of an RDP route's target (--refresh: check now)
   rdp connect <id> [-- xfreerdp args]   write the .rdp profile, decrypt the credentials, start xfreerdp
   down                                  stop the running 'up' (pid file) and take the tunnel down
 
@@ -47,7 +48,7 @@ options (environment variable in brackets):
   --heartbeat-interval S   seconds between heartbeats [GATEHOUSE_CLIENT_HEARTBEAT_INTERVAL]; default 60
   --max-backoff S          ceiling of the retry back-off [GATEHOUSE_CLIENT_MAX_BACKOFF]; default 300
   --log-level LEVEL        error, warn, info, debug [GATEHOUSE_CLIENT_LOG_LEVEL]; default info
-  --json                   machine-readable output (register, status, services, rdp list, rdp connect)
+  --json                   machine-readable output (register, status, services, rdp list, rdp status, rdp connect)
   rdp connect only:
   --out FILE               where the .rdp profile goes; default <state-dir>/rdp/<id>.rdp
   --no-launch              only write the profile (and check the credentials decrypt)
@@ -270,6 +271,17 @@ async function cmdRdp(c: Ctx): Promise<number> {
     else c.print(table([['ID', 'NAME', 'MODE', 'CREDENTIALS', 'STATE'], ...r.routes.map((x) => [String(x.id), x.name, x.access_mode, x.has_credentials ? 'stored' : '-', x.maintenance ? `maintenance until ${x.maintenance.to}: ${x.maintenance.note}` : x.rotation_pending ? 'credentials await re-entry' : 'ready'])]));
     return 0;
   }
+  if (sub === 'status') {
+    const id = Number(c.args.positional[2]);
+    if (!Number.isInteger(id) || id <= 0) throw new UsageError('rdp status needs the route id (see: gatehouse-client rdp list)');
+    const r = await api.rdpStatus(id, has(c.args, 'refresh'));
+    if (c.json) c.print(JSON.stringify(r, null, 2));
+    else {
+      const st = r.status;
+      c.print(`${st.name}: ${st.reachable ? `reachable${st.latency_ms !== null ? ` (${st.latency_ms} ms)` : ''}` : `unreachable${st.error ? ` (${st.error})` : ''}`}, checked ${new Date(st.checked_at).toISOString()}${st.maintenance ? `; maintenance until ${st.maintenance.to}: ${st.maintenance.note}` : ''}`);
+    }
+    return 0;
+  }
   if (sub === 'connect') {
     const id = Number(c.args.positional[2]);
     if (!Number.isInteger(id) || id <= 0) throw new UsageError('rdp connect needs the route id (see: gatehouse-client rdp list)');
@@ -294,7 +306,7 @@ async function cmdRdp(c: Ctx): Promise<number> {
     if (c.json) c.print(JSON.stringify({ ok: true, ...r }, null, 2));
     return r.launched ? (r.disconnected ? 3 : (r.exit_code ?? 1)) : 0;
   }
-  throw new UsageError('rdp list | rdp connect <id>');
+  throw new UsageError('rdp list | rdp status <id> | rdp connect <id>');
 }
 
 async function cmdDown(c: Ctx): Promise<void> {

@@ -23,5 +23,6 @@ export type ClientRdpListResponse = z.infer<typeof R.clientRdpListResponse>;
 export type ClientRdpRoute = ClientRdpListResponse['routes'][number];
 export type ConnectAddress = ClientRdpConnectResponse['address'];
 export type ClientRdpConnectResponse = z.infer<typeof R.clientRdpConnectResponse>;
+export type ClientRdpStatusResponse = z.infer<typeof R.clientRdpStatusResponse>;
 export type ClientRdpSessionResponse = z.infer<typeof R.clientRdpSessionResponse>;
 export type ClientRdpHeartbeatResponse = z.infer<typeof R.clientRdpHeartbeatResponse>;

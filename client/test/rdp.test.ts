@@ -1,4 +1,4 @@
-// `rdp list` and `rdp connect` against a REAL sidecar, with the REAL FreeRDP (xfreerdp under xvfb-run):
+// `rdp list` and `rdp connect` against a REAL sidecar, with the REAL FreeRDP (xfreerdp on an Xvfb display):
 // the route's credentials are stored as an envelope made for the server's RDP key (as the admin app
 // does in the browser); the client gets them re-encrypted for its one-time key, writes the .rdp
 // profile, starts xfreerdp with the user on the command line and the password on stdin only (checked
@@ -8,7 +8,7 @@
 // in the connection sequence), or closes at once (xfreerdp gives up by itself). Authentication
 // against a real xrdp is the e2e's (test/e2e/rdp-*.test.ts). A maintenance window refuses connect
 // with its note.
-//   cd client && npm test   (the xfreerdp part is skipped without xfreerdp and xvfb-run)
+//   cd client && npm test   (the xfreerdp part is skipped without xfreerdp and Xvfb)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
@@ -24,7 +24,21 @@ import { StateDir } from '../src/state.js';
 
 const MAIN = path.join(import.meta.dirname, '..', 'src', 'main.ts');
 const PASSWORD = `pw-${process.pid}-Zq9!x`;
-const noFreeRdp = !which('xfreerdp') || !which('xvfb-run') ? 'needs xfreerdp (freerdp2-x11) and xvfb-run (xvfb)' : false;
+const noFreeRdp = !which('xfreerdp') || !which('Xvfb') ? 'needs xfreerdp (freerdp2-x11) and Xvfb (xvfb)' : false;
+
+/** An Xvfb of this test on a free display (xvfb-run's own exit code can hide the CLI's: it fails when its cleanup races another Xvfb). */
+async function startXvfb(): Promise<{ display: string; stop: () => void }> {
+  const p = spawn('Xvfb', ['-displayfd', '1', '-nolisten', 'tcp', '-screen', '0', '1024x768x24'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const n = await new Promise<string>((resolve, reject) => {
+    let b = '';
+    p.stdout.on('data', (d) => {
+      b += d;
+      if (b.includes('\n')) resolve(b.trim());
+    });
+    p.once('exit', () => reject(new Error('Xvfb exited')));
+  });
+  return { display: `:${n}`, stop: () => p.kill('SIGTERM') };
+}
 
 interface Run {
   code: number;
@@ -44,6 +58,7 @@ describe('rdp list and rdp connect', () => {
   let admin: Record<string, string>;
   let state: StateDir;
   let home: string;
+  let xvfb: { display: string; stop: () => void } | null = null;
   let rdpServer: net.Server;
   let mode: 'hold' | 'close' = 'hold';
   const held: net.Socket[] = [];
@@ -57,6 +72,7 @@ describe('rdp list and rdp connect', () => {
     const token = await apiToken(s, ['client']);
     state = new StateDir(fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-client-rdp-')));
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-client-home-'));
+    if (!noFreeRdp) xvfb = await startXvfb();
     rdpServer = net.createServer((sock) => {
       accepted++;
       if (mode === 'close') return sock.destroy();
@@ -77,6 +93,7 @@ describe('rdp list and rdp connect', () => {
   });
 
   after(async () => {
+    xvfb?.stop();
     for (const h of held) h.destroy();
     rdpServer?.close();
     await s?.close();
@@ -93,6 +110,18 @@ describe('rdp list and rdp connect', () => {
     assert.equal(route.access_mode, 'external');
     const human = await cli(['rdp', 'list', ...base()]);
     assert.match(human.stdout, new RegExp(`^${routeId}\\s+desk\\s+external\\s+stored\\s+ready`, 'm'));
+  });
+
+  test('rdp status: the target checked now is reachable (the test listener accepts)', async () => {
+    mode = 'close';
+    const r = await cli(['rdp', 'status', String(routeId), '--refresh', '--json', ...base()]);
+    assert.equal(r.code, 0, r.stderr);
+    const st = JSON.parse(r.stdout).status;
+    assert.equal(st.rdp_route_id, routeId);
+    assert.equal(st.reachable, true, r.stdout);
+    const human = await cli(['rdp', 'status', String(routeId), ...base()]);
+    assert.match(human.stdout, /^desk: reachable/);
+    mode = 'hold';
   });
 
   test('rdp connect --no-launch: the profile is written (0600, no password) and the credentials open with the one-time key', async () => {
@@ -112,18 +141,18 @@ describe('rdp list and rdp connect', () => {
     assert.equal(fs.statSync(out).mode & 0o777, 0o600);
   });
 
-  /** The xfreerdp started for the route's profile (not xvfb-run's command line). */
+  /** The xfreerdp started for the route's profile. */
   const xfreerdpPid = () =>
     waitFor(() => {
       const ps = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-      const line = ps.split('\n').find((l) => /\bxfreerdp\b/.test(l) && l.includes(state.rdpFile(routeId)) && !l.includes('xvfb-run'));
+      const line = ps.split('\n').find((l) => /\bxfreerdp\b/.test(l) && l.includes(state.rdpFile(routeId)) );
       return line ? Number(line.trim().split(/\s+/)[0]) : null;
     }, 15_000, 'the xfreerdp process');
 
   test('rdp connect with xfreerdp: the password reaches it on stdin only; stopping the CLI stops xfreerdp', { skip: noFreeRdp, timeout: 90_000 }, async () => {
     mode = 'hold';
     const before = accepted;
-    const child = spawn('xvfb-run', ['-a', process.execPath, '--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -155,7 +184,7 @@ describe('rdp list and rdp connect', () => {
   test('rdp connect with xfreerdp that gives up by itself: its exit code is the CLI\'s', { skip: noFreeRdp, timeout: 90_000 }, async () => {
     mode = 'close';
     const r = await new Promise<Run>((resolve) => {
-      execFile('xvfb-run', ['-a', process.execPath, '--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home }, timeout: 60_000 }, (err, stdout, stderr) =>
+      execFile(process.execPath, ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, timeout: 60_000 }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
@@ -170,7 +199,7 @@ describe('rdp list and rdp connect', () => {
   test('rdp connect records its session; an admin\'s disconnect-all drops the connection at the next session heartbeat', { skip: noFreeRdp, timeout: 90_000 }, async () => {
     mode = 'hold';
     const before = accepted;
-    const child = spawn('xvfb-run', ['-a', process.execPath, '--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', '--session-heartbeat', '1', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', '--session-heartbeat', '1', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
