@@ -45,6 +45,13 @@ const reason =
   (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`) ??
   (fs.existsSync(CLIENT_MAIN) ? null : 'no reference client (client/src/main.ts)');
 
+// Exits 0 once host:port accepts a TCP connection (within 3 s), else 1.
+const TCP_OPEN = `
+const s = require('net').connect(Number(process.argv[2]), process.argv[1], () => process.exit(0));
+s.on('error', () => process.exit(1));
+setTimeout(() => process.exit(1), 3000);
+`;
+
 // Prints every UDP datagram it receives on 0.0.0.0:9 as one hex line.
 const WOL_LISTENER = `
 const s = require('dgram').createSocket({ type: 'udp4', reuseAddr: true });
@@ -381,9 +388,17 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   assert.equal(viaGw.auth!.ip, lan.addrA, 'through the companion (its LAN address)');
   assert.equal(viaGw.r.json?.address?.mode, 'gateway');
   assert.equal(viaGw.r.json?.address?.port, l4Port);
+  // the path first, so a broken tunnel path fails here by name instead of as a hanging RDP client
+  // (once, 1 of 8 runs, xfreerdp hung in TCP connect here with no verdict; cause not found yet: the
+  // forwarding setting is re-applied in case the sidecar re-created its interface)
+  await net.sysctl(null, `net.ipv4.conf.${iface}.forwarding`, '1');
+  await waitFor(async () => (await net.exec(cliNs, process.execPath, ['-e', TCP_OPEN, deskIp, '3389'], { timeoutMs: 5000 })).code === 0, 20_000, {
+    intervalMs: 500,
+    what: "TCP from the client's namespace to the peer's xrdp through the tunnel",
+  });
   const viaTunnel = await verdict(peerXrdp, peerUser.name, intRoute.id);
   t.diagnostic(`internal route: client exit ${viaTunnel.r.code} after ${viaTunnel.ms} ms; ${viaTunnel.auth?.line}`);
-  assert.equal(viaTunnel.auth?.ok, true, `${viaTunnel.r.stdout}\n${viaTunnel.r.stderr.slice(-3000)}\n${peerXrdp.sesmanLog().slice(-1500)}`);
+  assert.equal(viaTunnel.auth?.ok, true, `${viaTunnel.r.stdout}\n${viaTunnel.r.stderr.slice(-3000)}\n${peerXrdp.sesmanLog().slice(-1500)}\n${peerXrdp.xrdpLog().slice(-1500)}\n${up.out().slice(-1500)}`);
   assert.equal(viaTunnel.auth!.ip, clientIp, "through the tunnel (the client's tunnel address)");
   assert.equal(viaTunnel.r.json?.address?.host, deskIp);
   lap('both routes authenticated');
