@@ -205,7 +205,9 @@ describe('rdp list and rdp connect', () => {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    await waitFor(() => accepted > before, 30_000, 'xfreerdp connects');
+    await waitFor(() => accepted > before, 60_000, 'xfreerdp connects').catch((err) => {
+      throw new Error(`${(err as Error).message}; CLI output: ${stdout} ${stderr.slice(-3000)}`);
+    });
     const pid = await xfreerdpPid();
     const active = await waitFor(async () => {
       const h = (await s.req(`/api/v1/rdp/${routeId}/history`, { headers: admin })).data;
