@@ -283,6 +283,14 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
         let credentials: CredentialEnvelope | null = null;
         if (route.credentials_envelope !== null && route.credentials_kid !== null) {
           credentials = await reencryptForClient(deps.rdp.keys, JSON.parse(route.credentials_envelope), route.credentials_kid, clientKey);
+          // an audit trail of every release of stored credentials: which token, user and machine got them
+          const w = await who(ctx);
+          await deps.activity.record({
+            source: 'rdp', event_type: 'rdp_credentials_released',
+            message: `Credentials of RDP route "${route.name}" released to desktop client token #${w.token_id}${w.client_name ? ` on ${w.client_name}` : ''} (encrypted for its one-time key)`,
+            details: { rdp_route_id: route.id, token_id: w.token_id, machine_id: w.machine_id, peer_id: w.peer_id, client_name: w.client_name, key_id: clientKey.kid },
+            user_id: w.user_id,
+          });
         }
         const lost = lostAfterS();
         const first = candidates[0];
