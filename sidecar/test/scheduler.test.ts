@@ -199,14 +199,18 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
       'uptime monitoring': 30_000,
       'licence-check': 60_000,
       'webhook deliveries': 30_000,
+      'rdp status check': s.deps.config.rdpOps.statusIntervalMs,
+      'rdp session sweep': 30_000,
     });
+    assert.equal(s.deps.config.rdpOps.statusIntervalMs, 60_000, 'RDP status every GATEHOUSE_RDP_STATUS_INTERVAL (60 s)');
     assert.equal(s.deps.config.wg.pollIntervalMs, 5000, 'the poll interval comes from its variable');
-    // the webhook queue runs once at start: deliveries queued before a restart go out at once
+    // the webhook queue runs once at start: deliveries queued before a restart go out at once; so does the
+    // RDP status check (the list shows each route's reachability right after a start)
     await s.deps.scheduler.idle();
-    assert.deepEqual([...s.deps.scheduler.list()].filter((j) => j.runs !== 0).map((j) => [j.name, j.runs]), [['webhook deliveries', 1]]);
+    assert.deepEqual(Object.fromEntries([...s.deps.scheduler.list()].filter((j) => j.runs !== 0).map((j) => [j.name, j.runs])), { 'webhook deliveries': 1, 'rdp status check': 1 });
     await clock.advanceAsync(30_000, () => s.deps.scheduler.idle());
     const runs = Object.fromEntries(s.deps.scheduler.list().map((j) => [j.name, j.runs]));
-    assert.deepEqual(runs, { 'session housekeeping': 0, 'WireGuard poll': 6, 'proxy reconcile': 3, 'route auth prune': 0, 'gateway status evaluation': 3, 'access log ingestion': 30, 'uptime monitoring': 1, 'licence-check': 0, 'webhook deliveries': 2 });
+    assert.deepEqual(runs, { 'session housekeeping': 0, 'WireGuard poll': 6, 'proxy reconcile': 3, 'route auth prune': 0, 'gateway status evaluation': 3, 'access log ingestion': 30, 'uptime monitoring': 1, 'licence-check': 0, 'webhook deliveries': 2, 'rdp status check': 1, 'rdp session sweep': 1 });
     assert.ok(s.deps.scheduler.list().every((j) => j.last_error === null), JSON.stringify(s.deps.scheduler.list()));
   } finally {
     await s.close();
