@@ -157,7 +157,11 @@ test(`${GATEWAYS} companions poll config/check and heartbeat at their real inter
   recordFigure({ test: NAME, figure: 'load average before / after', value: `${loadBefore} / ${loadAfter} (${os.cpus().length} cores, shared)` });
 
   assert.deepEqual(errors.slice(0, 20), [], `${errors.length} errors`);
-  assert.ok(created.length >= RUN_S - ADMIN_QUIET_S - 5, `only ${created.length} routes created`);
+  // The admin creates one route a second at most, each waiting for its Caddy reload (1,000+ routes).
+  // With the fleet on the same two cores a create takes about 1.5 s (stated above; 1.6 s at the end of
+  // session 6 too), so the bound is one create per 3 s of the admin's window: it catches creates that
+  // stall or queue behind the fleet, not the reload time of this shared machine.
+  assert.ok(created.length >= Math.floor((RUN_S - ADMIN_QUIET_S) / 3), `only ${created.length} routes created in ${RUN_S - ADMIN_QUIET_S} s`);
   assert.deepEqual(missing, [], 'every created route is in its gateway\'s configuration');
   // the fleet kept its schedule: about one check per poll interval and one heartbeat per heartbeat interval per gateway
   const expect = (intervalMs: number) => 0.9 * GATEWAYS * (RUN_S * 1000) / intervalMs;
