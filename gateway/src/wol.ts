@@ -3,11 +3,10 @@
 // IPv4 subnet contains the target (resolved when it is a name) gives <network>|~<mask>, which the
 // kernel sends out of exactly that interface. Without a matching interface the limited broadcast
 // 255.255.255.255 is used. GATEWAY_WOL_BROADCAST overrides the choice.
-import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
 import os from 'node:os';
-import { magicPacket } from '@gatehouse/common/gateway-protocol.js';
+import { sendMagicPackets } from '@gatehouse/common/wol.js';
 
 const ip2n = (ip: string) => ip.split('.').reduce((a, o) => (a << 8) + Number(o), 0) >>> 0;
 const n2ip = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
@@ -56,28 +55,9 @@ export async function wolDestinations(targetHost: string | undefined, override: 
 }
 
 export async function sendWol(mac: string, opts: { targetHost?: string; override?: string[]; port?: number; count?: number; spacingMs?: number } = {}): Promise<WolResult> {
-  const packet = magicPacket(mac);
   const to = await wolDestinations(opts.targetHost, opts.override ?? []);
   const port = opts.port ?? 9;
   const count = opts.count ?? 3;
-  const sock = dgram.createSocket('udp4');
-  try {
-    await new Promise<void>((resolve, reject) => {
-      sock.once('error', reject);
-      sock.bind(0, () => {
-        sock.off('error', reject);
-        resolve();
-      });
-    });
-    sock.setBroadcast(true);
-    for (let i = 0; i < count; i++) {
-      if (i) await new Promise((r) => setTimeout(r, opts.spacingMs ?? 100));
-      for (const addr of to) {
-        await new Promise<void>((resolve, reject) => sock.send(packet, port, addr, (err) => (err ? reject(err) : resolve())));
-      }
-    }
-  } finally {
-    sock.close();
-  }
-  return { mac: mac.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':'), sent_to: to.map((a) => `${a}:${port}`), packets: count * to.length, bytes: packet.length };
+  const bytes = await sendMagicPackets(mac, to, { port, count, spacingMs: opts.spacingMs ?? 100, family: 'udp4' });
+  return { mac: mac.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':'), sent_to: to.map((a) => `${a}:${port}`), packets: count * to.length, bytes };
 }

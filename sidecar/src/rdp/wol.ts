@@ -14,11 +14,9 @@
 // → `timeout`. status() is the poll: each call while pending checks reachability once (at most once
 // a second), so the caller (admin UI) polls it every few seconds.
 // 400 when the route has no Wake-on-LAN (wol_enabled false, or no wol_mac).
-import dgram from 'node:dgram';
-import net from 'node:net';
 import type { Deps } from '../deps.js';
 import { AppError, validation } from '../util/errors.js';
-import { magicPacket } from '@gatehouse/common/gateway-protocol.js';
+import { sendMagicPackets } from '@gatehouse/common/wol.js';
 import type { WolService } from '../gateways/wol.js';
 import type { RdpRouteLike, RdpRouteSource, RdpStatus } from './status.js';
 
@@ -50,28 +48,9 @@ export interface WakeCycle {
 
 const normMac = (mac: string) => mac.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':');
 
-/** Sends `count` magic packets for mac to host:port over UDP (unicast); returns the bytes of one packet. */
-export async function sendMagicPacket(mac: string, host: string, port: number, count = WOL_PACKETS, spacingMs = WOL_SPACING_MS): Promise<number> {
-  const packet = magicPacket(mac);
-  const sock = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
-  try {
-    await new Promise<void>((resolve, reject) => {
-      sock.once('error', reject);
-      sock.bind(0, () => {
-        sock.off('error', reject);
-        resolve();
-      });
-    });
-    // a directed-broadcast target_host (x.y.z.255) is allowed
-    sock.setBroadcast(true);
-    for (let i = 0; i < count; i++) {
-      if (i) await new Promise((r) => setTimeout(r, spacingMs));
-      await new Promise<void>((resolve, reject) => sock.send(packet, port, host, (err) => (err ? reject(err) : resolve())));
-    }
-  } finally {
-    sock.close();
-  }
-  return packet.length;
+/** Sends `count` magic packets for mac to host:port over UDP (unicast, or a directed broadcast); returns the bytes of one packet. */
+export function sendMagicPacket(mac: string, host: string, port: number, count = WOL_PACKETS, spacingMs = WOL_SPACING_MS): Promise<number> {
+  return sendMagicPackets(mac, [host], { port, count, spacingMs });
 }
 
 export class RdpWol {
