@@ -283,4 +283,3 @@ export class Companion {
   }
 }
 
-export { Loop };

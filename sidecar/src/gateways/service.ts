@@ -456,10 +456,9 @@ export class GatewaysService implements GatewayAuth {
   /** Re-evaluates every gateway (the timer calls this). Returns the number of transitions. */
   async evaluateAll(): Promise<number> {
     const now = this.deps.clock();
-    const rows = ((await this.Gateway.findAll({ attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'], raw: true })) as unknown as GatewayRow[]).map((r) => {
-      const o = this.heartbeats.overlay(Number(r.peer_id), r);
-      return { peer_id: o.peer_id, status: o.status, last_seen_at: o.last_seen_at, healthy: o.healthy, health_reason: o.health_reason } as GatewayRow;
-    });
+    const rows = ((await this.Gateway.findAll({ attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'], raw: true })) as unknown as GatewayRow[]).map((r) =>
+      this.heartbeats.overlay(Number(r.peer_id), r),
+    );
     let moved = 0;
     const names = new Map<number, string>();
     const due = rows.filter((r) => {

@@ -165,11 +165,6 @@ export class RdpStatus {
     return this.cache.get(routeId) ?? null;
   }
 
-  /** Forgets a route's result (the route was deleted). */
-  forget(routeId: number): void {
-    this.cache.delete(routeId);
-  }
-
   private async maintenance(route: RdpRouteLike, now: number): Promise<MaintenanceWindow | null> {
     return this.rdp.activeMaintenance(route as never, now) ?? null;
   }
@@ -181,11 +176,6 @@ export class RdpStatus {
     const p = this.run(route).finally(() => this.inFlight.delete(route.id));
     this.inFlight.set(route.id, p);
     return p;
-  }
-
-  /** Checks a route by id now (404 when it does not exist). */
-  async checkId(routeId: number): Promise<RdpRouteStatus> {
-    return this.check(await this.rdp.get(routeId));
   }
 
   /** The kept result of a route, checking it first when it has none or `refresh` is set. */

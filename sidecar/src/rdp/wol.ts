@@ -140,10 +140,4 @@ export class RdpWol {
     }
     return { ...c };
   }
-
-  /** The cycle without polling (null when none was started since the server started). */
-  cycle(routeId: number): WakeCycle | null {
-    const c = this.cycles.get(routeId);
-    return c ? { ...c } : null;
-  }
 }
