@@ -44,6 +44,12 @@ if [[ -n "$pg_pid" ]]; then
   cat "$pg_log"
 fi
 
+section "security suite (test/security: secrets by credential, redirects, server-side fetches, CSV, paths, origins, unknown fields)"
+mapfile -t security < <(find test/security -name '*.test.ts' 2>/dev/null | sort)
+if ((${#security[@]})); then
+  node --import tsx --test --test-concurrency=1 "${security[@]}" || status=1
+fi
+
 section "gateway companion tests"
 (cd gateway && npm test) || status=1
 
