@@ -1,7 +1,9 @@
 // Licences (README "Licence"): the signed key format verified offline, the endpoints, the community
-// fallback, every gated endpoint with and without its feature, limits, the proxy and DNS following
-// the licence without losing data, expiry noticed by the scheduled check, and refresh against a real
-// local licence service (renewed, revoked, down: grace kept, then ended).
+// fallback (every feature the SPEC names, no limits: DNS hostnames, circuit breaker, /metrics and RDP
+// work on a fresh install), the feature a licence adds (`cluster`), limits, the proxy and DNS
+// following a lost feature without losing data (a test gate: no licence change can take a community
+// feature away), expiry noticed by the scheduled check, and refresh against a real local licence
+// service (renewed, revoked, down: grace kept, then ended).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -14,7 +16,7 @@ import path from 'node:path';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { TEST_PUBLIC_KEY_PEM, testDocument, testKeys, testLicenceKey } from './lib/licence.js';
 import { LicenceKeyError, publicKeyFrom, signLicence, verifyLicence } from '../src/license/document.js';
-import { COMMUNITY, LICENSED_FEATURES } from '../src/license/features.js';
+import { COMMUNITY, COMMUNITY_FEATURES, LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../src/license/features.js';
 import { fullPath } from '../src/http/registry.js';
 import { manualClock } from '../src/util/clock.js';
 import { licenceFeature } from '../src/license/feature.js';
@@ -106,45 +108,75 @@ describe('a server without a licence (community fallback)', () => {
     assert.deepEqual(r.data.license.features, [...COMMUNITY.features]);
     assert.deepEqual(r.data.license.limits, { max_peers: null, max_routes: null });
     assert.equal(r.data.license.licence, null);
-    assert.deepEqual(r.data.license.community, { plan: 'community', features: [], limits: { max_peers: null, max_routes: null } });
+    assert.deepEqual(r.data.license.community, { plan: 'community', features: ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'], limits: { max_peers: null, max_routes: null } });
+    assert.deepEqual(r.data.license.features, ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics']);
+    assert.equal(s.deps.features.isEnabled('cluster'), false, 'cluster needs a licence');
   });
 
-  test('every gated endpoint answers 403 {ok:false, error, feature} without its feature, and works with a licence that has it', async () => {
+  test('a fresh install without a licence: DNS hostnames, the circuit breaker, /metrics and the RDP endpoints all work; no gated endpoint answers the licence 403', async () => {
     const peer = await call('/peers', 'POST', { name: 'p1' });
     assert.equal(peer.status, 201, JSON.stringify(peer.data));
+    const id = peer.data.peer.id;
+    // internal DNS: a hostname is set and the hosts file holds it
+    const h = await call(`/peers/${id}/hostname`, 'PATCH', { hostname: 'nas' });
+    assert.equal(h.status, 200, JSON.stringify(h.data));
+    assert.equal((await call(`/peers/${id}`)).data.peer.hostname, 'nas');
+    const dns = await call('/system/dns/status');
+    assert.equal(dns.status, 200, JSON.stringify(dns.data));
+    assert.equal(dns.data.dns.enabled, true);
+    await s.deps.dns.refresh();
+    assert.match(fs.readFileSync(s.deps.dns.file, 'utf8'), /nas\./);
+    assert.equal((await call('/system/dns/records')).status, 200);
+    // circuit breaker: switched on at create, rendered, reset
+    const r = await call('/routes', 'POST', { domain: 'community-cb.example.com', peer_id: id, target_port: 80, circuit_breaker_enabled: true, circuit_breaker_threshold: 3 });
+    assert.equal(r.status, 201, JSON.stringify(r.data));
+    assert.match(JSON.stringify(await s.deps.proxy.render()), /gatehouse_circuit_breaker/);
+    assert.equal((await call(`/routes/${r.data.route.id}`, 'PUT', { circuit_breaker_threshold: 5 })).status, 200);
+    assert.equal((await call(`/routes/${r.data.route.id}/circuit-breaker/reset`, 'POST', {})).status, 200);
+    // Prometheus metrics
+    const m = await s.req('/metrics', { headers: auth });
+    assert.equal(m.status, 200, String(m.data).slice(0, 300));
+    assert.match(String(m.data), /^# HELP /m);
+    // remote desktop
+    const rdp = await call('/rdp', 'POST', { name: 'Community desk', access_mode: 'internal', target_peer_id: id });
+    assert.equal(rdp.status, 201, JSON.stringify(rdp.data));
+    assert.equal((await call('/rdp')).status, 200);
+    assert.equal((await call(`/rdp/${rdp.data.route.id}`)).status, 200);
+    assert.equal((await call('/rdp/status')).status, 200);
+    // every gated endpoint: none answers the licence 403
     const gated = s.endpoints.filter((e) => e.feature);
     const features = new Set(gated.map((e) => e.feature));
-    for (const f of ['internal_dns', 'circuit_breaker', 'prometheus_metrics'] as const) assert.ok(features.has(f), f);
-    const urlOf = (e: (typeof gated)[number]) => fullPath(e).replace(/:[A-Za-z_]+/g, String(peer.data.peer.id));
+    for (const f of ['internal_dns', 'circuit_breaker', 'prometheus_metrics', 'remote_desktop'] as const) assert.ok(features.has(f), f);
+    const urlOf = (e: (typeof gated)[number]) => fullPath(e).replace(/:[A-Za-z_]+/g, String(id));
     for (const e of gated) {
-      const r = await callAt(urlOf(e), e.method);
-      assert.equal(r.status, 403, `${e.method} ${urlOf(e)}: ${JSON.stringify(r.data)}`);
-      assert.equal(r.data.ok, false);
-      assert.equal(r.data.feature, e.feature);
-      assert.match(r.data.error, new RegExp(e.feature!));
+      const x = await callAt(urlOf(e), e.method);
+      assert.ok(!(x.status === 403 && x.data?.feature), `${e.method} ${urlOf(e)} gated without a licence: ${JSON.stringify(x.data)}`);
     }
-    // the hostname was not written
-    assert.equal((await call(`/peers/${peer.data.peer.id}`)).data.peer.hostname, null);
+    assert.equal(await licenceEvents(), 0);
+  });
 
-    // a licence with every feature: none of them answers the licence 403 any more
-    const act = await call('/license/activate', 'POST', { key: testLicenceKey() });
-    assert.equal(act.status, 200, JSON.stringify(act.data));
-    for (const e of gated) {
-      const r = await callAt(urlOf(e), e.method);
-      assert.ok(!(r.status === 403 && r.data.feature), `${e.method} ${urlOf(e)} still gated: ${JSON.stringify(r.data)}`);
-    }
-    assert.equal((await call(`/peers/${peer.data.peer.id}/hostname`, 'PATCH', { hostname: 'nas' })).status, 200);
-    assert.equal((await call('/system/dns/status')).data.dns.enabled, true);
-
-    // a licence without internal_dns: only its endpoints are closed again
-    const partial = await call('/license/activate', 'POST', { key: testLicenceKey({ features: LICENSED_FEATURES.filter((f) => f !== 'internal_dns') }) });
-    assert.equal(partial.status, 200);
-    for (const e of gated) {
-      const r = await callAt(urlOf(e), e.method);
-      if (e.feature === 'internal_dns') assert.equal(r.data.feature, 'internal_dns', `${e.method} ${urlOf(e)}`);
-      else assert.ok(!(r.status === 403 && r.data.feature), `${e.method} ${urlOf(e)}`);
-    }
-    assert.equal((await call('/license', 'DELETE')).status, 200);
+  test('cluster is what a licence adds: off without one, on with a licence that names it (the community features stay), off again when the licence is removed or does not name it', async () => {
+    const on = () => LICENSED_FEATURES.filter((f) => s.deps.features.isEnabled(f));
+    assert.deepEqual(on(), [...COMMUNITY_FEATURES]);
+    const a = await call('/license/activate', 'POST', { key: testLicenceKey({ plan: 'cluster', features: ['cluster'] }) });
+    assert.equal(a.status, 200, JSON.stringify(a.data));
+    assert.deepEqual(a.data.license.features, [...LICENSED_FEATURES]);
+    assert.deepEqual(a.data.license.licence.features, ['cluster'], 'the document as it names them');
+    assert.deepEqual(on(), [...LICENSED_FEATURES]);
+    // a licence that names no feature still has the community ones, and not cluster
+    const none = await call('/license/activate', 'POST', { key: testLicenceKey({ plan: 'limits-only', features: [] }) });
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.data.license.features, [...COMMUNITY_FEATURES]);
+    assert.deepEqual(on(), [...COMMUNITY_FEATURES]);
+    assert.equal((await call('/license/activate', 'POST', { key: testLicenceKey({ features: ['cluster'] }) })).status, 200);
+    assert.equal(s.deps.features.isEnabled('cluster'), true);
+    const d = await call('/license', 'DELETE');
+    assert.equal(d.status, 200);
+    assert.deepEqual(d.data.license.features, [...COMMUNITY_FEATURES]);
+    assert.deepEqual(on(), [...COMMUNITY_FEATURES]);
+    // the OpenAPI document knows the name
+    const doc = (await call('/openapi.json')).data;
+    assert.ok(doc.components.schemas.FeatureDisabled.properties.feature.enum.includes('cluster'));
   });
 
   test('an expired, tampered or wrongly signed key is refused with a clear reason (400, fields.key), nothing stored, no event', async () => {
@@ -179,12 +211,12 @@ describe('a server without a licence (community fallback)', () => {
 
   test('activate, then DELETE: licence_changed each time, GET shows the licence; refresh without a stored licence is a 409', async () => {
     const before = await licenceEvents();
-    const key = testLicenceKey({ customer: 'ACME', plan: 'business', features: ['circuit_breaker'], limits: { max_routes: 10 } });
+    const key = testLicenceKey({ customer: 'ACME', plan: 'business', features: ['cluster'], limits: { max_routes: 10 } });
     const a = await call('/license/activate', 'POST', { key });
     assert.equal(a.status, 200, JSON.stringify(a.data));
     assert.equal(a.data.license.status, 'active');
     assert.equal(a.data.license.plan, 'business');
-    assert.deepEqual(a.data.license.features, ['circuit_breaker']);
+    assert.deepEqual(a.data.license.features, [...COMMUNITY_FEATURES, 'cluster']);
     assert.deepEqual(a.data.license.limits, { max_peers: null, max_routes: 10 });
     assert.equal(a.data.license.licence.customer, 'ACME');
     const g = await call('/license');
@@ -223,7 +255,8 @@ describe('a server without a licence (community fallback)', () => {
 
   test('limits: max_peers and max_routes refuse the next create with 403 {limit, max}; within the limit creates work', async () => {
     const peers = Number(await s.deps.db.models.Peer.count());
-    await call('/license/activate', 'POST', { key: testLicenceKey({ limits: { max_peers: peers + 1, max_routes: 1 } }) });
+    const routes = Number(await s.deps.db.models.Route.count());
+    await call('/license/activate', 'POST', { key: testLicenceKey({ limits: { max_peers: peers + 1, max_routes: routes + 1 } }) });
     const ok = await call('/peers', 'POST', { name: 'within-limit' });
     assert.equal(ok.status, 201, JSON.stringify(ok.data));
     const over = await call('/peers', 'POST', { name: 'over-limit' });
@@ -243,13 +276,24 @@ describe('a server without a licence (community fallback)', () => {
   });
 });
 
-describe('losing and regaining circuit_breaker and internal_dns', () => {
+// No licence change takes a community feature away, but the code paths that follow a lost feature
+// stay (for what a licence grants beyond the community set): a test gate switches circuit_breaker and
+// internal_dns off and on, and licence_changed is announced as the licence service would.
+describe('losing and regaining circuit_breaker and internal_dns (a test gate)', () => {
   let s: TestServer;
   let auth: Record<string, string>;
+  const off = new Set<LicensedFeature>();
+  const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
   const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+  /** switches the features off (or every one on) and announces it the way LicenceService does */
+  const lose = async (...fs: LicensedFeature[]) => {
+    off.clear();
+    for (const f of fs) off.add(f);
+    await s.deps.events.emit({ type: 'licence_changed', reason: fs.length ? 'removed' : 'activated', plan: 'test', features: LICENSED_FEATURES.filter((f) => !off.has(f)), expires_at: null, actor: null });
+  };
 
   before(async () => {
-    s = await startTestServer({ GATEHOUSE_LICENSE_KEY: testLicenceKey({ id: 'FULL' }), GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+    s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { featureGate: gate });
     auth = bearer(await apiToken(s));
   });
   after(async () => s.close());
@@ -263,7 +307,7 @@ describe('losing and regaining circuit_breaker and internal_dns', () => {
     assert.match(await rendered(), /gatehouse_circuit_breaker/);
     const hashLicensed = s.deps.proxy.status().config_hash;
 
-    assert.equal((await call('/license', 'DELETE')).status, 200);
+    await lose('circuit_breaker');
     assert.doesNotMatch(await rendered(), /gatehouse_circuit_breaker/);
     assert.notEqual(s.deps.proxy.status().config_hash, hashLicensed, 'the licence change re-rendered the configuration');
     const r = (await call(`/routes/${id}`)).data.route;
@@ -281,7 +325,7 @@ describe('losing and regaining circuit_breaker and internal_dns', () => {
     assert.equal((await call(`/routes/${id}`)).data.route.circuit_breaker_threshold, 3);
     assert.equal((await call('/routes', 'POST', { domain: 'plain.example.com', peer_id: peer.id, target_port: 80 })).status, 201);
 
-    assert.equal((await call('/license/activate', 'POST', { key: testLicenceKey({ id: 'BACK' }) })).status, 200);
+    await lose();
     assert.match(await rendered(), /gatehouse_circuit_breaker/);
     const cfg = await s.deps.proxy.render();
     assert.match(JSON.stringify(cfg), /"threshold":3,"timeout":20/);
@@ -293,12 +337,12 @@ describe('losing and regaining circuit_breaker and internal_dns', () => {
     const file = s.deps.dns.file;
     await s.deps.dns.refresh();
     assert.match(fs.readFileSync(file, 'utf8'), /printer\./);
-    await call('/license', 'DELETE');
-    const off = fs.readFileSync(file, 'utf8');
-    assert.doesNotMatch(off, /printer\./);
-    assert.match(off, /needs the licence feature internal_dns/);
+    await lose('internal_dns');
+    const hosts = fs.readFileSync(file, 'utf8');
+    assert.doesNotMatch(hosts, /printer\./);
+    assert.match(hosts, /needs the licence feature internal_dns/);
     assert.equal((await s.deps.db.models.Peer.findByPk(peer.id, { raw: true }) as any).hostname, 'printer');
-    await call('/license/activate', 'POST', { key: testLicenceKey() });
+    await lose();
     assert.match(fs.readFileSync(file, 'utf8'), /printer\./);
   });
 });
@@ -346,19 +390,20 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     await new Promise((r) => service.close(r));
   });
 
-  test('an expiring licence is noticed by the scheduled check: licence_changed expired, community from then on', async () => {
+  test('an expiring licence is noticed by the scheduled check: licence_changed expired, community from then on (cluster off, the community features stay on)', async () => {
     const key = testLicenceKey({ id: 'SHORT', issued_at: new Date(start - DAY).toISOString(), expires_at: new Date(start + 90_000).toISOString() }, { now: start });
     const a = await call('/license/activate', 'POST', { key });
     assert.equal(a.status, 200, JSON.stringify(a.data));
-    assert.equal(s.deps.features.isEnabled('circuit_breaker'), true);
+    assert.equal(s.deps.features.isEnabled('cluster'), true);
     await advance(60_000);
     assert.equal((await call('/license')).data.license.status, 'active');
     await advance(60_000);
     const g = (await call('/license')).data.license;
     assert.equal(g.status, 'expired');
-    assert.deepEqual(g.features, []);
+    assert.deepEqual(g.features, [...COMMUNITY_FEATURES]);
     assert.equal(g.licence.id, 'SHORT', 'the expired licence is still shown');
-    assert.equal(s.deps.features.isEnabled('circuit_breaker'), false);
+    assert.equal(s.deps.features.isEnabled('cluster'), false);
+    assert.equal(s.deps.features.isEnabled('circuit_breaker'), true, 'a community feature');
     const ev = (await events()).at(-1);
     assert.equal(ev.reason, 'expired');
     assert.equal(ev.plan, 'community');
@@ -396,7 +441,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     assert.equal(d.data.license.plan, 'business');
     assert.deepEqual(d.data.license.features, [...LICENSED_FEATURES]);
     assert.equal(d.data.license.grace.ends_at, new Date(downAt + 3 * DAY).toISOString());
-    assert.equal(s.deps.features.isEnabled('circuit_breaker'), true, 'kept during the grace period');
+    assert.equal(s.deps.features.isEnabled('cluster'), true, 'kept during the grace period');
     const before = (await events()).length;
     await advance(3 * DAY - 120_000);
     assert.equal((await call('/license')).data.license.status, 'grace');
@@ -405,8 +450,8 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     const ended = (await call('/license')).data.license;
     assert.equal(ended.status, 'grace_ended');
     assert.equal(ended.plan, 'community');
-    assert.deepEqual(ended.features, []);
-    assert.equal(s.deps.features.isEnabled('circuit_breaker'), false);
+    assert.deepEqual(ended.features, [...COMMUNITY_FEATURES]);
+    assert.equal(s.deps.features.isEnabled('cluster'), false);
     const ev = (await events()).at(-1);
     assert.equal(ev.reason, 'grace_ended');
     assert.equal((await events()).length, before + 1);
@@ -416,7 +461,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     const back = await call('/license/refresh', 'POST');
     assert.equal(back.data.refresh.ok, true, JSON.stringify(back.data));
     assert.equal(back.data.license.status, 'active');
-    assert.equal(s.deps.features.isEnabled('circuit_breaker'), true);
+    assert.equal(s.deps.features.isEnabled('cluster'), true);
     assert.equal((await events()).at(-1).reason, 'refreshed');
   });
 
@@ -431,7 +476,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     assert.equal(r.data.refresh.ok, false);
     assert.match(r.data.refresh.error, /licence cancelled/);
     assert.equal(r.data.license.status, 'revoked');
-    assert.deepEqual(r.data.license.features, []);
+    assert.deepEqual(r.data.license.features, [...COMMUNITY_FEATURES]);
     assert.equal((await events()).at(-1).reason, 'revoked');
   });
 });

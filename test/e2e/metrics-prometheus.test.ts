@@ -12,7 +12,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { apiToken } from '../../sidecar/test/lib/server.js';
-import { licensedEnv } from '../../sidecar/test/lib/licence.js';
 import { accessLogFile } from '../../sidecar/src/proxy/fragments/access-log.js';
 import { skipReason, waitFor, type Network } from '../lib/netns.js';
 import { freePort } from '../lib/ports.js';
@@ -38,12 +37,13 @@ test('a real Prometheus scrapes /metrics: online peers and a route request count
   const run = await startE2e(t, {
     prefix: 'metrics', iface: `ghm${process.pid % 1000}`, vpnOctet: 221,
     peers: [{ name: 'peera', octet: 222 }, { name: 'peerb', octet: 223 }],
-    // a licence with the feature prometheus_metrics (the community fallback has none): /metrics and Caddy's metrics on
-    proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_ADMIN_DOMAIN: adminDomain, ...licensedEnv({ features: ['prometheus_metrics'] }) },
+    // no licence: the community edition has prometheus_metrics (/metrics and Caddy's metrics on)
+    proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_ADMIN_DOMAIN: adminDomain, GATEHOUSE_LICENSE_KEY: '' },
     // on its configured port: Caddy's admin domain proxies to it there
     start: { listen: true },
   });
   const { network, s, api, ports } = run;
+  assert.equal((await api('/license')).data.license.status, 'community', 'a server without a licence');
   const peers = await tunnelPeers(run, ['metrics-peer-a', 'metrics-peer-b']);
   const peerIp = peers[0].address.split('/')[0];
   await network.startHttpServer(run.ns[0], peerIp, 8080, { name: 'metrics-web' });

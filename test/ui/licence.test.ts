@@ -1,5 +1,6 @@
 // The licence screen in a real browser, through the UI alone (the API only checks): the community
-// state, a tampered key refused with the reason next to the field (nothing stored, the text kept), a
+// state (every SPEC feature on without a licence; what the community edition includes and what a
+// licence adds, en and de), a tampered key refused with the reason next to the field (nothing stored, the text kept), a
 // key activated, refresh against a real local licence service (renewed; then failing: the grace
 // period shown), remove (confirmed once); axe and screenshots of the licensed state (en/de, 1280/360).
 import { after, test } from 'node:test';
@@ -43,12 +44,21 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   await settled(page);
   await page.locator('[data-testid="licence-state"]').getByText('Community edition (no licence)').waitFor();
   assert.equal(await page.locator('button:has-text("Refresh now")').count(), 0, 'nothing to refresh without a licence');
+  const community = page.locator('[data-testid="licence-state"]');
+  for (const f of ['Internal DNS', 'Remote desktop', 'Circuit breaker', 'Prometheus metrics']) await community.getByText(`${f}: on`).waitFor();
+  await community.getByText('Cluster (several edges on one database): off').waitFor();
+  await page.getByText(/It includes internal DNS, remote desktop, circuit breaker and Prometheus metrics, with no size limits/).waitFor();
+  const editions = page.locator('[data-testid="licence-editions"]');
+  const [includes, adds] = await editions.locator('dd').allTextContents();
+  assert.match(includes, /Internal DNS.*Remote desktop.*Circuit breaker.*Prometheus metrics.*No limit on peers or routes/);
+  assert.equal(adds, 'Cluster (several edges on one database)');
+  assert.match((await editions.textContent())!, /The community edition includes.*A licence adds/);
 
   // A tampered key: the reason next to the field, nothing stored, the text kept.
-  const good = testLicenceKey({ id: 'UI-1', customer: 'Example GmbH', plan: 'business', features: ['circuit_breaker', 'internal_dns'], limits: { max_peers: 50 } });
+  const good = testLicenceKey({ id: 'UI-1', customer: 'Example GmbH', plan: 'business', features: ['cluster'], limits: { max_peers: 50 } });
   const [p, kid, payload, sig] = good.split('.');
   const doc = JSON.parse(Buffer.from(payload, 'base64url').toString());
-  doc.features.push('remote_desktop');
+  doc.features.push('future_feature');
   const tampered = [p, kid, Buffer.from(JSON.stringify(doc)).toString('base64url'), sig].join('.');
   await page.fill('#f-key', tampered);
   await page.click('button[type=submit]:has-text("Activate")');
@@ -64,15 +74,15 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   await state.getByText('Example GmbH').waitFor();
   await state.getByText('Active', { exact: true }).waitFor();
   await state.getByText('Circuit breaker: on').waitFor();
-  await state.getByText('Remote desktop: off').waitFor();
+  await state.getByText('Cluster (several edges on one database): on').waitFor();
   assert.match((await state.textContent())!, /Peers: 50/);
   assert.equal(await page.inputValue('#f-key'), '', 'the field is emptied after activation');
   const l1 = (await api('/license')).data.license;
-  assert.deepEqual([l1.status, l1.licence.id, l1.features], ['active', 'UI-1', ['internal_dns', 'circuit_breaker']]);
+  assert.deepEqual([l1.status, l1.licence.id, l1.features], ['active', 'UI-1', ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster']]);
 
   // Refresh: the licence service renews the key.
   const renewedExpiry = new Date(Date.now() + 500 * DAY).toISOString();
-  answer = () => ({ status: 200, json: { key: testLicenceKey({ id: 'UI-1', customer: 'Example GmbH', plan: 'business', features: ['circuit_breaker', 'internal_dns'], limits: { max_peers: 50 }, expires_at: renewedExpiry }) } });
+  answer = () => ({ status: 200, json: { key: testLicenceKey({ id: 'UI-1', customer: 'Example GmbH', plan: 'business', features: ['cluster'], limits: { max_peers: 50 }, expires_at: renewedExpiry }) } });
   await page.click('button:has-text("Refresh now")');
   await page.getByText('Licence refreshed').waitFor();
   const l2 = (await api('/license')).data.license;
@@ -102,6 +112,7 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
       await settled(v.page);
       await v.page.locator('[data-testid="licence-state"]').getByText('Example GmbH').waitFor();
       await v.page.getByRole('heading', { name: lang === 'de' ? 'Lizenz' : 'Licence', exact: true }).waitFor();
+      await v.page.locator('[data-testid="licence-editions"]').getByText(lang === 'de' ? 'Die Community-Edition enthält' : 'The community edition includes').waitFor();
       await screenshot(v.page, `${lang}-${width}-licence-grace`);
       await noSerious(v.page, `${lang} ${width}`);
       const wide = await v.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -123,6 +134,8 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   await screenshot(d.page, 'en-1280-licence-remove');
   await c.locator('button.danger').click();
   await d.page.locator('[data-testid="licence-state"]').getByText('Community edition (no licence)').waitFor();
+  await d.page.locator('[data-testid="licence-state"]').getByText('Cluster (several edges on one database): off').waitFor();
+  await d.page.locator('[data-testid="licence-state"]').getByText('Remote desktop: on').waitFor();
   assert.equal((await api('/license')).data.license.status, 'community');
   assert.equal(await ui.s.deps.db.models.Setting.count({ where: { key: 'licence' } }), 0);
   assert.deepEqual(d.problems, []);

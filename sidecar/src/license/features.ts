@@ -7,13 +7,20 @@
 // for a given licence state, pure.
 //
 // COMMUNITY is THE community fallback: what a server without a valid licence has (none stored,
-// removed, expired, revoked, or the refresh grace period ended). It has none of the licensed
-// features and no size limits.
+// removed, expired, revoked, or the refresh grace period ended). It has every feature the SPEC names
+// (COMMUNITY_FEATURES: internal DNS, remote desktop, circuit breaker, Prometheus metrics) and no size
+// limits. A licence grants what lies beyond it: the features outside the community set (`cluster`:
+// several edges on one database, reserved for the cluster work) and, where a vendor sells them,
+// limits. What a licence in force grants is the community set plus the licence's own features.
 import { AppError } from '../util/errors.js';
 import type { LicenceLimits } from './document.js';
 
-export const LICENSED_FEATURES = ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'] as const;
+/** Every feature name a gate knows, in display order. */
+export const LICENSED_FEATURES = ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster'] as const;
 export type LicensedFeature = (typeof LICENSED_FEATURES)[number];
+
+/** The features every server has, with or without a licence (the SPEC's features). */
+export const COMMUNITY_FEATURES: readonly LicensedFeature[] = Object.freeze(['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'] as LicensedFeature[]);
 
 /** What a licence grants: the plan's name, its features and its limits (null = no limit). */
 export interface Entitlements {
@@ -25,7 +32,7 @@ export interface Entitlements {
 /** The community fallback, defined here and nowhere else. */
 export const COMMUNITY: Entitlements = Object.freeze({
   plan: 'community',
-  features: Object.freeze([] as LicensedFeature[]),
+  features: COMMUNITY_FEATURES,
   limits: Object.freeze({ max_peers: null, max_routes: null }),
 });
 
@@ -34,9 +41,9 @@ export function isFeatureEnabled(entitlements: Entitlements | null | undefined, 
   return (entitlements ?? COMMUNITY).features.includes(feature);
 }
 
-/** The licensed features a document names (unknown names are ignored), in LICENSED_FEATURES order. */
-export function knownFeatures(names: readonly string[]): LicensedFeature[] {
-  return LICENSED_FEATURES.filter((f) => names.includes(f));
+/** What a licence in force grants: the community set plus the features its document names (unknown names are ignored), in LICENSED_FEATURES order. */
+export function grantedFeatures(names: readonly string[]): LicensedFeature[] {
+  return LICENSED_FEATURES.filter((f) => COMMUNITY.features.includes(f) || names.includes(f));
 }
 
 /** Answers whether the current licence includes a feature (a service of the container: AppContext.features). */

@@ -20,7 +20,7 @@ export const licenceView = z
       description: 'community: no licence; active; grace: in force while the licence service cannot be reached; grace_ended, expired, revoked, invalid: stored but not in force (community fallback)',
     }),
     plan: z.string().meta({ description: 'the plan that applies now' }),
-    features: z.array(feature).meta({ description: 'the licensed features on now' }),
+    features: z.array(feature).meta({ description: 'the features on now: the community set, plus what a licence in force adds (cluster)' }),
     limits,
     licence: z
       .object({
@@ -41,7 +41,7 @@ export const licenceView = z
       .meta({ description: 'the stored licence, also when it is not in force; null without one' }),
     grace: z.object({ since: isoDate, ends_at: isoDate, days: z.number().int() }).nullable().meta({ description: 'set while the licence service cannot be reached' }),
     refresh: z.object({ url_configured: z.boolean(), every_hours: z.number().int(), grace_days: z.number().int() }),
-    community: z.object({ plan: z.string(), features: z.array(feature), limits }).meta({ description: 'the community fallback' }),
+    community: z.object({ plan: z.string(), features: z.array(feature), limits }).meta({ description: 'the community fallback: what every server has without a licence (internal_dns, remote_desktop, circuit_breaker, prometheus_metrics; no limits)' }),
   })
   .meta({ description: 'The licence state' });
 

@@ -10,6 +10,8 @@
 //   successful check; after it, the community fallback applies until a refresh succeeds again.
 //   Without a URL, refresh re-verifies the stored key offline.
 // - remove(): back to the community fallback (features.ts COMMUNITY).
+// A licence in force grants the community features plus its own (features.ts grantedFeatures), with
+// its limits.
 // - check(): the scheduled check (license/feature.ts, every minute): notices expiry and the end of
 //   the grace period.
 // Every change of what the server is entitled to emits licence_changed (events.ts) with the reason;
@@ -27,7 +29,7 @@ import { AppError, conflict } from '../util/errors.js';
 import { Mutex } from '../peers/mutex.js';
 import { APP_VERSION } from '../version.js';
 import { LicenceKeyError, publicKeyFrom, verifyLicence, keyId, type LicenceDocument, type LicenceLimits, type VerifiedLicence } from './document.js';
-import { COMMUNITY, isFeatureEnabled, knownFeatures, type Entitlements, type FeatureGate, type LicensedFeature } from './features.js';
+import { COMMUNITY, grantedFeatures, isFeatureEnabled, type Entitlements, type FeatureGate, type LicensedFeature } from './features.js';
 import { VENDOR_PUBLIC_KEY_PEM } from './public-key.js';
 
 export const SETTING_KEY = 'licence';
@@ -178,7 +180,7 @@ export class LicenceService implements FeatureGate {
     if (!v) return { status: 'invalid', entitlements: COMMUNITY };
     if (s.revoked) return { status: 'revoked', entitlements: COMMUNITY };
     if (v.expiresAt !== null && v.expiresAt <= now) return { status: 'expired', entitlements: COMMUNITY };
-    const entitlements: Entitlements = { plan: v.doc.plan, features: knownFeatures(v.doc.features), limits: limitsOf(v.doc) };
+    const entitlements: Entitlements = { plan: v.doc.plan, features: grantedFeatures(v.doc.features), limits: limitsOf(v.doc) };
     if (this.o.config.licence.url && s.last_refresh_error !== null) {
       if (now > s.last_ok_at + this.graceMs()) return { status: 'grace_ended', entitlements: COMMUNITY };
       return { status: 'grace', entitlements };

@@ -1,4 +1,5 @@
-// The licence (GET /license): what applies now (status, plan, features, limits), the stored licence
+// The licence (GET /license): what applies now (status, plan, features, limits), what the community
+// edition includes and what a licence adds (from the API's `community`), the stored licence
 // (customer, expiry, last refresh, grace period); activate a key (POST /license/activate: a refused
 // key's reason shows next to the field), refresh (POST /license/refresh), remove (DELETE /license,
 // confirmed once). Reloads on licence_changed.
@@ -12,8 +13,8 @@ import { fmtDate, t, useLang } from '../../i18n';
 import '../../components/admin.css';
 import './licence.css';
 
-type Feature = 'internal_dns' | 'remote_desktop' | 'circuit_breaker' | 'prometheus_metrics';
-const FEATURES: Feature[] = ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'];
+type Feature = 'internal_dns' | 'remote_desktop' | 'circuit_breaker' | 'prometheus_metrics' | 'cluster';
+const FEATURES: Feature[] = ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster'];
 interface Limits { max_peers: number | null; max_routes: number | null }
 interface Licence {
   status: 'community' | 'active' | 'grace' | 'grace_ended' | 'expired' | 'revoked' | 'invalid';
@@ -26,6 +27,7 @@ interface Licence {
   } | null;
   grace: { since: string; ends_at: string; days: number } | null;
   refresh: { url_configured: boolean; every_hours: number; grace_days: number };
+  community: { plan: string; features: Feature[]; limits: Limits };
 }
 
 const tone = (s: Licence['status']) => (s === 'active' ? 'ok' : s === 'grace' ? 'warn' : s === 'community' ? 'muted' : 'bad');
@@ -98,6 +100,23 @@ export default function LicenceScreen() {
               {l.licence && l.refresh.url_configured && <><dt>{t('licence.lastOk')}</dt><dd>{fmtDate(l.licence.last_ok_at)}</dd></>}
               {l.licence?.last_refresh_error && <><dt>{t('licence.refreshError')}</dt><dd>{l.licence.last_refresh_error}</dd></>}
               {l.grace && <><dt>{t('licence.grace')}</dt><dd>{fmtDate(l.grace.since)} – {fmtDate(l.grace.ends_at)}</dd></>}
+            </dl>
+          </Card>
+          <Card title={t('licence.editions')}>
+            <dl class="licence-kv" data-testid="licence-editions">
+              <dt>{t('licence.communityIncludes')}</dt>
+              <dd>
+                <ul class="licence-features">
+                  {FEATURES.filter((f) => l.community.features.includes(f)).map((f) => <li key={f}><Badge tone="ok">{t(`licence.f_${f}`)}</Badge></li>)}
+                  <li><Badge tone="ok">{t('licence.noSizeLimits')}</Badge></li>
+                </ul>
+              </dd>
+              <dt>{t('licence.licenceAdds')}</dt>
+              <dd>
+                <ul class="licence-features">
+                  {FEATURES.filter((f) => !l.community.features.includes(f)).map((f) => <li key={f}><Badge tone="info">{t(`licence.f_${f}`)}</Badge></li>)}
+                </ul>
+              </dd>
             </dl>
           </Card>
           <Card title={t('licence.activate')}>
