@@ -1,22 +1,14 @@
 // Where a sign-in step goes next: the `next` target carried from GET /login?next=… through the
 // login form (and the forced password change) to the redirect after it, limited to this origin.
-const NEXT_BASE = 'http://gatehouse.invalid';
+import { safeRedirect } from '../util/safe-redirect.js';
 
 /**
- * Only same-origin relative paths are accepted as a post-login target: a single leading `/` (not
- * `//` or `/\`, which browsers read as another host), no backslash, whitespace or control character
- * anywhere (browsers drop tabs and newlines, so `/\t/evil` would become `//evil`), and the path
- * must resolve to this origin. Anything else is `/`.
+ * Only same-origin paths are accepted as a post-login target (util/safe-redirect.ts: one leading `/`,
+ * no backslash, whitespace, control or non-ASCII character, nothing that turns into another host once
+ * decoded or normalised), at most 2048 characters. Anything else is `/`.
  */
 export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 2048 || !next.startsWith('/') || next.startsWith('//')) return '/';
-  for (const c of next) if (c <= ' ' || c === '\x7f' || c === '\\' || /\s/.test(c)) return '/';
-  try {
-    if (new URL(next, NEXT_BASE).origin !== NEXT_BASE) return '/';
-  } catch {
-    return '/';
-  }
-  return next;
+  return safeRedirect(next, { maxLength: 2048 });
 }
 
 /** `&next=…` for a redirect back to a sign-in step, or nothing when the target is `/`. */

@@ -26,11 +26,12 @@ import { pickLang } from '../web/index.js';
 import { LOGIN_CSS, renderPage, type Branding, type PageOptions, type Step } from '../web/route-auth/page.js';
 import type { ErrorKey, Lang, NoticeKey } from '../web/route-auth/i18n.js';
 import { mimeOfFile } from './branding.js';
+import { safeRedirect as sharedSafeRedirect } from '../util/safe-redirect.js';
 import { VERIFY_PATH } from '../proxy/fragments/route-auth.js';
 import { LoginFlows, type FlowResult, type StepContext } from './flows.js';
 import { PENDING_TTL_MS } from './schema.js';
 import type { RouteAuthService } from './service.js';
-import { hasControl, hostMatches, hostName, inputFrom, readCookie, Verifier, writeAnswer } from './verify.js';
+import { hostMatches, hostName, inputFrom, readCookie, Verifier, writeAnswer } from './verify.js';
 import type { RouteEntry } from './view.js';
 
 export { hostMatches, readCookie };
@@ -52,25 +53,13 @@ export function cookieLine(name: string, value: string, o: { path: string; maxAg
 }
 
 /**
- * The post-login target: a same-host absolute http(s) URL, or a path on this host. Anything else
- * (another host, scheme-relative //x, /\x, javascript:, credentials, control characters, the
- * route-auth pages themselves) becomes "/".
+ * The post-login target (util/safe-redirect.ts): a path on this host or an absolute http(s) URL of
+ * this very host and port. Anything else (another host, scheme-relative //x, /\x, /.//x, encoded
+ * slashes, javascript:, credentials, control characters, the route-auth pages themselves in any case)
+ * becomes "/".
  */
 export function safeRedirect(rd: string | undefined | null, host: string): string {
-  if (!rd || rd.length > 4096 || hasControl(rd)) return '/';
-  try {
-    if (rd.startsWith('/')) {
-      const u = new URL(rd, 'http://gatehouse.invalid');
-      if (u.host !== 'gatehouse.invalid' || u.username || u.password) return '/';
-      return u.pathname.startsWith('/route-auth/') ? '/' : `${u.pathname}${u.search}${u.hash}`;
-    }
-    const u = new URL(rd);
-    if ((u.protocol !== 'https:' && u.protocol !== 'http:') || u.username || u.password) return '/';
-    if (u.host.toLowerCase() !== host.toLowerCase()) return '/';
-    return u.pathname.startsWith('/route-auth/') ? `${u.protocol}//${u.host}/` : u.toString();
-  } catch {
-    return '/';
-  }
+  return sharedSafeRedirect(rd, { sameHost: host, refusePrefixes: ['/route-auth/'] });
 }
 
 export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?: { count(status: number): void }): Koa.Middleware {

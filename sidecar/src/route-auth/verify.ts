@@ -16,6 +16,7 @@ import type http from 'node:http';
 import type { Clock } from '../util/clock.js';
 import { isLoopback, normalizeIp } from '../http/client-ip.js';
 import { IDENTITY_HEADERS } from '../proxy/fragments/route-auth.js';
+import { safeRedirect } from '../util/safe-redirect.js';
 import { sha256 } from './service.js';
 import type { AuthView, RouteEntry, SessionEntry } from './view.js';
 
@@ -86,8 +87,8 @@ function toLogin(input: VerifyInput, entry: RouteEntry | null): VerifyAnswer {
     host = entry.route.domain;
   }
   const scheme = schemeOf(input.forwardedProto, entry);
-  let uri = input.forwardedUri || '/';
-  if (!uri.startsWith('/') || uri.startsWith('//') || hasControl(uri) || uri.startsWith('/route-auth/')) uri = '/';
+  // the original URI as the target after signing in, when util/safe-redirect.ts would accept it there
+  const uri = safeRedirect(input.forwardedUri || '/', { refusePrefixes: ['/route-auth/'] });
   return { status: 302, location: `${scheme}://${host}/route-auth/login?rd=${encodeURIComponent(`${scheme}://${host}${uri}`)}` };
 }
 
