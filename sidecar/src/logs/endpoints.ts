@@ -1,7 +1,7 @@
-import { stringify } from 'csv-stringify/sync';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
+import { toCsv } from '../util/csv.js';
 import { activityFilter, activityResponse, exportQuery, recentQuery, recentResponse } from './schema.js';
 
 /** Sends rows as a CSV or JSON attachment. */
@@ -10,7 +10,7 @@ export function sendExport(ctx: Koa.Context, name: string, format: 'csv' | 'json
   if (format === 'csv') {
     ctx.type = 'text/csv; charset=utf-8';
     ctx.attachment(`${name}-${stamp}.csv`);
-    ctx.body = stringify(rows.map((r) => columns.map((c) => (r[c] !== null && typeof r[c] === 'object' ? JSON.stringify(r[c]) : r[c]))), { header: true, columns });
+    ctx.body = toCsv(rows, columns);
   } else {
     ctx.type = 'application/json; charset=utf-8';
     ctx.attachment(`${name}-${stamp}.json`);

@@ -3,11 +3,11 @@
 // type and a file name; the endpoint sends it as an attachment.
 //
 // A row: the session's times and duration, the client (hostname, machine, token), the peer (id and
-// name), the user (id and username) and the end reason. CSV comes from csv-stringify (RFC 4180:
+// name), the user (id and username) and the end reason. CSV comes from util/csv.ts (csv-stringify, RFC 4180, formulas escaped:
 // fields with a comma, quote or line break are quoted, quotes doubled, CRLF between records); times
 // are ISO-8601 in the export, epoch ms in the JSON API.
 import { Op } from 'sequelize';
-import { stringify } from 'csv-stringify/sync';
+import { toCsv } from '../util/csv.js';
 import type { Deps } from '../deps.js';
 import type { M } from '../db/models.js';
 import type { RdpRouteSource } from './status.js';
@@ -148,7 +148,7 @@ export class RdpHistory {
     const rows = await this.exportRows();
     const stamp = new Date(this.deps.clock()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
     if (format === 'csv') {
-      const body = stringify(rows.map((r) => EXPORT_COLUMNS.map((c) => r[c])), { header: true, columns: EXPORT_COLUMNS as string[], record_delimiter: '\r\n' });
+      const body = toCsv(rows as unknown as Record<string, unknown>[], EXPORT_COLUMNS as string[], { recordDelimiter: '\r\n' });
       return { format, contentType: 'text/csv; charset=utf-8', filename: `rdp-sessions-${stamp}.csv`, body, rows: rows.length };
     }
     return { format, contentType: 'application/json; charset=utf-8', filename: `rdp-sessions-${stamp}.json`, body: JSON.stringify(rows, null, 2), rows: rows.length };
