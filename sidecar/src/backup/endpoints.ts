@@ -17,7 +17,8 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
   const tags = ['backup'];
   return [
     defineEndpoint({
-      method: 'GET', path: '/settings/backup', adminRole: true, tags, query: downloadQuery, response: backupResponse,
+      method: 'GET', path: '/settings/backup', adminRole: true,
+      secrets: 'every secret the server holds (the WireGuard server key, peer private and preshared keys, the SMTP password, webhook secrets, TOTP secrets, gateway push tokens, the RDP private keys that open the stored RDP credentials, auto-backup S3 keys and passphrases; password and token hashes), sealed under a passphrase the caller chooses', tags, query: downloadQuery, response: backupResponse,
       summary: `The complete backup document (every peer with its keys, group, tag, route with every setting, route auth with its images, gateway, user, token hash, auto-backup job, setting and the SMTP settings). Secrets are sealed under the passphrase given in the ${PASSPHRASE_HEADER} header (at least 12 characters; never in the URL). format=download sends it as an attachment`,
       handler: async ({ query }, c: Koa.Context) => {
         const pass = c.get(PASSPHRASE_HEADER);
@@ -45,7 +46,8 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       handler: async () => ({ jobs: await svc().listJobs() }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/settings/autobackup', adminRole: true, status: 201, tags, body: jobCreateBody, response: jobResponse,
+      method: 'POST', path: '/settings/autobackup', adminRole: true,
+      secrets: 'sends complete backups (every secret, sealed under a passphrase the caller chooses) to a target the caller chooses, on a schedule', status: 201, tags, body: jobCreateBody, response: jobResponse,
       summary: 'Create an auto-backup job {name, schedule (daily | weekly | cron), keep, target (local | s3), s3?: {bucket, prefix, region, endpoint, access_key_id, secret_access_key}, passphrase}',
       handler: async ({ body }, c) => ({ job: await svc().createJob(body, actor(c)) }),
     }),
@@ -55,7 +57,8 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       handler: async ({ params }) => ({ job: await svc().getJob(Number(params.id)) }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/settings/autobackup/:id', adminRole: true, tags, body: jobUpdateBody, response: jobResponse,
+      method: 'PUT', path: '/settings/autobackup/:id', adminRole: true,
+      secrets: 'changes where complete backups (every secret) go and the passphrase that opens them; stored credentials stay and go to the new target', tags, body: jobUpdateBody, response: jobResponse,
       summary: 'Change an auto-backup job (fields as on create, all optional; secrets omitted keep their stored value)',
       handler: async ({ params, body }, c) => ({ job: await svc().updateJob(Number(params.id), body, actor(c)) }),
     }),
@@ -68,7 +71,8 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/settings/autobackup/:id/run', adminRole: true, tags, response: jobResponse,
+      method: 'POST', path: '/settings/autobackup/:id/run', adminRole: true,
+      secrets: 'sends a complete backup (every secret, sealed under the job\'s passphrase) to the job\'s target now', tags, response: jobResponse,
       summary: 'Run the job at once; answers when it is done, with last_run showing the outcome (ok or failed and why)',
       handler: async ({ params }) => ({ job: await svc().runJob(Number(params.id)) }),
     }),

@@ -6,7 +6,7 @@ import type { HttpDeps } from '../deps.js';
 import { AppError, forbidden, unauthorized } from '../util/errors.js';
 import type { UserRow } from '../db/models.js';
 import { FINGERPRINT_HEADER } from '../tokens/service.js';
-import { scopeForPath, type Endpoint, type Scope } from './registry.js';
+import { leastRole, roleAtLeast, scopeForPath, SECRETS_SCOPE, type Endpoint, type Scope } from './registry.js';
 
 export type Principal =
   | { kind: 'session'; userId: number; username: string; role: 'admin' | 'user' }
@@ -40,8 +40,10 @@ export function actingUserId(p: Principal | undefined): number | undefined {
   return undefined;
 }
 
-export function tokenAllows(scopes: Scope[], method: string, required: Scope | 'any' | null): boolean {
-  if (scopes.includes('full-access')) return true;
+/** Whether a token's scopes cover a call. An endpoint that discloses secrets: full-access only. */
+export function tokenAllows(scopes: Scope[], method: string, required: Scope | 'any' | null, secrets = false): boolean {
+  if (scopes.includes(SECRETS_SCOPE)) return true;
+  if (secrets) return false;
   if (SAFE.has(method) && scopes.includes('read-only')) return true;
   if (required === 'any') return true;
   return required !== null && scopes.includes(required);
@@ -50,6 +52,7 @@ export function tokenAllows(scopes: Scope[], method: string, required: Scope | '
 /** Authentication + authorization for one endpoint (everything except CSRF, which needs the body). */
 export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
   const required = e.scope !== undefined ? e.scope : scopeForPath(e.path);
+  const least = leastRole(e);
   switch (e.auth) {
     case 'public':
       return async (_ctx, next) => next();
@@ -84,7 +87,9 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
         if (token) {
           const t = await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined);
           if (!t) throw unauthorized('Invalid, expired or revoked API token');
-          if (!tokenAllows(t.scopes, ctx.method, required)) throw forbidden('Token scope does not cover this endpoint');
+          if (!tokenAllows(t.scopes, ctx.method, required, !!e.secrets)) {
+            throw forbidden(e.secrets ? 'This endpoint discloses secrets: it needs a full-access token' : 'Token scope does not cover this endpoint');
+          }
           if (e.adminRole && !t.scopes.includes('full-access') && !(SAFE.has(ctx.method) && t.scopes.includes('read-only'))) {
             throw forbidden('This endpoint needs a full-access token');
           }
@@ -98,9 +103,10 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
           ctx.session = null;
           throw unauthorized('Session user no longer exists');
         }
-        if (user.role !== 'admin') {
+        if (!roleAtLeast(user.role, least)) {
+          if (e.secrets) throw forbidden('This endpoint discloses secrets: it needs the admin role');
           if (e.adminRole) throw forbidden('Admin role required');
-          if (!SAFE.has(ctx.method) && !e.selfService) throw forbidden('Your role may only read');
+          throw forbidden('Your role may only read');
         }
         ctx.state.principal = { kind: 'session', userId: user.id, username: user.username, role: user.role } satisfies Principal;
         await next();

@@ -50,6 +50,36 @@ export function scopeForPath(p: string): Scope | null {
   }
 }
 
+/**
+ * Session roles, lowest first. A session passes an endpoint when its role is at least the endpoint's
+ * least role (leastRole below). The identity work inserts roles between these two (viewer, operator)
+ * and declares a least role per endpoint; an endpoint that discloses secrets never goes below
+ * SECRETS_ROLE, whatever it declares.
+ */
+export const ROLES = ['user', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The least session role (and, for tokens, the only scope) that passes an endpoint which discloses secrets. */
+export const SECRETS_ROLE: Role = 'admin';
+export const SECRETS_SCOPE: Scope = 'full-access';
+
+export function roleAtLeast(role: string, least: Role): boolean {
+  const have = ROLES.indexOf(role as Role);
+  return have >= 0 && have >= ROLES.indexOf(least);
+}
+
+/**
+ * The least session role an admin endpoint needs for a method: SECRETS_ROLE for an endpoint that
+ * discloses secrets, admin for adminRole endpoints and for writes that are not self-service,
+ * otherwise user (who may read).
+ */
+export function leastRole(e: Pick<Endpoint, 'method' | 'adminRole' | 'selfService' | 'secrets'>): Role {
+  let least: Role = 'user';
+  if (e.adminRole || (e.method !== 'GET' && !e.selfService)) least = 'admin';
+  if (e.secrets && !roleAtLeast(least, SECRETS_ROLE)) least = SECRETS_ROLE;
+  return least;
+}
+
 export type RateLimitName = 'login' | 'admin' | 'client' | 'hostname';
 
 export interface Input<B, Q> {
@@ -70,6 +100,17 @@ export interface Endpoint<B = any, Q = any> {
   adminRole?: boolean;
   /** Writes a non-admin user may do on their own account (profile, password, language). */
   selfService?: boolean;
+  /**
+   * Admin endpoints that disclose secrets, in any form: which ones and how (one sentence, shown in
+   * the OpenAPI document as x-discloses-secrets). Secrets are private and preshared keys, tokens,
+   * passwords, passphrases and TOTP secrets, whether the server holds them already or makes them
+   * in this call; "in any form" includes sealed under a key the caller chooses (a backup
+   * passphrase) and sent to a place the caller chooses (a mail server, a backup target). Only a
+   * full-access token (SECRETS_SCOPE) or a session whose role is at least SECRETS_ROLE passes:
+   * read-only, the scope of the path and every other scope get 403, and so do lower roles. README
+   * "Security" lists the marked endpoints and why.
+   */
+  secrets?: string;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   /** The success body as served ({ok: true, ...}); declared in the OpenAPI document. */
@@ -118,7 +159,10 @@ export interface Endpoint<B = any, Q = any> {
 }
 
 export function defineEndpoint<B = undefined, Q = undefined>(e: Omit<Endpoint<B, Q>, 'auth'> & { auth?: AuthKind }): Endpoint<B, Q> {
-  return { auth: 'admin', ...e } as Endpoint<B, Q>;
+  const out = { auth: 'admin', ...e } as Endpoint<B, Q>;
+  // the secrets rule is a rule of admin credentials (token scopes, session roles)
+  if (out.secrets && out.auth !== 'admin') throw new Error(`${out.method} ${out.path}: only admin endpoints declare secrets`);
+  return out;
 }
 
 /** The full path an endpoint is served at. */

@@ -20,7 +20,8 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/peers', status: 201, tags, body: createPeerBody, response: peerCreatedResponse,
+      method: 'POST', path: '/peers', status: 201,
+      secrets: 'for a gateway peer: its gateway.env (the tunnel private key and preshared key) and both gateway tokens', tags, body: createPeerBody, response: peerCreatedResponse,
       summary: 'Create a peer: address allocated from the subnet, keys and preshared key generated server-side; 409 on a duplicate name or a full subnet',
       handler: async ({ body }, ctx) => {
         const peer = await peers().create(body, actingUserId(ctx.state.principal));
@@ -56,7 +57,8 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/peers/:id/config', tags, query: configQuery,
+      method: 'GET', path: '/peers/:id/config', tags,
+      secrets: 'the peer\'s WireGuard private key and preshared key', query: configQuery,
       rawResponse: { contentType: 'text/plain', description: 'The WireGuard client configuration (wg-quick format); with download=1|true as an attachment (Content-Disposition) named after the peer' },
       summary: 'The client tunnel config as text/plain; download=1 sends it as an attachment named after the peer',
       handler: async ({ params, query }, ctx) => {
@@ -68,7 +70,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/peers/:id/qr', response: peerQrResponse, tags, summary: 'The client config as a QR code (PNG data URL) plus the config text',
+      method: 'GET', path: '/peers/:id/qr', secrets: 'the peer\'s WireGuard private key and preshared key (as config text and QR code)', response: peerQrResponse, tags, summary: 'The client config as a QR code (PNG data URL) plus the config text',
       handler: async ({ params }, ctx) => {
         ctx.set('Cache-Control', 'no-store');
         return { ...(await peers().qr(id(params))) };

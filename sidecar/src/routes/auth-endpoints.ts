@@ -72,7 +72,8 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params }, ctx) => ({ deleted: await svc().remove(id(params), actor(ctx)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/auth/totp-setup', response: totpSetupResponse, tags, body: totpSetupBody,
+      method: 'POST', path: '/routes/:id/auth/totp-setup',
+      secrets: 'the new TOTP secret of the route (or of one of its users), the second factor once verified', response: totpSetupResponse, tags, body: totpSetupBody,
       summary: 'Start TOTP setup for a saved route auth configuration, or with {user_id} for that user of the route (one of its user_ids): {secret, otpauth_url, qr_code (PNG data URL)}; active after totp-verify',
       handler: async ({ body, params }, ctx) => svc().totpSetup(id(params), actor(ctx), body.user_id),
     }),

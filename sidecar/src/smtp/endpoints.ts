@@ -13,7 +13,8 @@ export function smtpEndpoints(deps: AppContext): Endpoint[] {
       handler: async () => ({ smtp: await svc().get() }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/smtp', response: smtpResponse, summary: 'Save SMTP settings {host, port, secure, user, password, from}; without password the stored one is kept, null removes it', tags: ['settings'],
+      method: 'PUT', path: '/smtp',
+      secrets: 'sends the stored SMTP password to the mail server it names (a new host keeps the stored password)', response: smtpResponse, summary: 'Save SMTP settings {host, port, secure, user, password, from}; without password the stored one is kept, null removes it', tags: ['settings'],
       body: smtpBody,
       handler: async ({ body }, ctx) => ({ smtp: await svc().put({ ...body, user: body.user === '' ? null : body.user }, actor(ctx)) }),
     }),

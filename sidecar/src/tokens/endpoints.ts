@@ -10,7 +10,8 @@ export function tokenEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({ method: 'GET', path: '/tokens', adminRole: true, summary: 'List API tokens (never the token itself)', tags: ['tokens'], response: tokenListResponse, handler: async () => ({ tokens: await deps.tokens.list() }) }),
     defineEndpoint({
-      method: 'POST', path: '/tokens', adminRole: true, status: 201, summary: 'Create an API token; the plaintext gth_… token is returned once', tags: ['tokens'], body: createTokenBody, response: tokenCreatedResponse,
+      method: 'POST', path: '/tokens', adminRole: true,
+      secrets: 'the new API token (any scopes, full-access included)', status: 201, summary: 'Create an API token; the plaintext gth_… token is returned once', tags: ['tokens'], body: createTokenBody, response: tokenCreatedResponse,
       handler: async ({ body }, ctx) => {
         if (body.expires_at != null && body.expires_at <= deps.clock()) throw validation('Validation failed', { expires_at: 'must be in the future' });
         if (body.user_id != null && !(await deps.db.models.User.findByPk(body.user_id))) throw validation('Validation failed', { user_id: 'no such user' });

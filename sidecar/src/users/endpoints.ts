@@ -22,7 +22,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params }, ctx) => { await deps.users.remove(params.id as number, actor(ctx)); return {}; },
     }),
     defineEndpoint({
-      method: 'POST', path: '/users/:id/reset-password', response: resetPasswordResponse, adminRole: true, summary: 'Set a new random password, returned once; the user must choose a new one at the next sign-in (must_change_password)', tags: ['users'],
+      method: 'POST', path: '/users/:id/reset-password', secrets: 'a new password of another user, which signs in as them until they change it', response: resetPasswordResponse, adminRole: true, summary: 'Set a new random password, returned once; the user must choose a new one at the next sign-in (must_change_password)', tags: ['users'],
       handler: async ({ params }, ctx) => ({ password: await deps.users.resetPassword(params.id as number, actor(ctx)) }),
     }),
     defineEndpoint({
