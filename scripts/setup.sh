@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs everything Gatehouse needs on a fresh Debian machine (as root): Debian packages, npm
-# packages, the custom Caddy build, and the compiled sidecar. Idempotent: re-running skips what is
-# already there. Used by `npm start`, `npm test` and .ci/run.
+# packages, the custom Caddy build, the compiled sidecar and the admin app. Idempotent: re-running
+# skips what is already there, and each build is skipped (and says so) when its outputs are newer
+# than every one of its inputs, so a start with nothing changed goes straight to the sidecar.
+# Used by `npm start`, `npm test` and .ci/run.
 #   SETUP_TEST=1  also installs what the tests need (PostgreSQL, wrk, chromium, ping, ...)
+#   SETUP_FORCE_BUILD=1  builds the sidecar and the admin app even when they look up to date
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -13,9 +16,14 @@ if [[ "${SETUP_TEST:-0}" == 1 ]]; then
   # the RDP end-to-end tests: a real RDP server (xrdp + its TigerVNC desktop) and client (FreeRDP under Xvfb)
   need+=(xrdp tigervnc-standalone-server freerdp2-x11 xvfb xauth openssl)
 fi
+# One dpkg-query for the whole list (it names the installed ones; unknown names go to stderr).
+declare -A installed=()
+while read -r name status; do
+  [[ "$status" == "install ok installed" ]] && installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${need[@]}" 2>/dev/null || true)
 missing=()
 for p in "${need[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  [[ -n "${installed[$p]:-}" ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
   if [[ $(id -u) -ne 0 ]]; then
@@ -32,13 +40,57 @@ fi
 # that from npm_package_config_node_gyp_nodedir in the environment (npm 11 refuses unknown keys such
 # as nodedir in .npmrc, with a warning on every command, and drops them in its next major version).
 export npm_package_config_node_gyp_nodedir="${npm_package_config_node_gyp_nodedir:-/usr}"
-if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+# npm ci when node_modules is missing or older than the lockfile (npm writes its own copy of the
+# tree, node_modules/.package-lock.json, at every install: a file test, no npm process).
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "setup: npm ci"
   npm ci --no-audit --no-fund --loglevel=error
+  touch node_modules/.package-lock.json
 fi
 
 bash scripts/build-caddy.sh
-echo "setup: compiling the sidecar (tsc)"
-npm run -s -w @gatehouse/sidecar build
-echo "setup: building the admin app (vite)"
-npm run -s -w @gatehouse/ui build
+
+# build_if_stale <what> <stamp> <command> <outputs...> -- <inputs...>: runs the build unless its
+# outputs exist and the stamp is newer than every input file and directory (a directory's mtime
+# changes when a file in it is added, removed or renamed). The stamp is written only after a
+# successful build and carries the time the build started, so an edit made during a build counts as
+# newer. It lives in the output directory: removing the output removes it, and `vite build` empties
+# its dist, so a build run by other means (or one that failed) counts as stale.
+build_if_stale() {
+  local what=$1 stamp=$2 cmd=$3
+  shift 3
+  local outputs=()
+  while [[ $# -gt 0 && "$1" != -- ]]; do outputs+=("$1"); shift; done
+  shift
+  local changed="" o
+  if [[ "${SETUP_FORCE_BUILD:-0}" == 1 ]]; then
+    changed="SETUP_FORCE_BUILD=1"
+  elif [[ ! -f "$stamp" ]]; then
+    changed="no completed build: $stamp missing"
+  else
+    for o in "${outputs[@]}"; do [[ -e "$o" ]] || { changed="$o missing"; break; }; done
+    [[ -n "$changed" ]] || changed="$(find "$@" -newer "$stamp" -print -quit 2>/dev/null || true)"
+    [[ -z "$changed" ]] || changed="$changed is newer than the last build"
+  fi
+  if [[ -z "$changed" ]]; then
+    echo "setup: $what is up to date (its outputs are newer than every input), skipped the build"
+    return 0
+  fi
+  echo "setup: building $what ($changed)"
+  local started
+  started="$(mktemp)"
+  if ! eval "$cmd"; then rm -f "$started"; return 1; fi
+  touch -r "$started" "$stamp"
+  rm -f "$started"
+}
+
+# Inputs both builds share: the shared package (compiled with the sidecar, bundled into the app),
+# the root manifest and the lockfile (compiler, bundler and library versions).
+shared=(sidecar/common/src sidecar/common/tsconfig.json sidecar/common/package.json package.json package-lock.json)
+build_if_stale "the sidecar (tsc)" sidecar/dist/.build-stamp "npm run -s -w @gatehouse/sidecar build" \
+  sidecar/dist/main.js sidecar/common/dist -- \
+  sidecar/src sidecar/tsconfig.json sidecar/package.json "${shared[@]}"
+build_if_stale "the admin app (vite)" sidecar/ui/dist/.build-stamp "npm run -s -w @gatehouse/ui build" \
+  sidecar/ui/dist/index.html -- \
+  sidecar/ui/src sidecar/ui/public sidecar/ui/index.html sidecar/ui/vite.config.ts sidecar/ui/tsconfig.json \
+  sidecar/ui/package.json sidecar/ui/scripts "${shared[@]}"
