@@ -6,7 +6,7 @@
 // are counted and deleted (other objects under the prefix are left alone).
 import fs from 'node:fs';
 import path from 'node:path';
-import { DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 export const BACKUP_NAME_RE = /^gatehouse-backup-\d{8}T\d{9}Z\.json$/;
 const S3_TIMEOUT_MS = 60_000;
@@ -57,30 +57,38 @@ export function localTarget(dir: string): Target {
 }
 
 export function s3Target(s: S3Settings): Target {
-  const client = new S3Client({
-    region: s.region || 'us-east-1',
-    endpoint: s.endpoint || undefined,
-    forcePathStyle: Boolean(s.endpoint),
-    credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
-  });
+  // The AWS SDK (hundreds of modules) is loaded at the first S3 operation, not at every start.
+  let connected: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }> | null = null;
+  const connect = () =>
+    (connected ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: s.region || 'us-east-1',
+        endpoint: s.endpoint || undefined,
+        forcePathStyle: Boolean(s.endpoint),
+        credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+      }),
+    })));
   const prefix = s.prefix ?? '';
   const opts = () => ({ abortSignal: AbortSignal.timeout(S3_TIMEOUT_MS) });
   return {
     async put(name, body) {
-      await client.send(new PutObjectCommand({ Bucket: s.bucket, Key: prefix + name, Body: body, ContentType: 'application/json' }), opts());
+      const { sdk, client } = await connect();
+      await client.send(new sdk.PutObjectCommand({ Bucket: s.bucket, Key: prefix + name, Body: body, ContentType: 'application/json' }), opts());
       return `s3://${s.bucket}/${prefix}${name}`;
     },
     async prune(keep) {
+      const { sdk, client } = await connect();
       const keys: string[] = [];
       let token: string | undefined;
       do {
-        const r = await client.send(new ListObjectsV2Command({ Bucket: s.bucket, Prefix: prefix, ContinuationToken: token }), opts());
+        const r = await client.send(new sdk.ListObjectsV2Command({ Bucket: s.bucket, Prefix: prefix, ContinuationToken: token }), opts());
         for (const o of r.Contents ?? []) if (o.Key && BACKUP_NAME_RE.test(o.Key.slice(prefix.length))) keys.push(o.Key);
         token = r.IsTruncated ? r.NextContinuationToken : undefined;
       } while (token);
       keys.sort();
       const gone = keys.slice(0, Math.max(0, keys.length - keep));
-      for (const k of gone) await client.send(new DeleteObjectCommand({ Bucket: s.bucket, Key: k }), opts());
+      for (const k of gone) await client.send(new sdk.DeleteObjectCommand({ Bucket: s.bucket, Key: k }), opts());
       return gone.map((k) => k.slice(prefix.length));
     },
   };

@@ -2,16 +2,12 @@
 // when DATABASE_URL is set), versioned migrations run at start, and the models.
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { Sequelize, Transaction } from 'sequelize';
-import { Umzug, type MigrationParams } from 'umzug';
+import type { MigrationParams } from 'umzug';
 import type { QueryInterface } from 'sequelize';
 import { migrations } from './migrations/index.js';
 import { defineModels, type Models } from './models.js';
 import { installWriterGate, WriterGate } from './writer-gate.js';
-
-// BIGINT columns hold epoch milliseconds: parse them as numbers on PostgreSQL (they fit in 2^53).
-pg.types.setTypeParser(20, (v: string) => Number(v));
 
 /** How long an SQLite connection waits for another writer before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
@@ -37,6 +33,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   let dialect: 'sqlite' | 'postgres';
   if (opts.databaseUrl) {
     dialect = 'postgres';
+    // BIGINT columns hold epoch milliseconds: parse them as numbers on PostgreSQL (they fit in 2^53).
+    // The driver is loaded here, on PostgreSQL only (Sequelize's dialect requires the same module).
+    const { default: pg } = await import('pg');
+    pg.types.setTypeParser(20, (v: string) => Number(v));
     sequelize = new Sequelize(opts.databaseUrl, { dialect: 'postgres', logging: opts.logging ?? false, pool: { max: 10 } });
   } else {
     dialect = 'sqlite';
@@ -95,8 +95,21 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   };
 }
 
+/** The migrations SequelizeMeta (umzug's SequelizeStorage) records as applied; none when the table is missing. */
+async function appliedMigrations(sequelize: Sequelize): Promise<Set<string>> {
+  const qi = sequelize.getQueryInterface();
+  if (!(await qi.tableExists('SequelizeMeta'))) return new Set();
+  const rows = (await sequelize.query('SELECT name FROM "SequelizeMeta"', { type: 'SELECT' })) as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
 /** Runs every pending migration, in order. Idempotent: applied ones are recorded in SequelizeMeta. */
 export async function migrate(sequelize: Sequelize): Promise<string[]> {
+  // A start with every migration applied (the usual one) does not load the migration runner:
+  // umzug brings its command-line interface along, some 150 modules.
+  const applied = await appliedMigrations(sequelize);
+  if (migrations.every((m) => applied.has(m.name))) return [];
+  const { Umzug, SequelizeStorage } = await import('umzug');
   const umzug = new Umzug({
     migrations: migrations.map((m) => ({
       name: m.name,
@@ -104,7 +117,7 @@ export async function migrate(sequelize: Sequelize): Promise<string[]> {
       down: async ({ context }: MigrationParams<QueryInterface>) => m.down?.(context, sequelize),
     })),
     context: sequelize.getQueryInterface(),
-    storage: new (await import('umzug')).SequelizeStorage({ sequelize }),
+    storage: new SequelizeStorage({ sequelize }),
     logger: undefined,
   });
   const done = await umzug.up();

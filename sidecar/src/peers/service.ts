@@ -1,7 +1,6 @@
 // Peers: CRUD, address allocation, keys, client configs, hostnames and traffic history. No Koa here.
 // Every change that affects the tunnel ends in WireGuardService.reconcilePeer() for that one peer;
 // every hostname change (and deleting a peer that had one) ends in DnsService.refresh().
-import QRCode from 'qrcode';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
@@ -400,6 +399,7 @@ export class PeersService {
 
   async qr(id: number): Promise<{ name: string; qr: string; config: string }> {
     const c = await this.config(id);
+    const { default: QRCode } = await import('qrcode'); // loaded when first asked, not at every start
     const qr = await QRCode.toDataURL(c.text, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2, width: 400 });
     return { name: c.name, qr, config: c.text };
   }

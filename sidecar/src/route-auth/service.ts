@@ -14,7 +14,6 @@
 //   configuration (forward auth on/off) and the database change together.
 import crypto from 'node:crypto';
 import bcrypt from 'bcrypt';
-import QRCode from 'qrcode';
 import speakeasy from 'speakeasy';
 import { Op, type Transaction } from 'sequelize';
 import type { Deps } from '../deps.js';
@@ -330,6 +329,7 @@ export class RouteAuthService {
     const secret = speakeasy.generateSecret({ length: 20 }).base32;
     const label = `${route.domain}:${user ? user.username : cfg.email}`;
     const otpauth_url = speakeasy.otpauthURL({ secret, encoding: 'base32', label, issuer: 'Gatehouse', algorithm: 'sha1', digits: 6, period: TOTP_STEP_S });
+    const { default: QRCode } = await import('qrcode'); // loaded when first asked, not at every start
     const qr_code = await QRCode.toDataURL(otpauth_url, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
     const now = this.deps.clock();
     const sealed = this.deps.crypto.seal(secret);

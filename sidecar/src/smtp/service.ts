@@ -1,7 +1,6 @@
 // SMTP settings and the Mailer every feature sends mail through (route-auth email codes, test
 // mails, later notifications). Settings live in the settings table under key "smtp"; the password
 // is sealed with the master key and never returned (only `password_set`).
-import nodemailer from 'nodemailer';
 import type { SettingsStore } from '../settings/store.js';
 import type { MasterKey } from '../util/crypto.js';
 import type { ActivityLog } from '../logs/activity.js';
@@ -86,8 +85,9 @@ export class SmtpService implements Mailer {
     return this.get();
   }
 
-  private transport(s: StoredSmtp) {
+  private async transport(s: StoredSmtp) {
     const pass = s.password ? this.crypto.open(s.password) : undefined;
+    const { default: nodemailer } = await import('nodemailer'); // loaded with the first mail, not at every start
     return nodemailer.createTransport({
       host: s.host,
       port: s.port,
@@ -102,7 +102,7 @@ export class SmtpService implements Mailer {
   async send(to: string, subject: string, text: string, html?: string): Promise<SentMail> {
     const s = await this.stored();
     if (!s) throw validation('SMTP is not configured', { smtp: 'configure the SMTP settings first' });
-    const t = this.transport(s);
+    const t = await this.transport(s);
     try {
       const info = await t.sendMail({ from: s.from, to, subject, text, ...(html ? { html } : {}) });
       return { messageId: String(info.messageId ?? ''), accepted: (info.accepted ?? []).map(String) };

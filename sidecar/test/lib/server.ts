@@ -65,7 +65,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
 
 let pgCounter = 0;
 /** Creates a new database on the PostgreSQL server of baseUrl and returns its URL. */
-async function freshPgDatabase(baseUrl: string): Promise<string> {
+export async function freshPgDatabase(baseUrl: string): Promise<string> {
   const { default: pg } = await import('pg');
   const name = `gh_test_${process.pid}_${Date.now()}_${pgCounter++}`;
   const client = new pg.Client({ connectionString: baseUrl });
