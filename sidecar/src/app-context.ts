@@ -66,6 +66,7 @@ import { MasterKeyRotation, type MasterKeyHook } from './masterkey/rotation.js';
 import { settleMasterKey } from './masterkey/files.js';
 import { sampleSealed } from './masterkey/sealed.js';
 import { lockHolder } from './masterkey/lock.js';
+import { guardedFetch, policyFor, type Lookup, type OutboundUse } from './util/outbound.js';
 
 export interface ContextOptions {
   clock?: Clock;
@@ -77,6 +78,8 @@ export interface ContextOptions {
   wgDriver?: WireGuardDriver;
   /** A feature gate in place of the licence's (tests switch features off and on with it); default: the LicenceService. */
   featureGate?: FeatureGate;
+  /** The resolver of server-side fetches (util/outbound.ts; default the system's): tests answer names from a table, the addresses are checked all the same. */
+  lookup?: Lookup;
 }
 
 /** Every service of the sidecar, typed. */
@@ -168,10 +171,11 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const users = new UsersService(models, clock, lockout, activity, events, { initialPasswordFile: path.join(config.dataDir, INITIAL_PASSWORD_FILE) });
   const tokens = new TokensService(models, clock, activity, events);
   const sessions = new DbSessionStore(models, clock);
-  const licence = new LicenceService({ config, settings, clock, log, events });
+  const outbound = (use: OutboundUse) => policyFor(use, config, opts.lookup);
+  const licence = new LicenceService({ config, settings, clock, log, events, fetch: guardedFetch(outbound('licence')) });
   await licence.load();
   const features = opts.featureGate ?? licence;
-  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features, licence };
+  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features, licence, outbound };
 }
 
 /** The whole container: the platform, then every feature service in dependency order. */
@@ -291,7 +295,6 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
   // webhooks: the queue subscribes to the bus once, here
   const webhookQueue = new DeliveryQueue(core);
   const webhooks = new WebhooksService(core, webhookQueue);
-  webhookQueue.serverAddresses = () => webhooks.serverAddresses();
   // desktop clients (after peers, WireGuard and DNS)
   const clientMachines = new ClientService(core, peers, wireguard, dns);
   // backup (after everything it restores into: one apply to the proxy and WireGuard afterwards)

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { OUTBOUND_USES, type OutboundUse } from './util/outbound.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z
@@ -72,6 +73,12 @@ const schema = z.object({
   GATEHOUSE_RDP_CHECK_TIMEOUT: z.coerce.number().int().min(1).max(60).default(3),
   GATEHOUSE_RDP_SESSION_LOST_AFTER: positiveInt.max(86_400).default(90),
   GATEHOUSE_RDP_WOL_PORT: port.default(9),
+  /** server-side fetches (util/outbound.ts): which may reach loopback, private ranges and this server; see README "Server-side requests" */
+  GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(OUTBOUND_USES, { error: `each must be one of ${OUTBOUND_USES.join(', ')}` }))),
   /** webhooks (src/webhooks): see README "Webhooks" */
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   GATEHOUSE_WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(120).default(10),
@@ -141,9 +148,14 @@ export interface Config {
     /** UDP port of the magic packets sent directly to a target host */
     wolPort: number;
   };
+  /** Server-side fetches (util/outbound.ts, README "Server-side requests"). */
+  outbound: {
+    /** GATEHOUSE_OUTBOUND_ALLOW_PRIVATE (plus webhooks when GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true): the uses that may reach loopback, private ranges and this server */
+    allowPrivate: OutboundUse[];
+  };
   /** Outbound webhooks (README "Webhooks"). */
   webhooks: {
-    /** GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: URLs on loopback, private ranges and this server allowed */
+    /** GATEHOUSE_WEBHOOK_ALLOW_PRIVATE (or webhooks in GATEHOUSE_OUTBOUND_ALLOW_PRIVATE): URLs on loopback, private ranges and this server allowed */
     allowPrivate: boolean;
     /** time limit of one delivery attempt */
     timeoutMs: number;
@@ -229,8 +241,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionLostAfterMs: e.GATEHOUSE_RDP_SESSION_LOST_AFTER * 1000,
       wolPort: e.GATEHOUSE_RDP_WOL_PORT,
     },
+    outbound: {
+      allowPrivate: [...new Set<OutboundUse>([...e.GATEHOUSE_OUTBOUND_ALLOW_PRIVATE, ...(e.GATEHOUSE_WEBHOOK_ALLOW_PRIVATE ? (['webhooks'] as const) : [])])],
+    },
     webhooks: {
-      allowPrivate: e.GATEHOUSE_WEBHOOK_ALLOW_PRIVATE,
+      allowPrivate: e.GATEHOUSE_WEBHOOK_ALLOW_PRIVATE || e.GATEHOUSE_OUTBOUND_ALLOW_PRIVATE.includes('webhooks'),
       timeoutMs: e.GATEHOUSE_WEBHOOK_TIMEOUT * 1000,
       retryBaseMs: e.GATEHOUSE_WEBHOOK_RETRY_BASE * 1000,
     },

@@ -16,6 +16,7 @@ import type { Scheduler } from './util/scheduler.js';
 import type { EventBus } from './events.js';
 import type { FeatureGate } from './license/features.js';
 import type { LicenceService } from './license/service.js';
+import type { OutboundPolicy, OutboundUse } from './util/outbound.js';
 
 export interface HealthCheck {
   name: string;
@@ -47,6 +48,8 @@ export interface Deps {
   features: FeatureGate;
   /** The licence: state, activation, refresh, limits (license/service.ts). */
   licence: LicenceService;
+  /** The request-forgery policy of a server-side fetch (util/outbound.ts): every request to a URL the server was given goes through it. */
+  outbound: (use: OutboundUse) => OutboundPolicy;
 }
 
 /** What the HTTP application (http/app.ts) needs: the platform, and gateway-token verification when gateways exist. */

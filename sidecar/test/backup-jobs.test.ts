@@ -23,7 +23,8 @@ let endpoint = '';
 const events: { type: string; [k: string]: unknown }[] = [];
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+  // s3rver listens on loopback: the operator's explicit opt-in for the S3 endpoint (util/outbound.ts)
+  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'backup_s3' });
   h = bearer(await apiToken(s));
   s.deps.events.on('backup_completed', (e) => void events.push(e));
   s.deps.events.on('backup_failed', (e) => void events.push(e));

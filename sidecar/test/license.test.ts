@@ -375,7 +375,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
     serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}/v1/refresh`;
     s = await startTestServer(
-      { GATEHOUSE_LICENSE_KEY: '', GATEHOUSE_LICENSE_URL: serviceUrl, GATEHOUSE_LICENSE_GRACE_DAYS: '3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+      { GATEHOUSE_LICENSE_KEY: '', GATEHOUSE_LICENSE_URL: serviceUrl, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence', GATEHOUSE_LICENSE_GRACE_DAYS: '3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
       { clock, timers: clock.timers },
     );
     // Only the licence feature's scheduled work on the manual clock (the other features' pollers

@@ -18,7 +18,8 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 const H24 = SESSION_DURATIONS['24h'];
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
+  // branding URLs are fetched from a server on loopback here: the operator's explicit opt-in (util/outbound.ts)
+  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'branding' });
   h = bearer(await apiToken(s));
   smtp = await startSmtp();
 });

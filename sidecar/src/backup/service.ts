@@ -16,6 +16,7 @@ import type { GatewaysService } from '../gateways/service.js';
 import type { PeersService } from '../peers/service.js';
 import type { CronHandle } from '../util/scheduler.js';
 import { AppError, notFound, validation } from '../util/errors.js';
+import { FetchFailed, isNotAllowed, NotAllowed, resolveAllowed } from '../util/outbound.js';
 import { makeDocument, readDocument, type BackupDocument, type DocMigration } from './document.js';
 import { checkPassphrase } from './envelope.js';
 import { runRestore, type RestoreMode, type RestorePlan } from './restore.js';
@@ -182,6 +183,7 @@ export class BackupService {
     await this.nameTaken(input.name);
     if (input.target === 's3' && !input.s3) throw validation('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
     if (input.target === 's3' && !input.s3?.secret_access_key) throw validation('An S3 target needs its secret access key', { 's3.secret_access_key': 'required' });
+    if (input.target === 's3') await this.checkEndpoint(input.s3?.endpoint);
     const now = this.deps.clock();
     const seal = (v: string) => this.deps.crypto.seal(v);
     const row = await this.models.BackupJob.create({
@@ -195,6 +197,22 @@ export class BackupService {
     this.schedule(job);
     await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_created', message: `Auto-backup job ${job.name} created (${job.schedule}, ${job.target})`, details: { id: job.id }, user_id: actor ?? null });
     return this.view(job);
+  }
+
+  /**
+   * An S3 endpoint must pass the request-forgery guard (util/outbound.ts): 400 fields["s3.endpoint"]
+   * "not allowed" for loopback, private ranges and this server, unless the operator named backup_s3 in
+   * GATEHOUSE_OUTBOUND_ALLOW_PRIVATE (a MinIO on the LAN). Checked again at every connection of a run.
+   */
+  private async checkEndpoint(endpoint: string | null | undefined): Promise<void> {
+    if (!endpoint) return;
+    try {
+      await resolveAllowed(new URL(endpoint).hostname, this.deps.outbound('backup_s3'));
+    } catch (err) {
+      if (err instanceof NotAllowed) throw validation('not allowed', { 's3.endpoint': 'not allowed' });
+      if (err instanceof FetchFailed) throw validation('The S3 endpoint does not resolve', { 's3.endpoint': 'the host does not resolve' });
+      throw err;
+    }
   }
 
   private s3Columns(target: 'local' | 's3', s3: JobCreate['s3'] | undefined, old: BackupJobRow | null): Partial<BackupJobRow> {
@@ -217,6 +235,7 @@ export class BackupService {
     const target = input.target ?? old.target;
     if (target === 's3' && old.target !== 's3' && !input.s3) throw validation('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
     const s3 = target === 's3' && old.target === 's3' && input.s3 ? { ...this.viewS3(old), ...input.s3 } : input.s3;
+    if (target === 's3' && input.s3?.endpoint) await this.checkEndpoint(input.s3.endpoint);
     const patch: Partial<BackupJobRow> = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
@@ -267,7 +286,8 @@ export class BackupService {
         if (pruned.length) this.deps.log.info(`backup job ${job.name}: removed ${pruned.length} old backup(s)`, { pruned });
         await this.deps.events.emit({ type: 'backup_completed', job_id: job.id, target: job.target, file: where, bytes: body.length, duration_ms: duration });
       } catch (err) {
-        const error = String((err as Error)?.message ?? err).slice(0, 2000);
+        // a target the guard refused is "not allowed" and nothing more (whatever the S3 client made of it)
+        const error = isNotAllowed(err) ? 'not allowed' : String((err as Error)?.message ?? err).slice(0, 2000);
         await this.models.BackupJob.update({ last_run_at: t0, last_status: 'failed', last_error: error, last_file: null, last_bytes: null, last_duration_ms: this.deps.clock() - t0 }, { where: { id: job.id } }).catch(() => undefined);
         await this.deps.events.emit({ type: 'backup_failed', job_id: job.id, target: job.target, error });
       }
@@ -285,7 +305,7 @@ export class BackupService {
       endpoint: job.s3_endpoint,
       accessKeyId: job.s3_access_key_id ?? '',
       secretAccessKey: job.s3_secret_enc ? this.deps.crypto.open(job.s3_secret_enc) : '',
-    });
+    }, this.deps.outbound('backup_s3'));
   }
 
   // ------------------------------------------------------------------ scheduling

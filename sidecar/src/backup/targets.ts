@@ -1,12 +1,14 @@
 // Where an auto-backup job puts its documents, and how `keep` prunes them:
 // - local: <dataDir>/backups/job-<id>/gatehouse-backup-<UTC time>.json (mode 0600)
 // - s3: s3://<bucket>/<prefix>gatehouse-backup-<UTC time>.json through the AWS SDK (any S3-compatible
-//   server: endpoint given -> path-style addressing)
+//   server: endpoint given -> path-style addressing); every connection through the request-forgery
+//   guard's agents (util/outbound.ts, policy backup_s3)
 // The time in the name sorts as text, so the oldest are the first by name; only names of this form
 // are counted and deleted (other objects under the prefix are left alone).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { GuardedHttpAgent, GuardedHttpsAgent, type OutboundPolicy } from '../util/outbound.js';
 
 export const BACKUP_NAME_RE = /^gatehouse-backup-\d{8}T\d{9}Z\.json$/;
 const S3_TIMEOUT_MS = 60_000;
@@ -56,13 +58,15 @@ export function localTarget(dir: string): Target {
   };
 }
 
-export function s3Target(s: S3Settings): Target {
+export function s3Target(s: S3Settings, policy: OutboundPolicy): Target {
   // The AWS SDK (hundreds of modules) is loaded at the first S3 operation, not at every start.
   let connected: Promise<{ sdk: typeof import('@aws-sdk/client-s3'); client: S3Client }> | null = null;
   const connect = () =>
     (connected ??= import('@aws-sdk/client-s3').then((sdk) => ({
       sdk,
       client: new sdk.S3Client({
+        // every connection through the request-forgery guard (util/outbound.ts, policy backup_s3)
+        requestHandler: { httpAgent: new GuardedHttpAgent(policy, { keepAlive: true }), httpsAgent: new GuardedHttpsAgent(policy, { keepAlive: true }) },
         region: s.region || 'us-east-1',
         endpoint: s.endpoint || undefined,
         forcePathStyle: Boolean(s.endpoint),

@@ -5,12 +5,16 @@
 // name or declared type: an SVG is a document that can carry script and external references.
 // A URL given instead of an upload is fetched once when the configuration is saved (http/https,
 // 10 s, same size and type checks) and stored the same way, so the login page never loads anything
-// from another origin.
+// from another origin. The fetch goes through the request-forgery guard (util/outbound.ts: global
+// addresses only, every redirect hop checked again, at most 3): a refused target is 400 "not allowed",
+// any other failure "could not be fetched" (no status code, error text or port: the field must not
+// tell a caller what answers where).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { validation } from '../util/errors.js';
 import { BRANDING_MAX_BYTES } from './schema.js';
+import { FetchFailed, guardedRequest, NotAllowed, type OutboundPolicy } from '../util/outbound.js';
 
 export type BrandingKind = 'logo' | 'bg_image';
 export interface ImageType {
@@ -86,32 +90,16 @@ export class BrandingStore {
   }
 }
 
-/** GETs an image URL (http/https, 10 s, size-capped). Throws 400 on field `field` when it cannot be used. */
-export async function fetchImage(url: string, field: string): Promise<Uint8Array> {
-  let res: Response;
+/** GETs an image URL through the guard (policy: deps.outbound('branding')). Throws 400 on field `field` when it cannot be used. */
+export async function fetchImage(url: string, field: string, policy: OutboundPolicy): Promise<Uint8Array> {
+  let res;
   try {
-    res = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(10_000), headers: { accept: 'image/png,image/jpeg,image/gif,image/webp' } });
-  } catch (err: any) {
-    throw validation(`Could not fetch ${url}: ${err?.cause?.message ?? err?.message ?? err}`, { [field]: 'could not be fetched' });
+    res = await guardedRequest(url, { policy, timeoutMs: 10_000, maxBytes: BRANDING_MAX_BYTES, maxRedirects: 3, headers: { accept: 'image/png,image/jpeg,image/gif,image/webp' } });
+  } catch (err) {
+    if (err instanceof NotAllowed) throw validation('not allowed', { [field]: 'not allowed' });
+    if (err instanceof FetchFailed && err.kind === 'too_large') throw validation(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
+    throw validation('could not be fetched', { [field]: 'could not be fetched' });
   }
-  if (!res.ok || !res.body) throw validation(`Fetching ${url} gave HTTP ${res.status}`, { [field]: `the server answered ${res.status}` });
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > BRANDING_MAX_BYTES) {
-    await res.body.cancel();
-    throw validation(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > BRANDING_MAX_BYTES) {
-      await reader.cancel();
-      throw validation(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  if (res.status < 200 || res.status > 299 || !res.body.length) throw validation('could not be fetched', { [field]: 'could not be fetched' });
+  return res.body;
 }

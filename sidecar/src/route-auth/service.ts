@@ -193,8 +193,8 @@ export class RouteAuthService {
     // Slow or remote work before the transaction: hashing, fetching branding URLs.
     const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : undefined;
     const fetched: Partial<Record<BrandingKind, Uint8Array>> = {};
-    if (input.logo_url) fetched.logo = await fetchImage(input.logo_url, 'logo_url');
-    if (input.bg_image_url) fetched.bg_image = await fetchImage(input.bg_image_url, 'bg_image_url');
+    if (input.logo_url) fetched.logo = await fetchImage(input.logo_url, 'logo_url', this.deps.outbound('branding'));
+    if (input.bg_image_url) fetched.bg_image = await fetchImage(input.bg_image_url, 'bg_image_url', this.deps.outbound('branding'));
 
     const newFiles: string[] = [];
     const oldFiles: string[] = [];

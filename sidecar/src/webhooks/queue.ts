@@ -38,7 +38,7 @@ export function retryDelay(baseMs: number, failedAttempt: number): number {
   return Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** (failedAttempt - 1));
 }
 
-type Core = Pick<Deps, 'db' | 'clock' | 'events' | 'crypto' | 'config' | 'scheduler' | 'log'>;
+type Core = Pick<Deps, 'db' | 'clock' | 'events' | 'crypto' | 'config' | 'scheduler' | 'log' | 'outbound'>;
 
 export class DeliveryQueue {
   private readonly models: Deps['db']['models'];
@@ -48,8 +48,6 @@ export class DeliveryQueue {
   private lastPrune = 0;
   /** aborted by stop(): attempts in flight end at once and their rows stay as they were */
   private abort = new AbortController();
-  /** also counts this server's public address as "itself" (service.ts serverAddresses) */
-  serverAddresses: () => string[] = () => [];
 
   constructor(private readonly core: Core) {
     this.models = core.db.models;
@@ -193,7 +191,7 @@ export class DeliveryQueue {
 
   private sendOptions() {
     const w = this.core.config.webhooks;
-    return { timeoutMs: w.timeoutMs, allowPrivate: w.allowPrivate, serverAddresses: this.serverAddresses(), userAgent: `Gatehouse-Webhook/${APP_VERSION}`, signal: this.abort.signal };
+    return { timeoutMs: w.timeoutMs, policy: this.core.outbound('webhooks'), userAgent: `Gatehouse-Webhook/${APP_VERSION}`, signal: this.abort.signal };
   }
 
   private async post(hook: WebhookRow, row: { uid: string; event: string; body: string }): Promise<SendResult> {

@@ -1,11 +1,9 @@
-// One delivery attempt: the exact body POSTed to the webhook's URL with its signature headers, to an
-// address the request-forgery guard (ssrf.ts) has just checked, with a time limit. No redirects are
-// followed (a redirect could lead past the guard): only a 2xx answer counts as delivered.
+// One delivery attempt: the exact body POSTed to the webhook's URL with its signature headers, through
+// the request-forgery guard (util/outbound.ts: every address checked, the connection pinned to the
+// checked one), with a time limit. No redirects are followed: only a 2xx answer counts as delivered.
+// A refused target is recorded as "not allowed" and nothing more.
 import crypto from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { checkedAddresses, ForbiddenTarget, type Lookup } from './ssrf.js';
+import { FetchFailed, guardedRequest, NotAllowed, type OutboundPolicy } from '../util/outbound.js';
 
 export const SIGNATURE_HEADER = 'X-Gatehouse-Signature';
 export const TIMESTAMP_HEADER = 'X-Gatehouse-Timestamp';
@@ -48,9 +46,8 @@ export interface SendResult {
 
 export interface SenderOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
-  serverAddresses?: readonly string[];
-  lookup?: Lookup;
+  /** the guard's policy of webhooks (deps.outbound('webhooks')) */
+  policy: OutboundPolicy;
   userAgent: string;
   /** aborts the attempt (server shutdown): resolves with error "aborted" */
   signal?: AbortSignal;
@@ -59,64 +56,29 @@ export interface SenderOptions {
 export async function send(input: SendInput, o: SenderOptions): Promise<SendResult> {
   const t0 = performance.now();
   const done = (status: number | null, error: string | null): SendResult => ({ ok: error === null && status !== null && status >= 200 && status < 300, status, error, duration_ms: Math.round(performance.now() - t0) });
-  let url: URL;
   try {
-    url = new URL(input.url);
+    new URL(input.url);
   } catch {
     return done(null, 'invalid URL');
   }
-  let target;
-  try {
-    [target] = await checkedAddresses(url.hostname, { allowPrivate: o.allowPrivate, serverAddresses: o.serverAddresses, lookup: o.lookup });
-  } catch (err) {
-    return done(null, err instanceof ForbiddenTarget ? `refused: ${err.message}` : `DNS: ${(err as Error).message}`);
-  }
+  if (o.signal?.aborted) return done(null, 'aborted');
   const ts = Math.floor(input.now / 1000);
-  // the connection goes to the address just checked, whatever the name resolves to by now
-  const lookup: LookupFunction = (_host, opts, cb) => {
-    if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
-    else cb(null, target.address, target.family);
-  };
   const headers = {
     'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(input.body)),
     'user-agent': o.userAgent,
     [EVENT_HEADER]: input.event,
     [DELIVERY_HEADER]: input.uid,
     [TIMESTAMP_HEADER]: String(ts),
     [SIGNATURE_HEADER]: `sha256=${sign(input.secret, ts, input.body)}`,
   };
-  return new Promise<SendResult>((resolve) => {
-    let settled = false;
-    const finish = (status: number | null, error: string | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(done(status, error));
-    };
-    const req = (url.protocol === 'https:' ? https : http).request(url, { method: 'POST', headers, lookup, agent: false }, (res) => {
-      const status = res.statusCode ?? null;
-      // the answer's body is not needed: read a little (so the server is not stuck) and hang up
-      let seen = 0;
-      res.on('data', (c: Buffer) => {
-        seen += c.length;
-        if (seen > 65536) res.destroy();
-      });
-      res.on('end', () => finish(status, status !== null && status >= 200 && status < 300 ? null : `HTTP ${status}`));
-      res.on('close', () => finish(status, status !== null && status >= 200 && status < 300 ? null : `HTTP ${status}`));
-      res.on('error', () => finish(status, status !== null && status >= 200 && status < 300 ? null : `HTTP ${status}`));
-    });
-    const timer = setTimeout(() => {
-      finish(null, `timed out after ${o.timeoutMs} ms`);
-      req.destroy();
-    }, o.timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => finish(null, err.code ? `${err.code}: ${err.message}` : err.message));
-    const abort = () => {
-      finish(null, 'aborted');
-      req.destroy();
-    };
-    if (o.signal?.aborted) abort();
-    else o.signal?.addEventListener('abort', abort, { once: true });
-    req.end(input.body);
-  });
+  try {
+    // the answer's body is not needed: a little is read (so the server is not stuck), then the connection is closed
+    const res = await guardedRequest(input.url, { policy: o.policy, method: 'POST', headers, body: input.body, timeoutMs: o.timeoutMs, maxBytes: 65536, overflow: 'truncate', maxRedirects: 0, signal: o.signal });
+    return done(res.status, res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`);
+  } catch (err) {
+    if (o.signal?.aborted) return done(null, 'aborted');
+    if (err instanceof NotAllowed) return done(null, 'not allowed');
+    if (err instanceof FetchFailed) return done(null, err.kind === 'timeout' ? `timed out after ${o.timeoutMs} ms` : err.kind === 'dns' ? `DNS: ${err.reason}` : err.reason);
+    return done(null, (err as Error).message);
+  }
 }

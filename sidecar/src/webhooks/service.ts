@@ -6,7 +6,7 @@ import { Op, fn, col } from 'sequelize';
 import type { Deps } from '../deps.js';
 import { notFound, validation } from '../util/errors.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookRow } from './model.js';
-import { checkedAddresses, ForbiddenTarget } from './ssrf.js';
+import { FetchFailed, NotAllowed, resolveAllowed } from '../util/outbound.js';
 import { deliveryView, webhookView, type DeliveryCounts, type DeliveryView, type WebhookView } from './views.js';
 import { TEST_EVENT, type WebhookEvent } from './events.js';
 import type { DeliveryQueue } from './queue.js';
@@ -22,7 +22,7 @@ export interface WebhookInput {
 
 export const DEFAULT_RETRY_COUNT = 3;
 
-type Core = Pick<Deps, 'db' | 'clock' | 'events' | 'crypto' | 'config'>;
+type Core = Pick<Deps, 'db' | 'clock' | 'events' | 'crypto' | 'config' | 'outbound'>;
 
 export class WebhooksService {
   private readonly models: Deps['db']['models'];
@@ -30,20 +30,19 @@ export class WebhooksService {
     this.models = core.db.models;
   }
 
-  /** The URL may be a target (400 with fields.url when not). */
+  /**
+   * The URL may be a target (400 with fields.url when not): the request-forgery guard (util/outbound.ts)
+   * says only "not allowed" for loopback, private ranges and this server.
+   */
   async checkUrl(url: string): Promise<void> {
     const host = new URL(url).hostname;
     try {
-      await checkedAddresses(host, { allowPrivate: this.core.config.webhooks.allowPrivate, serverAddresses: this.serverAddresses() });
+      await resolveAllowed(host, this.core.outbound('webhooks'));
     } catch (err) {
-      if (err instanceof ForbiddenTarget) throw validation('Validation failed', { url: `${err.message}; webhooks may not call this server, loopback or private networks (GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true allows it)` });
-      throw validation('Validation failed', { url: `the host does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      if (err instanceof NotAllowed) throw validation('Validation failed', { url: 'not allowed' });
+      if (err instanceof FetchFailed) throw validation('Validation failed', { url: 'the host does not resolve' });
+      throw err;
     }
-  }
-
-  /** This server's configured public address counts as "the server itself" besides its interfaces. */
-  serverAddresses(): string[] {
-    return this.core.config.publicIp ? [this.core.config.publicIp] : [];
   }
 
   private async row(id: number): Promise<WebhookRow> {
