@@ -6,7 +6,9 @@
 //   removePeer (disabled, expired or deleted): one UAPI `set=1` transaction on a wireguard-go
 //   interface, `wg set` on a kernel one. Never a full sync on the request path. A peer added back
 //   (re-enabled) gets its last endpoint and the server starts its handshake, so it passes traffic
-//   at once instead of after the peer's own rekey timeout.
+//   at once instead of after the peer's own rekey timeout. That endpoint is read from the interface
+//   when the peer leaves it (keepLastContact), so it is known also when the peer connected and was
+//   disabled between two polls.
 // - fullSync(): the whole peer list from the database (`wg syncconf`), or a fresh `up` when the
 //   interface is missing: at start, on POST /wg/restart and every resync interval (heals drift).
 //   A fresh `up` restores recently seen peers' endpoints and starts their handshakes, so tunnels
@@ -401,11 +403,47 @@ export class WireGuardService {
         this.present.add(row.public_key);
         if (added && (Number(row.last_raw_rx) !== 0 || Number(row.last_raw_tx) !== 0)) await this.resetRaw([row.id]);
       } else if (this.present.has(row.public_key)) {
+        await this.keepLastContact(row);
         await this.driver!.removePeer(this.iface, row.public_key);
         this.present.delete(row.public_key);
         if (Number(row.last_raw_rx) !== 0 || Number(row.last_raw_tx) !== 0) await this.resetRaw([row.id]);
       }
     });
+  }
+
+  /**
+   * Before a peer leaves the interface (disabled, expired): what the interface knows of it now, its
+   * endpoint, latest handshake and the bytes since the last poll, goes to its row, as a poll would
+   * store it. The re-enable path (restorableEndpoint above) then has the endpoint also when the
+   * peer connected and was disabled between two polls (issue 25: otherwise the re-enabled tunnel
+   * waited ~17 s for the peer's own rekey). Called under the driver lock; a failed read only logs.
+   */
+  private async keepLastContact(row: WgRow): Promise<void> {
+    let st: WgDump['peers'][number] | undefined;
+    try {
+      st = (await this.driver!.dump(this.iface))?.peers.find((p) => p.publicKey === row.public_key);
+    } catch (err) {
+      this.deps.log.warn('reading the interface before removing a peer failed', { peer_id: row.id, err: String(err) });
+      return;
+    }
+    if (!st) return;
+    const lastRx = Number(row.last_raw_rx ?? 0);
+    const lastTx = Number(row.last_raw_tx ?? 0);
+    const dRx = st.rx >= lastRx ? st.rx - lastRx : st.rx;
+    const dTx = st.tx >= lastTx ? st.tx - lastTx : st.tx;
+    const oldHs = row.latest_handshake === null ? null : Number(row.latest_handshake);
+    const hs = st.latestHandshake > 0 ? st.latestHandshake : oldHs;
+    const endpoint = st.endpoint ?? row.endpoint ?? null;
+    if (!dRx && !dTx && hs === oldHs && endpoint === row.endpoint) return;
+    const s = this.deps.db.sequelize;
+    await s.transaction(async (transaction) => {
+      await s.query('UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, last_raw_rx = 0, last_raw_tx = 0, latest_handshake = ?, endpoint = ? WHERE id = ?', {
+        replacements: [dRx, dTx, hs, endpoint, row.id],
+        transaction,
+      });
+      if (dRx || dTx) await addSamples(s, [{ peerId: row.id, rx: dRx, tx: dTx }], this.deps.clock(), transaction);
+    });
+    Object.assign(row, { last_raw_rx: 0, last_raw_tx: 0, latest_handshake: hs, endpoint });
   }
 
   private healing = false;
