@@ -226,6 +226,7 @@ test('a peer disabled within a second of its first handshake carries traffic wit
   const row = (await s.deps.db.models.Peer.findByPk(c.id, { raw: true })) as any;
   assert.equal(row.endpoint, `10.238.${n}.2:${String(row.endpoint).split(':')[1]}`, 'the endpoint read at the disable');
   assert.ok(Number(row.latest_handshake) > Date.now() - 60_000, 'the handshake read at the disable');
+  assert.ok(Number(row.total_rx) > 0, 'the bytes of the first ping kept at the disable');
   assert.equal(await quickPing(0.5), false, 'no tunnel while disabled');
 
   const on = await api(`/peers/${c.id}/toggle`, { method: 'PUT' });
