@@ -207,7 +207,7 @@ export const telemetrySchema = z.looseObject({
   mem_total: nonNeg,
   mem_free: nonNeg,
   mem_used: nonNeg,
-  disk: z.object({ total: nonNeg, free: nonNeg, used: nonNeg }).nullable(),
+  disk: z.looseObject({ total: nonNeg, free: nonNeg, used: nonNeg }).nullable(),
   os_platform: shortText(64),
   os_release: shortText(128),
   arch: shortText(32),
@@ -241,7 +241,7 @@ export const heartbeatSchema = z
 export type Heartbeat = z.infer<typeof heartbeatSchema>;
 
 /** POST /api/v1/gateway/status: a traffic snapshot (not a heartbeat). */
-export const statusSchema = z.object({
+export const statusSchema = z.strictObject({
   rx_bytes: nonNegInt,
   tx_bytes: nonNegInt,
   active_connections: nonNegInt,

@@ -4,14 +4,14 @@ import { text } from '../http/fields.js';
 import { SCOPES } from '../http/registry.js';
 import { userView } from '../users/schema.js';
 
-export const loginBody = z.object({
+export const loginBody = z.strictObject({
   username: text({ min: 1, max: 64 }),
   password: z.string().min(1, 'required').max(1024),
   next: text({ max: 2048 }).optional(),
 });
 
 /** The server-rendered password change form (GET /password); `next` is where to go afterwards. */
-export const passwordFormBody = z.object({
+export const passwordFormBody = z.strictObject({
   current: z.string().max(1024),
   new_password: z.string().max(1024),
   confirm: z.string().max(1024).optional(),

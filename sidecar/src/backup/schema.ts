@@ -1,5 +1,6 @@
 // Request and response schemas of the backup endpoints (zod): validation and the OpenAPI document.
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text } from '../http/fields.js';
 import { Scheduler } from '../util/scheduler.js';
 import { PASSPHRASE_MIN } from './envelope.js';
@@ -13,18 +14,18 @@ export const BACKUP_MAX_BYTES = 64 * 1024 * 1024;
 
 export const passphrase = z.string().min(PASSPHRASE_MIN, `at least ${PASSPHRASE_MIN} characters`).max(1024);
 
-export const downloadQuery = z.object({
+export const downloadQuery = z.strictObject({
   format: z.enum(['json', 'download']).optional().meta({ description: 'download: sent as an attachment (Content-Disposition) named gatehouse-backup-<UTC time>.json' }),
 });
 
 const boolish = z.union([z.literal('1'), z.literal('0'), z.literal('true'), z.literal('false')]).transform((v) => v === '1' || v === 'true');
 
-export const restoreQuery = z.object({
+export const restoreQuery = z.strictObject({
   mode: z.enum(['merge', 'replace']).meta({ description: 'replace: the server holds exactly the document afterwards; merge: the document\'s items are added or updated, nothing is removed' }),
   dry_run: boolish.optional().meta({ description: '1: list what would be created, changed and removed; write nothing' }),
 });
 /** The text fields of the multipart restore upload (the document is the file field "file"). */
-export const restoreBody = z.object({ passphrase: z.string().min(1, 'required').max(1024) });
+export const restoreBody = z.strictObject({ passphrase: z.string().min(1, 'required').max(1024) });
 
 const schedule = z
   .string()
@@ -42,10 +43,10 @@ const s3Fields = {
   access_key_id: z.string().trim().min(1, 'required').max(255),
   secret_access_key: z.string().min(1).max(1024).optional().meta({ description: 'write-only; stored sealed; omit on update to keep the stored one' }),
 };
-const s3Create = z.object(s3Fields);
-const s3Update = z.object({ ...s3Fields, bucket: s3Fields.bucket.optional(), access_key_id: s3Fields.access_key_id.optional() });
+const s3Create = z.strictObject(s3Fields);
+const s3Update = z.strictObject({ ...s3Fields, bucket: s3Fields.bucket.optional(), access_key_id: s3Fields.access_key_id.optional() });
 
-export const jobCreateBody = z.object({
+export const jobCreateBody = z.strictObject({
   name: text({ min: 1, max: 64 }),
   enabled: z.boolean().optional(),
   schedule,
@@ -54,7 +55,9 @@ export const jobCreateBody = z.object({
   s3: s3Create.optional(),
   passphrase: passphrase.meta({ description: 'the passphrase the job\'s backups are sealed with; stored sealed with the master key, never shown again' }),
 });
-export const jobUpdateBody = z.object({
+/** What PUT /settings/autobackup/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const JOB_READ_ONLY = storedResourceFields('auto-backup job');
+export const jobUpdateBody = ignoringReadOnly(z.strictObject({
   name: text({ min: 1, max: 64 }).optional(),
   enabled: z.boolean().optional(),
   schedule: schedule.optional(),
@@ -62,7 +65,7 @@ export const jobUpdateBody = z.object({
   target: z.enum(['local', 's3']).optional(),
   s3: s3Update.optional(),
   passphrase: passphrase.optional(),
-});
+}), JOB_READ_ONLY);
 export type JobCreate = z.infer<typeof jobCreateBody>;
 export type JobUpdate = z.infer<typeof jobUpdateBody>;
 

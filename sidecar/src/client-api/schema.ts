@@ -41,18 +41,18 @@ export const splitTunnelList = z
 
 // ---------------------------------------------------------------- requests
 
-export const registerBody = z.object({
+export const registerBody = z.strictObject({
   hostname: text({ min: 1, max: 255 }).meta({ description: "the machine's hostname; the new peer is named after it (made unique)" }),
   platform: text({ min: 1, max: 64 }).meta({ description: 'e.g. linux-x64, windows-x64, darwin-arm64' }),
   client_version: text({ min: 1, max: 64 }),
 });
 export type RegisterInput = z.infer<typeof registerBody>;
 
-export const configCheckQuery = z.object({
+export const configCheckQuery = z.strictObject({
   hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional().meta({ description: 'the config_hash the client holds' }),
 });
 
-export const heartbeatBody = z.object({
+export const heartbeatBody = z.strictObject({
   handshake_age_s: z.number().int().min(0).max(10 * 365 * 86400).nullable().meta({ description: 'seconds since the last WireGuard handshake (null: none yet)' }),
   rx_bytes: count,
   tx_bytes: count,
@@ -73,16 +73,16 @@ export const statusBody = z
   })
   .meta({ description: `Detailed device status: any JSON object of at most ${STATUS_MAX_BYTES} bytes, stored as the machine's last status (os, os_version, uptime_s, tunnel {up, interface, endpoint} are checked when present)` });
 
-export const hostnameReportBody = z.object({
+export const hostnameReportBody = z.strictObject({
   hostname: hostnameValue.nullable().meta({ description: 'the DNS name to publish for this peer under the internal zone; empty or null clears an agent name' }),
 });
 
-export const peerInfoQuery = z.object({ peerId: z.coerce.number({ error: 'must be a peer id' }).int('must be a peer id').positive('must be a peer id') });
+export const peerInfoQuery = z.strictObject({ peerId: z.coerce.number({ error: 'must be a peer id' }).int('must be a peer id').positive('must be a peer id') });
 
-export const trafficQuery = z.object({ period: z.enum(['1h', '24h', '7d', '30d']).default('24h') });
+export const trafficQuery = z.strictObject({ period: z.enum(['1h', '24h', '7d', '30d']).default('24h') });
 
 const DOMAIN_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-export const dnsCheckQuery = z.object({
+export const dnsCheckQuery = z.strictObject({
   domain: z
     .string()
     .trim()
@@ -93,10 +93,10 @@ export const dnsCheckQuery = z.object({
 });
 
 export const clientSettingsBody = z
-  .object({
+  .strictObject({
     split_tunnel: splitTunnelList.nullable().meta({ description: 'the server default; null = only the VPN subnet' }),
     update: z
-      .object({
+      .strictObject({
         version: text({ min: 1, max: 64 }),
         download_url: z.string().max(2048).regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL'),
         notes: text({ max: 4000, multiline: true }).nullable().optional(),
@@ -107,7 +107,7 @@ export const clientSettingsBody = z
   .partial()
   .refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
-export const machinesQuery = z.object({ delete_peer: z.enum(['true', 'false', '1', '0']).optional().meta({ description: "also delete the machine's peer (default false: the peer is kept)" }) });
+export const machinesQuery = z.strictObject({ delete_peer: z.enum(['true', 'false', '1', '0']).optional().meta({ description: "also delete the machine's peer (default false: the peer is kept)" }) });
 
 // ---------------------------------------------------------------- responses
 

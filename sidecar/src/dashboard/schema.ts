@@ -1,7 +1,7 @@
 // Query and response schemas of the dashboard API (zod; validation and the OpenAPI document).
 import { z } from 'zod';
 
-export const trafficQuery = z.object({ period: z.enum(['1h', '24h', '7d']).default('24h') });
+export const trafficQuery = z.strictObject({ period: z.enum(['1h', '24h', '7d']).default('24h') });
 
 export const statsResponse = z.object({
   ok: z.literal(true),

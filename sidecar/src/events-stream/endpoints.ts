@@ -11,7 +11,7 @@ import { AppError, forbidden } from '../util/errors.js';
 import { streamScopesFor, streamedEventNames } from './catalog.js';
 import { HEARTBEAT_MS, RETRY_MS } from './hub.js';
 
-const eventsQuery = z.object({
+const eventsQuery = z.strictObject({
   last_event_id: z.string().max(200).optional().describe('Resume after this event id (for EventSource polyfills that cannot send the Last-Event-ID header)'),
 });
 

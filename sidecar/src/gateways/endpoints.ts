@@ -13,6 +13,7 @@ import { createApp } from '../http/app.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { bearerToken, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
+import { UNKNOWN_PARAMETER } from '../http/input.js';
 import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
 import { routeWolEndpoints } from '../routes/wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
@@ -85,8 +86,9 @@ export function checkFastPath(deps: AppContext): Koa.Middleware {
     const v = token ? await gw.verify(token) : null;
     if (!v) throw unauthorized('A valid gateway token is required');
     ctx.state.principal = { kind: 'gateway', peerId: v.peerId } satisfies Principal;
-    const q = checkQuery.safeParse({ hash: typeof ctx.query.hash === 'string' ? ctx.query.hash : ctx.query.hash?.[0] });
-    if (!q.success) throw validation('Validation failed', zodFields(q.error));
+    // the same strict query as the declared endpoint (an unknown parameter is a 400); a repeated one counts once
+    const q = checkQuery.safeParse(Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])));
+    if (!q.success) throw validation('Validation failed', zodFields(q.error, UNKNOWN_PARAMETER));
     const body = await answerCheck(gw, ctx, await callerPeer(gw, ctx), q.data.hash);
     if (body) ctx.body = { ok: true, ...body };
   };

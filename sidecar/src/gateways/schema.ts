@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
 
-export const checkQuery = z.object({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
+export const checkQuery = z.strictObject({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
 
 /** POST /gateway/probe echoes any body (JSON or raw bytes). */
 export const probeBody = z.unknown();

@@ -1,5 +1,6 @@
 // Request and response schemas of the peer-groups API (zod).
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { description, peerName } from '../peers/schema.js';
 
 /** #rgb, #rrggbb or #rrggbbaa */
@@ -9,7 +10,9 @@ export const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-
 export const groupView = z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable(), description: z.string().nullable(), peer_count: z.number().int(), created_at: z.string().meta({ format: 'date-time' }), updated_at: z.string().meta({ format: 'date-time' }) });
 export const groupResponse = z.object({ ok: z.literal(true), group: groupView });
 
-export const createBody = z.object({ name: peerName, color: hexColor.nullable().optional(), description: description.nullable().optional() });
-export const updateBody = z.object({ name: peerName.optional(), color: hexColor.nullable().optional(), description: description.nullable().optional() });
+export const createBody = z.strictObject({ name: peerName, color: hexColor.nullable().optional(), description: description.nullable().optional() });
+/** What PUT /peer-groups/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const GROUP_READ_ONLY = storedResourceFields('peer group', { peer_count: z.number().int() });
+export const updateBody = ignoringReadOnly(z.strictObject({ name: peerName.optional(), color: hexColor.nullable().optional(), description: description.nullable().optional() }), GROUP_READ_ONLY);
 
 export const groupsResponse = z.object({ ok: z.literal(true), groups: z.array(groupView) });

@@ -12,6 +12,7 @@ import { authenticate, csrfCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
 import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry.js';
 import { validation } from '../util/errors.js';
+import { assertStrictInput, CSRF_FIELD, UNKNOWN_FIELD, UNKNOWN_PARAMETER } from './input.js';
 import { featureDisabled, type FeatureGate, type LicensedFeature } from '../license/features.js';
 
 export const SESSION_COOKIE = 'gatehouse_sid';
@@ -71,26 +72,46 @@ function featureCheck(gate: FeatureGate, feature: LicensedFeature): Koa.Middlewa
   };
 }
 
+/**
+ * Body and query by the endpoint's schemas, which are strict (http/input.ts): every unknown field and
+ * query parameter is a 400 naming it. A write without a body schema takes no fields, a write without
+ * a query schema no query parameters. The form field _csrf (SPEC) is known to every write.
+ */
 function validate(e: Endpoint): Koa.Middleware {
+  const write = e.method !== 'GET';
   return async (ctx, next) => {
     const fields: Record<string, string> = {};
     let body: unknown;
     let query: unknown;
+    const raw = withoutCsrf(ctx.request.body ?? {});
     if (e.body) {
-      const raw = ctx.request.body ?? {};
       const r = e.body.safeParse(raw);
       if (r.success) body = r.data;
       else Object.assign(fields, zodFields(r.error));
+    } else if (write && !e.ownBody) {
+      if (Array.isArray(raw)) fields._ = 'this endpoint takes no request body';
+      else if (raw && typeof raw === 'object') for (const k of Object.keys(raw)) fields[k] = UNKNOWN_FIELD;
     }
+    const q: Record<string, unknown> = { ...ctx.query };
+    if (e.queryToken) delete q.token;
     if (e.query) {
-      const r = e.query.safeParse({ ...ctx.query });
+      const r = e.query.safeParse(q);
       if (r.success) query = r.data;
-      else Object.assign(fields, zodFields(r.error));
+      else Object.assign(fields, zodFields(r.error, UNKNOWN_PARAMETER));
+    } else if (write) {
+      for (const k of Object.keys(q)) fields[k] = UNKNOWN_PARAMETER;
     }
     if (Object.keys(fields).length) throw validation('Validation failed', fields);
     ctx.state.input = { body, query, params: ctx.state.params ?? {} };
     await next();
   };
+}
+
+/** The body without the CSRF form field (csrfCheck and the public forms read it from ctx.request.body). */
+function withoutCsrf(b: unknown): unknown {
+  if (!b || typeof b !== 'object' || Array.isArray(b) || !(CSRF_FIELD in b)) return b;
+  const { [CSRF_FIELD]: _drop, ...rest } = b as Record<string, unknown>;
+  return rest;
 }
 
 function run(e: Endpoint): Koa.Middleware {
@@ -156,6 +177,8 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     const key = `${e.method} ${p}`;
     if (seen.has(key)) throw new Error(`endpoint declared twice: ${key}`);
     seen.add(key);
+    if (e.body) assertStrictInput(key, 'body', e.body);
+    if (e.query) assertStrictInput(key, 'query', e.query);
     const chain: Koa.Middleware[] = [];
     const rl = rateLimitFor(e);
     if (rl) chain.push(limits.middleware(rl));

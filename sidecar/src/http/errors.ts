@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { AppError, type ErrorKind } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { databaseFailure } from '../db/failures.js';
+import { UNKNOWN_FIELD } from './input.js';
 
 const STATUS: Record<ErrorKind, number> = {
   validation: 400,
@@ -18,10 +19,20 @@ const STATUS: Record<ErrorKind, number> = {
   unavailable: 503,
 };
 
-/** zod issues → {field: message}; nested paths are joined with dots, the root is "_". */
-export function zodFields(err: z.ZodError): Record<string, string> {
+/**
+ * zod issues → {field: message}; nested paths are joined with dots, the root is "_". Unknown keys
+ * (strict objects, http/input.ts) are named one by one: {"exposure": "unknown field", "a.b": ...}.
+ */
+export function zodFields(err: z.ZodError, unknownMessage = UNKNOWN_FIELD): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const issue of err.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) {
+        const key = [...issue.path.map(String), k].join('.');
+        if (!fields[key]) fields[key] = unknownMessage;
+      }
+      continue;
+    }
     const key = issue.path.length ? issue.path.map(String).join('.') : '_';
     if (!fields[key]) fields[key] = issue.message;
   }

@@ -4,6 +4,7 @@ import { fullPath, leastRole, scopeForPath, SECRETS_ROLE, SECRETS_SCOPE, type En
 import { APP_VERSION } from '../version.js';
 import { SERVED_OUTSIDE_REGISTRY, servedPathOperation } from './served-paths.js';
 import { LICENSED_FEATURES } from '../license/features.js';
+import { CSRF_FIELD, readOnlyNames } from './input.js';
 
 /** A request schema is what a client may send (io 'input': defaults make keys optional); a response schema what the server sends (io 'output'). */
 function toJsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
@@ -53,6 +54,25 @@ function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unk
   return { description: 'Success: {ok: true, ...}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ok' } } } };
 }
 
+/**
+ * The CSRF form field every write knows (SPEC "Authentication": header X-CSRF-Token or body field
+ * _csrf), added to each object a body may be; http/app.ts validate() takes it out before the schema.
+ */
+function withCsrfField(js: Record<string, any>): Record<string, any> {
+  const field = { type: 'string', description: 'the session\'s CSRF token (session callers; the X-CSRF-Token header does the same); never part of the data' };
+  const visit = (s: Record<string, any>) => {
+    if (s.properties && s.additionalProperties === false) s.properties[CSRF_FIELD] = field;
+    for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(alt);
+  };
+  visit(js);
+  return js;
+}
+
+function bodyDescription(js: Record<string, any>): string {
+  const ro = readOnlyNames(js);
+  return `Unknown fields are refused: 400 with \`fields\` naming each one, nothing written.${ro.length ? ` The read-only fields ${ro.join(', ')} are accepted and ignored (a client may send back what it read).` : ''}`;
+}
+
 export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const e of endpoints) {
@@ -69,11 +89,19 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       for (const [name, schema] of Object.entries(js.properties ?? {})) params.push({ name, in: 'query', required: js.required?.includes(name) ?? false, schema });
     }
     if (params.length) op.parameters = params;
-    if (e.body) {
-      const schema = toJsonSchema(e.body);
-      op.requestBody = { required: true, content: { 'application/json': { schema }, ...(e.auth === 'public' ? { 'application/x-www-form-urlencoded': { schema } } : {}) } };
+    if (e.body && !e.multipart) {
+      const schema = withCsrfField(toJsonSchema(e.body));
+      op.requestBody = { required: true, description: bodyDescription(schema), content: { 'application/json': { schema }, ...(e.auth === 'public' ? { 'application/x-www-form-urlencoded': { schema } } : {}) } };
     } else if (e.multipart) {
-      op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { [e.multipart.field]: { type: 'string', format: 'binary' } } } } } };
+      // the file and the form fields the body schema declares (e.g. the passphrase of a restore)
+      const fields = e.body ? (toJsonSchema(e.body) as { properties?: Record<string, unknown>; required?: string[] }) : {};
+      const schema = {
+        type: 'object',
+        properties: { [e.multipart.field]: { type: 'string', format: 'binary' }, ...(fields.properties ?? {}) },
+        required: [e.multipart.field, ...(fields.required ?? [])],
+        additionalProperties: false,
+      };
+      op.requestBody = { required: true, description: bodyDescription(schema), content: { 'multipart/form-data': { schema: withCsrfField(schema) } } };
     }
     const ok = String(e.status ?? 200);
     const success = successResponse(e, queryJs);

@@ -120,6 +120,11 @@ export interface Endpoint<B = any, Q = any> {
    * description for the OpenAPI document; the handler sets ctx.body itself.
    */
   rawResponse?: { contentType: string; description: string; events?: { name: string; scope: string; fields: string }[]; /** the handler answers 406 to an Accept that excludes contentType */ strictAccept?: boolean };
+  /**
+   * The handler reads the request body itself (a byte-for-byte echo, a report checked only after its
+   * sender is): the generic chain neither validates nor refuses its fields. Says how it is read.
+   */
+  ownBody?: string;
   /** multipart/form-data upload of one file (http/body.ts; the handler reads uploadedFile(ctx)). */
   multipart?: { field: string; maxBytes: number };
   rateLimit?: RateLimitName;
@@ -172,7 +177,7 @@ export function fullPath(e: Endpoint): string {
 
 // Shared schema pieces.
 export const idParam = z.coerce.number().int().positive();
-export const paging = z.object({
+export const paging = z.strictObject({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).default(0),
 });

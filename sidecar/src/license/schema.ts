@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { LICENSED_FEATURES } from './features.js';
 
-export const activateBody = z.object({
+export const activateBody = z.strictObject({
   key: z.string().trim().min(1, 'required').max(16_384, 'at most 16384 characters').meta({ description: 'the licence key (GHL1.<key id>.<document>.<signature>)' }),
 });
 

@@ -1,5 +1,6 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { dateInput, text } from '../http/fields.js';
 import { tagList, tagName } from '../tags/names.js';
 import { paging } from '../http/registry.js';
@@ -66,7 +67,7 @@ const boolish = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v)
 const groupId = z.number().int().positive().nullable();
 const keepalive = z.number().int().min(0).max(65535);
 
-export const createPeerBody = z.object({
+export const createPeerBody = z.strictObject({
   name: peerName,
   description: description.nullable().optional(),
   tags: tagList.optional(),
@@ -79,7 +80,9 @@ export const createPeerBody = z.object({
 });
 export type CreatePeerInput = z.infer<typeof createPeerBody>;
 
-export const updatePeerBody = z.object({
+/** What PUT /peers/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const PEER_READ_ONLY = storedResourceFields('peer');
+export const updatePeerBody = ignoringReadOnly(z.strictObject({
   name: peerName.optional(),
   description: description.nullable().optional(),
   tags: tagList.optional(),
@@ -92,10 +95,10 @@ export const updatePeerBody = z.object({
   persistent_keepalive: keepalive.nullable().optional(),
   /** new key pair and preshared key; the old config stops working at once */
   regenerate_keys: z.literal(true).optional(),
-});
+}), PEER_READ_ONLY);
 export type UpdatePeerInput = z.infer<typeof updatePeerBody>;
 
-export const batchBody = z.object({
+export const batchBody = z.strictObject({
   action: z.enum(['enable', 'disable', 'delete']),
   ids: z.array(z.number().int().positive()).min(1, 'at least one id').max(1000, 'at most 1000 ids'),
 });
@@ -108,7 +111,7 @@ export const hostnameValue = z
   .transform((v) => v.toLowerCase())
   .refine((v) => v === '' || v.split('.').every((l) => HOST_LABEL.test(l)), 'letters, digits and hyphens, in dot-separated labels of at most 63 characters');
 
-export const hostnameBody = z.object({ hostname: hostnameValue.nullable() });
+export const hostnameBody = z.strictObject({ hostname: hostnameValue.nullable() });
 
 /** true/false in a query string (also 1/0). */
 export const queryBool = z
@@ -137,8 +140,8 @@ export const listPeersQuery = paging.extend({
 });
 export type ListPeersQuery = z.infer<typeof listPeersQuery>;
 
-export const configQuery = z.object({ download: z.enum(['0', '1', 'true', 'false']).optional() });
-export const peerTrafficQuery = z.object({ period: z.enum(['24h', '7d', '30d']).default('24h') });
+export const configQuery = z.strictObject({ download: z.enum(['0', '1', 'true', 'false']).optional() });
+export const peerTrafficQuery = z.strictObject({ period: z.enum(['24h', '7d', '30d']).default('24h') });
 
 // Response schemas (the OpenAPI document declares them; test/openapi-responses.test.ts checks real answers against the document).
 const isoDate = z.string().meta({ format: 'date-time' });

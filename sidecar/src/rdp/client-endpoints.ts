@@ -121,7 +121,7 @@ const address = z.object({
   mode: z.enum(['internal', 'external', 'gateway']).meta({ description: 'internal: through the WireGuard tunnel; external: the public address; gateway: the server\'s public host, relayed by the gateway companion' }),
 });
 
-const connectQuery = z.object({
+const connectQuery = z.strictObject({
   key: oneTimeKeyText.meta({
     description: 'the one-time RSA-OAEP (SHA-256) public key, 2048-4096 bits, as base64 (standard or URL-safe) of its SPKI DER, percent-encoded; the credentials come back encrypted for it',
   }),

@@ -44,7 +44,7 @@ export const rdpRouteStatus = z.object({
   error: z.string().nullable(),
 });
 
-export const statusQuery = z.object({ refresh: queryBool.optional().meta({ description: 'check now instead of answering the last scheduled result' }) });
+export const statusQuery = z.strictObject({ refresh: queryBool.optional().meta({ description: 'check now instead of answering the last scheduled result' }) });
 export const rdpStatusResponse = z.object({ ok: z.literal(true), status: rdpRouteStatus });
 export const rdpStatusAllResponse = z.object({
   ok: z.literal(true),
@@ -101,11 +101,11 @@ export const historyEntry = z.object({
   user_id: id.nullable(),
   username: z.string().nullable(),
 });
-export const historyQuery = z.object({
+export const historyQuery = z.strictObject({
   limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'at least 1').max(HISTORY_MAX_LIMIT, `at most ${HISTORY_MAX_LIMIT}`).default(HISTORY_DEFAULT_LIMIT),
 });
 export const historyResponse = z.object({ ok: z.literal(true), rdp_route_id: id, name: z.string(), total: z.number().int(), sessions: z.array(historyEntry) });
-export const exportQuery = z.object({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json') });
+export const exportQuery = z.strictObject({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json') });
 
 export function rdpOpsEndpoints(deps: AppContext): Endpoint[] {
   const tags = ['rdp'];

@@ -2,6 +2,7 @@
 // syntax only: rules over several fields or the database (access-mode combinations, peers that must
 // exist and be gateways, port conflicts, the current key id of an envelope) live in RdpService.
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { credentialEnvelopeSchema } from '@gatehouse/common/rdp-credentials.js';
 import { text } from '../http/fields.js';
 import { parseDateString, MAX_DATE_MS } from '../util/dates.js';
@@ -43,7 +44,7 @@ export const resolutionIn = z
 const colorDepthIn = z.union(COLOR_DEPTHS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<15>, z.ZodLiteral<16>, z.ZodLiteral<24>, z.ZodLiteral<32>], { error: 'must be 15, 16, 24 or 32' });
 
 /** Every writable RDP route field by its SPEC name (create requires name, access_mode). */
-export const rdpFields = z.object({
+export const rdpFields = z.strictObject({
   name: text({ min: 1, max: 128 }),
   description: text({ max: 500, multiline: true }).nullable(),
   enabled: boolIn,
@@ -73,15 +74,17 @@ export const createRdpBody = rdpFields.partial().extend({
   name: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') }).pipe(text({ min: 1, max: 128 })),
   access_mode: z.enum(ACCESS_MODES, { error: (i) => (i.input === undefined ? 'required' : 'must be internal, external, both or gateway') }),
 });
-export const updateRdpBody = rdpFields.partial().refine((v) => Object.keys(v).length > 0, 'nothing to update');
+/** What PATCH /rdp/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const RDP_READ_ONLY = storedResourceFields('RDP route');
+export const updateRdpBody = ignoringReadOnly(rdpFields.partial(), RDP_READ_ONLY).refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
-export const rdpBatchBody = z.object({
+export const rdpBatchBody = z.strictObject({
   action: z.enum(['enable', 'disable', 'delete'], { error: 'must be enable, disable or delete' }),
   ids: z.array(idIn).min(1, 'at least one id').max(1000, 'at most 1000 ids'),
 });
 
-export const credentialsBody = z.object({ credentials: credentialEnvelopeSchema });
-export const maintenanceBody = z.object({ windows: maintenanceWindowsIn });
+export const credentialsBody = z.strictObject({ credentials: credentialEnvelopeSchema });
+export const maintenanceBody = z.strictObject({ windows: maintenanceWindowsIn });
 
 // --- responses ---
 

@@ -44,7 +44,7 @@ export function ensureBreakerSecret(dataDir: string): string {
   return secret;
 }
 
-export const breakerReport = z.object({
+export const breakerReport = z.strictObject({
   route_id: z.string().regex(/^[1-9]\d{0,9}$/),
   state: z.enum(['closed', 'open', 'half_open']),
   failure_count: z.number().int().min(0).max(1e9),

@@ -44,7 +44,7 @@ const hasControl = (v: string) => [...v].some((c) => {
 const noControl = (max: number) => z.string().trim().max(max).refine((v) => !hasControl(v), 'must not contain control characters');
 
 export const routeAuthBody = z
-  .object({
+  .strictObject({
     method: z.enum(['email_password', 'email_code', 'totp'], { error: 'must be email_password, email_code or totp' }),
     two_factor_enabled: z.boolean().optional(),
     two_factor_method: z.enum(['email_code', 'totp'], { error: 'must be email_code or totp' }).nullable().optional(),
@@ -75,8 +75,8 @@ export type RouteAuthInput = z.infer<typeof routeAuthBody>;
 
 const routeUserId = z.number({ error: 'must be a user id' }).int().positive().max(2_147_483_647).optional();
 /** Without user_id: the configured account's TOTP; with user_id: that route user's own TOTP. */
-export const totpSetupBody = z.object({ user_id: routeUserId });
-export const totpVerifyBody = z.object({ token: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the authenticator app'), user_id: routeUserId });
+export const totpSetupBody = z.strictObject({ user_id: routeUserId });
+export const totpVerifyBody = z.strictObject({ token: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the authenticator app'), user_id: routeUserId });
 
 /** The steps of the login page the admin preview can show. */
 export const PREVIEW_STEPS = ['password', 'request_code', 'code_email', 'code_totp', 'totp'] as const;
@@ -86,7 +86,7 @@ const emptyToNull = (v: unknown) => (v === '' ? null : v);
  * given empty clears that value, one left out keeps the stored value); step defaults to the first
  * step of the given or stored method.
  */
-export const previewQuery = z.object({
+export const previewQuery = z.strictObject({
   lang: z.enum(['en', 'de'], { error: 'must be en or de' }).optional(),
   method: z.enum(['email_password', 'email_code', 'totp'], { error: 'must be email_password, email_code or totp' }).optional(),
   step: z.enum(PREVIEW_STEPS, { error: `must be one of ${PREVIEW_STEPS.join(', ')}` }).optional(),

@@ -4,6 +4,7 @@
 import net from 'node:net';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { paging } from '../http/registry.js';
 import { text } from '../http/fields.js';
 import { sortValues } from '../db/search.js';
@@ -71,7 +72,7 @@ export const mac = z
   .transform((v) => v.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':'));
 
 /** One IP filter rule as sent: an address/CIDR string or {value, note} (route-auth/ip.ts). */
-const ipRuleIn = z.union([z.string().max(64, 'at most 64 characters'), z.object({ value: z.string().max(64, 'at most 64 characters'), note: z.string().max(200).nullable().optional() })], {
+const ipRuleIn = z.union([z.string().max(64, 'at most 64 characters'), z.strictObject({ value: z.string().max(64, 'at most 64 characters'), note: z.string().max(200).nullable().optional() })], {
   error: 'must be an IP address or CIDR range (a string, or an object {value, note})',
 });
 
@@ -161,7 +162,7 @@ const botConfig = z
   });
 
 /** Every writable route field by its SPEC name; all optional (create requires domain). */
-export const routeFields = z.object({
+export const routeFields = z.strictObject({
   domain: domainSchema,
   description: text({ max: 500, multiline: true }).nullable(),
   route_type: z.enum(['http', 'l4'], { error: 'must be http or l4' }),
@@ -214,7 +215,9 @@ export type RouteInput = Partial<z.infer<typeof routeFields>>;
 // document lists it in `required`.
 export const createRouteBody = routeFields.partial().extend({ domain: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be a domain name') }).max(1000).pipe(domainSchema) });
 
-export const updateRouteBody = routeFields.partial().refine((v) => Object.keys(v).length > 0, 'nothing to update');
+/** What PUT /routes/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const ROUTE_READ_ONLY = storedResourceFields('route');
+export const updateRouteBody = ignoringReadOnly(routeFields.partial(), ROUTE_READ_ONLY).refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
 export const ROUTE_SORT_KEYS = ['id', 'domain', 'created_at', 'type'] as const;
 export const ROUTE_SORTS = sortValues(ROUTE_SORT_KEYS);
@@ -236,17 +239,17 @@ export const listRoutesQuery = paging.extend({
 });
 export type ListRoutesQuery = z.infer<typeof listRoutesQuery>;
 
-export const batchBody = z.object({
+export const batchBody = z.strictObject({
   action: z.enum(['enable', 'disable', 'delete'], { error: 'must be enable, disable or delete' }),
   ids: z.array(idIn).min(1, 'at least one id').max(1000, 'at most 1000 ids'),
 });
 
-export const checkDnsBody = z.object({ domain: domainSchema });
+export const checkDnsBody = z.strictObject({ domain: domainSchema });
 
-export const routePeersQuery = z.object({ peer_type: z.enum(['regular', 'gateway'], { error: 'must be regular or gateway' }).optional() });
+export const routePeersQuery = z.strictObject({ peer_type: z.enum(['regular', 'gateway'], { error: 'must be regular or gateway' }).optional() });
 
 /** GET /routes/:id/checks: how many uptime checks, newest first. */
-export const checksQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
+export const checksQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
 
 const nInt = z.number().int().nullable();
 /** routes/model.ts toApi: a route as served (the basic-auth password hash never; basic_auth_password is always null). */

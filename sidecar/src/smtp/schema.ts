@@ -22,7 +22,7 @@ const fromAddress = z
     return email.safeParse(addr).success;
   }, 'must be an email address or "Name <address>"');
 
-export const smtpBody = z.object({
+export const smtpBody = z.strictObject({
   host: hostname,
   port: z.number().int().min(1).max(65535),
   secure: z.boolean().default(false),
@@ -31,7 +31,7 @@ export const smtpBody = z.object({
   from: fromAddress,
 });
 
-export const smtpTestBody = z.object({ to: email });
+export const smtpTestBody = z.strictObject({ to: email });
 
 /** smtp/service.ts SmtpView (never the password). */
 export const smtpResponse = z.object({

@@ -5,9 +5,9 @@ import { tagName, trimSpaces } from './names.js';
 /** tags/service.ts TagView, as the OpenAPI document declares it. */
 export const tagView = z.object({ id: z.number().int().nullable(), name: z.string(), peer_count: z.number().int(), registered: z.boolean() });
 
-export const createBody = z.object({ name: z.string().transform(trimSpaces).pipe(tagName) });
+export const createBody = z.strictObject({ name: z.string().transform(trimSpaces).pipe(tagName) });
 
 export const tagsResponse = z.object({ ok: z.literal(true), tags: z.array(tagView) });
 export const tagCreatedResponse = z.object({ ok: z.literal(true), tag: tagView, created: z.boolean() });
-export const renameBody = z.object({ name: z.string().transform(trimSpaces).pipe(tagName) });
+export const renameBody = z.strictObject({ name: z.string().transform(trimSpaces).pipe(tagName) });
 export const tagRenamedResponse = z.object({ ok: z.literal(true), renamed: z.object({ from: z.string(), to: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) });

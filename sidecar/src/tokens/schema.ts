@@ -1,10 +1,11 @@
 // Request and response schemas of the API-token endpoints.
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { SCOPES } from '../http/registry.js';
 import { dateInput, text } from '../http/fields.js';
 import { splitTunnelList } from '../client-api/schema.js';
 
-export const createTokenBody = z.object({
+export const createTokenBody = z.strictObject({
   name: text({ min: 1, max: 128 }),
   scopes: z.array(z.enum(SCOPES)).min(1, 'at least one scope'),
   expires_at: dateInput.nullable().optional(),
@@ -13,12 +14,14 @@ export const createTokenBody = z.object({
 });
 
 /** PATCH /tokens/:id */
-export const updateTokenBody = z
-  .object({
+/** What PATCH /tokens/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const TOKEN_READ_ONLY = storedResourceFields('token');
+export const updateTokenBody = ignoringReadOnly(z
+  .strictObject({
     name: text({ min: 1, max: 128 }),
     split_tunnel: splitTunnelList.nullable().meta({ description: 'desktop clients: IPv4 CIDRs routed into the tunnel for this token (0.0.0.0/0 = full tunnel; the VPN subnet is always added); null = the server default' }),
   })
-  .partial()
+  .partial(), TOKEN_READ_ONLY)
   .refine((v) => Object.keys(v).length > 0, 'nothing to update');
 
 const isoDate = z.string().meta({ format: 'date-time' });

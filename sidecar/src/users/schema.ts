@@ -1,6 +1,7 @@
 // Request schemas of the users API (zod); usernameSchema and passwordSchema also serve the profile
 // settings.
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text } from '../http/fields.js';
 import { ROLES } from './service.js';
 
@@ -10,13 +11,13 @@ export const PASSWORD_MIN = 8;
 export const passwordSchema = z.string().min(PASSWORD_MIN, `at least ${PASSWORD_MIN} characters`).max(1024);
 const email = z.string().trim().email('must be an email address').max(254);
 
-export const createBody = z.object({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });
-export const updateBody = z
-  .object({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) })
-  .partial()
+export const createBody = z.strictObject({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });
+/** What PUT /users/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const USER_READ_ONLY = storedResourceFields('user');
+export const updateBody = ignoringReadOnly(z.strictObject({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) }).partial(), USER_READ_ONLY)
   .refine((v) => Object.keys(v).length > 0, 'nothing to update');
-export const unlockBody = z.object({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') });
-export const lockedQuery = z.object({ record_type: z.enum(['admin', 'route_auth']).default('admin') });
+export const unlockBody = z.strictObject({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') });
+export const lockedQuery = z.strictObject({ record_type: z.enum(['admin', 'route_auth']).default('admin') });
 
 /** users/service.ts publicUser: a user as served (never the password hash). */
 export const userView = z.object({

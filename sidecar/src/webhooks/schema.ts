@@ -1,5 +1,6 @@
 // Request and response schemas of the webhooks API (validation and the OpenAPI document).
 import { z } from 'zod';
+import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text } from '../http/fields.js';
 import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
 import { DELIVERY_STATUSES } from './model.js';
@@ -25,7 +26,7 @@ const secret = text({ min: 16, max: 256, trim: false }).meta({ description: 'HMA
 const retryCount = z.number({ error: 'must be a whole number from 0 to 10' }).int('must be a whole number from 0 to 10').min(0, 'must be 0 or more').max(MAX_RETRY_COUNT, `must be at most ${MAX_RETRY_COUNT}`);
 const name = text({ min: 1, max: 128 });
 
-export const createWebhookBody = z.object({
+export const createWebhookBody = z.strictObject({
   name,
   url: webhookUrl,
   events,
@@ -34,16 +35,18 @@ export const createWebhookBody = z.object({
   retry_count: retryCount.optional().meta({ description: 'retries after a failed first attempt (0-10, default 3), with exponential back-off' }),
 });
 
-export const updateWebhookBody = z.object({
+/** What PUT /webhooks/:id accepts and ignores besides the writable fields (README "API conventions"). */
+export const WEBHOOK_READ_ONLY = storedResourceFields('webhook');
+export const updateWebhookBody = ignoringReadOnly(z.strictObject({
   name: name.optional(),
   url: webhookUrl.optional(),
   events: events.optional(),
   enabled: z.boolean().optional(),
   secret: z.union([z.literal(''), secret]).optional().meta({ description: 'a new secret; omitted or empty keeps the stored one' }),
   retry_count: retryCount.optional(),
-});
+}), WEBHOOK_READ_ONLY);
 
-export const deliveriesQuery = z.object({
+export const deliveriesQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
   event: text({ max: 64 }).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
