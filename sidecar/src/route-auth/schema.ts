@@ -1,5 +1,6 @@
 // Request schemas and constants of route auth.
 import { z } from 'zod';
+import { text } from '../http/fields.js';
 
 /** SPEC: allowed session durations 1h, 12h, 24h, 7d, 30d (milliseconds). */
 export const SESSION_DURATIONS: Record<string, number> = {
@@ -37,11 +38,8 @@ const httpUrl = z
       return false;
     }
   }, 'must be an http(s) URL');
-const hasControl = (v: string) => [...v].some((c) => {
-  const n = c.charCodeAt(0);
-  return (n < 0x20 && c !== '\n' && c !== '\r' && c !== '\t') || n === 0x7f;
-});
-const noControl = (max: number) => z.string().trim().max(max).refine((v) => !hasControl(v), 'must not contain control characters');
+/** Titles and descriptions of the login page: text() with line breaks and tabs allowed. */
+const noControl = (max: number) => text({ max, multiline: true });
 
 export const routeAuthBody = z
   .strictObject({
@@ -94,6 +92,7 @@ export const previewQuery = z.strictObject({
   description: z.preprocess(emptyToNull, noControl(500).nullable()).optional(),
   primary_color: z.preprocess(emptyToNull, color.nullable()).optional(),
   bg_color: z.preprocess(emptyToNull, color.nullable()).optional(),
+  v: z.string().max(64).optional().meta({ description: 'ignored: a cache-buster (the admin app sends the configuration\'s updated_at)' }),
 });
 export type PreviewInput = z.infer<typeof previewQuery>;
 
