@@ -98,7 +98,7 @@ before(async () => {
     circuit_breaker_enabled: true, circuit_breaker_threshold: 5, circuit_breaker_timeout: 30, acl_enabled: true, acl_peer_ids: [ids.p1, ids.p2],
     basic_auth_user: 'bob', basic_auth_password: 'basic secret pw',
   })).route.id;
-  ids.r4 = (await ok(src, h, '/routes', 'POST', { domain: 'filtered.example.test', peer_id: ids.p2, target_port: 80, ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [{ type: 'cidr', value: '10.0.0.0/8' }] })).route.id;
+  ids.r4 = (await ok(src, h, '/routes', 'POST', { domain: 'filtered.example.test', peer_id: ids.p2, target_port: 80, ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [{ value: '10.0.0.0/8' }] })).route.id;
   ids.r2 = (await ok(src, h, '/routes', 'POST', { domain: 'ssh.example.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, peer_id: ids.p2, target_port: 22 })).route.id;
   ids.r3 = (await ok(src, h, '/routes', 'POST', { domain: 'nas.example.test', target_kind: 'gateway', target_peer_id: ids.gw, target_lan_host: '192.168.1.20', target_lan_port: 5000, monitoring_enabled: true, user_ids: [ids.u1] })).route.id;
   await ok(src, h, `/routes/${ids.r3}/auth`, 'POST', { method: 'email_password', email: 'owner@example.test', password: 'route-auth-pass-1', session_max_age: 24 * 3600_000, title: 'NAS', primary_color: '#112233' });
