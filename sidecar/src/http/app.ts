@@ -8,7 +8,7 @@ import type { HttpDeps } from '../deps.js';
 import { errorMiddleware, zodFields } from './errors.js';
 import { apiBody, multipartBody } from './body.js';
 import { clientIp, isSecure } from './client-ip.js';
-import { authenticate, csrfCheck } from './auth.js';
+import { authenticate, csrfCheck, sameOriginCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
 import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry.js';
 import { validation } from '../util/errors.js';
@@ -144,7 +144,8 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
   app.use(errorMiddleware(deps.log));
   app.use(async (ctx, next) => {
     ctx.state.clientIp = clientIp(ctx, config.trustProxy);
-    ctx.cookies.secure = isSecure(ctx, config.trustProxy);
+    ctx.state.secure = isSecure(ctx, config.trustProxy);
+    ctx.cookies.secure = ctx.state.secure;
     // /api/* is an alias of /api/v1/*
     if (ctx.path.startsWith('/api/') && !ctx.path.startsWith('/api/v1/')) ctx.path = `/api/v1${ctx.path.slice(4)}`;
     await next();
@@ -182,6 +183,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     const chain: Koa.Middleware[] = [];
     const rl = rateLimitFor(e);
     if (rl) chain.push(limits.middleware(rl));
+    if (e.sameOrigin) chain.push(sameOriginCheck);
     chain.push(authenticate(deps, e));
     if (e.feature) chain.push(featureCheck(deps.features, e.feature));
     const pv = paramsValidator(e.path);

@@ -6,6 +6,7 @@ import type { HttpDeps } from '../deps.js';
 import { AppError, forbidden, unauthorized } from '../util/errors.js';
 import type { UserRow } from '../db/models.js';
 import { FINGERPRINT_HEADER } from '../tokens/service.js';
+import { foreignOrigin } from './origin.js';
 import { leastRole, roleAtLeast, scopeForPath, SECRETS_SCOPE, type Endpoint, type Scope } from './registry.js';
 
 export type Principal =
@@ -127,10 +128,27 @@ export function csrfMatches(ctx: Koa.Context): boolean {
   return typeof expected === 'string' && !!given && safeEqual(expected, given);
 }
 
-/** CSRF for session-authenticated writes: header X-CSRF-Token or body field _csrf. */
+/** The refusal of a browser request sent from another site's page (http/origin.ts). */
+function crossOrigin(): AppError {
+  return new AppError('forbidden', 'Request from another site refused: its Origin (or Referer) is not this site');
+}
+
+/** Public endpoints that browsers post with the session (sign-in, sign-out, password form): refused when sent from another site. */
+export const sameOriginCheck: Koa.Middleware = async (ctx, next) => {
+  if (foreignOrigin(ctx) !== undefined) throw crossOrigin();
+  await next();
+};
+
+/**
+ * Session-authenticated writes: refused when sent from another site's page (Origin, or Referer),
+ * and without the session's CSRF token (header X-CSRF-Token or body field _csrf). Tokens: neither.
+ */
 export const csrfCheck: Koa.Middleware = async (ctx, next) => {
   const p = ctx.state.principal as Principal | undefined;
-  if (p?.kind === 'session' && !SAFE.has(ctx.method) && !csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
+  if (p?.kind === 'session' && !SAFE.has(ctx.method)) {
+    if (foreignOrigin(ctx) !== undefined) throw crossOrigin();
+    if (!csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
+  }
   const body = ctx.request.body as Record<string, unknown> | undefined;
   if (body && typeof body === 'object' && !Array.isArray(body) && '_csrf' in body) delete body._csrf;
   await next();

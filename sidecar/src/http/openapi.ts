@@ -30,6 +30,11 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
     out['423'] = { description: 'Account locked after too many failed logins', ...errorRef('Locked') };
   }
   for (const [status, description] of Object.entries(e.errors ?? {})) out[status] = { description, ...errorRef() };
+  if (e.sameOrigin) {
+    const foreign = 'the Origin (or, without it, the Referer) names another site';
+    const had = (out['403'] as { description?: string } | undefined)?.description;
+    out['403'] = { description: had ? `${had}; or ${foreign}` : `Refused: ${foreign}`, ...errorRef() };
+  }
   if (e.method !== 'GET' && UPSTREAM_PREFIXES.some((p) => e.path === p || e.path.startsWith(`${p}/`))) out['502'] = { description: 'Caddy or another upstream (mail server, gateway companion) refused or failed. When Caddy refused the new configuration, `proxy_error` holds its reason verbatim and nothing was saved.', ...errorRef('UpstreamError') };
   return out;
 }
@@ -110,8 +115,8 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       ...Object.fromEntries((e.alsoStatus ?? []).map((st) => [String(st), success])),
       ...(e.redirect ? { '302': { description: `Browsers (no JSON in Accept): ${e.redirect}`, headers: { Location: { schema: { type: 'string' } } } } } : {}),
       '400': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated', ...errorRef() }, '403': { description: 'Scope, role or CSRF refused', ...errorRef() } } : {}),
-      ...(e.feature ? { '403': { description: `Scope, role or CSRF refused; or the licence does not include the feature ${e.feature} (body names it in \`feature\`)`, ...errorRef('FeatureDisabled') } } : {}),
+      ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated', ...errorRef() }, '403': { description: 'Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site', ...errorRef() } } : {}),
+      ...(e.feature ? { '403': { description: `Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site; or the licence does not include the feature ${e.feature} (body names it in \`feature\`)`, ...errorRef('FeatureDisabled') } } : {}),
       ...errorResponses(e),
       '429': { description: 'Rate limit exceeded', ...errorRef() },
     };

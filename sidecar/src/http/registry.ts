@@ -129,6 +129,12 @@ export interface Endpoint<B = any, Q = any> {
   multipart?: { field: string; maxBytes: number };
   rateLimit?: RateLimitName;
   /**
+   * Public endpoints that browsers post with the admin session (sign-in, sign-out, the password
+   * form): a request whose Origin (or, without it, Referer) names another site is refused with 403
+   * before anything else (http/origin.ts), as every session-authenticated admin write is.
+   */
+  sameOrigin?: boolean;
+  /**
    * The licence feature the endpoint needs (SPEC "Limits"). http/app.ts answers 403
    * {ok:false, error, feature} ahead of the body and the handler when the container's gate says it is
    * off; the OpenAPI document shows it as x-feature.

@@ -20,6 +20,7 @@
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import { pageFormBody } from '../http/body.js';
+import { foreignOrigin } from '../http/origin.js';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Deps } from '../deps.js';
 import { pickLang } from '../web/index.js';
@@ -84,7 +85,8 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'self' 'nonce-${nonce}'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // same-origin: the pages' own form posts carry their Origin (no-referrer would make it "null"), other sites get no Referer
+    ctx.set('Referrer-Policy', 'same-origin');
     ctx.set('Cache-Control', 'no-store');
   }
 
@@ -224,7 +226,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       if (ctx.method !== 'POST') return methodNotAllowed(ctx);
       await parse(ctx, async () => undefined);
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-      if (!csrfOk(ctx, body)) return render(ctx, 403, entry, 'logout', lang, '/', { error: 'csrf' });
+      if (foreignOrigin(ctx) !== undefined || !csrfOk(ctx, body)) return render(ctx, 403, entry, 'logout', lang, '/', { error: 'csrf' });
       const ended = await svc.destroySession(entry.route.id, ctx.cookies.get(entry.cookieName));
       clearCookie(ctx, entry.cookieName, '/');
       if (ended) await deps.activity.record({ source: 'route_auth', event_type: 'route_auth_logout', message: `Signed out of ${entry.route.domain}`, details: { route_id: entry.route.id }, ip: (ctx.state.clientIp as string) || null });
@@ -261,7 +263,8 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       return render(ctx, status, entry, pending ? codeStep(pending.authMethod) : firstStep(entry), lang, rd, { error });
     };
     if (await rateLimited(ctx)) return reshow(429, 'rate_limited');
-    if (!csrfOk(ctx, body)) return reshow(403, 'csrf');
+    // a form sent from another site's page (Origin, or Referer; http/origin.ts) is refused like a missing CSRF token
+    if (foreignOrigin(ctx) !== undefined || !csrfOk(ctx, body)) return reshow(403, 'csrf');
 
     const c: StepContext = { entry, ip: (ctx.state.clientIp as string) || '', userAgent: ctx.get('user-agent'), lang, pendingToken };
     let result: FlowResult;

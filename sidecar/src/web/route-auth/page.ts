@@ -126,7 +126,7 @@ export function renderPage(o: PageOptions): string {
   const logo = b?.logo ? `<img class="logo" src="${imageBase}/logo?v=${b.version}" alt="">` : '';
   const style = brandingStyle(b, imageBase);
   const heading = o.step === 'logout' ? t.signOut : b?.title ? escapeHtml(b.title) : `${t.signInTo} ${escapeHtml(o.domain)}`;
-  return `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><meta name="robots" content="noindex,nofollow">
+  return `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="same-origin"><meta name="robots" content="noindex,nofollow">
 <title>${escapeHtml(o.step === 'logout' ? t.signOut : t.signIn)} · ${escapeHtml(title)}</title><link rel="stylesheet" href="/route-auth/assets/login.css">${style ? `<style nonce="${o.nonce}">${style}</style>` : ''}</head>
 <body><main>${logo}<h1>${heading}</h1>${b?.description ? `<p class="desc">${escapeHtml(b.description)}</p>` : ''}${b?.title ? `<p class="domain">${escapeHtml(o.domain)}</p>` : ''}${error}${notice}${body}</main></body></html>`;
 }
