@@ -8,10 +8,16 @@
 // - same-origin and absent headers pass; API tokens are not affected;
 // - the site's own scheme follows the trusted-proxy rule (X-Forwarded-Proto from loopback, only
 //   with GATEHOUSE_TRUST_PROXY on).
-// A refused sign-in sets no session. New endpoints are covered without editing this file.
+// A refused sign-in sets no session. New endpoints are covered without editing this file. In real
+// Chromium: the admin sign-in form and the route-auth sign-in form work from their own pages, and a
+// form on another site's page that posts to /login is refused.
 //   node --import tsx --test test/security/origin-checks.test.ts
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CHROMIUM, openBrowser } from '../lib/browser.js';
 import { startTestServer, apiToken, login, bearer, ADMIN, type TestServer } from '../../sidecar/test/lib/server.js';
 import { Browser, rawRequest } from '../../sidecar/test/route-auth-helpers.js';
 import { SESSION_COOKIE } from '../../sidecar/src/http/app.js';
@@ -177,5 +183,53 @@ test('route-auth login and logout forms on a protected host: refused from anothe
     const real = await b.post('/route-auth/logout', { _csrf: Browser.csrf(page.body) }, { origin: site });
     assert.equal(real.status, 303);
     assert.notEqual((await b.verify('/')).status, 204, 'signed out');
+  }
+});
+
+test('in Chromium: the sign-in forms work from their own pages; a form on another site that posts to /login is refused', { skip: fs.existsSync(CHROMIUM) ? false : `no ${CHROMIUM}` }, async () => {
+  const peer = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'origin-chromium-peer' }, headers: full });
+  const route = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'origin-chromium.example.test', peer_id: peer.data.peer.id, target_port: 8080 }, headers: full });
+  const password = 'origin-chromium-Pass-24';
+  assert.equal((await s.req(`/api/v1/routes/${route.data.route.id}/auth`, { method: 'POST', json: { method: 'email_password', email: 'owner@example.test', password, session_max_age: 3_600_000 }, headers: full })).status, 200);
+  // the attacker's page: another origin (localhost, another port) with a form that posts itself to our /login
+  const evil = http.createServer((_req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(`<form id="f" method="post" action="${own}/login"><input name="username" value="${ADMIN.username}"><input name="password" value="${ADMIN.password}"><button>go</button></form>`);
+  });
+  await new Promise<void>((r) => evil.listen(0, '127.0.0.1', () => r()));
+  const evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`;
+  const browser = await openBrowser();
+  try {
+    // the admin sign-in form on its own page
+    const admin = await browser.newContext();
+    const page = await admin.newPage();
+    await page.goto(`${own}/login?next=/peers`);
+    await page.fill('input[name=username]', ADMIN.username);
+    await page.fill('input[name=password]', ADMIN.password);
+    const [signIn] = await Promise.all([page.waitForResponse((r) => r.url() === `${own}/login` && r.request().method() === 'POST'), page.click('button[type=submit]')]);
+    assert.equal(signIn.status(), 302, 'signed in from the sign-in page');
+    assert.equal(new URL(signIn.request().headers().origin ?? '').origin, own, 'Chromium sent this site as Origin');
+    assert.ok((await admin.cookies(own)).some((c) => c.name === SESSION_COOKIE));
+    // another site's form: Chromium names that site; refused, no session
+    const victim = await browser.newContext();
+    const ep = await victim.newPage();
+    await ep.goto(evilUrl);
+    const [refused] = await Promise.all([ep.waitForResponse((r) => r.url() === `${own}/login`), ep.click('button')]);
+    assert.equal(refused.status(), 403);
+    assert.equal(refused.request().headers().origin, evilUrl.replace(/\/$/, ''));
+    assert.ok(!(await victim.cookies(own)).some((c) => c.name === SESSION_COOKIE), 'no session in the victim\'s browser');
+    // the route-auth sign-in form on its own page (the route chosen by X-Route-Domain, as Caddy sets it)
+    const visitor = await browser.newContext({ extraHTTPHeaders: { 'x-route-domain': 'origin-chromium.example.test' } });
+    const rp = await visitor.newPage();
+    await rp.goto(`${own}/route-auth/login?rd=${encodeURIComponent('/after')}`);
+    await rp.fill('input[name=email]', 'owner@example.test');
+    await rp.fill('input[name=password]', password);
+    const [posted] = await Promise.all([rp.waitForResponse((r) => r.url() === `${own}/route-auth/login` && r.request().method() === 'POST'), rp.click('button[type=submit]')]);
+    assert.equal(posted.status(), 303, 'signed in on the route-auth page');
+    assert.equal(posted.request().headers().origin, own, 'the page\'s own form carries its origin, not null');
+    assert.ok((await visitor.cookies(own)).some((c) => c.name === `gh_ra_${route.data.route.id}`), 'route session cookie set');
+  } finally {
+    await browser.close();
+    evil.close();
   }
 });
