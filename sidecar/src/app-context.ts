@@ -20,6 +20,7 @@ import { Scheduler } from './util/scheduler.js';
 import { EventBus, watchTables } from './events.js';
 import type { FeatureGate } from './license/features.js';
 import { LicenceService } from './license/service.js';
+import { PublicHost } from './system/public-host.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
@@ -80,6 +81,8 @@ export interface ContextOptions {
   featureGate?: FeatureGate;
   /** The resolver of server-side fetches (util/outbound.ts; default the system's): tests answer names from a table, the addresses are checked all the same. */
   lookup?: Lookup;
+  /** This machine's hostname, the public host's fallback (default os.hostname; tests pass their own). */
+  hostname?: () => string;
 }
 
 /** Every service of the sidecar, typed. */
@@ -175,13 +178,17 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
   const licence = new LicenceService({ config, settings, clock, log, events, fetch: guardedFetch(outbound('licence')) });
   await licence.load();
   const features = opts.featureGate ?? licence;
-  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features, licence, outbound };
+  const publicHost = new PublicHost(config, opts.hostname);
+  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features, licence, outbound, publicHost };
 }
 
 /** The whole container: the platform, then every feature service in dependency order. */
 export async function createAppContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
   const core = await createDeps(config, opts);
   const { db, clock, log, activity, events } = core;
+  // Peer configs carry this host as their endpoint: say so at start when the internet cannot resolve it.
+  const publicHostWarning = core.publicHost.current().warning;
+  if (publicHostWarning) log.warn(publicHostWarning);
   const health: HealthCheck[] = [];
   // first: services built below register their master-key hooks on it
   const masterKeyRotation = new MasterKeyRotation(core);

@@ -16,6 +16,7 @@ import type { Scheduler } from './util/scheduler.js';
 import type { EventBus } from './events.js';
 import type { FeatureGate } from './license/features.js';
 import type { LicenceService } from './license/service.js';
+import type { PublicHost } from './system/public-host.js';
 import type { OutboundPolicy, OutboundUse } from './util/outbound.js';
 
 export interface HealthCheck {
@@ -50,6 +51,8 @@ export interface Deps {
   licence: LicenceService;
   /** The request-forgery policy of a server-side fetch (util/outbound.ts): every request to a URL the server was given goes through it. */
   outbound: (use: OutboundUse) => OutboundPolicy;
+  /** This server's public host (what peers dial), computed in one place (system/public-host.ts). */
+  publicHost: PublicHost;
 }
 
 /** What the HTTP application (http/app.ts) needs: the platform, and gateway-token verification when gateways exist. */

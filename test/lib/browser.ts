@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { after, before } from 'node:test';
 import { ADMIN, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
+import type { StartOptions } from '../../sidecar/src/server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -118,12 +119,12 @@ export interface UiServer {
  * The usual set-up of a browser test file: a sidecar (with `env`), chromium, and a signed-in API
  * session, made in a before hook and closed in an after hook.
  */
-export function uiServer(env: Record<string, string> = {}): UiServer {
+export function uiServer(env: Record<string, string> = {}, opts: StartOptions = {}): UiServer {
   let s: TestServer | undefined;
   let browser: Browser | undefined;
   let auth: { cookie: string; csrf: string } | undefined;
   before(async () => {
-    s = await startTestServer(env);
+    s = await startTestServer(env, opts);
     browser = await openBrowser();
     auth = await login(s);
   });

@@ -508,7 +508,7 @@ export class ClientService {
     const peerIds = new Set([m?.peer_id ?? null, p.peerId].filter((x): x is number => x !== null));
     const rows = (await this.deps.db.models.Route.findAll({ where: { enabled: true }, order: [['id', 'ASC']], raw: true })) as unknown as RouteRow[];
     const guarded = await protectedRouteIds(this.deps.db.models);
-    const host = this.deps.config.publicHost ?? this.deps.config.publicIp ?? null;
+    const host = this.deps.publicHost.configured() ?? this.deps.config.publicIp ?? null;
     const out = [];
     for (const row of rows) {
       const r = rowToRoute(row);

@@ -10,9 +10,7 @@
 //   DELETE /client/rdp/:id/session     end ({session_id}) — all three through ctx.rdpSessions
 // A route the client may not use is a 404 (its existence is not revealed). Refusals of connect:
 // 409 {reason: route_disabled | rotation_pending | not_connectable}, 423 {reason: maintenance, maintenance}.
-import os from 'node:os';
 import type Koa from 'koa';
-import net from 'node:net';
 import { z } from 'zod';
 import type { AppContext, Feature } from '../app-context.js';
 import type { Principal } from '../http/auth.js';
@@ -83,11 +81,6 @@ export function sessionHeartbeatInterval(lostAfterS: number): number {
   return Math.max(5, Math.floor(lostAfterS / 2));
 }
 
-/** The host clients reach the server at from outside (see connectAddresses). */
-export function serverPublicHost(config: { publicHost?: string }): string {
-  const h = config.publicHost?.trim() || os.hostname();
-  return h.startsWith('[') && h.endsWith(']') && net.isIPv6(h.slice(1, -1)) ? h.slice(1, -1) : h;
-}
 
 // --- schemas ---
 
@@ -279,7 +272,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
         if (route.rotation_state === 'pending') {
           throw new AppError('conflict', `RDP route "${route.name}": the credentials must be re-entered by an admin after a master-key rotation`, undefined, { reason: 'rotation_pending' });
         }
-        const candidates = connectAddresses(route, serverPublicHost(deps.config)).map((a) => ({ ...a, rdp_file: renderRdpFile({ ...(route as RdpProfileSettings), address: a }) }));
+        const candidates = connectAddresses(route, deps.publicHost.current().host).map((a) => ({ ...a, rdp_file: renderRdpFile({ ...(route as RdpProfileSettings), address: a }) }));
         let credentials: CredentialEnvelope | null = null;
         if (route.credentials_envelope !== null && route.credentials_kid !== null) {
           credentials = await reencryptForClient(deps.rdp.keys, JSON.parse(route.credentials_envelope), route.credentials_kid, clientKey);

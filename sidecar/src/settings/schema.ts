@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/monitor.js';
 import { passwordSchema, userView, usernameSchema } from '../users/schema.js';
+import { PUBLIC_HOST_PROBLEMS } from '../system/public-host.js';
 
 const lockoutBody = z
   .strictObject({
@@ -33,7 +34,16 @@ export const appSettingsResponse = z.object({
     default_language: z.enum(['en', 'de']),
     token_prefix: z.string(),
     fingerprint_header: z.string(),
-    wireguard: z.object({ interface: z.string(), port: z.number().int(), subnet: z.string(), public_host: z.string().nullable() }),
+    wireguard: z.object({ interface: z.string(), port: z.number().int(), subnet: z.string(), public_host: z.string().nullable().meta({ description: 'GATEHOUSE_PUBLIC_HOST as set; null: unset (see public_host for what applies)' }) }),
+    public_host: z
+      .object({
+        host: z.string().meta({ description: 'what peer configs (Endpoint = host:port) and gateway-mode RDP use now' }),
+        source: z.enum(['env', 'hostname']).meta({ description: "env: GATEHOUSE_PUBLIC_HOST; hostname: unset, this machine's hostname is the fallback" }),
+        internet_resolvable: z.boolean().meta({ description: 'judged by its form: false for a single-label name, a local-only suffix (.local, .lan, .internal, .home.arpa, ...), a private, loopback or link-local IP' }),
+        problem: z.enum(PUBLIC_HOST_PROBLEMS).nullable().meta({ description: 'why it is not internet-resolvable; null when it may be' }),
+        warning: z.string().nullable().meta({ description: 'set when the hostname fallback is not internet-resolvable (also logged at start); the admin UI shows it on the dashboard and the peer config' }),
+      })
+      .meta({ description: "This server's public host: what peers dial" }),
     dns_domain: z.string(),
     tls: z.enum(['acme', 'internal']),
     admin_domain: z.string().nullable(),

@@ -25,7 +25,6 @@
 //   expiry is logged once (a watermark in the settings table remembers what was logged).
 // Driver calls are serialized by one mutex, so a full sync never races a single-peer change.
 // With config.wg.manage false the service keeps the database state and never touches a driver.
-import os from 'node:os';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { Job } from '../util/scheduler.js';
@@ -140,9 +139,9 @@ export class WireGuardService {
   get serverAddress(): string {
     return serverAddress(this.subnet);
   }
-  /** What peers dial: GATEHOUSE_PUBLIC_HOST, else this machine's hostname, and the WireGuard port. */
+  /** What peers dial: this server's public host (system/public-host.ts) and the WireGuard port. */
   get endpoint(): string {
-    const host = this.deps.config.publicHost || os.hostname();
+    const host = this.deps.publicHost.current().host;
     return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${this.deps.config.wg.port}`;
   }
   /** Bytes per second received from / sent to all peers over the last poll interval. */

@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { TimeChart, type Series } from '../../components/chart';
 import { Card, EmptyState, ErrorBanner, Link, PageHeader, Spinner, StatusDot, Tabs } from '../../components/ui';
+import { PublicHostWarning } from '../../components/public-host';
 import { useApi, useTitle } from '../../hooks';
 import { useLive } from '../../live';
 import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang } from '../../i18n';
@@ -68,6 +69,7 @@ export default function DashboardScreen() {
   return (
     <>
       <PageHeader title={t('dashboard.title')} />
+      <PublicHostWarning />
       <ErrorBanner error={stats.error} onRetry={stats.reload} />
       {!s ? (stats.error ? null : <Spinner />) : (
         <>

@@ -3,6 +3,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../../api';
 import { CopyButton, ErrorBanner, Spinner, StatusDot } from '../../components/ui';
+import { PublicHostWarning } from '../../components/public-host';
 import { CheckField, FormErrors, NumberField, SelectField, SubmitButton, TextArea, TextField, useForm } from '../../components/form';
 import { useApi } from '../../hooks';
 import { fmtAgo, t, useLang } from '../../i18n';
@@ -51,19 +52,22 @@ export function PeerConfig(props: { id: number; name: string }) {
   if (error) return <ErrorBanner error={error} />;
   if (!data) return null;
   return (
-    <div class="peer-config">
-      <figure>
-        <img class="qr" src={data.qr} alt={t('peers.qrAlt', { name: props.name })} width={280} height={280} />
-      </figure>
-      <div class="peer-config-text">
-        <p class="hint">{t('peers.configHint')}</p>
-        <pre aria-label={t('peers.config')} tabIndex={0}>{data.config}</pre>
-        <div class="form-actions start">
-          <CopyButton text={data.config} />
-          <a class="btn small" href={`/api/v1/peers/${props.id}/config?download=1`} download>{t('peers.downloadConfig')}</a>
+    <>
+      <PublicHostWarning />
+      <div class="peer-config">
+        <figure>
+          <img class="qr" src={data.qr} alt={t('peers.qrAlt', { name: props.name })} width={280} height={280} />
+        </figure>
+        <div class="peer-config-text">
+          <p class="hint">{t('peers.configHint')}</p>
+          <pre aria-label={t('peers.config')} tabIndex={0}>{data.config}</pre>
+          <div class="form-actions start">
+            <CopyButton text={data.config} />
+            <a class="btn small" href={`/api/v1/peers/${props.id}/config?download=1`} download>{t('peers.downloadConfig')}</a>
+          </div>
         </div>
       </div>
-    </div>
+    </>
   );
 }
 
