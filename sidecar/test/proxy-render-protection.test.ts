@@ -101,12 +101,12 @@ test('basic auth: Caddy authentication handler with the stored bcrypt hash, befo
   assert.ok(!JSON.stringify(cfg).includes('s3cret-pass'));
 });
 
-test('route auth: /route-auth/* to the sidecar, forward auth to /route-auth/verify for the rest; other routes untouched', () => {
+test('route auth: exactly the route-auth pages to the sidecar, forward auth to /route-auth/verify for the rest; other routes untouched', () => {
   const cfg = renderCaddyConfig(snapshotFor('protection-route-auth')) as any;
   const hosts = hostsOf(cfg, 'gatehouse_https');
   assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
   const [pages, main] = hosts['login.example.com'].routes;
-  assert.deepEqual(pages.match, [{ path: ['/route-auth/*'] }]);
+  assert.deepEqual(pages.match, [{ path: ['/route-auth/login', '/route-auth/logout', '/route-auth/assets/login.css', '/route-auth/branding/logo', '/route-auth/branding/bg-image'] }]);
   assert.deepEqual(pages.handle[0].upstreams, [{ dial: '127.0.0.1:3000' }]);
   assert.deepEqual(pages.handle[0].headers.request.set['X-Route-Domain'], ['login.example.com']);
   const fa = main.handle[0];

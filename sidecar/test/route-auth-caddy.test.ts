@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import bcrypt from 'bcrypt';
 import { aclRoute, basicAuthHandler, ipFilterRoute, protectionRoutes, rateLimitHandler, rateWindowNs, type ProtectedRoute } from '../src/proxy/fragments/protection.js';
-import { authUserLogHandler, forwardAuthHandler, forwardAuthRoutes, ROUTE_AUTH_COOKIE_PREFIX, routeAuthForwardHandler, routeAuthPagesRoute } from '../src/proxy/fragments/route-auth.js';
+import { authUserLogHandler, forwardAuthHandler, forwardAuthRoutes, PAGE_PATHS, ROUTE_AUTH_COOKIE_PREFIX, routeAuthForwardHandler, routeAuthPagesRoute } from '../src/proxy/fragments/route-auth.js';
 import { cookieNameFor } from '../src/route-auth/view.js';
 import { CSRF_COOKIE } from '../src/route-auth/http.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
@@ -82,7 +82,7 @@ test('forwardAuthHandler matches caddy adapt of forward_auth', { skip: !haveCadd
 });
 
 test('routeAuthPagesRoute and forwardAuthRoutes', { skip: !haveCaddy && 'bin/caddy not built' }, () => {
-  const routes = adapt('reverse_proxy /route-auth/* 127.0.0.1:3000 {\n header_up X-Route-Domain app.example.com\n}');
+  const routes = adapt(`@pages path ${PAGE_PATHS.join(' ')}\nreverse_proxy @pages 127.0.0.1:3000 {\n header_up X-Route-Domain app.example.com\n}`);
   assert.deepEqual(routes[0], routeAuthPagesRoute('app.example.com', '127.0.0.1:3000'));
   assert.deepEqual(forwardAuthRoutes({ domain: 'app.example.com' }, '127.0.0.1:3000'), [
     routeAuthPagesRoute('app.example.com', '127.0.0.1:3000'),

@@ -28,11 +28,11 @@ import { LOGIN_CSS, renderPage, type Branding, type PageOptions, type Step } fro
 import type { ErrorKey, Lang, NoticeKey } from '../web/route-auth/i18n.js';
 import { mimeOfFile } from './branding.js';
 import { safeRedirect as sharedSafeRedirect } from '../util/safe-redirect.js';
-import { VERIFY_PATH } from '../proxy/fragments/route-auth.js';
+import { LOGIN_CSS_PATH, PAGE_PATHS, VERIFY_PATH } from '../proxy/fragments/route-auth.js';
 import { LoginFlows, type FlowResult, type StepContext } from './flows.js';
 import { PENDING_TTL_MS } from './schema.js';
 import type { RouteAuthService } from './service.js';
-import { hostMatches, hostName, inputFrom, readCookie, Verifier, writeAnswer } from './verify.js';
+import { hostMatches, hostName, inputFrom, readCookie, underRouteAuth, Verifier, writeAnswer } from './verify.js';
 import type { RouteEntry } from './view.js';
 
 export { hostMatches, readCookie };
@@ -40,8 +40,8 @@ export { hostMatches, readCookie };
 export const CSRF_COOKIE = 'gh_ra_csrf';
 const PAGES_COOKIE_PATH = '/route-auth/';
 const pendingCookie = (routeId: number) => `gh_ra_${routeId}_p`;
-/** The route-auth pages (besides /route-auth/assets/login.css); http/served-paths.ts lists each. */
-export const KNOWN_PAGES: ReadonlySet<string> = new Set(['/route-auth/login', '/route-auth/logout', '/route-auth/branding/logo', '/route-auth/branding/bg-image']);
+/** The route-auth pages (besides /route-auth/assets/login.css); http/served-paths.ts lists each, Caddy forwards exactly these (PAGE_PATHS). */
+export const KNOWN_PAGES: ReadonlySet<string> = new Set(PAGE_PATHS.filter((p) => p !== LOGIN_CSS_PATH));
 
 /**
  * A Set-Cookie line with Max-Age (and Expires for old clients). HttpOnly and SameSite=Lax always;
@@ -197,7 +197,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
   async function pages(ctx: Koa.Context): Promise<void> {
     const p = ctx.path;
     const isGet = ctx.method === 'GET' || ctx.method === 'HEAD';
-    if (isGet && p === '/route-auth/assets/login.css') {
+    if (isGet && p === LOGIN_CSS_PATH) {
       ctx.set('Cache-Control', 'public, max-age=86400');
       ctx.set('X-Content-Type-Options', 'nosniff');
       ctx.type = 'text/css; charset=utf-8';
@@ -319,6 +319,13 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     }
   }
 
+  function notFound(ctx: Koa.Context): void {
+    ctx.status = 404;
+    ctx.type = 'text/plain';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = 'Not found';
+  }
+
   function methodNotAllowed(ctx: Koa.Context): void {
     ctx.status = 405;
     ctx.set('Allow', 'GET, POST');
@@ -328,7 +335,9 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
   return async (ctx, next) => {
     const p = ctx.path;
     if (p === VERIFY_PATH) return verify(ctx);
-    if (!p.startsWith('/route-auth/')) return next();
+    // any other spelling of a /route-auth/ path (case, encoding, dot segments, doubled slashes) is refused:
+    // Caddy forwards those without forward auth, and they must not reach the admin app
+    if (!p.startsWith('/route-auth/')) return underRouteAuth(p) ? notFound(ctx) : next();
     return pages(ctx);
   };
 }

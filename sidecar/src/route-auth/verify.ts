@@ -63,6 +63,35 @@ export function hasControl(s: string): boolean {
   return false;
 }
 
+/**
+ * Whether a request path (as sent, before any decoding) is under /route-auth/ the way Caddy's path
+ * matcher sees it: percent-decoded (repeatedly), backslashes as slashes, lower case, doubled slashes
+ * merged and dot segments resolved. The sidecar serves route-auth pages only under their exact
+ * spellings; every other path for which this holds is refused (route-auth/http.ts), so no spelling of
+ * a /route-auth/ path that Caddy forwards without forward auth reaches the admin app.
+ */
+export function underRouteAuth(rawPath: string): boolean {
+  let p = rawPath;
+  for (let i = 0; i < 4; i++) {
+    let d: string;
+    try {
+      d = decodeURIComponent(p);
+    } catch {
+      d = p.replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+    }
+    if (d === p) break;
+    p = d;
+  }
+  const segments: string[] = [];
+  for (const seg of p.toLowerCase().replace(/\\/g, '/').split('/')) {
+    const s = seg.replace(/[\s\p{Cc}]+$/u, '');
+    if (s === '' || s === '.') continue;
+    if (s === '..') segments.pop();
+    else segments.push(s);
+  }
+  return segments[0] === 'route-auth';
+}
+
 export const hostName = (host: string) => (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '')).toLowerCase();
 
 /** Whether a request host name belongs to a route domain (exact, or covered by its one-label wildcard). */

@@ -1,4 +1,4 @@
-// Route auth in Caddy (pure): the /route-auth/* pages of a protected domain go to the sidecar, every
+// Route auth in Caddy (pure): the route-auth pages of a protected domain go to the sidecar, every
 // other request first asks the sidecar's verify endpoint (forward auth). The shapes are exactly what
 // `caddy adapt` (Caddy 2.11.9) prints for the equivalent Caddyfile directives (golden tests in
 // test/route-auth-caddy.test.ts). Placed in a host's route list by protectionRoutes (protection.ts).
@@ -9,7 +9,16 @@ export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method', 'X-Auth-User']
 /** Access-log field (Caddy `log_append`) naming who was signed in; src/logs/access-log.ts reads it. */
 export const AUTH_USER_LOG_FIELD = 'auth_user';
 export const VERIFY_PATH = '/route-auth/verify';
-export const PAGES_PATH = '/route-auth/*';
+/** The route-auth pages' stylesheet (served with the pages). */
+export const LOGIN_CSS_PATH = '/route-auth/assets/login.css';
+/**
+ * Exactly the paths the sidecar serves for a protected domain (route-auth/http.ts): Caddy sends these
+ * and nothing else under /route-auth/ to it. Caddy's path matcher compares case-insensitively, after
+ * percent-decoding and cleaning the path (dot segments, doubled slashes), and forwards the request as
+ * the visitor wrote it: the sidecar serves only these exact spellings and refuses every other one
+ * under /route-auth/ (any case, encoding or dot segment), so nothing reaches the admin app this way.
+ */
+export const PAGE_PATHS: readonly string[] = ['/route-auth/login', '/route-auth/logout', LOGIN_CSS_PATH, '/route-auth/branding/logo', '/route-auth/branding/bg-image'];
 
 /**
  * Caddyfile `forward_auth <upstream> { uri /route-auth/verify; header_up X-Route-Domain <domain>;
@@ -91,7 +100,7 @@ export function authUserLogHandler(): CaddyHandler {
   return { handler: 'log_append', key: AUTH_USER_LOG_FIELD, value: `{http.request.header.${IDENTITY_HEADERS[2]}}` };
 }
 
-/** `/route-auth/*` of a protected domain → the sidecar (login pages, assets, login/logout posts). */
+/** The route-auth pages of a protected domain (PAGE_PATHS, exactly) → the sidecar (login pages, stylesheet, branding images, login/logout posts). */
 export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): CaddyRoute {
   return {
     handle: [
@@ -101,7 +110,7 @@ export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): Ca
         upstreams: [{ dial: sidecarUpstream }],
       },
     ],
-    match: [{ path: [PAGES_PATH] }],
+    match: [{ path: [...PAGE_PATHS] }],
   };
 }
 
