@@ -3,7 +3,9 @@
 // sidecar (scripts/start.sh and the npm script exec down the chain), which then stops Caddy, takes
 // its WireGuard interface down and releases every port: nothing of it may outlive npm.
 // Runs the real start path (setup.sh: packages present, Caddy and the sidecar built) on a temporary
-// data directory, free loopback ports and a WireGuard interface of its own. Then starts it a second
+// data directory, free loopback ports and a WireGuard interface of its own. While the fresh install
+// runs, without a licence, the community edition's features work through the API (DNS hostnames,
+// circuit breaker, /metrics, RDP). Then starts it a second
 // time with nothing changed: setup.sh skips the sidecar and admin-app builds (and says so), and the
 // time from spawning npm to the first /health answer is printed (issue 25: under 8 s on 2 cores).
 //   node --import tsx --test test/e2e/npm-start.test.ts
@@ -71,7 +73,7 @@ const linkExists = (iface: string) => {
 };
 
 /** One `npm start` on the given environment: serving (/health), checked, then stopped with SIGTERM to npm. */
-async function startAndStop(env: NodeJS.ProcessEnv, ports: Record<string, number>, iface: string): Promise<{ out: string; healthMs: number }> {
+async function startAndStop(env: NodeJS.ProcessEnv, ports: Record<string, number>, iface: string, whileUp?: () => Promise<void>): Promise<{ out: string; healthMs: number }> {
   const t0 = performance.now();
   const npm = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
@@ -89,6 +91,7 @@ async function startAndStop(env: NodeJS.ProcessEnv, ports: Record<string, number
     const names = tree.map(comm);
     assert.ok(names.includes('caddy'), `Caddy runs under npm start: ${names.join(', ')}`);
     assert.ok(names.includes('node'), `the sidecar runs under npm start: ${names.join(', ')}`);
+    await whileUp?.();
 
     process.kill(npm.pid!, 'SIGTERM');
     const end = await exited;
@@ -109,6 +112,42 @@ async function startAndStop(env: NodeJS.ProcessEnv, ports: Record<string, number
   }
 }
 
+/** Through the API of a fresh install without a licence: the features the SPEC names all work. */
+async function communityWorks(port: number, password: string): Promise<void> {
+  const base = `http://127.0.0.1:${port}`;
+  const call = async (p: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) => {
+    const r = await fetch(`${base}${p}`, { method: init.method ?? 'GET', headers: { accept: 'application/json', ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers }, body: init.json !== undefined ? JSON.stringify(init.json) : undefined });
+    const text = await r.text();
+    let data: any = text;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      /* text */
+    }
+    return { status: r.status, data, headers: r.headers };
+  };
+  const login = await call('/login', { method: 'POST', json: { username: 'admin', password } });
+  assert.equal(login.status, 200, JSON.stringify(login.data));
+  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const tok = await call('/api/v1/tokens', { method: 'POST', json: { name: 'npm-start', scopes: ['full-access'] }, headers: { cookie, 'x-csrf-token': login.data.csrfToken } });
+  assert.equal(tok.status, 201, JSON.stringify(tok.data));
+  const auth = { authorization: `Bearer ${tok.data.token}` };
+  const api = (p: string, method = 'GET', json?: unknown) => call(`/api/v1${p}`, { method, json, headers: auth });
+  const lic = await api('/license');
+  assert.equal(lic.data.license.status, 'community');
+  assert.deepEqual(lic.data.license.features, ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics']);
+  const peer = await api('/peers', 'POST', { name: 'first-run' });
+  assert.equal(peer.status, 201, JSON.stringify(peer.data));
+  assert.equal((await api(`/peers/${peer.data.peer.id}/hostname`, 'PATCH', { hostname: 'nas' })).status, 200, 'internal DNS');
+  assert.equal((await api('/system/dns/status')).data.dns.enabled, true);
+  const route = await api('/routes', 'POST', { domain: 'first-run.example.com', peer_id: peer.data.peer.id, target_port: 80, circuit_breaker_enabled: true });
+  assert.equal(route.status, 201, `circuit breaker: ${JSON.stringify(route.data)}`);
+  const metrics = await call('/metrics', { headers: { ...auth, accept: 'text/plain' } });
+  assert.equal(metrics.status, 200, 'Prometheus metrics');
+  const rdp = await api('/rdp', 'POST', { name: 'First desk', access_mode: 'internal', target_peer_id: peer.data.peer.id });
+  assert.equal(rdp.status, 201, `remote desktop: ${JSON.stringify(rdp.data)}`);
+}
+
 test('SIGTERM to the npm start process stops the sidecar, Caddy and the WireGuard interface and frees the ports; a second start with nothing changed skips the builds', { skip: reason ?? false, timeout: 900_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-npm-start-'));
   const ports = { api: await freePort(), http: await freePort(), https: await freePort(), admin: await freePort() };
@@ -127,7 +166,9 @@ test('SIGTERM to the npm start process stops the sidecar, Caddy and the WireGuar
     GATEHOUSE_LOG_LEVEL: 'info',
   };
   try {
-    const first = await startAndStop(env, ports, iface);
+    // a fresh install, no licence: the community edition has DNS hostnames, the circuit breaker,
+    // /metrics and RDP (issue 25)
+    const first = await startAndStop(env, ports, iface, () => communityWorks(ports.api, 'npm-start-pass-1'));
     t.diagnostic(`first npm start: /health after ${first.healthMs} ms`);
     // nothing changed since: both builds are skipped, and said so
     const second = await startAndStop(env, ports, iface);
