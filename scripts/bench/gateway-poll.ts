@@ -42,6 +42,8 @@ async function serve(): Promise<void> {
     GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_ADMIN_USER: 'admin', GATEHOUSE_ADMIN_PASSWORD: 'bench-password-1',
     GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_WG_SUBNET: '10.200.0.0/20', GATEHOUSE_PUBLIC_HOST: 'bench.example.test',
     GATEHOUSE_RATE_LIMIT_ADMIN: '100000000', GATEHOUSE_LOG_LEVEL: 'error', GATEHOUSE_GATEWAY_TUNNEL_LISTEN: 'false',
+    // the simulated companions poll from 127.0.0.1, not from their tunnel addresses
+    GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'true',
   });
   const running = await startServer(config, { log: createLogger('error', true) });
   const { deps } = running;

@@ -62,6 +62,7 @@ const schema = z.object({
   /** home gateways (src/gateways): see README "Home gateways" */
   GATEHOUSE_GATEWAY_SERVER_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as http://10.8.0.1:3000').optional(),
   GATEHOUSE_GATEWAY_TUNNEL_LISTEN: bool.default(true),
+  GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: bool.default(false),
   GATEHOUSE_GATEWAY_API_PORT: port.default(9876),
   GATEHOUSE_GATEWAY_PROXY_PORT: port.default(8080),
   GATEHOUSE_GATEWAY_POLL_INTERVAL: positiveInt.default(10),
@@ -130,6 +131,12 @@ export interface Config {
     serverUrl?: string;
     /** also serve the gateway API (only it) on the server's tunnel address at GATEHOUSE_PORT */
     tunnelListen: boolean;
+    /**
+     * Accept a gateway token on the main listener from any source address. Off (default): a gateway
+     * token is accepted only from its own peer's tunnel address, on every listener. The tunnel
+     * listener binds tokens to their address regardless.
+     */
+    tokenAnySource: boolean;
     apiPort: number;
     proxyPort: number;
     pollIntervalS: number;
@@ -228,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     gateways: {
       serverUrl: e.GATEHOUSE_GATEWAY_SERVER_URL,
       tunnelListen: e.GATEHOUSE_GATEWAY_TUNNEL_LISTEN,
+      tokenAnySource: e.GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE,
       apiPort: e.GATEHOUSE_GATEWAY_API_PORT,
       proxyPort: e.GATEHOUSE_GATEWAY_PROXY_PORT,
       pollIntervalS: e.GATEHOUSE_GATEWAY_POLL_INTERVAL,

@@ -26,7 +26,8 @@ export interface HealthCheck {
 
 /** Gateway-token verification, provided by the gateways feature. */
 export interface GatewayAuth {
-  verify(token: string): Promise<{ peerId: number } | null>;
+  /** The gateway a token belongs to and its peer's tunnel address; null for an unknown, disabled or expired one. */
+  verify(token: string): Promise<{ peerId: number; address: string } | null>;
 }
 
 export interface Deps {

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
+import http from 'node:http';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { deriveStatus, healthVerdict, tickInterval } from '../src/gateways/state.js';
@@ -577,6 +578,75 @@ describe('heartbeats and the status state machine', () => {
     assert.equal((await api(`/peers/${g.peer.id}`, { method: 'DELETE' })).status, 200);
     assert.equal((await gwReq(g.gateway.apiToken, '/config')).status, 401);
     assert.equal(await gateways().Gateway.findByPk(g.peer.id), null);
+  });
+});
+
+/** A request to a sidecar listener from a chosen local address (127.0.0.0/8 is all local on Linux). */
+function callFrom(base: string, from: string, method: string, p: string, headers: Record<string, string>, body?: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const r = http.request(`${base}${p}`, { method, localAddress: from, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) }, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+describe('a gateway token works only from its tunnel address, on every listener', () => {
+  test('main listener (the default): every companion endpoint answers the token from its own tunnel address, directly or as our Caddy forwards it, and refuses it (401) from any other address', async (t) => {
+    const n = 100 + ((process.pid + 37) % 100);
+    const srv = await startTestServer({ GATEHOUSE_WG_SUBNET: `127.81.${n}.0/24`, GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'false', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+    t.after(() => srv.close());
+    const admin = bearer(await apiToken(srv));
+    const mk = async (name: string) => (await srv.req('/api/v1/peers', { method: 'POST', json: { name, is_gateway: true }, headers: admin })).data;
+    const a = await mk('bound gw a');
+    const b = await mk('bound gw b');
+    const addrA: string = a.peer.address;
+    assert.match(addrA, new RegExp(`^127\\.81\\.${n}\\.`));
+    const tok = bearer(a.gateway.apiToken);
+    const endpoints = srv.endpoints.filter((e) => e.auth === 'gateway');
+    assert.ok(endpoints.length >= 5);
+    const body = (p: string) => (p === '/gateway/status' ? JSON.stringify({ rx_bytes: 1, tx_bytes: 2, active_connections: 0 }) : p === '/gateway/probe' ? JSON.stringify({ x: 1 }) : undefined);
+    for (const e of endpoints) {
+      const p = `/api/v1${e.path}`;
+      const go = (from: string, headers: Record<string, string> = {}) => callFrom(srv.url, from, e.method, p, { ...tok, ...headers }, e.method === 'GET' ? undefined : body(e.path));
+      const own = await go(addrA);
+      if (e.path !== '/gateway/heartbeat') assert.ok(own === 200 || own === 304, `${e.method} ${p} from its tunnel address: ${own}`);
+      else assert.equal(own, 400, 'a heartbeat without a body: past authentication, refused by validation');
+      assert.equal(await go('127.0.0.1'), 401, `${e.method} ${p} from 127.0.0.1`);
+      assert.equal(await go(b.peer.address), 401, `${e.method} ${p} from another gateway's tunnel address`);
+      // through our Caddy (loopback, X-Forwarded-For: the last entry is the one Caddy appended)
+      const viaCaddy = await go('127.0.0.1', { 'x-forwarded-for': `198.51.100.7, ${addrA}` });
+      assert.ok(viaCaddy !== 401, `${e.method} ${p} forwarded for its tunnel address: ${viaCaddy}`);
+      assert.equal(await go('127.0.0.1', { 'x-forwarded-for': `${addrA}, 198.51.100.7` }), 401, `${e.method} ${p} forwarded for another address`);
+    }
+    // the fast path of the idle poll checks the address too
+    const check = `/api/v1/gateway/config/check?hash=sha256:${'0'.repeat(64)}`;
+    assert.equal(await callFrom(srv.url, addrA, 'GET', check, tok), 200);
+    assert.equal(await callFrom(srv.url, '127.0.0.1', 'GET', check, tok), 401);
+  });
+
+  test('GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE=true lifts the binding on the main listener only', async (t) => {
+    const n = 100 + ((process.pid + 71) % 100);
+    const net = await import('node:net');
+    const free = await new Promise<number>((r) => {
+      const x = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (x.address() as import('node:net').AddressInfo).port;
+        x.close(() => r(p));
+      });
+    });
+    const srv = await startTestServer({ GATEHOUSE_WG_SUBNET: `127.82.${n}.0/24`, GATEHOUSE_PORT: String(free), GATEHOUSE_BIND: '127.0.0.1', GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'true', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { startFeatures: true });
+    t.after(() => srv.close());
+    const listener = srv.deps.gatewayTunnelListener as { listening: boolean };
+    for (let i = 0; i < 100 && !listener.listening; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(listener.listening, true);
+    const g = (await srv.req('/api/v1/peers', { method: 'POST', json: { name: 'any-source gw', is_gateway: true }, headers: bearer(await apiToken(srv)) })).data;
+    const tok = bearer(g.gateway.apiToken);
+    assert.equal(await callFrom(srv.url, '127.0.0.1', 'GET', '/api/v1/gateway/config', tok), 200, 'main listener: any source');
+    const tunnel = `http://127.82.${n}.1:${free}`;
+    assert.equal(await callFrom(tunnel, g.peer.address, 'GET', '/api/v1/gateway/config', tok), 200, 'tunnel listener: from its address');
+    assert.equal(await callFrom(tunnel, '127.0.0.1', 'GET', '/api/v1/gateway/config', tok), 401, 'tunnel listener: still bound');
   });
 });
 

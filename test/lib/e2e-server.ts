@@ -38,6 +38,8 @@ export async function e2eServerEnv(o: { iface: string; subnet: string; publicHos
     GATEHOUSE_PUBLIC_HOST: o.publicHost,
     ...managedCaddyEnv(ports, o.proxyBind === 'serverIp' ? serverIp : o.proxyBind),
     GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    // the product default: companions use their real tunnels, and a gateway token only works from its tunnel address
+    GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'false',
   };
   return { env, ports, serverIp };
 }

@@ -11,7 +11,7 @@ import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { createApp } from '../http/app.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { bearerToken, type Principal } from '../http/auth.js';
+import { bearerToken, checkGatewaySource, VIA_TUNNEL, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
 import { UNKNOWN_PARAMETER } from '../http/input.js';
 import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
@@ -21,23 +21,13 @@ import type { GatewaysService } from './service.js';
 import { checkQuery, gatewayCheckResponse, gatewayConfigResponse, gatewayHeartbeatResponse, gatewaysResponse, gatewayStatusResponse, probeBody, probeResponse } from './schema.js';
 import { heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
-/** Requests that came in on the tunnel listener carry this flag (see tunnel-listener.ts). */
-export const VIA_TUNNEL = 'gatehouseViaTunnel';
-
-const normalizeIp = (ip: string | undefined) => (ip ?? '').replace(/^::ffff:/, '');
-
 /**
- * The calling gateway's peer id. On the tunnel listener the request must also come from that
- * gateway's own tunnel address (WireGuard authenticates the source address), so a token copied to
- * another peer is refused there.
+ * The calling gateway's peer id. Authentication (http/auth.ts checkGatewaySource, and the fast path
+ * below) has already required the request to come from that gateway's own tunnel address.
  */
-async function callerPeer(gateways: GatewaysService, ctx: Koa.Context): Promise<number> {
+function callerPeer(_gateways: GatewaysService, ctx: Koa.Context): number {
   const p = ctx.state.principal as Principal | undefined;
   if (p?.kind !== 'gateway') throw unauthorized('A valid gateway token is required');
-  if (ctx.state[VIA_TUNNEL]) {
-    const addr = await gateways.tunnelAddress(p.peerId);
-    if (normalizeIp(ctx.socket.remoteAddress) !== addr) throw unauthorized('This gateway token belongs to another tunnel address');
-  }
   return p.peerId;
 }
 
@@ -85,11 +75,12 @@ export function checkFastPath(deps: AppContext): Koa.Middleware {
     const token = bearerToken(ctx);
     const v = token ? await gw.verify(token) : null;
     if (!v) throw unauthorized('A valid gateway token is required');
+    checkGatewaySource(ctx, v.address, deps.config.gateways.tokenAnySource);
     ctx.state.principal = { kind: 'gateway', peerId: v.peerId } satisfies Principal;
     // the same strict query as the declared endpoint (an unknown parameter is a 400); a repeated one counts once
     const q = checkQuery.safeParse(Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])));
     if (!q.success) throw validation('Validation failed', zodFields(q.error, UNKNOWN_PARAMETER));
-    const body = await answerCheck(gw, ctx, await callerPeer(gw, ctx), q.data.hash);
+    const body = await answerCheck(gw, ctx, callerPeer(gw, ctx), q.data.hash);
     if (body) ctx.body = { ok: true, ...body };
   };
 }
@@ -117,7 +108,7 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET', path: '/gateway/config', response: gatewayConfigResponse, auth: 'gateway', tags,
       summary: "This gateway's configuration: its routes (LAN targets, listener ports, WoL fields), TCP/UDP listeners, proxy port, and config_hash",
       handler: async (_i, ctx) => {
-        const { config, hash } = await gw().config(await callerPeer(gw(), ctx));
+        const { config, hash } = await gw().config(callerPeer(gw(), ctx));
         ctx.set('ETag', `"${hash}"`);
         return { ...config, config_hash: hash };
       },
@@ -126,18 +117,18 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET', path: '/gateway/config/check', response: gatewayCheckResponse, auth: 'gateway', tags, query: checkQuery,
       summary: 'Idle poll: 304 when `hash` is the current config_hash, otherwise 200 with the new hash',
       // normally answered by checkFastPath (early middleware) with this same logic
-      handler: async ({ query }, ctx) => answerCheck(gw(), ctx, await callerPeer(gw(), ctx), query.hash),
+      handler: async ({ query }, ctx) => answerCheck(gw(), ctx, callerPeer(gw(), ctx), query.hash),
     }),
     defineEndpoint({
       method: 'POST', path: '/gateway/status', response: gatewayStatusResponse, auth: 'gateway', tags, body: statusSchema,
       summary: 'Traffic snapshot {rx_bytes, tx_bytes, active_connections}; does not count as a heartbeat',
-      handler: async ({ body }, ctx) => ({ ...(await gw().trafficStatus(await callerPeer(gw(), ctx), body)) }),
+      handler: async ({ body }, ctx) => ({ ...(await gw().trafficStatus(callerPeer(gw(), ctx), body)) }),
     }),
     defineEndpoint({
       method: 'POST', path: '/gateway/probe', auth: 'gateway', tags, body: probeBody, response: probeResponse, alsoContent: ['*/*'],
       summary: `Echo for end-to-end checks (round-trip time, payload integrity). A JSON body comes back as {ok, peer_id, echo, bytes, server_time}; any other body (text, binary, form, none) comes back byte for byte with its Content-Type and the headers ${PROBE_HEADERS.join(', ')}. At most ${PROBE_MAX_BYTES} bytes (413 beyond).`,
       handler: async ({ body }, ctx) => {
-        const peer_id = await callerPeer(gw(), ctx);
+        const peer_id = callerPeer(gw(), ctx);
         if (ctx.is('application/json') === 'application/json') return { peer_id, echo: body ?? null, bytes: Buffer.byteLength(JSON.stringify(body ?? null)), server_time: deps.clock() };
         // The body parser read form bodies (rawBody); every other type is still unread on the socket.
         const raw = typeof (ctx.request as { rawBody?: unknown }).rawBody === 'string' ? Buffer.from((ctx.request as unknown as { rawBody: string }).rawBody, 'utf8') : await readRaw(ctx, PROBE_MAX_BYTES);
@@ -157,7 +148,7 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'POST', path: '/gateway/heartbeat', response: gatewayHeartbeatResponse, auth: 'gateway', tags, body: heartbeatSchema,
       summary: 'Heartbeat: stored whole as health, judged by route_reachability (overall_healthy as fallback), hostname reported as the agent hostname',
-      handler: async ({ body }, ctx) => ({ ...(await gw().heartbeat(await callerPeer(gw(), ctx), body)) }),
+      handler: async ({ body }, ctx) => ({ ...(await gw().heartbeat(callerPeer(gw(), ctx), body)) }),
     }),
   ];
 }

@@ -123,7 +123,6 @@ export class GatewaysService implements GatewayAuth {
   readonly Gateway: M<GatewayRow>;
   readonly thresholds: Thresholds;
   private tokenCache = new Map<string, TokenEntry>();
-  private byPeer = new Map<number, TokenEntry>();
   private configCache = new Map<number, ConfigEntry>();
   /** bumped by every invalidation: a cache fill that raced with a write is not stored */
   private configGen = 0;
@@ -172,11 +171,9 @@ export class GatewaysService implements GatewayAuth {
     this.tokenGen++;
     if (peerId === undefined) {
       this.tokenCache.clear();
-      this.byPeer.clear();
       return;
     }
     for (const [h, e] of this.tokenCache) if (e.peerId === peerId) this.tokenCache.delete(h);
-    this.byPeer.delete(peerId);
   }
 
   // ------------------------------------------------------------------ lookups
@@ -286,11 +283,11 @@ export class GatewaysService implements GatewayAuth {
 
   // ------------------------------------------------------------------ GatewayAuth
 
-  async verify(token: string): Promise<{ peerId: number } | null> {
+  async verify(token: string): Promise<{ peerId: number; address: string } | null> {
     const e = await this.entryForToken(token);
     if (!e) return null;
     if (!e.enabled || (e.expiresAt !== null && e.expiresAt <= this.deps.clock())) return null;
-    return { peerId: e.peerId };
+    return { peerId: e.peerId, address: e.address };
   }
 
   /** The cached token entry (peer id, tunnel address, enabled, expiry), or null for an unknown token. */
@@ -310,15 +307,10 @@ export class GatewaysService implements GatewayAuth {
     if (gen === this.tokenGen) {
       if (this.tokenCache.size > 100_000) this.tokenCache.clear();
       this.tokenCache.set(hash, e);
-      this.byPeer.set(e.peerId, e);
     }
     return e;
   }
 
-  /** The tunnel address of an authenticated gateway (from the token cache when possible). */
-  async tunnelAddress(peerId: number): Promise<string> {
-    return this.byPeer.get(peerId)?.address ?? (await this.peerRow(peerId)).address;
-  }
 
   // ------------------------------------------------------------------ configuration
 

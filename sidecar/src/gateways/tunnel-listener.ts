@@ -5,8 +5,9 @@
 // (127.0.0.1 by default), so this second listener binds the tunnel address itself and serves ONLY the
 // companion API (/api/v1/gateway/*, same endpoint declarations, same gateway-token auth); everything
 // else is 404 there, so the admin API is not exposed to the VPN. Plain HTTP is fine inside the tunnel
-// (WireGuard encrypts and authenticates every packet), and on this listener a gateway token is only
-// accepted from its own peer's tunnel address. No DNS, certificate or public exposure is involved.
+// (WireGuard encrypts and authenticates every packet), and a gateway token is only accepted from its
+// own peer's tunnel address (http/auth.ts checkGatewaySource: here always, on the main listener unless
+// GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE=true). No DNS, certificate or public exposure is involved.
 //
 // When GATEHOUSE_BIND is a wildcard address the main listener already covers the tunnel address and
 // this one is not started. The tunnel address appears when the WireGuard interface comes up: until

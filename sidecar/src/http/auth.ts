@@ -7,6 +7,7 @@ import { AppError, forbidden, unauthorized } from '../util/errors.js';
 import type { UserRow } from '../db/models.js';
 import { FINGERPRINT_HEADER } from '../tokens/service.js';
 import { foreignOrigin } from './origin.js';
+import { normalizeIp } from './client-ip.js';
 import { leastRole, roleAtLeast, scopeForPath, SECRETS_SCOPE, type Endpoint, type Scope } from './registry.js';
 
 export type Principal =
@@ -31,6 +32,24 @@ export function bearerToken(ctx: Koa.Context): string | undefined {
 function queryToken(ctx: Koa.Context): string | undefined {
   const t = ctx.query.token;
   return typeof t === 'string' && t ? t : undefined;
+}
+
+/** Requests that came in on the gateway API's tunnel listener carry this flag (gateways/tunnel-listener.ts). */
+export const VIA_TUNNEL = 'gatehouseViaTunnel';
+
+/**
+ * A gateway token is accepted only from its own peer's tunnel address (WireGuard authenticates
+ * source addresses inside the tunnel), so a token copied elsewhere is refused. The address is the
+ * TCP peer on the tunnel listener; on the main listener the client address (behind our Caddy, under
+ * GATEHOUSE_TRUST_PROXY, the one Caddy forwards: http/client-ip.ts). GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE
+ * lifts the binding on the main listener only, for companions whose GATEHOUSE_GATEWAY_SERVER_URL
+ * makes them reach the server outside their tunnel. README "Security".
+ */
+export function checkGatewaySource(ctx: Koa.Context, address: string, anySource: boolean): void {
+  const viaTunnel = ctx.state[VIA_TUNNEL] === true;
+  if (anySource && !viaTunnel) return;
+  const from = viaTunnel ? normalizeIp(ctx.socket.remoteAddress) : (ctx.state.clientIp as string | undefined);
+  if (from !== address) throw unauthorized('This gateway token is accepted only from its gateway\'s tunnel address');
 }
 
 /** The user a principal acts as (profile endpoints): the session user, or the token's bound/creating user. */
@@ -62,6 +81,7 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
         const token = bearerToken(ctx);
         const verified = token && deps.gatewayAuth ? await deps.gatewayAuth.verify(token) : null;
         if (!verified) throw unauthorized('A valid gateway token is required');
+        checkGatewaySource(ctx, verified.address, deps.config.gateways.tokenAnySource);
         ctx.state.principal = { kind: 'gateway', peerId: verified.peerId } satisfies Principal;
         await next();
       };

@@ -35,6 +35,11 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     GATEHOUSE_ADMIN_PASSWORD: ADMIN.password,
     GATEHOUSE_MANAGE_CADDY: 'false',
     GATEHOUSE_WG_MANAGE: 'false',
+    // Tests play the companion from 127.0.0.1, not from a gateway's tunnel address: the main
+    // listener takes gateway tokens from any source, as with a companion that reaches the server
+    // outside its tunnel. Tests of the binding (the product default) pass 'false'; the e2e
+    // servers, whose companions use real tunnels, run with the default (test/lib/e2e-server.ts).
+    GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'true',
     ...dbEnv,
     ...env,
   });
