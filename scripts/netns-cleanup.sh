@@ -4,7 +4,9 @@
 #     (with --all: every gtn-* namespace, e.g. after a reboot-less crash of many runs),
 #     after stopping the processes still inside them (they can only be test processes);
 #   - host-side veths gtn<id>… whose run has no namespace left;
-#   - stale wireguard-go control sockets /var/run/wireguard/gtn*.sock that no process answers on.
+#   - stale wireguard-go control sockets /var/run/wireguard/gtn*.sock that no process answers on;
+#   - /etc/netns/gtn-* (per-namespace /etc files, e.g. the hosts file of the server-side fetch probes)
+#     whose namespace is gone.
 # Usage: scripts/netns-cleanup.sh [--all] [--dry-run]      (as root)
 set -euo pipefail
 
@@ -68,6 +70,16 @@ for s in /var/run/wireguard/gtn*.sock; do
   if ! wg show "$name" >/dev/null 2>&1; then
     echo "remove stale socket $s"
     act rm -f "$s"
+    removed=$((removed + 1))
+  fi
+done
+
+# Per-namespace /etc files (ip netns exec mounts /etc/netns/<ns>/*) of namespaces that are gone.
+for d in /etc/netns/gtn-*; do
+  [ -d "$d" ] || continue
+  if ! ip netns list | awk '{print $1}' | grep -qx -- "$(basename "$d")"; then
+    echo "remove $d"
+    act rm -rf "$d"
     removed=$((removed + 1))
   fi
 done

@@ -1,6 +1,7 @@
 // Security suite (issue 24, findings 3 and 7): every server-side fetch of a running sidecar (branding
 // logo_url / bg_image_url, webhook create, update and test delivery, the licence refresh, the S3
-// endpoint of auto-backups; OIDC discovery is one more entry in FETCHERS when it comes) against
+// endpoint of auto-backups; OIDC discovery is one more test like these when it comes, over the same
+// everyTarget() and redirectTargets() lists) against
 // loopback and private addresses in every spelling (decimal, hex, octal, short, IPv6 forms embedding
 // IPv4), DNS names resolving to them, a name resolving to a public and a private address at once, a
 // name that changes its answer after the check (rebinding), and redirects to them from an
