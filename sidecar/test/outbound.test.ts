@@ -16,6 +16,13 @@ const hits: string[] = [];
 before(async () => {
   canary = http.createServer((req, res) => {
     hits.push(req.url ?? '');
+    if (req.url === '/short') {
+      // announces 100 bytes, sends 10 and hangs up
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('0123456789');
+      setTimeout(() => res.destroy(), 20);
+      return;
+    }
     if (req.url?.startsWith('/to/')) {
       res.writeHead(302, { location: decodeURIComponent(req.url.slice(4)) });
       return res.end();
@@ -76,6 +83,13 @@ test('redirects: not followed unless asked, each hop checked, a cap on their num
   await assert.rejects(get(to(to('/ok')), open, 1), (e: FetchFailed) => e.kind === 'redirects');
   await assert.rejects(get(to('file:///etc/passwd'), open, 2), NotAllowed);
   await assert.rejects(get(to('gopher://127.0.0.1:1/'), open, 2), NotAllowed);
+});
+
+test('an answer cut short is a failure, not a shorter body; a body over maxBytes fails or is truncated as asked', async () => {
+  await assert.rejects(get(`http://127.0.0.1:${port}/short`, open), (e: FetchFailed) => e instanceof FetchFailed && e.kind === 'connect');
+  await assert.rejects(guardedRequest(`http://127.0.0.1:${port}/ok`, { policy: open, timeoutMs: 5000, maxBytes: 3, maxRedirects: 0 }), (e: FetchFailed) => e.kind === 'too_large');
+  const cut = await guardedRequest(`http://127.0.0.1:${port}/ok`, { policy: open, timeoutMs: 5000, maxBytes: 3, overflow: 'truncate', maxRedirects: 0 });
+  assert.equal(cut.body.toString(), 'can');
 });
 
 test('guardedFetch (the licence service) fails as fetch fails, with the cause "not allowed"; the S3 client is refused on its connection', async () => {

@@ -280,7 +280,8 @@ function oneRequest(url: URL, o: GuardedRequestOptions, method: string, body: st
       });
       res.on('end', done);
       res.on('error', fail);
-      res.on('close', done);
+      // closed before the end of the body: a failure, not a shorter answer
+      res.on('close', () => (res.complete ? done() : fail(new FetchFailed('the connection closed before the end of the answer', 'connect'))));
     });
     req.on('error', fail);
     const onAbort = () => fail(new FetchFailed('timed out', 'timeout'));
