@@ -2,60 +2,74 @@
 #
 # The Gatehouse server: the sidecar (admin UI and API, route-auth pages, gateway and client APIs),
 # which starts and supervises our Caddy and drives the WireGuard interface, as `npm start` does.
-# Caddy comes from xcaddy.Dockerfile's image (the same go.mod-pinned build as bin/caddy):
+# Caddy comes from xcaddy.Dockerfile's image (the same go.mod-pinned build as bin/caddy), so build
+# that one first (from the repository root):
 #   docker build -f xcaddy.Dockerfile -t gatehouse-caddy .
 #   docker build -t gatehouse .
-# or both with configs/docker-compose.yml (`docker compose -f configs/docker-compose.yml build`).
+# or both with configs/docker-compose.yml. scripts/test-containers.sh builds and runs both (CI).
 #
-# Runs as the unprivileged user `gatehouse`. WireGuard needs CAP_NET_ADMIN and /dev/net/tun: the
-# container gets them with `--cap-add NET_ADMIN --device /dev/net/tun` (compose does this), and
-# `ip`, `wg` and `wireguard-go` carry the capability as file capabilities, so the Node process
-# itself has none. Do not set no-new-privileges (it disables file capabilities). Caddy carries
-# cap_net_bind_service (xcaddy.Dockerfile) for ports 80 and 443.
+# The sidecar runs as the unprivileged user `gatehouse` with two capabilities, as under systemd:
+# CAP_NET_ADMIN (ip, wg, wireguard-go) and CAP_NET_BIND_SERVICE (Caddy on 80 and 443). WireGuard needs
+# `--cap-add NET_ADMIN --device /dev/net/tun` (compose does this). The entry point
+# (configs/docker-entrypoint.sh) starts as root to give the group `gatehouse` the container's
+# /dev/net/tun (0600 on some hosts) and the data directory, then drops to `gatehouse` with those two
+# as ambient capabilities and execs the sidecar (PID 1: it gets the runtime's SIGTERM).
 
-ARG DEBIAN_RELEASE=trixie
+# The base images are build arguments (a mirror, a pinned digest, or the locally made images that
+# scripts/test-containers.sh passes where no registry is reachable).
+ARG DEBIAN_IMAGE=debian:trixie-slim
 ARG CADDY_IMAGE=gatehouse-caddy:latest
 
 FROM ${CADDY_IMAGE} AS caddy
 
-FROM debian:${DEBIAN_RELEASE}-slim AS build
-# Native modules (argon2, bcrypt, sqlite3) compile against Debian's Node headers, as scripts/setup.sh does.
+# Node, npm and a compiler: the native modules (argon2, bcrypt, sqlite3) build against Debian's Node
+# headers, as scripts/setup.sh does on a host.
+FROM ${DEBIAN_IMAGE} AS deps
 RUN apt-get update \
- && apt-get install -y --no-install-recommends nodejs npm node-gyp build-essential python3 ca-certificates \
+ && apt-get install -y --no-install-recommends nodejs npm g++ make python3 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 ENV npm_package_config_node_gyp_nodedir=/usr
 WORKDIR /src
+COPY package.json package-lock.json .npmrc ./
+COPY sidecar/package.json sidecar/
+COPY sidecar/common/package.json sidecar/common/
+COPY sidecar/ui/package.json sidecar/ui/
+COPY gateway/package.json gateway/
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund --loglevel=error
+
+# Production dependencies only (a layer of its own: it changes only with the lock file). sqlite3
+# keeps its compiled module and nothing else of its build.
+FROM deps AS prod-deps
+RUN npm prune --omit=dev --no-audit --no-fund --loglevel=error \
+ && mv node_modules/sqlite3/build/Release/node_sqlite3.node /tmp/ \
+ && rm -rf node_modules/sqlite3/build node_modules/sqlite3/deps \
+ && mkdir -p node_modules/sqlite3/build/Release \
+ && mv /tmp/node_sqlite3.node node_modules/sqlite3/build/Release/
+
+# The shared package, the sidecar (tsc) and the admin app (vite).
+FROM deps AS build
+COPY sidecar/ sidecar/
+RUN npm run -s -w @gatehouse/sidecar build \
+ && npm run -s -w @gatehouse/ui build
+
+FROM ${DEBIAN_IMAGE}
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends nodejs wireguard-tools wireguard-go iproute2 ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --home-dir /var/lib/gatehouse --shell /usr/sbin/nologin gatehouse \
+ && install -d -o gatehouse -g gatehouse -m 0750 /var/lib/gatehouse /run/wireguard
+WORKDIR /opt/gatehouse
+COPY --from=prod-deps /src/node_modules node_modules/
 COPY package.json package-lock.json ./
 COPY sidecar/package.json sidecar/
 COPY sidecar/common/package.json sidecar/common/
 COPY sidecar/ui/package.json sidecar/ui/
 COPY gateway/package.json gateway/
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
-COPY sidecar/ sidecar/
-RUN npm run -s -w @gatehouse/sidecar build \
- && npm run -s -w @gatehouse/ui build \
- && npm prune --omit=dev --no-audit --no-fund
-
-FROM debian:${DEBIAN_RELEASE}-slim
-RUN apt-get update \
- && apt-get install -y --no-install-recommends nodejs wireguard-tools wireguard-go iproute2 ca-certificates libcap2-bin \
- && rm -rf /var/lib/apt/lists/* \
- && setcap cap_net_admin=+ep "$(readlink -f /usr/bin/wg)" \
- && setcap cap_net_admin=+ep "$(readlink -f /usr/bin/wireguard-go)" \
- && setcap cap_net_admin=+ep "$(readlink -f /usr/sbin/ip 2>/dev/null || readlink -f /usr/bin/ip)" \
- && useradd --system --home-dir /var/lib/gatehouse --shell /usr/sbin/nologin gatehouse \
- && install -d -o gatehouse -g gatehouse -m 0750 /var/lib/gatehouse /run/wireguard
-WORKDIR /opt/gatehouse
-COPY --from=build /src/package.json /src/package-lock.json ./
-COPY --from=build /src/node_modules node_modules/
-COPY --from=build /src/sidecar/package.json sidecar/
-COPY --from=build /src/sidecar/dist sidecar/dist/
-COPY --from=build /src/sidecar/common/package.json sidecar/common/
 COPY --from=build /src/sidecar/common/dist sidecar/common/dist/
-COPY --from=build /src/sidecar/ui/package.json sidecar/ui/
+COPY --from=build /src/sidecar/dist sidecar/dist/
 COPY --from=build /src/sidecar/ui/dist sidecar/ui/dist/
-COPY --from=build /src/gateway/package.json gateway/
 COPY --from=caddy /usr/bin/caddy bin/caddy
+COPY --chmod=0755 configs/docker-entrypoint.sh /usr/local/bin/gatehouse-entrypoint
 
 ENV GATEHOUSE_DATA_DIR=/var/lib/gatehouse \
     GATEHOUSE_CADDY_BIN=/opt/gatehouse/bin/caddy \
@@ -63,9 +77,9 @@ ENV GATEHOUSE_DATA_DIR=/var/lib/gatehouse \
     WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1 \
     NODE_ENV=production
 VOLUME ["/var/lib/gatehouse"]
-USER gatehouse
 # 80/443: Caddy; 3000: admin UI and APIs; 51820/udp: WireGuard
 EXPOSE 80 443 443/udp 3000 51820/udp
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD node -e "fetch('http://127.0.0.1:'+(process.env.GATEHOUSE_PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["/usr/local/bin/gatehouse-entrypoint"]
 CMD ["node", "--conditions=gatehouse-compiled", "/opt/gatehouse/sidecar/dist/main.js"]

@@ -18,10 +18,12 @@
 # Caddy's network namespace (e.g. compose `network_mode: "service:caddy"`), or
 # set CADDY_ADMIN, e.g. `unix//run/caddy/admin.sock` on a volume both mount.
 
-ARG GO_VERSION=1.26
-ARG DEBIAN_RELEASE=trixie
+# The base images are build arguments (a mirror, a pinned digest, or locally made images, as
+# scripts/test-containers.sh uses where no registry is reachable).
+ARG GO_IMAGE=golang:1.26-trixie
+ARG DEBIAN_IMAGE=debian:trixie-slim
 
-FROM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS build
+FROM ${GO_IMAGE} AS build
 # Static binary; never let `go` fetch another toolchain or edit go.mod/go.sum.
 ENV CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 WORKDIR /src/caddy-modules
@@ -41,7 +43,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
  && grep -qx 'http.handlers.rate_limit' /out/modules.txt \
  && grep -qx 'layer4' /out/modules.txt
 
-FROM debian:${DEBIAN_RELEASE}-slim
+FROM ${DEBIAN_IMAGE}
 # ca-certificates: ACME and TLS to upstreams; media-types: /etc/mime.types for
 # file_server; libcap2-bin: setcap, so the image also runs with --user.
 RUN apt-get update \
