@@ -15,6 +15,8 @@
 # to shrink the bounding set (all in Docker's and Podman's default set; configs/docker-compose.yml
 # lists them after cap_drop: ALL).
 set -eu
+# as the systemd unit's UMask: nothing in the data directory is readable by other users
+umask 0027
 
 if [ "$(id -u)" != 0 ]; then
   echo "gatehouse-entrypoint: started as uid $(id -u), not root: running the command unchanged (WireGuard needs CAP_NET_ADMIN as an ambient capability, which only a root start can hand on)" >&2
@@ -28,8 +30,10 @@ fi
 
 data="${GATEHOUSE_DATA_DIR:-/var/lib/gatehouse}"
 mkdir -p "$data" /run/wireguard
-chown gatehouse:gatehouse /run/wireguard
-chmod 0750 /run/wireguard
+if [ "$(stat -c %U /run/wireguard)" != gatehouse ]; then
+  # (chmod before chown: root without CAP_FOWNER may not chmod what is not its own)
+  chmod 0750 /run/wireguard && chown gatehouse:gatehouse /run/wireguard
+fi
 if [ -n "$(find "$data" ! -user gatehouse -print -quit)" ]; then
   echo "gatehouse-entrypoint: $data (or something in it) is not owned by gatehouse; changing its owner" >&2
   find "$data" ! -user gatehouse -exec chown -h gatehouse:gatehouse {} +

@@ -15,6 +15,8 @@ if [[ "${SETUP_TEST:-0}" == 1 ]]; then
   need+=(postgresql wrk hyperfine iputils-ping curl ncat chromium prometheus hey e2fsprogs systemd)
   # the RDP end-to-end tests: a real RDP server (xrdp + its TigerVNC desktop) and client (FreeRDP under Xvfb)
   need+=(xrdp tigervnc-standalone-server freerdp2-x11 xvfb xauth openssl)
+  # the container test (scripts/test-containers.sh): image builds, runs, locally made base images
+  need+=(buildah podman runc mmdebstrap)
 fi
 # One dpkg-query for the whole list (it names the installed ones; unknown names go to stderr).
 declare -A installed=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything (Debian packages, npm packages, the custom Caddy) and runs every test:
 # lint and typecheck, go vet + go test -race of the Caddy modules, the sidecar tests on SQLite and
-# on PostgreSQL, and the end-to-end tests through real Caddy and WireGuard (as root).
+# on PostgreSQL, the end-to-end tests through real Caddy and WireGuard (as root), and the container
+# images built and run (scripts/test-containers.sh, as root).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -68,6 +69,9 @@ if [[ $(id -u) -eq 0 ]]; then
 else
   echo "skipped: the end-to-end tests need root (network namespaces)" >&2
 fi
+
+section "container images (buildah: xcaddy.Dockerfile and Dockerfile on locally made base images; podman: the server image run with WireGuard, a route through Caddy, SIGTERM, a restart on its volume; the compose file)"
+bash scripts/test-containers.sh || status=1
 
 section "reliability and security suite (faults, load, bad input, secrets at rest)"
 if [[ $(id -u) -eq 0 ]]; then
