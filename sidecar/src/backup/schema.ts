@@ -39,7 +39,8 @@ const s3Fields = {
   bucket: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
   prefix: text({ max: 255 }).refine((v) => !v.includes('\\'), 'must not contain backslashes').optional(),
   region: z.string().trim().max(64).regex(/^[a-z0-9-]*$/, 'must be a region name like eu-central-1').nullable().optional(),
-  endpoint: z.string().trim().max(255).url('must be a URL').refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL').nullable().optional(),
+  endpoint: z.string().trim().max(255).url('must be a URL').refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL').nullable().optional()
+    .meta({ description: 'An S3-compatible server (path-style addressing). 400 "not allowed" when it is or resolves to loopback, a private range or this server, unless the operator set GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=backup_s3; every connection of a run is checked again' }),
   access_key_id: z.string().trim().min(1, 'required').max(255),
   secret_access_key: z.string().min(1).max(1024).optional().meta({ description: 'write-only; stored sealed; omit on update to keep the stored one' }),
 };

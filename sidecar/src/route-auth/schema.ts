@@ -26,6 +26,10 @@ export const BRANDING_MAX_BYTES = 2 * 1024 * 1024;
 
 const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
 const color = z.string().trim().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #1e66f5').transform((v) => v.toLowerCase());
+/** What the OpenAPI document says of logo_url and bg_image_url. */
+const BRANDING_URL_DOC =
+  'http(s) URL of a PNG, JPEG, GIF or WebP image, fetched once when saved through the request-forgery guard (global addresses only, at most 3 redirects, each checked) and stored locally; null removes it. 400 with this field "not allowed" for loopback, private ranges or this server, "could not be fetched" for any other failure';
+
 const httpUrl = z
   .string()
   .trim()
@@ -60,8 +64,8 @@ export const routeAuthBody = z
     primary_color: color.nullable().optional(),
     bg_color: color.nullable().optional(),
     /** fetched once when saved, checked like an upload and stored locally (the login page loads nothing from elsewhere); null removes */
-    logo_url: httpUrl.nullable().optional(),
-    bg_image_url: httpUrl.nullable().optional(),
+    logo_url: httpUrl.nullable().optional().meta({ description: BRANDING_URL_DOC }),
+    bg_image_url: httpUrl.nullable().optional().meta({ description: BRANDING_URL_DOC }),
   })
   .superRefine((v, ctx) => {
     if (v.two_factor_enabled) {
