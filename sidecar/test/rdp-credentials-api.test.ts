@@ -96,6 +96,37 @@ test('credentials refused with 400 + fields, nothing written: another key id, ma
   assert.equal((await call('/rdp/99999/credentials')).status, 404);
 });
 
+test('a write that changes where the credentials go drops them (unless it carries new ones); other edits keep them', async () => {
+  const env = await encryptCredentials(pub.public_key, creds);
+  const make = await call('/rdp', 'POST', { name: 'Creds dest', access_mode: 'external', target_host: 'rdp2.example.com', credentials: env });
+  assert.equal(make.status, 201, JSON.stringify(make.data));
+  const id = make.data.route.id;
+  const has = async () => (await call(`/rdp/${id}`)).data.route.has_credentials;
+  assert.equal(await has(), true);
+  // not a destination: kept (also when the admin app sends back unchanged destination fields)
+  let r = await call(`/rdp/${id}`, 'PATCH', { name: 'Creds dest 2', target_host: 'rdp2.example.com', resolution: '1280x720' });
+  assert.equal(r.status, 200, JSON.stringify(r.data));
+  assert.equal(r.data.route.has_credentials, true, 'an edit that keeps the destination keeps the credentials');
+  // each destination field drops them
+  for (const patch of [{ target_host: 'attacker.example.net' }, { target_port: 3390 }, { gateway_host: 'rdgw.example.net', gateway_port: 443 }]) {
+    await call(`/rdp/${id}/credentials`, 'PUT', { credentials: env });
+    assert.equal(await has(), true);
+    r = await call(`/rdp/${id}`, 'PATCH', patch);
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.route.has_credentials, false, `${JSON.stringify(patch)} drops the stored credentials`);
+    assert.equal((await call(`/rdp/${id}/credentials`)).data.credentials, null);
+  }
+  // a destination change that brings new credentials keeps those
+  const env2 = await encryptCredentials(pub.public_key, { ...creds, password: 'other' });
+  r = await call(`/rdp/${id}`, 'PATCH', { target_host: 'new.example.com', credentials: env2 });
+  assert.equal(r.status, 200, JSON.stringify(r.data));
+  assert.deepEqual((await call(`/rdp/${id}/credentials`)).data.credentials, env2);
+  const activity = await call(`/logs/activity?event_type=rdp_route_updated&limit=50`);
+  assert.equal(activity.status, 200, JSON.stringify(activity.data));
+  assert.ok(JSON.stringify(activity.data).includes('credentials'), 'the update that dropped them names the credentials among its fields');
+  await call(`/rdp/${id}`, 'DELETE');
+});
+
 test('maintenance windows: PUT validates (ISO, from < to), stores sorted UTC, GET shows the active one', async () => {
   const now = Date.now();
   const bad = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [{ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z', note: 'x' }] });

@@ -118,13 +118,19 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   // Only the admin's client tokens may use it.
   await page.uncheck('#f-all_users');
   await page.locator('#f-allowed_user_ids label.check:has-text("admin") input').check();
+  // The route has credentials: the form says a new destination drops them.
+  await page.locator('[data-testid=rdp-creds-dest-hint]').waitFor();
   await page.click('form.rdp-form button[type=submit]');
   await page.waitForURL((u) => u.pathname === `/rdp/${route.id}`);
   route = (await api(`/rdp/${route.id}`)).data.route;
   assert.deepEqual([route.access_mode, route.external_host, route.listen_port, route.target_peer_id], ['both', 'rdp.example.com', 13389, peer.id]);
   const adminId = (await api('/users')).data.users.find((u: any) => u.username === 'admin').id;
   assert.deepEqual(route.allowed_user_ids, [adminId]);
-  assert.equal(route.has_credentials, true, 'an edit keeps the credentials');
+  // Mode both adds a public address the credentials would go to: the edit dropped them.
+  assert.equal(route.has_credentials, false, 'an edit that adds a destination drops the credentials');
+  assert.equal((await api(`/rdp/${route.id}/credentials`, 'PUT', { credentials: stored.credentials })).status, 200);
+  await page.reload();
+  await page.locator('.rdp-creds').getByText(/^stored$/).waitFor();
 
   // Clear credentials (confirmed once).
   await page.click('.rdp-creds button:has-text("Clear credentials")');

@@ -70,6 +70,13 @@ export interface StoredCredentials {
   rotation_state: RdpRoute['rotation_state'];
 }
 
+/** The fields that say where a desktop client takes the stored credentials (the RD gateway pair included). */
+const CREDENTIALS_DESTINATION = ['access_mode', 'target_host', 'target_port', 'target_peer_id', 'external_host', 'listen_port', 'gateway_peer_id', 'gateway_host', 'gateway_port'] as const;
+
+export function credentialsDestinationChanged(before: Omit<RdpRoute, 'id'>, after: Omit<RdpRoute, 'id'>): boolean {
+  return CREDENTIALS_DESTINATION.some((k) => (before[k] ?? null) !== (after[k] ?? null));
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An RDP route as every API returns it (never the envelope). */
@@ -163,12 +170,23 @@ export class RdpService {
   }
 
   async update(id: number, patch: RdpInput, actor?: number | null): Promise<RdpRouteView> {
+    let dropped = false;
     const route = await this.proxy.transact(async (t) => {
+      dropped = false;
       const existing = await this.getRoute(id, t);
       const now = this.clock();
       const { id: _id, ...base } = existing;
       const merged = this.merge(base, patch, now);
       merged.updated_at = now;
+      // Stored credentials were entered for the route's destination: a write that sends the route
+      // elsewhere drops them, unless it carries new ones (a token that may edit routes must not be
+      // able to redirect the credentials a desktop client decrypts to a host of its choosing).
+      if (merged.credentials_envelope !== null && patch.credentials === undefined && credentialsDestinationChanged(base, merged)) {
+        merged.credentials_envelope = null;
+        merged.credentials_kid = null;
+        merged.credentials_updated_at = now;
+        dropped = true;
+      }
       await this.check(merged, id, t);
       await this.checkEnvelope(patch, t);
       const linked = await this.syncLinked({ ...merged, id }, existing, t);
@@ -176,7 +194,9 @@ export class RdpService {
       await this.model.update(rdpToRow(next) as any, { where: { id }, transaction: t });
       return { ...next, id };
     });
-    await this.events.emit({ type: 'rdp_route_updated', rdp_route_id: id, name: route.name, fields: Object.keys(patch), actor: actor ?? null });
+    const fields = Object.keys(patch);
+    if (dropped && !fields.includes('credentials')) fields.push('credentials');
+    await this.events.emit({ type: 'rdp_route_updated', rdp_route_id: id, name: route.name, fields, actor: actor ?? null });
     return toView(route);
   }
 

@@ -181,6 +181,7 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
         </Section>
 
         <TargetFields form={form} existing={existing} />
+        {existing?.has_credentials && <p class="hint" data-testid="rdp-creds-dest-hint">{t('rdp.credsDestHint')}</p>}
 
         <Section legend={t('rdp.secDisplay')} hint={t('rdp.displayHint')}>
           <CheckField form={form} name="full_screen" label={t('rdp.fullScreen')} />
