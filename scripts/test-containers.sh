@@ -51,7 +51,7 @@ cat > "$cache/storage.conf" <<EOF
 [storage]
 driver = "overlay"
 graphroot = "$cache/storage"
-runroot = "/run/gatehouse-ci/storage"
+runroot = "/run/gatehouse-ci/$(echo "$cache" | sha256sum | cut -c1-12)"
 EOF
 export CONTAINERS_CONF="$cache/containers.conf" CONTAINERS_STORAGE_CONF="$cache/storage.conf"
 
@@ -161,6 +161,8 @@ cat test-results/containers-server-stages.log test-results/containers-server-sta
 step "build $server_image (Dockerfile)"
 t0=$SECONDS
 build server-build "${server_args[@]}" -t "$server_image" . || exit 1
+# buildah leaves the working container of a stage that is only FROM (the Dockerfile's `caddy`) mounted
+buildah rm --all >/dev/null
 show_steps < test-results/containers-server-build.log
 echo "built $server_image in $((SECONDS - t0))s"
 podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' --filter reference='localhost/gatehouse*'
