@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import testWaits from './scripts/eslint/test-waits.js';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bin/**', 'caddy-modules/**'] },
@@ -12,5 +13,13 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  // Tests wait for a condition through the one waitFor (test/lib/wait.ts); time that passes on
+  // purpose carries `// not a condition: why` (scripts/eslint/test-waits.js).
+  {
+    files: ['sidecar/test/**/*.ts'],
+    ignores: ['test/lib/wait.ts'],
+    plugins: { gatehouse: { rules: { 'test-waits': testWaits } } },
+    rules: { 'gatehouse/test-waits': 'error' },
   },
 );

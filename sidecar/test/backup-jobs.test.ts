@@ -74,7 +74,7 @@ test('local target: run at once writes a sealed document; keep deletes the oldes
     const r = await api(`/settings/autobackup/${id}/run`, 'POST');
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.equal(r.data.job.last_run.status, 'ok', JSON.stringify(r.data.job.last_run));
-    await new Promise((res) => setTimeout(res, 5)); // distinct millisecond names
+    await new Promise((res) => setTimeout(res, 5)); // not a condition: distinct millisecond names (the cron test below needs the real clock)
   }
   const dir = path.join(s.dataDir, 'backups', `job-${id}`);
   const files = fs.readdirSync(dir).sort();
@@ -108,7 +108,7 @@ test('S3 target against s3rver: the object appears, keep deletes the oldest, the
     const now = await keys();
     seen.push(now[now.length - 1]);
     assert.equal(r.data.job.last_run.file, `s3://gh-backups/${now[now.length - 1]}`);
-    await new Promise((res) => setTimeout(res, 5));
+    await new Promise((res) => setTimeout(res, 5)); // not a condition: distinct millisecond names
   }
   assert.deepEqual(await keys(), seen.slice(1), 'the oldest object was deleted, the two newest kept');
   // the object is a backup document that restores (dry run)

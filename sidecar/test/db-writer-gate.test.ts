@@ -32,11 +32,12 @@ test('a read is not held up by a write waiting for a long write transaction (the
     const t0 = performance.now();
     let writeDoneAt = 0;
     const write = Setting.update({ value: 'plain write', updated_at: 3 }, { where: { key: 'k' } }).then(() => (writeDoneAt = performance.now() - t0));
+    // not a condition: the plain write reaches the writer gate (which the database does not expose)
     await new Promise((r) => setTimeout(r, 30));
     const r0 = performance.now();
     const seen = await setting(db, 'k');
     const readMs = performance.now() - r0;
-    await new Promise((r) => setTimeout(r, HOLD_MS - (performance.now() - t0)));
+    await new Promise((r) => setTimeout(r, HOLD_MS - (performance.now() - t0))); // not a condition: the transaction holds the lock HOLD_MS
     await t.commit();
     await write;
     assert.ok(readMs < HOLD_MS / 2, `the read took ${readMs.toFixed(0)} ms while the transaction held the lock for ${HOLD_MS} ms`);
@@ -54,7 +55,7 @@ test('transactions and plain writes take the gate in order; raw and model writes
       db.sequelize.transaction(async (t) => {
         order.push(`${name} begin`);
         await Setting.create({ key: name, value: name, updated_at: 1 }, { transaction: t });
-        await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 50)); // not a condition: the transaction stays open while the others queue
         order.push(`${name} end`);
       });
     await Promise.all([
@@ -76,12 +77,12 @@ test('the gate: plain writes share it, a transaction holds it alone and is not o
   const order: string[] = [];
   const tx = gate.acquire('exclusive').then((r) => (order.push('tx'), r));
   const w3 = gate.acquire('shared').then((r) => (order.push('w3'), r));
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 20)); // not a condition: proves neither is granted meanwhile
   assert.deepEqual(order, [], 'the transaction waits for the plain writes in flight; the later plain write waits behind it');
   w1();
   w2();
   const releaseTx = await tx;
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 20)); // not a condition: proves w3 is not granted beside the transaction
   assert.deepEqual(order, ['tx']);
   releaseTx();
   (await w3)();

@@ -39,7 +39,7 @@ test('emit waits for async subscribers; a failing subscriber is logged and the o
   const b = new EventBus({ clock, log });
   const order: string[] = [];
   b.on('peer_online', async () => {
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 5)); // not a condition: a slow subscriber, which emit must wait for
     order.push('slow');
   });
   b.on('peer_online', () => {

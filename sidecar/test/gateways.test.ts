@@ -16,6 +16,7 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 // ------------------------------------------------------------------------------------------ pure
 
@@ -639,7 +640,7 @@ describe('a gateway token works only from its tunnel address, on every listener'
     const srv = await startTestServer({ GATEHOUSE_WG_SUBNET: `127.82.${n}.0/24`, GATEHOUSE_PORT: String(free), GATEHOUSE_BIND: '127.0.0.1', GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'true', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { startFeatures: true });
     t.after(() => srv.close());
     const listener = srv.deps.gatewayTunnelListener as { listening: boolean };
-    for (let i = 0; i < 100 && !listener.listening; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => listener.listening, 2000, { intervalMs: 20, what: 'the tunnel listener' });
     assert.equal(listener.listening, true);
     const g = (await srv.req('/api/v1/peers', { method: 'POST', json: { name: 'any-source gw', is_gateway: true }, headers: bearer(await apiToken(srv)) })).data;
     const tok = bearer(g.gateway.apiToken);
@@ -665,7 +666,7 @@ describe('the companion API on the tunnel address', () => {
     t.after(() => t2.close());
     const admin = bearer(await apiToken(t2));
     const listener = t2.deps.gatewayTunnelListener as { listening: boolean; address: string };
-    for (let i = 0; i < 100 && !listener.listening; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => listener.listening, 2000, { intervalMs: 20, what: 'the tunnel listener' });
     assert.equal(listener.listening, true);
     assert.equal(listener.address, `127.80.${n}.1`);
     const g = await t2.req('/api/v1/peers', { method: 'POST', json: { name: 'tunnel gw', is_gateway: true }, headers: admin });

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HeartbeatBuffer } from '../src/gateways/heartbeat-buffer.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 type V = { seen: number; note?: string };
 
@@ -11,7 +12,7 @@ function recorder(fail: () => boolean = () => false) {
   const batches: [number, V][][] = [];
   const errors: number[] = [];
   const write = async (entries: [number, V][]) => {
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 5)); // not a condition: a write that takes a while
     if (fail()) throw new Error('database is down');
     batches.push(entries);
   };
@@ -25,7 +26,7 @@ test('many puts within the delay become one batch; the latest value of a row win
   b.put(2, { seen: 2 });
   b.put(1, { seen: 3 });
   assert.equal(r.batches.length, 0, 'nothing written before the delay');
-  await new Promise((res) => setTimeout(res, 80));
+  await waitFor(() => r.batches.length > 0, 2000, 'the batch written after the delay');
   assert.deepEqual(r.batches, [[[1, { seen: 3 }], [2, { seen: 2 }]]]);
   assert.equal(b.size, 0);
   await b.close();

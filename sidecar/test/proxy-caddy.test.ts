@@ -213,7 +213,7 @@ test('a batch in which one write makes Caddy fail: that write alone fails, the o
     // is called directly so that all three are queued while the first transaction runs).
     const routes = s.deps.routes as RoutesService;
     const loads = proxy().loads;
-    const gate = proxy().transact(async () => new Promise((r) => setTimeout(r, 200)));
+    const gate = proxy().transact(async () => new Promise((r) => setTimeout(r, 200))); // not a condition: a slow write that holds the queue
     const res = await Promise.allSettled([
       routes.create({ domain: 'mix1.test', peer_id: peerId, target_port: port }),
       routes.create({ domain: 'mixbad.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: taken, peer_id: peerId, target_port: 9 }),

@@ -17,6 +17,7 @@ import { errorPageHtml } from '../src/proxy/fragments/error-pages.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 let caddy: ChildProcess | undefined;
@@ -54,13 +55,10 @@ before(async () => {
   caddy = spawn(CADDY, ['run', '--config', path.join(dir, 'caddy.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir } });
   let stderr = '';
   caddy.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const up = await get('ok.test').then((r) => r.status === 200, () => false);
-    if (up) break;
-    if (Date.now() > deadline || caddy.exitCode !== null) throw new Error(`caddy did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(async () => {
+    if (caddy!.exitCode !== null) throw new Error(`caddy exited: ${stderr}`);
+    return (await get('ok.test')).status === 200;
+  }, 15_000, { intervalMs: 100, what: 'caddy to serve ok.test' });
 });
 
 after(async () => {

@@ -14,6 +14,7 @@ import { createLogger } from '../src/util/logger.js';
 import { systemClock } from '../src/util/clock.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const log = createLogger('error', true);
 
@@ -122,7 +123,7 @@ test('onState (the caddy_state event): started, exited when Caddy dies, restarte
     const pid = sup.status().pid!;
     assert.deepEqual(states, [{ running: true, pid, reason: 'started' }]);
     process.kill(pid, 'SIGKILL');
-    for (let i = 0; i < 200 && states.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => states.length >= 3, 10_000, 'the exited and restarted states');
     assert.deepEqual(states.slice(1, 2), [{ running: false, pid: null, reason: 'exited (signal SIGKILL)' }]);
     const newPid = sup.status().pid!;
     assert.notEqual(newPid, pid);

@@ -64,5 +64,3 @@ export async function closedPort(): Promise<number> {
   await l.close();
   return l.port;
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { createRdp, opsServer, sleep, type Ctx } from './rdp-ops-helpers.js';
+import { createRdp, opsServer, type Ctx } from './rdp-ops-helpers.js';
+import { waitFor } from '../../test/lib/wait.js';
 import { CompanionApi } from '../../gateway/src/api.js';
 import { TcpListeners } from '../../gateway/src/listeners.js';
 import { createLogger } from '@gatehouse/common/json-log.js';
@@ -183,7 +184,7 @@ describe('RDP sessions', () => {
         });
         return { gone }; // wrapped: an async function returning the promise itself would wait for it
       };
-      const within = (p: Promise<void>, ms: number, what: string) => Promise.race([p, sleep(ms).then(() => assert.fail(`${what}: the connection was not closed within ${ms} ms`))]);
+      const within = (p: Promise<void>, ms: number, what: string) => Promise.race([p, new Promise((r) => setTimeout(r, ms)).then(() => assert.fail(`${what}: the connection was not closed within ${ms} ms`))]);
       let { gone } = await connect();
       assert.equal((await c.api(`/rdp/${route.id}/toggle`, { method: 'PUT' })).status, 200);
       await within(gone, 3000, 'toggle off');
@@ -212,9 +213,9 @@ describe('RDP sessions', () => {
     const route = await createRdp(c, { access_mode: 'internal', target_host: '127.0.0.1', target_port: 3389 });
     const s = await svc().start(route.id, who(null, 'sleepy'));
     const alive = await svc().start(route.id, who(null, 'alive'));
-    await sleep(600);
+    await new Promise((r) => setTimeout(r, 600)); // not a condition: time passes towards the 1 s lost-after
     await svc().heartbeat(alive.id, who());
-    await sleep(600);
+    await new Promise((r) => setTimeout(r, 600)); // not a condition: `sleepy` passes the 1 s lost-after, `alive` does not
     assert.equal(await svc().sweepLost(), 1);
     const hist = (await svc().history(route.id)).sessions;
     const lost = hist.find((x) => x.id === s.id)!;
@@ -229,7 +230,7 @@ describe('RDP sessions', () => {
     // the scheduled sweep (every max(1 s, lost-after / 3)) ends `alive` once it stops heartbeating
     svc().startSweep();
     try {
-      for (let i = 0; i < 40 && (await svc().active(route.id)).length; i++) await sleep(100);
+      await waitFor(async () => (await svc().active(route.id)).length === 0, 4000, { intervalMs: 100, what: 'the scheduled sweep to end `alive`' });
     } finally {
       svc().stopSweep();
     }

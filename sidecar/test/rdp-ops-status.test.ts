@@ -6,7 +6,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
-import { closedPort, createRdp, opsServer, sleep, tcpListener, type Ctx } from './rdp-ops-helpers.js';
+import { closedPort, createRdp, opsServer, tcpListener, type Ctx } from './rdp-ops-helpers.js';
+import { waitFor } from '../../test/lib/wait.js';
 import { rdpStatusAllResponse, rdpStatusResponse } from '../src/rdp/ops-endpoints.js';
 import { tcpCheck } from '../src/rdp/status.js';
 
@@ -195,10 +196,10 @@ describe('RDP status endpoints', () => {
       assert.equal(c.s.deps.rdpStatus.cached(route.id), null);
       c.s.deps.rdpStatus.start();
       try {
-        for (let i = 0; i < 40 && !c.s.deps.rdpStatus.cached(route.id); i++) await sleep(100);
+        await waitFor(() => c.s.deps.rdpStatus.cached(route.id), 4000, { intervalMs: 100, what: 'the first scheduled check' });
         const first = c.s.deps.rdpStatus.cached(route.id);
         assert.equal(first?.reachable, true);
-        await sleep(1300);
+        await new Promise((r) => setTimeout(r, 1300)); // not a condition: one status interval (1 s) passes
         const later = c.s.deps.rdpStatus.cached(route.id);
         assert.ok(later!.checked_at > first!.checked_at, 'checked again one interval later');
       } finally {

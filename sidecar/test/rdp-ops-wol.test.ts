@@ -8,7 +8,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
-import { createRdp, opsServer, sleep, tcpListener, type Ctx } from './rdp-ops-helpers.js';
+import { createRdp, opsServer, tcpListener, type Ctx } from './rdp-ops-helpers.js';
+import { waitFor } from '../../test/lib/wait.js';
 import { wolResponse } from '../src/rdp/ops-endpoints.js';
 import { CompanionApi } from '../../gateway/src/api.js';
 import { sendWol } from '../../gateway/src/wol.js';
@@ -59,7 +60,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     assert.equal(r.data.wol.mac, MAC);
     assert.deepEqual(r.data.wol.sent_to, [`127.0.0.1:${udp.port}`]);
     assert.equal(r.data.wol.timeout_ms, 20_000);
-    for (let i = 0; i < 20 && udp.packets.length < 3; i++) await sleep(50);
+    await waitFor(() => udp.packets.length >= 3, 1000, 'three magic packets');
     assert.equal(udp.packets.length, 3);
     for (const p of udp.packets) {
       assert.equal(p.length, 102);
@@ -76,7 +77,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     // the host wakes up (its RDP port answers)
     const up = await tcpListener(port);
     try {
-      await sleep(1100); // status polls reachability at most once a second
+      await new Promise((r) => setTimeout(r, 1100)); // not a condition: status polls reachability at most once a second
       st = await c.api(`/rdp/${route.id}/wol/status`);
       assert.equal(st.data.wol.state, 'awake', JSON.stringify(st.data));
       assert.equal(typeof st.data.wol.awake_at, 'number');
@@ -94,7 +95,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     const route = await createRdp(c, { access_mode: 'both', target_host: '127.0.0.1', target_port: closed.port, external_host: 'localhost', listen_port: closed.port, wol_enabled: true, wol_mac: MAC });
     assert.equal((await c.api(`/rdp/${route.id}/wol`, { method: 'POST', json: { timeout_ms: 1000 } })).status, 200);
     assert.equal((await c.api(`/rdp/${route.id}/wol/status`)).data.wol.state, 'pending');
-    await sleep(1100);
+    await new Promise((r) => setTimeout(r, 1100)); // not a condition: the 1 s timeout_ms passes
     const st = await c.api(`/rdp/${route.id}/wol/status`);
     assert.equal(st.data.wol.state, 'timeout', JSON.stringify(st.data));
   });
@@ -117,7 +118,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
       if (field) assert.ok(bad.data.fields[field], JSON.stringify(bad.data));
     }
     assert.equal((await c.api('/rdp/999999/wol', { method: 'POST', json: {} })).status, 404);
-    await sleep(100);
+    await new Promise((r) => setTimeout(r, 100)); // not a condition: proves nothing is sent
     assert.equal(udp.packets.length, 0, 'nothing sent on a 400');
   });
 });
@@ -151,7 +152,7 @@ describe('gateway Wake-on-LAN', () => {
       assert.equal(r.data.wol.via, 'gateway');
       assert.deepEqual(r.data.wol.sent_to, [`127.0.0.1:${udp.port}`]);
       assert.deepEqual(orders, [{ mac: MAC, target_host: '192.168.60.20', route_id: route.gateway_l4_route_id, count: 3 }]);
-      for (let i = 0; i < 20 && udp.packets.length < 3; i++) await sleep(50);
+      await waitFor(() => udp.packets.length >= 3, 1000, 'three magic packets');
       assert.equal(udp.packets.length, 3);
       for (const p of udp.packets) assert.deepEqual(p, expectedPacket(MAC));
     } finally {

@@ -20,6 +20,7 @@ import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { addAccessLog, accessLogFile } from '../src/proxy/fragments/access-log.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const haveCaddy = fs.existsSync(CADDY);
 const HASH = '$2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4IjWJPDhjvG';
@@ -271,19 +272,16 @@ before(async () => {
   caddy = spawn(CADDY, ['run', '--config', path.join(dir, 'caddy.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir } });
   let stderr = '';
   caddy.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
+  await waitFor(async () => {
+    if (caddy!.exitCode !== null) throw new Error(`caddy exited: ${stderr}`);
+    return new Promise<boolean>((resolve) => {
       const sock = net.connect(caddyPort, '127.0.0.1', () => {
         sock.destroy();
         resolve(true);
       });
       sock.on('error', () => resolve(false));
     });
-    if (ok) break;
-    if (Date.now() > deadline || caddy.exitCode !== null) throw new Error(`caddy did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  }, 15_000, { intervalMs: 100, what: `caddy to listen on ${caddyPort}` });
 });
 
 after(async () => {
@@ -359,13 +357,12 @@ test('real Caddy: two route users sign in on the same route, each with their own
 
   // the trace (from Caddy's access log) names who made each request
   let reqs: { uri: string; auth_user: string | null; status: number }[] = [];
-  for (let i = 0; i < 50; i++) {
+  await waitFor(async () => {
     const t = await s!.req(`/api/v1/routes/${routes.users.id}/trace`, { headers: adminHeaders });
     assert.equal(t.status, 200);
     reqs = t.data.requests;
-    if (reqs.some((r) => r.uri === '/bob-was-here')) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return reqs.some((r) => r.uri === '/bob-was-here');
+  }, 5000, { intervalMs: 100, what: 'the trace to show /bob-was-here' });
   const byUri = (u: string) => reqs.find((r) => r.uri === u);
   assert.equal(byUri('/alice-was-here')?.auth_user, 'alice', JSON.stringify(reqs));
   assert.equal(byUri('/bob-was-here')?.auth_user, 'bob');

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { TestServer } from './lib/server.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 export interface Mail {
   from: string;
@@ -26,7 +27,6 @@ export interface SmtpSink {
 /** A real SMTP server (smtp-server) on 127.0.0.1; AUTH PLAIN/LOGIN over plain TCP, no STARTTLS. */
 export async function startSmtp(auth?: { user: string; password: string }): Promise<SmtpSink> {
   const mails: Mail[] = [];
-  const waiters: (() => void)[] = [];
   const server = new SMTPServer({
     secure: false,
     disabledCommands: ['STARTTLS'],
@@ -47,7 +47,6 @@ export async function startSmtp(auth?: { user: string; password: string }): Prom
           raw: Buffer.concat(chunks).toString('utf8'),
           user: session.user as string | undefined,
         });
-        for (const w of waiters.splice(0)) w();
         cb();
       });
     },
@@ -57,17 +56,10 @@ export async function startSmtp(auth?: { user: string; password: string }): Prom
   return {
     port,
     mails,
-    async waitFor(n: number, ms = 5000) {
-      const deadline = Date.now() + ms;
-      while (mails.length < n) {
-        if (Date.now() > deadline) throw new Error(`expected ${n} mails, got ${mails.length}`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 100);
-        });
-      }
+    waitFor: (n: number, ms = 5000) => waitFor(() => {
+      if (mails.length < n) throw new Error(`expected ${n} mails, got ${mails.length}`);
       return mails[n - 1];
-    },
+    }, ms, `mail number ${n}`),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -305,7 +305,7 @@ test('email_code: the code comes by mail, works once; unknown addresses get the 
   assert.equal(unknown.headers.location, sent.headers.location, 'same answer for any address');
   assert.match(sent.headers.location!, /notice=code_sent/);
   const mail = await smtp.waitFor(before + 1);
-  await new Promise((res) => setTimeout(res, 200));
+  await new Promise((res) => setTimeout(res, 200)); // not a condition: proves no second mail follows
   assert.equal(smtp.mails.length, before + 1, 'no mail for an unknown address');
   assert.deepEqual(mail.to, ['owner@example.test']);
   assert.equal(mail.user, 'mailer', 'authenticated with the sealed SMTP password');
@@ -340,7 +340,7 @@ test('email_code: resend is throttled to one mail per minute; a new code replace
   const resend = await b.submit('resend', {});
   assert.equal(resend.status, 303);
   assert.match(resend.headers.location!, /notice=code_wait/);
-  await new Promise((res) => setTimeout(res, 200));
+  await new Promise((res) => setTimeout(res, 200)); // not a condition: proves no mail is sent
   assert.equal(smtp.mails.length, n0 + 1, 'throttled');
   clock.advance(61_000);
   const again = await b.submit('resend', {});

@@ -238,7 +238,7 @@ test('method email_code and method totp for route users', async () => {
   // carol (not on the route) gets the same answer and no mail
   const c = new Browser(s, r.domain);
   assert.equal((await c.submit('send_code', { email: 'carol@example.test' })).status, 303);
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await new Promise((resolve) => setTimeout(resolve, 300)); // not a condition: proves no mail is sent to carol
   assert.equal(smtp.mails.length, n0 + 1);
 
   const t = await protectedRoute({ method: 'totp' }, [users.bob.id]);

@@ -16,6 +16,7 @@ import type { AccessLogService } from '../src/logs/access-log.js';
 import { accessLogFile } from '../src/proxy/fragments/access-log.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
@@ -48,15 +49,6 @@ function get(host: string, p = '/', headers: Record<string, string> = { 'user-ag
   });
 }
 
-async function until(fn: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 before(async () => {
   if (skip) return;
   httpPort = await freePort();
@@ -75,7 +67,7 @@ before(async () => {
   assert.equal(peer.status, 201, JSON.stringify(peer.data));
   peerId = peer.data.peer.id;
   peerAddr = peer.data.peer.address.split('/')[0];
-  await until(async () => (await call('/caddy/status')).data.running === true, 30_000, 'Caddy');
+  await waitFor(async () => (await call('/caddy/status')).data.running === true, 30_000, 'Caddy');
 });
 
 after(async () => {
@@ -102,7 +94,7 @@ test('circuit breaker: opens after threshold failures without touching the backe
   assert.ok(Number(open.headers['retry-after']) >= 1);
   assert.match(open.body, /circuit breaker open/);
   assert.equal(hits, 3, 'the backend is not touched while open');
-  await until(async () => (await call(`/routes/${id}`)).data.route.cb_opened_at !== null, 5000, 'the open report');
+  await waitFor(async () => (await call(`/routes/${id}`)).data.route.cb_opened_at !== null, 5000, 'the open report');
   const g = (await call(`/routes/${id}`)).data.route;
   assert.equal(g.cb_failure_count, 3);
   assert.ok(g.cb_opened_at > Date.now() - 60_000);
@@ -157,9 +149,9 @@ test('mirror: the target receives copies, the primary response is unchanged; acc
   const res = await get('mirror.test', '/copy-me?x=1');
   assert.equal(res.status, 200);
   assert.equal(res.body, 'primary');
-  await until(async () => copies.length > 0, 5000, 'the mirror copy');
+  await waitFor(async () => copies.length > 0, 5000, 'the mirror copy');
   assert.deepEqual(copies, ['GET /copy-me?x=1 1']);
-  await until(async () => (await call(`/routes/${r.data.route.id}/trace`)).data.requests.length > 0, 10_000, 'the access log');
+  await waitFor(async () => (await call(`/routes/${r.data.route.id}/trace`)).data.requests.length > 0, 10_000, 'the access log');
   const t = (await call(`/routes/${r.data.route.id}/trace`)).data.requests[0];
   assert.equal(t.uri, '/copy-me?x=1');
   assert.equal(t.status, 200);
@@ -172,7 +164,7 @@ test('access log: rolled under load, no line lost or counted twice; rolled files
   const port = await backend((_req, res) => res.end('ok'));
   const r = await call('/routes', 'POST', { domain: 'rolled.test', peer_id: peerId, target_port: port });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  await until(async () => (await get('rolled.test')).status === 200, 10_000, 'the route');
+  await waitFor(async () => (await get('rolled.test')).status === 200, 10_000, 'the route');
   const routeId = r.data.route.id;
   const rows = async () => Number(((await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ?', { replacements: [routeId], plain: true })) as any).n);
   const dir = path.dirname(accessLogFile(s.dataDir));
@@ -194,10 +186,10 @@ test('access log: rolled under load, no line lost or counted twice; rolled files
         assert.equal((await get('rolled.test', '/', { 'user-agent': ua })).status, 200);
       }
     }));
-    await until(async () => rolled().length > 0, 10_000, 'Caddy to roll the access log');
-    await new Promise((res) => setTimeout(res, 1000)); // time for a compression, were it on
+    await waitFor(async () => rolled().length > 0, 10_000, 'Caddy to roll the access log');
+    await new Promise((res) => setTimeout(res, 1000)); // not a condition: time for a compression, were it on
     assert.ok(rolled().every((f) => f.endsWith('.log')), `rolled files: ${rolled().join(', ')}`);
-    await until(async () => {
+    await waitFor(async () => {
       await svc.poll();
       return (await rows()) - before >= n;
     }, 15_000, `${n} rows`);

@@ -10,6 +10,7 @@ import { localDns } from './lib/local-dns.js';
 import { configHash } from '@gatehouse/common/canonical.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import type { RoutesService } from '../src/routes/service.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -359,7 +360,7 @@ test('a route to a disabled peer renders as a 502 page; enabling the peer restor
   assert.equal(r.status, 201);
   const loadsBefore = proxy().loads;
   assert.equal((await call(`/peers/${peer.id}/toggle`, 'PUT')).status, 200);
-  for (let i = 0; i < 100 && proxy().loads === loadsBefore; i++) await new Promise((res) => setTimeout(res, 20));
+  await waitFor(() => proxy().loads !== loadsBefore, 2000, { intervalMs: 20, what: 'a proxy load after the toggle' });
   assert.ok(proxy().loads >= loadsBefore + 1, 'toggling a routed peer re-applies the proxy by itself');
   let cfg = (await proxy().render()) as any;
   let h = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['sleepy.example.com'].routes[0].handle[0];

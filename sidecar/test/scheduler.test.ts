@@ -179,7 +179,7 @@ test('system timers: a job runs on node time, and stop ends it', async () => {
   await done;
   sched.stop();
   const after = runs;
-  await new Promise((r) => setTimeout(r, 30));
+  await new Promise((r) => setTimeout(r, 30)); // not a condition: proves no run follows the stop (real timers)
   clearInterval(hold);
   assert.equal(runs, after);
 });
@@ -251,7 +251,7 @@ test('closing the server stops every job and waits for a run in flight before th
   });
   const run = job.runNow();
   const closed = s.close();
-  await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 50)); // not a condition: proves close waits for the running job
   assert.deepEqual(outcome, [], 'close is waiting');
   release();
   await run;

@@ -7,6 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { waitFor } from '../../test/lib/wait.js';
 
 /** Starts the service (main.ts) on a fresh data directory and a random port, its output collected. */
 function startService(logLevel: string) {
@@ -26,14 +27,7 @@ function startService(logLevel: string) {
 test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
   const { dir, port, child, output, exited } = startService('warn');
   try {
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 10_000, { intervalMs: 100, what: 'the service' });
     // Start a login whose body arrives only after SIGTERM.
     const body = JSON.stringify({ username: 'admin', password: 'shutdown-pass-1' });
     const sock = net.connect(port, '127.0.0.1');
@@ -42,10 +36,10 @@ test('SIGTERM finishes a request in flight, then exits 0', { skip: process.env.T
     sock.on('data', (d) => (response += d));
     const closed = new Promise((r) => sock.once('close', r));
     sock.write(`POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 200)); // not a condition: the service reads the request's head (nothing shows it from outside)
     child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
     // New connections are refused while the old request is still open.
+    await waitFor(() => fetch(`http://127.0.0.1:${port}/health`).then(() => false, () => true), 5000, { intervalMs: 50, what: 'the listener closed after SIGTERM' });
     await assert.rejects(fetch(`http://127.0.0.1:${port}/health`));
     sock.write(body);
     await closed;
@@ -62,15 +56,11 @@ test('SIGTERM while the features are still starting (the API already answers) st
   const { dir, port, child, output, exited } = startService('info');
   try {
     // The signal goes out the moment the listener accepts a connection, before startServer() returns.
-    for (let i = 0; i < 1000; i++) {
-      const up = await new Promise<boolean>((resolve) => {
-        const s = net.connect(port, '127.0.0.1');
-        s.once('connect', () => (s.destroy(), resolve(true)));
-        s.once('error', () => resolve(false));
-      });
-      if (up) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await waitFor(() => new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    }), 10_000, { intervalMs: 5, what: 'the listener to accept a connection' });
     child.kill('SIGTERM');
     assert.equal(await exited, 0, output());
     assert.match(output(), /SIGTERM: shutting down/);
@@ -83,14 +73,7 @@ test('SIGTERM while the features are still starting (the API already answers) st
 test('SIGTERM with a live event stream open (GET /api/v1/events): the stream ends and the service exits 0 at once, not after the 10 s grace', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false }, async () => {
   const { dir, port, child, output, exited } = startService('warn');
   try {
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, 10_000, { intervalMs: 100, what: 'the service' });
     const login = await fetch(`http://127.0.0.1:${port}/login`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'shutdown-pass-1' }) });
     assert.equal(login.status, 200);
     const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
@@ -100,7 +83,7 @@ test('SIGTERM with a live event stream open (GET /api/v1/events): the stream end
     stream.setEncoding('utf8');
     stream.on('data', (d) => (text += d));
     const ended = new Promise((r) => stream.once('close', r));
-    for (let i = 0; i < 50 && !text.includes('event: ready'); i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => text.includes('event: ready'), 1000, { intervalMs: 20, what: 'the ready event' });
     assert.match(text, /event: ready/);
     const t0 = Date.now();
     child.kill('SIGTERM');

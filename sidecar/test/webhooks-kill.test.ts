@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startReceiver } from './lib/webhook-receiver.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const SECRET = 'kill-test-secret-0123456789';
 const PASSWORD = 'kill-test-pass-1';
@@ -39,20 +40,6 @@ function startService(dir: string, port: number): { child: ChildProcess; output:
   return { child, output: () => out, exited };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 test('deliveries queued while the receiver is down survive a kill -9 and arrive exactly once after the restart', { skip: process.env.TEST_DATABASE_URL ? 'SQLite only' : false, timeout: 120_000 }, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-webhook-kill-'));
   const port = await freePort();
@@ -61,7 +48,7 @@ test('deliveries queued while the receiver is down survive a kill -9 and arrive 
   let svc = startService(dir, port);
   let rx: Awaited<ReturnType<typeof startReceiver>> | undefined;
   try {
-    await until('the service', async () => (await fetch(`${base}/health`)).ok);
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, 30_000, { intervalMs: 100, what: 'the service' });
     const login = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
     assert.equal(login.status, 200);
     const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
@@ -79,10 +66,10 @@ test('deliveries queued while the receiver is down survive a kill -9 and arrive 
     }
     // every delivery queued and tried at least once (connection refused)
     const log = () => fetch(`${base}/api/v1/webhooks/${id}/deliveries`, { headers: h }).then((r) => r.json());
-    const queued = await until('the deliveries to be tried', async () => {
+    const queued = await waitFor(async () => {
       const l = await log();
       return l.total === N && l.deliveries.every((d: { status: string; attempts: number }) => d.status === 'pending' && d.attempts >= 1) && l;
-    });
+    }, 30_000, { intervalMs: 100, what: 'the deliveries to be tried' });
     assert.match(queued.deliveries[0].last_error, /ECONNREFUSED/);
     const uids = new Set<string>(queued.deliveries.map((d: { uid: string }) => d.uid));
 
@@ -91,13 +78,12 @@ test('deliveries queued while the receiver is down survive a kill -9 and arrive 
 
     rx = await startReceiver(SECRET, { port: rxPort });
     svc = startService(dir, port);
-    await until('the restarted service', async () => (await fetch(`${base}/health`)).ok);
-    await until('every delivery', async () => {
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, 30_000, { intervalMs: 100, what: 'the restarted service' });
+    await waitFor(async () => {
       const l = await log();
       return l.deliveries.every((d: { status: string }) => d.status === 'delivered') && l;
-    });
-    // a while longer: nothing is sent twice
-    await new Promise((r) => setTimeout(r, 3_000));
+    }, 30_000, { intervalMs: 100, what: 'every delivery' });
+    await new Promise((r) => setTimeout(r, 3_000)); // not a condition: proves nothing is sent twice
     assert.equal(rx.got.length, N, `received ${rx.got.length}: ${rx.got.map((g) => g.delivery).join(', ')}`);
     assert.deepEqual(new Set(rx.got.map((g) => g.delivery)), uids, 'each queued delivery once');
     for (const g of rx.got) {

@@ -13,6 +13,7 @@ import { WEBHOOK_EVENTS } from '../src/webhooks/events.js';
 import { retryDelay } from '../src/webhooks/queue.js';
 import { send, sign, verifySignature } from '../src/webhooks/sender.js';
 import { addressProblem } from '../src/util/outbound.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const SECRET = 'receiver-secret-0123456789';
 const clock = manualClock(Date.UTC(2026, 5, 1, 12));
@@ -285,7 +286,7 @@ test('shutdown does not wait for a slow receiver: the attempt in flight is aband
   const w = await create({ retry_count: 0 });
   rx.status = 'hang';
   await failLogin('shutdown');
-  for (let i = 0; i < 100 && rx.got.length < 1; i++) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => rx.got.length >= 1, 2000, { intervalMs: 20, what: 'the attempt at the receiver' });
   assert.equal(rx.got.length, 1, 'the attempt is in flight');
   const t = performance.now();
   await queue().stop();
