@@ -46,6 +46,7 @@ echo "install: app -> $dest"
 rm -rf "$dest.new"
 mkdir -p "$dest.new/bin" "$dest.new/sidecar/common" "$dest.new/sidecar/ui" "$dest.new/gateway"
 cp "$src/package.json" "$src/package-lock.json" "$src/README.md" "$dest.new/"
+cp -a "$src/docs" "$dest.new/" # the README links into it
 cp "$src/sidecar/package.json" "$dest.new/sidecar/"
 cp -a "$src/sidecar/dist" "$dest.new/sidecar/"
 cp "$src/sidecar/common/package.json" "$dest.new/sidecar/common/"

@@ -393,8 +393,8 @@ test('OpenAPI: every webhooks answer matches the response schema the document de
   matches('/api/v1/webhooks/{id}', 'delete', await api(`/webhooks/${id}`, { method: 'DELETE' }));
 });
 
-test('README "Webhooks" names every event kind a webhook can subscribe to', () => {
-  const readme = fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Webhooks\n'), readme.indexOf('\n## ', readme.indexOf('\n## Webhooks\n') + 5));
-  for (const k of WEBHOOK_EVENTS) assert.ok(section.includes(`\`${k}\``), `README documents ${k}`);
+test('docs/reference/events.md names every event kind a webhook can subscribe to', () => {
+  const doc = fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'docs', 'reference', 'events.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## Webhook event kinds\n'));
+  for (const k of WEBHOOK_EVENTS) assert.ok(section.includes(`\`${k}\``), `docs/reference/events.md documents ${k}`);
 });

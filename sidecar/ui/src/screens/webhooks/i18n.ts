@@ -3,7 +3,7 @@ import { defineDict } from '../../i18n/define';
 export default defineDict('webhooks', {
   en: {
     title: 'Webhooks', create: 'Add webhook', createTitle: 'New webhook', editTitle: 'Edit webhook {name}',
-    name: 'Name', url: 'URL', urlHint: 'Events are POSTed here as JSON, signed with the secret (see the README, "Webhooks").',
+    name: 'Name', url: 'URL', urlHint: 'Events are POSTed here as JSON, signed with the secret (see docs/guides/webhooks.md).',
     events: 'Event kinds', secret: 'Secret', secretHint: 'At least 16 characters. The receiver checks the X-Gatehouse-Signature header with it.',
     secretKeep: 'Leave empty to keep the current secret.', generate: 'Generate a secret', retryCount: 'Retries', retryHint: 'Retries after a failed delivery (0–10), waiting longer each time.',
     enabled: 'Enabled', status: 'Status', deliveries: 'Deliveries', lastDelivery: 'Last delivery', noDelivery: 'none yet',
@@ -19,7 +19,7 @@ export default defineDict('webhooks', {
   },
   de: {
     title: 'Webhooks', create: 'Webhook hinzufügen', createTitle: 'Neuer Webhook', editTitle: 'Webhook {name} bearbeiten',
-    name: 'Name', url: 'URL', urlHint: 'Ereignisse werden als JSON hierher gesendet (POST), mit dem Geheimnis signiert (siehe README, „Webhooks“).',
+    name: 'Name', url: 'URL', urlHint: 'Ereignisse werden als JSON hierher gesendet (POST), mit dem Geheimnis signiert (siehe docs/guides/webhooks.md).',
     events: 'Ereignisarten', secret: 'Geheimnis', secretHint: 'Mindestens 16 Zeichen. Der Empfänger prüft damit den Header X-Gatehouse-Signature.',
     secretKeep: 'Leer lassen, um das bisherige Geheimnis zu behalten.', generate: 'Geheimnis erzeugen', retryCount: 'Wiederholungen', retryHint: 'Wiederholungen nach einer fehlgeschlagenen Zustellung (0–10), jedes Mal mit längerer Pause.',
     enabled: 'Aktiv', status: 'Status', deliveries: 'Zustellungen', lastDelivery: 'Letzte Zustellung', noDelivery: 'noch keine',
