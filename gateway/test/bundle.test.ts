@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../test/lib/ports.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const run = promisify(execFile);
 const gatewayDir = path.resolve(import.meta.dirname, '..');
@@ -76,11 +77,12 @@ test('the bundle alone starts the companion, answers /health with its version, p
   child = spawn(process.execPath, [path.join(app, 'dist', BUNDLE)], { cwd: app, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  let health: { ok: boolean; version: string } | null = null;
-  for (let i = 0; i < 100 && !health; i++) {
-    health = await fetch(`http://127.0.0.1:${apiPort}/health`).then((r) => (r.status === 200 ? (r.json() as Promise<{ ok: boolean; version: string }>) : null), () => null);
-    if (!health) await new Promise((r) => setTimeout(r, 100));
-  }
+  // on a time-out the assertion below names what the bundle wrote to stderr
+  const health = await waitFor(
+    () => fetch(`http://127.0.0.1:${apiPort}/health`).then((r) => (r.status === 200 ? (r.json() as Promise<{ ok: boolean; version: string }>) : null)),
+    10_000,
+    { intervalMs: 100, what: "the bundle's /health" },
+  ).catch(() => null);
   assert.deepEqual(health, { ok: true, version: pkg.version }, stderr);
   const h = await node(['--health'], env);
   assert.equal(h.code, 0, h.stderr);
