@@ -79,7 +79,7 @@ try {
     const { page } = await adminPage(browser, s.url, { width: 1280, height: 720 });
     await page.goto(`${s.url}/${screen === 'dashboard' ? '' : screen}`);
     await settled(page);
-    await page.waitForTimeout(500); // charts draw after the data arrived
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))); // charts draw after the data arrived
     await page.screenshot({ path: out });
     process.stdout.write(`wrote ${path.relative(root, out)}\n`);
   } finally {

@@ -1,5 +1,6 @@
 // Every setting of the sidecar, read from the environment once at start and validated.
-// Each variable is documented in README.md and configs/gatehouse.env.example.
+// Each variable is described in VARIABLE_DOCS below (docs/reference/environment.md is generated from
+// it: npm run docs) and in configs/gatehouse.env.example.
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -59,7 +60,7 @@ const schema = z.object({
   GATEHOUSE_RATE_LIMIT_CLIENT: positiveInt.default(100),
   GATEHOUSE_RATE_LIMIT_HOSTNAME: positiveInt.default(3),
   GATEHOUSE_TRUST_PROXY: bool.default(true),
-  /** home gateways (src/gateways): see README "Home gateways" */
+  /** home gateways (src/gateways): see docs/guides/gateways.md */
   GATEHOUSE_GATEWAY_SERVER_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as http://10.8.0.1:3000').optional(),
   GATEHOUSE_GATEWAY_TUNNEL_LISTEN: bool.default(true),
   GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: bool.default(false),
@@ -69,22 +70,22 @@ const schema = z.object({
   GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: positiveInt.default(15),
   GATEHOUSE_GATEWAY_OFFLINE_AFTER: positiveInt.default(60),
   GATEHOUSE_GATEWAY_WOL_TIMEOUT: positiveInt.default(180),
-  /** RDP status, sessions and Wake-on-LAN (src/rdp): see README "RDP status, sessions and Wake-on-LAN" */
+  /** RDP status, sessions and Wake-on-LAN (src/rdp): see docs/guides/rdp.md */
   GATEHOUSE_RDP_STATUS_INTERVAL: positiveInt.max(86_400).default(60),
   GATEHOUSE_RDP_CHECK_TIMEOUT: z.coerce.number().int().min(1).max(60).default(3),
   GATEHOUSE_RDP_SESSION_LOST_AFTER: positiveInt.max(86_400).default(90),
   GATEHOUSE_RDP_WOL_PORT: port.default(9),
-  /** server-side fetches (util/outbound.ts): which may reach loopback, private ranges and this server; see README "Server-side requests" */
+  /** server-side fetches (util/outbound.ts): which may reach loopback, private ranges and this server; see docs/guides/security.md */
   GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: z
     .string()
     .default('')
     .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
     .pipe(z.array(z.enum(OUTBOUND_USES, { error: `each must be one of ${OUTBOUND_USES.join(', ')}` }))),
-  /** webhooks (src/webhooks): see README "Webhooks" */
+  /** webhooks (src/webhooks): see docs/guides/webhooks.md */
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   GATEHOUSE_WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(120).default(10),
   GATEHOUSE_WEBHOOK_RETRY_BASE: z.coerce.number().int().min(1).max(3600).default(10),
-  /** licence (src/license): see README "Licence" */
+  /** licence (src/license): see docs/guides/licence.md */
   GATEHOUSE_LICENSE_PUBLIC_KEY: z.string().optional(),
   GATEHOUSE_LICENSE_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as https://licence.example.com/v1/refresh').optional(),
   GATEHOUSE_LICENSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
@@ -96,6 +97,99 @@ const schema = z.object({
 });
 
 export type Env = z.infer<typeof schema>;
+
+/** What docs/reference/environment.md says of a variable (generated from here by `npm run docs`). */
+export interface VariableDoc {
+  /** what it sets, for an operator */
+  meaning: string;
+  /** the default as a reader should see it (Markdown), when the schema's own default does not say it (an optional variable, a computed default) */
+  shownDefault?: string;
+  /** the page of docs/ that explains it, relative to docs/ (a #heading allowed) */
+  see?: string;
+}
+
+/** Every variable's documentation: a variable added to the schema does not compile until it is described here. */
+const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
+  GATEHOUSE_DATA_DIR: { meaning: 'SQLite database, master key, Caddy data, hosts file, logs', see: 'configuration.md' },
+  GATEHOUSE_PORT: { meaning: 'admin UI/API, route-auth pages, gateway and client APIs' },
+  GATEHOUSE_BIND: { meaning: 'listen address of the sidecar (Caddy publishes it)' },
+  GATEHOUSE_HTTP_PORT: { meaning: "Caddy's HTTP listener" },
+  GATEHOUSE_HTTPS_PORT: { meaning: "Caddy's HTTPS listener" },
+  GATEHOUSE_CADDY_ADMIN: { meaning: 'Caddy admin API (loopback only)' },
+  GATEHOUSE_CADDY_BIN: { meaning: 'the custom Caddy binary', shownDefault: '`bin/caddy` of this checkout' },
+  GATEHOUSE_ACCESS_LOG_ROLL_MB: { meaning: 'size (1–1024 MB) at which Caddy rolls `<data>/caddy/access.log`; 3 rolled files are kept', see: 'guides/resilience.md' },
+  GATEHOUSE_MANAGE_CADDY: { meaning: 'start and supervise Caddy; `false` renders only' },
+  GATEHOUSE_PROXY_BIND: { meaning: "address Caddy's public listeners (HTTP, HTTPS, L4) bind to (e.g. `127.0.0.1`)", shownDefault: 'every interface' },
+  GATEHOUSE_ADMIN_DOMAIN: { meaning: 'public name of the admin UI behind Caddy (HTTPS)' },
+  GATEHOUSE_TLS: { meaning: '`acme` (public certificates) or `internal` (Caddy\'s local CA)', see: 'guides/routes.md' },
+  GATEHOUSE_ACME_EMAIL: { meaning: 'ACME account contact' },
+  GATEHOUSE_WG_INTERFACE: { meaning: 'WireGuard interface name' },
+  GATEHOUSE_WG_PORT: { meaning: 'WireGuard UDP port' },
+  GATEHOUSE_WG_SUBNET: { meaning: 'tunnel subnet (prefix 8–30); the server takes the first address', see: 'guides/peers.md' },
+  GATEHOUSE_WG_MANAGE: { meaning: 'bring up and drive the interface; `false` keeps peers in the database only' },
+  GATEHOUSE_WG_DNS: { meaning: 'DNS written into peer configs that set none' },
+  GATEHOUSE_WG_POLL_INTERVAL: { meaning: 'seconds between reads of `wg show dump` (handshakes, counters, traffic, expiry)' },
+  GATEHOUSE_WG_RESYNC_INTERVAL: { meaning: 'seconds between full reconciles of the interface from the database (heals drift)' },
+  GATEHOUSE_PUBLIC_HOST: { meaning: 'name or IP peers dial; unset, the machine\'s host name, with a warning when that cannot be reached from the internet', see: 'guides/peers.md' },
+  GATEHOUSE_PUBLIC_IP: { meaning: 'IPv4 that route domains should resolve to (check-dns)', shownDefault: 'detected' },
+  GATEHOUSE_DNS_DOMAIN: { meaning: 'zone of the internal DNS hosts file', see: 'guides/peers.md#internal-dns-data-feature-internal_dns-community-edition' },
+  GATEHOUSE_ADMIN_USER: { meaning: 'first admin (empty users table only)', shownDefault: '`admin`' },
+  GATEHOUSE_ADMIN_PASSWORD: { meaning: "first admin's password (at least 8 characters); unset, a generated one in `<data>/initial-admin-password.txt`, changed at the first sign-in", shownDefault: 'generated', see: 'getting-started.md#first-sign-in' },
+  GATEHOUSE_MASTER_KEY_FILE: { meaning: '32-byte key sealing secrets at rest (AES-256-GCM)', shownDefault: '`<data>/master.key`', see: 'guides/master-key.md' },
+  DATABASE_URL: { meaning: '`postgres://…` to use PostgreSQL instead of SQLite', see: 'configuration.md#database' },
+  GATEHOUSE_LOG_LEVEL: { meaning: '`error`, `warn`, `info`, `debug` (winston JSON lines)' },
+  GATEHOUSE_SESSION_MAX_AGE: { meaning: 'admin session lifetime (ms)' },
+  GATEHOUSE_RATE_LIMIT_LOGIN: { meaning: '`/login` requests per IP per 15 min', see: 'guides/authentication.md#rate-limits' },
+  GATEHOUSE_RATE_LIMIT_ADMIN: { meaning: 'admin API requests per IP per 15 min' },
+  GATEHOUSE_RATE_LIMIT_CLIENT: { meaning: 'client API requests per IP per 15 min' },
+  GATEHOUSE_RATE_LIMIT_HOSTNAME: { meaning: '`/api/v1/client/peer/hostname` per IP per minute' },
+  GATEHOUSE_TRUST_PROXY: { meaning: 'trust `X-Forwarded-For`/`-Proto` from loopback (our Caddy)' },
+  GATEHOUSE_GATEWAY_SERVER_URL: { meaning: 'server URL written into each `gateway.env`', shownDefault: '`http://<tunnel address>:<GATEHOUSE_PORT>`', see: 'guides/gateways.md' },
+  GATEHOUSE_GATEWAY_TUNNEL_LISTEN: { meaning: "also serve the gateway API (only it) on the server's tunnel address" },
+  GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: { meaning: "accept gateway tokens on the main listener from any address, not only from their gateway's tunnel address (for companions that reach `GATEHOUSE_GATEWAY_SERVER_URL` outside their tunnel; never on the tunnel listener)" },
+  GATEHOUSE_GATEWAY_API_PORT: { meaning: 'companion API port for gateway peers without `api_port`' },
+  GATEHOUSE_GATEWAY_PROXY_PORT: { meaning: "the companions' HTTP proxy port (Caddy dials it)" },
+  GATEHOUSE_GATEWAY_POLL_INTERVAL: { meaning: "seconds between the companions' config checks" },
+  GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: { meaning: 'seconds between heartbeats' },
+  GATEHOUSE_GATEWAY_OFFLINE_AFTER: { meaning: 'seconds without a heartbeat until a gateway is offline' },
+  GATEHOUSE_GATEWAY_WOL_TIMEOUT: { meaning: 'seconds the waking-up page waits for a Wake-on-LAN host' },
+  GATEHOUSE_RDP_STATUS_INTERVAL: { meaning: 'seconds between reachability checks of every RDP route', see: 'guides/rdp.md#rdp-status-sessions-and-wake-on-lan' },
+  GATEHOUSE_RDP_CHECK_TIMEOUT: { meaning: 'seconds (1–60) one RDP reachability check (TCP connect) may take' },
+  GATEHOUSE_RDP_SESSION_LOST_AFTER: { meaning: 'seconds without a session heartbeat until an RDP session is closed as `lost`' },
+  GATEHOUSE_RDP_WOL_PORT: { meaning: 'UDP port of the Wake-on-LAN packets the server sends directly to an RDP target' },
+  GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: { meaning: `comma list of the server-side fetches that may reach loopback, private ranges and this server: ${OUTBOUND_USES.map((u) => `\`${u}\``).join(', ')}`, shownDefault: 'none', see: 'guides/security.md#server-side-requests-request-forgery-guard' },
+  GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: { meaning: 'the older spelling of `webhooks` in `GATEHOUSE_OUTBOUND_ALLOW_PRIVATE`', see: 'guides/webhooks.md' },
+  GATEHOUSE_WEBHOOK_TIMEOUT: { meaning: 'seconds (1–120) one webhook delivery attempt may take' },
+  GATEHOUSE_WEBHOOK_RETRY_BASE: { meaning: "seconds (1–3600) before a webhook's first retry; each further retry waits twice as long (at most 1 h)" },
+  GATEHOUSE_LICENSE_PUBLIC_KEY: { meaning: 'an additional trusted licence-signing public key (Ed25519 PEM text, base64 of the 32 key bytes, or a file path): for tests and self-signed deployments', see: 'guides/licence.md' },
+  GATEHOUSE_LICENSE_URL: { meaning: 'the licence service `POST /license/refresh` and the daily refresh ask; unset: licences are only verified offline' },
+  GATEHOUSE_LICENSE_GRACE_DAYS: { meaning: 'days the last good licence stays in force while the licence service cannot be reached' },
+  GATEHOUSE_LICENSE_REFRESH_HOURS: { meaning: 'hours between automatic refreshes (with `GATEHOUSE_LICENSE_URL`)' },
+  GATEHOUSE_LICENSE_KEY: { meaning: 'a licence key activated at start when none is stored (unattended installs); after `DELETE /license` remove it too, or it comes back at the next start' },
+  GATEHOUSE_CLIENT_VERSION: { meaning: 'the desktop-client release `GET /api/v1/client/update` announces when `PUT /settings/client` set none', see: 'guides/desktop-client.md#desktop-client-api' },
+  GATEHOUSE_CLIENT_DOWNLOAD_URL: { meaning: 'its download URL (http/https)' },
+};
+
+/** The default a variable's schema applies, or undefined (walks defaults, pipes and transforms). */
+function schemaDefault(s: z.ZodType): unknown {
+  const def = s.def as { type: string; defaultValue?: unknown; in?: z.ZodType; innerType?: z.ZodType };
+  if (def.type === 'default') return typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
+  if (def.type === 'pipe' && def.in) return schemaDefault(def.in);
+  return undefined;
+}
+
+/**
+ * Every variable with its default (Markdown: the schema's default as code, or the shown default; null
+ * when unset) and meaning, in the schema's order: docs/reference/environment.md.
+ */
+export function configVariables(): { name: keyof Env; default: string | null; meaning: string; see?: string }[] {
+  return (Object.keys(schema.shape) as (keyof Env)[]).map((name) => {
+    const d = VARIABLE_DOCS[name];
+    const fromSchema = schemaDefault(schema.shape[name] as z.ZodType);
+    const dflt = d.shownDefault ?? (fromSchema === undefined || fromSchema === '' ? null : `\`${String(fromSchema)}\``);
+    return { name, default: dflt, meaning: d.meaning, ...(d.see ? { see: d.see } : {}) };
+  });
+}
 
 export interface Config {
   dataDir: string;
@@ -144,7 +238,7 @@ export interface Config {
     offlineAfterMs: number;
     wolTimeoutMs: number;
   };
-  /** RDP status checks, session liveness and direct Wake-on-LAN (README "RDP status, sessions and Wake-on-LAN"). */
+  /** RDP status checks, session liveness and direct Wake-on-LAN (docs/guides/rdp.md). */
   rdpOps: {
     /** how often every RDP route's reachability is checked */
     statusIntervalMs: number;
@@ -155,12 +249,12 @@ export interface Config {
     /** UDP port of the magic packets sent directly to a target host */
     wolPort: number;
   };
-  /** Server-side fetches (util/outbound.ts, README "Server-side requests"). */
+  /** Server-side fetches (util/outbound.ts, docs/guides/security.md). */
   outbound: {
     /** GATEHOUSE_OUTBOUND_ALLOW_PRIVATE (plus webhooks when GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true): the uses that may reach loopback, private ranges and this server */
     allowPrivate: OutboundUse[];
   };
-  /** Outbound webhooks (README "Webhooks"). */
+  /** Outbound webhooks (docs/guides/webhooks.md). */
   webhooks: {
     /** GATEHOUSE_WEBHOOK_ALLOW_PRIVATE (or webhooks in GATEHOUSE_OUTBOUND_ALLOW_PRIVATE): URLs on loopback, private ranges and this server allowed */
     allowPrivate: boolean;
@@ -268,5 +362,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** The variables, for documentation checks (README must name each). */
+/** The variables, for documentation checks (the example env file must name each). */
 export const CONFIG_VARIABLES = Object.keys(schema.shape);

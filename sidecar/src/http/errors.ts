@@ -6,17 +6,21 @@ import type { Logger } from '../util/logger.js';
 import { databaseFailure } from '../db/failures.js';
 import { UNKNOWN_FIELD } from './input.js';
 
-const STATUS: Record<ErrorKind, number> = {
-  validation: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  payload_too_large: 413,
-  locked: 423,
-  rate_limited: 429,
-  upstream: 502,
-  unavailable: 503,
+/**
+ * Every kind of domain error: the status it answers with, what it means and what its body carries
+ * besides {ok: false, error}. docs/reference/errors.md is generated from this (npm run docs).
+ */
+export const ERROR_KINDS: Record<ErrorKind, { status: number; meaning: string }> = {
+  validation: { status: 400, meaning: 'a field or the request is invalid; `fields` maps each bad field (a dotted path for nested ones) to a message, and nothing was written' },
+  unauthorized: { status: 401, meaning: 'no valid credential for this endpoint (signed out, an unknown, expired or revoked token, a token of another kind, a token bound to another machine on the desktop client API)' },
+  forbidden: { status: 403, meaning: 'the credential is valid but may not do this: the token scope or session role, a missing CSRF token, a request from another site, a feature the licence does not grant (`feature`), a licence limit (`limit`, `max`)' },
+  not_found: { status: 404, meaning: 'no such resource (or one the caller may not know of)' },
+  conflict: { status: 409, meaning: 'the request clashes with the current state: a name, domain or port already taken (`field`, `route_id`), a resource still in use, a state that does not allow it (`reason`)' },
+  payload_too_large: { status: 413, meaning: 'the body or upload is larger than the endpoint takes' },
+  locked: { status: 423, meaning: 'the account is locked after failed sign-ins (`locked_until`, `retry_after`), or an RDP route is in a maintenance window (`reason`, `maintenance`)' },
+  rate_limited: { status: 429, meaning: 'over the rate limit of the scope; `Retry-After` says when to try again' },
+  upstream: { status: 502, meaning: 'a part the server drives refused or failed: Caddy rejected the configuration (`proxy_error`), the mail server, a gateway companion; nothing was saved' },
+  unavailable: { status: 503, meaning: 'a part the server needs cannot be reached at the moment (Caddy\'s admin API)' },
 };
 
 /**
@@ -62,7 +66,7 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
       let body: Record<string, unknown> = { ok: false, error: 'Internal server error' };
       let failure: ReturnType<typeof databaseFailure> = null;
       if (err instanceof AppError) {
-        status = STATUS[err.kind];
+        status = ERROR_KINDS[err.kind].status;
         body = { ok: false, error: err.message, ...(err.fields ? { fields: err.fields } : {}), ...(err.extra ?? {}) };
       } else if (err instanceof z.ZodError) {
         status = 400;

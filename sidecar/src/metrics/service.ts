@@ -1,5 +1,6 @@
 // MetricsService (ctx.metrics): the one prom-client registry of the container, served by GET /metrics
-// (metrics/endpoints.ts). Three kinds of series (README "Metrics" lists every name, type and label):
+// (metrics/endpoints.ts). Every series is declared once in SERIES below, from which the service
+// registers it and docs/reference/metrics.md is generated (npm run docs). Three kinds of series:
 // - process metrics: prom-client's defaults (process_*, nodejs_*), collected at scrape time;
 // - counted as things happen: route-auth verify outcomes (plain integer fields bumped on the hot
 //   verify path, read at scrape time: RouteAuthOutcomes) and the proxy apply duration (histogram);
@@ -19,6 +20,42 @@ import { parsePromText, type Sample } from './prom-text.js';
 import { DELIVERY_STATUSES } from '../webhooks/model.js';
 
 type MetricType = 'gauge' | 'counter' | 'histogram';
+
+/** One series the service exposes: its name, type, labels (name → what its values are) and help text. */
+export interface SeriesDecl {
+  name: string;
+  type: MetricType;
+  labels: Readonly<Record<string, string>>;
+  help: string;
+}
+
+/**
+ * Every series of GET /metrics besides prom-client's default process metrics (process_*, nodejs_*),
+ * in registration order. Read at scrape time from the current state, except the two counted as things
+ * happen: the route-auth verify outcomes and the proxy apply duration.
+ */
+export const SERIES = [
+  { name: 'gatehouse_proxy_apply_duration_seconds', type: 'histogram', labels: { result: '`ok`, `error`' }, help: 'Time of one configuration load into Caddy (POST /load), by result (ok, error); none in no-proxy mode' },
+  { name: 'gatehouse_route_auth_verify_total', type: 'counter', labels: { outcome: '`allowed`, `login_required`, `denied`, `method_not_allowed`, `error`' }, help: 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error) since the start' },
+  { name: 'gatehouse_peers', type: 'gauge', labels: {}, help: 'Peers configured' },
+  { name: 'gatehouse_peers_online', type: 'gauge', labels: {}, help: 'Peers online (enabled, not expired, handshake within the last 3 minutes)' },
+  { name: 'gatehouse_peer_online', type: 'gauge', labels: { peer_id: '', peer: 'the peer name' }, help: 'Whether a peer is online (1) or not (0)' },
+  { name: 'gatehouse_peer_receive_bytes_total', type: 'counter', labels: { peer_id: '', peer: 'the peer name' }, help: 'Bytes the server received from a peer through the tunnel (all time, as counted by the poller)' },
+  { name: 'gatehouse_peer_transmit_bytes_total', type: 'counter', labels: { peer_id: '', peer: 'the peer name' }, help: 'Bytes the server sent to a peer through the tunnel (all time, as counted by the poller)' },
+  { name: 'gatehouse_peer_last_handshake_age_seconds', type: 'gauge', labels: { peer_id: '', peer: 'the peer name' }, help: "Seconds since a peer's latest WireGuard handshake (active peers that ever shook hands)" },
+  { name: 'gatehouse_routes', type: 'gauge', labels: { type: '`http`, `l4`', state: '`enabled`, `disabled`' }, help: 'Routes by type (http, l4) and state (enabled, disabled)' },
+  { name: 'gatehouse_route_requests_total', type: 'counter', labels: { route_id: '', domain: '' }, help: "Requests Caddy served for a route: both servers, all methods, an HTTPS route's HTTP to HTTPS redirects included (from Caddy's caddy_http_requests_total, per host)" },
+  { name: 'gatehouse_route_request_duration_seconds', type: 'histogram', labels: { route_id: '', domain: '', code: 'the HTTP status' }, help: "Round-trip time of a route's requests in Caddy, by status code, in Caddy's buckets (from Caddy's caddy_http_request_duration_seconds, per host)" },
+  { name: 'gatehouse_circuit_breaker_open', type: 'gauge', labels: { route_id: '', domain: '' }, help: "Whether a route's circuit breaker is open or half-open (1) or closed (0); routes with the breaker enabled" },
+  { name: 'gatehouse_circuit_breaker_failures', type: 'gauge', labels: { route_id: '', domain: '' }, help: "Consecutive failures a route's circuit breaker last reported" },
+  { name: 'gatehouse_gateway_up', type: 'gauge', labels: { peer_id: '', gateway: 'the gateway peer name' }, help: 'Whether a gateway companion is online (1) or not (0: offline or unknown)' },
+  { name: 'gatehouse_gateways', type: 'gauge', labels: { status: '`online`, `offline`, `unknown`' }, help: 'Gateway companions by status (online, offline, unknown)' },
+  { name: 'gatehouse_webhook_deliveries', type: 'gauge', labels: { status: '`pending`, `delivered`, `failed`' }, help: 'Rows of the webhook delivery log (webhook_deliveries) by status (pending, delivered, failed)' },
+  { name: 'gatehouse_wireguard_up', type: 'gauge', labels: {}, help: 'Whether the WireGuard interface was up (1) or not (0) at the last poll; absent when Gatehouse does not manage it' },
+  { name: 'gatehouse_caddy_metrics_up', type: 'gauge', labels: {}, help: "Whether Caddy's own metrics could be read at this scrape (1) or not (0); absent in no-proxy mode" },
+] as const satisfies readonly SeriesDecl[];
+type SeriesName = (typeof SERIES)[number]['name'];
+const declared = (name: SeriesName): SeriesDecl => SERIES.find((x) => x.name === name)!;
 interface Value {
   labels: Record<string, string | number>;
   value: number;
@@ -29,11 +66,14 @@ interface Value {
 export class SnapshotMetric {
   values: Value[] = [];
   readonly aggregator = 'sum';
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly type: MetricType,
-  ) {}
+  readonly name: string;
+  readonly help: string;
+  readonly type: MetricType;
+  constructor(readonly decl: SeriesDecl) {
+    this.name = decl.name;
+    this.help = decl.help;
+    this.type = decl.type;
+  }
   get() {
     return { name: this.name, help: this.help, type: this.type, values: this.values, aggregator: this.aggregator };
   }
@@ -143,38 +183,24 @@ export class MetricsService {
 
   constructor(private readonly src: MetricsSources) {
     collectDefaultMetrics({ register: this.registry });
+    const apply = declared('gatehouse_proxy_apply_duration_seconds');
     this.proxyApply = new Histogram({
-      name: 'gatehouse_proxy_apply_duration_seconds',
-      help: 'Time of one configuration load into Caddy (POST /load), by result (ok, error)',
-      labelNames: ['result'],
+      name: apply.name,
+      help: apply.help,
+      labelNames: Object.keys(apply.labels) as ['result'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
     const outcomes = this.routeAuth;
-    const verify = new SnapshotMetric('gatehouse_route_auth_verify_total', 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error)', 'counter');
+    const verify = new SnapshotMetric(declared('gatehouse_route_auth_verify_total'));
     verify.get = () => ({ name: verify.name, help: verify.help, type: verify.type, aggregator: verify.aggregator, values: OUTCOMES.map((o) => ({ labels: { outcome: o }, value: outcomes[o] })) });
     this.registry.registerMetric(verify as never);
-    const def = (name: string, help: string, type: MetricType) => {
-      const metric = new SnapshotMetric(name, help, type);
-      this.m[name] = metric;
+    for (const decl of SERIES) {
+      if (decl.name === apply.name || decl.name === verify.name) continue;
+      const metric = new SnapshotMetric(decl);
+      this.m[decl.name] = metric;
       this.registry.registerMetric(metric as never);
-    };
-    def('gatehouse_peers', 'Peers configured', 'gauge');
-    def('gatehouse_peers_online', 'Peers online (enabled, not expired, handshake within the last 3 minutes)', 'gauge');
-    def('gatehouse_peer_online', 'Whether a peer is online (1) or not (0)', 'gauge');
-    def('gatehouse_peer_receive_bytes_total', 'Bytes the server received from a peer through the tunnel (all time, as counted by the poller)', 'counter');
-    def('gatehouse_peer_transmit_bytes_total', 'Bytes the server sent to a peer through the tunnel (all time, as counted by the poller)', 'counter');
-    def('gatehouse_peer_last_handshake_age_seconds', "Seconds since a peer's latest WireGuard handshake (peers that never shook hands are left out)", 'gauge');
-    def('gatehouse_routes', 'Routes by type (http, l4) and state (enabled, disabled)', 'gauge');
-    def('gatehouse_route_requests_total', "Requests Caddy served for a route (from Caddy's caddy_http_requests_total, per host)", 'counter');
-    def('gatehouse_route_request_duration_seconds', "Round-trip time of a route's requests in Caddy, by status code (from Caddy's caddy_http_request_duration_seconds, per host)", 'histogram');
-    def('gatehouse_circuit_breaker_open', "Whether a route's circuit breaker is open or half-open (1) or closed (0); routes with the breaker enabled", 'gauge');
-    def('gatehouse_circuit_breaker_failures', "Consecutive failures a route's circuit breaker last reported", 'gauge');
-    def('gatehouse_gateway_up', 'Whether a gateway companion is online (1) or not (0)', 'gauge');
-    def('gatehouse_gateways', 'Gateways by status (online, offline, unknown)', 'gauge');
-    def('gatehouse_webhook_deliveries', 'Webhook deliveries in the delivery log by status (pending, delivered, failed)', 'gauge');
-    def('gatehouse_wireguard_up', 'Whether the WireGuard interface is up (1) or not (0); absent when Gatehouse does not manage it', 'gauge');
-    def('gatehouse_caddy_metrics_up', "Whether Caddy's own metrics could be read at this scrape (1) or not (0); absent in no-proxy mode", 'gauge');
+    }
   }
 
   /** The text exposition (prom-client's format) after reading the current state once. */
@@ -195,8 +221,15 @@ export class MetricsService {
     return this.inFlight;
   }
 
-  private set(name: string, values: Value[]): void {
-    this.m[name].values = values;
+  /** Replaces a series' values; a label its declaration does not name is a programming error. */
+  private set(name: SeriesName, values: Value[]): void {
+    const metric = this.m[name];
+    for (const v of values) {
+      for (const l of Object.keys(v.labels)) {
+        if (!(l in metric.decl.labels) && !(l === 'le' && metric.type === 'histogram')) throw new Error(`metric ${name}: label ${l} is not declared in SERIES`);
+      }
+    }
+    metric.values = values;
   }
 
   private async read(): Promise<void> {

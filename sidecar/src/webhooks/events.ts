@@ -1,6 +1,6 @@
 // The event kinds a webhook can subscribe to: domain events of the bus (events.ts), by their type
 // name, each with what it means. The payload a receiver gets under `data` is the event's fields as
-// README "Live events" lists them (without `type`). The test delivery (POST /webhooks/:id/test) has
+// docs/reference/events.md lists them (without `type`). The test delivery (POST /webhooks/:id/test) has
 // the kind TEST_EVENT and cannot be subscribed to.
 import type { EventType } from '../events.js';
 
