@@ -10,8 +10,8 @@ import zlib from 'node:zlib';
 import { startTestServer, login, type TestServer } from './lib/server.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { API_DOCS_CSP, renderApiDocsPage, swaggerUiDir } from '../src/web/api-docs.js';
+import { CHROMIUM, openBrowser, watchedPage } from '../../test/lib/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let s: TestServer;
 before(async () => {
   s = await startTestServer();
@@ -116,22 +116,10 @@ test('the API reference page renders the same (golden, en and de)', () => {
 });
 
 test('in Chromium: the viewer renders the document under the CSP with no console error, and "Try it out" sends the CSRF token', { skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (scripts/setup.sh with SETUP_TEST=1 installs it)` }, async () => {
-  const { chromium } = await import('playwright-core');
   const { cookie } = await login(s);
-  const host = new URL(s.url).hostname;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const browser = await openBrowser();
   try {
-    const context = await browser.newContext();
-    await context.addCookies(cookie.split('; ').map((c) => {
-      const i = c.indexOf('=');
-      return { name: c.slice(0, i), value: c.slice(i + 1), domain: host, path: '/' };
-    }));
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
-    page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()}: ${r.url()}`); });
+    const { page, problems } = await watchedPage(browser, { warnings: true, session: { url: s.url, cookie } });
     await page.goto(`${s.url}/api-docs`);
     // every section of the document is listed (collapsed), and each, opened, lists all its operations
     const doc = (await s.req('/api/v1/openapi.json', { headers: { cookie } })).data;

@@ -1,15 +1,18 @@
-// Browser tests of the admin app: Debian's chromium (never a downloaded browser) driven by
+// The one harness of the browser tests (test/ui, the e2e and security tests that use a browser, the
+// API reference page's test): Debian's chromium (never a downloaded browser) driven by
 // playwright-core. Every page records what went wrong (console errors, uncaught exceptions, failed
 // requests, HTTP errors the test did not expect, CSP violations) so a test can assert there was none.
-//   const b = await openBrowser();
-//   const { page, problems } = await adminPage(b, server.url, { lang: 'de', width: 360 });
+//   const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });    // sidecar + chromium + API session, per file
+//   const { page, problems } = await adminPage(ui.browser, ui.s.url, { lang: 'de', width: 360 });
+//   await ui.api('/peers', 'POST', { name: 'seeded' });
+// Without a sidecar of its own (e2e): openBrowser(), watchedPage(), signIn().
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { after, before } from 'node:test';
-import { ADMIN, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { ADMIN, apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,7 +32,16 @@ export interface WatchedPage {
   allowHttpError(urlPart: string, status: number): void;
 }
 
-export interface PageOptions { lang?: 'en' | 'de'; width?: number; height?: number; colorScheme?: 'light' | 'dark' }
+export interface PageOptions {
+  lang?: 'en' | 'de';
+  width?: number;
+  height?: number;
+  colorScheme?: 'light' | 'dark';
+  /** console warnings are problems too (not only errors) */
+  warnings?: boolean;
+  /** signed in without the form: the session cookie header (login()'s `cookie`) set for `url` */
+  session?: { url: string; cookie: string };
+}
 
 export async function watchedPage(browser: Browser, opts: PageOptions = {}): Promise<WatchedPage> {
   const context = await browser.newContext({
@@ -38,10 +50,18 @@ export async function watchedPage(browser: Browser, opts: PageOptions = {}): Pro
     colorScheme: opts.colorScheme ?? 'light',
     extraHTTPHeaders: { 'Accept-Language': opts.lang === 'de' ? 'de-DE,de;q=0.9' : 'en-GB,en;q=0.9' },
   });
+  if (opts.session) {
+    const { hostname } = new URL(opts.session.url);
+    await context.addCookies(opts.session.cookie.split('; ').map((c) => {
+      const i = c.indexOf('=');
+      return { name: c.slice(0, i), value: c.slice(i + 1), domain: hostname, path: '/' };
+    }));
+  }
   const page = await context.newPage();
   const problems: string[] = [];
   const allowed: { part: string; status: number }[] = [];
   page.on('console', (m) => {
+    if (m.type() === 'warning' && opts.warnings) return void problems.push(`console warning: ${m.text()}`);
     if (m.type() !== 'error') return;
     // Chromium reports every HTTP error response as a console error too: an allowed one is not a problem.
     const st = /Failed to load resource: the server responded with a status of (\d+)/.exec(m.text());
@@ -111,30 +131,71 @@ export interface UiServer {
   /** the running sidecar (set in the suite's before hook) */
   readonly s: TestServer;
   readonly browser: Browser;
-  /** The API as the seeding and checking side of a browser test: the admin's session cookie + CSRF. */
+  /** the credentials api() sends: the admin's session cookie + CSRF token, or a full-access API token */
+  readonly headers: Record<string, string>;
+  /**
+   * The API (`/api/v1` + path) as the seeding and checking side of a browser test, with `headers`:
+   * api(path, method?, json?) or api(path, { method, json, headers }).
+   */
   api(path: string, method?: string, json?: unknown): Promise<Response & { data: any }>;
+  api(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: any }>;
+  /** Signs in through the API (the admin unless `user` is given); a session-mode api() uses that session from then on. */
+  login(user?: { username: string; password: string }): Promise<{ cookie: string; csrf: string }>;
+  /**
+   * Seeds the file's data once the sidecar, chromium and api() are up, in the set-up's own before
+   * hook (a file's before hooks at the top level are not awaited one after the other on Node 20).
+   */
+  setup(fn: () => Promise<void> | void): void;
 }
 
+export interface UiServerOptions {
+  /** api()'s credentials: 'session' (default: the admin's session cookie and CSRF token) or 'token' (a full-access API token) */
+  api?: 'session' | 'token';
+  /** set nothing up: the file's tests are skipped (e.g. bin/caddy is missing) */
+  skip?: boolean;
+}
+
+type Env = Record<string, string>;
+
 /**
- * The usual set-up of a browser test file: a sidecar (with `env`), chromium, and a signed-in API
- * session, made in a before hook and closed in an after hook.
+ * The set-up of a browser test file: a sidecar (with `env`, or what `env()` returns when the before
+ * hook runs, e.g. with ports it picks), chromium, and api() signed in, made in a before hook and
+ * closed in an after hook. The file seeds its data in ui.setup(fn), which runs after them.
  */
-export function uiServer(env: Record<string, string> = {}, opts: StartOptions = {}): UiServer {
+export function uiServer(env: Env | (() => Env | Promise<Env>) = {}, opts: StartOptions = {}, o: UiServerOptions = {}): UiServer {
   let s: TestServer | undefined;
   let browser: Browser | undefined;
-  let auth: { cookie: string; csrf: string } | undefined;
+  let headers: Record<string, string> = {};
+  const setups: (() => Promise<void> | void)[] = [];
+  const signIn = async (user = ADMIN) => {
+    const session = await login(s!, user);
+    if (o.api !== 'token') headers = { cookie: session.cookie, 'x-csrf-token': session.csrf };
+    return session;
+  };
   before(async () => {
-    s = await startTestServer(env, opts);
+    if (o.skip) return;
+    s = await startTestServer(typeof env === 'function' ? await env() : env, opts);
     browser = await openBrowser();
-    auth = await login(s);
+    if (o.api === 'token') headers = bearer(await apiToken(s));
+    else await signIn();
+    for (const fn of setups) await fn();
   });
   after(async () => {
     await browser?.close();
     await s?.close();
   });
+  function api(path: string, method?: string, json?: unknown): Promise<Response & { data: any }>;
+  function api(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: any }>;
+  function api(path: string, a: string | (RequestInit & { json?: unknown }) = 'GET', json?: unknown) {
+    const init = typeof a === 'string' ? { method: a, json } : a;
+    return s!.req(`/api/v1${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+  }
   return {
     get s() { return s!; },
     get browser() { return browser!; },
-    api: (path, method = 'GET', json) => s!.req(`/api/v1${path}`, { method, json, headers: { cookie: auth!.cookie, 'x-csrf-token': auth!.csrf } }),
+    get headers() { return headers; },
+    api,
+    login: signIn,
+    setup: (fn) => void setups.push(fn),
   };
 }

@@ -1,28 +1,16 @@
 // Browser tests of the system screens (tokens, users, profile) done through the UI alone; the API is
 // used only to check what the server stored and to seed. Screenshots of the dialogs the navigation
 // walk does not reach (en/de × 1280/360), axe on each.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled } from '../lib/browser.js';
+import type { Page } from 'playwright-core';
+import { ADMIN } from '../../sidecar/test/lib/server.js';
+import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
-let auth: { cookie: string; csrf: string };
-before(async () => {
-  // Many sign-ins (one per page and language) and deliberate failed ones: lift the sign-in rate limit.
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
-  browser = await openBrowser();
-  auth = await login(s);
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
-});
-
-const apiGet = async (p: string) => (await s.req(`/api/v1${p}`, { headers: { cookie: auth.cookie } })).data;
-const apiSend = (method: string, p: string, json?: unknown) => s.req(`/api/v1${p}`, { method, json, headers: { cookie: auth.cookie, 'x-csrf-token': auth.csrf } });
+// Many sign-ins (one per page and language) and deliberate failed ones: lift the sign-in rate limit.
+const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
+const apiGet = async (p: string) => (await ui.api(p)).data;
+const apiSend = (method: string, p: string, json?: unknown) => ui.api(p, method, json);
 
 /** Answers the one confirmation dialog with its confirm button. */
 async function confirm(page: Page): Promise<void> {
@@ -35,9 +23,9 @@ async function noSerious(page: Page, what: string): Promise<void> {
 }
 
 test('tokens: create with a scope, the plaintext shown once and working with its scope; fingerprint reset; delete', async () => {
-  const { page, problems, context, allowHttpError } = await adminPage(browser, s.url);
+  const { page, problems, context, allowHttpError } = await adminPage(ui.browser, ui.s.url);
   allowHttpError('/api/v1/tokens', 400);
-  await page.goto(`${s.url}/tokens`);
+  await page.goto(`${ui.s.url}/tokens`);
   await page.waitForSelector('text=No API tokens yet');
   await settled(page);
   await page.click('text=Create token');
@@ -71,8 +59,8 @@ test('tokens: create with a scope, the plaintext shown once and working with its
 
   // The token works with its scope, and only with it; its first use binds the machine fingerprint.
   const bearer = { authorization: `Bearer ${token}`, 'x-machine-fingerprint': 'machine-a' };
-  assert.equal((await s.req('/api/v1/logs/activity', { headers: bearer })).status, 200);
-  assert.equal((await s.req('/api/v1/peers', { headers: bearer })).status, 403);
+  assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: bearer })).status, 200);
+  assert.equal((await ui.s.req('/api/v1/peers', { headers: bearer })).status, 403);
   assert.equal((await apiGet('/tokens')).tokens.find((x: any) => x.id === rec.id).fingerprint_bound, true);
 
   await page.reload();
@@ -81,20 +69,20 @@ test('tokens: create with a scope, the plaintext shown once and working with its
   await confirm(page);
   await page.waitForSelector('tr:has-text("ci-logs") >> text=not bound');
   assert.equal((await apiGet('/tokens')).tokens.find((x: any) => x.id === rec.id).fingerprint_bound, false);
-  assert.equal((await s.req('/api/v1/logs/activity', { headers: { ...bearer, 'x-machine-fingerprint': 'machine-b' } })).status, 200, 'a new machine binds again after the reset');
+  assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: { ...bearer, 'x-machine-fingerprint': 'machine-b' } })).status, 200, 'a new machine binds again after the reset');
 
   await page.click('button[aria-label="Delete: ci-logs"]');
   await confirm(page);
   await page.waitForSelector('td >> text=ci-logs', { state: 'detached' });
   assert.equal((await apiGet('/tokens')).tokens.some((x: any) => x.id === rec.id), false);
-  assert.equal((await s.req('/api/v1/logs/activity', { headers: bearer })).status, 401, 'a deleted token is refused at once');
+  assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: bearer })).status, 401, 'a deleted token is refused at once');
   assert.deepEqual(problems, []);
   await context.close();
 });
 
 test('users: create a user and change its role through the UI; reset password shown once', async () => {
-  const { page, problems, context } = await adminPage(browser, s.url);
-  await page.goto(`${s.url}/users`);
+  const { page, problems, context } = await adminPage(ui.browser, ui.s.url);
+  await page.goto(`${ui.s.url}/users`);
   await page.waitForSelector('td >> text=admin');
   await settled(page);
   await page.click('text=Create user');
@@ -120,16 +108,16 @@ test('users: create a user and change its role through the UI; reset password sh
   await confirm(page);
   await page.waitForSelector('dialog[open] #new-password');
   const pw = await page.inputValue('#new-password');
-  assert.equal((await s.req('/login', { method: 'POST', json: { username: 'alice', password: pw }, headers: { accept: 'application/json' } })).status, 200, 'the shown password signs in');
+  assert.equal((await ui.s.req('/login', { method: 'POST', json: { username: 'alice', password: pw }, headers: { accept: 'application/json' } })).status, 200, 'the shown password signs in');
   await page.click('dialog[open] >> text=Done');
   assert.deepEqual(problems, []);
   await context.close();
 });
 
 test('profile: email, language and theme saved on the server; wrong current password shown next to the field; password change; default theme', async () => {
-  const { page, problems, context, allowHttpError } = await adminPage(browser, s.url);
+  const { page, problems, context, allowHttpError } = await adminPage(ui.browser, ui.s.url);
   allowHttpError('/api/v1/settings/password', 400);
-  await page.goto(`${s.url}/profile`);
+  await page.goto(`${ui.s.url}/profile`);
   await page.waitForSelector('#f-email');
   await settled(page);
   await page.fill('#f-email', 'admin@example.com');
@@ -168,14 +156,14 @@ test('profile: email, language and theme saved on the server; wrong current pass
   await page.fill('#f-current', ADMIN.password);
   await page.click('form:has(#f-current) button[type=submit]');
   await page.waitForFunction(() => (document.getElementById('f-current') as HTMLInputElement).value === '');
-  assert.equal((await s.req('/login', { method: 'POST', json: { username: ADMIN.username, password: 'a-new-password-2' }, headers: { accept: 'application/json' } })).status, 200, 'the new password signs in');
+  assert.equal((await ui.s.req('/login', { method: 'POST', json: { username: ADMIN.username, password: 'a-new-password-2' }, headers: { accept: 'application/json' } })).status, 200, 'the new password signs in');
   assert.deepEqual(problems, []);
   await context.close();
 
   // The other sessions (the test's API session) ended with the change: sign in again, restore.
-  auth = await login(s, { username: ADMIN.username, password: 'a-new-password-2' });
+  await ui.login({ username: ADMIN.username, password: 'a-new-password-2' });
   assert.equal((await apiSend('PUT', '/settings/password', { current: 'a-new-password-2', next: ADMIN.password })).status, 200);
-  auth = await login(s);
+  await ui.login();
   assert.equal((await apiSend('PUT', '/settings/default-theme', { theme: 'default' })).status, 200);
 
   assert.equal((await apiSend('POST', '/settings/language', { language: 'en' })).status, 200);
@@ -186,11 +174,11 @@ test('profile: email, language and theme saved on the server; wrong current pass
 test('dialogs at 1280 and 360 px in English and German: screenshots, no serious axe violation', async () => {
   for (const lang of ['en', 'de'] as const) {
     for (const width of [1280, 360]) {
-      const { page, problems, context } = await adminPage(browser, s.url, { lang, width });
+      const { page, problems, context } = await adminPage(ui.browser, ui.s.url, { lang, width });
       if ((await apiGet('/settings/profile')).profile.language !== lang) {
         await page.evaluate(async (l) => { await fetch('/api/v1/settings/language', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': (await (await fetch('/api/v1/csrf')).json()).csrfToken }, body: JSON.stringify({ language: l }) }); }, lang);
       }
-      await page.goto(`${s.url}/tokens?new=1`);
+      await page.goto(`${ui.s.url}/tokens?new=1`);
       await page.waitForSelector('dialog[open] #f-name');
       await settled(page);
       await screenshot(page, `${lang}-${width}-tokens-create`);
@@ -203,7 +191,7 @@ test('dialogs at 1280 and 360 px in English and German: screenshots, no serious 
       await noSerious(page, `${lang} ${width} token shown once`);
       await page.keyboard.press('Escape');
 
-      await page.goto(`${s.url}/users`);
+      await page.goto(`${ui.s.url}/users`);
       await settled(page);
       await page.locator('.page-actions button').first().click();
       await page.waitForSelector('dialog[open] #f-username');

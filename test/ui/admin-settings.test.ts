@@ -3,40 +3,32 @@
 // SMTP test mail goes to a real smtp-server started here.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
+import type { Page } from 'playwright-core';
 import { startSmtp, type SmtpSink } from '../../sidecar/test/route-auth-helpers.js';
 import { accessLogFile } from '../../sidecar/src/proxy/fragments/access-log.js';
 import fs from 'node:fs';
-import { adminPage, axe, openBrowser, screenshot, serious, settled } from '../lib/browser.js';
+import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
+const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
 let smtp: SmtpSink;
-let auth: { cookie: string; csrf: string };
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
-  browser = await openBrowser();
   smtp = await startSmtp({ user: 'mailer', password: 'mail-secret-1' });
-  auth = await login(s);
 });
 after(async () => {
-  await browser?.close();
   await smtp?.close();
-  await s?.close();
 });
 
-const apiGet = async (p: string) => (await s.req(`/api/v1${p}`, { headers: { cookie: auth.cookie } })).data;
-const apiSend = (method: string, p: string, json?: unknown) => s.req(`/api/v1${p}`, { method, json, headers: { cookie: auth.cookie, 'x-csrf-token': auth.csrf } });
-const signInApi = (username: string, password: string) => s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });
+const apiGet = async (p: string) => (await ui.api(p)).data;
+const apiSend = (method: string, p: string, json?: unknown) => ui.api(p, method, json);
+const signInApi = (username: string, password: string) => ui.s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });
 
 async function noSerious(page: Page, what: string): Promise<void> {
   assert.deepEqual(serious(await axe(page)), [], `axe: ${what}`);
 }
 
 test('security: lockout settings saved; an account locked by failed sign-ins is unlocked from the UI', async () => {
-  const { page, problems, context } = await adminPage(browser, s.url);
-  await page.goto(`${s.url}/settings/security`);
+  const { page, problems, context } = await adminPage(ui.browser, ui.s.url);
+  await page.goto(`${ui.s.url}/settings/security`);
   await page.waitForSelector('#f-lockout-max_attempts');
   await settled(page);
   await page.waitForSelector('text=No account is locked');
@@ -64,8 +56,8 @@ test('security: lockout settings saved; an account locked by failed sign-ins is 
 });
 
 test('SMTP: settings saved (the password never shown back) and a test mail arrives at a real SMTP server', async () => {
-  const { page, problems, context } = await adminPage(browser, s.url);
-  await page.goto(`${s.url}/settings/smtp`);
+  const { page, problems, context } = await adminPage(ui.browser, ui.s.url);
+  await page.goto(`${ui.s.url}/settings/smtp`);
   await page.waitForSelector('#f-host');
   await settled(page);
   await page.waitForSelector('text=No mail server is set up yet');
@@ -98,8 +90,8 @@ test('logs: filter the activity log by event type, export what the filter shows,
   // Seed rows of two kinds.
   await apiSend('PUT', '/settings/security', { lockout: { max_attempts: 5 } });
   await apiSend('PUT', '/settings/default-theme', { theme: 'default' });
-  const { page, problems, context } = await adminPage(browser, s.url);
-  await page.goto(`${s.url}/logs`);
+  const { page, problems, context } = await adminPage(ui.browser, ui.s.url);
+  await page.goto(`${ui.s.url}/logs`);
   await page.waitForSelector('#f-event_type');
   await settled(page);
   await page.fill('#f-event_type', 'settings_changed');
@@ -128,7 +120,7 @@ test('logs: filter the activity log by event type, export what the filter shows,
   assert.ok(await page.isVisible('tbody tr:first-child >> text=new'), 'the live row is marked new');
   // A non-matching row does not show up under the filter.
   await apiSend('POST', '/settings/clear-logs');
-  await page.waitForTimeout(800);
+  await page.waitForTimeout(800); // not a condition: proves the row does not show up
   assert.ok(!(await page.isVisible('td >> text=logs_cleared')));
   await screenshot(page, 'en-1280-logs-filtered');
   await noSerious(page, 'logs filtered');
@@ -143,7 +135,7 @@ test('logs: filter the activity log by event type, export what the filter shows,
     request: { remote_ip: '127.0.0.1', client_ip: '192.0.2.9', proto: 'HTTP/1.1', method: 'GET', host: 'app.example.com', uri, headers: {} },
     bytes_read: 0, duration: 0.01, size: 10, status,
   }) + '\n';
-  fs.appendFileSync(accessLogFile(s.dataDir), accessLine('/fine', 200, 1) + accessLine('/gone', 404, 2) + accessLine('/also-fine', 200, 3));
+  fs.appendFileSync(accessLogFile(ui.s.dataDir), accessLine('/fine', 200, 1) + accessLine('/gone', 404, 2) + accessLine('/also-fine', 200, 3));
   await page.fill('#f-status', '404');
   await page.click('main form.filters button[type=submit]');
   await page.waitForURL(/status=404/);
@@ -159,8 +151,8 @@ test('logs: filter the activity log by event type, export what the filter shows,
 });
 
 test('system: WireGuard and Caddy shown as not managed on this server, restart disabled, reload reports its result', async () => {
-  const { page, problems, context } = await adminPage(browser, s.url);
-  await page.goto(`${s.url}/system`);
+  const { page, problems, context } = await adminPage(ui.browser, ui.s.url);
+  await page.goto(`${ui.s.url}/system`);
   await page.waitForSelector('text=Reload configuration');
   await settled(page);
   const text = (await page.textContent('main'))!;

@@ -5,33 +5,22 @@
 // axe and screenshots (<lang>-<width>-dashboard-data); the host's resources card shows what
 // GET /system/resources reports. The live tunnel part (online, rates, resume)
 // is test/e2e/ui-live.test.ts.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { addSamples } from '../../sidecar/src/peers/traffic.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled } from '../lib/browser.js';
+import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
+const ui = uiServer({}, {}, { api: 'token' });
+const api = ui.api;
 let session: { cookie: string; csrf: string };
-let api: (p: string, method?: string, json?: unknown) => Promise<Response & { data: any }>;
 const MIB = 1024 * 1024;
 
-before(async () => {
-  s = await startTestServer();
-  browser = await openBrowser();
-  session = await login(s);
-  const h = bearer(await apiToken(s));
-  api = (p, method = 'GET', json) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+ui.setup(async () => {
+  session = await ui.login();
   const peer = (await api('/peers', 'POST', { name: 'dash-seeded' })).data.peer;
   const now = Date.now();
-  await addSamples(s.deps.db.sequelize, [{ peerId: peer.id, rx: 5 * MIB, tx: 2 * MIB }], now - 30 * 60_000);
-  await addSamples(s.deps.db.sequelize, [{ peerId: peer.id, rx: 40 * MIB, tx: 10 * MIB }], now - 3 * 86_400_000);
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
+  await addSamples(ui.s.deps.db.sequelize, [{ peerId: peer.id, rx: 5 * MIB, tx: 2 * MIB }], now - 30 * 60_000);
+  await addSamples(ui.s.deps.db.sequelize, [{ peerId: peer.id, rx: 40 * MIB, tx: 10 * MIB }], now - 3 * 86_400_000);
 });
 
 const LABELS = {
@@ -53,9 +42,9 @@ for (const lang of ['en', 'de'] as const) {
     test(`dashboard with data, ${lang} ${width} px: chart periods, live peer count and activity`, async () => {
       const L = LABELS[lang];
       // The user's saved language decides.
-      await s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
-      const { page, problems, context } = await adminPage(browser, s.url, { lang, width });
-      await page.goto(`${s.url}/dashboard`);
+      await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+      const { page, problems, context } = await adminPage(ui.browser, ui.s.url, { lang, width });
+      await page.goto(`${ui.s.url}/dashboard`);
       await settled(page);
       await page.evaluate(() => { (window as any).__sameDocument = true; });
 

@@ -2,17 +2,14 @@
 // detail page with telemetry, a live status change (gateway_offline pushed by the server while the
 // page is open), and token rotation through the UI: the new gateway.env is shown once and the old
 // API token no longer works against the gateway API. axe, screenshots en/de × 1280/360.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled } from '../lib/browser.js';
+import { bearer } from '../../sidecar/test/lib/server.js';
+import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
-let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
-const gw = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+const ui = uiServer({ GATEHOUSE_WG_SUBNET: '10.79.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, {}, { api: 'token' });
+const api = ui.api;
+const gw = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) => ui.s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
 
 function heartbeat(routeId: number, reachable: boolean) {
   return {
@@ -31,10 +28,7 @@ let peerId: number;
 let routeId: number;
 let token: string;
 
-before(async () => {
-  s = await startTestServer({ GATEHOUSE_WG_SUBNET: '10.79.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
-  h = bearer(await apiToken(s));
-  browser = await openBrowser();
+ui.setup(async () => {
   const g = await api('/peers', { method: 'POST', json: { name: 'NAS gateway', is_gateway: true } });
   assert.equal(g.status, 201, JSON.stringify(g.data));
   peerId = g.data.peer.id;
@@ -45,15 +39,11 @@ before(async () => {
   const hb = await gw(token, '/heartbeat', { method: 'POST', json: heartbeat(routeId, true) });
   assert.equal(hb.status, 200, JSON.stringify(hb.data));
 });
-after(async () => {
-  await browser?.close();
-  await s?.close();
-});
 
 test('list and detail: status, last seen, health, reachability, telemetry; a status change arrives live', async () => {
-  const w = await adminPage(browser, s.url);
+  const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
-  await page.goto(`${s.url}/gateways`);
+  await page.goto(`${ui.s.url}/gateways`);
   await page.waitForSelector('table tbody tr');
   await settled(page);
   const row = page.locator('table tbody tr', { hasText: 'NAS gateway' });
@@ -82,9 +72,9 @@ test('list and detail: status, last seen, health, reachability, telemetry; a sta
 });
 
 test('rotate the tokens through the UI: confirmation, the new gateway.env shown once, the old token refused at once', async () => {
-  const w = await adminPage(browser, s.url);
+  const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
-  await page.goto(`${s.url}/gateways/${peerId}`);
+  await page.goto(`${ui.s.url}/gateways/${peerId}`);
   await page.waitForSelector('[data-testid=gw-status]');
   await settled(page);
   const old = token;
@@ -121,17 +111,17 @@ test('rotate the tokens through the UI: confirmation, the new gateway.env shown 
 });
 
 test('screenshots and axe: list and detail in en/de at 1280 and 360 px, both themes', async () => {
-  const { cookie, csrf } = await login(s);
+  const { cookie, csrf } = await ui.login();
   for (const lang of ['en', 'de'] as const) {
-    await s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
+    await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
     for (const width of [1280, 360]) {
-      const w = await adminPage(browser, s.url, { lang, width });
+      const w = await adminPage(ui.browser, ui.s.url, { lang, width });
       const { page, problems } = w;
-      await page.goto(`${s.url}/gateways`);
+      await page.goto(`${ui.s.url}/gateways`);
       await page.waitForSelector('table tbody tr');
       await settled(page);
       await screenshot(page, `${lang}-${width}-gateways-list`);
-      await page.goto(`${s.url}/gateways/${peerId}`);
+      await page.goto(`${ui.s.url}/gateways/${peerId}`);
       await page.waitForSelector('[data-testid=gw-status]');
       await settled(page);
       assert.equal((await page.textContent('#page-title'))?.trim(), 'NAS gateway');
@@ -145,17 +135,17 @@ test('screenshots and axe: list and detail in en/de at 1280 and 360 px, both the
       await w.context.close();
     }
   }
-  await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
+  await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
   for (const colorScheme of ['dark'] as const) {
-    const w = await adminPage(browser, s.url, { colorScheme });
-    await w.page.goto(`${s.url}/gateways/${peerId}`);
+    const w = await adminPage(ui.browser, ui.s.url, { colorScheme });
+    await w.page.goto(`${ui.s.url}/gateways/${peerId}`);
     await w.page.waitForSelector('[data-testid=gw-status]');
     await settled(w.page);
     assert.deepEqual(serious(await axe(w.page)), [], colorScheme);
     await w.context.close();
   }
-  const none = await adminPage(browser, s.url);
-  await none.page.goto(`${s.url}/gateways/999999`);
+  const none = await adminPage(ui.browser, ui.s.url);
+  await none.page.goto(`${ui.s.url}/gateways/999999`);
   await none.page.waitForSelector('.empty');
   await settled(none.page);
   assert.match(await none.page.innerText('main'), /no gateway with this id/);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
 import { bearer } from '../../sidecar/test/lib/server.js';
+import { waitFor } from '../lib/wait.js';
 
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
 const api = ui.api;
@@ -56,8 +57,11 @@ test('client tokens: registered machines, split-tunnel override, forget a machin
   await screenshot(page, 'en-1280-tokens-machines');
   await d.locator('#f-override').uncheck();
   await d.locator('form.split-tunnel button[type=submit]').click();
-  let tk = (await api('/tokens')).data.tokens.find((x: any) => x.id === made.record.id);
-  for (let i = 0; i < 50 && tk.split_tunnel !== null; i++) { await new Promise((r) => setTimeout(r, 100)); tk = (await api('/tokens')).data.tokens.find((x: any) => x.id === made.record.id); }
+  let tk: any;
+  await waitFor(async () => {
+    tk = (await api('/tokens')).data.tokens.find((x: any) => x.id === made.record.id);
+    return tk.split_tunnel === null;
+  }, 5000, { intervalMs: 100, what: 'the split tunnel back to the server default' });
   assert.equal(tk.split_tunnel, null, 'back to the server default');
 
   // Forget the machine (its peer stays).

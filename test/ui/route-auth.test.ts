@@ -5,18 +5,15 @@
 // nothing typed lost, a logo upload (a PNG made here) shown as the current image and in the live
 // preview of the login page, the preview following unsaved values, a route user with their own
 // TOTP, removal. axe, screenshots en/de × 1280/360, no console error.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import speakeasy from 'speakeasy';
-import type { Browser, Page } from 'playwright-core';
-import { apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled } from '../lib/browser.js';
+import type { Page } from 'playwright-core';
+import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
-let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const ui = uiServer({ GATEHOUSE_WG_SUBNET: '10.81.0.0/24', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, {}, { api: 'token' });
+const api = ui.api;
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
@@ -50,10 +47,7 @@ let routeId: number;
 let userId: number;
 const DOMAIN = 'wiki.ra-ui.example.test';
 
-before(async () => {
-  s = await startTestServer({ GATEHOUSE_WG_SUBNET: '10.81.0.0/24', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
-  h = bearer(await apiToken(s));
-  browser = await openBrowser();
+ui.setup(async () => {
   const p = await api('/peers', { method: 'POST', json: { name: 'wiki-host' } });
   assert.equal(p.status, 201, JSON.stringify(p.data));
   const r = await api('/routes', { method: 'POST', json: { domain: DOMAIN, target_kind: 'peer', peer_id: p.data.peer.id, target_port: 8080 } });
@@ -63,16 +57,12 @@ before(async () => {
   assert.equal(u.status, 201, JSON.stringify(u.data));
   userId = u.data.user.id;
 });
-after(async () => {
-  await browser?.close();
-  await s?.close();
-});
 
 const stored = async () => (await api(`/routes/${routeId}/auth`)).data.route_auth;
 const preview = (page: Page) => page.frameLocator('iframe.ra-preview');
 
 async function openScreen(page: Page): Promise<void> {
-  await page.goto(`${s.url}/routes/${routeId}/auth`);
+  await page.goto(`${ui.s.url}/routes/${routeId}/auth`);
   await page.waitForSelector('[data-testid=ra-state]');
   await settled(page);
 }
@@ -90,7 +80,7 @@ async function completeTotp(page: Page, panel: string): Promise<string> {
 }
 
 test('turn route auth on with TOTP, confirm the set-up with a code computed from the shown secret; field errors next to inputs', async () => {
-  const w = await adminPage(browser, s.url);
+  const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
   w.allowHttpError('/totp-verify', 400);
   w.allowHttpError(`/routes/${routeId}/auth`, 400);
@@ -138,7 +128,7 @@ test('turn route auth on with TOTP, confirm the set-up with a code computed from
   assert.equal(ra.totp_active, true, 'the API stored an active TOTP');
   assert.equal(ra.totp_setup_pending, false);
   // the stored secret is the one shown: a code from it is accepted by the service
-  const svc = s.deps.routeAuth as { checkTotp(cfg: unknown, token: string): Promise<boolean>; config(id: number): Promise<unknown> };
+  const svc = ui.s.deps.routeAuth as { checkTotp(cfg: unknown, token: string): Promise<boolean>; config(id: number): Promise<unknown> };
   const cfg = await svc.config(routeId);
   const next = speakeasy.totp({ secret, encoding: 'base32', time: Math.floor(Date.now() / 1000) + 30 });
   assert.equal(await svc.checkTotp(cfg, next), true);
@@ -148,7 +138,7 @@ test('turn route auth on with TOTP, confirm the set-up with a code computed from
 });
 
 test('upload a logo: shown as the current image and in the preview; a non-image is refused next to the input; remove it', async () => {
-  const w = await adminPage(browser, s.url);
+  const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
   w.allowHttpError(`/routes/${routeId}/branding/logo`, 400);
   await openScreen(page);
@@ -156,7 +146,7 @@ test('upload a logo: shown as the current image and in the preview; a non-image 
   await page.setInputFiles('#ra-logo', { name: 'logo.png', mimeType: 'image/png', buffer: png });
   await page.waitForSelector('[data-testid=current-logo]');
   await page.waitForFunction(() => (document.querySelector('[data-testid=current-logo]') as HTMLImageElement | null)?.naturalWidth === 24);
-  const img = await fetch(`${s.url}/api/v1/routes/${routeId}/branding/logo`, { headers: h });
+  const img = await fetch(`${ui.s.url}/api/v1/routes/${routeId}/branding/logo`, { headers: ui.headers });
   assert.deepEqual(Buffer.from(await img.arrayBuffer()), png, 'the API stored the uploaded bytes');
   const logo = preview(page).locator('img.logo');
   await logo.waitFor();
@@ -168,7 +158,7 @@ test('upload a logo: shown as the current image and in the preview; a non-image 
   await page.setInputFiles('#ra-logo', { name: 'evil.png', mimeType: 'image/png', buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
   await page.waitForSelector('#ra-logo-err');
   assert.match(await page.textContent('#ra-logo-err') ?? '', /PNG, JPEG, GIF or WebP/);
-  assert.deepEqual(Buffer.from(await (await fetch(`${s.url}/api/v1/routes/${routeId}/branding/logo`, { headers: h })).arrayBuffer()), png, 'the refused file changed nothing');
+  assert.deepEqual(Buffer.from(await (await fetch(`${ui.s.url}/api/v1/routes/${routeId}/branding/logo`, { headers: ui.headers })).arrayBuffer()), png, 'the refused file changed nothing');
   await screenshot(page, 'en-1280-routeauth-logo');
   // the preview language switch
   await page.selectOption('.ra-pv-lang select', 'de');
@@ -184,7 +174,7 @@ test('upload a logo: shown as the current image and in the preview; a non-image 
 });
 
 test('a route user with their own TOTP; remove route auth after one confirmation', async () => {
-  const w = await adminPage(browser, s.url);
+  const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
   await openScreen(page);
   await page.check('.ra-users label:has-text("alice") input');
@@ -215,11 +205,11 @@ test('screenshots and axe: en/de at 1280 and 360 px, light and dark', async () =
   // configured again (through the API: this test is about the look)
   const saved = await api(`/routes/${routeId}/auth`, { method: 'POST', json: { method: 'email_password', two_factor_enabled: true, two_factor_method: 'totp', email: 'owner@example.test', password: 'owner-password-1', session_max_age: 86_400_000, title: 'Team wiki', description: 'For the team only', primary_color: '#0f6b62' } });
   assert.equal(saved.status, 200, JSON.stringify(saved.data));
-  const { cookie, csrf } = await login(s);
+  const { cookie, csrf } = await ui.login();
   for (const lang of ['en', 'de'] as const) {
-    await s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
+    await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
     for (const width of [1280, 360]) {
-      const w = await adminPage(browser, s.url, { lang, width });
+      const w = await adminPage(ui.browser, ui.s.url, { lang, width });
       const { page, problems } = w;
       await openScreen(page);
       await preview(page).locator('h1').waitFor();
@@ -231,8 +221,8 @@ test('screenshots and axe: en/de at 1280 and 360 px, light and dark', async () =
       await w.context.close();
     }
   }
-  await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
-  const dark = await adminPage(browser, s.url, { colorScheme: 'dark' });
+  await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
+  const dark = await adminPage(ui.browser, ui.s.url, { colorScheme: 'dark' });
   await openScreen(dark.page);
   assert.deepEqual(serious(await axe(dark.page)), [], 'dark');
   assert.deepEqual(dark.problems, []);

@@ -3,24 +3,25 @@
 // the proxy's reason next to the form, saves nothing, and keeps every typed value, on create and on
 // edit; once the port is free, the same submit saves the route and Caddy serves it. Axe and
 // screenshots of the refused form in en/de.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
+import type { Page } from 'playwright-core';
 import { CADDY, managedCaddyEnv } from '../lib/caddy-env.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled } from '../lib/browser.js';
+import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
-let s: TestServer;
-let browser: Browser;
-let auth: Record<string, string>;
+const ui = uiServer(async () => {
+  const ports = { http: await freePort(), https: await freePort(), admin: await freePort() };
+  const octet = 10 + (process.pid % 200);
+  return { ...managedCaddyEnv(ports), GATEHOUSE_WG_SUBNET: `127.78.${octet}.0/24`, GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000' };
+}, { startFeatures: true }, { api: 'token', skip: !!skip });
 let peerId: number;
 let peerAddr: string;
 const echoes: net.Server[] = [];
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = ui.api;
 
 /** A TCP listener on loopback that is not Caddy: Caddy cannot bind its port. */
 async function squat(): Promise<net.Server> {
@@ -31,12 +32,8 @@ async function squat(): Promise<net.Server> {
 const portOf = (srv: net.Server) => (srv.address() as net.AddressInfo).port;
 const close = (srv: net.Server) => new Promise<void>((r) => srv.close(() => r()));
 
-before(async () => {
+ui.setup(async () => {
   if (skip) return;
-  const ports = { http: await freePort(), https: await freePort(), admin: await freePort() };
-  const octet = 10 + (process.pid % 200);
-  s = await startTestServer({ ...managedCaddyEnv(ports), GATEHOUSE_WG_SUBNET: `127.78.${octet}.0/24`, GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000' }, { startFeatures: true });
-  auth = bearer(await apiToken(s));
   const p = await call('/peers', 'POST', { name: 'db-host' });
   assert.equal(p.status, 201, JSON.stringify(p.data));
   peerId = p.data.peer.id;
@@ -45,13 +42,9 @@ before(async () => {
   const echo = net.createServer((c) => c.pipe(c));
   await new Promise<void>((r) => echo.listen(0, peerAddr, () => r()));
   echoes.push(echo);
-  browser = await openBrowser();
 });
 after(async () => {
-  if (skip) return;
-  await browser?.close();
   for (const e of echoes) e.close();
-  await s?.close();
 });
 
 async function formError(page: Page): Promise<string> {
@@ -64,10 +57,10 @@ test('create: the proxy refuses the configuration; its reason is shown next to t
   const squatter = await squat();
   const taken = portOf(squatter);
   const echoPort = portOf(echoes[0]);
-  const w = await adminPage(browser, s.url);
+  const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
   w.allowHttpError('/api/v1/routes', 502);
-  await page.goto(`${s.url}/routes/new`);
+  await page.goto(`${ui.s.url}/routes/new`);
   await page.locator('#f-domain').waitFor();
   await settled(page);
   await page.selectOption('#f-route_type', 'l4');
@@ -120,13 +113,13 @@ test('edit: a refused update shows the reason, keeps the edited values, and leav
   try {
     const taken = portOf(squatter);
     // the admin's own language setting decides the app's language: German for this test
-    const session = await login(s);
-    const setLang = (language: string) => s.req('/api/v1/settings/language', { method: 'POST', json: { language }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+    const session = await ui.login();
+    const setLang = (language: string) => ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
     assert.equal((await setLang('de')).status, 200);
-    const w = await adminPage(browser, s.url, { lang: 'de' });
+    const w = await adminPage(ui.browser, ui.s.url, { lang: 'de' });
     const { page, problems } = w;
     w.allowHttpError(`/api/v1/routes/${stored.id}`, 502);
-    await page.goto(`${s.url}/routes/${stored.id}/edit`);
+    await page.goto(`${ui.s.url}/routes/${stored.id}/edit`);
     await page.locator('#f-l4_listen_port').waitFor();
     await settled(page);
     await page.fill('#f-description', 'neuer Text');

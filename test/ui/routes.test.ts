@@ -5,32 +5,27 @@
 // the list, the detail page with DNS check (a DNS server on loopback), uptime check now (a backend
 // on the peer's loopback address), trace and circuit breaker (a report makes it open live, the reset
 // closes it); axe and screenshots of the form and the detail in en/de at 1280 and 360 px.
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
+import type { Page } from 'playwright-core';
 import { localDns } from '../../sidecar/test/lib/local-dns.js';
 import { breakerSecretPath } from '../../sidecar/src/proxy/fragments/resilience.js';
 import type { RoutesService } from '../../sidecar/src/routes/service.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled } from '../lib/browser.js';
+import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
-let auth: Record<string, string>;
 let peerId: number;
 let peerIp: string;
 let backend: http.Server;
 let dnsServer: { port: number; close(): void };
 const octet = 100 + (process.pid % 100);
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const ui = uiServer({ GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`, GATEHOUSE_PUBLIC_IP: '203.0.113.7', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, {}, { api: 'token' });
+const call = ui.api;
 
-before(async () => {
-  s = await startTestServer({ GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`, GATEHOUSE_PUBLIC_IP: '203.0.113.7', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
-  auth = bearer(await apiToken(s));
+ui.setup(async () => {
   const p = await call('/peers', 'POST', { name: 'web-peer' });
   assert.equal(p.status, 201, JSON.stringify(p.data));
   peerId = p.data.peer.id;
@@ -41,19 +36,16 @@ before(async () => {
   dnsServer = await localDns({ 'app.example.com': ['203.0.113.7'] });
   const resolver = new dns.promises.Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([`127.0.0.1:${dnsServer.port}`]);
-  (s.deps.routes as RoutesService).resolver = resolver;
-  browser = await openBrowser();
+  (ui.s.deps.routes as RoutesService).resolver = resolver;
 });
 after(async () => {
-  await browser?.close();
   backend?.close();
   dnsServer?.close();
-  await s?.close();
 });
 
 /** Opens a path and waits for the screen's own element (settled alone may run before the screen mounts). */
 async function open(page: Page, path: string, ready: string): Promise<void> {
-  await page.goto(`${s.url}${path}`);
+  await page.goto(`${ui.s.url}${path}`);
   await page.locator(ready).first().waitFor();
   await settled(page);
 }
@@ -69,7 +61,7 @@ async function routeByDomain(domain: string): Promise<any> {
 }
 
 test('routes through the UI: create HTTP and L4, field error keeps input, edit protection and resilience, toggle, batch, delete', async () => {
-  const { page, problems, allowHttpError } = await adminPage(browser, s.url);
+  const { page, problems, allowHttpError } = await adminPage(ui.browser, ui.s.url);
   await open(page, '/routes', '.empty');
   // Empty list: says what to do next.
   await page.getByText('No routes yet').waitFor();
@@ -287,7 +279,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
 });
 
 test('route detail: DNS check, uptime check now and history, trace, breaker opened live and reset, route login link', async () => {
-  const { page, problems } = await adminPage(browser, s.url);
+  const { page, problems } = await adminPage(ui.browser, ui.s.url);
   const r = await routeByDomain('app.example.com');
   await open(page, `/routes/${r.id}`, '.breaker-state');
   assert.equal(await page.locator('#page-title').textContent(), 'app.example.com');
@@ -307,9 +299,9 @@ test('route detail: DNS check, uptime check now and history, trace, breaker open
   await page.locator('.route-trace').getByText('No request has reached this route yet.').waitFor();
   // Breaker: Caddy's module reports it open → the page shows it without a reload; reset closes it.
   await page.locator('.breaker-state:has-text("breaker closed")').waitFor();
-  const secret = fs.readFileSync(breakerSecretPath(s.dataDir), 'utf8').trim();
+  const secret = fs.readFileSync(breakerSecretPath(ui.s.dataDir), 'utf8').trim();
   const now = Date.now();
-  const rep = await s.req('/internal/circuit-breaker', { method: 'POST', headers: { 'x-gatehouse-secret': secret }, json: { route_id: String(r.id), state: 'open', failure_count: 3, opened_at: now, at: now } });
+  const rep = await ui.s.req('/internal/circuit-breaker', { method: 'POST', headers: { 'x-gatehouse-secret': secret }, json: { route_id: String(r.id), state: 'open', failure_count: 3, opened_at: now, at: now } });
   assert.equal(rep.status, 200, JSON.stringify(rep.data));
   await page.locator('.breaker-state:has-text("breaker open")').waitFor();
   await page.locator('.breaker-state:has-text("3 failures")').waitFor();
@@ -331,12 +323,12 @@ test('route detail: DNS check, uptime check now and history, trace, breaker open
 test('form and detail: axe clean and screenshots in en/de at 1280 and 360 px', async () => {
   // The route of the first test (created here when this test runs alone).
   const r = (await routeByDomain('app.example.com')) ?? (await call('/routes', 'POST', { domain: 'app.example.com', peer_id: peerId, target_port: backendPort(), circuit_breaker_enabled: true, rate_limit_enabled: true })).data.route;
-  const { cookie, csrf } = await login(s);
+  const { cookie, csrf } = await ui.login();
   try {
     for (const lang of ['en', 'de'] as const) {
-      await s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
+      await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
       for (const width of [1280, 360]) {
-        const { page, problems } = await adminPage(browser, s.url, { lang, width });
+        const { page, problems } = await adminPage(ui.browser, ui.s.url, { lang, width });
         for (const [path, state] of [['/routes', 'list'], ['/routes/new', 'new'], [`/routes/${r.id}/edit`, 'edit'], [`/routes/${r.id}`, 'detail']] as const) {
           await open(page, path, state === 'list' ? 'table' : state === 'detail' ? '.breaker-state' : '#f-domain');
           if (state === 'new') await page.selectOption('#f-route_type', 'l4');
@@ -352,6 +344,6 @@ test('form and detail: axe clean and screenshots in en/de at 1280 and 360 px', a
       }
     }
   } finally {
-    await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
+    await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
   }
 });

@@ -3,36 +3,26 @@
 // serious or critical axe-core violation in either theme, light and dark), screenshots of every
 // screen at 1280 and 360 px in German and English (test-results/ui-screenshots/), language and
 // theme switches that persist, history fallback, caching and CSP headers.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { adminPage, axe, openBrowser, screenshot, serious, settled, signIn, watchedPage } from '../lib/browser.js';
+import type { Page } from 'playwright-core';
+import { adminPage, axe, screenshot, serious, settled, signIn, uiServer, watchedPage } from '../lib/browser.js';
 
-let s: TestServer;
-let browser: Browser;
-before(async () => {
-  // Every test signs in through the form: more than the default 10 sign-ins per 15 minutes.
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
-  browser = await openBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await s?.close();
-});
+// Every test signs in through the form: more than the default 10 sign-ins per 15 minutes.
+const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
 
 async function navLinks(page: Page): Promise<{ href: string; text: string }[]> {
   return page.$$eval('nav#nav a', (as) => as.map((a) => ({ href: a.getAttribute('href')!, text: a.textContent!.trim() })));
 }
 
 test('the app is served with a strict CSP, index never cached, hashed assets immutable; signed out → sign-in with next', async () => {
-  const anon = await s.req('/peers?q=web', { headers: { accept: 'text/html' } });
+  const anon = await ui.s.req('/peers?q=web', { headers: { accept: 'text/html' } });
   assert.equal(anon.status, 302);
   assert.equal(anon.headers.get('location'), `/login?next=${encodeURIComponent('/peers?q=web')}`);
-  const json404 = await s.req('/no-such-thing', { headers: { accept: 'application/json' } });
+  const json404 = await ui.s.req('/no-such-thing', { headers: { accept: 'application/json' } });
   assert.equal(json404.status, 404, 'API clients keep the JSON 404');
-  const { cookie } = await login(s);
-  const page = await s.req('/routes/12', { headers: { cookie, accept: 'text/html' } });
+  const { cookie } = await ui.login();
+  const page = await ui.s.req('/routes/12', { headers: { cookie, accept: 'text/html' } });
   assert.equal(page.status, 200);
   assert.equal(page.headers.get('cache-control'), 'no-cache');
   const csp = page.headers.get('content-security-policy')!;
@@ -42,28 +32,28 @@ test('the app is served with a strict CSP, index never cached, hashed assets imm
   const html = String(page.data);
   assert.doesNotMatch(html.replace(/<script[^>]*src="[^"]+"[^>]*><\/script>/g, ''), /<script/i, 'no inline script');
   const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
-  const a = await s.req(asset);
+  const a = await ui.s.req(asset);
   assert.equal(a.status, 200);
   assert.match(a.headers.get('content-type')!, /javascript/);
   assert.equal(a.headers.get('cache-control'), 'public, max-age=31536000, immutable');
   // Gzipped for browsers that accept it (fetch sends Accept-Encoding gzip and decodes), plain otherwise.
   assert.equal(a.headers.get('content-encoding'), 'gzip');
   assert.match(a.headers.get('vary') ?? '', /Accept-Encoding/);
-  const plain = await s.req(asset, { headers: { 'accept-encoding': 'identity' } });
+  const plain = await ui.s.req(asset, { headers: { 'accept-encoding': 'identity' } });
   assert.equal(plain.headers.get('content-encoding'), null);
   assert.equal(plain.data, a.data, 'same script either way');
-  assert.equal((await s.req('/assets/..%2Fpackage.json')).status, 404);
-  assert.equal((await s.req('/assets/nope-123.js')).status, 404);
+  assert.equal((await ui.s.req('/assets/..%2Fpackage.json')).status, 404);
+  assert.equal((await ui.s.req('/assets/nope-123.js')).status, 404);
 });
 
 test('sign in through the form, the frame shows where you are, every screen opens cleanly without sideways scrolling (en, de; 1280, 360 px; en 1920 px)', async () => {
-  const { cookie, csrf } = await login(s);
+  const { cookie, csrf } = await ui.login();
   for (const lang of ['en', 'de'] as const) {
     // The user's saved language decides (the switch in the top bar saves it).
-    await s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
+    await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
     // 1920 px (a wide desktop) in English only: the layout check, not another set of screenshots.
     for (const width of lang === 'en' ? [1280, 360, 1920] : [1280, 360]) {
-      const w = await adminPage(browser, s.url, { lang, width });
+      const w = await adminPage(ui.browser, ui.s.url, { lang, width });
       const { page, problems } = w;
       await settled(page);
       assert.equal(await page.getAttribute('html', 'lang'), lang);
@@ -86,12 +76,12 @@ test('sign in through the form, the frame shows where you are, every screen open
       await w.context.close();
     }
   }
-  await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
+  await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
 });
 
 test('accessibility: no serious or critical axe-core violation on any screen, themes default and pro, light and dark', async () => {
   for (const colorScheme of ['light', 'dark'] as const) {
-    const w = await adminPage(browser, s.url, { colorScheme });
+    const w = await adminPage(ui.browser, ui.s.url, { colorScheme });
     const { page, problems } = w;
     for (const theme of ['default', 'pro']) {
       await page.selectOption('select[aria-label="Theme"]', theme);
@@ -112,7 +102,7 @@ test('accessibility: no serious or critical axe-core violation on any screen, th
 });
 
 test('language and theme switches persist (saved on the server, applied after a reload)', async () => {
-  const w = await adminPage(browser, s.url, { lang: 'en' });
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page, problems } = w;
   await page.selectOption('select[aria-label="Language"]', 'de');
   await page.waitForFunction(() => document.documentElement.lang === 'de');
@@ -124,8 +114,8 @@ test('language and theme switches persist (saved on the server, applied after a 
   await page.waitForSelector('#page-title');
   assert.equal(await page.getAttribute('html', 'lang'), 'de');
   assert.equal(await page.getAttribute('html', 'data-theme'), 'pro');
-  const { cookie } = await login(s);
-  const me = await s.req('/api/v1/session', { headers: { cookie } });
+  const { cookie } = await ui.login();
+  const me = await ui.s.req('/api/v1/session', { headers: { cookie } });
   assert.equal(me.data.user.language, 'de');
   assert.equal(me.data.user.theme, 'pro');
   // Back to the defaults for the other tests.
@@ -138,9 +128,9 @@ test('language and theme switches persist (saved on the server, applied after a 
 });
 
 test('keyboard: the skip link comes first and moves focus to the content; an unknown path says so; sign-out works', async () => {
-  const w = await watchedPage(browser);
+  const w = await watchedPage(ui.browser);
   const { page, problems } = w;
-  await signIn(page, s.url, undefined, '/no/such/screen');
+  await signIn(page, ui.s.url, undefined, '/no/such/screen');
   await settled(page);
   assert.match((await page.textContent('#page-title'))!, /Not found/);
   await page.keyboard.press('Tab');
