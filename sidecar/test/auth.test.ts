@@ -145,7 +145,7 @@ test('password change needs the current password and ends other sessions', async
   const a = await login(s, { username: 'changer', password: 'first-password' });
   const b = await login(s, { username: 'changer', password: 'first-password' });
   const wrong = await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: 'nope', next: 'second-password' }, headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } });
-  assert.equal(wrong.status, 400);
+  assert.equal(wrong.status, 422, "a wrong current password: valid by the document, refused (documented 422)");
   assert.ok(wrong.data.fields.current);
   const short = await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: 'first-password', next: 'short' }, headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } });
   assert.equal(short.status, 400);
@@ -181,7 +181,7 @@ test('users API: create, duplicate 409, update, reset-password, delete, bad inpu
   assert.equal((await s.req(`/api/v1/users/${u.data.user.id}`, { method: 'DELETE', headers: h })).status, 404);
   assert.equal((await s.req('/api/v1/users/abc', { headers: h })).status, 400);
   const me = (await s.req('/api/v1/session', { headers: h })).data.user.id;
-  assert.equal((await s.req(`/api/v1/users/${me}`, { method: 'DELETE', headers: h })).status, 400, 'cannot delete yourself');
+  assert.equal((await s.req(`/api/v1/users/${me}`, { method: 'DELETE', headers: h })).status, 409, 'cannot delete yourself');
 });
 
 test('activity log: filters, paging, CSV and JSON export', async () => {

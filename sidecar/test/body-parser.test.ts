@@ -135,7 +135,7 @@ test('multipart uploads: one file in the declared field, kept in memory, size an
   const empty = new FormData();
   empty.append('file', blob(Buffer.alloc(0), 'image/png'), 'e.png');
   const e = await post(empty);
-  assert.equal(e.status, 400);
+  assert.equal(e.status, 422, "an empty file: its content is judged (documented 422)");
   assert.ok(e.data.fields.file);
 
   // a text field named "file" is not a file

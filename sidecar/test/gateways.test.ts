@@ -235,7 +235,7 @@ describe('creation, gateway.env and tokens', () => {
     assert.equal(regular.data.gateway, undefined);
   });
 
-  test('rotate: fresh tokens and env, old tokens refused at once; 400 for a regular peer, 404 for none', async () => {
+  test('rotate: fresh tokens and env, old tokens refused at once; 404 for a regular peer and for none', async () => {
     const { peer, gateway } = await createGateway('rotating gw');
     assert.equal((await gwReq(gateway.apiToken, '/config')).status, 200);
     // warm the verification cache, then rotate
@@ -249,8 +249,8 @@ describe('creation, gateway.env and tokens', () => {
     assert.equal((await gwReq(r.data.gateway.apiToken, '/config')).status, 200);
     const regular = (await api('/peers', { method: 'POST', json: { name: 'regular for rotate' } })).data.peer;
     const bad = await api(`/peers/${regular.id}/gateway-env/rotate`, { method: 'POST' });
-    assert.equal(bad.status, 400);
-    assert.ok(bad.data.fields.id);
+    assert.equal(bad.status, 404, 'a regular peer has no gateway side');
+    assert.match(bad.data.error, /not a gateway peer/);
     assert.equal((await api('/peers/999999/gateway-env/rotate', { method: 'POST' })).status, 404);
     const ev = await api('/logs/activity?event_type=gateway_tokens_rotated');
     assert.ok(ev.data.entries?.some?.((e: any) => e.details.peer_id === peer.id) ?? JSON.stringify(ev.data).includes(`"peer_id":${peer.id}`));
@@ -563,10 +563,10 @@ describe('heartbeats and the status state machine', () => {
     assert.equal(inv.data.hostname.applied, false);
   });
 
-  test('gateway-info: 400 for a regular peer, 404 for none; GET /gateways lists gateway peers only', async () => {
+  test('gateway-info: 404 for a regular peer and for none; GET /gateways lists gateway peers only', async () => {
     const regular = (await api('/peers', { method: 'POST', json: { name: 'regular for info' } })).data.peer;
     const r = await api(`/peers/${regular.id}/gateway-info`);
-    assert.equal(r.status, 400);
+    assert.equal(r.status, 404);
     assert.equal((await api('/peers/999999/gateway-info')).status, 404);
     const all = (await api('/gateways')).data.gateways;
     assert.ok(all.length >= 1);

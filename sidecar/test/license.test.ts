@@ -190,15 +190,15 @@ describe('a server without a licence (community fallback)', () => {
       [testLicenceKey({ expires_at: new Date(now - DAY).toISOString() }), 'expired', /expired on/],
       [[p, kid, Buffer.from(JSON.stringify(doc)).toString('base64url'), sig].join('.'), 'bad_signature', /altered or damaged/],
       [testLicenceKey({}, { privateKey: crypto.generateKeyPairSync('ed25519').privateKey }), 'unknown_signer', /does not trust/],
-      ['not a key', 'malformed', /Not a Gatehouse licence key/],
+      ['not a key', 'malformed', /not a Gatehouse licence key/i],
     ];
     for (const [key, reason, msg] of cases) {
       const r = await call('/license/activate', 'POST', { key });
-      assert.equal(r.status, 400, JSON.stringify(r.data));
+      assert.equal(r.status, reason === 'malformed' ? 400 : 422, JSON.stringify(r.data)); // the key's form is in the document; its signature and dates are not
       assert.equal(r.data.ok, false);
-      assert.equal(r.data.reason, reason);
+      if (reason !== 'malformed') assert.equal(r.data.reason, reason); // a malformed key is refused by the document's pattern
       assert.match(r.data.fields.key, msg);
-      assert.match(r.data.error, /Licence key refused/);
+      if (reason !== 'malformed') assert.match(r.data.error, /Licence key refused/);
     }
     const bad = await call('/license/activate', 'POST', { key: 42 });
     assert.equal(bad.status, 400);

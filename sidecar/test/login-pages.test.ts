@@ -218,7 +218,7 @@ test('the JSON password change (PUT /api/v1/settings/password) also clears the f
     const cookie = cookiesOf(signIn);
     const h = { cookie, 'x-csrf-token': signIn.data.csrfToken };
     const same = await g.req('/api/v1/settings/password', { method: 'PUT', json: { current: password, next: password }, headers: h });
-    assert.equal(same.status, 400);
+    assert.equal(same.status, 422);
     assert.ok(same.data.fields.next);
     assert.ok(fs.existsSync(file));
     const ok = await g.req('/api/v1/settings/password', { method: 'PUT', json: { current: password, next: 'json-new-password' }, headers: h });

@@ -193,7 +193,7 @@ test('refusals: unknown/other user\'s route 404, disabled 409, bad one-time key 
   assert.match(disabled.data.error, /disabled/);
   for (const key of ['', 'not base64!', Buffer.from('no key').toString('base64')]) {
     const r = await clientCall(`/rdp/${ids.internal}/connect?key=${encodeURIComponent(key)}`);
-    assert.equal(r.status, 400, `${key}: ${JSON.stringify(r.data)}`);
+    assert.equal(r.status, key.includes(' ') || key === '' || key.includes('!') ? 400 : 422, `${key}: ${JSON.stringify(r.data)}`);
     assert.ok(r.data.fields?.key, JSON.stringify(r.data));
   }
   const missing = await clientCall(`/rdp/${ids.internal}/connect`);
@@ -201,7 +201,7 @@ test('refusals: unknown/other user\'s route 404, disabled 409, bad one-time key 
   assert.ok(missing.data.fields?.key);
   const small = await oneTimeKey(1024);
   const r = await connect(ids.internal, small.spki);
-  assert.equal(r.status, 400);
+  assert.equal(r.status, 422);
   assert.match(r.data.fields.key, /1024 bits/);
 });
 

@@ -39,7 +39,7 @@ function rsaSpkiOfBits(bits: number, e = 'AQAB'): string {
 async function rejected(p: Promise<unknown>, re: RegExp): Promise<void> {
   await assert.rejects(p, (err: unknown) => {
     assert.ok(err instanceof AppError, String(err));
-    assert.equal(err.kind, 'validation');
+    assert.equal(err.kind, 'unprocessable');
     assert.match(err.fields?.key ?? '', re);
     return true;
   });

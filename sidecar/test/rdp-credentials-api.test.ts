@@ -80,7 +80,7 @@ test('credentials refused with 400 + fields, nothing written: another key id, ma
   const other = await generateEnvelopeKeyPair(2048);
   const foreign = await encryptCredentials(await exportPublicKey(other.publicKey), creds);
   const r1 = await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: foreign });
-  assert.equal(r1.status, 400, JSON.stringify(r1.data));
+  assert.equal(r1.status, 422, JSON.stringify(r1.data));
   assert.ok(r1.data.fields['credentials.kid'], JSON.stringify(r1.data.fields));
   const r2 = await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: { username: 'alice', password: 'plain' } });
   assert.equal(r2.status, 400);
@@ -90,7 +90,7 @@ test('credentials refused with 400 + fields, nothing written: another key id, ma
   assert.ok(r3.data.fields.credentials);
   // also refused in a PATCH of the route
   const r4 = await call(`/rdp/${routeId}`, 'PATCH', { credentials: foreign });
-  assert.equal(r4.status, 400);
+  assert.equal(r4.status, 422);
   assert.ok(r4.data.fields['credentials.kid']);
   assert.deepEqual((await call(`/rdp/${routeId}/credentials`)).data, before.data, 'nothing written');
   assert.equal((await call('/rdp/99999/credentials')).status, 404);
@@ -130,7 +130,7 @@ test('a write that changes where the credentials go drops them (unless it carrie
 test('maintenance windows: PUT validates (ISO, from < to), stores sorted UTC, GET shows the active one', async () => {
   const now = Date.now();
   const bad = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [{ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z', note: 'x' }] });
-  assert.equal(bad.status, 400);
+  assert.equal(bad.status, 422, 'from after to: two fields compared, which no schema states');
   assert.ok(bad.data.fields['windows.0.to'], JSON.stringify(bad.data.fields));
   const bad2 = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [{ from: 'tomorrow', to: '2030-01-01T00:00:00Z' }] });
   assert.equal(bad2.status, 400);
@@ -167,7 +167,7 @@ test('master-key rotation: new key pair, routes with credentials pending; ack re
   assert.match(early.data.error, /enter them again/);
   // an envelope for the retired key is refused
   const stale = await encryptCredentials(pub.public_key, creds);
-  assert.equal((await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: stale })).status, 400);
+  assert.equal((await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: stale })).status, 422);
   const fresh = await encryptCredentials(np.public_key, { ...creds, password: 'new-pass' });
   assert.equal((await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: fresh })).status, 200);
   assert.equal((await call('/rdp/rotation/pending')).data.routes.length, 1, 'still pending until acknowledged');

@@ -104,7 +104,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     const off = await createRdp(c, { access_mode: 'internal', target_host: '127.0.0.1', target_port: 3389, wol_enabled: false });
     udp.packets.length = 0;
     const r = await c.api(`/rdp/${off.id}/wol`, { method: 'POST', json: {} });
-    assert.equal(r.status, 400);
+    assert.equal(r.status, 409);
     assert.equal(r.data.ok, false);
     assert.ok(r.data.fields.wol_enabled);
     const idle = await c.api(`/rdp/${off.id}/wol/status`);

@@ -90,7 +90,7 @@ test('400 with fields and nothing written', async () => {
   ];
   for (const [body, field] of cases) {
     const r = await call('/rdp', 'POST', body);
-    assert.equal(r.status, 400, `${JSON.stringify(body)} → ${r.status} ${JSON.stringify(r.data)}`);
+    assert.ok([400, 422].includes(r.status), `${JSON.stringify(body)} → ${r.status} ${JSON.stringify(r.data)}`);
     assert.equal(r.data.ok, false);
     assert.ok(r.data.fields?.[field], `${JSON.stringify(body)}: fields.${field} expected, got ${JSON.stringify(r.data.fields)}`);
   }
@@ -101,7 +101,7 @@ test('400 with fields and nothing written', async () => {
   const bad = await call(`/rdp/${ok.data.route.id}`, 'PATCH', { target_port: 0 });
   assert.equal(bad.status, 400);
   assert.ok(bad.data.fields.target_port);
-  assert.equal((await call(`/rdp/${ok.data.route.id}`, 'PATCH', {})).status, 400);
+  assert.equal((await call(`/rdp/${ok.data.route.id}`, 'PATCH', {})).status, 422);
   assert.equal((await call(`/rdp/${ok.data.route.id}`)).data.route.target_port, 3389);
   await call(`/rdp/${ok.data.route.id}`, 'DELETE');
 });
@@ -221,7 +221,7 @@ test('a refused PATCH of a gateway-mode route changes neither it nor its linked 
   const r = (await call('/rdp', 'POST', { name: 'Guarded', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.50', listen_port: 33897 })).data.route;
   const linkedBefore = (await call(`/routes/${r.gateway_l4_route_id}`)).data.route;
   const bad = await call(`/rdp/${r.id}`, 'PATCH', { gateway_peer_id: peer, listen_port: 33898 });
-  assert.equal(bad.status, 400, JSON.stringify(bad.data));
+  assert.equal(bad.status, 422, JSON.stringify(bad.data));
   assert.match(bad.data.fields.gateway_peer_id, /not a gateway peer/);
   const bad2 = await call(`/rdp/${r.id}`, 'PATCH', { listen_port: 8080 });
   assert.equal(bad2.status, 409, 'the HTTP listener port (GATEHOUSE_HTTP_PORT)');

@@ -168,7 +168,7 @@ test('lockout is per route user (record type route_auth, identifier <route>:user
 test('two-factor TOTP per user: each user their own secret (set up with user_id); one user\'s code does not open another', async () => {
   const r = await protectedRoute({ method: 'email_password', password: OWNER_PW, two_factor_enabled: true, two_factor_method: 'totp' }, [users.alice.id, users.bob.id]);
   const notOnRoute = await s.req(`/api/v1/routes/${r.id}/auth/totp-setup`, { method: 'POST', headers: h, json: { user_id: users.carol.id } });
-  assert.equal(notOnRoute.status, 400);
+  assert.equal(notOnRoute.status, 422);
   assert.ok(notOnRoute.data.fields.user_id);
   const secrets: Record<string, string> = {};
   for (const name of ['alice', 'bob']) {

@@ -139,13 +139,13 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   // UDP: refused with 400 (nothing stored), and no check
   const udpPort = 45000 + (process.pid % 5000);
   const udpBad = await call('/routes', 'POST', { domain: 'udp-watched.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: udpPort, peer_id: peerId, target_port: 53, monitoring_enabled: true });
-  assert.equal(udpBad.status, 400, JSON.stringify(udpBad.data));
+  assert.equal(udpBad.status, 422, JSON.stringify(udpBad.data));
   assert.ok(udpBad.data.fields.monitoring_enabled);
   const udp = await call('/routes', 'POST', { domain: 'udp-watched.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: udpPort, peer_id: peerId, target_port: 53 });
   assert.equal(udp.status, 201, JSON.stringify(udp.data));
-  assert.equal((await call(`/routes/${udp.data.route.id}`, 'PUT', { monitoring_enabled: true })).status, 400);
+  assert.equal((await call(`/routes/${udp.data.route.id}`, 'PUT', { monitoring_enabled: true })).status, 422);
   const uc = await call(`/routes/${udp.data.route.id}/check`, 'POST', {});
-  assert.equal(uc.status, 400);
+  assert.equal(uc.status, 409);
   assert.ok(uc.data.fields.l4_protocol);
   // a UDP row with the flag stored before (raw write) is neither checked nor counted
   await s.deps.db.models.Route.update({ monitoring_enabled: true } as any, { where: { id: udp.data.route.id } });
@@ -154,9 +154,9 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   const d = (await call('/dashboard/stats')).data.monitoring;
   assert.equal(d.up + d.down, d.total, JSON.stringify(d));
 
-  // debug_enabled on an L4 route: 400 (the trace shows HTTP requests only)
+  // debug_enabled on an L4 route: 422 (the trace shows HTTP requests only)
   const dbg = await call(`/routes/${id}`, 'PUT', { debug_enabled: true });
-  assert.equal(dbg.status, 400);
+  assert.equal(dbg.status, 422);
   assert.ok(dbg.data.fields.debug_enabled);
   assert.equal((await call(`/routes/${id}`)).data.route.debug_enabled, false);
 });

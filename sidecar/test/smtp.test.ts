@@ -30,7 +30,7 @@ test('not configured at first; the test mail and mail-dependent features say so'
   assert.equal(g.status, 200);
   assert.deepEqual(g.data.smtp, { configured: false, host: null, port: null, secure: false, user: null, password_set: false, from: null });
   const t = await s.req('/api/v1/smtp/test', { method: 'POST', headers: h, json: { to: 'x@example.test' } });
-  assert.equal(t.status, 400);
+  assert.equal(t.status, 409, 'SMTP is not configured: a state');
   assert.match(t.data.error, /not configured/);
   assert.equal(await (s.deps.mailer as Mailer).configured(), false);
 });

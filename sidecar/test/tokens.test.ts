@@ -56,7 +56,7 @@ test('expiry is enforced; revocation is immediate', async () => {
   const list = await s.req('/api/v1/tokens', { headers: h });
   assert.equal(list.data.tokens.find((t: any) => t.id === r.data.record.id).expired, true);
   const past = await create({ name: 'past', scopes: ['logs'], expires_at: clock() - 1 });
-  assert.equal(past.status, 400);
+  assert.equal(past.status, 422);
   assert.ok(past.data.fields.expires_at);
   const live = await create({ name: 'live', scopes: ['logs'] });
   assert.equal((await s.req('/api/v1/logs/recent', { headers: bearer(live.data.token) })).status, 200);
@@ -92,7 +92,7 @@ test('bad token bodies: 400 with fields, nothing stored', async () => {
   const r3 = await create({ name: 'x' });
   assert.ok(r3.data.fields.scopes);
   const r4 = await create({ name: 'x', scopes: ['logs'], user_id: 99999 });
-  assert.equal(r4.status, 400);
+  assert.equal(r4.status, 422);
   assert.equal((await s.req('/api/v1/tokens', { headers: h })).data.tokens.length, before);
   const badJson = await s.req('/api/v1/tokens', { method: 'POST', body: '{"name":', headers: { ...h, 'content-type': 'application/json' } });
   assert.equal(badJson.status, 400);

@@ -125,10 +125,10 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         try {
           await deps.users.changePassword(userId, body.current, body.new_password, sessionId(ctx));
         } catch (err) {
-          if (!(err instanceof AppError) || err.kind !== 'validation') throw err;
+          if (!(err instanceof AppError) || (err.kind !== 'validation' && err.kind !== 'unprocessable')) throw err;
           const wrongCurrent = Boolean(err.fields?.current);
           // The service names the new password `next` (as PUT /settings/password does); here it is new_password.
-          if (json) throw new AppError('validation', err.message, wrongCurrent ? { current: err.fields!.current } : { new_password: err.fields?.next ?? 'invalid' });
+          if (json) throw new AppError(err.kind, err.message, wrongCurrent ? { current: err.fields!.current } : { new_password: err.fields?.next ?? 'invalid' });
           return back(wrongCurrent ? 'current' : 'same');
         }
         if (json) return {};

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { MasterKey } from '../util/crypto.js';
-import { AppError, validation } from '../util/errors.js';
+import { AppError, unprocessable } from '../util/errors.js';
 import { canonicalJson } from '@gatehouse/common/canonical.js';
 import { APP_VERSION } from '../version.js';
 import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
@@ -168,7 +168,7 @@ const header = z.object({
 });
 
 function bad(message: string, fields: Record<string, string>): AppError {
-  return validation(message, fields);
+  return unprocessable(message, fields);
 }
 
 export interface ReadOptions {

@@ -4,9 +4,9 @@ import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
-import { validation } from '../util/errors.js';
+import { unprocessable, validation } from '../util/errors.js';
 import { uploadedFile } from '../http/body.js';
-import { BACKUP_MAX_BYTES, backupResponse, downloadQuery, jobCreateBody, jobListResponse, jobResponse, jobUpdateBody, restoreBody, restoreQuery, restoreResponse } from './schema.js';
+import { BACKUP_MAX_BYTES, backupResponse, downloadHeaders, downloadQuery, jobCreateBody, jobListResponse, jobResponse, jobUpdateBody, restoreBody, restoreQuery, restoreResponse } from './schema.js';
 import { okOnly } from '../http/responses.js';
 
 export const PASSPHRASE_HEADER = 'x-backup-passphrase';
@@ -18,7 +18,7 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
   return [
     defineEndpoint({
       method: 'GET', path: '/settings/backup', adminRole: true,
-      secrets: 'every secret the server holds (the WireGuard server key, peer private and preshared keys, the SMTP password, webhook secrets, TOTP secrets, gateway push tokens, the RDP private keys that open the stored RDP credentials, auto-backup S3 keys and passphrases; password and token hashes), sealed under a passphrase the caller chooses', tags, query: downloadQuery, response: backupResponse,
+      secrets: 'every secret the server holds (the WireGuard server key, peer private and preshared keys, the SMTP password, webhook secrets, TOTP secrets, gateway push tokens, the RDP private keys that open the stored RDP credentials, auto-backup S3 keys and passphrases; password and token hashes), sealed under a passphrase the caller chooses', tags, query: downloadQuery, headers: downloadHeaders, response: backupResponse,
       summary: `The complete backup document (every peer with its keys, group, tag, route with every setting, route auth with its images, gateway, user, token hash, auto-backup job, setting and the SMTP settings). Secrets are sealed under the passphrase given in the ${PASSPHRASE_HEADER} header (at least 12 characters; never in the URL). format=download sends it as an attachment`,
       handler: async ({ query }, c: Koa.Context) => {
         const pass = c.get(PASSPHRASE_HEADER);
@@ -33,10 +33,11 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'POST', path: '/settings/backup/restore', adminRole: true, tags, query: restoreQuery, body: restoreBody, response: restoreResponse,
       multipart: { field: 'file', maxBytes: BACKUP_MAX_BYTES },
-      summary: `Restore a backup document (multipart: file = the document, passphrase = the passphrase it was made with; at most ${BACKUP_MAX_BYTES} bytes). mode=replace makes the server hold exactly the document (and ends every sign-in), mode=merge adds and updates and removes nothing; dry_run=1 lists what would be created, changed and removed and writes nothing. One transaction, then one apply to Caddy and WireGuard. A bad or damaged document: 400 with fields, nothing changed`,
+      summary: `Restore a backup document (multipart: file = the document, passphrase = the passphrase it was made with; at most ${BACKUP_MAX_BYTES} bytes). mode=replace makes the server hold exactly the document (and ends every sign-in), mode=merge adds and updates and removes nothing; dry_run=1 lists what would be created, changed and removed and writes nothing. One transaction, then one apply to Caddy and WireGuard. A bad or damaged document: 422 with fields, nothing changed`,
       handler: async ({ query, body }, c: Koa.Context) => {
         const file = uploadedFile(c);
-        if (!file?.buffer?.length) throw validation('The backup document is required (multipart/form-data, field "file")', { file: 'required' });
+        if (!file) throw validation('The backup document is required (multipart/form-data, field "file")', { file: 'required' });
+        if (!file.buffer.length) throw unprocessable('The backup document is empty', { file: 'empty file' });
         return { ...(await svc().restore(file.buffer, { passphrase: body.passphrase, mode: query.mode, dryRun: query.dry_run ?? false, actor: actor(c) })) };
       },
     }),

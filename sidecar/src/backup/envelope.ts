@@ -17,7 +17,7 @@
 // restore path) and a standard construction any tool can re-implement to open a document by hand.
 // Why AES-256-GCM: the cipher the master key already uses (util/crypto.ts), authenticated.
 import crypto from 'node:crypto';
-import { validation } from '../util/errors.js';
+import { unprocessable, validation } from '../util/errors.js';
 
 export const PASSPHRASE_MIN = 12;
 export const KDF = { name: 'scrypt', N: 32768, r: 8, p: 1 } as const;
@@ -54,7 +54,7 @@ export class PassphraseKey {
   /** The key of an existing document; 400 fields.passphrase when it is not the document's passphrase. */
   static async open(passphrase: string, header: EncryptionHeader): Promise<PassphraseKey> {
     if (typeof passphrase !== 'string' || !passphrase) throw validation('The passphrase the backup was made with is required', { passphrase: 'required' });
-    if (header.N > 2 ** 20 || header.r > 32 || header.p > 16) throw validation('The document asks for key-derivation parameters out of range', { 'encryption': 'unsupported parameters' });
+    if (header.N > 2 ** 20 || header.r > 32 || header.p > 16) throw unprocessable('The document asks for key-derivation parameters out of range', { 'encryption': 'unsupported parameters' });
     const { enc, mac } = await derive(passphrase, header.salt, header.N, header.r, header.p);
     const key = new PassphraseKey(enc, mac, header);
     let ok = false;
@@ -63,7 +63,7 @@ export class PassphraseKey {
     } catch {
       ok = false;
     }
-    if (!ok) throw validation('Wrong passphrase for this backup', { passphrase: 'does not open this backup' });
+    if (!ok) throw unprocessable('Wrong passphrase for this backup', { passphrase: 'does not open this backup' });
     return key;
   }
 

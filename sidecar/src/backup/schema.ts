@@ -1,7 +1,7 @@
 // Request and response schemas of the backup endpoints (zod): validation and the OpenAPI document.
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { text } from '../http/fields.js';
+import { text, UNPROCESSABLE } from '../http/fields.js';
 import { Scheduler } from '../util/scheduler.js';
 import { PASSPHRASE_MIN } from './envelope.js';
 
@@ -13,6 +13,15 @@ import { PASSPHRASE_MIN } from './envelope.js';
 export const BACKUP_MAX_BYTES = 64 * 1024 * 1024;
 
 export const passphrase = z.string().min(PASSPHRASE_MIN, `at least ${PASSPHRASE_MIN} characters`).max(1024);
+
+/** GET /settings/backup: the passphrase travels in a header, never in the URL. */
+export const downloadHeaders = z.object({
+  'X-Backup-Passphrase': z
+    .string({ error: (i) => (i.input === undefined ? `required: the passphrase that seals the backup's secrets (at least ${PASSPHRASE_MIN} characters)` : 'must be text') })
+    .min(PASSPHRASE_MIN, `at least ${PASSPHRASE_MIN} characters`)
+    .max(1024, 'at most 1024 characters')
+    .meta({ description: `the passphrase that seals the backup's secrets (at least ${PASSPHRASE_MIN} characters); restoring needs it` }),
+});
 
 export const downloadQuery = z.strictObject({
   format: z.enum(['json', 'download']).optional().meta({ description: 'download: sent as an attachment (Content-Disposition) named gatehouse-backup-<UTC time>.json' }),
@@ -32,16 +41,16 @@ const schedule = z
   .trim()
   .min(1, 'required')
   .max(128)
-  .refine((v) => v === 'daily' || v === 'weekly' || Scheduler.validCron(v), 'must be daily, weekly or a cron expression ("m h dom mon dow")')
+  .refine((v) => v === 'daily' || v === 'weekly' || Scheduler.validCron(v), { message: 'must be daily, weekly or a cron expression ("m h dom mon dow")', params: UNPROCESSABLE })
   .meta({ description: 'daily (03:00), weekly (Sunday 03:00) or a cron expression, server local time' });
 
 const s3Fields = {
   bucket: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
-  prefix: text({ max: 255 }).refine((v) => !v.includes('\\'), 'must not contain backslashes').optional(),
-  region: z.string().trim().max(64).regex(/^[a-z0-9-]*$/, 'must be a region name like eu-central-1').nullable().optional(),
-  endpoint: z.string().trim().max(255).url('must be a URL').refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL').nullable().optional()
-    .meta({ description: 'An S3-compatible server (path-style addressing). 400 "not allowed" when it is or resolves to loopback, a private range or this server, unless the operator set GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=backup_s3; every connection of a run is checked again' }),
-  access_key_id: z.string().trim().min(1, 'required').max(255),
+  prefix: text({ max: 255 }).refine((v) => !v.includes('\\'), { message: 'must not contain backslashes', params: UNPROCESSABLE }).optional(),
+  region: z.string().max(64).regex(/^\s*[a-z0-9-]*\s*$/, 'must be a region name like eu-central-1').trim().nullable().optional(),
+  endpoint: z.string().max(255).regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL').url('must be a URL').nullable().optional()
+    .meta({ description: 'An S3-compatible server (path-style addressing). 422 "not allowed" when it is or resolves to loopback, a private range or this server, unless the operator set GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=backup_s3; every connection of a run is checked again' }),
+  access_key_id: z.string().max(255).regex(/\S/, 'required').trim(),
   secret_access_key: z.string().min(1).max(1024).optional().meta({ description: 'write-only; stored sealed; omit on update to keep the stored one' }),
 };
 const s3Create = z.strictObject(s3Fields);

@@ -15,7 +15,7 @@ import type { RouteAuthService } from '../route-auth/service.js';
 import type { GatewaysService } from '../gateways/service.js';
 import type { PeersService } from '../peers/service.js';
 import type { CronHandle } from '../util/scheduler.js';
-import { AppError, notFound, validation } from '../util/errors.js';
+import { AppError, notFound, unprocessable, validation } from '../util/errors.js';
 import { FetchFailed, isNotAllowed, NotAllowed, resolveAllowed } from '../util/outbound.js';
 import { makeDocument, readDocument, type BackupDocument, type DocMigration } from './document.js';
 import { checkPassphrase } from './envelope.js';
@@ -181,8 +181,8 @@ export class BackupService {
 
   async createJob(input: JobCreate, actor?: number): Promise<JobView> {
     await this.nameTaken(input.name);
-    if (input.target === 's3' && !input.s3) throw validation('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
-    if (input.target === 's3' && !input.s3?.secret_access_key) throw validation('An S3 target needs its secret access key', { 's3.secret_access_key': 'required' });
+    if (input.target === 's3' && !input.s3) throw unprocessable('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
+    if (input.target === 's3' && !input.s3?.secret_access_key) throw unprocessable('An S3 target needs its secret access key', { 's3.secret_access_key': 'required' });
     if (input.target === 's3') await this.checkEndpoint(input.s3?.endpoint);
     const now = this.deps.clock();
     const seal = (v: string) => this.deps.crypto.seal(v);
@@ -209,7 +209,7 @@ export class BackupService {
     try {
       await resolveAllowed(new URL(endpoint).hostname, this.deps.outbound('backup_s3'));
     } catch (err) {
-      if (err instanceof NotAllowed) throw validation('not allowed', { 's3.endpoint': 'not allowed' });
+      if (err instanceof NotAllowed) throw unprocessable('not allowed', { 's3.endpoint': 'not allowed' });
       if (err instanceof FetchFailed) throw validation('The S3 endpoint does not resolve', { 's3.endpoint': 'the host does not resolve' });
       throw err;
     }
@@ -218,7 +218,7 @@ export class BackupService {
   private s3Columns(target: 'local' | 's3', s3: JobCreate['s3'] | undefined, old: BackupJobRow | null): Partial<BackupJobRow> {
     if (target !== 's3') return { s3_bucket: null, s3_prefix: null, s3_region: null, s3_endpoint: null, s3_access_key_id: null, s3_secret_enc: null };
     const secret = s3?.secret_access_key ? this.deps.crypto.seal(s3.secret_access_key) : (old?.s3_secret_enc ?? null);
-    if (!secret) throw validation('An S3 target needs its secret access key', { 's3.secret_access_key': 'required' });
+    if (!secret) throw unprocessable('An S3 target needs its secret access key', { 's3.secret_access_key': 'required' });
     return {
       s3_bucket: s3?.bucket ?? old?.s3_bucket ?? null,
       s3_prefix: s3?.prefix ?? old?.s3_prefix ?? '',
@@ -233,7 +233,7 @@ export class BackupService {
     const old = await this.row(id);
     if (input.name !== undefined) await this.nameTaken(input.name, id);
     const target = input.target ?? old.target;
-    if (target === 's3' && old.target !== 's3' && !input.s3) throw validation('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
+    if (target === 's3' && old.target !== 's3' && !input.s3) throw unprocessable('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
     const s3 = target === 's3' && old.target === 's3' && input.s3 ? { ...this.viewS3(old), ...input.s3 } : input.s3;
     if (target === 's3' && input.s3?.endpoint) await this.checkEndpoint(input.s3.endpoint);
     const patch: Partial<BackupJobRow> = {

@@ -12,7 +12,7 @@ import { APP_VERSION } from '../version.js';
 import {
   clientSettingsBody, clientSettingsResponse, configCheckQuery, configCheckResponse, configResponse, dnsCheckQuery, dnsCheckResponse, heartbeatBody, heartbeatResponse,
   hostnameReportBody, hostnameReportResponse, machineDeletedResponse, machinesQuery, machinesResponse, peerInfoQuery, peerInfoResponse, permissionsResponse, pingResponse,
-  registerBody, registerResponse, servicesResponse, splitTunnelResponse, statusBody, statusResponse, trafficQuery, trafficResponse, updateResponse,
+  machineHeaders, optionalMachineHeaders, registerBody, registerResponse, servicesResponse, splitTunnelResponse, statusBody, statusResponse, trafficQuery, trafficResponse, updateResponse,
 } from './schema.js';
 
 type ClientPrincipal = Extract<Principal, { kind: 'client' }>;
@@ -38,12 +38,12 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
   const machine = (ctx: Koa.Context) => c().requireMachine(principal(ctx), fingerprint(ctx));
   return [
     defineEndpoint({
-      method: 'GET', path: '/client/ping', auth: 'client', tags, response: pingResponse,
+      method: 'GET', path: '/client/ping', auth: 'client', tags, headers: optionalMachineHeaders, response: pingResponse,
       summary: 'Liveness and server version; `registered` says whether this machine (token + fingerprint) is registered',
       handler: async (_i, ctx) => ({ version: APP_VERSION, api: 'v1' as const, server_time: deps.clock(), registered: (await c().forPrincipal(principal(ctx), fingerprint(ctx))) !== null }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/permissions', auth: 'client', tags, response: permissionsResponse,
+      method: 'GET', path: '/client/permissions', auth: 'client', tags, headers: optionalMachineHeaders, response: permissionsResponse,
       summary: 'What the token may do: its scopes, the user it acts as, the peer it is bound to, this machine, and whether RDP (licence feature remote_desktop) and agent hostnames (internal_dns) are available',
       handler: async (_i, ctx) => {
         const p = principal(ctx);
@@ -65,7 +65,7 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/client/register', auth: 'client', tags, body: registerBody, response: registerResponse, status: 201, alsoStatus: [200],
+      method: 'POST', path: '/client/register', auth: 'client', tags, headers: machineHeaders, body: registerBody, response: registerResponse, status: 201, alsoStatus: [200],
       errors: { '409': 'the peer the token is bound to is gone, or no peer address or name is free' },
       summary: "Register this machine (token + X-Machine-Fingerprint): creates its peer (named after the hostname, made unique) or uses the token's bound peer. 201 when registered now; 200 with the same peer when this machine was registered already",
       handler: async ({ body }, ctx) => {
@@ -75,7 +75,7 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/config', auth: 'client', tags, response: configResponse, errors: MACHINE_ERRORS,
+      method: 'GET', path: '/client/config', auth: 'client', tags, headers: machineHeaders, response: configResponse, errors: MACHINE_ERRORS,
       summary: "This machine's WireGuard config (wg-quick text) with the split tunnel applied to AllowedIPs, and config_hash (sha256: of the text)",
       handler: async (_i, ctx) => {
         const r = await c().rendered(await machine(ctx));
@@ -85,7 +85,7 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/config/check', auth: 'client', tags, query: configCheckQuery, response: configCheckResponse, alsoStatus: [304], errors: MACHINE_ERRORS,
+      method: 'GET', path: '/client/config/check', auth: 'client', tags, headers: machineHeaders, query: configCheckQuery, response: configCheckResponse, alsoStatus: [304], errors: MACHINE_ERRORS,
       summary: 'Idle poll: 304 (no body) when `hash` is the current config_hash, otherwise 200 {changed: true, config_hash}',
       handler: async ({ query }, ctx) => {
         const r = await c().check(await machine(ctx), query.hash);
@@ -97,22 +97,22 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/client/heartbeat', auth: 'client', tags, body: heartbeatBody, response: heartbeatResponse, errors: MACHINE_ERRORS,
+      method: 'POST', path: '/client/heartbeat', auth: 'client', tags, headers: machineHeaders, body: heartbeatBody, response: heartbeatResponse, errors: MACHINE_ERRORS,
       summary: "Handshake age, rx/tx bytes and optionally the machine's hostname, stored on the machine; answers the current config_hash",
       handler: async ({ body }, ctx) => ({ ...(await c().heartbeat(await machine(ctx), body)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/client/status', auth: 'client', tags, body: statusBody, response: statusResponse, errors: { '404': MACHINE_ERRORS['404'] },
+      method: 'POST', path: '/client/status', auth: 'client', tags, headers: machineHeaders, body: statusBody, response: statusResponse, errors: { '404': MACHINE_ERRORS['404'], '413': 'the status is larger than 16 KiB of JSON' },
       summary: 'Detailed device status: any JSON object up to 16 KiB, stored as the machine\'s last status (shown to admins with its machines)',
       handler: async ({ body }, ctx) => ({ ...(await c().status(await machine(ctx), body as Record<string, unknown>)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/client/peer/hostname', auth: 'client', tags, body: hostnameReportBody, response: hostnameReportResponse, rateLimit: 'hostname', errors: MACHINE_ERRORS,
+      method: 'POST', path: '/client/peer/hostname', auth: 'client', tags, headers: machineHeaders, body: hostnameReportBody, response: hostnameReportResponse, rateLimit: 'hostname', errors: MACHINE_ERRORS,
       summary: "Report the DNS name of this machine's peer (source agent). Sticky admin: a hostname an admin set is never replaced (applied: false). 3 per minute per IP",
       handler: async ({ body }, ctx) => ({ ...(await c().reportHostname(await machine(ctx), body.hostname)) }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/peer-info', auth: 'client', tags, query: peerInfoQuery, response: peerInfoResponse,
+      method: 'GET', path: '/client/peer-info', auth: 'client', tags, headers: optionalMachineHeaders, query: peerInfoQuery, response: peerInfoResponse,
       errors: { '404': 'no such peer, or not one this client may see (its own peer, and peers in the same peer group as its own peer)' },
       summary: 'Look up a peer (name, address, hostname, online): only its own peer and the peers of the same peer group; every other id is 404',
       handler: async ({ query }, ctx) => {
@@ -121,12 +121,12 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/traffic', auth: 'client', tags, query: trafficQuery, response: trafficResponse, errors: MACHINE_ERRORS,
+      method: 'GET', path: '/client/traffic', auth: 'client', tags, headers: machineHeaders, query: trafficQuery, response: trafficResponse, errors: MACHINE_ERRORS,
       summary: "Traffic history of this machine's peer: points {timestamp, rx, tx} (period 1h: 5 min, 24h: 1 h, 7d: 6 h, 30d: 1 day)",
       handler: async ({ query }, ctx) => ({ ...(await c().traffic(await machine(ctx), query.period)) }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/services', auth: 'client', tags, response: servicesResponse,
+      method: 'GET', path: '/client/services', auth: 'client', tags, headers: optionalMachineHeaders, response: servicesResponse,
       summary: "The enabled HTTP and L4 routes this client may use: the route's ACL lists its peer (acl), or the route sits behind a sign-in that lists the token's user (user), or it has neither ACL nor sign-in (open)",
       handler: async (_i, ctx) => {
         const p = principal(ctx);
@@ -134,12 +134,12 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/dns-check', auth: 'client', tags, query: dnsCheckQuery, response: dnsCheckResponse,
+      method: 'GET', path: '/client/dns-check', auth: 'client', tags, headers: optionalMachineHeaders, query: dnsCheckQuery, response: dnsCheckResponse,
       summary: "Resolve a name as the server does: names of the internal zone from the peers' hostnames, others through the server's resolver (3 s limit). found: false with error when nothing resolves",
       handler: async ({ query }) => ({ ...(await c().dnsCheck(query.domain)) }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/split-tunnel', auth: 'client', tags, response: splitTunnelResponse,
+      method: 'GET', path: '/client/split-tunnel', auth: 'client', tags, headers: optionalMachineHeaders, response: splitTunnelResponse,
       summary: "The IP ranges this client routes into the tunnel: the token's override (PATCH /tokens/:id split_tunnel), else the server default (PUT /settings/client), else the VPN subnet only",
       handler: async (_i, ctx) => ({ ...(await c().splitTunnel(principal(ctx).tokenId)) }),
     }),

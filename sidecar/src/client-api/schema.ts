@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
-import { text } from '../http/fields.js';
+import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
+import { IPV4_CIDR, LABELS, whole } from '../http/patterns.js';
 import { SCOPES } from '../http/registry.js';
 import { hostnameValue } from '../peers/schema.js';
 
@@ -19,6 +20,7 @@ const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const ipv4Cidr = z
   .string()
   .max(18, 'at most 18 characters')
+  .regex(whole(`\\s*${IPV4_CIDR}\\s*`), 'an IPv4 CIDR such as 192.168.1.0/24')
   .transform((v, ctx) => {
     const [ip, bits, extra] = v.trim().split('/');
     const n = parseIPv4(ip);
@@ -40,6 +42,16 @@ export const splitTunnelList = z
   .meta({ description: 'IPv4 CIDRs routed into the tunnel; 0.0.0.0/0 = full tunnel. The VPN subnet is always added.' });
 
 // ---------------------------------------------------------------- requests
+
+const fingerprintValue = z
+  .string({ error: (i) => (i.input === undefined ? 'required: the machine fingerprint' : 'must be text') })
+  .max(512, 'at most 512 characters')
+  .regex(/\S/, 'required: the machine fingerprint')
+  .meta({ description: "the machine's fingerprint: a token is bound to the first machine that uses it; with the token it names the machine (hashed, never stored as sent)" });
+/** The machine endpoints (register, config, heartbeat, ...) need the fingerprint header. */
+export const machineHeaders = z.object({ 'X-Machine-Fingerprint': fingerprintValue });
+/** The other client endpoints read it when sent (a bound token needs it; `registered`, the own peer). */
+export const optionalMachineHeaders = z.object({ 'X-Machine-Fingerprint': fingerprintValue.optional() });
 
 export const registerBody = z.strictObject({
   hostname: text({ min: 1, max: 255 }).meta({ description: "the machine's hostname; the new peer is named after it (made unique)" }),
@@ -68,16 +80,13 @@ export const statusBody = z
     uptime_s: count.optional(),
     tunnel: z.looseObject({ up: z.boolean().optional(), interface: text({ max: 64 }).optional(), endpoint: text({ max: 255 }).optional() }).optional(),
   })
-  .superRefine((v, ctx) => {
-    if (Buffer.byteLength(JSON.stringify(v)) > STATUS_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `at most ${STATUS_MAX_BYTES} bytes of JSON` });
-  })
   .meta({ description: `Detailed device status: any JSON object of at most ${STATUS_MAX_BYTES} bytes, stored as the machine's last status (os, os_version, uptime_s, tunnel {up, interface, endpoint} are checked when present)` });
 
 export const hostnameReportBody = z.strictObject({
   hostname: hostnameValue.nullable().meta({ description: 'the DNS name to publish for this peer under the internal zone; empty or null clears an agent name' }),
 });
 
-export const peerInfoQuery = z.strictObject({ peerId: z.coerce.number({ error: 'must be a peer id' }).int('must be a peer id').positive('must be a peer id') });
+export const peerInfoQuery = z.strictObject({ peerId: queryInt(1, 2_147_483_647, 'a peer id') });
 
 export const trafficQuery = z.strictObject({ period: z.enum(['1h', '24h', '7d', '30d']).default('24h') });
 
@@ -85,9 +94,10 @@ const DOMAIN_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 export const dnsCheckQuery = z.strictObject({
   domain: z
     .string()
+    .max(253, 'at most 253 characters')
+    .regex(whole(`\\s*${LABELS}\\.?\\s*`), 'a DNS name: letters, digits and hyphens in dot-separated labels of at most 63 characters')
     .trim()
     .min(1, 'required')
-    .max(253, 'at most 253 characters')
     .transform((v) => v.toLowerCase().replace(/\.$/, ''))
     .refine((v) => v.split('.').every((l) => DOMAIN_LABEL.test(l)), 'a DNS name: letters, digits and hyphens in dot-separated labels of at most 63 characters'),
 });
@@ -105,7 +115,7 @@ export const clientSettingsBody = z
       .meta({ description: 'what GET /client/update announces; null = the environment (GATEHOUSE_CLIENT_VERSION, GATEHOUSE_CLIENT_DOWNLOAD_URL)' }),
   })
   .partial()
-  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
+  .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 
 export const machinesQuery = z.strictObject({ delete_peer: z.enum(['true', 'false', '1', '0']).optional().meta({ description: "also delete the machine's peer (default false: the peer is kept)" }) });
 

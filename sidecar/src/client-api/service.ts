@@ -444,7 +444,7 @@ export class ClientService {
   async status(m: ClientMachineRow, body: Record<string, unknown>): Promise<{ stored_bytes: number; status_at: string }> {
     const json = JSON.stringify(body);
     const bytes = Buffer.byteLength(json);
-    if (bytes > STATUS_MAX_BYTES) throw validation('Validation failed', { _: `at most ${STATUS_MAX_BYTES} bytes of JSON` });
+    if (bytes > STATUS_MAX_BYTES) throw new AppError('payload_too_large', `The status is larger than ${STATUS_MAX_BYTES} bytes of JSON`);
     const now = this.deps.clock();
     await this.Machine.update({ status_json: json, status_at: now, last_seen_at: now, updated_at: now }, { where: { id: m.id } });
     Object.assign(m, { status_json: json, status_at: now, last_seen_at: now, updated_at: now });

@@ -8,6 +8,7 @@
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import type Koa from 'koa';
+import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { createApp } from '../http/app.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -126,6 +127,7 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'POST', path: '/gateway/probe', auth: 'gateway', tags, body: probeBody, response: probeResponse, alsoContent: ['*/*'],
+      ownBody: 'a JSON body is validated as an object or array; any other Content-Type is read raw and echoed byte for byte',
       summary: `Echo for end-to-end checks (round-trip time, payload integrity). A JSON body comes back as {ok, peer_id, echo, bytes, server_time}; any other body (text, binary, form, none) comes back byte for byte with its Content-Type and the headers ${PROBE_HEADERS.join(', ')}. At most ${PROBE_MAX_BYTES} bytes (413 beyond).`,
       handler: async ({ body }, ctx) => {
         const peer_id = callerPeer(gw(), ctx);
@@ -166,6 +168,14 @@ export function gatewayEndpoints(deps: AppContext): Endpoint[] {
     ...routeWolEndpoints(deps),
     defineEndpoint({
       method: 'GET', path: WOL_WAIT_PATH, auth: 'public', tags: ['gateways'],
+      headers: z.object({ [WOL_ROUTE_HEADER]: z.string({ error: 'required: Caddy sets it on a Wake-on-LAN gateway route' }).regex(/^[1-9]\d{0,9}$/, 'must be a route id').meta({ description: 'the route id; Caddy sets it on a Wake-on-LAN gateway route (this page is only reached through one)' }) }),
+      pages: true,
+      errors: {
+        '404': 'no such route, or it has no Wake-on-LAN target',
+        '502': 'the route is disabled or has Wake-on-LAN off: the host is not answering',
+        '503': 'the host is asleep: a Wake-on-LAN packet was sent; the page reloads (Retry-After) until the host answers',
+        '504': 'the host did not wake up within GATEHOUSE_GATEWAY_WOL_TIMEOUT',
+      },
       summary: 'Waking-up page for a Wake-on-LAN gateway route whose host is asleep (reached through Caddy; sends the packet, reloads until the host answers)',
       handler: async (_i, ctx) => {
         const page = await wol().waitPage(ctx.get(WOL_ROUTE_HEADER) || undefined, ctx.accepts('html', 'json') === 'html');

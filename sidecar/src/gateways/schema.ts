@@ -6,7 +6,7 @@ import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
 export const checkQuery = z.strictObject({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
 
 /** POST /gateway/probe echoes any body (JSON or raw bytes). */
-export const probeBody = z.unknown();
+export const probeBody = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).meta({ description: 'any JSON object or array (echoed); any other Content-Type is echoed byte for byte' });
 
 /** POST /gateway/probe with a JSON body: the body echoed with its size and the server's clock. */
 export const probeResponse = z.strictObject({

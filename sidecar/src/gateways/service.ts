@@ -21,7 +21,7 @@ import type { Deps, GatewayAuth } from '../deps.js';
 import type { Job } from '../util/scheduler.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import type { M } from '../db/models.js';
-import { notFound, validation, AppError } from '../util/errors.js';
+import { notFound, AppError } from '../util/errors.js';
 import { generateToken, sha256 } from '../tokens/service.js';
 import { asBool, hostnameSource, isActive } from '../peers/view.js';
 import { rowToRoute } from '../routes/model.js';
@@ -187,7 +187,7 @@ export class GatewaysService implements GatewayAuth {
   /** The peer, which must be a gateway peer (400 otherwise, 404 when missing). */
   async gatewayPeer(peerId: number): Promise<PeerRow> {
     const r = await this.peerRow(peerId);
-    if (r.peer_type !== 'gateway') throw validation(`Peer ${peerId} is not a gateway peer`, { id: 'not a gateway peer (create it with is_gateway: true)' });
+    if (r.peer_type !== 'gateway') throw new AppError('not_found', `Peer ${peerId} is not a gateway peer (create it with is_gateway: true)`);
     return r;
   }
 

@@ -19,7 +19,7 @@
 // A heartbeat that reports the route reachable ends its cycle.
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
-import { AppError, notFound, validation } from '../util/errors.js';
+import { AppError, notFound } from '../util/errors.js';
 import { escapeHtml } from '../web/index.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, type Route } from '../routes/model.js';
@@ -63,8 +63,8 @@ export class WolService {
     const row = (await this.deps.db.models.Route.findByPk(routeId, { raw: true })) as unknown as RouteRow | null;
     if (!row) throw notFound('Route');
     const route = rowToRoute(row);
-    if (route.target_kind !== 'gateway' || route.target_peer_id === null) throw validation(`Route ${routeId} does not target a gateway`, { id: 'Wake-on-LAN needs a gateway route (target_kind gateway)' });
-    if (!route.wol_mac) throw validation(`Route ${routeId} has no MAC address`, { wol_mac: 'set wol_mac on the route first' });
+    if (route.target_kind !== 'gateway' || route.target_peer_id === null) throw new AppError('conflict', `Route ${routeId} does not target a gateway`, { id: 'Wake-on-LAN needs a gateway route (target_kind gateway)' });
+    if (!route.wol_mac) throw new AppError('conflict', `Route ${routeId} has no MAC address`, { wol_mac: 'set wol_mac on the route first' });
     const peer = (await this.deps.db.models.Peer.findByPk(route.target_peer_id, { raw: true })) as unknown as PeerRow | null;
     if (!peer) throw notFound('Gateway peer');
     return { route, peer };

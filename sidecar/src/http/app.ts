@@ -2,6 +2,7 @@
 // (rate limit → authentication/authorization → body → CSRF → validation → handler).
 import { randomBytes } from 'node:crypto';
 import Koa from 'koa';
+import type { z } from 'zod';
 import Router from '@koa/router';
 import session from 'koa-session';
 import type { HttpDeps } from '../deps.js';
@@ -11,7 +12,8 @@ import { clientIp, isSecure } from './client-ip.js';
 import { authenticate, csrfCheck, sameOriginCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
 import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry.js';
-import { validation } from '../util/errors.js';
+import { SERVED_OUTSIDE_REGISTRY } from './served-paths.js';
+import { AppError, unprocessable, validation } from '../util/errors.js';
 import { assertStrictInput, CSRF_FIELD, UNKNOWN_FIELD, UNKNOWN_PARAMETER } from './input.js';
 import { featureDisabled, type FeatureGate, type LicensedFeature } from '../license/features.js';
 
@@ -42,7 +44,7 @@ function rateLimitFor(e: Endpoint): RateLimitName | undefined {
   return undefined;
 }
 
-function paramsValidator(path: string): Koa.Middleware | undefined {
+function paramsValidator(path: string, schemas: z.ZodObject | undefined, literal: Map<string, Set<string>>): Koa.Middleware | undefined {
   const names = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   if (!names.length) return undefined;
   return async (ctx, next) => {
@@ -54,11 +56,23 @@ function paramsValidator(path: string): Koa.Middleware | undefined {
         const r = idParam.safeParse(raw);
         if (!r.success) fields[n] = 'must be a positive integer';
         else out[n] = r.data;
+      } else if (schemas?.shape[n]) {
+        const r = (schemas.shape[n] as z.ZodType).safeParse(raw);
+        if (!r.success) fields[n] = r.error.issues[0]?.message ?? 'invalid';
+        else out[n] = r.data as string;
       } else {
         out[n] = raw;
       }
     }
-    if (Object.keys(fields).length) throw validation('Invalid path parameter', fields);
+    if (Object.keys(fields).length) {
+      // /users/unlock is its own path (POST): another method there is a 405, not a bad /users/:id
+      const methods = literal.get(ctx.path);
+      if (methods) {
+        ctx.set('Allow', [...methods].sort().join(', '));
+        throw new AppError('method_not_allowed', `Method ${ctx.method} not allowed on ${ctx.path} (allowed: ${[...methods].sort().join(', ')})`);
+      }
+      throw validation('Invalid path parameter', fields);
+    }
     ctx.state.params = out;
     await next();
   };
@@ -80,15 +94,27 @@ function featureCheck(gate: FeatureGate, feature: LicensedFeature): Koa.Middlewa
 function validate(e: Endpoint): Koa.Middleware {
   const write = e.method !== 'GET';
   return async (ctx, next) => {
-    const fields: Record<string, string> = {};
+    // no prototype: an unknown field named __proto__ or constructor is named like any other
+    const fields: Record<string, string> = Object.create(null);
     let body: unknown;
     let query: unknown;
+    if (write && !e.ownBody && hasBody(ctx) && !ctx.is(e.multipart ? ['multipart', 'json', 'urlencoded'] : ['json', 'urlencoded'])) {
+      throw new AppError('unsupported_media_type', `Unsupported Content-Type ${ctx.get('Content-Type') || '(none)'}: send JSON (application/json)${e.auth === 'public' ? ' or a form (application/x-www-form-urlencoded)' : ''}${e.multipart ? ', or the upload as multipart/form-data' : ''}`);
+    }
+    const csrf = (ctx.request.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
+    if (csrf !== undefined && typeof csrf !== 'string') fields[CSRF_FIELD] = 'must be text (the CSRF token)';
     const raw = withoutCsrf(ctx.request.body ?? {});
+    // every issue a rule the document cannot state (http/fields.ts UNPROCESSABLE): 422, else 400
+    let onlyUnprocessable = true;
     if (e.body) {
       const r = e.body.safeParse(raw);
       if (r.success) body = r.data;
-      else Object.assign(fields, zodFields(r.error));
+      else {
+        Object.assign(fields, zodFields(r.error));
+        if (!r.error.issues.every((i) => i.code === 'custom' && (i.params as { unprocessable?: boolean } | undefined)?.unprocessable)) onlyUnprocessable = false;
+      }
     } else if (write && !e.ownBody) {
+      onlyUnprocessable = false;
       if (Array.isArray(raw)) fields._ = 'this endpoint takes no request body';
       else if (raw && typeof raw === 'object') for (const k of Object.keys(raw)) fields[k] = UNKNOWN_FIELD;
     }
@@ -97,14 +123,33 @@ function validate(e: Endpoint): Koa.Middleware {
     if (e.query) {
       const r = e.query.safeParse(q);
       if (r.success) query = r.data;
-      else Object.assign(fields, zodFields(r.error, UNKNOWN_PARAMETER));
+      else {
+        Object.assign(fields, zodFields(r.error, UNKNOWN_PARAMETER));
+        onlyUnprocessable = false;
+      }
     } else if (write) {
+      if (Object.keys(q).length) onlyUnprocessable = false;
       for (const k of Object.keys(q)) fields[k] = UNKNOWN_PARAMETER;
     }
-    if (Object.keys(fields).length) throw validation('Validation failed', fields);
+    if (e.headers) {
+      const given: Record<string, string> = {};
+      for (const name of Object.keys(e.headers.shape)) if (ctx.get(name) !== '') given[name] = ctx.get(name);
+      const r = e.headers.safeParse(given);
+      if (!r.success) {
+        Object.assign(fields, zodFields(r.error));
+        onlyUnprocessable = false;
+      }
+    }
+    if (fields[CSRF_FIELD]) onlyUnprocessable = false;
+    if (Object.keys(fields).length) throw onlyUnprocessable ? unprocessable('The request cannot be carried out as it is (fields names why)', fields) : validation('Validation failed', fields);
     ctx.state.input = { body, query, params: ctx.state.params ?? {} };
     await next();
   };
+}
+
+/** Whether the request carries a body (a length above 0, or chunked). */
+function hasBody(ctx: Koa.Context): boolean {
+  return Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 }
 
 /** The body without the CSRF form field (csrfCheck and the public forms read it from ctx.request.body). */
@@ -173,6 +218,15 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
   const router = new Router();
   const body = apiBody();
   const seen = new Set<string>();
+  // paths without parameters and their methods (HEAD with GET), for the 405 of a method they lack
+  const literal = new Map<string, Set<string>>();
+  for (const e of endpoints) {
+    if (fullPath(e).includes(':')) continue;
+    const m = literal.get(fullPath(e)) ?? new Set<string>();
+    m.add(e.method);
+    if (e.method === 'GET') m.add('HEAD');
+    literal.set(fullPath(e), m);
+  }
   for (const e of endpoints) {
     const p = fullPath(e);
     const key = `${e.method} ${p}`;
@@ -186,7 +240,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     if (e.sameOrigin) chain.push(sameOriginCheck);
     chain.push(authenticate(deps, e));
     if (e.feature) chain.push(featureCheck(deps.features, e.feature));
-    const pv = paramsValidator(e.path);
+    const pv = paramsValidator(e.path, e.params, literal);
     if (pv) chain.push(pv);
     if (e.method !== 'GET') {
       if (e.multipart) {
@@ -214,7 +268,31 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     if (scope) return limits.middleware(scope)(ctx, next);
     return next();
   });
-  app.use(router.allowedMethods({ throw: false }));
+  app.use(methodNotAllowed(router));
   for (const mw of opts.late ?? []) app.use(mw);
   return app;
+}
+
+/** Paths served outside the registry (http/served-paths.ts) as matchers, with their methods. */
+const OUTSIDE = SERVED_OUTSIDE_REGISTRY.map((s) => ({ re: new RegExp(`^${s.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`), method: s.method }));
+
+/**
+ * A path that exists with other methods (in the registry, or served outside it: the sign-in page,
+ * the admin app, the API reference) answers a method it does not serve with 405 and an Allow header
+ * listing the methods it does; TRACE and other methods no path serves included (not 501). OPTIONS
+ * answers 204 with the same Allow. Runs after everything else had its chance.
+ */
+function methodNotAllowed(router: Router): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status !== 404 || (ctx.body !== undefined && ctx.body !== null)) return;
+    const methods = new Set<string>();
+    for (const layer of router.match(ctx.path, ctx.method).path) for (const m of layer.methods) methods.add(m);
+    for (const o of OUTSIDE) if (o.re.test(ctx.path)) methods.add(o.method);
+    if (methods.has('GET')) methods.add('HEAD');
+    if (!methods.size || methods.has(ctx.method)) return;
+    const allow = [...methods].sort().join(', ');
+    ctx.set('Allow', allow);
+    ctx.status = ctx.method === 'OPTIONS' ? 204 : 405;
+  };
 }

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { HttpDeps } from '../deps.js';
-import { AppError, forbidden, unauthorized } from '../util/errors.js';
+import { AppError, forbidden, unauthorized, validation } from '../util/errors.js';
 import type { UserRow } from '../db/models.js';
 import { FINGERPRINT_HEADER } from '../tokens/service.js';
 import { foreignOrigin } from './origin.js';
@@ -170,7 +170,11 @@ export const csrfCheck: Koa.Middleware = async (ctx, next) => {
     if (!csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
   }
   const body = ctx.request.body as Record<string, unknown> | undefined;
-  if (body && typeof body === 'object' && !Array.isArray(body) && '_csrf' in body) delete body._csrf;
+  if (body && typeof body === 'object' && !Array.isArray(body) && '_csrf' in body) {
+    // the form field is text or it is a bad field (never silently dropped)
+    if (typeof body._csrf !== 'string') throw validation('Validation failed', { _csrf: 'must be text (the CSRF token)' });
+    delete body._csrf;
+  }
   await next();
 };
 

@@ -11,7 +11,10 @@ import { UNKNOWN_FIELD } from './input.js';
  * besides {ok: false, error}. docs/reference/errors.md is generated from this (npm run docs).
  */
 export const ERROR_KINDS: Record<ErrorKind, { status: number; meaning: string }> = {
-  validation: { status: 400, meaning: 'a field or the request is invalid; `fields` maps each bad field (a dotted path for nested ones) to a message, and nothing was written' },
+  validation: { status: 400, meaning: 'the request breaks the OpenAPI document (a field, parameter or header its schema refuses, an unknown field); `fields` maps each bad field (a dotted path for nested ones) to a message, and nothing was written' },
+  method_not_allowed: { status: 405, meaning: 'the path does not serve this method; `Allow` lists the ones it does' },
+  unsupported_media_type: { status: 415, meaning: 'the body is neither JSON nor a form (nor multipart on an upload)' },
+  unprocessable: { status: 422, meaning: 'valid by the OpenAPI document, but not carried out for a reason no schema can state: a combination of fields or with the stored record, a referenced row that does not exist, a wrong current password, nothing to update, a key or file whose content does not verify; `fields` names why, and nothing was written' },
   unauthorized: { status: 401, meaning: 'no valid credential for this endpoint (signed out, an unknown, expired or revoked token, a token of another kind, a token bound to another machine on the desktop client API)' },
   forbidden: { status: 403, meaning: 'the credential is valid but may not do this: the token scope or session role, a missing CSRF token, a request from another site, a feature the licence does not grant (`feature`), a licence limit (`limit`, `max`)' },
   not_found: { status: 404, meaning: 'no such resource (or one the caller may not know of)' },
@@ -28,17 +31,19 @@ export const ERROR_KINDS: Record<ErrorKind, { status: number; meaning: string }>
  * (strict objects, http/input.ts) are named one by one: {"exposure": "unknown field", "a.b": ...}.
  */
 export function zodFields(err: z.ZodError, unknownMessage = UNKNOWN_FIELD): Record<string, string> {
-  const fields: Record<string, string> = {};
+  // no prototype: fields named __proto__, constructor or toString are keys like any other
+  const fields: Record<string, string> = Object.create(null);
   for (const issue of err.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const k of issue.keys) {
         const key = [...issue.path.map(String), k].join('.');
-        if (!fields[key]) fields[key] = unknownMessage;
+        if (!Object.hasOwn(fields, key)) fields[key] = unknownMessage;
       }
       continue;
     }
     const key = issue.path.length ? issue.path.map(String).join('.') : '_';
-    if (!fields[key]) fields[key] = issue.message;
+    // own keys only: a field named constructor or toString is named like any other
+    if (!Object.hasOwn(fields, key)) fields[key] = issue.message;
   }
   return fields;
 }

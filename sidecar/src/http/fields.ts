@@ -1,6 +1,7 @@
 // Reusable schema pieces for request fields (validation and the OpenAPI document come from them):
 // dates (epoch milliseconds or a date string, bounded) and text without control characters.
 import { z } from 'zod';
+import toRegexRange from 'to-regex-range';
 import { DATE_STRING_PATTERN, MAX_DATE_MS, parseDateString } from '../util/dates.js';
 
 const MAX_DATE_ISO = new Date(MAX_DATE_MS).toISOString();
@@ -56,6 +57,26 @@ export function textProblem(v: string, multiline = false): string | null {
   return null;
 }
 
+/**
+ * Marks a refinement the OpenAPI document cannot state (a comparison of two fields, a byte length, a
+ * cron expression's meaning): when such issues are all a request has, it is answered 422 (documented
+ * on every write) instead of 400, so that a 400 always means "the document says this is invalid".
+ * Use as `.refine(fn, { message, params: UNPROCESSABLE })` or in ctx.addIssue({ ..., params: UNPROCESSABLE }).
+ */
+export const UNPROCESSABLE = { unprocessable: true } as const;
+
+/**
+ * A whole number in a query string, from min to max: digits only (no sign, spaces, exponent or hex,
+ * which Number() would read), the range stated as a pattern so that the document says exactly
+ * which values are taken.
+ */
+export function queryInt(min: number, max: number, what = `a whole number from ${min} to ${max}`) {
+  return z
+    .string({ error: `must be ${what}` })
+    .regex(new RegExp(`^${toRegexRange(min, max)}$`), `must be ${what}`)
+    .transform(Number);
+}
+
 export interface TextOptions {
   /** at most this many characters (code points) */
   max: number;
@@ -67,19 +88,34 @@ export interface TextOptions {
   trim?: boolean;
 }
 
+/** The characters text() refuses, as a JSON Schema (ECMA-262, unicode) class body: C0, DEL, C1 and lone surrogates. */
+const REFUSED_LINE = '\\u0000-\\u001f\\u007f-\\u009f\\ud800-\\udfff';
+const REFUSED_MULTILINE = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\ud800-\\udfff';
+
+/** The pattern text() documents: no refused character; with min 1 (after trimming), at least one that is not white space. */
+export function textPattern(multiline: boolean, required: boolean): string {
+  const bad = multiline ? REFUSED_MULTILINE : REFUSED_LINE;
+  return required ? `^[^${bad}]*[^${bad}\\s][^${bad}]*$` : `^[^${bad}]*$`;
+}
+
 /**
  * A text field: control characters (and unpaired surrogates) are refused before anything else, so a
  * trailing "\n" is an error rather than silently trimmed away; then trimmed and length-checked.
+ * Lengths count code points of the value as sent (JSON Schema's maxLength/minLength), so the
+ * OpenAPI document states exactly what is accepted: pattern, minLength and maxLength.
  */
 export function text(opts: TextOptions): z.ZodString {
   const { max, min = 0, multiline = false, trim = true } = opts;
+  if (trim && min > 1) throw new Error('text(): min > 1 with trimming cannot be stated as a JSON Schema pattern; use trim: false');
   let s = z.string().superRefine((v, ctx) => {
     const p = textProblem(v, multiline);
     if (p) ctx.addIssue({ code: 'custom', message: p, input: v, abort: true });
   });
+  s = s.refine((v) => codePoints(v) <= max, { message: `at most ${max} characters`, abort: true });
+  if (!trim && min > 0) s = s.refine((v) => codePoints(v) >= min, { message: min === 1 ? 'required' : `at least ${min} characters`, abort: true });
   if (trim) s = s.trim();
-  if (min > 0) s = s.min(min, min === 1 ? 'required' : `at least ${min} characters`);
-  return s.refine((v) => codePoints(v) <= max, { message: `at most ${max} characters`, abort: true }).meta({ maxLength: max });
+  if (trim && min === 1) s = s.min(1, 'required');
+  return s.meta({ maxLength: max, ...(min > 0 ? { minLength: min } : {}), pattern: textPattern(multiline, trim && min === 1) });
 }
 
 /** Length in code points (what a person counts as characters; an emoji is one, not two). */

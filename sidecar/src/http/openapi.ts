@@ -1,6 +1,6 @@
 // OpenAPI 3.1 document generated from the endpoint declarations and their zod schemas.
 import { z } from 'zod';
-import { fullPath, leastRole, scopeForPath, SECRETS_ROLE, SECRETS_SCOPE, type Endpoint } from './registry.js';
+import { fullPath, leastRole, MAX_ID, scopeForPath, SECRETS_ROLE, SECRETS_SCOPE, type Endpoint } from './registry.js';
 import { APP_VERSION } from '../version.js';
 import { SERVED_OUTSIDE_REGISTRY, servedPathOperation } from './served-paths.js';
 import { LICENSED_FEATURES } from '../license/features.js';
@@ -13,6 +13,9 @@ function toJsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<st
   return js;
 }
 
+/** A redirect's short body (Koa: a link for clients that accept HTML, else text). */
+export const REDIRECT_CONTENT = { 'text/html': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } };
+
 const errorRef = (name = 'Error') => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } });
 
 /** Path prefixes (relative to /api/v1) whose writes go through Caddy or another upstream and can answer 502. */
@@ -24,12 +27,16 @@ function errorResponses(e: Endpoint): Record<string, unknown> {
   if (/:([A-Za-z_]+)/.test(e.path)) out['404'] = { description: 'No such resource (or unknown path)', ...errorRef() };
   if (e.auth === 'admin' && e.method !== 'GET') out['409'] = { description: 'Conflict with the current state: a duplicate name, domain or port, a resource still in use. Route conflicts name the field and the route that holds the value.', ...errorRef('Conflict') };
   if (e.rawResponse?.strictAccept) out['406'] = { description: `The request's Accept header does not allow ${e.rawResponse.contentType}`, ...errorRef() };
+  if (e.method !== 'GET' && !e.ownBody) out['415'] = { description: `The body is not JSON${e.auth === 'public' ? ' or a form' : ''}${e.multipart ? ' or multipart/form-data' : ''} (by its Content-Type)`, ...errorRef() };
   if (e.multipart) out['413'] = { description: `Upload larger than ${e.multipart.maxBytes} bytes`, ...errorRef() };
   if (e.path === '/login') {
     out['401'] = { description: 'Invalid username or password', ...errorRef() };
     out['423'] = { description: 'Account locked after too many failed logins', ...errorRef('Locked') };
   }
-  for (const [status, description] of Object.entries(e.errors ?? {})) out[status] = { description, ...errorRef() };
+  if ((e.method !== 'GET' && (e.body || e.query || e.multipart)) || (e.auth === 'client' && e.method !== 'GET')) {
+    out['422'] = { description: 'Valid by this document, but not carried out: a rule no schema can state (a combination of fields, or of the request with the stored record; a referenced row that does not exist; a wrong current password; a file or key whose content does not verify). `fields` names why; nothing was written.', ...errorRef() };
+  }
+  for (const [status, description] of Object.entries(e.errors ?? {})) out[status] = { description, ...(e.pages ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'text/html': { schema: { type: 'string' } } } } : errorRef()) };
   if (e.sameOrigin) {
     const foreign = 'the Origin (or, without it, the Referer) names another site';
     const had = (out['403'] as { description?: string } | undefined)?.description;
@@ -87,16 +94,26 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       tags: e.tags ?? [e.path.split('/')[1] || 'misc'],
       operationId: `${e.method.toLowerCase()}${p.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     };
-    const params: Record<string, unknown>[] = [...p.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: m[1] === 'id' ? { type: 'integer', minimum: 1 } : { type: 'string' } }));
+    const params: Record<string, unknown>[] = [...p.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({
+      name: m[1], in: 'path', required: true,
+      schema: m[1] === 'id' || m[1].endsWith('Id') || m[1].endsWith('_id') ? { type: 'integer', minimum: 1, maximum: MAX_ID } : e.params?.shape[m[1]] ? toJsonSchema(e.params.shape[m[1]] as z.ZodType) : { type: 'string' },
+    }));
     let queryJs: { properties?: Record<string, unknown>; required?: string[] } | undefined;
     if (e.query) {
       const js = (queryJs = toJsonSchema(e.query) as { properties?: Record<string, unknown>; required?: string[] });
       for (const [name, schema] of Object.entries(js.properties ?? {})) params.push({ name, in: 'query', required: js.required?.includes(name) ?? false, schema });
     }
+    if (e.headers) {
+      const js = toJsonSchema(e.headers) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+      for (const [name, schema] of Object.entries(js.properties ?? {})) {
+        const { description, ...rest } = schema;
+        params.push({ name, in: 'header', required: js.required?.includes(name) ?? false, ...(description ? { description } : {}), schema: rest });
+      }
+    }
     if (params.length) op.parameters = params;
     if (e.body && !e.multipart) {
       const schema = withCsrfField(toJsonSchema(e.body));
-      op.requestBody = { required: true, description: bodyDescription(schema), content: { 'application/json': { schema }, ...(e.auth === 'public' ? { 'application/x-www-form-urlencoded': { schema } } : {}) } };
+      op.requestBody = { required: true, description: bodyDescription(schema), content: { 'application/json': { schema }, ...(e.auth === 'public' ? { 'application/x-www-form-urlencoded': { schema } } : {}), ...(e.ownBody ? { '*/*': { schema: { type: 'string', format: 'binary' } } } : {}) } };
     } else if (e.multipart) {
       // the file and the form fields the body schema declares (e.g. the passphrase of a restore)
       const fields = e.body ? (toJsonSchema(e.body) as { properties?: Record<string, unknown>; required?: string[] }) : {};
@@ -113,7 +130,7 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
     op.responses = {
       [ok]: success,
       ...Object.fromEntries((e.alsoStatus ?? []).map((st) => [String(st), success])),
-      ...(e.redirect ? { '302': { description: `Browsers (no JSON in Accept): ${e.redirect}`, headers: { Location: { schema: { type: 'string' } } } } } : {}),
+      ...(e.redirect ? { '302': { description: `Browsers (no JSON in Accept): ${e.redirect}`, headers: { Location: { schema: { type: 'string' } } }, content: REDIRECT_CONTENT } } : {}),
       '400': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated', ...errorRef() }, '403': { description: 'Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site', ...errorRef() } } : {}),
       ...(e.feature ? { '403': { description: `Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site; or the licence does not include the feature ${e.feature} (body names it in \`feature\`)`, ...errorRef('FeatureDisabled') } } : {}),

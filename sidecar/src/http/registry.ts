@@ -4,6 +4,7 @@
 // and drive the authorization matrix test (test/authz-matrix.test.ts).
 import type Koa from 'koa';
 import { z } from 'zod';
+import { queryInt } from './fields.js';
 import type { LicensedFeature } from '../license/features.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -113,6 +114,14 @@ export interface Endpoint<B = any, Q = any> {
   secrets?: string;
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
+  /** Path parameters other than ids (`:name`), by name: validated like the body and documented. */
+  params?: z.ZodObject;
+  /**
+   * Request headers the endpoint reads, by their canonical name (X-Machine-Fingerprint): validated
+   * with the body and query (a missing required one is a 400 naming it) and documented as header
+   * parameters. Only the declared names are looked at; other headers are not refused.
+   */
+  headers?: z.ZodObject;
   /** The success body as served ({ok: true, ...}); declared in the OpenAPI document. */
   response?: z.ZodType;
   /**
@@ -159,6 +168,8 @@ export interface Endpoint<B = any, Q = any> {
   errors?: Record<string, string>;
   /** Media types the success answer may also come in besides JSON (a byte-for-byte echo: any type); declared as string bodies. */
   alsoContent?: string[];
+  /** The endpoint is a page: every answer but 2xx may come as text/html (browsers) or JSON (others), as the document says. */
+  pages?: true;
   /** Browsers (no JSON in Accept) are answered with this redirect (302) instead of the JSON body: where it goes. */
   redirect?: string;
   tags?: string[];
@@ -182,8 +193,10 @@ export function fullPath(e: Endpoint): string {
 }
 
 // Shared schema pieces.
-export const idParam = z.coerce.number().int().positive();
+/** Ids are 32-bit integers in both databases. */
+export const MAX_ID = 2_147_483_647;
+export const idParam = z.coerce.number().int().positive().max(MAX_ID);
 export const paging = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: queryInt(1, 1000).default(100),
+  offset: queryInt(0, 1_000_000_000).default(0),
 });

@@ -15,47 +15,51 @@ export interface ServedPath {
   produces: 'text/html' | 'text/css' | 'text/javascript' | 'image/*' | 'application/json' | 'empty';
   /** statuses the path answers with, and what each means */
   responses: Record<string, string>;
+  /** the media type of its error answers (default: the standard JSON error body) */
+  errorType?: 'text/html' | 'text/plain' | 'application/json';
+  /** the media types of its redirects' short bodies (default: text/html or text/plain, by Accept) */
+  redirectType?: string[];
   /** false only with a reason: the path is deliberately outside the OpenAPI document */
   openapi: true | { outside: string };
 }
 
 export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
   {
-    method: 'GET', path: '/route-auth/verify', servedBy: 'fast path', tag: 'route-auth', produces: 'empty',
+    method: 'GET', path: '/route-auth/verify', servedBy: 'fast path', tag: 'route-auth', produces: 'empty', errorType: 'text/plain', redirectType: ['text/plain'],
     summary: "Caddy's forward auth for route-auth routes (route-auth/verify.ts): headers X-Route-Domain, X-Forwarded-Uri, X-Forwarded-Method and the visitor's cookies",
     responses: { '204': 'signed in: X-Auth-Email, X-Auth-Method, X-Auth-User set', '302': 'not signed in: Location is the route\'s login page', '403': 'the route\'s IP filter refuses the visitor' },
     openapi: true,
   },
   {
-    method: 'GET', path: '/route-auth/login', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    method: 'GET', path: '/route-auth/login', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html', errorType: 'text/html',
     summary: "A route's login page (the step the visitor is at), in German or English by Accept-Language; `rd` is where to go after it",
     responses: { '200': 'the page', '302': 'already signed in: to rd', '403': 'IP filter', '404': 'no route-auth route for this host' },
     openapi: true,
   },
   {
-    method: 'POST', path: '/route-auth/login', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    method: 'POST', path: '/route-auth/login', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html', errorType: 'text/html',
     summary: 'The login form posts (credentials, then the second factor when the route has one); double-submit CSRF cookie gh_ra_csrf',
     responses: { '303': 'signed in, or on to the next step', '400': 'bad input', '401': 'wrong credentials', '403': 'CSRF or IP filter', '404': 'no route-auth route for this host', '423': 'account locked', '429': 'rate limited' },
     openapi: true,
   },
   {
-    method: 'GET', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    method: 'GET', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html', errorType: 'text/html',
     summary: 'The sign-out page of a route', responses: { '200': 'the page', '404': 'no route-auth route for this host' }, openapi: true,
   },
   {
-    method: 'POST', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html',
+    method: 'POST', path: '/route-auth/logout', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/html', errorType: 'text/html',
     summary: "Ends this device's route session", responses: { '303': 'signed out: to the login page', '403': 'CSRF', '404': 'no route-auth route for this host' }, openapi: true,
   },
   {
-    method: 'GET', path: '/route-auth/assets/login.css', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/css',
+    method: 'GET', path: '/route-auth/assets/login.css', servedBy: 'early middleware', tag: 'route-auth', produces: 'text/css', errorType: 'text/html',
     summary: 'The login pages\' stylesheet', responses: { '200': 'the stylesheet' }, openapi: true,
   },
   {
-    method: 'GET', path: '/route-auth/branding/logo', servedBy: 'early middleware', tag: 'route-auth', produces: 'image/*',
+    method: 'GET', path: '/route-auth/branding/logo', servedBy: 'early middleware', tag: 'route-auth', produces: 'image/*', errorType: 'text/html',
     summary: "The route's uploaded logo", responses: { '200': 'the image', '404': 'none uploaded' }, openapi: true,
   },
   {
-    method: 'GET', path: '/route-auth/branding/bg-image', servedBy: 'early middleware', tag: 'route-auth', produces: 'image/*',
+    method: 'GET', path: '/route-auth/branding/bg-image', servedBy: 'early middleware', tag: 'route-auth', produces: 'image/*', errorType: 'text/html',
     summary: "The route's uploaded background image", responses: { '200': 'the image', '404': 'none uploaded' }, openapi: true,
   },
   {
@@ -99,12 +103,16 @@ export const FAST_PATHS_OF_REGISTERED_ENDPOINTS: readonly string[] = ['GET /api/
 /** The OpenAPI operation of a path served outside the registry. */
 export function servedPathOperation(s: ServedPath): Record<string, unknown> {
   const content = s.produces === 'empty' ? undefined : { [s.produces]: {} };
+  const errorType = s.errorType ?? 'application/json';
+  const errorContent = { [errorType]: errorType === 'application/json' ? { schema: { $ref: '#/components/schemas/Error' } } : { schema: { type: 'string' } } };
+  const redirectContent = Object.fromEntries((s.redirectType ?? ['text/html', 'text/plain']).map((m) => [m, { schema: { type: 'string' } }]));
+  const bodyOf = (status: string) => (status.startsWith('2') ? (content ? { content } : {}) : status.startsWith('3') ? (status === '304' ? {} : { content: redirectContent }) : { content: errorContent });
   return {
     summary: s.summary,
     tags: [s.tag],
     operationId: `${s.method.toLowerCase()}${s.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : '')) || 'Root'}`,
     'x-served-by': s.servedBy,
     security: [],
-    responses: Object.fromEntries(Object.entries(s.responses).map(([status, description]) => [status, { description, ...(content && status.startsWith('2') ? { content } : {}) }])),
+    responses: Object.fromEntries(Object.entries(s.responses).map(([status, description]) => [status, { description, ...bodyOf(status) }])),
   };
 }

@@ -16,7 +16,7 @@ export function licenceEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'POST', path: '/license/activate', tags, adminRole: true, body: activateBody, response: licenceResponse,
-      summary: 'Activate a licence key (verified offline: signature by a trusted key, expiry); a refused key: 400 with fields.key and reason, nothing stored',
+      summary: 'Activate a licence key (verified offline: signature by a trusted key, expiry); a key not of the key form: 400; a refused key (signature, dates): 422 with fields.key and reason; nothing stored',
       handler: async ({ body }, ctx) => ({ license: await svc().activate(body.key, actingUserId(ctx.state.principal) ?? null) }),
     }),
     defineEndpoint({

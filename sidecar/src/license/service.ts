@@ -256,7 +256,7 @@ export class LicenceService implements FeatureGate {
       try {
         v = verifyLicence(key, this.trusted, now);
       } catch (err) {
-        if (err instanceof LicenceKeyError) throw new AppError('validation', `Licence key refused: ${err.message}`, { key: err.message }, { reason: err.reason });
+        if (err instanceof LicenceKeyError) throw new AppError(err.reason === 'malformed' ? 'validation' : 'unprocessable', `Licence key refused: ${err.message}`, { key: err.message }, { reason: err.reason });
         throw err;
       }
       await this.save({ key: key.replace(/\s+/g, ''), activated_at: now, activated_by: actor, last_refresh_at: null, last_ok_at: now, last_refresh_error: null, revoked: false });

@@ -1,6 +1,6 @@
 // Query schemas of the logs API (zod): the activity log's filters and exports, the access log's export.
 import { z } from 'zod';
-import { dateQuery, text } from '../http/fields.js';
+import { dateQuery, text, queryInt } from '../http/fields.js';
 import { SEVERITIES } from './activity.js';
 
 export const activityFilter = z.strictObject({
@@ -10,20 +10,20 @@ export const activityFilter = z.strictObject({
   since: dateQuery.optional(),
   until: dateQuery.optional(),
 });
-export const exportQuery = activityFilter.extend({ format: z.enum(['csv', 'json']).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) });
-export const recentQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const exportQuery = activityFilter.extend({ format: z.enum(['csv', 'json']).default('json'), limit: queryInt(1, 100_000).default(10_000) });
+export const recentQuery = z.strictObject({ limit: queryInt(1, 100).default(20) });
 /** GET /logs/access filters: exact host, method, status, route, client address; a time range. */
 export const accessFilter = z.strictObject({
   host: text({ max: 253 }).transform((v) => v.toLowerCase()).optional(),
   method: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as GET').transform((v) => v.toUpperCase()).optional(),
-  status: z.coerce.number({ error: 'must be an HTTP status code' }).int('must be an HTTP status code').min(100).max(599).optional(),
-  route_id: z.coerce.number({ error: 'must be a route id' }).int().positive().optional(),
+  status: queryInt(100, 599, 'an HTTP status code').optional(),
+  route_id: queryInt(1, 2_147_483_647, 'a route id').optional(),
   client_ip: text({ max: 64 }).optional(),
   since: dateQuery.optional(),
   until: dateQuery.optional(),
 });
 export type AccessFilter = z.infer<typeof accessFilter>;
-export const accessExportQuery = accessFilter.extend({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'), limit: z.coerce.number().int().min(1).max(100_000).default(10_000) });
+export const accessExportQuery = accessFilter.extend({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'), limit: queryInt(1, 100_000).default(10_000) });
 
 /** logs/activity.ts toEntry: one activity-log entry as served. */
 export const activityEntryView = z.object({

@@ -1,7 +1,8 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { dateInput, text } from '../http/fields.js';
+import { codePoints, dateInput, text } from '../http/fields.js';
+import { IPV4, IPV4_CIDR, IPV6, LABELS, whole } from '../http/patterns.js';
 import { tagList, tagName } from '../tags/names.js';
 import { paging } from '../http/registry.js';
 import { sortValues } from '../db/search.js';
@@ -15,10 +16,13 @@ const NAME_RE = /^[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*$/u;
 
 export const peerName = z
   .string()
+  .refine((v) => codePoints(v) <= NAME_MAX, `at most ${NAME_MAX} characters`)
+  .refine((v) => /^\s*(?:[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*)?\s*$/u.test(v), "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit")
   .trim()
   .min(1, 'required')
-  .max(NAME_MAX, `at most ${NAME_MAX} characters`)
-  .regex(NAME_RE, "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit");
+  // after trimming: the pattern above already says it of the value as sent
+  .refine((v) => NAME_RE.test(v), "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit")
+  .meta({ maxLength: NAME_MAX, pattern: "^\\s*[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M} ._@()+'-]*\\s*$" });
 
 export const description = text({ max: DESCRIPTION_MAX, multiline: true, trim: false });
 
@@ -30,9 +34,11 @@ function isDnsEntry(v: string): boolean {
 }
 
 /** DNS servers (and search domains) for the client config: comma-separated IPs or domains. */
+const DNS_ITEM = `(?:${IPV4}|${IPV6}|(?=[^,\\s]{1,253}(?:[,\\s]|$))${LABELS})`;
 export const dnsList = z
   .string()
   .max(255, 'at most 255 characters')
+  .regex(whole(`\\s*(?:${DNS_ITEM})?\\s*(?:,\\s*(?:${DNS_ITEM})?\\s*)*`), 'comma-separated IP addresses (DNS servers) or domains (search domains)')
   .transform((v, ctx) => {
     const items = v.split(',').map((x) => x.trim()).filter(Boolean);
     for (const i of items) {
@@ -46,7 +52,10 @@ export const dnsList = z
 
 /** A comma-separated (or array) list of IPv4 CIDRs routed to the peer. */
 export const allowedIpsList = z
-  .union([z.string().max(1000), z.array(z.string()).max(64)])
+  .union([
+    z.string().max(1000).regex(whole(`[\\s,]*${IPV4_CIDR}(?:\\s*,[\\s,]*${IPV4_CIDR})*[\\s,]*`), 'comma-separated IPv4 CIDRs such as 10.8.0.5/32'),
+    z.array(z.string().regex(whole(`\\s*${IPV4_CIDR}\\s*`), 'an IPv4 CIDR such as 192.168.1.0/24')).min(1, 'at least one CIDR').max(64),
+  ])
   .transform((v, ctx) => {
     const items = (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter(Boolean);
     if (!items.length) {
@@ -106,8 +115,9 @@ export const batchBody = z.strictObject({
 /** One DNS name under the zone: labels of letters, digits and hyphens (stored lowercase). */
 export const hostnameValue = z
   .string()
-  .trim()
   .max(63 * 2 + 1, 'at most 127 characters')
+  .regex(whole(`\\s*(?:${LABELS})?\\s*`), 'letters, digits and hyphens, in dot-separated labels of at most 63 characters')
+  .trim()
   .transform((v) => v.toLowerCase())
   .refine((v) => v === '' || v.split('.').every((l) => HOST_LABEL.test(l)), 'letters, digits and hyphens, in dot-separated labels of at most 63 characters');
 
@@ -119,7 +129,7 @@ export const queryBool = z
   .transform((v) => v === 'true' || v === '1');
 
 /** A free-text search in a query string: trimmed, at most 200 characters; empty means no search. */
-export const searchText = z.string({ error: 'must be one search string' }).trim().max(200, 'at most 200 characters');
+export const searchText = z.string({ error: 'must be one search string' }).max(200, 'at most 200 characters').trim();
 
 export const PEER_SORT_KEYS = ['id', 'name', 'created_at', 'last_handshake', 'traffic', 'address'] as const;
 export const PEER_SORTS = sortValues(PEER_SORT_KEYS);

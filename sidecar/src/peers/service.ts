@@ -4,7 +4,7 @@
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
-import { AppError, conflict, notFound, validation } from '../util/errors.js';
+import { AppError, conflict, notFound, unprocessable, validation } from '../util/errors.js';
 import { limitReached } from '../license/features.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
@@ -155,7 +155,7 @@ export class PeersService {
 
   private async assertGroup(groupId: number | null | undefined): Promise<void> {
     if (groupId === null || groupId === undefined) return;
-    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true }))) throw validation('Validation failed', { group_id: 'no such peer group' });
+    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true }))) throw unprocessable('Validation failed', { group_id: 'no such peer group' });
   }
 
   /** Applies one peer's change to the tunnel; a driver failure is logged and healed by a full resync. */
@@ -179,8 +179,8 @@ export class PeersService {
 
   async create(input: CreatePeerInput, actor?: number): Promise<PeerView> {
     const now = this.deps.clock();
-    if (input.expires_at != null && input.expires_at <= now) throw validation('Validation failed', { expires_at: 'must be in the future' });
-    if (input.api_port != null && !input.is_gateway) throw validation('Validation failed', { api_port: 'only for gateway peers (is_gateway: true)' });
+    if (input.expires_at != null && input.expires_at <= now) throw unprocessable('Validation failed', { expires_at: 'must be in the future' });
+    if (input.api_port != null && !input.is_gateway) throw unprocessable('Validation failed', { api_port: 'only for gateway peers (is_gateway: true)' });
     await this.assertGroup(input.group_id);
     const row = await this.alloc.run(async () => {
       // Licence limit max_peers (gateways included), counted inside the allocation lock.
@@ -245,11 +245,11 @@ export class PeersService {
 
   private async checkAllowedIps(row: PeerRow, list: string[]): Promise<string> {
     const own = `${row.address}/32`;
-    if (!list.includes(own)) throw validation('Validation failed', { allowed_ips: `must include the peer's own address ${own}` });
+    if (!list.includes(own)) throw unprocessable('Validation failed', { allowed_ips: `must include the peer's own address ${own}` });
     const vpn: Range = { lo: this.wg.subnet.base, hi: this.wg.subnet.base + this.wg.subnet.size - 1 };
     const extra = [...new Set(list.filter((c) => c !== own))];
     for (const c of extra) {
-      if (overlaps(cidrRange(c), vpn)) throw validation('Validation failed', { allowed_ips: `${c} overlaps the VPN subnet ${this.wg.subnet.cidr}; only the peer's own address may lie inside it` });
+      if (overlaps(cidrRange(c), vpn)) throw unprocessable('Validation failed', { allowed_ips: `${c} overlaps the VPN subnet ${this.wg.subnet.cidr}; only the peer's own address may lie inside it` });
     }
     if (extra.length) {
       const others = (await this.Peer.findAll({ attributes: ['id', 'name', 'allowed_ips'], where: { id: { [Op.ne]: row.id } }, raw: true })) as unknown as PeerRow[];
@@ -282,7 +282,7 @@ export class PeersService {
     if (input.enabled !== undefined) patch.enabled = input.enabled;
     if (input.persistent_keepalive !== undefined) patch.persistent_keepalive = input.persistent_keepalive;
     if (input.api_port !== undefined) {
-      if (before.peer_type !== 'gateway' && input.api_port !== null) throw validation('Validation failed', { api_port: 'only for gateway peers' });
+      if (before.peer_type !== 'gateway' && input.api_port !== null) throw unprocessable('Validation failed', { api_port: 'only for gateway peers' });
       patch.api_port = input.api_port;
     }
     if (input.allowed_ips !== undefined) patch.allowed_ips = await this.checkAllowedIps(before, input.allowed_ips);
@@ -407,7 +407,7 @@ export class PeersService {
   // ---------------------------------------------------------------- hostnames
 
   private async assertHostnameFree(hostname: string, id: number): Promise<void> {
-    if (RESERVED_HOSTNAMES.has(hostname)) throw validation('Validation failed', { hostname: `"${hostname}" is reserved for the zone itself` });
+    if (RESERVED_HOSTNAMES.has(hostname)) throw unprocessable('Validation failed', { hostname: `"${hostname}" is reserved for the zone itself` });
     const other = (await this.Peer.findOne({
       attributes: ['id', 'name'],
       where: { [Op.and]: [sqlWhere(fn('LOWER', col('hostname')), hostname), { id: { [Op.ne]: id } }] },

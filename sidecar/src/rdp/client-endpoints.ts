@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { AppContext, Feature } from '../app-context.js';
 import type { Principal } from '../http/auth.js';
 import { FINGERPRINT_HEADER } from '../tokens/service.js';
+import { optionalMachineHeaders } from '../client-api/schema.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { AppError, notFound, unauthorized } from '../util/errors.js';
 import { credentialEnvelopeSchema, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
@@ -135,7 +136,7 @@ const sessionView = z.object({
 });
 
 const sessionStartBody = z
-  .object({ client_name: z.string().trim().min(1, 'must not be empty').max(253, 'at most 253 characters').optional().meta({ description: 'the client machine\'s hostname' }) })
+  .object({ client_name: z.string().max(253, 'at most 253 characters').regex(/\S/, 'must not be empty').trim().optional().meta({ description: 'the client machine\'s hostname' }) })
   .strict()
   .optional();
 const sessionRef = z.object({ session_id: z.number({ error: (i) => (i.input === undefined ? 'required' : 'must be a number') }).int('must be an integer').positive('must be positive') }).strict();
@@ -230,7 +231,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
 
   return [
     defineEndpoint({
-      method: 'GET', path: '/client/rdp', auth, tags, feature, response: clientRdpListResponse,
+      method: 'GET', path: '/client/rdp', auth, tags, headers: optionalMachineHeaders, feature, response: clientRdpListResponse,
       summary: "The RDP routes this client may use (enabled; allowed_user_ids null or holding the token's user), with the maintenance window in force and whether credentials await re-entry after a master-key rotation",
       handler: async (_i, ctx) => {
         const p = caller(ctx);
@@ -250,7 +251,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/rdp/:id/status', auth, tags, feature, response: clientRdpStatusResponse, query: statusQuery,
+      method: 'GET', path: '/client/rdp/:id/status', auth, tags, headers: optionalMachineHeaders, feature, response: clientRdpStatusResponse, query: statusQuery,
       summary: 'Reachability of the RDP target along the route\'s path (the last scheduled check, or one now with ?refresh=1), with the maintenance window in force',
       handler: async ({ params, query }, ctx) => {
         const route = await visible(params.id as number, caller(ctx));
@@ -258,9 +259,10 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/rdp/:id/connect', auth, tags, feature, response: clientRdpConnectResponse, query: connectQuery,
+      method: 'GET', path: '/client/rdp/:id/connect', auth, tags, headers: optionalMachineHeaders, feature, response: clientRdpConnectResponse, query: connectQuery,
       summary: 'A connect profile: the .rdp file, the address(es) for the access mode, and the stored credentials re-encrypted for the one-time public key in ?key= (never stored, never logged)',
       errors: {
+        '422': 'the one-time key is not an RSA public key usable with RSA-OAEP SHA-256 of 2048-4096 bits with an odd exponent (its form is in the document; its content is not)',
         '409': 'refused: reason route_disabled, rotation_pending (credentials must be re-entered by an admin after a master-key rotation) or not_connectable',
         '423': 'refused: reason maintenance, with the window in force ({from, to, note})',
       },
@@ -303,7 +305,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/client/rdp/:id/session', auth, tags, feature, body: sessionStartBody, response: clientRdpSessionResponse, status: 201,
+      method: 'POST', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionStartBody, response: clientRdpSessionResponse, status: 201,
       summary: 'Session start: the client opened an RDP connection on this route (refused like connect when the route is disabled or in maintenance)',
       errors: { '409': 'the route is disabled', '423': 'the route is in a maintenance window (reason maintenance, maintenance)' },
       handler: async ({ params, body }, ctx) => {
@@ -315,7 +317,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'PATCH', path: '/client/rdp/:id/session', auth, tags, feature, body: sessionRef, response: clientRdpHeartbeatResponse,
+      method: 'PATCH', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionRef, response: clientRdpHeartbeatResponse,
       summary: 'Session heartbeat ({session_id}): {disconnect: true, reason} orders the client to drop the RDP connection (disconnect-all, route disabled or deleted)',
       handler: async ({ params, body }, ctx) => {
         await onRoute(body.session_id, params.id as number);
@@ -324,7 +326,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/client/rdp/:id/session', auth, tags, feature, body: sessionRef, response: clientRdpSessionResponse,
+      method: 'DELETE', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionRef, response: clientRdpSessionResponse,
       summary: 'Session end ({session_id}); ending an ended session returns it as it is',
       handler: async ({ params, body }, ctx) => {
         await onRoute(body.session_id, params.id as number);

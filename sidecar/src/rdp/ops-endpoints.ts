@@ -6,6 +6,7 @@
 // features.ts ahead of the RDP route feature, so /rdp/status and /rdp/history/export are matched
 // before /rdp/:id.
 import { z } from 'zod';
+import { queryInt } from '../http/fields.js';
 import type { AppContext, Feature } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -102,7 +103,7 @@ export const historyEntry = z.object({
   username: z.string().nullable(),
 });
 export const historyQuery = z.strictObject({
-  limit: z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'at least 1').max(HISTORY_MAX_LIMIT, `at most ${HISTORY_MAX_LIMIT}`).default(HISTORY_DEFAULT_LIMIT),
+  limit: queryInt(1, HISTORY_MAX_LIMIT).default(HISTORY_DEFAULT_LIMIT),
 });
 export const historyResponse = z.object({ ok: z.literal(true), rdp_route_id: id, name: z.string(), total: z.number().int(), sessions: z.array(historyEntry) });
 export const exportQuery = z.strictObject({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json') });

@@ -5,7 +5,7 @@
 // plaintext exists only in this function's locals: it is neither logged, nor returned, nor kept.
 import { z } from 'zod';
 import { decryptCredentials, EnvelopeError, encryptCredentials, fromBase64, keyId, toBase64, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
-import { AppError, validation } from '../util/errors.js';
+import { AppError, unprocessable } from '../util/errors.js';
 
 export const ONE_TIME_KEY_MIN_BITS = 2048;
 export const ONE_TIME_KEY_MAX_BITS = 4096;
@@ -20,6 +20,8 @@ export const oneTimeKeyText = z
   .string()
   .min(1, 'required: base64 SPKI of a one-time RSA-OAEP (SHA-256) public key')
   .max(MAX_KEY_CHARS, `at most ${MAX_KEY_CHARS} characters`)
+  // base64, standard or URL-safe (a + read from a query string as a space counts as +), padded or not
+  .regex(/^\s*[A-Za-z0-9+/_ -]+={0,2}\s*$/, 'must be base64 (SPKI DER)')
   .transform((s) => s.trim().replace(/ /g, '+').replace(/-/g, '+').replace(/_/g, '/'))
   .refine((s) => /^[A-Za-z0-9+/]+={0,2}$/.test(s), 'must be base64 (SPKI DER)')
   .transform((s) => s.replace(/=+$/, '') + '='.repeat((4 - (s.replace(/=+$/, '').length % 4)) % 4));
@@ -41,16 +43,16 @@ export async function validateOneTimeKey(spkiB64: string, field = 'key'): Promis
   try {
     key = await globalThis.crypto.subtle.importKey('spki', fromBase64(spkiB64), { name: 'RSA-OAEP', hash: 'SHA-256' }, true, ['encrypt', 'wrapKey']);
   } catch {
-    throw validation('Invalid one-time key', { [field]: 'not an RSA public key (base64 SPKI DER) usable with RSA-OAEP SHA-256' });
+    throw unprocessable('Invalid one-time key', { [field]: 'not an RSA public key (base64 SPKI DER) usable with RSA-OAEP SHA-256' });
   }
   const alg = key.algorithm as RsaHashedKeyAlgorithm;
   const bits = alg.modulusLength;
   if (!(bits >= ONE_TIME_KEY_MIN_BITS && bits <= ONE_TIME_KEY_MAX_BITS)) {
-    throw validation('Invalid one-time key', { [field]: `the RSA key has ${bits} bits; ${ONE_TIME_KEY_MIN_BITS} to ${ONE_TIME_KEY_MAX_BITS} are accepted` });
+    throw unprocessable('Invalid one-time key', { [field]: `the RSA key has ${bits} bits; ${ONE_TIME_KEY_MIN_BITS} to ${ONE_TIME_KEY_MAX_BITS} are accepted` });
   }
   const e = alg.publicExponent;
   if (!(e.length >= 1 && (e[e.length - 1] & 1) === 1) || (e.length === 1 && e[0] < 3)) {
-    throw validation('Invalid one-time key', { [field]: 'the RSA public exponent must be odd and at least 3' });
+    throw unprocessable('Invalid one-time key', { [field]: 'the RSA public exponent must be odd and at least 3' });
   }
   // The canonical form: what the client gets back as kid is computed over the DER it sent.
   const spki = toBase64(await globalThis.crypto.subtle.exportKey('spki', key));

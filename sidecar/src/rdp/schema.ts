@@ -4,8 +4,8 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { credentialEnvelopeSchema } from '@gatehouse/common/rdp-credentials.js';
-import { text } from '../http/fields.js';
-import { parseDateString, MAX_DATE_MS } from '../util/dates.js';
+import { text, textPattern, UNPROCESSABLE } from '../http/fields.js';
+import { DATE_STRING_PATTERN, parseDateString, MAX_DATE_MS } from '../util/dates.js';
 import { boolIn, idIn, lanHost, mac, portIn } from '../routes/schema.js';
 import { ACCESS_MODES, AUDIO_MODES, COLOR_DEPTHS, ROTATION_STATES } from './model.js';
 
@@ -20,7 +20,7 @@ const isoDateTime = z
     }
     return new Date(ms).toISOString();
   })
-  .meta({ format: 'date-time' });
+  .meta({ pattern: DATE_STRING_PATTERN, description: 'a date-time (README "API conventions": dates; without a zone it is UTC)' });
 
 /** One maintenance window: from < to; stored and returned as UTC ISO-8601. */
 export const maintenanceWindowIn = z
@@ -31,15 +31,14 @@ export const maintenanceWindowIn = z
   })
   .strict()
   .superRefine((w, ctx) => {
-    if (Date.parse(w.from) >= Date.parse(w.to)) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
+    if (Date.parse(w.from) >= Date.parse(w.to)) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from', params: UNPROCESSABLE });
   });
 export const maintenanceWindowsIn = z.array(maintenanceWindowIn).max(100, 'at most 100 windows');
 
 export const resolutionIn = z
   .string()
   .trim()
-  .regex(/^[1-9]\d{2,4}x[1-9]\d{2,4}$/, 'must be WIDTHxHEIGHT such as 1920x1080 (or null for full screen)')
-  .refine((v) => v.split('x').every((n) => Number(n) >= 200 && Number(n) <= 8192), 'width and height must be from 200 to 8192');
+  .regex(/^(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])x(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])$/, 'must be WIDTHxHEIGHT such as 1920x1080, each from 200 to 8192 (or null for full screen)');
 
 const colorDepthIn = z.union(COLOR_DEPTHS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<15>, z.ZodLiteral<16>, z.ZodLiteral<24>, z.ZodLiteral<32>], { error: 'must be 15, 16, 24 or 32' });
 
@@ -71,12 +70,12 @@ export const rdpFields = z.strictObject({
 export type RdpInput = Partial<z.infer<typeof rdpFields>>;
 
 export const createRdpBody = rdpFields.partial().extend({
-  name: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') }).pipe(text({ min: 1, max: 128 })),
+  name: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') }).meta({ minLength: 1, maxLength: 128, pattern: textPattern(false, true) }).pipe(text({ min: 1, max: 128 })),
   access_mode: z.enum(ACCESS_MODES, { error: (i) => (i.input === undefined ? 'required' : 'must be internal, external, both or gateway') }),
 });
 /** What PATCH /rdp/:id accepts and ignores besides the writable fields (README "API conventions"). */
 export const RDP_READ_ONLY = storedResourceFields('RDP route');
-export const updateRdpBody = ignoringReadOnly(rdpFields.partial(), RDP_READ_ONLY).refine((v) => Object.keys(v).length > 0, 'nothing to update');
+export const updateRdpBody = ignoringReadOnly(rdpFields.partial(), RDP_READ_ONLY).refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 
 export const rdpBatchBody = z.strictObject({
   action: z.enum(['enable', 'disable', 'delete'], { error: 'must be enable, disable or delete' }),

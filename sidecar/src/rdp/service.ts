@@ -15,7 +15,7 @@ import type { PeerRow } from '../db/models.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import type { MasterKey } from '../util/crypto.js';
-import { AppError, conflict, notFound, validation } from '../util/errors.js';
+import { AppError, conflict, notFound, unprocessable } from '../util/errors.js';
 import type { ProxyService } from '../proxy/service.js';
 import type { RoutesService } from '../routes/service.js';
 import type { RouteInput } from '../routes/schema.js';
@@ -296,8 +296,8 @@ export class RdpService {
     const env = input.credentials;
     if (env === undefined || env === null) return;
     const kid = await this.keys.currentKid(t);
-    if (kid === null) throw validation('Validation failed', { 'credentials.kid': 'no server key exists yet: encrypt with the key from GET /rdp/pubkey' });
-    if (env.kid !== kid) throw validation('Validation failed', { 'credentials.kid': `made for key ${env.kid}, which is not the current server key ${kid}: encrypt again with the key from GET /rdp/pubkey` });
+    if (kid === null) throw unprocessable('Validation failed', { 'credentials.kid': 'no server key exists yet: encrypt with the key from GET /rdp/pubkey' });
+    if (env.kid !== kid) throw unprocessable('Validation failed', { 'credentials.kid': `made for key ${env.kid}, which is not the current server key ${kid}: encrypt again with the key from GET /rdp/pubkey` });
   }
 
   // --- maintenance windows ---
@@ -432,7 +432,7 @@ export class RdpService {
     if (r.gateway_port !== null && r.gateway_host === null) f.gateway_host = 'required with gateway_port';
     if (r.gateway_host !== null) r.gateway_port ??= DEFAULT_RD_GATEWAY_PORT;
     if (r.wol_enabled && r.wol_mac === null) f.wol_mac = 'required when wol_enabled is true';
-    if (Object.keys(f).length) throw validation('Validation failed', f);
+    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
 
     // --- references that must exist ---
     const peerIds = [r.target_peer_id, r.gateway_peer_id].filter((x): x is number => x !== null);
@@ -457,7 +457,7 @@ export class RdpService {
       const missing = r.allowed_user_ids.filter((i) => !have.has(i));
       if (missing.length) f.allowed_user_ids = `users do not exist: ${missing.join(', ')}`;
     }
-    if (Object.keys(f).length) throw validation('Validation failed', f);
+    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
 
     // --- conflicts ---
     const notSelf = selfId === null ? {} : { id: { [Op.ne]: selfId } };

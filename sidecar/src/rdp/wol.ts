@@ -15,7 +15,7 @@
 // a second), so the caller (admin UI) polls it every few seconds.
 // 400 when the route has no Wake-on-LAN (wol_enabled false, or no wol_mac).
 import type { Deps } from '../deps.js';
-import { AppError, validation } from '../util/errors.js';
+import { AppError } from '../util/errors.js';
 import { sendMagicPackets } from '@gatehouse/common/wol.js';
 import type { WolService } from '../gateways/wol.js';
 import type { RdpRouteLike, RdpRouteSource, RdpStatus } from './status.js';
@@ -64,8 +64,8 @@ export class RdpWol {
   ) {}
 
   private wolOf(route: RdpRouteLike): string {
-    if (!route.wol_enabled) throw validation(`RDP route "${route.name}" has no Wake-on-LAN`, { wol_enabled: 'Wake-on-LAN is not enabled on this RDP route' });
-    if (!route.wol_mac) throw validation(`RDP route "${route.name}" has no MAC address`, { wol_mac: 'set wol_mac on the RDP route first' });
+    if (!route.wol_enabled) throw new AppError('conflict', `RDP route "${route.name}" has no Wake-on-LAN`, { wol_enabled: 'Wake-on-LAN is not enabled on this RDP route' });
+    if (!route.wol_mac) throw new AppError('conflict', `RDP route "${route.name}" has no MAC address`, { wol_mac: 'set wol_mac on the RDP route first' });
     return route.wol_mac;
   }
 
@@ -78,7 +78,7 @@ export class RdpWol {
     let sent_to: string[];
     try {
       if (via === 'gateway') {
-        if (!route.gateway_peer_id) throw validation(`RDP route "${route.name}" has no gateway`, { gateway_peer_id: 'a gateway-mode route needs its gateway peer' });
+        if (!route.gateway_peer_id) throw new AppError('conflict', `RDP route "${route.name}" has no gateway`, { gateway_peer_id: 'a gateway-mode route needs its gateway peer' });
         const { companion } = await this.gatewayWol.viaCompanion(route.gateway_peer_id, { mac, target_host: route.target_host, route_id: route.gateway_l4_route_id ?? undefined, count: WOL_PACKETS });
         const to = companion && typeof companion === 'object' && Array.isArray((companion as { sent_to?: unknown }).sent_to) ? (companion as { sent_to: unknown[] }).sent_to.map(String) : [];
         sent_to = to.length ? to : [`gateway peer ${route.gateway_peer_id}`];
@@ -92,7 +92,7 @@ export class RdpWol {
         sent_to = [`${route.target_host}:${port}`];
       }
     } catch (err) {
-      if (err instanceof AppError && err.kind !== 'validation') {
+      if (err instanceof AppError && err.kind !== 'validation' && err.kind !== 'conflict') {
         await this.deps.activity.record({
           severity: 'warning', source: 'rdp', event_type: 'rdp_wol_failed',
           message: `Wake-on-LAN for RDP route "${route.name}" failed: ${err.message}`,

@@ -21,7 +21,7 @@ import type { ProxyService } from '../proxy/service.js';
 import { rowToRoute } from '../routes/model.js';
 import type { RouteRow } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
-import { notFound, validation } from '../util/errors.js';
+import { AppError, notFound } from '../util/errors.js';
 
 export const BREAKER_SECRET_HEADER = 'x-gatehouse-secret';
 
@@ -116,7 +116,7 @@ export class BreakerService {
       const row = (await this.o.db.models.Route.findByPk(id, { raw: true, transaction: t })) as RouteRow | null;
       if (!row) throw notFound('Route');
       const r = rowToRoute(row);
-      if (!r.circuit_breaker_enabled) throw validation('The circuit breaker is not enabled on this route', { circuit_breaker_enabled: 'must be true to reset the breaker' });
+      if (!r.circuit_breaker_enabled) throw new AppError('conflict', 'The circuit breaker is not enabled on this route', { circuit_breaker_enabled: 'must be true to reset the breaker' });
       await this.o.db.models.Route.update({ cb_failure_count: 0, cb_opened_at: null }, { where: { id }, transaction: t });
       this.o.proxy.breakers.reset(id, now);
       return r;

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { validation } from '../util/errors.js';
+import { unprocessable } from '../util/errors.js';
 import { BRANDING_MAX_BYTES } from './schema.js';
 import { FetchFailed, guardedRequest, NotAllowed, type OutboundPolicy } from '../util/outbound.js';
 
@@ -48,12 +48,12 @@ export class BrandingStore {
     this.dir = path.join(dataDir, 'branding');
   }
 
-  /** Checks and writes an image; returns its file name. Throws 400 (field `field`) when refused. */
+  /** Checks and writes an image; returns its file name. Throws 422 (field `field`) when refused: the content is what no schema can judge. */
   write(routeId: number, kind: BrandingKind, data: Uint8Array, field: string): string {
-    if (!data.length) throw validation('The file is empty', { [field]: 'empty file' });
-    if (data.length > BRANDING_MAX_BYTES) throw validation(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
+    if (!data.length) throw unprocessable('The file is empty', { [field]: 'empty file' });
+    if (data.length > BRANDING_MAX_BYTES) throw unprocessable(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
     const type = sniffImage(data);
-    if (!type) throw validation('Not a PNG, JPEG, GIF or WebP image (SVG is not accepted)', { [field]: 'must be a PNG, JPEG, GIF or WebP image' });
+    if (!type) throw unprocessable('Not a PNG, JPEG, GIF or WebP image (SVG is not accepted)', { [field]: 'must be a PNG, JPEG, GIF or WebP image' });
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o755 });
     const name = `route-${routeId}-${kind === 'logo' ? 'logo' : 'bg'}-${crypto.randomBytes(8).toString('hex')}.${type.ext}`;
     fs.writeFileSync(path.join(this.dir, name), data, { mode: 0o644 });
@@ -96,10 +96,10 @@ export async function fetchImage(url: string, field: string, policy: OutboundPol
   try {
     res = await guardedRequest(url, { policy, timeoutMs: 10_000, maxBytes: BRANDING_MAX_BYTES, maxRedirects: 3, headers: { accept: 'image/png,image/jpeg,image/gif,image/webp' } });
   } catch (err) {
-    if (err instanceof NotAllowed) throw validation('not allowed', { [field]: 'not allowed' });
-    if (err instanceof FetchFailed && err.kind === 'too_large') throw validation(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
-    throw validation('could not be fetched', { [field]: 'could not be fetched' });
+    if (err instanceof NotAllowed) throw unprocessable('not allowed', { [field]: 'not allowed' });
+    if (err instanceof FetchFailed && err.kind === 'too_large') throw unprocessable(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
+    throw unprocessable('could not be fetched', { [field]: 'could not be fetched' });
   }
-  if (res.status < 200 || res.status > 299 || !res.body.length) throw validation('could not be fetched', { [field]: 'could not be fetched' });
+  if (res.status < 200 || res.status > 299 || !res.body.length) throw unprocessable('could not be fetched', { [field]: 'could not be fetched' });
   return res.body;
 }

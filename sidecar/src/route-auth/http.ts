@@ -40,6 +40,14 @@ export { hostMatches, readCookie };
 export const CSRF_COOKIE = 'gh_ra_csrf';
 const PAGES_COOKIE_PATH = '/route-auth/';
 const pendingCookie = (routeId: number) => `gh_ra_${routeId}_p`;
+/** The methods each page serves (http/served-paths.ts lists them for the OpenAPI document). */
+const PAGE_METHODS: Record<string, string[]> = {
+  '/route-auth/login': ['GET', 'HEAD', 'POST'],
+  '/route-auth/logout': ['GET', 'HEAD', 'POST'],
+  [LOGIN_CSS_PATH]: ['GET', 'HEAD'],
+  '/route-auth/branding/logo': ['GET', 'HEAD'],
+  '/route-auth/branding/bg-image': ['GET', 'HEAD'],
+};
 /** The route-auth pages (besides /route-auth/assets/login.css); http/served-paths.ts lists each, Caddy forwards exactly these (PAGE_PATHS). */
 export const KNOWN_PAGES: ReadonlySet<string> = new Set(PAGE_PATHS.filter((p) => p !== LOGIN_CSS_PATH));
 
@@ -197,6 +205,9 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
   async function pages(ctx: Koa.Context): Promise<void> {
     const p = ctx.path;
     const isGet = ctx.method === 'GET' || ctx.method === 'HEAD';
+    // a method the page does not serve: 405 with the methods it does (before anything is looked up)
+    const allow = PAGE_METHODS[p];
+    if (allow && !allow.includes(ctx.method)) return methodNotAllowed(ctx, allow.join(', '));
     if (isGet && p === LOGIN_CSS_PATH) {
       ctx.set('Cache-Control', 'public, max-age=86400');
       ctx.set('X-Content-Type-Options', 'nosniff');
@@ -326,9 +337,9 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     ctx.body = 'Not found';
   }
 
-  function methodNotAllowed(ctx: Koa.Context): void {
+  function methodNotAllowed(ctx: Koa.Context, allow = 'GET, HEAD, POST'): void {
     ctx.status = 405;
-    ctx.set('Allow', 'GET, POST');
+    ctx.set('Allow', allow);
     ctx.body = 'Method not allowed';
   }
 

@@ -1,6 +1,6 @@
 // Request schemas and constants of route auth.
 import { z } from 'zod';
-import { text } from '../http/fields.js';
+import { text, UNPROCESSABLE } from '../http/fields.js';
 
 /** SPEC: allowed session durations 1h, 12h, 24h, 7d, 30d (milliseconds). */
 export const SESSION_DURATIONS: Record<string, number> = {
@@ -55,7 +55,8 @@ export const routeAuthBody = z
     password: z
       .string()
       .min(8, 'at least 8 characters')
-      .refine((v) => Buffer.byteLength(v) <= 72, 'at most 72 bytes (bcrypt)')
+      .max(72, 'at most 72 bytes (bcrypt)')
+      .refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE })
       .optional(),
     // A literal set (not a refinement) so the OpenAPI document shows the five values as an enum.
     session_max_age: z.literal(SESSION_DURATION_VALUES, { error: `must be one of ${SESSION_DURATION_VALUES.join(', ')} (1h, 12h, 24h, 7d, 30d in milliseconds)` }),
@@ -69,8 +70,8 @@ export const routeAuthBody = z
   })
   .superRefine((v, ctx) => {
     if (v.two_factor_enabled) {
-      if (v.method !== 'email_password') ctx.addIssue({ code: 'custom', path: ['two_factor_enabled'], message: 'two-factor needs method email_password as the first factor' });
-      if (!v.two_factor_method) ctx.addIssue({ code: 'custom', path: ['two_factor_method'], message: 'required when two_factor_enabled is true (email_code or totp)' });
+      if (v.method !== 'email_password') ctx.addIssue({ code: 'custom', path: ['two_factor_enabled'], message: 'two-factor needs method email_password as the first factor', params: UNPROCESSABLE });
+      if (!v.two_factor_method) ctx.addIssue({ code: 'custom', path: ['two_factor_method'], message: 'required when two_factor_enabled is true (email_code or totp)', params: UNPROCESSABLE });
     }
   });
 export type RouteAuthInput = z.infer<typeof routeAuthBody>;
@@ -78,7 +79,7 @@ export type RouteAuthInput = z.infer<typeof routeAuthBody>;
 const routeUserId = z.number({ error: 'must be a user id' }).int().positive().max(2_147_483_647).optional();
 /** Without user_id: the configured account's TOTP; with user_id: that route user's own TOTP. */
 export const totpSetupBody = z.strictObject({ user_id: routeUserId });
-export const totpVerifyBody = z.strictObject({ token: z.string().trim().regex(/^\d{6}$/, 'must be the 6-digit code from the authenticator app'), user_id: routeUserId });
+export const totpVerifyBody = z.strictObject({ token: z.string().regex(/^\s*\d{6}\s*$/, 'must be the 6-digit code from the authenticator app'), user_id: routeUserId });
 
 /** The steps of the login page the admin preview can show. */
 export const PREVIEW_STEPS = ['password', 'request_code', 'code_email', 'code_totp', 'totp'] as const;

@@ -18,7 +18,7 @@ import speakeasy from 'speakeasy';
 import { Op, type Transaction } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { Models, RouteRow, UserRow } from '../db/models.js';
-import { notFound, validation } from '../util/errors.js';
+import { AppError, notFound, unprocessable } from '../util/errors.js';
 import type { Mailer } from '../smtp/service.js';
 import { BrandingStore, fetchImage, mimeOfFile, type BrandingKind } from './branding.js';
 import { hasRouteAuth, normalizeAuthRow, type BrandingColumns, normalizeUserTotpRow, protectedRouteIds, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
@@ -174,8 +174,8 @@ export class RouteAuthService {
   }
 
   private usable(route: RouteInfo, field = 'method'): void {
-    if (route.route_type !== 'http') throw validation('Route auth exists only for HTTP routes, not for L4 routes', { [field]: 'not available on an L4 route' });
-    if (route.basic_auth) throw validation('Basic auth and route auth cannot be combined on one route: remove the basic auth first', { [field]: 'the route has basic auth' });
+    if (route.route_type !== 'http') throw new AppError('conflict', 'Route auth exists only for HTTP routes, not for L4 routes', { [field]: 'not available on an L4 route' });
+    if (route.basic_auth) throw new AppError('conflict', 'Basic auth and route auth cannot be combined on one route: remove the basic auth first', { [field]: 'the route has basic auth' });
   }
 
   /** POST /routes/:id/auth: create or replace. Omitted optional fields keep their stored values; null clears. */
@@ -185,11 +185,11 @@ export class RouteAuthService {
     const needsMail = input.method === 'email_code' || (input.two_factor_enabled && input.two_factor_method === 'email_code');
     if (needsMail && !(await this.mailer.configured())) {
       const field = input.method === 'email_code' ? 'method' : 'two_factor_method';
-      throw validation('Email codes need SMTP settings (PUT /api/v1/smtp)', { [field]: 'SMTP is not configured' });
+      throw new AppError('conflict', 'Email codes need SMTP settings (PUT /api/v1/smtp)', { [field]: 'SMTP is not configured' });
     }
     const existing = await this.config(routeId);
     const needsPassword = input.method === 'email_password';
-    if (needsPassword && !input.password && !existing?.password_hash) throw validation('A password is required for method email_password', { password: 'required' });
+    if (needsPassword && !input.password && !existing?.password_hash) throw unprocessable('A password is required for method email_password', { password: 'required' });
     // Slow or remote work before the transaction: hashing, fetching branding URLs.
     const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : undefined;
     const fetched: Partial<Record<BrandingKind, Uint8Array>> = {};
@@ -302,14 +302,14 @@ export class RouteAuthService {
   private async requireConfig(routeId: number): Promise<{ route: RouteInfo; cfg: RouteAuthRow }> {
     const route = await this.route(routeId);
     const cfg = await this.config(routeId);
-    if (!cfg) throw validation('Save the route auth configuration first (POST /api/v1/routes/:id/auth)', { route_auth: 'not configured' });
+    if (!cfg) throw new AppError('conflict', 'Save the route auth configuration first (POST /api/v1/routes/:id/auth)', { route_auth: 'not configured' });
     return { route, cfg };
   }
 
   /** A user of the route (in its user_ids and existing), for the per-user TOTP endpoints; 400 otherwise. */
   private async routeUser(route: RouteInfo, userId: number): Promise<UserRow> {
     const row = route.user_ids.includes(userId) ? ((await this.models.User.findByPk(userId, { raw: true })) as UserRow | null) : null;
-    if (!row) throw validation('The user is not one of the route\'s users (user_ids)', { user_id: 'not a user of this route' });
+    if (!row) throw unprocessable('The user is not one of the route\'s users (user_ids)', { user_id: 'not a user of this route' });
     return { ...row, id: Number(row.id) };
   }
 
@@ -364,9 +364,9 @@ export class RouteAuthService {
     const { route, cfg } = await this.requireConfig(routeId);
     const user = userId === undefined ? null : await this.routeUser(route, userId);
     const pending = user ? (await this.userTotp(routeId, user.id))?.totp_pending_secret ?? null : cfg.totp_pending_secret;
-    if (!pending) throw validation('Run totp-setup first', { token: 'no TOTP setup in progress' });
+    if (!pending) throw new AppError('conflict', 'Run totp-setup first', { token: 'no TOTP setup in progress' });
     const step = this.totpStep(this.deps.crypto.open(pending), token);
-    if (step === null) throw validation('The code does not match (check the device clock)', { token: 'invalid code' });
+    if (step === null) throw unprocessable('The code does not match (check the device clock)', { token: 'invalid code' });
     const values = { totp_secret: pending, totp_pending_secret: null, totp_active: true, totp_last_step: step, updated_at: this.deps.clock() };
     if (user) await this.models.RouteAuthUserTotp.update(values, { where: { route_id: routeId, user_id: user.id } });
     else {

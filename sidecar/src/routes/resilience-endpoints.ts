@@ -5,7 +5,7 @@ import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { TRACE_LIMIT } from '../logs/access-log.js';
 import { monitorable } from '../resilience/monitor.js';
-import { validation } from '../util/errors.js';
+import { AppError } from '../util/errors.js';
 import { breakerResetResponse, checksQuery, routeCheckResponse, routeChecksResponse, traceResponse } from './schema.js';
 
 export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
@@ -36,7 +36,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       method: 'POST', path: '/routes/:id/check', response: routeCheckResponse, summary: "Uptime check of the route's backend now (through the tunnel): HTTP GET / for HTTP routes, a TCP connect for TCP L4 routes (400 for UDP routes); returns the result", tags: ['routes'],
       handler: async ({ params }) => {
         const route = await deps.routes.getRoute(params.id as number);
-        if (!monitorable(route)) throw validation('Uptime checks are for HTTP and TCP routes: a UDP service cannot be told up without its own protocol', { l4_protocol: 'udp routes cannot be checked' });
+        if (!monitorable(route)) throw new AppError('conflict', 'Uptime checks are for HTTP and TCP routes: a UDP service cannot be told up without its own protocol', { l4_protocol: 'udp routes cannot be checked' });
         return { check: await deps.monitor.check(route) };
       },
     }),

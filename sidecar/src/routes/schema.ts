@@ -4,9 +4,11 @@
 import net from 'node:net';
 import { domainToASCII } from 'node:url';
 import { z } from 'zod';
+import toRegexRange from 'to-regex-range';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { paging } from '../http/registry.js';
-import { text } from '../http/fields.js';
+import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
+import { IPV4, IPV6, LABEL, LABELS, whole } from '../http/patterns.js';
 import { sortValues } from '../db/search.js';
 import { queryBool, searchText } from '../peers/schema.js';
 
@@ -39,7 +41,14 @@ export function normalizeDomain(input: string): { domain: string } | { error: st
   return { domain };
 }
 
-export const domainSchema = z.string().max(1000).transform((v, ctx) => {
+/**
+ * normalizeDomain() as a pattern over what is sent: ASCII labels (any case), at least two, the last
+ * not all digits, an optional `*.` first label and trailing dot, spaces around, 253 characters in
+ * all. Internationalized names (Unicode or xn-- punycode) are accepted too and stored as punycode;
+ * the pattern leaves them out because only the IDNA conversion can tell which are valid.
+ */
+export const DOMAIN_PATTERN = `\\s*(?=[^\\s]{1,253}\\.?\\s*$)(?:\\*\\.)?(?:(?![Xx][Nn]--)${LABEL}\\.)+(?![Xx][Nn]--)(?=[A-Za-z0-9-]*[A-Za-z])${LABEL}\\.?\\s*`;
+export const domainSchema = z.string().max(1000).meta({ pattern: `^(?:${DOMAIN_PATTERN})$`, description: 'a domain name such as app.example.com, or *.example.com (internationalized names are accepted too and stored as punycode)' }).transform((v, ctx) => {
   const r = normalizeDomain(v);
   if ('error' in r) {
     ctx.addIssue({ code: 'custom', message: r.error });
@@ -52,7 +61,7 @@ export const boolIn = z.union([z.boolean(), z.literal(0), z.literal(1)], { error
 const intFrom = (min: number, max: number, what = `an integer from ${min} to ${max}`) =>
   z
     // The range sits on the number branch too, so the OpenAPI document (input side) shows it.
-    .union([z.number().int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`), z.string().regex(/^\d{1,10}$/)], { error: `must be ${what}` })
+    .union([z.number().int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`), z.string().regex(new RegExp(`^${toRegexRange(min, max)}$`))], { error: `must be ${what}` })
     .transform(Number)
     .pipe(z.number({ error: `must be ${what}` }).int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`));
 export const portIn = intFrom(1, 65535, 'a port from 1 to 65535');
@@ -60,6 +69,7 @@ export const idIn = intFrom(1, 2 ** 31 - 1, 'a positive integer id');
 
 export const lanHost = z
   .string()
+  .regex(whole(`\\s*(?:${IPV4}|${IPV6}|(?=[^\\s]{1,253}\\s*$)${LABELS})\\s*`), 'must be an IP address or host name')
   .trim()
   .min(1, 'required')
   .max(253)
@@ -72,7 +82,9 @@ export const mac = z
   .transform((v) => v.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':'));
 
 /** One IP filter rule as sent: an address/CIDR string or {value, note} (route-auth/ip.ts). */
-const ipRuleIn = z.union([z.string().max(64, 'at most 64 characters'), z.strictObject({ value: z.string().max(64, 'at most 64 characters'), note: z.string().max(200).nullable().optional() })], {
+const IP_RULE = whole(`\\s*(?:${IPV4}(?:/(?:3[0-2]|[12]?\\d))?|${IPV6}(?:/(?:12[0-8]|1[01]\\d|[1-9]?\\d))?)\\s*`);
+const ipRuleText = z.string().max(64, 'at most 64 characters').regex(IP_RULE, 'must be an IPv4 or IPv6 address or CIDR range such as 203.0.113.0/24');
+const ipRuleIn = z.union([ipRuleText, z.strictObject({ value: ipRuleText, note: z.string().max(200).nullable().optional() })], {
   error: 'must be an IP address or CIDR range (a string, or an object {value, note})',
 });
 
@@ -93,8 +105,13 @@ export const statusCodes = z
  * no path, query or user info) or `{peer_id, port}` (rendered as http://<peer tunnel IP>:<port>).
  * A string is accepted as shorthand: an origin URL or host:port (→ {url: "http://host:port"}).
  */
+const PORT = '(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d\\d|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}|0)';
+const ORIGIN_HOST = `(?:${IPV4}|\\[${IPV6}\\]|(?=[^\\s/:]{1,253}[:/\\s]|[^\\s/:]{1,253}$)${LABELS})`;
+/** An origin as sent: http(s)://host[:port][/], spaces around. */
+const ORIGIN = `[Hh][Tt][Tt][Pp][Ss]?://${ORIGIN_HOST}(?::${PORT})?/?`;
 const originUrl = z
   .string()
+  .regex(whole(`\\s*${ORIGIN}\\s*`), 'must be an origin only: http(s)://host[:port], no path, query or user info')
   .trim()
   .max(300)
   .transform((v, ctx) => {
@@ -117,8 +134,9 @@ const mirrorTarget = z.union(
     z.object({ peer_id: idIn, port: portIn }).strict(),
     z
       .string()
-      .trim()
       .max(300)
+      .regex(whole(`\\s*(?:${ORIGIN}|${ORIGIN_HOST}:${PORT})\\s*`), 'must be "http(s)://host[:port]" or "host:port"')
+      .trim()
       .transform((v) => (/^https?:\/\//i.test(v) ? v : /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(v) ? `http://${v}` : `invalid://${v}`))
       .pipe(originUrl)
       .transform((url) => ({ url })),
@@ -146,10 +164,7 @@ const botConfig = z
       allow_paths: z.array(z.string().regex(/^\/[\x21-\x7e]{0,255}$/, 'must be a path prefix starting with /')).max(1000).optional(),
       tarpit_delay: z
         .string()
-        .refine((v) => {
-          const m = /^([1-9]\d{0,4})(ms|s)$/.exec(v);
-          return !!m && Number(m[1]) * (m[2] === 's' ? 1000 : 1) <= 60_000;
-        }, 'must be a duration such as 500ms or 10s, at most 60s')
+        .regex(new RegExp(`^(?:${toRegexRange(1, 60_000)}ms|${toRegexRange(1, 60)}s)$`), 'must be a duration such as 500ms or 10s, at most 60s')
         .optional(),
     },
     { error: 'must be an object' },
@@ -204,8 +219,9 @@ export const routeFields = z.strictObject({
   mirror_enabled: boolIn,
   mirror_targets: z.array(mirrorTarget).max(10, 'at most 10 targets').nullable(),
   debug_enabled: boolIn,
-  basic_auth_user: z.string().trim().min(1, 'required').max(128).refine((v) => !v.includes(':') && ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'must not contain a colon or control characters').nullable(),
-  basic_auth_password: z.string().min(1, 'required').refine((v) => Buffer.byteLength(v) <= 72, 'at most 72 bytes (bcrypt)').nullable(),
+  // eslint-disable-next-line no-control-regex
+  basic_auth_user: z.string().regex(/^\s*[^\s:\u0000-\u001f\u007f](?:[^:\u0000-\u001f\u007f]*[^\s:\u0000-\u001f\u007f])?\s*$/u, 'must not contain a colon or control characters').trim().min(1, 'required').max(128).refine((v) => !v.includes(':') && ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'must not contain a colon or control characters').nullable(),
+  basic_auth_password: z.string().min(1, 'required').max(72, 'at most 72 bytes (bcrypt)').refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE }).nullable(),
   user_ids: z.array(idIn).max(1000).nullable(),
 });
 
@@ -213,11 +229,11 @@ export type RouteInput = Partial<z.infer<typeof routeFields>>;
 
 // domain is required on create: declared as such (not checked in a refinement) so the OpenAPI
 // document lists it in `required`.
-export const createRouteBody = routeFields.partial().extend({ domain: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be a domain name') }).max(1000).pipe(domainSchema) });
+export const createRouteBody = routeFields.partial().extend({ domain: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be a domain name') }).max(1000).meta({ pattern: `^(?:${DOMAIN_PATTERN})$` }).pipe(domainSchema) });
 
 /** What PUT /routes/:id accepts and ignores besides the writable fields (README "API conventions"). */
 export const ROUTE_READ_ONLY = storedResourceFields('route');
-export const updateRouteBody = ignoringReadOnly(routeFields.partial(), ROUTE_READ_ONLY).refine((v) => Object.keys(v).length > 0, 'nothing to update');
+export const updateRouteBody = ignoringReadOnly(routeFields.partial(), ROUTE_READ_ONLY).refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 
 export const ROUTE_SORT_KEYS = ['id', 'domain', 'created_at', 'type'] as const;
 export const ROUTE_SORTS = sortValues(ROUTE_SORT_KEYS);
@@ -249,7 +265,7 @@ export const checkDnsBody = z.strictObject({ domain: domainSchema });
 export const routePeersQuery = z.strictObject({ peer_type: z.enum(['regular', 'gateway'], { error: 'must be regular or gateway' }).optional() });
 
 /** GET /routes/:id/checks: how many uptime checks, newest first. */
-export const checksQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(1000).default(100) });
+export const checksQuery = z.strictObject({ limit: queryInt(1, 1000).default(100) });
 
 const nInt = z.number().int().nullable();
 /** routes/model.ts toApi: a route as served (the basic-auth password hash never; basic_auth_password is always null). */

@@ -10,7 +10,7 @@ import { featureDisabled, limitReached, type FeatureGate } from '../license/feat
 import type { LicenceLimits } from '../license/document.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
-import { conflict, notFound, validation } from '../util/errors.js';
+import { conflict, notFound, unprocessable } from '../util/errors.js';
 import { bcryptHash } from '../auth/passwords.js';
 import { asBool, isOnline } from '../peers/view.js';
 import type { ProxyService } from '../proxy/service.js';
@@ -329,7 +329,7 @@ export class RoutesService {
       if (r.basic_auth_user !== null) f.basic_auth_user = 'this route has route auth (login page): remove it first (DELETE /routes/:id/auth) or keep basic auth off';
       if (r.route_type === 'l4') f.route_type = 'this route has route auth, which only works on HTTP routes: remove it first (DELETE /routes/:id/auth)';
     }
-    if (Object.keys(f).length) throw validation('Validation failed', f);
+    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
 
     // --- references that must exist ---
     const mirrorPeers = r.mirror_targets.flatMap((m) => (typeof m === 'object' && m !== null && 'peer_id' in m ? [m.peer_id] : []));
@@ -353,7 +353,7 @@ export class RoutesService {
       const missing = r.user_ids.filter((i) => !have.has(i));
       if (missing.length) f.user_ids = `users do not exist: ${missing.join(', ')}`;
     }
-    if (Object.keys(f).length) throw validation('Validation failed', f);
+    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
 
     // --- conflicts ---
     const notSelf = selfId === null ? {} : { id: { [Op.ne]: selfId } };

@@ -1,5 +1,6 @@
 // Request schemas of the settings API (zod): profile, password, language, themes, security, monitoring.
 import { z } from 'zod';
+import { UNPROCESSABLE } from '../http/fields.js';
 import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/monitor.js';
 import { passwordSchema, userView, usernameSchema } from '../users/schema.js';
 import { PUBLIC_HOST_PROBLEMS } from '../system/public-host.js';
@@ -10,7 +11,7 @@ const lockoutBody = z
     duration: z.number().int().min(1).max(24 * 60),
   })
   .partial()
-  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
+  .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 
 export const profileBody = z.strictObject({ username: usernameSchema, email: z.string().trim().email('must be an email address').nullable(), language: z.enum(['de', 'en']) }).partial();
 export const passwordChangeBody = z.strictObject({ current: z.string().min(1, 'required'), next: passwordSchema });

@@ -2,17 +2,21 @@
 import net from 'node:net';
 import { z } from 'zod';
 import { text } from '../http/fields.js';
+import { IPV4, IPV6, LABELS, whole } from '../http/patterns.js';
 
 const email = z.string().trim().max(254).email('must be an email address');
 const hostname = z
   .string()
+  .regex(whole(`\\s*(?:${IPV4}|${IPV6}|(?=[^\\s]{1,253}\\s*$)${LABELS})\\s*`), 'must be a host name or IP address')
   .trim()
   .min(1, 'required')
   .max(253)
   .refine((v) => net.isIP(v) !== 0 || /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be a host name or IP address');
 /** "user@example.com" or "Display Name <user@example.com>" */
+const EMAIL = z.regexes.email.source.replace(/^\^/, '').replace(/\$$/, '');
 const fromAddress = z
   .string()
+  .regex(new RegExp(`^\\s*(?:${EMAIL}|[^<>\\r\\n]*<${EMAIL}>)\\s*$`), 'must be an email address or "Name <address>"')
   .trim()
   .min(1, 'required')
   .max(320)

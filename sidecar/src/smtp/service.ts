@@ -5,7 +5,7 @@ import type { SettingsStore } from '../settings/store.js';
 import type { MasterKey } from '../util/crypto.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
-import { AppError, validation } from '../util/errors.js';
+import { AppError } from '../util/errors.js';
 
 export const SMTP_SETTING_KEY = 'smtp';
 
@@ -101,7 +101,7 @@ export class SmtpService implements Mailer {
 
   async send(to: string, subject: string, text: string, html?: string): Promise<SentMail> {
     const s = await this.stored();
-    if (!s) throw validation('SMTP is not configured', { smtp: 'configure the SMTP settings first' });
+    if (!s) throw new AppError('conflict', 'SMTP is not configured', { smtp: 'configure the SMTP settings first' });
     const t = await this.transport(s);
     try {
       const info = await t.sendMail({ from: s.from, to, subject, text, ...(html ? { html } : {}) });

@@ -4,7 +4,7 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
-import { tagNameProblem } from './names.js';
+import { tagName, tagNameProblem } from './names.js';
 import { createBody, renameBody, tagCreatedResponse, tagRenamedResponse, tagsResponse } from './schema.js';
 import { okWith } from '../http/responses.js';
 
@@ -22,7 +22,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'PUT', path: '/tags/:name', tags: ['peers'], body: renameBody, response: tagRenamedResponse,
+      method: 'PUT', path: '/tags/:name', tags: ['peers'], params: z.object({ name: tagName }), body: renameBody, response: tagRenamedResponse,
       summary: 'Rename a tag ({name}: the new name) in the registry and on every peer that carries it (case-insensitive, whole names; a change of case is allowed; 409 with fields.name when another tag has the new name; 404 when the tag is nowhere)',
       handler: async ({ params, body }, ctx) => {
         const from = String(params.name);
@@ -32,7 +32,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/tags/:name', response: okWith({ deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) }), tags: ['peers'],
+      method: 'DELETE', path: '/tags/:name', params: z.object({ name: tagName }), response: okWith({ deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) }), tags: ['peers'],
       summary: 'Delete a tag: removes the registry entry and strips the name from every peer (case-insensitive, whole names only)',
       handler: async ({ params }, ctx) => {
         const name = String(params.name);

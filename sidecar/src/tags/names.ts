@@ -20,10 +20,19 @@ export function tagNameProblem(name: string): string | null {
   return null;
 }
 
-export const tagName = z.string().superRefine((v, ctx) => {
-  const p = tagNameProblem(v);
-  if (p) ctx.addIssue({ code: 'custom', message: p });
-});
+const NS = '[^\\s,<>"\\u0000-\\u001f\\u007f]';
+const C = '[^,<>"\\u0000-\\u001f\\u007f]';
+/** tagNameProblem() as a pattern: 1-64 characters, none of , < > " or control characters, no space at either end. */
+export const TAG_PATTERN = `${NS}(?:${C}{0,${TAG_MAX - 2}}${NS})?`;
+
+export const tagName = z
+  .string()
+  .superRefine((v, ctx) => {
+    const p = tagNameProblem(v);
+    if (p) ctx.addIssue({ code: 'custom', message: p });
+  })
+  .meta({ pattern: `^${TAG_PATTERN}$` });
+
 
 export const tagKey = (name: string) => name.toLowerCase();
 
@@ -32,6 +41,13 @@ export const tagKey = (name: string) => name.toLowerCase();
  * or other control character stays and is refused by tagNameProblem instead of vanishing.
  */
 export const trimSpaces = (name: string) => name.replace(/^ +| +$/g, '');
+
+/** A tag name in a body: spaces around it are dropped (", " separates list entries). */
+export const tagNameIn = z
+  .string()
+  .transform(trimSpaces)
+  .pipe(tagName)
+  .meta({ pattern: `^ *${TAG_PATTERN} *$` });
 
 /** Splits a stored tag list. */
 export function splitTags(tags: string | null | undefined): string[] {
@@ -69,7 +85,10 @@ export function renameTag(tags: string, from: string, to: string): string {
  * stripped of surrounding spaces (only spaces) and validated; the result is the normalized stored form.
  */
 export const tagList = z
-  .union([z.string().max(TAGS_PER_PEER_MAX * (TAG_MAX * 2 + 2)), z.array(z.string()).max(TAGS_PER_PEER_MAX)])
+  .union([
+    z.string().max(TAGS_PER_PEER_MAX * (TAG_MAX * 2 + 2)).regex(new RegExp(`^ *(?:${TAG_PATTERN})? *(?:, *(?:${TAG_PATTERN})? *){0,${TAGS_PER_PEER_MAX - 1}}$`, 'u'), `comma-separated tag names (at most ${TAGS_PER_PEER_MAX})`),
+    z.array(z.string().regex(new RegExp(`^ *(?:${TAG_PATTERN})? *$`, 'u'), 'a tag name')).max(TAGS_PER_PEER_MAX),
+  ])
   .transform((v, ctx) => {
     const items = (Array.isArray(v) ? v : v.split(',')).map(trimSpaces).filter((t) => t.length > 0);
     for (const t of items) {

@@ -1,13 +1,13 @@
 // Request and response schemas of the tags API (zod).
 import { z } from 'zod';
-import { tagName, trimSpaces } from './names.js';
+import { tagNameIn } from './names.js';
 
 /** tags/service.ts TagView, as the OpenAPI document declares it. */
 export const tagView = z.object({ id: z.number().int().nullable(), name: z.string(), peer_count: z.number().int(), registered: z.boolean() });
 
-export const createBody = z.strictObject({ name: z.string().transform(trimSpaces).pipe(tagName) });
+export const createBody = z.strictObject({ name: tagNameIn });
 
 export const tagsResponse = z.object({ ok: z.literal(true), tags: z.array(tagView) });
 export const tagCreatedResponse = z.object({ ok: z.literal(true), tag: tagView, created: z.boolean() });
-export const renameBody = z.strictObject({ name: z.string().transform(trimSpaces).pipe(tagName) });
+export const renameBody = z.strictObject({ name: tagNameIn });
 export const tagRenamedResponse = z.object({ ok: z.literal(true), renamed: z.object({ from: z.string(), to: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { SCOPES } from '../http/registry.js';
-import { dateInput, text } from '../http/fields.js';
+import { dateInput, text, UNPROCESSABLE } from '../http/fields.js';
 import { splitTunnelList } from '../client-api/schema.js';
 
 export const createTokenBody = z.strictObject({
@@ -22,7 +22,7 @@ export const updateTokenBody = ignoringReadOnly(z
     split_tunnel: splitTunnelList.nullable().meta({ description: 'desktop clients: IPv4 CIDRs routed into the tunnel for this token (0.0.0.0/0 = full tunnel; the VPN subnet is always added); null = the server default' }),
   })
   .partial(), TOKEN_READ_ONLY)
-  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
+  .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 
 const isoDate = z.string().meta({ format: 'date-time' });
 /** tokens/service.ts TokenView: never the token itself. */

@@ -2,7 +2,7 @@
 // settings.
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { text } from '../http/fields.js';
+import { text, UNPROCESSABLE } from '../http/fields.js';
 import { ROLES } from './service.js';
 
 export const usernameSchema = z.string().trim().min(1, 'required').max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
@@ -15,7 +15,7 @@ export const createBody = z.strictObject({ username: usernameSchema, email: emai
 /** What PUT /users/:id accepts and ignores besides the writable fields (README "API conventions"). */
 export const USER_READ_ONLY = storedResourceFields('user');
 export const updateBody = ignoringReadOnly(z.strictObject({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) }).partial(), USER_READ_ONLY)
-  .refine((v) => Object.keys(v).length > 0, 'nothing to update');
+  .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 export const unlockBody = z.strictObject({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') });
 export const lockedQuery = z.strictObject({ record_type: z.enum(['admin', 'route_auth']).default('admin') });
 

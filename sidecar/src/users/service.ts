@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { Op, UniqueConstraintError } from 'sequelize';
 import type { Models, UserRow } from '../db/models.js';
-import { AppError, conflict, notFound, validation } from '../util/errors.js';
+import { AppError, conflict, notFound, unprocessable } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../auth/passwords.js';
 import type { LockoutService } from '../auth/lockout.js';
@@ -102,7 +102,7 @@ export class UsersService {
   async update(id: number, patch: { username?: string; email?: string | null; password?: string; role?: Role; language?: 'en' | 'de'; theme?: 'pro' | 'default' | null }, actor?: number): Promise<PublicUser> {
     const row = await this.getRow(id);
     if (patch.role && patch.role !== 'admin' && row.role === 'admin' && (await this.adminCount()) <= 1) {
-      throw validation('The last admin cannot lose the admin role', { role: 'at least one admin must remain' });
+      throw unprocessable('The last admin cannot lose the admin role', { role: 'at least one admin must remain' });
     }
     const values: Partial<UserRow> = { updated_at: this.clock() };
     if (patch.username !== undefined) values.username = patch.username;
@@ -129,8 +129,8 @@ export class UsersService {
 
   async remove(id: number, actor?: number): Promise<void> {
     const row = await this.getRow(id);
-    if (actor === id) throw validation('You cannot delete your own account', { id: 'cannot delete the signed-in user' });
-    if (row.role === 'admin' && (await this.adminCount()) <= 1) throw validation('The last admin cannot be deleted', { id: 'at least one admin must remain' });
+    if (actor === id) throw new AppError('conflict', 'You cannot delete your own account', { id: 'cannot delete the signed-in user' });
+    if (row.role === 'admin' && (await this.adminCount()) <= 1) throw new AppError('conflict', 'The last admin cannot be deleted', { id: 'at least one admin must remain' });
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.models.User.destroy({ where: { id } });
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'deleted' });
@@ -161,8 +161,8 @@ export class UsersService {
    */
   async changePassword(id: number, current: string, next: string, keepSid?: string): Promise<void> {
     const row = await this.getRow(id);
-    if (!(await verifyPassword(row.password_hash, current))) throw validation('The current password is wrong', { current: 'does not match' });
-    if (next === current) throw validation('The new password must differ from the current one', { next: 'must differ from the current password' });
+    if (!(await verifyPassword(row.password_hash, current))) throw unprocessable('The current password is wrong', { current: 'does not match' });
+    if (next === current) throw unprocessable('The new password must differ from the current one', { next: 'must differ from the current password' });
     await this.models.User.update({ password_hash: await hashPassword(next), must_change_password: false, updated_at: this.clock() }, { where: { id } });
     await this.models.Session.destroy({ where: keepSid ? { user_id: id, sid: { [Op.ne]: storedSid(keepSid) } } : { user_id: id } });
     this.removeInitialPasswordFile(row.username);

@@ -16,7 +16,27 @@ const DATE_LIMIT_MS = 8.64e15;
  * (2030-01-01T00:00 or 2030-01-01T00:00:00[.fff], read as UTC), or one with `Z` or a ±hh:mm offset.
  * A space may stand for the `T`. Seconds and fractions are optional.
  */
-export const DATE_STRING_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:[T ]\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:?\\d{2})?)?$';
+export const DATE_STRING_PATTERN = dateStringPattern();
+
+/**
+ * DATE_STRING_PATTERN spelled out so that the pattern alone says which strings are dates the API
+ * takes (the OpenAPI document carries it): real calendar days (month lengths, leap years), hours
+ * 00-23, minutes and seconds 00-59, offsets up to ±23:59, years 1970-9999; on the first and last day
+ * of that range only the offsets that keep the instant inside it (none, Z, and -hh:mm on
+ * 1970-01-01, +hh:mm on 9999-12-31; ±00:00 on both).
+ */
+function dateStringPattern(): string {
+  const d31 = '(?:0[1-9]|[12]\\d|3[01])', d30 = '(?:0[1-9]|[12]\\d|30)', d28 = '(?:0[1-9]|1\\d|2[0-8])';
+  const monthDay = (months31: string, months30: string, extra = '') => `(?:${months31}-${d31}|${months30}-${d30}|02-${d28}${extra})`;
+  const anyDay = monthDay('(?:0[13578]|1[02])', '(?:0[469]|11)');
+  const leapYear = '(?:19(?:7[26]|8[048]|9[26])|[2-9]\\d(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[3579][26])00)';
+  const middleYears = '(?:197[1-9]|19[89]\\d|[2-8]\\d{3}|9[0-8]\\d{2}|99[0-8]\\d|999[0-8])';
+  const middle = `(?:${middleYears}-${anyDay}|${leapYear}-02-29|1970-(?:01-(?:0[2-9]|[12]\\d|3[01])|${monthDay('(?:0[3578]|1[02])', '(?:0[469]|11)')})|9999-(?:12-(?:0[1-9]|[12]\\d|30)|${monthDay('(?:0[13578]|10)', '(?:0[469]|11)')}))`;
+  const time = '(?:[T ](?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?';
+  const offset = '(?:[01]\\d|2[0-3]):?[0-5]\\d';
+  const zero = '00:?00';
+  return `^(?:${middle}${time}(?:Z|[+-]${offset})?)?|1970-01-01${time}(?:Z|-${offset}|\\+${zero})?)?|9999-12-31${time}(?:Z|\\+${offset}|-${zero})?)?)$`;
+}
 const DATE_STRING_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|([+-])(\d{2}):?(\d{2}))?)?$/;
 
 /** Epoch milliseconds of a date string (zone-less means UTC), or null when it is not a real date. */

@@ -1,7 +1,7 @@
 // Request and response schemas of the webhooks API (validation and the OpenAPI document).
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { text } from '../http/fields.js';
+import { text, queryInt } from '../http/fields.js';
 import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
 import { DELIVERY_STATUSES } from './model.js';
 
@@ -18,7 +18,7 @@ const webhookUrl = text({ min: 1, max: 2048 }).superRefine((v, ctx) => {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must start with http:// or https://' });
   else if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'must not contain a user name or password (the receiver checks the signature instead)' });
   else if (!u.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host' });
-}).meta({ description: 'http(s) URL the events are POSTed to. Refused (400, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true.' });
+}).meta({ description: 'http(s) URL the events are POSTed to. Refused (422, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true.' });
 
 const eventKind = z.enum(WEBHOOK_EVENTS).meta({ description: `An event kind: ${WEBHOOK_EVENTS.map((k) => `${k} (${WEBHOOK_EVENT_INFO[k]})`).join('; ')}` });
 const events = z.array(eventKind).min(1, 'choose at least one event kind').max(WEBHOOK_EVENTS.length * 2);
@@ -49,8 +49,8 @@ export const updateWebhookBody = ignoringReadOnly(z.strictObject({
 export const deliveriesQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
   event: text({ max: 64 }).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: queryInt(1, 500).default(50),
+  offset: queryInt(0, 1_000_000_000).default(0),
 });
 
 const isoDate = z.string().meta({ format: 'date-time' });

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { Op, fn, col } from 'sequelize';
 import type { Deps } from '../deps.js';
-import { notFound, validation } from '../util/errors.js';
+import { notFound, unprocessable } from '../util/errors.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookRow } from './model.js';
 import { FetchFailed, NotAllowed, resolveAllowed } from '../util/outbound.js';
 import { deliveryView, webhookView, type DeliveryCounts, type DeliveryView, type WebhookView } from './views.js';
@@ -39,8 +39,8 @@ export class WebhooksService {
     try {
       await resolveAllowed(host, this.core.outbound('webhooks'));
     } catch (err) {
-      if (err instanceof NotAllowed) throw validation('Validation failed', { url: 'not allowed' });
-      if (err instanceof FetchFailed) throw validation('Validation failed', { url: 'the host does not resolve' });
+      if (err instanceof NotAllowed) throw unprocessable('Validation failed', { url: 'not allowed' });
+      if (err instanceof FetchFailed) throw unprocessable('Validation failed', { url: 'the host does not resolve' });
       throw err;
     }
   }

@@ -26,15 +26,26 @@ function stringArb(s: Schema): fc.Arbitrary<string> {
   const max = s.maxLength ?? Math.max(min, 40);
   if (s.format && FORMATS[s.format]) return FORMATS[s.format].filter((v) => v.length >= min && v.length <= max);
   if (s.pattern) {
+    // JSON Schema patterns are ECMA-262 regular expressions with the unicode flag (as Ajv reads them)
     let re: RegExp;
     try {
-      re = new RegExp(s.pattern);
+      re = new RegExp(s.pattern, 'u');
     } catch {
       re = /.*/;
     }
     const hi = s.maxLength ?? Infinity;
+    const len = (v: string) => [...v].length; // JSON Schema lengths count code points
+    // one character class repeated (text fields): characters of that class, as many as the lengths allow
+    // (filtering short generated strings up to a minimum length would rarely succeed)
+    const single = /^\^\[((?:\\.|[^\]])*)\]\*\$$/.exec(s.pattern);
+    if (single) {
+      const unit = fc.stringMatching(new RegExp(`^[${single[1]}]$`, 'u'));
+      return fc.string({ unit, minLength: min, maxLength: Math.min(max, min + 40) }).filter((v) => len(v) >= min && len(v) <= hi);
+    }
     try {
-      return fc.stringMatching(re, { size: 'small' }).filter((v) => v.length >= min && v.length <= hi);
+      // fast-check cannot generate lookarounds: generate without them, keep what the full pattern matches
+      const gen = new RegExp(withoutLookarounds(s.pattern), 'u');
+      return fc.stringMatching(gen, { size: min > 8 ? 'large' : 'small' }).filter((v) => re.test(v) && len(v) >= min && len(v) <= hi);
     } catch {
       // a pattern fast-check cannot generate from (backreferences, lookarounds): plain text, which the
       // server may refuse (the body then breaks the schema, and a 4xx is what is expected)
@@ -65,6 +76,7 @@ export function valid(s: Schema | undefined, ov: Override, name = '', depth = 0)
   if (o) return o;
   if ('const' in s) return fc.constant(s.const);
   if (s.enum) return fc.constantFrom(...s.enum);
+  if (s.allOf && !s.properties && !s.type) return valid(Object.assign({}, ...s.allOf), ov, name, depth);
   const alts = s.anyOf ?? s.oneOf;
   if (alts) return fc.oneof(...alts.map((a: Schema) => valid(a, ov, name, depth)));
   const type = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
@@ -133,4 +145,49 @@ export function queryValue(s: Schema, ov: Override, name: string, bad: boolean):
   const good = valid(s, ov, name).map((v) => (v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v)));
   if (bad) return fc.oneof(good, hostile.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
   return good;
+}
+
+/** A pattern's source without its lookahead and lookbehind groups (for generation only). */
+export function withoutLookarounds(src: string): string {
+  let out = '';
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    if (c === '\\') {
+      out += c + (src[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      // copy a character class whole
+      let j = i + 1;
+      if (src[j] === '^') j++;
+      if (src[j] === ']') j++;
+      while (j < src.length && src[j] !== ']') j += src[j] === '\\' ? 2 : 1;
+      out += src.slice(i, j + 1);
+      i = j;
+      continue;
+    }
+    if (c === '(' && src[i + 1] === '?' && (src[i + 2] === '=' || src[i + 2] === '!' || (src[i + 2] === '<' && (src[i + 3] === '=' || src[i + 3] === '!')))) {
+      let depth = 0;
+      let j = i;
+      for (; j < src.length; j++) {
+        const d = src[j];
+        if (d === '\\') {
+          j++;
+          continue;
+        }
+        if (d === '[') {
+          j++;
+          while (j < src.length && src[j] !== ']') j += src[j] === '\\' ? 2 : 1;
+          continue;
+        }
+        if (d === '(') depth++;
+        else if (d === ')' && --depth === 0) break;
+      }
+      i = j;
+      continue;
+    }
+    out += c;
+  }
+  return out;
 }
