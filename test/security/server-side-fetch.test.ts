@@ -181,7 +181,7 @@ if (!INSIDE) {
     for (const field of ['logo_url', 'bg_image_url'] as const) {
       for (const url of [...everyTarget(), ...redirectTargets(CANARY)]) {
         const r = await branding(field, url);
-        const bad = r.status !== 400 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.[field], r.data);
+        const bad = r.status !== 422 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.[field], r.data);
         if (bad) wrong.push(`${field} ${url}: ${bad}`);
       }
     }
@@ -194,7 +194,7 @@ if (!INSIDE) {
     const wrong: string[] = [];
     for (const url of everyTarget()) {
       const r = await api('/webhooks', 'POST', { name: 'probe', url, events: ['peer_online'], enabled: true, secret: 'probe-secret-0123456789' });
-      const bad = r.status !== 400 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.url, r.data);
+      const bad = r.status !== 422 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.url, r.data);
       if (bad) wrong.push(`create ${url}: ${bad}`);
     }
     const ok = await api('/webhooks', 'POST', { name: 'public', url: `http://public.probe.test:${FAR_PORT}/hook`, events: ['peer_online'], enabled: true, secret: 'probe-secret-0123456789' });
@@ -202,7 +202,7 @@ if (!INSIDE) {
     const id = ok.data.webhook.id;
     for (const url of everyTarget().slice(0, 12)) {
       const r = await api(`/webhooks/${id}`, 'PUT', { url });
-      const bad = r.status !== 400 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.url, r.data);
+      const bad = r.status !== 422 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.url, r.data);
       if (bad) wrong.push(`update ${url}: ${bad}`);
     }
     assert.deepEqual(wrong, []);
@@ -233,7 +233,7 @@ if (!INSIDE) {
     const wrong: string[] = [];
     for (const url of everyTarget()) {
       const r = await api('/settings/autobackup', 'POST', job(url.replace(/\/[^/]*$/, '')));
-      const bad = r.status !== 400 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.['s3.endpoint'], r.data);
+      const bad = r.status !== 422 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.['s3.endpoint'], r.data);
       if (bad) wrong.push(`${url}: ${bad}`);
     }
     assert.deepEqual(wrong, []);
@@ -241,7 +241,7 @@ if (!INSIDE) {
     assert.equal(created.status, 201, JSON.stringify(created.data));
     const id = created.data.job.id;
     const upd = await api(`/settings/autobackup/${id}`, 'PUT', { s3: { endpoint: `http://0x7f.1:${CANARY}` } });
-    assert.equal(upd.status, 400);
+    assert.equal(upd.status, 422);
     assert.equal(saysOnlyNotAllowed(upd.data.fields?.['s3.endpoint'], upd.data), null);
     fs.writeFileSync('/etc/hosts', HOSTS.replace(`${FAR} rebind-s3.probe.test`, '127.0.0.1 rebind-s3.probe.test'));
     try {
