@@ -26,6 +26,7 @@ test('groups: create with field errors next to the name, edit, the count links t
   const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/peer-groups', 400);
+  w.allowHttpError('/api/v1/peer-groups', 422); // a refusal the document cannot state (a combination, the stored state)
   w.allowHttpError('/api/v1/peer-groups', 409);
   await page.goto(`${ui.s.url}/groups`);
   await settled(page);
@@ -97,6 +98,7 @@ test('tags: register with field errors, counts of names found on peers link to t
   const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/tags', 400);
+  w.allowHttpError('/api/v1/tags', 422); // a refusal the document cannot state (a combination, the stored state)
   await page.goto(`${ui.s.url}/tags`);
   await settled(page);
   await page.getByText('No tags yet').waitFor();

@@ -40,6 +40,7 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/license/activate', 400);
+  w.allowHttpError('/api/v1/license/activate', 422); // a refusal the document cannot state (a combination, the stored state)
   await page.goto(`${ui.s.url}/licence`);
   await settled(page);
   await page.locator('[data-testid="licence-state"]').getByText('Community edition (no licence)').waitFor();

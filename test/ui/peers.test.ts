@@ -49,6 +49,7 @@ test('create a peer through the UI: field errors next to the input, nothing type
   const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/peers', 400);
+  w.allowHttpError('/api/v1/peers', 422); // a refusal the document cannot state (a combination, the stored state)
   w.allowHttpError('/api/v1/peers', 409);
   await page.goto(`${ui.s.url}/peers`);
   await settled(page);

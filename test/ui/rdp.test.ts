@@ -34,6 +34,7 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
   const { page } = w;
   w.allowHttpError('/api/v1/rdp', 400);
+  w.allowHttpError('/api/v1/rdp', 422); // a refusal the document cannot state (a combination, the stored state)
   const bodies = recordBodies(page);
   await page.goto(`${ui.s.url}/rdp`);
   await settled(page);
@@ -160,6 +161,7 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   const { page } = w;
   const bodies = recordBodies(page);
   w.allowHttpError('/api/v1/rdp', 400);
+  w.allowHttpError('/api/v1/rdp', 422); // a refusal the document cannot state (a combination, the stored state)
   await page.goto(`${ui.s.url}/rdp/new`);
   await settled(page);
   await page.fill('#f-name', 'Lab server');

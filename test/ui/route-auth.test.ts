@@ -83,7 +83,9 @@ test('turn route auth on with TOTP, confirm the set-up with a code computed from
   const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
   w.allowHttpError('/totp-verify', 400);
+  w.allowHttpError('/totp-verify', 422); // a refusal the document cannot state (a combination, the stored state)
   w.allowHttpError(`/routes/${routeId}/auth`, 400);
+  w.allowHttpError(`/routes/${routeId}/auth`, 422); // a refusal the document cannot state (a combination, the stored state)
   await openScreen(page);
   assert.match(await page.textContent('#page-title') ?? '', new RegExp(DOMAIN.replace(/\./g, '\\.')));
   assert.equal(await page.getAttribute('[data-testid=ra-state]', 'data-on'), 'no');
@@ -141,6 +143,7 @@ test('upload a logo: shown as the current image and in the preview; a non-image 
   const w = await adminPage(ui.browser, ui.s.url);
   const { page, problems } = w;
   w.allowHttpError(`/routes/${routeId}/branding/logo`, 400);
+  w.allowHttpError(`/routes/${routeId}/branding/logo`, 422); // a refusal the document cannot state (a combination, the stored state)
   await openScreen(page);
   const png = makePng(24, 12, [200, 30, 30]);
   await page.setInputFiles('#ra-logo', { name: 'logo.png', mimeType: 'image/png', buffer: png });

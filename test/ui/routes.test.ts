@@ -68,6 +68,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
 
   // --- a bad domain: the server's message next to the input, everything typed kept ---
   allowHttpError('/api/v1/routes', 400);
+  allowHttpError('/api/v1/routes', 422); // a refusal the document cannot state (a combination, the stored state)
   mark('start');
   await page.click('a.btn.primary:has-text("New route")');
   await page.waitForURL(/\/routes\/new$/);
