@@ -24,7 +24,7 @@ import { EXCLUDED_TABLES } from '../src/backup/sections.js';
 import { MASTER_SEALED } from '../src/backup/document.js';
 import { QueryTypes } from 'sequelize';
 
-const ENV = { GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' };
+const ENV = { GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'backup_s3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' };
 const SMTP_AUTH = { user: 'mailer', password: 'smtp-secret-rotate-1' };
 const SIDECAR = path.resolve(import.meta.dirname, '..');
 
