@@ -1,7 +1,7 @@
 // The typed service container. createDeps() builds the platform services; createAppContext() builds
 // every feature service on top of them, once, in dependency order, each one handed what it uses by
-// type (no look-up by name, no cast). Features (features.ts) then declare their endpoints, early
-// middleware, fast paths and background work against this AppContext.
+// type (no look-up by name, no cast). Features (features.ts; the contract: feature.ts) then declare
+// their endpoints, early middleware, fast paths and background work against this AppContext.
 //
 // Build order: platform -> route-auth tables -> proxy (reads which routes are protected) -> routes
 // -> WireGuard, DNS, peers, groups, tags -> uptime monitor -> dashboard -> SMTP -> route auth
@@ -9,11 +9,8 @@
 // -> circuit breaker, access log.
 import fs from 'node:fs';
 import path from 'node:path';
-import type http from 'node:http';
-import type Koa from 'koa';
 import type { Config } from './config.js';
 import type { Deps, HealthCheck } from './deps.js';
-import type { Endpoint } from './http/registry.js';
 import { openDatabase } from './db/index.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/clock.js';
 import { Scheduler } from './util/scheduler.js';
@@ -135,24 +132,6 @@ export interface AppContext extends Deps {
   masterKeyRotation: MasterKeyRotation;
   /** Registers a hook run inside the rotation's transaction with the new key (masterkey/rotation.ts MasterKeyHook). */
   onMasterKeyRotated(fn: MasterKeyHook, name?: string): void;
-}
-
-/** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
-export type FastPath = (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
-
-/** A feature: what it serves and the background work it runs, against the built container. */
-export interface Feature {
-  name: string;
-  /** Its endpoints (mounted by http/app.ts, documented by http/openapi.ts). */
-  endpoints?: (ctx: AppContext) => Endpoint[];
-  /** Koa middleware mounted ahead of the session, body parsing and the router. */
-  early?: (ctx: AppContext) => Koa.Middleware[];
-  /** Handlers on node's http, tried before Koa. */
-  fastPaths?: (ctx: AppContext) => FastPath[];
-  /** Start background work (pollers, reconcile loops) once the HTTP server listens. */
-  start?: (ctx: AppContext) => Promise<void> | void;
-  /** Stop background work; called in reverse order on shutdown. */
-  stop?: (ctx: AppContext) => Promise<void> | void;
 }
 
 /** The platform services (database, clock, logger, accounts, ...), for the CLI and the container. */

@@ -1,7 +1,8 @@
 // The features of the sidecar, in start order (stopped in reverse). Each declares its endpoints,
 // early middleware, fast paths and background work against the typed container (app-context.ts
 // Feature); the services themselves are built by createAppContext().
-import type { AppContext, FastPath, Feature } from './app-context.js';
+import type { AppContext } from './app-context.js';
+import type { FastPath, Feature } from './feature.js';
 import type { Endpoint } from './http/registry.js';
 import type Koa from 'koa';
 import { peersFeature } from './peers/feature.js';

@@ -1,6 +1,6 @@
 // The backup feature: backup download and restore, and the auto-backup jobs (scheduled once the
 // server listens, cancelled on shutdown). The service is ctx.backup (app-context.ts).
-import type { Feature } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { backupEndpoints } from './endpoints.js';
 
 export const backupFeature: Feature = {

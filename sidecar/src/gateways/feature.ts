@@ -1,7 +1,7 @@
 // The gateways feature: the gateway endpoints, the idle-poll fast path (early middleware), the
 // status timer and the tunnel listener of the companion API. The services are ctx.gateways (also
 // ctx.gatewayAuth), ctx.gatewayWol and ctx.gatewayTunnelListener (app-context.ts).
-import type { Feature } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { checkFastPath, gatewayEndpoints, gatewayTunnelApp } from './endpoints.js';
 
 export const gatewaysFeature: Feature = {

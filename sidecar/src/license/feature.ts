@@ -2,7 +2,7 @@
 // the platform in app-context.ts createDeps because every gated code path asks it).
 // - licence-check (every minute): notices expiry and the end of the refresh grace period;
 // - licence-refresh (every GATEHOUSE_LICENSE_REFRESH_HOURS, and once at start) when GATEHOUSE_LICENSE_URL is set.
-import type { Feature } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { licenceEndpoints } from './endpoints.js';
 
 export const CHECK_INTERVAL_MS = 60_000;

@@ -1,7 +1,7 @@
 // The peers feature: WireGuard interface + poller, peers, groups, tags, internal DNS data and the
 // dashboard (services ctx.wireguard, ctx.peers, ctx.groups, ctx.tags, ctx.dns, ctx.dashboard,
 // built in app-context.ts).
-import type { Feature } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { wgEndpoints } from '../wireguard/endpoints.js';
 import { dnsEndpoints } from '../dns/endpoints.js';
 import { groupEndpoints } from '../groups/endpoints.js';

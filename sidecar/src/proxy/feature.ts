@@ -4,7 +4,7 @@
 //
 // GATEHOUSE_MANAGE_CADDY=false is the "no proxy" mode: no Caddy is started and nothing is loaded;
 // every write still renders the configuration (so it is known to build) and records its hash.
-import type { Feature } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { proxyEndpoints } from './endpoints.js';
 
 export const RECONCILE_INTERVAL_MS = 10_000;

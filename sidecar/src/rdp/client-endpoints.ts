@@ -12,7 +12,8 @@
 // 409 {reason: route_disabled | rotation_pending | not_connectable}, 423 {reason: maintenance, maintenance}.
 import type Koa from 'koa';
 import { z } from 'zod';
-import type { AppContext, Feature } from '../app-context.js';
+import type { AppContext } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import type { Principal } from '../http/auth.js';
 import { FINGERPRINT_HEADER } from '../tokens/service.js';
 import { optionalMachineHeaders } from '../client-api/schema.js';

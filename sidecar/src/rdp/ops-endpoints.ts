@@ -7,7 +7,8 @@
 // before /rdp/:id.
 import { z } from 'zod';
 import { queryInt } from '../http/fields.js';
-import type { AppContext, Feature } from '../app-context.js';
+import type { AppContext } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { queryBool } from '../peers/schema.js';

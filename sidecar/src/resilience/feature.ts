@@ -6,7 +6,8 @@
 // Here: Caddy's circuit-breaker state reports (POST /internal/circuit-breaker, internal to Caddy and
 // the sidecar), and the start/stop of the access-log reader and the uptime monitor.
 import { z } from 'zod';
-import type { AppContext, Feature } from '../app-context.js';
+import type { AppContext } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { accessLogEndpoints } from '../logs/access-endpoints.js';
 import { BREAKER_REPORT_PATH } from '../proxy/fragments/resilience.js';

@@ -1,5 +1,5 @@
 // The routes feature: the /routes endpoints. The service is ctx.routes (app-context.ts).
-import type { Feature } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { routeEndpoints } from './endpoints.js';
 
 export const routesFeature: Feature = {

@@ -1,7 +1,7 @@
 // The webhooks feature: its endpoints, and the delivery worker (started with the server, stopped
 // before the database closes). Services: ctx.webhooks (CRUD, log, test) and ctx.webhookQueue (the
 // queue in the database and its worker), built in app-context.ts.
-import type { Feature } from '../app-context.js';
+import type { Feature } from '../feature.js';
 import { webhookEndpoints } from './endpoints.js';
 
 export const webhooksFeature: Feature = {
