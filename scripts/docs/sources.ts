@@ -1,20 +1,15 @@
 // Where each generated part of the reference reads its facts: one function per part, so that when
 // the code holding them moves (one descriptor per event kind replacing the parallel tables, message
 // codes beside the error kinds), only the function here is re-pointed.
-import path from 'node:path';
-import ts from 'typescript';
 import { configVariables } from '../../sidecar/src/config.js';
-import { STREAMED, type StreamScope } from '../../sidecar/src/events-stream/catalog.js';
+import { EVENT_KINDS, EVENT_TYPES, payloadFields, type StreamScope } from '../../sidecar/src/event-kinds.js';
 import { ERROR_KINDS } from '../../sidecar/src/http/errors.js';
 import { SERIES } from '../../sidecar/src/metrics/service.js';
-import { WEBHOOK_EVENT_INFO, isWebhookEvent } from '../../sidecar/src/webhooks/events.js';
-
-const root = path.resolve(import.meta.dirname, '..', '..');
 
 /** The source files each part is generated from (named in the generated text). */
 export const SOURCES = {
   environment: ['sidecar/src/config.ts'],
-  events: ['sidecar/src/events.ts', 'sidecar/src/events-stream/catalog.ts', 'sidecar/src/webhooks/events.ts'],
+  events: ['sidecar/src/event-kinds.ts'],
   metrics: ['sidecar/src/metrics/service.ts'],
   errors: ['sidecar/src/http/errors.ts'],
 } as const;
@@ -43,43 +38,14 @@ export interface EventKind {
   webhook: string | null;
 }
 
-/** Every event kind of the bus: its stream scope, payload and webhook eligibility. */
+/** Every event kind of the bus, from its descriptor: its stream scope, payload and webhook eligibility. */
 export function eventKinds(): EventKind[] {
-  const fields = eventFieldsFromTypes();
-  return (Object.keys(STREAMED) as (keyof typeof STREAMED)[]).map((name) => {
-    const streamed = STREAMED[name];
-    return {
-      name,
-      scope: streamed?.scope ?? null,
-      payload: streamed?.fields ?? (fields.get(name) ?? []).join(', '),
-      webhook: isWebhookEvent(name) ? WEBHOOK_EVENT_INFO[name] : null,
-    };
-  });
-}
-
-/**
- * The fields of each member of the DomainEvent union in sidecar/src/events.ts, read with the
- * TypeScript compiler (for the events the stream catalogue does not describe): event name → fields
- * besides `type`.
- */
-function eventFieldsFromTypes(): Map<string, string[]> {
-  const file = path.join(root, 'sidecar/src/events.ts');
-  const program = ts.createProgram([file], { noResolve: true, noLib: true, skipLibCheck: true, strict: true });
-  const checker = program.getTypeChecker();
-  const source = program.getSourceFile(file)!;
-  const alias = source.statements.find((s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && s.name.text === 'DomainEvent');
-  if (!alias) throw new Error('sidecar/src/events.ts declares no DomainEvent union');
-  const out = new Map<string, string[]>();
-  const union = checker.getTypeAtLocation(alias.name);
-  for (const member of union.isUnion() ? union.types : [union]) {
-    const typeProp = member.getProperty('type');
-    if (!typeProp) continue;
-    const typeOfType = checker.getTypeOfSymbol(typeProp);
-    const names = (typeOfType.isUnion() ? typeOfType.types : [typeOfType]).filter((t) => t.isStringLiteral()).map((t) => (t as ts.StringLiteralType).value);
-    const props = member.getProperties().map((p) => p.name).filter((n) => n !== 'type');
-    for (const n of names) out.set(n, [...new Set([...(out.get(n) ?? []), ...props])]);
-  }
-  return out;
+  return EVENT_TYPES.map((name) => ({
+    name,
+    scope: EVENT_KINDS[name].scope,
+    payload: payloadFields(name),
+    webhook: (EVENT_KINDS[name] as { webhook?: string }).webhook ?? null,
+  }));
 }
 
 export interface MetricSeries {

@@ -18,6 +18,7 @@
 //   and announced through the ONE emit() function (activity log + transition listeners).
 import { Op, QueryTypes } from 'sequelize';
 import type { Deps, GatewayAuth } from '../deps.js';
+import type { EventOf } from '../events.js';
 import type { Job } from '../util/scheduler.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import type { M } from '../db/models.js';
@@ -431,7 +432,7 @@ export class GatewaysService implements GatewayAuth {
    * gateway_offline / gateway_unknown (the activity row, source gateways, comes from it).
    */
   async emit(t: Transition): Promise<void> {
-    await this.deps.events.emit({ type: `gateway_${t.to}`, ...t });
+    await this.deps.events.emit({ type: `gateway_${t.to}`, ...t } as EventOf<`gateway_${Transition['to']}`>);
   }
 
   private async transition(row: Pick<GatewayRow, 'peer_id' | 'status' | 'last_seen_at' | 'healthy' | 'health_reason'>, name: string, now: number): Promise<{ status: GatewayStatus; reason: string }> {

@@ -1,0 +1,562 @@
+// One descriptor per event kind: what an event of that kind carries (its payload, a zod schema from
+// which the DomainEvent union in events.ts is inferred), who receives it on the live stream (its
+// scope, or null when it is not streamed), the activity-log row it makes (or none), and whether a
+// webhook can subscribe to it (what it means, or none). The stream catalogue
+// (events-stream/catalog.ts), the activity log (logs/activity.ts), the webhook kinds
+// (webhooks/events.ts), the OpenAPI document and docs/reference/events.md (npm run docs) all read
+// these descriptors; a new event kind is one entry here.
+//
+// Scopes: `peers` covers peer_*, gateway_*, group and tag events and the traffic rates; `routes`
+// covers route_*, routes_batch, circuit_*, rdp_*; `logs` the activity rows; `system` the
+// WireGuard/Caddy state and backups; `admin` events (users, tokens, settings, licence, webhooks) go
+// only to admin sessions and full-access/read-only tokens. The payload of a stream message is the
+// event without `type`, plus `at` (epoch ms) when the event has none of its own.
+import { z } from 'zod';
+
+export type StreamScope = 'peers' | 'routes' | 'logs' | 'system' | 'admin';
+export const STREAM_SCOPES: readonly StreamScope[] = ['peers', 'routes', 'logs', 'system', 'admin'];
+
+/** A row of the activity log as the API shows it (logs/activity.ts writes them). */
+export interface ActivityEntry {
+  id: number;
+  severity: string;
+  source: string;
+  event_type: string;
+  message: string;
+  details: Record<string, unknown> | null;
+  user_id: number | null;
+  ip: string | null;
+  created_at: string;
+  timestamp: number;
+}
+
+export type Severity = 'info' | 'warning' | 'error' | 'critical';
+
+/** A row of the activity log as a writer hands it over (logs/activity.ts stores it). */
+export interface ActivityEvent {
+  severity?: Severity;
+  source: string;
+  event_type: string;
+  message: string;
+  details?: Record<string, unknown>;
+  user_id?: number | null;
+  ip?: string | null;
+}
+
+/** The activity row of an event: event_type defaults to the kind's name. */
+export type ActivityOf = Omit<ActivityEvent, 'event_type'> & { event_type?: string };
+
+export interface EventKind<P extends z.ZodType = z.ZodType> {
+  /** the payload (the event without `type`) */
+  payload: P;
+  /** the token scope that receives it on GET /api/v1/events; null: not streamed */
+  scope: StreamScope | null;
+  /** the payload's fields as the reference lists them; by default from the schema (names and descriptions) */
+  fields?: string;
+  /** appended to the field list in the reference (when it is sent, what it leaves out) */
+  note?: string;
+  /** the activity row an event of this kind makes; absent: none */
+  activity?(e: z.infer<P>): ActivityOf | null;
+  /** what it means, when a webhook can subscribe to it; absent: webhooks do not carry it */
+  webhook?: string;
+}
+
+/** A descriptor; its `webhook` text stays in the type, so that the webhook kinds are a type too. */
+const kind = <P extends z.ZodType, W extends string | undefined = undefined>(d: EventKind<P> & { webhook?: W }): EventKind<P> & { webhook: W } => d as EventKind<P> & { webhook: W };
+
+const actor = z.number().int().nullable().meta({ description: 'user id or null' });
+const changed = z.array(z.string()).meta({ description: 'changed field names' });
+const ms = (description = 'epoch ms') => z.number().nullable().meta({ description });
+
+const peerLabel = (e: { name: string }) => `Peer "${e.name}"`;
+
+const peerOnline = z.object({ peer_id: z.number(), name: z.string(), endpoint: z.string().nullable(), latest_handshake: ms() });
+const gatewayStatus = z.enum(['online', 'offline', 'unknown']);
+const gatewayChange = z.object({
+  peer_id: z.number(),
+  name: z.string(),
+  from: gatewayStatus,
+  to: gatewayStatus.meta({ description: 'online|offline|unknown' }),
+  reason: z.string(),
+  last_seen_at: z.number().nullable(),
+  at: z.number(),
+});
+const gatewayActivity = ({ type: _type, ...t }: z.infer<typeof gatewayChange> & { type?: string }): ActivityOf => ({
+  severity: t.to === 'offline' ? 'warning' : 'info',
+  source: 'gateways',
+  message: `Gateway "${t.name}" is ${t.to} (was ${t.from}): ${t.reason}`,
+  details: { ...t },
+});
+const routeCheck = z.object({ route_id: z.number(), domain: z.string(), status: z.number().nullable().meta({ description: 'HTTP status or null' }), response_ms: z.number().nullable(), error: z.string().nullable() });
+const routeCheckActivity = (up: boolean) => (e: z.infer<typeof routeCheck>): ActivityOf => ({
+  severity: up ? 'info' : 'warning',
+  source: 'monitoring',
+  message: `Route ${e.domain} is ${up ? 'up' : 'down'}${e.error ? `: ${e.error}` : e.status !== null ? ` (HTTP ${e.status})` : ''}`,
+  details: { route_id: e.route_id, status: e.status, response_ms: e.response_ms, error: e.error },
+});
+const routeAuthChange = z.object({ route_id: z.number(), domain: z.string(), method: z.string(), two_factor_method: z.string().nullable(), sessions_ended: z.boolean(), password_changed: z.boolean(), actor });
+const routeAuthActivity = (created: boolean) => (e: z.infer<typeof routeAuthChange>): ActivityOf => ({
+  source: 'routes',
+  message: `Route auth ${created ? 'enabled' : 'updated'} on ${e.domain} (${e.method}${e.two_factor_method ? ` + ${e.two_factor_method}` : ''})`,
+  details: { route_id: e.route_id, method: e.method, two_factor_method: e.two_factor_method, sessions_ended: e.sessions_ended, password_changed: e.password_changed },
+  user_id: e.actor,
+});
+const backupTarget = z.enum(['download', 'local', 's3']).meta({ description: 'download|local|s3' });
+const backupJob = z.number().nullable().meta({ description: 'null for a manual backup' });
+const deliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ description: 'pending|delivered|failed' });
+const rdpEndReason = z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']).meta({ description: 'client|lost|disconnected|route_disabled|route_deleted' });
+const activityEntry = z.custom<ActivityEntry>().meta({ description: 'the activity row as GET /api/v1/logs/activity lists it: id, severity, source, event_type, message, details, user_id, ip, created_at, timestamp' });
+
+export const EVENT_KINDS = {
+  // peers (peers/service.ts, the WireGuard poller)
+  peer_created: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), address: z.string(), peer_type: z.string(), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} created (${e.address})`, details: { peer_id: e.peer_id, address: e.address, peer_type: e.peer_type }, user_id: e.actor }),
+    webhook: 'a peer was created',
+  }),
+  peer_updated: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), fields: changed, actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} updated (${e.fields.join(', ')})`, details: { peer_id: e.peer_id, fields: e.fields.map((k) => (k === 'public_key' ? 'keys' : k)) }, user_id: e.actor }),
+    webhook: 'a peer was changed',
+  }),
+  peer_enabled: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} enabled`, details: { peer_id: e.peer_id }, user_id: e.actor }),
+    webhook: 'a peer was enabled',
+  }),
+  peer_disabled: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} disabled`, details: { peer_id: e.peer_id }, user_id: e.actor }),
+    webhook: 'a peer was disabled',
+  }),
+  peer_deleted: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), address: z.string(), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} deleted (${e.address})`, details: { peer_id: e.peer_id, address: e.address }, user_id: e.actor }),
+    webhook: 'a peer was deleted',
+  }),
+  peer_expired: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), expires_at: z.string().meta({ description: 'ISO' }), enabled: z.boolean() }),
+    scope: 'peers',
+    activity: (e) => ({ severity: 'warning', source: 'peers', message: `${peerLabel(e)} expired and was removed from the tunnel`, details: { peer_id: e.peer_id, name: e.name, expires_at: e.expires_at, enabled: e.enabled } }),
+    webhook: 'a peer reached its expiry and left the tunnel',
+  }),
+  peer_online: kind({
+    payload: peerOnline,
+    scope: 'peers',
+    activity: (e) => ({ source: 'wireguard', message: `${peerLabel(e)} is online`, details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
+    webhook: 'a peer made a handshake after being offline',
+  }),
+  peer_offline: kind({
+    payload: peerOnline,
+    scope: 'peers',
+    activity: (e) => ({ source: 'wireguard', message: `${peerLabel(e)} is offline`, details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
+    webhook: 'a peer has had no handshake for the offline interval',
+  }),
+  peer_traffic: kind({
+    payload: z.object({
+      interval_s: z.number(),
+      rx_rate: z.number(),
+      tx_rate: z.number().meta({ description: 'all peers, bytes/s' }),
+      peers: z.array(z.object({ peer_id: z.number(), rx_rate: z.number(), tx_rate: z.number(), total_rx: z.number(), total_tx: z.number() })),
+    }),
+    scope: 'peers',
+    fields: 'interval_s, rx_rate, tx_rate (all peers, bytes/s), peers [{peer_id, rx_rate, tx_rate, total_rx, total_tx}] (the peers that moved data since the last poll, each once more at 0 when it stops)',
+    note: 'no event while all are idle',
+  }),
+
+  // peer groups and the tag registry
+  peer_group_created: kind({
+    payload: z.object({ group_id: z.number(), name: z.string(), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `Peer group "${e.name}" created`, details: { group_id: e.group_id }, user_id: e.actor }),
+  }),
+  peer_group_updated: kind({
+    payload: z.object({ group_id: z.number(), name: z.string(), fields: changed, actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `Peer group "${e.name}" updated`, details: { group_id: e.group_id, fields: e.fields }, user_id: e.actor }),
+  }),
+  peer_group_deleted: kind({
+    payload: z.object({ group_id: z.number(), name: z.string(), peers_ungrouped: z.number(), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `Peer group "${e.name}" deleted (${e.peers_ungrouped} peers ungrouped)`, details: { group_id: e.group_id, peers_ungrouped: e.peers_ungrouped }, user_id: e.actor }),
+  }),
+  tag_created: kind({
+    payload: z.object({ tag_id: z.number(), name: z.string().meta({ description: 'a new registry name' }), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `Tag "${e.name}" registered`, details: { tag_id: e.tag_id }, user_id: e.actor }),
+  }),
+  tag_renamed: kind({
+    payload: z.object({ from: z.string(), to: z.string(), registered: z.boolean().meta({ description: 'is in the registry' }), peers_updated: z.number().meta({ description: 'peers that carried it' }), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `Tag "${e.from}" renamed to "${e.to}" (on ${e.peers_updated} peers)`, details: { from: e.from, to: e.to, registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
+  }),
+  tag_deleted: kind({
+    payload: z.object({ name: z.string(), registered: z.boolean().meta({ description: 'was in the registry' }), peers_updated: z.number().meta({ description: 'peers it was stripped from' }), actor }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', message: `Tag "${e.name}" deleted (removed from ${e.peers_updated} peers)`, details: { registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
+  }),
+
+  // home gateways (gateways/service.ts)
+  gateway_online: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, webhook: 'a home gateway is online' }),
+  gateway_offline: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, webhook: 'a home gateway went offline' }),
+  gateway_unknown: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, webhook: "a home gateway's state is unknown" }),
+
+  // accounts and API tokens
+  user_created: kind({
+    payload: z.object({ user_id: z.number(), username: z.string(), role: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'users', message: `User ${e.username} created`, details: { id: e.user_id, role: e.role }, user_id: e.actor }),
+    webhook: 'an admin-UI user was created',
+  }),
+  user_updated: kind({
+    payload: z.object({ user_id: z.number(), username: z.string(), fields: changed.meta({ description: 'changed field names, profile, language and theme changes included; "password" when it was set' }), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'users', message: `User ${e.username} updated`, details: { id: e.user_id, fields: e.fields }, user_id: e.actor }),
+  }),
+  user_deleted: kind({
+    payload: z.object({ user_id: z.number(), username: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'users', message: `User ${e.username} deleted`, details: { id: e.user_id }, user_id: e.actor }),
+    webhook: 'an admin-UI user was deleted',
+  }),
+  token_created: kind({
+    payload: z.object({ token_id: z.number(), name: z.string(), scopes: z.array(z.string()), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'tokens', message: `API token ${e.name} created`, details: { id: e.token_id, scopes: e.scopes }, user_id: e.actor }),
+    webhook: 'an API token was created',
+  }),
+  token_revoked: kind({
+    payload: z.object({ token_id: z.number(), name: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'tokens', message: `API token ${e.name} revoked`, details: { id: e.token_id }, user_id: e.actor }),
+    webhook: 'an API token was revoked',
+  }),
+  token_fingerprint_reset: kind({
+    payload: z.object({ token_id: z.number(), name: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'tokens', message: `Machine binding of API token ${e.name} reset`, details: { id: e.token_id }, user_id: e.actor }),
+  }),
+  token_updated: kind({
+    payload: z.object({ token_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names of PATCH /tokens/:id: name, split_tunnel' }), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'tokens', message: `API token ${e.name} updated (${e.fields.join(', ')})`, details: { id: e.token_id, fields: e.fields }, user_id: e.actor }),
+  }),
+  client_registered: kind({
+    payload: z.object({
+      machine_id: z.number(), token_id: z.number(), peer_id: z.number(), peer_name: z.string(), hostname: z.string(), platform: z.string(), client_version: z.string(),
+      new_machine: z.boolean().meta({ description: 'false: a known machine got a new peer' }), actor,
+    }),
+    scope: 'admin',
+    activity: (e) => ({
+      source: 'clients',
+      message: `Desktop client ${e.hostname} (${e.platform}, ${e.client_version}) registered as peer "${e.peer_name}"`,
+      details: { machine_id: e.machine_id, token_id: e.token_id, peer_id: e.peer_id, hostname: e.hostname, platform: e.platform, client_version: e.client_version, new_machine: e.new_machine },
+      user_id: e.actor,
+    }),
+    webhook: 'a desktop client registered a machine and got its peer',
+  }),
+
+  // server-wide settings
+  settings_changed: kind({
+    payload: z.discriminatedUnion('section', [
+      z.object({ section: z.literal('default_theme'), theme: z.string(), actor }),
+      z.object({ section: z.literal('security'), lockout: z.object({ max_attempts: z.number().optional(), duration: z.number().optional() }), actor }),
+      z.object({ section: z.literal('monitoring'), interval_seconds: z.number(), previous: z.number(), actor }),
+    ]),
+    scope: 'admin',
+    fields: 'section (default_theme: theme | security: lockout {max_attempts?, duration?} | monitoring: interval_seconds, previous), actor (user id or null)',
+    activity: (e) => {
+      const row = { source: 'settings', user_id: e.actor };
+      if (e.section === 'default_theme') return { ...row, message: `Default theme set to ${e.theme}` };
+      if (e.section === 'security') return { ...row, message: 'Lockout settings changed', details: e.lockout };
+      return { ...row, message: `Uptime monitoring interval set to ${e.interval_seconds} s`, details: { interval_seconds: e.interval_seconds, previous: e.previous } };
+    },
+  }),
+  smtp_updated: kind({
+    payload: z.object({ host: z.string(), port: z.number(), secure: z.boolean(), user: z.string().nullable(), password_changed: z.boolean(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'settings', message: `SMTP settings saved (${e.host}:${e.port})`, details: { host: e.host, port: e.port, secure: e.secure, user: e.user, password_changed: e.password_changed }, user_id: e.actor }),
+  }),
+
+  // routes
+  route_created: kind({
+    payload: z.object({ route_id: z.number(), domain: z.string(), route_type: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} created`, details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor }),
+    webhook: 'a route was created',
+  }),
+  route_updated: kind({
+    payload: z.object({ route_id: z.number(), domain: z.string(), fields: changed, actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} updated`, details: { route_id: e.route_id, fields: e.fields }, user_id: e.actor }),
+    webhook: 'a route was changed',
+  }),
+  route_enabled: kind({
+    payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} enabled`, details: { route_id: e.route_id }, user_id: e.actor }),
+    webhook: 'a route was enabled',
+  }),
+  route_disabled: kind({
+    payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} disabled`, details: { route_id: e.route_id }, user_id: e.actor }),
+    webhook: 'a route was disabled',
+  }),
+  route_deleted: kind({
+    payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} deleted`, details: { route_id: e.route_id }, user_id: e.actor }),
+    webhook: 'a route was deleted',
+  }),
+  routes_batch: kind({
+    payload: z.object({ action: z.enum(['enable', 'disable', 'delete']).meta({ description: 'enable|disable|delete' }), route_ids: z.array(z.number()), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', event_type: `routes_batch_${e.action}`, message: `Batch ${e.action} of ${e.route_ids.length} route(s)`, details: { ids: e.route_ids }, user_id: e.actor }),
+    webhook: 'a batch action (enable, disable, delete) on routes',
+  }),
+  rdp_route_created: kind({
+    payload: z.object({ rdp_route_id: z.number(), name: z.string(), access_mode: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} created (${e.access_mode})`, details: { rdp_route_id: e.rdp_route_id, access_mode: e.access_mode }, user_id: e.actor }),
+  }),
+  rdp_route_updated: kind({
+    payload: z.object({ rdp_route_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names; credentials, maintenance_windows, rotation_state for those endpoints' }), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} updated`, details: { rdp_route_id: e.rdp_route_id, fields: e.fields }, user_id: e.actor }),
+  }),
+  rdp_route_deleted: kind({
+    payload: z.object({ rdp_route_id: z.number(), name: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} deleted`, details: { rdp_route_id: e.rdp_route_id }, user_id: e.actor }),
+  }),
+  rdp_route_toggled: kind({
+    payload: z.object({ rdp_route_id: z.number(), name: z.string(), enabled: z.boolean(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} ${e.enabled ? 'enabled' : 'disabled'}`, details: { rdp_route_id: e.rdp_route_id, enabled: e.enabled }, user_id: e.actor }),
+  }),
+  route_auth_created: kind({ payload: routeAuthChange, scope: 'routes', activity: routeAuthActivity(true) }),
+  route_auth_updated: kind({ payload: routeAuthChange, scope: 'routes', activity: routeAuthActivity(false) }),
+  route_auth_deleted: kind({
+    payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', message: `Route auth removed from ${e.domain}; its sessions ended`, details: { route_id: e.route_id }, user_id: e.actor }),
+  }),
+  route_up: kind({ payload: routeCheck, scope: 'routes', activity: routeCheckActivity(true), webhook: 'uptime monitoring: a route answers again' }),
+  route_down: kind({ payload: routeCheck, scope: 'routes', activity: routeCheckActivity(false), webhook: 'uptime monitoring: a route stopped answering' }),
+  circuit_open: kind({
+    payload: z.object({ route_id: z.number(), failure_count: z.number() }),
+    scope: 'routes',
+    activity: (e) => ({ severity: 'warning', source: 'routes', event_type: 'circuit_breaker_open', message: `Circuit breaker of route ${e.route_id} opened after ${e.failure_count} consecutive failures`, details: { route_id: e.route_id, failure_count: e.failure_count } }),
+    webhook: "a route's circuit breaker opened",
+  }),
+  circuit_closed: kind({
+    payload: z.object({ route_id: z.number(), open_seconds: z.number() }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', event_type: 'circuit_breaker_closed', message: `Circuit breaker of route ${e.route_id} closed: a trial request succeeded after ${e.open_seconds} s open`, details: { route_id: e.route_id, open_seconds: e.open_seconds } }),
+    webhook: "a route's circuit breaker closed again",
+  }),
+
+  // sign-in (not streamed: they reach `logs` readers as activity rows)
+  login_failed: kind({
+    payload: z.object({ username: z.string(), failures: z.number(), ip: z.string().nullable() }),
+    scope: null,
+    activity: (e) => ({ severity: 'warning', source: 'auth', message: `Failed login for ${e.username}`, details: { username: e.username, failures: e.failures }, ip: e.ip }),
+    webhook: 'a failed admin sign-in',
+  }),
+  account_locked: kind({
+    payload: z.object({ username: z.string(), failures: z.number(), until: z.number().nullable(), ip: z.string().nullable() }),
+    scope: null,
+    activity: (e) => ({ severity: 'warning', source: 'auth', message: `Account ${e.username} locked after ${e.failures} failed logins`, details: { username: e.username, until: e.until }, ip: e.ip }),
+    webhook: 'an admin account was locked after failed sign-ins',
+  }),
+  /** A Gatehouse user was deleted or got a new password: whatever they signed in to with it ends (route auth). The users service records its own rows. */
+  user_credentials_changed: kind({
+    payload: z.object({ user_id: z.number(), reason: z.enum(['deleted', 'password']) }),
+    scope: null,
+  }),
+  /**
+   * A write to a table that caches are built from, by any writer (services, tests, batch jobs):
+   * announced by watchTables() from the one set of model hooks, once when written and once more when
+   * the write's transaction commits (a reader may have refilled a cache from pre-commit data).
+   */
+  rows_changed: kind({
+    payload: z.object({ table: z.enum(['routes', 'peers']), destroyed: z.boolean(), phase: z.enum(['write', 'commit']) }),
+    scope: null,
+  }),
+
+  // the system (the restart, sync and interface messages are logged where they happen)
+  activity_recorded: kind({ payload: z.object({ entry: activityEntry }), scope: 'logs' }),
+  wireguard_state: kind({
+    payload: z.object({
+      interface: z.string(),
+      running: z.boolean(),
+      mode: z.enum(['kernel', 'userspace']).nullable().meta({ description: 'kernel|userspace|null' }),
+      error: z.string().nullable().meta({ description: 'last full sync error or null' }),
+      reason: z.string().meta({ description: 'interface up, synced, interface missing, sync failed, stopped' }),
+    }),
+    scope: 'system',
+    note: 'when the interface goes up or away or a full sync starts or stops failing',
+  }),
+  caddy_state: kind({
+    payload: z.object({ running: z.boolean(), pid: z.number().nullable(), reason: z.string().meta({ description: 'started, restarted, exited (…), stopped' }) }),
+    scope: 'system',
+    note: 'managed Caddy only',
+  }),
+  config_changed: kind({
+    payload: z.object({ target: z.literal('proxy').meta({ description: '"proxy"' }), config_hash: z.string(), reason: z.string().nullable() }),
+    scope: 'system',
+    note: 'once a new configuration is live',
+  }),
+
+  // RDP operations (rdp/status.ts, rdp/sessions.ts)
+  rdp_status_changed: kind({
+    payload: z.object({
+      rdp_route_id: z.number(), name: z.string(), reachable: z.boolean(), previous: z.boolean().meta({ description: 'reachable before' }), latency_ms: z.number().nullable(),
+      path: z.string().meta({ description: 'internal|external|both|gateway' }), error: z.string().nullable(),
+    }),
+    scope: 'routes',
+    note: "when a check's reachability differs from the last",
+    activity: (e) => ({
+      severity: e.reachable ? 'info' : 'warning',
+      source: 'rdp',
+      message: `RDP route "${e.name}" is ${e.reachable ? `reachable again (${e.path}${e.latency_ms !== null ? `, ${e.latency_ms} ms` : ''})` : `unreachable (${e.path}${e.error ? `: ${e.error}` : ''})`}`,
+      details: { rdp_route_id: e.rdp_route_id, reachable: e.reachable, previous: e.previous, latency_ms: e.latency_ms, path: e.path, error: e.error },
+    }),
+    webhook: "an RDP route's target became reachable or unreachable",
+  }),
+  rdp_session_started: kind({
+    payload: z.object({
+      session_id: z.number(), rdp_route_id: z.number(), name: z.string(), client_name: z.string().nullable(), peer_id: z.number().nullable(), token_id: z.number().nullable(),
+      user_id: z.number().nullable(), machine_id: z.number().nullable(),
+    }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'rdp',
+      message: `RDP session ${e.session_id} on "${e.name}" started${e.client_name ? ` by ${e.client_name}` : ''}`,
+      details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, peer_id: e.peer_id, token_id: e.token_id, user_id: e.user_id, machine_id: e.machine_id },
+    }),
+    webhook: 'a desktop client started an RDP session',
+  }),
+  rdp_session_ended: kind({
+    payload: z.object({ session_id: z.number(), rdp_route_id: z.number(), name: z.string(), client_name: z.string().nullable(), reason: rdpEndReason, duration_s: z.number(), actor }),
+    scope: 'routes',
+    note: 'at the end, a disconnect order answered by a heartbeat, the lost-session sweep, the route disabled or deleted',
+    activity: (e) => ({
+      severity: e.reason === 'lost' ? 'warning' : 'info',
+      source: 'rdp',
+      message: `RDP session ${e.session_id} on "${e.name}" ended (${e.reason}) after ${e.duration_s} s`,
+      details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, reason: e.reason, duration_s: e.duration_s },
+      user_id: e.actor,
+    }),
+    webhook: 'an RDP session ended (client, lost, disconnected, route disabled or deleted)',
+  }),
+
+  // operations: backups and the licence (backup service, licence service, masterkey/rotation.ts)
+  backup_completed: kind({
+    payload: z.object({ job_id: backupJob, target: backupTarget, file: z.string().nullable(), bytes: z.number(), duration_ms: z.number() }),
+    scope: 'system',
+    activity: (e) => ({ source: 'backup', message: `Backup ${e.file ?? ''} written (${e.target}, ${e.bytes} bytes)`.replace('  ', ' '), details: { job_id: e.job_id, target: e.target, file: e.file, bytes: e.bytes, duration_ms: e.duration_ms } }),
+    webhook: 'a backup was written',
+  }),
+  backup_failed: kind({
+    payload: z.object({ job_id: backupJob, target: backupTarget, error: z.string() }),
+    scope: 'system',
+    activity: (e) => ({ severity: 'error', source: 'backup', message: `Backup failed (${e.target}): ${e.error}`, details: { job_id: e.job_id, target: e.target, error: e.error } }),
+    webhook: 'a backup failed',
+  }),
+  master_key_rotated: kind({
+    payload: z.object({
+      source: z.enum(['cli', 'api']).meta({ description: 'cli|api' }),
+      sealed_values: z.number().meta({ description: 'how many values were re-sealed' }),
+      tables: z.record(z.string(), z.number()).meta({ description: 'per table' }),
+      hooks: z.array(z.string()).meta({ description: 'names of the hooks run' }),
+      actor,
+    }),
+    scope: 'admin',
+    note: 'after the commit and the key file swap',
+    activity: (e) => ({ severity: 'warning', source: e.source, message: `Master key rotated (${e.source}): ${e.sealed_values} sealed values re-sealed`, details: { sealed_values: e.sealed_values, tables: e.tables, hooks: e.hooks }, user_id: e.actor }),
+    webhook: 'the master key was rotated (every sealed secret re-sealed under a new key)',
+  }),
+  licence_changed: kind({
+    payload: z.object({
+      reason: z.enum(['activated', 'refreshed', 'expired', 'removed', 'grace_ended', 'revoked']).meta({ description: 'activated|refreshed|expired|removed|grace_ended|revoked' }),
+      plan: z.string(),
+      features: z.array(z.string()),
+      expires_at: ms('epoch ms or null'),
+      actor,
+    }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'license', message: `Licence ${e.reason}: plan ${e.plan}`, details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at }, user_id: e.actor }),
+    webhook: 'the licence was activated, refreshed, removed or expired',
+  }),
+
+  // webhooks: the admin's changes, and the delivery log (not deliverable by webhooks)
+  webhook_created: kind({
+    payload: z.object({ webhook_id: z.number(), name: z.string(), url: z.string(), events: z.array(z.string()), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" created (${e.events.length} event kinds)`, details: { webhook_id: e.webhook_id, url: e.url, events: e.events }, user_id: e.actor }),
+  }),
+  webhook_updated: kind({
+    payload: z.object({ webhook_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names; "secret" when it was replaced' }), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" updated (${e.fields.join(', ')})`, details: { webhook_id: e.webhook_id, fields: e.fields }, user_id: e.actor }),
+  }),
+  webhook_enabled: kind({
+    payload: z.object({ webhook_id: z.number(), name: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" enabled`, details: { webhook_id: e.webhook_id }, user_id: e.actor }),
+  }),
+  webhook_disabled: kind({
+    payload: z.object({ webhook_id: z.number(), name: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" disabled`, details: { webhook_id: e.webhook_id }, user_id: e.actor }),
+  }),
+  webhook_deleted: kind({
+    payload: z.object({ webhook_id: z.number(), name: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" deleted`, details: { webhook_id: e.webhook_id }, user_id: e.actor }),
+  }),
+  webhook_delivery_updated: kind({
+    payload: z.object({ webhook_id: z.number(), delivery_id: z.number(), event: z.string(), status: deliveryStatus, attempts: z.number(), response_code: z.number().nullable() }),
+    scope: 'admin',
+    // the delivery log is the webhook's own (GET /webhooks/:id/deliveries)
+    note: 'when a delivery is queued and after each attempt (live only, not an activity row)',
+  }),
+  webhook_delivery_failed: kind({
+    payload: z.object({ webhook_id: z.number(), name: z.string(), delivery_id: z.number(), event: z.string(), attempts: z.number(), error: z.string().nullable().meta({ description: 'of the last attempt' }) }),
+    scope: 'admin',
+    note: 'after the last attempt failed',
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'webhooks',
+      message: `Webhook "${e.name}": delivery of ${e.event} failed after ${e.attempts} attempt(s)${e.error ? `: ${e.error}` : ''}`,
+      details: { webhook_id: e.webhook_id, delivery_id: e.delivery_id, event: e.event, attempts: e.attempts, error: e.error },
+    }),
+  }),
+} satisfies Record<string, EventKind>;
+
+export type EventKinds = typeof EVENT_KINDS;
+export type EventType = keyof EventKinds;
+export const EVENT_TYPES = Object.keys(EVENT_KINDS) as EventType[];
+
+/** The payload's fields as the reference lists them: from the descriptor, or the schema's keys with their descriptions. */
+export function payloadFields(type: EventType): string {
+  const d: EventKind = EVENT_KINDS[type];
+  let fields = d.fields;
+  if (fields === undefined) {
+    const shape = (d.payload as z.ZodObject).shape;
+    fields = Object.entries(shape)
+      .map(([name, s]) => {
+        const description = (s as z.ZodType).meta()?.description;
+        return description ? `${name} (${description})` : name;
+      })
+      .join(', ');
+  }
+  return d.note ? `${fields}; ${d.note}` : fields;
+}
