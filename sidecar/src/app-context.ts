@@ -23,9 +23,9 @@ import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
 import { SettingsStore } from './settings/store.js';
 import { LockoutService } from './auth/lockout.js';
-import { UsersService, generatePassword } from './users/service.js';
+import { INITIAL_PASSWORD_FILE, UsersService, generatePassword } from './users/service.js';
 import { TokensService } from './tokens/service.js';
-import { DbSessionStore } from './auth/session-store.js';
+import { DbSessionStore } from './http/session-store.js';
 import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
 import { WireGuardService } from './wireguard/service.js';
 import type { WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
@@ -55,6 +55,7 @@ import { DeliveryQueue } from './webhooks/queue.js';
 import { WebhooksService } from './webhooks/service.js';
 import { BackupService } from './backup/service.js';
 import { RdpService } from './rdp/service.js';
+import { linkedOwners } from './rdp/linked.js';
 import { RdpKeys } from './rdp/keys.js';
 import { RdpStatus } from './rdp/status.js';
 import { RdpSessions } from './rdp/sessions.js';
@@ -216,7 +217,7 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
       },
     });
   }
-  const routes = new RoutesService({ db, config, clock, events, proxy, hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t), licence: { features: core.features, limits: () => core.licence.limits() } });
+  const routes = new RoutesService({ db, config, clock, events, proxy, hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t), linkedOwners: (ids, t) => linkedOwners(db, ids, t), licence: { features: core.features, limits: () => core.licence.limits() } });
 
   // peers: WireGuard interface + poller, peers, groups, tags, internal DNS data, dashboard
   let wg: WireGuardService | undefined = undefined;
@@ -322,8 +323,6 @@ export async function createAppContext(config: Config, opts: ContextOptions = {}
     onMasterKeyRotated,
   };
 }
-
-export const INITIAL_PASSWORD_FILE = 'initial-admin-password.txt';
 
 /**
  * First start: with an empty users table, create the admin from GATEHOUSE_ADMIN_USER/PASSWORD, or

@@ -10,7 +10,7 @@ import type { SettingsStore } from './settings/store.js';
 import type { LockoutService } from './auth/lockout.js';
 import type { UsersService } from './users/service.js';
 import type { TokensService } from './tokens/service.js';
-import type { DbSessionStore } from './auth/session-store.js';
+import type { DbSessionStore } from './http/session-store.js';
 import type { MasterKey } from './util/crypto.js';
 import type { Scheduler } from './util/scheduler.js';
 import type { EventBus } from './events.js';

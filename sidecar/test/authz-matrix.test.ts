@@ -2,7 +2,7 @@
 // later are covered automatically) and checks who may call it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FINGERPRINT_HEADER } from '../src/tokens/service.js';
+import { FINGERPRINT_HEADER } from '../src/http/auth.js';
 import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from './lib/server.js';
 import { testLicenceKey } from './lib/licence.js';
 import { SERVED_OUTSIDE_REGISTRY } from '../src/http/served-paths.js';

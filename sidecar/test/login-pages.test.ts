@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startTestServer, login, ADMIN, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
-import { INITIAL_PASSWORD_FILE } from '../src/app-context.js';
+import { INITIAL_PASSWORD_FILE } from '../src/users/service.js';
 import { safeNext } from '../src/auth/next.js';
 import { LOCKED_COOKIE } from '../src/auth/next.js';
 

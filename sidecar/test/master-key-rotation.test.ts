@@ -15,13 +15,12 @@ import { startSmtp, type SmtpSink } from './route-auth-helpers.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createAppContext, type AppContext } from '../src/app-context.js';
 import { createLogger } from '../src/util/logger.js';
-import { MasterKey } from '../src/util/crypto.js';
+import { MASTER_SEALED, MasterKey } from '../src/util/crypto.js';
 import { openableWith } from '../src/masterkey/sealed.js';
 import { keyFiles } from '../src/masterkey/files.js';
 import { ROTATION_STEPS, type RotationStep } from '../src/masterkey/rotation.js';
 import { LOCK_FILE, STALE_MS } from '../src/masterkey/lock.js';
 import { EXCLUDED_TABLES } from '../src/backup/sections.js';
-import { MASTER_SEALED } from '../src/backup/document.js';
 import { QueryTypes } from 'sequelize';
 
 const ENV = { GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'backup_s3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' };

@@ -8,7 +8,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import { loadConfig, ConfigError, CONFIG_VARIABLES } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/util/logger.js';
-import { INITIAL_PASSWORD_FILE } from '../src/app-context.js';
+import { INITIAL_PASSWORD_FILE } from '../src/users/service.js';
 import { fullPath } from '../src/http/registry.js';
 
 let s: TestServer;

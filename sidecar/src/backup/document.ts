@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
-import type { MasterKey } from '../util/crypto.js';
+import { MASTER_SEALED, type MasterKey } from '../util/crypto.js';
 import { AppError, unprocessable } from '../util/errors.js';
 import { canonicalJson } from '@gatehouse/common/canonical.js';
 import { APP_VERSION } from '../version.js';
@@ -102,9 +102,6 @@ export interface MakeOptions {
   passphrase: string;
   now: number;
 }
-
-/** A value sealed with a master key (util/crypto.ts), anywhere in a text. */
-export const MASTER_SEALED = /v1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]*/g;
 
 export async function makeDocument(o: MakeOptions): Promise<BackupDocument> {
   const key = await PassphraseKey.create(o.passphrase);

@@ -5,9 +5,8 @@
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { actingUserId, type Principal } from '../http/auth.js';
+import { actingUserId, FINGERPRINT_HEADER, type Principal } from '../http/auth.js';
 import { unauthorized } from '../util/errors.js';
-import { FINGERPRINT_HEADER } from '../tokens/service.js';
 import { APP_VERSION } from '../version.js';
 import {
   clientSettingsBody, clientSettingsResponse, configCheckQuery, configCheckResponse, configResponse, dnsCheckQuery, dnsCheckResponse, heartbeatBody, heartbeatResponse,

@@ -15,3 +15,6 @@ export const idColumn = () => ({ type: DataTypes.INTEGER, primaryKey: true, auto
 export const msColumn = () => ({ type: DataTypes.BIGINT, allowNull: false });
 /** A required boolean, false unless given. */
 export const flagColumn = () => ({ type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false });
+
+/** A boolean column's value as the driver returns it (SQLite 0/1, PostgreSQL true/false, 't', raw strings). */
+export const asBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';

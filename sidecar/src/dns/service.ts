@@ -13,8 +13,8 @@ import path from 'node:path';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow } from '../db/models.js';
-import { Mutex } from '../peers/mutex.js';
-import { asBool } from '../peers/view.js';
+import { Mutex } from '../util/mutex.js';
+import { asBool } from '../db/define.js';
 import type { WireGuardService } from '../wireguard/service.js';
 
 export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;

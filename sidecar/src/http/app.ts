@@ -15,7 +15,7 @@ import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry
 import { SERVED_OUTSIDE_REGISTRY } from './served-paths.js';
 import { AppError, unprocessable, validation } from '../util/errors.js';
 import { assertStrictInput, CSRF_FIELD, UNKNOWN_FIELD, UNKNOWN_PARAMETER } from './input.js';
-import { featureDisabled, type FeatureGate, type LicensedFeature } from '../license/features.js';
+import { featureDisabled, type FeatureGate, type LicensedFeature } from './feature-gate.js';
 
 export const SESSION_COOKIE = 'gatehouse_sid';
 

@@ -5,7 +5,6 @@ import type Koa from 'koa';
 import type { HttpDeps } from '../deps.js';
 import { AppError, forbidden, unauthorized, validation } from '../util/errors.js';
 import type { UserRow } from '../db/models.js';
-import { FINGERPRINT_HEADER } from '../tokens/service.js';
 import { foreignOrigin } from './origin.js';
 import { normalizeIp } from './client-ip.js';
 import { leastRole, roleAtLeast, scopeForPath, SECRETS_SCOPE, type Endpoint, type Scope } from './registry.js';
@@ -17,6 +16,8 @@ export type Principal =
   | { kind: 'client'; tokenId: number; scopes: Scope[]; userId: number | null; peerId: number | null };
 
 export const CSRF_HEADER = 'X-CSRF-Token';
+/** The desktop client's machine fingerprint (a client token is bound to the first machine that uses it). */
+export const FINGERPRINT_HEADER = 'X-Machine-Fingerprint';
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function bearerToken(ctx: Koa.Context): string | undefined {

@@ -124,3 +124,11 @@ export function codePoints(v: string): number {
   for (const _ of v) n++;
   return n;
 }
+
+/** true/false in a query string (also 1/0). */
+export const queryBool = z
+  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+
+/** A free-text search in a query string: trimmed, at most 200 characters; empty means no search. */
+export const searchText = z.string({ error: 'must be one search string' }).max(200, 'at most 200 characters').trim();

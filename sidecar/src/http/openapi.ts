@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fullPath, leastRole, MAX_ID, scopeForPath, SECRETS_ROLE, SECRETS_SCOPE, type Endpoint } from './registry.js';
 import { APP_VERSION } from '../version.js';
 import { SERVED_OUTSIDE_REGISTRY, servedPathOperation } from './served-paths.js';
-import { LICENSED_FEATURES } from '../license/features.js';
+import { LICENSED_FEATURES } from './feature-gate.js';
 import { CSRF_FIELD, readOnlyNames } from './input.js';
 
 /** A request schema is what a client may send (io 'input': defaults make keys optional); a response schema what the server sends (io 'output'). */

@@ -5,7 +5,7 @@
 import type Koa from 'koa';
 import { z } from 'zod';
 import { queryInt } from './fields.js';
-import type { LicensedFeature } from '../license/features.js';
+import type { LicensedFeature } from './feature-gate.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

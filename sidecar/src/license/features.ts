@@ -14,10 +14,10 @@
 // limits. What a licence in force grants is the community set plus the licence's own features.
 import { AppError } from '../util/errors.js';
 import type { LicenceLimits } from './document.js';
+import { LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../http/feature-gate.js';
 
-/** Every feature name a gate knows, in display order. */
-export const LICENSED_FEATURES = ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster'] as const;
-export type LicensedFeature = (typeof LICENSED_FEATURES)[number];
+// The gate's vocabulary lives in the HTTP kit, which enforces it (http/feature-gate.ts).
+export { LICENSED_FEATURES, featureDisabled, type FeatureGate, type LicensedFeature } from '../http/feature-gate.js';
 
 /** The features every server has, with or without a licence (the SPEC's features). */
 export const COMMUNITY_FEATURES: readonly LicensedFeature[] = Object.freeze(['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'] as LicensedFeature[]);
@@ -46,19 +46,9 @@ export function grantedFeatures(names: readonly string[]): LicensedFeature[] {
   return LICENSED_FEATURES.filter((f) => COMMUNITY.features.includes(f) || names.includes(f));
 }
 
-/** Answers whether the current licence includes a feature (a service of the container: AppContext.features). */
-export interface FeatureGate {
-  isEnabled(feature: LicensedFeature): boolean;
-}
-
 /** A gate for fixed entitlements (COMMUNITY, a render without a licence service). */
 export function gateOf(e: Entitlements): FeatureGate {
   return { isEnabled: (f) => isFeatureEnabled(e, f) };
-}
-
-/** The 403 an endpoint answers when its feature is off: {ok:false, error, feature}. */
-export function featureDisabled(feature: LicensedFeature): AppError {
-  return new AppError('forbidden', `This needs the licence feature ${feature}`, undefined, { feature });
 }
 
 export type LimitName = keyof LicenceLimits;

@@ -26,7 +26,7 @@ import type { SettingsStore } from '../settings/store.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { AppError, conflict } from '../util/errors.js';
-import { Mutex } from '../peers/mutex.js';
+import { Mutex } from '../util/mutex.js';
 import { APP_VERSION } from '../version.js';
 import { LicenceKeyError, publicKeyFrom, verifyLicence, keyId, type LicenceDocument, type LicenceLimits, type VerifiedLicence } from './document.js';
 import { COMMUNITY, grantedFeatures, isFeatureEnabled, type Entitlements, type FeatureGate, type LicensedFeature } from './features.js';

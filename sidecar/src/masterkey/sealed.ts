@@ -6,8 +6,7 @@
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { SECTIONS, type Row, type Section } from '../backup/sections.js';
-import { MASTER_SEALED } from '../backup/document.js';
-import type { MasterKey } from '../util/crypto.js';
+import { MASTER_SEALED, type MasterKey } from '../util/crypto.js';
 
 const masterColumns = (s: Section) => Object.entries(s.secrets ?? {}).filter(([, kind]) => kind === 'master').map(([col]) => col);
 

@@ -1,7 +1,7 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { codePoints, dateInput, text } from '../http/fields.js';
+import { codePoints, dateInput, queryBool, searchText, text } from '../http/fields.js';
 import { IPV4, IPV4_CIDR, IPV6, LABELS, whole } from '../http/patterns.js';
 import { tagList, tagName } from '../tags/names.js';
 import { paging } from '../http/registry.js';
@@ -122,14 +122,6 @@ export const hostnameValue = z
   .refine((v) => v === '' || v.split('.').every((l) => HOST_LABEL.test(l)), 'letters, digits and hyphens, in dot-separated labels of at most 63 characters');
 
 export const hostnameBody = z.strictObject({ hostname: hostnameValue.nullable() });
-
-/** true/false in a query string (also 1/0). */
-export const queryBool = z
-  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1');
-
-/** A free-text search in a query string: trimmed, at most 200 characters; empty means no search. */
-export const searchText = z.string({ error: 'must be one search string' }).max(200, 'at most 200 characters').trim();
 
 export const PEER_SORT_KEYS = ['id', 'name', 'created_at', 'last_handshake', 'traffic', 'address'] as const;
 export const PEER_SORTS = sortValues(PEER_SORT_KEYS);

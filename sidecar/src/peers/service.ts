@@ -14,9 +14,10 @@ import { capacity, formatIPv4, parseIPv4, renderPeerConfig } from '@gatehouse/co
 import type { WireGuardService } from '../wireguard/service.js';
 import type { DnsService } from '../dns/service.js';
 import { RESERVED_HOSTNAMES } from '../dns/service.js';
-import { Mutex } from './mutex.js';
+import { Mutex } from '../util/mutex.js';
 import { series, type Period } from './traffic.js';
-import { asBool, toPeerView, type PeerView } from './view.js';
+import { toPeerView, type PeerView } from './view.js';
+import { asBool } from '../db/define.js';
 import { hostnameValue, type CreatePeerInput, type ListPeersQuery, type UpdatePeerInput } from './schema.js';
 import { hasFilter, peerOrder, peerWhere } from './list.js';
 

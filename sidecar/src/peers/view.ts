@@ -1,6 +1,7 @@
 // The Peer JSON of SPEC.md, built from a database row.
 import type { PeerRow } from '../db/models.js';
 import { isoOrNull as iso } from '../util/dates.js';
+import { asBool } from '../db/define.js';
 
 /** A peer counts as online when its latest handshake is at most this old (WireGuard re-handshakes every 2 minutes while traffic flows; 180 s leaves room for one missed rekey). */
 export const ONLINE_WINDOW_MS = 180_000;
@@ -35,8 +36,6 @@ export interface PeerView {
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-
-export const asBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 
 export function isExpired(row: Pick<PeerRow, 'expires_at'>, now: number): boolean {
   return row.expires_at !== null && row.expires_at !== undefined && Number(row.expires_at) <= now;

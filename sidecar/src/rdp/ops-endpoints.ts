@@ -6,12 +6,11 @@
 // features.ts ahead of the RDP route feature, so /rdp/status and /rdp/history/export are matched
 // before /rdp/:id.
 import { z } from 'zod';
-import { queryInt } from '../http/fields.js';
+import { queryBool, queryInt } from '../http/fields.js';
 import type { AppContext } from '../app-context.js';
 import type { Feature } from '../feature.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { queryBool } from '../peers/schema.js';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './history.js';
 import { MAX_WOL_TIMEOUT_MS } from './wol.js';
 

@@ -34,7 +34,7 @@ import bcrypt from 'bcrypt';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { UserRow } from '../db/models.js';
-import { dummyVerify, verifyPassword } from '../auth/passwords.js';
+import { dummyVerify, verifyPassword } from '../util/passwords.js';
 import type { Mailer } from '../smtp/service.js';
 import { loginMail } from '../web/route-auth/i18n.js';
 import type { Lang } from '../web/route-auth/i18n.js';

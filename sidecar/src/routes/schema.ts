@@ -10,7 +10,7 @@ import { paging } from '../http/registry.js';
 import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
 import { IPV4, IPV6, LABEL, LABELS, whole } from '../http/patterns.js';
 import { sortValues } from '../db/search.js';
-import { queryBool, searchText } from '../peers/schema.js';
+import { queryBool, searchText } from '../http/fields.js';
 
 /**
  * Domain names: trimmed, lowercased, one trailing dot dropped, internationalized names converted to

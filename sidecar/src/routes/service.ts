@@ -11,14 +11,14 @@ import type { LicenceLimits } from '../license/document.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import { conflict, notFound, unprocessable } from '../util/errors.js';
-import { bcryptHash } from '../auth/passwords.js';
-import { asBool, isOnline } from '../peers/view.js';
+import { bcryptHash } from '../util/passwords.js';
+import { isOnline } from '../peers/view.js';
+import { asBool } from '../db/define.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.js';
 import { normalizeIpRules } from '../route-auth/ip.js';
 import type { ListRoutesQuery, RouteInput } from './schema.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
-import { linkedOwners, refuseLinkedRoutes } from '../rdp/linked.js';
 
 type Fields = Record<string, string>;
 
@@ -52,6 +52,8 @@ export interface RoutesServiceOptions {
   resolver?: dns.promises.Resolver;
   /** Whether a route has a route-auth configuration (route-auth/models.ts hasRouteAuth), inside the write transaction. */
   hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
+  /** The owners of linked routes among these route ids, by route id (rdp/linked.ts linkedOwners: an RDP route in gateway mode owns its L4 route). */
+  linkedOwners: (routeIds: number[], transaction?: Transaction) => Promise<Map<number, { id: number; name: string }>>;
   /** The licence: feature circuit_breaker for breaker settings, limit max_routes for creates. */
   licence: { features: FeatureGate; limits: () => LicenceLimits };
 }
@@ -71,6 +73,7 @@ export class RoutesService {
   private readonly events: EventBus;
   private readonly proxy: ProxyService;
   private readonly hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
+  private readonly linkedOwners: RoutesServiceOptions['linkedOwners'];
   private readonly licence: RoutesServiceOptions['licence'];
   resolver: dns.promises.Resolver;
 
@@ -81,8 +84,18 @@ export class RoutesService {
     this.events = o.events;
     this.proxy = o.proxy;
     this.hasRouteAuth = o.hasRouteAuth;
+    this.linkedOwners = o.linkedOwners;
     this.licence = o.licence;
     this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
+  }
+
+  /** 409 when one of these routes belongs to an RDP route (nothing is changed then). */
+  private async refuseLinkedRoutes(routeIds: number[], transaction?: Transaction): Promise<void> {
+    const owners = await this.linkedOwners(routeIds, transaction);
+    const [first] = owners;
+    if (!first) return;
+    const [routeId, owner] = first;
+    throw conflict(`Route ${routeId} belongs to RDP route '${owner.name}' (id ${owner.id}); edit it there`, { route_id: routeId, rdp_route_id: owner.id });
   }
 
   private get Route() {
@@ -97,7 +110,7 @@ export class RoutesService {
       this.Route.count({ where }),
       hasFilter(q) ? this.Route.count() : null,
     ]);
-    const owners = await linkedOwners(this.db, rows.filter((r) => r.route_type === 'l4').map((r) => Number(r.id)));
+    const owners = await this.linkedOwners(rows.filter((r) => r.route_type === 'l4').map((r) => Number(r.id)));
     return { routes: rows.map((r) => toApi(rowToRoute(r), owners.get(Number(r.id))?.id ?? null)), total, totalAll: totalAll ?? total };
   }
 
@@ -109,7 +122,7 @@ export class RoutesService {
 
   async get(id: number): Promise<Record<string, unknown>> {
     const route = await this.getRoute(id);
-    const owner = route.route_type === 'l4' ? (await linkedOwners(this.db, [id])).get(id) : undefined;
+    const owner = route.route_type === 'l4' ? (await this.linkedOwners([id])).get(id) : undefined;
     return toApi(route, owner?.id ?? null);
   }
 
@@ -133,7 +146,7 @@ export class RoutesService {
     const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
     const route = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
-      await refuseLinkedRoutes(this.db, [id], t);
+      await this.refuseLinkedRoutes([id], t);
       const { id: _id, ...base } = existing;
       const merged = this.merge(base, input, hash);
       merged.updated_at = this.clock();
@@ -149,7 +162,7 @@ export class RoutesService {
   async remove(id: number, actor?: number): Promise<void> {
     const domain = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
-      await refuseLinkedRoutes(this.db, [id], t);
+      await this.refuseLinkedRoutes([id], t);
       await this.Route.destroy({ where: { id }, transaction: t });
       return existing.domain;
     });
@@ -159,7 +172,7 @@ export class RoutesService {
   async toggle(id: number, actor?: number): Promise<Record<string, unknown>> {
     const route = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
-      await refuseLinkedRoutes(this.db, [id], t);
+      await this.refuseLinkedRoutes([id], t);
       const enabled = !existing.enabled;
       const updated_at = this.clock();
       await this.Route.update({ enabled, updated_at }, { where: { id }, transaction: t });
@@ -176,7 +189,7 @@ export class RoutesService {
       const rows = (await this.Route.findAll({ where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], raw: true, transaction: t })) as unknown as Pick<RouteRow, 'id' | 'domain'>[];
       const found = new Set(rows.map((r) => Number(r.id)));
       const hit = unique.filter((i) => found.has(i));
-      await refuseLinkedRoutes(this.db, hit, t);
+      await this.refuseLinkedRoutes(hit, t);
       if (hit.length) {
         if (action === 'delete') await this.Route.destroy({ where: { id: { [Op.in]: hit } }, transaction: t });
         else await this.Route.update({ enabled: action === 'enable', updated_at: this.clock() }, { where: { id: { [Op.in]: hit } }, transaction: t });

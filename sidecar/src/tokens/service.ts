@@ -9,13 +9,9 @@ import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
 import type { Scope } from '../http/registry.js';
 import { isoOrNull as iso } from '../util/dates.js';
+import { sha256 } from '../util/crypto.js';
 
 export const TOKEN_PREFIX = 'gth';
-export const FINGERPRINT_HEADER = 'X-Machine-Fingerprint';
-
-export function sha256(s: string): string {
-  return crypto.createHash('sha256').update(s).digest('hex');
-}
 
 export function generateToken(prefix = TOKEN_PREFIX): string {
   return `${prefix}_${crypto.randomBytes(32).toString('base64url')}`;

@@ -5,9 +5,9 @@ import { Op, UniqueConstraintError } from 'sequelize';
 import type { Models, UserRow } from '../db/models.js';
 import { AppError, conflict, notFound, unprocessable } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
-import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../auth/passwords.js';
+import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../util/passwords.js';
 import type { LockoutService } from '../auth/lockout.js';
-import { storedSid } from '../auth/session-store.js';
+import { storedSid } from '../http/session-store.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
 
@@ -46,6 +46,9 @@ export function publicUser(u: UserRow): PublicUser {
 export function generatePassword(): string {
   return crypto.randomBytes(18).toString('base64url');
 }
+
+/** The file in the data directory that holds a generated first admin password (app-context.ts bootstrapAdmin). */
+export const INITIAL_PASSWORD_FILE = 'initial-admin-password.txt';
 
 export interface UsersOptions {
   /** <dataDir>/initial-admin-password.txt: removed once the user it names has changed the password */

@@ -5,6 +5,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** SHA-256 of a text, hex (how tokens are stored: only their hash). */
+export function sha256(s: string): string {
+  return crypto.createHash('sha256').update(s).digest('hex');
+}
+
+/** A value sealed with a master key (MasterKey.seal), anywhere in a text. */
+export const MASTER_SEALED = /v1:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]{22}:[A-Za-z0-9_-]*/g;
+
 export class MasterKey {
   private constructor(private key: Buffer) {}
 

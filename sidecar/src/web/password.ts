@@ -6,7 +6,7 @@ import type { Deps } from '../deps.js';
 import { newCsrfToken } from '../http/auth.js';
 import { nextParam, safeNext } from '../auth/next.js';
 import { PASSWORD_MIN } from '../users/schema.js';
-import { INITIAL_PASSWORD_FILE } from '../app-context.js';
+import { INITIAL_PASSWORD_FILE } from '../users/service.js';
 import { PAGE_CSP, escapeHtml, page, sessionUser, type Lang } from './index.js';
 
 const T = {
