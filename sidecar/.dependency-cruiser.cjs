@@ -16,7 +16,7 @@ module.exports = {
   forbidden: [
     {
       name: 'core-imports-up',
-      comment: 'util/, db/, config.ts, version.ts and events.ts are the core: they import no value from the HTTP kit, a feature or the composition root',
+      comment: 'util/, db/, config.ts, version.ts, events.ts and event-kinds.ts are the core: they import no value from the HTTP kit, a feature or the composition root',
       severity: 'error',
       from: { path: core },
       to: { path: [kit, feature, composition], ...value },

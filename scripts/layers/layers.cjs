@@ -1,14 +1,14 @@
 // The layers of sidecar/src, lowest first (docs/contributing/architecture.md, "Layers"). Read by the
 // dependency rule (.dependency-cruiser.cjs) and by the structure summary (scripts/layers/summary.ts).
 // A module may import values from its own layer and the layers below it, never from a layer above.
-//   core         util/, db/ and the leaf modules config.ts, version.ts, events.ts (and @gatehouse/common)
+//   core         util/, db/ and the leaf modules config.ts, version.ts, events.ts, event-kinds.ts (and @gatehouse/common)
 //   kit          http/: the endpoint registry, the Koa app, authentication, errors, OpenAPI
 //   features     every other folder: one feature each (its schema, service, endpoints, models, feature.ts)
 //   composition  the root modules that build and start everything: app-context.ts, deps.ts,
 //                features.ts, endpoints.ts, server.ts, main.ts, cli.ts
 const SRC = 'sidecar/src/';
 
-const CORE_FILES = ['config.ts', 'version.ts', 'events.ts'];
+const CORE_FILES = ['config.ts', 'version.ts', 'events.ts', 'event-kinds.ts'];
 const CORE_FOLDERS = ['util', 'db'];
 const KIT_FOLDERS = ['http'];
 
