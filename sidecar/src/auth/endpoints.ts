@@ -161,9 +161,9 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         if (p.kind === 'session') {
           const user = await deps.users.get(p.userId);
           // While set, the UI sends the user to GET /password before anything else.
-          return { kind: 'session', user, csrfToken: sessionCsrf(ctx), must_change_password: user.must_change_password };
+          return { kind: 'session' as const, user, csrfToken: sessionCsrf(ctx), must_change_password: user.must_change_password };
         }
-        if (p.kind === 'token') return { kind: 'token', token: { id: p.tokenId, scopes: p.scopes, user_id: p.userId, peer_id: p.peerId } };
+        if (p.kind === 'token') return { kind: 'token' as const, token: { id: p.tokenId, scopes: p.scopes, user_id: p.userId, peer_id: p.peerId } };
         return { kind: p.kind };
       },
     }),

@@ -151,14 +151,14 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'GET', path: '/tokens/:id/machines', adminRole: true, tags: ['tokens'], response: machinesResponse,
       summary: 'The machines registered with a client token: hostname, platform, client version, peer, last seen, handshake age, rx/tx, last status',
-      handler: async ({ params }) => ({ machines: await c().machinesOf(params.id as number) }),
+      handler: async ({ params }) => ({ machines: await c().machinesOf(params.id) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/tokens/:id/machines/:machineId', adminRole: true, tags: ['tokens'], query: machinesQuery, response: machineDeletedResponse,
       summary: "Forget a registered machine (it must register again). Its peer is kept unless delete_peer=true (never a peer the token is bound to or another machine uses; 409 while routes point at it, and then nothing changes)",
       handler: async ({ params, query }, ctx) => {
         const del = query.delete_peer === 'true' || query.delete_peer === '1';
-        return { deleted: await c().forget(params.id as number, params.machineId as number, del, actingUserId(ctx.state.principal)) };
+        return { deleted: await c().forget(params.id, params.machineId, del, actingUserId(ctx.state.principal)) };
       },
     }),
     defineEndpoint({

@@ -18,21 +18,20 @@ export const dnsRecordsResponse = z.object({
   })),
 });
 /** dns/service.ts status(). */
-export const dnsStatusResponse = z.object({
-  ok: z.literal(true),
-  dns: z.object({
-    enabled: z.boolean(),
-    domain: z.string(),
-    server_address: z.string(),
-    hosts_file: z.object({
-      path: z.string(),
-      exists: z.boolean(),
-      size: z.number().int().optional(),
-      updated_at: z.string().meta({ format: 'date-time' }).optional(),
-      records: z.number().int().optional(),
-      sha256: z.string().optional(),
-    }).meta({ description: 'size, updated_at, records and sha256 only when the file exists' }),
-    peers: z.object({ total: z.number().int(), admin: z.number().int(), agent: z.number().int(), stale: z.number().int() }),
-    stale_after_days: z.number(),
-  }),
+export const dnsStatus = z.object({
+  enabled: z.boolean(),
+  domain: z.string(),
+  server_address: z.string(),
+  hosts_file: z.object({
+    path: z.string(),
+    exists: z.boolean(),
+    size: z.number().int().optional(),
+    updated_at: z.string().meta({ format: 'date-time' }).optional(),
+    records: z.number().int().optional(),
+    sha256: z.string().optional(),
+  }).meta({ description: 'size, updated_at, records and sha256 only when the file exists' }),
+  peers: z.object({ total: z.number().int(), admin: z.number().int(), agent: z.number().int(), stale: z.number().int() }),
+  stale_after_days: z.number(),
 });
+export type DnsStatus = z.infer<typeof dnsStatus>;
+export const dnsStatusResponse = z.object({ ok: z.literal(true), dns: dnsStatus });

@@ -16,6 +16,7 @@ import type { PeerRow } from '../db/models.js';
 import { Mutex } from '../util/mutex.js';
 import { asBool } from '../db/define.js';
 import type { WireGuardService } from '../wireguard/service.js';
+import type { DnsStatus } from './schema.js';
 
 export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
 /** Names the zone itself uses; peers cannot take them. */
@@ -122,7 +123,7 @@ export class DnsService {
     await fs.promises.rename(tmp, file);
   }
 
-  async status(): Promise<Record<string, unknown>> {
+  async status(): Promise<DnsStatus> {
     const now = this.deps.clock();
     const rows = (await this.deps.db.models.Peer.findAll({
       attributes: ['hostname_source', 'hostname_updated_at'],
@@ -137,7 +138,7 @@ export class DnsService {
       else admin++;
       if (this.isStale(r, now)) stale++;
     }
-    let file: Record<string, unknown> = { path: this.file, exists: false };
+    let file: DnsStatus['hosts_file'] = { path: this.file, exists: false };
     try {
       const st = fs.statSync(this.file);
       const text = fs.readFileSync(this.file, 'utf8');

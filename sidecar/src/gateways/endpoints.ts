@@ -11,7 +11,7 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { createApp } from '../http/app.js';
-import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { defineEndpoint, type Endpoint, type Served } from '../http/registry.js';
 import { bearerToken, checkGatewaySource, VIA_TUNNEL, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
 import { UNKNOWN_PARAMETER } from '../http/input.js';
@@ -53,13 +53,13 @@ async function readRaw(ctx: Koa.Context, max: number): Promise<Buffer> {
 }
 
 /** GET /gateway/config/check for an authenticated gateway: 304 when `hash` is current, else 200 + the hash. */
-async function answerCheck(gateways: GatewaysService, ctx: Koa.Context, peerId: number, hash: string | undefined): Promise<Record<string, unknown> | undefined> {
+async function answerCheck(gateways: GatewaysService, ctx: Koa.Context, peerId: number, hash: string | undefined): Promise<Served<typeof gatewayCheckResponse> | undefined> {
   const r = await gateways.check(peerId, hash);
   if (!r.changed) {
     ctx.status = 304;
     return undefined;
   }
-  return { changed: true, config_hash: r.config_hash };
+  return { changed: true as const, config_hash: r.config_hash };
 }
 
 /**

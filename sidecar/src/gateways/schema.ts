@@ -19,7 +19,7 @@ export const probeResponse = z.strictObject({
 
 const gwStatus = z.enum(['online', 'offline', 'unknown']);
 const statusDetail = z.looseObject({ code: z.string() }).meta({ description: 'why, as data (code and figures): gateways/state.ts StatusDetail' });
-/** gateways/service.ts GatewayView: one gateway peer as GET /gateways serves it. */
+/** One gateway peer as GET /gateways serves it. */
 export const gatewayView = z.object({
   peer_id: z.number().int(),
   name: z.string(),
@@ -42,19 +42,20 @@ export const gatewayView = z.object({
   token_hint: z.string().nullable(),
   routes: z.array(z.object({ id: z.number().int(), domain: z.string(), route_type: z.enum(['http', 'l4']), target_lan_host: z.string().nullable(), target_lan_port: z.number().int().nullable(), enabled: z.boolean(), wol_enabled: z.boolean() })),
 });
+export type GatewayView = z.infer<typeof gatewayView>;
 export const gatewaysResponse = z.object({ ok: z.literal(true), gateways: z.array(gatewayView) });
-export const gatewayInfoResponse = z.object({
-  ok: z.literal(true),
-  gateway: z.object({
-    peer_id: z.number().int(),
-    status: gwStatus,
-    status_reason: z.string(),
-    status_detail: statusDetail,
-    api_port: z.number().int(),
-    last_seen_at: z.number().int().nullable(),
-    health: z.looseObject({ uptime_s: z.number().optional(), wg_handshake_age_s: z.number().nullable().optional(), route_reachability: z.array(z.unknown()), telemetry: z.unknown() }).nullable(),
-  }),
+/** GET /peers/:id/gateway-info: a gateway peer's status and last health. */
+export const gatewayInfo = z.object({
+  peer_id: z.number().int(),
+  status: gwStatus,
+  status_reason: z.string(),
+  status_detail: statusDetail,
+  api_port: z.number().int(),
+  last_seen_at: z.number().int().nullable(),
+  health: z.looseObject({ uptime_s: z.number().optional(), wg_handshake_age_s: z.number().nullable().optional(), route_reachability: z.array(z.unknown()), telemetry: z.unknown() }).nullable(),
 });
+export type GatewayInfo = z.infer<typeof gatewayInfo>;
+export const gatewayInfoResponse = z.object({ ok: z.literal(true), gateway: gatewayInfo });
 export const gatewayRotateResponse = z.object({ ok: z.literal(true), peer_id: z.number().int(), gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }) });
 
 const listener = z.object({ route_id: z.number().int(), port: z.number().int(), target_host: z.string(), target_port: z.number().int() });
@@ -81,11 +82,13 @@ export const gatewayConfigResponse = z.object({
 });
 export const gatewayCheckResponse = z.object({ ok: z.literal(true), changed: z.literal(true), config_hash: z.string() }).meta({ description: '200 only when the hash changed (304 without a body otherwise)' });
 export const gatewayStatusResponse = z.object({ ok: z.literal(true), received_at: z.number().int().meta({ description: 'epoch ms' }) });
-export const gatewayHeartbeatResponse = z.object({
-  ok: z.literal(true),
+/** What POST /gateway/heartbeat answers (without ok). */
+export const heartbeatResult = z.object({
   status: gwStatus,
   status_reason: z.string(),
   config_hash: z.string(),
   config_changed: z.boolean(),
   hostname: z.object({ applied: z.boolean(), reason: z.string().optional() }),
 });
+export type HeartbeatResult = z.infer<typeof heartbeatResult>;
+export const gatewayHeartbeatResponse = z.object({ ok: z.literal(true), ...heartbeatResult.shape });

@@ -38,6 +38,7 @@ import {
   type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
 } from '@gatehouse/common/gateway-protocol.js';
 import { deriveStatus, describeStatus, healthVerdict, tickInterval, type GatewayStatus, type HealthDetail, type StatusDetail, type Thresholds } from './state.js';
+import type { GatewayInfo, GatewayView, HeartbeatResult } from './schema.js';
 
 export interface IssuedTokens {
   apiToken: string;
@@ -66,38 +67,6 @@ interface TokenEntry {
 interface ConfigEntry {
   config: GatewayConfig;
   hash: string;
-}
-
-export interface GatewayView {
-  peer_id: number;
-  name: string;
-  hostname: string | null;
-  hostname_source: 'admin' | 'agent';
-  ip: string;
-  enabled: 1 | 0;
-  api_port: number;
-  status: GatewayStatus;
-  status_reason: string;
-  /** why, as data (code and figures), for clients that word it themselves (the admin UI, in its language) */
-  status_detail: StatusDetail;
-  status_changed_at: number | null;
-  last_seen_at: number | null;
-  health: Record<string, unknown> | null;
-  config_hash: string;
-  reported_config_hash: string | null;
-  config_in_sync: boolean | null;
-  traffic: (GatewayTrafficStatus & { at: number }) | null;
-  tokens_issued_at: number | null;
-  token_hint: string | null;
-  routes: { id: number; domain: string; route_type: 'http' | 'l4'; target_lan_host: string | null; target_lan_port: number | null; enabled: boolean; wol_enabled: boolean }[];
-}
-
-export interface HeartbeatResult {
-  status: GatewayStatus;
-  status_reason: string;
-  config_hash: string;
-  config_changed: boolean;
-  hostname: { applied: boolean; reason?: string };
 }
 
 /** The verdict of a stored heartbeat as data (null when it is missing or not a heartbeat of this version). */
@@ -558,7 +527,7 @@ export class GatewaysService implements GatewayAuth {
   }
 
   /** GET /peers/:id/gateway-info (SPEC shape). */
-  async info(peerId: number): Promise<Record<string, unknown>> {
+  async info(peerId: number): Promise<GatewayInfo> {
     const v = await this.view(peerId);
     const h = v.health as (Heartbeat & Record<string, unknown>) | null;
     return {

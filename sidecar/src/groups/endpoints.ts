@@ -15,14 +15,14 @@ export function groupEndpoints(deps: AppContext): Endpoint[] {
       method: 'POST', path: '/peer-groups', status: 201, tags, body: createBody, response: groupResponse, summary: 'Create a peer group; 409 when the name exists',
       handler: async ({ body }, ctx) => ({ group: await groups().create(body, actingUserId(ctx.state.principal)) }),
     }),
-    defineEndpoint({ method: 'GET', path: '/peer-groups/:id', tags, summary: 'One peer group', response: groupResponse, handler: async ({ params }) => ({ group: await groups().get(params.id as number) }) }),
+    defineEndpoint({ method: 'GET', path: '/peer-groups/:id', tags, summary: 'One peer group', response: groupResponse, handler: async ({ params }) => ({ group: await groups().get(params.id) }) }),
     defineEndpoint({
       method: 'PUT', path: '/peer-groups/:id', tags, body: updateBody, response: groupResponse, summary: 'Update a peer group (partial)',
-      handler: async ({ params, body }, ctx) => ({ group: await groups().update(params.id as number, body, actingUserId(ctx.state.principal)) }),
+      handler: async ({ params, body }, ctx) => ({ group: await groups().update(params.id, body, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/peer-groups/:id', response: okWith({ deleted: z.object({ id: z.number().int(), name: z.string(), peers_ungrouped: z.number().int() }) }), tags, summary: 'Delete a peer group; its members get group_id null',
-      handler: async ({ params }, ctx) => ({ deleted: await groups().remove(params.id as number, actingUserId(ctx.state.principal)) }),
+      handler: async ({ params }, ctx) => ({ deleted: await groups().remove(params.id, actingUserId(ctx.state.principal)) }),
     }),
   ];
 }

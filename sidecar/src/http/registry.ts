@@ -83,13 +83,41 @@ export function leastRole(e: Pick<Endpoint, 'method' | 'adminRole' | 'selfServic
 
 export type RateLimitName = 'login' | 'admin' | 'client' | 'hostname';
 
-export interface Input<B, Q> {
+/**
+ * The names of a path template's parameters: `/tokens/:id/machines/:machineId` → 'id' | 'machineId'
+ * (the same names http/app.ts reads with /:([A-Za-z_]+)/).
+ */
+export type PathParamNames<P extends string> = P extends `${string}:${infer N}/${infer Rest}` ? N | PathParamNames<`/${Rest}`> : P extends `${string}:${infer N}` ? N : never;
+
+/** Parameter names http/app.ts parses as ids (idParam: a positive 32-bit integer). */
+type IdParamName = 'id' | `${string}Id` | `${string}_id`;
+
+/** What a path parameter holds after validation: an id is a number, a declared one its schema's output, any other the raw text. */
+type ParamValue<N extends string, PS> = N extends IdParamName ? number : PS extends z.ZodObject<infer S> ? (N extends keyof S ? z.output<S[N]> : string) : string;
+
+/** The validated path parameters of a path template, e.g. Params<'/peers/:id'> = { id: number }. */
+export type Params<P extends string, PS = undefined> = { [N in PathParamNames<P>]: ParamValue<N, PS> };
+
+/** What a request part holds after its schema (undefined without one). */
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** {ok: true, ...} without its ok (run() in http/app.ts adds it); distributes over a union of bodies. */
+type WithoutOk<T> = T extends unknown ? Omit<T, 'ok'> : never;
+
+/** What a handler returns: its response schema's body without `ok`; without a schema any object. */
+export type Served<RS> = RS extends z.ZodType ? WithoutOk<z.output<RS>> : Record<string, unknown>;
+
+/** A handler's answer: the body (merged into {ok: true, ...}), or nothing when it set ctx.body itself. */
+export type HandlerResult<T> = Promise<T | void> | T | void;
+
+export interface Input<B = unknown, Q = unknown, P = Record<string, string | number>> {
   body: B;
   query: Q;
-  params: Record<string, string | number>;
+  params: P;
 }
 
-export interface Endpoint<B = any, Q = any> {
+/** An endpoint as the registry keeps it (http/app.ts, http/openapi.ts, the authz matrix): its types erased. */
+export interface Endpoint {
   method: Method;
   /** Path relative to /api/v1 for admin, gateway and client endpoints; absolute for public ones. */
   path: string;
@@ -112,8 +140,8 @@ export interface Endpoint<B = any, Q = any> {
    * "Security" lists the marked endpoints and why.
    */
   secrets?: string;
-  body?: z.ZodType<B>;
-  query?: z.ZodType<Q>;
+  body?: z.ZodType;
+  query?: z.ZodType;
   /** Path parameters other than ids (`:name`), by name: validated like the body and documented. */
   params?: z.ZodObject;
   /**
@@ -175,13 +203,31 @@ export interface Endpoint<B = any, Q = any> {
   tags?: string[];
   /**
    * Returns an object merged into {ok: true, ...}; or sets ctx.body itself and returns undefined
-   * (text/plain, CSV, redirects).
+   * (text/plain, CSV, redirects). Declared as a method: its parameter is checked both ways, so the
+   * typed handler of a definition (EndpointDefinition) is one of these.
    */
-  handler: (input: Input<B, Q>, ctx: Koa.Context) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void;
+  handler(input: Input, ctx: Koa.Context): HandlerResult<object>;
 }
 
-export function defineEndpoint<B = undefined, Q = undefined>(e: Omit<Endpoint<B, Q>, 'auth'> & { auth?: AuthKind }): Endpoint<B, Q> {
-  const out = { auth: 'admin', ...e } as Endpoint<B, Q>;
+/**
+ * What defineEndpoint takes: an endpoint whose handler is typed by its declaration. The body, query
+ * and path parameters it gets are the outputs of their schemas (Params<path> for the path template),
+ * and what it returns must be the response schema's body without `ok`.
+ */
+export type EndpointDefinition<P extends string, BS, QS, PS, RS> = Omit<Endpoint, 'auth' | 'path' | 'body' | 'query' | 'params' | 'response' | 'handler'> & {
+  auth?: AuthKind;
+  path: P;
+  body?: BS;
+  query?: QS;
+  params?: PS;
+  response?: RS;
+  handler: (input: Input<Parsed<BS>, Parsed<QS>, Params<P, PS>>, ctx: Koa.Context) => HandlerResult<NoInfer<Served<RS>>>;
+};
+
+export function defineEndpoint<P extends string, BS extends z.ZodType | undefined = undefined, QS extends z.ZodType | undefined = undefined, PS extends z.ZodObject | undefined = undefined, RS extends z.ZodType | undefined = undefined>(
+  e: EndpointDefinition<P, BS, QS, PS, RS>,
+): Endpoint {
+  const out: Endpoint = { auth: 'admin', ...e };
   // the secrets rule is a rule of admin credentials (token scopes, session roles)
   if (out.secrets && out.auth !== 'admin') throw new Error(`${out.method} ${out.path}: only admin endpoints declare secrets`);
   return out;

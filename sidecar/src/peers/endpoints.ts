@@ -8,7 +8,6 @@ import { okWith } from '../http/responses.js';
 
 export function peerEndpoints(deps: AppContext): Endpoint[] {
   const peers = () => deps.peers;
-  const id = (p: Record<string, string | number>) => p.id as number;
   const tags = ['peers'];
   return [
     defineEndpoint({
@@ -37,22 +36,22 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/peers/:id', summary: 'One peer', tags, response: peerResponse,
-      handler: async ({ params }) => ({ peer: await peers().get(id(params)) }),
+      handler: async ({ params }) => ({ peer: await peers().get(params.id) }),
     }),
     defineEndpoint({
       method: 'PUT', path: '/peers/:id', tags, body: updatePeerBody, response: peerResponse,
       summary: 'Partial update; changes to enabled, expires_at, allowed_ips or keys are applied to the tunnel at once',
-      handler: async ({ params, body }, ctx) => ({ peer: await peers().update(id(params), body, actingUserId(ctx.state.principal)) }),
+      handler: async ({ params, body }, ctx) => ({ peer: await peers().update(params.id, body, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/peers/:id', response: okWith({ deleted: z.object({ id: z.number().int(), name: z.string() }) }), tags,
       summary: 'Delete a peer (its tunnel stops at once); 409 while routes point at it',
-      handler: async ({ params }, ctx) => ({ deleted: await peers().remove(id(params), actingUserId(ctx.state.principal)) }),
+      handler: async ({ params }, ctx) => ({ deleted: await peers().remove(params.id, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
       method: 'PUT', path: '/peers/:id/toggle', response: peerToggleResponse, tags, summary: 'Enable a disabled peer or disable an enabled one (kept in the database)',
       handler: async ({ params }, ctx) => {
-        const peer = await peers().toggle(id(params), actingUserId(ctx.state.principal));
+        const peer = await peers().toggle(params.id, actingUserId(ctx.state.principal));
         return { peer, enabled: peer.enabled };
       },
     }),
@@ -62,7 +61,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       rawResponse: { contentType: 'text/plain', description: 'The WireGuard client configuration (wg-quick format); with download=1|true as an attachment (Content-Disposition) named after the peer' },
       summary: 'The client tunnel config as text/plain; download=1 sends it as an attachment named after the peer',
       handler: async ({ params, query }, ctx) => {
-        const c = await peers().config(id(params));
+        const c = await peers().config(params.id);
         ctx.set('Cache-Control', 'no-store');
         ctx.type = 'text/plain; charset=utf-8';
         if (query.download === '1' || query.download === 'true') ctx.attachment(c.filename);
@@ -73,18 +72,18 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET', path: '/peers/:id/qr', secrets: 'the peer\'s WireGuard private key and preshared key (as config text and QR code)', response: peerQrResponse, tags, summary: 'The client config as a QR code (PNG data URL) plus the config text',
       handler: async ({ params }, ctx) => {
         ctx.set('Cache-Control', 'no-store');
-        return { ...(await peers().qr(id(params))) };
+        return { ...(await peers().qr(params.id)) };
       },
     }),
     defineEndpoint({
       method: 'PATCH', path: '/peers/:id/hostname', response: peerResponse, tags, body: hostnameBody, feature: 'internal_dns',
       summary: 'Set the admin hostname (sticky: agent reports never replace it); empty string or null removes it. Feature internal_dns',
-      handler: async ({ params, body }, ctx) => ({ peer: await peers().setAdminHostname(id(params), body.hostname, actingUserId(ctx.state.principal)) }),
+      handler: async ({ params, body }, ctx) => ({ peer: await peers().setAdminHostname(params.id, body.hostname, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
       method: 'GET', path: '/peers/:id/traffic', response: peerTrafficResponse, tags, query: peerTrafficQuery,
       summary: 'Traffic chart of one peer: points {timestamp, rx, tx} per step (24h: 1 h, 7d: 6 h, 30d: 1 day)',
-      handler: async ({ params, query }) => ({ ...(await peers().traffic(id(params), query.period)) }),
+      handler: async ({ params, query }) => ({ ...(await peers().traffic(params.id, query.period)) }),
     }),
   ];
 }

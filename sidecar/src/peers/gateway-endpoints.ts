@@ -7,12 +7,11 @@ import { gatewayInfoResponse, gatewayRotateResponse } from '../gateways/schema.j
 
 export function peerGatewayEndpoints(deps: AppContext): Endpoint[] {
   const gw = () => deps.gateways;
-  const id = (p: Record<string, string | number>) => p.id as number;
   return [
     defineEndpoint({
       method: 'GET', path: '/peers/:id/gateway-info', response: gatewayInfoResponse, tags: ['peers', 'gateways'],
       summary: 'Status and last health of one gateway peer (400 for a regular peer)',
-      handler: async ({ params }) => ({ gateway: await gw().info(id(params)) }),
+      handler: async ({ params }) => ({ gateway: await gw().info(params.id) }),
     }),
     defineEndpoint({
       method: 'POST', path: '/peers/:id/gateway-env/rotate',
@@ -20,7 +19,7 @@ export function peerGatewayEndpoints(deps: AppContext): Endpoint[] {
       summary: 'New API and push tokens and a new gateway.env; the old tokens stop working at once (400 for a regular peer)',
       handler: async ({ params }, ctx) => {
         ctx.set('Cache-Control', 'no-store');
-        const r = await gw().rotate(id(params), actingUserId(ctx.state.principal));
+        const r = await gw().rotate(params.id, actingUserId(ctx.state.principal));
         return { peer_id: r.peer_id, gateway: { apiToken: r.apiToken, pushToken: r.pushToken, envContent: r.envContent } };
       },
     }),

@@ -83,7 +83,7 @@ export async function rollup(s: Sequelize, now: number): Promise<{ folded5m: num
  * Chart data for a period: one point per step (oldest first, empty steps as zeros), for one peer or
  * (peerId undefined) for all peers together.
  */
-export async function series(s: Sequelize, period: Period, now: number, peerId?: number): Promise<{ period: Period; step_ms: number; from: number; to: number; points: ChartPoint[]; total_rx: number; total_tx: number }> {
+export async function series<P extends Period>(s: Sequelize, period: P, now: number, peerId?: number): Promise<{ period: P; step_ms: number; from: number; to: number; points: ChartPoint[]; total_rx: number; total_tx: number }> {
   const { window, step } = PERIODS[period];
   const to = floorTo(now, step) + step;
   const from = to - window;

@@ -254,7 +254,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET', path: '/client/rdp/:id/status', auth, tags, headers: optionalMachineHeaders, feature, response: clientRdpStatusResponse, query: statusQuery,
       summary: 'Reachability of the RDP target along the route\'s path (the last scheduled check, or one now with ?refresh=1), with the maintenance window in force',
       handler: async ({ params, query }, ctx) => {
-        const route = await visible(params.id as number, caller(ctx));
+        const route = await visible(params.id, caller(ctx));
         return { status: await deps.rdpStatus.status(route.id, query.refresh ?? false) };
       },
     }),
@@ -269,7 +269,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params, query }, ctx) => {
         const p = caller(ctx);
         const clientKey = await validateOneTimeKey(query.key);
-        const route = await visible(params.id as number, p, { disabledToo: true });
+        const route = await visible(params.id, p, { disabledToo: true });
         refuseIfUnavailable(route, deps.clock());
         if (route.rotation_state === 'pending') {
           throw new AppError('conflict', `RDP route "${route.name}": the credentials must be re-entered by an admin after a master-key rotation`, undefined, { reason: 'rotation_pending' });
@@ -310,7 +310,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       errors: { '409': 'the route is disabled', '423': 'the route is in a maintenance window (reason maintenance, maintenance)' },
       handler: async ({ params, body }, ctx) => {
         const p = caller(ctx);
-        const route = await visible(params.id as number, p, { disabledToo: true });
+        const route = await visible(params.id, p, { disabledToo: true });
         refuseIfUnavailable(route, deps.clock());
         const s = await deps.rdpSessions.start(route.id, await who(ctx, body?.client_name));
         return { session: s };
@@ -320,7 +320,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       method: 'PATCH', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionRef, response: clientRdpHeartbeatResponse,
       summary: 'Session heartbeat ({session_id}): {disconnect: true, reason} orders the client to drop the RDP connection (disconnect-all, route disabled or deleted)',
       handler: async ({ params, body }, ctx) => {
-        await onRoute(body.session_id, params.id as number);
+        await onRoute(body.session_id, params.id);
         const a = await deps.rdpSessions.heartbeat(body.session_id, await who(ctx));
         return { session_id: a.session_id, disconnect: a.disconnect, reason: a.reason ?? null, message: a.message ?? null, status: a.status, lost_after_s: a.lost_after_s };
       },
@@ -329,7 +329,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       method: 'DELETE', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionRef, response: clientRdpSessionResponse,
       summary: 'Session end ({session_id}); ending an ended session returns it as it is',
       handler: async ({ params, body }, ctx) => {
-        await onRoute(body.session_id, params.id as number);
+        await onRoute(body.session_id, params.id);
         return { session: await deps.rdpSessions.end(body.session_id, await who(ctx), 'client') };
       },
     }),

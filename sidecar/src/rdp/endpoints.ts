@@ -14,7 +14,6 @@ export function rdpEndpoints(deps: AppContext): Endpoint[] {
   const actor = (ctx: { state: { principal?: Principal } }) => actingUserId(ctx.state.principal) ?? null;
   const tags = ['rdp'];
   const feature = 'remote_desktop' as const;
-  const id = (params: Record<string, string | number>) => params.id as number;
   return [
     defineEndpoint({
       method: 'GET', path: '/rdp', response: rdpRoutesResponse, tags, feature, summary: 'All RDP routes (credentials only as has_credentials)',
@@ -51,44 +50,44 @@ export function rdpEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/rdp/:id', response: rdpRouteResponse, tags, feature, summary: 'One RDP route',
-      handler: async ({ params }) => ({ route: await svc().get(id(params)) }),
+      handler: async ({ params }) => ({ route: await svc().get(params.id) }),
     }),
     defineEndpoint({
       method: 'PATCH', path: '/rdp/:id', response: rdpRouteResponse, tags, feature, body: updateRdpBody,
       summary: 'Partial update of an RDP route (and of its linked L4 route; leaving gateway mode deletes that route)',
-      handler: async ({ params, body }, ctx) => ({ route: await svc().update(id(params), body, actor(ctx)) }),
+      handler: async ({ params, body }, ctx) => ({ route: await svc().update(params.id, body, actor(ctx)) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/rdp/:id', response: okOnly, tags, feature, summary: 'Delete an RDP route, its linked L4 route and its session history',
       handler: async ({ params }, ctx) => {
-        await svc().remove(id(params), actor(ctx));
+        await svc().remove(params.id, actor(ctx));
         return {};
       },
     }),
     defineEndpoint({
       method: 'PUT', path: '/rdp/:id/toggle', response: rdpToggleResponse, tags, feature, summary: 'Enable or disable an RDP route (and its linked L4 route)',
       handler: async ({ params }, ctx) => {
-        const route = await svc().toggle(id(params), actor(ctx));
+        const route = await svc().toggle(params.id, actor(ctx));
         return { route, enabled: route.enabled };
       },
     }),
     defineEndpoint({
       method: 'GET', path: '/rdp/:id/credentials', response: credentialsResponse, tags, feature, summary: 'The stored credential envelope (ciphertext only; null when none)',
-      handler: async ({ params }) => svc().getCredentials(id(params)) as unknown as Record<string, unknown>,
+      handler: async ({ params }) => svc().getCredentials(params.id),
     }),
     defineEndpoint({
       method: 'PUT', path: '/rdp/:id/credentials', response: credentialsResponse, tags, feature, body: credentialsBody,
       summary: 'Store credentials: {credentials: <envelope made for the current key of GET /rdp/pubkey>}; another key id is refused (400)',
-      handler: async ({ params, body }, ctx) => svc().setCredentials(id(params), body.credentials, actor(ctx)) as unknown as Record<string, unknown>,
+      handler: async ({ params, body }, ctx) => svc().setCredentials(params.id, body.credentials, actor(ctx)),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/rdp/:id/credentials', response: credentialsResponse, tags, feature, summary: 'Remove the stored credentials',
-      handler: async ({ params }, ctx) => svc().clearCredentials(id(params), actor(ctx)) as unknown as Record<string, unknown>,
+      handler: async ({ params }, ctx) => svc().clearCredentials(params.id, actor(ctx)),
     }),
     defineEndpoint({
       method: 'GET', path: '/rdp/:id/maintenance', response: maintenanceResponse, tags, feature, summary: 'Maintenance windows of an RDP route and the one in force now',
       handler: async ({ params }) => {
-        const r = await svc().getRoute(id(params));
+        const r = await svc().getRoute(params.id);
         return { route_id: r.id, windows: r.maintenance_windows, active: svc().activeMaintenance(r) };
       },
     }),
@@ -96,14 +95,14 @@ export function rdpEndpoints(deps: AppContext): Endpoint[] {
       method: 'PUT', path: '/rdp/:id/maintenance', response: maintenanceResponse, tags, feature, body: maintenanceBody,
       summary: 'Replace the maintenance windows ({windows: [{from, to, note}]}, ISO-8601, from < to); connects inside one are refused with its note',
       handler: async ({ params, body }, ctx) => {
-        const windows = await svc().setMaintenance(id(params), body.windows, actor(ctx));
-        return { route_id: id(params), windows, active: svc().activeMaintenance({ maintenance_windows: windows }) };
+        const windows = await svc().setMaintenance(params.id, body.windows, actor(ctx));
+        return { route_id: params.id, windows, active: svc().activeMaintenance({ maintenance_windows: windows }) };
       },
     }),
     defineEndpoint({
       method: 'POST', path: '/rdp/:id/rotation/ack', response: rdpRouteResponse, tags, feature,
       summary: 'Acknowledge that the credentials were entered again after a master-key rotation (409 while they are still for the retired key)',
-      handler: async ({ params }, ctx) => ({ route: await svc().ackRotation(id(params), actor(ctx)) }),
+      handler: async ({ params }, ctx) => ({ route: await svc().ackRotation(params.id, actor(ctx)) }),
     }),
   ];
 }

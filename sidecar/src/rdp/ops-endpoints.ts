@@ -130,27 +130,27 @@ export function rdpOpsEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'GET', path: '/rdp/:id/status', response: rdpStatusResponse, tags, feature, query: statusQuery,
       summary: "Status of one RDP route: the last scheduled check, or a check now with ?refresh=1 (checked at once when it has none yet)",
-      handler: async ({ params, query }) => ({ status: await deps.rdpStatus.status(params.id as number, query.refresh ?? false) }),
+      handler: async ({ params, query }) => ({ status: await deps.rdpStatus.status(params.id, query.refresh ?? false) }),
     }),
     defineEndpoint({
       method: 'POST', path: '/rdp/:id/wol', response: wolResponse, tags, feature, body: wolBody,
       summary: "Wake-on-LAN: the magic packet through the gateway companion (gateway mode) or as UDP to target_host port 9 (other modes); starts a wake cycle of timeout_ms",
-      handler: async ({ params, body }, ctx) => ({ wol: await deps.rdpWol.wake(params.id as number, { timeout_ms: body?.timeout_ms, actor: actingUserId(ctx.state.principal) ?? null }) }),
+      handler: async ({ params, body }, ctx) => ({ wol: await deps.rdpWol.wake(params.id, { timeout_ms: body?.timeout_ms, actor: actingUserId(ctx.state.principal) ?? null }) }),
     }),
     defineEndpoint({
       method: 'GET', path: '/rdp/:id/wol/status', response: wolResponse, tags, feature,
       summary: 'The wake cycle: pending until the host answers (awake) or timeout_ms passes (timeout); each call while pending checks reachability once',
-      handler: async ({ params }) => ({ wol: await deps.rdpWol.poll(params.id as number) }),
+      handler: async ({ params }) => ({ wol: await deps.rdpWol.poll(params.id) }),
     }),
     defineEndpoint({
       method: 'POST', path: '/rdp/:id/sessions/disconnect-all', response: disconnectAllResponse, tags, feature,
       summary: "Tells every active session's client to drop its RDP connection (the order comes with the client's next session heartbeat; the sessions then end as disconnected); in gateway mode the companion also closes the linked L4 route's live connections",
-      handler: async ({ params }, ctx) => ({ ...(await deps.rdpSessions.disconnectAll(params.id as number, actingUserId(ctx.state.principal) ?? null)) }),
+      handler: async ({ params }, ctx) => ({ ...(await deps.rdpSessions.disconnectAll(params.id, actingUserId(ctx.state.principal) ?? null)) }),
     }),
     defineEndpoint({
       method: 'GET', path: '/rdp/:id/history', response: historyResponse, tags, feature, query: historyQuery,
       summary: `Session history of one RDP route, newest first (limit 1-${HISTORY_MAX_LIMIT}, default ${HISTORY_DEFAULT_LIMIT}): duration, client, peer, user, end reason`,
-      handler: async ({ params, query }) => ({ ...(await deps.rdpSessions.history(params.id as number, query.limit)) }),
+      handler: async ({ params, query }) => ({ ...(await deps.rdpSessions.history(params.id, query.limit)) }),
     }),
   ];
 }

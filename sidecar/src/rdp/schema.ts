@@ -144,14 +144,16 @@ export const pubkeyResponse = z.object({
   public_key: z.string().meta({ description: 'base64 SPKI DER of the RSA-OAEP (SHA-256) public key' }),
   alg: z.string().meta({ description: 'the envelope scheme: RSA-OAEP-256+A256GCM' }),
 });
-export const credentialsResponse = z.object({
-  ok: z.literal(true),
+/** An RDP route's stored credentials (ciphertext only). */
+export const storedCredentials = z.object({
   route_id: z.number().int(),
   credentials: credentialEnvelopeSchema.nullable().meta({ description: 'the stored envelope (ciphertext only), null when none' }),
   credentials_kid: z.string().nullable(),
   credentials_updated_at: isoDate.nullable(),
   rotation_state: z.enum(ROTATION_STATES),
 });
+export type StoredCredentials = z.infer<typeof storedCredentials>;
+export const credentialsResponse = z.object({ ok: z.literal(true), ...storedCredentials.shape });
 export const maintenanceResponse = z.object({
   ok: z.literal(true),
   route_id: z.number().int(),

@@ -23,7 +23,7 @@ import type { CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
 import { gatewayListenPort } from '@gatehouse/common/gateway-protocol.js';
 import type { RdpKeys } from './keys.js';
 import { rdpToRow, rowToRdp, type MaintenanceWindow, type RdpRoute, type RdpRouteRow } from './model.js';
-import type { RdpInput, RdpRouteView } from './schema.js';
+import type { RdpInput, RdpRouteView, StoredCredentials } from './schema.js';
 
 type Fields = Record<string, string>;
 
@@ -60,14 +60,6 @@ export interface RdpBatchResult {
   id: number;
   ok: boolean;
   error?: string;
-}
-
-export interface StoredCredentials {
-  route_id: number;
-  credentials: CredentialEnvelope | null;
-  credentials_kid: string | null;
-  credentials_updated_at: string | null;
-  rotation_state: RdpRoute['rotation_state'];
 }
 
 /** The fields that say where a desktop client takes the stored credentials (the RD gateway pair included). */

@@ -19,6 +19,7 @@ import type { EventBus } from '../events.js';
 import { breakerSecretPath } from '../proxy/fragments/resilience.js';
 import type { ProxyService } from '../proxy/service.js';
 import { rowToRoute } from '../routes/model.js';
+import type { BreakerReset } from '../routes/schema.js';
 import type { RouteRow } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
 import { AppError, notFound } from '../util/errors.js';
@@ -110,7 +111,7 @@ export class BreakerService {
   }
 
   /** Zeroes the state and re-renders with reset_at = now (applied once by the module). */
-  async reset(id: number, actor?: number): Promise<Record<string, unknown>> {
+  async reset(id: number, actor?: number): Promise<BreakerReset> {
     const now = this.o.clock();
     const route = await this.o.proxy.transact(async (t) => {
       const row = (await this.o.db.models.Route.findByPk(id, { raw: true, transaction: t })) as RouteRow | null;

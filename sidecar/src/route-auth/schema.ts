@@ -102,7 +102,7 @@ export const previewQuery = z.strictObject({
 export type PreviewInput = z.infer<typeof previewQuery>;
 
 const isoDate = z.string().meta({ format: 'date-time' });
-/** route-auth/service.ts apiWithUsers: a route's auth configuration as served (never its secrets). */
+/** A route's auth configuration as served (never its secrets), with the route's users. */
 export const routeAuthView = z.object({
   route_id: z.number().int(),
   method: z.enum(['email_password', 'email_code', 'totp']),
@@ -123,6 +123,7 @@ export const routeAuthView = z.object({
   updated_at: isoDate,
   users: z.array(z.object({ user_id: z.number().int(), username: z.string(), email: z.string().nullable(), totp_active: z.boolean(), totp_setup_pending: z.boolean() })),
 });
+export type RouteAuthView = z.infer<typeof routeAuthView>;
 export const routeAuthResponse = z.object({ ok: z.literal(true), route_auth: routeAuthView });
 export const routeAuthOrNullResponse = z.object({ ok: z.literal(true), route_auth: routeAuthView.nullable() });
 export const totpSetupResponse = z.object({ ok: z.literal(true), secret: z.string(), otpauth_url: z.string(), qr_code: z.string() });

@@ -22,7 +22,7 @@ import { AppError, notFound, unprocessable } from '../util/errors.js';
 import type { Mailer } from '../smtp/service.js';
 import { BrandingStore, fetchImage, mimeOfFile, type BrandingKind } from './branding.js';
 import { hasRouteAuth, normalizeAuthRow, type BrandingColumns, normalizeUserTotpRow, protectedRouteIds, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
-import { TOTP_STEP_S, TOTP_WINDOW, type PreviewInput, type RouteAuthInput } from './schema.js';
+import { TOTP_STEP_S, TOTP_WINDOW, type PreviewInput, type RouteAuthInput, type RouteAuthView } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
 
 export const BCRYPT_ROUNDS = 12;
@@ -127,7 +127,7 @@ export class RouteAuthService {
     return users.map((u) => ({ user: { ...u, id: Number(u.id) }, totp: byUser.get(Number(u.id)) ?? null }));
   }
 
-  private async apiWithUsers(c: RouteAuthRow): Promise<Record<string, unknown>> {
+  private async apiWithUsers(c: RouteAuthRow): Promise<RouteAuthView> {
     const route = await this.route(c.route_id);
     const users = await this.routeUsers(c.route_id, route.user_ids);
     return {
@@ -143,7 +143,7 @@ export class RouteAuthService {
     };
   }
 
-  toApi(c: RouteAuthRow): Record<string, unknown> {
+  toApi(c: RouteAuthRow): Omit<RouteAuthView, 'users'> {
     const v = c.updated_at;
     return {
       route_id: c.route_id,
@@ -167,7 +167,7 @@ export class RouteAuthService {
     };
   }
 
-  async get(routeId: number): Promise<Record<string, unknown> | null> {
+  async get(routeId: number): Promise<RouteAuthView | null> {
     await this.route(routeId);
     const c = await this.config(routeId);
     return c ? this.apiWithUsers(c) : null;
@@ -179,7 +179,7 @@ export class RouteAuthService {
   }
 
   /** POST /routes/:id/auth: create or replace. Omitted optional fields keep their stored values; null clears. */
-  async save(routeId: number, input: RouteAuthInput, actor?: number): Promise<Record<string, unknown>> {
+  async save(routeId: number, input: RouteAuthInput, actor?: number): Promise<RouteAuthView> {
     const pre = await this.route(routeId);
     this.usable(pre);
     const needsMail = input.method === 'email_code' || (input.two_factor_enabled && input.two_factor_method === 'email_code');
@@ -360,7 +360,7 @@ export class RouteAuthService {
   }
 
   /** POST /routes/:id/auth/totp-verify {token, user_id?}: activates the pending secret. */
-  async totpVerify(routeId: number, token: string, actor?: number, userId?: number): Promise<Record<string, unknown>> {
+  async totpVerify(routeId: number, token: string, actor?: number, userId?: number): Promise<RouteAuthView> {
     const { route, cfg } = await this.requireConfig(routeId);
     const user = userId === undefined ? null : await this.routeUser(route, userId);
     const pending = user ? (await this.userTotp(routeId, user.id))?.totp_pending_secret ?? null : cfg.totp_pending_secret;
@@ -417,7 +417,7 @@ export class RouteAuthService {
 
   // ---- branding ----
 
-  async setBranding(routeId: number, kind: BrandingKind, data: Uint8Array, actor?: number): Promise<Record<string, unknown>> {
+  async setBranding(routeId: number, kind: BrandingKind, data: Uint8Array, actor?: number): Promise<RouteAuthView> {
     const { route, cfg } = await this.requireConfig(routeId);
     const name = this.branding.write(routeId, kind, data, 'file');
     try {
@@ -432,7 +432,7 @@ export class RouteAuthService {
     return this.apiWithUsers((await this.config(routeId))!);
   }
 
-  async deleteBranding(routeId: number, kind: BrandingKind, actor?: number): Promise<Record<string, unknown>> {
+  async deleteBranding(routeId: number, kind: BrandingKind, actor?: number): Promise<RouteAuthView> {
     const { route, cfg } = await this.requireConfig(routeId);
     if (cfg[kind]) {
       await this.models.RouteAuth.update({ [kind]: null, updated_at: this.deps.clock() }, { where: { route_id: routeId } });

@@ -36,23 +36,23 @@ export function routeEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'GET', path: '/routes/:id', response: routeResponse, summary: 'One route', tags,
-      handler: async ({ params }) => ({ route: await svc().get(params.id as number) }),
+      handler: async ({ params }) => ({ route: await svc().get(params.id) }),
     }),
     defineEndpoint({
       method: 'PUT', path: '/routes/:id', response: routeResponse, summary: 'Partial update of a route', tags, body: updateRouteBody,
-      handler: async ({ body, params }, ctx) => ({ route: await svc().update(params.id as number, body, actor(ctx)) }),
+      handler: async ({ body, params }, ctx) => ({ route: await svc().update(params.id, body, actor(ctx)) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/routes/:id', response: okOnly, summary: 'Delete a route', tags,
       handler: async ({ params }, ctx) => {
-        await svc().remove(params.id as number, actor(ctx));
+        await svc().remove(params.id, actor(ctx));
         return {};
       },
     }),
     defineEndpoint({
       method: 'PUT', path: '/routes/:id/toggle', response: routeToggleResponse, summary: 'Enable or disable a route', tags,
       handler: async ({ params }, ctx) => {
-        const route = await svc().toggle(params.id as number, actor(ctx));
+        const route = await svc().toggle(params.id, actor(ctx));
         return { route, enabled: route.enabled };
       },
     }),

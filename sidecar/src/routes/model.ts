@@ -3,6 +3,7 @@
 // booleans, numbers as strings in some drivers) or PostgreSQL (booleans, BIGINT as numbers):
 // rowToRoute() makes both look the same.
 import type { RouteRow } from '../db/models.js';
+import type { RouteView } from './schema.js';
 
 export type RouteType = 'http' | 'l4';
 export type TargetKind = 'peer' | 'gateway';
@@ -168,7 +169,7 @@ export function routeToRow(r: Omit<Route, 'id'>): Omit<RouteRow, 'id'> {
  * The SPEC's route object: every field by its SPEC name; the basic-auth password is never returned.
  * rdp_route_id: the RDP route that owns this route (its gateway-mode linked L4 route), else null.
  */
-export function toApi(r: Route, rdpRouteId: number | null = null): Record<string, unknown> {
+export function toApi(r: Route, rdpRouteId: number | null = null): RouteView {
   const { basic_auth_password_hash, created_at, updated_at, ...rest } = r;
   return {
     ...rest,

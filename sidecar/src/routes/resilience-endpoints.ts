@@ -17,7 +17,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       summary: `The last ${TRACE_LIMIT} requests of the route (time, method, uri, status, duration, upstream, client ip, auth_user: who was signed in by route auth); with debug_enabled also request_headers and response_headers (credentials redacted) of the requests logged while it was on`,
       tags: ['routes'],
       handler: async ({ params }) => {
-        const route = await deps.routes.getRoute(params.id as number);
+        const route = await deps.routes.getRoute(params.id);
         await access().poll();
         const entries = await access().trace(route.id);
         return {
@@ -35,7 +35,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'POST', path: '/routes/:id/check', response: routeCheckResponse, summary: "Uptime check of the route's backend now (through the tunnel): HTTP GET / for HTTP routes, a TCP connect for TCP L4 routes (400 for UDP routes); returns the result", tags: ['routes'],
       handler: async ({ params }) => {
-        const route = await deps.routes.getRoute(params.id as number);
+        const route = await deps.routes.getRoute(params.id);
         if (!monitorable(route)) throw new AppError('conflict', 'Uptime checks are for HTTP and TCP routes: a UDP service cannot be told up without its own protocol', { l4_protocol: 'udp routes cannot be checked' });
         return { check: await deps.monitor.check(route) };
       },
@@ -44,14 +44,14 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET', path: '/routes/:id/checks', response: routeChecksResponse, summary: 'Uptime history of the route, newest first (limit)', tags: ['routes'],
       query: checksQuery,
       handler: async ({ params, query }) => {
-        const route = await deps.routes.getRoute(params.id as number);
+        const route = await deps.routes.getRoute(params.id);
         return { checks: await deps.monitor.history(route.id, query.limit) };
       },
     }),
     defineEndpoint({
       method: 'POST', path: '/routes/:id/circuit-breaker/reset', response: breakerResetResponse, tags: ['routes'], feature: 'circuit_breaker',
       summary: "Close the route's circuit breaker now (zeroes the state; 400 when the breaker is not enabled)",
-      handler: async ({ params }, ctx) => ({ circuit_breaker: await svc().reset(params.id as number, actingUserId(ctx.state.principal)) }),
+      handler: async ({ params }, ctx) => ({ circuit_breaker: await svc().reset(params.id, actingUserId(ctx.state.principal)) }),
     }),
   ];
 }

@@ -268,7 +268,7 @@ export const routePeersQuery = z.strictObject({ peer_type: z.enum(['regular', 'g
 export const checksQuery = z.strictObject({ limit: queryInt(1, 1000).default(100) });
 
 const nInt = z.number().int().nullable();
-/** routes/model.ts toApi: a route as served (the basic-auth password hash never; basic_auth_password is always null). */
+/** A route as served (routes/model.ts toApi): the basic-auth password hash never; basic_auth_password is always null. */
 export const routeView = z.object({
   id: z.number().int(),
   domain: z.string(),
@@ -320,6 +320,7 @@ export const routeView = z.object({
   created_at: z.string().meta({ format: 'date-time' }),
   updated_at: z.string().meta({ format: 'date-time' }),
 });
+export type RouteView = z.infer<typeof routeView>;
 export const routeResponse = z.object({ ok: z.literal(true), route: routeView });
 export const routeToggleResponse = z.object({ ok: z.literal(true), route: routeView, enabled: z.boolean() });
 export const routesResponse = z.object({ ok: z.literal(true), routes: z.array(routeView), total: z.number().int(), total_all: z.number().int(), limit: z.number().int(), offset: z.number().int() });
@@ -330,23 +331,23 @@ export const routesBatchResponse = z.object({
   failed: z.number().int(),
 });
 export const checkDnsResponse = z.object({ ok: z.literal(true), domain: z.string(), matches: z.boolean(), resolvedIps: z.array(z.string()), expectedIp: z.string().nullable() });
-export const routePeersResponse = z.object({
-  ok: z.literal(true),
-  peers: z.array(z.object({
-    id: z.number().int(),
-    name: z.string(),
-    description: z.string().nullable(),
-    peer_type: z.enum(['regular', 'gateway']),
-    is_gateway: z.boolean(),
-    enabled: z.union([z.literal(0), z.literal(1)]),
-    ip: z.string(),
-    hostname: z.string().nullable(),
-    api_port: nInt,
-    isOnline: z.boolean(),
-    group_id: nInt,
-    group: z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() }).nullable(),
-  })),
+/** A peer as the route wizard lists it (GET /routes/peers). */
+export const wizardPeer = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  peer_type: z.enum(['regular', 'gateway']),
+  is_gateway: z.boolean(),
+  enabled: z.union([z.literal(0), z.literal(1)]),
+  ip: z.string(),
+  hostname: z.string().nullable(),
+  api_port: nInt,
+  isOnline: z.boolean(),
+  group_id: nInt,
+  group: z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() }).nullable(),
 });
+export type WizardPeer = z.infer<typeof wizardPeer>;
+export const routePeersResponse = z.object({ ok: z.literal(true), peers: z.array(wizardPeer) });
 
 const checkView = z.object({
   route_id: z.number().int(),
@@ -358,7 +359,10 @@ const checkView = z.object({
 });
 export const routeCheckResponse = z.object({ ok: z.literal(true), check: checkView });
 export const routeChecksResponse = z.object({ ok: z.literal(true), checks: z.array(checkView) });
-export const breakerResetResponse = z.object({ ok: z.literal(true), circuit_breaker: z.object({ route_id: z.number().int(), cb_failure_count: z.literal(0), cb_opened_at: z.null(), reset_at: z.string().meta({ format: 'date-time' }) }) });
+/** A route's circuit breaker right after a reset. */
+export const breakerReset = z.object({ route_id: z.number().int(), cb_failure_count: z.literal(0), cb_opened_at: z.null(), reset_at: z.string().meta({ format: 'date-time' }) });
+export type BreakerReset = z.infer<typeof breakerReset>;
+export const breakerResetResponse = z.object({ ok: z.literal(true), circuit_breaker: breakerReset });
 export const wolResponse = z.object({
   ok: z.literal(true),
   wol: z.object({ route_id: z.number().int(), gateway_peer_id: z.number().int(), mac: z.string(), sent_at: z.number().int().meta({ description: 'epoch ms' }), companion: z.unknown().meta({ description: "the gateway companion's answer, as it sent it" }) }),

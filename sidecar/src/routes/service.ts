@@ -17,7 +17,7 @@ import { asBool } from '../db/define.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.js';
 import { normalizeIpRules } from '../route-auth/ip.js';
-import type { ListRoutesQuery, RouteInput } from './schema.js';
+import type { ListRoutesQuery, RouteInput, RouteView, WizardPeer } from './schema.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
 
 type Fields = Record<string, string>;
@@ -103,7 +103,7 @@ export class RoutesService {
   }
 
   /** One page of routes matching the filters in the sort order (routes/list.ts); total counts the matches, totalAll every route. */
-  async list(q: ListRoutesQuery): Promise<{ routes: Record<string, unknown>[]; total: number; totalAll: number }> {
+  async list(q: ListRoutesQuery): Promise<{ routes: RouteView[]; total: number; totalAll: number }> {
     const where = routeWhere(this.db, q);
     const [rows, total, totalAll] = await Promise.all([
       this.Route.findAll({ where, order: routeOrder(q.sort), limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<RouteRow[]>,
@@ -120,13 +120,13 @@ export class RoutesService {
     return rowToRoute(row);
   }
 
-  async get(id: number): Promise<Record<string, unknown>> {
+  async get(id: number): Promise<RouteView> {
     const route = await this.getRoute(id);
     const owner = route.route_type === 'l4' ? (await this.linkedOwners([id])).get(id) : undefined;
     return toApi(route, owner?.id ?? null);
   }
 
-  async create(input: RouteInput, actor?: number): Promise<Record<string, unknown>> {
+  async create(input: RouteInput, actor?: number): Promise<RouteView> {
     const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
     const route = await this.proxy.transact(async (t) => {
       const now = this.clock();
@@ -142,7 +142,7 @@ export class RoutesService {
     return toApi(route);
   }
 
-  async update(id: number, input: RouteInput, actor?: number): Promise<Record<string, unknown>> {
+  async update(id: number, input: RouteInput, actor?: number): Promise<RouteView> {
     const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
     const route = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
@@ -169,7 +169,7 @@ export class RoutesService {
     await this.events.emit({ type: 'route_deleted', route_id: id, domain, actor: actor ?? null });
   }
 
-  async toggle(id: number, actor?: number): Promise<Record<string, unknown>> {
+  async toggle(id: number, actor?: number): Promise<RouteView> {
     const route = await this.proxy.transact(async (t) => {
       const existing = await this.getRoute(id, t);
       await this.refuseLinkedRoutes([id], t);
@@ -429,7 +429,7 @@ export class RoutesService {
   }
 
   /** Peers for the route wizard: online status, gateway flag, group. */
-  async wizardPeers(peerType?: 'regular' | 'gateway'): Promise<Record<string, unknown>[]> {
+  async wizardPeers(peerType?: 'regular' | 'gateway'): Promise<WizardPeer[]> {
     const where = peerType ? { peer_type: peerType } : {};
     const rows = (await this.db.models.Peer.findAll({
       where,

@@ -11,7 +11,7 @@ export function routeWolEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'POST', path: '/routes/:id/wol', response: wolResponse, tags: ['routes', 'gateways'],
       summary: "Wake-on-LAN now: the route's gateway companion broadcasts the magic packet for wol_mac on its LAN",
-      handler: async ({ params }, ctx) => ({ wol: await wol().wake(params.id as number, { actor: actingUserId(ctx.state.principal), trigger: 'admin' }) }),
+      handler: async ({ params }, ctx) => ({ wol: await wol().wake(params.id, { actor: actingUserId(ctx.state.principal), trigger: 'admin' }) }),
     }),
   ];
 }

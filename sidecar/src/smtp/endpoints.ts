@@ -23,7 +23,7 @@ export function smtpEndpoints(deps: AppContext): Endpoint[] {
       body: smtpTestBody,
       handler: async ({ body }, ctx) => {
         const r = await svc().sendTest(body.to, actor(ctx));
-        return { sent: true, message_id: r.messageId, accepted: r.accepted };
+        return { sent: true as const, message_id: r.messageId, accepted: r.accepted };
       },
     }),
   ];

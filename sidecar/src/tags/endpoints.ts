@@ -25,7 +25,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       method: 'PUT', path: '/tags/:name', tags: ['peers'], params: z.object({ name: tagName }), body: renameBody, response: tagRenamedResponse,
       summary: 'Rename a tag ({name}: the new name) in the registry and on every peer that carries it (case-insensitive, whole names; a change of case is allowed; 409 with fields.name when another tag has the new name; 404 when the tag is nowhere)',
       handler: async ({ params, body }, ctx) => {
-        const from = String(params.name);
+        const from = params.name;
         const p = tagNameProblem(from);
         if (p) throw validation('Validation failed', { tag: p });
         return { renamed: await tags().rename(from, body.name, actingUserId(ctx.state.principal)) };
@@ -35,7 +35,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       method: 'DELETE', path: '/tags/:name', params: z.object({ name: tagName }), response: okWith({ deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) }), tags: ['peers'],
       summary: 'Delete a tag: removes the registry entry and strips the name from every peer (case-insensitive, whole names only)',
       handler: async ({ params }, ctx) => {
-        const name = String(params.name);
+        const name = params.name;
         const p = tagNameProblem(name);
         if (p) throw validation('Validation failed', { name: p });
         return { deleted: await tags().remove(name, actingUserId(ctx.state.principal)) };

@@ -21,15 +21,15 @@ export function tokenEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'DELETE', path: '/tokens/:id', response: okOnly, adminRole: true, summary: 'Revoke a token at once', tags: ['tokens'],
-      handler: async ({ params }, ctx) => { await deps.tokens.remove(params.id as number, actingUserId(ctx.state.principal)); return {}; },
+      handler: async ({ params }, ctx) => { await deps.tokens.remove(params.id, actingUserId(ctx.state.principal)); return {}; },
     }),
     defineEndpoint({
       method: 'PATCH', path: '/tokens/:id', adminRole: true, summary: 'Rename a token or set its desktop-client split-tunnel override (split_tunnel: CIDRs, or null for the server default)', tags: ['tokens'], body: updateTokenBody, response: tokenRecordResponse,
-      handler: async ({ params, body }, ctx) => ({ record: await deps.tokens.update(params.id as number, body, actingUserId(ctx.state.principal)) }),
+      handler: async ({ params, body }, ctx) => ({ record: await deps.tokens.update(params.id, body, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/tokens/:id/fingerprint', adminRole: true, summary: 'Reset the machine-fingerprint binding; the next use binds again', tags: ['tokens'], response: tokenRecordResponse,
-      handler: async ({ params }, ctx) => ({ record: await deps.tokens.resetFingerprint(params.id as number, actingUserId(ctx.state.principal)) }),
+      handler: async ({ params }, ctx) => ({ record: await deps.tokens.resetFingerprint(params.id, actingUserId(ctx.state.principal)) }),
     }),
   ];
 }

@@ -12,18 +12,18 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       method: 'POST', path: '/users', response: userResponse, adminRole: true, status: 201, summary: 'Create a user', tags: ['users'], body: createBody,
       handler: async ({ body }, ctx) => ({ user: await deps.users.create(body, actor(ctx)) }),
     }),
-    defineEndpoint({ method: 'GET', path: '/users/:id', response: userResponse, adminRole: true, summary: 'One user', tags: ['users'], handler: async ({ params }) => ({ user: await deps.users.get(params.id as number) }) }),
+    defineEndpoint({ method: 'GET', path: '/users/:id', response: userResponse, adminRole: true, summary: 'One user', tags: ['users'], handler: async ({ params }) => ({ user: await deps.users.get(params.id) }) }),
     defineEndpoint({
       method: 'PUT', path: '/users/:id', response: userResponse, adminRole: true, summary: 'Update a user', tags: ['users'], body: updateBody,
-      handler: async ({ body, params }, ctx) => ({ user: await deps.users.update(params.id as number, body, actor(ctx)) }),
+      handler: async ({ body, params }, ctx) => ({ user: await deps.users.update(params.id, body, actor(ctx)) }),
     }),
     defineEndpoint({
       method: 'DELETE', path: '/users/:id', response: okOnly, adminRole: true, summary: 'Delete a user (their sessions end)', tags: ['users'],
-      handler: async ({ params }, ctx) => { await deps.users.remove(params.id as number, actor(ctx)); return {}; },
+      handler: async ({ params }, ctx) => { await deps.users.remove(params.id, actor(ctx)); return {}; },
     }),
     defineEndpoint({
       method: 'POST', path: '/users/:id/reset-password', secrets: 'a new password of another user, which signs in as them until they change it', response: resetPasswordResponse, adminRole: true, summary: 'Set a new random password, returned once; the user must choose a new one at the next sign-in (must_change_password)', tags: ['users'],
-      handler: async ({ params }, ctx) => ({ password: await deps.users.resetPassword(params.id as number, actor(ctx)) }),
+      handler: async ({ params }, ctx) => ({ password: await deps.users.resetPassword(params.id, actor(ctx)) }),
     }),
     defineEndpoint({
       method: 'POST', path: '/users/unlock', response: unlockResponse, adminRole: true, summary: 'Lift a login lockout (record type admin or route_auth)', tags: ['users'],
@@ -31,7 +31,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ body }, ctx) => {
         const wasLocked = await deps.lockout.unlock(body.record_type, body.username);
         await deps.activity.record({ source: 'auth', event_type: 'account_unlocked', message: `Account ${body.username} unlocked by an admin`, details: { record_type: body.record_type, was_locked: wasLocked }, user_id: actor(ctx) });
-        return { unlocked: true, was_locked: wasLocked };
+        return { unlocked: true as const, was_locked: wasLocked };
       },
     }),
     defineEndpoint({
