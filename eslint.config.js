@@ -17,7 +17,7 @@ export default tseslint.config(
   // Tests wait for a condition through the one waitFor (test/lib/wait.ts); time that passes on
   // purpose carries `// not a condition: why` (scripts/eslint/test-waits.js).
   {
-    files: ['sidecar/test/**/*.ts', 'gateway/test/**/*.ts', 'client/test/**/*.ts', 'test/ui/**/*.ts', 'sidecar/ui/test/**/*.ts'],
+    files: ['test/**/*.ts', 'sidecar/test/**/*.ts', 'sidecar/ui/test/**/*.ts', 'gateway/test/**/*.ts', 'client/test/**/*.ts'],
     ignores: ['test/lib/wait.ts'],
     plugins: { gatehouse: { rules: { 'test-waits': testWaits } } },
     rules: { 'gatehouse/test-waits': 'error' },

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CADDY as BUILT_CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? BUILT_CADDY;
@@ -50,15 +51,6 @@ export function request(port: number, method: string, p: string, opts: { host?: 
     req.on('error', reject);
     req.end(body);
   });
-}
-
-export async function waitUntil(fn: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await fn().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 function parseLatency(v: string): number {
@@ -141,7 +133,7 @@ export async function startBenchSidecar(opts: { name: string; subnet: string; en
 
   const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
   const sidecar = track(spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') }));
-  await waitUntil(async () => (await request(ports.api, 'GET', '/health')).status === 200, 60_000, `the sidecar (see ${dir}/sidecar.log)`);
+  await waitFor(async () => (await request(ports.api, 'GET', '/health')).status === 200, 60_000, `the sidecar (see ${dir}/sidecar.log)`);
   const login = await new Promise<{ cookie: string; csrf: string }>((resolve, reject) => {
     const body = JSON.stringify({ username: 'admin', password: PASSWORD });
     const req = http.request({ host: '127.0.0.1', port: ports.api, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', accept: 'application/json' } }, (res) => {

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { openDatabase } from '../../sidecar/src/db/index.js';
 import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
 import { freePort } from '../../test/lib/ports.js';
-import { request, root, track, waitUntil } from './lib.js';
+import { request, root, track } from './lib.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 export const GROUPS = 20;
 export const PASSWORD = 'bench-password-1';
@@ -89,7 +90,7 @@ export async function startListBench(o: { name: string; peers: number; routes: n
     }
   };
   try {
-    await waitUntil(async () => (await request(port, 'GET', '/health')).status === 200, 60_000, `the sidecar (see ${dir}/sidecar.log)`);
+    await waitFor(async () => (await request(port, 'GET', '/health')).status === 200, 60_000, `the sidecar (see ${dir}/sidecar.log)`);
     const login = await fetch(`http://127.0.0.1:${port}/login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
     const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
     const csrf = ((await login.json()) as { csrfToken: string }).csrfToken;

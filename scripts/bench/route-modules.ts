@@ -30,7 +30,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../test/lib/ports.js';
-import { median, parseWrk, request, root, startBenchSidecar, stopAll, track, waitUntil } from './lib.js';
+import { median, parseWrk, request, root, startBenchSidecar, stopAll, track } from './lib.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const DURATION = process.env.BENCH_DURATION ?? '1s';
 const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -150,7 +151,7 @@ async function main(): Promise<void> {
     const peerAddr = String(peer.address).split('/')[0];
     for (const p of [ports.backend, ports.mirror]) {
       track(spawn(...pinned(backendBin, [`${peerAddr}:${p}`]), { stdio: 'ignore' }));
-      await waitUntil(async () => (await request(p, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'a backend');
+      await waitFor(async () => (await request(p, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'a backend');
     }
     const routes: Record<string, Record<string, unknown>> = {
       'plain.bench.test': {},

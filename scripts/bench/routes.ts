@@ -36,7 +36,8 @@ import { renderCaddyConfig } from '../../sidecar/src/proxy/render.js';
 import { configHash } from '@gatehouse/common/canonical.js';
 import { loadConfig } from '../../sidecar/src/config.js';
 import { freePort } from '../../test/lib/ports.js';
-import { CADDY, median, parseWrk, request, startBenchSidecar, stopAll, track, waitUntil } from './lib.js';
+import { CADDY, median, parseWrk, request, startBenchSidecar, stopAll, track } from './lib.js';
+import { waitFor } from '../../test/lib/wait.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10,1000,10000').split(',').map(Number);
 /** Route totals at which wrk also runs (the target route alone is always measured). */
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
     const peer = (await api('POST', '/peers', { name: 'bench-peer' })).data.peer;
     const peerAddr = String(peer.address).split('/')[0];
     track(spawn(backendBin, [`${peerAddr}:${ports.backend}`], { stdio: 'ignore' }));
-    await waitUntil(async () => (await request(ports.backend, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'the backend');
+    await waitFor(async () => (await request(ports.backend, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'the backend');
 
     const target = await api('POST', '/routes', { domain: 'target.bench.test', peer_id: peer.id, target_port: ports.backend });
     if (target.status !== 201) throw new Error(`creating the target route: ${JSON.stringify(target.data)}`);
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
       apps: { http: { servers: { minimal: { listen: [`127.0.0.1:${ports.minimal}`], routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: `${peerAddr}:${ports.backend}` }] }] }] } } } },
     }));
     track(spawn(CADDY, ['run', '--config', minimalCfg], { stdio: 'ignore', env: { ...process.env, XDG_DATA_HOME: path.join(dir, 'minimal-data'), XDG_CONFIG_HOME: path.join(dir, 'minimal-config') } }));
-    await waitUntil(async () => (await request(ports.minimal, 'GET', '/')).status === 200, 10_000, 'the minimal Caddy');
+    await waitFor(async () => (await request(ports.minimal, 'GET', '/')).status === 200, 10_000, 'the minimal Caddy');
 
     // ---- direct database access for the "other" routes (the sidecar's own SQLite file, WAL)
     const db = await openDatabase({ dataDir: env.GATEHOUSE_DATA_DIR });

@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
+import { createNetwork, skipReason, type Network } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { CADDY_IMAGE, Cookies, SERVER_IMAGE, composeConfig, containerSkipReason, podman, runOptionsOf, type ComposeService } from './lib.js';
 
 const reason = containerSkipReason() ?? skipReason(['wireguard-go', 'wg', 'ping']);

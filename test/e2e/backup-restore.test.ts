@@ -14,7 +14,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, login } from '../../sidecar/test/lib/server.js';
 import { startE2e, tunnelPeers } from '../lib/e2e-server.js';
-import { skipReason, waitFor } from '../lib/netns.js';
+import { skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
 const PASS = 'e2e backup passphrase 42';

@@ -26,7 +26,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
-import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
+import { createNetwork, skipReason, type Network } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
 import { getWithHost, type GetResult } from '../lib/http-get.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
@@ -234,7 +235,7 @@ test('home gateways end to end: tunnel, Caddy, companion, LAN, heartbeats, Wake-
   assert.ok(Date.now() - rotatedAt < 5000);
   const frozen = (await gatewayView()).last_seen_at;
   assert.ok(frozen >= lastSeen);
-  await new Promise((r) => setTimeout(r, 2500));
+  await new Promise((r) => setTimeout(r, 2500)); // not a condition: proves no heartbeat is accepted meanwhile
   assert.equal((await gatewayView()).last_seen_at, frozen, 'no heartbeat accepted with the old token');
   assert.equal(JSON.parse((await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/'))!.body).server, 'woken-host', 'the LAN stays served meanwhile');
   await companion.stop();

@@ -9,7 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { skipReason, waitFor } from '../lib/netns.js';
+import { skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 

@@ -13,7 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { apiToken } from '../../sidecar/test/lib/server.js';
 import { accessLogFile } from '../../sidecar/src/proxy/fragments/access-log.js';
-import { skipReason, waitFor, type Network } from '../lib/netns.js';
+import { skipReason, type Network } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 

@@ -17,7 +17,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { managedCaddyEnv } from '../lib/caddy-env.js';
-import { skipReason, waitFor } from '../lib/netns.js';
+import { skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');

@@ -10,7 +10,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { WireGuardService } from '../../sidecar/src/wireguard/service.js';
-import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
+import { createNetwork, skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);

@@ -33,7 +33,8 @@ import path from 'node:path';
 import winston from 'winston';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { encryptCredentials } from '@gatehouse/common/rdp-credentials.js';
-import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
+import { createNetwork, skipReason, type Network } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 import { createRdpUser, rdpAuthenticate, startXrdp, startXvfb, RDP_TOOLS, type XrdpServer, type Xvfb } from '../lib/rdp.js';
@@ -487,7 +488,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
     return rows?.filter((x) => x.status === 'active').length ? rows : null;
   }, 10_000, { what: 'the active session recorded' });
   assert.ok(sessions.length >= 1);
-  await new Promise((r) => setTimeout(r, 1500)); // the desktop is up and running
+  await new Promise((r) => setTimeout(r, 1500)); // not a condition: the desktop is up and running, and the client stays connected
   assert.equal(live.proc.exitCode, null, `the client is still connected: ${live.out().slice(-2000)}`);
   const da = await api(`/rdp/${intRoute.id}/sessions/disconnect-all`, 'POST');
   assert.equal(da.status, 200, JSON.stringify(da.data));

@@ -23,7 +23,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { createNetwork, skipReason, waitFor, type Network, type Server } from '../lib/netns.js';
+import { createNetwork, skipReason, type Network, type Server } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
@@ -206,7 +207,7 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     await ctl(app, { status: null, reset: true });
     const openedAt = (await cbState(cbt.id)).opened!;
     if (Date.now() < openedAt + 2500) assert.equal((await visit('cbt.test')).status, 503, 'still open before the timeout, although the backend is healthy');
-    await new Promise((r) => setTimeout(r, Math.max(0, openedAt + 3100 - Date.now())));
+    await new Promise((r) => setTimeout(r, Math.max(0, openedAt + 3100 - Date.now()))); // not a condition: the breaker's 3 s timeout passes
     const trial = await visit('cbt.test');
     assert.equal(trial.status, 200, trial.body);
     assert.equal((await visit('cbt.test')).status, 200);

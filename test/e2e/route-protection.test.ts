@@ -19,7 +19,8 @@ import http from 'node:http';
 import https from 'node:https';
 import speakeasy from 'speakeasy';
 import { startSmtp, codeFromMail } from '../../sidecar/test/route-auth-helpers.js';
-import { skipReason, waitFor } from '../lib/netns.js';
+import { skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);

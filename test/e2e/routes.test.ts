@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import tls from 'node:tls';
 import { caddyPaths, type CaddySupervisor } from '../../sidecar/src/proxy/supervisor.js';
-import { skipReason, waitFor, type Network } from '../lib/netns.js';
+import { skipReason, type Network } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import { CADDY, startE2e } from '../lib/e2e-server.js';
 

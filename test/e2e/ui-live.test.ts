@@ -18,7 +18,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
-import { skipReason, waitFor } from '../lib/netns.js';
+import { skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 import { CHROMIUM, openBrowser, screenshot, settled, signIn, watchedPage } from '../lib/browser.js';
 

@@ -12,7 +12,8 @@ import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
 import { generateKeyPair, generatePresharedKey } from '@gatehouse/common/wireguard/keys.js';
 import { renderPeerConfig, serverAddress, serverInterfaceAddress } from '@gatehouse/common/wireguard/render.js';
 import type { WgInterfaceSpec, WgPeerSpec } from '@gatehouse/common/wireguard/types.js';
-import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
+import { createNetwork, skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
 
@@ -94,7 +95,7 @@ test('WgDriver: real tunnels between network namespaces', { skip: reason ?? fals
 
   // ---- a second peer added with setPeer while peer1 keeps pinging: no packet lost
   const continuous = net.ping(p1, srvIp, { count: 40, intervalS: 0.05, timeoutS: 1 });
-  await new Promise((r) => setTimeout(r, 300));
+  await new Promise((r) => setTimeout(r, 300)); // not a condition: peer1 is pinging when peer2 is added
   await driver.setPeer(iface, peer2Spec);
   await net.bringUpPeer(p2, net.ifName('p2'), peerConfig(peer2, '10.233.100.3/32', undefined, l2.addrA));
   await waitFor(() => pingOk(p2, srvIp), 15_000, { what: 'ping peer2 → server' });

@@ -7,7 +7,8 @@ import type { TestContext } from 'node:test';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 import { CADDY, managedCaddyEnv } from './caddy-env.js';
-import { createNetwork, waitFor, type Network } from './netns.js';
+import { createNetwork, type Network } from './netns.js';
+import { waitFor } from './wait.js';
 import { freePort } from './ports.js';
 
 export { CADDY };

@@ -2,7 +2,8 @@
 // this machine — namespaces joined by veth pairs — runs servers and WireGuard peers inside them, and
 // removes every thing it made, even when a test crashes.
 //
-//   import { createNetwork, skipReason, waitFor } from '../lib/netns.js';
+//   import { createNetwork, skipReason } from '../lib/netns.js';
+//   import { waitFor } from '../lib/wait.js';                       // the one waitFor of all tests
 //
 //   const reason = skipReason(['wireguard-go', 'wg', 'ping']);  // null when root and all tools exist
 //   test('...', { skip: reason ?? false }, async (t) => {
@@ -49,8 +50,7 @@
 //   cleanup()                       kills our processes (tracked children and anything left inside our
 //                                   namespaces), deletes our namespaces and host-side veths; idempotent.
 //                                   Also runs (synchronously) on process exit, SIGINT and SIGTERM.
-// Free functions: createNetwork({ prefix }), waitFor(predicate, timeoutMs?, { intervalMs?, what? }),
-// skipReason(tools) and which(tool).
+// Free functions: createNetwork({ prefix }), skipReason(tools) and which(tool).
 //
 // Addresses: use 10.233.0.0/16 (or any range) only INSIDE your namespaces; a link to the host (null)
 // puts that address on the host, so prefer namespaces at both ends. Leftovers of crashed runs:
@@ -604,4 +604,3 @@ export async function createNetwork(opts: { prefix: string }): Promise<Network> 
   return n;
 }
 
-export { waitFor };

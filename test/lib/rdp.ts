@@ -44,7 +44,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { waitFor, which, type Network } from './netns.js';
+import { which, type Network } from './netns.js';
+import { waitFor } from './wait.js';
 
 /** The Debian tools these tests need (for skipReason). */
 export const RDP_TOOLS = ['xrdp', 'xrdp-sesman', 'Xvnc', 'xfreerdp', 'Xvfb', 'openssl', 'useradd', 'chpasswd'];

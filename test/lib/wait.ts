@@ -1,4 +1,7 @@
-// Polling for tests: the one waitFor of the sidecar, gateway and end-to-end tests.
+// Polling for tests: the one waitFor of every test (sidecar, gateway, client, browser, end-to-end,
+// reliability, security and container tests) and of the benchmarks. Tests wait for a condition with
+// it; a raw sleep elsewhere in a test needs `// not a condition: <why>` (lint rule
+// gatehouse/test-waits, scripts/eslint/test-waits.js).
 
 /**
  * Polls predicate until it returns a truthy value (returned) or the time is up (throws, naming

@@ -10,7 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { skipReason, waitFor } from '../lib/netns.js';
+import { skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 import { recordFigure } from './lib/figures.js';
 import { caddyHosts, send, Traffic } from './lib/faults-harness.js';
@@ -34,7 +35,7 @@ test('Caddy killed with SIGKILL under traffic: restarted, every route served aga
   for (const d of domains) assert.equal((await visit(d)).status, 200, `${d} answers before the kill`);
 
   const traffic = new Traffic(domains.map((d) => ({ name: d, go: () => visit(d) })), 8);
-  await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, 500)); // not a condition: traffic runs a while before the kill
   const before = (await api('/caddy/status')).data;
   assert.equal(before.running, true);
   const killedAt = Date.now();
@@ -52,7 +53,7 @@ test('Caddy killed with SIGKILL under traffic: restarted, every route served aga
     { intervalMs: 20, what: 'every route answering again' },
   );
   // ...and the last moment a request of the loops failed: the gap
-  await new Promise((r) => setTimeout(r, 500));
+  await new Promise((r) => setTimeout(r, 500)); // not a condition: traffic runs a while after the recovery
   await traffic.stop();
   const after = (await api('/caddy/status')).data;
   const served = servedAt - killedAt;

@@ -72,7 +72,7 @@ test('PostgreSQL restarted under load: 503 while it is down (no crash, no hang),
       error = (e as Error).name === 'TimeoutError' ? 'timeout' : String((e as Error).message);
     }
     done.push({ kind, name, status, error, start, end: Date.now() });
-    if (status === null || status >= 500) await new Promise((r) => setTimeout(r, 20));
+    if (status === null || status >= 500) await new Promise((r) => setTimeout(r, 20)); // not a condition: a failed call paces the load loop
   };
   const loops = [
     ...[0, 1, 2].map(async (w) => {
@@ -86,15 +86,15 @@ test('PostgreSQL restarted under load: 503 while it is down (no crash, no hang),
       while (running) await call('read', '/api/v1/peers?limit=5', 'GET');
     }),
   ];
-  await new Promise((r) => setTimeout(r, 1500));
+  await new Promise((r) => setTimeout(r, 1500)); // not a condition: load runs a while before the stop
   const stopAt = Date.now();
   await cluster.stopAsync('fast');
   const downAt = Date.now();
-  await new Promise((r) => setTimeout(r, 3000));
+  await new Promise((r) => setTimeout(r, 3000)); // not a condition: PostgreSQL stays down 3 s under load
   const startAt = Date.now();
   await cluster.startAsync();
   const upAt = Date.now();
-  await new Promise((r) => setTimeout(r, 3000));
+  await new Promise((r) => setTimeout(r, 3000)); // not a condition: load runs 3 s after the restart
   running = false;
   await Promise.all(loops);
 

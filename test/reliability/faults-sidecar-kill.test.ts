@@ -19,7 +19,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createNetwork, skipReason, waitFor, type Network } from '../lib/netns.js';
+import { createNetwork, skipReason, type Network } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 import { recordFigure } from './lib/figures.js';
 import { caddyHosts, processToken, send, SidecarProcess, sqliteRows, wgPeers, type Write } from './lib/faults-harness.js';
@@ -67,7 +68,7 @@ test('sidecar killed with SIGKILL during concurrent writes: acknowledged writes 
   await ctl({ status: null });
   await network.ping(nsA, serverIp, { count: 20, intervalS: 0.01, timeoutS: 1 });
   await waitFor(async () => (await api(`/peers/${peer.id}`)).data.peer.total_rx > 2000, 10_000, { what: 'the traffic totals stored' });
-  await new Promise((r) => setTimeout(r, 1500)); // one more poll: totals settled
+  await new Promise((r) => setTimeout(r, 1500)); // not a condition: one more traffic poll, so the totals read are settled
   const totalsBefore = (await api(`/peers/${peer.id}`)).data.peer;
 
   // ---- six concurrent write loops, SIGKILL in the middle

@@ -12,7 +12,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { skipReason, waitFor } from '../lib/netns.js';
+import { skipReason } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 import { recordFigure } from './lib/figures.js';
 import { send, wgPeers, wireguardGoPid } from './lib/faults-harness.js';

@@ -125,9 +125,9 @@ test(`${GATEWAYS} companions poll config/check and heartbeat at their real inter
     if (r.status === 201) created.push({ id: Number(r.data.route.id), gateway: g.env.peerId, domain });
     else adminErrors.push(`${r.status} ${JSON.stringify(r.data).slice(0, 200)}`);
     n++;
-    await new Promise((res) => setTimeout(res, Math.max(0, next - performance.now())));
+    await new Promise((res) => setTimeout(res, Math.max(0, next - performance.now()))); // not a condition: the admin's pace
   }
-  await new Promise((res) => setTimeout(res, Math.max(0, RUN_S * 1000 - (performance.now() - t0))));
+  await new Promise((res) => setTimeout(res, Math.max(0, RUN_S * 1000 - (performance.now() - t0)))); // not a condition: the rest of the measured run
   measuring = false;
   if (process.env.LOAD_PROFILE_DIR) process.kill(sc!.sidecar.pid!, 'SIGUSR2');
   const runS = (performance.now() - t0) / 1000;

@@ -63,7 +63,7 @@ test(`${PEERS} peers and ${ROUTES} routes loaded: sidecar RSS < ${SIDECAR_MB} MB
   }
   // every peer read once, a page of 1,000 (the maximum) at a time
   for (let offset = 0; offset < PEERS; offset += 1000) assert.equal((await b!.api(`/peers?limit=1000&offset=${offset}`)).data.peers.length, 1000);
-  await new Promise((r) => setTimeout(r, 2000));
+  await new Promise((r) => setTimeout(r, 2000)); // not a condition: the processes settle before their RSS is read
 
   const sidecar = memoryOf(b!.child.pid!);
   const caddy = memoryOf(caddyPid);

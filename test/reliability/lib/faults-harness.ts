@@ -72,7 +72,7 @@ export class Traffic {
             const t = targets[k++ % targets.length];
             const r = await t.go();
             this.results.push({ ...r, target: t.name });
-            if (r.status === null) await new Promise((res) => setTimeout(res, 5)); // refused: do not spin
+            if (r.status === null) await new Promise((res) => setTimeout(res, 5)); // not a condition: refused, do not spin
           }
         })(),
       );
