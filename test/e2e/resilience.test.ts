@@ -261,7 +261,7 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     assert.equal((await visit('cb.test')).status, 200, 'closed at once');
     assert.equal((await ctl(app)).hits, hits + 1);
     assert.deepEqual(await cbState(cb.id), { count: 0, opened: null });
-    assert.equal((await api(`/routes/${retry.id}/circuit-breaker/reset`, 'POST', {})).status, 400, 'no breaker on that route');
+    assert.equal((await api(`/routes/${retry.id}/circuit-breaker/reset`, 'POST', {})).status, 409, 'no breaker on that route (the stored state refuses it)');
   });
 
   await t.test('uptime monitoring on a 5 s schedule: a stopped backend goes down, a restarted one up', async () => {

@@ -146,7 +146,7 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   const code = (steps: number) => speakeasy.totp({ secret, encoding: 'base32', time: Math.floor(Date.now() / 1000) + steps * 30 });
   assert.equal((await api(`/routes/${tr.id}/auth/totp-verify`, 'POST', { token: code(0) })).status, 200);
   const ba = await created({ domain: 'basic.test', https_enabled: true, basic_auth_user: 'alice', basic_auth_password: 'alice-pass' });
-  assert.equal((await api(`/routes/${ba.id}`, 'PUT', { https_enabled: false })).status, 400, 'basic auth keeps HTTPS on');
+  assert.equal((await api(`/routes/${ba.id}`, 'PUT', { https_enabled: false })).status, 422, 'basic auth keeps HTTPS on (a combination refused)');
   await created({ domain: 'acl.test', acl_enabled: true, acl_peer_ids: [peerA.id] });
   await created({ domain: 'white.test', ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [ipA] });
   await created({ domain: 'black.test', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [{ value: ipA, note: 'peer A' }] });

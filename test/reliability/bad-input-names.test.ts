@@ -116,7 +116,7 @@ test('path traversal: uploads land under <data>/branding with our names; downloa
       fd.append('passphrase', 'a passphrase for the backup');
       fd.append('file', new Blob([new Uint8Array(Buffer.from('{"not":"a backup"}'))], { type: 'application/json' }), name);
       const r = await s.req('/api/v1/settings/backup/restore?mode=merge&dry_run=1', { method: 'POST', headers: h, body: fd });
-      assert.equal(r.status, 400, `restore upload named ${JSON.stringify(name)}: ${r.status} ${JSON.stringify(r.data)}`);
+      assert.equal(r.status, 422, `restore upload named ${JSON.stringify(name)}: ${r.status} ${JSON.stringify(r.data)}`);
     }
     // a multipart body whose field name and file name try to climb out
     const raw = ['--B', `Content-Disposition: form-data; name="../file"; filename="../../${path.basename(outside)}"`, 'Content-Type: image/png', '', PNG.toString('latin1'), '--B--', ''].join('\r\n');
