@@ -1,7 +1,7 @@
 // Request schemas of the admin login (zod).
 import { z } from 'zod';
 import { text } from '../http/fields.js';
-import { SCOPES } from '../http/registry.js';
+import { SCOPES } from '../http/scopes.js';
 import { userView } from '../users/schema.js';
 
 export const loginBody = z.strictObject({

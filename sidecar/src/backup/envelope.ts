@@ -18,8 +18,8 @@
 // Why AES-256-GCM: the cipher the master key already uses (util/crypto.ts), authenticated.
 import crypto from 'node:crypto';
 import { unprocessable, validation } from '../util/errors.js';
+import { PASSPHRASE_MIN } from './schema.js';
 
-export const PASSPHRASE_MIN = 12;
 export const KDF = { name: 'scrypt', N: 32768, r: 8, p: 1 } as const;
 const CHECK_TEXT = 'gatehouse-backup';
 

@@ -2,8 +2,10 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, UNPROCESSABLE } from '../http/fields.js';
-import { Scheduler } from '../util/scheduler.js';
-import { PASSPHRASE_MIN } from './envelope.js';
+import { validCron } from '../util/cron.js';
+
+/** The shortest passphrase that seals a backup's secrets (backup/envelope.ts). */
+export const PASSPHRASE_MIN = 12;
 
 /**
  * Largest restore upload: 64 MiB. A document carries each route's login-page images (at most 2 MiB
@@ -41,7 +43,7 @@ const schedule = z
   .trim()
   .min(1, 'required')
   .max(128)
-  .refine((v) => v === 'daily' || v === 'weekly' || Scheduler.validCron(v), { message: 'must be daily, weekly or a cron expression ("m h dom mon dow")', params: UNPROCESSABLE })
+  .refine((v) => v === 'daily' || v === 'weekly' || validCron(v), { message: 'must be daily, weekly or a cron expression ("m h dom mon dow")', params: UNPROCESSABLE })
   .meta({ description: 'daily (03:00), weekly (Sunday 03:00) or a cron expression, server local time' });
 
 const s3Fields = {

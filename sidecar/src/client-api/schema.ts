@@ -4,10 +4,10 @@
 // from these objects; README "Desktop client API" describes the behaviour.
 import { z } from 'zod';
 import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
-import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
+import { parseIPv4 } from '@gatehouse/common/wireguard/ipv4.js';
 import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
 import { IPV4_CIDR, LABELS, whole } from '../http/patterns.js';
-import { SCOPES } from '../http/registry.js';
+import { SCOPES } from '../http/scopes.js';
 import { hostnameValue } from '../peers/schema.js';
 
 /** Largest JSON text of a POST /client/status body that is stored. */

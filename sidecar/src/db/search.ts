@@ -44,11 +44,6 @@ export function ipv4OrderKeys(d: Dialect, column: string): string[] {
   return keys;
 }
 
-/** `sort` values of a list endpoint: `name` ascending, `-name` descending. */
-export function sortValues<const K extends string>(keys: readonly K[]): [K | `-${K}`, ...(K | `-${K}`)[]] {
-  return keys.flatMap((k) => [k, `-${k}` as const]) as [K | `-${K}`, ...(K | `-${K}`)[]];
-}
-
 export function parseSort<K extends string>(sort: K | `-${K}`): { key: K; dir: 'ASC' | 'DESC' } {
   return sort.startsWith('-') ? { key: sort.slice(1) as K, dir: 'DESC' } : { key: sort as K, dir: 'ASC' };
 }

@@ -132,3 +132,16 @@ export const queryBool = z
 
 /** A free-text search in a query string: trimmed, at most 200 characters; empty means no search. */
 export const searchText = z.string({ error: 'must be one search string' }).max(200, 'at most 200 characters').trim();
+
+/** Ids are 32-bit integers in both databases. */
+export const MAX_ID = 2_147_483_647;
+export const idParam = z.coerce.number().int().positive().max(MAX_ID);
+export const paging = z.strictObject({
+  limit: queryInt(1, 1000).default(100),
+  offset: queryInt(0, 1_000_000_000).default(0),
+});
+
+/** `sort` values of a list endpoint: `name` ascending, `-name` descending. */
+export function sortValues<const K extends string>(keys: readonly K[]): [K | `-${K}`, ...(K | `-${K}`)[]] {
+  return keys.flatMap((k) => [k, `-${k}` as const]) as [K | `-${K}`, ...(K | `-${K}`)[]];
+}

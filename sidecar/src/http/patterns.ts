@@ -20,3 +20,7 @@ export const LABELS = `${LABEL}(?:\\.${LABEL})*`;
 
 /** Anchors a source as a whole-string RegExp with the unicode flag. */
 export const whole = (source: string) => new RegExp(`^(?:${source})$`, 'u');
+
+const IP_ADDRESS = whole(`${IPV4}|${IPV6}`);
+/** An IPv4 or IPv6 address as IPV4 and IPV6 state it (every one of which node:net's isIP accepts too). */
+export const isIPAddress = (v: string) => IP_ADDRESS.test(v);

@@ -3,8 +3,8 @@
 // declarations mount the Koa routes (http/app.ts), generate the OpenAPI document (http/openapi.ts)
 // and drive the authorization matrix test (test/authz-matrix.test.ts).
 import type Koa from 'koa';
-import { z } from 'zod';
-import { queryInt } from './fields.js';
+import type { z } from 'zod';
+import type { Scope } from './scopes.js';
 import type { LicensedFeature } from './feature-gate.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -18,8 +18,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type AuthKind = 'admin' | 'public' | 'gateway' | 'client';
 
-export const SCOPES = ['full-access', 'read-only', 'peers', 'routes', 'settings', 'webhooks', 'logs', 'system', 'client', 'gateway'] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope } from './scopes.js';
 
 /** The scope a token needs for an admin path (relative to /api/v1). `null`: only full-access (and read-only for GET). */
 export function scopeForPath(p: string): Scope | null {
@@ -238,11 +237,5 @@ export function fullPath(e: Endpoint): string {
   return e.auth === 'public' || e.mount === 'root' ? e.path : `/api/v1${e.path}`;
 }
 
-// Shared schema pieces.
-/** Ids are 32-bit integers in both databases. */
-export const MAX_ID = 2_147_483_647;
-export const idParam = z.coerce.number().int().positive().max(MAX_ID);
-export const paging = z.strictObject({
-  limit: queryInt(1, 1000).default(100),
-  offset: queryInt(0, 1_000_000_000).default(0),
-});
+// Shared schema pieces (pure zod in http/fields.ts, so browsers can import them too).
+export { MAX_ID, idParam, paging } from './fields.js';

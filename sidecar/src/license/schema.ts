@@ -1,6 +1,6 @@
 // Request and response schemas of the licence endpoints (validation and the OpenAPI document).
 import { z } from 'zod';
-import { LICENSED_FEATURES } from './features.js';
+import { LICENSED_FEATURES } from '../http/feature-gate.js';
 
 export const activateBody = z.strictObject({
   key: z.string().max(16_384, 'at most 16384 characters').regex(/^\s*GHL1\.[0-9a-f]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\s*$/, 'not a Gatehouse licence key: expected GHL1.<key id>.<document>.<signature>').trim().min(1, 'required').meta({ description: 'the licence key (GHL1.<key id>.<document>.<signature>)' }),

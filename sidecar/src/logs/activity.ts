@@ -13,7 +13,6 @@ import type { Logger } from '../util/logger.js';
 export type { ActivityEntry } from '../events.js';
 
 export type { ActivityEvent, Severity };
-export const SEVERITIES: Severity[] = ['info', 'warning', 'error', 'critical'];
 
 export interface ActivityFilter {
   severity?: string;

@@ -1,7 +1,9 @@
 // Query schemas of the logs API (zod): the activity log's filters and exports, the access log's export.
 import { z } from 'zod';
 import { dateQuery, text, queryInt } from '../http/fields.js';
-import { SEVERITIES } from './activity.js';
+import type { Severity } from '../event-kinds.js';
+
+export const SEVERITIES: Severity[] = ['info', 'warning', 'error', 'critical'];
 
 export const activityFilter = z.strictObject({
   severity: z.enum(SEVERITIES).optional(),

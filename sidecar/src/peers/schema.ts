@@ -1,12 +1,10 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { codePoints, dateInput, queryBool, searchText, text } from '../http/fields.js';
+import { codePoints, dateInput, paging, queryBool, searchText, sortValues, text } from '../http/fields.js';
 import { IPV4, IPV4_CIDR, IPV6, LABELS, whole } from '../http/patterns.js';
 import { tagList, tagName } from '../tags/names.js';
-import { paging } from '../http/registry.js';
-import { sortValues } from '../db/search.js';
-import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
+import { parseIPv4 } from '@gatehouse/common/wireguard/ipv4.js';
 
 export const NAME_MAX = 64;
 export const DESCRIPTION_MAX = 500;

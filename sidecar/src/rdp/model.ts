@@ -3,14 +3,8 @@
 // SQLite and BIGINTs strings on PostgreSQL, so read them through rowToRdp() (and Number()).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
+import type { AccessMode, AudioMode, RotationState } from './schema.js';
 
-export const ACCESS_MODES = ['internal', 'external', 'both', 'gateway'] as const;
-export type AccessMode = (typeof ACCESS_MODES)[number];
-export const AUDIO_MODES = ['local', 'remote', 'off'] as const;
-export type AudioMode = (typeof AUDIO_MODES)[number];
-export const COLOR_DEPTHS = [15, 16, 24, 32] as const;
-export const ROTATION_STATES = ['none', 'pending'] as const;
-export type RotationState = (typeof ROTATION_STATES)[number];
 export const SESSION_STATUSES = ['active', 'ended'] as const;
 export const SESSION_END_REASONS = ['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted'] as const;
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number];

@@ -7,7 +7,14 @@ import { credentialEnvelopeSchema } from '@gatehouse/common/rdp-credentials.js';
 import { text, textPattern, UNPROCESSABLE } from '../http/fields.js';
 import { DATE_STRING_PATTERN, parseDateString, MAX_DATE_MS } from '../util/dates.js';
 import { boolIn, idIn, lanHost, mac, portIn } from '../routes/schema.js';
-import { ACCESS_MODES, AUDIO_MODES, COLOR_DEPTHS, ROTATION_STATES } from './model.js';
+
+export const ACCESS_MODES = ['internal', 'external', 'both', 'gateway'] as const;
+export type AccessMode = (typeof ACCESS_MODES)[number];
+export const AUDIO_MODES = ['local', 'remote', 'off'] as const;
+export type AudioMode = (typeof AUDIO_MODES)[number];
+export const COLOR_DEPTHS = [15, 16, 24, 32] as const;
+export const ROTATION_STATES = ['none', 'pending'] as const;
+export type RotationState = (typeof ROTATION_STATES)[number];
 
 const isoDateTime = z
   .string({ error: 'must be an ISO-8601 date-time such as 2030-01-01T22:00:00Z' })

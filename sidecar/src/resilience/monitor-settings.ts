@@ -1,6 +1,7 @@
 // The stored uptime monitoring interval (setting monitoring_interval_seconds).
 import type { SettingsStore } from '../settings/store.js';
-import { DEFAULT_MONITOR_INTERVAL_S, MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from './monitor.js';
+import { DEFAULT_MONITOR_INTERVAL_S } from './monitor.js';
+import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from './schema.js';
 
 export const MONITOR_INTERVAL_KEY = 'monitoring_interval_seconds';
 

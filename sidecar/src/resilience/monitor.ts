@@ -26,8 +26,6 @@ import type { Logger } from '../util/logger.js';
 import type { Job, Scheduler } from '../util/scheduler.js';
 
 export const DEFAULT_MONITOR_INTERVAL_S = 30;
-export const MIN_MONITOR_INTERVAL_S = 5;
-export const MAX_MONITOR_INTERVAL_S = 3600;
 export const CHECK_TIMEOUT_MS = 10_000;
 export const HISTORY_PER_ROUTE = 1000;
 

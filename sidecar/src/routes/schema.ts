@@ -1,16 +1,24 @@
 // Request schemas of the routes API (zod): field syntax only. Rules that involve several fields or
 // the database (route_type/target_kind combinations, peers that must exist, duplicate domains, port
 // collisions) live in the service, which checks the merged record of a create or partial update.
-import net from 'node:net';
-import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import toRegexRange from 'to-regex-range';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { paging } from '../http/registry.js';
-import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
-import { IPV4, IPV6, LABEL, LABELS, whole } from '../http/patterns.js';
-import { sortValues } from '../db/search.js';
-import { queryBool, searchText } from '../http/fields.js';
+import { paging, queryBool, queryInt, searchText, sortValues, text, UNPROCESSABLE } from '../http/fields.js';
+import { IPV4, IPV6, isIPAddress, LABEL, LABELS, whole } from '../http/patterns.js';
+
+/**
+ * A domain name's ASCII (punycode) form by the WHATWG URL standard's domain to ASCII, or '' when it
+ * is not a valid domain: what node:url's domainToASCII answers, through the URL parser every runtime
+ * has (so browsers check a domain the same way).
+ */
+function domainToASCII(domain: string): string {
+  try {
+    return new URL(`http://${domain}/`).hostname;
+  } catch {
+    return '';
+  }
+}
 
 /**
  * Domain names: trimmed, lowercased, one trailing dot dropped, internationalized names converted to
@@ -73,7 +81,7 @@ export const lanHost = z
   .trim()
   .min(1, 'required')
   .max(253)
-  .refine((v) => net.isIP(v) !== 0 || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be an IP address or host name');
+  .refine((v) => isIPAddress(v) || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be an IP address or host name');
 
 export const mac = z
   .string()

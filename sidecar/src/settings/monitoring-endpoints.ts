@@ -2,7 +2,7 @@
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/monitor.js';
+import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/schema.js';
 import { MONITOR_INTERVAL_KEY, monitorInterval } from '../resilience/monitor-settings.js';
 import { monitoringBody, monitoringResponse } from './schema.js';
 

@@ -1,9 +1,9 @@
 // Request schemas of the settings API (zod): profile, password, language, themes, security, monitoring.
 import { z } from 'zod';
 import { UNPROCESSABLE } from '../http/fields.js';
-import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/monitor.js';
+import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/schema.js';
 import { passwordSchema, userView, usernameSchema } from '../users/schema.js';
-import { PUBLIC_HOST_PROBLEMS } from '../system/public-host.js';
+import { PUBLIC_HOST_PROBLEMS } from '../system/schema.js';
 
 const lockoutBody = z
   .strictObject({

@@ -1,8 +1,7 @@
 // Request schemas of the SMTP settings API (zod).
-import net from 'node:net';
 import { z } from 'zod';
 import { text } from '../http/fields.js';
-import { IPV4, IPV6, LABELS, whole } from '../http/patterns.js';
+import { IPV4, IPV6, isIPAddress, LABELS, whole } from '../http/patterns.js';
 
 const email = z.string().trim().max(254).email('must be an email address');
 const hostname = z
@@ -11,7 +10,7 @@ const hostname = z
   .trim()
   .min(1, 'required')
   .max(253)
-  .refine((v) => net.isIP(v) !== 0 || /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be a host name or IP address');
+  .refine((v) => isIPAddress(v) || /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be a host name or IP address');
 /** "user@example.com" or "Display Name <user@example.com>" */
 const EMAIL = z.regexes.email.source.replace(/^\^/, '').replace(/\$$/, '');
 const fromAddress = z

@@ -15,10 +15,9 @@
 // UI from GET /api/v1/settings/app `app.public_host` (README "Endpoint in client configs").
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
+import type { PublicHostProblem } from './schema.js';
 
-/** Why a host cannot be reached from the internet, judged by its form. */
-export const PUBLIC_HOST_PROBLEMS = ['empty', 'single_label', 'local_suffix', 'invalid_name', 'loopback_ip', 'private_ip', 'link_local_ip', 'not_global_ip'] as const;
-export type PublicHostProblem = (typeof PUBLIC_HOST_PROBLEMS)[number];
+export type { PublicHostProblem } from './schema.js';
 
 /**
  * Suffixes that never resolve on the public internet: mDNS (.local), special-use names (RFC 6761:

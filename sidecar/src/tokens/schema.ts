@@ -1,7 +1,7 @@
 // Request and response schemas of the API-token endpoints.
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { SCOPES } from '../http/registry.js';
+import { SCOPES } from '../http/scopes.js';
 import { dateInput, text, UNPROCESSABLE } from '../http/fields.js';
 import { splitTunnelList } from '../client-api/schema.js';
 

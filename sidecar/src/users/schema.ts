@@ -3,7 +3,9 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, UNPROCESSABLE } from '../http/fields.js';
-import { ROLES } from './service.js';
+
+export type Role = 'admin' | 'user';
+export const ROLES: Role[] = ['admin', 'user'];
 
 export const usernameSchema = z.string().trim().min(1, 'required').max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
 /** The password policy of every admin-UI password (users API, profile, GET /password). */

@@ -10,9 +10,9 @@ import type { LockoutService } from '../auth/lockout.js';
 import { storedSid } from '../http/session-store.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
+import type { Role } from './schema.js';
 
-export type Role = 'admin' | 'user';
-export const ROLES: Role[] = ['admin', 'user'];
+export { ROLES, type Role } from './schema.js';
 
 export interface PublicUser {
   id: number;

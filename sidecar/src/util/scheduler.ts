@@ -244,14 +244,6 @@ export class Scheduler {
 
   private readonly crons = new Map<string, CronHandle>();
 
-  /** Whether node-schedule accepts a cron rule ("m h dom mon dow", optionally with seconds first). */
-  static validCron(rule: string): boolean {
-    const j = new schedule.Job(() => undefined);
-    const ok = j.schedule(rule);
-    j.cancel();
-    return ok;
-  }
-
   /**
    * Runs fn at the times of a cron rule (one cron job per name; scheduling a name again replaces it).
    * A run that comes while the last one is busy is skipped; errors are logged as "<name> failed".

@@ -2,6 +2,7 @@
 // to the only code that uses them, registered once by db/models.ts defineModels().
 import { DataTypes, type Sequelize } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
+import type { DeliveryStatus } from './schema.js';
 
 export interface WebhookRow {
   id: number;
@@ -17,8 +18,7 @@ export interface WebhookRow {
   updated_at: number;
 }
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+export { DELIVERY_STATUSES, type DeliveryStatus } from './schema.js';
 
 export interface WebhookDeliveryRow {
   id: number;

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, queryInt } from '../http/fields.js';
 import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
-import { DELIVERY_STATUSES } from './model.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
 export const MAX_RETRY_COUNT = 10;
 

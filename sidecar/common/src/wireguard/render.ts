@@ -11,6 +11,9 @@
 import { validation } from '../errors.js';
 import { isWgKey } from './keys.js';
 import type { WgInterfaceSpec, WgPeerSpec } from './types.js';
+import { formatIPv4, parseIPv4 } from './ipv4.js';
+
+export { formatIPv4, parseIPv4 };
 
 // ---------------------------------------------------------------- IPv4 addressing
 
@@ -24,21 +27,6 @@ export interface Subnet {
   base: number;
   /** number of addresses in the block, network and broadcast included */
   size: number;
-}
-
-const IPV4_RE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
-/** "10.8.0.2" → 168296450; null when not a dotted-quad IPv4 address. */
-export function parseIPv4(text: string): number | null {
-  const m = IPV4_RE.exec(text);
-  if (!m) return null;
-  const o = m.slice(1).map(Number);
-  if (o.some((x, i) => x > 255 || (m[i + 1].length > 1 && m[i + 1].startsWith('0')))) return null;
-  return ((o[0] << 24) >>> 0) + (o[1] << 16) + (o[2] << 8) + o[3];
-}
-
-export function formatIPv4(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 }
 
 /** Parses an IPv4 CIDR such as "10.8.0.0/24" (host bits are cleared). Throws on bad input. */

@@ -1,0 +1,13 @@
+// Whether a text is a cron rule the scheduler can run ("m h dom mon dow", optionally with seconds
+// first): cron-parser, the parser node-schedule uses, with a next time to run at. Pure JavaScript, so
+// request schemas (and browsers) can check a rule the same way as util/scheduler.ts runs it.
+import cronParser from 'cron-parser';
+
+export function validCron(rule: string): boolean {
+  try {
+    cronParser.parseExpression(rule).next();
+    return true;
+  } catch {
+    return false;
+  }
+}
