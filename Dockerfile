@@ -70,6 +70,8 @@ COPY --from=build /src/sidecar/dist sidecar/dist/
 COPY --from=build /src/sidecar/ui/dist sidecar/ui/dist/
 COPY --from=caddy /usr/bin/caddy bin/caddy
 COPY --chmod=0755 configs/docker-entrypoint.sh /usr/local/bin/gatehouse-entrypoint
+# the operator commands: podman/docker exec <container> gatehouse-cli <command>
+COPY --chmod=0755 configs/gatehouse-cli /usr/local/bin/gatehouse-cli
 
 ENV GATEHOUSE_DATA_DIR=/var/lib/gatehouse \
     GATEHOUSE_CADDY_BIN=/opt/gatehouse/bin/caddy \

@@ -66,6 +66,8 @@ cd "$app" || exit 1
 exec node --conditions=gatehouse-compiled "$app/sidecar/dist/main.js" "$@"
 EOF
 chmod 0755 "$dest.new/bin/gatehouse"
+# the operator commands (unlock-account, reset-admin-password, rotate-master-key) on this install
+install -m 0755 "$src/configs/gatehouse-cli" "$dest.new/bin/gatehouse-cli"
 rm -rf "$dest.old"
 [[ -e "$dest" ]] && mv "$dest" "$dest.old"
 mv "$dest.new" "$dest"

@@ -43,7 +43,7 @@ async function rotateMasterKey(): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
-  const usage = 'usage: npm run cli -- unlock-account <username> [--route-auth] | reset-admin-password <username> | rotate-master-key';
+  const usage = 'usage: gatehouse-cli unlock-account <username> [--route-auth] | reset-admin-password <username> | rotate-master-key\n(from a checkout: npm run cli -- <command>)';
   if (!cmd) {
     process.stderr.write(usage + '\n');
     return 2;

@@ -186,6 +186,18 @@ test('the server image: fresh install, peer and route through the API, Caddy ser
     return r.status === 200 ? r : null;
   }, 30_000, { what: 'the route after the restart' });
   assert.equal(JSON.parse(again.body).url, '/again');
+  // The operator commands in the running container (podman exec runs as root; the CLI drops to
+  // gatehouse, so the data volume keeps its owner)
+  const reset = await podman(['exec', second, 'gatehouse-cli', 'reset-admin-password', 'admin'], { check: true });
+  const fresh = /^new password for admin: (\S+)$/m.exec(reset.stdout)?.[1];
+  assert.ok(fresh, `gatehouse-cli reset-admin-password prints the new password: ${reset.stdout}${reset.stderr}`);
+  const l3 = await login(fresh);
+  assert.equal(l3.status, 200, `the password from gatehouse-cli works: ${JSON.stringify(l3.data)}`);
+  assert.equal(l3.data.must_change_password, true, 'and must be changed at the next sign-in');
+  const unlock = await podman(['exec', second, 'gatehouse-cli', 'unlock-account', 'admin']);
+  assert.equal(unlock.code, 0, unlock.stderr);
+  const owners = fs.readdirSync(mount).map((f) => ({ f, uid: fs.statSync(path.join(mount, f)).uid }));
+  assert.equal(owners.filter((o) => o.uid === 0 && o.f !== 'lost+found').length, 0, `nothing on the volume owned by root: ${JSON.stringify(owners)}`);
   const ms2 = await stop(second);
   t.diagnostic(`second container stopped ${ms2} ms after SIGTERM`);
 });

@@ -32,7 +32,7 @@ test('scripts/install.sh --root: the unit passes systemd-analyze verify, the ins
 
   // what the script installed
   const unit = path.join(root, 'etc/systemd/system/gatehouse.service');
-  for (const f of ['opt/gatehouse/bin/gatehouse', 'opt/gatehouse/bin/caddy', 'opt/gatehouse/sidecar/dist/main.js', 'opt/gatehouse/sidecar/ui/dist/index.html', 'etc/gatehouse/gatehouse.env', 'usr/lib/sysusers.d/gatehouse.conf', 'etc/modules-load.d/gatehouse.conf']) {
+  for (const f of ['opt/gatehouse/bin/gatehouse', 'opt/gatehouse/bin/gatehouse-cli', 'opt/gatehouse/bin/caddy', 'opt/gatehouse/sidecar/dist/main.js', 'opt/gatehouse/sidecar/ui/dist/index.html', 'etc/gatehouse/gatehouse.env', 'usr/lib/sysusers.d/gatehouse.conf', 'etc/modules-load.d/gatehouse.conf']) {
     assert.ok(fs.existsSync(path.join(root, f)), `${f} installed`);
   }
   assert.ok(fs.statSync(path.join(root, 'opt/gatehouse/bin/gatehouse')).mode & 0o111, 'launcher executable');
@@ -89,4 +89,21 @@ test('scripts/install.sh --root: the unit passes systemd-analyze verify, the ins
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+
+  // the installed operator commands act on the same data directory (the caller's environment wins
+  // over the settings file; as root on a system with a gatehouse user they would run as that user)
+  const cli = (args: string[]) =>
+    spawnSync(path.join(root, 'opt/gatehouse/bin/gatehouse-cli'), args, {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, GATEHOUSE_DATA_DIR: data, GATEHOUSE_ENV_FILE: path.join(root, 'etc/gatehouse/gatehouse.env'), GATEHOUSE_LOG_LEVEL: 'warn' },
+    });
+  const reset = cli(['reset-admin-password', 'admin']);
+  assert.equal(reset.status, 0, reset.stderr);
+  assert.match(reset.stdout, /^new password for admin: \S{12,}$/m);
+  const unknown = cli(['reset-admin-password', 'nobody']);
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /no such user: nobody/);
+  const usage = cli([]);
+  assert.equal(usage.status, 2);
+  assert.match(usage.stderr, /usage: gatehouse-cli /);
 });
