@@ -85,12 +85,12 @@ const schema = z.object({
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   GATEHOUSE_WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(120).default(10),
   GATEHOUSE_WEBHOOK_RETRY_BASE: z.coerce.number().int().min(1).max(3600).default(10),
-  /** licence (src/license): see docs/guides/licence.md */
-  GATEHOUSE_LICENSE_PUBLIC_KEY: z.string().optional(),
-  GATEHOUSE_LICENSE_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as https://licence.example.com/v1/refresh').optional(),
-  GATEHOUSE_LICENSE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
-  GATEHOUSE_LICENSE_REFRESH_HOURS: positiveInt.max(24 * 30).default(24),
-  GATEHOUSE_LICENSE_KEY: z.string().optional(),
+  /** licence (src/licence): see docs/guides/licence.md */
+  GATEHOUSE_LICENCE_PUBLIC_KEY: z.string().optional(),
+  GATEHOUSE_LICENCE_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as https://licence.example.com/v1/refresh').optional(),
+  GATEHOUSE_LICENCE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
+  GATEHOUSE_LICENCE_REFRESH_HOURS: positiveInt.max(24 * 30).default(24),
+  GATEHOUSE_LICENCE_KEY: z.string().optional(),
   /** desktop clients (src/client-api): what GET /api/v1/client/update announces unless set in the settings */
   GATEHOUSE_CLIENT_VERSION: z.string().max(64).regex(/^[A-Za-z0-9.+_-]+$/, 'must be a version such as 1.2.3').optional(),
   GATEHOUSE_CLIENT_DOWNLOAD_URL: z.string().max(2048).regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL').optional(),
@@ -161,11 +161,11 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: { meaning: 'the older spelling of `webhooks` in `GATEHOUSE_OUTBOUND_ALLOW_PRIVATE`', see: 'guides/webhooks.md' },
   GATEHOUSE_WEBHOOK_TIMEOUT: { meaning: 'seconds (1–120) one webhook delivery attempt may take' },
   GATEHOUSE_WEBHOOK_RETRY_BASE: { meaning: "seconds (1–3600) before a webhook's first retry; each further retry waits twice as long (at most 1 h)" },
-  GATEHOUSE_LICENSE_PUBLIC_KEY: { meaning: 'an additional trusted licence-signing public key (Ed25519 PEM text, base64 of the 32 key bytes, or a file path): for tests and self-signed deployments', see: 'guides/licence.md' },
-  GATEHOUSE_LICENSE_URL: { meaning: 'the licence service `POST /license/refresh` and the daily refresh ask; unset: licences are only verified offline' },
-  GATEHOUSE_LICENSE_GRACE_DAYS: { meaning: 'days the last good licence stays in force while the licence service cannot be reached' },
-  GATEHOUSE_LICENSE_REFRESH_HOURS: { meaning: 'hours between automatic refreshes (with `GATEHOUSE_LICENSE_URL`)' },
-  GATEHOUSE_LICENSE_KEY: { meaning: 'a licence key activated at start when none is stored (unattended installs); after `DELETE /license` remove it too, or it comes back at the next start' },
+  GATEHOUSE_LICENCE_PUBLIC_KEY: { meaning: 'an additional trusted licence-signing public key (Ed25519 PEM text, base64 of the 32 key bytes, or a file path): for tests and self-signed deployments', see: 'guides/licence.md' },
+  GATEHOUSE_LICENCE_URL: { meaning: 'the licence service `POST /license/refresh` and the daily refresh ask; unset: licences are only verified offline' },
+  GATEHOUSE_LICENCE_GRACE_DAYS: { meaning: 'days the last good licence stays in force while the licence service cannot be reached' },
+  GATEHOUSE_LICENCE_REFRESH_HOURS: { meaning: 'hours between automatic refreshes (with `GATEHOUSE_LICENCE_URL`)' },
+  GATEHOUSE_LICENCE_KEY: { meaning: 'a licence key activated at start when none is stored (unattended installs); after `DELETE /license` remove it too, or it comes back at the next start' },
   GATEHOUSE_CLIENT_VERSION: { meaning: 'the desktop-client release `GET /api/v1/client/update` announces when `PUT /settings/client` set none', see: 'guides/desktop-client.md#desktop-client-api' },
   GATEHOUSE_CLIENT_DOWNLOAD_URL: { meaning: 'its download URL (http/https)' },
 };
@@ -182,13 +182,19 @@ function schemaDefault(s: z.ZodType): unknown {
  * Every variable with its default (Markdown: the schema's default as code, or the shown default; null
  * when unset) and meaning, in the schema's order: docs/reference/environment.md.
  */
-export function configVariables(): { name: keyof Env; default: string | null; meaning: string; see?: string }[] {
-  return (Object.keys(schema.shape) as (keyof Env)[]).map((name) => {
+export function configVariables(): { name: string; default: string | null; meaning: string; see?: string }[] {
+  return (Object.keys(schema.shape) as (keyof Env)[]).map((name): { name: string; default: string | null; meaning: string; see?: string } => {
     const d = VARIABLE_DOCS[name];
     const fromSchema = schemaDefault(schema.shape[name] as z.ZodType);
     const dflt = d.shownDefault ?? (fromSchema === undefined || fromSchema === '' ? null : `\`${String(fromSchema)}\``);
     return { name, default: dflt, meaning: d.meaning, ...(d.see ? { see: d.see } : {}) };
-  });
+  }).concat(
+    Object.entries(DEPRECATED_VARIABLES).map(([old, name]) => ({
+      name: old,
+      default: null,
+      meaning: `deprecated, still read: the older spelling of \`${name}\` (which wins when both are set; the server warns at start)`,
+    })),
+  );
 }
 
 export interface Config {
@@ -263,7 +269,7 @@ export interface Config {
     /** delay before the first retry; each further retry waits twice as long (capped at 1 h) */
     retryBaseMs: number;
   };
-  /** Licence (src/license): an extra trusted public key (PEM text), the licence service, its grace period, a key activated at start. */
+  /** Licence (src/licence): an extra trusted public key (PEM text), the licence service, its grace period, a key activated at start. */
   licence: { publicKey?: string; url?: string; graceDays: number; refreshHours: number; key?: string };
   /** Desktop clients: the release GET /api/v1/client/update announces when the settings name none. */
   client: { version?: string; downloadUrl?: string };
@@ -271,22 +277,46 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** GATEHOUSE_LICENSE_PUBLIC_KEY: PEM text or base64 as is, or the path of a file holding it. */
+/** GATEHOUSE_LICENCE_PUBLIC_KEY: PEM text or base64 as is, or the path of a file holding it. */
 function readKeySetting(v: string): string {
   if (v.includes('-----BEGIN') || /^[A-Za-z0-9+/]{43}=$/.test(v.trim())) return v;
   try {
     return fs.readFileSync(v, 'utf8');
   } catch (err) {
-    throw new ConfigError(`invalid configuration:\n  GATEHOUSE_LICENSE_PUBLIC_KEY: neither a PEM public key nor a readable file (${(err as Error).message})`);
+    throw new ConfigError(`invalid configuration:\n  GATEHOUSE_LICENCE_PUBLIC_KEY: neither a PEM public key nor a readable file (${(err as Error).message})`);
   }
 }
 
 /** Reads and validates the environment. Throws ConfigError naming every bad variable. */
+/**
+ * Older names still read, each with the name that replaced it (docs/reference/environment.md lists
+ * them). The new name wins when both are set; the server logs a deprecation warning for each old one
+ * in use (deprecatedVariablesIn).
+ */
+export const DEPRECATED_VARIABLES = {
+  GATEHOUSE_LICENSE_PUBLIC_KEY: 'GATEHOUSE_LICENCE_PUBLIC_KEY',
+  GATEHOUSE_LICENSE_URL: 'GATEHOUSE_LICENCE_URL',
+  GATEHOUSE_LICENSE_GRACE_DAYS: 'GATEHOUSE_LICENCE_GRACE_DAYS',
+  GATEHOUSE_LICENSE_REFRESH_HOURS: 'GATEHOUSE_LICENCE_REFRESH_HOURS',
+  GATEHOUSE_LICENSE_KEY: 'GATEHOUSE_LICENCE_KEY',
+} as const satisfies Record<string, keyof Env>;
+
+/** The deprecated names set in env, each with its replacement (for the start-up warning). */
+export function deprecatedVariablesIn(env: NodeJS.ProcessEnv = process.env): { name: string; use: string }[] {
+  return Object.entries(DEPRECATED_VARIABLES)
+    .filter(([old]) => env[old] !== undefined && env[old] !== '')
+    .map(([name, use]) => ({ name, use }));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const picked: Record<string, string> = {};
   for (const key of Object.keys(schema.shape)) {
     const v = env[key];
     if (v !== undefined && v !== '') picked[key] = v;
+  }
+  for (const [old, name] of Object.entries(DEPRECATED_VARIABLES)) {
+    const v = env[old];
+    if (v !== undefined && v !== '' && picked[name] === undefined) picked[name] = v;
   }
   const parsed = schema.safeParse(picked);
   if (!parsed.success) {
@@ -352,11 +382,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: e.GATEHOUSE_WEBHOOK_RETRY_BASE * 1000,
     },
     licence: {
-      publicKey: e.GATEHOUSE_LICENSE_PUBLIC_KEY === undefined ? undefined : readKeySetting(e.GATEHOUSE_LICENSE_PUBLIC_KEY),
-      url: e.GATEHOUSE_LICENSE_URL,
-      graceDays: e.GATEHOUSE_LICENSE_GRACE_DAYS,
-      refreshHours: e.GATEHOUSE_LICENSE_REFRESH_HOURS,
-      key: e.GATEHOUSE_LICENSE_KEY,
+      publicKey: e.GATEHOUSE_LICENCE_PUBLIC_KEY === undefined ? undefined : readKeySetting(e.GATEHOUSE_LICENCE_PUBLIC_KEY),
+      url: e.GATEHOUSE_LICENCE_URL,
+      graceDays: e.GATEHOUSE_LICENCE_GRACE_DAYS,
+      refreshHours: e.GATEHOUSE_LICENCE_REFRESH_HOURS,
+      key: e.GATEHOUSE_LICENCE_KEY,
     },
     client: { version: e.GATEHOUSE_CLIENT_VERSION, downloadUrl: e.GATEHOUSE_CLIENT_DOWNLOAD_URL },
   };

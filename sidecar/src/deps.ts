@@ -14,8 +14,8 @@ import type { DbSessionStore } from './http/session-store.js';
 import type { MasterKey } from './util/crypto.js';
 import type { Scheduler } from './util/scheduler.js';
 import type { EventBus } from './events.js';
-import type { FeatureGate } from './license/features.js';
-import type { LicenceService } from './license/service.js';
+import type { FeatureGate } from './licence/features.js';
+import type { LicenceService } from './licence/service.js';
 import type { PublicHost } from './system/public-host.js';
 import type { OutboundPolicy, OutboundUse } from './util/outbound.js';
 
@@ -46,9 +46,9 @@ export interface Deps {
   users: UsersService;
   tokens: TokensService;
   sessions: DbSessionStore;
-  /** Which licence features are on (license/features.ts): the licence service, unless a test passed its own gate. Every gated code path asks it. */
+  /** Which licence features are on (licence/features.ts): the licence service, unless a test passed its own gate. Every gated code path asks it. */
   features: FeatureGate;
-  /** The licence: state, activation, refresh, limits (license/service.ts). */
+  /** The licence: state, activation, refresh, limits (licence/service.ts). */
   licence: LicenceService;
   /** The request-forgery policy of a server-side fetch (util/outbound.ts): every request to a URL the server was given goes through it. */
   outbound: (use: OutboundUse) => OutboundPolicy;

@@ -14,7 +14,7 @@ import { gatewaysFeature } from './gateways/feature.js';
 import { resilienceFeature } from './resilience/feature.js';
 import { metricsFeature } from './metrics/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
-import { licenceFeature } from './license/feature.js';
+import { licenceFeature } from './licence/feature.js';
 import { backupFeature } from './backup/feature.js';
 import { rdpFeature } from './rdp/feature.js';
 import { rdpOpsFeature } from './rdp/ops-endpoints.js';

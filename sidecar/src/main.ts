@@ -1,5 +1,5 @@
 // Composition root: read config, start everything, stop on SIGTERM/SIGINT.
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, deprecatedVariablesIn, loadConfig } from './config.js';
 import { startServer, type Running } from './server.js';
 
 async function main(): Promise<void> {
@@ -13,6 +13,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  for (const d of deprecatedVariablesIn()) process.stderr.write(`gatehouse: ${d.name} is deprecated and still read; rename it to ${d.use}\n`);
   // The handlers are installed before the server starts: a signal that arrives while the features
   // start (the HTTP server already answers then) is kept and acted on once startServer() returns,
   // instead of node's default (killed, no graceful close).

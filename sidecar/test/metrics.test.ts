@@ -10,7 +10,7 @@ import { startTestServer, apiToken, bearer, login, type TestServer } from './lib
 import { parsePromText, type Sample } from '../src/metrics/prom-text.js';
 import { routeSeriesFromCaddy } from '../src/metrics/service.js';
 import { rawRequest } from './route-auth-helpers.js';
-import type { FeatureGate, LicensedFeature } from '../src/license/features.js';
+import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };

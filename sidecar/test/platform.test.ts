@@ -5,7 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import { loadConfig, ConfigError, CONFIG_VARIABLES } from '../src/config.js';
+import { loadConfig, ConfigError, CONFIG_VARIABLES, DEPRECATED_VARIABLES, deprecatedVariablesIn } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/util/logger.js';
 import { INITIAL_PASSWORD_FILE } from '../src/users/service.js';
@@ -118,6 +118,17 @@ test('config: defaults, and bad values rejected naming the variable', () => {
     assert.match(err.message, /DATABASE_URL/);
     return true;
   });
+});
+
+test('config: the older GATEHOUSE_LICENSE_* names are still read, the GATEHOUSE_LICENCE_* names win, and both are named for the warning', () => {
+  assert.equal(loadConfig({ GATEHOUSE_LICENSE_GRACE_DAYS: '3' }).licence.graceDays, 3);
+  assert.equal(loadConfig({ GATEHOUSE_LICENSE_GRACE_DAYS: '3', GATEHOUSE_LICENCE_GRACE_DAYS: '5' }).licence.graceDays, 5);
+  assert.equal(loadConfig({ GATEHOUSE_LICENSE_KEY: 'old-key' }).licence.key, 'old-key');
+  assert.equal(loadConfig({}).licence.graceDays, 14);
+  assert.throws(() => loadConfig({ GATEHOUSE_LICENSE_URL: 'ftp://x' }), /GATEHOUSE_LICENCE_URL="ftp:\/\/x"/);
+  assert.deepEqual(deprecatedVariablesIn({ GATEHOUSE_LICENSE_KEY: 'k', GATEHOUSE_LICENCE_URL: 'https://l.example' }), [{ name: 'GATEHOUSE_LICENSE_KEY', use: 'GATEHOUSE_LICENCE_KEY' }]);
+  const reference = fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'docs', 'reference', 'environment.md'), 'utf8');
+  for (const old of Object.keys(DEPRECATED_VARIABLES)) assert.ok(reference.includes(old), `docs/reference/environment.md names ${old}`);
 });
 
 test('every config variable is documented in docs/reference/environment.md and the example env file', () => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { ProxySettings, ProxySnapshot } from '../src/proxy/render-context.js';
-import type { LicensedFeature } from '../src/license/features.js';
+import type { LicensedFeature } from '../src/licence/features.js';
 import { canonicalJson, configHash } from '@gatehouse/common/canonical.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
@@ -83,7 +83,7 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
     routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
   })),
   // The same route rendered with the licence feature circuit_breaker and without it (the module is
-  // left out, nothing else changes; the route keeps its settings, see test/license.test.ts).
+  // left out, nothing else changes; the route keeps its settings, see test/licence.test.ts).
   'circuit-breaker-licensed': fresh(() => ({
     routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
     features: ['circuit_breaker'],

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { FeatureGate, LicensedFeature } from '../src/license/features.js';
+import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };

@@ -39,7 +39,7 @@ test('a real Prometheus scrapes /metrics: online peers and a route request count
     prefix: 'metrics', iface: `ghm${process.pid % 1000}`, vpnOctet: 221,
     peers: [{ name: 'peera', octet: 222 }, { name: 'peerb', octet: 223 }],
     // no licence: the community edition has prometheus_metrics (/metrics and Caddy's metrics on)
-    proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_ADMIN_DOMAIN: adminDomain, GATEHOUSE_LICENSE_KEY: '' },
+    proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_ADMIN_DOMAIN: adminDomain, GATEHOUSE_LICENCE_KEY: '' },
     // on its configured port: Caddy's admin domain proxies to it there
     start: { listen: true },
   });

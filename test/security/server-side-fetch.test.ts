@@ -257,7 +257,7 @@ if (!INSIDE) {
   test('licence refresh: a licence service URL on loopback in any spelling, or redirecting there, reaches nothing', { timeout: 300_000 }, async () => {
     const urls = [`http://127.1:${CANARY}/refresh`, `http://[::ffff:7f00:1]:${CANARY}/refresh`, `http://loop.probe.test:${CANARY}/refresh`, `http://mixed.probe.test:${CANARY}/refresh`, `http://10.0.0.1:${FAR_PORT}/refresh`];
     for (const url of urls) {
-      const l = await startTestServer({ GATEHOUSE_LICENSE_URL: url, GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+      const l = await startTestServer({ GATEHOUSE_LICENCE_URL: url, GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
       try {
         const r = await l.req('/api/v1/license/refresh', { method: 'POST', headers: bearer(await apiToken(l)) });
         assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -268,7 +268,7 @@ if (!INSIDE) {
       }
     }
     // an allowed-looking licence service that redirects to loopback: the redirect is not followed
-    const l = await startTestServer({ GATEHOUSE_LICENSE_URL: `http://public.probe.test:${FAR_PORT}/to/${encodeURIComponent(`http://127.0.0.1:${CANARY}/refresh`)}` });
+    const l = await startTestServer({ GATEHOUSE_LICENCE_URL: `http://public.probe.test:${FAR_PORT}/to/${encodeURIComponent(`http://127.0.0.1:${CANARY}/refresh`)}` });
     try {
       const r = await l.req('/api/v1/license/refresh', { method: 'POST', headers: bearer(await apiToken(l)) });
       assert.equal(r.data.refresh.ok, false);

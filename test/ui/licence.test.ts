@@ -24,7 +24,7 @@ const service = http.createServer((req, res) => {
 await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
 const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}/refresh`;
 
-const ui = uiServer({ GATEHOUSE_LICENSE_KEY: '', GATEHOUSE_LICENSE_URL: serviceUrl, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence', GATEHOUSE_LICENSE_GRACE_DAYS: '5', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
+const ui = uiServer({ GATEHOUSE_LICENCE_KEY: '', GATEHOUSE_LICENCE_URL: serviceUrl, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence', GATEHOUSE_LICENCE_GRACE_DAYS: '5', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
 const api = ui.api;
 after(async () => {
   service.closeAllConnections();

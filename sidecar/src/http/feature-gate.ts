@@ -1,7 +1,7 @@
 // The licence feature gate as the HTTP kit sees it: the feature names an endpoint may need
 // (Endpoint.feature), the gate that answers whether one is on (the container's `features`, the
-// LicenceService: license/service.ts), and the 403 of an endpoint whose feature is off. http/app.ts
-// checks it in one place; http/openapi.ts documents it. What a licence grants: license/features.ts.
+// LicenceService: licence/service.ts), and the 403 of an endpoint whose feature is off. http/app.ts
+// checks it in one place; http/openapi.ts documents it. What a licence grants: licence/features.ts.
 import { AppError } from '../util/errors.js';
 
 /** Every feature name a gate knows, in display order. */

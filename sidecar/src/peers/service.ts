@@ -5,7 +5,7 @@ import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import { AppError, conflict, notFound, unprocessable, validation } from '../util/errors.js';
-import { limitReached } from '../license/features.js';
+import { limitReached } from '../licence/features.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
 const nameConflict = (name: string) => new AppError('conflict', `A peer named "${name}" already exists`, { name: 'a peer with this name already exists' });

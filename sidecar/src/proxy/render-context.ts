@@ -6,7 +6,7 @@ import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Route } from '../routes/model.js';
 import type { HostEntry, L4Server } from './caddy-json.js';
-import type { LicensedFeature } from '../license/features.js';
+import type { LicensedFeature } from '../licence/features.js';
 
 export interface ProxySettings {
   httpPort: number;

@@ -44,7 +44,7 @@ import { configHash } from '@gatehouse/common/canonical.js';
 import type { CaddyConfig } from './caddy-json.js';
 import type { ProxySettings } from './render-context.js';
 import { renderCaddyConfig } from './render.js';
-import { LICENSED_FEATURES, type FeatureGate } from '../license/features.js';
+import { LICENSED_FEATURES, type FeatureGate } from '../licence/features.js';
 import { readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
 
 export type WriteFn<T> = (t: Transaction) => Promise<T>;

@@ -2,8 +2,8 @@
 // signed with it (the same signLicence the vendor script uses), and the environment that makes a
 // test server trust the pair and activate a licence at start.
 import crypto from 'node:crypto';
-import { signLicence, type LicenceDocument } from '../../src/license/document.js';
-import { LICENSED_FEATURES } from '../../src/license/features.js';
+import { signLicence, type LicenceDocument } from '../../src/licence/document.js';
+import { LICENSED_FEATURES } from '../../src/licence/features.js';
 
 export const testKeys = crypto.generateKeyPairSync('ed25519');
 export const TEST_PUBLIC_KEY_PEM = testKeys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -31,5 +31,5 @@ export function testLicenceKey(over: Partial<LicenceDocument> = {}, opts: { now?
 
 /** Env for startTestServer: trust the test key and activate a licence at start (default: every feature). */
 export function licensedEnv(over: Partial<LicenceDocument> = {}): Record<string, string> {
-  return { GATEHOUSE_LICENSE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM, GATEHOUSE_LICENSE_KEY: testLicenceKey(over) };
+  return { GATEHOUSE_LICENCE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM, GATEHOUSE_LICENCE_KEY: testLicenceKey(over) };
 }

@@ -26,10 +26,10 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
   const dbEnv: Record<string, string> = {};
   if (process.env.TEST_DATABASE_URL && !env.DATABASE_URL) dbEnv.DATABASE_URL = await freshPgDatabase(process.env.TEST_DATABASE_URL);
   const config: Config = loadConfig({
-    // The test key pair is trusted, and unless the test sets GATEHOUSE_LICENSE_KEY itself ('' = none:
+    // The test key pair is trusted, and unless the test sets GATEHOUSE_LICENCE_KEY itself ('' = none:
     // the community fallback) a perpetual test licence with every feature is activated at start.
-    GATEHOUSE_LICENSE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM,
-    ...('GATEHOUSE_LICENSE_KEY' in env ? {} : { GATEHOUSE_LICENSE_KEY: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) }),
+    GATEHOUSE_LICENCE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM,
+    ...('GATEHOUSE_LICENCE_KEY' in env ? {} : { GATEHOUSE_LICENCE_KEY: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) }),
     GATEHOUSE_DATA_DIR: dataDir,
     GATEHOUSE_ADMIN_USER: ADMIN.username,
     GATEHOUSE_ADMIN_PASSWORD: ADMIN.password,

@@ -174,8 +174,8 @@ export class SidecarProcess {
     this.child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'sidecar', 'src', 'main.ts')], {
       cwd: ROOT,
       // like startTestServer: the test key pair trusted and a perpetual licence with every feature
-      // (circuit breaker, ...) unless the test sets GATEHOUSE_LICENSE_KEY itself
-      env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'info', GATEHOUSE_LICENSE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM, GATEHOUSE_LICENSE_KEY: LICENCE, ...this.env },
+      // (circuit breaker, ...) unless the test sets GATEHOUSE_LICENCE_KEY itself
+      env: { ...process.env, GATEHOUSE_LOG_LEVEL: 'info', GATEHOUSE_LICENCE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM, GATEHOUSE_LICENCE_KEY: LICENCE, ...this.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const child = this.child;

@@ -8,9 +8,9 @@
 // - signature: base64url of the Ed25519 signature over the ASCII text "GHL1.<kid>.<payload>" (the exact
 //   bytes of the key up to the last dot, so no canonical JSON is needed).
 //
-// The verifying public key ships with the product (public-key.ts); GATEHOUSE_LICENSE_PUBLIC_KEY adds
+// The verifying public key ships with the product (public-key.ts); GATEHOUSE_LICENCE_PUBLIC_KEY adds
 // another one (tests, self-signed deployments). The vendor's private key is never in this repository;
-// scripts/license-sign.ts signs a document with a private key file. Pure functions, no I/O.
+// scripts/licence-sign.ts signs a document with a private key file. Pure functions, no I/O.
 import crypto from 'node:crypto';
 import { z } from 'zod';
 
@@ -77,7 +77,7 @@ export function keyId(pub: crypto.KeyObject): string {
   return crypto.createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
 }
 
-/** Signs a document with an Ed25519 private key (vendor side: scripts/license-sign.ts, tests). */
+/** Signs a document with an Ed25519 private key (vendor side: scripts/licence-sign.ts, tests). */
 export function signLicence(doc: LicenceDocument, privateKey: crypto.KeyObject): string {
   const parsed = licenceDocument.parse(doc);
   const kid = keyId(crypto.createPublicKey(privateKey));

@@ -1,23 +1,23 @@
 // Vendor tool: signs a licence document with an Ed25519 private key file and prints the licence key.
 // The vendor's private key is never in this repository. README "Licence" describes the format.
 //
-//   node --import tsx scripts/license-sign.ts --private-key vendor.pem --customer "Example GmbH" \
+//   node --import tsx scripts/licence-sign.ts --private-key vendor.pem --customer "Example GmbH" \
 //     --plan business --features cluster \
 //     [--max-peers 250] [--max-routes 500] [--expires 2027-12-31T23:59:59Z | --expires never] [--id LIC-0001] [--issued <ISO>]
-//   node --import tsx scripts/license-sign.ts --private-key vendor.pem --document doc.json
-//   node --import tsx scripts/license-sign.ts --generate-key vendor.pem   (writes a new private key, prints its public key)
+//   node --import tsx scripts/licence-sign.ts --private-key vendor.pem --document doc.json
+//   node --import tsx scripts/licence-sign.ts --generate-key vendor.pem   (writes a new private key, prints its public key)
 //
 // The community edition already has internal_dns, remote_desktop, circuit_breaker and
 // prometheus_metrics; a licence adds the features beyond them (cluster) and may carry limits.
 // A self-signed deployment generates its own key pair, signs its licence, and sets
-// GATEHOUSE_LICENSE_PUBLIC_KEY to the printed public key (PEM text or a file path).
+// GATEHOUSE_LICENCE_PUBLIC_KEY to the printed public key (PEM text or a file path).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { keyId, licenceDocument, signLicence, type LicenceDocument } from '../sidecar/src/license/document.js';
+import { keyId, licenceDocument, signLicence, type LicenceDocument } from '../sidecar/src/licence/document.js';
 
 function fail(msg: string): never {
-  process.stderr.write(`license-sign: ${msg}\n`);
+  process.stderr.write(`licence-sign: ${msg}\n`);
   process.exit(2);
 }
 

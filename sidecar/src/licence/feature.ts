@@ -1,7 +1,7 @@
 // The licence feature: its endpoints and its scheduled work (the service is ctx.licence, built with
 // the platform in app-context.ts createDeps because every gated code path asks it).
 // - licence-check (every minute): notices expiry and the end of the refresh grace period;
-// - licence-refresh (every GATEHOUSE_LICENSE_REFRESH_HOURS, and once at start) when GATEHOUSE_LICENSE_URL is set.
+// - licence-refresh (every GATEHOUSE_LICENCE_REFRESH_HOURS, and once at start) when GATEHOUSE_LICENCE_URL is set.
 import type { Feature } from '../feature.js';
 import { licenceEndpoints } from './endpoints.js';
 

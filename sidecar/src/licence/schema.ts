@@ -13,7 +13,7 @@ const limits = z.object({
 });
 const feature = z.enum(LICENSED_FEATURES);
 
-/** license/service.ts LicenceView */
+/** licence/service.ts LicenceView */
 export const licenceView = z
   .object({
     status: z.enum(['community', 'active', 'grace', 'grace_ended', 'expired', 'revoked', 'invalid']).meta({

@@ -21,7 +21,7 @@ export function licenceEndpoints(deps: AppContext): Endpoint[] {
     }),
     defineEndpoint({
       method: 'POST', path: '/license/refresh', tags, adminRole: true, response: refreshResponse,
-      summary: 'Revalidate against the licence service (GATEHOUSE_LICENSE_URL), or offline without one; an unreachable service keeps the last good state for the grace period (refresh.ok false). 409 without a stored licence',
+      summary: 'Revalidate against the licence service (GATEHOUSE_LICENCE_URL), or offline without one; an unreachable service keeps the last good state for the grace period (refresh.ok false). 409 without a stored licence',
       handler: async (_i, ctx) => svc().refresh(actingUserId(ctx.state.principal) ?? null),
     }),
     defineEndpoint({

@@ -15,11 +15,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { TEST_PUBLIC_KEY_PEM, testDocument, testKeys, testLicenceKey } from './lib/licence.js';
-import { LicenceKeyError, publicKeyFrom, signLicence, verifyLicence } from '../src/license/document.js';
-import { COMMUNITY, COMMUNITY_FEATURES, LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../src/license/features.js';
+import { LicenceKeyError, publicKeyFrom, signLicence, verifyLicence } from '../src/licence/document.js';
+import { COMMUNITY, COMMUNITY_FEATURES, LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../src/licence/features.js';
 import { fullPath } from '../src/http/registry.js';
 import { manualClock } from '../src/util/clock.js';
-import { licenceFeature } from '../src/license/feature.js';
+import { licenceFeature } from '../src/licence/feature.js';
 
 const DAY = 24 * 3600 * 1000;
 const trusted = [publicKeyFrom(TEST_PUBLIC_KEY_PEM)];
@@ -61,13 +61,13 @@ describe('the key format', () => {
     for (const m of ['', 'hello', 'GHL1.x.y.z', key.replace('GHL1', 'GHL2'), `${key}.extra`]) refused(() => verifyLicence(m, trusted, now), 'malformed');
   });
 
-  test('scripts/license-sign.ts signs a document with a private key file; the key verifies and names what was given', () => {
+  test('scripts/licence-sign.ts signs a document with a private key file; the key verifies and names what was given', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-lic-'));
     try {
       const pem = path.join(dir, 'vendor.pem');
       fs.writeFileSync(pem, testKeys.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
       const repo = path.resolve(import.meta.dirname, '..', '..');
-      const run = (args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'scripts/license-sign.ts', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+      const run = (args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'scripts/licence-sign.ts', ...args], { cwd: repo, encoding: 'utf8' }).trim();
       const key = run(['--private-key', pem, '--customer', 'Example GmbH', '--plan', 'business', '--features', 'internal_dns,circuit_breaker', '--max-peers', '250', '--expires', '2099-12-31T00:00:00Z', '--id', 'LIC-42']);
       const v = verifyLicence(key, trusted, Date.now());
       assert.deepEqual(
@@ -95,7 +95,7 @@ describe('a server without a licence (community fallback)', () => {
   const licenceEvents = () => s.deps.db.models.Activity.count({ where: { event_type: 'licence_changed' } });
 
   before(async () => {
-    s = await startTestServer({ GATEHOUSE_LICENSE_KEY: '', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+    s = await startTestServer({ GATEHOUSE_LICENCE_KEY: '', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
     auth = bearer(await apiToken(s));
   });
   after(async () => s.close());
@@ -375,7 +375,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
     serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}/v1/refresh`;
     s = await startTestServer(
-      { GATEHOUSE_LICENSE_KEY: '', GATEHOUSE_LICENSE_URL: serviceUrl, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence', GATEHOUSE_LICENSE_GRACE_DAYS: '3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+      { GATEHOUSE_LICENCE_KEY: '', GATEHOUSE_LICENCE_URL: serviceUrl, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence', GATEHOUSE_LICENCE_GRACE_DAYS: '3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
       { clock, timers: clock.timers },
     );
     // Only the licence feature's scheduled work on the manual clock (the other features' pollers

@@ -3,16 +3,16 @@
 //
 // - activate(key): verified offline (document.ts: signature by a trusted key, document, expiry);
 //   a refused key throws a 400 with the reason and stores nothing.
-// - refresh(): with GATEHOUSE_LICENSE_URL, POSTs {licence_id, key, server_version} there and takes the
+// - refresh(): with GATEHOUSE_LICENCE_URL, POSTs {licence_id, key, server_version} there and takes the
 //   key it answers (200 {key}) after the same verification; 403/404/410 = revoked (community from
 //   then on). Anything else (down, timeout, 5xx, a bad answer) keeps the last good state: the licence
-//   stays in force for the grace period (GATEHOUSE_LICENSE_GRACE_DAYS) counted from the last
+//   stays in force for the grace period (GATEHOUSE_LICENCE_GRACE_DAYS) counted from the last
 //   successful check; after it, the community fallback applies until a refresh succeeds again.
 //   Without a URL, refresh re-verifies the stored key offline.
 // - remove(): back to the community fallback (features.ts COMMUNITY).
 // A licence in force grants the community features plus its own (features.ts grantedFeatures), with
 // its limits.
-// - check(): the scheduled check (license/feature.ts, every minute): notices expiry and the end of
+// - check(): the scheduled check (licence/feature.ts, every minute): notices expiry and the end of
 //   the grace period.
 // Every change of what the server is entitled to emits licence_changed (events.ts) with the reason;
 // the proxy re-renders and the DNS hosts file is rewritten on it (app-context.ts).
@@ -143,7 +143,7 @@ export class LicenceService implements FeatureGate {
 
   // ------------------------------------------------------------------ state
 
-  /** Reads the stored licence (start); with none stored, activates GATEHOUSE_LICENSE_KEY when set. */
+  /** Reads the stored licence (start); with none stored, activates GATEHOUSE_LICENCE_KEY when set. */
   async load(): Promise<void> {
     const s = await this.o.settings.get<StoredLicence | null>(SETTING_KEY, null);
     this.setStored(s && typeof s.key === 'string' ? s : null);
@@ -153,7 +153,7 @@ export class LicenceService implements FeatureGate {
       try {
         await this.activate(envKey, null);
       } catch (err) {
-        this.o.log.error(`GATEHOUSE_LICENSE_KEY was not activated: ${(err as Error).message}`);
+        this.o.log.error(`GATEHOUSE_LICENCE_KEY was not activated: ${(err as Error).message}`);
       }
     }
   }
