@@ -1,20 +1,24 @@
 // Package hostroute provides the Caddy HTTP handler
 // `http.handlers.gatehouse_hostroute`: one handler that dispatches a request to
 // the route list configured for its Host, using a hash map instead of a linear
-// walk over one Caddy route per domain.
+// walk over one Caddy route per domain. Its hosts can be changed one by one at
+// run time through the admin API module `admin.api.gatehouse_hostroute`,
+// without a config reload; the app `gatehouse_hostroute` is where the handlers
+// of a loaded config register so that the admin API and the on-demand TLS
+// permission module `tls.permission.gatehouse_hostroute` find them.
 //
-// See README.md in this directory for the JSON shape and the exact semantics.
+// See README.md in this directory for the JSON shapes, the admin API and the
+// exact semantics.
 package hostroute
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
-	"sort"
-	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -23,15 +27,8 @@ import (
 )
 
 func init() {
-	caddy.RegisterModule(HostRoute{})
+	caddy.RegisterModule(new(HostRoute))
 }
-
-// maxHostLen is the longest host name (without port and trailing dot) that can
-// be configured or matched (RFC 1035: 253 characters in text form).
-const maxHostLen = 253
-
-// maxReportedKeyErrors caps how many invalid host keys one error names.
-const maxReportedKeyErrors = 10
 
 // HostRoute dispatches each request to the routes of its host.
 //
@@ -46,16 +43,43 @@ type HostRoute struct {
 	// Hosts maps a host name to the routes that serve it. Keys are
 	// case-insensitive, must not carry a port, may end in a dot, and may start
 	// with "*." to match exactly one extra leading label. IP addresses are
-	// accepted (IPv6 with or without brackets).
+	// accepted (IPv6 with or without brackets). After provisioning, the live
+	// hosts are in the handler's table (changed through the admin API), not
+	// in this field.
 	Hosts map[string]*Host `json:"hosts,omitempty"`
 
 	// Fallback serves requests whose host is not in Hosts. If unset, such
-	// requests get a 404 from this handler.
+	// requests get a 404 from this handler. Not changeable at run time.
 	Fallback *Host `json:"fallback,omitempty"`
 
-	exact  map[string]*Host // normalized host -> host
-	wild   map[string]*Host // "example.com" for the key "*.example.com"
-	logger *zap.Logger
+	// Name is the name under which the admin API addresses this host map.
+	// Default: the name of the HTTP server the handler is in. Two host maps
+	// of one configuration must not have the same name.
+	Name string `json:"name,omitempty"`
+
+	// Metrics counts requests and their duration per host key in this
+	// handler (gatehouse_hostroute_requests_total and
+	// gatehouse_hostroute_request_duration_seconds on Caddy's metrics
+	// registry, i.e. the admin API's /metrics). At most one host map per
+	// server may count.
+	Metrics bool `json:"metrics,omitempty"`
+
+	ctx      caddy.Context // the context the handler was provisioned in; runtime hosts get a child of it
+	logger   *zap.Logger
+	name     string // Name, or the server's name ("" outside a server: not reachable by the admin API)
+	server   string // the HTTP server the handler is in
+	tls      bool   // the server has TLS connection policies
+	registry *Registry
+
+	table       table
+	provisioned bool
+	other       *hostStats // metrics of requests for hosts not in the table (label "_other")
+
+	// entries provisioned at run time (in their own context) that are not
+	// cleaned up yet: live ones and replaced ones still draining
+	rtMu    sync.Mutex
+	runtime map[*entry]struct{}
+	closed  bool // Cleanup ran (the configuration was unloaded)
 }
 
 // Host is the configuration of one host: a Caddy route list, like the body of
@@ -71,42 +95,96 @@ type Host struct {
 	// response, the original error goes on to the server's error handling.
 	Errors *caddyhttp.HTTPErrorConfig `json:"errors,omitempty"`
 
+	raw      []byte            // the JSON this host was decoded from, until its hash is computed
 	chain    caddyhttp.Handler // Routes compiled, ending in unhandled
 	errChain caddyhttp.Handler // Errors.Routes compiled, ending in returnError
 }
 
+// UnmarshalJSON decodes a host strictly (unknown fields are an error, as
+// Caddy's own decoding is) and keeps a copy of the JSON for the host's hash.
+func (host *Host) UnmarshalJSON(b []byte) error {
+	type plain Host // without this method
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	*host = Host(p)
+	host.raw = bytes.Clone(b)
+	return nil
+}
+
 // CaddyModule returns the Caddy module information.
-func (HostRoute) CaddyModule() caddy.ModuleInfo {
+func (*HostRoute) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "http.handlers.gatehouse_hostroute",
 		New: func() caddy.Module { return new(HostRoute) },
 	}
 }
 
-// Provision validates the host keys, builds the lookup maps and provisions
-// and compiles every host's routes.
+// Provision validates the host keys, provisions and compiles every host's
+// routes, builds the lookup table and registers the handler with the
+// configuration's gatehouse_hostroute app (when it is inside an HTTP server).
 func (h *HostRoute) Provision(ctx caddy.Context) error {
 	start := time.Now()
+	h.ctx = ctx
 	h.logger = ctx.Logger()
+	if srv, ok := ctx.Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server); ok && srv != nil {
+		h.server = srv.Name()
+		h.tls = len(srv.TLSConnPolicies) > 0
+	}
+	h.name = h.Name
+	if h.name == "" {
+		h.name = h.server
+	}
 
-	keys, err := h.index()
+	keys, err := checkKeys(h.Hosts)
 	if err != nil {
 		return err
 	}
+	if h.Metrics {
+		h.other = new(hostStats)
+	}
+	h.table.init(len(keys))
 	for _, k := range keys {
 		if err := k.host.provision(ctx); err != nil {
 			return fmt.Errorf("host %q: %v", k.raw, err)
 		}
+		e := h.newEntry(fullKey(k.norm, k.wild), k.host, nil)
+		h.table.put(k.norm, k.wild, e)
 	}
 	if h.Fallback != nil {
 		if err := h.Fallback.provision(ctx); err != nil {
 			return fmt.Errorf("fallback: %v", err)
 		}
+		h.Fallback.raw = nil
+	}
+	h.Hosts = nil // the table is the truth from here on
+	h.provisioned = true
+
+	// register with this configuration's app, so that the admin API and the
+	// TLS permission module find the handler (only inside a server: outside
+	// one there is no loaded configuration to belong to)
+	if h.server != "" {
+		app, err := ctx.App(registryID)
+		if err != nil {
+			return fmt.Errorf("loading the %s app: %v", registryID, err)
+		}
+		h.registry = app.(*Registry)
+		if err := h.registry.register(h); err != nil {
+			return err
+		}
+	} else if h.Metrics {
+		// no configuration to share a collector with (e.g. a test context)
+		if err := ctx.GetMetricsRegistry().Register(&collector{maps: func() []*HostRoute { return []*HostRoute{h} }}); err != nil {
+			return fmt.Errorf("registering metrics: %v", err)
+		}
 	}
 
 	h.logger.Debug("host routes provisioned",
-		zap.Int("exact_hosts", len(h.exact)),
-		zap.Int("wildcard_hosts", len(h.wild)),
+		zap.String("name", h.name),
+		zap.Int("hosts", len(keys)),
 		zap.Bool("fallback", h.Fallback != nil),
 		zap.Duration("duration", time.Since(start)))
 	return nil
@@ -117,11 +195,26 @@ func (h *HostRoute) Provision(ctx caddy.Context) error {
 // route (so a bad key costs no route provisioning); after a successful
 // Provision there is nothing left to check.
 func (h *HostRoute) Validate() error {
-	if h.exact != nil {
+	if h.provisioned {
 		return nil
 	}
 	_, err := checkKeys(h.Hosts)
 	return err
+}
+
+// Cleanup runs when the configuration is unloaded: the hosts provisioned at
+// run time (live, or replaced and still draining) are cleaned up now, as
+// Caddy cleans up the modules of the configuration itself at this moment.
+func (h *HostRoute) Cleanup() error {
+	h.rtMu.Lock()
+	h.closed = true
+	live := h.runtime
+	h.runtime = nil
+	h.rtMu.Unlock()
+	for e := range live {
+		e.cleanup()
+	}
+	return nil
 }
 
 func (host *Host) provision(ctx caddy.Context) error {
@@ -140,147 +233,47 @@ func (host *Host) provision(ctx caddy.Context) error {
 	return nil
 }
 
-// hostKey is one configured key: as written, normalized (for a wildcard, the
-// part after "*."), and whether it is a wildcard.
-type hostKey struct {
-	raw  string
-	norm string
-	wild bool
-	host *Host
-}
-
-// index validates the keys and fills h.exact and h.wild. It returns the
-// configured hosts sorted by key, so that provisioning errors are stable.
-func (h *HostRoute) index() ([]hostKey, error) {
-	keys, err := checkKeys(h.Hosts)
+// provisionRuntimeHost decodes and provisions one host for a change at run
+// time, in a context of its own (a child of the handler's), so that its
+// modules can be cleaned up on their own once the host is replaced and
+// drained. raw must not be JSON null.
+func (h *HostRoute) provisionRuntimeHost(key string, raw []byte) (*entry, error) {
+	var host Host
+	if err := json.Unmarshal(raw, &host); err != nil {
+		return nil, err
+	}
+	hash, err := hostHash(raw)
 	if err != nil {
 		return nil, err
 	}
-	exact, wild := make(map[string]*Host, len(keys)), make(map[string]*Host)
-	for _, k := range keys {
-		if k.wild {
-			wild[k.norm] = k.host
-		} else {
-			exact[k.norm] = k.host
-		}
+	host.raw = nil
+	hctx, cancel := caddy.NewContext(h.ctx)
+	if err := host.provision(hctx); err != nil {
+		cancel()
+		return nil, err
 	}
-	h.exact, h.wild = exact, wild
-	return keys, nil
-}
-
-// checkKeys normalizes every key of hosts and returns them sorted by key, or
-// an error naming every invalid, null or duplicate key (up to a cap).
-func checkKeys(hosts map[string]*Host) ([]hostKey, error) {
-	keys := make([]hostKey, 0, len(hosts))
-	for raw, host := range hosts {
-		keys = append(keys, hostKey{raw: raw, host: host})
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].raw < keys[j].raw })
-
-	seen := make(map[string]string, len(keys)) // normalized key ("*."-prefixed for wildcards) -> raw
-	var errs []error
-	for i := range keys {
-		k := &keys[i]
-		if k.host == nil {
-			errs = append(errs, fmt.Errorf("host %q: configuration is null (use {} for a host that answers 404)", k.raw))
-			continue
-		}
-		var err error
-		k.norm, k.wild, err = normalizeKey(k.raw)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("host %q: %v", k.raw, err))
-			continue
-		}
-		full := k.norm
-		if k.wild {
-			full = "*." + k.norm
-		}
-		if other, dup := seen[full]; dup {
-			errs = append(errs, fmt.Errorf("hosts %q and %q are the same host %q (keys are case-insensitive and a trailing dot is ignored)", other, k.raw, full))
-			continue
-		}
-		seen[full] = k.raw
-	}
-	if len(errs) > maxReportedKeyErrors {
-		more := len(errs) - maxReportedKeyErrors
-		errs = append(errs[:maxReportedKeyErrors], fmt.Errorf("and %d more invalid host keys", more))
-	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("invalid hosts: %w", errors.Join(errs...))
-	}
-	return keys, nil
-}
-
-// normalizeKey turns a configured host key into its lookup form: lowercase,
-// no trailing dot, IP addresses in canonical form without brackets. For a
-// wildcard key ("*.example.com") it returns the part after "*." and true.
-func normalizeKey(raw string) (string, bool, error) {
-	if raw == "" {
-		return "", false, errors.New("empty host name")
-	}
-	s := strings.ToLower(raw)
-
-	// IP literals: "192.0.2.1", "2001:db8::1", "[2001:db8::1]".
-	ipText := s
-	if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-		ipText = s[1 : len(s)-1]
-	}
-	if addr, err := netip.ParseAddr(ipText); err == nil {
-		if addr.Zone() != "" {
-			return "", false, errors.New("IPv6 zones are not supported")
-		}
-		return addr.String(), false, nil
-	}
-
-	switch {
-	case strings.Contains(s, "://"):
-		return "", false, errors.New("must be a bare host name, not a URL")
-	case strings.ContainsAny(s, "/?#@"):
-		return "", false, errors.New("must be a bare host name without path, query or user info")
-	case strings.Contains(s, ":") || strings.HasPrefix(s, "["):
-		return "", false, errors.New("must not include a port (ports are ignored when matching)")
-	}
-
-	s = strings.TrimSuffix(s, ".")
-	if s == "*" || s == "" {
-		return "", false, errors.New(`not a host name (use "fallback" for a catch-all)`)
-	}
-	if len(s) > maxHostLen {
-		return "", false, fmt.Errorf("longer than %d characters", maxHostLen)
-	}
-	isWild := strings.HasPrefix(s, "*.")
-	if isWild {
-		s = s[2:]
-	}
-	for label := range strings.SplitSeq(s, ".") {
-		if label == "" {
-			return "", false, errors.New("empty label (two dots in a row, or a leading dot)")
-		}
-		if len(label) > 63 {
-			return "", false, errors.New("a label is longer than 63 characters")
-		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			switch {
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
-			case c == '*':
-				return "", false, errors.New(`a wildcard is only allowed as the whole first label, as in "*.example.com"`)
-			case c >= 0x80:
-				return "", false, errors.New("non-ASCII host name: use its ASCII (punycode, xn--) form")
-			default:
-				return "", false, fmt.Errorf("invalid character %q", c)
-			}
-		}
-	}
-	return s, isWild, nil
+	e := h.newEntry(key, &host, cancel)
+	e.hashOnce.Do(func() { e.hash = hash })
+	return e, nil
 }
 
 // ServeHTTP runs the routes of the request's host. It never calls next.
 func (h *HostRoute) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
-	host := h.lookup(r.Host)
-	if host == nil {
-		return unknownHost.ServeHTTP(w, r)
+	e := h.acquire(r.Host)
+	if e == nil {
+		if h.other != nil {
+			return observe(h.other, w, r, h.serveUnknown)
+		}
+		return h.serveUnknown(w, r)
 	}
+	defer e.release()
+	if e.stats != nil {
+		return observe(e.stats, w, r, e.host.serve)
+	}
+	return e.host.serve(w, r)
+}
+
+func (host *Host) serve(w http.ResponseWriter, r *http.Request) error {
 	err := host.chain.ServeHTTP(w, r)
 	if err != nil && host.errChain != nil {
 		r = host.Errors.WithError(r, err)
@@ -289,66 +282,19 @@ func (h *HostRoute) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhtt
 	return err
 }
 
-// lookup finds the host for a Host header value (which may carry a port). It
-// does not allocate for host names; cost does not depend on the number of
-// configured hosts (at most two map lookups).
-func (h *HostRoute) lookup(hostport string) *Host {
-	if strings.HasPrefix(hostport, "[") {
-		return h.lookupIPv6(hostport)
+func (h *HostRoute) serveUnknown(w http.ResponseWriter, r *http.Request) error {
+	if h.Fallback != nil {
+		return h.Fallback.serve(w, r)
 	}
-	s := hostport
-	if i := strings.IndexByte(s, ':'); i >= 0 {
-		s = s[:i]
-	}
-	if n := len(s); n > 0 && s[n-1] == '.' {
-		s = s[:n-1]
-	}
-	if s == "" || len(s) > maxHostLen {
-		return h.Fallback
-	}
-
-	var buf [maxHostLen]byte
-	b := buf[:len(s)]
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		b[i] = c
-	}
-
-	if host, ok := h.exact[string(b)]; ok {
-		return host
-	}
-	if len(h.wild) > 0 {
-		for i := 0; i < len(b)-1; i++ {
-			if b[i] == '.' {
-				if i > 0 {
-					if host, ok := h.wild[string(b[i+1:])]; ok {
-						return host
-					}
-				}
-				break
-			}
-		}
-	}
-	return h.Fallback
+	return unknownHost.ServeHTTP(w, r)
 }
 
-// lookupIPv6 handles "[2001:db8::1]" and "[2001:db8::1]:443" (rare; may allocate).
-func (h *HostRoute) lookupIPv6(hostport string) *Host {
-	ipText := strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
-	if host, _, err := net.SplitHostPort(hostport); err == nil {
-		ipText = host
-	}
-	addr, err := netip.ParseAddr(ipText)
-	if err != nil || addr.Zone() != "" {
-		return h.Fallback
-	}
-	if host, ok := h.exact[addr.String()]; ok {
-		return host
-	}
-	return h.Fallback
+// lookup finds the entry serving a Host header value (for tests and
+// benchmarks; requests go through acquire).
+func (h *HostRoute) lookup(hostport string) *entry {
+	h.table.mu.RLock()
+	defer h.table.mu.RUnlock()
+	return h.table.lookup(hostport)
 }
 
 // unknownHost answers a request whose host is not configured and for which no
@@ -398,5 +344,7 @@ var returnError caddyhttp.Handler = caddyhttp.HandlerFunc(func(_ http.ResponseWr
 var (
 	_ caddy.Provisioner           = (*HostRoute)(nil)
 	_ caddy.Validator             = (*HostRoute)(nil)
+	_ caddy.CleanerUpper          = (*HostRoute)(nil)
 	_ caddyhttp.MiddlewareHandler = (*HostRoute)(nil)
+	_ json.Unmarshaler            = (*Host)(nil)
 )
