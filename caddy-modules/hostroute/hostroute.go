@@ -247,7 +247,7 @@ func (h *HostRoute) provisionRuntimeHost(key string, raw []byte) (*entry, error)
 		return nil, err
 	}
 	host.raw = nil
-	hctx, cancel := caddy.NewContext(h.ctx)
+	hctx, cancel := newHostContext(h.ctx, h.logger)
 	if err := host.provision(hctx); err != nil {
 		cancel()
 		return nil, err

@@ -456,47 +456,56 @@ func (d *discardWriter) WriteHeader(int)             {}
 var _ io.Writer = (*discardWriter)(nil)
 
 // BenchmarkServeHTTP: cost per request to a configured host (exact, wildcard,
-// unknown) as the number of hosts grows. ns/op should stay flat.
+// unknown) as the number of hosts grows, with the per-host metrics off and
+// on. ns/op should stay flat.
 func BenchmarkServeHTTP(b *testing.B) {
-	for _, n := range []int{1, 1000, 10000} {
-		cfg := manyHostsConfig(n)
-		// add one wildcard host
-		cfg = strings.Replace(cfg, `{"hosts":{`, `{"hosts":{"*.wild.example.com":`+static("wild")+`,`, 1)
-		h := mustLoad(b, cfg)
-		for _, c := range []struct{ name, host string }{
-			{"exact", fmt.Sprintf("host%d.example.com", n/2)},
-			{"exact_port_upper", fmt.Sprintf("HOST%d.Example.com:443", n/2)},
-			{"wildcard", "abc.wild.example.com"},
-			{"unknown", "unknown.example.net"},
-		} {
-			b.Run(fmt.Sprintf("hosts=%d/%s", n, c.name), func(b *testing.B) {
-				w := &discardWriter{h: make(http.Header)}
-				req := httptest.NewRequest(http.MethodGet, "http://placeholder/", nil)
-				req.Host = c.host
-				req = prepare(req, w)
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := h.ServeHTTP(w, req, nextMustNotRun); err != nil {
-						b.Fatal(err)
+	for _, n := range []int{1, 1000, 10000, 100000} {
+		for _, metrics := range []bool{false, true} {
+			cfg := manyHostsConfig(n)
+			if metrics {
+				cfg = strings.Replace(cfg, `{"hosts":{`, `{"metrics":true,"hosts":{`, 1)
+			}
+			// add one wildcard host
+			cfg = strings.Replace(cfg, `{"hosts":{`, `{"hosts":{"*.wild.example.com":`+static("wild")+`,`, 1)
+			h := mustLoad(b, cfg)
+			for _, c := range []struct{ name, host string }{
+				{"exact", fmt.Sprintf("host%d.example.com", n/2)},
+				{"exact_port_upper", fmt.Sprintf("HOST%d.Example.com:443", n/2)},
+				{"wildcard", "abc.wild.example.com"},
+				{"unknown", "unknown.example.net"},
+			} {
+				b.Run(fmt.Sprintf("hosts=%d/metrics=%v/%s", n, metrics, c.name), func(b *testing.B) {
+					w := &discardWriter{h: make(http.Header)}
+					req := httptest.NewRequest(http.MethodGet, "http://placeholder/", nil)
+					req.Host = c.host
+					req = prepare(req, w)
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if err := h.ServeHTTP(w, req, nextMustNotRun); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
 
-// BenchmarkLookup isolates the host lookup (no handler work).
+// BenchmarkLookup isolates the host lookup as a request pays it (read lock,
+// map lookup, reference taken and released; no handler work).
 func BenchmarkLookup(b *testing.B) {
-	for _, n := range []int{1, 1000, 10000} {
+	for _, n := range []int{1, 1000, 10000, 100000} {
 		h := mustLoad(b, manyHostsConfig(n))
 		host := fmt.Sprintf("host%d.example.com:443", n/2)
 		b.Run(fmt.Sprintf("hosts=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if h.lookup(host) == nil {
+				e := h.acquire(host)
+				if e == nil {
 					b.Fatal("not found")
 				}
+				e.release()
 			}
 		})
 	}

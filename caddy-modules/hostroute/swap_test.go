@@ -480,3 +480,11 @@ func TestHandlerContextHasNoCleanupFuncs(t *testing.T) {
 		}
 	}
 }
+
+// Runtime hosts get the light context (see hostctx.go), not caddy.NewContext
+// with its own metrics registry: if this fails, caddy.Context changed shape.
+func TestHostContextIsLight(t *testing.T) {
+	if !lightHostContext {
+		t.Fatal("caddy.Context no longer has the fields newHostContext sets (moduleInstances, cleanupFuncs, ancestry): runtime hosts fall back to caddy.NewContext (~22 KB each)")
+	}
+}
