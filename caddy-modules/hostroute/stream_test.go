@@ -23,6 +23,7 @@ import (
 //     goes on (both directions) through the old handler for D after the load,
 //     then is closed exactly as above. The timer is stopped if the
 //     connections end by themselves first.
+//
 // The same holds for a reverse_proxy in a server's named route (the
 // sidecar's shared gatehouse_proxy, reached with invoke), in a host of the
 // loaded configuration, and in a host put at run time (its own context is
