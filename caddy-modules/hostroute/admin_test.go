@@ -168,6 +168,7 @@ func TestAdminErrors(t *testing.T) {
 		{"PUT", "/gatehouse/hostroute/maps/srv/hosts/a.example.com", `{"routes": [`, 400, "the body is not valid JSON"},
 		{"PUT", "/gatehouse/hostroute/maps/srv/hosts/a.example.com", `null`, 400, "configuration is null (use {} for a host that answers 404)"},
 		{"PUT", "/gatehouse/hostroute/maps/srv/hosts/a.example.com", `{"rouets": []}`, 400, `json: unknown field "rouets"`},
+		{"PUT", "/gatehouse/hostroute/maps/srv/hosts/a.example.com", `["routes"]`, 400, `a host must be a JSON object, not ["routes"]`},
 		{"PUT", "/gatehouse/hostroute/maps/srv/hosts/a.example.com", `{"routes": [{"handle": [{"handler": "no_such_handler"}]}]}`, 400, `host map "srv", host "a.example.com": setting up routes: route 0: loading handler modules: position 0: loading module 'no_such_handler': unknown module: http.handlers.no_such_handler`},
 		{"POST", "/gatehouse/hostroute/changes", `{"maps": {"srv": {"put": {"A.example.com": {}}, "delete": ["a.example.com."]}}}`, 400, `host map "srv": "A.example.com" and "a.example.com." are the same host "a.example.com" (put or deleted twice)`},
 		{"POST", "/gatehouse/hostroute/changes", `{"maps": {"srv": {"upsert": {}}}}`, 400, `decoding the change set: json: unknown field "upsert"`},

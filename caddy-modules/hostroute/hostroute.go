@@ -103,6 +103,9 @@ type Host struct {
 // UnmarshalJSON decodes a host strictly (unknown fields are an error, as
 // Caddy's own decoding is) and keeps a copy of the JSON for the host's hash.
 func (host *Host) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return fmt.Errorf("a host must be a JSON object, not %.20s", t)
+	}
 	type plain Host // without this method
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

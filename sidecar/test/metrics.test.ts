@@ -214,3 +214,43 @@ test('Caddy samples fold into per-route series: hosts mapped to routes (with a p
   const odd = parsePromText('m{a="x\\"y\\\\z",b="n\\nl"} 1\nbroken{a="x" 2\nm 3 123\nm{} NaN\n');
   assert.deepEqual(odd, [{ name: 'm', labels: { a: 'x"y\\z', b: 'n\nl' }, value: 1 }, { name: 'm', labels: {}, value: 3 }]);
 });
+
+test("the host map's own samples (gatehouse_hostroute_*, what the renderer turns on) fold into the same per-route series: by host key (a wildcard key as configured), summed over servers; _other and the admin domain left out", () => {
+  const text = [
+    '# TYPE gatehouse_hostroute_requests_total counter',
+    'gatehouse_hostroute_requests_total{host="one.example.com",server="gatehouse_http"} 3',
+    'gatehouse_hostroute_requests_total{host="one.example.com",server="gatehouse_https"} 4',
+    'gatehouse_hostroute_requests_total{host="*.apps.example.com",server="gatehouse_https"} 2',
+    'gatehouse_hostroute_requests_total{host="_other",server="gatehouse_http"} 9',
+    'gatehouse_hostroute_requests_total{host="admin.example.com",server="gatehouse_https"} 9',
+    '# TYPE gatehouse_hostroute_request_duration_seconds histogram',
+    'gatehouse_hostroute_request_duration_seconds_bucket{code="200",host="one.example.com",server="gatehouse_http",le="0.1"} 2',
+    'gatehouse_hostroute_request_duration_seconds_bucket{code="200",host="one.example.com",server="gatehouse_https",le="0.1"} 1',
+    'gatehouse_hostroute_request_duration_seconds_bucket{code="200",host="one.example.com",server="gatehouse_http",le="+Inf"} 3',
+    'gatehouse_hostroute_request_duration_seconds_bucket{code="200",host="one.example.com",server="gatehouse_https",le="+Inf"} 1',
+    'gatehouse_hostroute_request_duration_seconds_sum{code="200",host="one.example.com",server="gatehouse_http"} 0.25',
+    'gatehouse_hostroute_request_duration_seconds_count{code="200",host="one.example.com",server="gatehouse_http"} 3',
+    'gatehouse_hostroute_request_duration_seconds_count{code="200",host="one.example.com",server="gatehouse_https"} 1',
+    'gatehouse_hostroute_request_duration_seconds_count{code="101",host="*.apps.example.com",server="gatehouse_https"} 2',
+    'gatehouse_hostroute_request_duration_seconds_count{code="404",host="_other",server="gatehouse_http"} 9',
+  ].join('\n');
+  const byDomain = new Map([
+    ['one.example.com', { id: 1, domain: 'one.example.com' }],
+    ['*.apps.example.com', { id: 7, domain: '*.apps.example.com' }],
+  ]);
+  const { requests, duration } = routeSeriesFromCaddy(parsePromText(text), byDomain);
+  assert.deepEqual(requests, [
+    { labels: { route_id: 1, domain: 'one.example.com' }, value: 7 },
+    { labels: { route_id: 7, domain: '*.apps.example.com' }, value: 2 },
+  ]);
+  assert.deepEqual(
+    duration.map((d) => [d.metricName, d.labels.route_id, d.labels.code, d.labels.le, d.value]),
+    [
+      ['gatehouse_route_request_duration_seconds_bucket', 1, '200', '0.1', 3],
+      ['gatehouse_route_request_duration_seconds_bucket', 1, '200', '+Inf', 4],
+      ['gatehouse_route_request_duration_seconds_sum', 1, '200', undefined, 0.25],
+      ['gatehouse_route_request_duration_seconds_count', 1, '200', undefined, 4],
+      ['gatehouse_route_request_duration_seconds_count', 7, '101', undefined, 2],
+    ],
+  );
+});

@@ -1,8 +1,8 @@
 // Golden files of the Caddy rendering with the licence feature prometheus_metrics (ProxySnapshot.metrics):
-// Caddy's per-host HTTP metrics on, each server's host map behind a host matcher of exactly its
-// names, then an empty host map for every other host (proxy/fragments/metrics.ts). Without the
-// feature the rendering is the one of proxy-render.test.ts (checked below). When bin/caddy exists
-// the files are also checked by `caddy validate`.
+// each server's one route is its host map counting per host (`metrics: true`), with nothing in front
+// of it (proxy/fragments/metrics.ts). Without the feature the rendering is the one of
+// proxy-render.test.ts (checked below). When bin/caddy exists the files are also checked by
+// `caddy validate`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -44,33 +44,27 @@ for (const [name, snap] of Object.entries(snapshots())) {
   });
 }
 
-test('metrics on: per-host metrics, host matcher of exactly the served names, then an empty host map; off: one host-map route and no metrics', () => {
-  const snap = snapshots()['metrics-mixed'];
-  const cfg = renderCaddyConfig(snap) as any;
-  assert.deepEqual(cfg.apps.http.metrics, { per_host: true });
-  for (const name of ['gatehouse_http', 'gatehouse_https']) {
-    const routes = cfg.apps.http.servers[name].routes;
-    assert.equal(routes.length, 2, name);
-    const hosts = Object.keys(routes[0].handle[0].hosts).sort();
-    assert.deepEqual(routes[0].match, [{ host: hosts }], name);
-    assert.deepEqual(routes[1], { handle: [{ handler: 'gatehouse_hostroute', hosts: {} }] }, name);
+test('metrics on: each server one route, its host map counting per host, no host matcher, no Caddy per-host metrics; off: the same route without metrics', () => {
+  for (const name of ['metrics-mixed', 'metrics-ports', 'metrics-no-routes']) {
+    const snap = snapshots()[name];
+    const cfg = renderCaddyConfig(snap) as any;
+    assert.equal(cfg.apps.http.metrics, undefined, name);
+    const off = renderCaddyConfig({ ...snap, metrics: false }) as any;
+    assert.deepEqual(Object.keys(cfg.apps.http.servers), Object.keys(off.apps.http.servers), name);
+    for (const [sname, srv] of Object.entries<any>(cfg.apps.http.servers)) {
+      assert.equal(srv.routes.length, 1, `${name}/${sname}`);
+      assert.equal(srv.routes[0].match, undefined, `${name}/${sname}`);
+      const { handler, metrics, hosts, ...rest } = srv.routes[0].handle[0];
+      assert.deepEqual({ handler, metrics, rest }, { handler: 'gatehouse_hostroute', metrics: true, rest: {} }, `${name}/${sname}`);
+      // the same hosts as without metrics, and nothing else differs
+      assert.deepEqual(hosts, off.apps.http.servers[sname].routes[0].handle[0].hosts, `${name}/${sname}`);
+      assert.deepEqual(off.apps.http.servers[sname].routes, [{ handle: [{ handler: 'gatehouse_hostroute', hosts }] }], `${name}/${sname}`);
+    }
+    assert.deepEqual({ ...cfg, apps: { ...cfg.apps, http: undefined } }, { ...off, apps: { ...off.apps, http: undefined } }, name);
   }
-  assert.deepEqual(cfg.apps.http.servers.gatehouse_https.routes[0].match[0].host, ['*.apps.example.com', 'admin.example.com', 'b.example.com']);
-  assert.ok(!cfg.apps.http.servers.gatehouse_http.routes[0].match[0].host.includes('off.example.com'));
-  const off = renderCaddyConfig({ ...snap, metrics: false }) as any;
-  assert.equal(off.apps.http.metrics, undefined);
-  for (const srv of Object.values<any>(off.apps.http.servers)) {
-    assert.equal(srv.routes.length, 1);
-    assert.equal(srv.routes[0].match, undefined);
-  }
-  // servers on other ports: each exact name also with its port (Caddy labels the Host header as sent)
-  const ports = renderCaddyConfig(snapshots()['metrics-ports']) as any;
-  assert.deepEqual(ports.apps.http.servers.gatehouse_http.routes[0].match[0].host, ['*.apps.example.com', 'a.example.com', 'b.example.com', 'a.example.com:8080', 'b.example.com:8080']);
-  assert.deepEqual(ports.apps.http.servers.gatehouse_https.routes[0].match[0].host, ['*.apps.example.com', 'b.example.com', 'b.example.com:8443']);
-  // with no host at all there is nothing to match: the one route as before, metrics still on
-  const empty = renderCaddyConfig(snapshots()['metrics-no-routes']) as any;
-  assert.deepEqual(empty.apps.http.metrics, { per_host: true });
-  assert.equal(empty.apps.http.servers.gatehouse_http.routes.length, 1);
+  const mixed = renderCaddyConfig(snapshots()['metrics-mixed']) as any;
+  assert.deepEqual(Object.keys(mixed.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts).sort(), ['*.apps.example.com', 'admin.example.com', 'b.example.com']);
+  assert.ok(!('off.example.com' in mixed.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts));
 });
 
 test('caddy validate accepts the metrics golden files', { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` }, () => {

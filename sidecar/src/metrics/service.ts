@@ -6,7 +6,7 @@
 //   verify path, read at scrape time: RouteAuthOutcomes) and the proxy apply duration (histogram);
 // - read at scrape time (refresh()): peers, routes, circuit breakers, gateways and webhook deliveries
 //   from the database and the WireGuard poller's state, and per-route requests and latency from
-//   Caddy's own metrics (its admin API's /metrics; the renderer turns them on with per-host labels,
+//   Caddy's admin API's /metrics, where the host map counts per host (the renderer turns it on,
 //   proxy/fragments/metrics.ts), whose host label is mapped here to the route that serves the host.
 // Nothing of this runs between scrapes except the two counters.
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
@@ -44,8 +44,8 @@ export const SERIES = [
   { name: 'gatehouse_peer_transmit_bytes_total', type: 'counter', labels: { peer_id: '', peer: 'the peer name' }, help: 'Bytes the server sent to a peer through the tunnel (all time, as counted by the poller)' },
   { name: 'gatehouse_peer_last_handshake_age_seconds', type: 'gauge', labels: { peer_id: '', peer: 'the peer name' }, help: "Seconds since a peer's latest WireGuard handshake (active peers that ever shook hands)" },
   { name: 'gatehouse_routes', type: 'gauge', labels: { type: '`http`, `l4`', state: '`enabled`, `disabled`' }, help: 'Routes by type (http, l4) and state (enabled, disabled)' },
-  { name: 'gatehouse_route_requests_total', type: 'counter', labels: { route_id: '', domain: '' }, help: "Requests Caddy served for a route: both servers, all methods, an HTTPS route's HTTP to HTTPS redirects included (from Caddy's caddy_http_requests_total, per host)" },
-  { name: 'gatehouse_route_request_duration_seconds', type: 'histogram', labels: { route_id: '', domain: '', code: 'the HTTP status' }, help: "Round-trip time of a route's requests in Caddy, by status code, in Caddy's buckets (from Caddy's caddy_http_request_duration_seconds, per host)" },
+  { name: 'gatehouse_route_requests_total', type: 'counter', labels: { route_id: '', domain: '' }, help: "Requests Caddy served for a route: both servers, all methods, an HTTPS route's HTTP to HTTPS redirects included (from the host map's gatehouse_hostroute_requests_total in Caddy, per host)" },
+  { name: 'gatehouse_route_request_duration_seconds', type: 'histogram', labels: { route_id: '', domain: '', code: 'the HTTP status' }, help: "Round-trip time of a route's requests in Caddy, by status code, in Caddy's buckets (from the host map's gatehouse_hostroute_request_duration_seconds in Caddy, per host)" },
   { name: 'gatehouse_circuit_breaker_open', type: 'gauge', labels: { route_id: '', domain: '' }, help: "Whether a route's circuit breaker is open or half-open (1) or closed (0); routes with the breaker enabled" },
   { name: 'gatehouse_circuit_breaker_failures', type: 'gauge', labels: { route_id: '', domain: '' }, help: "Consecutive failures a route's circuit breaker last reported" },
   { name: 'gatehouse_gateway_up', type: 'gauge', labels: { peer_id: '', gateway: 'the gateway peer name' }, help: 'Whether a gateway companion is online (1) or not (0: offline or unknown)' },
@@ -117,7 +117,13 @@ export interface MetricsSources {
   gateways?: () => Promise<{ peer_id: number; name: string; status: 'online' | 'offline' | 'unknown' }[]>;
 }
 
-const CADDY_METRICS = new Set(['caddy_http_requests_total', 'caddy_http_request_duration_seconds_bucket', 'caddy_http_request_duration_seconds_sum', 'caddy_http_request_duration_seconds_count']);
+// Per-host series read from Caddy's admin /metrics: the host map's own (gatehouse_hostroute with
+// `metrics: true`, proxy/fragments/metrics.ts), and Caddy's own per-host series of the host map
+// (handler="gatehouse_hostroute"), which a configuration rendered before the host map counted by
+// itself produces (Caddy may still run one until the sidecar's first load after an upgrade).
+const HOST_MAP_REQUESTS = ['gatehouse_hostroute_requests_total', 'caddy_http_requests_total'];
+const HOST_MAP_DURATION = ['gatehouse_hostroute_request_duration_seconds', 'caddy_http_request_duration_seconds'];
+const CADDY_METRICS = new Set([...HOST_MAP_REQUESTS, ...HOST_MAP_DURATION.flatMap((n) => [`${n}_bucket`, `${n}_sum`, `${n}_count`])]);
 const HOST_MAP_HANDLER = 'gatehouse_hostroute';
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const bool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
@@ -133,10 +139,12 @@ export function routeForHost(byDomain: Map<string, { id: number; domain: string 
 }
 
 /**
- * Caddy's per-host request counts and duration histograms folded into per-route series: only the
- * host map's observations (handler gatehouse_hostroute, one per request), summed over Caddy's server
- * and method labels; the request count per route, the duration per route and status code. Hosts no
- * route serves (Caddy's `_other`, the admin domain) are left out. Pure.
+ * The host map's per-host request counts and duration histograms folded into per-route series,
+ * summed over the server (and Caddy's method) labels; the request count per route, the duration per
+ * route and status code. The host label is the host map's key (exact or `*.` wildcard) or, in
+ * Caddy's own series, the Host header (maybe with a port). Of Caddy's own series only the host map's
+ * observations count (handler gatehouse_hostroute, one per request). Hosts no route serves
+ * (`_other`, the admin domain) are left out. Pure.
  */
 export function routeSeriesFromCaddy(samples: Sample[], byDomain: Map<string, { id: number; domain: string }>): { requests: Value[]; duration: Value[] } {
   const requests = new Map<string, Value>();
@@ -148,18 +156,19 @@ export function routeSeriesFromCaddy(samples: Sample[], byDomain: Map<string, { 
   };
   for (const s of samples) {
     const host = s.labels.host;
-    // one observation per request: the server-level route (the host map). Caddy also instruments
-    // named routes (the shared reverse_proxy, handler "reverse_proxy"), which would count it twice.
-    if (!host || s.labels.handler !== HOST_MAP_HANDLER) continue;
+    const own = s.name.startsWith('gatehouse_hostroute_');
+    // one observation per request: the host map's. Caddy's own series also instrument named routes
+    // (the shared reverse_proxy, handler "reverse_proxy"), which would count it twice.
+    if (!host || (!own && s.labels.handler !== HOST_MAP_HANDLER)) continue;
     const r = routeForHost(byDomain, host);
     if (!r) continue;
     const base = { route_id: r.id, domain: r.domain };
-    if (s.name === 'caddy_http_requests_total') {
+    if (HOST_MAP_REQUESTS.includes(s.name)) {
       add(requests, String(r.id), undefined, base, s.value);
       continue;
     }
     const code = s.labels.code ?? '';
-    const suffix = s.name.slice('caddy_http_request_duration_seconds'.length);
+    const suffix = s.name.slice(HOST_MAP_DURATION[own ? 0 : 1].length);
     const metricName = `gatehouse_route_request_duration_seconds${suffix}`;
     if (suffix === '_bucket') add(duration, `${r.id}|${code}|b|${s.labels.le}`, metricName, { ...base, code, le: s.labels.le }, s.value);
     else add(duration, `${r.id}|${code}|${suffix}`, metricName, { ...base, code }, s.value);

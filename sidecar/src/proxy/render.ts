@@ -22,9 +22,8 @@
 //   the certificates (tls app: `certificates.automate` + an automation policy with the internal or
 //   ACME issuer for exactly those names) and the redirects. ACME HTTP-01 challenges are still
 //   answered by every Caddy HTTP server before any route runs.
-//   With the licence feature prometheus_metrics (snapshot.metrics), Caddy's own per-host HTTP metrics
-//   are on and each server's host map sits behind a host matcher of its names, followed by an empty
-//   host map for unknown hosts (fragments/metrics.ts says why).
+//   With the licence feature prometheus_metrics (snapshot.metrics), each server's host map counts
+//   requests and their duration per host itself (fragments/metrics.ts).
 // - apps.layer4 (caddy-l4): one server per enabled L4 route on its l4_listen_port.
 import type { Route } from '../routes/model.js';
 import type { CaddyConfig, CaddyHandler, CaddyRoute, HostEntry, Json, L4Server } from './caddy-json.js';
@@ -34,7 +33,7 @@ import { withGatewayWol } from './fragments/gateway.js';
 import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
 import { aclPeerAddresses, protectionRoutes } from './fragments/protection.js';
 import { botBlockHandler, circuitBreakerHandler, mirrorHandler, retryRoutes } from './fragments/resilience.js';
-import { HTTP_METRICS, serverRoutes } from './fragments/metrics.js';
+import { serverRoutes } from './fragments/metrics.js';
 import { GRACE_PERIOD, HTTP_SERVER, HTTPS_SERVER, hostEntry, redirectToHttps, sharedProxyRoutes, shareUpstreams, tlsIssuer } from './fragments/servers.js';
 import { encodeHandler, listenAddr, reverseProxy, routeUpstream } from './fragments/upstream.js';
 import { errorAnswerRoutes, errorRoutes, gatewayHostErrors } from './fragments/error-pages.js';
@@ -138,7 +137,7 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
     [HTTP_SERVER]: {
       listen: [listenAddr(settings.bind, settings.httpPort)],
       automatic_https: { disable: true },
-      routes: serverRoutes(plainHosts, !!snap.metrics, settings.httpPort, 80),
+      routes: serverRoutes(plainHosts, !!snap.metrics),
       errors: errorRoutes(),
     },
   };
@@ -148,7 +147,7 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
       listen: [listenAddr(settings.bind, settings.httpsPort)],
       automatic_https: { disable: true },
       tls_connection_policies: [{}],
-      routes: serverRoutes(tlsHosts, !!snap.metrics, settings.httpsPort, 443),
+      routes: serverRoutes(tlsHosts, !!snap.metrics),
       errors: errorRoutes(),
     };
     if (shareUpstreams(tlsHosts)) servers[HTTPS_SERVER].named_routes = sharedProxyRoutes();
@@ -164,7 +163,7 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
       automation: { policies: [{ subjects, issuers: [tlsIssuer(settings)] }] },
     };
   }
-  apps.http = { http_port: settings.httpPort, https_port: settings.httpsPort, grace_period: GRACE_PERIOD, servers, ...(snap.metrics ? { metrics: HTTP_METRICS } : {}) };
+  apps.http = { http_port: settings.httpPort, https_port: settings.httpsPort, grace_period: GRACE_PERIOD, servers };
   if (Object.keys(l4Servers).length) apps.layer4 = { servers: l4Servers };
 
   const cfg: CaddyConfig = {
