@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
@@ -28,15 +29,22 @@ func init() {
 	caddy.RegisterModule(new(probe))
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
+// freePort returns a loopback TCP port that was free a moment ago, below
+// Linux's ephemeral range (32768-60999) so that the tests' own outgoing
+// connections cannot take it before Caddy listens on it.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 1000 {
+		port := 20000 + rand.IntN(12000)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port")
+	return 0
 }
 
 // env is one test's Caddy: its ports and the server JSON it loads.
@@ -90,6 +98,9 @@ func (e *env) load(handler, tlsHandler string) {
 	if err := caddy.Load(e.config(handler, tlsHandler), true); err != nil {
 		e.t.Fatalf("loading config: %v", err)
 	}
+	// a kept-alive connection to the old server can still be answered by
+	// the old configuration for a moment: requests after a load use new ones
+	httpClient.CloseIdleConnections()
 }
 
 // hostMap is the running configuration's host map of a name.
@@ -109,30 +120,43 @@ func (e *env) hostMap(name string) *HostRoute {
 var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 // adminCall sends a request to Caddy's admin API and decodes its JSON answer.
+// Caddy replaces its admin server at every full load, so a call right after
+// one may meet a connection closed before any answer: it is sent again
+// (every call of this API is idempotent), as retryFreshConn says.
 func (e *env) adminCall(method, path, body string) (int, map[string]any, http.Header) {
 	e.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, fmt.Sprintf("http://127.0.0.1:%d%s", e.admin, path), rd)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := httpClient.Do(req)
+	var status int
+	var raw []byte
+	var hdr http.Header
+	err := retryFreshConn(func() error {
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req, err := http.NewRequest(method, fmt.Sprintf("http://127.0.0.1:%d%s", e.admin, path), rd)
+		if err != nil {
+			return err
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := httpClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		status, hdr = res.StatusCode, res.Header
+		raw, err = io.ReadAll(res.Body)
+		return err
+	})
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
 	var out map[string]any
 	if err := json.Unmarshal(raw, &out); err != nil {
-		e.t.Fatalf("%s %s: answer %d is not a JSON object: %q", method, path, res.StatusCode, raw)
+		e.t.Fatalf("%s %s: answer %d is not a JSON object: %q", method, path, status, raw)
 	}
-	return res.StatusCode, out, res.Header
+	return status, out, hdr
 }
 
 // mustAdmin is adminCall that expects a 200.
@@ -156,18 +180,44 @@ func (e *env) get(host, path string) (int, string) {
 }
 
 func (e *env) tryGet(host, path string) (int, string, error) {
-	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", e.http, path), nil)
-	if err != nil {
-		return 0, "", err
+	var status int
+	var body string
+	err := retryFreshConn(func() error {
+		req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", e.http, path), nil)
+		if err != nil {
+			return err
+		}
+		req.Host = host
+		res, err := httpClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		status, body = res.StatusCode, string(b)
+		return err
+	})
+	return status, body, err
+}
+
+// retryFreshConn runs try again (twice at most) when the server closed the
+// connection before answering anything. Stock Caddy does that to a few
+// connections opened right after a full load (measured here with a plain
+// static_response config, no module of ours: 1 to 8 of 200 fresh
+// connections dialed right after caddy.Load returned got EOF before any
+// response); a client retries. Anything else fails at once.
+func retryFreshConn(try func() error) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = try(); err == nil || !closedBeforeAnswer(err) {
+			return err
+		}
 	}
-	req.Host = host
-	res, err := httpClient.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	return res.StatusCode, string(b), err
+	return err
+}
+
+func closedBeforeAnswer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "connection reset by peer")
 }
 
 // ---- probe: a handler that records its lifecycle -------------------------
@@ -378,28 +428,44 @@ type upgraded struct {
 // (protocol "websocket" or another token) for host.
 func (e *env) dialUpgrade(host, protocol string) *upgraded {
 	e.t.Helper()
+	var u *upgraded
+	err := retryFreshConn(func() error {
+		var err error
+		u, err = e.tryDialUpgrade(host, protocol)
+		return err
+	})
+	if err != nil {
+		e.t.Fatalf("upgrade through %s: %v", host, err)
+	}
+	return u
+}
+
+func (e *env) tryDialUpgrade(host, protocol string) (*upgraded, error) {
 	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", e.http))
 	if err != nil {
-		e.t.Fatal(err)
+		return nil, err
 	}
-	e.t.Cleanup(func() { conn.Close() })
 	extra := ""
 	if protocol == "websocket" {
 		extra = "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
 	}
 	if _, err := fmt.Fprintf(conn, "GET /stream HTTP/1.1\r\nHost: %s\r\nConnection: Upgrade\r\nUpgrade: %s\r\n%s\r\n", host, protocol, extra); err != nil {
-		e.t.Fatal(err)
+		conn.Close()
+		return nil, err
 	}
 	br := bufio.NewReader(conn)
 	res, err := http.ReadResponse(br, nil)
 	if err != nil {
-		e.t.Fatalf("upgrade through %s: %v", host, err)
+		conn.Close()
+		return nil, err
 	}
 	if res.StatusCode != http.StatusSwitchingProtocols {
 		b, _ := io.ReadAll(res.Body)
-		e.t.Fatalf("upgrade through %s: status %d %q", host, res.StatusCode, b)
+		conn.Close()
+		return nil, fmt.Errorf("status %d %q", res.StatusCode, b)
 	}
-	return &upgraded{t: e.t, conn: conn, br: br}
+	e.t.Cleanup(func() { conn.Close() })
+	return &upgraded{t: e.t, conn: conn, br: br}, nil
 }
 
 // echo sends msg and reads it back; it returns an error if the connection

@@ -80,6 +80,11 @@ func TestStreamCloseDelayOnFullLoad(t *testing.T) {
 			after := closedAt.Sub(loaded)
 			t.Logf("closed %v after the load; read %x", after.Round(time.Millisecond), rest)
 			if c.protocol == "websocket" {
+				// the test's upstream echoes everything, so the masked close
+				// frame Caddy sends it may come back first
+				if len(rest) == 12 && rest[0] == 0x88 && rest[1] == 0x82 {
+					rest = rest[8:]
+				}
 				if !bytes.Equal(rest, closeFrame) {
 					t.Errorf("client got %x before the close, want the close frame %x (1001 going away)", rest, closeFrame)
 				}

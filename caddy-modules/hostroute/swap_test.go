@@ -15,8 +15,17 @@ import (
 	"github.com/caddyserver/caddy/v2"
 )
 
-// uniq makes probe ids unique per test.
-func uniq(t testing.TB, id string) string { return t.Name() + "/" + id }
+// uniq makes probe ids unique per test run (-count runs a test again; the
+// probes' state is global).
+func uniq(t testing.TB, id string) string {
+	n, _ := testRuns.LoadOrStore(t, testRunSeq.Add(1))
+	return fmt.Sprintf("%s#%d/%s", t.Name(), n, id)
+}
+
+var (
+	testRuns   sync.Map // testing.TB -> run number
+	testRunSeq atomic.Int64
+)
 
 // A host put at run time is swapped in whole under concurrent requests: no
 // request is served by a chain that is not fully provisioned or already

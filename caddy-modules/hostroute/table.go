@@ -95,13 +95,7 @@ func (e *entry) cleanup() {
 	h.rtMu.Lock()
 	delete(h.runtime, e)
 	h.rtMu.Unlock()
-	if hook := cleanupHook; hook != nil {
-		hook(e)
-	}
 }
-
-// cleanupHook, if set (by tests only), is called after an entry's cleanup.
-var cleanupHook func(*entry)
 
 func (t *table) init(n int) {
 	t.exact = make(map[string]*entry, n)
