@@ -1,5 +1,5 @@
 // Vendor tool: signs a licence document with an Ed25519 private key file and prints the licence key.
-// The vendor's private key is never in this repository. README "Licence" describes the format.
+// The vendor's private key is never in this repository. docs/guides/licence.md describes the format.
 //
 //   node --import tsx scripts/licence-sign.ts --private-key vendor.pem --customer "Example GmbH" \
 //     --plan business --features cluster \

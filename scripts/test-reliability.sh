@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reliability and security suite (issue 19): faults, load, bad input and authorisation, secrets
+# The reliability and security suite: faults, load, bad input and authorisation, secrets
 # at rest. Runs test/reliability/*.test.ts one file at a time (several need root: network
 # namespaces, wireguard-go, a loop-mounted filesystem) and prints one table of the figures they
 # recorded (test/reliability/lib/figures.ts). Needs the set-up of `npm test` (scripts/setup.sh).

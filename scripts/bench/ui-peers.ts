@@ -10,7 +10,7 @@
 //                  exactly the 10 matching rows (checked against the data), measured in the page
 //   JS bytes       the .js responses of one cold load: bytes on the wire (Content-Encoding as the
 //                  server sent it) and, for comparison, what gzip -9 makes of the same files
-// Targets (issue 16): first rows < 1 s, filtered result < 200 ms.
+// Targets: first rows < 1 s, filtered result < 200 ms.
 // Without a peers screen in the app (sidecar/ui/src/screens/peers), it measures the dashboard
 // instead (first figure rendered; no filter) and says so.
 //   npm run -s -w @gatehouse/ui build && node --import tsx scripts/bench/ui-peers.ts

@@ -1,4 +1,4 @@
-// GET /api-docs (issue 16): the browsable API reference, Swagger UI served from node_modules under
+// GET /api-docs: the browsable API reference, Swagger UI served from node_modules under
 // its own Content-Security-Policy, for signed-in users only; its assets under content-hashed names
 // with long cache headers; and, in Debian's Chromium, the viewer renders the sidecar's document with
 // no CSP violation and "Try it out" writes carry the session's CSRF token.

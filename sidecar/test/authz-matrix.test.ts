@@ -71,7 +71,7 @@ test('every admin endpoint: 401 without credentials, 401 with a gateway token, 4
   }
 });
 
-/** Whether a token with these scopes passes an admin endpoint, by the rules of README "API tokens" and "Security". */
+/** Whether a token with these scopes passes an admin endpoint, by the rules of docs/guides/authentication.md "API tokens" and "Security". */
 function tokenPasses(e: Endpoint, scopes: Scope[]): boolean {
   if (scopes.includes('full-access')) return true;
   if (e.secrets) return false;
@@ -88,7 +88,7 @@ const passed = (r: { status: number; data: any }) => r.status !== 401 && (r.stat
 test('the secrets column: every admin endpoint × every token scope and session role; an endpoint that discloses secrets passes only full-access tokens and admin sessions', async () => {
   const admin = s.endpoints.filter((e) => e.auth === 'admin');
   const marked = admin.filter((e) => e.secrets);
-  // the endpoints this rule was made for (issue 24) stay marked
+  // the endpoints this rule was made for stay marked
   for (const must of ['GET /settings/backup', 'GET /peers/:id/config', 'GET /peers/:id/qr', 'POST /peers/:id/gateway-env/rotate', 'POST /tokens', 'POST /users/:id/reset-password', 'POST /routes/:id/auth/totp-setup', 'PUT /smtp', 'POST /settings/autobackup']) {
     assert.ok(marked.some((e) => `${e.method} ${e.path}` === must), `${must} is marked as disclosing secrets`);
   }
@@ -160,7 +160,7 @@ test('a non-admin user: 403 on admin-role endpoints and writes, may read and edi
   assert.equal(p.data.profile.language, 'de');
 });
 
-// ---- The gateway and client token kinds, and the public paths (issue 19) ----
+// ---- The gateway and client token kinds, and the public paths ----
 
 /** A gateway peer made through the API: its id and its companion tokens. */
 async function gateway(name: string): Promise<{ id: number; apiToken: string; pushToken: string }> {
@@ -258,7 +258,7 @@ test('the client token kind: a client-scope token is refused on every admin endp
     if (required === 'any') assert.notEqual(r.status, 401, `${e.method} ${fullPath(e)} is open to any credential: ${r.status}`);
     else assert.equal(r.status, 403, `${e.method} ${fullPath(e)} with a client token: ${r.status}`);
   }
-  // The desktop client API (auth 'client', issue 17). The first test called DELETE /license with full
+  // The desktop client API (auth 'client'). The first test called DELETE /license with full
   // access: the licence comes back so that licensed client endpoints (/client/rdp*) answer past their gate.
   const lic = await s.req('/api/v1/license/activate', { method: 'POST', json: { key: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) }, headers: bearer(tokens.get('full-access')!) });
   assert.equal(lic.status, 200, JSON.stringify(lic.data));

@@ -1,5 +1,5 @@
-// Licences (README "Licence"): the signed key format verified offline, the endpoints, the community
-// fallback (every feature the SPEC names, no limits: DNS hostnames, circuit breaker, /metrics and RDP
+// Licences (docs/guides/licence.md): the signed key format verified offline, the endpoints, the community
+// fallback (every feature the product names, no limits: DNS hostnames, circuit breaker, /metrics and RDP
 // work on a fresh install), the feature a licence adds (`cluster`), limits, the proxy and DNS
 // following a lost feature without losing data (a test gate: no licence change can take a community
 // feature away), expiry noticed by the scheduled check, and refresh against a real local licence

@@ -1,4 +1,4 @@
-// The admin sign-in side of the web UI (issue 16): the login page's `next` target (and open-redirect
+// The admin sign-in side of the web UI: the login page's `next` target (and open-redirect
 // attempts), the lockout message with how long the lock lasts, and the forced change of a generated
 // password (GET/POST /password, the flag in GET /api/v1/session, the password file removed).
 import { after, before, test } from 'node:test';

@@ -1,4 +1,4 @@
-// The OpenAPI document is the truth about the API (issue 25, "What an API fuzzer finds"): targeted
+// The OpenAPI document is the truth about the API: targeted
 // cases for what an outside fuzzer found, next to the property-based test that walks every
 // operation (test/reliability/fuzz-openapi.test.ts). Each case checks the answer and that the
 // document declares it: the rule in the schema (pattern, range, required header) when a schema can

@@ -1,4 +1,4 @@
-// GET /peers search, filters, sort and paging (issue 16: the admin UI's peers table) through a real
+// GET /peers search, filters, sort and paging (the admin UI's peers table) through a real
 // sidecar: SQLite by default, PostgreSQL with TEST_DATABASE_URL. Handshakes, traffic, creation times
 // and odd addresses are written to the database directly, as the WireGuard poller and older rows do.
 import { after, before, describe, test } from 'node:test';

@@ -22,7 +22,7 @@ before(async () => {
 after(async () => s.close());
 
 describe('create, read, list', () => {
-  test('create returns the peer with SPEC fields and an allocated address; secrets never appear', async () => {
+  test('create returns the peer with API fields and an allocated address; secrets never appear', async () => {
     const r = await create({ name: 'Laptop Jane', description: 'work laptop', tags: 'office, Linux', expires_at: '2099-01-01T00:00:00Z', dns: '1.1.1.1' });
     assert.equal(r.status, 201, JSON.stringify(r.data));
     const p = r.data.peer;
@@ -257,7 +257,7 @@ describe('hostnames and DNS', () => {
     assert.ok(!hostsFile().includes('agent-box'));
     const cleared = await api(`/peers/${p.id}/hostname`, { method: 'PATCH', json: { hostname: '' } });
     assert.equal(cleared.data.peer.hostname, null);
-    assert.equal(cleared.data.peer.hostname_source, 'agent', 'SPEC: admin or agent, never null; without an admin name the agent decides');
+    assert.equal(cleared.data.peer.hostname_source, 'agent', 'the API: admin or agent, never null; without an admin name the agent decides');
     assert.ok(!hostsFile().includes('build-server'));
     const agent3 = await peers.setAgentHostname(p.id, 'back-again');
     assert.equal(agent3.applied, true);
@@ -340,7 +340,7 @@ describe('traffic, status, dashboard', () => {
     assert.ok(d.data.total_rx >= 1500);
   });
 
-  test('dashboard stats has exactly the SPEC fields', async () => {
+  test('dashboard stats has exactly the API fields', async () => {
     const r = await api('/dashboard/stats');
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.data).sort(), ['latency', 'monitoring', 'ok', 'peers', 'routes', 'traffic', 'wireguard']);
@@ -531,7 +531,7 @@ describe('expiry dates', () => {
 });
 
 describe('hostname_source', () => {
-  test('a peer without a hostname has hostname_source "agent" (SPEC: admin or agent), never null, in list and detail', async () => {
+  test('a peer without a hostname has hostname_source "agent", never null, in list and detail', async () => {
     const p = (await create({ name: 'no-hostname' })).data.peer;
     assert.equal(p.hostname, null);
     assert.equal(p.hostname_source, 'agent');

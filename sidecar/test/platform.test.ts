@@ -172,7 +172,7 @@ test('a wrong method is 405 and TRACE is 501, both with the standard error body;
   assert.equal(loginWrong.status, 405);
   assert.equal(loginWrong.data.ok, false);
   const { status, body } = await rawRequest(s.url, 'TRACE', '/api/v1/tokens');
-  assert.equal(status, 405, 'TRACE on a path that exists: 405 with Allow (issue 25)');
+  assert.equal(status, 405, 'TRACE on a path that exists: 405 with Allow');
   const data = JSON.parse(body);
   assert.equal(data.ok, false);
   assert.equal(typeof data.error, 'string');

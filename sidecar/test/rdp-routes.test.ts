@@ -27,7 +27,7 @@ before(async () => {
 });
 after(async () => s.close());
 
-test('create internal by peer: defaults, target_host from the peer tunnel IP, SPEC field names; GET, list, PATCH, DELETE', async () => {
+test('create internal by peer: defaults, target_host from the peer tunnel IP, API field names; GET, list, PATCH, DELETE', async () => {
   const r = await call('/rdp', 'POST', { name: 'Desk', access_mode: 'internal', target_peer_id: peer });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const v = r.data.route;

@@ -1,4 +1,4 @@
-// Route auth for the route's users (routes.user_ids, SPEC "users allowed on the route"): each user
+// Route auth for the route's users (routes.user_ids, the users allowed on the route): each user
 // signs in with their own Gatehouse username (or email) and password, gets their own session and
 // their own second factor (email code to their address, or their own TOTP on the route); verify
 // names them (X-Auth-User); a user not in user_ids is refused; removing a user from user_ids,

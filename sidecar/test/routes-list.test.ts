@@ -1,4 +1,4 @@
-// GET /routes search, filters, sort and paging (issue 16: the admin UI's routes list) through a real
+// GET /routes search, filters, sort and paging (the admin UI's routes list) through a real
 // sidecar (SQLite, or PostgreSQL with TEST_DATABASE_URL), Caddy not managed: routes are created
 // through the API and rendered, creation times are spread out in the database afterwards.
 import { after, before, describe, test } from 'node:test';

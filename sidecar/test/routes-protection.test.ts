@@ -1,5 +1,5 @@
 // Route protection settings through the routes API (no-proxy mode: every write renders the Caddy
-// configuration inside its transaction): the combination rules of SPEC "Per-route authentication"
+// configuration inside its transaction): the combination rules of per-route authentication
 // (basic auth needs HTTPS, basic auth excludes route auth and the IP filter, route auth only on HTTP),
 // IP rule normalization, ACL peers that must exist; refused writes change nothing; accepted ones
 // reach the rendered configuration in the protection order.

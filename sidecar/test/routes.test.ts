@@ -37,7 +37,7 @@ before(async () => {
 });
 after(async () => s.close());
 
-test('create an HTTP route: 201, SPEC field names and types, rendered into the proxy configuration', async () => {
+test('create an HTTP route: 201, API field names and types, rendered into the proxy configuration', async () => {
   const loads = proxy().loads;
   const r = await call('/routes', 'POST', { domain: 'App.Example.com.', peer_id: peerA, target_port: 8080, https_enabled: true, compress_enabled: 1 });
   assert.equal(r.status, 201, JSON.stringify(r.data));

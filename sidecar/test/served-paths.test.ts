@@ -1,5 +1,5 @@
 // Every path the sidecar serves is in the OpenAPI document or listed, with a reason, as deliberately
-// outside it (issue 15): the registry's endpoints are in it by construction; the paths served outside
+// outside it: the registry's endpoints are in it by construction; the paths served outside
 // the registry (fast paths, route-auth pages, admin pages) are listed in src/http/served-paths.ts,
 // and this test walks that list against the running server and the document.
 import { after, before, test } from 'node:test';

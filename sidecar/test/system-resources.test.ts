@@ -1,4 +1,4 @@
-// GET /api/v1/system/resources in the SPEC's shape with the host's real figures, and
+// GET /api/v1/system/resources in the API's shape with the host's real figures, and
 // GET /api/v1/dashboard/traffic and /stats against the response schemas the OpenAPI document declares.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ function matchesDocument(p: string, res: { status: number; data: unknown }): voi
   assert.ok(r.success, `GET ${p}: ${JSON.stringify(r.error?.issues)}`);
 }
 
-test('system/resources: exactly the SPEC fields, figures of this host', async () => {
+test('system/resources: exactly the API fields, figures of this host', async () => {
   const r = await s.req('/api/v1/system/resources', { headers: bearer(full) });
   assert.equal(r.status, 200, JSON.stringify(r.data));
   const d = r.data;

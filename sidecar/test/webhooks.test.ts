@@ -316,7 +316,7 @@ test('signature: HMAC-SHA256 over "<timestamp>.<body>"; a changed body, secret o
 
 test('request-forgery guard: loopback, private, link-local, ULA and own addresses are refused', () => {
   for (const ip of ['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd12:3456::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a00:1', '224.0.0.1',
-    // IPv4 embedded in IPv6 (issue 24, finding 7) and the numeric IPv4 forms
+    // IPv4 embedded in IPv6 and the numeric IPv4 forms
     '::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '64:ff9b::a00:1', '64:ff9b:1::808:808', '2002:7f00:1::1', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '127.1', '0x7f.1', '2130706433', '0177.0.0.1', '0x7f000001']) {
     assert.ok(addressProblem(ip), `${ip} refused`);
   }

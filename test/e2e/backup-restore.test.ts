@@ -1,4 +1,4 @@
-// End to end, as root (issue 18, backup): the real sidecar with its WireGuard interface (wireguard-go)
+// End to end, as root: the real sidecar with its WireGuard interface (wireguard-go)
 // and Caddy, two peer hosts (network namespaces) whose configs from GET /peers/:id/config are up and
 // ping the server's tunnel address. The backup is downloaded with a passphrase and that sidecar is
 // stopped (its interface goes down). A fresh install on the same interface name, UDP port, subnet and

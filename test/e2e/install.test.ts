@@ -1,4 +1,4 @@
-// The bare-metal install (issue 18, packaging): scripts/install.sh into a temporary root, then
+// The bare-metal install: scripts/install.sh into a temporary root, then
 // `systemd-analyze verify` of the installed unit against that root (the target system's own units
 // are copied in, so dependencies such as network-online.target resolve, and ExecStart points at the
 // launcher the script installed in the root), plus what the script must have put there: the app

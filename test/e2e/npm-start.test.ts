@@ -7,7 +7,7 @@
 // runs, without a licence, the community edition's features work through the API (DNS hostnames,
 // circuit breaker, /metrics, RDP). Then starts it a second
 // time with nothing changed: setup.sh skips the sidecar and admin-app builds (and says so), and the
-// time from spawning npm to the first /health answer is printed (issue 25: under 8 s on 2 cores).
+// time from spawning npm to the first /health answer is printed (under 8 s on 2 cores).
 //   node --import tsx --test test/e2e/npm-start.test.ts
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -113,7 +113,7 @@ async function startAndStop(env: NodeJS.ProcessEnv, ports: Record<string, number
   }
 }
 
-/** Through the API of a fresh install without a licence: the features the SPEC names all work. */
+/** Through the API of a fresh install without a licence: the features the product names all work. */
 async function communityWorks(port: number, password: string): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const call = async (p: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) => {
@@ -168,7 +168,7 @@ test('SIGTERM to the npm start process stops the sidecar, Caddy and the WireGuar
   };
   try {
     // a fresh install, no licence: the community edition has DNS hostnames, the circuit breaker,
-    // /metrics and RDP (issue 25)
+    // /metrics and RDP
     const first = await startAndStop(env, ports, iface, () => communityWorks(ports.api, 'npm-start-pass-1'));
     t.diagnostic(`first npm start: /health after ${first.healthMs} ms`);
     // nothing changed since: both builds are skipped, and said so

@@ -1,7 +1,7 @@
-// Bad input (issue 19): request bodies. Every endpoint's body goes through one parser (koa-body,
+// Bad input: request bodies. Every endpoint's body goes through one parser (koa-body,
 // sidecar/src/http/body.ts), so these cases walk every endpoint that takes a body, with the token
 // its kind needs (admin and client: a full-access API token; gateway: a gateway token; public: none):
-// - oversized bodies: each documented limit (README "API conventions") holds just below and gives
+// - oversized bodies: each documented limit (docs/reference/api.md "Conventions") holds just below and gives
 //   413 with the standard body just above; a huge declared body, a chunked one without a length and
 //   a gzip bomb are refused without being read into memory (their times are stated);
 // - deeply nested JSON: refused with 400 beyond MAX_JSON_DEPTH, never a 500, on every endpoint;

@@ -1,4 +1,4 @@
-// Bad input (issue 19): names that end up in headers and paths.
+// Bad input: names that end up in headers and paths.
 // - Header injection: every admin GET endpoint is called (with the ids of real records whose names
 //   are awkward, download=1, each export format, format=download), and every Content-Disposition
 //   any of them sets must be one clean `attachment; filename="<safe>"` (no CR/LF, quotes, slashes,

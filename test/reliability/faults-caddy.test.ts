@@ -1,4 +1,4 @@
-// Faults, nothing lost (issue 19): Caddy killed with SIGKILL under traffic.
+// Faults, nothing lost: Caddy killed with SIGKILL under traffic.
 // The sidecar manages Caddy (its supervisor) and WireGuard (wireguard-go); one real peer in a
 // network namespace runs the backend behind its tunnel, and 12 routes proxy to it. Eight request
 // loops visit the routes through Caddy while Caddy is killed with SIGKILL. Targets:

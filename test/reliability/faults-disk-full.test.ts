@@ -1,4 +1,4 @@
-// Faults, nothing lost (issue 19): the data directory's disk full.
+// Faults, nothing lost: the data directory's disk full.
 // The test makes a small ext4 filesystem in a file (mkfs.ext4, no blocks reserved for root),
 // loop-mounts it and runs the sidecar (SQLite, WAL) with its data directory on it. It fills the
 // disk to the last block, then writes through the API (peers, routes, settings). Targets:

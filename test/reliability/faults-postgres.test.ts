@@ -1,4 +1,4 @@
-// Faults, nothing lost (issue 19): PostgreSQL restarted under load (DATABASE_URL).
+// Faults, nothing lost: PostgreSQL restarted under load (DATABASE_URL).
 // The sidecar runs as its own process (sidecar/src/main.ts) on a PostgreSQL cluster of the test's
 // own (test/reliability/lib/faults-harness.ts PgCluster: initdb in a temporary directory, so the
 // shared cluster of scripts/pg-test-server.sh is never touched). Six request loops (three writing

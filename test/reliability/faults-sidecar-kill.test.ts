@@ -1,4 +1,4 @@
-// Faults, nothing lost (issue 19): the sidecar killed with SIGKILL during a stream of concurrent
+// Faults, nothing lost: the sidecar killed with SIGKILL during a stream of concurrent
 // writes. The real service (sidecar/src/main.ts, its own process) manages Caddy and the WireGuard
 // interface (wireguard-go); one real peer in a network namespace has its tunnel up and a backend
 // behind it. Before the kill: a route's circuit breaker is open (the backend answered 500) and the

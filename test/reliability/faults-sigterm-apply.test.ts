@@ -1,4 +1,4 @@
-// Faults, nothing lost (issue 19): a SIGTERM during an apply finishes or rolls back that apply,
+// Faults, nothing lost: a SIGTERM during an apply finishes or rolls back that apply,
 // never half of it. The real service (sidecar/src/main.ts, its own process) manages Caddy and
 // holds 150 routes, so each apply (one database transaction and one load of the whole
 // configuration into Caddy, sidecar/src/proxy/service.ts) takes a while. A burst of 24 concurrent

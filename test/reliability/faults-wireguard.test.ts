@@ -1,4 +1,4 @@
-// Faults, nothing lost (issue 19): wireguard-go killed.
+// Faults, nothing lost: wireguard-go killed.
 // The sidecar manages the WireGuard interface with wireguard-go (userspace) and Caddy; three real
 // peers in network namespaces have their tunnels up. wireguard-go is killed with SIGKILL (the
 // interface vanishes with it). Targets:

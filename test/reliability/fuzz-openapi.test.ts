@@ -1,4 +1,4 @@
-// Bad input (issues 19 and 25): every operation of GET /api/v1/openapi.json fuzzed from its own
+// Bad input: every operation of GET /api/v1/openapi.json fuzzed from its own
 // schemas, property-based. A real sidecar (sidecar/test/lib/server.ts) with a licence that grants
 // every feature (so gated endpoints answer), seeded peers, a gateway, groups, tags, routes, route
 // auth, users, tokens and a registered desktop client, so valid ids exist. For each operation,

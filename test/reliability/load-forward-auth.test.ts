@@ -1,5 +1,5 @@
 // Load: forward auth at a fixed 500 requests/s for 60 s through the real custom Caddy with a valid
-// route-auth session (issue 19, "Load"). The sidecar runs as a child process and supervises Caddy
+// route-auth session. The sidecar runs as a child process and supervises Caddy
 // itself (scripts/bench/lib.ts startBenchSidecar: SQLite, GATEHOUSE_MANAGE_CADDY with bin/caddy,
 // WireGuard not managed, the peer subnet inside 127.0.0.0/8 so the peer's tunnel address is a
 // loopback address where the trivial Go backend listens). The route is protected with route auth

@@ -1,5 +1,5 @@
 // Load: 1,000 gateway companions polling config/check and heartbeating at their real interval while
-// an admin creates routes (issue 19, "Load").
+// an admin creates routes.
 //
 // The sidecar runs as a child process with the real custom Caddy (scripts/bench/lib.ts
 // startBenchSidecar; WireGuard not managed, the peer subnet inside 127.0.0.0/8). 1,000 gateway peers

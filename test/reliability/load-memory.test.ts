@@ -1,4 +1,4 @@
-// Load: resident memory with 10,000 peers and 1,000 routes loaded (issue 19, "Load"): the sidecar
+// Load: resident memory with 10,000 peers and 1,000 routes loaded: the sidecar
 // under 250 MB, Caddy under 300 MB.
 //
 // The data and the sidecar come from the list benchmarks' helper (scripts/bench/list-data.ts

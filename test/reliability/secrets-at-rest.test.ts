@@ -1,4 +1,4 @@
-// Secrets at rest (issue 19): every kind of secret the server holds is created through the API (and
+// Secrets at rest: every kind of secret the server holds is created through the API (and
 // used: a test mail through an SMTP server that needs the password, a visitor signed in on a
 // route-auth route), then the database file (SQLite with its WAL, or a pg_dump on PostgreSQL), the
 // logs (everything the server logged at debug level) and every file of the data directory are

@@ -1,4 +1,4 @@
-// Security suite (issue 24, finding 4): every CSV export of a running sidecar writes text that someone
+// Security suite: every CSV export of a running sidecar writes text that someone
 // else chose (a visitor's User-Agent and URI, a desktop client's name, a user name, an activity
 // message) so that a spreadsheet opens it as text, never as a formula. The exports are found in the
 // server's own endpoint list (every GET whose query takes format=csv): an export added later without

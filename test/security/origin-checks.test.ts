@@ -1,4 +1,4 @@
-// Origin checks (issue 24, finding 6: login CSRF), on a running sidecar:
+// Origin checks, on a running sidecar:
 // - POST /login and every public endpoint that browsers post with the session (`sameOrigin` in the
 //   registry: sign-in, sign-out, the password form) refuse a request whose Origin, or without one
 //   Referer, names another site: another host, port or scheme, `null`, or no URL at all;

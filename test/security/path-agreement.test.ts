@@ -1,4 +1,4 @@
-// Security suite (issue 24, finding 5): the route-auth paths through the REAL Caddy (bin/caddy, run and
+// Security suite: the route-auth paths through the REAL Caddy (bin/caddy, run and
 // configured by the sidecar from its own renderer) in front of a route-auth route. Caddy's path matcher
 // compares case-insensitively, percent-decoded and cleaned (dot segments, doubled slashes), and forwards
 // the path as written; the sidecar must agree on what is a route-auth page. Every mixed-case, encoded

@@ -1,4 +1,4 @@
-// Security suite (issue 24, finding 2): every redirect parameter of a running sidecar, fed every known
+// Security suite: every redirect parameter of a running sidecar, fed every known
 // open-redirect bypass form (sidecar/test/lib/redirect-bypasses.ts), sends the browser nowhere but the
 // origin it asked. The parameters are listed once in PARAMETERS: a new one (OIDC `next` when it comes)
 // is one more entry there. Each entry gets a same-origin target through unchanged first, so the probe

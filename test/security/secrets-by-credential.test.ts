@@ -1,4 +1,4 @@
-// Secrets by credential (issue 24, finding 1): on a running sidecar that holds every kind of secret,
+// Secrets by credential: on a running sidecar that holds every kind of secret,
 // - every endpoint that declares it discloses secrets (`secrets` in sidecar/src/http/registry.ts) is
 //   called with every credential: a token of each scope alone, a token with every scope but
 //   full-access, a session of each role. Only the full-access token and the admin session pass; the

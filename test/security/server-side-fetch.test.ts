@@ -1,4 +1,4 @@
-// Security suite (issue 24, findings 3 and 7): every server-side fetch of a running sidecar (branding
+// Security suite: every server-side fetch of a running sidecar (branding
 // logo_url / bg_image_url, webhook create, update and test delivery, the licence refresh, the S3
 // endpoint of auto-backups; OIDC discovery is one more test like these when it comes, over the same
 // everyTarget() and redirectTargets() lists) against

@@ -1,4 +1,4 @@
-// Security suite (issue 24): a write never silently drops a field it does not know. Every write
+// Security suite: a write never silently drops a field it does not know. Every write
 // endpoint of the registry (POST, PUT, PATCH, DELETE; public, admin, gateway and desktop-client
 // ones, uploads included) gets a valid-looking request plus an unknown field, with the credential
 // it needs and real ids in its path: the answer is 400 with `fields` naming the unknown field, and
@@ -116,7 +116,7 @@ function handWritten(): Record<string, unknown> {
  * whole), with the reason; the test checks the field is indeed kept where that can be seen.
  */
 const KEEPS_UNKNOWN: Record<string, string> = {
-  'POST /api/v1/gateway/heartbeat': "stored whole as the gateway's health (SPEC: extra companion fields are kept)",
+  'POST /api/v1/gateway/heartbeat': "stored whole as the gateway's health",
   'POST /api/v1/client/status': "stored whole as the machine's last status (any JSON object)",
 };
 /** Writes whose body the handler reads itself after an earlier check (Endpoint.ownBody). */

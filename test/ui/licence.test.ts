@@ -1,5 +1,5 @@
 // The licence screen in a real browser, through the UI alone (the API only checks): the community
-// state (every SPEC feature on without a licence; what the community edition includes and what a
+// state (every feature of the product on without a licence; what the community edition includes and what a
 // licence adds, en and de), a tampered key refused with the reason next to the field (nothing stored, the text kept), a
 // key activated, refresh against a real local licence service (renewed; then failing: the grace
 // period shown), remove (confirmed once); axe and screenshots of the licensed state (en/de, 1280/360).

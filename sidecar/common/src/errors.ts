@@ -1,5 +1,5 @@
 // Domain errors. Services throw these and know nothing about HTTP; the one error middleware in
-// http/errors.ts maps each kind to a status code and the SPEC body {ok:false, error, fields?}.
+// http/errors.ts maps each kind to a status code and the API's error body {ok:false, error, fields?}.
 export type ErrorKind =
   | 'validation'
   | 'unprocessable'

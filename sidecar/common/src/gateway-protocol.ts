@@ -216,7 +216,7 @@ export const telemetrySchema = z.looseObject({
 });
 
 /**
- * POST /api/v1/gateway/heartbeat. Every field of SPEC.md's heartbeat payload is required.
+ * POST /api/v1/gateway/heartbeat. Every field of the API's heartbeat payload is required.
  * Nullable where the companion cannot know yet: wg_handshake_age_s (no handshake so far),
  * config_hash (no configuration received yet), route latency_ms (target unreachable).
  * Unknown extra fields are kept (the payload is stored whole).

@@ -1,6 +1,6 @@
 // POST /login, POST /logout, POST /password (the form of GET /password), GET /api/v1/csrf, GET /api/v1/session.
 // Browser forms (Accept: text/html or form posts without Accept: application/json) get redirects;
-// API clients asking for JSON get JSON. See README "Admin login".
+// API clients asking for JSON get JSON. See docs/guides/authentication.md.
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';

@@ -1,4 +1,4 @@
-// Backup and restore (SPEC "Backup and restore"): GET /settings/backup, POST /settings/backup/restore,
+// Backup and restore: GET /settings/backup, POST /settings/backup/restore,
 // and the auto-backup jobs under /settings/autobackup. Thin: the work is in service.ts.
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';

@@ -1,4 +1,4 @@
-// The passphrase envelope of a backup document (README "Backup and restore").
+// The passphrase envelope of a backup document (docs/guides/backup.md).
 //
 // A backup must bring every tunnel and login back on a fresh install, whose master key is new, so the
 // secrets cannot travel sealed under the master key of the server that made them; and they must never

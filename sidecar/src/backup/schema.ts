@@ -67,7 +67,7 @@ export const jobCreateBody = z.strictObject({
   s3: s3Create.optional(),
   passphrase: passphrase.meta({ description: 'the passphrase the job\'s backups are sealed with; stored sealed with the master key, never shown again' }),
 });
-/** What PUT /settings/autobackup/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PUT /settings/autobackup/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const JOB_READ_ONLY = storedResourceFields('auto-backup job');
 export const jobUpdateBody = ignoringReadOnly(z.strictObject({
   name: text({ min: 1, max: 64 }).optional(),
@@ -121,4 +121,4 @@ export const backupResponse = z
     files: z.record(z.string(), z.string()),
     integrity: z.object({ alg: z.literal('hmac-sha256'), hmac: z.string() }),
   })
-  .meta({ description: 'The backup document itself (not wrapped in {ok}); README "Backup and restore"' });
+  .meta({ description: 'The backup document itself (not wrapped in {ok}); docs/guides/backup.md' });

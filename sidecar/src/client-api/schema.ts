@@ -1,7 +1,7 @@
 // Request and response shapes of the desktop client API (/api/v1/client/*, except the RDP ones in
 // src/rdp/client-endpoints.ts), of the admin's view of registered machines and of the client
 // settings (split-tunnel default, update announcement). Validation and the OpenAPI document come
-// from these objects; README "Desktop client API" describes the behaviour.
+// from these objects; docs/guides/desktop-client.md describes the behaviour.
 import { z } from 'zod';
 import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/ipv4.js';

@@ -1,6 +1,6 @@
 // Desktop clients: machines registered with a client token (client_machines), their peers, their
 // tunnel configs with the split tunnel applied, heartbeats, status, hostname reports, and what a
-// client may see (peer-info, services, traffic). No Koa here; README "Desktop client API".
+// client may see (peer-info, services, traffic). No Koa here; docs/guides/desktop-client.md.
 //
 // - A machine is (token, SHA-256 of the X-Machine-Fingerprint header). Registering creates the
 //   machine's peer (named after its hostname, made unique), or uses the peer an admin bound the

@@ -526,7 +526,7 @@ export class GatewaysService implements GatewayAuth {
     return (await this.views([peer]))[0];
   }
 
-  /** GET /peers/:id/gateway-info (SPEC shape). */
+  /** GET /peers/:id/gateway-info. */
   async info(peerId: number): Promise<GatewayInfo> {
     const v = await this.view(peerId);
     const h = v.health as (Heartbeat & Record<string, unknown>) | null;

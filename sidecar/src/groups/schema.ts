@@ -11,7 +11,7 @@ export const groupView = z.object({ id: z.number().int(), name: z.string(), colo
 export const groupResponse = z.object({ ok: z.literal(true), group: groupView });
 
 export const createBody = z.strictObject({ name: peerName, color: hexColor.nullable().optional(), description: description.nullable().optional() });
-/** What PUT /peer-groups/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PUT /peer-groups/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const GROUP_READ_ONLY = storedResourceFields('peer group', { peer_count: z.number().int() });
 export const updateBody = ignoringReadOnly(z.strictObject({ name: peerName.optional(), color: hexColor.nullable().optional(), description: description.nullable().optional() }), GROUP_READ_ONLY);
 

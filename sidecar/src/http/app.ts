@@ -26,7 +26,7 @@ export interface AppOptions {
   late?: Koa.Middleware[];
 }
 
-/** The rate-limit scope a path belongs to (SPEC "Limits"), for requests no endpoint answers. */
+/** The rate-limit scope a path belongs to, for requests no endpoint answers. */
 export function limitScopeOfPath(p: string): RateLimitName | undefined {
   if (p === '/login') return 'login';
   if (p === '/api/v1/client/peer/hostname') return 'hostname';
@@ -89,7 +89,7 @@ function featureCheck(gate: FeatureGate, feature: LicensedFeature): Koa.Middlewa
 /**
  * Body and query by the endpoint's schemas, which are strict (http/input.ts): every unknown field and
  * query parameter is a 400 naming it. A write without a body schema takes no fields, a write without
- * a query schema no query parameters. The form field _csrf (SPEC) is known to every write.
+ * a query schema no query parameters. The form field _csrf  is known to every write.
  */
 function validate(e: Endpoint): Koa.Middleware {
   const write = e.method !== 'GET';
@@ -257,7 +257,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
   }
   app.use(router.routes());
   // No endpoint took the request (unknown path: 404; known path, other method: 405/501): it still
-  // counts against its scope's limit and carries the Ratelimit-* headers (SPEC: always set).
+  // counts against its scope's limit and carries the Ratelimit-* headers.
   // GET /login (the sign-in page, served below) shows the login scope's headers without counting.
   app.use(async (ctx, next) => {
     const scope = limitScopeOfPath(ctx.path);

@@ -1,5 +1,5 @@
 // Who is calling: admin session, API token, gateway token or desktop-client token; scope, role and
-// CSRF checks. See README "Authentication" for the rules.
+// CSRF checks. See docs/guides/authentication.md for the rules.
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { HttpDeps } from '../deps.js';
@@ -44,7 +44,7 @@ export const VIA_TUNNEL = 'gatehouseViaTunnel';
  * TCP peer on the tunnel listener; on the main listener the client address (behind our Caddy, under
  * GATEHOUSE_TRUST_PROXY, the one Caddy forwards: http/client-ip.ts). GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE
  * lifts the binding on the main listener only, for companions whose GATEHOUSE_GATEWAY_SERVER_URL
- * makes them reach the server outside their tunnel. README "Security".
+ * makes them reach the server outside their tunnel. docs/guides/security.md.
  */
 export function checkGatewaySource(ctx: Koa.Context, address: string, anySource: boolean): void {
   const viaTunnel = ctx.state[VIA_TUNNEL] === true;

@@ -1,6 +1,6 @@
 // Request bodies, all through koa-body (the design's body parser): JSON and urlencoded forms for
 // ordinary endpoints and the route-auth pages, multipart/form-data for uploads (kept in memory,
-// never written to a temporary file). The limits here are the documented ones (README "Limits").
+// never written to a temporary file). The limits here are the documented ones (docs/reference/api.md "Limits").
 import { Writable } from 'node:stream';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';

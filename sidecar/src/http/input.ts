@@ -1,4 +1,4 @@
-// Request input is strict (issue 24): a write that names a field the API does not know is refused
+// Request input is strict: a write that names a field the API does not know is refused
 // with 400 and `fields` naming every unknown field, never applied without it. The schema kit:
 // - request objects are z.strictObject (nested ones too); assertStrictInput() refuses, when the app
 //   mounts an endpoint, a body or query schema with an object that would drop unknown keys, so a new
@@ -6,7 +6,7 @@
 //   status document: nothing is dropped there);
 // - read-only fields a client may send back from a GET (id, created_at, ...) are accepted and
 //   ignored only where a resource declares them (readOnlyFields, next to its schema); they show in the
-//   OpenAPI document as `readOnly: true` properties and in README "API conventions";
+//   OpenAPI document as `readOnly: true` properties and in docs/reference/api.md "Conventions";
 // - a write without a body schema takes no fields at all; a write without a query schema takes no
 //   query parameters (http/app.ts validate()).
 import { z } from 'zod';
@@ -16,7 +16,7 @@ export const UNKNOWN_FIELD = 'unknown field';
 /** The message of an unknown query parameter in `fields`. */
 export const UNKNOWN_PARAMETER = 'unknown query parameter';
 
-/** The CSRF token a form may carry as body field (SPEC "Authentication"): known to every write, never part of a body schema. */
+/** The CSRF token a form may carry as body field: known to every write, never part of a body schema. */
 export const CSRF_FIELD = '_csrf';
 
 export interface ReadOnlyFields {

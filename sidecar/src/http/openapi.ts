@@ -67,7 +67,7 @@ function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unk
 }
 
 /**
- * The CSRF form field every write knows (SPEC "Authentication": header X-CSRF-Token or body field
+ * The CSRF form field every write knows (the API's authentication rules: header X-CSRF-Token or body field
  * _csrf), added to each object a body may be; http/app.ts validate() takes it out before the schema.
  */
 function withCsrfField(js: Record<string, any>): Record<string, any> {

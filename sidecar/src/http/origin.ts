@@ -1,4 +1,4 @@
-// Same-origin checks for browser writes (login CSRF and every session write, issue 24 finding 6).
+// Same-origin checks for browser writes (login CSRF and every session write).
 //
 // A browser names the page a request comes from in `Origin` (every POST, PUT, PATCH, DELETE of a
 // form or fetch) or, failing that, `Referer`. A request whose Origin (or, without one, Referer) is

@@ -1,6 +1,6 @@
 // Regular expressions that state a request field's accepted form exactly, so that the OpenAPI
 // document (JSON Schema `pattern`, ECMA-262 with the unicode flag) carries the same rule the
-// validator enforces (issue 25). Each is used with z.string().regex(...) ahead of the field's
+// validator enforces. Each is used with z.string().regex(...) ahead of the field's
 // transforms; where code also checks something the pattern cannot say, the pattern is the stricter
 // of the two (the document never allows what the server refuses). Sources are written to mean the
 // same with and without the `u` flag.

@@ -12,7 +12,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * Who may call an endpoint.
  * - admin: an admin-UI session (with CSRF on writes) or an API token whose scopes cover the path.
- * - public: anyone (still rate limited where SPEC says so).
+ * - public: anyone (still rate limited where the API documents it).
  * - gateway: a gateway companion bearer token, bound to one gateway peer.
  * - client: a desktop-client API token (scope `client`), with machine-fingerprint binding.
  */
@@ -171,18 +171,18 @@ export interface Endpoint {
    */
   sameOrigin?: boolean;
   /**
-   * The licence feature the endpoint needs (SPEC "Limits"). http/app.ts answers 403
+   * The licence feature the endpoint needs. http/app.ts answers 403
    * {ok:false, error, feature} ahead of the body and the handler when the container's gate says it is
    * off; the OpenAPI document shows it as x-feature.
    */
   feature?: LicensedFeature;
   /**
-   * 'root': an admin endpoint served at its path as written, outside /api/v1 (GET /metrics, SPEC
+   * 'root': an admin endpoint served at its path as written, outside /api/v1 (GET /metrics,
    * "Public and auth endpoints"); its scope still comes from scopeForPath(path).
    */
   mount?: 'root';
   /**
-   * The API token may also come as the query parameter `token` (SPEC: GET /metrics, for scrapers
+   * The API token may also come as the query parameter `token` (the API: GET /metrics, for scrapers
    * that cannot send headers). Only endpoints that declare it accept it; everywhere else a `token`
    * query parameter is ignored.
    */

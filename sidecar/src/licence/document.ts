@@ -1,4 +1,4 @@
-// The licence key: a signed document, verified offline (README "Licence").
+// The licence key: a signed document, verified offline (docs/guides/licence.md).
 //
 //   GHL1.<kid>.<payload>.<signature>
 //

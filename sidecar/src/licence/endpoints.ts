@@ -1,4 +1,4 @@
-// The licence endpoints (SPEC "Webhooks, tokens, licence, users"): thin, over ctx.licence.
+// The licence endpoints: thin, over ctx.licence.
 // Reading: any admin credential with full-access or read-only; writes: the admin role (tokens: full-access).
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';

@@ -1,4 +1,4 @@
-// Licence feature gates and the community fallback (README "Licence").
+// Licence feature gates and the community fallback (docs/guides/licence.md).
 //
 // The endpoint registry names the feature an endpoint needs (Endpoint.feature) and http/app.ts
 // enforces it in one place by asking the container's FeatureGate (ctx.features, the LicenceService);
@@ -7,7 +7,7 @@
 // for a given licence state, pure.
 //
 // COMMUNITY is THE community fallback: what a server without a valid licence has (none stored,
-// removed, expired, revoked, or the refresh grace period ended). It has every feature the SPEC names
+// removed, expired, revoked, or the refresh grace period ended). It has every feature the product names
 // (COMMUNITY_FEATURES: internal DNS, remote desktop, circuit breaker, Prometheus metrics) and no size
 // limits. A licence grants what lies beyond it: the features outside the community set (`cluster`:
 // several edges on one database, reserved for the cluster work) and, where a vendor sells them,
@@ -19,7 +19,7 @@ import { LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../ht
 // The gate's vocabulary lives in the HTTP kit, which enforces it (http/feature-gate.ts).
 export { LICENSED_FEATURES, featureDisabled, type FeatureGate, type LicensedFeature } from '../http/feature-gate.js';
 
-/** The features every server has, with or without a licence (the SPEC's features). */
+/** The features every server has, with or without a licence (the API's features). */
 export const COMMUNITY_FEATURES: readonly LicensedFeature[] = Object.freeze(['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'] as LicensedFeature[]);
 
 /** What a licence grants: the plan's name, its features and its limits (null = no limit). */

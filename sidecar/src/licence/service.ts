@@ -1,5 +1,5 @@
 // LicenceService (ctx.licence, also ctx.features): the stored licence key, what it grants now, and
-// its life cycle. No Koa here. README "Licence" documents the behaviour and the refresh protocol.
+// its life cycle. No Koa here. docs/guides/licence.md documents the behaviour and the refresh protocol.
 //
 // - activate(key): verified offline (document.ts: signature by a trusted key, document, expiry);
 //   a refused key throws a 400 with the reason and stores nothing.

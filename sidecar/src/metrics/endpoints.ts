@@ -1,4 +1,4 @@
-// GET /metrics (SPEC "Public and auth endpoints"): the container's metrics in the Prometheus text
+// GET /metrics: the container's metrics in the Prometheus text
 // format (metrics/service.ts). Served at /metrics, outside /api/v1, to an admin session or an API
 // token with scope system, full-access or read-only, given in a header or (for scrapers that cannot
 // send headers, on this path only) as ?token=. Licence feature prometheus_metrics.

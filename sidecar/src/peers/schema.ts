@@ -87,7 +87,7 @@ export const createPeerBody = z.strictObject({
 });
 export type CreatePeerInput = z.infer<typeof createPeerBody>;
 
-/** What PUT /peers/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PUT /peers/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const PEER_READ_ONLY = storedResourceFields('peer');
 export const updatePeerBody = ignoringReadOnly(z.strictObject({
   name: peerName.optional(),
@@ -145,7 +145,7 @@ export const peerTrafficQuery = z.strictObject({ period: z.enum(['24h', '7d', '3
 
 // Response schemas (the OpenAPI document declares them; test/openapi-responses.test.ts checks real answers against the document).
 const isoDate = z.string().meta({ format: 'date-time' });
-/** The Peer JSON of SPEC.md (peers/view.ts toPeerView). */
+/** The Peer JSON of the API (peers/view.ts toPeerView). */
 export const peerView = z
   .object({
     id: z.number().int(),
@@ -174,7 +174,7 @@ export const peerView = z
     created_at: isoDate,
     updated_at: isoDate,
   })
-  .meta({ description: 'A peer (SPEC Peer)' });
+  .meta({ description: 'A peer' });
 export const peerListResponse = z.object({
   ok: z.literal(true),
   peers: z.array(peerView),

@@ -1,4 +1,4 @@
-// The Peer JSON of SPEC.md, built from a database row.
+// The Peer JSON of the API, built from a database row.
 import type { PeerRow } from '../db/models.js';
 import { isoOrNull as iso } from '../util/dates.js';
 import { asBool } from '../db/define.js';
@@ -21,7 +21,7 @@ export interface PeerView {
   tags: string;
   group_id: number | null;
   hostname: string | null;
-  /** SPEC: a string, `admin` or `agent`; a peer without a hostname is `agent` (no admin name holds it, the agent's next report applies). */
+  /** the API: a string, `admin` or `agent`; a peer without a hostname is `agent` (no admin name holds it, the agent's next report applies). */
   hostname_source: 'admin' | 'agent';
   expires_at: string | null;
   expired: boolean;
@@ -51,7 +51,7 @@ export function isOnline(row: Pick<PeerRow, 'enabled' | 'expires_at' | 'latest_h
   return isActive(row, now) && hs !== null && hs > 0 && now - hs <= ONLINE_WINDOW_MS;
 }
 
-/** SPEC's hostname_source: `admin` while an admin hostname holds the peer, otherwise `agent` (also with no hostname). */
+/** The API's hostname_source: `admin` while an admin hostname holds the peer, otherwise `agent` (also with no hostname). */
 export function hostnameSource(r: Pick<PeerRow, 'hostname' | 'hostname_source'>): 'admin' | 'agent' {
   return r.hostname && r.hostname_source === 'admin' ? 'admin' : 'agent';
 }

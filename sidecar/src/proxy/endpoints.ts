@@ -1,4 +1,4 @@
-// GET /caddy/status and POST /caddy/reload (SPEC: Tunnel and proxy control).
+// GET /caddy/status and POST /caddy/reload.
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';

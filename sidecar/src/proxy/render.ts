@@ -6,7 +6,7 @@
 // inputs in render-context.ts, and other route kinds (RDP's linked routes) contribute fragments
 // through route-kinds.ts.
 //
-// Shape (see docs in README "Proxy"):
+// Shape (see docs in docs/guides/routes.md):
 // - admin: GATEHOUSE_CADDY_ADMIN only, config.persist=false (the database is the source of truth).
 // - apps.pki: the internal CA never installs its root into the host's trust stores.
 // - apps.http: server "gatehouse_http" on :httpPort always exists; server "gatehouse_https" on

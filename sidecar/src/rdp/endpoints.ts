@@ -1,4 +1,4 @@
-// The RDP routes API (SPEC: Endpoints, RDP routes; licence feature remote_desktop). Thin: validation
+// The RDP routes API. Thin: validation
 // by the schemas, logic in RdpService. Status, WoL, sessions and history are rdp/ops-endpoints.ts.
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';

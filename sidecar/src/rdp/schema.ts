@@ -27,7 +27,7 @@ const isoDateTime = z
     }
     return new Date(ms).toISOString();
   })
-  .meta({ pattern: DATE_STRING_PATTERN, description: 'a date-time (README "API conventions": dates; without a zone it is UTC)' });
+  .meta({ pattern: DATE_STRING_PATTERN, description: 'a date-time (docs/reference/api.md "Conventions": dates; without a zone it is UTC)' });
 
 /** One maintenance window: from < to; stored and returned as UTC ISO-8601. */
 export const maintenanceWindowIn = z
@@ -49,7 +49,7 @@ export const resolutionIn = z
 
 const colorDepthIn = z.union(COLOR_DEPTHS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<15>, z.ZodLiteral<16>, z.ZodLiteral<24>, z.ZodLiteral<32>], { error: 'must be 15, 16, 24 or 32' });
 
-/** Every writable RDP route field by its SPEC name (create requires name, access_mode). */
+/** Every writable RDP route field by its API name (create requires name, access_mode). */
 export const rdpFields = z.strictObject({
   name: text({ min: 1, max: 128 }),
   description: text({ max: 500, multiline: true }).nullable(),
@@ -80,7 +80,7 @@ export const createRdpBody = rdpFields.partial().extend({
   name: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') }).meta({ minLength: 1, maxLength: 128, pattern: textPattern(false, true) }).pipe(text({ min: 1, max: 128 })),
   access_mode: z.enum(ACCESS_MODES, { error: (i) => (i.input === undefined ? 'required' : 'must be internal, external, both or gateway') }),
 });
-/** What PATCH /rdp/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PATCH /rdp/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const RDP_READ_ONLY = storedResourceFields('RDP route');
 export const updateRdpBody = ignoringReadOnly(rdpFields.partial(), RDP_READ_ONLY).refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 

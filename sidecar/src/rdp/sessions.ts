@@ -15,7 +15,7 @@
 // The last two come from hooks on the rdp_routes model (installRouteHooks), inside the writer's
 // transaction, so every writer (toggle, batch, update, delete) ends the sessions the same way. For a
 // gateway-mode route, disconnect-all, disabling and deleting also ask its companion to close the
-// linked L4 route's live connections (the server-side kill; README "RDP status, sessions and WoL").
+// linked L4 route's live connections (the server-side kill; docs/guides/rdp.md).
 // A heartbeat for a session ended by a disconnect order or by its route answers disconnect: true (the
 // client must drop the RDP connection); for a session ended as lost or by the client it answers
 // disconnect: false with status `ended` (the client starts a new session if it is still connected).

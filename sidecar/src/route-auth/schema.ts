@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { text, UNPROCESSABLE } from '../http/fields.js';
 
-/** SPEC: allowed session durations 1h, 12h, 24h, 7d, 30d (milliseconds). */
+/** the API: allowed session durations 1h, 12h, 24h, 7d, 30d (milliseconds). */
 export const SESSION_DURATIONS: Record<string, number> = {
   '1h': 3_600_000,
   '12h': 43_200_000,

@@ -1,7 +1,7 @@
 // RouteAuthService (ctx.routeAuth): the route-auth configuration of a route (admin API), TOTP
 // setup, branding images, and the server-side sessions the verify endpoint checks.
 //
-// Rules kept here (README "Route auth"):
+// Rules kept here (docs/guides/protection.md):
 // - only HTTP routes (L4 → 400), never together with basic auth on the same route (→ 400);
 // - session_max_age one of 1h, 12h, 24h, 7d, 30d (ms);
 // - deleting the configuration, or changing its password, email, login method or second factor,

@@ -1,4 +1,4 @@
-// The routes API (SPEC: Endpoints, Routes). Thin: validation by the schemas, logic in RoutesService.
+// The routes API. Thin: validation by the schemas, logic in RoutesService.
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';

@@ -166,7 +166,7 @@ export function routeToRow(r: Omit<Route, 'id'>): Omit<RouteRow, 'id'> {
 }
 
 /**
- * The SPEC's route object: every field by its SPEC name; the basic-auth password is never returned.
+ * The API's route object: every field by its API name; the basic-auth password is never returned.
  * rdp_route_id: the RDP route that owns this route (its gateway-mode linked L4 route), else null.
  */
 export function toApi(r: Route, rdpRouteId: number | null = null): RouteView {

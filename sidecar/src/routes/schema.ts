@@ -184,7 +184,7 @@ const botConfig = z
     return out;
   });
 
-/** Every writable route field by its SPEC name; all optional (create requires domain). */
+/** Every writable route field by its API name; all optional (create requires domain). */
 export const routeFields = z.strictObject({
   domain: domainSchema,
   description: text({ max: 500, multiline: true }).nullable(),
@@ -239,7 +239,7 @@ export type RouteInput = Partial<z.infer<typeof routeFields>>;
 // document lists it in `required`.
 export const createRouteBody = routeFields.partial().extend({ domain: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be a domain name') }).max(1000).meta({ pattern: `^(?:${DOMAIN_PATTERN})$` }).pipe(domainSchema) });
 
-/** What PUT /routes/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PUT /routes/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const ROUTE_READ_ONLY = storedResourceFields('route');
 export const updateRouteBody = ignoringReadOnly(routeFields.partial(), ROUTE_READ_ONLY).refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 

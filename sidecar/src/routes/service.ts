@@ -326,7 +326,7 @@ export class RoutesService {
     if (r.mirror_enabled && !r.mirror_targets.length) f.mirror_targets = 'at least one target when mirroring is enabled';
     if (r.basic_auth_user !== null && r.basic_auth_password_hash === null) f.basic_auth_password = 'required with basic_auth_user';
     if (r.basic_auth_user === null && r.basic_auth_password_hash !== null) f.basic_auth_user = 'required with basic_auth_password';
-    // --- protection combinations (SPEC "Per-route authentication", combinations table) ---
+    // --- protection combinations ---
     const rules = normalizeIpRules(r.ip_filter_rules as Parameters<typeof normalizeIpRules>[0]);
     if ('errors' in rules) {
       for (const [i, msg] of Object.entries(rules.errors)) f[`ip_filter_rules.${i}`] = msg;

@@ -12,7 +12,7 @@
 //
 // With the hostname fallback and a host the internet cannot resolve, current().warning says so:
 // logged at start (app-context.ts), shown on the dashboard and the peer config screen of the admin
-// UI from GET /api/v1/settings/app `app.public_host` (README "Endpoint in client configs").
+// UI from GET /api/v1/settings/app `app.public_host` (docs/guides/peers.md).
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
 import type { PublicHostProblem } from './schema.js';

@@ -1,5 +1,5 @@
-// GET /api/v1/system/resources (SPEC "System"): CPU, memory, uptime and disk of the host the sidecar
-// runs on, exactly in the SPEC's shape:
+// GET /api/v1/system/resources: CPU, memory, uptime and disk of the host the sidecar
+// runs on, exactly in the API's shape:
 //   cpu {cores, percent, model}, memory {total, used, percent},
 //   uptime {seconds, days, hours, minutes, formatted, bootTime}, disk {total, free, used}
 // Bytes for memory and disk; percent 0-100 with one decimal. cpu.percent is the busy share of all

@@ -1,4 +1,4 @@
-// Tag names: the rules of SPEC.md (at most 64 characters; no comma, <, >, double quote, line feed,
+// Tag names: the rules of the API (at most 64 characters; no comma, <, >, double quote, line feed,
 // carriage return or tab) and the comma-separated list stored on a peer. Comparison is
 // case-insensitive; a peer's list keeps the spelling it was given.
 import { z } from 'zod';

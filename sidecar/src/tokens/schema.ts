@@ -14,7 +14,7 @@ export const createTokenBody = z.strictObject({
 });
 
 /** PATCH /tokens/:id */
-/** What PATCH /tokens/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PATCH /tokens/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const TOKEN_READ_ONLY = storedResourceFields('token');
 export const updateTokenBody = ignoringReadOnly(z
   .strictObject({

@@ -14,7 +14,7 @@ export const passwordSchema = z.string().min(PASSWORD_MIN, `at least ${PASSWORD_
 const email = z.string().trim().email('must be an email address').max(254);
 
 export const createBody = z.strictObject({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });
-/** What PUT /users/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PUT /users/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const USER_READ_ONLY = storedResourceFields('user');
 export const updateBody = ignoringReadOnly(z.strictObject({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) }).partial(), USER_READ_ONLY)
   .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });

@@ -1,5 +1,5 @@
 // Dates on the API: what a date input may be, and rendering stored epoch milliseconds without ever
-// throwing (see README "API conventions": dates).
+// throwing (see docs/reference/api.md "Conventions": dates).
 
 /**
  * The latest instant the API accepts: 9999-12-31T23:59:59.999Z, the last one with a four-digit

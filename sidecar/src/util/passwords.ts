@@ -25,7 +25,7 @@ export function needsRehash(hash: string): boolean {
   return !hash.startsWith('$argon2id$');
 }
 
-/** bcrypt, for basic-auth and route-auth accounts (SPEC: "bcrypt hash"). */
+/** bcrypt, for basic-auth and route-auth accounts. */
 export async function bcryptHash(plain: string): Promise<string> {
   return bcrypt.hash(plain, 12);
 }

@@ -1,6 +1,6 @@
 // GET /api-docs: the browsable API reference for signed-in users, rendered in the browser by Swagger
 // UI (the swagger-ui-dist package, served from node_modules under /api-docs/assets/, never from a
-// CDN) from GET /api/v1/openapi.json. Why Swagger UI: README "API reference". The page carries a
+// CDN) from GET /api/v1/openapi.json. Why Swagger UI: docs/contributing/design-notes.md. The page carries a
 // header with a link back to the UI and a "create token" shortcut (/tokens?new=1, which the UI's
 // tokens screen opens its create dialog from). "Try it out" calls the API with the session cookie;
 // the page's script adds the session's CSRF token to writes.

@@ -37,7 +37,7 @@ export const createWebhookBody = z.strictObject({
   retry_count: retryCount.optional().meta({ description: 'retries after a failed first attempt (0-10, default 3), with exponential back-off' }),
 });
 
-/** What PUT /webhooks/:id accepts and ignores besides the writable fields (README "API conventions"). */
+/** What PUT /webhooks/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const WEBHOOK_READ_ONLY = storedResourceFields('webhook');
 export const updateWebhookBody = ignoringReadOnly(z.strictObject({
   name: name.optional(),

@@ -16,7 +16,7 @@ export function sign(secret: string, timestamp: number, body: string): string {
 }
 
 /**
- * The receiver's check (README "Webhooks"): the signature matches the timestamp and the exact body,
+ * The receiver's check (docs/guides/webhooks.md): the signature matches the timestamp and the exact body,
  * and the timestamp is no older than toleranceS seconds.
  */
 export function verifySignature(secret: string, headers: { timestamp: string | undefined; signature: string | undefined }, body: string, nowMs: number, toleranceS = 300): boolean {

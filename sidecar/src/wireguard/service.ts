@@ -415,7 +415,7 @@ export class WireGuardService {
    * Before a peer leaves the interface (disabled, expired): what the interface knows of it now, its
    * endpoint, latest handshake and the bytes since the last poll, goes to its row, as a poll would
    * store it. The re-enable path (restorableEndpoint above) then has the endpoint also when the
-   * peer connected and was disabled between two polls (issue 25: otherwise the re-enabled tunnel
+   * peer connected and was disabled between two polls (otherwise the re-enabled tunnel
    * waited ~17 s for the peer's own rekey). Called under the driver lock; a failed read only logs.
    */
   private async keepLastContact(row: WgRow): Promise<void> {

@@ -1,5 +1,5 @@
 // Prints the JavaScript the browser loads before the first screen (the entry script and the chunks
-// index.html preloads), gzipped, and fails above the budget (issue 16: 200 KB). Screens load later.
+// index.html preloads), gzipped, and fails above the budget (200 KB). Screens load later.
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// What the "Faults, nothing lost" cases of the reliability suite share (issue 19):
+// What the "Faults, nothing lost" cases of the reliability suite share:
 // - send(): one HTTP request (no keep-alive) with a hard timeout, never throwing: status or error, and its time;
 // - Traffic: concurrent request loops against a list of targets, every request recorded, so a test
 //   can ask what happened in a window (the longest request, the first full sweep of answers);

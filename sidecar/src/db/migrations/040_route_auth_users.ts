@@ -1,6 +1,6 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 
-// Route auth for the route's users (routes.user_ids, SPEC "users allowed on the route"), and what
+// Route auth for the route's users (routes.user_ids, the users allowed on the route), and what
 // the access log keeps about a request:
 // - route_auth_user_totp: the TOTP second factor of one Gatehouse user on one route (secret sealed
 //   like the configuration's own; pending until confirmed with a code);
