@@ -104,7 +104,13 @@ const routeAuthActivity = (created: boolean) => (e: z.infer<typeof routeAuthChan
 const backupTarget = z.enum(['download', 'local', 's3']).meta({ description: 'download|local|s3' });
 const backupJob = z.number().nullable().meta({ description: 'null for a manual backup' });
 const deliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ description: 'pending|delivered|failed' });
-const rdpEndReason = z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']).meta({ description: 'client|lost|disconnected|route_disabled|route_deleted' });
+/**
+ * Why an RDP session ended, the one list the session rows, the API and the events use:
+ * - client: the client ended it; lost: no heartbeat in time; disconnected: an admin disconnected it;
+ * - route_disabled / route_deleted: its route was disabled or deleted.
+ */
+export const rdpSessionEndReason = z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']);
+const rdpEndReason = rdpSessionEndReason.meta({ description: 'client|lost|disconnected|route_disabled|route_deleted' });
 const activityEntry = z.custom<ActivityEntry>().meta({ description: 'the activity row as GET /api/v1/logs/activity lists it: id, severity, source, event_type, message, details, user_id, ip, created_at, timestamp' });
 
 export const EVENT_KINDS = {

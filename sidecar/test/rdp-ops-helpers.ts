@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { DomainEvent } from '../src/events.js';
+import type { RdpRouteView } from '../src/rdp/schema.js';
 
 export interface Ctx {
   s: TestServer;
@@ -25,11 +26,11 @@ export async function opsServer(env: Record<string, string> = {}): Promise<Ctx> 
 
 let n = 0;
 /** POST /rdp with the given fields (a unique name unless given); returns the created route. */
-export async function createRdp(c: Ctx, json: Record<string, unknown>): Promise<any> {
+export async function createRdp(c: Ctx, json: Record<string, unknown>): Promise<RdpRouteView> {
   const r = await c.api('/rdp', { method: 'POST', json: { name: `rdp-${process.pid}-${++n}`, ...json } });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  const route = r.data.route ?? r.data.rdp;
-  assert.ok(route?.id, `the created route in ${JSON.stringify(r.data)}`);
+  const route = r.data.route as RdpRouteView;
+  assert.ok(route.id, `the created route in ${JSON.stringify(r.data)}`);
   return route;
 }
 

@@ -194,7 +194,7 @@ describe('RDP sessions', () => {
       await within(gone, 3000, 'delete');
     } finally {
       await api.close();
-      listeners.disconnect(route.gateway_l4_route_id); // closeAll() waits for open connections
+      listeners.disconnect(route.gateway_l4_route_id!); // closeAll() waits for open connections
       await listeners.closeAll();
       lan.close();
     }

@@ -51,7 +51,7 @@ const PROBES: Record<string, () => Promise<string>> = {
   '/api/v1/rdp/history/export': async () => {
     const r = await api('/rdp', { method: 'POST', json: { name: `csv-${process.pid}`, access_mode: 'internal', target_host: '127.0.0.1', target_port: 3389 } });
     assert.equal(r.status, 201, JSON.stringify(r.data));
-    const id = (r.data.route ?? r.data.rdp).id as number;
+    const id = r.data.route.id as number;
     // the client name is what the desktop client sends when it opens a session
     for (const f of FORMULAS) {
       const started = await s.deps.rdpSessions.start(id, { token_id: null, client_name: f });

@@ -95,12 +95,13 @@ export const jobView = z.object({
   created_at: iso,
   updated_at: iso,
 });
+export type JobView = z.infer<typeof jobView>;
 export const jobListResponse = z.object({ ok: z.literal(true), jobs: z.array(jobView) });
 export const jobResponse = z.object({ ok: z.literal(true), job: jobView });
 
 const planItem = z.object({ id: z.union([z.string(), z.number()]), label: z.string(), fields: z.array(z.string()).optional(), note: z.string().optional() });
-export const restoreResponse = z.object({
-  ok: z.literal(true),
+/** What a restore (or its dry run) did, or would do. */
+const restoreResult = z.object({
   mode: z.enum(['merge', 'replace']),
   dry_run: z.boolean(),
   version: z.number().int(),
@@ -108,8 +109,11 @@ export const restoreResponse = z.object({
   created_at: z.string(),
   plan: z.record(z.string(), z.object({ created: z.array(planItem), changed: z.array(planItem), removed: z.array(planItem), unchanged: z.number().int() })),
   summary: z.object({ created: z.number().int(), changed: z.number().int(), removed: z.number().int(), unchanged: z.number().int() }),
+  /** after a real restore: how the one apply to Caddy and WireGuard went (null: ok / not managed) */
   applied: z.object({ proxy: z.string().nullable(), wireguard: z.string().nullable() }).nullable(),
 });
+export type RestoreResult = z.infer<typeof restoreResult>;
+export const restoreResponse = z.object({ ok: z.literal(true), ...restoreResult.shape });
 export const backupResponse = z
   .object({
     format: z.literal('gatehouse-backup'),

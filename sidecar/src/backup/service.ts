@@ -19,10 +19,10 @@ import { AppError, notFound, unprocessable, validation } from '../util/errors.js
 import { FetchFailed, isNotAllowed, NotAllowed, resolveAllowed } from '../util/outbound.js';
 import { makeDocument, readDocument, type BackupDocument, type DocMigration } from './document.js';
 import { checkPassphrase } from './envelope.js';
-import { runRestore, type RestoreMode, type RestorePlan } from './restore.js';
+import { runRestore, type RestoreMode } from './restore.js';
 import { backupFileName, localTarget, s3Target, type Target } from './targets.js';
 import type { BackupJobRow } from './model.js';
-import type { JobCreate, JobUpdate } from './schema.js';
+import type { JobCreate, JobUpdate, JobView, RestoreResult } from './schema.js';
 import fs from 'node:fs';
 
 export interface BackupCollaborators {
@@ -38,32 +38,6 @@ export interface BackupCollaborators {
   /** document migrations (default document.ts DOC_MIGRATIONS; tests inject a synthetic one) */
   migrations?: Readonly<Record<number, DocMigration>>;
   currentVersion?: number;
-}
-
-export interface RestoreResult {
-  mode: RestoreMode;
-  dry_run: boolean;
-  version: number;
-  migrated_from: number | null;
-  created_at: string;
-  plan: RestorePlan;
-  summary: { created: number; changed: number; removed: number; unchanged: number };
-  /** after a real restore: how the one apply to Caddy and WireGuard went (null: ok / not managed) */
-  applied: { proxy: string | null; wireguard: string | null } | null;
-}
-
-export interface JobView {
-  id: number;
-  name: string;
-  enabled: boolean;
-  schedule: string;
-  keep: number;
-  target: 'local' | 's3';
-  s3: { bucket: string; prefix: string; region: string | null; endpoint: string | null; access_key_id: string; secret_set: boolean } | null;
-  next_run_at: string | null;
-  last_run: { at: string; status: 'ok' | 'failed'; error: string | null; file: string | null; bytes: number | null; duration_ms: number | null } | null;
-  created_at: string;
-  updated_at: string;
 }
 
 export const SCHEDULE_ALIASES: Readonly<Record<string, string>> = { daily: '0 3 * * *', weekly: '0 3 * * 0' };

@@ -121,7 +121,7 @@ export const machinesQuery = z.strictObject({ delete_peer: z.enum(['true', 'fals
 
 // ---------------------------------------------------------------- responses
 
-/** A registered machine (client-api/service.ts MachineView). */
+/** A registered machine. */
 export const machineView = z
   .object({
     id: z.number().int(),
@@ -142,6 +142,8 @@ export const machineView = z
     created_at: isoDate,
   })
   .meta({ description: 'A machine registered with a client token' });
+
+export type MachineView = z.infer<typeof machineView>;
 
 const peerBrief = z.object({ id: z.number().int(), name: z.string(), address: z.string(), enabled: z.boolean() });
 
@@ -254,22 +256,26 @@ export const dnsCheckResponse = z.object({
   duration_ms: z.number().int(),
 });
 
-export const splitTunnelResponse = z.object({
-  ok: z.literal(true),
+/** The split tunnel a token's desktop client gets. */
+const splitTunnel = z.object({
   allowed_ips: z.array(z.string()).meta({ description: 'what the config routes into the tunnel: the VPN subnet plus the effective ranges' }),
   ranges: z.array(z.string()).meta({ description: 'the effective ranges (without the VPN subnet)' }),
   source: z.enum(['token', 'server', 'default']).meta({ description: "token: the token's override; server: the server default setting; default: none set (VPN subnet only)" }),
   full_tunnel: z.boolean(),
   vpn_subnet: z.string(),
 });
+export type SplitTunnel = z.infer<typeof splitTunnel>;
+export const splitTunnelResponse = z.object({ ok: z.literal(true), ...splitTunnel.shape });
 
-export const updateResponse = z.object({
-  ok: z.literal(true),
+/** The desktop client version the server announces. */
+const updateInfo = z.object({
   version: z.string(),
   download_url: z.string().nullable(),
   notes: z.string().nullable(),
   source: z.enum(['settings', 'env', 'server']).meta({ description: 'settings: PUT /settings/client; env: GATEHOUSE_CLIENT_VERSION/GATEHOUSE_CLIENT_DOWNLOAD_URL; server: nothing configured, the server version' }),
 });
+export type UpdateInfo = z.infer<typeof updateInfo>;
+export const updateResponse = z.object({ ok: z.literal(true), ...updateInfo.shape });
 
 export const machinesResponse = z.object({ ok: z.literal(true), machines: z.array(machineView) });
 export const machineDeletedResponse = z.object({ ok: z.literal(true), deleted: z.object({ id: z.number().int(), peer_deleted: z.boolean(), peer_id: z.number().int().nullable() }) });

@@ -31,7 +31,7 @@ import { FINGERPRINT_HEADER } from '../http/auth.js';
 import { sha256 } from '../util/crypto.js';
 import { APP_VERSION } from '../version.js';
 import type { ClientMachineRow } from './model.js';
-import { STATUS_MAX_BYTES, type HeartbeatInput, type RegisterInput } from './schema.js';
+import { STATUS_MAX_BYTES, type HeartbeatInput, type MachineView, type RegisterInput, type SplitTunnel, type UpdateInfo } from './schema.js';
 
 export const SPLIT_TUNNEL_SETTING = 'client.split_tunnel';
 export const UPDATE_SETTING = 'client.update';
@@ -51,46 +51,12 @@ interface Inputs {
 
 type ClientPrincipal = Extract<Principal, { kind: 'client' }>;
 
-export interface MachineView {
-  id: number;
-  token_id: number;
-  peer_id: number | null;
-  peer_name: string | null;
-  peer_address: string | null;
-  hostname: string;
-  hostname_source: 'agent' | 'admin';
-  platform: string;
-  client_version: string;
-  last_seen_at: string | null;
-  handshake_age_s: number | null;
-  rx_bytes: number | null;
-  tx_bytes: number | null;
-  status: Record<string, unknown> | null;
-  status_at: string | null;
-  created_at: string;
-}
-
 export interface RenderedConfig {
   peerId: number;
   text: string;
   hash: string;
   filename: string;
   allowedIps: string[];
-}
-
-export interface SplitTunnel {
-  allowed_ips: string[];
-  ranges: string[];
-  source: 'token' | 'server' | 'default';
-  full_tunnel: boolean;
-  vpn_subnet: string;
-}
-
-export interface UpdateInfo {
-  version: string;
-  download_url: string | null;
-  notes: string | null;
-  source: 'settings' | 'env' | 'server';
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

@@ -4,19 +4,10 @@ import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere } fro
 import type { Deps } from '../deps.js';
 import type { PeerGroupRow } from '../db/models.js';
 import { AppError, notFound } from '../util/errors.js';
+import type { GroupInput, GroupPatch, GroupView } from './schema.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
 const nameConflict = (name: string) => new AppError('conflict', `A peer group named "${name}" already exists`, { name: 'a group with this name already exists' });
-
-export interface GroupView {
-  id: number;
-  name: string;
-  color: string | null;
-  description: string | null;
-  peer_count: number;
-  created_at: string;
-  updated_at: string;
-}
 
 const iso = (v: unknown) => new Date(Number(v)).toISOString();
 
@@ -53,7 +44,7 @@ export class GroupsService {
     if (await this.Group.findOne({ attributes: ['id'], where: { [Op.and]: conds }, raw: true })) throw nameConflict(name);
   }
 
-  async create(input: { name: string; color?: string | null; description?: string | null }, actor?: number): Promise<GroupView> {
+  async create(input: GroupInput, actor?: number): Promise<GroupView> {
     await this.assertNameFree(input.name);
     const now = this.deps.clock();
     let id: number;
@@ -68,7 +59,7 @@ export class GroupsService {
     return this.get(id);
   }
 
-  async update(id: number, input: { name?: string; color?: string | null; description?: string | null }, actor?: number): Promise<GroupView> {
+  async update(id: number, input: GroupPatch, actor?: number): Promise<GroupView> {
     const before = await this.get(id);
     const patch: Partial<PeerGroupRow> = {};
     if (input.name !== undefined && input.name !== before.name) {

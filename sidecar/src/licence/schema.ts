@@ -13,10 +13,20 @@ const limits = z.object({
 });
 const feature = z.enum(LICENSED_FEATURES);
 
-/** licence/service.ts LicenceView */
+/**
+ * - community: no licence stored
+ * - active: the licence is in force
+ * - grace: in force, but the licence service could not be reached at the last refresh
+ * - grace_ended / expired / revoked / invalid: stored but not in force (community fallback);
+ *   invalid = no longer verifies (its signing key is not trusted any more)
+ */
+const licenceStatus = z.enum(['community', 'active', 'grace', 'grace_ended', 'expired', 'revoked', 'invalid']);
+export type LicenceStatus = z.infer<typeof licenceStatus>;
+
+/** The licence state as the API shows it. */
 export const licenceView = z
   .object({
-    status: z.enum(['community', 'active', 'grace', 'grace_ended', 'expired', 'revoked', 'invalid']).meta({
+    status: licenceStatus.meta({
       description: 'community: no licence; active; grace: in force while the licence service cannot be reached; grace_ended, expired, revoked, invalid: stored but not in force (community fallback)',
     }),
     plan: z.string().meta({ description: 'the plan that applies now' }),
@@ -45,10 +55,16 @@ export const licenceView = z
   })
   .meta({ description: 'The licence state' });
 
+export type LicenceView = z.infer<typeof licenceView>;
+
+/** What a refresh did: asked the licence service, or found none configured. */
+const refreshOutcome = z.object({ checked: z.enum(['service', 'offline']), ok: z.boolean(), error: z.string().nullable() });
+export type RefreshOutcome = z.infer<typeof refreshOutcome>;
+
 export const licenceResponse = z.object({ ok: z.literal(true), license: licenceView });
 export const refreshResponse = z.object({
   ok: z.literal(true),
   license: licenceView,
-  refresh: z.object({ checked: z.enum(['service', 'offline']), ok: z.boolean(), error: z.string().nullable() }),
+  refresh: refreshOutcome,
 });
 export const removeResponse = z.object({ ok: z.literal(true), removed: z.boolean(), license: licenceView });

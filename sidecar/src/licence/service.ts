@@ -31,6 +31,7 @@ import { APP_VERSION } from '../version.js';
 import { LicenceKeyError, publicKeyFrom, verifyLicence, keyId, type LicenceDocument, type LicenceLimits, type VerifiedLicence } from './document.js';
 import { COMMUNITY, grantedFeatures, isFeatureEnabled, type Entitlements, type FeatureGate, type LicensedFeature } from './features.js';
 import { VENDOR_PUBLIC_KEY_PEM } from './public-key.js';
+import type { LicenceStatus, LicenceView, RefreshOutcome } from './schema.js';
 
 export const SETTING_KEY = 'licence';
 /** How long a refresh request may take. */
@@ -51,48 +52,7 @@ export interface StoredLicence {
   revoked: boolean;
 }
 
-/**
- * - community: no licence stored
- * - active: the licence is in force
- * - grace: in force, but the licence service could not be reached at the last refresh
- * - grace_ended / expired / revoked / invalid: stored but not in force (community fallback);
- *   invalid = no longer verifies (its signing key is not trusted any more)
- */
-export type LicenceStatus = 'community' | 'active' | 'grace' | 'grace_ended' | 'expired' | 'revoked' | 'invalid';
 export type ChangeReason = 'activated' | 'refreshed' | 'expired' | 'removed' | 'grace_ended' | 'revoked';
-
-export interface LicenceView {
-  status: LicenceStatus;
-  /** what applies now (the licence's, or the community fallback's) */
-  plan: string;
-  features: LicensedFeature[];
-  limits: LicenceLimits;
-  /** the stored licence (also when it is not in force); null without one */
-  licence: {
-    id: string;
-    customer: string;
-    plan: string;
-    features: string[];
-    limits: LicenceLimits;
-    issued_at: string;
-    expires_at: string | null;
-    key_id: string;
-    activated_at: string;
-    last_refresh_at: string | null;
-    last_ok_at: string;
-    last_refresh_error: string | null;
-  } | null;
-  /** with a failing licence service: until when the last good state is kept */
-  grace: { since: string; ends_at: string; days: number } | null;
-  refresh: { url_configured: boolean; every_hours: number; grace_days: number };
-  community: { plan: string; features: LicensedFeature[]; limits: LicenceLimits };
-}
-
-export interface RefreshOutcome {
-  checked: 'service' | 'offline';
-  ok: boolean;
-  error: string | null;
-}
 
 export interface LicenceServiceOptions {
   config: Config;

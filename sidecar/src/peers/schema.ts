@@ -175,6 +175,7 @@ export const peerView = z
     updated_at: isoDate,
   })
   .meta({ description: 'A peer' });
+export type PeerView = z.infer<typeof peerView>;
 export const peerListResponse = z.object({
   ok: z.literal(true),
   peers: z.array(peerView),

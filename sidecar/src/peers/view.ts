@@ -2,38 +2,10 @@
 import type { PeerRow } from '../db/models.js';
 import { isoOrNull as iso } from '../util/dates.js';
 import { asBool } from '../db/define.js';
+import type { PeerView } from './schema.js';
 
 /** A peer counts as online when its latest handshake is at most this old (WireGuard re-handshakes every 2 minutes while traffic flows; 180 s leaves room for one missed rekey). */
 export const ONLINE_WINDOW_MS = 180_000;
-
-export interface PeerView {
-  id: number;
-  name: string;
-  description: string | null;
-  peer_type: 'regular' | 'gateway';
-  is_gateway: boolean;
-  enabled: 1 | 0;
-  allowed_ips: string;
-  address: string;
-  public_key: string;
-  dns: string | null;
-  persistent_keepalive: number | null;
-  tags: string;
-  group_id: number | null;
-  hostname: string | null;
-  /** the API: a string, `admin` or `agent`; a peer without a hostname is `agent` (no admin name holds it, the agent's next report applies). */
-  hostname_source: 'admin' | 'agent';
-  expires_at: string | null;
-  expired: boolean;
-  api_port: number | null;
-  total_rx: number;
-  total_tx: number;
-  latestHandshake: number | null;
-  isOnline: boolean;
-  endpoint: string | null;
-  created_at: string;
-  updated_at: string;
-}
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 

@@ -16,6 +16,7 @@ import type { AppContext } from '../app-context.js';
 import type { Feature } from '../feature.js';
 import { FINGERPRINT_HEADER, type Principal } from '../http/auth.js';
 import { optionalMachineHeaders } from '../client-api/schema.js';
+import { rdpSessionEndReason } from '../event-kinds.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { AppError, notFound, unauthorized } from '../util/errors.js';
 import { credentialEnvelopeSchema, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
@@ -128,7 +129,7 @@ const sessionView = z.object({
   started_at: ms,
   last_heartbeat_at: ms,
   ended_at: ms.nullable(),
-  end_reason: z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']).nullable(),
+  end_reason: rdpSessionEndReason.nullable(),
   duration_s: z.number().int(),
   client_name: z.string().nullable(),
   machine_id: id.nullable().meta({ description: 'the registered machine (POST /client/register) that started it' }),
@@ -167,7 +168,7 @@ export const clientRdpHeartbeatResponse = z.object({
   ok: z.literal(true),
   session_id: id,
   disconnect: z.boolean().meta({ description: 'true: drop the RDP connection now' }),
-  reason: z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']).nullable(),
+  reason: rdpSessionEndReason.nullable(),
   message: z.string().nullable(),
   status: z.enum(['active', 'ended']),
   lost_after_s: z.number().int(),

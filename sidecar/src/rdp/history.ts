@@ -11,39 +11,14 @@ import { toCsv } from '../util/csv.js';
 import type { Deps } from '../deps.js';
 import type { M } from '../db/models.js';
 import type { RdpRouteSource } from './status.js';
-import type { RdpSessionEndReason } from '../events.js';
 import type { RdpSessionRow } from './model.js';
-
-/** A session as the API shows it. */
-export interface RdpSession {
-  id: number;
-  rdp_route_id: number;
-  status: 'active' | 'ended';
-  started_at: number;
-  last_heartbeat_at: number;
-  ended_at: number | null;
-  end_reason: RdpSessionEndReason | null;
-  /** seconds from start to end (to now while active) */
-  duration_s: number;
-  disconnect_requested_at: number | null;
-  client_name: string | null;
-  token_id: number | null;
-  machine_id: number | null;
-  peer_id: number | null;
-  user_id: number | null;
-}
-
-export type { RdpSessionRow } from './model.js';
+import type { HistoryEntry, RdpSession } from './schema.js';
+import type { RdpSessionEndReason } from '../events.js';
 
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HISTORY_MAX_LIMIT = 500;
 /** The most rows one export holds (newest first). */
 export const EXPORT_MAX_ROWS = 100_000;
-
-export interface HistoryEntry extends RdpSession {
-  peer_name: string | null;
-  username: string | null;
-}
 
 export interface ExportRow {
   session_id: number;
@@ -54,7 +29,7 @@ export interface ExportRow {
   ended_at: string | null;
   last_heartbeat_at: string;
   duration_s: number;
-  end_reason: string | null;
+  end_reason: RdpSessionEndReason | null;
   client_name: string | null;
   machine_id: number | null;
   token_id: number | null;

@@ -4,10 +4,9 @@
 import { DataTypes, type Sequelize } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 import type { AccessMode, AudioMode, RotationState } from './schema.js';
+import type { RdpSessionEndReason } from '../events.js';
 
 export const SESSION_STATUSES = ['active', 'ended'] as const;
-export const SESSION_END_REASONS = ['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted'] as const;
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 export interface MaintenanceWindow {
   /** ISO-8601 date-time */
@@ -65,7 +64,7 @@ export interface RdpSessionRow {
   started_at: number;
   last_heartbeat_at: number;
   ended_at: number | null;
-  end_reason: SessionEndReason | null;
+  end_reason: RdpSessionEndReason | null;
   disconnect_requested_at: number | null;
 }
 

@@ -13,6 +13,7 @@ import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './history.js';
 import { MAX_WOL_TIMEOUT_MS } from './wol.js';
+import { historyEntry } from './schema.js';
 
 const id = z.number().int();
 const ms = z.number().int().meta({ description: 'epoch milliseconds' });
@@ -83,25 +84,6 @@ export const disconnectAllResponse = z.object({
   }),
 });
 
-const endReason = z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']);
-export const historyEntry = z.object({
-  id,
-  rdp_route_id: id,
-  status: z.enum(['active', 'ended']),
-  started_at: ms,
-  last_heartbeat_at: ms,
-  ended_at: ms.nullable(),
-  end_reason: endReason.nullable(),
-  duration_s: z.number().int().meta({ description: 'seconds from start to end (to now while active)' }),
-  disconnect_requested_at: ms.nullable(),
-  client_name: z.string().nullable(),
-  token_id: id.nullable(),
-  machine_id: id.nullable(),
-  peer_id: id.nullable(),
-  peer_name: z.string().nullable(),
-  user_id: id.nullable(),
-  username: z.string().nullable(),
-});
 export const historyQuery = z.strictObject({
   limit: queryInt(1, HISTORY_MAX_LIMIT).default(HISTORY_DEFAULT_LIMIT),
 });

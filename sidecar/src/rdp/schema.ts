@@ -7,6 +7,7 @@ import { credentialEnvelopeSchema } from '@gatehouse/common/rdp-credentials.js';
 import { text, textPattern, UNPROCESSABLE } from '../http/fields.js';
 import { DATE_STRING_PATTERN, parseDateString, MAX_DATE_MS } from '../util/dates.js';
 import { boolIn, idIn, lanHost, mac, portIn } from '../routes/schema.js';
+import { rdpSessionEndReason } from '../event-kinds.js';
 
 export const ACCESS_MODES = ['internal', 'external', 'both', 'gateway'] as const;
 export type AccessMode = (typeof ACCESS_MODES)[number];
@@ -172,3 +173,28 @@ export const rotationPendingResponse = z.object({
   current_kid: z.string(),
   routes: z.array(rdpRouteView),
 });
+
+const int = z.number().int();
+const epochMs = z.number().int().meta({ description: 'epoch milliseconds' });
+/** An RDP session with its peer's name and its user's name, as GET /rdp/:id/history lists it. */
+export const historyEntry = z.object({
+  id: int,
+  rdp_route_id: int,
+  status: z.enum(['active', 'ended']),
+  started_at: epochMs,
+  last_heartbeat_at: epochMs,
+  ended_at: epochMs.nullable(),
+  end_reason: rdpSessionEndReason.nullable(),
+  duration_s: z.number().int().meta({ description: 'seconds from start to end (to now while active)' }),
+  disconnect_requested_at: epochMs.nullable(),
+  client_name: z.string().nullable(),
+  token_id: int.nullable(),
+  machine_id: int.nullable(),
+  peer_id: int.nullable(),
+  peer_name: z.string().nullable(),
+  user_id: int.nullable(),
+  username: z.string().nullable(),
+});
+export type HistoryEntry = z.infer<typeof historyEntry>;
+/** A session as the API shows it (without the names). */
+export type RdpSession = Omit<HistoryEntry, 'peer_name' | 'username'>;

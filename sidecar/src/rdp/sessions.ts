@@ -27,11 +27,10 @@ import type { Job } from '../util/scheduler.js';
 import type { RdpSessionEndReason } from '../events.js';
 import { AppError, notFound } from '../util/errors.js';
 import type { RdpRouteLike, RdpRouteSource } from './status.js';
-import { RdpHistory, type RdpSession, type RdpSessionRow } from './history.js';
+import { RdpHistory } from './history.js';
+import type { RdpSessionRow } from './model.js';
+import type { RdpSession } from './schema.js';
 import type { GatewaysService } from '../gateways/service.js';
-
-export type { RdpSessionEndReason } from '../events.js';
-export type { RdpSession, RdpSessionRow } from './history.js';
 
 /** Who calls: the desktop client's token, machine, peer, user and hostname (what the client endpoints know). */
 export interface SessionClient {

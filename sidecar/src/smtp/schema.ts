@@ -1,4 +1,4 @@
-// Request schemas of the SMTP settings API (zod).
+// Request and response schemas of the SMTP settings API (zod).
 import { z } from 'zod';
 import { text } from '../http/fields.js';
 import { IPV4, IPV6, isIPAddress, LABELS, whole } from '../http/patterns.js';
@@ -30,15 +30,17 @@ export const smtpBody = z.strictObject({
   port: z.number().int().min(1).max(65535),
   secure: z.boolean().default(false),
   user: text({ max: 254, trim: false }).nullable().optional(),
+  /** omitted or '': keep the stored one; null: remove it; otherwise: replace it */
   password: z.string().max(1024).nullable().optional(),
   from: fromAddress,
 });
 
+export type SmtpInput = z.output<typeof smtpBody>;
+
 export const smtpTestBody = z.strictObject({ to: email });
 
-/** smtp/service.ts SmtpView (never the password). */
-export const smtpResponse = z.object({
-  ok: z.literal(true),
-  smtp: z.object({ configured: z.boolean(), host: z.string().nullable(), port: z.number().int().nullable(), secure: z.boolean(), user: z.string().nullable(), password_set: z.boolean(), from: z.string().nullable() }),
-});
+/** The SMTP settings as the API shows them (never the password). */
+const smtpView = z.object({ configured: z.boolean(), host: z.string().nullable(), port: z.number().int().nullable(), secure: z.boolean(), user: z.string().nullable(), password_set: z.boolean(), from: z.string().nullable() });
+export type SmtpView = z.infer<typeof smtpView>;
+export const smtpResponse = z.object({ ok: z.literal(true), smtp: smtpView });
 export const smtpTestResponse = z.object({ ok: z.literal(true), sent: z.literal(true), message_id: z.string(), accepted: z.array(z.string()) });

@@ -6,6 +6,7 @@ import type { MasterKey } from '../util/crypto.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
 import { AppError } from '../util/errors.js';
+import type { SmtpInput, SmtpView } from './schema.js';
 
 export const SMTP_SETTING_KEY = 'smtp';
 
@@ -16,26 +17,6 @@ interface StoredSmtp {
   user: string | null;
   /** sealed */
   password: string | null;
-  from: string;
-}
-
-export interface SmtpView {
-  configured: boolean;
-  host: string | null;
-  port: number | null;
-  secure: boolean;
-  user: string | null;
-  password_set: boolean;
-  from: string | null;
-}
-
-export interface SmtpInput {
-  host: string;
-  port: number;
-  secure: boolean;
-  user?: string | null;
-  /** omitted or '': keep the stored one; null: remove it; otherwise: replace it */
-  password?: string | null;
   from: string;
 }
 

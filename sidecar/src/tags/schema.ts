@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { tagNameIn } from './names.js';
 
-/** tags/service.ts TagView, as the OpenAPI document declares it. */
+/** A tag: a registered name, or a name only found on peers (id null, registered false). */
 export const tagView = z.object({ id: z.number().int().nullable(), name: z.string(), peer_count: z.number().int(), registered: z.boolean() });
+export type TagView = z.infer<typeof tagView>;
 
 export const createBody = z.strictObject({ name: tagNameIn });
 

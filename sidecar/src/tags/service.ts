@@ -6,13 +6,8 @@ import type { Deps } from '../deps.js';
 import type { PeerRow, TagRow } from '../db/models.js';
 import { AppError, notFound } from '../util/errors.js';
 import { renameTag, splitTags, stripTag, tagKey } from './names.js';
+import type { TagView } from './schema.js';
 
-export interface TagView {
-  id: number | null;
-  name: string;
-  peer_count: number;
-  registered: boolean;
-}
 
 export class TagsService {
   constructor(private deps: Deps) {}

@@ -13,7 +13,7 @@ export const createTokenBody = z.strictObject({
   peer_id: z.number().int().positive().nullable().optional(),
 });
 
-/** PATCH /tokens/:id */
+export type TokenInput = z.output<typeof createTokenBody>;
 /** What PATCH /tokens/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const TOKEN_READ_ONLY = storedResourceFields('token');
 export const updateTokenBody = ignoringReadOnly(z
@@ -23,9 +23,10 @@ export const updateTokenBody = ignoringReadOnly(z
   })
   .partial(), TOKEN_READ_ONLY)
   .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
+export type TokenPatch = z.output<typeof updateTokenBody>;
 
 const isoDate = z.string().meta({ format: 'date-time' });
-/** tokens/service.ts TokenView: never the token itself. */
+/** An API token as the API shows it: never the token itself. */
 export const tokenView = z
   .object({
     id: z.number().int(),
@@ -43,6 +44,7 @@ export const tokenView = z
     split_tunnel: z.array(z.string()).nullable().meta({ description: "desktop clients: this token's split-tunnel ranges (null = the server default, GET /settings/client)" }),
   })
   .meta({ description: 'An API token (never the token itself)' });
+export type TokenView = z.infer<typeof tokenView>;
 export const tokenListResponse = z.object({ ok: z.literal(true), tokens: z.array(tokenView) });
 export const tokenCreatedResponse = z.object({ ok: z.literal(true), token: z.string().meta({ description: 'the plaintext gth_… token, shown once' }), record: tokenView });
 export const tokenRecordResponse = z.object({ ok: z.literal(true), record: tokenView });

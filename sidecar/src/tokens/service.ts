@@ -10,28 +10,12 @@ import type { EventBus } from '../events.js';
 import type { Scope } from '../http/registry.js';
 import { isoOrNull as iso } from '../util/dates.js';
 import { sha256 } from '../util/crypto.js';
+import type { TokenInput, TokenPatch, TokenView } from './schema.js';
 
 export const TOKEN_PREFIX = 'gth';
 
 export function generateToken(prefix = TOKEN_PREFIX): string {
   return `${prefix}_${crypto.randomBytes(32).toString('base64url')}`;
-}
-
-export interface TokenView {
-  id: number;
-  name: string;
-  token_hint: string;
-  scopes: Scope[];
-  expires_at: string | null;
-  expired: boolean;
-  user_id: number | null;
-  peer_id: number | null;
-  fingerprint_bound: boolean;
-  fingerprint_bound_at: string | null;
-  last_used_at: string | null;
-  created_at: string;
-  /** the token's split-tunnel override for desktop clients (null = the server default) */
-  split_tunnel: string[] | null;
 }
 
 export interface VerifiedToken {
@@ -70,7 +54,7 @@ export class TokensService {
     return rows.map((r) => this.view(r));
   }
 
-  async create(input: { name: string; scopes: Scope[]; expires_at?: number | null; user_id?: number | null; peer_id?: number | null }, actor?: number): Promise<{ token: string; record: TokenView }> {
+  async create(input: TokenInput, actor?: number): Promise<{ token: string; record: TokenView }> {
     const token = generateToken();
     const row = await this.models.ApiToken.create({
       name: input.name,
@@ -106,7 +90,7 @@ export class TokensService {
   }
 
   /** PATCH /tokens/:id: the name and the desktop-client split-tunnel override (null = the server default). */
-  async update(id: number, patch: { name?: string; split_tunnel?: string[] | null }, actor?: number): Promise<TokenView> {
+  async update(id: number, patch: TokenPatch, actor?: number): Promise<TokenView> {
     const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as ApiTokenRow | null;
     if (!row) throw notFound('Token');
     const values: Partial<ApiTokenRow> = {};

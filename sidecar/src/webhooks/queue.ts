@@ -25,7 +25,8 @@ import { APP_VERSION } from '../version.js';
 import type { WebhookDeliveryRow, WebhookRow } from './model.js';
 import { isWebhookEvent } from './events.js';
 import { send, type SendResult } from './sender.js';
-import { deliveryView, type DeliveryView } from './views.js';
+import { deliveryView } from './views.js';
+import type { DeliveryView } from './schema.js';
 
 export const MAX_RETRY_DELAY_MS = 3_600_000;
 export const RETENTION_MS = 30 * 24 * 3_600_000;

@@ -39,6 +39,7 @@ export const createWebhookBody = z.strictObject({
 
 /** What PUT /webhooks/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const WEBHOOK_READ_ONLY = storedResourceFields('webhook');
+export type WebhookInput = z.output<typeof createWebhookBody>;
 export const updateWebhookBody = ignoringReadOnly(z.strictObject({
   name: name.optional(),
   url: webhookUrl.optional(),
@@ -47,6 +48,7 @@ export const updateWebhookBody = ignoringReadOnly(z.strictObject({
   secret: z.union([z.literal(''), secret]).optional().meta({ description: 'a new secret; omitted or empty keeps the stored one' }),
   retry_count: retryCount.optional(),
 }), WEBHOOK_READ_ONLY);
+export type WebhookPatch = z.output<typeof updateWebhookBody>;
 
 export const deliveriesQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES).optional(),
@@ -54,9 +56,13 @@ export const deliveriesQuery = z.strictObject({
   limit: queryInt(1, 500).default(50),
   offset: queryInt(0, 1_000_000_000).default(0),
 });
+export type DeliveriesQuery = z.output<typeof deliveriesQuery>;
 
 const isoDate = z.string().meta({ format: 'date-time' });
 const status = z.enum(DELIVERY_STATUSES);
+
+const deliveryCounts = z.object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() });
+export type DeliveryCounts = z.infer<typeof deliveryCounts>;
 
 export const webhookView = z
   .object({
@@ -67,12 +73,13 @@ export const webhookView = z
     enabled: z.boolean(),
     retry_count: z.number().int(),
     secret_set: z.boolean(),
-    deliveries: z.object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
+    deliveries: deliveryCounts,
     last_delivery: z.object({ id: z.number().int(), event: z.string(), status, response_code: z.number().int().nullable(), at: isoDate.nullable() }).nullable(),
     created_at: isoDate,
     updated_at: isoDate,
   })
   .meta({ description: 'A webhook (never its secret) with the counts of its delivery log' });
+export type WebhookView = z.infer<typeof webhookView>;
 
 export const deliveryView = z
   .object({
@@ -93,6 +100,7 @@ export const deliveryView = z
     updated_at: isoDate,
   })
   .meta({ description: 'One delivery of an event to a webhook' });
+export type DeliveryView = z.infer<typeof deliveryView>;
 
 export const webhookResponse = z.object({ ok: z.literal(true), webhook: webhookView });
 export const webhooksResponse = z.object({ ok: z.literal(true), webhooks: z.array(webhookView) });

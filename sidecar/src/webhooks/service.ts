@@ -7,18 +7,10 @@ import type { Deps } from '../deps.js';
 import { notFound, unprocessable } from '../util/errors.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookRow } from './model.js';
 import { FetchFailed, NotAllowed, resolveAllowed } from '../util/outbound.js';
-import { deliveryView, webhookView, type DeliveryCounts, type DeliveryView, type WebhookView } from './views.js';
-import { TEST_EVENT, type WebhookEvent } from './events.js';
+import { deliveryView, webhookView } from './views.js';
+import type { DeliveriesQuery, DeliveryCounts, DeliveryView, WebhookInput, WebhookPatch, WebhookView } from './schema.js';
+import { TEST_EVENT } from './events.js';
 import type { DeliveryQueue } from './queue.js';
-
-export interface WebhookInput {
-  name: string;
-  url: string;
-  events: WebhookEvent[];
-  enabled: boolean;
-  secret: string;
-  retry_count?: number;
-}
 
 export const DEFAULT_RETRY_COUNT = 3;
 
@@ -111,7 +103,7 @@ export class WebhooksService {
   }
 
   /** Partial update; a secret omitted (or '') keeps the stored one. */
-  async update(id: number, input: Partial<WebhookInput>, actor?: number): Promise<WebhookView> {
+  async update(id: number, input: WebhookPatch, actor?: number): Promise<WebhookView> {
     const old = await this.row(id);
     if (input.url !== undefined && input.url !== old.url) await this.checkUrl(input.url);
     const patch: Partial<WebhookRow> = {};
@@ -154,7 +146,7 @@ export class WebhooksService {
     await this.core.events.emit({ type: 'webhook_deleted', webhook_id: id, name: old.name, actor: actor ?? null });
   }
 
-  async deliveries(id: number, q: { status?: DeliveryStatus; event?: string; limit: number; offset: number }): Promise<{ deliveries: DeliveryView[]; total: number }> {
+  async deliveries(id: number, q: DeliveriesQuery): Promise<{ deliveries: DeliveryView[]; total: number }> {
     await this.row(id);
     const where: Record<string, unknown> = { webhook_id: id };
     if (q.status) where.status = q.status;

@@ -1,46 +1,7 @@
 // What the API shows of webhooks and deliveries (never the secret).
 import { isoOrNull as iso } from '../util/dates.js';
-import type { DeliveryStatus, WebhookDeliveryRow, WebhookRow } from './model.js';
-
-export interface DeliveryCounts {
-  pending: number;
-  delivered: number;
-  failed: number;
-}
-
-export interface WebhookView {
-  id: number;
-  name: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  retry_count: number;
-  /** always true: a webhook has a secret; it is never shown */
-  secret_set: boolean;
-  deliveries: DeliveryCounts;
-  last_delivery: { id: number; event: string; status: DeliveryStatus; response_code: number | null; at: string | null } | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface DeliveryView {
-  id: number;
-  webhook_id: number;
-  uid: string;
-  event: string;
-  status: DeliveryStatus;
-  attempts: number;
-  max_attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  response_code: number | null;
-  last_error: string | null;
-  duration_ms: number | null;
-  /** the exact body sent */
-  body: string;
-  created_at: string;
-  updated_at: string;
-}
+import type { WebhookDeliveryRow, WebhookRow } from './model.js';
+import type { DeliveryCounts, DeliveryView, WebhookView } from './schema.js';
 
 export function webhookView(r: WebhookRow, counts: DeliveryCounts, last: WebhookDeliveryRow | null): WebhookView {
   return {
