@@ -46,7 +46,7 @@ import { RouteAuthService } from './route-auth/service.js';
 import { GatewaysService } from './gateways/service.js';
 import { TunnelListener } from './gateways/tunnel-listener.js';
 import { WolService } from './gateways/wol.js';
-import { AccessLogService } from './logs/access-log.js';
+import { AccessLogService } from './resilience/access-log.js';
 import { BreakerService, ensureBreakerSecret } from './resilience/breaker.js';
 import { MonitorService } from './resilience/monitor.js';
 import { EventStreams } from './events-stream/hub.js';

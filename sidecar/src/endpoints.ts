@@ -1,17 +1,11 @@
-// Every endpoint of the sidecar, in one list: mounted by http/app.ts, documented by http/openapi.ts,
-// walked by the authorization matrix test.
+// Every endpoint of the sidecar, in one list: the features' (features.ts, in their order) and the
+// OpenAPI document of them all; mounted by http/app.ts, documented by http/openapi.ts, walked by the
+// authorization matrix test.
 import type { AppContext } from './app-context.js';
 import { z } from 'zod';
 import { defineEndpoint, type Endpoint } from './http/registry.js';
 import { openApiDocument } from './http/openapi.js';
-import { authEndpoints } from './auth/endpoints.js';
-import { userEndpoints } from './users/endpoints.js';
-import { tokenEndpoints } from './tokens/endpoints.js';
-import { settingsEndpoints } from './settings/endpoints.js';
-import { logEndpoints } from './logs/endpoints.js';
-import { healthEndpoints } from './system/health.js';
 import { featureEndpoints } from './features.js';
-import { eventStreamEndpoints } from './events-stream/endpoints.js';
 
 /** GET /openapi.json answers the document itself. */
 const openApiDocumentSchema = z.object({
@@ -35,16 +29,7 @@ function specificity(a: Endpoint, b: Endpoint): number {
 }
 
 export function allEndpoints(deps: AppContext): Endpoint[] {
-  const list: Endpoint[] = [
-    ...healthEndpoints(deps),
-    ...authEndpoints(deps),
-    ...userEndpoints(deps),
-    ...tokenEndpoints(deps),
-    ...settingsEndpoints(deps),
-    ...logEndpoints(deps),
-    ...eventStreamEndpoints(deps),
-    ...featureEndpoints(deps),
-  ];
+  const list: Endpoint[] = featureEndpoints(deps);
   list.push(
     defineEndpoint({
       method: 'GET', path: '/openapi.json', scope: 'any', summary: 'This API as an OpenAPI 3.1 document (the document itself, not wrapped in {ok})', tags: ['system'],

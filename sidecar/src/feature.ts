@@ -1,6 +1,8 @@
 // The Feature contract: what one folder of sidecar/src serves and runs, declared against the built
-// container (AppContext, app-context.ts). Types only. The composition root lists the features
-// (features.ts) in start order; server.ts mounts and starts them.
+// container (AppContext, app-context.ts). Types only. Every folder that serves anything (endpoints,
+// middleware, pages, fast paths) or runs anything (scheduled jobs, pollers) exports one Feature from
+// its feature.ts, which mounts only that folder's endpoints; the composition root lists them
+// (features.ts) in start order, and server.ts mounts and starts them.
 import type http from 'node:http';
 import type Koa from 'koa';
 import type { AppContext } from './app-context.js';
@@ -16,6 +18,8 @@ export interface Feature {
   endpoints?: (ctx: AppContext) => Endpoint[];
   /** Koa middleware mounted ahead of the session, body parsing and the router. */
   early?: (ctx: AppContext) => Koa.Middleware[];
+  /** Koa middleware mounted after the router: pages served outside the registry (listed in http/served-paths.ts). */
+  late?: (ctx: AppContext) => Koa.Middleware[];
   /** Handlers on node's http, tried before Koa. */
   fastPaths?: (ctx: AppContext) => FastPath[];
   /** Start background work (pollers, reconcile loops) once the HTTP server listens. */

@@ -1,11 +1,28 @@
-// The features of the sidecar, in start order (stopped in reverse). Each declares its endpoints,
-// early middleware, fast paths and background work against the typed container (app-context.ts
-// Feature); the services themselves are built by createAppContext().
+// The features of the sidecar, one per folder that serves or runs anything, in start order (stopped
+// in reverse). Each declares its endpoints, early and late middleware, fast paths and background
+// work against the typed container (the contract: feature.ts); the services themselves are built by
+// createAppContext().
+//
+// The order is also the order of the endpoints before endpoints.ts sorts literal path segments
+// ahead of parameters: among endpoints that match the same request, the first listed wins
+// (sidecar/test/registry-routes.test.ts holds the served order).
 import type { AppContext } from './app-context.js';
 import type { FastPath, Feature } from './feature.js';
 import type { Endpoint } from './http/registry.js';
 import type Koa from 'koa';
+import { systemFeature } from './system/feature.js';
+import { authFeature } from './auth/feature.js';
+import { usersFeature } from './users/feature.js';
+import { tokensFeature } from './tokens/feature.js';
+import { settingsFeature } from './settings/feature.js';
+import { logsFeature } from './logs/feature.js';
+import { eventsStreamFeature } from './events-stream/feature.js';
 import { peersFeature } from './peers/feature.js';
+import { groupsFeature } from './groups/feature.js';
+import { tagsFeature } from './tags/feature.js';
+import { wireguardFeature } from './wireguard/feature.js';
+import { dashboardFeature } from './dashboard/feature.js';
+import { dnsFeature } from './dns/feature.js';
 import { proxyFeature } from './proxy/feature.js';
 import { routesFeature } from './routes/feature.js';
 import { smtpFeature } from './smtp/feature.js';
@@ -17,12 +34,23 @@ import { webhooksFeature } from './webhooks/feature.js';
 import { licenceFeature } from './licence/feature.js';
 import { backupFeature } from './backup/feature.js';
 import { rdpFeature } from './rdp/feature.js';
-import { rdpOpsFeature } from './rdp/ops-endpoints.js';
 import { clientApiFeature } from './client-api/feature.js';
-import { rdpClientFeature } from './rdp/client-endpoints.js';
+import { webFeature } from './web/feature.js';
 
 export const features: readonly Feature[] = [
+  systemFeature, // GET /health first
+  authFeature, // sign-in; hourly session housekeeping
+  usersFeature,
+  tokensFeature,
+  settingsFeature,
+  logsFeature, // the activity log, and the access log's reader
+  eventsStreamFeature,
   peersFeature,
+  groupsFeature,
+  tagsFeature,
+  wireguardFeature, // the interface up before the DNS hosts file and everything that routes through it
+  dashboardFeature,
+  dnsFeature, // after the interface
   proxyFeature,
   routesFeature,
   smtpFeature,
@@ -31,12 +59,11 @@ export const features: readonly Feature[] = [
   clientApiFeature, // desktop clients: after peers and routes
   resilienceFeature, // after proxy and routes
   metricsFeature,
-  rdpOpsFeature, // RDP status, WoL, sessions: before rdpFeature, so /rdp/status and /rdp/history/export match ahead of /rdp/:id
   rdpFeature, // after routes and gateways
-  rdpClientFeature, // the desktop client's /client/rdp endpoints
   licenceFeature, // its checks re-render the proxy and rewrite DNS on a change
   backupFeature, // after everything it backs up and restores
-  webhooksFeature, // last: stopped first, its queue stays in the database
+  webhooksFeature, // stopped first (of the features with work), its queue stays in the database
+  webFeature, // the pages after the router: last
 ];
 
 export function featureEndpoints(ctx: AppContext): Endpoint[] {
@@ -45,6 +72,10 @@ export function featureEndpoints(ctx: AppContext): Endpoint[] {
 
 export function earlyMiddleware(ctx: AppContext): Koa.Middleware[] {
   return features.flatMap((f) => f.early?.(ctx) ?? []);
+}
+
+export function lateMiddleware(ctx: AppContext): Koa.Middleware[] {
+  return features.flatMap((f) => f.late?.(ctx) ?? []);
 }
 
 export function fastPaths(ctx: AppContext): FastPath[] {

@@ -7,12 +7,8 @@ import { bootstrapAdmin, createAppContext, type AppContext, type ContextOptions 
 import type { FastPath } from './feature.js';
 import { createApp } from './http/app.js';
 import { allEndpoints } from './endpoints.js';
-import { earlyMiddleware, fastPaths, features } from './features.js';
+import { earlyMiddleware, fastPaths, features, lateMiddleware } from './features.js';
 import type { Endpoint } from './http/registry.js';
-import { webMiddleware } from './web/index.js';
-import { passwordPageMiddleware } from './web/password.js';
-import { apiDocsMiddleware } from './web/api-docs.js';
-import { spaMiddleware } from './web/spa.js';
 import { acquireDataDirLock, DataDirLocked } from './masterkey/lock.js';
 
 export interface Running {
@@ -59,7 +55,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     );
   }
   const endpoints = allEndpoints(deps);
-  const app = createApp(deps, endpoints, { early: earlyMiddleware(deps), late: [webMiddleware(deps), passwordPageMiddleware(deps), apiDocsMiddleware(deps), spaMiddleware(deps)] });
+  const app = createApp(deps, endpoints, { early: earlyMiddleware(deps), late: lateMiddleware(deps) });
   const koaHandler = app.callback();
   // e.g. GET /route-auth/verify (Caddy's forward auth, once per proxied request of a protected
   // route) is answered on node's http without Koa (route-auth/verify.ts).
@@ -79,14 +75,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       started.push(f);
     }
   }
-  // Housekeeping: expired sessions and old login attempts, hourly.
-  const housekeeping = deps.scheduler.every('session housekeeping', 3_600_000, () =>
-    Promise.all([deps.sessions.prune().catch(() => undefined), deps.lockout.prune().catch(() => undefined)]),
-  );
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      housekeeping.stop();
       // Live event streams never finish by themselves: end them first (their clients reconnect elsewhere or later).
       await deps.eventStreams.closeAll();
       // Finish requests in flight; idle keep-alive sockets are closed at once, and so is every

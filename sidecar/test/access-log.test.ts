@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
-import { AccessLogService, parseLine } from '../src/logs/access-log.js';
+import { AccessLogService, parseLine } from '../src/resilience/access-log.js';
 import { accessLogFile } from '../src/proxy/fragments/access-log.js';
 
 let s: TestServer;

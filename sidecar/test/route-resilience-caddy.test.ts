@@ -12,7 +12,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { AccessLogService } from '../src/logs/access-log.js';
+import type { AccessLogService } from '../src/resilience/access-log.js';
 import { accessLogFile } from '../src/proxy/fragments/access-log.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';

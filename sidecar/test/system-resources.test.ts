@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { z } from 'zod';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
-import { formatUptime } from '../src/system/resources.js';
+import { formatUptime } from '../src/metrics/resources.js';
 import { addSamples } from '../src/peers/traffic.js';
 
 let s: TestServer;

@@ -1,7 +1,7 @@
 // Thin HTTP mapping of the gateways feature:
-// - admin: GET /gateways; in the folders their paths name, GET /peers/:id/gateway-info and
-//   POST /peers/:id/gateway-env/rotate (peers/gateway-endpoints.ts, peers scope) and
-//   POST /routes/:id/wol (routes/wol-endpoints.ts, routes scope), registered here;
+// - admin: GET /gateways; GET /peers/:id/gateway-info and POST /peers/:id/gateway-env/rotate
+//   (gateways/peer-endpoints.ts, peers scope) and POST /routes/:id/wol
+//   (gateways/route-wol-endpoints.ts, routes scope);
 // - gateway companion API (auth 'gateway': the gateway bearer token only): /gateway/config,
 //   /gateway/config/check, /gateway/status, /gateway/probe, /gateway/heartbeat;
 // - public: GET /gateway-wol/wait, the waking-up page Caddy hands sleeping WoL routes to.
@@ -15,8 +15,8 @@ import { defineEndpoint, type Endpoint, type Served } from '../http/registry.js'
 import { bearerToken, checkGatewaySource, VIA_TUNNEL, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
 import { UNKNOWN_PARAMETER } from '../http/input.js';
-import { peerGatewayEndpoints } from '../peers/gateway-endpoints.js';
-import { routeWolEndpoints } from '../routes/wol-endpoints.js';
+import { peerGatewayEndpoints } from './peer-endpoints.js';
+import { routeWolEndpoints } from './route-wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
 import { checkQuery, gatewayCheckResponse, gatewayConfigResponse, gatewayHeartbeatResponse, gatewaysResponse, gatewayStatusResponse, probeBody, probeResponse } from './schema.js';

@@ -44,7 +44,7 @@ export const activityResponse = z.object({ ok: z.literal(true), entries: z.array
 export const recentResponse = z.object({ ok: z.literal(true), entries: z.array(activityEntryView) });
 
 const headers = z.record(z.string(), z.array(z.string()));
-/** logs/access-log.ts AccessEntry plus `time` (ts as ISO 8601), as GET /logs/access serves it. */
+/** resilience/access-log.ts AccessEntry plus `time` (ts as ISO 8601), as GET /logs/access serves it. */
 export const accessEntryView = z.object({
   id: z.number().int(),
   ts: z.number().int().meta({ description: 'epoch ms' }),

@@ -13,7 +13,6 @@
 import type Koa from 'koa';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
-import type { Feature } from '../feature.js';
 import { FINGERPRINT_HEADER, type Principal } from '../http/auth.js';
 import { optionalMachineHeaders } from '../client-api/schema.js';
 import { rdpSessionEndReason } from '../event-kinds.js';
@@ -336,9 +335,3 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
     }),
   ];
 }
-
-/** The desktop client's RDP endpoints as a feature (features.ts, after the RDP routes and their operations). */
-export const rdpClientFeature: Feature = {
-  name: 'rdp-client',
-  endpoints: (ctx) => rdpClientEndpoints(ctx),
-};

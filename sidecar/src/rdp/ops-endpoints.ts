@@ -2,13 +2,11 @@
 // status (aggregate and per route, ?refresh=1 checks now), Wake-on-LAN and its status,
 // disconnect-all, per-route history and the export of every route's history. The services are
 // ctx.rdpStatus (status.ts), ctx.rdpWol (wol.ts) and ctx.rdpSessions (sessions.ts, history.ts).
-// rdpOpsFeature also runs the scheduled status checks and the lost-session sweep. It is listed in
-// features.ts ahead of the RDP route feature, so /rdp/status and /rdp/history/export are matched
-// before /rdp/:id.
+// The RDP feature (rdp/feature.ts) mounts them ahead of the RDP routes' endpoints, so /rdp/status
+// and /rdp/history/export are matched before /rdp/:id.
 import { z } from 'zod';
 import { queryBool, queryInt } from '../http/fields.js';
 import type { AppContext } from '../app-context.js';
-import type { Feature } from '../feature.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './history.js';
@@ -136,17 +134,3 @@ export function rdpOpsEndpoints(deps: AppContext): Endpoint[] {
     }),
   ];
 }
-
-/** The RDP operations feature: its endpoints, the scheduled status checks and the lost-session sweep. */
-export const rdpOpsFeature: Feature = {
-  name: 'rdp-ops',
-  endpoints: (ctx) => rdpOpsEndpoints(ctx),
-  start(ctx) {
-    ctx.rdpStatus.start();
-    ctx.rdpSessions.startSweep();
-  },
-  stop(ctx) {
-    ctx.rdpStatus.stop();
-    ctx.rdpSessions.stopSweep();
-  },
-};

@@ -1,18 +1,20 @@
-// Route resilience, sidecar side. The services are ctx.breaker, ctx.accessLog and ctx.monitor
-// (app-context.ts); the endpoints live in the folders their paths name:
-// - access log: GET /logs/access(/export) (logs/access-endpoints.ts)
-// - a route's trace, uptime checks and breaker reset: /routes/:id/... (routes/resilience-endpoints.ts)
-// - GET/PUT /settings/monitoring (settings/monitoring-endpoints.ts)
-// Here: Caddy's circuit-breaker state reports (POST /internal/circuit-breaker, internal to Caddy and
-// the sidecar), and the start/stop of the access-log reader and the uptime monitor.
+// Route resilience, sidecar side. The services are ctx.breaker, ctx.accessLog (the reverse proxy's
+// access log, ingested from Caddy's JSON log: resilience/access-log.ts) and ctx.monitor
+// (app-context.ts). Endpoints:
+// - access log: GET /logs/access(/export) (resilience/access-log-endpoints.ts)
+// - a route's trace, uptime checks and breaker reset: /routes/:id/... (resilience/route-endpoints.ts)
+// - GET/PUT /settings/monitoring (resilience/monitoring-endpoints.ts)
+// - here: Caddy's circuit-breaker state reports (POST /internal/circuit-breaker, internal to Caddy
+//   and the sidecar).
+// And the start/stop of the access-log reader and the uptime monitor.
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import type { Feature } from '../feature.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { accessLogEndpoints } from '../logs/access-endpoints.js';
 import { BREAKER_REPORT_PATH } from '../proxy/fragments/resilience.js';
-import { routeResilienceEndpoints } from '../routes/resilience-endpoints.js';
-import { monitoringSettingsEndpoints } from '../settings/monitoring-endpoints.js';
+import { accessLogEndpoints } from './access-log-endpoints.js';
+import { routeResilienceEndpoints } from './route-endpoints.js';
+import { monitoringSettingsEndpoints } from './monitoring-endpoints.js';
 import { notFound, validation } from '../util/errors.js';
 import { breakerReport } from './breaker.js';
 import { monitorInterval } from './monitor-settings.js';

@@ -1,9 +1,9 @@
-// The route-auth feature: the admin endpoints (/routes/:id/auth..., /routes/:id/branding/...: in
-// routes/auth-endpoints.ts), and as early middleware the verify endpoint and the
+// The route-auth feature: the admin endpoints (/routes/:id/auth..., /routes/:id/branding/...:
+// route-auth/endpoints.ts), and as early middleware the verify endpoint and the
 // login pages (ahead of the admin session and body parsing); the same verify on node's http as a
 // fast path (route-auth/verify.ts). The service is ctx.routeAuth (app-context.ts).
 import type { Feature } from '../feature.js';
-import { routeAuthEndpoints } from '../routes/auth-endpoints.js';
+import { routeAuthEndpoints } from './endpoints.js';
 import { routeAuthMiddleware } from './http.js';
 import { Verifier, verifyHandler } from './verify.js';
 

@@ -1,6 +1,6 @@
 import { DataTypes, type QueryInterface } from 'sequelize';
 
-// Access log of the reverse proxy, ingested from Caddy's JSON access-log file (src/logs/access-log.ts):
+// Access log of the reverse proxy, ingested from Caddy's JSON access-log file (src/resilience/access-log.ts):
 // a bounded table (the newest ACCESS_LOG_MAX_ROWS rows are kept) and the tail cursor (file inode and
 // byte offset), advanced only after the rows it covers are stored; each row carries its line's
 // (inode, offset), unique, so lines read again after a crash between the two are not stored twice.

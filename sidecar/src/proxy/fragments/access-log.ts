@@ -1,9 +1,9 @@
 // Caddy's access log (server level, pure): every HTTP server logs every request as JSON lines to one
-// file in the data directory, which the sidecar reads (logs/access-log.ts).
+// file in the data directory, which the sidecar reads (resilience/access-log.ts).
 import path from 'node:path';
 import type { CaddyConfig, Json } from '../caddy-json.js';
 
-/** Caddy's JSON access log: <dataDir>/caddy/access.log, read by the sidecar (logs/access-log.ts). */
+/** Caddy's JSON access log: <dataDir>/caddy/access.log, read by the sidecar (resilience/access-log.ts). */
 export const accessLogFile = (dataDir: string) => path.join(dataDir, 'caddy', 'access.log');
 export const ACCESS_LOGGER = 'gatehouse';
 /**

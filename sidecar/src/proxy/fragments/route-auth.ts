@@ -6,7 +6,7 @@ import type { CaddyHandler, CaddyRoute } from '../caddy-json.js';
 
 /** Headers the verify endpoint answers with and Caddy copies onto the proxied request. */
 export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method', 'X-Auth-User'] as const;
-/** Access-log field (Caddy `log_append`) naming who was signed in; src/logs/access-log.ts reads it. */
+/** Access-log field (Caddy `log_append`) naming who was signed in; src/resilience/access-log.ts reads it. */
 export const AUTH_USER_LOG_FIELD = 'auth_user';
 export const VERIFY_PATH = '/route-auth/verify';
 /** The route-auth pages' stylesheet (served with the pages). */

@@ -1,9 +1,9 @@
 // A gateway peer's admin endpoints (ctx.gateways): GET /peers/:id/gateway-info and
-// POST /peers/:id/gateway-env/rotate. Registered by the gateways feature (gateways/feature.ts).
+// POST /peers/:id/gateway-env/rotate, mounted by gateways/endpoints.ts.
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { gatewayInfoResponse, gatewayRotateResponse } from '../gateways/schema.js';
+import { gatewayInfoResponse, gatewayRotateResponse } from './schema.js';
 
 export function peerGatewayEndpoints(deps: AppContext): Endpoint[] {
   const gw = () => deps.gateways;

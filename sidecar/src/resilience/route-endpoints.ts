@@ -3,10 +3,10 @@
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { TRACE_LIMIT } from '../logs/access-log.js';
-import { monitorable } from '../resilience/monitor.js';
+import { TRACE_LIMIT } from './access-log.js';
+import { monitorable } from './monitor.js';
 import { AppError } from '../util/errors.js';
-import { breakerResetResponse, checksQuery, routeCheckResponse, routeChecksResponse, traceResponse } from './schema.js';
+import { breakerResetResponse, checksQuery, routeCheckResponse, routeChecksResponse, traceResponse } from '../routes/schema.js';
 
 export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.breaker;

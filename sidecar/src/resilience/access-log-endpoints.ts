@@ -1,9 +1,9 @@
-// The reverse proxy's access log (ingested from Caddy's JSON log by logs/access-log.ts, ctx.accessLog):
+// The reverse proxy's access log (ingested from Caddy's JSON log by resilience/access-log.ts, ctx.accessLog):
 // GET /logs/access and /logs/access/export.
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
-import { sendExport } from './endpoints.js';
-import { accessExportQuery, accessFilter, accessResponse } from './schema.js';
+import { sendExport } from '../logs/endpoints.js';
+import { accessExportQuery, accessFilter, accessResponse } from '../logs/schema.js';
 
 const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });

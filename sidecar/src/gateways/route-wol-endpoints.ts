@@ -1,9 +1,9 @@
-// POST /routes/:id/wol: Wake-on-LAN of a gateway route's host now (ctx.gatewayWol). Registered by
-// the gateways feature (gateways/feature.ts).
+// POST /routes/:id/wol: Wake-on-LAN of a gateway route's host now (ctx.gatewayWol), mounted by
+// gateways/endpoints.ts.
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { wolResponse } from './schema.js';
+import { wolResponse } from '../routes/schema.js';
 
 export function routeWolEndpoints(deps: AppContext): Endpoint[] {
   const wol = () => deps.gatewayWol;

@@ -1,0 +1,8 @@
+// The peer tags feature: /tags (tags/endpoints.ts). The service is ctx.tags.
+import type { Feature } from '../feature.js';
+import { tagEndpoints } from './endpoints.js';
+
+export const tagsFeature: Feature = {
+  name: 'tags',
+  endpoints: (ctx) => tagEndpoints(ctx),
+};
