@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../sidecar/src/config.js';
 import { createDeps } from '../../sidecar/src/app-context.js';
+import { featureModels } from '../../sidecar/src/features.js';
 import { createLogger } from '../../sidecar/src/util/logger.js';
 import { WireGuardService } from '../../sidecar/src/wireguard/service.js';
 import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
 
     // The reconcile measurement opens the same database in this process (read-only use).
     const config = loadConfig({ ...env, GATEHOUSE_WG_INTERFACE: benchIface, GATEHOUSE_WG_PORT: String(await freePort('udp')), GATEHOUSE_WG_MANAGE: isRoot ? 'true' : 'false' });
-    const deps = await createDeps(config, { log: createLogger('error', true) });
+    const deps = await createDeps(config, { models: featureModels, log: createLogger('error', true) });
     const driver = isRoot ? new WgDriver() : null;
     const wg = new WireGuardService(deps, { driver });
 

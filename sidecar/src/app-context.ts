@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import type { Deps, HealthCheck } from './deps.js';
 import { openDatabase } from './db/index.js';
+import type { ModelDefiner } from './db/models.js';
 import { systemClock, systemTimers, type Clock, type Timers } from './util/clock.js';
 import { Scheduler } from './util/scheduler.js';
 import { EventBus, watchTables } from './events.js';
@@ -68,6 +69,12 @@ import { lockHolder } from './masterkey/lock.js';
 import { guardedFetch, policyFor, type Lookup, type OutboundUse } from './util/outbound.js';
 
 export interface ContextOptions {
+  /**
+   * The features' models (features.ts featureModels), defined with the platform's when the database
+   * opens. Handed in by the caller (server.ts, cli.ts): this module may not import the feature list,
+   * whose endpoints name its AppContext.
+   */
+  models: readonly ModelDefiner[];
   clock?: Clock;
   /** The timers periodic work runs on (default node's; tests may pass a manual clock's .timers). */
   timers?: Timers;
@@ -136,11 +143,11 @@ export interface AppContext extends Deps {
 }
 
 /** The platform services (database, clock, logger, accounts, ...), for the CLI and the container. */
-export async function createDeps(config: Config, opts: ContextOptions = {}): Promise<Deps> {
+export async function createDeps(config: Config, opts: ContextOptions): Promise<Deps> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteFile: opts.sqliteFile });
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteFile: opts.sqliteFile, models: opts.models });
   // A rotation interrupted by a crash is settled here (masterkey/files.ts), unless another live process
   // (a rotation in progress, the running sidecar) holds the data directory: then the key file as it is.
   const { key } = lockHolder(config.dataDir) ? MasterKey.loadOrCreate(config.masterKeyFile) : await settleMasterKey(config.masterKeyFile, () => sampleSealed(db), log);
@@ -163,7 +170,7 @@ export async function createDeps(config: Config, opts: ContextOptions = {}): Pro
 }
 
 /** The whole container: the platform, then every feature service in dependency order. */
-export async function createAppContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+export async function createAppContext(config: Config, opts: ContextOptions): Promise<AppContext> {
   const core = await createDeps(config, opts);
   const { db, clock, log, activity, events } = core;
   // Peer configs carry this host as their endpoint: say so at start when the internet cannot resolve it.

@@ -4,6 +4,7 @@
 //   rotate-master-key                          new master key, every sealed secret re-sealed (the sidecar must be stopped)
 import { loadConfig } from './config.js';
 import { createAppContext, createDeps } from './app-context.js';
+import { featureModels } from './features.js';
 import { createLogger } from './util/logger.js';
 import { acquireDataDirLock, DataDirLocked } from './masterkey/lock.js';
 
@@ -23,7 +24,7 @@ async function rotateMasterKey(): Promise<number> {
     return 1;
   }
   try {
-    const ctx = await createAppContext(config, { log: createLogger('warn', true) });
+    const ctx = await createAppContext(config, { models: featureModels, log: createLogger('warn', true) });
     try {
       const r = await ctx.masterKeyRotation.rotate({ source: 'cli' });
       await ctx.webhookQueue.flushed(); // the event's webhook deliveries are written (the sidecar sends them)
@@ -49,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (cmd === 'rotate-master-key') return rotateMasterKey();
-  const deps = await createDeps(loadConfig(), { log: createLogger('error', true) });
+  const deps = await createDeps(loadConfig(), { models: featureModels, log: createLogger('error', true) });
   try {
     switch (cmd) {
       case 'unlock-account': {

@@ -6,6 +6,7 @@
 import type http from 'node:http';
 import type Koa from 'koa';
 import type { AppContext } from './app-context.js';
+import type { ModelDefiner } from './db/models.js';
 import type { Endpoint } from './http/registry.js';
 
 /** A handler on node's http ahead of Koa: answers and returns true, or returns false to leave the request to the app. */
@@ -14,6 +15,8 @@ export type FastPath = (req: http.IncomingMessage, res: http.ServerResponse) => 
 /** A feature: what it serves and the background work it runs, against the built container. */
 export interface Feature {
   name: string;
+  /** Its tables' models (its model.ts `define<Thing>Models`), defined when the database opens. */
+  models?: ModelDefiner;
   /** Its endpoints (mounted by http/app.ts, documented by http/openapi.ts). */
   endpoints?: (ctx: AppContext) => Endpoint[];
   /** Koa middleware mounted ahead of the session, body parsing and the router. */

@@ -9,6 +9,7 @@
 import type { AppContext } from './app-context.js';
 import type { FastPath, Feature } from './feature.js';
 import type { Endpoint } from './http/registry.js';
+import type { ModelDefiner } from './db/models.js';
 import type Koa from 'koa';
 import { systemFeature } from './system/feature.js';
 import { authFeature } from './auth/feature.js';
@@ -65,6 +66,9 @@ export const features: readonly Feature[] = [
   webhooksFeature, // stopped first (of the features with work), its queue stays in the database
   webFeature, // the pages after the router: last
 ];
+
+/** The features' models, defined with the platform's when the database opens (app-context.ts ContextOptions.models). */
+export const featureModels: readonly ModelDefiner[] = features.flatMap((f) => (f.models ? [f.models] : []));
 
 export function featureEndpoints(ctx: AppContext): Endpoint[] {
   return features.flatMap((f) => f.endpoints?.(ctx) ?? []);

@@ -7,7 +7,7 @@ import { bootstrapAdmin, createAppContext, type AppContext, type ContextOptions 
 import type { FastPath } from './feature.js';
 import { createApp } from './http/app.js';
 import { allEndpoints } from './endpoints.js';
-import { earlyMiddleware, fastPaths, features, lateMiddleware } from './features.js';
+import { earlyMiddleware, fastPaths, featureModels, features, lateMiddleware } from './features.js';
 import type { Endpoint } from './http/registry.js';
 import { acquireDataDirLock, DataDirLocked } from './masterkey/lock.js';
 
@@ -23,7 +23,7 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export interface StartOptions extends ContextOptions {
+export interface StartOptions extends Omit<ContextOptions, 'models'> {
   /** Skip feature start() hooks (unit tests of the API alone). */
   startFeatures?: boolean;
   listen?: boolean;
@@ -41,7 +41,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   }
   let deps: AppContext;
   try {
-    deps = await createAppContext(config, opts);
+    deps = await createAppContext(config, { ...opts, models: featureModels });
   } catch (err) {
     release();
     throw err;

@@ -12,6 +12,7 @@ import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-cr
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { loadConfig } from '../src/config.js';
 import { createAppContext } from '../src/app-context.js';
+import { featureModels } from '../src/features.js';
 import { createLogger } from '../src/util/logger.js';
 import { MasterKey } from '../src/util/crypto.js';
 
@@ -50,7 +51,7 @@ after(async () => {
 });
 
 test('a rotation that fails after the rdp hook leaves the RDP key pair and the routes as they were', async () => {
-  const ctx = await createAppContext(loadConfig({ ...env(), GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }), { log: createLogger('error', true) });
+  const ctx = await createAppContext(loadConfig({ ...env(), GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }), { models: featureModels, log: createLogger('error', true) });
   ctx.onMasterKeyRotated(async () => {
     throw new Error('later hook refuses');
   }, 'refuser');

@@ -14,6 +14,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import { startSmtp, type SmtpSink } from './route-auth-helpers.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createAppContext, type AppContext } from '../src/app-context.js';
+import { featureModels } from '../src/features.js';
 import { createLogger } from '../src/util/logger.js';
 import { MASTER_SEALED, MasterKey } from '../src/util/crypto.js';
 import { openableWith } from '../src/masterkey/sealed.js';
@@ -47,7 +48,7 @@ function config(): Config {
 }
 
 async function context(): Promise<AppContext> {
-  return createAppContext(config(), { log: createLogger('error', true) });
+  return createAppContext(config(), { models: featureModels, log: createLogger('error', true) });
 }
 
 async function ok(p: string, method = 'GET', json?: unknown, h?: Record<string, string>) {

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { openDatabase } from '../src/db/index.js';
+import { featureModels } from '../src/features.js';
 import { renderCaddyConfig } from '../src/proxy/render.js';
 import { contributionOf, type ProxySnapshot, type RouteKind } from '../src/proxy/render-context.js';
 import { readSnapshot } from '../src/proxy/snapshot.js';
@@ -65,7 +66,7 @@ test('a route kind that renders a host already served is refused, not silently o
 
 test('readSnapshot reads each route kind inside the snapshot\'s transaction and the renderer uses what it read', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-route-kinds-'));
-  const db = await openDatabase({ dataDir: dir });
+  const db = await openDatabase({ dataDir: dir, models: featureModels });
   try {
     await db.sequelize.query('CREATE TABLE test_links (host TEXT PRIMARY KEY, address TEXT NOT NULL, port INTEGER NOT NULL)');
     await db.sequelize.transaction(async (transaction) => {

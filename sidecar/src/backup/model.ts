@@ -1,5 +1,5 @@
 // The `backup_jobs` table (migration 052_backup_jobs) as a Sequelize model, next to the code that
-// uses it, declared the one way db/define.ts describes and registered once by db/models.ts defineModels().
+// uses it, declared the one way db/define.ts describes and registered by its feature (backup/feature.ts `models`).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 
@@ -25,6 +25,12 @@ export interface BackupJobRow {
   last_duration_ms: number | null;
   created_at: number;
   updated_at: number;
+}
+
+declare module '../db/models.js' {
+  interface Models {
+    BackupJob: M<BackupJobRow>;
+  }
 }
 
 export function defineBackupModels(s: Sequelize): { BackupJob: M<BackupJobRow> } {

@@ -1,5 +1,5 @@
 // The `client_machines` table (migration 061_client) as a Sequelize model, declared the one way
-// db/define.ts describes and registered once by db/models.ts defineModels().
+// db/define.ts describes and registered by its feature (client-api/feature.ts `models`).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 
@@ -21,6 +21,12 @@ export interface ClientMachineRow {
   status_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+declare module '../db/models.js' {
+  interface Models {
+    ClientMachine: M<ClientMachineRow>;
+  }
 }
 
 export function defineClientModels(s: Sequelize): { ClientMachine: M<ClientMachineRow> } {

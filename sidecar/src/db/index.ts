@@ -6,7 +6,7 @@ import { Sequelize, Transaction } from 'sequelize';
 import type { MigrationParams } from 'umzug';
 import type { QueryInterface } from 'sequelize';
 import { migrations } from './migrations/index.js';
-import { defineModels, type Models } from './models.js';
+import { defineModels, type ModelDefiner, type Models } from './models.js';
 import { installWriterGate, WriterGate } from './writer-gate.js';
 
 /** How long an SQLite connection waits for another writer before SQLITE_BUSY. */
@@ -26,6 +26,8 @@ export interface DatabaseOptions {
   /** Explicit SQLite file (tests); defaults to <dataDir>/gatehouse.db */
   sqliteFile?: string;
   logging?: (sql: string) => void;
+  /** The features' models (features.ts featureModels), defined beside the platform's (db/models.ts). */
+  models?: readonly ModelDefiner[];
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
@@ -83,7 +85,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
   await sequelize.authenticate();
   await migrate(sequelize);
-  const models = defineModels(sequelize);
+  const models = defineModels(sequelize, opts.models);
   return {
     sequelize,
     models,

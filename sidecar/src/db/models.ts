@@ -1,14 +1,12 @@
 // Sequelize models. Tables are created by migrations (never by sync); models only describe them.
 // All times are epoch milliseconds (BIGINT), set by the services from their injectable clock.
-// Every model is declared the one way db/define.ts describes; defineModels() registers them all once.
+// Every model is declared the one way db/define.ts describes. The platform's tables (accounts,
+// sessions, tokens, settings, the activity log, peers and routes, which the HTTP kit and most
+// features read) are declared here; a feature declares its own tables in its model.ts and registers
+// them through its Feature (`models`, feature.ts). defineModels() defines them all once, when the
+// database opens (db/index.ts openDatabase).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from './define.js';
-import { defineRouteAuthModels } from '../route-auth/models.js';
-import { defineGatewayModels } from '../gateways/model.js';
-import { defineWebhookModels } from '../webhooks/model.js';
-import { defineBackupModels } from '../backup/model.js';
-import { defineRdpModels } from '../rdp/model.js';
-import { defineClientModels } from '../client-api/model.js';
 
 export type { M } from './define.js';
 
@@ -45,7 +43,26 @@ const opts = tableOpts;
 const id = idColumn;
 const ms = msColumn;
 
-export function defineModels(s: Sequelize) {
+/** A feature's models: its model.ts `define<Thing>Models(sequelize)`, named in its Feature (`models`). */
+export type ModelDefiner = (s: Sequelize) => object;
+
+type PlatformModels = ReturnType<typeof definePlatformModels>;
+
+/**
+ * Every model by name: the platform's (below), and each feature's, which its model.ts adds to this
+ * interface (`declare module '../db/models.js' { interface Models { Thing: M<ThingRow> } }`).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the features' model.ts files add their members (declaration merging)
+export interface Models extends PlatformModels {}
+
+/** Defines the platform's models and the features' (`features`: their Feature.models), once per database. */
+export function defineModels(s: Sequelize, features: readonly ModelDefiner[] = []): Models {
+  const models: PlatformModels = definePlatformModels(s);
+  for (const define of features) Object.assign(models, define(s));
+  return models as Models;
+}
+
+function definePlatformModels(s: Sequelize) {
   const User = s.define('User', {
     id: id(), username: DataTypes.STRING, email: DataTypes.STRING, password_hash: DataTypes.STRING, role: DataTypes.STRING,
     language: DataTypes.STRING, theme: DataTypes.STRING, last_login_at: DataTypes.BIGINT, must_change_password: flagColumn(), created_at: ms(), updated_at: ms(),
@@ -68,10 +85,8 @@ export function defineModels(s: Sequelize) {
     id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT,
     details: DataTypes.TEXT, user_id: DataTypes.INTEGER, ip: DataTypes.STRING, created_at: ms(),
   }, opts('activity_log')) as unknown as M<ActivityRow>;
-  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s), ...defineRouteAuthModels(s), ...defineGatewayModels(s), ...defineWebhookModels(s), ...defineBackupModels(s), ...defineRdpModels(s), ...defineClientModels(s) };
+  return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s) };
 }
-
-export type Models = ReturnType<typeof defineModels>;
 
 export interface PeerGroupRow { id: number; name: string; color: string | null; description: string | null; created_at: number; updated_at: number }
 export interface PeerRow {

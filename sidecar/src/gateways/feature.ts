@@ -2,10 +2,12 @@
 // status timer and the tunnel listener of the companion API. The services are ctx.gateways (also
 // ctx.gatewayAuth), ctx.gatewayWol and ctx.gatewayTunnelListener (app-context.ts).
 import type { Feature } from '../feature.js';
+import { defineGatewayModels } from './model.js';
 import { checkFastPath, gatewayEndpoints, gatewayTunnelApp } from './endpoints.js';
 
 export const gatewaysFeature: Feature = {
   name: 'gateways',
+  models: defineGatewayModels,
   endpoints: (ctx) => gatewayEndpoints(ctx),
   // the idle poll of every companion, answered ahead of the session, body and router middleware
   early: (ctx) => [checkFastPath(ctx)],

@@ -1,5 +1,5 @@
 // The `gateways` table (migration 020_gateways) as a Sequelize model, next to the only code that
-// uses it, declared the one way db/define.ts describes and registered once by db/models.ts defineModels().
+// uses it, declared the one way db/define.ts describes and registered by its feature (gateways/feature.ts `models`).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { msColumn, tableOpts, type M } from '../db/define.js';
 
@@ -20,6 +20,12 @@ export interface GatewayRow {
   traffic: string | null;
   created_at: number;
   updated_at: number;
+}
+
+declare module '../db/models.js' {
+  interface Models {
+    Gateway: M<GatewayRow>;
+  }
 }
 
 export function defineGatewayModels(s: Sequelize): { Gateway: M<GatewayRow> } {

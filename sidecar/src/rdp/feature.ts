@@ -5,12 +5,14 @@
 // lost-session sweep. The services are ctx.rdp, ctx.rdpStatus, ctx.rdpWol and ctx.rdpSessions
 // (app-context.ts).
 import type { Feature } from '../feature.js';
+import { defineRdpModels } from './model.js';
 import { rdpEndpoints } from './endpoints.js';
 import { rdpOpsEndpoints } from './ops-endpoints.js';
 import { rdpClientEndpoints } from './client-endpoints.js';
 
 export const rdpFeature: Feature = {
   name: 'rdp',
+  models: defineRdpModels,
   endpoints: (ctx) => [...rdpOpsEndpoints(ctx), ...rdpEndpoints(ctx), ...rdpClientEndpoints(ctx)],
   start(ctx) {
     ctx.rdpStatus.start();

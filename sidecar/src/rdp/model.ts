@@ -1,5 +1,5 @@
 // The `rdp_routes`, `rdp_sessions` and `rdp_server_keys` tables (migration 060_rdp) as Sequelize
-// models, registered once by db/models.ts defineModels(). Rows come back raw: booleans may be 0/1 on
+// models, registered by its feature (rdp/feature.ts `models`). Rows come back raw: booleans may be 0/1 on
 // SQLite and BIGINTs strings on PostgreSQL, so read them through rowToRdp() (and Number()).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
@@ -121,6 +121,14 @@ export function rowToRdp(r: RdpRouteRow): RdpRoute {
 
 export function rdpToRow(r: Omit<RdpRoute, 'id'>): Omit<RdpRouteRow, 'id'> {
   return { ...r, maintenance_windows: JSON.stringify(r.maintenance_windows), allowed_user_ids: r.allowed_user_ids === null ? null : JSON.stringify(r.allowed_user_ids) };
+}
+
+declare module '../db/models.js' {
+  interface Models {
+    RdpRoute: M<RdpRouteRow>;
+    RdpSession: M<RdpSessionRow>;
+    RdpServerKey: M<RdpServerKeyRow>;
+  }
 }
 
 export function defineRdpModels(s: Sequelize): { RdpRoute: M<RdpRouteRow>; RdpSession: M<RdpSessionRow>; RdpServerKey: M<RdpServerKeyRow> } {

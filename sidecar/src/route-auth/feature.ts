@@ -3,12 +3,14 @@
 // login pages (ahead of the admin session and body parsing); the same verify on node's http as a
 // fast path (route-auth/verify.ts). The service is ctx.routeAuth (app-context.ts).
 import type { Feature } from '../feature.js';
+import { defineRouteAuthModels } from './models.js';
 import { routeAuthEndpoints } from './endpoints.js';
 import { routeAuthMiddleware } from './http.js';
 import { Verifier, verifyHandler } from './verify.js';
 
 export const routeAuthFeature: Feature = {
   name: 'route-auth',
+  models: defineRouteAuthModels,
   endpoints: (ctx) => routeAuthEndpoints(ctx),
   early: (ctx) => [routeAuthMiddleware(ctx, ctx.routeAuth, ctx.metrics.routeAuth)],
   fastPaths: (ctx) => [

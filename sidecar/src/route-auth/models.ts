@@ -1,5 +1,5 @@
 // Sequelize models of the route-auth tables (migrations 011_route_auth, 040_route_auth_users),
-// declared the one way db/define.ts describes and registered once by db/models.ts defineModels().
+// declared the one way db/define.ts describes and registered by its feature (route-auth/feature.ts `models`).
 import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 
@@ -83,6 +83,11 @@ export interface RouteAuthModels {
 
 const opts = tableOpts;
 const ms = msColumn;
+
+declare module '../db/models.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the members are RouteAuthModels' (declaration merging)
+  interface Models extends RouteAuthModels {}
+}
 
 export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
   const bool = flagColumn;

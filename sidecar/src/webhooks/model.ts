@@ -1,5 +1,5 @@
 // The `webhooks` and `webhook_deliveries` tables (migration 050_webhooks) as Sequelize models, next
-// to the only code that uses them, registered once by db/models.ts defineModels().
+// to the only code that uses them, registered by its feature (webhooks/feature.ts `models`).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 import type { DeliveryStatus } from './schema.js';
@@ -36,6 +36,13 @@ export interface WebhookDeliveryRow {
   duration_ms: number | null;
   created_at: number;
   updated_at: number;
+}
+
+declare module '../db/models.js' {
+  interface Models {
+    Webhook: M<WebhookRow>;
+    WebhookDelivery: M<WebhookDeliveryRow>;
+  }
 }
 
 export function defineWebhookModels(s: Sequelize): { Webhook: M<WebhookRow>; WebhookDelivery: M<WebhookDeliveryRow> } {
