@@ -24,12 +24,13 @@ function layerOf(file) {
   return 'features';
 }
 
-/** The folder of a module under sidecar/src ('(root)' for the root modules), or null outside it. */
+/** The folder of a module under sidecar/src ('(root core)' for the core's root modules, '(root)' for the composition root's), or null outside it. */
 function folderOf(file) {
   const rel = file.startsWith(SRC) ? file.slice(SRC.length) : file.startsWith('src/') ? file.slice(4) : null;
   if (rel === null) return null;
   const slash = rel.indexOf('/');
-  return slash < 0 ? '(root)' : rel.slice(0, slash);
+  if (slash < 0) return CORE_FILES.includes(rel) ? '(root core)' : '(root)';
+  return rel.slice(0, slash);
 }
 
 const ORDER = ['core', 'kit', 'features', 'composition'];

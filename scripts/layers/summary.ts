@@ -112,7 +112,7 @@ const pairs = (es: typeof edges) => {
   return [...c].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 };
 const print = (s: string) => process.stdout.write(`${s}\n`);
-print(`sidecar/src: ${modules.length} modules in ${folders.size} folders (root modules counted as "(root)"), ${edges.length} local imports (${value.length} value, ${edges.length - value.length} type-only)`);
+print(`sidecar/src: ${modules.length} modules in ${folders.size} folders (root modules counted as "(root core)" and "(root)"), ${edges.length} local imports (${value.length} value, ${edges.length - value.length} type-only)`);
 print(`file circles (value imports): ${fileCircles()}`);
 const byLayer = new Map<string, number>();
 for (const e of against) byLayer.set(`${layerOf(e.from)} -> ${layerOf(e.to)}`, (byLayer.get(`${layerOf(e.from)} -> ${layerOf(e.to)}`) ?? 0) + 1);

@@ -1,7 +1,7 @@
 // Pure pieces of route auth: IP rules, the redirect check, cookie reading, host matching, image sniffing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ipAllowed, IpMatcher, normalizeIpRules, parseRule, parseStoredRules } from '../src/route-auth/ip.js';
+import { ipAllowed, IpMatcher, normalizeIpRules, parseRule, parseStoredRules } from '../src/util/ip-rules.js';
 import { hostMatches, readCookie, safeRedirect } from '../src/route-auth/http.js';
 import { sniffImage } from '../src/route-auth/branding.js';
 

@@ -2,9 +2,8 @@
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from './schema.js';
+import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S, monitoringBody, monitoringResponse } from './schema.js';
 import { MONITOR_INTERVAL_KEY, monitorInterval } from './monitor-settings.js';
-import { monitoringBody, monitoringResponse } from '../settings/schema.js';
 
 export function monitoringSettingsEndpoints(deps: AppContext): Endpoint[] {
   return [

@@ -10,7 +10,7 @@
 import { Op } from 'sequelize';
 import type { Models, RouteRow } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
-import { IpMatcher, parseStoredRules, type IpFilterMode } from './ip.js';
+import { IpMatcher, parseStoredRules, type IpFilterMode } from '../util/ip-rules.js';
 import { normalizeAuthRow, normalizeSessionRow, type RouteAuthModels, type RouteAuthRow } from './models.js';
 
 export const ROUTE_TTL_MS = 60_000;

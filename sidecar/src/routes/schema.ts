@@ -89,7 +89,7 @@ export const mac = z
   .regex(/^[0-9A-Fa-f]{2}([:-]?)[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}$/, 'must be a MAC address such as AA:BB:CC:DD:EE:FF')
   .transform((v) => v.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':'));
 
-/** One IP filter rule as sent: an address/CIDR string or {value, note} (route-auth/ip.ts). */
+/** One IP filter rule as sent: an address/CIDR string or {value, note} (util/ip-rules.ts). */
 const IP_RULE = whole(`\\s*(?:${IPV4}(?:/(?:3[0-2]|[12]?\\d))?|${IPV6}(?:/(?:12[0-8]|1[01]\\d|[1-9]?\\d))?)\\s*`);
 const ipRuleText = z.string().max(64, 'at most 64 characters').regex(IP_RULE, 'must be an IPv4 or IPv6 address or CIDR range such as 203.0.113.0/24');
 const ipRuleIn = z.union([ipRuleText, z.strictObject({ value: ipRuleText, note: z.string().max(200).nullable().optional() })], {
@@ -211,7 +211,7 @@ export const routeFields = z.strictObject({
   ip_filter_enabled: boolIn,
   ip_filter_mode: z.enum(['whitelist', 'blacklist'], { error: 'must be whitelist or blacklist' }).nullable(),
   // Strings or {value, note} objects; normalized (and checked per entry) by the service with
-  // route-auth/ip.ts normalizeIpRules, stored as normalized strings.
+  // util/ip-rules.ts normalizeIpRules, stored as normalized strings.
   ip_filter_rules: z.array(ipRuleIn).max(500, 'at most 500 rules').nullable(),
   acl_enabled: boolIn,
   acl_peer_ids: z.array(idIn).max(1000).nullable(),

@@ -16,7 +16,7 @@ import { isOnline } from '../peers/view.js';
 import { asBool } from '../db/define.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.js';
-import { normalizeIpRules } from '../route-auth/ip.js';
+import { normalizeIpRules } from '../util/ip-rules.js';
 import type { ListRoutesQuery, RouteInput, RouteView, WizardPeer } from './schema.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
 

@@ -1,7 +1,7 @@
-// Request schemas of the settings API (zod): profile, password, language, themes, security, monitoring.
+// Request schemas of the settings API (zod): profile, password, language, themes, security (the
+// monitoring interval's are the resilience feature's: resilience/schema.ts).
 import { z } from 'zod';
 import { UNPROCESSABLE } from '../http/fields.js';
-import { MAX_MONITOR_INTERVAL_S, MIN_MONITOR_INTERVAL_S } from '../resilience/schema.js';
 import { passwordSchema, userView, usernameSchema } from '../users/schema.js';
 import { PUBLIC_HOST_PROBLEMS } from '../system/schema.js';
 
@@ -19,7 +19,6 @@ export const languageBody = z.strictObject({ language: z.enum(['de', 'en']) });
 export const themeBody = z.strictObject({ theme: z.enum(['pro', 'default']).nullable() });
 export const defaultThemeBody = z.strictObject({ theme: z.enum(['pro', 'default']) });
 export const securityBody = z.strictObject({ lockout: lockoutBody });
-export const monitoringBody = z.strictObject({ interval_seconds: z.number({ error: 'must be a number of seconds' }).int('must be a whole number of seconds').min(MIN_MONITOR_INTERVAL_S).max(MAX_MONITOR_INTERVAL_S) });
 
 const lockoutView = z.object({ max_attempts: z.number().int(), duration: z.number().int().meta({ description: 'minutes' }) });
 export const profileResponse = z.object({ ok: z.literal(true), profile: userView });
@@ -51,4 +50,3 @@ export const appSettingsResponse = z.object({
     security: z.object({ lockout: lockoutView }),
   }),
 });
-export const monitoringResponse = z.object({ ok: z.literal(true), monitoring: z.object({ interval_seconds: z.number().int() }) });

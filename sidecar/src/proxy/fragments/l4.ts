@@ -9,7 +9,7 @@
 //   - ACL: close unless the source is the tunnel address of a listed, enabled peer (none: close all);
 //   - IP filter whitelist: close unless the source matches a rule (no rule: close all);
 //   - IP filter blacklist: close when the source matches a rule (no rule: nothing to close).
-import { parseStoredRules } from '../../route-auth/ip.js';
+import { parseStoredRules } from '../../util/ip-rules.js';
 import type { Route } from '../../routes/model.js';
 import type { Json, L4Server } from '../caddy-json.js';
 import type { RenderContext } from '../render-context.js';

@@ -19,7 +19,7 @@
 //
 // A route_auth row appearing or disappearing changes the rendering: the route-auth service writes
 // through the proxy service's transact(), so the snapshot read inside that transaction sees it.
-import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../route-auth/ip.js';
+import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../util/ip-rules.js';
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
 import type { PeerTarget } from '../render-context.js';
 import { routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
