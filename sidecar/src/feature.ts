@@ -1,8 +1,9 @@
-// The Feature contract: what one folder of sidecar/src serves and runs, declared against the built
-// container (AppContext, app-context.ts). Types only. Every folder that serves anything (endpoints,
-// middleware, pages, fast paths) or runs anything (scheduled jobs, pollers) exports one Feature from
-// its feature.ts, which mounts only that folder's endpoints; the composition root lists them
-// (features.ts) in start order, and server.ts mounts and starts them.
+// The Feature contract: what one folder of sidecar/src owns, serves and runs, declared against the
+// built container (AppContext, app-context.ts). Types only. Every folder that serves anything
+// (endpoints, middleware, pages, fast paths) or runs anything (scheduled jobs, pollers) exports one
+// Feature from its feature.ts, which names the models of its own tables and mounts only that
+// folder's endpoints; the composition root lists them (features.ts) in start order, the database
+// defines their models when it opens, and server.ts mounts and starts them.
 import type http from 'node:http';
 import type Koa from 'koa';
 import type { AppContext } from './app-context.js';
