@@ -1,8 +1,9 @@
-// The dependency rule of sidecar/src (npm run lint:layers): a value import may not run against the
-// layer order core < kit < features < composition (scripts/layers/layers.cjs; the picture in words:
-// docs/contributing/architecture.md, "Layers"). Type-only imports (`import type`) are erased at
-// compile time and may cross layers: a feature's endpoints take the container's type (AppContext),
-// a service names the types of the services it is handed.
+// The dependency rule of sidecar/src (npm run lint:layers): an import may not run against the layer
+// order core < kit < features < composition (scripts/layers/layers.cjs; the picture in words:
+// docs/contributing/architecture.md, "Layers"). The core and the HTTP kit import nothing from a layer
+// above them, not even a type. A feature may import types (`import type`, erased at compile time)
+// from the composition root: its endpoints take the container's type (AppContext), and the Feature
+// contract (feature.ts) is types only; it imports no value from there.
 const { CORE_FILES, CORE_FOLDERS, KIT_FOLDERS } = require('../scripts/layers/layers.cjs');
 
 const alt = (xs) => xs.map((x) => x.replace(/\./g, '\\.')).join('|');
@@ -16,17 +17,17 @@ module.exports = {
   forbidden: [
     {
       name: 'core-imports-up',
-      comment: 'util/, db/, config.ts, version.ts, events.ts and event-kinds.ts are the core: they import no value from the HTTP kit, a feature or the composition root',
+      comment: 'util/, db/, config.ts, version.ts, events.ts and event-kinds.ts are the core: they import nothing (no value, no type) from the HTTP kit, a feature or the composition root',
       severity: 'error',
       from: { path: core },
-      to: { path: [kit, feature, composition], ...value },
+      to: { path: [kit, feature, composition] },
     },
     {
       name: 'kit-imports-up',
-      comment: 'http/ (the HTTP kit) imports values from the core only, never from a feature or the composition root',
+      comment: 'http/ (the HTTP kit) imports from the core only: nothing (no value, no type) from a feature or the composition root; what it needs of the container it names by type in http/platform.ts',
       severity: 'error',
       from: { path: kit },
-      to: { path: [feature, composition], ...value },
+      to: { path: [feature, composition] },
     },
     {
       name: 'feature-imports-composition',

@@ -18,16 +18,11 @@ import type { FeatureGate } from './licence/features.js';
 import type { LicenceService } from './licence/service.js';
 import type { PublicHost } from './system/public-host.js';
 import type { OutboundPolicy, OutboundUse } from './util/outbound.js';
+export type { GatewayAuth } from './http/platform.js';
 
 export interface HealthCheck {
   name: string;
   check: () => Promise<{ ok: boolean; detail?: Record<string, unknown> }>;
-}
-
-/** Gateway-token verification, provided by the gateways feature. */
-export interface GatewayAuth {
-  /** The gateway a token belongs to and its peer's tunnel address; null for an unknown, disabled or expired one. */
-  verify(token: string): Promise<{ peerId: number; address: string } | null>;
 }
 
 export interface Deps {
@@ -54,9 +49,4 @@ export interface Deps {
   outbound: (use: OutboundUse) => OutboundPolicy;
   /** This server's public host (what peers dial), computed in one place (system/public-host.ts). */
   publicHost: PublicHost;
-}
-
-/** What the HTTP application (http/app.ts) needs: the platform, and gateway-token verification when gateways exist. */
-export interface HttpDeps extends Deps {
-  gatewayAuth?: GatewayAuth;
 }

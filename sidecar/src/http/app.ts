@@ -5,7 +5,7 @@ import Koa from 'koa';
 import type { z } from 'zod';
 import Router from '@koa/router';
 import session from 'koa-session';
-import type { HttpDeps } from '../deps.js';
+import type { HttpDeps } from './platform.js';
 import { errorMiddleware, zodFields } from './errors.js';
 import { apiBody, multipartBody } from './body.js';
 import { clientIp, isSecure } from './client-ip.js';

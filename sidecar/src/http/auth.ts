@@ -2,7 +2,7 @@
 // CSRF checks. See docs/guides/authentication.md for the rules.
 import crypto from 'node:crypto';
 import type Koa from 'koa';
-import type { HttpDeps } from '../deps.js';
+import type { HttpDeps } from './platform.js';
 import { AppError, forbidden, unauthorized, validation } from '../util/errors.js';
 import type { UserRow } from '../db/models.js';
 import { foreignOrigin } from './origin.js';

@@ -7,25 +7,16 @@ import type { Clock } from '../util/clock.js';
 import { AppError, notFound } from '../util/errors.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
-import type { Scope } from '../http/registry.js';
 import { isoOrNull as iso } from '../util/dates.js';
 import { sha256 } from '../util/crypto.js';
 import type { TokenInput, TokenPatch, TokenView } from './schema.js';
+import type { VerifiedToken } from '../http/platform.js';
 
 export const TOKEN_PREFIX = 'gth';
 
 export function generateToken(prefix = TOKEN_PREFIX): string {
   return `${prefix}_${crypto.randomBytes(32).toString('base64url')}`;
 }
-
-export interface VerifiedToken {
-  id: number;
-  scopes: Scope[];
-  user_id: number | null;
-  peer_id: number | null;
-  created_by: number | null;
-}
-
 
 export class TokensService {
   private cache = new Map<string, ApiTokenRow | null>();
