@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# Builds Gatehouse's two container images and runs them, as root, with Debian's buildah and podman
+# Builds Gatehouse's container images (Caddy, the server, the gateway companion) and runs them, as root, with Debian's buildah and podman
 # (no Docker engine and no image registry here). A section of scripts/test.sh (CI).
 #   1. Base images, made locally: debian:trixie-slim with mmdebstrap from Debian's mirror, and
 #      golang:<go>-trixie as that plus this machine's Go (/usr/local/go). Cached between runs, keyed by
 #      their inputs (recipe, this machine's extra CA certificates, Go version), rebuilt after 30 days.
-#   2. `buildah bud` of xcaddy.Dockerfile (our Caddy) and Dockerfile (the server) with those images as
-#      the FROM build arguments, standard Dockerfile syntax otherwise. Build layers are cached; the
-#      host's Go module cache and npm cache are mounted over the Dockerfiles' cache mounts, so
-#      nothing is downloaded twice.
+#   2. `buildah bud` of xcaddy.Dockerfile (our Caddy), Dockerfile (the server) and gateway/Dockerfile
+#      (the gateway companion) with those images as the FROM build arguments, standard Dockerfile
+#      syntax otherwise. Build layers are cached; the host's Go module cache and npm cache are mounted
+#      over the Dockerfiles' cache mounts, so nothing is downloaded twice.
 #   3. test/containers/*.test.ts: the compose file validated with compose-go, then the server image
 #      run with podman (the compose service's capabilities, device and sysctls) in a network
 #      namespace of its own, a real WireGuard peer and a route served by Caddy in the container,
-#      SIGTERM, and a second start on the same data volume.
+#      SIGTERM, and a second start on the same data volume; the gateway image run with podman in a
+#      namespace of its own on the home-LAN side of a gateway created through the API, a route to a
+#      LAN app through Caddy in the server container, heartbeat, HEALTHCHECK, SIGTERM.
 # Cache (base image tarballs, container storage, Go build cache): $GATEHOUSE_CI_CACHE, default
 # /var/cache/gatehouse-ci, outside the clone; an absent or empty one is simply rebuilt (a cold run).
 # Full build logs: test-results/containers-*.log.
@@ -117,6 +119,7 @@ fi
 # ---- 2. the images -------------------------------------------------------------------------------
 caddy_image=localhost/gatehouse-caddy:ci
 server_image=localhost/gatehouse:ci
+gateway_image=localhost/gatehouse-gateway:ci
 gomodcache="$(go env GOMODCACHE)"
 npmcache="$(npm config get cache 2>/dev/null || echo "$HOME/.npm")"
 mkdir -p "$gomodcache" "$npmcache"
@@ -127,9 +130,10 @@ bud=(nice -n 10 buildah bud --isolation chroot --format docker --layers --jobs 2
 # The step lines (and which came from the cache) here, everything in the log.
 show_steps() { grep --line-buffered -E '^(\[[0-9]+/[0-9]+\] )?STEP [0-9]+/[0-9]+|^--> Using cache|^Successfully tagged|[Ee]rror' | cut -c1-160; }
 
-# Two builds at the same time: the Caddy image (Go, both cores) and the server's stages that do not
-# need it (apt, npm ci with sqlite3's compile, tsc and vite: mostly one core, disk and network). Then
-# the server image itself, whose last stage copies Caddy; its other stages come from the layer cache.
+# Three builds at the same time: the Caddy image (Go, both cores), the server's stages that do not
+# need it (apt, npm ci with sqlite3's compile, tsc and vite: mostly one core, disk and network) and
+# the gateway image (apt, npm ci without install scripts, one esbuild bundle: little CPU). Then the
+# server image itself, whose last stage copies Caddy; its other stages come from the layer cache.
 build() { # log-name, buildah bud arguments...
   local log="test-results/containers-$1.log"
   shift
@@ -142,13 +146,17 @@ build() { # log-name, buildah bud arguments...
 caddy_args=(-f xcaddy.Dockerfile --build-arg GO_IMAGE="$golang_image" --build-arg DEBIAN_IMAGE="$debian_image"
   -v "$gomodcache:/go/pkg/mod" -v "$cache/go-build:/root/.cache/go-build" -t "$caddy_image" .)
 server_args=(-f Dockerfile --build-arg DEBIAN_IMAGE="$debian_image" --build-arg CADDY_IMAGE="$caddy_image" -v "$npmcache:/root/.npm")
+gateway_args=(-f gateway/Dockerfile --build-arg DEBIAN_IMAGE="$debian_image" -v "$npmcache:/root/.npm" -t "$gateway_image" .)
 
-step "build $caddy_image (xcaddy.Dockerfile) and the server's stages prod-deps and build (Dockerfile), side by side"
+step "build $caddy_image (xcaddy.Dockerfile), the server's stages prod-deps and build (Dockerfile) and $gateway_image (gateway/Dockerfile), side by side"
 t0=$SECONDS
 build caddy-build "${caddy_args[@]}" &
 caddy_pid=$!
 { build server-stages "${server_args[@]}" --target prod-deps . && build server-stages-2 "${server_args[@]}" --target build .; } &
 stages_pid=$!
+# (its own time: the lane prints it when it ends)
+{ build gateway-build "${gateway_args[@]}" && echo "built $gateway_image in $((SECONDS - t0))s"; } &
+gateway_pid=$!
 failed=0
 wait "$caddy_pid" || failed=1
 echo "built $caddy_image in $((SECONDS - t0))s"
@@ -156,6 +164,8 @@ show_steps < test-results/containers-caddy-build.log
 wait "$stages_pid" || failed=1
 echo "built the server's prod-deps and build stages in $((SECONDS - t0))s"
 cat test-results/containers-server-stages.log test-results/containers-server-stages-2.log 2>/dev/null | show_steps
+wait "$gateway_pid" || failed=1
+show_steps < test-results/containers-gateway-build.log
 ((failed == 0)) || exit 1
 
 step "build $server_image (Dockerfile)"
@@ -168,9 +178,9 @@ echo "built $server_image in $((SECONDS - t0))s"
 podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' --filter reference='localhost/gatehouse*'
 
 # ---- 3. run them ---------------------------------------------------------------------------------
-step "test/containers (compose file, server image run)"
+step "test/containers (compose file, server image run, gateway image run)"
 status=0
-GATEHOUSE_TEST_SERVER_IMAGE="$server_image" GATEHOUSE_TEST_CADDY_IMAGE="$caddy_image" \
+GATEHOUSE_TEST_SERVER_IMAGE="$server_image" GATEHOUSE_TEST_CADDY_IMAGE="$caddy_image" GATEHOUSE_TEST_GATEWAY_IMAGE="$gateway_image" \
   node --import tsx --test --test-concurrency=1 test/containers/*.test.ts || status=1
 
 # Keep the storage from growing: images and build layers nobody used for 10 days go.

@@ -1,17 +1,24 @@
 // Helpers of the container tests (test/containers/*.test.ts), which scripts/test-containers.sh runs
-// after it has built the images: podman on the command line, and the compose file as compose-go
-// resolves it (test/containers/compose-config, the library Docker Compose is built on).
+// after it has built the images: podman on the command line, the compose file as compose-go
+// resolves it (test/containers/compose-config, the library Docker Compose is built on), the server
+// container started in a network namespace, SIGTERM to a container, and the admin API.
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
+import type { Network } from '../lib/netns.js';
+import { waitFor } from '../lib/wait.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const SERVER_IMAGE = process.env.GATEHOUSE_TEST_SERVER_IMAGE ?? '';
 export const CADDY_IMAGE = process.env.GATEHOUSE_TEST_CADDY_IMAGE ?? '';
+export const GATEWAY_IMAGE = process.env.GATEHOUSE_TEST_GATEWAY_IMAGE ?? '';
 
-/** Why these tests cannot run here, or null. */
-export function containerSkipReason(): string | null {
+/** Why these tests cannot run here, or null; `also` names further images a test needs (variable: value). */
+export function containerSkipReason(also: Record<string, string> = {}): string | null {
   if (process.getuid?.() !== 0) return 'needs root (podman, network namespaces)';
-  if (!SERVER_IMAGE || !CADDY_IMAGE) return 'run through scripts/test-containers.sh, which builds the images (GATEHOUSE_TEST_SERVER_IMAGE, GATEHOUSE_TEST_CADDY_IMAGE)';
+  const images: Record<string, string> = { GATEHOUSE_TEST_SERVER_IMAGE: SERVER_IMAGE, GATEHOUSE_TEST_CADDY_IMAGE: CADDY_IMAGE, ...also };
+  const missing = Object.keys(images).filter((k) => !images[k]);
+  if (missing.length) return `run through scripts/test-containers.sh, which builds the images (${missing.join(', ')})`;
   return null;
 }
 
@@ -74,6 +81,94 @@ export function runOptionsOf(svc: ComposeService, volumes: Record<string, string
     args.push('--volume', `${vol}:${v.target}`);
   }
   return args;
+}
+
+/** What a container printed so far (stdout and stderr). */
+export async function containerLogs(name: string): Promise<string> {
+  const r = await podman(['logs', name]);
+  return r.stdout + r.stderr;
+}
+
+/**
+ * Starts the server image detached as `name` in the network namespace ns (podman run with the given
+ * options before the image) and waits for its /health on 127.0.0.1:3000 there: the parsed answer,
+ * or the container's output when it exited first.
+ */
+export async function startServerContainer(net: Network, ns: string, name: string, runOptions: string[]): Promise<{ health?: any; exited?: string }> {
+  await podman(['run', '--detach', '--name', name, `--network=ns:/run/netns/${ns}`, ...runOptions, SERVER_IMAGE], { check: true });
+  return waitFor(async () => {
+    const state = (await podman(['inspect', '--format', '{{.State.Status}}', name])).stdout.trim();
+    if (state === 'exited') return { exited: await containerLogs(name) };
+    const r = await net.httpGet(ns, 'http://127.0.0.1:3000/health', { timeoutMs: 3000 });
+    return r.status === 200 ? { health: JSON.parse(r.body) } : null;
+  }, 120_000, { intervalMs: 500, what: `GET /health of ${name}` });
+}
+
+/**
+ * SIGTERM to a container, as `docker stop` sends it, then `podman wait` for at most boundMs: how
+ * long it took, podman wait's result (its code is not 0 when the bound was reached) and the
+ * container's exit code.
+ */
+export async function sigtermContainer(name: string, boundMs: number): Promise<{ ms: number; waited: Run; exitCode: number }> {
+  const t0 = Date.now();
+  await podman(['kill', '--signal', 'TERM', name], { check: true });
+  const waited = await podman(['wait', name], { timeoutMs: boundMs });
+  const ms = Date.now() - t0;
+  const exitCode = Number((await podman(['inspect', '--format', '{{.State.ExitCode}}', name], { check: true })).stdout.trim());
+  return { ms, waited, exitCode };
+}
+
+/** The one-time admin password a fresh install wrote to its data volume (podman volume `volume`). */
+export async function oneTimePasswordOf(volume: string): Promise<{ mount: string; file: string; password: string | undefined }> {
+  const mount = (await podman(['volume', 'inspect', '--format', '{{.Mountpoint}}', volume], { check: true })).stdout.trim();
+  const file = path.join(mount, 'initial-admin-password.txt');
+  const password = fs.existsSync(file) ? /^password: (\S+)$/m.exec(fs.readFileSync(file, 'utf8'))?.[1] : undefined;
+  return { mount, file, password };
+}
+
+/**
+ * The admin API of a server container, called from inside its network namespace on 127.0.0.1:3000,
+ * with the session cookie and the CSRF token of the last sign-in (csrf may be set from a session).
+ */
+export class AdminApi {
+  csrf = '';
+  private readonly jar = new Cookies();
+  constructor(
+    private readonly net: Network,
+    private readonly ns: string,
+  ) {}
+
+  /** A JSON answer is parsed; anything else is the body as text. */
+  api = async (p: string, method = 'GET', json?: unknown): Promise<{ status: number; data: any }> => {
+    const headers: Record<string, string> = { accept: 'application/json', cookie: this.jar.header() };
+    if (json !== undefined) headers['content-type'] = 'application/json';
+    if (method !== 'GET') headers['x-csrf-token'] = this.csrf;
+    const r = await this.net.httpGet(this.ns, `http://127.0.0.1:3000${p}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+    this.jar.take(r.headers);
+    const type = String(r.headers['content-type'] ?? '');
+    return { status: r.status, data: type.includes('json') ? JSON.parse(r.body) : r.body };
+  };
+
+  login = async (password: string): Promise<{ status: number; data: any }> => {
+    const r = await this.api('/login', 'POST', { username: 'admin', password });
+    if (r.status === 200) this.csrf = r.data.csrfToken;
+    return r;
+  };
+
+  /** A fresh install's first sign-in: the one-time password from the volume, changed to `password`. */
+  async firstSignIn(volume: string, password: string): Promise<void> {
+    const { password: oneTime } = await waitFor(async () => {
+      const o = await oneTimePasswordOf(volume);
+      return o.password ? o : null;
+    }, 10_000, { what: `the one-time password on ${volume}` });
+    const l = await this.login(oneTime!);
+    if (l.status !== 200) throw new Error(`sign-in with the one-time password: ${l.status} ${JSON.stringify(l.data)}`);
+    const change = await this.api('/api/v1/settings/password', 'PUT', { current: oneTime, next: password });
+    if (change.status !== 200) throw new Error(`password change: ${change.status} ${JSON.stringify(change.data)}`);
+    const session = await this.api('/api/v1/session');
+    if (session.status !== 200) throw new Error(`session: ${session.status} ${JSON.stringify(session.data)}`);
+    this.csrf = session.data.csrfToken;
+  }
 }
 
 /** A tiny cookie jar for the session cookies of the admin API. */

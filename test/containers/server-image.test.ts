@@ -15,7 +15,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createNetwork, skipReason, type Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
-import { CADDY_IMAGE, Cookies, SERVER_IMAGE, composeConfig, containerSkipReason, podman, runOptionsOf, type ComposeService } from './lib.js';
+import {
+  AdminApi,
+  CADDY_IMAGE,
+  composeConfig,
+  containerLogs as logs,
+  containerSkipReason,
+  oneTimePasswordOf,
+  podman,
+  runOptionsOf,
+  sigtermContainer,
+  startServerContainer,
+  type ComposeService,
+} from './lib.js';
 
 const reason = containerSkipReason() ?? skipReason(['wireguard-go', 'wg', 'ping']);
 const STOP_BOUND_MS = 20_000;
@@ -50,15 +62,7 @@ test('the server image: fresh install, peer and route through the API, Caddy ser
 
   const start = async (name: string) => {
     names.push(name);
-    const args = ['run', '--detach', '--name', name, `--network=ns:/run/netns/${srv}`, ...runOptionsOf(svc, { 'gatehouse-data': volume }),
-      '--env', `GATEHOUSE_PUBLIC_HOST=${wan.addrA}`, SERVER_IMAGE];
-    await podman(args, { check: true });
-    const answer = await waitFor(async () => {
-      const state = (await podman(['inspect', '--format', '{{.State.Status}}', name])).stdout.trim();
-      if (state === 'exited') return { exited: await logs(name) };
-      const r = await net.httpGet(srv, 'http://127.0.0.1:3000/health', { timeoutMs: 3000 });
-      return r.status === 200 ? { health: JSON.parse(r.body) } : null;
-    }, 120_000, { intervalMs: 500, what: `GET /health of ${name}` });
+    const answer = await startServerContainer(net, srv, name, [...runOptionsOf(svc, { 'gatehouse-data': volume }), '--env', `GATEHOUSE_PUBLIC_HOST=${wan.addrA}`]);
     assert.ok(answer.health, `the container exited: ${answer.exited?.slice(-2000)}`);
     const { health } = answer;
     assert.equal(health.ok, true, JSON.stringify(health));
@@ -66,18 +70,10 @@ test('the server image: fresh install, peer and route through the API, Caddy ser
     assert.equal(health.checks.proxy.ok, true, JSON.stringify(health.checks));
     return health;
   };
-  const logs = async (name: string) => {
-    const r = await podman(['logs', name]);
-    return r.stdout + r.stderr;
-  };
   /** SIGTERM to the container, as `docker stop` sends it; it must exit 0 by itself, well within the bound. */
   const stop = async (name: string) => {
-    const t0 = Date.now();
-    await podman(['kill', '--signal', 'TERM', name], { check: true });
-    const waited = await podman(['wait', name], { timeoutMs: STOP_BOUND_MS });
-    const ms = Date.now() - t0;
+    const { ms, waited, exitCode: exit } = await sigtermContainer(name, STOP_BOUND_MS);
     assert.equal(waited.code, 0, `podman wait: ${waited.stderr}`);
-    const exit = Number((await podman(['inspect', '--format', '{{.State.ExitCode}}', name], { check: true })).stdout.trim());
     assert.equal(exit, 0, `exit code of ${name} after SIGTERM (logs: ${(await logs(name)).slice(-1500)})`);
     assert.ok(ms < STOP_BOUND_MS, `stopped in ${ms} ms`);
     assert.match(await logs(name), /SIGTERM: shutting down/);
@@ -86,22 +82,8 @@ test('the server image: fresh install, peer and route through the API, Caddy ser
     return ms;
   };
 
-  const jar = new Cookies();
-  let csrf = '';
-  const api = async (p: string, method = 'GET', json?: unknown) => {
-    const headers: Record<string, string> = { accept: 'application/json', cookie: jar.header() };
-    if (json !== undefined) headers['content-type'] = 'application/json';
-    if (method !== 'GET') headers['x-csrf-token'] = csrf;
-    const r = await net.httpGet(srv, `http://127.0.0.1:3000${p}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-    jar.take(r.headers);
-    const type = String(r.headers['content-type'] ?? '');
-    return { status: r.status, data: type.includes('json') ? JSON.parse(r.body) : r.body };
-  };
-  const login = async (password: string) => {
-    const r = await api('/login', 'POST', { username: 'admin', password });
-    if (r.status === 200) csrf = r.data.csrfToken;
-    return r;
-  };
+  const admin = new AdminApi(net, srv);
+  const { api, login } = admin;
   /** GET through Caddy in the container, from the inet namespace, with the route's Host. */
   const viaCaddy = (host: string, p: string) => net.httpGet(inet, `http://${lan.addrA}${p}`, { headers: { host }, timeoutMs: 4000 });
 
@@ -114,11 +96,9 @@ test('the server image: fresh install, peer and route through the API, Caddy ser
   assert.match(top, /^gatehouse\s+node\s+NET_ADMIN,NET_BIND_SERVICE$/m, `the sidecar runs as gatehouse with two capabilities:\n${top}`);
   assert.doesNotMatch(top, /^root/m, `nothing runs as root:\n${top}`);
 
-  const mount = (await podman(['volume', 'inspect', '--format', '{{.Mountpoint}}', volume], { check: true })).stdout.trim();
-  const pwFile = path.join(mount, 'initial-admin-password.txt');
+  const { mount, file: pwFile, password: oneTime } = await oneTimePasswordOf(volume);
   assert.ok(fs.existsSync(pwFile), 'the first start wrote the one-time password to the data volume');
   assert.equal(fs.statSync(pwFile).mode & 0o777, 0o600);
-  const oneTime = /^password: (\S+)$/m.exec(fs.readFileSync(pwFile, 'utf8'))?.[1];
   assert.ok(oneTime, 'the file names the password');
   assert.match(await logs(first), /initial-admin-password\.txt/, 'the log says where the password is');
 
@@ -132,7 +112,7 @@ test('the server image: fresh install, peer and route through the API, Caddy ser
   const session = await api('/api/v1/session');
   assert.equal(session.status, 200, JSON.stringify(session.data));
   assert.equal(session.data.must_change_password, false);
-  csrf = session.data.csrfToken;
+  admin.csrf = session.data.csrfToken;
 
   // ---- a peer through the API, brought up in its own namespace from its config
   const created = await api('/api/v1/peers', 'POST', { name: 'container-peer' });
