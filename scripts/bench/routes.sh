@@ -3,7 +3,7 @@
 # Caddy RSS, wrk throughput and latency against a direct backend and a minimal Caddy config).
 # See the header of scripts/bench/routes.ts for the setup and what each figure means.
 #   bash scripts/bench/routes.sh
-#   BENCH_SIZES=10,1000,10000 BENCH_WRK_TOTALS=1000,10000 BENCH_DURATION=10s BENCH_CONNECTIONS=32 bash scripts/bench/routes.sh
+#   BENCH_SIZES=1000,10000,100000 BENCH_WRK_TOTALS=10000,100000 BENCH_DURATION=10s BENCH_CONNECTIONS=32 BENCH_PROPAGATION_RUNS=30 BENCH_FLEET=1000 BENCH_FLEET_AT=10000 BENCH_FLEET_RUN_S=30 bash scripts/bench/routes.sh
 # (BENCH_WRK_TOTALS: route totals at which wrk runs besides the target route alone.)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

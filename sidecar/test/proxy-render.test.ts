@@ -170,11 +170,14 @@ test('plain routes only on HTTP, HTTPS routes on HTTPS with a redirect on HTTP, 
   // A reverse_proxy with options of its own (here the TLS transport) is not shared.
   assert.equal(tls['xn--mnchen-3ya.example.com'].routes[0].handle[0].handler, 'reverse_proxy');
   for (const srv of ['gatehouse_http', 'gatehouse_https']) {
-    assert.deepEqual(cfg.apps.http.servers[srv].named_routes, { gatehouse_proxy: { handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '{http.vars.gatehouse_upstream}' }] }] } });
+    assert.deepEqual(cfg.apps.http.servers[srv].named_routes, { gatehouse_proxy: { handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '{http.vars.gatehouse_upstream}' }], stream_close_delay: '60s' }] } });
   }
   assert.equal(tls['a.example.com'], undefined);
-  assert.deepEqual(cfg.apps.tls.certificates.automate, ['admin.example.com', 'b.example.com', 'db.example.com', 'xn--mnchen-3ya.example.com']);
-  assert.deepEqual(cfg.apps.tls.automation.policies[0].issuers, [{ module: 'internal' }]);
+  // Exact HTTPS names get their certificates on demand, allowed by the host map (tls.permission.gatehouse_hostroute);
+  // names that are not host-map keys (layer4 TLS termination) and wildcards are managed up front.
+  assert.deepEqual(cfg.apps.tls.certificates.automate, ['db.example.com']);
+  assert.deepEqual(cfg.apps.tls.automation.policies, [{ subjects: ['db.example.com'], issuers: [{ module: 'internal' }] }, { issuers: [{ module: 'internal' }], on_demand: true }]);
+  assert.deepEqual(cfg.apps.tls.automation.on_demand, { permission: { module: 'gatehouse_hostroute' } });
   assert.deepEqual(Object.keys(cfg.apps.layer4.servers), cases.mixed.routes.filter((r) => r.route_type === 'l4').map((r) => `route_${r.id}`));
 });
 

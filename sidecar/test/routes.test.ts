@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import dns from 'node:dns';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { localDns } from './lib/local-dns.js';
-import { configHash } from '@gatehouse/common/canonical.js';
 import type { ProxyService } from '../src/proxy/service.js';
+import { proxyConfigHash } from '../src/proxy/apply.js';
 import type { RoutesService } from '../src/routes/service.js';
 import { waitFor } from '../../test/lib/wait.js';
 
@@ -60,7 +60,7 @@ test('create an HTTP route: 201, API field names and types, rendered into the pr
   assert.equal(proxy().loads, loads + 1);
   // The hash recorded is the hash of what the database now renders to.
   const cfg = (await proxy().render()) as any;
-  assert.equal(proxy().status().config_hash, configHash(cfg));
+  assert.equal(proxy().status().config_hash, proxyConfigHash(cfg));
   const tlsHosts = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
   const peer = (await call(`/peers/${peerA}`)).data.peer;
   // encode, then the shared reverse_proxy (vars + invoke) to the peer's tunnel address
@@ -349,7 +349,7 @@ test('concurrent writes coalesce into fewer loads, each request keeps its own ou
   assert.ok(usedLoads < 20, `20 writes used ${usedLoads} loads`);
   assert.ok(proxy().batches - batches < 21);
   // The last load covered every write: what the database renders now is what was loaded.
-  assert.equal(proxy().status().config_hash, configHash(await proxy().render()));
+  assert.equal(proxy().status().config_hash, proxyConfigHash(await proxy().render()));
   const hosts = ((await proxy().render()) as any).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
   for (let i = 0; i < 20; i++) assert.ok(hosts[`burst${i}.example.com`], `burst${i}`);
 });
@@ -443,5 +443,5 @@ test('caddy status and reload in the no-proxy mode', async () => {
   const r = await call('/caddy/reload', 'POST');
   assert.equal(r.status, 200);
   assert.equal(r.data.loaded, false);
-  assert.equal(r.data.config_hash, configHash(await proxy().render()));
+  assert.equal(r.data.config_hash, proxyConfigHash(await proxy().render()));
 });

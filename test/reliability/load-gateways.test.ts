@@ -149,7 +149,7 @@ test(`${GATEWAYS} companions poll config/check and heartbeat at their real inter
   recordFigure({ test: NAME, figure: 'heartbeat p50 / p99', value: `${fmtMs(percentile(l.heartbeat, 50))} / ${fmtMs(percentile(l.heartbeat, 99))}` });
   recordFigure({ test: NAME, figure: 'GET /config after a change p50 / p99', value: `${fmtMs(percentile(l.config, 50))} / ${fmtMs(percentile(l.config, 99))} (${l.config.length})` });
   recordFigure({ test: NAME, figure: 'status p50 / p99', value: `${fmtMs(percentile(l.status, 50))} / ${fmtMs(percentile(l.status, 99))} (${l.status.length})` });
-  recordFigure({ test: NAME, figure: 'admin POST /routes p50 / p99', value: `${fmtMs(percentile(admin, 50))} / ${fmtMs(percentile(admin, 99))} (${admin.length} creates, ${GATEWAYS + admin.length} routes, Caddy reloaded by each)` });
+  recordFigure({ test: NAME, figure: 'admin POST /routes p50 / p99', value: `${fmtMs(percentile(admin, 50))} / ${fmtMs(percentile(admin, 99))} (${admin.length} creates, ${GATEWAYS + admin.length} routes, each a host change in Caddy)` });
   recordFigure({ test: NAME, figure: 'created routes seen by their gateway', value: `${created.length - missing.length} of ${created.length}`, target: 'all', ok: missing.length === 0 && created.length > 0 });
   recordFigure({ test: NAME, figure: 'errors', value: String(errors.length), target: '0', ok: errors.length === 0 });
   recordFigure({ test: NAME, figure: 'sidecar RSS after the run', value: `${sidecarMem.rssMb.toFixed(0)} MB (peak ${sidecarMem.peakMb.toFixed(0)} MB)` });
@@ -157,11 +157,11 @@ test(`${GATEWAYS} companions poll config/check and heartbeat at their real inter
   recordFigure({ test: NAME, figure: 'load average before / after', value: `${loadBefore} / ${loadAfter} (${os.cpus().length} cores, shared)` });
 
   assert.deepEqual(errors.slice(0, 20), [], `${errors.length} errors`);
-  // The admin creates one route a second at most, each waiting for its Caddy reload (1,000+ routes).
-  // With the fleet on the same two cores a create takes about 1.5 s (stated above; 1.6 s at the end of
-  // session 6 too), so the bound is one create per 3 s of the admin's window: it catches creates that
-  // stall or queue behind the fleet, not the reload time of this shared machine.
-  assert.ok(created.length >= Math.floor((RUN_S - ADMIN_QUIET_S) / 3), `only ${created.length} routes created in ${RUN_S - ADMIN_QUIET_S} s`);
+  // The admin creates one route a second at most, each returning once it is live. A create is a host
+  // change in Caddy (proxy/apply.ts), not a reload of the 1,000+ routes, so it takes milliseconds
+  // (stated above) and the admin keeps its pace: at most one second per create over the admin's
+  // window (one less for the window's edge).
+  assert.ok(created.length >= Math.floor((RUN_S - ADMIN_QUIET_S) / 1) - 1, `only ${created.length} routes created in ${RUN_S - ADMIN_QUIET_S} s`);
   assert.deepEqual(missing, [], 'every created route is in its gateway\'s configuration');
   // the fleet kept its schedule: about one check per poll interval and one heartbeat per heartbeat interval per gateway
   const expect = (intervalMs: number) => 0.9 * GATEWAYS * (RUN_S * 1000) / intervalMs;

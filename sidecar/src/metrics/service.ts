@@ -35,7 +35,7 @@ export interface SeriesDecl {
  * happen: the route-auth verify outcomes and the proxy apply duration.
  */
 export const SERIES = [
-  { name: 'gatehouse_proxy_apply_duration_seconds', type: 'histogram', labels: { result: '`ok`, `error`' }, help: 'Time of one configuration load into Caddy (POST /load), by result (ok, error); none in no-proxy mode' },
+  { name: 'gatehouse_proxy_apply_duration_seconds', type: 'histogram', labels: { result: '`ok`, `error`' }, help: 'Time of one change of the configuration Caddy runs (a full POST /load or a set of host changes, POST /gatehouse/hostroute/changes), by result (ok, error); none in no-proxy mode' },
   { name: 'gatehouse_route_auth_verify_total', type: 'counter', labels: { outcome: '`allowed`, `login_required`, `denied`, `method_not_allowed`, `error`' }, help: 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error) since the start' },
   { name: 'gatehouse_peers', type: 'gauge', labels: {}, help: 'Peers configured' },
   { name: 'gatehouse_peers_online', type: 'gauge', labels: {}, help: 'Peers online (enabled, not expired, handshake within the last 3 minutes)' },

@@ -73,7 +73,7 @@ export class PeersService {
     private wg: WireGuardService,
     private dns: DnsService,
     /** re-applied when a peer change alters how its routes render (absent in unit tests of peers alone) */
-    private proxy?: { apply(): Promise<unknown> },
+    private proxy?: { apply(opts?: { routes?: number[]; reason?: string }): Promise<unknown> },
   ) {}
 
   private get Peer() {
@@ -165,8 +165,11 @@ export class PeersService {
     // Routes to a disabled, expired or re-addressed peer render differently: re-apply the proxy
     // (queued and coalesced by ProxyService; a failure is healed by its reconcile loop).
     const proxy = this.proxy;
-    if (proxy && (await this.routesUsing(before.id)).length) {
-      void proxy.apply().catch((err) => this.deps.log.warn('proxy re-apply after a peer change failed', { peer_id: before.id, err: String(err) }));
+    const using = proxy ? await this.routesUsing(before.id) : [];
+    if (proxy && using.length) {
+      // Only these routes' hosts are re-rendered (proxy/apply.ts); routes that list the peer in
+      // their ACL follow with the reconcile loop's comparison, as before.
+      void proxy.apply({ routes: using.map((r) => Number(r.id)), reason: 'peer changed' }).catch((err) => this.deps.log.warn('proxy re-apply after a peer change failed', { peer_id: before.id, err: String(err) }));
     }
     try {
       await this.wg.reconcilePeer(before);

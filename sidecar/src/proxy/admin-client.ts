@@ -1,6 +1,8 @@
 // A small client for Caddy's admin API (http://GATEHOUSE_CADDY_ADMIN, loopback only).
 // POST /load replaces the whole configuration atomically: if Caddy rejects it, the previous one keeps
-// serving and the error text comes back in {"error": "..."}.
+// serving and the error text comes back in {"error": "..."}. POST /gatehouse/hostroute/changes
+// (caddy-modules/hostroute, admin.api.gatehouse_hostroute) puts and deletes single hosts of the
+// running configuration's host maps, all or nothing, without a reload.
 import http from 'node:http';
 
 export class CaddyAdminError extends Error {
@@ -41,7 +43,7 @@ export class CaddyAdminClient {
 
   // node:http rather than fetch: fetch sends Sec-Fetch-Mode, which makes Caddy's admin API apply
   // its browser (Origin) checks.
-  private call(method: string, path: string, body: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  private call(method: string, path: string, body: string | undefined, timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -50,7 +52,7 @@ export class CaddyAdminClient {
           method,
           path,
           agent: this.agent,
-          headers: body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+          headers: { ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...extraHeaders },
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -84,11 +86,45 @@ export class CaddyAdminClient {
     return text.trim() || `HTTP ${status}`;
   }
 
-  /** POST /load with the full configuration (an object, or its JSON text). */
+  /**
+   * POST /load with the full configuration (an object, or its JSON text). Always applied
+   * (`Cache-Control: must-revalidate`): after host changes, Caddy's copy of the last loaded JSON
+   * no longer describes what runs, so "config is unchanged" must not skip the load.
+   */
   async load(config: unknown): Promise<void> {
     const body = typeof config === 'string' ? config : JSON.stringify(config);
-    const { status, text } = await this.call('POST', '/load', body, this.loadTimeoutMs);
+    const { status, text } = await this.call('POST', '/load', body, this.loadTimeoutMs, { 'cache-control': 'must-revalidate' });
     if (status !== 200) throw new CaddyAdminError(CaddyAdminClient.message(status, text), status);
+  }
+
+  /**
+   * POST /gatehouse/hostroute/changes: puts and deletes hosts of the running host maps, all or
+   * nothing (400 with Caddy's reason: nothing changed). Idempotent, so it is sent again once on a
+   * connection closed before any answer (Caddy replaces its admin server at every /load) and on 503
+   * (a full load replaced the configuration while the change was being applied).
+   */
+  async changes(body: unknown): Promise<Record<string, Record<string, string | null>>> {
+    const text0 = JSON.stringify(body);
+    for (let attempt = 0; ; attempt++) {
+      let res: { status: number; text: string };
+      try {
+        res = await this.call('POST', '/gatehouse/hostroute/changes', text0, this.loadTimeoutMs);
+      } catch (err) {
+        if (attempt < 2) continue;
+        throw err;
+      }
+      if (res.status === 503 && attempt < 2) continue;
+      if (res.status !== 200) throw new CaddyAdminError(CaddyAdminClient.message(res.status, res.text), res.status);
+      return (JSON.parse(res.text) as { maps: Record<string, Record<string, string | null>> }).maps;
+    }
+  }
+
+  /** GET /gatehouse/hostroute/maps/<map>/hosts: every host of a running host map with its hash (null: no such map). */
+  async hostHashes(map: string): Promise<Record<string, string> | null> {
+    const { status, text } = await this.call('GET', `/gatehouse/hostroute/maps/${encodeURIComponent(map)}/hosts`, undefined, this.loadTimeoutMs);
+    if (status === 404) return null;
+    if (status !== 200) throw new CaddyAdminError(CaddyAdminClient.message(status, text), status);
+    return (JSON.parse(text) as { hosts: Record<string, string> }).hosts;
   }
 
   /** GET /config/: the running configuration (null when Caddy runs without one). */

@@ -27,6 +27,20 @@ export class BreakerMemory {
     return next;
   }
 
+  /** seeds() for a render of only these routes (`ids`: every route the render covers, present or not). */
+  seedsFor(routes: Route[], ids: Iterable<number>): Map<number, BreakerSeed> {
+    for (const id of ids) {
+      const r = routes.find((x) => x.id === id);
+      if (!r || !r.enabled || r.route_type !== 'http' || !r.circuit_breaker_enabled) {
+        this.pins.delete(id);
+        continue;
+      }
+      const pin = this.pins.get(id);
+      this.pins.set(id, pin ?? { failure_count: r.cb_failure_count ?? 0, opened_at: r.cb_opened_at ?? 0, reset_at: 0 });
+    }
+    return new Map(this.pins);
+  }
+
   /** The next render carries a zeroed state and reset_at = now for this route. */
   reset(routeId: number, now: number): void {
     this.pins.set(routeId, { failure_count: 0, opened_at: 0, reset_at: now });

@@ -27,14 +27,14 @@
 // - apps.layer4 (caddy-l4): one server per enabled L4 route on its l4_listen_port.
 import type { Route } from '../routes/model.js';
 import type { CaddyConfig, CaddyHandler, CaddyRoute, HostEntry, Json, L4Server } from './caddy-json.js';
-import { featureOn, type Fragment, type ProxySnapshot, type RenderContext } from './render-context.js';
+import { featureOn, type Fragment, type ProxySettings, type ProxySnapshot, type RenderContext } from './render-context.js';
 import { addAccessLog } from './fragments/access-log.js';
 import { withGatewayWol } from './fragments/gateway.js';
 import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
 import { aclPeerAddresses, protectionRoutes } from './fragments/protection.js';
 import { botBlockHandler, circuitBreakerHandler, mirrorHandler, retryRoutes } from './fragments/resilience.js';
 import { serverRoutes } from './fragments/metrics.js';
-import { GRACE_PERIOD, HTTP_SERVER, HTTPS_SERVER, hostEntry, redirectToHttps, sharedProxyRoutes, shareUpstreams, tlsIssuer } from './fragments/servers.js';
+import { GRACE_PERIOD, HTTP_SERVER, HTTPS_SERVER, hostEntry, redirectToHttps, reverseProxyTo, sharedProxyRoutes, shareEntryUpstreams, tlsApp, usesSharedProxy } from './fragments/servers.js';
 import { encodeHandler, listenAddr, reverseProxy, routeUpstream } from './fragments/upstream.js';
 import { errorAnswerRoutes, errorRoutes, gatewayHostErrors } from './fragments/error-pages.js';
 
@@ -96,8 +96,27 @@ function mergeFragment(kind: string, f: Fragment, plainHosts: Record<string, Hos
   for (const s of f.certSubjects ?? []) certSubjects.add(s);
 }
 
-/** The whole Caddy configuration for a snapshot. */
-export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
+/** A route's place in the host maps: the map (server) and the host key it rendered. */
+export interface HostRef {
+  map: string;
+  host: string;
+}
+
+/**
+ * The host maps of a snapshot (render step 1 of 2, pure): each server's host entries, which route
+ * rendered which host (`owners`: route id → its hosts; the admin domain and route kinds' hosts
+ * have no owner), the layer4 servers, and the certificate names that are not host-map keys
+ * (layer4 TLS termination, route kinds). Host entries are final (shared upstreams applied), so
+ * the apply path (proxy/apply.ts) can send one as it is, and its JSON is what a full render holds.
+ */
+export interface RenderedHosts {
+  maps: Record<typeof HTTP_SERVER | typeof HTTPS_SERVER, Record<string, HostEntry>>;
+  owners: Map<number, HostRef[]>;
+  l4Servers: Record<string, L4Server>;
+  certSubjects: string[];
+}
+
+export function renderHosts(snap: ProxySnapshot): RenderedHosts {
   const { settings } = snap;
   const ctx: RenderContext = { settings, peers: snap.peers, protectedRouteIds: snap.protectedRouteIds, breakers: snap.breakers, features: snap.features };
   // an RDP route's linked L4 route needs the licence feature remote_desktop (ProxySnapshot.rdpLinkedRouteIds)
@@ -106,18 +125,21 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
 
   const plainHosts: Record<string, HostEntry> = {};
   const tlsHosts: Record<string, HostEntry> = {};
+  const owners = new Map<number, HostRef[]>();
   const redirect = redirectToHttps(settings);
   for (const r of routes) {
     if (r.route_type !== 'http') continue;
     if (r.https_enabled) {
       tlsHosts[r.domain] = routeHostEntry(r, ctx);
       plainHosts[r.domain] = hostEntry([redirect]);
+      owners.set(r.id, [{ map: HTTPS_SERVER, host: r.domain }, { map: HTTP_SERVER, host: r.domain }]);
     } else {
       plainHosts[r.domain] = routeHostEntry(r, ctx);
+      owners.set(r.id, [{ map: HTTP_SERVER, host: r.domain }]);
     }
   }
   if (settings.adminDomain) {
-    tlsHosts[settings.adminDomain] = hostEntry([{ handler: 'reverse_proxy', upstreams: [{ dial: settings.sidecarUpstream }] }]);
+    tlsHosts[settings.adminDomain] = hostEntry([reverseProxyTo(settings.sidecarUpstream)]);
     plainHosts[settings.adminDomain] = hostEntry([redirect]);
   }
 
@@ -131,40 +153,68 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
     if (l4NeedsCertificate(r)) certSubjects.add(r.domain);
   }
   for (const c of snap.contributions ?? []) mergeFragment(c.kind, c.render(ctx), plainHosts, tlsHosts, l4Servers, certSubjects);
-  for (const host of Object.keys(tlsHosts)) certSubjects.add(host);
+  for (const entry of Object.values(plainHosts)) shareEntryUpstreams(entry);
+  for (const entry of Object.values(tlsHosts)) shareEntryUpstreams(entry);
+  return { maps: { [HTTP_SERVER]: plainHosts, [HTTPS_SERVER]: tlsHosts }, owners, l4Servers, certSubjects: [...certSubjects].sort() };
+}
 
+/**
+ * What the rest of the configuration needs to know about the host maps (render step 2 of 2):
+ * whether the HTTPS server has hosts, which of its keys are wildcards (their certificates are
+ * managed up front, exact names on demand), and which servers need the shared reverse_proxy.
+ * The apply path keeps these up to date as it changes hosts, so it can tell whether a change
+ * needs more than host puts (then it makes a full load).
+ */
+export interface HostSummary {
+  tlsHosts: number;
+  /** Exact (non-wildcard) keys of the HTTPS map. */
+  exactTlsHosts: number;
+  /** Wildcard keys of the HTTPS map, sorted. */
+  wildcardTlsHosts: string[];
+  /** Servers with at least one host that invokes the shared reverse_proxy. */
+  shared: string[];
+}
+
+export function summarizeHosts(maps: RenderedHosts['maps']): HostSummary {
+  const tls = Object.keys(maps[HTTPS_SERVER]);
+  const wildcardTlsHosts = tls.filter((h) => h.startsWith('*.')).sort();
+  const shared = [HTTP_SERVER, HTTPS_SERVER].filter((m) => Object.values(maps[m as keyof RenderedHosts['maps']]).some(usesSharedProxy));
+  return { tlsHosts: tls.length, exactTlsHosts: tls.length - wildcardTlsHosts.length, wildcardTlsHosts, shared };
+}
+
+/**
+ * Everything but the host entries (pure): admin, pki, tls, the servers with EMPTY host maps,
+ * layer4, logging. renderCaddyConfig fills the maps in; the apply path compares this frame with
+ * the one Caddy runs to tell a host change from a global one.
+ */
+export function renderFrame(settings: ProxySettings, summary: HostSummary, rendered: Pick<RenderedHosts, 'l4Servers' | 'certSubjects'>, metrics: boolean): CaddyConfig {
   const servers: Record<string, Json> = {
     [HTTP_SERVER]: {
       listen: [listenAddr(settings.bind, settings.httpPort)],
       automatic_https: { disable: true },
-      routes: serverRoutes(plainHosts, !!snap.metrics),
+      routes: serverRoutes({}, metrics),
       errors: errorRoutes(),
     },
   };
-  if (shareUpstreams(plainHosts)) servers[HTTP_SERVER].named_routes = sharedProxyRoutes();
-  if (Object.keys(tlsHosts).length) {
+  if (summary.shared.includes(HTTP_SERVER)) servers[HTTP_SERVER].named_routes = sharedProxyRoutes();
+  if (summary.tlsHosts) {
     servers[HTTPS_SERVER] = {
       listen: [listenAddr(settings.bind, settings.httpsPort)],
       automatic_https: { disable: true },
       tls_connection_policies: [{}],
-      routes: serverRoutes(tlsHosts, !!snap.metrics),
+      routes: serverRoutes({}, metrics),
       errors: errorRoutes(),
     };
-    if (shareUpstreams(tlsHosts)) servers[HTTPS_SERVER].named_routes = sharedProxyRoutes();
+    if (summary.shared.includes(HTTPS_SERVER)) servers[HTTPS_SERVER].named_routes = sharedProxyRoutes();
   }
 
   const apps: Json = {
     pki: { certificate_authorities: { local: { install_trust: false } } },
   };
-  if (certSubjects.size) {
-    const subjects = [...certSubjects].sort();
-    apps.tls = {
-      certificates: { automate: subjects },
-      automation: { policies: [{ subjects, issuers: [tlsIssuer(settings)] }] },
-    };
-  }
+  const tls = tlsApp(settings, [...new Set([...summary.wildcardTlsHosts, ...rendered.certSubjects])].sort(), summary.exactTlsHosts > 0);
+  if (tls) apps.tls = tls;
   apps.http = { http_port: settings.httpPort, https_port: settings.httpsPort, grace_period: GRACE_PERIOD, servers };
-  if (Object.keys(l4Servers).length) apps.layer4 = { servers: l4Servers };
+  if (Object.keys(rendered.l4Servers).length) apps.layer4 = { servers: rendered.l4Servers };
 
   const cfg: CaddyConfig = {
     admin: { listen: settings.adminListen, config: { persist: false } },
@@ -172,4 +222,25 @@ export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
   };
   if (settings.accessLogFile) addAccessLog(cfg, servers, settings.accessLogFile, settings.accessLogRollMb);
   return cfg;
+}
+
+/** The host map object of a server in a frame (or a whole configuration). */
+export function frameHostMap(cfg: CaddyConfig, server: string): Record<string, HostEntry> | undefined {
+  const srv = ((cfg.apps as Json).http as { servers: Record<string, { routes: { handle: { hosts: Record<string, HostEntry> }[] }[] }> }).servers[server];
+  return srv?.routes[0].handle[0].hosts;
+}
+
+/** The whole Caddy configuration for a snapshot: the frame with its host maps filled in. */
+export function renderCaddyConfig(snap: ProxySnapshot): CaddyConfig {
+  const rendered = renderHosts(snap);
+  return assembleConfig(renderFrame(snap.settings, summarizeHosts(rendered.maps), rendered, !!snap.metrics), rendered.maps);
+}
+
+/** A frame with these host maps put in (the frame is changed and returned). */
+export function assembleConfig(frame: CaddyConfig, maps: Record<string, Record<string, HostEntry>>): CaddyConfig {
+  for (const [server, hosts] of Object.entries(maps)) {
+    const map = frameHostMap(frame, server);
+    if (map) Object.assign(map, hosts);
+  }
+  return frame;
 }

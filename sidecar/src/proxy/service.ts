@@ -1,18 +1,25 @@
 // ProxyService (ctx.proxy): the one way anything changes what Caddy serves.
 //
-// - transact(fn): the all-or-nothing write path. fn writes rows with the transaction it is given;
-//   the configuration is rendered from a snapshot read INSIDE that transaction and loaded into Caddy
-//   (POST /load); the transaction commits only if Caddy accepted it. Otherwise it rolls back and the
+// - transact(fn): the all-or-nothing write path. fn writes rows with the transaction it is given
+//   and names the routes it changed (`changes.routes(id)`); the hosts of those routes are rendered
+//   from a snapshot read INSIDE that transaction and only the hosts that differ are sent to Caddy
+//   (POST /gatehouse/hostroute/changes, proxy/apply.ts); a write that names nothing, or whose
+//   change reaches beyond host entries (an L4 route, the first HTTPS host...), renders everything and
+//   falls back to a full POST /load when the rest of the configuration changed. The transaction
+//   commits only if Caddy accepted the change. Otherwise it rolls back and the
 //   caller gets 502 "proxy rejected the configuration: <Caddy's message>", with Caddy's message alone in
 //   `proxy_error` for clients that word the lead-in themselves (503 when Caddy is not
 //   reachable). Either the write is saved and live, or neither.
-// - apply(): re-render from a fresh snapshot and load (after changes made elsewhere: peers, a Caddy
-//   restart, POST /caddy/reload, the reconcile loop).
+// - apply(): re-render from a fresh snapshot and send what differs (after changes made elsewhere:
+//   peers, the licence, the reconcile loop); apply({force}) makes a full load (start-up, a Caddy
+//   restart, POST /caddy/reload, a restored backup). A full load keeps upgraded connections open
+//   for STREAM_CLOSE_DELAY (fragments/servers.ts); host changes do not touch other hosts at all.
 //
 // Coalescing: every transact() and apply() goes into ONE queue, worked by one loop. While a load is
 // in flight, new requests wait; when it finishes, everything queued meanwhile runs as one batch:
 // one DB transaction, each write in its own savepoint (a write that throws - 400, 409 - is rolled
-// back alone and fails alone), one snapshot, ONE load. If Caddy rejects a batch of several writes,
+// back alone and fails alone), one snapshot, ONE change set (or load). Changes reach Caddy in the
+// order of the queue, never interleaved. If Caddy rejects a batch of several writes,
 // the batch is rolled back and each write is retried on its own, so every request still gets its
 // own all-or-nothing outcome. A load never uses a stale snapshot: the snapshot is read after every
 // write it must cover, inside the same transaction.
@@ -20,14 +27,15 @@
 // No-proxy mode (GATEHOUSE_MANAGE_CADDY=false): there is no Caddy to load into; every write still
 // renders (which validates that the configuration can be built) and records the hash, then commits.
 //
-// config_hash = SHA-256 of the canonical JSON (@gatehouse/common/canonical.ts). On the write path the service only
-// compares the serialized body with the last one it loaded (the renderer is deterministic); the
-// canonical hash is computed lazily (status, reload, the reconcile loop) because at 10,000 routes it
-// costs about as much as rendering.
+// config_hash = proxyConfigHash (proxy/apply.ts) of the whole configuration Caddy runs (the last
+// full load with every host change since): the canonical hash of the frame combined with the
+// hashes of every host, kept up to date host by host, so a change costs what it changes.
 //
-// Drift and restarts: every load carries a marker ("@id" on admin.config, see wireBody); the
-// reconcile loop asks Caddy for it (tiny request) and, every sixth pass, compares the whole running
-// configuration.
+// Drift and restarts: every full load carries a marker ("@id" on admin.config, see wireBody); the
+// reconcile loop asks Caddy for it (tiny request) and, every sixth pass, compares the frame of the
+// running configuration (GET /config/ without its host maps, which host changes leave stale) and the
+// per-host hashes of every host map (GET /gatehouse/hostroute/maps/<map>/hosts); it repairs only
+// the hosts that differ, and makes a full load only when the frame differs.
 //
 // SQLite note: the pool has ONE connection, so a write function must pass its transaction to every
 // query it makes (a query without it would wait for the connection the transaction holds).
@@ -41,13 +49,23 @@ import { AppError } from '../util/errors.js';
 import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
 import { BreakerMemory } from './breaker.js';
 import { configHash } from '@gatehouse/common/canonical.js';
-import type { CaddyConfig } from './caddy-json.js';
-import type { ProxySettings } from './render-context.js';
-import { renderCaddyConfig } from './render.js';
+import type { CaddyConfig, HostEntry } from './caddy-json.js';
+import type { ProxySettings, ProxySnapshot } from './render-context.js';
+import { assembleConfig, renderCaddyConfig, renderFrame, renderHosts, summarizeHosts, type RenderedHosts } from './render.js';
 import { LICENSED_FEATURES, type FeatureGate } from '../licence/features.js';
-import { readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
+import { readRoutesSnapshot, readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
+import { routeKinds } from './route-kinds.js';
+import { AppliedState, frameOf, type HostChanges, type Plan } from './apply.js';
 
-export type WriteFn<T> = (t: Transaction) => Promise<T>;
+/** What a write tells the apply path it changed (see transact). */
+export interface ChangeScope {
+  /** These routes' rows (or rows hanging on them: route auth, breaker state) changed. */
+  routes(...ids: number[]): void;
+  /** Something beyond single routes changed: render everything and compare. */
+  all(): void;
+}
+
+export type WriteFn<T> = (t: Transaction, changes: ChangeScope) => Promise<T>;
 
 export interface ApplyOptions {
   /** Load even when the rendered hash equals the last loaded one (Caddy restarted, /caddy/reload). */
@@ -58,10 +76,12 @@ export interface ApplyOptions {
    */
   verify?: boolean;
   reason?: string;
+  /** Only these routes changed (peer changes know their routes): render only their hosts. */
+  routes?: number[];
 }
 
 export interface ApplyResult {
-  /** A POST /load was made (false: nothing changed, or no-proxy mode). */
+  /** Caddy was changed: a POST /load or host changes were made (false: nothing changed, or no-proxy mode). */
   loaded: boolean;
   reason?: string;
 }
@@ -74,6 +94,14 @@ interface WriteJob {
   /** Retried alone after its batch was rejected. */
   solo?: boolean;
 }
+
+/** The routes a batch changed, or 'all' (render everything and compare). */
+type Scope = Set<number> | 'all';
+
+/** What a batch sends to Caddy: a full load, or host changes (possibly none). */
+type Step =
+  | { kind: 'full'; cfg: CaddyConfig; frame: CaddyConfig; rendered: RenderedHosts; l4Routes: number[] }
+  | { kind: 'hosts'; plan: Plan };
 interface ApplyJob {
   kind: 'apply';
   opts: ApplyOptions;
@@ -113,16 +141,22 @@ export class ProxyService {
   readonly mode: 'caddy' | 'render-only';
   private queue: Job[] = [];
   private working = false;
-  /** The JSON body Caddy was last given (no-proxy mode: last rendered). */
-  private lastBody: string | null = null;
-  private lastBodyHash: { body: string; hash: string } | null = null;
+  /** What Caddy runs, frame and hosts (no-proxy mode: what it would run). */
+  readonly state = new AppliedState();
   /** The "@id" marker of the last load (see wireBody). */
   private lastMarker: string | null = null;
   private verifies = 0;
   private lastLoadAt: number | null = null;
   private lastError: string | null = null;
-  /** Number of POST /load calls made (render-only: renders that would have been loads). */
+  /**
+   * Number of changes made to Caddy's configuration: full loads (POST /load) and host change sets
+   * (POST /gatehouse/hostroute/changes); render-only: the ones that would have been made.
+   */
   loads = 0;
+  /** Of `loads`, the full loads. */
+  fullLoads = 0;
+  /** Of `loads`, the host change sets. */
+  hostChanges = 0;
   batches = 0;
   private readonly db: Database;
   readonly settings: ProxySettings;
@@ -162,14 +196,88 @@ export class ProxyService {
 
   /** The configuration as it would be rendered now (no load). */
   async render(transaction?: Transaction): Promise<CaddyConfig> {
-    const snap = await readSnapshot(this.db, this.settings, this.clock(), transaction, this.protectedRouteIds);
-    snap.breakers = this.breakers.seeds(snap.routes, this.lastBody === null);
-    snap.features = LICENSED_FEATURES.filter((f) => this.features.isEnabled(f));
-    snap.metrics = snap.features.includes('prometheus_metrics');
-    return renderCaddyConfig(snap);
+    return renderCaddyConfig(await this.snapshot(transaction));
   }
 
-  /** Runs fn in a DB transaction and commits only when Caddy accepted the resulting configuration. */
+  /** A snapshot of everything, or of only the routes `ids` (their hosts alone get rendered). */
+  private async snapshot(transaction?: Transaction, ids?: number[]): Promise<ProxySnapshot> {
+    let snap: ProxySnapshot;
+    if (ids) {
+      snap = await readRoutesSnapshot(this.db, this.settings, this.clock(), ids, transaction, this.protectedRouteIds);
+      snap.breakers = this.breakers.seedsFor(snap.routes, ids);
+    } else {
+      snap = await readSnapshot(this.db, this.settings, this.clock(), transaction, this.protectedRouteIds);
+      snap.breakers = this.breakers.seeds(snap.routes, this.state.empty);
+    }
+    snap.features = LICENSED_FEATURES.filter((f) => this.features.isEnabled(f));
+    snap.metrics = snap.features.includes('prometheus_metrics');
+    return snap;
+  }
+
+  /**
+   * What to send for a batch: the hosts of the routes in `scope` (proxy/apply.ts planRoutes), or a
+   * full rendering compared host by host (planAll), or a full load when the frame changes, Caddy
+   * holds nothing we know of, or `force`.
+   */
+  private async step(scope: Scope, force: boolean, transaction?: Transaction): Promise<Step> {
+    if (scope !== 'all' && !force && !this.state.empty && routeKinds.length === 0) {
+      const ids = [...scope];
+      const snap = await this.snapshot(transaction, ids);
+      const l4Now = new Set(snap.routes.filter((r) => r.route_type === 'l4').map((r) => r.id));
+      const plan = this.state.planRoutes(this.settings, renderHosts(snap), ids, l4Now, !!snap.metrics);
+      if (plan !== 'full') return { kind: 'hosts', plan };
+    }
+    const snap = await this.snapshot(transaction);
+    const rendered = renderHosts(snap);
+    if (!force) {
+      const plan = this.state.planAll(this.settings, rendered, !!snap.metrics);
+      if (plan !== 'full') return { kind: 'hosts', plan };
+    }
+    const frame = renderFrame(this.settings, summarizeHosts(rendered.maps), rendered, !!snap.metrics);
+    const cfg = assembleConfig(JSON.parse(JSON.stringify(frame)) as CaddyConfig, rendered.maps);
+    const l4Routes = snap.routes.filter((r) => r.route_type === 'l4' && r.enabled).map((r) => r.id);
+    return { kind: 'full', cfg, frame, rendered, l4Routes };
+  }
+
+  /** Sends a step to Caddy (nothing in no-proxy mode); throws what Caddy answered. */
+  private async send(step: Step): Promise<{ marker?: string }> {
+    if (step.kind === 'full') {
+      const { wire, marker } = wireBody(step.cfg);
+      await this.load(wire);
+      return { marker };
+    }
+    if (step.plan.count) await this.sendChanges(step.plan.changes);
+    return {};
+  }
+
+  /** Holds what Caddy now runs (after the database committed). */
+  private record(step: Step, sent: { marker?: string }, reason: string | null): boolean {
+    let changed: boolean;
+    if (step.kind === 'full') {
+      const before = this.state.empty ? null : this.state.configHash();
+      this.state.setFull(step.frame, step.rendered, step.l4Routes);
+      this.lastMarker = sent.marker ?? this.lastMarker;
+      changed = before === null || before !== this.state.configHash();
+    } else {
+      this.state.commit(step.plan);
+      changed = step.plan.count > 0;
+    }
+    this.lastLoadAt = this.clock();
+    if (changed) this.announce(reason);
+    return changed;
+  }
+
+  /** config_changed: a different configuration is live (announced, not awaited: a subscriber never delays the write). */
+  private announce(reason: string | null): void {
+    const hash = this.state.configHash();
+    if (hash && this.events) void this.events.emit({ type: 'config_changed', target: 'proxy', config_hash: hash, reason });
+  }
+
+  /**
+   * Runs fn in a DB transaction and commits only when Caddy accepted the resulting change. fn names
+   * the routes it changed with `changes.routes(id)`: only their hosts are rendered and sent. A fn
+   * that names nothing (or calls `changes.all()`) gets everything rendered and compared host by host.
+   */
   transact<T>(fn: WriteFn<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ kind: 'write', fn, resolve: resolve as (v: unknown) => void, reject });
@@ -187,15 +295,12 @@ export class ProxyService {
 
   /** Forget what Caddy holds (it restarted empty): the next apply loads unconditionally. */
   invalidate(): void {
-    this.lastBody = null;
+    this.state.reset();
   }
 
-  /** config_hash of what Caddy was last given (null before the first load). */
+  /** config_hash of what Caddy runs (null before the first load). */
   configHash(): string | null {
-    const body = this.lastBody;
-    if (body === null) return null;
-    if (this.lastBodyHash?.body !== body) this.lastBodyHash = { body, hash: configHash(JSON.parse(body)) };
-    return this.lastBodyHash.hash;
+    return this.state.configHash();
   }
 
   private kick(): void {
@@ -231,12 +336,20 @@ export class ProxyService {
     if (!writes.length) return this.runApplies(applies);
 
     const t = await this.db.sequelize.transaction();
-    const done: { job: WriteJob; value: unknown }[] = [];
+    const done: { job: WriteJob; value: unknown; scope: Scope }[] = [];
     try {
       for (const job of writes) {
+        const ids = new Set<number>();
+        let all = false;
+        const changes: ChangeScope = {
+          routes: (...r) => r.forEach((id) => ids.add(Number(id))),
+          all: () => void (all = true),
+        };
+        const scopeOf = (): Scope => (all || !ids.size ? 'all' : ids);
         if (writes.length === 1) {
           try {
-            done.push({ job, value: await job.fn(t) });
+            const value = await job.fn(t, changes);
+            done.push({ job, value, scope: scopeOf() });
           } catch (err) {
             job.reject(err);
           }
@@ -244,9 +357,9 @@ export class ProxyService {
         }
         const sp = await this.db.sequelize.transaction({ transaction: t });
         try {
-          const value = await job.fn(sp);
+          const value = await job.fn(sp, changes);
           await sp.commit();
-          done.push({ job, value });
+          done.push({ job, value, scope: scopeOf() });
         } catch (err) {
           await sp.rollback();
           job.reject(err);
@@ -257,12 +370,19 @@ export class ProxyService {
         if (applies.length) await this.runApplies(applies);
         return;
       }
+      // One scope for the batch; an apply queued with it, or a write that named nothing, renders everything.
+      let scope: Scope = new Set<number>();
+      for (const d of done) scope = scope === 'all' || d.scope === 'all' ? 'all' : new Set([...scope, ...d.scope]);
+      const applyScope = this.applyScope(applies);
+      if (applies.length) scope = applyScope === 'all' || scope === 'all' ? 'all' : new Set([...scope, ...applyScope]);
+      const force = applies.some((a) => a.opts.force);
       const t0 = performance.now();
-      const { body, wire, marker } = wireBody(await this.render(t));
+      const step = await this.step(scope, force, t);
       const t1 = performance.now();
+      let sent: { marker?: string };
       try {
-        await this.load(wire);
-        this.log.debug('proxy write batch', { writes: done.length, bytes: body.length, snapshot_render_ms: +(t1 - t0).toFixed(1), load_ms: +(performance.now() - t1).toFixed(1) });
+        sent = await this.send(step);
+        this.log.debug('proxy write batch', { writes: done.length, step: step.kind, hosts: step.kind === 'hosts' ? step.plan.count : undefined, snapshot_render_ms: +(t1 - t0).toFixed(1), send_ms: +(performance.now() - t1).toFixed(1) });
       } catch (err) {
         await t.rollback();
         if (done.length > 1 && err instanceof CaddyAdminError && err.rejected) {
@@ -283,13 +403,13 @@ export class ProxyService {
       } catch (err) {
         // Caddy runs a config the database did not keep: put Caddy back to what the DB holds.
         this.log.error('commit failed after Caddy accepted the configuration; re-applying from the database', { err: String(err) });
-        this.lastBody = null;
+        this.state.reset();
         this.queue.unshift({ kind: 'apply', opts: { force: true, reason: 'commit failed' }, resolve: () => undefined, reject: () => undefined });
         for (const d of done) d.job.reject(err);
         for (const a of applies) a.reject(err);
         return;
       }
-      this.recordLoaded(body, marker, applies.map((a) => a.opts.reason).filter(Boolean).join(', ') || null);
+      this.record(step, sent, applies.map((a) => a.opts.reason).filter(Boolean).join(', ') || null);
       for (const d of done) d.job.resolve(d.value);
       for (const a of applies) a.resolve({ loaded: this.mode === 'caddy', reason: a.opts.reason });
     } catch (err) {
@@ -303,6 +423,16 @@ export class ProxyService {
     }
   }
 
+  /** The routes the applies name, or 'all' when one of them names none. */
+  private applyScope(applies: ApplyJob[]): Scope {
+    const ids = new Set<number>();
+    for (const a of applies) {
+      if (!a.opts.routes || a.opts.force || a.opts.verify) return 'all';
+      for (const id of a.opts.routes) ids.add(id);
+    }
+    return ids;
+  }
+
   private async runApplies(applies: ApplyJob[]): Promise<void> {
     if (!applies.length) return;
     const force = applies.some((a) => a.opts.force);
@@ -310,28 +440,41 @@ export class ProxyService {
     const reason = applies.map((a) => a.opts.reason).filter(Boolean).join(', ') || undefined;
     let result: ApplyResult;
     try {
-      const { body, wire, marker } = wireBody(await this.render());
-      let need = force || body !== this.lastBody;
-      if (!need && verify && this.client && this.lastMarker) {
+      // The reconcile loop (verify alone) renders and compares everything only every 6th pass: at
+      // 100,000 routes a full rendering takes seconds of the event loop. The passes between only
+      // ask Caddy for the marker (a restart or a foreign load).
+      const onlyVerify = verify && !force && applies.every((a) => a.opts.verify);
+      const fullPass = !onlyVerify || this.verifies % 6 === 0;
+      let step: Step = fullPass ? await this.step(this.applyScope(applies), force || this.state.empty) : { kind: 'hosts', plan: { changes: { maps: {} }, count: 0, owners: new Map(), allOwners: false } };
+      let changed = false;
+      if (step.kind === 'hosts' && !step.plan.count && verify && this.client && this.lastMarker) {
         // Cheap check every time: does Caddy still hold the object carrying our marker? (A Caddy
-        // restart or a foreign /load removes it.) Every 6th time, the full comparison, which also
-        // catches path-level edits through the admin API.
+        // restart or a foreign /load removes it.) Every 6th time, the full comparison: the frame of
+        // the running configuration (catches path-level edits through the admin API) and the
+        // per-host hashes of every host map (repairs only the hosts that differ).
         let same = await this.client.hasId(this.lastMarker);
         if (same && this.verifies++ % 6 === 0) {
           const running = await this.client.getConfig();
-          same = running !== null && configHash(stripMarker(running)) === this.configHash();
+          same = running !== null && configHash(frameOf(stripMarker(running) as CaddyConfig)) === this.state.frameHash();
+          if (same) {
+            const repair = await this.hostDrift();
+            if (repair.count) {
+              this.log.warn('Caddy runs different hosts than the ones we applied; repairing them', { hosts: repair.count });
+              step = { kind: 'hosts', plan: repair };
+            }
+          }
         }
         if (!same) {
           this.log.warn('Caddy runs a different configuration than the one we loaded (restart or drift); re-applying');
-          need = true;
+          step = await this.step('all', true);
         }
       }
-      if (need) {
-        await this.load(wire);
-        this.recordLoaded(body, marker, reason ?? null);
-        if (reason) this.log.info('proxy configuration applied', { reason });
+      if (step.kind === 'full' || step.plan.count) {
+        const sent = await this.send(step);
+        changed = this.record(step, sent, reason ?? null) || step.kind === 'full';
+        if (reason) this.log.info('proxy configuration applied', { reason, step: step.kind });
       }
-      result = { loaded: need && this.mode === 'caddy', reason };
+      result = { loaded: changed && this.mode === 'caddy', reason };
     } catch (err) {
       const e = toAppError(err);
       for (const a of applies) a.reject(e);
@@ -340,15 +483,47 @@ export class ProxyService {
     for (const a of applies) a.resolve(result);
   }
 
-  private async load(body: string): Promise<void> {
-    if (!this.client) {
-      // No-proxy mode: nothing to load into (the configuration was rendered and serialized).
-      this.loads++;
-      return;
+  /** The hosts whose hash in Caddy differs from what we applied: put ours back, delete theirs. */
+  private async hostDrift(): Promise<Plan> {
+    const changes: HostChanges = { maps: {} };
+    let count = 0;
+    for (const map of this.state.hostMaps()) {
+      const theirs = (await this.client!.hostHashes(map)) ?? {};
+      const ours = this.state.hostHashes(map);
+      const put: Record<string, HostEntry> = {};
+      const del: string[] = [];
+      for (const [host, hash] of ours) if (theirs[host] !== hash) put[host] = this.state.hostEntry(map, host)!;
+      for (const host of Object.keys(theirs)) if (!ours.has(host)) del.push(host);
+      if (Object.keys(put).length || del.length) {
+        changes.maps[map] = { put, delete: del };
+        count += Object.keys(put).length + del.length;
+      }
     }
+    return { changes, count, owners: new Map(), allOwners: false };
+  }
+
+  private async sendChanges(changes: HostChanges): Promise<void> {
+    this.loads++;
+    this.hostChanges++;
+    if (!this.client) return;
     const t0 = performance.now();
     try {
-      this.loads++;
+      await this.client.changes(changes);
+      this.lastError = null;
+      this.onLoad?.((performance.now() - t0) / 1000, true);
+    } catch (err) {
+      this.onLoad?.((performance.now() - t0) / 1000, false);
+      this.lastError = err instanceof Error ? err.message : String(err);
+      throw err;
+    }
+  }
+
+  private async load(body: string): Promise<void> {
+    this.loads++;
+    this.fullLoads++;
+    if (!this.client) return; // no-proxy mode: nothing to load into (the configuration was rendered and serialized)
+    const t0 = performance.now();
+    try {
       await this.client.load(body);
       this.lastError = null;
       this.onLoad?.((performance.now() - t0) / 1000, true);
@@ -360,14 +535,6 @@ export class ProxyService {
     }
   }
 
-  private recordLoaded(body: string, marker: string, reason: string | null): void {
-    const changed = body !== this.lastBody;
-    this.lastBody = body;
-    this.lastMarker = marker;
-    this.lastLoadAt = this.clock();
-    // announced, not awaited: a subscriber never delays the write that changed the configuration
-    if (changed && this.events) void this.events.emit({ type: 'config_changed', target: 'proxy', config_hash: this.configHash()!, reason });
-  }
 }
 
 export const MARKER_PREFIX = 'gatehouse-';

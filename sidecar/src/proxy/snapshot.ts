@@ -78,3 +78,28 @@ export async function readSnapshot(
   for (const kind of kinds) contributions.push(await readContribution(kind, { db, transaction, now }));
   return { settings, routes, peers, protectedRouteIds, contributions, rdpLinkedRouteIds };
 }
+
+/**
+ * What the renderer needs for only the routes `ids` (the apply path, proxy/apply.ts): their rows
+ * (enabled or not: a disabled route renders no host), the peers they point at or list in their
+ * ACL, their route-auth flags and which of them an RDP route owns. The same renderer turns it into
+ * exactly the host entries a full snapshot would give these routes. Route kinds with rows of their
+ * own are not read here: with any registered (route-kinds.ts), the apply path renders everything.
+ */
+export async function readRoutesSnapshot(db: Database, settings: ProxySettings, now: number, ids: number[], transaction?: Transaction, protectedIds?: ProtectedRouteIdsFn): Promise<ProxySnapshot> {
+  const rows = ids.length ? ((await db.models.Route.findAll({ where: { id: { [Op.in]: ids } }, raw: true, transaction })) as unknown as RouteRow[]) : [];
+  const routes = rows.map(rowToRoute);
+  const peerIds = new Set<number>();
+  for (const r of routes) {
+    if (r.peer_id !== null) peerIds.add(Number(r.peer_id));
+    if (r.target_peer_id !== null && r.target_peer_id !== undefined) peerIds.add(Number(r.target_peer_id));
+    for (const p of r.acl_peer_ids ?? []) peerIds.add(Number(p));
+  }
+  const peerRows = peerIds.size ? ((await db.models.Peer.findAll({ where: { id: { [Op.in]: [...peerIds] } }, attributes: ['id', 'address', 'enabled', 'expires_at'], raw: true, transaction })) as unknown as Pick<PeerRow, 'id' | 'address' | 'enabled' | 'expires_at'>[]) : [];
+  const peers = new Map<number, PeerTarget>();
+  for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
+  const allProtected = protectedIds ? await protectedIds(transaction) : new Set<number>();
+  const protectedRouteIds = new Set(ids.filter((id) => allProtected.has(id)));
+  const linked = ids.length ? ((await db.models.RdpRoute.findAll({ where: { gateway_l4_route_id: { [Op.in]: ids } }, attributes: ['gateway_l4_route_id'], raw: true, transaction })) as unknown as { gateway_l4_route_id: number }[]) : [];
+  return { settings, routes, peers, protectedRouteIds, contributions: [], rdpLinkedRouteIds: new Set(linked.map((r) => Number(r.gateway_l4_route_id))) };
+}

@@ -113,7 +113,8 @@ export class BreakerService {
   /** Zeroes the state and re-renders with reset_at = now (applied once by the module). */
   async reset(id: number, actor?: number): Promise<BreakerReset> {
     const now = this.o.clock();
-    const route = await this.o.proxy.transact(async (t) => {
+    const route = await this.o.proxy.transact(async (t, changes) => {
+      changes.routes(id);
       const row = (await this.o.db.models.Route.findByPk(id, { raw: true, transaction: t })) as RouteRow | null;
       if (!row) throw notFound('Route');
       const r = rowToRoute(row);

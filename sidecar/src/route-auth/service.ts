@@ -43,7 +43,7 @@ export interface RouteAuthCollaborators {
   /** the route-auth tables (route-auth/models.ts) */
   models: RouteAuthModels;
   /** every configuration write goes through the proxy's transaction */
-  proxy: { transact<T>(fn: (t: Transaction) => Promise<T>): Promise<T> };
+  proxy: { transact<T>(fn: (t: Transaction, changes: { routes(...ids: number[]): void }) => Promise<T>): Promise<T> };
   mailer: Mailer;
 }
 
@@ -93,8 +93,12 @@ export class RouteAuthService {
     });
   }
 
-  private async write<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
-    return this.proxy.transact(fn);
+  /** A write of one route's route-auth rows: only that route's hosts are re-rendered (proxy/apply.ts). */
+  private async write<T>(routeId: number, fn: (t: Transaction) => Promise<T>): Promise<T> {
+    return this.proxy.transact((t, changes) => {
+      changes.routes(routeId);
+      return fn(t);
+    });
   }
 
   private async route(id: number, transaction?: Transaction): Promise<RouteInfo> {
@@ -205,7 +209,7 @@ export class RouteAuthService {
     let ended = false;
     let created = false;
     try {
-      await this.write(async (t) => {
+      await this.write(routeId, async (t) => {
         const route = await this.route(routeId, t);
         this.usable(route);
         const cur = await this.config(routeId, t);
@@ -280,7 +284,7 @@ export class RouteAuthService {
     const route = await this.route(routeId);
     let removed: RouteAuthRow | null = null;
     try {
-      removed = await this.write(async (t) => {
+      removed = await this.write(routeId, async (t) => {
         const cur = await this.config(routeId, t);
         if (!cur) return null;
         await this.models.RouteAuthSession.destroy({ where: { route_id: routeId }, transaction: t });

@@ -128,7 +128,7 @@ export class RoutesService {
 
   async create(input: RouteInput, actor?: number): Promise<RouteView> {
     const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
-    const route = await this.proxy.transact(async (t) => {
+    const route = await this.proxy.transact(async (t, changes) => {
       const now = this.clock();
       const merged = this.merge({ ...blankRoute(now) }, input, hash);
       this.checkLicence(merged, null);
@@ -136,6 +136,7 @@ export class RoutesService {
       if (max !== null && (await this.Route.count({ transaction: t })) >= max) throw limitReached('max_routes', max, 'routes');
       await this.check(merged, null, t);
       const row = await this.Route.create(routeToRow(merged) as any, { transaction: t });
+      changes.routes(Number(row.get('id')));
       return { ...merged, id: Number(row.get('id')) } as Route;
     });
     await this.events.emit({ type: 'route_created', route_id: route.id, domain: route.domain, route_type: route.route_type, actor: actor ?? null });
@@ -144,7 +145,8 @@ export class RoutesService {
 
   async update(id: number, input: RouteInput, actor?: number): Promise<RouteView> {
     const hash = input.basic_auth_password ? await bcryptHash(input.basic_auth_password) : undefined;
-    const route = await this.proxy.transact(async (t) => {
+    const route = await this.proxy.transact(async (t, changes) => {
+      changes.routes(id);
       const existing = await this.getRoute(id, t);
       await this.refuseLinkedRoutes([id], t);
       const { id: _id, ...base } = existing;
@@ -160,7 +162,8 @@ export class RoutesService {
   }
 
   async remove(id: number, actor?: number): Promise<void> {
-    const domain = await this.proxy.transact(async (t) => {
+    const domain = await this.proxy.transact(async (t, changes) => {
+      changes.routes(id);
       const existing = await this.getRoute(id, t);
       await this.refuseLinkedRoutes([id], t);
       await this.Route.destroy({ where: { id }, transaction: t });
@@ -170,7 +173,8 @@ export class RoutesService {
   }
 
   async toggle(id: number, actor?: number): Promise<RouteView> {
-    const route = await this.proxy.transact(async (t) => {
+    const route = await this.proxy.transact(async (t, changes) => {
+      changes.routes(id);
       const existing = await this.getRoute(id, t);
       await this.refuseLinkedRoutes([id], t);
       const enabled = !existing.enabled;
@@ -185,10 +189,11 @@ export class RoutesService {
   /** One transaction and one proxy load for the whole batch; ids that do not exist are reported per id. */
   async batch(action: 'enable' | 'disable' | 'delete', ids: number[], actor?: number): Promise<{ results: BatchResult[]; succeeded: number; failed: number }> {
     const unique = [...new Set(ids)];
-    const results = await this.proxy.transact(async (t) => {
+    const results = await this.proxy.transact(async (t, changes) => {
       const rows = (await this.Route.findAll({ where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], raw: true, transaction: t })) as unknown as Pick<RouteRow, 'id' | 'domain'>[];
       const found = new Set(rows.map((r) => Number(r.id)));
       const hit = unique.filter((i) => found.has(i));
+      changes.routes(...hit);
       await this.refuseLinkedRoutes(hit, t);
       if (hit.length) {
         if (action === 'delete') await this.Route.destroy({ where: { id: { [Op.in]: hit } }, transaction: t });

@@ -7,6 +7,15 @@ import type { ProxySettings } from '../render-context.js';
 export const HTTP_SERVER = 'gatehouse_http';
 export const HTTPS_SERVER = 'gatehouse_https';
 export const GRACE_PERIOD = '10s';
+/**
+ * How long an upgraded connection (WebSocket, other `Upgrade`) outlives a FULL load of the
+ * configuration (start-up excepted: a restart, POST /caddy/reload, a global setting, an L4 route,
+ * drift repair): the old reverse_proxy keeps it open this long after the load, then closes it (a
+ * WebSocket gets a 1001 "going away" close frame) and the client reconnects through the new
+ * configuration. Host changes (proxy/apply.ts) never close connections of other hosts, so they
+ * need no grace. caddy-modules/hostroute/README.md "Upgraded connections and full loads".
+ */
+export const STREAM_CLOSE_DELAY = '60s';
 
 /** The server-level named route every plain reverse_proxy of the host map goes through. */
 export const SHARED_PROXY = 'gatehouse_proxy';
@@ -30,8 +39,15 @@ export function redirectToHttps(settings: ProxySettings): CaddyHandler {
   };
 }
 
+/** A reverse_proxy to one static upstream, with the stream grace of full loads. */
+export function reverseProxyTo(dial: string): CaddyHandler {
+  return { handler: 'reverse_proxy', upstreams: [{ dial }], stream_close_delay: STREAM_CLOSE_DELAY };
+}
+
 function isPlainReverseProxy(h: CaddyHandler): boolean {
-  if (h.handler !== 'reverse_proxy' || Object.keys(h).length !== 2 || !Array.isArray(h.upstreams) || h.upstreams.length !== 1) return false;
+  // (with or without the stream grace: the shared reverse_proxy has it)
+  const keys = Object.keys(h).filter((k) => !(k === 'stream_close_delay' && h[k] === STREAM_CLOSE_DELAY));
+  if (h.handler !== 'reverse_proxy' || keys.length !== 2 || !Array.isArray(h.upstreams) || h.upstreams.length !== 1) return false;
   const u = h.upstreams[0] as Json;
   return Object.keys(u).length === 1 && typeof u.dial === 'string' && !u.dial.includes('{');
 }
@@ -48,21 +64,52 @@ function isPlainReverseProxy(h: CaddyHandler): boolean {
  */
 export function shareUpstreams(hosts: Record<string, HostEntry>): boolean {
   let used = false;
-  for (const entry of Object.values(hosts)) {
-    for (const route of entry.routes ?? []) {
-      const handle = route.handle as CaddyHandler[] | undefined;
-      if (!handle?.some(isPlainReverseProxy)) continue;
-      route.handle = handle.flatMap((h) =>
-        isPlainReverseProxy(h) ? [{ handler: 'vars', [UPSTREAM_VAR]: (h.upstreams as Json[])[0].dial }, { handler: 'invoke', name: SHARED_PROXY }] : [h],
-      );
-      used = true;
-    }
+  for (const entry of Object.values(hosts)) used = shareEntryUpstreams(entry) || used;
+  return used;
+}
+
+/** shareUpstreams for one host entry (changed in place); whether it now invokes the shared route. */
+export function shareEntryUpstreams(entry: HostEntry): boolean {
+  let used = false;
+  for (const route of entry.routes ?? []) {
+    const handle = route.handle as CaddyHandler[] | undefined;
+    if (!handle?.some(isPlainReverseProxy)) continue;
+    route.handle = handle.flatMap((h) =>
+      isPlainReverseProxy(h) ? [{ handler: 'vars', [UPSTREAM_VAR]: (h.upstreams as Json[])[0].dial }, { handler: 'invoke', name: SHARED_PROXY }] : [h],
+    );
+    used = true;
   }
   return used;
 }
 
+/** Whether a (shared) host entry invokes the server's shared reverse_proxy. */
+export function usesSharedProxy(entry: HostEntry): boolean {
+  return (entry.routes ?? []).some((r) => (r.handle as CaddyHandler[] | undefined)?.some((h) => h.handler === 'invoke' && h.name === SHARED_PROXY));
+}
+
 export function sharedProxyRoutes(): Json {
-  return { [SHARED_PROXY]: { handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: `{http.vars.${UPSTREAM_VAR}}` }] }] } };
+  return { [SHARED_PROXY]: { handle: [reverseProxyTo(`{http.vars.${UPSTREAM_VAR}}`)] } };
+}
+
+/**
+ * The tls app. Certificates of exact host names of the HTTPS host map are managed ON DEMAND: at
+ * the first TLS handshake for the name, allowed by the permission module
+ * tls.permission.gatehouse_hostroute, which answers from the host maps in memory (an exact key of
+ * the HTTPS map now; no HTTP round trip). So a host put at run time (proxy/apply.ts) gets its
+ * certificate without a full load, a deleted one cannot get one, and names a client makes up get
+ * nothing. Wildcard hosts and the names of layer4 TLS termination (`subjects`) are managed up
+ * front as before (a wildcard key would let clients pick unbounded names on demand).
+ * docs/guides/proxy.md "Certificates".
+ */
+export function tlsApp(settings: ProxySettings, subjects: string[], onDemand: boolean): Json | null {
+  if (!subjects.length && !onDemand) return null;
+  const policies: Json[] = [];
+  if (subjects.length) policies.push({ subjects, issuers: [tlsIssuer(settings)] });
+  if (onDemand) policies.push({ issuers: [tlsIssuer(settings)], on_demand: true });
+  const tls: Json = {};
+  if (subjects.length) tls.certificates = { automate: subjects };
+  tls.automation = onDemand ? { policies, on_demand: { permission: { module: 'gatehouse_hostroute' } } } : { policies };
+  return tls;
 }
 
 export function tlsIssuer(settings: ProxySettings): Json {

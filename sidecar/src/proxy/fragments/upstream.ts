@@ -4,6 +4,7 @@ import type { Route } from '../../routes/model.js';
 import type { CaddyHandler, Json } from '../caddy-json.js';
 import type { RenderContext } from '../render-context.js';
 import { gatewayUpstream } from './gateway.js';
+import { reverseProxyTo } from './servers.js';
 
 /** `host:port` of a route's upstream, or null when it cannot be served now (reason given). */
 export function routeUpstream(route: Route, ctx: Pick<RenderContext, 'peers' | 'settings'>): { host: string; port: number } | { unavailable: string } {
@@ -25,7 +26,7 @@ export function encodeHandler(): CaddyHandler {
 }
 
 export function reverseProxy(route: Route, up: { host: string; port: number }): CaddyHandler {
-  const h: CaddyHandler = { handler: 'reverse_proxy', upstreams: [{ dial: `${up.host}:${up.port}` }] };
+  const h: CaddyHandler = reverseProxyTo(`${up.host}:${up.port}`);
   if (route.backend_https && route.target_kind !== 'gateway') {
     // (gateway routes: the companion makes the TLS hop to the LAN target.)
     // The hop runs inside the WireGuard tunnel (encrypted and authenticated already) to a tunnel IP
