@@ -17,6 +17,11 @@ export const IPV6 = `(?:(?:${H}:){7}${H}|(?:${H}:){1,7}:|(?:${H}:){1,6}:${H}|(?:
 export const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** Dot-separated labels (the 253-character bound of a whole name is stated where the name stands alone). */
 export const LABELS = `${LABEL}(?:\\.${LABEL})*`;
+/**
+ * A host name: dot-separated labels whose last label is not all digits, so that `999.1.1.1` (an
+ * IPv4 address out of range) is not taken for a name. Top-level domains are never all digits.
+ */
+export const HOST_NAME = `(?:${LABEL}\\.)*(?=[0-9-]*[A-Za-z])${LABEL}`;
 
 /** Anchors a source as a whole-string RegExp with the unicode flag. */
 export const whole = (source: string) => new RegExp(`^(?:${source})$`, 'u');

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { codePoints, dateInput, paging, queryBool, searchText, sortValues, text } from '../http/fields.js';
-import { IPV4, IPV4_CIDR, IPV6, LABELS, whole } from '../http/patterns.js';
+import { HOST_NAME, IPV4, IPV4_CIDR, IPV6, LABELS, whole } from '../http/patterns.js';
 import { tagList, tagName } from '../tags/names.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/ipv4.js';
 
@@ -28,11 +28,12 @@ const HOST_LABEL = /^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$/;
 function isDnsEntry(v: string): boolean {
   if (parseIPv4(v) !== null) return true;
   if (v.includes(':')) return /^[0-9A-Fa-f:.]+$/.test(v) && v.length <= 45; // IPv6 server
-  return v.length <= 253 && v.split('.').every((l) => HOST_LABEL.test(l)); // search domain
+  const labels = v.split('.');
+  return v.length <= 253 && labels.every((l) => HOST_LABEL.test(l)) && !/^\d+$/.test(labels[labels.length - 1]); // search domain (a last label of digits only is a broken IPv4 address)
 }
 
 /** DNS servers (and search domains) for the client config: comma-separated IPs or domains. */
-const DNS_ITEM = `(?:${IPV4}|${IPV6}|(?=[^,\\s]{1,253}(?:[,\\s]|$))${LABELS})`;
+const DNS_ITEM = `(?:${IPV4}|${IPV6}|(?=[^,\\s]{1,253}(?:[,\\s]|$))${HOST_NAME})`;
 export const dnsList = z
   .string()
   .max(255, 'at most 255 characters')

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import toRegexRange from 'to-regex-range';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { paging, queryBool, queryInt, searchText, sortValues, text, UNPROCESSABLE } from '../http/fields.js';
-import { IPV4, IPV6, isIPAddress, LABEL, LABELS, whole } from '../http/patterns.js';
+import { HOST_NAME, IPV4, IPV6, isIPAddress, LABEL, LABELS, whole } from '../http/patterns.js';
 
 /**
  * A domain name's ASCII (punycode) form by the WHATWG URL standard's domain to ASCII, or '' when it
@@ -77,7 +77,7 @@ export const idIn = intFrom(1, 2 ** 31 - 1, 'a positive integer id');
 
 export const lanHost = z
   .string()
-  .regex(whole(`\\s*(?:${IPV4}|${IPV6}|(?=[^\\s]{1,253}\\s*$)${LABELS})\\s*`), 'must be an IP address or host name')
+  .regex(whole(`\\s*(?:${IPV4}|${IPV6}|(?=[^\\s]{1,253}\\s*$)${HOST_NAME})\\s*`), 'must be an IP address or host name')
   .trim()
   .min(1, 'required')
   .max(253)

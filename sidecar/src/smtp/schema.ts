@@ -1,12 +1,12 @@
 // Request and response schemas of the SMTP settings API (zod).
 import { z } from 'zod';
 import { text } from '../http/fields.js';
-import { IPV4, IPV6, isIPAddress, LABELS, whole } from '../http/patterns.js';
+import { HOST_NAME, IPV4, IPV6, isIPAddress, whole } from '../http/patterns.js';
 
 const email = z.string().trim().max(254).email('must be an email address');
 const hostname = z
   .string()
-  .regex(whole(`\\s*(?:${IPV4}|${IPV6}|(?=[^\\s]{1,253}\\s*$)${LABELS})\\s*`), 'must be a host name or IP address')
+  .regex(whole(`\\s*(?:${IPV4}|${IPV6}|(?=[^\\s]{1,253}\\s*$)${HOST_NAME})\\s*`), 'must be a host name or IP address')
   .trim()
   .min(1, 'required')
   .max(253)

@@ -7,7 +7,11 @@ import { splitTunnelList } from '../client-api/schema.js';
 
 export const createTokenBody = z.strictObject({
   name: text({ min: 1, max: 128 }),
-  scopes: z.array(z.enum(SCOPES)).min(1, 'at least one scope'),
+  scopes: z
+    .array(z.enum(SCOPES))
+    .min(1, 'at least one scope')
+    .refine((s) => !(s.includes('full-access') && s.includes('read-only')), 'full-access and read-only contradict each other: choose one')
+    .meta({ not: { allOf: [{ contains: { const: 'full-access' } }, { contains: { const: 'read-only' } }] }, description: 'full-access and read-only together are refused (they contradict each other)' }),
   expires_at: dateInput.nullable().optional(),
   user_id: z.number().int().positive().nullable().optional(),
   peer_id: z.number().int().positive().nullable().optional(),

@@ -1,7 +1,7 @@
 // Admin-UI users: accounts, passwords (argon2id), login with lockout, profile.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { Op, UniqueConstraintError } from 'sequelize';
+import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
 import type { Models, UserRow } from '../db/models.js';
 import { AppError, conflict, notFound, unprocessable } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
@@ -77,9 +77,27 @@ export class UsersService {
     return publicUser(await this.getRow(id));
   }
 
+  /** 409 when another user has this name in any case ("Admin" beside "admin"). */
+  private async refuseNameInUse(username: string, exceptId?: number): Promise<void> {
+    const other = (await this.models.User.findOne({ where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), raw: true })) as UserRow | null;
+    if (other && other.id !== exceptId) throw new AppError('conflict', `A user named ${other.username} exists (names are compared without regard to case)`, { username: 'already in use' });
+  }
+
+  /**
+   * The user a sign-in names: the exact name, else the one user whose name differs only in case
+   * (never a guess between two such names, which only an older database can hold).
+   */
+  private async findForSignIn(username: string): Promise<UserRow | null> {
+    const exact = (await this.models.User.findOne({ where: { username }, raw: true })) as UserRow | null;
+    if (exact) return exact;
+    const rows = (await this.models.User.findAll({ where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), raw: true, limit: 2 })) as unknown as UserRow[];
+    return rows.length === 1 ? rows[0] : null;
+  }
+
   /** `mustChangePassword` marks a generated password (the first admin's): the next sign-in asks for a new one. */
   async create(input: { username: string; email?: string | null; password: string; role: Role; language?: 'en' | 'de'; mustChangePassword?: boolean }, actor?: number): Promise<PublicUser> {
     const now = this.clock();
+    await this.refuseNameInUse(input.username);
     try {
       const row = await this.models.User.create({
         username: input.username,
@@ -107,6 +125,7 @@ export class UsersService {
     if (patch.role && patch.role !== 'admin' && row.role === 'admin' && (await this.adminCount()) <= 1) {
       throw unprocessable('The last admin cannot lose the admin role', { role: 'at least one admin must remain' });
     }
+    if (patch.username !== undefined) await this.refuseNameInUse(patch.username, id);
     const values: Partial<UserRow> = { updated_at: this.clock() };
     if (patch.username !== undefined) values.username = patch.username;
     if (patch.email !== undefined) values.email = patch.email;
@@ -195,7 +214,7 @@ export class UsersService {
     if (state.locked) {
       throw new AppError('locked', 'Account locked after too many failed logins; try again later', undefined, { locked_until: new Date(state.until!).toISOString(), retry_after: Math.ceil((state.until! - this.clock()) / 1000) });
     }
-    const row = (await this.models.User.findOne({ where: { username }, raw: true })) as UserRow | null;
+    const row = await this.findForSignIn(username);
     const ok = row ? await verifyPassword(row.password_hash, password) : (await dummyVerify(password), false);
     if (!row || !ok) {
       const after = await this.lockout.recordFailure('admin', username, ip);
