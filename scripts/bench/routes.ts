@@ -36,6 +36,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../sidecar/src/db/index.js';
+import { featureModels } from '../../sidecar/src/features.js';
 import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
 import { readSnapshot, proxySettings } from '../../sidecar/src/proxy/snapshot.js';
 import { renderCaddyConfig } from '../../sidecar/src/proxy/render.js';
@@ -113,7 +114,8 @@ async function main(): Promise<void> {
     await waitFor(async () => (await request(ports.minimal, 'GET', '/')).status === 200, 10_000, 'the minimal Caddy');
 
     // ---- direct database access for the "other" routes (the sidecar's own SQLite file, WAL)
-    const db = await openDatabase({ dataDir: env.GATEHOUSE_DATA_DIR });
+    // with the features' models: the snapshot reads RDP's linked routes too
+    const db = await openDatabase({ dataDir: env.GATEHOUSE_DATA_DIR, models: featureModels });
     const settings = proxySettings(loadConfig(env));
     let others = 0;
     const addOthers = async (upTo: number) => {
