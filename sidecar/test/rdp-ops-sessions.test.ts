@@ -11,7 +11,7 @@ import { waitFor } from '../../test/lib/wait.js';
 import { CompanionApi } from '../../gateway/src/api.js';
 import { TcpListeners } from '../../gateway/src/listeners.js';
 import { createLogger } from '@gatehouse/common/json-log.js';
-import { disconnectAllResponse, historyResponse } from '../src/rdp/ops-endpoints.js';
+import { disconnectAllResponse, historyResponse } from '../src/rdp/schema.js';
 import { EXPORT_COLUMNS } from '../src/rdp/history.js';
 
 let c: Ctx;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 import { closedPort, createRdp, opsServer, tcpListener, type Ctx } from './rdp-ops-helpers.js';
 import { waitFor } from '../../test/lib/wait.js';
-import { rdpStatusAllResponse, rdpStatusResponse } from '../src/rdp/ops-endpoints.js';
+import { rdpStatusAllResponse, rdpStatusResponse } from '../src/rdp/schema.js';
 import { tcpCheck } from '../src/rdp/status.js';
 
 let c: Ctx;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { createRdp, opsServer, tcpListener, type Ctx } from './rdp-ops-helpers.js';
 import { waitFor } from '../../test/lib/wait.js';
-import { wolResponse } from '../src/rdp/ops-endpoints.js';
+import { wolResponse } from '../src/rdp/schema.js';
 import { CompanionApi } from '../../gateway/src/api.js';
 import { sendWol } from '../../gateway/src/wol.js';
 import { createLogger } from '@gatehouse/common/json-log.js';

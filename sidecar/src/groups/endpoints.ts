@@ -1,10 +1,8 @@
 // /api/v1/peer-groups
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
-import { createBody, groupResponse, groupsResponse, updateBody } from './schema.js';
-import { okWith } from '../http/responses.js';
+import { createBody, groupDeletedResponse, groupResponse, groupsResponse, updateBody } from './schema.js';
 
 export function groupEndpoints(deps: AppContext): Endpoint[] {
   const groups = () => deps.groups;
@@ -21,7 +19,7 @@ export function groupEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params, body }, ctx) => ({ group: await groups().update(params.id, body, actingUserId(ctx.state.principal)) }),
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/peer-groups/:id', response: okWith({ deleted: z.object({ id: z.number().int(), name: z.string(), peers_ungrouped: z.number().int() }) }), tags, summary: 'Delete a peer group; its members get group_id null',
+      method: 'DELETE', path: '/peer-groups/:id', response: groupDeletedResponse, tags, summary: 'Delete a peer group; its members get group_id null',
       handler: async ({ params }, ctx) => ({ deleted: await groups().remove(params.id, actingUserId(ctx.state.principal)) }),
     }),
   ];

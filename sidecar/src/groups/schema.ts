@@ -19,3 +19,4 @@ export const updateBody = ignoringReadOnly(z.strictObject({ name: peerName.optio
 export type GroupPatch = z.output<typeof updateBody>;
 
 export const groupsResponse = z.object({ ok: z.literal(true), groups: z.array(groupView) });
+export const groupDeletedResponse = z.object({ ok: z.literal(true), deleted: z.object({ id: z.number().int(), name: z.string(), peers_ungrouped: z.number().int() }) });

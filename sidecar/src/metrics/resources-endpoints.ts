@@ -1,7 +1,8 @@
 // /api/v1/system/resources (scope system; read-only tokens read it too).
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { resourcesResponse, SystemResources } from './resources.js';
+import { SystemResources } from './resources.js';
+import { resourcesResponse } from './schema.js';
 
 export function systemResourceEndpoints(deps: AppContext): Endpoint[] {
   const resources = new SystemResources({ clock: deps.clock, dataDir: deps.config.dataDir });

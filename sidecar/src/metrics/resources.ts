@@ -10,20 +10,10 @@
 // process may still write (f_bavail), used = total - all free blocks (f_bfree).
 import fs from 'node:fs';
 import os from 'node:os';
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { resourcesResponse } from './schema.js';
 import type { Clock } from '../util/clock.js';
 
-export const resourcesResponse = z.object({
-  ok: z.literal(true),
-  cpu: z.object({ cores: z.number().int(), percent: z.number(), model: z.string() }),
-  memory: z.object({ total: z.number(), used: z.number(), percent: z.number() }),
-  uptime: z.object({
-    seconds: z.number().int(), days: z.number().int(), hours: z.number().int(), minutes: z.number().int(),
-    formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
-    bootTime: z.string().meta({ description: 'ISO 8601 time the host booted' }),
-  }),
-  disk: z.object({ total: z.number(), free: z.number(), used: z.number() }),
-});
 export type Resources = Omit<z.infer<typeof resourcesResponse>, 'ok'>;
 
 interface CpuSample {

@@ -22,8 +22,8 @@ import { credentialEnvelopeSchema, type CredentialEnvelope } from '@gatehouse/co
 import { renderRdpFile, type RdpProfileSettings } from './rdp-file.js';
 import { oneTimeKeyText, reencryptForClient, validateOneTimeKey } from './reencrypt.js';
 import type { MaintenanceWindow, RdpRoute } from './model.js';
-import type { RdpRouteView } from './schema.js';
-import { rdpRouteStatus, statusQuery } from './ops-endpoints.js';
+import { rdpRouteStatus, type RdpRouteView } from './schema.js';
+import { statusQuery } from './ops-endpoints.js';
 
 export type ConnectMode = 'internal' | 'external' | 'gateway';
 export interface ConnectAddress {

@@ -11,81 +11,15 @@ import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './history.js';
 import { MAX_WOL_TIMEOUT_MS } from './wol.js';
-import { historyEntry } from './schema.js';
-
-const id = z.number().int();
-const ms = z.number().int().meta({ description: 'epoch milliseconds' });
-const accessMode = z.enum(['internal', 'external', 'both', 'gateway']);
-const maintenance = z.object({ from: z.string(), to: z.string(), note: z.string() }).nullable().meta({ description: 'the maintenance window in force now (connect is refused meanwhile), or null' });
-
-const pathCheck = z.object({
-  path: z.enum(['internal', 'external', 'gateway']).meta({ description: 'internal: TCP connect from the server through the tunnel; external: TCP connect to the public address; gateway: the companion\'s report for the linked L4 route' }),
-  host: z.string().nullable(),
-  port: z.number().int().nullable(),
-  reachable: z.boolean(),
-  latency_ms: z.number().nullable(),
-  error: z.string().nullable(),
-});
-
-export const rdpRouteStatus = z.object({
-  rdp_route_id: id,
-  name: z.string(),
-  enabled: z.boolean(),
-  path: accessMode.meta({ description: "the route's access mode: which paths were checked" }),
-  reachable: z.boolean().meta({ description: 'true when any checked path answers' }),
-  latency_ms: z.number().nullable().meta({ description: 'best latency of the reachable paths (TCP connect time; for gateway mode what the companion reports)' }),
-  checked_at: ms,
-  paths: z.array(pathCheck),
-  gateway: z
-    .object({ peer_id: id, name: z.string(), status: z.enum(['online', 'offline', 'unknown']), status_reason: z.string(), last_seen_at: ms.nullable(), l4_route_id: id.nullable() })
-    .nullable()
-    .meta({ description: 'gateway mode: the gateway and its status' }),
-  maintenance,
-  error: z.string().nullable(),
-});
+import { disconnectAllResponse, historyResponse, rdpStatusAllResponse, rdpStatusResponse, wolResponse } from './schema.js';
 
 export const statusQuery = z.strictObject({ refresh: queryBool.optional().meta({ description: 'check now instead of answering the last scheduled result' }) });
-export const rdpStatusResponse = z.object({ ok: z.literal(true), status: rdpRouteStatus });
-export const rdpStatusAllResponse = z.object({
-  ok: z.literal(true),
-  summary: z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int(), reachable: z.number().int(), unreachable: z.number().int(), in_maintenance: z.number().int() }),
-  routes: z.array(rdpRouteStatus),
-});
-
 export const wolBody = z.object({
   timeout_ms: z.number().int().min(1000, 'at least 1000 ms').max(MAX_WOL_TIMEOUT_MS, `at most ${MAX_WOL_TIMEOUT_MS} ms`).optional().meta({ description: 'how long GET /rdp/:id/wol/status waits for the host (default 120000)' }),
 }).strict();
-export const wakeCycle = z.object({
-  rdp_route_id: id,
-  state: z.enum(['idle', 'pending', 'awake', 'timeout']).meta({ description: 'idle: no packet sent since the server started; pending: waiting for the host; awake: it answers; timeout: it did not within timeout_ms' }),
-  via: z.enum(['gateway', 'direct']),
-  mac: z.string(),
-  sent_to: z.array(z.string()),
-  sent_at: z.number().int(),
-  timeout_ms: z.number().int(),
-  deadline: z.number().int(),
-  awake_at: ms.nullable(),
-  last_check_at: ms.nullable(),
-  latency_ms: z.number().nullable(),
-  last_error: z.string().nullable(),
-});
-export const wolResponse = z.object({ ok: z.literal(true), wol: wakeCycle });
-
-export const disconnectAllResponse = z.object({
-  ok: z.literal(true),
-  count: z.number().int().meta({ description: 'active sessions told to disconnect' }),
-  session_ids: z.array(id),
-  server_side: z.object({
-    method: z.enum(['gateway', 'marker']).meta({ description: 'gateway: the companion was asked to close the linked L4 route\'s live connections; marker: the order waits for the clients\' heartbeats only (internal, external, both)' }),
-    closed_connections: z.number().int().nullable(),
-    error: z.string().nullable(),
-  }),
-});
-
 export const historyQuery = z.strictObject({
   limit: queryInt(1, HISTORY_MAX_LIMIT).default(HISTORY_DEFAULT_LIMIT),
 });
-export const historyResponse = z.object({ ok: z.literal(true), rdp_route_id: id, name: z.string(), total: z.number().int(), sessions: z.array(historyEntry) });
 export const exportQuery = z.strictObject({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json') });
 
 export function rdpOpsEndpoints(deps: AppContext): Endpoint[] {

@@ -9,6 +9,8 @@ export type RouteType = 'http' | 'l4';
 export type TargetKind = 'peer' | 'gateway';
 export type L4Protocol = 'tcp' | 'udp';
 export type L4TlsMode = 'none' | 'passthrough' | 'terminate';
+export type BotBlockerMode = 'block' | 'log' | 'tarpit';
+export type IpFilterMode = 'whitelist' | 'blacklist';
 
 export interface Route {
   id: number;
@@ -31,11 +33,11 @@ export interface Route {
   backend_https: boolean;
   compress_enabled: boolean;
   bot_blocker_enabled: boolean;
-  bot_blocker_mode: string | null;
+  bot_blocker_mode: BotBlockerMode | null;
   bot_blocker_config: Record<string, unknown> | null;
   monitoring_enabled: boolean;
   ip_filter_enabled: boolean;
-  ip_filter_mode: string | null;
+  ip_filter_mode: IpFilterMode | null;
   ip_filter_rules: string[];
   acl_enabled: boolean;
   acl_peer_ids: number[];
@@ -123,11 +125,11 @@ function routeFrom(get: (column: string) => unknown): Route {
     backend_https: toBool(get('backend_https')),
     compress_enabled: toBool(get('compress_enabled')),
     bot_blocker_enabled: toBool(get('bot_blocker_enabled')),
-    bot_blocker_mode: (get('bot_blocker_mode') as string | null) ?? null,
+    bot_blocker_mode: (get('bot_blocker_mode') as BotBlockerMode | null) ?? null,
     bot_blocker_config: parseJson<Record<string, unknown> | null>(get('bot_blocker_config'), null),
     monitoring_enabled: toBool(get('monitoring_enabled')),
     ip_filter_enabled: toBool(get('ip_filter_enabled')),
-    ip_filter_mode: (get('ip_filter_mode') as string | null) ?? null,
+    ip_filter_mode: (get('ip_filter_mode') as IpFilterMode | null) ?? null,
     ip_filter_rules: parseJson<string[]>(get('ip_filter_rules'), []),
     acl_enabled: toBool(get('acl_enabled')),
     acl_peer_ids: parseJson<number[]>(get('acl_peer_ids'), []),

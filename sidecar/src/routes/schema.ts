@@ -159,7 +159,7 @@ const mirrorTarget = z.union(
  */
 const botPattern = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters').regex(/^[\x20-\x7e]+$/, 'printable ASCII only');
 const botPatterns = z.array(botPattern).max(1000, 'at most 1000 patterns');
-const botConfig = z
+const botConfigFields = z
   .object(
     {
       categories: z.array(z.enum(['scanner', 'ai_crawler', 'scraper'], { error: 'must be scanner, ai_crawler or scraper' })).max(3).optional(),
@@ -177,12 +177,12 @@ const botConfig = z
     },
     { error: 'must be an object' },
   )
-  .strict()
-  .transform((v) => {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = Array.isArray(x) ? [...new Set(x)] : x;
-    return out;
-  });
+  .strict();
+const botConfig = botConfigFields.transform((v) => {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = Array.isArray(x) ? [...new Set(x)] : x;
+  return out;
+});
 
 /** Every writable route field by its API name; all optional (create requires domain). */
 export const routeFields = z.strictObject({
@@ -298,11 +298,11 @@ export const routeView = z.object({
   backend_https: z.boolean(),
   compress_enabled: z.boolean(),
   bot_blocker_enabled: z.boolean(),
-  bot_blocker_mode: z.string().nullable(),
-  bot_blocker_config: z.record(z.string(), z.unknown()).nullable(),
+  bot_blocker_mode: z.enum(['block', 'log', 'tarpit']).nullable(),
+  bot_blocker_config: botConfigFields.nullable(),
   monitoring_enabled: z.boolean(),
   ip_filter_enabled: z.boolean(),
-  ip_filter_mode: z.string().nullable(),
+  ip_filter_mode: z.enum(['whitelist', 'blacklist']).nullable(),
   ip_filter_rules: z.array(z.string()),
   acl_enabled: z.boolean(),
   acl_peer_ids: z.array(z.number().int()),

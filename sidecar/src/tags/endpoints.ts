@@ -5,8 +5,7 @@ import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { validation } from '../util/errors.js';
 import { tagName, tagNameProblem } from './names.js';
-import { createBody, renameBody, tagCreatedResponse, tagRenamedResponse, tagsResponse } from './schema.js';
-import { okWith } from '../http/responses.js';
+import { createBody, renameBody, tagCreatedResponse, tagDeletedResponse, tagRenamedResponse, tagsResponse } from './schema.js';
 
 export function tagEndpoints(deps: AppContext): Endpoint[] {
   const tags = () => deps.tags;
@@ -32,7 +31,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/tags/:name', params: z.object({ name: tagName }), response: okWith({ deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) }), tags: ['peers'],
+      method: 'DELETE', path: '/tags/:name', params: z.object({ name: tagName }), response: tagDeletedResponse, tags: ['peers'],
       summary: 'Delete a tag: removes the registry entry and strips the name from every peer (case-insensitive, whole names only)',
       handler: async ({ params }, ctx) => {
         const name = params.name;

@@ -12,3 +12,4 @@ export const tagsResponse = z.object({ ok: z.literal(true), tags: z.array(tagVie
 export const tagCreatedResponse = z.object({ ok: z.literal(true), tag: tagView, created: z.boolean() });
 export const renameBody = z.strictObject({ name: tagNameIn });
 export const tagRenamedResponse = z.object({ ok: z.literal(true), renamed: z.object({ from: z.string(), to: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) });
+export const tagDeletedResponse = z.object({ ok: z.literal(true), deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) });

@@ -33,7 +33,7 @@ async function send(method: Method, path: string, body: unknown, signal?: AbortS
   return fetch(`/api/v1${path}`, { method, headers, body: payload, credentials: 'same-origin', signal });
 }
 
-export async function api<T = any>(method: Method, path: string, body?: unknown, opts: { signal?: AbortSignal } = {}): Promise<T> {
+export async function api<T>(method: Method, path: string, body?: unknown, opts: { signal?: AbortSignal } = {}): Promise<T> {
   inflight.update((n) => n + 1);
   try {
     let res = await send(method, path, body, opts.signal);
@@ -60,7 +60,7 @@ export async function api<T = any>(method: Method, path: string, body?: unknown,
   }
 }
 
-export const get = <T = any>(path: string, signal?: AbortSignal) => api<T>('GET', path, undefined, { signal });
+export const get = <T>(path: string, signal?: AbortSignal) => api<T>('GET', path, undefined, { signal });
 
 /** A query string from an object, leaving out empty values. */
 export function qs(params: Record<string, string | number | boolean | null | undefined>): string {

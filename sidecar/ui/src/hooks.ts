@@ -9,7 +9,7 @@ export interface Loaded<T> { data: T | null; error: ApiError | null; loading: bo
  * GET path (relative to /api/v1) whenever it changes; `reloadOn` names live event types after which
  * the data is fetched again (debounced), plus `reset` (the stream could not resume).
  */
-export function useApi<T = any>(path: string | null, reloadOn: string[] = []): Loaded<T> {
+export function useApi<T>(path: string | null, reloadOn: string[] = []): Loaded<T> {
   const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: !!path });
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((n) => n + 1), []);

@@ -3,9 +3,10 @@ import { api, get, setCsrf } from './api';
 import { lang, type Lang } from './i18n';
 import { createStore } from './store';
 import { serverTheme, userTheme, type Theme } from './theme';
+import type { AppSettings, AppSettingsResponse, SessionResponse, SessionUser } from './protocol';
 
-export interface User { id: number; username: string; email?: string | null; role?: string; language?: Lang | null; theme?: Theme | null; [k: string]: unknown }
-export interface AppInfo { name: string; version: string; default_theme: Theme; default_language: Lang; [k: string]: unknown }
+export type User = SessionUser;
+export type AppInfo = AppSettings;
 
 export const user = createStore<User | null>(null);
 export const appInfo = createStore<AppInfo | null>(null);
@@ -13,17 +14,18 @@ export const appInfo = createStore<AppInfo | null>(null);
 export async function loadSession(): Promise<void> {
   // Both at once: the first screen waits for the slower one, not for their sum.
   const [s, { app }] = await Promise.all([
-    get<{ kind: string; user?: User; csrfToken?: string | null }>('/session'),
-    get<{ app: AppInfo }>('/settings/app'),
+    get<SessionResponse>('/session'),
+    get<AppSettingsResponse>('/settings/app'),
   ]);
-  setCsrf(s.csrfToken ?? null);
+  const session = s.kind === 'session' ? s : null;
+  setCsrf(session?.csrfToken ?? null);
   appInfo.set(app);
   serverTheme.set(app.default_theme === 'pro' ? 'pro' : 'default');
-  if (s.user) {
-    user.set(s.user);
-    userTheme.set(s.user.theme === 'pro' || s.user.theme === 'default' ? s.user.theme : null);
+  if (session) {
+    user.set(session.user);
+    userTheme.set(session.user.theme === 'pro' || session.user.theme === 'default' ? session.user.theme : null);
   }
-  lang.set(s.user?.language ?? app.default_language ?? 'en');
+  lang.set(session?.user.language ?? app.default_language ?? 'en');
 }
 
 export const isAdmin = () => (user.get()?.role ?? 'admin') === 'admin';

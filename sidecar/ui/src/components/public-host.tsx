@@ -7,12 +7,10 @@ import { useStore } from '../store';
 import { t, useLang } from '../i18n';
 import './admin.css';
 
-interface PublicHostInfo { host: string; source: 'env' | 'hostname'; internet_resolvable: boolean; problem: string | null; warning: string | null }
-
 export function PublicHostWarning() {
   useLang();
   const info = useStore(appInfo);
-  const ph = info?.public_host as PublicHostInfo | undefined;
+  const ph = info?.public_host;
   if (!ph?.warning || !ph.problem) return null;
   return (
     <div class="banner warn" role="status" data-testid="public-host-warning">

@@ -20,7 +20,7 @@ export interface Column<R> {
  * The list behind a screen: `path` (e.g. '/peers') with the URL's filter parameters named in
  * `filters`, plus sort/limit/offset, fetched from the API; reloads on the live event types given.
  */
-export function useList<T = any>(path: string, filters: string[], reloadOn: string[] = [], defaults: { limit?: number; sort?: string } = {}) {
+export function useList<T>(path: string, filters: string[], reloadOn: string[] = [], defaults: { limit?: number; sort?: string } = {}) {
   const { query } = useLocation();
   const params = useMemo(() => {
     const p: Record<string, string | number | undefined> = {};

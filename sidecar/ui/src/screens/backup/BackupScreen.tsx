@@ -10,14 +10,7 @@ import { useApi, useTitle } from '../../hooks';
 import { t, useLang } from '../../i18n';
 import '../../components/admin.css';
 
-interface Job {
-  id: number; name: string; enabled: boolean; schedule: string; keep: number; target: 'local' | 's3';
-  s3: { bucket: string; prefix: string; region: string | null; endpoint: string | null; access_key_id: string; secret_set: boolean } | null;
-  next_run_at: string | null;
-  last_run: { at: string; status: 'ok' | 'failed'; error: string | null; file: string | null; bytes: number | null } | null;
-}
-interface SectionPlan { created: { label: string }[]; changed: { label: string; fields?: string[] }[]; removed: { label: string }[]; unchanged: number }
-interface Plan { plan: Record<string, SectionPlan>; summary: { created: number; changed: number; removed: number; unchanged: number } }
+import type { BackupJob as Job, JobBody, MayBeEmpty, JobListResponse, JobResponse, RestoreResponse as Plan } from '../../protocol';
 
 /** The server's field names for the passphrase and mode, as this screen's inputs are named (ids are unique per page). */
 function renamed(fields: Record<string, string> | undefined, prefix: string): Record<string, string> {
@@ -152,14 +145,16 @@ function RestoreCard() {
   );
 }
 
-const emptyJob = { name: '', schedule: 'daily', keep: 7 as number | null, target: 'local', passphrase: '', s3: { bucket: '', prefix: '', region: '', endpoint: '', access_key_id: '', secret_access_key: '' } };
+const emptyJob = { name: '', schedule: 'daily', keep: 7 as number | null, target: 'local' as JobBody['target'], passphrase: '', s3: { bucket: '', prefix: '', region: '', endpoint: '', access_key_id: '', secret_access_key: '' } };
 type JobForm = typeof emptyJob;
 
-function jobBody(v: JobForm, editing: boolean): Record<string, unknown> {
-  const body: Record<string, unknown> = { name: v.name, schedule: v.schedule, keep: v.keep, target: v.target };
+type JobRequest = MayBeEmpty<Partial<JobBody>, 'keep'>;
+
+function jobBody(v: JobForm, editing: boolean): JobRequest {
+  const body: JobRequest = { name: v.name, schedule: v.schedule, keep: v.keep, target: v.target };
   if (v.passphrase || !editing) body.passphrase = v.passphrase;
   if (v.target === 's3') {
-    const s3: Record<string, unknown> = { bucket: v.s3.bucket, prefix: v.s3.prefix, access_key_id: v.s3.access_key_id, region: v.s3.region || null, endpoint: v.s3.endpoint || null };
+    const s3: NonNullable<JobBody['s3']> = { bucket: v.s3.bucket, prefix: v.s3.prefix, access_key_id: v.s3.access_key_id, region: v.s3.region || null, endpoint: v.s3.endpoint || null };
     if (v.s3.secret_access_key) s3.secret_access_key = v.s3.secret_access_key;
     body.s3 = s3;
   }
@@ -193,7 +188,7 @@ function JobFields(props: { form: Form<JobForm>; editing: boolean; secretSet?: b
 }
 
 function JobsCard() {
-  const { data, error, reload } = useApi<{ jobs: Job[] }>('/settings/autobackup', ['backup_completed', 'backup_failed']);
+  const { data, error, reload } = useApi<JobListResponse>('/settings/autobackup', ['backup_completed', 'backup_failed']);
   const edit = useForm<JobForm>(structuredClone(emptyJob));
   /** the job being edited, 'new' while creating, null when the dialog is closed */
   const [editing, setEditing] = useState<Job | 'new' | null>(null);
@@ -227,7 +222,7 @@ function JobsCard() {
                       onClick={async () => {
                         setRunning(j.id);
                         try {
-                          const r = await api<{ job: Job }>('POST', `/settings/autobackup/${j.id}/run`);
+                          const r = await api<JobResponse>('POST', `/settings/autobackup/${j.id}/run`);
                           if (r.job.last_run?.status === 'ok') toast(t('backup.ranOk'));
                           else toast(t('backup.ranFailed', { error: r.job.last_run?.error ?? '' }), 'bad');
                           reload();

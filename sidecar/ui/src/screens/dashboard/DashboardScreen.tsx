@@ -13,18 +13,9 @@ import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang } from '../..
 import { ResourcesCard } from './ResourcesCard';
 import './dashboard.css';
 
-interface Stats {
-  peers: { total: number; online: number };
-  routes: { active: number };
-  monitoring: { total: number; up: number; down: number };
-  traffic: { today: number; todayUpload: number; todayDownload: number; uploadRate: number; downloadRate: number };
-  wireguard: { running: boolean };
-}
-interface Traffic { period: Period; step_ms: number; points: { timestamp: number; rx: number; tx: number }[]; total_rx: number; total_tx: number }
-interface Activity { id: number; severity: string; source: string; event_type: string; message: string; created_at: string; timestamp: number }
-interface WgStatus { managed: boolean; running: boolean; interface: string; mode: string | null; listen_port: number; peer_count: number; online: number; endpoint: string | null; last_poll_at: string | null }
-interface CaddyStatus { managed: boolean; running: boolean; pid: number | null; uptime_s: number | null; mode: string; last_load_at: string | null; last_error: string | null; restarts: number }
-type Period = '1h' | '24h' | '7d';
+import type { ActivityEntry as Activity, CaddyStatusResponse, RecentResponse, StatsResponse, TrafficResponse, WgStatusResponse } from '../../protocol';
+
+type Period = TrafficResponse['period'];
 
 /** Events after which the figures are fetched again. */
 const STATS_ON = [
@@ -53,7 +44,7 @@ function cssColor(name: string, fallback: string): string {
 export default function DashboardScreen() {
   useLang();
   useTitle(t('dashboard.title'));
-  const stats = useApi<Stats>('/dashboard/stats', STATS_ON);
+  const stats = useApi<StatsResponse>('/dashboard/stats', STATS_ON);
   const s = stats.data;
 
   // Live rates: the latest peer_traffic event wins over the figure the last stats call returned.
@@ -134,7 +125,7 @@ export default function DashboardScreen() {
 function TrafficCard() {
   const lang = useLang();
   const [period, setPeriod] = useState<Period>('24h');
-  const traffic = useApi<Traffic>(`/dashboard/traffic?period=${period}`);
+  const traffic = useApi<TrafficResponse>(`/dashboard/traffic?period=${period}`);
   // The chart's newest bucket grows with every poll: refresh it now and then while data flows.
   const refresh = useThrottled(traffic.reload, 30_000);
   useLive('peer_traffic', refresh);
@@ -164,7 +155,7 @@ function TrafficCard() {
 }
 
 function ActivityCard() {
-  const recent = useApi<{ entries: Activity[] }>(`/logs/recent?limit=${RECENT}`);
+  const recent = useApi<RecentResponse>(`/logs/recent?limit=${RECENT}`);
   const [live, setLive] = useState<Activity[]>([]);
   // A reload (after `reset`) starts from the server's list again.
   useEffect(() => { setLive([]); }, [recent.data]);
@@ -196,7 +187,7 @@ function ActivityCard() {
 }
 
 function WireGuardCard() {
-  const wg = useApi<WgStatus>('/wg/status', ['wireguard_state']);
+  const wg = useApi<WgStatusResponse>('/wg/status', ['wireguard_state']);
   const w = wg.data;
   return (
     <Card title={t('dashboard.wireguard')}>
@@ -219,7 +210,7 @@ function WireGuardCard() {
 }
 
 function CaddyCard() {
-  const caddy = useApi<CaddyStatus>('/caddy/status', ['caddy_state', 'config_changed']);
+  const caddy = useApi<CaddyStatusResponse>('/caddy/status', ['caddy_state', 'config_changed']);
   const c = caddy.data;
   return (
     <Card title={t('dashboard.caddy')}>

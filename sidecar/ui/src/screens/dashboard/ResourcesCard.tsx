@@ -5,13 +5,7 @@ import { useEffect } from 'preact/hooks';
 import { Card, ErrorBanner, Spinner } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { fmtBytes, fmtDate, fmtNumber, t, useLang } from '../../i18n';
-
-interface Resources {
-  cpu: { cores: number; percent: number; model: string };
-  memory: { total: number; used: number; percent: number };
-  uptime: { seconds: number; days: number; hours: number; minutes: number; formatted: string; bootTime: string };
-  disk: { total: number; free: number; used: number };
-}
+import type { ResourcesResponse as Resources } from '../../protocol';
 
 export const RESOURCES_REFRESH_MS = 30_000;
 

@@ -11,26 +11,12 @@ import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, fmtBytes, fmtDate, fmtNumber, t, useLang } from '../../i18n';
 import { useLive } from '../../live';
 import type { ScreenProps } from '../define';
-import type { HealthDetail, StatusDetail } from '@gatehouse/common/gateway-status.js';
+import type { HealthDetail } from '@gatehouse/common/gateway-status.js';
 import './gateways.css';
 
-interface Reach { route_id: number; reachable: boolean; latency_ms?: number | null }
-interface Health {
-  uptime_s?: number; http_proxy_healthy?: boolean; api_healthy?: boolean; dns_resolve_ok?: boolean; overall_healthy?: boolean;
-  tcp_listeners?: { port: number; status: string }[]; wg_handshake_age_s?: number; route_reachability?: Reach[]; hostname?: string;
-  telemetry?: {
-    gateway_version?: string; node_version?: string; wg_tools_version?: string; cpu_cores?: number; cpu_load_avg?: number[];
-    mem_total?: number; mem_free?: number; mem_used?: number; disk?: { total?: number; free?: number; used?: number };
-    os_platform?: string; os_release?: string; arch?: string; dns_resolvers?: string[]; default_gateway_ip?: string;
-  } | null;
-}
-interface GwRoute { id: number; domain: string; route_type: string; target_lan_host: string | null; target_lan_port: number | null; enabled: boolean }
-export interface Gateway {
-  peer_id: number; name: string; hostname: string | null; ip: string; api_port: number; enabled: number;
-  status: 'online' | 'offline' | 'unknown'; status_reason: string | null; status_detail?: StatusDetail; status_changed_at: number | null; last_seen_at: number | null;
-  health: Health | null; config_in_sync: boolean | null; traffic: { rx_bytes?: number; tx_bytes?: number; active_connections?: number } | null;
-  tokens_issued_at: number | null; token_hint: string | null; routes: GwRoute[];
-}
+import type { Gateway, GatewayRotateResponse, GatewaysResponse } from '../../protocol';
+
+export type { Gateway } from '../../protocol';
 
 const SELF_CHECK_KEY = { http_proxy: 'gateways.proxy', api: 'gateways.api', dns: 'gateways.dns', tcp_listeners: 'gateways.listeners' } as const;
 
@@ -81,7 +67,7 @@ function useStatusToasts(filter?: number) {
 }
 
 function GatewayList() {
-  const { data, error, reload } = useApi<{ gateways: Gateway[] }>('/gateways', EVENTS);
+  const { data, error, reload } = useApi<GatewaysResponse>('/gateways', EVENTS);
   useStatusToasts();
   const columns: Column<Gateway>[] = [
     { key: 'name', label: t('gateways.name'), render: (g) => <><Link href={`/gateways/${g.peer_id}`} aria-label={t('gateways.details', { name: g.name })}>{g.name}</Link>{g.hostname && <div class="muted small">{g.hostname}</div>}</> },
@@ -122,7 +108,7 @@ function duration(s: number | undefined): string {
   return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m ${s % 60}s`;
 }
 
-interface Issued { apiToken: string; pushToken: string; envContent: string }
+type Issued = GatewayRotateResponse['gateway'];
 
 function EnvDialog(props: { name: string; issued: Issued | null; onClose: () => void }) {
   const { issued } = props;
@@ -154,7 +140,7 @@ function EnvDialog(props: { name: string; issued: Issued | null; onClose: () => 
 }
 
 function GatewayDetail(props: { id: number }) {
-  const { data, error, reload } = useApi<{ gateways: Gateway[] }>('/gateways', EVENTS);
+  const { data, error, reload } = useApi<GatewaysResponse>('/gateways', EVENTS);
   useStatusToasts(props.id);
   const g = useMemo(() => data?.gateways.find((x) => x.peer_id === props.id) ?? null, [data, props.id]);
   const [busy, setBusy] = useState(false);
@@ -171,7 +157,7 @@ function GatewayDetail(props: { id: number }) {
     if (!(await confirmAction(t('gateways.rotateConfirm', { name: g.name }), { confirmLabel: t('gateways.rotate') }))) return;
     setBusy(true);
     try {
-      const r = await api<{ gateway: Issued }>('POST', `/peers/${g.peer_id}/gateway-env/rotate`);
+      const r = await api<GatewayRotateResponse>('POST', `/peers/${g.peer_id}/gateway-env/rotate`);
       setIssued(r.gateway);
       toast(t('gateways.rotated'));
       reload();
@@ -181,7 +167,7 @@ function GatewayDetail(props: { id: number }) {
       setBusy(false);
     }
   };
-  const routeColumns: Column<GwRoute>[] = [
+  const routeColumns: Column<Gateway['routes'][number]>[] = [
     { key: 'domain', label: t('gateways.domain'), render: (r) => <Link href={`/routes/${r.id}`}>{r.domain}</Link> },
     { key: 'type', label: t('gateways.type'), render: (r) => r.route_type.toUpperCase() },
     { key: 'target', label: t('gateways.target'), render: (r) => <code>{r.target_lan_host ?? '–'}{r.target_lan_port ? `:${r.target_lan_port}` : ''}</code> },
@@ -217,7 +203,7 @@ function GatewayDetail(props: { id: number }) {
             <Facts rows={[
               [t('gateways.health'), <HealthCell g={g} />],
               [t('gateways.uptime'), duration(h.uptime_s)],
-              [t('gateways.handshake'), h.wg_handshake_age_s === undefined ? '–' : t('gateways.secondsAgo', { s: fmtNumber(h.wg_handshake_age_s) })],
+              [t('gateways.handshake'), h.wg_handshake_age_s === undefined || h.wg_handshake_age_s === null ? '–' : t('gateways.secondsAgo', { s: fmtNumber(h.wg_handshake_age_s) })],
               [t('gateways.proxy'), okLabel(h.http_proxy_healthy)],
               [t('gateways.api'), okLabel(h.api_healthy)],
               [t('gateways.dns'), okLabel(h.dns_resolve_ok)],

@@ -8,9 +8,9 @@ import { DataTable, type Column } from '../../components/table';
 import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { t, useLang } from '../../i18n';
+import type { Group, GroupBody, GroupDeletedResponse, GroupResponse, GroupsResponse } from '../../protocol';
 import '../peers/peers.css';
 
-interface Group { id: number; name: string; color: string | null; description: string | null; peer_count: number }
 const EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
 
 function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel: () => void }) {
@@ -23,8 +23,8 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
       e.preventDefault();
       let saved: Group | undefined;
       void form.submit(async (v) => {
-        const body = { name: v.name, color: v.color.trim() || null, description: v.description.trim() ? v.description : null };
-        saved = (await api<{ group: Group }>(g ? 'PUT' : 'POST', g ? `/peer-groups/${g.id}` : '/peer-groups', body)).group;
+        const body: GroupBody = { name: v.name, color: v.color.trim() || null, description: v.description.trim() ? v.description : null };
+        saved = (await api<GroupResponse>(g ? 'PUT' : 'POST', g ? `/peer-groups/${g.id}` : '/peer-groups', body)).group;
       }).then((ok) => { if (ok && saved) props.onDone(saved); });
     }}>
       <FormErrors form={form} />
@@ -45,12 +45,12 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
 export default function GroupsScreen() {
   useLang();
   useTitle(t('groups.title'));
-  const { data, error, reload } = useApi<{ groups: Group[] }>('/peer-groups', EVENTS);
+  const { data, error, reload } = useApi<GroupsResponse>('/peer-groups', EVENTS);
   const [dialog, setDialog] = useState<{ group?: Group } | null>(null);
   const remove = async (g: Group) => {
     if (!(await confirmAction(t('groups.confirmDelete', { name: g.name, n: g.peer_count }), { confirmLabel: t('common.delete') }))) return;
     try {
-      const r = await api<{ deleted: { peers_ungrouped: number } }>('DELETE', `/peer-groups/${g.id}`);
+      const r = await api<GroupDeletedResponse>('DELETE', `/peer-groups/${g.id}`);
       toast(t('groups.deletedToast', { name: g.name, n: r.deleted.peers_ungrouped }));
       reload();
     } catch (err) { toast((err as Error).message, 'bad'); }

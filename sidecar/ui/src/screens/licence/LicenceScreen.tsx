@@ -13,22 +13,10 @@ import { fmtDate, t, useLang } from '../../i18n';
 import '../../components/admin.css';
 import './licence.css';
 
-type Feature = 'internal_dns' | 'remote_desktop' | 'circuit_breaker' | 'prometheus_metrics' | 'cluster';
-const FEATURES: Feature[] = ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster'];
-interface Limits { max_peers: number | null; max_routes: number | null }
-interface Licence {
-  status: 'community' | 'active' | 'grace' | 'grace_ended' | 'expired' | 'revoked' | 'invalid';
-  plan: string;
-  features: Feature[];
-  limits: Limits;
-  licence: {
-    id: string; customer: string; plan: string; features: string[]; limits: Limits; issued_at: string; expires_at: string | null;
-    key_id: string; activated_at: string; last_refresh_at: string | null; last_ok_at: string; last_refresh_error: string | null;
-  } | null;
-  grace: { since: string; ends_at: string; days: number } | null;
-  refresh: { url_configured: boolean; every_hours: number; grace_days: number };
-  community: { plan: string; features: Feature[]; limits: Limits };
-}
+import type { Licence, LicenceResponse, RefreshResponse } from '../../protocol';
+
+type Feature = Licence['features'][number];
+const FEATURES: readonly Feature[] = ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster'];
 
 const tone = (s: Licence['status']) => (s === 'active' ? 'ok' : s === 'grace' ? 'warn' : s === 'community' ? 'muted' : 'bad');
 const limit = (n: number | null) => (n === null ? t('licence.noLimit') : String(n));
@@ -36,7 +24,7 @@ const limit = (n: number | null) => (n === null ? t('licence.noLimit') : String(
 export default function LicenceScreen() {
   useLang();
   useTitle(t('licence.title'));
-  const { data, error, reload } = useApi<{ license: Licence }>('/license', ['licence_changed']);
+  const { data, error, reload } = useApi<LicenceResponse>('/license', ['licence_changed']);
   const form = useForm({ key: '' });
   const [busy, setBusy] = useState<'refresh' | 'remove' | null>(null);
   const l = data?.license;
@@ -45,7 +33,7 @@ export default function LicenceScreen() {
   const refresh = async () => {
     setBusy('refresh');
     try {
-      const r = await api<{ refresh: { ok: boolean; error: string | null } }>('POST', '/license/refresh');
+      const r = await api<RefreshResponse>('POST', '/license/refresh');
       if (r.refresh.ok) toast(t('licence.refreshed'));
       else toast(t('licence.refreshFailed', { error: r.refresh.error ?? '' }), 'bad');
     } catch (err) {
@@ -127,7 +115,7 @@ export default function LicenceScreen() {
                 e.preventDefault();
                 let id = '';
                 const ok = await form.submit(async (v) => {
-                  const r = await api<{ license: Licence }>('POST', '/license/activate', { key: v.key });
+                  const r = await api<LicenceResponse>('POST', '/license/activate', { key: v.key });
                   id = r.license.licence?.id ?? '';
                 });
                 if (ok) {

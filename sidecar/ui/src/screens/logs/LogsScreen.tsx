@@ -13,8 +13,7 @@ import { setQuery } from '../../router';
 import type { ScreenProps } from '../define';
 import '../../components/admin.css';
 
-interface Entry { id: number; severity: string; source: string; event_type: string; message: string; user_id: number | null; ip: string | null; created_at: string }
-interface Access { id: number; time: string; host: string; method: string; uri: string; status: number; duration_ms: number; size: number; client_ip: string; auth_user: string | null }
+import type { AccessEntry as Access, AccessResponse, ActivityEntry as Entry, ActivityResponse } from '../../protocol';
 
 const SEVERITIES = ['info', 'warning', 'error', 'critical'];
 const FILTERS = ['severity', 'source', 'event_type', 'since', 'until'] as const;
@@ -80,7 +79,7 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
   const offset = Number(query.get('offset') ?? 0);
   const filters = apiFilters(query);
   const path = `/logs/activity${qs({ ...filters, limit, offset })}`;
-  const { data, error, reload } = useApi<{ entries: Entry[]; total: number }>(path);
+  const { data, error, reload } = useApi<ActivityResponse>(path);
   const [fresh, setFresh] = useState<Entry[]>([]);
   useEffect(() => setFresh([]), [data]);
   useLive('activity_recorded', (e) => {
@@ -150,7 +149,7 @@ function AccessLog({ query }: { query: URLSearchParams }) {
   const limit = Number(query.get('limit') ?? 50);
   const offset = Number(query.get('offset') ?? 0);
   const filters = { host: query.get('host') ?? undefined, method: query.get('method') ?? undefined, status: query.get('status') ?? undefined, since: day(query.get('since'), false), until: day(query.get('until'), true) };
-  const { data, error, reload } = useApi<{ entries: Access[]; total: number }>(`/logs/access${qs({ ...filters, limit, offset })}`);
+  const { data, error, reload } = useApi<AccessResponse>(`/logs/access${qs({ ...filters, limit, offset })}`);
   const { form, apply, clear } = useFilterForm(ACCESS_FILTERS, query);
   const exportQs = (format: string) => qs({ ...filters, format });
   const columns: Column<Access>[] = [

@@ -9,16 +9,17 @@ import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, fmtBytes, fmtDate, t, useLang } from '../../i18n';
 import { useLive } from '../../live';
 import { navigate } from '../../router';
-import { GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow, type Group, type Peer, type Tag } from './shared';
+import type { GroupsResponse, PeerResponse, PeerToggleResponse, PeerTrafficResponse, TagsResponse } from '../../protocol';
+import { GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow } from './shared';
 
-type Period = '24h' | '7d' | '30d';
-interface Traffic { period: Period; step_ms: number; points: { timestamp: number; rx: number; tx: number }[]; total_rx: number; total_tx: number }
+/** The periods the chart offers (the API has 1h too). */
+type Period = Extract<PeerTrafficResponse['period'], '24h' | '7d' | '30d'>;
 
 export default function PeerDetail({ id }: { id: number }) {
   useLang();
-  const peer = useApi<{ peer: Peer }>(`/peers/${id}`);
-  const groups = useApi<{ groups: Group[] }>('/peer-groups', GROUP_EVENTS);
-  const tags = useApi<{ tags: Tag[] }>('/tags');
+  const peer = useApi<PeerResponse>(`/peers/${id}`);
+  const groups = useApi<GroupsResponse>('/peer-groups', GROUP_EVENTS);
+  const tags = useApi<TagsResponse>('/tags');
   const [gone, setGone] = useState(false);
   const [period, setPeriod] = useState<Period>('24h');
   const [showConfig, setShowConfig] = useState(false);
@@ -54,7 +55,7 @@ export default function PeerDetail({ id }: { id: number }) {
   const tx = totals?.total_tx ?? p.total_tx;
   const toggle = async () => {
     try {
-      const r = await api<{ enabled: boolean | number }>('PUT', `/peers/${id}/toggle`);
+      const r = await api<PeerToggleResponse>('PUT', `/peers/${id}/toggle`);
       toast(t(r.enabled ? 'peers.enabledToast' : 'peers.disabledToast', { name: p.name }));
       peer.reload();
     } catch (err) { toast((err as Error).message, 'bad'); }
@@ -115,7 +116,7 @@ export default function PeerDetail({ id }: { id: number }) {
 }
 
 function TrafficChart(props: { id: number; name: string; period: Period }) {
-  const { data, error } = useApi<Traffic>(`/peers/${props.id}/traffic?period=${props.period}`, ['peer_traffic']);
+  const { data, error } = useApi<PeerTrafficResponse>(`/peers/${props.id}/traffic?period=${props.period}`, ['peer_traffic']);
   const chart = useMemo(() => {
     if (!data) return null;
     return {

@@ -12,10 +12,10 @@ import { useLive } from '../../live';
 import { setQuery } from '../../router';
 import type { ScreenProps } from '../define';
 import PeerDetail from './PeerDetail';
-import { GROUP_EVENTS, PEER_EVENTS, PeerConfig, PeerForm, PeerStatus, TAG_EVENTS, splitTags, useNow, type Group, type Peer, type Tag } from './shared';
+import { GROUP_EVENTS, PEER_EVENTS, PeerConfig, PeerForm, PeerStatus, TAG_EVENTS, splitTags, useNow } from './shared';
+import type { GroupsResponse, Peer, PeerBatchResponse, PeerListResponse, PeerToggleResponse, TagsResponse } from '../../protocol';
 import './peers.css';
 
-interface ListAnswer { peers: Peer[]; total: number; total_all: number; limit: number; offset: number }
 const FILTERS = ['q', 'group_id', 'tag', 'online', 'enabled'];
 
 export default function PeersScreen({ params, query }: ScreenProps) {
@@ -29,9 +29,9 @@ type DialogState = { kind: 'create' } | { kind: 'edit'; peer: Peer } | { kind: '
 
 function PeerList({ query }: { query: URLSearchParams }) {
   useTitle(t('peers.title'));
-  const list = useList<ListAnswer>('/peers', FILTERS, PEER_EVENTS, { limit: 50 });
-  const groups = useApi<{ groups: Group[] }>('/peer-groups', GROUP_EVENTS);
-  const tags = useApi<{ tags: Tag[] }>('/tags', TAG_EVENTS);
+  const list = useList<PeerListResponse>('/peers', FILTERS, PEER_EVENTS, { limit: 50 });
+  const groups = useApi<GroupsResponse>('/peer-groups', GROUP_EVENTS);
+  const tags = useApi<TagsResponse>('/tags', TAG_EVENTS);
   const groupList = groups.data?.groups ?? [];
   const tagList = tags.data?.tags ?? [];
   const groupById = useMemo(() => new Map(groupList.map((g) => [g.id, g])), [groupList]);
@@ -76,7 +76,7 @@ function PeerList({ query }: { query: URLSearchParams }) {
 
   const toggle = async (p: Peer) => {
     try {
-      const r = await api<{ enabled: boolean | number }>('PUT', `/peers/${p.id}/toggle`);
+      const r = await api<PeerToggleResponse>('PUT', `/peers/${p.id}/toggle`);
       toast(t(r.enabled ? 'peers.enabledToast' : 'peers.disabledToast', { name: p.name }));
       list.reload();
     } catch (err) { toast((err as Error).message, 'bad'); }
@@ -94,7 +94,7 @@ function PeerList({ query }: { query: URLSearchParams }) {
     if (action === 'delete' && !(await confirmAction(t('peers.confirmBatchDelete', { n: chosen.length }), { confirmLabel: t('common.delete') }))) return;
     setBusy(true);
     try {
-      const r = await api<{ succeeded: number; failed: number; results: { ok: boolean; error?: string }[] }>('POST', '/peers/batch', { action, ids: chosen });
+      const r = await api<PeerBatchResponse>('POST', '/peers/batch', { action, ids: chosen });
       const firstError = r.results.find((x) => !x.ok)?.error;
       toast(t('peers.batchDone', { ok: r.succeeded, failed: r.failed }) + (firstError ? ` — ${firstError}` : ''), r.failed ? 'bad' : 'ok');
       setSelected(new Set());

@@ -7,16 +7,10 @@ import { PublicHostWarning } from '../../components/public-host';
 import { CheckField, FormErrors, NumberField, SelectField, SubmitButton, TextArea, TextField, useForm } from '../../components/form';
 import { useApi } from '../../hooks';
 import { fmtAgo, t, useLang } from '../../i18n';
+import type { CreatePeerBody, Peer, PeerCreatedResponse, PeerQrResponse, PeerResponse } from '../../protocol';
+import type { Group, Tag } from '../../protocol';
 
-export interface Peer {
-  id: number; name: string; description: string | null; peer_type: 'regular' | 'gateway'; is_gateway: boolean; enabled: 1 | 0;
-  allowed_ips: string; address: string; public_key: string; dns: string | null; persistent_keepalive: number | null; tags: string;
-  group_id: number | null; hostname: string | null; hostname_source: 'admin' | 'agent'; expires_at: string | null; expired: boolean;
-  api_port: number | null; total_rx: number; total_tx: number; latestHandshake: number | null; isOnline: boolean; endpoint: string | null;
-  created_at: string; updated_at: string;
-}
-export interface Group { id: number; name: string; color: string | null; description: string | null; peer_count: number }
-export interface Tag { id: number | null; name: string; peer_count: number; registered: boolean }
+export type { Group, Peer, Tag } from '../../protocol';
 
 export const PEER_EVENTS = ['peer_created', 'peer_updated', 'peer_deleted', 'peer_enabled', 'peer_disabled', 'peer_expired', 'peer_online', 'peer_offline'];
 export const GROUP_EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted'];
@@ -47,7 +41,7 @@ export function PeerStatus(props: { peer: Peer; now: number }) {
 /** The client config as text (copy, download) and as a QR code, fetched on demand. */
 export function PeerConfig(props: { id: number; name: string }) {
   useLang();
-  const { data, error, loading } = useApi<{ name: string; qr: string; config: string }>(`/peers/${props.id}/qr`);
+  const { data, error, loading } = useApi<PeerQrResponse>(`/peers/${props.id}/qr`);
   if (loading && !data) return <Spinner />;
   if (error) return <ErrorBanner error={error} />;
   if (!data) return null;
@@ -79,6 +73,7 @@ function toLocalInput(iso: string | null): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** The form's state (UI only): what its inputs hold while they are edited. */
 interface FormValues {
   name: string; description: string; group_id: number | null; tags: string; expires_at: string; dns: string;
   persistent_keepalive: number | null; is_gateway: boolean; hostname: string;
@@ -123,18 +118,18 @@ export function PeerForm(props: { peer?: Peer; groups: Group[]; tags: Tag[]; onD
     let extra: { gateway?: { envContent: string } } | undefined;
     let saved: Peer | undefined;
     void form.submit(async (v) => {
-      const body: Record<string, unknown> = {
+      const body: CreatePeerBody = {
         name: v.name, description: v.description.trim() ? v.description : null, group_id: v.group_id, tags: v.tags,
         expires_at: v.expires_at ? new Date(v.expires_at).toISOString() : null, dns: v.dns.trim() ? v.dns : null,
         persistent_keepalive: v.persistent_keepalive,
       };
       if (p) {
-        saved = (await api<{ peer: Peer }>('PUT', `/peers/${p.id}`, body)).peer;
+        saved = (await api<PeerResponse>('PUT', `/peers/${p.id}`, body)).peer;
         if ((v.hostname.trim() || null) !== (p.hostname ?? null)) {
-          saved = (await api<{ peer: Peer }>('PATCH', `/peers/${p.id}/hostname`, { hostname: v.hostname.trim() || null })).peer;
+          saved = (await api<PeerResponse>('PATCH', `/peers/${p.id}/hostname`, { hostname: v.hostname.trim() || null })).peer;
         }
       } else {
-        const r = await api<{ peer: Peer; gateway?: { envContent: string } }>('POST', '/peers', { ...body, is_gateway: v.is_gateway });
+        const r = await api<PeerCreatedResponse>('POST', '/peers', { ...body, is_gateway: v.is_gateway });
         saved = r.peer;
         extra = r.gateway ? { gateway: r.gateway } : undefined;
       }

@@ -13,14 +13,16 @@ import { serverTheme, userTheme, type Theme } from '../../theme';
 import { useStore } from '../../store';
 import '../../components/admin.css';
 
-interface Profile { id: number; username: string; email: string | null; language: 'en' | 'de'; theme: Theme | null; role: string }
+import type { ProfileBody, ProfileResponse } from '../../protocol';
+
+type Profile = ProfileResponse['profile'];
 
 const themeLabel = (th: Theme) => t(`profile.theme_${th}`);
 
 export default function ProfileScreen() {
   useLang();
   useTitle(t('profile.title'));
-  const { data, error, reload } = useApi<{ profile: Profile }>('/settings/profile');
+  const { data, error, reload } = useApi<ProfileResponse>('/settings/profile');
   const p = data?.profile;
   return (
     <>
@@ -50,7 +52,8 @@ function AccountCard(props: { profile: Profile; onSaved: () => void }) {
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit(async (v) => {
-            const r = await api<{ profile: Profile }>('PUT', '/settings/profile', { username: v.username, email: v.email.trim() ? v.email : null, language: v.language });
+            const body: ProfileBody = { username: v.username, email: v.email.trim() ? v.email : null, language: v.language };
+            const r = await api<ProfileResponse>('PUT', '/settings/profile', body);
             user.update((u) => (u ? { ...u, username: r.profile.username, email: r.profile.email, language: r.profile.language } : u));
             lang.set(r.profile.language);
           });

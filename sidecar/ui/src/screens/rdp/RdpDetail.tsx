@@ -12,13 +12,14 @@ import { navigate } from '../../router';
 import { CredentialsCard } from './credentials';
 import { HistoryCard } from './history';
 import { MaintenanceCard } from './maintenance';
+import type { RdpRouteResponse, RdpStatusResponse, RdpToggleResponse } from '../../protocol';
 import { RDP_EVENTS, RDP_STATUS_EVENTS, type RdpRoute, type RdpStatus } from './model';
 import { targetText, usePeers } from './RdpList';
 import { CredBadge, EnabledBadge, ReachDot } from './status';
 import { WolCard } from './wol';
 
 export default function RdpDetail(props: { id: number }) {
-  const { data, error, reload } = useApi<{ route: RdpRoute }>(`/rdp/${props.id}`, [...RDP_EVENTS, 'master_key_rotated']);
+  const { data, error, reload } = useApi<RdpRouteResponse>(`/rdp/${props.id}`, [...RDP_EVENTS, 'master_key_rotated']);
   const r = data?.route;
   useTitle(r?.name ?? t('rdp.title'));
   const peers = usePeers();
@@ -37,7 +38,7 @@ export default function RdpDetail(props: { id: number }) {
     try { await fn(); } catch (e) { toast((e as Error).message, 'bad'); } finally { setBusy(null); }
   };
   const toggle = () => run('toggle', async () => {
-    const res = await api<{ route: RdpRoute }>('PUT', `/rdp/${r.id}/toggle`);
+    const res = await api<RdpToggleResponse>('PUT', `/rdp/${r.id}/toggle`);
     toast(res.route.enabled ? t('rdp.enabledToast', { name: r.name }) : t('rdp.disabledToast', { name: r.name }));
     reload();
   });
@@ -100,14 +101,14 @@ export default function RdpDetail(props: { id: number }) {
 
 function StatusCard(props: { route: RdpRoute }) {
   const r = props.route;
-  const { data, error, reload } = useApi<{ status: RdpStatus }>(`/rdp/${r.id}/status`, RDP_STATUS_EVENTS);
+  const { data, error, reload } = useApi<RdpStatusResponse>(`/rdp/${r.id}/status`, RDP_STATUS_EVENTS);
   const [checking, setChecking] = useState(false);
   const [fresh, setFresh] = useState<RdpStatus | null>(null);
   const s = fresh ?? data?.status ?? null;
   const checkNow = async () => {
     setChecking(true);
     try {
-      const res = await get<{ status: RdpStatus }>(`/rdp/${r.id}/status?refresh=true`);
+      const res = await get<RdpStatusResponse>(`/rdp/${r.id}/status?refresh=true`);
       setFresh(res.status);
       reload();
     } catch (e) {

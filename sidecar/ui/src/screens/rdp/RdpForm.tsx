@@ -17,13 +17,15 @@ import { t } from '../../i18n';
 import { navigate } from '../../router';
 import { isAdmin } from '../../session';
 import { usePeers } from './RdpList';
+import type { CreateRdpBody, MayBeEmpty, RdpRouteResponse, UsersResponse } from '../../protocol';
 import { ACCESS_MODES, type AccessMode, type RdpRoute } from './model';
 
+/** The form's state: what its inputs hold while they are edited (toBody makes the request of it). */
 export interface RdpValues {
   name: string; description: string; enabled: boolean; access_mode: AccessMode;
   target_kind: 'peer' | 'host'; target_peer_id: number | null; target_host: string; target_port: number | null;
   external_host: string; listen_port: number | null; gateway_peer_id: number | null;
-  full_screen: boolean; resolution: string; color_depth: number; audio_mode: 'local' | 'remote' | 'off';
+  full_screen: boolean; resolution: string; color_depth: ColorDepth; audio_mode: RdpRoute['audio_mode'];
   clipboard_enabled: boolean; network_level_auth: boolean; gateway_host: string; gateway_port: number | null;
   wol_enabled: boolean; wol_mac: string;
   all_users: boolean; allowed_user_ids: string[];
@@ -36,7 +38,7 @@ export function toValues(r: RdpRoute | null): RdpValues {
     // A peer target's host is derived (its tunnel IP): not shown as typed text.
     target_host: r && r.target_peer_id == null ? r.target_host ?? '' : '', target_port: r?.target_port ?? 3389,
     external_host: r?.external_host ?? '', listen_port: r?.listen_port ?? null, gateway_peer_id: r?.gateway_peer_id ?? null,
-    full_screen: !r?.resolution, resolution: r?.resolution ?? '1920x1080', color_depth: r?.color_depth ?? 32, audio_mode: r?.audio_mode ?? 'local',
+    full_screen: !r?.resolution, resolution: r?.resolution ?? '1920x1080', color_depth: COLOR_DEPTHS.find((d) => d === r?.color_depth) ?? 32, audio_mode: r?.audio_mode ?? 'local',
     clipboard_enabled: r?.clipboard_enabled ?? true, network_level_auth: r?.network_level_auth ?? true,
     gateway_host: r?.gateway_host ?? '', gateway_port: r?.gateway_port ?? null,
     wol_enabled: r?.wol_enabled ?? false, wol_mac: r?.wol_mac ?? '',
@@ -45,10 +47,15 @@ export function toValues(r: RdpRoute | null): RdpValues {
 }
 
 /** The request body: the fields of the chosen access mode, the other modes' fields cleared. */
-export function toBody(v: RdpValues, existing: RdpRoute | null): Record<string, unknown> {
+type ColorDepth = NonNullable<CreateRdpBody['color_depth']>;
+const COLOR_DEPTHS: readonly ColorDepth[] = [32, 24, 16, 15];
+
+type RdpBody = MayBeEmpty<CreateRdpBody, 'target_port'>;
+
+export function toBody(v: RdpValues, existing: RdpRoute | null): RdpBody {
   const mode = v.access_mode;
   const usesPeer = (mode === 'internal' || mode === 'both') && v.target_kind === 'peer';
-  const b: Record<string, unknown> = {
+  const b: RdpBody = {
     name: v.name.trim(), description: v.description.trim() || null, access_mode: mode,
     target_peer_id: usesPeer ? v.target_peer_id : null,
     target_port: v.target_port,
@@ -81,7 +88,7 @@ function Section(props: { legend: string; hint?: string; children: ComponentChil
 export default function RdpForm(props: { id?: number }) {
   const editing = props.id !== undefined;
   useTitle(editing ? t('rdp.editTitle') : t('rdp.newTitle'));
-  const loaded = useApi<{ route: RdpRoute }>(editing ? `/rdp/${props.id}` : null);
+  const loaded = useApi<RdpRouteResponse>(editing ? `/rdp/${props.id}` : null);
   if (editing && !loaded.data) {
     return (
       <>
@@ -151,14 +158,14 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
   const form = useForm<RdpValues>(toValues(existing));
   const v = form.values;
   // The user list is for admins (GET /users); loaded only when the route is limited to some users.
-  const users = useApi<{ users: { id: number; username: string }[] }>(!v.all_users && isAdmin() ? '/users' : null, ['user_created', 'user_deleted']);
+  const users = useApi<UsersResponse>(!v.all_users && isAdmin() ? '/users' : null, ['user_created', 'user_deleted']);
 
   const save = async (e: Event) => {
     e.preventDefault();
     let saved: RdpRoute | null = null;
     const ok = await form.submit(async (values) => {
       const body = toBody(values, existing);
-      const res = existing ? await api<{ route: RdpRoute }>('PATCH', `/rdp/${existing.id}`, body) : await api<{ route: RdpRoute }>('POST', '/rdp', body);
+      const res = existing ? await api<RdpRouteResponse>('PATCH', `/rdp/${existing.id}`, body) : await api<RdpRouteResponse>('POST', '/rdp', body);
       saved = res.route;
     });
     if (ok && saved) {
@@ -186,7 +193,7 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
         <Section legend={t('rdp.secDisplay')} hint={t('rdp.displayHint')}>
           <CheckField form={form} name="full_screen" label={t('rdp.fullScreen')} />
           {!v.full_screen && <TextField form={form} name="resolution" label={t('rdp.resolution')} hint={t('rdp.resolutionHint')} autoComplete="off" />}
-          <SelectField form={form} name="color_depth" label={t('rdp.colorDepth')} numeric options={[32, 24, 16, 15].map((n) => ({ value: n, label: t('rdp.bits', { n }) }))} />
+          <SelectField form={form} name="color_depth" label={t('rdp.colorDepth')} numeric options={COLOR_DEPTHS.map((n) => ({ value: n, label: t('rdp.bits', { n }) }))} />
           <SelectField form={form} name="audio_mode" label={t('rdp.audioMode')} options={(['local', 'remote', 'off'] as const).map((a) => ({ value: a, label: t(`rdp.audio_${a}`) }))} />
           <CheckField form={form} name="clipboard_enabled" label={t('rdp.clipboard')} />
           <CheckField form={form} name="network_level_auth" label={t('rdp.nla')} />

@@ -8,13 +8,14 @@ import { DataTable, SearchBox, type Column } from '../../components/table';
 import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { t } from '../../i18n';
+import type { RdpBatchResponse, RdpRoutesResponse, RdpToggleResponse, RotationPendingResponse, RoutePeersResponse, WizardPeer } from '../../protocol';
 import { RDP_EVENTS, type RdpRoute } from './model';
 import { CredBadge, EnabledBadge, ReachDot, useStatusMap } from './status';
 
-export interface PeerOption { id: number; name: string; peer_type: 'regular' | 'gateway'; ip: string }
+export type PeerOption = WizardPeer;
 
 export function usePeers() {
-  const { data } = useApi<{ peers: PeerOption[] }>('/routes/peers', ['peer_created', 'peer_updated', 'peer_deleted']);
+  const { data } = useApi<RoutePeersResponse>('/routes/peers', ['peer_created', 'peer_updated', 'peer_deleted']);
   const list = data?.peers ?? [];
   return { list, byId: new Map(list.map((p) => [p.id, p])) };
 }
@@ -31,8 +32,8 @@ export function targetText(r: RdpRoute, peers: Map<number, PeerOption>): string 
 
 export default function RdpList() {
   useTitle(t('rdp.title'));
-  const { data, error, reload } = useApi<{ routes: RdpRoute[] }>('/rdp', RDP_EVENTS);
-  const pending = useApi<{ routes: RdpRoute[] }>('/rdp/rotation/pending', [...RDP_EVENTS, 'master_key_rotated']);
+  const { data, error, reload } = useApi<RdpRoutesResponse>('/rdp', RDP_EVENTS);
+  const pending = useApi<RotationPendingResponse>('/rdp/rotation/pending', [...RDP_EVENTS, 'master_key_rotated']);
   const status = useStatusMap();
   const peers = usePeers();
   const [selected, setSelected] = useState<Set<string | number>>(new Set());
@@ -45,7 +46,7 @@ export default function RdpList() {
   const toggle = async (r: RdpRoute) => {
     setBusy(`toggle-${r.id}`);
     try {
-      const res = await api<{ route: RdpRoute }>('PUT', `/rdp/${r.id}/toggle`);
+      const res = await api<RdpToggleResponse>('PUT', `/rdp/${r.id}/toggle`);
       toast(res.route.enabled ? t('rdp.enabledToast', { name: r.name }) : t('rdp.disabledToast', { name: r.name }));
       reload();
     } catch (e) {
@@ -72,7 +73,7 @@ export default function RdpList() {
     if (action === 'delete' && !(await confirmAction(t('rdp.batchDeleteConfirm', { n: ids.length }), { confirmLabel: t('common.delete') }))) return;
     setBusy(`batch-${action}`);
     try {
-      const res = await api<{ succeeded: number; failed: number }>('POST', '/rdp/batch', { action, ids });
+      const res = await api<RdpBatchResponse>('POST', '/rdp/batch', { action, ids });
       toast(t('rdp.batchDone', { ok: res.succeeded, failed: res.failed }), res.failed ? 'bad' : 'ok');
       setSelected(new Set());
       reload();

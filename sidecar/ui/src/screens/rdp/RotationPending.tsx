@@ -9,11 +9,12 @@ import { DataTable, type Column } from '../../components/table';
 import { Badge, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { fmtDate, t } from '../../i18n';
+import type { RotationPendingResponse } from '../../protocol';
 import { RDP_EVENTS, type RdpRoute } from './model';
 
 export default function RotationPending() {
   useTitle(t('rdp.rotationTitle'));
-  const { data, error, reload } = useApi<{ routes: RdpRoute[]; current_kid: string }>('/rdp/rotation/pending', [...RDP_EVENTS, 'master_key_rotated']);
+  const { data, error, reload } = useApi<RotationPendingResponse>('/rdp/rotation/pending', [...RDP_EVENTS, 'master_key_rotated']);
   const [busy, setBusy] = useState<number | null>(null);
   const currentKid = data?.current_kid ?? null;
   const reentered = (r: RdpRoute) => r.has_credentials && currentKid !== null && r.credentials_kid === currentKid;

@@ -10,9 +10,8 @@ import { confirmAction, toast } from '../../components/dialog';
 import { FormErrors, SubmitButton, TextField, useForm } from '../../components/form';
 import { Badge, Card } from '../../components/ui';
 import { fmtDate, t } from '../../i18n';
+import type { PubkeyResponse } from '../../protocol';
 import type { RdpRoute } from './model';
-
-export interface PubKey { kid: string; public_key: string }
 
 const EMPTY = { username: '', password: '', domain: '' };
 
@@ -32,7 +31,7 @@ export function CredentialsCard(props: { route: RdpRoute; onChange: () => void }
       if (!v.username.trim()) fields.username = t('rdp.credsUserRequired');
       if (!v.password) fields.password = t('rdp.credsPasswordRequired');
       if (Object.keys(fields).length) throw new ApiError(400, t('rdp.credsIncomplete'), fields);
-      const key = await get<PubKey>('/rdp/pubkey');
+      const key = await get<PubkeyResponse>('/rdp/pubkey');
       // Loaded with the form only when it is used: the envelope code (and its validation) stays out of the other screens.
       const { encryptCredentials } = await import('@gatehouse/common/rdp-credentials.js');
       const envelope = await encryptCredentials(key.public_key, { username: v.username.trim(), password: v.password, domain: v.domain.trim() });

@@ -7,15 +7,8 @@ import { confirmAction, toast } from '../../components/dialog';
 import { Badge, Card, ErrorBanner, Spinner } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { fmtDate, t } from '../../i18n';
+import type { DisconnectAllResponse, HistoryResponse } from '../../protocol';
 import { RDP_SESSION_EVENTS, type RdpRoute } from './model';
-
-/** rdpops' history entry (sidecar/src/rdp/ops-endpoints.ts historyEntry); times in epoch ms. */
-export interface RdpSession {
-  id: number; rdp_route_id: number; status: 'active' | 'ended'; started_at: number; last_heartbeat_at: number; ended_at: number | null;
-  end_reason: 'client' | 'lost' | 'disconnected' | 'route_disabled' | 'route_deleted' | null; duration_s: number; disconnect_requested_at: number | null;
-  client_name: string | null; token_id: number | null; machine_id: number | null; peer_id: number | null; peer_name: string | null;
-  user_id: number | null; username: string | null;
-}
 
 export function fmtDuration(s: number | null | undefined): string {
   if (s === null || s === undefined || !Number.isFinite(s)) return '–';
@@ -27,7 +20,7 @@ export function fmtDuration(s: number | null | undefined): string {
 
 export function HistoryCard(props: { route: RdpRoute }) {
   const r = props.route;
-  const { data, error, reload } = useApi<{ sessions: RdpSession[] }>(`/rdp/${r.id}/history?limit=100`, RDP_SESSION_EVENTS);
+  const { data, error, reload } = useApi<HistoryResponse>(`/rdp/${r.id}/history?limit=100`, RDP_SESSION_EVENTS);
   const [busy, setBusy] = useState(false);
   const sessions = data?.sessions ?? [];
   const active = sessions.filter((x) => x.status === 'active');
@@ -36,7 +29,7 @@ export function HistoryCard(props: { route: RdpRoute }) {
     if (!(await confirmAction(t('rdp.disconnectConfirm', { n: active.length, name: r.name }), { confirmLabel: t('rdp.disconnectAll') }))) return;
     setBusy(true);
     try {
-      const res = await api<{ count: number }>('POST', `/rdp/${r.id}/sessions/disconnect-all`);
+      const res = await api<DisconnectAllResponse>('POST', `/rdp/${r.id}/sessions/disconnect-all`);
       toast(t('rdp.disconnectDone', { n: res.count }));
       reload();
     } catch (e) {

@@ -7,6 +7,7 @@ import { FormErrors, SubmitButton, TextField, useForm } from '../../components/f
 import { Badge, Card, ErrorBanner, Spinner } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { fmtDate, t } from '../../i18n';
+import type { MaintenanceResponse } from '../../protocol';
 import { activeWindow, type MaintenanceWindow, type RdpRoute } from './model';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -23,7 +24,7 @@ export function fromLocalInput(v: string): string {
 }
 
 export function MaintenanceCard(props: { route: RdpRoute; onChange: () => void }) {
-  const { data, error, reload } = useApi<{ windows: MaintenanceWindow[] }>(`/rdp/${props.route.id}/maintenance`);
+  const { data, error, reload } = useApi<MaintenanceResponse>(`/rdp/${props.route.id}/maintenance`);
   return (
     <Card title={t('rdp.maintTitle')} class="rdp-maint">
       <p class="hint">{t('rdp.maintHint')}</p>

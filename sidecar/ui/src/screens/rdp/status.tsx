@@ -4,11 +4,12 @@ import { useEffect } from 'preact/hooks';
 import { Badge, StatusDot } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { t } from '../../i18n';
+import type { RdpStatusAllResponse } from '../../protocol';
 import { RDP_EVENTS, RDP_STATUS_EVENTS, type RdpRoute, type RdpStatus } from './model';
 
 /** Every route's last status, by route id; polled every 30 s besides the live events. */
 export function useStatusMap(): Map<number, RdpStatus> {
-  const { data, reload } = useApi<{ routes: RdpStatus[] }>('/rdp/status', [...RDP_STATUS_EVENTS, ...RDP_EVENTS]);
+  const { data, reload } = useApi<RdpStatusAllResponse>('/rdp/status', [...RDP_STATUS_EVENTS, ...RDP_EVENTS]);
   useEffect(() => {
     const timer = setInterval(reload, 30_000);
     return () => clearInterval(timer);

@@ -7,23 +7,8 @@ import { api, get } from '../../api';
 import { toast } from '../../components/dialog';
 import { Card, StatusDot } from '../../components/ui';
 import { t } from '../../i18n';
+import type { WakeCycle, WolResponse } from '../../protocol';
 import type { RdpRoute } from './model';
-
-/** rdpops' WakeCycle (sidecar/src/rdp/wol.ts); times in epoch ms of the server's clock. */
-export interface WakeCycle {
-  rdp_route_id: number;
-  state: 'idle' | 'pending' | 'awake' | 'timeout';
-  via: 'gateway' | 'direct';
-  mac: string;
-  sent_to: string[];
-  sent_at: number;
-  timeout_ms: number;
-  deadline: number;
-  awake_at: number | null;
-  last_check_at: number | null;
-  latency_ms: number | null;
-  last_error: string | null;
-}
 
 const POLL_MS = 1500;
 
@@ -44,7 +29,7 @@ export function WolCard(props: { route: RdpRoute }) {
 
   const poll = async (announce: boolean) => {
     try {
-      const { wol } = await get<{ wol: WakeCycle }>(`/rdp/${r.id}/wol/status`);
+      const { wol } = await get<WolResponse>(`/rdp/${r.id}/wol/status`);
       if (!alive.current) return;
       setCycle(wol);
       if (wol.state === 'pending') timer.current = setTimeout(() => poll(true), POLL_MS);
@@ -61,7 +46,7 @@ export function WolCard(props: { route: RdpRoute }) {
     setSending(true);
     clearTimeout(timer.current);
     try {
-      const { wol } = await api<{ wol: WakeCycle }>('POST', `/rdp/${r.id}/wol`, { timeout_ms: Math.round(seconds * 1000) });
+      const { wol } = await api<WolResponse>('POST', `/rdp/${r.id}/wol`, { timeout_ms: Math.round(seconds * 1000) });
       setCycle(wol);
       timer.current = setTimeout(() => poll(true), POLL_MS);
     } catch (e) {

@@ -13,15 +13,7 @@ import { langNames } from '../../components/layout';
 import type { ScreenProps } from '../define';
 import './routeauth.css';
 
-interface RouteUser { user_id: number; username: string; email: string | null; totp_active: boolean; totp_setup_pending: boolean }
-interface RouteAuth {
-  route_id: number; method: 'email_password' | 'email_code' | 'totp'; two_factor_enabled: boolean; two_factor_method: 'email_code' | 'totp' | null;
-  email: string; password_set: boolean; totp_active: boolean; totp_setup_pending: boolean; session_max_age: number;
-  title: string | null; description: string | null; primary_color: string | null; bg_color: string | null;
-  logo: string | null; bg_image: string | null; updated_at: string; users: RouteUser[];
-}
-interface Route { id: number; domain: string; route_type: string; basic_auth_user?: string | null; user_ids?: number[] }
-interface User { id: number; username: string; email: string | null }
+import type { Route, RouteAuthBody, RouteAuthOrNullResponse, RouteAuthView as RouteAuth, RouteResponse, TotpSetupResponse, UsersResponse } from '../../protocol';
 
 const DURATIONS: [string, number][] = [['d1h', 3_600_000], ['d12h', 43_200_000], ['d24h', 86_400_000], ['d7d', 604_800_000], ['d30d', 2_592_000_000]];
 const COLOR = /^#[0-9a-fA-F]{6}$/;
@@ -37,7 +29,7 @@ function totpState(active: boolean, pending: boolean) {
 
 /** TOTP set-up of the configured account (userId undefined) or of one route user: QR code, secret, confirmation code. */
 function TotpSetup(props: { routeId: number; userId?: number; who: string; active: boolean; onDone: () => void }) {
-  const [setup, setSetup] = useState<{ secret: string; otpauth_url: string; qr_code: string } | null>(null);
+  const [setup, setSetup] = useState<TotpSetupResponse | null>(null);
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<string | null>(null);
   const form = useForm({ token: '' });
@@ -46,7 +38,7 @@ function TotpSetup(props: { routeId: number; userId?: number; who: string; activ
     setBusy(true);
     setErr(null);
     try {
-      setSetup(await api('POST', `/routes/${props.routeId}/auth/totp-setup`, body));
+      setSetup(await api<TotpSetupResponse>('POST', `/routes/${props.routeId}/auth/totp-setup`, body));
       form.setAll({ token: '' });
     } catch (e) {
       setErr((e as Error).message);
@@ -162,7 +154,7 @@ function ImageField(props: { routeId: number; kind: 'logo' | 'bg-image'; label: 
 }
 
 function UsersCard(props: { route: Route; auth: RouteAuth | null; onDone: () => void }) {
-  const users = useApi<{ users: User[] }>('/users', ['user_created', 'user_deleted', 'user_updated']);
+  const users = useApi<UsersResponse>('/users', ['user_created', 'user_deleted', 'user_updated']);
   const [sel, setSel] = useState<Set<number>>(new Set(props.route.user_ids ?? []));
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<string | null>(null);
@@ -265,7 +257,7 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
     e.preventDefault();
     const ok = await form.submit(async (x) => {
       const twoFactor = x.method === 'email_password' && !!x.two_factor_enabled;
-      await api('POST', `/routes/${route.id}/auth`, {
+      const body: RouteAuthBody = {
         method: x.method,
         two_factor_enabled: twoFactor,
         two_factor_method: twoFactor ? x.two_factor_method : null,
@@ -276,7 +268,8 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
         description: x.description?.trim() || null,
         primary_color: x.primary_color?.trim() || null,
         bg_color: x.bg_color?.trim() || null,
-      });
+      };
+      await api('POST', `/routes/${route.id}/auth`, body);
     });
     if (ok) {
       form.set('password', '');
@@ -369,8 +362,8 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
 export default function RouteAuthScreen({ params }: ScreenProps) {
   useLang();
   const id = Number(params.id);
-  const route = useApi<{ route: Route }>(`/routes/${id}`, ['route_updated', 'route_deleted']);
-  const auth = useApi<{ route_auth: RouteAuth | null }>(`/routes/${id}/auth`, AUTH_EVENTS);
+  const route = useApi<RouteResponse>(`/routes/${id}`, ['route_updated', 'route_deleted']);
+  const auth = useApi<RouteAuthOrNullResponse>(`/routes/${id}/auth`, AUTH_EVENTS);
   const r = route.data?.route;
   useTitle(r ? t('routeauth.titleFor', { domain: r.domain }) : t('routeauth.title'));
   const reload = () => { auth.reload(); route.reload(); };

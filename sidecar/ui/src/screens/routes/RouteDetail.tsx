@@ -12,18 +12,14 @@ import { navigate } from '../../router';
 import { BreakerPanel } from './breaker';
 import { DnsResult } from './RouteForm';
 import { targetText, typeText, usePeers } from './RouteList';
-import { monitorable, ROUTE_EVENTS, type Check, type Route } from './model';
+import type { RouteCheckResponse, RouteChecksResponse, RouteResponse, RouteToggleResponse, TraceResponse } from '../../protocol';
+import { monitorable, ROUTE_EVENTS, type Route } from './model';
 import { EnabledBadge, MonitorStatus } from './status';
-
-interface Trace {
-  route_id: number; debug_enabled: boolean; limit: number;
-  requests: { time: string; method: string; uri: string; status: number; duration_ms: number; upstream: string | null; client_ip: string; auth_user: string | null; request_headers?: Record<string, string[]>; response_headers?: Record<string, string[]> }[];
-}
 
 const onOff = (b: boolean) => (b ? t('routes.on') : t('routes.off'));
 
 export default function RouteDetail(props: { id: number }) {
-  const { data, error, reload } = useApi<{ route: Route }>(`/routes/${props.id}`, ROUTE_EVENTS);
+  const { data, error, reload } = useApi<RouteResponse>(`/routes/${props.id}`, ROUTE_EVENTS);
   const r = data?.route;
   useTitle(r?.domain ?? t('routes.title'));
   const peers = usePeers();
@@ -43,7 +39,7 @@ export default function RouteDetail(props: { id: number }) {
     try { await fn(); } catch (e) { toast((e as Error).message, 'bad'); } finally { setBusy(null); }
   };
   const toggle = () => run('toggle', async () => {
-    const res = await api<{ enabled: boolean }>('PUT', `/routes/${r.id}/toggle`);
+    const res = await api<RouteToggleResponse>('PUT', `/routes/${r.id}/toggle`);
     toast(res.enabled ? t('routes.enabledToast', { domain: r.domain }) : t('routes.disabledToast', { domain: r.domain }));
     reload();
   });
@@ -76,7 +72,7 @@ export default function RouteDetail(props: { id: number }) {
       [t('routes.secBot'), r.bot_blocker_enabled, r.bot_blocker_enabled ? r.bot_blocker_mode ?? undefined : undefined],
       [t('routes.secRetry'), r.retry_enabled, r.retry_enabled ? `${r.retry_count} × (${r.retry_status_codes})` : undefined],
       [t('routes.secBreaker'), r.circuit_breaker_enabled, r.circuit_breaker_enabled ? t('routes.breakerSummary', { n: r.circuit_breaker_threshold ?? 0, s: r.circuit_breaker_timeout ?? 0 }) : undefined],
-      [t('routes.secMirror'), r.mirror_enabled, r.mirror_enabled ? r.mirror_targets.map((m) => m.url ?? `peer ${m.peer_id}:${m.port}`).join(', ') : undefined],
+      [t('routes.secMirror'), r.mirror_enabled, r.mirror_enabled ? r.mirror_targets.map((m) => ('url' in m ? m.url : `peer ${m.peer_id}:${m.port}`)).join(', ') : undefined],
       [t('routes.debugOn'), r.debug_enabled],
     ] as [string, boolean, string?][] : []),
     [t('routes.monitoringOn'), r.monitoring_enabled],
@@ -128,13 +124,13 @@ export default function RouteDetail(props: { id: number }) {
 
 function Uptime(props: { route: Route }) {
   const r = props.route;
-  const { data, error, reload } = useApi<{ checks: Check[] }>(`/routes/${r.id}/checks?limit=50`, ['route_up', 'route_down']);
+  const { data, error, reload } = useApi<RouteChecksResponse>(`/routes/${r.id}/checks?limit=50`, ['route_up', 'route_down']);
   const [busy, setBusy] = useState(false);
   const can = monitorable(r);
   const checkNow = async () => {
     setBusy(true);
     try {
-      const res = await api<{ check: Check }>('POST', `/routes/${r.id}/check`);
+      const res = await api<RouteCheckResponse>('POST', `/routes/${r.id}/check`);
       toast(res.check.up ? t('routes.checkUp') : t('routes.checkDown'), res.check.up ? 'ok' : 'bad');
       reload();
     } catch (e) {
@@ -181,7 +177,7 @@ function Uptime(props: { route: Route }) {
 
 function TraceView(props: { route: Route }) {
   const r = props.route;
-  const { data, error, reload, loading } = useApi<Trace>(`/routes/${r.id}/trace`);
+  const { data, error, reload, loading } = useApi<TraceResponse>(`/routes/${r.id}/trace`);
   const [open, setOpen] = useState<number | null>(null);
   return (
     <Card title={t('routes.traceTitle')} class="route-trace"

@@ -14,9 +14,10 @@ import { t } from '../../i18n';
 import { navigate } from '../../router';
 import { BreakerPanel } from './breaker';
 import { usePeers } from './RouteList';
+import type { CreateRouteBody, RouteResponse } from '../../protocol';
 import type { MirrorTarget, Route, WizardPeer } from './model';
 
-/** The form's values: the route's API fields, list fields as editable text (one entry per line). */
+/** The form's state (UI only): the route's API fields, list fields as editable text (one entry per line); toBody makes the request of it. */
 export interface RouteValues {
   domain: string; description: string; route_type: 'http' | 'l4'; target_kind: 'peer' | 'gateway'; enabled: boolean;
   peer_id: number | null; target_port: number | null;
@@ -32,14 +33,14 @@ export interface RouteValues {
   mirror_enabled: boolean; mirror_targets: string;
   bot_blocker_enabled: boolean; bot_blocker_mode: 'block' | 'log' | 'tarpit';
   bot_blocker_config: {
-    categories: string[]; custom_user_agents: string; allow_user_agents: string; custom_paths: string; allow_paths: string;
+    categories: NonNullable<NonNullable<CreateRouteBody['bot_blocker_config']>['categories']>; custom_user_agents: string; allow_user_agents: string; custom_paths: string; allow_paths: string;
     block_empty_user_agent: boolean; block_exploit_paths: boolean; block_wordpress_paths: boolean; tarpit_delay: string;
   };
   monitoring_enabled: boolean; debug_enabled: boolean;
 }
 
 const lines = (s: string) => s.split('\n').map((x) => x.trim()).filter(Boolean);
-const mirrorText = (m: MirrorTarget) => (m.url ? m.url : `peer:${m.peer_id}:${m.port}`);
+const mirrorText = (m: MirrorTarget) => ('url' in m ? m.url : `peer:${m.peer_id}:${m.port}`);
 
 export function toValues(r: Route | null): RouteValues {
   const bc = r?.bot_blocker_config ?? {};
@@ -71,10 +72,10 @@ export function toValues(r: Route | null): RouteValues {
  * The request body: every field that applies to the chosen type and target, and the fields of the
  * other type/target cleared (so a switched route does not keep settings the server refuses).
  */
-export function toBody(v: RouteValues, existing: Route | null): Record<string, unknown> {
+export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody {
   const http = v.route_type === 'http';
   const peer = v.target_kind === 'peer';
-  const b: Record<string, unknown> = {
+  const b: CreateRouteBody = {
     domain: v.domain, description: v.description.trim() || null, route_type: v.route_type, target_kind: v.target_kind,
     peer_id: peer ? v.peer_id : null, target_port: peer ? v.target_port : null,
     target_peer_id: peer ? null : v.target_peer_id, target_lan_host: peer ? null : v.target_lan_host.trim() || null, target_lan_port: peer ? null : v.target_lan_port,
@@ -102,7 +103,7 @@ export function toBody(v: RouteValues, existing: Route | null): Record<string, u
     });
     const c = v.bot_blocker_config;
     if (v.bot_blocker_enabled || existing?.bot_blocker_config) {
-      const cfg: Record<string, unknown> = {};
+      const cfg: NonNullable<CreateRouteBody['bot_blocker_config']> = {};
       if (c.categories.length) cfg.categories = c.categories;
       for (const k of ['custom_user_agents', 'allow_user_agents', 'custom_paths', 'allow_paths'] as const) if (lines(c[k]).length) cfg[k] = lines(c[k]);
       for (const k of ['block_empty_user_agent', 'block_exploit_paths', 'block_wordpress_paths'] as const) if (c[k]) cfg[k] = true;
@@ -180,7 +181,7 @@ function PeerMulti(props: { form: Form<RouteValues>; name: 'acl_peer_ids'; label
 export default function RouteForm(props: { id?: number }) {
   const editing = props.id !== undefined;
   useTitle(editing ? t('routes.editTitle') : t('routes.newTitle'));
-  const loaded = useApi<{ route: Route }>(editing ? `/routes/${props.id}` : null);
+  const loaded = useApi<RouteResponse>(editing ? `/routes/${props.id}` : null);
   if (editing && !loaded.data) {
     return (
       <>
@@ -210,7 +211,7 @@ function RouteFormBody(props: { route: Route | null }) {
     let saved: Route | null = null;
     const ok = await form.submit(async (values) => {
       const body = toBody(values, existing);
-      const res = existing ? await api<{ route: Route }>('PUT', `/routes/${existing.id}`, body) : await api<{ route: Route }>('POST', '/routes', body);
+      const res = existing ? await api<RouteResponse>('PUT', `/routes/${existing.id}`, body) : await api<RouteResponse>('POST', '/routes', body);
       saved = res.route;
     });
     if (ok && saved) {

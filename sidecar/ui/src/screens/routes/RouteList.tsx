@@ -8,10 +8,9 @@ import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../compon
 import { useApi, useTitle } from '../../hooks';
 import { t } from '../../i18n';
 import { setQuery, useLocation } from '../../router';
+import type { RoutePeersResponse, RoutesBatchResponse, RoutesResponse, RouteToggleResponse } from '../../protocol';
 import { ROUTE_EVENTS, type Route, type WizardPeer } from './model';
 import { BreakerBadge, EnabledBadge, MonitorStatus } from './status';
-
-interface ListData { routes: Route[]; total: number; total_all: number; limit: number; offset: number }
 
 export function targetText(r: Route, peers: Map<number, WizardPeer>): string {
   if (r.target_kind === 'gateway') {
@@ -28,7 +27,7 @@ export function typeText(r: Route): string {
 }
 
 export function usePeers() {
-  const { data } = useApi<{ peers: WizardPeer[] }>('/routes/peers', ['peer_created', 'peer_updated', 'peer_deleted']);
+  const { data } = useApi<RoutePeersResponse>('/routes/peers', ['peer_created', 'peer_updated', 'peer_deleted']);
   const list = data?.peers ?? [];
   return { list, byId: new Map(list.map((p) => [p.id, p])) };
 }
@@ -36,7 +35,7 @@ export function usePeers() {
 export default function RouteList() {
   useTitle(t('routes.title'));
   const { query } = useLocation();
-  const list = useList<ListData>('/routes', ['q', 'type', 'peer_id', 'enabled'], ROUTE_EVENTS);
+  const list = useList<RoutesResponse>('/routes', ['q', 'type', 'peer_id', 'enabled'], ROUTE_EVENTS);
   const peers = usePeers();
   const [selected, setSelected] = useState<Set<string | number>>(new Set());
   const [busy, setBusy] = useState<string | null>(null);
@@ -53,7 +52,7 @@ export default function RouteList() {
   const toggle = async (r: Route) => {
     setBusy(`toggle-${r.id}`);
     try {
-      const res = await api<{ enabled: boolean }>('PUT', `/routes/${r.id}/toggle`);
+      const res = await api<RouteToggleResponse>('PUT', `/routes/${r.id}/toggle`);
       toast(res.enabled ? t('routes.enabledToast', { domain: r.domain }) : t('routes.disabledToast', { domain: r.domain }));
       list.reload();
     } catch (e) {
@@ -79,7 +78,7 @@ export default function RouteList() {
     if (action === 'delete' && !(await confirmAction(t('routes.batchDeleteConfirm', { n: ids.length }), { confirmLabel: t('common.delete') }))) return;
     setBusy(`batch-${action}`);
     try {
-      const res = await api<{ succeeded: number; failed: number }>('POST', '/routes/batch', { action, ids });
+      const res = await api<RoutesBatchResponse>('POST', '/routes/batch', { action, ids });
       toast(t('routes.batchDone', { ok: res.succeeded, failed: res.failed }), res.failed ? 'bad' : 'ok');
       setSelected(new Set());
       list.reload();

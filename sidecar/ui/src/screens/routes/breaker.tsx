@@ -6,10 +6,11 @@ import { toast } from '../../components/dialog';
 import { Badge } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { fmtDate, t } from '../../i18n';
-import { breakerState, type Route } from './model';
+import type { RouteResponse } from '../../protocol';
+import { breakerState } from './model';
 
 export function BreakerPanel(props: { routeId: number; onReset?: () => void }) {
-  const { data, reload } = useApi<{ route: Route }>(`/routes/${props.routeId}`, ['circuit_open', 'circuit_closed', 'route_updated']);
+  const { data, reload } = useApi<RouteResponse>(`/routes/${props.routeId}`, ['circuit_open', 'circuit_closed', 'route_updated']);
   const [busy, setBusy] = useState(false);
   const r = data?.route;
   if (!r) return null;

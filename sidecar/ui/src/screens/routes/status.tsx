@@ -2,13 +2,14 @@
 import { Badge, StatusDot } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { t } from '../../i18n';
-import { breakerState, monitorable, type Check, type Route } from './model';
+import type { RouteChecksResponse } from '../../protocol';
+import { breakerState, monitorable, type Route } from './model';
 
 /** The newest uptime check of a monitored route (reloaded on route_up/route_down). */
 export function MonitorStatus(props: { route: Route }) {
   const r = props.route;
   const on = r.monitoring_enabled && monitorable(r);
-  const { data } = useApi<{ checks: Check[] }>(on ? `/routes/${r.id}/checks?limit=1` : null, ['route_up', 'route_down']);
+  const { data } = useApi<RouteChecksResponse>(on ? `/routes/${r.id}/checks?limit=1` : null, ['route_up', 'route_down']);
   if (!on) return null;
   const last = data?.checks?.[0];
   if (!last) return <StatusDot state="unknown" label={t('routes.monPending')} />;

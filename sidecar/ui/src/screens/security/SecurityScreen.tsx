@@ -10,18 +10,19 @@ import { useApi, useTitle } from '../../hooks';
 import { fmtDate, t, useLang } from '../../i18n';
 import '../../components/admin.css';
 
-interface Locked { identifier: string; locked_until: string }
+import type { Locked, LockedResponse, LockoutResponse } from '../../protocol';
+
 type Kind = 'admin' | 'route_auth';
 
 export default function SecurityScreen() {
   useLang();
   useTitle(t('security.title'));
-  const settings = useApi<{ lockout: { max_attempts: number; duration: number } }>('/settings/security');
+  const settings = useApi<LockoutResponse>('/settings/security');
   const form = useForm<{ lockout: { max_attempts: number | null; duration: number | null } }>({ lockout: { max_attempts: null, duration: null } });
   useEffect(() => { if (settings.data) form.setAll({ lockout: { ...settings.data.lockout } }); }, [settings.data]);
   const reloadOn = ['activity_recorded', 'user_updated'];
-  const admin = useApi<{ locked: Locked[] }>('/users/locked?record_type=admin', reloadOn);
-  const route = useApi<{ locked: Locked[] }>('/users/locked?record_type=route_auth', reloadOn);
+  const admin = useApi<LockedResponse>('/users/locked?record_type=admin', reloadOn);
+  const route = useApi<LockedResponse>('/users/locked?record_type=route_auth', reloadOn);
   const rows = [
     ...(admin.data?.locked ?? []).map((l) => ({ ...l, kind: 'admin' as Kind })),
     ...(route.data?.locked ?? []).map((l) => ({ ...l, kind: 'route_auth' as Kind })),

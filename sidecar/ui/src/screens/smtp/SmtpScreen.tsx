@@ -9,12 +9,12 @@ import { useApi, useTitle } from '../../hooks';
 import { t, useLang } from '../../i18n';
 import '../../components/admin.css';
 
-interface Smtp { configured: boolean; host: string | null; port: number | null; secure: boolean; user: string | null; password_set: boolean; from: string | null }
+import type { MayBeEmpty, SmtpBody, SmtpResponse } from '../../protocol';
 
 export default function SmtpScreen() {
   useLang();
   useTitle(t('smtp.title'));
-  const { data, error, reload } = useApi<{ smtp: Smtp }>('/smtp');
+  const { data, error, reload } = useApi<SmtpResponse>('/smtp');
   const form = useForm({ host: '', port: 587 as number | null, secure: false, user: '', password: '', remove_password: false, from: '' });
   const test = useForm({ to: '' });
   useEffect(() => {
@@ -35,7 +35,7 @@ export default function SmtpScreen() {
               onSubmit={async (e) => {
                 e.preventDefault();
                 const ok = await form.submit(async (v) => {
-                  const body: Record<string, unknown> = { host: v.host, port: v.port, secure: v.secure, user: v.user, from: v.from };
+                  const body: MayBeEmpty<SmtpBody, 'port'> = { host: v.host, port: v.port, secure: v.secure, user: v.user, from: v.from };
                   if (v.remove_password) body.password = null;
                   else if (v.password) body.password = v.password;
                   await api('PUT', '/smtp', body);

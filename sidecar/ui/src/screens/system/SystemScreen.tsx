@@ -11,8 +11,7 @@ import { appInfo } from '../../session';
 import { useStore } from '../../store';
 import '../../components/admin.css';
 
-interface Wg { managed: boolean; running: boolean; interface: string; mode: string | null; listen_port: number; public_key: string; address: string; subnet: string; endpoint: string; peer_count: number; online: number; last_poll_at: string | null; last_sync_at: string | null }
-interface Caddy { managed: boolean; running: boolean; pid: number | null; uptime_s: number | null; admin_api: string; restarts?: number; mode: 'caddy' | 'render-only'; config_hash: string | null; last_load_at: string | null; last_error: string | null }
+import type { CaddyReloadResponse, CaddyStatusResponse, WgRestartResponse, WgStatusResponse } from '../../protocol';
 
 function Action(props: { label: string; busyLabel: string; run: () => Promise<string>; disabled?: boolean; confirm?: string }) {
   const [busy, setBusy] = useState(false);
@@ -53,8 +52,8 @@ export default function SystemScreen() {
   useLang();
   useTitle(t('system.title'));
   const info = useStore(appInfo);
-  const wg = useApi<Wg>('/wg/status', ['wireguard_state']);
-  const caddy = useApi<Caddy>('/caddy/status', ['caddy_state', 'config_changed']);
+  const wg = useApi<WgStatusResponse>('/wg/status', ['wireguard_state']);
+  const caddy = useApi<CaddyStatusResponse>('/caddy/status', ['caddy_state', 'config_changed']);
   const w = wg.data;
   const c = caddy.data;
   return (
@@ -90,7 +89,7 @@ export default function SystemScreen() {
               disabled={!w.managed}
               confirm={t('system.restartConfirm')}
               run={async () => {
-                const r = await api<{ restarted: { peers: number; ms: number } }>('POST', '/wg/restart');
+                const r = await api<WgRestartResponse>('POST', '/wg/restart');
                 wg.reload();
                 return t('system.restarted', { peers: r.restarted.peers, ms: r.restarted.ms });
               }}
@@ -122,9 +121,9 @@ export default function SystemScreen() {
               label={t('system.reload')}
               busyLabel={t('system.reloading')}
               run={async () => {
-                const r = await api<{ loaded: boolean; config_hash: string }>('POST', '/caddy/reload');
+                const r = await api<CaddyReloadResponse>('POST', '/caddy/reload');
                 caddy.reload();
-                return t(r.loaded ? 'system.reloaded' : 'system.reloadedNoLoad', { hash: r.config_hash.slice(0, 12) });
+                return t(r.loaded ? 'system.reloaded' : 'system.reloadedNoLoad', { hash: (r.config_hash ?? '').slice(0, 12) });
               }}
             />
           </>

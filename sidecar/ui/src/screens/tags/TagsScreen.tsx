@@ -9,9 +9,9 @@ import { DataTable, type Column } from '../../components/table';
 import { Badge, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { t, useLang } from '../../i18n';
+import type { Tag, TagCreatedResponse, TagDeletedResponse, TagRenamedResponse, TagsResponse } from '../../protocol';
 import '../peers/peers.css';
 
-interface Tag { id: number | null; name: string; peer_count: number; registered: boolean }
 const EVENTS = ['tag_created', 'tag_renamed', 'tag_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
 
 function TagForm(props: { onDone: (tag: Tag, created: boolean) => void; onCancel: () => void }) {
@@ -20,8 +20,8 @@ function TagForm(props: { onDone: (tag: Tag, created: boolean) => void; onCancel
   return (
     <form noValidate onSubmit={(e) => {
       e.preventDefault();
-      let r: { tag: Tag; created: boolean } | undefined;
-      void form.submit(async (v) => { r = await api<{ tag: Tag; created: boolean }>('POST', '/tags', { name: v.name }); })
+      let r: TagCreatedResponse | undefined;
+      void form.submit(async (v) => { r = await api<TagCreatedResponse>('POST', '/tags', { name: v.name }); })
         .then((ok) => { if (ok && r) props.onDone(r.tag, r.created); });
     }}>
       <FormErrors form={form} />
@@ -34,14 +34,14 @@ function TagForm(props: { onDone: (tag: Tag, created: boolean) => void; onCancel
   );
 }
 
-function RenameForm(props: { tag: Tag; onDone: (r: { from: string; to: string; peers_updated: number }) => void; onCancel: () => void }) {
+function RenameForm(props: { tag: Tag; onDone: (r: TagRenamedResponse['renamed']) => void; onCancel: () => void }) {
   useLang();
   const form = useForm({ name: props.tag.name });
   return (
     <form noValidate onSubmit={(e) => {
       e.preventDefault();
-      let r: { renamed: { from: string; to: string; peers_updated: number } } | undefined;
-      void form.submit(async (v) => { r = await api('PUT', `/tags/${encodeURIComponent(props.tag.name)}`, { name: v.name }); })
+      let r: TagRenamedResponse | undefined;
+      void form.submit(async (v) => { r = await api<TagRenamedResponse>('PUT', `/tags/${encodeURIComponent(props.tag.name)}`, { name: v.name }); })
         .then((ok) => { if (ok && r) props.onDone(r.renamed); });
     }}>
       <FormErrors form={form} />
@@ -57,14 +57,14 @@ function RenameForm(props: { tag: Tag; onDone: (r: { from: string; to: string; p
 export default function TagsScreen() {
   useLang();
   useTitle(t('tags.title'));
-  const { data, error, reload } = useApi<{ tags: Tag[] }>('/tags', EVENTS);
+  const { data, error, reload } = useApi<TagsResponse>('/tags', EVENTS);
   const [open, setOpen] = useState(false);
   const [renaming, setRenaming] = useState<Tag | null>(null);
   const remove = async (tag: Tag) => {
     const msg = tag.peer_count ? t('tags.confirmDelete', { name: tag.name, n: tag.peer_count }) : t('tags.confirmDeleteUnused', { name: tag.name });
     if (!(await confirmAction(msg, { confirmLabel: t('common.delete') }))) return;
     try {
-      const r = await api<{ deleted: { peers_updated: number } }>('DELETE', `/tags/${encodeURIComponent(tag.name)}`);
+      const r = await api<TagDeletedResponse>('DELETE', `/tags/${encodeURIComponent(tag.name)}`);
       toast(t('tags.deletedToast', { name: tag.name, n: r.deleted.peers_updated }));
       reload();
     } catch (err) { toast((err as Error).message, 'bad'); }

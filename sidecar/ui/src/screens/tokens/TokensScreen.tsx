@@ -13,23 +13,16 @@ import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, fmtDate, t, useLang } from '../../i18n';
 import { setQuery } from '../../router';
 import type { ScreenProps } from '../define';
+import { SCOPES, type Scope } from '@server/http/scopes';
+import type { CreateTokenBody, PeerListResponse, TokenCreatedResponse, TokenListResponse, TokenView, UsersResponse } from '../../protocol';
 import '../../components/admin.css';
 
-export const SCOPES = ['full-access', 'read-only', 'peers', 'routes', 'settings', 'webhooks', 'logs', 'system', 'client', 'gateway'] as const;
 export const scopeLabel = (s: string) => t(`tokens.scope_${s.replace('-', '_')}`);
-
-interface TokenView {
-  id: number; name: string; token_hint: string; scopes: string[]; expires_at: string | null; expired: boolean;
-  user_id: number | null; peer_id: number | null; fingerprint_bound: boolean; fingerprint_bound_at: string | null;
-  last_used_at: string | null; created_at: string;
-  /** desktop clients: the token's split-tunnel ranges (null = the server default) */
-  split_tunnel?: string[] | null;
-}
 
 export default function TokensScreen({ query }: ScreenProps) {
   useLang();
   useTitle(t('tokens.title'));
-  const { data, error, reload } = useApi<{ tokens: TokenView[] }>('/tokens', ['token_created', 'token_revoked', 'token_fingerprint_reset']);
+  const { data, error, reload } = useApi<TokenListResponse>('/tokens', ['token_created', 'token_revoked', 'token_fingerprint_reset']);
   const creating = query.get('new') === '1';
   const machinesOf = data?.tokens.find((tk) => String(tk.id) === query.get('machines')) ?? null;
   const [created, setCreated] = useState<{ token: string; name: string } | null>(null);
@@ -100,9 +93,9 @@ export default function TokensScreen({ query }: ScreenProps) {
 }
 
 function CreateToken(props: { onCreated: (token: string, name: string) => void; onCancel: () => void }) {
-  const form = useForm<{ name: string; scopes: string[]; expires_at: string; user_id: number | null; peer_id: number | null }>({ name: '', scopes: [], expires_at: '', user_id: null, peer_id: null });
-  const users = useApi<{ users: { id: number; username: string }[] }>('/users');
-  const peers = useApi<{ peers: { id: number; name: string }[] }>('/peers?limit=1000');
+  const form = useForm<{ name: string; scopes: Scope[]; expires_at: string; user_id: number | null; peer_id: number | null }>({ name: '', scopes: [], expires_at: '', user_id: null, peer_id: null });
+  const users = useApi<UsersResponse>('/users');
+  const peers = useApi<PeerListResponse>('/peers?limit=1000');
   return (
     <form
       onSubmit={async (e) => {
@@ -110,7 +103,8 @@ function CreateToken(props: { onCreated: (token: string, name: string) => void; 
         let token = '';
         const ok = await form.submit(async (v) => {
           const exp = v.expires_at ? new Date(v.expires_at).getTime() : null;
-          const r = await api<{ token: string }>('POST', '/tokens', { name: v.name, scopes: v.scopes, expires_at: exp, user_id: v.user_id, peer_id: v.peer_id });
+          const body: CreateTokenBody = { name: v.name, scopes: v.scopes, expires_at: exp, user_id: v.user_id, peer_id: v.peer_id };
+          const r = await api<TokenCreatedResponse>('POST', '/tokens', body);
           token = r.token;
         });
         if (ok) props.onCreated(token, form.values.name);

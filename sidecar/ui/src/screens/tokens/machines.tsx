@@ -10,16 +10,13 @@ import { Badge, ErrorBanner, Spinner } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { fmtAgo, fmtBytes, t } from '../../i18n';
 
-export interface Machine {
-  id: number; token_id: number; peer_id: number | null; peer_name: string | null; peer_address: string | null;
-  hostname: string; hostname_source: 'agent' | 'admin'; platform: string; client_version: string;
-  last_seen_at: string | null; handshake_age_s: number | null; rx_bytes: number | null; tx_bytes: number | null; created_at: string;
-}
-export interface ClientToken { id: number; name: string; split_tunnel?: string[] | null }
+import type { Machine, MachinesResponse, TokenView } from '../../protocol';
+
+type ClientToken = Pick<TokenView, 'id' | 'name' | 'split_tunnel'>;
 
 export function MachinesPanel(props: { token: ClientToken; onChange: () => void }) {
   const tk = props.token;
-  const { data, error, reload } = useApi<{ machines: Machine[] }>(`/tokens/${tk.id}/machines`, ['client_registered']);
+  const { data, error, reload } = useApi<MachinesResponse>(`/tokens/${tk.id}/machines`, ['client_registered']);
   const [busy, setBusy] = useState<string | null>(null);
 
   const forget = async (m: Machine, deletePeer: boolean) => {

@@ -12,7 +12,7 @@ import { user as me } from '../../session';
 import { useStore } from '../../store';
 import '../../components/admin.css';
 
-interface UserRow { id: number; username: string; email: string | null; role: 'admin' | 'user'; language: 'en' | 'de'; last_login_at: number | null; must_change_password: boolean }
+import type { CreateUserBody, ResetPasswordResponse, UsersResponse, UserView as UserRow } from '../../protocol';
 
 const ROLE_OPTIONS = () => [{ value: 'admin', label: t('users.role_admin') }, { value: 'user', label: t('users.role_user') }];
 const LANG_OPTIONS = [{ value: 'en', label: 'English' }, { value: 'de', label: 'Deutsch' }];
@@ -21,7 +21,7 @@ export default function UsersScreen() {
   useLang();
   useTitle(t('users.title'));
   const self = useStore(me);
-  const { data, error, reload } = useApi<{ users: UserRow[] }>('/users', ['user_created', 'user_updated', 'user_deleted']);
+  const { data, error, reload } = useApi<UsersResponse>('/users', ['user_created', 'user_updated', 'user_deleted']);
   const [editing, setEditing] = useState<UserRow | 'new' | null>(null);
   const [newPassword, setNewPassword] = useState<{ name: string; password: string } | null>(null);
 
@@ -31,7 +31,7 @@ export default function UsersScreen() {
   };
   const resetPw = async (u: UserRow) => {
     if (!(await confirmAction(t('users.resetConfirm', { name: u.username }), { confirmLabel: t('users.resetPassword') }))) return;
-    try { const r = await api<{ password: string }>('POST', `/users/${u.id}/reset-password`); setNewPassword({ name: u.username, password: r.password }); } catch (e) { toast(String((e as Error).message), 'bad'); }
+    try { const r = await api<ResetPasswordResponse>('POST', `/users/${u.id}/reset-password`); setNewPassword({ name: u.username, password: r.password }); } catch (e) { toast(String((e as Error).message), 'bad'); }
   };
 
   const columns: Column<UserRow>[] = [
@@ -89,7 +89,7 @@ function UserForm(props: { user: UserRow | null; onDone: () => void; onCancel: (
       onSubmit={async (e) => {
         e.preventDefault();
         const ok = await form.submit(async (v) => {
-          const body: Record<string, unknown> = { username: v.username, email: v.email.trim() ? v.email : null, role: v.role, language: v.language };
+          const body: Omit<CreateUserBody, 'password'> = { username: v.username, email: v.email.trim() ? v.email : null, role: v.role, language: v.language };
           if (u) await api('PUT', `/users/${u.id}`, body);
           else await api('POST', '/users', { ...body, password: v.password });
         });

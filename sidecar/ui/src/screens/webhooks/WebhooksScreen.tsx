@@ -16,18 +16,11 @@ import type { ScreenProps } from '../define';
 import '../../components/admin.css';
 import './webhooks.css';
 
-type Status = 'pending' | 'delivered' | 'failed';
-interface WebhookView {
-  id: number; name: string; url: string; events: string[]; enabled: boolean; retry_count: number; secret_set: boolean;
-  deliveries: { pending: number; delivered: number; failed: number };
-  last_delivery: { id: number; event: string; status: Status; response_code: number | null; at: string | null } | null;
-  created_at: string; updated_at: string;
-}
-interface DeliveryView {
-  id: number; webhook_id: number; uid: string; event: string; status: Status; attempts: number; max_attempts: number;
-  next_attempt_at: string | null; last_attempt_at: string | null; response_code: number | null; last_error: string | null;
-  duration_ms: number | null; body: string; created_at: string; updated_at: string;
-}
+import type { CreateWebhookBody, DeliveriesResponse, DeliveryView, EventKindsResponse, WebhookResponse, WebhooksResponse, WebhookTestResponse, WebhookView } from '../../protocol';
+
+type Status = DeliveryView['status'];
+/** Create or update (the secret only when typed); the event kinds are the names GET /webhooks/events lists, text to this app. */
+type WebhookRequest = Partial<Omit<CreateWebhookBody, 'events'>> & { events: string[] };
 
 const CHANGES = ['webhook_created', 'webhook_updated', 'webhook_enabled', 'webhook_disabled', 'webhook_deleted', 'webhook_delivery_updated'];
 const tone = (s: Status) => (s === 'delivered' ? 'ok' : s === 'failed' ? 'bad' : 'warn');
@@ -49,7 +42,7 @@ function useActions(reload: () => void) {
     test: async (w: WebhookView) => {
       setTesting(w.id);
       try {
-        const r = await api<{ delivery: DeliveryView }>('POST', `/webhooks/${w.id}/test`);
+        const r = await api<WebhookTestResponse>('POST', `/webhooks/${w.id}/test`);
         setLastTest({ id: w.id, delivery: r.delivery });
         const d = r.delivery;
         if (d.status === 'delivered') toast(t('webhooks.testOk', { name: w.name, code: d.response_code ?? '' }));
@@ -63,7 +56,7 @@ function useActions(reload: () => void) {
     },
     toggle: async (w: WebhookView) => {
       try {
-        const r = await api<{ webhook: WebhookView }>('PUT', `/webhooks/${w.id}/toggle`);
+        const r = await api<WebhookResponse>('PUT', `/webhooks/${w.id}/toggle`);
         toast(t(r.webhook.enabled ? 'webhooks.toggledOn' : 'webhooks.toggledOff', { name: w.name }));
         reload();
       } catch (e) {
@@ -96,7 +89,7 @@ function TestResult(props: { result: { delivery: DeliveryView } | null; name: st
 
 function WebhookList({ query }: { query: URLSearchParams }) {
   useTitle(t('webhooks.title'));
-  const { data, error, reload } = useApi<{ webhooks: WebhookView[] }>('/webhooks', CHANGES);
+  const { data, error, reload } = useApi<WebhooksResponse>('/webhooks', CHANGES);
   const actions = useActions(reload);
   const creating = query.get('new') === '1';
   const editId = Number(query.get('edit') ?? 0);
@@ -156,7 +149,7 @@ function randomSecret(): string {
 
 function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | null) => void }) {
   const w = props.webhook;
-  const kinds = useApi<{ events: { name: string; description: string }[] }>('/webhooks/events');
+  const kinds = useApi<EventKindsResponse>('/webhooks/events');
   const form = useForm<{ name: string; url: string; events: string[]; enabled: boolean; secret: string; retry_count: number | null }>({
     name: w?.name ?? '', url: w?.url ?? '', events: w?.events ?? [], enabled: w?.enabled ?? true, secret: '', retry_count: w?.retry_count ?? 3,
   });
@@ -166,9 +159,9 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
         e.preventDefault();
         let saved: WebhookView | null = null;
         const ok = await form.submit(async (v) => {
-          const body: Record<string, unknown> = { name: v.name, url: v.url, events: v.events, enabled: v.enabled, retry_count: v.retry_count ?? undefined };
+          const body: WebhookRequest = { name: v.name, url: v.url, events: v.events, enabled: v.enabled, retry_count: v.retry_count ?? undefined };
           if (!w || v.secret) body.secret = v.secret;
-          const r = w ? await api<{ webhook: WebhookView }>('PUT', `/webhooks/${w.id}`, body) : await api<{ webhook: WebhookView }>('POST', '/webhooks', body);
+          const r = w ? await api<WebhookResponse>('PUT', `/webhooks/${w.id}`, body) : await api<WebhookResponse>('POST', '/webhooks', body);
           saved = r.webhook;
         });
         if (ok) props.onDone(saved);
@@ -203,8 +196,8 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
 }
 
 function WebhookDetail({ id, query }: { id: number; query: URLSearchParams }) {
-  const hook = useApi<{ webhook: WebhookView }>(`/webhooks/${id}`, CHANGES);
-  const log = useList<{ deliveries: DeliveryView[]; total: number }>(`/webhooks/${id}/deliveries`, ['status'], ['webhook_delivery_updated'], { limit: 25 });
+  const hook = useApi<WebhookResponse>(`/webhooks/${id}`, CHANGES);
+  const log = useList<DeliveriesResponse>(`/webhooks/${id}/deliveries`, ['status'], ['webhook_delivery_updated'], { limit: 25 });
   const actions = useActions(() => { hook.reload(); log.reload(); });
   const w = hook.data?.webhook;
   useTitle(w ? `${w.name} · ${t('webhooks.title')}` : t('webhooks.title'));
