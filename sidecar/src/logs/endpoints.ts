@@ -1,22 +1,7 @@
-import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
-import { toCsv } from '../util/csv.js';
+import { sendExport } from '../http/export.js';
 import { activityFilter, activityResponse, exportQuery, recentQuery, recentResponse } from './schema.js';
-
-/** Sends rows as a CSV or JSON attachment. */
-export function sendExport(ctx: Koa.Context, name: string, format: 'csv' | 'json', rows: Record<string, unknown>[], columns: string[]): void {
-  const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
-  if (format === 'csv') {
-    ctx.type = 'text/csv; charset=utf-8';
-    ctx.attachment(`${name}-${stamp}.csv`);
-    ctx.body = toCsv(rows, columns);
-  } else {
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.attachment(`${name}-${stamp}.json`);
-    ctx.body = JSON.stringify(rows, null, 2);
-  }
-}
 
 export function logEndpoints(deps: AppContext): Endpoint[] {
   return [

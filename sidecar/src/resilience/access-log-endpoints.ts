@@ -2,7 +2,7 @@
 // GET /logs/access and /logs/access/export.
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
-import { sendExport } from '../logs/endpoints.js';
+import { sendExport } from '../http/export.js';
 import { accessExportQuery, accessFilter, accessResponse } from '../logs/schema.js';
 
 const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
