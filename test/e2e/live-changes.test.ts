@@ -1,5 +1,5 @@
 // End to end, as root, through the real custom Caddy (bin/caddy) and a real WireGuard tunnel: what
-// route changes do to connections that are open through OTHER routes (issue 27, proxy/apply.ts).
+// route changes do to connections that are open through OTHER routes (proxy/apply.ts).
 // The peer host runs, on its tunnel address, a server that echoes every upgraded connection
 // (`Upgrade: gatehouse-echo`, HTTP 101 then an echo of every byte) and streams long downloads.
 // Through route A an upgraded connection stays open and a download runs while route B is created,
