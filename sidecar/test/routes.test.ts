@@ -376,6 +376,24 @@ test('a route to a disabled peer renders as a 502 page; enabling the peer restor
   assert.match(del.data.error, /sleepy\.example\.com/);
 });
 
+test('a peer that expires: the next reconcile pass renders its routes unavailable (only a host change)', async () => {
+  const peer = (await call('/peers', 'POST', { name: 'brief' })).data.peer;
+  const r = await call('/routes', 'POST', { domain: 'brief.example.com', peer_id: peer.id, target_port: 80 });
+  assert.equal(r.status, 201);
+  const first = (proxy().state.config() as any).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
+  assert.equal(first.handler, 'vars');
+  await proxy().apply({ verify: true }); // a reconcile pass (a full rendering at most every 30 minutes)
+  await s.deps.db.models.Peer.update({ expires_at: Date.now() + 50 }, { where: { id: peer.id } });
+  await new Promise((res) => setTimeout(res, 100)); // not a condition: the expiry time has to pass
+  const full = proxy().fullLoads;
+  await proxy().apply({ verify: true });
+  const h = (proxy().state.config() as any).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
+  assert.equal(h.handler, 'static_response');
+  assert.equal(h.status_code, 502);
+  assert.equal(proxy().fullLoads, full, 'a host change, not a full load');
+  await call(`/routes/${r.data.route.id}`, 'DELETE');
+});
+
 test('GET /routes/peers: online status, gateway flag, group; peer_type=gateway filters', async () => {
   const now = Date.now();
   await s.deps.db.models.Peer.update({ latest_handshake: now - 30_000 }, { where: { id: peerA } });

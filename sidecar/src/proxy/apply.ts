@@ -297,9 +297,9 @@ export class AppliedState {
   }
 }
 
-/** A configuration with its host maps emptied: what the frame of a running configuration is. */
-export function frameOf(cfg: CaddyConfig): CaddyConfig {
-  const copy = JSON.parse(JSON.stringify(cfg)) as CaddyConfig;
+/** A configuration with its host maps emptied: what the frame of a running configuration is (`inPlace`: cfg itself is emptied). */
+export function frameOf(cfg: CaddyConfig, inPlace = false): CaddyConfig {
+  const copy = inPlace ? cfg : (JSON.parse(JSON.stringify(cfg)) as CaddyConfig);
   for (const m of MAPS) {
     const map = frameHostMap(copy, m);
     if (map) for (const k of Object.keys(map)) delete map[k];

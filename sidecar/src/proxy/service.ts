@@ -40,7 +40,7 @@
 // SQLite note: the pool has ONE connection, so a write function must pass its transaction to every
 // query it makes (a query without it would wait for the connection the transaction holds).
 import crypto from 'node:crypto';
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -227,6 +227,7 @@ export class ProxyService {
       const plan = this.state.planRoutes(this.settings, renderHosts(snap), ids, l4Now, !!snap.metrics);
       if (plan !== 'full') return { kind: 'hosts', plan };
     }
+    this.lastFullRenderAt = this.clock();
     const snap = await this.snapshot(transaction);
     const rendered = renderHosts(snap);
     if (!force) {
@@ -440,11 +441,13 @@ export class ProxyService {
     const reason = applies.map((a) => a.opts.reason).filter(Boolean).join(', ') || undefined;
     let result: ApplyResult;
     try {
-      // The reconcile loop (verify alone) renders and compares everything only every 6th pass: at
-      // 100,000 routes a full rendering takes seconds of the event loop. The passes between only
-      // ask Caddy for the marker (a restart or a foreign load).
+      // The reconcile loop (verify alone) renders and compares everything only when a peer expired
+      // since the last full rendering (the one input that changes with time alone) and every
+      // FULL_RENDER_PASSES passes (30 min): at 100,000 routes a full rendering takes seconds of the
+      // event loop. Every pass asks Caddy for the marker (a restart or a foreign load) and every
+      // 6th compares the running frame and every host's hash.
       const onlyVerify = verify && !force && applies.every((a) => a.opts.verify);
-      const fullPass = !onlyVerify || this.verifies % 6 === 0;
+      const fullPass = !onlyVerify || this.reconcilePasses++ % FULL_RENDER_PASSES === 0 || (await this.peerExpiredSinceRender());
       let step: Step = fullPass ? await this.step(this.applyScope(applies), force || this.state.empty) : { kind: 'hosts', plan: { changes: { maps: {} }, count: 0, owners: new Map(), allOwners: false } };
       let changed = false;
       if (step.kind === 'hosts' && !step.plan.count && verify && this.client && this.lastMarker) {
@@ -455,7 +458,7 @@ export class ProxyService {
         let same = await this.client.hasId(this.lastMarker);
         if (same && this.verifies++ % 6 === 0) {
           const running = await this.client.getConfig();
-          same = running !== null && configHash(frameOf(stripMarker(running) as CaddyConfig)) === this.state.frameHash();
+          same = running !== null && configHash(frameOf(stripMarker(running) as CaddyConfig, true)) === this.state.frameHash();
           if (same) {
             const repair = await this.hostDrift();
             if (repair.count) {
@@ -481,6 +484,16 @@ export class ProxyService {
       return;
     }
     for (const a of applies) a.resolve(result);
+  }
+
+  private lastFullRenderAt = 0;
+  private reconcilePasses = 0;
+
+  /** Whether a peer's expiry time passed since the last full rendering (its routes now render as unavailable). */
+  private async peerExpiredSinceRender(): Promise<boolean> {
+    const now = this.clock();
+    const n = await this.db.models.Peer.count({ where: { expires_at: { [Op.gt]: this.lastFullRenderAt, [Op.lte]: now } } });
+    return n > 0;
   }
 
   /** The hosts whose hash in Caddy differs from what we applied: put ours back, delete theirs. */
@@ -538,6 +551,8 @@ export class ProxyService {
 }
 
 export const MARKER_PREFIX = 'gatehouse-';
+/** Reconcile passes between two full renderings (10 s each: 30 min), besides peer expiries. */
+export const FULL_RENDER_PASSES = 180;
 
 /**
  * The body sent to Caddy: the rendered configuration with `admin.config["@id"]` set to a marker
