@@ -3,10 +3,12 @@
 // cannot (restart, too old) it sends `reset` and every open screen reloads its data.
 import { useEffect, useRef } from 'preact/hooks';
 import { createStore } from './store';
+import type { LivePayload, LiveType } from './protocol';
 
 export type LiveState = 'connecting' | 'open' | 'down';
 export const liveState = createStore<LiveState>('connecting');
-export interface LiveEvent<T = any> { id: string; type: string; data: T }
+/** One message of the stream: its id, its event name and its JSON data. */
+export interface LiveEvent<T = unknown> { id: string; type: string; data: T }
 type Handler = (e: LiveEvent) => void;
 
 const handlers = new Map<string, Set<Handler>>();
@@ -47,7 +49,13 @@ export function startLive(): void {
   if (!handlers.has('ready')) listen('ready');
 }
 
-/** Subscribe while mounted; '*' gets every event. Handlers see the latest closure. */
+/**
+ * Subscribe while mounted; '*' gets every event. Handlers see the latest closure. Named event kinds
+ * give the handler their payload's type (protocol.ts LivePayload); other names (reset, '*', a list
+ * built at run time) give unknown data.
+ */
+export function useLive<K extends LiveType>(types: K | K[], handler: (e: LiveEvent<LivePayload<K>>) => void): void;
+export function useLive(types: string | string[], handler: Handler): void;
 export function useLive(types: string | string[], handler: Handler): void {
   const ref = useRef(handler);
   ref.current = handler;

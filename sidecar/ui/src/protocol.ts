@@ -10,6 +10,7 @@ import type * as Auth from '@server/auth/schema';
 import type * as Backup from '@server/backup/schema';
 import type * as ClientApi from '@server/client-api/schema';
 import type * as Dashboard from '@server/dashboard/schema';
+import type { EventKinds, EventType } from '@server/event-kinds';
 import type * as Gateways from '@server/gateways/schema';
 import type * as Groups from '@server/groups/schema';
 import type * as LicenceApi from '@server/licence/schema';
@@ -36,6 +37,11 @@ type In<S extends z.ZodType> = z.input<S>;
  * null there with its own message next to the input (400 fields.<name>), so the form needs no rule.
  */
 export type MayBeEmpty<B, K extends keyof B> = Omit<B, K> & { [P in K]?: B[P] | null };
+
+// ---- live events (GET /api/v1/events; the descriptors in event-kinds.ts)
+export type LiveType = EventType;
+/** The data of a live event of kind K: the kind's payload, with `at` (epoch ms) when it had none. */
+export type LivePayload<K extends EventType> = z.infer<EventKinds[K]['payload']> & { at: number };
 
 // ---- session and settings (auth/, settings/)
 export type SessionResponse = Out<typeof Auth.sessionResponse>;

@@ -51,7 +51,7 @@ export default function DashboardScreen() {
   const [rate, setRate] = useState<{ up: number; down: number } | null>(null);
   const refreshToday = useThrottled(stats.reload, 10_000);
   useLive('peer_traffic', (e) => {
-    setRate({ up: Number(e.data?.rx_rate ?? 0), down: Number(e.data?.tx_rate ?? 0) });
+    setRate({ up: e.data.rx_rate, down: e.data.tx_rate });
     refreshToday();
   });
   const up = rate?.up ?? s?.traffic.uploadRate ?? 0;
@@ -160,7 +160,7 @@ function ActivityCard() {
   // A reload (after `reset`) starts from the server's list again.
   useEffect(() => { setLive([]); }, [recent.data]);
   useLive('activity_recorded', (e) => {
-    const entry = e.data?.entry as Activity | undefined;
+    const entry: Activity | undefined = e.data.entry;
     if (entry) setLive((l) => [entry, ...l].slice(0, RECENT));
   });
   const entries = useMemo(() => {

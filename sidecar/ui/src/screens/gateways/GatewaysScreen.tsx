@@ -60,9 +60,9 @@ function HealthCell(props: { g: Gateway }) {
 /** Announces a live status change once (the lists reload through useApi's reloadOn). */
 function useStatusToasts(filter?: number) {
   useLive(['gateway_online', 'gateway_offline', 'gateway_unknown'], (e) => {
-    const d = e.data as { peer_id?: number; name?: string; to?: string };
-    if (filter !== undefined && Number(d.peer_id) !== filter) return;
-    toast(t('gateways.statusChanged', { name: d.name ?? String(d.peer_id), status: statusLabel(String(d.to ?? e.type.replace('gateway_', ''))) }), d.to === 'offline' ? 'bad' : 'ok');
+    const d = e.data;
+    if (filter !== undefined && d.peer_id !== filter) return;
+    toast(t('gateways.statusChanged', { name: d.name, status: statusLabel(d.to) }), d.to === 'offline' ? 'bad' : 'ok');
   });
 }
 

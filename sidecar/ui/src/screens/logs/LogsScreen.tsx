@@ -83,7 +83,7 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
   const [fresh, setFresh] = useState<Entry[]>([]);
   useEffect(() => setFresh([]), [data]);
   useLive('activity_recorded', (e) => {
-    const entry = e.data?.entry as Entry | undefined;
+    const entry: Entry | undefined = e.data.entry;
     if (!entry || offset !== 0) return;
     if ((filters.severity && entry.severity !== filters.severity) || (filters.source && entry.source !== filters.source) || (filters.event_type && entry.event_type !== filters.event_type)) return;
     const at = new Date(entry.created_at).getTime();

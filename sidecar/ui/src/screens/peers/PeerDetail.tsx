@@ -31,12 +31,12 @@ export default function PeerDetail({ id }: { id: number }) {
 
   // Only this peer's events reload it; its byte counters follow peer_traffic.
   useLive(['peer_updated', 'peer_enabled', 'peer_disabled', 'peer_expired', 'peer_online', 'peer_offline', 'peer_deleted'], (e) => {
-    if (Number(e.data?.peer_id) !== id) return;
+    if (e.data.peer_id !== id) return;
     if (e.type === 'peer_deleted') setGone(true);
     else peer.reload();
   });
   useLive('peer_traffic', (e) => {
-    const mine = ((e.data?.peers ?? []) as { peer_id: number; total_rx: number; total_tx: number }[]).find((x) => x.peer_id === id);
+    const mine = e.data.peers.find((x) => x.peer_id === id);
     if (mine) setTotals({ total_rx: mine.total_rx, total_tx: mine.total_tx });
   });
 

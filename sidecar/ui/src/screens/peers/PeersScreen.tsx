@@ -62,7 +62,7 @@ function PeerList({ query }: { query: URLSearchParams }) {
   const [live, setLive] = useState<Map<number, { total_rx: number; total_tx: number }>>(new Map());
   useEffect(() => setLive(new Map()), [list.data]);
   useLive('peer_traffic', (e) => {
-    const moved = (e.data?.peers ?? []) as { peer_id: number; total_rx: number; total_tx: number }[];
+    const moved = e.data.peers;
     if (!moved.length) return;
     setLive((m) => { const n = new Map(m); for (const x of moved) n.set(x.peer_id, { total_rx: x.total_rx, total_tx: x.total_tx }); return n; });
   });
