@@ -1,5 +1,9 @@
 // Domain errors. Services throw these and know nothing about HTTP; the one error middleware in
-// http/errors.ts maps each kind to a status code and the API's error body {ok:false, error, fields?}.
+// http/errors.ts maps each kind to a status code and the body {ok:false, error, code, params?,
+// fields?, field_codes?}. Every error carries a message of the catalogue (messages/index.ts): its
+// code and parameters for a client that words it in its reader's language, and its English text.
+import { msg, type Msg } from './messages/index.js';
+
 export type ErrorKind =
   | 'validation'
   | 'unprocessable'
@@ -15,25 +19,36 @@ export type ErrorKind =
   | 'unavailable'
   | 'upstream';
 
+/** Per-field messages: the field's name (a dotted path for nested ones) → why it was refused. */
+export type FieldMessages = Record<string, Msg>;
+
 export class AppError extends Error {
+  /** the English text of each field's message, by field (the body's `fields`) */
+  public readonly fields?: Record<string, string>;
+
   constructor(
     public readonly kind: ErrorKind,
-    message: string,
-    public readonly fields?: Record<string, string>,
+    /** the message (its English text is Error.message) */
+    public readonly msg: Msg,
+    /** the field messages (the body's `fields` and `field_codes`) */
+    public readonly fieldMessages?: FieldMessages,
     public readonly extra?: Record<string, unknown>,
   ) {
-    super(message);
+    super(msg.text);
+    if (fieldMessages) this.fields = Object.fromEntries(Object.entries(fieldMessages).map(([k, m]) => [k, m.text]));
   }
 }
 
-export const validation = (message: string, fields?: Record<string, string>) => new AppError('validation', message, fields);
+export const validation = (message: Msg, fields?: FieldMessages) => new AppError('validation', message, fields);
 /**
  * A request its schemas allow that the server still cannot carry out, for a reason no schema can
  * state: a referenced row that does not exist, a combination with the stored record, a wrong
  * current password, a licence key or backup file whose content does not verify (422, with fields).
  */
-export const unprocessable = (message: string, fields?: Record<string, string>) => new AppError('unprocessable', message, fields);
-export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
-export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError('conflict', message, undefined, extra);
-export const forbidden = (message: string) => new AppError('forbidden', message);
-export const unauthorized = (message = 'Authentication required') => new AppError('unauthorized', message);
+export const unprocessable = (message: Msg, fields?: FieldMessages) => new AppError('unprocessable', message, fields);
+/** 422 "Validation failed" with the fields that say why. */
+export const invalidFields = (fields: FieldMessages) => new AppError('unprocessable', msg('request.validation_failed'), fields);
+export const notFound = (message: Msg) => new AppError('not_found', message);
+export const conflict = (message: Msg, extra?: Record<string, unknown>, fields?: FieldMessages) => new AppError('conflict', message, fields, extra);
+export const forbidden = (message: Msg) => new AppError('forbidden', message);
+export const unauthorized = (message: Msg = msg('auth.required')) => new AppError('unauthorized', message);

@@ -9,6 +9,7 @@
 //
 // Every value is checked before it is written, so nothing can add a line to the file.
 import { validation } from '../errors.js';
+import { msg, refOf, type Msg } from '../messages/index.js';
 import { isWgKey } from './keys.js';
 import type { WgInterfaceSpec, WgPeerSpec } from './types.js';
 import { formatIPv4, parseIPv4 } from './ipv4.js';
@@ -35,7 +36,7 @@ export function parseSubnet(cidr: string): Subnet {
   const addr = parseIPv4(ip ?? '');
   const prefix = /^\d{1,2}$/.test(bits ?? '') ? Number(bits) : NaN;
   if (addr === null || extra !== undefined || !(prefix >= 0 && prefix <= 32)) {
-    throw validation(`"${cidr}" is not an IPv4 subnet such as 10.8.0.0/24`, { subnet: 'must be an IPv4 CIDR such as 10.8.0.0/24' });
+    throw validation(msg('wireguard.subnet_invalid', { cidr: String(cidr) }), { subnet: msg('wireguard.field.subnet_cidr') });
   }
   const size = 2 ** (32 - prefix);
   const base = prefix === 0 ? 0 : (addr & ((0xffffffff << (32 - prefix)) >>> 0)) >>> 0;
@@ -56,7 +57,7 @@ export function capacity(subnet: string | Subnet): number {
 /** The server's tunnel address: the first host of the subnet ("10.8.0.1"). */
 export function serverAddress(subnet: string | Subnet): string {
   const s = toSubnet(subnet);
-  if (s.prefix >= 31) throw validation(`subnet ${s.cidr} is too small`, { subnet: 'prefix must be 30 or shorter' });
+  if (s.prefix >= 31) throw validation(msg('wireguard.subnet_too_small', { cidr: s.cidr }), { subnet: msg('wireguard.field.prefix_too_long') });
   return formatIPv4(s.base + 1);
 }
 
@@ -105,29 +106,29 @@ function isCidr(v: string): boolean {
   return parseIPv4(ip) !== null && Number(bits) <= 32;
 }
 
-function bad(field: string, message: string): never {
-  throw validation(`invalid WireGuard ${field}: ${message}`, { [field]: message });
+function bad(field: string, message: Msg): never {
+  throw validation(msg('wireguard.invalid_value', { field, reason: refOf(message) }), { [field]: message });
 }
 
 function checkKey(field: string, v: string | undefined, optional = false): void {
   if (v === undefined && optional) return;
-  if (!isWgKey(v)) bad(field, 'must be a WireGuard key (base64 of 32 bytes)');
+  if (!isWgKey(v)) bad(field, msg('wireguard.field.key'));
 }
 
 function checkCidrs(field: string, list: string[]): void {
-  if (!Array.isArray(list)) bad(field, 'must be a list of CIDRs');
-  for (const c of list) if (typeof c !== 'string' || !isCidr(c)) bad(field, `"${String(c)}" is not a CIDR`);
+  if (!Array.isArray(list)) bad(field, msg('wireguard.field.cidr_list'));
+  for (const c of list) if (typeof c !== 'string' || !isCidr(c)) bad(field, msg('wireguard.field.not_cidr', { value: String(c) }));
 }
 
 function checkEndpoint(field: string, v: string | undefined, optional = false): void {
   if (v === undefined && optional) return;
   const m = typeof v === 'string' ? ENDPOINT_RE.exec(v) : null;
-  if (!m || Number(m[1]) < 1 || Number(m[1]) > 65535) bad(field, 'must be host:port');
+  if (!m || Number(m[1]) < 1 || Number(m[1]) > 65535) bad(field, msg('wireguard.field.host_port'));
 }
 
 function checkInt(field: string, v: number | undefined, min: number, max: number): void {
   if (v === undefined) return;
-  if (!Number.isInteger(v) || v < min || v > max) bad(field, `must be an integer ${min}-${max}`);
+  if (!Number.isInteger(v) || v < min || v > max) bad(field, msg('wireguard.field.integer_range', { min, max }));
 }
 
 function checkPeer(p: WgPeerSpec, i: number): void {
@@ -157,14 +158,14 @@ export function renderPeerSection(peer: WgPeerSpec): string {
 
 /** The interface config for `wg setconf` / `wg syncconf`: [Interface] and one [Peer] per peer, in order. */
 export function renderServerConfig(spec: WgInterfaceSpec): string {
-  if (!IFACE_RE.test(spec.iface ?? '')) bad('iface', 'must be an interface name of 1-15 characters');
+  if (!IFACE_RE.test(spec.iface ?? '')) bad('iface', msg('wireguard.field.iface'));
   checkKey('privateKey', spec.privateKey);
   checkInt('listenPort', spec.listenPort, 1, 65535);
-  if (spec.listenPort === undefined) bad('listenPort', 'is required');
+  if (spec.listenPort === undefined) bad('listenPort', msg('wireguard.field.is_required'));
   spec.peers.forEach(checkPeer);
   const keys = new Set<string>();
   for (const p of spec.peers) {
-    if (keys.has(p.publicKey)) bad('peers', `public key ${p.publicKey} appears twice`);
+    if (keys.has(p.publicKey)) bad('peers', msg('wireguard.field.key_twice', { key: p.publicKey }));
     keys.add(p.publicKey);
   }
   const blocks = [['[Interface]', `PrivateKey = ${spec.privateKey}`, `ListenPort = ${spec.listenPort}`], ...spec.peers.map(peerSection)];
@@ -199,13 +200,13 @@ export function renderPeerConfig(o: PeerConfigOptions): string {
   checkKey('serverPublicKey', o.serverPublicKey);
   checkKey('presharedKey', o.presharedKey, true);
   const address = typeof o.address === 'string' && !o.address.includes('/') ? `${o.address}/32` : o.address;
-  if (typeof address !== 'string' || !isCidr(address)) bad('address', 'must be an address such as 10.8.0.2/32');
+  if (typeof address !== 'string' || !isCidr(address)) bad('address', msg('wireguard.field.address'));
   checkEndpoint('endpoint', o.endpoint);
   const allowed = o.allowedIps ?? (o.subnet !== undefined ? [parseSubnet(o.subnet).cidr] : undefined);
-  if (!allowed || allowed.length === 0) bad('allowedIps', 'give allowedIps or the server subnet');
+  if (!allowed || allowed.length === 0) bad('allowedIps', msg('wireguard.field.allowed_ips'));
   checkCidrs('allowedIps', allowed);
   const dns = o.dns === undefined ? [] : (Array.isArray(o.dns) ? o.dns : o.dns.split(',')).map((d) => d.trim()).filter(Boolean);
-  for (const d of dns) if (!DNS_RE.test(d)) bad('dns', `"${d}" is not a DNS server address or search domain`);
+  for (const d of dns) if (!DNS_RE.test(d)) bad('dns', msg('wireguard.field.dns', { value: d }));
   const keepalive = o.persistentKeepalive ?? 25;
   checkInt('persistentKeepalive', keepalive, 0, 65535);
   checkInt('mtu', o.mtu, 576, 65535);

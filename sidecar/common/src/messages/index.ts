@@ -1,0 +1,55 @@
+// The message catalogue: every message the server writes for a person (error bodies and their field
+// messages, activity rows, gateway and RDP reasons, the route-auth pages) has a stable code here,
+// declared once with its parameters (the TypeScript type of its English wording's argument), and
+// its English text comes from that wording. A message travels as data, {code, params}; the admin
+// app words each code in its reader's language (sidecar/ui/src/i18n/messages/), and its dictionary
+// test fails on a code that either language lacks. docs/reference/errors.md lists the codes
+// (npm run docs).
+//
+// Codes are `<area>.<what>` (`peer.name_taken`), field messages `<area>.field.<what>` or
+// `field.<what>`. A code, once shipped, keeps its meaning and parameters: stored activity rows are
+// worded from them again whenever they are shown.
+import type { Catalogue, MessageRef, Words } from './define.js';
+import { field } from './field.js';
+import { peers } from './peers.js';
+import { request } from './request.js';
+import { wireguard } from './wireguard.js';
+
+export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
+
+/** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
+export const AREAS = { request, field, peers, wireguard } as const;
+
+export const MESSAGES = { ...request, ...field, ...peers, ...wireguard } satisfies Catalogue;
+
+export type Messages = typeof MESSAGES;
+export type Code = keyof Messages;
+/** The parameters of a code (undefined for a code without). */
+export type ParamsOf<C extends Code> = Parameters<Messages[C]>[0];
+type Args<C extends Code> = undefined extends ParamsOf<C> ? [params?: ParamsOf<C>] : [params: ParamsOf<C>];
+
+/** A message: its code and parameters, and its English text. */
+export interface Msg<C extends Code = Code> {
+  code: C;
+  params?: ParamsOf<C>;
+  /** the English wording */
+  text: string;
+}
+
+export function isCode(code: string): code is Code {
+  return Object.hasOwn(MESSAGES, code);
+}
+
+/** The English text of a message (of a known code; an unknown one is its code). */
+export const english: Words = (ref: MessageRef) => (isCode(ref.code) ? (MESSAGES[ref.code] as (p: unknown, w: Words) => string)(ref.params ?? {}, english) : ref.code);
+
+/** The message of a code with its parameters. */
+export function msg<C extends Code>(code: C, ...[params]: Args<C>): Msg<C> {
+  const ref: MessageRef = params === undefined ? { code } : { code, params: params as Record<string, unknown> };
+  return { ...(ref as { code: C; params?: ParamsOf<C> }), text: english(ref) };
+}
+
+/** The message as data (what bodies and rows carry): code and, when it has any, parameters. */
+export function refOf(m: MessageRef): MessageRef {
+  return m.params === undefined ? { code: m.code } : { code: m.code, params: m.params };
+}
