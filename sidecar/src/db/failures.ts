@@ -6,9 +6,11 @@
 // - the database cannot be reached (PostgreSQL down or restarting, its connection cut, the pool
 //   unable to connect): 503 Service Unavailable with Retry-After; the pool reconnects by itself.
 
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
+
 export interface DatabaseFailure {
   status: 503 | 507;
-  error: string;
+  message: Msg;
   retryAfterS?: number;
 }
 
@@ -23,11 +25,11 @@ export function databaseFailure(err: unknown): DatabaseFailure | null {
   const code = e.original?.code ?? e.parent?.code ?? e.code;
   const message = `${e.message ?? ''} ${e.original?.message ?? ''}`;
   if (code === 'SQLITE_FULL' || code === '53100' || code === 'ENOSPC' || /SQLITE_FULL|database or disk is full|No space left on device/.test(message)) {
-    return { status: 507, error: 'The disk holding the database is full: nothing was saved. Free space on it and try again.' };
+    return { status: 507, message: msg('request.database_full') };
   }
   if (!e.name?.startsWith('Sequelize') && code !== 'ECONNREFUSED') return null;
   if (CONNECTION_ERRORS.has(e.name ?? '') || (code !== undefined && PG_UNAVAILABLE.test(code)) || UNREACHABLE_MESSAGE.test(message)) {
-    return { status: 503, error: 'The database is not reachable at the moment: nothing was saved. Try again shortly.', retryAfterS: 5 };
+    return { status: 503, message: msg('request.database_unreachable'), retryAfterS: 5 };
   }
   return null;
 }

@@ -1,5 +1,6 @@
 // Peer groups: a name (unique, case-insensitive), a hex colour and a description. Deleting a group
 // leaves its peers without a group.
+import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerGroupRow } from '../db/models.js';
@@ -7,7 +8,7 @@ import { AppError, notFound } from '../util/errors.js';
 import type { GroupInput, GroupPatch, GroupView } from './schema.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
-const nameConflict = (name: string) => new AppError('conflict', `A peer group named "${name}" already exists`, { name: 'a group with this name already exists' });
+const nameConflict = (name: string) => new AppError('conflict', msg('group.name_taken', { name }), { name: msg('group.field.name_taken') });
 
 const iso = (v: unknown) => new Date(Number(v)).toISOString();
 
@@ -34,7 +35,7 @@ export class GroupsService {
 
   async get(id: number): Promise<GroupView> {
     const r = (await this.Group.findByPk(id, { raw: true })) as unknown as PeerGroupRow | null;
-    if (!r) throw notFound('Peer group');
+    if (!r) throw notFound(msg('group.not_found'));
     return this.view(r, await this.deps.db.models.Peer.count({ where: { group_id: id } }));
   }
 

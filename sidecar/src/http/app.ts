@@ -13,8 +13,10 @@ import { authenticate, csrfCheck, sameOriginCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
 import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry.js';
 import { SERVED_OUTSIDE_REGISTRY } from './served-paths.js';
-import { AppError, unprocessable, validation } from '../util/errors.js';
-import { assertStrictInput, CSRF_FIELD, UNKNOWN_FIELD, UNKNOWN_PARAMETER } from './input.js';
+import { AppError, unprocessable, validation, type FieldMessages } from '../util/errors.js';
+import { assertStrictInput, CSRF_FIELD, UNKNOWN_FIELD_MSG, UNKNOWN_PARAMETER_MSG } from './input.js';
+import { issueMessage } from './messages.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 import { featureDisabled, type FeatureGate, type LicensedFeature } from './feature-gate.js';
 
 export const SESSION_COOKIE = 'gatehouse_sid';
@@ -49,16 +51,16 @@ function paramsValidator(path: string, schemas: z.ZodObject | undefined, literal
   if (!names.length) return undefined;
   return async (ctx, next) => {
     const out: Record<string, string | number> = {};
-    const fields: Record<string, string> = {};
+    const fields: FieldMessages = {};
     for (const n of names) {
       const raw = ctx.params[n];
       if (n === 'id' || n.endsWith('Id') || n.endsWith('_id')) {
         const r = idParam.safeParse(raw);
-        if (!r.success) fields[n] = 'must be a positive integer';
+        if (!r.success) fields[n] = msg('field.positive_integer');
         else out[n] = r.data;
       } else if (schemas?.shape[n]) {
         const r = (schemas.shape[n] as z.ZodType).safeParse(raw);
-        if (!r.success) fields[n] = r.error.issues[0]?.message ?? 'invalid';
+        if (!r.success) fields[n] = r.error.issues[0] ? issueMessage(r.error.issues[0]) : msg('field.invalid');
         else out[n] = r.data as string;
       } else {
         out[n] = raw;
@@ -69,9 +71,9 @@ function paramsValidator(path: string, schemas: z.ZodObject | undefined, literal
       const methods = literal.get(ctx.path);
       if (methods) {
         ctx.set('Allow', [...methods].sort().join(', '));
-        throw new AppError('method_not_allowed', `Method ${ctx.method} not allowed on ${ctx.path} (allowed: ${[...methods].sort().join(', ')})`);
+        throw new AppError('method_not_allowed', msg('request.method_not_allowed', { method: ctx.method, path: ctx.path, allowed: [...methods].sort().join(', ') }));
       }
-      throw validation('Invalid path parameter', fields);
+      throw validation(msg('request.invalid_path_parameter'), fields);
     }
     ctx.state.params = out;
     await next();
@@ -95,14 +97,14 @@ function validate(e: Endpoint): Koa.Middleware {
   const write = e.method !== 'GET';
   return async (ctx, next) => {
     // no prototype: an unknown field named __proto__ or constructor is named like any other
-    const fields: Record<string, string> = Object.create(null);
+    const fields: FieldMessages = Object.create(null);
     let body: unknown;
     let query: unknown;
     if (write && !e.ownBody && hasBody(ctx) && !ctx.is(e.multipart ? ['multipart', 'json', 'urlencoded'] : ['json', 'urlencoded'])) {
-      throw new AppError('unsupported_media_type', `Unsupported Content-Type ${ctx.get('Content-Type') || '(none)'}: send JSON (application/json)${e.auth === 'public' ? ' or a form (application/x-www-form-urlencoded)' : ''}${e.multipart ? ', or the upload as multipart/form-data' : ''}`);
+      throw new AppError('unsupported_media_type', msg('request.unsupported_media_type', { content_type: ctx.get('Content-Type'), form: e.auth === 'public', multipart: !!e.multipart }));
     }
     const csrf = (ctx.request.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
-    if (csrf !== undefined && typeof csrf !== 'string') fields[CSRF_FIELD] = 'must be text (the CSRF token)';
+    if (csrf !== undefined && typeof csrf !== 'string') fields[CSRF_FIELD] = msg('field.csrf_text');
     const raw = withoutCsrf(ctx.request.body ?? {});
     // every issue a rule the document cannot state (http/fields.ts UNPROCESSABLE): 422, else 400
     let onlyUnprocessable = true;
@@ -116,7 +118,7 @@ function validate(e: Endpoint): Koa.Middleware {
     } else if (write && !e.ownBody) {
       onlyUnprocessable = false;
       if (Array.isArray(raw)) fields._ = 'this endpoint takes no request body';
-      else if (raw && typeof raw === 'object') for (const k of Object.keys(raw)) fields[k] = UNKNOWN_FIELD;
+      else if (raw && typeof raw === 'object') for (const k of Object.keys(raw)) fields[k] = UNKNOWN_FIELD_MSG;
     }
     const q: Record<string, unknown> = { ...ctx.query };
     if (e.queryToken) delete q.token;
@@ -124,12 +126,12 @@ function validate(e: Endpoint): Koa.Middleware {
       const r = e.query.safeParse(q);
       if (r.success) query = r.data;
       else {
-        Object.assign(fields, zodFields(r.error, UNKNOWN_PARAMETER));
+        Object.assign(fields, zodFields(r.error, UNKNOWN_PARAMETER_MSG));
         onlyUnprocessable = false;
       }
     } else if (write) {
       if (Object.keys(q).length) onlyUnprocessable = false;
-      for (const k of Object.keys(q)) fields[k] = UNKNOWN_PARAMETER;
+      for (const k of Object.keys(q)) fields[k] = UNKNOWN_PARAMETER_MSG;
     }
     if (e.headers) {
       const given: Record<string, string> = {};
@@ -141,7 +143,7 @@ function validate(e: Endpoint): Koa.Middleware {
       }
     }
     if (fields[CSRF_FIELD]) onlyUnprocessable = false;
-    if (Object.keys(fields).length) throw onlyUnprocessable ? unprocessable('The request cannot be carried out as it is (fields names why)', fields) : validation('Validation failed', fields);
+    if (Object.keys(fields).length) throw onlyUnprocessable ? unprocessable(msg('request.not_processable'), fields) : validation(msg('request.validation_failed'), fields);
     ctx.state.input = { body, query, params: ctx.state.params ?? {} };
     await next();
   };

@@ -1,5 +1,6 @@
 // Who is calling: admin session, API token, gateway token or desktop-client token; scope, role and
 // CSRF checks. See docs/guides/authentication.md for the rules.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { HttpDeps } from './platform.js';
@@ -50,7 +51,7 @@ export function checkGatewaySource(ctx: Koa.Context, address: string, anySource:
   const viaTunnel = ctx.state[VIA_TUNNEL] === true;
   if (anySource && !viaTunnel) return;
   const from = viaTunnel ? normalizeIp(ctx.socket.remoteAddress) : (ctx.state.clientIp as string | undefined);
-  if (from !== address) throw unauthorized('This gateway token is accepted only from its gateway\'s tunnel address');
+  if (from !== address) throw unauthorized(msg('auth.gateway_token_wrong_address'));
 }
 
 /** The user a principal acts as (profile endpoints): the session user, or the token's bound/creating user. */
@@ -81,7 +82,7 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
       return async (ctx, next) => {
         const token = bearerToken(ctx);
         const verified = token && deps.gatewayAuth ? await deps.gatewayAuth.verify(token) : null;
-        if (!verified) throw unauthorized('A valid gateway token is required');
+        if (!verified) throw unauthorized(msg('auth.gateway_token_required'));
         checkGatewaySource(ctx, verified.address, deps.config.gateways.tokenAnySource);
         ctx.state.principal = { kind: 'gateway', peerId: verified.peerId } satisfies Principal;
         await next();
@@ -95,11 +96,11 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
         } catch (err) {
           // A desktop client on another machine (or without the fingerprint) than the one its token is
           // bound to is not authenticated as that client: 401, where the admin API answers 403.
-          if (err instanceof AppError && err.kind === 'forbidden') throw unauthorized(err.message);
+          if (err instanceof AppError && err.kind === 'forbidden') throw unauthorized(err.msg);
           throw err;
         }
-        if (!t) throw unauthorized('A valid client token is required');
-        if (!t.scopes.includes('client') && !t.scopes.includes('full-access')) throw forbidden('Token scope does not cover the client API');
+        if (!t) throw unauthorized(msg('auth.client_token_required'));
+        if (!t.scopes.includes('client') && !t.scopes.includes('full-access')) throw forbidden(msg('auth.scope_client'));
         ctx.state.principal = { kind: 'client', tokenId: t.id, scopes: t.scopes, userId: t.user_id ?? t.created_by, peerId: t.peer_id } satisfies Principal;
         await next();
       };
@@ -108,12 +109,12 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
         const token = bearerToken(ctx) ?? (e.queryToken ? queryToken(ctx) : undefined);
         if (token) {
           const t = await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined);
-          if (!t) throw unauthorized('Invalid, expired or revoked API token');
+          if (!t) throw unauthorized(msg('auth.token_invalid'));
           if (!tokenAllows(t.scopes, ctx.method, required, !!e.secrets)) {
-            throw forbidden(e.secrets ? 'This endpoint discloses secrets: it needs a full-access token' : 'Token scope does not cover this endpoint');
+            throw forbidden(e.secrets ? msg('auth.secrets_full_access') : msg('auth.scope_endpoint'));
           }
           if (e.adminRole && !t.scopes.includes('full-access') && !(SAFE.has(ctx.method) && t.scopes.includes('read-only'))) {
-            throw forbidden('This endpoint needs a full-access token');
+            throw forbidden(msg('auth.full_access_required'));
           }
           ctx.state.principal = { kind: 'token', tokenId: t.id, scopes: t.scopes, userId: t.user_id ?? t.created_by, peerId: t.peer_id } satisfies Principal;
           return next();
@@ -123,12 +124,12 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
         const user = (await deps.db.models.User.findByPk(userId, { raw: true })) as UserRow | null;
         if (!user) {
           ctx.session = null;
-          throw unauthorized('Session user no longer exists');
+          throw unauthorized(msg('auth.session_user_gone'));
         }
         if (!roleAtLeast(user.role, least)) {
-          if (e.secrets) throw forbidden('This endpoint discloses secrets: it needs the admin role');
-          if (e.adminRole) throw forbidden('Admin role required');
-          throw forbidden('Your role may only read');
+          if (e.secrets) throw forbidden(msg('auth.secrets_admin_role'));
+          if (e.adminRole) throw forbidden(msg('auth.admin_role_required'));
+          throw forbidden(msg('auth.read_only_role'));
         }
         ctx.state.principal = { kind: 'session', userId: user.id, username: user.username, role: user.role } satisfies Principal;
         await next();
@@ -151,7 +152,7 @@ export function csrfMatches(ctx: Koa.Context): boolean {
 
 /** The refusal of a browser request sent from another site's page (http/origin.ts). */
 function crossOrigin(): AppError {
-  return new AppError('forbidden', 'Request from another site refused: its Origin (or Referer) is not this site');
+  return new AppError('forbidden', msg('auth.cross_site'));
 }
 
 /** Public endpoints that browsers post with the session (sign-in, sign-out, password form): refused when sent from another site. */
@@ -168,12 +169,12 @@ export const csrfCheck: Koa.Middleware = async (ctx, next) => {
   const p = ctx.state.principal as Principal | undefined;
   if (p?.kind === 'session' && !SAFE.has(ctx.method)) {
     if (foreignOrigin(ctx) !== undefined) throw crossOrigin();
-    if (!csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
+    if (!csrfMatches(ctx)) throw new AppError('forbidden', msg('auth.csrf_invalid'));
   }
   const body = ctx.request.body as Record<string, unknown> | undefined;
   if (body && typeof body === 'object' && !Array.isArray(body) && '_csrf' in body) {
     // the form field is text or it is a bad field (never silently dropped)
-    if (typeof body._csrf !== 'string') throw validation('Validation failed', { _csrf: 'must be text (the CSRF token)' });
+    if (typeof body._csrf !== 'string') throw validation(msg('request.validation_failed'), { _csrf: msg('field.csrf_text') });
     delete body._csrf;
   }
   await next();

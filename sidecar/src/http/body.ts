@@ -4,6 +4,7 @@
 import { Writable } from 'node:stream';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
+import { msg } from '@gatehouse/common/messages/index.js';
 import { AppError, validation } from '../util/errors.js';
 
 /** Largest JSON body of an API request. */
@@ -137,19 +138,19 @@ export function multipartBody(field: string, maxBytes: number): Koa.Middleware {
   return async (ctx, next) => {
     const declared = Number(ctx.get('Content-Length'));
     if (ctx.is('multipart') && Number.isFinite(declared) && declared > limit) {
-      throw new AppError('payload_too_large', `Upload larger than ${limit} bytes (a file of at most ${maxBytes} bytes)`);
+      throw new AppError('payload_too_large', msg('request.upload_too_large', { limit, max_bytes: maxBytes }));
     }
     try {
       await parse(ctx, async () => undefined);
     } catch (err: any) {
-      if (TOO_LARGE.has(err?.code)) throw validation(`File larger than ${maxBytes} bytes`, { [field]: `at most ${maxBytes} bytes` });
-      throw validation(`Upload failed: ${err?.message ?? err}`, { [field]: 'invalid upload' });
+      if (TOO_LARGE.has(err?.code)) throw validation(msg('request.file_too_large', { max_bytes: maxBytes }), { [field]: msg('field.max_bytes', { max: maxBytes }) });
+      throw validation(msg('request.upload_failed', { reason: String(err?.message ?? err) }), { [field]: msg('field.invalid_upload') });
     }
     const files = (ctx.request.files ?? {}) as Record<string, FormidableFile | FormidableFile[]>;
     // one file in all (maxFiles), and only in the declared field
-    if (Object.keys(files).some((n) => n !== field)) throw validation(`Unexpected file field (only "${field}")`, { [field]: 'invalid upload' });
+    if (Object.keys(files).some((n) => n !== field)) throw validation(msg('request.unexpected_file_field', { field }), { [field]: msg('field.invalid_upload') });
     const got = files[field];
-    if (Array.isArray(got) && got.length > 1) throw validation('Only one file may be uploaded', { [field]: 'invalid upload' });
+    if (Array.isArray(got) && got.length > 1) throw validation(msg('request.one_file_only'), { [field]: msg('field.invalid_upload') });
     const f = Array.isArray(got) ? got[0] : got;
     if (f) {
       const buffer = Buffer.concat(buffers.get(f) ?? []);

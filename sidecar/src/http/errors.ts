@@ -1,10 +1,15 @@
-// The one error middleware: every thrown error becomes {ok:false, error, fields?} with its status.
+// The one error middleware: every thrown error becomes {ok:false, error, code, params?, fields?,
+// field_codes?} with its status: `error` is the English text of the message whose code (and
+// parameters) follow, `fields` the English text of each field's message and `field_codes` its code
+// and parameters (a client words them in its reader's language: @gatehouse/common/messages).
 import type Koa from 'koa';
 import { z } from 'zod';
-import { AppError, type ErrorKind } from '../util/errors.js';
+import { msg, refOf, type MessageRef, type Msg } from '@gatehouse/common/messages/index.js';
+import { AppError, type ErrorKind, type FieldMessages } from '../util/errors.js';
+import { issueMessage } from './messages.js';
 import type { Logger } from '../util/logger.js';
 import { databaseFailure } from '../db/failures.js';
-import { UNKNOWN_FIELD } from './input.js';
+import { UNKNOWN_FIELD_MSG } from './input.js';
 
 /**
  * Every kind of domain error: the status it answers with, what it means and what its body carries
@@ -30,9 +35,9 @@ export const ERROR_KINDS: Record<ErrorKind, { status: number; meaning: string }>
  * zod issues → {field: message}; nested paths are joined with dots, the root is "_". Unknown keys
  * (strict objects, http/input.ts) are named one by one: {"exposure": "unknown field", "a.b": ...}.
  */
-export function zodFields(err: z.ZodError, unknownMessage = UNKNOWN_FIELD): Record<string, string> {
+export function zodFields(err: z.ZodError, unknownMessage: Msg = UNKNOWN_FIELD_MSG): FieldMessages {
   // no prototype: fields named __proto__, constructor or toString are keys like any other
-  const fields: Record<string, string> = Object.create(null);
+  const fields: FieldMessages = Object.create(null);
   for (const issue of err.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const k of issue.keys) {
@@ -43,16 +48,27 @@ export function zodFields(err: z.ZodError, unknownMessage = UNKNOWN_FIELD): Reco
     }
     const key = issue.path.length ? issue.path.map(String).join('.') : '_';
     // own keys only: a field named constructor or toString is named like any other
-    if (!Object.hasOwn(fields, key)) fields[key] = issue.message;
+    if (!Object.hasOwn(fields, key)) fields[key] = issueMessage(issue);
   }
   return fields;
 }
 
-function emptyAnswerMessage(ctx: Koa.Context, status: number): string {
-  if (status === 404) return `No such endpoint: ${ctx.method} ${ctx.path}`;
-  if (status === 405) return `Method ${ctx.method} not allowed on ${ctx.path}${ctx.response.get('Allow') ? ` (allowed: ${ctx.response.get('Allow')})` : ''}`;
-  if (status === 501) return `Method ${ctx.method} is not supported`;
-  return ctx.message || 'Request failed';
+/** The body of an error: its message (text, code, parameters) and its fields' messages. */
+export function errorBody(m: Msg | MessageRef & { text: string }, fields?: FieldMessages): Record<string, unknown> {
+  const body: Record<string, unknown> = { ok: false, error: m.text, ...refOf(m) };
+  if (fields) {
+    const names = Object.keys(fields);
+    body.fields = Object.fromEntries(names.map((k) => [k, fields[k].text]));
+    body.field_codes = Object.fromEntries(names.map((k) => [k, refOf(fields[k])]));
+  }
+  return body;
+}
+
+function emptyAnswerMessage(ctx: Koa.Context, status: number): Msg {
+  if (status === 404) return msg('request.no_such_endpoint', { method: ctx.method, path: ctx.path });
+  if (status === 405) return msg('request.method_not_allowed', { method: ctx.method, path: ctx.path, allowed: ctx.response.get('Allow') });
+  if (status === 501) return msg('request.method_not_supported', { method: ctx.method });
+  return ctx.message ? msg('request.body_refused', { reason: ctx.message }) : msg('request.failed');
 }
 
 export function errorMiddleware(log: Logger): Koa.Middleware {
@@ -63,29 +79,29 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
         // Answers nobody gave a body to (unknown path, the router's 405 and 501) get the standard one;
         // headers such as Allow stay.
         const status = ctx.status;
-        ctx.body = { ok: false, error: emptyAnswerMessage(ctx, status) };
+        ctx.body = errorBody(emptyAnswerMessage(ctx, status));
         ctx.status = status;
       }
     } catch (err: any) {
       let status = 500;
-      let body: Record<string, unknown> = { ok: false, error: 'Internal server error' };
+      let body: Record<string, unknown> = errorBody(msg('request.internal_error'));
       let failure: ReturnType<typeof databaseFailure> = null;
       if (err instanceof AppError) {
         status = ERROR_KINDS[err.kind].status;
-        body = { ok: false, error: err.message, ...(err.fields ? { fields: err.fields } : {}), ...(err.extra ?? {}) };
+        body = { ...errorBody(err.msg, err.fieldMessages), ...(err.extra ?? {}) };
       } else if (err instanceof z.ZodError) {
         status = 400;
-        body = { ok: false, error: 'Validation failed', fields: zodFields(err) };
+        body = errorBody(msg('request.validation_failed'), zodFields(err));
       } else if (typeof err?.status === 'number' && err.status >= 400 && err.status < 500) {
         // koa / koa-body client errors (bad JSON, body too large, unsupported charset)
         status = err.status;
-        body = { ok: false, error: err.expose ? err.message : 'Bad request' };
+        body = errorBody(err.expose ? msg('request.body_refused', { reason: String(err.message) }) : msg('request.bad_request'));
       } else if ((failure = databaseFailure(err))) {
         // the disk full or the database away: the machine's state, stated as such (db/failures.ts)
         status = failure.status;
-        body = { ok: false, error: failure.error };
+        body = errorBody(failure.message);
         if (failure.retryAfterS) ctx.set('Retry-After', String(failure.retryAfterS));
-        log.warn(failure.error, { err: String(err?.original?.message ?? err?.message ?? err), method: ctx.method, path: ctx.path });
+        log.warn(failure.message.text, { err: String(err?.original?.message ?? err?.message ?? err), method: ctx.method, path: ctx.path });
       } else {
         log.error('unhandled error', { err: err?.stack ?? String(err), method: ctx.method, path: ctx.path });
       }

@@ -2,6 +2,7 @@
 // (Endpoint.feature), the gate that answers whether one is on (the container's `features`, the
 // LicenceService: licence/service.ts), and the 403 of an endpoint whose feature is off. http/app.ts
 // checks it in one place; http/openapi.ts documents it. What a licence grants: licence/features.ts.
+import { msg } from '@gatehouse/common/messages/index.js';
 import { AppError } from '../util/errors.js';
 
 /** Every feature name a gate knows, in display order. */
@@ -15,5 +16,5 @@ export interface FeatureGate {
 
 /** The 403 an endpoint answers when its feature is off: {ok:false, error, feature}. */
 export function featureDisabled(feature: LicensedFeature): AppError {
-  return new AppError('forbidden', `This needs the licence feature ${feature}`, undefined, { feature });
+  return new AppError('forbidden', msg('licence.feature_required', { feature }), undefined, { feature });
 }

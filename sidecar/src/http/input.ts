@@ -10,11 +10,14 @@
 // - a write without a body schema takes no fields at all; a write without a query schema takes no
 //   query parameters (http/app.ts validate()).
 import { z } from 'zod';
+import { msg } from '@gatehouse/common/messages/index.js';
 
 /** The message of an unknown field in `fields`. */
-export const UNKNOWN_FIELD = 'unknown field';
+export const UNKNOWN_FIELD_MSG = msg('field.unknown');
+export const UNKNOWN_FIELD = UNKNOWN_FIELD_MSG.text;
 /** The message of an unknown query parameter in `fields`. */
-export const UNKNOWN_PARAMETER = 'unknown query parameter';
+export const UNKNOWN_PARAMETER_MSG = msg('field.unknown_parameter');
+export const UNKNOWN_PARAMETER = UNKNOWN_PARAMETER_MSG.text;
 
 /** The CSRF token a form may carry as body field: known to every write, never part of a body schema. */
 export const CSRF_FIELD = '_csrf';

@@ -2,6 +2,7 @@
 // Ratelimit-Limit, Ratelimit-Remaining and Ratelimit-Reset (seconds); over the limit: 429.
 import type Koa from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { msg } from '@gatehouse/common/messages/index.js';
 import { AppError } from '../util/errors.js';
 import type { RateLimitName } from './registry.js';
 
@@ -48,7 +49,7 @@ export class RateLimits {
         ctx.set('Ratelimit-Remaining', '0');
         ctx.set('Ratelimit-Reset', String(reset));
         ctx.set('Retry-After', String(reset));
-        throw new AppError('rate_limited', 'Too many requests, please try again later');
+        throw new AppError('rate_limited', msg('request.rate_limited'));
       }
       ctx.set('Ratelimit-Limit', String(spec.points));
       ctx.set('Ratelimit-Remaining', String(res.remainingPoints));

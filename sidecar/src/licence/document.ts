@@ -11,6 +11,7 @@
 // The verifying public key ships with the product (public-key.ts); GATEHOUSE_LICENCE_PUBLIC_KEY adds
 // another one (tests, self-signed deployments). The vendor's private key is never in this repository;
 // scripts/licence-sign.ts signs a document with a private key file. Pure functions, no I/O.
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { z } from 'zod';
 
@@ -47,8 +48,8 @@ export type LicenceDocument = z.infer<typeof licenceDocument>;
 export type RefusalReason = 'malformed' | 'unknown_signer' | 'bad_signature' | 'invalid_document' | 'expired' | 'not_yet_valid';
 
 export class LicenceKeyError extends Error {
-  constructor(readonly reason: RefusalReason, message: string) {
-    super(message);
+  constructor(readonly reason: RefusalReason, readonly msg: Msg) {
+    super(msg.text);
   }
 }
 
@@ -97,29 +98,29 @@ export function verifyLicence(key: string, trusted: readonly crypto.KeyObject[],
   const text = key.replace(/\s+/g, '');
   const parts = text.split('.');
   if (parts.length !== 4 || parts[0] !== KEY_PREFIX || !/^[0-9a-f]{16}$/.test(parts[1]) || !B64URL.test(parts[2]) || !B64URL.test(parts[3])) {
-    throw new LicenceKeyError('malformed', `Not a Gatehouse licence key: expected ${KEY_PREFIX}.<key id>.<document>.<signature>`);
+    throw new LicenceKeyError('malformed', msg('licence.key.malformed', { prefix: KEY_PREFIX }));
   }
   const [, kid, payload, sig] = parts;
   const pub = trusted.find((k) => keyId(k) === kid);
   if (!pub) {
-    throw new LicenceKeyError('unknown_signer', `The key was signed with a key this server does not trust (key id ${kid}; trusted: ${trusted.map(keyId).join(', ') || 'none'})`);
+    throw new LicenceKeyError('unknown_signer', msg('licence.key.unknown_signer', { kid, trusted: trusted.map(keyId) }));
   }
   const ok = crypto.verify(null, Buffer.from(`${KEY_PREFIX}.${kid}.${payload}`, 'ascii'), pub, Buffer.from(sig, 'base64url'));
-  if (!ok) throw new LicenceKeyError('bad_signature', 'The signature does not match the document: the key was altered or damaged');
+  if (!ok) throw new LicenceKeyError('bad_signature', msg('licence.key.bad_signature'));
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
-    throw new LicenceKeyError('invalid_document', 'The signed document is not JSON');
+    throw new LicenceKeyError('invalid_document', msg('licence.key.not_json'));
   }
   const r = licenceDocument.safeParse(json);
-  if (!r.success) throw new LicenceKeyError('invalid_document', `The signed document is not a licence this version understands: ${r.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; ')}`);
+  if (!r.success) throw new LicenceKeyError('invalid_document', msg('licence.key.not_understood', { issues: r.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; ') }));
   const doc = r.data;
   const issuedAt = Date.parse(doc.issued_at);
   const expiresAt = doc.expires_at === null ? null : Date.parse(doc.expires_at);
   if (!opts.ignoreExpiry) {
-    if (expiresAt !== null && expiresAt <= now) throw new LicenceKeyError('expired', `The licence ${doc.id} expired on ${new Date(expiresAt).toISOString()}`);
-    if (issuedAt > now + ISSUE_SKEW_MS) throw new LicenceKeyError('not_yet_valid', `The licence ${doc.id} is issued for ${new Date(issuedAt).toISOString()}, later than this server's clock`);
+    if (expiresAt !== null && expiresAt <= now) throw new LicenceKeyError('expired', msg('licence.key.expired', { id: doc.id, expired_at: new Date(expiresAt).toISOString() }));
+    if (issuedAt > now + ISSUE_SKEW_MS) throw new LicenceKeyError('not_yet_valid', msg('licence.key.not_yet_valid', { id: doc.id, issued_at: new Date(issuedAt).toISOString() }));
   }
   return { doc, kid, issuedAt, expiresAt };
 }

@@ -12,6 +12,7 @@
 // limits. A licence grants what lies beyond it: the features outside the community set (`cluster`:
 // several edges on one database, reserved for the cluster work) and, where a vendor sells them,
 // limits. What a licence in force grants is the community set plus the licence's own features.
+import { msg } from '@gatehouse/common/messages/index.js';
 import { AppError } from '../util/errors.js';
 import type { LicenceLimits } from './document.js';
 import { LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../http/feature-gate.js';
@@ -54,6 +55,6 @@ export function gateOf(e: Entitlements): FeatureGate {
 export type LimitName = keyof LicenceLimits;
 
 /** The 403 of a write that would go beyond a licence limit: {ok:false, error, limit, max}. */
-export function limitReached(limit: LimitName, max: number, what: string): AppError {
-  return new AppError('forbidden', `The licence allows at most ${max} ${what}; remove one or extend the licence`, undefined, { limit, max });
+export function limitReached(limit: LimitName, max: number, what: 'peers' | 'routes'): AppError {
+  return new AppError('forbidden', msg('licence.limit_reached', { max, what }), undefined, { limit, max });
 }

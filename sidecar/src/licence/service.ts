@@ -19,6 +19,7 @@
 //
 // The state lives in one settings row ('licence'); status and entitlements are derived from it and
 // the clock, and cached for isEnabled(), which gated code paths call synchronously.
+import { msg, refOf } from '@gatehouse/common/messages/index.js';
 import type crypto from 'node:crypto';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events.js';
@@ -216,7 +217,7 @@ export class LicenceService implements FeatureGate {
       try {
         v = verifyLicence(key, this.trusted, now);
       } catch (err) {
-        if (err instanceof LicenceKeyError) throw new AppError(err.reason === 'malformed' ? 'validation' : 'unprocessable', `Licence key refused: ${err.message}`, { key: err.message }, { reason: err.reason });
+        if (err instanceof LicenceKeyError) throw new AppError(err.reason === 'malformed' ? 'validation' : 'unprocessable', msg('licence.key_refused', { reason: refOf(err.msg) }), { key: err.msg }, { reason: err.reason });
         throw err;
       }
       await this.save({ key: key.replace(/\s+/g, ''), activated_at: now, activated_by: actor, last_refresh_at: null, last_ok_at: now, last_refresh_error: null, revoked: false });
@@ -242,7 +243,7 @@ export class LicenceService implements FeatureGate {
   refresh(actor: number | null): Promise<{ refresh: RefreshOutcome; license: LicenceView }> {
     return this.mutex.run(async () => {
       const s = this.stored;
-      if (!s) throw conflict('No licence is stored: activate a key first');
+      if (!s) throw conflict(msg('licence.none_stored'));
       const url = this.o.config.licence.url;
       if (!url) {
         this.setStored(s);

@@ -1,14 +1,16 @@
 // Peers: CRUD, address allocation, keys, client configs, hostnames and traffic history. No Koa here.
 // Every change that affects the tunnel ends in WireGuardService.reconcilePeer() for that one peer;
 // every hostname change (and deleting a peer that had one) ends in DnsService.refresh().
+import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
-import { AppError, conflict, notFound, unprocessable, validation } from '../util/errors.js';
+import { AppError, conflict, invalidFields, notFound, unprocessable, validation } from '../util/errors.js';
+import { issueMessage } from '../http/messages.js';
 import { limitReached } from '../licence/features.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
-const nameConflict = (name: string) => new AppError('conflict', `A peer named "${name}" already exists`, { name: 'a peer with this name already exists' });
+const nameConflict = (name: string) => new AppError('conflict', msg('peer.name_taken', { name }), { name: msg('peer.field.name_taken') });
 import { generateKeyPair, generatePresharedKey } from '@gatehouse/common/wireguard/keys.js';
 import { capacity, formatIPv4, parseIPv4, renderPeerConfig } from '@gatehouse/common/wireguard/render.js';
 import type { WireGuardService } from '../wireguard/service.js';
@@ -86,13 +88,13 @@ export class PeersService {
 
   async getRow(id: number): Promise<PeerRow> {
     const r = (await this.Peer.findByPk(id, { raw: true })) as unknown as PeerRow | null;
-    if (!r) throw notFound('Peer');
+    if (!r) throw notFound(msg('peer.not_found'));
     return r;
   }
 
   async get(id: number): Promise<PeerView> {
     const r = (await this.Peer.findByPk(id, { attributes: VIEW_ATTRS, raw: true })) as unknown as PeerRow | null;
-    if (!r) throw notFound('Peer');
+    if (!r) throw notFound(msg('peer.not_found'));
     return this.view(r);
   }
 
@@ -157,7 +159,7 @@ export class PeersService {
 
   private async assertGroup(groupId: number | null | undefined): Promise<void> {
     if (groupId === null || groupId === undefined) return;
-    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true }))) throw unprocessable('Validation failed', { group_id: 'no such peer group' });
+    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true }))) throw invalidFields({ group_id: msg('peer.field.no_such_group') });
   }
 
   /** Applies one peer's change to the tunnel; a driver failure is logged and healed by a full resync. */
@@ -184,8 +186,8 @@ export class PeersService {
 
   async create(input: CreatePeerInput, actor?: number): Promise<PeerView> {
     const now = this.deps.clock();
-    if (input.expires_at != null && input.expires_at <= now) throw unprocessable('Validation failed', { expires_at: 'must be in the future' });
-    if (input.api_port != null && !input.is_gateway) throw unprocessable('Validation failed', { api_port: 'only for gateway peers (is_gateway: true)' });
+    if (input.expires_at != null && input.expires_at <= now) throw invalidFields({ expires_at: msg('field.in_future') });
+    if (input.api_port != null && !input.is_gateway) throw invalidFields({ api_port: msg('peer.field.gateway_only_create') });
     await this.assertGroup(input.group_id);
     const row = await this.alloc.run(async () => {
       // Licence limit max_peers (gateways included), counted inside the allocation lock.
@@ -196,7 +198,7 @@ export class PeersService {
       for (let attempt = 0; ; attempt++) {
         const n = this.nextFree(this.taken ?? taken);
         if (n === null) {
-          throw conflict(`The VPN subnet ${this.wg.subnet.cidr} is full: all ${capacity(this.wg.subnet)} peer addresses are in use. Delete peers or use a larger GATEHOUSE_WG_SUBNET.`);
+          throw conflict(msg('peer.subnet_full', { subnet: this.wg.subnet.cidr, capacity: capacity(this.wg.subnet) }));
         }
         const address = formatIPv4(n);
         const kp = generateKeyPair();
@@ -250,18 +252,18 @@ export class PeersService {
 
   private async checkAllowedIps(row: PeerRow, list: string[]): Promise<string> {
     const own = `${row.address}/32`;
-    if (!list.includes(own)) throw unprocessable('Validation failed', { allowed_ips: `must include the peer's own address ${own}` });
+    if (!list.includes(own)) throw invalidFields({ allowed_ips: msg('peer.field.own_address_missing', { address: own }) });
     const vpn: Range = { lo: this.wg.subnet.base, hi: this.wg.subnet.base + this.wg.subnet.size - 1 };
     const extra = [...new Set(list.filter((c) => c !== own))];
     for (const c of extra) {
-      if (overlaps(cidrRange(c), vpn)) throw unprocessable('Validation failed', { allowed_ips: `${c} overlaps the VPN subnet ${this.wg.subnet.cidr}; only the peer's own address may lie inside it` });
+      if (overlaps(cidrRange(c), vpn)) throw invalidFields({ allowed_ips: msg('peer.field.overlaps_subnet', { cidr: c, subnet: this.wg.subnet.cidr }) });
     }
     if (extra.length) {
       const others = (await this.Peer.findAll({ attributes: ['id', 'name', 'allowed_ips'], where: { id: { [Op.ne]: row.id } }, raw: true })) as unknown as PeerRow[];
       for (const o of others) {
         for (const oc of o.allowed_ips.split(',').map((x) => x.trim()).filter(Boolean)) {
           for (const c of extra) {
-            if (overlaps(cidrRange(c), cidrRange(oc))) throw conflict(`${c} overlaps ${oc}, routed to peer "${o.name}"`);
+            if (overlaps(cidrRange(c), cidrRange(oc))) throw conflict(msg('peer.allowed_ips_overlap', { cidr: c, other: oc, peer: o.name }));
           }
         }
       }
@@ -287,7 +289,7 @@ export class PeersService {
     if (input.enabled !== undefined) patch.enabled = input.enabled;
     if (input.persistent_keepalive !== undefined) patch.persistent_keepalive = input.persistent_keepalive;
     if (input.api_port !== undefined) {
-      if (before.peer_type !== 'gateway' && input.api_port !== null) throw unprocessable('Validation failed', { api_port: 'only for gateway peers' });
+      if (before.peer_type !== 'gateway' && input.api_port !== null) throw invalidFields({ api_port: msg('peer.field.gateway_only') });
       patch.api_port = input.api_port;
     }
     if (input.allowed_ips !== undefined) patch.allowed_ips = await this.checkAllowedIps(before, input.allowed_ips);
@@ -345,7 +347,7 @@ export class PeersService {
     const routes = await this.routesUsing(id);
     if (routes.length) {
       const names = routes.map((r) => `${r.route_type === 'l4' && r.l4_listen_port ? `port ${r.l4_listen_port}` : r.domain} (#${r.id})`);
-      throw conflict(`Peer "${before.name}" is used by ${routes.length === 1 ? 'route' : 'routes'} ${names.join(', ')}: delete or re-target ${routes.length === 1 ? 'it' : 'them'} first`, {
+      throw conflict(msg('peer.in_use', { name: before.name, routes: names }), {
         routes: routes.map((r) => ({ id: r.id, domain: r.domain, route_type: r.route_type })),
       });
     }
@@ -386,7 +388,7 @@ export class PeersService {
 
   /** config() of a row the caller already read (the desktop clients render many from one query). */
   async configOf(r: PeerRow, opts: { allowedIps?: string[] } = {}): Promise<{ name: string; filename: string; text: string }> {
-    if (!r.private_key_enc) throw conflict(`Peer "${r.name}" has no stored private key, so no config can be built`);
+    if (!r.private_key_enc) throw conflict(msg('peer.no_private_key', { name: r.name }));
     const { publicKey } = await this.wg.serverKeys();
     const dns = r.dns ?? this.deps.config.wg.dns;
     const text = renderPeerConfig({
@@ -412,13 +414,13 @@ export class PeersService {
   // ---------------------------------------------------------------- hostnames
 
   private async assertHostnameFree(hostname: string, id: number): Promise<void> {
-    if (RESERVED_HOSTNAMES.has(hostname)) throw unprocessable('Validation failed', { hostname: `"${hostname}" is reserved for the zone itself` });
+    if (RESERVED_HOSTNAMES.has(hostname)) throw invalidFields({ hostname: msg('peer.field.hostname_reserved', { hostname }) });
     const other = (await this.Peer.findOne({
       attributes: ['id', 'name'],
       where: { [Op.and]: [sqlWhere(fn('LOWER', col('hostname')), hostname), { id: { [Op.ne]: id } }] },
       raw: true,
     })) as unknown as PeerRow | null;
-    if (other) throw new AppError('conflict', `Hostname "${hostname}" is already used by peer "${other.name}"`, { hostname: `already used by peer "${other.name}"` });
+    if (other) throw new AppError('conflict', msg('peer.hostname_taken', { hostname, peer: other.name }), { hostname: msg('peer.field.hostname_taken', { peer: other.name }) });
   }
 
   /**
@@ -451,11 +453,11 @@ export class PeersService {
    */
   async setAgentHostname(peerId: number, name: string | null): Promise<{ applied: boolean; reason?: string; peer: PeerView }> {
     const parsed = hostnameValue.nullable().safeParse(name);
-    if (!parsed.success) throw validation('Validation failed', { hostname: parsed.error.issues[0]?.message ?? 'invalid hostname' });
+    if (!parsed.success) throw validation(msg('request.validation_failed'), { hostname: parsed.error.issues[0] ? issueMessage(parsed.error.issues[0]) : msg('field.invalid') });
     const hostname = parsed.data || null;
     const before = await this.getRow(peerId);
     if (before.hostname && before.hostname_source === 'admin') {
-      return { applied: false, reason: 'the hostname was set by an admin and agent reports do not replace it', peer: this.view(before) };
+      return { applied: false, reason: msg('peer.hostname_admin_set').text, peer: this.view(before) };
     }
     const now = this.deps.clock();
     if (hostname) await this.assertHostnameFree(hostname, peerId);

@@ -1,4 +1,5 @@
 // /api/v1/tags
+import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -26,7 +27,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params, body }, ctx) => {
         const from = params.name;
         const p = tagNameProblem(from);
-        if (p) throw validation('Validation failed', { tag: p });
+        if (p) throw validation(msg('request.validation_failed'), { tag: p });
         return { renamed: await tags().rename(from, body.name, actingUserId(ctx.state.principal)) };
       },
     }),
@@ -36,7 +37,7 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params }, ctx) => {
         const name = params.name;
         const p = tagNameProblem(name);
-        if (p) throw validation('Validation failed', { name: p });
+        if (p) throw validation(msg('request.validation_failed'), { name: p });
         return { deleted: await tags().remove(name, actingUserId(ctx.state.principal)) };
       },
     }),

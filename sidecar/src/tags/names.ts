@@ -1,6 +1,8 @@
 // Tag names: the rules of the API (at most 64 characters; no comma, <, >, double quote, line feed,
 // carriage return or tab) and the comma-separated list stored on a peer. Comparison is
 // case-insensitive; a peer's list keeps the spelling it was given.
+import { fieldIssue } from '../http/messages.js';
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import { codePoints } from '../http/fields.js';
 
@@ -10,13 +12,13 @@ export const TAGS_PER_PEER_MAX = 50;
 const FORBIDDEN = /[,<>"\n\r\t]/;
 
 /** Why a name is not a valid tag, or null when it is. */
-export function tagNameProblem(name: string): string | null {
-  if (name.length === 0) return 'must not be empty';
-  if (codePoints(name) > TAG_MAX) return `at most ${TAG_MAX} characters`;
-  if (FORBIDDEN.test(name)) return 'must not contain a comma, <, >, double quote, line feed, carriage return or tab';
-  if (/^\s|\s$/.test(name)) return 'must not start or end with a space';
+export function tagNameProblem(name: string): Msg | null {
+  if (name.length === 0) return msg('field.not_empty');
+  if (codePoints(name) > TAG_MAX) return msg('field.max_chars', { max: TAG_MAX });
+  if (FORBIDDEN.test(name)) return msg('tag.field.forbidden_characters');
+  if (/^\s|\s$/.test(name)) return msg('tag.field.space_at_end');
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'must not contain control characters';
+  if (/[\u0000-\u001f\u007f]/.test(name)) return msg('field.no_control_chars');
   return null;
 }
 
@@ -29,7 +31,7 @@ export const tagName = z
   .string()
   .superRefine((v, ctx) => {
     const p = tagNameProblem(v);
-    if (p) ctx.addIssue({ code: 'custom', message: p });
+    if (p) ctx.addIssue(fieldIssue(p));
   })
   .meta({ pattern: `^${TAG_PATTERN}$` });
 

@@ -1,6 +1,7 @@
 // Tags: a registry of names (tags table) independent of the comma-separated lists on peers. The
 // list merges both; renaming changes the name in both; deleting a name removes it from the registry and from every peer's list
 // (case-insensitive, whole entries only: removing "web" leaves "webserver").
+import { msg } from '@gatehouse/common/messages/index.js';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow, TagRow } from '../db/models.js';
@@ -57,10 +58,10 @@ export class TagsService {
     const all = await this.peerTags();
     const peers = all.filter((p) => splitTags(p.tags).some((t) => tagKey(t) === k));
     const registered = (await Tag.findOne({ where: { name_lower: k }, raw: true })) as unknown as TagRow | null;
-    if (!registered && !peers.length) throw notFound(`Tag "${from}"`);
+    if (!registered && !peers.length) throw notFound(msg('tag.not_found', { name: from }));
     if (kTo !== k) {
       const taken = (await Tag.count({ where: { name_lower: kTo } })) > 0 || all.some((p) => splitTags(p.tags).some((t) => tagKey(t) === kTo));
-      if (taken) throw new AppError('conflict', `A tag "${to}" exists already`, { name: 'another tag has this name' });
+      if (taken) throw new AppError('conflict', msg('tag.name_taken', { name: to }), { name: msg('tag.field.name_taken') });
     }
     await this.deps.db.sequelize.transaction(async (transaction) => {
       for (const p of peers) await Peer.update({ tags: renameTag(p.tags, from, to), updated_at: now }, { where: { id: p.id }, transaction });
@@ -81,7 +82,7 @@ export class TagsService {
       for (const p of peers) await Peer.update({ tags: stripTag(p.tags, name), updated_at: now }, { where: { id: p.id }, transaction });
       return Tag.destroy({ where: { name_lower: k }, transaction });
     });
-    if (!removedFromRegistry && !peers.length) throw notFound(`Tag "${name}"`);
+    if (!removedFromRegistry && !peers.length) throw notFound(msg('tag.not_found', { name }));
     await this.deps.events.emit({ type: 'tag_deleted', name, registered: removedFromRegistry > 0, peers_updated: peers.length, actor: actor ?? null });
     return { name, registered: removedFromRegistry > 0, peers_updated: peers.length };
   }

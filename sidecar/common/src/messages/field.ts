@@ -2,6 +2,23 @@
 // used by many schemas. A feature's own field messages sit in its area as `<area>.field.<what>`.
 import type { Catalogue } from './define.js';
 
+/** A size bound of zod's: what was measured (string, array, number, ...), the unit when it has one. */
+export type Bound = {
+  origin: string;
+  unit: 'characters' | 'bytes' | 'items' | 'entries' | null;
+  inclusive: boolean;
+  exact: boolean;
+};
+const bound = (p: Bound, adj: string, limit: string) => (p.unit ? `have ${adj}${limit} ${p.unit}` : `be ${adj}${limit}`);
+
+/** zod's English names of string formats. */
+export const FORMATS: Record<string, string> = {
+  regex: 'input', email: 'email address', url: 'URL', emoji: 'emoji', uuid: 'UUID', uuidv4: 'UUIDv4', uuidv6: 'UUIDv6', nanoid: 'nanoid', guid: 'GUID',
+  cuid: 'cuid', cuid2: 'cuid2', ulid: 'ULID', xid: 'XID', ksuid: 'KSUID', datetime: 'ISO datetime', date: 'ISO date', time: 'ISO time',
+  duration: 'ISO duration', ipv4: 'IPv4 address', ipv6: 'IPv6 address', mac: 'MAC address', cidrv4: 'IPv4 range', cidrv6: 'IPv6 range',
+  base64: 'base64-encoded string', base64url: 'base64url-encoded string', json_string: 'JSON string', e164: 'E.164 number', jwt: 'JWT', template_literal: 'input',
+};
+
 export const field = {
   'field.required': () => 'required',
   'field.invalid': () => 'invalid',
@@ -26,13 +43,22 @@ export const field = {
   'field.does_not_match': () => 'does not match',
   'field.already_taken': () => 'already taken',
   'field.taken_by_other_row': () => 'already taken by another row',
-  /** a message of the zod schema kit itself (a type, size or format the schema states), with zod's own parameters */
+  // The zod schema kit's own messages (a type, size or format the schema states but gives no message
+  // for), with zod's parameters, worded as zod words them in English (http/messages.ts).
   'field.invalid_type': (p: { expected: string; received: string }) => `Invalid input: expected ${p.expected}, received ${p.received}`,
-  'field.too_small': (p: { origin: string; minimum: number | string; inclusive: boolean }) => `Too small: expected ${p.origin} to be ${p.inclusive ? '>=' : '>'}${p.minimum}`,
-  'field.too_big': (p: { origin: string; maximum: number | string; inclusive: boolean }) => `Too big: expected ${p.origin} to be ${p.inclusive ? '<=' : '<'}${p.maximum}`,
-  'field.invalid_format': (p: { format: string }) => `Invalid ${p.format}`,
-  'field.invalid_value': (p: { values: string[] }) => `Invalid option: expected one of ${p.values.map((v) => JSON.stringify(v)).join('|')}`,
+  'field.invalid_literal': (p: { value: string }) => `Invalid input: expected ${p.value}`,
+  'field.invalid_option': (p: { values: string[] }) => `Invalid option: expected one of ${p.values.join('|')}`,
+  'field.too_big': (p: Bound & { maximum: string }) => `Too big: expected ${p.origin} to ${bound(p, p.exact ? 'exactly ' : p.inclusive ? '<=' : '<', p.maximum)}`,
+  'field.too_small': (p: Bound & { minimum: string }) => `Too small: expected ${p.origin} to ${bound(p, p.exact ? 'exactly ' : p.inclusive ? '>=' : '>', p.minimum)}`,
+  'field.invalid_format': (p: { format: string }) => `Invalid ${FORMATS[p.format] ?? p.format}`,
+  'field.must_start_with': (p: { prefix: string }) => `Invalid string: must start with "${p.prefix}"`,
+  'field.must_end_with': (p: { suffix: string }) => `Invalid string: must end with "${p.suffix}"`,
+  'field.must_include': (p: { includes: string }) => `Invalid string: must include "${p.includes}"`,
+  'field.must_match': (p: { pattern: string }) => `Invalid string: must match pattern ${p.pattern}`,
   'field.not_multiple_of': (p: { divisor: number }) => `Invalid number: must be a multiple of ${p.divisor}`,
+  'field.invalid_key': (p: { origin: string }) => `Invalid key in ${p.origin}`,
+  'field.invalid_element': (p: { origin: string }) => `Invalid value in ${p.origin}`,
+  'field.invalid_discriminator': (p: { options: string[] }) => `Invalid discriminator value. Expected ${p.options.map((o) => `'${o}'`).join(' | ')}`,
   'field.invalid_input': () => 'Invalid input',
   /** a text a schema gave that the catalogue does not hold (should not happen: a test looks for them) */
   'field.unworded': (p: { text: string }) => p.text,

@@ -1,0 +1,93 @@
+// Field messages of the zod schemas as messages of the catalogue (@gatehouse/common/messages): the
+// body's `fields` keep their English text and `field_codes` carry the code and parameters.
+// - A schema's own message is written with fieldText(code, params) (or, in a refinement, with
+//   fieldIssue(msg)), or is the English text of a field code without parameters ('required',
+//   'must be in the future'): each is known by its text.
+// - A message zod makes itself (a type, size or format the schema states without a message) gets the
+//   matching `field.*` code with zod's parameters; its English wording is zod's.
+// - Anything else is `field.unworded` with the text: sidecar/test/messages.test.ts fails on every
+//   schema message of sidecar/src that is not known, so no message reaches a reader unworded.
+import { z } from 'zod';
+import { MESSAGES, msg, refOf, type Code, type MessageRef, type Msg, type ParamsOf } from '@gatehouse/common/messages/index.js';
+import type { Bound } from '@gatehouse/common/messages/field.js';
+
+type Args<C extends Code> = undefined extends ParamsOf<C> ? [params?: ParamsOf<C>] : [params: ParamsOf<C>];
+
+const byText = new Map<string, Msg>();
+function remember(m: Msg): Msg {
+  if (!byText.has(m.text)) byText.set(m.text, m);
+  return m;
+}
+// every field message without parameters is known by its text
+for (const [code, wording] of Object.entries(MESSAGES)) {
+  if ((code.startsWith('field.') || code.includes('.field.')) && wording.length === 0) remember(msg(code as Code));
+}
+
+/** A field message of the catalogue as a schema's message text (zodFields maps the text back to the code). */
+export function fieldText<C extends Code>(code: C, ...params: Args<C>): string {
+  return remember(msg(code, ...params)).text;
+}
+
+/** A custom issue (ctx.addIssue in a refinement) with a message of the catalogue. */
+export function fieldIssue(m: Msg, extra: { path?: PropertyKey[]; params?: Record<string, unknown>; input?: unknown; abort?: boolean } = {}) {
+  return { code: 'custom' as const, message: m.text, ...extra, params: { ...extra.params, message: refOf(m) } };
+}
+
+/** The message known by this text (a schema's own message), or null. */
+export function knownText(text: string): Msg | null {
+  return byText.get(text) ?? null;
+}
+
+const UNITS: Record<string, Bound['unit']> = { string: 'characters', file: 'bytes', array: 'items', set: 'items', map: 'entries' };
+const typeName = (type: string, input?: unknown) => (type === 'number' && typeof input === 'number' && !Number.isFinite(input) ? String(input) : type === 'nan' ? 'NaN' : type);
+
+/** The message of a zod issue zod made itself, with its parameters (worded as zod words it). */
+function zodOwn(iss: z.core.$ZodIssue, input: unknown): Msg {
+  const u = z.core.util;
+  switch (iss.code) {
+    case 'invalid_type': {
+      // zod's issues do not keep the input: what was received is read from zod's own words
+      const said = /^Invalid input: expected .*, received (.*)$/.exec(iss.message);
+      return msg('field.invalid_type', { expected: typeName(iss.expected), received: said ? said[1] : typeName(u.parsedType(input), input) });
+    }
+    case 'invalid_value':
+      return iss.values.length === 1 ? msg('field.invalid_literal', { value: u.stringifyPrimitive(iss.values[0]) }) : msg('field.invalid_option', { values: iss.values.map((v) => u.stringifyPrimitive(v)) });
+    case 'too_big':
+    case 'too_small': {
+      const b: Bound = { origin: iss.origin ?? 'value', unit: UNITS[iss.origin] ?? null, inclusive: !!iss.inclusive, exact: !!iss.exact };
+      return iss.code === 'too_big' ? msg('field.too_big', { ...b, maximum: iss.maximum.toString() }) : msg('field.too_small', { ...b, minimum: iss.minimum.toString() });
+    }
+    case 'invalid_format': {
+      const f = iss as z.core.$ZodIssueInvalidStringFormat & { prefix?: string; suffix?: string; includes?: string; pattern?: string };
+      if (f.format === 'starts_with') return msg('field.must_start_with', { prefix: String(f.prefix) });
+      if (f.format === 'ends_with') return msg('field.must_end_with', { suffix: String(f.suffix) });
+      if (f.format === 'includes') return msg('field.must_include', { includes: String(f.includes) });
+      if (f.format === 'regex') return msg('field.must_match', { pattern: String(f.pattern) });
+      return msg('field.invalid_format', { format: f.format });
+    }
+    case 'not_multiple_of':
+      return msg('field.not_multiple_of', { divisor: Number(iss.divisor) });
+    case 'invalid_key':
+      return msg('field.invalid_key', { origin: iss.origin });
+    case 'invalid_element':
+      return msg('field.invalid_element', { origin: iss.origin });
+    case 'invalid_union': {
+      const options = (iss as { options?: unknown[] }).options;
+      if (Array.isArray(options) && options.length) return msg('field.invalid_discriminator', { options: options.map(String) });
+      return msg('field.invalid_input');
+    }
+    default:
+      return msg('field.invalid_input');
+  }
+}
+
+/** The message of one zod issue (not unrecognized_keys, which zodFields names key by key). */
+export function issueMessage(iss: z.core.$ZodIssue, input?: unknown): Msg {
+  const given = (iss as { params?: { message?: MessageRef } }).params?.message;
+  if (given && typeof given.code === 'string' && given.code in MESSAGES) return { ...(given as Msg), text: iss.message };
+  const known = knownText(iss.message);
+  if (known) return known;
+  const own = zodOwn(iss, input);
+  if (own.text === iss.message) return own;
+  return msg('field.unworded', { text: iss.message });
+}
