@@ -7,6 +7,7 @@
 // -> WireGuard, DNS, peers, groups, tags -> uptime monitor -> dashboard -> SMTP -> route auth
 // (writes through the proxy, mails through SMTP) -> gateways, wake-on-LAN, tunnel listener
 // -> circuit breaker, access log.
+import { msg } from '@gatehouse/common/messages/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
@@ -348,6 +349,6 @@ export async function bootstrapAdmin(deps: Deps): Promise<{ created: boolean; us
   }
   // A generated password is changed at the first sign-in (GET /password); the file goes then.
   await deps.users.create({ username, password, role: 'admin', mustChangePassword: passwordFile !== undefined });
-  await deps.activity.record({ source: 'system', event_type: 'admin_bootstrapped', message: `First admin ${username} created`, details: { password_file: passwordFile ?? null } });
+  await deps.activity.record({ source: 'system', event_type: 'admin_bootstrapped', msg: msg('user.bootstrapped', { username }), details: { password_file: passwordFile ?? null } });
   return { created: true, username, passwordFile };
 }

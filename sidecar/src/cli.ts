@@ -2,6 +2,7 @@
 //   unlock-account <username> [--route-auth]   lift a login lockout
 //   reset-admin-password <username>            print a new random password (to be changed at the next sign-in)
 //   rotate-master-key                          new master key, every sealed secret re-sealed (the sidecar must be stopped)
+import { msg } from '@gatehouse/common/messages/index.js';
 import { loadConfig } from './config.js';
 import { createAppContext, createDeps } from './app-context.js';
 import { featureModels } from './features.js';
@@ -61,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
         }
         const type = args.includes('--route-auth') ? 'route_auth' : 'admin';
         const was = await deps.lockout.unlock(type, name);
-        await deps.activity.record({ source: 'cli', event_type: 'account_unlocked', message: `Account ${name} unlocked from the CLI`, details: { record_type: type, was_locked: was } });
+        await deps.activity.record({ source: 'cli', event_type: 'account_unlocked', msg: msg('auth.unlocked_cli', { username: name }), details: { record_type: type, was_locked: was } });
         process.stdout.write(was ? `unlocked ${name}\n` : `${name} was not locked (failure counter reset)\n`);
         return 0;
       }

@@ -12,6 +12,8 @@
 // only to admin sessions and full-access/read-only tokens. The payload of a stream message is the
 // event without `type`, plus `at` (epoch ms) when the event has none of its own.
 import { z } from 'zod';
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
+import { messageRefSchema } from '@gatehouse/common/messages/schema.js';
 
 export type StreamScope = 'peers' | 'routes' | 'logs' | 'system' | 'admin';
 export const STREAM_SCOPES: readonly StreamScope[] = ['peers', 'routes', 'logs', 'system', 'admin'];
@@ -22,7 +24,12 @@ export interface ActivityEntry {
   severity: string;
   source: string;
   event_type: string;
+  /** the English text of the row's message */
   message: string;
+  /** the message's code in the catalogue (@gatehouse/common/messages), null for a row written before codes */
+  code: string | null;
+  /** the message's parameters, null when it has none */
+  params: Record<string, unknown> | null;
   details: Record<string, unknown> | null;
   user_id: number | null;
   ip: string | null;
@@ -37,7 +44,8 @@ export interface ActivityEvent {
   severity?: Severity;
   source: string;
   event_type: string;
-  message: string;
+  /** the row's message: its code and parameters, and its English text */
+  msg: Msg;
   details?: Record<string, unknown>;
   user_id?: number | null;
   ip?: string | null;
@@ -68,8 +76,6 @@ const actor = z.number().int().nullable().meta({ description: 'user id or null' 
 const changed = z.array(z.string()).meta({ description: 'changed field names' });
 const ms = (description = 'epoch ms') => z.number().nullable().meta({ description });
 
-const peerLabel = (e: { name: string }) => `Peer "${e.name}"`;
-
 const peerOnline = z.object({ peer_id: z.number(), name: z.string(), endpoint: z.string().nullable(), latest_handshake: ms() });
 const gatewayStatus = z.enum(['online', 'offline', 'unknown']);
 const gatewayChange = z.object({
@@ -78,26 +84,27 @@ const gatewayChange = z.object({
   from: gatewayStatus,
   to: gatewayStatus.meta({ description: 'online|offline|unknown' }),
   reason: z.string(),
+  reason_code: messageRefSchema.optional().meta({ description: 'the reason as a message of the catalogue: {code, params}' }),
   last_seen_at: z.number().nullable(),
   at: z.number(),
 });
 const gatewayActivity = ({ type: _type, ...t }: z.infer<typeof gatewayChange> & { type?: string }): ActivityOf => ({
   severity: t.to === 'offline' ? 'warning' : 'info',
   source: 'gateways',
-  message: `Gateway "${t.name}" is ${t.to} (was ${t.from}): ${t.reason}`,
+  msg: msg('gateway.status_changed', { name: t.name, to: t.to, from: t.from, reason: t.reason_code ?? { code: 'field.unworded', params: { text: t.reason } } }),
   details: { ...t },
 });
 const routeCheck = z.object({ route_id: z.number(), domain: z.string(), status: z.number().nullable().meta({ description: 'HTTP status or null' }), response_ms: z.number().nullable(), error: z.string().nullable() });
 const routeCheckActivity = (up: boolean) => (e: z.infer<typeof routeCheck>): ActivityOf => ({
   severity: up ? 'info' : 'warning',
   source: 'monitoring',
-  message: `Route ${e.domain} is ${up ? 'up' : 'down'}${e.error ? `: ${e.error}` : e.status !== null ? ` (HTTP ${e.status})` : ''}`,
+  msg: msg(up ? 'route.up' : 'route.down', { domain: e.domain, error: e.error, status: e.status }),
   details: { route_id: e.route_id, status: e.status, response_ms: e.response_ms, error: e.error },
 });
 const routeAuthChange = z.object({ route_id: z.number(), domain: z.string(), method: z.string(), two_factor_method: z.string().nullable(), sessions_ended: z.boolean(), password_changed: z.boolean(), actor });
 const routeAuthActivity = (created: boolean) => (e: z.infer<typeof routeAuthChange>): ActivityOf => ({
   source: 'routes',
-  message: `Route auth ${created ? 'enabled' : 'updated'} on ${e.domain} (${e.method}${e.two_factor_method ? ` + ${e.two_factor_method}` : ''})`,
+  msg: msg(created ? 'route_auth.enabled' : 'route_auth.updated', { domain: e.domain, method: e.method, two_factor_method: e.two_factor_method }),
   details: { route_id: e.route_id, method: e.method, two_factor_method: e.two_factor_method, sessions_ended: e.sessions_ended, password_changed: e.password_changed },
   user_id: e.actor,
 });
@@ -111,56 +118,56 @@ const deliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ descrip
  */
 export const rdpSessionEndReason = z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']);
 const rdpEndReason = rdpSessionEndReason.meta({ description: 'client|lost|disconnected|route_disabled|route_deleted' });
-const activityEntry = z.custom<ActivityEntry>().meta({ description: 'the activity row as GET /api/v1/logs/activity lists it: id, severity, source, event_type, message, details, user_id, ip, created_at, timestamp' });
+const activityEntry = z.custom<ActivityEntry>().meta({ description: 'the activity row as GET /api/v1/logs/activity lists it: id, severity, source, event_type, message, code, params, details, user_id, ip, created_at, timestamp' });
 
 export const EVENT_KINDS = {
   // peers (peers/service.ts, the WireGuard poller)
   peer_created: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), address: z.string(), peer_type: z.string(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} created (${e.address})`, details: { peer_id: e.peer_id, address: e.address, peer_type: e.peer_type }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('peer.created', { name: e.name, address: e.address }), details: { peer_id: e.peer_id, address: e.address, peer_type: e.peer_type }, user_id: e.actor }),
     webhook: 'a peer was created',
   }),
   peer_updated: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), fields: changed, actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} updated (${e.fields.join(', ')})`, details: { peer_id: e.peer_id, fields: e.fields.map((k) => (k === 'public_key' ? 'keys' : k)) }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('peer.updated', { name: e.name, fields: e.fields }), details: { peer_id: e.peer_id, fields: e.fields.map((k) => (k === 'public_key' ? 'keys' : k)) }, user_id: e.actor }),
     webhook: 'a peer was changed',
   }),
   peer_enabled: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} enabled`, details: { peer_id: e.peer_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('peer.enabled', { name: e.name }), details: { peer_id: e.peer_id }, user_id: e.actor }),
     webhook: 'a peer was enabled',
   }),
   peer_disabled: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} disabled`, details: { peer_id: e.peer_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('peer.disabled', { name: e.name }), details: { peer_id: e.peer_id }, user_id: e.actor }),
     webhook: 'a peer was disabled',
   }),
   peer_deleted: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), address: z.string(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `${peerLabel(e)} deleted (${e.address})`, details: { peer_id: e.peer_id, address: e.address }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('peer.deleted', { name: e.name, address: e.address }), details: { peer_id: e.peer_id, address: e.address }, user_id: e.actor }),
     webhook: 'a peer was deleted',
   }),
   peer_expired: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), expires_at: z.string().meta({ description: 'ISO' }), enabled: z.boolean() }),
     scope: 'peers',
-    activity: (e) => ({ severity: 'warning', source: 'peers', message: `${peerLabel(e)} expired and was removed from the tunnel`, details: { peer_id: e.peer_id, name: e.name, expires_at: e.expires_at, enabled: e.enabled } }),
+    activity: (e) => ({ severity: 'warning', source: 'peers', msg: msg('peer.expired', { name: e.name }), details: { peer_id: e.peer_id, name: e.name, expires_at: e.expires_at, enabled: e.enabled } }),
     webhook: 'a peer reached its expiry and left the tunnel',
   }),
   peer_online: kind({
     payload: peerOnline,
     scope: 'peers',
-    activity: (e) => ({ source: 'wireguard', message: `${peerLabel(e)} is online`, details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
+    activity: (e) => ({ source: 'wireguard', msg: msg('peer.online', { name: e.name }), details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
     webhook: 'a peer made a handshake after being offline',
   }),
   peer_offline: kind({
     payload: peerOnline,
     scope: 'peers',
-    activity: (e) => ({ source: 'wireguard', message: `${peerLabel(e)} is offline`, details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
+    activity: (e) => ({ source: 'wireguard', msg: msg('peer.offline', { name: e.name }), details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
     webhook: 'a peer has had no handshake for the offline interval',
   }),
   peer_traffic: kind({
@@ -179,32 +186,32 @@ export const EVENT_KINDS = {
   peer_group_created: kind({
     payload: z.object({ group_id: z.number(), name: z.string(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `Peer group "${e.name}" created`, details: { group_id: e.group_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('group.created', { name: e.name }), details: { group_id: e.group_id }, user_id: e.actor }),
   }),
   peer_group_updated: kind({
     payload: z.object({ group_id: z.number(), name: z.string(), fields: changed, actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `Peer group "${e.name}" updated`, details: { group_id: e.group_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('group.updated', { name: e.name }), details: { group_id: e.group_id, fields: e.fields }, user_id: e.actor }),
   }),
   peer_group_deleted: kind({
     payload: z.object({ group_id: z.number(), name: z.string(), peers_ungrouped: z.number(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `Peer group "${e.name}" deleted (${e.peers_ungrouped} peers ungrouped)`, details: { group_id: e.group_id, peers_ungrouped: e.peers_ungrouped }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('group.deleted', { name: e.name, peers_ungrouped: e.peers_ungrouped }), details: { group_id: e.group_id, peers_ungrouped: e.peers_ungrouped }, user_id: e.actor }),
   }),
   tag_created: kind({
     payload: z.object({ tag_id: z.number(), name: z.string().meta({ description: 'a new registry name' }), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `Tag "${e.name}" registered`, details: { tag_id: e.tag_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('tag.created', { name: e.name }), details: { tag_id: e.tag_id }, user_id: e.actor }),
   }),
   tag_renamed: kind({
     payload: z.object({ from: z.string(), to: z.string(), registered: z.boolean().meta({ description: 'is in the registry' }), peers_updated: z.number().meta({ description: 'peers that carried it' }), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `Tag "${e.from}" renamed to "${e.to}" (on ${e.peers_updated} peers)`, details: { from: e.from, to: e.to, registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('tag.renamed', { from: e.from, to: e.to, peers_updated: e.peers_updated }), details: { from: e.from, to: e.to, registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
   }),
   tag_deleted: kind({
     payload: z.object({ name: z.string(), registered: z.boolean().meta({ description: 'was in the registry' }), peers_updated: z.number().meta({ description: 'peers it was stripped from' }), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', message: `Tag "${e.name}" deleted (removed from ${e.peers_updated} peers)`, details: { registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
+    activity: (e) => ({ source: 'peers', msg: msg('tag.deleted', { name: e.name, peers_updated: e.peers_updated }), details: { registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
   }),
 
   // home gateways (gateways/service.ts)
@@ -216,41 +223,41 @@ export const EVENT_KINDS = {
   user_created: kind({
     payload: z.object({ user_id: z.number(), username: z.string(), role: z.string(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'users', message: `User ${e.username} created`, details: { id: e.user_id, role: e.role }, user_id: e.actor }),
+    activity: (e) => ({ source: 'users', msg: msg('user.created', { username: e.username }), details: { id: e.user_id, role: e.role }, user_id: e.actor }),
     webhook: 'an admin-UI user was created',
   }),
   user_updated: kind({
     payload: z.object({ user_id: z.number(), username: z.string(), fields: changed.meta({ description: 'changed field names, profile, language and theme changes included; "password" when it was set' }), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'users', message: `User ${e.username} updated`, details: { id: e.user_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({ source: 'users', msg: msg('user.updated', { username: e.username }), details: { id: e.user_id, fields: e.fields }, user_id: e.actor }),
   }),
   user_deleted: kind({
     payload: z.object({ user_id: z.number(), username: z.string(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'users', message: `User ${e.username} deleted`, details: { id: e.user_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'users', msg: msg('user.deleted', { username: e.username }), details: { id: e.user_id }, user_id: e.actor }),
     webhook: 'an admin-UI user was deleted',
   }),
   token_created: kind({
     payload: z.object({ token_id: z.number(), name: z.string(), scopes: z.array(z.string()), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'tokens', message: `API token ${e.name} created`, details: { id: e.token_id, scopes: e.scopes }, user_id: e.actor }),
+    activity: (e) => ({ source: 'tokens', msg: msg('token.created', { name: e.name }), details: { id: e.token_id, scopes: e.scopes }, user_id: e.actor }),
     webhook: 'an API token was created',
   }),
   token_revoked: kind({
     payload: z.object({ token_id: z.number(), name: z.string(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'tokens', message: `API token ${e.name} revoked`, details: { id: e.token_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'tokens', msg: msg('token.revoked', { name: e.name }), details: { id: e.token_id }, user_id: e.actor }),
     webhook: 'an API token was revoked',
   }),
   token_fingerprint_reset: kind({
     payload: z.object({ token_id: z.number(), name: z.string(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'tokens', message: `Machine binding of API token ${e.name} reset`, details: { id: e.token_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'tokens', msg: msg('token.binding_reset', { name: e.name }), details: { id: e.token_id }, user_id: e.actor }),
   }),
   token_updated: kind({
     payload: z.object({ token_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names of PATCH /tokens/:id: name, split_tunnel' }), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'tokens', message: `API token ${e.name} updated (${e.fields.join(', ')})`, details: { id: e.token_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({ source: 'tokens', msg: msg('token.updated', { name: e.name, fields: e.fields }), details: { id: e.token_id, fields: e.fields }, user_id: e.actor }),
   }),
   client_registered: kind({
     payload: z.object({
@@ -260,7 +267,7 @@ export const EVENT_KINDS = {
     scope: 'admin',
     activity: (e) => ({
       source: 'clients',
-      message: `Desktop client ${e.hostname} (${e.platform}, ${e.client_version}) registered as peer "${e.peer_name}"`,
+      msg: msg('client.registered', { hostname: e.hostname, platform: e.platform, client_version: e.client_version, peer_name: e.peer_name }),
       details: { machine_id: e.machine_id, token_id: e.token_id, peer_id: e.peer_id, hostname: e.hostname, platform: e.platform, client_version: e.client_version, new_machine: e.new_machine },
       user_id: e.actor,
     }),
@@ -278,93 +285,93 @@ export const EVENT_KINDS = {
     fields: 'section (default_theme: theme | security: lockout {max_attempts?, duration?} | monitoring: interval_seconds, previous), actor (user id or null)',
     activity: (e) => {
       const row = { source: 'settings', user_id: e.actor };
-      if (e.section === 'default_theme') return { ...row, message: `Default theme set to ${e.theme}` };
-      if (e.section === 'security') return { ...row, message: 'Lockout settings changed', details: e.lockout };
-      return { ...row, message: `Uptime monitoring interval set to ${e.interval_seconds} s`, details: { interval_seconds: e.interval_seconds, previous: e.previous } };
+      if (e.section === 'default_theme') return { ...row, msg: msg('settings.default_theme', { theme: e.theme }) };
+      if (e.section === 'security') return { ...row, msg: msg('settings.lockout'), details: e.lockout };
+      return { ...row, msg: msg('settings.monitoring_interval', { interval_seconds: e.interval_seconds }), details: { interval_seconds: e.interval_seconds, previous: e.previous } };
     },
   }),
   smtp_updated: kind({
     payload: z.object({ host: z.string(), port: z.number(), secure: z.boolean(), user: z.string().nullable(), password_changed: z.boolean(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'settings', message: `SMTP settings saved (${e.host}:${e.port})`, details: { host: e.host, port: e.port, secure: e.secure, user: e.user, password_changed: e.password_changed }, user_id: e.actor }),
+    activity: (e) => ({ source: 'settings', msg: msg('smtp.saved', { host: e.host, port: e.port }), details: { host: e.host, port: e.port, secure: e.secure, user: e.user, password_changed: e.password_changed }, user_id: e.actor }),
   }),
 
   // routes
   route_created: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), route_type: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} created`, details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor }),
+    activity: (e) => ({ source: 'routes', msg: msg('route.created', { domain: e.domain }), details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor }),
     webhook: 'a route was created',
   }),
   route_updated: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), fields: changed, actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} updated`, details: { route_id: e.route_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({ source: 'routes', msg: msg('route.updated', { domain: e.domain }), details: { route_id: e.route_id, fields: e.fields }, user_id: e.actor }),
     webhook: 'a route was changed',
   }),
   route_enabled: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} enabled`, details: { route_id: e.route_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'routes', msg: msg('route.enabled', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
     webhook: 'a route was enabled',
   }),
   route_disabled: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} disabled`, details: { route_id: e.route_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'routes', msg: msg('route.disabled', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
     webhook: 'a route was disabled',
   }),
   route_deleted: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', message: `Route ${e.domain} deleted`, details: { route_id: e.route_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'routes', msg: msg('route.deleted', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
     webhook: 'a route was deleted',
   }),
   routes_batch: kind({
     payload: z.object({ action: z.enum(['enable', 'disable', 'delete']).meta({ description: 'enable|disable|delete' }), route_ids: z.array(z.number()), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', event_type: `routes_batch_${e.action}`, message: `Batch ${e.action} of ${e.route_ids.length} route(s)`, details: { ids: e.route_ids }, user_id: e.actor }),
+    activity: (e) => ({ source: 'routes', event_type: `routes_batch_${e.action}`, msg: msg('route.batch', { action: e.action, count: e.route_ids.length }), details: { ids: e.route_ids }, user_id: e.actor }),
     webhook: 'a batch action (enable, disable, delete) on routes',
   }),
   rdp_route_created: kind({
     payload: z.object({ rdp_route_id: z.number(), name: z.string(), access_mode: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} created (${e.access_mode})`, details: { rdp_route_id: e.rdp_route_id, access_mode: e.access_mode }, user_id: e.actor }),
+    activity: (e) => ({ source: 'rdp', msg: msg('rdp.created', { name: e.name, access_mode: e.access_mode }), details: { rdp_route_id: e.rdp_route_id, access_mode: e.access_mode }, user_id: e.actor }),
   }),
   rdp_route_updated: kind({
     payload: z.object({ rdp_route_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names; credentials, maintenance_windows, rotation_state for those endpoints' }), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} updated`, details: { rdp_route_id: e.rdp_route_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({ source: 'rdp', msg: msg('rdp.updated', { name: e.name }), details: { rdp_route_id: e.rdp_route_id, fields: e.fields }, user_id: e.actor }),
   }),
   rdp_route_deleted: kind({
     payload: z.object({ rdp_route_id: z.number(), name: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} deleted`, details: { rdp_route_id: e.rdp_route_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'rdp', msg: msg('rdp.deleted', { name: e.name }), details: { rdp_route_id: e.rdp_route_id }, user_id: e.actor }),
   }),
   rdp_route_toggled: kind({
     payload: z.object({ rdp_route_id: z.number(), name: z.string(), enabled: z.boolean(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'rdp', message: `RDP route ${e.name} ${e.enabled ? 'enabled' : 'disabled'}`, details: { rdp_route_id: e.rdp_route_id, enabled: e.enabled }, user_id: e.actor }),
+    activity: (e) => ({ source: 'rdp', msg: msg('rdp.toggled', { name: e.name, enabled: e.enabled }), details: { rdp_route_id: e.rdp_route_id, enabled: e.enabled }, user_id: e.actor }),
   }),
   route_auth_created: kind({ payload: routeAuthChange, scope: 'routes', activity: routeAuthActivity(true) }),
   route_auth_updated: kind({ payload: routeAuthChange, scope: 'routes', activity: routeAuthActivity(false) }),
   route_auth_deleted: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', message: `Route auth removed from ${e.domain}; its sessions ended`, details: { route_id: e.route_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'routes', msg: msg('route_auth.removed', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
   }),
   route_up: kind({ payload: routeCheck, scope: 'routes', activity: routeCheckActivity(true), webhook: 'uptime monitoring: a route answers again' }),
   route_down: kind({ payload: routeCheck, scope: 'routes', activity: routeCheckActivity(false), webhook: 'uptime monitoring: a route stopped answering' }),
   circuit_open: kind({
     payload: z.object({ route_id: z.number(), failure_count: z.number() }),
     scope: 'routes',
-    activity: (e) => ({ severity: 'warning', source: 'routes', event_type: 'circuit_breaker_open', message: `Circuit breaker of route ${e.route_id} opened after ${e.failure_count} consecutive failures`, details: { route_id: e.route_id, failure_count: e.failure_count } }),
+    activity: (e) => ({ severity: 'warning', source: 'routes', event_type: 'circuit_breaker_open', msg: msg('route.breaker_opened', { route_id: e.route_id, failure_count: e.failure_count }), details: { route_id: e.route_id, failure_count: e.failure_count } }),
     webhook: "a route's circuit breaker opened",
   }),
   circuit_closed: kind({
     payload: z.object({ route_id: z.number(), open_seconds: z.number() }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', event_type: 'circuit_breaker_closed', message: `Circuit breaker of route ${e.route_id} closed: a trial request succeeded after ${e.open_seconds} s open`, details: { route_id: e.route_id, open_seconds: e.open_seconds } }),
+    activity: (e) => ({ source: 'routes', event_type: 'circuit_breaker_closed', msg: msg('route.breaker_closed', { route_id: e.route_id, open_seconds: e.open_seconds }), details: { route_id: e.route_id, open_seconds: e.open_seconds } }),
     webhook: "a route's circuit breaker closed again",
   }),
 
@@ -372,13 +379,13 @@ export const EVENT_KINDS = {
   login_failed: kind({
     payload: z.object({ username: z.string(), failures: z.number(), ip: z.string().nullable() }),
     scope: null,
-    activity: (e) => ({ severity: 'warning', source: 'auth', message: `Failed login for ${e.username}`, details: { username: e.username, failures: e.failures }, ip: e.ip }),
+    activity: (e) => ({ severity: 'warning', source: 'auth', msg: msg('auth.login_failed', { username: e.username }), details: { username: e.username, failures: e.failures }, ip: e.ip }),
     webhook: 'a failed admin sign-in',
   }),
   account_locked: kind({
     payload: z.object({ username: z.string(), failures: z.number(), until: z.number().nullable(), ip: z.string().nullable() }),
     scope: null,
-    activity: (e) => ({ severity: 'warning', source: 'auth', message: `Account ${e.username} locked after ${e.failures} failed logins`, details: { username: e.username, until: e.until }, ip: e.ip }),
+    activity: (e) => ({ severity: 'warning', source: 'auth', msg: msg('auth.locked', { username: e.username, failures: e.failures }), details: { username: e.username, until: e.until }, ip: e.ip }),
     webhook: 'an admin account was locked after failed sign-ins',
   }),
   /** A Gatehouse user was deleted or got a new password: whatever they signed in to with it ends (route auth). The users service records its own rows. */
@@ -431,7 +438,7 @@ export const EVENT_KINDS = {
     activity: (e) => ({
       severity: e.reachable ? 'info' : 'warning',
       source: 'rdp',
-      message: `RDP route "${e.name}" is ${e.reachable ? `reachable again (${e.path}${e.latency_ms !== null ? `, ${e.latency_ms} ms` : ''})` : `unreachable (${e.path}${e.error ? `: ${e.error}` : ''})`}`,
+      msg: e.reachable ? msg('rdp.reachable', { name: e.name, path: e.path, latency_ms: e.latency_ms }) : msg('rdp.unreachable', { name: e.name, path: e.path, error: e.error }),
       details: { rdp_route_id: e.rdp_route_id, reachable: e.reachable, previous: e.previous, latency_ms: e.latency_ms, path: e.path, error: e.error },
     }),
     webhook: "an RDP route's target became reachable or unreachable",
@@ -444,7 +451,7 @@ export const EVENT_KINDS = {
     scope: 'routes',
     activity: (e) => ({
       source: 'rdp',
-      message: `RDP session ${e.session_id} on "${e.name}" started${e.client_name ? ` by ${e.client_name}` : ''}`,
+      msg: msg('rdp.session_started', { session_id: e.session_id, name: e.name, client_name: e.client_name }),
       details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, peer_id: e.peer_id, token_id: e.token_id, user_id: e.user_id, machine_id: e.machine_id },
     }),
     webhook: 'a desktop client started an RDP session',
@@ -456,7 +463,7 @@ export const EVENT_KINDS = {
     activity: (e) => ({
       severity: e.reason === 'lost' ? 'warning' : 'info',
       source: 'rdp',
-      message: `RDP session ${e.session_id} on "${e.name}" ended (${e.reason}) after ${e.duration_s} s`,
+      msg: msg('rdp.session_ended', { session_id: e.session_id, name: e.name, reason: e.reason, duration_s: e.duration_s }),
       details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, reason: e.reason, duration_s: e.duration_s },
       user_id: e.actor,
     }),
@@ -467,13 +474,13 @@ export const EVENT_KINDS = {
   backup_completed: kind({
     payload: z.object({ job_id: backupJob, target: backupTarget, file: z.string().nullable(), bytes: z.number(), duration_ms: z.number() }),
     scope: 'system',
-    activity: (e) => ({ source: 'backup', message: `Backup ${e.file ?? ''} written (${e.target}, ${e.bytes} bytes)`.replace('  ', ' '), details: { job_id: e.job_id, target: e.target, file: e.file, bytes: e.bytes, duration_ms: e.duration_ms } }),
+    activity: (e) => ({ source: 'backup', msg: msg('backup.completed', { file: e.file, target: e.target, bytes: e.bytes }), details: { job_id: e.job_id, target: e.target, file: e.file, bytes: e.bytes, duration_ms: e.duration_ms } }),
     webhook: 'a backup was written',
   }),
   backup_failed: kind({
     payload: z.object({ job_id: backupJob, target: backupTarget, error: z.string() }),
     scope: 'system',
-    activity: (e) => ({ severity: 'error', source: 'backup', message: `Backup failed (${e.target}): ${e.error}`, details: { job_id: e.job_id, target: e.target, error: e.error } }),
+    activity: (e) => ({ severity: 'error', source: 'backup', msg: msg('backup.failed', { target: e.target, error: e.error }), details: { job_id: e.job_id, target: e.target, error: e.error } }),
     webhook: 'a backup failed',
   }),
   master_key_rotated: kind({
@@ -486,7 +493,7 @@ export const EVENT_KINDS = {
     }),
     scope: 'admin',
     note: 'after the commit and the key file swap',
-    activity: (e) => ({ severity: 'warning', source: e.source, message: `Master key rotated (${e.source}): ${e.sealed_values} sealed values re-sealed`, details: { sealed_values: e.sealed_values, tables: e.tables, hooks: e.hooks }, user_id: e.actor }),
+    activity: (e) => ({ severity: 'warning', source: e.source, msg: msg('backup.master_key_rotated', { source: e.source, sealed_values: e.sealed_values }), details: { sealed_values: e.sealed_values, tables: e.tables, hooks: e.hooks }, user_id: e.actor }),
     webhook: 'the master key was rotated (every sealed secret re-sealed under a new key)',
   }),
   licence_changed: kind({
@@ -498,7 +505,7 @@ export const EVENT_KINDS = {
       actor,
     }),
     scope: 'admin',
-    activity: (e) => ({ source: 'license', message: `Licence ${e.reason}: plan ${e.plan}`, details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at }, user_id: e.actor }),
+    activity: (e) => ({ source: 'license', msg: msg('licence.changed', { reason: e.reason, plan: e.plan }), details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at }, user_id: e.actor }),
     webhook: 'the licence was activated, refreshed, removed or expired',
   }),
 
@@ -506,27 +513,27 @@ export const EVENT_KINDS = {
   webhook_created: kind({
     payload: z.object({ webhook_id: z.number(), name: z.string(), url: z.string(), events: z.array(z.string()), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" created (${e.events.length} event kinds)`, details: { webhook_id: e.webhook_id, url: e.url, events: e.events }, user_id: e.actor }),
+    activity: (e) => ({ source: 'webhooks', msg: msg('webhook.created', { name: e.name, event_kinds: e.events.length }), details: { webhook_id: e.webhook_id, url: e.url, events: e.events }, user_id: e.actor }),
   }),
   webhook_updated: kind({
     payload: z.object({ webhook_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names; "secret" when it was replaced' }), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" updated (${e.fields.join(', ')})`, details: { webhook_id: e.webhook_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({ source: 'webhooks', msg: msg('webhook.updated', { name: e.name, fields: e.fields }), details: { webhook_id: e.webhook_id, fields: e.fields }, user_id: e.actor }),
   }),
   webhook_enabled: kind({
     payload: z.object({ webhook_id: z.number(), name: z.string(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" enabled`, details: { webhook_id: e.webhook_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'webhooks', msg: msg('webhook.enabled', { name: e.name }), details: { webhook_id: e.webhook_id }, user_id: e.actor }),
   }),
   webhook_disabled: kind({
     payload: z.object({ webhook_id: z.number(), name: z.string(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" disabled`, details: { webhook_id: e.webhook_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'webhooks', msg: msg('webhook.disabled', { name: e.name }), details: { webhook_id: e.webhook_id }, user_id: e.actor }),
   }),
   webhook_deleted: kind({
     payload: z.object({ webhook_id: z.number(), name: z.string(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'webhooks', message: `Webhook "${e.name}" deleted`, details: { webhook_id: e.webhook_id }, user_id: e.actor }),
+    activity: (e) => ({ source: 'webhooks', msg: msg('webhook.deleted', { name: e.name }), details: { webhook_id: e.webhook_id }, user_id: e.actor }),
   }),
   webhook_delivery_updated: kind({
     payload: z.object({ webhook_id: z.number(), delivery_id: z.number(), event: z.string(), status: deliveryStatus, attempts: z.number(), response_code: z.number().nullable() }),
@@ -541,7 +548,7 @@ export const EVENT_KINDS = {
     activity: (e) => ({
       severity: 'warning',
       source: 'webhooks',
-      message: `Webhook "${e.name}": delivery of ${e.event} failed after ${e.attempts} attempt(s)${e.error ? `: ${e.error}` : ''}`,
+      msg: msg('webhook.delivery_failed', { name: e.name, event: e.event, attempts: e.attempts, error: e.error }),
       details: { webhook_id: e.webhook_id, delivery_id: e.delivery_id, event: e.event, attempts: e.attempts, error: e.error },
     }),
   }),

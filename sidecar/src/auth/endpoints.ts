@@ -1,6 +1,8 @@
 // POST /login, POST /logout, POST /password (the form of GET /password), GET /api/v1/csrf, GET /api/v1/session.
 // Browser forms (Accept: text/html or form posts without Accept: application/json) get redirects;
 // API clients asking for JSON get JSON. See docs/guides/authentication.md.
+import { msg } from '@gatehouse/common/messages/index.js';
+import { issueMessage } from '../http/messages.js';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -79,8 +81,8 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         const userId = ctx.session?.userId;
         if (typeof userId === 'number') {
           // A cross-site form must not be able to sign the admin out.
-          if (!csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
-          await deps.activity.record({ source: 'auth', event_type: 'logout', message: 'Signed out', user_id: userId, ip: ctx.state.clientIp });
+          if (!csrfMatches(ctx)) throw new AppError('forbidden', msg('auth.csrf_invalid'));
+          await deps.activity.record({ source: 'auth', event_type: 'logout', msg: msg('auth.signed_out'), user_id: userId, ip: ctx.state.clientIp });
         }
         ctx.session = null;
         if (wantsJson(ctx)) return {};
@@ -104,31 +106,31 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         const json = wantsJson(ctx);
         const userId = ctx.session?.userId;
         if (typeof userId !== 'number') {
-          if (json) throw new AppError('unauthorized', 'Authentication required');
+          if (json) throw new AppError('unauthorized', msg('auth.required'));
           ctx.redirect(`/login?next=${encodeURIComponent(`/password${nextParam(body.next, '?')}`)}`);
           return undefined;
         }
-        if (!csrfMatches(ctx)) throw new AppError('forbidden', 'CSRF token missing or invalid');
+        if (!csrfMatches(ctx)) throw new AppError('forbidden', msg('auth.csrf_invalid'));
         const back = (code: string) => {
           ctx.redirect(`/password?error=${code}${nextParam(body.next)}`);
           return undefined;
         };
         const policy = passwordSchema.safeParse(body.new_password);
         if (!policy.success) {
-          if (json) throw new AppError('validation', 'The new password does not meet the policy', { new_password: policy.error.issues[0]?.message ?? 'invalid' });
+          if (json) throw new AppError('validation', msg('auth.password_policy'), { new_password: policy.error.issues[0] ? issueMessage(policy.error.issues[0]) : msg('field.invalid') });
           return back('policy');
         }
         if (body.confirm !== undefined && body.confirm !== body.new_password) {
-          if (json) throw new AppError('validation', 'The two new passwords differ', { confirm: 'does not match new_password' });
+          if (json) throw new AppError('validation', msg('auth.passwords_differ'), { confirm: msg('user.field.confirm_mismatch') });
           return back('mismatch');
         }
         try {
           await deps.users.changePassword(userId, body.current, body.new_password, sessionId(ctx));
         } catch (err) {
           if (!(err instanceof AppError) || (err.kind !== 'validation' && err.kind !== 'unprocessable')) throw err;
-          const wrongCurrent = Boolean(err.fields?.current);
+          const wrongCurrent = Boolean(err.fieldMessages?.current);
           // The service names the new password `next` (as PUT /settings/password does); here it is new_password.
-          if (json) throw new AppError(err.kind, err.message, wrongCurrent ? { current: err.fields!.current } : { new_password: err.fields?.next ?? 'invalid' });
+          if (json) throw new AppError(err.kind, err.msg, wrongCurrent ? { current: err.fieldMessages!.current } : { new_password: err.fieldMessages?.next ?? msg('field.invalid') });
           return back(wrongCurrent ? 'current' : 'same');
         }
         if (json) return {};

@@ -13,7 +13,9 @@ import { z } from 'zod';
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { MASTER_SEALED, type MasterKey } from '../util/crypto.js';
-import { AppError, unprocessable } from '../util/errors.js';
+import { AppError, unprocessable, type FieldMessages } from '../util/errors.js';
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
+import { issueMessage } from '../http/messages.js';
 import { canonicalJson } from '@gatehouse/common/canonical.js';
 import { APP_VERSION } from '../version.js';
 import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
@@ -164,7 +166,7 @@ const header = z.object({
   check: z.string().min(1).max(200),
 });
 
-function bad(message: string, fields: Record<string, string>): AppError {
+function bad(message: Msg, fields: FieldMessages): AppError {
   return unprocessable(message, fields);
 }
 
@@ -184,37 +186,37 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
   try {
     doc = JSON.parse(Buffer.isBuffer(text) ? text.toString('utf8') : text);
   } catch (err) {
-    throw bad(`The backup is not valid JSON: ${(err as Error).message}`, { file: 'not valid JSON (damaged or cut off)' });
+    throw bad(msg('backup.doc.not_json', { error: (err as Error).message }), { file: msg('backup.doc.field.not_json') });
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw bad('The backup is not a JSON object', { file: 'not a backup document' });
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw bad(msg('backup.doc.not_object'), { file: msg('backup.doc.field.not_backup') });
   const d = doc as Record<string, unknown>;
-  if (d.format !== BACKUP_FORMAT) throw bad(`Not a Gatehouse backup (format must be "${BACKUP_FORMAT}")`, { format: `must be "${BACKUP_FORMAT}"` });
-  if (typeof d.version !== 'number' || !Number.isInteger(d.version) || d.version < 0) throw bad('The backup has no valid version', { version: 'must be a non-negative integer' });
-  if (d.version > current) throw bad(`The backup was made by a newer Gatehouse (document version ${d.version}); this server reads up to version ${current}`, { version: `at most ${current}` });
-  for (let v = d.version; v < current; v++) if (!migrations[v]) throw bad(`Document version ${d.version} cannot be read by this server (no migration from version ${v})`, { version: `version ${d.version} is not supported` });
+  if (d.format !== BACKUP_FORMAT) throw bad(msg('backup.doc.wrong_format', { format: BACKUP_FORMAT }), { format: msg('backup.doc.field.must_be', { value: BACKUP_FORMAT }) });
+  if (typeof d.version !== 'number' || !Number.isInteger(d.version) || d.version < 0) throw bad(msg('backup.doc.no_version'), { version: msg('backup.doc.field.non_negative_integer') });
+  if (d.version > current) throw bad(msg('backup.doc.newer', { version: d.version, current }), { version: msg('backup.doc.field.at_most', { max: current }) });
+  for (let v = d.version; v < current; v++) if (!migrations[v]) throw bad(msg('backup.doc.no_migration', { version: d.version, from: v }), { version: msg('backup.doc.field.version_unsupported', { version: d.version }) });
   const h = header.safeParse(d.encryption);
-  if (!h.success) throw bad('The backup has no valid encryption header', Object.fromEntries(h.error.issues.map((i) => [['encryption', ...i.path].join('.'), i.message])));
+  if (!h.success) throw bad(msg('backup.doc.no_header'), Object.fromEntries(h.error.issues.map((i) => [['encryption', ...i.path].join('.'), issueMessage(i)])));
   const key = await PassphraseKey.open(o.passphrase, h.data as EncryptionHeader);
   const { integrity, ...body } = d;
   const mac = integrity && typeof integrity === 'object' ? (integrity as Record<string, unknown>).hmac : undefined;
-  if (!key.verify(canonicalJson(body), mac)) throw bad('The backup was changed or damaged after it was made (integrity check failed)', { integrity: 'does not match the document' });
+  if (!key.verify(canonicalJson(body), mac)) throw bad(msg('backup.doc.integrity'), { integrity: msg('backup.doc.field.integrity') });
 
   // migrate
   let state = { sections: (d.sections ?? {}) as Record<string, unknown>, files: (d.files ?? {}) as Record<string, unknown> };
-  if (typeof state.sections !== 'object' || Array.isArray(state.sections)) throw bad('sections must be an object', { sections: 'must be an object' });
+  if (typeof state.sections !== 'object' || Array.isArray(state.sections)) throw bad(msg('backup.doc.sections_object'), { sections: msg('backup.doc.field.must_be_object') });
   for (let v = d.version; v < current; v++) state = migrations[v](state);
 
   // validate every section and row
-  const fields: Record<string, string> = {};
-  const add = (k: string, m: string) => {
+  const fields: FieldMessages = {};
+  const add = (k: string, m: Msg) => {
     if (Object.keys(fields).length < 50) fields[k] = m;
   };
   const sections: Record<string, Row[]> = {};
-  for (const name of Object.keys(state.sections)) if (!SECTIONS.some((s) => s.name === name)) add(`sections.${name}`, 'unknown section');
+  for (const name of Object.keys(state.sections)) if (!SECTIONS.some((s) => s.name === name)) add(`sections.${name}`, msg('backup.doc.field.unknown_section'));
   for (const s of SECTIONS) {
     const rows = state.sections[s.name];
     if (!Array.isArray(rows)) {
-      add(`sections.${s.name}`, rows === undefined ? 'missing' : 'must be an array');
+      add(`sections.${s.name}`, rows === undefined ? msg('backup.doc.field.missing') : msg('backup.doc.field.must_be_array'));
       continue;
     }
     const cols = columnsOf(s, o.db);
@@ -222,21 +224,21 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
     sections[s.name] = [];
     rows.forEach((raw, i) => {
       const at = `sections.${s.name}.${i}`;
-      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return add(at, 'must be an object');
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return add(at, msg('backup.doc.field.must_be_object'));
       const r = raw as Row;
-      for (const k of Object.keys(r)) if (!cols.some((c) => c.name === k)) add(`${at}.${k}`, 'unknown column');
+      for (const k of Object.keys(r)) if (!cols.some((c) => c.name === k)) add(`${at}.${k}`, msg('backup.doc.field.unknown_column'));
       for (const c of cols) {
         const v = r[c.name];
-        if (v === undefined) add(`${at}.${c.name}`, 'missing');
+        if (v === undefined) add(`${at}.${c.name}`, msg('backup.doc.field.missing'));
         else if (v === null) {
-          if (!c.nullable) add(`${at}.${c.name}`, 'must not be null');
-        } else if (c.type === 'bool' && typeof v !== 'boolean') add(`${at}.${c.name}`, 'must be true or false');
-        else if (c.type === 'int' && !Number.isSafeInteger(v)) add(`${at}.${c.name}`, 'must be an integer');
-        else if (c.type === 'num' && (typeof v !== 'number' || !Number.isFinite(v))) add(`${at}.${c.name}`, 'must be a number');
-        else if (c.type === 'text' && typeof v !== 'string') add(`${at}.${c.name}`, 'must be a string');
+          if (!c.nullable) add(`${at}.${c.name}`, msg('backup.doc.field.not_null'));
+        } else if (c.type === 'bool' && typeof v !== 'boolean') add(`${at}.${c.name}`, msg('backup.doc.field.boolean'));
+        else if (c.type === 'int' && !Number.isSafeInteger(v)) add(`${at}.${c.name}`, msg('backup.doc.field.integer'));
+        else if (c.type === 'num' && (typeof v !== 'number' || !Number.isFinite(v))) add(`${at}.${c.name}`, msg('backup.doc.field.number'));
+        else if (c.type === 'text' && typeof v !== 'string') add(`${at}.${c.name}`, msg('backup.doc.field.string'));
       }
       const pk = String(r[s.pk]);
-      if (seen.has(pk)) add(`${at}.${s.pk}`, 'appears twice');
+      if (seen.has(pk)) add(`${at}.${s.pk}`, msg('backup.doc.field.twice'));
       seen.add(pk);
       // open the secrets
       const row: Row = { ...r };
@@ -245,7 +247,7 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
         try {
           row[col] = key.open(row[col] as string, `${s.name}.${col}`);
         } catch {
-          add(`${at}.${col}`, 'sealed value cannot be opened (damaged)');
+          add(`${at}.${col}`, msg('backup.doc.field.sealed_damaged'));
         }
       }
       let out = row;
@@ -253,13 +255,13 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
         try {
           out = s.rowSecrets.in(row, (_k, v) => key.open(v, `${s.name}.${String(row[s.pk])}`));
         } catch {
-          add(`${at}.value`, 'sealed value cannot be opened (damaged)');
+          add(`${at}.value`, msg('backup.doc.field.sealed_damaged'));
         }
       }
       sections[s.name].push(out);
     });
   }
-  if (Object.keys(fields).length) throw bad('The backup does not fit this server', fields);
+  if (Object.keys(fields).length) throw bad(msg('backup.doc.does_not_fit'), fields);
 
   // references between sections and the branding files
   const ids = new Map(SECTIONS.map((s) => [s.name, new Set((sections[s.name] ?? []).map((r) => String(r[s.pk])))]));
@@ -276,27 +278,27 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
             const parsed = JSON.parse(String(v)) as unknown;
             list = Array.isArray(parsed) ? parsed : [parsed];
           } catch {
-            add(`sections.${s.name}.${i}.${col}`, 'must be a JSON array of ids');
+            add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.id_list'));
             continue;
           }
         }
-        for (const x of list) if (!ids.get(ref.section)!.has(String(x))) add(`sections.${s.name}.${i}.${col}`, `refers to ${ref.section} ${String(x)}, which the backup does not hold`);
+        for (const x of list) if (!ids.get(ref.section)!.has(String(x))) add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.dangling_ref', { section: ref.section, id: String(x) }));
       }
       for (const col of s.files ?? []) {
         const name = r[col];
         if (name === null) continue;
         const data = rawFiles[String(name)];
         if (typeof data !== 'string') {
-          add(`sections.${s.name}.${i}.${col}`, 'names a file the backup does not hold');
+          add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.no_such_file'));
           continue;
         }
         const buf = Buffer.from(data, 'base64');
-        if (!buf.length || buf.length > BRANDING_MAX_BYTES || !sniffImage(buf)) add(`files.${String(name)}`, `must be a PNG, JPEG, GIF or WebP image of at most ${BRANDING_MAX_BYTES} bytes`);
+        if (!buf.length || buf.length > BRANDING_MAX_BYTES || !sniffImage(buf)) add(`files.${String(name)}`, msg('backup.doc.field.image', { max_bytes: BRANDING_MAX_BYTES }));
         else files[String(name)] = buf;
       }
     });
   }
-  if (Object.keys(fields).length) throw bad('The backup does not fit this server', fields);
+  if (Object.keys(fields).length) throw bad(msg('backup.doc.does_not_fit'), fields);
   return { version: current, migrated_from: d.version === current ? null : d.version, created_at: String(d.created_at ?? ''), sections, files };
 }
 

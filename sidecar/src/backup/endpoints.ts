@@ -1,5 +1,6 @@
 // Backup and restore: GET /settings/backup, POST /settings/backup/restore,
 // and the auto-backup jobs under /settings/autobackup. Thin: the work is in service.ts.
+import { msg } from '@gatehouse/common/messages/index.js';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -22,7 +23,7 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       summary: `The complete backup document (every peer with its keys, group, tag, route with every setting, route auth with its images, gateway, user, token hash, auto-backup job, setting and the SMTP settings). Secrets are sealed under the passphrase given in the ${PASSPHRASE_HEADER} header (at least 12 characters; never in the URL). format=download sends it as an attachment`,
       handler: async ({ query }, c: Koa.Context) => {
         const pass = c.get(PASSPHRASE_HEADER);
-        if (!pass) throw validation(`The passphrase that seals the backup's secrets is required (header ${PASSPHRASE_HEADER})`, { passphrase: 'required' });
+        if (!pass) throw validation(msg('backup.passphrase_required', { header: PASSPHRASE_HEADER }), { passphrase: msg('field.required') });
         const { body, name } = await svc().download(pass);
         c.set('Cache-Control', 'no-store');
         if (query.format === 'download') c.attachment(name);
@@ -36,8 +37,8 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       summary: `Restore a backup document (multipart: file = the document, passphrase = the passphrase it was made with; at most ${BACKUP_MAX_BYTES} bytes). mode=replace makes the server hold exactly the document (and ends every sign-in), mode=merge adds and updates and removes nothing; dry_run=1 lists what would be created, changed and removed and writes nothing. One transaction, then one apply to Caddy and WireGuard. A bad or damaged document: 422 with fields, nothing changed`,
       handler: async ({ query, body }, c: Koa.Context) => {
         const file = uploadedFile(c);
-        if (!file) throw validation('The backup document is required (multipart/form-data, field "file")', { file: 'required' });
-        if (!file.buffer.length) throw unprocessable('The backup document is empty', { file: 'empty file' });
+        if (!file) throw validation(msg('backup.document_required'), { file: msg('field.required') });
+        if (!file.buffer.length) throw unprocessable(msg('backup.document_empty'), { file: msg('field.empty_file') });
         return { ...(await svc().restore(file.buffer, { passphrase: body.passphrase, mode: query.mode, dryRun: query.dry_run ?? false, actor: actor(c) })) };
       },
     }),

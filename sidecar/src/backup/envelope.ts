@@ -16,6 +16,7 @@
 // Why scrypt: it is memory-hard (32 MiB per guess here), built into Node (no native addon on the
 // restore path) and a standard construction any tool can re-implement to open a document by hand.
 // Why AES-256-GCM: the cipher the master key already uses (util/crypto.ts), authenticated.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { unprocessable, validation } from '../util/errors.js';
 import { PASSPHRASE_MIN } from './schema.js';
@@ -53,8 +54,8 @@ export class PassphraseKey {
 
   /** The key of an existing document; 400 fields.passphrase when it is not the document's passphrase. */
   static async open(passphrase: string, header: EncryptionHeader): Promise<PassphraseKey> {
-    if (typeof passphrase !== 'string' || !passphrase) throw validation('The passphrase the backup was made with is required', { passphrase: 'required' });
-    if (header.N > 2 ** 20 || header.r > 32 || header.p > 16) throw unprocessable('The document asks for key-derivation parameters out of range', { 'encryption': 'unsupported parameters' });
+    if (typeof passphrase !== 'string' || !passphrase) throw validation(msg('backup.passphrase_needed'), { passphrase: msg('field.required') });
+    if (header.N > 2 ** 20 || header.r > 32 || header.p > 16) throw unprocessable(msg('backup.kdf_out_of_range'), { encryption: msg('backup.field.unsupported_parameters') });
     const { enc, mac } = await derive(passphrase, header.salt, header.N, header.r, header.p);
     const key = new PassphraseKey(enc, mac, header);
     let ok = false;
@@ -63,7 +64,7 @@ export class PassphraseKey {
     } catch {
       ok = false;
     }
-    if (!ok) throw unprocessable('Wrong passphrase for this backup', { passphrase: 'does not open this backup' });
+    if (!ok) throw unprocessable(msg('backup.wrong_passphrase'), { passphrase: msg('backup.field.wrong_passphrase') });
     return key;
   }
 
@@ -98,14 +99,14 @@ export class PassphraseKey {
 
 export function checkPassphrase(passphrase: unknown): asserts passphrase is string {
   if (typeof passphrase !== 'string' || passphrase.length < PASSPHRASE_MIN) {
-    throw validation(`A passphrase of at least ${PASSPHRASE_MIN} characters is required to seal the backup's secrets`, { passphrase: `at least ${PASSPHRASE_MIN} characters` });
+    throw validation(msg('backup.passphrase_too_short', { min: PASSPHRASE_MIN }), { passphrase: msg('field.min_chars', { min: PASSPHRASE_MIN }) });
   }
-  if (passphrase.length > 1024) throw validation('The passphrase is too long', { passphrase: 'at most 1024 characters' });
+  if (passphrase.length > 1024) throw validation(msg('backup.passphrase_too_long'), { passphrase: msg('field.max_chars', { max: 1024 }) });
 }
 
 async function derive(passphrase: string, salt: string, N: number, r: number, p: number): Promise<{ enc: Buffer; mac: Buffer }> {
   const key = await new Promise<Buffer>((resolve, reject) =>
-    crypto.scrypt(passphrase.normalize('NFC'), Buffer.from(salt, 'base64url'), 32, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (err, k) => (err ? reject(validation(`Key derivation failed: ${err.message}`, { encryption: 'unsupported parameters' })) : resolve(k))),
+    crypto.scrypt(passphrase.normalize('NFC'), Buffer.from(salt, 'base64url'), 32, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (err, k) => (err ? reject(validation(msg('backup.kdf_failed', { error: err.message }), { encryption: msg('backup.field.unsupported_parameters') })) : resolve(k))),
   );
   const enc = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'gatehouse-backup enc', 32));
   const mac = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'gatehouse-backup mac', 32));

@@ -10,12 +10,13 @@
 //
 // The plan lists, per section, what is created, changed (with the columns) and removed. Secrets are
 // compared by their plaintext, branding images by their content.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { MasterKey } from '../util/crypto.js';
-import { AppError } from '../util/errors.js';
+import { AppError, type FieldMessages } from '../util/errors.js';
 import { formatIPv4, parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
 import { readRows, type OpenedDocument } from './document.js';
@@ -81,10 +82,10 @@ function mapDbError(err: unknown): unknown {
   const e = err as { name?: string; message?: string; fields?: unknown; table?: string; original?: { message?: string } };
   if (e?.name === 'SequelizeUniqueConstraintError') {
     const cols = Array.isArray(e.fields) ? (e.fields as string[]) : Object.keys((e.fields as Record<string, unknown>) ?? {});
-    return new AppError('conflict', `The backup conflicts with data on this server (${e.original?.message ?? e.message})`, Object.fromEntries((cols.length ? cols : ['document']).map((c) => [c, 'already taken by another row'])));
+    return new AppError('conflict', msg('backup.conflicts', { error: String(e.original?.message ?? e.message) }), Object.fromEntries((cols.length ? cols : ['document']).map((c) => [c, msg('field.taken_by_other_row')])));
   }
   if (e?.name === 'SequelizeForeignKeyConstraintError' || e?.name === 'SequelizeDatabaseError' || e?.name === 'SequelizeValidationError') {
-    return new AppError('validation', `The backup does not fit this database: ${e.original?.message ?? e.message}`, { document: String(e.original?.message ?? e.message) });
+    return new AppError('validation', msg('backup.does_not_fit', { error: String(e.original?.message ?? e.message) }), { document: msg('backup.field.database_says', { error: String(e.original?.message ?? e.message) }) });
   }
   return err;
 }
@@ -131,12 +132,12 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
   const last = o.subnet.base + o.subnet.size - 2;
   const taken = new Set<number>();
   if (mode === 'merge') for (const r of current.get('peers')!) taken.add(parseIPv4(String(r.address)) ?? -1);
-  const outside: Record<string, string> = {};
+  const outside: FieldMessages = {};
   (doc.sections.peers ?? []).forEach((r, i) => {
     const n = parseIPv4(String(r.address));
-    if (n === null || n < first || n > last) outside[`sections.peers.${i}.address`] = `${String(r.address)} is outside this server's VPN subnet ${o.subnet.cidr} (GATEHOUSE_WG_SUBNET)`;
+    if (n === null || n < first || n > last) outside[`sections.peers.${i}.address`] = msg('backup.field.outside_subnet', { address: String(r.address), cidr: o.subnet.cidr });
   });
-  if (Object.keys(outside).length) throw new AppError('validation', 'The backup\'s peers do not fit this server\'s VPN subnet', outside);
+  if (Object.keys(outside).length) throw new AppError('validation', msg('backup.peers_outside_subnet'), outside);
   const readdress = (row: Row, existing: Row | undefined): string | undefined => {
     if (mode !== 'merge') return undefined;
     const own = parseIPv4(String(row.address))!;
@@ -147,7 +148,7 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
     }
     let n = first;
     while (n <= last && taken.has(n)) n++;
-    if (n > last) throw new AppError('conflict', `The VPN subnet ${o.subnet.cidr} has no free address left for the backup's peers`);
+    if (n > last) throw new AppError('conflict', msg('backup.subnet_full', { cidr: o.subnet.cidr }));
     taken.add(n);
     const from = String(row.address);
     const to = formatIPv4(n);

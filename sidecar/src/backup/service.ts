@@ -6,6 +6,7 @@
 // given, sealed with the master key like every other secret at rest, and never shows it again. Keep
 // that passphrase somewhere else too: a restore onto a new server needs it, and the server that
 // holds it is the one that was lost.
+import { msg } from '@gatehouse/common/messages/index.js';
 import path from 'node:path';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
@@ -109,7 +110,7 @@ export class BackupService {
     result.applied = applied;
     await this.deps.activity.record({
       source: 'backup', event_type: 'backup_restored', severity: applied.proxy || applied.wireguard ? 'warning' : 'info',
-      message: `Backup restored (${o.mode}): ${summary.created} created, ${summary.changed} changed, ${summary.removed} removed`,
+      msg: msg('backup.restored', { mode: o.mode, created: summary.created, changed: summary.changed, removed: summary.removed }),
       details: { mode: o.mode, version: doc.version, migrated_from: doc.migrated_from, backup_created_at: doc.created_at, summary, applied }, user_id: o.actor ?? null,
     });
     return result;
@@ -144,19 +145,19 @@ export class BackupService {
 
   private async row(id: number): Promise<BackupJobRow> {
     const r = (await this.models.BackupJob.findByPk(id, { raw: true })) as BackupJobRow | null;
-    if (!r) throw notFound('Backup job');
+    if (!r) throw notFound(msg('resource.not_found', { what: 'Backup job' }));
     return r;
   }
 
   private async nameTaken(name: string, exceptId?: number): Promise<void> {
     const rows = (await this.models.BackupJob.findAll({ attributes: ['id', 'name'], raw: true, where: exceptId ? { id: { [Op.ne]: exceptId } } : {} })) as unknown as { id: number; name: string }[];
-    if (rows.some((r) => r.name.toLowerCase() === name.toLowerCase())) throw new AppError('conflict', `A backup job named ${name} exists`, { name: 'already taken' });
+    if (rows.some((r) => r.name.toLowerCase() === name.toLowerCase())) throw new AppError('conflict', msg('backup.job_name_taken', { name }), { name: msg('field.already_taken') });
   }
 
   async createJob(input: JobCreate, actor?: number): Promise<JobView> {
     await this.nameTaken(input.name);
-    if (input.target === 's3' && !input.s3) throw unprocessable('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
-    if (input.target === 's3' && !input.s3?.secret_access_key) throw unprocessable('An S3 target needs its secret access key', { 's3.secret_access_key': 'required' });
+    if (input.target === 's3' && !input.s3) throw unprocessable(msg('backup.s3_needed'), { s3: msg('backup.field.s3_needed') });
+    if (input.target === 's3' && !input.s3?.secret_access_key) throw unprocessable(msg('backup.s3_secret_needed'), { 's3.secret_access_key': msg('field.required') });
     if (input.target === 's3') await this.checkEndpoint(input.s3?.endpoint);
     const now = this.deps.clock();
     const seal = (v: string) => this.deps.crypto.seal(v);
@@ -169,7 +170,7 @@ export class BackupService {
     } as Partial<BackupJobRow>);
     const job = row.get({ plain: true }) as BackupJobRow;
     this.schedule(job);
-    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_created', message: `Auto-backup job ${job.name} created (${job.schedule}, ${job.target})`, details: { id: job.id }, user_id: actor ?? null });
+    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_created', msg: msg('backup.job_created', { name: job.name, schedule: job.schedule, target: job.target }), details: { id: job.id }, user_id: actor ?? null });
     return this.view(job);
   }
 
@@ -183,8 +184,8 @@ export class BackupService {
     try {
       await resolveAllowed(new URL(endpoint).hostname, this.deps.outbound('backup_s3'));
     } catch (err) {
-      if (err instanceof NotAllowed) throw unprocessable('not allowed', { 's3.endpoint': 'not allowed' });
-      if (err instanceof FetchFailed) throw validation('The S3 endpoint does not resolve', { 's3.endpoint': 'the host does not resolve' });
+      if (err instanceof NotAllowed) throw unprocessable(msg('backup.s3_not_allowed'), { 's3.endpoint': msg('field.not_allowed') });
+      if (err instanceof FetchFailed) throw validation(msg('backup.s3_does_not_resolve'), { 's3.endpoint': msg('field.does_not_resolve') });
       throw err;
     }
   }
@@ -192,7 +193,7 @@ export class BackupService {
   private s3Columns(target: 'local' | 's3', s3: JobCreate['s3'] | undefined, old: BackupJobRow | null): Partial<BackupJobRow> {
     if (target !== 's3') return { s3_bucket: null, s3_prefix: null, s3_region: null, s3_endpoint: null, s3_access_key_id: null, s3_secret_enc: null };
     const secret = s3?.secret_access_key ? this.deps.crypto.seal(s3.secret_access_key) : (old?.s3_secret_enc ?? null);
-    if (!secret) throw unprocessable('An S3 target needs its secret access key', { 's3.secret_access_key': 'required' });
+    if (!secret) throw unprocessable(msg('backup.s3_secret_needed'), { 's3.secret_access_key': msg('field.required') });
     return {
       s3_bucket: s3?.bucket ?? old?.s3_bucket ?? null,
       s3_prefix: s3?.prefix ?? old?.s3_prefix ?? '',
@@ -207,7 +208,7 @@ export class BackupService {
     const old = await this.row(id);
     if (input.name !== undefined) await this.nameTaken(input.name, id);
     const target = input.target ?? old.target;
-    if (target === 's3' && old.target !== 's3' && !input.s3) throw unprocessable('An S3 target needs its bucket and credentials', { s3: 'required for target s3' });
+    if (target === 's3' && old.target !== 's3' && !input.s3) throw unprocessable(msg('backup.s3_needed'), { s3: msg('backup.field.s3_needed') });
     const s3 = target === 's3' && old.target === 's3' && input.s3 ? { ...this.viewS3(old), ...input.s3 } : input.s3;
     if (target === 's3' && input.s3?.endpoint) await this.checkEndpoint(input.s3.endpoint);
     const patch: Partial<BackupJobRow> = {
@@ -223,7 +224,7 @@ export class BackupService {
     await this.models.BackupJob.update(patch, { where: { id } });
     const job = await this.row(id);
     this.schedule(job);
-    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_updated', message: `Auto-backup job ${job.name} updated`, details: { id, fields: Object.keys(input) }, user_id: actor ?? null });
+    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_updated', msg: msg('backup.job_updated', { name: job.name }), details: { id, fields: Object.keys(input) }, user_id: actor ?? null });
     return this.view(job);
   }
 
@@ -232,7 +233,7 @@ export class BackupService {
     await this.models.BackupJob.destroy({ where: { id } });
     this.crons.get(id)?.cancel();
     this.crons.delete(id);
-    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_deleted', message: `Auto-backup job ${job.name} deleted`, details: { id }, user_id: actor ?? null });
+    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_deleted', msg: msg('backup.job_deleted', { name: job.name }), details: { id }, user_id: actor ?? null });
   }
 
   /** Runs a job at once; resolves with its view (last_run shows the outcome, ok or failed). */

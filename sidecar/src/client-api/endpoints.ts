@@ -2,6 +2,7 @@
 // client or full-access, plus the X-Machine-Fingerprint header), the public GET /client/update, the
 // admin's machines of a token (GET/DELETE /tokens/:id/machines...) and the client settings
 // (GET/PUT /settings/client). The RDP client endpoints live in src/rdp/client-endpoints.ts.
+import { msg } from '@gatehouse/common/messages/index.js';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -20,7 +21,7 @@ export const CLIENT_CHECK_PATH = '/api/v1/client/config/check';
 
 function principal(ctx: Koa.Context): ClientPrincipal {
   const p = ctx.state.principal as Principal | undefined;
-  if (p?.kind !== 'client') throw unauthorized('A valid client token is required');
+  if (p?.kind !== 'client') throw unauthorized(msg('auth.client_token_required'));
   return p;
 }
 
@@ -171,7 +172,7 @@ export function clientApiEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Set the default split tunnel (CIDRs; null = VPN subnet only) and/or the announced release ({version, download_url, notes?}; null = from the environment)',
       handler: async ({ body }, ctx) => {
         const client = await c().setSettings(body);
-        await deps.activity.record({ source: 'settings', event_type: 'client_settings_changed', message: 'Desktop-client settings changed', details: { fields: Object.keys(body) }, user_id: actingUserId(ctx.state.principal) ?? null });
+        await deps.activity.record({ source: 'settings', event_type: 'client_settings_changed', msg: msg('client.settings_changed'), details: { fields: Object.keys(body) }, user_id: actingUserId(ctx.state.principal) ?? null });
         return { client };
       },
     }),

@@ -9,6 +9,7 @@
 //   the rendered config's hash per machine are cached. Any write to the peers table (rows_changed),
 //   a token change (token_updated/revoked/fingerprint reset), a client-settings change and a backup
 //   restore drop the caches; a fill that raced with an invalidation is not stored (generation).
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import dns from 'node:dns';
 import { Op, QueryTypes, UniqueConstraintError } from 'sequelize';
@@ -159,8 +160,8 @@ export class ClientService {
 
   /** The fingerprint header's hash; 400 with fields when the header is missing. */
   requireFingerprint(raw: string | undefined): string {
-    if (!raw || !raw.trim()) throw validation(`The ${FINGERPRINT_HEADER} header is required`, { [FINGERPRINT_HEADER]: 'required: the machine fingerprint' });
-    if (raw.length > 512) throw validation(`The ${FINGERPRINT_HEADER} header is too long`, { [FINGERPRINT_HEADER]: 'at most 512 characters' });
+    if (!raw || !raw.trim()) throw validation(msg('token.fingerprint_required', { header: FINGERPRINT_HEADER }), { [FINGERPRINT_HEADER]: msg('token.field.fingerprint_required') });
+    if (raw.length > 512) throw validation(msg('token.fingerprint_too_long', { header: FINGERPRINT_HEADER }), { [FINGERPRINT_HEADER]: msg('field.max_chars', { max: 512 }) });
     return ClientService.fingerprintHash(raw);
   }
 
@@ -187,12 +188,12 @@ export class ClientService {
   /** The calling machine; 400 without the fingerprint header, 404 when it has not registered. */
   async requireMachine(p: ClientPrincipal, fingerprint: string | undefined): Promise<ClientMachineRow> {
     const m = await this.machineByHash(p.tokenId, this.requireFingerprint(fingerprint));
-    if (!m) throw new AppError('not_found', 'This machine is not registered: POST /api/v1/client/register first');
+    if (!m) throw new AppError('not_found', msg('client.not_registered'));
     return m;
   }
 
   private requirePeer(m: ClientMachineRow): number {
-    if (m.peer_id === null) throw conflict('The peer of this machine was deleted: POST /api/v1/client/register to get a new one');
+    if (m.peer_id === null) throw conflict(msg('client.peer_deleted'));
     return m.peer_id;
   }
 
@@ -240,7 +241,7 @@ export class ClientService {
         throw err;
       }
     }
-    throw conflict(`No free peer name for hostname "${hostname}"`);
+    throw conflict(msg('client.no_free_name', { hostname }));
   }
 
   /**
@@ -260,7 +261,7 @@ export class ClientService {
       if (!peer) {
         if (p.peerId !== null) {
           peer = (await this.peerRows([p.peerId])).get(p.peerId) ?? null;
-          if (!peer) throw conflict('The peer this token is bound to no longer exists: ask an admin to bind the token again');
+          if (!peer) throw conflict(msg('client.bound_peer_gone'));
         } else {
           peer = await this.createPeer(input.hostname, p.userId ?? undefined);
         }
@@ -277,7 +278,7 @@ export class ClientService {
           id = row.get('id') as number;
         } catch (err) {
           // the token was deleted meanwhile (foreign key) or another process registered the same machine
-          if (err instanceof UniqueConstraintError) throw conflict('This machine registered concurrently; retry');
+          if (err instanceof UniqueConstraintError) throw conflict(msg('client.registered_concurrently'));
           throw err;
         }
       }
@@ -412,7 +413,7 @@ export class ClientService {
   async status(m: ClientMachineRow, body: Record<string, unknown>): Promise<{ stored_bytes: number; status_at: string }> {
     const json = JSON.stringify(body);
     const bytes = Buffer.byteLength(json);
-    if (bytes > STATUS_MAX_BYTES) throw new AppError('payload_too_large', `The status is larger than ${STATUS_MAX_BYTES} bytes of JSON`);
+    if (bytes > STATUS_MAX_BYTES) throw new AppError('payload_too_large', msg('client.status_too_large', { max_bytes: STATUS_MAX_BYTES }));
     const now = this.deps.clock();
     await this.Machine.update({ status_json: json, status_at: now, last_seen_at: now, updated_at: now }, { where: { id: m.id } });
     Object.assign(m, { status_json: json, status_at: now, last_seen_at: now, updated_at: now });
@@ -449,7 +450,7 @@ export class ClientService {
     const groups = new Set(own.map((id) => rows.get(id)?.group_id).filter((g): g is number => g !== null && g !== undefined).map(Number));
     const visible = target && (own.includes(peerId) || (target.group_id !== null && groups.has(Number(target.group_id))));
     // 404 for both "no such peer" and "not yours": a client cannot probe which ids exist
-    if (!visible) throw notFound('Peer');
+    if (!visible) throw notFound(msg('resource.not_found', { what: 'Peer' }));
     return {
       id: Number(target.id),
       name: target.name,
@@ -562,7 +563,7 @@ export class ClientService {
 
   private async requireToken(tokenId: number): Promise<{ id: number; name: string; peer_id: number | null }> {
     const t = (await this.deps.db.models.ApiToken.findByPk(tokenId, { attributes: ['id', 'name', 'peer_id'], raw: true })) as { id: number; name: string; peer_id: number | null } | null;
-    if (!t) throw notFound('Token');
+    if (!t) throw notFound(msg('resource.not_found', { what: 'Token' }));
     return t;
   }
 
@@ -582,7 +583,7 @@ export class ClientService {
   async forget(tokenId: number, machineId: number, deletePeer: boolean, actor?: number): Promise<{ id: number; peer_deleted: boolean; peer_id: number | null }> {
     const token = await this.requireToken(tokenId);
     const raw = (await this.Machine.findOne({ where: { id: machineId, token_id: tokenId }, raw: true })) as ClientMachineRow | null;
-    if (!raw) throw notFound('Machine');
+    if (!raw) throw notFound(msg('resource.not_found', { what: 'Machine' }));
     const m = normalize(raw);
     let peerDeleted = false;
     if (deletePeer && m.peer_id !== null && m.peer_id !== (token.peer_id === null ? null : Number(token.peer_id))) {
@@ -598,7 +599,7 @@ export class ClientService {
     await this.Machine.destroy({ where: { id: m.id } });
     this.invalidate();
     await this.deps.activity.record({
-      source: 'tokens', event_type: 'client_machine_removed', message: `Machine ${m.hostname} of API token ${token.name} forgotten${peerDeleted ? ' (its peer was deleted)' : ''}`,
+      source: 'tokens', event_type: 'client_machine_removed', msg: msg('client.machine_forgotten', { hostname: m.hostname, token: token.name, peer_deleted: peerDeleted }),
       details: { token_id: tokenId, machine_id: m.id, peer_id: m.peer_id, peer_deleted: peerDeleted }, user_id: actor ?? null,
     });
     return { id: m.id, peer_deleted: peerDeleted, peer_id: m.peer_id };

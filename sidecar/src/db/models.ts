@@ -35,7 +35,7 @@ export interface ApiTokenRow {
 }
 export interface SettingRow { key: string; value: string; updated_at: number }
 export interface ActivityRow {
-  id: number; severity: string; source: string; event_type: string; message: string; details: string | null;
+  id: number; severity: string; source: string; event_type: string; message: string; code: string | null; params: string | null; details: string | null;
   user_id: number | null; ip: string | null; created_at: number;
 }
 
@@ -82,7 +82,7 @@ function definePlatformModels(s: Sequelize) {
     key: { type: DataTypes.STRING, primaryKey: true }, value: DataTypes.TEXT, updated_at: ms(),
   }, opts('settings')) as unknown as M<SettingRow>;
   const Activity = s.define('Activity', {
-    id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT,
+    id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT, code: DataTypes.STRING, params: DataTypes.TEXT,
     details: DataTypes.TEXT, user_id: DataTypes.INTEGER, ip: DataTypes.STRING, created_at: ms(),
   }, opts('activity_log')) as unknown as M<ActivityRow>;
   return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s) };

@@ -1,5 +1,6 @@
 // GET /api/v1/events: the live event stream (server-sent events) for the admin UI and API clients.
 // Thin: who may read what (catalog.ts), then the stream itself (hub.ts).
+import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
@@ -41,7 +42,7 @@ export function eventStreamEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ query }, ctx) => {
         const principal = ctx.state.principal as Principal | undefined;
         const scopes = streamScopesFor(principal);
-        if (!scopes.size) throw forbidden('Token scope does not cover any live events (needs peers, routes, logs, system, read-only or full-access)');
+        if (!scopes.size) throw forbidden(msg('auth.scope_events'));
         if (!ctx.accepts('text/event-stream')) ctx.throw(406, 'This endpoint answers only text/event-stream (send Accept: text/event-stream)');
         const lastEventId = ctx.get('Last-Event-ID') || query.last_event_id || undefined;
         ctx.req.socket.setTimeout(0);

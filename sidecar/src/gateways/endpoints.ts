@@ -5,6 +5,7 @@
 // - gateway companion API (auth 'gateway': the gateway bearer token only): /gateway/config,
 //   /gateway/config/check, /gateway/status, /gateway/probe, /gateway/heartbeat;
 // - public: GET /gateway-wol/wait, the waking-up page Caddy hands sleeping WoL routes to.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import type Koa from 'koa';
@@ -14,7 +15,7 @@ import { createApp } from '../http/app.js';
 import { defineEndpoint, type Endpoint, type Served } from '../http/registry.js';
 import { bearerToken, checkGatewaySource, VIA_TUNNEL, type Principal } from '../http/auth.js';
 import { zodFields } from '../http/errors.js';
-import { UNKNOWN_PARAMETER } from '../http/input.js';
+import { UNKNOWN_PARAMETER_MSG } from '../http/input.js';
 import { peerGatewayEndpoints } from './peer-endpoints.js';
 import { routeWolEndpoints } from './route-wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
@@ -28,7 +29,7 @@ import { heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '
  */
 function callerPeer(_gateways: GatewaysService, ctx: Koa.Context): number {
   const p = ctx.state.principal as Principal | undefined;
-  if (p?.kind !== 'gateway') throw unauthorized('A valid gateway token is required');
+  if (p?.kind !== 'gateway') throw unauthorized(msg('auth.gateway_token_required'));
   return p.peerId;
 }
 
@@ -41,12 +42,12 @@ const PROBE_HEADERS = ['X-Probe-Peer-Id', 'X-Probe-Bytes', 'X-Probe-Sha256', 'X-
 /** The request body as bytes, at most `max` (413 beyond). */
 async function readRaw(ctx: Koa.Context, max: number): Promise<Buffer> {
   const declared = Number(ctx.get('Content-Length'));
-  if (Number.isFinite(declared) && declared > max) throw new AppError('payload_too_large', `Body larger than ${max} bytes`);
+  if (Number.isFinite(declared) && declared > max) throw new AppError('payload_too_large', msg('request.body_too_large', { max_bytes: max }));
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > max) throw new AppError('payload_too_large', `Body larger than ${max} bytes`);
+    if (size > max) throw new AppError('payload_too_large', msg('request.body_too_large', { max_bytes: max }));
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -75,12 +76,12 @@ export function checkFastPath(deps: AppContext): Koa.Middleware {
     const gw = deps.gateways;
     const token = bearerToken(ctx);
     const v = token ? await gw.verify(token) : null;
-    if (!v) throw unauthorized('A valid gateway token is required');
+    if (!v) throw unauthorized(msg('auth.gateway_token_required'));
     checkGatewaySource(ctx, v.address, deps.config.gateways.tokenAnySource);
     ctx.state.principal = { kind: 'gateway', peerId: v.peerId } satisfies Principal;
     // the same strict query as the declared endpoint (an unknown parameter is a 400); a repeated one counts once
     const q = checkQuery.safeParse(Object.fromEntries(Object.entries(ctx.query).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v])));
-    if (!q.success) throw validation('Validation failed', zodFields(q.error, UNKNOWN_PARAMETER));
+    if (!q.success) throw validation(msg('request.validation_failed'), zodFields(q.error, UNKNOWN_PARAMETER_MSG));
     const body = await answerCheck(gw, ctx, callerPeer(gw, ctx), q.data.hash);
     if (body) ctx.body = { ok: true, ...body };
   };

@@ -16,6 +16,7 @@
 // - Status: evaluate() on every heartbeat and on a timer; every transition is written with a
 //   compare-and-set on the old status (so it is logged exactly once, even with several evaluators)
 //   and announced through the ONE emit() function (activity log + transition listeners).
+import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
 import { Op, QueryTypes } from 'sequelize';
 import type { Deps, GatewayAuth } from '../deps.js';
 import type { EventOf } from '../events.js';
@@ -37,7 +38,7 @@ import {
   GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, renderGatewayEnv,
   type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
 } from '@gatehouse/common/gateway-protocol.js';
-import { deriveStatus, describeStatus, healthVerdict, tickInterval, type GatewayStatus, type HealthDetail, type StatusDetail, type Thresholds } from './state.js';
+import { deriveStatus, describeStatus, statusMessage, healthVerdict, tickInterval, type GatewayStatus, type HealthDetail, type StatusDetail, type Thresholds } from './state.js';
 import type { GatewayInfo, GatewayView, HeartbeatResult } from './schema.js';
 
 export interface IssuedTokens {
@@ -52,6 +53,8 @@ export interface Transition {
   from: GatewayStatus;
   to: GatewayStatus;
   reason: string;
+  /** the reason as a message of the catalogue */
+  reason_code?: MessageRef;
   last_seen_at: number | null;
   at: number;
 }
@@ -152,14 +155,14 @@ export class GatewaysService implements GatewayAuth {
 
   private async peerRow(peerId: number): Promise<PeerRow> {
     const r = (await this.deps.db.models.Peer.findByPk(peerId, { raw: true })) as unknown as PeerRow | null;
-    if (!r) throw notFound('Peer');
+    if (!r) throw notFound(msg('resource.not_found', { what: 'Peer' }));
     return r;
   }
 
   /** The peer, which must be a gateway peer (400 otherwise, 404 when missing). */
   async gatewayPeer(peerId: number): Promise<PeerRow> {
     const r = await this.peerRow(peerId);
-    if (r.peer_type !== 'gateway') throw new AppError('not_found', `Peer ${peerId} is not a gateway peer (create it with is_gateway: true)`);
+    if (r.peer_type !== 'gateway') throw new AppError('not_found', msg('gateway.not_gateway_peer', { peer_id: peerId }));
     return r;
   }
 
@@ -198,7 +201,7 @@ export class GatewaysService implements GatewayAuth {
       severity: 'warning',
       source: 'gateways',
       event_type: 'gateway_tokens_rotated',
-      message: `Gateway "${peer.name}": tokens rotated; the companion needs the new gateway.env`,
+      msg: msg('gateway.tokens_rotated', { name: peer.name }),
       details: { peer_id: peerId, token_hint: issued.apiToken.slice(0, 10) },
       user_id: actor ?? null,
     });
@@ -215,7 +218,7 @@ export class GatewaysService implements GatewayAuth {
 
   private async renderEnv(peer: PeerRow, apiToken: string, pushToken: string): Promise<string> {
     const wg = this.wg;
-    if (!peer.private_key_enc) throw new AppError('conflict', `Peer "${peer.name}" has no stored private key, so no gateway.env can be built`);
+    if (!peer.private_key_enc) throw new AppError('conflict', msg('gateway.no_private_key', { name: peer.name }));
     const { publicKey } = await wg.serverKeys();
     const g = this.deps.config.gateways;
     return renderGatewayEnv(
@@ -249,7 +252,7 @@ export class GatewaysService implements GatewayAuth {
   /** The push token (server → companion), for calls to the companion API. */
   async pushToken(peerId: number): Promise<string> {
     const r = await this.row(peerId);
-    if (!r) throw new AppError('conflict', `Gateway ${peerId} has no tokens yet: rotate its gateway.env first`);
+    if (!r) throw new AppError('conflict', msg('gateway.no_tokens_yet', { peer_id: peerId }));
     return this.deps.crypto.open(r.push_token_enc);
   }
 
@@ -352,7 +355,7 @@ export class GatewaysService implements GatewayAuth {
     const peer = await this.peerRow(peerId);
     const hostname = await this.reportHostname(peer, hb.hostname);
     const prev = await this.row(peerId);
-    if (!prev) throw new AppError('unauthorized', 'This gateway has no tokens');
+    if (!prev) throw new AppError('unauthorized', msg('auth.gateway_no_tokens'));
     const now = this.deps.clock();
     const verdict = healthVerdict(hb);
     const healthReason = verdict.reason.slice(0, 255);
@@ -412,7 +415,7 @@ export class GatewaysService implements GatewayAuth {
     if (d.status !== from) {
       // compare-and-set: only the evaluator that moves the row logs the transition
       const [n] = await this.Gateway.update({ status: d.status, status_reason: d.reason.slice(0, 255), status_changed_at: now }, { where: { peer_id: row.peer_id, status: from } });
-      if (n) await this.emit({ peer_id: row.peer_id, name, from, to: d.status, reason: d.reason, last_seen_at: num(row.last_seen_at), at: now });
+      if (n) await this.emit({ peer_id: row.peer_id, name, from, to: d.status, reason: d.reason, reason_code: statusMessage(d.detail, row.health_reason), last_seen_at: num(row.last_seen_at), at: now });
     }
     return d;
   }

@@ -19,6 +19,7 @@
 // (every offline_after / 6, between 1 s and 10 s), so an offline transition is noticed at most one
 // timer period after offline_after has passed; each transition is logged once (GatewaysService.emit).
 import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
+import type { MessageRef } from '@gatehouse/common/messages/index.js';
 import type { HealthDetail, SelfCheckPart, StatusDetail } from '@gatehouse/common/gateway-status.js';
 
 export type { HealthDetail, SelfCheckPart, StatusDetail };
@@ -94,6 +95,26 @@ export function describeStatus(d: StatusDetail, healthReason: string | null = nu
       return `heartbeat received, but ${d.health ? describeHealth(d.health) : (healthReason ?? 'the gateway reports itself unhealthy')}`;
     case 'healthy':
       return d.health ? describeHealth(d.health) : (healthReason ?? 'heartbeat received');
+  }
+}
+
+/** A heartbeat verdict as a message of the catalogue. */
+export function healthMessage(d: HealthDetail): MessageRef {
+  const { code, ...params } = d;
+  return Object.keys(params).length ? { code: `gateway.health.${code}`, params } : { code: `gateway.health.${code}` };
+}
+
+/** A status detail as a message of the catalogue (its English text is describeStatus's). */
+export function statusMessage(d: StatusDetail, healthReason: string | null = null): MessageRef {
+  switch (d.code) {
+    case 'no_tokens':
+    case 'no_heartbeat':
+      return { code: `gateway.status.${d.code}` };
+    case 'heartbeat_stale':
+      return { code: 'gateway.status.heartbeat_stale', params: { age_s: d.age_s, offline_after_s: d.offline_after_s } };
+    case 'unhealthy':
+    case 'healthy':
+      return { code: `gateway.status.${d.code}`, params: { health: d.health ? healthMessage(d.health) : healthReason ? { code: 'field.unworded', params: { text: healthReason } } : null } };
   }
 }
 

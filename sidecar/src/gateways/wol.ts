@@ -17,6 +17,7 @@
 //   - after GATEHOUSE_GATEWAY_WOL_TIMEOUT answers 504 "did not wake up" without reloading; a visit
 //     after a cool-down of COOLDOWN_MS starts a new cycle.
 // A heartbeat that reports the route reachable ends its cycle.
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import { AppError, notFound } from '../util/errors.js';
@@ -61,12 +62,12 @@ export class WolService {
 
   private async gatewayRoute(routeId: number): Promise<{ route: Route; peer: PeerRow }> {
     const row = (await this.deps.db.models.Route.findByPk(routeId, { raw: true })) as unknown as RouteRow | null;
-    if (!row) throw notFound('Route');
+    if (!row) throw notFound(msg('resource.not_found', { what: 'Route' }));
     const route = rowToRoute(row);
-    if (route.target_kind !== 'gateway' || route.target_peer_id === null) throw new AppError('conflict', `Route ${routeId} does not target a gateway`, { id: 'Wake-on-LAN needs a gateway route (target_kind gateway)' });
-    if (!route.wol_mac) throw new AppError('conflict', `Route ${routeId} has no MAC address`, { wol_mac: 'set wol_mac on the route first' });
+    if (route.target_kind !== 'gateway' || route.target_peer_id === null) throw new AppError('conflict', msg('route.not_gateway', { route_id: routeId }), { id: msg('route.field.wol_gateway_only') });
+    if (!route.wol_mac) throw new AppError('conflict', msg('route.no_mac', { route_id: routeId }), { wol_mac: msg('route.field.set_wol_mac') });
     const peer = (await this.deps.db.models.Peer.findByPk(route.target_peer_id, { raw: true })) as unknown as PeerRow | null;
-    if (!peer) throw notFound('Gateway peer');
+    if (!peer) throw notFound(msg('resource.not_found', { what: 'Gateway peer' }));
     return { route, peer };
   }
 
@@ -78,7 +79,7 @@ export class WolService {
    */
   async viaCompanion(peerId: number, body: WolRequest): Promise<{ peer: PeerRow; companion: unknown }> {
     const peer = await this.gateways.gatewayPeer(peerId);
-    if (!isActive(peer, this.deps.clock())) throw new AppError('conflict', `Gateway "${peer.name}" is disabled or expired`);
+    if (!isActive(peer, this.deps.clock())) throw new AppError('conflict', msg('gateway.inactive', { name: peer.name }));
     const push = await this.gateways.pushToken(peer.id);
     const url = `http://${peer.address}:${this.gateways.apiPortOf(peer)}/wol`;
     let companion: unknown;
@@ -92,8 +93,8 @@ export class WolService {
       companion = await res.json().catch(() => null);
       if (!res.ok) throw new Error(`companion answered ${res.status}${companion && typeof companion === 'object' && 'error' in companion ? `: ${String((companion as { error: unknown }).error)}` : ''}`);
     } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      throw new AppError('upstream', `The gateway companion could not be asked to wake the host: ${msg}`);
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new AppError('upstream', msg('gateway.wake_failed', { error: reason }));
     }
     return { peer, companion };
   }
@@ -101,24 +102,24 @@ export class WolService {
   /** Asks the route's companion to send the magic packet for the route's MAC. */
   async wake(routeId: number, opts: { actor?: number; trigger: 'admin' | 'visitor' }): Promise<WakeResult> {
     const { route, peer } = await this.gatewayRoute(routeId);
-    if (!isActive(peer, this.deps.clock())) throw new AppError('conflict', `Gateway "${peer.name}" is disabled or expired`);
+    if (!isActive(peer, this.deps.clock())) throw new AppError('conflict', msg('gateway.inactive', { name: peer.name }));
     const body = { mac: route.wol_mac as string, target_host: route.target_lan_host ?? undefined, route_id: route.id, count: 3 };
     let companion: unknown;
     try {
       companion = (await this.viaCompanion(peer.id, body)).companion;
     } catch (err) {
-      const msg = err instanceof AppError && err.kind === 'upstream' ? err.message.replace(/^The gateway companion could not be asked to wake the host: /, '') : err instanceof Error ? err.message : String(err);
+      const reason = err instanceof AppError && err.msg.code === 'gateway.wake_failed' ? String((err.msg.params as { error?: string } | undefined)?.error) : err instanceof Error ? err.message : String(err);
       await this.deps.activity.record({
         severity: 'warning', source: 'gateways', event_type: 'gateway_wol_failed',
-        message: `Wake-on-LAN for ${route.domain} through gateway "${peer.name}" failed: ${msg}`,
-        details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger, error: msg }, user_id: opts.actor ?? null,
+        msg: msg('gateway.wol_failed', { domain: route.domain, name: peer.name, error: reason }),
+        details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger, error: reason }, user_id: opts.actor ?? null,
       });
       throw err;
     }
     const sentAt = this.deps.clock();
     await this.deps.activity.record({
       source: 'gateways', event_type: 'gateway_wol_sent',
-      message: `Wake-on-LAN packet for ${route.domain} (${route.wol_mac}) sent through gateway "${peer.name}"`,
+      msg: msg('gateway.wol_sent', { domain: route.domain, mac: String(route.wol_mac), name: peer.name }),
       details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger }, user_id: opts.actor ?? null,
     });
     return { route_id: route.id, gateway_peer_id: peer.id, mac: route.wol_mac as string, sent_at: sentAt, companion };

@@ -117,7 +117,7 @@ function validate(e: Endpoint): Koa.Middleware {
       }
     } else if (write && !e.ownBody) {
       onlyUnprocessable = false;
-      if (Array.isArray(raw)) fields._ = 'this endpoint takes no request body';
+      if (Array.isArray(raw)) fields._ = msg('request.field.no_body');
       else if (raw && typeof raw === 'object') for (const k of Object.keys(raw)) fields[k] = UNKNOWN_FIELD_MSG;
     }
     const q: Record<string, unknown> = { ...ctx.query };

@@ -33,6 +33,11 @@ export function fieldIssue(m: Msg, extra: { path?: PropertyKey[]; params?: Recor
   return { code: 'custom' as const, message: m.text, ...extra, params: { ...extra.params, message: refOf(m) } };
 }
 
+/** A field message given as English text: its code when the catalogue knows the text, else field.unworded. */
+export function fieldMessageOf(text: string): Msg {
+  return knownText(text) ?? msg('field.unworded', { text });
+}
+
 /** The message known by this text (a schema's own message), or null. */
 export function knownText(text: string): Msg | null {
   return byText.get(text) ?? null;

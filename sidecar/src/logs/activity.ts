@@ -43,14 +43,16 @@ export class ActivityLog {
       severity: e.severity ?? 'info',
       source: e.source,
       event_type: e.event_type,
-      message: e.message,
+      message: e.msg.text,
+      code: e.msg.code,
+      params: e.msg.params === undefined ? null : JSON.stringify(e.msg.params),
       details: e.details ? JSON.stringify(e.details) : null,
       user_id: e.user_id ?? null,
       ip: e.ip ?? null,
       created_at: this.clock(),
     });
     const entry = toEntry(row.get({ plain: true }) as ActivityRow);
-    this.log.info(e.message, { activity: e.event_type, source: e.source, severity: entry.severity });
+    this.log.info(e.msg.text, { activity: e.event_type, source: e.source, severity: entry.severity });
     await this.events?.emit({ type: 'activity_recorded', entry });
     return entry;
   }
@@ -83,6 +85,15 @@ export class ActivityLog {
   }
 }
 
+function parseJson(text: string | null): Record<string, unknown> | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
 function toEntry(r: ActivityRow): ActivityEntry {
   let details: Record<string, unknown> | null = null;
   if (r.details) {
@@ -98,6 +109,8 @@ function toEntry(r: ActivityRow): ActivityEntry {
     source: r.source,
     event_type: r.event_type,
     message: r.message,
+    code: r.code ?? null,
+    params: parseJson(r.params),
     details,
     user_id: r.user_id,
     ip: r.ip,

@@ -177,7 +177,7 @@ export class PeersService {
       await this.wg.reconcilePeer(before);
     } catch (err) {
       this.deps.log.error('applying a peer to the WireGuard interface failed', { peer_id: before.id, err: String(err) });
-      await this.deps.activity.record({ severity: 'error', source: 'wireguard', event_type: 'wg_apply_failed', message: `Applying peer "${before.name}" to the WireGuard interface failed; a full resync retries it`, details: { peer_id: before.id, error: String(err) } });
+      await this.deps.activity.record({ severity: 'error', source: 'wireguard', event_type: 'wg_apply_failed', msg: msg('peer.apply_failed', { name: before.name }), details: { peer_id: before.id, error: String(err) } });
       this.wg.scheduleHeal();
     }
   }
@@ -440,7 +440,7 @@ export class PeersService {
     await this.deps.activity.record({
       source: 'dns',
       event_type: hostname ? 'peer_hostname_set' : 'peer_hostname_removed',
-      message: hostname ? `Hostname of peer "${before.name}" set to ${hostname}.${this.deps.config.dnsDomain}` : `Admin hostname of peer "${before.name}" removed`,
+      msg: hostname ? msg('peer.hostname_set', { name: before.name, fqdn: `${hostname}.${this.deps.config.dnsDomain}` }) : msg('peer.hostname_removed', { name: before.name }),
       details: { peer_id: id, hostname: hostname || null, previous: before.hostname, previous_source: before.hostname_source },
       user_id: actor ?? null,
     });
@@ -467,7 +467,7 @@ export class PeersService {
     );
     if (hostname !== before.hostname) {
       await this.dns.refresh();
-      await this.deps.activity.record({ source: 'dns', event_type: 'peer_hostname_reported', message: `Peer "${before.name}" reported hostname ${hostname ?? '(none)'}`, details: { peer_id: peerId, hostname, previous: before.hostname } });
+      await this.deps.activity.record({ source: 'dns', event_type: 'peer_hostname_reported', msg: msg('peer.hostname_reported', { name: before.name, hostname: hostname ?? null }), details: { peer_id: peerId, hostname, previous: before.hostname } });
     }
     return { applied: true, peer: await this.get(peerId) };
   }

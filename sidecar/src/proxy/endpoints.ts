@@ -1,4 +1,5 @@
 // GET /caddy/status and POST /caddy/reload.
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
@@ -21,7 +22,7 @@ export function proxyEndpoints(deps: AppContext): Endpoint[] {
       handler: async (_i, ctx) => {
         const r = await proxy().apply({ force: true, reason: 'reload requested' });
         const config_hash = proxy().configHash();
-        await deps.activity.record({ source: 'system', event_type: 'proxy_reloaded', message: 'Proxy configuration reloaded', details: { config_hash, loaded: r.loaded }, user_id: actingUserId(ctx.state.principal) });
+        await deps.activity.record({ source: 'system', event_type: 'proxy_reloaded', msg: msg('proxy.reloaded'), details: { config_hash, loaded: r.loaded }, user_id: actingUserId(ctx.state.principal) });
         return { loaded: r.loaded, config_hash, mode: proxy().mode };
       },
     }),

@@ -39,6 +39,7 @@
 //
 // SQLite note: the pool has ONE connection, so a write function must pass its transaction to every
 // query it makes (a query without it would wait for the connection the transaction holds).
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
@@ -581,8 +582,8 @@ export function stripMarker(cfg: unknown): unknown {
 /** Caddy's refusal → 502 with its message; Caddy unreachable → 503. */
 export function toAppError(err: unknown): unknown {
   if (err instanceof CaddyAdminError) {
-    if (err.rejected) return new AppError('upstream', `proxy rejected the configuration: ${err.message}`, undefined, { proxy_error: err.message });
-    return new AppError('unavailable', `proxy is not reachable: ${err.message}`);
+    if (err.rejected) return new AppError('upstream', msg('proxy.rejected', { error: err.message }), undefined, { proxy_error: err.message });
+    return new AppError('unavailable', msg('proxy.unreachable', { error: err.message }));
   }
   return err;
 }

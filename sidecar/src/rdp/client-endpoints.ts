@@ -10,6 +10,7 @@
 //   DELETE /client/rdp/:id/session     end ({session_id}) — all three through ctx.rdpSessions
 // A route the client may not use is a 404 (its existence is not revealed). Refusals of connect:
 // 409 {reason: route_disabled | rotation_pending | not_connectable}, 423 {reason: maintenance, maintenance}.
+import { msg } from '@gatehouse/common/messages/index.js';
 import type Koa from 'koa';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
@@ -67,7 +68,7 @@ export function connectAddresses(route: ConnectRoute, publicHost: string): Conne
       if (route.listen_port !== null && route.gateway_l4_route_id !== null) out.push({ host: publicHost, port: route.listen_port, mode: 'gateway' });
       break;
   }
-  if (!out.length) throw new AppError('conflict', `RDP route "${route.name}" has no address a client can connect to (its ${route.access_mode} settings are incomplete)`, undefined, { reason: 'not_connectable' });
+  if (!out.length) throw new AppError('conflict', msg('rdp.not_connectable', { name: route.name, access_mode: route.access_mode }), undefined, { reason: 'not_connectable' });
   return out;
 }
 
@@ -177,7 +178,7 @@ export const clientRdpHeartbeatResponse = z.object({
 
 function caller(ctx: { state: { principal?: Principal } }): Extract<Principal, { kind: 'client' }> {
   const p = ctx.state.principal;
-  if (p?.kind !== 'client') throw unauthorized('A valid client token is required');
+  if (p?.kind !== 'client') throw unauthorized(msg('auth.client_token_required'));
   return p;
 }
 
@@ -197,18 +198,18 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
     try {
       route = await deps.rdp.getRoute(routeId);
     } catch (err) {
-      if (err instanceof AppError && err.kind === 'not_found') throw notFound('RDP route');
+      if (err instanceof AppError && err.kind === 'not_found') throw notFound(msg('resource.not_found', { what: 'RDP route' }));
       throw err;
     }
-    if (!allowedFor(route, p) || (!route.enabled && !opts.disabledToo)) throw notFound('RDP route');
+    if (!allowedFor(route, p) || (!route.enabled && !opts.disabledToo)) throw notFound(msg('resource.not_found', { what: 'RDP route' }));
     return route;
   };
 
   const refuseIfUnavailable = (route: RdpRoute, now: number): void => {
-    if (!route.enabled) throw new AppError('conflict', `RDP route "${route.name}" is disabled`, undefined, { reason: 'route_disabled' });
+    if (!route.enabled) throw new AppError('conflict', msg('rdp.disabled', { name: route.name }), undefined, { reason: 'route_disabled' });
     const w: MaintenanceWindow | null = deps.rdp.activeMaintenance(route, now);
     if (w) {
-      throw new AppError('locked', `RDP route "${route.name}" is in a maintenance window until ${w.to}${w.note ? `: ${w.note}` : ''}`, undefined, { reason: 'maintenance', maintenance: w });
+      throw new AppError('locked', msg('rdp.maintenance', { name: route.name, until: w.to, note: w.note ?? null }), undefined, { reason: 'maintenance', maintenance: w });
     }
   };
 
@@ -219,7 +220,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
    */
   const onRoute = async (sessionId: number, routeId: number): Promise<void> => {
     const row = (await deps.db.models.RdpSession.findByPk(sessionId, { raw: true, attributes: ['rdp_route_id'] })) as { rdp_route_id: number | string } | null;
-    if (row && Number(row.rdp_route_id) !== routeId) throw notFound('RDP session');
+    if (row && Number(row.rdp_route_id) !== routeId) throw notFound(msg('resource.not_found', { what: 'RDP session' }));
   };
 
   /** Who the session belongs to: the token, its user, the registered machine (when it registered) and its peer. */
@@ -272,7 +273,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
         const route = await visible(params.id, p, { disabledToo: true });
         refuseIfUnavailable(route, deps.clock());
         if (route.rotation_state === 'pending') {
-          throw new AppError('conflict', `RDP route "${route.name}": the credentials must be re-entered by an admin after a master-key rotation`, undefined, { reason: 'rotation_pending' });
+          throw new AppError('conflict', msg('rdp.reenter_after_rotation', { name: route.name }), undefined, { reason: 'rotation_pending' });
         }
         const candidates = connectAddresses(route, deps.publicHost.current().host).map((a) => ({ ...a, rdp_file: renderRdpFile({ ...(route as RdpProfileSettings), address: a }) }));
         let credentials: CredentialEnvelope | null = null;
@@ -282,7 +283,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
           const w = await who(ctx);
           await deps.activity.record({
             source: 'rdp', event_type: 'rdp_credentials_released',
-            message: `Credentials of RDP route "${route.name}" released to desktop client token #${w.token_id}${w.client_name ? ` on ${w.client_name}` : ''} (encrypted for its one-time key)`,
+            msg: msg('rdp.credentials_released', { name: route.name, token_id: w.token_id ?? null, client_name: w.client_name ?? null }),
             details: { rdp_route_id: route.id, token_id: w.token_id, machine_id: w.machine_id, peer_id: w.peer_id, client_name: w.client_name, key_id: clientKey.kid },
             user_id: w.user_id,
           });

@@ -3,6 +3,7 @@
 // RDP key pair) is opened with the server private key of its kid and the credentials are sealed at
 // once in a new envelope for the RSA public key the client sent with its connect request. The
 // plaintext exists only in this function's locals: it is neither logged, nor returned, nor kept.
+import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import { decryptCredentials, EnvelopeError, encryptCredentials, fromBase64, keyId, toBase64, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
 import { AppError, unprocessable } from '../util/errors.js';
@@ -43,16 +44,16 @@ export async function validateOneTimeKey(spkiB64: string, field = 'key'): Promis
   try {
     key = await globalThis.crypto.subtle.importKey('spki', fromBase64(spkiB64), { name: 'RSA-OAEP', hash: 'SHA-256' }, true, ['encrypt', 'wrapKey']);
   } catch {
-    throw unprocessable('Invalid one-time key', { [field]: 'not an RSA public key (base64 SPKI DER) usable with RSA-OAEP SHA-256' });
+    throw unprocessable(msg('rdp.one_time_key_invalid'), { [field]: msg('rdp.field.not_rsa_key') });
   }
   const alg = key.algorithm as RsaHashedKeyAlgorithm;
   const bits = alg.modulusLength;
   if (!(bits >= ONE_TIME_KEY_MIN_BITS && bits <= ONE_TIME_KEY_MAX_BITS)) {
-    throw unprocessable('Invalid one-time key', { [field]: `the RSA key has ${bits} bits; ${ONE_TIME_KEY_MIN_BITS} to ${ONE_TIME_KEY_MAX_BITS} are accepted` });
+    throw unprocessable(msg('rdp.one_time_key_invalid'), { [field]: msg('rdp.field.rsa_bits', { bits, min: ONE_TIME_KEY_MIN_BITS, max: ONE_TIME_KEY_MAX_BITS }) });
   }
   const e = alg.publicExponent;
   if (!(e.length >= 1 && (e[e.length - 1] & 1) === 1) || (e.length === 1 && e[0] < 3)) {
-    throw unprocessable('Invalid one-time key', { [field]: 'the RSA public exponent must be odd and at least 3' });
+    throw unprocessable(msg('rdp.one_time_key_invalid'), { [field]: msg('rdp.field.rsa_exponent') });
   }
   // The canonical form: what the client gets back as kid is computed over the DER it sent.
   const spki = toBase64(await globalThis.crypto.subtle.exportKey('spki', key));
@@ -75,13 +76,13 @@ export async function reencryptForClient(keys: ServerPrivateKeys, stored: unknow
   try {
     privateKey = await keys.privateKeyFor(storedKid);
   } catch {
-    throw new AppError('conflict', 'The stored credentials were encrypted for a server key that is no longer current; an admin must re-enter them', undefined, { reason: 'rotation_pending' });
+    throw new AppError('conflict', msg('rdp.credentials_old_key'), undefined, { reason: 'rotation_pending' });
   }
   let reopened: Awaited<ReturnType<typeof decryptCredentials>>;
   try {
     reopened = await decryptCredentials(privateKey, storedKid, stored);
   } catch (err) {
-    if (err instanceof EnvelopeError) throw new AppError('conflict', 'The stored credentials cannot be opened with the server key; an admin must re-enter them', undefined, { reason: 'credentials_unreadable' });
+    if (err instanceof EnvelopeError) throw new AppError('conflict', msg('rdp.credentials_unreadable'), undefined, { reason: 'credentials_unreadable' });
     throw err;
   }
   return encryptCredentials(client.spki, reopened);

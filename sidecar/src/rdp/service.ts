@@ -9,13 +9,14 @@
 // Credentials: only the envelope made in the browser with GET /rdp/pubkey (@gatehouse/common/
 // rdp-credentials) is stored, and only when it names the current server key (kid). This service never
 // decrypts anything; a desktop client's connect re-encrypts them (rdp/reencrypt.ts).
+import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { PeerRow } from '../db/models.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import type { MasterKey } from '../util/crypto.js';
-import { AppError, conflict, notFound, unprocessable } from '../util/errors.js';
+import { AppError, conflict, notFound, unprocessable, type FieldMessages } from '../util/errors.js';
 import type { ProxyService } from '../proxy/service.js';
 import type { RoutesService } from '../routes/service.js';
 import type { RouteInput } from '../routes/schema.js';
@@ -25,7 +26,7 @@ import type { RdpKeys } from './keys.js';
 import { rdpToRow, rowToRdp, type MaintenanceWindow, type RdpRoute, type RdpRouteRow } from './model.js';
 import type { RdpInput, RdpRouteView, StoredCredentials } from './schema.js';
 
-type Fields = Record<string, string>;
+type Fields = FieldMessages;
 
 export const DEFAULT_RDP_PORT = 3389;
 export const DEFAULT_RD_GATEWAY_PORT = 443;
@@ -135,7 +136,7 @@ export class RdpService {
   /** One RDP route in its service form (with the envelope); 404 when it does not exist. */
   async getRoute(id: number, transaction?: Transaction): Promise<RdpRoute> {
     const row = (await this.model.findByPk(id, { raw: true, transaction })) as RdpRouteRow | null;
-    if (!row) throw notFound('RDP route');
+    if (!row) throw notFound(msg('resource.not_found', { what: 'RDP route' }));
     return rowToRdp(row);
   }
 
@@ -288,8 +289,8 @@ export class RdpService {
     const env = input.credentials;
     if (env === undefined || env === null) return;
     const kid = await this.keys.currentKid(t);
-    if (kid === null) throw unprocessable('Validation failed', { 'credentials.kid': 'no server key exists yet: encrypt with the key from GET /rdp/pubkey' });
-    if (env.kid !== kid) throw unprocessable('Validation failed', { 'credentials.kid': `made for key ${env.kid}, which is not the current server key ${kid}: encrypt again with the key from GET /rdp/pubkey` });
+    if (kid === null) throw unprocessable(msg('request.validation_failed'), { 'credentials.kid': msg('rdp.field.no_server_key') });
+    if (env.kid !== kid) throw unprocessable(msg('request.validation_failed'), { 'credentials.kid': msg('rdp.field.kid_not_current', { kid: String(env.kid), current: String(kid) }) });
   }
 
   // --- maintenance windows ---
@@ -323,10 +324,10 @@ export class RdpService {
   async ackRotation(id: number, actor?: number | null): Promise<RdpRouteView> {
     const route = await this.db.sequelize.transaction(async (t) => {
       const r = await this.getRoute(id, t);
-      if (r.rotation_state !== 'pending') throw conflict(`RDP route '${r.name}' has no pending credential rotation`, { rdp_route_id: id });
+      if (r.rotation_state !== 'pending') throw conflict(msg('rdp.no_pending_rotation', { name: r.name }), { rdp_route_id: id });
       const kid = await this.keys.currentKid(t);
       if (r.credentials_envelope !== null && r.credentials_kid !== kid) {
-        throw conflict(`The credentials of RDP route '${r.name}' were made for the retired key ${r.credentials_kid}: enter them again (PUT /rdp/${id}/credentials) before acknowledging`, { rdp_route_id: id });
+        throw conflict(msg('rdp.credentials_retired_key', { name: r.name, kid: r.credentials_kid, id }), { rdp_route_id: id });
       }
       const updated_at = this.clock();
       await this.model.update({ rotation_state: 'none', rotation_pending_since: null, updated_at }, { where: { id }, transaction: t });
@@ -389,42 +390,42 @@ export class RdpService {
   /** Cross-field rules, defaults, and the checks against the database (inside the write transaction). */
   private async check(r: Omit<RdpRoute, 'id'>, selfId: number | null, t: Transaction): Promise<void> {
     const f: Fields = {};
-    const only = (k: keyof Omit<RdpRoute, 'id'>, what: string) => {
-      if (r[k] !== null) f[k] = `only for ${what}`;
+    const only = (k: keyof Omit<RdpRoute, 'id'>, what: 'rdp.field.only_both' | 'rdp.field.only_external_both_gateway' | 'rdp.field.only_gateway' | 'rdp.field.only_internal_both' | 'rdp.field.only_both_external_uses_target') => {
+      if (r[k] !== null) f[k] = msg(what);
     };
     switch (r.access_mode) {
       case 'internal':
-        if (!r.target_host && r.target_peer_id === null) f.target_host = 'required (or target_peer_id: its tunnel IP is used)';
-        only('external_host', 'access mode both');
-        only('listen_port', 'access modes external, both and gateway');
-        only('gateway_peer_id', 'access mode gateway');
+        if (!r.target_host && r.target_peer_id === null) f.target_host = msg('rdp.field.target_required_internal');
+        only('external_host', 'rdp.field.only_both');
+        only('listen_port', 'rdp.field.only_external_both_gateway');
+        only('gateway_peer_id', 'rdp.field.only_gateway');
         break;
       case 'external':
-        if (!r.target_host) f.target_host = 'required: the public IP address or domain of the RDP host';
-        only('target_peer_id', 'access modes internal and both');
-        only('external_host', 'access mode both (external uses target_host as the public address)');
-        only('gateway_peer_id', 'access mode gateway');
-        if (r.wol_enabled) f.wol_enabled = 'not for access mode external (a magic packet needs the target\'s LAN: use internal, both or gateway)';
+        if (!r.target_host) f.target_host = msg('rdp.field.target_required_external');
+        only('target_peer_id', 'rdp.field.only_internal_both');
+        only('external_host', 'rdp.field.only_both_external_uses_target');
+        only('gateway_peer_id', 'rdp.field.only_gateway');
+        if (r.wol_enabled) f.wol_enabled = msg('rdp.field.wol_not_external');
         r.listen_port ??= r.target_port;
         break;
       case 'both':
-        if (!r.target_host && r.target_peer_id === null) f.target_host = 'required: the internal address (or target_peer_id: its tunnel IP is used)';
-        if (r.external_host === null) f.external_host = 'required for access mode both: the public address';
-        only('gateway_peer_id', 'access mode gateway');
+        if (!r.target_host && r.target_peer_id === null) f.target_host = msg('rdp.field.target_required_both');
+        if (r.external_host === null) f.external_host = msg('rdp.field.external_host_required');
+        only('gateway_peer_id', 'rdp.field.only_gateway');
         r.listen_port ??= r.target_port;
         break;
       case 'gateway':
-        if (r.gateway_peer_id === null) f.gateway_peer_id = 'required for access mode gateway';
-        if (!r.target_host) f.target_host = "required for access mode gateway: the RDP host on the gateway's LAN";
-        if (r.listen_port === null) f.listen_port = 'required for access mode gateway: the public TCP port of the linked L4 route';
-        only('target_peer_id', 'access modes internal and both');
-        only('external_host', 'access mode both');
+        if (r.gateway_peer_id === null) f.gateway_peer_id = msg('rdp.field.gateway_peer_required');
+        if (!r.target_host) f.target_host = msg('rdp.field.target_required_gateway');
+        if (r.listen_port === null) f.listen_port = msg('rdp.field.listen_port_required');
+        only('target_peer_id', 'rdp.field.only_internal_both');
+        only('external_host', 'rdp.field.only_both');
         break;
     }
-    if (r.gateway_port !== null && r.gateway_host === null) f.gateway_host = 'required with gateway_port';
+    if (r.gateway_port !== null && r.gateway_host === null) f.gateway_host = msg('rdp.field.gateway_host_required');
     if (r.gateway_host !== null) r.gateway_port ??= DEFAULT_RD_GATEWAY_PORT;
-    if (r.wol_enabled && r.wol_mac === null) f.wol_mac = 'required when wol_enabled is true';
-    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
+    if (r.wol_enabled && r.wol_mac === null) f.wol_mac = msg('route.field.wol_mac_required');
+    if (Object.keys(f).length) throw unprocessable(msg('route.not_consistent'), f);
 
     // --- references that must exist ---
     const peerIds = [r.target_peer_id, r.gateway_peer_id].filter((x): x is number => x !== null);
@@ -434,27 +435,27 @@ export class RdpService {
     const byId = new Map(peers.map((p) => [Number(p.id), p]));
     if (r.target_peer_id !== null) {
       const p = byId.get(r.target_peer_id);
-      if (!p) f.target_peer_id = `peer ${r.target_peer_id} does not exist`;
+      if (!p) f.target_peer_id = msg('field.no_such_peer', { id: r.target_peer_id });
       else if (!r.target_host) r.target_host = p.address.split('/')[0];
     }
     if (r.gateway_peer_id !== null) {
       const p = byId.get(r.gateway_peer_id);
-      if (!p) f.gateway_peer_id = `peer ${r.gateway_peer_id} does not exist`;
-      else if (p.peer_type !== 'gateway') f.gateway_peer_id = `peer ${r.gateway_peer_id} is not a gateway peer`;
+      if (!p) f.gateway_peer_id = msg('field.no_such_peer', { id: r.gateway_peer_id });
+      else if (p.peer_type !== 'gateway') f.gateway_peer_id = msg('field.not_gateway_peer', { id: r.gateway_peer_id });
     }
     if (r.allowed_user_ids !== null && r.allowed_user_ids.length) {
       r.allowed_user_ids = [...new Set(r.allowed_user_ids)];
       const users = (await this.db.models.User.findAll({ where: { id: { [Op.in]: r.allowed_user_ids } }, attributes: ['id'], raw: true, transaction: t })) as unknown as { id: number }[];
       const have = new Set(users.map((u) => Number(u.id)));
       const missing = r.allowed_user_ids.filter((i) => !have.has(i));
-      if (missing.length) f.allowed_user_ids = `users do not exist: ${missing.join(', ')}`;
+      if (missing.length) f.allowed_user_ids = msg('field.no_such_users', { ids: missing });
     }
-    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
+    if (Object.keys(f).length) throw unprocessable(msg('route.not_consistent'), f);
 
     // --- conflicts ---
     const notSelf = selfId === null ? {} : { id: { [Op.ne]: selfId } };
     const dup = (await this.model.findOne({ where: { name: r.name, ...notSelf }, attributes: ['id'], raw: true, transaction: t })) as { id: number } | null;
-    if (dup) throw conflict(`An RDP route named '${r.name}' already exists (id ${dup.id})`, { field: 'name', rdp_route_id: Number(dup.id) });
+    if (dup) throw conflict(msg('rdp.name_taken', { name: r.name, id: Number(dup.id) }), { field: 'name', rdp_route_id: Number(dup.id) });
   }
 
   /**
@@ -489,10 +490,10 @@ function renameLinkedError(err: unknown): unknown {
   if (!(err instanceof AppError)) return err;
   if (err.fields) {
     const fields: Fields = {};
-    for (const [k, v] of Object.entries(err.fields)) fields[LINKED_FIELD[k] ?? k] = v;
-    return new AppError(err.kind, err.message, fields, err.extra);
+    for (const [k, v] of Object.entries(err.fieldMessages!)) fields[LINKED_FIELD[k] ?? k] = v;
+    return new AppError(err.kind, err.msg, fields, err.extra);
   }
   const field = err.extra?.field;
-  if (typeof field === 'string' && LINKED_FIELD[field]) return new AppError(err.kind, err.message, undefined, { ...err.extra, field: LINKED_FIELD[field] });
+  if (typeof field === 'string' && LINKED_FIELD[field]) return new AppError(err.kind, err.msg, undefined, { ...err.extra, field: LINKED_FIELD[field] });
   return err;
 }

@@ -19,6 +19,7 @@
 // A heartbeat for a session ended by a disconnect order or by its route answers disconnect: true (the
 // client must drop the RDP connection); for a session ended as lost or by the client it answers
 // disconnect: false with status `ended` (the client starts a new session if it is still connected).
+import { msg } from '@gatehouse/common/messages/index.js';
 import { Op } from 'sequelize';
 import type { Transaction } from 'sequelize';
 import type { Deps } from '../deps.js';
@@ -142,14 +143,14 @@ export class RdpSessions {
   /** A client's session: 404 for an unknown id and for another token's session. */
   private async owned(id: number, who: SessionClient): Promise<RdpSessionRow> {
     const r = await this.row(id);
-    if (!r || (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id)) throw notFound('RDP session');
+    if (!r || (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id)) throw notFound(msg('resource.not_found', { what: 'RDP session' }));
     return r;
   }
 
   /** A session starts: the route must exist (404) and be enabled (409). */
   async start(routeId: number, who: SessionClient): Promise<RdpSession> {
     const route = await this.rdp.get(routeId);
-    if (!route.enabled) throw new AppError('conflict', `RDP route "${route.name}" is disabled`);
+    if (!route.enabled) throw new AppError('conflict', msg('rdp.disabled', { name: route.name }));
     const now = this.deps.clock();
     const created = await this.model.create({
       rdp_route_id: route.id, token_id: who.token_id ?? null, machine_id: who.machine_id ?? null, peer_id: who.peer_id ?? null, user_id: who.user_id ?? null,
@@ -176,9 +177,9 @@ export class RdpSessions {
       if (tomb && (who.token_id == null || tomb.token_id === null || tomb.token_id === who.token_id)) {
         return { disconnect: true, reason: tomb.reason, message: DROP_MESSAGES[tomb.reason], status: 'ended', session_id: sessionId, lost_after_s };
       }
-      throw notFound('RDP session');
+      throw notFound(msg('resource.not_found', { what: 'RDP session' }));
     }
-    if (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id) throw notFound('RDP session');
+    if (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id) throw notFound(msg('resource.not_found', { what: 'RDP session' }));
     if (r.status === 'active' && num(r.disconnect_requested_at) !== null) {
       await this.finish(r, 'disconnected', null, this.deps.clock());
       return { disconnect: true, reason: 'disconnected', message: DROP_MESSAGES.disconnected, status: 'ended', session_id: sessionId, lost_after_s };
@@ -197,7 +198,7 @@ export class RdpSessions {
   /** The client ends its session (idempotent: an ended session is returned as it is). */
   async end(sessionId: number, who: SessionClient, reason: RdpSessionEndReason = 'client'): Promise<RdpSession> {
     const tomb = this.tombstones.get(sessionId);
-    if (tomb) throw notFound('RDP session');
+    if (tomb) throw notFound(msg('resource.not_found', { what: 'RDP session' }));
     const r = await this.owned(sessionId, who);
     if (r.status === 'ended') return this.view(r);
     const now = this.deps.clock();
@@ -249,9 +250,7 @@ export class RdpSessions {
     const server_side = await this.killConnections(route);
     await this.deps.activity.record({
       severity: ids.length || server_side.closed_connections ? 'warning' : 'info', source: 'rdp', event_type: 'rdp_sessions_disconnect_requested',
-      message: `Disconnect requested for ${ids.length} active session(s) of RDP route "${route.name}"${
-        server_side.method === 'gateway' ? (server_side.error ? `; the gateway could not close the live connections: ${server_side.error}` : `; the gateway closed ${server_side.closed_connections} live connection(s)`) : ''
-      }`,
+      msg: msg('rdp.disconnect_requested', { count: ids.length, name: route.name, method: server_side.method, closed: server_side.closed_connections, error: server_side.error }),
       details: { rdp_route_id: route.id, session_ids: ids, server_side }, user_id: actor,
     });
     return { count: ids.length, session_ids: ids, server_side };

@@ -14,6 +14,7 @@
 // → `timeout`. status() is the poll: each call while pending checks reachability once (at most once
 // a second), so the caller (admin UI) polls it every few seconds.
 // 400 when the route has no Wake-on-LAN (wol_enabled false, or no wol_mac).
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../util/errors.js';
 import { sendMagicPackets } from '@gatehouse/common/wol.js';
@@ -64,8 +65,8 @@ export class RdpWol {
   ) {}
 
   private wolOf(route: RdpRouteLike): string {
-    if (!route.wol_enabled) throw new AppError('conflict', `RDP route "${route.name}" has no Wake-on-LAN`, { wol_enabled: 'Wake-on-LAN is not enabled on this RDP route' });
-    if (!route.wol_mac) throw new AppError('conflict', `RDP route "${route.name}" has no MAC address`, { wol_mac: 'set wol_mac on the RDP route first' });
+    if (!route.wol_enabled) throw new AppError('conflict', msg('rdp.no_wol', { name: route.name }), { wol_enabled: msg('rdp.field.wol_not_enabled') });
+    if (!route.wol_mac) throw new AppError('conflict', msg('rdp.no_mac', { name: route.name }), { wol_mac: msg('rdp.field.set_wol_mac') });
     return route.wol_mac;
   }
 
@@ -78,7 +79,7 @@ export class RdpWol {
     let sent_to: string[];
     try {
       if (via === 'gateway') {
-        if (!route.gateway_peer_id) throw new AppError('conflict', `RDP route "${route.name}" has no gateway`, { gateway_peer_id: 'a gateway-mode route needs its gateway peer' });
+        if (!route.gateway_peer_id) throw new AppError('conflict', msg('rdp.no_gateway', { name: route.name }), { gateway_peer_id: msg('rdp.field.gateway_needed') });
         const { companion } = await this.gatewayWol.viaCompanion(route.gateway_peer_id, { mac, target_host: route.target_host, route_id: route.gateway_l4_route_id ?? undefined, count: WOL_PACKETS });
         const to = companion && typeof companion === 'object' && Array.isArray((companion as { sent_to?: unknown }).sent_to) ? (companion as { sent_to: unknown[] }).sent_to.map(String) : [];
         sent_to = to.length ? to : [`gateway peer ${route.gateway_peer_id}`];
@@ -87,7 +88,7 @@ export class RdpWol {
         try {
           await sendMagicPacket(mac, route.target_host, port);
         } catch (err) {
-          throw new AppError('upstream', `The magic packet could not be sent to ${route.target_host}:${port}: ${(err as Error).message}`);
+          throw new AppError('upstream', msg('rdp.magic_packet_failed', { target: `${route.target_host}:${port}`, error: (err as Error).message }));
         }
         sent_to = [`${route.target_host}:${port}`];
       }
@@ -95,7 +96,7 @@ export class RdpWol {
       if (err instanceof AppError && err.kind !== 'validation' && err.kind !== 'conflict') {
         await this.deps.activity.record({
           severity: 'warning', source: 'rdp', event_type: 'rdp_wol_failed',
-          message: `Wake-on-LAN for RDP route "${route.name}" failed: ${err.message}`,
+          msg: msg('rdp.wol_failed', { name: route.name, error: err.message }),
           details: { rdp_route_id: route.id, mac: normMac(mac), via, error: err.message }, user_id: opts.actor ?? null,
         });
       }
@@ -109,7 +110,7 @@ export class RdpWol {
     this.cycles.set(route.id, cycle);
     await this.deps.activity.record({
       source: 'rdp', event_type: 'rdp_wol_sent',
-      message: `Wake-on-LAN packet for RDP route "${route.name}" (${cycle.mac}) sent ${via === 'gateway' ? 'through its gateway' : `to ${sent_to.join(', ')}`}`,
+      msg: msg('rdp.wol_sent', { name: route.name, mac: cycle.mac, via, sent_to }),
       details: { rdp_route_id: route.id, mac: cycle.mac, via, sent_to, timeout_ms: timeout }, user_id: opts.actor ?? null,
     });
     return { ...cycle };

@@ -8,6 +8,7 @@
 //   (the renderer pins seeds in memory: proxy/breaker.ts).
 // - POST /api/v1/routes/:id/circuit-breaker/reset: zeroes the stored state and re-renders with
 //   reset_at = now (400 when the breaker is not enabled on the route). Licence feature circuit_breaker (the endpoint's `feature`, enforced by http/app.ts).
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -116,15 +117,15 @@ export class BreakerService {
     const route = await this.o.proxy.transact(async (t, changes) => {
       changes.routes(id);
       const row = (await this.o.db.models.Route.findByPk(id, { raw: true, transaction: t })) as RouteRow | null;
-      if (!row) throw notFound('Route');
+      if (!row) throw notFound(msg('resource.not_found', { what: 'Route' }));
       const r = rowToRoute(row);
-      if (!r.circuit_breaker_enabled) throw new AppError('conflict', 'The circuit breaker is not enabled on this route', { circuit_breaker_enabled: 'must be true to reset the breaker' });
+      if (!r.circuit_breaker_enabled) throw new AppError('conflict', msg('route.breaker_not_enabled'), { circuit_breaker_enabled: msg('route.field.breaker_must_be_enabled') });
       await this.o.db.models.Route.update({ cb_failure_count: 0, cb_opened_at: null }, { where: { id }, transaction: t });
       this.o.proxy.breakers.reset(id, now);
       return r;
     });
     this.lastAt.set(id, now);
-    await this.o.activity.record({ source: 'routes', event_type: 'circuit_breaker_reset', message: `Circuit breaker of route ${route.domain} reset`, details: { route_id: id }, user_id: actor });
+    await this.o.activity.record({ source: 'routes', event_type: 'circuit_breaker_reset', msg: msg('route.breaker_reset', { domain: route.domain }), details: { route_id: id }, user_id: actor });
     return { route_id: id, cb_failure_count: 0, cb_opened_at: null, reset_at: new Date(now).toISOString() };
   }
 }

@@ -7,6 +7,7 @@
 // - here: Caddy's circuit-breaker state reports (POST /internal/circuit-breaker, internal to Caddy
 //   and the sidecar).
 // And the start/stop of the access-log reader and the uptime monitor.
+import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import type { Feature } from '../feature.js';
@@ -29,9 +30,9 @@ function breakerReportEndpoint(deps: AppContext): Endpoint {
     summary: "Internal: Caddy's circuit-breaker state reports (loopback + X-Gatehouse-Secret only; 404 otherwise)",
     handler: async (_i, ctx) => {
       // Checked before anything is parsed: an outsider cannot tell this path from an unknown one.
-      if (!svc().authorized(ctx)) throw notFound('Endpoint');
+      if (!svc().authorized(ctx)) throw notFound(msg('resource.not_found', { what: 'Endpoint' }));
       const r = breakerReport.safeParse(ctx.request.body ?? {});
-      if (!r.success) throw validation('Invalid report');
+      if (!r.success) throw validation(msg('request.invalid_report'));
       return { applied: await svc().report(r.data) };
     },
   });

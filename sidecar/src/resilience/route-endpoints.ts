@@ -1,5 +1,6 @@
 // A route's resilience endpoints: the trace of its last requests (from the ingested access log),
 // uptime checks now and their history (ctx.monitor), and the circuit breaker's reset (ctx.breaker).
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -36,7 +37,7 @@ export function routeResilienceEndpoints(deps: AppContext): Endpoint[] {
       method: 'POST', path: '/routes/:id/check', response: routeCheckResponse, summary: "Uptime check of the route's backend now (through the tunnel): HTTP GET / for HTTP routes, a TCP connect for TCP L4 routes (400 for UDP routes); returns the result", tags: ['routes'],
       handler: async ({ params }) => {
         const route = await deps.routes.getRoute(params.id);
-        if (!monitorable(route)) throw new AppError('conflict', 'Uptime checks are for HTTP and TCP routes: a UDP service cannot be told up without its own protocol', { l4_protocol: 'udp routes cannot be checked' });
+        if (!monitorable(route)) throw new AppError('conflict', msg('route.udp_not_checkable'), { l4_protocol: msg('route.field.udp_not_checkable') });
         return { check: await deps.monitor.check(route) };
       },
     }),

@@ -9,6 +9,7 @@
 // addresses only, every redirect hop checked again, at most 3): a refused target is 400 "not allowed",
 // any other failure "could not be fetched" (no status code, error text or port: the field must not
 // tell a caller what answers where).
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -50,10 +51,10 @@ export class BrandingStore {
 
   /** Checks and writes an image; returns its file name. Throws 422 (field `field`) when refused: the content is what no schema can judge. */
   write(routeId: number, kind: BrandingKind, data: Uint8Array, field: string): string {
-    if (!data.length) throw unprocessable('The file is empty', { [field]: 'empty file' });
-    if (data.length > BRANDING_MAX_BYTES) throw unprocessable(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
+    if (!data.length) throw unprocessable(msg('route_auth.image_empty'), { [field]: msg('field.empty_file') });
+    if (data.length > BRANDING_MAX_BYTES) throw unprocessable(msg('route_auth.image_too_large', { max_bytes: BRANDING_MAX_BYTES }), { [field]: msg('field.max_bytes', { max: BRANDING_MAX_BYTES }) });
     const type = sniffImage(data);
-    if (!type) throw unprocessable('Not a PNG, JPEG, GIF or WebP image (SVG is not accepted)', { [field]: 'must be a PNG, JPEG, GIF or WebP image' });
+    if (!type) throw unprocessable(msg('route_auth.image_type'), { [field]: msg('route_auth.field.image_type') });
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o755 });
     const name = `route-${routeId}-${kind === 'logo' ? 'logo' : 'bg'}-${crypto.randomBytes(8).toString('hex')}.${type.ext}`;
     fs.writeFileSync(path.join(this.dir, name), data, { mode: 0o644 });
@@ -96,10 +97,10 @@ export async function fetchImage(url: string, field: string, policy: OutboundPol
   try {
     res = await guardedRequest(url, { policy, timeoutMs: 10_000, maxBytes: BRANDING_MAX_BYTES, maxRedirects: 3, headers: { accept: 'image/png,image/jpeg,image/gif,image/webp' } });
   } catch (err) {
-    if (err instanceof NotAllowed) throw unprocessable('not allowed', { [field]: 'not allowed' });
-    if (err instanceof FetchFailed && err.kind === 'too_large') throw unprocessable(`File larger than ${BRANDING_MAX_BYTES} bytes`, { [field]: `at most ${BRANDING_MAX_BYTES} bytes` });
-    throw unprocessable('could not be fetched', { [field]: 'could not be fetched' });
+    if (err instanceof NotAllowed) throw unprocessable(msg('route_auth.not_allowed'), { [field]: msg('field.not_allowed') });
+    if (err instanceof FetchFailed && err.kind === 'too_large') throw unprocessable(msg('route_auth.image_too_large', { max_bytes: BRANDING_MAX_BYTES }), { [field]: msg('field.max_bytes', { max: BRANDING_MAX_BYTES }) });
+    throw unprocessable(msg('route_auth.not_fetched'), { [field]: msg('field.not_fetched') });
   }
-  if (res.status < 200 || res.status > 299 || !res.body.length) throw unprocessable('could not be fetched', { [field]: 'could not be fetched' });
+  if (res.status < 200 || res.status > 299 || !res.body.length) throw unprocessable(msg('route_auth.not_fetched'), { [field]: msg('field.not_fetched') });
   return res.body;
 }

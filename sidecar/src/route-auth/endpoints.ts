@@ -1,6 +1,7 @@
 // Admin API of route auth (scope `routes`): /routes/:id/auth (the configuration sub-resource, TOTP
 // setup) and /routes/:id/branding/* (the login-page images). Thin: the rules live in RouteAuthService
 // (ctx.routeAuth). Registered by the route-auth feature (route-auth/feature.ts).
+import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
@@ -30,7 +31,7 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
         const routeId = params.id;
         await svc().get(routeId); // 404 for an unknown route before looking at the upload
         const file = uploadedFile(ctx);
-        if (!file) throw validation('A file is required (multipart/form-data, field "file")', { file: 'required' });
+        if (!file) throw validation(msg('request.file_required'), { file: msg('field.required') });
         return { route_auth: await svc().setBranding(routeId, kind, file.buffer, actor(ctx)) };
       },
     }),

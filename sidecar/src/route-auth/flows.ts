@@ -29,6 +29,7 @@
 // unlocks it (POST /api/v1/users/unlock {record_type: 'route_auth', username: '<routeId>:<key>'}).
 // Success is recorded only when the whole login succeeded (so a known password cannot reset the
 // counter of a second factor being guessed).
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import bcrypt from 'bcrypt';
 import { Op } from 'sequelize';
@@ -146,7 +147,7 @@ export class LoginFlows {
       severity: 'warning',
       source: 'route_auth',
       event_type: state.locked ? 'route_auth_locked' : 'route_auth_login_failed',
-      message: state.locked ? `Route login ${c.entry.route.domain} locked for ${who} after ${state.failures} failures` : `Failed route login on ${c.entry.route.domain} (${reason})`,
+      msg: state.locked ? msg('route_auth.locked', { domain: c.entry.route.domain, who, failures: state.failures }) : msg('route_auth.login_failed', { domain: c.entry.route.domain, reason }),
       details: { route_id: c.entry.route.id, email: key, user: who, ...(acct?.userId ? { user_id: acct.userId } : {}), reason, failures: state.failures },
       ip: c.ip || null,
     });
@@ -163,7 +164,7 @@ export class LoginFlows {
     await this.deps.activity.record({
       source: 'route_auth',
       event_type: 'route_auth_login',
-      message: `${acct.subject} signed in to ${entry.route.domain} (${authMethod})`,
+      msg: msg('route_auth.signed_in', { who: acct.subject, domain: entry.route.domain, method: authMethod }),
       details: { route_id: entry.route.id, email: acct.email, user: acct.subject, ...(acct.userId ? { user_id: acct.userId } : {}), method: authMethod },
       ip: c.ip || null,
     });
@@ -314,7 +315,7 @@ export class LoginFlows {
       // Undo the throttle: the code was not delivered.
       await RouteAuthCode.destroy({ where: { route_id: routeId, email: key, sent_at: now } });
       this.deps.log.warn('route auth: sending the login code failed', { route_id: routeId, err: String((err as Error)?.message ?? err) });
-      await this.deps.activity.record({ severity: 'error', source: 'route_auth', event_type: 'route_auth_mail_failed', message: `Login code mail for ${c.entry.route.domain} failed`, details: { route_id: routeId, error: String((err as Error)?.message ?? err) } });
+      await this.deps.activity.record({ severity: 'error', source: 'route_auth', event_type: 'route_auth_mail_failed', msg: msg('route_auth.mail_failed', { domain: c.entry.route.domain }), details: { route_id: routeId, error: String((err as Error)?.message ?? err) } });
       return 'failed';
     }
   }

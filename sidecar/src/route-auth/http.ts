@@ -17,6 +17,7 @@
 // Secure over HTTPS, Max-Age = session_max_age); `gh_ra_<routeId>_p` the pending first step of a
 // two-step login (Path=/route-auth/, 10 min); `gh_ra_csrf` the double-submit CSRF token of the
 // login forms (Path=/route-auth/).
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import { pageFormBody } from '../http/body.js';
@@ -240,7 +241,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       if (foreignOrigin(ctx) !== undefined || !csrfOk(ctx, body)) return render(ctx, 403, entry, 'logout', lang, '/', { error: 'csrf' });
       const ended = await svc.destroySession(entry.route.id, ctx.cookies.get(entry.cookieName));
       clearCookie(ctx, entry.cookieName, '/');
-      if (ended) await deps.activity.record({ source: 'route_auth', event_type: 'route_auth_logout', message: `Signed out of ${entry.route.domain}`, details: { route_id: entry.route.id }, ip: (ctx.state.clientIp as string) || null });
+      if (ended) await deps.activity.record({ source: 'route_auth', event_type: 'route_auth_logout', msg: msg('route_auth.signed_out', { domain: entry.route.domain }), details: { route_id: entry.route.id }, ip: (ctx.state.clientIp as string) || null });
       ctx.set('Cache-Control', 'no-store');
       ctx.redirect('/route-auth/login?signed_out=1');
       ctx.status = 303;

@@ -12,6 +12,7 @@
 //   user_ids shuts them out at once (verify checks the route's current user_ids);
 // - creating or deleting a configuration goes through the proxy's transact(), so the Caddy
 //   configuration (forward auth on/off) and the database change together.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import bcrypt from 'bcrypt';
 import speakeasy from 'speakeasy';
@@ -103,7 +104,7 @@ export class RouteAuthService {
 
   private async route(id: number, transaction?: Transaction): Promise<RouteInfo> {
     const row = (await this.models.Route.findByPk(id, { raw: true, transaction })) as RouteRow | null;
-    if (!row) throw notFound('Route');
+    if (!row) throw notFound(msg('resource.not_found', { what: 'Route' }));
     return routeInfo(row);
   }
 
@@ -178,8 +179,8 @@ export class RouteAuthService {
   }
 
   private usable(route: RouteInfo, field = 'method'): void {
-    if (route.route_type !== 'http') throw new AppError('conflict', 'Route auth exists only for HTTP routes, not for L4 routes', { [field]: 'not available on an L4 route' });
-    if (route.basic_auth) throw new AppError('conflict', 'Basic auth and route auth cannot be combined on one route: remove the basic auth first', { [field]: 'the route has basic auth' });
+    if (route.route_type !== 'http') throw new AppError('conflict', msg('route_auth.http_only'), { [field]: msg('route_auth.field.l4_route') });
+    if (route.basic_auth) throw new AppError('conflict', msg('route_auth.basic_auth'), { [field]: msg('route_auth.field.basic_auth') });
   }
 
   /** POST /routes/:id/auth: create or replace. Omitted optional fields keep their stored values; null clears. */
@@ -189,11 +190,11 @@ export class RouteAuthService {
     const needsMail = input.method === 'email_code' || (input.two_factor_enabled && input.two_factor_method === 'email_code');
     if (needsMail && !(await this.mailer.configured())) {
       const field = input.method === 'email_code' ? 'method' : 'two_factor_method';
-      throw new AppError('conflict', 'Email codes need SMTP settings (PUT /api/v1/smtp)', { [field]: 'SMTP is not configured' });
+      throw new AppError('conflict', msg('route_auth.smtp_needed'), { [field]: msg('route_auth.field.smtp_needed') });
     }
     const existing = await this.config(routeId);
     const needsPassword = input.method === 'email_password';
-    if (needsPassword && !input.password && !existing?.password_hash) throw unprocessable('A password is required for method email_password', { password: 'required' });
+    if (needsPassword && !input.password && !existing?.password_hash) throw unprocessable(msg('route_auth.password_required'), { password: msg('field.required') });
     // Slow or remote work before the transaction: hashing, fetching branding URLs.
     const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : undefined;
     const fetched: Partial<Record<BrandingKind, Uint8Array>> = {};
@@ -306,14 +307,14 @@ export class RouteAuthService {
   private async requireConfig(routeId: number): Promise<{ route: RouteInfo; cfg: RouteAuthRow }> {
     const route = await this.route(routeId);
     const cfg = await this.config(routeId);
-    if (!cfg) throw new AppError('conflict', 'Save the route auth configuration first (POST /api/v1/routes/:id/auth)', { route_auth: 'not configured' });
+    if (!cfg) throw new AppError('conflict', msg('route_auth.not_configured'), { route_auth: msg('route_auth.field.not_configured') });
     return { route, cfg };
   }
 
   /** A user of the route (in its user_ids and existing), for the per-user TOTP endpoints; 400 otherwise. */
   private async routeUser(route: RouteInfo, userId: number): Promise<UserRow> {
     const row = route.user_ids.includes(userId) ? ((await this.models.User.findByPk(userId, { raw: true })) as UserRow | null) : null;
-    if (!row) throw unprocessable('The user is not one of the route\'s users (user_ids)', { user_id: 'not a user of this route' });
+    if (!row) throw unprocessable(msg('route_auth.not_route_user'), { user_id: msg('route_auth.field.not_route_user') });
     return { ...row, id: Number(row.id) };
   }
 
@@ -348,7 +349,7 @@ export class RouteAuthService {
     await this.deps.activity.record({
       source: 'routes',
       event_type: 'route_auth_totp_setup',
-      message: `TOTP setup started for ${route.domain}${user ? ` (user ${user.username})` : ''}`,
+      msg: msg('route_auth.totp_setup', { domain: route.domain, username: user ? user.username : null }),
       details: { route_id: routeId, ...(user ? { user_id: user.id } : {}) },
       user_id: actor,
     });
@@ -368,9 +369,9 @@ export class RouteAuthService {
     const { route, cfg } = await this.requireConfig(routeId);
     const user = userId === undefined ? null : await this.routeUser(route, userId);
     const pending = user ? (await this.userTotp(routeId, user.id))?.totp_pending_secret ?? null : cfg.totp_pending_secret;
-    if (!pending) throw new AppError('conflict', 'Run totp-setup first', { token: 'no TOTP setup in progress' });
+    if (!pending) throw new AppError('conflict', msg('route_auth.no_totp_setup'), { token: msg('route_auth.field.no_totp_setup') });
     const step = this.totpStep(this.deps.crypto.open(pending), token);
-    if (step === null) throw unprocessable('The code does not match (check the device clock)', { token: 'invalid code' });
+    if (step === null) throw unprocessable(msg('route_auth.code_mismatch'), { token: msg('route_auth.field.invalid_code') });
     const values = { totp_secret: pending, totp_pending_secret: null, totp_active: true, totp_last_step: step, updated_at: this.deps.clock() };
     if (user) await this.models.RouteAuthUserTotp.update(values, { where: { route_id: routeId, user_id: user.id } });
     else {
@@ -380,7 +381,7 @@ export class RouteAuthService {
     await this.deps.activity.record({
       source: 'routes',
       event_type: 'route_auth_totp_activated',
-      message: `TOTP activated for ${route.domain}${user ? ` (user ${user.username})` : ''}`,
+      msg: msg('route_auth.totp_activated', { domain: route.domain, username: user ? user.username : null }),
       details: { route_id: routeId, ...(user ? { user_id: user.id } : {}) },
       user_id: actor,
     });
@@ -432,7 +433,7 @@ export class RouteAuthService {
     }
     this.branding.remove(cfg[kind]);
     this.view.invalidateRoutes();
-    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', message: `Login page ${kind === 'logo' ? 'logo' : 'background image'} uploaded for ${route.domain}`, details: { route_id: routeId, kind, bytes: data.length }, user_id: actor });
+    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', msg: msg('route_auth.branding_uploaded', { kind: kind === 'logo' ? 'logo' : 'background', domain: route.domain }), details: { route_id: routeId, kind, bytes: data.length }, user_id: actor });
     return this.apiWithUsers((await this.config(routeId))!);
   }
 
@@ -442,7 +443,7 @@ export class RouteAuthService {
       await this.models.RouteAuth.update({ [kind]: null, updated_at: this.deps.clock() }, { where: { route_id: routeId } });
       this.branding.remove(cfg[kind]);
       this.view.invalidateRoutes();
-      await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', message: `Login page ${kind === 'logo' ? 'logo' : 'background image'} removed for ${route.domain}`, details: { route_id: routeId, kind }, user_id: actor });
+      await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', msg: msg('route_auth.branding_removed', { kind: kind === 'logo' ? 'logo' : 'background', domain: route.domain }), details: { route_id: routeId, kind }, user_id: actor });
     }
     return this.apiWithUsers((await this.config(routeId))!);
   }
@@ -453,7 +454,7 @@ export class RouteAuthService {
     const name = (await this.config(routeId))?.[kind] ?? null;
     const file = this.branding.file(name);
     const mime = name ? mimeOfFile(name) : null;
-    if (!file || !mime) throw notFound(kind === 'logo' ? 'Logo' : 'Background image');
+    if (!file || !mime) throw notFound(msg('resource.not_found', { what: kind === 'logo' ? 'Logo' : 'Background image' }));
     return { file, mime };
   }
 

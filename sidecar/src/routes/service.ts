@@ -1,5 +1,6 @@
 // Routes: create, read, update, delete, toggle, batch; every write goes through ctx.proxy.transact()
 // so it is saved and live in Caddy, or neither (see proxy/service.ts).
+import { msg } from '@gatehouse/common/messages/index.js';
 import dns from 'node:dns';
 import os from 'node:os';
 import { Op, type Transaction } from 'sequelize';
@@ -10,7 +11,8 @@ import { featureDisabled, limitReached, type FeatureGate } from '../licence/feat
 import type { LicenceLimits } from '../licence/document.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
-import { conflict, notFound, unprocessable } from '../util/errors.js';
+import { conflict, notFound, unprocessable, type FieldMessages } from '../util/errors.js';
+import { fieldMessageOf } from '../http/messages.js';
 import { bcryptHash } from '../util/passwords.js';
 import { isOnline } from '../peers/view.js';
 import { asBool } from '../db/define.js';
@@ -20,7 +22,7 @@ import { normalizeIpRules } from '../util/ip-rules.js';
 import type { ListRoutesQuery, RouteInput, RouteView, WizardPeer } from './schema.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
 
-type Fields = Record<string, string>;
+type Fields = FieldMessages;
 
 /** Settings that only mean something for HTTP routes; refused on L4 routes. */
 const HTTP_ONLY_FLAGS = ['https_enabled', 'backend_https', 'compress_enabled', 'bot_blocker_enabled', 'rate_limit_enabled', 'retry_enabled', 'circuit_breaker_enabled', 'mirror_enabled'] as const;
@@ -95,7 +97,7 @@ export class RoutesService {
     const [first] = owners;
     if (!first) return;
     const [routeId, owner] = first;
-    throw conflict(`Route ${routeId} belongs to RDP route '${owner.name}' (id ${owner.id}); edit it there`, { route_id: routeId, rdp_route_id: owner.id });
+    throw conflict(msg('route.owned_by_rdp', { route_id: routeId, rdp_name: owner.name, rdp_id: owner.id }), { route_id: routeId, rdp_route_id: owner.id });
   }
 
   private get Route() {
@@ -116,7 +118,7 @@ export class RoutesService {
 
   async getRoute(id: number, transaction?: Transaction): Promise<Route> {
     const row = (await this.Route.findByPk(id, { raw: true, transaction })) as RouteRow | null;
-    if (!row) throw notFound('Route');
+    if (!row) throw notFound(msg('resource.not_found', { what: 'Route' }));
     return rowToRoute(row);
   }
 
@@ -281,41 +283,41 @@ export class RoutesService {
     const f: Fields = {};
     // --- type and target combinations ---
     if (r.route_type === 'http') {
-      for (const k of L4_FIELDS) if (r[k] !== null) f[k] = 'only for L4 routes (route_type l4)';
+      for (const k of L4_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_l4');
     } else {
-      if (r.l4_protocol === null) f.l4_protocol = 'required for L4 routes (tcp or udp)';
-      if (r.l4_listen_port === null) f.l4_listen_port = 'required for L4 routes';
+      if (r.l4_protocol === null) f.l4_protocol = msg('route.field.l4_protocol_required');
+      if (r.l4_listen_port === null) f.l4_listen_port = msg('route.field.l4_required');
       if (r.l4_tls_mode === null) r.l4_tls_mode = 'none';
-      if (r.l4_protocol === 'udp' && r.l4_tls_mode !== 'none') f.l4_tls_mode = 'UDP routes only support none (no TLS over UDP)';
-      for (const k of HTTP_ONLY_FLAGS) if (r[k]) f[k] = 'only for HTTP routes';
-      if (r.basic_auth_user !== null) f.basic_auth_user = 'only for HTTP routes';
-      if (r.user_ids.length) f.user_ids = 'only for HTTP routes';
+      if (r.l4_protocol === 'udp' && r.l4_tls_mode !== 'none') f.l4_tls_mode = msg('route.field.udp_no_tls');
+      for (const k of HTTP_ONLY_FLAGS) if (r[k]) f[k] = msg('route.field.only_http');
+      if (r.basic_auth_user !== null) f.basic_auth_user = msg('route.field.only_http');
+      if (r.user_ids.length) f.user_ids = msg('route.field.only_http');
       // The trace is the HTTP access log; a UDP service cannot be told up without its own protocol.
-      if (r.debug_enabled) f.debug_enabled = 'only for HTTP routes (the trace shows HTTP requests)';
-      if (r.monitoring_enabled && r.l4_protocol === 'udp') f.monitoring_enabled = 'not for UDP routes (only HTTP and TCP routes can be checked)';
+      if (r.debug_enabled) f.debug_enabled = msg('route.field.debug_only_http');
+      if (r.monitoring_enabled && r.l4_protocol === 'udp') f.monitoring_enabled = msg('route.field.monitoring_not_udp');
     }
     if (r.target_kind === 'peer') {
-      if (r.peer_id === null) f.peer_id = 'required for peer targets';
-      if (r.target_port === null) f.target_port = 'required for peer targets';
-      for (const k of GATEWAY_TARGET_FIELDS) if (r[k] !== null) f[k] = 'only for gateway targets (target_kind gateway)';
-      if (r.wol_enabled) f.wol_enabled = 'only for gateway targets (target_kind gateway)';
+      if (r.peer_id === null) f.peer_id = msg('route.field.peer_target_required');
+      if (r.target_port === null) f.target_port = msg('route.field.peer_target_required');
+      for (const k of GATEWAY_TARGET_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_gateway_target');
+      if (r.wol_enabled) f.wol_enabled = msg('route.field.only_gateway_target');
     } else {
-      if (r.target_peer_id === null) f.target_peer_id = 'required for gateway targets';
-      if (r.target_lan_host === null) f.target_lan_host = 'required for gateway targets';
-      if (r.target_lan_port === null) f.target_lan_port = 'required for gateway targets';
-      for (const k of PEER_TARGET_FIELDS) if (r[k] !== null) f[k] = 'only for peer targets (gateway routes use target_peer_id, target_lan_host and target_lan_port)';
-      if (r.wol_enabled && r.wol_mac === null) f.wol_mac = 'required when wol_enabled is true';
+      if (r.target_peer_id === null) f.target_peer_id = msg('route.field.gateway_target_required');
+      if (r.target_lan_host === null) f.target_lan_host = msg('route.field.gateway_target_required');
+      if (r.target_lan_port === null) f.target_lan_port = msg('route.field.gateway_target_required');
+      for (const k of PEER_TARGET_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_peer_target');
+      if (r.wol_enabled && r.wol_mac === null) f.wol_mac = msg('route.field.wol_mac_required');
     }
     if (r.https_enabled && r.domain.startsWith('*.') && this.config.tls === 'acme') {
-      f.https_enabled = 'wildcard domains need GATEHOUSE_TLS=internal (ACME HTTP and TLS-ALPN challenges cannot issue wildcard certificates)';
+      f.https_enabled = msg('route.field.wildcard_needs_internal_tls');
     }
     // --- per-route settings: defaults when switched on, and their own consistency ---
     if (r.bot_blocker_enabled) r.bot_blocker_mode ??= ROUTE_DEFAULTS.bot_blocker_mode;
     if (r.ip_filter_enabled) {
       r.ip_filter_mode ??= ROUTE_DEFAULTS.ip_filter_mode;
-      if (!r.ip_filter_rules.length) f.ip_filter_rules = 'at least one rule when the IP filter is enabled';
+      if (!r.ip_filter_rules.length) f.ip_filter_rules = msg('route.field.ip_rule_needed');
     }
-    if (r.acl_enabled && !r.acl_peer_ids.length) f.acl_peer_ids = 'at least one peer when the ACL is enabled';
+    if (r.acl_enabled && !r.acl_peer_ids.length) f.acl_peer_ids = msg('route.field.acl_peer_needed');
     if (r.rate_limit_enabled) {
       r.rate_limit_requests ??= ROUTE_DEFAULTS.rate_limit_requests;
       r.rate_limit_window ??= ROUTE_DEFAULTS.rate_limit_window;
@@ -328,26 +330,26 @@ export class RoutesService {
       r.circuit_breaker_threshold ??= ROUTE_DEFAULTS.circuit_breaker_threshold;
       r.circuit_breaker_timeout ??= ROUTE_DEFAULTS.circuit_breaker_timeout;
     }
-    if (r.mirror_enabled && !r.mirror_targets.length) f.mirror_targets = 'at least one target when mirroring is enabled';
-    if (r.basic_auth_user !== null && r.basic_auth_password_hash === null) f.basic_auth_password = 'required with basic_auth_user';
-    if (r.basic_auth_user === null && r.basic_auth_password_hash !== null) f.basic_auth_user = 'required with basic_auth_password';
+    if (r.mirror_enabled && !r.mirror_targets.length) f.mirror_targets = msg('route.field.mirror_target_needed');
+    if (r.basic_auth_user !== null && r.basic_auth_password_hash === null) f.basic_auth_password = msg('route.field.basic_password_required');
+    if (r.basic_auth_user === null && r.basic_auth_password_hash !== null) f.basic_auth_user = msg('route.field.basic_user_required');
     // --- protection combinations ---
     const rules = normalizeIpRules(r.ip_filter_rules as Parameters<typeof normalizeIpRules>[0]);
     if ('errors' in rules) {
-      for (const [i, msg] of Object.entries(rules.errors)) f[`ip_filter_rules.${i}`] = msg;
+      for (const [i, msg] of Object.entries(rules.errors)) f[`ip_filter_rules.${i}`] = fieldMessageOf(msg);
     } else {
       r.ip_filter_rules = rules.rules;
     }
     if (r.route_type === 'http' && r.basic_auth_user !== null) {
-      if (!r.https_enabled) f.https_enabled = 'basic auth needs HTTPS: the password would otherwise cross the network in clear text (set https_enabled true)';
-      if (r.ip_filter_enabled) f.ip_filter_enabled = 'basic auth cannot be combined with the IP filter (use route auth, whose verify checks the IP)';
+      if (!r.https_enabled) f.https_enabled = msg('route.field.basic_needs_https');
+      if (r.ip_filter_enabled) f.ip_filter_enabled = msg('route.field.basic_and_ip_filter');
     }
     const routeAuth = selfId !== null && this.hasRouteAuth ? await this.hasRouteAuth(selfId, t) : false;
     if (routeAuth) {
-      if (r.basic_auth_user !== null) f.basic_auth_user = 'this route has route auth (login page): remove it first (DELETE /routes/:id/auth) or keep basic auth off';
-      if (r.route_type === 'l4') f.route_type = 'this route has route auth, which only works on HTTP routes: remove it first (DELETE /routes/:id/auth)';
+      if (r.basic_auth_user !== null) f.basic_auth_user = msg('route.field.has_route_auth_basic');
+      if (r.route_type === 'l4') f.route_type = msg('route.field.has_route_auth_l4');
     }
-    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
+    if (Object.keys(f).length) throw unprocessable(msg('route.not_consistent'), f);
 
     // --- references that must exist ---
     const mirrorPeers = r.mirror_targets.flatMap((m) => (typeof m === 'object' && m !== null && 'peer_id' in m ? [m.peer_id] : []));
@@ -356,37 +358,37 @@ export class RoutesService {
       ? ((await this.db.models.Peer.findAll({ where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], raw: true, transaction: t })) as unknown as Pick<PeerRow, 'id' | 'peer_type'>[])
       : [];
     const peerType = new Map(peers.map((p) => [Number(p.id), p.peer_type]));
-    if (r.peer_id !== null && !peerType.has(r.peer_id)) f.peer_id = `peer ${r.peer_id} does not exist`;
+    if (r.peer_id !== null && !peerType.has(r.peer_id)) f.peer_id = msg('field.no_such_peer', { id: r.peer_id });
     if (r.target_peer_id !== null) {
-      if (!peerType.has(r.target_peer_id)) f.target_peer_id = `peer ${r.target_peer_id} does not exist`;
-      else if (peerType.get(r.target_peer_id) !== 'gateway') f.target_peer_id = `peer ${r.target_peer_id} is not a gateway peer`;
+      if (!peerType.has(r.target_peer_id)) f.target_peer_id = msg('field.no_such_peer', { id: r.target_peer_id });
+      else if (peerType.get(r.target_peer_id) !== 'gateway') f.target_peer_id = msg('field.not_gateway_peer', { id: r.target_peer_id });
     }
     const missingMirror = mirrorPeers.filter((i) => !peerType.has(i));
-    if (missingMirror.length) f.mirror_targets = `peers do not exist: ${missingMirror.join(', ')}`;
+    if (missingMirror.length) f.mirror_targets = msg('field.no_such_peers', { ids: missingMirror });
     const missingAcl = r.acl_peer_ids.filter((i) => !peerType.has(i));
-    if (missingAcl.length) f.acl_peer_ids = `peers do not exist: ${missingAcl.join(', ')}`;
+    if (missingAcl.length) f.acl_peer_ids = msg('field.no_such_peers', { ids: missingAcl });
     if (r.user_ids.length) {
       const users = (await this.db.models.User.findAll({ where: { id: { [Op.in]: r.user_ids } }, attributes: ['id'], raw: true, transaction: t })) as unknown as { id: number }[];
       const have = new Set(users.map((u) => Number(u.id)));
       const missing = r.user_ids.filter((i) => !have.has(i));
-      if (missing.length) f.user_ids = `users do not exist: ${missing.join(', ')}`;
+      if (missing.length) f.user_ids = msg('field.no_such_users', { ids: missing });
     }
-    if (Object.keys(f).length) throw unprocessable('The route this would make is not consistent (fields names why)', f);
+    if (Object.keys(f).length) throw unprocessable(msg('route.not_consistent'), f);
 
     // --- conflicts ---
     const notSelf = selfId === null ? {} : { id: { [Op.ne]: selfId } };
     if (r.route_type === 'http') {
       if (this.config.adminDomain && r.domain === this.config.adminDomain.toLowerCase()) {
-        throw conflict(`Domain ${r.domain} is the admin UI's domain (GATEHOUSE_ADMIN_DOMAIN)`, { field: 'domain' });
+        throw conflict(msg('route.domain_is_admin', { domain: r.domain }), { field: 'domain' });
       }
       const dup = (await this.Route.findOne({ where: { domain: r.domain, route_type: 'http', ...notSelf }, attributes: ['id'], raw: true, transaction: t })) as { id: number } | null;
-      if (dup) throw conflict(`Domain ${r.domain} is already used by route ${dup.id}`, { field: 'domain', route_id: Number(dup.id) });
+      if (dup) throw conflict(msg('route.domain_taken', { domain: r.domain, route_id: Number(dup.id) }), { field: 'domain', route_id: Number(dup.id) });
     } else {
       const port = r.l4_listen_port as number;
       const own = this.ownPorts(r.l4_protocol as 'tcp' | 'udp');
-      if (own.has(port)) throw conflict(`Port ${port}/${r.l4_protocol} is used by Gatehouse itself (${own.get(port)})`, { field: 'l4_listen_port' });
+      if (own.has(port)) throw conflict(msg('route.port_own', { port, protocol: String(r.l4_protocol), use: String(own.get(port)) }), { field: 'l4_listen_port' });
       const dup = (await this.Route.findOne({ where: { route_type: 'l4', l4_listen_port: port, l4_protocol: r.l4_protocol, ...notSelf }, attributes: ['id', 'domain'], raw: true, transaction: t })) as { id: number; domain: string } | null;
-      if (dup) throw conflict(`Port ${port}/${r.l4_protocol} is already used by route ${dup.id} (${dup.domain})`, { field: 'l4_listen_port', route_id: Number(dup.id) });
+      if (dup) throw conflict(msg('route.port_taken', { port, protocol: String(r.l4_protocol), route_id: Number(dup.id), domain: dup.domain }), { field: 'l4_listen_port', route_id: Number(dup.id) });
     }
   }
 

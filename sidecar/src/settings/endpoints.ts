@@ -1,3 +1,4 @@
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, sessionId, type Principal } from '../http/auth.js';
@@ -8,7 +9,7 @@ import { APP_VERSION } from '../version.js';
 
 function me(ctx: { state: { principal?: Principal } }): number {
   const id = actingUserId(ctx.state.principal);
-  if (id === undefined) throw forbidden('This token is not tied to a user; bind it with user_id to use profile endpoints');
+  if (id === undefined) throw forbidden(msg('auth.token_without_user'));
   return id;
 }
 
@@ -86,7 +87,7 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       handler: async (_i, ctx) => {
         const activity = await deps.activity.clear();
         const access = await deps.accessLog.clear();
-        await deps.activity.record({ severity: 'warning', source: 'settings', event_type: 'logs_cleared', message: 'Logs cleared', details: { activity, access }, user_id: actingUserId(ctx.state.principal) });
+        await deps.activity.record({ severity: 'warning', source: 'settings', event_type: 'logs_cleared', msg: msg('settings.logs_cleared'), details: { activity, access }, user_id: actingUserId(ctx.state.principal) });
         return { cleared: { activity, access } };
       },
     }),

@@ -1,6 +1,7 @@
 // SMTP settings and the Mailer every feature sends mail through (route-auth email codes, test
 // mails, later notifications). Settings live in the settings table under key "smtp"; the password
 // is sealed with the master key and never returned (only `password_set`).
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { SettingsStore } from '../settings/store.js';
 import type { MasterKey } from '../util/crypto.js';
 import type { ActivityLog } from '../logs/activity.js';
@@ -82,13 +83,13 @@ export class SmtpService implements Mailer {
 
   async send(to: string, subject: string, text: string, html?: string): Promise<SentMail> {
     const s = await this.stored();
-    if (!s) throw new AppError('conflict', 'SMTP is not configured', { smtp: 'configure the SMTP settings first' });
+    if (!s) throw new AppError('conflict', msg('smtp.not_configured'), { smtp: msg('smtp.field.configure_first') });
     const t = await this.transport(s);
     try {
       const info = await t.sendMail({ from: s.from, to, subject, text, ...(html ? { html } : {}) });
       return { messageId: String(info.messageId ?? ''), accepted: (info.accepted ?? []).map(String) };
     } catch (err: any) {
-      throw new AppError('upstream', `Sending mail failed: ${err?.message ?? String(err)}`);
+      throw new AppError('upstream', msg('smtp.send_failed', { error: String(err?.message ?? err) }));
     } finally {
       t.close();
     }
@@ -102,10 +103,10 @@ export class SmtpService implements Mailer {
         'Gatehouse: SMTP test',
         'This is a test mail from Gatehouse. Your SMTP settings work.\n\nDies ist eine Testmail von Gatehouse. Die SMTP-Einstellungen funktionieren.\n',
       );
-      await this.activity.record({ source: 'settings', event_type: 'smtp_test_sent', message: `SMTP test mail sent to ${to}`, details: { to }, user_id: actor });
+      await this.activity.record({ source: 'settings', event_type: 'smtp_test_sent', msg: msg('smtp.test_sent', { to }), details: { to }, user_id: actor });
       return r;
     } catch (err) {
-      await this.activity.record({ severity: 'warning', source: 'settings', event_type: 'smtp_test_failed', message: `SMTP test mail to ${to} failed`, details: { to, error: (err as Error).message }, user_id: actor });
+      await this.activity.record({ severity: 'warning', source: 'settings', event_type: 'smtp_test_failed', msg: msg('smtp.test_failed', { to }), details: { to, error: (err as Error).message }, user_id: actor });
       throw err;
     }
   }

@@ -1,3 +1,4 @@
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { createTokenBody, tokenCreatedResponse, tokenListResponse, tokenRecordResponse, updateTokenBody } from './schema.js';
@@ -13,8 +14,8 @@ export function tokenEndpoints(deps: AppContext): Endpoint[] {
       method: 'POST', path: '/tokens', adminRole: true,
       secrets: 'the new API token (any scopes, full-access included)', status: 201, summary: 'Create an API token; the plaintext gth_… token is returned once', tags: ['tokens'], body: createTokenBody, response: tokenCreatedResponse,
       handler: async ({ body }, ctx) => {
-        if (body.expires_at != null && body.expires_at <= deps.clock()) throw unprocessable('Validation failed', { expires_at: 'must be in the future' });
-        if (body.user_id != null && !(await deps.db.models.User.findByPk(body.user_id))) throw unprocessable('Validation failed', { user_id: 'no such user' });
+        if (body.expires_at != null && body.expires_at <= deps.clock()) throw unprocessable(msg('request.validation_failed'), { expires_at: msg('field.in_future') });
+        if (body.user_id != null && !(await deps.db.models.User.findByPk(body.user_id))) throw unprocessable(msg('request.validation_failed'), { user_id: msg('field.no_such_user') });
         const { token, record } = await deps.tokens.create(body, actingUserId(ctx.state.principal));
         return { token, record };
       },

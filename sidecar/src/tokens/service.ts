@@ -1,5 +1,6 @@
 // API tokens: `gth_<43 base64url chars>`, stored only as SHA-256. Verification is cached in memory
 // (keyed by hash) and the cache is dropped on every token write, so revocation is immediate.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { Op } from 'sequelize';
 import type { ApiTokenRow, Models } from '../db/models.js';
@@ -74,7 +75,7 @@ export class TokensService {
 
   async remove(id: number, actor?: number): Promise<void> {
     const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as ApiTokenRow | null;
-    if (!row) throw notFound('Token');
+    if (!row) throw notFound(msg('resource.not_found', { what: 'Token' }));
     await this.models.ApiToken.destroy({ where: { id } });
     this.cache.clear();
     await this.events.emit({ type: 'token_revoked', token_id: id, name: row.name, actor: actor ?? null });
@@ -83,7 +84,7 @@ export class TokensService {
   /** PATCH /tokens/:id: the name and the desktop-client split-tunnel override (null = the server default). */
   async update(id: number, patch: TokenPatch, actor?: number): Promise<TokenView> {
     const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as ApiTokenRow | null;
-    if (!row) throw notFound('Token');
+    if (!row) throw notFound(msg('resource.not_found', { what: 'Token' }));
     const values: Partial<ApiTokenRow> = {};
     if (patch.name !== undefined && patch.name !== row.name) values.name = patch.name;
     if (patch.split_tunnel !== undefined) {
@@ -101,7 +102,7 @@ export class TokensService {
 
   async resetFingerprint(id: number, actor?: number): Promise<TokenView> {
     const [n] = await this.models.ApiToken.update({ fingerprint: null, fingerprint_bound_at: null }, { where: { id } });
-    if (!n) throw notFound('Token');
+    if (!n) throw notFound(msg('resource.not_found', { what: 'Token' }));
     this.cache.clear();
     const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as unknown as ApiTokenRow;
     await this.events.emit({ type: 'token_fingerprint_reset', token_id: id, name: row.name, actor: actor ?? null });
@@ -126,14 +127,14 @@ export class TokensService {
     const fp = fingerprint ? sha256(fingerprint.trim()) : undefined;
     if (row.fingerprint) {
       if (!fp || !crypto.timingSafeEqual(Buffer.from(fp), Buffer.from(row.fingerprint))) {
-        throw new AppError('forbidden', 'This token is bound to another machine');
+        throw new AppError('forbidden', msg('auth.token_other_machine'));
       }
     } else if (fp) {
       // Bind on first use; the conditional update makes a race between two machines safe.
       const [n] = await this.models.ApiToken.update({ fingerprint: fp, fingerprint_bound_at: now }, { where: { id: row.id, fingerprint: { [Op.is]: null } } });
       this.cache.delete(hash);
       if (!n) return this.verify(plain, fingerprint);
-      await this.activity.record({ source: 'tokens', event_type: 'token_fingerprint_bound', message: `API token ${row.name} bound to a machine`, details: { id: row.id } });
+      await this.activity.record({ source: 'tokens', event_type: 'token_fingerprint_bound', msg: msg('token.bound', { name: row.name }), details: { id: row.id } });
     }
     // last_used_at is written at most once a minute per token to keep the hot path cheap.
     if (!row.last_used_at || now - Number(row.last_used_at) > 60_000) {

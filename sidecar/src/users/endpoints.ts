@@ -1,3 +1,4 @@
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, type Principal } from '../http/auth.js';
@@ -30,7 +31,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       body: unlockBody,
       handler: async ({ body }, ctx) => {
         const wasLocked = await deps.lockout.unlock(body.record_type, body.username);
-        await deps.activity.record({ source: 'auth', event_type: 'account_unlocked', message: `Account ${body.username} unlocked by an admin`, details: { record_type: body.record_type, was_locked: wasLocked }, user_id: actor(ctx) });
+        await deps.activity.record({ source: 'auth', event_type: 'account_unlocked', msg: msg('auth.unlocked_by_admin', { username: body.username }), details: { record_type: body.record_type, was_locked: wasLocked }, user_id: actor(ctx) });
         return { unlocked: true as const, was_locked: wasLocked };
       },
     }),

@@ -1,4 +1,5 @@
 // Admin-UI users: accounts, passwords (argon2id), login with lockout, profile.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
@@ -69,7 +70,7 @@ export class UsersService {
 
   async getRow(id: number): Promise<UserRow> {
     const row = (await this.models.User.findByPk(id, { raw: true })) as UserRow | null;
-    if (!row) throw notFound('User');
+    if (!row) throw notFound(msg('resource.not_found', { what: 'User' }));
     return row;
   }
 
@@ -115,7 +116,7 @@ export class UsersService {
       await this.events.emit({ type: 'user_created', user_id: u.id, username: u.username, role: u.role, actor: actor ?? null });
       return u;
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw conflict(`A user named ${input.username} exists`);
+      if (err instanceof UniqueConstraintError) throw conflict(msg('user.name_taken', { username: input.username }));
       throw err;
     }
   }
@@ -123,7 +124,7 @@ export class UsersService {
   async update(id: number, patch: { username?: string; email?: string | null; password?: string; role?: Role; language?: 'en' | 'de'; theme?: 'pro' | 'default' | null }, actor?: number): Promise<PublicUser> {
     const row = await this.getRow(id);
     if (patch.role && patch.role !== 'admin' && row.role === 'admin' && (await this.adminCount()) <= 1) {
-      throw unprocessable('The last admin cannot lose the admin role', { role: 'at least one admin must remain' });
+      throw unprocessable(msg('user.last_admin_role'), { role: msg('user.field.one_admin_remains') });
     }
     if (patch.username !== undefined) await this.refuseNameInUse(patch.username, id);
     const values: Partial<UserRow> = { updated_at: this.clock() };
@@ -136,7 +137,7 @@ export class UsersService {
     try {
       await this.models.User.update(values, { where: { id } });
     } catch (err) {
-      if (err instanceof UniqueConstraintError) throw conflict(`A user named ${patch.username} exists`);
+      if (err instanceof UniqueConstraintError) throw conflict(msg('user.name_taken', { username: String(patch.username) }));
       throw err;
     }
     if (patch.password !== undefined) await this.models.Session.destroy({ where: { user_id: id } });
@@ -151,8 +152,8 @@ export class UsersService {
 
   async remove(id: number, actor?: number): Promise<void> {
     const row = await this.getRow(id);
-    if (actor === id) throw new AppError('conflict', 'You cannot delete your own account', { id: 'cannot delete the signed-in user' });
-    if (row.role === 'admin' && (await this.adminCount()) <= 1) throw new AppError('conflict', 'The last admin cannot be deleted', { id: 'at least one admin must remain' });
+    if (actor === id) throw new AppError('conflict', msg('user.delete_self'), { id: msg('user.field.delete_self') });
+    if (row.role === 'admin' && (await this.adminCount()) <= 1) throw new AppError('conflict', msg('user.last_admin_delete'), { id: msg('user.field.one_admin_remains') });
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.models.User.destroy({ where: { id } });
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'deleted' });
@@ -172,7 +173,7 @@ export class UsersService {
     this.removeInitialPasswordFile(row.username);
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
-    await this.activity.record({ severity: 'warning', source: 'users', event_type: 'user_password_reset', message: `Password of ${row.username} reset by an admin`, details: { id }, user_id: actor });
+    await this.activity.record({ severity: 'warning', source: 'users', event_type: 'user_password_reset', msg: msg('user.password_reset', { username: row.username }), details: { id }, user_id: actor });
     return password;
   }
 
@@ -183,13 +184,13 @@ export class UsersService {
    */
   async changePassword(id: number, current: string, next: string, keepSid?: string): Promise<void> {
     const row = await this.getRow(id);
-    if (!(await verifyPassword(row.password_hash, current))) throw unprocessable('The current password is wrong', { current: 'does not match' });
-    if (next === current) throw unprocessable('The new password must differ from the current one', { next: 'must differ from the current password' });
+    if (!(await verifyPassword(row.password_hash, current))) throw unprocessable(msg('auth.current_password_wrong'), { current: msg('field.does_not_match') });
+    if (next === current) throw unprocessable(msg('auth.password_unchanged'), { next: msg('user.field.differ_from_current') });
     await this.models.User.update({ password_hash: await hashPassword(next), must_change_password: false, updated_at: this.clock() }, { where: { id } });
     await this.models.Session.destroy({ where: keepSid ? { user_id: id, sid: { [Op.ne]: storedSid(keepSid) } } : { user_id: id } });
     this.removeInitialPasswordFile(row.username);
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
-    await this.activity.record({ source: 'auth', event_type: 'password_changed', message: `${row.username} changed their password`, user_id: id });
+    await this.activity.record({ source: 'auth', event_type: 'password_changed', msg: msg('auth.password_changed', { username: row.username }), user_id: id });
   }
 
   /** Deletes the generated first-admin password file if it names `username` (its password is no longer valid). */
@@ -212,7 +213,7 @@ export class UsersService {
   async authenticate(username: string, password: string, ip: string | null): Promise<PublicUser> {
     const state = await this.lockout.state('admin', username);
     if (state.locked) {
-      throw new AppError('locked', 'Account locked after too many failed logins; try again later', undefined, { locked_until: new Date(state.until!).toISOString(), retry_after: Math.ceil((state.until! - this.clock()) / 1000) });
+      throw new AppError('locked', msg('auth.account_locked'), undefined, { locked_until: new Date(state.until!).toISOString(), retry_after: Math.ceil((state.until! - this.clock()) / 1000) });
     }
     const row = await this.findForSignIn(username);
     const ok = row ? await verifyPassword(row.password_hash, password) : (await dummyVerify(password), false);
@@ -220,13 +221,13 @@ export class UsersService {
       const after = await this.lockout.recordFailure('admin', username, ip);
       await this.events.emit({ type: 'login_failed', username, failures: after.failures, ip });
       if (after.locked) await this.events.emit({ type: 'account_locked', username, failures: after.failures, until: after.until ?? null, ip });
-      throw new AppError('unauthorized', 'Invalid username or password');
+      throw new AppError('unauthorized', msg('auth.invalid_login'));
     }
     await this.lockout.recordSuccess('admin', username, ip);
     const values: Partial<UserRow> = { last_login_at: this.clock() };
     if (needsRehash(row.password_hash)) values.password_hash = await hashPassword(password);
     await this.models.User.update(values, { where: { id: row.id } });
-    await this.activity.record({ source: 'auth', event_type: 'login', message: `${row.username} signed in`, user_id: row.id, ip });
+    await this.activity.record({ source: 'auth', event_type: 'login', msg: msg('auth.signed_in', { username: row.username }), user_id: row.id, ip });
     return publicUser({ ...row, ...values } as UserRow);
   }
 }

@@ -1,6 +1,7 @@
 // Webhooks: the admin's CRUD (the secret sealed with the master key, the URL checked by the
 // request-forgery guard), the delivery log, and the test delivery. The queue and its worker are
 // queue.ts (DeliveryQueue), which reads the webhooks table itself at each event.
+import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { Op, fn, col } from 'sequelize';
 import type { Deps } from '../deps.js';
@@ -31,15 +32,15 @@ export class WebhooksService {
     try {
       await resolveAllowed(host, this.core.outbound('webhooks'));
     } catch (err) {
-      if (err instanceof NotAllowed) throw unprocessable('Validation failed', { url: 'not allowed' });
-      if (err instanceof FetchFailed) throw unprocessable('Validation failed', { url: 'the host does not resolve' });
+      if (err instanceof NotAllowed) throw unprocessable(msg('request.validation_failed'), { url: msg('field.not_allowed') });
+      if (err instanceof FetchFailed) throw unprocessable(msg('request.validation_failed'), { url: msg('field.does_not_resolve') });
       throw err;
     }
   }
 
   private async row(id: number): Promise<WebhookRow> {
     const r = (await this.models.Webhook.findByPk(id, { raw: true })) as WebhookRow | null;
-    if (!r) throw notFound('Webhook');
+    if (!r) throw notFound(msg('resource.not_found', { what: 'Webhook' }));
     return r;
   }
 

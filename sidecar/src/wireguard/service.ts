@@ -25,6 +25,7 @@
 //   expiry is logged once (a watermark in the settings table remembers what was logged).
 // Driver calls are serialized by one mutex, so a full sync never races a single-peer change.
 // With config.wg.manage false the service keeps the database state and never touches a driver.
+import { msg } from '@gatehouse/common/messages/index.js';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { Job } from '../util/scheduler.js';
@@ -164,7 +165,7 @@ export class WireGuardService {
       }
       const kp = generateKeyPair();
       await this.deps.settings.set(SERVER_KEY_SETTING, this.deps.crypto.seal(kp.privateKey));
-      await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_server_key_created', message: 'WireGuard server key generated', details: { public_key: kp.publicKey } });
+      await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_server_key_created', msg: msg('wireguard.server_key_created'), details: { public_key: kp.publicKey } });
       return kp;
     })().catch((err) => {
       this.serverKey = null;
@@ -462,7 +463,7 @@ export class WireGuardService {
 
   /** POST /wg/restart: interface down and up again with every active peer. */
   async restart(actor?: number): Promise<{ peers: number; ms: number }> {
-    if (!this.managed) throw conflict('The WireGuard interface is not managed by this service (GATEHOUSE_WG_MANAGE=false)');
+    if (!this.managed) throw conflict(msg('wireguard.not_managed'));
     const r = await this.lock.run(async () => {
       const t0 = performance.now();
       await this.pollLocked().catch((err) => this.deps.log.warn('WireGuard poll before restart failed', { err: String(err) }));
@@ -472,7 +473,7 @@ export class WireGuardService {
       const s = await this.fullSyncLocked();
       return { peers: s.peers, ms: Math.round(performance.now() - t0) };
     });
-    await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_restarted', message: `WireGuard interface ${this.iface} restarted with ${r.peers} peers`, details: r, user_id: actor ?? null });
+    await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_restarted', msg: msg('wireguard.restarted', { iface: this.iface, peers: r.peers }), details: r, user_id: actor ?? null });
     return r;
   }
 

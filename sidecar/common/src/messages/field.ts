@@ -42,6 +42,10 @@ export const field = {
   'field.no_such_user': () => 'no such user',
   'field.does_not_match': () => 'does not match',
   'field.already_taken': () => 'already taken',
+  'field.no_such_peer': (p: { id: number }) => `peer ${p.id} does not exist`,
+  'field.not_gateway_peer': (p: { id: number }) => `peer ${p.id} is not a gateway peer`,
+  'field.no_such_peers': (p: { ids: number[] }) => `peers do not exist: ${p.ids.join(', ')}`,
+  'field.no_such_users': (p: { ids: number[] }) => `users do not exist: ${p.ids.join(', ')}`,
   'field.taken_by_other_row': () => 'already taken by another row',
   // The zod schema kit's own messages (a type, size or format the schema states but gives no message
   // for), with zod's parameters, worded as zod words them in English (http/messages.ts).

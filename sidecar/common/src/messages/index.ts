@@ -11,6 +11,12 @@
 // worded from them again whenever they are shown.
 import type { Catalogue, MessageRef, Words } from './define.js';
 import { field } from './field.js';
+import { licence } from './licence.js';
+import { access } from './access.js';
+import { backup } from './backup.js';
+import { gateways } from './gateways.js';
+import { rdp } from './rdp.js';
+import { routes } from './routes.js';
 import { peers } from './peers.js';
 import { request } from './request.js';
 import { wireguard } from './wireguard.js';
@@ -18,9 +24,9 @@ import { wireguard } from './wireguard.js';
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, peers, wireguard } as const;
+export const AREAS = { request, field, access, peers, routes, rdp, gateways, backup, wireguard, licence } as const;
 
-export const MESSAGES = { ...request, ...field, ...peers, ...wireguard } satisfies Catalogue;
+export const MESSAGES = { ...request, ...field, ...access, ...peers, ...routes, ...rdp, ...gateways, ...backup, ...wireguard, ...licence } satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;
 export type Code = keyof Messages;

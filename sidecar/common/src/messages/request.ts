@@ -26,6 +26,7 @@ export const request = {
   'request.one_file_only': () => 'Only one file may be uploaded',
   'request.file_required': () => 'A file is required (multipart/form-data, field "file")',
   'request.file_empty': () => 'The file is empty',
+  'request.field.no_body': () => 'this endpoint takes no request body',
   'request.rate_limited': () => 'Too many requests, please try again later',
   'request.database_full': () => 'The disk holding the database is full: nothing was saved. Free space on it and try again.',
   'request.database_unreachable': () => 'The database is not reachable at the moment: nothing was saved. Try again shortly.',

@@ -16,6 +16,7 @@ import * as m052backupJobs from './052_backup_jobs.js';
 import * as m060rdp from './060_rdp.js';
 import * as m061client from './061_client.js';
 import * as m062usernameNocase from './062_username_nocase.js';
+import * as m063messageCodes from './063_message_codes.js';
 
 export type Migration = {
   name: string;
@@ -23,4 +24,4 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs, m060rdp, m061client, m062usernameNocase];
+export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs, m060rdp, m061client, m062usernameNocase, m063messageCodes];
