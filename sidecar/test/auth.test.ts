@@ -1,3 +1,4 @@
+import { msg } from '@gatehouse/common/messages/index.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import bcrypt from 'bcrypt';
@@ -27,7 +28,7 @@ test('login: JSON answers, form redirects, wrong password 401, bad input 400 wit
   assert.doesNotMatch(cookie, /secure/i, 'plain HTTP: no Secure flag');
   const bad = await jsonLogin(ADMIN.username, 'wrong');
   assert.equal(bad.status, 401);
-  assert.deepEqual(Object.keys(bad.data).sort(), ['error', 'ok']);
+  assert.deepEqual(Object.keys(bad.data).sort(), ['code', 'error', 'ok']);
   const form = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password: ADMIN.password, next: '/dash' }), headers: { accept: 'text/html' } });
   assert.equal(form.status, 302);
   assert.equal(form.headers.get('location'), '/dash');
@@ -196,7 +197,7 @@ test('activity log: filters, paging, CSV and JSON export', async () => {
   assert.ok(failed.data.entries.every((e: any) => e.event_type === 'login_failed' && e.severity === 'warning'));
   clock.advance(5000);
   const since = clock();
-  await s.deps.activity.record({ source: 'test', event_type: 'marker', message: 'marker' });
+  await s.deps.activity.record({ source: 'test', event_type: 'marker', msg: msg('text.verbatim', { text: 'marker' }) });
   const iso = await s.req(`/api/v1/logs/activity?since=${encodeURIComponent(new Date(since).toISOString())}`, { headers: h });
   assert.deepEqual(iso.data.entries.map((e: any) => e.event_type), ['marker']);
   const epoch = await s.req(`/api/v1/logs/activity?since=${since}&source=test`, { headers: h });
@@ -249,7 +250,7 @@ test('activity log filters accept a plain date and a zone-less date-time, read a
   clock.set(Date.UTC(2027, 2, 4, 9, 30, 0));
   const { cookie } = await login(s);
   const h = { cookie };
-  await s.deps.activity.record({ source: 'test', event_type: 'dated_marker', message: 'at 2027-03-04T09:30Z' });
+  await s.deps.activity.record({ source: 'test', event_type: 'dated_marker', msg: msg('text.verbatim', { text: 'at 2027-03-04T09:30Z' }) });
   const q = async (qs: string) => {
     const r = await s.req(`/api/v1/logs/activity?event_type=dated_marker&${qs}`, { headers: h });
     assert.equal(r.status, 200, `${qs} → ${r.status} ${JSON.stringify(r.data)}`);

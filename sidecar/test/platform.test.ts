@@ -29,7 +29,7 @@ test('/api alias, unknown paths and ids give the error body', async () => {
   assert.ok(unknown.data.error);
   const missing = await s.req('/api/v1/users/4242', { headers: bearer(t) });
   assert.equal(missing.status, 404);
-  assert.deepEqual(missing.data, { ok: false, error: 'User not found' });
+  assert.deepEqual(missing.data, { ok: false, error: 'User not found', code: 'resource.not_found', params: { what: 'User' } });
 });
 
 test('rate limits: headers on every response, 429 with the standard body', async () => {
@@ -46,7 +46,7 @@ test('rate limits: headers on every response, 429 with the standard body', async
   }
   const over = await s.req('/api/v1/settings/app', { headers: { ...bearer(t.token), ...ip } });
   assert.equal(over.status, 429);
-  assert.deepEqual(Object.keys(over.data).sort(), ['error', 'ok']);
+  assert.deepEqual(Object.keys(over.data).sort(), ['code', 'error', 'ok']);
   assert.equal(over.headers.get('ratelimit-remaining'), '0');
   assert.ok(over.headers.get('retry-after'));
   // another client address is counted apart
@@ -165,7 +165,7 @@ test('a wrong method is 405 and TRACE is 501, both with the standard error body;
   assert.equal(wrong.status, 405);
   assert.match(wrong.headers.get('content-type') ?? '', /application\/json/);
   assert.equal(wrong.data.ok, false);
-  assert.deepEqual(Object.keys(wrong.data).sort(), ['error', 'ok']);
+  assert.deepEqual(Object.keys(wrong.data).sort(), ['code', 'error', 'ok', 'params']);
   assert.match(wrong.headers.get('allow') ?? '', /GET/);
   assert.match(wrong.headers.get('allow') ?? '', /POST/);
   const loginWrong = await s.req('/login', { method: 'PUT', headers: { 'x-forwarded-for': '203.0.113.71' } });

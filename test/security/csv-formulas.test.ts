@@ -4,6 +4,7 @@
 // server's own endpoint list (every GET whose query takes format=csv): an export added later without
 // a probe here fails the first test.
 //   node --import tsx --test --test-concurrency=1 test/security/csv-formulas.test.ts
+import { msg } from '@gatehouse/common/messages/index.js';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -45,7 +46,7 @@ const PROBES: Record<string, () => Promise<string>> = {
     assert.equal(created.status, 201, JSON.stringify(created.data));
     const login = await s.req('/login', { method: 'POST', json: { username: name, password: 'a-long-password-1' }, headers: { accept: 'application/json' } });
     assert.equal(login.status, 200);
-    for (const f of FORMULAS) await s.deps.activity.record({ source: f, event_type: f, message: f, details: { f }, ip: null });
+    for (const f of FORMULAS) await s.deps.activity.record({ source: f, event_type: f, msg: msg('text.verbatim', { text: f }), details: { f }, ip: null });
     return '/api/v1/logs/activity/export?format=csv&limit=1000';
   },
   '/api/v1/rdp/history/export': async () => {

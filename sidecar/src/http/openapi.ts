@@ -16,6 +16,22 @@ function toJsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<st
 /** A redirect's short body (Koa: a link for clients that accept HTML, else text). */
 export const REDIRECT_CONTENT = { 'text/html': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } } };
 
+// Every error body carries its message twice: `error`, the English text, and `code` with `params`,
+// the same message as data (the catalogue of @gatehouse/common/messages; docs/reference/errors.md
+// lists the codes), which a client words in its reader's language. Field messages likewise:
+// `fields` (English) and `field_codes` (code and params per field).
+const MESSAGE_PROPERTIES = {
+  error: { type: 'string', description: 'the message in English' },
+  code: { type: 'string', description: 'the stable code of the message (docs/reference/errors.md lists every code and its parameters); a client words it in its reader\'s language and shows `error` for a code it does not know' },
+  params: { type: 'object', additionalProperties: true, description: 'the parameters of the message, by name (absent when it has none)' },
+};
+const FIELDS_PROPERTY = { type: 'object', additionalProperties: { type: 'string' }, description: 'each refused field (a dotted path for nested ones, `_` for the body as a whole) → why, in English' };
+const FIELD_CODES_PROPERTY = {
+  type: 'object',
+  description: 'the same fields as `fields`, each with its message as data: {code, params?}',
+  additionalProperties: { type: 'object', properties: { code: { type: 'string' }, params: { type: 'object', additionalProperties: true } }, required: ['code'] },
+};
+
 const errorRef = (name = 'Error') => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } });
 
 /** Path prefixes (relative to /api/v1) whose writes go through Caddy or another upstream and can answer 502. */
@@ -173,28 +189,28 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       },
       schemas: {
         Ok: { type: 'object', properties: { ok: { const: true } }, required: ['ok'], additionalProperties: true },
-        Error: { type: 'object', properties: { ok: { const: false }, error: { type: 'string' }, fields: { type: 'object', additionalProperties: { type: 'string' } } }, required: ['ok', 'error'] },
+        Error: { type: 'object', properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, fields: FIELDS_PROPERTY, field_codes: FIELD_CODES_PROPERTY }, required: ['ok', 'error', 'code'] },
         Conflict: {
           type: 'object',
           properties: {
             ok: { const: false },
-            error: { type: 'string' },
+            ...MESSAGE_PROPERTIES,
             field: { type: 'string', description: 'the request field whose value conflicts (domain, l4_listen_port), when one does' },
             route_id: { type: 'integer', description: 'the route that already holds the value, when it is a route' },
           },
-          required: ['ok', 'error'],
+          required: ['ok', 'error', 'code'],
         },
         FeatureDisabled: {
           type: 'object',
-          properties: { ok: { const: false }, error: { type: 'string' }, feature: { type: 'string', enum: [...LICENSED_FEATURES], description: 'the licence feature the endpoint needs (only when that is why it refused)' } },
-          required: ['ok', 'error'],
+          properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, feature: { type: 'string', enum: [...LICENSED_FEATURES], description: 'the licence feature the endpoint needs (only when that is why it refused)' } },
+          required: ['ok', 'error', 'code'],
         },
         UpstreamError: {
           type: 'object',
-          properties: { ok: { const: false }, error: { type: 'string' }, proxy_error: { type: 'string', description: "Caddy's own reason, verbatim, when Caddy refused the new configuration (the change was not saved)" } },
-          required: ['ok', 'error'],
+          properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, proxy_error: { type: 'string', description: "Caddy's own reason, verbatim, when Caddy refused the new configuration (the change was not saved)" } },
+          required: ['ok', 'error', 'code'],
         },
-        Locked: { type: 'object', properties: { ok: { const: false }, error: { type: 'string' }, locked_until: { type: 'string', format: 'date-time' }, retry_after: { type: 'integer', description: 'seconds' } }, required: ['ok', 'error'] },
+        Locked: { type: 'object', properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, locked_until: { type: 'string', format: 'date-time' }, retry_after: { type: 'integer', description: 'seconds' } }, required: ['ok', 'error', 'code'] },
       },
     },
   };

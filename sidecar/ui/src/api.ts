@@ -2,8 +2,18 @@
 // the CSRF token, exactly as any API client would use it. Errors arrive as ApiError with the
 // server's `error` text and `fields` (per-input messages) so forms can show them next to inputs.
 import { createStore } from './store';
+import { word } from './i18n';
+import type { MessageRef } from '@gatehouse/common/messages/index.js';
 
-export interface ApiFailure { ok: false; error: string; fields?: Record<string, string>; [k: string]: unknown }
+export interface ApiFailure { ok: false; error: string; code?: string; params?: Record<string, unknown>; fields?: Record<string, string>; field_codes?: Record<string, MessageRef>; [k: string]: unknown }
+
+/** The error text and field messages of an error body in the reader's language (the server's English for a code this app does not know). */
+export function failureWords(data: Partial<ApiFailure> | null | undefined, fallback: string): { message: string; fields: Record<string, string> } {
+  const message = data?.code ? word({ code: data.code, params: data.params }, String(data.error ?? fallback)) : String(data?.error ?? fallback);
+  const fields: Record<string, string> = { ...(data?.fields ?? {}) };
+  for (const [k, ref] of Object.entries(data?.field_codes ?? {})) if (ref && typeof ref.code === 'string') fields[k] = word(ref, fields[k] ?? ref.code);
+  return { message, fields };
+}
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string, readonly fields: Record<string, string> = {}, readonly body: Partial<ApiFailure> = {}) {
@@ -40,7 +50,7 @@ export async function api<T>(method: Method, path: string, body?: unknown, opts:
     if (res.status === 403 && method !== 'GET') {
       // The session's CSRF token may have been renewed (sign-in elsewhere): fetch it and try once more.
       const peek = await res.clone().json().catch(() => ({}));
-      if (/csrf/i.test(String(peek.error ?? ''))) {
+      if (peek.code === 'auth.csrf_invalid' || /csrf/i.test(String(peek.error ?? ''))) {
         const r = await send('GET', '/csrf', undefined, opts.signal);
         if (r.ok) { setCsrf((await r.json()).csrfToken ?? null); res = await send(method, path, body, opts.signal); }
       }
@@ -52,7 +62,8 @@ export async function api<T>(method: Method, path: string, body?: unknown, opts:
     const type = res.headers.get('Content-Type') ?? '';
     const data = type.includes('json') ? await res.json() : { ok: res.ok, text: await res.text() };
     if (!res.ok || data?.ok === false) {
-      throw new ApiError(res.status, String(data?.error ?? res.statusText), data?.fields ?? {}, data);
+      const words = failureWords(data, res.statusText);
+      throw new ApiError(res.status, words.message, words.fields, data);
     }
     return data as T;
   } finally {

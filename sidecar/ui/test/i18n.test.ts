@@ -8,6 +8,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import type { Dict } from '../src/i18n/define.js';
+import { AREAS, MESSAGES } from '@gatehouse/common/messages/index.js';
 
 const src = fileURLToPath(new URL('../src/', import.meta.url));
 function walk(dir: string): string[] {
@@ -39,6 +40,24 @@ test('every dictionary has the same keys in English and German, none empty, name
       assert.equal(ph(d.de[k]), ph(d.en[k]), `${where}: placeholders of ${k} differ`);
     }
   }
+});
+
+test("every code of the server's message catalogue has its English and German wording, and German has no other", async () => {
+  // the German wordings (src/i18n/messages/) import nothing of Vite, so the test loads them directly
+  const { DE } = (await import(pathToFileURL(join(src, 'i18n/messages/index.ts')).href)) as { DE: Record<string, unknown> };
+  const codes = Object.keys(MESSAGES);
+  assert.ok(codes.length >= 250, `the catalogue has ${codes.length} codes`);
+  // a code lives in exactly one area (a second one would silently replace the first in MESSAGES)
+  const seen = new Map<string, string>();
+  for (const [area, catalogue] of Object.entries(AREAS)) {
+    for (const code of Object.keys(catalogue)) {
+      assert.ok(!seen.has(code), `code ${code} is in ${seen.get(code)} and ${area}`);
+      seen.set(code, area);
+    }
+  }
+  const missing = { en: codes.filter((c) => typeof (MESSAGES as Record<string, unknown>)[c] !== 'function'), de: codes.filter((c) => typeof DE[c] !== 'function') };
+  assert.deepEqual(missing, { en: [], de: [] }, 'codes without a wording');
+  assert.deepEqual(Object.keys(DE).filter((c) => !Object.hasOwn(MESSAGES, c)), [], 'German wordings of codes the server does not have');
 });
 
 test("every t('key') in the source exists", async () => {

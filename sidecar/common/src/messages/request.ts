@@ -3,6 +3,8 @@
 import type { Catalogue } from './define.js';
 
 export const request = {
+  /** a text written as it was given (a test's marker, an outside party's words): the same in every language */
+  'text.verbatim': (p: { text: string }) => p.text,
   'request.validation_failed': () => 'Validation failed',
   'request.not_processable': () => 'The request cannot be carried out as it is (fields names why)',
   'request.invalid_path_parameter': () => 'Invalid path parameter',

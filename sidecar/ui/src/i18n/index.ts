@@ -8,6 +8,8 @@ import { createStore, useStore } from '../store';
 import { LANGS, type Dict, type Lang } from './define';
 
 export { defineDict, LANGS, type Dict, type Lang } from './define';
+import { wordIn } from './messages';
+import type { MessageRef } from '@gatehouse/common/messages/index.js';
 
 const modules = import.meta.glob<Dict>(['./common.ts', '../screens/*/i18n.ts', '../components/i18n.ts'], { eager: true, import: 'default' });
 const table: Record<Lang, Map<string, string>> = { en: new Map(), de: new Map() };
@@ -26,6 +28,17 @@ export function t(key: string, vars?: Record<string, string | number>): string {
     return key;
   }
   return vars ? s.replace(/\{(\w+)\}/g, (m, n) => (n in vars ? String(vars[n]) : m)) : s;
+}
+
+/** A server message ({code, params}) in the current language; `fallback` (the server's English text) for a code this app does not know. */
+export function word(ref: MessageRef | null | undefined, fallback = ''): string {
+  if (!ref || typeof ref.code !== 'string') return fallback;
+  return wordIn(lang.get(), ref, fallback);
+}
+
+/** A row that carries its message as code and params beside the English text (activity entries). */
+export function wordRow(r: { message: string; code?: string | null; params?: Record<string, unknown> | null }): string {
+  return r.code ? word({ code: r.code, params: r.params ?? undefined }, r.message) : r.message;
 }
 
 /** Re-render on language change: call at the top of components that show text. */

@@ -2,7 +2,7 @@
 // /settings/backup/restore: a dry run first, its list shown, then the real restore once confirmed)
 // and the auto-backup jobs (GET/POST/PUT/DELETE /settings/autobackup, POST …/:id/run).
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../../api';
+import { api, ApiError, failureWords } from '../../api';
 import { confirmAction, Modal, toast } from '../../components/dialog';
 import { FormErrors, NumberField, SelectField, SubmitButton, TextField, useForm, type Form } from '../../components/form';
 import { Badge, Card, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
@@ -33,7 +33,7 @@ function DownloadCard() {
             const res = await fetch('/api/v1/settings/backup?format=download', { headers: { Accept: 'application/json', 'X-Backup-Passphrase': v.download_passphrase }, credentials: 'same-origin' });
             if (!res.ok) {
               const data = await res.json().catch(() => ({}));
-              throw new ApiError(res.status, String(data.error ?? res.statusText), renamed(data.fields, 'download_'), data);
+              { const words = failureWords(data, res.statusText); throw new ApiError(res.status, words.message, renamed(words.fields, 'download_'), data); }
             }
             const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'gatehouse-backup.json';
             const url = URL.createObjectURL(await res.blob());

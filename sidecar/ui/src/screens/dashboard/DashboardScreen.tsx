@@ -9,7 +9,7 @@ import { Card, EmptyState, ErrorBanner, Link, PageHeader, Spinner, StatusDot, Ta
 import { PublicHostWarning } from '../../components/public-host';
 import { useApi, useTitle } from '../../hooks';
 import { useLive } from '../../live';
-import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang } from '../../i18n';
+import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang, wordRow } from '../../i18n';
 import { ResourcesCard } from './ResourcesCard';
 import './dashboard.css';
 
@@ -176,7 +176,7 @@ function ActivityCard() {
         <ul class="dash-activity" data-testid="activity">
           {entries.map((a) => (
             <li key={a.id} class={`sev-${a.severity}`}>
-              <span class="dash-activity-msg">{a.message}</span>
+              <span class="dash-activity-msg">{wordRow(a)}</span>
               <time dateTime={a.created_at} title={fmtDate(a.created_at)}>{fmtAgo(a.created_at)}</time>
             </li>
           ))}

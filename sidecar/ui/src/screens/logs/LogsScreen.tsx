@@ -7,7 +7,7 @@ import { FormErrors, SelectField, TextField, useForm } from '../../components/fo
 import { DataTable, Pager, type Column } from '../../components/table';
 import { Badge, EmptyState, ErrorBanner, PageHeader, Spinner, Tabs } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { fmtBytes, fmtDate, t, useLang } from '../../i18n';
+import { fmtBytes, fmtDate, t, useLang, wordRow } from '../../i18n';
 import { useLive } from '../../live';
 import { setQuery } from '../../router';
 import type { ScreenProps } from '../define';
@@ -102,7 +102,7 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
     { key: 'severity', label: t('logs.severity'), render: (r) => <Badge tone={sevTone(r.severity)}>{SEVERITIES.includes(r.severity) ? t(`logs.sev_${r.severity}`) : r.severity}</Badge> },
     { key: 'source', label: t('logs.source'), render: (r) => r.source },
     { key: 'event', label: t('logs.eventType'), render: (r) => <code>{r.event_type}</code> },
-    { key: 'message', label: t('logs.message'), class: 'log-msg', render: (r) => <>{freshIds.has(r.id) && <Badge tone="ok">{t('logs.new')}</Badge>}{r.message}</> },
+    { key: 'message', label: t('logs.message'), class: 'log-msg', render: (r) => <>{freshIds.has(r.id) && <Badge tone="ok">{t('logs.new')}</Badge>}{wordRow(r)}</> },
     { key: 'ip', label: t('logs.ip'), render: (r) => r.ip ?? '–' },
   ];
 
