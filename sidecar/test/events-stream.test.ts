@@ -138,7 +138,7 @@ describe('SSE wire format', () => {
 
 describe('the stream hub on its own', () => {
   const log = createLogger('error', true);
-  const entry = (id: number, message: string) => ({ id, severity: 'info', source: 't', event_type: 't', message, details: null, user_id: null, ip: null, created_at: '', timestamp: 0 });
+  const entry = (id: number, message: string) => ({ id, severity: 'info', source: 't', event_type: 't', message, code: null, params: null, details: null, user_id: null, ip: null, created_at: '', timestamp: 0 });
 
   test('in bus order even when an earlier subscriber emits while handling (its event overtakes the first for later subscribers)', async () => {
     const clock = manualClock();
