@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { headingsOf } from './links.js';
-import { SOURCES, environmentVariables, errorKinds, eventKinds, metricSeries } from './sources.js';
+import { SOURCES, environmentVariables, errorKinds, eventKinds, messageCodes, metricSeries } from './sources.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -68,12 +68,27 @@ function renderErrors(): string {
   return ['| Status | Kind | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
+function renderMessageCodes(): string {
+  const out: string[] = [];
+  let area = '';
+  for (const m of messageCodes()) {
+    if (m.area !== area) {
+      if (area) out.push('');
+      area = m.area;
+      out.push(`### ${area}`, '', '| Code | Parameters | English text |', '|---|---|---|');
+    }
+    out.push(`| ${code(m.code)} | ${cell(m.params.map(code).join(', ') || '—')} | ${cell(m.english)} |`);
+  }
+  return out.join('\n');
+}
+
 export const PARTS: GeneratedPart[] = [
   { file: 'docs/reference/environment.md', name: 'environment', sources: SOURCES.environment, render: renderEnvironment },
   { file: 'docs/reference/events.md', name: 'events', sources: SOURCES.events, render: renderEvents },
   { file: 'docs/reference/events.md', name: 'webhook-kinds', sources: SOURCES.events, render: renderWebhookKinds },
   { file: 'docs/reference/metrics.md', name: 'metrics', sources: SOURCES.metrics, render: renderMetrics },
   { file: 'docs/reference/errors.md', name: 'errors', sources: SOURCES.errors, render: renderErrors },
+  { file: 'docs/reference/errors.md', name: 'message-codes', sources: SOURCES.messages, render: renderMessageCodes },
 ];
 
 const begin = (p: GeneratedPart) => `<!-- BEGIN GENERATED ${p.name}: written by npm run docs from ${p.sources.join(', ')}; edit the code, not this part -->`;
