@@ -1,0 +1,97 @@
+// Server messages in the reader's language: the server sends every message as a code with its
+// parameters beside the English text (error bodies: code, params, field_codes; activity rows: code,
+// params), and the admin app words them from its en and de dictionaries. In the German UI a refused
+// write shows a German error (the form's message and the field's), and the activity log and the
+// dashboard show German entries; the same in English shows the server's own text.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { adminPage, settled, uiServer } from '../lib/browser.js';
+
+const ui = uiServer();
+const api = ui.api;
+
+ui.setup(async () => {
+  assert.equal((await api('/peer-groups', 'POST', { name: 'Office' })).status, 201);
+  assert.equal((await api('/peers', 'POST', { name: 'laptop-anna' })).status, 201);
+});
+
+const dialog = (page: Page) => page.locator('dialog[open]');
+/** A signed-in page in a language (the admin's own setting, which the app follows). */
+async function pageIn(lang: 'en' | 'de') {
+  assert.equal((await api('/settings/language', 'POST', { language: lang })).status, 200);
+  const w = await adminPage(ui.browser, ui.s.url, { lang });
+  await w.page.waitForFunction((l) => document.documentElement.lang === l, lang);
+  return w;
+}
+
+async function refusedGroup(page: Page, add: string) {
+  await page.goto(`${ui.s.url}/groups`);
+  await settled(page);
+  await page.click(`.page-header button:has-text("${add}")`);
+  await dialog(page).locator('#f-name').waitFor();
+  await page.fill('#f-name', 'OFFICE');
+  await dialog(page).locator('button[type=submit]').click();
+  await page.waitForSelector('#f-name-err');
+  return { field: (await page.textContent('#f-name-err'))!.trim(), form: (await dialog(page).locator('[role=alert]').first().textContent())!.trim() };
+}
+
+test('the German UI shows a refused write in German: the form error and the field error come from the codes, not the English text', async () => {
+  // the server's answer itself: English text, with the code and parameters beside it
+  const raw = await api('/peer-groups', 'POST', { name: 'office' });
+  assert.equal(raw.status, 409);
+  assert.equal(raw.data.error, 'A peer group named "office" already exists');
+  assert.equal(raw.data.code, 'group.name_taken');
+  assert.deepEqual(raw.data.params, { name: 'office' });
+  assert.deepEqual(raw.data.field_codes, { name: { code: 'group.field.name_taken' } });
+
+  const de = await pageIn('de');
+  de.allowHttpError('/api/v1/peer-groups', 409);
+  const shownDe = await refusedGroup(de.page, 'Gruppe hinzufügen');
+  assert.equal(shownDe.field, 'eine Gruppe mit diesem Namen existiert bereits');
+  assert.match(shownDe.form, /^Eine Peer-Gruppe namens "OFFICE" existiert bereits/);
+  assert.doesNotMatch(shownDe.form, /already exists/);
+  assert.deepEqual(de.problems.filter((p) => !/status of 409/.test(p)), []);
+  await de.context.close();
+
+  const en = await pageIn('en');
+  en.allowHttpError('/api/v1/peer-groups', 409);
+  const shownEn = await refusedGroup(en.page, 'Add group');
+  assert.equal(shownEn.field, 'a group with this name already exists');
+  assert.match(shownEn.form, /^A peer group named "OFFICE" already exists/);
+  await en.context.close();
+  assert.equal((await api('/peer-groups')).data.groups.length, 1, 'nothing written');
+});
+
+test('the German UI shows German activity entries in the activity log and on the dashboard; stored rows keep the English text with the code', async () => {
+  const rows = (await api('/logs/activity?limit=100')).data.entries as { message: string; code: string | null; params: Record<string, unknown> | null }[];
+  const peer = rows.find((r) => r.code === 'peer.created');
+  assert.ok(peer, JSON.stringify(rows.map((r) => r.code)));
+  assert.match(peer.message, /^Peer "laptop-anna" created \(10\.\d+\.\d+\.\d+\)$/);
+  assert.equal(peer.params?.name, 'laptop-anna');
+  assert.ok(rows.some((r) => r.code === 'group.created' && r.message === 'Peer group "Office" created'));
+
+  const de = await pageIn('de');
+  await de.page.goto(`${ui.s.url}/logs`);
+  await settled(de.page);
+  const log = de.page.locator('td.log-msg');
+  await log.filter({ hasText: 'Peer "laptop-anna" angelegt' }).first().waitFor();
+  await log.filter({ hasText: 'Peer-Gruppe "Office" angelegt' }).first().waitFor();
+  const texts = await log.allTextContents();
+  assert.ok(!texts.some((t) => / created\b/.test(t)), `English entries in the German log: ${texts.join(' | ')}`);
+  // a row written while the page is open arrives live and is worded too
+  assert.equal((await api('/peer-groups', 'POST', { name: 'Lager' })).status, 201);
+  await log.filter({ hasText: 'Peer-Gruppe "Lager" angelegt' }).first().waitFor();
+
+  await de.page.goto(`${ui.s.url}/`);
+  await settled(de.page);
+  await de.page.locator('[data-testid=activity] .dash-activity-msg').filter({ hasText: 'Peer-Gruppe "Lager" angelegt' }).first().waitFor();
+  assert.deepEqual(de.problems, []);
+  await de.context.close();
+
+  const en = await pageIn('en');
+  await en.page.goto(`${ui.s.url}/logs`);
+  await settled(en.page);
+  await en.page.locator('td.log-msg').filter({ hasText: 'Peer "laptop-anna" created' }).first().waitFor();
+  await en.context.close();
+});
