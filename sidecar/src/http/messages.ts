@@ -20,7 +20,7 @@ function remember(m: Msg): Msg {
 }
 // every field message without parameters is known by its text
 for (const [code, wording] of Object.entries(MESSAGES)) {
-  if ((code.startsWith('field.') || code.includes('.field.')) && wording.length === 0) remember(msg(code as Code));
+  if ((code.startsWith('field.') || code.startsWith('schema.') || code.includes('.field.')) && wording.length === 0) remember(msg(code as Code));
 }
 
 /** A field message of the catalogue as a schema's message text (zodFields maps the text back to the code). */

@@ -17,6 +17,7 @@ import { backup } from './backup.js';
 import { gateways } from './gateways.js';
 import { rdp } from './rdp.js';
 import { routes } from './routes.js';
+import { schemas } from './schemas.js';
 import { peers } from './peers.js';
 import { request } from './request.js';
 import { wireguard } from './wireguard.js';
@@ -24,9 +25,9 @@ import { wireguard } from './wireguard.js';
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, access, peers, routes, rdp, gateways, backup, wireguard, licence } as const;
+export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence } as const;
 
-export const MESSAGES = { ...request, ...field, ...access, ...peers, ...routes, ...rdp, ...gateways, ...backup, ...wireguard, ...licence } satisfies Catalogue;
+export const MESSAGES = { ...request, ...field, ...schemas, ...access, ...peers, ...routes, ...rdp, ...gateways, ...backup, ...wireguard, ...licence } satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;
 export type Code = keyof Messages;
