@@ -9,3 +9,8 @@ export async function up(qi: QueryInterface): Promise<void> {
   await qi.addColumn('activity_log', 'code', { type: DataTypes.STRING(64), allowNull: true });
   await qi.addColumn('activity_log', 'params', { type: DataTypes.TEXT, allowNull: true });
 }
+
+export async function down(qi: QueryInterface): Promise<void> {
+  await qi.removeColumn('activity_log', 'params');
+  await qi.removeColumn('activity_log', 'code');
+}
