@@ -5,7 +5,7 @@ import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
-import { AppError, conflict, invalidFields, notFound, unprocessable, validation } from '../util/errors.js';
+import { AppError, conflict, invalidFields, notFound, validation } from '../util/errors.js';
 import { issueMessage } from '../http/messages.js';
 import { limitReached } from '../licence/features.js';
 
