@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import toRegexRange from 'to-regex-range';
 import { DATE_STRING_PATTERN, MAX_DATE_MS, parseDateString } from '../util/dates.js';
+import { fieldText } from './messages.js';
 
 const MAX_DATE_ISO = new Date(MAX_DATE_MS).toISOString();
 const DATE_HINT = 'a date such as 2030-01-01, 2030-01-01T12:00:00 (UTC) or 2030-01-01T12:00:00+02:00';
@@ -111,8 +112,8 @@ export function text(opts: TextOptions): z.ZodString {
     const p = textProblem(v, multiline);
     if (p) ctx.addIssue({ code: 'custom', message: p, input: v, abort: true });
   });
-  s = s.refine((v) => codePoints(v) <= max, { message: `at most ${max} characters`, abort: true });
-  if (!trim && min > 0) s = s.refine((v) => codePoints(v) >= min, { message: min === 1 ? 'required' : `at least ${min} characters`, abort: true });
+  s = s.refine((v) => codePoints(v) <= max, { message: fieldText('field.max_chars', { max }), abort: true });
+  if (!trim && min > 0) s = s.refine((v) => codePoints(v) >= min, { message: min === 1 ? 'required' : fieldText('field.min_chars', { min }), abort: true });
   if (trim) s = s.trim();
   if (trim && min === 1) s = s.min(1, 'required');
   return s.meta({ maxLength: max, ...(min > 0 ? { minLength: min } : {}), pattern: textPattern(multiline, trim && min === 1) });
@@ -131,7 +132,7 @@ export const queryBool = z
   .transform((v) => v === 'true' || v === '1');
 
 /** A free-text search in a query string: trimmed, at most 200 characters; empty means no search. */
-export const searchText = z.string({ error: 'must be one search string' }).max(200, 'at most 200 characters').trim();
+export const searchText = z.string({ error: 'must be one search string' }).max(200, fieldText('field.max_chars', { max: 200 })).trim();
 
 /** Ids are 32-bit integers in both databases. */
 export const MAX_ID = 2_147_483_647;
