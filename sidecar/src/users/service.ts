@@ -81,7 +81,7 @@ export class UsersService {
   /** 409 when another user has this name in any case ("Admin" beside "admin"). */
   private async refuseNameInUse(username: string, exceptId?: number): Promise<void> {
     const other = (await this.models.User.findOne({ where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), raw: true })) as UserRow | null;
-    if (other && other.id !== exceptId) throw new AppError('conflict', `A user named ${other.username} exists (names are compared without regard to case)`, { username: 'already in use' });
+    if (other && other.id !== exceptId) throw new AppError('conflict', msg('user.name_taken_any_case', { username: other.username }), { username: msg('user.field.in_use') });
   }
 
   /**

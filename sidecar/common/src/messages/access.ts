@@ -8,6 +8,8 @@ export const access = {
   'resource.not_found': (p: { what: Resource }) => `${p.what} not found`,
   // users and sign-in
   'user.name_taken': (p: { username: string }) => `A user named ${p.username} exists`,
+  'user.name_taken_any_case': (p: { username: string }) => `A user named ${p.username} exists (names are compared without regard to case)`,
+  'user.field.in_use': () => 'already in use',
   'user.last_admin_role': () => 'The last admin cannot lose the admin role',
   'user.field.one_admin_remains': () => 'at least one admin must remain',
   'user.delete_self': () => 'You cannot delete your own account',
