@@ -59,4 +59,5 @@ export const schemas = {
   'schema.peer_name_characters': () => "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit",
   'schema.http_url': () => 'must be an http(s) URL',
   'schema.email_or_name_address': () => 'must be an email address or "Name <address>"',
+  'schema.scopes_contradict': () => 'full-access and read-only contradict each other: choose one',
 } satisfies Catalogue;

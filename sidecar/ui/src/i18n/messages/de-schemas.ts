@@ -59,4 +59,5 @@ export const schemas_de = {
   'schema.peer_name_characters': () => "nur Buchstaben, Ziffern, Leerzeichen und . _ - @ ( ) + ', beginnend mit einem Buchstaben oder einer Ziffer",
   'schema.http_url': () => 'muss eine http(s)-URL sein',
   'schema.email_or_name_address': () => 'muss eine E-Mail-Adresse oder "Name <Adresse>" sein',
+  'schema.scopes_contradict': () => 'full-access und read-only widersprechen sich: bitte eines wählen',
 } satisfies Translation<typeof schemas>;
