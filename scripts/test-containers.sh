@@ -62,7 +62,10 @@ suite=trixie
 mirrors=("deb http://deb.debian.org/debian $suite main" "deb http://deb.debian.org/debian $suite-updates main" "deb http://deb.debian.org/debian-security $suite-security main")
 mmopts=(--variant=minbase --include=ca-certificates
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*')
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*'
+  # as the official debian:*-slim images: apt deletes the packages it downloaded once installed
+  # (else every image keeps ~118 MB of .deb files in /var/cache/apt)
+  --customize-hook='printf "%s\n" "DPkg::Post-Invoke { \"rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true\"; };" "APT::Update::Post-Invoke { \"rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true\"; };" "Dir::Cache::pkgcache \"\";" "Dir::Cache::srcpkgcache \"\";" > "$1/etc/apt/apt.conf.d/docker-clean"')
 # This machine's own CA certificates (a TLS-inspecting egress proxy's, for the Go module proxy and the
 # npm registry) go into the local base images, so that builds inside them trust what the host trusts.
 shopt -s nullglob
