@@ -184,6 +184,10 @@ const botConfig = botConfigFields.transform((v) => {
   return out;
 });
 
+/** A basic-auth user name: no colon, no control characters, not blank (the control characters are what it refuses). */
+// eslint-disable-next-line no-control-regex
+const BASIC_AUTH_USER = /^\s*[^\s:\u0000-\u001f\u007f](?:[^:\u0000-\u001f\u007f]*[^\s:\u0000-\u001f\u007f])?\s*$/u;
+
 /** Every writable route field by its API name; all optional (create requires domain). */
 export const routeFields = z.strictObject({
   domain: domainSchema,
@@ -227,8 +231,7 @@ export const routeFields = z.strictObject({
   mirror_enabled: boolIn,
   mirror_targets: z.array(mirrorTarget).max(10, 'at most 10 targets').nullable(),
   debug_enabled: boolIn,
-  // eslint-disable-next-line no-control-regex
-  basic_auth_user: z.string().regex(/^\s*[^\s:\u0000-\u001f\u007f](?:[^:\u0000-\u001f\u007f]*[^\s:\u0000-\u001f\u007f])?\s*$/u, 'must not contain a colon or control characters').trim().min(1, 'required').max(128).refine((v) => !v.includes(':') && ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'must not contain a colon or control characters').nullable(),
+  basic_auth_user: z.string().regex(BASIC_AUTH_USER, 'must not contain a colon or control characters').trim().min(1, 'required').max(128).refine((v) => !v.includes(':') && ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'must not contain a colon or control characters').nullable(),
   basic_auth_password: z.string().min(1, 'required').max(72, 'at most 72 bytes (bcrypt)').refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE }).nullable(),
   user_ids: z.array(idIn).max(1000).nullable(),
 });
