@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, UNPROCESSABLE } from '../http/fields.js';
 import { validCron } from '../util/cron.js';
+import { fieldText } from '../http/messages.js';
 
 /** The shortest passphrase that seals a backup's secrets (backup/envelope.ts). */
 export const PASSPHRASE_MIN = 12;
@@ -14,13 +15,13 @@ export const PASSPHRASE_MIN = 12;
  */
 export const BACKUP_MAX_BYTES = 64 * 1024 * 1024;
 
-export const passphrase = z.string().min(PASSPHRASE_MIN, `at least ${PASSPHRASE_MIN} characters`).max(1024);
+export const passphrase = z.string().min(PASSPHRASE_MIN, fieldText('field.min_chars', { min: PASSPHRASE_MIN })).max(1024);
 
 /** GET /settings/backup: the passphrase travels in a header, never in the URL. */
 export const downloadHeaders = z.object({
   'X-Backup-Passphrase': z
     .string({ error: (i) => (i.input === undefined ? `required: the passphrase that seals the backup's secrets (at least ${PASSPHRASE_MIN} characters)` : 'must be text') })
-    .min(PASSPHRASE_MIN, `at least ${PASSPHRASE_MIN} characters`)
+    .min(PASSPHRASE_MIN, fieldText('field.min_chars', { min: PASSPHRASE_MIN }))
     .max(1024, 'at most 1024 characters')
     .meta({ description: `the passphrase that seals the backup's secrets (at least ${PASSPHRASE_MIN} characters); restoring needs it` }),
 });

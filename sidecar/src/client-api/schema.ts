@@ -9,6 +9,8 @@ import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
 import { IPV4_CIDR, LABELS, whole } from '../http/patterns.js';
 import { SCOPES } from '../http/scopes.js';
 import { hostnameValue } from '../peers/schema.js';
+import { fieldIssue } from '../http/messages.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 
 /** Largest JSON text of a POST /client/status body that is stored. */
 export const STATUS_MAX_BYTES = 16 * 1024;
@@ -25,7 +27,7 @@ export const ipv4Cidr = z
     const [ip, bits, extra] = v.trim().split('/');
     const n = parseIPv4(ip);
     if (n === null || extra !== undefined || !/^\d{1,2}$/.test(bits ?? '') || Number(bits) > 32) {
-      ctx.addIssue({ code: 'custom', message: `"${v.slice(0, 20)}" is not an IPv4 CIDR such as 192.168.1.0/24` });
+      ctx.addIssue(fieldIssue(msg('field.not_ipv4_cidr', { value: v.slice(0, 20) })));
       return z.NEVER;
     }
     const b = Number(bits);

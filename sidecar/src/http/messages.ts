@@ -23,7 +23,11 @@ for (const [code, wording] of Object.entries(MESSAGES)) {
   if ((code.startsWith('field.') || code.startsWith('schema.') || code.includes('.field.')) && wording.length === 0) remember(msg(code as Code));
 }
 
-/** A field message of the catalogue as a schema's message text (zodFields maps the text back to the code). */
+/**
+ * A field message of the catalogue as a schema's message text (zodFields maps the text back to the code).
+ * For messages fixed when the schema is built (their parameters are constants): each call remembers
+ * its text. A message whose parameters come from the input is given with fieldIssue instead.
+ */
 export function fieldText<C extends Code>(code: C, ...params: Args<C>): string {
   return remember(msg(code, ...params)).text;
 }

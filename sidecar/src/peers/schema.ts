@@ -5,6 +5,8 @@ import { codePoints, dateInput, paging, queryBool, searchText, sortValues, text 
 import { HOST_NAME, IPV4, IPV4_CIDR, IPV6, LABELS, whole } from '../http/patterns.js';
 import { tagList, tagName } from '../tags/names.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/ipv4.js';
+import { fieldIssue, fieldText } from '../http/messages.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 
 export const NAME_MAX = 64;
 export const DESCRIPTION_MAX = 500;
@@ -42,7 +44,7 @@ export const dnsList = z
     const items = v.split(',').map((x) => x.trim()).filter(Boolean);
     for (const i of items) {
       if (!isDnsEntry(i)) {
-        ctx.addIssue({ code: 'custom', message: `"${i.slice(0, 60)}" is not an IP address or domain` });
+        ctx.addIssue(fieldIssue(msg('field.not_ip_or_domain', { value: i.slice(0, 60) })));
         return z.NEVER;
       }
     }
@@ -64,7 +66,7 @@ export const allowedIpsList = z
     for (const i of items) {
       const [ip, bits, extra] = i.split('/');
       if (parseIPv4(ip) === null || extra !== undefined || !/^\d{1,2}$/.test(bits ?? '') || Number(bits) > 32) {
-        ctx.addIssue({ code: 'custom', message: `"${i.slice(0, 60)}" is not an IPv4 CIDR such as 192.168.1.0/24` });
+        ctx.addIssue(fieldIssue(msg('field.not_ipv4_cidr', { value: i.slice(0, 60) })));
         return z.NEVER;
       }
     }
@@ -135,7 +137,7 @@ export const listPeersQuery = paging.extend({
   online: queryBool.optional().meta({ description: 'the peer view\'s isOnline: enabled, not expired, handshake within the last 180 s' }),
   enabled: queryBool.optional(),
   sort: z
-    .enum(PEER_SORTS, { error: `must be one of ${PEER_SORTS.join(', ')}` })
+    .enum(PEER_SORTS, { error: fieldText('field.one_of', { values: [...PEER_SORTS] }) })
     .optional()
     .meta({ description: 'order; a leading - sorts descending; default id. last_handshake: never-connected peers count as oldest; traffic: total_rx + total_tx' }),
 });

@@ -7,6 +7,7 @@ import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import { decryptCredentials, EnvelopeError, encryptCredentials, fromBase64, keyId, toBase64, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
 import { AppError, unprocessable } from '../util/errors.js';
+import { fieldText } from '../http/messages.js';
 
 export const ONE_TIME_KEY_MIN_BITS = 2048;
 export const ONE_TIME_KEY_MAX_BITS = 4096;
@@ -20,7 +21,7 @@ const MAX_KEY_CHARS = 1200;
 export const oneTimeKeyText = z
   .string()
   .min(1, 'required: base64 SPKI of a one-time RSA-OAEP (SHA-256) public key')
-  .max(MAX_KEY_CHARS, `at most ${MAX_KEY_CHARS} characters`)
+  .max(MAX_KEY_CHARS, fieldText('field.max_chars', { max: MAX_KEY_CHARS }))
   // base64, standard or URL-safe (a + read from a query string as a space counts as +), padded or not
   .regex(/^\s*[A-Za-z0-9+/_ -]+={0,2}\s*$/, 'must be base64 (SPKI DER)')
   .transform((s) => s.trim().replace(/ /g, '+').replace(/-/g, '+').replace(/_/g, '/'))

@@ -1,6 +1,7 @@
 // Request schemas and constants of route auth.
 import { z } from 'zod';
 import { text, UNPROCESSABLE } from '../http/fields.js';
+import { fieldText } from '../http/messages.js';
 
 /** the API: allowed session durations 1h, 12h, 24h, 7d, 30d (milliseconds). */
 export const SESSION_DURATIONS: Record<string, number> = {
@@ -92,7 +93,7 @@ const emptyToNull = (v: unknown) => (v === '' ? null : v);
 export const previewQuery = z.strictObject({
   lang: z.enum(['en', 'de'], { error: 'must be en or de' }).optional(),
   method: z.enum(['email_password', 'email_code', 'totp'], { error: 'must be email_password, email_code or totp' }).optional(),
-  step: z.enum(PREVIEW_STEPS, { error: `must be one of ${PREVIEW_STEPS.join(', ')}` }).optional(),
+  step: z.enum(PREVIEW_STEPS, { error: fieldText('field.one_of', { values: [...PREVIEW_STEPS] }) }).optional(),
   title: z.preprocess(emptyToNull, noControl(100).nullable()).optional(),
   description: z.preprocess(emptyToNull, noControl(500).nullable()).optional(),
   primary_color: z.preprocess(emptyToNull, color.nullable()).optional(),

@@ -6,6 +6,7 @@ import toRegexRange from 'to-regex-range';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { paging, queryBool, queryInt, searchText, sortValues, text, UNPROCESSABLE } from '../http/fields.js';
 import { HOST_NAME, IPV4, IPV6, isIPAddress, LABEL, LABELS, whole } from '../http/patterns.js';
+import { fieldText } from '../http/messages.js';
 
 /**
  * A domain name's ASCII (punycode) form by the WHATWG URL standard's domain to ASCII, or '' when it
@@ -260,7 +261,7 @@ export const listRoutesQuery = paging.extend({
     .meta({ description: 'routes whose target is this peer: peer_id of peer targets, target_peer_id (the gateway) of gateway targets' }),
   enabled: queryBool.optional(),
   sort: z
-    .enum(ROUTE_SORTS, { error: `must be one of ${ROUTE_SORTS.join(', ')}` })
+    .enum(ROUTE_SORTS, { error: fieldText('field.one_of', { values: [...ROUTE_SORTS] }) })
     .optional()
     .meta({ description: 'order; a leading - sorts descending; default id. type: route_type, then domain' }),
 });

@@ -5,6 +5,7 @@ import { fieldIssue } from '../http/messages.js';
 import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import { codePoints } from '../http/fields.js';
+import { fieldText } from '../http/messages.js';
 
 export const TAG_MAX = 64;
 /** At most this many tags on one peer. */
@@ -102,7 +103,7 @@ export const tagList = z
     }
     const joined = joinTags(items);
     if (splitTags(joined).length > TAGS_PER_PEER_MAX) {
-      ctx.addIssue({ code: 'custom', message: `at most ${TAGS_PER_PEER_MAX} tags` });
+      ctx.addIssue({ code: 'custom', message: fieldText('tag.field.too_many', { max: TAGS_PER_PEER_MAX }) });
       return z.NEVER;
     }
     return joined;

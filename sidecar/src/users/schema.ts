@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, UNPROCESSABLE } from '../http/fields.js';
+import { fieldText } from '../http/messages.js';
 
 export type Role = 'admin' | 'user';
 export const ROLES: Role[] = ['admin', 'user'];
@@ -10,7 +11,7 @@ export const ROLES: Role[] = ['admin', 'user'];
 export const usernameSchema = z.string().trim().min(1, 'required').max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
 /** The password policy of every admin-UI password (users API, profile, GET /password). */
 export const PASSWORD_MIN = 8;
-export const passwordSchema = z.string().min(PASSWORD_MIN, `at least ${PASSWORD_MIN} characters`).max(1024);
+export const passwordSchema = z.string().min(PASSWORD_MIN, fieldText('field.min_chars', { min: PASSWORD_MIN })).max(1024);
 const email = z.string().trim().email('must be an email address').max(254);
 
 export const createBody = z.strictObject({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });

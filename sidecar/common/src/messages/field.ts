@@ -46,6 +46,9 @@ export const field = {
   'field.not_gateway_peer': (p: { id: number }) => `peer ${p.id} is not a gateway peer`,
   'field.no_such_peers': (p: { ids: number[] }) => `peers do not exist: ${p.ids.join(', ')}`,
   'field.no_such_users': (p: { ids: number[] }) => `users do not exist: ${p.ids.join(', ')}`,
+  'field.one_of': (p: { values: string[] }) => `must be one of ${p.values.join(', ')}`,
+  'field.not_ip_or_domain': (p: { value: string }) => `"${p.value}" is not an IP address or domain`,
+  'field.not_ipv4_cidr': (p: { value: string }) => `"${p.value}" is not an IPv4 CIDR such as 192.168.1.0/24`,
   'field.taken_by_other_row': () => 'already taken by another row',
   // The zod schema kit's own messages (a type, size or format the schema states but gives no message
   // for), with zod's parameters, worded as zod words them in English (http/messages.ts).

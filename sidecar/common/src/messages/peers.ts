@@ -48,6 +48,7 @@ export const peers = {
   'tag.field.name_taken': () => 'another tag has this name',
   'tag.field.forbidden_characters': () => 'must not contain a comma, <, >, double quote, line feed, carriage return or tab',
   'tag.field.space_at_end': () => 'must not start or end with a space',
+  'tag.field.too_many': (p: { max: number }) => `at most ${p.max} tags`,
   'tag.created': (p: { name: string }) => `Tag "${p.name}" registered`,
   'tag.renamed': (p: { from: string; to: string; peers_updated: number }) => `Tag "${p.from}" renamed to "${p.to}" (on ${p.peers_updated} peers)`,
   'tag.deleted': (p: { name: string; peers_updated: number }) => `Tag "${p.name}" deleted (removed from ${p.peers_updated} peers)`,

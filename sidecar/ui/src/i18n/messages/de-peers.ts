@@ -46,6 +46,7 @@ export const peers_de = {
   'tag.field.name_taken': () => 'ein anderes Tag hat diesen Namen',
   'tag.field.forbidden_characters': () => 'darf kein Komma, <, >, doppeltes Anführungszeichen, Zeilenvorschub, Wagenrücklauf oder Tabulator enthalten',
   'tag.field.space_at_end': () => 'darf nicht mit einem Leerzeichen beginnen oder enden',
+  'tag.field.too_many': (p) => `höchstens ${p.max} Tags`,
   'tag.created': (p) => `Tag "${p.name}" registriert`,
   'tag.renamed': (p) => `Tag "${p.from}" in "${p.to}" umbenannt (bei ${p.peers_updated} Peers)`,
   'tag.deleted': (p) => `Tag "${p.name}" gelöscht (bei ${p.peers_updated} Peers entfernt)`,
