@@ -13,7 +13,7 @@
 // event without `type`, plus `at` (epoch ms) when the event has none of its own.
 import { z } from 'zod';
 import { msg, type Msg } from '@gatehouse/common/messages/index.js';
-import { messageRefSchema } from '@gatehouse/common/messages/schema.js';
+import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 
 export type StreamScope = 'peers' | 'routes' | 'logs' | 'system' | 'admin';
 export const STREAM_SCOPES: readonly StreamScope[] = ['peers', 'routes', 'logs', 'system', 'admin'];
