@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import testWaits from './scripts/eslint/test-waits.js';
+import castReason from './scripts/eslint/cast-reason.js';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bin/**', 'caddy-modules/**'] },
@@ -13,6 +14,15 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  // Server, shared, gateway and client code: no `any`, and no cast through unknown without its
+  // reason. Where a library forces one, the line above says why:
+  // `// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: ...`, or
+  // `// reason: ...` above an `as unknown as` (scripts/eslint/cast-reason.js).
+  {
+    files: ['sidecar/src/**/*.ts', 'sidecar/common/src/**/*.ts', 'gateway/src/**/*.ts', 'client/src/**/*.ts'],
+    plugins: { gatehouse: { rules: { 'cast-reason': castReason } } },
+    rules: { '@typescript-eslint/no-explicit-any': 'error', 'gatehouse/cast-reason': 'error' },
   },
   // Tests wait for a condition through the one waitFor (test/lib/wait.ts); time that passes on
   // purpose carries `// not a condition: why` (scripts/eslint/test-waits.js).

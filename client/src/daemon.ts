@@ -160,7 +160,7 @@ export class Daemon {
     const cfg = parseWgQuick(r.config);
     await this.apply(cfg, r.config_hash, 'server');
     const { ok: _ok, ...rest } = r;
-    this.o.state.writeTunnel(r.config_hash, rest as unknown as Record<string, unknown>);
+    this.o.state.writeTunnel(r.config_hash, rest);
   }
 
   private async apply(cfg: TunnelConfig, hash: string, source: 'server' | 'state'): Promise<void> {
@@ -217,7 +217,7 @@ export class Daemon {
     if (this.o.tunnel && this.tunnelUp) stats = await this.o.tunnel.stats();
     const body = { handshake_age_s: stats?.handshakeAgeS ?? null, rx_bytes: stats?.rx ?? 0, tx_bytes: stats?.tx ?? 0 };
     const r = await this.call(() => this.o.api.heartbeat(body));
-    this.lastHeartbeat = { at: new Date().toISOString(), sent: body, answer: r as unknown as Record<string, unknown> };
+    this.lastHeartbeat = { at: new Date().toISOString(), sent: body, answer: r };
     this.heartbeats++;
     if (r.config_hash && r.config_hash !== this.configHash) this.poll.kick();
   }

@@ -114,6 +114,9 @@ function table(rows: string[][]): string {
 
 // ---------------------------------------------------------------- commands
 
+/** What `status` learnt from the server: reachable with its version and answers, or why not. */
+type ServerCheck = { reachable: boolean; version?: string; registered?: boolean; config_current?: boolean | null; permissions?: unknown; error?: string; status?: number | null };
+
 async function cmdRegister(c: Ctx): Promise<void> {
   const server = opt(c.args, 'server', 'GATEHOUSE_CLIENT_SERVER');
   const tokenFile = opt(c.args, 'token-file');
@@ -213,6 +216,8 @@ async function cmdStatus(c: Ctx): Promise<void> {
   } catch {
     /* shown as missing */
   }
+  const tunnel = await tunnelView(iface);
+  let server: ServerCheck | null = null;
   const out: Record<string, unknown> = {
     ok: true,
     state_dir: c.state.dir,
@@ -222,30 +227,30 @@ async function cmdStatus(c: Ctx): Promise<void> {
     peer: client ? (client.registration.peer ?? null) : null,
     daemon: { running: pid !== null, pid, ...(daemonStatus && pid === daemonStatus.pid ? { status: daemonStatus } : {}) },
     config: saved ? { config_hash: saved.config_hash, saved_at: saved.saved_at, address, dns } : null,
-    tunnel: await tunnelView(iface),
-    server: null as unknown,
+    tunnel,
+    server,
   };
   if (client) {
     const api = new ClientApi(client.server_url, client.token, fingerprintFor(c.args, client), 5000);
     try {
       const [ping, perms] = await Promise.all([api.ping(), api.permissions()]);
       const check = saved ? await api.check(saved.config_hash) : undefined;
-      out.server = { reachable: true, version: ping.version, registered: ping.registered, config_current: check === undefined ? null : check === null, permissions: perms };
+      out.server = server = { reachable: true, version: ping.version, registered: ping.registered, config_current: check === undefined ? null : check === null, permissions: perms };
     } catch (err) {
       const e = err as ApiError;
-      out.server = { reachable: e.status !== null && e.status !== undefined, error: e.message, status: e.status ?? null };
+      out.server = server = { reachable: e.status !== null && e.status !== undefined, error: e.message, status: e.status ?? null };
     }
   }
   if (c.json) {
     c.print(JSON.stringify(out, null, 2));
     return;
   }
-  const t = out.tunnel as Record<string, any>;
-  const s = out.server as Record<string, any> | null;
+  const t = tunnel;
+  const s = server;
   const lines = [
     `state:     ${c.state.dir}${client ? '' : ' (not registered)'}`,
     ...(client ? [`server:    ${client.server_url} — ${s?.reachable ? `reachable, version ${s.version}${s.config_current === false ? ', a newer config is waiting' : ''}` : `unreachable (${s?.error})`}`] : []),
-    ...(client ? [`peer:      ${(client.registration.peer as any)?.name ?? '?'} ${address.join(', ')}`] : []),
+    ...(client ? [`peer:      ${(client.registration.peer as { name?: string } | null | undefined)?.name ?? '?'} ${address.join(', ')}`] : []),
     `daemon:    ${pid ? `running (pid ${pid})` : 'not running'}${daemonStatus && pid === daemonStatus.pid ? `, last check ${daemonStatus.last_check_at ?? 'never'}, last heartbeat ${daemonStatus.last_heartbeat_at ?? 'never'}` : ''}`,
     `tunnel:    ${t.interface} ${t.up ? `up (${t.mode}), endpoint ${t.endpoint ?? '?'}, handshake ${t.handshake_age_s === null ? 'never' : `${t.handshake_age_s}s ago`}, rx ${t.rx_bytes} B, tx ${t.tx_bytes} B` : 'down'}`,
     ...(saved ? [`config:    ${saved.config_hash} (saved ${saved.saved_at})${dns.length ? `, DNS offered: ${dns.join(', ')}` : ''}`] : []),

@@ -8,6 +8,7 @@ import { createAppContext, createDeps } from './app-context.js';
 import { featureModels } from './features.js';
 import { createLogger } from './util/logger.js';
 import { acquireDataDirLock, DataDirLocked } from './masterkey/lock.js';
+import { findRow } from './db/define.js';
 
 /** rotate-master-key: with the sidecar stopped (it holds the key in memory), under the data directory's lock. */
 async function rotateMasterKey(): Promise<number> {
@@ -68,13 +69,13 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'reset-admin-password': {
         const name = args[0];
-        const row = name ? await deps.db.models.User.findOne({ where: { username: name }, raw: true }) : null;
+        const row = name ? await findRow(deps.db.models.User, { where: { username: name } }) : null;
         if (!row) {
           process.stderr.write(`no such user: ${name ?? ''}\n`);
           return 1;
         }
         // The printed password is a one-off: the next sign-in asks for a new one.
-        const pw = await deps.users.resetPassword((row as any).id, undefined);
+        const pw = await deps.users.resetPassword(row.id, undefined);
         process.stdout.write(`new password for ${name}: ${pw}\n`);
         return 0;
       }

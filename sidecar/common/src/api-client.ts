@@ -26,7 +26,7 @@ export class ApiClient {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
 
-  async call<T = any>(method: ApiMethod, path: string, body?: unknown, okStatuses: number[] = [200]): Promise<ApiResponse<T>> {
+  async call<T = unknown>(method: ApiMethod, path: string, body?: unknown, okStatuses: number[] = [200]): Promise<ApiResponse<T>> {
     let res: Response;
     try {
       res = await fetch(`${this.baseUrl}${this.prefix}${path}`, {
@@ -40,7 +40,7 @@ export class ApiClient {
       throw new ApiError(`server unreachable: ${cause?.code ?? cause?.message ?? (err as Error).message}`, null);
     }
     const text = await res.text();
-    let data: any = null;
+    let data: unknown = null;
     try {
       data = text ? JSON.parse(text) : null;
     } catch {

@@ -9,6 +9,7 @@ import { Op } from 'sequelize';
 import type { LoginAttemptRow, Models } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
 import type { SettingsStore } from '../settings/store.js';
+import { findRows } from '../db/define.js';
 
 export type RecordType = 'admin' | 'route_auth';
 
@@ -43,12 +44,11 @@ export class LockoutService {
       raw: true,
     })) as LoginAttemptRow | null;
     // Rows are ordered by id (insertion order), so a reset in the same millisecond still counts.
-    const failures = (await this.models.LoginAttempt.findAll({
+    const failures = await findRows(this.models.LoginAttempt, {
       where: { record_type: type, identifier: id, outcome: 'failure', created_at: { [Op.gt]: now - durationMs }, ...(lastReset ? { id: { [Op.gt]: lastReset.id } } : {}) },
       order: [['id', 'ASC']],
       attributes: ['created_at'],
-      raw: true,
-    })) as unknown as Pick<LoginAttemptRow, 'created_at'>[];
+    });
     if (failures.length >= maxAttempts) {
       const until = Number(failures[maxAttempts - 1].created_at) + durationMs;
       if (until > now) return { locked: true, until, failures: failures.length, max_attempts: maxAttempts };
@@ -75,12 +75,11 @@ export class LockoutService {
   /** Currently locked identifiers of a type (for the admin UI). */
   async locked(type: RecordType): Promise<{ identifier: string; until: number }[]> {
     const { durationMs } = await this.policy();
-    const rows = (await this.models.LoginAttempt.findAll({
+    const rows = await findRows(this.models.LoginAttempt, {
       where: { record_type: type, outcome: 'failure', created_at: { [Op.gte]: this.clock() - durationMs } },
       attributes: ['identifier'],
       group: ['identifier'],
-      raw: true,
-    })) as unknown as { identifier: string }[];
+    });
     const out: { identifier: string; until: number }[] = [];
     for (const r of rows) {
       const s = await this.state(type, r.identifier);

@@ -22,6 +22,7 @@ import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
 import { BRANDING_MAX_BYTES } from '../route-auth/schema.js';
 import { PassphraseKey, type EncryptionHeader } from './envelope.js';
 import { SECTIONS, type Row, type Section, type SecretKind } from './sections.js';
+import { findRows } from '../db/define.js';
 
 export const BACKUP_FORMAT = 'gatehouse-backup';
 /** The document version this server writes. Older ones are migrated on restore (DOC_MIGRATIONS). */
@@ -91,7 +92,7 @@ export function normalizeRow(cols: Column[], r: Row): Row {
 
 export async function readRows(db: Database, s: Section, transaction?: Transaction): Promise<Row[]> {
   const cols = columnsOf(s, db);
-  const rows = (await s.model(db.models).findAll({ raw: true, transaction, order: [[s.pk, 'ASC']] })) as unknown as Row[];
+  const rows = await findRows(s.model(db.models), { transaction, order: [[s.pk, 'ASC']] });
   return rows.map((r) => normalizeRow(cols, r));
 }
 

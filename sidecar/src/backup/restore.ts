@@ -213,6 +213,7 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
           if (diff.length) await model.update(withoutPk(s, stored), { where: { [s.pk]: existing[s.pk] }, transaction: t });
           return existing[s.pk];
         }
+        // reason: the section's model is typed by no row interface (sections are generic), so Sequelize cannot type the created instance
         const created = (await model.create(stored, { transaction: t })) as unknown as { get(k: string): unknown };
         return created.get(s.pk);
       };

@@ -34,6 +34,7 @@ export interface Section {
   /** the section's name in the document */
   name: string;
   table: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: the sections list models of different row types, and a Sequelize model type is invariant in its row
   model: (m: Models) => M<any>;
   /** primary key column */
   pk: string;

@@ -25,6 +25,7 @@ import { backupFileName, localTarget, s3Target, type Target } from './targets.js
 import type { BackupJobRow } from './model.js';
 import type { JobCreate, JobUpdate, JobView, RestoreResult } from './schema.js';
 import fs from 'node:fs';
+import { findRows } from '../db/define.js';
 
 export interface BackupCollaborators {
   proxy: ProxyService;
@@ -135,7 +136,7 @@ export class BackupService {
   }
 
   async listJobs(): Promise<JobView[]> {
-    const rows = (await this.models.BackupJob.findAll({ raw: true, order: [['id', 'ASC']] })) as unknown as BackupJobRow[];
+    const rows = await findRows(this.models.BackupJob, { order: [['id', 'ASC']] });
     return rows.map((r) => this.view(r));
   }
 
@@ -150,7 +151,7 @@ export class BackupService {
   }
 
   private async nameTaken(name: string, exceptId?: number): Promise<void> {
-    const rows = (await this.models.BackupJob.findAll({ attributes: ['id', 'name'], raw: true, where: exceptId ? { id: { [Op.ne]: exceptId } } : {} })) as unknown as { id: number; name: string }[];
+    const rows = (await findRows(this.models.BackupJob, { attributes: ['id', 'name'], where: exceptId ? { id: { [Op.ne]: exceptId } } : {} }));
     if (rows.some((r) => r.name.toLowerCase() === name.toLowerCase())) throw new AppError('conflict', msg('backup.job_name_taken', { name }), { name: msg('field.already_taken') });
   }
 
@@ -300,7 +301,7 @@ export class BackupService {
     for (const h of this.crons.values()) h.cancel();
     this.crons.clear();
     if (!this.started) return;
-    for (const r of (await this.models.BackupJob.findAll({ raw: true })) as unknown as BackupJobRow[]) this.schedule(r);
+    for (const r of (await findRows(this.models.BackupJob))) this.schedule(r);
   }
 
   async start(): Promise<void> {

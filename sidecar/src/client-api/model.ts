@@ -1,7 +1,7 @@
 // The `client_machines` table (migration 061_client) as a Sequelize model, declared the one way
 // db/define.ts describes and registered by its feature (client-api/feature.ts `models`).
 import { DataTypes, type Sequelize } from 'sequelize';
-import { idColumn, msColumn, tableOpts, type M } from '../db/define.js';
+import { defineModel, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 
 export interface ClientMachineRow {
   id: number;
@@ -30,11 +30,11 @@ declare module '../db/models.js' {
 }
 
 export function defineClientModels(s: Sequelize): { ClientMachine: M<ClientMachineRow> } {
-  const ClientMachine = s.define('ClientMachine', {
+  const ClientMachine = defineModel<ClientMachineRow>(s, 'ClientMachine', {
     id: idColumn(), token_id: DataTypes.INTEGER, fingerprint: DataTypes.STRING, peer_id: DataTypes.INTEGER, hostname: DataTypes.STRING,
     hostname_source: DataTypes.STRING, platform: DataTypes.STRING, client_version: DataTypes.STRING, last_seen_at: DataTypes.BIGINT,
     handshake_age_s: DataTypes.INTEGER, rx_bytes: DataTypes.BIGINT, tx_bytes: DataTypes.BIGINT, status_json: DataTypes.TEXT, status_at: DataTypes.BIGINT,
     created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('client_machines')) as unknown as M<ClientMachineRow>;
+  }, tableOpts('client_machines'));
   return { ClientMachine };
 }

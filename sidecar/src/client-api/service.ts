@@ -23,9 +23,8 @@ import type { WireGuardService } from '../wireguard/service.js';
 import type { DnsService } from '../dns/service.js';
 import { Mutex } from '../util/mutex.js';
 import { isOnline } from '../peers/view.js';
-import { asBool } from '../db/define.js';
+import { asBool, findRows, findRowByPk } from '../db/define.js';
 import { rowToRoute } from '../routes/model.js';
-import type { RouteRow } from '../db/models.js';
 import type { Period } from '../peers/traffic.js';
 import { protectedRouteIds } from '../route-auth/models.js';
 import { FINGERPRINT_HEADER } from '../http/auth.js';
@@ -49,6 +48,10 @@ interface Inputs {
   /** token id → its split_tunnel override (tokens without one are absent) */
   split: Map<number, string[] | null>;
 }
+
+/** The peer columns the client API reads. */
+const PEER_ATTRS = ['id', 'name', 'address', 'enabled', 'expires_at', 'latest_handshake', 'hostname', 'hostname_source', 'group_id', 'peer_type'] as const;
+type ClientPeer = Pick<PeerRow, (typeof PEER_ATTRS)[number]>;
 
 type ClientPrincipal = Extract<Principal, { kind: 'client' }>;
 
@@ -201,13 +204,13 @@ export class ClientService {
     this.machines.set(`${m.token_id}:${m.fingerprint}`, m);
   }
 
-  private async peerRows(ids: number[]): Promise<Map<number, PeerRow>> {
+  private async peerRows(ids: number[]): Promise<Map<number, ClientPeer>> {
     if (!ids.length) return new Map();
-    const rows = (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'name', 'address', 'enabled', 'expires_at', 'latest_handshake', 'hostname', 'hostname_source', 'group_id', 'peer_type'], where: { id: { [Op.in]: ids } }, raw: true })) as unknown as PeerRow[];
+    const rows = await findRows(this.deps.db.models.Peer, { attributes: PEER_ATTRS, where: { id: { [Op.in]: ids } } });
     return new Map(rows.map((r) => [Number(r.id), r]));
   }
 
-  view(m: ClientMachineRow, peer?: PeerRow | null): MachineView {
+  view(m: ClientMachineRow, peer?: ClientPeer | null): MachineView {
     return {
       id: m.id,
       token_id: m.token_id,
@@ -254,7 +257,7 @@ export class ClientService {
     return this.register$.run(async () => {
       const now = this.deps.clock();
       const existing = (await this.Machine.findOne({ where: { token_id: p.tokenId, fingerprint: fp }, raw: true })) as ClientMachineRow | null;
-      let peer: PeerRow | null = null;
+      let peer: ClientPeer | null = null;
       const existingPeer = existing?.peer_id != null ? Number(existing.peer_id) : null;
       if (existingPeer !== null) peer = (await this.peerRows([existingPeer])).get(existingPeer) ?? null;
       let created = false;
@@ -283,7 +286,9 @@ export class ClientService {
         }
       }
       this.invalidateMachine(p.tokenId, fp, id);
-      const row = normalize((await this.Machine.findByPk(id, { raw: true })) as unknown as ClientMachineRow);
+      const found = await findRowByPk(this.Machine, id);
+      if (!found) throw notFound(msg('resource.not_found', { what: 'Machine' }));
+      const row = normalize(found);
       if (created) {
         await this.deps.events.emit({
           type: 'client_registered', machine_id: id, token_id: p.tokenId, peer_id: Number(peer.id), peer_name: peer.name, hostname: input.hostname,
@@ -475,7 +480,7 @@ export class ClientService {
    */
   async services(p: ClientPrincipal, m: ClientMachineRow | null) {
     const peerIds = new Set([m?.peer_id ?? null, p.peerId].filter((x): x is number => x !== null));
-    const rows = (await this.deps.db.models.Route.findAll({ where: { enabled: true }, order: [['id', 'ASC']], raw: true })) as unknown as RouteRow[];
+    const rows = await findRows(this.deps.db.models.Route, { where: { enabled: true }, order: [['id', 'ASC']] });
     const guarded = await protectedRouteIds(this.deps.db.models);
     const host = this.deps.publicHost.configured() ?? this.deps.config.publicIp ?? null;
     const out = [];
@@ -570,7 +575,7 @@ export class ClientService {
   /** GET /tokens/:id/machines */
   async machinesOf(tokenId: number): Promise<MachineView[]> {
     await this.requireToken(tokenId);
-    const rows = ((await this.Machine.findAll({ where: { token_id: tokenId }, order: [['id', 'ASC']], raw: true })) as unknown as ClientMachineRow[]).map(normalize);
+    const rows = (await findRows(this.Machine, { where: { token_id: tokenId }, order: [['id', 'ASC']] })).map(normalize);
     const peers = await this.peerRows([...new Set(rows.map((r) => r.peer_id).filter((x): x is number => x !== null))]);
     return rows.map((r) => this.view(r, r.peer_id !== null ? peers.get(r.peer_id) : null));
   }

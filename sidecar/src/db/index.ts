@@ -10,6 +10,20 @@ import { defineModels, type ModelDefiner, type Models } from './models.js';
 import { installWriterGate, WriterGate } from './writer-gate.js';
 
 /** How long an SQLite connection waits for another writer before SQLITE_BUSY. */
+/** The parts of Sequelize's SQLite connection manager (not declared by Sequelize) that the database setup wraps. */
+interface SqliteConnection {
+  uuid?: string;
+  __gatehouseConfigured?: boolean;
+  configure(option: 'busyTimeout', ms: number): void;
+  run(sql: string, cb: () => void): void;
+}
+interface SqliteConnectionManager {
+  connections?: Record<string, SqliteConnection>;
+  getConnection(options: unknown): Promise<SqliteConnection>;
+  releaseConnection(conn: SqliteConnection): unknown;
+  destroyConnection(conn: SqliteConnection): Promise<unknown>;
+}
+
 export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 
 export interface Database {
@@ -56,7 +70,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     });
     // Sequelize's SQLite dialect opens a separate connection for every transaction. Each new
     // connection must wait for a competing writer instead of failing at once with SQLITE_BUSY.
-    const cm = (sequelize as any).connectionManager;
+    // reason: Sequelize does not declare its connection manager, whose getConnection is wrapped here
+    const cm = (sequelize as unknown as { connectionManager: SqliteConnectionManager }).connectionManager;
     const getConnection = cm.getConnection.bind(cm);
     cm.getConnection = async (options: unknown) => {
       const conn = await getConnection(options);
@@ -74,7 +89,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     // later write waited SQLITE_BUSY_TIMEOUT_MS (found by test/reliability/faults-disk-full.test.ts).
     // Roll back whatever is left of it and release it like a finished one (closed, gate given back).
     const destroyConnection = cm.destroyConnection.bind(cm);
-    cm.destroyConnection = async (conn: any) => {
+    cm.destroyConnection = async (conn: SqliteConnection) => {
       if (!conn?.uuid || conn.uuid === 'default' || cm.connections?.[conn.uuid] !== conn) return destroyConnection(conn);
       await new Promise<void>((resolve) => conn.run('ROLLBACK', () => resolve())); // "no transaction is active" is fine
       cm.releaseConnection(conn);

@@ -6,7 +6,7 @@
 // them through its Feature (`models`, feature.ts). defineModels() defines them all once, when the
 // database opens (db/index.ts openDatabase).
 import { DataTypes, type Sequelize } from 'sequelize';
-import { flagColumn, idColumn, msColumn, tableOpts, type M } from './define.js';
+import { defineModel, flagColumn, idColumn, msColumn, tableOpts } from './define.js';
 
 export type { M } from './define.js';
 
@@ -63,28 +63,28 @@ export function defineModels(s: Sequelize, features: readonly ModelDefiner[] = [
 }
 
 function definePlatformModels(s: Sequelize) {
-  const User = s.define('User', {
+  const User = defineModel<UserRow>(s, 'User', {
     id: id(), username: DataTypes.STRING, email: DataTypes.STRING, password_hash: DataTypes.STRING, role: DataTypes.STRING,
     language: DataTypes.STRING, theme: DataTypes.STRING, last_login_at: DataTypes.BIGINT, must_change_password: flagColumn(), created_at: ms(), updated_at: ms(),
-  }, opts('users')) as unknown as M<UserRow>;
-  const Session = s.define('Session', {
+  }, opts('users'));
+  const Session = defineModel<SessionRow>(s, 'Session', {
     sid: { type: DataTypes.STRING, primaryKey: true }, user_id: DataTypes.INTEGER, data: DataTypes.TEXT, expires_at: ms(),
-  }, opts('sessions')) as unknown as M<SessionRow>;
-  const LoginAttempt = s.define('LoginAttempt', {
+  }, opts('sessions'));
+  const LoginAttempt = defineModel<LoginAttemptRow>(s, 'LoginAttempt', {
     id: id(), record_type: DataTypes.STRING, identifier: DataTypes.STRING, ip: DataTypes.STRING, outcome: DataTypes.STRING, created_at: ms(),
-  }, opts('login_attempts')) as unknown as M<LoginAttemptRow>;
-  const ApiToken = s.define('ApiToken', {
+  }, opts('login_attempts'));
+  const ApiToken = defineModel<ApiTokenRow>(s, 'ApiToken', {
     id: id(), name: DataTypes.STRING, token_hash: DataTypes.STRING, token_hint: DataTypes.STRING, scopes: DataTypes.TEXT,
     expires_at: DataTypes.BIGINT, user_id: DataTypes.INTEGER, peer_id: DataTypes.INTEGER, fingerprint: DataTypes.STRING,
     fingerprint_bound_at: DataTypes.BIGINT, last_used_at: DataTypes.BIGINT, created_by: DataTypes.INTEGER, created_at: ms(), split_tunnel: DataTypes.TEXT,
-  }, opts('api_tokens')) as unknown as M<ApiTokenRow>;
-  const Setting = s.define('Setting', {
+  }, opts('api_tokens'));
+  const Setting = defineModel<SettingRow>(s, 'Setting', {
     key: { type: DataTypes.STRING, primaryKey: true }, value: DataTypes.TEXT, updated_at: ms(),
-  }, opts('settings')) as unknown as M<SettingRow>;
-  const Activity = s.define('Activity', {
+  }, opts('settings'));
+  const Activity = defineModel<ActivityRow>(s, 'Activity', {
     id: id(), severity: DataTypes.STRING, source: DataTypes.STRING, event_type: DataTypes.STRING, message: DataTypes.TEXT, code: DataTypes.STRING, params: DataTypes.TEXT,
     details: DataTypes.TEXT, user_id: DataTypes.INTEGER, ip: DataTypes.STRING, created_at: ms(),
-  }, opts('activity_log')) as unknown as M<ActivityRow>;
+  }, opts('activity_log'));
   return { User, Session, LoginAttempt, ApiToken, Setting, Activity, ...definePeerRouteModels(s) };
 }
 
@@ -115,22 +115,22 @@ export interface RouteRow {
 
 function definePeerRouteModels(s: Sequelize) {
   const b = flagColumn;
-  const PeerGroup = s.define('PeerGroup', {
+  const PeerGroup = defineModel<PeerGroupRow>(s, 'PeerGroup', {
     id: id(), name: DataTypes.STRING, color: DataTypes.STRING, description: DataTypes.STRING, created_at: ms(), updated_at: ms(),
-  }, opts('peer_groups')) as unknown as M<PeerGroupRow>;
-  const Peer = s.define('Peer', {
+  }, opts('peer_groups'));
+  const Peer = defineModel<PeerRow>(s, 'Peer', {
     id: id(), name: DataTypes.STRING, description: DataTypes.STRING, peer_type: DataTypes.STRING, enabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
     public_key: DataTypes.STRING, private_key_enc: DataTypes.TEXT, preshared_key_enc: DataTypes.TEXT, address: DataTypes.STRING, allowed_ips: DataTypes.STRING,
     dns: DataTypes.STRING, persistent_keepalive: DataTypes.INTEGER, tags: DataTypes.TEXT, group_id: DataTypes.INTEGER,
     hostname: DataTypes.STRING, hostname_source: DataTypes.STRING, hostname_updated_at: DataTypes.BIGINT, expires_at: DataTypes.BIGINT, api_port: DataTypes.INTEGER,
     total_rx: DataTypes.BIGINT, total_tx: DataTypes.BIGINT, last_raw_rx: DataTypes.BIGINT, last_raw_tx: DataTypes.BIGINT, latest_handshake: DataTypes.BIGINT,
     endpoint: DataTypes.STRING, created_at: ms(), updated_at: ms(),
-  }, opts('peers')) as unknown as M<PeerRow>;
-  const Tag = s.define('Tag', { id: id(), name: DataTypes.STRING, name_lower: DataTypes.STRING, created_at: ms() }, opts('tags')) as unknown as M<TagRow>;
-  const PeerTraffic = s.define('PeerTraffic', {
+  }, opts('peers'));
+  const Tag = defineModel<TagRow>(s, 'Tag', { id: id(), name: DataTypes.STRING, name_lower: DataTypes.STRING, created_at: ms() }, opts('tags'));
+  const PeerTraffic = defineModel<PeerTrafficRow>(s, 'PeerTraffic', {
     id: id(), peer_id: DataTypes.INTEGER, resolution: DataTypes.STRING, bucket_start: ms(), rx: DataTypes.BIGINT, tx: DataTypes.BIGINT,
-  }, opts('peer_traffic')) as unknown as M<PeerTrafficRow>;
-  const Route = s.define('Route', {
+  }, opts('peer_traffic'));
+  const Route = defineModel<RouteRow>(s, 'Route', {
     id: id(), domain: DataTypes.STRING, description: DataTypes.STRING, route_type: DataTypes.STRING, target_kind: DataTypes.STRING, enabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
     peer_id: DataTypes.INTEGER, target_port: DataTypes.STRING, target_peer_id: DataTypes.INTEGER, target_lan_host: DataTypes.STRING, target_lan_port: DataTypes.INTEGER,
     wol_enabled: b(), wol_mac: DataTypes.STRING, l4_protocol: DataTypes.STRING, l4_listen_port: DataTypes.INTEGER, l4_tls_mode: DataTypes.STRING,
@@ -140,6 +140,6 @@ function definePeerRouteModels(s: Sequelize) {
     retry_status_codes: DataTypes.STRING, circuit_breaker_enabled: b(), circuit_breaker_threshold: DataTypes.INTEGER, circuit_breaker_timeout: DataTypes.INTEGER,
     cb_failure_count: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 }, cb_opened_at: DataTypes.BIGINT, mirror_enabled: b(), mirror_targets: DataTypes.TEXT,
     debug_enabled: b(), basic_auth_user: DataTypes.STRING, basic_auth_password_hash: DataTypes.STRING, user_ids: DataTypes.TEXT, created_at: ms(), updated_at: ms(),
-  }, opts('routes')) as unknown as M<RouteRow>;
+  }, opts('routes'));
   return { PeerGroup, Peer, Tag, PeerTraffic, Route };
 }

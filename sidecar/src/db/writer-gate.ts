@@ -100,9 +100,16 @@ export function isWriteQuery(sql: unknown, type: string | undefined): boolean {
   return WRITE_SQL.test(text);
 }
 
+/** The part of Sequelize's (undeclared) connection manager the gate wraps. */
+interface ConnectionManager {
+  getConnection(options?: { uuid?: string }): Promise<object>;
+  releaseConnection(conn: object, force?: boolean): unknown;
+}
+
 /** Installs the gate on a Sequelize instance of the SQLite dialect (see the header). */
 export function installWriterGate(sequelize: Sequelize, gate: WriterGate): void {
-  const cm = (sequelize as any).connectionManager;
+  // reason: Sequelize does not declare its connection manager, whose getConnection and releaseConnection are wrapped here
+  const cm = (sequelize as unknown as { connectionManager: ConnectionManager }).connectionManager;
   const held = new WeakMap<object, () => void>();
   const getConnection = cm.getConnection.bind(cm);
   cm.getConnection = async (options?: { uuid?: string }) => {
@@ -131,7 +138,8 @@ export function installWriterGate(sequelize: Sequelize, gate: WriterGate): void 
     }
   };
   const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: Record<string, unknown>) => Promise<unknown>;
-  (sequelize as any).query = async (sql: unknown, options?: { transaction?: unknown; type?: string }) => {
+  // reason: Sequelize.query is an overload set typed by the query type; the gate's one wrapper passes every call through unchanged
+  (sequelize as unknown as { query: unknown }).query = async (sql: unknown, options?: { transaction?: unknown; type?: string }) => {
     if (options?.transaction || !isWriteQuery(sql, options?.type)) return query(sql, options as Record<string, unknown>);
     const release = await gate.acquire('shared');
     try {

@@ -14,7 +14,7 @@ import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow } from '../db/models.js';
 import { Mutex } from '../util/mutex.js';
-import { asBool } from '../db/define.js';
+import { asBool, findRows } from '../db/define.js';
 import type { WireGuardService } from '../wireguard/service.js';
 import type { DnsStatus } from './schema.js';
 
@@ -57,12 +57,11 @@ export class DnsService {
   async records(): Promise<{ domain: string; static: DnsRecord[]; peers: PeerDnsRecord[] }> {
     const now = this.deps.clock();
     const server = this.wg.serverAddress;
-    const rows = (await this.deps.db.models.Peer.findAll({
+    const rows = await findRows(this.deps.db.models.Peer, {
       attributes: ['id', 'name', 'hostname', 'hostname_source', 'hostname_updated_at', 'address', 'enabled'],
       where: { hostname: { [Op.ne]: null } },
       order: [['hostname', 'ASC'], ['id', 'ASC']],
-      raw: true,
-    })) as unknown as PeerRow[];
+    });
     const d = this.domain;
     return {
       domain: d,
@@ -125,11 +124,10 @@ export class DnsService {
 
   async status(): Promise<DnsStatus> {
     const now = this.deps.clock();
-    const rows = (await this.deps.db.models.Peer.findAll({
+    const rows = await findRows(this.deps.db.models.Peer, {
       attributes: ['hostname_source', 'hostname_updated_at'],
       where: { hostname: { [Op.ne]: null } },
-      raw: true,
-    })) as unknown as PeerRow[];
+    });
     let admin = 0;
     let agent = 0;
     let stale = 0;

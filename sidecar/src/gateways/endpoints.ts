@@ -134,7 +134,8 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
         const peer_id = callerPeer(gw(), ctx);
         if (ctx.is('application/json') === 'application/json') return { peer_id, echo: body ?? null, bytes: Buffer.byteLength(JSON.stringify(body ?? null)), server_time: deps.clock() };
         // The body parser read form bodies (rawBody); every other type is still unread on the socket.
-        const raw = typeof (ctx.request as { rawBody?: unknown }).rawBody === 'string' ? Buffer.from((ctx.request as unknown as { rawBody: string }).rawBody, 'utf8') : await readRaw(ctx, PROBE_MAX_BYTES);
+        const rawBody = (ctx.request as { rawBody?: unknown }).rawBody;
+        const raw = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : await readRaw(ctx, PROBE_MAX_BYTES);
         ctx.status = 200;
         ctx.set('X-Probe-Peer-Id', String(peer_id));
         ctx.set('X-Probe-Bytes', String(raw.length));

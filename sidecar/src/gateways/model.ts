@@ -1,7 +1,7 @@
 // The `gateways` table (migration 020_gateways) as a Sequelize model, next to the only code that
 // uses it, declared the one way db/define.ts describes and registered by its feature (gateways/feature.ts `models`).
 import { DataTypes, type Sequelize } from 'sequelize';
-import { msColumn, tableOpts, type M } from '../db/define.js';
+import { defineModel, msColumn, tableOpts, type M } from '../db/define.js';
 
 export interface GatewayRow {
   peer_id: number;
@@ -29,11 +29,11 @@ declare module '../db/models.js' {
 }
 
 export function defineGatewayModels(s: Sequelize): { Gateway: M<GatewayRow> } {
-  const Gateway = s.define('Gateway', {
+  const Gateway = defineModel<GatewayRow>(s, 'Gateway', {
     peer_id: { type: DataTypes.INTEGER, primaryKey: true }, api_token_hash: DataTypes.STRING, push_token_enc: DataTypes.TEXT,
     token_hint: DataTypes.STRING, tokens_issued_at: DataTypes.BIGINT, last_seen_at: DataTypes.BIGINT, health: DataTypes.TEXT,
     healthy: DataTypes.BOOLEAN, health_reason: DataTypes.STRING, reported_config_hash: DataTypes.STRING, status: DataTypes.STRING,
     status_reason: DataTypes.STRING, status_changed_at: DataTypes.BIGINT, traffic: DataTypes.TEXT, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('gateways')) as unknown as M<GatewayRow>;
+  }, tableOpts('gateways'));
   return { Gateway };
 }

@@ -27,7 +27,7 @@ import { notFound, AppError } from '../util/errors.js';
 import { generateToken } from '../tokens/service.js';
 import { sha256 } from '../util/crypto.js';
 import { hostnameSource, isActive } from '../peers/view.js';
-import { asBool } from '../db/define.js';
+import { asBool, findRows, findRowByPk } from '../db/define.js';
 import { rowToRoute } from '../routes/model.js';
 import type { WireGuardService } from '../wireguard/service.js';
 import type { PeersService } from '../peers/service.js';
@@ -75,6 +75,7 @@ interface ConfigEntry {
 /** The verdict of a stored heartbeat as data (null when it is missing or not a heartbeat of this version). */
 function storedVerdict(hb: Record<string, unknown> | null): HealthDetail | null {
   if (!hb || !Array.isArray(hb.route_reachability) || !Array.isArray(hb.tcp_listeners)) return null;
+  // reason: a stored heartbeat is JSON that passed the heartbeat schema when it was accepted
   return healthVerdict(hb as unknown as Heartbeat).detail;
 }
 
@@ -154,7 +155,7 @@ export class GatewaysService implements GatewayAuth {
   // ------------------------------------------------------------------ lookups
 
   private async peerRow(peerId: number): Promise<PeerRow> {
-    const r = (await this.deps.db.models.Peer.findByPk(peerId, { raw: true })) as unknown as PeerRow | null;
+    const r = (await findRowByPk(this.deps.db.models.Peer, peerId, {}));
     if (!r) throw notFound(msg('resource.not_found', { what: 'Peer' }));
     return r;
   }
@@ -167,7 +168,7 @@ export class GatewaysService implements GatewayAuth {
   }
 
   private async row(peerId: number): Promise<GatewayRow | null> {
-    return this.heartbeats.overlay(peerId, (await this.Gateway.findByPk(peerId, { raw: true })) as unknown as GatewayRow | null);
+    return this.heartbeats.overlay(peerId, await findRowByPk(this.Gateway, peerId));
   }
 
   apiPortOf(peer: Pick<PeerRow, 'api_port'>): number {
@@ -308,7 +309,7 @@ export class GatewaysService implements GatewayAuth {
     }
     // routes changed during the refill: read this gateway alone
     const gen = this.configGen;
-    const rows = (await this.deps.db.models.Route.findAll({ where: { target_kind: 'gateway', target_peer_id: peerId, enabled: true }, order: [['id', 'ASC']], raw: true })) as unknown as RouteRow[];
+    const rows = await findRows(this.deps.db.models.Route, { where: { target_kind: 'gateway', target_peer_id: peerId, enabled: true }, order: [['id', 'ASC']] });
     const entry = this.entry(peerId, rows);
     if (gen === this.configGen) this.configCache.set(peerId, entry);
     return entry;
@@ -325,7 +326,7 @@ export class GatewaysService implements GatewayAuth {
   private refillConfigs(): Promise<void> {
     this.refilling ??= (async () => {
       const gen = this.configGen;
-      const rows = (await this.deps.db.models.Route.findAll({ where: { target_kind: 'gateway', enabled: true }, order: [['id', 'ASC']], raw: true })) as unknown as RouteRow[];
+      const rows = await findRows(this.deps.db.models.Route, { where: { target_kind: 'gateway', enabled: true }, order: [['id', 'ASC']] });
       if (gen !== this.configGen) return; // a write raced the read: callers fall back to single reads
       const byPeer = new Map<number, RouteRow[]>();
       for (const r of rows) {
@@ -423,7 +424,7 @@ export class GatewaysService implements GatewayAuth {
   /** Re-evaluates every gateway (the timer calls this). Returns the number of transitions. */
   async evaluateAll(): Promise<number> {
     const now = this.deps.clock();
-    const rows = ((await this.Gateway.findAll({ attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'], raw: true })) as unknown as GatewayRow[]).map((r) =>
+    const rows = (await findRows(this.Gateway, { attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'] })).map((r) =>
       this.heartbeats.overlay(Number(r.peer_id), r),
     );
     let moved = 0;
@@ -433,7 +434,7 @@ export class GatewaysService implements GatewayAuth {
       return d.status !== r.status;
     });
     if (!due.length) return 0;
-    const peers = (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: due.map((r) => r.peer_id) } }, raw: true })) as unknown as PeerRow[];
+    const peers = await findRows(this.deps.db.models.Peer, { attributes: ['id', 'name'], where: { id: { [Op.in]: due.map((r) => r.peer_id) } } });
     for (const p of peers) names.set(Number(p.id), p.name);
     for (const r of due) {
       const before = r.status;
@@ -465,13 +466,12 @@ export class GatewaysService implements GatewayAuth {
     if (!peers.length) return [];
     const ids = peers.map((p) => Number(p.id));
     const [rows, routes] = await Promise.all([
-      this.Gateway.findAll({ where: { peer_id: { [Op.in]: ids } }, raw: true }) as unknown as Promise<GatewayRow[]>,
-      this.deps.db.models.Route.findAll({
+      findRows(this.Gateway, { where: { peer_id: { [Op.in]: ids } } }),
+      findRows(this.deps.db.models.Route, {
         attributes: ['id', 'domain', 'route_type', 'target_peer_id', 'target_lan_host', 'target_lan_port', 'enabled', 'wol_enabled'],
         where: { target_kind: 'gateway', target_peer_id: { [Op.in]: ids } },
         order: [['id', 'ASC']],
-        raw: true,
-      }) as unknown as Promise<RouteRow[]>,
+      }),
     ]);
     const byId = new Map(rows.map((r) => [Number(r.peer_id), this.heartbeats.overlay(Number(r.peer_id), r)]));
     const routesOf = new Map<number, GatewayView['routes']>();
@@ -520,7 +520,7 @@ export class GatewaysService implements GatewayAuth {
 
   /** GET /gateways: every gateway peer with its status, last heartbeat and routes. */
   async list(): Promise<GatewayView[]> {
-    const peers = (await this.deps.db.models.Peer.findAll({ where: { peer_type: 'gateway' }, order: [['id', 'ASC']], raw: true })) as unknown as PeerRow[];
+    const peers = await findRows(this.deps.db.models.Peer, { where: { peer_type: 'gateway' }, order: [['id', 'ASC']] });
     return this.views(peers);
   }
 

@@ -19,13 +19,14 @@
 // A heartbeat that reports the route reachable ends its cycle.
 import { msg } from '@gatehouse/common/messages/index.js';
 import type { Deps } from '../deps.js';
-import type { PeerRow, RouteRow } from '../db/models.js';
+import type { PeerRow } from '../db/models.js';
 import { AppError, notFound } from '../util/errors.js';
 import { escapeHtml } from '../web/index.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, type Route } from '../routes/model.js';
 import type { GatewaysService } from './service.js';
 import type { WolRequest } from '@gatehouse/common/gateway-protocol.js';
+import { findRowByPk } from '../db/define.js';
 
 export const RESEND_MS = 15_000;
 export const COOLDOWN_MS = 30_000;
@@ -61,12 +62,12 @@ export class WolService {
   }
 
   private async gatewayRoute(routeId: number): Promise<{ route: Route; peer: PeerRow }> {
-    const row = (await this.deps.db.models.Route.findByPk(routeId, { raw: true })) as unknown as RouteRow | null;
+    const row = (await findRowByPk(this.deps.db.models.Route, routeId, {}));
     if (!row) throw notFound(msg('resource.not_found', { what: 'Route' }));
     const route = rowToRoute(row);
     if (route.target_kind !== 'gateway' || route.target_peer_id === null) throw new AppError('conflict', msg('route.not_gateway', { route_id: routeId }), { id: msg('route.field.wol_gateway_only') });
     if (!route.wol_mac) throw new AppError('conflict', msg('route.no_mac', { route_id: routeId }), { wol_mac: msg('route.field.set_wol_mac') });
-    const peer = (await this.deps.db.models.Peer.findByPk(route.target_peer_id, { raw: true })) as unknown as PeerRow | null;
+    const peer = (await findRowByPk(this.deps.db.models.Peer, route.target_peer_id, {}));
     if (!peer) throw notFound(msg('resource.not_found', { what: 'Gateway peer' }));
     return { route, peer };
   }

@@ -1,11 +1,12 @@
 // Peer groups: a name (unique, case-insensitive), a hex colour and a description. Deleting a group
 // leaves its peers without a group.
 import { msg } from '@gatehouse/common/messages/index.js';
-import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere } from 'sequelize';
+import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerGroupRow } from '../db/models.js';
 import { AppError, notFound } from '../util/errors.js';
 import type { GroupInput, GroupPatch, GroupView } from './schema.js';
+import { findRows, findRowByPk } from '../db/define.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
 const nameConflict = (name: string) => new AppError('conflict', msg('group.name_taken', { name }), { name: msg('group.field.name_taken') });
@@ -29,18 +30,18 @@ export class GroupsService {
   }
 
   async list(): Promise<GroupView[]> {
-    const [rows, counts] = await Promise.all([this.Group.findAll({ order: [['name', 'ASC']], raw: true }) as unknown as Promise<PeerGroupRow[]>, this.counts()]);
+    const [rows, counts] = await Promise.all([findRows(this.Group, { order: [['name', 'ASC']] }), this.counts()]);
     return rows.map((r) => this.view(r, counts.get(r.id) ?? 0));
   }
 
   async get(id: number): Promise<GroupView> {
-    const r = (await this.Group.findByPk(id, { raw: true })) as unknown as PeerGroupRow | null;
+    const r = (await findRowByPk(this.Group, id, {}));
     if (!r) throw notFound(msg('group.not_found'));
     return this.view(r, await this.deps.db.models.Peer.count({ where: { group_id: id } }));
   }
 
   private async assertNameFree(name: string, exceptId?: number): Promise<void> {
-    const conds: any[] = [sqlWhere(fn('LOWER', col('name')), fn('LOWER', name))];
+    const conds: WhereOptions<PeerGroupRow>[] = [sqlWhere(fn('LOWER', col('name')), fn('LOWER', name))];
     if (exceptId) conds.push({ id: { [Op.ne]: exceptId } });
     if (await this.Group.findOne({ attributes: ['id'], where: { [Op.and]: conds }, raw: true })) throw nameConflict(name);
   }

@@ -212,7 +212,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
         store: deps.sessions,
         // Only create a session when something is stored (login), never for anonymous requests.
         genid: () => randomBytes(32).toString('base64url'),
-      } as any,
+      },
       app,
     ),
   );

@@ -139,6 +139,7 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
 
 /** The store id of the request's session (koa-session's externalKey), if it has one. */
 export function sessionId(ctx: Koa.Context): string | undefined {
+  // reason: koa-session sets externalKey on sessions of an external store but its types do not declare it
   return (ctx.session as unknown as { externalKey?: string } | null)?.externalKey;
 }
 

@@ -36,6 +36,7 @@ function jsonAndForm(o: { json: boolean; jsonLimit: number; formLimit: number })
     encoding: 'utf-8',
     includeUnparsed: true,
     parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+  // reason: koa-body's middleware is typed for its own Koa context type, not this app's
   } as Options) as unknown as Koa.Middleware;
   return async (ctx, next) => {
     await parse(ctx, async () => undefined);
@@ -133,6 +134,7 @@ export function multipartBody(field: string, maxBytes: number): Koa.Middleware {
         handle(part);
       },
     },
+  // reason: koa-body's middleware is typed for its own Koa context type, not this app's
   } as Options) as unknown as Koa.Middleware;
   const limit = maxBytes + MULTIPART_OVERHEAD_BYTES;
   return async (ctx, next) => {
@@ -142,8 +144,9 @@ export function multipartBody(field: string, maxBytes: number): Koa.Middleware {
     }
     try {
       await parse(ctx, async () => undefined);
-    } catch (err: any) {
-      if (TOO_LARGE.has(err?.code)) throw validation(msg('request.file_too_large', { max_bytes: maxBytes }), { [field]: msg('field.max_bytes', { max: maxBytes }) });
+    } catch (caught) {
+      const err = caught as { code?: number; message?: string } | null;
+      if (TOO_LARGE.has(err?.code ?? 0)) throw validation(msg('request.file_too_large', { max_bytes: maxBytes }), { [field]: msg('field.max_bytes', { max: maxBytes }) });
       throw validation(msg('request.upload_failed', { reason: String(err?.message ?? err) }), { [field]: msg('field.invalid_upload') });
     }
     const files = (ctx.request.files ?? {}) as Record<string, FormidableFile | FormidableFile[]>;

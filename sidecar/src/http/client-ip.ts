@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type { TLSSocket } from 'node:tls';
 
 export function normalizeIp(ip: string | undefined): string {
   if (!ip) return '';
@@ -28,7 +29,7 @@ export function clientIp(ctx: Koa.Context, trustProxy: boolean): string {
 
 /** Whether the request came over HTTPS (directly, or to our Caddy which forwarded it). */
 export function isSecure(ctx: Koa.Context, trustProxy: boolean): boolean {
-  if ((ctx.req.socket as any).encrypted) return true;
+  if ((ctx.req.socket as Partial<TLSSocket>).encrypted) return true;
   const remote = normalizeIp(ctx.req.socket.remoteAddress);
   return trustProxy && isLoopback(remote) && ctx.get('X-Forwarded-Proto') === 'https';
 }

@@ -15,6 +15,9 @@ import { UNKNOWN_FIELD_MSG } from './input.js';
  * Every kind of domain error: the status it answers with, what it means and what its body carries
  * besides {ok: false, error}. docs/reference/errors.md is generated from this (npm run docs).
  */
+/** What a thrown value may carry besides being an AppError or a ZodError (Koa's HTTP errors, Sequelize's database errors). */
+type Thrown = { status?: number; expose?: boolean; message?: string; stack?: string; original?: { message?: string } } | null | undefined;
+
 export const ERROR_KINDS: Record<ErrorKind, { status: number; meaning: string }> = {
   validation: { status: 400, meaning: 'the request breaks the OpenAPI document (a field, parameter or header its schema refuses, an unknown field); `fields` maps each bad field (a dotted path for nested ones) to a message, and nothing was written' },
   method_not_allowed: { status: 405, meaning: 'the path does not serve this method; `Allow` lists the ones it does' },
@@ -82,7 +85,8 @@ export function errorMiddleware(log: Logger): Koa.Middleware {
         ctx.body = errorBody(emptyAnswerMessage(ctx, status));
         ctx.status = status;
       }
-    } catch (err: any) {
+    } catch (caught) {
+      const err = caught as Thrown;
       let status = 500;
       let body: Record<string, unknown> = errorBody(msg('request.internal_error'));
       let failure: ReturnType<typeof databaseFailure> = null;

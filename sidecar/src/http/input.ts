@@ -56,12 +56,23 @@ export function ignoringReadOnly<S extends z.ZodRawShape>(obj: z.ZodObject<S>, r
   });
 }
 
+/** A JSON Schema object as the walks over request schemas read it (zod's JSON Schema output). */
+export interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: unknown;
+  readOnly?: boolean;
+  oneOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  allOf?: SchemaNode[];
+  [keyword: string]: unknown;
+}
+
 /** The names of the read-only fields a request schema declares (top-level `readOnly: true` properties of its JSON schema, also inside oneOf/anyOf). */
-export function readOnlyNames(js: Record<string, any>): string[] {
+export function readOnlyNames(js: SchemaNode): string[] {
   const out = new Set<string>();
-  const visit = (s: Record<string, any> | undefined) => {
+  const visit = (s: SchemaNode | undefined) => {
     if (!s || typeof s !== 'object') return;
-    for (const [k, v] of Object.entries<Record<string, any>>(s.properties ?? {})) if (v?.readOnly === true) out.add(k);
+    for (const [k, v] of Object.entries(s.properties ?? {})) if (v?.readOnly === true) out.add(k);
     for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(alt);
   };
   visit(js);

@@ -4,7 +4,7 @@ import { fullPath, leastRole, MAX_ID, scopeForPath, SECRETS_ROLE, SECRETS_SCOPE,
 import { APP_VERSION } from '../version.js';
 import { SERVED_OUTSIDE_REGISTRY, servedPathOperation } from './served-paths.js';
 import { LICENSED_FEATURES } from './feature-gate.js';
-import { CSRF_FIELD, readOnlyNames } from './input.js';
+import { CSRF_FIELD, readOnlyNames, type SchemaNode } from './input.js';
 
 /** A request schema is what a client may send (io 'input': defaults make keys optional); a response schema what the server sends (io 'output'). */
 function toJsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
@@ -86,9 +86,9 @@ function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unk
  * The CSRF form field every write knows (the API's authentication rules: header X-CSRF-Token or body field
  * _csrf), added to each object a body may be; http/app.ts validate() takes it out before the schema.
  */
-function withCsrfField(js: Record<string, any>): Record<string, any> {
+function withCsrfField(js: SchemaNode): SchemaNode {
   const field = { type: 'string', description: 'the session\'s CSRF token (session callers; the X-CSRF-Token header does the same); never part of the data' };
-  const visit = (s: Record<string, any>) => {
+  const visit = (s: SchemaNode) => {
     if (s.properties && s.additionalProperties === false) s.properties[CSRF_FIELD] = field;
     for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(alt);
   };
@@ -96,7 +96,7 @@ function withCsrfField(js: Record<string, any>): Record<string, any> {
   return js;
 }
 
-function bodyDescription(js: Record<string, any>): string {
+function bodyDescription(js: SchemaNode): string {
   const ro = readOnlyNames(js);
   return `Unknown fields are refused: 400 with \`fields\` naming each one, nothing written.${ro.length ? ` The read-only fields ${ro.join(', ')} are accepted and ignored (a client may send back what it read).` : ''}`;
 }
@@ -132,8 +132,8 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       op.requestBody = { required: true, description: bodyDescription(schema), content: { 'application/json': { schema }, ...(e.auth === 'public' ? { 'application/x-www-form-urlencoded': { schema } } : {}), ...(e.ownBody ? { '*/*': { schema: { type: 'string', format: 'binary' } } } : {}) } };
     } else if (e.multipart) {
       // the file and the form fields the body schema declares (e.g. the passphrase of a restore)
-      const fields = e.body ? (toJsonSchema(e.body) as { properties?: Record<string, unknown>; required?: string[] }) : {};
-      const schema = {
+      const fields = e.body ? (toJsonSchema(e.body) as { properties?: Record<string, SchemaNode>; required?: string[] }) : {};
+      const schema: SchemaNode = {
         type: 'object',
         properties: { [e.multipart.field]: { type: 'string', format: 'binary' }, ...(fields.properties ?? {}) },
         required: [e.multipart.field, ...(fields.required ?? [])],

@@ -314,7 +314,7 @@ export class LicenceService implements FeatureGate {
       return { kind: 'unreachable', error: `the licence service cannot be reached: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
     }
     const text = await res.text().catch(() => '');
-    let body: any = null;
+    let body: { key?: unknown; error?: unknown } | null = null;
     try {
       body = JSON.parse(text);
     } catch {

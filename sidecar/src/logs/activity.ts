@@ -9,6 +9,7 @@ import type { ActivityEntry, DomainEvent, EventBus } from '../events.js';
 import { EVENT_KINDS, type ActivityEvent, type EventKind, type Severity } from '../event-kinds.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { findRows } from '../db/define.js';
 
 export type { ActivityEntry } from '../events.js';
 
@@ -74,10 +75,10 @@ export class ActivityLog {
   async query(f: ActivityFilter): Promise<{ entries: ActivityEntry[]; total: number }> {
     const where = this.where(f);
     const [rows, total] = await Promise.all([
-      this.models.Activity.findAll({ where, order: [['created_at', 'DESC'], ['id', 'DESC']], limit: f.limit ?? 100, offset: f.offset ?? 0, raw: true }),
+      findRows<ActivityRow>(this.models.Activity, { where, order: [['created_at', 'DESC'], ['id', 'DESC']], limit: f.limit ?? 100, offset: f.offset ?? 0 }),
       this.models.Activity.count({ where }),
     ]);
-    return { entries: (rows as unknown as ActivityRow[]).map(toEntry), total };
+    return { entries: rows.map(toEntry), total };
   }
 
   async clear(): Promise<number> {

@@ -23,7 +23,7 @@ export function logEndpoints(deps: AppContext): Endpoint[] {
       query: exportQuery,
       handler: async ({ query }, ctx) => {
         const { entries } = await deps.activity.query({ ...query, offset: 0 });
-        sendExport(ctx, 'activity-log', query.format, entries as unknown as Record<string, unknown>[], ['id', 'created_at', 'severity', 'source', 'event_type', 'message', 'details', 'user_id', 'ip']);
+        sendExport(ctx, 'activity-log', query.format, entries, ['id', 'created_at', 'severity', 'source', 'event_type', 'message', 'details', 'user_id', 'ip']);
       },
     }),
   ];

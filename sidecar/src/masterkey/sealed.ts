@@ -7,6 +7,7 @@ import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { SECTIONS, type Row, type Section } from '../backup/sections.js';
 import { MASTER_SEALED, type MasterKey } from '../util/crypto.js';
+import { findRows } from '../db/define.js';
 
 const masterColumns = (s: Section) => Object.entries(s.secrets ?? {}).filter(([, kind]) => kind === 'master').map(([col]) => col);
 
@@ -17,7 +18,7 @@ export function sealedSections(): Section[] {
 
 async function rowsOf(db: Database, s: Section, transaction?: Transaction): Promise<Row[]> {
   const cols = masterColumns(s);
-  return (await s.model(db.models).findAll({ raw: true, transaction, attributes: s.rowSecrets ? undefined : [s.pk, ...cols], order: [[s.pk, 'ASC']] })) as unknown as Row[];
+  return await findRows(s.model(db.models), { transaction, attributes: s.rowSecrets ? undefined : [s.pk, ...cols], order: [[s.pk, 'ASC']] });
 }
 
 /** Calls f with every sealed value of a row (column values and row secrets), in place. */
@@ -90,7 +91,7 @@ export async function sampleSealed(db: Database): Promise<string | null> {
 export async function openableWith(db: Database, key: MasterKey, transaction?: Transaction): Promise<string[]> {
   const found: string[] = [];
   for (const s of SECTIONS) {
-    const rows = (await s.model(db.models).findAll({ raw: true, transaction })) as unknown as Row[];
+    const rows = await findRows(s.model(db.models), { transaction });
     for (const row of rows) {
       for (const [col, v] of Object.entries(row)) {
         if (typeof v !== 'string') continue;

@@ -12,12 +12,12 @@
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { QueryTypes } from 'sequelize';
 import type { Database } from '../db/index.js';
-import type { PeerRow } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { isActive, isOnline } from '../peers/view.js';
 import { parsePromText, type Sample } from './prom-text.js';
 import { DELIVERY_STATUSES } from '../webhooks/model.js';
+import { findRows } from '../db/define.js';
 
 type MetricType = 'gauge' | 'counter' | 'histogram';
 
@@ -245,7 +245,7 @@ export class MetricsService {
     const { db } = this.src;
     const now = this.src.clock();
     const [peers, routes, gateways, deliveries, caddyText] = await Promise.all([
-      db.models.Peer.findAll({ attributes: ['id', 'name', 'enabled', 'expires_at', 'latest_handshake', 'total_rx', 'total_tx'], order: [['id', 'ASC']], raw: true }) as unknown as Promise<PeerRow[]>,
+      findRows(db.models.Peer, { attributes: ['id', 'name', 'enabled', 'expires_at', 'latest_handshake', 'total_rx', 'total_tx'], order: [['id', 'ASC']] }),
       db.sequelize.query('SELECT id, domain, route_type, enabled, circuit_breaker_enabled, cb_failure_count, cb_opened_at FROM routes ORDER BY id', { type: QueryTypes.SELECT }) as Promise<Record<string, unknown>[]>,
       this.src.gateways ? this.src.gateways() : Promise.resolve(null),
       this.webhookDeliveries(),

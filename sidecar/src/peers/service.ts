@@ -2,7 +2,7 @@
 // Every change that affects the tunnel ends in WireGuardService.reconcilePeer() for that one peer;
 // every hostname change (and deleting a peer that had one) ends in DnsService.refresh().
 import { msg } from '@gatehouse/common/messages/index.js';
-import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
+import { Op, UniqueConstraintError, fn, col, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow, RouteRow } from '../db/models.js';
 import { AppError, conflict, invalidFields, notFound, validation } from '../util/errors.js';
@@ -18,9 +18,9 @@ import type { DnsService } from '../dns/service.js';
 import { RESERVED_HOSTNAMES } from '../dns/service.js';
 import { Mutex } from '../util/mutex.js';
 import { series, type Period } from './traffic.js';
-import { toPeerView } from './view.js';
+import { toPeerView, VIEW_ATTRS, type PeerViewRow } from './view.js';
 import type { PeerView } from './schema.js';
-import { asBool } from '../db/define.js';
+import { asBool, findRow, findRows, findRowByPk } from '../db/define.js';
 import { hostnameValue, type CreatePeerInput, type ListPeersQuery, type UpdatePeerInput } from './schema.js';
 import { hasFilter, peerOrder, peerWhere } from './list.js';
 
@@ -45,9 +45,6 @@ export function configFileName(name: string, id: number): string {
   return `${base || `peer-${id}`}.conf`;
 }
 
-/** The columns the Peer JSON is built from (never the sealed keys or raw counters). */
-const VIEW_ATTRS = ['id', 'name', 'description', 'peer_type', 'enabled', 'public_key', 'address', 'allowed_ips', 'dns', 'persistent_keepalive', 'tags', 'group_id',
-  'hostname', 'hostname_source', 'expires_at', 'api_port', 'total_rx', 'total_tx', 'latest_handshake', 'endpoint', 'created_at', 'updated_at'];
 
 interface Range {
   lo: number;
@@ -82,18 +79,18 @@ export class PeersService {
     return this.deps.db.models.Peer;
   }
 
-  private view(r: PeerRow): PeerView {
+  private view(r: PeerViewRow): PeerView {
     return toPeerView(r, this.deps.clock());
   }
 
   async getRow(id: number): Promise<PeerRow> {
-    const r = (await this.Peer.findByPk(id, { raw: true })) as unknown as PeerRow | null;
+    const r = (await findRowByPk(this.Peer, id, {}));
     if (!r) throw notFound(msg('peer.not_found'));
     return r;
   }
 
   async get(id: number): Promise<PeerView> {
-    const r = (await this.Peer.findByPk(id, { attributes: VIEW_ATTRS, raw: true })) as unknown as PeerRow | null;
+    const r = (await findRowByPk(this.Peer, id, { attributes: VIEW_ATTRS }));
     if (!r) throw notFound(msg('peer.not_found'));
     return this.view(r);
   }
@@ -104,7 +101,7 @@ export class PeersService {
     const db = this.deps.db;
     const where = peerWhere(db, q, now);
     const [rows, total, totalAll] = await Promise.all([
-      this.Peer.findAll({ attributes: VIEW_ATTRS, where, order: peerOrder(db, q.sort), limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<PeerRow[]>,
+      findRows(this.Peer, { attributes: VIEW_ATTRS, where, order: peerOrder(db, q.sort), limit: q.limit, offset: q.offset }),
       this.Peer.count({ where }),
       hasFilter(q) ? this.Peer.count() : null,
     ]);
@@ -127,7 +124,7 @@ export class PeersService {
   }
 
   private async loadTaken(): Promise<Set<number>> {
-    const rows = (await this.Peer.findAll({ attributes: ['address'], raw: true })) as unknown as { address: string }[];
+    const rows = await findRows(this.Peer, { attributes: ['address'] });
     const set = new Set<number>();
     for (const r of rows) {
       const n = parseIPv4(r.address);
@@ -152,9 +149,9 @@ export class PeersService {
   }
 
   private async nameTaken(name: string, exceptId?: number): Promise<boolean> {
-    const w: any = { [Op.and]: [sqlWhere(fn('LOWER', col('name')), fn('LOWER', name))] };
-    if (exceptId) w[Op.and].push({ id: { [Op.ne]: exceptId } });
-    return (await this.Peer.findOne({ attributes: ['id'], where: w, raw: true })) !== null;
+    const and: WhereOptions<PeerRow>[] = [sqlWhere(fn('LOWER', col('name')), fn('LOWER', name))];
+    if (exceptId) and.push({ id: { [Op.ne]: exceptId } });
+    return (await findRow(this.Peer, { attributes: ['id'], where: { [Op.and]: and } })) !== null;
   }
 
   private async assertGroup(groupId: number | null | undefined): Promise<void> {
@@ -259,7 +256,7 @@ export class PeersService {
       if (overlaps(cidrRange(c), vpn)) throw invalidFields({ allowed_ips: msg('peer.field.overlaps_subnet', { cidr: c, subnet: this.wg.subnet.cidr }) });
     }
     if (extra.length) {
-      const others = (await this.Peer.findAll({ attributes: ['id', 'name', 'allowed_ips'], where: { id: { [Op.ne]: row.id } }, raw: true })) as unknown as PeerRow[];
+      const others = await findRows(this.Peer, { attributes: ['id', 'name', 'allowed_ips'], where: { id: { [Op.ne]: row.id } } });
       for (const o of others) {
         for (const oc of o.allowed_ips.split(',').map((x) => x.trim()).filter(Boolean)) {
           for (const c of extra) {
@@ -334,12 +331,11 @@ export class PeersService {
 
   /** Routes that point at a peer (they must be deleted or re-targeted before the peer). */
   async routesUsing(id: number): Promise<Pick<RouteRow, 'id' | 'domain' | 'route_type' | 'l4_listen_port'>[]> {
-    return (await this.deps.db.models.Route.findAll({
+    return await findRows(this.deps.db.models.Route, {
       attributes: ['id', 'domain', 'route_type', 'l4_listen_port'],
       where: { [Op.or]: [{ peer_id: id }, { target_peer_id: id }] },
       order: [['id', 'ASC']],
-      raw: true,
-    })) as unknown as Pick<RouteRow, 'id' | 'domain' | 'route_type' | 'l4_listen_port'>[];
+    });
   }
 
   async remove(id: number, actor?: number): Promise<{ id: number; name: string }> {
@@ -415,11 +411,10 @@ export class PeersService {
 
   private async assertHostnameFree(hostname: string, id: number): Promise<void> {
     if (RESERVED_HOSTNAMES.has(hostname)) throw invalidFields({ hostname: msg('peer.field.hostname_reserved', { hostname }) });
-    const other = (await this.Peer.findOne({
+    const other = await findRow(this.Peer, {
       attributes: ['id', 'name'],
       where: { [Op.and]: [sqlWhere(fn('LOWER', col('hostname')), hostname), { id: { [Op.ne]: id } }] },
-      raw: true,
-    })) as unknown as PeerRow | null;
+    });
     if (other) throw new AppError('conflict', msg('peer.hostname_taken', { hostname, peer: other.name }), { hostname: msg('peer.field.hostname_taken', { peer: other.name }) });
   }
 

@@ -7,6 +7,12 @@ import type { PeerView } from './schema.js';
 /** A peer counts as online when its latest handshake is at most this old (WireGuard re-handshakes every 2 minutes while traffic flows; 180 s leaves room for one missed rekey). */
 export const ONLINE_WINDOW_MS = 180_000;
 
+/** The columns the Peer JSON is built from (never the sealed keys or raw counters). */
+export const VIEW_ATTRS = ['id', 'name', 'description', 'peer_type', 'enabled', 'public_key', 'address', 'allowed_ips', 'dns', 'persistent_keepalive', 'tags', 'group_id',
+  'hostname', 'hostname_source', 'expires_at', 'api_port', 'total_rx', 'total_tx', 'latest_handshake', 'endpoint', 'created_at', 'updated_at'] as const;
+/** A peer row with the columns the Peer JSON is built from. */
+export type PeerViewRow = Pick<PeerRow, (typeof VIEW_ATTRS)[number]>;
+
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 export function isExpired(row: Pick<PeerRow, 'expires_at'>, now: number): boolean {
@@ -28,7 +34,7 @@ export function hostnameSource(r: Pick<PeerRow, 'hostname' | 'hostname_source'>)
   return r.hostname && r.hostname_source === 'admin' ? 'admin' : 'agent';
 }
 
-export function toPeerView(r: PeerRow, now: number): PeerView {
+export function toPeerView(r: PeerViewRow, now: number): PeerView {
   const hs = num(r.latest_handshake);
   return {
     id: r.id,

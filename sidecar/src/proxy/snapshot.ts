@@ -3,12 +3,13 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
-import type { PeerRow, RouteRow } from '../db/models.js';
+import type { RouteRow } from '../db/models.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, valuesToRoute, type Route } from '../routes/model.js';
 import { accessLogFile } from './fragments/access-log.js';
 import { readContribution, type PeerTarget, type ProxySettings, type ProxySnapshot, type RouteKind } from './render-context.js';
 import { routeKinds } from './route-kinds.js';
+import { findRows } from '../db/define.js';
 
 export function proxySettings(config: Config): ProxySettings {
   const local = config.bind === '0.0.0.0' || config.bind === '::' || config.bind === '' ? '127.0.0.1' : config.bind;
@@ -68,11 +69,11 @@ export async function readSnapshot(
 ): Promise<ProxySnapshot> {
   const routes = await readEnabledRoutes(db, transaction);
   const protectedRouteIds = protectedIds ? await protectedIds(transaction) : new Set<number>();
-  const peerRows = (await db.models.Peer.findAll({ attributes: ['id', 'address', 'enabled', 'expires_at'], raw: true, transaction })) as unknown as Pick<PeerRow, 'id' | 'address' | 'enabled' | 'expires_at'>[];
+  const peerRows = await findRows(db.models.Peer, { attributes: ['id', 'address', 'enabled', 'expires_at'], transaction });
   const peers = new Map<number, PeerTarget>();
   // A peer that is disabled or expired is not on the interface: its routes render as unavailable.
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
-  const linked = (await db.models.RdpRoute.findAll({ where: { gateway_l4_route_id: { [Op.ne]: null } }, attributes: ['gateway_l4_route_id'], raw: true, transaction })) as unknown as { gateway_l4_route_id: number }[];
+  const linked = await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.ne]: null } }, attributes: ['gateway_l4_route_id'], transaction });
   const rdpLinkedRouteIds = new Set(linked.map((r) => Number(r.gateway_l4_route_id)));
   const contributions = [];
   for (const kind of kinds) contributions.push(await readContribution(kind, { db, transaction, now }));
@@ -87,7 +88,7 @@ export async function readSnapshot(
  * own are not read here: with any registered (route-kinds.ts), the apply path renders everything.
  */
 export async function readRoutesSnapshot(db: Database, settings: ProxySettings, now: number, ids: number[], transaction?: Transaction, protectedIds?: ProtectedRouteIdsFn): Promise<ProxySnapshot> {
-  const rows = ids.length ? ((await db.models.Route.findAll({ where: { id: { [Op.in]: ids } }, raw: true, transaction })) as unknown as RouteRow[]) : [];
+  const rows = ids.length ? ((await findRows(db.models.Route, { where: { id: { [Op.in]: ids } }, transaction }))) : [];
   const routes = rows.map(rowToRoute);
   const peerIds = new Set<number>();
   for (const r of routes) {
@@ -95,11 +96,11 @@ export async function readRoutesSnapshot(db: Database, settings: ProxySettings, 
     if (r.target_peer_id !== null && r.target_peer_id !== undefined) peerIds.add(Number(r.target_peer_id));
     for (const p of r.acl_peer_ids ?? []) peerIds.add(Number(p));
   }
-  const peerRows = peerIds.size ? ((await db.models.Peer.findAll({ where: { id: { [Op.in]: [...peerIds] } }, attributes: ['id', 'address', 'enabled', 'expires_at'], raw: true, transaction })) as unknown as Pick<PeerRow, 'id' | 'address' | 'enabled' | 'expires_at'>[]) : [];
+  const peerRows = peerIds.size ? ((await findRows(db.models.Peer, { where: { id: { [Op.in]: [...peerIds] } }, attributes: ['id', 'address', 'enabled', 'expires_at'], transaction }))) : [];
   const peers = new Map<number, PeerTarget>();
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
   const allProtected = protectedIds ? await protectedIds(transaction) : new Set<number>();
   const protectedRouteIds = new Set(ids.filter((id) => allProtected.has(id)));
-  const linked = ids.length ? ((await db.models.RdpRoute.findAll({ where: { gateway_l4_route_id: { [Op.in]: ids } }, attributes: ['gateway_l4_route_id'], raw: true, transaction })) as unknown as { gateway_l4_route_id: number }[]) : [];
+  const linked = ids.length ? ((await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.in]: ids } }, attributes: ['gateway_l4_route_id'], transaction }))) : [];
   return { settings, routes, peers, protectedRouteIds, contributions: [], rdpLinkedRouteIds: new Set(linked.map((r) => Number(r.gateway_l4_route_id))) };
 }

@@ -14,6 +14,7 @@ import type { RdpRouteSource } from './status.js';
 import type { RdpSessionRow } from './model.js';
 import type { HistoryEntry, RdpSession } from './schema.js';
 import type { RdpSessionEndReason } from '../events.js';
+import { findRows } from '../db/define.js';
 
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HISTORY_MAX_LIMIT = 500;
@@ -68,8 +69,8 @@ export class RdpHistory {
     const userIds = [...new Set(sessions.map((s) => s.user_id).filter((v): v is number => v !== null))];
     const { Peer, User } = this.deps.db.models;
     const [peers, users] = await Promise.all([
-      peerIds.length ? (Peer.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: peerIds } }, raw: true }) as unknown as Promise<{ id: number; name: string }[]>) : [],
-      userIds.length ? (User.findAll({ attributes: ['id', 'username'], where: { id: { [Op.in]: userIds } }, raw: true }) as unknown as Promise<{ id: number; username: string }[]>) : [],
+      peerIds.length ? (findRows(Peer, { attributes: ['id', 'name'], where: { id: { [Op.in]: peerIds } } })) : [],
+      userIds.length ? (findRows(User, { attributes: ['id', 'username'], where: { id: { [Op.in]: userIds } } })) : [],
     ]);
     return { peers: new Map(peers.map((p) => [Number(p.id), p.name])), users: new Map(users.map((u) => [Number(u.id), u.username])) };
   }
@@ -86,7 +87,7 @@ export class RdpHistory {
     const route = await this.rdp.get(routeId);
     const n = Math.min(HISTORY_MAX_LIMIT, Math.max(1, Math.floor(limit)));
     const [rows, total] = await Promise.all([
-      this.model.findAll({ where: { rdp_route_id: route.id }, order: [['started_at', 'DESC'], ['id', 'DESC']], limit: n, raw: true }) as unknown as Promise<RdpSessionRow[]>,
+      findRows(this.model, { where: { rdp_route_id: route.id }, order: [['started_at', 'DESC'], ['id', 'DESC']], limit: n }),
       this.model.count({ where: { rdp_route_id: route.id } }),
     ]);
     return { rdp_route_id: route.id, name: route.name, total, sessions: await this.entries(rows) };
@@ -94,7 +95,7 @@ export class RdpHistory {
 
   /** Every route's sessions as export rows, newest first. */
   async exportRows(): Promise<ExportRow[]> {
-    const rows = (await this.model.findAll({ order: [['started_at', 'DESC'], ['id', 'DESC']], limit: EXPORT_MAX_ROWS, raw: true })) as unknown as RdpSessionRow[];
+    const rows = await findRows(this.model, { order: [['started_at', 'DESC'], ['id', 'DESC']], limit: EXPORT_MAX_ROWS });
     const entries = await this.entries(rows);
     const routes = new Map((await this.rdp.list()).map((r) => [r.id, r.name]));
     return entries.map((e) => ({
@@ -123,7 +124,7 @@ export class RdpHistory {
     const rows = await this.exportRows();
     const stamp = new Date(this.deps.clock()).toISOString().slice(0, 19).replace(/[:T]/g, '-');
     if (format === 'csv') {
-      const body = toCsv(rows as unknown as Record<string, unknown>[], EXPORT_COLUMNS as string[], { recordDelimiter: '\r\n' });
+      const body = toCsv(rows, EXPORT_COLUMNS, { recordDelimiter: '\r\n' });
       return { format, contentType: 'text/csv; charset=utf-8', filename: `rdp-sessions-${stamp}.csv`, body, rows: rows.length };
     }
     return { format, contentType: 'application/json; charset=utf-8', filename: `rdp-sessions-${stamp}.json`, body: JSON.stringify(rows, null, 2), rows: rows.length };

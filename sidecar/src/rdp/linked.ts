@@ -4,12 +4,13 @@
 // RoutesService.createLinked/updateLinked/removeLinked.
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
+import { findRows } from '../db/define.js';
 
 /** The RDP routes owning any of these route ids, by route id. */
 export async function linkedOwners(db: Database, routeIds: number[], transaction?: Transaction): Promise<Map<number, { id: number; name: string }>> {
   const out = new Map<number, { id: number; name: string }>();
   if (!routeIds.length) return out;
-  const rows = (await db.models.RdpRoute.findAll({ where: { gateway_l4_route_id: { [Op.in]: routeIds } }, attributes: ['id', 'name', 'gateway_l4_route_id'], raw: true, transaction })) as unknown as { id: number; name: string; gateway_l4_route_id: number }[];
+  const rows = await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.in]: routeIds } }, attributes: ['id', 'name', 'gateway_l4_route_id'], transaction });
   for (const r of rows) out.set(Number(r.gateway_l4_route_id), { id: Number(r.id), name: r.name });
   return out;
 }

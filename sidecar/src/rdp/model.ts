@@ -2,7 +2,7 @@
 // models, registered by its feature (rdp/feature.ts `models`). Rows come back raw: booleans may be 0/1 on
 // SQLite and BIGINTs strings on PostgreSQL, so read them through rowToRdp() (and Number()).
 import { DataTypes, type Sequelize } from 'sequelize';
-import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
+import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 import type { AccessMode, AudioMode, RotationState } from './schema.js';
 import type { RdpSessionEndReason } from '../events.js';
 
@@ -132,7 +132,7 @@ declare module '../db/models.js' {
 }
 
 export function defineRdpModels(s: Sequelize): { RdpRoute: M<RdpRouteRow>; RdpSession: M<RdpSessionRow>; RdpServerKey: M<RdpServerKeyRow> } {
-  const RdpRoute = s.define('RdpRoute', {
+  const RdpRoute = defineModel<RdpRouteRow>(s, 'RdpRoute', {
     id: idColumn(), name: DataTypes.STRING, description: DataTypes.STRING, enabled: { ...flagColumn(), defaultValue: true }, access_mode: DataTypes.STRING,
     target_host: DataTypes.STRING, target_port: DataTypes.INTEGER, target_peer_id: DataTypes.INTEGER, external_host: DataTypes.STRING, listen_port: DataTypes.INTEGER,
     gateway_peer_id: DataTypes.INTEGER, gateway_listen_port: DataTypes.INTEGER, gateway_host: DataTypes.STRING, gateway_port: DataTypes.INTEGER,
@@ -141,14 +141,14 @@ export function defineRdpModels(s: Sequelize): { RdpRoute: M<RdpRouteRow>; RdpSe
     network_level_auth: { ...flagColumn(), defaultValue: true }, audio_mode: DataTypes.STRING, clipboard_enabled: { ...flagColumn(), defaultValue: true },
     resolution: DataTypes.STRING, color_depth: DataTypes.INTEGER, maintenance_windows: DataTypes.TEXT, allowed_user_ids: DataTypes.TEXT,
     gateway_l4_route_id: DataTypes.INTEGER, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('rdp_routes')) as unknown as M<RdpRouteRow>;
-  const RdpSession = s.define('RdpSession', {
+  }, tableOpts('rdp_routes'));
+  const RdpSession = defineModel<RdpSessionRow>(s, 'RdpSession', {
     id: idColumn(), rdp_route_id: DataTypes.INTEGER, token_id: DataTypes.INTEGER, machine_id: DataTypes.INTEGER, peer_id: DataTypes.INTEGER, user_id: DataTypes.INTEGER,
     client_name: DataTypes.STRING, status: DataTypes.STRING, started_at: msColumn(), last_heartbeat_at: msColumn(), ended_at: DataTypes.BIGINT,
     end_reason: DataTypes.STRING, disconnect_requested_at: DataTypes.BIGINT,
-  }, tableOpts('rdp_sessions')) as unknown as M<RdpSessionRow>;
-  const RdpServerKey = s.define('RdpServerKey', {
+  }, tableOpts('rdp_sessions'));
+  const RdpServerKey = defineModel<RdpServerKeyRow>(s, 'RdpServerKey', {
     kid: { type: DataTypes.STRING, primaryKey: true }, public_key: DataTypes.TEXT, private_key_sealed: DataTypes.TEXT, created_at: msColumn(), retired_at: DataTypes.BIGINT,
-  }, tableOpts('rdp_server_keys')) as unknown as M<RdpServerKeyRow>;
+  }, tableOpts('rdp_server_keys'));
   return { RdpRoute, RdpSession, RdpServerKey };
 }

@@ -48,6 +48,7 @@ export const resolutionIn = z
   .trim()
   .regex(/^(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])x(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])$/, 'must be WIDTHxHEIGHT such as 1920x1080, each from 200 to 8192 (or null for full screen)');
 
+// reason: z.union wants a tuple type, and Array.map returns an array
 const colorDepthIn = z.union(COLOR_DEPTHS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<15>, z.ZodLiteral<16>, z.ZodLiteral<24>, z.ZodLiteral<32>], { error: 'must be 15, 16, 24 or 32' });
 
 /** Every writable RDP route field by its API name (create requires name, access_mode). */

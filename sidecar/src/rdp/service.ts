@@ -12,7 +12,6 @@
 import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
-import type { PeerRow } from '../db/models.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import type { MasterKey } from '../util/crypto.js';
@@ -25,6 +24,7 @@ import { gatewayListenPort } from '@gatehouse/common/gateway-protocol.js';
 import type { RdpKeys } from './keys.js';
 import { rdpToRow, rowToRdp, type MaintenanceWindow, type RdpRoute, type RdpRouteRow } from './model.js';
 import type { RdpInput, RdpRouteView, StoredCredentials } from './schema.js';
+import { findRows } from '../db/define.js';
 
 type Fields = FieldMessages;
 
@@ -129,7 +129,7 @@ export class RdpService {
 
   /** Every RDP route in its service form (with the envelope), by id. */
   async listRoutes(transaction?: Transaction): Promise<RdpRoute[]> {
-    const rows = (await this.model.findAll({ order: [['id', 'ASC']], raw: true, transaction })) as unknown as RdpRouteRow[];
+    const rows = await findRows(this.model, { order: [['id', 'ASC']], transaction });
     return rows.map(rowToRdp);
   }
 
@@ -152,7 +152,7 @@ export class RdpService {
       const merged = this.merge(blankRdp(now), input, now);
       await this.check(merged, null, t);
       await this.checkEnvelope(input, t);
-      const row = await this.model.create(rdpToRow(merged) as any, { transaction: t });
+      const row = await this.model.create(rdpToRow(merged), { transaction: t });
       const id = Number(row.get('id'));
       const linked = await this.syncLinked({ ...merged, id }, null, t);
       if (linked.gateway_l4_route_id !== null) await this.model.update(linked, { where: { id }, transaction: t });
@@ -184,7 +184,7 @@ export class RdpService {
       await this.checkEnvelope(patch, t);
       const linked = await this.syncLinked({ ...merged, id }, existing, t);
       const next = { ...merged, ...linked };
-      await this.model.update(rdpToRow(next) as any, { where: { id }, transaction: t });
+      await this.model.update(rdpToRow(next), { where: { id }, transaction: t });
       return { ...next, id };
     });
     const fields = Object.keys(patch);
@@ -225,7 +225,7 @@ export class RdpService {
     const done: { route: RdpRoute; enabled?: boolean }[] = [];
     const results = await this.proxy.transact(async (t) => {
       done.length = 0;
-      const rows = (await this.model.findAll({ where: { id: { [Op.in]: unique } }, raw: true, transaction: t })) as unknown as RdpRouteRow[];
+      const rows = await findRows(this.model, { where: { id: { [Op.in]: unique } }, transaction: t });
       const byId = new Map(rows.map((r) => [Number(r.id), rowToRdp(r)]));
       for (const id of unique) {
         const r = byId.get(id);
@@ -313,7 +313,7 @@ export class RdpService {
   // --- rotation after a master-key rotation ---
 
   async pendingRotations(): Promise<RdpRouteView[]> {
-    const rows = (await this.model.findAll({ where: { rotation_state: 'pending' }, order: [['id', 'ASC']], raw: true })) as unknown as RdpRouteRow[];
+    const rows = await findRows(this.model, { where: { rotation_state: 'pending' }, order: [['id', 'ASC']] });
     return rows.map((r) => toView(rowToRdp(r)));
   }
 
@@ -430,7 +430,7 @@ export class RdpService {
     // --- references that must exist ---
     const peerIds = [r.target_peer_id, r.gateway_peer_id].filter((x): x is number => x !== null);
     const peers = peerIds.length
-      ? ((await this.db.models.Peer.findAll({ where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type', 'address'], raw: true, transaction: t })) as unknown as Pick<PeerRow, 'id' | 'peer_type' | 'address'>[])
+      ? (await findRows(this.db.models.Peer, { where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type', 'address'], transaction: t }))
       : [];
     const byId = new Map(peers.map((p) => [Number(p.id), p]));
     if (r.target_peer_id !== null) {
@@ -445,7 +445,7 @@ export class RdpService {
     }
     if (r.allowed_user_ids !== null && r.allowed_user_ids.length) {
       r.allowed_user_ids = [...new Set(r.allowed_user_ids)];
-      const users = (await this.db.models.User.findAll({ where: { id: { [Op.in]: r.allowed_user_ids } }, attributes: ['id'], raw: true, transaction: t })) as unknown as { id: number }[];
+      const users = await findRows(this.db.models.User, { where: { id: { [Op.in]: r.allowed_user_ids } }, attributes: ['id'], transaction: t });
       const have = new Set(users.map((u) => Number(u.id)));
       const missing = r.allowed_user_ids.filter((i) => !have.has(i));
       if (missing.length) f.allowed_user_ids = msg('field.no_such_users', { ids: missing });

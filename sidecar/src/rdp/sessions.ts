@@ -32,6 +32,7 @@ import { RdpHistory } from './history.js';
 import type { RdpSessionRow } from './model.js';
 import type { RdpSession } from './schema.js';
 import type { GatewaysService } from '../gateways/service.js';
+import { findRows, findRowByPk } from '../db/define.js';
 
 /** Who calls: the desktop client's token, machine, peer, user and hostname (what the client endpoints know). */
 export interface SessionClient {
@@ -137,7 +138,7 @@ export class RdpSessions {
   }
 
   private async row(id: number, t?: Transaction | null): Promise<RdpSessionRow | null> {
-    return (await this.model.findByPk(id, { raw: true, transaction: t ?? undefined })) as unknown as RdpSessionRow | null;
+    return await findRowByPk(this.model, id, { transaction: t ?? undefined });
   }
 
   /** A client's session: 404 for an unknown id and for another token's session. */
@@ -230,6 +231,7 @@ export class RdpSessions {
   }
 
   private routeModel(): RouteModel {
+    // reason: Sequelize types addHook per hook name; the hooks are added in a loop over names
     return this.deps.db.models.RdpRoute as unknown as RouteModel;
   }
 
@@ -242,7 +244,7 @@ export class RdpSessions {
   async disconnectAll(routeId: number, actor: number | null): Promise<{ count: number; session_ids: number[]; server_side: ServerSideKill }> {
     const route = await this.rdp.get(routeId);
     const now = this.deps.clock();
-    const rows = (await this.model.findAll({ attributes: ['id'], where: { rdp_route_id: route.id, status: 'active' }, raw: true })) as unknown as { id: number }[];
+    const rows = await findRows(this.model, { attributes: ['id'], where: { rdp_route_id: route.id, status: 'active' } });
     const ids = rows.map((r) => Number(r.id));
     if (ids.length) {
       await this.model.update({ disconnect_requested_at: now } as Partial<RdpSessionRow>, { where: { id: { [Op.in]: ids }, status: 'active', disconnect_requested_at: null } });
@@ -283,7 +285,7 @@ export class RdpSessions {
   async sweepLost(): Promise<number> {
     // runs whatever the licence says: a session must not stay active forever because the licence lapsed
     const now = this.deps.clock();
-    const rows = (await this.model.findAll({ where: { status: 'active', last_heartbeat_at: { [Op.lt]: now - this.lostAfterMs } }, raw: true })) as unknown as RdpSessionRow[];
+    const rows = await findRows(this.model, { where: { status: 'active', last_heartbeat_at: { [Op.lt]: now - this.lostAfterMs } } });
     let n = 0;
     const names = new Map<number, string>();
     for (const r of rows) {
@@ -299,7 +301,7 @@ export class RdpSessions {
   async active(routeId?: number): Promise<RdpSession[]> {
     const where: Record<string, unknown> = { status: 'active' };
     if (routeId !== undefined) where.rdp_route_id = routeId;
-    const rows = (await this.model.findAll({ where, order: [['started_at', 'DESC'], ['id', 'DESC']], raw: true })) as unknown as RdpSessionRow[];
+    const rows = await findRows(this.model, { where, order: [['started_at', 'DESC'], ['id', 'DESC']] });
     const now = this.deps.clock();
     return rows.map((r) => this.view(r, now));
   }
@@ -310,7 +312,7 @@ export class RdpSessions {
   private async endForRoutes(routes: { id: number; name: string }[], reason: 'route_disabled' | 'route_deleted', t: Transaction | null): Promise<void> {
     if (!routes.length) return;
     const names = new Map(routes.map((r) => [Number(r.id), r.name]));
-    const rows = (await this.model.findAll({ where: { status: 'active', rdp_route_id: { [Op.in]: [...names.keys()] } }, raw: true, transaction: t ?? undefined })) as unknown as RdpSessionRow[];
+    const rows = await findRows(this.model, { where: { status: 'active', rdp_route_id: { [Op.in]: [...names.keys()] } }, transaction: t ?? undefined });
     const now = this.deps.clock();
     for (const r of rows) {
       const ended = await this.finish(r, reason, null, now, t, names.get(Number(r.rdp_route_id)));
@@ -336,7 +338,7 @@ export class RdpSessions {
       const t = txOf(args);
       const routes = (await model.findAll({ attributes: ['id', 'name'], where: { enabled: false }, raw: true, transaction: t ?? undefined })) as { id: number; name: string }[];
       if (!routes.length) return;
-      const active = (await this.model.findAll({ attributes: ['rdp_route_id'], where: { status: 'active', rdp_route_id: { [Op.in]: routes.map((r) => Number(r.id)) } }, raw: true, transaction: t ?? undefined })) as unknown as { rdp_route_id: number }[];
+      const active = await findRows(this.model, { attributes: ['rdp_route_id'], where: { status: 'active', rdp_route_id: { [Op.in]: routes.map((r) => Number(r.id)) } }, transaction: t ?? undefined });
       if (!active.length) return;
       const hit = new Set(active.map((a) => Number(a.rdp_route_id)));
       await this.endForRoutes(routes.filter((r) => hit.has(Number(r.id))), 'route_disabled', t);

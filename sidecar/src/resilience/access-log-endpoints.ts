@@ -5,7 +5,7 @@ import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { sendExport } from '../http/export.js';
 import { accessExportQuery, accessFilter, accessResponse } from '../logs/schema.js';
 
-const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'];
+const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'] as const;
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
 
 export function accessLogEndpoints(deps: AppContext): Endpoint[] {
@@ -25,7 +25,7 @@ export function accessLogEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ query }, ctx) => {
         await access().poll();
         const { entries } = await access().list({ ...query, offset: 0 });
-        sendExport(ctx, 'access-log', query.format, entries.map(withTime) as unknown as Record<string, unknown>[], ['time', ...ACCESS_COLUMNS]);
+        sendExport(ctx, 'access-log', query.format, entries.map(withTime), ['time', ...ACCESS_COLUMNS]);
       },
     }),
   ];

@@ -14,16 +14,15 @@ import https from 'node:https';
 import net from 'node:net';
 import { Op, QueryTypes } from 'sequelize';
 import type { Database } from '../db/index.js';
-import type { RouteRow } from '../db/models.js';
 import type { EventBus } from '../events.js';
 import { routeUpstream } from '../proxy/fragments/upstream.js';
 import type { PeerTarget, ProxySettings } from '../proxy/render-context.js';
 import { isActive } from '../peers/view.js';
-import type { PeerRow } from '../db/models.js';
 import { rowToRoute, type Route } from '../routes/model.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Scheduler } from '../util/scheduler.js';
+import { findRows } from '../db/define.js';
 
 export const DEFAULT_MONITOR_INTERVAL_S = 30;
 export const CHECK_TIMEOUT_MS = 10_000;
@@ -103,7 +102,7 @@ export class MonitorService {
   /** {total, up, down} over the monitored enabled routes, and the mean response time of those up. */
   async summary(): Promise<{ total: number; up: number; down: number; latency: number | null }> {
     await this.loadLast();
-    const ids = (await this.o.db.models.Route.findAll({ where: { enabled: true, monitoring_enabled: true, ...MONITORABLE }, attributes: ['id'], raw: true })) as unknown as { id: number }[];
+    const ids = await findRows(this.o.db.models.Route, { where: { enabled: true, monitoring_enabled: true, ...MONITORABLE }, attributes: ['id'] });
     let up = 0;
     let down = 0;
     const times: number[] = [];
@@ -119,14 +118,14 @@ export class MonitorService {
   }
 
   async checkAll(): Promise<CheckResult[]> {
-    const rows = (await this.o.db.models.Route.findAll({ where: { enabled: true, monitoring_enabled: true, ...MONITORABLE }, raw: true })) as unknown as RouteRow[];
+    const rows = await findRows(this.o.db.models.Route, { where: { enabled: true, monitoring_enabled: true, ...MONITORABLE } });
     const out: CheckResult[] = [];
     for (const r of rows) out.push(await this.check(rowToRoute(r)));
     return out;
   }
 
   private async peers(ids: number[]): Promise<Map<number, PeerTarget>> {
-    const rows = (await this.o.db.models.Peer.findAll({ where: { id: { [Op.in]: ids } }, attributes: ['id', 'address', 'enabled', 'expires_at'], raw: true })) as unknown as Pick<PeerRow, 'id' | 'address' | 'enabled' | 'expires_at'>[];
+    const rows = await findRows(this.o.db.models.Peer, { where: { id: { [Op.in]: ids } }, attributes: ['id', 'address', 'enabled', 'expires_at'] });
     const now = this.o.clock();
     return new Map(rows.map((p) => [Number(p.id), { address: p.address, enabled: isActive(p, now) }]));
   }

@@ -42,6 +42,7 @@ import type { Lang } from '../web/route-auth/i18n.js';
 import { EMAIL_CODE_MAX_ATTEMPTS, EMAIL_CODE_RESEND_MS, EMAIL_CODE_TTL_MS, PENDING_TTL_MS } from './schema.js';
 import { BCRYPT_ROUNDS, type RouteAuthService, type SessionAccount, type SessionMeta } from './service.js';
 import type { RouteEntry } from './view.js';
+import { findRows, findRow } from '../db/define.js';
 
 export type FlowError = 'invalid' | 'locked' | 'code_invalid' | 'totp_not_ready' | 'expired' | 'mail_failed' | 'no_email';
 
@@ -109,7 +110,7 @@ export class LoginFlows {
   private async routeUsers(entry: RouteEntry): Promise<UserRow[]> {
     const ids = entry.route.user_ids;
     if (!ids.length) return [];
-    return (await this.svc.models.User.findAll({ where: { id: { [Op.in]: ids } }, raw: true })) as unknown as UserRow[];
+    return await findRows(this.svc.models.User, { where: { id: { [Op.in]: ids } } });
   }
 
   /** The account a typed name (email or username, any case) belongs to, or null. */
@@ -324,11 +325,10 @@ export class LoginFlows {
   private async useCode(routeId: number, key: string, code: string): Promise<boolean> {
     const { RouteAuthCode } = this.svc.models;
     const now = this.deps.clock();
-    const row = (await RouteAuthCode.findOne({
+    const row = await findRow(RouteAuthCode, {
       where: { route_id: routeId, email: key, used_at: null, expires_at: { [Op.gt]: now }, attempts: { [Op.lt]: EMAIL_CODE_MAX_ATTEMPTS } },
       order: [['id', 'DESC']],
-      raw: true,
-    })) as unknown as { id: number; code_hash: string; attempts: number } | null;
+    });
     if (!row) return false;
     const given = Buffer.from(this.svc.codeHash(routeId, key, /^\d{6}$/.test(code) ? code : 'x'), 'hex');
     const ok = crypto.timingSafeEqual(given, Buffer.from(row.code_hash, 'hex'));

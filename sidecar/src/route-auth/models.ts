@@ -1,7 +1,7 @@
 // Sequelize models of the route-auth tables (migrations 011_route_auth, 040_route_auth_users),
 // declared the one way db/define.ts describes and registered by its feature (route-auth/feature.ts `models`).
 import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
-import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
+import { flagColumn, idColumn, msColumn, tableOpts, type M, defineModel, findRows } from '../db/define.js';
 
 export type LoginMethod = 'email_password' | 'email_code' | 'totp';
 export type SecondFactor = 'email_code' | 'totp';
@@ -91,26 +91,26 @@ declare module '../db/models.js' {
 
 export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
   const bool = flagColumn;
-  const RouteAuth = s.define('RouteAuth', {
+  const RouteAuth = defineModel<RouteAuthRow>(s, 'RouteAuth', {
     id: idColumn(),
     route_id: DataTypes.INTEGER, method: DataTypes.STRING, two_factor_enabled: bool(), two_factor_method: DataTypes.STRING,
     email: DataTypes.STRING, password_hash: DataTypes.STRING, totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT,
     totp_active: bool(), totp_last_step: DataTypes.BIGINT, session_max_age: ms(), title: DataTypes.STRING, description: DataTypes.STRING,
     primary_color: DataTypes.STRING, bg_color: DataTypes.STRING, logo: DataTypes.STRING, bg_image: DataTypes.STRING, created_at: ms(), updated_at: ms(),
-  }, opts('route_auth')) as unknown as M<RouteAuthRow>;
-  const RouteAuthSession = s.define('RouteAuthSession', {
+  }, opts('route_auth'));
+  const RouteAuthSession = defineModel<RouteAuthSessionRow>(s, 'RouteAuthSession', {
     id: { type: DataTypes.STRING, primaryKey: true }, route_id: DataTypes.INTEGER, email: DataTypes.STRING, stage: DataTypes.STRING,
     auth_method: DataTypes.STRING, expires_at: ms(), created_at: ms(), user_agent: DataTypes.STRING, ip: DataTypes.STRING,
     user_id: DataTypes.INTEGER, subject: DataTypes.STRING,
-  }, opts('route_auth_sessions')) as unknown as M<RouteAuthSessionRow>;
-  const RouteAuthCode = s.define('RouteAuthCode', {
+  }, opts('route_auth_sessions'));
+  const RouteAuthCode = defineModel<RouteAuthCodeRow>(s, 'RouteAuthCode', {
     id: idColumn(), route_id: DataTypes.INTEGER, email: DataTypes.STRING,
     code_hash: DataTypes.STRING, expires_at: ms(), used_at: DataTypes.BIGINT, attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 }, sent_at: ms(),
-  }, opts('route_auth_codes')) as unknown as M<RouteAuthCodeRow>;
-  const RouteAuthUserTotp = s.define('RouteAuthUserTotp', {
+  }, opts('route_auth_codes'));
+  const RouteAuthUserTotp = defineModel<RouteAuthUserTotpRow>(s, 'RouteAuthUserTotp', {
     id: idColumn(), route_id: DataTypes.INTEGER, user_id: DataTypes.INTEGER,
     totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT, totp_active: bool(), totp_last_step: DataTypes.BIGINT, created_at: ms(), updated_at: ms(),
-  }, opts('route_auth_user_totp')) as unknown as M<RouteAuthUserTotpRow>;
+  }, opts('route_auth_user_totp'));
   return { RouteAuth, RouteAuthSession, RouteAuthCode, RouteAuthUserTotp };
 }
 
@@ -121,17 +121,17 @@ export async function hasRouteAuth(m: RouteAuthModels, routeId: number, transact
 
 /** For the renderer's snapshot: ids of the routes that have route auth. */
 export async function protectedRouteIds(m: RouteAuthModels, transaction?: Transaction): Promise<Set<number>> {
-  const rows = (await m.RouteAuth.findAll({ attributes: ['route_id'], raw: true, transaction })) as unknown as { route_id: number }[];
+  const rows = await findRows(m.RouteAuth, { attributes: ['route_id'], transaction });
   return new Set(rows.map((r) => Number(r.route_id)));
 }
 
 const toBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 const toNum = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Number(v));
 
-/** Normalize a raw row (SQLite 0/1, PostgreSQL booleans; BIGINT as numbers). */
-export function normalizeAuthRow(r: Record<string, unknown>): RouteAuthRow {
+/** Normalize a raw row as the driver returns it (SQLite 0/1, PostgreSQL booleans; BIGINT as strings on PostgreSQL). */
+export function normalizeAuthRow(r: RouteAuthRow): RouteAuthRow {
   return {
-    ...(r as unknown as RouteAuthRow),
+    ...r,
     id: Number(r.id),
     route_id: Number(r.route_id),
     two_factor_enabled: toBool(r.two_factor_enabled),
@@ -143,9 +143,9 @@ export function normalizeAuthRow(r: Record<string, unknown>): RouteAuthRow {
   };
 }
 
-export function normalizeSessionRow(r: Record<string, unknown>): RouteAuthSessionRow {
+export function normalizeSessionRow(r: RouteAuthSessionRow): RouteAuthSessionRow {
   return {
-    ...(r as unknown as RouteAuthSessionRow),
+    ...r,
     route_id: Number(r.route_id),
     user_id: toNum(r.user_id),
     subject: r.subject === null || r.subject === undefined ? null : String(r.subject),
@@ -154,9 +154,9 @@ export function normalizeSessionRow(r: Record<string, unknown>): RouteAuthSessio
   };
 }
 
-export function normalizeUserTotpRow(r: Record<string, unknown>): RouteAuthUserTotpRow {
+export function normalizeUserTotpRow(r: RouteAuthUserTotpRow): RouteAuthUserTotpRow {
   return {
-    ...(r as unknown as RouteAuthUserTotpRow),
+    ...r,
     id: Number(r.id),
     route_id: Number(r.route_id),
     user_id: Number(r.user_id),

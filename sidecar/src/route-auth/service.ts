@@ -25,6 +25,7 @@ import { BrandingStore, fetchImage, mimeOfFile, type BrandingKind } from './bran
 import { hasRouteAuth, normalizeAuthRow, type BrandingColumns, normalizeUserTotpRow, protectedRouteIds, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
 import { TOTP_STEP_S, TOTP_WINDOW, type PreviewInput, type RouteAuthInput, type RouteAuthView } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
+import { findRows, findRow } from '../db/define.js';
 
 export const BCRYPT_ROUNDS = 12;
 
@@ -109,7 +110,7 @@ export class RouteAuthService {
   }
 
   async config(routeId: number, transaction?: Transaction): Promise<RouteAuthRow | null> {
-    const row = (await this.models.RouteAuth.findOne({ where: { route_id: routeId }, raw: true, transaction })) as unknown as Record<string, unknown> | null;
+    const row = await findRow(this.models.RouteAuth, { where: { route_id: routeId }, transaction });
     return row ? normalizeAuthRow(row) : null;
   }
 
@@ -126,8 +127,8 @@ export class RouteAuthService {
   /** The route's users (routes.user_ids that exist), with their TOTP state on this route. */
   async routeUsers(routeId: number, userIds: number[]): Promise<{ user: UserRow; totp: RouteAuthUserTotpRow | null }[]> {
     if (!userIds.length) return [];
-    const users = (await this.models.User.findAll({ where: { id: { [Op.in]: userIds } }, order: [['id', 'ASC']], raw: true })) as unknown as UserRow[];
-    const totps = (await this.models.RouteAuthUserTotp.findAll({ where: { route_id: routeId, user_id: { [Op.in]: userIds } }, raw: true })) as unknown as Record<string, unknown>[];
+    const users = await findRows(this.models.User, { where: { id: { [Op.in]: userIds } }, order: [['id', 'ASC']] });
+    const totps = await findRows(this.models.RouteAuthUserTotp, { where: { route_id: routeId, user_id: { [Op.in]: userIds } } });
     const byUser = new Map(totps.map((t) => [Number(t.user_id), normalizeUserTotpRow(t)]));
     return users.map((u) => ({ user: { ...u, id: Number(u.id) }, totp: byUser.get(Number(u.id)) ?? null }));
   }
@@ -256,7 +257,7 @@ export class RouteAuthService {
           }
         } else {
           created = true;
-          await this.models.RouteAuth.create({ ...values, totp_active: false, created_at: now } as any, { transaction: t });
+          await this.models.RouteAuth.create({ ...values, totp_active: false, created_at: now }, { transaction: t });
         }
       });
     } catch (err) {
@@ -319,7 +320,7 @@ export class RouteAuthService {
   }
 
   private async userTotp(routeId: number, userId: number): Promise<RouteAuthUserTotpRow | null> {
-    const row = (await this.models.RouteAuthUserTotp.findOne({ where: { route_id: routeId, user_id: userId }, raw: true })) as unknown as Record<string, unknown> | null;
+    const row = await findRow(this.models.RouteAuthUserTotp, { where: { route_id: routeId, user_id: userId } });
     return row ? normalizeUserTotpRow(row) : null;
   }
 
@@ -341,7 +342,7 @@ export class RouteAuthService {
     if (user) {
       const cur = await this.userTotp(routeId, user.id);
       if (cur) await this.models.RouteAuthUserTotp.update({ totp_pending_secret: sealed, updated_at: now }, { where: { id: cur.id } });
-      else await this.models.RouteAuthUserTotp.create({ route_id: routeId, user_id: user.id, totp_secret: null, totp_pending_secret: sealed, totp_active: false, totp_last_step: null, created_at: now, updated_at: now } as any);
+      else await this.models.RouteAuthUserTotp.create({ route_id: routeId, user_id: user.id, totp_secret: null, totp_pending_secret: sealed, totp_active: false, totp_last_step: null, created_at: now, updated_at: now });
     } else {
       await this.models.RouteAuth.update({ totp_pending_secret: sealed, updated_at: now }, { where: { route_id: routeId } });
       this.view.invalidateRoutes();
@@ -396,7 +397,7 @@ export class RouteAuthService {
     // Atomic replay guard: only one request can move totp_last_step past this step.
     const [n] = await this.models.RouteAuth.update(
       { totp_last_step: step },
-      { where: { route_id: cfg.route_id, [Op.or]: [{ totp_last_step: null }, { totp_last_step: { [Op.lt]: step } }] } as any },
+      { where: { route_id: cfg.route_id, [Op.or]: [{ totp_last_step: null }, { totp_last_step: { [Op.lt]: step } }] } },
     );
     if (n > 0) this.view.invalidateRoutes();
     return n > 0;
@@ -415,7 +416,7 @@ export class RouteAuthService {
     if (step === null) return false;
     const [n] = await this.models.RouteAuthUserTotp.update(
       { totp_last_step: step },
-      { where: { id: t.id, [Op.or]: [{ totp_last_step: null }, { totp_last_step: { [Op.lt]: step } }] } as any },
+      { where: { id: t.id, [Op.or]: [{ totp_last_step: null }, { totp_last_step: { [Op.lt]: step } }] } },
     );
     return n > 0;
   }
@@ -487,7 +488,7 @@ export class RouteAuthService {
 
   /** Removes branding files no configuration references (after routes were deleted). */
   async cleanupBranding(): Promise<number> {
-    const rows = (await this.models.RouteAuth.findAll({ attributes: ['logo', 'bg_image'], raw: true })) as unknown as { logo: string | null; bg_image: string | null }[];
+    const rows = await findRows(this.models.RouteAuth, { attributes: ['logo', 'bg_image'] });
     const keep = new Set<string>();
     for (const r of rows) {
       if (r.logo) keep.add(r.logo);
@@ -527,7 +528,7 @@ export class RouteAuthService {
   async pendingSession(routeId: number, token: string | undefined): Promise<{ id: string; email: string; authMethod: string; userId: number | null } | null> {
     if (!token) return null;
     const id = sha256(token);
-    const row = (await this.models.RouteAuthSession.findOne({ where: { id, route_id: routeId, stage: 'pending' }, raw: true })) as unknown as Record<string, unknown> | null;
+    const row = await findRow(this.models.RouteAuthSession, { where: { id, route_id: routeId, stage: 'pending' } });
     if (!row || Number(row.expires_at) <= this.deps.clock()) return null;
     return { id, email: String(row.email), authMethod: String(row.auth_method), userId: row.user_id === null || row.user_id === undefined ? null : Number(row.user_id) };
   }

@@ -11,7 +11,8 @@ import { Op } from 'sequelize';
 import type { Models, RouteRow } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
 import { IpMatcher, parseStoredRules, type IpFilterMode } from '../util/ip-rules.js';
-import { normalizeAuthRow, normalizeSessionRow, type RouteAuthModels, type RouteAuthRow } from './models.js';
+import { normalizeAuthRow, normalizeSessionRow, type RouteAuthModels, type RouteAuthRow, type RouteAuthSessionRow } from './models.js';
+import { findRows, findRow } from '../db/define.js';
 
 export const ROUTE_TTL_MS = 60_000;
 /** Unknown session ids are remembered this long (a client retrying a dead cookie costs one query). */
@@ -146,10 +147,10 @@ export class AuthView {
 
   private async loadDomain(domain: string): Promise<RouteEntry | null> {
     this.stats.domainLoads++;
-    const rows = (await this.models.Route.findAll({ where: { domain, route_type: 'http' }, order: [['id', 'ASC']], raw: true })) as unknown as RouteRow[];
+    const rows = await findRows(this.models.Route, { where: { domain, route_type: 'http' }, order: [['id', 'ASC']] });
     if (!rows.length) return null;
     const ids = rows.map((r) => Number(r.id));
-    const auths = (await this.models.RouteAuth.findAll({ where: { route_id: { [Op.in]: ids } }, raw: true })) as unknown as Record<string, unknown>[];
+    const auths = await findRows(this.models.RouteAuth, { where: { route_id: { [Op.in]: ids } } });
     if (!auths.length) return null;
     const cfg = normalizeAuthRow(auths[0]);
     const row = rows.find((r) => Number(r.id) === cfg.route_id)!;
@@ -191,7 +192,7 @@ export class AuthView {
     if (hit !== undefined) return hit;
     const gen = this.sessionGen;
     this.stats.sessionLoads++;
-    const row = (await this.models.RouteAuthSession.findOne({ where: { id, stage: 'active' }, raw: true })) as unknown as Record<string, unknown> | null;
+    const row = await findRow(this.models.RouteAuthSession, { where: { id, stage: 'active' } });
     const entry = row ? toSessionEntry(row) : null;
     if (gen === this.sessionGen) {
       if (entry) this.putSession(id, entry);
@@ -246,7 +247,7 @@ export class AuthView {
   }
 }
 
-export function toSessionEntry(row: Record<string, unknown>): SessionEntry {
+export function toSessionEntry(row: RouteAuthSessionRow): SessionEntry {
   const r = normalizeSessionRow(row);
   return { routeId: r.route_id, email: r.email, authMethod: r.auth_method, expiresAt: r.expires_at, userId: r.user_id, subject: r.subject ?? r.email };
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { Op, type Transaction } from 'sequelize';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
-import type { PeerGroupRow, PeerRow, RouteRow } from '../db/models.js';
+import type { RouteRow } from '../db/models.js';
 import { featureDisabled, limitReached, type FeatureGate } from '../licence/features.js';
 import type { LicenceLimits } from '../licence/document.js';
 import type { EventBus } from '../events.js';
@@ -15,7 +15,7 @@ import { conflict, notFound, unprocessable, type FieldMessages } from '../util/e
 import { fieldMessageOf } from '../http/messages.js';
 import { bcryptHash } from '../util/passwords.js';
 import { isOnline } from '../peers/view.js';
-import { asBool } from '../db/define.js';
+import { asBool, findRows } from '../db/define.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.js';
 import { normalizeIpRules } from '../util/ip-rules.js';
@@ -108,7 +108,7 @@ export class RoutesService {
   async list(q: ListRoutesQuery): Promise<{ routes: RouteView[]; total: number; totalAll: number }> {
     const where = routeWhere(this.db, q);
     const [rows, total, totalAll] = await Promise.all([
-      this.Route.findAll({ where, order: routeOrder(q.sort), limit: q.limit, offset: q.offset, raw: true }) as unknown as Promise<RouteRow[]>,
+      findRows(this.Route, { where, order: routeOrder(q.sort), limit: q.limit, offset: q.offset }),
       this.Route.count({ where }),
       hasFilter(q) ? this.Route.count() : null,
     ]);
@@ -137,7 +137,7 @@ export class RoutesService {
       const max = this.licence.limits().max_routes;
       if (max !== null && (await this.Route.count({ transaction: t })) >= max) throw limitReached('max_routes', max, 'routes');
       await this.check(merged, null, t);
-      const row = await this.Route.create(routeToRow(merged) as any, { transaction: t });
+      const row = await this.Route.create(routeToRow(merged), { transaction: t });
       changes.routes(Number(row.get('id')));
       return { ...merged, id: Number(row.get('id')) } as Route;
     });
@@ -156,7 +156,7 @@ export class RoutesService {
       merged.updated_at = this.clock();
       this.checkLicence(merged, existing);
       await this.check(merged, id, t);
-      await this.Route.update(routeToRow(merged) as any, { where: { id }, transaction: t });
+      await this.Route.update(routeToRow(merged), { where: { id }, transaction: t });
       return { ...merged, id } as Route;
     });
     await this.events.emit({ type: 'route_updated', route_id: id, domain: route.domain, fields: Object.keys(input).filter((k) => k !== 'basic_auth_password'), actor: actor ?? null });
@@ -192,7 +192,7 @@ export class RoutesService {
   async batch(action: 'enable' | 'disable' | 'delete', ids: number[], actor?: number): Promise<{ results: BatchResult[]; succeeded: number; failed: number }> {
     const unique = [...new Set(ids)];
     const results = await this.proxy.transact(async (t, changes) => {
-      const rows = (await this.Route.findAll({ where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], raw: true, transaction: t })) as unknown as Pick<RouteRow, 'id' | 'domain'>[];
+      const rows = (await findRows(this.Route, { where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], transaction: t }));
       const found = new Set(rows.map((r) => Number(r.id)));
       const hit = unique.filter((i) => found.has(i));
       changes.routes(...hit);
@@ -220,7 +220,7 @@ export class RoutesService {
     const max = this.licence.limits().max_routes;
     if (max !== null && (await this.Route.count({ transaction: t })) >= max) throw limitReached('max_routes', max, 'routes');
     await this.check(merged, null, t);
-    const row = await this.Route.create(routeToRow(merged) as any, { transaction: t });
+    const row = await this.Route.create(routeToRow(merged), { transaction: t });
     return { ...merged, id: Number(row.get('id')) } as Route;
   }
 
@@ -229,7 +229,7 @@ export class RoutesService {
     const merged = this.merge(base, input, undefined);
     merged.updated_at = this.clock();
     await this.check(merged, id, t);
-    await this.Route.update(routeToRow(merged) as any, { where: { id }, transaction: t });
+    await this.Route.update(routeToRow(merged), { where: { id }, transaction: t });
     return { ...merged, id } as Route;
   }
 
@@ -355,7 +355,7 @@ export class RoutesService {
     const mirrorPeers = r.mirror_targets.flatMap((m) => (typeof m === 'object' && m !== null && 'peer_id' in m ? [m.peer_id] : []));
     const peerIds = [...new Set([r.peer_id, r.target_peer_id, ...r.acl_peer_ids, ...mirrorPeers].filter((x): x is number => x !== null))];
     const peers = peerIds.length
-      ? ((await this.db.models.Peer.findAll({ where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], raw: true, transaction: t })) as unknown as Pick<PeerRow, 'id' | 'peer_type'>[])
+      ? (await findRows(this.db.models.Peer, { where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], transaction: t }))
       : [];
     const peerType = new Map(peers.map((p) => [Number(p.id), p.peer_type]));
     if (r.peer_id !== null && !peerType.has(r.peer_id)) f.peer_id = msg('field.no_such_peer', { id: r.peer_id });
@@ -368,7 +368,7 @@ export class RoutesService {
     const missingAcl = r.acl_peer_ids.filter((i) => !peerType.has(i));
     if (missingAcl.length) f.acl_peer_ids = msg('field.no_such_peers', { ids: missingAcl });
     if (r.user_ids.length) {
-      const users = (await this.db.models.User.findAll({ where: { id: { [Op.in]: r.user_ids } }, attributes: ['id'], raw: true, transaction: t })) as unknown as { id: number }[];
+      const users = await findRows(this.db.models.User, { where: { id: { [Op.in]: r.user_ids } }, attributes: ['id'], transaction: t });
       const have = new Set(users.map((u) => Number(u.id)));
       const missing = r.user_ids.filter((i) => !have.has(i));
       if (missing.length) f.user_ids = msg('field.no_such_users', { ids: missing });
@@ -438,13 +438,12 @@ export class RoutesService {
   /** Peers for the route wizard: online status, gateway flag, group. */
   async wizardPeers(peerType?: 'regular' | 'gateway'): Promise<WizardPeer[]> {
     const where = peerType ? { peer_type: peerType } : {};
-    const rows = (await this.db.models.Peer.findAll({
+    const rows = await findRows(this.db.models.Peer, {
       where,
       attributes: ['id', 'name', 'description', 'peer_type', 'enabled', 'address', 'hostname', 'group_id', 'api_port', 'latest_handshake', 'expires_at'],
       order: [['name', 'ASC']],
-      raw: true,
-    })) as unknown as PeerRow[];
-    const groups = (await this.db.models.PeerGroup.findAll({ attributes: ['id', 'name', 'color'], raw: true })) as unknown as PeerGroupRow[];
+    });
+    const groups = await findRows(this.db.models.PeerGroup, { attributes: ['id', 'name', 'color'] });
     const byId = new Map(groups.map((g) => [Number(g.id), g]));
     const now = this.clock();
     return rows.map((p) => {

@@ -2,6 +2,7 @@
 // through set(), which updates the cache.
 import type { Models } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
+import { findRows } from '../db/define.js';
 
 export const SETTING_DEFAULTS = {
   'security.lockout.max_attempts': 5,
@@ -19,7 +20,7 @@ export class SettingsStore {
 
   private async load(): Promise<void> {
     if (this.loaded) return;
-    const rows = (await this.models.Setting.findAll({ raw: true })) as unknown as { key: string; value: string }[];
+    const rows = await findRows(this.models.Setting);
     for (const r of rows) {
       try {
         this.cache.set(r.key, JSON.parse(r.value));

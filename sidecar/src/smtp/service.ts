@@ -88,8 +88,8 @@ export class SmtpService implements Mailer {
     try {
       const info = await t.sendMail({ from: s.from, to, subject, text, ...(html ? { html } : {}) });
       return { messageId: String(info.messageId ?? ''), accepted: (info.accepted ?? []).map(String) };
-    } catch (err: any) {
-      throw new AppError('upstream', msg('smtp.send_failed', { error: String(err?.message ?? err) }));
+    } catch (err) {
+      throw new AppError('upstream', msg('smtp.send_failed', { error: String((err as Error | null)?.message ?? err) }));
     } finally {
       t.close();
     }

@@ -8,17 +8,18 @@ import type { PeerRow, TagRow } from '../db/models.js';
 import { AppError, notFound } from '../util/errors.js';
 import { renameTag, splitTags, stripTag, tagKey } from './names.js';
 import type { TagView } from './schema.js';
+import { findRows, findRow } from '../db/define.js';
 
 
 export class TagsService {
   constructor(private deps: Deps) {}
 
   private async peerTags(): Promise<Pick<PeerRow, 'id' | 'tags'>[]> {
-    return (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'tags'], where: { tags: { [Op.ne]: '' } }, raw: true })) as unknown as Pick<PeerRow, 'id' | 'tags'>[];
+    return await findRows(this.deps.db.models.Peer, { attributes: ['id', 'tags'], where: { tags: { [Op.ne]: '' } } });
   }
 
   async list(): Promise<TagView[]> {
-    const [registry, peers] = await Promise.all([this.deps.db.models.Tag.findAll({ raw: true }) as unknown as Promise<TagRow[]>, this.peerTags()]);
+    const [registry, peers] = await Promise.all([findRows(this.deps.db.models.Tag), this.peerTags()]);
     const byKey = new Map<string, TagView>();
     for (const t of registry) byKey.set(t.name_lower, { id: t.id, name: t.name, peer_count: 0, registered: true });
     for (const p of peers) {
@@ -37,7 +38,7 @@ export class TagsService {
     const { Tag } = this.deps.db.models;
     const k = tagKey(name);
     const count = async () => (await this.peerTags()).filter((p) => splitTags(p.tags).some((t) => tagKey(t) === k)).length;
-    const existing = (await Tag.findOne({ where: { name_lower: k }, raw: true })) as unknown as TagRow | null;
+    const existing = await findRow(Tag, { where: { name_lower: k } });
     if (existing) return { tag: { id: existing.id, name: existing.name, peer_count: await count(), registered: true }, created: false };
     const [row, created] = await Tag.findOrCreate({ where: { name_lower: k }, defaults: { name, name_lower: k, created_at: this.deps.clock() } });
     const r = row.get({ plain: true }) as TagRow;
@@ -57,7 +58,7 @@ export class TagsService {
     const now = this.deps.clock();
     const all = await this.peerTags();
     const peers = all.filter((p) => splitTags(p.tags).some((t) => tagKey(t) === k));
-    const registered = (await Tag.findOne({ where: { name_lower: k }, raw: true })) as unknown as TagRow | null;
+    const registered = (await findRow(Tag, { where: { name_lower: k } }));
     if (!registered && !peers.length) throw notFound(msg('tag.not_found', { name: from }));
     if (kTo !== k) {
       const taken = (await Tag.count({ where: { name_lower: kTo } })) > 0 || all.some((p) => splitTags(p.tags).some((t) => tagKey(t) === kTo));

@@ -12,6 +12,7 @@ import { isoOrNull as iso } from '../util/dates.js';
 import { sha256 } from '../util/crypto.js';
 import type { TokenInput, TokenPatch, TokenView } from './schema.js';
 import type { VerifiedToken } from '../http/platform.js';
+import { findRows, findRowByPk } from '../db/define.js';
 
 export const TOKEN_PREFIX = 'gth';
 
@@ -42,7 +43,7 @@ export class TokensService {
   }
 
   async list(): Promise<TokenView[]> {
-    const rows = (await this.models.ApiToken.findAll({ order: [['id', 'ASC']], raw: true })) as unknown as ApiTokenRow[];
+    const rows = await findRows(this.models.ApiToken, { order: [['id', 'ASC']] });
     return rows.map((r) => this.view(r));
   }
 
@@ -95,7 +96,8 @@ export class TokensService {
     if (!fields.length) return this.view(row);
     await this.models.ApiToken.update(values, { where: { id } });
     this.cache.clear();
-    const after = (await this.models.ApiToken.findByPk(id, { raw: true })) as unknown as ApiTokenRow;
+    const after = await findRowByPk(this.models.ApiToken, id);
+    if (!after) throw notFound(msg('resource.not_found', { what: 'Token' }));
     await this.events.emit({ type: 'token_updated', token_id: id, name: after.name, fields, actor: actor ?? null });
     return this.view(after);
   }
@@ -104,7 +106,8 @@ export class TokensService {
     const [n] = await this.models.ApiToken.update({ fingerprint: null, fingerprint_bound_at: null }, { where: { id } });
     if (!n) throw notFound(msg('resource.not_found', { what: 'Token' }));
     this.cache.clear();
-    const row = (await this.models.ApiToken.findByPk(id, { raw: true })) as unknown as ApiTokenRow;
+    const row = await findRowByPk(this.models.ApiToken, id);
+    if (!row) throw notFound(msg('resource.not_found', { what: 'Token' }));
     await this.events.emit({ type: 'token_fingerprint_reset', token_id: id, name: row.name, actor: actor ?? null });
     return this.view(row);
   }

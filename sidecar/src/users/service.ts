@@ -12,6 +12,7 @@ import { storedSid } from '../http/session-store.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
 import type { Role } from './schema.js';
+import { findRows, findRow } from '../db/define.js';
 
 export { ROLES, type Role } from './schema.js';
 
@@ -64,7 +65,7 @@ export class UsersService {
   }
 
   async list(): Promise<PublicUser[]> {
-    const rows = (await this.models.User.findAll({ order: [['id', 'ASC']], raw: true })) as unknown as UserRow[];
+    const rows = await findRows(this.models.User, { order: [['id', 'ASC']] });
     return rows.map(publicUser);
   }
 
@@ -89,9 +90,9 @@ export class UsersService {
    * (never a guess between two such names, which only an older database can hold).
    */
   private async findForSignIn(username: string): Promise<UserRow | null> {
-    const exact = (await this.models.User.findOne({ where: { username }, raw: true })) as UserRow | null;
+    const exact = await findRow(this.models.User, { where: { username } });
     if (exact) return exact;
-    const rows = (await this.models.User.findAll({ where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), raw: true, limit: 2 })) as unknown as UserRow[];
+    const rows = await findRows<UserRow>(this.models.User, { where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), limit: 2 });
     return rows.length === 1 ? rows[0] : null;
   }
 

@@ -21,7 +21,7 @@ export function csvCell(v: unknown): string | number | boolean | null {
 }
 
 /** A CSV document: a header row of `columns`, then one line per row (the row's value of each column). */
-export function toCsv(rows: readonly Record<string, unknown>[], columns: readonly string[], o: { recordDelimiter?: string } = {}): string {
+export function toCsv<T extends object>(rows: readonly T[], columns: readonly (keyof T & string)[], o: { recordDelimiter?: string } = {}): string {
   return stringify(
     rows.map((r) => columns.map((c) => csvCell(r[c]))),
     { header: true, columns: columns.map((c) => String(csvCell(c))), escape_formulas: true, ...(o.recordDelimiter ? { record_delimiter: o.recordDelimiter } : {}) },

@@ -165,6 +165,7 @@ export function guardedLookup(policy: OutboundPolicy): net.LookupFunction {
       },
       (err: Error) => callback(err, '', 4),
     );
+  // reason: net.LookupFunction is an overload set (one address, or all of them); one implementation serves both and TypeScript cannot match it to the set
   }) as unknown as net.LookupFunction;
 }
 
@@ -196,6 +197,7 @@ export class GuardedHttpAgent extends http.Agent {
       process.nextTick(() => cb(g.error));
       return undefined;
     }
+    // reason: @types/node does not declare Agent.prototype.createConnection, which the agent calls to open a socket
     return (http.Agent.prototype as unknown as { createConnection(o: unknown, c: unknown): Duplex }).createConnection.call(this, g.options, cb);
   }
 }
@@ -211,6 +213,7 @@ export class GuardedHttpsAgent extends https.Agent {
       process.nextTick(() => cb(g.error));
       return undefined;
     }
+    // reason: @types/node does not declare Agent.prototype.createConnection, which the agent calls to open a socket
     return (https.Agent.prototype as unknown as { createConnection(o: unknown, c: unknown): Duplex }).createConnection.call(this, g.options, cb);
   }
 }

@@ -1,7 +1,7 @@
 // The `webhooks` and `webhook_deliveries` tables (migration 050_webhooks) as Sequelize models, next
 // to the only code that uses them, registered by its feature (webhooks/feature.ts `models`).
 import { DataTypes, type Sequelize } from 'sequelize';
-import { flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
+import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 import type { DeliveryStatus } from './schema.js';
 
 export interface WebhookRow {
@@ -46,14 +46,14 @@ declare module '../db/models.js' {
 }
 
 export function defineWebhookModels(s: Sequelize): { Webhook: M<WebhookRow>; WebhookDelivery: M<WebhookDeliveryRow> } {
-  const Webhook = s.define('Webhook', {
+  const Webhook = defineModel<WebhookRow>(s, 'Webhook', {
     id: idColumn(), name: DataTypes.STRING, url: DataTypes.STRING, events: DataTypes.TEXT, enabled: { ...flagColumn(), defaultValue: true },
     secret_enc: DataTypes.TEXT, retry_count: DataTypes.INTEGER, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('webhooks')) as unknown as M<WebhookRow>;
-  const WebhookDelivery = s.define('WebhookDelivery', {
+  }, tableOpts('webhooks'));
+  const WebhookDelivery = defineModel<WebhookDeliveryRow>(s, 'WebhookDelivery', {
     id: idColumn(), webhook_id: DataTypes.INTEGER, uid: DataTypes.STRING, event: DataTypes.STRING, body: DataTypes.TEXT, status: DataTypes.STRING,
     attempts: DataTypes.INTEGER, max_attempts: DataTypes.INTEGER, next_attempt_at: DataTypes.BIGINT, last_attempt_at: DataTypes.BIGINT,
     response_code: DataTypes.INTEGER, last_error: DataTypes.STRING, duration_ms: DataTypes.INTEGER, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('webhook_deliveries')) as unknown as M<WebhookDeliveryRow>;
+  }, tableOpts('webhook_deliveries'));
   return { Webhook, WebhookDelivery };
 }

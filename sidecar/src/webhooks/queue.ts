@@ -27,6 +27,7 @@ import { isWebhookEvent } from './events.js';
 import { send, type SendResult } from './sender.js';
 import { deliveryView } from './views.js';
 import type { DeliveryView } from './schema.js';
+import { findRows } from '../db/define.js';
 
 export const MAX_RETRY_DELAY_MS = 3_600_000;
 export const RETENTION_MS = 30 * 24 * 3_600_000;
@@ -68,7 +69,7 @@ export class DeliveryQueue {
    * writer of the table is seen at once, and these events are not frequent).
    */
   private enabledHooks(): Promise<WebhookRow[]> {
-    return this.models.Webhook.findAll({ where: { enabled: true }, raw: true }) as unknown as Promise<WebhookRow[]>;
+    return findRows(this.models.Webhook, { where: { enabled: true } });
   }
 
   /** Writes one pending row per enabled webhook that subscribes to the event's kind. */
@@ -149,12 +150,11 @@ export class DeliveryQueue {
   async runDue(): Promise<void> {
     for (;;) {
       const now = this.core.clock();
-      const due = (await this.models.WebhookDelivery.findAll({
+      const due = await findRows(this.models.WebhookDelivery, {
         where: { status: 'pending', next_attempt_at: { [Op.lte]: now } },
         order: [['next_attempt_at', 'ASC'], ['id', 'ASC']],
         limit: BATCH,
-        raw: true,
-      })) as unknown as WebhookDeliveryRow[];
+      });
       if (!due.length) break;
       let i = 0;
       const lane = async () => {
@@ -169,6 +169,7 @@ export class DeliveryQueue {
 
   private async armNext(): Promise<void> {
     if (!this.job) return;
+    // reason: MIN(next_attempt_at) is an aggregate, which Sequelize cannot type
     const r = (await this.models.WebhookDelivery.findOne({ attributes: [[fn('MIN', col('next_attempt_at')), 'at']], where: { status: 'pending' }, raw: true })) as unknown as { at: number | string | null } | null;
     const at = r?.at == null ? null : Number(r.at);
     if (this.timer && (at === null || this.timer.at !== at)) {

@@ -12,6 +12,7 @@ import { deliveryView, webhookView } from './views.js';
 import type { DeliveriesQuery, DeliveryCounts, DeliveryView, WebhookInput, WebhookPatch, WebhookView } from './schema.js';
 import { TEST_EVENT } from './events.js';
 import type { DeliveryQueue } from './queue.js';
+import { findRows } from '../db/define.js';
 
 export const DEFAULT_RETRY_COUNT = 3;
 
@@ -52,6 +53,7 @@ export class WebhooksService {
       where: { webhook_id: { [Op.in]: ids } },
       group: ['webhook_id', 'status'],
       raw: true,
+      // reason: COUNT(id) AS n is no column of the row, so Sequelize cannot type the result
     })) as unknown as { webhook_id: number; status: DeliveryStatus; n: number | string }[];
     for (const r of rows) {
       const c = out.get(Number(r.webhook_id));
@@ -63,9 +65,10 @@ export class WebhooksService {
   private async lastDeliveries(ids: number[]): Promise<Map<number, WebhookDeliveryRow>> {
     const out = new Map<number, WebhookDeliveryRow>();
     if (!ids.length) return out;
+    // reason: MAX(id) per webhook is an aggregate, which Sequelize cannot type
     const maxIds = (await this.models.WebhookDelivery.findAll({ attributes: [[fn('MAX', col('id')), 'id']], where: { webhook_id: { [Op.in]: ids } }, group: ['webhook_id'], raw: true })) as unknown as { id: number }[];
     if (!maxIds.length) return out;
-    const rows = (await this.models.WebhookDelivery.findAll({ where: { id: { [Op.in]: maxIds.map((r) => Number(r.id)) } }, raw: true })) as unknown as WebhookDeliveryRow[];
+    const rows = await findRows(this.models.WebhookDelivery, { where: { id: { [Op.in]: maxIds.map((r) => Number(r.id)) } } });
     for (const r of rows) out.set(Number(r.webhook_id), r);
     return out;
   }
@@ -77,7 +80,7 @@ export class WebhooksService {
   }
 
   async list(): Promise<WebhookView[]> {
-    return this.views((await this.models.Webhook.findAll({ order: [['id', 'ASC']], raw: true })) as unknown as WebhookRow[]);
+    return this.views(await findRows(this.models.Webhook, { order: [['id', 'ASC']] }));
   }
 
   async get(id: number): Promise<WebhookView> {
@@ -153,10 +156,10 @@ export class WebhooksService {
     if (q.status) where.status = q.status;
     if (q.event) where.event = q.event;
     const [rows, total] = await Promise.all([
-      this.models.WebhookDelivery.findAll({ where, order: [['id', 'DESC']], limit: q.limit, offset: q.offset, raw: true }),
+      findRows(this.models.WebhookDelivery, { where, order: [['id', 'DESC']], limit: q.limit, offset: q.offset }),
       this.models.WebhookDelivery.count({ where }),
     ]);
-    return { deliveries: (rows as unknown as WebhookDeliveryRow[]).map(deliveryView), total };
+    return { deliveries: rows.map(deliveryView), total };
   }
 
   /**

@@ -34,7 +34,7 @@ import { conflict } from '../util/errors.js';
 import { Mutex } from '../util/mutex.js';
 import { addSamples, rollup, HOUR } from '../peers/traffic.js';
 import { isActive, isOnline, ONLINE_WINDOW_MS } from '../peers/view.js';
-import { asBool } from '../db/define.js';
+import { asBool, findRows, findRowByPk } from '../db/define.js';
 import { generateKeyPair, publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import { parseSubnet, serverAddress, serverInterfaceAddress, type Subnet } from '@gatehouse/common/wireguard/render.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
@@ -186,7 +186,7 @@ export class WireGuardService {
     this.stopped = false;
     await this.serverKeys();
     const now = this.deps.clock();
-    const rows = (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'enabled', 'expires_at', 'latest_handshake'], raw: true })) as unknown as PeerRow[];
+    const rows = await findRows(this.deps.db.models.Peer, { attributes: ['id', 'enabled', 'expires_at', 'latest_handshake'] });
     for (const r of rows) this.online.set(r.id, isOnline(r, now));
     if (this.managed) await this.fullSync();
     await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
@@ -260,7 +260,7 @@ export class WireGuardService {
   async desiredSpec(opts: { withEndpoints?: boolean } = {}): Promise<{ spec: WgInterfaceSpec; rows: WgRow[] }> {
     const { privateKey } = await this.serverKeys();
     const now = this.deps.clock();
-    const rows = (await this.deps.db.models.Peer.findAll({ attributes: [...WG_ATTRS], order: [['id', 'ASC']], raw: true })) as unknown as WgRow[];
+    const rows = await findRows(this.deps.db.models.Peer, { attributes: [...WG_ATTRS], order: [['id', 'ASC']] });
     const peers: WgPeerSpec[] = [];
     for (const r of rows) {
       if (!isActive(r, now)) continue;
@@ -358,7 +358,7 @@ export class WireGuardService {
         const waiting = left.filter((k) => this.present.has(k) && byKey.get(k)?.latestHandshake === 0);
         if (!waiting.length) return [];
         const now = this.deps.clock();
-        const rows = (await this.deps.db.models.Peer.findAll({ attributes: [...WG_ATTRS], where: { public_key: { [Op.in]: waiting } }, raw: true })) as unknown as WgRow[];
+        const rows = await findRows(this.deps.db.models.Peer, { attributes: [...WG_ATTRS], where: { public_key: { [Op.in]: waiting } } });
         for (const r of rows) {
           if (!isActive(r, now)) continue;
           const spec = await this.peerSpec(r);
@@ -382,7 +382,7 @@ export class WireGuardService {
         this.scheduleHeal(); // the interface is missing: a full sync (in the background) brings everything
         return;
       }
-      const row = (await this.deps.db.models.Peer.findByPk(before.id, { attributes: [...WG_ATTRS], raw: true })) as unknown as WgRow | null;
+      const row = await findRowByPk(this.deps.db.models.Peer, before.id, { attributes: [...WG_ATTRS] });
       if (before.public_key && (!row || row.public_key !== before.public_key) && this.present.has(before.public_key)) {
         await this.driver!.removePeer(this.iface, before.public_key);
         this.present.delete(before.public_key);
@@ -501,7 +501,7 @@ export class WireGuardService {
     this.running = true;
     const byKey = new Map(dump.peers.map((p) => [p.publicKey, p]));
     const { Peer } = this.deps.db.models;
-    const rows = (await Peer.findAll({ attributes: [...WG_ATTRS], raw: true })) as unknown as WgRow[];
+    const rows = await findRows(Peer, { attributes: [...WG_ATTRS] });
     const updates: { id: number; dRx: number; dTx: number; rawRx: number; rawTx: number; hs: number | null; endpoint: string | null }[] = [];
     const moved: PeerTraffic[] = [];
     let sumRx = 0;
@@ -567,7 +567,7 @@ export class WireGuardService {
     const stopped = [...this.peerRates.keys()].filter((id) => !listed.has(id));
     const peers = [...moved];
     if (stopped.length) {
-      const rows = (await this.deps.db.models.Peer.findAll({ attributes: ['id', 'total_rx', 'total_tx'], where: { id: { [Op.in]: stopped } }, raw: true })) as unknown as Pick<PeerRow, 'id' | 'total_rx' | 'total_tx'>[];
+      const rows = await findRows(this.deps.db.models.Peer, { attributes: ['id', 'total_rx', 'total_tx'], where: { id: { [Op.in]: stopped } } });
       const totals = new Map(rows.map((r) => [r.id, r]));
       for (const id of stopped) peers.push({ peer_id: id, rx_rate: 0, tx_rate: 0, total_rx: Number(totals.get(id)?.total_rx ?? 0), total_tx: Number(totals.get(id)?.total_tx ?? 0) });
     }
@@ -585,11 +585,10 @@ export class WireGuardService {
   async checkExpiry(): Promise<number> {
     const now = this.deps.clock();
     const watermark = Number(await this.deps.settings.get<number>(EXPIRY_WATERMARK_SETTING, 0));
-    const rows = (await this.deps.db.models.Peer.findAll({
+    const rows = await findRows(this.deps.db.models.Peer, {
       attributes: ['id', 'name', 'public_key', 'expires_at', 'enabled'],
       where: { expires_at: { [Op.ne]: null, [Op.lte]: now, [Op.gt]: watermark } },
-      raw: true,
-    })) as unknown as PeerRow[];
+    });
     for (const r of rows) {
       await this.reconcilePeer(r);
       await this.deps.events.emit({ type: 'peer_expired', peer_id: r.id, name: r.name, expires_at: new Date(Number(r.expires_at)).toISOString(), enabled: asBool(r.enabled) });
@@ -608,7 +607,7 @@ export class WireGuardService {
     const now = this.deps.clock();
     const keys = dump?.peers.map((p) => p.publicKey) ?? [];
     const rows = keys.length
-      ? ((await this.deps.db.models.Peer.findAll({ attributes: ['id', 'name', 'public_key'], where: keys.length <= 5000 ? { public_key: { [Op.in]: keys } } : {}, raw: true })) as unknown as PeerRow[])
+      ? (await findRows(this.deps.db.models.Peer, { attributes: ['id', 'name', 'public_key'], where: keys.length <= 5000 ? { public_key: { [Op.in]: keys } } : {} }))
       : [];
     const byKey = new Map(rows.map((r) => [r.public_key, r]));
     const peers = (dump?.peers ?? []).map((p) => {

@@ -17,7 +17,7 @@ export type Words = (ref: MessageRef) => string;
 export type Wording<P = never> = (p: P, w: Words) => string;
 
 /** The wordings of one area, by code. */
-export type Catalogue = Record<string, Wording<any>>;
+export type Catalogue = Record<string, Wording<never>>;
 
 /** The same codes worded in another language, each with the English wording's parameters. */
 export type Translation<C extends Catalogue> = { [K in keyof C]: Wording<Parameters<C[K]>[0]> };

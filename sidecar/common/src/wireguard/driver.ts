@@ -365,7 +365,7 @@ export class WgDriver implements WireGuardDriver {
     });
     // Never keep the event loop alive for it; down() or process exit stops it.
     proc.unref();
-    for (const s of [proc.stdout, proc.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
+    for (const s of [proc.stdout, proc.stderr]) (s as Partial<net.Socket> | null)?.unref?.();
     if (!this.opts.keepOnExit) {
       installExitHook();
       exitKill.add(proc);

@@ -35,6 +35,7 @@ export type MirrorTarget = { url: string } | { peer_id: number; port: number };
 /** gatehouse_mirror, or null when no target can be rendered (every peer target missing/disabled). */
 export function mirrorHandler(route: Route, ctx: RenderContext): CaddyHandler | null {
   const urls: string[] = [];
+  // reason: the stored JSON may also hold plain URL strings (written before the {url} form), which Route's type does not admit
   for (const t of route.mirror_targets as unknown as (MirrorTarget | string)[]) {
     let url: string | null = null;
     if (typeof t === 'string') url = /^https?:\/\//i.test(t) ? t : `http://${t}`;
