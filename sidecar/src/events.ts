@@ -34,7 +34,6 @@ export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 /** Transfer rates from the WireGuard poller (bytes per second over the last poll interval; rx is what the server received from the peer). */
 export type PeerTrafficEvent = EventOf<'peer_traffic'>;
-export type GatewayStatusName = EventOf<'gateway_online'>['to'];
 export type WatchedTable = EventOf<'rows_changed'>['table'];
 export type RdpSessionEndReason = EventOf<'rdp_session_ended'>['reason'];
 

@@ -23,13 +23,6 @@ export type SecretKind = 'master' | 'hash';
 
 export type Row = Record<string, unknown>;
 
-export interface SecretCodec {
-  /** a value of the column, as stored in the database -> its plaintext (master: opened; hash: as is) */
-  plain(kind: SecretKind, stored: string): string;
-  /** the plaintext -> the stored form on this server (master: sealed with its master key) */
-  stored(kind: SecretKind, plain: string): string;
-}
-
 export interface Section {
   /** the section's name in the document */
   name: string;
@@ -190,7 +183,3 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   route_auth_codes: 'one-time e-mail codes that expire within minutes',
   webhook_deliveries: "delivery log and queue: history, and deliveries owed by the old server's events",
 };
-
-export function sectionByName(name: string): Section | undefined {
-  return SECTIONS.find((s) => s.name === name);
-}

@@ -17,7 +17,6 @@ import {
 
 type ClientPrincipal = Extract<Principal, { kind: 'client' }>;
 
-export const CLIENT_CHECK_PATH = '/api/v1/client/config/check';
 
 function principal(ctx: Koa.Context): ClientPrincipal {
   const p = ctx.state.principal as Principal | undefined;

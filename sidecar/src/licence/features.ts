@@ -15,7 +15,7 @@
 import { msg } from '@gatehouse/common/messages/index.js';
 import { AppError } from '../util/errors.js';
 import type { LicenceLimits } from './document.js';
-import { LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../http/feature-gate.js';
+import { LICENSED_FEATURES, type LicensedFeature } from '../http/feature-gate.js';
 
 // The gate's vocabulary lives in the HTTP kit, which enforces it (http/feature-gate.ts).
 export { LICENSED_FEATURES, featureDisabled, type FeatureGate, type LicensedFeature } from '../http/feature-gate.js';
@@ -45,11 +45,6 @@ export function isFeatureEnabled(entitlements: Entitlements | null | undefined, 
 /** What a licence in force grants: the community set plus the features its document names (unknown names are ignored), in LICENSED_FEATURES order. */
 export function grantedFeatures(names: readonly string[]): LicensedFeature[] {
   return LICENSED_FEATURES.filter((f) => COMMUNITY.features.includes(f) || names.includes(f));
-}
-
-/** A gate for fixed entitlements (COMMUNITY, a render without a licence service). */
-export function gateOf(e: Entitlements): FeatureGate {
-  return { isEnabled: (f) => isFeatureEnabled(e, f) };
 }
 
 export type LimitName = keyof LicenceLimits;

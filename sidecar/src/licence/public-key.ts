@@ -5,5 +5,3 @@ export const VENDOR_PUBLIC_KEY_PEM = `-----BEGIN PUBLIC KEY-----
 MCowBQYDK2VwAyEAHc+MFldl+jl8qNwxv0o2o7KqSd2kZ1IwWPpx/cTPK+w=
 -----END PUBLIC KEY-----
 `;
-/** Its key id (document.ts keyId), as licence keys name it. */
-export const VENDOR_KEY_ID = '69ce6309975d5df4';

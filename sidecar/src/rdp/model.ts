@@ -6,7 +6,6 @@ import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '
 import type { AccessMode, AudioMode, RotationState } from './schema.js';
 import type { RdpSessionEndReason } from '../events.js';
 
-export const SESSION_STATUSES = ['active', 'ended'] as const;
 
 export interface MaintenanceWindow {
   /** ISO-8601 date-time */

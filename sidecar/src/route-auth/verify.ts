@@ -55,14 +55,6 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-export function hasControl(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
-}
-
 /**
  * Whether a request path (as sent, before any decoding) is under /route-auth/ the way Caddy's path
  * matcher sees it: percent-decoded (repeatedly), backslashes as slashes, lower case, doubled slashes

@@ -14,7 +14,6 @@ import type { EventBus } from '../events.js';
 import type { Role } from './schema.js';
 import { findRows, findRow } from '../db/define.js';
 
-export { ROLES, type Role } from './schema.js';
 
 export interface PublicUser {
   id: number;
