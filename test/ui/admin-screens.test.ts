@@ -149,7 +149,8 @@ test('profile: email, language and theme saved on the server; wrong current pass
   await page.fill('#f-next', 'a-new-password-2');
   await page.click('form:has(#f-current) button[type=submit]');
   await page.waitForSelector('#f-current-err');
-  assert.match((await page.textContent('#f-current-err'))!, /does not match/);
+  // the UI is German here: the server's field code (field.does_not_match) is worded in German
+  assert.match((await page.textContent('#f-current-err'))!, /stimmt nicht überein/);
   assert.equal(await page.getAttribute('#f-current', 'aria-invalid'), 'true');
   assert.equal(await page.inputValue('#f-next'), 'a-new-password-2', 'nothing typed is lost');
   await screenshot(page, 'de-1280-profile-password-error');
