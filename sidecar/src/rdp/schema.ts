@@ -213,6 +213,11 @@ const pathCheck = z.object({
   latency_ms: z.number().nullable(),
   error: z.string().nullable(),
 });
+export type PathCheck = z.infer<typeof pathCheck>;
+
+/** The gateway of a gateway-mode route and its status; l4_route_id: the linked L4 route whose reachability the companion reports. */
+const gatewayState = z.object({ peer_id: int, name: z.string(), status: z.enum(['online', 'offline', 'unknown']), status_reason: z.string(), last_seen_at: epochMs.nullable(), l4_route_id: int.nullable() });
+export type GatewayState = z.infer<typeof gatewayState>;
 
 export const rdpRouteStatus = z.object({
   rdp_route_id: int,
@@ -223,18 +228,21 @@ export const rdpRouteStatus = z.object({
   latency_ms: z.number().nullable().meta({ description: 'best latency of the reachable paths (TCP connect time; for gateway mode what the companion reports)' }),
   checked_at: epochMs,
   paths: z.array(pathCheck),
-  gateway: z
-    .object({ peer_id: int, name: z.string(), status: z.enum(['online', 'offline', 'unknown']), status_reason: z.string(), last_seen_at: epochMs.nullable(), l4_route_id: int.nullable() })
-    .nullable()
-    .meta({ description: 'gateway mode: the gateway and its status' }),
+  gateway: gatewayState.nullable().meta({ description: 'gateway mode: the gateway and its status' }),
   maintenance,
   error: z.string().nullable(),
 });
 
+export type RdpRouteStatus = z.infer<typeof rdpRouteStatus>;
+
+/** The counts over every RDP route's status. */
+const statusSummary = z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int(), reachable: z.number().int(), unreachable: z.number().int(), in_maintenance: z.number().int() });
+export type StatusSummary = z.infer<typeof statusSummary>;
+
 export const rdpStatusResponse = z.object({ ok: z.literal(true), status: rdpRouteStatus });
 export const rdpStatusAllResponse = z.object({
   ok: z.literal(true),
-  summary: z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int(), reachable: z.number().int(), unreachable: z.number().int(), in_maintenance: z.number().int() }),
+  summary: statusSummary,
   routes: z.array(rdpRouteStatus),
 });
 

@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import type { Deps } from '../deps.js';
 import type { Job } from '../util/scheduler.js';
 import type { GatewaysService } from '../gateways/service.js';
+import type { GatewayState, PathCheck, RdpRouteStatus, StatusSummary } from './schema.js';
 
 export type AccessMode = 'internal' | 'external' | 'both' | 'gateway';
 
@@ -50,42 +51,6 @@ export interface RdpRouteSource {
   get(id: number): Promise<RdpRouteLike>;
   list(): Promise<RdpRouteLike[]>;
   activeMaintenance(route: never, now: number): MaintenanceWindow | null;
-}
-
-export interface PathCheck {
-  /** which path: internal (from the server, through the tunnel), external (the public address), gateway (the companion's report) */
-  path: 'internal' | 'external' | 'gateway';
-  host: string | null;
-  port: number | null;
-  reachable: boolean;
-  latency_ms: number | null;
-  error: string | null;
-}
-
-export interface GatewayState {
-  peer_id: number;
-  name: string;
-  status: 'online' | 'offline' | 'unknown';
-  status_reason: string;
-  last_seen_at: number | null;
-  /** the linked L4 route whose reachability the companion reports */
-  l4_route_id: number | null;
-}
-
-export interface RdpRouteStatus {
-  rdp_route_id: number;
-  name: string;
-  enabled: boolean;
-  /** the route's access mode: which paths were checked */
-  path: AccessMode;
-  reachable: boolean;
-  /** the best latency among the reachable paths (ms), null when none is reachable */
-  latency_ms: number | null;
-  checked_at: number;
-  paths: PathCheck[];
-  gateway: GatewayState | null;
-  maintenance: MaintenanceWindow | null;
-  error: string | null;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
@@ -138,15 +103,6 @@ async function pool<T, R>(items: T[], width: number, fn: (t: T) => Promise<R>): 
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
   return out;
-}
-
-export interface StatusSummary {
-  total: number;
-  enabled: number;
-  disabled: number;
-  reachable: number;
-  unreachable: number;
-  in_maintenance: number;
 }
 
 export class RdpStatus {
