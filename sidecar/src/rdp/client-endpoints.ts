@@ -22,8 +22,8 @@ import { AppError, notFound, unauthorized } from '../util/errors.js';
 import { credentialEnvelopeSchema, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
 import { renderRdpFile, type RdpProfileSettings } from './rdp-file.js';
 import { oneTimeKeyText, reencryptForClient, validateOneTimeKey } from './reencrypt.js';
-import type { MaintenanceWindow, RdpRoute } from './model.js';
-import { rdpRouteStatus, type RdpRouteView } from './schema.js';
+import type { RdpRoute } from './model.js';
+import { rdpRouteStatus, type MaintenanceWindow, type RdpRouteView } from './schema.js';
 import { statusQuery } from './ops-endpoints.js';
 
 export type ConnectMode = 'internal' | 'external' | 'gateway';

@@ -3,16 +3,9 @@
 // SQLite and BIGINTs strings on PostgreSQL, so read them through rowToRdp() (and Number()).
 import { DataTypes, type Sequelize } from 'sequelize';
 import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
-import type { AccessMode, AudioMode, RotationState } from './schema.js';
+import type { AccessMode, AudioMode, MaintenanceWindow, RotationState } from './schema.js';
 import type { RdpSessionEndReason } from '../events.js';
 
-
-export interface MaintenanceWindow {
-  /** ISO-8601 date-time */
-  from: string;
-  to: string;
-  note: string;
-}
 
 export interface RdpRouteRow {
   id: number;

@@ -99,6 +99,8 @@ export const maintenanceBody = z.strictObject({ windows: maintenanceWindowsIn })
 const nInt = z.number().int().nullable();
 const isoDate = z.string().meta({ format: 'date-time' });
 const windowView = z.object({ from: isoDate, to: isoDate, note: z.string() });
+/** A maintenance window as stored and shown: from and to as ISO-8601 date-times. */
+export type MaintenanceWindow = z.infer<typeof windowView>;
 
 /** An RDP route as every API returns it: credentials only as has_credentials/credentials_kid/credentials_updated_at. */
 export const rdpRouteView = z

@@ -22,8 +22,8 @@ import type { RouteInput } from '../routes/schema.js';
 import type { CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
 import { gatewayListenPort } from '@gatehouse/common/gateway-protocol.js';
 import type { RdpKeys } from './keys.js';
-import { rdpToRow, rowToRdp, type MaintenanceWindow, type RdpRoute, type RdpRouteRow } from './model.js';
-import type { RdpInput, RdpRouteView, StoredCredentials } from './schema.js';
+import { rdpToRow, rowToRdp, type RdpRoute, type RdpRouteRow } from './model.js';
+import type { MaintenanceWindow, RdpInput, RdpRouteView, StoredCredentials } from './schema.js';
 import { findRows } from '../db/define.js';
 
 type Fields = FieldMessages;

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import type { Deps } from '../deps.js';
 import type { Job } from '../util/scheduler.js';
 import type { GatewaysService } from '../gateways/service.js';
-import type { GatewayState, PathCheck, RdpRouteStatus, StatusSummary } from './schema.js';
+import type { GatewayState, MaintenanceWindow, PathCheck, RdpRouteStatus, StatusSummary } from './schema.js';
 
 export type AccessMode = 'internal' | 'external' | 'both' | 'gateway';
 
@@ -38,12 +38,6 @@ export interface RdpRouteLike {
   gateway_l4_route_id?: number | null;
   wol_enabled: boolean;
   wol_mac?: string | null;
-}
-
-export interface MaintenanceWindow {
-  from: string;
-  to: string;
-  note: string;
 }
 
 /** The part of the RDP route service (ctx.rdp) the ops services use. */
