@@ -78,7 +78,10 @@ if (values.document) {
     id: values.id ?? `LIC-${crypto.randomBytes(6).toString('hex').toUpperCase()}`,
     customer: values.customer,
     plan: values.plan,
-    features: (values.features ?? '').split(',').map((f) => f.trim()).filter(Boolean),
+    features: (values.features ?? '')
+      .split(',')
+      .map((f) => f.trim())
+      .filter(Boolean),
     limits: { max_peers: int(values['max-peers'], '--max-peers'), max_routes: int(values['max-routes'], '--max-routes') },
     issued_at: values.issued ?? new Date().toISOString(),
     expires_at: expires === 'never' ? null : new Date(expires).toISOString(),

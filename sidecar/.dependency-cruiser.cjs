@@ -17,21 +17,24 @@ module.exports = {
   forbidden: [
     {
       name: 'core-imports-up',
-      comment: 'util/, db/, config.ts, version.ts, events.ts and event-kinds.ts are the core: they import nothing (no value, no type) from the HTTP kit, a feature or the composition root',
+      comment:
+        'util/, db/, config.ts, version.ts, events.ts and event-kinds.ts are the core: they import nothing (no value, no type) from the HTTP kit, a feature or the composition root',
       severity: 'error',
       from: { path: core },
       to: { path: [kit, feature, composition] },
     },
     {
       name: 'kit-imports-up',
-      comment: 'http/ (the HTTP kit) imports from the core only: nothing (no value, no type) from a feature or the composition root; what it needs of the container it names by type in http/platform.ts',
+      comment:
+        'http/ (the HTTP kit) imports from the core only: nothing (no value, no type) from a feature or the composition root; what it needs of the container it names by type in http/platform.ts',
       severity: 'error',
       from: { path: kit },
       to: { path: [feature, composition] },
     },
     {
       name: 'feature-imports-composition',
-      comment: 'a feature imports no value from the composition root (app-context.ts, features.ts, endpoints.ts, server.ts, ...); the Feature contract is feature.ts, types only',
+      comment:
+        'a feature imports no value from the composition root (app-context.ts, features.ts, endpoints.ts, server.ts, ...); the Feature contract is feature.ts, types only',
       severity: 'error',
       from: { path: feature },
       to: { path: composition, ...value },

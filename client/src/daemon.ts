@@ -48,9 +48,18 @@ export function dnsHostname(name: string): string {
   const labels = name
     .toLowerCase()
     .split('.')
-    .map((l) => l.replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 63).replace(/-+$/, ''))
+    .map((l) =>
+      l
+        .replace(/[^a-z0-9-]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 63)
+        .replace(/-+$/, ''),
+    )
     .filter(Boolean);
-  return labels.join('.').slice(0, 127).replace(/[.-]+$/, '');
+  return labels
+    .join('.')
+    .slice(0, 127)
+    .replace(/[.-]+$/, '');
 }
 
 export class Daemon {
@@ -135,7 +144,9 @@ export class Daemon {
       const e = err instanceof ApiError ? err : new ApiError((err as Error).message, null);
       const rejected = e.status === 401 || e.status === 403;
       if (rejected && !this.server.auth_rejected) {
-        this.o.log.error(`the server refused this client (${e.status}: ${e.message}): the token was revoked or expired, or it is bound to another machine fingerprint. The tunnel keeps its last configuration.`);
+        this.o.log.error(
+          `the server refused this client (${e.status}: ${e.message}): the token was revoked or expired, or it is bound to another machine fingerprint. The tunnel keeps its last configuration.`,
+        );
       } else if (!rejected && (this.server.reachable || this.server.last_error !== e.message)) {
         this.o.log.warn(`server call failed: ${e.message}; retrying with back-off, the tunnel keeps its last configuration`);
       }
@@ -173,7 +184,11 @@ export class Daemon {
       try {
         const r = await this.o.tunnel.apply(cfg);
         this.tunnelUp = true;
-        if (r.created) this.o.log.info(`tunnel ${this.o.iface} up (${this.o.tunnel.mode}) ${cfg.addresses.join(', ')} → ${cfg.peer.endpoint}`, { config_hash: hash, source });
+        if (r.created)
+          this.o.log.info(`tunnel ${this.o.iface} up (${this.o.tunnel.mode}) ${cfg.addresses.join(', ')} → ${cfg.peer.endpoint}`, {
+            config_hash: hash,
+            source,
+          });
         else if (changed) this.o.log.info(`configuration applied to the running tunnel ${this.o.iface}`, { config_hash: hash, source });
       } catch (err) {
         this.tunnelUp = false;
@@ -238,7 +253,12 @@ export class Daemon {
         os_version: os.release(),
         uptime_s: Math.floor(os.uptime()),
         client_version: this.o.version ?? null,
-        tunnel: { up: this.tunnelUp, interface: this.o.iface, endpoint: stats?.endpoint ?? this.config?.peer.endpoint ?? '', mode: this.o.tunnel?.mode ?? 'none' },
+        tunnel: {
+          up: this.tunnelUp,
+          interface: this.o.iface,
+          endpoint: stats?.endpoint ?? this.config?.peer.endpoint ?? '',
+          mode: this.o.tunnel?.mode ?? 'none',
+        },
         config_hash: this.configHash,
       }),
     );

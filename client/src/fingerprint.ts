@@ -25,7 +25,10 @@ export class FingerprintError extends Error {}
 export function fingerprintOf(machineId: string): string {
   const id = machineId.trim();
   if (!id) throw new FingerprintError('the machine id is empty');
-  return crypto.createHash('sha256').update(FINGERPRINT_LABEL + id).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(FINGERPRINT_LABEL + id)
+    .digest('hex');
 }
 
 /** Reads the machine id: the first non-empty line of the first readable file. */
@@ -37,7 +40,10 @@ export function readMachineId(files: string[] = MACHINE_ID_FILES): string {
     } catch {
       continue;
     }
-    const line = text.split('\n').map((l) => l.trim()).find(Boolean);
+    const line = text
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean);
     if (line) return line;
   }
   throw new FingerprintError(`no machine id found (${files.join(', ')}); give --fingerprint or --machine-id-file`);

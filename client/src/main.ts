@@ -59,12 +59,31 @@ options (environment variable in brackets):
 `;
 
 const VALUED = new Set([
-  'server', 'token', 'token-file', 'state-dir', 'fingerprint', 'machine-id-file', 'hostname', 'interface', 'listen-port',
-  'poll-interval', 'heartbeat-interval', 'max-backoff', 'log-level', 'out', 'xfreerdp', 'xfreerdp-arg', 'probe-timeout', 'session-heartbeat',
+  'server',
+  'token',
+  'token-file',
+  'state-dir',
+  'fingerprint',
+  'machine-id-file',
+  'hostname',
+  'interface',
+  'listen-port',
+  'poll-interval',
+  'heartbeat-interval',
+  'max-backoff',
+  'log-level',
+  'out',
+  'xfreerdp',
+  'xfreerdp-arg',
+  'probe-timeout',
+  'session-heartbeat',
 ]);
 
 class CliError extends Error {
-  constructor(message: string, readonly code = 1) {
+  constructor(
+    message: string,
+    readonly code = 1,
+  ) {
     super(message);
   }
 }
@@ -115,7 +134,15 @@ function table(rows: string[][]): string {
 // ---------------------------------------------------------------- commands
 
 /** What `status` learnt from the server: reachable with its version and answers, or why not. */
-type ServerCheck = { reachable: boolean; version?: string; registered?: boolean; config_current?: boolean | null; permissions?: unknown; error?: string; status?: number | null };
+type ServerCheck = {
+  reachable: boolean;
+  version?: string;
+  registered?: boolean;
+  config_current?: boolean | null;
+  permissions?: unknown;
+  error?: string;
+  status?: number | null;
+};
 
 async function cmdRegister(c: Ctx): Promise<void> {
   const server = opt(c.args, 'server', 'GATEHOUSE_CLIENT_SERVER');
@@ -130,9 +157,18 @@ async function cmdRegister(c: Ctx): Promise<void> {
   const hostname = dnsHostname(hostnameOf(c.args)) || 'linux-client';
   const r = await api.register({ hostname, platform: `${os.platform()}-${os.arch()}`, client_version: clientVersion() });
   const { ok: _ok, ...registration } = r;
-  c.state.writeClient({ server_url: api.baseUrl, token, ...(override ? { fingerprint: override } : {}), registered_at: new Date().toISOString(), registration });
+  c.state.writeClient({
+    server_url: api.baseUrl,
+    token,
+    ...(override ? { fingerprint: override } : {}),
+    registered_at: new Date().toISOString(),
+    registration,
+  });
   if (c.json) c.print(JSON.stringify({ ok: true, state_dir: c.state.dir, ...registration }, null, 2));
-  else c.print(`${r.created ? 'registered' : 'already registered'}: machine ${r.machine.id}, peer ${r.peer.name} (${r.peer.address}); state in ${c.state.dir}\nnext: gatehouse-client up`);
+  else
+    c.print(
+      `${r.created ? 'registered' : 'already registered'}: machine ${r.machine.id}, peer ${r.peer.name} (${r.peer.address}); state in ${c.state.dir}\nnext: gatehouse-client up`,
+    );
 }
 
 async function cmdUp(c: Ctx): Promise<void> {
@@ -235,7 +271,13 @@ async function cmdStatus(c: Ctx): Promise<void> {
     try {
       const [ping, perms] = await Promise.all([api.ping(), api.permissions()]);
       const check = saved ? await api.check(saved.config_hash) : undefined;
-      out.server = server = { reachable: true, version: ping.version, registered: ping.registered, config_current: check === undefined ? null : check === null, permissions: perms };
+      out.server = server = {
+        reachable: true,
+        version: ping.version,
+        registered: ping.registered,
+        config_current: check === undefined ? null : check === null,
+        permissions: perms,
+      };
     } catch (err) {
       const e = err as ApiError;
       out.server = server = { reachable: e.status !== null && e.status !== undefined, error: e.message, status: e.status ?? null };
@@ -249,7 +291,11 @@ async function cmdStatus(c: Ctx): Promise<void> {
   const s = server;
   const lines = [
     `state:     ${c.state.dir}${client ? '' : ' (not registered)'}`,
-    ...(client ? [`server:    ${client.server_url} — ${s?.reachable ? `reachable, version ${s.version}${s.config_current === false ? ', a newer config is waiting' : ''}` : `unreachable (${s?.error})`}`] : []),
+    ...(client
+      ? [
+          `server:    ${client.server_url} — ${s?.reachable ? `reachable, version ${s.version}${s.config_current === false ? ', a newer config is waiting' : ''}` : `unreachable (${s?.error})`}`,
+        ]
+      : []),
     ...(client ? [`peer:      ${(client.registration.peer as { name?: string } | null | undefined)?.name ?? '?'} ${address.join(', ')}`] : []),
     `daemon:    ${pid ? `running (pid ${pid})` : 'not running'}${daemonStatus && pid === daemonStatus.pid ? `, last check ${daemonStatus.last_check_at ?? 'never'}, last heartbeat ${daemonStatus.last_heartbeat_at ?? 'never'}` : ''}`,
     `tunnel:    ${t.interface} ${t.up ? `up (${t.mode}), endpoint ${t.endpoint ?? '?'}, handshake ${t.handshake_age_s === null ? 'never' : `${t.handshake_age_s}s ago`}, rx ${t.rx_bytes} B, tx ${t.tx_bytes} B` : 'down'}`,
@@ -263,7 +309,18 @@ async function cmdServices(c: Ctx): Promise<void> {
   const r = await api.services();
   if (c.json) return c.print(JSON.stringify(r, null, 2));
   if (!r.services.length) return c.print('no services');
-  c.print(table([['ROUTE', 'NAME', 'PROTOCOL', 'ADDRESS', 'ACCESS'], ...r.services.map((s) => [String(s.route_id), s.name, s.protocol, s.url ?? `${s.host}${s.port ? `:${s.port}` : ''}`, `${s.access}${s.requires_login ? ' (login)' : ''}`])]));
+  c.print(
+    table([
+      ['ROUTE', 'NAME', 'PROTOCOL', 'ADDRESS', 'ACCESS'],
+      ...r.services.map((s) => [
+        String(s.route_id),
+        s.name,
+        s.protocol,
+        s.url ?? `${s.host}${s.port ? `:${s.port}` : ''}`,
+        `${s.access}${s.requires_login ? ' (login)' : ''}`,
+      ]),
+    ]),
+  );
 }
 
 async function cmdRdp(c: Ctx): Promise<number> {
@@ -273,7 +330,19 @@ async function cmdRdp(c: Ctx): Promise<number> {
     const r = await api.rdpList();
     if (c.json) c.print(JSON.stringify(r, null, 2));
     else if (!r.routes.length) c.print('no RDP routes');
-    else c.print(table([['ID', 'NAME', 'MODE', 'CREDENTIALS', 'STATE'], ...r.routes.map((x) => [String(x.id), x.name, x.access_mode, x.has_credentials ? 'stored' : '-', x.maintenance ? `maintenance until ${x.maintenance.to}: ${x.maintenance.note}` : x.rotation_pending ? 'credentials await re-entry' : 'ready'])]));
+    else
+      c.print(
+        table([
+          ['ID', 'NAME', 'MODE', 'CREDENTIALS', 'STATE'],
+          ...r.routes.map((x) => [
+            String(x.id),
+            x.name,
+            x.access_mode,
+            x.has_credentials ? 'stored' : '-',
+            x.maintenance ? `maintenance until ${x.maintenance.to}: ${x.maintenance.note}` : x.rotation_pending ? 'credentials await re-entry' : 'ready',
+          ]),
+        ]),
+      );
     return 0;
   }
   if (sub === 'status') {
@@ -283,7 +352,9 @@ async function cmdRdp(c: Ctx): Promise<number> {
     if (c.json) c.print(JSON.stringify(r, null, 2));
     else {
       const st = r.status;
-      c.print(`${st.name}: ${st.reachable ? `reachable${st.latency_ms !== null ? ` (${st.latency_ms} ms)` : ''}` : `unreachable${st.error ? ` (${st.error})` : ''}`}, checked ${new Date(st.checked_at).toISOString()}${st.maintenance ? `; maintenance until ${st.maintenance.to}: ${st.maintenance.note}` : ''}`);
+      c.print(
+        `${st.name}: ${st.reachable ? `reachable${st.latency_ms !== null ? ` (${st.latency_ms} ms)` : ''}` : `unreachable${st.error ? ` (${st.error})` : ''}`}, checked ${new Date(st.checked_at).toISOString()}${st.maintenance ? `; maintenance until ${st.maintenance.to}: ${st.maintenance.note}` : ''}`,
+      );
     }
     return 0;
   }
@@ -385,8 +456,14 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${err.message}\n(gatehouse-client --help lists commands and options)\n`);
       return 2;
     }
-    const msg = err instanceof ApiError || err instanceof StateError || err instanceof FingerprintError || err instanceof CliError ? err.message : (err as Error).stack ?? String(err);
-    if (c.json) process.stdout.write(JSON.stringify({ ok: false, error: (err as Error).message, status: (err as ApiError).status ?? null, body: (err as ApiError).body ?? null }) + '\n');
+    const msg =
+      err instanceof ApiError || err instanceof StateError || err instanceof FingerprintError || err instanceof CliError
+        ? err.message
+        : ((err as Error).stack ?? String(err));
+    if (c.json)
+      process.stdout.write(
+        JSON.stringify({ ok: false, error: (err as Error).message, status: (err as ApiError).status ?? null, body: (err as ApiError).body ?? null }) + '\n',
+      );
     process.stderr.write(`gatehouse-client ${command}: ${msg}\n`);
     return err instanceof CliError ? err.code : 1;
   }

@@ -50,7 +50,11 @@ export function tcpReachable(host: string, port: number, timeoutMs: number): Pro
 }
 
 /** The candidate to use: for `both` the first one that answers, else the first (also when none answers). */
-export async function pickCandidate<T extends ConnectAddress>(accessMode: string, candidates: T[], probe: (host: string, port: number) => Promise<boolean>): Promise<{ chosen: T; probed: Array<{ host: string; port: number; reachable: boolean }> }> {
+export async function pickCandidate<T extends ConnectAddress>(
+  accessMode: string,
+  candidates: T[],
+  probe: (host: string, port: number) => Promise<boolean>,
+): Promise<{ chosen: T; probed: Array<{ host: string; port: number; reachable: boolean }> }> {
   if (!candidates.length) throw new Error('the server offered no address for this route');
   const probed: Array<{ host: string; port: number; reachable: boolean }> = [];
   if (accessMode === 'both' && candidates.length > 1) {
@@ -76,7 +80,12 @@ export function xfreerdpArgs(profile: string, creds: Pick<RdpCredentials, 'usern
 
 /** The first executable `name` on PATH (or the path itself when it contains a slash), else null. */
 export function which(name: string, pathVar = process.env.PATH ?? ''): string | null {
-  const candidates = name.includes('/') ? [name] : pathVar.split(':').filter(Boolean).map((d) => path.join(d, name));
+  const candidates = name.includes('/')
+    ? [name]
+    : pathVar
+        .split(':')
+        .filter(Boolean)
+        .map((d) => path.join(d, name));
   for (const c of candidates) {
     try {
       fs.accessSync(c, fs.constants.X_OK);
@@ -148,7 +157,9 @@ export async function rdpConnect(o: RdpConnectOptions): Promise<RdpConnectResult
     exit_code: null,
     disconnected: null,
   };
-  o.say(`profile for "${r.name}" (${chosen.mode} ${chosen.host}:${chosen.port}) written to ${o.out}${creds ? '; credentials decrypted' : '; the route has no stored credentials'}`);
+  o.say(
+    `profile for "${r.name}" (${chosen.mode} ${chosen.host}:${chosen.port}) written to ${o.out}${creds ? '; credentials decrypted' : '; the route has no stored credentials'}`,
+  );
   if (!o.launch) return result;
   const bin = which(o.xfreerdp);
   if (!bin) {

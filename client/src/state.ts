@@ -120,7 +120,8 @@ export class StateDir {
 
   readClient(): ClientState | null {
     const s = this.read<ClientState>(this.clientFile);
-    if (s && (typeof s.server_url !== 'string' || typeof s.token !== 'string')) throw new StateError(`${this.clientFile} lacks server_url or token; run register again`);
+    if (s && (typeof s.server_url !== 'string' || typeof s.token !== 'string'))
+      throw new StateError(`${this.clientFile} lacks server_url or token; run register again`);
     return s;
   }
 
@@ -173,7 +174,8 @@ export class StateDir {
   /** Claims daemon.pid for this process; throws when another live daemon holds it. */
   claimPid(pid = process.pid): void {
     const other = this.runningPid();
-    if (other !== null && other !== pid) throw new StateError(`a daemon is already running for ${this.dir} (pid ${other}); stop it with: gatehouse-client down`);
+    if (other !== null && other !== pid)
+      throw new StateError(`a daemon is already running for ${this.dir} (pid ${other}); stop it with: gatehouse-client down`);
     this.ensure();
     writeFileAtomic(this.pidFile, `${pid}\n`);
   }

@@ -53,7 +53,10 @@ export class Tunnel {
   private pinned: string | null = null;
   private stopping = false;
 
-  constructor(readonly opts: TunnelOptions, private readonly log: Logger) {
+  constructor(
+    readonly opts: TunnelOptions,
+    private readonly log: Logger,
+  ) {
     this.listenPort = opts.listenPort ?? null;
     this.driver = new WgDriver({
       netns: opts.netns,
@@ -127,7 +130,12 @@ export class Tunnel {
     const key = this.config?.peer.publicKey;
     const p = dump?.peers.find((x) => !key || x.publicKey === key);
     if (!p) return null;
-    return { handshakeAgeS: p.latestHandshake > 0 ? Math.max(0, Math.round((Date.now() - p.latestHandshake) / 1000)) : null, rx: p.rx, tx: p.tx, endpoint: p.endpoint };
+    return {
+      handshakeAgeS: p.latestHandshake > 0 ? Math.max(0, Math.round((Date.now() - p.latestHandshake) / 1000)) : null,
+      rx: p.rx,
+      tx: p.tx,
+      endpoint: p.endpoint,
+    };
   }
 
   async down(): Promise<void> {

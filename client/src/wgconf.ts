@@ -28,7 +28,10 @@ function cidr(v: string, what: string): string {
 }
 
 function list(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Parses a wg-quick file (one [Interface], exactly one [Peer]: the server). */

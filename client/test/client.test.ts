@@ -47,7 +47,18 @@ describe('the client against a real sidecar', () => {
   const base = () => ['--state-dir', state.dir];
 
   const start = async () => {
-    s = await startTestServer({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_PORT: String(port), GATEHOUSE_BIND: '127.0.0.1', GATEHOUSE_WG_SUBNET: SUBNET, GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_CLIENT: '100000' }, { listen: true });
+    s = await startTestServer(
+      {
+        GATEHOUSE_DATA_DIR: dataDir,
+        GATEHOUSE_PORT: String(port),
+        GATEHOUSE_BIND: '127.0.0.1',
+        GATEHOUSE_WG_SUBNET: SUBNET,
+        GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+        GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+        GATEHOUSE_RATE_LIMIT_CLIENT: '100000',
+      },
+      { listen: true },
+    );
   };
 
   before(async () => {
@@ -98,13 +109,36 @@ describe('the client against a real sidecar', () => {
   });
 
   test('up: config fetched and saved, then 304s; heartbeats and the hostname reach the server', async () => {
-    daemon = spawn(process.execPath, ['--import', 'tsx', MAIN, 'up', '--no-tunnel', '--poll-interval', '0.3', '--heartbeat-interval', '0.4', '--max-backoff', '1', '--hostname', 'test-laptop', ...base()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    daemon = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        MAIN,
+        'up',
+        '--no-tunnel',
+        '--poll-interval',
+        '0.3',
+        '--heartbeat-interval',
+        '0.4',
+        '--max-backoff',
+        '1',
+        '--hostname',
+        'test-laptop',
+        ...base(),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     daemon.stdout!.on('data', (d) => (daemonLog += d));
     daemon.stderr!.on('data', (d) => (daemonLog += d));
-    const st = await waitFor(() => {
-      const v = state.readStatus();
-      return v && v.config_source === 'server' && v.checks.unchanged >= 2 && v.heartbeats >= 1 && v.last_hostname_report ? v : null;
-    }, 30_000, 'config, 304s, a heartbeat and the hostname report');
+    const st = await waitFor(
+      () => {
+        const v = state.readStatus();
+        return v && v.config_source === 'server' && v.checks.unchanged >= 2 && v.heartbeats >= 1 && v.last_hostname_report ? v : null;
+      },
+      30_000,
+      'config, 304s, a heartbeat and the hostname report',
+    );
     assert.equal(st.pid, daemon.pid);
     assert.equal(state.runningPid(), daemon.pid);
     assert.equal(st.checks.changed, 1, 'the first check (no hash held) fetched the config');
@@ -113,16 +147,25 @@ describe('the client against a real sidecar', () => {
     assert.match(String(saved.config.config), /\[Interface\][\s\S]*PrivateKey = [\s\S]*\[Peer\][\s\S]*Endpoint = vpn\.example\.test:/);
     assert.equal(fs.statSync(state.tunnelFile).mode & 0o777, 0o600, 'the private key is in there');
     // what the server stored
-    const machines = await waitFor(async () => {
-      const tokens = (await s.req('/api/v1/tokens', { headers: admin })).data.tokens as Array<{ id: number; name: string; scopes: string[] }>;
-      const tid = tokens.find((t) => t.scopes.includes('client'))!.id;
-      const m = (await s.req(`/api/v1/tokens/${tid}/machines`, { headers: admin })).data.machines;
-      return m?.[0]?.last_seen_at && m[0].rx_bytes !== null && m[0].status ? m : null;
-    }, 10_000, 'the heartbeat and the device status stored');
+    const machines = await waitFor(
+      async () => {
+        const tokens = (await s.req('/api/v1/tokens', { headers: admin })).data.tokens as Array<{ id: number; name: string; scopes: string[] }>;
+        const tid = tokens.find((t) => t.scopes.includes('client'))!.id;
+        const m = (await s.req(`/api/v1/tokens/${tid}/machines`, { headers: admin })).data.machines;
+        return m?.[0]?.last_seen_at && m[0].rx_bytes !== null && m[0].status ? m : null;
+      },
+      10_000,
+      'the heartbeat and the device status stored',
+    );
     assert.equal(machines.length, 1);
     assert.equal(machines[0].peer_id, peerId);
     assert.equal(machines[0].status.client_version, JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')).version);
-    assert.deepEqual(machines[0].status.tunnel, { up: false, interface: 'gatehouse-c0', endpoint: saved.config.config ? String(saved.config.config).match(/Endpoint = (.*)/)![1] : '', mode: 'none' });
+    assert.deepEqual(machines[0].status.tunnel, {
+      up: false,
+      interface: 'gatehouse-c0',
+      endpoint: saved.config.config ? String(saved.config.config).match(/Endpoint = (.*)/)![1] : '',
+      mode: 'none',
+    });
     assert.equal(typeof machines[0].status.uptime_s, 'number');
     const peer = (await s.req(`/api/v1/peers/${peerId}`, { headers: admin })).data.peer;
     assert.equal(peer.hostname, 'test-laptop');
@@ -149,10 +192,14 @@ describe('the client against a real sidecar', () => {
     const before = state.readStatus()!;
     const res = await s.req(`/api/v1/peers/${peerId}`, { method: 'PUT', json: { persistent_keepalive: 17 }, headers: admin });
     assert.equal(res.status, 200, JSON.stringify(res.data));
-    const st = await waitFor(() => {
-      const v = state.readStatus();
-      return v && v.config_hash !== before.config_hash && v.checks.changed >= 2 ? v : null;
-    }, 15_000, 'the changed config');
+    const st = await waitFor(
+      () => {
+        const v = state.readStatus();
+        return v && v.config_hash !== before.config_hash && v.checks.changed >= 2 ? v : null;
+      },
+      15_000,
+      'the changed config',
+    );
     const saved = state.readTunnel()!;
     assert.equal(saved.config_hash, st.config_hash);
     assert.match(String(saved.config.config), /PersistentKeepalive = 17/);
@@ -164,10 +211,14 @@ describe('the client against a real sidecar', () => {
   test('the server stops: the daemon keeps running on its config, and recovers when the server is back', async () => {
     const held = state.readStatus()!.config_hash;
     await s.close();
-    const down = await waitFor(() => {
-      const v = state.readStatus();
-      return v && !v.server.reachable && v.server.last_error ? v : null;
-    }, 15_000, 'the daemon notices');
+    const down = await waitFor(
+      () => {
+        const v = state.readStatus();
+        return v && !v.server.reachable && v.server.last_error ? v : null;
+      },
+      15_000,
+      'the daemon notices',
+    );
     assert.match(down.server.last_error!, /unreachable/);
     await new Promise((r) => setTimeout(r, 2500)); // not a condition: proves the daemon keeps running
     assert.equal(daemon!.exitCode, null, 'still running');
@@ -177,10 +228,14 @@ describe('the client against a real sidecar', () => {
     assert.match(daemonLog, /server call failed: .*unreachable.*retrying with back-off/);
     const hb = v.heartbeats;
     await start();
-    await waitFor(() => {
-      const x = state.readStatus();
-      return x && x.server.reachable && x.heartbeats > hb ? x : null;
-    }, 20_000, 'the daemon reaches the restarted server');
+    await waitFor(
+      () => {
+        const x = state.readStatus();
+        return x && x.server.reachable && x.heartbeats > hb ? x : null;
+      },
+      20_000,
+      'the daemon reaches the restarted server',
+    );
     assert.equal(state.readStatus()!.config_hash, held, 'the same config (304)');
   });
 

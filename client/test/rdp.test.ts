@@ -81,7 +81,11 @@ describe('rdp list and rdp connect', () => {
     });
     await new Promise<void>((r) => rdpServer.listen(0, '127.0.0.1', () => r()));
     const port = (rdpServer.address() as net.AddressInfo).port;
-    const created = await s.req('/api/v1/rdp', { method: 'POST', json: { name: 'desk', access_mode: 'external', target_host: '127.0.0.1', target_port: port, network_level_auth: false }, headers: admin });
+    const created = await s.req('/api/v1/rdp', {
+      method: 'POST',
+      json: { name: 'desk', access_mode: 'external', target_host: '127.0.0.1', target_port: port, network_level_auth: false },
+      headers: admin,
+    });
     assert.equal(created.status, 201, JSON.stringify(created.data));
     routeId = created.data.route.id;
     const pub = (await s.req('/api/v1/rdp/pubkey', { headers: admin })).data;
@@ -143,22 +147,29 @@ describe('rdp list and rdp connect', () => {
 
   /** The xfreerdp started for the route's profile. */
   const xfreerdpPid = () =>
-    waitFor(() => {
-      const ps = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-      const line = ps.split('\n').find((l) => /\bxfreerdp\b/.test(l) && l.includes(state.rdpFile(routeId)) );
-      return line ? Number(line.trim().split(/\s+/)[0]) : null;
-    }, 15_000, 'the xfreerdp process');
+    waitFor(
+      () => {
+        const ps = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+        const line = ps.split('\n').find((l) => /\bxfreerdp\b/.test(l) && l.includes(state.rdpFile(routeId)));
+        return line ? Number(line.trim().split(/\s+/)[0]) : null;
+      },
+      15_000,
+      'the xfreerdp process',
+    );
 
   test('rdp connect with xfreerdp: the password reaches it on stdin only; stopping the CLI stops xfreerdp', { skip: noFreeRdp, timeout: 90_000 }, async () => {
     mode = 'hold';
     const before = accepted;
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'], {
+      env: { ...process.env, HOME: home, DISPLAY: xvfb?.display },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    await waitFor(() => accepted > before, 30_000, 'xfreerdp connects to the route\'s address');
+    await waitFor(() => accepted > before, 30_000, "xfreerdp connects to the route's address");
     const pid = await xfreerdpPid();
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
@@ -169,7 +180,12 @@ describe('rdp list and rdp connect', () => {
     assert.ok(!cmdline.join(' ').includes(PASSWORD), 'no password on the command line');
     assert.ok(!environ.includes(PASSWORD), 'no password in the environment');
     // SIGTERM to the CLI (the parent of xfreerdp) stops xfreerdp and the CLI reports it
-    const cliPid = Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]);
+    const cliPid = Number(
+      fs
+        .readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ')[1],
+    );
     assert.match(fs.readFileSync(`/proc/${cliPid}/cmdline`, 'utf8'), /main\.ts\0rdp\0connect/);
     process.kill(cliPid, 'SIGTERM');
     const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
@@ -181,11 +197,14 @@ describe('rdp list and rdp connect', () => {
     assert.ok(!stdout.includes(PASSWORD) && !stderr.includes(PASSWORD));
   });
 
-  test('rdp connect with xfreerdp that gives up by itself: its exit code is the CLI\'s', { skip: noFreeRdp, timeout: 90_000 }, async () => {
+  test("rdp connect with xfreerdp that gives up by itself: its exit code is the CLI's", { skip: noFreeRdp, timeout: 90_000 }, async () => {
     mode = 'close';
     const r = await new Promise<Run>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, timeout: 60_000 }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', ...base(), '--', '/cert:ignore', '/sec:tls'],
+        { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, timeout: 60_000 },
+        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
     const j = JSON.parse(r.stdout);
@@ -196,38 +215,54 @@ describe('rdp list and rdp connect', () => {
     assert.match(r.stderr, /xfreerdp exited \(code \d+\)/);
   });
 
-  test('rdp connect records its session; an admin\'s disconnect-all drops the connection at the next session heartbeat', { skip: noFreeRdp, timeout: 90_000 }, async () => {
-    mode = 'hold';
-    const before = accepted;
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', '--session-heartbeat', '1', ...base(), '--', '/cert:ignore', '/sec:tls'], { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    await waitFor(() => accepted > before, 60_000, 'xfreerdp connects').catch((err) => {
-      throw new Error(`${(err as Error).message}; CLI output: ${stdout} ${stderr.slice(-3000)}`);
-    });
-    const pid = await xfreerdpPid();
-    const active = await waitFor(async () => {
-      const h = (await s.req(`/api/v1/rdp/${routeId}/history`, { headers: admin })).data;
-      return h.sessions?.find((x: { status: string }) => x.status === 'active');
-    }, 10_000, 'the active session');
-    const dc = await s.req(`/api/v1/rdp/${routeId}/sessions/disconnect-all`, { method: 'POST', headers: admin });
-    assert.equal(dc.status, 200, JSON.stringify(dc.data));
-    assert.ok(dc.data.session_ids.includes(active.id));
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
-    assert.equal(code, 3, `exit code; stderr: ${stderr.slice(-2000)}`);
-    const j = JSON.parse(stdout);
-    assert.equal(j.session_id, active.id);
-    assert.equal(j.disconnected.reason, 'disconnected');
-    assert.match(stderr, /the server ended this session/);
-    assert.equal(fs.existsSync(`/proc/${pid}`), false, 'xfreerdp is gone');
-  });
+  test(
+    "rdp connect records its session; an admin's disconnect-all drops the connection at the next session heartbeat",
+    { skip: noFreeRdp, timeout: 90_000 },
+    async () => {
+      mode = 'hold';
+      const before = accepted;
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', MAIN, 'rdp', 'connect', String(routeId), '--json', '--session-heartbeat', '1', ...base(), '--', '/cert:ignore', '/sec:tls'],
+        { env: { ...process.env, HOME: home, DISPLAY: xvfb?.display }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      await waitFor(() => accepted > before, 60_000, 'xfreerdp connects').catch((err) => {
+        throw new Error(`${(err as Error).message}; CLI output: ${stdout} ${stderr.slice(-3000)}`);
+      });
+      const pid = await xfreerdpPid();
+      const active = await waitFor(
+        async () => {
+          const h = (await s.req(`/api/v1/rdp/${routeId}/history`, { headers: admin })).data;
+          return h.sessions?.find((x: { status: string }) => x.status === 'active');
+        },
+        10_000,
+        'the active session',
+      );
+      const dc = await s.req(`/api/v1/rdp/${routeId}/sessions/disconnect-all`, { method: 'POST', headers: admin });
+      assert.equal(dc.status, 200, JSON.stringify(dc.data));
+      assert.ok(dc.data.session_ids.includes(active.id));
+      const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+      assert.equal(code, 3, `exit code; stderr: ${stderr.slice(-2000)}`);
+      const j = JSON.parse(stdout);
+      assert.equal(j.session_id, active.id);
+      assert.equal(j.disconnected.reason, 'disconnected');
+      assert.match(stderr, /the server ended this session/);
+      assert.equal(fs.existsSync(`/proc/${pid}`), false, 'xfreerdp is gone');
+    },
+  );
 
   test('a maintenance window refuses connect with its note', async () => {
     const now = Date.now();
-    const m = await s.req(`/api/v1/rdp/${routeId}/maintenance`, { method: 'PUT', json: { windows: [{ from: new Date(now - 3600_000).toISOString(), to: new Date(now + 3600_000).toISOString(), note: 'patch day' }] }, headers: admin });
+    const m = await s.req(`/api/v1/rdp/${routeId}/maintenance`, {
+      method: 'PUT',
+      json: { windows: [{ from: new Date(now - 3600_000).toISOString(), to: new Date(now + 3600_000).toISOString(), note: 'patch day' }] },
+      headers: admin,
+    });
     assert.equal(m.status, 200, JSON.stringify(m.data));
     const r = await cli(['rdp', 'connect', String(routeId), '--no-launch', '--json', ...base()]);
     assert.equal(r.code, 1);

@@ -28,11 +28,27 @@ test('tunnel up in a namespace, config changes applied without dropping it, down
   const cliIf = net.ifName('c');
   const srv = new WgDriver({ netns: srvNs, userspaceOnly: true });
   t.after(() => srv.down(srvIf).catch(() => undefined));
-  await srv.up({ iface: srvIf, privateKey: sk.privateKey, listenPort: 51820, address: '10.99.0.1/24', peers: [{ publicKey: ck.publicKey, allowedIps: ['10.99.0.2/32'] }] });
+  await srv.up({
+    iface: srvIf,
+    privateKey: sk.privateKey,
+    listenPort: 51820,
+    address: '10.99.0.1/24',
+    peers: [{ publicKey: ck.publicKey, allowedIps: ['10.99.0.2/32'] }],
+  });
 
   const text = (allowedIps: string[], keepalive: number) =>
-    renderPeerConfig({ privateKey: ck.privateKey, address: '10.99.0.2', serverPublicKey: sk.publicKey, endpoint: `${l.addrA}:51820`, allowedIps, persistentKeepalive: keepalive });
-  const tunnel = new Tunnel({ iface: cliIf, netns: cliNs, userspaceOnly: true }, createLogger('error', () => undefined));
+    renderPeerConfig({
+      privateKey: ck.privateKey,
+      address: '10.99.0.2',
+      serverPublicKey: sk.publicKey,
+      endpoint: `${l.addrA}:51820`,
+      allowedIps,
+      persistentKeepalive: keepalive,
+    });
+  const tunnel = new Tunnel(
+    { iface: cliIf, netns: cliNs, userspaceOnly: true },
+    createLogger('error', () => undefined),
+  );
   t.after(() => tunnel.down().catch(() => undefined));
 
   const first = await tunnel.apply(parseWgQuick(text(['10.99.0.0/24'], 25)));

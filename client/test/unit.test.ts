@@ -24,7 +24,13 @@ describe('fingerprint', () => {
   test('SHA-256 of the label and the machine id, hex; stable, whitespace ignored', () => {
     const id = '0123456789abcdef0123456789abcdef';
     const fp = fingerprintOf(id);
-    assert.equal(fp, crypto.createHash('sha256').update(FINGERPRINT_LABEL + id).digest('hex'));
+    assert.equal(
+      fp,
+      crypto
+        .createHash('sha256')
+        .update(FINGERPRINT_LABEL + id)
+        .digest('hex'),
+    );
     assert.match(fp, /^[0-9a-f]{64}$/);
     assert.equal(fingerprintOf(`${id}\n`), fp);
     assert.notEqual(fingerprintOf('fedcba9876543210fedcba9876543210'), fp);
@@ -49,7 +55,10 @@ describe('state directory', () => {
     const d = path.join(tmp('gc-state-'), 'nested', 'state');
     const s = new StateDir(d);
     assert.equal(s.readClient(), null);
-    assert.throws(() => s.requireClient(), (e: Error) => e instanceof StateError && /run: gatehouse-client register/.test(e.message));
+    assert.throws(
+      () => s.requireClient(),
+      (e: Error) => e instanceof StateError && /run: gatehouse-client register/.test(e.message),
+    );
     s.writeClient({ server_url: 'http://127.0.0.1:1', token: 'gth_secret', registered_at: 'x', registration: { peer: { id: 3 } } });
     s.writeTunnel('sha256:' + 'a'.repeat(64), { config: '[Interface]\n' });
     assert.equal(fs.statSync(d).mode & 0o777, 0o700);
@@ -87,19 +96,41 @@ describe('tunnel config', () => {
   const srv = generateKeyPair();
   const psk = generateKeyPair().privateKey;
   test('parses what the server renders (renderPeerConfig)', () => {
-    const text = renderPeerConfig({ privateKey: k.privateKey, address: '10.8.0.7', dns: ['10.8.0.1', 'vpn.internal'], serverPublicKey: srv.publicKey, presharedKey: psk, endpoint: 'vpn.example.com:51820', allowedIps: ['10.8.0.0/24', '192.168.1.0/24'], persistentKeepalive: 25, mtu: 1380 });
+    const text = renderPeerConfig({
+      privateKey: k.privateKey,
+      address: '10.8.0.7',
+      dns: ['10.8.0.1', 'vpn.internal'],
+      serverPublicKey: srv.publicKey,
+      presharedKey: psk,
+      endpoint: 'vpn.example.com:51820',
+      allowedIps: ['10.8.0.0/24', '192.168.1.0/24'],
+      persistentKeepalive: 25,
+      mtu: 1380,
+    });
     const c = parseWgQuick(text);
     assert.deepEqual(c, {
       privateKey: k.privateKey,
       addresses: ['10.8.0.7/32'],
       dns: ['10.8.0.1', 'vpn.internal'],
       mtu: 1380,
-      peer: { publicKey: srv.publicKey, presharedKey: psk, endpoint: 'vpn.example.com:51820', allowedIps: ['10.8.0.0/24', '192.168.1.0/24'], persistentKeepalive: 25 },
+      peer: {
+        publicKey: srv.publicKey,
+        presharedKey: psk,
+        endpoint: 'vpn.example.com:51820',
+        allowedIps: ['10.8.0.0/24', '192.168.1.0/24'],
+        persistentKeepalive: 25,
+      },
     });
   });
 
   test('refuses what wg or ip must never see', () => {
-    const good = renderPeerConfig({ privateKey: k.privateKey, address: '10.8.0.7/32', serverPublicKey: srv.publicKey, endpoint: '203.0.113.5:51820', subnet: '10.8.0.0/24' });
+    const good = renderPeerConfig({
+      privateKey: k.privateKey,
+      address: '10.8.0.7/32',
+      serverPublicKey: srv.publicKey,
+      endpoint: '203.0.113.5:51820',
+      subnet: '10.8.0.0/24',
+    });
     assert.equal(parseWgQuick(good).peer.persistentKeepalive, 25);
     const bad: Array<[string, RegExp]> = [
       [good.replace(/PrivateKey = .*/, 'PrivateKey = nope'), /PrivateKey/],
@@ -109,7 +140,12 @@ describe('tunnel config', () => {
       [good + '\n[Peer]\nPublicKey = ' + k.publicKey + '\n', /one \[Peer\]/],
       ['PrivateKey = x\n', /inside a section/],
     ];
-    for (const [text, re] of bad) assert.throws(() => parseWgQuick(text), (e: Error) => e instanceof WgConfigError && re.test(e.message), re.source);
+    for (const [text, re] of bad)
+      assert.throws(
+        () => parseWgQuick(text),
+        (e: Error) => e instanceof WgConfigError && re.test(e.message),
+        re.source,
+      );
   });
 
   test('routes: the allowed ranges; a default route becomes the two /1 halves', () => {
@@ -121,7 +157,10 @@ describe('tunnel config', () => {
 describe('command line', () => {
   const valued = new Set(['server', 'state-dir', 'xfreerdp-arg', 'poll-interval']);
   test('flags anywhere, --x=y, repeatable values, everything after -- kept apart', () => {
-    const p = parseArgs(['rdp', '--state-dir', '/s', 'connect', '--json', '4', '--xfreerdp-arg=/cert:ignore', '--xfreerdp-arg', '+auth-only', '--', '/log-level:WARN', '--json'], valued);
+    const p = parseArgs(
+      ['rdp', '--state-dir', '/s', 'connect', '--json', '4', '--xfreerdp-arg=/cert:ignore', '--xfreerdp-arg', '+auth-only', '--', '/log-level:WARN', '--json'],
+      valued,
+    );
     assert.deepEqual(p.positional, ['rdp', 'connect', '4']);
     assert.equal(opt(p, 'state-dir'), '/s');
     assert.deepEqual(p.flags.get('xfreerdp-arg'), ['/cert:ignore', '+auth-only']);
@@ -178,7 +217,10 @@ describe('rdp', () => {
     };
     const both = await pickCandidate('both', c, probe);
     assert.equal(both.chosen.rdp_file, 'b');
-    assert.deepEqual(both.probed.map((p) => p.reachable), [false, true]);
+    assert.deepEqual(
+      both.probed.map((p) => p.reachable),
+      [false, true],
+    );
     seen.length = 0;
     assert.equal((await pickCandidate('gateway', c, probe)).chosen.rdp_file, 'a');
     assert.deepEqual(seen, [], 'no probe outside mode both');

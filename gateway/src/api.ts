@@ -34,7 +34,11 @@ export class CompanionApi {
   readonly server: http.Server;
   private readonly expected: Buffer;
 
-  constructor(pushToken: string, private readonly h: ApiHandlers, private readonly log: Logger) {
+  constructor(
+    pushToken: string,
+    private readonly h: ApiHandlers,
+    private readonly log: Logger,
+  ) {
     this.expected = digest(pushToken);
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((err) => {
@@ -87,7 +91,8 @@ export class CompanionApi {
     const url = new URL(req.url ?? '/', 'http://companion');
     const route = `${req.method} ${url.pathname}`;
     if (route === 'GET /health') return this.send(res, 200, { ok: true, version: gatewayVersion() });
-    if (!['GET /status', 'POST /wol', 'POST /refresh', 'POST /disconnect'].includes(route)) return this.send(res, 404, { ok: false, error: `No such endpoint: ${route}` });
+    if (!['GET /status', 'POST /wol', 'POST /refresh', 'POST /disconnect'].includes(route))
+      return this.send(res, 404, { ok: false, error: `No such endpoint: ${route}` });
     if (!this.authorized(req)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return this.send(res, 401, { ok: false, error: 'A valid push token is required' });
@@ -112,7 +117,7 @@ export class CompanionApi {
       const d = disconnectRequestSchema.safeParse(raw);
       if (!d.success) return invalid(d.error);
       const closed = this.h.disconnect(d.data.route_id);
-      this.log.info('Live connections closed on the server\'s request', { route_id: d.data.route_id, closed });
+      this.log.info("Live connections closed on the server's request", { route_id: d.data.route_id, closed });
       return this.send(res, 200, { ok: true, route_id: d.data.route_id, closed });
     }
     const parsed = wolRequestSchema.safeParse(raw);

@@ -55,18 +55,25 @@ export class Companion {
   private lastEndpointRefresh = 0;
   private reUp: NodeJS.Timeout | null = null;
 
-  constructor(readonly env: CompanionEnv, readonly log: Logger) {
+  constructor(
+    readonly env: CompanionEnv,
+    readonly log: Logger,
+  ) {
     this.client = new ServerClient(env.serverUrl, env.apiToken);
     this.proxy = new HttpProxy({ connectTimeoutMs: env.lanConnectTimeoutMs, log });
     this.tcp = new TcpListeners(env.bind, log, { connectTimeoutMs: env.lanConnectTimeoutMs });
     this.udp = new UdpListeners(env.bind, log, { connectTimeoutMs: env.lanConnectTimeoutMs });
     this.tunnel = env.wg.manage ? new Tunnel(env, log, () => this.scheduleTunnelUp()) : null;
-    this.api = new CompanionApi(env.pushToken, {
-      status: () => this.status(),
-      wol: (r) => sendWol(r.mac, { targetHost: r.target_host, override: env.wolBroadcast, port: env.wolPort, count: r.count }),
-      refresh: () => this.poll.kick(),
-      disconnect: (routeId) => this.tcp.disconnect(routeId) + this.udp.disconnect(routeId),
-    }, log);
+    this.api = new CompanionApi(
+      env.pushToken,
+      {
+        status: () => this.status(),
+        wol: (r) => sendWol(r.mac, { targetHost: r.target_host, override: env.wolBroadcast, port: env.wolPort, count: r.count }),
+        refresh: () => this.poll.kick(),
+        disconnect: (routeId) => this.tcp.disconnect(routeId) + this.udp.disconnect(routeId),
+      },
+      log,
+    );
     const max = env.maxBackoffMs;
     this.poll = new Loop('config poll', () => this.pollOnce(), env.pollIntervalMs, max, log);
     this.loops = [
@@ -86,7 +93,10 @@ export class Companion {
     const saved = this.loadState();
     if (saved) {
       await this.apply(saved.config, saved.config_hash, 'state-file');
-      this.log.info('serving the last configuration from the state file until the server answers', { config_hash: saved.config_hash, routes: saved.config.routes.length });
+      this.log.info('serving the last configuration from the state file until the server answers', {
+        config_hash: saved.config_hash,
+        routes: saved.config.routes.length,
+      });
     }
     const [poll, hb, st] = this.loops;
     poll.start(0);
@@ -117,18 +127,26 @@ export class Companion {
   private async call<T>(method: 'GET' | 'POST', p: string, body?: unknown, ok: number[] = [200]) {
     try {
       const r = await this.client.call<T>(method, p, body, ok);
-      if (this.server.auth_rejected) this.log.info('the server accepts this gateway\'s token again');
+      if (this.server.auth_rejected) this.log.info("the server accepts this gateway's token again");
       Object.assign(this.server, { reachable: true, auth_rejected: false, last_ok_at: Date.now(), last_status: r.status });
       return r;
     } catch (err) {
       const e = err as ServerError;
       const rejected = e.status === 401;
       if (rejected && !this.server.auth_rejected) {
-        this.log.error('the server rejected this gateway\'s token (401): the tokens were rotated, or the gateway was disabled or deleted. Install the new gateway.env and restart the companion; the last configuration stays in service meanwhile.');
+        this.log.error(
+          "the server rejected this gateway's token (401): the tokens were rotated, or the gateway was disabled or deleted. Install the new gateway.env and restart the companion; the last configuration stays in service meanwhile.",
+        );
       } else if (!rejected && (this.server.reachable || this.server.last_error !== e.message)) {
         this.log.warn(`server call failed: ${e.message}; retrying with back-off, the last configuration stays in service`);
       }
-      Object.assign(this.server, { reachable: e.status !== null, auth_rejected: rejected, last_error: e.message, last_error_at: Date.now(), last_status: e.status ?? null });
+      Object.assign(this.server, {
+        reachable: e.status !== null,
+        auth_rejected: rejected,
+        last_error: e.message,
+        last_error_at: Date.now(),
+        last_status: e.status ?? null,
+      });
       throw err;
     }
   }
@@ -156,7 +174,14 @@ export class Companion {
     this.config = cfg;
     this.configHash = hash;
     this.configSource = source;
-    if (changed) this.log.info('configuration applied', { config_hash: hash, source, http_routes: cfg.routes.filter((r) => r.route_type === 'http').length, tcp_listeners: cfg.tcp_listeners.length, udp_listeners: cfg.udp_listeners.length });
+    if (changed)
+      this.log.info('configuration applied', {
+        config_hash: hash,
+        source,
+        http_routes: cfg.routes.filter((r) => r.route_type === 'http').length,
+        tcp_listeners: cfg.tcp_listeners.length,
+        udp_listeners: cfg.udp_listeners.length,
+      });
   }
 
   async heartbeatOnce(): Promise<void> {
@@ -194,7 +219,10 @@ export class Companion {
     const routes = this.config?.routes ?? [];
     const results = await Promise.all(
       routes.map(async (r): Promise<ProbeResult & { route_id: number }> => {
-        const p = r.route_type === 'l4' && r.l4_protocol === 'udp' ? await pingProbe(r.target_lan_host, this.env.probeTimeoutMs) : await tcpProbe(r.target_lan_host, r.target_lan_port, this.env.probeTimeoutMs);
+        const p =
+          r.route_type === 'l4' && r.l4_protocol === 'udp'
+            ? await pingProbe(r.target_lan_host, this.env.probeTimeoutMs)
+            : await tcpProbe(r.target_lan_host, r.target_lan_port, this.env.probeTimeoutMs);
         return { route_id: r.id, ...p };
       }),
     );
@@ -275,11 +303,14 @@ export class Companion {
     try {
       fs.mkdirSync(path.dirname(f), { recursive: true, mode: 0o700 });
       const tmp = `${f}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify({ peer_id: this.env.peerId, config_hash: this.configHash, config: this.config, saved_at: new Date().toISOString() }, null, 2), { mode: 0o600 });
+      fs.writeFileSync(
+        tmp,
+        JSON.stringify({ peer_id: this.env.peerId, config_hash: this.configHash, config: this.config, saved_at: new Date().toISOString() }, null, 2),
+        { mode: 0o600 },
+      );
       fs.renameSync(tmp, f);
     } catch (err) {
       this.log.warn(`cannot write the state file ${f}; the configuration is kept in memory only`, { err: String(err) });
     }
   }
 }
-

@@ -29,17 +29,26 @@ const schema = z.object({
   GATEWAY_WG_ADDRESS: cidr,
   GATEWAY_WG_SERVER_PUBLIC_KEY: wgKey.optional(),
   GATEWAY_WG_PRESHARED_KEY: z.union([wgKey, z.literal('')]).optional(),
-  GATEWAY_WG_ENDPOINT: z.string().regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port').optional(),
+  GATEWAY_WG_ENDPOINT: z
+    .string()
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port')
+    .optional(),
   GATEWAY_WG_ALLOWED_IPS: z.string().optional(),
   GATEWAY_WG_PERSISTENT_KEEPALIVE: z.coerce.number().int().min(0).max(65535).default(GATEWAY_DEFAULTS.keepaliveS),
   // ---- local settings (optional; not in the generated file)
   /** false: the tunnel is managed outside the companion (wg-quick on the host); GATEWAY_WG_* is then only read for the address */
   GATEWAY_WG_MANAGE: bool.default(true),
-  GATEWAY_WG_INTERFACE: z.string().regex(/^[a-zA-Z0-9_.=+-]{1,15}$/, 'must be an interface name of 1-15 characters').default(GATEWAY_DEFAULTS.wgInterface),
+  GATEWAY_WG_INTERFACE: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.=+-]{1,15}$/, 'must be an interface name of 1-15 characters')
+    .default(GATEWAY_DEFAULTS.wgInterface),
   /** UDP port of the tunnel; default: any free port (the gateway dials out, nothing needs to reach it) */
   GATEWAY_WG_LISTEN_PORT: port.optional(),
   /** where the API, the HTTP proxy and the L4 listeners bind; default: the tunnel address */
-  GATEWAY_BIND: z.string().refine((v) => net.isIP(v) !== 0, 'must be an IP address').optional(),
+  GATEWAY_BIND: z
+    .string()
+    .refine((v) => net.isIP(v) !== 0, 'must be an IP address')
+    .optional(),
   /** last configuration, kept across restarts so the LAN stays served while the server is down */
   GATEWAY_STATE_FILE: z.string().optional(),
   GATEWAY_HOSTNAME: z.string().max(253).optional(),
@@ -120,8 +129,12 @@ export function loadEnv(envFile: string | null, processEnv: NodeJS.ProcessEnv = 
     const missing = (['GATEWAY_WG_PRIVATE_KEY', 'GATEWAY_WG_SERVER_PUBLIC_KEY', 'GATEWAY_WG_ENDPOINT', 'GATEWAY_WG_ALLOWED_IPS'] as const).filter((k) => !e[k]);
     if (missing.length) throw new EnvError(`invalid gateway settings: ${missing.join(', ')} required to bring up the tunnel (or set GATEWAY_WG_MANAGE=false)`);
   }
-  const allowedIps = (e.GATEWAY_WG_ALLOWED_IPS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const c of allowedIps) if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(c)) throw new EnvError(`invalid gateway settings: GATEWAY_WG_ALLOWED_IPS: "${c}" is not an IPv4 CIDR`);
+  const allowedIps = (e.GATEWAY_WG_ALLOWED_IPS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const c of allowedIps)
+    if (!/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(c)) throw new EnvError(`invalid gateway settings: GATEWAY_WG_ALLOWED_IPS: "${c}" is not an IPv4 CIDR`);
   const defaultState = envFile ? path.join(path.dirname(path.resolve(envFile)), 'gateway-state.json') : null;
   return {
     envFile,
@@ -150,7 +163,10 @@ export function loadEnv(envFile: string | null, processEnv: NodeJS.ProcessEnv = 
     bind: e.GATEWAY_BIND ?? e.GATEWAY_WG_ADDRESS.split('/')[0],
     stateFile: e.GATEWAY_STATE_FILE ?? defaultState,
     hostname: e.GATEWAY_HOSTNAME ?? os.hostname(),
-    wolBroadcast: (e.GATEWAY_WOL_BROADCAST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    wolBroadcast: (e.GATEWAY_WOL_BROADCAST ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     wolPort: e.GATEWAY_WOL_PORT,
     lanConnectTimeoutMs: e.GATEWAY_LAN_CONNECT_TIMEOUT,
     probeTimeoutMs: e.GATEWAY_PROBE_TIMEOUT,

@@ -32,7 +32,11 @@ const keyOf = (c: GatewayListenerConfig) => `${c.route_id}|${c.port}|${c.target_
 
 abstract class ListenerSet {
   protected running = new Map<number, Running>();
-  constructor(protected readonly bind: string, protected readonly log: Logger, protected readonly opts: { connectTimeoutMs: number }) {}
+  constructor(
+    protected readonly bind: string,
+    protected readonly log: Logger,
+    protected readonly opts: { connectTimeoutMs: number },
+  ) {}
   protected abstract start(cfg: GatewayListenerConfig): Running;
   abstract readonly protocol: 'tcp' | 'udp';
 
@@ -62,7 +66,13 @@ abstract class ListenerSet {
   status(): ListenerStatus[] {
     return [...this.running.values()]
       .sort((a, b) => a.cfg.port - b.cfg.port)
-      .map((r) => ({ route_id: r.cfg.route_id, port: r.cfg.port, protocol: this.protocol, status: r.status === 'listening' ? 'listening' : 'error', ...(r.error ? { error: r.error } : {}) }));
+      .map((r) => ({
+        route_id: r.cfg.route_id,
+        port: r.cfg.port,
+        protocol: this.protocol,
+        status: r.status === 'listening' ? 'listening' : 'error',
+        ...(r.error ? { error: r.error } : {}),
+      }));
   }
 
   connections(): number {

@@ -22,7 +22,9 @@ function envFileFromArgs(argv: string[]): string | null {
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write('usage: gatehouse-gateway [--env <gateway.env>] [--health]\n  --health  exit 0 when the running companion answers on its API port (container health checks)\nSee gateway/README.md for every setting.\n');
+    process.stdout.write(
+      'usage: gatehouse-gateway [--env <gateway.env>] [--health]\n  --health  exit 0 when the running companion answers on its API port (container health checks)\nSee gateway/README.md for every setting.\n',
+    );
     return;
   }
   let env;

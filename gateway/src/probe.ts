@@ -33,7 +33,12 @@ export function pingProbe(host: string, timeoutMs: number): Promise<ProbeResult>
     execFile('ping', ['-n', '-c', '1', '-W', wait, host], { timeout: timeoutMs + 2000 }, (err, stdout) => {
       const m = /time[=<]([\d.]+)\s*ms/.exec(stdout ?? '');
       if (!err && m) resolve({ reachable: true, latency_ms: round(Number(m[1])) });
-      else resolve({ reachable: false, latency_ms: null, error: err ? ((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'ping not installed' : 'no reply') : 'no reply' });
+      else
+        resolve({
+          reachable: false,
+          latency_ms: null,
+          error: err ? ((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'ping not installed' : 'no reply') : 'no reply',
+        });
     });
   });
 }
@@ -44,7 +49,10 @@ export async function resolveAll(names: string[], timeoutMs: number): Promise<bo
   const results = await Promise.all(
     todo.map((n) =>
       Promise.race([
-        dns.promises.lookup(n).then(() => true, () => false),
+        dns.promises.lookup(n).then(
+          () => true,
+          () => false,
+        ),
         new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref()),
       ]),
     ),

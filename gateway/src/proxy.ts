@@ -20,7 +20,17 @@ import { listenOn } from './listen.js';
 export const COMPANION_HEADER = 'X-Gatehouse-Companion';
 export const SELF_CHECK_HOST = 'gatehouse-selfcheck.invalid';
 
-const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'CONNECT_TIMEOUT']);
 
 /** A request's host without port, lowercased ("[::1]:8080" → "::1"). */
@@ -134,7 +144,9 @@ export class HttpProxy {
     const k = this.agentKey(r);
     let a = this.agents.get(k);
     if (!a) {
-      a = r.backend_https ? new https.Agent({ keepAlive: true, maxSockets: 256, rejectUnauthorized: false }) : new http.Agent({ keepAlive: true, maxSockets: 256 });
+      a = r.backend_https
+        ? new https.Agent({ keepAlive: true, maxSockets: 256, rejectUnauthorized: false })
+        : new http.Agent({ keepAlive: true, maxSockets: 256 });
       this.agents.set(k, a);
     }
     return a;
@@ -197,7 +209,9 @@ export class HttpProxy {
       if (!connected && CONNECT_ERRORS.has(code)) {
         this.lanErrors++;
         this.opts.log.debug('LAN target unreachable', { route_id: route.id, target: `${route.target_lan_host}:${route.target_lan_port}`, code });
-        this.own(res, 502, `502 Bad Gateway: the LAN target of ${route.domain} (${route.target_lan_host}:${route.target_lan_port}) is unreachable (${code})`, { [LAN_ERROR_HEADER]: LAN_ERROR_VALUE });
+        this.own(res, 502, `502 Bad Gateway: the LAN target of ${route.domain} (${route.target_lan_host}:${route.target_lan_port}) is unreachable (${code})`, {
+          [LAN_ERROR_HEADER]: LAN_ERROR_VALUE,
+        });
       } else {
         this.own(res, 502, `502 Bad Gateway: the LAN target of ${route.domain} failed (${code})`);
       }
@@ -216,7 +230,12 @@ export class HttpProxy {
       return;
     }
     const target = route.backend_https
-      ? tls.connect({ host: route.target_lan_host, port: route.target_lan_port, servername: route.domain.startsWith('*.') ? undefined : route.domain, rejectUnauthorized: false })
+      ? tls.connect({
+          host: route.target_lan_host,
+          port: route.target_lan_port,
+          servername: route.domain.startsWith('*.') ? undefined : route.domain,
+          rejectUnauthorized: false,
+        })
       : net.connect({ host: route.target_lan_host, port: route.target_lan_port });
     let connected = false;
     const timer = setTimeout(() => target.destroy(new Error('connect timeout')), this.opts.connectTimeoutMs);
@@ -232,7 +251,8 @@ export class HttpProxy {
     });
     const fail = () => {
       clearTimeout(timer);
-      if (!connected && client.writable) client.end(`HTTP/1.1 502 Bad Gateway\r\n${LAN_ERROR_HEADER}: ${LAN_ERROR_VALUE}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      if (!connected && client.writable)
+        client.end(`HTTP/1.1 502 Bad Gateway\r\n${LAN_ERROR_HEADER}: ${LAN_ERROR_VALUE}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       if (connected) client.destroy();
       target.destroy();
     };

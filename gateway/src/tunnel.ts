@@ -29,7 +29,11 @@ export class Tunnel {
   private peer: WgPeerSpec;
   private stopping = false;
 
-  constructor(private readonly env: CompanionEnv, private readonly log: Logger, onExit: () => void) {
+  constructor(
+    private readonly env: CompanionEnv,
+    private readonly log: Logger,
+    onExit: () => void,
+  ) {
     this.driver = new WgDriver({
       onUserspaceExit: (iface, code, signal, output) => {
         if (this.stopping) return;

@@ -21,7 +21,7 @@ export function broadcastFor(ip: string, ifaces: NodeJS.Dict<os.NetworkInterface
       if (a.family !== 'IPv4' || a.internal) continue;
       const mask = ip2n(a.netmask);
       if (mask === 0xffffffff) continue; // a /32 (e.g. the tunnel address) has no LAN behind it
-      if (((ip2n(a.address) & mask) >>> 0) !== ((target & mask) >>> 0)) continue;
+      if ((ip2n(a.address) & mask) >>> 0 !== (target & mask) >>> 0) continue;
       const prefix = a.cidr ? Number(a.cidr.split('/')[1]) : 0;
       if (!best || prefix > best.prefix) best = { prefix, bcast: n2ip(((ip2n(a.address) & mask) | (~mask >>> 0)) >>> 0) };
     }
@@ -54,7 +54,10 @@ export async function wolDestinations(targetHost: string | undefined, override: 
   return ['255.255.255.255'];
 }
 
-export async function sendWol(mac: string, opts: { targetHost?: string; override?: string[]; port?: number; count?: number; spacingMs?: number } = {}): Promise<WolResult> {
+export async function sendWol(
+  mac: string,
+  opts: { targetHost?: string; override?: string[]; port?: number; count?: number; spacingMs?: number } = {},
+): Promise<WolResult> {
   const to = await wolDestinations(opts.targetHost, opts.override ?? []);
   const port = opts.port ?? 9;
   const count = opts.count ?? 3;

@@ -52,7 +52,10 @@ test('the bundle alone prints its usage', async () => {
 
 test('the bundle alone validates its settings with the shared protocol and key checks', async () => {
   const envFile = path.join(app, 'bad.env');
-  fs.writeFileSync(envFile, 'GATEHOUSE_SERVER_URL=http://127.0.0.1:1\nGATEWAY_PEER_ID=1\nGATEWAY_API_TOKEN=wrong\nGATEWAY_PUSH_TOKEN=gthgp_x\nGATEWAY_WG_ADDRESS=10.8.0.9/32\nGATEWAY_WG_PRIVATE_KEY=nokey\n');
+  fs.writeFileSync(
+    envFile,
+    'GATEHOUSE_SERVER_URL=http://127.0.0.1:1\nGATEWAY_PEER_ID=1\nGATEWAY_API_TOKEN=wrong\nGATEWAY_PUSH_TOKEN=gthgp_x\nGATEWAY_WG_ADDRESS=10.8.0.9/32\nGATEWAY_WG_PRIVATE_KEY=nokey\n',
+  );
   const r = await node(['--env', envFile]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /GATEWAY_API_TOKEN: must start with gthgw_/);

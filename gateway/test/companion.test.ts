@@ -34,7 +34,15 @@ function get(port: number, host: string, p = '/', bindHost = '127.0.0.1', header
 
 describe('pure parts', () => {
   test('host matching: exact names, one-label wildcards, ports and case ignored', () => {
-    const base = { l4_protocol: null, target_lan_host: 'x', target_lan_port: 1, listen_port: null, backend_https: false, wol_enabled: false, wol_mac: null } as const;
+    const base = {
+      l4_protocol: null,
+      target_lan_host: 'x',
+      target_lan_port: 1,
+      listen_port: null,
+      backend_https: false,
+      wol_enabled: false,
+      wol_mac: null,
+    } as const;
     const m = new HostMap([
       { ...base, id: 1, domain: 'nas.example.com', route_type: 'http' },
       { ...base, id: 2, domain: '*.apps.example.com', route_type: 'http' },
@@ -62,7 +70,13 @@ describe('pure parts', () => {
 
   test('back-off doubles from the interval up to the ceiling, with ±10 % jitter', () => {
     assert.equal(Loop.backoff(10_000, 0, 300_000), 10_000);
-    for (const [errors, base] of [[1, 20_000], [2, 40_000], [4, 160_000], [5, 300_000], [30, 300_000]] as const) {
+    for (const [errors, base] of [
+      [1, 20_000],
+      [2, 40_000],
+      [4, 160_000],
+      [5, 300_000],
+      [30, 300_000],
+    ] as const) {
       const d = Loop.backoff(10_000, errors, 300_000);
       assert.ok(d >= base * 0.9 && d <= base * 1.1, `${errors} errors: ${d}`);
     }
@@ -71,14 +85,23 @@ describe('pure parts', () => {
   test('env: the file, the process environment over it, and clear errors', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-env-'));
     const f = path.join(dir, 'gateway.env');
-    fs.writeFileSync(f, 'GATEHOUSE_SERVER_URL=http://10.8.0.1:3000\nGATEWAY_PEER_ID=4\nGATEWAY_API_TOKEN=gthgw_x\nGATEWAY_PUSH_TOKEN=gthgp_y\nGATEWAY_WG_ADDRESS=10.8.0.4/32\nGATEWAY_WG_MANAGE=false\n');
+    fs.writeFileSync(
+      f,
+      'GATEHOUSE_SERVER_URL=http://10.8.0.1:3000\nGATEWAY_PEER_ID=4\nGATEWAY_API_TOKEN=gthgw_x\nGATEWAY_PUSH_TOKEN=gthgp_y\nGATEWAY_WG_ADDRESS=10.8.0.4/32\nGATEWAY_WG_MANAGE=false\n',
+    );
     const e = loadEnv(f, { GATEWAY_PROXY_PORT: '8181' });
     assert.equal(e.serverUrl, 'http://10.8.0.1:3000');
     assert.equal(e.proxyPort, 8181);
     assert.equal(e.bind, '10.8.0.4', 'binds the tunnel address by default');
     assert.equal(e.stateFile, path.join(dir, 'gateway-state.json'));
-    assert.throws(() => loadEnv(f, { GATEWAY_WG_MANAGE: 'true' }), /GATEWAY_WG_PRIVATE_KEY, GATEWAY_WG_SERVER_PUBLIC_KEY, GATEWAY_WG_ENDPOINT, GATEWAY_WG_ALLOWED_IPS required/);
-    assert.throws(() => loadEnv(f, { GATEWAY_API_TOKEN: 'gth_admin' }), (err: Error) => err instanceof EnvError && /GATEWAY_API_TOKEN: must start with gthgw_/.test(err.message));
+    assert.throws(
+      () => loadEnv(f, { GATEWAY_WG_MANAGE: 'true' }),
+      /GATEWAY_WG_PRIVATE_KEY, GATEWAY_WG_SERVER_PUBLIC_KEY, GATEWAY_WG_ENDPOINT, GATEWAY_WG_ALLOWED_IPS required/,
+    );
+    assert.throws(
+      () => loadEnv(f, { GATEWAY_API_TOKEN: 'gth_admin' }),
+      (err: Error) => err instanceof EnvError && /GATEWAY_API_TOKEN: must start with gthgw_/.test(err.message),
+    );
     assert.throws(() => loadEnv(path.join(dir, 'missing.env'), {}), /cannot read/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -132,12 +155,20 @@ describe('companion with a real sidecar on loopback', () => {
       GATEWAY_PROXY_PORT: String(proxyPort),
       ...extra,
     });
-    return new Companion(env, createLogger('debug', (line) => logs.push(line)));
+    return new Companion(
+      env,
+      createLogger('debug', (line) => logs.push(line)),
+    );
   };
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gw-companion-'));
-    s = await startTestServer({ GATEHOUSE_WG_SUBNET: SUBNET, GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_WG_PORT: '51997', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+    s = await startTestServer({
+      GATEHOUSE_WG_SUBNET: SUBNET,
+      GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+      GATEHOUSE_WG_PORT: '51997',
+      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    });
     h = bearer(await apiToken(s));
     proxyPort = await freePort();
     apiPort = await freePort();
@@ -158,9 +189,32 @@ describe('companion with a real sidecar on loopback', () => {
       assert.equal(r.status, 201, JSON.stringify(r.data));
       return r.data.route;
     };
-    routeHttp = await mk({ domain: 'nas.loop.test', target_kind: 'gateway', target_peer_id: peer.id, target_lan_host: '127.0.0.1', target_lan_port: lanHttpPort() });
-    routeTcp = await mk({ domain: 'echo.loop.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: l4Port, target_kind: 'gateway', target_peer_id: peer.id, target_lan_host: '127.0.0.1', target_lan_port: (lanEcho.address() as net.AddressInfo).port });
-    routeWol = await mk({ domain: 'sleepy.loop.test', target_kind: 'gateway', target_peer_id: peer.id, target_lan_host: '127.0.0.1', target_lan_port: await freePort(), wol_enabled: true, wol_mac: '02:00:5e:10:20:30' });
+    routeHttp = await mk({
+      domain: 'nas.loop.test',
+      target_kind: 'gateway',
+      target_peer_id: peer.id,
+      target_lan_host: '127.0.0.1',
+      target_lan_port: lanHttpPort(),
+    });
+    routeTcp = await mk({
+      domain: 'echo.loop.test',
+      route_type: 'l4',
+      l4_protocol: 'tcp',
+      l4_listen_port: l4Port,
+      target_kind: 'gateway',
+      target_peer_id: peer.id,
+      target_lan_host: '127.0.0.1',
+      target_lan_port: (lanEcho.address() as net.AddressInfo).port,
+    });
+    routeWol = await mk({
+      domain: 'sleepy.loop.test',
+      target_kind: 'gateway',
+      target_peer_id: peer.id,
+      target_lan_host: '127.0.0.1',
+      target_lan_port: await freePort(),
+      wol_enabled: true,
+      wol_mac: '02:00:5e:10:20:30',
+    });
     companion = makeCompanion();
   });
 
@@ -188,9 +242,15 @@ describe('companion with a real sidecar on loopback', () => {
     assert.equal(await tcpRoundTrip(peer.address, l4Port, 'ping through the companion'), 'ping through the companion');
     // the container health check (`main.js --health`) finds the running companion from the same env
     const { execFile } = await import('node:child_process');
-    const health = (file: string) => new Promise<number>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, '..', 'src', 'main.ts'), '--env', file, '--health'], { env: { ...process.env, GATEWAY_WG_MANAGE: 'false' } }, (err) => resolve(err ? Number((err as { code?: number }).code ?? 1) : 0));
-    });
+    const health = (file: string) =>
+      new Promise<number>((resolve) => {
+        execFile(
+          process.execPath,
+          ['--import', 'tsx', path.join(import.meta.dirname, '..', 'src', 'main.ts'), '--env', file, '--health'],
+          { env: { ...process.env, GATEWAY_WG_MANAGE: 'false' } },
+          (err) => resolve(err ? Number((err as { code?: number }).code ?? 1) : 0),
+        );
+      });
     assert.equal(await health(path.join(dir, 'gateway.env')), 0);
     const other = path.join(dir, 'other.env');
     fs.writeFileSync(other, envContent.replace(/^GATEWAY_API_PORT=.*$/m, `GATEWAY_API_PORT=${await freePort()}`));
@@ -198,10 +258,14 @@ describe('companion with a real sidecar on loopback', () => {
   });
 
   test('heartbeats are accepted by the server, stored, with one reachability entry per route', async () => {
-    const view = await waitFor(async () => {
-      const g = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === peer.id);
-      return g?.health?.route_reachability?.length === 3 && g.status === 'online' && g.hostname ? g : null;
-    }, 5000, 'stored heartbeat');
+    const view = await waitFor(
+      async () => {
+        const g = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === peer.id);
+        return g?.health?.route_reachability?.length === 3 && g.status === 'online' && g.hostname ? g : null;
+      },
+      5000,
+      'stored heartbeat',
+    );
     assert.ok(heartbeatSchema.safeParse(view.health).success);
     const rr = new Map(view.health.route_reachability.map((x: any) => [x.route_id, x]));
     assert.equal((rr.get(routeHttp.id) as any).reachable, true);
@@ -229,10 +293,14 @@ describe('companion with a real sidecar on loopback', () => {
     assert.equal(r?.status, 502);
     assert.equal(r?.headers['x-gatehouse-gateway-error'], 'lan-unreachable');
     const since = Date.now();
-    await waitFor(async () => {
-      const g = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway;
-      return g.last_seen_at > since && g.health.route_reachability.find((x: any) => x.route_id === routeHttp.id)?.reachable === false;
-    }, 5000, 'unreachable in a heartbeat');
+    await waitFor(
+      async () => {
+        const g = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway;
+        return g.last_seen_at > since && g.health.route_reachability.find((x: any) => x.route_id === routeHttp.id)?.reachable === false;
+      },
+      5000,
+      'unreachable in a heartbeat',
+    );
     await startLanHttp(port);
     await waitFor(async () => (await get(companion.env.proxyPort, 'nas.loop.test', '/', peer.address))?.status === 200, 5000, 'LAN server back');
   });
@@ -249,7 +317,11 @@ describe('companion with a real sidecar on loopback', () => {
     for (let i = 0; i < 16; i++) assert.equal(p.subarray(6 + i * 6, 12 + i * 6).toString('hex'), '02005e102030');
     // the companion API refuses anything but the push token
     const url = `http://${peer.address}:${apiPort}`;
-    assert.equal((await fetch(`${url}/wol`, { method: 'POST', body: '{"mac":"02:00:5e:10:20:30"}', headers: { authorization: `Bearer ${companion.env.apiToken}` } })).status, 401);
+    assert.equal(
+      (await fetch(`${url}/wol`, { method: 'POST', body: '{"mac":"02:00:5e:10:20:30"}', headers: { authorization: `Bearer ${companion.env.apiToken}` } }))
+        .status,
+      401,
+    );
     assert.equal((await fetch(`${url}/status`)).status, 401);
     const bad = await fetch(`${url}/wol`, { method: 'POST', body: '{"mac":"zz"}', headers: { authorization: `Bearer ${companion.env.pushToken}` } });
     assert.equal(bad.status, 400);
@@ -270,7 +342,7 @@ describe('companion with a real sidecar on loopback', () => {
     assert.equal(notWol.status, 404, 'a route without a MAC has no waking page');
   });
 
-  test('POST /disconnect (push token): the live connections of a route\'s TCP listener are closed, the listener keeps accepting', async () => {
+  test("POST /disconnect (push token): the live connections of a route's TCP listener are closed, the listener keeps accepting", async () => {
     const url = `http://${peer.address}:${apiPort}`;
     const sock = net.connect({ host: peer.address, port: l4Port });
     const closed = new Promise<void>((r) => sock.once('close', () => r()));
@@ -280,13 +352,30 @@ describe('companion with a real sidecar on loopback', () => {
       sock.write('still here?');
     });
     assert.equal(echoed, 'still here?');
-    assert.equal((await fetch(`${url}/disconnect`, { method: 'POST', body: JSON.stringify({ route_id: routeTcp.id }), headers: { authorization: `Bearer ${companion.env.apiToken}` } })).status, 401);
+    assert.equal(
+      (
+        await fetch(`${url}/disconnect`, {
+          method: 'POST',
+          body: JSON.stringify({ route_id: routeTcp.id }),
+          headers: { authorization: `Bearer ${companion.env.apiToken}` },
+        })
+      ).status,
+      401,
+    );
     const bad = await fetch(`${url}/disconnect`, { method: 'POST', body: '{"route_id":"x"}', headers: { authorization: `Bearer ${companion.env.pushToken}` } });
     assert.equal(bad.status, 400);
     assert.ok(((await bad.json()) as any).fields.route_id);
-    const other = await fetch(`${url}/disconnect`, { method: 'POST', body: JSON.stringify({ route_id: routeHttp.id }), headers: { authorization: `Bearer ${companion.env.pushToken}` } });
+    const other = await fetch(`${url}/disconnect`, {
+      method: 'POST',
+      body: JSON.stringify({ route_id: routeHttp.id }),
+      headers: { authorization: `Bearer ${companion.env.pushToken}` },
+    });
     assert.deepEqual(await other.json(), { ok: true, route_id: routeHttp.id, closed: 0 });
-    const r = await fetch(`${url}/disconnect`, { method: 'POST', body: JSON.stringify({ route_id: routeTcp.id }), headers: { authorization: `Bearer ${companion.env.pushToken}` } });
+    const r = await fetch(`${url}/disconnect`, {
+      method: 'POST',
+      body: JSON.stringify({ route_id: routeTcp.id }),
+      headers: { authorization: `Bearer ${companion.env.pushToken}` },
+    });
     assert.equal(r.status, 200);
     assert.deepEqual(await r.json(), { ok: true, route_id: routeTcp.id, closed: 1 });
     await closed;
@@ -324,7 +413,7 @@ describe('companion with a real sidecar on loopback', () => {
     assert.equal(r.status, 200);
     await waitFor(() => companion.server.auth_rejected, 3000, 'a 401 for the old token');
     assert.equal(companion.server.last_status, 401);
-    assert.ok(logs.some((l) => l.includes('rejected this gateway\'s token (401)')));
+    assert.ok(logs.some((l) => l.includes("rejected this gateway's token (401)")));
     const seen = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway.last_seen_at;
     await new Promise((res) => setTimeout(res, 800)); // not a condition: proves no heartbeat gets through
     assert.equal((await api(`/peers/${peer.id}/gateway-info`)).data.gateway.last_seen_at, seen, 'no heartbeat gets through any more');
@@ -352,15 +441,39 @@ describe('companion with a real sidecar on loopback', () => {
     })();
     try {
       const old = companion.configHash;
-      const r = await api('/routes', { method: 'POST', json: { domain: 'dns.loop.test', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: udpPort, target_kind: 'gateway', target_peer_id: peer.id, target_lan_host: '127.0.0.1', target_lan_port: echo.address().port } });
-      assert.equal(r.status, 201, JSON.stringify(r.data));
-      await waitFor(() => companion.configHash !== old && companion.udp.status().some((l) => l.port === udpPort && l.status === 'listening'), 5000, 'UDP listener');
-      const ask = (msg: string) => new Promise<string | null>((resolve) => {
-        const c = dgram.createSocket('udp4');
-        const t = setTimeout(() => { c.close(); resolve(null); }, 2000);
-        c.on('message', (m) => { clearTimeout(t); c.close(); resolve(m.toString()); });
-        c.send(msg, udpPort, peer.address);
+      const r = await api('/routes', {
+        method: 'POST',
+        json: {
+          domain: 'dns.loop.test',
+          route_type: 'l4',
+          l4_protocol: 'udp',
+          l4_listen_port: udpPort,
+          target_kind: 'gateway',
+          target_peer_id: peer.id,
+          target_lan_host: '127.0.0.1',
+          target_lan_port: echo.address().port,
+        },
       });
+      assert.equal(r.status, 201, JSON.stringify(r.data));
+      await waitFor(
+        () => companion.configHash !== old && companion.udp.status().some((l) => l.port === udpPort && l.status === 'listening'),
+        5000,
+        'UDP listener',
+      );
+      const ask = (msg: string) =>
+        new Promise<string | null>((resolve) => {
+          const c = dgram.createSocket('udp4');
+          const t = setTimeout(() => {
+            c.close();
+            resolve(null);
+          }, 2000);
+          c.on('message', (m) => {
+            clearTimeout(t);
+            c.close();
+            resolve(m.toString());
+          });
+          c.send(msg, udpPort, peer.address);
+        });
       assert.equal(await ask('one'), 'echo:one');
       assert.equal(await ask('two'), 'echo:two', 'a second client gets its own session');
       await api(`/routes/${r.data.route.id}`, { method: 'DELETE' });

@@ -44,9 +44,18 @@ async function serve(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-client-'));
   const port = Number(process.argv[3]);
   const config = loadConfig({
-    GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_BIND: '127.0.0.1', GATEHOUSE_ADMIN_USER: 'admin', GATEHOUSE_ADMIN_PASSWORD: 'bench-password-1',
-    GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_WG_SUBNET: '10.200.0.0/20', GATEHOUSE_PUBLIC_HOST: 'bench.example.test',
-    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000', GATEHOUSE_LOG_LEVEL: 'error', GATEHOUSE_GATEWAY_TUNNEL_LISTEN: 'false',
+    GATEHOUSE_DATA_DIR: dir,
+    GATEHOUSE_PORT: String(port),
+    GATEHOUSE_BIND: '127.0.0.1',
+    GATEHOUSE_ADMIN_USER: 'admin',
+    GATEHOUSE_ADMIN_PASSWORD: 'bench-password-1',
+    GATEHOUSE_MANAGE_CADDY: 'false',
+    GATEHOUSE_WG_MANAGE: 'false',
+    GATEHOUSE_WG_SUBNET: '10.200.0.0/20',
+    GATEHOUSE_PUBLIC_HOST: 'bench.example.test',
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',
+    GATEHOUSE_LOG_LEVEL: 'error',
+    GATEHOUSE_GATEWAY_TUNNEL_LISTEN: 'false',
     // the client limits stay at their production values (100 per 15 min, 3 per minute): every simulated client has its own address
   });
   const running = await startServer(config, { log: createLogger('error', true) });
@@ -69,7 +78,10 @@ async function serve(): Promise<void> {
   process.on('SIGUSR2', () => {
     const sorted = inServer.sort((a, b) => a - b);
     inServer = [];
-    fs.writeFileSync(`${process.argv[4]}.eld`, JSON.stringify({ ...loopStats(eld), server: { n: sorted.length, p50: pct(sorted, 50), p99: pct(sorted, 99), max: sorted[sorted.length - 1] ?? NaN } }));
+    fs.writeFileSync(
+      `${process.argv[4]}.eld`,
+      JSON.stringify({ ...loopStats(eld), server: { n: sorted.length, p50: pct(sorted, 50), p99: pct(sorted, 99), max: sorted[sorted.length - 1] ?? NaN } }),
+    );
     eld.reset();
   });
   process.stdout.write('READY\n');
@@ -98,7 +110,13 @@ interface Client {
 }
 
 /** One request; a GET on a kept-alive socket that the server closed at that moment (ECONNRESET) is sent once more, as HTTP clients do. */
-async function call(setup: Setup, c: Client, method: string, p: string, body?: unknown): Promise<{ status: number; data: any; ms: number; connectMs: number | null }> {
+async function call(
+  setup: Setup,
+  c: Client,
+  method: string,
+  p: string,
+  body?: unknown,
+): Promise<{ status: number; data: any; ms: number; connectMs: number | null }> {
   try {
     return await call1(setup, c, method, p, body);
   } catch (err) {
@@ -109,15 +127,30 @@ async function call(setup: Setup, c: Client, method: string, p: string, body?: u
 }
 let resets = 0;
 
-function call1(setup: Setup, c: Client, method: string, p: string, body?: unknown): Promise<{ status: number; data: any; ms: number; connectMs: number | null }> {
+function call1(
+  setup: Setup,
+  c: Client,
+  method: string,
+  p: string,
+  body?: unknown,
+): Promise<{ status: number; data: any; ms: number; connectMs: number | null }> {
   const t0 = performance.now();
   let connectMs: number | null = null;
   const text = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
-        host: '127.0.0.1', port: setup.port, method, path: p, agent: c.agent, localAddress: addressOf(c.i),
-        headers: { authorization: `Bearer ${c.token}`, 'x-machine-fingerprint': `bench-machine-${c.i}`, ...(text ? { 'content-type': 'application/json' } : {}) },
+        host: '127.0.0.1',
+        port: setup.port,
+        method,
+        path: p,
+        agent: c.agent,
+        localAddress: addressOf(c.i),
+        headers: {
+          authorization: `Bearer ${c.token}`,
+          'x-machine-fingerprint': `bench-machine-${c.i}`,
+          ...(text ? { 'content-type': 'application/json' } : {}),
+        },
       },
       (res) => {
         let s = '';
@@ -157,7 +190,10 @@ function cpuSeconds(pid: number): number {
 }
 
 /** The server's event-loop delay since the last call (it answers SIGUSR2 by writing the file). */
-async function serverLoop(pid: number, setupFile: string): Promise<{ p50: number; p99: number; max: number; server: { n: number; p50: number; p99: number; max: number } }> {
+async function serverLoop(
+  pid: number,
+  setupFile: string,
+): Promise<{ p50: number; p99: number; max: number; server: { n: number; p50: number; p99: number; max: number } }> {
   const f = `${setupFile}.eld`;
   fs.rmSync(f, { force: true });
   process.kill(pid, 'SIGUSR2');
@@ -176,20 +212,22 @@ async function idle(setup: Setup, clients: Client[], seconds: number, pid: numbe
   const cpu0 = cpuSeconds(pid);
   const t0 = performance.now();
   const runMs = seconds * 1000;
-  await Promise.all(clients.map(async (c) => {
-    await new Promise((r) => setTimeout(r, Math.random() * PERIOD_MS));
-    while (performance.now() - t0 < runMs) {
-      const next = performance.now() + PERIOD_MS;
-      const r = await call(setup, c, 'GET', `/api/v1/client/config/check?hash=${c.hash}`);
-      lat.push(r.ms);
-      if (r.connectMs !== null) connects.push(r.connectMs);
-      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      if (r.status === 200 && onChange) await onChange(c);
-      else if (r.status !== 304) throw new Error(`config/check of client ${c.i}: ${r.status} ${JSON.stringify(r.data)}`);
-      if (next - t0 >= runMs) break;
-      await new Promise((res) => setTimeout(res, Math.max(0, next - performance.now())));
-    }
-  }));
+  await Promise.all(
+    clients.map(async (c) => {
+      await new Promise((r) => setTimeout(r, Math.random() * PERIOD_MS));
+      while (performance.now() - t0 < runMs) {
+        const next = performance.now() + PERIOD_MS;
+        const r = await call(setup, c, 'GET', `/api/v1/client/config/check?hash=${c.hash}`);
+        lat.push(r.ms);
+        if (r.connectMs !== null) connects.push(r.connectMs);
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 200 && onChange) await onChange(c);
+        else if (r.status !== 304) throw new Error(`config/check of client ${c.i}: ${r.status} ${JSON.stringify(r.data)}`);
+        if (next - t0 >= runMs) break;
+        await new Promise((res) => setTimeout(res, Math.max(0, next - performance.now())));
+      }
+    }),
+  );
   const wall = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(pid) - cpu0;
   own.disable();
@@ -203,10 +241,14 @@ async function main(): Promise<void> {
   const port = await freePort();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-client-load-'));
   const setupFile = path.join(tmp, 'setup.json');
-  const child = spawn('bash', ['-c', 'ulimit -n 65536 2>/dev/null; exec "$@"', 'node', process.execPath, '--import', 'tsx', import.meta.filename, '--serve', String(port), setupFile], {
-    cwd: path.resolve(import.meta.dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    'bash',
+    ['-c', 'ulimit -n 65536 2>/dev/null; exec "$@"', 'node', process.execPath, '--import', 'tsx', import.meta.filename, '--serve', String(port), setupFile],
+    {
+      cwd: path.resolve(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const stopChild = () => {
     if (child.exitCode === null) child.kill('SIGTERM');
   };
@@ -227,39 +269,68 @@ async function main(): Promise<void> {
       os.setPriority(pid, NICE);
       os.setPriority(NICE);
     }
-    console.log(`bench client-idle: ${CLIENTS} desktop clients, each with its own client token, fingerprint and loopback source address (127.20.x.y); production rate limits (client 100 / 15 min per IP)`);
-    console.log(`  conditions: loopback, ${os.cpus().length} cores (server and this script share them, plus whatever else runs: load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}), SQLite, node ${process.version}${NICE !== null ? `, sidecar and load generator at nice ${NICE}` : ''}`);
+    console.log(
+      `bench client-idle: ${CLIENTS} desktop clients, each with its own client token, fingerprint and loopback source address (127.20.x.y); production rate limits (client 100 / 15 min per IP)`,
+    );
+    console.log(
+      `  conditions: loopback, ${os.cpus().length} cores (server and this script share them, plus whatever else runs: load ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}), SQLite, node ${process.version}${NICE !== null ? `, sidecar and load generator at nice ${NICE}` : ''}`,
+    );
 
     // registration: every client registers (its own peer) and fetches its config
     const r0 = performance.now();
     const regLat: number[] = [];
     for (let i = 0; i < CLIENTS; i += 20) {
-      await Promise.all(setup.tokens.slice(i, i + 20).map(async (token, j) => {
-        const c: Client = { i: i + j, token, agent: new http.Agent({ keepAlive: true, maxSockets: 1, timeout: 30_000 }), hash: '' };
-        const reg = await call(setup, c, 'POST', '/api/v1/client/register', { hostname: `bench-host-${c.i}`, platform: 'linux-x64', client_version: '0.1.0' });
-        if (reg.status !== 201) throw new Error(`register ${c.i}: ${reg.status} ${JSON.stringify(reg.data)}`);
-        regLat.push(reg.ms);
-        const cfg = await call(setup, c, 'GET', '/api/v1/client/config');
-        if (cfg.status !== 200 || cfg.data.config_hash !== reg.data.config_hash) throw new Error(`config ${c.i}: ${cfg.status}`);
-        c.hash = cfg.data.config_hash;
-        clients[c.i] = c;
-      }));
+      await Promise.all(
+        setup.tokens.slice(i, i + 20).map(async (token, j) => {
+          const c: Client = { i: i + j, token, agent: new http.Agent({ keepAlive: true, maxSockets: 1, timeout: 30_000 }), hash: '' };
+          const reg = await call(setup, c, 'POST', '/api/v1/client/register', {
+            hostname: `bench-host-${c.i}`,
+            platform: 'linux-x64',
+            client_version: '0.1.0',
+          });
+          if (reg.status !== 201) throw new Error(`register ${c.i}: ${reg.status} ${JSON.stringify(reg.data)}`);
+          regLat.push(reg.ms);
+          const cfg = await call(setup, c, 'GET', '/api/v1/client/config');
+          if (cfg.status !== 200 || cfg.data.config_hash !== reg.data.config_hash) throw new Error(`config ${c.i}: ${cfg.status}`);
+          c.hash = cfg.data.config_hash;
+          clients[c.i] = c;
+        }),
+      );
     }
     regLat.sort((a, b) => a - b);
-    console.log(`  registration: ${CLIENTS} × (POST /client/register + GET /client/config), 20 at a time: ${((performance.now() - r0) / 1000).toFixed(1)} s; register p50 ${ms(pct(regLat, 50))}, p99 ${ms(pct(regLat, 99))}`);
+    console.log(
+      `  registration: ${CLIENTS} × (POST /client/register + GET /client/config), 20 at a time: ${((performance.now() - r0) / 1000).toFixed(1)} s; register p50 ${ms(pct(regLat, 50))}, p99 ${ms(pct(regLat, 99))}`,
+    );
 
     // 1. idle
     await serverLoop(pid, setupFile);
     const a = await idle(setup, clients, IDLE_S, pid);
     const aLoop = await serverLoop(pid, setupFile);
-    console.log(`  idle: ${CLIENTS} clients × config/check every ${PERIOD_MS / 1000} s for ${a.wall.toFixed(0)} s: ${a.lat.length} checks (${(a.lat.length / a.wall).toFixed(0)}/s), p50 ${ms(pct(a.lat, 50))}, p99 ${ms(pct(a.lat, 99))}, max ${ms(a.lat[a.lat.length - 1])}, statuses ${JSON.stringify(Object.fromEntries(a.statuses))}`);
-    console.log(`        sidecar CPU ${a.cpu.toFixed(2)} s over ${a.wall.toFixed(0)} s = ${((100 * a.cpu) / a.wall).toFixed(1)} % of one core; target p99 < 10 ms: ${pct(a.lat, 99) < 10 ? 'met' : 'NOT met'}`);
-    console.log(`        event-loop delay: sidecar ${loopText(aLoop)}; this load generator ${loopText(a.loadLoop)} (a stalled loop on either side adds to the latencies)`);
-    console.log(`        time inside the sidecar per check (request received → response written): p50 ${ms(aLoop.server.p50)}, p99 ${ms(aLoop.server.p99)}, max ${ms(aLoop.server.max)} (${aLoop.server.n} checks)`);
-    console.log(`        new connections: ${a.connects.length} of ${a.lat.length} checks; TCP connect p50 ${ms(pct(a.connects, 50))}, p99 ${ms(pct(a.connects, 99))}, max ${ms(a.connects[a.connects.length - 1] ?? NaN)}; checks slower than 900 ms: ${a.lat.filter((x) => x > 900).length}, connects slower than 900 ms: ${a.connects.filter((x) => x > 900).length}`);
+    console.log(
+      `  idle: ${CLIENTS} clients × config/check every ${PERIOD_MS / 1000} s for ${a.wall.toFixed(0)} s: ${a.lat.length} checks (${(a.lat.length / a.wall).toFixed(0)}/s), p50 ${ms(pct(a.lat, 50))}, p99 ${ms(pct(a.lat, 99))}, max ${ms(a.lat[a.lat.length - 1])}, statuses ${JSON.stringify(Object.fromEntries(a.statuses))}`,
+    );
+    console.log(
+      `        sidecar CPU ${a.cpu.toFixed(2)} s over ${a.wall.toFixed(0)} s = ${((100 * a.cpu) / a.wall).toFixed(1)} % of one core; target p99 < 10 ms: ${pct(a.lat, 99) < 10 ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `        event-loop delay: sidecar ${loopText(aLoop)}; this load generator ${loopText(a.loadLoop)} (a stalled loop on either side adds to the latencies)`,
+    );
+    console.log(
+      `        time inside the sidecar per check (request received → response written): p50 ${ms(aLoop.server.p50)}, p99 ${ms(aLoop.server.p99)}, max ${ms(aLoop.server.max)} (${aLoop.server.n} checks)`,
+    );
+    console.log(
+      `        new connections: ${a.connects.length} of ${a.lat.length} checks; TCP connect p50 ${ms(pct(a.connects, 50))}, p99 ${ms(pct(a.connects, 99))}, max ${ms(a.connects[a.connects.length - 1] ?? NaN)}; checks slower than 900 ms: ${a.lat.filter((x) => x > 900).length}, connects slower than 900 ms: ${a.connects.filter((x) => x > 900).length}`,
+    );
 
     // 2. change: every client's config changes at once
-    const put = await fetch(`${setup.url}/api/v1/settings/client`, { method: 'PUT', headers: { authorization: `Bearer ${setup.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ split_tunnel: ['192.168.50.0/24'] }) });
+    const put = await fetch(`${setup.url}/api/v1/settings/client`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${setup.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ split_tunnel: ['192.168.50.0/24'] }),
+    });
     if (put.status !== 200) throw new Error(`settings: ${put.status} ${await put.text()}`);
     const fetchLat: number[] = [];
     await serverLoop(pid, setupFile);
@@ -271,7 +342,9 @@ async function main(): Promise<void> {
     });
     const bLoop = await serverLoop(pid, setupFile);
     fetchLat.sort((x, y) => x - y);
-    console.log(`  after a change of every config (server default split tunnel): ${b.lat.length} checks in ${b.wall.toFixed(0)} s, p50 ${ms(pct(b.lat, 50))}, p99 ${ms(pct(b.lat, 99))}, statuses ${JSON.stringify(Object.fromEntries(b.statuses))}; ${fetchLat.length} config fetches p50 ${ms(pct(fetchLat, 50))}, p99 ${ms(pct(fetchLat, 99))}; sidecar CPU ${((100 * b.cpu) / b.wall).toFixed(1)} % of one core; event-loop delay: sidecar ${loopText(bLoop)}, load generator ${loopText(b.loadLoop)}; inside the sidecar per check p50 ${ms(bLoop.server.p50)}, p99 ${ms(bLoop.server.p99)}`);
+    console.log(
+      `  after a change of every config (server default split tunnel): ${b.lat.length} checks in ${b.wall.toFixed(0)} s, p50 ${ms(pct(b.lat, 50))}, p99 ${ms(pct(b.lat, 99))}, statuses ${JSON.stringify(Object.fromEntries(b.statuses))}; ${fetchLat.length} config fetches p50 ${ms(pct(fetchLat, 50))}, p99 ${ms(pct(fetchLat, 99))}; sidecar CPU ${((100 * b.cpu) / b.wall).toFixed(1)} % of one core; event-loop delay: sidecar ${loopText(bLoop)}, load generator ${loopText(b.loadLoop)}; inside the sidecar per check p50 ${ms(bLoop.server.p50)}, p99 ${ms(bLoop.server.p99)}`,
+    );
     console.log(`  GETs resent after ECONNRESET (a kept-alive socket closed by the server as it was reused): ${resets}`);
     const rss = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+ kB)/)?.[1];
     if (rss) console.log(`  sidecar RSS: ${rss}`);

@@ -56,19 +56,43 @@ if (process.env.BENCH_FAST_PORT) {
 
 if (process.env.BENCH_CADDY_CONFIG) {
   const base = {
-    id: routeId, domain, basic_auth_user: null, basic_auth_password_hash: null, ip_filter_enabled: false, ip_filter_mode: null,
-    ip_filter_rules: null, acl_enabled: false, rate_limit_enabled: false, rate_limit_requests: null, rate_limit_window: null,
+    id: routeId,
+    domain,
+    basic_auth_user: null,
+    basic_auth_password_hash: null,
+    ip_filter_enabled: false,
+    ip_filter_mode: null,
+    ip_filter_rules: null,
+    acl_enabled: false,
+    rate_limit_enabled: false,
+    rate_limit_requests: null,
+    rate_limit_window: null,
   };
   const rest = [{ handler: 'reverse_proxy', upstreams: [{ dial: process.env.BENCH_BACKEND }] }];
   const site = (host, routeAuth) => ({
     match: [{ host: [host] }],
-    handle: [{ handler: 'subroute', routes: protectionRoutes({ ...base, domain: host }, { routeAuth, sidecarUpstream: `127.0.0.1:${running.port}`, aclAddresses: [] }, rest) }],
+    handle: [
+      {
+        handler: 'subroute',
+        routes: protectionRoutes({ ...base, domain: host }, { routeAuth, sidecarUpstream: `127.0.0.1:${running.port}`, aclAddresses: [] }, rest),
+      },
+    ],
     terminal: true,
   });
   const caddy = {
     admin: { disabled: true },
     logging: { logs: { default: { level: 'ERROR' } } },
-    apps: { http: { servers: { bench: { listen: [`127.0.0.1:${process.env.BENCH_CADDY_PORT}`], automatic_https: { disable: true }, routes: [site(domain, true), site('open.bench', false)] } } } },
+    apps: {
+      http: {
+        servers: {
+          bench: {
+            listen: [`127.0.0.1:${process.env.BENCH_CADDY_PORT}`],
+            automatic_https: { disable: true },
+            routes: [site(domain, true), site('open.bench', false)],
+          },
+        },
+      },
+    },
   };
   fs.writeFileSync(process.env.BENCH_CADDY_CONFIG, JSON.stringify(caddy));
 }

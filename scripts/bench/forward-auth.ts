@@ -49,10 +49,28 @@ async function wrk(c: number, url: string, headers: Record<string, string>): Pro
   const { stdout } = await run('wrk', ['-t1', `-c${c}`, `-d${duration}`, '--latency', ...h, url]);
   const line = (re: RegExp) => stdout.split('\n').find((l) => re.test(l)) ?? '';
   return {
-    rps: parseFloat(line(/Requests\/sec/).split(/\s+/).pop() ?? '0'),
-    p50: toMs(line(/^\s*50%/).trim().split(/\s+/)[1] ?? '0'),
-    p99: toMs(line(/^\s*99%/).trim().split(/\s+/)[1] ?? '0'),
-    non2xx: Number(line(/Non-2xx/).trim().split(/\s+/).pop() ?? 0) || 0,
+    rps: parseFloat(
+      line(/Requests\/sec/)
+        .split(/\s+/)
+        .pop() ?? '0',
+    ),
+    p50: toMs(
+      line(/^\s*50%/)
+        .trim()
+        .split(/\s+/)[1] ?? '0',
+    ),
+    p99: toMs(
+      line(/^\s*99%/)
+        .trim()
+        .split(/\s+/)[1] ?? '0',
+    ),
+    non2xx:
+      Number(
+        line(/Non-2xx/)
+          .trim()
+          .split(/\s+/)
+          .pop() ?? 0,
+      ) || 0,
     errors: line(/Socket errors/).trim(),
   };
 }
@@ -97,24 +115,44 @@ async function main(): Promise<void> {
 
     // sanity: the protected route refuses without the cookie and serves with it; the open one serves
     const probe = async (host: string, extra: Record<string, string> = {}) => {
-      const { stdout } = await run('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `Host: ${host}`, ...Object.entries(extra).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url]);
+      const { stdout } = await run('curl', [
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '-H',
+        `Host: ${host}`,
+        ...Object.entries(extra).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+        url,
+      ]);
       return stdout;
     };
-    const checks = { open: await probe('open.bench'), noCookie: await probe('protected.bench'), withCookie: await probe('protected.bench', { Cookie: cookie }) };
+    const checks = {
+      open: await probe('open.bench'),
+      noCookie: await probe('protected.bench'),
+      withCookie: await probe('protected.bench', { Cookie: cookie }),
+    };
     if (checks.open !== '200' || checks.noCookie !== '302' || checks.withCookie !== '200') throw new Error(`sanity check failed: ${JSON.stringify(checks)}`);
 
     const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    console.log(`bench forward-auth through Caddy: wrk -t1, ${duration} per run (2 s warm-up), loopback, ${os.cpus().length} cores, SQLite, sidecar under tsx, ${process.version}, load ${load}`);
+    console.log(
+      `bench forward-auth through Caddy: wrk -t1, ${duration} per run (2 s warm-up), loopback, ${os.cpus().length} cores, SQLite, sidecar under tsx, ${process.version}, load ${load}`,
+    );
     console.log(`  sanity: open ${checks.open}, protected without cookie ${checks.noCookie}, with cookie ${checks.withCookie}`);
     const fmt = (name: string, r: WrkResult) =>
-      console.log(`  ${name.padEnd(40)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(3).padStart(7)} ms   p99 ${r.p99.toFixed(3).padStart(7)} ms   non-2xx ${r.non2xx} ${r.errors}`);
+      console.log(
+        `  ${name.padEnd(40)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(3).padStart(7)} ms   p99 ${r.p99.toFixed(3).padStart(7)} ms   non-2xx ${r.non2xx} ${r.errors}`,
+      );
     for (const c of [1, conns]) {
       console.log(`${c} connection${c === 1 ? '' : 's'}:`);
       const open = await wrk(c, url, { Host: 'open.bench' });
       fmt('unprotected route', open);
       const p = await wrk(c, url, { Host: 'protected.bench', Cookie: cookie });
       fmt('route auth, valid session', p);
-      console.log(`  → added p50 ${(p.p50 - open.p50).toFixed(3)} ms, added p99 ${(p.p99 - open.p99).toFixed(3)} ms, throughput ratio ${(p.rps / open.rps).toFixed(2)}, protected non-2xx ${p.non2xx}`);
+      console.log(
+        `  → added p50 ${(p.p50 - open.p50).toFixed(3)} ms, added p99 ${(p.p99 - open.p99).toFixed(3)} ms, throughput ratio ${(p.rps / open.rps).toFixed(2)}, protected non-2xx ${p.non2xx}`,
+      );
     }
   } finally {
     await running.close();

@@ -39,9 +39,17 @@ async function serve(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-gw-'));
   const port = Number(process.argv[3]);
   const config = loadConfig({
-    GATEHOUSE_DATA_DIR: dir, GATEHOUSE_PORT: String(port), GATEHOUSE_ADMIN_USER: 'admin', GATEHOUSE_ADMIN_PASSWORD: 'bench-password-1',
-    GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_WG_SUBNET: '10.200.0.0/20', GATEHOUSE_PUBLIC_HOST: 'bench.example.test',
-    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000', GATEHOUSE_LOG_LEVEL: 'error', GATEHOUSE_GATEWAY_TUNNEL_LISTEN: 'false',
+    GATEHOUSE_DATA_DIR: dir,
+    GATEHOUSE_PORT: String(port),
+    GATEHOUSE_ADMIN_USER: 'admin',
+    GATEHOUSE_ADMIN_PASSWORD: 'bench-password-1',
+    GATEHOUSE_MANAGE_CADDY: 'false',
+    GATEHOUSE_WG_MANAGE: 'false',
+    GATEHOUSE_WG_SUBNET: '10.200.0.0/20',
+    GATEHOUSE_PUBLIC_HOST: 'bench.example.test',
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000000',
+    GATEHOUSE_LOG_LEVEL: 'error',
+    GATEHOUSE_GATEWAY_TUNNEL_LISTEN: 'false',
     // the simulated companions poll from 127.0.0.1, not from their tunnel addresses
     GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'true',
   });
@@ -58,12 +66,22 @@ async function serve(): Promise<void> {
   }
   const now = Date.now();
   await deps.db.models.Route.bulkCreate(
-    gateways.map((g, i) => routeToRow({ ...blankRoute(now), domain: `gw${i}.bench.example.test`, target_kind: 'gateway', target_peer_id: g.peerId, target_lan_host: '192.168.1.10', target_lan_port: 8000 + (i % 1000) }) as any),
+    gateways.map(
+      (g, i) =>
+        routeToRow({
+          ...blankRoute(now),
+          domain: `gw${i}.bench.example.test`,
+          target_kind: 'gateway',
+          target_peer_id: g.peerId,
+          target_lan_host: '192.168.1.10',
+          target_lan_port: 8000 + (i % 1000),
+        }) as any,
+    ),
   );
   await deps.proxy.apply({ reason: 'bench routes' });
   const createMs = performance.now() - t0;
   const admin = await deps.tokens.create({ name: 'bench', scopes: ['full-access'] });
-  const routeId = Number((await deps.db.models.Route.findOne({ attributes: ['id'], order: [['id', 'ASC']], raw: true }) as any).id);
+  const routeId = Number(((await deps.db.models.Route.findOne({ attributes: ['id'], order: [['id', 'ASC']], raw: true })) as any).id);
   const setup: Setup = { url: running.url.replace(/:\d+$/, `:${port}`), adminToken: admin.token, routeId, gateways, createMs };
   fs.writeFileSync(process.argv[4], JSON.stringify(setup));
   process.stdout.write('READY\n');
@@ -100,7 +118,9 @@ const ms = (v: number) => `${v.toFixed(2)} ms`;
 function wrk(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     // wrk needs a file descriptor per connection: raise the limit for it
-    execFile('bash', ['-c', 'ulimit -n 65536 2>/dev/null; exec wrk "$@"', 'wrk', ...args], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+    execFile('bash', ['-c', 'ulimit -n 65536 2>/dev/null; exec wrk "$@"', 'wrk', ...args], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+    );
   });
 }
 
@@ -121,10 +141,14 @@ async function main(): Promise<void> {
   const port = await freePort();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-gw-load-'));
   const setupFile = path.join(tmp, 'setup.json');
-  const child = spawn('bash', ['-c', 'ulimit -n 65536 2>/dev/null; exec "$@"', 'node', process.execPath, '--import', 'tsx', import.meta.filename, '--serve', String(port), setupFile], {
-    cwd: path.resolve(import.meta.dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    'bash',
+    ['-c', 'ulimit -n 65536 2>/dev/null; exec "$@"', 'node', process.execPath, '--import', 'tsx', import.meta.filename, '--serve', String(port), setupFile],
+    {
+      cwd: path.resolve(import.meta.dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const stopChild = () => {
     if (child.exitCode === null) child.kill('SIGTERM');
   };
@@ -140,35 +164,42 @@ async function main(): Promise<void> {
     });
     const setup = JSON.parse(fs.readFileSync(setupFile, 'utf8')) as Setup;
     const base = `${setup.url}/api/v1/gateway`;
-    console.log(`bench gateway-poll: ${GATEWAYS} gateway peers created through the peers service with real tokens and one gateway route each in ${(setup.createMs / 1000).toFixed(1)} s`);
+    console.log(
+      `bench gateway-poll: ${GATEWAYS} gateway peers created through the peers service with real tokens and one gateway route each in ${(setup.createMs / 1000).toFixed(1)} s`,
+    );
     console.log(`  conditions: loopback, ${os.cpus().length} cores (server, wrk and this script share them), SQLite, node ${process.version}`);
 
     // 1. warm-up: every gateway's current hash
     const hashes: string[] = new Array(GATEWAYS);
     for (let i = 0; i < GATEWAYS; i += 50) {
-      await Promise.all(setup.gateways.slice(i, i + 50).map(async (g, j) => {
-        const r = await request(`${base}/config`, g.token);
-        if (r.status !== 200) throw new Error(`GET /config: ${r.status} ${r.body}`);
-        const data = JSON.parse(r.body);
-        if (data.peer_id !== g.peerId || data.routes.length !== 1) throw new Error('unexpected configuration');
-        hashes[i + j] = data.config_hash;
-      }));
+      await Promise.all(
+        setup.gateways.slice(i, i + 50).map(async (g, j) => {
+          const r = await request(`${base}/config`, g.token);
+          if (r.status !== 200) throw new Error(`GET /config: ${r.status} ${r.body}`);
+          const data = JSON.parse(r.body);
+          if (data.peer_id !== g.peerId || data.routes.length !== 1) throw new Error('unexpected configuration');
+          hashes[i + j] = data.config_hash;
+        }),
+      );
     }
     const check304 = await request(`${base}/config/check?hash=${hashes[0]}`, setup.gateways[0].token);
     if (check304.status !== 304) throw new Error(`expected 304, got ${check304.status}`);
 
     // 2. saturation with wrk: one connection per gateway
     const lua = path.join(tmp, 'poll.lua');
-    fs.writeFileSync(lua, [
-      `local tokens = {${setup.gateways.map((g) => `"${g.token}"`).join(',')}}`,
-      `local hashes = {${hashes.map((x) => `"${x}"`).join(',')}}`,
-      'local i = 0',
-      'request = function()',
-      '  i = i + 1',
-      '  local k = (i % #tokens) + 1',
-      '  return wrk.format("GET", "/api/v1/gateway/config/check?hash=" .. hashes[k], { ["Authorization"] = "Bearer " .. tokens[k] })',
-      'end',
-    ].join('\n'));
+    fs.writeFileSync(
+      lua,
+      [
+        `local tokens = {${setup.gateways.map((g) => `"${g.token}"`).join(',')}}`,
+        `local hashes = {${hashes.map((x) => `"${x}"`).join(',')}}`,
+        'local i = 0',
+        'request = function()',
+        '  i = i + 1',
+        '  local k = (i % #tokens) + 1',
+        '  return wrk.format("GET", "/api/v1/gateway/config/check?hash=" .. hashes[k], { ["Authorization"] = "Bearer " .. tokens[k] })',
+        'end',
+      ].join('\n'),
+    );
     const conns = Math.min(GATEWAYS, 1000);
     await wrk(['-t1', `-c${conns}`, '-d2s', '-s', lua, setup.url]); // warm-up
     const sat = parseWrk(await wrk(['-t1', `-c${conns}`, `-d${DURATION}`, '--latency', '-s', lua, setup.url]));
@@ -182,9 +213,15 @@ async function main(): Promise<void> {
     const full32 = parseWrk(await wrk(['-t1', '-c32', `-d${DURATION}`, '--latency', '-s', fullLua, setup.url]));
     console.log(`  saturation, wrk -t1 -c${conns} -d${DURATION} (one keep-alive connection per gateway, ${conns} distinct tokens, every answer 304):`);
     console.log(`    config/check (304) requests/s: ${sat.rps.toFixed(0)}   p50: ${sat.p50}   p99: ${sat.p99}   errors: ${sat.errors}`);
-    console.log(`    baseline (same path without a token: 401 before any lookup) requests/s: ${baseline.rps.toFixed(0)}   p50: ${baseline.p50}   p99: ${baseline.p99}   → config/check = ${(sat.rps / baseline.rps).toFixed(2)} × baseline`);
-    console.log(`  wrk -t1 -c32 -d${DURATION} (same tokens round-robin): config/check requests/s: ${c32.rps.toFixed(0)}   p50: ${c32.p50}   p99: ${c32.p99}   errors: ${c32.errors}`);
-    console.log(`    for comparison, GET /config (200 + JSON) through the generic endpoint chain: requests/s: ${full32.rps.toFixed(0)}   p50: ${full32.p50}   p99: ${full32.p99}   → config/check = ${(c32.rps / full32.rps).toFixed(2)} × that`);
+    console.log(
+      `    baseline (same path without a token: 401 before any lookup) requests/s: ${baseline.rps.toFixed(0)}   p50: ${baseline.p50}   p99: ${baseline.p99}   → config/check = ${(sat.rps / baseline.rps).toFixed(2)} × baseline`,
+    );
+    console.log(
+      `  wrk -t1 -c32 -d${DURATION} (same tokens round-robin): config/check requests/s: ${c32.rps.toFixed(0)}   p50: ${c32.p50}   p99: ${c32.p99}   errors: ${c32.errors}`,
+    );
+    console.log(
+      `    for comparison, GET /config (200 + JSON) through the generic endpoint chain: requests/s: ${full32.rps.toFixed(0)}   p50: ${full32.p50}   p99: ${full32.p99}   → config/check = ${(c32.rps / full32.rps).toFixed(2)} × that`,
+    );
 
     // 3. the real schedule: every 10 s per gateway, random phase
     const periodMs = 10_000;
@@ -192,44 +229,58 @@ async function main(): Promise<void> {
     const lat: number[] = [];
     const statuses = new Map<number, number>();
     const t0 = performance.now();
-    await Promise.all(setup.gateways.map(async (g, i) => {
-      await new Promise((r) => setTimeout(r, Math.random() * periodMs));
-      while (performance.now() - t0 < runMs) {
-        const next = performance.now() + periodMs;
-        const r = await request(`${base}/config/check?hash=${hashes[i]}`, g.token);
-        lat.push(r.ms);
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-        const wait = next - performance.now();
-        if (performance.now() + wait - t0 >= runMs) break;
-        await new Promise((res) => setTimeout(res, Math.max(0, wait)));
-      }
-    }));
+    await Promise.all(
+      setup.gateways.map(async (g, i) => {
+        await new Promise((r) => setTimeout(r, Math.random() * periodMs));
+        while (performance.now() - t0 < runMs) {
+          const next = performance.now() + periodMs;
+          const r = await request(`${base}/config/check?hash=${hashes[i]}`, g.token);
+          lat.push(r.ms);
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          const wait = next - performance.now();
+          if (performance.now() + wait - t0 >= runMs) break;
+          await new Promise((res) => setTimeout(res, Math.max(0, wait)));
+        }
+      }),
+    );
     const real = (performance.now() - t0) / 1000;
     lat.sort((a, b) => a - b);
-    console.log(`  real schedule: ${GATEWAYS} gateways every ${periodMs / 1000} s for ${real.toFixed(0)} s: ${lat.length} checks, ${(lat.length / real).toFixed(0)} requests/s, p50: ${ms(pct(lat, 50))}, p99: ${ms(pct(lat, 99))}, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.log(
+      `  real schedule: ${GATEWAYS} gateways every ${periodMs / 1000} s for ${real.toFixed(0)} s: ${lat.length} checks, ${(lat.length / real).toFixed(0)} requests/s, p50: ${ms(pct(lat, 50))}, p99: ${ms(pct(lat, 99))}, statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
 
     // 4. cold cache: a route write invalidates every cached config; all gateways check at once
     // (first the same burst with a warm cache, as its baseline)
     const burst = async () => {
       const lat: number[] = [];
       const b0 = performance.now();
-      const st = await Promise.all(setup.gateways.map(async (g, i) => {
-        const r = await request(`${base}/config/check?hash=${hashes[i]}`, g.token);
-        lat.push(r.ms);
-        return r.status;
-      }));
+      const st = await Promise.all(
+        setup.gateways.map(async (g, i) => {
+          const r = await request(`${base}/config/check?hash=${hashes[i]}`, g.token);
+          lat.push(r.ms);
+          return r.status;
+        }),
+      );
       lat.sort((a, b) => a - b);
       return { lat, st, s: (performance.now() - b0) / 1000 };
     };
     await burst();
     const warm = await burst();
-    console.log(`  burst, warm cache (${GATEWAYS} checks at once from this script): ${(GATEWAYS / warm.s).toFixed(0)} requests/s, p50: ${ms(pct(warm.lat, 50))}, p99: ${ms(pct(warm.lat, 99))}`);
+    console.log(
+      `  burst, warm cache (${GATEWAYS} checks at once from this script): ${(GATEWAYS / warm.s).toFixed(0)} requests/s, p50: ${ms(pct(warm.lat, 50))}, p99: ${ms(pct(warm.lat, 99))}`,
+    );
     const adminH = { authorization: `Bearer ${setup.adminToken}`, 'content-type': 'application/json' };
-    const write = await fetch(`${setup.url}/api/v1/routes/${setup.routeId}`, { method: 'PUT', headers: adminH, body: JSON.stringify({ description: `bench ${Date.now()}` }) });
+    const write = await fetch(`${setup.url}/api/v1/routes/${setup.routeId}`, {
+      method: 'PUT',
+      headers: adminH,
+      body: JSON.stringify({ description: `bench ${Date.now()}` }),
+    });
     if (write.status !== 200) throw new Error(`route write: ${write.status} ${await write.text()}`);
     const coldB = await burst();
     const changed = coldB.st.filter((x) => x === 200).length;
-    console.log(`  burst, cold cache (right after a route write: the first miss refills every gateway's config with one query): ${(GATEWAYS / coldB.s).toFixed(0)} requests/s, p50: ${ms(pct(coldB.lat, 50))}, p99: ${ms(pct(coldB.lat, 99))} → p99 = ${(pct(coldB.lat, 99) / pct(warm.lat, 99)).toFixed(2)} × warm; ${changed} × 200 (a description is in no gateway config: 0 expected), ${coldB.st.filter((x) => x === 304).length} × 304`);
+    console.log(
+      `  burst, cold cache (right after a route write: the first miss refills every gateway's config with one query): ${(GATEWAYS / coldB.s).toFixed(0)} requests/s, p50: ${ms(pct(coldB.lat, 50))}, p99: ${ms(pct(coldB.lat, 99))} → p99 = ${(pct(coldB.lat, 99) / pct(warm.lat, 99)).toFixed(2)} × warm; ${changed} × 200 (a description is in no gateway config: 0 expected), ${coldB.st.filter((x) => x === 304).length} × 304`,
+    );
     const rss = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+ kB)/)?.[1];
     if (rss) console.log(`  server RSS (bash wrapper excluded when exec'd): ${rss}`);
   } finally {

@@ -28,11 +28,23 @@ export const median = (xs: number[]) => {
 };
 
 /** One HTTP request without keep-alive; the body is parsed as JSON when it is JSON. */
-export function request(port: number, method: string, p: string, opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {}): Promise<{ status: number; data: any }> {
+export function request(
+  port: number,
+  method: string,
+  p: string,
+  opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {},
+): Promise<{ status: number; data: any }> {
   return new Promise((resolve, reject) => {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const req = http.request(
-      { host: opts.addr ?? '127.0.0.1', port, method, path: p, agent: false, headers: { ...(opts.host ? { host: opts.host } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers } },
+      {
+        host: opts.addr ?? '127.0.0.1',
+        port,
+        method,
+        path: p,
+        agent: false,
+        headers: { ...(opts.host ? { host: opts.host } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -132,19 +144,27 @@ export async function startBenchSidecar(opts: { name: string; subnet: string; en
   execFileSync('go', ['build', '-o', backendBin, path.join(root, 'scripts/bench/routes-backend.go')], { stdio: 'inherit', cwd: dir });
 
   const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
-  const sidecar = track(spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') }));
+  const sidecar = track(
+    spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') }),
+  );
   await waitFor(async () => (await request(ports.api, 'GET', '/health')).status === 200, 60_000, `the sidecar (see ${dir}/sidecar.log)`);
   const login = await new Promise<{ cookie: string; csrf: string }>((resolve, reject) => {
     const body = JSON.stringify({ username: 'admin', password: PASSWORD });
-    const req = http.request({ host: '127.0.0.1', port: ports.api, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', accept: 'application/json' } }, (res) => {
-      let t = '';
-      res.on('data', (c) => (t += c));
-      res.on('end', () => resolve({ cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '), csrf: JSON.parse(t).csrfToken }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: ports.api, method: 'POST', path: '/login', headers: { 'content-type': 'application/json', accept: 'application/json' } },
+      (res) => {
+        let t = '';
+        res.on('data', (c) => (t += c));
+        res.on('end', () => resolve({ cookie: (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; '), csrf: JSON.parse(t).csrfToken }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
-  const tok = await request(ports.api, 'POST', '/api/v1/tokens', { headers: { cookie: login.cookie, 'x-csrf-token': login.csrf }, body: { name: 'bench', scopes: ['full-access'] } });
+  const tok = await request(ports.api, 'POST', '/api/v1/tokens', {
+    headers: { cookie: login.cookie, 'x-csrf-token': login.csrf },
+    body: { name: 'bench', scopes: ['full-access'] },
+  });
   const auth = { authorization: `Bearer ${tok.data.token}` };
   const api = (method: string, p: string, body?: unknown) => request(ports.api, method, `/api/v1${p}`, { headers: auth, body });
   const caddyPid = Number((await api('GET', '/caddy/status')).data.pid);

@@ -31,7 +31,13 @@ async function freshPgDatabase(baseUrl: string): Promise<string> {
 }
 
 /** A peer row as the bench writes it (the fields the benchmarks check against). */
-export interface BenchPeerRow { name: string; enabled: boolean; group_id: number | null; latest_handshake: number | null; [k: string]: unknown }
+export interface BenchPeerRow {
+  name: string;
+  enabled: boolean;
+  group_id: number | null;
+  latest_handshake: number | null;
+  [k: string]: unknown;
+}
 
 export interface ListBench {
   dir: string;
@@ -74,7 +80,9 @@ export async function startListBench(o: { name: string; peers: number; routes: n
   delete env.DATABASE_URL;
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
-  const child = track(spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') }));
+  const child = track(
+    spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') }),
+  );
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
@@ -91,8 +99,15 @@ export async function startListBench(o: { name: string; peers: number; routes: n
   };
   try {
     await waitFor(async () => (await request(port, 'GET', '/health')).status === 200, 60_000, `the sidecar (see ${dir}/sidecar.log)`);
-    const login = await fetch(`http://127.0.0.1:${port}/login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const login = await fetch(`http://127.0.0.1:${port}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+    });
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = ((await login.json()) as { csrfToken: string }).csrfToken;
     const tok = await request(port, 'POST', '/api/v1/tokens', { headers: { cookie, 'x-csrf-token': csrf }, body: { name: 'bench', scopes: ['full-access'] } });
     const auth = { authorization: `Bearer ${tok.data.token}` };
@@ -103,7 +118,9 @@ export async function startListBench(o: { name: string; peers: number; routes: n
     const db = await openDatabase({ dataDir: dir, databaseUrl });
     const { PeerGroup, Peer, Route } = db.models;
     const now = Date.now();
-    await PeerGroup.bulkCreate(Array.from({ length: GROUPS }, (_, i) => ({ name: `group-${i}`, color: null, description: `bench group ${i}`, created_at: now, updated_at: now })) as any);
+    await PeerGroup.bulkCreate(
+      Array.from({ length: GROUPS }, (_, i) => ({ name: `group-${i}`, color: null, description: `bench group ${i}`, created_at: now, updated_at: now })) as any,
+    );
     const groupIds = ((await PeerGroup.findAll({ attributes: ['id'], order: [['id', 'ASC']], raw: true })) as unknown as { id: number }[]).map((g) => g.id);
     const tagPool = ['office', 'home', 'linux', 'windows', 'mac', 'server', 'lab', 'vip', 'printer', 'camera'];
     const rows = Array.from({ length: o.peers }, (_, i) => {
@@ -113,21 +130,43 @@ export async function startListBench(o: { name: string; peers: number; routes: n
       return {
         name: `peer-${String(i).padStart(5, '0')}`,
         description: i % 4 === 0 ? `workstation of user ${i} in building ${i % 17}` : null,
-        peer_type: 'regular', enabled: i % 10 !== 0,
-        public_key: crypto.randomBytes(32).toString('base64'), private_key_enc: null, preshared_key_enc: null,
-        address, allowed_ips: `${address}/32`, dns: null, persistent_keepalive: null,
+        peer_type: 'regular',
+        enabled: i % 10 !== 0,
+        public_key: crypto.randomBytes(32).toString('base64'),
+        private_key_enc: null,
+        preshared_key_enc: null,
+        address,
+        allowed_ips: `${address}/32`,
+        dns: null,
+        persistent_keepalive: null,
         tags: [tagPool[i % tagPool.length], tagPool[(i * 7) % tagPool.length]].join(','),
         group_id: i % 5 === 0 ? null : groupIds[i % GROUPS],
-        hostname: i % 6 === 0 ? `host-${i}` : null, hostname_source: i % 6 === 0 ? 'admin' : null, hostname_updated_at: null,
-        expires_at: null, api_port: null,
-        total_rx: (i * 7919) % 1_000_000_007, total_tx: (i * 104_729) % 998_244_353, last_raw_rx: 0, last_raw_tx: 0,
-        latest_handshake: hs, endpoint: null, created_at: now - (o.peers - i) * 60_000, updated_at: now,
+        hostname: i % 6 === 0 ? `host-${i}` : null,
+        hostname_source: i % 6 === 0 ? 'admin' : null,
+        hostname_updated_at: null,
+        expires_at: null,
+        api_port: null,
+        total_rx: (i * 7919) % 1_000_000_007,
+        total_tx: (i * 104_729) % 998_244_353,
+        last_raw_rx: 0,
+        last_raw_tx: 0,
+        latest_handshake: hs,
+        endpoint: null,
+        created_at: now - (o.peers - i) * 60_000,
+        updated_at: now,
       };
     });
     for (let i = 0; i < rows.length; i += 1000) await Peer.bulkCreate(rows.slice(i, i + 1000) as any);
     const peerIds = ((await Peer.findAll({ attributes: ['id'], order: [['id', 'ASC']], raw: true })) as unknown as { id: number }[]).map((p) => p.id);
     const routes = Array.from({ length: o.routes }, (_, i) => {
-      const r = { ...blankRoute(now - (o.routes - i) * 60_000), domain: `svc-${i}.bench${i % 10}.example.com`, description: i % 3 === 0 ? `service ${i}` : null, peer_id: peerIds[(i * 13) % peerIds.length], target_port: '8080', enabled: i % 8 !== 0 };
+      const r = {
+        ...blankRoute(now - (o.routes - i) * 60_000),
+        domain: `svc-${i}.bench${i % 10}.example.com`,
+        description: i % 3 === 0 ? `service ${i}` : null,
+        peer_id: peerIds[(i * 13) % peerIds.length],
+        target_port: '8080',
+        enabled: i % 8 !== 0,
+      };
       if (i % 10 === 0) Object.assign(r, { route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 20000 + i, l4_tls_mode: null, target_port: '22' });
       return routeToRow(r as any);
     });
@@ -136,7 +175,8 @@ export async function startListBench(o: { name: string; peers: number; routes: n
     await db.close();
 
     const check = await api('/peers?limit=1');
-    if (check.status !== 200 || check.data.total !== o.peers) throw new Error(`expected ${o.peers} peers, the API says ${JSON.stringify(check.data).slice(0, 300)}`);
+    if (check.status !== 200 || check.data.total !== o.peers)
+      throw new Error(`expected ${o.peers} peers, the API says ${JSON.stringify(check.data).slice(0, 300)}`);
     const rcheck = await api('/routes?limit=1');
     if (rcheck.data.total !== o.routes) throw new Error(`expected ${o.routes} routes, the API says ${rcheck.data.total}`);
     return { dir, port, url: `http://127.0.0.1:${port}`, databaseUrl, child, cookie, csrf, api, rows, groupIds, now, setupS, stop };

@@ -27,7 +27,9 @@ async function main(): Promise<void> {
   const { api, rows, groupIds, now, databaseUrl, setupS } = b;
   try {
     const group = groupIds[3];
-    const expectOnline = rows.filter((r) => r.group_id === group && r.enabled && r.latest_handshake !== null && now - r.latest_handshake <= ONLINE_WINDOW_MS).length;
+    const expectOnline = rows.filter(
+      (r) => r.group_id === group && r.enabled && r.latest_handshake !== null && now - r.latest_handshake <= ONLINE_WINDOW_MS,
+    ).length;
     const cases: [string, string][] = [
       ['peers first page', '/peers?limit=50'],
       ['peers q=4242 (search)', '/peers?limit=50&q=4242'],
@@ -40,8 +42,10 @@ async function main(): Promise<void> {
       ['routes q=svc-12', '/routes?limit=50&q=svc-12'],
       ['routes q=peer-0042 (target peer name)', '/routes?limit=50&q=peer-0042'],
     ];
-    console.log(`bench peers-list: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}, ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, sidecar via tsx; ` +
-      `${PEERS} peers, ${ROUTES} routes, ${GROUPS} groups written in ${setupS.toFixed(1)} s; ${RUNS} runs per request (HTTP, no keep-alive)`);
+    console.log(
+      `bench peers-list: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}, ${databaseUrl ? 'PostgreSQL' : 'SQLite'}, sidecar via tsx; ` +
+        `${PEERS} peers, ${ROUTES} routes, ${GROUPS} groups written in ${setupS.toFixed(1)} s; ${RUNS} runs per request (HTTP, no keep-alive)`,
+    );
     const results: Record<string, unknown>[] = [];
     for (const [label, p] of cases) {
       for (let i = 0; i < 5; i++) await api(p);
@@ -56,7 +60,9 @@ async function main(): Promise<void> {
       }
       const rowsOut = (last.peers ?? last.routes).length;
       if (p.includes('group_id') && last.total !== expectOnline) throw new Error(`${p}: total ${last.total}, expected ${expectOnline}`);
-      console.log(`  ${label.padEnd(40)} median ${median(lat).toFixed(1).padStart(6)} ms   p95 ${p95(lat).toFixed(1).padStart(6)} ms   (${rowsOut} rows of total ${last.total})`);
+      console.log(
+        `  ${label.padEnd(40)} median ${median(lat).toFixed(1).padStart(6)} ms   p95 ${p95(lat).toFixed(1).padStart(6)} ms   (${rowsOut} rows of total ${last.total})`,
+      );
       results.push({ label, path: p, median_ms: +median(lat).toFixed(2), p95_ms: +p95(lat).toFixed(2), total: last.total });
     }
     console.log(JSON.stringify({ bench: 'peers-list', database: databaseUrl ? 'postgres' : 'sqlite', peers: PEERS, routes: ROUTES, results }));

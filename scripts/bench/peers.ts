@@ -67,7 +67,8 @@ async function main(): Promise<void> {
   let entry = ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')];
   if (process.env.BENCH_SIDECAR !== 'tsx') {
     const b = spawnSync('npm', ['run', '-s', 'build'], { cwd: path.join(root, 'sidecar'), encoding: 'utf8' });
-    if (b.status === 0 && fs.existsSync(path.join(root, 'sidecar/dist/main.js'))) entry = ['--conditions=gatehouse-compiled', path.join(root, 'sidecar/dist/main.js')];
+    if (b.status === 0 && fs.existsSync(path.join(root, 'sidecar/dist/main.js')))
+      entry = ['--conditions=gatehouse-compiled', path.join(root, 'sidecar/dist/main.js')];
     else console.error(`build failed, running the sources through tsx instead:\n${(b.stdout + b.stderr).slice(-1500)}`);
   }
   const child = spawn(process.execPath, entry, { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') });
@@ -89,13 +90,25 @@ async function main(): Promise<void> {
       } catch {
         /* not yet */
       }
-      if (i > 300 || child.exitCode !== null) throw new Error(`sidecar did not start: ${fs.readFileSync(path.join(dataDir, 'sidecar.log'), 'utf8').slice(-2000)}`);
+      if (i > 300 || child.exitCode !== null)
+        throw new Error(`sidecar did not start: ${fs.readFileSync(path.join(dataDir, 'sidecar.log'), 'utf8').slice(-2000)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    const login = await fetch(`${base}/login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const login = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+    });
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = ((await login.json()) as { csrfToken: string }).csrfToken;
-    const tok = await fetch(`${base}/api/v1/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf }, body: JSON.stringify({ name: 'bench', scopes: ['full-access'] }) });
+    const tok = await fetch(`${base}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, 'x-csrf-token': csrf },
+      body: JSON.stringify({ name: 'bench', scopes: ['full-access'] }),
+    });
     const token = ((await tok.json()) as { token: string }).token;
     const auth = { authorization: `Bearer ${token}` };
 
@@ -109,20 +122,31 @@ async function main(): Promise<void> {
     };
 
     // The reconcile measurement opens the same database in this process (read-only use).
-    const config = loadConfig({ ...env, GATEHOUSE_WG_INTERFACE: benchIface, GATEHOUSE_WG_PORT: String(await freePort('udp')), GATEHOUSE_WG_MANAGE: isRoot ? 'true' : 'false' });
+    const config = loadConfig({
+      ...env,
+      GATEHOUSE_WG_INTERFACE: benchIface,
+      GATEHOUSE_WG_PORT: String(await freePort('udp')),
+      GATEHOUSE_WG_MANAGE: isRoot ? 'true' : 'false',
+    });
     const deps = await createDeps(config, { models: featureModels, log: createLogger('error', true) });
     const driver = isRoot ? new WgDriver() : null;
     const wg = new WireGuardService(deps, { driver });
 
-    console.log(`bench peers: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}, SQLite, subnet 10.64.0.0/16, sidecar ${entry.at(-1)!.endsWith('.js') ? 'compiled (dist)' : 'via tsx'}, ` +
-      `sidecar WireGuard ${isRoot ? `managed (wireguard-go ${sidecarIface}: each create sets the peer through its UAPI socket)` : 'not managed (database only: BENCH_WG=off or not root)'}`);
+    console.log(
+      `bench peers: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}, SQLite, subnet 10.64.0.0/16, sidecar ${entry.at(-1)!.endsWith('.js') ? 'compiled (dist)' : 'via tsx'}, ` +
+        `sidecar WireGuard ${isRoot ? `managed (wireguard-go ${sidecarIface}: each create sets the peer through its UAPI socket)` : 'not managed (database only: BENCH_WG=off or not root)'}`,
+    );
     let created = 0;
     const results: Record<string, unknown>[] = [];
     for (const size of sizes) {
       const lat: number[] = [];
       const t0 = performance.now();
       while (created < size) {
-        const { dt } = await timed(`${base}/api/v1/peers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `bench-${created}`, tags: created % 3 ? 'bench' : 'bench,odd' }) });
+        const { dt } = await timed(`${base}/api/v1/peers`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `bench-${created}`, tags: created % 3 ? 'bench' : 'bench,odd' }),
+        });
         lat.push(dt);
         created++;
       }
@@ -146,7 +170,7 @@ async function main(): Promise<void> {
         peers: size,
         create_p50_ms: +pct(lat, 0.5).toFixed(2),
         create_p99_ms: +pct(lat, 0.99).toFixed(2),
-        creates_per_s: +((lat.length / createWall).toFixed(0)),
+        creates_per_s: +(lat.length / createWall).toFixed(0),
         list_first_p50_ms: +pct(listFirst, 0.5).toFixed(2),
         list_first_p99_ms: +pct(listFirst, 0.99).toFixed(2),
         list_last_p50_ms: +pct(listLast, 0.5).toFixed(2),
@@ -179,14 +203,24 @@ async function main(): Promise<void> {
       row.sidecar_rss = rssOf(child.pid!);
       results.push(row);
       console.log(`\n${size} peers`);
-      console.log(`  create (POST /api/v1/peers, sequential): p50 ${ms(row.create_p50_ms as number)}  p99 ${ms(row.create_p99_ms as number)}  (${row.creates_per_s}/s)`);
-      console.log(`  GET /api/v1/peers?limit=100: first page p50 ${ms(row.list_first_p50_ms as number)} p99 ${ms(row.list_first_p99_ms as number)}; last page p50 ${ms(row.list_last_p50_ms as number)} p99 ${ms(row.list_last_p99_ms as number)} (${row.list_page_kb} KB)`);
-      console.log(`  full reconcile: spec from DB ${row.reconcile_spec_from_db_ms} ms, render ${row.reconcile_render_ms} ms (${row.config_kb} KB)` +
-        (driver ? `; up (new wireguard-go + setconf) ${row.reconcile_up_ms} ms; wg syncconf, nothing to change ${row.reconcile_syncconf_nochange_ms} ms; wg show dump ${row.wg_dump_ms} ms; POST /wg/restart ${row.sidecar_wg_restart_ms} ms` : ' (no interface: BENCH_WG=off or not root)'));
+      console.log(
+        `  create (POST /api/v1/peers, sequential): p50 ${ms(row.create_p50_ms as number)}  p99 ${ms(row.create_p99_ms as number)}  (${row.creates_per_s}/s)`,
+      );
+      console.log(
+        `  GET /api/v1/peers?limit=100: first page p50 ${ms(row.list_first_p50_ms as number)} p99 ${ms(row.list_first_p99_ms as number)}; last page p50 ${ms(row.list_last_p50_ms as number)} p99 ${ms(row.list_last_p99_ms as number)} (${row.list_page_kb} KB)`,
+      );
+      console.log(
+        `  full reconcile: spec from DB ${row.reconcile_spec_from_db_ms} ms, render ${row.reconcile_render_ms} ms (${row.config_kb} KB)` +
+          (driver
+            ? `; up (new wireguard-go + setconf) ${row.reconcile_up_ms} ms; wg syncconf, nothing to change ${row.reconcile_syncconf_nochange_ms} ms; wg show dump ${row.wg_dump_ms} ms; POST /wg/restart ${row.sidecar_wg_restart_ms} ms`
+            : ' (no interface: BENCH_WG=off or not root)'),
+      );
       console.log(`  sidecar RSS: ${row.sidecar_rss}`);
     }
     const last = results.at(-1)!;
-    console.log(`\ntargets at ${last.peers} peers: create p50 < 20 ms: ${(last.create_p50_ms as number) < 20 ? 'met' : 'MISSED'} (${last.create_p50_ms} ms); list < 20 ms: ${(last.list_first_p50_ms as number) < 20 ? 'met' : 'MISSED'} (p50 ${last.list_first_p50_ms} ms)`);
+    console.log(
+      `\ntargets at ${last.peers} peers: create p50 < 20 ms: ${(last.create_p50_ms as number) < 20 ? 'met' : 'MISSED'} (${last.create_p50_ms} ms); list < 20 ms: ${(last.list_first_p50_ms as number) < 20 ? 'met' : 'MISSED'} (p50 ${last.list_first_p50_ms} ms)`,
+    );
     console.log(JSON.stringify({ bench: 'peers', cores: os.cpus().length, managed: isRoot, results }));
     await deps.db.close();
   } finally {

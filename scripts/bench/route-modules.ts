@@ -65,7 +65,17 @@ function pin(pid: number, cpu: number): void {
   if (PIN) execFileSync('taskset', ['-a', '-pc', String(cpu), String(pid)], { stdio: 'ignore' });
 }
 
-const wrkArgs = (host: string, duration: string, url: string) => ['-t1', `-c${CONNS}`, `-d${duration}`, '--latency', '-H', `Host: ${host}`, '-H', `User-Agent: ${UA}`, url];
+const wrkArgs = (host: string, duration: string, url: string) => [
+  '-t1',
+  `-c${CONNS}`,
+  `-d${duration}`,
+  '--latency',
+  '-H',
+  `Host: ${host}`,
+  '-H',
+  `User-Agent: ${UA}`,
+  url,
+];
 const warm = (url: string, host: string) => execFileSync(...pinned('wrk', wrkArgs(host, '2s', url)), { stdio: 'pipe' });
 function wrk(url: string, host: string): WrkResult {
   const before = cpuTicks(caddyPid);
@@ -86,7 +96,10 @@ const side = (xs: WrkResult[]): Side => ({
   rps: xs.reduce((a, x) => a + x.rps, 0) / xs.length,
   p99: median(xs.map((x) => x.p99)),
   caddyUs: xs.reduce((a, x) => a + x.caddyCpuUs, 0) / xs.reduce((a, x) => a + x.requests, 0),
-  errors: xs.map((x) => x.errors).filter(Boolean).join('; '),
+  errors: xs
+    .map((x) => x.errors)
+    .filter(Boolean)
+    .join('; '),
 });
 
 /**
@@ -128,7 +141,7 @@ function permutations<T>(xs: T[]): T[][] {
   const a = [...xs];
   const c = a.map(() => 0);
   out.push([...a]);
-  for (let i = 1; i < a.length; ) {
+  for (let i = 1; i < a.length;) {
     if (c[i] < i) {
       const j = i % 2 ? c[i] : 0;
       [a[j], a[i]] = [a[i], a[j]];
@@ -156,7 +169,15 @@ async function main(): Promise<void> {
     const routes: Record<string, Record<string, unknown>> = {
       'plain.bench.test': {},
       'control.bench.test': {}, // the same as plain: the A/A control shows this machine's noise
-      'all.bench.test': { bot_blocker_enabled: true, bot_blocker_mode: 'block', circuit_breaker_enabled: true, retry_enabled: true, retry_count: 3, retry_status_codes: '502,503,504', compress_enabled: false },
+      'all.bench.test': {
+        bot_blocker_enabled: true,
+        bot_blocker_mode: 'block',
+        circuit_breaker_enabled: true,
+        retry_enabled: true,
+        retry_count: 3,
+        retry_status_codes: '502,503,504',
+        compress_enabled: false,
+      },
       'mirror.bench.test': { mirror_enabled: true, mirror_targets: [{ peer_id: peer.id, port: ports.mirror }] },
       // BENCH_BREAKDOWN=1: one module at a time
       'bots.bench.test': { bot_blocker_enabled: true, bot_blocker_mode: 'block' },
@@ -166,9 +187,11 @@ async function main(): Promise<void> {
     for (const [domain, extra] of Object.entries(routes)) {
       const r = await api('POST', '/routes', { domain, peer_id: peer.id, target_port: ports.backend, ...extra });
       if (r.status !== 201) throw new Error(`creating ${domain}: ${JSON.stringify(r.data)}`);
-      if ((await request(ports.http, 'GET', '/', { host: domain, headers: { 'user-agent': UA } })).status !== 200) throw new Error(`${domain} does not answer through Caddy`);
+      if ((await request(ports.http, 'GET', '/', { host: domain, headers: { 'user-agent': UA } })).status !== 200)
+        throw new Error(`${domain} does not answer through Caddy`);
     }
-    if ((await request(ports.http, 'GET', '/', { host: 'all.bench.test', headers: { 'user-agent': 'sqlmap/1.7' } })).status !== 403) throw new Error('the bot blocker does not block sqlmap');
+    if ((await request(ports.http, 'GET', '/', { host: 'all.bench.test', headers: { 'user-agent': 'sqlmap/1.7' } })).status !== 403)
+      throw new Error('the bot blocker does not block sqlmap');
 
     caddyPid = bench.caddyPid;
     pin(caddyPid, 1);
@@ -182,11 +205,27 @@ async function main(): Promise<void> {
       const orders = permutations(hosts);
       for (let i = 0; i < n; i++) {
         for (const h of orders[i % orders.length]) runs.get(h)!.push(wrk(url, h));
-        if (process.env.BENCH_VERBOSE === '1') process.stderr.write(`  round ${i + 1}: ${hosts.map((h) => { const x = runs.get(h)!.at(-1)!; return `${h.split('.')[0]} ${Math.round(x.rps)} req/s ${(x.caddyCpuUs / x.requests).toFixed(1)} µs`; }).join(', ')}\n`);
+        if (process.env.BENCH_VERBOSE === '1')
+          process.stderr.write(
+            `  round ${i + 1}: ${hosts
+              .map((h) => {
+                const x = runs.get(h)!.at(-1)!;
+                return `${h.split('.')[0]} ${Math.round(x.rps)} req/s ${(x.caddyCpuUs / x.requests).toFixed(1)} µs`;
+              })
+              .join(', ')}\n`,
+          );
       }
       const p = runs.get(PLAIN)!;
       const cpuPerReq = (xs: WrkResult[]) => xs.map((x) => x.caddyCpuUs / x.requests);
-      const vs = (h: string) => ({ plain: side(p), other: side(runs.get(h)!), rps: pairedRatio(p.map((x) => x.rps), runs.get(h)!.map((x) => x.rps)), cpu: pairedRatio(cpuPerReq(p), cpuPerReq(runs.get(h)!)) });
+      const vs = (h: string) => ({
+        plain: side(p),
+        other: side(runs.get(h)!),
+        rps: pairedRatio(
+          p.map((x) => x.rps),
+          runs.get(h)!.map((x) => x.rps),
+        ),
+        cpu: pairedRatio(cpuPerReq(p), cpuPerReq(runs.get(h)!)),
+      });
       return vs;
     };
     process.stderr.write(`measuring plain, all modules and control (a second plain route: A/A) in ${ROUNDS} rounds\n`);
@@ -203,19 +242,34 @@ async function main(): Promise<void> {
       for (const h of one) breakdown.push([h, m(h)]);
     }
     const mirrorMetrics = await new Promise<string>((resolve) => {
-      http.get({ host: '127.0.0.1', port: ports.admin, path: '/metrics' }, (res) => {
-        let t = '';
-        res.on('data', (c) => (t += c));
-        res.on('end', () => resolve(t));
-      }).on('error', () => resolve(''));
+      http
+        .get({ host: '127.0.0.1', port: ports.admin, path: '/metrics' }, (res) => {
+          let t = '';
+          res.on('data', (c) => (t += c));
+          res.on('end', () => resolve(t));
+        })
+        .on('error', () => resolve(''));
     });
-    const mirrored = mirrorMetrics.split('\n').filter((l) => l.startsWith('gatehouse_mirror_requests_total')).join('\n    ');
+    const mirrored = mirrorMetrics
+      .split('\n')
+      .filter((l) => l.startsWith('gatehouse_mirror_requests_total'))
+      .join('\n    ');
 
-    console.log(`route modules through Caddy: wrk -t1 -c${CONNS}, ${DURATION} runs, ${ROUNDS} rounds of plain/all/control (and ${Math.ceil(ROUNDS / 2)} of plain/mirror) in rotating order, ${PIN ? 'Caddy pinned to CPU 1 (GOMAXPROCS=1), the rest to CPU 0' : 'no CPU pinning'}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-    console.log(`  requests/s: mean over the runs; p99: median over the runs; ratios to plain: summed figures, [95 % interval, bootstrap over blocks of ${BLOCK} rounds]`);
-    const pct = (r: { ratio: number; lo: number; hi: number }) => `${(r.ratio * 100).toFixed(1)}% ${Number.isNaN(r.lo) ? '[no interval]' : `[${(r.lo * 100).toFixed(1)}-${(r.hi * 100).toFixed(1)}]`}`;
+    console.log(
+      `route modules through Caddy: wrk -t1 -c${CONNS}, ${DURATION} runs, ${ROUNDS} rounds of plain/all/control (and ${Math.ceil(ROUNDS / 2)} of plain/mirror) in rotating order, ${PIN ? 'Caddy pinned to CPU 1 (GOMAXPROCS=1), the rest to CPU 0' : 'no CPU pinning'}, load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+    );
+    console.log(
+      `  requests/s: mean over the runs; p99: median over the runs; ratios to plain: summed figures, [95 % interval, bootstrap over blocks of ${BLOCK} rounds]`,
+    );
+    const pct = (r: { ratio: number; lo: number; hi: number }) =>
+      `${(r.ratio * 100).toFixed(1)}% ${Number.isNaN(r.lo) ? '[no interval]' : `[${(r.lo * 100).toFixed(1)}-${(r.hi * 100).toFixed(1)}]`}`;
     const row = (label: string, r: Side, extra = '') =>
-      console.log(`  ${label.padEnd(58)} ${String(Math.round(r.rps)).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms  Caddy CPU ${r.caddyUs.toFixed(1).padStart(5)} µs/req  ${extra}${r.errors ? `  (${r.errors})` : ''}`);
+      console.log(
+        `  ${label.padEnd(58)} ${String(Math.round(r.rps)).padStart(7)} req/s  p99 ${r.p99.toFixed(2).padStart(6)} ms  Caddy CPU ${r.caddyUs.toFixed(1).padStart(5)} µs/req  ${extra}${r.errors ? `  (${r.errors})` : ''}`,
+      );
     const ratio = (p: ReturnType<ReturnType<typeof measure>>) => `throughput ${pct(p.rps)}, Caddy CPU/req ${pct(p.cpu)}`;
     row('plain route (no module)', all.plain);
     row('all modules (bot blocker, breaker, retries; no compression)', all.other, ratio(all));
@@ -223,17 +277,52 @@ async function main(): Promise<void> {
     row('plain route (in the mirror rounds)', mir.plain);
     row('mirror only (one target)', mir.other, ratio(mir));
     for (const [h, r] of breakdown) row(`${h.split('.')[0]} only (paired plain ${Math.round(r.plain.rps)} req/s)`, r.other, ratio(r));
-    const verdict = Number.isNaN(all.rps.lo) ? `not shown: ${ROUNDS} rounds give no interval (BENCH_ROUNDS >= ${2 * BLOCK})` : all.rps.lo >= 0.95 ? 'met: the whole interval is at or above 95%' : all.rps.ratio >= 0.95 ? 'met by the estimate, but the interval reaches below 95%: run more rounds (BENCH_ROUNDS)' : 'NOT met';
+    const verdict = Number.isNaN(all.rps.lo)
+      ? `not shown: ${ROUNDS} rounds give no interval (BENCH_ROUNDS >= ${2 * BLOCK})`
+      : all.rps.lo >= 0.95
+        ? 'met: the whole interval is at or above 95%'
+        : all.rps.ratio >= 0.95
+          ? 'met by the estimate, but the interval reaches below 95%: run more rounds (BENCH_ROUNDS)'
+          : 'NOT met';
     console.log(`  target, all modules >= 95% of plain's requests/s: ${verdict}`);
     if (mirrored) console.log(`  mirror counters:\n    ${mirrored}`);
     // What the modules' own code costs per request, measured in-process (steadier than wrk here).
-    const goBench = execFileSync('go', ['test', '-run', '^$', '-bench', 'ServeHTTP/browser|HandlerClosed|RetryMatchOnSuccess/lean|Bodiless', '-benchtime', '2s', '-cpu', '1', './botblock', './circuitbreaker', './bodiless', './retrytest'], { cwd: path.join(root, 'caddy-modules'), encoding: 'utf8' });
+    const goBench = execFileSync(
+      'go',
+      [
+        'test',
+        '-run',
+        '^$',
+        '-bench',
+        'ServeHTTP/browser|HandlerClosed|RetryMatchOnSuccess/lean|Bodiless',
+        '-benchtime',
+        '2s',
+        '-cpu',
+        '1',
+        './botblock',
+        './circuitbreaker',
+        './bodiless',
+        './retrytest',
+      ],
+      { cwd: path.join(root, 'caddy-modules'), encoding: 'utf8' },
+    );
     // -cpu 1: ns/op is CPU time per request (the breaker's benchmark runs in parallel); the first
     // "ns/op" after a benchmark's name is its figure (a module's debug log may come in between)
     const ns = (name: string) => Number(/([\d.]+) ns\/op/.exec(goBench.slice(goBench.indexOf(`Benchmark${name}`)))?.[1]);
-    const own = { 'bot blocker (browser UA)': ns('ServeHTTP/browser'), 'circuit breaker (closed)': ns('HandlerClosed'), 'gatehouse_bodiless': ns('Bodiless'), 'retry_match on a 200 (lean copy)': ns('RetryMatchOnSuccess/lean') };
+    const own = {
+      'bot blocker (browser UA)': ns('ServeHTTP/browser'),
+      'circuit breaker (closed)': ns('HandlerClosed'),
+      gatehouse_bodiless: ns('Bodiless'),
+      'retry_match on a 200 (lean copy)': ns('RetryMatchOnSuccess/lean'),
+    };
     const sum = Object.values(own).reduce((a, b) => a + b, 0);
-    console.log(`  the modules' own code per request (go test -bench): ${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(0)} ns`).join(', ')}; together ${(sum / 1000).toFixed(2)} µs = ${((sum / 1000 / all.plain.caddyUs) * 100).toFixed(2)}% of Caddy's CPU per plain request in this run`);
+    console.log(
+      `  the modules' own code per request (go test -bench): ${Object.entries(own)
+        .map(([k, v]) => `${k} ${v.toFixed(0)} ns`)
+        .join(
+          ', ',
+        )}; together ${(sum / 1000).toFixed(2)} µs = ${((sum / 1000 / all.plain.caddyUs) * 100).toFixed(2)}% of Caddy's CPU per plain request in this run`,
+    );
   } finally {
     stopAll();
   }

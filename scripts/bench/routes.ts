@@ -64,15 +64,12 @@ const pctl = (xs: number[], p: number) => {
 const f1 = (x: number) => x.toFixed(1);
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
-
-
 interface WrkResult {
   rps: number;
   p50: number;
   p99: number;
   errors: string;
 }
-
 
 function wrk(url: string, host?: string): WrkResult {
   const hdr = host ? ['-H', `Host: ${host}`] : [];
@@ -85,7 +82,6 @@ function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
-
 
 async function main(): Promise<void> {
   const octet = 10 + (process.pid % 200);
@@ -106,11 +102,28 @@ async function main(): Promise<void> {
 
     // ---- a second Caddy with the minimal hand-written config (one reverse_proxy)
     const minimalCfg = path.join(dir, 'minimal.json');
-    fs.writeFileSync(minimalCfg, JSON.stringify({
-      admin: { listen: `127.0.0.1:${ports.minimalAdmin}` },
-      apps: { http: { servers: { minimal: { listen: [`127.0.0.1:${ports.minimal}`], routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: `${peerAddr}:${ports.backend}` }] }] }] } } } },
-    }));
-    track(spawn(CADDY, ['run', '--config', minimalCfg], { stdio: 'ignore', env: { ...process.env, XDG_DATA_HOME: path.join(dir, 'minimal-data'), XDG_CONFIG_HOME: path.join(dir, 'minimal-config') } }));
+    fs.writeFileSync(
+      minimalCfg,
+      JSON.stringify({
+        admin: { listen: `127.0.0.1:${ports.minimalAdmin}` },
+        apps: {
+          http: {
+            servers: {
+              minimal: {
+                listen: [`127.0.0.1:${ports.minimal}`],
+                routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: `${peerAddr}:${ports.backend}` }] }] }],
+              },
+            },
+          },
+        },
+      }),
+    );
+    track(
+      spawn(CADDY, ['run', '--config', minimalCfg], {
+        stdio: 'ignore',
+        env: { ...process.env, XDG_DATA_HOME: path.join(dir, 'minimal-data'), XDG_CONFIG_HOME: path.join(dir, 'minimal-config') },
+      }),
+    );
     await waitFor(async () => (await request(ports.minimal, 'GET', '/')).status === 200, 10_000, 'the minimal Caddy');
 
     // ---- direct database access for the "other" routes (the sidecar's own SQLite file, WAL)
@@ -121,7 +134,8 @@ async function main(): Promise<void> {
     const addOthers = async (upTo: number) => {
       const now = Date.now();
       const rows = [];
-      for (let i = others; i < upTo; i++) rows.push({ ...routeToRow({ ...blankRoute(now), domain: `o${i}.bench.test`, peer_id: peer.id, target_port: String(ports.backend) }) });
+      for (let i = others; i < upTo; i++)
+        rows.push({ ...routeToRow({ ...blankRoute(now), domain: `o${i}.bench.test`, peer_id: peer.id, target_port: String(ports.backend) }) });
       for (let i = 0; i < rows.length; i += 1000) await db.models.Route.bulkCreate(rows.slice(i, i + 1000) as any);
       others = upTo;
       const t0 = performance.now();
@@ -134,7 +148,9 @@ async function main(): Promise<void> {
     const runWrk = (label: string, url: string, host?: string) => {
       const r = wrk(url, host);
       wrkRows.push({ label, r });
-      process.stderr.write(`  wrk ${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${r.errors ? ` (${r.errors})` : ''}\n`);
+      process.stderr.write(
+        `  wrk ${label}: ${Math.round(r.rps)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${r.errors ? ` (${r.errors})` : ''}\n`,
+      );
       return r;
     };
     const ghUrl = `http://127.0.0.1:${ports.http}/`;
@@ -148,7 +164,12 @@ async function main(): Promise<void> {
         m.push(runWrk(`minimal Caddy config (paired with ${label}, round ${i + 1})`, minUrl));
         g.push(runWrk(`Gatehouse, ${label} (round ${i + 1})`, ghUrl, 'target.bench.test'));
       }
-      const med = (xs: WrkResult[]) => ({ rps: median(xs.map((r) => r.rps)), p50: median(xs.map((r) => r.p50)), p99: median(xs.map((r) => r.p99)), errors: '' });
+      const med = (xs: WrkResult[]) => ({
+        rps: median(xs.map((r) => r.rps)),
+        p50: median(xs.map((r) => r.p50)),
+        p99: median(xs.map((r) => r.p99)),
+        errors: '',
+      });
       return { label, minimal: med(m), gh: med(g) };
     };
     process.stderr.write('measuring (wrk runs are noisy on a shared machine: every Gatehouse run is paired with a minimal-config run right before it)\n');
@@ -156,14 +177,41 @@ async function main(): Promise<void> {
     const pairs: ReturnType<typeof paired>[] = [paired('1 route')];
 
     // ---- sizes
-    const sizeRows: { n: number; render: number; snapRender: number; hash: number; reload: number; caddyLoad: number; post: number; prop: number; live: number; live99: number; rss: number; bytes: number }[] = [];
-    let fleetRow: { routes: number; gateways: number; creates: number; runS: number; p50: number; p99: number; errors: number; check50: number; check99: number; checks: number } | null = null;
+    const sizeRows: {
+      n: number;
+      render: number;
+      snapRender: number;
+      hash: number;
+      reload: number;
+      caddyLoad: number;
+      post: number;
+      prop: number;
+      live: number;
+      live99: number;
+      rss: number;
+      bytes: number;
+    }[] = [];
+    let fleetRow: {
+      routes: number;
+      gateways: number;
+      creates: number;
+      runS: number;
+      p50: number;
+      p99: number;
+      errors: number;
+      check50: number;
+      check99: number;
+      checks: number;
+    } | null = null;
     const admin = (method: string, p: string, body?: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: ports.admin, method, path: p, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          { host: '127.0.0.1', port: ports.admin, method, path: p, headers: body ? { 'content-type': 'application/json' } : {} },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -176,28 +224,43 @@ async function main(): Promise<void> {
       process.stderr.write(`  fleet: ${FLEET} gateway peers...\n`);
       const envs = new Array<ReturnType<typeof parseGatewayEnv>>(FLEET);
       let next = 0;
-      await Promise.all(Array.from({ length: 8 }, async () => {
-        while (next < FLEET) {
-          const i = next++;
-          const r = await api('POST', '/peers', { name: `bench-gw-${i}`, is_gateway: true });
-          if (r.status !== 201) throw new Error(`gateway peer: ${JSON.stringify(r.data)}`);
-          envs[i] = parseGatewayEnv(r.data.gateway.envContent);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < FLEET) {
+            const i = next++;
+            const r = await api('POST', '/peers', { name: `bench-gw-${i}`, is_gateway: true });
+            if (r.status !== 201) throw new Error(`gateway peer: ${JSON.stringify(r.data)}`);
+            envs[i] = parseGatewayEnv(r.data.gateway.envContent);
+          }
+        }),
+      );
       const now = Date.now();
-      const rows = envs.map((e, i) => routeToRow({ ...blankRoute(now), domain: `gw${i}.fleet.bench.test`, target_kind: 'gateway', target_peer_id: e.peerId, target_lan_host: '192.168.1.10', target_lan_port: 8000 + (i % 1000) } as any));
+      const rows = envs.map((e, i) =>
+        routeToRow({
+          ...blankRoute(now),
+          domain: `gw${i}.fleet.bench.test`,
+          target_kind: 'gateway',
+          target_peer_id: e.peerId,
+          target_lan_host: '192.168.1.10',
+          target_lan_port: 8000 + (i % 1000),
+        } as any),
+      );
       for (let i = 0; i < rows.length; i += 500) await db.models.Route.bulkCreate(rows.slice(i, i + 500) as any);
       await db.sequelize.query(`UPDATE peers SET hostname = 'gw-' || id, hostname_source = 'agent', hostname_updated_at = ${now} WHERE peer_type = 'gateway'`);
-      await db.sequelize.query(`UPDATE gateways SET status = 'online', status_reason = 'heartbeat', status_changed_at = ${now}, last_seen_at = ${now}, healthy = 1, health_reason = 'ok'`);
+      await db.sequelize.query(
+        `UPDATE gateways SET status = 'online', status_reason = 'heartbeat', status_changed_at = ${now}, last_seen_at = ${now}, healthy = 1, health_reason = 'ok'`,
+      );
       others += FLEET;
       if ((await api('POST', '/caddy/reload')).status !== 200) throw new Error('reload after the fleet routes');
       const stats = newFleetStats();
       let measuring = false;
       const fleet = envs.map((e) => new Companion(e, stats, () => measuring));
       let i0 = 0;
-      await Promise.all(Array.from({ length: 50 }, async () => {
-        while (i0 < fleet.length) await fleet[i0++].poll();
-      }));
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (i0 < fleet.length) await fleet[i0++].poll();
+        }),
+      );
       measuring = true;
       for (const c of fleet) c.start();
       // not a condition: the fleet settles into its schedule (random phases) before the admin starts
@@ -209,7 +272,13 @@ async function main(): Promise<void> {
       while (performance.now() - t0 < FLEET_RUN_S * 1000) {
         const g = fleet[(k * 389) % fleet.length];
         const a0 = performance.now();
-        const r = await api('POST', '/routes', { domain: `admin-${k}.fleet.bench.test`, target_kind: 'gateway', target_peer_id: g.env.peerId, target_lan_host: '192.168.1.20', target_lan_port: 9000 + (k % 1000) });
+        const r = await api('POST', '/routes', {
+          domain: `admin-${k}.fleet.bench.test`,
+          target_kind: 'gateway',
+          target_peer_id: g.env.peerId,
+          target_lan_host: '192.168.1.20',
+          target_lan_port: 9000 + (k % 1000),
+        });
         lat.push(performance.now() - a0);
         if (r.status !== 201) errors++;
         k++;
@@ -218,8 +287,21 @@ async function main(): Promise<void> {
       measuring = false;
       await Promise.all(fleet.map((c) => c.stop()));
       others += k - errors;
-      const row = { routes: routesBefore + FLEET, gateways: FLEET, creates: k - errors, runS, p50: pctl(lat, 50), p99: pctl(lat, 99), errors: errors + stats.errors.length, check50: pctl(stats.latency.check, 50), check99: pctl(stats.latency.check, 99), checks: stats.latency.check.length };
-      process.stderr.write(`  fleet: ${row.creates} creates in ${runS.toFixed(1)} s at ${row.routes}+ routes with ${FLEET} gateways polling: ${(row.creates / runS).toFixed(1)}/s, p50 ${f1(row.p50)} ms, p99 ${f1(row.p99)} ms, errors ${row.errors}\n`);
+      const row = {
+        routes: routesBefore + FLEET,
+        gateways: FLEET,
+        creates: k - errors,
+        runS,
+        p50: pctl(lat, 50),
+        p99: pctl(lat, 99),
+        errors: errors + stats.errors.length,
+        check50: pctl(stats.latency.check, 50),
+        check99: pctl(stats.latency.check, 99),
+        checks: stats.latency.check.length,
+      };
+      process.stderr.write(
+        `  fleet: ${row.creates} creates in ${runS.toFixed(1)} s at ${row.routes}+ routes with ${FLEET} gateways polling: ${(row.creates / runS).toFixed(1)}/s, p50 ${f1(row.p50)} ms, p99 ${f1(row.p99)} ms, errors ${row.errors}\n`,
+      );
       return row;
     };
     const steps = [...new Set([...SIZES, ...WRK_TOTALS.filter((x) => x > 1)])].sort((a, b) => a - b);
@@ -279,9 +361,24 @@ async function main(): Promise<void> {
           await api('DELETE', `/routes/${c.data.route.id}`);
         }
         const lives = posts.map((p, i) => p + props[i]);
-        const row = { n, render: median(renderT), snapRender: median(snapT), hash: median(hashT), reload, caddyLoad: median(loadT), post: median(posts), prop: median(props), live: median(lives), live99: pctl(lives, 99), rss: rssMb(caddyPid), bytes };
+        const row = {
+          n,
+          render: median(renderT),
+          snapRender: median(snapT),
+          hash: median(hashT),
+          reload,
+          caddyLoad: median(loadT),
+          post: median(posts),
+          prop: median(props),
+          live: median(lives),
+          live99: pctl(lives, 99),
+          rss: rssMb(caddyPid),
+          bytes,
+        };
         sizeRows.push(row);
-        process.stderr.write(`  ${n} routes: render ${f1(row.render)} ms, full load (POST /caddy/reload) ${f1(row.reload)} ms, Caddy /load alone ${f1(row.caddyLoad)} ms, POST /routes ${f1(row.post)} ms, create→live p50 ${f1(row.live)} / p99 ${f1(row.live99)} ms, Caddy RSS ${f1(row.rss)} MB\n`);
+        process.stderr.write(
+          `  ${n} routes: render ${f1(row.render)} ms, full load (POST /caddy/reload) ${f1(row.reload)} ms, Caddy /load alone ${f1(row.caddyLoad)} ms, POST /routes ${f1(row.post)} ms, create→live p50 ${f1(row.live)} / p99 ${f1(row.live99)} ms, Caddy RSS ${f1(row.rss)} MB\n`,
+        );
       }
       if (n === FLEET_AT && FLEET > 0) fleetRow = await fleetPhase(n);
       if (WRK_TOTALS.includes(n)) pairs.push(paired(`1 route + ${others} others`));
@@ -291,30 +388,49 @@ async function main(): Promise<void> {
     // ---- report
     const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
     console.log('');
-    console.log(`bench routes: ${os.cpus().length} cores (${cpu}), load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}, Caddy ${execFileSync(CADDY, ['version'], { encoding: 'utf8' }).split(' ')[0].trim()}, SQLite, loopback`);
+    console.log(
+      `bench routes: ${os.cpus().length} cores (${cpu}), load average at the end ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}, Caddy ${execFileSync(CADDY, ['version'], { encoding: 'utf8' }).split(' ')[0].trim()}, SQLite, loopback`,
+    );
     console.log(`  peer address ${peerAddr} is on loopback (GATEHOUSE_WG_SUBNET in 127/8, no tunnel): Caddy + host map + write path only`);
     console.log('');
-    console.log('  routes | render (pure) | snapshot+render | canonical hash | config  | full load (POST /caddy/reload) | Caddy /load alone | POST /routes | propagation* | create→live p50 | p99 | Caddy RSS');
+    console.log(
+      '  routes | render (pure) | snapshot+render | canonical hash | config  | full load (POST /caddy/reload) | Caddy /load alone | POST /routes | propagation* | create→live p50 | p99 | Caddy RSS',
+    );
     for (const r of sizeRows) {
-      console.log(`  ${String(r.n).padStart(6)} | ${f1(r.render).padStart(10)} ms | ${f1(r.snapRender).padStart(12)} ms | ${f1(r.hash).padStart(11)} ms | ${(r.bytes / 1e6).toFixed(2).padStart(5)} MB | ${f1(r.reload).padStart(27)} ms | ${f1(r.caddyLoad).padStart(14)} ms | ${f1(r.post).padStart(9)} ms | ${f1(r.prop).padStart(9)} ms | ${f1(r.live).padStart(12)} ms | ${f1(r.live99).padStart(6)} ms | ${f1(r.rss).padStart(6)} MB`);
+      console.log(
+        `  ${String(r.n).padStart(6)} | ${f1(r.render).padStart(10)} ms | ${f1(r.snapRender).padStart(12)} ms | ${f1(r.hash).padStart(11)} ms | ${(r.bytes / 1e6).toFixed(2).padStart(5)} MB | ${f1(r.reload).padStart(27)} ms | ${f1(r.caddyLoad).padStart(14)} ms | ${f1(r.post).padStart(9)} ms | ${f1(r.prop).padStart(9)} ms | ${f1(r.live).padStart(12)} ms | ${f1(r.live99).padStart(6)} ms | ${f1(r.rss).padStart(6)} MB`,
+      );
     }
     console.log('  * propagation: from POST /api/v1/routes returning to the first 200 through Caddy (the write returns once Caddy runs it);');
     console.log(`    create→live: from sending the POST to that 200, p50 and p99 of ${RUNS} creates (each deleted again). Caddy /load alone: the same config`);
-    console.log('    plus one host posted straight to Caddy\'s admin API (median of 3): what each write would cost if it reloaded Caddy.');
+    console.log("    plus one host posted straight to Caddy's admin API (median of 3): what each write would cost if it reloaded Caddy.");
     for (const r of sizeRows) {
-      console.log(`    target at ${r.n}: create→live p50 < 50 ms and p99 < 100 ms → ${f1(r.live)} / ${f1(r.live99)} ms: ${r.live < 50 && r.live99 < 100 ? 'met' : 'MISSED'}`);
+      console.log(
+        `    target at ${r.n}: create→live p50 < 50 ms and p99 < 100 ms → ${f1(r.live)} / ${f1(r.live99)} ms: ${r.live < 50 && r.live99 < 100 ? 'met' : 'MISSED'}`,
+      );
     }
     if (fleetRow) {
       const rate = fleetRow.creates / fleetRow.runS;
       console.log('');
-      console.log(`  route creates at ${fleetRow.routes} routes while ${fleetRow.gateways} gateway companions poll (${fleetRow.checks} config/checks, p50 ${f1(fleetRow.check50)} / p99 ${f1(fleetRow.check99)} ms):`);
-      console.log(`    ${fleetRow.creates} creates in ${fleetRow.runS.toFixed(1)} s, one at a time: ${rate.toFixed(1)}/s, p50 ${f1(fleetRow.p50)} ms, p99 ${f1(fleetRow.p99)} ms, errors ${fleetRow.errors}`);
+      console.log(
+        `  route creates at ${fleetRow.routes} routes while ${fleetRow.gateways} gateway companions poll (${fleetRow.checks} config/checks, p50 ${f1(fleetRow.check50)} / p99 ${f1(fleetRow.check99)} ms):`,
+      );
+      console.log(
+        `    ${fleetRow.creates} creates in ${fleetRow.runS.toFixed(1)} s, one at a time: ${rate.toFixed(1)}/s, p50 ${f1(fleetRow.p50)} ms, p99 ${f1(fleetRow.p99)} ms, errors ${fleetRow.errors}`,
+      );
       console.log(`    target: ≥ 20/s with p99 < 200 ms: ${rate >= 20 && fleetRow.p99 < 200 ? 'met' : 'MISSED'}`);
     }
     console.log('');
-    console.log(`  wrk -t1 -c${CONNS} -d${DURATION} (2 s warm-up each), medians of ${ROUNDS}      req/s     p50       p99     vs the minimal run paired with it`);
+    console.log(
+      `  wrk -t1 -c${CONNS} -d${DURATION} (2 s warm-up each), medians of ${ROUNDS}      req/s     p50       p99     vs the minimal run paired with it`,
+    );
     const line = (label: string, r: { rps: number; p50: number; p99: number }, extra = '') =>
-      console.log(`  ${label.padEnd(52)} ${String(Math.round(r.rps)).padStart(7)}  ${r.p50.toFixed(2).padStart(6)} ms  ${r.p99.toFixed(2).padStart(6)} ms  ${extra}`);
+      console.log(
+        `  ${label.padEnd(52)} ${String(Math.round(r.rps)).padStart(7)}  ${r.p50.toFixed(2).padStart(6)} ms  ${r.p99.toFixed(2).padStart(6)} ms  ${extra}`,
+      );
     const allMinimal = median(pairs.map((p) => p.minimal.rps));
     line('direct to the backend', direct, `(minimal/direct = ${pct(allMinimal / direct.rps)}, not ours to beat)`);
     const base = pairs[0];

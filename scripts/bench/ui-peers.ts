@@ -31,29 +31,53 @@ const hasPeersScreen = fs.existsSync(path.join(root, 'sidecar/ui/src/screens/pee
 const SCREEN = hasPeersScreen ? '/peers' : '/dashboard';
 const READY = hasPeersScreen ? 'table tbody tr' : '[data-testid="peers-online"]';
 
-interface JsFile { url: string; wire: number; decoded: number; gzip9: number; encoding: string }
+interface JsFile {
+  url: string;
+  wire: number;
+  decoded: number;
+  gzip9: number;
+  encoding: string;
+}
 
 /** One cold load of SCREEN in a new context; → ms to the first rendered row (and the .js files when asked). */
-async function coldLoad(browser: Browser, base: string, cookie: string, withFilter: boolean, collectJs: boolean): Promise<{ firstMs: number; filterMs: number | null; js: JsFile[]; timeline: string[] }> {
+async function coldLoad(
+  browser: Browser,
+  base: string,
+  cookie: string,
+  withFilter: boolean,
+  collectJs: boolean,
+): Promise<{ firstMs: number; filterMs: number | null; js: JsFile[]; timeline: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
   const u = new URL(base);
-  await context.addCookies(cookie.split('; ').map((kv) => {
-    const i = kv.indexOf('=');
-    return { name: kv.slice(0, i), value: kv.slice(i + 1), domain: u.hostname, path: '/' };
-  }));
+  await context.addCookies(
+    cookie.split('; ').map((kv) => {
+      const i = kv.indexOf('=');
+      return { name: kv.slice(0, i), value: kv.slice(i + 1), domain: u.hostname, path: '/' };
+    }),
+  );
   const page = await context.newPage();
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(e.message));
   const pending: Promise<JsFile | null>[] = [];
   if (collectJs) {
     page.on('response', (r) => {
       if (!new URL(r.url()).pathname.endsWith('.js')) return;
-      pending.push((async () => {
-        const body = await r.body();
-        const sizes = await r.request().sizes();
-        return { url: new URL(r.url()).pathname, wire: sizes.responseBodySize, decoded: body.length, gzip9: zlib.gzipSync(body, { level: 9 }).length, encoding: (await r.allHeaders())['content-encoding'] ?? 'identity' };
-      })().catch(() => null));
+      pending.push(
+        (async () => {
+          const body = await r.body();
+          const sizes = await r.request().sizes();
+          return {
+            url: new URL(r.url()).pathname,
+            wire: sizes.responseBodySize,
+            decoded: body.length,
+            gzip9: zlib.gzipSync(body, { level: 9 }).length,
+            encoding: (await r.allHeaders())['content-encoding'] ?? 'identity',
+          };
+        })().catch(() => null),
+      );
     });
   }
   // tsx (esbuild keepNames) wraps named inner functions in __name(), which the page does not have.
@@ -65,7 +89,9 @@ async function coldLoad(browser: Browser, base: string, cookie: string, withFilt
       if (w.__firstAt !== undefined || !document.querySelector(sel)) return;
       w.__firstAt = null;
       mo.disconnect();
-      requestAnimationFrame(() => { w.__firstAt = performance.now(); });
+      requestAnimationFrame(() => {
+        w.__firstAt = performance.now();
+      });
     });
     mo.observe(document, { childList: true, subtree: true });
   }, READY);
@@ -100,7 +126,10 @@ async function coldLoad(browser: Browser, base: string, cookie: string, withFilt
       return new Promise<number>((resolve, reject) => {
         const limit = setTimeout(() => reject(new Error(`the table did not show the 10 rows of "${q}" within 10 s`)), 10_000);
         const check = () => {
-          if (done()) { clearTimeout(limit); resolve(performance.now() - t0); } else requestAnimationFrame(check);
+          if (done()) {
+            clearTimeout(limit);
+            resolve(performance.now() - t0);
+          } else requestAnimationFrame(check);
         };
         requestAnimationFrame(check);
       });
@@ -121,9 +150,12 @@ async function main(): Promise<void> {
     const expected = b.rows.filter((r) => r.name.includes(QUERY)).length;
     if (expected !== 10) throw new Error(`the data has ${expected} peers matching ${QUERY}, expected 10`);
     browser = await openBrowser();
-    console.log(`bench ui-peers: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}, ${b.databaseUrl ? 'PostgreSQL' : 'SQLite'}, sidecar via tsx, Chromium ${browser.version()} headless; ` +
-      `${PEERS} peers, ${ROUTES} routes, ${GROUPS} groups written in ${b.setupS.toFixed(1)} s; ${RUNS} cold loads (new context each) after 1 warm-up`);
-    if (!hasPeersScreen) console.log('  NOTE: the app has no peers screen (sidecar/ui/src/screens/peers): measuring the dashboard instead (first figure; no filter)');
+    console.log(
+      `bench ui-peers: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? ''}, load ${os.loadavg()[0].toFixed(1)}, ${b.databaseUrl ? 'PostgreSQL' : 'SQLite'}, sidecar via tsx, Chromium ${browser.version()} headless; ` +
+        `${PEERS} peers, ${ROUTES} routes, ${GROUPS} groups written in ${b.setupS.toFixed(1)} s; ${RUNS} cold loads (new context each) after 1 warm-up`,
+    );
+    if (!hasPeersScreen)
+      console.log('  NOTE: the app has no peers screen (sidecar/ui/src/screens/peers): measuring the dashboard instead (first figure; no filter)');
     await coldLoad(browser, b.url, b.cookie, hasPeersScreen, false);
     const first: number[] = [];
     const filtered: number[] = [];
@@ -140,16 +172,31 @@ async function main(): Promise<void> {
     const encodings = [...new Set(js.map((f) => f.encoding))].join(', ');
     const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
     const verdict = (v: number, target: number) => (v < target ? `target < ${target} ms: met` : `target < ${target} ms: NOT met`);
-    console.log(`  ${`${SCREEN} first ${hasPeersScreen ? 'rows' : 'figure'}`.padEnd(30)} median ${median(first).toFixed(0).padStart(5)} ms   (runs: ${first.map((x) => x.toFixed(0)).join(', ')})   ${verdict(median(first), 1000)}`);
-    if (filtered.length) console.log(`  ${`filtered "${QUERY}" (10 rows)`.padEnd(30)} median ${median(filtered).toFixed(0).padStart(5)} ms   (runs: ${filtered.map((x) => x.toFixed(0)).join(', ')})   ${verdict(median(filtered), 200)}`);
-    console.log(`  JavaScript of one cold load: ${js.length} files, ${kb(sum('wire'))} on the wire (Content-Encoding: ${encodings || 'none'}), ${kb(sum('decoded'))} decoded, ${kb(sum('gzip9'))} if gzip -9 compressed`);
+    console.log(
+      `  ${`${SCREEN} first ${hasPeersScreen ? 'rows' : 'figure'}`.padEnd(30)} median ${median(first).toFixed(0).padStart(5)} ms   (runs: ${first.map((x) => x.toFixed(0)).join(', ')})   ${verdict(median(first), 1000)}`,
+    );
+    if (filtered.length)
+      console.log(
+        `  ${`filtered "${QUERY}" (10 rows)`.padEnd(30)} median ${median(filtered).toFixed(0).padStart(5)} ms   (runs: ${filtered.map((x) => x.toFixed(0)).join(', ')})   ${verdict(median(filtered), 200)}`,
+      );
+    console.log(
+      `  JavaScript of one cold load: ${js.length} files, ${kb(sum('wire'))} on the wire (Content-Encoding: ${encodings || 'none'}), ${kb(sum('decoded'))} decoded, ${kb(sum('gzip9'))} if gzip -9 compressed`,
+    );
     console.log(`  last run, finished at (ms from navigation start): ${timeline.join(', ')}`);
     for (const f of js) console.log(`    ${f.url.padEnd(44)} wire ${kb(f.wire).padStart(9)}   gzip -9 ${kb(f.gzip9).padStart(8)}`);
-    console.log(JSON.stringify({
-      bench: 'ui-peers', screen: SCREEN, database: b.databaseUrl ? 'postgres' : 'sqlite', peers: PEERS, routes: ROUTES, runs: RUNS,
-      first_rows_median_ms: +median(first).toFixed(1), filtered_median_ms: filtered.length ? +median(filtered).toFixed(1) : null,
-      js: { files: js.length, wire_bytes: sum('wire'), decoded_bytes: sum('decoded'), gzip9_bytes: sum('gzip9'), content_encoding: encodings },
-    }));
+    console.log(
+      JSON.stringify({
+        bench: 'ui-peers',
+        screen: SCREEN,
+        database: b.databaseUrl ? 'postgres' : 'sqlite',
+        peers: PEERS,
+        routes: ROUTES,
+        runs: RUNS,
+        first_rows_median_ms: +median(first).toFixed(1),
+        filtered_median_ms: filtered.length ? +median(filtered).toFixed(1) : null,
+        js: { files: js.length, wire_bytes: sum('wire'), decoded_bytes: sum('decoded'), gzip9_bytes: sum('gzip9'), content_encoding: encodings },
+      }),
+    );
   } finally {
     await browser?.close();
     await b.stop();

@@ -36,7 +36,9 @@ function seeLink(see: string): string {
 }
 
 function renderEnvironment(): string {
-  const rows = environmentVariables().map((v) => `| ${code(v.name)} | ${cell(v.default ?? 'unset')} | ${cell(v.meaning)}${v.see ? ` (${seeLink(v.see)})` : ''} |`);
+  const rows = environmentVariables().map(
+    (v) => `| ${code(v.name)} | ${cell(v.default ?? 'unset')} | ${cell(v.meaning)}${v.see ? ` (${seeLink(v.see)})` : ''} |`,
+  );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
 

@@ -65,7 +65,11 @@ try {
     if (ageS !== null && ageS < 3600) {
       for (let m = 5; m <= 24 * 60; m += 5) {
         const wave = 1 + Math.sin((m / 60 / 24) * 2 * Math.PI + peers.length);
-        await addSamples(s.deps.db.sequelize, [{ peerId: peer.id, rx: Math.round(((rxMiB * MIB) / 20_000) * wave), tx: Math.round(((txMiB * MIB) / 20_000) * wave) }], now - m * 60_000);
+        await addSamples(
+          s.deps.db.sequelize,
+          [{ peerId: peer.id, rx: Math.round(((rxMiB * MIB) / 20_000) * wave), tx: Math.round(((txMiB * MIB) / 20_000) * wave) }],
+          now - m * 60_000,
+        );
       }
     }
   }

@@ -73,7 +73,9 @@ export interface ErrorKindDoc {
 
 /** The kinds of domain error and their statuses (the error middleware's table). */
 export function errorKinds(): ErrorKindDoc[] {
-  return Object.entries(ERROR_KINDS).map(([kind, v]) => ({ kind, status: v.status, meaning: v.meaning })).sort((a, b) => a.status - b.status);
+  return Object.entries(ERROR_KINDS)
+    .map(([kind, v]) => ({ kind, status: v.status, meaning: v.meaning }))
+    .sort((a, b) => a.status - b.status);
 }
 
 export interface MessageCodeDoc {
@@ -115,7 +117,8 @@ export function messageCodes(): MessageCodeDoc[] {
         const first = fn.parameters[0];
         const params: string[] = [];
         if (first?.type && ts.isTypeLiteralNode(first.type)) {
-          for (const m of first.type.members) if (ts.isPropertySignature(m) && m.name) params.push(`${m.name.getText(sf)}: ${m.type?.getText(sf) ?? 'unknown'}`);
+          for (const m of first.type.members)
+            if (ts.isPropertySignature(m) && m.name) params.push(`${m.name.getText(sf)}: ${m.type?.getText(sf) ?? 'unknown'}`);
         } else if (first?.type) params.push(first.type.getText(sf));
         const body = ts.isParenthesizedExpression(fn.body) ? fn.body.expression : fn.body;
         found.set(n.name.text, { area, code: n.name.text, params, english: ts.isBlock(body) ? '…' : wordingText(body, sf) });

@@ -61,11 +61,18 @@ function walk(node, visit) {
 /** Whether node is (a `.then` chain on) an element of Promise.race([...]): a deadline, not a sleep. */
 function isRaceDeadline(node) {
   let n = node;
-  while (n.parent?.type === 'MemberExpression' && n.parent.object === n && n.parent.parent?.type === 'CallExpression' && n.parent.parent.callee === n.parent) n = n.parent.parent;
+  while (n.parent?.type === 'MemberExpression' && n.parent.object === n && n.parent.parent?.type === 'CallExpression' && n.parent.parent.callee === n.parent)
+    n = n.parent.parent;
   const arr = n.parent;
   if (arr?.type !== 'ArrayExpression') return false;
   const call = arr.parent;
-  return call?.type === 'CallExpression' && call.arguments[0] === arr && call.callee.type === 'MemberExpression' && isIdent(call.callee.object, 'Promise') && isIdent(call.callee.property, 'race');
+  return (
+    call?.type === 'CallExpression' &&
+    call.arguments[0] === arr &&
+    call.callee.type === 'MemberExpression' &&
+    isIdent(call.callee.object, 'Promise') &&
+    isIdent(call.callee.property, 'race')
+  );
 }
 
 export default {
@@ -74,7 +81,8 @@ export default {
     docs: { description: 'tests wait through waitFor (test/lib/wait.ts): no raw sleep or poll loop without a `// not a condition: why` marker' },
     schema: [],
     messages: {
-      sleep: 'Raw sleep in a test: wait for the condition with waitFor (test/lib/wait.ts); if time must pass on purpose, say why on this line or the line above: `// not a condition: <why>`.',
+      sleep:
+        'Raw sleep in a test: wait for the condition with waitFor (test/lib/wait.ts); if time must pass on purpose, say why on this line or the line above: `// not a condition: <why>`.',
       loop: 'Hand-made poll loop in a test: use waitFor (test/lib/wait.ts); if this loop paces on purpose, mark it: `// not a condition: <why>`.',
     },
   },

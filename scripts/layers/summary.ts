@@ -18,13 +18,24 @@ const { ORDER, folderOf, layerOf } = require('./layers.cjs') as {
 const root = path.resolve(import.meta.dirname, '../..');
 const sidecar = path.join(root, 'sidecar');
 const bin = path.join(root, 'node_modules/.bin/depcruise');
-const out = execFileSync(bin, ['src', '--no-config', '--ts-config', 'tsconfig.json', '--ts-pre-compilation-deps', '--do-not-follow', 'node_modules', '--output-type', 'json'], {
-  cwd: sidecar,
-  maxBuffer: 256 * 1024 * 1024,
-  encoding: 'utf8',
-});
-interface Dep { resolved: string; dependencyTypes: string[]; circular?: boolean }
-interface Mod { source: string; dependencies: Dep[] }
+const out = execFileSync(
+  bin,
+  ['src', '--no-config', '--ts-config', 'tsconfig.json', '--ts-pre-compilation-deps', '--do-not-follow', 'node_modules', '--output-type', 'json'],
+  {
+    cwd: sidecar,
+    maxBuffer: 256 * 1024 * 1024,
+    encoding: 'utf8',
+  },
+);
+interface Dep {
+  resolved: string;
+  dependencyTypes: string[];
+  circular?: boolean;
+}
+interface Mod {
+  source: string;
+  dependencies: Dep[];
+}
 const modules = (JSON.parse(out) as { modules: Mod[] }).modules.filter((m) => m.source.startsWith('src/'));
 const list = process.argv.includes('--list');
 
@@ -112,14 +123,21 @@ const pairs = (es: typeof edges) => {
   return [...c].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
 };
 const print = (s: string) => process.stdout.write(`${s}\n`);
-print(`sidecar/src: ${modules.length} modules in ${folders.size} folders (root modules counted as "(root core)" and "(root)"), ${edges.length} local imports (${value.length} value, ${edges.length - value.length} type-only)`);
+print(
+  `sidecar/src: ${modules.length} modules in ${folders.size} folders (root modules counted as "(root core)" and "(root)"), ${edges.length} local imports (${value.length} value, ${edges.length - value.length} type-only)`,
+);
 print(`file circles (value imports): ${fileCircles()}`);
 const byLayer = new Map<string, number>();
 for (const e of against) byLayer.set(`${layerOf(e.from)} -> ${layerOf(e.to)}`, (byLayer.get(`${layerOf(e.from)} -> ${layerOf(e.to)}`) ?? 0) + 1);
-print(`value imports against the layer order (${ORDER.join(' < ')}): ${against.length}${against.length ? ` (${[...byLayer].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`);
+print(
+  `value imports against the layer order (${ORDER.join(' < ')}): ${against.length}${against.length ? ` (${[...byLayer].map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''}`,
+);
 const featurePairs = pairs(crossFeature);
 print(`value imports from one feature folder into another: ${crossFeature.length}, between ${featurePairs.length} folder pairs`);
-for (const [label, es] of [['value imports', value], ['value and type-only imports', edges]] as const) {
+for (const [label, es] of [
+  ['value imports', value],
+  ['value and type-only imports', edges],
+] as const) {
   const l = loops(es);
   print(`folder loops (${label}): ${l.length}${l.length ? `; the largest holds ${l[0].length} of ${folders.size} folders` : ''}`);
   for (const c of l) print(`  ${c.join(' ')}`);

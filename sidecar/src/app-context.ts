@@ -151,7 +151,9 @@ export async function createDeps(config: Config, opts: ContextOptions): Promise<
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteFile: opts.sqliteFile, models: opts.models });
   // A rotation interrupted by a crash is settled here (masterkey/files.ts), unless another live process
   // (a rotation in progress, the running sidecar) holds the data directory: then the key file as it is.
-  const { key } = lockHolder(config.dataDir) ? MasterKey.loadOrCreate(config.masterKeyFile) : await settleMasterKey(config.masterKeyFile, () => sampleSealed(db), log);
+  const { key } = lockHolder(config.dataDir)
+    ? MasterKey.loadOrCreate(config.masterKeyFile)
+    : await settleMasterKey(config.masterKeyFile, () => sampleSealed(db), log);
   const { models } = db;
   const scheduler = new Scheduler({ log, clock, timers: opts.timers ?? systemTimers });
   const events = new EventBus({ clock, log });
@@ -167,7 +169,25 @@ export async function createDeps(config: Config, opts: ContextOptions): Promise<
   await licence.load();
   const features = opts.featureGate ?? licence;
   const publicHost = new PublicHost(config, opts.hostname);
-  return { config, db, clock, log, scheduler, events, crypto: key, activity, settings, lockout, users, tokens, sessions, features, licence, outbound, publicHost };
+  return {
+    config,
+    db,
+    clock,
+    log,
+    scheduler,
+    events,
+    crypto: key,
+    activity,
+    settings,
+    lockout,
+    users,
+    tokens,
+    sessions,
+    features,
+    licence,
+    outbound,
+    publicHost,
+  };
 }
 
 /** The whole container: the platform, then every feature service in dependency order. */
@@ -180,7 +200,8 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const health: HealthCheck[] = [];
   // first: services built below register their master-key hooks on it
   const masterKeyRotation = new MasterKeyRotation(core);
-  const onMasterKeyRotated = (fn: MasterKeyHook, name?: string) => masterKeyRotation.onRotated(name ?? (fn.name || `hook ${masterKeyRotation.hookNames().length + 1}`), fn);
+  const onMasterKeyRotated = (fn: MasterKeyHook, name?: string) =>
+    masterKeyRotation.onRotated(name ?? (fn.name || `hook ${masterKeyRotation.hookNames().length + 1}`), fn);
 
   // proxy: render + load (coalesced, all-or-nothing writes); the Caddy supervisor when managed
   const raModels: RouteAuthModels = db.models;
@@ -188,7 +209,9 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   // metrics first: the proxy and route auth count into it; its scrape reads the services built below
   const built: { wireguard?: WireGuardService; gateways?: GatewaysService } = {};
   const metrics = new MetricsService({
-    db, clock, log,
+    db,
+    clock,
+    log,
     caddy: () => client,
     get wireguard() {
       return built.wireguard;
@@ -196,7 +219,13 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     gateways: async () => (built.gateways ? built.gateways.list() : []),
   });
   const proxy = new ProxyService({
-    db, settings: proxySettings(config), clock, log, client, protectedRouteIds: (t) => protectedRouteIds(raModels, t), events,
+    db,
+    settings: proxySettings(config),
+    clock,
+    log,
+    client,
+    protectedRouteIds: (t) => protectedRouteIds(raModels, t),
+    events,
     features: core.features,
     onLoad: (seconds, ok) => metrics.proxyApply.observe({ result: ok ? 'ok' : 'error' }, seconds),
   });
@@ -221,11 +250,23 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
         const st = supervisor.status();
         const ping = st.running ? await client.ping(1000) : false;
         const ps = proxy.status();
-        return { ok: st.running && ping, detail: { running: st.running, pid: st.pid, admin_api: st.admin_api, config_hash: ps.config_hash, last_error: ps.last_error } };
+        return {
+          ok: st.running && ping,
+          detail: { running: st.running, pid: st.pid, admin_api: st.admin_api, config_hash: ps.config_hash, last_error: ps.last_error },
+        };
       },
     });
   }
-  const routes = new RoutesService({ db, config, clock, events, proxy, hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t), linkedOwners: (ids, t) => linkedOwners(db, ids, t), licence: { features: core.features, limits: () => core.licence.limits() } });
+  const routes = new RoutesService({
+    db,
+    config,
+    clock,
+    events,
+    proxy,
+    hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t),
+    linkedOwners: (ids, t) => linkedOwners(db, ids, t),
+    licence: { features: core.features, limits: () => core.licence.limits() },
+  });
 
   // peers: WireGuard interface + poller, peers, groups, tags, internal DNS data, dashboard
   let wg: WireGuardService | undefined = undefined;
@@ -349,6 +390,11 @@ export async function bootstrapAdmin(deps: Deps): Promise<{ created: boolean; us
   }
   // A generated password is changed at the first sign-in (GET /password); the file goes then.
   await deps.users.create({ username, password, role: 'admin', mustChangePassword: passwordFile !== undefined });
-  await deps.activity.record({ source: 'system', event_type: 'admin_bootstrapped', msg: msg('user.bootstrapped', { username }), details: { password_file: passwordFile ?? null } });
+  await deps.activity.record({
+    source: 'system',
+    event_type: 'admin_bootstrapped',
+    msg: msg('user.bootstrapped', { username }),
+    details: { password_file: passwordFile ?? null },
+  });
   return { created: true, username, passwordFile };
 }

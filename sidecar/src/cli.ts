@@ -30,8 +30,13 @@ async function rotateMasterKey(): Promise<number> {
     try {
       const r = await ctx.masterKeyRotation.rotate({ source: 'cli' });
       await ctx.webhookQueue.flushed(); // the event's webhook deliveries are written (the sidecar sends them)
-      const per = Object.entries(r.tables).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${n}`).join(', ');
-      process.stdout.write(`master key rotated: ${r.sealed_values} sealed values re-sealed${per ? ` (${per})` : ''} in ${r.duration_ms} ms; hooks run: ${r.hooks.join(', ') || 'none'}\n${config.masterKeyFile} holds the new key. Admin sessions end: sign in again after starting the sidecar.\n`);
+      const per = Object.entries(r.tables)
+        .filter(([, n]) => n > 0)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ');
+      process.stdout.write(
+        `master key rotated: ${r.sealed_values} sealed values re-sealed${per ? ` (${per})` : ''} in ${r.duration_ms} ms; hooks run: ${r.hooks.join(', ') || 'none'}\n${config.masterKeyFile} holds the new key. Admin sessions end: sign in again after starting the sidecar.\n`,
+      );
       return 0;
     } catch (err) {
       process.stderr.write(`master key rotation failed: ${(err as Error).message}\nThe data opens with ${config.masterKeyFile} as it is now.\n`);
@@ -46,7 +51,8 @@ async function rotateMasterKey(): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
-  const usage = 'usage: gatehouse-cli unlock-account <username> [--route-auth] | reset-admin-password <username> | rotate-master-key\n(from a checkout: npm run cli -- <command>)';
+  const usage =
+    'usage: gatehouse-cli unlock-account <username> [--route-auth] | reset-admin-password <username> | rotate-master-key\n(from a checkout: npm run cli -- <command>)';
   if (!cmd) {
     process.stderr.write(usage + '\n');
     return 2;
@@ -63,7 +69,12 @@ async function main(argv: string[]): Promise<number> {
         }
         const type = args.includes('--route-auth') ? 'route_auth' : 'admin';
         const was = await deps.lockout.unlock(type, name);
-        await deps.activity.record({ source: 'cli', event_type: 'account_unlocked', msg: msg('auth.unlocked_cli', { username: name }), details: { record_type: type, was_locked: was } });
+        await deps.activity.record({
+          source: 'cli',
+          event_type: 'account_unlocked',
+          msg: msg('auth.unlocked_cli', { username: name }),
+          details: { record_type: type, was_locked: was },
+        });
         process.stdout.write(was ? `unlocked ${name}\n` : `${name} was not locked (failure counter reset)\n`);
         return 0;
       }
@@ -88,7 +99,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code), (err) => {
-  process.stderr.write(`${err?.stack ?? err}\n`);
-  process.exit(1);
-});
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -7,12 +7,12 @@ import { z } from 'zod';
 import { OUTBOUND_USES, type OutboundUse } from './util/outbound.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
-const bool = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off'])
-  .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 const positiveInt = z.coerce.number().int().positive();
 
-const cidr4 = z.string().regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, 'must be an IPv4 CIDR such as 10.8.0.0/24')
+const cidr4 = z
+  .string()
+  .regex(/^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/, 'must be an IPv4 CIDR such as 10.8.0.0/24')
   .refine((v) => {
     const [ip, bits] = v.split('/');
     return ip.split('.').every((o) => Number(o) <= 255) && Number(bits) >= 8 && Number(bits) <= 30;
@@ -33,11 +33,17 @@ const schema = z.object({
   GATEHOUSE_ACCESS_LOG_ROLL_MB: z.coerce.number().int().min(1).max(1024).default(20),
   GATEHOUSE_MANAGE_CADDY: bool.default(true),
   /** address Caddy's HTTP, HTTPS and L4 listeners bind to; empty = every interface */
-  GATEHOUSE_PROXY_BIND: z.string().regex(/^[0-9A-Fa-f.:]*$/, 'must be an IP address such as 127.0.0.1 (empty: every interface)').optional(),
+  GATEHOUSE_PROXY_BIND: z
+    .string()
+    .regex(/^[0-9A-Fa-f.:]*$/, 'must be an IP address such as 127.0.0.1 (empty: every interface)')
+    .optional(),
   GATEHOUSE_ADMIN_DOMAIN: z.string().optional(),
   GATEHOUSE_TLS: z.enum(['acme', 'internal']).default('internal'),
   GATEHOUSE_ACME_EMAIL: z.string().email().optional(),
-  GATEHOUSE_WG_INTERFACE: z.string().regex(/^[a-zA-Z0-9_.=+-]{1,15}$/, 'must be a valid interface name (1-15 characters)').default('wg0'),
+  GATEHOUSE_WG_INTERFACE: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.=+-]{1,15}$/, 'must be a valid interface name (1-15 characters)')
+    .default('wg0'),
   GATEHOUSE_WG_PORT: port.default(51820),
   GATEHOUSE_WG_SUBNET: cidr4.default('10.8.0.0/24'),
   GATEHOUSE_WG_MANAGE: bool.default(true),
@@ -48,11 +54,17 @@ const schema = z.object({
   GATEHOUSE_WG_RESYNC_INTERVAL: positiveInt.default(300),
   GATEHOUSE_PUBLIC_HOST: z.string().optional(),
   GATEHOUSE_PUBLIC_IP: z.string().optional(),
-  GATEHOUSE_DNS_DOMAIN: z.string().regex(/^[a-z0-9.-]+$/, 'must be a DNS zone such as vpn.internal').default('vpn.internal'),
+  GATEHOUSE_DNS_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]+$/, 'must be a DNS zone such as vpn.internal')
+    .default('vpn.internal'),
   GATEHOUSE_ADMIN_USER: z.string().min(1).max(64).optional(),
   GATEHOUSE_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   GATEHOUSE_MASTER_KEY_FILE: z.string().optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   GATEHOUSE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
   GATEHOUSE_SESSION_MAX_AGE: positiveInt.default(12 * 3600 * 1000),
   GATEHOUSE_RATE_LIMIT_LOGIN: positiveInt.default(10),
@@ -61,7 +73,10 @@ const schema = z.object({
   GATEHOUSE_RATE_LIMIT_HOSTNAME: positiveInt.default(3),
   GATEHOUSE_TRUST_PROXY: bool.default(true),
   /** home gateways (src/gateways): see docs/guides/gateways.md */
-  GATEHOUSE_GATEWAY_SERVER_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as http://10.8.0.1:3000').optional(),
+  GATEHOUSE_GATEWAY_SERVER_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as http://10.8.0.1:3000')
+    .optional(),
   GATEHOUSE_GATEWAY_TUNNEL_LISTEN: bool.default(true),
   GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: bool.default(false),
   GATEHOUSE_GATEWAY_API_PORT: port.default(9876),
@@ -79,7 +94,12 @@ const schema = z.object({
   GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(OUTBOUND_USES, { error: `each must be one of ${OUTBOUND_USES.join(', ')}` }))),
   /** webhooks (src/webhooks): see docs/guides/webhooks.md */
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: bool.default(false),
@@ -87,13 +107,24 @@ const schema = z.object({
   GATEHOUSE_WEBHOOK_RETRY_BASE: z.coerce.number().int().min(1).max(3600).default(10),
   /** licence (src/licence): see docs/guides/licence.md */
   GATEHOUSE_LICENCE_PUBLIC_KEY: z.string().optional(),
-  GATEHOUSE_LICENCE_URL: z.string().regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as https://licence.example.com/v1/refresh').optional(),
+  GATEHOUSE_LICENCE_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, 'must be an http(s) URL such as https://licence.example.com/v1/refresh')
+    .optional(),
   GATEHOUSE_LICENCE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
   GATEHOUSE_LICENCE_REFRESH_HOURS: positiveInt.max(24 * 30).default(24),
   GATEHOUSE_LICENCE_KEY: z.string().optional(),
   /** desktop clients (src/client-api): what GET /api/v1/client/update announces unless set in the settings */
-  GATEHOUSE_CLIENT_VERSION: z.string().max(64).regex(/^[A-Za-z0-9.+_-]+$/, 'must be a version such as 1.2.3').optional(),
-  GATEHOUSE_CLIENT_DOWNLOAD_URL: z.string().max(2048).regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL').optional(),
+  GATEHOUSE_CLIENT_VERSION: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z0-9.+_-]+$/, 'must be a version such as 1.2.3')
+    .optional(),
+  GATEHOUSE_CLIENT_DOWNLOAD_URL: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL')
+    .optional(),
 });
 
 export type Env = z.infer<typeof schema>;
@@ -117,11 +148,14 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_HTTPS_PORT: { meaning: "Caddy's HTTPS listener" },
   GATEHOUSE_CADDY_ADMIN: { meaning: 'Caddy admin API (loopback only)' },
   GATEHOUSE_CADDY_BIN: { meaning: 'the custom Caddy binary', shownDefault: '`bin/caddy` of this checkout' },
-  GATEHOUSE_ACCESS_LOG_ROLL_MB: { meaning: 'size (1–1024 MB) at which Caddy rolls `<data>/caddy/access.log`; 3 rolled files are kept', see: 'guides/resilience.md' },
+  GATEHOUSE_ACCESS_LOG_ROLL_MB: {
+    meaning: 'size (1–1024 MB) at which Caddy rolls `<data>/caddy/access.log`; 3 rolled files are kept',
+    see: 'guides/resilience.md',
+  },
   GATEHOUSE_MANAGE_CADDY: { meaning: 'start and supervise Caddy; `false` renders only' },
   GATEHOUSE_PROXY_BIND: { meaning: "address Caddy's public listeners (HTTP, HTTPS, L4) bind to (e.g. `127.0.0.1`)", shownDefault: 'every interface' },
   GATEHOUSE_ADMIN_DOMAIN: { meaning: 'public name of the admin UI behind Caddy (HTTPS)' },
-  GATEHOUSE_TLS: { meaning: '`acme` (public certificates) or `internal` (Caddy\'s local CA)', see: 'guides/routes.md' },
+  GATEHOUSE_TLS: { meaning: "`acme` (public certificates) or `internal` (Caddy's local CA)", see: 'guides/routes.md' },
   GATEHOUSE_ACME_EMAIL: { meaning: 'ACME account contact' },
   GATEHOUSE_WG_INTERFACE: { meaning: 'WireGuard interface name' },
   GATEHOUSE_WG_PORT: { meaning: 'WireGuard UDP port' },
@@ -130,11 +164,18 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_WG_DNS: { meaning: 'DNS written into peer configs that set none' },
   GATEHOUSE_WG_POLL_INTERVAL: { meaning: 'seconds between reads of `wg show dump` (handshakes, counters, traffic, expiry)' },
   GATEHOUSE_WG_RESYNC_INTERVAL: { meaning: 'seconds between full reconciles of the interface from the database (heals drift)' },
-  GATEHOUSE_PUBLIC_HOST: { meaning: 'name or IP peers dial; unset, the machine\'s host name, with a warning when that cannot be reached from the internet', see: 'guides/peers.md' },
+  GATEHOUSE_PUBLIC_HOST: {
+    meaning: "name or IP peers dial; unset, the machine's host name, with a warning when that cannot be reached from the internet",
+    see: 'guides/peers.md',
+  },
   GATEHOUSE_PUBLIC_IP: { meaning: 'IPv4 that route domains should resolve to (check-dns)', shownDefault: 'detected' },
   GATEHOUSE_DNS_DOMAIN: { meaning: 'zone of the internal DNS hosts file', see: 'guides/peers.md#internal-dns-data-feature-internal_dns-community-edition' },
   GATEHOUSE_ADMIN_USER: { meaning: 'first admin (empty users table only)', shownDefault: '`admin`' },
-  GATEHOUSE_ADMIN_PASSWORD: { meaning: "first admin's password (at least 8 characters); unset, a generated one in `<data>/initial-admin-password.txt`, changed at the first sign-in", shownDefault: 'generated', see: 'getting-started.md#first-sign-in' },
+  GATEHOUSE_ADMIN_PASSWORD: {
+    meaning: "first admin's password (at least 8 characters); unset, a generated one in `<data>/initial-admin-password.txt`, changed at the first sign-in",
+    shownDefault: 'generated',
+    see: 'getting-started.md#first-sign-in',
+  },
   GATEHOUSE_MASTER_KEY_FILE: { meaning: '32-byte key sealing secrets at rest (AES-256-GCM)', shownDefault: '`<data>/master.key`', see: 'guides/master-key.md' },
   DATABASE_URL: { meaning: '`postgres://…` to use PostgreSQL instead of SQLite', see: 'configuration.md#database' },
   GATEHOUSE_LOG_LEVEL: { meaning: '`error`, `warn`, `info`, `debug` (winston JSON lines)' },
@@ -144,29 +185,53 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_RATE_LIMIT_CLIENT: { meaning: 'client API requests per IP per 15 min' },
   GATEHOUSE_RATE_LIMIT_HOSTNAME: { meaning: '`/api/v1/client/peer/hostname` per IP per minute' },
   GATEHOUSE_TRUST_PROXY: { meaning: 'trust `X-Forwarded-For`/`-Proto` from loopback (our Caddy)' },
-  GATEHOUSE_GATEWAY_SERVER_URL: { meaning: 'server URL written into each `gateway.env`', shownDefault: '`http://<tunnel address>:<GATEHOUSE_PORT>`', see: 'guides/gateways.md' },
+  GATEHOUSE_GATEWAY_SERVER_URL: {
+    meaning: 'server URL written into each `gateway.env`',
+    shownDefault: '`http://<tunnel address>:<GATEHOUSE_PORT>`',
+    see: 'guides/gateways.md',
+  },
   GATEHOUSE_GATEWAY_TUNNEL_LISTEN: { meaning: "also serve the gateway API (only it) on the server's tunnel address" },
-  GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: { meaning: "accept gateway tokens on the main listener from any address, not only from their gateway's tunnel address (for companions that reach `GATEHOUSE_GATEWAY_SERVER_URL` outside their tunnel; never on the tunnel listener)" },
+  GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: {
+    meaning:
+      "accept gateway tokens on the main listener from any address, not only from their gateway's tunnel address (for companions that reach `GATEHOUSE_GATEWAY_SERVER_URL` outside their tunnel; never on the tunnel listener)",
+  },
   GATEHOUSE_GATEWAY_API_PORT: { meaning: 'companion API port for gateway peers without `api_port`' },
   GATEHOUSE_GATEWAY_PROXY_PORT: { meaning: "the companions' HTTP proxy port (Caddy dials it)" },
   GATEHOUSE_GATEWAY_POLL_INTERVAL: { meaning: "seconds between the companions' config checks" },
   GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: { meaning: 'seconds between heartbeats' },
   GATEHOUSE_GATEWAY_OFFLINE_AFTER: { meaning: 'seconds without a heartbeat until a gateway is offline' },
   GATEHOUSE_GATEWAY_WOL_TIMEOUT: { meaning: 'seconds the waking-up page waits for a Wake-on-LAN host' },
-  GATEHOUSE_RDP_STATUS_INTERVAL: { meaning: 'seconds between reachability checks of every RDP route', see: 'guides/rdp.md#rdp-status-sessions-and-wake-on-lan' },
+  GATEHOUSE_RDP_STATUS_INTERVAL: {
+    meaning: 'seconds between reachability checks of every RDP route',
+    see: 'guides/rdp.md#rdp-status-sessions-and-wake-on-lan',
+  },
   GATEHOUSE_RDP_CHECK_TIMEOUT: { meaning: 'seconds (1–60) one RDP reachability check (TCP connect) may take' },
   GATEHOUSE_RDP_SESSION_LOST_AFTER: { meaning: 'seconds without a session heartbeat until an RDP session is closed as `lost`' },
   GATEHOUSE_RDP_WOL_PORT: { meaning: 'UDP port of the Wake-on-LAN packets the server sends directly to an RDP target' },
-  GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: { meaning: `comma list of the server-side fetches that may reach loopback, private ranges and this server: ${OUTBOUND_USES.map((u) => `\`${u}\``).join(', ')}`, shownDefault: 'none', see: 'guides/security.md#server-side-requests-request-forgery-guard' },
+  GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: {
+    meaning: `comma list of the server-side fetches that may reach loopback, private ranges and this server: ${OUTBOUND_USES.map((u) => `\`${u}\``).join(', ')}`,
+    shownDefault: 'none',
+    see: 'guides/security.md#server-side-requests-request-forgery-guard',
+  },
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: { meaning: 'the older spelling of `webhooks` in `GATEHOUSE_OUTBOUND_ALLOW_PRIVATE`', see: 'guides/webhooks.md' },
   GATEHOUSE_WEBHOOK_TIMEOUT: { meaning: 'seconds (1–120) one webhook delivery attempt may take' },
   GATEHOUSE_WEBHOOK_RETRY_BASE: { meaning: "seconds (1–3600) before a webhook's first retry; each further retry waits twice as long (at most 1 h)" },
-  GATEHOUSE_LICENCE_PUBLIC_KEY: { meaning: 'an additional trusted licence-signing public key (Ed25519 PEM text, base64 of the 32 key bytes, or a file path): for tests and self-signed deployments', see: 'guides/licence.md' },
+  GATEHOUSE_LICENCE_PUBLIC_KEY: {
+    meaning:
+      'an additional trusted licence-signing public key (Ed25519 PEM text, base64 of the 32 key bytes, or a file path): for tests and self-signed deployments',
+    see: 'guides/licence.md',
+  },
   GATEHOUSE_LICENCE_URL: { meaning: 'the licence service `POST /license/refresh` and the daily refresh ask; unset: licences are only verified offline' },
   GATEHOUSE_LICENCE_GRACE_DAYS: { meaning: 'days the last good licence stays in force while the licence service cannot be reached' },
   GATEHOUSE_LICENCE_REFRESH_HOURS: { meaning: 'hours between automatic refreshes (with `GATEHOUSE_LICENCE_URL`)' },
-  GATEHOUSE_LICENCE_KEY: { meaning: 'a licence key activated at start when none is stored (unattended installs); after `DELETE /license` remove it too, or it comes back at the next start' },
-  GATEHOUSE_CLIENT_VERSION: { meaning: 'the desktop-client release `GET /api/v1/client/update` announces when `PUT /settings/client` set none', see: 'guides/desktop-client.md#desktop-client-api' },
+  GATEHOUSE_LICENCE_KEY: {
+    meaning:
+      'a licence key activated at start when none is stored (unattended installs); after `DELETE /license` remove it too, or it comes back at the next start',
+  },
+  GATEHOUSE_CLIENT_VERSION: {
+    meaning: 'the desktop-client release `GET /api/v1/client/update` announces when `PUT /settings/client` set none',
+    see: 'guides/desktop-client.md#desktop-client-api',
+  },
   GATEHOUSE_CLIENT_DOWNLOAD_URL: { meaning: 'its download URL (http/https)' },
 };
 
@@ -183,18 +248,20 @@ function schemaDefault(s: z.ZodType): unknown {
  * when unset) and meaning, in the schema's order: docs/reference/environment.md.
  */
 export function configVariables(): { name: string; default: string | null; meaning: string; see?: string }[] {
-  return (Object.keys(schema.shape) as (keyof Env)[]).map((name): { name: string; default: string | null; meaning: string; see?: string } => {
-    const d = VARIABLE_DOCS[name];
-    const fromSchema = schemaDefault(schema.shape[name] as z.ZodType);
-    const dflt = d.shownDefault ?? (fromSchema === undefined || fromSchema === '' ? null : `\`${String(fromSchema)}\``);
-    return { name, default: dflt, meaning: d.meaning, ...(d.see ? { see: d.see } : {}) };
-  }).concat(
-    Object.entries(DEPRECATED_VARIABLES).map(([old, name]) => ({
-      name: old,
-      default: null,
-      meaning: `deprecated, still read: the older spelling of \`${name}\` (which wins when both are set; the server warns at start)`,
-    })),
-  );
+  return (Object.keys(schema.shape) as (keyof Env)[])
+    .map((name): { name: string; default: string | null; meaning: string; see?: string } => {
+      const d = VARIABLE_DOCS[name];
+      const fromSchema = schemaDefault(schema.shape[name] as z.ZodType);
+      const dflt = d.shownDefault ?? (fromSchema === undefined || fromSchema === '' ? null : `\`${String(fromSchema)}\``);
+      return { name, default: dflt, meaning: d.meaning, ...(d.see ? { see: d.see } : {}) };
+    })
+    .concat(
+      Object.entries(DEPRECATED_VARIABLES).map(([old, name]) => ({
+        name: old,
+        default: null,
+        meaning: `deprecated, still read: the older spelling of \`${name}\` (which wins when both are set; the server warns at start)`,
+      })),
+    );
 }
 
 export interface Config {
@@ -340,7 +407,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminDomain: e.GATEHOUSE_ADMIN_DOMAIN,
     tls: e.GATEHOUSE_TLS,
     acmeEmail: e.GATEHOUSE_ACME_EMAIL,
-    wg: { iface: e.GATEHOUSE_WG_INTERFACE, port: e.GATEHOUSE_WG_PORT, subnet: e.GATEHOUSE_WG_SUBNET, manage: e.GATEHOUSE_WG_MANAGE, dns: e.GATEHOUSE_WG_DNS, pollIntervalMs: e.GATEHOUSE_WG_POLL_INTERVAL * 1000, resyncIntervalMs: e.GATEHOUSE_WG_RESYNC_INTERVAL * 1000 },
+    wg: {
+      iface: e.GATEHOUSE_WG_INTERFACE,
+      port: e.GATEHOUSE_WG_PORT,
+      subnet: e.GATEHOUSE_WG_SUBNET,
+      manage: e.GATEHOUSE_WG_MANAGE,
+      dns: e.GATEHOUSE_WG_DNS,
+      pollIntervalMs: e.GATEHOUSE_WG_POLL_INTERVAL * 1000,
+      resyncIntervalMs: e.GATEHOUSE_WG_RESYNC_INTERVAL * 1000,
+    },
     publicHost: e.GATEHOUSE_PUBLIC_HOST,
     publicIp: e.GATEHOUSE_PUBLIC_IP,
     dnsDomain: e.GATEHOUSE_DNS_DOMAIN,

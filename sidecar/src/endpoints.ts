@@ -32,7 +32,11 @@ export function allEndpoints(deps: AppContext): Endpoint[] {
   const list: Endpoint[] = featureEndpoints(deps);
   list.push(
     defineEndpoint({
-      method: 'GET', path: '/openapi.json', scope: 'any', summary: 'This API as an OpenAPI 3.1 document (the document itself, not wrapped in {ok})', tags: ['system'],
+      method: 'GET',
+      path: '/openapi.json',
+      scope: 'any',
+      summary: 'This API as an OpenAPI 3.1 document (the document itself, not wrapped in {ok})',
+      tags: ['system'],
       response: openApiDocumentSchema,
       handler: async (_i, ctx) => {
         ctx.body = doc;

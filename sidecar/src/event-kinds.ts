@@ -70,7 +70,8 @@ export interface EventKind<P extends z.ZodType = z.ZodType> {
 }
 
 /** A descriptor; its `webhook` text stays in the type, so that the webhook kinds are a type too. */
-const kind = <P extends z.ZodType, W extends string | undefined = undefined>(d: EventKind<P> & { webhook?: W }): EventKind<P> & { webhook: W } => d as EventKind<P> & { webhook: W };
+const kind = <P extends z.ZodType, W extends string | undefined = undefined>(d: EventKind<P> & { webhook?: W }): EventKind<P> & { webhook: W } =>
+  d as EventKind<P> & { webhook: W };
 
 const actor = z.number().int().nullable().meta({ description: 'user id or null' });
 const changed = z.array(z.string()).meta({ description: 'changed field names' });
@@ -94,20 +95,44 @@ const gatewayActivity = ({ type: _type, ...t }: z.infer<typeof gatewayChange> & 
   msg: msg('gateway.status_changed', { name: t.name, to: t.to, from: t.from, reason: t.reason_code ?? { code: 'field.unworded', params: { text: t.reason } } }),
   details: { ...t },
 });
-const routeCheck = z.object({ route_id: z.number(), domain: z.string(), status: z.number().nullable().meta({ description: 'HTTP status or null' }), response_ms: z.number().nullable(), error: z.string().nullable() });
-const routeCheckActivity = (up: boolean) => (e: z.infer<typeof routeCheck>): ActivityOf => ({
-  severity: up ? 'info' : 'warning',
-  source: 'monitoring',
-  msg: msg(up ? 'route.up' : 'route.down', { domain: e.domain, error: e.error, status: e.status }),
-  details: { route_id: e.route_id, status: e.status, response_ms: e.response_ms, error: e.error },
+const routeCheck = z.object({
+  route_id: z.number(),
+  domain: z.string(),
+  status: z.number().nullable().meta({ description: 'HTTP status or null' }),
+  response_ms: z.number().nullable(),
+  error: z.string().nullable(),
 });
-const routeAuthChange = z.object({ route_id: z.number(), domain: z.string(), method: z.string(), two_factor_method: z.string().nullable(), sessions_ended: z.boolean(), password_changed: z.boolean(), actor });
-const routeAuthActivity = (created: boolean) => (e: z.infer<typeof routeAuthChange>): ActivityOf => ({
-  source: 'routes',
-  msg: msg(created ? 'route_auth.enabled' : 'route_auth.updated', { domain: e.domain, method: e.method, two_factor_method: e.two_factor_method }),
-  details: { route_id: e.route_id, method: e.method, two_factor_method: e.two_factor_method, sessions_ended: e.sessions_ended, password_changed: e.password_changed },
-  user_id: e.actor,
+const routeCheckActivity =
+  (up: boolean) =>
+  (e: z.infer<typeof routeCheck>): ActivityOf => ({
+    severity: up ? 'info' : 'warning',
+    source: 'monitoring',
+    msg: msg(up ? 'route.up' : 'route.down', { domain: e.domain, error: e.error, status: e.status }),
+    details: { route_id: e.route_id, status: e.status, response_ms: e.response_ms, error: e.error },
+  });
+const routeAuthChange = z.object({
+  route_id: z.number(),
+  domain: z.string(),
+  method: z.string(),
+  two_factor_method: z.string().nullable(),
+  sessions_ended: z.boolean(),
+  password_changed: z.boolean(),
+  actor,
 });
+const routeAuthActivity =
+  (created: boolean) =>
+  (e: z.infer<typeof routeAuthChange>): ActivityOf => ({
+    source: 'routes',
+    msg: msg(created ? 'route_auth.enabled' : 'route_auth.updated', { domain: e.domain, method: e.method, two_factor_method: e.two_factor_method }),
+    details: {
+      route_id: e.route_id,
+      method: e.method,
+      two_factor_method: e.two_factor_method,
+      sessions_ended: e.sessions_ended,
+      password_changed: e.password_changed,
+    },
+    user_id: e.actor,
+  });
 const backupTarget = z.enum(['download', 'local', 's3']).meta({ description: 'download|local|s3' });
 const backupJob = z.number().nullable().meta({ description: 'null for a manual backup' });
 const deliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ description: 'pending|delivered|failed' });
@@ -118,20 +143,33 @@ const deliveryStatus = z.enum(['pending', 'delivered', 'failed']).meta({ descrip
  */
 export const rdpSessionEndReason = z.enum(['client', 'lost', 'disconnected', 'route_disabled', 'route_deleted']);
 const rdpEndReason = rdpSessionEndReason.meta({ description: 'client|lost|disconnected|route_disabled|route_deleted' });
-const activityEntry = z.custom<ActivityEntry>().meta({ description: 'the activity row as GET /api/v1/logs/activity lists it: id, severity, source, event_type, message, code, params, details, user_id, ip, created_at, timestamp' });
+const activityEntry = z.custom<ActivityEntry>().meta({
+  description:
+    'the activity row as GET /api/v1/logs/activity lists it: id, severity, source, event_type, message, code, params, details, user_id, ip, created_at, timestamp',
+});
 
 export const EVENT_KINDS = {
   // peers (peers/service.ts, the WireGuard poller)
   peer_created: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), address: z.string(), peer_type: z.string(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', msg: msg('peer.created', { name: e.name, address: e.address }), details: { peer_id: e.peer_id, address: e.address, peer_type: e.peer_type }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('peer.created', { name: e.name, address: e.address }),
+      details: { peer_id: e.peer_id, address: e.address, peer_type: e.peer_type },
+      user_id: e.actor,
+    }),
     webhook: 'a peer was created',
   }),
   peer_updated: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), fields: changed, actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', msg: msg('peer.updated', { name: e.name, fields: e.fields }), details: { peer_id: e.peer_id, fields: e.fields.map((k) => (k === 'public_key' ? 'keys' : k)) }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('peer.updated', { name: e.name, fields: e.fields }),
+      details: { peer_id: e.peer_id, fields: e.fields.map((k) => (k === 'public_key' ? 'keys' : k)) },
+      user_id: e.actor,
+    }),
     webhook: 'a peer was changed',
   }),
   peer_enabled: kind({
@@ -149,25 +187,43 @@ export const EVENT_KINDS = {
   peer_deleted: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), address: z.string(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', msg: msg('peer.deleted', { name: e.name, address: e.address }), details: { peer_id: e.peer_id, address: e.address }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('peer.deleted', { name: e.name, address: e.address }),
+      details: { peer_id: e.peer_id, address: e.address },
+      user_id: e.actor,
+    }),
     webhook: 'a peer was deleted',
   }),
   peer_expired: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), expires_at: z.string().meta({ description: 'ISO' }), enabled: z.boolean() }),
     scope: 'peers',
-    activity: (e) => ({ severity: 'warning', source: 'peers', msg: msg('peer.expired', { name: e.name }), details: { peer_id: e.peer_id, name: e.name, expires_at: e.expires_at, enabled: e.enabled } }),
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'peers',
+      msg: msg('peer.expired', { name: e.name }),
+      details: { peer_id: e.peer_id, name: e.name, expires_at: e.expires_at, enabled: e.enabled },
+    }),
     webhook: 'a peer reached its expiry and left the tunnel',
   }),
   peer_online: kind({
     payload: peerOnline,
     scope: 'peers',
-    activity: (e) => ({ source: 'wireguard', msg: msg('peer.online', { name: e.name }), details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
+    activity: (e) => ({
+      source: 'wireguard',
+      msg: msg('peer.online', { name: e.name }),
+      details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake },
+    }),
     webhook: 'a peer made a handshake after being offline',
   }),
   peer_offline: kind({
     payload: peerOnline,
     scope: 'peers',
-    activity: (e) => ({ source: 'wireguard', msg: msg('peer.offline', { name: e.name }), details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake } }),
+    activity: (e) => ({
+      source: 'wireguard',
+      msg: msg('peer.offline', { name: e.name }),
+      details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake },
+    }),
     webhook: 'a peer has had no handshake for the offline interval',
   }),
   peer_traffic: kind({
@@ -178,7 +234,8 @@ export const EVENT_KINDS = {
       peers: z.array(z.object({ peer_id: z.number(), rx_rate: z.number(), tx_rate: z.number(), total_rx: z.number(), total_tx: z.number() })),
     }),
     scope: 'peers',
-    fields: 'interval_s, rx_rate, tx_rate (all peers, bytes/s), peers [{peer_id, rx_rate, tx_rate, total_rx, total_tx}] (the peers that moved data since the last poll, each once more at 0 when it stops)',
+    fields:
+      'interval_s, rx_rate, tx_rate (all peers, bytes/s), peers [{peer_id, rx_rate, tx_rate, total_rx, total_tx}] (the peers that moved data since the last poll, each once more at 0 when it stops)',
     note: 'no event while all are idle',
   }),
 
@@ -196,7 +253,12 @@ export const EVENT_KINDS = {
   peer_group_deleted: kind({
     payload: z.object({ group_id: z.number(), name: z.string(), peers_ungrouped: z.number(), actor }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', msg: msg('group.deleted', { name: e.name, peers_ungrouped: e.peers_ungrouped }), details: { group_id: e.group_id, peers_ungrouped: e.peers_ungrouped }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('group.deleted', { name: e.name, peers_ungrouped: e.peers_ungrouped }),
+      details: { group_id: e.group_id, peers_ungrouped: e.peers_ungrouped },
+      user_id: e.actor,
+    }),
   }),
   tag_created: kind({
     payload: z.object({ tag_id: z.number(), name: z.string().meta({ description: 'a new registry name' }), actor }),
@@ -204,14 +266,35 @@ export const EVENT_KINDS = {
     activity: (e) => ({ source: 'peers', msg: msg('tag.created', { name: e.name }), details: { tag_id: e.tag_id }, user_id: e.actor }),
   }),
   tag_renamed: kind({
-    payload: z.object({ from: z.string(), to: z.string(), registered: z.boolean().meta({ description: 'is in the registry' }), peers_updated: z.number().meta({ description: 'peers that carried it' }), actor }),
+    payload: z.object({
+      from: z.string(),
+      to: z.string(),
+      registered: z.boolean().meta({ description: 'is in the registry' }),
+      peers_updated: z.number().meta({ description: 'peers that carried it' }),
+      actor,
+    }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', msg: msg('tag.renamed', { from: e.from, to: e.to, peers_updated: e.peers_updated }), details: { from: e.from, to: e.to, registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('tag.renamed', { from: e.from, to: e.to, peers_updated: e.peers_updated }),
+      details: { from: e.from, to: e.to, registered: e.registered, peers_updated: e.peers_updated },
+      user_id: e.actor,
+    }),
   }),
   tag_deleted: kind({
-    payload: z.object({ name: z.string(), registered: z.boolean().meta({ description: 'was in the registry' }), peers_updated: z.number().meta({ description: 'peers it was stripped from' }), actor }),
+    payload: z.object({
+      name: z.string(),
+      registered: z.boolean().meta({ description: 'was in the registry' }),
+      peers_updated: z.number().meta({ description: 'peers it was stripped from' }),
+      actor,
+    }),
     scope: 'peers',
-    activity: (e) => ({ source: 'peers', msg: msg('tag.deleted', { name: e.name, peers_updated: e.peers_updated }), details: { registered: e.registered, peers_updated: e.peers_updated }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('tag.deleted', { name: e.name, peers_updated: e.peers_updated }),
+      details: { registered: e.registered, peers_updated: e.peers_updated },
+      user_id: e.actor,
+    }),
   }),
 
   // home gateways (gateways/service.ts)
@@ -227,7 +310,12 @@ export const EVENT_KINDS = {
     webhook: 'an admin-UI user was created',
   }),
   user_updated: kind({
-    payload: z.object({ user_id: z.number(), username: z.string(), fields: changed.meta({ description: 'changed field names, profile, language and theme changes included; "password" when it was set' }), actor }),
+    payload: z.object({
+      user_id: z.number(),
+      username: z.string(),
+      fields: changed.meta({ description: 'changed field names, profile, language and theme changes included; "password" when it was set' }),
+      actor,
+    }),
     scope: 'admin',
     activity: (e) => ({ source: 'users', msg: msg('user.updated', { username: e.username }), details: { id: e.user_id, fields: e.fields }, user_id: e.actor }),
   }),
@@ -255,20 +343,45 @@ export const EVENT_KINDS = {
     activity: (e) => ({ source: 'tokens', msg: msg('token.binding_reset', { name: e.name }), details: { id: e.token_id }, user_id: e.actor }),
   }),
   token_updated: kind({
-    payload: z.object({ token_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names of PATCH /tokens/:id: name, split_tunnel' }), actor }),
+    payload: z.object({
+      token_id: z.number(),
+      name: z.string(),
+      fields: changed.meta({ description: 'changed field names of PATCH /tokens/:id: name, split_tunnel' }),
+      actor,
+    }),
     scope: 'admin',
-    activity: (e) => ({ source: 'tokens', msg: msg('token.updated', { name: e.name, fields: e.fields }), details: { id: e.token_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'tokens',
+      msg: msg('token.updated', { name: e.name, fields: e.fields }),
+      details: { id: e.token_id, fields: e.fields },
+      user_id: e.actor,
+    }),
   }),
   client_registered: kind({
     payload: z.object({
-      machine_id: z.number(), token_id: z.number(), peer_id: z.number(), peer_name: z.string(), hostname: z.string(), platform: z.string(), client_version: z.string(),
-      new_machine: z.boolean().meta({ description: 'false: a known machine got a new peer' }), actor,
+      machine_id: z.number(),
+      token_id: z.number(),
+      peer_id: z.number(),
+      peer_name: z.string(),
+      hostname: z.string(),
+      platform: z.string(),
+      client_version: z.string(),
+      new_machine: z.boolean().meta({ description: 'false: a known machine got a new peer' }),
+      actor,
     }),
     scope: 'admin',
     activity: (e) => ({
       source: 'clients',
       msg: msg('client.registered', { hostname: e.hostname, platform: e.platform, client_version: e.client_version, peer_name: e.peer_name }),
-      details: { machine_id: e.machine_id, token_id: e.token_id, peer_id: e.peer_id, hostname: e.hostname, platform: e.platform, client_version: e.client_version, new_machine: e.new_machine },
+      details: {
+        machine_id: e.machine_id,
+        token_id: e.token_id,
+        peer_id: e.peer_id,
+        hostname: e.hostname,
+        platform: e.platform,
+        client_version: e.client_version,
+        new_machine: e.new_machine,
+      },
       user_id: e.actor,
     }),
     webhook: 'a desktop client registered a machine and got its peer',
@@ -287,26 +400,45 @@ export const EVENT_KINDS = {
       const row = { source: 'settings', user_id: e.actor };
       if (e.section === 'default_theme') return { ...row, msg: msg('settings.default_theme', { theme: e.theme }) };
       if (e.section === 'security') return { ...row, msg: msg('settings.lockout'), details: e.lockout };
-      return { ...row, msg: msg('settings.monitoring_interval', { interval_seconds: e.interval_seconds }), details: { interval_seconds: e.interval_seconds, previous: e.previous } };
+      return {
+        ...row,
+        msg: msg('settings.monitoring_interval', { interval_seconds: e.interval_seconds }),
+        details: { interval_seconds: e.interval_seconds, previous: e.previous },
+      };
     },
   }),
   smtp_updated: kind({
     payload: z.object({ host: z.string(), port: z.number(), secure: z.boolean(), user: z.string().nullable(), password_changed: z.boolean(), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'settings', msg: msg('smtp.saved', { host: e.host, port: e.port }), details: { host: e.host, port: e.port, secure: e.secure, user: e.user, password_changed: e.password_changed }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'settings',
+      msg: msg('smtp.saved', { host: e.host, port: e.port }),
+      details: { host: e.host, port: e.port, secure: e.secure, user: e.user, password_changed: e.password_changed },
+      user_id: e.actor,
+    }),
   }),
 
   // routes
   route_created: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), route_type: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', msg: msg('route.created', { domain: e.domain }), details: { route_id: e.route_id, route_type: e.route_type }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('route.created', { domain: e.domain }),
+      details: { route_id: e.route_id, route_type: e.route_type },
+      user_id: e.actor,
+    }),
     webhook: 'a route was created',
   }),
   route_updated: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), fields: changed, actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', msg: msg('route.updated', { domain: e.domain }), details: { route_id: e.route_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('route.updated', { domain: e.domain }),
+      details: { route_id: e.route_id, fields: e.fields },
+      user_id: e.actor,
+    }),
     webhook: 'a route was changed',
   }),
   route_enabled: kind({
@@ -328,20 +460,45 @@ export const EVENT_KINDS = {
     webhook: 'a route was deleted',
   }),
   routes_batch: kind({
-    payload: z.object({ action: z.enum(['enable', 'disable', 'delete']).meta({ description: 'enable|disable|delete' }), route_ids: z.array(z.number()), actor }),
+    payload: z.object({
+      action: z.enum(['enable', 'disable', 'delete']).meta({ description: 'enable|disable|delete' }),
+      route_ids: z.array(z.number()),
+      actor,
+    }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', event_type: `routes_batch_${e.action}`, msg: msg('route.batch', { action: e.action, count: e.route_ids.length }), details: { ids: e.route_ids }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'routes',
+      event_type: `routes_batch_${e.action}`,
+      msg: msg('route.batch', { action: e.action, count: e.route_ids.length }),
+      details: { ids: e.route_ids },
+      user_id: e.actor,
+    }),
     webhook: 'a batch action (enable, disable, delete) on routes',
   }),
   rdp_route_created: kind({
     payload: z.object({ rdp_route_id: z.number(), name: z.string(), access_mode: z.string(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'rdp', msg: msg('rdp.created', { name: e.name, access_mode: e.access_mode }), details: { rdp_route_id: e.rdp_route_id, access_mode: e.access_mode }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'rdp',
+      msg: msg('rdp.created', { name: e.name, access_mode: e.access_mode }),
+      details: { rdp_route_id: e.rdp_route_id, access_mode: e.access_mode },
+      user_id: e.actor,
+    }),
   }),
   rdp_route_updated: kind({
-    payload: z.object({ rdp_route_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names; credentials, maintenance_windows, rotation_state for those endpoints' }), actor }),
+    payload: z.object({
+      rdp_route_id: z.number(),
+      name: z.string(),
+      fields: changed.meta({ description: 'changed field names; credentials, maintenance_windows, rotation_state for those endpoints' }),
+      actor,
+    }),
     scope: 'routes',
-    activity: (e) => ({ source: 'rdp', msg: msg('rdp.updated', { name: e.name }), details: { rdp_route_id: e.rdp_route_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'rdp',
+      msg: msg('rdp.updated', { name: e.name }),
+      details: { rdp_route_id: e.rdp_route_id, fields: e.fields },
+      user_id: e.actor,
+    }),
   }),
   rdp_route_deleted: kind({
     payload: z.object({ rdp_route_id: z.number(), name: z.string(), actor }),
@@ -351,7 +508,12 @@ export const EVENT_KINDS = {
   rdp_route_toggled: kind({
     payload: z.object({ rdp_route_id: z.number(), name: z.string(), enabled: z.boolean(), actor }),
     scope: 'routes',
-    activity: (e) => ({ source: 'rdp', msg: msg('rdp.toggled', { name: e.name, enabled: e.enabled }), details: { rdp_route_id: e.rdp_route_id, enabled: e.enabled }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'rdp',
+      msg: msg('rdp.toggled', { name: e.name, enabled: e.enabled }),
+      details: { rdp_route_id: e.rdp_route_id, enabled: e.enabled },
+      user_id: e.actor,
+    }),
   }),
   route_auth_created: kind({ payload: routeAuthChange, scope: 'routes', activity: routeAuthActivity(true) }),
   route_auth_updated: kind({ payload: routeAuthChange, scope: 'routes', activity: routeAuthActivity(false) }),
@@ -365,13 +527,24 @@ export const EVENT_KINDS = {
   circuit_open: kind({
     payload: z.object({ route_id: z.number(), failure_count: z.number() }),
     scope: 'routes',
-    activity: (e) => ({ severity: 'warning', source: 'routes', event_type: 'circuit_breaker_open', msg: msg('route.breaker_opened', { route_id: e.route_id, failure_count: e.failure_count }), details: { route_id: e.route_id, failure_count: e.failure_count } }),
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'routes',
+      event_type: 'circuit_breaker_open',
+      msg: msg('route.breaker_opened', { route_id: e.route_id, failure_count: e.failure_count }),
+      details: { route_id: e.route_id, failure_count: e.failure_count },
+    }),
     webhook: "a route's circuit breaker opened",
   }),
   circuit_closed: kind({
     payload: z.object({ route_id: z.number(), open_seconds: z.number() }),
     scope: 'routes',
-    activity: (e) => ({ source: 'routes', event_type: 'circuit_breaker_closed', msg: msg('route.breaker_closed', { route_id: e.route_id, open_seconds: e.open_seconds }), details: { route_id: e.route_id, open_seconds: e.open_seconds } }),
+    activity: (e) => ({
+      source: 'routes',
+      event_type: 'circuit_breaker_closed',
+      msg: msg('route.breaker_closed', { route_id: e.route_id, open_seconds: e.open_seconds }),
+      details: { route_id: e.route_id, open_seconds: e.open_seconds },
+    }),
     webhook: "a route's circuit breaker closed again",
   }),
 
@@ -379,13 +552,25 @@ export const EVENT_KINDS = {
   login_failed: kind({
     payload: z.object({ username: z.string(), failures: z.number(), ip: z.string().nullable() }),
     scope: null,
-    activity: (e) => ({ severity: 'warning', source: 'auth', msg: msg('auth.login_failed', { username: e.username }), details: { username: e.username, failures: e.failures }, ip: e.ip }),
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'auth',
+      msg: msg('auth.login_failed', { username: e.username }),
+      details: { username: e.username, failures: e.failures },
+      ip: e.ip,
+    }),
     webhook: 'a failed admin sign-in',
   }),
   account_locked: kind({
     payload: z.object({ username: z.string(), failures: z.number(), until: z.number().nullable(), ip: z.string().nullable() }),
     scope: null,
-    activity: (e) => ({ severity: 'warning', source: 'auth', msg: msg('auth.locked', { username: e.username, failures: e.failures }), details: { username: e.username, until: e.until }, ip: e.ip }),
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'auth',
+      msg: msg('auth.locked', { username: e.username, failures: e.failures }),
+      details: { username: e.username, until: e.until },
+      ip: e.ip,
+    }),
     webhook: 'an admin account was locked after failed sign-ins',
   }),
   /** A Gatehouse user was deleted or got a new password: whatever they signed in to with it ends (route auth). The users service records its own rows. */
@@ -417,7 +602,11 @@ export const EVENT_KINDS = {
     note: 'when the interface goes up or away or a full sync starts or stops failing',
   }),
   caddy_state: kind({
-    payload: z.object({ running: z.boolean(), pid: z.number().nullable(), reason: z.string().meta({ description: 'started, restarted, exited (…), stopped' }) }),
+    payload: z.object({
+      running: z.boolean(),
+      pid: z.number().nullable(),
+      reason: z.string().meta({ description: 'started, restarted, exited (…), stopped' }),
+    }),
     scope: 'system',
     note: 'managed Caddy only',
   }),
@@ -430,34 +619,63 @@ export const EVENT_KINDS = {
   // RDP operations (rdp/status.ts, rdp/sessions.ts)
   rdp_status_changed: kind({
     payload: z.object({
-      rdp_route_id: z.number(), name: z.string(), reachable: z.boolean(), previous: z.boolean().meta({ description: 'reachable before' }), latency_ms: z.number().nullable(),
-      path: z.string().meta({ description: 'internal|external|both|gateway' }), error: z.string().nullable(),
+      rdp_route_id: z.number(),
+      name: z.string(),
+      reachable: z.boolean(),
+      previous: z.boolean().meta({ description: 'reachable before' }),
+      latency_ms: z.number().nullable(),
+      path: z.string().meta({ description: 'internal|external|both|gateway' }),
+      error: z.string().nullable(),
     }),
     scope: 'routes',
     note: "when a check's reachability differs from the last",
     activity: (e) => ({
       severity: e.reachable ? 'info' : 'warning',
       source: 'rdp',
-      msg: e.reachable ? msg('rdp.reachable', { name: e.name, path: e.path, latency_ms: e.latency_ms }) : msg('rdp.unreachable', { name: e.name, path: e.path, error: e.error }),
+      msg: e.reachable
+        ? msg('rdp.reachable', { name: e.name, path: e.path, latency_ms: e.latency_ms })
+        : msg('rdp.unreachable', { name: e.name, path: e.path, error: e.error }),
       details: { rdp_route_id: e.rdp_route_id, reachable: e.reachable, previous: e.previous, latency_ms: e.latency_ms, path: e.path, error: e.error },
     }),
     webhook: "an RDP route's target became reachable or unreachable",
   }),
   rdp_session_started: kind({
     payload: z.object({
-      session_id: z.number(), rdp_route_id: z.number(), name: z.string(), client_name: z.string().nullable(), peer_id: z.number().nullable(), token_id: z.number().nullable(),
-      user_id: z.number().nullable(), machine_id: z.number().nullable(),
+      session_id: z.number(),
+      rdp_route_id: z.number(),
+      name: z.string(),
+      client_name: z.string().nullable(),
+      peer_id: z.number().nullable(),
+      token_id: z.number().nullable(),
+      user_id: z.number().nullable(),
+      machine_id: z.number().nullable(),
     }),
     scope: 'routes',
     activity: (e) => ({
       source: 'rdp',
       msg: msg('rdp.session_started', { session_id: e.session_id, name: e.name, client_name: e.client_name }),
-      details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, peer_id: e.peer_id, token_id: e.token_id, user_id: e.user_id, machine_id: e.machine_id },
+      details: {
+        session_id: e.session_id,
+        rdp_route_id: e.rdp_route_id,
+        client_name: e.client_name,
+        peer_id: e.peer_id,
+        token_id: e.token_id,
+        user_id: e.user_id,
+        machine_id: e.machine_id,
+      },
     }),
     webhook: 'a desktop client started an RDP session',
   }),
   rdp_session_ended: kind({
-    payload: z.object({ session_id: z.number(), rdp_route_id: z.number(), name: z.string(), client_name: z.string().nullable(), reason: rdpEndReason, duration_s: z.number(), actor }),
+    payload: z.object({
+      session_id: z.number(),
+      rdp_route_id: z.number(),
+      name: z.string(),
+      client_name: z.string().nullable(),
+      reason: rdpEndReason,
+      duration_s: z.number(),
+      actor,
+    }),
     scope: 'routes',
     note: 'at the end, a disconnect order answered by a heartbeat, the lost-session sweep, the route disabled or deleted',
     activity: (e) => ({
@@ -474,13 +692,22 @@ export const EVENT_KINDS = {
   backup_completed: kind({
     payload: z.object({ job_id: backupJob, target: backupTarget, file: z.string().nullable(), bytes: z.number(), duration_ms: z.number() }),
     scope: 'system',
-    activity: (e) => ({ source: 'backup', msg: msg('backup.completed', { file: e.file, target: e.target, bytes: e.bytes }), details: { job_id: e.job_id, target: e.target, file: e.file, bytes: e.bytes, duration_ms: e.duration_ms } }),
+    activity: (e) => ({
+      source: 'backup',
+      msg: msg('backup.completed', { file: e.file, target: e.target, bytes: e.bytes }),
+      details: { job_id: e.job_id, target: e.target, file: e.file, bytes: e.bytes, duration_ms: e.duration_ms },
+    }),
     webhook: 'a backup was written',
   }),
   backup_failed: kind({
     payload: z.object({ job_id: backupJob, target: backupTarget, error: z.string() }),
     scope: 'system',
-    activity: (e) => ({ severity: 'error', source: 'backup', msg: msg('backup.failed', { target: e.target, error: e.error }), details: { job_id: e.job_id, target: e.target, error: e.error } }),
+    activity: (e) => ({
+      severity: 'error',
+      source: 'backup',
+      msg: msg('backup.failed', { target: e.target, error: e.error }),
+      details: { job_id: e.job_id, target: e.target, error: e.error },
+    }),
     webhook: 'a backup failed',
   }),
   master_key_rotated: kind({
@@ -493,19 +720,32 @@ export const EVENT_KINDS = {
     }),
     scope: 'admin',
     note: 'after the commit and the key file swap',
-    activity: (e) => ({ severity: 'warning', source: e.source, msg: msg('backup.master_key_rotated', { source: e.source, sealed_values: e.sealed_values }), details: { sealed_values: e.sealed_values, tables: e.tables, hooks: e.hooks }, user_id: e.actor }),
+    activity: (e) => ({
+      severity: 'warning',
+      source: e.source,
+      msg: msg('backup.master_key_rotated', { source: e.source, sealed_values: e.sealed_values }),
+      details: { sealed_values: e.sealed_values, tables: e.tables, hooks: e.hooks },
+      user_id: e.actor,
+    }),
     webhook: 'the master key was rotated (every sealed secret re-sealed under a new key)',
   }),
   licence_changed: kind({
     payload: z.object({
-      reason: z.enum(['activated', 'refreshed', 'expired', 'removed', 'grace_ended', 'revoked']).meta({ description: 'activated|refreshed|expired|removed|grace_ended|revoked' }),
+      reason: z
+        .enum(['activated', 'refreshed', 'expired', 'removed', 'grace_ended', 'revoked'])
+        .meta({ description: 'activated|refreshed|expired|removed|grace_ended|revoked' }),
       plan: z.string(),
       features: z.array(z.string()),
       expires_at: ms('epoch ms or null'),
       actor,
     }),
     scope: 'admin',
-    activity: (e) => ({ source: 'license', msg: msg('licence.changed', { reason: e.reason, plan: e.plan }), details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'license',
+      msg: msg('licence.changed', { reason: e.reason, plan: e.plan }),
+      details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at },
+      user_id: e.actor,
+    }),
     webhook: 'the licence was activated, refreshed, removed or expired',
   }),
 
@@ -513,12 +753,27 @@ export const EVENT_KINDS = {
   webhook_created: kind({
     payload: z.object({ webhook_id: z.number(), name: z.string(), url: z.string(), events: z.array(z.string()), actor }),
     scope: 'admin',
-    activity: (e) => ({ source: 'webhooks', msg: msg('webhook.created', { name: e.name, event_kinds: e.events.length }), details: { webhook_id: e.webhook_id, url: e.url, events: e.events }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'webhooks',
+      msg: msg('webhook.created', { name: e.name, event_kinds: e.events.length }),
+      details: { webhook_id: e.webhook_id, url: e.url, events: e.events },
+      user_id: e.actor,
+    }),
   }),
   webhook_updated: kind({
-    payload: z.object({ webhook_id: z.number(), name: z.string(), fields: changed.meta({ description: 'changed field names; "secret" when it was replaced' }), actor }),
+    payload: z.object({
+      webhook_id: z.number(),
+      name: z.string(),
+      fields: changed.meta({ description: 'changed field names; "secret" when it was replaced' }),
+      actor,
+    }),
     scope: 'admin',
-    activity: (e) => ({ source: 'webhooks', msg: msg('webhook.updated', { name: e.name, fields: e.fields }), details: { webhook_id: e.webhook_id, fields: e.fields }, user_id: e.actor }),
+    activity: (e) => ({
+      source: 'webhooks',
+      msg: msg('webhook.updated', { name: e.name, fields: e.fields }),
+      details: { webhook_id: e.webhook_id, fields: e.fields },
+      user_id: e.actor,
+    }),
   }),
   webhook_enabled: kind({
     payload: z.object({ webhook_id: z.number(), name: z.string(), actor }),
@@ -536,13 +791,27 @@ export const EVENT_KINDS = {
     activity: (e) => ({ source: 'webhooks', msg: msg('webhook.deleted', { name: e.name }), details: { webhook_id: e.webhook_id }, user_id: e.actor }),
   }),
   webhook_delivery_updated: kind({
-    payload: z.object({ webhook_id: z.number(), delivery_id: z.number(), event: z.string(), status: deliveryStatus, attempts: z.number(), response_code: z.number().nullable() }),
+    payload: z.object({
+      webhook_id: z.number(),
+      delivery_id: z.number(),
+      event: z.string(),
+      status: deliveryStatus,
+      attempts: z.number(),
+      response_code: z.number().nullable(),
+    }),
     scope: 'admin',
     // the delivery log is the webhook's own (GET /webhooks/:id/deliveries)
     note: 'when a delivery is queued and after each attempt (live only, not an activity row)',
   }),
   webhook_delivery_failed: kind({
-    payload: z.object({ webhook_id: z.number(), name: z.string(), delivery_id: z.number(), event: z.string(), attempts: z.number(), error: z.string().nullable().meta({ description: 'of the last attempt' }) }),
+    payload: z.object({
+      webhook_id: z.number(),
+      name: z.string(),
+      delivery_id: z.number(),
+      event: z.string(),
+      attempts: z.number(),
+      error: z.string().nullable().meta({ description: 'of the last attempt' }),
+    }),
     scope: 'admin',
     note: 'after the last attempt failed',
     activity: (e) => ({

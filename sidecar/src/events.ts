@@ -174,12 +174,14 @@ interface Hookable {
 export function watchTables(bus: EventBus, models: Record<WatchedTable, unknown>): void {
   for (const table of Object.keys(models) as WatchedTable[]) {
     const model = models[table] as Hookable;
-    const hook = (destroyed: boolean) => async (...args: unknown[]) => {
-      const opts = args[args.length - 1] as { transaction?: (Transaction & { parent?: Transaction }) | null } | undefined;
-      const t = opts?.transaction;
-      if (t) (t.parent ?? t).afterCommit(() => bus.emit({ type: 'rows_changed', table, destroyed, phase: 'commit' }).then(() => undefined));
-      await bus.emit({ type: 'rows_changed', table, destroyed, phase: 'write' });
-    };
+    const hook =
+      (destroyed: boolean) =>
+      async (...args: unknown[]) => {
+        const opts = args[args.length - 1] as { transaction?: (Transaction & { parent?: Transaction }) | null } | undefined;
+        const t = opts?.transaction;
+        if (t) (t.parent ?? t).afterCommit(() => bus.emit({ type: 'rows_changed', table, destroyed, phase: 'commit' }).then(() => undefined));
+        await bus.emit({ type: 'rows_changed', table, destroyed, phase: 'write' });
+      };
     for (const h of WRITE_HOOKS) model.addHook(h, `events-${h}`, hook(false));
     for (const h of DESTROY_HOOKS) model.addHook(h, `events-${h}`, hook(true));
   }

@@ -19,11 +19,27 @@ const count = async () => s.deps.db.models.Route.sequelize!.query('SELECT COUNT(
 
 let seq = 0;
 function line(host: string, status = 200, uri = `/p/${++seq}`): string {
-  return JSON.stringify({
-    level: 'info', ts: 1764000000.5 + seq, logger: 'http.log.access.gatehouse', msg: 'handled request',
-    request: { remote_ip: '127.0.0.1', client_ip: '192.0.2.7', proto: 'HTTP/1.1', method: 'GET', host: `${host}:80`, uri, headers: { 'User-Agent': ['test-agent'] } },
-    bytes_read: 0, duration: 0.0123456, size: 42, status,
-  }) + '\n';
+  return (
+    JSON.stringify({
+      level: 'info',
+      ts: 1764000000.5 + seq,
+      logger: 'http.log.access.gatehouse',
+      msg: 'handled request',
+      request: {
+        remote_ip: '127.0.0.1',
+        client_ip: '192.0.2.7',
+        proto: 'HTTP/1.1',
+        method: 'GET',
+        host: `${host}:80`,
+        uri,
+        headers: { 'User-Agent': ['test-agent'] },
+      },
+      bytes_read: 0,
+      duration: 0.0123456,
+      size: 42,
+      status,
+    }) + '\n'
+  );
 }
 
 before(async () => {
@@ -38,7 +54,10 @@ before(async () => {
 after(async () => s.close());
 
 test('parseLine: Caddy access-log fields; host → route, wildcard, non-access lines ignored', () => {
-  const hosts = new Map([['a.example.com', { id: 1, upstream: '10.8.0.2:80' }], ['*.w.example.com', { id: 2, upstream: null }]]);
+  const hosts = new Map([
+    ['a.example.com', { id: 1, upstream: '10.8.0.2:80' }],
+    ['*.w.example.com', { id: 2, upstream: null }],
+  ]);
   const r = parseLine(line('A.example.com'), hosts)!;
   assert.equal(r.route_id, 1);
   assert.equal(r.host, 'a.example.com');
@@ -152,8 +171,17 @@ test('API filters: host, status, method, route_id, client_ip, since/until narrow
   const session = await login(s);
   await s.req('/api/v1/settings/clear-logs', { method: 'POST', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, json: {} });
   // one second apart (line() advances the clock only for its default uri)
-  const spaced = (host: string, status: number, uri: string) => { seq++; return line(host, status, uri); };
-  fs.appendFileSync(file, spaced('logged.example.com', 200, '/ok-1') + spaced('logged.example.com', 404, '/missing') + spaced('other.example.com', 404, '/other') + spaced('logged.example.com', 200, '/ok-2'));
+  const spaced = (host: string, status: number, uri: string) => {
+    seq++;
+    return line(host, status, uri);
+  };
+  fs.appendFileSync(
+    file,
+    spaced('logged.example.com', 200, '/ok-1') +
+      spaced('logged.example.com', 404, '/missing') +
+      spaced('other.example.com', 404, '/other') +
+      spaced('logged.example.com', 200, '/ok-2'),
+  );
   const all = (await call('/logs/access?limit=100')).data;
   assert.equal(all.total, 4);
   const uris = async (q: string) => {
@@ -173,7 +201,13 @@ test('API filters: host, status, method, route_id, client_ip, since/until narrow
   const csv = await s.req('/api/v1/logs/access/export?format=csv&status=404', { headers: auth });
   assert.equal(csv.status, 200);
   assert.equal(String(csv.data).trim().split('\n').length, 3, 'header and the two 404 rows');
-  for (const [q, field] of [['status=abc', 'status'], ['status=99', 'status'], ['route_id=-1', 'route_id'], ['method=G%20T', 'method'], ['since=yesterday', 'since']]) {
+  for (const [q, field] of [
+    ['status=abc', 'status'],
+    ['status=99', 'status'],
+    ['route_id=-1', 'route_id'],
+    ['method=G%20T', 'method'],
+    ['since=yesterday', 'since'],
+  ]) {
     const r = await call(`/logs/access?${q}`);
     assert.equal(r.status, 400, q);
     assert.equal(r.data.ok, false);
@@ -183,12 +217,29 @@ test('API filters: host, status, method, route_id, client_ip, since/until narrow
 
 /** A line with request and response headers, and the route-auth account Caddy's log_append names. */
 function fullLine(host: string, uri: string, authUser?: string): string {
-  return JSON.stringify({
-    level: 'info', ts: 1764000000.5 + ++seq, logger: 'http.log.access.gatehouse', msg: 'handled request',
-    request: { remote_ip: '127.0.0.1', client_ip: '192.0.2.7', proto: 'HTTP/1.1', method: 'GET', host, uri, headers: { 'User-Agent': ['test-agent'], Accept: ['text/html'], Cookie: ['gh_ra_1=secret-session'], 'X-Debug-Me': ['yes'] } },
-    bytes_read: 0, duration: 0.002, size: 42, status: 200, resp_headers: { 'Content-Type': ['text/html'], 'Set-Cookie': ['backend=secret'], 'X-Backend': ['b1'] },
-    ...(authUser ? { auth_user: authUser } : {}),
-  }) + '\n';
+  return (
+    JSON.stringify({
+      level: 'info',
+      ts: 1764000000.5 + ++seq,
+      logger: 'http.log.access.gatehouse',
+      msg: 'handled request',
+      request: {
+        remote_ip: '127.0.0.1',
+        client_ip: '192.0.2.7',
+        proto: 'HTTP/1.1',
+        method: 'GET',
+        host,
+        uri,
+        headers: { 'User-Agent': ['test-agent'], Accept: ['text/html'], Cookie: ['gh_ra_1=secret-session'], 'X-Debug-Me': ['yes'] },
+      },
+      bytes_read: 0,
+      duration: 0.002,
+      size: 42,
+      status: 200,
+      resp_headers: { 'Content-Type': ['text/html'], 'Set-Cookie': ['backend=secret'], 'X-Backend': ['b1'] },
+      ...(authUser ? { auth_user: authUser } : {}),
+    }) + '\n'
+  );
 }
 
 test('debug_enabled: the trace of a debugged route shows request and response headers (credentials redacted); without it, none', async () => {
@@ -224,8 +275,14 @@ test('debug_enabled: the trace of a debugged route shows request and response he
   fs.appendFileSync(file, many);
   const burst = await call(`/routes/${routeId}/trace`);
   assert.equal(burst.data.requests.length, 100);
-  assert.ok(burst.data.requests.every((x: any) => x.request_headers), 'the trace shows headers for all it lists');
-  const withHeaders = (await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ? AND debug IS NOT NULL', { replacements: [routeId], plain: true })) as { n: number | string };
+  assert.ok(
+    burst.data.requests.every((x: any) => x.request_headers),
+    'the trace shows headers for all it lists',
+  );
+  const withHeaders = (await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ? AND debug IS NOT NULL', {
+    replacements: [routeId],
+    plain: true,
+  })) as { n: number | string };
   assert.equal(Number(withHeaders.n), 100);
 });
 

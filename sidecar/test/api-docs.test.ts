@@ -33,7 +33,10 @@ test('GET /api-docs signed in: the page with its CSP, no inline script, the crea
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type')!, /^text\/html/);
   assert.equal(res.headers.get('content-security-policy'), API_DOCS_CSP);
-  assert.equal(API_DOCS_CSP, "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  assert.equal(
+    API_DOCS_CSP,
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   const page = res.data as string;
   const scripts = [...page.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
   assert.equal(scripts.length, 2);
@@ -72,11 +75,15 @@ test('the viewer assets: served from node_modules, hashed names, immutable for a
   assert.ok(Buffer.from(await plain.arrayBuffer()).equals(fs.readFileSync(path.join(dir, 'swagger-ui-bundle.js'))));
   // gzip when accepted (node's http keeps the body as sent)
   const gz = await new Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
-    import('node:http').then(({ get }) => get(s.url + bundleUrl, { headers: { 'accept-encoding': 'gzip' } }, (r) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => resolve({ headers: r.headers, body: Buffer.concat(chunks) }));
-    }).on('error', reject), reject);
+    import('node:http').then(
+      ({ get }) =>
+        get(s.url + bundleUrl, { headers: { 'accept-encoding': 'gzip' } }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve({ headers: r.headers, body: Buffer.concat(chunks) }));
+        }).on('error', reject),
+      reject,
+    );
   });
   assert.equal(gz.headers['content-encoding'], 'gzip');
   assert.ok(gz.body.length < fs.statSync(path.join(dir, 'swagger-ui-bundle.js')).size / 2);
@@ -100,7 +107,11 @@ test('the viewer assets: served from node_modules, hashed names, immutable for a
 
 test('a user who must change a generated password is sent to /password first', async () => {
   const { cookie, csrf } = await login(s);
-  const created = await s.req('/api/v1/users', { method: 'POST', json: { username: 'docsreader', password: 'docs-password-1', role: 'user' }, headers: { cookie, 'x-csrf-token': csrf } });
+  const created = await s.req('/api/v1/users', {
+    method: 'POST',
+    json: { username: 'docsreader', password: 'docs-password-1', role: 'user' },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   assert.equal(created.status, 201);
   const pw = await s.deps.users.resetPassword(created.data.user.id, undefined);
   const u = await login(s, { username: 'docsreader', password: pw });
@@ -110,45 +121,60 @@ test('a user who must change a generated password is sent to /password first', a
 });
 
 test('the API reference page renders the same (golden, en and de)', () => {
-  const assets = { css: '/api-docs/assets/swagger-ui.aaaaaaaaaaaa.css', pageCss: '/api-docs/assets/page.bbbbbbbbbbbb.css', bundle: '/api-docs/assets/swagger-ui-bundle.cccccccccccc.js', init: '/api-docs/assets/init.dddddddddddd.js', icon: '/api-docs/assets/favicon.eeeeeeeeeeee.png' };
+  const assets = {
+    css: '/api-docs/assets/swagger-ui.aaaaaaaaaaaa.css',
+    pageCss: '/api-docs/assets/page.bbbbbbbbbbbb.css',
+    bundle: '/api-docs/assets/swagger-ui-bundle.cccccccccccc.js',
+    init: '/api-docs/assets/init.dddddddddddd.js',
+    icon: '/api-docs/assets/favicon.eeeeeeeeeeee.png',
+  };
   assertGolden(path.join(goldenDir('pages'), 'api-docs-en.html'), renderApiDocsPage('en', assets));
   assertGolden(path.join(goldenDir('pages'), 'api-docs-de.html'), renderApiDocsPage('de', assets));
 });
 
-test('in Chromium: the viewer renders the document under the CSP with no console error, and "Try it out" sends the CSRF token', { skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (scripts/setup.sh with SETUP_TEST=1 installs it)` }, async () => {
-  const { cookie } = await login(s);
-  const browser = await openBrowser();
-  try {
-    const { page, problems } = await watchedPage(browser, { warnings: true, session: { url: s.url, cookie } });
-    await page.goto(`${s.url}/api-docs`);
-    // every section of the document is listed (collapsed), and each, opened, lists all its operations
-    const doc = (await s.req('/api/v1/openapi.json', { headers: { cookie } })).data;
-    const perTag = new Map<string, number>();
-    for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) for (const t of op.tags ?? ['default']) perTag.set(t, (perTag.get(t) ?? 0) + 1);
-    await page.locator('.opblock-tag').first().waitFor({ timeout: 30_000 });
-    await page.waitForFunction((n) => document.querySelectorAll('.opblock-tag').length === n, perTag.size, { timeout: 30_000 });
-    // one section open at a time, as a reader browses (Swagger UI stops rendering operations once a
-    // few hundred blocks are open together, which is why the sections start collapsed)
-    for (const [tag, n] of perTag) {
-      const header = page.locator(`.opblock-tag[data-tag="${tag}"]`);
-      await header.click();
-      await page.waitForFunction(([t, want]) => document.querySelectorAll(`[id^="operations-${t}-"]`).length >= (want as number), [tag, n] as const, { timeout: 15_000 }).catch(() => undefined);
-      assert.equal(await page.locator(`[id^="operations-${tag}-"]`).count(), n, `section ${tag} lists its ${n} operations`);
-      if (tag !== 'peers') await header.click();
+test(
+  'in Chromium: the viewer renders the document under the CSP with no console error, and "Try it out" sends the CSRF token',
+  { skip: fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (scripts/setup.sh with SETUP_TEST=1 installs it)` },
+  async () => {
+    const { cookie } = await login(s);
+    const browser = await openBrowser();
+    try {
+      const { page, problems } = await watchedPage(browser, { warnings: true, session: { url: s.url, cookie } });
+      await page.goto(`${s.url}/api-docs`);
+      // every section of the document is listed (collapsed), and each, opened, lists all its operations
+      const doc = (await s.req('/api/v1/openapi.json', { headers: { cookie } })).data;
+      const perTag = new Map<string, number>();
+      for (const ops of Object.values<any>(doc.paths))
+        for (const op of Object.values<any>(ops)) for (const t of op.tags ?? ['default']) perTag.set(t, (perTag.get(t) ?? 0) + 1);
+      await page.locator('.opblock-tag').first().waitFor({ timeout: 30_000 });
+      await page.waitForFunction((n) => document.querySelectorAll('.opblock-tag').length === n, perTag.size, { timeout: 30_000 });
+      // one section open at a time, as a reader browses (Swagger UI stops rendering operations once a
+      // few hundred blocks are open together, which is why the sections start collapsed)
+      for (const [tag, n] of perTag) {
+        const header = page.locator(`.opblock-tag[data-tag="${tag}"]`);
+        await header.click();
+        await page
+          .waitForFunction(([t, want]) => document.querySelectorAll(`[id^="operations-${t}-"]`).length >= (want as number), [tag, n] as const, {
+            timeout: 15_000,
+          })
+          .catch(() => undefined);
+        assert.equal(await page.locator(`[id^="operations-${tag}-"]`).count(), n, `section ${tag} lists its ${n} operations`);
+        if (tag !== 'peers') await header.click();
+      }
+      assert.equal(await page.locator('a.gh-btn').getAttribute('href'), '/tokens?new=1');
+      // a write through "Try it out": POST /api/v1/tags with the session cookie and the CSRF token
+      const op = page.locator('#operations-peers-postApiV1Tags');
+      await op.locator('.opblock-summary').click();
+      await op.getByRole('button', { name: 'Try it out' }).click();
+      await op.locator('textarea.body-param__text').fill(JSON.stringify({ name: 'from-api-docs' }));
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/v1/tags') && r.request().method() === 'POST');
+      await op.getByRole('button', { name: 'Execute' }).click();
+      const r = await answer;
+      assert.equal(r.status(), 201, await r.text());
+      assert.ok(r.request().headers()['x-csrf-token'], 'the CSRF header was sent');
+      assert.deepEqual(problems, [], 'no console error, CSP violation or failed request');
+    } finally {
+      await browser.close();
     }
-    assert.equal(await page.locator('a.gh-btn').getAttribute('href'), '/tokens?new=1');
-    // a write through "Try it out": POST /api/v1/tags with the session cookie and the CSRF token
-    const op = page.locator('#operations-peers-postApiV1Tags');
-    await op.locator('.opblock-summary').click();
-    await op.getByRole('button', { name: 'Try it out' }).click();
-    await op.locator('textarea.body-param__text').fill(JSON.stringify({ name: 'from-api-docs' }));
-    const answer = page.waitForResponse((r) => r.url().endsWith('/api/v1/tags') && r.request().method() === 'POST');
-    await op.getByRole('button', { name: 'Execute' }).click();
-    const r = await answer;
-    assert.equal(r.status(), 201, await r.text());
-    assert.ok(r.request().headers()['x-csrf-token'], 'the CSRF header was sent');
-    assert.deepEqual(problems, [], 'no console error, CSP violation or failed request');
-  } finally {
-    await browser.close();
-  }
-});
+  },
+);

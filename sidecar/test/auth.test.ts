@@ -29,12 +29,24 @@ test('login: JSON answers, form redirects, wrong password 401, bad input 400 wit
   const bad = await jsonLogin(ADMIN.username, 'wrong');
   assert.equal(bad.status, 401);
   assert.deepEqual(Object.keys(bad.data).sort(), ['code', 'error', 'ok']);
-  const form = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password: ADMIN.password, next: '/dash' }), headers: { accept: 'text/html' } });
+  const form = await s.req('/login', {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: ADMIN.password, next: '/dash' }),
+    headers: { accept: 'text/html' },
+  });
   assert.equal(form.status, 302);
   assert.equal(form.headers.get('location'), '/dash');
-  const open = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password: ADMIN.password, next: '//evil.example/' }), headers: { accept: 'text/html' } });
+  const open = await s.req('/login', {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: ADMIN.password, next: '//evil.example/' }),
+    headers: { accept: 'text/html' },
+  });
   assert.equal(open.headers.get('location'), '/', 'no open redirect');
-  const formBad = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password: 'nope' }), headers: { accept: 'text/html' } });
+  const formBad = await s.req('/login', {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: 'nope' }),
+    headers: { accept: 'text/html' },
+  });
   assert.equal(formBad.status, 302);
   assert.equal(formBad.headers.get('location'), '/login?error=invalid');
   const empty = await jsonLogin('', '');
@@ -51,7 +63,11 @@ test('session fixation: the session id changes at login; logout ends only that s
   const sidA = a.cookie.match(new RegExp(`${SESSION_COOKIE}=([^;]+)`))![1];
   // Log in again while presenting the existing session cookie: a new id must be issued.
   const again = await s.req('/login', { method: 'POST', json: ADMIN, headers: { accept: 'application/json', cookie: a.cookie } });
-  const sidB = again.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!.split(';')[0].split('=')[1];
+  const sidB = again.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${SESSION_COOKIE}=`))!
+    .split(';')[0]
+    .split('=')[1];
   assert.notEqual(sidA, sidB);
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).status, 401, 'old session id is gone');
   const b = await login(s);
@@ -64,7 +80,11 @@ test('session fixation: the session id changes at login; logout ends only that s
 
 test('lockout: 5 failures in 15 minutes lock, the right password is refused, expiry and manual unlock lift it', async () => {
   const { cookie, csrf } = await login(s);
-  const user = await s.req('/api/v1/users', { method: 'POST', json: { username: 'lockme', password: 'right-password', role: 'user' }, headers: { cookie, 'x-csrf-token': csrf } });
+  const user = await s.req('/api/v1/users', {
+    method: 'POST',
+    json: { username: 'lockme', password: 'right-password', role: 'user' },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   assert.equal(user.status, 201);
   for (let i = 0; i < 4; i++) {
     assert.equal((await jsonLogin('lockme', 'wrong')).status, 401);
@@ -77,7 +97,11 @@ test('lockout: 5 failures in 15 minutes lock, the right password is refused, exp
   assert.equal(locked.status, 423);
   assert.match(locked.data.error, /locked/i);
   assert.ok(locked.data.locked_until);
-  const form = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'lockme', password: 'right-password' }), headers: { accept: 'text/html' } });
+  const form = await s.req('/login', {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'lockme', password: 'right-password' }),
+    headers: { accept: 'text/html' },
+  });
   assert.equal(form.headers.get('location'), '/login?error=locked');
   clock.advance(14 * 60_000);
   assert.equal((await jsonLogin('lockme', 'right-password')).status, 423, 'still locked after 14 min');
@@ -93,22 +117,33 @@ test('lockout: 5 failures in 15 minutes lock, the right password is refused, exp
   for (let i = 0; i < 5; i++) await jsonLogin('lockme', 'wrong');
   assert.equal((await jsonLogin('lockme', 'right-password')).status, 423);
   const lockedList = await s.req('/api/v1/users/locked', { headers: { cookie } });
-  assert.deepEqual(lockedList.data.locked.map((l: any) => l.identifier), ['lockme']);
+  assert.deepEqual(
+    lockedList.data.locked.map((l: any) => l.identifier),
+    ['lockme'],
+  );
   const un = await s.req('/api/v1/users/unlock', { method: 'POST', json: { username: 'lockme' }, headers: { cookie, 'x-csrf-token': csrf } });
   assert.equal(un.status, 200);
   assert.equal(un.data.was_locked, true);
   assert.equal((await jsonLogin('lockme', 'right-password')).status, 200);
   // settings change the policy
-  const set = await s.req('/api/v1/settings/security', { method: 'PUT', json: { lockout: { max_attempts: 2, duration: 1 } }, headers: { cookie, 'x-csrf-token': csrf } });
+  const set = await s.req('/api/v1/settings/security', {
+    method: 'PUT',
+    json: { lockout: { max_attempts: 2, duration: 1 } },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   assert.equal(set.status, 200);
   for (let i = 0; i < 2; i++) await jsonLogin('lockme', 'wrong');
   assert.equal((await jsonLogin('lockme', 'right-password')).status, 423);
   clock.advance(60_001);
   assert.equal((await jsonLogin('lockme', 'right-password')).status, 200);
-  const badSet = await s.req('/api/v1/settings/security', { method: 'PUT', json: { lockout: { max_attempts: 0, duration: 'x' } }, headers: { cookie, 'x-csrf-token': csrf } });
+  const badSet = await s.req('/api/v1/settings/security', {
+    method: 'PUT',
+    json: { lockout: { max_attempts: 0, duration: 'x' } },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   assert.equal(badSet.status, 400);
   assert.ok(badSet.data.fields['lockout.max_attempts'] && badSet.data.fields['lockout.duration']);
-  assert.equal((await s.deps.settings.get('security.lockout.max_attempts')), 2, 'nothing changed');
+  assert.equal(await s.deps.settings.get('security.lockout.max_attempts'), 2, 'nothing changed');
   await s.deps.settings.set('security.lockout.max_attempts', 5);
   await s.deps.settings.set('security.lockout.duration', 15);
   const rows = await s.deps.db.models.LoginAttempt.findAll({ where: { identifier: 'lockme' }, raw: true });
@@ -117,7 +152,17 @@ test('lockout: 5 failures in 15 minutes lock, the right password is refused, exp
 
 test('an old bcrypt hash verifies once and is replaced by argon2id', async () => {
   const now = clock();
-  await s.deps.db.models.User.create({ username: 'legacy', email: null, password_hash: await bcrypt.hash('legacy-password', 10), role: 'user', language: 'en', theme: null, last_login_at: null, created_at: now, updated_at: now });
+  await s.deps.db.models.User.create({
+    username: 'legacy',
+    email: null,
+    password_hash: await bcrypt.hash('legacy-password', 10),
+    role: 'user',
+    language: 'en',
+    theme: null,
+    last_login_at: null,
+    created_at: now,
+    updated_at: now,
+  });
   assert.equal((await jsonLogin('legacy', 'wrong-one')).status, 401);
   let row: any = await s.deps.db.models.User.findOne({ where: { username: 'legacy' }, raw: true });
   assert.match(row.password_hash, /^\$2b\$/);
@@ -142,16 +187,32 @@ test('CSRF: header or _csrf body field; wrong token 403; token requests need non
 
 test('password change needs the current password and ends other sessions', async () => {
   const { cookie, csrf } = await login(s);
-  await s.req('/api/v1/users', { method: 'POST', json: { username: 'changer', password: 'first-password', role: 'user' }, headers: { cookie, 'x-csrf-token': csrf } });
+  await s.req('/api/v1/users', {
+    method: 'POST',
+    json: { username: 'changer', password: 'first-password', role: 'user' },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   const a = await login(s, { username: 'changer', password: 'first-password' });
   const b = await login(s, { username: 'changer', password: 'first-password' });
-  const wrong = await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: 'nope', next: 'second-password' }, headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } });
-  assert.equal(wrong.status, 422, "a wrong current password: valid by the document, refused (documented 422)");
+  const wrong = await s.req('/api/v1/settings/password', {
+    method: 'PUT',
+    json: { current: 'nope', next: 'second-password' },
+    headers: { cookie: a.cookie, 'x-csrf-token': a.csrf },
+  });
+  assert.equal(wrong.status, 422, 'a wrong current password: valid by the document, refused (documented 422)');
   assert.ok(wrong.data.fields.current);
-  const short = await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: 'first-password', next: 'short' }, headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } });
+  const short = await s.req('/api/v1/settings/password', {
+    method: 'PUT',
+    json: { current: 'first-password', next: 'short' },
+    headers: { cookie: a.cookie, 'x-csrf-token': a.csrf },
+  });
   assert.equal(short.status, 400);
   assert.ok(short.data.fields.next);
-  const ok = await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: 'first-password', next: 'second-password' }, headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } });
+  const ok = await s.req('/api/v1/settings/password', {
+    method: 'PUT',
+    json: { current: 'first-password', next: 'second-password' },
+    headers: { cookie: a.cookie, 'x-csrf-token': a.csrf },
+  });
   assert.equal(ok.status, 200);
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: a.cookie } })).status, 200, 'own session kept');
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: b.cookie } })).status, 401, 'other session ended');
@@ -166,7 +227,11 @@ test('users API: create, duplicate 409, update, reset-password, delete, bad inpu
   assert.equal(bad.status, 400);
   assert.deepEqual(Object.keys(bad.data.fields).sort(), ['email', 'password', 'role', 'username']);
   assert.equal((await s.req('/api/v1/users', { headers: h })).data.users.length, before, 'nothing written');
-  const u = await s.req('/api/v1/users', { method: 'POST', json: { username: 'ops', email: 'ops@example.com', password: 'ops-password', role: 'admin' }, headers: h });
+  const u = await s.req('/api/v1/users', {
+    method: 'POST',
+    json: { username: 'ops', email: 'ops@example.com', password: 'ops-password', role: 'admin' },
+    headers: h,
+  });
   assert.equal(u.status, 201);
   assert.equal(u.data.user.password_hash, undefined);
   assert.equal((await s.req('/api/v1/users', { method: 'POST', json: { username: 'ops', password: 'ops-password', role: 'admin' }, headers: h })).status, 409);
@@ -199,7 +264,10 @@ test('activity log: filters, paging, CSV and JSON export', async () => {
   const since = clock();
   await s.deps.activity.record({ source: 'test', event_type: 'marker', msg: msg('text.verbatim', { text: 'marker' }) });
   const iso = await s.req(`/api/v1/logs/activity?since=${encodeURIComponent(new Date(since).toISOString())}`, { headers: h });
-  assert.deepEqual(iso.data.entries.map((e: any) => e.event_type), ['marker']);
+  assert.deepEqual(
+    iso.data.entries.map((e: any) => e.event_type),
+    ['marker'],
+  );
   const epoch = await s.req(`/api/v1/logs/activity?since=${since}&source=test`, { headers: h });
   assert.equal(epoch.data.entries.length, 1);
   const until = await s.req(`/api/v1/logs/activity?until=${since - 1}&event_type=marker`, { headers: h });
@@ -240,7 +308,11 @@ test('profile, language, themes and app settings', async () => {
 
 test('token without a user cannot use profile endpoints; bound token can', async () => {
   const { cookie, csrf } = await login(s);
-  const t = await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'bound', scopes: ['settings'], user_id: 1 }, headers: { cookie, 'x-csrf-token': csrf } });
+  const t = await s.req('/api/v1/tokens', {
+    method: 'POST',
+    json: { name: 'bound', scopes: ['settings'], user_id: 1 },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   const prof = await s.req('/api/v1/settings/profile', { headers: bearer(t.data.token) });
   assert.equal(prof.status, 200);
   assert.equal(prof.data.profile.id, 1);
@@ -277,7 +349,11 @@ test('a NUL or other control character in login, unlock and the log filters is a
   assert.equal(nul.status, 400, JSON.stringify(nul.data));
   assert.equal(nul.data.ok, false);
   assert.ok(nul.data.fields.username);
-  const form = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin\u0000', password: 'x' }), headers: { accept: 'application/json' } });
+  const form = await s.req('/login', {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin\u0000', password: 'x' }),
+    headers: { accept: 'application/json' },
+  });
   assert.equal(form.status, 400);
   assert.ok(form.data.fields.username);
   for (const username of ['admin\u001b[2J', 'admin\u0085', '\ud800']) {
@@ -289,7 +365,12 @@ test('a NUL or other control character in login, unlock and the log filters is a
   const unlock = await s.req('/api/v1/users/unlock', { method: 'POST', json: { username: 'a\u0000' }, headers: h });
   assert.equal(unlock.status, 400, JSON.stringify(unlock.data));
   assert.ok(unlock.data.fields.username);
-  for (const p of ['/api/v1/logs/activity?source=a%00', '/api/v1/logs/activity?event_type=a%00', '/api/v1/logs/activity/export?source=a%00', '/api/v1/logs/activity/export?format=csv&event_type=%07']) {
+  for (const p of [
+    '/api/v1/logs/activity?source=a%00',
+    '/api/v1/logs/activity?event_type=a%00',
+    '/api/v1/logs/activity/export?source=a%00',
+    '/api/v1/logs/activity/export?format=csv&event_type=%07',
+  ]) {
     const r = await s.req(p, { headers: h });
     assert.equal(r.status, 400, `${p} → ${r.status}`);
     assert.equal(r.data.ok, false);
@@ -340,7 +421,10 @@ test('admin session ids are stored only as their SHA-256: the cookie value is no
   assert.ok(rows.length > 0);
   for (const r of rows) assert.ok(!r.sid.includes(sid) && !r.data.includes(sid), 'the plain session id is not stored');
   const hashed = crypto.createHash('sha256').update(sid).digest('hex');
-  assert.ok(rows.some((r) => r.sid === hashed), 'stored under its SHA-256');
+  assert.ok(
+    rows.some((r) => r.sid === hashed),
+    'stored under its SHA-256',
+  );
   assert.equal((await s.req('/api/v1/session', { headers: { cookie } })).status, 200);
   const csrf = (await s.req('/api/v1/csrf', { headers: { cookie } })).data.csrfToken;
   assert.equal((await s.req('/logout', { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, accept: 'application/json' } })).status, 200);

@@ -25,7 +25,12 @@ function wrongScope(e: Endpoint): Scope {
 }
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_CLIENT: '100000', GATEHOUSE_RATE_LIMIT_HOSTNAME: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
+  s = await startTestServer({
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    GATEHOUSE_RATE_LIMIT_CLIENT: '100000',
+    GATEHOUSE_RATE_LIMIT_HOSTNAME: '100000',
+    GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+  });
   session = await login(s);
   for (const sc of [...SCOPES, 'full-access']) tokens.set(sc, await apiToken(s, [sc]));
 });
@@ -89,14 +94,34 @@ test('the secrets column: every admin endpoint × every token scope and session 
   const admin = s.endpoints.filter((e) => e.auth === 'admin');
   const marked = admin.filter((e) => e.secrets);
   // the endpoints this rule was made for stay marked
-  for (const must of ['GET /settings/backup', 'GET /peers/:id/config', 'GET /peers/:id/qr', 'POST /peers/:id/gateway-env/rotate', 'POST /tokens', 'POST /users/:id/reset-password', 'POST /routes/:id/auth/totp-setup', 'PUT /smtp', 'POST /settings/autobackup']) {
-    assert.ok(marked.some((e) => `${e.method} ${e.path}` === must), `${must} is marked as disclosing secrets`);
+  for (const must of [
+    'GET /settings/backup',
+    'GET /peers/:id/config',
+    'GET /peers/:id/qr',
+    'POST /peers/:id/gateway-env/rotate',
+    'POST /tokens',
+    'POST /users/:id/reset-password',
+    'POST /routes/:id/auth/totp-setup',
+    'PUT /smtp',
+    'POST /settings/autobackup',
+  ]) {
+    assert.ok(
+      marked.some((e) => `${e.method} ${e.path}` === must),
+      `${must} is marked as disclosing secrets`,
+    );
   }
   for (const e of marked) assert.equal(leastRole(e), 'admin', `${e.method} ${e.path}: least role`);
   const full = bearer(tokens.get('full-access')!);
-  const made = await s.req('/api/v1/users', { method: 'POST', json: { username: 'secrets-column-user', password: 'column-user-password', role: 'user' }, headers: full });
+  const made = await s.req('/api/v1/users', {
+    method: 'POST',
+    json: { username: 'secrets-column-user', password: 'column-user-password', role: 'user' },
+    headers: full,
+  });
   assert.equal(made.status, 201, JSON.stringify(made.data));
-  const sessions: [Role, { cookie: string; csrf: string }][] = [['admin', session], ['user', await login(s, { username: 'secrets-column-user', password: 'column-user-password' })]];
+  const sessions: [Role, { cookie: string; csrf: string }][] = [
+    ['admin', session],
+    ['user', await login(s, { username: 'secrets-column-user', password: 'column-user-password' })],
+  ];
   let checked = 0;
   for (const e of admin) {
     const label = `${e.method} ${fullPath(e)}${e.secrets ? ' (discloses secrets)' : ''}`;
@@ -174,10 +199,31 @@ function gatewayBody(e: Endpoint): unknown {
   if (e.path === '/gateway/status') return { rx_bytes: 1, tx_bytes: 2, active_connections: 0 };
   if (e.path === '/gateway/heartbeat') {
     return {
-      uptime_s: 5, http_proxy_healthy: true, api_healthy: true, dns_resolve_ok: true, overall_healthy: true, tcp_listeners: [], wg_handshake_age_s: 5, route_reachability: [], hostname: 'authz-gw', config_hash: null,
+      uptime_s: 5,
+      http_proxy_healthy: true,
+      api_healthy: true,
+      dns_resolve_ok: true,
+      overall_healthy: true,
+      tcp_listeners: [],
+      wg_handshake_age_s: 5,
+      route_reachability: [],
+      hostname: 'authz-gw',
+      config_hash: null,
       telemetry: {
-        gateway_version: '0.1.0', node_version: 'v20.0.0', wg_tools_version: 'wireguard-tools v1.0.20210914', cpu_cores: 2, cpu_load_avg: [0.1, 0.2, 0.3],
-        mem_total: 8e9, mem_free: 4e9, mem_used: 4e9, disk: { total: 1e11, free: 5e10, used: 5e10 }, os_platform: 'linux', os_release: '6.1.0', arch: 'x64', dns_resolvers: ['127.0.0.53'], default_gateway_ip: '127.0.0.1',
+        gateway_version: '0.1.0',
+        node_version: 'v20.0.0',
+        wg_tools_version: 'wireguard-tools v1.0.20210914',
+        cpu_cores: 2,
+        cpu_load_avg: [0.1, 0.2, 0.3],
+        mem_total: 8e9,
+        mem_free: 4e9,
+        mem_used: 4e9,
+        disk: { total: 1e11, free: 5e10, used: 5e10 },
+        os_platform: 'linux',
+        os_release: '6.1.0',
+        arch: 'x64',
+        dns_resolvers: ['127.0.0.53'],
+        default_gateway_ip: '127.0.0.1',
       },
     };
   }
@@ -187,7 +233,7 @@ function gatewayBody(e: Endpoint): unknown {
 const callGateway = (e: Endpoint, headers: Record<string, string>) =>
   s.req(fullPath(e), { method: e.method, headers: { accept: 'application/json', ...headers }, ...(e.method === 'GET' ? {} : { json: gatewayBody(e) }) });
 
-test('every gateway-companion endpoint refuses sessions, admin, client and gateway-scope API tokens, other gateways\' stale tokens; answers its own gateway', async () => {
+test("every gateway-companion endpoint refuses sessions, admin, client and gateway-scope API tokens, other gateways' stale tokens; answers its own gateway", async () => {
   const gwEndpoints = s.endpoints.filter((e) => e.auth === 'gateway');
   assert.ok(gwEndpoints.length >= 5, `the companion API: ${gwEndpoints.map((e) => e.path).join(', ')}`);
   const own = await gateway('authz-gw-own');
@@ -202,7 +248,7 @@ test('every gateway-companion endpoint refuses sessions, admin, client and gatew
     ['a full-access API token', bearer(tokens.get('full-access')!)],
     ['an API token with scope gateway', bearer(tokens.get('gateway')!)],
     ['an API token with scope client', bearer(tokens.get('client')!)],
-    ['a gateway\'s push token (the server\'s credential towards the companion)', bearer(own.pushToken)],
+    ["a gateway's push token (the server's credential towards the companion)", bearer(own.pushToken)],
     ['the token of a gateway whose tokens were rotated', bearer(rotated.apiToken)],
     ['the token of a deleted gateway', bearer(deleted.apiToken)],
     ['an unknown gateway token', bearer('gthgw_' + 'z'.repeat(43))],
@@ -224,14 +270,18 @@ test('a gateway token acts only as its own gateway: config, probe and check answ
   const a = await gateway('authz-gw-a');
   const b = await gateway('authz-gw-b');
   const full = bearer(tokens.get('full-access')!);
-  const route = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'authz-gw-a.example.test', target_kind: 'gateway', target_peer_id: a.id, target_lan_host: '192.168.77.10', target_lan_port: 80 }, headers: full });
+  const route = await s.req('/api/v1/routes', {
+    method: 'POST',
+    json: { domain: 'authz-gw-a.example.test', target_kind: 'gateway', target_peer_id: a.id, target_lan_host: '192.168.77.10', target_lan_port: 80 },
+    headers: full,
+  });
   assert.equal(route.status, 201, JSON.stringify(route.data));
   const ca = await s.req('/api/v1/gateway/config', { headers: bearer(a.apiToken) });
   const cb = await s.req('/api/v1/gateway/config', { headers: bearer(b.apiToken) });
   assert.equal(ca.data.peer_id, a.id);
   assert.equal(cb.data.peer_id, b.id);
   assert.ok(JSON.stringify(ca.data).includes('authz-gw-a.example.test'));
-  assert.ok(!JSON.stringify(cb.data).includes('authz-gw-a.example.test'), 'gateway B does not see gateway A\'s routes');
+  assert.ok(!JSON.stringify(cb.data).includes('authz-gw-a.example.test'), "gateway B does not see gateway A's routes");
   assert.notEqual(ca.data.config_hash, cb.data.config_hash);
   // B asking with A's current hash is told its own (different) configuration changed
   assert.equal((await s.req(`/api/v1/gateway/config/check?hash=${ca.data.config_hash}`, { headers: bearer(b.apiToken) })).status, 200);
@@ -260,7 +310,11 @@ test('the client token kind: a client-scope token is refused on every admin endp
   }
   // The desktop client API (auth 'client'). The first test called DELETE /license with full
   // access: the licence comes back so that licensed client endpoints (/client/rdp*) answer past their gate.
-  const lic = await s.req('/api/v1/license/activate', { method: 'POST', json: { key: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) }, headers: bearer(tokens.get('full-access')!) });
+  const lic = await s.req('/api/v1/license/activate', {
+    method: 'POST',
+    json: { key: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) },
+    headers: bearer(tokens.get('full-access')!),
+  });
   assert.equal(lic.status, 200, JSON.stringify(lic.data));
   const g = await gateway('authz-gw-client');
   for (const e of s.endpoints.filter((x) => x.auth === 'client')) {
@@ -298,30 +352,77 @@ test('every public path answers without credentials, with a status it documents,
   const conf = await s.req(`/api/v1/peers/${peer.data.peer.id}/config`, { headers: full });
   const wgKeys = [...String(conf.data).matchAll(/(?:PrivateKey|PresharedKey) = (\S+)/g)].map((m) => m[1]);
   assert.equal(wgKeys.length, 2);
-  const route = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'authz-public.example.test', peer_id: peer.data.peer.id, target_port: 8080 }, headers: full });
+  const route = await s.req('/api/v1/routes', {
+    method: 'POST',
+    json: { domain: 'authz-public.example.test', peer_id: peer.data.peer.id, target_port: 8080 },
+    headers: full,
+  });
   const raPassword = 'route-auth-secret-pass-1';
-  assert.equal((await s.req(`/api/v1/routes/${route.data.route.id}/auth`, { method: 'POST', json: { method: 'email_password', email: 'owner@example.test', password: raPassword, session_max_age: 3_600_000 }, headers: full })).status, 200);
-  assert.equal((await s.req('/api/v1/smtp', { method: 'PUT', json: { host: '127.0.0.1', port: 2525, from: 'gh@example.test', user: 'mailer', password: 'smtp-secret-pass-1' }, headers: full })).status, 200);
+  assert.equal(
+    (
+      await s.req(`/api/v1/routes/${route.data.route.id}/auth`, {
+        method: 'POST',
+        json: { method: 'email_password', email: 'owner@example.test', password: raPassword, session_max_age: 3_600_000 },
+        headers: full,
+      })
+    ).status,
+    200,
+  );
+  assert.equal(
+    (
+      await s.req('/api/v1/smtp', {
+        method: 'PUT',
+        json: { host: '127.0.0.1', port: 2525, from: 'gh@example.test', user: 'mailer', password: 'smtp-secret-pass-1' },
+        headers: full,
+      })
+    ).status,
+    200,
+  );
   const sid = /gatehouse_sid=([^;]+)/.exec(session.cookie)?.[1];
-  const secrets = [ADMIN.password, ...tokens.values(), g.apiToken, g.pushToken, ...wgKeys, raPassword, 'smtp-secret-pass-1', session.csrf, ...(sid ? [sid] : [])];
+  const secrets = [
+    ADMIN.password,
+    ...tokens.values(),
+    g.apiToken,
+    g.pushToken,
+    ...wgKeys,
+    raPassword,
+    'smtp-secret-pass-1',
+    session.csrf,
+    ...(sid ? [sid] : []),
+  ];
 
   const doc = (await s.req('/api/v1/openapi.json', { headers: full })).data;
   const publicOps: [string, string][] = [];
-  for (const [p, ms] of Object.entries<Record<string, any>>(doc.paths)) for (const [m, op] of Object.entries<any>(ms)) if (!op.security?.length) publicOps.push([m.toUpperCase(), p]);
+  for (const [p, ms] of Object.entries<Record<string, any>>(doc.paths))
+    for (const [m, op] of Object.entries<any>(ms)) if (!op.security?.length) publicOps.push([m.toUpperCase(), p]);
   // the registry's public endpoints and every path served outside it are all in the document or say why not
-  for (const e of s.endpoints.filter((x) => x.auth === 'public')) assert.ok(publicOps.some(([m, p]) => m === e.method && p === e.path), `${e.method} ${e.path} is a documented public path`);
+  for (const e of s.endpoints.filter((x) => x.auth === 'public'))
+    assert.ok(
+      publicOps.some(([m, p]) => m === e.method && p === e.path),
+      `${e.method} ${e.path} is a documented public path`,
+    );
   const outside = SERVED_OUTSIDE_REGISTRY.filter((x) => x.openapi !== true).map((x) => [x.method, x.path] as [string, string]);
   assert.ok(publicOps.length >= 15, `public operations: ${publicOps.length}`);
 
   for (const [method, p] of [...publicOps, ...outside]) {
     const path = p.replace(/\{[^}]+\}/g, 'index.js');
     for (const accept of ['application/json', 'text/html']) {
-      const r = await s.req(path, { method, headers: { accept, 'x-route-domain': 'authz-public.example.test' }, ...(method === 'GET' || method === 'HEAD' ? {} : { json: {} }) });
+      const r = await s.req(path, {
+        method,
+        headers: { accept, 'x-route-domain': 'authz-public.example.test' },
+        ...(method === 'GET' || method === 'HEAD' ? {} : { json: {} }),
+      });
       const label = `${method} ${path} (${accept}): ${r.status}`;
       assert.ok(r.status < 500, label);
       const declared = doc.paths[p]?.[method.toLowerCase()]?.responses;
       if (declared) assert.ok(declared[String(r.status)], `${label} is a status the document declares (${Object.keys(declared).join(',')})`);
-      const text = (typeof r.data === 'string' ? r.data : JSON.stringify(r.data)) + ' ' + [...r.headers.entries()].filter(([k]) => k !== 'set-cookie').map(([k, v]) => `${k}: ${v}`).join('\n');
+      const text =
+        (typeof r.data === 'string' ? r.data : JSON.stringify(r.data)) +
+        ' ' +
+        [...r.headers.entries()]
+          .filter(([k]) => k !== 'set-cookie')
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n');
       for (const secret of secrets) assert.ok(!text.includes(secret), `${label} leaks a secret (${secret.slice(0, 6)}…)`);
       assert.ok(!text.includes(s.dataDir), `${label} leaks the data directory`);
       assert.ok(!/\n\s+at .+\(.+:\d+:\d+\)/.test(text) && !/node_modules|sidecar\/src/.test(text), `${label} leaks a stack trace or source path`);

@@ -18,7 +18,12 @@ async function tables(): Promise<string[]> {
   const qi = s.deps.db.sequelize.getQueryInterface();
   const all = (await qi.showAllTables()) as unknown[];
   const names = all.map((t) => (typeof t === 'string' ? t : String((t as { tableName: string }).tableName)));
-  if (s.deps.db.dialect === 'sqlite') names.push(...((await s.deps.db.sequelize.query("SELECT name FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT })) as unknown as { name: string }[]).map((r) => r.name));
+  if (s.deps.db.dialect === 'sqlite')
+    names.push(
+      ...(
+        (await s.deps.db.sequelize.query("SELECT name FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT })) as unknown as { name: string }[]
+      ).map((r) => r.name),
+    );
   return [...new Set(names)].sort();
 }
 
@@ -41,13 +46,17 @@ test("a covered table's columns are exactly its model's, and its secrets and ref
   const qi = s.deps.db.sequelize.getQueryInterface();
   for (const x of SECTIONS) {
     // (describeTable trips over SQLite's expression indexes: PRAGMA table_info there)
-    const dbCols = (s.deps.db.dialect === 'sqlite'
-      ? ((await s.deps.db.sequelize.query(`PRAGMA table_info("${x.table}")`, { type: QueryTypes.SELECT })) as unknown as { name: string }[]).map((r) => r.name)
-      : Object.keys(await qi.describeTable(x.table))
+    const dbCols = (
+      s.deps.db.dialect === 'sqlite'
+        ? ((await s.deps.db.sequelize.query(`PRAGMA table_info("${x.table}")`, { type: QueryTypes.SELECT })) as unknown as { name: string }[]).map(
+            (r) => r.name,
+          )
+        : Object.keys(await qi.describeTable(x.table))
     ).sort();
     const modelCols = Object.keys(x.model(s.deps.db.models).getAttributes()).sort();
     assert.deepEqual(modelCols, dbCols, `${x.table}: the model's columns are the table's (else a column would be left out of the backup)`);
-    for (const c of [...Object.keys(x.secrets ?? {}), ...Object.keys(x.refs ?? {}), ...(x.files ?? []), ...Object.keys(x.reset ?? {}), x.pk]) assert.ok(dbCols.includes(c), `${x.table}.${c} exists`);
+    for (const c of [...Object.keys(x.secrets ?? {}), ...Object.keys(x.refs ?? {}), ...(x.files ?? []), ...Object.keys(x.reset ?? {}), x.pk])
+      assert.ok(dbCols.includes(c), `${x.table}.${c} exists`);
     for (const ref of Object.values(x.refs ?? {})) {
       const target = SECTIONS.findIndex((y) => y.name === ref.section);
       assert.ok(target >= 0 && target < SECTIONS.indexOf(x), `${x.name} refers to ${ref.section}, which is restored before it`);

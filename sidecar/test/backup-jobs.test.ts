@@ -53,8 +53,16 @@ test('bad input: 400 with fields, nothing stored', async () => {
     [{ name: 'x', schedule: 'daily', keep: 3, target: 'ftp', passphrase: PASS }, 'target', 400],
     [{ name: 'x', schedule: 'daily', keep: 3, target: 'local', passphrase: 'short' }, 'passphrase', 400],
     [{ name: 'x', schedule: 'daily', keep: 3, target: 's3', passphrase: PASS }, 's3', 422],
-    [{ name: 'x', schedule: 'daily', keep: 3, target: 's3', passphrase: PASS, s3: { bucket: 'gh-backups', access_key_id: 'S3RVER' } }, 's3.secret_access_key', 422],
-    [{ name: 'x', schedule: 'daily', keep: 3, target: 's3', passphrase: PASS, s3: { bucket: 'Bad_Bucket', access_key_id: 'a', secret_access_key: 'b' } }, 's3.bucket', 400],
+    [
+      { name: 'x', schedule: 'daily', keep: 3, target: 's3', passphrase: PASS, s3: { bucket: 'gh-backups', access_key_id: 'S3RVER' } },
+      's3.secret_access_key',
+      422,
+    ],
+    [
+      { name: 'x', schedule: 'daily', keep: 3, target: 's3', passphrase: PASS, s3: { bucket: 'Bad_Bucket', access_key_id: 'a', secret_access_key: 'b' } },
+      's3.bucket',
+      400,
+    ],
   ];
   for (const [body, field, status] of cases) {
     const r = await api('/settings/autobackup', 'POST', body);
@@ -93,7 +101,11 @@ test('local target: run at once writes a sealed document; keep deletes the oldes
 
 test('S3 target against s3rver: the object appears, keep deletes the oldest, the secret is sealed at rest', async () => {
   const c = await api('/settings/autobackup', 'POST', {
-    name: 'offsite', schedule: 'weekly', keep: 2, target: 's3', passphrase: PASS,
+    name: 'offsite',
+    schedule: 'weekly',
+    keep: 2,
+    target: 's3',
+    passphrase: PASS,
     s3: { bucket: 'gh-backups', prefix: 'gatehouse/', region: 'us-east-1', endpoint, access_key_id: 'S3RVER', secret_access_key: 'S3RVER' },
   });
   assert.equal(c.status, 201, JSON.stringify(c.data));
@@ -102,7 +114,8 @@ test('S3 target against s3rver: the object appears, keep deletes the oldest, the
   assert.ok(!('secret_access_key' in c.data.job.s3));
   const row = (await s.deps.db.models.BackupJob.findByPk(id, { raw: true })) as any;
   assert.notEqual(row.s3_secret_enc, 'S3RVER');
-  const keys = async () => ((await client().send(new ListObjectsV2Command({ Bucket: 'gh-backups', Prefix: 'gatehouse/' }))).Contents ?? []).map((o) => o.Key!).sort();
+  const keys = async () =>
+    ((await client().send(new ListObjectsV2Command({ Bucket: 'gh-backups', Prefix: 'gatehouse/' }))).Contents ?? []).map((o) => o.Key!).sort();
   const seen: string[] = [];
   for (let i = 0; i < 3; i++) {
     const r = await api(`/settings/autobackup/${id}/run`, 'POST');

@@ -14,7 +14,13 @@ import { BackupService } from '../src/backup/service.js';
 
 const PASS = 'correct horse battery staple';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-const ENV = { GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_WG_SUBNET: '10.77.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' };
+const ENV = {
+  GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
+  GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+  GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+  GATEHOUSE_WG_SUBNET: '10.77.0.0/24',
+  GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+};
 const NEW_ADMIN_PASSWORD = 'a-new-admin-password-9';
 
 let src: TestServer;
@@ -62,7 +68,10 @@ async function listings(s: TestServer, hh: Record<string, string>): Promise<Reco
     out[`route ${r.domain} ${r.id}`] = await ok(s, hh, `/routes/${r.id}`);
     out[`route ${r.domain} ${r.id} auth`] = await ok(s, hh, `/routes/${r.id}/auth`);
     const logo = await s.req(`/api/v1/routes/${r.id}/branding/logo`, { headers: hh });
-    out[`route ${r.id} logo`] = logo.status === 200 ? Buffer.from(await (await fetch(`${s.url}/api/v1/routes/${r.id}/branding/logo`, { headers: hh })).arrayBuffer()).toString('base64') : logo.status;
+    out[`route ${r.id} logo`] =
+      logo.status === 200
+        ? Buffer.from(await (await fetch(`${s.url}/api/v1/routes/${r.id}/branding/logo`, { headers: hh })).arrayBuffer()).toString('base64')
+        : logo.status;
   }
   out.gateways = await ok(s, hh, '/gateways');
   out.users = await ok(s, hh, '/users');
@@ -82,7 +91,9 @@ before(async () => {
   ids.g1 = (await ok(src, h, '/peer-groups', 'POST', { name: 'Office', color: '#336699', description: 'the office' })).group.id;
   ids.g2 = (await ok(src, h, '/peer-groups', 'POST', { name: 'Home' })).group.id;
   await ok(src, h, '/tags', 'POST', { name: 'prod' });
-  ids.p1 = (await ok(src, h, '/peers', 'POST', { name: 'laptop', description: 'work laptop', tags: 'prod,eu', group_id: ids.g1, expires_at: '2031-01-01' })).peer.id;
+  ids.p1 = (
+    await ok(src, h, '/peers', 'POST', { name: 'laptop', description: 'work laptop', tags: 'prod,eu', group_id: ids.g1, expires_at: '2031-01-01' })
+  ).peer.id;
   ids.p2 = (await ok(src, h, '/peers', 'POST', { name: 'phone', group_id: ids.g2, persistent_keepalive: 25 })).peer.id;
   ids.p3 = (await ok(src, h, '/peers', 'POST', { name: 'old-box' })).peer.id;
   await ok(src, h, `/peers/${ids.p3}/toggle`, 'PUT');
@@ -92,26 +103,93 @@ before(async () => {
   ids.u2 = (await ok(src, h, '/users', 'POST', { username: 'second-admin', email: 'a2@example.test', password: 'second-admin-pass-1', role: 'admin' })).user.id;
   userToken = (await ok(src, h, '/tokens', 'POST', { name: 'ci', scopes: ['peers', 'routes'], user_id: ids.u1, expires_at: '2032-01-01' })).token;
   // routes: HTTP with every setting, L4, to a gateway's LAN host, protected with route auth + image
-  ids.r1 = (await ok(src, h, '/routes', 'POST', {
-    domain: 'app.example.test', description: 'the app', peer_id: ids.p1, target_port: 8080, https_enabled: true, backend_https: true, compress_enabled: true,
-    rate_limit_enabled: true, rate_limit_requests: 100, rate_limit_window: '1m', retry_enabled: true, retry_count: 3, retry_status_codes: '502,503',
-    circuit_breaker_enabled: true, circuit_breaker_threshold: 5, circuit_breaker_timeout: 30, acl_enabled: true, acl_peer_ids: [ids.p1, ids.p2],
-    basic_auth_user: 'bob', basic_auth_password: 'basic secret pw',
-  })).route.id;
-  ids.r4 = (await ok(src, h, '/routes', 'POST', { domain: 'filtered.example.test', peer_id: ids.p2, target_port: 80, ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [{ value: '10.0.0.0/8' }] })).route.id;
-  ids.r2 = (await ok(src, h, '/routes', 'POST', { domain: 'ssh.example.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, peer_id: ids.p2, target_port: 22 })).route.id;
-  ids.r3 = (await ok(src, h, '/routes', 'POST', { domain: 'nas.example.test', target_kind: 'gateway', target_peer_id: ids.gw, target_lan_host: '192.168.1.20', target_lan_port: 5000, monitoring_enabled: true, user_ids: [ids.u1] })).route.id;
-  await ok(src, h, `/routes/${ids.r3}/auth`, 'POST', { method: 'email_password', email: 'owner@example.test', password: 'route-auth-pass-1', session_max_age: 24 * 3600_000, title: 'NAS', primary_color: '#112233' });
+  ids.r1 = (
+    await ok(src, h, '/routes', 'POST', {
+      domain: 'app.example.test',
+      description: 'the app',
+      peer_id: ids.p1,
+      target_port: 8080,
+      https_enabled: true,
+      backend_https: true,
+      compress_enabled: true,
+      rate_limit_enabled: true,
+      rate_limit_requests: 100,
+      rate_limit_window: '1m',
+      retry_enabled: true,
+      retry_count: 3,
+      retry_status_codes: '502,503',
+      circuit_breaker_enabled: true,
+      circuit_breaker_threshold: 5,
+      circuit_breaker_timeout: 30,
+      acl_enabled: true,
+      acl_peer_ids: [ids.p1, ids.p2],
+      basic_auth_user: 'bob',
+      basic_auth_password: 'basic secret pw',
+    })
+  ).route.id;
+  ids.r4 = (
+    await ok(src, h, '/routes', 'POST', {
+      domain: 'filtered.example.test',
+      peer_id: ids.p2,
+      target_port: 80,
+      ip_filter_enabled: true,
+      ip_filter_mode: 'whitelist',
+      ip_filter_rules: [{ value: '10.0.0.0/8' }],
+    })
+  ).route.id;
+  ids.r2 = (
+    await ok(src, h, '/routes', 'POST', {
+      domain: 'ssh.example.test',
+      route_type: 'l4',
+      l4_protocol: 'tcp',
+      l4_listen_port: 2222,
+      peer_id: ids.p2,
+      target_port: 22,
+    })
+  ).route.id;
+  ids.r3 = (
+    await ok(src, h, '/routes', 'POST', {
+      domain: 'nas.example.test',
+      target_kind: 'gateway',
+      target_peer_id: ids.gw,
+      target_lan_host: '192.168.1.20',
+      target_lan_port: 5000,
+      monitoring_enabled: true,
+      user_ids: [ids.u1],
+    })
+  ).route.id;
+  await ok(src, h, `/routes/${ids.r3}/auth`, 'POST', {
+    method: 'email_password',
+    email: 'owner@example.test',
+    password: 'route-auth-pass-1',
+    session_max_age: 24 * 3600_000,
+    title: 'NAS',
+    primary_color: '#112233',
+  });
   await ok(src, h, `/routes/${ids.r3}/auth/totp-setup`, 'POST');
   const form = new FormData();
   form.set('file', new Blob([PNG], { type: 'image/png' }), 'logo.png');
   const up = await src.req(`/api/v1/routes/${ids.r3}/branding/logo`, { method: 'POST', headers: h, body: form });
   assert.equal(up.status, 200, JSON.stringify(up.data));
   // SMTP (password sealed at rest), security, monitoring, an auto-backup job
-  await ok(src, h, '/smtp', 'PUT', { host: 'mail.example.test', port: 587, secure: false, user: 'mailer', password: 'smtp-secret-1', from: 'Gatehouse <gh@example.test>' });
+  await ok(src, h, '/smtp', 'PUT', {
+    host: 'mail.example.test',
+    port: 587,
+    secure: false,
+    user: 'mailer',
+    password: 'smtp-secret-1',
+    from: 'Gatehouse <gh@example.test>',
+  });
   await ok(src, h, '/settings/security', 'PUT', { lockout: { max_attempts: 7, duration: 20 } });
   await ok(src, h, '/settings/monitoring', 'PUT', { interval_seconds: 120 });
-  await ok(src, h, '/webhooks', 'POST', { name: 'ops hook', url: 'http://127.0.0.1:9/hook', events: ['peer_created', 'backup_failed'], enabled: false, secret: 'webhook-secret-0123456789', retry_count: 5 });
+  await ok(src, h, '/webhooks', 'POST', {
+    name: 'ops hook',
+    url: 'http://127.0.0.1:9/hook',
+    events: ['peer_created', 'backup_failed'],
+    enabled: false,
+    secret: 'webhook-secret-0123456789',
+    retry_count: 5,
+  });
   await ok(src, h, '/settings/autobackup', 'POST', { name: 'nightly', schedule: 'daily', keep: 5, target: 'local', passphrase: 'job passphrase 123' });
   // the admin's own password changes (the restored server must take this one, not its bootstrap one)
   const admin = (await ok(src, h, '/users')).users.find((u: any) => u.username === ADMIN.username);
@@ -125,7 +203,8 @@ test('every table is in the backup or excluded with a reason', async () => {
   assert.equal(res.status, 200);
   const doc = res.data as BackupDocument;
   for (const s of SECTIONS) assert.ok(Array.isArray(doc.sections[s.name]), s.name);
-  for (const name of ['users', 'peers', 'peer_groups', 'tags', 'routes', 'route_auth', 'gateways', 'api_tokens', 'settings', 'backup_jobs', 'webhooks']) assert.ok(doc.sections[name].length > 0, `${name} has rows`);
+  for (const name of ['users', 'peers', 'peer_groups', 'tags', 'routes', 'route_auth', 'gateways', 'api_tokens', 'settings', 'backup_jobs', 'webhooks'])
+    assert.ok(doc.sections[name].length > 0, `${name} has rows`);
 });
 
 test('download: attachment with a safe name, no secret in plaintext, passphrase required', async () => {
@@ -137,7 +216,8 @@ test('download: attachment with a safe name, no secret in plaintext, passphrase 
   const peerCfg = (await src.req(`/api/v1/peers/${ids.p1}/config`, { headers: h })).data as string;
   const priv = /PrivateKey\s*=\s*(\S+)/.exec(peerCfg)![1];
   const psk = /PresharedKey\s*=\s*(\S+)/.exec(peerCfg)![1];
-  for (const secret of [priv, psk, 'webhook-secret-0123456789', 'smtp-secret-1', 'basic secret pw', 'route-auth-pass-1', userToken, NEW_ADMIN_PASSWORD]) assert.ok(!text.includes(secret), `no plaintext ${secret.slice(0, 6)}…`);
+  for (const secret of [priv, psk, 'webhook-secret-0123456789', 'smtp-secret-1', 'basic secret pw', 'route-auth-pass-1', userToken, NEW_ADMIN_PASSWORD])
+    assert.ok(!text.includes(secret), `no plaintext ${secret.slice(0, 6)}…`);
   assert.doesNotMatch(text, /"v1:[A-Za-z0-9_-]{16}:/, 'no value sealed with the master key');
   assert.doesNotMatch(text, /\$argon2|\$2[aby]\$/, 'password hashes are sealed too');
   // no passphrase / too short: 400 naming the header (the document requires it, at least 12 characters)
@@ -165,7 +245,12 @@ test('replace restore into a fresh install (new data dir, new master key): every
     assert.equal(dry.status, 200, JSON.stringify(dry.data));
     assert.equal(dry.data.dry_run, true);
     assert.equal(dry.data.plan.peers.created.length, 4);
-    assert.deepEqual(dry.data.plan.routes.created.map((r: any) => r.label).sort(), ['app.example.test', 'filtered.example.test', 'nas.example.test', 'ssh.example.test (tcp/2222)']);
+    assert.deepEqual(dry.data.plan.routes.created.map((r: any) => r.label).sort(), [
+      'app.example.test',
+      'filtered.example.test',
+      'nas.example.test',
+      'ssh.example.test (tcp/2222)',
+    ]);
     assert.equal((await ok(dst, hh, '/peers')).peers.length, 0, 'the dry run wrote nothing');
     const r = await restore(dst, hh, text, 'mode=replace');
     assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -189,7 +274,10 @@ test('replace restore into a fresh install (new data dir, new master key): every
     const hook = (await dst.deps.db.models.Webhook.findOne({ raw: true })) as any;
     assert.equal(dst.deps.crypto.open(hook.secret_enc), 'webhook-secret-0123456789');
     // the WireGuard server key is the old one (old client configs name it)
-    assert.equal(((after as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1], ((before as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1]);
+    assert.equal(
+      ((after as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1],
+      ((before as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1],
+    );
     // a restore activity row
     const act = await ok(dst, h2, '/logs/activity?event_type=backup_restored');
     assert.equal(act.entries?.length ?? act.logs?.length ?? act.activity?.length, 1, JSON.stringify(act).slice(0, 300));
@@ -209,8 +297,14 @@ test('merge: adds and updates by identity, removes nothing; dry run lists the sa
     await ok(dst, hh, '/routes', 'POST', { domain: 'dst.example.test', peer_id: own.id, target_port: 80 });
     const dry = await restore(dst, hh, text, 'mode=merge&dry_run=1');
     assert.equal(dry.status, 200, JSON.stringify(dry.data));
-    assert.deepEqual(dry.data.plan.peer_groups.created.map((x: any) => x.label), ['Home']);
-    assert.deepEqual(dry.data.plan.peer_groups.changed.map((x: any) => [x.label, x.fields.includes('color')]), [['Office', true]]);
+    assert.deepEqual(
+      dry.data.plan.peer_groups.created.map((x: any) => x.label),
+      ['Home'],
+    );
+    assert.deepEqual(
+      dry.data.plan.peer_groups.changed.map((x: any) => [x.label, x.fields.includes('color')]),
+      [['Office', true]],
+    );
     assert.equal(dry.data.summary.removed, 0);
     const counts = async () => Object.fromEntries(await Promise.all(SECTIONS.map(async (s) => [s.name, await s.model(dst.deps.db.models).count()] as const)));
     const before = await counts();
@@ -230,7 +324,10 @@ test('merge: adds and updates by identity, removes nothing; dry run lists the sa
     const phone = peers.find((p) => p.name === 'phone');
     assert.equal(app.peer_id, laptop.id);
     assert.deepEqual([...app.acl_peer_ids].sort(), [laptop.id, phone.id].sort());
-    assert.ok(routes.find((x) => x.domain === 'dst.example.test'), 'merge removed nothing');
+    assert.ok(
+      routes.find((x) => x.domain === 'dst.example.test'),
+      'merge removed nothing',
+    );
     const nas = routes.find((x) => x.domain === 'nas.example.test');
     const op = ((await ok(dst, hh, '/users')).users as any[]).find((u) => u.username === 'operator');
     assert.deepEqual(nas.user_ids, [op.id]);
@@ -260,7 +357,11 @@ test('a bad, damaged or wrongly sealed document: 400 with fields, nothing change
     ['not a backup', JSON.stringify({ hello: 'world' }), 'format'],
     ['newer version', JSON.stringify({ ...doc, version: 99 }), 'version'],
     ['wrong passphrase', text, 'passphrase', 'not the passphrase at all'],
-    ['a value changed', JSON.stringify({ ...doc, sections: { ...doc.sections, peers: doc.sections.peers.map((p, i) => (i === 0 ? { ...p, name: 'tampered' } : p)) } }), 'integrity'],
+    [
+      'a value changed',
+      JSON.stringify({ ...doc, sections: { ...doc.sections, peers: doc.sections.peers.map((p, i) => (i === 0 ? { ...p, name: 'tampered' } : p)) } }),
+      'integrity',
+    ],
     ['no integrity', JSON.stringify({ ...doc, integrity: undefined }), 'integrity'],
   ];
   for (const [what, body, field, pass] of cases) {
@@ -279,12 +380,19 @@ test('a bad, damaged or wrongly sealed document: 400 with fields, nothing change
     ['wrong type', { ...doc.sections, routes: doc.sections.routes.map((r) => ({ ...r, enabled: 'yes' })) }, /^sections\.routes\.\d+\.enabled$/],
     ['dangling reference', { ...doc.sections, peer_groups: [] }, /^sections\.peers\.\d+\.group_id$/],
     ['unknown section', { ...doc.sections, aliens: [] }, /^sections\.aliens$/],
-    ['damaged secret', { ...doc.sections, peers: doc.sections.peers.map((p) => ({ ...p, private_key_enc: String(p.private_key_enc).slice(0, -4) + 'AAAA' })) }, /^sections\.peers\.\d+\.private_key_enc$/],
+    [
+      'damaged secret',
+      { ...doc.sections, peers: doc.sections.peers.map((p) => ({ ...p, private_key_enc: String(p.private_key_enc).slice(0, -4) + 'AAAA' })) },
+      /^sections\.peers\.\d+\.private_key_enc$/,
+    ],
   ];
   for (const [what, sections, re] of bad) {
     const r = await restore(src, h, await resealed(sections), 'mode=replace');
     assert.equal(r.status, 422, `${what}: ${JSON.stringify(r.data)}`);
-    assert.ok(Object.keys(r.data.fields ?? {}).some((k) => re.test(k)), `${what}: ${JSON.stringify(r.data.fields)}`);
+    assert.ok(
+      Object.keys(r.data.fields ?? {}).some((k) => re.test(k)),
+      `${what}: ${JSON.stringify(r.data.fields)}`,
+    );
   }
   // no file, bad mode
   const form = new FormData();
@@ -300,22 +408,37 @@ test('the migration hook: a synthetic version-0 document is upgraded and restore
   const { text } = await download(src, h);
   const doc = JSON.parse(text) as BackupDocument;
   // version 0 (synthetic): peers named their group "group" and had no description column
-  const v0 = await resealDocument({
-    ...doc, version: 0,
-    sections: { ...doc.sections, peers: doc.sections.peers.map(({ group_id, description: _d, ...p }) => ({ ...p, group: group_id })) },
-  } as any, PASS, doc.encryption);
+  const v0 = await resealDocument(
+    {
+      ...doc,
+      version: 0,
+      sections: { ...doc.sections, peers: doc.sections.peers.map(({ group_id, description: _d, ...p }) => ({ ...p, group: group_id })) },
+    } as any,
+    PASS,
+    doc.encryption,
+  );
   const dst = await startTestServer(ENV);
   try {
     const plain = await dst.req('/api/v1/settings/backup/restore?mode=replace', { method: 'POST' });
     assert.equal(plain.status, 401);
     // without a migration from 0 the server refuses it
     const svc = dst.deps.backup as BackupService;
-    await assert.rejects(svc.restore(JSON.stringify(v0), { passphrase: PASS, mode: 'replace', dryRun: true }), (e: any) => e.kind === 'unprocessable' && Boolean(e.fields.version));
+    await assert.rejects(
+      svc.restore(JSON.stringify(v0), { passphrase: PASS, mode: 'replace', dryRun: true }),
+      (e: any) => e.kind === 'unprocessable' && Boolean(e.fields.version),
+    );
     // with one, it is read as version 1
     const migrating = new BackupService(dst.deps, {
-      proxy: dst.deps.proxy, wireguard: dst.deps.wireguard, routeAuth: dst.deps.routeAuth, gateways: dst.deps.gateways, peers: dst.deps.peers,
+      proxy: dst.deps.proxy,
+      wireguard: dst.deps.wireguard,
+      routeAuth: dst.deps.routeAuth,
+      gateways: dst.deps.gateways,
+      peers: dst.deps.peers,
       migrations: {
-        0: (d) => ({ ...d, sections: { ...d.sections, peers: (d.sections.peers as any[]).map(({ group, ...p }) => ({ ...p, group_id: group, description: null })) } }),
+        0: (d) => ({
+          ...d,
+          sections: { ...d.sections, peers: (d.sections.peers as any[]).map(({ group, ...p }) => ({ ...p, group_id: group, description: null })) },
+        }),
       },
     });
     const r = await migrating.restore(JSON.stringify(v0), { passphrase: PASS, mode: 'replace', dryRun: false });

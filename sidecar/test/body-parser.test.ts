@@ -34,7 +34,13 @@ test('JSON: parsed for POST, PUT, PATCH and DELETE; malformed or non-object JSON
     assert.equal(r.status, 400, body);
     assert.equal(r.data.ok, false, body);
     assert.equal(typeof r.data.error, 'string', body);
-    assert.deepEqual(Object.keys(r.data).filter((k) => k !== 'code' && k !== 'params').sort(), ['error', 'ok'], body);
+    assert.deepEqual(
+      Object.keys(r.data)
+        .filter((k) => k !== 'code' && k !== 'params')
+        .sort(),
+      ['error', 'ok'],
+      body,
+    );
     assert.equal(typeof r.data.code, 'string', body);
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
@@ -56,12 +62,19 @@ test('JSON nested deeper than MAX_JSON_DEPTH and bodies that are not UTF-8 are 4
   const parsed = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: okDepth });
   assert.equal(parsed.status, 400);
   assert.deepEqual(parsed.data.fields, { x: 'unknown field' });
-  assert.equal((await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{"name":"depth-ok"}' })).status, 201);
+  assert.equal(
+    (await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{"name":"depth-ok"}' })).status,
+    201,
+  );
   const bad = Buffer.concat([Buffer.from('{"name":"bad-'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
   const u = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: bad });
   assert.equal(u.status, 400);
   assert.match(u.data.error, /UTF-8/);
-  const f = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.concat([Buffer.from('name=bad-'), Buffer.from([0xff])]) });
+  const f = await s.req('/api/v1/tags', {
+    method: 'POST',
+    headers: { ...h, 'content-type': 'application/x-www-form-urlencoded' },
+    body: Buffer.concat([Buffer.from('name=bad-'), Buffer.from([0xff])]),
+  });
   assert.equal(f.status, 400);
   const esc = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{"name":"esc-\\ufffd"}' });
   assert.equal(esc.status, 201, JSON.stringify(esc.data));
@@ -97,8 +110,15 @@ test('forms: urlencoded bodies are parsed (and the _csrf field of a session form
   assert.equal(r.data.tag.name, 'from-a-form');
   // session + form with _csrf: accepted, and _csrf is not taken as a field
   const login = await s.req('/login', { method: 'POST', json: { username: 'admin', password: 'admin-password-1' }, headers: { accept: 'application/json' } });
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const viaForm = await s.req('/api/v1/tags', { method: 'POST', headers: { cookie }, body: new URLSearchParams({ name: 'session-form', _csrf: login.data.csrfToken }) });
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const viaForm = await s.req('/api/v1/tags', {
+    method: 'POST',
+    headers: { cookie },
+    body: new URLSearchParams({ name: 'session-form', _csrf: login.data.csrfToken }),
+  });
   assert.equal(viaForm.status, 201, JSON.stringify(viaForm.data));
   const noCsrf = await s.req('/api/v1/tags', { method: 'POST', headers: { cookie }, body: new URLSearchParams({ name: 'no-csrf' }) });
   assert.equal(noCsrf.status, 403);
@@ -106,17 +126,23 @@ test('forms: urlencoded bodies are parsed (and the _csrf field of a session form
 
 test('multipart uploads: one file in the declared field, kept in memory, size and content checked', async () => {
   const r = await createRoute(s);
-  const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: 86_400_000 } });
+  const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: 86_400_000 },
+  });
   assert.equal(cfg.status, 200, JSON.stringify(cfg.data));
   const url = `/api/v1/routes/${r.id}/branding/logo`;
   const post = (fd: FormData) => s.req(url, { method: 'POST', headers: h, body: fd });
   const blob = (b: Buffer, type?: string) => new Blob([new Uint8Array(b)], type ? { type } : {});
 
   // a file part without a Content-Type is still a file
-  const raw = [
-    '--XBOUNDARY', 'Content-Disposition: form-data; name="file"; filename="logo.png"', '', PNG.toString('latin1'), '--XBOUNDARY--', '',
-  ].join('\r\n');
-  const noType = await s.req(url, { method: 'POST', headers: { ...h, 'content-type': 'multipart/form-data; boundary=XBOUNDARY' }, body: Buffer.from(raw, 'latin1') });
+  const raw = ['--XBOUNDARY', 'Content-Disposition: form-data; name="file"; filename="logo.png"', '', PNG.toString('latin1'), '--XBOUNDARY--', ''].join('\r\n');
+  const noType = await s.req(url, {
+    method: 'POST',
+    headers: { ...h, 'content-type': 'multipart/form-data; boundary=XBOUNDARY' },
+    body: Buffer.from(raw, 'latin1'),
+  });
   assert.equal(noType.status, 200, JSON.stringify(noType.data));
 
   // a file in another field, or two files: 400 with fields.file
@@ -136,7 +162,7 @@ test('multipart uploads: one file in the declared field, kept in memory, size an
   const empty = new FormData();
   empty.append('file', blob(Buffer.alloc(0), 'image/png'), 'e.png');
   const e = await post(empty);
-  assert.equal(e.status, 422, "an empty file: its content is judged (documented 422)");
+  assert.equal(e.status, 422, 'an empty file: its content is judged (documented 422)');
   assert.ok(e.data.fields.file);
 
   // a text field named "file" is not a file

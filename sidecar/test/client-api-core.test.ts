@@ -210,7 +210,11 @@ test('heartbeat: stored on the machine, answers the config hash; bad input 400 w
   assert.ok(bad.data.fields.handshake_age_s && bad.data.fields.rx_bytes && bad.data.fields.tx_bytes, JSON.stringify(bad.data.fields));
   let row: any = await s.deps.db.models.ClientMachine.findByPk(reg.data.machine.id, { raw: true });
   assert.equal(row.rx_bytes, null);
-  const ok = await s.req('/api/v1/client/heartbeat', { method: 'POST', json: { handshake_age_s: 12, rx_bytes: 1000, tx_bytes: 2000, hostname: 'hb-box-renamed' }, headers: h });
+  const ok = await s.req('/api/v1/client/heartbeat', {
+    method: 'POST',
+    json: { handshake_age_s: 12, rx_bytes: 1000, tx_bytes: 2000, hostname: 'hb-box-renamed' },
+    headers: h,
+  });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
   assert.equal(ok.data.config_hash, reg.data.config_hash);
   row = await s.deps.db.models.ClientMachine.findByPk(reg.data.machine.id, { raw: true });

@@ -26,11 +26,18 @@ after(async () => {
 });
 
 let n = 0;
-async function client(scopes = ['client'], extra: Record<string, unknown> = {}): Promise<{ token: string; id: number; h: Record<string, string>; peerId: number; machineId: number }> {
+async function client(
+  scopes = ['client'],
+  extra: Record<string, unknown> = {},
+): Promise<{ token: string; id: number; h: Record<string, string>; peerId: number; machineId: number }> {
   const t = await s.req('/api/v1/tokens', { method: 'POST', json: { name: `i-${++n}`, scopes, ...extra }, headers: admin });
   assert.equal(t.status, 201);
   const h = { ...bearer(t.data.token), 'x-machine-fingerprint': `fp-${n}` };
-  const r = await s.req('/api/v1/client/register', { method: 'POST', json: { hostname: `host-${n}`, platform: 'linux-x64', client_version: '0.1.0' }, headers: h });
+  const r = await s.req('/api/v1/client/register', {
+    method: 'POST',
+    json: { hostname: `host-${n}`, platform: 'linux-x64', client_version: '0.1.0' },
+    headers: h,
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   return { token: t.data.token, id: t.data.record.id, h, peerId: r.data.peer.id, machineId: r.data.machine.id };
 }
@@ -64,7 +71,11 @@ test('status: stored (size-limited); too large 413, bad known fields 400 with fi
   assert.ok(bad.data.fields.uptime_s && bad.data.fields['tunnel.up'], JSON.stringify(bad.data.fields));
   let row: any = await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true });
   assert.equal(row.status_json, null);
-  const ok = await s.req('/api/v1/client/status', { method: 'POST', json: { os: 'Debian 12', uptime_s: 99, tunnel: { up: true, interface: 'gh0' }, extra: { cpu: 3 } }, headers: c.h });
+  const ok = await s.req('/api/v1/client/status', {
+    method: 'POST',
+    json: { os: 'Debian 12', uptime_s: 99, tunnel: { up: true, interface: 'gh0' }, extra: { cpu: 3 } },
+    headers: c.h,
+  });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
   row = await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true });
   assert.deepEqual(JSON.parse(row.status_json), { os: 'Debian 12', uptime_s: 99, tunnel: { up: true, interface: 'gh0' }, extra: { cpu: 3 } });
@@ -127,7 +138,14 @@ test('traffic: its own peer only, by period; bad period 400', async () => {
   const c = await client();
   const other = await client();
   const now = s.deps.clock();
-  await addSamples(s.deps.db.sequelize, [{ peerId: c.peerId, rx: 1000, tx: 500 }, { peerId: other.peerId, rx: 7777, tx: 7777 }], now - 60_000);
+  await addSamples(
+    s.deps.db.sequelize,
+    [
+      { peerId: c.peerId, rx: 1000, tx: 500 },
+      { peerId: other.peerId, rx: 7777, tx: 7777 },
+    ],
+    now - 60_000,
+  );
   const t = await s.req('/api/v1/client/traffic?period=1h', { headers: c.h });
   assert.equal(t.status, 200, JSON.stringify(t.data));
   assert.equal(t.data.peer_id, c.peerId);
@@ -154,9 +172,27 @@ test('services: routes whose ACL lists its peer, sign-in routes that list its us
   const users = await s.req('/api/v1/users', { method: 'GET', headers: admin });
   const adminId = users.data.users.find((u: any) => u.username === 'admin').id;
   const signinMine = await mk({ domain: 'signin-mine.example.test', user_ids: [adminId] });
-  assert.equal((await s.req(`/api/v1/routes/${signinMine}/auth`, { method: 'POST', json: { method: 'email_password', email: 'o@example.test', password: 'correct horse battery', session_max_age: 3_600_000 }, headers: admin })).status, 200);
+  assert.equal(
+    (
+      await s.req(`/api/v1/routes/${signinMine}/auth`, {
+        method: 'POST',
+        json: { method: 'email_password', email: 'o@example.test', password: 'correct horse battery', session_max_age: 3_600_000 },
+        headers: admin,
+      })
+    ).status,
+    200,
+  );
   const signinOther = await mk({ domain: 'signin-other.example.test' });
-  assert.equal((await s.req(`/api/v1/routes/${signinOther}/auth`, { method: 'POST', json: { method: 'email_password', email: 'o@example.test', password: 'correct horse battery', session_max_age: 3_600_000 }, headers: admin })).status, 200);
+  assert.equal(
+    (
+      await s.req(`/api/v1/routes/${signinOther}/auth`, {
+        method: 'POST',
+        json: { method: 'email_password', email: 'o@example.test', password: 'correct horse battery', session_max_age: 3_600_000 },
+        headers: admin,
+      })
+    ).status,
+    200,
+  );
   const l4 = await mk({ domain: 'ssh.example.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 42222, target_port: 22 });
   const disabled = await mk({ domain: 'off.example.test' });
   await s.req(`/api/v1/routes/${disabled}/toggle`, { method: 'PUT', headers: admin });
@@ -187,7 +223,10 @@ test('dns-check: internal names from peer hostnames, others through the resolver
   const internal = await s.req('/api/v1/client/dns-check?domain=dns-box.vpn.internal', { headers: c.h });
   assert.equal(internal.status, 200, JSON.stringify(internal.data));
   const addr = (await s.req(`/api/v1/peers/${c.peerId}`, { headers: admin })).data.peer.allowed_ips.split('/')[0];
-  assert.deepEqual({ found: internal.data.found, source: internal.data.source, addresses: internal.data.addresses }, { found: true, source: 'internal', addresses: [{ address: addr, family: 4 }] });
+  assert.deepEqual(
+    { found: internal.data.found, source: internal.data.source, addresses: internal.data.addresses },
+    { found: true, source: 'internal', addresses: [{ address: addr, family: 4 }] },
+  );
   const srv = await s.req('/api/v1/client/dns-check?domain=server.vpn.internal', { headers: c.h });
   assert.equal(srv.data.addresses[0].address, '10.8.0.1');
   const missing = await s.req('/api/v1/client/dns-check?domain=nobody.vpn.internal', { headers: c.h });
@@ -216,10 +255,17 @@ test('update: public; the server version until configured, then the settings; ba
   const bad = await s.req('/api/v1/settings/client', { method: 'PUT', json: { update: { version: '', download_url: 'ftp://x' } }, headers: admin });
   assert.equal(bad.status, 400);
   assert.ok(bad.data.fields['update.version'] && bad.data.fields['update.download_url'], JSON.stringify(bad.data.fields));
-  const set = await s.req('/api/v1/settings/client', { method: 'PUT', json: { update: { version: '1.2.3', download_url: 'https://downloads.example.test/gatehouse-client-1.2.3.tar.gz', notes: 'Faster polling' } }, headers: admin });
+  const set = await s.req('/api/v1/settings/client', {
+    method: 'PUT',
+    json: { update: { version: '1.2.3', download_url: 'https://downloads.example.test/gatehouse-client-1.2.3.tar.gz', notes: 'Faster polling' } },
+    headers: admin,
+  });
   assert.equal(set.status, 200, JSON.stringify(set.data));
   const u = await s.req('/api/v1/client/update');
-  assert.deepEqual({ ...u.data }, { ok: true, version: '1.2.3', download_url: 'https://downloads.example.test/gatehouse-client-1.2.3.tar.gz', notes: 'Faster polling', source: 'settings' });
+  assert.deepEqual(
+    { ...u.data },
+    { ok: true, version: '1.2.3', download_url: 'https://downloads.example.test/gatehouse-client-1.2.3.tar.gz', notes: 'Faster polling', source: 'settings' },
+  );
   await s.req('/api/v1/settings/client', { method: 'PUT', json: { update: null }, headers: admin });
   assert.equal((await s.req('/api/v1/client/update')).data.source, 'server');
 });
@@ -240,7 +286,11 @@ test('rate limits: 3 hostname reports per minute per IP (the 4th is 429), 100 cl
     const { cookie, csrf } = await login(l);
     const t = await l.req('/api/v1/tokens', { method: 'POST', json: { name: 'rl', scopes: ['client'] }, headers: { cookie, 'x-csrf-token': csrf } });
     const h = { ...bearer(t.data.token), 'x-machine-fingerprint': 'rl-machine' };
-    const reg = await l.req('/api/v1/client/register', { method: 'POST', json: { hostname: 'rl', platform: 'linux-x64', client_version: '0.1.0' }, headers: h });
+    const reg = await l.req('/api/v1/client/register', {
+      method: 'POST',
+      json: { hostname: 'rl', platform: 'linux-x64', client_version: '0.1.0' },
+      headers: h,
+    });
     assert.equal(reg.status, 201);
     assert.equal(reg.headers.get('ratelimit-limit'), '100');
     for (let i = 1; i <= 3; i++) {

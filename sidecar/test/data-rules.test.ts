@@ -47,7 +47,8 @@ test('usernames are unique without regard to case: Admin beside admin is 409 (cr
   const self = await s.req(`/api/v1/users/${id}`, { method: 'PUT', headers: h, json: { username: 'Bob' } });
   assert.equal(self.status, 200, `a user may change the case of its own name: ${JSON.stringify(self.data)}`);
   // sign-in: the one user whose name matches in any case; the lockout counts every spelling together
-  const signIn = (username: string, password: string) => s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });
+  const signIn = (username: string, password: string) =>
+    s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });
   const asBob = await signIn('bob', 'bob-password-1');
   assert.equal(asBob.status, 200, JSON.stringify(asBob.data));
   assert.equal(asBob.data.user.username, 'Bob', 'signed in as the stored name');

@@ -16,7 +16,8 @@ test('fresh: every migration in order; again: nothing pending; the last one undo
   const databaseUrl = process.env.TEST_DATABASE_URL ? await freshPgDatabase(process.env.TEST_DATABASE_URL) : undefined;
   const db = await openDatabase({ dataDir: dir, databaseUrl });
   try {
-    const recorded = async () => ((await db.sequelize.query('SELECT name FROM "SequelizeMeta"', { type: 'SELECT' })) as { name: string }[]).map((r) => r.name).sort();
+    const recorded = async () =>
+      ((await db.sequelize.query('SELECT name FROM "SequelizeMeta"', { type: 'SELECT' })) as { name: string }[]).map((r) => r.name).sort();
     const names = migrations.map((m) => m.name);
     assert.deepEqual(await recorded(), [...names].sort(), 'openDatabase applied every migration');
     assert.deepEqual(await migrate(db.sequelize), [], 'nothing pending at the next start');

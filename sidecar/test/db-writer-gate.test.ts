@@ -65,8 +65,12 @@ test('transactions and plain writes take the gate in order; raw and model writes
       Setting.create({ key: 'model', value: 'model', updated_at: 1 }).then(() => order.push('model')),
       tx('c'),
     ]);
-    for (const n of ['a', 'b', 'c']) assert.ok(order.indexOf(`${n} end`) === order.indexOf(`${n} begin`) + 1, `transaction ${n} ran alone: ${order.join(', ')}`);
-    assert.deepEqual(((await Setting.findAll({ attributes: ['key'], order: [['key', 'ASC']], raw: true })) as unknown as { key: string }[]).map((r) => r.key), ['a', 'b', 'c', 'model', 'raw']);
+    for (const n of ['a', 'b', 'c'])
+      assert.ok(order.indexOf(`${n} end`) === order.indexOf(`${n} begin`) + 1, `transaction ${n} ran alone: ${order.join(', ')}`);
+    assert.deepEqual(
+      ((await Setting.findAll({ attributes: ['key'], order: [['key', 'ASC']], raw: true })) as unknown as { key: string }[]).map((r) => r.key),
+      ['a', 'b', 'c', 'model', 'raw'],
+    );
   });
 });
 
@@ -104,7 +108,7 @@ test('the gate: plain writes share it, a transaction holds it alone and is not o
 test('what counts as a write outside a transaction', () => {
   assert.ok(isWriteQuery('UPDATE x SET a = 1', 'BULKUPDATE'));
   assert.ok(isWriteQuery('INSERT INTO x VALUES (1)', 'INSERT'));
-  assert.ok(isWriteQuery("  insert into x values (1)", 'RAW'));
+  assert.ok(isWriteQuery('  insert into x values (1)', 'RAW'));
   assert.ok(isWriteQuery('DELETE FROM x', undefined));
   assert.ok(isWriteQuery({ query: 'UPDATE x SET a = 1', values: [] }, undefined));
   assert.ok(!isWriteQuery('SELECT * FROM x', 'SELECT'));

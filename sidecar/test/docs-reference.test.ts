@@ -26,11 +26,17 @@ test('every relative link of README.md and docs/ resolves', () => {
 test('the link check itself: anchors as GitHub makes them, and broken links found', () => {
   assert.equal(anchorOf('RDP on the desktop client API (`/client/rdp*`)'), 'rdp-on-the-desktop-client-api-clientrdp');
   assert.equal(anchorOf('Internal DNS data (feature `internal_dns`, community edition)'), 'internal-dns-data-feature-internal_dns-community-edition');
-  assert.deepEqual(headingsOf('# A\n## B\n```\n# not a heading\n```\n## B').map((h) => h.anchor), ['a', 'b', 'b-1']);
+  assert.deepEqual(
+    headingsOf('# A\n## B\n```\n# not a heading\n```\n## B').map((h) => h.anchor),
+    ['a', 'b', 'b-1'],
+  );
   fs.mkdirSync(path.join(ROOT, 'test-results'), { recursive: true });
   const dir = fs.mkdtempSync(path.join(ROOT, 'test-results', 'links-'));
   try {
-    fs.writeFileSync(path.join(dir, 'a.md'), '# Title\n\n## Part one\n\n[ok](b.md#target) [ok](#part-one) [bad](missing.md) [bad](b.md#nowhere) [web](https://example.com/x) `[code](missing.md)`\n');
+    fs.writeFileSync(
+      path.join(dir, 'a.md'),
+      '# Title\n\n## Part one\n\n[ok](b.md#target) [ok](#part-one) [bad](missing.md) [bad](b.md#nowhere) [web](https://example.com/x) `[code](missing.md)`\n',
+    );
     fs.writeFileSync(path.join(dir, 'b.md'), '# Target\n');
     const rel = path.relative(ROOT, dir);
     const found = checkLinks(ROOT, [`${rel}/a.md`]).map((p) => `${p.target}: ${p.problem}`);

@@ -138,7 +138,20 @@ describe('SSE wire format', () => {
 
 describe('the stream hub on its own', () => {
   const log = createLogger('error', true);
-  const entry = (id: number, message: string) => ({ id, severity: 'info', source: 't', event_type: 't', message, code: null, params: null, details: null, user_id: null, ip: null, created_at: '', timestamp: 0 });
+  const entry = (id: number, message: string) => ({
+    id,
+    severity: 'info',
+    source: 't',
+    event_type: 't',
+    message,
+    code: null,
+    params: null,
+    details: null,
+    user_id: null,
+    ip: null,
+    created_at: '',
+    timestamp: 0,
+  });
 
   test('in bus order even when an earlier subscriber emits while handling (its event overtakes the first for later subscribers)', async () => {
     const clock = manualClock();
@@ -166,7 +179,13 @@ describe('the stream hub on its own', () => {
     const out = hub.open({ scopes: new Set(['peers']) });
     let text = '';
     out.on('data', (d) => (text += d));
-    const traffic = { type: 'peer_traffic' as const, interval_s: 10, rx_rate: 5, tx_rate: 6, peers: [{ peer_id: 1, rx_rate: 5, tx_rate: 6, total_rx: 50, total_tx: 60 }] };
+    const traffic = {
+      type: 'peer_traffic' as const,
+      interval_s: 10,
+      rx_rate: 5,
+      tx_rate: 6,
+      peers: [{ peer_id: 1, rx_rate: 5, tx_rate: 6, total_rx: 50, total_tx: 60 }],
+    };
     // a subscriber ahead of the stream emits a kept event while handling the transient one
     bus.on('peer_traffic', async () => void (await bus.emit({ type: 'peer_online', peer_id: 1, name: 'p', endpoint: null, latest_handshake: null })));
     await bus.emit(traffic, { transient: true });
@@ -174,12 +193,18 @@ describe('the stream hub on its own', () => {
     await new Promise((r) => setImmediate(r));
     const written = () => [...text.matchAll(/id: (\S+)\nevent: (\S+)/g)].map((m) => `${m[1]} ${m[2]}`);
     assert.deepEqual(written(), ['t-0 ready', 't-1 peer_traffic', 't-2 peer_online', 't-3 peer_offline']);
-    assert.match(text, /event: peer_traffic\ndata: \{"interval_s":10,"rx_rate":5,"tx_rate":6,"peers":\[\{"peer_id":1,"rx_rate":5,"tx_rate":6,"total_rx":50,"total_tx":60\}\],"at":\d+\}/);
+    assert.match(
+      text,
+      /event: peer_traffic\ndata: \{"interval_s":10,"rx_rate":5,"tx_rate":6,"peers":\[\{"peer_id":1,"rx_rate":5,"tx_rate":6,"total_rx":50,"total_tx":60\}\],"at":\d+\}/,
+    );
     const again = hub.open({ scopes: new Set(['peers']), lastEventId: 't-0' });
     let replay = '';
     again.on('data', (d) => (replay += d));
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual([...replay.matchAll(/id: (\S+)\nevent: (\S+)/g)].map((m) => `${m[1]} ${m[2]}`), ['t-2 peer_online', 't-3 peer_offline', 't-3 ready']);
+    assert.deepEqual(
+      [...replay.matchAll(/id: (\S+)\nevent: (\S+)/g)].map((m) => `${m[1]} ${m[2]}`),
+      ['t-2 peer_online', 't-3 peer_offline', 't-3 ready'],
+    );
     await hub.closeAll();
   });
 
@@ -202,7 +227,10 @@ describe('the stream hub on its own', () => {
     again.on('data', (d) => (rest += d));
     await new Promise((r) => setImmediate(r));
     const replayed = [...rest.matchAll(/id: (c-\d+)\nevent: activity_recorded/g)].map((m) => m[1]);
-    assert.deepEqual([...ids, ...replayed], Array.from({ length: 10 }, (_, i) => `c-${i + 1}`));
+    assert.deepEqual(
+      [...ids, ...replayed],
+      Array.from({ length: 10 }, (_, i) => `c-${i + 1}`),
+    );
     await hub.closeAll();
   });
 });
@@ -255,7 +283,10 @@ describe('GET /api/v1/events', () => {
       assert.deepEqual(row.data.entry, listed);
       // ids strictly increase: the stream is in bus order
       const seqs = st.messages.filter(isDomain).map((x) => Number(x.id!.split('-')[1]));
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+      );
       assert.equal(new Set(seqs).size, seqs.length);
     } finally {
       st.close();
@@ -278,9 +309,18 @@ describe('GET /api/v1/events', () => {
       // the full-access admin's own later change is the fence: everything before it has been written
       await newRoute('sse-scope-2.example.test', p2);
       await rs.waitFor((m) => m.event === 'route_created' && m.data.domain === 'sse-scope-2.example.test');
-      assert.deepEqual(ps.messages.filter(isDomain).map((m) => m.event), ['peer_created', 'peer_created']);
-      assert.deepEqual(ps.messages.filter(isDomain).map((m) => m.data.peer_id), [p1, p2]);
-      assert.deepEqual(rs.messages.filter(isDomain).map((m) => m.event), ['route_created', 'route_created']);
+      assert.deepEqual(
+        ps.messages.filter(isDomain).map((m) => m.event),
+        ['peer_created', 'peer_created'],
+      );
+      assert.deepEqual(
+        ps.messages.filter(isDomain).map((m) => m.data.peer_id),
+        [p1, p2],
+      );
+      assert.deepEqual(
+        rs.messages.filter(isDomain).map((m) => m.event),
+        ['route_created', 'route_created'],
+      );
     } finally {
       ps.close();
       rs.close();
@@ -308,22 +348,31 @@ describe('GET /api/v1/events', () => {
         const { at: _at, ...rest } = d;
         return rest;
       };
-      assert.deepEqual(got.filter(([e]) => e !== 'peer_created' && e !== 'peer_updated').map(([e, d]) => [e, strip(d)]), [
-        ['peer_group_created', { group_id: gid, name: 'sse-group', actor: 1 }],
-        ['peer_group_updated', { group_id: gid, name: 'sse-group-2', fields: ['name', 'color'], actor: 1 }],
-        ['peer_group_deleted', { group_id: gid, name: 'sse-group-2', peers_ungrouped: 1, actor: 1 }],
-        ['tag_created', { tag_id: t.data.tag.id, name: 'sse-reg', actor: 1 }],
-        ['tag_deleted', { name: 'sse-tag', registered: false, peers_updated: 1, actor: 1 }],
-      ]);
+      assert.deepEqual(
+        got.filter(([e]) => e !== 'peer_created' && e !== 'peer_updated').map(([e, d]) => [e, strip(d)]),
+        [
+          ['peer_group_created', { group_id: gid, name: 'sse-group', actor: 1 }],
+          ['peer_group_updated', { group_id: gid, name: 'sse-group-2', fields: ['name', 'color'], actor: 1 }],
+          ['peer_group_deleted', { group_id: gid, name: 'sse-group-2', peers_ungrouped: 1, actor: 1 }],
+          ['tag_created', { tag_id: t.data.tag.id, name: 'sse-reg', actor: 1 }],
+          ['tag_deleted', { name: 'sse-tag', registered: false, peers_updated: 1, actor: 1 }],
+        ],
+      );
       // the activity rows are the same as before these were events
       const row = await ls.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.event_type === 'tag_deleted');
       assert.equal(row.data.entry.message, 'Tag "sse-tag" deleted (removed from 1 peers)');
       const grp = await ls.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.event_type === 'peer_group_deleted');
-      assert.deepEqual([grp.data.entry.message, grp.data.entry.details, grp.data.entry.user_id], ['Peer group "sse-group-2" deleted (1 peers ungrouped)', { group_id: gid, peers_ungrouped: 1 }, 1]);
+      assert.deepEqual(
+        [grp.data.entry.message, grp.data.entry.details, grp.data.entry.user_id],
+        ['Peer group "sse-group-2" deleted (1 peers ungrouped)', { group_id: gid, peers_ungrouped: 1 }, 1],
+      );
       // fence for the routes reader: its own event after all of the above
       const rid = await newRoute('sse-fence.example.test', await newPeer('sse-fence'));
       await rs.waitFor((m) => m.event === 'route_created' && m.data.route_id === rid);
-      assert.deepEqual(rs.messages.filter(isDomain).map((m) => m.event), ['route_created']);
+      assert.deepEqual(
+        rs.messages.filter(isDomain).map((m) => m.event),
+        ['route_created'],
+      );
     } finally {
       for (const st of [ps, rs, ls]) st.close();
     }
@@ -346,7 +395,11 @@ describe('GET /api/v1/events', () => {
       assert.equal((await s.req(`/api/v1/tokens/${t.data.record.id}`, { method: 'DELETE', headers: as() })).status, 200);
       assert.equal((await s.req(`/api/v1/users/${u.data.user.id}`, { method: 'PUT', json: { email: 'viewer@example.test' }, headers: as() })).status, 200);
       const rid = await newRoute('sse-auth.example.test', await newPeer('sse-auth'));
-      const ra = await s.req(`/api/v1/routes/${rid}/auth`, { method: 'POST', json: { method: 'email_password', email: 'a@b.test', password: 'secret-pass', session_max_age: 86_400_000 }, headers: as() });
+      const ra = await s.req(`/api/v1/routes/${rid}/auth`, {
+        method: 'POST',
+        json: { method: 'email_password', email: 'a@b.test', password: 'secret-pass', session_max_age: 86_400_000 },
+        headers: as(),
+      });
       assert.ok(ra.status === 200 || ra.status === 201, JSON.stringify(ra.data));
       assert.equal((await s.req(`/api/v1/routes/${rid}/auth`, { method: 'DELETE', headers: as() })).status, 200);
       const adminTypes = ['token_created', 'token_revoked', 'user_updated'];
@@ -354,29 +407,56 @@ describe('GET /api/v1/events', () => {
         await st.waitFor((m) => m.event === 'route_auth_deleted');
         // (the read-only stream also saw the tokens this test created for the other streams)
         const got = st.messages.filter((m) => adminTypes.includes(m.event) && (m.event === 'user_updated' || m.data.name === 'sse-made'));
-        assert.deepEqual(got.map((m) => m.event), adminTypes);
+        assert.deepEqual(
+          got.map((m) => m.event),
+          adminTypes,
+        );
         assert.deepEqual([got[0].data.name, got[0].data.scopes, got[0].data.actor], ['sse-made', ['logs'], 1]);
         assert.deepEqual([got[2].data.user_id, got[2].data.username, got[2].data.fields], [u.data.user.id, 'sse-viewer', ['email']]);
       }
       await routesTok.waitFor((m) => m.event === 'route_auth_deleted');
-      assert.deepEqual(routesTok.messages.filter((m) => m.event.startsWith('route_auth')).map((m) => [m.event, m.data.route_id, m.data.domain]), [
-        ['route_auth_created', rid, 'sse-auth.example.test'],
-        ['route_auth_deleted', rid, 'sse-auth.example.test'],
-      ]);
+      assert.deepEqual(
+        routesTok.messages.filter((m) => m.event.startsWith('route_auth')).map((m) => [m.event, m.data.route_id, m.data.domain]),
+        [
+          ['route_auth_created', rid, 'sse-auth.example.test'],
+          ['route_auth_deleted', rid, 'sse-auth.example.test'],
+        ],
+      );
       const created = routesTok.messages.find((m) => m.event === 'route_auth_created')!;
       assert.deepEqual([created.data.method, created.data.two_factor_method, created.data.password_changed], ['email_password', null, true]);
       // the non-admin session and the peers token: none of the account/token events
       await userSession.waitFor((m) => m.event === 'route_auth_deleted');
-      assert.deepEqual(userSession.messages.filter((m) => adminTypes.includes(m.event)), []);
+      assert.deepEqual(
+        userSession.messages.filter((m) => adminTypes.includes(m.event)),
+        [],
+      );
       await peersTok.waitFor((m) => m.event === 'peer_created' && m.data.name === 'sse-auth');
       const fence = await newPeer('sse-auth-fence');
       await peersTok.waitFor((m) => m.event === 'peer_created' && m.data.peer_id === fence);
-      assert.deepEqual(peersTok.messages.filter(isDomain).map((m) => m.event), ['peer_created', 'peer_created']);
+      assert.deepEqual(
+        peersTok.messages.filter(isDomain).map((m) => m.event),
+        ['peer_created', 'peer_created'],
+      );
       // the activity rows written from these events are the ones the log always had
-      const rows = (await s.req('/api/v1/logs/activity?source=routes&limit=5', { headers: bearer(full) })).data.entries as { event_type: string; message: string }[];
-      assert.deepEqual(rows.filter((r) => r.event_type.startsWith('route_auth')).map((r) => r.message), ['Route auth removed from sse-auth.example.test; its sessions ended', 'Route auth enabled on sse-auth.example.test (email_password)']);
-      const tokRows = (await s.req('/api/v1/logs/activity?source=tokens&limit=2', { headers: bearer(full) })).data.entries as { message: string; details: unknown }[];
-      assert.deepEqual(tokRows.map((r) => [r.message, r.details]), [['API token sse-made revoked', { id: t.data.record.id }], ['API token sse-made created', { id: t.data.record.id, scopes: ['logs'] }]]);
+      const rows = (await s.req('/api/v1/logs/activity?source=routes&limit=5', { headers: bearer(full) })).data.entries as {
+        event_type: string;
+        message: string;
+      }[];
+      assert.deepEqual(
+        rows.filter((r) => r.event_type.startsWith('route_auth')).map((r) => r.message),
+        ['Route auth removed from sse-auth.example.test; its sessions ended', 'Route auth enabled on sse-auth.example.test (email_password)'],
+      );
+      const tokRows = (await s.req('/api/v1/logs/activity?source=tokens&limit=2', { headers: bearer(full) })).data.entries as {
+        message: string;
+        details: unknown;
+      }[];
+      assert.deepEqual(
+        tokRows.map((r) => [r.message, r.details]),
+        [
+          ['API token sse-made revoked', { id: t.data.record.id }],
+          ['API token sse-made created', { id: t.data.record.id, scopes: ['logs'] }],
+        ],
+      );
     } finally {
       for (const st of all) st.close();
     }
@@ -390,7 +470,11 @@ describe('GET /api/v1/events', () => {
       assert.equal((await s.req('/api/v1/settings/default-theme', { method: 'PUT', json: { theme: 'pro' }, headers: as() })).status, 200);
       assert.equal((await s.req('/api/v1/settings/security', { method: 'PUT', json: { lockout: { max_attempts: 7 } }, headers: as() })).status, 200);
       assert.equal((await s.req('/api/v1/settings/monitoring', { method: 'PUT', json: { interval_seconds: 120 }, headers: as() })).status, 200);
-      const smtp = await s.req('/api/v1/smtp', { method: 'PUT', json: { host: '127.0.0.1', port: 2525, secure: false, from: 'gh@example.test' }, headers: as() });
+      const smtp = await s.req('/api/v1/smtp', {
+        method: 'PUT',
+        json: { host: '127.0.0.1', port: 2525, secure: false, from: 'gh@example.test' },
+        headers: as(),
+      });
       assert.equal(smtp.status, 200, JSON.stringify(smtp.data));
       await adminSt.waitFor((m) => m.event === 'smtp_updated');
       const strip = (d: any) => {
@@ -405,7 +489,11 @@ describe('GET /api/v1/events', () => {
       assert.equal(got[2][0], 'settings_changed');
       assert.deepEqual([got[2][1].section, got[2][1].interval_seconds], ['monitoring', 120]);
       assert.deepEqual(got[3], ['smtp_updated', { host: '127.0.0.1', port: 2525, secure: false, user: null, password_changed: false, actor: 1 }]);
-      const rows = (await s.req('/api/v1/logs/activity?source=settings&limit=4', { headers: bearer(full) })).data.entries as { event_type: string; message: string; details: unknown }[];
+      const rows = (await s.req('/api/v1/logs/activity?source=settings&limit=4', { headers: bearer(full) })).data.entries as {
+        event_type: string;
+        message: string;
+        details: unknown;
+      }[];
       assert.deepEqual(rows.map((r) => [r.event_type, r.message]).reverse(), [
         ['settings_changed', 'Default theme set to pro'],
         ['settings_changed', 'Lockout settings changed'],
@@ -415,7 +503,10 @@ describe('GET /api/v1/events', () => {
       assert.deepEqual(rows[2].details, { max_attempts: 7 });
       const rid = await newRoute('sse-settings-fence.example.test', await newPeer('sse-settings-fence'));
       await routesSt.waitFor((m) => m.event === 'route_created' && m.data.route_id === rid);
-      assert.deepEqual(routesSt.messages.filter(isDomain).map((m) => m.event), ['route_created']);
+      assert.deepEqual(
+        routesSt.messages.filter(isDomain).map((m) => m.event),
+        ['route_created'],
+      );
     } finally {
       adminSt.close();
       routesSt.close();
@@ -429,7 +520,10 @@ describe('GET /api/v1/events', () => {
       await st.waitFor((m) => m.event === 'ready');
       const id = await newPeer('sse-logs');
       await st.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.details?.peer_id === id);
-      assert.ok(st.messages.filter(isDomain).every((m) => m.event === 'activity_recorded'), st.raw());
+      assert.ok(
+        st.messages.filter(isDomain).every((m) => m.event === 'activity_recorded'),
+        st.raw(),
+      );
     } finally {
       st.close();
     }
@@ -481,14 +575,21 @@ describe('GET /api/v1/events', () => {
     const viaQuery = await openStream(s, { cookie: admin.cookie }, `?last_event_id=${encodeURIComponent(ready.id!)}`);
     try {
       await viaQuery.waitFor((m) => m.event === 'ready');
-      assert.deepEqual(viaQuery.messages.filter((m) => m.event === 'peer_created').map((m) => m.data.name), ['sse-missed-a', 'sse-missed-b', 'sse-after']);
+      assert.deepEqual(
+        viaQuery.messages.filter((m) => m.event === 'peer_created').map((m) => m.data.name),
+        ['sse-missed-a', 'sse-missed-b', 'sse-after'],
+      );
     } finally {
       viaQuery.close();
     }
   });
 
   test('an unknown or foreign Last-Event-ID gets `reset` (reload), then the stream goes on from now', async () => {
-    for (const [id, reason] of [['otherboot-5', 'other_run'], ['garbage', 'other_run'], [`${s.deps.events.boot}-999999999`, 'too_old']]) {
+    for (const [id, reason] of [
+      ['otherboot-5', 'other_run'],
+      ['garbage', 'other_run'],
+      [`${s.deps.events.boot}-999999999`, 'too_old'],
+    ]) {
       const st = await openStream(s, { cookie: admin.cookie, 'last-event-id': id });
       try {
         const reset = await st.waitFor((m) => m.event === 'reset');
@@ -509,7 +610,8 @@ describe('GET /api/v1/events', () => {
     const content = op.responses['200'].content['text/event-stream'];
     assert.ok(content, 'text/event-stream response');
     const names = content['x-events'].map((e: { name: string }) => e.name);
-    for (const n of ['peer_created', 'peer_online', 'route_down', 'circuit_open', 'gateway_offline', 'activity_recorded', 'config_changed']) assert.ok(names.includes(n), n);
+    for (const n of ['peer_created', 'peer_online', 'route_down', 'circuit_open', 'gateway_offline', 'activity_recorded', 'config_changed'])
+      assert.ok(names.includes(n), n);
     assert.ok(!names.includes('rows_changed'));
     assert.match(op.responses['200'].description, /Last-Event-ID/);
     assert.ok(op.responses['406']);

@@ -30,7 +30,12 @@ test('subscribers get the events of their types, typed, in subscription order; u
   off();
   await b.emit({ type: 'route_down', route_id: 1, domain: 'b.test', status: null, response_ms: null, error: 'refused' });
   assert.deepEqual(seen, ['down:a.test:502', 'any:route_down', 'peer_online:7@2', 'any:peer_online', 'any:login_failed', 'any:route_down']);
-  assert.deepEqual(env, { id: 'b1-1', seq: 1, at: clock(), event: { type: 'route_down', route_id: 1, domain: 'a.test', status: 502, response_ms: 3, error: null } });
+  assert.deepEqual(env, {
+    id: 'b1-1',
+    seq: 1,
+    at: clock(),
+    event: { type: 'route_down', route_id: 1, domain: 'a.test', status: 502, response_ms: 3, error: null },
+  });
   assert.equal(b.lastId, 'b1-4');
 });
 
@@ -63,8 +68,15 @@ test('since(Last-Event-ID): what came after, [] when up to date, null for anothe
   const ids: string[] = [];
   for (let i = 1; i <= 5; i++) ids.push((await b.emit(peerOnline(i)))!.id);
   assert.deepEqual(ids, ['b1-1', 'b1-2', 'b1-3', 'b1-4', 'b1-5']);
-  assert.deepEqual(b.since('b1-3')!.map((e: Envelope) => e.seq), [4, 5]);
-  assert.deepEqual(b.since('b1-2')!.map((e) => e.seq), [3, 4, 5], 'the oldest kept one follows 2');
+  assert.deepEqual(
+    b.since('b1-3')!.map((e: Envelope) => e.seq),
+    [4, 5],
+  );
+  assert.deepEqual(
+    b.since('b1-2')!.map((e) => e.seq),
+    [3, 4, 5],
+    'the oldest kept one follows 2',
+  );
   assert.deepEqual(b.since('b1-5'), []);
   assert.equal(b.since('b1-1'), null, 'event 2 is no longer kept: the client must reload');
   assert.equal(b.since('b0-4'), null, 'from another run of the process');
@@ -85,16 +97,34 @@ test('transient events: delivered with an envelope, never kept for since(), and 
   const traffic: DomainEvent = { type: 'peer_traffic', interval_s: 10, rx_rate: 1, tx_rate: 2, peers: [] };
   await b.emit(traffic, { transient: true });
   await b.emit(traffic, { transient: true });
-  assert.deepEqual(seen.map((e) => [e.id, e.transient ?? false]), [['b1-1', true], ['b1-2', true]]);
+  assert.deepEqual(
+    seen.map((e) => [e.id, e.transient ?? false]),
+    [
+      ['b1-1', true],
+      ['b1-2', true],
+    ],
+  );
   assert.deepEqual(b.since('b1-0'), [], 'nothing to replay, and not a reset');
   await b.emit(peerOnline(1));
   await b.emit(traffic, { transient: true });
   await b.emit(peerOnline(2));
-  assert.deepEqual(b.since('b1-0')!.map((e) => e.seq), [3, 5]);
-  assert.deepEqual(b.since('b1-4')!.map((e) => e.seq), [5]);
+  assert.deepEqual(
+    b.since('b1-0')!.map((e) => e.seq),
+    [3, 5],
+  );
+  assert.deepEqual(
+    b.since('b1-4')!.map((e) => e.seq),
+    [5],
+  );
   await b.emit(peerOnline(3)); // keep = 2: event 3 leaves the ring
-  assert.deepEqual(b.since('b1-3')!.map((e) => e.seq), [5, 6]);
-  assert.deepEqual(b.since('b1-4')!.map((e) => e.seq), [5, 6]);
+  assert.deepEqual(
+    b.since('b1-3')!.map((e) => e.seq),
+    [5, 6],
+  );
+  assert.deepEqual(
+    b.since('b1-4')!.map((e) => e.seq),
+    [5, 6],
+  );
   assert.equal(b.since('b1-2'), null, 'event 3 is gone');
 });
 
@@ -127,7 +157,14 @@ test('every write to routes and peers, by any writer, is one rows_changed at the
   try {
     const now = s.deps.clock();
     const { Route } = s.deps.db.models;
-    const created = await Route.create({ domain: 'watch.example.test', route_type: 'http', target_kind: 'peer', enabled: true, created_at: now, updated_at: now } as any);
+    const created = await Route.create({
+      domain: 'watch.example.test',
+      route_type: 'http',
+      target_kind: 'peer',
+      enabled: true,
+      created_at: now,
+      updated_at: now,
+    } as any);
     const id = Number(created.get('id'));
     assert.ok(seen.includes('routes:write:write'), seen.join());
     seen.length = 0;
@@ -150,12 +187,30 @@ test('the activity rows of domain events come from the events, and every row is 
   const off = s.deps.events.on('activity_recorded', (e) => void recorded.push({ id: e.entry.id, event_type: e.entry.event_type }));
   try {
     await s.deps.events.emit({ type: 'route_down', route_id: 99, domain: 'gone.example.test', status: 503, response_ms: 12.5, error: null });
-    await s.deps.events.emit({ type: 'gateway_offline', peer_id: 5, name: 'nas', from: 'online', to: 'offline', reason: 'no heartbeat for 61 s', last_seen_at: 1, at: 2 });
+    await s.deps.events.emit({
+      type: 'gateway_offline',
+      peer_id: 5,
+      name: 'nas',
+      from: 'online',
+      to: 'offline',
+      reason: 'no heartbeat for 61 s',
+      last_seen_at: 1,
+      at: 2,
+    });
     const { entries } = await s.deps.activity.query({ limit: 2 });
-    assert.deepEqual(entries.map((e) => [e.severity, e.source, e.event_type, e.message, e.details]), [
-      ['warning', 'gateways', 'gateway_offline', 'Gateway "nas" is offline (was online): no heartbeat for 61 s', { peer_id: 5, name: 'nas', from: 'online', to: 'offline', reason: 'no heartbeat for 61 s', last_seen_at: 1, at: 2 }],
-      ['warning', 'monitoring', 'route_down', 'Route gone.example.test is down (HTTP 503)', { route_id: 99, status: 503, response_ms: 12.5, error: null }],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.severity, e.source, e.event_type, e.message, e.details]),
+      [
+        [
+          'warning',
+          'gateways',
+          'gateway_offline',
+          'Gateway "nas" is offline (was online): no heartbeat for 61 s',
+          { peer_id: 5, name: 'nas', from: 'online', to: 'offline', reason: 'no heartbeat for 61 s', last_seen_at: 1, at: 2 },
+        ],
+        ['warning', 'monitoring', 'route_down', 'Route gone.example.test is down (HTTP 503)', { route_id: 99, status: 503, response_ms: 12.5, error: null }],
+      ],
+    );
     assert.deepEqual(recorded, entries.map((e) => ({ id: e.id, event_type: e.event_type })).reverse());
   } finally {
     off();
@@ -168,16 +223,27 @@ test('the activity rows of domain events come from the events, and every row is 
 test('an API action emits its domain event once, and it makes exactly one activity row', async () => {
   const { cookie, csrf } = await login(s);
   const seen: DomainEvent[] = [];
-  const off = s.deps.events.onAny((e) => void (e.type.startsWith('route') || e.type.startsWith('peer') || e.type === 'config_changed' ? seen.push(e) : undefined));
+  const off = s.deps.events.onAny(
+    (e) => void (e.type.startsWith('route') || e.type.startsWith('peer') || e.type === 'config_changed' ? seen.push(e) : undefined),
+  );
   try {
     const peer = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'evt-peer' }, headers: { cookie, 'x-csrf-token': csrf } });
     assert.equal(peer.status, 201, JSON.stringify(peer.data));
-    const r = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'evt.example.test', peer_id: peer.data.peer.id, target_port: 8080 }, headers: { cookie, 'x-csrf-token': csrf } });
+    const r = await s.req('/api/v1/routes', {
+      method: 'POST',
+      json: { domain: 'evt.example.test', peer_id: peer.data.peer.id, target_port: 8080 },
+      headers: { cookie, 'x-csrf-token': csrf },
+    });
     assert.equal(r.status, 201, JSON.stringify(r.data));
     const types = seen.map((e) => e.type).filter((t) => t !== 'rows_changed');
     assert.deepEqual(types, ['peer_created', 'config_changed', 'route_created'], 'the new route is a new proxy configuration, committed before route_created');
     const cfg = seen.find((e) => e.type === 'config_changed');
-    assert.deepEqual(cfg, { type: 'config_changed', target: 'proxy', config_hash: (s.deps.proxy as { status(): { config_hash: string } }).status().config_hash, reason: null });
+    assert.deepEqual(cfg, {
+      type: 'config_changed',
+      target: 'proxy',
+      config_hash: (s.deps.proxy as { status(): { config_hash: string } }).status().config_hash,
+      reason: null,
+    });
     const created = seen.find((e) => e.type === 'route_created');
     assert.deepEqual(created, { type: 'route_created', route_id: r.data.route.id, domain: 'evt.example.test', route_type: 'http', actor: 1 });
     const rows = (await s.deps.activity.query({ event_type: 'route_created' })).entries.filter((e) => e.details?.route_id === r.data.route.id);

@@ -22,11 +22,31 @@ import { waitFor } from '../../test/lib/wait.js';
 
 describe('state machine (pure)', () => {
   const th = { offlineAfterMs: 60_000 };
-  const hb = (o: Partial<Heartbeat> = {}) => ({ route_reachability: [], overall_healthy: true, http_proxy_healthy: true, api_healthy: true, dns_resolve_ok: true, tcp_listeners: [], ...o }) as Heartbeat;
+  const hb = (o: Partial<Heartbeat> = {}) =>
+    ({
+      route_reachability: [],
+      overall_healthy: true,
+      http_proxy_healthy: true,
+      api_healthy: true,
+      dns_resolve_ok: true,
+      tcp_listeners: [],
+      ...o,
+    }) as Heartbeat;
 
   test('verdict: route_reachability is the ground truth, overall_healthy only the fallback', () => {
     // one reachable route wins over a failing self-check
-    assert.deepEqual(healthVerdict(hb({ overall_healthy: false, route_reachability: [{ route_id: 1, reachable: true, latency_ms: 2 }, { route_id: 2, reachable: false, latency_ms: null }] })), { healthy: true, reason: '1/2 LAN targets reachable', detail: { code: 'lan_reachable', up: 1, total: 2 } });
+    assert.deepEqual(
+      healthVerdict(
+        hb({
+          overall_healthy: false,
+          route_reachability: [
+            { route_id: 1, reachable: true, latency_ms: 2 },
+            { route_id: 2, reachable: false, latency_ms: null },
+          ],
+        }),
+      ),
+      { healthy: true, reason: '1/2 LAN targets reachable', detail: { code: 'lan_reachable', up: 1, total: 2 } },
+    );
     // no route reachable loses over a passing self-check
     const down = healthVerdict(hb({ overall_healthy: true, route_reachability: [{ route_id: 1, reachable: false, latency_ms: null }] }));
     assert.equal(down.healthy, false);
@@ -43,14 +63,22 @@ describe('state machine (pure)', () => {
   test('status: unknown without heartbeat, online when fresh and healthy, offline when stale or unhealthy', () => {
     const now = 1_000_000;
     assert.equal(deriveStatus({ lastSeenAt: null, healthy: null, healthReason: null }, now, th).status, 'unknown');
-    assert.equal(deriveStatus({ lastSeenAt: now - 60_000, healthy: true, healthReason: 'x' }, now, th).status, 'online', 'exactly offline_after old is still online');
+    assert.equal(
+      deriveStatus({ lastSeenAt: now - 60_000, healthy: true, healthReason: 'x' }, now, th).status,
+      'online',
+      'exactly offline_after old is still online',
+    );
     const stale = deriveStatus({ lastSeenAt: now - 60_001, healthy: true, healthReason: 'x' }, now, th);
     assert.equal(stale.status, 'offline');
     assert.match(stale.reason, /no heartbeat for 60 s \(offline after 60 s\)/);
     const sick = deriveStatus({ lastSeenAt: now - 1000, healthy: false, healthReason: 'none of its 2 LAN targets are reachable' }, now, th);
     assert.equal(sick.status, 'offline');
     assert.match(sick.reason, /heartbeat received, but none of its 2/);
-    assert.deepEqual(deriveStatus({ lastSeenAt: now, healthy: true, healthReason: '2/2 LAN targets reachable' }, now, th), { status: 'online', reason: '2/2 LAN targets reachable', detail: { code: 'healthy', health: null } });
+    assert.deepEqual(deriveStatus({ lastSeenAt: now, healthy: true, healthReason: '2/2 LAN targets reachable' }, now, th), {
+      status: 'online',
+      reason: '2/2 LAN targets reachable',
+      detail: { code: 'healthy', health: null },
+    });
     // the reason as data, for clients that word it in their own language; the English words come from it
     assert.deepEqual(stale.detail, { code: 'heartbeat_stale', age_s: 60, offline_after_s: 60 });
     const known = deriveStatus({ lastSeenAt: now - 1000, healthy: false, healthReason: 'ignored', health: { code: 'lan_unreachable', total: 2 } }, now, th);
@@ -69,8 +97,23 @@ describe('state machine (pure)', () => {
 
 describe('gateway.env rendering (pure)', () => {
   const values = {
-    serverUrl: 'http://10.8.0.1:3000', peerId: 7, apiToken: 'gthgw_abc-DEF_123', pushToken: 'gthgp_xyz', apiPort: 9876, proxyPort: 8080, pollIntervalS: 10, heartbeatIntervalS: 15,
-    wg: { privateKey: 'cPrIvAtE+KeY/0123456789abcdefghijklmnopqrs=', address: '10.8.0.7/32', serverPublicKey: 'SeRvEr+KeY/0123456789abcdefghijklmnopqrstu=', presharedKey: 'PsK+0123456789abcdefghijklmnopqrstuvwxyzAB=', endpoint: 'vpn.example.com:51820', allowedIps: ['10.8.0.0/24'], persistentKeepalive: 25 },
+    serverUrl: 'http://10.8.0.1:3000',
+    peerId: 7,
+    apiToken: 'gthgw_abc-DEF_123',
+    pushToken: 'gthgp_xyz',
+    apiPort: 9876,
+    proxyPort: 8080,
+    pollIntervalS: 10,
+    heartbeatIntervalS: 15,
+    wg: {
+      privateKey: 'cPrIvAtE+KeY/0123456789abcdefghijklmnopqrs=',
+      address: '10.8.0.7/32',
+      serverPublicKey: 'SeRvEr+KeY/0123456789abcdefghijklmnopqrstu=',
+      presharedKey: 'PsK+0123456789abcdefghijklmnopqrstuvwxyzAB=',
+      endpoint: 'vpn.example.com:51820',
+      allowedIps: ['10.8.0.0/24'],
+      persistentKeepalive: 25,
+    },
   };
 
   test('every key once, values parse back exactly, comments on top', () => {
@@ -91,7 +134,12 @@ describe('gateway.env rendering (pure)', () => {
     const odd = { ...values, serverUrl: 'http://gw.example.com/api path?x="1"&y=$HOME' };
     assert.equal(parseEnvText(renderGatewayEnv(odd)).GATEHOUSE_SERVER_URL, odd.serverUrl);
     assert.throws(() => renderGatewayEnv({ ...values, apiToken: 'a\nGATEWAY_PUSH_TOKEN=evil' }), /line breaks/);
-    assert.deepEqual(parseEnvText("export A=1\nB='x # y'\nC=plain # comment\n# only a comment\n\nD=\"q\\\"uote\""), { A: '1', B: 'x # y', C: 'plain', D: 'q"uote' });
+    assert.deepEqual(parseEnvText('export A=1\nB=\'x # y\'\nC=plain # comment\n# only a comment\n\nD="q\\"uote"'), {
+      A: '1',
+      B: 'x # y',
+      C: 'plain',
+      D: 'q"uote',
+    });
     assert.throws(() => parseEnvText('NOT A LINE'), /line 1/);
   });
 
@@ -106,7 +154,16 @@ describe('gateway.env rendering (pure)', () => {
 
 describe('gateway config and its hash (pure)', () => {
   let nextId = 1;
-  const gwRoute = (o: Partial<Route>): Route => ({ ...blankRoute(0), id: nextId++, domain: `r${nextId}.example.com`, target_kind: 'gateway', target_peer_id: 5, target_lan_host: '192.168.1.20', target_lan_port: 80, ...o });
+  const gwRoute = (o: Partial<Route>): Route => ({
+    ...blankRoute(0),
+    id: nextId++,
+    domain: `r${nextId}.example.com`,
+    target_kind: 'gateway',
+    target_peer_id: 5,
+    target_lan_host: '192.168.1.20',
+    target_lan_port: 80,
+    ...o,
+  });
 
   test('only its own enabled gateway routes; listeners from L4 routes; hash = sha256: of the canonical JSON', () => {
     const routes = [
@@ -118,21 +175,53 @@ describe('gateway config and its hash (pure)', () => {
       { ...blankRoute(0), id: 6, domain: 'peer.example.com', peer_id: 5, target_port: '80' } as Route,
     ];
     const cfg = buildGatewayConfig(5, routes, 8080);
-    assert.deepEqual(cfg.routes.map((r) => r.id), [1, 2, 3]);
+    assert.deepEqual(
+      cfg.routes.map((r) => r.id),
+      [1, 2, 3],
+    );
     assert.deepEqual(cfg.tcp_listeners, [{ route_id: 1, port: 2222, target_host: '192.168.1.20', target_port: 22 }]);
     assert.deepEqual(cfg.udp_listeners, [{ route_id: 2, port: 5353, target_host: '192.168.1.20', target_port: 53 }]);
-    assert.deepEqual(cfg.routes[2], { id: 3, domain: 'nas.example.com', route_type: 'http', l4_protocol: null, target_lan_host: '192.168.1.20', target_lan_port: 80, listen_port: null, backend_https: true, wol_enabled: true, wol_mac: 'AA:BB:CC:DD:EE:FF' });
+    assert.deepEqual(cfg.routes[2], {
+      id: 3,
+      domain: 'nas.example.com',
+      route_type: 'http',
+      l4_protocol: null,
+      target_lan_host: '192.168.1.20',
+      target_lan_port: 80,
+      listen_port: null,
+      backend_https: true,
+      wol_enabled: true,
+      wol_mac: 'AA:BB:CC:DD:EE:FF',
+    });
     const hash = gatewayConfigHash(cfg);
     assert.match(hash, /^sha256:[0-9a-f]{64}$/);
     assert.equal(hash, `sha256:${crypto.createHash('sha256').update(canonicalJson(cfg)).digest('hex')}`);
     // input order does not matter; content does
     assert.equal(gatewayConfigHash(buildGatewayConfig(5, [...routes].reverse(), 8080)), hash);
-    assert.notEqual(gatewayConfigHash(buildGatewayConfig(5, routes.map((r) => (r.id === 3 ? { ...r, target_lan_port: 81 } : r)), 8080)), hash);
+    assert.notEqual(
+      gatewayConfigHash(
+        buildGatewayConfig(
+          5,
+          routes.map((r) => (r.id === 3 ? { ...r, target_lan_port: 81 } : r)),
+          8080,
+        ),
+      ),
+      hash,
+    );
     assert.notEqual(gatewayConfigHash(buildGatewayConfig(5, routes, 8081)), hash);
   });
 
   test('Caddy JSON: HTTP route to the companion proxy port with the WoL hand-off, L4 route to the companion listener', () => {
-    const settings: ProxySettings = { httpPort: 80, httpsPort: 443, adminListen: '127.0.0.1:2019', tls: 'internal', sidecarUpstream: '127.0.0.1:3000', bind: '', dataDir: '/tmp/x', gatewayProxyPort: 8088 };
+    const settings: ProxySettings = {
+      httpPort: 80,
+      httpsPort: 443,
+      adminListen: '127.0.0.1:2019',
+      tls: 'internal',
+      sidecarUpstream: '127.0.0.1:3000',
+      bind: '',
+      dataDir: '/tmp/x',
+      gatewayProxyPort: 8088,
+    };
     const routes = [
       gwRoute({ id: 10, domain: 'nas.example.com', backend_https: true, wol_enabled: true, wol_mac: 'AA:BB:CC:DD:EE:FF' }),
       gwRoute({ id: 11, domain: 'plain.example.com' }),
@@ -146,10 +235,23 @@ describe('gateway config and its hash (pure)', () => {
     assert.equal(nas.handler, 'reverse_proxy');
     assert.deepEqual(nas.upstreams, [{ dial: '10.8.0.5:8088' }]);
     assert.equal(nas.transport, undefined, 'the Caddy → companion hop is plain HTTP; the companion does the TLS hop');
-    assert.deepEqual(nas.handle_response, [{
-      match: { status_code: [502], headers: { 'X-Gatehouse-Gateway-Error': ['lan-unreachable'] } },
-      routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '127.0.0.1:3000' }], rewrite: { method: 'GET', uri: '/gateway-wol/wait' }, headers: { request: { set: { 'X-Gatehouse-Wol-Route': ['10'] } } } }] }],
-    }]);
+    assert.deepEqual(nas.handle_response, [
+      {
+        match: { status_code: [502], headers: { 'X-Gatehouse-Gateway-Error': ['lan-unreachable'] } },
+        routes: [
+          {
+            handle: [
+              {
+                handler: 'reverse_proxy',
+                upstreams: [{ dial: '127.0.0.1:3000' }],
+                rewrite: { method: 'GET', uri: '/gateway-wol/wait' },
+                headers: { request: { set: { 'X-Gatehouse-Wol-Route': ['10'] } } },
+              },
+            ],
+          },
+        ],
+      },
+    ]);
     assert.equal(hosts['plain.example.com'].routes[0].handle[0].handle_response, undefined, 'no WoL hand-off without wol_enabled');
     assert.equal(hosts['gone.example.com'].routes[0].handle[0].handler, 'static_response', 'a missing gateway renders as unavailable');
     assert.deepEqual(cfg.apps.layer4.servers.route_12.routes[0].handle[0].upstreams, [{ dial: ['10.8.0.5:2222'] }]);
@@ -166,18 +268,39 @@ describe('gateway config and its hash (pure)', () => {
 const clock = manualClock(Date.UTC(2026, 5, 1));
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
-const gwReq = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
+  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const gwReq = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) =>
+  s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
 const gateways = () => s.deps.gateways as GatewaysService;
 
 function heartbeat(o: Partial<Heartbeat> = {}): Heartbeat {
   return {
-    uptime_s: 120, http_proxy_healthy: true, api_healthy: true, dns_resolve_ok: true, overall_healthy: true,
-    tcp_listeners: [], wg_handshake_age_s: 5, route_reachability: [], hostname: 'home-gw', config_hash: null,
+    uptime_s: 120,
+    http_proxy_healthy: true,
+    api_healthy: true,
+    dns_resolve_ok: true,
+    overall_healthy: true,
+    tcp_listeners: [],
+    wg_handshake_age_s: 5,
+    route_reachability: [],
+    hostname: 'home-gw',
+    config_hash: null,
     telemetry: {
-      gateway_version: '0.1.0', node_version: 'v20.0.0', wg_tools_version: 'wireguard-tools v1.0.20210914', cpu_cores: 4, cpu_load_avg: [0.1, 0.2, 0.3],
-      mem_total: 8e9, mem_free: 4e9, mem_used: 4e9, disk: { total: 1e11, free: 5e10, used: 5e10 }, os_platform: 'linux', os_release: '6.1.0', arch: 'x64',
-      dns_resolvers: ['192.168.1.1'], default_gateway_ip: '192.168.1.1',
+      gateway_version: '0.1.0',
+      node_version: 'v20.0.0',
+      wg_tools_version: 'wireguard-tools v1.0.20210914',
+      cpu_cores: 4,
+      cpu_load_avg: [0.1, 0.2, 0.3],
+      mem_total: 8e9,
+      mem_free: 4e9,
+      mem_used: 4e9,
+      disk: { total: 1e11, free: 5e10, used: 5e10 },
+      os_platform: 'linux',
+      os_release: '6.1.0',
+      arch: 'x64',
+      dns_resolvers: ['192.168.1.1'],
+      default_gateway_ip: '192.168.1.1',
     },
     ...o,
   } as Heartbeat;
@@ -197,7 +320,14 @@ async function createRoute(json: Record<string, unknown>) {
 
 before(async () => {
   s = await startTestServer(
-    { GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_WG_PORT: '51998', GATEHOUSE_PORT: '3999', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_GATEWAY_OFFLINE_AFTER: '60' },
+    {
+      GATEHOUSE_WG_SUBNET: '10.78.0.0/24',
+      GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+      GATEHOUSE_WG_PORT: '51998',
+      GATEHOUSE_PORT: '3999',
+      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+      GATEHOUSE_GATEWAY_OFFLINE_AFTER: '60',
+    },
     { clock },
   );
   h = bearer(await apiToken(s));
@@ -314,8 +444,25 @@ describe('configuration polling', () => {
     assert.equal(noHash.status, 200);
     assert.equal(noHash.data.config_hash, h0);
 
-    const web = await createRoute({ domain: 'nas.poll.example.com', target_kind: 'gateway', target_peer_id: g.peer.id, target_lan_host: '192.168.50.10', target_lan_port: 5000, wol_enabled: true, wol_mac: 'aa-bb-cc-dd-ee-01' });
-    const ssh = await createRoute({ domain: 'ssh.poll.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 42022, target_kind: 'gateway', target_peer_id: g.peer.id, target_lan_host: '192.168.50.11', target_lan_port: 22 });
+    const web = await createRoute({
+      domain: 'nas.poll.example.com',
+      target_kind: 'gateway',
+      target_peer_id: g.peer.id,
+      target_lan_host: '192.168.50.10',
+      target_lan_port: 5000,
+      wol_enabled: true,
+      wol_mac: 'aa-bb-cc-dd-ee-01',
+    });
+    const ssh = await createRoute({
+      domain: 'ssh.poll.example.com',
+      route_type: 'l4',
+      l4_protocol: 'tcp',
+      l4_listen_port: 42022,
+      target_kind: 'gateway',
+      target_peer_id: g.peer.id,
+      target_lan_host: '192.168.50.11',
+      target_lan_port: 22,
+    });
     const changed = await gwReq(t, `/config/check?hash=${h0}`);
     assert.equal(changed.status, 200);
     assert.equal(changed.data.changed, true);
@@ -323,10 +470,13 @@ describe('configuration polling', () => {
     assert.notEqual(h1, h0);
     const cfg = (await gwReq(t, '/config')).data;
     assert.equal(cfg.config_hash, h1);
-    assert.deepEqual(cfg.routes.map((r: any) => [r.id, r.domain, r.route_type, r.target_lan_host, r.target_lan_port, r.listen_port, r.wol_enabled, r.wol_mac]), [
-      [web.id, 'nas.poll.example.com', 'http', '192.168.50.10', 5000, null, true, 'AA:BB:CC:DD:EE:01'],
-      [ssh.id, 'ssh.poll.example.com', 'l4', '192.168.50.11', 22, 42022, false, null],
-    ]);
+    assert.deepEqual(
+      cfg.routes.map((r: any) => [r.id, r.domain, r.route_type, r.target_lan_host, r.target_lan_port, r.listen_port, r.wol_enabled, r.wol_mac]),
+      [
+        [web.id, 'nas.poll.example.com', 'http', '192.168.50.10', 5000, null, true, 'AA:BB:CC:DD:EE:01'],
+        [ssh.id, 'ssh.poll.example.com', 'l4', '192.168.50.11', 22, 42022, false, null],
+      ],
+    );
     assert.deepEqual(cfg.tcp_listeners, [{ route_id: ssh.id, port: 42022, target_host: '192.168.50.11', target_port: 22 }]);
     assert.equal((await gwReq(t, `/config/check?hash=${h1}`)).status, 304);
     // toggle (another service's write path) changes it, and back
@@ -405,8 +555,13 @@ describe('configuration polling', () => {
     const g = await createGateway('probe gw');
     const t = g.gateway.apiToken;
     const binary = crypto.randomBytes(64 * 1024);
-    binary[0] = 0; binary[1] = 0xff;
-    for (const [type, body] of [['application/octet-stream', binary], ['text/plain; charset=utf-8', Buffer.from('ping ümlaut ✓\n\u0000end', 'utf8')], ['application/x-www-form-urlencoded', Buffer.from('a=1&b=%C3%BC')]] as [string, Buffer][]) {
+    binary[0] = 0;
+    binary[1] = 0xff;
+    for (const [type, body] of [
+      ['application/octet-stream', binary],
+      ['text/plain; charset=utf-8', Buffer.from('ping ümlaut ✓\n\u0000end', 'utf8')],
+      ['application/x-www-form-urlencoded', Buffer.from('a=1&b=%C3%BC')],
+    ] as [string, Buffer][]) {
       const res = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body: new Uint8Array(body), headers: { ...bearer(t), 'content-type': type } });
       assert.equal(res.status, 200, type);
       const back = Buffer.from(await res.arrayBuffer());
@@ -420,7 +575,11 @@ describe('configuration polling', () => {
     const empty = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', headers: bearer(t) });
     assert.equal(empty.status, 200);
     assert.equal((await empty.arrayBuffer()).byteLength, 0);
-    const big = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body: Buffer.alloc(1024 * 1024 + 1), headers: { ...bearer(t), 'content-type': 'application/octet-stream' } });
+    const big = await fetch(`${s.url}/api/v1/gateway/probe`, {
+      method: 'POST',
+      body: Buffer.alloc(1024 * 1024 + 1),
+      headers: { ...bearer(t), 'content-type': 'application/octet-stream' },
+    });
     assert.equal(big.status, 413);
     assert.equal((await big.json()).ok, false);
     const anon = await fetch(`${s.url}/api/v1/gateway/probe`, { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } });
@@ -436,7 +595,10 @@ describe('heartbeats and the status state machine', () => {
       [{}, ['uptime_s', 'overall_healthy', 'telemetry', 'hostname']],
       [{ ...heartbeat(), uptime_s: -5 }, ['uptime_s']],
       [{ ...heartbeat(), overall_healthy: 'yes' }, ['overall_healthy']],
-      [{ ...heartbeat(), route_reachability: [{ route_id: 0, reachable: 'no', latency_ms: -1 }] }, ['route_reachability.0.route_id', 'route_reachability.0.reachable', 'route_reachability.0.latency_ms']],
+      [
+        { ...heartbeat(), route_reachability: [{ route_id: 0, reachable: 'no', latency_ms: -1 }] },
+        ['route_reachability.0.route_id', 'route_reachability.0.reachable', 'route_reachability.0.latency_ms'],
+      ],
       [{ ...heartbeat(), config_hash: 'md5:abc' }, ['config_hash']],
       [{ ...heartbeat(), tcp_listeners: [{ port: 70000, status: 'listening' }] }, ['tcp_listeners.0.port']],
       [{ ...heartbeat(), telemetry: { ...heartbeat().telemetry, cpu_load_avg: [1, 2] } }, ['telemetry.cpu_load_avg']],
@@ -459,14 +621,29 @@ describe('heartbeats and the status state machine', () => {
   test('unknown → online → offline (silence) → online → offline (no LAN target reachable), one event per transition', async () => {
     const g = await createGateway('state gw');
     const t = g.gateway.apiToken;
-    const route = await createRoute({ domain: 'state.example.com', target_kind: 'gateway', target_peer_id: g.peer.id, target_lan_host: '192.168.9.9', target_lan_port: 80 });
-    const events = async () => ((await api(`/logs/activity?source=gateways&limit=1000`)).data.entries as any[]).filter((e) => e.details?.peer_id === g.peer.id && /^gateway_(online|offline|unknown)$/.test(e.event_type)).map((e) => e.event_type).reverse();
+    const route = await createRoute({
+      domain: 'state.example.com',
+      target_kind: 'gateway',
+      target_peer_id: g.peer.id,
+      target_lan_host: '192.168.9.9',
+      target_lan_port: 80,
+    });
+    const events = async () =>
+      ((await api(`/logs/activity?source=gateways&limit=1000`)).data.entries as any[])
+        .filter((e) => e.details?.peer_id === g.peer.id && /^gateway_(online|offline|unknown)$/.test(e.event_type))
+        .map((e) => e.event_type)
+        .reverse();
     const info = async () => (await api(`/peers/${g.peer.id}/gateway-info`)).data.gateway;
     assert.equal((await info()).status, 'unknown');
     assert.equal((await info()).health, null);
 
     const cfgHash = (await gwReq(t, '/config')).data.config_hash;
-    const hb = heartbeat({ config_hash: cfgHash, hostname: 'State-GW', route_reachability: [{ route_id: route.id, reachable: true, latency_ms: 1.5 }], extra_field: { kept: true } } as any);
+    const hb = heartbeat({
+      config_hash: cfgHash,
+      hostname: 'State-GW',
+      route_reachability: [{ route_id: route.id, reachable: true, latency_ms: 1.5 }],
+      extra_field: { kept: true },
+    } as any);
     const r = await gwReq(t, '/heartbeat', { method: 'POST', json: hb });
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.equal(r.data.status, 'online');
@@ -482,7 +659,9 @@ describe('heartbeats and the status state machine', () => {
     assert.deepEqual(list.health, JSON.parse(JSON.stringify(hb)), 'the whole payload, extra fields included');
     assert.equal(list.config_in_sync, true);
     assert.equal(list.hostname, 'state-gw');
-    assert.deepEqual(list.routes, [{ id: route.id, domain: 'state.example.com', route_type: 'http', target_lan_host: '192.168.9.9', target_lan_port: 80, enabled: true, wol_enabled: false }]);
+    assert.deepEqual(list.routes, [
+      { id: route.id, domain: 'state.example.com', route_type: 'http', target_lan_host: '192.168.9.9', target_lan_port: 80, enabled: true, wol_enabled: false },
+    ]);
     for (const k of ['peer_id', 'name', 'hostname', 'ip', 'api_port', 'status', 'last_seen_at', 'health', 'routes']) assert.ok(k in list, k);
     assert.equal(list.ip, g.peer.address);
     assert.equal(list.api_port, 9876);
@@ -502,7 +681,10 @@ describe('heartbeats and the status state machine', () => {
     // back: a heartbeat moves it online at once
     assert.equal((await gwReq(t, '/heartbeat', { method: 'POST', json: hb })).data.status, 'online');
     // the LAN target stops answering: offline although heartbeats arrive (ground truth)
-    const down = await gwReq(t, '/heartbeat', { method: 'POST', json: { ...hb, route_reachability: [{ route_id: route.id, reachable: false, latency_ms: null }] } });
+    const down = await gwReq(t, '/heartbeat', {
+      method: 'POST',
+      json: { ...hb, route_reachability: [{ route_id: route.id, reachable: false, latency_ms: null }] },
+    });
     assert.equal(down.data.status, 'offline');
     assert.match(down.data.status_reason, /none of its 1 LAN target is reachable/);
     const listed = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === g.peer.id);
@@ -585,10 +767,19 @@ describe('heartbeats and the status state machine', () => {
 /** A request to a sidecar listener from a chosen local address (127.0.0.0/8 is all local on Linux). */
 function callFrom(base: string, from: string, method: string, p: string, headers: Record<string, string>, body?: string): Promise<number> {
   return new Promise<number>((resolve, reject) => {
-    const r = http.request(`${base}${p}`, { method, localAddress: from, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) }, agent: false }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const r = http.request(
+      `${base}${p}`,
+      {
+        method,
+        localAddress: from,
+        headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}) },
+        agent: false,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     r.on('error', reject);
     r.end(body);
   });
@@ -597,7 +788,11 @@ function callFrom(base: string, from: string, method: string, p: string, headers
 describe('a gateway token works only from its tunnel address, on every listener', () => {
   test('main listener (the default): every companion endpoint answers the token from its own tunnel address, directly or as our Caddy forwards it, and refuses it (401) from any other address', async (t) => {
     const n = 100 + ((process.pid + 37) % 100);
-    const srv = await startTestServer({ GATEHOUSE_WG_SUBNET: `127.81.${n}.0/24`, GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'false', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+    const srv = await startTestServer({
+      GATEHOUSE_WG_SUBNET: `127.81.${n}.0/24`,
+      GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'false',
+      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    });
     t.after(() => srv.close());
     const admin = bearer(await apiToken(srv));
     const mk = async (name: string) => (await srv.req('/api/v1/peers', { method: 'POST', json: { name, is_gateway: true }, headers: admin })).data;
@@ -608,10 +803,16 @@ describe('a gateway token works only from its tunnel address, on every listener'
     const tok = bearer(a.gateway.apiToken);
     const endpoints = srv.endpoints.filter((e) => e.auth === 'gateway');
     assert.ok(endpoints.length >= 5);
-    const body = (p: string) => (p === '/gateway/status' ? JSON.stringify({ rx_bytes: 1, tx_bytes: 2, active_connections: 0 }) : p === '/gateway/probe' ? JSON.stringify({ x: 1 }) : undefined);
+    const body = (p: string) =>
+      p === '/gateway/status'
+        ? JSON.stringify({ rx_bytes: 1, tx_bytes: 2, active_connections: 0 })
+        : p === '/gateway/probe'
+          ? JSON.stringify({ x: 1 })
+          : undefined;
     for (const e of endpoints) {
       const p = `/api/v1${e.path}`;
-      const go = (from: string, headers: Record<string, string> = {}) => callFrom(srv.url, from, e.method, p, { ...tok, ...headers }, e.method === 'GET' ? undefined : body(e.path));
+      const go = (from: string, headers: Record<string, string> = {}) =>
+        callFrom(srv.url, from, e.method, p, { ...tok, ...headers }, e.method === 'GET' ? undefined : body(e.path));
       const own = await go(addrA);
       if (e.path !== '/gateway/heartbeat') assert.ok(own === 200 || own === 304, `${e.method} ${p} from its tunnel address: ${own}`);
       else assert.equal(own, 400, 'a heartbeat without a body: past authentication, refused by validation');
@@ -637,12 +838,22 @@ describe('a gateway token works only from its tunnel address, on every listener'
         x.close(() => r(p));
       });
     });
-    const srv = await startTestServer({ GATEHOUSE_WG_SUBNET: `127.82.${n}.0/24`, GATEHOUSE_PORT: String(free), GATEHOUSE_BIND: '127.0.0.1', GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'true', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { startFeatures: true });
+    const srv = await startTestServer(
+      {
+        GATEHOUSE_WG_SUBNET: `127.82.${n}.0/24`,
+        GATEHOUSE_PORT: String(free),
+        GATEHOUSE_BIND: '127.0.0.1',
+        GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE: 'true',
+        GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+      },
+      { startFeatures: true },
+    );
     t.after(() => srv.close());
     const listener = srv.deps.gatewayTunnelListener as { listening: boolean };
     await waitFor(() => listener.listening, 2000, { intervalMs: 20, what: 'the tunnel listener' });
     assert.equal(listener.listening, true);
-    const g = (await srv.req('/api/v1/peers', { method: 'POST', json: { name: 'any-source gw', is_gateway: true }, headers: bearer(await apiToken(srv)) })).data;
+    const g = (await srv.req('/api/v1/peers', { method: 'POST', json: { name: 'any-source gw', is_gateway: true }, headers: bearer(await apiToken(srv)) }))
+      .data;
     const tok = bearer(g.gateway.apiToken);
     assert.equal(await callFrom(srv.url, '127.0.0.1', 'GET', '/api/v1/gateway/config', tok), 200, 'main listener: any source');
     const tunnel = `http://127.82.${n}.1:${free}`;
@@ -662,7 +873,10 @@ describe('the companion API on the tunnel address', () => {
         srv.close(() => r(p));
       });
     });
-    const t2 = await startTestServer({ GATEHOUSE_WG_SUBNET: `127.80.${n}.0/24`, GATEHOUSE_PORT: String(free), GATEHOUSE_BIND: '127.0.0.1', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { startFeatures: true });
+    const t2 = await startTestServer(
+      { GATEHOUSE_WG_SUBNET: `127.80.${n}.0/24`, GATEHOUSE_PORT: String(free), GATEHOUSE_BIND: '127.0.0.1', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+      { startFeatures: true },
+    );
     t.after(() => t2.close());
     const admin = bearer(await apiToken(t2));
     const listener = t2.deps.gatewayTunnelListener as { listening: boolean; address: string };

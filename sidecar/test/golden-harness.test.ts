@@ -27,7 +27,12 @@ test('a difference fails with a line diff; equal text passes; a missing file fai
     withEnv('1', () => assertGolden(file, 'one\ntwo\nthree\n'));
     assert.equal(fs.readFileSync(file, 'utf8'), 'one\ntwo\nthree\n');
     withEnv(undefined, () => assertGolden(file, 'one\ntwo\nthree\n'));
-    withEnv(undefined, () => assert.throws(() => assertGolden(file, 'one\nTWO\nthree\n'), (e: Error) => e.message.includes('- two\n+ TWO') && e.message.includes('  one')));
+    withEnv(undefined, () =>
+      assert.throws(
+        () => assertGolden(file, 'one\nTWO\nthree\n'),
+        (e: Error) => e.message.includes('- two\n+ TWO') && e.message.includes('  one'),
+      ),
+    );
     // Any other value does not rewrite: the mismatch still fails and the file is unchanged.
     withEnv('true', () => assert.throws(() => assertGolden(file, 'changed\n'), /differs/));
     assert.equal(fs.readFileSync(file, 'utf8'), 'one\ntwo\nthree\n');

@@ -18,7 +18,10 @@ describe('peer groups', () => {
   test('CRUD with peer_count; duplicate names 409; deleting ungroups members', async () => {
     const g = await api('/peer-groups', { method: 'POST', json: { name: 'Office', color: '#3b82f6', description: 'desks' } });
     assert.equal(g.status, 201, JSON.stringify(g.data));
-    assert.deepEqual({ ...g.data.group, created_at: undefined, updated_at: undefined }, { id: g.data.group.id, name: 'Office', color: '#3b82f6', description: 'desks', peer_count: 0, created_at: undefined, updated_at: undefined });
+    assert.deepEqual(
+      { ...g.data.group, created_at: undefined, updated_at: undefined },
+      { id: g.data.group.id, name: 'Office', color: '#3b82f6', description: 'desks', peer_count: 0, created_at: undefined, updated_at: undefined },
+    );
     const gid = g.data.group.id;
     const dup = await api('/peer-groups', { method: 'POST', json: { name: 'office' } });
     assert.equal(dup.status, 409);
@@ -44,15 +47,23 @@ describe('peer groups', () => {
     assert.equal(del.status, 200);
     assert.equal(del.data.deleted.peers_ungrouped, 2);
     const peers = (await api('/peers?limit=1000')).data.peers.filter((p: any) => p.name.startsWith('g-peer-'));
-    assert.deepEqual(peers.map((p: any) => p.group_id), [null, null, other.id]);
+    assert.deepEqual(
+      peers.map((p: any) => p.group_id),
+      [null, null, other.id],
+    );
     assert.equal((await api(`/peer-groups/${gid}`)).status, 404);
   });
 
   test('bad input: 400 with fields, nothing written', async () => {
     const before = (await api('/peer-groups')).data.groups;
     for (const [body, field] of [
-      [{}, 'name'], [{ name: '' }, 'name'], [{ name: 'x'.repeat(65) }, 'name'], [{ name: 'a<b' }, 'name'],
-      [{ name: 'ok', color: 'blue' }, 'color'], [{ name: 'ok', color: '#12345' }, 'color'], [{ name: 'ok', color: '#gggggg' }, 'color'],
+      [{}, 'name'],
+      [{ name: '' }, 'name'],
+      [{ name: 'x'.repeat(65) }, 'name'],
+      [{ name: 'a<b' }, 'name'],
+      [{ name: 'ok', color: 'blue' }, 'color'],
+      [{ name: 'ok', color: '#12345' }, 'color'],
+      [{ name: 'ok', color: '#gggggg' }, 'color'],
       [{ name: 'ok', description: 'x'.repeat(501) }, 'description'],
     ] as [unknown, string][]) {
       const r = await api('/peer-groups', { method: 'POST', json: body });
@@ -60,7 +71,10 @@ describe('peer groups', () => {
       assert.ok(r.data.fields?.[field], `${JSON.stringify(body)}: ${JSON.stringify(r.data.fields)}`);
     }
     const g = (await api('/peer-groups', { method: 'POST', json: { name: 'Stable' } })).data.group;
-    for (const [body, field] of [[{ color: 'red' }, 'color'], [{ name: '' }, 'name']] as [unknown, string][]) {
+    for (const [body, field] of [
+      [{ color: 'red' }, 'color'],
+      [{ name: '' }, 'name'],
+    ] as [unknown, string][]) {
       const r = await api(`/peer-groups/${g.id}`, { method: 'PUT', json: body });
       assert.equal(r.status, 400);
       assert.ok(r.data.fields?.[field]);
@@ -140,7 +154,10 @@ describe('tags API', () => {
     assert.equal((await api(`/peers/${p1.id}`)).data.peer.tags, 'omega,alphabet,zeta');
     assert.equal((await api(`/peers/${p2.id}`)).data.peer.tags, 'omega');
     const list = (await api('/tags')).data.tags as any[];
-    assert.deepEqual(list.find((t) => t.name === 'omega'), { id: reg.data.tag.id, name: 'omega', peer_count: 2, registered: true });
+    assert.deepEqual(
+      list.find((t) => t.name === 'omega'),
+      { id: reg.data.tag.id, name: 'omega', peer_count: 2, registered: true },
+    );
     assert.ok(!list.some((t) => t.name.toLowerCase() === 'alpha'));
     // a change of case only
     assert.equal((await api('/tags/omega', { method: 'PUT', json: { name: 'Omega' } })).status, 200);
@@ -183,7 +200,10 @@ describe('tags API', () => {
       assert.ok(r.data.fields?.name);
       const p = await api('/peers', { method: 'POST', json: { name: 'tagged-peer', tags: [name] } });
       assert.equal(p.status, 400, `peer tags ${JSON.stringify(name)}`);
-      assert.ok(Object.keys(p.data.fields ?? {}).some((k) => k === 'tags' || k.startsWith('tags.')), JSON.stringify(p.data));
+      assert.ok(
+        Object.keys(p.data.fields ?? {}).some((k) => k === 'tags' || k.startsWith('tags.')),
+        JSON.stringify(p.data),
+      );
       const list = await api('/peers', { method: 'POST', json: { name: 'tagged-peer', tags: `ok, ${name}` } });
       assert.equal(list.status, 400, `peer tag list ${JSON.stringify(name)}`);
     }

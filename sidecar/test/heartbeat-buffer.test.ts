@@ -27,7 +27,12 @@ test('many puts within the delay become one batch; the latest value of a row win
   b.put(1, { seen: 3 });
   assert.equal(r.batches.length, 0, 'nothing written before the delay');
   await waitFor(() => r.batches.length > 0, 2000, 'the batch written after the delay');
-  assert.deepEqual(r.batches, [[[1, { seen: 3 }], [2, { seen: 2 }]]]);
+  assert.deepEqual(r.batches, [
+    [
+      [1, { seen: 3 }],
+      [2, { seen: 2 }],
+    ],
+  ]);
   assert.equal(b.size, 0);
   await b.close();
 });
@@ -61,7 +66,12 @@ test('a failed batch is kept and written with the next; a newer value that came 
   assert.deepEqual(b.overlay(1, { seen: 0 }), { seen: 2, note: 'first' });
   down = false;
   await b.flush();
-  assert.deepEqual(r.batches, [[[1, { seen: 2, note: 'first' }], [2, { seen: 1 }]]]);
+  assert.deepEqual(r.batches, [
+    [
+      [1, { seen: 2, note: 'first' }],
+      [2, { seen: 1 }],
+    ],
+  ]);
   await b.close();
 });
 

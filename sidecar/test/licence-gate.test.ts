@@ -63,7 +63,13 @@ test('internal_dns off: the DNS endpoints and the admin hostname answer 403 with
 });
 
 test('circuit_breaker off: the reset answers 403 with the feature and leaves the stored state; on: it resets', async () => {
-  const c = await call('/routes', 'POST', { domain: 'gated-cb.example.com', peer_id: peer, target_port: 80, circuit_breaker_enabled: true, circuit_breaker_threshold: 3 });
+  const c = await call('/routes', 'POST', {
+    domain: 'gated-cb.example.com',
+    peer_id: peer,
+    target_port: 80,
+    circuit_breaker_enabled: true,
+    circuit_breaker_threshold: 3,
+  });
   assert.equal(c.status, 201, JSON.stringify(c.data));
   const id = c.data.route.id;
   const Route = s.deps.db.models.Route;
@@ -83,7 +89,7 @@ test('circuit_breaker off: the reset answers 403 with the feature and leaves the
   assert.equal(await s.deps.db.models.Activity.count({ where: { event_type: 'circuit_breaker_reset' } }), 1);
 });
 
-test('the OpenAPI document shows each gated endpoint\'s feature as x-feature and its 403 body with the feature', async () => {
+test("the OpenAPI document shows each gated endpoint's feature as x-feature and its 403 body with the feature", async () => {
   const doc = (await call('/openapi.json')).data;
   const gated: Array<[string, string, LicensedFeature]> = [
     ['/api/v1/system/dns/status', 'get', 'internal_dns'],
@@ -102,5 +108,6 @@ test('the OpenAPI document shows each gated endpoint\'s feature as x-feature and
   assert.deepEqual(schema.properties.feature.enum, [...LICENSED_FEATURES]);
   assert.equal(doc.paths['/api/v1/peers'].get['x-feature'], undefined);
   // every x-feature names a licensed feature
-  for (const ops of Object.values<any>(doc.paths)) for (const op of Object.values<any>(ops)) if (op['x-feature']) assert.ok((LICENSED_FEATURES as readonly string[]).includes(op['x-feature']));
+  for (const ops of Object.values<any>(doc.paths))
+    for (const op of Object.values<any>(ops)) if (op['x-feature']) assert.ok((LICENSED_FEATURES as readonly string[]).includes(op['x-feature']));
 });

@@ -67,12 +67,35 @@ describe('the key format', () => {
       const pem = path.join(dir, 'vendor.pem');
       fs.writeFileSync(pem, testKeys.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
       const repo = path.resolve(import.meta.dirname, '..', '..');
-      const run = (args: string[]) => execFileSync(process.execPath, ['--import', 'tsx', 'scripts/licence-sign.ts', ...args], { cwd: repo, encoding: 'utf8' }).trim();
-      const key = run(['--private-key', pem, '--customer', 'Example GmbH', '--plan', 'business', '--features', 'internal_dns,circuit_breaker', '--max-peers', '250', '--expires', '2099-12-31T00:00:00Z', '--id', 'LIC-42']);
+      const run = (args: string[]) =>
+        execFileSync(process.execPath, ['--import', 'tsx', 'scripts/licence-sign.ts', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+      const key = run([
+        '--private-key',
+        pem,
+        '--customer',
+        'Example GmbH',
+        '--plan',
+        'business',
+        '--features',
+        'internal_dns,circuit_breaker',
+        '--max-peers',
+        '250',
+        '--expires',
+        '2099-12-31T00:00:00Z',
+        '--id',
+        'LIC-42',
+      ]);
       const v = verifyLicence(key, trusted, Date.now());
       assert.deepEqual(
         { id: v.doc.id, customer: v.doc.customer, plan: v.doc.plan, features: v.doc.features, limits: v.doc.limits, expires_at: v.doc.expires_at },
-        { id: 'LIC-42', customer: 'Example GmbH', plan: 'business', features: ['internal_dns', 'circuit_breaker'], limits: { max_peers: 250, max_routes: null }, expires_at: '2099-12-31T00:00:00.000Z' },
+        {
+          id: 'LIC-42',
+          customer: 'Example GmbH',
+          plan: 'business',
+          features: ['internal_dns', 'circuit_breaker'],
+          limits: { max_peers: 250, max_routes: null },
+          expires_at: '2099-12-31T00:00:00.000Z',
+        },
       );
       // a key pair of its own (self-signed deployments): the printed public key verifies what it signs
       const own = path.join(dir, 'own.pem');
@@ -89,7 +112,8 @@ describe('the key format', () => {
 describe('a server without a licence (community fallback)', () => {
   let s: TestServer;
   let auth: Record<string, string>;
-  const call = (p: string, method = 'GET', json?: unknown, headers = auth) => s.req(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+  const call = (p: string, method = 'GET', json?: unknown, headers = auth) =>
+    s.req(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
   /** An endpoint at its full path (fullPath: /api/v1/..., or served at the root like /metrics). */
   const callAt = (url: string, method: string) => s.req(url, { method, headers: auth, ...(method === 'GET' ? {} : { json: {} }) });
   const licenceEvents = () => s.deps.db.models.Activity.count({ where: { event_type: 'licence_changed' } });
@@ -108,7 +132,11 @@ describe('a server without a licence (community fallback)', () => {
     assert.deepEqual(r.data.license.features, [...COMMUNITY.features]);
     assert.deepEqual(r.data.license.limits, { max_peers: null, max_routes: null });
     assert.equal(r.data.license.licence, null);
-    assert.deepEqual(r.data.license.community, { plan: 'community', features: ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'], limits: { max_peers: null, max_routes: null } });
+    assert.deepEqual(r.data.license.community, {
+      plan: 'community',
+      features: ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'],
+      limits: { max_peers: null, max_routes: null },
+    });
     assert.deepEqual(r.data.license.features, ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics']);
     assert.equal(s.deps.features.isEnabled('cluster'), false, 'cluster needs a licence');
   });
@@ -128,7 +156,13 @@ describe('a server without a licence (community fallback)', () => {
     assert.match(fs.readFileSync(s.deps.dns.file, 'utf8'), /nas\./);
     assert.equal((await call('/system/dns/records')).status, 200);
     // circuit breaker: switched on at create, rendered, reset
-    const r = await call('/routes', 'POST', { domain: 'community-cb.example.com', peer_id: id, target_port: 80, circuit_breaker_enabled: true, circuit_breaker_threshold: 3 });
+    const r = await call('/routes', 'POST', {
+      domain: 'community-cb.example.com',
+      peer_id: id,
+      target_port: 80,
+      circuit_breaker_enabled: true,
+      circuit_breaker_threshold: 3,
+    });
     assert.equal(r.status, 201, JSON.stringify(r.data));
     assert.match(JSON.stringify(await s.deps.proxy.render()), /gatehouse_circuit_breaker/);
     assert.equal((await call(`/routes/${r.data.route.id}`, 'PUT', { circuit_breaker_threshold: 5 })).status, 200);
@@ -245,10 +279,18 @@ describe('a server without a licence (community fallback)', () => {
     const sys = bearer(await apiToken(s, ['system']));
     assert.equal((await call('/license', 'GET', undefined, sys)).status, 403);
     const { cookie, csrf } = await login(s);
-    const u = await s.req('/api/v1/users', { method: 'POST', headers: { cookie, 'x-csrf-token': csrf }, json: { username: 'viewer1', email: 'v@example.com', password: 'viewer-password-1', role: 'user' } });
+    const u = await s.req('/api/v1/users', {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrf },
+      json: { username: 'viewer1', email: 'v@example.com', password: 'viewer-password-1', role: 'user' },
+    });
     assert.equal(u.status, 201, JSON.stringify(u.data));
     const v = await login(s, { username: 'viewer1', password: 'viewer-password-1' });
-    const r = await s.req('/api/v1/license/activate', { method: 'POST', headers: { cookie: v.cookie, 'x-csrf-token': v.csrf }, json: { key: testLicenceKey() } });
+    const r = await s.req('/api/v1/license/activate', {
+      method: 'POST',
+      headers: { cookie: v.cookie, 'x-csrf-token': v.csrf },
+      json: { key: testLicenceKey() },
+    });
     assert.equal(r.status, 403);
     assert.equal((await call('/license')).data.license.status, 'community');
   });
@@ -289,7 +331,14 @@ describe('losing and regaining circuit_breaker and internal_dns (a test gate)', 
   const lose = async (...fs: LicensedFeature[]) => {
     off.clear();
     for (const f of fs) off.add(f);
-    await s.deps.events.emit({ type: 'licence_changed', reason: fs.length ? 'removed' : 'activated', plan: 'test', features: LICENSED_FEATURES.filter((f) => !off.has(f)), expires_at: null, actor: null });
+    await s.deps.events.emit({
+      type: 'licence_changed',
+      reason: fs.length ? 'removed' : 'activated',
+      plan: 'test',
+      features: LICENSED_FEATURES.filter((f) => !off.has(f)),
+      expires_at: null,
+      actor: null,
+    });
   };
 
   before(async () => {
@@ -300,7 +349,14 @@ describe('losing and regaining circuit_breaker and internal_dns (a test gate)', 
 
   test('the route keeps its breaker settings, the rendered configuration leaves the module out and gets it back; writes that switch it on are refused', async () => {
     const peer = (await call('/peers', 'POST', { name: 'cb-peer' })).data.peer;
-    const c = await call('/routes', 'POST', { domain: 'cb.example.com', peer_id: peer.id, target_port: 80, circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20 });
+    const c = await call('/routes', 'POST', {
+      domain: 'cb.example.com',
+      peer_id: peer.id,
+      target_port: 80,
+      circuit_breaker_enabled: true,
+      circuit_breaker_threshold: 3,
+      circuit_breaker_timeout: 20,
+    });
     assert.equal(c.status, 201, JSON.stringify(c.data));
     const id = c.data.route.id;
     const rendered = async () => JSON.stringify(await s.deps.proxy.render());
@@ -341,7 +397,7 @@ describe('losing and regaining circuit_breaker and internal_dns (a test gate)', 
     const hosts = fs.readFileSync(file, 'utf8');
     assert.doesNotMatch(hosts, /printer\./);
     assert.match(hosts, /needs the licence feature internal_dns/);
-    assert.equal((await s.deps.db.models.Peer.findByPk(peer.id, { raw: true }) as any).hostname, 'printer');
+    assert.equal(((await s.deps.db.models.Peer.findByPk(peer.id, { raw: true })) as any).hostname, 'printer');
     await lose();
     assert.match(fs.readFileSync(file, 'utf8'), /printer\./);
   });
@@ -357,7 +413,10 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
   let answer: (body: any) => { status: number; json: unknown } = () => ({ status: 500, json: { error: 'not set' } });
   const requests: any[] = [];
   const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
-  const events = async () => ((await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true })) as any[]).map((r) => JSON.parse(r.details));
+  const events = async () =>
+    ((await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true })) as any[]).map((r) =>
+      JSON.parse(r.details),
+    );
   const advance = (ms: number) => clock.advanceAsync(ms, () => s.deps.scheduler.idle());
 
   before(async () => {
@@ -375,13 +434,26 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
     serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}/v1/refresh`;
     s = await startTestServer(
-      { GATEHOUSE_LICENCE_KEY: '', GATEHOUSE_LICENCE_URL: serviceUrl, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence', GATEHOUSE_LICENCE_GRACE_DAYS: '3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+      {
+        GATEHOUSE_LICENCE_KEY: '',
+        GATEHOUSE_LICENCE_URL: serviceUrl,
+        GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence',
+        GATEHOUSE_LICENCE_GRACE_DAYS: '3',
+        GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+      },
       { clock, timers: clock.timers },
     );
     // Only the licence feature's scheduled work on the manual clock (the other features' pollers
     // would run hundreds of thousands of times over the simulated days).
     await licenceFeature.start!(s.deps);
-    assert.deepEqual(s.deps.scheduler.list().filter((j) => j.name.startsWith('licence')).map((j) => j.name).sort(), ['licence-check', 'licence-refresh']);
+    assert.deepEqual(
+      s.deps.scheduler
+        .list()
+        .filter((j) => j.name.startsWith('licence'))
+        .map((j) => j.name)
+        .sort(),
+      ['licence-check', 'licence-refresh'],
+    );
     auth = bearer(await apiToken(s));
   });
   after(async () => {
@@ -391,7 +463,10 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
   });
 
   test('an expiring licence is noticed by the scheduled check: licence_changed expired, community from then on (cluster off, the community features stay on)', async () => {
-    const key = testLicenceKey({ id: 'SHORT', issued_at: new Date(start - DAY).toISOString(), expires_at: new Date(start + 90_000).toISOString() }, { now: start });
+    const key = testLicenceKey(
+      { id: 'SHORT', issued_at: new Date(start - DAY).toISOString(), expires_at: new Date(start + 90_000).toISOString() },
+      { now: start },
+    );
     const a = await call('/license/activate', 'POST', { key });
     assert.equal(a.status, 200, JSON.stringify(a.data));
     assert.equal(s.deps.features.isEnabled('cluster'), true);
@@ -414,9 +489,15 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
 
   test('refresh takes the renewed key from the licence service; down: the last good state is kept for the grace period, then the community fallback applies (grace_ended); back: restored', async () => {
     const now = () => clock();
-    const first = testLicenceKey({ id: 'SUB-1', plan: 'business', issued_at: new Date(now() - DAY).toISOString(), expires_at: new Date(now() + 30 * DAY).toISOString() }, { now: now() });
+    const first = testLicenceKey(
+      { id: 'SUB-1', plan: 'business', issued_at: new Date(now() - DAY).toISOString(), expires_at: new Date(now() + 30 * DAY).toISOString() },
+      { now: now() },
+    );
     assert.equal((await call('/license/activate', 'POST', { key: first })).status, 200);
-    const renewed = testLicenceKey({ id: 'SUB-1', plan: 'business', issued_at: new Date(now()).toISOString(), expires_at: new Date(now() + 400 * DAY).toISOString() }, { now: now() });
+    const renewed = testLicenceKey(
+      { id: 'SUB-1', plan: 'business', issued_at: new Date(now()).toISOString(), expires_at: new Date(now() + 400 * DAY).toISOString() },
+      { now: now() },
+    );
     answer = () => ({ status: 200, json: { key: renewed } });
     const r = await call('/license/refresh', 'POST');
     assert.equal(r.status, 200, JSON.stringify(r.data));

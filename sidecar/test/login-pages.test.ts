@@ -23,7 +23,11 @@ after(async () => s.close());
 const html = { accept: 'text/html' };
 const formLogin = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
   s.req('/login', { method: 'POST', body: new URLSearchParams(fields), headers: { ...html, ...headers } });
-const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+const cookiesOf = (res: Response) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 /** The value of the login form's hidden `next` field. */
 const hiddenNext = (body: string) => /<input type="hidden" name="next" value="([^"]*)">/.exec(body)![1];
 
@@ -101,7 +105,16 @@ test('open-redirect attempts in next end at / (form post, page field, signed-in 
 
 test('the lockout message after the lockout says how long the lock lasts (en and de)', async () => {
   const { cookie, csrf } = await login(s);
-  assert.equal((await s.req('/api/v1/users', { method: 'POST', json: { username: 'locky', password: 'locky-password', role: 'user' }, headers: { cookie, 'x-csrf-token': csrf } })).status, 201);
+  assert.equal(
+    (
+      await s.req('/api/v1/users', {
+        method: 'POST',
+        json: { username: 'locky', password: 'locky-password', role: 'user' },
+        headers: { cookie, 'x-csrf-token': csrf },
+      })
+    ).status,
+    201,
+  );
   for (let i = 0; i < 5; i++) assert.equal((await formLogin({ username: 'locky', password: 'wrong' })).headers.get('location'), '/login?error=invalid');
   clock.advance(3 * 60_000);
   const locked = await formLogin({ username: 'locky', password: 'locky-password', next: '/peers' });
@@ -140,7 +153,8 @@ async function generatedServer(): Promise<{ g: TestServer; file: string; passwor
 test('first sign-in with the generated password: /password, change, file removed, flag cleared, the API reports it', async () => {
   const { g, file, password } = await generatedServer();
   try {
-    const post = (p: string, fields: Record<string, string>, cookie: string) => g.req(p, { method: 'POST', body: new URLSearchParams(fields), headers: { ...html, cookie } });
+    const post = (p: string, fields: Record<string, string>, cookie: string) =>
+      g.req(p, { method: 'POST', body: new URLSearchParams(fields), headers: { ...html, cookie } });
     const signIn = await g.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password, next: '/peers?q=x' }), headers: html });
     assert.equal(signIn.status, 302);
     assert.equal(signIn.headers.get('location'), '/password?next=%2Fpeers%3Fq%3Dx', 'a generated password is changed first');
@@ -157,7 +171,10 @@ test('first sign-in with the generated password: /password, change, file removed
 
     const page = await g.req('/password?next=%2Fpeers%3Fq%3Dx', { headers: { ...html, cookie } });
     assert.equal(page.status, 200);
-    assert.equal(page.headers.get('content-security-policy'), "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'");
+    assert.equal(
+      page.headers.get('content-security-policy'),
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'",
+    );
     assert.doesNotMatch(page.data, /<script/i);
     assert.match(page.data, /Your password was generated/);
     assert.match(page.data, new RegExp(`name="_csrf" value="${csrf}"`));
@@ -191,7 +208,11 @@ test('first sign-in with the generated password: /password, change, file removed
     assert.equal(after.data.user.must_change_password, false);
     const oldPw = await g.req('/login', { method: 'POST', json: { username: 'admin', password }, headers: { accept: 'application/json' } });
     assert.equal(oldPw.status, 401);
-    const newPw = await g.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password: 'my-own-password', next: '/peers' }), headers: html });
+    const newPw = await g.req('/login', {
+      method: 'POST',
+      body: new URLSearchParams({ username: 'admin', password: 'my-own-password', next: '/peers' }),
+      headers: html,
+    });
     assert.equal(newPw.headers.get('location'), '/peers', 'no detour any more');
     const ui = await g.req('/', { headers: { ...html, cookie: cookiesOf(newPw) } });
     assert.equal(ui.headers.get('location'), null, 'the UI is no longer redirected');
@@ -231,7 +252,7 @@ test('the JSON password change (PUT /api/v1/settings/password) also clears the f
   }
 });
 
-test('a reset of the first admin\'s password (as the CLI does) removes the stale password file and sets the flag; another user\'s reset leaves the file', async () => {
+test("a reset of the first admin's password (as the CLI does) removes the stale password file and sets the flag; another user's reset leaves the file", async () => {
   const { g, file, password } = await generatedServer();
   try {
     const admin = (await g.deps.users.list()).find((u) => u.username === 'admin')!;
@@ -248,25 +269,37 @@ test('a reset of the first admin\'s password (as the CLI does) removes the stale
   }
 });
 
-test('npm run cli -- reset-admin-password sets the flag: the next sign-in goes to /password', { skip: process.env.TEST_DATABASE_URL ? 'uses the SQLite file of the test server' : false }, async () => {
-  const cli = path.resolve(import.meta.dirname, '..', 'src', 'cli.ts');
-  const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', cli, 'reset-admin-password', ADMIN.username], { env: { ...process.env, GATEHOUSE_DATA_DIR: s.dataDir } });
-  const pw = /new password for admin: (\S+)/.exec(r.stdout)![1];
-  const res = await formLogin({ username: ADMIN.username, password: pw, next: '/tokens' });
-  assert.equal(res.headers.get('location'), '/password?next=%2Ftokens');
-  const json = await s.req('/login', { method: 'POST', json: { username: ADMIN.username, password: pw }, headers: { accept: 'application/json' } });
-  assert.equal(json.data.user.must_change_password, true);
-  // back to the shared password for the other tests
-  const h = { cookie: cookiesOf(json), 'x-csrf-token': json.data.csrfToken };
-  assert.equal((await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: pw, next: ADMIN.password }, headers: h })).status, 200);
-  assert.equal((await s.req('/api/v1/session', { headers: { cookie: h.cookie } })).data.must_change_password, false);
-});
+test(
+  'npm run cli -- reset-admin-password sets the flag: the next sign-in goes to /password',
+  { skip: process.env.TEST_DATABASE_URL ? 'uses the SQLite file of the test server' : false },
+  async () => {
+    const cli = path.resolve(import.meta.dirname, '..', 'src', 'cli.ts');
+    const r = await promisify(execFile)(process.execPath, ['--import', 'tsx', cli, 'reset-admin-password', ADMIN.username], {
+      env: { ...process.env, GATEHOUSE_DATA_DIR: s.dataDir },
+    });
+    const pw = /new password for admin: (\S+)/.exec(r.stdout)![1];
+    const res = await formLogin({ username: ADMIN.username, password: pw, next: '/tokens' });
+    assert.equal(res.headers.get('location'), '/password?next=%2Ftokens');
+    const json = await s.req('/login', { method: 'POST', json: { username: ADMIN.username, password: pw }, headers: { accept: 'application/json' } });
+    assert.equal(json.data.user.must_change_password, true);
+    // back to the shared password for the other tests
+    const h = { cookie: cookiesOf(json), 'x-csrf-token': json.data.csrfToken };
+    assert.equal((await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: pw, next: ADMIN.password }, headers: h })).status, 200);
+    assert.equal((await s.req('/api/v1/session', { headers: { cookie: h.cookie } })).data.must_change_password, false);
+  },
+);
 
 test('the password page renders the same (golden: en forced with an error, de voluntary), and escapes what it is given', async () => {
   const { renderPasswordPage } = await import('../src/web/password.js');
   const { assertGolden, goldenDir } = await import('./lib/golden.js');
-  assertGolden(path.join(goldenDir('pages'), 'password-en-forced.html'), renderPasswordPage({ lang: 'en', forced: true, error: 'mismatch', csrf: 'csrf-token-1', next: '/peers?q=x&y="z"' }));
-  assertGolden(path.join(goldenDir('pages'), 'password-de.html'), renderPasswordPage({ lang: 'de', forced: false, csrf: 'csrf-token-2', next: '//evil.example/' }));
+  assertGolden(
+    path.join(goldenDir('pages'), 'password-en-forced.html'),
+    renderPasswordPage({ lang: 'en', forced: true, error: 'mismatch', csrf: 'csrf-token-1', next: '/peers?q=x&y="z"' }),
+  );
+  assertGolden(
+    path.join(goldenDir('pages'), 'password-de.html'),
+    renderPasswordPage({ lang: 'de', forced: false, csrf: 'csrf-token-2', next: '//evil.example/' }),
+  );
   const unknown = renderPasswordPage({ lang: 'en', forced: false, error: '<script>', csrf: '"><x', next: '/' });
   assert.doesNotMatch(unknown, /<script|"><x/);
   assert.doesNotMatch(unknown, /role="alert"/, 'an unknown error code shows nothing');
@@ -275,6 +308,9 @@ test('the password page renders the same (golden: en forced with an error, de vo
 test('the sign-in page renders the same (golden: en with the lockout message and a target, de plain with a refused target)', async () => {
   const { renderLoginPage } = await import('../src/web/index.js');
   const { assertGolden, goldenDir } = await import('./lib/golden.js');
-  assertGolden(path.join(goldenDir('pages'), 'login-en-locked.html'), renderLoginPage({ lang: 'en', error: 'Too many failed attempts: this account is locked for a while. Try again in 12 minutes.', next: '/peers?q=x' }));
+  assertGolden(
+    path.join(goldenDir('pages'), 'login-en-locked.html'),
+    renderLoginPage({ lang: 'en', error: 'Too many failed attempts: this account is locked for a while. Try again in 12 minutes.', next: '/peers?q=x' }),
+  );
   assertGolden(path.join(goldenDir('pages'), 'login-de.html'), renderLoginPage({ lang: 'de', next: '/\\evil.example' }));
 });

@@ -16,7 +16,8 @@ const SECRET_LOOKING = /(_enc$|_sealed$|secret|private_key|passphrase|password|t
 /** table.column -> why it is not a declared secret although its name looks like one */
 const NOT_SECRETS: Record<string, string> = {
   'users.must_change_password': 'a flag',
-  'route_auth_codes.code_hash': 'HMAC of a one-time e-mail code under a key derived from the master key; the codes expire within minutes and a rotation leaves pending ones invalid (README)',
+  'route_auth_codes.code_hash':
+    'HMAC of a one-time e-mail code under a key derived from the master key; the codes expire within minutes and a rotation leaves pending ones invalid (README)',
   'gateways.reported_config_hash': 'hash of the configuration a gateway last reported (not a secret)',
 };
 
@@ -54,7 +55,11 @@ test('every secret-looking column is a declared secret of its backup section, or
       undeclared.push(where + (section ? '' : table in EXCLUDED_TABLES ? ' (table excluded from the backup)' : ' (table in no section)'));
     }
   }
-  assert.deepEqual(undeclared, [], `declare these in backup/sections.ts \`secrets\` (master or hash), or add them to NOT_SECRETS with the reason: ${undeclared.join(', ')}`);
+  assert.deepEqual(
+    undeclared,
+    [],
+    `declare these in backup/sections.ts \`secrets\` (master or hash), or add them to NOT_SECRETS with the reason: ${undeclared.join(', ')}`,
+  );
   const all = await tablesAndColumns();
   for (const [where, why] of Object.entries(NOT_SECRETS)) {
     assert.ok(why.length > 5, `${where}: a reason`);
@@ -64,6 +69,9 @@ test('every secret-looking column is a declared secret of its backup section, or
 });
 
 test('the rotation re-seals the sections that hold master-sealed secrets (and the settings JSON values)', () => {
-  const names = sealedSections().map((x) => x.name).sort();
-  for (const n of ['peers', 'settings', 'gateways', 'route_auth', 'route_auth_user_totp', 'webhooks', 'backup_jobs']) assert.ok(names.includes(n), `${n} is re-sealed`);
+  const names = sealedSections()
+    .map((x) => x.name)
+    .sort();
+  for (const n of ['peers', 'settings', 'gateways', 'route_auth', 'route_auth_user_totp', 'webhooks', 'backup_jobs'])
+    assert.ok(names.includes(n), `${n} is re-sealed`);
 });

@@ -26,7 +26,11 @@ let withCreds = 0;
 let without = 0;
 let oldKid = '';
 
-const env = (): Record<string, string> => ({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
+const env = (): Record<string, string> => ({
+  GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+  GATEHOUSE_DATA_DIR: dataDir,
+  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+});
 const call = (p: string, method = 'GET', json?: unknown) => s!.req(`/api/v1${p}`, { method, headers: bearer(token), ...(json !== undefined ? { json } : {}) });
 
 before(async () => {
@@ -51,7 +55,10 @@ after(async () => {
 });
 
 test('a rotation that fails after the rdp hook leaves the RDP key pair and the routes as they were', async () => {
-  const ctx = await createAppContext(loadConfig({ ...env(), GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }), { models: featureModels, log: createLogger('error', true) });
+  const ctx = await createAppContext(loadConfig({ ...env(), GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }), {
+    models: featureModels,
+    log: createLogger('error', true),
+  });
   ctx.onMasterKeyRotated(async () => {
     throw new Error('later hook refuses');
   }, 'refuser');
@@ -78,7 +85,11 @@ test('npm run cli -- rotate-master-key: new RDP key pair, the route with credent
   const pending = await call('/rdp/rotation/pending');
   assert.equal(pending.status, 200, JSON.stringify(pending.data));
   const list = pending.data.routes as { id: number; rotation_state: string }[];
-  assert.deepEqual(list.map((x) => x.id), [withCreds], 'only the route with stored credentials');
+  assert.deepEqual(
+    list.map((x) => x.id),
+    [withCreds],
+    'only the route with stored credentials',
+  );
   assert.equal(list[0]!.rotation_state, 'pending');
   assert.equal((await call(`/rdp/${without}`)).data.route.rotation_state, 'none', 'a route without credentials has nothing to re-enter');
   // the new pair: current, sealed under the new master key (it opens), the old one retired

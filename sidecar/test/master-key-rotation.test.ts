@@ -24,7 +24,13 @@ import { LOCK_FILE, STALE_MS } from '../src/masterkey/lock.js';
 import { EXCLUDED_TABLES } from '../src/backup/sections.js';
 import { QueryTypes } from 'sequelize';
 
-const ENV = { GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'backup_s3', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' };
+const ENV = {
+  GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
+  GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'backup_s3',
+  GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+  GATEHOUSE_WG_SUBNET: '10.78.0.0/24',
+  GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+};
 const SMTP_AUTH = { user: 'mailer', password: 'smtp-secret-rotate-1' };
 const SIDECAR = path.resolve(import.meta.dirname, '..');
 
@@ -90,16 +96,60 @@ before(async () => {
   const gw = (await ok('/peers', 'POST', { name: 'home-gw', is_gateway: true, api_port: 9100 }, h)).peer.id as number;
   peerIds.push(gw);
   for (const id of peerIds) configs.set(id, (await s.deps.peers.config(id)).text);
-  routeId = (await ok('/routes', 'POST', { domain: 'nas.example.test', target_kind: 'gateway', target_peer_id: gw, target_lan_host: '192.168.1.20', target_lan_port: 5000 }, h)).route.id;
+  routeId = (
+    await ok(
+      '/routes',
+      'POST',
+      { domain: 'nas.example.test', target_kind: 'gateway', target_peer_id: gw, target_lan_host: '192.168.1.20', target_lan_port: 5000 },
+      h,
+    )
+  ).route.id;
   await ok(`/routes/${routeId}/auth`, 'POST', { method: 'totp', email: 'o@example.test', session_max_age: 24 * 3600_000 }, h);
   totpSecret = (await ok(`/routes/${routeId}/auth/totp-setup`, 'POST', undefined, h)).secret;
   const prev = speakeasy.totp({ secret: totpSecret, encoding: 'base32', time: Math.floor(Date.now() / 1000) - 30 });
   await ok(`/routes/${routeId}/auth/totp-verify`, 'POST', { token: prev }, h);
-  await ok('/smtp', 'PUT', { host: '127.0.0.1', port: smtp.port, secure: false, user: SMTP_AUTH.user, password: SMTP_AUTH.password, from: 'gh@example.test' }, h);
-  await ok('/webhooks', 'POST', { name: 'ops', url: 'http://127.0.0.1:9/hook', events: ['master_key_rotated'], enabled: true, secret: 'webhook-secret-0123456789' }, h);
-  await ok('/settings/autobackup', 'POST', { name: 'offsite', schedule: 'daily', keep: 3, target: 's3', s3: { bucket: 'gatehouse-backups', region: 'us-east-1', endpoint: 'http://127.0.0.1:9', access_key_id: 'AKIDEXAMPLE', secret_access_key: 's3-secret-key-1' }, passphrase: 'job passphrase 123' }, h);
+  await ok(
+    '/smtp',
+    'PUT',
+    { host: '127.0.0.1', port: smtp.port, secure: false, user: SMTP_AUTH.user, password: SMTP_AUTH.password, from: 'gh@example.test' },
+    h,
+  );
+  await ok(
+    '/webhooks',
+    'POST',
+    { name: 'ops', url: 'http://127.0.0.1:9/hook', events: ['master_key_rotated'], enabled: true, secret: 'webhook-secret-0123456789' },
+    h,
+  );
+  await ok(
+    '/settings/autobackup',
+    'POST',
+    {
+      name: 'offsite',
+      schedule: 'daily',
+      keep: 3,
+      target: 's3',
+      s3: {
+        bucket: 'gatehouse-backups',
+        region: 'us-east-1',
+        endpoint: 'http://127.0.0.1:9',
+        access_key_id: 'AKIDEXAMPLE',
+        secret_access_key: 's3-secret-key-1',
+      },
+      passphrase: 'job passphrase 123',
+    },
+    h,
+  );
   sealedAt = await openableWith(s.deps.db, s.deps.crypto);
-  for (const col of ['peers.private_key_enc', 'peers.preshared_key_enc', 'settings.value', 'gateways.push_token_enc', 'route_auth.totp_secret', 'webhooks.secret_enc', 'backup_jobs.s3_secret_enc', 'backup_jobs.passphrase_enc']) {
+  for (const col of [
+    'peers.private_key_enc',
+    'peers.preshared_key_enc',
+    'settings.value',
+    'gateways.push_token_enc',
+    'route_auth.totp_secret',
+    'webhooks.secret_enc',
+    'backup_jobs.s3_secret_enc',
+    'backup_jobs.passphrase_enc',
+  ]) {
     assert.ok(columns(sealedAt).includes(col), `fixture: ${col} holds a sealed value (${columns(sealedAt).join(', ')})`);
   }
 });
@@ -177,7 +227,10 @@ test('npm run cli -- rotate-master-key: every sealed value re-sealed; tunnels, S
   assert.equal(act[0].source, 'cli');
   assert.equal(JSON.parse(act[0].details).sealed_values, sealedAt.length);
   const deliveries = (await s.deps.db.models.WebhookDelivery.findAll({ raw: true })) as any[];
-  assert.deepEqual(deliveries.map((d) => d.event), ['master_key_rotated']);
+  assert.deepEqual(
+    deliveries.map((d) => d.event),
+    ['master_key_rotated'],
+  );
   await s.close();
   s = null;
 });
@@ -270,7 +323,10 @@ test('gatehouse.pid: a sidecar does not start while a rotation holds it; a holde
     const first = await startTestServer({ GATEHOUSE_DATA_DIR: dir });
     await first.close();
     fs.writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ pid: other.pid, role: 'rotate-master-key', since: new Date().toISOString() }));
-    await assert.rejects(startTestServer({ GATEHOUSE_DATA_DIR: dir }), new RegExp(`held by a master-key rotation \\(pid ${other.pid}.*start the sidecar again when it is done`));
+    await assert.rejects(
+      startTestServer({ GATEHOUSE_DATA_DIR: dir }),
+      new RegExp(`held by a master-key rotation \\(pid ${other.pid}.*start the sidecar again when it is done`),
+    );
     other.kill('SIGKILL');
     await new Promise((resolve) => other.once('exit', resolve));
     // the holder is gone, but touched the file recently (a holder in another pid namespace looks like this)

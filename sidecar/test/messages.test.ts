@@ -25,8 +25,21 @@ function schemaTexts(file: string): string[] {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const out: string[] = [];
   const visit = (n: ts.Node): void => {
-    if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name) && (n.name.text === 'error' || n.name.text === 'message') && ts.isStringLiteralLike(n.initializer)) out.push(n.initializer.text);
-    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && ['refine', 'superRefine'].includes(n.expression.name.text) && n.arguments[1] && ts.isStringLiteralLike(n.arguments[1])) out.push(n.arguments[1].text);
+    if (
+      ts.isPropertyAssignment(n) &&
+      ts.isIdentifier(n.name) &&
+      (n.name.text === 'error' || n.name.text === 'message') &&
+      ts.isStringLiteralLike(n.initializer)
+    )
+      out.push(n.initializer.text);
+    if (
+      ts.isCallExpression(n) &&
+      ts.isPropertyAccessExpression(n.expression) &&
+      ['refine', 'superRefine'].includes(n.expression.name.text) &&
+      n.arguments[1] &&
+      ts.isStringLiteralLike(n.arguments[1])
+    )
+      out.push(n.arguments[1].text);
     ts.forEachChild(n, visit);
   };
   visit(sf);
@@ -44,7 +57,11 @@ test('every message a request schema gives in its own words has a code in the ca
     }
   }
   assert.ok(n >= 40, `${n} schema messages found`);
-  assert.deepEqual(unknown, [], 'schema messages without a code: add them to sidecar/common/src/messages (and their German wording to sidecar/ui/src/i18n/messages)');
+  assert.deepEqual(
+    unknown,
+    [],
+    'schema messages without a code: add them to sidecar/common/src/messages (and their German wording to sidecar/ui/src/i18n/messages)',
+  );
 });
 
 test('a refused body names each field with its code beside the English text', () => {
@@ -63,9 +80,17 @@ test('the English wordings give the texts the server wrote before codes', () => 
   assert.equal(msg('peer.created', { name: 'laptop', address: '10.8.0.2' }).text, 'Peer "laptop" created (10.8.0.2)');
   assert.equal(msg('route.up', { domain: 'a.example.com', error: null, status: 200 }).text, 'Route a.example.com is up (HTTP 200)');
   assert.equal(msg('backup.completed', { file: null, target: 'download', bytes: 10 }).text, 'Backup written (download, 10 bytes)');
-  assert.equal(msg('rdp.session_ended', { session_id: 3, name: 'desk', reason: 'lost', duration_s: 60 }).text, 'RDP session 3 on "desk" ended (lost) after 60 s');
   assert.equal(
-    msg('gateway.status_changed', { name: 'home', to: 'offline', from: 'online', reason: { code: 'gateway.status.heartbeat_stale', params: { age_s: 70, offline_after_s: 60 } } }).text,
+    msg('rdp.session_ended', { session_id: 3, name: 'desk', reason: 'lost', duration_s: 60 }).text,
+    'RDP session 3 on "desk" ended (lost) after 60 s',
+  );
+  assert.equal(
+    msg('gateway.status_changed', {
+      name: 'home',
+      to: 'offline',
+      from: 'online',
+      reason: { code: 'gateway.status.heartbeat_stale', params: { age_s: 70, offline_after_s: 60 } },
+    }).text,
     'Gateway "home" is offline (was online): no heartbeat for 70 s (offline after 60 s)',
   );
   assert.equal(english({ code: 'no.such.code' }), 'no.such.code');

@@ -111,19 +111,35 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
   assert.equal(r1.status, 201, JSON.stringify(r1.data));
   const r2 = await api('/routes', 'POST', { domain: 'two.example.com', peer_id: a, target_port: 8081, circuit_breaker_enabled: true });
   assert.equal(r2.status, 201, JSON.stringify(r2.data));
-  const r3 = await api('/routes', 'POST', { domain: 'ssh.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, peer_id: a, target_port: 22 });
+  const r3 = await api('/routes', 'POST', {
+    domain: 'ssh.example.com',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: 2222,
+    peer_id: a,
+    target_port: 22,
+  });
   assert.equal(r3.status, 201, JSON.stringify(r3.data));
   assert.equal((await api(`/routes/${r1.data.route.id}/toggle`, 'PUT', {})).status, 200);
   await s.deps.db.models.Route.update({ cb_failure_count: 5, cb_opened_at: now } as any, { where: { id: r2.data.route.id } });
 
   // route auth on route 2, then Caddy's forward-auth subrequests: not signed in, a wrong method
-  const ra = await api(`/routes/${r2.data.route.id}/auth`, 'POST', { method: 'email_password', email: 'a@b.test', password: 'secret-pass-1', session_max_age: 86_400_000 });
+  const ra = await api(`/routes/${r2.data.route.id}/auth`, 'POST', {
+    method: 'email_password',
+    email: 'a@b.test',
+    password: 'secret-pass-1',
+    session_max_age: 86_400_000,
+  });
   assert.equal(ra.status, 200, JSON.stringify(ra.data));
   const before = (await scrape()).samples;
   const loginRequired0 = value(before, 'gatehouse_route_auth_verify_total', { outcome: 'login_required' })[0];
   const notAllowed0 = value(before, 'gatehouse_route_auth_verify_total', { outcome: 'method_not_allowed' })[0];
   for (let i = 0; i < 3; i++) {
-    const v = await rawRequest(s.port, 'GET', '/route-auth/verify', { 'x-route-domain': 'two.example.com', 'x-forwarded-uri': '/x', 'x-forwarded-proto': 'https' });
+    const v = await rawRequest(s.port, 'GET', '/route-auth/verify', {
+      'x-route-domain': 'two.example.com',
+      'x-forwarded-uri': '/x',
+      'x-forwarded-proto': 'https',
+    });
     assert.equal(v.status, 302);
   }
   assert.equal((await rawRequest(s.port, 'POST', '/route-auth/verify', { 'x-route-domain': 'two.example.com' })).status, 405);
@@ -158,13 +174,38 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
   // the webhook delivery log by status (rows as the webhook queue writes them)
   assert.deepEqual(value(samples, 'gatehouse_webhook_deliveries').length, 3);
   const { Webhook, WebhookDelivery } = s.deps.db.models as any;
-  const hook = await Webhook.create({ name: 'm', url: 'http://127.0.0.1:9/x', events: '["peer_created"]', enabled: true, secret_enc: 'x', retry_count: 3, created_at: now, updated_at: now });
-  const delivery = (status: string, i: number) => ({ webhook_id: hook.get('id'), uid: `u${i}`, event: 'peer_created', body: '{}', status, attempts: 1, max_attempts: 3, created_at: now, updated_at: now });
+  const hook = await Webhook.create({
+    name: 'm',
+    url: 'http://127.0.0.1:9/x',
+    events: '["peer_created"]',
+    enabled: true,
+    secret_enc: 'x',
+    retry_count: 3,
+    created_at: now,
+    updated_at: now,
+  });
+  const delivery = (status: string, i: number) => ({
+    webhook_id: hook.get('id'),
+    uid: `u${i}`,
+    event: 'peer_created',
+    body: '{}',
+    status,
+    attempts: 1,
+    max_attempts: 3,
+    created_at: now,
+    updated_at: now,
+  });
   await WebhookDelivery.bulkCreate(['pending', 'delivered', 'delivered', 'failed', 'delivered'].map(delivery));
   const hooks = (await scrape()).samples;
-  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'pending' }), [1 + value(samples, 'gatehouse_webhook_deliveries', { status: 'pending' })[0]]);
-  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'delivered' }), [3 + value(samples, 'gatehouse_webhook_deliveries', { status: 'delivered' })[0]]);
-  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'failed' }), [1 + value(samples, 'gatehouse_webhook_deliveries', { status: 'failed' })[0]]);
+  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'pending' }), [
+    1 + value(samples, 'gatehouse_webhook_deliveries', { status: 'pending' })[0],
+  ]);
+  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'delivered' }), [
+    3 + value(samples, 'gatehouse_webhook_deliveries', { status: 'delivered' })[0],
+  ]);
+  assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'failed' }), [
+    1 + value(samples, 'gatehouse_webhook_deliveries', { status: 'failed' })[0],
+  ]);
 
   // a deleted peer disappears from the per-peer series
   assert.equal((await api(`/peers/${b}`, 'DELETE')).status, 200);
@@ -173,7 +214,7 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
   assert.deepEqual(value(later, 'gatehouse_peer_online', { peer_id: String(b) }), []);
 });
 
-test('Caddy samples fold into per-route series: hosts mapped to routes (with a port, wildcards too), _other and unknown hosts left out, only the host map\'s observations, summed over server and method', () => {
+test("Caddy samples fold into per-route series: hosts mapped to routes (with a port, wildcards too), _other and unknown hosts left out, only the host map's observations, summed over server and method", () => {
   const text = [
     '# TYPE caddy_http_requests_total counter',
     'caddy_http_requests_total{handler="gatehouse_hostroute",host="one.example.com",server="gatehouse_http"} 3',
@@ -212,7 +253,10 @@ test('Caddy samples fold into per-route series: hosts mapped to routes (with a p
   );
   // escaped label values and malformed lines
   const odd = parsePromText('m{a="x\\"y\\\\z",b="n\\nl"} 1\nbroken{a="x" 2\nm 3 123\nm{} NaN\n');
-  assert.deepEqual(odd, [{ name: 'm', labels: { a: 'x"y\\z', b: 'n\nl' }, value: 1 }, { name: 'm', labels: {}, value: 3 }]);
+  assert.deepEqual(odd, [
+    { name: 'm', labels: { a: 'x"y\\z', b: 'n\nl' }, value: 1 },
+    { name: 'm', labels: {}, value: 3 },
+  ]);
 });
 
 test("the host map's own samples (gatehouse_hostroute_*, what the renderer turns on) fold into the same per-route series: by host key (a wildcard key as configured), summed over servers; _other and the admin domain left out", () => {

@@ -142,6 +142,11 @@ test('statuses the public endpoints answer are declared: POST /password 401/403,
   assert.ok(doc.paths['/internal/circuit-breaker'].post.responses['404']);
   const ra = await s.req('/route-auth/logout', { method: 'POST', headers: { accept: 'text/html' } });
   assert.equal(ra.status, 404);
-  for (const [p, m] of [['/route-auth/logout', 'post'], ['/route-auth/logout', 'get'], ['/route-auth/login', 'post']]) assert.ok(doc.paths[p][m].responses['404'], `${m} ${p} declares 404`);
+  for (const [p, m] of [
+    ['/route-auth/logout', 'post'],
+    ['/route-auth/logout', 'get'],
+    ['/route-auth/login', 'post'],
+  ])
+    assert.ok(doc.paths[p][m].responses['404'], `${m} ${p} declares 404`);
   for (const p of ['/login', '/logout', '/password']) assert.ok(doc.paths[p].post.responses['302'], `POST ${p} declares the browser redirect`);
 });

@@ -74,9 +74,14 @@ test('required headers are in the document and checked with the body: X-Backup-P
     const fp = op(p, 'post').parameters.find((x: any) => x.name === 'X-Machine-Fingerprint');
     assert.equal(fp?.required, true, p);
   }
-  for (const p of ['/api/v1/client/config', '/api/v1/client/config/check', '/api/v1/client/traffic']) assert.equal(op(p, 'get').parameters.find((x: any) => x.name === 'X-Machine-Fingerprint')?.required, true, p);
+  for (const p of ['/api/v1/client/config', '/api/v1/client/config/check', '/api/v1/client/traffic'])
+    assert.equal(op(p, 'get').parameters.find((x: any) => x.name === 'X-Machine-Fingerprint')?.required, true, p);
   const ct = (await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'truth-client', scopes: ['client'] }, headers: h })).data.token;
-  const reg = await s.req('/api/v1/client/register', { method: 'POST', json: { hostname: 'x', platform: 'linux-x64', client_version: '1' }, headers: bearer(ct) });
+  const reg = await s.req('/api/v1/client/register', {
+    method: 'POST',
+    json: { hostname: 'x', platform: 'linux-x64', client_version: '1' },
+    headers: bearer(ct),
+  });
   assert.equal(reg.status, 400);
   assert.match(reg.data.fields['X-Machine-Fingerprint'], /required/);
   const wol = op('/gateway-wol/wait', 'get');
@@ -105,7 +110,11 @@ test('refusals no schema can state are documented statuses with their reason, no
   assert.equal((await s.req(`/api/v1/peers/${gwPeer}/gateway-info`, { headers: h })).status, 200);
   // a wrong current password, the last admin, yourself
   const { cookie, csrf } = await login(s);
-  const pw = await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: 'not the password', next: 'another-long-password' }, headers: { cookie, 'x-csrf-token': csrf } });
+  const pw = await s.req('/api/v1/settings/password', {
+    method: 'PUT',
+    json: { current: 'not the password', next: 'another-long-password' },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   assert.equal(pw.status, 422);
   declares('/api/v1/settings/password', 'put', 422);
   const me = (await s.req('/api/v1/session', { headers: { cookie } })).data.user.id;
@@ -115,7 +124,11 @@ test('refusals no schema can state are documented statuses with their reason, no
   const key = op('/api/v1/license/activate', 'post').requestBody.content['application/json'].schema.properties.key;
   assert.ok(key.pattern, 'the key form is in the document');
   assert.equal((await s.req('/api/v1/license/activate', { method: 'POST', json: { key: 'ChPx' }, headers: h })).status, 400);
-  const bad = await s.req('/api/v1/license/activate', { method: 'POST', json: { key: `GHL1.0123456789abcdef.${'A'.repeat(20)}.${'B'.repeat(20)}` }, headers: h });
+  const bad = await s.req('/api/v1/license/activate', {
+    method: 'POST',
+    json: { key: `GHL1.0123456789abcdef.${'A'.repeat(20)}.${'B'.repeat(20)}` },
+    headers: h,
+  });
   assert.equal(bad.status, 422, JSON.stringify(bad.data));
   // nothing to update: 422 (read-only fields and _csrf make "at least one field" unstateable)
   assert.equal((await s.req(`/api/v1/routes/${route}`, { method: 'PUT', json: {}, headers: h })).status, 422);
@@ -125,16 +138,29 @@ test('rules a schema can state are in the document: patterns, ranges, formats', 
   const body = (p: string, m: string) => op(p, m).requestBody.content['application/json'].schema;
   const q = (p: string, name: string) => op(p, 'get').parameters.find((x: any) => x.name === name).schema;
   for (const [p, m, f] of [
-    ['/api/v1/peers', 'post', 'dns'], ['/api/v1/peers', 'post', 'name'], ['/api/v1/peers/{id}', 'put', 'allowed_ips'], ['/api/v1/routes', 'post', 'domain'], ['/api/v1/smtp', 'put', 'from'], ['/api/v1/tags', 'post', 'name'],
+    ['/api/v1/peers', 'post', 'dns'],
+    ['/api/v1/peers', 'post', 'name'],
+    ['/api/v1/peers/{id}', 'put', 'allowed_ips'],
+    ['/api/v1/routes', 'post', 'domain'],
+    ['/api/v1/smtp', 'put', 'from'],
+    ['/api/v1/tags', 'post', 'name'],
   ] as const) {
     const js = JSON.stringify(body(p, m).properties[f]);
     assert.match(js, /"pattern"/, `${m} ${p} ${f} carries its pattern`);
   }
-  for (const [p, name] of [['/api/v1/logs/activity', 'since'], ['/api/v1/logs/access', 'until'], ['/api/v1/routes', 'limit'], ['/api/v1/routes', 'offset'], ['/api/v1/peers', 'tag']] as const) assert.match(JSON.stringify(q(p, name)), /"pattern"/, `${p} ?${name}`);
+  for (const [p, name] of [
+    ['/api/v1/logs/activity', 'since'],
+    ['/api/v1/logs/access', 'until'],
+    ['/api/v1/routes', 'limit'],
+    ['/api/v1/routes', 'offset'],
+    ['/api/v1/peers', 'tag'],
+  ] as const)
+    assert.match(JSON.stringify(q(p, name)), /"pattern"/, `${p} ?${name}`);
   // GET /routes: what the document forbids is refused (an empty offset, a padded limit, a search longer than 200)
   for (const qs of ['offset=', 'limit=%205', `q=${'a'.repeat(200)}%20`]) assert.equal((await s.req(`/api/v1/routes?${qs}`, { headers: h })).status, 400, qs);
   // dates: the pattern is exact (no hour 84, no 30 February)
-  for (const d of ['2030-02-30', '0219-01-17T84:46', '2030-01-01T24:00']) assert.equal((await s.req(`/api/v1/logs/activity?since=${d}`, { headers: h })).status, 400, d);
+  for (const d of ['2030-02-30', '0219-01-17T84:46', '2030-01-01T24:00'])
+    assert.equal((await s.req(`/api/v1/logs/activity?since=${d}`, { headers: h })).status, 400, d);
   assert.equal((await s.req('/api/v1/logs/activity?since=2028-02-29T23:59:59Z', { headers: h })).status, 200);
   // path ids: 32-bit, as the document says
   assert.equal(op('/api/v1/routes/{id}', 'get').parameters[0].schema.maximum, 2147483647);
@@ -150,7 +176,11 @@ test('rules a schema can state are in the document: patterns, ranges, formats', 
 test('every answer is documented with its content type: redirects of the sign-in and password forms, the forward-auth answers', async () => {
   const login = op('/login', 'post').responses['302'];
   assert.ok(login.content['text/html'], 'the sign-in redirect body');
-  const form = await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: 'admin', password: 'wrong-password-x' }), headers: { accept: 'text/html' } });
+  const form = await s.req('/login', {
+    method: 'POST',
+    body: new URLSearchParams({ username: 'admin', password: 'wrong-password-x' }),
+    headers: { accept: 'text/html' },
+  });
   assert.equal(form.status, 302);
   assert.ok(form.headers.get('content-type')?.startsWith('text/html'));
   const verify = op('/route-auth/verify', 'get').responses;

@@ -29,20 +29,45 @@ async function match(qs: string): Promise<{ names: string[]; total: number; tota
 }
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_WG_SUBNET: '10.78.0.0/16', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_WG_PORT: '51998', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+  s = await startTestServer({
+    GATEHOUSE_WG_SUBNET: '10.78.0.0/16',
+    GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+    GATEHOUSE_WG_PORT: '51998',
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+  });
   h = bearer(await apiToken(s));
   office = (await write('/peer-groups', 'POST', { name: 'Office' })).data.group.id;
   home = (await write('/peer-groups', 'POST', { name: 'Home' })).data.group.id;
   const now = Date.now();
   const fixtures: [string, P, P][] = [
     // name, create body, columns written afterwards
-    ['Alpha Laptop', { description: 'Finance dept', tags: 'office,linux', group_id: office }, { latest_handshake: now - 10_000, total_rx: 400, total_tx: 100, created_at: now - 5_000 }],
-    ['beta-server', { tags: 'server', group_id: home }, { latest_handshake: now - 60_000, total_rx: 2000, total_tx: 1000, hostname: 'nas-box', hostname_source: 'admin', created_at: now - 9_000 }],
-    ['Gamma 100', { description: 'has 100% in its name' , tags: 'webserver' }, { latest_handshake: now - 600_000, total_rx: 10, total_tx: 0, created_at: now - 1_000 }],
+    [
+      'Alpha Laptop',
+      { description: 'Finance dept', tags: 'office,linux', group_id: office },
+      { latest_handshake: now - 10_000, total_rx: 400, total_tx: 100, created_at: now - 5_000 },
+    ],
+    [
+      'beta-server',
+      { tags: 'server', group_id: home },
+      { latest_handshake: now - 60_000, total_rx: 2000, total_tx: 1000, hostname: 'nas-box', hostname_source: 'admin', created_at: now - 9_000 },
+    ],
+    [
+      'Gamma 100',
+      { description: 'has 100% in its name', tags: 'webserver' },
+      { latest_handshake: now - 600_000, total_rx: 10, total_tx: 0, created_at: now - 1_000 },
+    ],
     ['Gamma 1000', {}, { latest_handshake: now - 900_000, total_rx: 5, total_tx: 5, created_at: now - 7_000 }],
-    ['delta_x', { description: 'disabled one', tags: 'web', group_id: office }, { enabled: false, latest_handshake: now - 5_000, total_rx: 50, total_tx: 50, created_at: now - 3_000 }],
+    [
+      'delta_x',
+      { description: 'disabled one', tags: 'web', group_id: office },
+      { enabled: false, latest_handshake: now - 5_000, total_rx: 50, total_tx: 50, created_at: now - 3_000 },
+    ],
     ['deltaXx', { tags: 'Linux' }, { latest_handshake: now - 20_000, total_rx: 700, total_tx: 0, created_at: now - 8_000 }],
-    ['Epsilon', { tags: 'Web,Linux', group_id: home }, { latest_handshake: now - 5_000, expires_at: now - 1_000, total_rx: 0, total_tx: 0, created_at: now - 2_000 }],
+    [
+      'Epsilon',
+      { tags: 'Web,Linux', group_id: home },
+      { latest_handshake: now - 5_000, expires_at: now - 1_000, total_rx: 0, total_tx: 0, created_at: now - 2_000 },
+    ],
     ['zeta', {}, { created_at: now - 6_000 }],
   ];
   for (const [name, body] of fixtures) {
@@ -51,7 +76,14 @@ before(async () => {
     ids[name] = r.data.peer.id;
   }
   // an extra routed network (q over allowed_ips)
-  assert.equal((await write(`/peers/${ids['beta-server']}`, 'PUT', { allowed_ips: `${(await api(`/peers/${ids['beta-server']}`)).data.peer.address}/32, 192.168.50.0/24` })).status, 200);
+  assert.equal(
+    (
+      await write(`/peers/${ids['beta-server']}`, 'PUT', {
+        allowed_ips: `${(await api(`/peers/${ids['beta-server']}`)).data.peer.address}/32, 192.168.50.0/24`,
+      })
+    ).status,
+    200,
+  );
   const { Peer } = s.deps.db.models;
   for (const [name, , cols] of fixtures) await Peer.update(cols, { where: { id: ids[name] } });
   // addresses that sort differently as text and as numbers
@@ -66,7 +98,10 @@ describe('GET /peers filters', () => {
   test('without parameters: every peer ordered by id, total = total_all = number of peers', async () => {
     const r = await api('/peers');
     assert.equal(r.status, 200);
-    assert.deepEqual(r.data.peers.map((p: P) => p.id), Object.values(ids).sort((a, b) => a - b));
+    assert.deepEqual(
+      r.data.peers.map((p: P) => p.id),
+      Object.values(ids).sort((a, b) => a - b),
+    );
     assert.equal(r.data.total, 8);
     assert.equal(r.data.total_all, 8);
     assert.equal(r.data.limit, 100);
@@ -146,12 +181,14 @@ describe('GET /peers sort and paging', () => {
     return names(r.data.peers);
   };
   const byKey = (key: (p: P) => number | string, desc = false) =>
-    names([...all].sort((a, b) => {
-      const ka = key(a);
-      const kb = key(b);
-      if (ka !== kb) return (ka < kb ? -1 : 1) * (desc ? -1 : 1);
-      return a.id - b.id;
-    }));
+    names(
+      [...all].sort((a, b) => {
+        const ka = key(a);
+        const kb = key(b);
+        if (ka !== kb) return (ka < kb ? -1 : 1) * (desc ? -1 : 1);
+        return a.id - b.id;
+      }),
+    );
 
   test('name, case-insensitive, both directions', async () => {
     assert.deepEqual(await order('name'), ['Alpha Laptop', 'beta-server', 'delta_x', 'deltaXx', 'Epsilon', 'Gamma 100', 'Gamma 1000', 'zeta']);
@@ -177,7 +214,10 @@ describe('GET /peers sort and paging', () => {
     assert.deepEqual(await order('address'), numeric);
     assert.deepEqual(numeric.slice(-4), ['Alpha Laptop', 'deltaXx', 'zeta', 'Gamma 1000'], '.9 < .10 < .100 < 1.2');
     assert.deepEqual(await order('-address'), byKey(addr, true));
-    assert.deepEqual(await order('-id'), byKey((p) => p.id, true));
+    assert.deepEqual(
+      await order('-id'),
+      byKey((p) => p.id, true),
+    );
   });
 
   test('pages of a filtered, sorted list: same rows as the whole list, total = matches', async () => {
@@ -204,10 +244,20 @@ describe('GET /peers sort and paging', () => {
 describe('GET /peers bad input and access', () => {
   test('unknown sort, non-boolean online/enabled, bad group_id or tag: 400 naming the parameter', async () => {
     const cases: [string, string][] = [
-      ['sort=size', 'sort'], ['sort=', 'sort'], ['sort=--name', 'sort'],
-      ['online=yes', 'online'], ['online=', 'online'], ['enabled=maybe', 'enabled'],
-      ['group_id=abc', 'group_id'], ['group_id=1.5', 'group_id'], ['group_id=0', 'group_id'], ['group_id=-1', 'group_id'], ['group_id=NONE', 'group_id'],
-      ['tag=a%2Cb', 'tag'], [`q=${'x'.repeat(201)}`, 'q'], ['q=a&q=b', 'q'],
+      ['sort=size', 'sort'],
+      ['sort=', 'sort'],
+      ['sort=--name', 'sort'],
+      ['online=yes', 'online'],
+      ['online=', 'online'],
+      ['enabled=maybe', 'enabled'],
+      ['group_id=abc', 'group_id'],
+      ['group_id=1.5', 'group_id'],
+      ['group_id=0', 'group_id'],
+      ['group_id=-1', 'group_id'],
+      ['group_id=NONE', 'group_id'],
+      ['tag=a%2Cb', 'tag'],
+      [`q=${'x'.repeat(201)}`, 'q'],
+      ['q=a&q=b', 'q'],
     ];
     for (const [qs, field] of cases) {
       const r = await api(`/peers?${qs}`);

@@ -59,7 +59,15 @@ class FakeDriver implements WireGuardDriver {
     if (!cur) return null;
     return {
       iface: { publicKey: publicKeyFromPrivate(cur.spec.privateKey), listenPort: cur.spec.listenPort, fwmark: null },
-      peers: [...cur.peers.values()].map((p) => ({ publicKey: p.publicKey, endpoint: p.endpointSeen, allowedIps: p.allowedIps, latestHandshake: p.latestHandshake, rx: p.rx, tx: p.tx, persistentKeepalive: null })),
+      peers: [...cur.peers.values()].map((p) => ({
+        publicKey: p.publicKey,
+        endpoint: p.endpointSeen,
+        allowedIps: p.allowedIps,
+        latestHandshake: p.latestHandshake,
+        rx: p.rx,
+        tx: p.tx,
+        persistentKeepalive: null,
+      })),
     };
   }
   async down(iface: string) {
@@ -186,7 +194,8 @@ describe('endpoints after a restart', () => {
     const stale = await peers.create({ name: 'ep-stale' });
     const v6 = await peers.create({ name: 'ep-v6' });
     const never = await peers.create({ name: 'ep-never' });
-    const seen = (key: string, endpoint: string, agoMs: number) => Object.assign(driver.peer(key)!, { endpointSeen: endpoint, latestHandshake: clock() - agoMs, rx: 1 });
+    const seen = (key: string, endpoint: string, agoMs: number) =>
+      Object.assign(driver.peer(key)!, { endpointSeen: endpoint, latestHandshake: clock() - agoMs, rx: 1 });
     seen(recent.public_key, '192.0.2.10:51000', 60_000);
     seen(stale.public_key, '192.0.2.11:51000', 25 * 3600_000);
     seen(v6.public_key, '[2001:db8::5]:51820', 1000);
@@ -209,7 +218,8 @@ describe('a re-enabled peer', () => {
     const recent = await peers.create({ name: 're-recent' });
     const stale = await peers.create({ name: 're-stale' });
     const never = await peers.create({ name: 're-never' });
-    const seen = (key: string, endpoint: string, agoMs: number) => Object.assign(driver.peer(key)!, { endpointSeen: endpoint, latestHandshake: clock() - agoMs, rx: 1 });
+    const seen = (key: string, endpoint: string, agoMs: number) =>
+      Object.assign(driver.peer(key)!, { endpointSeen: endpoint, latestHandshake: clock() - agoMs, rx: 1 });
     seen(recent.public_key, '192.0.2.20:51000', 60_000);
     seen(stale.public_key, '192.0.2.21:51000', 25 * 3600_000);
     await wg.poll();
@@ -217,12 +227,17 @@ describe('a re-enabled peer', () => {
     await peers.batch('disable', ids);
     driver.sets = [];
     await peers.batch('enable', ids);
-    const sent = (key: string) => driver.sets.filter((p) => p.publicKey === key).map((p) => ({ endpoint: p.endpoint, persistentKeepalive: p.persistentKeepalive }));
+    const sent = (key: string) =>
+      driver.sets.filter((p) => p.publicKey === key).map((p) => ({ endpoint: p.endpoint, persistentKeepalive: p.persistentKeepalive }));
     assert.deepEqual(sent(recent.public_key), [
       { endpoint: '192.0.2.20:51000', persistentKeepalive: 25 },
       { endpoint: undefined, persistentKeepalive: undefined },
     ]);
-    assert.deepEqual(sent(stale.public_key), [{ endpoint: undefined, persistentKeepalive: undefined }], 'not seen for more than 24 h: no endpoint to go back to');
+    assert.deepEqual(
+      sent(stale.public_key),
+      [{ endpoint: undefined, persistentKeepalive: undefined }],
+      'not seen for more than 24 h: no endpoint to go back to',
+    );
     assert.deepEqual(sent(never.public_key), [{ endpoint: undefined, persistentKeepalive: undefined }], 'never connected');
     // a change to a peer that is on the interface already is one plain set (its session is alive)
     driver.sets = [];
@@ -281,15 +296,24 @@ describe('poller', () => {
     assert.equal((await peers.get(p.id)).total_rx, 7040);
     // traffic samples: every delta in the 5-minute bucket of its poll
     const rows = (await s.deps.db.models.PeerTraffic.findAll({ where: { peer_id: p.id }, raw: true })) as any[];
-    assert.equal(rows.reduce((a, r) => a + Number(r.rx), 0), 7040);
-    assert.equal(rows.reduce((a, r) => a + Number(r.tx), 0), 550);
+    assert.equal(
+      rows.reduce((a, r) => a + Number(r.rx), 0),
+      7040,
+    );
+    assert.equal(
+      rows.reduce((a, r) => a + Number(r.tx), 0),
+      550,
+    );
     assert.ok(rows.every((r) => r.resolution === '5m' && Number(r.bucket_start) % 300_000 === 0));
   });
 
   test('online/offline transitions become peer_online / peer_offline activity events', async () => {
     const p = await peers.create({ name: 'evt-1' });
     const fp = driver.peer(p.public_key)!;
-    const events = async () => (await s.deps.activity.query({ limit: 1000 })).entries.filter((e) => e.details?.peer_id === p.id && /^peer_(on|off)line$/.test(e.event_type)).map((e) => e.event_type);
+    const events = async () =>
+      (await s.deps.activity.query({ limit: 1000 })).entries
+        .filter((e) => e.details?.peer_id === p.id && /^peer_(on|off)line$/.test(e.event_type))
+        .map((e) => e.event_type);
     await wg.poll();
     assert.deepEqual(await events(), []);
     fp.latestHandshake = clock();
@@ -319,7 +343,15 @@ describe('poller', () => {
       driver.peer(a.public_key)!.tx = 2_000;
       clock.advance(10_000);
       await wg.poll();
-      assert.deepEqual(got, [{ type: 'peer_traffic', interval_s: 10, rx_rate: 1000, tx_rate: 200, peers: [{ peer_id: a.id, rx_rate: 1000, tx_rate: 200, total_rx: 10_000, total_tx: 2_000 }] }]);
+      assert.deepEqual(got, [
+        {
+          type: 'peer_traffic',
+          interval_s: 10,
+          rx_rate: 1000,
+          tx_rate: 200,
+          peers: [{ peer_id: a.id, rx_rate: 1000, tx_rate: 200, total_rx: 10_000, total_tx: 2_000 }],
+        },
+      ]);
       driver.peer(a.public_key)!.rx = 15_000;
       driver.peer(b.public_key)!.tx = 40_000;
       clock.advance(20_000);
@@ -332,7 +364,13 @@ describe('poller', () => {
       // both stop: one event with zeros, then silence
       clock.advance(10_000);
       await wg.poll();
-      assert.deepEqual(got[2].peers.map((p) => [p.peer_id, p.rx_rate, p.tx_rate, p.total_rx, p.total_tx]), [[a.id, 0, 0, 15_000, 2_000], [b.id, 0, 0, 0, 40_000]]);
+      assert.deepEqual(
+        got[2].peers.map((p) => [p.peer_id, p.rx_rate, p.tx_rate, p.total_rx, p.total_tx]),
+        [
+          [a.id, 0, 0, 15_000, 2_000],
+          [b.id, 0, 0, 0, 40_000],
+        ],
+      );
       assert.deepEqual([got[2].rx_rate, got[2].tx_rate], [0, 0]);
       clock.advance(10_000);
       await wg.poll();
@@ -343,11 +381,17 @@ describe('poller', () => {
       driver.peer(b.public_key)!.tx = 50_000;
       clock.advance(10_000);
       await wg.poll();
-      assert.deepEqual(got[3].peers.map((p) => [p.peer_id, p.tx_rate]), [[b.id, 1000]]);
+      assert.deepEqual(
+        got[3].peers.map((p) => [p.peer_id, p.tx_rate]),
+        [[b.id, 1000]],
+      );
       await peers.remove(b.id);
       clock.advance(10_000);
       await wg.poll();
-      assert.deepEqual(got[4].peers.map((p) => [p.peer_id, p.tx_rate, p.total_tx]), [[b.id, 0, 0]]);
+      assert.deepEqual(
+        got[4].peers.map((p) => [p.peer_id, p.tx_rate, p.total_tx]),
+        [[b.id, 0, 0]],
+      );
     } finally {
       off();
     }
@@ -377,7 +421,14 @@ describe('poller', () => {
         driver.sync = sync;
       }
       assert.equal(got.length, 3, 'a repeated failure is one event');
-      assert.deepEqual(got[2], { type: 'wireguard_state', interface: 'ghtest0', running: true, mode: 'userspace', error: 'wg syncconf: boom', reason: 'sync failed' });
+      assert.deepEqual(got[2], {
+        type: 'wireguard_state',
+        interface: 'ghtest0',
+        running: true,
+        mode: 'userspace',
+        error: 'wg syncconf: boom',
+        reason: 'sync failed',
+      });
       await wg.fullSync();
       assert.deepEqual(got[3], { type: 'wireguard_state', interface: 'ghtest0', running: true, mode: 'userspace', error: null, reason: 'synced' });
     } finally {
@@ -432,7 +483,13 @@ describe('traffic rollup', () => {
     const sq = s.deps.db.sequelize;
     // three 5-minute samples in one hour 3 days ago, one 5-minute sample 1 hour ago
     const oldHour = Math.floor((now - 3 * D) / H) * H;
-    for (const [t, rx] of [[oldHour, 1], [oldHour + 300_000, 2], [oldHour + 3_300_000, 4], [now - H, 8]] as [number, number][]) await addSamples(sq, [{ peerId: p.id, rx, tx: rx * 10 }], t);
+    for (const [t, rx] of [
+      [oldHour, 1],
+      [oldHour + 300_000, 2],
+      [oldHour + 3_300_000, 4],
+      [now - H, 8],
+    ] as [number, number][])
+      await addSamples(sq, [{ peerId: p.id, rx, tx: rx * 10 }], t);
     // two 1-hour buckets on one day 40 days ago and a 1-day bucket 500 days ago
     const oldDay = Math.floor((now - 40 * D) / D) * D;
     const PT = s.deps.db.models.PeerTraffic;
@@ -441,7 +498,12 @@ describe('traffic rollup', () => {
     await PT.create({ peer_id: p.id, resolution: '1d', bucket_start: now - 500 * D, rx: 64, tx: 0 } as any);
     const r = await rollup(sq, now);
     assert.deepEqual(r, { folded5m: 3, folded1h: 2, dropped1d: 1 });
-    const rows = ((await PT.findAll({ where: { peer_id: p.id }, order: [['bucket_start', 'ASC']], raw: true })) as any[]).map((x) => [x.resolution, Number(x.bucket_start), Number(x.rx), Number(x.tx)]);
+    const rows = ((await PT.findAll({ where: { peer_id: p.id }, order: [['bucket_start', 'ASC']], raw: true })) as any[]).map((x) => [
+      x.resolution,
+      Number(x.bucket_start),
+      Number(x.rx),
+      Number(x.tx),
+    ]);
     assert.deepEqual(rows, [
       ['1d', oldDay, 48, 0],
       ['1h', oldHour, 7, 70],

@@ -11,12 +11,19 @@ import { configFileName } from '../src/peers/service.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
+  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
 const create = (json: unknown) => api('/peers', { method: 'POST', json });
 const peerCount = async () => (await api('/peers?limit=1')).data.total as number;
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_WG_SUBNET: '10.77.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_WG_PORT: '51999', GATEHOUSE_WG_DNS: '10.77.0.1', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+  s = await startTestServer({
+    GATEHOUSE_WG_SUBNET: '10.77.0.0/24',
+    GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+    GATEHOUSE_WG_PORT: '51999',
+    GATEHOUSE_WG_DNS: '10.77.0.1',
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+  });
   h = bearer(await apiToken(s));
 });
 after(async () => s.close());
@@ -26,7 +33,27 @@ describe('create, read, list', () => {
     const r = await create({ name: 'Laptop Jane', description: 'work laptop', tags: 'office, Linux', expires_at: '2099-01-01T00:00:00Z', dns: '1.1.1.1' });
     assert.equal(r.status, 201, JSON.stringify(r.data));
     const p = r.data.peer;
-    for (const k of ['id', 'name', 'description', 'peer_type', 'enabled', 'allowed_ips', 'tags', 'group_id', 'hostname', 'hostname_source', 'expires_at', 'total_rx', 'total_tx', 'latestHandshake', 'isOnline', 'public_key', 'address', 'dns', 'created_at']) {
+    for (const k of [
+      'id',
+      'name',
+      'description',
+      'peer_type',
+      'enabled',
+      'allowed_ips',
+      'tags',
+      'group_id',
+      'hostname',
+      'hostname_source',
+      'expires_at',
+      'total_rx',
+      'total_tx',
+      'latestHandshake',
+      'isOnline',
+      'public_key',
+      'address',
+      'dns',
+      'created_at',
+    ]) {
       assert.ok(k in p, `field ${k}`);
     }
     assert.equal(p.name, 'Laptop Jane');
@@ -55,7 +82,10 @@ describe('create, read, list', () => {
     const page = await api('/peers?limit=2&offset=1');
     assert.equal(page.data.peers.length, 2);
     assert.equal(page.data.total, all.data.total);
-    assert.deepEqual(page.data.peers.map((p: any) => p.id), all.data.peers.slice(1, 3).map((p: any) => p.id));
+    assert.deepEqual(
+      page.data.peers.map((p: any) => p.id),
+      all.data.peers.slice(1, 3).map((p: any) => p.id),
+    );
     assert.equal((await api('/peers?limit=0')).status, 400);
     assert.equal((await api('/peers?offset=-1')).status, 400);
   });
@@ -86,7 +116,10 @@ describe('create, read, list', () => {
 
   test('50 parallel creates through the API get 50 distinct addresses', async () => {
     const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => create({ name: `par-${i}` })));
-    assert.deepEqual(rs.map((r) => r.status), Array(50).fill(201));
+    assert.deepEqual(
+      rs.map((r) => r.status),
+      Array(50).fill(201),
+    );
     const addrs = rs.map((r) => r.data.peer.address);
     assert.equal(new Set(addrs).size, 50);
     const all = await api('/peers?limit=1000');
@@ -134,14 +167,30 @@ describe('update, toggle, batch, delete', () => {
     const dis = await api('/peers/batch', { method: 'POST', json: { action: 'disable', ids: [a.id, b.id, 999999] } });
     assert.equal(dis.status, 200);
     assert.equal(dis.data.action, 'disable');
-    assert.deepEqual(dis.data.results.map((r: any) => [r.id, r.ok, r.status]), [[a.id, true, 200], [b.id, true, 200], [999999, false, 404]]);
+    assert.deepEqual(
+      dis.data.results.map((r: any) => [r.id, r.ok, r.status]),
+      [
+        [a.id, true, 200],
+        [b.id, true, 200],
+        [999999, false, 404],
+      ],
+    );
     assert.equal(dis.data.succeeded, 2);
     assert.equal(dis.data.failed, 1);
     assert.equal((await api(`/peers/${a.id}`)).data.peer.enabled, 0);
     const en = await api('/peers/batch', { method: 'POST', json: { action: 'enable', ids: [a.id] } });
     assert.equal(en.data.results[0].enabled, 1);
     const now = Date.now();
-    await s.deps.db.models.Route.create({ domain: 'app.example.test', route_type: 'http', target_kind: 'peer', enabled: true, peer_id: b.id, target_port: '8080', created_at: now, updated_at: now } as any);
+    await s.deps.db.models.Route.create({
+      domain: 'app.example.test',
+      route_type: 'http',
+      target_kind: 'peer',
+      enabled: true,
+      peer_id: b.id,
+      target_port: '8080',
+      created_at: now,
+      updated_at: now,
+    } as any);
     const del = await api('/peers/batch', { method: 'POST', json: { action: 'delete', ids: [a.id, b.id] } });
     assert.equal(del.data.results[0].ok, true);
     assert.equal(del.data.results[1].ok, false);
@@ -154,11 +203,23 @@ describe('update, toggle, batch, delete', () => {
   test('delete: 409 naming the routes that use the peer, 200 otherwise, 404 after', async () => {
     const p = (await create({ name: 'del-1' })).data.peer;
     const now = Date.now();
-    const route = await s.deps.db.models.Route.create({ domain: 'svc.example.test', route_type: 'http', target_kind: 'peer', enabled: true, peer_id: p.id, target_port: '80', created_at: now, updated_at: now } as any);
+    const route = await s.deps.db.models.Route.create({
+      domain: 'svc.example.test',
+      route_type: 'http',
+      target_kind: 'peer',
+      enabled: true,
+      peer_id: p.id,
+      target_port: '80',
+      created_at: now,
+      updated_at: now,
+    } as any);
     const blocked = await api(`/peers/${p.id}`, { method: 'DELETE' });
     assert.equal(blocked.status, 409);
     assert.match(blocked.data.error, /svc\.example\.test/);
-    assert.deepEqual(blocked.data.routes.map((r: any) => r.domain), ['svc.example.test']);
+    assert.deepEqual(
+      blocked.data.routes.map((r: any) => r.domain),
+      ['svc.example.test'],
+    );
     await route.destroy();
     const ok = await api(`/peers/${p.id}`, { method: 'DELETE' });
     assert.equal(ok.status, 200);
@@ -298,7 +359,13 @@ describe('hostnames and DNS', () => {
     const rec = await api('/system/dns/records');
     assert.equal(rec.status, 200);
     assert.equal(rec.data.domain, 'vpn.internal');
-    assert.deepEqual(rec.data.static.map((x: any) => [x.fqdn, x.address]), [['gateway.vpn.internal', '10.77.0.1'], ['server.vpn.internal', '10.77.0.1']]);
+    assert.deepEqual(
+      rec.data.static.map((x: any) => [x.fqdn, x.address]),
+      [
+        ['gateway.vpn.internal', '10.77.0.1'],
+        ['server.vpn.internal', '10.77.0.1'],
+      ],
+    );
     const printer = rec.data.peers.find((x: any) => x.name === 'printer');
     assert.equal(printer.source, 'admin');
     assert.equal(printer.peer_id, p.id);
@@ -357,8 +424,23 @@ describe('traffic, status, dashboard', () => {
     assert.equal(r.data.traffic.today, r.data.traffic.todayUpload + r.data.traffic.todayDownload);
     assert.equal(typeof r.data.latency, 'number');
     const now = Date.now();
-    await s.deps.db.models.Route.create({ domain: 'dash.example.test', route_type: 'http', target_kind: 'peer', enabled: true, monitoring_enabled: true, created_at: now, updated_at: now } as any);
-    await s.deps.db.models.Route.create({ domain: 'off.example.test', route_type: 'http', target_kind: 'peer', enabled: false, created_at: now, updated_at: now } as any);
+    await s.deps.db.models.Route.create({
+      domain: 'dash.example.test',
+      route_type: 'http',
+      target_kind: 'peer',
+      enabled: true,
+      monitoring_enabled: true,
+      created_at: now,
+      updated_at: now,
+    } as any);
+    await s.deps.db.models.Route.create({
+      domain: 'off.example.test',
+      route_type: 'http',
+      target_kind: 'peer',
+      enabled: false,
+      created_at: now,
+      updated_at: now,
+    } as any);
     const r2 = await api('/dashboard/stats');
     assert.equal(r2.data.routes.active, r.data.routes.active + 1);
     assert.equal(r2.data.monitoring.total, r.data.monitoring.total + 1);
@@ -379,9 +461,18 @@ describe('traffic, status, dashboard', () => {
 describe('404s', () => {
   test('every peer endpoint answers 404 for a missing id', async () => {
     const calls: [string, string, unknown?][] = [
-      ['GET', '/peers/424242'], ['PUT', '/peers/424242', { description: 'x' }], ['DELETE', '/peers/424242'], ['PUT', '/peers/424242/toggle'],
-      ['GET', '/peers/424242/config'], ['GET', '/peers/424242/qr'], ['PATCH', '/peers/424242/hostname', { hostname: 'a' }], ['GET', '/peers/424242/traffic'],
-      ['GET', '/peer-groups/424242'], ['PUT', '/peer-groups/424242', { name: 'x' }], ['DELETE', '/peer-groups/424242'], ['DELETE', '/tags/never-seen'],
+      ['GET', '/peers/424242'],
+      ['PUT', '/peers/424242', { description: 'x' }],
+      ['DELETE', '/peers/424242'],
+      ['PUT', '/peers/424242/toggle'],
+      ['GET', '/peers/424242/config'],
+      ['GET', '/peers/424242/qr'],
+      ['PATCH', '/peers/424242/hostname', { hostname: 'a' }],
+      ['GET', '/peers/424242/traffic'],
+      ['GET', '/peer-groups/424242'],
+      ['PUT', '/peer-groups/424242', { name: 'x' }],
+      ['DELETE', '/peer-groups/424242'],
+      ['DELETE', '/tags/never-seen'],
     ];
     for (const [method, p, json] of calls) {
       const r = await api(p, { method, ...(json ? { json } : {}) });
@@ -425,7 +516,10 @@ describe('bad input: 400 with fields, nothing written', () => {
       const r = await create(body);
       assert.ok([400, 422].includes(r.status), `${JSON.stringify(body)} → ${r.status} ${JSON.stringify(r.data)}`);
       assert.equal(r.data.ok, false);
-      assert.ok(Object.keys(r.data.fields ?? {}).some((k) => k === field || k.startsWith(`${field}.`)), `${JSON.stringify(body)}: fields.${field} in ${JSON.stringify(r.data.fields)}`);
+      assert.ok(
+        Object.keys(r.data.fields ?? {}).some((k) => k === field || k.startsWith(`${field}.`)),
+        `${JSON.stringify(body)}: fields.${field} in ${JSON.stringify(r.data.fields)}`,
+      );
     }
     assert.equal(await peerCount(), before);
   });
@@ -454,12 +548,23 @@ describe('bad input: 400 with fields, nothing written', () => {
       assert.ok(r.data.fields?.[field], `${JSON.stringify(body)}: fields.${field} in ${JSON.stringify(r.data.fields)}`);
     }
     assert.deepEqual((await api(`/peers/${p.id}`)).data.peer, p);
-    for (const [body, field] of [[{ action: 'explode', ids: [p.id] }, 'action'], [{ action: 'delete', ids: [] }, 'ids'], [{ action: 'delete', ids: ['x'] }, 'ids.0'], [{ action: 'delete' }, 'ids']] as [unknown, string][]) {
+    for (const [body, field] of [
+      [{ action: 'explode', ids: [p.id] }, 'action'],
+      [{ action: 'delete', ids: [] }, 'ids'],
+      [{ action: 'delete', ids: ['x'] }, 'ids.0'],
+      [{ action: 'delete' }, 'ids'],
+    ] as [unknown, string][]) {
       const r = await api('/peers/batch', { method: 'POST', json: body });
       assert.equal(r.status, 400);
       assert.ok(r.data.fields?.[field], `${JSON.stringify(body)}: ${JSON.stringify(r.data.fields)}`);
     }
-    for (const [body, field] of [[{}, 'hostname'], [{ hostname: 'under_score' }, 'hostname'], [{ hostname: 'a'.repeat(64) }, 'hostname'], [{ hostname: '-x' }, 'hostname'], [{ hostname: 5 }, 'hostname']] as [unknown, string][]) {
+    for (const [body, field] of [
+      [{}, 'hostname'],
+      [{ hostname: 'under_score' }, 'hostname'],
+      [{ hostname: 'a'.repeat(64) }, 'hostname'],
+      [{ hostname: '-x' }, 'hostname'],
+      [{ hostname: 5 }, 'hostname'],
+    ] as [unknown, string][]) {
       const r = await api(`/peers/${p.id}/hostname`, { method: 'PATCH', json: body });
       assert.equal(r.status, 400, `${JSON.stringify(body)}`);
       assert.ok(r.data.fields?.[field], `${JSON.stringify(body)}: ${JSON.stringify(r.data.fields)}`);
@@ -537,7 +642,10 @@ describe('hostname_source', () => {
     assert.equal(p.hostname_source, 'agent');
     assert.equal((await api(`/peers/${p.id}`)).data.peer.hostname_source, 'agent');
     const list = (await api('/peers?limit=1000')).data.peers;
-    assert.ok(list.every((x: any) => x.hostname_source === 'admin' || x.hostname_source === 'agent'), 'every peer in the list');
+    assert.ok(
+      list.every((x: any) => x.hostname_source === 'admin' || x.hostname_source === 'agent'),
+      'every peer in the list',
+    );
     await api(`/peers/${p.id}`, { method: 'DELETE' });
   });
 });

@@ -57,11 +57,19 @@ test('rate limits: headers on every response, 429 with the standard body', async
   assert.equal(anon.headers.get('ratelimit-limit'), '5');
   // login: 3 per 15 min in this server
   for (let i = 0; i < 3; i++) {
-    const r = await s.req('/login', { method: 'POST', json: { username: 'x', password: 'y' }, headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.1' } });
+    const r = await s.req('/login', {
+      method: 'POST',
+      json: { username: 'x', password: 'y' },
+      headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.1' },
+    });
     assert.equal(r.status, 401);
     assert.equal(r.headers.get('ratelimit-limit'), '3');
   }
-  const l = await s.req('/login', { method: 'POST', json: { username: 'x', password: 'y' }, headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.1' } });
+  const l = await s.req('/login', {
+    method: 'POST',
+    json: { username: 'x', password: 'y' },
+    headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.1' },
+  });
   assert.equal(l.status, 429);
 });
 
@@ -110,14 +118,17 @@ test('config: defaults, and bad values rejected naming the variable', () => {
   assert.equal(c.dataDir, path.resolve('./data'));
   assert.equal(c.accessLogRollMb, 20);
   assert.equal(loadConfig({ GATEHOUSE_ACCESS_LOG_ROLL_MB: '100' }).accessLogRollMb, 100);
-  assert.throws(() => loadConfig({ GATEHOUSE_PORT: 'eighty', GATEHOUSE_WG_SUBNET: '10.8.0.0/33', DATABASE_URL: 'mysql://x', GATEHOUSE_ACCESS_LOG_ROLL_MB: '0' }), (err: Error) => {
-    assert.ok(err instanceof ConfigError);
-    assert.match(err.message, /GATEHOUSE_PORT="eighty"/);
-    assert.match(err.message, /GATEHOUSE_ACCESS_LOG_ROLL_MB="0"/);
-    assert.match(err.message, /GATEHOUSE_WG_SUBNET/);
-    assert.match(err.message, /DATABASE_URL/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({ GATEHOUSE_PORT: 'eighty', GATEHOUSE_WG_SUBNET: '10.8.0.0/33', DATABASE_URL: 'mysql://x', GATEHOUSE_ACCESS_LOG_ROLL_MB: '0' }),
+    (err: Error) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /GATEHOUSE_PORT="eighty"/);
+      assert.match(err.message, /GATEHOUSE_ACCESS_LOG_ROLL_MB="0"/);
+      assert.match(err.message, /GATEHOUSE_WG_SUBNET/);
+      assert.match(err.message, /DATABASE_URL/);
+      return true;
+    },
+  );
 });
 
 test('config: the older GATEHOUSE_LICENSE_* names are still read, the GATEHOUSE_LICENCE_* names win, and both are named for the warning', () => {
@@ -126,7 +137,9 @@ test('config: the older GATEHOUSE_LICENSE_* names are still read, the GATEHOUSE_
   assert.equal(loadConfig({ GATEHOUSE_LICENSE_KEY: 'old-key' }).licence.key, 'old-key');
   assert.equal(loadConfig({}).licence.graceDays, 14);
   assert.throws(() => loadConfig({ GATEHOUSE_LICENSE_URL: 'ftp://x' }), /GATEHOUSE_LICENCE_URL="ftp:\/\/x"/);
-  assert.deepEqual(deprecatedVariablesIn({ GATEHOUSE_LICENSE_KEY: 'k', GATEHOUSE_LICENCE_URL: 'https://l.example' }), [{ name: 'GATEHOUSE_LICENSE_KEY', use: 'GATEHOUSE_LICENCE_KEY' }]);
+  assert.deepEqual(deprecatedVariablesIn({ GATEHOUSE_LICENSE_KEY: 'k', GATEHOUSE_LICENCE_URL: 'https://l.example' }), [
+    { name: 'GATEHOUSE_LICENSE_KEY', use: 'GATEHOUSE_LICENCE_KEY' },
+  ]);
   const reference = fs.readFileSync(path.resolve(import.meta.dirname, '..', '..', 'docs', 'reference', 'environment.md'), 'utf8');
   for (const old of Object.keys(DEPRECATED_VARIABLES)) assert.ok(reference.includes(old), `docs/reference/environment.md names ${old}`);
 });
@@ -143,13 +156,21 @@ test('every config variable is documented in docs/reference/environment.md and t
 
 test('first start without GATEHOUSE_ADMIN_PASSWORD writes a root-only password file that works', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-boot-'));
-  const r = await startServer(loadConfig({ GATEHOUSE_DATA_DIR: dir, GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }), { listen: false, startFeatures: false, log: createLogger('error', true) });
+  const r = await startServer(loadConfig({ GATEHOUSE_DATA_DIR: dir, GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }), {
+    listen: false,
+    startFeatures: false,
+    log: createLogger('error', true),
+  });
   try {
     const file = path.join(dir, INITIAL_PASSWORD_FILE);
     const st = fs.statSync(file);
     assert.equal(st.mode & 0o777, 0o600);
     const pw = /password: (\S+)/.exec(fs.readFileSync(file, 'utf8'))![1];
-    const res = await fetch(`${r.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username: 'admin', password: pw }) });
+    const res = await fetch(`${r.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: pw }),
+    });
     assert.equal(res.status, 200);
     assert.equal(fs.statSync(r.deps.config.masterKeyFile).mode & 0o777, 0o600);
   } finally {

@@ -19,7 +19,11 @@ const snap = (routes: Route[], extra: Partial<ProxySnapshot> = {}): ProxySnapsho
 function loaded(routes: Route[]): AppliedState {
   const s = new AppliedState();
   const rendered = renderHosts(snap(routes));
-  s.setFull(renderFrame(settings, summarizeHosts(rendered.maps), rendered, true), rendered, routes.filter((r) => r.route_type === 'l4').map((r) => r.id));
+  s.setFull(
+    renderFrame(settings, summarizeHosts(rendered.maps), rendered, true),
+    rendered,
+    routes.filter((r) => r.route_type === 'l4').map((r) => r.id),
+  );
   return s;
 }
 
@@ -61,7 +65,10 @@ test('create, edit, rename, toggle and delete of plain routes are host puts and 
   const b2 = { ...b, domain: 'b2.example.com', compress_enabled: true };
   all = [a, tlsA, b2];
   p = change(s, all, [b.id]);
-  assert.deepEqual((p as Plan).changes.maps.gatehouse_http, { put: { 'b2.example.com': (s.config() as any).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['b2.example.com'] }, delete: ['b.example.com'] });
+  assert.deepEqual((p as Plan).changes.maps.gatehouse_http, {
+    put: { 'b2.example.com': (s.config() as any).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['b2.example.com'] },
+    delete: ['b.example.com'],
+  });
   assertMatches(s, all);
 
   // HTTPS on: the route moves to the HTTPS map, the HTTP map gets its redirect (no full load: HTTPS hosts exist)
@@ -75,7 +82,10 @@ test('create, edit, rename, toggle and delete of plain routes are host puts and 
   // disabled, then deleted
   all = [a, tlsA, { ...b3, enabled: false }];
   p = change(s, all, [b.id]);
-  assert.deepEqual((p as Plan).changes.maps, { gatehouse_https: { put: {}, delete: ['b2.example.com'] }, gatehouse_http: { put: {}, delete: ['b2.example.com'] } });
+  assert.deepEqual((p as Plan).changes.maps, {
+    gatehouse_https: { put: {}, delete: ['b2.example.com'] },
+    gatehouse_http: { put: {}, delete: ['b2.example.com'] },
+  });
   assertMatches(s, all);
   all = [a, tlsA];
   p = change(s, all, [b.id]);

@@ -138,11 +138,22 @@ test('HTTPS route with the internal CA: served on the HTTPS port, HTTP redirects
     () =>
       new Promise<string | null>((resolve) => {
         if (!fs.existsSync(root)) return resolve(null);
-        const req = https.request({ host: '127.0.0.1', port: ports.https, servername: 'secure.test', path: '/tls', headers: { host: 'secure.test' }, ca: fs.readFileSync(root), agent: false }, (res) => {
-          let b = '';
-          res.on('data', (d) => (b += d));
-          res.on('end', () => resolve(res.statusCode === 200 ? b : null));
-        });
+        const req = https.request(
+          {
+            host: '127.0.0.1',
+            port: ports.https,
+            servername: 'secure.test',
+            path: '/tls',
+            headers: { host: 'secure.test' },
+            ca: fs.readFileSync(root),
+            agent: false,
+          },
+          (res) => {
+            let b = '';
+            res.on('data', (d) => (b += d));
+            res.on('end', () => resolve(res.statusCode === 200 ? b : null));
+          },
+        );
         req.on('error', () => resolve(null));
         req.end();
       }),
@@ -157,7 +168,14 @@ test('an L4 TCP route proxies bytes to the peer', { skip }, async () => {
   await new Promise<void>((r) => echo.listen(0, peerAddr, () => r()));
   backends.push(echo);
   const listen = await freePort();
-  const c = await call('/routes', 'POST', { domain: 'echo.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: listen, peer_id: peerId, target_port: (echo.address() as net.AddressInfo).port });
+  const c = await call('/routes', 'POST', {
+    domain: 'echo.test',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: listen,
+    peer_id: peerId,
+    target_port: (echo.address() as net.AddressInfo).port,
+  });
   assert.equal(c.status, 201, JSON.stringify(c.data));
   assert.equal(await tcpRoundTrip('127.0.0.1', listen, 'ping over l4'), 'ping over l4');
   await call(`/routes/${c.data.route.id}/toggle`, 'PUT');
@@ -172,7 +190,14 @@ test('Caddy rejecting the configuration: 502 with its message, the route is not 
   try {
     const before = await s.deps.db.models.Route.count();
     const hashBefore = proxy().status().config_hash;
-    const r = await call('/routes', 'POST', { domain: 'squat.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: taken, peer_id: peerId, target_port: 9 });
+    const r = await call('/routes', 'POST', {
+      domain: 'squat.test',
+      route_type: 'l4',
+      l4_protocol: 'tcp',
+      l4_listen_port: taken,
+      peer_id: peerId,
+      target_port: 9,
+    });
     assert.equal(r.status, 502, JSON.stringify(r.data));
     assert.match(r.data.error, /^proxy rejected the configuration: .*address already in use/);
     assert.match(r.data.proxy_error, /address already in use/, "Caddy's reason alone, for clients that word the lead-in themselves");
@@ -197,8 +222,13 @@ test('Caddy rejecting the configuration: 502 with its message, the route is not 
 test('concurrent creates coalesce into fewer loads and all answer', { skip }, async () => {
   const port = await backend('burst');
   const loads = proxy().loads;
-  const res = await Promise.all(Array.from({ length: 12 }, (_v, i) => call('/routes', 'POST', { domain: `burst${i}.test`, peer_id: peerId, target_port: port })));
-  assert.deepEqual(res.map((r) => r.status), Array(12).fill(201));
+  const res = await Promise.all(
+    Array.from({ length: 12 }, (_v, i) => call('/routes', 'POST', { domain: `burst${i}.test`, peer_id: peerId, target_port: port })),
+  );
+  assert.deepEqual(
+    res.map((r) => r.status),
+    Array(12).fill(201),
+  );
   const used = proxy().loads - loads;
   assert.ok(used < 12, `12 creates used ${used} loads`);
   for (let i = 0; i < 12; i++) assert.equal((await getVia(ports.http, `burst${i}.test`))?.body, `burst burst${i}.test /`);
@@ -222,14 +252,20 @@ test('a batch in which one write makes Caddy fail: that write alone fails, the o
       routes.create({ domain: 'mix2.test', peer_id: peerId, target_port: port }),
     ]);
     await gate;
-    assert.deepEqual(res.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      res.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     assert.match(String((res[1] as PromiseRejectedResult).reason.message), /^proxy rejected the configuration/);
     // the rejected batch of three (a full load: it has an L4 route) + each of the three retried
     // alone (two host changes, one full load); the gate changed nothing, so Caddy was not called
     assert.equal(calls() - before, 4);
     assert.equal((await getVia(ports.http, 'mix1.test'))?.status, 200);
     assert.equal((await getVia(ports.http, 'mix2.test'))?.status, 200);
-    assert.equal((await call('/routes?type=l4&limit=1000')).data.routes.some((r: any) => r.domain === 'mixbad.test'), false);
+    assert.equal(
+      (await call('/routes?type=l4&limit=1000')).data.routes.some((r: any) => r.domain === 'mixbad.test'),
+      false,
+    );
   } finally {
     squatter.close();
   }
@@ -247,10 +283,13 @@ test('drift (someone else loads a config) and a Caddy crash are repaired', { ski
   assert.equal(again.loaded, false, 'nothing to do when Caddy runs what we rendered');
   // A path-level edit through the admin API keeps the marker; the periodic full comparison sees it.
   const patched = await new Promise<number>((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port: ports.admin, method: 'PATCH', path: '/config/apps/http/grace_period', headers: { 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: ports.admin, method: 'PATCH', path: '/config/apps/http/grace_period', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.end('"1s"');
   });
   assert.equal(patched, 200);

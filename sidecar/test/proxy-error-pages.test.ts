@@ -34,7 +34,16 @@ before(async () => {
   port = await freePort();
   closedPort = await freePort(); // nothing listens: connection refused
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-error-pages-'));
-  const settings: ProxySettings = { httpPort: port, httpsPort: await freePort(), adminListen: `127.0.0.1:${await freePort()}`, tls: 'internal', sidecarUpstream: '127.0.0.1:1', bind: '127.0.0.1', dataDir: dir, gatewayProxyPort: closedPort };
+  const settings: ProxySettings = {
+    httpPort: port,
+    httpsPort: await freePort(),
+    adminListen: `127.0.0.1:${await freePort()}`,
+    tls: 'internal',
+    sidecarUpstream: '127.0.0.1:1',
+    bind: '127.0.0.1',
+    dataDir: dir,
+    gatewayProxyPort: closedPort,
+  };
   const peers = new Map<number, PeerTarget>([
     [1, { address: '127.0.0.1/32', enabled: true }],
     [2, { address: '127.0.0.2/32', enabled: false }],
@@ -46,19 +55,48 @@ before(async () => {
     route({ domain: 'ok.test' }),
     route({ domain: 'refused.test', target_port: String(closedPort) }),
     route({ domain: 'disabled.test', peer_id: 2 }),
-    route({ domain: 'gateway.test', target_kind: 'gateway', peer_id: null, target_port: null, target_peer_id: 3, target_lan_host: '192.168.1.10', target_lan_port: 80 }),
-    route({ domain: 'gateway-gone.test', target_kind: 'gateway', peer_id: null, target_port: null, target_peer_id: 77, target_lan_host: '192.168.1.10', target_lan_port: 80 }),
-    route({ domain: 'breaker.test', target_port: String(closedPort), circuit_breaker_enabled: true, circuit_breaker_threshold: 1, circuit_breaker_timeout: 30 }),
+    route({
+      domain: 'gateway.test',
+      target_kind: 'gateway',
+      peer_id: null,
+      target_port: null,
+      target_peer_id: 3,
+      target_lan_host: '192.168.1.10',
+      target_lan_port: 80,
+    }),
+    route({
+      domain: 'gateway-gone.test',
+      target_kind: 'gateway',
+      peer_id: null,
+      target_port: null,
+      target_peer_id: 77,
+      target_lan_host: '192.168.1.10',
+      target_lan_port: 80,
+    }),
+    route({
+      domain: 'breaker.test',
+      target_port: String(closedPort),
+      circuit_breaker_enabled: true,
+      circuit_breaker_threshold: 1,
+      circuit_breaker_timeout: 30,
+    }),
   ];
   fs.writeFileSync(path.join(dir, 'caddy-report.secret'), 'x'.repeat(32));
   fs.writeFileSync(path.join(dir, 'caddy.json'), JSON.stringify(renderCaddyConfig({ settings, routes, peers })));
-  caddy = spawn(CADDY, ['run', '--config', path.join(dir, 'caddy.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir } });
+  caddy = spawn(CADDY, ['run', '--config', path.join(dir, 'caddy.json')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir },
+  });
   let stderr = '';
   caddy.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  await waitFor(async () => {
-    if (caddy!.exitCode !== null) throw new Error(`caddy exited: ${stderr}`);
-    return (await get('ok.test')).status === 200;
-  }, 15_000, { intervalMs: 100, what: 'caddy to serve ok.test' });
+  await waitFor(
+    async () => {
+      if (caddy!.exitCode !== null) throw new Error(`caddy exited: ${stderr}`);
+      return (await get('ok.test')).status === 200;
+    },
+    15_000,
+    { intervalMs: 100, what: 'caddy to serve ok.test' },
+  );
 });
 
 after(async () => {
@@ -72,7 +110,14 @@ function get(host: string, headers: Record<string, string> = {}): Promise<{ stat
     const req = http.request({ host: '127.0.0.1', port, path: '/some/path', headers: { host, ...headers }, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8'), retryAfter: String(res.headers['retry-after'] ?? '') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: String(res.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks).toString('utf8'),
+          retryAfter: String(res.headers['retry-after'] ?? ''),
+        }),
+      );
     });
     req.setTimeout(10_000, () => req.destroy(new Error(`timeout ${host}`)));
     req.on('error', reject);
@@ -94,7 +139,11 @@ test('nothing accepts the connection: 502 page "service unavailable" in English 
   const de = await get('refused.test', { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' });
   assert.equal(de.status, 502);
   assert.equal(de.body, errorPageHtml('upstream_unreachable', 'de'));
-  assert.equal((await get('refused.test', { 'accept-language': 'en-US,de;q=0.8' })).body, errorPageHtml('upstream_unreachable', 'en'), 'German only when it comes first');
+  assert.equal(
+    (await get('refused.test', { 'accept-language': 'en-US,de;q=0.8' })).body,
+    errorPageHtml('upstream_unreachable', 'en'),
+    'German only when it comes first',
+  );
   const json = await get('refused.test', { accept: 'application/json' });
   assert.equal(json.status, 502);
   assert.equal(json.type, 'application/json');
@@ -120,21 +169,25 @@ test('a disabled peer: 502 page "device offline"; a gateway route: "gateway offl
   }
 });
 
-test('a working route is untouched; a route behind a circuit breaker gets the page for its failure, then the "paused" 503 page with Retry-After while open', { skip }, async () => {
-  const ok = await get('ok.test');
-  assert.equal(ok.status, 200);
-  assert.equal(ok.body, 'backend ok');
-  const cb = await get('breaker.test');
-  assert.equal(cb.status, 502);
-  assert.equal(cb.body, errorPageHtml('upstream_unreachable', 'en'));
-  // threshold 1: that failure opened the breaker
-  const open = await get('breaker.test');
-  assert.equal(open.status, 503);
-  assert.equal(open.body, errorPageHtml('circuit_open', 'en'));
-  assert.match(open.body, /circuit breaker open/i);
-  assert.ok(Number(open.retryAfter) >= 1 && Number(open.retryAfter) <= 30, `Retry-After ${open.retryAfter}`);
-  assert.equal((await get('breaker.test', { 'accept-language': 'de-CH' })).body, errorPageHtml('circuit_open', 'de'));
-  const json = await get('breaker.test', { accept: 'application/json' });
-  assert.equal(json.status, 503);
-  assert.equal(JSON.parse(json.body).error, 'circuit_open');
-});
+test(
+  'a working route is untouched; a route behind a circuit breaker gets the page for its failure, then the "paused" 503 page with Retry-After while open',
+  { skip },
+  async () => {
+    const ok = await get('ok.test');
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body, 'backend ok');
+    const cb = await get('breaker.test');
+    assert.equal(cb.status, 502);
+    assert.equal(cb.body, errorPageHtml('upstream_unreachable', 'en'));
+    // threshold 1: that failure opened the breaker
+    const open = await get('breaker.test');
+    assert.equal(open.status, 503);
+    assert.equal(open.body, errorPageHtml('circuit_open', 'en'));
+    assert.match(open.body, /circuit breaker open/i);
+    assert.ok(Number(open.retryAfter) >= 1 && Number(open.retryAfter) <= 30, `Retry-After ${open.retryAfter}`);
+    assert.equal((await get('breaker.test', { 'accept-language': 'de-CH' })).body, errorPageHtml('circuit_open', 'de'));
+    const json = await get('breaker.test', { accept: 'application/json' });
+    assert.equal(json.status, 503);
+    assert.equal(JSON.parse(json.body).error, 'circuit_open');
+  },
+);

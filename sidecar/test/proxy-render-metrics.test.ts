@@ -63,10 +63,18 @@ test('metrics on: each server one route, its host map counting per host, no host
     assert.deepEqual({ ...cfg, apps: { ...cfg.apps, http: undefined } }, { ...off, apps: { ...off.apps, http: undefined } }, name);
   }
   const mixed = renderCaddyConfig(snapshots()['metrics-mixed']) as any;
-  assert.deepEqual(Object.keys(mixed.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts).sort(), ['*.apps.example.com', 'admin.example.com', 'b.example.com']);
+  assert.deepEqual(Object.keys(mixed.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts).sort(), [
+    '*.apps.example.com',
+    'admin.example.com',
+    'b.example.com',
+  ]);
   assert.ok(!('off.example.com' in mixed.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts));
 });
 
-test('caddy validate accepts the metrics golden files', { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` }, () => {
-  assertCaddyValidates(GOLDEN, Object.keys(snapshots()));
-});
+test(
+  'caddy validate accepts the metrics golden files',
+  { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` },
+  () => {
+    assertCaddyValidates(GOLDEN, Object.keys(snapshots()));
+  },
+);

@@ -44,17 +44,36 @@ const cases: Record<string, { routes: Route[]; protectedRouteIds?: number[] }> =
   },
   'protection-ip-filter': {
     routes: [
-      route(1, { domain: 'white.example.com', ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: ['192.168.0.0/16', '10.8.0.3', '2001:db8::/32'] }),
+      route(1, {
+        domain: 'white.example.com',
+        ip_filter_enabled: true,
+        ip_filter_mode: 'whitelist',
+        ip_filter_rules: ['192.168.0.0/16', '10.8.0.3', '2001:db8::/32'],
+      }),
       route(2, { domain: 'black.example.com', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: ['203.0.113.7', '198.51.100.0/24'] }),
       route(3, { domain: 'empty-black.example.com', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [] }),
       // route auth: the IP filter runs in the sidecar's verify, not in Caddy
-      route(4, { domain: 'verify-filter.example.com', https_enabled: true, ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: ['192.168.0.0/16'] }),
+      route(4, {
+        domain: 'verify-filter.example.com',
+        https_enabled: true,
+        ip_filter_enabled: true,
+        ip_filter_mode: 'whitelist',
+        ip_filter_rules: ['192.168.0.0/16'],
+      }),
     ],
     protectedRouteIds: [4],
   },
   'protection-rate-limit': {
     routes: [
-      route(1, { domain: 'basic-limited.example.com', https_enabled: true, basic_auth_user: 'alice', basic_auth_password_hash: HASH, rate_limit_enabled: true, rate_limit_requests: 10, rate_limit_window: '1m' }),
+      route(1, {
+        domain: 'basic-limited.example.com',
+        https_enabled: true,
+        basic_auth_user: 'alice',
+        basic_auth_password_hash: HASH,
+        rate_limit_enabled: true,
+        rate_limit_requests: 10,
+        rate_limit_window: '1m',
+      }),
       route(2, { domain: 'login-limited.example.com', https_enabled: true, rate_limit_enabled: true, rate_limit_requests: 100, rate_limit_window: '15m' }),
       route(3, { domain: 'limited.example.com', rate_limit_enabled: true, rate_limit_requests: 5, rate_limit_window: '1h' }),
     ],
@@ -62,8 +81,30 @@ const cases: Record<string, { routes: Route[]; protectedRouteIds?: number[] }> =
   },
   'protection-all': {
     routes: [
-      route(1, { domain: 'all.example.com', https_enabled: true, acl_enabled: true, acl_peer_ids: [1], ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: ['10.8.0.0/24'], rate_limit_enabled: true, rate_limit_requests: 3, rate_limit_window: '30s', compress_enabled: true }),
-      route(2, { domain: 'all-basic.example.com', https_enabled: true, acl_enabled: true, acl_peer_ids: [1, 2], rate_limit_enabled: true, rate_limit_requests: 3, rate_limit_window: '1m', basic_auth_user: 'bob', basic_auth_password_hash: HASH }),
+      route(1, {
+        domain: 'all.example.com',
+        https_enabled: true,
+        acl_enabled: true,
+        acl_peer_ids: [1],
+        ip_filter_enabled: true,
+        ip_filter_mode: 'whitelist',
+        ip_filter_rules: ['10.8.0.0/24'],
+        rate_limit_enabled: true,
+        rate_limit_requests: 3,
+        rate_limit_window: '30s',
+        compress_enabled: true,
+      }),
+      route(2, {
+        domain: 'all-basic.example.com',
+        https_enabled: true,
+        acl_enabled: true,
+        acl_peer_ids: [1, 2],
+        rate_limit_enabled: true,
+        rate_limit_requests: 3,
+        rate_limit_window: '1m',
+        basic_auth_user: 'bob',
+        basic_auth_password_hash: HASH,
+      }),
     ],
     protectedRouteIds: [1],
   },
@@ -79,7 +120,10 @@ const hostsOf = (cfg: any, server: 'gatehouse_http' | 'gatehouse_https') => cfg.
 function shape(entry: any): string[] {
   return entry.routes.flatMap((r: any) => {
     const m = r.match ? `[${Object.keys(r.match[0]).join(',')}${r.match[0].not ? `:${Object.keys(r.match[0].not[0]).join(',')}` : ''}]` : '';
-    return r.handle.map((h: any) => `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`);
+    return r.handle.map(
+      (h: any) =>
+        `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`,
+    );
   });
 }
 
@@ -106,7 +150,9 @@ test('route auth: exactly the route-auth pages to the sidecar, forward auth to /
   const hosts = hostsOf(cfg, 'gatehouse_https');
   assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
   const [pages, main] = hosts['login.example.com'].routes;
-  assert.deepEqual(pages.match, [{ path: ['/route-auth/login', '/route-auth/logout', '/route-auth/assets/login.css', '/route-auth/branding/logo', '/route-auth/branding/bg-image'] }]);
+  assert.deepEqual(pages.match, [
+    { path: ['/route-auth/login', '/route-auth/logout', '/route-auth/assets/login.css', '/route-auth/branding/logo', '/route-auth/branding/bg-image'] },
+  ]);
   assert.deepEqual(pages.handle[0].upstreams, [{ dial: '127.0.0.1:3000' }]);
   assert.deepEqual(pages.handle[0].headers.request.set['X-Route-Domain'], ['login.example.com']);
   const fa = main.handle[0];
@@ -119,7 +165,7 @@ test('route auth: exactly the route-auth pages to the sidecar, forward auth to /
   assert.deepEqual(shape(hostsOf(bare, 'gatehouse_https')['login.example.com']), ['vars', 'invoke']);
 });
 
-test('peer ACL: 403 unless the source is an enabled listed peer\'s tunnel address; first in the list', () => {
+test("peer ACL: 403 unless the source is an enabled listed peer's tunnel address; first in the list", () => {
   const cfg = renderCaddyConfig(snapshotFor('protection-acl')) as any;
   const hosts = hostsOf(cfg, 'gatehouse_http');
   assert.deepEqual(shape(hosts['acl.example.com']), ['[not:remote_ip]static_response:403', 'vars', 'invoke']);
@@ -135,7 +181,12 @@ test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is l
   assert.deepEqual(shape(hosts['black.example.com']), ['[remote_ip]static_response:403', 'vars', 'invoke']);
   assert.deepEqual(hosts['black.example.com'].routes[0].match[0].remote_ip.ranges, ['203.0.113.7', '198.51.100.0/24']);
   assert.deepEqual(shape(hosts['empty-black.example.com']), ['vars', 'invoke']);
-  assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_https')['verify-filter.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
+  assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_https')['verify-filter.example.com']), [
+    '[path]reverse_proxy',
+    'reverse_proxy:forward_auth',
+    'vars',
+    'invoke',
+  ]);
 });
 
 test('rate limit: before basic auth (and for unprotected routes), after forward auth for route auth', () => {
@@ -153,10 +204,22 @@ test('everything at once keeps the order ACL → IP filter → rate limit → au
   const cfg = renderCaddyConfig(snapshotFor('protection-all')) as any;
   const tls = hostsOf(cfg, 'gatehouse_https');
   // route auth: no IP filter in Caddy, the limit after forward auth
-  assert.deepEqual(shape(tls['all.example.com']), ['[not:remote_ip]static_response:403', '[path]reverse_proxy', 'reverse_proxy:forward_auth', 'rate_limit', 'encode', 'vars', 'invoke']);
+  assert.deepEqual(shape(tls['all.example.com']), [
+    '[not:remote_ip]static_response:403',
+    '[path]reverse_proxy',
+    'reverse_proxy:forward_auth',
+    'rate_limit',
+    'encode',
+    'vars',
+    'invoke',
+  ]);
   assert.deepEqual(shape(tls['all-basic.example.com']), ['[not:remote_ip]static_response:403', 'rate_limit', 'authentication', 'vars', 'invoke']);
 });
 
-test('caddy validate accepts every protection golden file', { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` }, () => {
-  assertCaddyValidates(GOLDEN, Object.keys(cases));
-});
+test(
+  'caddy validate accepts every protection golden file',
+  { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` },
+  () => {
+    assertCaddyValidates(GOLDEN, Object.keys(cases));
+  },
+);

@@ -35,7 +35,10 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
   'no-routes': fresh(() => ({ routes: [] })),
   'plain-http': fresh(() => ({ routes: [route({ domain: 'app.example.com' })] })),
   https: fresh(() => ({ routes: [route({ domain: 'secure.example.com', https_enabled: true })] })),
-  'https-acme': fresh(() => ({ routes: [route({ domain: 'secure.example.com', https_enabled: true })], settings: { tls: 'acme', acmeEmail: 'ops@example.com', httpPort: 8080, httpsPort: 8443 } })),
+  'https-acme': fresh(() => ({
+    routes: [route({ domain: 'secure.example.com', https_enabled: true })],
+    settings: { tls: 'acme', acmeEmail: 'ops@example.com', httpPort: 8080, httpsPort: 8443 },
+  })),
   'backend-https': fresh(() => ({ routes: [route({ domain: 'nas.example.com', backend_https: true, target_port: '5001' })] })),
   compress: fresh(() => ({ routes: [route({ domain: 'docs.example.com', compress_enabled: true })] })),
   wildcard: fresh(() => ({ routes: [route({ domain: '*.apps.example.com', https_enabled: true, peer_id: 2, target_port: '80' })] })),
@@ -53,19 +56,52 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
   'l4-ip-filter': fresh(() => ({
     routes: [
       l4({ domain: 'white.example.com', ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: ['192.168.1.7/16', '2001:DB8::1/32'] }),
-      l4({ domain: 'black.example.com', l4_protocol: 'udp', l4_listen_port: 5353, target_port: '53', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: ['203.0.113.7'] }),
+      l4({
+        domain: 'black.example.com',
+        l4_protocol: 'udp',
+        l4_listen_port: 5353,
+        target_port: '53',
+        ip_filter_enabled: true,
+        ip_filter_mode: 'blacklist',
+        ip_filter_rules: ['203.0.113.7'],
+      }),
       l4({ domain: 'empty-black.example.com', l4_listen_port: 2223, ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [] }),
       l4({ domain: 'empty-white.example.com', l4_listen_port: 2224, ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [] }),
-      l4({ domain: 'both.example.com', l4_listen_port: 8443, target_port: '443', l4_tls_mode: 'passthrough', acl_enabled: true, acl_peer_ids: [1], ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: ['10.8.0.0/24'] }),
+      l4({
+        domain: 'both.example.com',
+        l4_listen_port: 8443,
+        target_port: '443',
+        l4_tls_mode: 'passthrough',
+        acl_enabled: true,
+        acl_peer_ids: [1],
+        ip_filter_enabled: true,
+        ip_filter_mode: 'whitelist',
+        ip_filter_rules: ['10.8.0.0/24'],
+      }),
     ],
   })),
   'admin-domain': fresh(() => ({ routes: [], settings: { adminDomain: 'gatehouse.example.com' } })),
-  'bind-and-ports': fresh(() => ({ routes: [route({ domain: 'app.test' }), l4({ domain: 'tcp.test', l4_listen_port: 17000 }), l4({ domain: 'udp.test', l4_protocol: 'udp', l4_listen_port: 17001 })], settings: { bind: '127.0.0.1', httpPort: 18080, httpsPort: 18443, adminListen: '127.0.0.1:12019' } })),
+  'bind-and-ports': fresh(() => ({
+    routes: [
+      route({ domain: 'app.test' }),
+      l4({ domain: 'tcp.test', l4_listen_port: 17000 }),
+      l4({ domain: 'udp.test', l4_protocol: 'udp', l4_listen_port: 17001 }),
+    ],
+    settings: { bind: '127.0.0.1', httpPort: 18080, httpsPort: 18443, adminListen: '127.0.0.1:12019' },
+  })),
   unavailable: fresh(() => ({
     routes: [
       route({ domain: 'disabled-peer.example.com', peer_id: 3 }),
       route({ domain: 'missing-peer.example.com', peer_id: 77 }),
-      route({ domain: 'gateway.example.com', target_kind: 'gateway', peer_id: null, target_port: null, target_peer_id: 9, target_lan_host: '192.168.1.10', target_lan_port: 80 }),
+      route({
+        domain: 'gateway.example.com',
+        target_kind: 'gateway',
+        peer_id: null,
+        target_port: null,
+        target_peer_id: 9,
+        target_lan_host: '192.168.1.10',
+        target_lan_port: 80,
+      }),
       l4({ domain: 'l4-disabled-peer.example.com', peer_id: 3 }),
       route({ domain: 'switched-off.example.com', enabled: false }),
     ],
@@ -73,23 +109,69 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
   'bot-blocker': fresh(() => ({
     routes: [
       route({ domain: 'bots.example.com', bot_blocker_enabled: true, bot_blocker_mode: 'block' }),
-      route({ domain: 'tarpit.example.com', bot_blocker_enabled: true, bot_blocker_mode: 'tarpit', bot_blocker_config: { tarpit_delay: '5s', categories: ['ai_crawler'], custom_user_agents: ['^curl/'], allow_user_agents: ['my-monitor'], block_wordpress_paths: true, custom_paths: ['/debug$'], allow_paths: ['/.well-known/'] } }),
+      route({
+        domain: 'tarpit.example.com',
+        bot_blocker_enabled: true,
+        bot_blocker_mode: 'tarpit',
+        bot_blocker_config: {
+          tarpit_delay: '5s',
+          categories: ['ai_crawler'],
+          custom_user_agents: ['^curl/'],
+          allow_user_agents: ['my-monitor'],
+          block_wordpress_paths: true,
+          custom_paths: ['/debug$'],
+          allow_paths: ['/.well-known/'],
+        },
+      }),
     ],
   })),
   mirror: fresh(() => ({
-    routes: [route({ domain: 'mirrored.example.com', mirror_enabled: true, mirror_targets: [{ url: 'http://10.8.0.5:8080' }, { peer_id: 2, port: 9000 }, { peer_id: 3, port: 9000 }, { url: 'https://shadow.example.com' }] })],
+    routes: [
+      route({
+        domain: 'mirrored.example.com',
+        mirror_enabled: true,
+        mirror_targets: [{ url: 'http://10.8.0.5:8080' }, { peer_id: 2, port: 9000 }, { peer_id: 3, port: 9000 }, { url: 'https://shadow.example.com' }],
+      }),
+    ],
   })),
   'circuit-breaker': fresh(() => ({
-    routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
+    routes: [
+      route({
+        domain: 'cb.example.com',
+        circuit_breaker_enabled: true,
+        circuit_breaker_threshold: 3,
+        circuit_breaker_timeout: 20,
+        cb_failure_count: 2,
+        cb_opened_at: null,
+      }),
+    ],
   })),
   // The same route rendered with the licence feature circuit_breaker and without it (the module is
   // left out, nothing else changes; the route keeps its settings, see test/licence.test.ts).
   'circuit-breaker-licensed': fresh(() => ({
-    routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
+    routes: [
+      route({
+        domain: 'cb.example.com',
+        circuit_breaker_enabled: true,
+        circuit_breaker_threshold: 3,
+        circuit_breaker_timeout: 20,
+        cb_failure_count: 2,
+        cb_opened_at: null,
+      }),
+    ],
     features: ['circuit_breaker'],
   })),
   'circuit-breaker-unlicensed': fresh(() => ({
-    routes: [route({ domain: 'cb.example.com', circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 20, cb_failure_count: 2, cb_opened_at: null })],
+    routes: [
+      route({
+        domain: 'cb.example.com',
+        circuit_breaker_enabled: true,
+        circuit_breaker_threshold: 3,
+        circuit_breaker_timeout: 20,
+        cb_failure_count: 2,
+        cb_opened_at: null,
+      }),
+    ],
     features: ['internal_dns', 'prometheus_metrics', 'remote_desktop'],
   })),
   retry: fresh(() => ({
@@ -101,13 +183,28 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
   'resilience-all': fresh(() => ({
     routes: [
       route({
-        domain: 'all.example.com', https_enabled: true, compress_enabled: true, bot_blocker_enabled: true, bot_blocker_mode: 'log',
-        mirror_enabled: true, mirror_targets: [{ peer_id: 2, port: 8080 }], circuit_breaker_enabled: true, circuit_breaker_threshold: 5, circuit_breaker_timeout: 30,
-        cb_failure_count: 5, cb_opened_at: Date.UTC(2026, 0, 1), retry_enabled: true, retry_count: 3, retry_status_codes: '502,503,504',
+        domain: 'all.example.com',
+        https_enabled: true,
+        compress_enabled: true,
+        bot_blocker_enabled: true,
+        bot_blocker_mode: 'log',
+        mirror_enabled: true,
+        mirror_targets: [{ peer_id: 2, port: 8080 }],
+        circuit_breaker_enabled: true,
+        circuit_breaker_threshold: 5,
+        circuit_breaker_timeout: 30,
+        cb_failure_count: 5,
+        cb_opened_at: Date.UTC(2026, 0, 1),
+        retry_enabled: true,
+        retry_count: 3,
+        retry_status_codes: '502,503,504',
       }),
     ],
   })),
-  'access-log': fresh(() => ({ routes: [route({ domain: 'logged.example.com' }), route({ domain: 'secure-logged.example.com', https_enabled: true })], settings: { accessLogFile: '/tmp/gatehouse-golden-caddy/access.log' } })),
+  'access-log': fresh(() => ({
+    routes: [route({ domain: 'logged.example.com' }), route({ domain: 'secure-logged.example.com', https_enabled: true })],
+    settings: { accessLogFile: '/tmp/gatehouse-golden-caddy/access.log' },
+  })),
   mixed: fresh(() => ({
     routes: [
       route({ domain: 'b.example.com', https_enabled: true, compress_enabled: true }),
@@ -154,7 +251,11 @@ test('invariants of every rendering: admin on loopback, no persistence, no trust
     assert.equal(cfg.apps.http.grace_period, '10s', name);
     for (const [sname, srv] of Object.entries<any>(cfg.apps.http.servers)) {
       assert.equal(srv.routes.length, 1, `${name}/${sname}`);
-      assert.deepEqual(srv.routes[0].handle.map((h: any) => h.handler), ['gatehouse_hostroute'], `${name}/${sname}`);
+      assert.deepEqual(
+        srv.routes[0].handle.map((h: any) => h.handler),
+        ['gatehouse_hostroute'],
+        `${name}/${sname}`,
+      );
       assert.deepEqual(srv.automatic_https, { disable: true });
     }
   }
@@ -166,19 +267,30 @@ test('plain routes only on HTTP, HTTPS routes on HTTPS with a redirect on HTTP, 
   const tls = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
   assert.deepEqual(Object.keys(tls).sort(), ['admin.example.com', 'b.example.com', 'xn--mnchen-3ya.example.com']);
   assert.equal(plain['b.example.com'].routes[0].handle[0].status_code, 308);
-  assert.deepEqual(plain['a.example.com'].routes[0].handle, [{ handler: 'vars', gatehouse_upstream: '10.8.0.3:3000' }, { handler: 'invoke', name: 'gatehouse_proxy' }]);
+  assert.deepEqual(plain['a.example.com'].routes[0].handle, [
+    { handler: 'vars', gatehouse_upstream: '10.8.0.3:3000' },
+    { handler: 'invoke', name: 'gatehouse_proxy' },
+  ]);
   // A reverse_proxy with options of its own (here the TLS transport) is not shared.
   assert.equal(tls['xn--mnchen-3ya.example.com'].routes[0].handle[0].handler, 'reverse_proxy');
   for (const srv of ['gatehouse_http', 'gatehouse_https']) {
-    assert.deepEqual(cfg.apps.http.servers[srv].named_routes, { gatehouse_proxy: { handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '{http.vars.gatehouse_upstream}' }], stream_close_delay: '60s' }] } });
+    assert.deepEqual(cfg.apps.http.servers[srv].named_routes, {
+      gatehouse_proxy: { handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '{http.vars.gatehouse_upstream}' }], stream_close_delay: '60s' }] },
+    });
   }
   assert.equal(tls['a.example.com'], undefined);
   // Exact HTTPS names get their certificates on demand, allowed by the host map (tls.permission.gatehouse_hostroute);
   // names that are not host-map keys (layer4 TLS termination) and wildcards are managed up front.
   assert.deepEqual(cfg.apps.tls.certificates.automate, ['db.example.com']);
-  assert.deepEqual(cfg.apps.tls.automation.policies, [{ subjects: ['db.example.com'], issuers: [{ module: 'internal' }] }, { issuers: [{ module: 'internal' }], on_demand: true }]);
+  assert.deepEqual(cfg.apps.tls.automation.policies, [
+    { subjects: ['db.example.com'], issuers: [{ module: 'internal' }] },
+    { issuers: [{ module: 'internal' }], on_demand: true },
+  ]);
   assert.deepEqual(cfg.apps.tls.automation.on_demand, { permission: { module: 'gatehouse_hostroute' } });
-  assert.deepEqual(Object.keys(cfg.apps.layer4.servers), cases.mixed.routes.filter((r) => r.route_type === 'l4').map((r) => `route_${r.id}`));
+  assert.deepEqual(
+    Object.keys(cfg.apps.layer4.servers),
+    cases.mixed.routes.filter((r) => r.route_type === 'l4').map((r) => `route_${r.id}`),
+  );
 });
 
 test('the rendering is deterministic and the hash ignores key order', () => {

@@ -19,7 +19,11 @@ import { goldenSettings } from './lib/render-fixtures.js';
 const settings = goldenSettings;
 
 /** A kind whose rows are (host, tunnel address, port) links; each renders an HTTPS host and a layer4 server. */
-interface Link { host: string; address: string; port: number }
+interface Link {
+  host: string;
+  address: string;
+  port: number;
+}
 const linkKind: RouteKind<Link[]> = {
   name: 'test-links',
   async read({ db, transaction }) {
@@ -29,13 +33,21 @@ const linkKind: RouteKind<Link[]> = {
     return {
       httpsHosts: Object.fromEntries(rows.map((r) => [r.host, hostEntry([{ handler: 'reverse_proxy', upstreams: [{ dial: `${r.address}:${r.port}` }] }])])),
       httpHosts: Object.fromEntries(rows.map((r) => [r.host, hostEntry([{ handler: 'static_response', status_code: 308 }])])),
-      l4Servers: Object.fromEntries(rows.map((r) => [`link_${r.host}`, { listen: [`${ctx.settings.bind}:${r.port + 10000}`], routes: [{ handle: [{ handler: 'proxy', upstreams: [{ dial: [`${r.address}:${r.port}`] }] }] }] }])),
+      l4Servers: Object.fromEntries(
+        rows.map((r) => [
+          `link_${r.host}`,
+          {
+            listen: [`${ctx.settings.bind}:${r.port + 10000}`],
+            routes: [{ handle: [{ handler: 'proxy', upstreams: [{ dial: [`${r.address}:${r.port}`] }] }] }],
+          },
+        ]),
+      ),
       certSubjects: rows.map((r) => r.host),
     };
   },
 };
 
-test('a route kind\'s fragment is merged: its hosts on both servers (shared upstream applied), its layer4 server, its certificate', () => {
+test("a route kind's fragment is merged: its hosts on both servers (shared upstream applied), its layer4 server, its certificate", () => {
   const route = { ...blankRoute(0), id: 1, domain: 'app.example.com', peer_id: 1, target_port: '8080' };
   const snap: ProxySnapshot = {
     settings,
@@ -48,7 +60,10 @@ test('a route kind\'s fragment is merged: its hosts on both servers (shared upst
   const tls = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
   assert.deepEqual(Object.keys(plain), ['app.example.com', 'rdp.example.com']);
   assert.deepEqual(Object.keys(tls), ['rdp.example.com']);
-  assert.deepEqual(tls['rdp.example.com'].routes[0].handle, [{ handler: 'vars', gatehouse_upstream: '10.8.0.7:3389' }, { handler: 'invoke', name: 'gatehouse_proxy' }]);
+  assert.deepEqual(tls['rdp.example.com'].routes[0].handle, [
+    { handler: 'vars', gatehouse_upstream: '10.8.0.7:3389' },
+    { handler: 'invoke', name: 'gatehouse_proxy' },
+  ]);
   assert.deepEqual(cfg.apps.layer4.servers['link_rdp.example.com'].listen, [':13389']);
   assert.deepEqual(cfg.apps.tls.certificates.automate, ['rdp.example.com']);
 });
@@ -64,7 +79,7 @@ test('a route kind that renders a host already served is refused, not silently o
   assert.throws(() => renderCaddyConfig(snap), /route kind test-links: HTTP host rdp\.example\.com is already rendered/);
 });
 
-test('readSnapshot reads each route kind inside the snapshot\'s transaction and the renderer uses what it read', async () => {
+test("readSnapshot reads each route kind inside the snapshot's transaction and the renderer uses what it read", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-route-kinds-'));
   const db = await openDatabase({ dataDir: dir, models: featureModels });
   try {
@@ -73,7 +88,10 @@ test('readSnapshot reads each route kind inside the snapshot\'s transaction and 
       await db.sequelize.query("INSERT INTO test_links VALUES ('desk.example.com', '10.8.0.9', 3389)", { transaction });
       // Not committed yet: the kind must read inside this transaction to see the row.
       const snap = await readSnapshot(db, settings, Date.now(), transaction, undefined, [linkKind]);
-      assert.deepEqual(snap.contributions?.map((c) => c.kind), ['test-links']);
+      assert.deepEqual(
+        snap.contributions?.map((c) => c.kind),
+        ['test-links'],
+      );
       const cfg = renderCaddyConfig(snap) as any;
       assert.deepEqual(Object.keys(cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts), ['desk.example.com']);
       assert.deepEqual(cfg.apps.layer4.servers['link_desk.example.com'].listen, [':13389']);

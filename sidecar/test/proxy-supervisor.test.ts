@@ -25,7 +25,14 @@ function tmp(): string {
 test('a missing binary is a clear error naming the build script', async () => {
   const dir = tmp();
   try {
-    const sup = new CaddySupervisor({ bin: path.join(dir, 'no-caddy'), adminAddress: `127.0.0.1:${await freePort()}`, dataDir: dir, log, clock: systemClock, onReady: async () => undefined });
+    const sup = new CaddySupervisor({
+      bin: path.join(dir, 'no-caddy'),
+      adminAddress: `127.0.0.1:${await freePort()}`,
+      dataDir: dir,
+      log,
+      clock: systemClock,
+      onReady: async () => undefined,
+    });
     await assert.rejects(sup.start(), /Caddy binary not found.*scripts\/build-caddy\.sh.*npm run build.*GATEHOUSE_CADDY_BIN/);
     assert.equal(sup.status().running, false);
   } finally {
@@ -45,28 +52,35 @@ test('the admin API must be on loopback', async () => {
   }
 });
 
-test('an admin address that something else already answers on is refused (never push our config to a foreign Caddy)', { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy' }, async () => {
-  const dir = tmp();
-  const other = http.createServer((_q, r) => r.end('{}'));
-  await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
-  try {
-    const addr = `127.0.0.1:${(other.address() as net.AddressInfo).port}`;
-    let pushed = 0;
-    const sup = new CaddySupervisor({ bin: CADDY, adminAddress: addr, dataDir: dir, log, clock: systemClock, onReady: async () => void pushed++ });
-    await assert.rejects(sup.start(), /already answers on GATEHOUSE_CADDY_ADMIN/);
-    assert.equal(pushed, 0);
-  } finally {
-    other.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  'an admin address that something else already answers on is refused (never push our config to a foreign Caddy)',
+  { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy' },
+  async () => {
+    const dir = tmp();
+    const other = http.createServer((_q, r) => r.end('{}'));
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+    try {
+      const addr = `127.0.0.1:${(other.address() as net.AddressInfo).port}`;
+      let pushed = 0;
+      const sup = new CaddySupervisor({ bin: CADDY, adminAddress: addr, dataDir: dir, log, clock: systemClock, onReady: async () => void pushed++ });
+      await assert.rejects(sup.start(), /already answers on GATEHOUSE_CADDY_ADMIN/);
+      assert.equal(pushed, 0);
+    } finally {
+      other.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 
-test('the Caddy of a crashed sidecar is stopped by its pidfile and replaced; stop() ends ours by PID', { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy', timeout: 60_000 }, async () => {
-  const dir = tmp();
-  const addr = `127.0.0.1:${await freePort()}`;
-  // A first "sidecar" (a node process running a supervisor) starts Caddy and is then SIGKILLed:
-  // its Caddy keeps running, orphaned, holding the admin port.
-  const script = `
+test(
+  'the Caddy of a crashed sidecar is stopped by its pidfile and replaced; stop() ends ours by PID',
+  { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy', timeout: 60_000 },
+  async () => {
+    const dir = tmp();
+    const addr = `127.0.0.1:${await freePort()}`;
+    // A first "sidecar" (a node process running a supervisor) starts Caddy and is then SIGKILLed:
+    // its Caddy keeps running, orphaned, holding the admin port.
+    const script = `
     import { CaddySupervisor } from ${JSON.stringify(path.resolve(import.meta.dirname, '../src/proxy/supervisor.ts'))};
     import { createLogger } from ${JSON.stringify(path.resolve(import.meta.dirname, '../src/util/logger.ts'))};
     const sup = new CaddySupervisor({ bin: ${JSON.stringify(CADDY)}, adminAddress: ${JSON.stringify(addr)}, dataDir: ${JSON.stringify(dir)}, log: createLogger('error', true), clock: Date.now, onReady: async () => {} });
@@ -74,65 +88,79 @@ test('the Caddy of a crashed sidecar is stopped by its pidfile and replaced; sto
     console.log('READY ' + sup.status().pid);
     setInterval(() => {}, 1000);
   `;
-  const file = path.join(dir, 'first.mts');
-  fs.writeFileSync(file, script);
-  const first = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
-  let second: CaddySupervisor | undefined;
-  try {
-    const oldPid = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      first.stdout!.on('data', (d) => {
-        out += d;
-        const m = /READY (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
+    const file = path.join(dir, 'first.mts');
+    fs.writeFileSync(file, script);
+    const first = spawn(process.execPath, ['--import', 'tsx', file], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.resolve(import.meta.dirname, '..') });
+    let second: CaddySupervisor | undefined;
+    try {
+      const oldPid = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        first.stdout!.on('data', (d) => {
+          out += d;
+          const m = /READY (\d+)/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        first.once('exit', (code) => reject(new Error(`first supervisor exited (${code}): ${out}`)));
       });
-      first.once('exit', (code) => reject(new Error(`first supervisor exited (${code}): ${out}`)));
-    });
-    process.kill(first.pid!, 'SIGKILL');
-    await new Promise((r) => first.once('exit', r));
-    assert.ok(processAlive(oldPid), 'the orphaned Caddy still runs');
-    assert.ok(await new CaddyAdminClient(addr).ping());
+      process.kill(first.pid!, 'SIGKILL');
+      await new Promise((r) => first.once('exit', r));
+      assert.ok(processAlive(oldPid), 'the orphaned Caddy still runs');
+      assert.ok(await new CaddyAdminClient(addr).ping());
 
+      let ready = 0;
+      second = new CaddySupervisor({ bin: CADDY, adminAddress: addr, dataDir: dir, log, clock: systemClock, onReady: async () => void ready++ });
+      await second.start();
+      const newPid = second.status().pid!;
+      assert.notEqual(newPid, oldPid);
+      assert.equal(processAlive(oldPid), false, 'the orphaned Caddy was stopped');
+      assert.equal(ready, 1);
+      assert.equal(fs.readFileSync(caddyPaths(dir).pidfile, 'utf8').trim(), String(newPid));
+      await second.stop();
+      assert.equal(second.status().running, false);
+      assert.equal(processAlive(newPid), false);
+      assert.equal(fs.existsSync(caddyPaths(dir).pidfile), false);
+      assert.equal(await new CaddyAdminClient(addr).ping(500), false);
+    } finally {
+      if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
+      await second?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'onState (the caddy_state event): started, exited when Caddy dies, restarted, stopped',
+  { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy', timeout: 60_000 },
+  async () => {
+    const dir = tmp();
+    const states: { running: boolean; pid: number | null; reason: string }[] = [];
     let ready = 0;
-    second = new CaddySupervisor({ bin: CADDY, adminAddress: addr, dataDir: dir, log, clock: systemClock, onReady: async () => void ready++ });
-    await second.start();
-    const newPid = second.status().pid!;
-    assert.notEqual(newPid, oldPid);
-    assert.equal(processAlive(oldPid), false, 'the orphaned Caddy was stopped');
-    assert.equal(ready, 1);
-    assert.equal(fs.readFileSync(caddyPaths(dir).pidfile, 'utf8').trim(), String(newPid));
-    await second.stop();
-    assert.equal(second.status().running, false);
-    assert.equal(processAlive(newPid), false);
-    assert.equal(fs.existsSync(caddyPaths(dir).pidfile), false);
-    assert.equal(await new CaddyAdminClient(addr).ping(500), false);
-  } finally {
-    if (first.exitCode === null && first.signalCode === null) first.kill('SIGKILL');
-    await second?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('onState (the caddy_state event): started, exited when Caddy dies, restarted, stopped', { skip: fs.existsSync(CADDY) ? false : 'no bin/caddy', timeout: 60_000 }, async () => {
-  const dir = tmp();
-  const states: { running: boolean; pid: number | null; reason: string }[] = [];
-  let ready = 0;
-  const sup = new CaddySupervisor({ bin: CADDY, adminAddress: `127.0.0.1:${await freePort()}`, dataDir: dir, log, clock: systemClock, minBackoffMs: 50, onReady: async () => void ready++, onState: (st) => void states.push(st) });
-  try {
-    await sup.start();
-    const pid = sup.status().pid!;
-    assert.deepEqual(states, [{ running: true, pid, reason: 'started' }]);
-    process.kill(pid, 'SIGKILL');
-    await waitFor(() => states.length >= 3, 10_000, 'the exited and restarted states');
-    assert.deepEqual(states.slice(1, 2), [{ running: false, pid: null, reason: 'exited (signal SIGKILL)' }]);
-    const newPid = sup.status().pid!;
-    assert.notEqual(newPid, pid);
-    assert.deepEqual(states.slice(2), [{ running: true, pid: newPid, reason: 'restarted' }]);
-    assert.equal(ready, 2);
-    await sup.stop();
-    assert.deepEqual(states.slice(3), [{ running: false, pid: null, reason: 'stopped' }]);
-  } finally {
-    await sup.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
+    const sup = new CaddySupervisor({
+      bin: CADDY,
+      adminAddress: `127.0.0.1:${await freePort()}`,
+      dataDir: dir,
+      log,
+      clock: systemClock,
+      minBackoffMs: 50,
+      onReady: async () => void ready++,
+      onState: (st) => void states.push(st),
+    });
+    try {
+      await sup.start();
+      const pid = sup.status().pid!;
+      assert.deepEqual(states, [{ running: true, pid, reason: 'started' }]);
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => states.length >= 3, 10_000, 'the exited and restarted states');
+      assert.deepEqual(states.slice(1, 2), [{ running: false, pid: null, reason: 'exited (signal SIGKILL)' }]);
+      const newPid = sup.status().pid!;
+      assert.notEqual(newPid, pid);
+      assert.deepEqual(states.slice(2), [{ running: true, pid: newPid, reason: 'restarted' }]);
+      assert.equal(ready, 2);
+      await sup.stop();
+      assert.deepEqual(states.slice(3), [{ running: false, pid: null, reason: 'stopped' }]);
+    } finally {
+      await sup.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

@@ -11,7 +11,19 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 
 describe('classifyHost (by form, no DNS)', () => {
   test('names and addresses the internet can resolve or reach', () => {
-    for (const h of ['gatehouse.example.com', 'vpn.acme.de', 'GATEHOUSE.Example.COM.', 'a-b.c-d.io', 'x.y.z.example.org', '203.0.113.1x.example.net', '8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '[2001:4860:4860::8888]', '  vpn.example.com  ']) {
+    for (const h of [
+      'gatehouse.example.com',
+      'vpn.acme.de',
+      'GATEHOUSE.Example.COM.',
+      'a-b.c-d.io',
+      'x.y.z.example.org',
+      '203.0.113.1x.example.net',
+      '8.8.8.8',
+      '1.1.1.1',
+      '2001:4860:4860::8888',
+      '[2001:4860:4860::8888]',
+      '  vpn.example.com  ',
+    ]) {
       assert.deepEqual(classifyHost(h), { public: true, problem: null }, h);
     }
   });
@@ -62,7 +74,13 @@ describe('classifyHost (by form, no DNS)', () => {
 
 describe('PublicHost', () => {
   test('GATEHOUSE_PUBLIC_HOST set: it applies, no warning (also when it is a private address: set on purpose)', () => {
-    assert.deepEqual(new PublicHost({ publicHost: 'vpn.example.com' }, () => 'vm').current(), { host: 'vpn.example.com', source: 'env', internet_resolvable: true, problem: null, warning: null });
+    assert.deepEqual(new PublicHost({ publicHost: 'vpn.example.com' }, () => 'vm').current(), {
+      host: 'vpn.example.com',
+      source: 'env',
+      internet_resolvable: true,
+      problem: null,
+      warning: null,
+    });
     const lan = new PublicHost({ publicHost: '192.168.1.10' }, () => 'vm');
     assert.deepEqual(lan.current(), { host: '192.168.1.10', source: 'env', internet_resolvable: false, problem: 'private_ip', warning: null });
     assert.equal(lan.configured(), '192.168.1.10');
@@ -83,7 +101,13 @@ describe('PublicHost', () => {
     assert.match(new PublicHost({}, () => 'box.local').current().warning!, /local-only suffix/);
     assert.equal(new PublicHost({}, () => 'box.local').configured(), null);
     // a hostname that may resolve: used, no warning
-    assert.deepEqual(new PublicHost({}, () => 'srv1.example.net').current(), { host: 'srv1.example.net', source: 'hostname', internet_resolvable: true, problem: null, warning: null });
+    assert.deepEqual(new PublicHost({}, () => 'srv1.example.net').current(), {
+      host: 'srv1.example.net',
+      source: 'hostname',
+      internet_resolvable: true,
+      problem: null,
+      warning: null,
+    });
   });
 });
 
@@ -107,7 +131,11 @@ describe('GET /settings/app public_host, the peer config endpoint and the start 
 
   test('unset, the hostname a single label: the field carries the warning, logged once at start; the peer config carries the hostname', async () => {
     const logged: string[] = [];
-    const log = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream: new Writable({ write: (c, _e, cb) => (logged.push(String(c)), cb()) }) })] });
+    const log = winston.createLogger({
+      level: 'debug',
+      format: winston.format.json(),
+      transports: [new winston.transports.Stream({ stream: new Writable({ write: (c, _e, cb) => (logged.push(String(c)), cb()) }) })],
+    });
     const s = await startTestServer({ GATEHOUSE_PUBLIC_HOST: '', GATEHOUSE_WG_PORT: '51820' }, { log, hostname: () => 'gatehouse-box' });
     servers.push(s);
     const app = await appOf(s);

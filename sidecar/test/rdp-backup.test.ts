@@ -18,14 +18,34 @@ test('backup and replace restore of RDP routes, keys and sessions into a fresh i
     const h = bearer(await apiToken(src));
     const call = (p: string, method = 'GET', json?: unknown) => src.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
     const gw = (await call('/peers', 'POST', { name: 'gw', is_gateway: true, api_port: 9876 })).data.peer.id;
-    const r = await call('/rdp', 'POST', { name: 'Backed up', access_mode: 'gateway', gateway_peer_id: gw, target_host: '192.168.2.10', listen_port: 33896, maintenance_windows: [{ from: '2099-01-01T00:00:00Z', to: '2099-01-02T00:00:00Z', note: 'n' }] });
+    const r = await call('/rdp', 'POST', {
+      name: 'Backed up',
+      access_mode: 'gateway',
+      gateway_peer_id: gw,
+      target_host: '192.168.2.10',
+      listen_port: 33896,
+      maintenance_windows: [{ from: '2099-01-01T00:00:00Z', to: '2099-01-02T00:00:00Z', note: 'n' }],
+    });
     assert.equal(r.status, 201, JSON.stringify(r.data));
     const route = r.data.route;
     const pub = (await call('/rdp/pubkey')).data;
     const env = await encryptCredentials(pub.public_key, { username: 'bob', password: 'pw-backup-1', domain: '' });
     assert.equal((await call(`/rdp/${route.id}/credentials`, 'PUT', { credentials: env })).status, 200);
     const now = Date.now();
-    await src.deps.db.models.RdpSession.create({ rdp_route_id: route.id, token_id: null, machine_id: null, peer_id: null, user_id: 1, client_name: 'laptop', status: 'ended', started_at: now - 60_000, last_heartbeat_at: now - 1000, ended_at: now, end_reason: 'client', disconnect_requested_at: null } as any);
+    await src.deps.db.models.RdpSession.create({
+      rdp_route_id: route.id,
+      token_id: null,
+      machine_id: null,
+      peer_id: null,
+      user_id: 1,
+      client_name: 'laptop',
+      status: 'ended',
+      started_at: now - 60_000,
+      last_heartbeat_at: now - 1000,
+      ended_at: now,
+      end_reason: 'client',
+      disconnect_requested_at: null,
+    } as any);
 
     const res = await src.req('/api/v1/settings/backup', { headers: { ...h, 'x-backup-passphrase': PASS } });
     assert.equal(res.status, 200);

@@ -25,7 +25,8 @@ let bobClient: Record<string, string>;
 const ids: Record<string, number> = {};
 
 const adminCall = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: admin, ...(json !== undefined ? { json } : {}) });
-const clientCall = (p: string, method = 'GET', json?: unknown, headers = client) => s.req(`/api/v1/client${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+const clientCall = (p: string, method = 'GET', json?: unknown, headers = client) =>
+  s.req(`/api/v1/client${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
 
 async function oneTimeKey(bits = 2048) {
   const pair = await generateEnvelopeKeyPair(bits);
@@ -64,9 +65,25 @@ before(async () => {
   const gw = await adminCall('/peers', 'POST', { name: 'home-gw', is_gateway: true, api_port: 9876 });
   assert.equal(gw.status, 201, JSON.stringify(gw.data));
   ids.internal = await createRoute('Desk', { access_mode: 'internal', target_host: '127.0.0.1', target_port: rdpPort });
-  ids.external = await createRoute('Office', { access_mode: 'external', target_host: 'office.example.com', listen_port: 53389, resolution: '1920x1080', color_depth: 16, audio_mode: 'remote', clipboard_enabled: false, gateway_host: 'rdg.example.com', gateway_port: 8443 });
+  ids.external = await createRoute('Office', {
+    access_mode: 'external',
+    target_host: 'office.example.com',
+    listen_port: 53389,
+    resolution: '1920x1080',
+    color_depth: 16,
+    audio_mode: 'remote',
+    clipboard_enabled: false,
+    gateway_host: 'rdg.example.com',
+    gateway_port: 8443,
+  });
   ids.both = await createRoute('Laptop', { access_mode: 'both', target_host: '10.0.0.6', external_host: 'laptop.example.com', listen_port: 43389 });
-  ids.gateway = await createRoute('Home', { access_mode: 'gateway', target_host: '192.168.1.20', gateway_peer_id: gw.data.peer.id, listen_port: 33890, network_level_auth: false });
+  ids.gateway = await createRoute('Home', {
+    access_mode: 'gateway',
+    target_host: '192.168.1.20',
+    gateway_peer_id: gw.data.peer.id,
+    listen_port: 33890,
+    network_level_auth: false,
+  });
   ids.restricted = await createRoute('Boss', { access_mode: 'internal', target_host: '10.0.0.7', allowed_user_ids: [bob.data.user.id] });
   ids.disabled = await createRoute('Old', { access_mode: 'internal', target_host: '10.0.0.8', enabled: false });
   for (const k of ['internal', 'external', 'gateway', 'restricted', 'disabled']) await storeCredentials(ids[k]);
@@ -76,7 +93,7 @@ after(async () => {
   rdpListener.close();
 });
 
-test('list: enabled routes the token\'s user may use, with flags; never an envelope', async () => {
+test("list: enabled routes the token's user may use, with flags; never an envelope", async () => {
   const r = await clientCall('/rdp');
   assert.equal(r.status, 200, JSON.stringify(r.data));
   const names = r.data.routes.map((x: { name: string }) => x.name).sort();
@@ -118,7 +135,11 @@ test('connect (internal): profile, address through the tunnel, credentials that 
   assert.notEqual(again.data.credentials.data, r.data.credentials.data);
   assert.deepEqual(await decryptCredentials(k.privateKey, k.kid, again.data.credentials), creds);
   // each release is in the activity log (who got them), without the credentials themselves
-  const log = (await adminCall('/logs/activity?source=rdp&limit=100')).data.entries as { event_type: string; details: Record<string, unknown>; message: string }[];
+  const log = (await adminCall('/logs/activity?source=rdp&limit=100')).data.entries as {
+    event_type: string;
+    details: Record<string, unknown>;
+    message: string;
+  }[];
   const released = log.filter((e) => e.event_type === 'rdp_credentials_released' && e.details.rdp_route_id === ids.internal);
   assert.equal(released.length, 2, JSON.stringify(log.map((e) => e.event_type)));
   assert.equal(released[0].details.key_id, k.kid);
@@ -147,7 +168,13 @@ test('connect: the address per access mode and the route options in the profile'
   // both: internal first, then external, each with its own profile; no credentials stored → null, still a profile
   const both = await connect(ids.both, k.spki);
   assert.equal(both.status, 200, JSON.stringify(both.data));
-  assert.deepEqual(both.data.candidates.map((c: { host: string; port: number; mode: string }) => [c.mode, c.host, c.port]), [['internal', '10.0.0.6', 3389], ['external', 'laptop.example.com', 43389]]);
+  assert.deepEqual(
+    both.data.candidates.map((c: { host: string; port: number; mode: string }) => [c.mode, c.host, c.port]),
+    [
+      ['internal', '10.0.0.6', 3389],
+      ['external', 'laptop.example.com', 43389],
+    ],
+  );
   assert.equal(parseRdpFile(both.data.candidates[1].rdp_file).get('full address')?.value, 'laptop.example.com:43389');
   assert.equal(both.data.rdp_file, both.data.candidates[0].rdp_file);
   assert.equal(both.data.credentials, null);
@@ -170,16 +197,20 @@ test('the session heartbeat interval: one late heartbeat tolerated, and a sessio
 test('connectAddresses: each access mode, incomplete settings refused', () => {
   const base = { name: 'r', target_host: '10.0.0.2', target_port: 3389, external_host: null, listen_port: null, gateway_l4_route_id: null };
   assert.deepEqual(connectAddresses({ ...base, access_mode: 'internal' }, 'pub'), [{ host: '10.0.0.2', port: 3389, mode: 'internal' }]);
-  assert.deepEqual(connectAddresses({ ...base, access_mode: 'external', target_host: 'x.example' }, 'pub'), [{ host: 'x.example', port: 3389, mode: 'external' }]);
+  assert.deepEqual(connectAddresses({ ...base, access_mode: 'external', target_host: 'x.example' }, 'pub'), [
+    { host: 'x.example', port: 3389, mode: 'external' },
+  ]);
   assert.deepEqual(connectAddresses({ ...base, access_mode: 'both', external_host: 'y.example', listen_port: 4000 }, 'pub'), [
     { host: '10.0.0.2', port: 3389, mode: 'internal' },
     { host: 'y.example', port: 4000, mode: 'external' },
   ]);
-  assert.deepEqual(connectAddresses({ ...base, access_mode: 'gateway', listen_port: 33000, gateway_l4_route_id: 7 }, 'pub'), [{ host: 'pub', port: 33000, mode: 'gateway' }]);
+  assert.deepEqual(connectAddresses({ ...base, access_mode: 'gateway', listen_port: 33000, gateway_l4_route_id: 7 }, 'pub'), [
+    { host: 'pub', port: 33000, mode: 'gateway' },
+  ]);
   assert.throws(() => connectAddresses({ ...base, access_mode: 'gateway' }, 'pub'), /no address/);
 });
 
-test('refusals: unknown/other user\'s route 404, disabled 409, bad one-time key 400 with fields.key', async () => {
+test("refusals: unknown/other user's route 404, disabled 409, bad one-time key 400 with fields.key", async () => {
   const k = await oneTimeKey();
   assert.equal((await connect(987654, k.spki)).status, 404);
   const restricted = await connect(ids.restricted, k.spki);
@@ -205,7 +236,7 @@ test('refusals: unknown/other user\'s route 404, disabled 409, bad one-time key 
   assert.match(r.data.fields.key, /1024 bits/);
 });
 
-test('authentication: wrong scope 403, other machine\'s fingerprint refused, no token 401', async () => {
+test("authentication: wrong scope 403, other machine's fingerprint refused, no token 401", async () => {
   const k = await oneTimeKey();
   const routesToken = { ...bearer(await apiToken(s, ['routes'])), 'X-Machine-Fingerprint': 'm' };
   assert.equal((await connect(ids.internal, k.spki, routesToken)).status, 403);
@@ -218,7 +249,7 @@ test('authentication: wrong scope 403, other machine\'s fingerprint refused, no 
   assert.equal((await connect(ids.internal, k.spki, {})).status, 401);
 });
 
-test('status: reachability of the target through the route\'s path', async () => {
+test("status: reachability of the target through the route's path", async () => {
   const r = await clientCall(`/rdp/${ids.internal}/status?refresh=1`);
   assert.equal(r.status, 200, JSON.stringify(r.data));
   assert.equal(r.data.status.rdp_route_id, ids.internal);
@@ -277,7 +308,9 @@ test('maintenance window: connect and session start refused with the note (423);
   const list = await clientCall('/rdp');
   assert.equal(list.data.routes.find((x: { id: number }) => x.id === ids.external).maintenance.note, w.note);
   // a window in the past does not refuse
-  await adminCall(`/rdp/${ids.external}/maintenance`, 'PUT', { windows: [{ ...w, from: new Date(now - 7_200_000).toISOString(), to: new Date(now - 3_600_000).toISOString() }] });
+  await adminCall(`/rdp/${ids.external}/maintenance`, 'PUT', {
+    windows: [{ ...w, from: new Date(now - 7_200_000).toISOString(), to: new Date(now - 3_600_000).toISOString() }],
+  });
   assert.equal((await connect(ids.external, k.spki)).status, 200);
 });
 

@@ -29,37 +29,46 @@ test('internal mode: the target through the tunnel, route defaults (golden)', ()
 });
 
 test('external mode: public host and port, fixed resolution, 16 bpp, audio at the remote computer, no clipboard (golden)', () => {
-  golden('external-options.rdp', renderRdpFile({
-    ...defaults,
-    address: { host: 'desk.example.com', port: 53389 },
-    resolution: '1920x1080',
-    color_depth: 16,
-    audio_mode: 'remote',
-    clipboard_enabled: false,
-  }));
+  golden(
+    'external-options.rdp',
+    renderRdpFile({
+      ...defaults,
+      address: { host: 'desk.example.com', port: 53389 },
+      resolution: '1920x1080',
+      color_depth: 16,
+      audio_mode: 'remote',
+      clipboard_enabled: false,
+    }),
+  );
 });
 
 test('gateway mode: the server public host and the linked L4 port, NLA off, audio off (golden)', () => {
-  golden('gateway-no-nla.rdp', renderRdpFile({
-    ...defaults,
-    address: { host: 'vpn.example.org', port: 33890 },
-    network_level_auth: false,
-    audio_mode: 'off',
-    color_depth: 24,
-  }));
+  golden(
+    'gateway-no-nla.rdp',
+    renderRdpFile({
+      ...defaults,
+      address: { host: 'vpn.example.org', port: 33890 },
+      network_level_auth: false,
+      audio_mode: 'off',
+      color_depth: 24,
+    }),
+  );
 });
 
 test('RD gateway pair, IPv6 target, user name and domain from the client (golden)', () => {
-  golden('rd-gateway-ipv6-user.rdp', renderRdpFile({
-    ...defaults,
-    address: { host: 'fd00:8::5', port: 3389 },
-    resolution: '1280x800',
-    color_depth: 15,
-    gateway_host: 'rdg.example.com',
-    gateway_port: 8443,
-    username: 'alice',
-    domain: 'CORP',
-  }));
+  golden(
+    'rd-gateway-ipv6-user.rdp',
+    renderRdpFile({
+      ...defaults,
+      address: { host: 'fd00:8::5', port: 3389 },
+      resolution: '1280x800',
+      color_depth: 15,
+      gateway_host: 'rdg.example.com',
+      gateway_port: 8443,
+      username: 'alice',
+      domain: 'CORP',
+    }),
+  );
 });
 
 test('each field maps to its documented Microsoft setting', () => {

@@ -33,7 +33,10 @@ function rsaSpkiOfBits(bits: number, e = 'AQAB'): string {
   const n = crypto.randomBytes(bits / 8);
   n[0] |= 0x80;
   n[n.length - 1] |= 1;
-  return crypto.createPublicKey({ key: { kty: 'RSA', n: n.toString('base64url'), e }, format: 'jwk' }).export({ type: 'spki', format: 'der' }).toString('base64');
+  return crypto
+    .createPublicKey({ key: { kty: 'RSA', n: n.toString('base64url'), e }, format: 'jwk' })
+    .export({ type: 'spki', format: 'der' })
+    .toString('base64');
 }
 
 async function rejected(p: Promise<unknown>, re: RegExp): Promise<void> {

@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decryptCredentials, encryptCredentials, exportPublicKey, generateEnvelopeKeyPair, keyId, RDP_ENVELOPE_ALG } from '@gatehouse/common/rdp-credentials.js';
+import {
+  decryptCredentials,
+  encryptCredentials,
+  exportPublicKey,
+  generateEnvelopeKeyPair,
+  keyId,
+  RDP_ENVELOPE_ALG,
+} from '@gatehouse/common/rdp-credentials.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 
 const creds = { username: 'alice', password: 'S3cret-pässwort!', domain: 'CORP' };
@@ -71,7 +78,8 @@ test('credentials: PUT a real envelope, GET returns exactly it, the sealed serve
   if (s.deps.db.dialect === 'sqlite') {
     const files = fs.readdirSync(dataDir).filter((f) => /\.(db|sqlite)(-wal)?$/.test(f));
     assert.ok(files.length > 0, 'found the SQLite file');
-    for (const f of files) assert.equal(fs.readFileSync(path.join(dataDir, f)).includes(Buffer.from(creds.password)), false, `${f} holds no plaintext password`);
+    for (const f of files)
+      assert.equal(fs.readFileSync(path.join(dataDir, f)).includes(Buffer.from(creds.password)), false, `${f} holds no plaintext password`);
   }
 });
 
@@ -84,7 +92,10 @@ test('credentials refused with 400 + fields, nothing written: another key id, ma
   assert.ok(r1.data.fields['credentials.kid'], JSON.stringify(r1.data.fields));
   const r2 = await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: { username: 'alice', password: 'plain' } });
   assert.equal(r2.status, 400);
-  assert.ok(Object.keys(r2.data.fields).some((k) => k.startsWith('credentials')), JSON.stringify(r2.data.fields));
+  assert.ok(
+    Object.keys(r2.data.fields).some((k) => k.startsWith('credentials')),
+    JSON.stringify(r2.data.fields),
+  );
   const r3 = await call(`/rdp/${routeId}/credentials`, 'PUT', {});
   assert.equal(r3.status, 400);
   assert.ok(r3.data.fields.credentials);
@@ -140,7 +151,10 @@ test('maintenance windows: PUT validates (ISO, from < to), stores sorted UTC, GE
   const current = { from: new Date(now - 60_000).toISOString(), to: new Date(now + 3_600_000).toISOString(), note: 'Patch day' };
   const put = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [later, current] });
   assert.equal(put.status, 200, JSON.stringify(put.data));
-  assert.deepEqual(put.data.windows.map((w: any) => w.note), ['Patch day', 'later']);
+  assert.deepEqual(
+    put.data.windows.map((w: any) => w.note),
+    ['Patch day', 'later'],
+  );
   assert.equal(put.data.windows[1].from, '2098-12-31T22:00:00.000Z');
   const got = await call(`/rdp/${routeId}/maintenance`);
   assert.equal(got.data.active.note, 'Patch day');
@@ -159,7 +173,10 @@ test('master-key rotation: new key pair, routes with credentials pending; ack re
   const pending = await call('/rdp/rotation/pending');
   assert.equal(pending.status, 200);
   assert.equal(pending.data.current_kid, np.kid);
-  assert.deepEqual(pending.data.routes.map((r: any) => r.id), [routeId]);
+  assert.deepEqual(
+    pending.data.routes.map((r: any) => r.id),
+    [routeId],
+  );
   assert.equal(pending.data.routes[0].rotation_state, 'pending');
   assert.ok(pending.data.routes[0].rotation_pending_since);
   const early = await call(`/rdp/${routeId}/rotation/ack`, 'POST');

@@ -7,8 +7,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import {
-  decryptCredentials, encryptCredentials, EnvelopeError, exportPrivateKey, exportPublicKey, fromBase64, generateEnvelopeKeyPair,
-  importPrivateKey, keyId, RDP_ENVELOPE_ALG, toBase64,
+  decryptCredentials,
+  encryptCredentials,
+  EnvelopeError,
+  exportPrivateKey,
+  exportPublicKey,
+  fromBase64,
+  generateEnvelopeKeyPair,
+  importPrivateKey,
+  keyId,
+  RDP_ENVELOPE_ALG,
+  toBase64,
 } from '@gatehouse/common/rdp-credentials.js';
 
 const creds = { username: 'alice', password: 'pässwörd "quoted" \u{1F511}', domain: 'CORP' };
@@ -34,7 +43,11 @@ test('round trip: what the browser encrypts for the server key, the server key o
   assert.notEqual(again.data, env.data, 'a fresh key and IV per envelope');
   assert.notEqual(again.key, env.key);
   // the domain defaults to empty
-  assert.deepEqual(await decryptCredentials(priv, r.kid, await encryptCredentials(r.spki, { username: 'bob', password: 'x' } as any)), { username: 'bob', password: 'x', domain: '' });
+  assert.deepEqual(await decryptCredentials(priv, r.kid, await encryptCredentials(r.spki, { username: 'bob', password: 'x' } as any)), {
+    username: 'bob',
+    password: 'x',
+    domain: '',
+  });
   // a 3072-bit key (the server's size) works the same
   const big = await recipient(3072);
   assert.deepEqual(await decryptCredentials(big.pair.privateKey, big.kid, await encryptCredentials(big.spki, creds)), creds);
@@ -60,7 +73,11 @@ test('refused: tampered ciphertext, another key id, another recipient, malformed
   const r = await recipient();
   const other = await recipient();
   const env = await encryptCredentials(r.spki, creds);
-  const flip = (b64: string) => { const u = fromBase64(b64); u[u.length - 1] ^= 1; return toBase64(u); };
+  const flip = (b64: string) => {
+    const u = fromBase64(b64);
+    u[u.length - 1] ^= 1;
+    return toBase64(u);
+  };
   const refuses = async (e: unknown, re: RegExp, kid = r.kid, key = r.pair.privateKey) =>
     assert.rejects(decryptCredentials(key, kid, e), (err: unknown) => err instanceof EnvelopeError && re.test(err.message));
   await refuses({ ...env, data: flip(env.data) }, /does not decrypt/);

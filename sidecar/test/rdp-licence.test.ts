@@ -30,11 +30,22 @@ test('remote_desktop off: 403 with the feature on every RDP endpoint, nothing wr
   off.add('remote_desktop');
   try {
     const calls: [string, string, unknown?][] = [
-      ['/rdp', 'GET'], ['/rdp', 'POST', { name: 'x', access_mode: 'external', target_host: 'x.example.com' }], ['/rdp', 'POST', { bad: 1 }],
-      [`/rdp/${id}`, 'GET'], [`/rdp/${id}`, 'PATCH', { name: 'renamed' }], [`/rdp/${id}`, 'DELETE'], [`/rdp/${id}/toggle`, 'PUT'],
-      ['/rdp/batch', 'POST', { action: 'delete', ids: [id] }], ['/rdp/pubkey', 'GET'], [`/rdp/${id}/credentials`, 'GET'],
-      [`/rdp/${id}/credentials`, 'PUT', { credentials: {} }], [`/rdp/${id}/credentials`, 'DELETE'], [`/rdp/${id}/maintenance`, 'GET'],
-      [`/rdp/${id}/maintenance`, 'PUT', { windows: [] }], ['/rdp/rotation/pending', 'GET'], [`/rdp/${id}/rotation/ack`, 'POST'],
+      ['/rdp', 'GET'],
+      ['/rdp', 'POST', { name: 'x', access_mode: 'external', target_host: 'x.example.com' }],
+      ['/rdp', 'POST', { bad: 1 }],
+      [`/rdp/${id}`, 'GET'],
+      [`/rdp/${id}`, 'PATCH', { name: 'renamed' }],
+      [`/rdp/${id}`, 'DELETE'],
+      [`/rdp/${id}/toggle`, 'PUT'],
+      ['/rdp/batch', 'POST', { action: 'delete', ids: [id] }],
+      ['/rdp/pubkey', 'GET'],
+      [`/rdp/${id}/credentials`, 'GET'],
+      [`/rdp/${id}/credentials`, 'PUT', { credentials: {} }],
+      [`/rdp/${id}/credentials`, 'DELETE'],
+      [`/rdp/${id}/maintenance`, 'GET'],
+      [`/rdp/${id}/maintenance`, 'PUT', { windows: [] }],
+      ['/rdp/rotation/pending', 'GET'],
+      [`/rdp/${id}/rotation/ack`, 'POST'],
     ];
     for (const [p, m, body] of calls) {
       const x = await call(p, m, body);
@@ -45,7 +56,16 @@ test('remote_desktop off: 403 with the feature on every RDP endpoint, nothing wr
     assert.equal(((await s.deps.db.models.RdpRoute.findByPk(id, { raw: true })) as any).name, 'GW desk');
     assert.equal(await s.deps.db.models.RdpServerKey.count(), 0, 'no key made');
     assert.equal((await l4Servers()).includes(linked), false, 'the linked route leaves the proxy configuration');
-    const other = await call('/routes', 'POST', { domain: 'ssh.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.1.11', target_lan_port: 22 });
+    const other = await call('/routes', 'POST', {
+      domain: 'ssh.example.com',
+      route_type: 'l4',
+      l4_protocol: 'tcp',
+      l4_listen_port: 2222,
+      target_kind: 'gateway',
+      target_peer_id: gateway,
+      target_lan_host: '192.168.1.11',
+      target_lan_port: 22,
+    });
     assert.equal(other.status, 201);
     assert.ok((await l4Servers()).includes(`route_${other.data.route.id}`), 'other L4 routes are not affected');
   } finally {

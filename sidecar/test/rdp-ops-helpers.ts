@@ -20,7 +20,8 @@ export async function opsServer(env: Record<string, string> = {}): Promise<Ctx> 
   s.deps.events.onAny((e) => {
     if (e.type.startsWith('rdp_')) events.push(e);
   });
-  const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+  const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
+    s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
   return { s, h, api, events };
 }
 

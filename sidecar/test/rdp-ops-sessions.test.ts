@@ -90,7 +90,10 @@ describe('RDP sessions', () => {
     assert.deepEqual(await svc().end(s.id, who()), ended, 'ending twice is the same ended session');
     assert.ok(c.events.some((e) => e.type === 'rdp_session_started' && e.session_id === s.id && e.name === route.name && e.client_name === 'desk-1'));
     assert.ok(c.events.some((e) => e.type === 'rdp_session_ended' && e.session_id === s.id && e.reason === 'client'));
-    const act = (await c.api('/logs/activity?source=rdp&limit=200')).data.entries.filter((e: any) => e.details?.session_id === s.id).map((e: any) => e.event_type).sort();
+    const act = (await c.api('/logs/activity?source=rdp&limit=200')).data.entries
+      .filter((e: any) => e.details?.session_id === s.id)
+      .map((e: any) => e.event_type)
+      .sort();
     assert.deepEqual(act, ['rdp_session_ended', 'rdp_session_started']);
 
     await assert.rejects(svc().start(999999, who()), (e: any) => e.kind === 'not_found');
@@ -143,7 +146,13 @@ describe('RDP sessions', () => {
     const g = await c.api('/peers', { method: 'POST', json: { name: `rdp-kill-gw-${process.pid}`, is_gateway: true } });
     assert.equal(g.status, 201, JSON.stringify(g.data));
     const peer = g.data.peer;
-    const route = await createRdp(c, { access_mode: 'gateway', gateway_peer_id: peer.id, target_host: '127.0.0.1', target_port: (lan.address() as net.AddressInfo).port, listen_port: 43395 });
+    const route = await createRdp(c, {
+      access_mode: 'gateway',
+      gateway_peer_id: peer.id,
+      target_host: '127.0.0.1',
+      target_port: (lan.address() as net.AddressInfo).port,
+      listen_port: 43395,
+    });
     // what the companion runs: the TCP listeners of its configuration, as the server serves it
     const cfg = await c.s.req('/api/v1/gateway/config', { headers: { authorization: `Bearer ${g.data.gateway.apiToken}` } });
     assert.equal(cfg.status, 200, JSON.stringify(cfg.data));
@@ -151,7 +160,18 @@ describe('RDP sessions', () => {
     await listeners.apply(cfg.data.tcp_listeners);
     const l = cfg.data.tcp_listeners.find((x: any) => x.route_id === route.gateway_l4_route_id);
     assert.ok(l, 'the linked route has a companion listener');
-    const api = new CompanionApi(g.data.gateway.pushToken, { status: () => ({}), refresh: () => undefined, wol: async () => { throw new Error('not here'); }, disconnect: (id) => listeners.disconnect(id) }, createLogger('error'));
+    const api = new CompanionApi(
+      g.data.gateway.pushToken,
+      {
+        status: () => ({}),
+        refresh: () => undefined,
+        wol: async () => {
+          throw new Error('not here');
+        },
+        disconnect: (id) => listeners.disconnect(id),
+      },
+      createLogger('error'),
+    );
     await api.listen(0, peer.address);
     try {
       assert.equal((await c.api(`/peers/${peer.id}`, { method: 'PUT', json: { api_port: (api.server.address() as net.AddressInfo).port } })).status, 200);
@@ -184,7 +204,8 @@ describe('RDP sessions', () => {
         });
         return { gone }; // wrapped: an async function returning the promise itself would wait for it
       };
-      const within = (p: Promise<void>, ms: number, what: string) => Promise.race([p, new Promise((r) => setTimeout(r, ms)).then(() => assert.fail(`${what}: the connection was not closed within ${ms} ms`))]);
+      const within = (p: Promise<void>, ms: number, what: string) =>
+        Promise.race([p, new Promise((r) => setTimeout(r, ms)).then(() => assert.fail(`${what}: the connection was not closed within ${ms} ms`))]);
       let { gone } = await connect();
       assert.equal((await c.api(`/rdp/${route.id}/toggle`, { method: 'PUT' })).status, 200);
       await within(gone, 3000, 'toggle off');
@@ -206,7 +227,11 @@ describe('RDP sessions', () => {
     assert.equal(again.data.server_side.closed_connections, null);
     assert.match(again.data.server_side.error, /./);
     const internal = await createRdp(c, { access_mode: 'internal', target_host: '127.0.0.1', target_port: 3389 });
-    assert.deepEqual((await c.api(`/rdp/${internal.id}/sessions/disconnect-all`, { method: 'POST' })).data.server_side, { method: 'marker', closed_connections: null, error: null });
+    assert.deepEqual((await c.api(`/rdp/${internal.id}/sessions/disconnect-all`, { method: 'POST' })).data.server_side, {
+      method: 'marker',
+      closed_connections: null,
+      error: null,
+    });
   });
 
   test('lost: no heartbeat for GATEHOUSE_RDP_SESSION_LOST_AFTER (1 s here) → ended as lost at its last heartbeat, by the sweep and on its schedule', async () => {
@@ -251,7 +276,7 @@ describe('RDP sessions', () => {
     assert.equal(del.status, 200, JSON.stringify(del.data));
     hb = await svc().heartbeat(t.id, { token_id: 7 });
     assert.deepEqual({ d: hb.disconnect, r: hb.reason }, { d: true, r: 'route_deleted' });
-    await assert.rejects(svc().heartbeat(t.id, { token_id: 8 }), (e: any) => e.kind === 'not_found', "another token learns nothing");
+    await assert.rejects(svc().heartbeat(t.id, { token_id: 8 }), (e: any) => e.kind === 'not_found', 'another token learns nothing');
     assert.ok(c.events.some((e) => e.type === 'rdp_session_ended' && e.session_id === t.id && e.reason === 'route_deleted'));
     assert.equal((await c.api(`/rdp/${route.id}/history`)).status, 404, 'the history goes with the route');
   });

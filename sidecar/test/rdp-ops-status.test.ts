@@ -26,12 +26,31 @@ const status = async (id: number, refresh = true) => {
 
 function heartbeat(o: Partial<Heartbeat> = {}): Heartbeat {
   return {
-    uptime_s: 120, http_proxy_healthy: true, api_healthy: true, dns_resolve_ok: true, overall_healthy: true,
-    tcp_listeners: [], wg_handshake_age_s: 5, route_reachability: [], hostname: 'rdp-gw', config_hash: null,
+    uptime_s: 120,
+    http_proxy_healthy: true,
+    api_healthy: true,
+    dns_resolve_ok: true,
+    overall_healthy: true,
+    tcp_listeners: [],
+    wg_handshake_age_s: 5,
+    route_reachability: [],
+    hostname: 'rdp-gw',
+    config_hash: null,
     telemetry: {
-      gateway_version: '0.1.0', node_version: 'v20.0.0', wg_tools_version: 'wireguard-tools v1.0.20210914', cpu_cores: 4, cpu_load_avg: [0.1, 0.2, 0.3],
-      mem_total: 8e9, mem_free: 4e9, mem_used: 4e9, disk: { total: 1e11, free: 5e10, used: 5e10 }, os_platform: 'linux', os_release: '6.1.0', arch: 'x64',
-      dns_resolvers: ['192.168.1.1'], default_gateway_ip: '192.168.1.1',
+      gateway_version: '0.1.0',
+      node_version: 'v20.0.0',
+      wg_tools_version: 'wireguard-tools v1.0.20210914',
+      cpu_cores: 4,
+      cpu_load_avg: [0.1, 0.2, 0.3],
+      mem_total: 8e9,
+      mem_free: 4e9,
+      mem_used: 4e9,
+      disk: { total: 1e11, free: 5e10, used: 5e10 },
+      os_platform: 'linux',
+      os_release: '6.1.0',
+      arch: 'x64',
+      dns_resolvers: ['192.168.1.1'],
+      default_gateway_ip: '192.168.1.1',
     },
     ...o,
   } as Heartbeat;
@@ -69,7 +88,10 @@ describe('RDP status endpoints', () => {
     assert.equal(first.reachable, true, JSON.stringify(first));
     assert.equal(first.path, 'internal');
     assert.equal(first.paths.length, 1);
-    assert.deepEqual({ ...first.paths[0], latency_ms: typeof first.paths[0].latency_ms }, { path: 'internal', host: '127.0.0.1', port: target.port, reachable: true, latency_ms: 'number', error: null });
+    assert.deepEqual(
+      { ...first.paths[0], latency_ms: typeof first.paths[0].latency_ms },
+      { path: 'internal', host: '127.0.0.1', port: target.port, reachable: true, latency_ms: 'number', error: null },
+    );
     assert.equal(first.latency_ms, first.paths[0].latency_ms);
     assert.equal(first.maintenance, null);
     assert.equal(c.events.filter((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id).length, 0, 'the first result is no change');
@@ -87,10 +109,24 @@ describe('RDP status endpoints', () => {
     assert.match(down.error, /internal: connection refused/);
     const changed = c.events.filter((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id);
     assert.equal(changed.length, 1);
-    assert.deepEqual({ ...changed[0], latency_ms: null }, { type: 'rdp_status_changed', rdp_route_id: route.id, name: route.name, reachable: false, previous: true, latency_ms: null, path: 'internal', error: down.error });
+    assert.deepEqual(
+      { ...changed[0], latency_ms: null },
+      {
+        type: 'rdp_status_changed',
+        rdp_route_id: route.id,
+        name: route.name,
+        reachable: false,
+        previous: true,
+        latency_ms: null,
+        path: 'internal',
+        error: down.error,
+      },
+    );
     await status(route.id);
     assert.equal(c.events.filter((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id).length, 1, 'no change, no event');
-    const act = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter((e: any) => e.event_type === 'rdp_status_changed' && e.details?.rdp_route_id === route.id);
+    const act = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter(
+      (e: any) => e.event_type === 'rdp_status_changed' && e.details?.rdp_route_id === route.id,
+    );
     assert.equal(act.length, 1);
     assert.equal(act[0].severity, 'warning');
   });
@@ -102,7 +138,10 @@ describe('RDP status endpoints', () => {
       const route = await createRdp(c, { access_mode: 'external', target_host: '127.0.0.1', target_port: closed, listen_port: pub.port });
       const st = await status(route.id);
       assert.equal(st.reachable, true, JSON.stringify(st));
-      assert.deepEqual(st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]), [['external', '127.0.0.1', pub.port, true]]);
+      assert.deepEqual(
+        st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]),
+        [['external', '127.0.0.1', pub.port, true]],
+      );
       assert.ok(pub.accepted() >= 1);
     } finally {
       await pub.close();
@@ -113,10 +152,22 @@ describe('RDP status endpoints', () => {
     const internal = await tcpListener();
     const closed = await closedPort();
     try {
-      const route = await createRdp(c, { access_mode: 'both', target_host: '127.0.0.1', target_port: internal.port, external_host: 'localhost', listen_port: closed });
+      const route = await createRdp(c, {
+        access_mode: 'both',
+        target_host: '127.0.0.1',
+        target_port: internal.port,
+        external_host: 'localhost',
+        listen_port: closed,
+      });
       const st = await status(route.id);
       assert.equal(st.path, 'both');
-      assert.deepEqual(st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]), [['internal', '127.0.0.1', internal.port, true], ['external', 'localhost', closed, false]]);
+      assert.deepEqual(
+        st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]),
+        [
+          ['internal', '127.0.0.1', internal.port, true],
+          ['external', 'localhost', closed, false],
+        ],
+      );
       assert.equal(st.reachable, true);
       assert.equal(st.error, null);
     } finally {
@@ -128,7 +179,13 @@ describe('RDP status endpoints', () => {
     const g = await c.api('/peers', { method: 'POST', json: { name: `rdp-gw-${process.pid}`, is_gateway: true } });
     assert.equal(g.status, 201, JSON.stringify(g.data));
     const token: string = g.data.gateway.apiToken;
-    const route = await createRdp(c, { access_mode: 'gateway', gateway_peer_id: g.data.peer.id, target_host: '192.168.50.10', target_port: 3389, listen_port: 43389 });
+    const route = await createRdp(c, {
+      access_mode: 'gateway',
+      gateway_peer_id: g.data.peer.id,
+      target_host: '192.168.50.10',
+      target_port: 3389,
+      listen_port: 43389,
+    });
     const l4 = route.gateway_l4_route_id;
     assert.ok(l4, 'the linked L4 route exists');
 
@@ -137,19 +194,27 @@ describe('RDP status endpoints', () => {
     assert.equal(st.gateway.status, 'unknown');
     assert.match(st.paths[0].error, /is unknown/);
 
-    const hb = (reachable: boolean) => c.s.req('/api/v1/gateway/heartbeat', { method: 'POST', json: heartbeat({ route_reachability: [{ route_id: l4, reachable, latency_ms: reachable ? 4.5 : null }] }), headers: { authorization: `Bearer ${token}` } });
+    const hb = (reachable: boolean) =>
+      c.s.req('/api/v1/gateway/heartbeat', {
+        method: 'POST',
+        json: heartbeat({ route_reachability: [{ route_id: l4, reachable, latency_ms: reachable ? 4.5 : null }] }),
+        headers: { authorization: `Bearer ${token}` },
+      });
     assert.equal((await hb(true)).status, 200);
     st = await status(route.id);
     assert.equal(st.reachable, true, JSON.stringify(st));
     assert.equal(st.latency_ms, 4.5);
     assert.deepEqual(st.gateway, { ...st.gateway, peer_id: g.data.peer.id, status: 'online', l4_route_id: l4 });
-    assert.deepEqual(st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]), [['gateway', '192.168.50.10', 3389, true]]);
+    assert.deepEqual(
+      st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]),
+      [['gateway', '192.168.50.10', 3389, true]],
+    );
 
     assert.equal((await hb(false)).status, 200);
     st = await status(route.id);
     assert.equal(st.reachable, false);
     assert.match(st.error, /cannot reach 192\.168\.50\.10:3389/);
-    assert.equal(st.gateway.status, 'offline', 'the gateway is offline when none of its LAN targets answers; the route\'s own report still says why');
+    assert.equal(st.gateway.status, 'offline', "the gateway is offline when none of its LAN targets answers; the route's own report still says why");
     assert.ok(c.events.some((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id && !e.reachable && e.path === 'gateway'));
   });
 

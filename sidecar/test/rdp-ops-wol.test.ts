@@ -50,7 +50,13 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     const closed = await tcpListener();
     const port = closed.port;
     await closed.close();
-    const route = await createRdp(c, { access_mode: 'internal', target_host: '127.0.0.1', target_port: port, wol_enabled: true, wol_mac: MAC.toLowerCase().replace(/:/g, '-') });
+    const route = await createRdp(c, {
+      access_mode: 'internal',
+      target_host: '127.0.0.1',
+      target_port: port,
+      wol_enabled: true,
+      wol_mac: MAC.toLowerCase().replace(/:/g, '-'),
+    });
     udp.packets.length = 0;
     const r = await c.api(`/rdp/${route.id}/wol`, { method: 'POST', json: { timeout_ms: 20_000 } });
     assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -82,7 +88,9 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
       assert.equal(st.data.wol.state, 'awake', JSON.stringify(st.data));
       assert.equal(typeof st.data.wol.awake_at, 'number');
       assert.ok(up.accepted() >= 1);
-      const act = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter((e: any) => e.event_type === 'rdp_wol_sent' && e.details?.rdp_route_id === route.id);
+      const act = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter(
+        (e: any) => e.event_type === 'rdp_wol_sent' && e.details?.rdp_route_id === route.id,
+      );
       assert.equal(act.length, 1);
     } finally {
       await up.close();
@@ -92,7 +100,15 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
   test('a host that does not answer within timeout_ms: timeout', async () => {
     const closed = await tcpListener();
     await closed.close();
-    const route = await createRdp(c, { access_mode: 'both', target_host: '127.0.0.1', target_port: closed.port, external_host: 'localhost', listen_port: closed.port, wol_enabled: true, wol_mac: MAC });
+    const route = await createRdp(c, {
+      access_mode: 'both',
+      target_host: '127.0.0.1',
+      target_port: closed.port,
+      external_host: 'localhost',
+      listen_port: closed.port,
+      wol_enabled: true,
+      wol_mac: MAC,
+    });
     assert.equal((await c.api(`/rdp/${route.id}/wol`, { method: 'POST', json: { timeout_ms: 1000 } })).status, 200);
     assert.equal((await c.api(`/rdp/${route.id}/wol/status`)).data.wol.state, 'pending');
     await new Promise((r) => setTimeout(r, 1100)); // not a condition: the 1 s timeout_ms passes
@@ -111,7 +127,12 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     assert.equal(idle.status, 200);
     assert.equal(idle.data.wol.state, 'idle');
     const on = await createRdp(c, { access_mode: 'internal', target_host: '127.0.0.1', target_port: 3389, wol_enabled: true, wol_mac: MAC });
-    for (const [body, field] of [[{ timeout_ms: 10 }, 'timeout_ms'], [{ timeout_ms: 'soon' }, 'timeout_ms'], [{ timeout_ms: 10_000_000 }, 'timeout_ms'], [{ other: 1 }, '']] as const) {
+    for (const [body, field] of [
+      [{ timeout_ms: 10 }, 'timeout_ms'],
+      [{ timeout_ms: 'soon' }, 'timeout_ms'],
+      [{ timeout_ms: 10_000_000 }, 'timeout_ms'],
+      [{ other: 1 }, ''],
+    ] as const) {
       const bad = await c.api(`/rdp/${on.id}/wol`, { method: 'POST', json: body });
       assert.equal(bad.status, 400, JSON.stringify(body));
       assert.ok(bad.data.fields, JSON.stringify(bad.data));
@@ -124,28 +145,40 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
 });
 
 describe('gateway Wake-on-LAN', () => {
-  test('through the companion API of the route\'s gateway: push token, MAC, the LAN target and the linked route; the companion sends the packet', async () => {
+  test("through the companion API of the route's gateway: push token, MAC, the LAN target and the linked route; the companion sends the packet", async () => {
     const g = await c.api('/peers', { method: 'POST', json: { name: `rdp-wol-gw-${process.pid}`, is_gateway: true } });
     assert.equal(g.status, 201, JSON.stringify(g.data));
     const peer = g.data.peer;
     assert.match(peer.address, /^127\.77\.0\./);
     const orders: unknown[] = [];
-    const api = new CompanionApi(g.data.gateway.pushToken, {
-      status: () => ({}),
-      refresh: () => undefined,
-      disconnect: () => 0, // not exercised here (rdp-ops-sessions.test.ts)
-      wol: async (req) => {
-        orders.push(req);
-        // the companion's own sender, aimed at our receiver instead of the LAN broadcast address
-        return sendWol(req.mac, { targetHost: req.target_host, override: ['127.0.0.1'], port: udp.port, count: req.count });
+    const api = new CompanionApi(
+      g.data.gateway.pushToken,
+      {
+        status: () => ({}),
+        refresh: () => undefined,
+        disconnect: () => 0, // not exercised here (rdp-ops-sessions.test.ts)
+        wol: async (req) => {
+          orders.push(req);
+          // the companion's own sender, aimed at our receiver instead of the LAN broadcast address
+          return sendWol(req.mac, { targetHost: req.target_host, override: ['127.0.0.1'], port: udp.port, count: req.count });
+        },
       },
-    }, createLogger('error'));
+      createLogger('error'),
+    );
     await api.listen(0, peer.address);
     const apiPort = (api.server.address() as { port: number }).port;
     try {
       const patched = await c.api(`/peers/${peer.id}`, { method: 'PUT', json: { api_port: apiPort } });
       assert.equal(patched.status, 200, JSON.stringify(patched.data));
-      const route = await createRdp(c, { access_mode: 'gateway', gateway_peer_id: peer.id, target_host: '192.168.60.20', target_port: 3389, listen_port: 43390, wol_enabled: true, wol_mac: MAC });
+      const route = await createRdp(c, {
+        access_mode: 'gateway',
+        gateway_peer_id: peer.id,
+        target_host: '192.168.60.20',
+        target_port: 3389,
+        listen_port: 43390,
+        wol_enabled: true,
+        wol_mac: MAC,
+      });
       udp.packets.length = 0;
       const r = await c.api(`/rdp/${route.id}/wol`, { method: 'POST', json: {} });
       assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -159,10 +192,20 @@ describe('gateway Wake-on-LAN', () => {
       await api.close();
     }
     // the companion is gone: 502, recorded
-    const route2 = await createRdp(c, { access_mode: 'gateway', gateway_peer_id: peer.id, target_host: '192.168.60.21', target_port: 3389, listen_port: 43391, wol_enabled: true, wol_mac: MAC });
+    const route2 = await createRdp(c, {
+      access_mode: 'gateway',
+      gateway_peer_id: peer.id,
+      target_host: '192.168.60.21',
+      target_port: 3389,
+      listen_port: 43391,
+      wol_enabled: true,
+      wol_mac: MAC,
+    });
     const r = await c.api(`/rdp/${route2.id}/wol`, { method: 'POST', json: {} });
     assert.equal(r.status, 502, JSON.stringify(r.data));
-    const failed = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter((e: any) => e.event_type === 'rdp_wol_failed' && e.details?.rdp_route_id === route2.id);
+    const failed = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter(
+      (e: any) => e.event_type === 'rdp_wol_failed' && e.details?.rdp_route_id === route2.id,
+    );
     assert.equal(failed.length, 1);
   });
 });

@@ -58,7 +58,10 @@ test('rotation: new key pair sealed with the new master key, old retired, routes
   for (const row of rows) assert.doesNotThrow(() => newMaster.open(row.private_key_sealed), `${row.kid} opens with the new master key`);
   const pending = (await call('/rdp/rotation/pending')).data;
   assert.equal(pending.current_kid, rows[1].kid);
-  assert.deepEqual(pending.routes.map((x: any) => x.id), [withCreds]);
+  assert.deepEqual(
+    pending.routes.map((x: any) => x.id),
+    [withCreds],
+  );
   assert.equal((await call(`/rdp/${without}`)).data.route.rotation_state, 'none');
   // in this process too, the new pair opens (RdpKeys took the new master key at the commit)
   const fresh = (await call('/rdp/pubkey')).data;

@@ -17,7 +17,13 @@ const rdpCount = () => s.deps.db.models.RdpRoute.count();
 const routeCount = () => s.deps.db.models.Route.count();
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_HTTP_PORT: '8080', GATEHOUSE_HTTPS_PORT: '8443', GATEHOUSE_CADDY_ADMIN: '127.0.0.1:2999', GATEHOUSE_WG_PORT: '51999' });
+  s = await startTestServer({
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    GATEHOUSE_HTTP_PORT: '8080',
+    GATEHOUSE_HTTPS_PORT: '8443',
+    GATEHOUSE_CADDY_ADMIN: '127.0.0.1:2999',
+    GATEHOUSE_WG_PORT: '51999',
+  });
   auth = bearer(await apiToken(s));
   const p = await call('/peers', 'POST', { name: 'desk-pc' });
   assert.equal(p.status, 201, JSON.stringify(p.data));
@@ -85,8 +91,19 @@ test('400 with fields and nothing written', async () => {
     [{ name: 'x', access_mode: 'internal', target_host: '10.0.0.5', allowed_user_ids: [99999] }, 'allowed_user_ids'],
     [{ name: 'x', access_mode: 'internal', target_host: '10.0.0.5', gateway_port: 443 }, 'gateway_host'],
     [{ name: 'x', access_mode: 'external', target_host: 'rdp.example.com', wol_enabled: true, wol_mac: 'AA:BB:CC:DD:EE:FF' }, 'wol_enabled'],
-    [{ name: 'x', access_mode: 'internal', target_host: '10.0.0.5', maintenance_windows: [{ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' }] }, 'maintenance_windows.0.to'],
-    [{ name: 'x', access_mode: 'internal', target_host: '10.0.0.5', credentials: { v: 1, alg: 'RSA-OAEP-256+A256GCM', kid: '0123456789abcdef', key: 'AA==', iv: 'AA==', data: 'AA==' } }, 'credentials.kid'],
+    [
+      { name: 'x', access_mode: 'internal', target_host: '10.0.0.5', maintenance_windows: [{ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z' }] },
+      'maintenance_windows.0.to',
+    ],
+    [
+      {
+        name: 'x',
+        access_mode: 'internal',
+        target_host: '10.0.0.5',
+        credentials: { v: 1, alg: 'RSA-OAEP-256+A256GCM', kid: '0123456789abcdef', key: 'AA==', iv: 'AA==', data: 'AA==' },
+      },
+      'credentials.kid',
+    ],
   ];
   for (const [body, field] of cases) {
     const r = await call('/rdp', 'POST', body);
@@ -108,7 +125,15 @@ test('400 with fields and nothing written', async () => {
 
 test('gateway mode: the linked L4 TCP route is created with the RDP route, rendered, refused to the routes API (409 naming the owner), updated, and deleted with it', async () => {
   const routesBefore = await routeCount();
-  const r = await call('/rdp', 'POST', { name: 'Office PC', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.20', listen_port: 33891, wol_enabled: true, wol_mac: 'aa-bb-cc-dd-ee-01' });
+  const r = await call('/rdp', 'POST', {
+    name: 'Office PC',
+    access_mode: 'gateway',
+    gateway_peer_id: gateway,
+    target_host: '192.168.10.20',
+    listen_port: 33891,
+    wol_enabled: true,
+    wol_mac: 'aa-bb-cc-dd-ee-01',
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const v = r.data.route;
   assert.equal(typeof v.gateway_l4_route_id, 'number');
@@ -149,14 +174,29 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   assert.equal(still.l4_listen_port, 33891);
 
   // a port already used by another L4 route is refused (the routes' L4 conflict check), nothing written
-  const other = await call('/routes', 'POST', { domain: 'ssh.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.10.30', target_lan_port: 22 });
+  const other = await call('/routes', 'POST', {
+    domain: 'ssh.example.com',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: 2222,
+    target_kind: 'gateway',
+    target_peer_id: gateway,
+    target_lan_host: '192.168.10.30',
+    target_lan_port: 22,
+  });
   assert.equal(other.status, 201, JSON.stringify(other.data));
   assert.equal(other.data.route.rdp_route_id, null);
   const clash = await call(`/rdp/${v.id}`, 'PATCH', { listen_port: 2222 });
   assert.equal(clash.status, 409, JSON.stringify(clash.data));
   assert.equal(clash.data.field, 'listen_port');
   assert.equal((await call(`/rdp/${v.id}`)).data.route.listen_port, 33891);
-  const clashNew = await call('/rdp', 'POST', { name: 'Clash', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.21', listen_port: 2222 });
+  const clashNew = await call('/rdp', 'POST', {
+    name: 'Clash',
+    access_mode: 'gateway',
+    gateway_peer_id: gateway,
+    target_host: '192.168.10.21',
+    listen_port: 2222,
+  });
   assert.equal(clashNew.status, 409);
   assert.equal(await s.deps.db.models.RdpRoute.count({ where: { name: 'Clash' } }), 0);
 
@@ -199,7 +239,8 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
 
 test('toggle and batch: enable, disable, delete with per-id results; linked routes follow', async () => {
   const a = (await call('/rdp', 'POST', { name: 'B1', access_mode: 'external', target_host: 'b1.example.com' })).data.route;
-  const b = (await call('/rdp', 'POST', { name: 'B2', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.40', listen_port: 33894 })).data.route;
+  const b = (await call('/rdp', 'POST', { name: 'B2', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.40', listen_port: 33894 }))
+    .data.route;
   const dis = await call('/rdp/batch', 'POST', { action: 'disable', ids: [a.id, b.id, 99999] });
   assert.equal(dis.status, 200, JSON.stringify(dis.data));
   assert.equal(dis.data.succeeded, 2);
@@ -218,7 +259,9 @@ test('toggle and batch: enable, disable, delete with per-id results; linked rout
 });
 
 test('a refused PATCH of a gateway-mode route changes neither it nor its linked route; writes are in the activity log', async () => {
-  const r = (await call('/rdp', 'POST', { name: 'Guarded', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.50', listen_port: 33897 })).data.route;
+  const r = (
+    await call('/rdp', 'POST', { name: 'Guarded', access_mode: 'gateway', gateway_peer_id: gateway, target_host: '192.168.10.50', listen_port: 33897 })
+  ).data.route;
   const linkedBefore = (await call(`/routes/${r.gateway_l4_route_id}`)).data.route;
   const bad = await call(`/rdp/${r.id}`, 'PATCH', { gateway_peer_id: peer, listen_port: 33898 });
   assert.equal(bad.status, 422, JSON.stringify(bad.data));

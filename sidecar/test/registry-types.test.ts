@@ -22,7 +22,11 @@ void [_names, _params, _tag, _none, _textId];
 
 const endpoints = [
   defineEndpoint({
-    method: 'PUT', path: '/items/:id', summary: 'typed', body, response: itemResponse,
+    method: 'PUT',
+    path: '/items/:id',
+    summary: 'typed',
+    body,
+    response: itemResponse,
     handler: ({ params, body: b }) => {
       const id: number = params.id;
       const count: number = b.count;
@@ -32,22 +36,35 @@ const endpoints = [
     },
   }),
   defineEndpoint({
-    method: 'GET', path: '/items/:id', summary: 'a field of the wrong type', response: itemResponse,
+    method: 'GET',
+    path: '/items/:id',
+    summary: 'a field of the wrong type',
+    response: itemResponse,
     // @ts-expect-error name must be text
     handler: ({ params }) => ({ item: { id: params.id, name: 1 } }),
   }),
   defineEndpoint({
-    method: 'GET', path: '/items', summary: 'a missing field', response: itemResponse,
+    method: 'GET',
+    path: '/items',
+    summary: 'a missing field',
+    response: itemResponse,
     // @ts-expect-error item.name is required by the response schema
     handler: async () => ({ item: { id: 1 } }),
   }),
   defineEndpoint({
-    method: 'GET', path: '/items/:id/other', summary: 'another body', response: itemResponse,
+    method: 'GET',
+    path: '/items/:id/other',
+    summary: 'another body',
+    response: itemResponse,
     // @ts-expect-error the response schema has no field items
     handler: async () => ({ items: [] }),
   }),
   defineEndpoint({
-    method: 'GET', path: '/tags/:name', summary: 'a declared parameter', params: z.object({ name: z.string().transform((s) => s.length) }), query: z.strictObject({ q: z.string().optional() }),
+    method: 'GET',
+    path: '/tags/:name',
+    summary: 'a declared parameter',
+    params: z.object({ name: z.string().transform((s) => s.length) }),
+    query: z.strictObject({ q: z.string().optional() }),
     handler: ({ params, query, body: b }) => {
       const n: number = params.name;
       const q: string | undefined = query.q;
@@ -55,14 +72,31 @@ const endpoints = [
       return { n, q, none };
     },
   }),
-  defineEndpoint({ method: 'GET', path: '/raw', summary: 'sets ctx.body itself', rawResponse: { contentType: 'text/plain', description: 'text' }, handler: (_i, ctx) => void (ctx.body = 'x') }),
+  defineEndpoint({
+    method: 'GET',
+    path: '/raw',
+    summary: 'sets ctx.body itself',
+    rawResponse: { contentType: 'text/plain', description: 'text' },
+    handler: (_i, ctx) => void (ctx.body = 'x'),
+  }),
 ];
 
 test('defineEndpoint keeps the declaration as it is, with auth admin unless it says otherwise', () => {
-  assert.deepEqual(endpoints.map((e) => [e.method, e.path, e.auth]), [
-    ['PUT', '/items/:id', 'admin'], ['GET', '/items/:id', 'admin'], ['GET', '/items', 'admin'], ['GET', '/items/:id/other', 'admin'], ['GET', '/tags/:name', 'admin'], ['GET', '/raw', 'admin'],
-  ]);
+  assert.deepEqual(
+    endpoints.map((e) => [e.method, e.path, e.auth]),
+    [
+      ['PUT', '/items/:id', 'admin'],
+      ['GET', '/items/:id', 'admin'],
+      ['GET', '/items', 'admin'],
+      ['GET', '/items/:id/other', 'admin'],
+      ['GET', '/tags/:name', 'admin'],
+      ['GET', '/raw', 'admin'],
+    ],
+  );
   assert.equal(endpoints[0].body, body);
   assert.equal(defineEndpoint({ method: 'GET', path: '/p', summary: 'p', auth: 'public', handler: () => ({}) }).auth, 'public');
-  assert.throws(() => defineEndpoint({ method: 'GET', path: '/s', summary: 's', auth: 'public', secrets: 'x', handler: () => ({}) }), /only admin endpoints declare secrets/);
+  assert.throws(
+    () => defineEndpoint({ method: 'GET', path: '/s', summary: 's', auth: 'public', secrets: 'x', handler: () => ({}) }),
+    /only admin endpoints declare secrets/,
+  );
 });

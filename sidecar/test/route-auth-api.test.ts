@@ -30,7 +30,8 @@ after(async () => {
 
 const svc = () => s.deps.routeAuth as RouteAuthService;
 const count = async () => svc().models.RouteAuth.count();
-const auth = (id: number, json?: unknown, method = json === undefined ? 'GET' : 'POST') => s.req(`/api/v1/routes/${id}/auth`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+const auth = (id: number, json?: unknown, method = json === undefined ? 'GET' : 'POST') =>
+  s.req(`/api/v1/routes/${id}/auth`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
 
 test('GET: null without a configuration, 404 for an unknown route', async () => {
   const r = await createRoute(s);
@@ -60,7 +61,10 @@ test('bad input: 400 with fields, nothing written', async () => {
     // service-level rules
     [{ method: 'email_password', email: 'a@b.test', session_max_age: H24 }, ['password']],
     [{ method: 'email_code', email: 'a@b.test', session_max_age: H24 }, ['method']],
-    [{ method: 'email_password', two_factor_enabled: true, two_factor_method: 'email_code', email: 'a@b.test', session_max_age: H24, password: 'longenough' }, ['two_factor_method']],
+    [
+      { method: 'email_password', two_factor_enabled: true, two_factor_method: 'email_code', email: 'a@b.test', session_max_age: H24, password: 'longenough' },
+      ['two_factor_method'],
+    ],
   ];
   for (const [body, fields] of cases) {
     const res = await auth(r.id, body);
@@ -149,7 +153,11 @@ test('DELETE removes the configuration and ends its sessions', async () => {
 
 test('email_code needs SMTP; with SMTP configured it is accepted', async () => {
   const r = await createRoute(s);
-  const put = await s.req('/api/v1/smtp', { method: 'PUT', headers: h, json: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'gatehouse@example.test' } });
+  const put = await s.req('/api/v1/smtp', {
+    method: 'PUT',
+    headers: h,
+    json: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'gatehouse@example.test' },
+  });
   assert.equal(put.status, 200);
   const res = await auth(r.id, { method: 'email_code', email: 'o@example.test', session_max_age: SESSION_DURATIONS['1h'] });
   assert.equal(res.status, 200, JSON.stringify(res.data));
@@ -265,11 +273,23 @@ test('branding by URL is fetched once and stored locally; a non-image URL is ref
   const base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
   try {
     const r = await createRoute(s);
-    const bad = await auth(r.id, { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: H24, logo_url: `${base}/page.html` });
+    const bad = await auth(r.id, {
+      method: 'email_password',
+      email: 'o@example.test',
+      password: 'correct horse',
+      session_max_age: H24,
+      logo_url: `${base}/page.html`,
+    });
     assert.equal(bad.status, 422);
     assert.ok(bad.data.fields.logo_url);
     assert.equal(await svc().hasRouteAuth(r.id), false);
-    const ok = await auth(r.id, { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: H24, logo_url: `${base}/logo.png` });
+    const ok = await auth(r.id, {
+      method: 'email_password',
+      email: 'o@example.test',
+      password: 'correct horse',
+      session_max_age: H24,
+      logo_url: `${base}/logo.png`,
+    });
     assert.equal(ok.status, 200, JSON.stringify(ok.data));
     assert.ok(ok.data.route_auth.logo);
     const b = new Browser(s, r.domain);

@@ -56,10 +56,15 @@ export async function startSmtp(auth?: { user: string; password: string }): Prom
   return {
     port,
     mails,
-    waitFor: (n: number, ms = 5000) => waitFor(() => {
-      if (mails.length < n) throw new Error(`expected ${n} mails, got ${mails.length}`);
-      return mails[n - 1];
-    }, ms, `mail number ${n}`),
+    waitFor: (n: number, ms = 5000) =>
+      waitFor(
+        () => {
+          if (mails.length < n) throw new Error(`expected ${n} mails, got ${mails.length}`);
+          return mails[n - 1];
+        },
+        ms,
+        `mail number ${n}`,
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -98,11 +103,14 @@ export interface RawResponse {
 /** One HTTP request with full control of the headers (Host included). */
 export function rawRequest(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     if (body !== undefined) req.write(body);
     req.end();
@@ -128,7 +136,10 @@ export class Browser {
   ) {}
 
   private cookieHeader(path: string): string {
-    return [...this.cookies].filter(([, c]) => path.startsWith(c.path)).map(([k, c]) => `${k}=${c.value}`).join('; ');
+    return [...this.cookies]
+      .filter(([, c]) => path.startsWith(c.path))
+      .map(([k, c]) => `${k}=${c.value}`)
+      .join('; ');
   }
 
   store(res: RawResponse): void {
@@ -168,7 +179,13 @@ export class Browser {
 
   async post(path: string, form: Record<string, string>, extra: Record<string, string> = {}): Promise<RawResponse> {
     const body = new URLSearchParams(form).toString();
-    const res = await rawRequest(this.s.port, 'POST', path, { ...this.headers(path.split('?')[0], extra), 'content-type': 'application/x-www-form-urlencoded' }, body);
+    const res = await rawRequest(
+      this.s.port,
+      'POST',
+      path,
+      { ...this.headers(path.split('?')[0], extra), 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    );
     this.store(res);
     return res;
   }

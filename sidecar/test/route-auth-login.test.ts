@@ -24,7 +24,11 @@ before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' }, { clock });
   h = bearer(await apiToken(s));
   smtp = await startSmtp({ user: 'mailer', password: 'smtp-secret' });
-  const put = await s.req('/api/v1/smtp', { method: 'PUT', headers: h, json: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', password: 'smtp-secret', from: 'Gatehouse <gatehouse@example.test>' } });
+  const put = await s.req('/api/v1/smtp', {
+    method: 'PUT',
+    headers: h,
+    json: { host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', password: 'smtp-secret', from: 'Gatehouse <gatehouse@example.test>' },
+  });
   assert.equal(put.status, 200);
 });
 after(async () => {
@@ -103,7 +107,13 @@ test('email_password: login page, wrong password, right password, session cookie
   assert.equal(css.status, 200);
   assert.match(css.headers['content-type']!, /text\/css/);
 
-  const wrong = await b.post('/route-auth/login', { _csrf: Browser.csrf(page.body), rd, step: 'password', email: 'owner@example.test', password: 'wrong password' });
+  const wrong = await b.post('/route-auth/login', {
+    _csrf: Browser.csrf(page.body),
+    rd,
+    step: 'password',
+    email: 'owner@example.test',
+    password: 'wrong password',
+  });
   assert.equal(wrong.status, 401);
   assert.match(wrong.body, /role="alert"[^>]*>The sign-in details are not correct/);
   assert.equal(b.session(r.id), undefined);
@@ -138,7 +148,10 @@ test('email_password: login page, wrong password, right password, session cookie
   const plain = new Browser(s, r.domain, { proto: 'http' });
   const pr = await passwordLogin(plain, undefined, undefined, `http://${r.domain}/`);
   assert.equal(pr.status, 303);
-  assert.doesNotMatch((pr.headers['set-cookie'] ?? []).find((c) => c.startsWith(`gh_ra_${r.id}=`))!, /secure/i);
+  assert.doesNotMatch(
+    (pr.headers['set-cookie'] ?? []).find((c) => c.startsWith(`gh_ra_${r.id}=`))!,
+    /secure/i,
+  );
 });
 
 test('the cookie of one route does not open another route', async () => {
@@ -152,7 +165,14 @@ test('the cookie of one route does not open another route', async () => {
 });
 
 test('German page by Accept-Language', async () => {
-  const r = await protectedRoute({ method: 'email_password', password: PASSWORD, title: 'Team-Wiki', description: 'Interner Bereich', primary_color: '#aa3300', bg_color: '#101820' });
+  const r = await protectedRoute({
+    method: 'email_password',
+    password: PASSWORD,
+    title: 'Team-Wiki',
+    description: 'Interner Bereich',
+    primary_color: '#aa3300',
+    bg_color: '#101820',
+  });
   const b = new Browser(s, r.domain, { lang: 'de-DE,de;q=0.9,en;q=0.5' });
   const page = await b.get('/route-auth/login');
   assert.match(page.body, /<html lang="de">/);
@@ -161,7 +181,13 @@ test('German page by Accept-Language', async () => {
   assert.match(page.body, /Interner Bereich/);
   const nonce = /'nonce-([^']+)'/.exec(page.headers['content-security-policy'] as string)![1];
   assert.match(page.body, new RegExp(`<style nonce="${nonce.replace(/[+/=]/g, '\\$&')}">:root\\{--primary:#aa3300;--bg:#101820\\}`));
-  const wrong = await b.post('/route-auth/login', { _csrf: Browser.csrf(page.body), rd: '/', step: 'password', email: 'x@example.test', password: 'nope-nope' });
+  const wrong = await b.post('/route-auth/login', {
+    _csrf: Browser.csrf(page.body),
+    rd: '/',
+    step: 'password',
+    email: 'x@example.test',
+    password: 'nope-nope',
+  });
   assert.match(wrong.body, /Die Anmeldedaten sind nicht korrekt/);
 });
 
@@ -242,10 +268,18 @@ test('changing the password ends every session of the route; other updates keep 
   const r = await protectedRoute({ method: 'email_password', password: PASSWORD });
   const b = new Browser(s, r.domain);
   assert.equal((await passwordLogin(b)).status, 303);
-  const keep = await s.req(`/api/v1/routes/${r.id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', email: 'owner@example.test', session_max_age: H1, title: 'Renamed' } });
+  const keep = await s.req(`/api/v1/routes/${r.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'email_password', email: 'owner@example.test', session_max_age: H1, title: 'Renamed' },
+  });
   assert.equal(keep.status, 200);
   assert.equal((await b.verify('/')).status, 204, 'a branding change keeps sessions');
-  const change = await s.req(`/api/v1/routes/${r.id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', email: 'owner@example.test', session_max_age: H1, password: 'a brand new password' } });
+  const change = await s.req(`/api/v1/routes/${r.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'email_password', email: 'owner@example.test', session_max_age: H1, password: 'a brand new password' },
+  });
   assert.equal(change.status, 200);
   assert.equal((await b.verify('/')).status, 302);
   assert.equal(await svc().models.RouteAuthSession.count({ where: { route_id: r.id } }), 0);
@@ -467,7 +501,10 @@ test('two-factor: wrong second factors count toward the lockout; the password st
 });
 
 test('IP filter is enforced in verify and on the login pages for route-auth routes', async () => {
-  const r = await protectedRoute({ method: 'email_password', password: PASSWORD }, { ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: JSON.stringify(['203.0.113.0/24', '2001:db8::/32']) });
+  const r = await protectedRoute(
+    { method: 'email_password', password: PASSWORD },
+    { ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: JSON.stringify(['203.0.113.0/24', '2001:db8::/32']) },
+  );
   const inside = new Browser(s, r.domain, { ip: '203.0.113.9' });
   const outside = new Browser(s, r.domain, { ip: '198.51.100.1' });
   assert.equal((await passwordLogin(inside)).status, 303);

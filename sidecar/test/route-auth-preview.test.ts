@@ -53,7 +53,11 @@ test('preview before any configuration: the page with unsaved branding, framable
 
 test('preview: stored values unless overridden (empty clears), stored images from the admin API; bad input 400 with fields; unknown route 404', async () => {
   const r = await createRoute(s);
-  const saved = await s.req(`/api/v1/routes/${r.id}/auth`, { method: 'POST', headers: h, json: { method: 'totp', email: 'o@example.test', session_max_age: H24, title: 'Stored title', primary_color: '#223344' } });
+  const saved = await s.req(`/api/v1/routes/${r.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'totp', email: 'o@example.test', session_max_age: H24, title: 'Stored title', primary_color: '#223344' },
+  });
   assert.equal(saved.status, 200, JSON.stringify(saved.data));
   let html = String((await preview(r.id, '?lang=en')).data);
   assert.match(html, /<h1>Stored title<\/h1>/);

@@ -6,7 +6,17 @@ import { hostMatches, readCookie, safeRedirect } from '../src/route-auth/http.js
 import { sniffImage } from '../src/route-auth/branding.js';
 
 test('IP rules are normalized: canonical v6, host bits cleared, full prefixes as addresses, duplicates dropped', () => {
-  const r = normalizeIpRules([' 203.0.113.9/24 ', '198.51.100.7/32', { value: '2001:DB8:0:0:0:0:0:1/32', note: 'office' }, '::ffff:192.0.2.1', '::ffff:192.0.2.0/120', '203.0.113.0/24', 'fe80::1', '0.0.0.0/0', '::/0']);
+  const r = normalizeIpRules([
+    ' 203.0.113.9/24 ',
+    '198.51.100.7/32',
+    { value: '2001:DB8:0:0:0:0:0:1/32', note: 'office' },
+    '::ffff:192.0.2.1',
+    '::ffff:192.0.2.0/120',
+    '203.0.113.0/24',
+    'fe80::1',
+    '0.0.0.0/0',
+    '::/0',
+  ]);
   assert.deepEqual(r, { rules: ['203.0.113.0/24', '198.51.100.7', '2001:db8::/32', '192.0.2.1', '192.0.2.0/24', 'fe80::1', '0.0.0.0/0', '::/0'] });
 });
 
@@ -50,7 +60,21 @@ test('safeRedirect keeps only same-host targets', () => {
   assert.equal(safeRedirect('https://app.example.com/a?b=1#c', host), 'https://app.example.com/a?b=1#c');
   assert.equal(safeRedirect('http://app.example.com/a', host), 'http://app.example.com/a');
   assert.equal(safeRedirect('/a/b?c', host), '/a/b?c');
-  for (const bad of ['https://evil.test/', '//evil.test', '/\\evil.test', '\\\\evil.test', 'javascript:alert(1)', 'https://app.example.com.evil.test/', 'https://app.example.com@evil.test/', 'https://u:p@app.example.com/', 'ftp://app.example.com/', '/a\nb', '', undefined, 'relative/path']) {
+  for (const bad of [
+    'https://evil.test/',
+    '//evil.test',
+    '/\\evil.test',
+    '\\\\evil.test',
+    'javascript:alert(1)',
+    'https://app.example.com.evil.test/',
+    'https://app.example.com@evil.test/',
+    'https://u:p@app.example.com/',
+    'ftp://app.example.com/',
+    '/a\nb',
+    '',
+    undefined,
+    'relative/path',
+  ]) {
     assert.equal(safeRedirect(bad as string, host), '/', String(bad));
   }
   assert.equal(safeRedirect('https://app.example.com:8443/x', 'app.example.com:8443'), 'https://app.example.com:8443/x');

@@ -32,7 +32,11 @@ before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' }, { clock });
   h = bearer(await apiToken(s));
   smtp = await startSmtp();
-  const put = await s.req('/api/v1/smtp', { method: 'PUT', headers: h, json: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'Gatehouse <gatehouse@example.test>' } });
+  const put = await s.req('/api/v1/smtp', {
+    method: 'PUT',
+    headers: h,
+    json: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'Gatehouse <gatehouse@example.test>' },
+  });
   assert.equal(put.status, 200, JSON.stringify(put.data));
   users.alice = await createUser('alice', 'alice@example.test');
   users.bob = await createUser('bob', 'bob@example.test');
@@ -99,8 +103,19 @@ test('route users sign in with their own credentials; each gets their own sessio
   assert.equal((await c.verify('/')).status, 302);
 
   // the session table names whose session it is
-  const rows = (await s.deps.db.sequelize.query('SELECT user_id, subject FROM route_auth_sessions WHERE route_id = ? AND stage = ? ORDER BY user_id', { replacements: [r.id, 'active'], type: QueryTypes.SELECT })) as { user_id: number | null; subject: string }[];
-  assert.deepEqual(rows.map((x) => [x.user_id === null ? null : Number(x.user_id), x.subject]).sort(), [[null, 'owner@example.test'], [users.alice.id, 'alice'], [users.bob.id, 'bob'], [users.dave.id, 'dave']].sort());
+  const rows = (await s.deps.db.sequelize.query('SELECT user_id, subject FROM route_auth_sessions WHERE route_id = ? AND stage = ? ORDER BY user_id', {
+    replacements: [r.id, 'active'],
+    type: QueryTypes.SELECT,
+  })) as { user_id: number | null; subject: string }[];
+  assert.deepEqual(
+    rows.map((x) => [x.user_id === null ? null : Number(x.user_id), x.subject]).sort(),
+    [
+      [null, 'owner@example.test'],
+      [users.alice.id, 'alice'],
+      [users.bob.id, 'bob'],
+      [users.dave.id, 'dave'],
+    ].sort(),
+  );
 
   // logout ends that user's session only
   const lp = await a.get('/route-auth/logout');
@@ -110,7 +125,10 @@ test('route users sign in with their own credentials; each gets their own sessio
 
   // the route's auth configuration lists its users
   const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h });
-  assert.deepEqual(cfg.data.route_auth.users.map((u: any) => u.username), ['alice', 'bob', 'dave']);
+  assert.deepEqual(
+    cfg.data.route_auth.users.map((u: any) => u.username),
+    ['alice', 'bob', 'dave'],
+  );
 });
 
 test('removing a user from user_ids, deleting the user or changing their password ends their access', async () => {
@@ -139,14 +157,19 @@ test('removing a user from user_ids, deleting the user or changing their passwor
   const pw = await s.req(`/api/v1/users/${frank.id}`, { method: 'PUT', headers: h, json: { password: 'a-brand-new-password-1' } });
   assert.equal(pw.status, 200, JSON.stringify(pw.data));
   // the session row is gone too (not only the cache), by the time the API answered
-  assert.equal(await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM route_auth_sessions WHERE user_id = ?', { replacements: [frank.id], plain: true }).then((x: any) => Number(x.n)), 0);
-  assert.equal((await f.verify('/')).status, 302, 'a new password ends the user\'s sessions');
+  assert.equal(
+    await s.deps.db.sequelize
+      .query('SELECT COUNT(*) AS n FROM route_auth_sessions WHERE user_id = ?', { replacements: [frank.id], plain: true })
+      .then((x: any) => Number(x.n)),
+    0,
+  );
+  assert.equal((await f.verify('/')).status, 302, "a new password ends the user's sessions");
   assert.equal((await login(new Browser(s, r.domain), 'frank', 'a-brand-new-password-1')).status, 303);
   assert.equal((await b.verify('/')).status, 204, 'other users keep their sessions');
   // an admin's password reset ends them too
   const reset = await s.req(`/api/v1/users/${users.bob.id}/reset-password`, { method: 'POST', headers: h });
   assert.equal(reset.status, 200, JSON.stringify(reset.data));
-  assert.equal((await b.verify('/')).status, 302, 'a reset password ends the user\'s sessions');
+  assert.equal((await b.verify('/')).status, 302, "a reset password ends the user's sessions");
   users.bob.password = reset.data.password;
 });
 
@@ -159,14 +182,20 @@ test('lockout is per route user (record type route_auth, identifier <route>:user
   assert.equal((await login(new Browser(s, r.domain), 'alice', users.alice.password)).status, 423, 'locked even with her password');
   assert.equal((await login(new Browser(s, r.domain), 'bob', users.bob.password)).status, 303, 'bob is not locked');
   const locked = await s.deps.lockout.locked('route_auth');
-  assert.ok(locked.some((l) => l.identifier === `${r.id}:user:alice`), JSON.stringify(locked));
+  assert.ok(
+    locked.some((l) => l.identifier === `${r.id}:user:alice`),
+    JSON.stringify(locked),
+  );
   const un = await s.req('/api/v1/users/unlock', { method: 'POST', headers: h, json: { record_type: 'route_auth', username: `${r.id}:user:alice` } });
   assert.equal(un.data.was_locked, true);
   assert.equal((await login(new Browser(s, r.domain), 'alice', users.alice.password)).status, 303);
 });
 
-test('two-factor TOTP per user: each user their own secret (set up with user_id); one user\'s code does not open another', async () => {
-  const r = await protectedRoute({ method: 'email_password', password: OWNER_PW, two_factor_enabled: true, two_factor_method: 'totp' }, [users.alice.id, users.bob.id]);
+test("two-factor TOTP per user: each user their own secret (set up with user_id); one user's code does not open another", async () => {
+  const r = await protectedRoute({ method: 'email_password', password: OWNER_PW, two_factor_enabled: true, two_factor_method: 'totp' }, [
+    users.alice.id,
+    users.bob.id,
+  ]);
   const notOnRoute = await s.req(`/api/v1/routes/${r.id}/auth/totp-setup`, { method: 'POST', headers: h, json: { user_id: users.carol.id } });
   assert.equal(notOnRoute.status, 422);
   assert.ok(notOnRoute.data.fields.user_id);
@@ -176,19 +205,29 @@ test('two-factor TOTP per user: each user their own secret (set up with user_id)
     assert.equal(setup.status, 200, JSON.stringify(setup.data));
     assert.match(decodeURIComponent(setup.data.otpauth_url), new RegExp(`:${name}\\?`));
     secrets[name] = setup.data.secret;
-    const v = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: totpAt(secrets[name], 0), user_id: users[name].id } });
+    const v = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, {
+      method: 'POST',
+      headers: h,
+      json: { token: totpAt(secrets[name], 0), user_id: users[name].id },
+    });
     assert.equal(v.status, 200, JSON.stringify(v.data));
   }
   assert.notEqual(secrets.alice, secrets.bob);
   const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h });
-  assert.deepEqual(cfg.data.route_auth.users.map((u: any) => [u.username, u.totp_active]), [['alice', true], ['bob', true]]);
-  assert.equal(cfg.data.route_auth.totp_active, false, 'the configured account\'s own TOTP is separate');
+  assert.deepEqual(
+    cfg.data.route_auth.users.map((u: any) => [u.username, u.totp_active]),
+    [
+      ['alice', true],
+      ['bob', true],
+    ],
+  );
+  assert.equal(cfg.data.route_auth.totp_active, false, "the configured account's own TOTP is separate");
   clock.advance(30_000);
 
   const a = new Browser(s, r.domain);
   assert.equal((await login(a, 'alice', users.alice.password)).status, 303);
   assert.equal((await a.verify('/')).status, 302, 'the password alone is no session');
-  assert.equal((await a.submit('code', { code: totpAt(secrets.bob, 0) })).status, 401, 'bob\'s code does not sign alice in');
+  assert.equal((await a.submit('code', { code: totpAt(secrets.bob, 0) })).status, 401, "bob's code does not sign alice in");
   assert.equal((await a.submit('code', { code: totpAt(secrets.alice, 0) })).status, 303);
   const va = await a.verify('/');
   assert.equal(va.headers['x-auth-user'], 'alice');
@@ -200,8 +239,12 @@ test('two-factor TOTP per user: each user their own secret (set up with user_id)
   assert.equal((await b.verify('/')).headers['x-auth-user'], 'bob');
 });
 
-test('two-factor email code goes to the user\'s own address; a user without one cannot finish', async () => {
-  const r = await protectedRoute({ method: 'email_password', password: OWNER_PW, two_factor_enabled: true, two_factor_method: 'email_code' }, [users.alice.id, users.bob.id, users.dave.id]);
+test("two-factor email code goes to the user's own address; a user without one cannot finish", async () => {
+  const r = await protectedRoute({ method: 'email_password', password: OWNER_PW, two_factor_enabled: true, two_factor_method: 'email_code' }, [
+    users.alice.id,
+    users.bob.id,
+    users.dave.id,
+  ]);
   const b = new Browser(s, r.domain);
   const n0 = smtp.mails.length;
   assert.equal((await login(b, 'bob', users.bob.password)).status, 303);
@@ -246,7 +289,10 @@ test('method email_code and method totp for route users', async () => {
   assert.match(page.body, /name="account"/);
   const setup = await s.req(`/api/v1/routes/${t.id}/auth/totp-setup`, { method: 'POST', headers: h, json: { user_id: users.bob.id } });
   const secret = setup.data.secret as string;
-  assert.equal((await s.req(`/api/v1/routes/${t.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: totpAt(secret, 0), user_id: users.bob.id } })).status, 200);
+  assert.equal(
+    (await s.req(`/api/v1/routes/${t.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: totpAt(secret, 0), user_id: users.bob.id } })).status,
+    200,
+  );
   const b = new Browser(s, t.domain);
   assert.equal((await b.submit('totp', { account: 'carol', code: totpAt(secret, 1) })).status, 401, 'not a user of the route');
   assert.equal((await b.submit('totp', { code: totpAt(secret, 1) })).status, 400, 'the configured account has no TOTP yet');

@@ -39,7 +39,12 @@ after(async () => {
 });
 
 test('check now: up with status and response time, Host = domain, no credentials; down when stopped, up again; events, dashboard, history', async () => {
-  const r = await call('/routes', 'POST', { domain: 'watched.example.com', peer_id: (await call('/peers')).data.peers[0].id, target_port: port, monitoring_enabled: true });
+  const r = await call('/routes', 'POST', {
+    domain: 'watched.example.com',
+    peer_id: (await call('/peers')).data.peers[0].id,
+    target_port: port,
+    monitoring_enabled: true,
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const id = r.data.route.id;
   let c = await call(`/routes/${id}/check`, 'POST', {});
@@ -67,7 +72,10 @@ test('check now: up with status and response time, Host = domain, no credentials
   const events = (await call('/logs/activity?source=monitoring')).data.entries.map((e: any) => e.event_type);
   assert.deepEqual(events, ['route_up', 'route_down']);
   const h = await call(`/routes/${id}/checks?limit=10`);
-  assert.deepEqual(h.data.checks.map((x: any) => x.up), [true, false, true]);
+  assert.deepEqual(
+    h.data.checks.map((x: any) => x.up),
+    [true, false, true],
+  );
   assert.equal((await call(`/routes/${id}/checks?limit=0`)).status, 400);
   assert.equal((await call('/routes/987654/check', 'POST', {})).status, 404);
 });
@@ -117,7 +125,15 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   await new Promise<void>((resolve) => tcp.listen(0, peerIp, () => resolve()));
   tcp.unref(); // a failed assertion must not leave the test process waiting on it
   const tcpPort = (tcp.address() as AddressInfo).port;
-  const r = await call('/routes', 'POST', { domain: 'tcp-watched.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 40000 + (process.pid % 5000), peer_id: peerId, target_port: tcpPort, monitoring_enabled: true });
+  const r = await call('/routes', 'POST', {
+    domain: 'tcp-watched.example.com',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: 40000 + (process.pid % 5000),
+    peer_id: peerId,
+    target_port: tcpPort,
+    monitoring_enabled: true,
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const id = r.data.route.id;
   let c = await call(`/routes/${id}/check`, 'POST', {});
@@ -138,10 +154,25 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
 
   // UDP: refused with 400 (nothing stored), and no check
   const udpPort = 45000 + (process.pid % 5000);
-  const udpBad = await call('/routes', 'POST', { domain: 'udp-watched.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: udpPort, peer_id: peerId, target_port: 53, monitoring_enabled: true });
+  const udpBad = await call('/routes', 'POST', {
+    domain: 'udp-watched.example.com',
+    route_type: 'l4',
+    l4_protocol: 'udp',
+    l4_listen_port: udpPort,
+    peer_id: peerId,
+    target_port: 53,
+    monitoring_enabled: true,
+  });
   assert.equal(udpBad.status, 422, JSON.stringify(udpBad.data));
   assert.ok(udpBad.data.fields.monitoring_enabled);
-  const udp = await call('/routes', 'POST', { domain: 'udp-watched.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: udpPort, peer_id: peerId, target_port: 53 });
+  const udp = await call('/routes', 'POST', {
+    domain: 'udp-watched.example.com',
+    route_type: 'l4',
+    l4_protocol: 'udp',
+    l4_listen_port: udpPort,
+    peer_id: peerId,
+    target_port: 53,
+  });
   assert.equal(udp.status, 201, JSON.stringify(udp.data));
   assert.equal((await call(`/routes/${udp.data.route.id}`, 'PUT', { monitoring_enabled: true })).status, 422);
   const uc = await call(`/routes/${udp.data.route.id}/check`, 'POST', {});

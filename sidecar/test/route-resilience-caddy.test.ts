@@ -36,7 +36,11 @@ async function backend(handler: http.RequestListener): Promise<number> {
   return (srv.address() as net.AddressInfo).port;
 }
 
-function get(host: string, p = '/', headers: Record<string, string> = { 'user-agent': BROWSER }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  host: string,
+  p = '/',
+  headers: Record<string, string> = { 'user-agent': BROWSER },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port: httpPort, path: p, agent: false, headers: { host, ...headers } }, (res) => {
       let body = '';
@@ -56,9 +60,12 @@ before(async () => {
   s = await startTestServer(
     {
       ...managedCaddyEnv({ http: httpPort, https: await freePort(), admin: await freePort() }),
-      GATEHOUSE_WG_SUBNET: `127.77.${octet}.0/24`, GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_ACCESS_LOG_ROLL_MB: '1',
+      GATEHOUSE_WG_SUBNET: `127.77.${octet}.0/24`,
+      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+      GATEHOUSE_ACCESS_LOG_ROLL_MB: '1',
       // Caddy's breaker reports go to http://127.0.0.1:<GATEHOUSE_PORT>: listen there for real.
-      GATEHOUSE_PORT: String(await freePort()), GATEHOUSE_BIND: '127.0.0.1',
+      GATEHOUSE_PORT: String(await freePort()),
+      GATEHOUSE_BIND: '127.0.0.1',
     },
     { startFeatures: true, listen: true },
   );
@@ -84,7 +91,14 @@ test('circuit breaker: opens after threshold failures without touching the backe
     res.statusCode = failing ? 500 : 200;
     res.end(failing ? 'fail' : 'ok');
   });
-  const r = await call('/routes', 'POST', { domain: 'cb.test', peer_id: peerId, target_port: port, circuit_breaker_enabled: true, circuit_breaker_threshold: 3, circuit_breaker_timeout: 600 });
+  const r = await call('/routes', 'POST', {
+    domain: 'cb.test',
+    peer_id: peerId,
+    target_port: port,
+    circuit_breaker_enabled: true,
+    circuit_breaker_threshold: 3,
+    circuit_breaker_timeout: 600,
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const id = r.data.route.id;
   for (let i = 0; i < 3; i++) assert.equal((await get('cb.test')).status, 500);
@@ -114,7 +128,13 @@ test('bot blocker: a scanner user agent and an exploit path get 403, a browser p
     hits++;
     res.end('ok');
   });
-  const r = await call('/routes', 'POST', { domain: 'bots.test', peer_id: peerId, target_port: port, bot_blocker_enabled: true, bot_blocker_config: { custom_user_agents: ['evilbot'] } });
+  const r = await call('/routes', 'POST', {
+    domain: 'bots.test',
+    peer_id: peerId,
+    target_port: port,
+    bot_blocker_enabled: true,
+    bot_blocker_config: { custom_user_agents: ['evilbot'] },
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   assert.equal((await get('bots.test')).status, 200);
   assert.equal((await get('bots.test', '/', { 'user-agent': 'sqlmap/1.7.2#stable (https://sqlmap.org)' })).status, 403);
@@ -130,7 +150,14 @@ test('retry: a backend that answers 502 once is retried, the client sees 200', {
     res.statusCode = n % 2 === 1 ? 502 : 200;
     res.end(String(n));
   });
-  const r = await call('/routes', 'POST', { domain: 'retry.test', peer_id: peerId, target_port: port, retry_enabled: true, retry_count: 2, retry_status_codes: '502' });
+  const r = await call('/routes', 'POST', {
+    domain: 'retry.test',
+    peer_id: peerId,
+    target_port: port,
+    retry_enabled: true,
+    retry_count: 2,
+    retry_status_codes: '502',
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const res = await get('retry.test');
   assert.equal(res.status, 200);
@@ -144,7 +171,14 @@ test('mirror: the target receives copies, the primary response is unchanged; acc
     res.end('mirror');
   });
   const port = await backend((_req, res) => res.end('primary'));
-  const r = await call('/routes', 'POST', { domain: 'mirror.test', peer_id: peerId, target_port: port, mirror_enabled: true, mirror_targets: [{ peer_id: peerId, port: mirrorPort }], debug_enabled: true });
+  const r = await call('/routes', 'POST', {
+    domain: 'mirror.test',
+    peer_id: peerId,
+    target_port: port,
+    mirror_enabled: true,
+    mirror_targets: [{ peer_id: peerId, port: mirrorPort }],
+    debug_enabled: true,
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const res = await get('mirror.test', '/copy-me?x=1');
   assert.equal(res.status, 200);
@@ -166,7 +200,8 @@ test('access log: rolled under load, no line lost or counted twice; rolled files
   assert.equal(r.status, 201, JSON.stringify(r.data));
   await waitFor(async () => (await get('rolled.test')).status === 200, 10_000, 'the route');
   const routeId = r.data.route.id;
-  const rows = async () => Number(((await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ?', { replacements: [routeId], plain: true })) as any).n);
+  const rows = async () =>
+    Number(((await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ?', { replacements: [routeId], plain: true })) as any).n);
   const dir = path.dirname(accessLogFile(s.dataDir));
   const rolled = () => fs.readdirSync(dir).filter((f) => f.startsWith('access-'));
   const svc = s.deps.accessLog as AccessLogService;
@@ -180,19 +215,28 @@ test('access log: rolled under load, no line lost or counted twice; rolled files
     const n = 1500; // lines of ~1 KB (a long User-Agent): past the 1 MB roll size
     const ua = `${BROWSER} ${'x'.repeat(600)}`;
     let next = 0;
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < n) {
-        next++;
-        assert.equal((await get('rolled.test', '/', { 'user-agent': ua })).status, 200);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < n) {
+          next++;
+          assert.equal((await get('rolled.test', '/', { 'user-agent': ua })).status, 200);
+        }
+      }),
+    );
     await waitFor(async () => rolled().length > 0, 10_000, 'Caddy to roll the access log');
     await new Promise((res) => setTimeout(res, 1000)); // not a condition: time for a compression, were it on
-    assert.ok(rolled().every((f) => f.endsWith('.log')), `rolled files: ${rolled().join(', ')}`);
-    await waitFor(async () => {
-      await svc.poll();
-      return (await rows()) - before >= n;
-    }, 15_000, `${n} rows`);
+    assert.ok(
+      rolled().every((f) => f.endsWith('.log')),
+      `rolled files: ${rolled().join(', ')}`,
+    );
+    await waitFor(
+      async () => {
+        await svc.poll();
+        return (await rows()) - before >= n;
+      },
+      15_000,
+      `${n} rows`,
+    );
     while ((await svc.poll()) > 0);
     assert.equal((await rows()) - before, n);
   } finally {

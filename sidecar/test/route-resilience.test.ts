@@ -18,7 +18,8 @@ let peer: number;
 const proxy = () => s.deps.proxy as ProxyService;
 const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
 const secret = () => fs.readFileSync(breakerSecretPath(s.dataDir), 'utf8').trim();
-const report = (body: unknown, headers: Record<string, string> = { 'x-gatehouse-secret': secret() }) => s.req('/internal/circuit-breaker', { method: 'POST', headers, json: body });
+const report = (body: unknown, headers: Record<string, string> = { 'x-gatehouse-secret': secret() }) =>
+  s.req('/internal/circuit-breaker', { method: 'POST', headers, json: body });
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
@@ -39,9 +40,17 @@ test('retry JSON is the one of caddy-modules/RETRY.md', () => {
   const [lean2, buffering2] = copies(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: ' 504, 502,504,600,abc' }));
   assert.equal(lean2[0], '{http.reverse_proxy.status_code} in [504, 502]');
   assert.match(buffering2[0], /^\{http\.reverse_proxy\.status_code\} in \[504, 502\] && /);
-  assert.deepEqual(copies(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: '' })).map((c: string[]) => c.length), [1, 1]);
+  assert.deepEqual(
+    copies(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: '' })).map((c: string[]) => c.length),
+    [1, 1],
+  );
   // Everything else of the reverse_proxy (transport, handle_response...) is in both copies.
-  const full = { handler: 'reverse_proxy', upstreams: [{ dial: '10.8.0.2:443' }], transport: { protocol: 'http', tls: { insecure_skip_verify: true } }, handle_response: [{ match: { status_code: [502] } }] };
+  const full = {
+    handler: 'reverse_proxy',
+    upstreams: [{ dial: '10.8.0.2:443' }],
+    transport: { protocol: 'http', tls: { insecure_skip_verify: true } },
+    handle_response: [{ match: { status_code: [502] } }],
+  };
   for (const rt of retryRoutes(full, r) as any[]) {
     const { load_balancing: _lb, request_buffers: _rb, ...rest } = rt.handle[0];
     assert.deepEqual(rest, full);
@@ -58,9 +67,14 @@ test('the report secret file exists with mode 0600', () => {
 
 test('bot_blocker_config and mirror_targets: documented shapes stored normalized; bad input 400 with fields, nothing written', async () => {
   const ok = await call('/routes', 'POST', {
-    domain: 'shapes.example.com', peer_id: peer, target_port: 80,
-    bot_blocker_enabled: true, bot_blocker_mode: 'tarpit', bot_blocker_config: { custom_user_agents: ['^curl/', '^curl/'], allow_paths: ['/.well-known/'], tarpit_delay: '5s' },
-    mirror_enabled: true, mirror_targets: [{ url: 'HTTP://Mirror.Example.com:8080/' }, { peer_id: peer, port: 9000 }, '10.8.0.9:81'],
+    domain: 'shapes.example.com',
+    peer_id: peer,
+    target_port: 80,
+    bot_blocker_enabled: true,
+    bot_blocker_mode: 'tarpit',
+    bot_blocker_config: { custom_user_agents: ['^curl/', '^curl/'], allow_paths: ['/.well-known/'], tarpit_delay: '5s' },
+    mirror_enabled: true,
+    mirror_targets: [{ url: 'HTTP://Mirror.Example.com:8080/' }, { peer_id: peer, port: 9000 }, '10.8.0.9:81'],
   });
   assert.equal(ok.status, 201, JSON.stringify(ok.data));
   assert.deepEqual(ok.data.route.bot_blocker_config, { custom_user_agents: ['^curl/'], allow_paths: ['/.well-known/'], tarpit_delay: '5s' });
@@ -82,7 +96,10 @@ test('bot_blocker_config and mirror_targets: documented shapes stored normalized
   for (const [extra, field] of bad) {
     const r = await call('/routes', 'POST', { domain: 'bad-shape.example.com', peer_id: peer, target_port: 80, ...extra });
     assert.ok([400, 422].includes(r.status), `${JSON.stringify(extra)}: ${r.status} ${JSON.stringify(r.data)}`);
-    assert.ok(r.data.fields && Object.keys(r.data.fields).some((k) => k === field || k.startsWith(field)), `${JSON.stringify(extra)}: ${JSON.stringify(r.data.fields)}`);
+    assert.ok(
+      r.data.fields && Object.keys(r.data.fields).some((k) => k === field || k.startsWith(field)),
+      `${JSON.stringify(extra)}: ${JSON.stringify(r.data.fields)}`,
+    );
   }
   assert.equal(await s.deps.db.models.Route.count(), count);
   assert.equal(proxy().loads, loads);
@@ -90,8 +107,15 @@ test('bot_blocker_config and mirror_targets: documented shapes stored normalized
 
 test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then the two retrying reverse_proxy routes', async () => {
   const r = await call('/routes', 'POST', {
-    domain: 'chain.example.com', peer_id: peer, target_port: 80, bot_blocker_enabled: true, compress_enabled: true,
-    mirror_enabled: true, mirror_targets: [{ url: 'http://127.0.0.1:9' }], circuit_breaker_enabled: true, retry_enabled: true,
+    domain: 'chain.example.com',
+    peer_id: peer,
+    target_port: 80,
+    bot_blocker_enabled: true,
+    compress_enabled: true,
+    mirror_enabled: true,
+    mirror_targets: [{ url: 'http://127.0.0.1:9' }],
+    circuit_breaker_enabled: true,
+    retry_enabled: true,
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const cfg = (await proxy().render()) as any;
@@ -99,7 +123,10 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
   assert.equal(routes.length, 3);
   const chain = routes[0].handle;
   assert.equal(routes[0].match, undefined);
-  assert.deepEqual(chain.map((h: any) => h.handler), ['gatehouse_botblock', 'encode', 'gatehouse_mirror', 'gatehouse_circuit_breaker']);
+  assert.deepEqual(
+    chain.map((h: any) => h.handler),
+    ['gatehouse_botblock', 'encode', 'gatehouse_mirror', 'gatehouse_circuit_breaker'],
+  );
   const cb = chain[3];
   assert.equal(cb.route_id, String(r.data.route.id));
   assert.equal(cb.threshold, 5);
@@ -108,11 +135,23 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
   assert.equal(cb.report_secret, `{file.${breakerSecretPath(s.dataDir)}}`);
   assert.deepEqual(routes[1].match, [{ method: ['GET', 'HEAD', 'OPTIONS', 'DELETE'], gatehouse_bodiless: {} }]);
   assert.equal(routes[2].match, undefined);
-  assert.deepEqual(routes.slice(1).map((rt: any) => [rt.handle.length, rt.handle[0].handler, rt.handle[0].load_balancing.retries, rt.handle[0].request_buffers]), [[1, 'reverse_proxy', 3, undefined], [1, 'reverse_proxy', 3, 65536]]);
+  assert.deepEqual(
+    routes.slice(1).map((rt: any) => [rt.handle.length, rt.handle[0].handler, rt.handle[0].load_balancing.retries, rt.handle[0].request_buffers]),
+    [
+      [1, 'reverse_proxy', 3, undefined],
+      [1, 'reverse_proxy', 3, 65536],
+    ],
+  );
 });
 
 test('circuit-breaker reports: 404 without the secret, stored with it, no proxy reload, visible in GET /routes/:id', async () => {
-  const c = await call('/routes', 'POST', { domain: 'cb.example.com', peer_id: peer, target_port: 80, circuit_breaker_enabled: true, circuit_breaker_threshold: 3 });
+  const c = await call('/routes', 'POST', {
+    domain: 'cb.example.com',
+    peer_id: peer,
+    target_port: 80,
+    circuit_breaker_enabled: true,
+    circuit_breaker_threshold: 3,
+  });
   assert.equal(c.status, 201, JSON.stringify(c.data));
   const id = c.data.route.id;
   const before = JSON.stringify(await proxy().render());
@@ -133,7 +172,10 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   // No reload, and the rendering does not change either (the reconcile loop would reload otherwise).
   assert.equal(proxy().loads, loads);
   assert.equal(JSON.stringify(await proxy().render()), before);
-  const events = async () => (await call('/logs/activity?source=routes&limit=50')).data.entries.filter((e: any) => e.details?.route_id === id && String(e.event_type).startsWith('circuit_breaker_')).map((e: any) => e.event_type);
+  const events = async () =>
+    (await call('/logs/activity?source=routes&limit=50')).data.entries
+      .filter((e: any) => e.details?.route_id === id && String(e.event_type).startsWith('circuit_breaker_'))
+      .map((e: any) => e.event_type);
   assert.deepEqual(await events(), ['circuit_breaker_open']);
   // half-open, then a successful trial closes it: one circuit_breaker_closed event with the open time
   assert.equal((await report({ ...body, state: 'half_open', at: openedAt + 30_000 })).data.applied, true);
@@ -151,7 +193,9 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   // After Caddy restarts empty, the stored state is the seed.
   proxy().invalidate();
   const seeded = (await proxy().render()) as any;
-  const cb = seeded.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes.at(-1).handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');
+  const cb = seeded.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
+    .at(-1)
+    .handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');
   assert.equal(cb.failure_count, 3);
   assert.equal(cb.opened_at, openedAt);
   await proxy().apply({ force: true });
@@ -175,7 +219,9 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   assert.equal(g.data.route.cb_failure_count, 0);
   assert.equal(g.data.route.cb_opened_at, null);
   const cfg = (await proxy().render()) as any;
-  const cb = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes.at(-1).handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');
+  const cb = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
+    .at(-1)
+    .handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');
   assert.equal(cb.failure_count, 0);
   assert.equal(cb.opened_at, 0);
   assert.ok(cb.reset_at >= t0 && cb.reset_at <= Date.now());

@@ -26,7 +26,11 @@ async function match(qs: string): Promise<{ domains: string[]; total: number; to
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_PORT: '51997', GATEHOUSE_PUBLIC_IP: '203.0.113.7' });
   h = bearer(await apiToken(s));
-  for (const [name, extra] of [['Laptop Jane', {}], ['nas-server', {}], ['home-gw', { is_gateway: true, api_port: 9876 }]] as const) {
+  for (const [name, extra] of [
+    ['Laptop Jane', {}],
+    ['nas-server', {}],
+    ['home-gw', { is_gateway: true, api_port: 9876 }],
+  ] as const) {
     const r = await write('/peers', 'POST', { name, ...extra });
     assert.equal(r.status, 201, JSON.stringify(r.data));
     peer[name] = r.data.peer.id;
@@ -35,7 +39,17 @@ before(async () => {
   const fixtures: [R, number][] = [
     [{ domain: 'app.example.com', peer_id: peer['Laptop Jane'], target_port: 8080, description: 'Main App' }, now - 4_000],
     [{ domain: 'files.example.org', peer_id: peer['nas-server'], target_port: 80, description: '100% uptime' }, now - 1_000],
-    [{ domain: 'intranet.example.net', target_kind: 'gateway', target_peer_id: peer['home-gw'], target_lan_host: '192.168.1.20', target_lan_port: 80, description: 'under_score' }, now - 6_000],
+    [
+      {
+        domain: 'intranet.example.net',
+        target_kind: 'gateway',
+        target_peer_id: peer['home-gw'],
+        target_lan_host: '192.168.1.20',
+        target_lan_port: 80,
+        description: 'under_score',
+      },
+      now - 6_000,
+    ],
     [{ domain: 'ssh.example.com', route_type: 'l4', peer_id: peer['Laptop Jane'], target_port: 22, l4_protocol: 'tcp', l4_listen_port: 2222 }, now - 2_000],
     [{ domain: 'old.example.com', peer_id: peer['nas-server'], target_port: 81, enabled: false, description: 'underXscore' }, now - 5_000],
     [{ domain: 'bücher.example.com', peer_id: peer['Laptop Jane'], target_port: 8081, description: '1000 pages' }, now - 3_000],
@@ -55,7 +69,10 @@ describe('GET /routes filters', () => {
     const r = await api('/routes');
     assert.equal(r.status, 200);
     const ids = r.data.routes.map((x: R) => x.id);
-    assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a: number, b: number) => a - b),
+    );
     assert.equal(r.data.total, 6);
     assert.equal(r.data.total_all, 6);
     assert.equal(r.data.limit, 100);
@@ -110,8 +127,22 @@ describe('GET /routes sort and paging', () => {
     const byDomain = sorted(domains(all));
     assert.deepEqual(await order('domain'), byDomain);
     assert.deepEqual(await order('-domain'), [...byDomain].reverse());
-    assert.deepEqual(await order('created_at'), ['intranet.example.net', 'old.example.com', 'app.example.com', 'xn--bcher-kva.example.com', 'ssh.example.com', 'files.example.org']);
-    assert.deepEqual(await order('-created_at'), ['files.example.org', 'ssh.example.com', 'xn--bcher-kva.example.com', 'app.example.com', 'old.example.com', 'intranet.example.net']);
+    assert.deepEqual(await order('created_at'), [
+      'intranet.example.net',
+      'old.example.com',
+      'app.example.com',
+      'xn--bcher-kva.example.com',
+      'ssh.example.com',
+      'files.example.org',
+    ]);
+    assert.deepEqual(await order('-created_at'), [
+      'files.example.org',
+      'ssh.example.com',
+      'xn--bcher-kva.example.com',
+      'app.example.com',
+      'old.example.com',
+      'intranet.example.net',
+    ]);
     assert.deepEqual(await order('type'), [...byDomain.filter((d) => d !== 'ssh.example.com'), 'ssh.example.com']);
     assert.deepEqual(await order('-type'), ['ssh.example.com', ...byDomain.filter((d) => d !== 'ssh.example.com')]);
     assert.deepEqual(await order('-id'), domains([...all].reverse()));
@@ -138,8 +169,15 @@ describe('GET /routes sort and paging', () => {
 describe('GET /routes bad input and access', () => {
   test('unknown sort or type, non-boolean enabled, bad peer_id: 400 naming the parameter', async () => {
     const cases: [string, string][] = [
-      ['sort=name', 'sort'], ['sort=-', 'sort'], ['type=tcp', 'type'], ['enabled=yes', 'enabled'],
-      ['peer_id=abc', 'peer_id'], ['peer_id=1.5', 'peer_id'], ['peer_id=0', 'peer_id'], [`q=${'x'.repeat(201)}`, 'q'], ['limit=0', 'limit'],
+      ['sort=name', 'sort'],
+      ['sort=-', 'sort'],
+      ['type=tcp', 'type'],
+      ['enabled=yes', 'enabled'],
+      ['peer_id=abc', 'peer_id'],
+      ['peer_id=1.5', 'peer_id'],
+      ['peer_id=0', 'peer_id'],
+      [`q=${'x'.repeat(201)}`, 'q'],
+      ['limit=0', 'limit'],
     ];
     for (const [qs, field] of cases) {
       const r = await api(`/routes?${qs}`);

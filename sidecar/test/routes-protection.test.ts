@@ -29,7 +29,11 @@ test('refused protection settings: 400 with fields and a reason, nothing written
   const base = { domain: 'p.example.com', peer_id: peerA, target_port: 80 };
   const bad: [Record<string, unknown>, string, RegExp?][] = [
     [{ ...base, basic_auth_user: 'bob', basic_auth_password: 'pw' }, 'https_enabled', /HTTPS/],
-    [{ ...base, https_enabled: true, basic_auth_user: 'bob', basic_auth_password: 'pw', ip_filter_enabled: true, ip_filter_rules: ['10.0.0.0/8'] }, 'ip_filter_enabled', /IP filter/],
+    [
+      { ...base, https_enabled: true, basic_auth_user: 'bob', basic_auth_password: 'pw', ip_filter_enabled: true, ip_filter_rules: ['10.0.0.0/8'] },
+      'ip_filter_enabled',
+      /IP filter/,
+    ],
     [{ ...base, ip_filter_enabled: true, ip_filter_rules: ['10.0.0.1', 'not-an-ip'] }, 'ip_filter_rules.1'],
     [{ ...base, ip_filter_enabled: true, ip_filter_rules: [{ value: '10.0.0.0/33' }] }, 'ip_filter_rules.0'],
     [{ ...base, ip_filter_enabled: true, ip_filter_rules: ['fe80::1%eth0'] }, 'ip_filter_rules.0'],
@@ -44,7 +48,10 @@ test('refused protection settings: 400 with fields and a reason, nothing written
   for (const [body, field, reason] of bad) {
     const r = await call('/routes', 'POST', body);
     assert.ok([400, 422].includes(r.status), `${JSON.stringify(body)} → ${r.status} ${JSON.stringify(r.data)}`);
-    assert.ok(r.data.fields && Object.keys(r.data.fields).some((k) => k === field || k.startsWith(`${field}.`)), `${JSON.stringify(body)}: expected fields.${field}, got ${JSON.stringify(r.data.fields)}`);
+    assert.ok(
+      r.data.fields && Object.keys(r.data.fields).some((k) => k === field || k.startsWith(`${field}.`)),
+      `${JSON.stringify(body)}: expected fields.${field}, got ${JSON.stringify(r.data.fields)}`,
+    );
     if (reason) assert.match(r.data.fields[field], reason);
   }
   assert.equal(await s.deps.db.models.Route.count(), count, 'nothing was written');
@@ -53,7 +60,11 @@ test('refused protection settings: 400 with fields and a reason, nothing written
 
 test('IP rules are normalized (strings or {value, note}), stored as strings and rendered into Caddy', async () => {
   const r = await call('/routes', 'POST', {
-    domain: 'ipf.example.com', peer_id: peerA, target_port: 80, ip_filter_enabled: true, ip_filter_mode: 'blacklist',
+    domain: 'ipf.example.com',
+    peer_id: peerA,
+    target_port: 80,
+    ip_filter_enabled: true,
+    ip_filter_mode: 'blacklist',
     ip_filter_rules: [' 203.0.113.9/24 ', { value: '2001:DB8:0:0::1', note: 'office' }, '203.0.113.0/24', '::ffff:198.51.100.7', '192.0.2.1/32'],
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
@@ -68,8 +79,16 @@ test('IP rules are normalized (strings or {value, note}), stored as strings and 
 
 test('basic auth on an HTTPS route: saved, rendered after the rate limit; switching HTTPS off is refused', async () => {
   const r = await call('/routes', 'POST', {
-    domain: 'basic.example.com', peer_id: peerA, target_port: 80, https_enabled: true, basic_auth_user: 'bob', basic_auth_password: 'right-pass',
-    rate_limit_enabled: true, rate_limit_requests: 5, acl_enabled: true, acl_peer_ids: [peerB],
+    domain: 'basic.example.com',
+    peer_id: peerA,
+    target_port: 80,
+    https_enabled: true,
+    basic_auth_user: 'bob',
+    basic_auth_password: 'right-pass',
+    rate_limit_enabled: true,
+    rate_limit_requests: 5,
+    acl_enabled: true,
+    acl_peer_ids: [peerB],
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const id = r.data.route.id;
@@ -78,12 +97,19 @@ test('basic auth on an HTTPS route: saved, rendered after the rate limit; switch
   assert.equal(entry.routes[0].handle[0].status_code, 403, 'ACL first');
   const peerBAddr = (await call(`/peers/${peerB}`)).data.peer.address.split('/')[0];
   assert.deepEqual(entry.routes[0].match[0].not[0].remote_ip.ranges, [peerBAddr]);
-  assert.deepEqual(entry.routes[1].handle.slice(0, 2).map((h: any) => h.handler), ['rate_limit', 'authentication']);
+  assert.deepEqual(
+    entry.routes[1].handle.slice(0, 2).map((h: any) => h.handler),
+    ['rate_limit', 'authentication'],
+  );
   assert.equal(entry.routes[1].handle[1].providers.http_basic.accounts[0].password, (await rowOf(id)).basic_auth_password_hash);
 
   const before = await rowOf(id);
   const loads = proxy().loads;
-  for (const [body, field] of [[{ https_enabled: false }, 'https_enabled'], [{ ip_filter_enabled: true, ip_filter_rules: ['10.0.0.0/8'] }, 'ip_filter_enabled'], [{ acl_peer_ids: [987654] }, 'acl_peer_ids']] as const) {
+  for (const [body, field] of [
+    [{ https_enabled: false }, 'https_enabled'],
+    [{ ip_filter_enabled: true, ip_filter_rules: ['10.0.0.0/8'] }, 'ip_filter_enabled'],
+    [{ acl_peer_ids: [987654] }, 'acl_peer_ids'],
+  ] as const) {
     const u = await call(`/routes/${id}`, 'PUT', body);
     assert.ok([400, 422].includes(u.status), JSON.stringify(u.data));
     assert.ok(field in u.data.fields, JSON.stringify(u.data.fields));
@@ -96,11 +122,18 @@ test('route auth and basic auth exclude each other; a route with route auth cann
   const r = await call('/routes', 'POST', { domain: 'login.example.com', peer_id: peerA, target_port: 80, https_enabled: true, rate_limit_enabled: true });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const id = r.data.route.id;
-  const a = await call(`/routes/${id}/auth`, 'POST', { method: 'email_password', email: 'user@example.com', password: 'long-enough-pw', session_max_age: 3_600_000 });
+  const a = await call(`/routes/${id}/auth`, 'POST', {
+    method: 'email_password',
+    email: 'user@example.com',
+    password: 'long-enough-pw',
+    session_max_age: 3_600_000,
+  });
   assert.ok(a.status === 200 || a.status === 201, JSON.stringify(a.data));
   const cfg = (await proxy().render()) as any;
   const entry = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts['login.example.com'];
-  assert.deepEqual(entry.routes[0].match, [{ path: ['/route-auth/login', '/route-auth/logout', '/route-auth/assets/login.css', '/route-auth/branding/logo', '/route-auth/branding/bg-image'] }]);
+  assert.deepEqual(entry.routes[0].match, [
+    { path: ['/route-auth/login', '/route-auth/logout', '/route-auth/assets/login.css', '/route-auth/branding/logo', '/route-auth/branding/bg-image'] },
+  ]);
   assert.equal(entry.routes[1].handle[0].rewrite.uri, '/route-auth/verify');
   assert.equal(entry.routes[1].handle[1].handler, 'rate_limit', 'rate limit after auth');
 
@@ -109,7 +142,13 @@ test('route auth and basic auth exclude each other; a route with route auth cann
   const ba = await call(`/routes/${id}`, 'PUT', { basic_auth_user: 'bob', basic_auth_password: 'pw' });
   assert.ok([400, 422].includes(ba.status), JSON.stringify(ba.data));
   assert.match(ba.data.fields.basic_auth_user, /route auth/);
-  const l4 = await call(`/routes/${id}`, 'PUT', { route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 24444, https_enabled: false, rate_limit_enabled: false });
+  const l4 = await call(`/routes/${id}`, 'PUT', {
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: 24444,
+    https_enabled: false,
+    rate_limit_enabled: false,
+  });
   assert.equal(l4.status, 422, JSON.stringify(l4.data));
   assert.match(l4.data.fields.route_type, /route auth/);
   assert.deepEqual(await rowOf(id), before, 'the route is unchanged');

@@ -24,7 +24,14 @@ const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`,
 const routeCount = async () => s.deps.db.models.Route.count();
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_HTTP_PORT: '8080', GATEHOUSE_HTTPS_PORT: '8443', GATEHOUSE_CADDY_ADMIN: '127.0.0.1:2999', GATEHOUSE_WG_PORT: '51999', GATEHOUSE_PUBLIC_IP: '203.0.113.7' });
+  s = await startTestServer({
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    GATEHOUSE_HTTP_PORT: '8080',
+    GATEHOUSE_HTTPS_PORT: '8443',
+    GATEHOUSE_CADDY_ADMIN: '127.0.0.1:2999',
+    GATEHOUSE_WG_PORT: '51999',
+    GATEHOUSE_PUBLIC_IP: '203.0.113.7',
+  });
   auth = bearer(await apiToken(s));
   const g = await call('/peer-groups', 'POST', { name: 'Home', color: '#00ff00' });
   assert.equal(g.status, 201, JSON.stringify(g.data));
@@ -115,14 +122,26 @@ test('bad input: 400 with fields, nothing written, nothing loaded', async () => 
     [{ domain: 'x.example.com', peer_id: peerA, target_port: 80, l4_listen_port: 2222 }, 'l4_listen_port'],
     [{ domain: 'x.example.com', route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'tcp' }, 'l4_listen_port'],
     [{ domain: 'x.example.com', route_type: 'l4', peer_id: peerA, target_port: 22, l4_listen_port: 2222 }, 'l4_protocol'],
-    [{ domain: 'x.example.com', route_type: 'l4', peer_id: peerA, target_port: 53, l4_protocol: 'udp', l4_listen_port: 5353, l4_tls_mode: 'passthrough' }, 'l4_tls_mode'],
+    [
+      { domain: 'x.example.com', route_type: 'l4', peer_id: peerA, target_port: 53, l4_protocol: 'udp', l4_listen_port: 5353, l4_tls_mode: 'passthrough' },
+      'l4_tls_mode',
+    ],
     [{ domain: 'x.example.com', route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'sctp', l4_listen_port: 2222 }, 'l4_protocol'],
-    [{ domain: 'x.example.com', route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'tcp', l4_listen_port: 2222, https_enabled: true }, 'https_enabled'],
+    [
+      { domain: 'x.example.com', route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'tcp', l4_listen_port: 2222, https_enabled: true },
+      'https_enabled',
+    ],
     [{ domain: 'x.example.com', target_kind: 'gateway', target_peer_id: peerA, target_lan_host: '192.168.1.10', target_lan_port: 80 }, 'target_peer_id'],
     [{ domain: 'x.example.com', target_kind: 'gateway', target_peer_id: gateway, target_lan_port: 80 }, 'target_lan_host'],
     [{ domain: 'x.example.com', target_kind: 'gateway', target_peer_id: gateway, target_lan_host: 'bad host!', target_lan_port: 80 }, 'target_lan_host'],
-    [{ domain: 'x.example.com', target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.1.10', target_lan_port: 80, wol_enabled: true }, 'wol_mac'],
-    [{ domain: 'x.example.com', target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.1.10', target_lan_port: 80, wol_mac: 'zz:zz' }, 'wol_mac'],
+    [
+      { domain: 'x.example.com', target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.1.10', target_lan_port: 80, wol_enabled: true },
+      'wol_mac',
+    ],
+    [
+      { domain: 'x.example.com', target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.1.10', target_lan_port: 80, wol_mac: 'zz:zz' },
+      'wol_mac',
+    ],
     [{ domain: 'x.example.com', peer_id: peerA, target_port: 80, target_lan_host: '192.168.1.10' }, 'target_lan_host'],
     [{ domain: 'x.example.com', peer_id: peerA, target_port: 80, ip_filter_enabled: true, ip_filter_rules: ['300.1.1.1'] }, 'ip_filter_rules.0'],
     [{ domain: 'x.example.com', peer_id: peerA, target_port: 80, ip_filter_enabled: true, ip_filter_rules: [] }, 'ip_filter_rules'],
@@ -150,12 +169,21 @@ test('bad input: 400 with fields, nothing written, nothing loaded', async () => 
     assert.ok(r.data.fields && field in r.data.fields, `${JSON.stringify(body)}: expected fields.${field}, got ${JSON.stringify(r.data.fields)}`);
   }
   const existing = (await call('/routes?limit=1')).data.routes[0];
-  for (const [body, field] of [[{}, '_'], [{ target_port: 99999 }, 'target_port'], [{ domain: '' }, 'domain'], [{ route_type: 'l4' }, 'l4_protocol']] as [unknown, string][]) {
+  for (const [body, field] of [
+    [{}, '_'],
+    [{ target_port: 99999 }, 'target_port'],
+    [{ domain: '' }, 'domain'],
+    [{ route_type: 'l4' }, 'l4_protocol'],
+  ] as [unknown, string][]) {
     const r = await call(`/routes/${existing.id}`, 'PUT', body);
     assert.ok([400, 422].includes(r.status), JSON.stringify(body));
     assert.ok(field in r.data.fields, `${JSON.stringify(body)}: ${JSON.stringify(r.data.fields)}`);
   }
-  for (const [p, body] of [['/routes/batch', { action: 'explode', ids: [1] }], ['/routes/batch', { action: 'delete', ids: [] }], ['/routes/check-dns', { domain: 'no spaces.example.com' }]] as const) {
+  for (const [p, body] of [
+    ['/routes/batch', { action: 'explode', ids: [1] }],
+    ['/routes/batch', { action: 'delete', ids: [] }],
+    ['/routes/check-dns', { domain: 'no spaces.example.com' }],
+  ] as const) {
     const r = await call(p, 'POST', body);
     assert.equal(r.status, 400, `${p} ${JSON.stringify(body)}`);
     assert.ok(r.data.fields, p);
@@ -178,14 +206,35 @@ test('duplicate domain and port collisions: 409, nothing written', async () => {
   assert.match(r.data.error, /already used by route/);
   assert.equal(r.data.fields, undefined);
 
-  const ssh = await call('/routes', 'POST', { domain: 'ssh.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, peer_id: peerA, target_port: 22 });
+  const ssh = await call('/routes', 'POST', {
+    domain: 'ssh.example.com',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: 2222,
+    peer_id: peerA,
+    target_port: 22,
+  });
   assert.equal(ssh.status, 201, JSON.stringify(ssh.data));
   assert.equal(ssh.data.route.l4_tls_mode, 'none');
-  const clash = await call('/routes', 'POST', { domain: 'other.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, peer_id: peerB, target_port: 22 });
+  const clash = await call('/routes', 'POST', {
+    domain: 'other.example.com',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: 2222,
+    peer_id: peerB,
+    target_port: 22,
+  });
   assert.equal(clash.status, 409);
   assert.match(clash.data.error, /2222\/tcp is already used by route/);
   // The same port over UDP is a different socket.
-  const udp = await call('/routes', 'POST', { domain: 'ssh.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: 2222, peer_id: peerB, target_port: 53 });
+  const udp = await call('/routes', 'POST', {
+    domain: 'ssh.example.com',
+    route_type: 'l4',
+    l4_protocol: 'udp',
+    l4_listen_port: 2222,
+    peer_id: peerB,
+    target_port: 53,
+  });
   assert.equal(udp.status, 201, JSON.stringify(udp.data));
   // An HTTP route may share its name with L4 routes.
   for (const [port, proto, re] of [
@@ -195,7 +244,14 @@ test('duplicate domain and port collisions: 409, nothing written', async () => {
     [2999, 'tcp', /GATEHOUSE_CADDY_ADMIN/],
     [51999, 'udp', /GATEHOUSE_WG_PORT/],
   ] as const) {
-    const own = await call('/routes', 'POST', { domain: 'own.example.com', route_type: 'l4', l4_protocol: proto, l4_listen_port: port, peer_id: peerA, target_port: 1 });
+    const own = await call('/routes', 'POST', {
+      domain: 'own.example.com',
+      route_type: 'l4',
+      l4_protocol: proto,
+      l4_listen_port: port,
+      peer_id: peerA,
+      target_port: 1,
+    });
     assert.equal(own.status, 409, `${port}/${proto}`);
     assert.match(own.data.error, re);
   }
@@ -223,7 +279,14 @@ test('partial update, type change clears the other type, toggle, delete', async 
   assert.equal(back.data.route.l4_listen_port, null);
   assert.equal(back.data.route.l4_protocol, null);
 
-  const gw = await call(`/routes/${id}`, 'PUT', { target_kind: 'gateway', target_peer_id: gateway, target_lan_host: '192.168.1.20', target_lan_port: 8080, wol_enabled: true, wol_mac: 'aa-bb-cc-dd-ee-ff' });
+  const gw = await call(`/routes/${id}`, 'PUT', {
+    target_kind: 'gateway',
+    target_peer_id: gateway,
+    target_lan_host: '192.168.1.20',
+    target_lan_port: 8080,
+    wol_enabled: true,
+    wol_mac: 'aa-bb-cc-dd-ee-ff',
+  });
   assert.equal(gw.status, 200, JSON.stringify(gw.data));
   assert.equal(gw.data.route.peer_id, null);
   assert.equal(gw.data.route.target_port, null);
@@ -244,11 +307,23 @@ test('partial update, type change clears the other type, toggle, delete', async 
 
 test('per-route settings are stored with defaults; basic-auth password is bcrypt-hashed and never returned', async () => {
   const r = await call('/routes', 'POST', {
-    domain: 'settings.example.com', peer_id: peerA, target_port: 80, https_enabled: true,
-    bot_blocker_enabled: true, bot_blocker_config: { custom_user_agents: ['evilbot'] }, monitoring_enabled: true,
-    ip_filter_enabled: true, ip_filter_rules: ['192.168.1.0/24', '2001:db8::1'],
-    acl_enabled: true, acl_peer_ids: [peerA, peerB], rate_limit_enabled: true, retry_enabled: true, retry_status_codes: '503, 502,503',
-    circuit_breaker_enabled: true, mirror_enabled: true, mirror_targets: ['10.8.0.9:80', { url: 'https://mirror.example.com/' }],
+    domain: 'settings.example.com',
+    peer_id: peerA,
+    target_port: 80,
+    https_enabled: true,
+    bot_blocker_enabled: true,
+    bot_blocker_config: { custom_user_agents: ['evilbot'] },
+    monitoring_enabled: true,
+    ip_filter_enabled: true,
+    ip_filter_rules: ['192.168.1.0/24', '2001:db8::1'],
+    acl_enabled: true,
+    acl_peer_ids: [peerA, peerB],
+    rate_limit_enabled: true,
+    retry_enabled: true,
+    retry_status_codes: '503, 502,503',
+    circuit_breaker_enabled: true,
+    mirror_enabled: true,
+    mirror_targets: ['10.8.0.9:80', { url: 'https://mirror.example.com/' }],
     debug_enabled: true,
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
@@ -296,9 +371,15 @@ test('list: total, limit, offset, type filter', async () => {
   assert.equal(all.data.total, await routeCount());
   assert.equal(all.data.routes.length, all.data.total);
   const ids = all.data.routes.map((r: any) => r.id);
-  assert.deepEqual(ids, [...ids].sort((a: number, b: number) => a - b));
+  assert.deepEqual(
+    ids,
+    [...ids].sort((a: number, b: number) => a - b),
+  );
   const page = await call('/routes?limit=2&offset=1');
-  assert.deepEqual(page.data.routes.map((r: any) => r.id), ids.slice(1, 3));
+  assert.deepEqual(
+    page.data.routes.map((r: any) => r.id),
+    ids.slice(1, 3),
+  );
   assert.equal(page.data.total, all.data.total);
   const l4 = await call('/routes?type=l4');
   assert.ok(l4.data.routes.length > 0);
@@ -413,7 +494,10 @@ test('GET /routes/peers: online status, gateway flag, group; peer_type=gateway f
   assert.equal(gw.api_port, 9876);
   assert.match(a.ip, /^\d+\.\d+\.\d+\.\d+$/);
   const only = await call('/routes/peers?peer_type=gateway');
-  assert.deepEqual(only.data.peers.map((p: any) => p.id), [gateway]);
+  assert.deepEqual(
+    only.data.peers.map((p: any) => p.id),
+    [gateway],
+  );
 });
 
 test('check-dns: A records against GATEHOUSE_PUBLIC_IP; lookup failure gives matches false and []', async () => {
@@ -431,7 +515,13 @@ test('check-dns: A records against GATEHOUSE_PUBLIC_IP; lookup failure gives mat
   try {
     const good = await call('/routes/check-dns', 'POST', { domain: 'good.example.com' });
     assert.equal(good.status, 200, JSON.stringify(good.data));
-    assert.deepEqual(good.data, { ok: true, domain: 'good.example.com', matches: true, resolvedIps: ['198.51.100.1', '203.0.113.7'], expectedIp: '203.0.113.7' });
+    assert.deepEqual(good.data, {
+      ok: true,
+      domain: 'good.example.com',
+      matches: true,
+      resolvedIps: ['198.51.100.1', '203.0.113.7'],
+      expectedIp: '203.0.113.7',
+    });
     const bad = await call('/routes/check-dns', 'POST', { domain: 'bad.example.com' });
     assert.equal(bad.data.matches, false);
     assert.deepEqual(bad.data.resolvedIps, ['198.51.100.1']);

@@ -36,7 +36,14 @@ test('the admin next and the route-auth rd use it: the route-auth pages themselv
   assert.equal(safeNext('/peers?q=x'), '/peers?q=x');
   assert.equal(safeNext('/' + 'a'.repeat(3000)), '/', 'the admin next is at most 2048 characters');
   assert.equal(routeAuthRedirect(`https://${HOST}/app`, HOST), `https://${HOST}/app`);
-  for (const loop of ['/route-auth/login?rd=x', '/ROUTE-AUTH/login', '/x/../route-auth/logout', '/%72oute-auth/login', `https://${HOST}/Route-Auth/login`, '/route-auth']) {
+  for (const loop of [
+    '/route-auth/login?rd=x',
+    '/ROUTE-AUTH/login',
+    '/x/../route-auth/logout',
+    '/%72oute-auth/login',
+    `https://${HOST}/Route-Auth/login`,
+    '/route-auth',
+  ]) {
     assert.equal(routeAuthRedirect(loop, HOST), '/', loop);
   }
 });

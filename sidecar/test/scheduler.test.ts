@@ -11,7 +11,10 @@ import { startTestServer } from './lib/server.js';
 /** A logger that keeps what it is given (only the two levels the scheduler uses). */
 function recordingLog() {
   const lines: { level: string; msg: string; meta: Record<string, unknown> }[] = [];
-  const at = (level: string) => (msg: string, meta: Record<string, unknown> = {}) => void lines.push({ level, msg, meta });
+  const at =
+    (level: string) =>
+    (msg: string, meta: Record<string, unknown> = {}) =>
+      void lines.push({ level, msg, meta });
   return { lines, log: { warn: at('warn'), error: at('error'), info: at('info'), debug: at('debug') } as unknown as Logger };
 }
 
@@ -84,11 +87,16 @@ test('a run never overlaps itself: ticks during a busy run are skipped', async (
 test('a failing run is logged once as "<name> failed" and recorded; the job keeps its schedule', async () => {
   const { clock, lines, sched } = setup();
   let n = 0;
-  sched.every('flaky thing', 50, () => {
-    n++;
-    if (n === 1) throw new Error('boom');
-    if (n === 2) return Promise.reject(new Error('async boom'));
-  }, { errorLevel: 'error' });
+  sched.every(
+    'flaky thing',
+    50,
+    () => {
+      n++;
+      if (n === 1) throw new Error('boom');
+      if (n === 2) return Promise.reject(new Error('async boom'));
+    },
+    { errorLevel: 'error' },
+  );
   await clock.advanceAsync(50, () => sched.idle());
   assert.deepEqual(lines, [{ level: 'error', msg: 'flaky thing failed', meta: { err: 'Error: boom' } }]);
   assert.equal(sched.job('flaky thing')!.info().last_error, 'boom');
@@ -207,11 +215,29 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
     // the webhook queue runs once at start: deliveries queued before a restart go out at once; so does the
     // RDP status check (the list shows each route's reachability right after a start)
     await s.deps.scheduler.idle();
-    assert.deepEqual(Object.fromEntries([...s.deps.scheduler.list()].filter((j) => j.runs !== 0).map((j) => [j.name, j.runs])), { 'webhook deliveries': 1, 'rdp status check': 1 });
+    assert.deepEqual(Object.fromEntries([...s.deps.scheduler.list()].filter((j) => j.runs !== 0).map((j) => [j.name, j.runs])), {
+      'webhook deliveries': 1,
+      'rdp status check': 1,
+    });
     await clock.advanceAsync(30_000, () => s.deps.scheduler.idle());
     const runs = Object.fromEntries(s.deps.scheduler.list().map((j) => [j.name, j.runs]));
-    assert.deepEqual(runs, { 'session housekeeping': 0, 'WireGuard poll': 6, 'proxy reconcile': 3, 'route auth prune': 0, 'gateway status evaluation': 3, 'access log ingestion': 30, 'uptime monitoring': 1, 'licence-check': 0, 'webhook deliveries': 2, 'rdp status check': 1, 'rdp session sweep': 1 });
-    assert.ok(s.deps.scheduler.list().every((j) => j.last_error === null), JSON.stringify(s.deps.scheduler.list()));
+    assert.deepEqual(runs, {
+      'session housekeeping': 0,
+      'WireGuard poll': 6,
+      'proxy reconcile': 3,
+      'route auth prune': 0,
+      'gateway status evaluation': 3,
+      'access log ingestion': 30,
+      'uptime monitoring': 1,
+      'licence-check': 0,
+      'webhook deliveries': 2,
+      'rdp status check': 1,
+      'rdp session sweep': 1,
+    });
+    assert.ok(
+      s.deps.scheduler.list().every((j) => j.last_error === null),
+      JSON.stringify(s.deps.scheduler.list()),
+    );
   } finally {
     await s.close();
   }

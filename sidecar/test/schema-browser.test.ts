@@ -70,7 +70,10 @@ test('the check itself: a Node module or a server package is found, with its cha
   const dir = fs.mkdtempSync(path.join(results, 'schema-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'inner.ts'), "import { Op } from 'sequelize';\nimport fs from 'node:fs';\nexport const x = [Op, fs];\n");
-  fs.writeFileSync(path.join(dir, 'schema.ts'), "import { z } from 'zod';\nimport { x } from './inner.js';\nexport const s = z.string().refine(() => x.length > 0);\n");
+  fs.writeFileSync(
+    path.join(dir, 'schema.ts'),
+    "import { z } from 'zod';\nimport { x } from './inner.js';\nexport const s = z.string().refine(() => x.length > 0);\n",
+  );
   const found = await nodeImports(path.join(dir, 'schema.ts'));
   assert.equal(found.length, 2, found.join('\n'));
   assert.match(found[0], /schema\.ts > .*inner\.ts > sequelize$/);

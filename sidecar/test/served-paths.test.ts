@@ -23,7 +23,7 @@ async function isRegistryNotFound(res: Response & { data: any }): Promise<boolea
   return res.status === 404 && (res.headers.get('content-type') ?? '').includes('application/json') && res.data?.ok === false;
 }
 
-test('the discriminator works: an unknown path gets the registry\'s JSON 404', async () => {
+test("the discriminator works: an unknown path gets the registry's JSON 404", async () => {
   assert.equal(await isRegistryNotFound(await s.req('/no-such-page', { redirect: 'manual' })), true);
   assert.equal(await isRegistryNotFound(await s.req('/api/v1/no-such-endpoint', { redirect: 'manual' })), true);
 });

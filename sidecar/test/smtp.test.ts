@@ -61,9 +61,24 @@ test('bad input: 400 with fields, nothing written', async () => {
 });
 
 test('PUT stores the password sealed and never returns it; omitted keeps it, null removes it', async () => {
-  const r = await put({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer@example.test', password: 'smtp pass wörd', from: 'Gatehouse <gatehouse@example.test>' });
+  const r = await put({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    user: 'mailer@example.test',
+    password: 'smtp pass wörd',
+    from: 'Gatehouse <gatehouse@example.test>',
+  });
   assert.equal(r.status, 200, JSON.stringify(r.data));
-  assert.deepEqual(r.data.smtp, { configured: true, host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer@example.test', password_set: true, from: 'Gatehouse <gatehouse@example.test>' });
+  assert.deepEqual(r.data.smtp, {
+    configured: true,
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    user: 'mailer@example.test',
+    password_set: true,
+    from: 'Gatehouse <gatehouse@example.test>',
+  });
   const raw = (await stored())!.value;
   assert.ok(!raw.includes('smtp pass'), 'no plaintext password in the database');
   assert.match(JSON.parse(raw).password, /^v1:/);
@@ -81,7 +96,14 @@ test('PUT stores the password sealed and never returns it; omitted keeps it, nul
 });
 
 test('POST /smtp/test sends a real mail through the configured server, authenticated', async () => {
-  await put({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer@example.test', password: 'smtp pass wörd', from: 'Gatehouse <gatehouse@example.test>' });
+  await put({
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    user: 'mailer@example.test',
+    password: 'smtp pass wörd',
+    from: 'Gatehouse <gatehouse@example.test>',
+  });
   const n0 = smtp.mails.length;
   const t = await s.req('/api/v1/smtp/test', { method: 'POST', headers: h, json: { to: 'admin@example.test' } });
   assert.equal(t.status, 200, JSON.stringify(t.data));

@@ -69,7 +69,8 @@ test('formatUptime', () => {
 
 test('system/resources: scope system, read-only, full-access and a session read it; other scopes 403; anonymous 401', async () => {
   assert.equal((await s.req('/api/v1/system/resources')).status, 401);
-  for (const sc of ['system', 'read-only']) assert.equal((await s.req('/api/v1/system/resources', { headers: bearer(await apiToken(s, [sc])) })).status, 200, sc);
+  for (const sc of ['system', 'read-only'])
+    assert.equal((await s.req('/api/v1/system/resources', { headers: bearer(await apiToken(s, [sc])) })).status, 200, sc);
   for (const sc of ['peers', 'logs']) assert.equal((await s.req('/api/v1/system/resources', { headers: bearer(await apiToken(s, [sc])) })).status, 403, sc);
   const session = await login(s);
   assert.equal((await s.req('/api/v1/system/resources', { headers: { cookie: session.cookie } })).status, 200);
@@ -80,7 +81,11 @@ test('dashboard/traffic: one point per step for each period, traffic in its buck
   assert.equal(p.status, 201);
   const now = s.deps.clock();
   await addSamples(s.deps.db.sequelize, [{ peerId: p.data.peer.id, rx: 1000, tx: 3000 }], now);
-  for (const [period, n, step] of [['1h', 12, 300_000], ['24h', 24, 3_600_000], ['7d', 28, 21_600_000]] as const) {
+  for (const [period, n, step] of [
+    ['1h', 12, 300_000],
+    ['24h', 24, 3_600_000],
+    ['7d', 28, 21_600_000],
+  ] as const) {
     const r = await s.req(`/api/v1/dashboard/traffic?period=${period}`, { headers: bearer(full) });
     assert.equal(r.status, 200, JSON.stringify(r.data));
     matchesDocument('/api/v1/dashboard/traffic', r);

@@ -15,7 +15,7 @@ tester.run('gatehouse/test-waits', rule, {
   valid: [
     'await waitFor(() => ready, 5000, "ready");',
     'await new Promise((r) => setTimeout(r, 100)); // not a condition: proves no mail is sent',
-    '// not a condition: the breaker\'s timeout passes\nawait new Promise((r) => setTimeout(r, 3000));',
+    "// not a condition: the breaker's timeout passes\nawait new Promise((r) => setTimeout(r, 3000));",
     'await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);',
     'await Promise.race([gone, new Promise((r) => setTimeout(r, 50)).then(() => assert.fail("not closed"))]);',
     'const t = setTimeout(() => c.kill(), 20000);',

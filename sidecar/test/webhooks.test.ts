@@ -20,14 +20,25 @@ const clock = manualClock(Date.UTC(2026, 5, 1, 12));
 let s: TestServer;
 let rx: Receiver;
 let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
+  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
 const queue = () => s.deps.webhookQueue;
 /** Moves the manual clock, letting every delivery run the timers start finish before time moves on. */
 const advance = (ms: number) => clock.advanceAsync(ms, () => queue().idle());
-const failLogin = (username: string) => s.req('/login', { method: 'POST', json: { username, password: 'wrong-password' }, headers: { accept: 'application/json' } });
+const failLogin = (username: string) =>
+  s.req('/login', { method: 'POST', json: { username, password: 'wrong-password' }, headers: { accept: 'application/json' } });
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_WEBHOOK_RETRY_BASE: '10', GATEHOUSE_WEBHOOK_TIMEOUT: '2', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { clock, timers: clock.timers });
+  s = await startTestServer(
+    {
+      GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
+      GATEHOUSE_WEBHOOK_RETRY_BASE: '10',
+      GATEHOUSE_WEBHOOK_TIMEOUT: '2',
+      GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    },
+    { clock, timers: clock.timers },
+  );
   h = bearer(await apiToken(s, ['webhooks']));
   queue().start();
   rx = await startReceiver(SECRET, { clock });
@@ -80,7 +91,27 @@ test('create, list, get, update, toggle and delete; the secret is sealed at rest
   assert.equal((await api(`/webhooks/${w.id}/toggle`, { method: 'PUT' })).data.webhook.enabled, true);
 
   const kinds = (await api('/webhooks/events')).data.events.map((e: { name: string }) => e.name);
-  for (const k of ['peer_online', 'peer_offline', 'peer_created', 'peer_deleted', 'peer_expired', 'route_created', 'route_updated', 'route_deleted', 'route_down', 'route_up', 'circuit_open', 'circuit_closed', 'gateway_online', 'gateway_offline', 'login_failed', 'account_locked', 'backup_completed', 'backup_failed', 'licence_changed']) {
+  for (const k of [
+    'peer_online',
+    'peer_offline',
+    'peer_created',
+    'peer_deleted',
+    'peer_expired',
+    'route_created',
+    'route_updated',
+    'route_deleted',
+    'route_down',
+    'route_up',
+    'circuit_open',
+    'circuit_closed',
+    'gateway_online',
+    'gateway_offline',
+    'login_failed',
+    'account_locked',
+    'backup_completed',
+    'backup_failed',
+    'licence_changed',
+  ]) {
     assert.ok(kinds.includes(k), k);
   }
 
@@ -88,8 +119,11 @@ test('create, list, get, update, toggle and delete; the secret is sealed at rest
   assert.equal(d.status, 200);
   assert.equal((await api(`/webhooks/${w.id}`)).status, 404);
   assert.equal((await api(`/webhooks/${w.id}`, { method: 'DELETE' })).status, 404);
-  const acts = (await s.req('/api/v1/logs/activity?source=webhooks', { headers: bearer(await apiToken(s, ['logs'])) })).data.entries.map((e: { event_type: string }) => e.event_type);
-  for (const k of ['webhook_created', 'webhook_updated', 'webhook_disabled', 'webhook_enabled', 'webhook_deleted']) assert.ok(acts.includes(k), `activity ${k}: ${acts}`);
+  const acts = (await s.req('/api/v1/logs/activity?source=webhooks', { headers: bearer(await apiToken(s, ['logs'])) })).data.entries.map(
+    (e: { event_type: string }) => e.event_type,
+  );
+  for (const k of ['webhook_created', 'webhook_updated', 'webhook_disabled', 'webhook_enabled', 'webhook_deleted'])
+    assert.ok(acts.includes(k), `activity ${k}: ${acts}`);
 });
 
 test('bad input: 400 with fields, nothing written', async () => {
@@ -120,7 +154,12 @@ test('bad input: 400 with fields, nothing written', async () => {
   }
   assert.equal(await s.deps.db.models.Webhook.count(), 0, 'nothing written');
   const w = await create();
-  for (const [body, field] of [[{ events: [] }, 'events'], [{ secret: 'short' }, 'secret'], [{ url: 'gopher://x' }, 'url'], [{ retry_count: 'many' }, 'retry_count']] as const) {
+  for (const [body, field] of [
+    [{ events: [] }, 'events'],
+    [{ secret: 'short' }, 'secret'],
+    [{ url: 'gopher://x' }, 'url'],
+    [{ retry_count: 'many' }, 'retry_count'],
+  ] as const) {
     const r = await api(`/webhooks/${w.id}`, { method: 'PUT', json: body });
     assert.equal(r.status, 400);
     assert.ok(r.data.fields?.[field], JSON.stringify(r.data));
@@ -155,7 +194,10 @@ test('an event is delivered signed with the exact body; retries come at base, 2Ã
   assert.equal(rx.got.length, 2, 'no second retry before 10 + 20 s');
   await advance(1);
   assert.equal(rx.got.length, 3);
-  assert.deepEqual(rx.got.map((g) => g.at - t0), [0, 10_000, 30_000]);
+  assert.deepEqual(
+    rx.got.map((g) => g.at - t0),
+    [0, 10_000, 30_000],
+  );
   assert.deepEqual([retryDelay(10_000, 1), retryDelay(10_000, 2), retryDelay(10_000, 3)], [10_000, 20_000, 40_000]);
 
   for (const g of rx.got) {
@@ -164,7 +206,13 @@ test('an event is delivered signed with the exact body; retries come at base, 2Ã
     assert.equal(g.delivery, d0.uid);
     assert.equal(g.body, d0.body, 'the exact stored body on every attempt');
   }
-  assert.deepEqual(rx.got[0].json, { id: d0.uid, event: 'login_failed', created_at: new Date(t0).toISOString(), timestamp: t0, data: { username: 'mallory', failures: 1, ip: rx.got[0].json.data.ip } });
+  assert.deepEqual(rx.got[0].json, {
+    id: d0.uid,
+    event: 'login_failed',
+    created_at: new Date(t0).toISOString(),
+    timestamp: t0,
+    data: { username: 'mallory', failures: 1, ip: rx.got[0].json.data.ip },
+  });
   log = (await api(`/webhooks/${w.id}/deliveries`)).data;
   assert.equal(log.deliveries[0].status, 'delivered');
   assert.equal(log.deliveries[0].attempts, 3);
@@ -231,7 +279,16 @@ test('a webhook written to the table by another writer (a backup restore) gets t
   await failLogin('before'); // an event while there is no webhook
   await queue().idle();
   const now = clock();
-  await s.deps.db.models.Webhook.create({ name: 'restored', url: rx.url, events: '["login_failed"]', enabled: true, secret_enc: s.deps.crypto.seal(SECRET), retry_count: 0, created_at: now, updated_at: now });
+  await s.deps.db.models.Webhook.create({
+    name: 'restored',
+    url: rx.url,
+    events: '["login_failed"]',
+    enabled: true,
+    secret_enc: s.deps.crypto.seal(SECRET),
+    retry_count: 0,
+    created_at: now,
+    updated_at: now,
+  });
   await failLogin('after');
   await queue().idle();
   assert.equal(rx.got.length, 1);
@@ -266,7 +323,15 @@ test('a queued delivery stays in the database across a restart and is sent by th
   const s2Clock = manualClock(clock() + 10_000);
   await queue().stop();
   // a second server on the same data directory (the first keeps its database open; SQLite WAL allows it)
-  const s2 = await startTestServer({ GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_WEBHOOK_RETRY_BASE: '10', ...(s.databaseUrl ? { DATABASE_URL: s.databaseUrl } : {}) }, { clock: s2Clock, timers: s2Clock.timers });
+  const s2 = await startTestServer(
+    {
+      GATEHOUSE_DATA_DIR: dataDir,
+      GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
+      GATEHOUSE_WEBHOOK_RETRY_BASE: '10',
+      ...(s.databaseUrl ? { DATABASE_URL: s.databaseUrl } : {}),
+    },
+    { clock: s2Clock, timers: s2Clock.timers },
+  );
   try {
     rx.status = 200;
     s2.deps.webhookQueue.start();
@@ -315,23 +380,62 @@ test('signature: HMAC-SHA256 over "<timestamp>.<body>"; a changed body, secret o
 });
 
 test('request-forgery guard: loopback, private, link-local, ULA and own addresses are refused', () => {
-  for (const ip of ['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd12:3456::1', 'fc00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:a00:1', '224.0.0.1',
+  for (const ip of [
+    '127.0.0.1',
+    '127.8.9.10',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd12:3456::1',
+    'fc00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:a00:1',
+    '224.0.0.1',
     // IPv4 embedded in IPv6 and the numeric IPv4 forms
-    '::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '64:ff9b::a00:1', '64:ff9b:1::808:808', '2002:7f00:1::1', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '127.1', '0x7f.1', '2130706433', '0177.0.0.1', '0x7f000001']) {
+    '::7f00:1',
+    '::127.0.0.1',
+    '::ffff:0:7f00:1',
+    '64:ff9b::7f00:1',
+    '64:ff9b::a00:1',
+    '64:ff9b:1::808:808',
+    '2002:7f00:1::1',
+    '2002:808:808::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '127.1',
+    '0x7f.1',
+    '2130706433',
+    '0177.0.0.1',
+    '0x7f000001',
+  ]) {
     assert.ok(addressProblem(ip), `${ip} refused`);
   }
-  for (const ip of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '93.184.216.34', '::ffff:8.8.8.8', '64:ff9b::808:808']) assert.equal(addressProblem(ip), null, `${ip} allowed`);
+  for (const ip of ['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '93.184.216.34', '::ffff:8.8.8.8', '64:ff9b::808:808'])
+    assert.equal(addressProblem(ip), null, `${ip} allowed`);
   assert.match(addressProblem('93.184.216.34', ['93.184.216.34'])!, /this server/);
 });
 
 test('request-forgery guard at delivery: the connection goes to the address just checked (no rebinding)', async () => {
   // the name resolves to loopback now (it may have looked public when the webhook was saved)
-  const refused = await send({ url: `http://rebind.test:${rx.port}/hook`, secret: SECRET, event: 'x', uid: 'u1', body: '{}', now: clock() }, { timeoutMs: 2000, policy: { allowPrivate: false, lookup: async () => [{ address: '127.0.0.1', family: 4 }] }, userAgent: 't' });
+  const refused = await send(
+    { url: `http://rebind.test:${rx.port}/hook`, secret: SECRET, event: 'x', uid: 'u1', body: '{}', now: clock() },
+    { timeoutMs: 2000, policy: { allowPrivate: false, lookup: async () => [{ address: '127.0.0.1', family: 4 }] }, userAgent: 't' },
+  );
   assert.equal(refused.ok, false);
   assert.equal(refused.error, 'not allowed', 'a refused target says nothing more');
   assert.equal(rx.got.length, 0, 'nothing was sent');
   // allowed: the request goes to the looked-up address (the system resolver knows no rebind.test)
-  const ok = await send({ url: `http://rebind.test:${rx.port}/hook`, secret: SECRET, event: 'x', uid: 'u2', body: '{}', now: clock() }, { timeoutMs: 2000, policy: { allowPrivate: true, lookup: async () => [{ address: '127.0.0.1', family: 4 }] }, userAgent: 't' });
+  const ok = await send(
+    { url: `http://rebind.test:${rx.port}/hook`, secret: SECRET, event: 'x', uid: 'u2', body: '{}', now: clock() },
+    { timeoutMs: 2000, policy: { allowPrivate: true, lookup: async () => [{ address: '127.0.0.1', family: 4 }] }, userAgent: 't' },
+  );
   assert.equal(ok.ok, true, ok.error ?? '');
   assert.equal(rx.got.length, 1);
 });
@@ -341,15 +445,38 @@ test('without GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: such URLs get 400 fields.url at c
   try {
     const { cookie, csrf } = await login(g);
     const hh = { cookie, 'x-csrf-token': csrf };
-    for (const url of ['http://127.0.0.1:9/x', 'http://localhost/x', 'http://[::1]/x', 'http://10.0.0.5/x', 'http://192.168.178.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/x', 'http://[::ffff:127.0.0.1]/x', 'http://0.0.0.0/x']) {
-      const r = await g.req('/api/v1/webhooks', { method: 'POST', json: { name: 'x', url, events: ['peer_online'], enabled: true, secret: SECRET }, headers: hh });
+    for (const url of [
+      'http://127.0.0.1:9/x',
+      'http://localhost/x',
+      'http://[::1]/x',
+      'http://10.0.0.5/x',
+      'http://192.168.178.1/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[fd00::1]/x',
+      'http://[::ffff:127.0.0.1]/x',
+      'http://0.0.0.0/x',
+    ]) {
+      const r = await g.req('/api/v1/webhooks', {
+        method: 'POST',
+        json: { name: 'x', url, events: ['peer_online'], enabled: true, secret: SECRET },
+        headers: hh,
+      });
       assert.equal(r.status, 422, `${url}: ${r.status}`);
       assert.equal(r.data.fields?.url, 'not allowed', `${url}: ${JSON.stringify(r.data)}`);
     }
     assert.equal(await g.deps.db.models.Webhook.count(), 0);
     // a row that got in (e.g. its name resolved publicly when it was saved) is refused when sent
     const now = Date.now();
-    const row = await g.deps.db.models.Webhook.create({ name: 'stored', url: rx.url, events: '["peer_online"]', enabled: true, secret_enc: g.deps.crypto.seal(SECRET), retry_count: 0, created_at: now, updated_at: now });
+    const row = await g.deps.db.models.Webhook.create({
+      name: 'stored',
+      url: rx.url,
+      events: '["peer_online"]',
+      enabled: true,
+      secret_enc: g.deps.crypto.seal(SECRET),
+      retry_count: 0,
+      created_at: now,
+      updated_at: now,
+    });
     const id = (row.get({ plain: true }) as { id: number }).id;
     const u = await g.req(`/api/v1/webhooks/${id}`, { method: 'PUT', json: { url: 'http://127.0.0.2/x' }, headers: hh });
     assert.equal(u.status, 422);
@@ -382,7 +509,11 @@ test('OpenAPI: every webhooks answer matches the response schema the document de
   matches('/api/v1/webhooks/events', 'get', await api('/webhooks/events'));
   const one = await api(`/webhooks/${id}`);
   const oneSchema = matches('/api/v1/webhooks/{id}', 'get', one);
-  assert.equal(oneSchema.safeParse({ ...one.data, webhook: { ...one.data.webhook, secret: 'x' } }).success, false, 'an extra field (a secret) would be refused');
+  assert.equal(
+    oneSchema.safeParse({ ...one.data, webhook: { ...one.data.webhook, secret: 'x' } }).success,
+    false,
+    'an extra field (a secret) would be refused',
+  );
   const { url: _url, ...noUrl } = one.data.webhook;
   assert.equal(oneSchema.safeParse({ ...one.data, webhook: noUrl }).success, false, 'a missing field is refused');
   matches('/api/v1/webhooks/{id}', 'put', await api(`/webhooks/${id}`, { method: 'PUT', json: { name: 'oa2' } }));

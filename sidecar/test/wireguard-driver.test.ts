@@ -92,7 +92,11 @@ process.on('SIGTERM', bye);
 setInterval(() => { if (!fs.existsSync(link)) bye(); }, 20);
 `;
 
-for (const [name, text] of [['ip', FAKE_IP], ['wg', FAKE_WG], ['wireguard-go', FAKE_WG_GO]] as const) {
+for (const [name, text] of [
+  ['ip', FAKE_IP],
+  ['wg', FAKE_WG],
+  ['wireguard-go', FAKE_WG_GO],
+] as const) {
   fs.writeFileSync(path.join(bin, name), text, { mode: 0o755 });
 }
 
@@ -117,7 +121,15 @@ beforeEach(() => {
   fs.rmSync(logFile, { force: true });
   fs.mkdirSync(state);
   fs.mkdirSync(sockDir);
-  Object.assign(process.env, { FAKE_LOG: logFile, FAKE_STATE: state, FAKE_SOCKDIR: sockDir, FAKE_KERNEL: '0', FAKE_FAIL: '', FAKE_WG_GO_FAIL: '', FAKE_UAPI_ERRNO: '' });
+  Object.assign(process.env, {
+    FAKE_LOG: logFile,
+    FAKE_STATE: state,
+    FAKE_SOCKDIR: sockDir,
+    FAKE_KERNEL: '0',
+    FAKE_FAIL: '',
+    FAKE_WG_GO_FAIL: '',
+    FAKE_UAPI_ERRNO: '',
+  });
 });
 
 test('up() with a kernel module: link add, setconf from a private 0600 file, address, mtu, up', async () => {
@@ -171,7 +183,10 @@ test('up() on an existing interface reuses it: syncconf, stale addresses replace
   assert.deepEqual(await d.up(spec), { mode: 'kernel' });
   const l = log();
   assert.ok(!l.some((x) => x.startsWith('ip link add')), 'no new link');
-  assert.ok(l.some((x) => x.startsWith('wg syncconf wgt0 ')), 'peers synced, not reset');
+  assert.ok(
+    l.some((x) => x.startsWith('wg syncconf wgt0 ')),
+    'peers synced, not reset',
+  );
   assert.ok(l.includes('ip address del 10.9.0.1/24 dev wgt0'));
   assert.equal(st('addr-wgt0'), '10.8.0.1/24');
 });
@@ -195,9 +210,20 @@ test('netns: every command runs inside ip netns exec', async () => {
 
 test('setPeer: preshared key through a 0600 file or /dev/null; exact keepalive and allowed IPs', async () => {
   const d = driver();
-  await d.setPeer('wgt0', { publicKey: key(4), presharedKey: key(5), allowedIps: ['10.8.0.3/32', '192.168.1.0/24'], endpoint: '10.0.0.9:51820', persistentKeepalive: 25 });
+  await d.setPeer('wgt0', {
+    publicKey: key(4),
+    presharedKey: key(5),
+    allowedIps: ['10.8.0.3/32', '192.168.1.0/24'],
+    endpoint: '10.0.0.9:51820',
+    persistentKeepalive: 25,
+  });
   const [first] = log();
-  assert.match(first, new RegExp(`^wg set wgt0 peer ${key(4).replace(/[+/]/g, '\\$&')} preshared-key \\S+ endpoint 10\\.0\\.0\\.9:51820 persistent-keepalive 25 allowed-ips 10\\.8\\.0\\.3/32,192\\.168\\.1\\.0/24$`));
+  assert.match(
+    first,
+    new RegExp(
+      `^wg set wgt0 peer ${key(4).replace(/[+/]/g, '\\$&')} preshared-key \\S+ endpoint 10\\.0\\.0\\.9:51820 persistent-keepalive 25 allowed-ips 10\\.8\\.0\\.3/32,192\\.168\\.1\\.0/24$`,
+    ),
+  );
   assert.equal(st('psk'), key(5));
   assert.equal(st('pskmode'), '600');
   await d.setPeer('wgt0', { publicKey: key(4), allowedIps: ['10.8.0.3/32'] });
@@ -212,7 +238,13 @@ test('setPeer / removePeer on wireguard-go go through its control socket (UAPI),
   await d.up(spec);
   const before = log().length;
   const hex = (b: number) => Buffer.alloc(32, b).toString('hex');
-  await d.setPeer('wgt0', { publicKey: key(4), presharedKey: key(5), allowedIps: ['10.8.0.3/32', '192.168.1.0/24'], endpoint: '10.0.0.9:51820', persistentKeepalive: 25 });
+  await d.setPeer('wgt0', {
+    publicKey: key(4),
+    presharedKey: key(5),
+    allowedIps: ['10.8.0.3/32', '192.168.1.0/24'],
+    endpoint: '10.0.0.9:51820',
+    persistentKeepalive: 25,
+  });
   await d.setPeer('wgt0', { publicKey: key(4), allowedIps: ['10.8.0.3/32'], endpoint: '[2001:db8::9]:51820' });
   await d.removePeer('wgt0', key(4));
   assert.deepEqual(log().slice(before), [
@@ -230,7 +262,10 @@ test('UAPI: wireguard-go refusing a change is an error naming the errno; without
   process.env.FAKE_UAPI_ERRNO = '22';
   const d = driver();
   await d.up(spec);
-  await assert.rejects(d.setPeer('wgt0', { publicKey: key(4), allowedIps: ['10.8.0.3/32'] }), (e: unknown) => e instanceof WgCommandError && /set peer refused \(errno=22\)/.test(e.message) && e.code === 22);
+  await assert.rejects(
+    d.setPeer('wgt0', { publicKey: key(4), allowedIps: ['10.8.0.3/32'] }),
+    (e: unknown) => e instanceof WgCommandError && /set peer refused \(errno=22\)/.test(e.message) && e.code === 22,
+  );
   await assert.rejects(d.removePeer('wgt0', key(4)), /remove peer refused \(errno=22\)/);
   await d.down('wgt0');
   // no socket (kernel interface, or wireguard-go gone): wg set
@@ -269,5 +304,8 @@ test('dump(): parsed when present, null when the interface is missing, an error 
   fs.writeFileSync(path.join(state, 'dump-wgt0'), `${key(1)}\t${key(9)}\t51820\toff\n${key(2)}\t(none)\t10.0.0.2:4000\t10.8.0.2/32\t1700000000\t10\t20\toff\n`);
   const dump = await d.dump('wgt0');
   assert.equal(dump?.iface.publicKey, key(9));
-  assert.deepEqual(dump?.peers.map((p) => [p.publicKey, p.rx, p.tx, p.latestHandshake]), [[key(2), 10, 20, 1700000000000]]);
+  assert.deepEqual(
+    dump?.peers.map((p) => [p.publicKey, p.rx, p.tx, p.latestHandshake]),
+    [[key(2), 10, 20, 1700000000000]],
+  );
 });

@@ -4,14 +4,15 @@ import { parseWgDump, WgDumpParseError } from '@gatehouse/common/wireguard/dump.
 
 const K = (c: string) => c.repeat(43) + '=';
 // As `wg show wg0 dump` prints it: tabs, "(none)" and "off" for empty values.
-const FIXTURE = [
-  [K('a'), K('b'), '51820', 'off'],
-  [K('c'), K('d'), '198.51.100.9:41234', '10.8.0.2/32', '1700000000', '123456', '654321', '25'],
-  [K('e'), '(none)', '(none)', '10.8.0.3/32,192.168.50.0/24', '0', '0', '0', 'off'],
-  [K('f'), '(none)', '[2001:db8::5]:51820', '(none)', '1700000123', '9007199254740991', '1', 'off'],
-]
-  .map((r) => r.join('\t'))
-  .join('\n') + '\n';
+const FIXTURE =
+  [
+    [K('a'), K('b'), '51820', 'off'],
+    [K('c'), K('d'), '198.51.100.9:41234', '10.8.0.2/32', '1700000000', '123456', '654321', '25'],
+    [K('e'), '(none)', '(none)', '10.8.0.3/32,192.168.50.0/24', '0', '0', '0', 'off'],
+    [K('f'), '(none)', '[2001:db8::5]:51820', '(none)', '1700000123', '9007199254740991', '1', 'off'],
+  ]
+    .map((r) => r.join('\t'))
+    .join('\n') + '\n';
 
 test('parses interface and peers', () => {
   const d = parseWgDump(FIXTURE);
@@ -56,7 +57,10 @@ test('`wg show all dump` output, given the interface', () => {
     .join('\n');
   const d = parseWgDump(all, 'wg1');
   assert.equal(d.iface.listenPort, 51821);
-  assert.deepEqual(d.peers.map((p) => [p.publicKey, p.rx, p.tx]), [[K('g'), 5, 6]]);
+  assert.deepEqual(
+    d.peers.map((p) => [p.publicKey, p.rx, p.tx]),
+    [[K('g'), 5, 6]],
+  );
   assert.throws(() => parseWgDump(all), WgDumpParseError);
   assert.throws(() => parseWgDump(all, 'wg9'), WgDumpParseError);
 });

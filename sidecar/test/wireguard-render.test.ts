@@ -155,7 +155,13 @@ test('a full subnet returns null, and every handed-out address is a distinct hos
   assert.equal(taken.at(-1), '10.8.0.254/32');
   assert.equal(allocateAddress(subnet, taken), null);
   // Freed addresses come back.
-  assert.equal(allocateAddress(subnet, taken.filter((t) => t !== '10.8.0.77/32')), '10.8.0.77');
+  assert.equal(
+    allocateAddress(
+      subnet,
+      taken.filter((t) => t !== '10.8.0.77/32'),
+    ),
+    '10.8.0.77',
+  );
 });
 
 // Its speed is a benchmark figure, not a timed test (a loaded machine failed the old 5 s bound):

@@ -42,14 +42,21 @@ test('the compose file is valid and matches the images it builds', { skip: reaso
   assert.ok('gatehouse-data' in project.volumes);
 
   const exposed = new Set(Object.keys(config.ExposedPorts ?? {}));
-  for (const p of server.ports ?? []) assert.ok(exposed.has(`${p.target}/${p.protocol}`), `port ${p.target}/${p.protocol} is exposed by the image (${[...exposed].join(' ')})`);
+  for (const p of server.ports ?? [])
+    assert.ok(exposed.has(`${p.target}/${p.protocol}`), `port ${p.target}/${p.protocol} is exposed by the image (${[...exposed].join(' ')})`);
   const admin = server.ports?.find((p) => p.target === 3000);
   assert.equal(admin?.host_ip, '127.0.0.1', 'the admin port is published on loopback only');
-  assert.ok(server.ports?.some((p) => p.target === 51820 && p.protocol === 'udp'), 'WireGuard 51820/udp is published');
+  assert.ok(
+    server.ports?.some((p) => p.target === 51820 && p.protocol === 'udp'),
+    'WireGuard 51820/udp is published',
+  );
 
   assert.deepEqual(server.cap_drop, ['ALL']);
   for (const cap of ['NET_ADMIN', 'NET_BIND_SERVICE', 'CHOWN', 'SETUID', 'SETGID', 'SETPCAP']) assert.ok(server.cap_add?.includes(cap), `cap_add has ${cap}`);
-  assert.ok(server.devices?.some((d) => d.source === '/dev/net/tun' && d.target === '/dev/net/tun'), 'the tun device is passed');
+  assert.ok(
+    server.devices?.some((d) => d.source === '/dev/net/tun' && d.target === '/dev/net/tun'),
+    'the tun device is passed',
+  );
   assert.equal(server.stop_signal ?? config.StopSignal, 'SIGTERM');
   assert.equal(config.StopSignal, 'SIGTERM');
   assert.ok((inspect.Healthcheck ?? config.Healthcheck)?.Test?.length, 'the image keeps its HEALTHCHECK');

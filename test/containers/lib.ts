@@ -96,12 +96,16 @@ export async function containerLogs(name: string): Promise<string> {
  */
 export async function startServerContainer(net: Network, ns: string, name: string, runOptions: string[]): Promise<{ health?: any; exited?: string }> {
   await podman(['run', '--detach', '--name', name, `--network=ns:/run/netns/${ns}`, ...runOptions, SERVER_IMAGE], { check: true });
-  return waitFor(async () => {
-    const state = (await podman(['inspect', '--format', '{{.State.Status}}', name])).stdout.trim();
-    if (state === 'exited') return { exited: await containerLogs(name) };
-    const r = await net.httpGet(ns, 'http://127.0.0.1:3000/health', { timeoutMs: 3000 });
-    return r.status === 200 ? { health: JSON.parse(r.body) } : null;
-  }, 120_000, { intervalMs: 500, what: `GET /health of ${name}` });
+  return waitFor(
+    async () => {
+      const state = (await podman(['inspect', '--format', '{{.State.Status}}', name])).stdout.trim();
+      if (state === 'exited') return { exited: await containerLogs(name) };
+      const r = await net.httpGet(ns, 'http://127.0.0.1:3000/health', { timeoutMs: 3000 });
+      return r.status === 200 ? { health: JSON.parse(r.body) } : null;
+    },
+    120_000,
+    { intervalMs: 500, what: `GET /health of ${name}` },
+  );
 }
 
 /**
@@ -157,10 +161,14 @@ export class AdminApi {
 
   /** A fresh install's first sign-in: the one-time password from the volume, changed to `password`. */
   async firstSignIn(volume: string, password: string): Promise<void> {
-    const { password: oneTime } = await waitFor(async () => {
-      const o = await oneTimePasswordOf(volume);
-      return o.password ? o : null;
-    }, 10_000, { what: `the one-time password on ${volume}` });
+    const { password: oneTime } = await waitFor(
+      async () => {
+        const o = await oneTimePasswordOf(volume);
+        return o.password ? o : null;
+      },
+      10_000,
+      { what: `the one-time password on ${volume}` },
+    );
     const l = await this.login(oneTime!);
     if (l.status !== 200) throw new Error(`sign-in with the one-time password: ${l.status} ${JSON.stringify(l.data)}`);
     const change = await this.api('/api/v1/settings/password', 'PUT', { current: oneTime, next: password });

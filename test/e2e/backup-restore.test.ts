@@ -20,82 +20,99 @@ import { waitFor } from '../lib/wait.js';
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
 const PASS = 'e2e backup passphrase 42';
 
-test('backup, then replace restore into a fresh install: the old peers tunnel through with their unchanged configs', { skip: reason ?? false, timeout: 120_000 }, async (t) => {
-  const iface = `ghk${process.pid % 1000}`;
-  const run = await startE2e(t, { prefix: 'bkrst', iface, vpnOctet: 205, peers: [{ name: 'pa', octet: 206 }, { name: 'pb', octet: 207 }], proxyBind: 'serverIp' });
-  const { network: net, serverIp, ns } = run;
-  const peers = await tunnelPeers(run, ['bk-peer-a', 'bk-peer-b']);
-  const pingOk = async (one: string) => (await net.ping(one, serverIp, { count: 1, timeoutS: 1 })).ok;
-  const wgShow = async (...args: string[]) => (await net.exec(null, 'wg', ['show', iface, ...args], { check: true })).stdout.trim();
+test(
+  'backup, then replace restore into a fresh install: the old peers tunnel through with their unchanged configs',
+  { skip: reason ?? false, timeout: 120_000 },
+  async (t) => {
+    const iface = `ghk${process.pid % 1000}`;
+    const run = await startE2e(t, {
+      prefix: 'bkrst',
+      iface,
+      vpnOctet: 205,
+      peers: [
+        { name: 'pa', octet: 206 },
+        { name: 'pb', octet: 207 },
+      ],
+      proxyBind: 'serverIp',
+    });
+    const { network: net, serverIp, ns } = run;
+    const peers = await tunnelPeers(run, ['bk-peer-a', 'bk-peer-b']);
+    const pingOk = async (one: string) => (await net.ping(one, serverIp, { count: 1, timeoutS: 1 })).ok;
+    const wgShow = async (...args: string[]) => (await net.exec(null, 'wg', ['show', iface, ...args], { check: true })).stdout.trim();
 
-  // ---- what the first install has: its server key, the peers as listed, their configs
-  const serverPub = await wgShow('public-key');
-  const shape = (list: any[]) => list.map((p) => ({ id: p.id, name: p.name, public_key: p.public_key, address: p.address, allowed_ips: p.allowed_ips, enabled: p.enabled })).sort((x, y) => x.id - y.id);
-  const listed = shape((await run.api('/peers')).data.peers);
-  assert.deepEqual(listed.map((p) => p.public_key).sort(), peers.map((p) => p.public_key).sort());
-  const configs = await Promise.all(peers.map(async (p) => (await run.api(`/peers/${p.id}/config`)).data as string));
-  const masterKey1 = fs.readFileSync(path.join(run.s.dataDir, 'master.key'), 'utf8');
+    // ---- what the first install has: its server key, the peers as listed, their configs
+    const serverPub = await wgShow('public-key');
+    const shape = (list: any[]) =>
+      list
+        .map((p) => ({ id: p.id, name: p.name, public_key: p.public_key, address: p.address, allowed_ips: p.allowed_ips, enabled: p.enabled }))
+        .sort((x, y) => x.id - y.id);
+    const listed = shape((await run.api('/peers')).data.peers);
+    assert.deepEqual(listed.map((p) => p.public_key).sort(), peers.map((p) => p.public_key).sort());
+    const configs = await Promise.all(peers.map(async (p) => (await run.api(`/peers/${p.id}/config`)).data as string));
+    const masterKey1 = fs.readFileSync(path.join(run.s.dataDir, 'master.key'), 'utf8');
 
-  // ---- the backup, then the first sidecar stops (its interface goes down)
-  const dl = await run.s.req('/api/v1/settings/backup', { headers: { ...bearer(await apiToken(run.s)), 'x-backup-passphrase': PASS } });
-  assert.equal(dl.status, 200, typeof dl.data === 'string' ? dl.data.slice(0, 300) : JSON.stringify(dl.data).slice(0, 300));
-  const doc = typeof dl.data === 'string' ? dl.data : JSON.stringify(dl.data);
-  await run.s.close();
-  await waitFor(async () => (await net.exec(null, 'ip', ['link', 'show', 'dev', iface])).code !== 0, 10_000, { what: 'the first interface gone' });
+    // ---- the backup, then the first sidecar stops (its interface goes down)
+    const dl = await run.s.req('/api/v1/settings/backup', { headers: { ...bearer(await apiToken(run.s)), 'x-backup-passphrase': PASS } });
+    assert.equal(dl.status, 200, typeof dl.data === 'string' ? dl.data.slice(0, 300) : JSON.stringify(dl.data).slice(0, 300));
+    const doc = typeof dl.data === 'string' ? dl.data : JSON.stringify(dl.data);
+    await run.s.close();
+    await waitFor(async () => (await net.exec(null, 'ip', ['link', 'show', 'dev', iface])).code !== 0, 10_000, { what: 'the first interface gone' });
 
-  // ---- a fresh install: same interface, port, subnet, proxy ports; new data directory and master key
-  const s2 = await startTestServer(run.env, { startFeatures: true });
-  t.after(() => s2.close());
-  assert.notEqual(s2.dataDir, run.s.dataDir);
-  assert.notEqual(fs.readFileSync(path.join(s2.dataDir, 'master.key'), 'utf8'), masterKey1, 'a new master key');
-  const health = await s2.req('/health');
-  assert.equal(health.status, 200, JSON.stringify(health.data));
-  assert.equal(health.data.checks.wireguard.ok, true);
-  assert.equal(health.data.checks.proxy.ok, true);
-  assert.notEqual(await wgShow('public-key'), serverPub, 'the fresh install has its own server key');
-  assert.equal(await wgShow('peers'), '', 'and no peers');
-  // the peers' tunnels (unchanged, still up in their namespaces) do not get through to it
-  for (const one of ns) {
-    for (let i = 0; i < 3; i++) assert.equal(await pingOk(one), false, `no ping from ${one} before the restore`);
-  }
+    // ---- a fresh install: same interface, port, subnet, proxy ports; new data directory and master key
+    const s2 = await startTestServer(run.env, { startFeatures: true });
+    t.after(() => s2.close());
+    assert.notEqual(s2.dataDir, run.s.dataDir);
+    assert.notEqual(fs.readFileSync(path.join(s2.dataDir, 'master.key'), 'utf8'), masterKey1, 'a new master key');
+    const health = await s2.req('/health');
+    assert.equal(health.status, 200, JSON.stringify(health.data));
+    assert.equal(health.data.checks.wireguard.ok, true);
+    assert.equal(health.data.checks.proxy.ok, true);
+    assert.notEqual(await wgShow('public-key'), serverPub, 'the fresh install has its own server key');
+    assert.equal(await wgShow('peers'), '', 'and no peers');
+    // the peers' tunnels (unchanged, still up in their namespaces) do not get through to it
+    for (const one of ns) {
+      for (let i = 0; i < 3; i++) assert.equal(await pingOk(one), false, `no ping from ${one} before the restore`);
+    }
 
-  // ---- replace restore (a signed-in admin of the fresh install, as the UI does it)
-  const { cookie, csrf } = await login(s2);
-  const form = new FormData();
-  form.set('passphrase', PASS);
-  form.set('file', new Blob([doc], { type: 'application/json' }), 'backup.json');
-  const restoredAt = Date.now();
-  const r = await s2.req('/api/v1/settings/backup/restore?mode=replace', { method: 'POST', headers: { cookie, 'x-csrf-token': csrf }, body: form });
-  assert.equal(r.status, 200, JSON.stringify(r.data));
-  assert.equal(r.data.dry_run, false);
-  assert.deepEqual(r.data.applied, { proxy: null, wireguard: null });
-  assert.equal(await wgShow('public-key'), serverPub, 'the server key came back from the backup');
+    // ---- replace restore (a signed-in admin of the fresh install, as the UI does it)
+    const { cookie, csrf } = await login(s2);
+    const form = new FormData();
+    form.set('passphrase', PASS);
+    form.set('file', new Blob([doc], { type: 'application/json' }), 'backup.json');
+    const restoredAt = Date.now();
+    const r = await s2.req('/api/v1/settings/backup/restore?mode=replace', { method: 'POST', headers: { cookie, 'x-csrf-token': csrf }, body: form });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.dry_run, false);
+    assert.deepEqual(r.data.applied, { proxy: null, wireguard: null });
+    assert.equal(await wgShow('public-key'), serverPub, 'the server key came back from the backup');
 
-  // ---- nothing touched in the namespaces: both peers get through again, on their own. A peer whose
-  // data goes unanswered starts a new handshake 15 s (keepalive + rekey timeout) after its first
-  // unanswered packet, and retries a failed one every 5 s: 20 s from the restore bounds both.
-  const backMs = await Promise.all(
-    ns.map(async (one) => {
-      await waitFor(() => pingOk(one), Math.max(1000, 20_000 - (Date.now() - restoredAt)), { what: `ping from ${one} after the restore` });
-      return Date.now() - restoredAt;
-    }),
-  );
-  const handshakes = new Map(
-    (await wgShow('latest-handshakes'))
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => l.split('\t') as [string, string]),
-  );
-  assert.deepEqual([...handshakes.keys()].sort(), peers.map((p) => p.public_key).sort(), 'wg show lists both peers');
-  for (const p of peers) {
-    const at = Number(handshakes.get(p.public_key)) * 1000;
-    assert.ok(at >= Math.floor(restoredAt / 1000) * 1000 && at <= Date.now() + 1000, `${p.name}: a handshake after the restore (${at} vs ${restoredAt})`);
-  }
+    // ---- nothing touched in the namespaces: both peers get through again, on their own. A peer whose
+    // data goes unanswered starts a new handshake 15 s (keepalive + rekey timeout) after its first
+    // unanswered packet, and retries a failed one every 5 s: 20 s from the restore bounds both.
+    const backMs = await Promise.all(
+      ns.map(async (one) => {
+        await waitFor(() => pingOk(one), Math.max(1000, 20_000 - (Date.now() - restoredAt)), { what: `ping from ${one} after the restore` });
+        return Date.now() - restoredAt;
+      }),
+    );
+    const handshakes = new Map(
+      (await wgShow('latest-handshakes'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t') as [string, string]),
+    );
+    assert.deepEqual([...handshakes.keys()].sort(), peers.map((p) => p.public_key).sort(), 'wg show lists both peers');
+    for (const p of peers) {
+      const at = Number(handshakes.get(p.public_key)) * 1000;
+      assert.ok(at >= Math.floor(restoredAt / 1000) * 1000 && at <= Date.now() + 1000, `${p.name}: a handshake after the restore (${at} vs ${restoredAt})`);
+    }
 
-  // ---- the API of the restored install (replace ended every sign-in: a new one)
-  assert.equal((await s2.req('/api/v1/peers', { headers: { cookie, 'x-csrf-token': csrf } })).status, 401, 'the sign-in from before the restore is gone');
-  const h2 = bearer(await apiToken(s2));
-  assert.deepEqual(shape((await s2.req('/api/v1/peers', { headers: h2 })).data.peers), listed);
-  for (const [i, p] of peers.entries()) assert.equal((await s2.req(`/api/v1/peers/${p.id}/config`, { headers: h2 })).data, configs[i], `${p.name}: the same client config`);
-  t.diagnostic(`tunnels back ${backMs.join(' ms, ')} ms after the restore`);
-});
+    // ---- the API of the restored install (replace ended every sign-in: a new one)
+    assert.equal((await s2.req('/api/v1/peers', { headers: { cookie, 'x-csrf-token': csrf } })).status, 401, 'the sign-in from before the restore is gone');
+    const h2 = bearer(await apiToken(s2));
+    assert.deepEqual(shape((await s2.req('/api/v1/peers', { headers: h2 })).data.peers), listed);
+    for (const [i, p] of peers.entries())
+      assert.equal((await s2.req(`/api/v1/peers/${p.id}/config`, { headers: h2 })).data, configs[i], `${p.name}: the same client config`);
+    t.diagnostic(`tunnels back ${backMs.join(' ms, ')} ms after the restore`);
+  },
+);

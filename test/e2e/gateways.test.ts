@@ -78,188 +78,220 @@ function startCompanion(n: Network, ns: string, envFile: string, extraEnv: Recor
   };
 }
 
-test('home gateways end to end: tunnel, Caddy, companion, LAN, heartbeats, Wake-on-LAN, rotation, offline', { skip: reason ?? false, timeout: 240_000 }, async (t) => {
-  const n = (process.pid % 200) + 20;
-  const net_ = await createNetwork({ prefix: 'gw' });
-  const started: { server?: TestServer } = {};
-  const companions: Running[] = [];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-gw-e2e-'));
-  t.after(async () => {
-    for (const c of companions) await c.stop();
-    await started.server?.close();
-    await net_.cleanup();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  const gwNs = await net_.addNamespace('gw');
-  const lanNs = await net_.addNamespace('lan');
-  const up = await net_.link(null, gwNs, `10.240.${n}.1/24`, `10.240.${n}.2/24`);
-  const lan = await net_.link(gwNs, lanNs, `10.241.${n}.1/24`, `10.241.${n}.2/24`);
-  // a real LAN has broadcast addresses on its interfaces (Wake-on-LAN uses the subnet broadcast)
-  await net_.exec(gwNs, 'ip', ['address', 'change', `10.241.${n}.1/24`, 'brd', '+', 'dev', lan.ifA], { check: true });
-  await net_.exec(lanNs, 'ip', ['address', 'change', `10.241.${n}.2/24`, 'brd', '+', 'dev', lan.ifB], { check: true });
-  const lanIp = lan.addrB;
+test(
+  'home gateways end to end: tunnel, Caddy, companion, LAN, heartbeats, Wake-on-LAN, rotation, offline',
+  { skip: reason ?? false, timeout: 240_000 },
+  async (t) => {
+    const n = (process.pid % 200) + 20;
+    const net_ = await createNetwork({ prefix: 'gw' });
+    const started: { server?: TestServer } = {};
+    const companions: Running[] = [];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-gw-e2e-'));
+    t.after(async () => {
+      for (const c of companions) await c.stop();
+      await started.server?.close();
+      await net_.cleanup();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const gwNs = await net_.addNamespace('gw');
+    const lanNs = await net_.addNamespace('lan');
+    const up = await net_.link(null, gwNs, `10.240.${n}.1/24`, `10.240.${n}.2/24`);
+    const lan = await net_.link(gwNs, lanNs, `10.241.${n}.1/24`, `10.241.${n}.2/24`);
+    // a real LAN has broadcast addresses on its interfaces (Wake-on-LAN uses the subnet broadcast)
+    await net_.exec(gwNs, 'ip', ['address', 'change', `10.241.${n}.1/24`, 'brd', '+', 'dev', lan.ifA], { check: true });
+    await net_.exec(lanNs, 'ip', ['address', 'change', `10.241.${n}.2/24`, 'brd', '+', 'dev', lan.ifB], { check: true });
+    const lanIp = lan.addrB;
 
-  // ---- the server
-  const iface = `ghgw${process.pid % 10000}`;
-  const base = await e2eServerEnv({ iface, subnet: `10.242.${n}`, publicHost: up.addrA, proxyBind: '127.0.0.1' });
-  const ports = { ...base.ports, l4: await freePort('tcp') };
-  const s = await startTestServer(
-    {
-      ...base.env,
-      GATEHOUSE_WG_POLL_INTERVAL: '2',
-      GATEHOUSE_GATEWAY_POLL_INTERVAL: '1',
-      GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: '1',
-      GATEHOUSE_GATEWAY_OFFLINE_AFTER: String(OFFLINE_AFTER_S),
-      GATEHOUSE_GATEWAY_WOL_TIMEOUT: '120',
-    },
-    { startFeatures: true, listen: true },
-  );
-  started.server = s;
-  const h = bearer(await apiToken(s));
-  const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: h });
+    // ---- the server
+    const iface = `ghgw${process.pid % 10000}`;
+    const base = await e2eServerEnv({ iface, subnet: `10.242.${n}`, publicHost: up.addrA, proxyBind: '127.0.0.1' });
+    const ports = { ...base.ports, l4: await freePort('tcp') };
+    const s = await startTestServer(
+      {
+        ...base.env,
+        GATEHOUSE_WG_POLL_INTERVAL: '2',
+        GATEHOUSE_GATEWAY_POLL_INTERVAL: '1',
+        GATEHOUSE_GATEWAY_HEARTBEAT_INTERVAL: '1',
+        GATEHOUSE_GATEWAY_OFFLINE_AFTER: String(OFFLINE_AFTER_S),
+        GATEHOUSE_GATEWAY_WOL_TIMEOUT: '120',
+      },
+      { startFeatures: true, listen: true },
+    );
+    started.server = s;
+    const h = bearer(await apiToken(s));
+    const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: h });
 
-  // ---- the gateway peer: its envContent is all the companion gets
-  const created = await api('/peers', { method: 'POST', json: { name: 'e2e home gateway', is_gateway: true } });
-  assert.equal(created.status, 201, JSON.stringify(created.data));
-  const peer = created.data.peer;
-  const envContent: string = created.data.gateway.envContent;
-  const env = parseEnvText(envContent);
-  assert.equal(env.GATEHOUSE_SERVER_URL, `http://10.242.${n}.1:${ports.api}`, 'the server API through the tunnel');
-  const envFile = path.join(dir, 'gateway.env');
-  fs.writeFileSync(envFile, envContent, { mode: 0o600 });
-  const local = { GATEWAY_WG_INTERFACE: net_.ifName('gw'), GATEWAY_STATE_FILE: path.join(dir, 'state.json'), GATEWAY_LOG_LEVEL: 'debug' };
+    // ---- the gateway peer: its envContent is all the companion gets
+    const created = await api('/peers', { method: 'POST', json: { name: 'e2e home gateway', is_gateway: true } });
+    assert.equal(created.status, 201, JSON.stringify(created.data));
+    const peer = created.data.peer;
+    const envContent: string = created.data.gateway.envContent;
+    const env = parseEnvText(envContent);
+    assert.equal(env.GATEHOUSE_SERVER_URL, `http://10.242.${n}.1:${ports.api}`, 'the server API through the tunnel');
+    const envFile = path.join(dir, 'gateway.env');
+    fs.writeFileSync(envFile, envContent, { mode: 0o600 });
+    const local = { GATEWAY_WG_INTERFACE: net_.ifName('gw'), GATEWAY_STATE_FILE: path.join(dir, 'state.json'), GATEWAY_LOG_LEVEL: 'debug' };
 
-  // ---- LAN servers and routes
-  const lanHttp = await net_.startHttpServer(lanNs, lanIp, 8081, { name: 'lan-nas' });
-  await net_.startTcpEcho(lanNs, lanIp, 7001);
-  const mkRoute = async (json: Record<string, unknown>) => {
-    const r = await api('/routes', { method: 'POST', json: { target_kind: 'gateway', target_peer_id: peer.id, target_lan_host: lanIp, ...json } });
-    assert.equal(r.status, 201, JSON.stringify(r.data));
-    return r.data.route;
-  };
-  const webRoute = await mkRoute({ domain: 'nas.gw-e2e.test', target_lan_port: 8081 });
-  const tcpRoute = await mkRoute({ domain: 'echo.gw-e2e.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: ports.l4, target_lan_port: 7001 });
-  const MAC = '52:54:00:12:34:56';
-  const wolRoute = await mkRoute({ domain: 'sleepy.gw-e2e.test', target_lan_port: 8082, wol_enabled: true, wol_mac: MAC });
+    // ---- LAN servers and routes
+    const lanHttp = await net_.startHttpServer(lanNs, lanIp, 8081, { name: 'lan-nas' });
+    await net_.startTcpEcho(lanNs, lanIp, 7001);
+    const mkRoute = async (json: Record<string, unknown>) => {
+      const r = await api('/routes', { method: 'POST', json: { target_kind: 'gateway', target_peer_id: peer.id, target_lan_host: lanIp, ...json } });
+      assert.equal(r.status, 201, JSON.stringify(r.data));
+      return r.data.route;
+    };
+    const webRoute = await mkRoute({ domain: 'nas.gw-e2e.test', target_lan_port: 8081 });
+    const tcpRoute = await mkRoute({ domain: 'echo.gw-e2e.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: ports.l4, target_lan_port: 7001 });
+    const MAC = '52:54:00:12:34:56';
+    const wolRoute = await mkRoute({ domain: 'sleepy.gw-e2e.test', target_lan_port: 8082, wol_enabled: true, wol_mac: MAC });
 
-  // the LAN is reachable from the gateway namespace only
-  assert.equal((await net_.ping(null, lanIp, { count: 1, timeoutS: 1 })).ok, false, 'the host cannot reach the LAN');
+    // the LAN is reachable from the gateway namespace only
+    assert.equal((await net_.ping(null, lanIp, { count: 1, timeoutS: 1 })).ok, false, 'the host cannot reach the LAN');
 
-  // ---- the companion, from the exact envContent
-  let companion = startCompanion(net_, gwNs, envFile, local);
-  companions.push(companion);
-  const gatewayView = async () => ((await api('/gateways')).data.gateways as any[]).find((g) => g.peer_id === peer.id);
-  const online = await waitFor(async () => {
-    if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
-    const g = await gatewayView();
-    return g?.status === 'online' && g.health?.route_reachability?.length === 3 && g.config_in_sync ? g : null;
-  }, 60_000, { intervalMs: 250, what: 'the gateway online with a heartbeat' }).catch((e) => {
-    throw new Error(`${(e as Error).message}\ncompanion output:\n${companion.out().slice(-4000)}`);
-  });
-  const reach = new Map(online.health.route_reachability.map((r: any) => [r.route_id, r]));
-  assert.equal((reach.get(webRoute.id) as any).reachable, true);
-  assert.equal((reach.get(tcpRoute.id) as any).reachable, true);
-  assert.equal((reach.get(wolRoute.id) as any).reachable, false, 'the sleepy host does not answer yet');
-  assert.ok(online.health.wg_handshake_age_s !== null && online.health.wg_handshake_age_s < 30, 'a real handshake');
-  assert.match(online.health.telemetry.wg_tools_version ?? '', /wireguard-tools/);
-  assert.deepEqual(online.health.tcp_listeners.map((l: any) => [l.port, l.status]), [[ports.l4, 'listening']]);
-  assert.equal(online.health.http_proxy_healthy, true);
-  assert.equal(online.health.api_healthy, true);
-  const info = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway;
-  assert.equal(info.status, 'online');
-  assert.equal(info.health.route_reachability.length, 3);
-  assert.ok(info.last_seen_at > Date.now() - 10_000);
+    // ---- the companion, from the exact envContent
+    let companion = startCompanion(net_, gwNs, envFile, local);
+    companions.push(companion);
+    const gatewayView = async () => ((await api('/gateways')).data.gateways as any[]).find((g) => g.peer_id === peer.id);
+    const online = await waitFor(
+      async () => {
+        if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
+        const g = await gatewayView();
+        return g?.status === 'online' && g.health?.route_reachability?.length === 3 && g.config_in_sync ? g : null;
+      },
+      60_000,
+      { intervalMs: 250, what: 'the gateway online with a heartbeat' },
+    ).catch((e) => {
+      throw new Error(`${(e as Error).message}\ncompanion output:\n${companion.out().slice(-4000)}`);
+    });
+    const reach = new Map(online.health.route_reachability.map((r: any) => [r.route_id, r]));
+    assert.equal((reach.get(webRoute.id) as any).reachable, true);
+    assert.equal((reach.get(tcpRoute.id) as any).reachable, true);
+    assert.equal((reach.get(wolRoute.id) as any).reachable, false, 'the sleepy host does not answer yet');
+    assert.ok(online.health.wg_handshake_age_s !== null && online.health.wg_handshake_age_s < 30, 'a real handshake');
+    assert.match(online.health.telemetry.wg_tools_version ?? '', /wireguard-tools/);
+    assert.deepEqual(
+      online.health.tcp_listeners.map((l: any) => [l.port, l.status]),
+      [[ports.l4, 'listening']],
+    );
+    assert.equal(online.health.http_proxy_healthy, true);
+    assert.equal(online.health.api_healthy, true);
+    const info = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway;
+    assert.equal(info.status, 'online');
+    assert.equal(info.health.route_reachability.length, 3);
+    assert.ok(info.last_seen_at > Date.now() - 10_000);
 
-  // ---- HTTP and L4 gateway routes through the real Caddy
-  const web = await waitFor(async () => {
-    const r = await viaCaddy(ports.http, 'nas.gw-e2e.test', '/through/the/gateway?x=1');
-    return r?.status === 200 ? r : null;
-  }, 20_000, { what: 'HTTP through Caddy, the tunnel and the companion' });
-  const body = JSON.parse(web.body);
-  assert.equal(body.server, 'lan-nas');
-  assert.equal(body.url, '/through/the/gateway?x=1');
-  assert.equal(body.headers.host, 'nas.gw-e2e.test');
-  assert.equal(await waitFor(() => tcpRoundTrip('127.0.0.1', ports.l4, 'hello LAN over L4', 5000), 20_000, { what: 'TCP through Caddy L4' }), 'hello LAN over L4');
+    // ---- HTTP and L4 gateway routes through the real Caddy
+    const web = await waitFor(
+      async () => {
+        const r = await viaCaddy(ports.http, 'nas.gw-e2e.test', '/through/the/gateway?x=1');
+        return r?.status === 200 ? r : null;
+      },
+      20_000,
+      { what: 'HTTP through Caddy, the tunnel and the companion' },
+    );
+    const body = JSON.parse(web.body);
+    assert.equal(body.server, 'lan-nas');
+    assert.equal(body.url, '/through/the/gateway?x=1');
+    assert.equal(body.headers.host, 'nas.gw-e2e.test');
+    assert.equal(
+      await waitFor(() => tcpRoundTrip('127.0.0.1', ports.l4, 'hello LAN over L4', 5000), 20_000, { what: 'TCP through Caddy L4' }),
+      'hello LAN over L4',
+    );
 
-  // ---- the LAN HTTP server stops: the next heartbeat says so
-  await lanHttp.stop();
-  const stoppedAt = Date.now();
-  await waitFor(async () => {
-    const g = await gatewayView();
-    return g.last_seen_at > stoppedAt && g.health.route_reachability.find((r: any) => r.route_id === webRoute.id)?.reachable === false;
-  }, 10_000, { what: 'the stopped LAN server reported unreachable' });
-  const g2 = await gatewayView();
-  assert.equal(g2.health.route_reachability.find((r: any) => r.route_id === tcpRoute.id).reachable, true);
-  assert.equal(g2.status, 'online', 'one LAN target still answers');
-  const down = await viaCaddy(ports.http, 'nas.gw-e2e.test', '/');
-  assert.equal(down?.status, 502, 'no Wake-on-LAN on this route: a plain 502');
-  assert.match(down!.body, /unreachable/);
+    // ---- the LAN HTTP server stops: the next heartbeat says so
+    await lanHttp.stop();
+    const stoppedAt = Date.now();
+    await waitFor(
+      async () => {
+        const g = await gatewayView();
+        return g.last_seen_at > stoppedAt && g.health.route_reachability.find((r: any) => r.route_id === webRoute.id)?.reachable === false;
+      },
+      10_000,
+      { what: 'the stopped LAN server reported unreachable' },
+    );
+    const g2 = await gatewayView();
+    assert.equal(g2.health.route_reachability.find((r: any) => r.route_id === tcpRoute.id).reachable, true);
+    assert.equal(g2.status, 'online', 'one LAN target still answers');
+    const down = await viaCaddy(ports.http, 'nas.gw-e2e.test', '/');
+    assert.equal(down?.status, 502, 'no Wake-on-LAN on this route: a plain 502');
+    assert.match(down!.body, /unreachable/);
 
-  // ---- Wake-on-LAN: waking-up page, the magic packet on the LAN, then the site
-  const wol = net_.spawn(lanNs, process.execPath, ['-e', WOL_LISTENER]);
-  let wolOut = '';
-  wol.stdout!.setEncoding('utf8').on('data', (d: string) => (wolOut += d));
-  await waitFor(() => wolOut.includes('READY'), 5000, { what: 'UDP listener on port 9' });
-  const page = await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/dashboard', { accept: 'text/html' });
-  assert.equal(page?.status, 503, JSON.stringify(page));
-  assert.match(page!.body, /Waking up sleepy\.gw-e2e\.test/);
-  assert.match(page!.body, /<meta http-equiv="refresh" content="5">/);
-  assert.equal(page!.headers['retry-after'], '5');
-  const pkt = await waitFor(() => /PKT (\S+) ([0-9a-f]+)/.exec(wolOut), 10_000, { what: 'the magic packet on the LAN' });
-  const bytes = Buffer.from(pkt[2], 'hex');
-  assert.equal(bytes.length, 102);
-  assert.ok(bytes.subarray(0, 6).equals(Buffer.alloc(6, 0xff)), 'six 0xFF bytes');
-  const mac = Buffer.from(MAC.replace(/:/g, ''), 'hex');
-  for (let i = 0; i < 16; i++) assert.ok(bytes.subarray(6 + i * 6, 12 + i * 6).equals(mac), `MAC repetition ${i + 1}`);
-  assert.equal(pkt[1], lan.addrA, 'sent by the gateway on its LAN interface');
-  const acts = (await api('/logs/activity?event_type=gateway_wol_sent')).data.entries as any[];
-  assert.ok(acts.some((e) => e.details.route_id === wolRoute.id && e.details.trigger === 'visitor'));
-  // the host "wakes up": the next reload gets the site
-  await net_.startHttpServer(lanNs, lanIp, 8082, { name: 'woken-host' });
-  const woke = await waitFor(async () => {
-    const r = await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/dashboard', { accept: 'text/html' });
-    return r?.status === 200 ? r : null;
-  }, 10_000, { what: 'the woken host through Caddy' });
-  assert.equal(JSON.parse(woke.body).server, 'woken-host');
-  // the admin can wake it on demand too
-  const manual = await api(`/routes/${wolRoute.id}/wol`, { method: 'POST' });
-  assert.equal(manual.status, 200, JSON.stringify(manual.data));
-  assert.deepEqual(manual.data.wol.companion.sent_to, [`10.241.${n}.255:9`]);
+    // ---- Wake-on-LAN: waking-up page, the magic packet on the LAN, then the site
+    const wol = net_.spawn(lanNs, process.execPath, ['-e', WOL_LISTENER]);
+    let wolOut = '';
+    wol.stdout!.setEncoding('utf8').on('data', (d: string) => (wolOut += d));
+    await waitFor(() => wolOut.includes('READY'), 5000, { what: 'UDP listener on port 9' });
+    const page = await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/dashboard', { accept: 'text/html' });
+    assert.equal(page?.status, 503, JSON.stringify(page));
+    assert.match(page!.body, /Waking up sleepy\.gw-e2e\.test/);
+    assert.match(page!.body, /<meta http-equiv="refresh" content="5">/);
+    assert.equal(page!.headers['retry-after'], '5');
+    const pkt = await waitFor(() => /PKT (\S+) ([0-9a-f]+)/.exec(wolOut), 10_000, { what: 'the magic packet on the LAN' });
+    const bytes = Buffer.from(pkt[2], 'hex');
+    assert.equal(bytes.length, 102);
+    assert.ok(bytes.subarray(0, 6).equals(Buffer.alloc(6, 0xff)), 'six 0xFF bytes');
+    const mac = Buffer.from(MAC.replace(/:/g, ''), 'hex');
+    for (let i = 0; i < 16; i++) assert.ok(bytes.subarray(6 + i * 6, 12 + i * 6).equals(mac), `MAC repetition ${i + 1}`);
+    assert.equal(pkt[1], lan.addrA, 'sent by the gateway on its LAN interface');
+    const acts = (await api('/logs/activity?event_type=gateway_wol_sent')).data.entries as any[];
+    assert.ok(acts.some((e) => e.details.route_id === wolRoute.id && e.details.trigger === 'visitor'));
+    // the host "wakes up": the next reload gets the site
+    await net_.startHttpServer(lanNs, lanIp, 8082, { name: 'woken-host' });
+    const woke = await waitFor(
+      async () => {
+        const r = await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/dashboard', { accept: 'text/html' });
+        return r?.status === 200 ? r : null;
+      },
+      10_000,
+      { what: 'the woken host through Caddy' },
+    );
+    assert.equal(JSON.parse(woke.body).server, 'woken-host');
+    // the admin can wake it on demand too
+    const manual = await api(`/routes/${wolRoute.id}/wol`, { method: 'POST' });
+    assert.equal(manual.status, 200, JSON.stringify(manual.data));
+    assert.deepEqual(manual.data.wol.companion.sent_to, [`10.241.${n}.255:9`]);
 
-  // ---- rotation: the running companion is refused at once; the new env works
-  const lastSeen = (await gatewayView()).last_seen_at;
-  const rotated = await api(`/peers/${peer.id}/gateway-env/rotate`, { method: 'POST' });
-  assert.equal(rotated.status, 200);
-  const rotatedAt = Date.now();
-  await waitFor(() => companion.out().includes("rejected this gateway's token (401)"), 5000, { what: 'the companion told 401' });
-  assert.ok(Date.now() - rotatedAt < 5000);
-  const frozen = (await gatewayView()).last_seen_at;
-  assert.ok(frozen >= lastSeen);
-  await new Promise((r) => setTimeout(r, 2500)); // not a condition: proves no heartbeat is accepted meanwhile
-  assert.equal((await gatewayView()).last_seen_at, frozen, 'no heartbeat accepted with the old token');
-  assert.equal(JSON.parse((await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/'))!.body).server, 'woken-host', 'the LAN stays served meanwhile');
-  await companion.stop();
-  fs.writeFileSync(envFile, rotated.data.gateway.envContent, { mode: 0o600 });
-  companion = startCompanion(net_, gwNs, envFile, local);
-  companions.push(companion);
-  await waitFor(async () => (await gatewayView()).last_seen_at > frozen, 30_000, { what: 'heartbeats with the new tokens' }).catch((e) => {
-    throw new Error(`${(e as Error).message}\n${companion.out().slice(-3000)}`);
-  });
-  await waitFor(async () => (await gatewayView()).status === 'online', 10_000, { what: 'online again' });
+    // ---- rotation: the running companion is refused at once; the new env works
+    const lastSeen = (await gatewayView()).last_seen_at;
+    const rotated = await api(`/peers/${peer.id}/gateway-env/rotate`, { method: 'POST' });
+    assert.equal(rotated.status, 200);
+    const rotatedAt = Date.now();
+    await waitFor(() => companion.out().includes("rejected this gateway's token (401)"), 5000, { what: 'the companion told 401' });
+    assert.ok(Date.now() - rotatedAt < 5000);
+    const frozen = (await gatewayView()).last_seen_at;
+    assert.ok(frozen >= lastSeen);
+    await new Promise((r) => setTimeout(r, 2500)); // not a condition: proves no heartbeat is accepted meanwhile
+    assert.equal((await gatewayView()).last_seen_at, frozen, 'no heartbeat accepted with the old token');
+    assert.equal(JSON.parse((await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/'))!.body).server, 'woken-host', 'the LAN stays served meanwhile');
+    await companion.stop();
+    fs.writeFileSync(envFile, rotated.data.gateway.envContent, { mode: 0o600 });
+    companion = startCompanion(net_, gwNs, envFile, local);
+    companions.push(companion);
+    await waitFor(async () => (await gatewayView()).last_seen_at > frozen, 30_000, { what: 'heartbeats with the new tokens' }).catch((e) => {
+      throw new Error(`${(e as Error).message}\n${companion.out().slice(-3000)}`);
+    });
+    await waitFor(async () => (await gatewayView()).status === 'online', 10_000, { what: 'online again' });
 
-  // ---- the companion stops: offline within offline_after + one evaluation tick (the logged transition)
-  await companion.stop();
-  const stopped = Date.now();
-  const offlineEvent = await waitFor(async () => {
-    const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries as any[];
-    return entries.find((e) => e.details?.peer_id === peer.id && e.details.at >= stopped);
-  }, (OFFLINE_AFTER_S + TICK_S + 5) * 1000, { intervalMs: 100, what: 'the gateway_offline transition' });
-  const took = (offlineEvent.details.at - stopped) / 1000;
-  assert.ok(took <= OFFLINE_AFTER_S + TICK_S + 1.5, `offline after ${took.toFixed(1)} s`);
-  assert.match(offlineEvent.details.reason, /no heartbeat for \d+ s \(offline after 6 s\)/);
-  const last = await gatewayView();
-  assert.equal(last.status, 'offline');
-  const events = ((await api('/logs/activity?source=gateways&limit=200')).data.entries as any[]).filter((e) => e.details?.peer_id === peer.id).map((e) => e.event_type);
-  assert.ok(events.includes('gateway_online') && events.includes('gateway_offline') && events.includes('gateway_tokens_rotated'), events.join());
-  t.diagnostic(`offline ${took.toFixed(1)} s after the companion stopped (offline_after ${OFFLINE_AFTER_S} s, tick ${TICK_S} s)`);
-});
+    // ---- the companion stops: offline within offline_after + one evaluation tick (the logged transition)
+    await companion.stop();
+    const stopped = Date.now();
+    const offlineEvent = await waitFor(
+      async () => {
+        const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries as any[];
+        return entries.find((e) => e.details?.peer_id === peer.id && e.details.at >= stopped);
+      },
+      (OFFLINE_AFTER_S + TICK_S + 5) * 1000,
+      { intervalMs: 100, what: 'the gateway_offline transition' },
+    );
+    const took = (offlineEvent.details.at - stopped) / 1000;
+    assert.ok(took <= OFFLINE_AFTER_S + TICK_S + 1.5, `offline after ${took.toFixed(1)} s`);
+    assert.match(offlineEvent.details.reason, /no heartbeat for \d+ s \(offline after 6 s\)/);
+    const last = await gatewayView();
+    assert.equal(last.status, 'offline');
+    const events = ((await api('/logs/activity?source=gateways&limit=200')).data.entries as any[])
+      .filter((e) => e.details?.peer_id === peer.id)
+      .map((e) => e.event_type);
+    assert.ok(events.includes('gateway_online') && events.includes('gateway_offline') && events.includes('gateway_tokens_rotated'), events.join());
+    t.diagnostic(`offline ${took.toFixed(1)} s after the companion stopped (offline_after ${OFFLINE_AFTER_S} s, tick ${TICK_S} s)`);
+  },
+);

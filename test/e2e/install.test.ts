@@ -16,11 +16,19 @@ import { which } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-const reason = !which('systemd-analyze') ? 'no systemd-analyze (Debian package systemd)' : !which('systemd-sysusers') ? 'no systemd-sysusers' : !fs.existsSync(path.join(ROOT, 'bin', 'caddy')) ? 'no bin/caddy (scripts/build-caddy.sh)' : null;
+const reason = !which('systemd-analyze')
+  ? 'no systemd-analyze (Debian package systemd)'
+  : !which('systemd-sysusers')
+    ? 'no systemd-sysusers'
+    : !fs.existsSync(path.join(ROOT, 'bin', 'caddy'))
+      ? 'no bin/caddy (scripts/build-caddy.sh)'
+      : null;
 
 function ensureBuilt(): void {
-  if (!fs.existsSync(path.join(ROOT, 'sidecar/dist/main.js')) || !fs.existsSync(path.join(ROOT, 'sidecar/common/dist'))) execFileSync('npm', ['run', '-s', '-w', '@gatehouse/sidecar', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  if (!fs.existsSync(path.join(ROOT, 'sidecar/ui/dist/index.html'))) execFileSync('npm', ['run', '-s', '-w', '@gatehouse/ui', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (!fs.existsSync(path.join(ROOT, 'sidecar/dist/main.js')) || !fs.existsSync(path.join(ROOT, 'sidecar/common/dist')))
+    execFileSync('npm', ['run', '-s', '-w', '@gatehouse/sidecar', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (!fs.existsSync(path.join(ROOT, 'sidecar/ui/dist/index.html')))
+    execFileSync('npm', ['run', '-s', '-w', '@gatehouse/ui', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 
 test('scripts/install.sh --root: the unit passes systemd-analyze verify, the installed app starts', { skip: reason ?? false, timeout: 900_000 }, async (t) => {
@@ -32,7 +40,16 @@ test('scripts/install.sh --root: the unit passes systemd-analyze verify, the ins
 
   // what the script installed
   const unit = path.join(root, 'etc/systemd/system/gatehouse.service');
-  for (const f of ['opt/gatehouse/bin/gatehouse', 'opt/gatehouse/bin/gatehouse-cli', 'opt/gatehouse/bin/caddy', 'opt/gatehouse/sidecar/dist/main.js', 'opt/gatehouse/sidecar/ui/dist/index.html', 'etc/gatehouse/gatehouse.env', 'usr/lib/sysusers.d/gatehouse.conf', 'etc/modules-load.d/gatehouse.conf']) {
+  for (const f of [
+    'opt/gatehouse/bin/gatehouse',
+    'opt/gatehouse/bin/gatehouse-cli',
+    'opt/gatehouse/bin/caddy',
+    'opt/gatehouse/sidecar/dist/main.js',
+    'opt/gatehouse/sidecar/ui/dist/index.html',
+    'etc/gatehouse/gatehouse.env',
+    'usr/lib/sysusers.d/gatehouse.conf',
+    'etc/modules-load.d/gatehouse.conf',
+  ]) {
     assert.ok(fs.existsSync(path.join(root, f)), `${f} installed`);
   }
   assert.ok(fs.statSync(path.join(root, 'opt/gatehouse/bin/gatehouse')).mode & 0o111, 'launcher executable');
@@ -52,7 +69,10 @@ test('scripts/install.sh --root: the unit passes systemd-analyze verify, the ins
   assert.equal(verify.status, 0, verify.stderr + verify.stdout);
   assert.equal((verify.stderr + verify.stdout).trim(), '', `systemd-analyze verify printed:\n${verify.stderr}${verify.stdout}`);
   // the check itself works: a broken copy of the unit is reported
-  const broken = fs.readFileSync(unit, 'utf8').replace('ExecStart=/opt/gatehouse/bin/gatehouse', 'ExecStart=/opt/gatehouse/bin/missing').replace('NoNewPrivileges=yes', 'NoNewPrivileges=maybe');
+  const broken = fs
+    .readFileSync(unit, 'utf8')
+    .replace('ExecStart=/opt/gatehouse/bin/gatehouse', 'ExecStart=/opt/gatehouse/bin/missing')
+    .replace('NoNewPrivileges=yes', 'NoNewPrivileges=maybe');
   fs.writeFileSync(path.join(root, 'etc/systemd/system/gatehouse-broken.service'), broken);
   const bad = spawnSync('systemd-analyze', ['verify', `--root=${root}`, '--man=no', 'gatehouse-broken.service'], { encoding: 'utf8' });
   assert.match(bad.stderr + bad.stdout, /missing|not executable/i);
@@ -71,7 +91,15 @@ test('scripts/install.sh --root: the unit passes systemd-analyze verify, the ins
   t.after(() => fs.rmSync(data, { recursive: true, force: true }));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const child = spawn(path.join(root, 'opt/gatehouse/bin/gatehouse'), [], {
-    env: { PATH: process.env.PATH, GATEHOUSE_DATA_DIR: data, GATEHOUSE_PORT: String(port), GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false', GATEHOUSE_GATEWAY_TUNNEL_LISTEN: 'false', GATEHOUSE_LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH,
+      GATEHOUSE_DATA_DIR: data,
+      GATEHOUSE_PORT: String(port),
+      GATEHOUSE_MANAGE_CADDY: 'false',
+      GATEHOUSE_WG_MANAGE: 'false',
+      GATEHOUSE_GATEWAY_TUNNEL_LISTEN: 'false',
+      GATEHOUSE_LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -95,7 +123,12 @@ test('scripts/install.sh --root: the unit passes systemd-analyze verify, the ins
   const cli = (args: string[]) =>
     spawnSync(path.join(root, 'opt/gatehouse/bin/gatehouse-cli'), args, {
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, GATEHOUSE_DATA_DIR: data, GATEHOUSE_ENV_FILE: path.join(root, 'etc/gatehouse/gatehouse.env'), GATEHOUSE_LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH,
+        GATEHOUSE_DATA_DIR: data,
+        GATEHOUSE_ENV_FILE: path.join(root, 'etc/gatehouse/gatehouse.env'),
+        GATEHOUSE_LOG_LEVEL: 'warn',
+      },
     });
   const reset = cli(['reset-admin-password', 'admin']);
   assert.equal(reset.status, 0, reset.stderr);

@@ -17,7 +17,16 @@ import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
 test('L4 routes: peer ACL and IP filter enforced by the layer4 server, from two peer namespaces', { skip: reason ?? false, timeout: 240_000 }, async (t) => {
-  const run = await startE2e(t, { prefix: 'l4prot', iface: `ghl${process.pid % 1000}`, vpnOctet: 246, peers: [{ name: 'pa', octet: 247 }, { name: 'pb', octet: 248 }], proxyBind: 'serverIp' });
+  const run = await startE2e(t, {
+    prefix: 'l4prot',
+    iface: `ghl${process.pid % 1000}`,
+    vpnOctet: 246,
+    peers: [
+      { name: 'pa', octet: 247 },
+      { name: 'pb', octet: 248 },
+    ],
+    proxyBind: 'serverIp',
+  });
   const { network, api, serverIp } = run;
   const [nsA, nsB] = run.ns;
   const [peerA, peerB] = await tunnelPeers(run, ['e2e-l4-a', 'e2e-l4-b']);
@@ -35,10 +44,40 @@ test('L4 routes: peer ACL and IP filter enforced by the layer4 server, from two 
     return r.data.route as { id: number };
   };
   const ports = { acl: await freePort('tcp'), white: await freePort('udp'), black: await freePort('tcp'), aclUdp: await freePort('udp') };
-  const acl = await route({ domain: 'acl.l4.test', l4_protocol: 'tcp', l4_listen_port: ports.acl, target_port: tcpEcho.port, acl_enabled: true, acl_peer_ids: [peerA.id] });
-  const white = await route({ domain: 'white.l4.test', l4_protocol: 'udp', l4_listen_port: ports.white, target_port: udpEcho.port, ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [ipA] });
-  await route({ domain: 'black.l4.test', l4_protocol: 'tcp', l4_listen_port: ports.black, target_port: tcpEcho.port, ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [{ value: ipA, note: 'peer A' }] });
-  await route({ domain: 'acludp.l4.test', l4_protocol: 'udp', l4_listen_port: ports.aclUdp, target_port: udpEcho.port, acl_enabled: true, acl_peer_ids: [peerB.id] });
+  const acl = await route({
+    domain: 'acl.l4.test',
+    l4_protocol: 'tcp',
+    l4_listen_port: ports.acl,
+    target_port: tcpEcho.port,
+    acl_enabled: true,
+    acl_peer_ids: [peerA.id],
+  });
+  const white = await route({
+    domain: 'white.l4.test',
+    l4_protocol: 'udp',
+    l4_listen_port: ports.white,
+    target_port: udpEcho.port,
+    ip_filter_enabled: true,
+    ip_filter_mode: 'whitelist',
+    ip_filter_rules: [ipA],
+  });
+  await route({
+    domain: 'black.l4.test',
+    l4_protocol: 'tcp',
+    l4_listen_port: ports.black,
+    target_port: tcpEcho.port,
+    ip_filter_enabled: true,
+    ip_filter_mode: 'blacklist',
+    ip_filter_rules: [{ value: ipA, note: 'peer A' }],
+  });
+  await route({
+    domain: 'acludp.l4.test',
+    l4_protocol: 'udp',
+    l4_listen_port: ports.aclUdp,
+    target_port: udpEcho.port,
+    acl_enabled: true,
+    acl_peer_ids: [peerB.id],
+  });
 
   const tcp = (ns: string, port: number, msg: string) => network.tcpRoundTrip(ns, serverIp, port, msg, 2000);
   const udp = (ns: string, port: number, msg: string) => network.udpRoundTrip(ns, serverIp, port, msg, 2000);

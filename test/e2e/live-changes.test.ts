@@ -57,7 +57,10 @@ srv.listen(Number(port), host, () => console.log('READY'));
 `;
 
 /** An upgraded connection through Caddy: send(text) resolves with the echo (or null within 3 s). */
-async function upgrade(port: number, host: string): Promise<{ echo: (text: string) => Promise<string | null>; closed: () => boolean; closedAt: () => number | null; destroy: () => void }> {
+async function upgrade(
+  port: number,
+  host: string,
+): Promise<{ echo: (text: string) => Promise<string | null>; closed: () => boolean; closedAt: () => number | null; destroy: () => void }> {
   const sock = await new Promise<net.Socket>((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path: '/echo', headers: { host, connection: 'Upgrade', upgrade: 'gatehouse-echo' }, agent: false });
     req.on('upgrade', (res, s) => (res.statusCode === 101 ? resolve(s) : reject(new Error(`status ${res.statusCode}`))));
@@ -90,7 +93,12 @@ async function upgrade(port: number, host: string): Promise<{ echo: (text: strin
 }
 
 /** A download through Caddy: resolves with the status, the bytes received and whether each byte is right. */
-function download(port: number, host: string, bytes: number, gapMs: number): Promise<{ status: number; received: number; intact: boolean; error: string | null }> {
+function download(
+  port: number,
+  host: string,
+  bytes: number,
+  gapMs: number,
+): Promise<{ status: number; received: number; intact: boolean; error: string | null }> {
   return new Promise((resolve) => {
     let received = 0;
     let intact = true;
@@ -108,7 +116,13 @@ function download(port: number, host: string, bytes: number, gapMs: number): Pro
 }
 
 test('route changes do not cut connections of other routes; a full load keeps them for the grace', { skip: reason ?? false, timeout: 300_000 }, async (t) => {
-  const run = await startE2e(t, { prefix: 'live', iface: `ghl${process.pid % 1000}`, vpnOctet: 231, peers: [{ name: 'peer', octet: 232 }], proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal' },
+  const run = await startE2e(t, {
+    prefix: 'live',
+    iface: `ghl${process.pid % 1000}`,
+    vpnOctet: 231,
+    peers: [{ name: 'peer', octet: 232 }],
+    proxyBind: '127.0.0.1',
+    env: { GATEHOUSE_TLS: 'internal' },
     // listen: Caddy forwards the route-auth verify subrequests to GATEHOUSE_PORT.
     start: { listen: true },
   });
@@ -128,15 +142,16 @@ test('route changes do not cut connections of other routes; a full load keeps th
     assert.equal(r.status, 201, JSON.stringify(r.data));
     return r.data.route as { id: number; domain: string };
   };
-  const get = (host: string) => new Promise<{ status: number; body: string } | null>((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port: ports.http, path: '/', headers: { host }, agent: false, timeout: 3000 }, (res) => {
-      let b = '';
-      res.on('data', (d) => (b += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+  const get = (host: string) =>
+    new Promise<{ status: number; body: string } | null>((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port: ports.http, path: '/', headers: { host }, agent: false, timeout: 3000 }, (res) => {
+        let b = '';
+        res.on('data', (d) => (b += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+      });
+      req.on('error', () => resolve(null));
+      req.on('timeout', () => req.destroy());
     });
-    req.on('error', () => resolve(null));
-    req.on('timeout', () => req.destroy());
-  });
 
   await create({ domain: 'a.live.test' });
   const c = await create({ domain: 'c.live.test' });
@@ -168,7 +183,12 @@ test('route changes do not cut connections of other routes; a full load keeps th
   assert.equal((await api(`/routes/${b.id}`, 'DELETE')).status, 200);
   assert.equal((await get('b2.live.test'))?.status, 404);
   assert.equal(await conn.echo('after B deleted'), 'after B deleted');
-  const auth = await api(`/routes/${c.id}/auth`, 'POST', { method: 'email_password', email: 'owner@example.test', password: 'correct horse battery', session_max_age: 3_600_000 });
+  const auth = await api(`/routes/${c.id}/auth`, 'POST', {
+    method: 'email_password',
+    email: 'owner@example.test',
+    password: 'correct horse battery',
+    session_max_age: 3_600_000,
+  });
   assert.ok(auth.status === 200 || auth.status === 201, JSON.stringify(auth.data));
   const cNow = await get('c.live.test');
   assert.ok(cNow && cNow.status >= 300 && cNow.status < 400, `route C now asks to sign in: ${JSON.stringify(cNow)}`);

@@ -27,7 +27,9 @@ const reason =
 async function curl(n: Network, url: string, extra: string[] = []): Promise<{ status: number; body: string } | null> {
   const u = new URL(url);
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
-  const r = await n.exec(null, 'curl', ['-s', '-k', '--max-time', '3', '--resolve', `${u.hostname}:${port}:127.0.0.1`, '-w', '\n%{http_code}', ...extra, url], { timeoutMs: 8000 });
+  const r = await n.exec(null, 'curl', ['-s', '-k', '--max-time', '3', '--resolve', `${u.hostname}:${port}:127.0.0.1`, '-w', '\n%{http_code}', ...extra, url], {
+    timeoutMs: 8000,
+  });
   if (r.code !== 0) return null;
   const i = r.stdout.lastIndexOf('\n');
   return { status: Number(r.stdout.slice(i + 1)), body: r.stdout.slice(0, i) };
@@ -36,10 +38,16 @@ async function curl(n: Network, url: string, extra: string[] = []): Promise<{ st
 test('a real Prometheus scrapes /metrics: online peers and a route request count through PromQL', { skip: reason ?? false, timeout: 240_000 }, async (t) => {
   const adminDomain = 'gatehouse.metrics.test';
   const run = await startE2e(t, {
-    prefix: 'metrics', iface: `ghm${process.pid % 1000}`, vpnOctet: 221,
-    peers: [{ name: 'peera', octet: 222 }, { name: 'peerb', octet: 223 }],
+    prefix: 'metrics',
+    iface: `ghm${process.pid % 1000}`,
+    vpnOctet: 221,
+    peers: [
+      { name: 'peera', octet: 222 },
+      { name: 'peerb', octet: 223 },
+    ],
     // no licence: the community edition has prometheus_metrics (/metrics and Caddy's metrics on)
-    proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_ADMIN_DOMAIN: adminDomain, GATEHOUSE_LICENCE_KEY: '' },
+    proxyBind: '127.0.0.1',
+    env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_ADMIN_DOMAIN: adminDomain, GATEHOUSE_LICENCE_KEY: '' },
     // on its configured port: Caddy's admin domain proxies to it there
     start: { listen: true },
   });
@@ -63,28 +71,38 @@ test('a real Prometheus scrapes /metrics: online peers and a route request count
   fs.writeFileSync(path.join(dir, 'token'), systemToken, { mode: 0o600 });
   const promPort = await freePort('tcp');
   const target = `127.0.0.1:${s.port}`;
-  fs.writeFileSync(path.join(dir, 'prometheus.yml'), [
-    'global:',
-    '  scrape_interval: 1s',
-    '  scrape_timeout: 1s',
-    'scrape_configs:',
-    '  - job_name: gatehouse',
-    '    metrics_path: /metrics',
-    '    authorization:',
-    '      type: Bearer',
-    `      credentials_file: ${path.join(dir, 'token')}`,
-    `    static_configs: [{ targets: ['${target}'] }]`,
-    '  - job_name: gatehouse-query-token',
-    '    metrics_path: /metrics',
-    '    params:',
-    `      token: ['${readOnlyToken}']`,
-    `    static_configs: [{ targets: ['${target}'] }]`,
-    '',
-  ].join('\n'));
-  const prom = network.spawn(null, PROMETHEUS, [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${promPort}`, '--storage.tsdb.retention.time=1h',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  fs.writeFileSync(
+    path.join(dir, 'prometheus.yml'),
+    [
+      'global:',
+      '  scrape_interval: 1s',
+      '  scrape_timeout: 1s',
+      'scrape_configs:',
+      '  - job_name: gatehouse',
+      '    metrics_path: /metrics',
+      '    authorization:',
+      '      type: Bearer',
+      `      credentials_file: ${path.join(dir, 'token')}`,
+      `    static_configs: [{ targets: ['${target}'] }]`,
+      '  - job_name: gatehouse-query-token',
+      '    metrics_path: /metrics',
+      '    params:',
+      `      token: ['${readOnlyToken}']`,
+      `    static_configs: [{ targets: ['${target}'] }]`,
+      '',
+    ].join('\n'),
+  );
+  const prom = network.spawn(
+    null,
+    PROMETHEUS,
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+      '--storage.tsdb.retention.time=1h',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let promLog = '';
   prom.stderr?.on('data', (d: Buffer) => (promLog = (promLog + d.toString()).slice(-4000)));
   const query = async (q: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> => {
@@ -102,9 +120,13 @@ test('a real Prometheus scrapes /metrics: online peers and a route request count
     }
   };
   try {
-    await waitFor(async () => (await one('up{job="gatehouse"}')) === 1 && (await one('up{job="gatehouse-query-token"}')) === 1, 30_000, { what: 'both scrapes up' });
+    await waitFor(async () => (await one('up{job="gatehouse"}')) === 1 && (await one('up{job="gatehouse-query-token"}')) === 1, 30_000, {
+      what: 'both scrapes up',
+    });
   } catch (err) {
-    const targets = await fetch(`http://127.0.0.1:${promPort}/api/v1/targets`).then((r) => r.text()).catch((e) => String(e));
+    const targets = await fetch(`http://127.0.0.1:${promPort}/api/v1/targets`)
+      .then((r) => r.text())
+      .catch((e) => String(e));
     throw new Error(`${String(err)}\ntargets: ${targets.slice(0, 1500)}\nprometheus: ${promLog.slice(-1500)}`);
   }
 
@@ -131,20 +153,33 @@ test('a real Prometheus scrapes /metrics: online peers and a route request count
     const caddy = (await network.exec(null, 'curl', ['-s', `http://127.0.0.1:${ports.admin}/metrics`])).stdout;
     const cfg = (await network.exec(null, 'curl', ['-s', `http://127.0.0.1:${ports.admin}/config/apps/http`])).stdout;
     const ours = await s.deps.metrics.scrape();
-    throw new Error(`${String(err)}\ncaddy: ${caddy.split('\n').filter((l) => l.includes('caddy_http_request')).slice(0, 12).join('\n')}\ncfg: ${cfg.slice(0, 600)}\nours: ${ours.split('\n').filter((l) => l.includes('route_')).join('\n')}`);
+    throw new Error(
+      `${String(err)}\ncaddy: ${caddy
+        .split('\n')
+        .filter((l) => l.includes('caddy_http_request'))
+        .slice(0, 12)
+        .join('\n')}\ncfg: ${cfg.slice(0, 600)}\nours: ${ours
+        .split('\n')
+        .filter((l) => l.includes('route_'))
+        .join('\n')}`,
+    );
   }
   assert.equal(await one(`sum(gatehouse_route_requests_total{job="gatehouse"})`), N);
   assert.equal(await one(`sum(gatehouse_route_request_duration_seconds_count{job="gatehouse",route_id="${routeId}",code="200"})`), N);
   // bytes through the tunnel after the poller's next read
   await s.deps.wireguard.poll();
-  await waitFor(async () => ((await one(`gatehouse_peer_receive_bytes_total{job="gatehouse",peer_id="${peers[0].id}"}`)) ?? 0) > 0, 15_000, { what: 'per-peer bytes' });
+  await waitFor(async () => ((await one(`gatehouse_peer_receive_bytes_total{job="gatehouse",peer_id="${peers[0].id}"}`)) ?? 0) > 0, 15_000, {
+    what: 'per-peer bytes',
+  });
 
   // ---- /metrics through Caddy's admin domain with ?token=: served, and the token is not in the access log
   const viaCaddy = await curl(network, `https://${adminDomain}:${ports.https}/metrics?token=${encodeURIComponent(readOnlyToken)}`);
   assert.equal(viaCaddy?.status, 200);
   assert.match(viaCaddy!.body, /^gatehouse_peers_online 2$/m);
   const logFile = accessLogFile(s.dataDir);
-  await waitFor(() => fs.existsSync(logFile) && fs.readFileSync(logFile, 'utf8').includes('/metrics?token=REDACTED'), 10_000, { what: 'the access-log line of /metrics' });
+  await waitFor(() => fs.existsSync(logFile) && fs.readFileSync(logFile, 'utf8').includes('/metrics?token=REDACTED'), 10_000, {
+    what: 'the access-log line of /metrics',
+  });
   const log = fs.readFileSync(logFile, 'utf8');
   assert.ok(!log.includes(readOnlyToken) && !log.includes(readOnlyToken.slice(4, 24)), 'the token is in the access log');
 });

@@ -82,7 +82,11 @@ async function peerNetwork(t: TestContext, o: { prefix: string; iface: string; n
 }
 
 test('peers through the real sidecar and real WireGuard tunnels', { skip: reason ?? false, timeout: 180_000 }, async (t) => {
-  const { net, s, wg, api, iface, serverIp, publicHost, port, linkA, nsA, nsB, echo, pingOk, noTraffic, a, b, confA } = await peerNetwork(t, { prefix: 'peers', iface: `ghp${process.pid % 1000}`, names: ['e2e-peer-a', 'e2e-peer-b'] });
+  const { net, s, wg, api, iface, serverIp, publicHost, port, linkA, nsA, nsB, echo, pingOk, noTraffic, a, b, confA } = await peerNetwork(t, {
+    prefix: 'peers',
+    iface: `ghp${process.pid % 1000}`,
+    names: ['e2e-peer-a', 'e2e-peer-b'],
+  });
   // the interface is up with the first address of the subnet
   const health = await s.req('/health');
   assert.equal(health.status, 200, JSON.stringify(health.data));
@@ -123,7 +127,10 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
   assert.ok(await noTraffic(nsA), 'A has no tunnel while disabled');
   assert.ok(await pingOk(nsB), 'B still up');
   const dumpOff = await wg.driver!.dump(iface);
-  assert.deepEqual(dumpOff!.peers.map((p) => p.publicKey), [b.public_key]);
+  assert.deepEqual(
+    dumpOff!.peers.map((p) => p.publicKey),
+    [b.public_key],
+  );
 
   // ---- toggle A on: traffic again
   assert.equal((await api(`/peers/${a.id}/toggle`, { method: 'PUT' })).data.peer.enabled, 1);
@@ -147,7 +154,10 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
   assert.ok(await pingOk(nsB), 'B still up after A was deleted');
   assert.equal(await net.tcpRoundTrip(nsB, serverIp, echo.port, 'still here'), 'still here');
   const dumpEnd = await wg.driver!.dump(iface);
-  assert.deepEqual(dumpEnd!.peers.map((p) => p.publicKey), [b.public_key]);
+  assert.deepEqual(
+    dumpEnd!.peers.map((p) => p.publicKey),
+    [b.public_key],
+  );
   await echo.stop();
 });
 
@@ -156,7 +166,11 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
 // gives up and re-handshakes (~15-17 s). Re-enabled, the server gets the peer's last endpoint back
 // and starts the handshake itself, so the tunnel carries traffic again at once.
 test('a re-enabled peer carries traffic within a second of the API answer (toggle and batch)', { skip: reason ?? false, timeout: 120_000 }, async (t) => {
-  const { wg, api, nsA, nsB, pingOk, noTraffic, a, b, net, serverIp } = await peerNetwork(t, { prefix: 'reen', iface: `ghr${process.pid % 1000}`, names: ['reenable-a', 'reenable-b'] });
+  const { wg, api, nsA, nsB, pingOk, noTraffic, a, b, net, serverIp } = await peerNetwork(t, {
+    prefix: 'reen',
+    iface: `ghr${process.pid % 1000}`,
+    names: ['reenable-a', 'reenable-b'],
+  });
   const quickPing = async (ns: string) => (await net.ping(ns, serverIp, { count: 1, timeoutS: 0.2 })).ok;
   /** ms from now until a ping from ns passes, or null when none passes within 1 s */
   const backWithin1s = async (ns: string): Promise<number | null> => {
@@ -191,7 +205,10 @@ test('a re-enabled peer carries traffic within a second of the API answer (toggl
 
   // the server's peer entries keep no keepalive of their own after the nudge
   const dump = await wg.driver!.dump(wg.iface);
-  assert.deepEqual(dump!.peers.map((p) => p.persistentKeepalive ?? 0), [0, 0]);
+  assert.deepEqual(
+    dump!.peers.map((p) => p.persistentKeepalive ?? 0),
+    [0, 0],
+  );
 });
 
 // Issue 25: a peer disabled right after its first handshake, before the poller (every 10 s) stored
@@ -199,51 +216,61 @@ test('a re-enabled peer carries traffic within a second of the API answer (toggl
 // the tunnel waited ~17 s for the peer's own rekey. The endpoint is now read from the interface at
 // the moment the peer is disabled. Here a new peer C makes its first handshake (its first ping),
 // is toggled off within a second of it, with the poller never run, and toggled on again.
-test('a peer disabled within a second of its first handshake carries traffic within a second of being enabled again', { skip: reason ?? false, timeout: 120_000 }, async (t) => {
-  const { api, s, net, serverIp, publicHost, linkA } = await peerNetwork(t, { prefix: 'frst', iface: `ghf${process.pid % 1000}`, names: ['first-a', 'first-b'] });
-  const n = (process.pid % 200) + 20;
-  const nsC = await net.addNamespace('pc');
-  const linkC = await net.link(null, nsC, `10.238.${n}.1/24`, `10.238.${n}.2/24`);
-  await net.exec(nsC, 'ip', ['route', 'add', `${publicHost}/32`, 'via', linkC.addrA], { check: true });
-  assert.ok(linkA.addrA === publicHost);
-  const quickPing = async (timeoutS = 0.2) => (await net.ping(nsC, serverIp, { count: 1, timeoutS })).ok;
+test(
+  'a peer disabled within a second of its first handshake carries traffic within a second of being enabled again',
+  { skip: reason ?? false, timeout: 120_000 },
+  async (t) => {
+    const { api, s, net, serverIp, publicHost, linkA } = await peerNetwork(t, {
+      prefix: 'frst',
+      iface: `ghf${process.pid % 1000}`,
+      names: ['first-a', 'first-b'],
+    });
+    const n = (process.pid % 200) + 20;
+    const nsC = await net.addNamespace('pc');
+    const linkC = await net.link(null, nsC, `10.238.${n}.1/24`, `10.238.${n}.2/24`);
+    await net.exec(nsC, 'ip', ['route', 'add', `${publicHost}/32`, 'via', linkC.addrA], { check: true });
+    assert.ok(linkA.addrA === publicHost);
+    const quickPing = async (timeoutS = 0.2) => (await net.ping(nsC, serverIp, { count: 1, timeoutS })).ok;
 
-  const c = (await api('/peers', { method: 'POST', json: { name: 'first-c' } })).data.peer;
-  const conf = await api(`/peers/${c.id}/config`);
-  await net.bringUpPeer(nsC, net.ifName('c'), conf.data as string);
-  // the first ping makes the first handshake
-  const t0 = performance.now();
-  await waitFor(() => quickPing(1), 20_000, { intervalMs: 0, what: 'the first ping C → server over the tunnel' });
-  const firstPingAt = performance.now();
-  const off = await api(`/peers/${c.id}/toggle`, { method: 'PUT' });
-  const offAt = performance.now();
-  assert.equal(off.data.peer.enabled, 0);
-  const sinceHandshake = Math.round(offAt - firstPingAt);
-  assert.ok(sinceHandshake < 1000, `disabled ${sinceHandshake} ms after the first ping passed`);
-  // the poller has not read the interface since C exists (its interval is an hour here)
-  const lastPoll = (await api('/wg/status')).data.last_poll_at as string | null;
-  assert.ok(lastPoll === null || Date.parse(lastPoll) < Date.parse(c.created_at), `last poll ${lastPoll}, C created ${c.created_at}`);
-  // what the disable kept: the endpoint and handshake the interface had, no poll in between
-  const row = (await s.deps.db.models.Peer.findByPk(c.id, { raw: true })) as any;
-  assert.equal(row.endpoint, `10.238.${n}.2:${String(row.endpoint).split(':')[1]}`, 'the endpoint read at the disable');
-  assert.ok(Number(row.latest_handshake) > Date.now() - 60_000, 'the handshake read at the disable');
-  assert.ok(Number(row.total_rx) > 0, 'the bytes of the first ping kept at the disable');
-  assert.equal(await quickPing(0.5), false, 'no tunnel while disabled');
+    const c = (await api('/peers', { method: 'POST', json: { name: 'first-c' } })).data.peer;
+    const conf = await api(`/peers/${c.id}/config`);
+    await net.bringUpPeer(nsC, net.ifName('c'), conf.data as string);
+    // the first ping makes the first handshake
+    const t0 = performance.now();
+    await waitFor(() => quickPing(1), 20_000, { intervalMs: 0, what: 'the first ping C → server over the tunnel' });
+    const firstPingAt = performance.now();
+    const off = await api(`/peers/${c.id}/toggle`, { method: 'PUT' });
+    const offAt = performance.now();
+    assert.equal(off.data.peer.enabled, 0);
+    const sinceHandshake = Math.round(offAt - firstPingAt);
+    assert.ok(sinceHandshake < 1000, `disabled ${sinceHandshake} ms after the first ping passed`);
+    // the poller has not read the interface since C exists (its interval is an hour here)
+    const lastPoll = (await api('/wg/status')).data.last_poll_at as string | null;
+    assert.ok(lastPoll === null || Date.parse(lastPoll) < Date.parse(c.created_at), `last poll ${lastPoll}, C created ${c.created_at}`);
+    // what the disable kept: the endpoint and handshake the interface had, no poll in between
+    const row = (await s.deps.db.models.Peer.findByPk(c.id, { raw: true })) as any;
+    assert.equal(row.endpoint, `10.238.${n}.2:${String(row.endpoint).split(':')[1]}`, 'the endpoint read at the disable');
+    assert.ok(Number(row.latest_handshake) > Date.now() - 60_000, 'the handshake read at the disable');
+    assert.ok(Number(row.total_rx) > 0, 'the bytes of the first ping kept at the disable');
+    assert.equal(await quickPing(0.5), false, 'no tunnel while disabled');
 
-  const on = await api(`/peers/${c.id}/toggle`, { method: 'PUT' });
-  assert.equal(on.data.peer.enabled, 1);
-  const onAt = performance.now();
-  let back: number | null = null;
-  while (performance.now() - onAt < 1000) {
-    if (await quickPing()) {
-      back = Math.round(performance.now() - onAt);
-      break;
+    const on = await api(`/peers/${c.id}/toggle`, { method: 'PUT' });
+    assert.equal(on.data.peer.enabled, 1);
+    const onAt = performance.now();
+    let back: number | null = null;
+    while (performance.now() - onAt < 1000) {
+      if (await quickPing()) {
+        back = Math.round(performance.now() - onAt);
+        break;
+      }
     }
-  }
-  if (back === null) {
-    // how long it takes without the fix (the peer's own rekey), for the message
-    await waitFor(() => quickPing(1), 30_000, { intervalMs: 0, what: 'C back at all' });
-  }
-  t.diagnostic(`first handshake after ${Math.round(firstPingAt - t0)} ms, disabled ${sinceHandshake} ms after it, traffic back ${back ?? `only after ${Math.round(performance.now() - onAt)}`} ms after the enable answer`);
-  assert.notEqual(back, null, `C passes traffic within 1 s of the enable (took ${Math.round(performance.now() - onAt)} ms)`);
-});
+    if (back === null) {
+      // how long it takes without the fix (the peer's own rekey), for the message
+      await waitFor(() => quickPing(1), 30_000, { intervalMs: 0, what: 'C back at all' });
+    }
+    t.diagnostic(
+      `first handshake after ${Math.round(firstPingAt - t0)} ms, disabled ${sinceHandshake} ms after it, traffic back ${back ?? `only after ${Math.round(performance.now() - onAt)}`} ms after the enable answer`,
+    );
+    assert.notEqual(back, null, `C passes traffic within 1 s of the enable (took ${Math.round(performance.now() - onAt)} ms)`);
+  },
+);

@@ -57,8 +57,15 @@ test('RDP harness: real xrdp in two namespaces, real xfreerdp, right and wrong p
   const newPw = await rdpAuthenticate(net, client, xb, { host: xb.host, port: xb.port, user: user.name, password: 'second password' });
   assert.equal(newPw.auth?.ok, true, newPw.output.slice(-2000));
   assert.equal(newPw.auth!.ip, lb.addrA);
-  assert.deepEqual(xa.authEvents().map((e) => e.ok), [true, false], 'instance a saw only its own two attempts');
-  assert.deepEqual(xb.authEvents().map((e) => e.ok), [false, true]);
+  assert.deepEqual(
+    xa.authEvents().map((e) => e.ok),
+    [true, false],
+    'instance a saw only its own two attempts',
+  );
+  assert.deepEqual(
+    xb.authEvents().map((e) => e.ok),
+    [false, true],
+  );
 
   // why the harness does not use /auth-only: against xrdp it exits 0 whatever the password
   const authOnly = await runXfreerdp(net, client, { host: xb.host, port: xb.port, user: user.name, password: 'not the password', args: ['/auth-only'] });

@@ -225,7 +225,8 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   // on this interface, which goes away with the test)
   await net.sysctl(null, `net.ipv4.conf.${iface}.forwarding`, '1');
   const h = bearer(await apiToken(s));
-  const api = (p: string, method = 'GET', json?: unknown, headers: Record<string, string> = h) => s.req(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+  const api = (p: string, method = 'GET', json?: unknown, headers: Record<string, string> = h) =>
+    s.req(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
   lap('server up');
 
   // ---- the gateway companion in gwNs, from its envContent
@@ -254,7 +255,10 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   running.xrdp.push(lanXrdp, peerXrdp);
   t.diagnostic(`xrdp started in ${lanXrdp.startupMs} ms (LAN) and ${peerXrdp.startupMs} ms (peer)`);
   const wolOut = { lan: '', peer: '' };
-  for (const [ns, key] of [[lanNs, 'lan'], [peerNs, 'peer']] as const) {
+  for (const [ns, key] of [
+    [lanNs, 'lan'],
+    [peerNs, 'peer'],
+  ] as const) {
     const p = net.spawn(ns, process.execPath, ['-e', WOL_LISTENER]);
     p.stdout!.setEncoding('utf8').on('data', (d: string) => (wolOut[key] += d));
   }
@@ -302,20 +306,28 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   await storeCredentials(intRoute.id, peerUser.name, peerPassword);
 
   // ---- the companion online with the linked route's listener
-  await waitFor(async () => {
-    if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
-    const g = ((await api('/gateways')).data.gateways as any[]).find((x) => x.peer_id === gwPeer.id);
-    return g?.status === 'online' && g.config_in_sync;
-  }, 60_000, { intervalMs: 250, what: 'the gateway online and in sync' }).catch((e) => {
+  await waitFor(
+    async () => {
+      if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
+      const g = ((await api('/gateways')).data.gateways as any[]).find((x) => x.peer_id === gwPeer.id);
+      return g?.status === 'online' && g.config_in_sync;
+    },
+    60_000,
+    { intervalMs: 250, what: 'the gateway online and in sync' },
+  ).catch((e) => {
     throw new Error(`${(e as Error).message}\ncompanion output:\n${companion.out().slice(-4000)}`);
   });
   lap('gateway online');
   // the linked L4 route carries RDP: a plain xfreerdp from the client namespace at the public port
   // (the reference client's own connect comes below)
-  const plain = await waitFor(async () => {
-    const r = await rdpAuthenticate(net, cliNs, lanXrdp, { host: publicHost, port: l4Port, user: gwUser.name, password: gwPassword });
-    return r.auth ? r : null;
-  }, 30_000, { intervalMs: 500, what: 'RDP through the linked L4 route' });
+  const plain = await waitFor(
+    async () => {
+      const r = await rdpAuthenticate(net, cliNs, lanXrdp, { host: publicHost, port: l4Port, user: gwUser.name, password: gwPassword });
+      return r.auth ? r : null;
+    },
+    30_000,
+    { intervalMs: 500, what: 'RDP through the linked L4 route' },
+  );
   assert.equal(plain.auth!.ok, true, plain.output.slice(-2000));
   assert.equal(plain.auth!.ip, lan.addrA, "the connection reached the LAN from the companion's LAN address");
   t.diagnostic(`plain xfreerdp through the linked L4 route: authenticated in ${plain.ms} ms`);
@@ -351,21 +363,37 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   };
   const reg = await client(['register', '--server', `http://${publicHost}:${base.ports.api}`, '--token-file', tokenFile, '--json']);
   assert.equal(reg.code, 0, reg.stdout + reg.stderr);
-  const up = spawnIn(net, cliNs, process.execPath, ['--import', 'tsx', CLIENT_MAIN, 'up', '--userspace', '--poll-interval', '2', '--heartbeat-interval', '2'], clientEnv);
+  const up = spawnIn(
+    net,
+    cliNs,
+    process.execPath,
+    ['--import', 'tsx', CLIENT_MAIN, 'up', '--userspace', '--poll-interval', '2', '--heartbeat-interval', '2'],
+    clientEnv,
+  );
   running.procs.push(up);
-  await waitFor(async () => {
-    if (up.proc.exitCode !== null) throw new Error(`gatehouse-client up exited: ${up.out().slice(-3000)}`);
-    return (await net.ping(cliNs, base.serverIp, { count: 1, timeoutS: 1 })).ok;
-  }, 30_000, { what: "the client's tunnel" }).catch((e) => {
+  await waitFor(
+    async () => {
+      if (up.proc.exitCode !== null) throw new Error(`gatehouse-client up exited: ${up.out().slice(-3000)}`);
+      return (await net.ping(cliNs, base.serverIp, { count: 1, timeoutS: 1 })).ok;
+    },
+    30_000,
+    { what: "the client's tunnel" },
+  ).catch((e) => {
     throw new Error(`${(e as Error).message}\n${up.out().slice(-3000)}`);
   });
-  const clientIp = (await net.exec(cliNs, 'ip', ['-4', '-o', 'addr', 'show', 'dev', clientEnv.GATEHOUSE_CLIENT_INTERFACE], { check: true })).stdout.match(/inet (\S+)\//)![1];
+  const clientIp = (await net.exec(cliNs, 'ip', ['-4', '-o', 'addr', 'show', 'dev', clientEnv.GATEHOUSE_CLIENT_INTERFACE], { check: true })).stdout.match(
+    /inet (\S+)\//,
+  )![1];
   lap(`client registered and up (tunnel address ${clientIp})`);
   // the client's tunnel reaches the peer's xrdp through the server (plain xfreerdp first)
-  const plainTunnel = await waitFor(async () => {
-    const r = await rdpAuthenticate(net, cliNs, peerXrdp, { host: deskIp, port: 3389, user: peerUser.name, password: peerPassword });
-    return r.auth ? r : null;
-  }, 30_000, { intervalMs: 500, what: "RDP through the client's tunnel to the peer" });
+  const plainTunnel = await waitFor(
+    async () => {
+      const r = await rdpAuthenticate(net, cliNs, peerXrdp, { host: deskIp, port: 3389, user: peerUser.name, password: peerPassword });
+      return r.auth ? r : null;
+    },
+    30_000,
+    { intervalMs: 500, what: "RDP through the client's tunnel to the peer" },
+  );
   assert.equal(plainTunnel.auth!.ok, true, plainTunnel.output.slice(-2000));
   assert.equal(plainTunnel.auth!.ip, clientIp);
 
@@ -401,7 +429,11 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   });
   const viaTunnel = await verdict(peerXrdp, peerUser.name, intRoute.id);
   t.diagnostic(`internal route: client exit ${viaTunnel.r.code} after ${viaTunnel.ms} ms; ${viaTunnel.auth?.line}`);
-  assert.equal(viaTunnel.auth?.ok, true, `${viaTunnel.r.stdout}\n${viaTunnel.r.stderr.slice(-3000)}\n${peerXrdp.sesmanLog().slice(-1500)}\n${peerXrdp.xrdpLog().slice(-1500)}\n${up.out().slice(-1500)}`);
+  assert.equal(
+    viaTunnel.auth?.ok,
+    true,
+    `${viaTunnel.r.stdout}\n${viaTunnel.r.stderr.slice(-3000)}\n${peerXrdp.sesmanLog().slice(-1500)}\n${peerXrdp.xrdpLog().slice(-1500)}\n${up.out().slice(-1500)}`,
+  );
   assert.equal(viaTunnel.auth!.ip, clientIp, "through the tunnel (the client's tunnel address)");
   assert.equal(viaTunnel.r.json?.address?.host, deskIp);
   lap('both routes authenticated');
@@ -429,7 +461,10 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
     for (const needle of needles) assert.equal(bytes.indexOf(needle), -1, `${f} holds a plaintext password`);
   }
   // the search can find things: the routes' names (stored in clear) are there, and the log has lines
-  assert.ok(haystacks.some((f) => fs.readFileSync(f).includes('lan desktop')), 'a plaintext field is found by the same search');
+  assert.ok(
+    haystacks.some((f) => fs.readFileSync(f).includes('lan desktop')),
+    'a plaintext field is found by the same search',
+  );
   assert.ok(fs.statSync(logFile).size > 0, 'the sidecar logged');
   // …nor does the client's state directory (its profile holds no password)
   const stateFiles: string[] = [];
@@ -442,7 +477,9 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   };
   walkState(clientEnv.GATEHOUSE_CLIENT_STATE_DIR);
   for (const f of stateFiles) for (const needle of needles) assert.equal(fs.readFileSync(f).indexOf(needle), -1, `${f} holds a plaintext password`);
-  t.diagnostic(`no plaintext password in ${haystacks.length} server files (${haystacks.map((f) => path.basename(f)).join(', ')}) nor ${stateFiles.length} client files`);
+  t.diagnostic(
+    `no plaintext password in ${haystacks.length} server files (${haystacks.map((f) => path.basename(f)).join(', ')}) nor ${stateFiles.length} client files`,
+  );
 
   // ---- fingerprint mismatch and another scope are refused
   const asClient = (fp: string | null, token = clientToken) => {
@@ -459,7 +496,9 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
 
   // ---- a maintenance window refuses connect with its note
   const NOTE = 'patch tuesday: back at noon';
-  const maint = await api(`/rdp/${intRoute.id}/maintenance`, 'PUT', { windows: [{ from: new Date(Date.now() - 60_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString(), note: NOTE }] });
+  const maint = await api(`/rdp/${intRoute.id}/maintenance`, 'PUT', {
+    windows: [{ from: new Date(Date.now() - 60_000).toISOString(), to: new Date(Date.now() + 3_600_000).toISOString(), note: NOTE }],
+  });
   assert.equal(maint.status, 200, JSON.stringify(maint.data));
   const before = peerXrdp.authEvents().length;
   const refused = await connect(intRoute.id);
@@ -473,22 +512,36 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   assert.equal(wolGw.status, 200, JSON.stringify(wolGw.data));
   const wolInt = await api(`/rdp/${intRoute.id}/wol`, 'POST', {});
   assert.equal(wolInt.status, 200, JSON.stringify(wolInt.data));
-  await waitFor(() => [...wolOut.lan.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_GW)), 10_000, { what: 'the magic packet on the LAN' });
-  await waitFor(() => [...wolOut.peer.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_PEER)), 10_000, { what: "the magic packet in the peer's namespace" });
+  await waitFor(() => [...wolOut.lan.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_GW)), 10_000, {
+    what: 'the magic packet on the LAN',
+  });
+  await waitFor(() => [...wolOut.peer.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_PEER)), 10_000, {
+    what: "the magic packet in the peer's namespace",
+  });
   assert.ok(![...wolOut.lan.matchAll(/PKT (\S+) ([0-9a-f]+)/g)].some((m) => magicPacketFor(m[2], MAC_PEER)), "the peer's packet is not on the LAN");
 
   // ---- disconnect-all reaches the running client (session heartbeat) and it drops the connection
   peerXrdp.setSessionSeconds(120);
   const mark = peerXrdp.authEvents().at(-1)?.index ?? -1;
-  const live = spawnIn(net, cliNs, process.execPath, ['--import', 'tsx', CLIENT_MAIN, 'rdp', 'connect', String(intRoute.id), '--json', '--session-heartbeat', '1', ...FREERDP], clientEnv);
+  const live = spawnIn(
+    net,
+    cliNs,
+    process.execPath,
+    ['--import', 'tsx', CLIENT_MAIN, 'rdp', 'connect', String(intRoute.id), '--json', '--session-heartbeat', '1', ...FREERDP],
+    clientEnv,
+  );
   running.procs.push(live);
   const liveAuth = await peerXrdp.waitForAuth(peerUser.name, { after: mark, timeoutMs: 20_000 });
   assert.equal(liveAuth.ok, true);
-  const sessions = await waitFor(async () => {
-    const hist = await api(`/rdp/${intRoute.id}/history?limit=20`);
-    const rows = hist.data.sessions as HistoryEntry[];
-    return rows.filter((x) => x.status === 'active').length ? rows : null;
-  }, 10_000, { what: 'the active session recorded' });
+  const sessions = await waitFor(
+    async () => {
+      const hist = await api(`/rdp/${intRoute.id}/history?limit=20`);
+      const rows = hist.data.sessions as HistoryEntry[];
+      return rows.filter((x) => x.status === 'active').length ? rows : null;
+    },
+    10_000,
+    { what: 'the active session recorded' },
+  );
   assert.ok(sessions.length >= 1);
   await new Promise((r) => setTimeout(r, 1500)); // not a condition: the desktop is up and running, and the client stays connected
   assert.equal(live.proc.exitCode, null, `the client is still connected: ${live.out().slice(-2000)}`);

@@ -143,7 +143,10 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     assert.equal(r.status, 200, r.body);
     const seen = await ctl(app);
     assert.equal(seen.hits, 2, 'one failed attempt and one retry');
-    assert.deepEqual(seen.requests.map((x) => `${x.method} ${x.url}`), ['GET /item', 'GET /item']);
+    assert.deepEqual(
+      seen.requests.map((x) => `${x.method} ${x.url}`),
+      ['GET /item', 'GET /item'],
+    );
     await ctl(app, { queue: [502], reset: true });
     assert.equal((await visit('retry.test', '/item', { method: 'POST', body: 'x=1' })).status, 502, 'a POST is never replayed');
     assert.equal((await ctl(app)).hits, 1);
@@ -176,7 +179,9 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     };
     const plain = await timed('plain.test');
     const mirrored = await timed('mirror.test');
-    t.diagnostic(`primary latency, ms (sorted): plain ${plain.map((x) => x.toFixed(1)).join(' ')}; with a 3 s mirror ${mirrored.map((x) => x.toFixed(1)).join(' ')}`);
+    t.diagnostic(
+      `primary latency, ms (sorted): plain ${plain.map((x) => x.toFixed(1)).join(' ')}; with a 3 s mirror ${mirrored.map((x) => x.toFixed(1)).join(' ')}`,
+    );
     assert.ok(mirrored.at(-1)! < 1000, `no primary request waited for the mirror (slowest ${mirrored.at(-1)!.toFixed(0)} ms)`);
     assert.ok(mirrored[3] < plain[3] + 100, `median ${mirrored[3].toFixed(1)} ms vs plain ${plain[3].toFixed(1)} ms`);
     await waitFor(async () => (await ctl(mirror)).hits === 8, 10_000, { what: 'the slow mirror receiving every copy' });
@@ -199,7 +204,9 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     const st = await cbState(cb.id);
     assert.equal(st.count, 3);
     assert.ok(st.opened! > Date.now() - 60_000 && st.opened! <= Date.now());
-    const events = (await api('/logs/activity?source=routes&limit=100')).data.entries.filter((e: any) => e.event_type === 'circuit_breaker_open').map((e: any) => e.details.route_id);
+    const events = (await api('/logs/activity?source=routes&limit=100')).data.entries
+      .filter((e: any) => e.event_type === 'circuit_breaker_open')
+      .map((e: any) => e.details.route_id);
     assert.deepEqual(events.sort(), [cb.id, cbt.id].sort());
   });
 
@@ -222,10 +229,14 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     const before = (await api('/caddy/status')).data;
     assert.equal(before.running, true);
     process.kill(before.pid, 'SIGKILL');
-    await waitFor(async () => {
-      const st = (await api('/caddy/status')).data;
-      return st.running && st.pid !== before.pid && st.loads > before.loads && st.last_error === null;
-    }, 30_000, { what: 'the supervisor to restart Caddy and load the configuration' });
+    await waitFor(
+      async () => {
+        const st = (await api('/caddy/status')).data;
+        return st.running && st.pid !== before.pid && st.loads > before.loads && st.last_error === null;
+      },
+      30_000,
+      { what: 'the supervisor to restart Caddy and load the configuration' },
+    );
     await waitFor(async () => (await visit('plain.test')).status === 200, 10_000, { what: 'Caddy answering again' });
     const hits = (await ctl(app)).hits;
     const r = await visit('cb.test');
@@ -267,13 +278,18 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
   await t.test('uptime monitoring on a 5 s schedule: a stopped backend goes down, a restarted one up', async () => {
     const put = await api('/settings/monitoring', 'PUT', { interval_seconds: 5 });
     assert.equal(put.status, 200, JSON.stringify(put.data));
-    const latest = async () => (await api(`/routes/${monitored.id}/checks?limit=1`)).data.checks[0] as { up: boolean; status: number | null; response_ms: number | null; checked_at: string } | undefined;
+    const latest = async () =>
+      (await api(`/routes/${monitored.id}/checks?limit=1`)).data.checks[0] as
+        { up: boolean; status: number | null; response_ms: number | null; checked_at: string } | undefined;
     const t0 = Date.now();
     await waitFor(async () => (await latest())?.up === true, 15_000, { what: 'a scheduled check marking the backend up' });
     const firstAfter = Date.now() - t0;
     const up = (await latest())!;
     assert.equal(up.status, 200);
-    assert.ok(typeof up.response_ms === 'number' && up.response_ms >= 0 && up.response_ms < 10_000, `an up check has its response time, got ${JSON.stringify(up.response_ms)}`);
+    assert.ok(
+      typeof up.response_ms === 'number' && up.response_ms >= 0 && up.response_ms < 10_000,
+      `an up check has its response time, got ${JSON.stringify(up.response_ms)}`,
+    );
     const seenByBackend = (await ctl(mon)).requests.at(-1)!;
     assert.equal(seenByBackend.headers.host, 'mon.test', 'the check carries the route Host');
     assert.equal(seenByBackend.headers['x-forwarded-for'], undefined, 'straight to the backend, not through Caddy');
@@ -290,9 +306,13 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     await waitFor(async () => (await latest())?.up === true, 15_000, { what: 'a scheduled check marking the restarted backend up' });
     const upAfter = Date.now() - restartedAt;
     assert.deepEqual((await api('/dashboard/stats')).data.monitoring, { total: 1, up: 1, down: 0 });
-    const events = (await api('/logs/activity?source=monitoring&limit=20')).data.entries.filter((e: any) => e.details?.route_id === monitored.id).map((e: any) => e.event_type);
+    const events = (await api('/logs/activity?source=monitoring&limit=20')).data.entries
+      .filter((e: any) => e.details?.route_id === monitored.id)
+      .map((e: any) => e.event_type);
     assert.deepEqual(events.slice(0, 2), ['route_up', 'route_down'], 'newest first: down when stopped, up when back');
-    t.diagnostic(`monitoring: first check ${firstAfter} ms after the change; down seen ${downAfter} ms after the stop, up ${upAfter} ms after the restart (interval 5 s)`);
+    t.diagnostic(
+      `monitoring: first check ${firstAfter} ms after the change; down seen ${downAfter} ms after the stop, up ${upAfter} ms after the restart (interval 5 s)`,
+    );
     const now = await api(`/routes/${monitored.id}/check`, 'POST', {});
     assert.equal(now.status, 200);
     assert.equal(now.data.check.up, true);

@@ -109,7 +109,14 @@ class Client {
 test('route protection through the real Caddy and a real WireGuard tunnel', { skip: reason ?? false, timeout: 300_000 }, async (t) => {
   // Caddy on the server's tunnel address: the peers reach it through the tunnel.
   const run = await startE2e(t, {
-    prefix: 'rprot', iface: `ghp${process.pid % 1000}`, vpnOctet: 234, peers: [{ name: 'pa', octet: 235 }, { name: 'pb', octet: 236 }], proxyBind: 'serverIp',
+    prefix: 'rprot',
+    iface: `ghp${process.pid % 1000}`,
+    vpnOctet: 234,
+    peers: [
+      { name: 'pa', octet: 235 },
+      { name: 'pb', octet: 236 },
+    ],
+    proxyBind: 'serverIp',
     env: { GATEHOUSE_TLS: 'internal', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' },
     // listen: Caddy forwards /route-auth/* and the verify subrequests to GATEHOUSE_PORT.
     start: { listen: true },
@@ -123,7 +130,8 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   const ipB = peerB.address.split('/')[0];
   await network.startHttpServer(nsA, ipA, 8080, { name: 'backend' });
   const target = { peer_id: peerA.id, target_port: 8080 };
-  const fromPeer = async (ns: string, domain: string) => (await network.httpGet(ns, `http://${serverIp}:${ports.http}/x`, { headers: { host: `${domain}:${ports.http}` } })).status;
+  const fromPeer = async (ns: string, domain: string) =>
+    (await network.httpGet(ns, `http://${serverIp}:${ports.http}/x`, { headers: { host: `${domain}:${ports.http}` } })).status;
   const created = async (body: Record<string, unknown>) => {
     const r = await api('/routes', 'POST', { ...target, ...body });
     assert.equal(r.status, 201, JSON.stringify(r.data));
@@ -150,7 +158,12 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   await created({ domain: 'acl.test', acl_enabled: true, acl_peer_ids: [peerA.id] });
   await created({ domain: 'white.test', ip_filter_enabled: true, ip_filter_mode: 'whitelist', ip_filter_rules: [ipA] });
   await created({ domain: 'black.test', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [{ value: ipA, note: 'peer A' }] });
-  await created({ domain: 'black24.test', ip_filter_enabled: true, ip_filter_mode: 'blacklist', ip_filter_rules: [`${ipB.split('.').slice(0, 3).join('.')}.0/24`] });
+  await created({
+    domain: 'black24.test',
+    ip_filter_enabled: true,
+    ip_filter_mode: 'blacklist',
+    ip_filter_rules: [`${ipB.split('.').slice(0, 3).join('.')}.0/24`],
+  });
   await created({ domain: 'rl.test', rate_limit_enabled: true, rate_limit_requests: 3, rate_limit_window: '1m' });
   // email code and two-factor (password + email code), mailed through a real SMTP server on loopback
   const smtp = await startSmtp();

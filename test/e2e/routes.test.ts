@@ -17,20 +17,28 @@ import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import { CADDY, startE2e } from '../lib/e2e-server.js';
 
-const reason = skipReason(['wireguard-go', 'wg', 'ping', 'curl', 'ncat']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
+const reason =
+  skipReason(['wireguard-go', 'wg', 'ping', 'curl', 'ncat']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
 /** curl through Caddy on 127.0.0.1 with --resolve; → {status, body} or null when nothing answers. */
 async function curl(n: Network, url: string, extra: string[] = []): Promise<{ status: number; body: string } | null> {
   const u = new URL(url);
   const port = u.port || (u.protocol === 'https:' ? '443' : '80');
-  const r = await n.exec(null, 'curl', ['-s', '--max-time', '3', '--resolve', `${u.hostname}:${port}:127.0.0.1`, '-w', '\n%{http_code}', ...extra, url], { timeoutMs: 8000 });
+  const r = await n.exec(null, 'curl', ['-s', '--max-time', '3', '--resolve', `${u.hostname}:${port}:127.0.0.1`, '-w', '\n%{http_code}', ...extra, url], {
+    timeoutMs: 8000,
+  });
   if (r.code !== 0) return null;
   const i = r.stdout.lastIndexOf('\n');
   return { status: Number(r.stdout.slice(i + 1)), body: r.stdout.slice(0, i) };
 }
 
 /** A TLS round trip to Caddy on 127.0.0.1 with the given SNI. */
-function tlsRoundTrip(port: number, servername: string, message: string, opts: { ca?: Buffer } = {}): Promise<{ echo: string; authorized: boolean; issuer: string } | null> {
+function tlsRoundTrip(
+  port: number,
+  servername: string,
+  message: string,
+  opts: { ca?: Buffer } = {},
+): Promise<{ echo: string; authorized: boolean; issuer: string } | null> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (v: { echo: string; authorized: boolean; issuer: string } | null) => {
@@ -57,14 +65,26 @@ function tlsRoundTrip(port: number, servername: string, message: string, opts: {
 }
 
 test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason ?? false, timeout: 240_000 }, async (t) => {
-  const run = await startE2e(t, { prefix: 'routes', iface: `ghr${process.pid % 1000}`, vpnOctet: 238, peers: [{ name: 'peer', octet: 239 }], proxyBind: '127.0.0.1', env: { GATEHOUSE_TLS: 'internal' } });
+  const run = await startE2e(t, {
+    prefix: 'routes',
+    iface: `ghr${process.pid % 1000}`,
+    vpnOctet: 238,
+    peers: [{ name: 'peer', octet: 239 }],
+    proxyBind: '127.0.0.1',
+    env: { GATEHOUSE_TLS: 'internal' },
+  });
   const { network, s, api, ports, serverIp, health } = run;
   const [ns] = run.ns;
   const l4 = { tcp: await freePort('tcp'), udp: await freePort('udp'), pass: await freePort('tcp'), term: await freePort('tcp') };
   assert.equal(health.data.checks.wireguard.ok, true);
   // Caddy keeps its state under the test's data directory.
   const caddyPid = (s.deps.caddySupervisor as CaddySupervisor).status().pid!;
-  assert.ok(fs.readFileSync(`/proc/${caddyPid}/environ`, 'utf8').split('\0').includes(`XDG_DATA_HOME=${caddyPaths(s.dataDir).xdgData}`));
+  assert.ok(
+    fs
+      .readFileSync(`/proc/${caddyPid}/environ`, 'utf8')
+      .split('\0')
+      .includes(`XDG_DATA_HOME=${caddyPaths(s.dataDir).xdgData}`),
+  );
 
   // ---- the peer host: tunnel up from its own config, servers on its tunnel address
   const peer = (await api('/peers', 'POST', { name: 'e2e-routes-peer' })).data.peer;
@@ -76,7 +96,9 @@ test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason
   const tcpEcho = await network.startTcpEcho(ns, peerIp, 7001);
   const udpEcho = await network.startUdpEcho(ns, peerIp, 7002);
   const tlsEcho = network.spawn(ns, 'ncat', ['--ssl', '-l', '-k', peerIp, '7443', '--exec', '/bin/cat']);
-  await waitFor(async () => (await network.exec(ns, 'ss', ['-ltn', `sport = :7443`])).stdout.includes(`${peerIp}:7443`), 10_000, { what: 'the TLS echo (ncat --ssl)' });
+  await waitFor(async () => (await network.exec(ns, 'ss', ['-ltn', `sport = :7443`])).stdout.includes(`${peerIp}:7443`), 10_000, {
+    what: 'the TLS echo (ncat --ssl)',
+  });
 
   // ---- HTTP route app.test
   const app = await api('/routes', 'POST', { domain: 'app.test', peer_id: peer.id, target_port: 8080 });
@@ -91,9 +113,23 @@ test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason
   assert.equal((await curl(network, `http://other.test:${ports.http}/`))?.status, 404, 'an unknown host gets 404');
 
   // ---- L4 TCP and UDP routes
-  const tcpRoute = await api('/routes', 'POST', { domain: 'tcp.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: l4.tcp, peer_id: peer.id, target_port: tcpEcho.port });
+  const tcpRoute = await api('/routes', 'POST', {
+    domain: 'tcp.test',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: l4.tcp,
+    peer_id: peer.id,
+    target_port: tcpEcho.port,
+  });
   assert.equal(tcpRoute.status, 201, JSON.stringify(tcpRoute.data));
-  const udpRoute = await api('/routes', 'POST', { domain: 'udp.test', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: l4.udp, peer_id: peer.id, target_port: udpEcho.port });
+  const udpRoute = await api('/routes', 'POST', {
+    domain: 'udp.test',
+    route_type: 'l4',
+    l4_protocol: 'udp',
+    l4_listen_port: l4.udp,
+    peer_id: peer.id,
+    target_port: udpEcho.port,
+  });
   assert.equal(udpRoute.status, 201, JSON.stringify(udpRoute.data));
   assert.equal(await network.tcpRoundTrip(null, '127.0.0.1', l4.tcp, 'hello over tcp'), 'hello over tcp');
   assert.equal(await network.udpRoundTrip(null, '127.0.0.1', l4.udp, 'hello over udp'), 'hello over udp');
@@ -118,15 +154,27 @@ test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason
   assert.equal(sec.status, 201, JSON.stringify(sec.data));
   const redirect = await curl(network, `http://secure.test:${ports.http}/a`, ['-o', '/dev/null', '-D', '-']);
   assert.equal(redirect?.status, 308);
-  const viaTls = await waitFor(async () => {
-    if (!fs.existsSync(root)) return null;
-    const r = await curl(network, `https://secure.test:${ports.https}/tls`, ['--cacert', root]);
-    return r?.status === 200 ? r : null;
-  }, 15_000, { what: 'HTTPS through Caddy with a certificate from its internal CA' });
+  const viaTls = await waitFor(
+    async () => {
+      if (!fs.existsSync(root)) return null;
+      const r = await curl(network, `https://secure.test:${ports.https}/tls`, ['--cacert', root]);
+      return r?.status === 200 ? r : null;
+    },
+    15_000,
+    { what: 'HTTPS through Caddy with a certificate from its internal CA' },
+  );
   assert.equal(JSON.parse(viaTls.body).url, '/tls');
 
   // ---- L4 passthrough: TLS goes untouched to the peer (its own certificate), matched by SNI
-  const pass = await api('/routes', 'POST', { domain: 'pass.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: l4.pass, l4_tls_mode: 'passthrough', peer_id: peer.id, target_port: 7443 });
+  const pass = await api('/routes', 'POST', {
+    domain: 'pass.test',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: l4.pass,
+    l4_tls_mode: 'passthrough',
+    peer_id: peer.id,
+    target_port: 7443,
+  });
   assert.equal(pass.status, 201, JSON.stringify(pass.data));
   const p1 = await tlsRoundTrip(l4.pass, 'pass.test', 'hello passthrough');
   assert.ok(p1, 'TLS through the passthrough route');
@@ -135,9 +183,19 @@ test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason
   assert.equal(await tlsRoundTrip(l4.pass, 'wrong.test', 'x'), null, 'another SNI is not proxied');
 
   // ---- L4 terminate: Caddy ends TLS with the route's certificate and proxies plain bytes
-  const term = await api('/routes', 'POST', { domain: 'term.test', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: l4.term, l4_tls_mode: 'terminate', peer_id: peer.id, target_port: tcpEcho.port });
+  const term = await api('/routes', 'POST', {
+    domain: 'term.test',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: l4.term,
+    l4_tls_mode: 'terminate',
+    peer_id: peer.id,
+    target_port: tcpEcho.port,
+  });
   assert.equal(term.status, 201, JSON.stringify(term.data));
-  const t1 = await waitFor(() => tlsRoundTrip(l4.term, 'term.test', 'hello terminate', { ca: fs.readFileSync(root) }), 15_000, { what: 'TLS terminated by Caddy' });
+  const t1 = await waitFor(() => tlsRoundTrip(l4.term, 'term.test', 'hello terminate', { ca: fs.readFileSync(root) }), 15_000, {
+    what: 'TLS terminated by Caddy',
+  });
   assert.equal(t1.echo, 'hello terminate');
   assert.equal(t1.authorized, true, 'the certificate chains to Caddy’s internal root');
   assert.match(t1.issuer, /Caddy Local Authority/);

@@ -67,7 +67,10 @@ test('WgDriver: real tunnels between network namespaces', { skip: reason ?? fals
   assert.ok(d0);
   assert.equal(d0.iface.publicKey, server.publicKey);
   assert.equal(d0.iface.listenPort, port);
-  assert.deepEqual(d0.peers.map((p) => [p.publicKey, p.allowedIps, p.latestHandshake]), [[peer1.publicKey, ['10.233.100.2/32'], 0]]);
+  assert.deepEqual(
+    d0.peers.map((p) => [p.publicKey, p.allowedIps, p.latestHandshake]),
+    [[peer1.publicKey, ['10.233.100.2/32'], 0]],
+  );
   const addr = await net.exec(srv, 'ip', ['-o', 'address', 'show', 'dev', iface], { check: true });
   assert.match(addr.stdout, /inet 10\.233\.100\.1\/24/);
   const link = await net.exec(srv, 'ip', ['link', 'show', 'dev', iface], { check: true });
@@ -84,10 +87,14 @@ test('WgDriver: real tunnels between network namespaces', { skip: reason ?? fals
   // The TCP service is reachable only through the tunnel, not over the veth address.
   assert.equal(await net.tcpRoundTrip(p1, l1.addrA, echo.port, 'x', 1000), null);
 
-  const s1 = await waitFor(async () => {
-    const s = await peerStatus(peer1.publicKey);
-    return s && s.latestHandshake > 0 && s.rx > 0 && s.tx > 0 ? s : null;
-  }, 5000, { what: 'handshake and counters in dump()' });
+  const s1 = await waitFor(
+    async () => {
+      const s = await peerStatus(peer1.publicKey);
+      return s && s.latestHandshake > 0 && s.rx > 0 && s.tx > 0 ? s : null;
+    },
+    5000,
+    { what: 'handshake and counters in dump()' },
+  );
   assert.ok(Math.abs(Date.now() - s1.latestHandshake) < 60_000, 'handshake time is recent epoch ms');
   assert.match(s1.endpoint ?? '', /^10\.233\.1\.2:\d+$/, 'server learned peer1 endpoint from the veth');
   assert.equal(s1.persistentKeepalive, null);

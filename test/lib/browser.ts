@@ -52,10 +52,12 @@ export async function watchedPage(browser: Browser, opts: PageOptions = {}): Pro
   });
   if (opts.session) {
     const { hostname } = new URL(opts.session.url);
-    await context.addCookies(opts.session.cookie.split('; ').map((c) => {
-      const i = c.indexOf('=');
-      return { name: c.slice(0, i), value: c.slice(i + 1), domain: hostname, path: '/' };
-    }));
+    await context.addCookies(
+      opts.session.cookie.split('; ').map((c) => {
+        const i = c.indexOf('=');
+        return { name: c.slice(0, i), value: c.slice(i + 1), domain: hostname, path: '/' };
+      }),
+    );
   }
   const page = await context.newPage();
   const problems: string[] = [];
@@ -107,7 +109,12 @@ export async function settled(page: Page): Promise<void> {
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js', { paths: [join(root, 'sidecar/ui')] }), 'utf8');
 
-export interface AxeViolation { id: string; impact: string; help: string; nodes: string[] }
+export interface AxeViolation {
+  id: string;
+  impact: string;
+  help: string;
+  nodes: string[];
+}
 /** axe-core on the current page (evaluated over the DevTools protocol, so the page's CSP stays as it is). */
 export async function axe(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE);
@@ -125,7 +132,6 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
-
 
 export interface UiServer {
   /** the running sidecar (set in the suite's before hook) */
@@ -191,9 +197,15 @@ export function uiServer(env: Env | (() => Env | Promise<Env>) = {}, opts: Start
     return s!.req(`/api/v1${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
   }
   return {
-    get s() { return s!; },
-    get browser() { return browser!; },
-    get headers() { return headers; },
+    get s() {
+      return s!;
+    },
+    get browser() {
+      return browser!;
+    },
+    get headers() {
+      return headers;
+    },
     api,
     login: signIn,
     setup: (fn) => void setups.push(fn),

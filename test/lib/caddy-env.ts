@@ -43,9 +43,19 @@ export function assertCaddyValidates(dir: string, names: string[]): void {
     for (const name of names) {
       const file = path.join(dir, `${name}.json`);
       try {
-        execFileSync(CADDY, ['validate', '--config', file], { env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home }, stdio: 'pipe' });
+        execFileSync(CADDY, ['validate', '--config', file], {
+          env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home },
+          stdio: 'pipe',
+        });
       } catch (err: any) {
-        assert.fail(`caddy validate ${name}.json: ${String(err.stderr).split('\n').filter((l) => /error|Error/.test(l)).join('\n') || err.message}`);
+        assert.fail(
+          `caddy validate ${name}.json: ${
+            String(err.stderr)
+              .split('\n')
+              .filter((l) => /error|Error/.test(l))
+              .join('\n') || err.message
+          }`,
+        );
       }
     }
   } finally {

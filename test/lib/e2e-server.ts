@@ -25,8 +25,19 @@ export interface E2ePorts {
  * subnet: the first three octets of the VPN /24 (the server is .1); publicHost: the address the
  * peers' configs dial; proxyBind: where Caddy listens ('serverIp' = the server's tunnel address).
  */
-export async function e2eServerEnv(o: { iface: string; subnet: string; publicHost: string; proxyBind: string | 'serverIp' }): Promise<{ env: Record<string, string>; ports: E2ePorts; serverIp: string }> {
-  const ports: E2ePorts = { api: await freePort('tcp'), http: await freePort('tcp'), https: await freePort('tcp'), admin: await freePort('tcp'), wg: await freePort('udp') };
+export async function e2eServerEnv(o: {
+  iface: string;
+  subnet: string;
+  publicHost: string;
+  proxyBind: string | 'serverIp';
+}): Promise<{ env: Record<string, string>; ports: E2ePorts; serverIp: string }> {
+  const ports: E2ePorts = {
+    api: await freePort('tcp'),
+    http: await freePort('tcp'),
+    https: await freePort('tcp'),
+    admin: await freePort('tcp'),
+    wg: await freePort('udp'),
+  };
   const serverIp = `${o.subnet}.1`;
   const env = {
     GATEHOUSE_PORT: String(ports.api),
@@ -70,7 +81,15 @@ export interface E2eRun {
  */
 export async function startE2e(
   t: TestContext,
-  o: { prefix: string; iface: string; vpnOctet: number; peers: { name: string; octet: number }[]; proxyBind: string | 'serverIp'; env?: Record<string, string>; start?: StartOptions },
+  o: {
+    prefix: string;
+    iface: string;
+    vpnOctet: number;
+    peers: { name: string; octet: number }[];
+    proxyBind: string | 'serverIp';
+    env?: Record<string, string>;
+    start?: StartOptions;
+  },
 ): Promise<E2eRun> {
   const n = (process.pid % 200) + 20;
   const network = await createNetwork({ prefix: o.prefix });

@@ -17,12 +17,15 @@ export interface GetOptions {
 
 export function getWithHost(port: number, host: string, o: GetOptions = {}): Promise<GetResult | null> {
   return new Promise((resolve) => {
-    const req = http.request({ host: o.bindHost ?? '127.0.0.1', port, path: o.path ?? '/', headers: { host, ...o.headers }, agent: false, timeout: o.timeoutMs ?? 3000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    });
+    const req = http.request(
+      { host: o.bindHost ?? '127.0.0.1', port, path: o.path ?? '/', headers: { host, ...o.headers }, agent: false, timeout: o.timeoutMs ?? 3000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
     req.on('error', () => resolve(null));
     req.on('timeout', () => req.destroy());
     req.end();

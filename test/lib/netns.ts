@@ -301,7 +301,10 @@ export function splitWgQuickConfig(text: string): { wgConfig: string; addresses:
     const kv = /^([A-Za-z]+)\s*=\s*(.*)$/.exec(line);
     if (!kv) throw new Error(`bad line in WireGuard config: ${raw}`);
     const key = kv[1].toLowerCase();
-    const list = kv[2].split(',').map((s) => s.trim()).filter(Boolean);
+    const list = kv[2]
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (section === 'interface' && WG_QUICK_ONLY.has(key)) {
       if (key === 'address') addresses.push(...list);
       if (key === 'mtu') mtu = Number(kv[2]);
@@ -370,7 +373,10 @@ class NetworkImpl implements Network {
     await this.exec(null, 'ip', args, { check: true });
     if (!nsA) this.hostLinks.push(ifA);
     if (!nsB) this.hostLinks.push(ifB);
-    for (const [ns, ifn, cidr] of [[nsA, ifA, a], [nsB, ifB, b]] as const) {
+    for (const [ns, ifn, cidr] of [
+      [nsA, ifA, a],
+      [nsB, ifB, b],
+    ] as const) {
       await this.exec(ns, 'ip', ['address', 'add', cidr, 'dev', ifn], { check: true });
       await this.exec(ns, 'ip', ['link', 'set', 'dev', ifn, 'up'], { check: true });
     }
@@ -421,10 +427,14 @@ class NetworkImpl implements Network {
     p.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     p.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
     try {
-      await waitFor(() => {
-        if (!alive(p)) throw new Error(`${what} exited: ${out.trim()}`);
-        return out.includes('READY');
-      }, 10_000, { intervalMs: 20, what });
+      await waitFor(
+        () => {
+          if (!alive(p)) throw new Error(`${what} exited: ${out.trim()}`);
+          return out.includes('READY');
+        },
+        10_000,
+        { intervalMs: 20, what },
+      );
     } catch (e) {
       p.kill('SIGKILL');
       throw new Error(`${what} did not start: ${out.trim() || (e as Error).message}`);
@@ -461,9 +471,14 @@ class NetworkImpl implements Network {
     opts: { method?: string; headers?: Record<string, string>; body?: string; timeoutMs?: number } = {},
   ): Promise<HttpResult> {
     const ms = opts.timeoutMs ?? 5000;
-    const r = await this.exec(ns, process.execPath, ['-e', HTTP_CLIENT, url, opts.method ?? 'GET', JSON.stringify(opts.headers ?? {}), opts.body ?? '', String(ms)], {
-      timeoutMs: ms + 3000,
-    });
+    const r = await this.exec(
+      ns,
+      process.execPath,
+      ['-e', HTTP_CLIENT, url, opts.method ?? 'GET', JSON.stringify(opts.headers ?? {}), opts.body ?? '', String(ms)],
+      {
+        timeoutMs: ms + 3000,
+      },
+    );
     if (r.code !== 0) throw new Error(`HTTP ${opts.method ?? 'GET'} ${url} failed: ${r.stderr.trim() || `exit ${r.code}`}`);
     return JSON.parse(r.stdout) as HttpResult;
   }
@@ -506,11 +521,15 @@ class NetworkImpl implements Network {
     let out = '';
     p.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     p.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-    await waitFor(() => {
-      if (!alive(p)) throw new Error(`wireguard-go ${ifName} exited: ${out.trim().slice(-500)}`);
-      const st = statOf();
-      return st !== null && (!before || st.ino !== before.ino || st.ctimeMs !== before.ctimeMs);
-    }, 5000, { intervalMs: 20, what: `wireguard-go ${ifName} socket` });
+    await waitFor(
+      () => {
+        if (!alive(p)) throw new Error(`wireguard-go ${ifName} exited: ${out.trim().slice(-500)}`);
+        const st = statOf();
+        return st !== null && (!before || st.ino !== before.ino || st.ctimeMs !== before.ctimeMs);
+      },
+      5000,
+      { intervalMs: 20, what: `wireguard-go ${ifName} socket` },
+    );
     const stop = async () => {
       await this.exec(ns, 'ip', ['link', 'del', 'dev', ifName]);
       if (!(await exited(p, 2000))) p.kill('SIGTERM');
@@ -603,4 +622,3 @@ export async function createNetwork(opts: { prefix: string }): Promise<Network> 
   live.add(n);
   return n;
 }
-

@@ -205,7 +205,11 @@ EnableSyslog=false
  * everything inside the namespace); stop() ends it earlier.
  * sessionSeconds: how long the desktop of a successful login lives before it logs itself off (default 1).
  */
-export async function startXrdp(net: Network, ns: string, o: { host: string; port: number; displayOffset?: number; sessionSeconds?: number }): Promise<XrdpServer> {
+export async function startXrdp(
+  net: Network,
+  ns: string,
+  o: { host: string; port: number; displayOffset?: number; sessionSeconds?: number },
+): Promise<XrdpServer> {
   const n = ++instances;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gatehouse-xrdp-${n}-`));
   dirs.add(dir);
@@ -225,9 +229,27 @@ export async function startXrdp(net: Network, ns: string, o: { host: string; por
   for (const f of fs.readdirSync('/etc/xrdp')) {
     if (/^km-.*\.ini$|^xrdp_keyboard\.ini$|^rsakeys\.ini$/.test(f)) fs.copyFileSync(path.join('/etc/xrdp', f), path.join(dir, 'etc', f));
   }
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=xrdp-${ns}`, '-keyout', path.join(dir, 'etc', 'key.pem'), '-out', path.join(dir, 'etc', 'cert.pem')], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=xrdp-${ns}`,
+      '-keyout',
+      path.join(dir, 'etc', 'key.pem'),
+      '-out',
+      path.join(dir, 'etc', 'cert.pem'),
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   fs.writeFileSync(path.join(dir, 'etc', 'xrdp.ini'), xrdpIni(dir, o.host, o.port));
   // every instance its own display range (the X sockets in /tmp/.X11-unix are shared by all namespaces)
   const displayOffset = o.displayOffset ?? 100 + ((process.pid * 37 + n * 50) % 800);
@@ -258,12 +280,16 @@ export async function startXrdp(net: Network, ns: string, o: { host: string; por
   p.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
   p.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
   const exited = () => p.exitCode !== null || p.signalCode !== null;
-  await waitFor(async () => {
-    if (exited()) throw new Error(`xrdp exited: ${out.trim()} ${readOr(path.join(dir, 'log', 'xrdp.log')).slice(-1000)}`);
-    // xrdp answers TCP once listening, and sesman must be listening too
-    const r = await net.exec(ns, 'ss', ['-Hltn']);
-    return r.stdout.includes(`${o.host}:${o.port} `) && r.stdout.includes(':3350 ');
-  }, 15_000, { intervalMs: 50, what: `xrdp on ${o.host}:${o.port} in ${ns}` }).catch((e) => {
+  await waitFor(
+    async () => {
+      if (exited()) throw new Error(`xrdp exited: ${out.trim()} ${readOr(path.join(dir, 'log', 'xrdp.log')).slice(-1000)}`);
+      // xrdp answers TCP once listening, and sesman must be listening too
+      const r = await net.exec(ns, 'ss', ['-Hltn']);
+      return r.stdout.includes(`${o.host}:${o.port} `) && r.stdout.includes(':3350 ');
+    },
+    15_000,
+    { intervalMs: 50, what: `xrdp on ${o.host}:${o.port} in ${ns}` },
+  ).catch((e) => {
     p.kill('SIGKILL');
     throw e;
   });
@@ -372,10 +398,14 @@ export async function startXvfb(net: Network, ns: string | null): Promise<Xvfb> 
   (p.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8');
   (p.stdio[3] as NodeJS.ReadableStream).on('data', (d: string) => (fd3 += d));
   const exited = () => p.exitCode !== null || p.signalCode !== null;
-  const n = await waitFor(() => {
-    if (exited()) throw new Error(`Xvfb exited: ${out.trim().slice(-1000)}`);
-    return /^\d+\n/.exec(fd3)?.[0].trim();
-  }, 10_000, { intervalMs: 20, what: 'Xvfb' }).catch((e) => {
+  const n = await waitFor(
+    () => {
+      if (exited()) throw new Error(`Xvfb exited: ${out.trim().slice(-1000)}`);
+      return /^\d+\n/.exec(fd3)?.[0].trim();
+    },
+    10_000,
+    { intervalMs: 20, what: 'Xvfb' },
+  ).catch((e) => {
     p.kill('SIGKILL');
     throw e;
   });

@@ -26,7 +26,17 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 // Names peers may have (the name rule allows letters, digits, spaces and . _ - @ ( ) + ') that are
 // awkward in a header or a path, and names the rule must refuse (quotes, slashes, ; = , and controls).
 const ALLOWED_AWKWARD = ["O'Brien's (laptop) + dev@home", 'Ünïcødé Næme 名前', 'a..b', 'name   with   spaces', 'x'.repeat(60), "1'2'3"];
-const HOSTILE = ['a"; filename="evil.exe', "x'; filename*=UTF-8''evil.sh", '../../etc/passwd', '..\\..\\windows', '.hidden', '..', 'semi;colon,comma=eq', 'evil\r\nSet-Cookie: x=1', 'evil\nX-Injected: 1'];
+const HOSTILE = [
+  'a"; filename="evil.exe',
+  "x'; filename*=UTF-8''evil.sh",
+  '../../etc/passwd',
+  '..\\..\\windows',
+  '.hidden',
+  '..',
+  'semi;colon,comma=eq',
+  'evil\r\nSet-Cookie: x=1',
+  'evil\nX-Injected: 1',
+];
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '1000000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000000' });
@@ -88,7 +98,10 @@ test('Content-Disposition: every download names a safe file, whatever the record
     }
   }
   for (const required of ['/api/v1/peers/:id/config', '/api/v1/logs/activity/export', '/api/v1/logs/access/export', '/api/v1/settings/backup']) {
-    assert.ok([...seen.keys()].some((k) => k === required), `${required} sent no Content-Disposition (seen: ${[...seen.keys()].join(', ')})`);
+    assert.ok(
+      [...seen.keys()].some((k) => k === required),
+      `${required} sent no Content-Disposition (seen: ${[...seen.keys()].join(', ')})`,
+    );
   }
   recordFigure({ test: CASE, figure: 'GET calls walked for Content-Disposition / endpoints that set it', value: `${calls} / ${seen.size}` });
 });
@@ -99,7 +112,11 @@ test('path traversal: uploads land under <data>/branding with our names; downloa
   fs.writeFileSync(outside, 'MARKER');
   try {
     const { id } = await createRoute(s, { domain: `traversal-${process.pid}.example.test` });
-    const cfg = await s.req(`/api/v1/routes/${id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: 86_400_000 } });
+    const cfg = await s.req(`/api/v1/routes/${id}/auth`, {
+      method: 'POST',
+      headers: h,
+      json: { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: 86_400_000 },
+    });
     assert.equal(cfg.status, 200, JSON.stringify(cfg.data));
     const names = [`../../${path.basename(outside)}`, `..%2F..%2F${path.basename(outside)}`, outside, '..\\..\\x.png', '.png', 'x.png\u0000.sh', '/etc/passwd'];
     for (const name of names) {
@@ -119,22 +136,55 @@ test('path traversal: uploads land under <data>/branding with our names; downloa
       assert.equal(r.status, 422, `restore upload named ${JSON.stringify(name)}: ${r.status} ${JSON.stringify(r.data)}`);
     }
     // a multipart body whose field name and file name try to climb out
-    const raw = ['--B', `Content-Disposition: form-data; name="../file"; filename="../../${path.basename(outside)}"`, 'Content-Type: image/png', '', PNG.toString('latin1'), '--B--', ''].join('\r\n');
-    const odd = await s.req(`/api/v1/routes/${id}/branding/logo`, { method: 'POST', headers: { ...h, 'content-type': 'multipart/form-data; boundary=B' }, body: Buffer.from(raw, 'latin1') });
+    const raw = [
+      '--B',
+      `Content-Disposition: form-data; name="../file"; filename="../../${path.basename(outside)}"`,
+      'Content-Type: image/png',
+      '',
+      PNG.toString('latin1'),
+      '--B--',
+      '',
+    ].join('\r\n');
+    const odd = await s.req(`/api/v1/routes/${id}/branding/logo`, {
+      method: 'POST',
+      headers: { ...h, 'content-type': 'multipart/form-data; boundary=B' },
+      body: Buffer.from(raw, 'latin1'),
+    });
     assert.equal(odd.status, 400, JSON.stringify(odd.data));
     assert.equal(fs.readFileSync(outside, 'utf8'), 'MARKER', 'the file outside was not overwritten');
     const stored = fs.readdirSync(path.join(s.dataDir, 'branding'));
     assert.ok(stored.length >= 1 && stored.every((f) => /^route-\d+-[A-Za-z0-9_-]+\.(png|jpg|gif|webp)$/.test(f)), stored.join(', '));
     // a stored name cannot be set through the API: the configuration takes URLs only
-    const setName = await s.req(`/api/v1/routes/${id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: 86_400_000, logo: `../../${path.basename(outside)}`, logo_url: `file://${outside}` } });
+    const setName = await s.req(`/api/v1/routes/${id}/auth`, {
+      method: 'POST',
+      headers: h,
+      json: {
+        method: 'email_password',
+        email: 'o@example.test',
+        password: 'correct horse',
+        session_max_age: 86_400_000,
+        logo: `../../${path.basename(outside)}`,
+        logo_url: `file://${outside}`,
+      },
+    });
     assert.equal(setName.status, 400, JSON.stringify(setName.data));
 
     // downloads: the admin UI's files, the API docs assets, the login page's images, path parameters
     const climbs = [
-      '/assets/..%2f..%2f..%2fpackage.json', '/assets/%2e%2e/%2e%2e/package.json', '/..%2f..%2fpackage.json', '/%2e%2e%2fpackage.json',
-      '/assets/../../../package.json', '/../../../../etc/passwd', '/assets/..%5c..%5cpackage.json', '/api-docs/assets/..%2f..%2fpackage.json',
-      '/api-docs/assets/../../package.json', `/route-auth/branding/..%2f..%2f${path.basename(outside)}`, '/route-auth/branding/logo/..%2f..%2f..%2fpackage.json',
-      '/favicon.ico/..%2f..%2fpackage.json', '/%00/etc/passwd', '/assets/%252e%252e%252fpackage.json',
+      '/assets/..%2f..%2f..%2fpackage.json',
+      '/assets/%2e%2e/%2e%2e/package.json',
+      '/..%2f..%2fpackage.json',
+      '/%2e%2e%2fpackage.json',
+      '/assets/../../../package.json',
+      '/../../../../etc/passwd',
+      '/assets/..%5c..%5cpackage.json',
+      '/api-docs/assets/..%2f..%2fpackage.json',
+      '/api-docs/assets/../../package.json',
+      `/route-auth/branding/..%2f..%2f${path.basename(outside)}`,
+      '/route-auth/branding/logo/..%2f..%2f..%2fpackage.json',
+      '/favicon.ico/..%2f..%2fpackage.json',
+      '/%00/etc/passwd',
+      '/assets/%252e%252e%252fpackage.json',
     ];
     let served = 0;
     for (const p of climbs) {
@@ -142,10 +192,18 @@ test('path traversal: uploads land under <data>/branding with our names; downloa
         const r = await rawGet(p, host);
         served++;
         assert.ok(r.status >= 200 && r.status < 500, `${p} (Host ${host}): ${r.status}`);
-        assert.ok(!/"name":\s*"(gatehouse|@gatehouse\/sidecar)"|root:x:0:0|MARKER/.test(r.body), `${p} (Host ${host}) served a file from outside its directory: ${r.body.slice(0, 200)}`);
+        assert.ok(
+          !/"name":\s*"(gatehouse|@gatehouse\/sidecar)"|root:x:0:0|MARKER/.test(r.body),
+          `${p} (Host ${host}) served a file from outside its directory: ${r.body.slice(0, 200)}`,
+        );
       }
     }
-    for (const p of ['/api/v1/tags/..%2F..%2Fetc%2Fpasswd', '/api/v1/peers/..%2F1', '/api/v1/routes/1%2F..%2F..%2F', '/api/v1/peers/1/config/..%2f..%2f..%2fpackage.json']) {
+    for (const p of [
+      '/api/v1/tags/..%2F..%2Fetc%2Fpasswd',
+      '/api/v1/peers/..%2F1',
+      '/api/v1/routes/1%2F..%2F..%2F',
+      '/api/v1/peers/1/config/..%2f..%2f..%2fpackage.json',
+    ]) {
       const r = await fetch(s.url + p, { headers: h });
       const body = await r.text();
       assert.ok([400, 404, 405].includes(r.status), `${p}: ${r.status}`);

@@ -31,12 +31,23 @@ function captureLogger(): winston.Logger {
       cb();
     },
   });
-  return winston.createLogger({ level: 'debug', format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()), transports: [new winston.transports.Stream({ stream: sink })] });
+  return winston.createLogger({
+    level: 'debug',
+    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    transports: [new winston.transports.Stream({ stream: sink })],
+  });
 }
 
 before(async () => {
   s = await startTestServer(
-    { GATEHOUSE_DATA_DIR: dataDir, GATEHOUSE_WG_SUBNET: '127.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+    {
+      GATEHOUSE_DATA_DIR: dataDir,
+      GATEHOUSE_WG_SUBNET: '127.78.0.0/24',
+      GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+      GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
+      GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+    },
     { log: captureLogger() },
   );
 });
@@ -46,7 +57,11 @@ after(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Secret { kind: string; value: string; binary?: 'base64' | 'base32' }
+interface Secret {
+  kind: string;
+  value: string;
+  binary?: 'base64' | 'base32';
+}
 
 /** The byte patterns a secret could be stored as. */
 function forms(sec: Secret): { form: string; bytes: Buffer }[] {
@@ -62,7 +77,11 @@ function forms(sec: Secret): { form: string; bytes: Buffer }[] {
   if (sec.binary === 'base64') raw = Buffer.from(sec.value, 'base64');
   if (sec.binary === 'base32') raw = base32Decode(sec.value);
   if (raw) {
-    out.push({ form: 'raw bytes', bytes: raw }, { form: 'hex of the bytes', bytes: Buffer.from(raw.toString('hex')) }, { form: 'base64url of the bytes', bytes: Buffer.from(raw.toString('base64url')) });
+    out.push(
+      { form: 'raw bytes', bytes: raw },
+      { form: 'hex of the bytes', bytes: Buffer.from(raw.toString('hex')) },
+      { form: 'base64url of the bytes', bytes: Buffer.from(raw.toString('base64url')) },
+    );
     if (sec.binary === 'base32') out.push({ form: 'base64 of the bytes', bytes: Buffer.from(raw.toString('base64').replace(/=+$/, '')) });
   }
   return out.filter((f) => f.bytes.length >= 8);
@@ -78,7 +97,9 @@ function base32Decode(s: string): Buffer {
 }
 
 function walk(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.isFile() ? [path.join(dir, d.name)] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((d) => (d.isDirectory() ? walk(path.join(dir, d.name)) : d.isFile() ? [path.join(dir, d.name)] : []));
 }
 
 async function createSecrets(): Promise<Secret[]> {
@@ -98,14 +119,18 @@ async function createSecrets(): Promise<Secret[]> {
   secrets.push({ kind: 'WireGuard server private key', value: server.privateKey, binary: 'base64' });
   const peer = await api('/peers', 'POST', { name: 'scan-peer' });
   const conf = await s.req(`/api/v1/peers/${peer.peer.id}/config`, { headers: h });
-  for (const [, k, v] of String(conf.data).matchAll(/(PrivateKey|PresharedKey) = (\S+)/g)) secrets.push({ kind: `WireGuard peer ${k}`, value: v, binary: 'base64' });
+  for (const [, k, v] of String(conf.data).matchAll(/(PrivateKey|PresharedKey) = (\S+)/g))
+    secrets.push({ kind: `WireGuard peer ${k}`, value: v, binary: 'base64' });
   assert.equal(secrets.filter((x) => x.kind.startsWith('WireGuard peer')).length, 2, String(conf.data));
 
   // a gateway: its companion API token and the push token the server calls it with
   const gw = await api('/peers', 'POST', { name: 'scan-gw', is_gateway: true, api_port: 8090 });
   secrets.push({ kind: 'gateway API token', value: gw.gateway.apiToken }, { kind: 'gateway push token', value: gw.gateway.pushToken });
   const rotated = await api(`/peers/${gw.peer.id}/gateway-env/rotate`, 'POST');
-  secrets.push({ kind: 'gateway API token (rotated)', value: rotated.gateway.apiToken }, { kind: 'gateway push token (rotated)', value: rotated.gateway.pushToken });
+  secrets.push(
+    { kind: 'gateway API token (rotated)', value: rotated.gateway.apiToken },
+    { kind: 'gateway push token (rotated)', value: rotated.gateway.pushToken },
+  );
   // the gateway uses its token
   assert.equal((await s.req('/api/v1/gateway/config', { headers: bearer(rotated.gateway.apiToken) })).status, 200);
 
@@ -137,7 +162,14 @@ async function createSecrets(): Promise<Secret[]> {
 
   // basic auth on a route
   const basic = 'basic-at-rest-Pass-42';
-  await api('/routes', 'POST', { domain: 'scan-basic.example.test', peer_id: peer.peer.id, target_port: 8082, https_enabled: true, basic_auth_user: 'visitor', basic_auth_password: basic });
+  await api('/routes', 'POST', {
+    domain: 'scan-basic.example.test',
+    peer_id: peer.peer.id,
+    target_port: 8082,
+    https_enabled: true,
+    basic_auth_user: 'visitor',
+    basic_auth_password: basic,
+  });
   secrets.push({ kind: 'route basic-auth password', value: basic });
 
   // a webhook's signing secret
@@ -152,7 +184,16 @@ async function createSecrets(): Promise<Secret[]> {
   await api('/users', 'POST', { username: 'scan-user', password: userPassword, role: 'user' });
   secrets.push({ kind: 'user password', value: userPassword }, { kind: 'admin password', value: ADMIN.password });
   const admin = await login(s);
-  assert.equal((await s.req('/api/v1/settings/profile', { method: 'PUT', json: { email: 'admin@example.test' }, headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf } })).status, 200);
+  assert.equal(
+    (
+      await s.req('/api/v1/settings/profile', {
+        method: 'PUT',
+        json: { email: 'admin@example.test' },
+        headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf },
+      })
+    ).status,
+    200,
+  );
   const sid = new RegExp(`${SESSION_COOKIE}=([^;]+)`).exec(admin.cookie)?.[1];
   assert.ok(sid, admin.cookie);
   secrets.push({ kind: 'admin session id', value: decodeURIComponent(sid) });
@@ -167,7 +208,8 @@ test('no plaintext secret in the database, the logs or any file of the data dire
   const places: { name: string; bytes: Buffer }[] = [];
   const files = () => walk(dataDir).map((f) => ({ name: `file ${path.relative(dataDir, f)}`, bytes: fs.readFileSync(f) }));
   places.push(...files());
-  if (s.databaseUrl) places.push({ name: 'pg_dump', bytes: execFileSync('pg_dump', ['--no-owner', '--data-only', s.databaseUrl], { maxBuffer: 256 * 1024 * 1024 }) });
+  if (s.databaseUrl)
+    places.push({ name: 'pg_dump', bytes: execFileSync('pg_dump', ['--no-owner', '--data-only', s.databaseUrl], { maxBuffer: 256 * 1024 * 1024 }) });
   await s.close();
   places.push(...files().map((p) => ({ ...p, name: `${p.name} (after stop)` })));
   places.push({ name: 'server log', bytes: Buffer.from(logLines.join('')) });
@@ -184,10 +226,18 @@ test('no plaintext secret in the database, the logs or any file of the data dire
   }
   const bytes = places.reduce((n, p) => n + p.bytes.length, 0);
   recordFigure({ test: 'Secrets at rest', figure: 'secrets created / byte patterns searched', value: `${secrets.length} / ${patterns}` });
-  recordFigure({ test: 'Secrets at rest', figure: 'places searched', value: `${places.length} (${(bytes / 1024).toFixed(0)} KiB${s.databaseUrl ? ', pg_dump included' : ', SQLite'})` });
+  recordFigure({
+    test: 'Secrets at rest',
+    figure: 'places searched',
+    value: `${places.length} (${(bytes / 1024).toFixed(0)} KiB${s.databaseUrl ? ', pg_dump included' : ', SQLite'})`,
+  });
   recordFigure({ test: 'Secrets at rest', figure: 'plaintext secrets found', value: String(found.length), target: '0', ok: found.length === 0 });
   recordFigure({ test: 'Secrets at rest', figure: 'duration', value: `${((Date.now() - started) / 1000).toFixed(1)} s` });
   assert.deepEqual(found, [], `secrets found at rest:\n${found.join('\n')}`);
   // the search can find: values stored in the clear (a route's domain, a peer's name) are found in the database
-  for (const plain of ['scan-ra.example.test', 'scan-peer']) assert.ok(places.some((p) => p.name !== 'server log' && p.bytes.includes(Buffer.from(plain))), `control: ${plain} is found at rest`);
+  for (const plain of ['scan-ra.example.test', 'scan-peer'])
+    assert.ok(
+      places.some((p) => p.name !== 'server log' && p.bytes.includes(Buffer.from(plain))),
+      `control: ${plain} is found at rest`,
+    );
 });

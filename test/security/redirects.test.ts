@@ -19,7 +19,11 @@ before(async () => {
   const h = bearer(await apiToken(s));
   const r = await createRoute(s, { domain: HOST });
   routeId = r.id;
-  const res = await s.req(`/api/v1/routes/${r.id}/auth`, { method: 'POST', headers: h, json: { method: 'email_password', password: PASSWORD, email: 'owner@example.test', session_max_age: 3_600_000 } });
+  const res = await s.req(`/api/v1/routes/${r.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'email_password', password: PASSWORD, email: 'owner@example.test', session_max_age: 3_600_000 },
+  });
   assert.equal(res.status, 200, JSON.stringify(res.data));
 });
 after(async () => s.close());
@@ -51,9 +55,18 @@ const location = (res: { status: number; headers: Headers | Record<string, strin
 const hidden = (name: string, html: string): string => {
   const m = new RegExp(`<input type="hidden" name="${name}" value="([^"]*)">`).exec(html);
   assert.ok(m, `the form has a hidden ${name}`);
-  return m[1].replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return m[1]
+    .replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 };
-const cookiesOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+const cookiesOf = (res: Response) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 const html = { accept: 'text/html' };
 let adminCookie = '';
 async function adminSession(): Promise<string> {
@@ -79,13 +92,17 @@ const ROUTE_ORIGIN = `https://${HOST}`;
 const PARAMETERS: RedirectParameter[] = [
   {
     name: 'admin next: GET /login, signed in (redirect)',
-    get origin() { return ADMIN_ORIGIN(); },
+    get origin() {
+      return ADMIN_ORIGIN();
+    },
     good: ['/peers?q=x', '/peers?q=x'],
     send: async (t) => location(await s.req(`/login?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: await adminSession() } })),
   },
   {
     name: 'admin next: GET /login, not signed in (the form field)',
-    get origin() { return ADMIN_ORIGIN(); },
+    get origin() {
+      return ADMIN_ORIGIN();
+    },
     good: ['/routes#x', '/routes#x'],
     send: async (t) => {
       const res = await s.req(`/login?next=${encodeURIComponent(t)}`, { headers: html });
@@ -95,9 +112,14 @@ const PARAMETERS: RedirectParameter[] = [
   },
   {
     name: 'admin next: POST /login (redirect after signing in)',
-    get origin() { return ADMIN_ORIGIN(); },
+    get origin() {
+      return ADMIN_ORIGIN();
+    },
     good: ['/tokens', '/tokens'],
-    send: async (t) => location(await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: ADMIN.username, password: ADMIN.password, next: t }), headers: html })),
+    send: async (t) =>
+      location(
+        await s.req('/login', { method: 'POST', body: new URLSearchParams({ username: ADMIN.username, password: ADMIN.password, next: t }), headers: html }),
+      ),
   },
   {
     name: 'route-auth rd: GET /route-auth/login, signed in (redirect)',
@@ -126,7 +148,13 @@ const PARAMETERS: RedirectParameter[] = [
     send: async (t) => {
       const b = new Browser(s, HOST);
       const page = await b.get('/route-auth/login');
-      const res = await b.post('/route-auth/login', { _csrf: Browser.csrf(page.body), rd: t, step: 'password', email: 'owner@example.test', password: PASSWORD });
+      const res = await b.post('/route-auth/login', {
+        _csrf: Browser.csrf(page.body),
+        rd: t,
+        step: 'password',
+        email: 'owner@example.test',
+        password: PASSWORD,
+      });
       return location({ status: res.status, headers: res.headers as Record<string, string> });
     },
   },
@@ -137,7 +165,12 @@ const PARAMETERS: RedirectParameter[] = [
     send: async (t) => {
       const b = new Browser(s, HOST);
       const page = await b.get('/route-auth/login');
-      const res = await b.post(`/route-auth/login?rd=${encodeURIComponent(t)}`, { _csrf: Browser.csrf(page.body), step: 'password', email: 'owner@example.test', password: PASSWORD });
+      const res = await b.post(`/route-auth/login?rd=${encodeURIComponent(t)}`, {
+        _csrf: Browser.csrf(page.body),
+        step: 'password',
+        email: 'owner@example.test',
+        password: PASSWORD,
+      });
       return location({ status: res.status, headers: res.headers as Record<string, string> });
     },
   },

@@ -69,26 +69,64 @@ before(async () => {
     keep(`${sc} API token`, t);
     credentials.push({ name: `a ${sc} token`, headers: bearer(t), passes: sc === 'full-access' });
   }
-  const narrower = await apiToken(s, SCOPES.filter((x) => x !== 'full-access'));
+  const narrower = await apiToken(
+    s,
+    SCOPES.filter((x) => x !== 'full-access'),
+  );
   keep('API token with every scope but full-access', narrower);
   credentials.push({ name: 'a token with every scope but full-access', headers: bearer(narrower), passes: false });
   // SMTP password, webhook secret, route-auth password and TOTP secret, basic-auth password
   keep('SMTP password', 'smtp-Secret-by-credential-1');
-  await api('/smtp', 'PUT', { host: '127.0.0.1', port: 2525, secure: false, user: 'mailer', password: 'smtp-Secret-by-credential-1', from: 'Gatehouse <gh@example.test>' });
+  await api('/smtp', 'PUT', {
+    host: '127.0.0.1',
+    port: 2525,
+    secure: false,
+    user: 'mailer',
+    password: 'smtp-Secret-by-credential-1',
+    from: 'Gatehouse <gh@example.test>',
+  });
   keep('webhook secret', 'webhook-Secret-by-credential-1');
-  ids.webhooks = (await api('/webhooks', 'POST', { name: 'secrets-hook', url: 'http://127.0.0.1:9/hook', events: ['peer_created'], enabled: true, secret: 'webhook-Secret-by-credential-1' })).webhook.id;
+  ids.webhooks = (
+    await api('/webhooks', 'POST', {
+      name: 'secrets-hook',
+      url: 'http://127.0.0.1:9/hook',
+      events: ['peer_created'],
+      enabled: true,
+      secret: 'webhook-Secret-by-credential-1',
+    })
+  ).webhook.id;
   const r1 = await api('/routes', 'POST', { domain: 'secrets-pw.example.test', peer_id: peer.peer.id, target_port: 8080 });
   keep('route-auth password', 'route-auth-Pass-by-credential-1');
-  await api(`/routes/${r1.route.id}/auth`, 'POST', { method: 'email_password', email: 'owner@example.test', password: 'route-auth-Pass-by-credential-1', session_max_age: 3_600_000 });
+  await api(`/routes/${r1.route.id}/auth`, 'POST', {
+    method: 'email_password',
+    email: 'owner@example.test',
+    password: 'route-auth-Pass-by-credential-1',
+    session_max_age: 3_600_000,
+  });
   const r2 = await api('/routes', 'POST', { domain: 'secrets-totp.example.test', peer_id: peer.peer.id, target_port: 8081 });
   await api(`/routes/${r2.route.id}/auth`, 'POST', { method: 'totp', email: 'owner@example.test', session_max_age: 3_600_000 });
   keep('route-auth TOTP secret', (await api(`/routes/${r2.route.id}/auth/totp-setup`, 'POST', {})).secret);
   ids.routes = r2.route.id;
   keep('route basic-auth password', 'basic-Pass-by-credential-1');
-  await api('/routes', 'POST', { domain: 'secrets-basic.example.test', peer_id: peer.peer.id, target_port: 8082, https_enabled: true, basic_auth_user: 'visitor', basic_auth_password: 'basic-Pass-by-credential-1' });
+  await api('/routes', 'POST', {
+    domain: 'secrets-basic.example.test',
+    peer_id: peer.peer.id,
+    target_port: 8082,
+    https_enabled: true,
+    basic_auth_user: 'visitor',
+    basic_auth_password: 'basic-Pass-by-credential-1',
+  });
   // an auto-backup job (its passphrase), users (passwords), sessions (ids)
   keep('auto-backup passphrase', 'autobackup-passphrase-by-credential');
-  ids['settings/autobackup'] = (await api('/settings/autobackup', 'POST', { name: 'secrets-job', schedule: 'daily', keep: 1, target: 'local', passphrase: 'autobackup-passphrase-by-credential' })).job.id;
+  ids['settings/autobackup'] = (
+    await api('/settings/autobackup', 'POST', {
+      name: 'secrets-job',
+      schedule: 'daily',
+      keep: 1,
+      target: 'local',
+      passphrase: 'autobackup-passphrase-by-credential',
+    })
+  ).job.id;
   keep('backup passphrase', BACKUP_PASSPHRASE);
   ids.users = (await api('/users', 'POST', { ...VICTIM, role: 'user' })).user.id;
   keep('user password', VICTIM.password);
@@ -97,7 +135,10 @@ before(async () => {
   keep('admin password', ADMIN.password);
   ids.tokens = (await api('/tokens')).tokens[0].id;
   ids['peer-groups'] = (await api('/peer-groups', 'POST', { name: 'secrets-group' })).group?.id ?? 987654;
-  for (const [role, user] of [['admin', ADMIN], ['user', VIEWER]] as const) {
+  for (const [role, user] of [
+    ['admin', ADMIN],
+    ['user', VIEWER],
+  ] as const) {
     const sess = await login(s, user);
     const sid = /gatehouse_sid=([^;]+)/.exec(sess.cookie)?.[1];
     keep(`${role} session id`, decodeURIComponent(sid ?? ''));
@@ -114,7 +155,9 @@ function concrete(e: Endpoint): string {
     if (n !== 'id') return '987654';
     if (/^\/api\/v1\/peers\/:id\/gateway-/.test(p)) return String(ids.gateway);
     const rest = p.replace(/^\/api\/v1\//, '');
-    const key = Object.keys(ids).filter((k) => rest.startsWith(`${k}/`)).sort((a, b) => b.length - a.length)[0];
+    const key = Object.keys(ids)
+      .filter((k) => rest.startsWith(`${k}/`))
+      .sort((a, b) => b.length - a.length)[0];
     return String(key ? ids[key] : 987654);
   });
 }
@@ -123,17 +166,27 @@ function concrete(e: Endpoint): string {
 function bodyFor(e: Endpoint): unknown {
   const n = ++seq;
   switch (`${e.method} ${e.path}`) {
-    case 'POST /peers': return { name: `secrets-new-gw-${n}`, is_gateway: true };
-    case 'POST /tokens': return { name: `secrets-new-${n}`, scopes: ['full-access'] };
-    case 'PUT /smtp': return { host: 'mail.attacker.example', port: 25, from: 'x@attacker.example' };
-    case 'POST /settings/autobackup': return { name: `secrets-new-job-${n}`, schedule: 'daily', keep: 1, target: 'local', passphrase: 'attacker-chosen-passphrase' };
-    case 'PUT /settings/autobackup/:id': return { passphrase: 'attacker-chosen-passphrase' };
-    default: return {};
+    case 'POST /peers':
+      return { name: `secrets-new-gw-${n}`, is_gateway: true };
+    case 'POST /tokens':
+      return { name: `secrets-new-${n}`, scopes: ['full-access'] };
+    case 'PUT /smtp':
+      return { host: 'mail.attacker.example', port: 25, from: 'x@attacker.example' };
+    case 'POST /settings/autobackup':
+      return { name: `secrets-new-job-${n}`, schedule: 'daily', keep: 1, target: 'local', passphrase: 'attacker-chosen-passphrase' };
+    case 'PUT /settings/autobackup/:id':
+      return { passphrase: 'attacker-chosen-passphrase' };
+    default:
+      return {};
   }
 }
 
 const call = (e: Endpoint, headers: Record<string, string>) =>
-  s.req(concrete(e), { method: e.method, headers: { accept: 'application/json', [PASSPHRASE_HEADER]: BACKUP_PASSPHRASE, ...headers }, ...(e.method === 'GET' ? {} : { json: bodyFor(e) }) });
+  s.req(concrete(e), {
+    method: e.method,
+    headers: { accept: 'application/json', [PASSPHRASE_HEADER]: BACKUP_PASSPHRASE, ...headers },
+    ...(e.method === 'GET' ? {} : { json: bodyFor(e) }),
+  });
 
 /** Every secret found in an answer (body and headers). */
 function leaked(r: Response & { data: any }): string[] {
@@ -156,38 +209,48 @@ async function state(): Promise<string> {
   });
 }
 
-test('every endpoint that discloses secrets × every credential: only a full-access token and an admin session pass; a refused answer holds no secret and changes nothing', { timeout: 180_000 }, async () => {
-  const marked = s.endpoints.filter((e) => e.secrets);
-  assert.ok(marked.length >= 10, `marked endpoints: ${marked.length}`);
-  assert.ok(marked.some((e) => e.method === 'GET' && e.path === '/settings/backup'), 'the backup download is marked');
-  assert.equal(credentials.length, SCOPES.length + 3);
-  // first every refused call (each would disclose, were it allowed), then nothing may have changed
-  const before = await state();
-  let refused = 0;
-  for (const e of marked) {
-    for (const c of credentials.filter((x) => !x.passes)) {
-      const label = `${e.method} ${fullPath(e)} with ${c.name}`;
-      const r = await call(e, c.headers);
-      assert.equal(r.status, 403, `${label}: ${r.status} ${JSON.stringify(r.data).slice(0, 300)}`);
-      assert.equal(r.data.ok, false, label);
-      assert.match(r.data.error, /discloses secrets/, label);
-      assert.deepEqual(leaked(r), [], `${label}: the refusal holds a secret`);
-      refused++;
+test(
+  'every endpoint that discloses secrets × every credential: only a full-access token and an admin session pass; a refused answer holds no secret and changes nothing',
+  { timeout: 180_000 },
+  async () => {
+    const marked = s.endpoints.filter((e) => e.secrets);
+    assert.ok(marked.length >= 10, `marked endpoints: ${marked.length}`);
+    assert.ok(
+      marked.some((e) => e.method === 'GET' && e.path === '/settings/backup'),
+      'the backup download is marked',
+    );
+    assert.equal(credentials.length, SCOPES.length + 3);
+    // first every refused call (each would disclose, were it allowed), then nothing may have changed
+    const before = await state();
+    let refused = 0;
+    for (const e of marked) {
+      for (const c of credentials.filter((x) => !x.passes)) {
+        const label = `${e.method} ${fullPath(e)} with ${c.name}`;
+        const r = await call(e, c.headers);
+        assert.equal(r.status, 403, `${label}: ${r.status} ${JSON.stringify(r.data).slice(0, 300)}`);
+        assert.equal(r.data.ok, false, label);
+        assert.match(r.data.error, /discloses secrets/, label);
+        assert.deepEqual(leaked(r), [], `${label}: the refusal holds a secret`);
+        refused++;
+      }
     }
-  }
-  assert.equal(await state(), before, 'a refused call changed nothing');
-  // the victim's password still works (no refused reset went through)
-  await login(s, VICTIM);
-  // then the credentials that pass, which get what the endpoint is for
-  for (const e of marked) {
-    for (const c of credentials.filter((x) => x.passes)) {
-      const label = `${e.method} ${fullPath(e)} with ${c.name}`;
-      const r = await call(e, c.headers);
-      assert.ok(r.status >= 200 && r.status < 300, `${label}: ${r.status} ${typeof r.data === 'string' ? r.data.slice(0, 200) : JSON.stringify(r.data).slice(0, 300)}`);
+    assert.equal(await state(), before, 'a refused call changed nothing');
+    // the victim's password still works (no refused reset went through)
+    await login(s, VICTIM);
+    // then the credentials that pass, which get what the endpoint is for
+    for (const e of marked) {
+      for (const c of credentials.filter((x) => x.passes)) {
+        const label = `${e.method} ${fullPath(e)} with ${c.name}`;
+        const r = await call(e, c.headers);
+        assert.ok(
+          r.status >= 200 && r.status < 300,
+          `${label}: ${r.status} ${typeof r.data === 'string' ? r.data.slice(0, 200) : JSON.stringify(r.data).slice(0, 300)}`,
+        );
+      }
     }
-  }
-  assert.ok(refused >= marked.length * (SCOPES.length + 1), `refused calls: ${refused}`);
-});
+    assert.ok(refused >= marked.length * (SCOPES.length + 1), `refused calls: ${refused}`);
+  },
+);
 
 test('the backup download: a read-only token with a passphrase of its choosing gets 403, not the document (the finding)', async () => {
   const ro = credentials.find((c) => c.name === 'a read-only token')!;
@@ -199,12 +262,17 @@ test('the backup download: a read-only token with a passphrase of its choosing g
 });
 
 test('no read that is not marked answers a secret, even with full access or an admin session', { timeout: 120_000 }, async () => {
-  const reads = s.endpoints.filter((e) => e.method === 'GET' && !e.secrets && (e.auth === 'admin' || e.auth === 'public') && e.rawResponse?.contentType !== 'text/event-stream');
+  const reads = s.endpoints.filter(
+    (e) => e.method === 'GET' && !e.secrets && (e.auth === 'admin' || e.auth === 'public') && e.rawResponse?.contentType !== 'text/event-stream',
+  );
   assert.ok(reads.length >= 60, `reads: ${reads.length}`);
   const adminSession = credentials.find((c) => c.name === 'a session of role admin')!;
   let answered = 0;
   for (const e of reads) {
-    for (const [who, headers] of [['full access', full], ['an admin session', adminSession.headers]] as const) {
+    for (const [who, headers] of [
+      ['full access', full],
+      ['an admin session', adminSession.headers],
+    ] as const) {
       const r = await call(e, headers);
       assert.deepEqual(leaked(r), [], `${e.method} ${concrete(e)} with ${who} (${r.status}) answers a secret`);
       if (r.status === 200) answered++;
@@ -218,7 +286,23 @@ test('no read that is not marked answers a secret, even with full access or an a
 });
 
 /** Field names that hold a secret when they hold a value. */
-const SECRET_FIELDS = new Set(['password', 'secret', 'token', 'private_key', 'privateKey', 'preshared_key', 'presharedKey', 'passphrase', 'apiToken', 'pushToken', 'envContent', 'secret_access_key', 'api_token', 'push_token', 'totp_secret']);
+const SECRET_FIELDS = new Set([
+  'password',
+  'secret',
+  'token',
+  'private_key',
+  'privateKey',
+  'preshared_key',
+  'presharedKey',
+  'passphrase',
+  'apiToken',
+  'pushToken',
+  'envContent',
+  'secret_access_key',
+  'api_token',
+  'push_token',
+  'totp_secret',
+]);
 
 /** Whether a JSON schema admits a string (a secret's value; null, booleans and objects are not). */
 function holdsText(js: unknown): boolean {

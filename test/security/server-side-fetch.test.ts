@@ -63,38 +63,47 @@ http.createServer((req, res) => {
 if (!INSIDE) {
   const { createNetwork, skipReason } = await import('../lib/netns.js');
   const reason = skipReason([]);
-  test('every server-side fetch refuses loopback, private and rebinding targets (probed inside network namespaces)', { skip: reason ?? false, timeout: 900_000 }, async (t) => {
-    const net = await createNetwork({ prefix: 'ssrf' });
-    t.after(() => net.cleanup());
-    const probe = await net.addNamespace('probe');
-    const far = await net.addNamespace('far');
-    const link = await net.link(probe, far, '11.0.0.1/24', `${FAR}/24`);
-    const ip = (ns: string, ...args: string[]) => net.exec(ns, 'ip', args, { check: true });
-    for (const a of ['10.0.0.1/32', '192.168.1.1/32', '172.16.0.1/32', '169.254.169.254/32', '100.64.0.1/32']) await ip(far, 'addr', 'add', a, 'dev', 'lo');
-    await ip(far, '-6', 'addr', 'add', 'fd00::2/128', 'dev', 'lo');
-    await ip(probe, '-6', 'addr', 'add', 'fd01::1/64', 'dev', link.ifA, 'nodad');
-    await ip(far, '-6', 'addr', 'add', 'fd01::2/64', 'dev', link.ifB, 'nodad');
-    await ip(probe, 'route', 'add', 'default', 'via', FAR);
-    await ip(probe, '-6', 'route', 'add', 'default', 'via', 'fd01::2');
-    const etc = `/etc/netns/${probe}`;
-    fs.mkdirSync(etc, { recursive: true });
-    t.after(() => fs.rmSync(etc, { recursive: true, force: true }));
-    fs.writeFileSync(`${etc}/hosts`, HOSTS);
-    const farServer = net.spawn(far, process.execPath, ['-e', FAR_SERVER], { stdio: ['ignore', 'pipe', 'pipe'] });
-    await new Promise<void>((resolve, reject) => {
-      farServer.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
-      farServer.once('exit', (code) => reject(new Error(`the far server exited (${code})`)));
-    });
-    const self = fileURLToPath(import.meta.url);
-    // a test run of its own (not a child of this runner: NODE_TEST_CONTEXT unset)
-    const r = await net.exec(probe, 'env', ['-u', 'NODE_TEST_CONTEXT', process.execPath, '--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=tap', self], { env: { GH_SSRF_PROBE: 'inside', TEST_DATABASE_URL: '' }, timeoutMs: 840_000 });
-    const out = `${r.stdout}\n${r.stderr}`;
-    const count = (k: string) => Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(out)?.[1] ?? -1);
-    t.diagnostic(`inside the namespace: ${count('pass')} passed, ${count('fail')} failed`);
-    const failed = out.split('\n').filter((l) => /^\s*not ok /.test(l));
-    assert.equal(r.code, 0, `the probes inside the namespace failed:\n${failed.join('\n')}\n\n${out.slice(-6000)}`);
-    assert.ok(count('pass') >= 5 && count('fail') === 0, out.slice(-3000));
-  });
+  test(
+    'every server-side fetch refuses loopback, private and rebinding targets (probed inside network namespaces)',
+    { skip: reason ?? false, timeout: 900_000 },
+    async (t) => {
+      const net = await createNetwork({ prefix: 'ssrf' });
+      t.after(() => net.cleanup());
+      const probe = await net.addNamespace('probe');
+      const far = await net.addNamespace('far');
+      const link = await net.link(probe, far, '11.0.0.1/24', `${FAR}/24`);
+      const ip = (ns: string, ...args: string[]) => net.exec(ns, 'ip', args, { check: true });
+      for (const a of ['10.0.0.1/32', '192.168.1.1/32', '172.16.0.1/32', '169.254.169.254/32', '100.64.0.1/32']) await ip(far, 'addr', 'add', a, 'dev', 'lo');
+      await ip(far, '-6', 'addr', 'add', 'fd00::2/128', 'dev', 'lo');
+      await ip(probe, '-6', 'addr', 'add', 'fd01::1/64', 'dev', link.ifA, 'nodad');
+      await ip(far, '-6', 'addr', 'add', 'fd01::2/64', 'dev', link.ifB, 'nodad');
+      await ip(probe, 'route', 'add', 'default', 'via', FAR);
+      await ip(probe, '-6', 'route', 'add', 'default', 'via', 'fd01::2');
+      const etc = `/etc/netns/${probe}`;
+      fs.mkdirSync(etc, { recursive: true });
+      t.after(() => fs.rmSync(etc, { recursive: true, force: true }));
+      fs.writeFileSync(`${etc}/hosts`, HOSTS);
+      const farServer = net.spawn(far, process.execPath, ['-e', FAR_SERVER], { stdio: ['ignore', 'pipe', 'pipe'] });
+      await new Promise<void>((resolve, reject) => {
+        farServer.stdout!.on('data', (c: Buffer) => c.toString().includes('ready') && resolve());
+        farServer.once('exit', (code) => reject(new Error(`the far server exited (${code})`)));
+      });
+      const self = fileURLToPath(import.meta.url);
+      // a test run of its own (not a child of this runner: NODE_TEST_CONTEXT unset)
+      const r = await net.exec(
+        probe,
+        'env',
+        ['-u', 'NODE_TEST_CONTEXT', process.execPath, '--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=tap', self],
+        { env: { GH_SSRF_PROBE: 'inside', TEST_DATABASE_URL: '' }, timeoutMs: 840_000 },
+      );
+      const out = `${r.stdout}\n${r.stderr}`;
+      const count = (k: string) => Number(new RegExp(`^# ${k} (\\d+)$`, 'm').exec(out)?.[1] ?? -1);
+      t.diagnostic(`inside the namespace: ${count('pass')} passed, ${count('fail')} failed`);
+      const failed = out.split('\n').filter((l) => /^\s*not ok /.test(l));
+      assert.equal(r.code, 0, `the probes inside the namespace failed:\n${failed.join('\n')}\n\n${out.slice(-6000)}`);
+      assert.ok(count('pass') >= 5 && count('fail') === 0, out.slice(-3000));
+    },
+  );
 } else {
   const { startTestServer, apiToken, bearer } = await import('../../sidecar/test/lib/server.js');
   type TestServer = Awaited<ReturnType<typeof startTestServer>>;
@@ -106,7 +115,8 @@ if (!INSIDE) {
   const canaryHits: string[] = [];
   let routeId = 0;
 
-  const farHits = async (): Promise<{ to: string; url: string }[]> => (await fetch(`http://${FAR}:${FAR_PORT}/hits`)).json() as Promise<{ to: string; url: string }[]>;
+  const farHits = async (): Promise<{ to: string; url: string }[]> =>
+    (await fetch(`http://${FAR}:${FAR_PORT}/hits`)).json() as Promise<{ to: string; url: string }[]>;
   const resetFar = () => fetch(`http://${FAR}:${FAR_PORT}/reset`).then((r) => r.text());
   /** What got past the guard: any canary hit on this namespace, any hit on a far address but the public first hop. */
   async function leaks(): Promise<string[]> {
@@ -115,21 +125,77 @@ if (!INSIDE) {
   }
 
   /** Loopback of this namespace (the canary's port) in every spelling, and names resolving there. */
-  const loopbackTargets = (port: number) => [
-    '127.0.0.1', '127.1', '127.0.1', '0x7f.1', '0x7f.0.0.1', '0x7f000001', '2130706433', '0177.0.0.1', '017700000001', '0177.1',
-    '[::1]', '[0:0:0:0:0:0:0:1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[0:0:0:0:0:ffff:7f00:1]', '[::ffff:0:7f00:1]', '[::7f00:1]', '[::127.0.0.1]', '[64:ff9b::7f00:1]', '[2002:7f00:1::1]',
-    'localhost', 'loop.probe.test', 'loop6.probe.test', 'mapped.probe.test', 'mixed.probe.test', '11.0.0.1', '[fd01::1]',
-  ].map((host) => `http://${host}:${port}/canary`);
+  const loopbackTargets = (port: number) =>
+    [
+      '127.0.0.1',
+      '127.1',
+      '127.0.1',
+      '0x7f.1',
+      '0x7f.0.0.1',
+      '0x7f000001',
+      '2130706433',
+      '0177.0.0.1',
+      '017700000001',
+      '0177.1',
+      '[::1]',
+      '[0:0:0:0:0:0:0:1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      '[0:0:0:0:0:ffff:7f00:1]',
+      '[::ffff:0:7f00:1]',
+      '[::7f00:1]',
+      '[::127.0.0.1]',
+      '[64:ff9b::7f00:1]',
+      '[2002:7f00:1::1]',
+      'localhost',
+      'loop.probe.test',
+      'loop6.probe.test',
+      'mapped.probe.test',
+      'mixed.probe.test',
+      '11.0.0.1',
+      '[fd01::1]',
+    ].map((host) => `http://${host}:${port}/canary`);
   /** The private addresses behind far, in every spelling, and names resolving there. */
-  const privateTargets = () => [
-    '10.0.0.1', '10.1', '0xa.0.0.1', '0x0a000001', '167772161', '012.0.0.1', '192.168.1.1', '0xc0a80101', '3232235777', '172.16.0.1', '169.254.169.254', '0xa9fea9fe', '2852039166', '100.64.0.1',
-    '[::ffff:10.0.0.1]', '[::ffff:a00:1]', '[::ffff:0:a00:1]', '[::a00:1]', '[64:ff9b::a9fe:a9fe]', '[64:ff9b:1::a00:1]', '[2002:a00:1::1]', '[2001::a00:1]', '[fd00::2]',
-    'private.probe.test', 'meta.probe.test',
-  ].map((host) => `http://${host}:${FAR_PORT}/private`);
+  const privateTargets = () =>
+    [
+      '10.0.0.1',
+      '10.1',
+      '0xa.0.0.1',
+      '0x0a000001',
+      '167772161',
+      '012.0.0.1',
+      '192.168.1.1',
+      '0xc0a80101',
+      '3232235777',
+      '172.16.0.1',
+      '169.254.169.254',
+      '0xa9fea9fe',
+      '2852039166',
+      '100.64.0.1',
+      '[::ffff:10.0.0.1]',
+      '[::ffff:a00:1]',
+      '[::ffff:0:a00:1]',
+      '[::a00:1]',
+      '[64:ff9b::a9fe:a9fe]',
+      '[64:ff9b:1::a00:1]',
+      '[2002:a00:1::1]',
+      '[2001::a00:1]',
+      '[fd00::2]',
+      'private.probe.test',
+      'meta.probe.test',
+    ].map((host) => `http://${host}:${FAR_PORT}/private`);
   /** Redirects to loopback and private targets from the allowed-looking first hop (by name and by address), also two hops deep. */
   const redirectTargets = (port: number) => {
     const to = (first: string, u: string) => `http://${first}:${FAR_PORT}/to/${encodeURIComponent(u)}`;
-    const inner = [`http://127.0.0.1:${port}/canary`, `http://0x7f.1:${port}/canary`, `http://[::ffff:7f00:1]:${port}/canary`, `http://loop.probe.test:${port}/canary`, `http://10.0.0.1:${FAR_PORT}/private`, `http://169.254.169.254:${FAR_PORT}/latest/meta-data`, `http://[fd00::2]:${FAR_PORT}/private`];
+    const inner = [
+      `http://127.0.0.1:${port}/canary`,
+      `http://0x7f.1:${port}/canary`,
+      `http://[::ffff:7f00:1]:${port}/canary`,
+      `http://loop.probe.test:${port}/canary`,
+      `http://10.0.0.1:${FAR_PORT}/private`,
+      `http://169.254.169.254:${FAR_PORT}/latest/meta-data`,
+      `http://[fd00::2]:${FAR_PORT}/private`,
+    ];
     return [...inner.map((u) => to('public.probe.test', u)), ...inner.slice(0, 2).map((u) => to(FAR, u)), to('public.probe.test', to(FAR, inner[0]))];
   };
   const everyTarget = () => [...loopbackTargets(CANARY), ...privateTargets()];
@@ -138,7 +204,8 @@ if (!INSIDE) {
   function saysOnlyNotAllowed(field: unknown, body: unknown): string | null {
     if (field !== 'not allowed') return `field: ${JSON.stringify(field)}`;
     const text = JSON.stringify(body);
-    if (text.includes(String(CANARY)) || text.includes(String(FAR_PORT)) || /HTTP \d{3}|ECONN|EHOST|ENET|timed out|resolves to|loopback|private/i.test(text)) return `the answer tells more: ${text}`;
+    if (text.includes(String(CANARY)) || text.includes(String(FAR_PORT)) || /HTTP \d{3}|ECONN|EHOST|ENET|timed out|resolves to|loopback|private/i.test(text))
+      return `the answer tells more: ${text}`;
     return null;
   }
 
@@ -151,9 +218,22 @@ if (!INSIDE) {
     await new Promise<void>((r) => canary.listen(0, '::', () => r()));
     CANARY = (canary.address() as AddressInfo).port;
     // nothing opted in: every use under the default policy
-    s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_WEBHOOK_TIMEOUT: '3', GATEHOUSE_PUBLIC_IP: '11.0.0.1' });
+    s = await startTestServer({
+      GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+      GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+      GATEHOUSE_WEBHOOK_TIMEOUT: '3',
+      GATEHOUSE_PUBLIC_IP: '11.0.0.1',
+    });
     h = bearer(await apiToken(s));
-    const r = await s.deps.db.models.Route.create({ domain: 'branded.test', route_type: 'http', target_kind: 'peer', enabled: true, https_enabled: true, created_at: Date.now(), updated_at: Date.now() } as any);
+    const r = await s.deps.db.models.Route.create({
+      domain: 'branded.test',
+      route_type: 'http',
+      target_kind: 'peer',
+      enabled: true,
+      https_enabled: true,
+      created_at: Date.now(),
+      updated_at: Date.now(),
+    } as any);
     routeId = Number(r.get('id'));
   });
   after(async () => {
@@ -163,7 +243,14 @@ if (!INSIDE) {
 
   const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
   // the password is set once (the positive control below); later saves keep it and skip the hashing
-  const branding = (field: 'logo_url' | 'bg_image_url', url: string, password?: string) => api(`/routes/${routeId}/auth`, 'POST', { method: 'email_password', email: 'o@example.test', ...(password ? { password } : {}), session_max_age: 3_600_000, [field]: url });
+  const branding = (field: 'logo_url' | 'bg_image_url', url: string, password?: string) =>
+    api(`/routes/${routeId}/auth`, 'POST', {
+      method: 'email_password',
+      email: 'o@example.test',
+      ...(password ? { password } : {}),
+      session_max_age: 3_600_000,
+      [field]: url,
+    });
 
   test('the probe is real: the canary, the far server and its private addresses answer from here, and an allowed URL is fetched', async () => {
     assert.equal(await (await fetch(`http://127.0.0.1:${CANARY}/self`)).text(), 'canary');
@@ -197,7 +284,13 @@ if (!INSIDE) {
       const bad = r.status !== 422 ? `status ${r.status}` : saysOnlyNotAllowed(r.data.fields?.url, r.data);
       if (bad) wrong.push(`create ${url}: ${bad}`);
     }
-    const ok = await api('/webhooks', 'POST', { name: 'public', url: `http://public.probe.test:${FAR_PORT}/hook`, events: ['peer_online'], enabled: true, secret: 'probe-secret-0123456789' });
+    const ok = await api('/webhooks', 'POST', {
+      name: 'public',
+      url: `http://public.probe.test:${FAR_PORT}/hook`,
+      events: ['peer_online'],
+      enabled: true,
+      secret: 'probe-secret-0123456789',
+    });
     assert.equal(ok.status, 201, JSON.stringify(ok.data));
     const id = ok.data.webhook.id;
     for (const url of everyTarget().slice(0, 12)) {
@@ -229,7 +322,14 @@ if (!INSIDE) {
   });
 
   test('auto-backup S3 endpoint: create and update refuse every target, and a run whose endpoint rebinds to loopback is refused with "not allowed" only', async () => {
-    const job = (endpoint: string) => ({ name: `s3-${Math.random().toString(36).slice(2, 8)}`, schedule: 'daily', keep: 2, target: 's3', passphrase: 'a long backup passphrase', s3: { bucket: 'backups', prefix: '', region: 'us-east-1', endpoint, access_key_id: 'AK', secret_access_key: 'SK' } });
+    const job = (endpoint: string) => ({
+      name: `s3-${Math.random().toString(36).slice(2, 8)}`,
+      schedule: 'daily',
+      keep: 2,
+      target: 's3',
+      passphrase: 'a long backup passphrase',
+      s3: { bucket: 'backups', prefix: '', region: 'us-east-1', endpoint, access_key_id: 'AK', secret_access_key: 'SK' },
+    });
     const wrong: string[] = [];
     for (const url of everyTarget()) {
       const r = await api('/settings/autobackup', 'POST', job(url.replace(/\/[^/]*$/, '')));
@@ -255,7 +355,13 @@ if (!INSIDE) {
   });
 
   test('licence refresh: a licence service URL on loopback in any spelling, or redirecting there, reaches nothing', { timeout: 300_000 }, async () => {
-    const urls = [`http://127.1:${CANARY}/refresh`, `http://[::ffff:7f00:1]:${CANARY}/refresh`, `http://loop.probe.test:${CANARY}/refresh`, `http://mixed.probe.test:${CANARY}/refresh`, `http://10.0.0.1:${FAR_PORT}/refresh`];
+    const urls = [
+      `http://127.1:${CANARY}/refresh`,
+      `http://[::ffff:7f00:1]:${CANARY}/refresh`,
+      `http://loop.probe.test:${CANARY}/refresh`,
+      `http://mixed.probe.test:${CANARY}/refresh`,
+      `http://10.0.0.1:${FAR_PORT}/refresh`,
+    ];
     for (const url of urls) {
       const l = await startTestServer({ GATEHOUSE_LICENCE_URL: url, GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
       try {
@@ -268,7 +374,9 @@ if (!INSIDE) {
       }
     }
     // an allowed-looking licence service that redirects to loopback: the redirect is not followed
-    const l = await startTestServer({ GATEHOUSE_LICENCE_URL: `http://public.probe.test:${FAR_PORT}/to/${encodeURIComponent(`http://127.0.0.1:${CANARY}/refresh`)}` });
+    const l = await startTestServer({
+      GATEHOUSE_LICENCE_URL: `http://public.probe.test:${FAR_PORT}/to/${encodeURIComponent(`http://127.0.0.1:${CANARY}/refresh`)}`,
+    });
     try {
       const r = await l.req('/api/v1/license/refresh', { method: 'POST', headers: bearer(await apiToken(l)) });
       assert.equal(r.data.refresh.ok, false);

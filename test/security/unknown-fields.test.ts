@@ -41,7 +41,13 @@ const ok = async (p: string, method: string, json: unknown, headers = admin) => 
 };
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '1000000', GATEHOUSE_RATE_LIMIT_CLIENT: '1000000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000000', GATEHOUSE_RATE_LIMIT_HOSTNAME: '1000000', GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  s = await startTestServer({
+    GATEHOUSE_RATE_LIMIT_ADMIN: '1000000',
+    GATEHOUSE_RATE_LIMIT_CLIENT: '1000000',
+    GATEHOUSE_RATE_LIMIT_LOGIN: '1000000',
+    GATEHOUSE_RATE_LIMIT_HOSTNAME: '1000000',
+    GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
+  });
   admin = bearer(await apiToken(s));
   doc = (await s.req('/api/v1/openapi.json', { headers: admin })).data;
   const g = await ok('/api/v1/peer-groups', 'POST', { name: 'uf-group' });
@@ -53,12 +59,27 @@ before(async () => {
   await ok('/api/v1/tags', 'POST', { name: 'uf-tag' });
   ids.tag = 'uf-tag';
   ids.route = (await ok('/api/v1/routes', 'POST', { domain: 'uf.example.test', peer_id: ids.peer, target_port: 8080 })).route.id;
-  await ok(`/api/v1/routes/${ids.route}/auth`, 'POST', { method: 'email_password', email: 'o@example.test', password: 'correct horse', session_max_age: 3600000 });
+  await ok(`/api/v1/routes/${ids.route}/auth`, 'POST', {
+    method: 'email_password',
+    email: 'o@example.test',
+    password: 'correct horse',
+    session_max_age: 3600000,
+  });
   ids.user = (await ok('/api/v1/users', 'POST', { username: 'uf-user', password: 'uf-user-password', role: 'user' })).user.id;
   ids.token = (await ok('/api/v1/tokens', 'POST', { name: 'uf-spare', scopes: ['logs'] })).record.id;
-  ids.webhook = (await ok('/api/v1/webhooks', 'POST', { name: 'uf-hook', url: 'http://127.0.0.1:9/hook', events: ['peer_created'], enabled: false, secret: 'uf-webhook-secret-0123456789' })).webhook.id;
+  ids.webhook = (
+    await ok('/api/v1/webhooks', 'POST', {
+      name: 'uf-hook',
+      url: 'http://127.0.0.1:9/hook',
+      events: ['peer_created'],
+      enabled: false,
+      secret: 'uf-webhook-secret-0123456789',
+    })
+  ).webhook.id;
   ids.rdp = (await ok('/api/v1/rdp', 'POST', { name: 'uf-rdp', access_mode: 'internal', target_peer_id: ids.peer })).route.id;
-  ids.job = (await ok('/api/v1/settings/autobackup', 'POST', { name: 'uf-job', schedule: 'daily', keep: 2, target: 'local', passphrase: 'uf-job-passphrase-1' })).job.id;
+  ids.job = (
+    await ok('/api/v1/settings/autobackup', 'POST', { name: 'uf-job', schedule: 'daily', keep: 2, target: 'local', passphrase: 'uf-job-passphrase-1' })
+  ).job.id;
   // a desktop client: its token bound to this machine, registered (so the binding is not a change the probe makes)
   const ct = await ok('/api/v1/tokens', 'POST', { name: 'uf-client', scopes: ['client'] });
   client = { ...bearer(ct.token), 'x-machine-fingerprint': 'uf-machine' };
@@ -72,14 +93,24 @@ after(async () => s?.close());
 /** The id a path parameter of this endpoint takes. */
 function concretePath(e: Endpoint): string {
   const p = fullPath(e);
-  const kind = p.startsWith('/api/v1/rdp') || p.startsWith('/api/v1/client/rdp') ? 'rdp'
-    : p.includes('/settings/autobackup/') ? 'job'
-    : p.includes('/peer-groups/') ? 'group'
-    : p.includes('/webhooks/') ? 'webhook'
-    : p.includes('/users/') ? 'user'
-    : p.includes('/tokens/') ? (p.includes('/machines/') ? 'clientToken' : 'token')
-    : p.includes('/routes/') ? 'route'
-    : 'peer';
+  const kind =
+    p.startsWith('/api/v1/rdp') || p.startsWith('/api/v1/client/rdp')
+      ? 'rdp'
+      : p.includes('/settings/autobackup/')
+        ? 'job'
+        : p.includes('/peer-groups/')
+          ? 'group'
+          : p.includes('/webhooks/')
+            ? 'webhook'
+            : p.includes('/users/')
+              ? 'user'
+              : p.includes('/tokens/')
+                ? p.includes('/machines/')
+                  ? 'clientToken'
+                  : 'token'
+                : p.includes('/routes/')
+                  ? 'route'
+                  : 'peer';
   return p.replace(/:([A-Za-z_]+)/g, (_m, n: string) => (n === 'name' ? String(ids.tag) : n === 'machineId' ? String(ids.machine) : String(ids[kind])));
 }
 
@@ -97,7 +128,13 @@ function handWritten(): Record<string, unknown> {
     'PUT /api/v1/users/:id': { email: 'uf@example.test' },
     'POST /api/v1/tokens': { name: 'uf-new-token', scopes: ['logs'] },
     'PATCH /api/v1/tokens/:id': { name: 'uf-renamed' },
-    'POST /api/v1/webhooks': { name: 'uf-new-hook', url: 'http://127.0.0.1:9/x', events: ['peer_created'], enabled: false, secret: 'uf-webhook-secret-abcdefghij' },
+    'POST /api/v1/webhooks': {
+      name: 'uf-new-hook',
+      url: 'http://127.0.0.1:9/x',
+      events: ['peer_created'],
+      enabled: false,
+      secret: 'uf-webhook-secret-abcdefghij',
+    },
     'PUT /api/v1/webhooks/:id': { name: 'uf-hook-renamed' },
     'PUT /api/v1/settings/security': { lockout: { max_attempts: 7 } },
     'PUT /api/v1/settings/monitoring': { interval_seconds: 120 },
@@ -128,7 +165,10 @@ function sampled(e: Endpoint): unknown {
   const op = doc.paths[fullPath(e).replace(/:([A-Za-z_]+)/g, '{$1}')]?.[e.method.toLowerCase()];
   const js: Schema | undefined = op?.requestBody?.content?.['application/json']?.schema;
   if (!js) return {};
-  const v = fc.sample(valid(js, (name) => (/(^|_)peer_id$/.test(name) ? fc.constant(ids.peer) : undefined)), { seed: 24, numRuns: 1 })[0];
+  const v = fc.sample(
+    valid(js, (name) => (/(^|_)peer_id$/.test(name) ? fc.constant(ids.peer) : undefined)),
+    { seed: 24, numRuns: 1 },
+  )[0];
   return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
 }
 
@@ -159,11 +199,16 @@ test('the schema kit: every request schema of the registry is strict, and a sche
   }
   assert.throws(() => assertStrictInput('POST /x', 'body', z.object({ a: z.string() })), /drops unknown fields at \//);
   assert.throws(() => assertStrictInput('POST /x', 'body', z.strictObject({ a: z.object({ b: z.string() }) })), /drops unknown fields at \/a/);
-  assert.deepEqual(droppingObjects(z.toJSONSchema(z.strictObject({ a: z.looseObject({}), b: z.record(z.string(), z.number()) }), { io: 'input' })), [], 'loose objects (stored whole) and records are not dropping');
+  assert.deepEqual(
+    droppingObjects(z.toJSONSchema(z.strictObject({ a: z.looseObject({}), b: z.record(z.string(), z.number()) }), { io: 'input' })),
+    [],
+    'loose objects (stored whole) and records are not dropping',
+  );
   // and every request object in the document says so
   for (const [p, ms] of Object.entries<any>(doc.paths)) {
     for (const [m, op] of Object.entries<any>(ms)) {
-      for (const c of Object.values<any>(op.requestBody?.content ?? {})) assert.deepEqual(droppingObjects(c.schema), [], `${m} ${p}: request body objects declare additionalProperties`);
+      for (const c of Object.values<any>(op.requestBody?.content ?? {}))
+        assert.deepEqual(droppingObjects(c.schema), [], `${m} ${p}: request body objects declare additionalProperties`);
       for (const prm of op.parameters ?? []) assert.deepEqual(droppingObjects(prm.schema), [], `${m} ${p}: parameter ${prm.name}`);
     }
   }
@@ -177,7 +222,8 @@ test('every write endpoint refuses an unknown body field: 400, `fields` names it
   for (const e of writes()) {
     const label = `${e.method} ${fullPath(e)}`;
     if (OWN_BODY(e)) continue;
-    const base = (hand[`${e.method} ${fullPath(e)}`] as Record<string, unknown> | undefined) ?? (e.body && !e.multipart ? (sampled(e) as Record<string, unknown>) : {});
+    const base =
+      (hand[`${e.method} ${fullPath(e)}`] as Record<string, unknown> | undefined) ?? (e.body && !e.multipart ? (sampled(e) as Record<string, unknown>) : {});
     const body = { ...base, [UNKNOWN]: 'internal', also_unknown: { nested: true } };
     const r = await send(e, body);
     const after = await settled();
@@ -198,7 +244,13 @@ test('every write endpoint refuses an unknown body field: 400, `fields` names it
   assert.deepEqual(kept.sort(), Object.keys(KEEPS_UNKNOWN).sort(), 'the writes that keep unknown fields are exactly the listed ones');
   // the handler reads the body itself: the breaker reports (checked only after the sender is known)
   // and the gateway probe (an echo: a JSON body comes back whole, any other byte for byte)
-  assert.deepEqual(writes().filter(OWN_BODY).map((e) => `${e.method} ${fullPath(e)}`).sort(), ['POST /api/v1/gateway/probe', 'POST /internal/circuit-breaker']);
+  assert.deepEqual(
+    writes()
+      .filter(OWN_BODY)
+      .map((e) => `${e.method} ${fullPath(e)}`)
+      .sort(),
+    ['POST /api/v1/gateway/probe', 'POST /internal/circuit-breaker'],
+  );
   console.log(`# ${checked.length} write endpoints refuse an unknown field; ${kept.length} keep it whole (${kept.join(', ')})`);
 });
 
@@ -215,9 +267,20 @@ test('the hand-written bodies are accepted without the unknown field (so the unk
 
 test('unknown fields named like Object.prototype members (constructor, toString, ...) are refused and named too; __proto__ is refused by the JSON parser', async () => {
   const before = await settled();
-  for (const [p, method, base] of [['/api/v1/tags', 'POST', { name: 'proto-tag' }], ['/api/v1/settings/language', 'POST', { language: 'de' }], [`/api/v1/peers/${ids.peer}/toggle`, 'PUT', {}]] as const) {
+  for (const [p, method, base] of [
+    ['/api/v1/tags', 'POST', { name: 'proto-tag' }],
+    ['/api/v1/settings/language', 'POST', { language: 'de' }],
+    [`/api/v1/peers/${ids.peer}/toggle`, 'PUT', {}],
+  ] as const) {
     for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-      const r = await s.req(p, { method, body: `{${Object.entries(base).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).concat(`${JSON.stringify(key)}:1`).join(',')}}`, headers: { ...admin, 'content-type': 'application/json' } });
+      const r = await s.req(p, {
+        method,
+        body: `{${Object.entries(base)
+          .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)
+          .concat(`${JSON.stringify(key)}:1`)
+          .join(',')}}`,
+        headers: { ...admin, 'content-type': 'application/json' },
+      });
       assert.equal(r.status, 400, `${method} ${p} ${key}: ${r.status} ${JSON.stringify(r.data)}`);
       // the JSON parser itself refuses a __proto__ key (400 without fields); the others reach the schema
       if (key !== '__proto__') assert.equal(r.data.fields?.[key], UNKNOWN_FIELD, `${method} ${p} ${key}: ${JSON.stringify(r.data)}`);
@@ -231,15 +294,37 @@ test('nested unknown fields are named by their dotted path', async () => {
   const r = await s.req('/api/v1/settings/security', { method: 'PUT', json: { lockout: { max_attempts: 5, lockout_forever: true } }, headers: admin });
   assert.equal(r.status, 400);
   assert.deepEqual(r.data.fields, { 'lockout.lockout_forever': UNKNOWN_FIELD });
-  const m = await s.req('/api/v1/settings/autobackup', { method: 'POST', json: { name: 'x', schedule: 'daily', keep: 1, target: 's3', passphrase: 'long-enough-pass', s3: { bucket: 'my-bucket', access_key_id: 'a', sse: 'AES256' } }, headers: admin });
+  const m = await s.req('/api/v1/settings/autobackup', {
+    method: 'POST',
+    json: {
+      name: 'x',
+      schedule: 'daily',
+      keep: 1,
+      target: 's3',
+      passphrase: 'long-enough-pass',
+      s3: { bucket: 'my-bucket', access_key_id: 'a', sse: 'AES256' },
+    },
+    headers: admin,
+  });
   assert.equal(m.status, 400);
   assert.equal(m.data.fields['s3.sse'], UNKNOWN_FIELD);
   assert.deepEqual(changed(before, await settled()), []);
 });
 
-test('the issue\'s case: POST /routes with exposure, access_schedule and backends is refused, naming all three; nothing is created', async () => {
+test("the issue's case: POST /routes with exposure, access_schedule and backends is refused, naming all three; nothing is created", async () => {
   const before = await settled();
-  const r = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'internal-only.example.test', peer_id: ids.peer, target_port: 80, exposure: 'internal', access_schedule: { days: ['mon'] }, backends: [{ peer_id: ids.peer, port: 81 }] }, headers: admin });
+  const r = await s.req('/api/v1/routes', {
+    method: 'POST',
+    json: {
+      domain: 'internal-only.example.test',
+      peer_id: ids.peer,
+      target_port: 80,
+      exposure: 'internal',
+      access_schedule: { days: ['mon'] },
+      backends: [{ peer_id: ids.peer, port: 81 }],
+    },
+    headers: admin,
+  });
   assert.equal(r.status, 400);
   assert.deepEqual(r.data.fields, { exposure: UNKNOWN_FIELD, access_schedule: UNKNOWN_FIELD, backends: UNKNOWN_FIELD });
   assert.deepEqual(changed(before, await settled()), []);
@@ -256,7 +341,11 @@ test('unknown query parameters: refused on every endpoint with a query schema an
     const label = `${e.method} ${fullPath(e)}`;
     if (e.rawResponse) continue; // the event stream: checked below without holding it open
     const hand = handWritten()[`${e.method} ${fullPath(e)}`] as Record<string, unknown> | undefined;
-    const r = await send(e, e.method === 'GET' ? undefined : (hand ?? (e.body && !e.multipart ? (sampled(e) as Record<string, unknown>) : undefined)), `?${UNKNOWN}=1`);
+    const r = await send(
+      e,
+      e.method === 'GET' ? undefined : (hand ?? (e.body && !e.multipart ? (sampled(e) as Record<string, unknown>) : undefined)),
+      `?${UNKNOWN}=1`,
+    );
     assert.equal(r.status, 400, `${label}: ${r.status} ${JSON.stringify(r.data)}`);
     assert.equal(r.data.fields?.[UNKNOWN], UNKNOWN_PARAMETER, `${label}: ${JSON.stringify(r.data)}`);
     const after = await settled();
@@ -286,22 +375,37 @@ test('GET /metrics keeps its documented ?token= (Endpoint.queryToken) and the fo
 
 test('read-only fields: accepted and ignored only where declared, as the document shows', async () => {
   const lists: Record<string, { resource: string; shape: Record<string, unknown> }> = {
-    'PUT /api/v1/routes/{id}': ROUTE_READ_ONLY, 'PUT /api/v1/peers/{id}': PEER_READ_ONLY, 'PUT /api/v1/peer-groups/{id}': GROUP_READ_ONLY,
-    'PUT /api/v1/users/{id}': USER_READ_ONLY, 'PATCH /api/v1/tokens/{id}': TOKEN_READ_ONLY, 'PUT /api/v1/webhooks/{id}': WEBHOOK_READ_ONLY,
-    'PATCH /api/v1/rdp/{id}': RDP_READ_ONLY, 'PUT /api/v1/settings/autobackup/{id}': JOB_READ_ONLY,
+    'PUT /api/v1/routes/{id}': ROUTE_READ_ONLY,
+    'PUT /api/v1/peers/{id}': PEER_READ_ONLY,
+    'PUT /api/v1/peer-groups/{id}': GROUP_READ_ONLY,
+    'PUT /api/v1/users/{id}': USER_READ_ONLY,
+    'PATCH /api/v1/tokens/{id}': TOKEN_READ_ONLY,
+    'PUT /api/v1/webhooks/{id}': WEBHOOK_READ_ONLY,
+    'PATCH /api/v1/rdp/{id}': RDP_READ_ONLY,
+    'PUT /api/v1/settings/autobackup/{id}': JOB_READ_ONLY,
   };
   const documented: Record<string, string[]> = {};
   for (const [p, ms] of Object.entries<any>(doc.paths)) {
     for (const [m, op] of Object.entries<any>(ms)) {
       const props = op.requestBody?.content?.['application/json']?.schema?.properties ?? {};
-      const ro = Object.entries<any>(props).filter(([, v]) => v.readOnly === true).map(([k]) => k);
+      const ro = Object.entries<any>(props)
+        .filter(([, v]) => v.readOnly === true)
+        .map(([k]) => k);
       if (ro.length) documented[`${m.toUpperCase()} ${p}`] = ro.sort();
     }
   }
-  assert.deepEqual(documented, Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, Object.keys(v.shape).sort()])), 'the document shows exactly the declared read-only lists');
+  assert.deepEqual(
+    documented,
+    Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, Object.keys(v.shape).sort()])),
+    'the document shows exactly the declared read-only lists',
+  );
   // a client sending back what it read: the read-only fields are ignored, the rest applied
   const got = (await s.req(`/api/v1/routes/${ids.route}`, { headers: admin })).data.route;
-  const r = await s.req(`/api/v1/routes/${ids.route}`, { method: 'PUT', json: { id: 999999, created_at: '2001-01-01T00:00:00.000Z', updated_at: got.updated_at, description: 'sent back' }, headers: admin });
+  const r = await s.req(`/api/v1/routes/${ids.route}`, {
+    method: 'PUT',
+    json: { id: 999999, created_at: '2001-01-01T00:00:00.000Z', updated_at: got.updated_at, description: 'sent back' },
+    headers: admin,
+  });
   assert.equal(r.status, 200, JSON.stringify(r.data));
   assert.equal(r.data.route.id, ids.route);
   assert.equal(r.data.route.created_at, got.created_at);

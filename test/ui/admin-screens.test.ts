@@ -70,12 +70,19 @@ test('tokens: create with a scope, the plaintext shown once and working with its
   await confirm(page);
   await page.waitForSelector('tr:has-text("ci-logs") >> text=not bound');
   assert.equal((await apiGet('/tokens')).tokens.find((x: any) => x.id === rec.id).fingerprint_bound, false);
-  assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: { ...bearer, 'x-machine-fingerprint': 'machine-b' } })).status, 200, 'a new machine binds again after the reset');
+  assert.equal(
+    (await ui.s.req('/api/v1/logs/activity', { headers: { ...bearer, 'x-machine-fingerprint': 'machine-b' } })).status,
+    200,
+    'a new machine binds again after the reset',
+  );
 
   await page.click('button[aria-label="Delete: ci-logs"]');
   await confirm(page);
   await page.waitForSelector('td >> text=ci-logs', { state: 'detached' });
-  assert.equal((await apiGet('/tokens')).tokens.some((x: any) => x.id === rec.id), false);
+  assert.equal(
+    (await apiGet('/tokens')).tokens.some((x: any) => x.id === rec.id),
+    false,
+  );
   assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: bearer })).status, 401, 'a deleted token is refused at once');
   assert.deepEqual(problems, []);
   await context.close();
@@ -109,7 +116,11 @@ test('users: create a user and change its role through the UI; reset password sh
   await confirm(page);
   await page.waitForSelector('dialog[open] #new-password');
   const pw = await page.inputValue('#new-password');
-  assert.equal((await ui.s.req('/login', { method: 'POST', json: { username: 'alice', password: pw }, headers: { accept: 'application/json' } })).status, 200, 'the shown password signs in');
+  assert.equal(
+    (await ui.s.req('/login', { method: 'POST', json: { username: 'alice', password: pw }, headers: { accept: 'application/json' } })).status,
+    200,
+    'the shown password signs in',
+  );
   await page.click('dialog[open] >> text=Done');
   assert.deepEqual(problems, []);
   await context.close();
@@ -159,7 +170,12 @@ test('profile: email, language and theme saved on the server; wrong current pass
   await page.fill('#f-current', ADMIN.password);
   await page.click('form:has(#f-current) button[type=submit]');
   await page.waitForFunction(() => (document.getElementById('f-current') as HTMLInputElement).value === '');
-  assert.equal((await ui.s.req('/login', { method: 'POST', json: { username: ADMIN.username, password: 'a-new-password-2' }, headers: { accept: 'application/json' } })).status, 200, 'the new password signs in');
+  assert.equal(
+    (await ui.s.req('/login', { method: 'POST', json: { username: ADMIN.username, password: 'a-new-password-2' }, headers: { accept: 'application/json' } }))
+      .status,
+    200,
+    'the new password signs in',
+  );
   assert.deepEqual(problems, []);
   await context.close();
 
@@ -179,7 +195,13 @@ test('dialogs at 1280 and 360 px in English and German: screenshots, no serious 
     for (const width of [1280, 360]) {
       const { page, problems, context } = await adminPage(ui.browser, ui.s.url, { lang, width });
       if ((await apiGet('/settings/profile')).profile.language !== lang) {
-        await page.evaluate(async (l) => { await fetch('/api/v1/settings/language', { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': (await (await fetch('/api/v1/csrf')).json()).csrfToken }, body: JSON.stringify({ language: l }) }); }, lang);
+        await page.evaluate(async (l) => {
+          await fetch('/api/v1/settings/language', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-csrf-token': (await (await fetch('/api/v1/csrf')).json()).csrfToken },
+            body: JSON.stringify({ language: l }),
+          });
+        }, lang);
       }
       await page.goto(`${ui.s.url}/tokens?new=1`);
       await page.waitForSelector('dialog[open] #f-name');

@@ -20,7 +20,8 @@ after(async () => {
 
 const apiGet = async (p: string) => (await ui.api(p)).data;
 const apiSend = (method: string, p: string, json?: unknown) => ui.api(p, method, json);
-const signInApi = (username: string, password: string) => ui.s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });
+const signInApi = (username: string, password: string) =>
+  ui.s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });
 
 async function noSerious(page: Page, what: string): Promise<void> {
   assert.deepEqual(serious(await axe(page)), [], `axe: ${what}`);
@@ -40,7 +41,10 @@ test('security: lockout settings saved; an account locked by failed sign-ins is 
 
   assert.equal((await apiSend('POST', '/users', { username: 'bob', password: 'bob-password-1', role: 'user' })).status, 201);
   for (let i = 0; i < 3; i++) await signInApi('bob', 'wrong-password');
-  assert.ok((await apiGet('/users/locked')).locked.some((l: any) => l.identifier === 'bob'), 'bob is locked');
+  assert.ok(
+    (await apiGet('/users/locked')).locked.some((l: any) => l.identifier === 'bob'),
+    'bob is locked',
+  );
   assert.notEqual((await signInApi('bob', 'bob-password-1')).status, 200, 'locked: even the right password is refused');
 
   // The locked account shows up live (its activity row arrives over the event stream).
@@ -69,7 +73,15 @@ test('SMTP: settings saved (the password never shown back) and a test mail arriv
   await page.click('form:has(#f-host) button[type=submit]');
   await page.waitForSelector('text=SMTP settings saved');
   const stored = (await apiGet('/smtp')).smtp;
-  assert.deepEqual(stored, { configured: true, host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer', password_set: true, from: 'Gatehouse <gatehouse@example.com>' });
+  assert.deepEqual(stored, {
+    configured: true,
+    host: '127.0.0.1',
+    port: smtp.port,
+    secure: false,
+    user: 'mailer',
+    password_set: true,
+    from: 'Gatehouse <gatehouse@example.com>',
+  });
   await page.waitForSelector('text=A password is stored.');
   assert.equal(await page.inputValue('#f-password'), '', 'the password is never shown back');
 
@@ -100,7 +112,10 @@ test('logs: filter the activity log by event type, export what the filter shows,
   await settled(page);
   const types = await page.$$eval('tbody td[data-label="Event type"]', (tds) => tds.map((td) => td.textContent));
   assert.ok(types.length >= 2, `rows: ${types.length}`);
-  assert.ok(types.every((x) => x === 'settings_changed'), JSON.stringify(types));
+  assert.ok(
+    types.every((x) => x === 'settings_changed'),
+    JSON.stringify(types),
+  );
   const total = (await apiGet('/logs/activity?event_type=settings_changed')).total;
   assert.equal(types.length, Math.min(total, 50));
 
@@ -111,7 +126,9 @@ test('logs: filter the activity log by event type, export what the filter shows,
   assert.match(lines[0], /^id,created_at,severity,source,event_type,message/);
   assert.equal(lines.length - 1, total, 'the export holds what the filter shows');
   assert.ok(lines.slice(1).every((l) => l.includes(',settings_changed,')));
-  const json = JSON.parse(await page.evaluate(async (h) => (await fetch(h!)).text(), (await page.getAttribute('a[aria-label="Export activity log as JSON"]', 'href'))!));
+  const json = JSON.parse(
+    await page.evaluate(async (h) => (await fetch(h!)).text(), (await page.getAttribute('a[aria-label="Export activity log as JSON"]', 'href'))!),
+  );
   assert.equal(json.length, total);
 
   // A new matching row arrives over the event stream while the page is open.
@@ -130,11 +147,18 @@ test('logs: filter the activity log by event type, export what the filter shows,
   await settled(page);
   await page.waitForSelector('text=No requests logged yet');
   // Requests as Caddy logs them (the access log the sidecar ingests), then the status filter.
-  const accessLine = (uri: string, status: number, i: number) => JSON.stringify({
-    level: 'info', ts: 1764000000 + i, logger: 'http.log.access.gatehouse', msg: 'handled request',
-    request: { remote_ip: '127.0.0.1', client_ip: '192.0.2.9', proto: 'HTTP/1.1', method: 'GET', host: 'app.example.com', uri, headers: {} },
-    bytes_read: 0, duration: 0.01, size: 10, status,
-  }) + '\n';
+  const accessLine = (uri: string, status: number, i: number) =>
+    JSON.stringify({
+      level: 'info',
+      ts: 1764000000 + i,
+      logger: 'http.log.access.gatehouse',
+      msg: 'handled request',
+      request: { remote_ip: '127.0.0.1', client_ip: '192.0.2.9', proto: 'HTTP/1.1', method: 'GET', host: 'app.example.com', uri, headers: {} },
+      bytes_read: 0,
+      duration: 0.01,
+      size: 10,
+      status,
+    }) + '\n';
   fs.appendFileSync(accessLogFile(ui.s.dataDir), accessLine('/fine', 200, 1) + accessLine('/gone', 404, 2) + accessLine('/also-fine', 200, 3));
   await page.fill('#f-status', '404');
   await page.click('main form.filters button[type=submit]');

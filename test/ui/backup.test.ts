@@ -79,7 +79,10 @@ test('backup: job create/run/delete, download, restore with the dry-run list con
   await c.waitFor();
   await c.locator('button.danger').click();
   await page.getByText('Backup restored').waitFor();
-  assert.deepEqual((await api('/peers')).data.peers.map((p: any) => p.name), ['alpha']);
+  assert.deepEqual(
+    (await api('/peers')).data.peers.map((p: any) => p.name),
+    ['alpha'],
+  );
 
   // delete the job, confirmed once
   await page.locator('tr[data-job="nightly"] button:has-text("Delete")').click();

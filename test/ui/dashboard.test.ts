@@ -24,15 +24,26 @@ ui.setup(async () => {
 });
 
 const LABELS = {
-  en: { tabs: { '1h': '1 hour', '24h': '24 hours', '7d': '7 days' }, totals: (up: string, down: string) => `Upload ${up} · Download ${down} in this period`, online: (o: number, t: number) => `${o} of ${t} online` },
-  de: { tabs: { '1h': '1 Stunde', '24h': '24 Stunden', '7d': '7 Tage' }, totals: (up: string, down: string) => `Upload ${up} · Download ${down} in diesem Zeitraum`, online: (o: number, t: number) => `${o} von ${t} online` },
+  en: {
+    tabs: { '1h': '1 hour', '24h': '24 hours', '7d': '7 days' },
+    totals: (up: string, down: string) => `Upload ${up} · Download ${down} in this period`,
+    online: (o: number, t: number) => `${o} of ${t} online`,
+  },
+  de: {
+    tabs: { '1h': '1 Stunde', '24h': '24 Stunden', '7d': '7 Tage' },
+    totals: (up: string, down: string) => `Upload ${up} · Download ${down} in diesem Zeitraum`,
+    online: (o: number, t: number) => `${o} von ${t} online`,
+  },
 } as const;
 /** The app's byte format (binary units, the language's decimal sign). */
 const bytes = (n: number, lang: 'en' | 'de') => {
   const units = ['B', 'KB', 'MB', 'GB'];
   let i = 0;
   let v = n;
-  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return `${new Intl.NumberFormat(lang === 'de' ? 'de-DE' : 'en-GB', { maximumFractionDigits: i === 0 ? 0 : v < 10 ? 2 : 1 }).format(v)} ${units[i]}`;
 };
 
@@ -42,11 +53,17 @@ for (const lang of ['en', 'de'] as const) {
     test(`dashboard with data, ${lang} ${width} px: chart periods, live peer count and activity`, async () => {
       const L = LABELS[lang];
       // The user's saved language decides.
-      await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+      await ui.s.req('/api/v1/settings/language', {
+        method: 'POST',
+        json: { language: lang },
+        headers: { cookie: session.cookie, 'x-csrf-token': session.csrf },
+      });
       const { page, problems, context } = await adminPage(ui.browser, ui.s.url, { lang, width });
       await page.goto(`${ui.s.url}/dashboard`);
       await settled(page);
-      await page.evaluate(() => { (window as any).__sameDocument = true; });
+      await page.evaluate(() => {
+        (window as any).__sameDocument = true;
+      });
 
       // Each period tab asks the API for its period and shows the totals the API reports.
       for (const period of ['7d', '1h', '24h'] as const) {
@@ -57,14 +74,20 @@ for (const lang of ['en', 'de'] as const) {
         assert.ok(req);
         const server = (await api(`/dashboard/traffic?period=${period}`)).data;
         assert.equal(server.total_rx, period === '7d' ? 45 * MIB : 5 * MIB);
-        await page.waitForFunction((want) => document.querySelector('[data-testid="traffic-period-total"]')?.textContent === want, L.totals(bytes(server.total_rx, lang), bytes(server.total_tx, lang)));
+        await page.waitForFunction(
+          (want) => document.querySelector('[data-testid="traffic-period-total"]')?.textContent === want,
+          L.totals(bytes(server.total_rx, lang), bytes(server.total_tx, lang)),
+        );
         await page.waitForSelector('.chart canvas');
         assert.equal(await page.getAttribute(`role=tab[name="${L.tabs[period]}"]`, 'aria-selected'), 'true');
       }
       // The host's resources as GET /system/resources reports them (totals and the CPU are stable; the used figures move).
       const res = (await api('/system/resources')).data;
       await page.waitForSelector('[data-testid="resources"]');
-      assert.equal(await page.textContent('[data-testid="res-cpu-model"]'), lang === 'de' ? `${res.cpu.cores} Kerne · ${res.cpu.model}` : `${res.cpu.cores} cores · ${res.cpu.model}`);
+      assert.equal(
+        await page.textContent('[data-testid="res-cpu-model"]'),
+        lang === 'de' ? `${res.cpu.cores} Kerne · ${res.cpu.model}` : `${res.cpu.cores} cores · ${res.cpu.model}`,
+      );
       assert.match((await page.textContent('[data-testid="res-cpu"]'))!, /^\d+([.,]\d)? %$/);
       assert.ok((await page.textContent('[data-testid="res-memory"]'))!.includes(`${lang === 'de' ? 'von' : 'of'} ${bytes(res.memory.total, lang)}`));
       assert.ok((await page.textContent('[data-testid="res-disk"]'))!.includes(`${lang === 'de' ? 'von' : 'of'} ${bytes(res.disk.total, lang)}`));

@@ -7,19 +7,42 @@ import assert from 'node:assert/strict';
 import { bearer } from '../../sidecar/test/lib/server.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-const ui = uiServer({ GATEHOUSE_WG_SUBNET: '10.79.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, {}, { api: 'token' });
+const ui = uiServer(
+  { GATEHOUSE_WG_SUBNET: '10.79.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+  {},
+  { api: 'token' },
+);
 const api = ui.api;
-const gw = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) => ui.s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+const gw = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) =>
+  ui.s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
 
 function heartbeat(routeId: number, reachable: boolean) {
   return {
-    uptime_s: 7300, http_proxy_healthy: true, api_healthy: true, dns_resolve_ok: true, overall_healthy: true,
-    tcp_listeners: [{ port: 8080, status: 'listening' }], wg_handshake_age_s: 12, route_reachability: [{ route_id: routeId, reachable, latency_ms: reachable ? 4 : null }],
-    hostname: 'nas-gateway', config_hash: null,
+    uptime_s: 7300,
+    http_proxy_healthy: true,
+    api_healthy: true,
+    dns_resolve_ok: true,
+    overall_healthy: true,
+    tcp_listeners: [{ port: 8080, status: 'listening' }],
+    wg_handshake_age_s: 12,
+    route_reachability: [{ route_id: routeId, reachable, latency_ms: reachable ? 4 : null }],
+    hostname: 'nas-gateway',
+    config_hash: null,
     telemetry: {
-      gateway_version: '0.3.1', node_version: 'v22.1.0', wg_tools_version: 'wireguard-tools v1.0.20210914', cpu_cores: 4, cpu_load_avg: [0.5, 0.25, 0.1],
-      mem_total: 8 * 1024 ** 3, mem_free: 6 * 1024 ** 3, mem_used: 2 * 1024 ** 3, disk: { total: 100 * 1024 ** 3, free: 60 * 1024 ** 3, used: 40 * 1024 ** 3 },
-      os_platform: 'linux', os_release: '6.1.0', arch: 'x64', dns_resolvers: ['192.168.50.1'], default_gateway_ip: '192.168.50.1',
+      gateway_version: '0.3.1',
+      node_version: 'v22.1.0',
+      wg_tools_version: 'wireguard-tools v1.0.20210914',
+      cpu_cores: 4,
+      cpu_load_avg: [0.5, 0.25, 0.1],
+      mem_total: 8 * 1024 ** 3,
+      mem_free: 6 * 1024 ** 3,
+      mem_used: 2 * 1024 ** 3,
+      disk: { total: 100 * 1024 ** 3, free: 60 * 1024 ** 3, used: 40 * 1024 ** 3 },
+      os_platform: 'linux',
+      os_release: '6.1.0',
+      arch: 'x64',
+      dns_resolvers: ['192.168.50.1'],
+      default_gateway_ip: '192.168.50.1',
     },
   };
 }
@@ -33,7 +56,10 @@ ui.setup(async () => {
   assert.equal(g.status, 201, JSON.stringify(g.data));
   peerId = g.data.peer.id;
   token = g.data.gateway.apiToken;
-  const r = await api('/routes', { method: 'POST', json: { domain: 'nas.gw-ui.example.test', target_kind: 'gateway', target_peer_id: peerId, target_lan_host: '192.168.50.10', target_lan_port: 5000 } });
+  const r = await api('/routes', {
+    method: 'POST',
+    json: { domain: 'nas.gw-ui.example.test', target_kind: 'gateway', target_peer_id: peerId, target_lan_host: '192.168.50.10', target_lan_port: 5000 },
+  });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   routeId = r.data.route.id;
   const hb = await gw(token, '/heartbeat', { method: 'POST', json: heartbeat(routeId, true) });
@@ -55,7 +81,16 @@ test('list and detail: status, last seen, health, reachability, telemetry; a sta
   await settled(page);
   assert.equal((await page.textContent('#page-title'))?.trim(), 'NAS gateway');
   const body = await page.innerText('main');
-  for (const expected of ['0.3.1', 'v22.1.0', '4 cores', '2 GB of 8 GB used', 'nas.gw-ui.example.test', '192.168.50.10:5000', 'reachable · 4 ms', '8080 (listening)']) {
+  for (const expected of [
+    '0.3.1',
+    'v22.1.0',
+    '4 cores',
+    '2 GB of 8 GB used',
+    'nas.gw-ui.example.test',
+    '192.168.50.10:5000',
+    'reachable · 4 ms',
+    '8080 (listening)',
+  ]) {
     assert.ok(body.includes(expected), `detail shows ${expected}`);
   }
   assert.match(await page.innerText('[data-testid=gw-status]'), /online/);
@@ -64,7 +99,11 @@ test('list and detail: status, last seen, health, reachability, telemetry; a sta
   assert.equal(hb.data.status, 'offline');
   await page.waitForFunction(() => /offline/.test(document.querySelector('[data-testid=gw-status]')?.textContent ?? ''), undefined, { timeout: 10_000 });
   assert.match(await page.innerText('main'), /unreachable/);
-  await page.waitForFunction(() => /heartbeat received, but no LAN target reachable \(0 of 1\)/.test(document.querySelector('[data-testid=gw-reason]')?.textContent ?? ''), undefined, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => /heartbeat received, but no LAN target reachable \(0 of 1\)/.test(document.querySelector('[data-testid=gw-reason]')?.textContent ?? ''),
+    undefined,
+    { timeout: 10_000 },
+  );
   assert.deepEqual(serious(await axe(page)), []);
   assert.deepEqual(problems, []);
   await w.context.close();
@@ -126,7 +165,10 @@ test('screenshots and axe: list and detail in en/de at 1280 and 360 px, both the
       await settled(page);
       assert.equal((await page.textContent('#page-title'))?.trim(), 'NAS gateway');
       // the status reason is worded in the page's language from the API's status_detail, not the server's English
-      assert.equal((await page.textContent('[data-testid=gw-reason]'))?.trim(), lang === 'de' ? '1 von 1 LAN-Zielen erreichbar' : '1 of 1 LAN targets reachable');
+      assert.equal(
+        (await page.textContent('[data-testid=gw-reason]'))?.trim(),
+        lang === 'de' ? '1 von 1 LAN-Zielen erreichbar' : '1 of 1 LAN targets reachable',
+      );
       await screenshot(page, `${lang}-${width}-gateways-detail`);
       assert.deepEqual(serious(await axe(page)), [], `${lang} ${width}`);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -10,7 +10,8 @@ import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPag
 const ui = uiServer();
 const api = ui.api;
 /** The ui.browser logs each intended 4xx answer as a console error too; those (and only those) are expected here. */
-const realProblems = (w: WatchedPage) => w.problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (400|409)/.test(p));
+const realProblems = (w: WatchedPage) =>
+  w.problems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (400|409)/.test(p));
 async function noSerious(page: Page, where: string) {
   const v = serious(await axe(page));
   assert.deepEqual(v, [], `${where}: ${JSON.stringify(v, null, 1)}`);
@@ -112,7 +113,10 @@ test('tags: register with field errors, counts of names found on peers link to t
   await dialog(page).locator('button[type=submit]').click();
   await page.locator('table.table').getByText('web').waitFor();
   const reg = (await api('/tags')).data.tags;
-  assert.deepEqual(reg.map((x: any) => [x.name, x.registered, x.peer_count]), [['web', true, 0]]);
+  assert.deepEqual(
+    reg.map((x: any) => [x.name, x.registered, x.peer_count]),
+    [['web', true, 0]],
+  );
 
   // Peers carrying tags (one only on peers) show up live with their counts.
   await api('/peers', 'POST', { name: 'tag-a', tags: 'web,db' });
@@ -143,8 +147,17 @@ test('tags: register with field errors, counts of names found on peers link to t
   await confirmDialog(page, /Delete tag web\? It is removed from 2 peers/);
   await page.waitForFunction(() => !document.querySelector('a[href="/peers?tag=web"]'));
   const peers = (await api('/peers?sort=name')).data.peers;
-  assert.deepEqual(peers.map((p: any) => [p.name, p.tags]), [['tag-a', 'database'], ['tag-b', '']]);
-  assert.deepEqual((await api('/tags')).data.tags.map((x: any) => x.name), ['database']);
+  assert.deepEqual(
+    peers.map((p: any) => [p.name, p.tags]),
+    [
+      ['tag-a', 'database'],
+      ['tag-b', ''],
+    ],
+  );
+  assert.deepEqual(
+    (await api('/tags')).data.tags.map((x: any) => x.name),
+    ['database'],
+  );
   assert.deepEqual(realProblems(w), []);
   await w.context.close();
 });

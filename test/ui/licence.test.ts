@@ -24,7 +24,13 @@ const service = http.createServer((req, res) => {
 await new Promise<void>((r) => service.listen(0, '127.0.0.1', r));
 const serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}/refresh`;
 
-const ui = uiServer({ GATEHOUSE_LICENCE_KEY: '', GATEHOUSE_LICENCE_URL: serviceUrl, GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence', GATEHOUSE_LICENCE_GRACE_DAYS: '5', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
+const ui = uiServer({
+  GATEHOUSE_LICENCE_KEY: '',
+  GATEHOUSE_LICENCE_URL: serviceUrl,
+  GATEHOUSE_OUTBOUND_ALLOW_PRIVATE: 'licence',
+  GATEHOUSE_LICENCE_GRACE_DAYS: '5',
+  GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+});
 const api = ui.api;
 after(async () => {
   service.closeAllConnections();
@@ -79,11 +85,26 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   assert.match((await state.textContent())!, /Peers: 50/);
   assert.equal(await page.inputValue('#f-key'), '', 'the field is emptied after activation');
   const l1 = (await api('/license')).data.license;
-  assert.deepEqual([l1.status, l1.licence.id, l1.features], ['active', 'UI-1', ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster']]);
+  assert.deepEqual(
+    [l1.status, l1.licence.id, l1.features],
+    ['active', 'UI-1', ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster']],
+  );
 
   // Refresh: the licence service renews the key.
   const renewedExpiry = new Date(Date.now() + 500 * DAY).toISOString();
-  answer = () => ({ status: 200, json: { key: testLicenceKey({ id: 'UI-1', customer: 'Example GmbH', plan: 'business', features: ['cluster'], limits: { max_peers: 50 }, expires_at: renewedExpiry }) } });
+  answer = () => ({
+    status: 200,
+    json: {
+      key: testLicenceKey({
+        id: 'UI-1',
+        customer: 'Example GmbH',
+        plan: 'business',
+        features: ['cluster'],
+        limits: { max_peers: 50 },
+        expires_at: renewedExpiry,
+      }),
+    },
+  });
   await page.click('button:has-text("Refresh now")');
   await page.getByText('Licence refreshed').waitFor();
   const l2 = (await api('/license')).data.license;
@@ -113,7 +134,10 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
       await settled(v.page);
       await v.page.locator('[data-testid="licence-state"]').getByText('Example GmbH').waitFor();
       await v.page.getByRole('heading', { name: lang === 'de' ? 'Lizenz' : 'Licence', exact: true }).waitFor();
-      await v.page.locator('[data-testid="licence-editions"]').getByText(lang === 'de' ? 'Die Community-Edition enthält' : 'The community edition includes').waitFor();
+      await v.page
+        .locator('[data-testid="licence-editions"]')
+        .getByText(lang === 'de' ? 'Die Community-Edition enthält' : 'The community edition includes')
+        .waitFor();
       await screenshot(v.page, `${lang}-${width}-licence-grace`);
       await noSerious(v.page, `${lang} ${width}`);
       const wide = await v.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -51,7 +51,10 @@ test('the German UI shows a refused write in German: the form error and the fiel
   assert.equal(shownDe.field, 'eine Gruppe mit diesem Namen existiert bereits');
   assert.match(shownDe.form, /^Eine Peer-Gruppe namens "OFFICE" existiert bereits/);
   assert.doesNotMatch(shownDe.form, /already exists/);
-  assert.deepEqual(de.problems.filter((p) => !/status of 409/.test(p)), []);
+  assert.deepEqual(
+    de.problems.filter((p) => !/status of 409/.test(p)),
+    [],
+  );
   await de.context.close();
 
   const en = await pageIn('en');

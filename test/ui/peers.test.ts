@@ -30,10 +30,16 @@ async function rowNames(page: Page): Promise<string[]> {
   return page.$$eval('table.table tbody tr td:nth-child(2) a', (as) => as.map((a) => a.textContent!.trim()));
 }
 async function waitRows(page: Page, names: string[]) {
-  await page.waitForFunction((want) => {
-    const got = [...document.querySelectorAll('table.table tbody tr td:nth-child(2) a')].map((a) => a.textContent!.trim());
-    return JSON.stringify(got) === JSON.stringify(want);
-  }, names, { timeout: 10_000 }).catch(async () => assert.deepEqual(await rowNames(page), names));
+  await page
+    .waitForFunction(
+      (want) => {
+        const got = [...document.querySelectorAll('table.table tbody tr td:nth-child(2) a')].map((a) => a.textContent!.trim());
+        return JSON.stringify(got) === JSON.stringify(want);
+      },
+      names,
+      { timeout: 10_000 },
+    )
+    .catch(async () => assert.deepEqual(await rowNames(page), names));
 }
 const dialog = (page: Page) => page.locator('dialog[open]');
 async function confirmDialog(page: Page, expect: RegExp) {
@@ -231,7 +237,9 @@ test('the list updates live: a peer created, changed and deleted elsewhere shows
   const { page } = w;
   await page.goto(`${ui.s.url}/peers`);
   await settled(page);
-  await page.evaluate(() => { (window as any).__noReload = true; });
+  await page.evaluate(() => {
+    (window as any).__noReload = true;
+  });
   const p = (await api('/peers', 'POST', { name: 'live-one' })).data.peer;
   await waitRows(page, ['live-one']);
   await api(`/peers/${p.id}`, 'PUT', { name: 'live-renamed' });
@@ -260,7 +268,9 @@ test('detail page: facts, config and QR code on demand, traffic periods, live ch
       assert.ok(facts.includes(p.address), 'address shown');
       assert.ok(facts.includes(p.public_key), 'public key shown');
       // The group's name comes from its own request (GET /peer-groups), which may still be on its way.
-      await page.waitForFunction(() => document.querySelector('dl.facts')?.textContent?.includes('Detail group'), undefined, { timeout: 10_000 }).catch(() => undefined);
+      await page
+        .waitForFunction(() => document.querySelector('dl.facts')?.textContent?.includes('Detail group'), undefined, { timeout: 10_000 })
+        .catch(() => undefined);
       assert.ok((await page.textContent('dl.facts'))!.includes('Detail group'), 'group shown');
       await page.click(lang === 'en' ? 'button:has-text("Show configuration")' : 'button:has-text("Konfiguration und QR-Code zeigen")');
       const img = page.locator('img.qr');

@@ -62,7 +62,10 @@ test('unset public host with a single-label hostname: the warning on the dashboa
   const w = await adminPage(unset.browser, unset.s.url, { lang: 'en' });
   await w.page.goto(`${unset.s.url}/peers`);
   await settled(w.page);
-  await w.page.getByRole('button', { name: /add peer/i }).first().click();
+  await w.page
+    .getByRole('button', { name: /add peer/i })
+    .first()
+    .click();
   await w.page.fill('#f-name', 'phone');
   await w.page.locator('dialog[open] button[type=submit]').click();
   await w.page.locator('dialog[open] .peer-config pre').waitFor();

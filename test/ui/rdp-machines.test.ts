@@ -25,7 +25,8 @@ test('client tokens: registered machines, split-tunnel override, forget a machin
   const other = (await api('/tokens', 'POST', { name: 'Backup script', scopes: ['read-only'] })).data;
   assert.ok(made.token && other.token);
   const reg = await ui.s.req('/api/v1/client/register', {
-    method: 'POST', json: { hostname: 'alice-t14', platform: 'linux-x64', client_version: '0.3.1' },
+    method: 'POST',
+    json: { hostname: 'alice-t14', platform: 'linux-x64', client_version: '0.3.1' },
     headers: { ...bearer(made.token), 'X-Machine-Fingerprint': 'machine-fp-alice-0001' },
   });
   assert.equal(reg.status, 201, JSON.stringify(reg.data));
@@ -59,17 +60,27 @@ test('client tokens: registered machines, split-tunnel override, forget a machin
   await d.locator('#f-override').uncheck();
   await d.locator('form.split-tunnel button[type=submit]').click();
   let tk: any;
-  await waitFor(async () => {
-    tk = (await api('/tokens')).data.tokens.find((x: any) => x.id === made.record.id);
-    return tk.split_tunnel === null;
-  }, 5000, { intervalMs: 100, what: 'the split tunnel back to the server default' });
+  await waitFor(
+    async () => {
+      tk = (await api('/tokens')).data.tokens.find((x: any) => x.id === made.record.id);
+      return tk.split_tunnel === null;
+    },
+    5000,
+    { intervalMs: 100, what: 'the split tunnel back to the server default' },
+  );
   assert.equal(tk.split_tunnel, null, 'back to the server default');
 
   // Forget the machine (its peer stays).
   await d.locator('button[aria-label="Forget alice-t14"]').click();
-  await page.locator('dialog[open]').filter({ hasText: /Forget the machine alice-t14\?/ }).locator('button.danger').click();
+  await page
+    .locator('dialog[open]')
+    .filter({ hasText: /Forget the machine alice-t14\?/ })
+    .locator('button.danger')
+    .click();
   await page.getByText('Machine alice-t14 forgotten').waitFor();
-  await dialog(page).getByText(/No machine has registered with this token yet/).waitFor();
+  await dialog(page)
+    .getByText(/No machine has registered with this token yet/)
+    .waitFor();
   assert.deepEqual((await api(`/tokens/${made.record.id}/machines`)).data.machines, []);
   assert.equal((await api(`/peers/${peerId}`)).status, 200, 'the peer is kept');
   assert.deepEqual(realProblems(w), []);
@@ -77,7 +88,8 @@ test('client tokens: registered machines, split-tunnel override, forget a machin
 
   // Register again and take the screenshots of the dialog with a machine.
   const again = await ui.s.req('/api/v1/client/register', {
-    method: 'POST', json: { hostname: 'alice-t14', platform: 'linux-x64', client_version: '0.3.1' },
+    method: 'POST',
+    json: { hostname: 'alice-t14', platform: 'linux-x64', client_version: '0.3.1' },
     headers: { ...bearer(made.token), 'X-Machine-Fingerprint': 'machine-fp-alice-0001' },
   });
   assert.ok([200, 201].includes(again.status), JSON.stringify(again.data));

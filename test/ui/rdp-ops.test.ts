@@ -46,20 +46,29 @@ test('RDP status live, WoL timeout shown, sessions with disconnect-all and histo
   // The list: each route's reachability (the first status request checks routes never checked).
   await page.goto(`${ui.s.url}/rdp`);
   await settled(page);
-  await page.locator('tr:has-text("Listening host")').getByText(/^reachable, [\d.]+ ms$/).waitFor();
+  await page
+    .locator('tr:has-text("Listening host")')
+    .getByText(/^reachable, [\d.]+ ms$/)
+    .waitFor();
   await page.locator('tr:has-text("Sleeping host")').getByText('unreachable').waitFor();
 
   // Detail + check now: the path with its error.
   await page.goto(`${ui.s.url}/rdp/${down.id}`);
   await settled(page);
   await page.click('.rdp-status-card button:has-text("Check now")');
-  await page.locator('.rdp-status-card').getByText(/unreachable \(connection refused\)/).waitFor();
+  await page
+    .locator('.rdp-status-card')
+    .getByText(/unreachable \(connection refused\)/)
+    .waitFor();
 
   // WoL: the packet goes out, the wait runs, nothing answers: the timeout is shown.
   await page.fill('#wol-timeout', '3');
   await page.click('.rdp-wol button:has-text("Wake up")');
   await page.locator('.rdp-wol progress').waitFor();
-  await page.locator('.rdp-wol').getByText(/waiting for the host to answer/).waitFor();
+  await page
+    .locator('.rdp-wol')
+    .getByText(/waiting for the host to answer/)
+    .waitFor();
   await page.locator('.rdp-wol').getByText('No answer within 3 s').waitFor({ timeout: 15_000 });
   const wol = (await api(`/rdp/${down.id}/wol/status`)).data.wol;
   assert.equal(wol.state, 'timeout');
@@ -78,7 +87,10 @@ test('RDP status live, WoL timeout shown, sessions with disconnect-all and histo
   await hist.locator('tr:has-text("laptop-1")').getByText('closed by the client').waitFor();
   await hist.locator('tr:has-text("desk-2")').getByText('active').waitFor();
   await hist.locator('button:has-text("Disconnect all")').click();
-  await dialog(page).filter({ hasText: /Disconnect all 1 active sessions of Listening host/ }).locator('button.danger').click();
+  await dialog(page)
+    .filter({ hasText: /Disconnect all 1 active sessions of Listening host/ })
+    .locator('button.danger')
+    .click();
   await page.getByText('1 sessions told to disconnect').waitFor();
   await hist.locator('tr:has-text("desk-2")').getByText('disconnecting').waitFor();
   const h = (await api(`/rdp/${up.id}/history`)).data.sessions;
@@ -103,7 +115,10 @@ test('RDP status live, WoL timeout shown, sessions with disconnect-all and histo
     for (const width of [1280, 360]) {
       const v = await adminPage(ui.browser, ui.s.url, { lang, width });
       assert.equal(await v.page.evaluate(() => document.documentElement.lang), lang);
-      for (const [id, name] of [[up.id, 'sessions'], [down.id, 'wol']] as const) {
+      for (const [id, name] of [
+        [up.id, 'sessions'],
+        [down.id, 'wol'],
+      ] as const) {
         await v.page.goto(`${ui.s.url}/rdp/${id}`);
         await settled(v.page);
         await screenshot(v.page, `${lang}-${width}-rdp-${name}`);

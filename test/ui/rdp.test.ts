@@ -24,7 +24,10 @@ async function noSerious(page: Page, where: string) {
 /** Every request body the page sends, to search for what must never leave the browser in clear. */
 function recordBodies(page: Page): string[] {
   const bodies: string[] = [];
-  page.on('request', (r) => { const b = r.postData(); if (b !== null) bodies.push(`${r.method()} ${r.url()} ${b}`); });
+  page.on('request', (r) => {
+    const b = r.postData();
+    if (b !== null) bodies.push(`${r.method()} ${r.url()} ${b}`);
+  });
   return bodies;
 }
 
@@ -63,8 +66,32 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   await settled(page);
   let [route] = (await api('/rdp')).data.routes;
   assert.deepEqual(
-    { name: route.name, mode: route.access_mode, peer: route.target_peer_id, port: route.target_port, res: route.resolution, depth: route.color_depth, audio: route.audio_mode, clip: route.clipboard_enabled, nla: route.network_level_auth, wol: route.wol_enabled, users: route.allowed_user_ids },
-    { name: 'Office PC', mode: 'internal', peer: peer.id, port: 3390, res: '1280x720', depth: 24, audio: 'off', clip: false, nla: true, wol: true, users: null },
+    {
+      name: route.name,
+      mode: route.access_mode,
+      peer: route.target_peer_id,
+      port: route.target_port,
+      res: route.resolution,
+      depth: route.color_depth,
+      audio: route.audio_mode,
+      clip: route.clipboard_enabled,
+      nla: route.network_level_auth,
+      wol: route.wol_enabled,
+      users: route.allowed_user_ids,
+    },
+    {
+      name: 'Office PC',
+      mode: 'internal',
+      peer: peer.id,
+      port: 3390,
+      res: '1280x720',
+      depth: 24,
+      audio: 'off',
+      clip: false,
+      nla: true,
+      wol: true,
+      users: null,
+    },
   );
 
   // Credentials: encrypted in the browser; the password is in no request body; the stored envelope
@@ -75,7 +102,10 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   const put = page.waitForRequest((r) => r.method() === 'PUT' && r.url().endsWith(`/api/v1/rdp/${route.id}/credentials`));
   await page.click('.rdp-creds button[type=submit]');
   const sent = JSON.parse((await put).postData() ?? '{}');
-  await page.locator('.rdp-creds').getByText(/^stored$/).waitFor();
+  await page
+    .locator('.rdp-creds')
+    .getByText(/^stored$/)
+    .waitFor();
   assert.equal(sent.credentials.alg, 'RSA-OAEP-256+A256GCM');
   assert.equal(await page.inputValue('#f-password'), '', 'the password is not kept in the form');
   for (const b of bodies) assert.ok(!b.includes(PASSWORD) && !b.includes('alice'), `clear text in a request: ${b.slice(0, 200)}`);
@@ -90,7 +120,11 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   // Maintenance: a window in force now (with its note) and one tomorrow.
   await page.click('.rdp-maint button:has-text("Add window")');
   await page.click('.rdp-maint button:has-text("Add window")');
-  const local = (ms: number) => { const d = new Date(ms); const p = (n: number) => String(n).padStart(2, '0'); return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`; };
+  const local = (ms: number) => {
+    const d = new Date(ms);
+    const p = (n: number) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
+  };
   const now = Date.now();
   await page.fill('#f-windows-0-from', local(now - 3600_000));
   await page.fill('#f-windows-0-to', local(now + 3600_000));
@@ -102,11 +136,14 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   assert.equal((await api(`/rdp/${route.id}/maintenance`)).data.windows.length, 0, 'nothing written on a 400');
   await page.fill('#f-windows-1-to', local(now + 86400_000 + 3600_000));
   await page.click('.rdp-maint button[type=submit]');
-  await page.locator('.rdp-maint').getByText(/In maintenance until .*: Patch day/).waitFor();
+  await page
+    .locator('.rdp-maint')
+    .getByText(/In maintenance until .*: Patch day/)
+    .waitFor();
   const maint = (await api(`/rdp/${route.id}/maintenance`)).data;
   assert.equal(maint.windows.length, 2);
   assert.equal(maint.active?.note, 'Patch day');
-  assert.ok(Math.abs(Date.parse(maint.windows[0].from) - (Math.floor((now - 3600_000) / 60_000) * 60_000)) < 60_000);
+  assert.ok(Math.abs(Date.parse(maint.windows[0].from) - Math.floor((now - 3600_000) / 60_000) * 60_000) < 60_000);
 
   // Edit: access mode both, with its public address; the internal target stays.
   await page.click('.page-header a:has-text("Edit")');
@@ -131,7 +168,10 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   assert.equal(route.has_credentials, false, 'an edit that adds a destination drops the credentials');
   assert.equal((await api(`/rdp/${route.id}/credentials`, 'PUT', { credentials: stored.credentials })).status, 200);
   await page.reload();
-  await page.locator('.rdp-creds').getByText(/^stored$/).waitFor();
+  await page
+    .locator('.rdp-creds')
+    .getByText(/^stored$/)
+    .waitFor();
 
   // Clear credentials (confirmed once).
   await page.click('.rdp-creds button:has-text("Clear credentials")');
@@ -185,7 +225,11 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   assert.equal(l4.rdp_route_id, lab.id);
   await page.goto(`${ui.s.url}/routes/${lab.gateway_l4_route_id}`);
   await settled(page);
-  await page.locator(`header a[href="/rdp/${lab.id}"]`).or(page.locator(`a[href="/rdp/${lab.id}"]`).first()).first().waitFor();
+  await page
+    .locator(`header a[href="/rdp/${lab.id}"]`)
+    .or(page.locator(`a[href="/rdp/${lab.id}"]`).first())
+    .first()
+    .waitFor();
   await page.getByText(/belongs to an RDP route in gateway mode/).waitFor();
   assert.equal(await page.locator(`a[href="/routes/${lab.gateway_l4_route_id}/edit"]`).count(), 0, 'no edit link on a linked route');
   assert.equal(await page.getByRole('button', { name: 'Delete', exact: true }).count(), 0, 'no delete button on a linked route');
@@ -200,7 +244,10 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await page.fill('#f-username', 'bob');
   await page.fill('#f-password', PASSWORD);
   await page.click('.rdp-creds button[type=submit]');
-  await page.locator('.rdp-creds').getByText(/^stored$/).waitFor();
+  await page
+    .locator('.rdp-creds')
+    .getByText(/^stored$/)
+    .waitFor();
   const oldKid = (await api(`/rdp/${lab.id}`)).data.route.credentials_kid;
   await ui.s.deps.rdp.onMasterKeyRotated();
   await page.goto(`${ui.s.url}/rdp`);
@@ -222,10 +269,16 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await page.fill('#f-username', 'bob');
   await page.fill('#f-password', PASSWORD);
   await page.click('.rdp-creds button[type=submit]');
-  await page.waitForFunction((kid) => !!document.querySelector('.rdp-cred-state code') && document.querySelector('.rdp-cred-state code')!.textContent !== kid, oldKid);
+  await page.waitForFunction(
+    (kid) => !!document.querySelector('.rdp-cred-state code') && document.querySelector('.rdp-cred-state code')!.textContent !== kid,
+    oldKid,
+  );
   await page.goto(`${ui.s.url}/rdp/rotation`);
   await settled(page);
-  await page.locator('table.table').getByText(/^re-entered/).waitFor();
+  await page
+    .locator('table.table')
+    .getByText(/^re-entered/)
+    .waitFor();
   await page.click('button[aria-label="Acknowledge the rotation of Lab server"]');
   await page.getByText('No rotation pending').waitFor();
   const acked = (await api(`/rdp/${lab.id}`)).data.route;
@@ -250,7 +303,12 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
     for (const width of [1280, 360]) {
       const v = await adminPage(ui.browser, ui.s.url, { lang, width });
       assert.equal(await v.page.evaluate(() => document.documentElement.lang), lang);
-      for (const [path, name] of [['/rdp', 'list'], [`/rdp/${lab.id}`, 'detail'], [`/rdp/${lab.id}/edit`, 'edit'], ['/rdp/new', 'new']] as const) {
+      for (const [path, name] of [
+        ['/rdp', 'list'],
+        [`/rdp/${lab.id}`, 'detail'],
+        [`/rdp/${lab.id}/edit`, 'edit'],
+        ['/rdp/new', 'new'],
+      ] as const) {
         await v.page.goto(`${ui.s.url}${path}`);
         await settled(v.page);
         if (name === 'detail') await v.page.locator('.rdp-maint form').waitFor();
@@ -270,7 +328,10 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await settled(d.page);
   await d.page.click('input[aria-label="Select all"]');
   await d.page.click('.batch-bar button:has-text("Delete")');
-  await dialog(d.page).filter({ hasText: /Delete 2 RDP routes/ }).locator('button.danger').click();
+  await dialog(d.page)
+    .filter({ hasText: /Delete 2 RDP routes/ })
+    .locator('button.danger')
+    .click();
   await d.page.getByText('No RDP routes yet').waitFor();
   assert.equal((await api('/rdp')).data.routes.length, 0);
   assert.equal((await api(`/routes/${lab.gateway_l4_route_id}`)).status, 404, 'the linked route went with it');

@@ -38,9 +38,18 @@ function makePng(w: number, h: number, rgb: [number, number, number]): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(w, 0);
   ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = 8; ihdr[9] = 2; ihdr[10] = 0; ihdr[11] = 0; ihdr[12] = 0;
+  ihdr[8] = 8;
+  ihdr[9] = 2;
+  ihdr[10] = 0;
+  ihdr[11] = 0;
+  ihdr[12] = 0;
   const rows = Buffer.concat(Array.from({ length: h }, () => Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: w }, () => rgb).flat())])));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 let routeId: number;
@@ -87,7 +96,7 @@ test('turn route auth on with TOTP, confirm the set-up with a code computed from
   w.allowHttpError(`/routes/${routeId}/auth`, 400);
   w.allowHttpError(`/routes/${routeId}/auth`, 422); // a refusal the document cannot state (a combination, the stored state)
   await openScreen(page);
-  assert.match(await page.textContent('#page-title') ?? '', new RegExp(DOMAIN.replace(/\./g, '\\.')));
+  assert.match((await page.textContent('#page-title')) ?? '', new RegExp(DOMAIN.replace(/\./g, '\\.')));
   assert.equal(await page.getAttribute('[data-testid=ra-state]', 'data-on'), 'no');
   await page.selectOption('#f-method', 'totp');
   assert.equal(await page.locator('#f-password').count(), 0, 'no password for method TOTP');
@@ -97,7 +106,7 @@ test('turn route auth on with TOTP, confirm the set-up with a code computed from
   await page.fill('#f-primary_color', 'red');
   await page.click('form[aria-label="Sign-in"] button[type=submit]');
   await page.waitForSelector('#f-primary_color-err');
-  assert.match(await page.textContent('#f-primary_color-err') ?? '', /colour/);
+  assert.match((await page.textContent('#f-primary_color-err')) ?? '', /colour/);
   assert.equal(await page.getAttribute('#f-primary_color', 'aria-invalid'), 'true');
   assert.equal(await page.inputValue('#f-title'), 'Team wiki', 'nothing typed is lost');
   assert.equal(await page.inputValue('#f-email'), 'owner@example.test');
@@ -153,15 +162,25 @@ test('upload a logo: shown as the current image and in the preview; a non-image 
   assert.deepEqual(Buffer.from(await img.arrayBuffer()), png, 'the API stored the uploaded bytes');
   const logo = preview(page).locator('img.logo');
   await logo.waitFor();
-  await page.waitForFunction(() => {
-    const img = (document.querySelector('iframe.ra-preview') as HTMLIFrameElement | null)?.contentDocument?.querySelector('img.logo') as HTMLImageElement | null;
-    return !!img && img.complete && img.naturalWidth === 24 && img.naturalHeight === 12;
-  }, undefined, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => {
+      const img = (document.querySelector('iframe.ra-preview') as HTMLIFrameElement | null)?.contentDocument?.querySelector(
+        'img.logo',
+      ) as HTMLImageElement | null;
+      return !!img && img.complete && img.naturalWidth === 24 && img.naturalHeight === 12;
+    },
+    undefined,
+    { timeout: 10_000 },
+  );
   // SVG is refused by content; the error shows next to the file input
   await page.setInputFiles('#ra-logo', { name: 'evil.png', mimeType: 'image/png', buffer: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>') });
   await page.waitForSelector('#ra-logo-err');
-  assert.match(await page.textContent('#ra-logo-err') ?? '', /PNG, JPEG, GIF or WebP/);
-  assert.deepEqual(Buffer.from(await (await fetch(`${ui.s.url}/api/v1/routes/${routeId}/branding/logo`, { headers: ui.headers })).arrayBuffer()), png, 'the refused file changed nothing');
+  assert.match((await page.textContent('#ra-logo-err')) ?? '', /PNG, JPEG, GIF or WebP/);
+  assert.deepEqual(
+    Buffer.from(await (await fetch(`${ui.s.url}/api/v1/routes/${routeId}/branding/logo`, { headers: ui.headers })).arrayBuffer()),
+    png,
+    'the refused file changed nothing',
+  );
   await screenshot(page, 'en-1280-routeauth-logo');
   // the preview language switch
   await page.selectOption('.ra-pv-lang select', 'de');
@@ -190,7 +209,10 @@ test('a route user with their own TOTP; remove route auth after one confirmation
   await completeTotp(page, `[data-testid=totp-${userId}]`);
   await page.waitForFunction(() => document.querySelectorAll('.badge.ok').length >= 2);
   const ra = await stored();
-  assert.deepEqual(ra.users.map((u: { user_id: number; totp_active: boolean }) => [u.user_id, u.totp_active]), [[userId, true]]);
+  assert.deepEqual(
+    ra.users.map((u: { user_id: number; totp_active: boolean }) => [u.user_id, u.totp_active]),
+    [[userId, true]],
+  );
 
   // cancelling keeps it, confirming removes it
   await page.click('button:has-text("Remove route auth")');
@@ -206,7 +228,20 @@ test('a route user with their own TOTP; remove route auth after one confirmation
 
 test('screenshots and axe: en/de at 1280 and 360 px, light and dark', async () => {
   // configured again (through the API: this test is about the look)
-  const saved = await api(`/routes/${routeId}/auth`, { method: 'POST', json: { method: 'email_password', two_factor_enabled: true, two_factor_method: 'totp', email: 'owner@example.test', password: 'owner-password-1', session_max_age: 86_400_000, title: 'Team wiki', description: 'For the team only', primary_color: '#0f6b62' } });
+  const saved = await api(`/routes/${routeId}/auth`, {
+    method: 'POST',
+    json: {
+      method: 'email_password',
+      two_factor_enabled: true,
+      two_factor_method: 'totp',
+      email: 'owner@example.test',
+      password: 'owner-password-1',
+      session_max_age: 86_400_000,
+      title: 'Team wiki',
+      description: 'For the team only',
+      primary_color: '#0f6b62',
+    },
+  });
   assert.equal(saved.status, 200, JSON.stringify(saved.data));
   const { cookie, csrf } = await ui.login();
   for (const lang of ['en', 'de'] as const) {

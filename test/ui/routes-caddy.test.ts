@@ -13,11 +13,15 @@ import { freePort, tcpRoundTrip } from '../lib/ports.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
-const ui = uiServer(async () => {
-  const ports = { http: await freePort(), https: await freePort(), admin: await freePort() };
-  const octet = 10 + (process.pid % 200);
-  return { ...managedCaddyEnv(ports), GATEHOUSE_WG_SUBNET: `127.78.${octet}.0/24`, GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000' };
-}, { startFeatures: true }, { api: 'token', skip: !!skip });
+const ui = uiServer(
+  async () => {
+    const ports = { http: await freePort(), https: await freePort(), admin: await freePort() };
+    const octet = 10 + (process.pid % 200);
+    return { ...managedCaddyEnv(ports), GATEHOUSE_WG_SUBNET: `127.78.${octet}.0/24`, GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000' };
+  },
+  { startFeatures: true },
+  { api: 'token', skip: !!skip },
+);
 let peerId: number;
 let peerAddr: string;
 const echoes: net.Server[] = [];
@@ -53,60 +57,78 @@ async function formError(page: Page): Promise<string> {
   return (await banner.innerText()).trim();
 }
 
-test('create: the proxy refuses the configuration; its reason is shown next to the form, nothing is saved, nothing typed is lost; after the port is freed the same submit saves', { skip }, async () => {
-  const squatter = await squat();
-  const taken = portOf(squatter);
-  const echoPort = portOf(echoes[0]);
-  const w = await adminPage(ui.browser, ui.s.url);
-  const { page, problems } = w;
-  w.allowHttpError('/api/v1/routes', 502);
-  await page.goto(`${ui.s.url}/routes/new`);
-  await page.locator('#f-domain').waitFor();
-  await settled(page);
-  await page.selectOption('#f-route_type', 'l4');
-  await page.fill('#f-domain', 'squat.example.com');
-  await page.fill('#f-description', 'database for the shop');
-  await page.fill('#f-l4_listen_port', String(taken));
-  await page.selectOption('#f-peer_id', String(peerId));
-  await page.fill('#f-target_port', String(echoPort));
-  const before = (await call('/routes')).data.total_all ?? (await call('/routes')).data.routes.length;
-  const [res] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith('/api/v1/routes') && r.request().method() === 'POST'),
-    page.click('form.route-form button[type=submit]'),
-  ]);
-  assert.equal(res.status(), 502, 'the proxy refused the configuration');
-  const msg = await formError(page);
-  assert.match(msg, /^The proxy \(Caddy\) refused this configuration, so nothing was saved\. Its reason: .*address already in use/, `the proxy's reason is shown: ${msg}`);
-  assert.match(page.url(), /\/routes\/new$/, 'the form stays open');
-  // nothing typed is lost
-  assert.equal(await page.inputValue('#f-domain'), 'squat.example.com');
-  assert.equal(await page.inputValue('#f-description'), 'database for the shop');
-  assert.equal(await page.inputValue('#f-l4_listen_port'), String(taken));
-  assert.equal(await page.inputValue('#f-route_type'), 'l4');
-  assert.equal(await page.inputValue('#f-target_port'), String(echoPort));
-  // nothing saved
-  const after = (await call('/routes')).data;
-  assert.equal(after.total_all ?? after.routes.length, before);
-  assert.equal(after.routes.some((r: any) => r.domain === 'squat.example.com'), false);
-  assert.deepEqual(serious(await axe(page)), []);
-  await screenshot(page, 'en-1280-routes-form-proxy-refused');
+test(
+  'create: the proxy refuses the configuration; its reason is shown next to the form, nothing is saved, nothing typed is lost; after the port is freed the same submit saves',
+  { skip },
+  async () => {
+    const squatter = await squat();
+    const taken = portOf(squatter);
+    const echoPort = portOf(echoes[0]);
+    const w = await adminPage(ui.browser, ui.s.url);
+    const { page, problems } = w;
+    w.allowHttpError('/api/v1/routes', 502);
+    await page.goto(`${ui.s.url}/routes/new`);
+    await page.locator('#f-domain').waitFor();
+    await settled(page);
+    await page.selectOption('#f-route_type', 'l4');
+    await page.fill('#f-domain', 'squat.example.com');
+    await page.fill('#f-description', 'database for the shop');
+    await page.fill('#f-l4_listen_port', String(taken));
+    await page.selectOption('#f-peer_id', String(peerId));
+    await page.fill('#f-target_port', String(echoPort));
+    const before = (await call('/routes')).data.total_all ?? (await call('/routes')).data.routes.length;
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/v1/routes') && r.request().method() === 'POST'),
+      page.click('form.route-form button[type=submit]'),
+    ]);
+    assert.equal(res.status(), 502, 'the proxy refused the configuration');
+    const msg = await formError(page);
+    assert.match(
+      msg,
+      /^The proxy \(Caddy\) refused this configuration, so nothing was saved\. Its reason: .*address already in use/,
+      `the proxy's reason is shown: ${msg}`,
+    );
+    assert.match(page.url(), /\/routes\/new$/, 'the form stays open');
+    // nothing typed is lost
+    assert.equal(await page.inputValue('#f-domain'), 'squat.example.com');
+    assert.equal(await page.inputValue('#f-description'), 'database for the shop');
+    assert.equal(await page.inputValue('#f-l4_listen_port'), String(taken));
+    assert.equal(await page.inputValue('#f-route_type'), 'l4');
+    assert.equal(await page.inputValue('#f-target_port'), String(echoPort));
+    // nothing saved
+    const after = (await call('/routes')).data;
+    assert.equal(after.total_all ?? after.routes.length, before);
+    assert.equal(
+      after.routes.some((r: any) => r.domain === 'squat.example.com'),
+      false,
+    );
+    assert.deepEqual(serious(await axe(page)), []);
+    await screenshot(page, 'en-1280-routes-form-proxy-refused');
 
-  // the port is freed: the same form, submitted again unchanged, saves and Caddy serves the route
-  await close(squatter);
-  await page.click('form.route-form button[type=submit]');
-  await page.waitForURL(/\/routes\/\d+$/, { timeout: 15_000 });
-  const saved = (await call('/routes?q=squat.example.com')).data.routes.find((r: any) => r.domain === 'squat.example.com');
-  assert.ok(saved, 'saved on the second submit');
-  assert.equal(saved.description, 'database for the shop');
-  assert.equal(saved.l4_listen_port, taken);
-  assert.equal(await tcpRoundTrip('127.0.0.1', taken, 'through caddy'), 'through caddy', 'Caddy serves the new route');
-  assert.deepEqual(problems, []);
-  await w.context.close();
-});
+    // the port is freed: the same form, submitted again unchanged, saves and Caddy serves the route
+    await close(squatter);
+    await page.click('form.route-form button[type=submit]');
+    await page.waitForURL(/\/routes\/\d+$/, { timeout: 15_000 });
+    const saved = (await call('/routes?q=squat.example.com')).data.routes.find((r: any) => r.domain === 'squat.example.com');
+    assert.ok(saved, 'saved on the second submit');
+    assert.equal(saved.description, 'database for the shop');
+    assert.equal(saved.l4_listen_port, taken);
+    assert.equal(await tcpRoundTrip('127.0.0.1', taken, 'through caddy'), 'through caddy', 'Caddy serves the new route');
+    assert.deepEqual(problems, []);
+    await w.context.close();
+  },
+);
 
 test('edit: a refused update shows the reason, keeps the edited values, and leaves the stored route as it was (de)', { skip }, async () => {
   const listen = await freePort();
-  const c = await call('/routes', 'POST', { domain: 'edit-squat.example.com', route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: listen, peer_id: peerId, target_port: portOf(echoes[0]) });
+  const c = await call('/routes', 'POST', {
+    domain: 'edit-squat.example.com',
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: listen,
+    peer_id: peerId,
+    target_port: portOf(echoes[0]),
+  });
   assert.equal(c.status, 201, JSON.stringify(c.data));
   const stored = (await call(`/routes/${c.data.route.id}`)).data.route;
   const squatter = await squat();
@@ -114,7 +136,8 @@ test('edit: a refused update shows the reason, keeps the edited values, and leav
     const taken = portOf(squatter);
     // the admin's own language setting decides the app's language: German for this test
     const session = await ui.login();
-    const setLang = (language: string) => ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
+    const setLang = (language: string) =>
+      ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language }, headers: { cookie: session.cookie, 'x-csrf-token': session.csrf } });
     assert.equal((await setLang('de')).status, 200);
     const w = await adminPage(ui.browser, ui.s.url, { lang: 'de' });
     const { page, problems } = w;
@@ -126,7 +149,11 @@ test('edit: a refused update shows the reason, keeps the edited values, and leav
     await page.fill('#f-l4_listen_port', String(taken));
     await page.click('form.route-form button[type=submit]');
     const msg = await formError(page);
-    assert.match(msg, /^Der Proxy \(Caddy\) hat diese Konfiguration abgelehnt, daher wurde nichts gespeichert\. Seine Begründung: .*address already in use/, `the proxy's reason is shown in German words: ${msg}`);
+    assert.match(
+      msg,
+      /^Der Proxy \(Caddy\) hat diese Konfiguration abgelehnt, daher wurde nichts gespeichert\. Seine Begründung: .*address already in use/,
+      `the proxy's reason is shown in German words: ${msg}`,
+    );
     assert.equal(await page.inputValue('#f-description'), 'neuer Text');
     assert.equal(await page.inputValue('#f-l4_listen_port'), String(taken));
     assert.deepEqual((await call(`/routes/${stored.id}`)).data.route, stored, 'the stored route is unchanged');

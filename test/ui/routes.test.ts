@@ -22,7 +22,11 @@ let peerIp: string;
 let backend: http.Server;
 let dnsServer: { port: number; close(): void };
 const octet = 100 + (process.pid % 100);
-const ui = uiServer({ GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`, GATEHOUSE_PUBLIC_IP: '203.0.113.7', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, {}, { api: 'token' });
+const ui = uiServer(
+  { GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`, GATEHOUSE_PUBLIC_IP: '203.0.113.7', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+  {},
+  { api: 'token' },
+);
 const call = ui.api;
 
 ui.setup(async () => {
@@ -50,7 +54,9 @@ async function open(page: Page, path: string, ready: string): Promise<void> {
   await settled(page);
 }
 const T0 = Date.now();
-const mark = (what: string) => { if (process.env.TEST_TIMING) console.log(`${((Date.now() - T0) / 1000).toFixed(1)}s ${what}`); };
+const mark = (what: string) => {
+  if (process.env.TEST_TIMING) console.log(`${((Date.now() - T0) / 1000).toFixed(1)}s ${what}`);
+};
 
 const backendPort = () => (backend.address() as AddressInfo).port;
 const visible = (page: Page, sel: string) => page.locator(sel).isVisible();
@@ -79,7 +85,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
   await page.fill('#f-target_port', String(backendPort()));
   await page.click('form.route-form button[type=submit]');
   await page.locator('#f-domain-err').waitFor();
-  assert.match(await page.locator('#f-domain-err').textContent() ?? '', /bare domain name/);
+  assert.match((await page.locator('#f-domain-err').textContent()) ?? '', /bare domain name/);
   assert.equal(await page.getAttribute('#f-domain', 'aria-invalid'), 'true');
   // The error sits inside the domain's field, next to its input.
   assert.equal(await page.locator('.field:has(#f-domain) .field-error').count(), 1);
@@ -113,7 +119,17 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
   assert.ok(await visible(page, '#f-l4_protocol'));
   assert.ok(await visible(page, '#f-l4_listen_port'));
   assert.ok(await visible(page, '#f-l4_tls_mode'));
-  for (const httpOnly of ['#f-https_enabled', '#f-rate_limit_enabled', '#f-retry_enabled', '#f-circuit_breaker_enabled', '#f-mirror_enabled', '#f-bot_blocker_enabled', '#f-basic_auth_user', '#f-debug_enabled', '#f-compress_enabled']) {
+  for (const httpOnly of [
+    '#f-https_enabled',
+    '#f-rate_limit_enabled',
+    '#f-retry_enabled',
+    '#f-circuit_breaker_enabled',
+    '#f-mirror_enabled',
+    '#f-bot_blocker_enabled',
+    '#f-basic_auth_user',
+    '#f-debug_enabled',
+    '#f-compress_enabled',
+  ]) {
     assert.equal(await page.locator(httpOnly).count(), 0, `${httpOnly} is hidden for L4`);
   }
   assert.ok(await visible(page, '#f-ip_filter_enabled'), 'the IP filter applies to L4 too');
@@ -174,7 +190,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
   // A bad IP rule: the server names the line; the form keeps everything.
   await page.click('form.route-form button[type=submit]');
   await page.locator('#f-ip_filter_rules-entries').waitFor();
-  assert.match(await page.locator('#f-ip_filter_rules-entries').textContent() ?? '', /Line 2/);
+  assert.match((await page.locator('#f-ip_filter_rules-entries').textContent()) ?? '', /Line 2/);
   assert.equal(await page.inputValue('#f-rate_limit_window'), '30s');
   assert.equal((await call(`/routes/${httpRoute.id}`)).data.route.rate_limit_enabled, false, 'nothing stored on a 400');
   // Basic auth cannot be combined with the IP filter: the error sits next to that switch.
@@ -240,7 +256,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
   await page.selectOption('select[aria-label="Filter by type"]', 'l4');
   await page.waitForURL(/type=l4/);
   await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1);
-  assert.match(await page.locator('table tbody').textContent() ?? '', /db\.example\.com/);
+  assert.match((await page.locator('table tbody').textContent()) ?? '', /db\.example\.com/);
   await page.selectOption('select[aria-label="Filter by type"]', '');
   await page.fill('input[type=search]', 'app.exa');
   await page.waitForURL(/q=app\.exa/);
@@ -288,21 +304,25 @@ test('route detail: DNS check, uptime check now and history, trace, breaker open
   // DNS: the local DNS server answers with this server's public IP.
   await page.click('button:has-text("Check DNS")');
   await page.locator('.dns-result.ok').waitFor();
-  assert.match(await page.locator('.dns-result').textContent() ?? '', /203\.0\.113\.7/);
+  assert.match((await page.locator('.dns-result').textContent()) ?? '', /203\.0\.113\.7/);
   // Uptime: check now reaches the backend on the peer's address; the history shows it.
   await page.click('button:has-text("Check now")');
   await page.locator('.uptime-bar li.up').first().waitFor();
   const checks = (await call(`/routes/${r.id}/checks`)).data.checks;
   assert.equal(checks.length, 1);
   assert.equal(checks[0].up, true);
-  assert.match(await page.locator('.route-uptime').textContent() ?? '', /1 of the last 1 checks up/);
+  assert.match((await page.locator('.route-uptime').textContent()) ?? '', /1 of the last 1 checks up/);
   // Trace: no request has reached the route (no Caddy in this test): the empty state.
   await page.locator('.route-trace').getByText('No request has reached this route yet.').waitFor();
   // Breaker: Caddy's module reports it open → the page shows it without a reload; reset closes it.
   await page.locator('.breaker-state:has-text("breaker closed")').waitFor();
   const secret = fs.readFileSync(breakerSecretPath(ui.s.dataDir), 'utf8').trim();
   const now = Date.now();
-  const rep = await ui.s.req('/internal/circuit-breaker', { method: 'POST', headers: { 'x-gatehouse-secret': secret }, json: { route_id: String(r.id), state: 'open', failure_count: 3, opened_at: now, at: now } });
+  const rep = await ui.s.req('/internal/circuit-breaker', {
+    method: 'POST',
+    headers: { 'x-gatehouse-secret': secret },
+    json: { route_id: String(r.id), state: 'open', failure_count: 3, opened_at: now, at: now },
+  });
   assert.equal(rep.status, 200, JSON.stringify(rep.data));
   await page.locator('.breaker-state:has-text("breaker open")').waitFor();
   await page.locator('.breaker-state:has-text("3 failures")').waitFor();
@@ -323,14 +343,29 @@ test('route detail: DNS check, uptime check now and history, trace, breaker open
 
 test('form and detail: axe clean and screenshots in en/de at 1280 and 360 px', async () => {
   // The route of the first test (created here when this test runs alone).
-  const r = (await routeByDomain('app.example.com')) ?? (await call('/routes', 'POST', { domain: 'app.example.com', peer_id: peerId, target_port: backendPort(), circuit_breaker_enabled: true, rate_limit_enabled: true })).data.route;
+  const r =
+    (await routeByDomain('app.example.com')) ??
+    (
+      await call('/routes', 'POST', {
+        domain: 'app.example.com',
+        peer_id: peerId,
+        target_port: backendPort(),
+        circuit_breaker_enabled: true,
+        rate_limit_enabled: true,
+      })
+    ).data.route;
   const { cookie, csrf } = await ui.login();
   try {
     for (const lang of ['en', 'de'] as const) {
       await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
       for (const width of [1280, 360]) {
         const { page, problems } = await adminPage(ui.browser, ui.s.url, { lang, width });
-        for (const [path, state] of [['/routes', 'list'], ['/routes/new', 'new'], [`/routes/${r.id}/edit`, 'edit'], [`/routes/${r.id}`, 'detail']] as const) {
+        for (const [path, state] of [
+          ['/routes', 'list'],
+          ['/routes/new', 'new'],
+          [`/routes/${r.id}/edit`, 'edit'],
+          [`/routes/${r.id}`, 'detail'],
+        ] as const) {
           await open(page, path, state === 'list' ? 'table' : state === 'detail' ? '.breaker-state' : '#f-domain');
           if (state === 'new') await page.selectOption('#f-route_type', 'l4');
           const v = serious(await axe(page));

@@ -63,7 +63,10 @@ test('webhooks: create, test, edit, disable, delivery log, delete — through th
   await dialog(page).locator('button[type=submit]').click();
   await page.locator('table.table').getByText('Alerts').waitFor();
   const [hook] = (await api('/webhooks')).data.webhooks;
-  assert.deepEqual({ name: hook.name, url: hook.url, events: hook.events, enabled: hook.enabled, retry_count: hook.retry_count }, { name: 'Alerts', url: rx.url, events: ['login_failed', 'peer_created'], enabled: true, retry_count: 2 });
+  assert.deepEqual(
+    { name: hook.name, url: hook.url, events: hook.events, enabled: hook.enabled, retry_count: hook.retry_count },
+    { name: 'Alerts', url: rx.url, events: ['login_failed', 'peer_created'], enabled: true, retry_count: 2 },
+  );
   const row = () => ui.s.deps.db.models.Webhook.findByPk(hook.id, { raw: true }) as Promise<any>;
   assert.equal(ui.s.deps.crypto.open((await row()).secret_enc), SECRET);
 

@@ -3,7 +3,11 @@
 // client's machine fingerprint), a timeout per call, and one error type that says whether the server
 // answered at all (status null = unreachable) so callers can back off and keep their last config.
 export class ApiError extends Error {
-  constructor(message: string, readonly status: number | null, readonly body: unknown = null) {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly body: unknown = null,
+  ) {
     super(message);
   }
 }
@@ -22,7 +26,12 @@ export class ApiClient {
    * @param prefix the API's path prefix, e.g. /api/v1/client
    * @param headers sent with every call (authorization, fingerprint)
    */
-  constructor(readonly baseUrl: string, private readonly prefix: string, private readonly headers: Record<string, string>, private readonly timeoutMs = 10_000) {
+  constructor(
+    readonly baseUrl: string,
+    private readonly prefix: string,
+    private readonly headers: Record<string, string>,
+    private readonly timeoutMs = 10_000,
+  ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
 

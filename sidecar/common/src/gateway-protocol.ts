@@ -106,16 +106,33 @@ export function renderGatewayEnv(v: GatewayEnvValues, comment: string[] = []): s
   };
   const head = comment.map((c) => `# ${c.replace(/[\r\n]+/g, ' ')}`);
   const section = (title: string, keys: EnvKey[]) => [``, `# ${title}`, ...keys.map((k) => envLine(k, values[k]))];
-  return [
-    ...head,
-    ...section('Server API (plain HTTP inside the WireGuard tunnel) and this gateway\'s identity', ['GATEHOUSE_SERVER_URL', 'GATEWAY_PEER_ID']),
-    ...section('Tokens: the API token authenticates this gateway to the server, the push token authenticates the server to this gateway', ['GATEWAY_API_TOKEN', 'GATEWAY_PUSH_TOKEN']),
-    ...section('Companion ports (on the tunnel address) and timings in seconds', ['GATEWAY_API_PORT', 'GATEWAY_PROXY_PORT', 'GATEWAY_POLL_INTERVAL', 'GATEWAY_HEARTBEAT_INTERVAL']),
-    ...section('WireGuard tunnel to the server', [
-      'GATEWAY_WG_PRIVATE_KEY', 'GATEWAY_WG_ADDRESS', 'GATEWAY_WG_SERVER_PUBLIC_KEY', 'GATEWAY_WG_PRESHARED_KEY',
-      'GATEWAY_WG_ENDPOINT', 'GATEWAY_WG_ALLOWED_IPS', 'GATEWAY_WG_PERSISTENT_KEEPALIVE',
-    ]),
-  ].join('\n').replace(/^\n/, '') + '\n';
+  return (
+    [
+      ...head,
+      ...section("Server API (plain HTTP inside the WireGuard tunnel) and this gateway's identity", ['GATEHOUSE_SERVER_URL', 'GATEWAY_PEER_ID']),
+      ...section('Tokens: the API token authenticates this gateway to the server, the push token authenticates the server to this gateway', [
+        'GATEWAY_API_TOKEN',
+        'GATEWAY_PUSH_TOKEN',
+      ]),
+      ...section('Companion ports (on the tunnel address) and timings in seconds', [
+        'GATEWAY_API_PORT',
+        'GATEWAY_PROXY_PORT',
+        'GATEWAY_POLL_INTERVAL',
+        'GATEWAY_HEARTBEAT_INTERVAL',
+      ]),
+      ...section('WireGuard tunnel to the server', [
+        'GATEWAY_WG_PRIVATE_KEY',
+        'GATEWAY_WG_ADDRESS',
+        'GATEWAY_WG_SERVER_PUBLIC_KEY',
+        'GATEWAY_WG_PRESHARED_KEY',
+        'GATEWAY_WG_ENDPOINT',
+        'GATEWAY_WG_ALLOWED_IPS',
+        'GATEWAY_WG_PERSISTENT_KEEPALIVE',
+      ]),
+    ]
+      .join('\n')
+      .replace(/^\n/, '') + '\n'
+  );
 }
 
 /**
@@ -230,9 +247,7 @@ export const heartbeatSchema = z
     overall_healthy: z.boolean(),
     tcp_listeners: z.array(z.looseObject({ port: z.number().int().min(1).max(65535), status: shortText(32) })).max(10_000),
     wg_handshake_age_s: nonNegInt.nullable(),
-    route_reachability: z
-      .array(z.looseObject({ route_id: z.number().int().positive(), reachable: z.boolean(), latency_ms: nonNeg.nullable() }))
-      .max(10_000),
+    route_reachability: z.array(z.looseObject({ route_id: z.number().int().positive(), reachable: z.boolean(), latency_ms: nonNeg.nullable() })).max(10_000),
     hostname: shortText(253),
     config_hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').nullable(),
     telemetry: telemetrySchema,

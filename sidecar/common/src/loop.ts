@@ -10,7 +10,13 @@ export class Loop {
   private stopped = true;
   errors = 0;
 
-  constructor(private readonly name: string, private readonly fn: () => Promise<void>, private readonly intervalMs: number, private readonly maxBackoffMs: number, private readonly log: Logger) {}
+  constructor(
+    private readonly name: string,
+    private readonly fn: () => Promise<void>,
+    private readonly intervalMs: number,
+    private readonly maxBackoffMs: number,
+    private readonly log: Logger,
+  ) {}
 
   start(delayMs = 0): void {
     this.stopped = false;

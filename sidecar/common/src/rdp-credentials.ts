@@ -28,7 +28,10 @@ export interface RdpCredentials {
   domain: string;
 }
 
-const b64 = z.string().max(8192).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64');
+const b64 = z
+  .string()
+  .max(8192)
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64');
 
 export const credentialEnvelopeSchema = z
   .object({
@@ -101,7 +104,11 @@ export async function encryptCredentials(publicKeySpkiB64: string, credentials: 
   const [rsa, kid] = await Promise.all([importPublicKey(publicKeySpkiB64), keyId(publicKeySpkiB64)]);
   const aes = await subtle().generateKey({ name: 'AES-GCM', length: 256 }, true, ['encrypt']);
   const iv = globalThis.crypto.getRandomValues(new Uint8Array(12));
-  const data = await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: enc.encode(AAD_PREFIX + kid), tagLength: 128 }, aes, enc.encode(JSON.stringify(creds)));
+  const data = await subtle().encrypt(
+    { name: 'AES-GCM', iv, additionalData: enc.encode(AAD_PREFIX + kid), tagLength: 128 },
+    aes,
+    enc.encode(JSON.stringify(creds)),
+  );
   const wrapped = await subtle().wrapKey('raw', aes, rsa, RSA);
   return { v: 1, alg: RDP_ENVELOPE_ALG, kid, key: toBase64(wrapped), iv: toBase64(iv), data: toBase64(data) };
 }
@@ -115,13 +122,18 @@ export class EnvelopeError extends Error {}
  */
 export async function decryptCredentials(privateKey: CryptoKey, expectedKid: string, envelope: unknown): Promise<RdpCredentials> {
   const parsed = credentialEnvelopeSchema.safeParse(envelope);
-  if (!parsed.success) throw new EnvelopeError(`not a credential envelope: ${parsed.error.issues.map((i) => `${i.path.join('.') || '_'} ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new EnvelopeError(`not a credential envelope: ${parsed.error.issues.map((i) => `${i.path.join('.') || '_'} ${i.message}`).join('; ')}`);
   const env = parsed.data;
   if (env.kid !== expectedKid) throw new EnvelopeError(`the envelope was made for key ${env.kid}, not for the current key ${expectedKid}`);
   let plain: ArrayBuffer;
   try {
     const aes = await subtle().unwrapKey('raw', fromBase64(env.key), privateKey, RSA, { name: 'AES-GCM', length: 256 }, false, ['decrypt']);
-    plain = await subtle().decrypt({ name: 'AES-GCM', iv: fromBase64(env.iv), additionalData: enc.encode(AAD_PREFIX + env.kid), tagLength: 128 }, aes, fromBase64(env.data));
+    plain = await subtle().decrypt(
+      { name: 'AES-GCM', iv: fromBase64(env.iv), additionalData: enc.encode(AAD_PREFIX + env.kid), tagLength: 128 },
+      aes,
+      fromBase64(env.data),
+    );
   } catch {
     throw new EnvelopeError('the envelope does not decrypt with this key (tampered, or made for another key)');
   }

@@ -9,7 +9,11 @@ import { magicPacket } from './gateway-protocol.js';
  * apart, from one socket with broadcast allowed (directed or limited broadcast addresses work).
  * The socket family is `family`, else that of the first destination. Returns the size of one packet in bytes.
  */
-export async function sendMagicPackets(mac: string, destinations: string[], o: { port: number; count: number; spacingMs: number; family?: 'udp4' | 'udp6' }): Promise<number> {
+export async function sendMagicPackets(
+  mac: string,
+  destinations: string[],
+  o: { port: number; count: number; spacingMs: number; family?: 'udp4' | 'udp6' },
+): Promise<number> {
   const packet = magicPacket(mac);
   const sock = dgram.createSocket(o.family ?? (net.isIPv6(destinations[0] ?? '') ? 'udp6' : 'udp4'));
   try {

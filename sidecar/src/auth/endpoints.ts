@@ -20,7 +20,6 @@ export function wantsJson(ctx: Koa.Context): boolean {
   return ctx.is('application/json') === 'application/json';
 }
 
-
 /** The session's CSRF token, made on first need (GET /csrf and GET /session answer the same one). */
 function sessionCsrf(ctx: Koa.Context): string {
   if (typeof ctx.session!.csrf !== 'string') ctx.session!.csrf = newCsrfToken();
@@ -60,7 +59,14 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
           const reason = err.kind === 'locked' ? 'locked' : 'invalid';
           const until = Date.parse(String(err.extra?.locked_until ?? ''));
           if (reason === 'locked' && until > deps.clock()) {
-            ctx.cookies.set(LOCKED_COOKIE, String(until), { signed: true, httpOnly: true, sameSite: 'lax', path: '/login', maxAge: until - deps.clock(), overwrite: true });
+            ctx.cookies.set(LOCKED_COOKIE, String(until), {
+              signed: true,
+              httpOnly: true,
+              sameSite: 'lax',
+              path: '/login',
+              maxAge: until - deps.clock(),
+              overwrite: true,
+            });
           }
           ctx.redirect(`/login?error=${reason}${nextParam(body.next)}`);
           return undefined;
@@ -72,7 +78,8 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       path: '/logout',
       auth: 'public',
       sameOrigin: true,
-      summary: 'Ends the admin session (this device only). A signed-in session must send its CSRF token (X-CSRF-Token or form field _csrf); without a session there is nothing to end.',
+      summary:
+        'Ends the admin session (this device only). A signed-in session must send its CSRF token (X-CSRF-Token or form field _csrf); without a session there is nothing to end.',
       tags: ['auth'],
       errors: { '403': 'A signed-in session without its CSRF token' },
       redirect: 'to /login',
@@ -96,7 +103,8 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       auth: 'public',
       sameOrigin: true,
       rateLimit: 'login',
-      summary: 'The password change form of GET /password (current, new_password, confirm, next, _csrf): the signed-in user sets a new password; a generated one must be changed this way (or with PUT /api/v1/settings/password) before the UI opens. Browsers get redirects (on to `next`, or back to /password?error=current|policy|mismatch|same), JSON clients {ok} or 400 with fields.',
+      summary:
+        'The password change form of GET /password (current, new_password, confirm, next, _csrf): the signed-in user sets a new password; a generated one must be changed this way (or with PUT /api/v1/settings/password) before the UI opens. Browsers get redirects (on to `next`, or back to /password?error=current|policy|mismatch|same), JSON clients {ok} or 400 with fields.',
       tags: ['auth'],
       errors: { '401': 'Not signed in (JSON clients; browsers are sent to /login)', '403': 'CSRF token missing or invalid' },
       redirect: 'on to `next` when changed, back to /password?error=… when refused, to /login when not signed in',
@@ -117,7 +125,10 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         };
         const policy = passwordSchema.safeParse(body.new_password);
         if (!policy.success) {
-          if (json) throw new AppError('validation', msg('auth.password_policy'), { new_password: policy.error.issues[0] ? issueMessage(policy.error.issues[0]) : msg('field.invalid') });
+          if (json)
+            throw new AppError('validation', msg('auth.password_policy'), {
+              new_password: policy.error.issues[0] ? issueMessage(policy.error.issues[0]) : msg('field.invalid'),
+            });
           return back('policy');
         }
         if (body.confirm !== undefined && body.confirm !== body.new_password) {
@@ -130,7 +141,12 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
           if (!(err instanceof AppError) || (err.kind !== 'validation' && err.kind !== 'unprocessable')) throw err;
           const wrongCurrent = Boolean(err.fieldMessages?.current);
           // The service names the new password `next` (as PUT /settings/password does); here it is new_password.
-          if (json) throw new AppError(err.kind, err.msg, wrongCurrent ? { current: err.fieldMessages!.current } : { new_password: err.fieldMessages?.next ?? msg('field.invalid') });
+          if (json)
+            throw new AppError(
+              err.kind,
+              err.msg,
+              wrongCurrent ? { current: err.fieldMessages!.current } : { new_password: err.fieldMessages?.next ?? msg('field.invalid') },
+            );
           return back(wrongCurrent ? 'current' : 'same');
         }
         if (json) return {};
@@ -155,7 +171,8 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET',
       path: '/session',
       scope: 'any',
-      summary: 'Who is calling: the session user (with must_change_password: true while a generated password awaits its change at GET /password) or the token, with its scopes.',
+      summary:
+        'Who is calling: the session user (with must_change_password: true while a generated password awaits its change at GET /password) or the token, with its scopes.',
       response: sessionResponse,
       tags: ['auth'],
       handler: async (_i, ctx) => {

@@ -22,7 +22,11 @@ export interface LockState {
 }
 
 export class LockoutService {
-  constructor(private models: Models, private settings: SettingsStore, private clock: Clock) {}
+  constructor(
+    private models: Models,
+    private settings: SettingsStore,
+    private clock: Clock,
+  ) {}
 
   async policy(): Promise<{ maxAttempts: number; durationMs: number }> {
     const maxAttempts = await this.settings.get('security.lockout.max_attempts');
@@ -45,7 +49,13 @@ export class LockoutService {
     })) as LoginAttemptRow | null;
     // Rows are ordered by id (insertion order), so a reset in the same millisecond still counts.
     const failures = await findRows(this.models.LoginAttempt, {
-      where: { record_type: type, identifier: id, outcome: 'failure', created_at: { [Op.gt]: now - durationMs }, ...(lastReset ? { id: { [Op.gt]: lastReset.id } } : {}) },
+      where: {
+        record_type: type,
+        identifier: id,
+        outcome: 'failure',
+        created_at: { [Op.gt]: now - durationMs },
+        ...(lastReset ? { id: { [Op.gt]: lastReset.id } } : {}),
+      },
       order: [['id', 'ASC']],
       attributes: ['created_at'],
     });

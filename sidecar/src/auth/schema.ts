@@ -24,6 +24,10 @@ export const csrfResponse = z.object({ ok: z.literal(true), csrfToken: z.string(
 /** GET /session: one shape per kind of caller. */
 export const sessionResponse = z.union([
   z.object({ ok: z.literal(true), kind: z.literal('session'), user: userView, csrfToken: z.string(), must_change_password: z.boolean() }),
-  z.object({ ok: z.literal(true), kind: z.literal('token'), token: z.object({ id: z.number().int(), scopes: z.array(z.enum(SCOPES)), user_id: z.number().int().nullable(), peer_id: z.number().int().nullable() }) }),
+  z.object({
+    ok: z.literal(true),
+    kind: z.literal('token'),
+    token: z.object({ id: z.number().int(), scopes: z.array(z.enum(SCOPES)), user_id: z.number().int().nullable(), peer_id: z.number().int().nullable() }),
+  }),
   z.object({ ok: z.literal(true), kind: z.enum(['gateway', 'client']) }),
 ]);

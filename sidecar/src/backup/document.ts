@@ -34,7 +34,10 @@ export const BACKUP_VERSION = 1;
  * changes, bump BACKUP_VERSION and add the step here (sidecar/test/backup.test.ts shows the hook at
  * work with a synthetic version-0 document).
  */
-export type DocMigration = (doc: { sections: Record<string, unknown>; files: Record<string, unknown> }) => { sections: Record<string, unknown>; files: Record<string, unknown> };
+export type DocMigration = (doc: { sections: Record<string, unknown>; files: Record<string, unknown> }) => {
+  sections: Record<string, unknown>;
+  files: Record<string, unknown>;
+};
 export const DOC_MIGRATIONS: Readonly<Record<number, DocMigration>> = {};
 
 export interface BackupDocument {
@@ -67,10 +70,14 @@ export interface Column {
 }
 
 export function columnsOf(s: Section, db: Database): Column[] {
-  const attrs = s.model(db.models).getAttributes() as Record<string, { type: { key?: string; constructor: { key?: string } }; allowNull?: boolean; primaryKey?: boolean }>;
+  const attrs = s.model(db.models).getAttributes() as Record<
+    string,
+    { type: { key?: string; constructor: { key?: string } }; allowNull?: boolean; primaryKey?: boolean }
+  >;
   return Object.entries(attrs).map(([name, a]) => {
     const key = a.type.key ?? a.type.constructor.key ?? 'STRING';
-    const type: ColType = key === 'BOOLEAN' ? 'bool' : key === 'INTEGER' || key === 'BIGINT' ? 'int' : key === 'DOUBLE' || key === 'FLOAT' || key === 'DECIMAL' ? 'num' : 'text';
+    const type: ColType =
+      key === 'BOOLEAN' ? 'bool' : key === 'INTEGER' || key === 'BIGINT' ? 'int' : key === 'DOUBLE' || key === 'FLOAT' || key === 'DECIMAL' ? 'num' : 'text';
     return { name, type, nullable: !(a.allowNull === false || a.primaryKey === true) };
   });
 }
@@ -151,7 +158,15 @@ export async function makeDocument(o: MakeOptions): Promise<BackupDocument> {
       }
     }
   }
-  const body = { format: BACKUP_FORMAT, version: BACKUP_VERSION, created_at: new Date(o.now).toISOString(), server_version: APP_VERSION, encryption: key.header, sections, files };
+  const body = {
+    format: BACKUP_FORMAT,
+    version: BACKUP_VERSION,
+    created_at: new Date(o.now).toISOString(),
+    server_version: APP_VERSION,
+    encryption: key.header,
+    sections,
+    files,
+  };
   return { ...body, integrity: { alg: 'hmac-sha256', hmac: key.hmac(canonicalJson(body)) } } as BackupDocument;
 }
 
@@ -159,7 +174,12 @@ export async function makeDocument(o: MakeOptions): Promise<BackupDocument> {
 
 const header = z.object({
   kdf: z.literal('scrypt'),
-  N: z.number().int().min(1024).max(2 ** 20).refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
+  N: z
+    .number()
+    .int()
+    .min(1024)
+    .max(2 ** 20)
+    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
   r: z.number().int().min(1).max(32),
   p: z.number().int().min(1).max(16),
   salt: z.string().min(16).max(64),
@@ -191,10 +211,16 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw bad(msg('backup.doc.not_object'), { file: msg('backup.doc.field.not_backup') });
   const d = doc as Record<string, unknown>;
-  if (d.format !== BACKUP_FORMAT) throw bad(msg('backup.doc.wrong_format', { format: BACKUP_FORMAT }), { format: msg('backup.doc.field.must_be', { value: BACKUP_FORMAT }) });
-  if (typeof d.version !== 'number' || !Number.isInteger(d.version) || d.version < 0) throw bad(msg('backup.doc.no_version'), { version: msg('backup.doc.field.non_negative_integer') });
+  if (d.format !== BACKUP_FORMAT)
+    throw bad(msg('backup.doc.wrong_format', { format: BACKUP_FORMAT }), { format: msg('backup.doc.field.must_be', { value: BACKUP_FORMAT }) });
+  if (typeof d.version !== 'number' || !Number.isInteger(d.version) || d.version < 0)
+    throw bad(msg('backup.doc.no_version'), { version: msg('backup.doc.field.non_negative_integer') });
   if (d.version > current) throw bad(msg('backup.doc.newer', { version: d.version, current }), { version: msg('backup.doc.field.at_most', { max: current }) });
-  for (let v = d.version; v < current; v++) if (!migrations[v]) throw bad(msg('backup.doc.no_migration', { version: d.version, from: v }), { version: msg('backup.doc.field.version_unsupported', { version: d.version }) });
+  for (let v = d.version; v < current; v++)
+    if (!migrations[v])
+      throw bad(msg('backup.doc.no_migration', { version: d.version, from: v }), {
+        version: msg('backup.doc.field.version_unsupported', { version: d.version }),
+      });
   const h = header.safeParse(d.encryption);
   if (!h.success) throw bad(msg('backup.doc.no_header'), Object.fromEntries(h.error.issues.map((i) => [['encryption', ...i.path].join('.'), issueMessage(i)])));
   const key = await PassphraseKey.open(o.passphrase, h.data as EncryptionHeader);
@@ -204,7 +230,8 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
 
   // migrate
   let state = { sections: (d.sections ?? {}) as Record<string, unknown>, files: (d.files ?? {}) as Record<string, unknown> };
-  if (typeof state.sections !== 'object' || Array.isArray(state.sections)) throw bad(msg('backup.doc.sections_object'), { sections: msg('backup.doc.field.must_be_object') });
+  if (typeof state.sections !== 'object' || Array.isArray(state.sections))
+    throw bad(msg('backup.doc.sections_object'), { sections: msg('backup.doc.field.must_be_object') });
   for (let v = d.version; v < current; v++) state = migrations[v](state);
 
   // validate every section and row
@@ -283,7 +310,9 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
             continue;
           }
         }
-        for (const x of list) if (!ids.get(ref.section)!.has(String(x))) add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.dangling_ref', { section: ref.section, id: String(x) }));
+        for (const x of list)
+          if (!ids.get(ref.section)!.has(String(x)))
+            add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.dangling_ref', { section: ref.section, id: String(x) }));
       }
       for (const col of s.files ?? []) {
         const name = r[col];
@@ -294,7 +323,8 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
           continue;
         }
         const buf = Buffer.from(data, 'base64');
-        if (!buf.length || buf.length > BRANDING_MAX_BYTES || !sniffImage(buf)) add(`files.${String(name)}`, msg('backup.doc.field.image', { max_bytes: BRANDING_MAX_BYTES }));
+        if (!buf.length || buf.length > BRANDING_MAX_BYTES || !sniffImage(buf))
+          add(`files.${String(name)}`, msg('backup.doc.field.image', { max_bytes: BRANDING_MAX_BYTES }));
         else files[String(name)] = buf;
       }
     });
@@ -304,7 +334,11 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
 }
 
 /** Seals a document body the way makeDocument does (tests build older or damaged documents with it). */
-export async function resealDocument(doc: Omit<BackupDocument, 'integrity' | 'encryption'>, passphrase: string, encryption: EncryptionHeader): Promise<BackupDocument> {
+export async function resealDocument(
+  doc: Omit<BackupDocument, 'integrity' | 'encryption'>,
+  passphrase: string,
+  encryption: EncryptionHeader,
+): Promise<BackupDocument> {
   const key = await PassphraseKey.open(passphrase, encryption);
   const { integrity: _i, encryption: _e, ...rest } = doc as BackupDocument;
   const body = { ...rest, encryption };

@@ -55,7 +55,8 @@ export class PassphraseKey {
   /** The key of an existing document; 400 fields.passphrase when it is not the document's passphrase. */
   static async open(passphrase: string, header: EncryptionHeader): Promise<PassphraseKey> {
     if (typeof passphrase !== 'string' || !passphrase) throw validation(msg('backup.passphrase_needed'), { passphrase: msg('field.required') });
-    if (header.N > 2 ** 20 || header.r > 32 || header.p > 16) throw unprocessable(msg('backup.kdf_out_of_range'), { encryption: msg('backup.field.unsupported_parameters') });
+    if (header.N > 2 ** 20 || header.r > 32 || header.p > 16)
+      throw unprocessable(msg('backup.kdf_out_of_range'), { encryption: msg('backup.field.unsupported_parameters') });
     const { enc, mac } = await derive(passphrase, header.salt, header.N, header.r, header.p);
     const key = new PassphraseKey(enc, mac, header);
     let ok = false;
@@ -106,7 +107,9 @@ export function checkPassphrase(passphrase: unknown): asserts passphrase is stri
 
 async function derive(passphrase: string, salt: string, N: number, r: number, p: number): Promise<{ enc: Buffer; mac: Buffer }> {
   const key = await new Promise<Buffer>((resolve, reject) =>
-    crypto.scrypt(passphrase.normalize('NFC'), Buffer.from(salt, 'base64url'), 32, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (err, k) => (err ? reject(validation(msg('backup.kdf_failed', { error: err.message }), { encryption: msg('backup.field.unsupported_parameters') })) : resolve(k))),
+    crypto.scrypt(passphrase.normalize('NFC'), Buffer.from(salt, 'base64url'), 32, { N, r, p, maxmem: 256 * N * r + 1024 * 1024 }, (err, k) =>
+      err ? reject(validation(msg('backup.kdf_failed', { error: err.message }), { encryption: msg('backup.field.unsupported_parameters') })) : resolve(k),
+    ),
   );
   const enc = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'gatehouse-backup enc', 32));
   const mac = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'gatehouse-backup mac', 32));

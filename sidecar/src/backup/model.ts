@@ -34,11 +34,33 @@ declare module '../db/models.js' {
 }
 
 export function defineBackupModels(s: Sequelize): { BackupJob: M<BackupJobRow> } {
-  const BackupJob = defineModel<BackupJobRow>(s, 'BackupJob', {
-    id: idColumn(), name: DataTypes.STRING, enabled: { ...flagColumn(), defaultValue: true }, schedule: DataTypes.STRING, keep: DataTypes.INTEGER, target: DataTypes.STRING,
-    s3_bucket: DataTypes.STRING, s3_prefix: DataTypes.STRING, s3_region: DataTypes.STRING, s3_endpoint: DataTypes.STRING, s3_access_key_id: DataTypes.STRING,
-    s3_secret_enc: DataTypes.TEXT, passphrase_enc: DataTypes.TEXT, last_run_at: DataTypes.BIGINT, last_status: DataTypes.STRING, last_error: DataTypes.TEXT,
-    last_file: DataTypes.STRING, last_bytes: DataTypes.BIGINT, last_duration_ms: DataTypes.INTEGER, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('backup_jobs'));
+  const BackupJob = defineModel<BackupJobRow>(
+    s,
+    'BackupJob',
+    {
+      id: idColumn(),
+      name: DataTypes.STRING,
+      enabled: { ...flagColumn(), defaultValue: true },
+      schedule: DataTypes.STRING,
+      keep: DataTypes.INTEGER,
+      target: DataTypes.STRING,
+      s3_bucket: DataTypes.STRING,
+      s3_prefix: DataTypes.STRING,
+      s3_region: DataTypes.STRING,
+      s3_endpoint: DataTypes.STRING,
+      s3_access_key_id: DataTypes.STRING,
+      s3_secret_enc: DataTypes.TEXT,
+      passphrase_enc: DataTypes.TEXT,
+      last_run_at: DataTypes.BIGINT,
+      last_status: DataTypes.STRING,
+      last_error: DataTypes.TEXT,
+      last_file: DataTypes.STRING,
+      last_bytes: DataTypes.BIGINT,
+      last_duration_ms: DataTypes.INTEGER,
+      created_at: msColumn(),
+      updated_at: msColumn(),
+    },
+    tableOpts('backup_jobs'),
+  );
   return { BackupJob };
 }

@@ -82,10 +82,16 @@ function mapDbError(err: unknown): unknown {
   const e = err as { name?: string; message?: string; fields?: unknown; table?: string; original?: { message?: string } };
   if (e?.name === 'SequelizeUniqueConstraintError') {
     const cols = Array.isArray(e.fields) ? (e.fields as string[]) : Object.keys((e.fields as Record<string, unknown>) ?? {});
-    return new AppError('conflict', msg('backup.conflicts', { error: String(e.original?.message ?? e.message) }), Object.fromEntries((cols.length ? cols : ['document']).map((c) => [c, msg('field.taken_by_other_row')])));
+    return new AppError(
+      'conflict',
+      msg('backup.conflicts', { error: String(e.original?.message ?? e.message) }),
+      Object.fromEntries((cols.length ? cols : ['document']).map((c) => [c, msg('field.taken_by_other_row')])),
+    );
   }
   if (e?.name === 'SequelizeForeignKeyConstraintError' || e?.name === 'SequelizeDatabaseError' || e?.name === 'SequelizeValidationError') {
-    return new AppError('validation', msg('backup.does_not_fit', { error: String(e.original?.message ?? e.message) }), { document: msg('backup.field.database_says', { error: String(e.original?.message ?? e.message) }) });
+    return new AppError('validation', msg('backup.does_not_fit', { error: String(e.original?.message ?? e.message) }), {
+      document: msg('backup.field.database_says', { error: String(e.original?.message ?? e.message) }),
+    });
   }
   return err;
 }
@@ -99,13 +105,15 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
   const idMaps = new Map<string, Map<string, unknown>>();
   const plainOf = (s: Section, r: Row): Row => {
     let row = { ...r };
-    for (const [col, kind] of Object.entries(s.secrets ?? {})) if (kind === 'master' && typeof row[col] === 'string') row[col] = master.open(row[col] as string);
+    for (const [col, kind] of Object.entries(s.secrets ?? {}))
+      if (kind === 'master' && typeof row[col] === 'string') row[col] = master.open(row[col] as string);
     if (s.rowSecrets) row = s.rowSecrets.out(row, (kind, v) => (kind === 'master' ? master.open(v) : v));
     return row;
   };
   const storedOf = (s: Section, r: Row): Row => {
     let row = { ...r };
-    for (const [col, kind] of Object.entries(s.secrets ?? {})) if (kind === 'master' && typeof row[col] === 'string') row[col] = master.seal(row[col] as string);
+    for (const [col, kind] of Object.entries(s.secrets ?? {}))
+      if (kind === 'master' && typeof row[col] === 'string') row[col] = master.seal(row[col] as string);
     if (s.rowSecrets) row = s.rowSecrets.in(row, (kind, v) => (kind === 'master' ? master.seal(v) : v));
     return row;
   };
@@ -117,7 +125,11 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
 
   // what the database holds now, secrets in plaintext
   const current = new Map<string, Row[]>();
-  for (const s of SECTIONS) current.set(s.name, (await readRows(db, s, t)).map((r) => plainOf(s, r)));
+  for (const s of SECTIONS)
+    current.set(
+      s.name,
+      (await readRows(db, s, t)).map((r) => plainOf(s, r)),
+    );
 
   if (mode === 'replace') {
     for (const s of [...SECTIONS].reverse()) await s.model(db.models).destroy({ where: {}, transaction: t });
@@ -135,7 +147,8 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
   const outside: FieldMessages = {};
   (doc.sections.peers ?? []).forEach((r, i) => {
     const n = parseIPv4(String(r.address));
-    if (n === null || n < first || n > last) outside[`sections.peers.${i}.address`] = msg('backup.field.outside_subnet', { address: String(r.address), cidr: o.subnet.cidr });
+    if (n === null || n < first || n > last)
+      outside[`sections.peers.${i}.address`] = msg('backup.field.outside_subnet', { address: String(r.address), cidr: o.subnet.cidr });
   });
   if (Object.keys(outside).length) throw new AppError('validation', msg('backup.peers_outside_subnet'), outside);
   const readdress = (row: Row, existing: Row | undefined): string | undefined => {
@@ -153,7 +166,10 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
     const from = String(row.address);
     const to = formatIPv4(n);
     row.address = to;
-    row.allowed_ips = String(row.allowed_ips).split(',').map((x) => (x.trim() === `${from}/32` ? `${to}/32` : x.trim())).join(',');
+    row.allowed_ips = String(row.allowed_ips)
+      .split(',')
+      .map((x) => (x.trim() === `${from}/32` ? `${to}/32` : x.trim()))
+      .join(',');
     return `address ${from} is taken here: it gets ${to} (download its client config again)`;
   };
 
@@ -240,7 +256,10 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
   if (mode === 'replace' && db.dialect === 'postgres') {
     // explicit ids do not move PostgreSQL's sequences: set each to the highest id restored
     for (const s of SECTIONS.filter((x) => x.autoId)) {
-      await db.sequelize.query(`SELECT setval(pg_get_serial_sequence('"${s.table}"', '${s.pk}'), COALESCE((SELECT MAX("${s.pk}") FROM "${s.table}"), 1), (SELECT COUNT(*) FROM "${s.table}") > 0)`, { transaction: t });
+      await db.sequelize.query(
+        `SELECT setval(pg_get_serial_sequence('"${s.table}"', '${s.pk}'), COALESCE((SELECT MAX("${s.pk}") FROM "${s.table}"), 1), (SELECT COUNT(*) FROM "${s.table}") > 0)`,
+        { transaction: t },
+      );
     }
   }
   return { plan, files };

@@ -15,25 +15,36 @@ export const PASSPHRASE_MIN = 12;
  */
 export const BACKUP_MAX_BYTES = 64 * 1024 * 1024;
 
-export const passphrase = z.string().min(PASSPHRASE_MIN, fieldText('field.min_chars', { min: PASSPHRASE_MIN })).max(1024);
+export const passphrase = z
+  .string()
+  .min(PASSPHRASE_MIN, fieldText('field.min_chars', { min: PASSPHRASE_MIN }))
+  .max(1024);
 
 /** GET /settings/backup: the passphrase travels in a header, never in the URL. */
 export const downloadHeaders = z.object({
   'X-Backup-Passphrase': z
-    .string({ error: (i) => (i.input === undefined ? `required: the passphrase that seals the backup's secrets (at least ${PASSPHRASE_MIN} characters)` : 'must be text') })
+    .string({
+      error: (i) =>
+        i.input === undefined ? `required: the passphrase that seals the backup's secrets (at least ${PASSPHRASE_MIN} characters)` : 'must be text',
+    })
     .min(PASSPHRASE_MIN, fieldText('field.min_chars', { min: PASSPHRASE_MIN }))
     .max(1024, 'at most 1024 characters')
     .meta({ description: `the passphrase that seals the backup's secrets (at least ${PASSPHRASE_MIN} characters); restoring needs it` }),
 });
 
 export const downloadQuery = z.strictObject({
-  format: z.enum(['json', 'download']).optional().meta({ description: 'download: sent as an attachment (Content-Disposition) named gatehouse-backup-<UTC time>.json' }),
+  format: z
+    .enum(['json', 'download'])
+    .optional()
+    .meta({ description: 'download: sent as an attachment (Content-Disposition) named gatehouse-backup-<UTC time>.json' }),
 });
 
 const boolish = z.union([z.literal('1'), z.literal('0'), z.literal('true'), z.literal('false')]).transform((v) => v === '1' || v === 'true');
 
 export const restoreQuery = z.strictObject({
-  mode: z.enum(['merge', 'replace']).meta({ description: 'replace: the server holds exactly the document afterwards; merge: the document\'s items are added or updated, nothing is removed' }),
+  mode: z
+    .enum(['merge', 'replace'])
+    .meta({ description: "replace: the server holds exactly the document afterwards; merge: the document's items are added or updated, nothing is removed" }),
   dry_run: boolish.optional().meta({ description: '1: list what would be created, changed and removed; write nothing' }),
 });
 /** The text fields of the multipart restore upload (the document is the file field "file"). */
@@ -44,15 +55,38 @@ const schedule = z
   .trim()
   .min(1, 'required')
   .max(128)
-  .refine((v) => v === 'daily' || v === 'weekly' || validCron(v), { message: 'must be daily, weekly or a cron expression ("m h dom mon dow")', params: UNPROCESSABLE })
+  .refine((v) => v === 'daily' || v === 'weekly' || validCron(v), {
+    message: 'must be daily, weekly or a cron expression ("m h dom mon dow")',
+    params: UNPROCESSABLE,
+  })
   .meta({ description: 'daily (03:00), weekly (Sunday 03:00) or a cron expression, server local time' });
 
 const s3Fields = {
-  bucket: z.string().trim().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
-  prefix: text({ max: 255 }).refine((v) => !v.includes('\\'), { message: 'must not contain backslashes', params: UNPROCESSABLE }).optional(),
-  region: z.string().max(64).regex(/^\s*[a-z0-9-]*\s*$/, 'must be a region name like eu-central-1').trim().nullable().optional(),
-  endpoint: z.string().max(255).regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL').url('must be a URL').nullable().optional()
-    .meta({ description: 'An S3-compatible server (path-style addressing). 422 "not allowed" when it is or resolves to loopback, a private range or this server, unless the operator set GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=backup_s3; every connection of a run is checked again' }),
+  bucket: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
+  prefix: text({ max: 255 })
+    .refine((v) => !v.includes('\\'), { message: 'must not contain backslashes', params: UNPROCESSABLE })
+    .optional(),
+  region: z
+    .string()
+    .max(64)
+    .regex(/^\s*[a-z0-9-]*\s*$/, 'must be a region name like eu-central-1')
+    .trim()
+    .nullable()
+    .optional(),
+  endpoint: z
+    .string()
+    .max(255)
+    .regex(/^https?:\/\/[^\s]+$/, 'must be an http(s) URL')
+    .url('must be a URL')
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'An S3-compatible server (path-style addressing). 422 "not allowed" when it is or resolves to loopback, a private range or this server, unless the operator set GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=backup_s3; every connection of a run is checked again',
+    }),
   access_key_id: z.string().max(255).regex(/\S/, 'required').trim(),
   secret_access_key: z.string().min(1).max(1024).optional().meta({ description: 'write-only; stored sealed; omit on update to keep the stored one' }),
 };
@@ -66,19 +100,22 @@ export const jobCreateBody = z.strictObject({
   keep: z.number().int().min(1).max(1000),
   target: z.enum(['local', 's3']),
   s3: s3Create.optional(),
-  passphrase: passphrase.meta({ description: 'the passphrase the job\'s backups are sealed with; stored sealed with the master key, never shown again' }),
+  passphrase: passphrase.meta({ description: "the passphrase the job's backups are sealed with; stored sealed with the master key, never shown again" }),
 });
 /** What PUT /settings/autobackup/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const JOB_READ_ONLY = storedResourceFields('auto-backup job');
-export const jobUpdateBody = ignoringReadOnly(z.strictObject({
-  name: text({ min: 1, max: 64 }).optional(),
-  enabled: z.boolean().optional(),
-  schedule: schedule.optional(),
-  keep: z.number().int().min(1).max(1000).optional(),
-  target: z.enum(['local', 's3']).optional(),
-  s3: s3Update.optional(),
-  passphrase: passphrase.optional(),
-}), JOB_READ_ONLY);
+export const jobUpdateBody = ignoringReadOnly(
+  z.strictObject({
+    name: text({ min: 1, max: 64 }).optional(),
+    enabled: z.boolean().optional(),
+    schedule: schedule.optional(),
+    keep: z.number().int().min(1).max(1000).optional(),
+    target: z.enum(['local', 's3']).optional(),
+    s3: s3Update.optional(),
+    passphrase: passphrase.optional(),
+  }),
+  JOB_READ_ONLY,
+);
 export type JobCreate = z.infer<typeof jobCreateBody>;
 export type JobUpdate = z.infer<typeof jobUpdateBody>;
 
@@ -90,9 +127,27 @@ export const jobView = z.object({
   schedule: z.string(),
   keep: z.number().int(),
   target: z.enum(['local', 's3']),
-  s3: z.object({ bucket: z.string(), prefix: z.string(), region: z.string().nullable(), endpoint: z.string().nullable(), access_key_id: z.string(), secret_set: z.boolean() }).nullable(),
+  s3: z
+    .object({
+      bucket: z.string(),
+      prefix: z.string(),
+      region: z.string().nullable(),
+      endpoint: z.string().nullable(),
+      access_key_id: z.string(),
+      secret_set: z.boolean(),
+    })
+    .nullable(),
   next_run_at: iso.nullable(),
-  last_run: z.object({ at: iso, status: z.enum(['ok', 'failed']), error: z.string().nullable(), file: z.string().nullable(), bytes: z.number().nullable(), duration_ms: z.number().nullable() }).nullable(),
+  last_run: z
+    .object({
+      at: iso,
+      status: z.enum(['ok', 'failed']),
+      error: z.string().nullable(),
+      file: z.string().nullable(),
+      bytes: z.number().nullable(),
+      duration_ms: z.number().nullable(),
+    })
+    .nullable(),
   created_at: iso,
   updated_at: iso,
 });
@@ -121,7 +176,15 @@ export const backupResponse = z
     version: z.number().int(),
     created_at: z.string(),
     server_version: z.string(),
-    encryption: z.object({ kdf: z.literal('scrypt'), N: z.number(), r: z.number(), p: z.number(), salt: z.string(), cipher: z.literal('aes-256-gcm'), check: z.string() }),
+    encryption: z.object({
+      kdf: z.literal('scrypt'),
+      N: z.number(),
+      r: z.number(),
+      p: z.number(),
+      salt: z.string(),
+      cipher: z.literal('aes-256-gcm'),
+      check: z.string(),
+    }),
     sections: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))),
     files: z.record(z.string(), z.string()),
     integrity: z.object({ alg: z.literal('hmac-sha256'), hmac: z.string() }),

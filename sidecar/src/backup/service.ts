@@ -72,10 +72,18 @@ export class BackupService {
       const doc = await this.document(passphrase);
       const body = JSON.stringify(doc);
       const name = backupFileName(t0);
-      await this.deps.events.emit({ type: 'backup_completed', job_id: null, target: 'download', file: name, bytes: Buffer.byteLength(body), duration_ms: this.deps.clock() - t0 });
+      await this.deps.events.emit({
+        type: 'backup_completed',
+        job_id: null,
+        target: 'download',
+        file: name,
+        bytes: Buffer.byteLength(body),
+        duration_ms: this.deps.clock() - t0,
+      });
       return { doc, body, name };
     } catch (err) {
-      if (!(err as { kind?: string }).kind) await this.deps.events.emit({ type: 'backup_failed', job_id: null, target: 'download', error: String((err as Error)?.message ?? err) });
+      if (!(err as { kind?: string }).kind)
+        await this.deps.events.emit({ type: 'backup_failed', job_id: null, target: 'download', error: String((err as Error)?.message ?? err) });
       throw err;
     }
   }
@@ -84,7 +92,15 @@ export class BackupService {
 
   async restore(text: string | Buffer, o: { passphrase: string; mode: RestoreMode; dryRun: boolean; actor?: number }): Promise<RestoreResult> {
     const doc = await readDocument(text, { db: this.deps.db, passphrase: o.passphrase, migrations: this.c.migrations, currentVersion: this.c.currentVersion });
-    const { plan, files } = await runRestore({ db: this.deps.db, master: this.deps.crypto, branding: this.c.routeAuth.branding, doc, mode: o.mode, dryRun: o.dryRun, subnet: this.c.wireguard.subnet });
+    const { plan, files } = await runRestore({
+      db: this.deps.db,
+      master: this.deps.crypto,
+      branding: this.c.routeAuth.branding,
+      doc,
+      mode: o.mode,
+      dryRun: o.dryRun,
+      subnet: this.c.wireguard.subnet,
+    });
     const summary = { created: 0, changed: 0, removed: 0, unchanged: 0 };
     for (const p of Object.values(plan)) {
       summary.created += p.created.length;
@@ -92,7 +108,16 @@ export class BackupService {
       summary.removed += p.removed.length;
       summary.unchanged += p.unchanged;
     }
-    const result: RestoreResult = { mode: o.mode, dry_run: o.dryRun, version: doc.version, migrated_from: doc.migrated_from, created_at: doc.created_at, plan, summary, applied: null };
+    const result: RestoreResult = {
+      mode: o.mode,
+      dry_run: o.dryRun,
+      version: doc.version,
+      migrated_from: doc.migrated_from,
+      created_at: doc.created_at,
+      plan,
+      summary,
+      applied: null,
+    };
     if (o.dryRun) return result;
 
     // the images the restored rows name, then the caches, then ONE apply to Caddy and WireGuard
@@ -110,9 +135,12 @@ export class BackupService {
     await this.reschedule();
     result.applied = applied;
     await this.deps.activity.record({
-      source: 'backup', event_type: 'backup_restored', severity: applied.proxy || applied.wireguard ? 'warning' : 'info',
+      source: 'backup',
+      event_type: 'backup_restored',
+      severity: applied.proxy || applied.wireguard ? 'warning' : 'info',
       msg: msg('backup.restored', { mode: o.mode, created: summary.created, changed: summary.changed, removed: summary.removed }),
-      details: { mode: o.mode, version: doc.version, migrated_from: doc.migrated_from, backup_created_at: doc.created_at, summary, applied }, user_id: o.actor ?? null,
+      details: { mode: o.mode, version: doc.version, migrated_from: doc.migrated_from, backup_created_at: doc.created_at, summary, applied },
+      user_id: o.actor ?? null,
     });
     return result;
   }
@@ -151,27 +179,45 @@ export class BackupService {
   }
 
   private async nameTaken(name: string, exceptId?: number): Promise<void> {
-    const rows = (await findRows(this.models.BackupJob, { attributes: ['id', 'name'], where: exceptId ? { id: { [Op.ne]: exceptId } } : {} }));
-    if (rows.some((r) => r.name.toLowerCase() === name.toLowerCase())) throw new AppError('conflict', msg('backup.job_name_taken', { name }), { name: msg('field.already_taken') });
+    const rows = await findRows(this.models.BackupJob, { attributes: ['id', 'name'], where: exceptId ? { id: { [Op.ne]: exceptId } } : {} });
+    if (rows.some((r) => r.name.toLowerCase() === name.toLowerCase()))
+      throw new AppError('conflict', msg('backup.job_name_taken', { name }), { name: msg('field.already_taken') });
   }
 
   async createJob(input: JobCreate, actor?: number): Promise<JobView> {
     await this.nameTaken(input.name);
     if (input.target === 's3' && !input.s3) throw unprocessable(msg('backup.s3_needed'), { s3: msg('backup.field.s3_needed') });
-    if (input.target === 's3' && !input.s3?.secret_access_key) throw unprocessable(msg('backup.s3_secret_needed'), { 's3.secret_access_key': msg('field.required') });
+    if (input.target === 's3' && !input.s3?.secret_access_key)
+      throw unprocessable(msg('backup.s3_secret_needed'), { 's3.secret_access_key': msg('field.required') });
     if (input.target === 's3') await this.checkEndpoint(input.s3?.endpoint);
     const now = this.deps.clock();
     const seal = (v: string) => this.deps.crypto.seal(v);
     const row = await this.models.BackupJob.create({
-      name: input.name, enabled: input.enabled ?? true, schedule: input.schedule, keep: input.keep, target: input.target,
+      name: input.name,
+      enabled: input.enabled ?? true,
+      schedule: input.schedule,
+      keep: input.keep,
+      target: input.target,
       ...this.s3Columns(input.target, input.s3, null),
       passphrase_enc: seal(input.passphrase),
-      last_run_at: null, last_status: null, last_error: null, last_file: null, last_bytes: null, last_duration_ms: null,
-      created_at: now, updated_at: now,
+      last_run_at: null,
+      last_status: null,
+      last_error: null,
+      last_file: null,
+      last_bytes: null,
+      last_duration_ms: null,
+      created_at: now,
+      updated_at: now,
     } as Partial<BackupJobRow>);
     const job = row.get({ plain: true }) as BackupJobRow;
     this.schedule(job);
-    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_created', msg: msg('backup.job_created', { name: job.name, schedule: job.schedule, target: job.target }), details: { id: job.id }, user_id: actor ?? null });
+    await this.deps.activity.record({
+      source: 'backup',
+      event_type: 'backup_job_created',
+      msg: msg('backup.job_created', { name: job.name, schedule: job.schedule, target: job.target }),
+      details: { id: job.id },
+      user_id: actor ?? null,
+    });
     return this.view(job);
   }
 
@@ -225,7 +271,13 @@ export class BackupService {
     await this.models.BackupJob.update(patch, { where: { id } });
     const job = await this.row(id);
     this.schedule(job);
-    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_updated', msg: msg('backup.job_updated', { name: job.name }), details: { id, fields: Object.keys(input) }, user_id: actor ?? null });
+    await this.deps.activity.record({
+      source: 'backup',
+      event_type: 'backup_job_updated',
+      msg: msg('backup.job_updated', { name: job.name }),
+      details: { id, fields: Object.keys(input) },
+      user_id: actor ?? null,
+    });
     return this.view(job);
   }
 
@@ -234,7 +286,13 @@ export class BackupService {
     await this.models.BackupJob.destroy({ where: { id } });
     this.crons.get(id)?.cancel();
     this.crons.delete(id);
-    await this.deps.activity.record({ source: 'backup', event_type: 'backup_job_deleted', msg: msg('backup.job_deleted', { name: job.name }), details: { id }, user_id: actor ?? null });
+    await this.deps.activity.record({
+      source: 'backup',
+      event_type: 'backup_job_deleted',
+      msg: msg('backup.job_deleted', { name: job.name }),
+      details: { id },
+      user_id: actor ?? null,
+    });
   }
 
   /** Runs a job at once; resolves with its view (last_run shows the outcome, ok or failed). */
@@ -252,19 +310,31 @@ export class BackupService {
     const p = (async () => {
       const t0 = this.deps.clock();
       try {
-        const doc = await makeDocument({ db: this.deps.db, master: this.deps.crypto, branding: this.c.routeAuth.branding, passphrase: this.deps.crypto.open(job.passphrase_enc), now: t0 });
+        const doc = await makeDocument({
+          db: this.deps.db,
+          master: this.deps.crypto,
+          branding: this.c.routeAuth.branding,
+          passphrase: this.deps.crypto.open(job.passphrase_enc),
+          now: t0,
+        });
         const body = Buffer.from(JSON.stringify(doc));
         const target = this.targetOf(job);
         const where = await target.put(backupFileName(t0), body);
         const pruned = await target.prune(job.keep);
         const duration = this.deps.clock() - t0;
-        await this.models.BackupJob.update({ last_run_at: t0, last_status: 'ok', last_error: null, last_file: where, last_bytes: body.length, last_duration_ms: duration }, { where: { id: job.id } });
+        await this.models.BackupJob.update(
+          { last_run_at: t0, last_status: 'ok', last_error: null, last_file: where, last_bytes: body.length, last_duration_ms: duration },
+          { where: { id: job.id } },
+        );
         if (pruned.length) this.deps.log.info(`backup job ${job.name}: removed ${pruned.length} old backup(s)`, { pruned });
         await this.deps.events.emit({ type: 'backup_completed', job_id: job.id, target: job.target, file: where, bytes: body.length, duration_ms: duration });
       } catch (err) {
         // a target the guard refused is "not allowed" and nothing more (whatever the S3 client made of it)
         const error = isNotAllowed(err) ? 'not allowed' : String((err as Error)?.message ?? err).slice(0, 2000);
-        await this.models.BackupJob.update({ last_run_at: t0, last_status: 'failed', last_error: error, last_file: null, last_bytes: null, last_duration_ms: this.deps.clock() - t0 }, { where: { id: job.id } }).catch(() => undefined);
+        await this.models.BackupJob.update(
+          { last_run_at: t0, last_status: 'failed', last_error: error, last_file: null, last_bytes: null, last_duration_ms: this.deps.clock() - t0 },
+          { where: { id: job.id } },
+        ).catch(() => undefined);
         await this.deps.events.emit({ type: 'backup_failed', job_id: job.id, target: job.target, error });
       }
     })().finally(() => this.running.delete(job.id));
@@ -274,14 +344,17 @@ export class BackupService {
 
   private targetOf(job: BackupJobRow): Target {
     if (job.target === 'local') return localTarget(path.join(this.deps.config.dataDir, 'backups', `job-${job.id}`));
-    return s3Target({
-      bucket: job.s3_bucket ?? '',
-      prefix: job.s3_prefix ?? '',
-      region: job.s3_region ?? '',
-      endpoint: job.s3_endpoint,
-      accessKeyId: job.s3_access_key_id ?? '',
-      secretAccessKey: job.s3_secret_enc ? this.deps.crypto.open(job.s3_secret_enc) : '',
-    }, this.deps.outbound('backup_s3'));
+    return s3Target(
+      {
+        bucket: job.s3_bucket ?? '',
+        prefix: job.s3_prefix ?? '',
+        region: job.s3_region ?? '',
+        endpoint: job.s3_endpoint,
+        accessKeyId: job.s3_access_key_id ?? '',
+        secretAccessKey: job.s3_secret_enc ? this.deps.crypto.open(job.s3_secret_enc) : '',
+      },
+      this.deps.outbound('backup_s3'),
+    );
   }
 
   // ------------------------------------------------------------------ scheduling
@@ -301,7 +374,7 @@ export class BackupService {
     for (const h of this.crons.values()) h.cancel();
     this.crons.clear();
     if (!this.started) return;
-    for (const r of (await findRows(this.models.BackupJob))) this.schedule(r);
+    for (const r of await findRows(this.models.BackupJob)) this.schedule(r);
   }
 
   async start(): Promise<void> {
@@ -334,17 +407,19 @@ export class BackupService {
       target: r.target,
       s3: r.target === 's3' ? { ...this.viewS3(r), secret_set: Boolean(r.s3_secret_enc) } : null,
       next_run_at: next === null ? null : new Date(next).toISOString(),
-      last_run: r.last_run_at === null || r.last_run_at === undefined ? null : {
-        at: iso(r.last_run_at),
-        status: r.last_status === 'ok' ? 'ok' : 'failed',
-        error: r.last_error ?? null,
-        file: r.last_file ?? null,
-        bytes: r.last_bytes === null ? null : Number(r.last_bytes),
-        duration_ms: r.last_duration_ms === null ? null : Number(r.last_duration_ms),
-      },
+      last_run:
+        r.last_run_at === null || r.last_run_at === undefined
+          ? null
+          : {
+              at: iso(r.last_run_at),
+              status: r.last_status === 'ok' ? 'ok' : 'failed',
+              error: r.last_error ?? null,
+              file: r.last_file ?? null,
+              bytes: r.last_bytes === null ? null : Number(r.last_bytes),
+              duration_ms: r.last_duration_ms === null ? null : Number(r.last_duration_ms),
+            },
       created_at: iso(r.created_at),
       updated_at: iso(r.updated_at),
     };
   }
 }
-

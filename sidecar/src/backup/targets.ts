@@ -47,7 +47,10 @@ export function localTarget(dir: string): Target {
     async prune(keep) {
       let names: string[] = [];
       try {
-        names = fs.readdirSync(dir).filter((n) => BACKUP_NAME_RE.test(n)).sort();
+        names = fs
+          .readdirSync(dir)
+          .filter((n) => BACKUP_NAME_RE.test(n))
+          .sort();
       } catch {
         return [];
       }

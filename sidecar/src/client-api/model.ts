@@ -30,11 +30,28 @@ declare module '../db/models.js' {
 }
 
 export function defineClientModels(s: Sequelize): { ClientMachine: M<ClientMachineRow> } {
-  const ClientMachine = defineModel<ClientMachineRow>(s, 'ClientMachine', {
-    id: idColumn(), token_id: DataTypes.INTEGER, fingerprint: DataTypes.STRING, peer_id: DataTypes.INTEGER, hostname: DataTypes.STRING,
-    hostname_source: DataTypes.STRING, platform: DataTypes.STRING, client_version: DataTypes.STRING, last_seen_at: DataTypes.BIGINT,
-    handshake_age_s: DataTypes.INTEGER, rx_bytes: DataTypes.BIGINT, tx_bytes: DataTypes.BIGINT, status_json: DataTypes.TEXT, status_at: DataTypes.BIGINT,
-    created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('client_machines'));
+  const ClientMachine = defineModel<ClientMachineRow>(
+    s,
+    'ClientMachine',
+    {
+      id: idColumn(),
+      token_id: DataTypes.INTEGER,
+      fingerprint: DataTypes.STRING,
+      peer_id: DataTypes.INTEGER,
+      hostname: DataTypes.STRING,
+      hostname_source: DataTypes.STRING,
+      platform: DataTypes.STRING,
+      client_version: DataTypes.STRING,
+      last_seen_at: DataTypes.BIGINT,
+      handshake_age_s: DataTypes.INTEGER,
+      rx_bytes: DataTypes.BIGINT,
+      tx_bytes: DataTypes.BIGINT,
+      status_json: DataTypes.TEXT,
+      status_at: DataTypes.BIGINT,
+      created_at: msColumn(),
+      updated_at: msColumn(),
+    },
+    tableOpts('client_machines'),
+  );
   return { ClientMachine };
 }

@@ -49,7 +49,10 @@ const fingerprintValue = z
   .string({ error: (i) => (i.input === undefined ? 'required: the machine fingerprint' : 'must be text') })
   .max(512, 'at most 512 characters')
   .regex(/\S/, 'required: the machine fingerprint')
-  .meta({ description: "the machine's fingerprint: a token is bound to the first machine that uses it; with the token it names the machine (hashed, never stored as sent)" });
+  .meta({
+    description:
+      "the machine's fingerprint: a token is bound to the first machine that uses it; with the token it names the machine (hashed, never stored as sent)",
+  });
 /** The machine endpoints (register, config, heartbeat, ...) need the fingerprint header. */
 export const machineHeaders = z.object({ 'X-Machine-Fingerprint': fingerprintValue });
 /** The other client endpoints read it when sent (a bound token needs it; `registered`, the own peer). */
@@ -67,7 +70,13 @@ export const configCheckQuery = z.strictObject({
 });
 
 export const heartbeatBody = z.strictObject({
-  handshake_age_s: z.number().int().min(0).max(10 * 365 * 86400).nullable().meta({ description: 'seconds since the last WireGuard handshake (null: none yet)' }),
+  handshake_age_s: z
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 365 * 86400)
+    .nullable()
+    .meta({ description: 'seconds since the last WireGuard handshake (null: none yet)' }),
   rx_bytes: count,
   tx_bytes: count,
   hostname: text({ min: 1, max: 255 }).optional().meta({ description: "the machine's hostname, when it changed" }),
@@ -82,7 +91,9 @@ export const statusBody = z
     uptime_s: count.optional(),
     tunnel: z.looseObject({ up: z.boolean().optional(), interface: text({ max: 64 }).optional(), endpoint: text({ max: 255 }).optional() }).optional(),
   })
-  .meta({ description: `Detailed device status: any JSON object of at most ${STATUS_MAX_BYTES} bytes, stored as the machine's last status (os, os_version, uptime_s, tunnel {up, interface, endpoint} are checked when present)` });
+  .meta({
+    description: `Detailed device status: any JSON object of at most ${STATUS_MAX_BYTES} bytes, stored as the machine's last status (os, os_version, uptime_s, tunnel {up, interface, endpoint} are checked when present)`,
+  });
 
 export const hostnameReportBody = z.strictObject({
   hostname: hostnameValue.nullable().meta({ description: 'the DNS name to publish for this peer under the internal zone; empty or null clears an agent name' }),
@@ -110,7 +121,10 @@ export const clientSettingsBody = z
     update: z
       .strictObject({
         version: text({ min: 1, max: 64 }),
-        download_url: z.string().max(2048).regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL'),
+        download_url: z
+          .string()
+          .max(2048)
+          .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, 'must be an http(s) URL'),
         notes: text({ max: 4000, multiline: true }).nullable().optional(),
       })
       .nullable()
@@ -119,7 +133,9 @@ export const clientSettingsBody = z
   .partial()
   .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 
-export const machinesQuery = z.strictObject({ delete_peer: z.enum(['true', 'false', '1', '0']).optional().meta({ description: "also delete the machine's peer (default false: the peer is kept)" }) });
+export const machinesQuery = z.strictObject({
+  delete_peer: z.enum(['true', 'false', '1', '0']).optional().meta({ description: "also delete the machine's peer (default false: the peer is kept)" }),
+});
 
 // ---------------------------------------------------------------- responses
 
@@ -243,7 +259,9 @@ export const serviceView = z.object({
   url: z.string().nullable().meta({ description: 'http(s)://domain for HTTP routes' }),
   host: z.string().meta({ description: 'the host to connect to' }),
   port: z.number().int().nullable(),
-  access: z.enum(['acl', 'user', 'open']).meta({ description: "acl: the route's ACL lists this client's peer; user: the route lists the token's user (route sign-in); open: no ACL and no sign-in" }),
+  access: z.enum(['acl', 'user', 'open']).meta({
+    description: "acl: the route's ACL lists this client's peer; user: the route lists the token's user (route sign-in); open: no ACL and no sign-in",
+  }),
   requires_login: z.boolean(),
 });
 export const servicesResponse = z.object({ ok: z.literal(true), peer_id: z.number().int().nullable(), services: z.array(serviceView) });
@@ -262,7 +280,9 @@ export const dnsCheckResponse = z.object({
 const splitTunnel = z.object({
   allowed_ips: z.array(z.string()).meta({ description: 'what the config routes into the tunnel: the VPN subnet plus the effective ranges' }),
   ranges: z.array(z.string()).meta({ description: 'the effective ranges (without the VPN subnet)' }),
-  source: z.enum(['token', 'server', 'default']).meta({ description: "token: the token's override; server: the server default setting; default: none set (VPN subnet only)" }),
+  source: z
+    .enum(['token', 'server', 'default'])
+    .meta({ description: "token: the token's override; server: the server default setting; default: none set (VPN subnet only)" }),
   full_tunnel: z.boolean(),
   vpn_subnet: z.string(),
 });
@@ -274,13 +294,18 @@ const updateInfo = z.object({
   version: z.string(),
   download_url: z.string().nullable(),
   notes: z.string().nullable(),
-  source: z.enum(['settings', 'env', 'server']).meta({ description: 'settings: PUT /settings/client; env: GATEHOUSE_CLIENT_VERSION/GATEHOUSE_CLIENT_DOWNLOAD_URL; server: nothing configured, the server version' }),
+  source: z.enum(['settings', 'env', 'server']).meta({
+    description: 'settings: PUT /settings/client; env: GATEHOUSE_CLIENT_VERSION/GATEHOUSE_CLIENT_DOWNLOAD_URL; server: nothing configured, the server version',
+  }),
 });
 export type UpdateInfo = z.infer<typeof updateInfo>;
 export const updateResponse = z.object({ ok: z.literal(true), ...updateInfo.shape });
 
 export const machinesResponse = z.object({ ok: z.literal(true), machines: z.array(machineView) });
-export const machineDeletedResponse = z.object({ ok: z.literal(true), deleted: z.object({ id: z.number().int(), peer_deleted: z.boolean(), peer_id: z.number().int().nullable() }) });
+export const machineDeletedResponse = z.object({
+  ok: z.literal(true),
+  deleted: z.object({ id: z.number().int(), peer_deleted: z.boolean(), peer_id: z.number().int().nullable() }),
+});
 
 export const clientSettingsResponse = z.object({
   ok: z.literal(true),

@@ -98,7 +98,10 @@ export function peerNameFromHostname(hostname: string, max = 58): string {
     .replace(/^[^\p{L}\p{N}]+/u, '')
     .replace(/-+/g, '-')
     .trim();
-  const cut = [...cleaned].slice(0, max).join('').replace(/[\s._-]+$/, '');
+  const cut = [...cleaned]
+    .slice(0, max)
+    .join('')
+    .replace(/[\s._-]+$/, '');
   return cut || 'client';
 }
 
@@ -163,8 +166,10 @@ export class ClientService {
 
   /** The fingerprint header's hash; 400 with fields when the header is missing. */
   requireFingerprint(raw: string | undefined): string {
-    if (!raw || !raw.trim()) throw validation(msg('token.fingerprint_required', { header: FINGERPRINT_HEADER }), { [FINGERPRINT_HEADER]: msg('token.field.fingerprint_required') });
-    if (raw.length > 512) throw validation(msg('token.fingerprint_too_long', { header: FINGERPRINT_HEADER }), { [FINGERPRINT_HEADER]: msg('field.max_chars', { max: 512 }) });
+    if (!raw || !raw.trim())
+      throw validation(msg('token.fingerprint_required', { header: FINGERPRINT_HEADER }), { [FINGERPRINT_HEADER]: msg('token.field.fingerprint_required') });
+    if (raw.length > 512)
+      throw validation(msg('token.fingerprint_too_long', { header: FINGERPRINT_HEADER }), { [FINGERPRINT_HEADER]: msg('field.max_chars', { max: 512 }) });
     return ClientService.fingerprintHash(raw);
   }
 
@@ -252,7 +257,11 @@ export class ClientService {
    * machine was registered already and still has its peer (the row's hostname/platform/version are
    * refreshed).
    */
-  async register(p: ClientPrincipal, fingerprint: string | undefined, input: RegisterInput): Promise<{ created: boolean; machine: MachineView; peer: { id: number; name: string; address: string; enabled: boolean }; config_hash: string }> {
+  async register(
+    p: ClientPrincipal,
+    fingerprint: string | undefined,
+    input: RegisterInput,
+  ): Promise<{ created: boolean; machine: MachineView; peer: { id: number; name: string; address: string; enabled: boolean }; config_hash: string }> {
     const fp = this.requireFingerprint(fingerprint);
     return this.register$.run(async () => {
       const now = this.deps.clock();
@@ -270,7 +279,14 @@ export class ClientService {
         }
         created = true;
       }
-      const fields = { hostname: input.hostname, platform: input.platform, client_version: input.client_version, last_seen_at: now, updated_at: now, peer_id: Number(peer.id) };
+      const fields = {
+        hostname: input.hostname,
+        platform: input.platform,
+        client_version: input.client_version,
+        last_seen_at: now,
+        updated_at: now,
+        peer_id: Number(peer.id),
+      };
       let id: number;
       if (existing) {
         await this.Machine.update(fields, { where: { id: existing.id } });
@@ -291,12 +307,25 @@ export class ClientService {
       const row = normalize(found);
       if (created) {
         await this.deps.events.emit({
-          type: 'client_registered', machine_id: id, token_id: p.tokenId, peer_id: Number(peer.id), peer_name: peer.name, hostname: input.hostname,
-          platform: input.platform, client_version: input.client_version, new_machine: !existing, actor: p.userId ?? null,
+          type: 'client_registered',
+          machine_id: id,
+          token_id: p.tokenId,
+          peer_id: Number(peer.id),
+          peer_name: peer.name,
+          hostname: input.hostname,
+          platform: input.platform,
+          client_version: input.client_version,
+          new_machine: !existing,
+          actor: p.userId ?? null,
         });
       }
       const rendered = await this.rendered(row);
-      return { created, machine: this.view(row, peer), peer: { id: Number(peer.id), name: peer.name, address: peer.address, enabled: asBool(peer.enabled) }, config_hash: rendered.hash };
+      return {
+        created,
+        machine: this.view(row, peer),
+        peer: { id: Number(peer.id), name: peer.name, address: peer.address, enabled: asBool(peer.enabled) },
+        config_hash: rendered.hash,
+      };
     });
   }
 
@@ -314,8 +343,12 @@ export class ClientService {
       const p = (async (): Promise<Inputs> => {
         const db = this.deps.db;
         const [peerRows, tokenRows] = await Promise.all([
-          db.sequelize.query('SELECT p.* FROM peers p WHERE p.id IN (SELECT m.peer_id FROM client_machines m WHERE m.peer_id IS NOT NULL)', { type: QueryTypes.SELECT }) as Promise<PeerRow[]>,
-          db.sequelize.query('SELECT id, split_tunnel FROM api_tokens WHERE split_tunnel IS NOT NULL', { type: QueryTypes.SELECT }) as Promise<{ id: number; split_tunnel: string }[]>,
+          db.sequelize.query('SELECT p.* FROM peers p WHERE p.id IN (SELECT m.peer_id FROM client_machines m WHERE m.peer_id IS NOT NULL)', {
+            type: QueryTypes.SELECT,
+          }) as Promise<PeerRow[]>,
+          db.sequelize.query('SELECT id, split_tunnel FROM api_tokens WHERE split_tunnel IS NOT NULL', { type: QueryTypes.SELECT }) as Promise<
+            { id: number; split_tunnel: string }[]
+          >,
         ]);
         const inputs: Inputs = {
           gen,
@@ -362,7 +395,13 @@ export class ClientService {
       if (inputs.gen === this.gen) inputs.peers.set(peerId, row);
     }
     const c = await this.peers.configOf(row, { allowedIps: split.allowed_ips });
-    const r: RenderedConfig = { peerId, text: c.text, filename: c.filename, hash: `sha256:${crypto.createHash('sha256').update(c.text).digest('hex')}`, allowedIps: split.allowed_ips };
+    const r: RenderedConfig = {
+      peerId,
+      text: c.text,
+      filename: c.filename,
+      hash: `sha256:${crypto.createHash('sha256').update(c.text).digest('hex')}`,
+      allowedIps: split.allowed_ips,
+    };
     if (gen === this.gen && inputs.gen === gen) this.configs.set(m.id, r);
     return r;
   }
@@ -396,7 +435,9 @@ export class ClientService {
     }
     for (const [at, ids] of bySecond) {
       for (let i = 0; i < ids.length; i += 500) {
-        await this.Machine.update({ last_seen_at: at }, { where: { id: { [Op.in]: ids.slice(i, i + 500) } } }).catch((err) => this.deps.log.warn('client last_seen_at not written', { machines: ids.length, err: String(err) }));
+        await this.Machine.update({ last_seen_at: at }, { where: { id: { [Op.in]: ids.slice(i, i + 500) } } }).catch((err) =>
+          this.deps.log.warn('client last_seen_at not written', { machines: ids.length, err: String(err) }),
+        );
       }
     }
   }
@@ -405,7 +446,13 @@ export class ClientService {
 
   async heartbeat(m: ClientMachineRow, b: HeartbeatInput): Promise<{ config_hash: string; server_time: number }> {
     const now = this.deps.clock();
-    const patch: Partial<ClientMachineRow> = { handshake_age_s: b.handshake_age_s, rx_bytes: b.rx_bytes, tx_bytes: b.tx_bytes, last_seen_at: now, updated_at: now };
+    const patch: Partial<ClientMachineRow> = {
+      handshake_age_s: b.handshake_age_s,
+      rx_bytes: b.rx_bytes,
+      tx_bytes: b.tx_bytes,
+      last_seen_at: now,
+      updated_at: now,
+    };
     if (b.hostname !== undefined) patch.hostname = b.hostname;
     this.dirtySeen.delete(m.id);
     await this.Machine.update(patch, { where: { id: m.id } });
@@ -427,7 +474,10 @@ export class ClientService {
   }
 
   /** POST /client/peer/hostname: the agent's DNS name for its peer (sticky admin: never replaces an admin name). */
-  async reportHostname(m: ClientMachineRow, hostname: string | null): Promise<{ applied: boolean; reason?: string; hostname: string | null; hostname_source: 'admin' | 'agent' | null; fqdn: string | null }> {
+  async reportHostname(
+    m: ClientMachineRow,
+    hostname: string | null,
+  ): Promise<{ applied: boolean; reason?: string; hostname: string | null; hostname_source: 'admin' | 'agent' | null; fqdn: string | null }> {
     const peerId = this.requirePeer(m);
     const r = await this.peers.setAgentHostname(peerId, hostname);
     const source = r.peer.hostname ? r.peer.hostname_source : null;
@@ -452,7 +502,12 @@ export class ClientService {
     const own = [m?.peer_id ?? null, p.peerId].filter((x): x is number => x !== null);
     const rows = await this.peerRows([...new Set([...own, peerId])]);
     const target = rows.get(peerId);
-    const groups = new Set(own.map((id) => rows.get(id)?.group_id).filter((g): g is number => g !== null && g !== undefined).map(Number));
+    const groups = new Set(
+      own
+        .map((id) => rows.get(id)?.group_id)
+        .filter((g): g is number => g !== null && g !== undefined)
+        .map(Number),
+    );
     const visible = target && (own.includes(peerId) || (target.group_id !== null && groups.has(Number(target.group_id))));
     // 404 for both "no such peer" and "not yours": a client cannot probe which ids exist
     if (!visible) throw notFound(msg('resource.not_found', { what: 'Peer' }));
@@ -519,18 +574,28 @@ export class ClientService {
   async dnsCheck(domain: string) {
     const started = Date.now();
     const zone = this.deps.config.dnsDomain;
-    const done = (o: { found: boolean; source: 'internal' | 'system'; addresses: { address: string; family: 4 | 6 }[]; error: string | null }) => ({ domain, ...o, duration_ms: Date.now() - started });
+    const done = (o: { found: boolean; source: 'internal' | 'system'; addresses: { address: string; family: 4 | 6 }[]; error: string | null }) => ({
+      domain,
+      ...o,
+      duration_ms: Date.now() - started,
+    });
     if (domain === zone || domain.endsWith(`.${zone}`)) {
       const recs = await this.dnsService.records();
       const hit = [...recs.static, ...recs.peers].filter((r) => r.fqdn === domain && (!('enabled' in r) || r.enabled === 1));
-      return done({ found: hit.length > 0, source: 'internal', addresses: hit.map((r) => ({ address: r.address, family: 4 as const })), error: hit.length ? null : 'NXDOMAIN' });
+      return done({
+        found: hit.length > 0,
+        source: 'internal',
+        addresses: hit.map((r) => ({ address: r.address, family: 4 as const })),
+        error: hit.length ? null : 'NXDOMAIN',
+      });
     }
     const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(domain), this.resolver.resolve6(domain)]);
     const addresses = [
       ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
       ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
     ];
-    const code = (r: PromiseSettledResult<string[]>) => (r.status === 'rejected' ? String((r.reason as { code?: string }).code ?? (r.reason as Error).message) : null);
+    const code = (r: PromiseSettledResult<string[]>) =>
+      r.status === 'rejected' ? String((r.reason as { code?: string }).code ?? (r.reason as Error).message) : null;
     return done({ found: addresses.length > 0, source: 'system', addresses, error: addresses.length ? null : (code(v4) ?? code(v6) ?? 'ENODATA') });
   }
 
@@ -567,7 +632,11 @@ export class ClientService {
   // ---------------------------------------------------------------- admin
 
   private async requireToken(tokenId: number): Promise<{ id: number; name: string; peer_id: number | null }> {
-    const t = (await this.deps.db.models.ApiToken.findByPk(tokenId, { attributes: ['id', 'name', 'peer_id'], raw: true })) as { id: number; name: string; peer_id: number | null } | null;
+    const t = (await this.deps.db.models.ApiToken.findByPk(tokenId, { attributes: ['id', 'name', 'peer_id'], raw: true })) as {
+      id: number;
+      name: string;
+      peer_id: number | null;
+    } | null;
     if (!t) throw notFound(msg('resource.not_found', { what: 'Token' }));
     return t;
   }
@@ -585,7 +654,12 @@ export class ClientService {
    * again). Its peer is kept unless deletePeer; a peer the token is bound to, or that another machine
    * uses, is always kept. Deleting the peer can fail with 409 (routes point at it): then nothing changes.
    */
-  async forget(tokenId: number, machineId: number, deletePeer: boolean, actor?: number): Promise<{ id: number; peer_deleted: boolean; peer_id: number | null }> {
+  async forget(
+    tokenId: number,
+    machineId: number,
+    deletePeer: boolean,
+    actor?: number,
+  ): Promise<{ id: number; peer_deleted: boolean; peer_id: number | null }> {
     const token = await this.requireToken(tokenId);
     const raw = (await this.Machine.findOne({ where: { id: machineId, token_id: tokenId }, raw: true })) as ClientMachineRow | null;
     if (!raw) throw notFound(msg('resource.not_found', { what: 'Machine' }));
@@ -604,8 +678,11 @@ export class ClientService {
     await this.Machine.destroy({ where: { id: m.id } });
     this.invalidate();
     await this.deps.activity.record({
-      source: 'tokens', event_type: 'client_machine_removed', msg: msg('client.machine_forgotten', { hostname: m.hostname, token: token.name, peer_deleted: peerDeleted }),
-      details: { token_id: tokenId, machine_id: m.id, peer_id: m.peer_id, peer_deleted: peerDeleted }, user_id: actor ?? null,
+      source: 'tokens',
+      event_type: 'client_machine_removed',
+      msg: msg('client.machine_forgotten', { hostname: m.hostname, token: token.name, peer_deleted: peerDeleted }),
+      details: { token_id: tokenId, machine_id: m.id, peer_id: m.peer_id, peer_deleted: peerDeleted },
+      user_id: actor ?? null,
     });
     return { id: m.id, peer_deleted: peerDeleted, peer_id: m.peer_id };
   }

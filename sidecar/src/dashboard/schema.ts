@@ -25,11 +25,15 @@ export const trafficResponse = z.object({
   step_ms: z.number().int().meta({ description: 'width of one point: 5 minutes (1h), 1 hour (24h), 6 hours (7d)' }),
   from: z.number().int().meta({ description: 'start of the first point, epoch ms' }),
   to: z.number().int().meta({ description: 'end of the last point (exclusive), epoch ms' }),
-  points: z.array(z.object({
-    timestamp: z.number().int().meta({ description: 'start of the point, epoch ms' }),
-    rx: z.number().meta({ description: 'bytes received from peers (their upload) in the point' }),
-    tx: z.number().meta({ description: 'bytes sent to peers (their download) in the point' }),
-  })).meta({ description: 'oldest first, one per step, empty steps as zeros: 12 (1h), 24 (24h), 28 (7d)' }),
+  points: z
+    .array(
+      z.object({
+        timestamp: z.number().int().meta({ description: 'start of the point, epoch ms' }),
+        rx: z.number().meta({ description: 'bytes received from peers (their upload) in the point' }),
+        tx: z.number().meta({ description: 'bytes sent to peers (their download) in the point' }),
+      }),
+    )
+    .meta({ description: 'oldest first, one per step, empty steps as zeros: 12 (1h), 24 (24h), 28 (7d)' }),
   total_rx: z.number(),
   total_tx: z.number(),
 });

@@ -24,7 +24,12 @@ export const asBool = (v: unknown): boolean => v === true || v === 1 || v === '1
  * A model typed by its row interface: every column of the row must be described (the compiler
  * checks `attributes` against `T`).
  */
-export function defineModel<T extends object>(s: Sequelize, name: string, attributes: ModelAttributes<Model<T, Partial<T>>, T>, options: ModelOptions<Model<T, Partial<T>>>): M<T> {
+export function defineModel<T extends object>(
+  s: Sequelize,
+  name: string,
+  attributes: ModelAttributes<Model<T, Partial<T>>, T>,
+  options: ModelOptions<Model<T, Partial<T>>>,
+): M<T> {
   return s.define<Model<T, Partial<T>>, T>(name, attributes, options);
 }
 
@@ -50,6 +55,10 @@ export async function findRow<T extends object, K extends keyof T = keyof T>(mod
 }
 
 /** findByPk(id, {raw: true}) typed by the row interface; null when there is no such row. */
-export async function findRowByPk<T extends object, K extends keyof T = keyof T>(model: M<T>, id: number | string, query: RowQuery<T, K> = {}): Promise<Pick<T, K> | null> {
+export async function findRowByPk<T extends object, K extends keyof T = keyof T>(
+  model: M<T>,
+  id: number | string,
+  query: RowQuery<T, K> = {},
+): Promise<Pick<T, K> | null> {
   return plain<Pick<T, K> | null>(await model.findByPk(id, rawQuery(query)));
 }

@@ -16,11 +16,27 @@ export interface DatabaseFailure {
 
 /** SQLSTATE codes of a PostgreSQL server that is shutting down, starting or gone (classes 08 and 57P). */
 const PG_UNAVAILABLE = /^(08\d{3}|57P0[1-4])$/;
-const UNREACHABLE_MESSAGE = /Connection terminated|terminating connection|the database system is (starting up|shutting down|in recovery mode)|ECONNREFUSED|ECONNRESET|connect ETIMEDOUT|Client has encountered a connection error|Connection is closed/i;
-const CONNECTION_ERRORS = new Set(['SequelizeConnectionError', 'SequelizeConnectionRefusedError', 'SequelizeConnectionAcquireTimeoutError', 'SequelizeConnectionTimedOutError', 'SequelizeHostNotFoundError', 'SequelizeHostNotReachableError', 'SequelizeAccessDeniedError', 'SequelizeInvalidConnectionError']);
+const UNREACHABLE_MESSAGE =
+  /Connection terminated|terminating connection|the database system is (starting up|shutting down|in recovery mode)|ECONNREFUSED|ECONNRESET|connect ETIMEDOUT|Client has encountered a connection error|Connection is closed/i;
+const CONNECTION_ERRORS = new Set([
+  'SequelizeConnectionError',
+  'SequelizeConnectionRefusedError',
+  'SequelizeConnectionAcquireTimeoutError',
+  'SequelizeConnectionTimedOutError',
+  'SequelizeHostNotFoundError',
+  'SequelizeHostNotReachableError',
+  'SequelizeAccessDeniedError',
+  'SequelizeInvalidConnectionError',
+]);
 
 export function databaseFailure(err: unknown): DatabaseFailure | null {
-  const e = err as { name?: string; message?: string; code?: string; original?: { code?: string; message?: string }; parent?: { code?: string; message?: string } } | null;
+  const e = err as {
+    name?: string;
+    message?: string;
+    code?: string;
+    original?: { code?: string; message?: string };
+    parent?: { code?: string; message?: string };
+  } | null;
   if (!e || typeof e !== 'object') return null;
   const code = e.original?.code ?? e.parent?.code ?? e.code;
   const message = `${e.message ?? ''} ${e.original?.message ?? ''}`;

@@ -89,7 +89,14 @@ export class WriterGate {
   }
 }
 
-const WRITE_TYPES: ReadonlySet<string> = new Set([QueryTypes.INSERT, QueryTypes.UPDATE, QueryTypes.BULKUPDATE, QueryTypes.BULKDELETE, QueryTypes.DELETE, QueryTypes.UPSERT]);
+const WRITE_TYPES: ReadonlySet<string> = new Set([
+  QueryTypes.INSERT,
+  QueryTypes.UPDATE,
+  QueryTypes.BULKUPDATE,
+  QueryTypes.BULKDELETE,
+  QueryTypes.DELETE,
+  QueryTypes.UPSERT,
+]);
 const WRITE_SQL = /^\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|VACUUM|REINDEX)\b/i;
 
 /** Whether a query outside a transaction writes (by its Sequelize type, or by its SQL for raw queries). */

@@ -7,12 +7,21 @@ export function dnsEndpoints(deps: AppContext): Endpoint[] {
   const dns = () => deps.dns;
   return [
     defineEndpoint({
-      method: 'GET', path: '/system/dns/status', response: dnsStatusResponse, tags: ['system'], feature: 'internal_dns',
-      summary: 'Internal DNS: hosts-file metadata and peer hostname counts by source (admin, agent, stale = agent name not refreshed for 7 days). Feature internal_dns',
+      method: 'GET',
+      path: '/system/dns/status',
+      response: dnsStatusResponse,
+      tags: ['system'],
+      feature: 'internal_dns',
+      summary:
+        'Internal DNS: hosts-file metadata and peer hostname counts by source (admin, agent, stale = agent name not refreshed for 7 days). Feature internal_dns',
       handler: async () => ({ dns: await dns().status() }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/system/dns/records', response: dnsRecordsResponse, tags: ['system'], feature: 'internal_dns',
+      method: 'GET',
+      path: '/system/dns/records',
+      response: dnsRecordsResponse,
+      tags: ['system'],
+      feature: 'internal_dns',
       summary: 'The internal DNS zone: static records (gateway.<domain>, server.<domain>) and every peer record with its source. Feature internal_dns',
       handler: async () => ({ ...(await dns().records()) }),
     }),

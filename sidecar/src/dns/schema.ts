@@ -7,29 +7,33 @@ export const dnsRecordsResponse = z.object({
   ok: z.literal(true),
   domain: z.string(),
   static: z.array(z.object(record)),
-  peers: z.array(z.object({
-    ...record,
-    peer_id: z.number().int(),
-    peer_name: z.string(),
-    source: z.enum(['admin', 'agent']),
-    stale: z.boolean(),
-    enabled: z.union([z.literal(1), z.literal(0)]),
-    updated_at: z.string().meta({ format: 'date-time' }).nullable(),
-  })),
+  peers: z.array(
+    z.object({
+      ...record,
+      peer_id: z.number().int(),
+      peer_name: z.string(),
+      source: z.enum(['admin', 'agent']),
+      stale: z.boolean(),
+      enabled: z.union([z.literal(1), z.literal(0)]),
+      updated_at: z.string().meta({ format: 'date-time' }).nullable(),
+    }),
+  ),
 });
 /** dns/service.ts status(). */
 export const dnsStatus = z.object({
   enabled: z.boolean(),
   domain: z.string(),
   server_address: z.string(),
-  hosts_file: z.object({
-    path: z.string(),
-    exists: z.boolean(),
-    size: z.number().int().optional(),
-    updated_at: z.string().meta({ format: 'date-time' }).optional(),
-    records: z.number().int().optional(),
-    sha256: z.string().optional(),
-  }).meta({ description: 'size, updated_at, records and sha256 only when the file exists' }),
+  hosts_file: z
+    .object({
+      path: z.string(),
+      exists: z.boolean(),
+      size: z.number().int().optional(),
+      updated_at: z.string().meta({ format: 'date-time' }).optional(),
+      records: z.number().int().optional(),
+      sha256: z.string().optional(),
+    })
+    .meta({ description: 'size, updated_at, records and sha256 only when the file exists' }),
   peers: z.object({ total: z.number().int(), admin: z.number().int(), agent: z.number().int(), stale: z.number().int() }),
   stale_after_days: z.number(),
 });

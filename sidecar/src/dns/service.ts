@@ -41,7 +41,10 @@ export class DnsService {
   private mutex = new Mutex();
   private queued: Promise<void> | null = null;
 
-  constructor(private deps: Deps, private wg: WireGuardService) {}
+  constructor(
+    private deps: Deps,
+    private wg: WireGuardService,
+  ) {}
 
   get domain(): string {
     return this.deps.config.dnsDomain;
@@ -60,7 +63,10 @@ export class DnsService {
     const rows = await findRows(this.deps.db.models.Peer, {
       attributes: ['id', 'name', 'hostname', 'hostname_source', 'hostname_updated_at', 'address', 'enabled'],
       where: { hostname: { [Op.ne]: null } },
-      order: [['hostname', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['hostname', 'ASC'],
+        ['id', 'ASC'],
+      ],
     });
     const d = this.domain;
     return {

@@ -40,5 +40,7 @@ export function receives(scopes: Set<StreamScope>, type: EventType): boolean {
 
 /** The SSE event names and their payloads (OpenAPI document). */
 export function streamedEventNames(): { name: string; scope: StreamScope; fields: string }[] {
-  return (Object.entries(STREAMED) as [EventType, StreamedEvent | null][]).filter(([, v]) => v !== null).map(([name, v]) => ({ name, scope: v!.scope, fields: v!.fields }));
+  return (Object.entries(STREAMED) as [EventType, StreamedEvent | null][])
+    .filter(([, v]) => v !== null)
+    .map(([name, v]) => ({ name, scope: v!.scope, fields: v!.fields }));
 }

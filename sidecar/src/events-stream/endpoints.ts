@@ -33,7 +33,9 @@ function describeStream(): string {
 export function eventStreamEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
-      method: 'GET', path: '/events', tags: ['events'],
+      method: 'GET',
+      path: '/events',
+      tags: ['events'],
       summary: 'Live events (server-sent events): peer online/offline, route health and circuit breaker, gateway status, activity rows, configuration changes',
       // every valid admin credential passes the registry; which events it gets (or 403) depends on its scopes
       scope: 'any',

@@ -6,7 +6,10 @@ export function sseMessage(m: { id?: string; event: string; data: unknown }): st
   if (/[\r\n]/.test(m.event) || (m.id !== undefined && /[\r\n\0]/.test(m.id))) throw new Error('sseMessage: id and event must be single-line');
   const json = JSON.stringify(m.data);
   // JSON.stringify never emits a raw newline, but split anyway so any payload stays one message
-  const data = json.split(/\r\n|\r|\n/).map((l) => `data: ${l}\n`).join('');
+  const data = json
+    .split(/\r\n|\r|\n/)
+    .map((l) => `data: ${l}\n`)
+    .join('');
   return `${m.id !== undefined ? `id: ${m.id}\n` : ''}event: ${m.event}\n${data}\n`;
 }
 

@@ -20,7 +20,16 @@ import { peerGatewayEndpoints } from './peer-endpoints.js';
 import { routeWolEndpoints } from './route-wol-endpoints.js';
 import { AppError, unauthorized, validation } from '../util/errors.js';
 import type { GatewaysService } from './service.js';
-import { checkQuery, gatewayCheckResponse, gatewayConfigResponse, gatewayHeartbeatResponse, gatewaysResponse, gatewayStatusResponse, probeBody, probeResponse } from './schema.js';
+import {
+  checkQuery,
+  gatewayCheckResponse,
+  gatewayConfigResponse,
+  gatewayHeartbeatResponse,
+  gatewaysResponse,
+  gatewayStatusResponse,
+  probeBody,
+  probeResponse,
+} from './schema.js';
 import { heartbeatSchema, statusSchema, WOL_ROUTE_HEADER, WOL_WAIT_PATH } from '@gatehouse/common/gateway-protocol.js';
 
 /**
@@ -54,7 +63,12 @@ async function readRaw(ctx: Koa.Context, max: number): Promise<Buffer> {
 }
 
 /** GET /gateway/config/check for an authenticated gateway: 304 when `hash` is current, else 200 + the hash. */
-async function answerCheck(gateways: GatewaysService, ctx: Koa.Context, peerId: number, hash: string | undefined): Promise<Served<typeof gatewayCheckResponse> | undefined> {
+async function answerCheck(
+  gateways: GatewaysService,
+  ctx: Koa.Context,
+  peerId: number,
+  hash: string | undefined,
+): Promise<Served<typeof gatewayCheckResponse> | undefined> {
   const r = await gateways.check(peerId, hash);
   if (!r.changed) {
     ctx.status = 304;
@@ -107,7 +121,11 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
   const tags = ['gateway'];
   return [
     defineEndpoint({
-      method: 'GET', path: '/gateway/config', response: gatewayConfigResponse, auth: 'gateway', tags,
+      method: 'GET',
+      path: '/gateway/config',
+      response: gatewayConfigResponse,
+      auth: 'gateway',
+      tags,
       summary: "This gateway's configuration: its routes (LAN targets, listener ports, WoL fields), TCP/UDP listeners, proxy port, and config_hash",
       handler: async (_i, ctx) => {
         const { config, hash } = await gw().config(callerPeer(gw(), ctx));
@@ -116,23 +134,40 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/gateway/config/check', response: gatewayCheckResponse, auth: 'gateway', tags, query: checkQuery,
+      method: 'GET',
+      path: '/gateway/config/check',
+      response: gatewayCheckResponse,
+      auth: 'gateway',
+      tags,
+      query: checkQuery,
       summary: 'Idle poll: 304 when `hash` is the current config_hash, otherwise 200 with the new hash',
       // normally answered by checkFastPath (early middleware) with this same logic
       handler: async ({ query }, ctx) => answerCheck(gw(), ctx, callerPeer(gw(), ctx), query.hash),
     }),
     defineEndpoint({
-      method: 'POST', path: '/gateway/status', response: gatewayStatusResponse, auth: 'gateway', tags, body: statusSchema,
+      method: 'POST',
+      path: '/gateway/status',
+      response: gatewayStatusResponse,
+      auth: 'gateway',
+      tags,
+      body: statusSchema,
       summary: 'Traffic snapshot {rx_bytes, tx_bytes, active_connections}; does not count as a heartbeat',
       handler: async ({ body }, ctx) => ({ ...(await gw().trafficStatus(callerPeer(gw(), ctx), body)) }),
     }),
     defineEndpoint({
-      method: 'POST', path: '/gateway/probe', auth: 'gateway', tags, body: probeBody, response: probeResponse, alsoContent: ['*/*'],
+      method: 'POST',
+      path: '/gateway/probe',
+      auth: 'gateway',
+      tags,
+      body: probeBody,
+      response: probeResponse,
+      alsoContent: ['*/*'],
       ownBody: 'a JSON body is validated as an object or array; any other Content-Type is read raw and echoed byte for byte',
       summary: `Echo for end-to-end checks (round-trip time, payload integrity). A JSON body comes back as {ok, peer_id, echo, bytes, server_time}; any other body (text, binary, form, none) comes back byte for byte with its Content-Type and the headers ${PROBE_HEADERS.join(', ')}. At most ${PROBE_MAX_BYTES} bytes (413 beyond).`,
       handler: async ({ body }, ctx) => {
         const peer_id = callerPeer(gw(), ctx);
-        if (ctx.is('application/json') === 'application/json') return { peer_id, echo: body ?? null, bytes: Buffer.byteLength(JSON.stringify(body ?? null)), server_time: deps.clock() };
+        if (ctx.is('application/json') === 'application/json')
+          return { peer_id, echo: body ?? null, bytes: Buffer.byteLength(JSON.stringify(body ?? null)), server_time: deps.clock() };
         // The body parser read form bodies (rawBody); every other type is still unread on the socket.
         const rawBody = (ctx.request as { rawBody?: unknown }).rawBody;
         const raw = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : await readRaw(ctx, PROBE_MAX_BYTES);
@@ -150,7 +185,12 @@ export function gatewayApiEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/gateway/heartbeat', response: gatewayHeartbeatResponse, auth: 'gateway', tags, body: heartbeatSchema,
+      method: 'POST',
+      path: '/gateway/heartbeat',
+      response: gatewayHeartbeatResponse,
+      auth: 'gateway',
+      tags,
+      body: heartbeatSchema,
       summary: 'Heartbeat: stored whole as health, judged by route_reachability (overall_healthy as fallback), hostname reported as the agent hostname',
       handler: async ({ body }, ctx) => ({ ...(await gw().heartbeat(callerPeer(gw(), ctx), body)) }),
     }),
@@ -162,15 +202,26 @@ export function gatewayEndpoints(deps: AppContext): Endpoint[] {
   const wol = () => deps.gatewayWol;
   return [
     defineEndpoint({
-      method: 'GET', path: '/gateways', response: gatewaysResponse, tags: ['gateways'],
+      method: 'GET',
+      path: '/gateways',
+      response: gatewaysResponse,
+      tags: ['gateways'],
       summary: 'Every gateway peer: status (online/offline/unknown and why), last heartbeat (health), routes, config sync',
       handler: async () => ({ gateways: await gw().list() }),
     }),
     ...peerGatewayEndpoints(deps),
     ...routeWolEndpoints(deps),
     defineEndpoint({
-      method: 'GET', path: WOL_WAIT_PATH, auth: 'public', tags: ['gateways'],
-      headers: z.object({ [WOL_ROUTE_HEADER]: z.string({ error: 'required: Caddy sets it on a Wake-on-LAN gateway route' }).regex(/^[1-9]\d{0,9}$/, 'must be a route id').meta({ description: 'the route id; Caddy sets it on a Wake-on-LAN gateway route (this page is only reached through one)' }) }),
+      method: 'GET',
+      path: WOL_WAIT_PATH,
+      auth: 'public',
+      tags: ['gateways'],
+      headers: z.object({
+        [WOL_ROUTE_HEADER]: z
+          .string({ error: 'required: Caddy sets it on a Wake-on-LAN gateway route' })
+          .regex(/^[1-9]\d{0,9}$/, 'must be a route id')
+          .meta({ description: 'the route id; Caddy sets it on a Wake-on-LAN gateway route (this page is only reached through one)' }),
+      }),
       pages: true,
       errors: {
         '404': 'no such route, or it has no Wake-on-LAN target',

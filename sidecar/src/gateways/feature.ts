@@ -17,7 +17,9 @@ export const gatewaysFeature: Feature = {
     // a server URL outside the tunnel: its companions' calls come from elsewhere than their tunnel addresses
     const g = ctx.config.gateways;
     if (g.serverUrl && !g.tokenAnySource && new URL(g.serverUrl).hostname !== ctx.wireguard.serverAddress) {
-      ctx.log.warn(`GATEHOUSE_GATEWAY_SERVER_URL=${g.serverUrl} is not the tunnel address ${ctx.wireguard.serverAddress}: a gateway token is accepted only from its gateway's tunnel address, so companions that reach that URL outside their tunnel are refused (401) unless GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE=true`);
+      ctx.log.warn(
+        `GATEHOUSE_GATEWAY_SERVER_URL=${g.serverUrl} is not the tunnel address ${ctx.wireguard.serverAddress}: a gateway token is accepted only from its gateway's tunnel address, so companions that reach that URL outside their tunnel are refused (401) unless GATEHOUSE_GATEWAY_TOKEN_ANY_SOURCE=true`,
+      );
     }
   },
   async stop(ctx) {

@@ -29,11 +29,28 @@ declare module '../db/models.js' {
 }
 
 export function defineGatewayModels(s: Sequelize): { Gateway: M<GatewayRow> } {
-  const Gateway = defineModel<GatewayRow>(s, 'Gateway', {
-    peer_id: { type: DataTypes.INTEGER, primaryKey: true }, api_token_hash: DataTypes.STRING, push_token_enc: DataTypes.TEXT,
-    token_hint: DataTypes.STRING, tokens_issued_at: DataTypes.BIGINT, last_seen_at: DataTypes.BIGINT, health: DataTypes.TEXT,
-    healthy: DataTypes.BOOLEAN, health_reason: DataTypes.STRING, reported_config_hash: DataTypes.STRING, status: DataTypes.STRING,
-    status_reason: DataTypes.STRING, status_changed_at: DataTypes.BIGINT, traffic: DataTypes.TEXT, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('gateways'));
+  const Gateway = defineModel<GatewayRow>(
+    s,
+    'Gateway',
+    {
+      peer_id: { type: DataTypes.INTEGER, primaryKey: true },
+      api_token_hash: DataTypes.STRING,
+      push_token_enc: DataTypes.TEXT,
+      token_hint: DataTypes.STRING,
+      tokens_issued_at: DataTypes.BIGINT,
+      last_seen_at: DataTypes.BIGINT,
+      health: DataTypes.TEXT,
+      healthy: DataTypes.BOOLEAN,
+      health_reason: DataTypes.STRING,
+      reported_config_hash: DataTypes.STRING,
+      status: DataTypes.STRING,
+      status_reason: DataTypes.STRING,
+      status_changed_at: DataTypes.BIGINT,
+      traffic: DataTypes.TEXT,
+      created_at: msColumn(),
+      updated_at: msColumn(),
+    },
+    tableOpts('gateways'),
+  );
   return { Gateway };
 }

@@ -9,7 +9,10 @@ export function routeWolEndpoints(deps: AppContext): Endpoint[] {
   const wol = () => deps.gatewayWol;
   return [
     defineEndpoint({
-      method: 'POST', path: '/routes/:id/wol', response: wolResponse, tags: ['routes', 'gateways'],
+      method: 'POST',
+      path: '/routes/:id/wol',
+      response: wolResponse,
+      tags: ['routes', 'gateways'],
       summary: "Wake-on-LAN now: the route's gateway companion broadcasts the magic packet for wol_mac on its LAN",
       handler: async ({ params }, ctx) => ({ wol: await wol().wake(params.id, { actor: actingUserId(ctx.state.principal), trigger: 'admin' }) }),
     }),

@@ -6,7 +6,9 @@ import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
 export const checkQuery = z.strictObject({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
 
 /** POST /gateway/probe echoes any body (JSON or raw bytes). */
-export const probeBody = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).meta({ description: 'any JSON object or array (echoed); any other Content-Type is echoed byte for byte' });
+export const probeBody = z
+  .union([z.record(z.string(), z.unknown()), z.array(z.unknown())])
+  .meta({ description: 'any JSON object or array (echoed); any other Content-Type is echoed byte for byte' });
 
 /** POST /gateway/probe with a JSON body: the body echoed with its size and the server's clock. */
 export const probeResponse = z.strictObject({
@@ -40,7 +42,17 @@ export const gatewayView = z.object({
   traffic: z.looseObject({ at: z.number().int() }).nullable(),
   tokens_issued_at: z.number().int().nullable(),
   token_hint: z.string().nullable(),
-  routes: z.array(z.object({ id: z.number().int(), domain: z.string(), route_type: z.enum(['http', 'l4']), target_lan_host: z.string().nullable(), target_lan_port: z.number().int().nullable(), enabled: z.boolean(), wol_enabled: z.boolean() })),
+  routes: z.array(
+    z.object({
+      id: z.number().int(),
+      domain: z.string(),
+      route_type: z.enum(['http', 'l4']),
+      target_lan_host: z.string().nullable(),
+      target_lan_port: z.number().int().nullable(),
+      enabled: z.boolean(),
+      wol_enabled: z.boolean(),
+    }),
+  ),
 });
 export type GatewayView = z.infer<typeof gatewayView>;
 export const gatewaysResponse = z.object({ ok: z.literal(true), gateways: z.array(gatewayView) });
@@ -52,11 +64,22 @@ export const gatewayInfo = z.object({
   status_detail: statusDetail,
   api_port: z.number().int(),
   last_seen_at: z.number().int().nullable(),
-  health: z.looseObject({ uptime_s: z.number().optional(), wg_handshake_age_s: z.number().nullable().optional(), route_reachability: z.array(z.unknown()), telemetry: z.unknown() }).nullable(),
+  health: z
+    .looseObject({
+      uptime_s: z.number().optional(),
+      wg_handshake_age_s: z.number().nullable().optional(),
+      route_reachability: z.array(z.unknown()),
+      telemetry: z.unknown(),
+    })
+    .nullable(),
 });
 export type GatewayInfo = z.infer<typeof gatewayInfo>;
 export const gatewayInfoResponse = z.object({ ok: z.literal(true), gateway: gatewayInfo });
-export const gatewayRotateResponse = z.object({ ok: z.literal(true), peer_id: z.number().int(), gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }) });
+export const gatewayRotateResponse = z.object({
+  ok: z.literal(true),
+  peer_id: z.number().int(),
+  gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }),
+});
 
 const listener = z.object({ route_id: z.number().int(), port: z.number().int(), target_host: z.string(), target_port: z.number().int() });
 /** gateways/config.ts buildGatewayConfig + config_hash: what a companion receives. */
@@ -64,23 +87,27 @@ export const gatewayConfigResponse = z.object({
   ok: z.literal(true),
   peer_id: z.number().int(),
   proxy_port: z.number().int(),
-  routes: z.array(z.object({
-    id: z.number().int(),
-    domain: z.string(),
-    route_type: z.enum(['http', 'l4']),
-    l4_protocol: z.enum(['tcp', 'udp']).nullable(),
-    target_lan_host: z.string(),
-    target_lan_port: z.number().int(),
-    listen_port: z.number().int().nullable(),
-    backend_https: z.boolean(),
-    wol_enabled: z.boolean(),
-    wol_mac: z.string().nullable(),
-  })),
+  routes: z.array(
+    z.object({
+      id: z.number().int(),
+      domain: z.string(),
+      route_type: z.enum(['http', 'l4']),
+      l4_protocol: z.enum(['tcp', 'udp']).nullable(),
+      target_lan_host: z.string(),
+      target_lan_port: z.number().int(),
+      listen_port: z.number().int().nullable(),
+      backend_https: z.boolean(),
+      wol_enabled: z.boolean(),
+      wol_mac: z.string().nullable(),
+    }),
+  ),
   tcp_listeners: z.array(listener),
   udp_listeners: z.array(listener),
   config_hash: z.string(),
 });
-export const gatewayCheckResponse = z.object({ ok: z.literal(true), changed: z.literal(true), config_hash: z.string() }).meta({ description: '200 only when the hash changed (304 without a body otherwise)' });
+export const gatewayCheckResponse = z
+  .object({ ok: z.literal(true), changed: z.literal(true), config_hash: z.string() })
+  .meta({ description: '200 only when the hash changed (304 without a body otherwise)' });
 export const gatewayStatusResponse = z.object({ ok: z.literal(true), received_at: z.number().int().meta({ description: 'epoch ms' }) });
 /** What POST /gateway/heartbeat answers (without ok). */
 export const heartbeatResult = z.object({

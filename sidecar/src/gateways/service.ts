@@ -35,10 +35,25 @@ import { buildGatewayConfig, gatewayConfigHash } from './config.js';
 import type { GatewayRow } from './model.js';
 import { HeartbeatBuffer } from './heartbeat-buffer.js';
 import {
-  GATEWAY_DEFAULTS, GATEWAY_TOKEN_PREFIX, PUSH_TOKEN_PREFIX, renderGatewayEnv,
-  type GatewayConfig, type GatewayTrafficStatus, type Heartbeat,
+  GATEWAY_DEFAULTS,
+  GATEWAY_TOKEN_PREFIX,
+  PUSH_TOKEN_PREFIX,
+  renderGatewayEnv,
+  type GatewayConfig,
+  type GatewayTrafficStatus,
+  type Heartbeat,
 } from '@gatehouse/common/gateway-protocol.js';
-import { deriveStatus, describeStatus, statusMessage, healthVerdict, tickInterval, type GatewayStatus, type HealthDetail, type StatusDetail, type Thresholds } from './state.js';
+import {
+  deriveStatus,
+  describeStatus,
+  statusMessage,
+  healthVerdict,
+  tickInterval,
+  type GatewayStatus,
+  type HealthDetail,
+  type StatusDetail,
+  type Thresholds,
+} from './state.js';
 import type { GatewayInfo, GatewayView, HeartbeatResult } from './schema.js';
 
 export interface IssuedTokens {
@@ -125,7 +140,6 @@ export class GatewaysService implements GatewayAuth {
     this.watchTables();
   }
 
-
   // ------------------------------------------------------------------ cache invalidation
 
   /**
@@ -155,7 +169,7 @@ export class GatewaysService implements GatewayAuth {
   // ------------------------------------------------------------------ lookups
 
   private async peerRow(peerId: number): Promise<PeerRow> {
-    const r = (await findRowByPk(this.deps.db.models.Peer, peerId, {}));
+    const r = await findRowByPk(this.deps.db.models.Peer, peerId, {});
     if (!r) throw notFound(msg('resource.not_found', { what: 'Peer' }));
     return r;
   }
@@ -187,7 +201,13 @@ export class GatewaysService implements GatewayAuth {
     const pushToken = generateToken(PUSH_TOKEN_PREFIX);
     const envContent = await this.renderEnv(peer, apiToken, pushToken);
     const now = this.deps.clock();
-    const values = { api_token_hash: sha256(apiToken), push_token_enc: this.deps.crypto.seal(pushToken), token_hint: apiToken.slice(0, 10), tokens_issued_at: now, updated_at: now };
+    const values = {
+      api_token_hash: sha256(apiToken),
+      push_token_enc: this.deps.crypto.seal(pushToken),
+      token_hint: apiToken.slice(0, 10),
+      tokens_issued_at: now,
+      updated_at: now,
+    };
     const [n] = await this.Gateway.update(values, { where: { peer_id: peerId } });
     if (!n) await this.Gateway.create({ peer_id: peerId, ...values, status: 'unknown', created_at: now } as GatewayRow);
     this.invalidateTokens(peerId);
@@ -287,7 +307,6 @@ export class GatewaysService implements GatewayAuth {
     return e;
   }
 
-
   // ------------------------------------------------------------------ configuration
 
   /**
@@ -309,7 +328,10 @@ export class GatewaysService implements GatewayAuth {
     }
     // routes changed during the refill: read this gateway alone
     const gen = this.configGen;
-    const rows = await findRows(this.deps.db.models.Route, { where: { target_kind: 'gateway', target_peer_id: peerId, enabled: true }, order: [['id', 'ASC']] });
+    const rows = await findRows(this.deps.db.models.Route, {
+      where: { target_kind: 'gateway', target_peer_id: peerId, enabled: true },
+      order: [['id', 'ASC']],
+    });
     const entry = this.entry(peerId, rows);
     if (gen === this.configGen) this.configCache.set(peerId, entry);
     return entry;
@@ -360,8 +382,19 @@ export class GatewaysService implements GatewayAuth {
     const now = this.deps.clock();
     const verdict = healthVerdict(hb);
     const healthReason = verdict.reason.slice(0, 255);
-    this.heartbeats.put(peerId, { last_seen_at: now, health: JSON.stringify(hb), healthy: verdict.healthy, health_reason: healthReason, reported_config_hash: hb.config_hash, updated_at: now });
-    const st = await this.transition({ peer_id: peerId, status: prev.status, last_seen_at: now, healthy: verdict.healthy, health_reason: healthReason }, peer.name, now);
+    this.heartbeats.put(peerId, {
+      last_seen_at: now,
+      health: JSON.stringify(hb),
+      healthy: verdict.healthy,
+      health_reason: healthReason,
+      reported_config_hash: hb.config_hash,
+      updated_at: now,
+    });
+    const st = await this.transition(
+      { peer_id: peerId, status: prev.status, last_seen_at: now, healthy: verdict.healthy, health_reason: healthReason },
+      peer.name,
+      now,
+    );
     const { hash } = await this.config(peerId);
     for (const r of hb.route_reachability) if (r.reachable) this.reachableListeners.forEach((l) => l(r.route_id));
     return { status: st.status, status_reason: st.reason, config_hash: hash, config_changed: hb.config_hash !== hash, hostname };
@@ -377,7 +410,8 @@ export class GatewaysService implements GatewayAuth {
   private async reportHostname(peer: PeerRow, reported: string): Promise<{ applied: boolean; reason?: string }> {
     const peerId = peer.id;
     const name = reported.trim().toLowerCase();
-    if (peer.hostname && peer.hostname_source === 'admin') return { applied: false, reason: 'the hostname was set by an admin and agent reports do not replace it' };
+    if (peer.hostname && peer.hostname_source === 'admin')
+      return { applied: false, reason: 'the hostname was set by an admin and agent reports do not replace it' };
     if ((peer.hostname ?? '') === name) return { applied: true };
     try {
       const r = await this.peers.setAgentHostname(peerId, name || null);
@@ -410,13 +444,34 @@ export class GatewaysService implements GatewayAuth {
     await this.deps.events.emit({ type: `gateway_${t.to}`, ...t } as EventOf<`gateway_${Transition['to']}`>);
   }
 
-  private async transition(row: Pick<GatewayRow, 'peer_id' | 'status' | 'last_seen_at' | 'healthy' | 'health_reason'>, name: string, now: number): Promise<{ status: GatewayStatus; reason: string }> {
-    const d = deriveStatus({ lastSeenAt: num(row.last_seen_at), healthy: row.healthy === null ? null : asBool(row.healthy), healthReason: row.health_reason }, now, this.thresholds);
+  private async transition(
+    row: Pick<GatewayRow, 'peer_id' | 'status' | 'last_seen_at' | 'healthy' | 'health_reason'>,
+    name: string,
+    now: number,
+  ): Promise<{ status: GatewayStatus; reason: string }> {
+    const d = deriveStatus(
+      { lastSeenAt: num(row.last_seen_at), healthy: row.healthy === null ? null : asBool(row.healthy), healthReason: row.health_reason },
+      now,
+      this.thresholds,
+    );
     const from = (row.status ?? 'unknown') as GatewayStatus;
     if (d.status !== from) {
       // compare-and-set: only the evaluator that moves the row logs the transition
-      const [n] = await this.Gateway.update({ status: d.status, status_reason: d.reason.slice(0, 255), status_changed_at: now }, { where: { peer_id: row.peer_id, status: from } });
-      if (n) await this.emit({ peer_id: row.peer_id, name, from, to: d.status, reason: d.reason, reason_code: statusMessage(d.detail, row.health_reason), last_seen_at: num(row.last_seen_at), at: now });
+      const [n] = await this.Gateway.update(
+        { status: d.status, status_reason: d.reason.slice(0, 255), status_changed_at: now },
+        { where: { peer_id: row.peer_id, status: from } },
+      );
+      if (n)
+        await this.emit({
+          peer_id: row.peer_id,
+          name,
+          from,
+          to: d.status,
+          reason: d.reason,
+          reason_code: statusMessage(d.detail, row.health_reason),
+          last_seen_at: num(row.last_seen_at),
+          at: now,
+        });
     }
     return d;
   }
@@ -430,7 +485,11 @@ export class GatewaysService implements GatewayAuth {
     let moved = 0;
     const names = new Map<number, string>();
     const due = rows.filter((r) => {
-      const d = deriveStatus({ lastSeenAt: num(r.last_seen_at), healthy: r.healthy === null ? null : asBool(r.healthy), healthReason: r.health_reason }, now, this.thresholds);
+      const d = deriveStatus(
+        { lastSeenAt: num(r.last_seen_at), healthy: r.healthy === null ? null : asBool(r.healthy), healthReason: r.health_reason },
+        now,
+        this.thresholds,
+      );
       return d.status !== r.status;
     });
     if (!due.length) return 0;
@@ -477,7 +536,15 @@ export class GatewaysService implements GatewayAuth {
     const routesOf = new Map<number, GatewayView['routes']>();
     for (const r of routes) {
       const list = routesOf.get(Number(r.target_peer_id)) ?? [];
-      list.push({ id: Number(r.id), domain: r.domain, route_type: r.route_type, target_lan_host: r.target_lan_host, target_lan_port: num(r.target_lan_port), enabled: asBool(r.enabled), wol_enabled: asBool(r.wol_enabled) });
+      list.push({
+        id: Number(r.id),
+        domain: r.domain,
+        route_type: r.route_type,
+        target_lan_host: r.target_lan_host,
+        target_lan_port: num(r.target_lan_port),
+        enabled: asBool(r.enabled),
+        wol_enabled: asBool(r.wol_enabled),
+      });
       routesOf.set(Number(r.target_peer_id), list);
     }
     const now = this.deps.clock();
@@ -488,7 +555,11 @@ export class GatewaysService implements GatewayAuth {
       const health = parseJson<Record<string, unknown>>(g?.health ?? null);
       const noTokens: StatusDetail = { code: 'no_tokens' };
       const d = g
-        ? deriveStatus({ lastSeenAt: lastSeen, healthy: g.healthy === null ? null : asBool(g.healthy), healthReason: g.health_reason, health: storedVerdict(health) }, now, this.thresholds)
+        ? deriveStatus(
+            { lastSeenAt: lastSeen, healthy: g.healthy === null ? null : asBool(g.healthy), healthReason: g.health_reason, health: storedVerdict(health) },
+            now,
+            this.thresholds,
+          )
         : { status: 'unknown' as const, reason: describeStatus(noTokens), detail: noTokens };
       const { hash } = await this.config(Number(p.id));
       const reported = g?.reported_config_hash ?? null;
@@ -540,7 +611,9 @@ export class GatewaysService implements GatewayAuth {
       status_detail: v.status_detail,
       api_port: v.api_port,
       last_seen_at: v.last_seen_at,
-      health: h ? { uptime_s: h.uptime_s, wg_handshake_age_s: h.wg_handshake_age_s, route_reachability: h.route_reachability ?? [], telemetry: h.telemetry ?? null } : null,
+      health: h
+        ? { uptime_s: h.uptime_s, wg_handshake_age_s: h.wg_handshake_age_s, route_reachability: h.route_reachability ?? [], telemetry: h.telemetry ?? null }
+        : null,
     };
   }
 }

@@ -62,7 +62,9 @@ export function describeHealth(d: HealthDetail): string {
 }
 
 /** The verdict of one heartbeat: route_reachability first, overall_healthy as the fallback. */
-export function healthVerdict(hb: Pick<Heartbeat, 'route_reachability' | 'overall_healthy' | 'http_proxy_healthy' | 'api_healthy' | 'dns_resolve_ok' | 'tcp_listeners'>): Verdict {
+export function healthVerdict(
+  hb: Pick<Heartbeat, 'route_reachability' | 'overall_healthy' | 'http_proxy_healthy' | 'api_healthy' | 'dns_resolve_ok' | 'tcp_listeners'>,
+): Verdict {
   const rr = hb.route_reachability;
   let detail: HealthDetail;
   if (rr.length) {
@@ -114,7 +116,10 @@ export function statusMessage(d: StatusDetail, healthReason: string | null = nul
       return { code: 'gateway.status.heartbeat_stale', params: { age_s: d.age_s, offline_after_s: d.offline_after_s } };
     case 'unhealthy':
     case 'healthy':
-      return { code: `gateway.status.${d.code}`, params: { health: d.health ? healthMessage(d.health) : healthReason ? { code: 'field.unworded', params: { text: healthReason } } : null } };
+      return {
+        code: `gateway.status.${d.code}`,
+        params: { health: d.health ? healthMessage(d.health) : healthReason ? { code: 'field.unworded', params: { text: healthReason } } : null },
+      };
   }
 }
 

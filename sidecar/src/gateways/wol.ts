@@ -57,17 +57,21 @@ export interface Page {
 export class WolService {
   private cycles = new Map<number, Cycle>();
 
-  constructor(private readonly deps: Deps, private readonly gateways: GatewaysService) {
+  constructor(
+    private readonly deps: Deps,
+    private readonly gateways: GatewaysService,
+  ) {
     gateways.onRouteReachable((id) => this.cycles.delete(id));
   }
 
   private async gatewayRoute(routeId: number): Promise<{ route: Route; peer: PeerRow }> {
-    const row = (await findRowByPk(this.deps.db.models.Route, routeId, {}));
+    const row = await findRowByPk(this.deps.db.models.Route, routeId, {});
     if (!row) throw notFound(msg('resource.not_found', { what: 'Route' }));
     const route = rowToRoute(row);
-    if (route.target_kind !== 'gateway' || route.target_peer_id === null) throw new AppError('conflict', msg('route.not_gateway', { route_id: routeId }), { id: msg('route.field.wol_gateway_only') });
+    if (route.target_kind !== 'gateway' || route.target_peer_id === null)
+      throw new AppError('conflict', msg('route.not_gateway', { route_id: routeId }), { id: msg('route.field.wol_gateway_only') });
     if (!route.wol_mac) throw new AppError('conflict', msg('route.no_mac', { route_id: routeId }), { wol_mac: msg('route.field.set_wol_mac') });
-    const peer = (await findRowByPk(this.deps.db.models.Peer, route.target_peer_id, {}));
+    const peer = await findRowByPk(this.deps.db.models.Peer, route.target_peer_id, {});
     if (!peer) throw notFound(msg('resource.not_found', { what: 'Gateway peer' }));
     return { route, peer };
   }
@@ -92,7 +96,10 @@ export class WolService {
         signal: AbortSignal.timeout(5000),
       });
       companion = await res.json().catch(() => null);
-      if (!res.ok) throw new Error(`companion answered ${res.status}${companion && typeof companion === 'object' && 'error' in companion ? `: ${String((companion as { error: unknown }).error)}` : ''}`);
+      if (!res.ok)
+        throw new Error(
+          `companion answered ${res.status}${companion && typeof companion === 'object' && 'error' in companion ? `: ${String((companion as { error: unknown }).error)}` : ''}`,
+        );
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       throw new AppError('upstream', msg('gateway.wake_failed', { error: reason }));
@@ -109,19 +116,29 @@ export class WolService {
     try {
       companion = (await this.viaCompanion(peer.id, body)).companion;
     } catch (err) {
-      const reason = err instanceof AppError && err.msg.code === 'gateway.wake_failed' ? String((err.msg.params as { error?: string } | undefined)?.error) : err instanceof Error ? err.message : String(err);
+      const reason =
+        err instanceof AppError && err.msg.code === 'gateway.wake_failed'
+          ? String((err.msg.params as { error?: string } | undefined)?.error)
+          : err instanceof Error
+            ? err.message
+            : String(err);
       await this.deps.activity.record({
-        severity: 'warning', source: 'gateways', event_type: 'gateway_wol_failed',
+        severity: 'warning',
+        source: 'gateways',
+        event_type: 'gateway_wol_failed',
         msg: msg('gateway.wol_failed', { domain: route.domain, name: peer.name, error: reason }),
-        details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger, error: reason }, user_id: opts.actor ?? null,
+        details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger, error: reason },
+        user_id: opts.actor ?? null,
       });
       throw err;
     }
     const sentAt = this.deps.clock();
     await this.deps.activity.record({
-      source: 'gateways', event_type: 'gateway_wol_sent',
+      source: 'gateways',
+      event_type: 'gateway_wol_sent',
       msg: msg('gateway.wol_sent', { domain: route.domain, mac: String(route.wol_mac), name: peer.name }),
-      details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger }, user_id: opts.actor ?? null,
+      details: { route_id: route.id, peer_id: peer.id, mac: route.wol_mac, trigger: opts.trigger },
+      user_id: opts.actor ?? null,
     });
     return { route_id: route.id, gateway_peer_id: peer.id, mac: route.wol_mac as string, sent_at: sentAt, companion };
   }
@@ -135,7 +152,8 @@ export class WolService {
   /** What a visitor of a sleeping WoL route sees (see the top of this file). */
   async waitPage(routeIdHeader: string | undefined, wantsHtml: boolean): Promise<Page> {
     const routeId = Number(routeIdHeader);
-    if (!Number.isInteger(routeId) || routeId <= 0) return this.page(400, wantsHtml, 'Bad request', 'This page is only reached through a Wake-on-LAN route.', false);
+    if (!Number.isInteger(routeId) || routeId <= 0)
+      return this.page(400, wantsHtml, 'Bad request', 'This page is only reached through a Wake-on-LAN route.', false);
     let route: Route;
     try {
       route = (await this.gatewayRoute(routeId)).route;
@@ -152,8 +170,13 @@ export class WolService {
     }
     const elapsed = now - c.startedAt;
     if (elapsed > timeout) {
-      return this.page(504, wantsHtml, `${route.domain} did not wake up`,
-        `The host was sent ${c.sends} Wake-on-LAN packet${c.sends === 1 ? '' : 's'} but did not answer within ${Math.round(timeout / 1000)} seconds.${c.lastError ? ` Last error: ${c.lastError}.` : ''} Try again in a minute.`, false);
+      return this.page(
+        504,
+        wantsHtml,
+        `${route.domain} did not wake up`,
+        `The host was sent ${c.sends} Wake-on-LAN packet${c.sends === 1 ? '' : 's'} but did not answer within ${Math.round(timeout / 1000)} seconds.${c.lastError ? ` Last error: ${c.lastError}.` : ''} Try again in a minute.`,
+        false,
+      );
     }
     if (now - c.lastSentAt >= RESEND_MS) {
       c.lastSentAt = now;
@@ -166,18 +189,27 @@ export class WolService {
       }
     }
     const left = Math.max(0, Math.ceil((timeout - elapsed) / 1000));
-    return this.page(503, wantsHtml, `Waking up ${route.domain}…`,
+    return this.page(
+      503,
+      wantsHtml,
+      `Waking up ${route.domain}…`,
       c.sends > 0
         ? `The host is asleep. A Wake-on-LAN packet was sent ${Math.round(elapsed / 1000)} s ago; this page reloads every ${REFRESH_S} seconds and shows the site as soon as it answers (giving up in ${left} s).`
         : `The host is asleep and could not be woken yet (${c.lastError ?? 'no packet sent'}); retrying every ${REFRESH_S} seconds (giving up in ${left} s).`,
-      true);
+      true,
+    );
   }
 
   private page(status: number, html: boolean, title: string, text: string, refresh: boolean): Page {
     const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
     if (refresh) headers['Retry-After'] = String(REFRESH_S);
     if (!html) {
-      return { status, type: 'application/json; charset=utf-8', headers, body: JSON.stringify({ ok: false, error: `${title}: ${text}`, waking: refresh, retry_after: refresh ? REFRESH_S : undefined }) };
+      return {
+        status,
+        type: 'application/json; charset=utf-8',
+        headers,
+        body: JSON.stringify({ ok: false, error: `${title}: ${text}`, waking: refresh, retry_after: refresh ? REFRESH_S : undefined }),
+      };
     }
     const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">${
       refresh ? `<meta http-equiv="refresh" content="${REFRESH_S}">` : ''

@@ -21,12 +21,22 @@ export class GroupsService {
   }
 
   private async counts(): Promise<Map<number, number>> {
-    const rows = (await this.deps.db.sequelize.query('SELECT group_id, COUNT(*) AS n FROM peers WHERE group_id IS NOT NULL GROUP BY group_id', { type: QueryTypes.SELECT })) as { group_id: number; n: number | string }[];
+    const rows = (await this.deps.db.sequelize.query('SELECT group_id, COUNT(*) AS n FROM peers WHERE group_id IS NOT NULL GROUP BY group_id', {
+      type: QueryTypes.SELECT,
+    })) as { group_id: number; n: number | string }[];
     return new Map(rows.map((r) => [Number(r.group_id), Number(r.n)]));
   }
 
   private view(r: PeerGroupRow, count: number): GroupView {
-    return { id: r.id, name: r.name, color: r.color ?? null, description: r.description ?? null, peer_count: count, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
+    return {
+      id: r.id,
+      name: r.name,
+      color: r.color ?? null,
+      description: r.description ?? null,
+      peer_count: count,
+      created_at: iso(r.created_at),
+      updated_at: iso(r.updated_at),
+    };
   }
 
   async list(): Promise<GroupView[]> {
@@ -35,7 +45,7 @@ export class GroupsService {
   }
 
   async get(id: number): Promise<GroupView> {
-    const r = (await findRowByPk(this.Group, id, {}));
+    const r = await findRowByPk(this.Group, id, {});
     if (!r) throw notFound(msg('group.not_found'));
     return this.view(r, await this.deps.db.models.Peer.count({ where: { group_id: id } }));
   }
@@ -51,7 +61,13 @@ export class GroupsService {
     const now = this.deps.clock();
     let id: number;
     try {
-      const row = await this.Group.create({ name: input.name, color: input.color ?? null, description: input.description ?? null, created_at: now, updated_at: now });
+      const row = await this.Group.create({
+        name: input.name,
+        color: input.color ?? null,
+        description: input.description ?? null,
+        created_at: now,
+        updated_at: now,
+      });
       id = row.get('id') as number;
     } catch (err) {
       if (err instanceof UniqueConstraintError) throw nameConflict(String(input.name));
@@ -77,7 +93,13 @@ export class GroupsService {
       if (err instanceof UniqueConstraintError) throw nameConflict(String(input.name));
       throw err;
     }
-    await this.deps.events.emit({ type: 'peer_group_updated', group_id: id, name: patch.name ?? before.name, fields: Object.keys(patch), actor: actor ?? null });
+    await this.deps.events.emit({
+      type: 'peer_group_updated',
+      group_id: id,
+      name: patch.name ?? before.name,
+      fields: Object.keys(patch),
+      actor: actor ?? null,
+    });
     return this.get(id);
   }
 

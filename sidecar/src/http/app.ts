@@ -71,7 +71,10 @@ function paramsValidator(path: string, schemas: z.ZodObject | undefined, literal
       const methods = literal.get(ctx.path);
       if (methods) {
         ctx.set('Allow', [...methods].sort().join(', '));
-        throw new AppError('method_not_allowed', msg('request.method_not_allowed', { method: ctx.method, path: ctx.path, allowed: [...methods].sort().join(', ') }));
+        throw new AppError(
+          'method_not_allowed',
+          msg('request.method_not_allowed', { method: ctx.method, path: ctx.path, allowed: [...methods].sort().join(', ') }),
+        );
       }
       throw validation(msg('request.invalid_path_parameter'), fields);
     }
@@ -101,7 +104,10 @@ function validate(e: Endpoint): Koa.Middleware {
     let body: unknown;
     let query: unknown;
     if (write && !e.ownBody && hasBody(ctx) && !ctx.is(e.multipart ? ['multipart', 'json', 'urlencoded'] : ['json', 'urlencoded'])) {
-      throw new AppError('unsupported_media_type', msg('request.unsupported_media_type', { content_type: ctx.get('Content-Type'), form: e.auth === 'public', multipart: !!e.multipart }));
+      throw new AppError(
+        'unsupported_media_type',
+        msg('request.unsupported_media_type', { content_type: ctx.get('Content-Type'), form: e.auth === 'public', multipart: !!e.multipart }),
+      );
     }
     const csrf = (ctx.request.body as Record<string, unknown> | undefined)?.[CSRF_FIELD];
     if (csrf !== undefined && typeof csrf !== 'string') fields[CSRF_FIELD] = msg('field.csrf_text');
@@ -113,7 +119,8 @@ function validate(e: Endpoint): Koa.Middleware {
       if (r.success) body = r.data;
       else {
         Object.assign(fields, zodFields(r.error));
-        if (!r.error.issues.every((i) => i.code === 'custom' && (i.params as { unprocessable?: boolean } | undefined)?.unprocessable)) onlyUnprocessable = false;
+        if (!r.error.issues.every((i) => i.code === 'custom' && (i.params as { unprocessable?: boolean } | undefined)?.unprocessable))
+          onlyUnprocessable = false;
       }
     } else if (write && !e.ownBody) {
       onlyUnprocessable = false;
@@ -143,7 +150,8 @@ function validate(e: Endpoint): Koa.Middleware {
       }
     }
     if (fields[CSRF_FIELD]) onlyUnprocessable = false;
-    if (Object.keys(fields).length) throw onlyUnprocessable ? unprocessable(msg('request.not_processable'), fields) : validation(msg('request.validation_failed'), fields);
+    if (Object.keys(fields).length)
+      throw onlyUnprocessable ? unprocessable(msg('request.not_processable'), fields) : validation(msg('request.validation_failed'), fields);
     ctx.state.input = { body, query, params: ctx.state.params ?? {} };
     await next();
   };
@@ -276,7 +284,10 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
 }
 
 /** Paths served outside the registry (http/served-paths.ts) as matchers, with their methods. */
-const OUTSIDE = SERVED_OUTSIDE_REGISTRY.map((s) => ({ re: new RegExp(`^${s.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`), method: s.method }));
+const OUTSIDE = SERVED_OUTSIDE_REGISTRY.map((s) => ({
+  re: new RegExp(`^${s.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+  method: s.method,
+}));
 
 /**
  * A path that exists with other methods (in the registry, or served outside it: the sign-in page,

@@ -22,7 +22,10 @@ type Options = NonNullable<Parameters<typeof koaBody>[0]>;
 /** formidable's part (koa-body's multipart parser), as koa-body's types name it. */
 type Part = Parameters<NonNullable<NonNullable<Options['formidable']>['onPart']>>[0];
 /** What this module reads of formidable's file objects. */
-interface FormidableFile { originalFilename: string | null; mimetype: string | null }
+interface FormidableFile {
+  originalFilename: string | null;
+  mimetype: string | null;
+}
 
 /** Sets ctx.request.body ({} when nothing was parsed) and, for JSON and forms, ctx.request.rawBody. */
 function jsonAndForm(o: { json: boolean; jsonLimit: number; formLimit: number }): Koa.Middleware {
@@ -36,13 +39,14 @@ function jsonAndForm(o: { json: boolean; jsonLimit: number; formLimit: number })
     encoding: 'utf-8',
     includeUnparsed: true,
     parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
-  // reason: koa-body's middleware is typed for its own Koa context type, not this app's
+    // reason: koa-body's middleware is typed for its own Koa context type, not this app's
   } as Options) as unknown as Koa.Middleware;
   return async (ctx, next) => {
     await parse(ctx, async () => undefined);
     const raw = (ctx.request as { rawBody?: unknown }).rawBody;
     // The decoder turns bytes that are not UTF-8 into U+FFFD; refuse them rather than store them so.
-    if (typeof raw === 'string' && raw.includes('\uFFFD')) throw clientError(400, 'Request body is not valid UTF-8 (or contains U+FFFD, the replacement character)');
+    if (typeof raw === 'string' && raw.includes('\uFFFD'))
+      throw clientError(400, 'Request body is not valid UTF-8 (or contains U+FFFD, the replacement character)');
     if (ctx.request.body === undefined) ctx.request.body = {};
     else if (depthOver(ctx.request.body, MAX_JSON_DEPTH)) throw clientError(400, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
     await next();
@@ -134,7 +138,7 @@ export function multipartBody(field: string, maxBytes: number): Koa.Middleware {
         handle(part);
       },
     },
-  // reason: koa-body's middleware is typed for its own Koa context type, not this app's
+    // reason: koa-body's middleware is typed for its own Koa context type, not this app's
   } as Options) as unknown as Koa.Middleware;
   const limit = maxBytes + MULTIPART_OVERHEAD_BYTES;
   return async (ctx, next) => {
@@ -146,12 +150,14 @@ export function multipartBody(field: string, maxBytes: number): Koa.Middleware {
       await parse(ctx, async () => undefined);
     } catch (caught) {
       const err = caught as { code?: number; message?: string } | null;
-      if (TOO_LARGE.has(err?.code ?? 0)) throw validation(msg('request.file_too_large', { max_bytes: maxBytes }), { [field]: msg('field.max_bytes', { max: maxBytes }) });
+      if (TOO_LARGE.has(err?.code ?? 0))
+        throw validation(msg('request.file_too_large', { max_bytes: maxBytes }), { [field]: msg('field.max_bytes', { max: maxBytes }) });
       throw validation(msg('request.upload_failed', { reason: String(err?.message ?? err) }), { [field]: msg('field.invalid_upload') });
     }
     const files = (ctx.request.files ?? {}) as Record<string, FormidableFile | FormidableFile[]>;
     // one file in all (maxFiles), and only in the declared field
-    if (Object.keys(files).some((n) => n !== field)) throw validation(msg('request.unexpected_file_field', { field }), { [field]: msg('field.invalid_upload') });
+    if (Object.keys(files).some((n) => n !== field))
+      throw validation(msg('request.unexpected_file_field', { field }), { [field]: msg('field.invalid_upload') });
     const got = files[field];
     if (Array.isArray(got) && got.length > 1) throw validation(msg('request.one_file_only'), { [field]: msg('field.invalid_upload') });
     const f = Array.isArray(got) ? got[0] : got;

@@ -19,7 +19,10 @@ export function clientIp(ctx: Koa.Context, trustProxy: boolean): string {
   if (trustProxy && isLoopback(remote)) {
     const xff = ctx.get('X-Forwarded-For');
     if (xff) {
-      const parts = xff.split(',').map((s) => s.trim()).filter(Boolean);
+      const parts = xff
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const last = parts[parts.length - 1];
       if (last) return normalizeIp(last);
     }

@@ -19,19 +19,47 @@ import { UNKNOWN_FIELD_MSG } from './input.js';
 type Thrown = { status?: number; expose?: boolean; message?: string; stack?: string; original?: { message?: string } } | null | undefined;
 
 export const ERROR_KINDS: Record<ErrorKind, { status: number; meaning: string }> = {
-  validation: { status: 400, meaning: 'the request breaks the OpenAPI document (a field, parameter or header its schema refuses, an unknown field); `fields` maps each bad field (a dotted path for nested ones) to a message, and nothing was written' },
+  validation: {
+    status: 400,
+    meaning:
+      'the request breaks the OpenAPI document (a field, parameter or header its schema refuses, an unknown field); `fields` maps each bad field (a dotted path for nested ones) to a message, and nothing was written',
+  },
   method_not_allowed: { status: 405, meaning: 'the path does not serve this method; `Allow` lists the ones it does' },
   unsupported_media_type: { status: 415, meaning: 'the body is neither JSON nor a form (nor multipart on an upload)' },
-  unprocessable: { status: 422, meaning: 'valid by the OpenAPI document, but not carried out for a reason no schema can state: a combination of fields or with the stored record, a referenced row that does not exist, a wrong current password, nothing to update, a key or file whose content does not verify; `fields` names why, and nothing was written' },
-  unauthorized: { status: 401, meaning: 'no valid credential for this endpoint (signed out, an unknown, expired or revoked token, a token of another kind, a token bound to another machine on the desktop client API)' },
-  forbidden: { status: 403, meaning: 'the credential is valid but may not do this: the token scope or session role, a missing CSRF token, a request from another site, a feature the licence does not grant (`feature`), a licence limit (`limit`, `max`)' },
+  unprocessable: {
+    status: 422,
+    meaning:
+      'valid by the OpenAPI document, but not carried out for a reason no schema can state: a combination of fields or with the stored record, a referenced row that does not exist, a wrong current password, nothing to update, a key or file whose content does not verify; `fields` names why, and nothing was written',
+  },
+  unauthorized: {
+    status: 401,
+    meaning:
+      'no valid credential for this endpoint (signed out, an unknown, expired or revoked token, a token of another kind, a token bound to another machine on the desktop client API)',
+  },
+  forbidden: {
+    status: 403,
+    meaning:
+      'the credential is valid but may not do this: the token scope or session role, a missing CSRF token, a request from another site, a feature the licence does not grant (`feature`), a licence limit (`limit`, `max`)',
+  },
   not_found: { status: 404, meaning: 'no such resource (or one the caller may not know of)' },
-  conflict: { status: 409, meaning: 'the request clashes with the current state: a name, domain or port already taken (`field`, `route_id`), a resource still in use, a state that does not allow it (`reason`)' },
+  conflict: {
+    status: 409,
+    meaning:
+      'the request clashes with the current state: a name, domain or port already taken (`field`, `route_id`), a resource still in use, a state that does not allow it (`reason`)',
+  },
   payload_too_large: { status: 413, meaning: 'the body or upload is larger than the endpoint takes' },
-  locked: { status: 423, meaning: 'the account is locked after failed sign-ins (`locked_until`, `retry_after`), or an RDP route is in a maintenance window (`reason`, `maintenance`)' },
+  locked: {
+    status: 423,
+    meaning:
+      'the account is locked after failed sign-ins (`locked_until`, `retry_after`), or an RDP route is in a maintenance window (`reason`, `maintenance`)',
+  },
   rate_limited: { status: 429, meaning: 'over the rate limit of the scope; `Retry-After` says when to try again' },
-  upstream: { status: 502, meaning: 'a part the server drives refused or failed: Caddy rejected the configuration (`proxy_error`), the mail server, a gateway companion; nothing was saved' },
-  unavailable: { status: 503, meaning: 'a part the server needs cannot be reached at the moment (Caddy\'s admin API)' },
+  upstream: {
+    status: 502,
+    meaning:
+      'a part the server drives refused or failed: Caddy rejected the configuration (`proxy_error`), the mail server, a gateway companion; nothing was saved',
+  },
+  unavailable: { status: 503, meaning: "a part the server needs cannot be reached at the moment (Caddy's admin API)" },
 };
 
 /**
@@ -57,7 +85,7 @@ export function zodFields(err: z.ZodError, unknownMessage: Msg = UNKNOWN_FIELD_M
 }
 
 /** The body of an error: its message (text, code, parameters) and its fields' messages. */
-export function errorBody(m: Msg | MessageRef & { text: string }, fields?: FieldMessages): Record<string, unknown> {
+export function errorBody(m: Msg | (MessageRef & { text: string }), fields?: FieldMessages): Record<string, unknown> {
   const body: Record<string, unknown> = { ok: false, error: m.text, ...refOf(m) };
   if (fields) {
     const names = Object.keys(fields);

@@ -40,7 +40,17 @@ export const dateInput = z.union([epochMs, dateString], { error: `must be epoch 
 
 /** A date in a query string: digits (epoch milliseconds) or a date string. */
 export const dateQuery = z
-  .union([z.string().regex(/^\d{1,16}$/).transform(Number).pipe(epochMs), dateString], { error: `must be epoch milliseconds or ${DATE_HINT}` })
+  .union(
+    [
+      z
+        .string()
+        .regex(/^\d{1,16}$/)
+        .transform(Number)
+        .pipe(epochMs),
+      dateString,
+    ],
+    { error: `must be epoch milliseconds or ${DATE_HINT}` },
+  )
   .meta({ description: DATE_DESCRIPTION });
 
 // C0 controls, DEL and C1 controls; multi-line text keeps tab, line feed and carriage return.
@@ -53,7 +63,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** Why a string is not acceptable text (control characters, unpaired surrogates), or null. */
 export function textProblem(v: string, multiline = false): string | null {
-  if ((multiline ? CONTROL_MULTILINE : CONTROL_LINE).test(v)) return multiline ? 'must not contain control characters (other than tab and line breaks)' : 'must not contain control characters';
+  if ((multiline ? CONTROL_MULTILINE : CONTROL_LINE).test(v))
+    return multiline ? 'must not contain control characters (other than tab and line breaks)' : 'must not contain control characters';
   if (LONE_SURROGATE.test(v)) return 'must be valid Unicode text';
   return null;
 }
@@ -127,12 +138,13 @@ export function codePoints(v: string): number {
 }
 
 /** true/false in a query string (also 1/0). */
-export const queryBool = z
-  .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
-  .transform((v) => v === 'true' || v === '1');
+export const queryBool = z.enum(['true', 'false', '1', '0'], { error: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
 
 /** A free-text search in a query string: trimmed, at most 200 characters; empty means no search. */
-export const searchText = z.string({ error: 'must be one search string' }).max(200, fieldText('field.max_chars', { max: 200 })).trim();
+export const searchText = z
+  .string({ error: 'must be one search string' })
+  .max(200, fieldText('field.max_chars', { max: 200 }))
+  .trim();
 
 /** Ids are 32-bit integers in both databases. */
 export const MAX_ID = 2_147_483_647;

@@ -47,7 +47,12 @@ export const storedResourceFields = (resource: string, extra: Record<string, z.Z
 export function ignoringReadOnly<S extends z.ZodRawShape>(obj: z.ZodObject<S>, ro: ReadOnlyFields) {
   const keys = Object.keys(ro.shape);
   const extra = Object.fromEntries(
-    keys.map((k) => [k, ro.shape[k].optional().meta({ readOnly: true, description: `read-only field of the ${ro.resource}: accepted and ignored (a client may send back what it read)` })]),
+    keys.map((k) => [
+      k,
+      ro.shape[k]
+        .optional()
+        .meta({ readOnly: true, description: `read-only field of the ${ro.resource}: accepted and ignored (a client may send back what it read)` }),
+    ]),
   );
   return obj.extend(extra).transform((v) => {
     const out: Record<string, unknown> = { ...v };
@@ -112,6 +117,8 @@ export function requestJsonSchema(s: z.ZodType): Record<string, unknown> {
 export function assertStrictInput(label: string, part: 'body' | 'query', s: z.ZodType): void {
   const where = droppingObjects(requestJsonSchema(s));
   if (where.length) {
-    throw new Error(`${label}: the ${part} schema drops unknown fields at ${where.join(', ')}; build request objects with z.strictObject (http/input.ts) so an unknown field is a 400`);
+    throw new Error(
+      `${label}: the ${part} schema drops unknown fields at ${where.join(', ')}; build request objects with z.strictObject (http/input.ts) so an unknown field is a 400`,
+    );
   }
 }

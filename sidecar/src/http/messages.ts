@@ -48,7 +48,8 @@ export function knownText(text: string): Msg | null {
 }
 
 const UNITS: Record<string, Bound['unit']> = { string: 'characters', file: 'bytes', array: 'items', set: 'items', map: 'entries' };
-const typeName = (type: string, input?: unknown) => (type === 'number' && typeof input === 'number' && !Number.isFinite(input) ? String(input) : type === 'nan' ? 'NaN' : type);
+const typeName = (type: string, input?: unknown) =>
+  type === 'number' && typeof input === 'number' && !Number.isFinite(input) ? String(input) : type === 'nan' ? 'NaN' : type;
 
 /** The message of a zod issue zod made itself, with its parameters (worded as zod words it). */
 function zodOwn(iss: z.core.$ZodIssue, input: unknown): Msg {
@@ -60,11 +61,15 @@ function zodOwn(iss: z.core.$ZodIssue, input: unknown): Msg {
       return msg('field.invalid_type', { expected: typeName(iss.expected), received: said ? said[1] : typeName(u.parsedType(input), input) });
     }
     case 'invalid_value':
-      return iss.values.length === 1 ? msg('field.invalid_literal', { value: u.stringifyPrimitive(iss.values[0]) }) : msg('field.invalid_option', { values: iss.values.map((v) => u.stringifyPrimitive(v)) });
+      return iss.values.length === 1
+        ? msg('field.invalid_literal', { value: u.stringifyPrimitive(iss.values[0]) })
+        : msg('field.invalid_option', { values: iss.values.map((v) => u.stringifyPrimitive(v)) });
     case 'too_big':
     case 'too_small': {
       const b: Bound = { origin: iss.origin ?? 'value', unit: UNITS[iss.origin] ?? null, inclusive: !!iss.inclusive, exact: !!iss.exact };
-      return iss.code === 'too_big' ? msg('field.too_big', { ...b, maximum: iss.maximum.toString() }) : msg('field.too_small', { ...b, minimum: iss.minimum.toString() });
+      return iss.code === 'too_big'
+        ? msg('field.too_big', { ...b, maximum: iss.maximum.toString() })
+        : msg('field.too_small', { ...b, minimum: iss.minimum.toString() });
     }
     case 'invalid_format': {
       const f = iss as z.core.$ZodIssueInvalidStringFormat & { prefix?: string; suffix?: string; includes?: string; pattern?: string };

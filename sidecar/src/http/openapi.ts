@@ -22,14 +22,26 @@ export const REDIRECT_CONTENT = { 'text/html': { schema: { type: 'string' } }, '
 // `fields` (English) and `field_codes` (code and params per field).
 const MESSAGE_PROPERTIES = {
   error: { type: 'string', description: 'the message in English' },
-  code: { type: 'string', description: 'the stable code of the message (docs/reference/errors.md lists every code and its parameters); a client words it in its reader\'s language and shows `error` for a code it does not know' },
+  code: {
+    type: 'string',
+    description:
+      "the stable code of the message (docs/reference/errors.md lists every code and its parameters); a client words it in its reader's language and shows `error` for a code it does not know",
+  },
   params: { type: 'object', additionalProperties: true, description: 'the parameters of the message, by name (absent when it has none)' },
 };
-const FIELDS_PROPERTY = { type: 'object', additionalProperties: { type: 'string' }, description: 'each refused field (a dotted path for nested ones, `_` for the body as a whole) → why, in English' };
+const FIELDS_PROPERTY = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'each refused field (a dotted path for nested ones, `_` for the body as a whole) → why, in English',
+};
 const FIELD_CODES_PROPERTY = {
   type: 'object',
   description: 'the same fields as `fields`, each with its message as data: {code, params?}',
-  additionalProperties: { type: 'object', properties: { code: { type: 'string' }, params: { type: 'object', additionalProperties: true } }, required: ['code'] },
+  additionalProperties: {
+    type: 'object',
+    properties: { code: { type: 'string' }, params: { type: 'object', additionalProperties: true } },
+    required: ['code'],
+  },
 };
 
 const errorRef = (name = 'Error') => ({ content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } });
@@ -41,24 +53,48 @@ const UPSTREAM_PREFIXES = ['/routes', '/rdp', '/caddy', '/smtp', '/gateways'];
 function errorResponses(e: Endpoint): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (/:([A-Za-z_]+)/.test(e.path)) out['404'] = { description: 'No such resource (or unknown path)', ...errorRef() };
-  if (e.auth === 'admin' && e.method !== 'GET') out['409'] = { description: 'Conflict with the current state: a duplicate name, domain or port, a resource still in use. Route conflicts name the field and the route that holds the value.', ...errorRef('Conflict') };
+  if (e.auth === 'admin' && e.method !== 'GET')
+    out['409'] = {
+      description:
+        'Conflict with the current state: a duplicate name, domain or port, a resource still in use. Route conflicts name the field and the route that holds the value.',
+      ...errorRef('Conflict'),
+    };
   if (e.rawResponse?.strictAccept) out['406'] = { description: `The request's Accept header does not allow ${e.rawResponse.contentType}`, ...errorRef() };
-  if (e.method !== 'GET' && !e.ownBody) out['415'] = { description: `The body is not JSON${e.auth === 'public' ? ' or a form' : ''}${e.multipart ? ' or multipart/form-data' : ''} (by its Content-Type)`, ...errorRef() };
+  if (e.method !== 'GET' && !e.ownBody)
+    out['415'] = {
+      description: `The body is not JSON${e.auth === 'public' ? ' or a form' : ''}${e.multipart ? ' or multipart/form-data' : ''} (by its Content-Type)`,
+      ...errorRef(),
+    };
   if (e.multipart) out['413'] = { description: `Upload larger than ${e.multipart.maxBytes} bytes`, ...errorRef() };
   if (e.path === '/login') {
     out['401'] = { description: 'Invalid username or password', ...errorRef() };
     out['423'] = { description: 'Account locked after too many failed logins', ...errorRef('Locked') };
   }
   if ((e.method !== 'GET' && (e.body || e.query || e.multipart)) || (e.auth === 'client' && e.method !== 'GET')) {
-    out['422'] = { description: 'Valid by this document, but not carried out: a rule no schema can state (a combination of fields, or of the request with the stored record; a referenced row that does not exist; a wrong current password; a file or key whose content does not verify). `fields` names why; nothing was written.', ...errorRef() };
+    out['422'] = {
+      description:
+        'Valid by this document, but not carried out: a rule no schema can state (a combination of fields, or of the request with the stored record; a referenced row that does not exist; a wrong current password; a file or key whose content does not verify). `fields` names why; nothing was written.',
+      ...errorRef(),
+    };
   }
-  for (const [status, description] of Object.entries(e.errors ?? {})) out[status] = { description, ...(e.pages ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'text/html': { schema: { type: 'string' } } } } : errorRef()) };
+  for (const [status, description] of Object.entries(e.errors ?? {}))
+    out[status] = {
+      description,
+      ...(e.pages
+        ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'text/html': { schema: { type: 'string' } } } }
+        : errorRef()),
+    };
   if (e.sameOrigin) {
     const foreign = 'the Origin (or, without it, the Referer) names another site';
     const had = (out['403'] as { description?: string } | undefined)?.description;
     out['403'] = { description: had ? `${had}; or ${foreign}` : `Refused: ${foreign}`, ...errorRef() };
   }
-  if (e.method !== 'GET' && UPSTREAM_PREFIXES.some((p) => e.path === p || e.path.startsWith(`${p}/`))) out['502'] = { description: 'Caddy or another upstream (mail server, gateway companion) refused or failed. When Caddy refused the new configuration, `proxy_error` holds its reason verbatim and nothing was saved.', ...errorRef('UpstreamError') };
+  if (e.method !== 'GET' && UPSTREAM_PREFIXES.some((p) => e.path === p || e.path.startsWith(`${p}/`)))
+    out['502'] = {
+      description:
+        'Caddy or another upstream (mail server, gateway companion) refused or failed. When Caddy refused the new configuration, `proxy_error` holds its reason verbatim and nothing was saved.',
+      ...errorRef('UpstreamError'),
+    };
   return out;
 }
 
@@ -76,7 +112,10 @@ function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unk
   if (format.includes('"csv"')) {
     return {
       description: 'The export as a file (Content-Disposition: attachment): CSV with a header row for format=csv, a JSON array of the rows for format=json',
-      content: { 'text/csv': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } } },
+      content: {
+        'text/csv': { schema: { type: 'string' } },
+        'application/json': { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+      },
     };
   }
   return { description: 'Success: {ok: true, ...}', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ok' } } } };
@@ -87,7 +126,7 @@ function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unk
  * _csrf), added to each object a body may be; http/app.ts validate() takes it out before the schema.
  */
 function withCsrfField(js: SchemaNode): SchemaNode {
-  const field = { type: 'string', description: 'the session\'s CSRF token (session callers; the X-CSRF-Token header does the same); never part of the data' };
+  const field = { type: 'string', description: "the session's CSRF token (session callers; the X-CSRF-Token header does the same); never part of the data" };
   const visit = (s: SchemaNode) => {
     if (s.properties && s.additionalProperties === false) s.properties[CSRF_FIELD] = field;
     for (const alt of [...(s.oneOf ?? []), ...(s.anyOf ?? []), ...(s.allOf ?? [])]) visit(alt);
@@ -111,13 +150,21 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       operationId: `${e.method.toLowerCase()}${p.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     };
     const params: Record<string, unknown>[] = [...p.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => ({
-      name: m[1], in: 'path', required: true,
-      schema: m[1] === 'id' || m[1].endsWith('Id') || m[1].endsWith('_id') ? { type: 'integer', minimum: 1, maximum: MAX_ID } : e.params?.shape[m[1]] ? toJsonSchema(e.params.shape[m[1]] as z.ZodType) : { type: 'string' },
+      name: m[1],
+      in: 'path',
+      required: true,
+      schema:
+        m[1] === 'id' || m[1].endsWith('Id') || m[1].endsWith('_id')
+          ? { type: 'integer', minimum: 1, maximum: MAX_ID }
+          : e.params?.shape[m[1]]
+            ? toJsonSchema(e.params.shape[m[1]] as z.ZodType)
+            : { type: 'string' },
     }));
     let queryJs: { properties?: Record<string, unknown>; required?: string[] } | undefined;
     if (e.query) {
       const js = (queryJs = toJsonSchema(e.query) as { properties?: Record<string, unknown>; required?: string[] });
-      for (const [name, schema] of Object.entries(js.properties ?? {})) params.push({ name, in: 'query', required: js.required?.includes(name) ?? false, schema });
+      for (const [name, schema] of Object.entries(js.properties ?? {}))
+        params.push({ name, in: 'query', required: js.required?.includes(name) ?? false, schema });
     }
     if (e.headers) {
       const js = toJsonSchema(e.headers) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
@@ -129,7 +176,15 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
     if (params.length) op.parameters = params;
     if (e.body && !e.multipart) {
       const schema = withCsrfField(toJsonSchema(e.body));
-      op.requestBody = { required: true, description: bodyDescription(schema), content: { 'application/json': { schema }, ...(e.auth === 'public' ? { 'application/x-www-form-urlencoded': { schema } } : {}), ...(e.ownBody ? { '*/*': { schema: { type: 'string', format: 'binary' } } } : {}) } };
+      op.requestBody = {
+        required: true,
+        description: bodyDescription(schema),
+        content: {
+          'application/json': { schema },
+          ...(e.auth === 'public' ? { 'application/x-www-form-urlencoded': { schema } } : {}),
+          ...(e.ownBody ? { '*/*': { schema: { type: 'string', format: 'binary' } } } : {}),
+        },
+      };
     } else if (e.multipart) {
       // the file and the form fields the body schema declares (e.g. the passphrase of a restore)
       const fields = e.body ? (toJsonSchema(e.body) as { properties?: Record<string, SchemaNode>; required?: string[] }) : {};
@@ -146,10 +201,30 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
     op.responses = {
       [ok]: success,
       ...Object.fromEntries((e.alsoStatus ?? []).map((st) => [String(st), success])),
-      ...(e.redirect ? { '302': { description: `Browsers (no JSON in Accept): ${e.redirect}`, headers: { Location: { schema: { type: 'string' } } }, content: REDIRECT_CONTENT } } : {}),
+      ...(e.redirect
+        ? {
+            '302': {
+              description: `Browsers (no JSON in Accept): ${e.redirect}`,
+              headers: { Location: { schema: { type: 'string' } } },
+              content: REDIRECT_CONTENT,
+            },
+          }
+        : {}),
       '400': { description: 'Validation error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      ...(e.auth !== 'public' ? { '401': { description: 'Not authenticated', ...errorRef() }, '403': { description: 'Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site', ...errorRef() } } : {}),
-      ...(e.feature ? { '403': { description: `Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site; or the licence does not include the feature ${e.feature} (body names it in \`feature\`)`, ...errorRef('FeatureDisabled') } } : {}),
+      ...(e.auth !== 'public'
+        ? {
+            '401': { description: 'Not authenticated', ...errorRef() },
+            '403': { description: 'Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site', ...errorRef() },
+          }
+        : {}),
+      ...(e.feature
+        ? {
+            '403': {
+              description: `Scope or role refused; for session writes also CSRF, or an Origin (or Referer) of another site; or the licence does not include the feature ${e.feature} (body names it in \`feature\`)`,
+              ...errorRef('FeatureDisabled'),
+            },
+          }
+        : {}),
       ...errorResponses(e),
       '429': { description: 'Rate limit exceeded', ...errorRef() },
     };
@@ -161,7 +236,11 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
     if (e.auth === 'admin') {
       const scope = e.scope !== undefined ? e.scope : scopeForPath(e.path);
       op.security = [{ session: [] }, { bearer: [] }, { apiTokenHeader: [] }, { apiKeyHeader: [] }];
-      op['x-required-scope'] = e.secrets ? `${SECRETS_SCOPE} (${SECRETS_ROLE} role for sessions)` : e.adminRole ? 'full-access (admin role for sessions)' : scope ?? 'full-access';
+      op['x-required-scope'] = e.secrets
+        ? `${SECRETS_SCOPE} (${SECRETS_ROLE} role for sessions)`
+        : e.adminRole
+          ? 'full-access (admin role for sessions)'
+          : (scope ?? 'full-access');
       op['x-least-role'] = leastRole(e);
       if (e.secrets) {
         op['x-discloses-secrets'] = e.secrets;
@@ -189,7 +268,11 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
       },
       schemas: {
         Ok: { type: 'object', properties: { ok: { const: true } }, required: ['ok'], additionalProperties: true },
-        Error: { type: 'object', properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, fields: FIELDS_PROPERTY, field_codes: FIELD_CODES_PROPERTY }, required: ['ok', 'error', 'code'] },
+        Error: {
+          type: 'object',
+          properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, fields: FIELDS_PROPERTY, field_codes: FIELD_CODES_PROPERTY },
+          required: ['ok', 'error', 'code'],
+        },
         Conflict: {
           type: 'object',
           properties: {
@@ -202,15 +285,32 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
         },
         FeatureDisabled: {
           type: 'object',
-          properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, feature: { type: 'string', enum: [...LICENSED_FEATURES], description: 'the licence feature the endpoint needs (only when that is why it refused)' } },
+          properties: {
+            ok: { const: false },
+            ...MESSAGE_PROPERTIES,
+            feature: { type: 'string', enum: [...LICENSED_FEATURES], description: 'the licence feature the endpoint needs (only when that is why it refused)' },
+          },
           required: ['ok', 'error', 'code'],
         },
         UpstreamError: {
           type: 'object',
-          properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, proxy_error: { type: 'string', description: "Caddy's own reason, verbatim, when Caddy refused the new configuration (the change was not saved)" } },
+          properties: {
+            ok: { const: false },
+            ...MESSAGE_PROPERTIES,
+            proxy_error: { type: 'string', description: "Caddy's own reason, verbatim, when Caddy refused the new configuration (the change was not saved)" },
+          },
           required: ['ok', 'error', 'code'],
         },
-        Locked: { type: 'object', properties: { ok: { const: false }, ...MESSAGE_PROPERTIES, locked_until: { type: 'string', format: 'date-time' }, retry_after: { type: 'integer', description: 'seconds' } }, required: ['ok', 'error', 'code'] },
+        Locked: {
+          type: 'object',
+          properties: {
+            ok: { const: false },
+            ...MESSAGE_PROPERTIES,
+            locked_until: { type: 'string', format: 'date-time' },
+            retry_after: { type: 'integer', description: 'seconds' },
+          },
+          required: ['ok', 'error', 'code'],
+        },
       },
     },
   };

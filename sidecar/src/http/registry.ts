@@ -86,13 +86,23 @@ export type RateLimitName = 'login' | 'admin' | 'client' | 'hostname';
  * The names of a path template's parameters: `/tokens/:id/machines/:machineId` → 'id' | 'machineId'
  * (the same names http/app.ts reads with /:([A-Za-z_]+)/).
  */
-export type PathParamNames<P extends string> = P extends `${string}:${infer N}/${infer Rest}` ? N | PathParamNames<`/${Rest}`> : P extends `${string}:${infer N}` ? N : never;
+export type PathParamNames<P extends string> = P extends `${string}:${infer N}/${infer Rest}`
+  ? N | PathParamNames<`/${Rest}`>
+  : P extends `${string}:${infer N}`
+    ? N
+    : never;
 
 /** Parameter names http/app.ts parses as ids (idParam: a positive 32-bit integer). */
 type IdParamName = 'id' | `${string}Id` | `${string}_id`;
 
 /** What a path parameter holds after validation: an id is a number, a declared one its schema's output, any other the raw text. */
-type ParamValue<N extends string, PS> = N extends IdParamName ? number : PS extends z.ZodObject<infer S> ? (N extends keyof S ? z.output<S[N]> : string) : string;
+type ParamValue<N extends string, PS> = N extends IdParamName
+  ? number
+  : PS extends z.ZodObject<infer S>
+    ? N extends keyof S
+      ? z.output<S[N]>
+      : string
+    : string;
 
 /** The validated path parameters of a path template, e.g. Params<'/peers/:id'> = { id: number }. */
 export type Params<P extends string, PS = undefined> = { [N in PathParamNames<P>]: ParamValue<N, PS> };
@@ -155,7 +165,12 @@ export interface Endpoint {
    * A success body that is not JSON and not an export (the live event stream): its media type and
    * description for the OpenAPI document; the handler sets ctx.body itself.
    */
-  rawResponse?: { contentType: string; description: string; events?: { name: string; scope: string; fields: string }[]; /** the handler answers 406 to an Accept that excludes contentType */ strictAccept?: boolean };
+  rawResponse?: {
+    contentType: string;
+    description: string;
+    events?: { name: string; scope: string; fields: string }[];
+    /** the handler answers 406 to an Accept that excludes contentType */ strictAccept?: boolean;
+  };
   /**
    * The handler reads the request body itself (a byte-for-byte echo, a report checked only after its
    * sender is): the generic chain neither validates nor refuses its fields. Says how it is read.
@@ -223,9 +238,13 @@ export type EndpointDefinition<P extends string, BS, QS, PS, RS> = Omit<Endpoint
   handler: (input: Input<Parsed<BS>, Parsed<QS>, Params<P, PS>>, ctx: Koa.Context) => HandlerResult<NoInfer<Served<RS>>>;
 };
 
-export function defineEndpoint<P extends string, BS extends z.ZodType | undefined = undefined, QS extends z.ZodType | undefined = undefined, PS extends z.ZodObject | undefined = undefined, RS extends z.ZodType | undefined = undefined>(
-  e: EndpointDefinition<P, BS, QS, PS, RS>,
-): Endpoint {
+export function defineEndpoint<
+  P extends string,
+  BS extends z.ZodType | undefined = undefined,
+  QS extends z.ZodType | undefined = undefined,
+  PS extends z.ZodObject | undefined = undefined,
+  RS extends z.ZodType | undefined = undefined,
+>(e: EndpointDefinition<P, BS, QS, PS, RS>): Endpoint {
   const out: Endpoint = { auth: 'admin', ...e };
   // the secrets rule is a rule of admin credentials (token scopes, session roles)
   if (out.secrets && out.auth !== 'admin') throw new Error(`${out.method} ${out.path}: only admin endpoints declare secrets`);

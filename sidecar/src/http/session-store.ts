@@ -11,7 +11,10 @@ import type { Clock } from '../util/clock.js';
 export const storedSid = (sid: string): string => crypto.createHash('sha256').update(sid).digest('hex');
 
 export class DbSessionStore {
-  constructor(private models: Models, private clock: Clock) {}
+  constructor(
+    private models: Models,
+    private clock: Clock,
+  ) {}
 
   async get(cookieSid: string): Promise<Record<string, unknown> | undefined> {
     const sid = storedSid(cookieSid);

@@ -48,7 +48,10 @@ export type LicenceDocument = z.infer<typeof licenceDocument>;
 export type RefusalReason = 'malformed' | 'unknown_signer' | 'bad_signature' | 'invalid_document' | 'expired' | 'not_yet_valid';
 
 export class LicenceKeyError extends Error {
-  constructor(readonly reason: RefusalReason, readonly msg: Msg) {
+  constructor(
+    readonly reason: RefusalReason,
+    readonly msg: Msg,
+  ) {
     super(msg.text);
   }
 }
@@ -75,7 +78,11 @@ export function publicKeyFrom(text: string): crypto.KeyObject {
 /** The key id of a public key (first 16 hex digits of SHA-256 over its SPKI DER). */
 export function keyId(pub: crypto.KeyObject): string {
   if (pub.asymmetricKeyType !== 'ed25519') throw new Error('licence keys are signed with Ed25519');
-  return crypto.createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return crypto
+    .createHash('sha256')
+    .update(pub.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** Signs a document with an Ed25519 private key (vendor side: scripts/licence-sign.ts, tests). */
@@ -114,13 +121,19 @@ export function verifyLicence(key: string, trusted: readonly crypto.KeyObject[],
     throw new LicenceKeyError('invalid_document', msg('licence.key.not_json'));
   }
   const r = licenceDocument.safeParse(json);
-  if (!r.success) throw new LicenceKeyError('invalid_document', msg('licence.key.not_understood', { issues: r.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; ') }));
+  if (!r.success)
+    throw new LicenceKeyError(
+      'invalid_document',
+      msg('licence.key.not_understood', { issues: r.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; ') }),
+    );
   const doc = r.data;
   const issuedAt = Date.parse(doc.issued_at);
   const expiresAt = doc.expires_at === null ? null : Date.parse(doc.expires_at);
   if (!opts.ignoreExpiry) {
-    if (expiresAt !== null && expiresAt <= now) throw new LicenceKeyError('expired', msg('licence.key.expired', { id: doc.id, expired_at: new Date(expiresAt).toISOString() }));
-    if (issuedAt > now + ISSUE_SKEW_MS) throw new LicenceKeyError('not_yet_valid', msg('licence.key.not_yet_valid', { id: doc.id, issued_at: new Date(issuedAt).toISOString() }));
+    if (expiresAt !== null && expiresAt <= now)
+      throw new LicenceKeyError('expired', msg('licence.key.expired', { id: doc.id, expired_at: new Date(expiresAt).toISOString() }));
+    if (issuedAt > now + ISSUE_SKEW_MS)
+      throw new LicenceKeyError('not_yet_valid', msg('licence.key.not_yet_valid', { id: doc.id, issued_at: new Date(issuedAt).toISOString() }));
   }
   return { doc, kid, issuedAt, expiresAt };
 }

@@ -21,7 +21,12 @@ import { LICENSED_FEATURES, type LicensedFeature } from '../http/feature-gate.js
 export { LICENSED_FEATURES, featureDisabled, type FeatureGate, type LicensedFeature } from '../http/feature-gate.js';
 
 /** The features every server has, with or without a licence (the API's features). */
-export const COMMUNITY_FEATURES: readonly LicensedFeature[] = Object.freeze(['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics'] as LicensedFeature[]);
+export const COMMUNITY_FEATURES: readonly LicensedFeature[] = Object.freeze([
+  'internal_dns',
+  'remote_desktop',
+  'circuit_breaker',
+  'prometheus_metrics',
+] as LicensedFeature[]);
 
 /** What a licence grants: the plan's name, its features and its limits (null = no limit). */
 export interface Entitlements {

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { LICENSED_FEATURES } from '../http/feature-gate.js';
 
 export const activateBody = z.strictObject({
-  key: z.string().max(16_384, 'at most 16384 characters').regex(/^\s*GHL1\.[0-9a-f]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\s*$/, 'not a Gatehouse licence key: expected GHL1.<key id>.<document>.<signature>').trim().min(1, 'required').meta({ description: 'the licence key (GHL1.<key id>.<document>.<signature>)' }),
+  key: z
+    .string()
+    .max(16_384, 'at most 16384 characters')
+    .regex(/^\s*GHL1\.[0-9a-f]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\s*$/, 'not a Gatehouse licence key: expected GHL1.<key id>.<document>.<signature>')
+    .trim()
+    .min(1, 'required')
+    .meta({ description: 'the licence key (GHL1.<key id>.<document>.<signature>)' }),
 });
 
 const isoDate = z.string().meta({ format: 'date-time' });
@@ -27,7 +33,8 @@ export type LicenceStatus = z.infer<typeof licenceStatus>;
 export const licenceView = z
   .object({
     status: licenceStatus.meta({
-      description: 'community: no licence; active; grace: in force while the licence service cannot be reached; grace_ended, expired, revoked, invalid: stored but not in force (community fallback)',
+      description:
+        'community: no licence; active; grace: in force while the licence service cannot be reached; grace_ended, expired, revoked, invalid: stored but not in force (community fallback)',
     }),
     plan: z.string().meta({ description: 'the plan that applies now' }),
     features: z.array(feature).meta({ description: 'the features on now: the community set, plus what a licence in force adds (cluster)' }),
@@ -49,9 +56,15 @@ export const licenceView = z
       })
       .nullable()
       .meta({ description: 'the stored licence, also when it is not in force; null without one' }),
-    grace: z.object({ since: isoDate, ends_at: isoDate, days: z.number().int() }).nullable().meta({ description: 'set while the licence service cannot be reached' }),
+    grace: z
+      .object({ since: isoDate, ends_at: isoDate, days: z.number().int() })
+      .nullable()
+      .meta({ description: 'set while the licence service cannot be reached' }),
     refresh: z.object({ url_configured: z.boolean(), every_hours: z.number().int(), grace_days: z.number().int() }),
-    community: z.object({ plan: z.string(), features: z.array(feature), limits }).meta({ description: 'the community fallback: what every server has without a licence (internal_dns, remote_desktop, circuit_breaker, prometheus_metrics; no limits)' }),
+    community: z.object({ plan: z.string(), features: z.array(feature), limits }).meta({
+      description:
+        'the community fallback: what every server has without a licence (internal_dns, remote_desktop, circuit_breaker, prometheus_metrics; no limits)',
+    }),
   })
   .meta({ description: 'The licence state' });
 

@@ -165,7 +165,14 @@ export class LicenceService implements FeatureGate {
 
   private async emit(reason: ChangeReason, actor: number | null): Promise<void> {
     const e = this.current.entitlements;
-    await this.o.events.emit({ type: 'licence_changed', reason, plan: e.plan, features: [...e.features], expires_at: this.current.status === 'community' ? null : (this.verified?.expiresAt ?? null), actor });
+    await this.o.events.emit({
+      type: 'licence_changed',
+      reason,
+      plan: e.plan,
+      features: [...e.features],
+      expires_at: this.current.status === 'community' ? null : (this.verified?.expiresAt ?? null),
+      actor,
+    });
   }
 
   view(): LicenceView {
@@ -196,7 +203,9 @@ export class LicenceService implements FeatureGate {
               last_refresh_error: s.last_refresh_error,
             }
           : null,
-      grace: failing ? { since: new Date(s!.last_ok_at).toISOString(), ends_at: new Date(s!.last_ok_at + this.graceMs()).toISOString(), days: cfg.graceDays } : null,
+      grace: failing
+        ? { since: new Date(s!.last_ok_at).toISOString(), ends_at: new Date(s!.last_ok_at + this.graceMs()).toISOString(), days: cfg.graceDays }
+        : null,
       refresh: { url_configured: !!cfg.url, every_hours: cfg.refreshHours, grace_days: cfg.graceDays },
       community: { plan: COMMUNITY.plan, features: [...COMMUNITY.features], limits: { ...COMMUNITY.limits } },
     };
@@ -217,10 +226,24 @@ export class LicenceService implements FeatureGate {
       try {
         v = verifyLicence(key, this.trusted, now);
       } catch (err) {
-        if (err instanceof LicenceKeyError) throw new AppError(err.reason === 'malformed' ? 'validation' : 'unprocessable', msg('licence.key_refused', { reason: refOf(err.msg) }), { key: err.msg }, { reason: err.reason });
+        if (err instanceof LicenceKeyError)
+          throw new AppError(
+            err.reason === 'malformed' ? 'validation' : 'unprocessable',
+            msg('licence.key_refused', { reason: refOf(err.msg) }),
+            { key: err.msg },
+            { reason: err.reason },
+          );
         throw err;
       }
-      await this.save({ key: key.replace(/\s+/g, ''), activated_at: now, activated_by: actor, last_refresh_at: null, last_ok_at: now, last_refresh_error: null, revoked: false });
+      await this.save({
+        key: key.replace(/\s+/g, ''),
+        activated_at: now,
+        activated_by: actor,
+        last_refresh_at: null,
+        last_ok_at: now,
+        last_refresh_error: null,
+        revoked: false,
+      });
       this.recompute();
       this.o.log.info(`Licence ${v.doc.id} activated (plan ${v.doc.plan}, customer ${v.doc.customer})`);
       await this.emit('activated', actor);
@@ -250,7 +273,10 @@ export class LicenceService implements FeatureGate {
         const changed = this.recompute();
         if (changed) await this.emit(this.reasonOfLoss('refreshed'), actor);
         const ok = this.verified !== null;
-        return { refresh: { checked: 'offline' as const, ok, error: ok ? null : 'the stored key does not verify with the trusted public keys' }, license: this.view() };
+        return {
+          refresh: { checked: 'offline' as const, ok, error: ok ? null : 'the stored key does not verify with the trusted public keys' },
+          license: this.view(),
+        };
       }
       const now = this.o.clock();
       const answer = await this.ask(url, s);
@@ -299,7 +325,10 @@ export class LicenceService implements FeatureGate {
     }
   }
 
-  private async ask(url: string, s: StoredLicence): Promise<{ kind: 'key'; key: string } | { kind: 'revoked'; error: string } | { kind: 'unreachable'; error: string }> {
+  private async ask(
+    url: string,
+    s: StoredLicence,
+  ): Promise<{ kind: 'key'; key: string } | { kind: 'revoked'; error: string } | { kind: 'unreachable'; error: string }> {
     let res: Response;
     try {
       res = await this.fetchFn(url, {
@@ -321,8 +350,12 @@ export class LicenceService implements FeatureGate {
       /* not JSON */
     }
     if (res.status === 200 && body && typeof body.key === 'string') return { kind: 'key', key: body.key };
-    if (res.status === 403 || res.status === 404 || res.status === 410) return { kind: 'revoked', error: typeof body?.error === 'string' ? body.error.slice(0, 300) : `HTTP ${res.status}` };
-    return { kind: 'unreachable', error: `the licence service answered HTTP ${res.status}${typeof body?.error === 'string' ? `: ${body.error.slice(0, 300)}` : res.status === 200 ? ' without a key' : ''}` };
+    if (res.status === 403 || res.status === 404 || res.status === 410)
+      return { kind: 'revoked', error: typeof body?.error === 'string' ? body.error.slice(0, 300) : `HTTP ${res.status}` };
+    return {
+      kind: 'unreachable',
+      error: `the licence service answered HTTP ${res.status}${typeof body?.error === 'string' ? `: ${body.error.slice(0, 300)}` : res.status === 200 ? ' without a key' : ''}`,
+    };
   }
 
   /** The scheduled check: expiry and the end of the grace period (emits licence_changed once when what applies changes). */
@@ -338,4 +371,3 @@ export class LicenceService implements FeatureGate {
     await this.refresh(null);
   }
 }
-

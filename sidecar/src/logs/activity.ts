@@ -75,7 +75,15 @@ export class ActivityLog {
   async query(f: ActivityFilter): Promise<{ entries: ActivityEntry[]; total: number }> {
     const where = this.where(f);
     const [rows, total] = await Promise.all([
-      findRows<ActivityRow>(this.models.Activity, { where, order: [['created_at', 'DESC'], ['id', 'DESC']], limit: f.limit ?? 100, offset: f.offset ?? 0 }),
+      findRows<ActivityRow>(this.models.Activity, {
+        where,
+        order: [
+          ['created_at', 'DESC'],
+          ['id', 'DESC'],
+        ],
+        limit: f.limit ?? 100,
+        offset: f.offset ?? 0,
+      }),
       this.models.Activity.count({ where }),
     ]);
     return { entries: rows.map(toEntry), total };

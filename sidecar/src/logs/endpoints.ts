@@ -6,7 +6,11 @@ import { activityFilter, activityResponse, exportQuery, recentQuery, recentRespo
 export function logEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
-      method: 'GET', path: '/logs/activity', response: activityResponse, summary: 'Activity log, newest first, filterable', tags: ['logs'],
+      method: 'GET',
+      path: '/logs/activity',
+      response: activityResponse,
+      summary: 'Activity log, newest first, filterable',
+      tags: ['logs'],
       query: activityFilter.merge(paging),
       handler: async ({ query }) => {
         const { entries, total } = await deps.activity.query(query);
@@ -14,12 +18,19 @@ export function logEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/logs/recent', response: recentResponse, summary: 'Latest activity for the dashboard feed', tags: ['logs'],
+      method: 'GET',
+      path: '/logs/recent',
+      response: recentResponse,
+      summary: 'Latest activity for the dashboard feed',
+      tags: ['logs'],
       query: recentQuery,
       handler: async ({ query }) => ({ entries: (await deps.activity.query({ limit: query.limit })).entries }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/logs/activity/export', summary: 'Activity log as a CSV or JSON download', tags: ['logs'],
+      method: 'GET',
+      path: '/logs/activity/export',
+      summary: 'Activity log as a CSV or JSON download',
+      tags: ['logs'],
       query: exportQuery,
       handler: async ({ query }, ctx) => {
         const { entries } = await deps.activity.query({ ...query, offset: 0 });

@@ -16,8 +16,14 @@ export const exportQuery = activityFilter.extend({ format: z.enum(['csv', 'json'
 export const recentQuery = z.strictObject({ limit: queryInt(1, 100).default(20) });
 /** GET /logs/access filters: exact host, method, status, route, client address; a time range. */
 export const accessFilter = z.strictObject({
-  host: text({ max: 253 }).transform((v) => v.toLowerCase()).optional(),
-  method: z.string().regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as GET').transform((v) => v.toUpperCase()).optional(),
+  host: text({ max: 253 })
+    .transform((v) => v.toLowerCase())
+    .optional(),
+  method: z
+    .string()
+    .regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as GET')
+    .transform((v) => v.toUpperCase())
+    .optional(),
   status: queryInt(100, 599, 'an HTTP status code').optional(),
   route_id: queryInt(1, 2_147_483_647, 'a route id').optional(),
   client_ip: text({ max: 64 }).optional(),
@@ -25,7 +31,10 @@ export const accessFilter = z.strictObject({
   until: dateQuery.optional(),
 });
 export type AccessFilter = z.infer<typeof accessFilter>;
-export const accessExportQuery = accessFilter.extend({ format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'), limit: queryInt(1, 100_000).default(10_000) });
+export const accessExportQuery = accessFilter.extend({
+  format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('json'),
+  limit: queryInt(1, 100_000).default(10_000),
+});
 
 /** logs/activity.ts toEntry: one activity-log entry as served. */
 export const activityEntryView = z.object({
@@ -34,7 +43,10 @@ export const activityEntryView = z.object({
   source: z.string(),
   event_type: z.string(),
   message: z.string().meta({ description: 'the message in English' }),
-  code: z.string().nullable().meta({ description: 'the stable code of the message (docs/reference/errors.md lists every code); a client words it in its reader\'s language; null for rows written before codes' }),
+  code: z.string().nullable().meta({
+    description:
+      "the stable code of the message (docs/reference/errors.md lists every code); a client words it in its reader's language; null for rows written before codes",
+  }),
   params: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the parameters of the message, by name; null when it has none' }),
   details: z.record(z.string(), z.unknown()).nullable(),
   user_id: z.number().int().nullable(),
@@ -42,7 +54,13 @@ export const activityEntryView = z.object({
   created_at: z.string().meta({ format: 'date-time' }),
   timestamp: z.number().int().meta({ description: 'created_at as epoch ms' }),
 });
-export const activityResponse = z.object({ ok: z.literal(true), entries: z.array(activityEntryView), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const activityResponse = z.object({
+  ok: z.literal(true),
+  entries: z.array(activityEntryView),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
 export const recentResponse = z.object({ ok: z.literal(true), entries: z.array(activityEntryView) });
 
 const headers = z.record(z.string(), z.array(z.string()));

@@ -83,10 +83,16 @@ export interface Settled {
 export async function settleMasterKey(file: string, sample: () => Promise<string | null>, log?: Logger): Promise<Settled> {
   const f = keyFiles(file);
   if (!fs.existsSync(f.next) && !fs.existsSync(f.old)) return { ...MasterKey.loadOrCreate(file), action: null };
-  const candidates = (['current', 'next', 'old'] as const).map((which) => ({ which, key: tryLoad(f[which]) })).filter((c) => c.key !== null) as { which: 'current' | 'next' | 'old'; key: MasterKey }[];
+  const candidates = (['current', 'next', 'old'] as const).map((which) => ({ which, key: tryLoad(f[which]) })).filter((c) => c.key !== null) as {
+    which: 'current' | 'next' | 'old';
+    key: MasterKey;
+  }[];
   const value = await sample();
   const winner = value === null ? candidates[0] : candidates.find((c) => opens(c.key, value));
-  if (!winner) throw new Error(`master key: none of ${[f.current, f.next, f.old].filter((x) => fs.existsSync(x)).join(', ')} opens the data in the database; nothing was changed`);
+  if (!winner)
+    throw new Error(
+      `master key: none of ${[f.current, f.next, f.old].filter((x) => fs.existsSync(x)).join(', ')} opens the data in the database; nothing was changed`,
+    );
   let action: Settled['action'] = 'kept';
   if (winner.which !== 'current') {
     renameDurably(f[winner.which], f.current);

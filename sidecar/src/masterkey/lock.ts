@@ -74,7 +74,9 @@ function touchedRecently(file: string): boolean {
 function read(file: string): LockHolder | null {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<LockHolder>;
-    return typeof v.pid === 'number' && (v.role === 'sidecar' || v.role === 'rotate-master-key') ? { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, role: v.role, since: String(v.since ?? '') } : null;
+    return typeof v.pid === 'number' && (v.role === 'sidecar' || v.role === 'rotate-master-key')
+      ? { pid: v.pid, start: typeof v.start === 'string' ? v.start : null, role: v.role, since: String(v.since ?? '') }
+      : null;
   } catch {
     return null; // missing, or cut short by a crash while being written: nobody
   }

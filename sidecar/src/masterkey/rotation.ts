@@ -97,7 +97,8 @@ export class MasterKeyRotation {
         }
         await step('hooks-done');
         const left = await openableWith(db, oldKey, tx);
-        if (left.length) throw new Error(`still sealed with the old key after re-sealing (declare the column in backup/sections.ts): ${left.slice(0, 5).join(', ')}`);
+        if (left.length)
+          throw new Error(`still sealed with the old key after re-sealing (declare the column in backup/sections.ts): ${left.slice(0, 5).join(', ')}`);
       } catch (err) {
         await tx.rollback();
         throw err;
@@ -110,7 +111,14 @@ export class MasterKeyRotation {
       await step('renamed');
       removeDurably(f.old);
       const out: RotationResult = { tables: result.tables, sealed_values: result.total, hooks: this.hookNames(), duration_ms: clock() - t0 };
-      await this.deps.events.emit({ type: 'master_key_rotated', source: opts.source, sealed_values: out.sealed_values, tables: out.tables, hooks: out.hooks, actor: opts.actor ?? null });
+      await this.deps.events.emit({
+        type: 'master_key_rotated',
+        source: opts.source,
+        sealed_values: out.sealed_values,
+        tables: out.tables,
+        hooks: out.hooks,
+        actor: opts.actor ?? null,
+      });
       return out;
     } catch (err) {
       if (committed === false) {

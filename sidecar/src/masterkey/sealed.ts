@@ -9,7 +9,10 @@ import { SECTIONS, type Row, type Section } from '../backup/sections.js';
 import { MASTER_SEALED, type MasterKey } from '../util/crypto.js';
 import { findRows } from '../db/define.js';
 
-const masterColumns = (s: Section) => Object.entries(s.secrets ?? {}).filter(([, kind]) => kind === 'master').map(([col]) => col);
+const masterColumns = (s: Section) =>
+  Object.entries(s.secrets ?? {})
+    .filter(([, kind]) => kind === 'master')
+    .map(([col]) => col);
 
 /** The sections that can hold values sealed with the master key. */
 export function sealedSections(): Section[] {

@@ -8,8 +8,12 @@ export function systemResourceEndpoints(deps: AppContext): Endpoint[] {
   const resources = new SystemResources({ clock: deps.clock, dataDir: deps.config.dataDir });
   return [
     defineEndpoint({
-      method: 'GET', path: '/system/resources', tags: ['system'], response: resourcesResponse,
-      summary: 'CPU {cores, percent, model}, memory {total, used, percent} (bytes), uptime {seconds, days, hours, minutes, formatted, bootTime} of the host, disk {total, free, used} (bytes) of the data directory',
+      method: 'GET',
+      path: '/system/resources',
+      tags: ['system'],
+      response: resourcesResponse,
+      summary:
+        'CPU {cores, percent, model}, memory {total, used, percent} (bytes), uptime {seconds, days, hours, minutes, formatted, bootTime} of the host, disk {total, free, used} (bytes) of the data directory',
       handler: async (_i, ctx) => {
         ctx.set('Cache-Control', 'no-store');
         return { ...(await resources.read()) };

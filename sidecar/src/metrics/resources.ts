@@ -48,9 +48,7 @@ export function formatUptime(seconds: number): { days: number; hours: number; mi
 export class SystemResources {
   private last: CpuSample | null = null;
 
-  constructor(
-    private readonly o: { clock: Clock; dataDir: string; sleep?: (ms: number) => Promise<void> },
-  ) {}
+  constructor(private readonly o: { clock: Clock; dataDir: string; sleep?: (ms: number) => Promise<void> }) {}
 
   private async cpuPercent(): Promise<number> {
     let prev = this.last;

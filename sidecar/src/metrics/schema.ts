@@ -7,7 +7,10 @@ export const resourcesResponse = z.object({
   cpu: z.object({ cores: z.number().int(), percent: z.number(), model: z.string() }),
   memory: z.object({ total: z.number(), used: z.number(), percent: z.number() }),
   uptime: z.object({
-    seconds: z.number().int(), days: z.number().int(), hours: z.number().int(), minutes: z.number().int(),
+    seconds: z.number().int(),
+    days: z.number().int(),
+    hours: z.number().int(),
+    minutes: z.number().int(),
     formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
     bootTime: z.string().meta({ description: 'ISO 8601 time the host booted' }),
   }),

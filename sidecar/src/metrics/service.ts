@@ -35,24 +35,99 @@ export interface SeriesDecl {
  * happen: the route-auth verify outcomes and the proxy apply duration.
  */
 export const SERIES = [
-  { name: 'gatehouse_proxy_apply_duration_seconds', type: 'histogram', labels: { result: '`ok`, `error`' }, help: 'Time of one change of the configuration Caddy runs (a full POST /load or a set of host changes, POST /gatehouse/hostroute/changes), by result (ok, error); none in no-proxy mode' },
-  { name: 'gatehouse_route_auth_verify_total', type: 'counter', labels: { outcome: '`allowed`, `login_required`, `denied`, `method_not_allowed`, `error`' }, help: 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error) since the start' },
+  {
+    name: 'gatehouse_proxy_apply_duration_seconds',
+    type: 'histogram',
+    labels: { result: '`ok`, `error`' },
+    help: 'Time of one change of the configuration Caddy runs (a full POST /load or a set of host changes, POST /gatehouse/hostroute/changes), by result (ok, error); none in no-proxy mode',
+  },
+  {
+    name: 'gatehouse_route_auth_verify_total',
+    type: 'counter',
+    labels: { outcome: '`allowed`, `login_required`, `denied`, `method_not_allowed`, `error`' },
+    help: 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error) since the start',
+  },
   { name: 'gatehouse_peers', type: 'gauge', labels: {}, help: 'Peers configured' },
   { name: 'gatehouse_peers_online', type: 'gauge', labels: {}, help: 'Peers online (enabled, not expired, handshake within the last 3 minutes)' },
   { name: 'gatehouse_peer_online', type: 'gauge', labels: { peer_id: '', peer: 'the peer name' }, help: 'Whether a peer is online (1) or not (0)' },
-  { name: 'gatehouse_peer_receive_bytes_total', type: 'counter', labels: { peer_id: '', peer: 'the peer name' }, help: 'Bytes the server received from a peer through the tunnel (all time, as counted by the poller)' },
-  { name: 'gatehouse_peer_transmit_bytes_total', type: 'counter', labels: { peer_id: '', peer: 'the peer name' }, help: 'Bytes the server sent to a peer through the tunnel (all time, as counted by the poller)' },
-  { name: 'gatehouse_peer_last_handshake_age_seconds', type: 'gauge', labels: { peer_id: '', peer: 'the peer name' }, help: "Seconds since a peer's latest WireGuard handshake (active peers that ever shook hands)" },
-  { name: 'gatehouse_routes', type: 'gauge', labels: { type: '`http`, `l4`', state: '`enabled`, `disabled`' }, help: 'Routes by type (http, l4) and state (enabled, disabled)' },
-  { name: 'gatehouse_route_requests_total', type: 'counter', labels: { route_id: '', domain: '' }, help: "Requests Caddy served for a route: both servers, all methods, an HTTPS route's HTTP to HTTPS redirects included (from the host map's gatehouse_hostroute_requests_total in Caddy, per host)" },
-  { name: 'gatehouse_route_request_duration_seconds', type: 'histogram', labels: { route_id: '', domain: '', code: 'the HTTP status' }, help: "Round-trip time of a route's requests in Caddy, by status code, in Caddy's buckets (from the host map's gatehouse_hostroute_request_duration_seconds in Caddy, per host)" },
-  { name: 'gatehouse_circuit_breaker_open', type: 'gauge', labels: { route_id: '', domain: '' }, help: "Whether a route's circuit breaker is open or half-open (1) or closed (0); routes with the breaker enabled" },
-  { name: 'gatehouse_circuit_breaker_failures', type: 'gauge', labels: { route_id: '', domain: '' }, help: "Consecutive failures a route's circuit breaker last reported" },
-  { name: 'gatehouse_gateway_up', type: 'gauge', labels: { peer_id: '', gateway: 'the gateway peer name' }, help: 'Whether a gateway companion is online (1) or not (0: offline or unknown)' },
-  { name: 'gatehouse_gateways', type: 'gauge', labels: { status: '`online`, `offline`, `unknown`' }, help: 'Gateway companions by status (online, offline, unknown)' },
-  { name: 'gatehouse_webhook_deliveries', type: 'gauge', labels: { status: '`pending`, `delivered`, `failed`' }, help: 'Rows of the webhook delivery log (webhook_deliveries) by status (pending, delivered, failed)' },
-  { name: 'gatehouse_wireguard_up', type: 'gauge', labels: {}, help: 'Whether the WireGuard interface was up (1) or not (0) at the last poll; absent when Gatehouse does not manage it' },
-  { name: 'gatehouse_caddy_metrics_up', type: 'gauge', labels: {}, help: "Whether Caddy's own metrics could be read at this scrape (1) or not (0); absent in no-proxy mode" },
+  {
+    name: 'gatehouse_peer_receive_bytes_total',
+    type: 'counter',
+    labels: { peer_id: '', peer: 'the peer name' },
+    help: 'Bytes the server received from a peer through the tunnel (all time, as counted by the poller)',
+  },
+  {
+    name: 'gatehouse_peer_transmit_bytes_total',
+    type: 'counter',
+    labels: { peer_id: '', peer: 'the peer name' },
+    help: 'Bytes the server sent to a peer through the tunnel (all time, as counted by the poller)',
+  },
+  {
+    name: 'gatehouse_peer_last_handshake_age_seconds',
+    type: 'gauge',
+    labels: { peer_id: '', peer: 'the peer name' },
+    help: "Seconds since a peer's latest WireGuard handshake (active peers that ever shook hands)",
+  },
+  {
+    name: 'gatehouse_routes',
+    type: 'gauge',
+    labels: { type: '`http`, `l4`', state: '`enabled`, `disabled`' },
+    help: 'Routes by type (http, l4) and state (enabled, disabled)',
+  },
+  {
+    name: 'gatehouse_route_requests_total',
+    type: 'counter',
+    labels: { route_id: '', domain: '' },
+    help: "Requests Caddy served for a route: both servers, all methods, an HTTPS route's HTTP to HTTPS redirects included (from the host map's gatehouse_hostroute_requests_total in Caddy, per host)",
+  },
+  {
+    name: 'gatehouse_route_request_duration_seconds',
+    type: 'histogram',
+    labels: { route_id: '', domain: '', code: 'the HTTP status' },
+    help: "Round-trip time of a route's requests in Caddy, by status code, in Caddy's buckets (from the host map's gatehouse_hostroute_request_duration_seconds in Caddy, per host)",
+  },
+  {
+    name: 'gatehouse_circuit_breaker_open',
+    type: 'gauge',
+    labels: { route_id: '', domain: '' },
+    help: "Whether a route's circuit breaker is open or half-open (1) or closed (0); routes with the breaker enabled",
+  },
+  {
+    name: 'gatehouse_circuit_breaker_failures',
+    type: 'gauge',
+    labels: { route_id: '', domain: '' },
+    help: "Consecutive failures a route's circuit breaker last reported",
+  },
+  {
+    name: 'gatehouse_gateway_up',
+    type: 'gauge',
+    labels: { peer_id: '', gateway: 'the gateway peer name' },
+    help: 'Whether a gateway companion is online (1) or not (0: offline or unknown)',
+  },
+  {
+    name: 'gatehouse_gateways',
+    type: 'gauge',
+    labels: { status: '`online`, `offline`, `unknown`' },
+    help: 'Gateway companions by status (online, offline, unknown)',
+  },
+  {
+    name: 'gatehouse_webhook_deliveries',
+    type: 'gauge',
+    labels: { status: '`pending`, `delivered`, `failed`' },
+    help: 'Rows of the webhook delivery log (webhook_deliveries) by status (pending, delivered, failed)',
+  },
+  {
+    name: 'gatehouse_wireguard_up',
+    type: 'gauge',
+    labels: {},
+    help: 'Whether the WireGuard interface was up (1) or not (0) at the last poll; absent when Gatehouse does not manage it',
+  },
+  {
+    name: 'gatehouse_caddy_metrics_up',
+    type: 'gauge',
+    labels: {},
+    help: "Whether Caddy's own metrics could be read at this scrape (1) or not (0); absent in no-proxy mode",
+  },
 ] as const satisfies readonly SeriesDecl[];
 type SeriesName = (typeof SERIES)[number]['name'];
 const declared = (name: SeriesName): SeriesDecl => SERIES.find((x) => x.name === name)!;
@@ -131,7 +206,10 @@ const bool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v ==
 /** The route serving a host as Caddy labels it (any case, maybe with a port): exact domain first, then a one-label wildcard. */
 export function routeForHost(byDomain: Map<string, { id: number; domain: string }>, host: string): { id: number; domain: string } | undefined {
   // Caddy labels the Host header as sent: without a port on 80/443, with it on other ports
-  const h = host.toLowerCase().replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  const h = host
+    .toLowerCase()
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
   const exact = byDomain.get(h);
   if (exact) return exact;
   const dot = h.indexOf('.');
@@ -202,7 +280,13 @@ export class MetricsService {
     });
     const outcomes = this.routeAuth;
     const verify = new SnapshotMetric(declared('gatehouse_route_auth_verify_total'));
-    verify.get = () => ({ name: verify.name, help: verify.help, type: verify.type, aggregator: verify.aggregator, values: OUTCOMES.map((o) => ({ labels: { outcome: o }, value: outcomes[o] })) });
+    verify.get = () => ({
+      name: verify.name,
+      help: verify.help,
+      type: verify.type,
+      aggregator: verify.aggregator,
+      values: OUTCOMES.map((o) => ({ labels: { outcome: o }, value: outcomes[o] })),
+    });
     this.registry.registerMetric(verify as never);
     for (const decl of SERIES) {
       if (decl.name === apply.name || decl.name === verify.name) continue;
@@ -246,7 +330,9 @@ export class MetricsService {
     const now = this.src.clock();
     const [peers, routes, gateways, deliveries, caddyText] = await Promise.all([
       findRows(db.models.Peer, { attributes: ['id', 'name', 'enabled', 'expires_at', 'latest_handshake', 'total_rx', 'total_tx'], order: [['id', 'ASC']] }),
-      db.sequelize.query('SELECT id, domain, route_type, enabled, circuit_breaker_enabled, cb_failure_count, cb_opened_at FROM routes ORDER BY id', { type: QueryTypes.SELECT }) as Promise<Record<string, unknown>[]>,
+      db.sequelize.query('SELECT id, domain, route_type, enabled, circuit_breaker_enabled, cb_failure_count, cb_opened_at FROM routes ORDER BY id', {
+        type: QueryTypes.SELECT,
+      }) as Promise<Record<string, unknown>[]>,
       this.src.gateways ? this.src.gateways() : Promise.resolve(null),
       this.webhookDeliveries(),
       this.caddyMetrics(),
@@ -292,10 +378,13 @@ export class MetricsService {
         cbFailures.push({ labels: { route_id: id, domain }, value: num(r.cb_failure_count) });
       }
     }
-    this.set('gatehouse_routes', [...byTypeState].map(([k, value]) => {
-      const [type, state] = k.split('|');
-      return { labels: { type, state }, value };
-    }));
+    this.set(
+      'gatehouse_routes',
+      [...byTypeState].map(([k, value]) => {
+        const [type, state] = k.split('|');
+        return { labels: { type, state }, value };
+      }),
+    );
     this.set('gatehouse_circuit_breaker_open', cbOpen);
     this.set('gatehouse_circuit_breaker_failures', cbFailures);
 
@@ -315,8 +404,14 @@ export class MetricsService {
     if (gateways) {
       const counts = { online: 0, offline: 0, unknown: 0 };
       for (const g of gateways) counts[g.status]++;
-      this.set('gatehouse_gateway_up', gateways.map((g) => ({ labels: { peer_id: g.peer_id, gateway: g.name }, value: g.status === 'online' ? 1 : 0 })));
-      this.set('gatehouse_gateways', Object.entries(counts).map(([status, value]) => ({ labels: { status }, value })));
+      this.set(
+        'gatehouse_gateway_up',
+        gateways.map((g) => ({ labels: { peer_id: g.peer_id, gateway: g.name }, value: g.status === 'online' ? 1 : 0 })),
+      );
+      this.set(
+        'gatehouse_gateways',
+        Object.entries(counts).map(([status, value]) => ({ labels: { status }, value })),
+      );
     }
 
     this.set('gatehouse_webhook_deliveries', deliveries);
@@ -327,7 +422,10 @@ export class MetricsService {
 
   /** Rows of the webhook delivery log (webhooks/model.ts) by status; every status listed, 0 when none. */
   private async webhookDeliveries(): Promise<Value[]> {
-    const rows = (await this.src.db.sequelize.query('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status', { type: QueryTypes.SELECT })) as { status: string; n: number | string }[];
+    const rows = (await this.src.db.sequelize.query('SELECT status, COUNT(*) AS n FROM webhook_deliveries GROUP BY status', { type: QueryTypes.SELECT })) as {
+      status: string;
+      n: number | string;
+    }[];
     const counts = new Map<string, number>(DELIVERY_STATUSES.map((st) => [st, 0]));
     for (const r of rows) counts.set(r.status, Number(r.n));
     return [...counts].map(([status, value]) => ({ labels: { status }, value }));

@@ -17,7 +17,10 @@ const NAME_RE = /^[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*$/u;
 export const peerName = z
   .string()
   .refine((v) => codePoints(v) <= NAME_MAX, `at most ${NAME_MAX} characters`)
-  .refine((v) => /^\s*(?:[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*)?\s*$/u.test(v), "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit")
+  .refine(
+    (v) => /^\s*(?:[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*)?\s*$/u.test(v),
+    "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit",
+  )
   .trim()
   .min(1, 'required')
   // after trimming: the pattern above already says it of the value as sent
@@ -41,7 +44,10 @@ export const dnsList = z
   .max(255, 'at most 255 characters')
   .regex(whole(`\\s*(?:${DNS_ITEM})?\\s*(?:,\\s*(?:${DNS_ITEM})?\\s*)*`), 'comma-separated IP addresses (DNS servers) or domains (search domains)')
   .transform((v, ctx) => {
-    const items = v.split(',').map((x) => x.trim()).filter(Boolean);
+    const items = v
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     for (const i of items) {
       if (!isDnsEntry(i)) {
         ctx.addIssue(fieldIssue(msg('field.not_ip_or_domain', { value: i.slice(0, 60) })));
@@ -54,8 +60,14 @@ export const dnsList = z
 /** A comma-separated (or array) list of IPv4 CIDRs routed to the peer. */
 export const allowedIpsList = z
   .union([
-    z.string().max(1000).regex(whole(`[\\s,]*${IPV4_CIDR}(?:\\s*,[\\s,]*${IPV4_CIDR})*[\\s,]*`), 'comma-separated IPv4 CIDRs such as 10.8.0.5/32'),
-    z.array(z.string().regex(whole(`\\s*${IPV4_CIDR}\\s*`), 'an IPv4 CIDR such as 192.168.1.0/24')).min(1, 'at least one CIDR').max(64),
+    z
+      .string()
+      .max(1000)
+      .regex(whole(`[\\s,]*${IPV4_CIDR}(?:\\s*,[\\s,]*${IPV4_CIDR})*[\\s,]*`), 'comma-separated IPv4 CIDRs such as 10.8.0.5/32'),
+    z
+      .array(z.string().regex(whole(`\\s*${IPV4_CIDR}\\s*`), 'an IPv4 CIDR such as 192.168.1.0/24'))
+      .min(1, 'at least one CIDR')
+      .max(64),
   ])
   .transform((v, ctx) => {
     const items = (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter(Boolean);
@@ -92,20 +104,23 @@ export type CreatePeerInput = z.infer<typeof createPeerBody>;
 
 /** What PUT /peers/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const PEER_READ_ONLY = storedResourceFields('peer');
-export const updatePeerBody = ignoringReadOnly(z.strictObject({
-  name: peerName.optional(),
-  description: description.nullable().optional(),
-  tags: tagList.optional(),
-  group_id: groupId.optional(),
-  expires_at: dateInput.nullable().optional(),
-  dns: dnsList.nullable().optional(),
-  enabled: boolish.optional(),
-  allowed_ips: allowedIpsList.optional(),
-  api_port: z.number().int().min(1).max(65535).nullable().optional(),
-  persistent_keepalive: keepalive.nullable().optional(),
-  /** new key pair and preshared key; the old config stops working at once */
-  regenerate_keys: z.literal(true).optional(),
-}), PEER_READ_ONLY);
+export const updatePeerBody = ignoringReadOnly(
+  z.strictObject({
+    name: peerName.optional(),
+    description: description.nullable().optional(),
+    tags: tagList.optional(),
+    group_id: groupId.optional(),
+    expires_at: dateInput.nullable().optional(),
+    dns: dnsList.nullable().optional(),
+    enabled: boolish.optional(),
+    allowed_ips: allowedIpsList.optional(),
+    api_port: z.number().int().min(1).max(65535).nullable().optional(),
+    persistent_keepalive: keepalive.nullable().optional(),
+    /** new key pair and preshared key; the old config stops working at once */
+    regenerate_keys: z.literal(true).optional(),
+  }),
+  PEER_READ_ONLY,
+);
 export type UpdatePeerInput = z.infer<typeof updatePeerBody>;
 
 export const batchBody = z.strictObject({
@@ -128,18 +143,31 @@ export const PEER_SORT_KEYS = ['id', 'name', 'created_at', 'last_handshake', 'tr
 export const PEER_SORTS = sortValues(PEER_SORT_KEYS);
 
 export const listPeersQuery = paging.extend({
-  q: searchText.optional().meta({ description: 'case-insensitive substring of name, description, address, allowed_ips, hostname or tags (% and _ are plain characters)' }),
+  q: searchText
+    .optional()
+    .meta({ description: 'case-insensitive substring of name, description, address, allowed_ips, hostname or tags (% and _ are plain characters)' }),
   group_id: z
-    .union([z.literal('none'), z.string().regex(/^[1-9]\d{0,8}$/).transform(Number)], { error: 'must be a group id or none' })
+    .union(
+      [
+        z.literal('none'),
+        z
+          .string()
+          .regex(/^[1-9]\d{0,8}$/)
+          .transform(Number),
+      ],
+      { error: 'must be a group id or none' },
+    )
     .optional()
     .meta({ description: 'peers of this group; none: peers without a group' }),
   tag: tagName.optional().meta({ description: 'peers carrying this tag (whole entry, case-insensitive)' }),
-  online: queryBool.optional().meta({ description: 'the peer view\'s isOnline: enabled, not expired, handshake within the last 180 s' }),
+  online: queryBool.optional().meta({ description: "the peer view's isOnline: enabled, not expired, handshake within the last 180 s" }),
   enabled: queryBool.optional(),
   sort: z
     .enum(PEER_SORTS, { error: fieldText('field.one_of', { values: [...PEER_SORTS] }) })
     .optional()
-    .meta({ description: 'order; a leading - sorts descending; default id. last_handshake: never-connected peers count as oldest; traffic: total_rx + total_tx' }),
+    .meta({
+      description: 'order; a leading - sorts descending; default id. last_handshake: never-connected peers count as oldest; traffic: total_rx + total_tx',
+    }),
 });
 export type ListPeersQuery = z.infer<typeof listPeersQuery>;
 
@@ -191,20 +219,25 @@ export const peerResponse = z.object({ ok: z.literal(true), peer: peerView });
 export const peerCreatedResponse = z.object({
   ok: z.literal(true),
   peer: peerView,
-  gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }).optional().meta({ description: 'only when is_gateway: the companion tokens and gateway.env, shown once' }),
+  gateway: z
+    .object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() })
+    .optional()
+    .meta({ description: 'only when is_gateway: the companion tokens and gateway.env, shown once' }),
 });
 export const peerToggleResponse = z.object({ ok: z.literal(true), peer: peerView, enabled: peerView.shape.enabled });
 export const peerBatchResponse = z.object({
   ok: z.literal(true),
   action: z.enum(['enable', 'disable', 'delete']),
-  results: z.array(z.object({
-    id: z.number().int(),
-    ok: z.boolean(),
-    status: z.number().int().meta({ description: 'the HTTP status the single-peer call would have answered' }),
-    error: z.string().optional(),
-    enabled: z.union([z.literal(0), z.literal(1)]).optional(),
-    deleted: z.boolean().optional(),
-  })),
+  results: z.array(
+    z.object({
+      id: z.number().int(),
+      ok: z.boolean(),
+      status: z.number().int().meta({ description: 'the HTTP status the single-peer call would have answered' }),
+      error: z.string().optional(),
+      enabled: z.union([z.literal(0), z.literal(1)]).optional(),
+      deleted: z.boolean().optional(),
+    }),
+  ),
   succeeded: z.number().int(),
   failed: z.number().int(),
 });

@@ -45,7 +45,6 @@ export function configFileName(name: string, id: number): string {
   return `${base || `peer-${id}`}.conf`;
 }
 
-
 interface Range {
   lo: number;
   hi: number;
@@ -84,13 +83,13 @@ export class PeersService {
   }
 
   async getRow(id: number): Promise<PeerRow> {
-    const r = (await findRowByPk(this.Peer, id, {}));
+    const r = await findRowByPk(this.Peer, id, {});
     if (!r) throw notFound(msg('peer.not_found'));
     return r;
   }
 
   async get(id: number): Promise<PeerView> {
-    const r = (await findRowByPk(this.Peer, id, { attributes: VIEW_ATTRS }));
+    const r = await findRowByPk(this.Peer, id, { attributes: VIEW_ATTRS });
     if (!r) throw notFound(msg('peer.not_found'));
     return this.view(r);
   }
@@ -156,7 +155,8 @@ export class PeersService {
 
   private async assertGroup(groupId: number | null | undefined): Promise<void> {
     if (groupId === null || groupId === undefined) return;
-    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true }))) throw invalidFields({ group_id: msg('peer.field.no_such_group') });
+    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true })))
+      throw invalidFields({ group_id: msg('peer.field.no_such_group') });
   }
 
   /** Applies one peer's change to the tunnel; a driver failure is logged and healed by a full resync. */
@@ -168,13 +168,21 @@ export class PeersService {
     if (proxy && using.length) {
       // Only these routes' hosts are re-rendered (proxy/apply.ts); routes that list the peer in
       // their ACL follow with the reconcile loop's comparison, as before.
-      void proxy.apply({ routes: using.map((r) => Number(r.id)), reason: 'peer changed' }).catch((err) => this.deps.log.warn('proxy re-apply after a peer change failed', { peer_id: before.id, err: String(err) }));
+      void proxy
+        .apply({ routes: using.map((r) => Number(r.id)), reason: 'peer changed' })
+        .catch((err) => this.deps.log.warn('proxy re-apply after a peer change failed', { peer_id: before.id, err: String(err) }));
     }
     try {
       await this.wg.reconcilePeer(before);
     } catch (err) {
       this.deps.log.error('applying a peer to the WireGuard interface failed', { peer_id: before.id, err: String(err) });
-      await this.deps.activity.record({ severity: 'error', source: 'wireguard', event_type: 'wg_apply_failed', msg: msg('peer.apply_failed', { name: before.name }), details: { peer_id: before.id, error: String(err) } });
+      await this.deps.activity.record({
+        severity: 'error',
+        source: 'wireguard',
+        event_type: 'wg_apply_failed',
+        msg: msg('peer.apply_failed', { name: before.name }),
+        details: { peer_id: before.id, error: String(err) },
+      });
       this.wg.scheduleHeal();
     }
   }
@@ -231,7 +239,7 @@ export class PeersService {
           const created = await this.Peer.create(values);
           (this.taken ?? taken).add(n);
           this.hint = n + 1;
-          return { ...values, id: (created.get('id') as number) } as PeerRow;
+          return { ...values, id: created.get('id') as number } as PeerRow;
         } catch (err) {
           if (!(err instanceof UniqueConstraintError) || attempt >= 5) throw err;
           if (await this.nameTaken(input.name)) throw nameConflict(input.name);
@@ -258,7 +266,10 @@ export class PeersService {
     if (extra.length) {
       const others = await findRows(this.Peer, { attributes: ['id', 'name', 'allowed_ips'], where: { id: { [Op.ne]: row.id } } });
       for (const o of others) {
-        for (const oc of o.allowed_ips.split(',').map((x) => x.trim()).filter(Boolean)) {
+        for (const oc of o.allowed_ips
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)) {
           for (const c of extra) {
             if (overlaps(cidrRange(c), cidrRange(oc))) throw conflict(msg('peer.allowed_ips_overlap', { cidr: c, other: oc, peer: o.name }));
           }
@@ -415,7 +426,10 @@ export class PeersService {
       attributes: ['id', 'name'],
       where: { [Op.and]: [sqlWhere(fn('LOWER', col('hostname')), hostname), { id: { [Op.ne]: id } }] },
     });
-    if (other) throw new AppError('conflict', msg('peer.hostname_taken', { hostname, peer: other.name }), { hostname: msg('peer.field.hostname_taken', { peer: other.name }) });
+    if (other)
+      throw new AppError('conflict', msg('peer.hostname_taken', { hostname, peer: other.name }), {
+        hostname: msg('peer.field.hostname_taken', { peer: other.name }),
+      });
   }
 
   /**
@@ -435,7 +449,9 @@ export class PeersService {
     await this.deps.activity.record({
       source: 'dns',
       event_type: hostname ? 'peer_hostname_set' : 'peer_hostname_removed',
-      msg: hostname ? msg('peer.hostname_set', { name: before.name, fqdn: `${hostname}.${this.deps.config.dnsDomain}` }) : msg('peer.hostname_removed', { name: before.name }),
+      msg: hostname
+        ? msg('peer.hostname_set', { name: before.name, fqdn: `${hostname}.${this.deps.config.dnsDomain}` })
+        : msg('peer.hostname_removed', { name: before.name }),
       details: { peer_id: id, hostname: hostname || null, previous: before.hostname, previous_source: before.hostname_source },
       user_id: actor ?? null,
     });
@@ -448,7 +464,8 @@ export class PeersService {
    */
   async setAgentHostname(peerId: number, name: string | null): Promise<{ applied: boolean; reason?: string; peer: PeerView }> {
     const parsed = hostnameValue.nullable().safeParse(name);
-    if (!parsed.success) throw validation(msg('request.validation_failed'), { hostname: parsed.error.issues[0] ? issueMessage(parsed.error.issues[0]) : msg('field.invalid') });
+    if (!parsed.success)
+      throw validation(msg('request.validation_failed'), { hostname: parsed.error.issues[0] ? issueMessage(parsed.error.issues[0]) : msg('field.invalid') });
     const hostname = parsed.data || null;
     const before = await this.getRow(peerId);
     if (before.hostname && before.hostname_source === 'admin') {
@@ -462,7 +479,12 @@ export class PeersService {
     );
     if (hostname !== before.hostname) {
       await this.dns.refresh();
-      await this.deps.activity.record({ source: 'dns', event_type: 'peer_hostname_reported', msg: msg('peer.hostname_reported', { name: before.name, hostname: hostname ?? null }), details: { peer_id: peerId, hostname, previous: before.hostname } });
+      await this.deps.activity.record({
+        source: 'dns',
+        event_type: 'peer_hostname_reported',
+        msg: msg('peer.hostname_reported', { name: before.name, hostname: hostname ?? null }),
+        details: { peer_id: peerId, hostname, previous: before.hostname },
+      });
     }
     return { applied: true, peer: await this.get(peerId) };
   }

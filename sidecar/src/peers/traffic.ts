@@ -48,14 +48,21 @@ export async function addSamples(s: Sequelize, samples: TrafficSample[], now: nu
     const chunk = rows.slice(i, i + 200);
     const values = chunk.map(() => `(?, '5m', ?, ?, ?)`).join(', ');
     const replacements = chunk.flatMap((x) => [x.peerId, bucket, x.rx, x.tx]);
-    await s.query(`INSERT INTO peer_traffic (peer_id, resolution, bucket_start, rx, tx) VALUES ${values} ${UPSERT_TAIL}`, { replacements, transaction, type: QueryTypes.INSERT });
+    await s.query(`INSERT INTO peer_traffic (peer_id, resolution, bucket_start, rx, tx) VALUES ${values} ${UPSERT_TAIL}`, {
+      replacements,
+      transaction,
+      type: QueryTypes.INSERT,
+    });
   }
 }
 
 /** Folds buckets older than their retention into the next resolution; drops 1d buckets past 400 days. */
 export async function rollup(s: Sequelize, now: number): Promise<{ folded5m: number; folded1h: number; dropped1d: number }> {
   const out = { folded5m: 0, folded1h: 0, dropped1d: 0 };
-  const steps: [Resolution, Resolution, 'folded5m' | 'folded1h'][] = [['5m', '1h', 'folded5m'], ['1h', '1d', 'folded1h']];
+  const steps: [Resolution, Resolution, 'folded5m' | 'folded1h'][] = [
+    ['5m', '1h', 'folded5m'],
+    ['1h', '1d', 'folded1h'],
+  ];
   for (const [from, to, key] of steps) {
     const size = RESOLUTION_MS[to];
     // Aligned to the target resolution, so a coarse bucket is only ever built from complete input.
@@ -68,14 +75,29 @@ export async function rollup(s: Sequelize, now: number): Promise<{ folded5m: num
          GROUP BY peer_id, bucket_start - (bucket_start % ?) ${UPSERT_TAIL}`,
         { replacements: [to, size, from, cutoff, size], transaction, type: QueryTypes.INSERT },
       );
-      const [n] = await s.query('SELECT COUNT(*) AS n FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', { replacements: [from, cutoff], transaction, type: QueryTypes.SELECT }) as { n: number | string }[];
+      const [n] = (await s.query('SELECT COUNT(*) AS n FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', {
+        replacements: [from, cutoff],
+        transaction,
+        type: QueryTypes.SELECT,
+      })) as { n: number | string }[];
       out[key] = Number(n.n);
-      await s.query('DELETE FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', { replacements: [from, cutoff], transaction, type: QueryTypes.DELETE });
+      await s.query('DELETE FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', {
+        replacements: [from, cutoff],
+        transaction,
+        type: QueryTypes.DELETE,
+      });
     });
   }
-  const [d] = await s.query('SELECT COUNT(*) AS n FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', { replacements: ['1d', now - RETENTION['1d']], type: QueryTypes.SELECT }) as { n: number | string }[];
+  const [d] = (await s.query('SELECT COUNT(*) AS n FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', {
+    replacements: ['1d', now - RETENTION['1d']],
+    type: QueryTypes.SELECT,
+  })) as { n: number | string }[];
   out.dropped1d = Number(d.n);
-  if (out.dropped1d) await s.query('DELETE FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', { replacements: ['1d', now - RETENTION['1d']], type: QueryTypes.DELETE });
+  if (out.dropped1d)
+    await s.query('DELETE FROM peer_traffic WHERE resolution = ? AND bucket_start < ?', {
+      replacements: ['1d', now - RETENTION['1d']],
+      type: QueryTypes.DELETE,
+    });
   return out;
 }
 
@@ -83,7 +105,12 @@ export async function rollup(s: Sequelize, now: number): Promise<{ folded5m: num
  * Chart data for a period: one point per step (oldest first, empty steps as zeros), for one peer or
  * (peerId undefined) for all peers together.
  */
-export async function series<P extends Period>(s: Sequelize, period: P, now: number, peerId?: number): Promise<{ period: P; step_ms: number; from: number; to: number; points: ChartPoint[]; total_rx: number; total_tx: number }> {
+export async function series<P extends Period>(
+  s: Sequelize,
+  period: P,
+  now: number,
+  peerId?: number,
+): Promise<{ period: P; step_ms: number; from: number; to: number; points: ChartPoint[]; total_rx: number; total_tx: number }> {
   const { window, step } = PERIODS[period];
   const to = floorTo(now, step) + step;
   const from = to - window;
@@ -110,6 +137,9 @@ export async function series<P extends Period>(s: Sequelize, period: P, now: num
 
 /** Bytes received and sent since `since` (all peers). */
 export async function totalsSince(s: Sequelize, since: number): Promise<{ rx: number; tx: number }> {
-  const [r] = (await s.query('SELECT COALESCE(SUM(rx), 0) AS rx, COALESCE(SUM(tx), 0) AS tx FROM peer_traffic WHERE bucket_start >= ?', { replacements: [since], type: QueryTypes.SELECT })) as { rx: number | string; tx: number | string }[];
+  const [r] = (await s.query('SELECT COALESCE(SUM(rx), 0) AS rx, COALESCE(SUM(tx), 0) AS tx FROM peer_traffic WHERE bucket_start >= ?', {
+    replacements: [since],
+    type: QueryTypes.SELECT,
+  })) as { rx: number | string; tx: number | string }[];
   return { rx: Number(r.rx), tx: Number(r.tx) };
 }

@@ -8,8 +8,30 @@ import type { PeerView } from './schema.js';
 export const ONLINE_WINDOW_MS = 180_000;
 
 /** The columns the Peer JSON is built from (never the sealed keys or raw counters). */
-export const VIEW_ATTRS = ['id', 'name', 'description', 'peer_type', 'enabled', 'public_key', 'address', 'allowed_ips', 'dns', 'persistent_keepalive', 'tags', 'group_id',
-  'hostname', 'hostname_source', 'expires_at', 'api_port', 'total_rx', 'total_tx', 'latest_handshake', 'endpoint', 'created_at', 'updated_at'] as const;
+export const VIEW_ATTRS = [
+  'id',
+  'name',
+  'description',
+  'peer_type',
+  'enabled',
+  'public_key',
+  'address',
+  'allowed_ips',
+  'dns',
+  'persistent_keepalive',
+  'tags',
+  'group_id',
+  'hostname',
+  'hostname_source',
+  'expires_at',
+  'api_port',
+  'total_rx',
+  'total_tx',
+  'latest_handshake',
+  'endpoint',
+  'created_at',
+  'updated_at',
+] as const;
 /** A peer row with the columns the Peer JSON is built from. */
 export type PeerViewRow = Pick<PeerRow, (typeof VIEW_ATTRS)[number]>;
 

@@ -33,7 +33,10 @@ export class CaddyAdminClient {
   private loadTimeoutMs: number;
   private requestTimeoutMs: number;
 
-  constructor(readonly address: string, opts: AdminClientOptions = {}) {
+  constructor(
+    readonly address: string,
+    opts: AdminClientOptions = {},
+  ) {
     const i = address.lastIndexOf(':');
     this.host = address.slice(0, i).replace(/^\[|\]$/g, '');
     this.port = Number(address.slice(i + 1));
@@ -43,7 +46,13 @@ export class CaddyAdminClient {
 
   // node:http rather than fetch: fetch sends Sec-Fetch-Mode, which makes Caddy's admin API apply
   // its browser (Origin) checks.
-  private call(method: string, path: string, body: string | undefined, timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+  private call(
+    method: string,
+    path: string,
+    body: string | undefined,
+    timeoutMs: number,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const req = http.request(
         {
@@ -52,7 +61,10 @@ export class CaddyAdminClient {
           method,
           path,
           agent: this.agent,
-          headers: { ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...extraHeaders },
+          headers: {
+            ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+            ...extraHeaders,
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];

@@ -49,7 +49,11 @@ export function proxyConfigHash(cfg: CaddyConfig): string {
 }
 
 const hostTerm = (m: string, host: string, hash: string) => crypto.createHash('sha256').update(`${m}\0${host}\0${hash}`).digest();
-const combine = (frameHash: string, acc: Buffer) => crypto.createHash('sha256').update(`${frameHash}\n${acc.toString('hex')}`).digest('hex');
+const combine = (frameHash: string, acc: Buffer) =>
+  crypto
+    .createHash('sha256')
+    .update(`${frameHash}\n${acc.toString('hex')}`)
+    .digest('hex');
 function xorInto(acc: Buffer, term: Buffer): void {
   for (let i = 0; i < 32; i++) acc[i] ^= term[i];
 }
@@ -289,7 +293,9 @@ export class AppliedState {
   }
 
   hostMaps(): string[] {
-    return [...this.maps.keys()].filter((m) => m === HTTP_SERVER || this.maps.get(m)!.size > 0 || (this.frameJson !== null && frameHostMap(JSON.parse(this.frameJson), m) !== undefined));
+    return [...this.maps.keys()].filter(
+      (m) => m === HTTP_SERVER || this.maps.get(m)!.size > 0 || (this.frameJson !== null && frameHostMap(JSON.parse(this.frameJson), m) !== undefined),
+    );
   }
 
   hostEntry(m: string, host: string): HostEntry | undefined {

@@ -10,7 +10,11 @@ export function proxyEndpoints(deps: AppContext): Endpoint[] {
   const supervisor = () => deps.caddySupervisor;
   return [
     defineEndpoint({
-      method: 'GET', path: '/caddy/status', response: caddyStatusResponse, summary: 'Caddy process and configuration status: running, pid, uptime_s, admin_api', tags: ['system'],
+      method: 'GET',
+      path: '/caddy/status',
+      response: caddyStatusResponse,
+      summary: 'Caddy process and configuration status: running, pid, uptime_s, admin_api',
+      tags: ['system'],
       handler: async () => {
         const sup = supervisor();
         const proc = sup ? sup.status() : { running: false, pid: null, uptime_s: null, admin_api: deps.config.caddyAdmin, restarts: 0 };
@@ -18,11 +22,21 @@ export function proxyEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/caddy/reload', response: caddyReloadResponse, summary: 'Re-render the proxy configuration from the database and load it through the admin API', tags: ['system'],
+      method: 'POST',
+      path: '/caddy/reload',
+      response: caddyReloadResponse,
+      summary: 'Re-render the proxy configuration from the database and load it through the admin API',
+      tags: ['system'],
       handler: async (_i, ctx) => {
         const r = await proxy().apply({ force: true, reason: 'reload requested' });
         const config_hash = proxy().configHash();
-        await deps.activity.record({ source: 'system', event_type: 'proxy_reloaded', msg: msg('proxy.reloaded'), details: { config_hash, loaded: r.loaded }, user_id: actingUserId(ctx.state.principal) });
+        await deps.activity.record({
+          source: 'system',
+          event_type: 'proxy_reloaded',
+          msg: msg('proxy.reloaded'),
+          details: { config_hash, loaded: r.loaded },
+          user_id: actingUserId(ctx.state.principal),
+        });
         return { loaded: r.loaded, config_hash, mode: proxy().mode };
       },
     }),

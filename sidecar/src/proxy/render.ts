@@ -34,7 +34,18 @@ import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
 import { aclPeerAddresses, protectionRoutes } from './fragments/protection.js';
 import { botBlockHandler, circuitBreakerHandler, mirrorHandler, retryRoutes } from './fragments/resilience.js';
 import { serverRoutes } from './fragments/metrics.js';
-import { GRACE_PERIOD, HTTP_SERVER, HTTPS_SERVER, hostEntry, redirectToHttps, reverseProxyTo, sharedProxyRoutes, shareEntryUpstreams, tlsApp, usesSharedProxy } from './fragments/servers.js';
+import {
+  GRACE_PERIOD,
+  HTTP_SERVER,
+  HTTPS_SERVER,
+  hostEntry,
+  redirectToHttps,
+  reverseProxyTo,
+  sharedProxyRoutes,
+  shareEntryUpstreams,
+  tlsApp,
+  usesSharedProxy,
+} from './fragments/servers.js';
 import { encodeHandler, listenAddr, reverseProxy, routeUpstream } from './fragments/upstream.js';
 import { errorAnswerRoutes, errorRoutes, gatewayHostErrors } from './fragments/error-pages.js';
 
@@ -79,11 +90,20 @@ function protectedRoutes(route: Route, ctx: RenderContext): HostEntry {
   if (!routeAuth && !basicAuth && !route.acl_enabled && !route.ip_filter_enabled && !route.rate_limit_enabled) {
     return { routes: [...(rest.length ? [{ handle: rest }] : []), ...tail] };
   }
-  return { routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses: aclPeerAddresses(route, ctx.peers) }, rest, tail) };
+  return {
+    routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses: aclPeerAddresses(route, ctx.peers) }, rest, tail),
+  };
 }
 
 /** Adds a route kind's fragment; a host or server name already taken is a bug of that kind. */
-function mergeFragment(kind: string, f: Fragment, plainHosts: Record<string, HostEntry>, tlsHosts: Record<string, HostEntry>, l4Servers: Record<string, L4Server>, certSubjects: Set<string>): void {
+function mergeFragment(
+  kind: string,
+  f: Fragment,
+  plainHosts: Record<string, HostEntry>,
+  tlsHosts: Record<string, HostEntry>,
+  l4Servers: Record<string, L4Server>,
+  certSubjects: Set<string>,
+): void {
   const put = <T>(into: Record<string, T>, from: Record<string, T> | undefined, what: string) => {
     for (const [name, v] of Object.entries(from ?? {})) {
       if (name in into) throw new Error(`route kind ${kind}: ${what} ${name} is already rendered`);
@@ -132,7 +152,10 @@ export function renderHosts(snap: ProxySnapshot): RenderedHosts {
     if (r.https_enabled) {
       tlsHosts[r.domain] = routeHostEntry(r, ctx);
       plainHosts[r.domain] = hostEntry([redirect]);
-      owners.set(r.id, [{ map: HTTPS_SERVER, host: r.domain }, { map: HTTP_SERVER, host: r.domain }]);
+      owners.set(r.id, [
+        { map: HTTPS_SERVER, host: r.domain },
+        { map: HTTP_SERVER, host: r.domain },
+      ]);
     } else {
       plainHosts[r.domain] = routeHostEntry(r, ctx);
       owners.set(r.id, [{ map: HTTP_SERVER, host: r.domain }]);
@@ -187,7 +210,12 @@ export function summarizeHosts(maps: RenderedHosts['maps']): HostSummary {
  * layer4, logging. renderCaddyConfig fills the maps in; the apply path compares this frame with
  * the one Caddy runs to tell a host change from a global one.
  */
-export function renderFrame(settings: ProxySettings, summary: HostSummary, rendered: Pick<RenderedHosts, 'l4Servers' | 'certSubjects'>, metrics: boolean): CaddyConfig {
+export function renderFrame(
+  settings: ProxySettings,
+  summary: HostSummary,
+  rendered: Pick<RenderedHosts, 'l4Servers' | 'certSubjects'>,
+  metrics: boolean,
+): CaddyConfig {
   const servers: Record<string, Json> = {
     [HTTP_SERVER]: {
       listen: [listenAddr(settings.bind, settings.httpPort)],

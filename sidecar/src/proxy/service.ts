@@ -100,9 +100,7 @@ interface WriteJob {
 type Scope = Set<number> | 'all';
 
 /** What a batch sends to Caddy: a full load, or host changes (possibly none). */
-type Step =
-  | { kind: 'full'; cfg: CaddyConfig; frame: CaddyConfig; rendered: RenderedHosts; l4Routes: number[] }
-  | { kind: 'hosts'; plan: Plan };
+type Step = { kind: 'full'; cfg: CaddyConfig; frame: CaddyConfig; rendered: RenderedHosts; l4Routes: number[] } | { kind: 'hosts'; plan: Plan };
 interface ApplyJob {
   kind: 'apply';
   opts: ApplyOptions;
@@ -384,7 +382,13 @@ export class ProxyService {
       let sent: { marker?: string };
       try {
         sent = await this.send(step);
-        this.log.debug('proxy write batch', { writes: done.length, step: step.kind, hosts: step.kind === 'hosts' ? step.plan.count : undefined, snapshot_render_ms: +(t1 - t0).toFixed(1), send_ms: +(performance.now() - t1).toFixed(1) });
+        this.log.debug('proxy write batch', {
+          writes: done.length,
+          step: step.kind,
+          hosts: step.kind === 'hosts' ? step.plan.count : undefined,
+          snapshot_render_ms: +(t1 - t0).toFixed(1),
+          send_ms: +(performance.now() - t1).toFixed(1),
+        });
       } catch (err) {
         await t.rollback();
         if (done.length > 1 && err instanceof CaddyAdminError && err.rejected) {
@@ -411,7 +415,14 @@ export class ProxyService {
         for (const a of applies) a.reject(err);
         return;
       }
-      this.record(step, sent, applies.map((a) => a.opts.reason).filter(Boolean).join(', ') || null);
+      this.record(
+        step,
+        sent,
+        applies
+          .map((a) => a.opts.reason)
+          .filter(Boolean)
+          .join(', ') || null,
+      );
       for (const d of done) d.job.resolve(d.value);
       for (const a of applies) a.resolve({ loaded: this.mode === 'caddy', reason: a.opts.reason });
     } catch (err) {
@@ -439,7 +450,11 @@ export class ProxyService {
     if (!applies.length) return;
     const force = applies.some((a) => a.opts.force);
     const verify = applies.some((a) => a.opts.verify);
-    const reason = applies.map((a) => a.opts.reason).filter(Boolean).join(', ') || undefined;
+    const reason =
+      applies
+        .map((a) => a.opts.reason)
+        .filter(Boolean)
+        .join(', ') || undefined;
     let result: ApplyResult;
     try {
       // The reconcile loop (verify alone) renders and compares everything only when a peer expired
@@ -449,7 +464,9 @@ export class ProxyService {
       // 6th compares the running frame and every host's hash.
       const onlyVerify = verify && !force && applies.every((a) => a.opts.verify);
       const fullPass = !onlyVerify || this.reconcilePasses++ % FULL_RENDER_PASSES === 0 || (await this.peerExpiredSinceRender());
-      let step: Step = fullPass ? await this.step(this.applyScope(applies), force || this.state.empty) : { kind: 'hosts', plan: { changes: { maps: {} }, count: 0, owners: new Map(), allOwners: false } };
+      let step: Step = fullPass
+        ? await this.step(this.applyScope(applies), force || this.state.empty)
+        : { kind: 'hosts', plan: { changes: { maps: {} }, count: 0, owners: new Map(), allOwners: false } };
       let changed = false;
       if (step.kind === 'hosts' && !step.plan.count && verify && this.client && this.lastMarker) {
         // Cheap check every time: does Caddy still hold the object carrying our marker? (A Caddy
@@ -548,7 +565,6 @@ export class ProxyService {
       throw err;
     }
   }
-
 }
 
 export const MARKER_PREFIX = 'gatehouse-';

@@ -37,7 +37,10 @@ export function proxySettings(config: Config): ProxySettings {
 async function readEnabledRoutes(db: Database, transaction?: Transaction): Promise<Route[]> {
   const cols = Object.keys(db.models.Route.getAttributes());
   if (db.dialect === 'postgres') {
-    const rows = (await db.sequelize.query(`SELECT COALESCE(json_agg(r), '[]'::json) AS j FROM routes r WHERE r.enabled = true`, { type: QueryTypes.SELECT, transaction })) as { j: RouteRow[] }[];
+    const rows = (await db.sequelize.query(`SELECT COALESCE(json_agg(r), '[]'::json) AS j FROM routes r WHERE r.enabled = true`, {
+      type: QueryTypes.SELECT,
+      transaction,
+    })) as { j: RouteRow[] }[];
     return (rows[0]?.j ?? []).map(rowToRoute);
   }
   // SQLite: each row as a JSON array of its values (column names once, here). SQL functions take
@@ -46,7 +49,10 @@ async function readEnabledRoutes(db: Database, transaction?: Transaction): Promi
   for (let i = 0; i < cols.length; i += 100) chunks.push(cols.slice(i, i + 100));
   const arr = (c: string[]) => `json_array(${c.map((x) => `"${x}"`).join(', ')})`;
   const rowExpr = chunks.length === 1 ? arr(chunks[0]) : `json_array(${chunks.map(arr).join(', ')})`;
-  const rows = (await db.sequelize.query(`SELECT json_group_array(${rowExpr}) AS j FROM routes WHERE enabled = 1`, { type: QueryTypes.SELECT, transaction })) as { j: string }[];
+  const rows = (await db.sequelize.query(`SELECT json_group_array(${rowExpr}) AS j FROM routes WHERE enabled = 1`, {
+    type: QueryTypes.SELECT,
+    transaction,
+  })) as { j: string }[];
   const values = JSON.parse(rows[0]?.j ?? '[]') as unknown[][];
   const index: Record<string, number> = Object.fromEntries(cols.map((c, i) => [c, i]));
   return values.map((v) => valuesToRoute(index, chunks.length === 1 ? v : (v as unknown[][]).flat()));
@@ -87,8 +93,15 @@ export async function readSnapshot(
  * exactly the host entries a full snapshot would give these routes. Route kinds with rows of their
  * own are not read here: with any registered (route-kinds.ts), the apply path renders everything.
  */
-export async function readRoutesSnapshot(db: Database, settings: ProxySettings, now: number, ids: number[], transaction?: Transaction, protectedIds?: ProtectedRouteIdsFn): Promise<ProxySnapshot> {
-  const rows = ids.length ? ((await findRows(db.models.Route, { where: { id: { [Op.in]: ids } }, transaction }))) : [];
+export async function readRoutesSnapshot(
+  db: Database,
+  settings: ProxySettings,
+  now: number,
+  ids: number[],
+  transaction?: Transaction,
+  protectedIds?: ProtectedRouteIdsFn,
+): Promise<ProxySnapshot> {
+  const rows = ids.length ? await findRows(db.models.Route, { where: { id: { [Op.in]: ids } }, transaction }) : [];
   const routes = rows.map(rowToRoute);
   const peerIds = new Set<number>();
   for (const r of routes) {
@@ -96,11 +109,15 @@ export async function readRoutesSnapshot(db: Database, settings: ProxySettings, 
     if (r.target_peer_id !== null && r.target_peer_id !== undefined) peerIds.add(Number(r.target_peer_id));
     for (const p of r.acl_peer_ids ?? []) peerIds.add(Number(p));
   }
-  const peerRows = peerIds.size ? ((await findRows(db.models.Peer, { where: { id: { [Op.in]: [...peerIds] } }, attributes: ['id', 'address', 'enabled', 'expires_at'], transaction }))) : [];
+  const peerRows = peerIds.size
+    ? await findRows(db.models.Peer, { where: { id: { [Op.in]: [...peerIds] } }, attributes: ['id', 'address', 'enabled', 'expires_at'], transaction })
+    : [];
   const peers = new Map<number, PeerTarget>();
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
   const allProtected = protectedIds ? await protectedIds(transaction) : new Set<number>();
   const protectedRouteIds = new Set(ids.filter((id) => allProtected.has(id)));
-  const linked = ids.length ? ((await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.in]: ids } }, attributes: ['gateway_l4_route_id'], transaction }))) : [];
+  const linked = ids.length
+    ? await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.in]: ids } }, attributes: ['gateway_l4_route_id'], transaction })
+    : [];
   return { settings, routes, peers, protectedRouteIds, contributions: [], rdpLinkedRouteIds: new Set(linked.map((r) => Number(r.gateway_l4_route_id))) };
 }

@@ -58,7 +58,15 @@ export function caddyPaths(dataDir: string) {
 /** Delay of the first restart after a stable run (Caddy lived over a minute, or never died before). */
 const QUICK_RESTART_MS = 100;
 
-const LEVELS: Record<string, 'error' | 'warn' | 'info' | 'debug'> = { debug: 'debug', info: 'info', warn: 'warn', error: 'error', dpanic: 'error', panic: 'error', fatal: 'error' };
+const LEVELS: Record<string, 'error' | 'warn' | 'info' | 'debug'> = {
+  debug: 'debug',
+  info: 'info',
+  warn: 'warn',
+  error: 'error',
+  dpanic: 'error',
+  panic: 'error',
+  fatal: 'error',
+};
 
 export class CaddySupervisor {
   private child: ChildProcess | null = null;
@@ -137,7 +145,9 @@ export class CaddySupervisor {
     if (ready !== 'ready') {
       const tail = this.recent.slice(-5).join(' | ');
       if (ready === 'timeout') this.kill(child, 'SIGKILL');
-      throw new Error(`Caddy ${ready === 'timeout' ? `admin API did not answer on ${this.o.adminAddress} within ${this.o.readyTimeoutMs} ms` : ready}${tail ? `: ${tail}` : ''}`);
+      throw new Error(
+        `Caddy ${ready === 'timeout' ? `admin API did not answer on ${this.o.adminAddress} within ${this.o.readyTimeoutMs} ms` : ready}${tail ? `: ${tail}` : ''}`,
+      );
     }
     try {
       await this.o.onReady();

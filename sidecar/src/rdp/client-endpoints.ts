@@ -68,7 +68,8 @@ export function connectAddresses(route: ConnectRoute, publicHost: string): Conne
       if (route.listen_port !== null && route.gateway_l4_route_id !== null) out.push({ host: publicHost, port: route.listen_port, mode: 'gateway' });
       break;
   }
-  if (!out.length) throw new AppError('conflict', msg('rdp.not_connectable', { name: route.name, access_mode: route.access_mode }), undefined, { reason: 'not_connectable' });
+  if (!out.length)
+    throw new AppError('conflict', msg('rdp.not_connectable', { name: route.name, access_mode: route.access_mode }), undefined, { reason: 'not_connectable' });
   return out;
 }
 
@@ -82,7 +83,6 @@ export function connectAddresses(route: ConnectRoute, publicHost: string): Conne
 export function sessionHeartbeatInterval(lostAfterS: number): number {
   return Math.max(5, Math.floor(lostAfterS / 2));
 }
-
 
 // --- schemas ---
 
@@ -113,12 +113,15 @@ const clientRoute = z
 const address = z.object({
   host: z.string(),
   port: z.number().int(),
-  mode: z.enum(['internal', 'external', 'gateway']).meta({ description: 'internal: through the WireGuard tunnel; external: the public address; gateway: the server\'s public host, relayed by the gateway companion' }),
+  mode: z.enum(['internal', 'external', 'gateway']).meta({
+    description: "internal: through the WireGuard tunnel; external: the public address; gateway: the server's public host, relayed by the gateway companion",
+  }),
 });
 
 const connectQuery = z.strictObject({
   key: oneTimeKeyText.meta({
-    description: 'the one-time RSA-OAEP (SHA-256) public key, 2048-4096 bits, as base64 (standard or URL-safe) of its SPKI DER, percent-encoded; the credentials come back encrypted for it',
+    description:
+      'the one-time RSA-OAEP (SHA-256) public key, 2048-4096 bits, as base64 (standard or URL-safe) of its SPKI DER, percent-encoded; the credentials come back encrypted for it',
   }),
 });
 
@@ -137,10 +140,25 @@ const sessionView = z.object({
 });
 
 const sessionStartBody = z
-  .object({ client_name: z.string().max(253, 'at most 253 characters').regex(/\S/, 'must not be empty').trim().optional().meta({ description: 'the client machine\'s hostname' }) })
+  .object({
+    client_name: z
+      .string()
+      .max(253, 'at most 253 characters')
+      .regex(/\S/, 'must not be empty')
+      .trim()
+      .optional()
+      .meta({ description: "the client machine's hostname" }),
+  })
   .strict()
   .optional();
-const sessionRef = z.object({ session_id: z.number({ error: (i) => (i.input === undefined ? 'required' : 'must be a number') }).int('must be an integer').positive('must be positive') }).strict();
+const sessionRef = z
+  .object({
+    session_id: z
+      .number({ error: (i) => (i.input === undefined ? 'required' : 'must be a number') })
+      .int('must be an integer')
+      .positive('must be positive'),
+  })
+  .strict();
 
 export const clientRdpListResponse = z.object({ ok: z.literal(true), routes: z.array(clientRoute) });
 export const clientRdpStatusResponse = z.object({ ok: z.literal(true), status: rdpRouteStatus });
@@ -150,11 +168,15 @@ export const clientRdpConnectResponse = z.object({
   name: z.string(),
   access_mode: accessMode,
   address: address.meta({ description: 'the first candidate: the address to use unless the access mode is both and it does not answer' }),
-  candidates: z
-    .array(address.extend({ rdp_file: z.string() }))
-    .meta({ description: 'every address in the order to try, each with its own profile (both: internal, then external; the client takes the first its TCP check reaches)' }),
+  candidates: z.array(address.extend({ rdp_file: z.string() })).meta({
+    description:
+      'every address in the order to try, each with its own profile (both: internal, then external; the client takes the first its TCP check reaches)',
+  }),
   rdp_file: z.string().meta({ description: 'the .rdp connect profile (CRLF lines) for `address`: no user name and never a password' }),
-  credentials: credentialEnvelopeSchema.nullable().meta({ description: 'the stored credentials ({username, password, domain}) re-encrypted for the one-time key (scheme RSA-OAEP-256+A256GCM, kid = that key\'s id); null when the route has none' }),
+  credentials: credentialEnvelopeSchema.nullable().meta({
+    description:
+      "the stored credentials ({username, password, domain}) re-encrypted for the one-time key (scheme RSA-OAEP-256+A256GCM, kid = that key's id); null when the route has none",
+  }),
   kid: z.string().meta({ description: 'the key id of the one-time key as the server read it (first 16 hex digits of SHA-256 over its SPKI DER)' }),
   credentials_updated_at: z.string().nullable(),
   session: z.object({
@@ -209,7 +231,10 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
     if (!route.enabled) throw new AppError('conflict', msg('rdp.disabled', { name: route.name }), undefined, { reason: 'route_disabled' });
     const w: MaintenanceWindow | null = deps.rdp.activeMaintenance(route, now);
     if (w) {
-      throw new AppError('locked', msg('rdp.maintenance', { name: route.name, until: w.to, note: w.note ?? null }), undefined, { reason: 'maintenance', maintenance: w });
+      throw new AppError('locked', msg('rdp.maintenance', { name: route.name, until: w.to, note: w.note ?? null }), undefined, {
+        reason: 'maintenance',
+        maintenance: w,
+      });
     }
   };
 
@@ -227,43 +252,80 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
   const who = async (ctx: Koa.Context, clientName?: string | null) => {
     const p = caller(ctx);
     const m = await deps.clientMachines.forPrincipal(p, ctx.get(FINGERPRINT_HEADER) || undefined);
-    return { token_id: p.tokenId, user_id: p.userId, machine_id: m?.id ?? null, peer_id: m?.peer_id ?? p.peerId, client_name: clientName ?? m?.hostname ?? null };
+    return {
+      token_id: p.tokenId,
+      user_id: p.userId,
+      machine_id: m?.id ?? null,
+      peer_id: m?.peer_id ?? p.peerId,
+      client_name: clientName ?? m?.hostname ?? null,
+    };
   };
 
   return [
     defineEndpoint({
-      method: 'GET', path: '/client/rdp', auth, tags, headers: optionalMachineHeaders, feature, response: clientRdpListResponse,
-      summary: "The RDP routes this client may use (enabled; allowed_user_ids null or holding the token's user), with the maintenance window in force and whether credentials await re-entry after a master-key rotation",
+      method: 'GET',
+      path: '/client/rdp',
+      auth,
+      tags,
+      headers: optionalMachineHeaders,
+      feature,
+      response: clientRdpListResponse,
+      summary:
+        "The RDP routes this client may use (enabled; allowed_user_ids null or holding the token's user), with the maintenance window in force and whether credentials await re-entry after a master-key rotation",
       handler: async (_i, ctx) => {
         const p = caller(ctx);
         const now = deps.clock();
         const routes = (await deps.rdp.listRoutes()).filter((r) => r.enabled && allowedFor(r, p));
         return {
           routes: routes.map((r) => ({
-            id: r.id, name: r.name, description: r.description, access_mode: r.access_mode,
+            id: r.id,
+            name: r.name,
+            description: r.description,
+            access_mode: r.access_mode,
             has_credentials: r.credentials_envelope !== null,
             rotation_pending: r.rotation_state === 'pending',
             maintenance: deps.rdp.activeMaintenance(r, now),
             upcoming_maintenance: r.maintenance_windows.filter((w) => Date.parse(w.to) > now),
-            wol_enabled: r.wol_enabled, network_level_auth: r.network_level_auth, resolution: r.resolution,
-            color_depth: r.color_depth, audio_mode: r.audio_mode, clipboard_enabled: r.clipboard_enabled,
+            wol_enabled: r.wol_enabled,
+            network_level_auth: r.network_level_auth,
+            resolution: r.resolution,
+            color_depth: r.color_depth,
+            audio_mode: r.audio_mode,
+            clipboard_enabled: r.clipboard_enabled,
           })),
         };
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/rdp/:id/status', auth, tags, headers: optionalMachineHeaders, feature, response: clientRdpStatusResponse, query: statusQuery,
-      summary: 'Reachability of the RDP target along the route\'s path (the last scheduled check, or one now with ?refresh=1), with the maintenance window in force',
+      method: 'GET',
+      path: '/client/rdp/:id/status',
+      auth,
+      tags,
+      headers: optionalMachineHeaders,
+      feature,
+      response: clientRdpStatusResponse,
+      query: statusQuery,
+      summary:
+        "Reachability of the RDP target along the route's path (the last scheduled check, or one now with ?refresh=1), with the maintenance window in force",
       handler: async ({ params, query }, ctx) => {
         const route = await visible(params.id, caller(ctx));
         return { status: await deps.rdpStatus.status(route.id, query.refresh ?? false) };
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/client/rdp/:id/connect', auth, tags, headers: optionalMachineHeaders, feature, response: clientRdpConnectResponse, query: connectQuery,
-      summary: 'A connect profile: the .rdp file, the address(es) for the access mode, and the stored credentials re-encrypted for the one-time public key in ?key= (never stored, never logged)',
+      method: 'GET',
+      path: '/client/rdp/:id/connect',
+      auth,
+      tags,
+      headers: optionalMachineHeaders,
+      feature,
+      response: clientRdpConnectResponse,
+      query: connectQuery,
+      summary:
+        'A connect profile: the .rdp file, the address(es) for the access mode, and the stored credentials re-encrypted for the one-time public key in ?key= (never stored, never logged)',
       errors: {
-        '422': 'the one-time key is not an RSA public key usable with RSA-OAEP SHA-256 of 2048-4096 bits with an odd exponent (its form is in the document; its content is not)',
+        '422':
+          'the one-time key is not an RSA public key usable with RSA-OAEP SHA-256 of 2048-4096 bits with an odd exponent (its form is in the document; its content is not)',
         '409': 'refused: reason route_disabled, rotation_pending (credentials must be re-entered by an admin after a master-key rotation) or not_connectable',
         '423': 'refused: reason maintenance, with the window in force ({from, to, note})',
       },
@@ -275,16 +337,27 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
         if (route.rotation_state === 'pending') {
           throw new AppError('conflict', msg('rdp.reenter_after_rotation', { name: route.name }), undefined, { reason: 'rotation_pending' });
         }
-        const candidates = connectAddresses(route, deps.publicHost.current().host).map((a) => ({ ...a, rdp_file: renderRdpFile({ ...(route as RdpProfileSettings), address: a }) }));
+        const candidates = connectAddresses(route, deps.publicHost.current().host).map((a) => ({
+          ...a,
+          rdp_file: renderRdpFile({ ...(route as RdpProfileSettings), address: a }),
+        }));
         let credentials: CredentialEnvelope | null = null;
         if (route.credentials_envelope !== null && route.credentials_kid !== null) {
           credentials = await reencryptForClient(deps.rdp.keys, JSON.parse(route.credentials_envelope), route.credentials_kid, clientKey);
           // an audit trail of every release of stored credentials: which token, user and machine got them
           const w = await who(ctx);
           await deps.activity.record({
-            source: 'rdp', event_type: 'rdp_credentials_released',
+            source: 'rdp',
+            event_type: 'rdp_credentials_released',
             msg: msg('rdp.credentials_released', { name: route.name, token_id: w.token_id ?? null, client_name: w.client_name ?? null }),
-            details: { rdp_route_id: route.id, token_id: w.token_id, machine_id: w.machine_id, peer_id: w.peer_id, client_name: w.client_name, key_id: clientKey.kid },
+            details: {
+              rdp_route_id: route.id,
+              token_id: w.token_id,
+              machine_id: w.machine_id,
+              peer_id: w.peer_id,
+              client_name: w.client_name,
+              key_id: clientKey.kid,
+            },
             user_id: w.user_id,
           });
         }
@@ -306,7 +379,15 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionStartBody, response: clientRdpSessionResponse, status: 201,
+      method: 'POST',
+      path: '/client/rdp/:id/session',
+      auth,
+      tags,
+      headers: optionalMachineHeaders,
+      feature,
+      body: sessionStartBody,
+      response: clientRdpSessionResponse,
+      status: 201,
       summary: 'Session start: the client opened an RDP connection on this route (refused like connect when the route is disabled or in maintenance)',
       errors: { '409': 'the route is disabled', '423': 'the route is in a maintenance window (reason maintenance, maintenance)' },
       handler: async ({ params, body }, ctx) => {
@@ -318,16 +399,38 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'PATCH', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionRef, response: clientRdpHeartbeatResponse,
-      summary: 'Session heartbeat ({session_id}): {disconnect: true, reason} orders the client to drop the RDP connection (disconnect-all, route disabled or deleted)',
+      method: 'PATCH',
+      path: '/client/rdp/:id/session',
+      auth,
+      tags,
+      headers: optionalMachineHeaders,
+      feature,
+      body: sessionRef,
+      response: clientRdpHeartbeatResponse,
+      summary:
+        'Session heartbeat ({session_id}): {disconnect: true, reason} orders the client to drop the RDP connection (disconnect-all, route disabled or deleted)',
       handler: async ({ params, body }, ctx) => {
         await onRoute(body.session_id, params.id);
         const a = await deps.rdpSessions.heartbeat(body.session_id, await who(ctx));
-        return { session_id: a.session_id, disconnect: a.disconnect, reason: a.reason ?? null, message: a.message ?? null, status: a.status, lost_after_s: a.lost_after_s };
+        return {
+          session_id: a.session_id,
+          disconnect: a.disconnect,
+          reason: a.reason ?? null,
+          message: a.message ?? null,
+          status: a.status,
+          lost_after_s: a.lost_after_s,
+        };
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/client/rdp/:id/session', auth, tags, headers: optionalMachineHeaders, feature, body: sessionRef, response: clientRdpSessionResponse,
+      method: 'DELETE',
+      path: '/client/rdp/:id/session',
+      auth,
+      tags,
+      headers: optionalMachineHeaders,
+      feature,
+      body: sessionRef,
+      response: clientRdpSessionResponse,
       summary: 'Session end ({session_id}); ending an ended session returns it as it is',
       handler: async ({ params, body }, ctx) => {
         await onRoute(body.session_id, params.id);

@@ -42,8 +42,23 @@ export interface ExportRow {
 }
 
 export const EXPORT_COLUMNS: (keyof ExportRow)[] = [
-  'session_id', 'rdp_route_id', 'route_name', 'status', 'started_at', 'ended_at', 'last_heartbeat_at', 'duration_s', 'end_reason',
-  'client_name', 'machine_id', 'token_id', 'peer_id', 'peer_name', 'user_id', 'username', 'disconnect_requested_at',
+  'session_id',
+  'rdp_route_id',
+  'route_name',
+  'status',
+  'started_at',
+  'ended_at',
+  'last_heartbeat_at',
+  'duration_s',
+  'end_reason',
+  'client_name',
+  'machine_id',
+  'token_id',
+  'peer_id',
+  'peer_name',
+  'user_id',
+  'username',
+  'disconnect_requested_at',
 ];
 
 export interface ExportDocument {
@@ -69,8 +84,8 @@ export class RdpHistory {
     const userIds = [...new Set(sessions.map((s) => s.user_id).filter((v): v is number => v !== null))];
     const { Peer, User } = this.deps.db.models;
     const [peers, users] = await Promise.all([
-      peerIds.length ? (findRows(Peer, { attributes: ['id', 'name'], where: { id: { [Op.in]: peerIds } } })) : [],
-      userIds.length ? (findRows(User, { attributes: ['id', 'username'], where: { id: { [Op.in]: userIds } } })) : [],
+      peerIds.length ? findRows(Peer, { attributes: ['id', 'name'], where: { id: { [Op.in]: peerIds } } }) : [],
+      userIds.length ? findRows(User, { attributes: ['id', 'username'], where: { id: { [Op.in]: userIds } } }) : [],
     ]);
     return { peers: new Map(peers.map((p) => [Number(p.id), p.name])), users: new Map(users.map((u) => [Number(u.id), u.username])) };
   }
@@ -79,7 +94,11 @@ export class RdpHistory {
     const now = this.deps.clock();
     const sessions = rows.map((r) => this.view(r, now));
     const { peers, users } = await this.names(sessions);
-    return sessions.map((s) => ({ ...s, peer_name: s.peer_id === null ? null : (peers.get(s.peer_id) ?? null), username: s.user_id === null ? null : (users.get(s.user_id) ?? null) }));
+    return sessions.map((s) => ({
+      ...s,
+      peer_name: s.peer_id === null ? null : (peers.get(s.peer_id) ?? null),
+      username: s.user_id === null ? null : (users.get(s.user_id) ?? null),
+    }));
   }
 
   /** A route's sessions, newest first (limit 1..500, default 50); 404 for an unknown route. */
@@ -87,7 +106,14 @@ export class RdpHistory {
     const route = await this.rdp.get(routeId);
     const n = Math.min(HISTORY_MAX_LIMIT, Math.max(1, Math.floor(limit)));
     const [rows, total] = await Promise.all([
-      findRows(this.model, { where: { rdp_route_id: route.id }, order: [['started_at', 'DESC'], ['id', 'DESC']], limit: n }),
+      findRows(this.model, {
+        where: { rdp_route_id: route.id },
+        order: [
+          ['started_at', 'DESC'],
+          ['id', 'DESC'],
+        ],
+        limit: n,
+      }),
       this.model.count({ where: { rdp_route_id: route.id } }),
     ]);
     return { rdp_route_id: route.id, name: route.name, total, sessions: await this.entries(rows) };
@@ -95,7 +121,13 @@ export class RdpHistory {
 
   /** Every route's sessions as export rows, newest first. */
   async exportRows(): Promise<ExportRow[]> {
-    const rows = await findRows(this.model, { order: [['started_at', 'DESC'], ['id', 'DESC']], limit: EXPORT_MAX_ROWS });
+    const rows = await findRows(this.model, {
+      order: [
+        ['started_at', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit: EXPORT_MAX_ROWS,
+    });
     const entries = await this.entries(rows);
     const routes = new Map((await this.rdp.list()).map((r) => [r.id, r.name]));
     return entries.map((e) => ({
@@ -127,6 +159,12 @@ export class RdpHistory {
       const body = toCsv(rows, EXPORT_COLUMNS, { recordDelimiter: '\r\n' });
       return { format, contentType: 'text/csv; charset=utf-8', filename: `rdp-sessions-${stamp}.csv`, body, rows: rows.length };
     }
-    return { format, contentType: 'application/json; charset=utf-8', filename: `rdp-sessions-${stamp}.json`, body: JSON.stringify(rows, null, 2), rows: rows.length };
+    return {
+      format,
+      contentType: 'application/json; charset=utf-8',
+      filename: `rdp-sessions-${stamp}.json`,
+      body: JSON.stringify(rows, null, 2),
+      rows: rows.length,
+    };
   }
 }

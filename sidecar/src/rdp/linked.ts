@@ -10,7 +10,11 @@ import { findRows } from '../db/define.js';
 export async function linkedOwners(db: Database, routeIds: number[], transaction?: Transaction): Promise<Map<number, { id: number; name: string }>> {
   const out = new Map<number, { id: number; name: string }>();
   if (!routeIds.length) return out;
-  const rows = await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.in]: routeIds } }, attributes: ['id', 'name', 'gateway_l4_route_id'], transaction });
+  const rows = await findRows(db.models.RdpRoute, {
+    where: { gateway_l4_route_id: { [Op.in]: routeIds } },
+    attributes: ['id', 'name', 'gateway_l4_route_id'],
+    transaction,
+  });
   for (const r of rows) out.set(Number(r.gateway_l4_route_id), { id: Number(r.id), name: r.name });
   return out;
 }

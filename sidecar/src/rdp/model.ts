@@ -6,7 +6,6 @@ import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '
 import type { AccessMode, AudioMode, MaintenanceWindow, RotationState } from './schema.js';
 import type { RdpSessionEndReason } from '../events.js';
 
-
 export interface RdpRouteRow {
   id: number;
   name: string;
@@ -112,7 +111,11 @@ export function rowToRdp(r: RdpRouteRow): RdpRoute {
 }
 
 export function rdpToRow(r: Omit<RdpRoute, 'id'>): Omit<RdpRouteRow, 'id'> {
-  return { ...r, maintenance_windows: JSON.stringify(r.maintenance_windows), allowed_user_ids: r.allowed_user_ids === null ? null : JSON.stringify(r.allowed_user_ids) };
+  return {
+    ...r,
+    maintenance_windows: JSON.stringify(r.maintenance_windows),
+    allowed_user_ids: r.allowed_user_ids === null ? null : JSON.stringify(r.allowed_user_ids),
+  };
 }
 
 declare module '../db/models.js' {
@@ -124,23 +127,75 @@ declare module '../db/models.js' {
 }
 
 export function defineRdpModels(s: Sequelize): { RdpRoute: M<RdpRouteRow>; RdpSession: M<RdpSessionRow>; RdpServerKey: M<RdpServerKeyRow> } {
-  const RdpRoute = defineModel<RdpRouteRow>(s, 'RdpRoute', {
-    id: idColumn(), name: DataTypes.STRING, description: DataTypes.STRING, enabled: { ...flagColumn(), defaultValue: true }, access_mode: DataTypes.STRING,
-    target_host: DataTypes.STRING, target_port: DataTypes.INTEGER, target_peer_id: DataTypes.INTEGER, external_host: DataTypes.STRING, listen_port: DataTypes.INTEGER,
-    gateway_peer_id: DataTypes.INTEGER, gateway_listen_port: DataTypes.INTEGER, gateway_host: DataTypes.STRING, gateway_port: DataTypes.INTEGER,
-    credentials_envelope: DataTypes.TEXT, credentials_kid: DataTypes.STRING, credentials_updated_at: DataTypes.BIGINT,
-    rotation_state: DataTypes.STRING, rotation_pending_since: DataTypes.BIGINT, wol_enabled: flagColumn(), wol_mac: DataTypes.STRING,
-    network_level_auth: { ...flagColumn(), defaultValue: true }, audio_mode: DataTypes.STRING, clipboard_enabled: { ...flagColumn(), defaultValue: true },
-    resolution: DataTypes.STRING, color_depth: DataTypes.INTEGER, maintenance_windows: DataTypes.TEXT, allowed_user_ids: DataTypes.TEXT,
-    gateway_l4_route_id: DataTypes.INTEGER, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('rdp_routes'));
-  const RdpSession = defineModel<RdpSessionRow>(s, 'RdpSession', {
-    id: idColumn(), rdp_route_id: DataTypes.INTEGER, token_id: DataTypes.INTEGER, machine_id: DataTypes.INTEGER, peer_id: DataTypes.INTEGER, user_id: DataTypes.INTEGER,
-    client_name: DataTypes.STRING, status: DataTypes.STRING, started_at: msColumn(), last_heartbeat_at: msColumn(), ended_at: DataTypes.BIGINT,
-    end_reason: DataTypes.STRING, disconnect_requested_at: DataTypes.BIGINT,
-  }, tableOpts('rdp_sessions'));
-  const RdpServerKey = defineModel<RdpServerKeyRow>(s, 'RdpServerKey', {
-    kid: { type: DataTypes.STRING, primaryKey: true }, public_key: DataTypes.TEXT, private_key_sealed: DataTypes.TEXT, created_at: msColumn(), retired_at: DataTypes.BIGINT,
-  }, tableOpts('rdp_server_keys'));
+  const RdpRoute = defineModel<RdpRouteRow>(
+    s,
+    'RdpRoute',
+    {
+      id: idColumn(),
+      name: DataTypes.STRING,
+      description: DataTypes.STRING,
+      enabled: { ...flagColumn(), defaultValue: true },
+      access_mode: DataTypes.STRING,
+      target_host: DataTypes.STRING,
+      target_port: DataTypes.INTEGER,
+      target_peer_id: DataTypes.INTEGER,
+      external_host: DataTypes.STRING,
+      listen_port: DataTypes.INTEGER,
+      gateway_peer_id: DataTypes.INTEGER,
+      gateway_listen_port: DataTypes.INTEGER,
+      gateway_host: DataTypes.STRING,
+      gateway_port: DataTypes.INTEGER,
+      credentials_envelope: DataTypes.TEXT,
+      credentials_kid: DataTypes.STRING,
+      credentials_updated_at: DataTypes.BIGINT,
+      rotation_state: DataTypes.STRING,
+      rotation_pending_since: DataTypes.BIGINT,
+      wol_enabled: flagColumn(),
+      wol_mac: DataTypes.STRING,
+      network_level_auth: { ...flagColumn(), defaultValue: true },
+      audio_mode: DataTypes.STRING,
+      clipboard_enabled: { ...flagColumn(), defaultValue: true },
+      resolution: DataTypes.STRING,
+      color_depth: DataTypes.INTEGER,
+      maintenance_windows: DataTypes.TEXT,
+      allowed_user_ids: DataTypes.TEXT,
+      gateway_l4_route_id: DataTypes.INTEGER,
+      created_at: msColumn(),
+      updated_at: msColumn(),
+    },
+    tableOpts('rdp_routes'),
+  );
+  const RdpSession = defineModel<RdpSessionRow>(
+    s,
+    'RdpSession',
+    {
+      id: idColumn(),
+      rdp_route_id: DataTypes.INTEGER,
+      token_id: DataTypes.INTEGER,
+      machine_id: DataTypes.INTEGER,
+      peer_id: DataTypes.INTEGER,
+      user_id: DataTypes.INTEGER,
+      client_name: DataTypes.STRING,
+      status: DataTypes.STRING,
+      started_at: msColumn(),
+      last_heartbeat_at: msColumn(),
+      ended_at: DataTypes.BIGINT,
+      end_reason: DataTypes.STRING,
+      disconnect_requested_at: DataTypes.BIGINT,
+    },
+    tableOpts('rdp_sessions'),
+  );
+  const RdpServerKey = defineModel<RdpServerKeyRow>(
+    s,
+    'RdpServerKey',
+    {
+      kid: { type: DataTypes.STRING, primaryKey: true },
+      public_key: DataTypes.TEXT,
+      private_key_sealed: DataTypes.TEXT,
+      created_at: msColumn(),
+      retired_at: DataTypes.BIGINT,
+    },
+    tableOpts('rdp_server_keys'),
+  );
   return { RdpRoute, RdpSession, RdpServerKey };
 }

@@ -5,7 +5,15 @@
 // plaintext exists only in this function's locals: it is neither logged, nor returned, nor kept.
 import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
-import { decryptCredentials, EnvelopeError, encryptCredentials, fromBase64, keyId, toBase64, type CredentialEnvelope } from '@gatehouse/common/rdp-credentials.js';
+import {
+  decryptCredentials,
+  EnvelopeError,
+  encryptCredentials,
+  fromBase64,
+  keyId,
+  toBase64,
+  type CredentialEnvelope,
+} from '@gatehouse/common/rdp-credentials.js';
 import { AppError, unprocessable } from '../util/errors.js';
 import { fieldText } from '../http/messages.js';
 
@@ -50,7 +58,9 @@ export async function validateOneTimeKey(spkiB64: string, field = 'key'): Promis
   const alg = key.algorithm as RsaHashedKeyAlgorithm;
   const bits = alg.modulusLength;
   if (!(bits >= ONE_TIME_KEY_MIN_BITS && bits <= ONE_TIME_KEY_MAX_BITS)) {
-    throw unprocessable(msg('rdp.one_time_key_invalid'), { [field]: msg('rdp.field.rsa_bits', { bits, min: ONE_TIME_KEY_MIN_BITS, max: ONE_TIME_KEY_MAX_BITS }) });
+    throw unprocessable(msg('rdp.one_time_key_invalid'), {
+      [field]: msg('rdp.field.rsa_bits', { bits, min: ONE_TIME_KEY_MIN_BITS, max: ONE_TIME_KEY_MAX_BITS }),
+    });
   }
   const e = alg.publicExponent;
   if (!(e.length >= 1 && (e[e.length - 1] & 1) === 1) || (e.length === 1 && e[0] < 3)) {

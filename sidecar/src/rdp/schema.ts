@@ -46,10 +46,15 @@ export const maintenanceWindowsIn = z.array(maintenanceWindowIn).max(100, 'at mo
 export const resolutionIn = z
   .string()
   .trim()
-  .regex(/^(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])x(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])$/, 'must be WIDTHxHEIGHT such as 1920x1080, each from 200 to 8192 (or null for full screen)');
+  .regex(
+    /^(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])x(?:[2-9]\d\d|[1-7]\d{3}|80\d\d|81[0-8]\d|819[0-2])$/,
+    'must be WIDTHxHEIGHT such as 1920x1080, each from 200 to 8192 (or null for full screen)',
+  );
 
 // reason: z.union wants a tuple type, and Array.map returns an array
-const colorDepthIn = z.union(COLOR_DEPTHS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<15>, z.ZodLiteral<16>, z.ZodLiteral<24>, z.ZodLiteral<32>], { error: 'must be 15, 16, 24 or 32' });
+const colorDepthIn = z.union(COLOR_DEPTHS.map((d) => z.literal(d)) as unknown as [z.ZodLiteral<15>, z.ZodLiteral<16>, z.ZodLiteral<24>, z.ZodLiteral<32>], {
+  error: 'must be 15, 16, 24 or 32',
+});
 
 /** Every writable RDP route field by its API name (create requires name, access_mode). */
 export const rdpFields = z.strictObject({
@@ -57,11 +62,16 @@ export const rdpFields = z.strictObject({
   description: text({ max: 500, multiline: true }).nullable(),
   enabled: boolIn,
   access_mode: z.enum(ACCESS_MODES, { error: 'must be internal, external, both or gateway' }),
-  target_host: lanHost.meta({ description: 'the RDP host: an IP address or host name (internal/both: defaults to the tunnel IP of target_peer_id; gateway: the host on the gateway\'s LAN)' }),
+  target_host: lanHost.meta({
+    description:
+      "the RDP host: an IP address or host name (internal/both: defaults to the tunnel IP of target_peer_id; gateway: the host on the gateway's LAN)",
+  }),
   target_port: portIn.meta({ description: 'default 3389' }),
   target_peer_id: idIn.nullable().meta({ description: 'internal/both: the VPN peer that is the target' }),
   external_host: lanHost.nullable().meta({ description: 'both: the public address (target_host stays the internal one)' }),
-  listen_port: portIn.nullable().meta({ description: 'gateway: the public TCP port of the linked L4 route (required); external/both: the public port the client uses (default target_port)' }),
+  listen_port: portIn.nullable().meta({
+    description: 'gateway: the public TCP port of the linked L4 route (required); external/both: the public port the client uses (default target_port)',
+  }),
   gateway_peer_id: idIn.nullable().meta({ description: 'gateway: the gateway peer whose LAN holds the target' }),
   gateway_host: lanHost.nullable().meta({ description: 'optional remote desktop gateway host (with gateway_port)' }),
   gateway_port: portIn.nullable(),
@@ -73,18 +83,30 @@ export const rdpFields = z.strictObject({
   resolution: resolutionIn.nullable(),
   color_depth: colorDepthIn,
   maintenance_windows: maintenanceWindowsIn,
-  allowed_user_ids: z.array(idIn).max(1000, 'at most 1000 users').nullable().meta({ description: 'null: every client token; else only tokens whose user is listed' }),
-  credentials: credentialEnvelopeSchema.nullable().meta({ description: 'the envelope made in the browser for GET /rdp/pubkey (scheme RSA-OAEP-256+A256GCM); null clears stored credentials' }),
+  allowed_user_ids: z
+    .array(idIn)
+    .max(1000, 'at most 1000 users')
+    .nullable()
+    .meta({ description: 'null: every client token; else only tokens whose user is listed' }),
+  credentials: credentialEnvelopeSchema
+    .nullable()
+    .meta({ description: 'the envelope made in the browser for GET /rdp/pubkey (scheme RSA-OAEP-256+A256GCM); null clears stored credentials' }),
 });
 export type RdpInput = Partial<z.infer<typeof rdpFields>>;
 
 export const createRdpBody = rdpFields.partial().extend({
-  name: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') }).meta({ minLength: 1, maxLength: 128, pattern: textPattern(false, true) }).pipe(text({ min: 1, max: 128 })),
+  name: z
+    .string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') })
+    .meta({ minLength: 1, maxLength: 128, pattern: textPattern(false, true) })
+    .pipe(text({ min: 1, max: 128 })),
   access_mode: z.enum(ACCESS_MODES, { error: (i) => (i.input === undefined ? 'required' : 'must be internal, external, both or gateway') }),
 });
 /** What PATCH /rdp/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const RDP_READ_ONLY = storedResourceFields('RDP route');
-export const updateRdpBody = ignoringReadOnly(rdpFields.partial(), RDP_READ_ONLY).refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
+export const updateRdpBody = ignoringReadOnly(rdpFields.partial(), RDP_READ_ONLY).refine((v) => Object.keys(v).length > 0, {
+  message: 'nothing to update',
+  params: UNPROCESSABLE,
+});
 
 export const rdpBatchBody = z.strictObject({
   action: z.enum(['enable', 'disable', 'delete'], { error: 'must be enable, disable or delete' }),
@@ -205,10 +227,16 @@ export const historyResponse = z.object({ ok: z.literal(true), rdp_route_id: int
 
 // ---- Operations (rdp/ops-endpoints.ts): status, Wake-on-LAN, disconnect-all
 const accessMode = z.enum(['internal', 'external', 'both', 'gateway']);
-const maintenance = z.object({ from: z.string(), to: z.string(), note: z.string() }).nullable().meta({ description: 'the maintenance window in force now (connect is refused meanwhile), or null' });
+const maintenance = z
+  .object({ from: z.string(), to: z.string(), note: z.string() })
+  .nullable()
+  .meta({ description: 'the maintenance window in force now (connect is refused meanwhile), or null' });
 
 const pathCheck = z.object({
-  path: z.enum(['internal', 'external', 'gateway']).meta({ description: 'internal: TCP connect from the server through the tunnel; external: TCP connect to the public address; gateway: the companion\'s report for the linked L4 route' }),
+  path: z.enum(['internal', 'external', 'gateway']).meta({
+    description:
+      "internal: TCP connect from the server through the tunnel; external: TCP connect to the public address; gateway: the companion's report for the linked L4 route",
+  }),
   host: z.string().nullable(),
   port: z.number().int().nullable(),
   reachable: z.boolean(),
@@ -218,7 +246,14 @@ const pathCheck = z.object({
 export type PathCheck = z.infer<typeof pathCheck>;
 
 /** The gateway of a gateway-mode route and its status; l4_route_id: the linked L4 route whose reachability the companion reports. */
-const gatewayState = z.object({ peer_id: int, name: z.string(), status: z.enum(['online', 'offline', 'unknown']), status_reason: z.string(), last_seen_at: epochMs.nullable(), l4_route_id: int.nullable() });
+const gatewayState = z.object({
+  peer_id: int,
+  name: z.string(),
+  status: z.enum(['online', 'offline', 'unknown']),
+  status_reason: z.string(),
+  last_seen_at: epochMs.nullable(),
+  l4_route_id: int.nullable(),
+});
 export type GatewayState = z.infer<typeof gatewayState>;
 
 export const rdpRouteStatus = z.object({
@@ -227,7 +262,10 @@ export const rdpRouteStatus = z.object({
   enabled: z.boolean(),
   path: accessMode.meta({ description: "the route's access mode: which paths were checked" }),
   reachable: z.boolean().meta({ description: 'true when any checked path answers' }),
-  latency_ms: z.number().nullable().meta({ description: 'best latency of the reachable paths (TCP connect time; for gateway mode what the companion reports)' }),
+  latency_ms: z
+    .number()
+    .nullable()
+    .meta({ description: 'best latency of the reachable paths (TCP connect time; for gateway mode what the companion reports)' }),
   checked_at: epochMs,
   paths: z.array(pathCheck),
   gateway: gatewayState.nullable().meta({ description: 'gateway mode: the gateway and its status' }),
@@ -238,7 +276,14 @@ export const rdpRouteStatus = z.object({
 export type RdpRouteStatus = z.infer<typeof rdpRouteStatus>;
 
 /** The counts over every RDP route's status. */
-const statusSummary = z.object({ total: z.number().int(), enabled: z.number().int(), disabled: z.number().int(), reachable: z.number().int(), unreachable: z.number().int(), in_maintenance: z.number().int() });
+const statusSummary = z.object({
+  total: z.number().int(),
+  enabled: z.number().int(),
+  disabled: z.number().int(),
+  reachable: z.number().int(),
+  unreachable: z.number().int(),
+  in_maintenance: z.number().int(),
+});
 export type StatusSummary = z.infer<typeof statusSummary>;
 
 export const rdpStatusResponse = z.object({ ok: z.literal(true), status: rdpRouteStatus });
@@ -250,7 +295,9 @@ export const rdpStatusAllResponse = z.object({
 
 export const wakeCycle = z.object({
   rdp_route_id: int,
-  state: z.enum(['idle', 'pending', 'awake', 'timeout']).meta({ description: 'idle: no packet sent since the server started; pending: waiting for the host; awake: it answers; timeout: it did not within timeout_ms' }),
+  state: z.enum(['idle', 'pending', 'awake', 'timeout']).meta({
+    description: 'idle: no packet sent since the server started; pending: waiting for the host; awake: it answers; timeout: it did not within timeout_ms',
+  }),
   via: z.enum(['gateway', 'direct']),
   mac: z.string(),
   sent_to: z.array(z.string()),
@@ -269,7 +316,10 @@ export const disconnectAllResponse = z.object({
   count: z.number().int().meta({ description: 'active sessions told to disconnect' }),
   session_ids: z.array(int),
   server_side: z.object({
-    method: z.enum(['gateway', 'marker']).meta({ description: 'gateway: the companion was asked to close the linked L4 route\'s live connections; marker: the order waits for the clients\' heartbeats only (internal, external, both)' }),
+    method: z.enum(['gateway', 'marker']).meta({
+      description:
+        "gateway: the companion was asked to close the linked L4 route's live connections; marker: the order waits for the clients' heartbeats only (internal, external, both)",
+    }),
     closed_connections: z.number().int().nullable(),
     error: z.string().nullable(),
   }),

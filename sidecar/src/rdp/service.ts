@@ -44,7 +44,12 @@ export const linkedDomain = (rdpId: number) => `rdp-${rdpId}.rdp.gatehouse.inter
 
 /** Linked-route field names → the RDP field the admin sets, for errors raised by the routes checks. */
 const LINKED_FIELD: Record<string, string> = {
-  target_peer_id: 'gateway_peer_id', target_lan_host: 'target_host', target_lan_port: 'target_port', l4_listen_port: 'listen_port', wol_mac: 'wol_mac', domain: 'name',
+  target_peer_id: 'gateway_peer_id',
+  target_lan_host: 'target_host',
+  target_lan_port: 'target_port',
+  l4_listen_port: 'listen_port',
+  wol_mac: 'wol_mac',
+  domain: 'name',
 };
 
 export interface RdpServiceOptions {
@@ -64,7 +69,17 @@ export interface RdpBatchResult {
 }
 
 /** The fields that say where a desktop client takes the stored credentials (the RD gateway pair included). */
-const CREDENTIALS_DESTINATION = ['access_mode', 'target_host', 'target_port', 'target_peer_id', 'external_host', 'listen_port', 'gateway_peer_id', 'gateway_host', 'gateway_port'] as const;
+const CREDENTIALS_DESTINATION = [
+  'access_mode',
+  'target_host',
+  'target_port',
+  'target_peer_id',
+  'external_host',
+  'listen_port',
+  'gateway_peer_id',
+  'gateway_host',
+  'gateway_port',
+] as const;
 
 export function credentialsDestinationChanged(before: Omit<RdpRoute, 'id'>, after: Omit<RdpRoute, 'id'>): boolean {
   return CREDENTIALS_DESTINATION.some((k) => (before[k] ?? null) !== (after[k] ?? null));
@@ -92,11 +107,36 @@ export function activeMaintenance(route: Pick<RdpRoute, 'maintenance_windows'>, 
 
 function blankRdp(now: number): Omit<RdpRoute, 'id'> {
   return {
-    name: '', description: null, enabled: true, access_mode: 'internal', target_host: '', target_port: DEFAULT_RDP_PORT, target_peer_id: null,
-    external_host: null, listen_port: null, gateway_peer_id: null, gateway_listen_port: null, gateway_host: null, gateway_port: null,
-    credentials_envelope: null, credentials_kid: null, credentials_updated_at: null, rotation_state: 'none', rotation_pending_since: null,
-    wol_enabled: false, wol_mac: null, network_level_auth: true, audio_mode: 'local', clipboard_enabled: true, resolution: null, color_depth: 32,
-    maintenance_windows: [], allowed_user_ids: null, gateway_l4_route_id: null, created_at: now, updated_at: now,
+    name: '',
+    description: null,
+    enabled: true,
+    access_mode: 'internal',
+    target_host: '',
+    target_port: DEFAULT_RDP_PORT,
+    target_peer_id: null,
+    external_host: null,
+    listen_port: null,
+    gateway_peer_id: null,
+    gateway_listen_port: null,
+    gateway_host: null,
+    gateway_port: null,
+    credentials_envelope: null,
+    credentials_kid: null,
+    credentials_updated_at: null,
+    rotation_state: 'none',
+    rotation_pending_since: null,
+    wol_enabled: false,
+    wol_mac: null,
+    network_level_auth: true,
+    audio_mode: 'local',
+    clipboard_enabled: true,
+    resolution: null,
+    color_depth: 32,
+    maintenance_windows: [],
+    allowed_user_ids: null,
+    gateway_l4_route_id: null,
+    created_at: now,
+    updated_at: now,
   };
 }
 
@@ -220,7 +260,11 @@ export class RdpService {
   }
 
   /** One transaction and one proxy load for the whole batch; ids that do not exist are reported per id. */
-  async batch(action: 'enable' | 'disable' | 'delete', ids: number[], actor?: number | null): Promise<{ results: RdpBatchResult[]; succeeded: number; failed: number }> {
+  async batch(
+    action: 'enable' | 'disable' | 'delete',
+    ids: number[],
+    actor?: number | null,
+  ): Promise<{ results: RdpBatchResult[]; succeeded: number; failed: number }> {
     const unique = [...new Set(ids)];
     const done: { route: RdpRoute; enabled?: boolean }[] = [];
     const results = await this.proxy.transact(async (t) => {
@@ -266,7 +310,10 @@ export class RdpService {
       const r = await this.getRoute(id, t);
       await this.checkEnvelope({ credentials: envelope }, t);
       const now = this.clock();
-      await this.model.update({ credentials_envelope: JSON.stringify(envelope), credentials_kid: envelope.kid, credentials_updated_at: now, updated_at: now }, { where: { id }, transaction: t });
+      await this.model.update(
+        { credentials_envelope: JSON.stringify(envelope), credentials_kid: envelope.kid, credentials_updated_at: now, updated_at: now },
+        { where: { id }, transaction: t },
+      );
       return r.name;
     });
     await this.events.emit({ type: 'rdp_route_updated', rdp_route_id: id, name, fields: ['credentials'], actor: actor ?? null });
@@ -277,7 +324,10 @@ export class RdpService {
     const name = await this.db.sequelize.transaction(async (t) => {
       const r = await this.getRoute(id, t);
       const now = this.clock();
-      await this.model.update({ credentials_envelope: null, credentials_kid: null, credentials_updated_at: now, updated_at: now }, { where: { id }, transaction: t });
+      await this.model.update(
+        { credentials_envelope: null, credentials_kid: null, credentials_updated_at: now, updated_at: now },
+        { where: { id }, transaction: t },
+      );
       return r.name;
     });
     await this.events.emit({ type: 'rdp_route_updated', rdp_route_id: id, name, fields: ['credentials'], actor: actor ?? null });
@@ -290,7 +340,10 @@ export class RdpService {
     if (env === undefined || env === null) return;
     const kid = await this.keys.currentKid(t);
     if (kid === null) throw unprocessable(msg('request.validation_failed'), { 'credentials.kid': msg('rdp.field.no_server_key') });
-    if (env.kid !== kid) throw unprocessable(msg('request.validation_failed'), { 'credentials.kid': msg('rdp.field.kid_not_current', { kid: String(env.kid), current: String(kid) }) });
+    if (env.kid !== kid)
+      throw unprocessable(msg('request.validation_failed'), {
+        'credentials.kid': msg('rdp.field.kid_not_current', { kid: String(env.kid), current: String(kid) }),
+      });
   }
 
   // --- maintenance windows ---
@@ -356,7 +409,10 @@ export class RdpService {
     if ((await this.keys.currentKid(t)) === null) return { kid: null, pending: 0 };
     const key = await this.keys.rotate({ transaction: t, masterKey: newKey });
     const now = this.clock();
-    const [pending] = await this.model.update({ rotation_state: 'pending', rotation_pending_since: now, updated_at: now }, { where: { credentials_envelope: { [Op.ne]: null } }, transaction: t });
+    const [pending] = await this.model.update(
+      { rotation_state: 'pending', rotation_pending_since: now, updated_at: now },
+      { where: { credentials_envelope: { [Op.ne]: null } }, transaction: t },
+    );
     return { kid: key.kid, pending };
   }
 
@@ -390,7 +446,15 @@ export class RdpService {
   /** Cross-field rules, defaults, and the checks against the database (inside the write transaction). */
   private async check(r: Omit<RdpRoute, 'id'>, selfId: number | null, t: Transaction): Promise<void> {
     const f: Fields = {};
-    const only = (k: keyof Omit<RdpRoute, 'id'>, what: 'rdp.field.only_both' | 'rdp.field.only_external_both_gateway' | 'rdp.field.only_gateway' | 'rdp.field.only_internal_both' | 'rdp.field.only_both_external_uses_target') => {
+    const only = (
+      k: keyof Omit<RdpRoute, 'id'>,
+      what:
+        | 'rdp.field.only_both'
+        | 'rdp.field.only_external_both_gateway'
+        | 'rdp.field.only_gateway'
+        | 'rdp.field.only_internal_both'
+        | 'rdp.field.only_both_external_uses_target',
+    ) => {
       if (r[k] !== null) f[k] = msg(what);
     };
     switch (r.access_mode) {
@@ -430,7 +494,7 @@ export class RdpService {
     // --- references that must exist ---
     const peerIds = [r.target_peer_id, r.gateway_peer_id].filter((x): x is number => x !== null);
     const peers = peerIds.length
-      ? (await findRows(this.db.models.Peer, { where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type', 'address'], transaction: t }))
+      ? await findRows(this.db.models.Peer, { where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type', 'address'], transaction: t })
       : [];
     const byId = new Map(peers.map((p) => [Number(p.id), p]));
     if (r.target_peer_id !== null) {
@@ -471,10 +535,17 @@ export class RdpService {
     const input: RouteInput = {
       domain: linkedDomain(r.id),
       description: `RDP route '${r.name}' (id ${r.id}): managed by the RDP route; edit it there`,
-      route_type: 'l4', target_kind: 'gateway', enabled: r.enabled,
-      target_peer_id: r.gateway_peer_id, target_lan_host: r.target_host, target_lan_port: r.target_port,
-      l4_protocol: 'tcp', l4_listen_port: r.listen_port, l4_tls_mode: 'none',
-      wol_enabled: r.wol_enabled, wol_mac: r.wol_mac,
+      route_type: 'l4',
+      target_kind: 'gateway',
+      enabled: r.enabled,
+      target_peer_id: r.gateway_peer_id,
+      target_lan_host: r.target_host,
+      target_lan_port: r.target_port,
+      l4_protocol: 'tcp',
+      l4_listen_port: r.listen_port,
+      l4_tls_mode: 'none',
+      wol_enabled: r.wol_enabled,
+      wol_mac: r.wol_mac,
     };
     try {
       const route = existingId !== null ? await this.routes.updateLinked(existingId, input, t) : await this.routes.createLinked(input, t);

@@ -144,7 +144,8 @@ export class RdpSessions {
   /** A client's session: 404 for an unknown id and for another token's session. */
   private async owned(id: number, who: SessionClient): Promise<RdpSessionRow> {
     const r = await this.row(id);
-    if (!r || (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id)) throw notFound(msg('resource.not_found', { what: 'RDP session' }));
+    if (!r || (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id))
+      throw notFound(msg('resource.not_found', { what: 'RDP session' }));
     return r;
   }
 
@@ -154,14 +155,31 @@ export class RdpSessions {
     if (!route.enabled) throw new AppError('conflict', msg('rdp.disabled', { name: route.name }));
     const now = this.deps.clock();
     const created = await this.model.create({
-      rdp_route_id: route.id, token_id: who.token_id ?? null, machine_id: who.machine_id ?? null, peer_id: who.peer_id ?? null, user_id: who.user_id ?? null,
-      client_name: who.client_name?.slice(0, 253) ?? null, status: 'active', started_at: now, last_heartbeat_at: now, ended_at: null, end_reason: null, disconnect_requested_at: null,
+      rdp_route_id: route.id,
+      token_id: who.token_id ?? null,
+      machine_id: who.machine_id ?? null,
+      peer_id: who.peer_id ?? null,
+      user_id: who.user_id ?? null,
+      client_name: who.client_name?.slice(0, 253) ?? null,
+      status: 'active',
+      started_at: now,
+      last_heartbeat_at: now,
+      ended_at: null,
+      end_reason: null,
+      disconnect_requested_at: null,
     } as Partial<RdpSessionRow>);
     const r = created.get({ plain: true }) as RdpSessionRow;
     const s = this.view(r, now);
     await this.deps.events.emit({
-      type: 'rdp_session_started', session_id: s.id, rdp_route_id: route.id, name: route.name, client_name: s.client_name,
-      peer_id: s.peer_id, token_id: s.token_id, user_id: s.user_id, machine_id: s.machine_id,
+      type: 'rdp_session_started',
+      session_id: s.id,
+      rdp_route_id: route.id,
+      name: route.name,
+      client_name: s.client_name,
+      peer_id: s.peer_id,
+      token_id: s.token_id,
+      user_id: s.user_id,
+      machine_id: s.machine_id,
     });
     return s;
   }
@@ -180,7 +198,8 @@ export class RdpSessions {
       }
       throw notFound(msg('resource.not_found', { what: 'RDP session' }));
     }
-    if (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id) throw notFound(msg('resource.not_found', { what: 'RDP session' }));
+    if (who.token_id != null && num(r.token_id) !== null && num(r.token_id) !== who.token_id)
+      throw notFound(msg('resource.not_found', { what: 'RDP session' }));
     if (r.status === 'active' && num(r.disconnect_requested_at) !== null) {
       await this.finish(r, 'disconnected', null, this.deps.clock());
       return { disconnect: true, reason: 'disconnected', message: DROP_MESSAGES.disconnected, status: 'ended', session_id: sessionId, lost_after_s };
@@ -188,7 +207,18 @@ export class RdpSessions {
     if (r.status === 'ended') {
       const reason = (r.end_reason ?? 'client') as RdpSessionEndReason;
       const drop = reason in DROP_MESSAGES;
-      return { disconnect: drop, reason, message: drop ? DROP_MESSAGES[reason] : reason === 'lost' ? 'the session was closed as lost (no heartbeat in time): start a new session' : 'the session has ended', status: 'ended', session_id: sessionId, lost_after_s };
+      return {
+        disconnect: drop,
+        reason,
+        message: drop
+          ? DROP_MESSAGES[reason]
+          : reason === 'lost'
+            ? 'the session was closed as lost (no heartbeat in time): start a new session'
+            : 'the session has ended',
+        status: 'ended',
+        session_id: sessionId,
+        lost_after_s,
+      };
     }
     const now = this.deps.clock();
     const [n] = await this.model.update({ last_heartbeat_at: now } as Partial<RdpSessionRow>, { where: { id: sessionId, status: 'active' } });
@@ -211,7 +241,14 @@ export class RdpSessions {
    * Ends one active session (compare-and-set on status, so it ends and is announced once);
    * returns the ended row, or null when it had already ended.
    */
-  private async finish(r: RdpSessionRow, reason: RdpSessionEndReason, actor: number | null, endedAt: number, t?: Transaction | null, routeName?: string): Promise<RdpSessionRow | null> {
+  private async finish(
+    r: RdpSessionRow,
+    reason: RdpSessionEndReason,
+    actor: number | null,
+    endedAt: number,
+    t?: Transaction | null,
+    routeName?: string,
+  ): Promise<RdpSessionRow | null> {
     const values = { status: 'ended' as const, ended_at: endedAt, end_reason: reason };
     const [n] = await this.model.update(values as Partial<RdpSessionRow>, { where: { id: r.id, status: 'active' }, transaction: t ?? undefined });
     if (!n) return null;
@@ -226,7 +263,9 @@ export class RdpSessions {
   }
 
   private async routeName(routeId: number, t?: Transaction | null): Promise<string> {
-    const rows = (await this.routeModel().findAll({ attributes: ['name'], where: { id: routeId }, raw: true, transaction: t ?? undefined })) as { name: string }[];
+    const rows = (await this.routeModel().findAll({ attributes: ['name'], where: { id: routeId }, raw: true, transaction: t ?? undefined })) as {
+      name: string;
+    }[];
     return rows[0]?.name ?? `#${routeId}`;
   }
 
@@ -247,20 +286,32 @@ export class RdpSessions {
     const rows = await findRows(this.model, { attributes: ['id'], where: { rdp_route_id: route.id, status: 'active' } });
     const ids = rows.map((r) => Number(r.id));
     if (ids.length) {
-      await this.model.update({ disconnect_requested_at: now } as Partial<RdpSessionRow>, { where: { id: { [Op.in]: ids }, status: 'active', disconnect_requested_at: null } });
+      await this.model.update({ disconnect_requested_at: now } as Partial<RdpSessionRow>, {
+        where: { id: { [Op.in]: ids }, status: 'active', disconnect_requested_at: null },
+      });
     }
     const server_side = await this.killConnections(route);
     await this.deps.activity.record({
-      severity: ids.length || server_side.closed_connections ? 'warning' : 'info', source: 'rdp', event_type: 'rdp_sessions_disconnect_requested',
-      msg: msg('rdp.disconnect_requested', { count: ids.length, name: route.name, method: server_side.method, closed: server_side.closed_connections, error: server_side.error }),
-      details: { rdp_route_id: route.id, session_ids: ids, server_side }, user_id: actor,
+      severity: ids.length || server_side.closed_connections ? 'warning' : 'info',
+      source: 'rdp',
+      event_type: 'rdp_sessions_disconnect_requested',
+      msg: msg('rdp.disconnect_requested', {
+        count: ids.length,
+        name: route.name,
+        method: server_side.method,
+        closed: server_side.closed_connections,
+        error: server_side.error,
+      }),
+      details: { rdp_route_id: route.id, session_ids: ids, server_side },
+      user_id: actor,
     });
     return { count: ids.length, session_ids: ids, server_side };
   }
 
   /** Gateway mode: the companion closes the linked L4 route's live connections; other modes: nothing to close (marker only). */
   private async killConnections(route: Pick<RdpRouteLike, 'access_mode' | 'gateway_peer_id' | 'gateway_l4_route_id'>): Promise<ServerSideKill> {
-    if (route.access_mode !== 'gateway' || !route.gateway_peer_id || !route.gateway_l4_route_id) return { method: 'marker', closed_connections: null, error: null };
+    if (route.access_mode !== 'gateway' || !route.gateway_peer_id || !route.gateway_l4_route_id)
+      return { method: 'marker', closed_connections: null, error: null };
     try {
       const peer = await this.gateways.gatewayPeer(route.gateway_peer_id);
       const push = await this.gateways.pushToken(peer.id);
@@ -271,7 +322,10 @@ export class RdpSessions {
         signal: AbortSignal.timeout(5000),
       });
       const body = (await res.json().catch(() => null)) as { closed?: unknown; error?: unknown } | null;
-      if (!res.ok) throw new Error(`companion answered ${res.status}${body?.error ? `: ${String(body.error)}` : res.status === 404 ? ' (a companion older than POST /disconnect)' : ''}`);
+      if (!res.ok)
+        throw new Error(
+          `companion answered ${res.status}${body?.error ? `: ${String(body.error)}` : res.status === 404 ? ' (a companion older than POST /disconnect)' : ''}`,
+        );
       return { method: 'gateway', closed_connections: Number(body?.closed ?? 0), error: null };
     } catch (err) {
       return { method: 'gateway', closed_connections: null, error: err instanceof Error ? err.message : String(err) };
@@ -301,7 +355,13 @@ export class RdpSessions {
   async active(routeId?: number): Promise<RdpSession[]> {
     const where: Record<string, unknown> = { status: 'active' };
     if (routeId !== undefined) where.rdp_route_id = routeId;
-    const rows = await findRows(this.model, { where, order: [['started_at', 'DESC'], ['id', 'DESC']] });
+    const rows = await findRows(this.model, {
+      where,
+      order: [
+        ['started_at', 'DESC'],
+        ['id', 'DESC'],
+      ],
+    });
     const now = this.deps.clock();
     return rows.map((r) => this.view(r, now));
   }
@@ -333,19 +393,35 @@ export class RdpSessions {
    */
   installRouteHooks(): void {
     const model = this.routeModel();
-    const txOf = (args: unknown[]) => ((args[args.length - 1] as { transaction?: Transaction | null } | undefined)?.transaction ?? null);
+    const txOf = (args: unknown[]) => (args[args.length - 1] as { transaction?: Transaction | null } | undefined)?.transaction ?? null;
     const disabled = async (...args: unknown[]) => {
       const t = txOf(args);
-      const routes = (await model.findAll({ attributes: ['id', 'name'], where: { enabled: false }, raw: true, transaction: t ?? undefined })) as { id: number; name: string }[];
+      const routes = (await model.findAll({ attributes: ['id', 'name'], where: { enabled: false }, raw: true, transaction: t ?? undefined })) as {
+        id: number;
+        name: string;
+      }[];
       if (!routes.length) return;
-      const active = await findRows(this.model, { attributes: ['rdp_route_id'], where: { status: 'active', rdp_route_id: { [Op.in]: routes.map((r) => Number(r.id)) } }, transaction: t ?? undefined });
+      const active = await findRows(this.model, {
+        attributes: ['rdp_route_id'],
+        where: { status: 'active', rdp_route_id: { [Op.in]: routes.map((r) => Number(r.id)) } },
+        transaction: t ?? undefined,
+      });
       if (!active.length) return;
       const hit = new Set(active.map((a) => Number(a.rdp_route_id)));
-      await this.endForRoutes(routes.filter((r) => hit.has(Number(r.id))), 'route_disabled', t);
+      await this.endForRoutes(
+        routes.filter((r) => hit.has(Number(r.id))),
+        'route_disabled',
+        t,
+      );
     };
     for (const h of ['afterUpdate', 'afterBulkUpdate', 'afterSave', 'afterUpsert']) model.addHook(h, `rdp-sessions-${h}`, disabled);
     const deleting = async (where: unknown, t: Transaction | null) => {
-      const routes = (await model.findAll({ attributes: ['id', 'name', 'access_mode', 'gateway_peer_id', 'gateway_l4_route_id'], where, raw: true, transaction: t ?? undefined })) as GatewayFields[];
+      const routes = (await model.findAll({
+        attributes: ['id', 'name', 'access_mode', 'gateway_peer_id', 'gateway_l4_route_id'],
+        where,
+        raw: true,
+        transaction: t ?? undefined,
+      })) as GatewayFields[];
       await this.endForRoutes(routes, 'route_deleted', t);
       for (const r of routes) if (r.access_mode === 'gateway') this.afterCommit(t, () => this.cut(r, 'route_deleted'));
     };
@@ -375,7 +451,11 @@ export class RdpSessions {
 
   /** The server-side kill when a gateway-mode route goes away or off (the companion keeps a removed listener's connections). */
   private async cut(route: GatewayFields, why: 'route_disabled' | 'route_deleted'): Promise<void> {
-    const k = await this.killConnections({ access_mode: route.access_mode, gateway_peer_id: num(route.gateway_peer_id), gateway_l4_route_id: num(route.gateway_l4_route_id) });
+    const k = await this.killConnections({
+      access_mode: route.access_mode,
+      gateway_peer_id: num(route.gateway_peer_id),
+      gateway_l4_route_id: num(route.gateway_l4_route_id),
+    });
     if (k.error) this.deps.log.warn(`RDP route "${route.name}" (${why}): the gateway could not close its live connections: ${k.error}`);
     else if (k.closed_connections) this.deps.log.info(`RDP route "${route.name}" (${why}): the gateway closed ${k.closed_connections} live connection(s)`);
   }

@@ -234,8 +234,14 @@ export class RdpStatus {
     this.cache.set(route.id, result);
     if (before && before.reachable !== result.reachable) {
       await this.deps.events.emit({
-        type: 'rdp_status_changed', rdp_route_id: route.id, name: route.name, reachable: result.reachable, previous: before.reachable,
-        latency_ms: result.latency_ms, path: route.access_mode, error: result.error,
+        type: 'rdp_status_changed',
+        rdp_route_id: route.id,
+        name: route.name,
+        reachable: result.reachable,
+        previous: before.reachable,
+        latency_ms: result.latency_ms,
+        path: route.access_mode,
+        error: result.error,
       });
     }
     return result;
@@ -252,17 +258,34 @@ export class RdpStatus {
     } catch (err) {
       return { path: { ...base, error: `gateway: ${(err as Error).message}` }, gateway: null };
     }
-    const gateway: GatewayState = { peer_id: view.peer_id, name: view.name, status: view.status, status_reason: view.status_reason, last_seen_at: view.last_seen_at, l4_route_id: l4 };
+    const gateway: GatewayState = {
+      peer_id: view.peer_id,
+      name: view.name,
+      status: view.status,
+      status_reason: view.status_reason,
+      last_seen_at: view.last_seen_at,
+      l4_route_id: l4,
+    };
     // no fresh heartbeat: nothing the gateway says is current. A fresh one counts per route even when
     // the gateway as a whole is judged offline (it is, when none of its LAN targets answers).
     if (['no_tokens', 'no_heartbeat', 'heartbeat_stale'].includes(view.status_detail.code)) {
       return { path: { ...base, error: `gateway "${view.name}" is ${view.status}: ${view.status_reason}` }, gateway };
     }
     if (l4 === null) return { path: { ...base, error: 'no linked L4 route' }, gateway };
-    const reports = Array.isArray(view.health?.route_reachability) ? (view.health.route_reachability as { route_id: number; reachable: boolean; latency_ms?: number | null }[]) : [];
+    const reports = Array.isArray(view.health?.route_reachability)
+      ? (view.health.route_reachability as { route_id: number; reachable: boolean; latency_ms?: number | null }[])
+      : [];
     const rep = reports.find((x) => Number(x.route_id) === l4);
     if (!rep) return { path: { ...base, error: `gateway "${view.name}" has not reported the linked route ${l4} yet` }, gateway };
     const latency = typeof rep.latency_ms === 'number' ? rep.latency_ms : null;
-    return { path: { ...base, reachable: !!rep.reachable, latency_ms: rep.reachable ? latency : null, error: rep.reachable ? null : `the gateway "${view.name}" cannot reach ${route.target_host}:${route.target_port}` }, gateway };
+    return {
+      path: {
+        ...base,
+        reachable: !!rep.reachable,
+        latency_ms: rep.reachable ? latency : null,
+        error: rep.reachable ? null : `the gateway "${view.name}" cannot reach ${route.target_host}:${route.target_port}`,
+      },
+      gateway,
+    };
   }
 }

@@ -79,9 +79,18 @@ export class RdpWol {
     let sent_to: string[];
     try {
       if (via === 'gateway') {
-        if (!route.gateway_peer_id) throw new AppError('conflict', msg('rdp.no_gateway', { name: route.name }), { gateway_peer_id: msg('rdp.field.gateway_needed') });
-        const { companion } = await this.gatewayWol.viaCompanion(route.gateway_peer_id, { mac, target_host: route.target_host, route_id: route.gateway_l4_route_id ?? undefined, count: WOL_PACKETS });
-        const to = companion && typeof companion === 'object' && Array.isArray((companion as { sent_to?: unknown }).sent_to) ? (companion as { sent_to: unknown[] }).sent_to.map(String) : [];
+        if (!route.gateway_peer_id)
+          throw new AppError('conflict', msg('rdp.no_gateway', { name: route.name }), { gateway_peer_id: msg('rdp.field.gateway_needed') });
+        const { companion } = await this.gatewayWol.viaCompanion(route.gateway_peer_id, {
+          mac,
+          target_host: route.target_host,
+          route_id: route.gateway_l4_route_id ?? undefined,
+          count: WOL_PACKETS,
+        });
+        const to =
+          companion && typeof companion === 'object' && Array.isArray((companion as { sent_to?: unknown }).sent_to)
+            ? (companion as { sent_to: unknown[] }).sent_to.map(String)
+            : [];
         sent_to = to.length ? to : [`gateway peer ${route.gateway_peer_id}`];
       } else {
         const port = this.deps.config.rdpOps.wolPort;
@@ -95,23 +104,38 @@ export class RdpWol {
     } catch (err) {
       if (err instanceof AppError && err.kind !== 'validation' && err.kind !== 'conflict') {
         await this.deps.activity.record({
-          severity: 'warning', source: 'rdp', event_type: 'rdp_wol_failed',
+          severity: 'warning',
+          source: 'rdp',
+          event_type: 'rdp_wol_failed',
           msg: msg('rdp.wol_failed', { name: route.name, error: err.message }),
-          details: { rdp_route_id: route.id, mac: normMac(mac), via, error: err.message }, user_id: opts.actor ?? null,
+          details: { rdp_route_id: route.id, mac: normMac(mac), via, error: err.message },
+          user_id: opts.actor ?? null,
         });
       }
       throw err;
     }
     const now = this.deps.clock();
     const cycle: WakeCycle = {
-      rdp_route_id: route.id, state: 'pending', via, mac: normMac(mac), sent_to, sent_at: now, timeout_ms: timeout, deadline: now + timeout,
-      awake_at: null, last_check_at: null, latency_ms: null, last_error: null,
+      rdp_route_id: route.id,
+      state: 'pending',
+      via,
+      mac: normMac(mac),
+      sent_to,
+      sent_at: now,
+      timeout_ms: timeout,
+      deadline: now + timeout,
+      awake_at: null,
+      last_check_at: null,
+      latency_ms: null,
+      last_error: null,
     };
     this.cycles.set(route.id, cycle);
     await this.deps.activity.record({
-      source: 'rdp', event_type: 'rdp_wol_sent',
+      source: 'rdp',
+      event_type: 'rdp_wol_sent',
       msg: msg('rdp.wol_sent', { name: route.name, mac: cycle.mac, via, sent_to }),
-      details: { rdp_route_id: route.id, mac: cycle.mac, via, sent_to, timeout_ms: timeout }, user_id: opts.actor ?? null,
+      details: { rdp_route_id: route.id, mac: cycle.mac, via, sent_to, timeout_ms: timeout },
+      user_id: opts.actor ?? null,
     });
     return { ...cycle };
   }
@@ -121,7 +145,20 @@ export class RdpWol {
     const route = await this.rdp.get(routeId);
     const c = this.cycles.get(route.id);
     if (!c) {
-      return { rdp_route_id: route.id, state: 'idle', via: route.access_mode === 'gateway' ? 'gateway' : 'direct', mac: route.wol_mac ? normMac(route.wol_mac) : '', sent_to: [], sent_at: 0, timeout_ms: 0, deadline: 0, awake_at: null, last_check_at: null, latency_ms: null, last_error: null };
+      return {
+        rdp_route_id: route.id,
+        state: 'idle',
+        via: route.access_mode === 'gateway' ? 'gateway' : 'direct',
+        mac: route.wol_mac ? normMac(route.wol_mac) : '',
+        sent_to: [],
+        sent_at: 0,
+        timeout_ms: 0,
+        deadline: 0,
+        awake_at: null,
+        last_check_at: null,
+        latency_ms: null,
+        last_error: null,
+      };
     }
     const now = this.deps.clock();
     if (c.state === 'pending' && (c.last_check_at === null || now - c.last_check_at >= POLL_MIN_MS)) {

@@ -5,14 +5,33 @@ import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { sendExport } from '../http/export.js';
 import { accessExportQuery, accessFilter, accessResponse } from '../logs/schema.js';
 
-const ACCESS_COLUMNS = ['id', 'ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user'] as const;
+const ACCESS_COLUMNS = [
+  'id',
+  'ts',
+  'route_id',
+  'host',
+  'method',
+  'uri',
+  'status',
+  'duration_ms',
+  'size',
+  'upstream',
+  'client_ip',
+  'user_agent',
+  'auth_user',
+] as const;
 const withTime = <T extends { ts: number }>(e: T) => ({ ...e, time: new Date(e.ts).toISOString() });
 
 export function accessLogEndpoints(deps: AppContext): Endpoint[] {
   const access = () => deps.accessLog;
   return [
     defineEndpoint({
-      method: 'GET', path: '/logs/access', response: accessResponse, summary: 'Access log of the reverse proxy, newest first; filters host, method, status, route_id, client_ip, since, until (exact values); limit, offset', tags: ['logs'], query: accessFilter.merge(paging),
+      method: 'GET',
+      path: '/logs/access',
+      response: accessResponse,
+      summary: 'Access log of the reverse proxy, newest first; filters host, method, status, route_id, client_ip, since, until (exact values); limit, offset',
+      tags: ['logs'],
+      query: accessFilter.merge(paging),
       handler: async ({ query }) => {
         await access().poll();
         const r = await access().list(query);
@@ -20,7 +39,10 @@ export function accessLogEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/logs/access/export', summary: 'Access log as a CSV or JSON download (format=csv|json, limit, and the filters of GET /logs/access)', tags: ['logs'],
+      method: 'GET',
+      path: '/logs/access/export',
+      summary: 'Access log as a CSV or JSON download (format=csv|json, limit, and the filters of GET /logs/access)',
+      tags: ['logs'],
       query: accessExportQuery,
       handler: async ({ query }, ctx) => {
         await access().poll();

@@ -49,7 +49,15 @@ interface HostInfo {
 }
 
 /** Filters of GET /logs/access (all exact; since/until in epoch ms). */
-export interface AccessListFilter { host?: string; method?: string; status?: number; route_id?: number; client_ip?: string; since?: number; until?: number }
+export interface AccessListFilter {
+  host?: string;
+  method?: string;
+  status?: number;
+  route_id?: number;
+  client_ip?: string;
+  since?: number;
+  until?: number;
+}
 
 export interface AccessEntry {
   id: number;
@@ -71,7 +79,23 @@ export interface AccessEntry {
 }
 
 type Row = Omit<AccessEntry, 'id' | 'debug'> & { debug: string | null; src_inode: string; src_offset: number };
-const COLUMNS = ['ts', 'route_id', 'host', 'method', 'uri', 'status', 'duration_ms', 'size', 'upstream', 'client_ip', 'user_agent', 'auth_user', 'debug', 'src_inode', 'src_offset'] as const;
+const COLUMNS = [
+  'ts',
+  'route_id',
+  'host',
+  'method',
+  'uri',
+  'status',
+  'duration_ms',
+  'size',
+  'upstream',
+  'client_ip',
+  'user_agent',
+  'auth_user',
+  'debug',
+  'src_inode',
+  'src_offset',
+] as const;
 
 export interface AccessLogOptions {
   db: Database;
@@ -119,7 +143,10 @@ export class AccessLogService {
   }
 
   private async cursor(): Promise<{ inode: string; offset: number } | null> {
-    const rows = (await this.db.sequelize.query('SELECT file_inode, file_offset FROM access_log_cursor WHERE id = 1', { type: QueryTypes.SELECT })) as { file_inode: string; file_offset: number | string }[];
+    const rows = (await this.db.sequelize.query('SELECT file_inode, file_offset FROM access_log_cursor WHERE id = 1', { type: QueryTypes.SELECT })) as {
+      file_inode: string;
+      file_offset: number | string;
+    }[];
     const c = rows.length ? { inode: String(rows[0].file_inode), offset: Number(rows[0].file_offset) } : null;
     this.cursorCache = c;
     return c;
@@ -143,7 +170,7 @@ export class AccessLogService {
       const old = this.findByInode(base(cur.inode));
       if (old) {
         // All of it (readFrom reads at most MAX_READ bytes a time).
-        for (let off = cur.offset; ; ) {
+        for (let off = cur.offset; ;) {
           stored += await this.readFrom(old, cur.inode, off, true);
           const c = await this.cursor();
           if (!c || c.offset <= off || c.offset >= fs.statSync(old).size) break;
@@ -247,7 +274,9 @@ export class AccessLogService {
         { replacements: [routeId, routeId, TRACE_LIMIT] },
       );
     }
-    const n = (await this.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE id > ?', { replacements: [before], type: QueryTypes.SELECT })) as { n: number | string }[];
+    const n = (await this.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE id > ?', { replacements: [before], type: QueryTypes.SELECT })) as {
+      n: number | string;
+    }[];
     return Number(n[0]?.n ?? 0);
   }
 
@@ -273,25 +302,44 @@ export class AccessLogService {
   async list(q: AccessListFilter & { limit: number; offset: number }): Promise<{ entries: AccessEntry[]; total: number }> {
     const cond: string[] = [];
     const args: unknown[] = [];
-    const eq = (col: string, v: unknown) => { if (v !== undefined && v !== null && v !== '') { cond.push(`${col} = ?`); args.push(v); } };
+    const eq = (col: string, v: unknown) => {
+      if (v !== undefined && v !== null && v !== '') {
+        cond.push(`${col} = ?`);
+        args.push(v);
+      }
+    };
     eq('host', q.host);
     eq('method', q.method);
     eq('status', q.status);
     eq('route_id', q.route_id);
     eq('client_ip', q.client_ip);
-    if (q.since !== undefined) { cond.push('ts >= ?'); args.push(q.since); }
-    if (q.until !== undefined) { cond.push('ts <= ?'); args.push(q.until); }
+    if (q.since !== undefined) {
+      cond.push('ts >= ?');
+      args.push(q.since);
+    }
+    if (q.until !== undefined) {
+      cond.push('ts <= ?');
+      args.push(q.until);
+    }
     const where = cond.length ? ` WHERE ${cond.join(' AND ')}` : '';
     const [entries, total] = await Promise.all([
-      this.db.sequelize.query(`SELECT * FROM access_log${where} ORDER BY id DESC LIMIT ? OFFSET ?`, { replacements: [...args, q.limit, q.offset], type: QueryTypes.SELECT }) as Promise<Record<string, unknown>[]>,
-      this.db.sequelize.query(`SELECT COUNT(*) AS n FROM access_log${where}`, { replacements: args, type: QueryTypes.SELECT }) as Promise<{ n: number | string }[]>,
+      this.db.sequelize.query(`SELECT * FROM access_log${where} ORDER BY id DESC LIMIT ? OFFSET ?`, {
+        replacements: [...args, q.limit, q.offset],
+        type: QueryTypes.SELECT,
+      }) as Promise<Record<string, unknown>[]>,
+      this.db.sequelize.query(`SELECT COUNT(*) AS n FROM access_log${where}`, { replacements: args, type: QueryTypes.SELECT }) as Promise<
+        { n: number | string }[]
+      >,
     ]);
     return { entries: entries.map(toEntry), total: Number(total[0]?.n ?? 0) };
   }
 
   /** The newest `limit` requests of one route, newest first. */
   async trace(routeId: number, limit = TRACE_LIMIT): Promise<AccessEntry[]> {
-    const rows = (await this.db.sequelize.query('SELECT * FROM access_log WHERE route_id = ? ORDER BY id DESC LIMIT ?', { replacements: [routeId, limit], type: QueryTypes.SELECT })) as Record<string, unknown>[];
+    const rows = (await this.db.sequelize.query('SELECT * FROM access_log WHERE route_id = ? ORDER BY id DESC LIMIT ?', {
+      replacements: [routeId, limit],
+      type: QueryTypes.SELECT,
+    })) as Record<string, unknown>[];
     return rows.map(toEntry);
   }
 
@@ -374,7 +422,10 @@ export function parseLine(line: string, hosts: Map<string, HostInfo>): Omit<Row,
   }
   const req = j?.request;
   if (!req || typeof req !== 'object' || typeof j.status !== 'number') return null;
-  const host = String(req.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const host = String(req.host ?? '')
+    .toLowerCase()
+    .replace(/:\d+$/, '')
+    .replace(/^\[|\]$/g, '');
   const dot = host.indexOf('.');
   const route = hosts.get(host) ?? (dot > 0 ? hosts.get(`*${host.slice(dot)}`) : undefined);
   const ua = req.headers?.['User-Agent'];

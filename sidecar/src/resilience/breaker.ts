@@ -98,8 +98,14 @@ export class BreakerService {
     this.lastAt.set(id, r.at);
     const opened = r.state === 'closed' ? null : r.opened_at || null;
     // only a closing report needs the stored opened_at (to log how long the breaker was open)
-    const before = r.state === 'closed' ? ((await this.o.db.models.Route.findByPk(id, { attributes: ['cb_opened_at'], raw: true })) as { cb_opened_at: number | string | null } | null) : null;
-    const [n] = await this.o.db.models.Route.update({ cb_failure_count: r.failure_count, cb_opened_at: opened }, { where: { id, circuit_breaker_enabled: true } });
+    const before =
+      r.state === 'closed'
+        ? ((await this.o.db.models.Route.findByPk(id, { attributes: ['cb_opened_at'], raw: true })) as { cb_opened_at: number | string | null } | null)
+        : null;
+    const [n] = await this.o.db.models.Route.update(
+      { cb_failure_count: r.failure_count, cb_opened_at: opened },
+      { where: { id, circuit_breaker_enabled: true } },
+    );
     this.reports++;
     if (n && r.state === 'open') {
       await this.o.events.emit({ type: 'circuit_open', route_id: id, failure_count: r.failure_count });
@@ -119,13 +125,20 @@ export class BreakerService {
       const row = (await this.o.db.models.Route.findByPk(id, { raw: true, transaction: t })) as RouteRow | null;
       if (!row) throw notFound(msg('resource.not_found', { what: 'Route' }));
       const r = rowToRoute(row);
-      if (!r.circuit_breaker_enabled) throw new AppError('conflict', msg('route.breaker_not_enabled'), { circuit_breaker_enabled: msg('route.field.breaker_must_be_enabled') });
+      if (!r.circuit_breaker_enabled)
+        throw new AppError('conflict', msg('route.breaker_not_enabled'), { circuit_breaker_enabled: msg('route.field.breaker_must_be_enabled') });
       await this.o.db.models.Route.update({ cb_failure_count: 0, cb_opened_at: null }, { where: { id }, transaction: t });
       this.o.proxy.breakers.reset(id, now);
       return r;
     });
     this.lastAt.set(id, now);
-    await this.o.activity.record({ source: 'routes', event_type: 'circuit_breaker_reset', msg: msg('route.breaker_reset', { domain: route.domain }), details: { route_id: id }, user_id: actor });
+    await this.o.activity.record({
+      source: 'routes',
+      event_type: 'circuit_breaker_reset',
+      msg: msg('route.breaker_reset', { domain: route.domain }),
+      details: { route_id: id },
+      user_id: actor,
+    });
     return { route_id: id, cb_failure_count: 0, cb_opened_at: null, reset_at: new Date(now).toISOString() };
   }
 }

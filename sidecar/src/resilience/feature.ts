@@ -23,8 +23,12 @@ import { monitorInterval } from './monitor-settings.js';
 function breakerReportEndpoint(deps: AppContext): Endpoint {
   const svc = () => deps.breaker;
   return defineEndpoint({
-    method: 'POST', path: BREAKER_REPORT_PATH, auth: 'public', tags: ['routes'],
-    ownBody: 'read by the handler only after the sender is known to be Caddy (loopback + X-Gatehouse-Secret), so that an outsider cannot tell this path from an unknown one',
+    method: 'POST',
+    path: BREAKER_REPORT_PATH,
+    auth: 'public',
+    tags: ['routes'],
+    ownBody:
+      'read by the handler only after the sender is known to be Caddy (loopback + X-Gatehouse-Secret), so that an outsider cannot tell this path from an unknown one',
     response: z.object({ ok: z.literal(true), applied: z.boolean().meta({ description: 'false: an older report than the last one, ignored' }) }),
     errors: { '404': 'Not from loopback with the right X-Gatehouse-Secret (indistinguishable from an unknown path)' },
     summary: "Internal: Caddy's circuit-breaker state reports (loopback + X-Gatehouse-Secret only; 404 otherwise)",

@@ -32,7 +32,8 @@ export const HISTORY_PER_ROUTE = 1000;
 export const MONITORABLE = { [Op.or]: [{ route_type: 'http' }, { route_type: 'l4', l4_protocol: 'tcp' }] };
 
 /** Whether a route can be monitored (HTTP, or L4 over TCP). */
-export const monitorable = (r: Pick<Route, 'route_type' | 'l4_protocol'>): boolean => r.route_type === 'http' || (r.route_type === 'l4' && r.l4_protocol === 'tcp');
+export const monitorable = (r: Pick<Route, 'route_type' | 'l4_protocol'>): boolean =>
+  r.route_type === 'http' || (r.route_type === 'l4' && r.l4_protocol === 'tcp');
 
 export interface CheckResult {
   route_id: number;
@@ -96,7 +97,12 @@ export class MonitorService {
       'SELECT c.route_id, c.up, c.response_ms FROM route_checks c WHERE c.id IN (SELECT MAX(id) FROM route_checks GROUP BY route_id)',
       { type: QueryTypes.SELECT },
     )) as { route_id: number; up: unknown; response_ms: number | null }[];
-    for (const r of rows) if (!this.last.has(Number(r.route_id))) this.last.set(Number(r.route_id), { up: r.up === true || r.up === 1 || r.up === '1', response_ms: r.response_ms === null ? null : Number(r.response_ms) });
+    for (const r of rows)
+      if (!this.last.has(Number(r.route_id)))
+        this.last.set(Number(r.route_id), {
+          up: r.up === true || r.up === 1 || r.up === '1',
+          response_ms: r.response_ms === null ? null : Number(r.response_ms),
+        });
   }
 
   /** {total, up, down} over the monitored enabled routes, and the mean response time of those up. */
@@ -152,17 +158,31 @@ export class MonitorService {
     const prev = this.last.get(route.id);
     this.last.set(route.id, { up: isUp, response_ms: res.ms });
     if (prev && prev.up !== isUp) {
-      await this.o.events.emit({ type: isUp ? 'route_up' : 'route_down', route_id: route.id, domain: route.domain, status: res.status, response_ms: res.ms, error: res.error });
+      await this.o.events.emit({
+        type: isUp ? 'route_up' : 'route_down',
+        route_id: route.id,
+        domain: route.domain,
+        status: res.status,
+        response_ms: res.ms,
+        error: res.error,
+      });
     }
     return { route_id: route.id, checked_at: new Date(at).toISOString(), up: isUp, status: res.status, response_ms: res.ms, error: res.error };
   }
 
   /** The newest checks of a route, newest first. */
   async history(routeId: number, limit = 100): Promise<CheckResult[]> {
-    const rows = (await this.o.db.sequelize.query('SELECT * FROM route_checks WHERE route_id = ? ORDER BY id DESC LIMIT ?', { replacements: [routeId, limit], type: QueryTypes.SELECT })) as Record<string, unknown>[];
+    const rows = (await this.o.db.sequelize.query('SELECT * FROM route_checks WHERE route_id = ? ORDER BY id DESC LIMIT ?', {
+      replacements: [routeId, limit],
+      type: QueryTypes.SELECT,
+    })) as Record<string, unknown>[];
     return rows.map((r) => ({
-      route_id: Number(r.route_id), checked_at: new Date(Number(r.checked_at)).toISOString(), up: r.up === true || r.up === 1,
-      status: r.status === null ? null : Number(r.status), response_ms: r.response_ms === null ? null : Number(r.response_ms), error: (r.error as string | null) ?? null,
+      route_id: Number(r.route_id),
+      checked_at: new Date(Number(r.checked_at)).toISOString(),
+      up: r.up === true || r.up === 1,
+      status: r.status === null ? null : Number(r.status),
+      response_ms: r.response_ms === null ? null : Number(r.response_ms),
+      error: (r.error as string | null) ?? null,
     }));
   }
 }
@@ -192,7 +212,12 @@ function probe(host: string, port: number, route: Route): Promise<{ status: numb
   const t0 = performance.now();
   return new Promise((resolve) => {
     const opts: https.RequestOptions = {
-      host, port, method: 'GET', path: '/', timeout: CHECK_TIMEOUT_MS, agent: false,
+      host,
+      port,
+      method: 'GET',
+      path: '/',
+      timeout: CHECK_TIMEOUT_MS,
+      agent: false,
       headers: { Host: hostHeader, 'User-Agent': 'Gatehouse-Monitor/1', Accept: '*/*', Connection: 'close' },
       ...(tls ? { rejectUnauthorized: false, servername: route.domain.startsWith('*.') ? undefined : route.domain } : {}),
     };

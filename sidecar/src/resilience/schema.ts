@@ -5,5 +5,11 @@ import { z } from 'zod';
 export const MIN_MONITOR_INTERVAL_S = 5;
 export const MAX_MONITOR_INTERVAL_S = 3600;
 
-export const monitoringBody = z.strictObject({ interval_seconds: z.number({ error: 'must be a number of seconds' }).int('must be a whole number of seconds').min(MIN_MONITOR_INTERVAL_S).max(MAX_MONITOR_INTERVAL_S) });
+export const monitoringBody = z.strictObject({
+  interval_seconds: z
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(MIN_MONITOR_INTERVAL_S)
+    .max(MAX_MONITOR_INTERVAL_S),
+});
 export const monitoringResponse = z.object({ ok: z.literal(true), monitoring: z.object({ interval_seconds: z.number().int() }) });

@@ -28,7 +28,11 @@ const TYPES: Record<ImageType['ext'], string> = { png: 'image/png', jpg: 'image/
 /** The image type by content, or null. */
 export function sniffImage(b: Uint8Array): ImageType | null {
   const at = (i: number, bytes: number[]) => bytes.every((x, k) => b[i + k] === x);
-  const ascii = (i: number, s: string) => at(i, [...s].map((c) => c.charCodeAt(0)));
+  const ascii = (i: number, s: string) =>
+    at(
+      i,
+      [...s].map((c) => c.charCodeAt(0)),
+    );
   if (b.length >= 8 && at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { ext: 'png', mime: TYPES.png };
   if (b.length >= 3 && at(0, [0xff, 0xd8, 0xff])) return { ext: 'jpg', mime: TYPES.jpg };
   if (b.length >= 6 && (ascii(0, 'GIF87a') || ascii(0, 'GIF89a'))) return { ext: 'gif', mime: TYPES.gif };
@@ -52,7 +56,10 @@ export class BrandingStore {
   /** Checks and writes an image; returns its file name. Throws 422 (field `field`) when refused: the content is what no schema can judge. */
   write(routeId: number, kind: BrandingKind, data: Uint8Array, field: string): string {
     if (!data.length) throw unprocessable(msg('route_auth.image_empty'), { [field]: msg('field.empty_file') });
-    if (data.length > BRANDING_MAX_BYTES) throw unprocessable(msg('route_auth.image_too_large', { max_bytes: BRANDING_MAX_BYTES }), { [field]: msg('field.max_bytes', { max: BRANDING_MAX_BYTES }) });
+    if (data.length > BRANDING_MAX_BYTES)
+      throw unprocessable(msg('route_auth.image_too_large', { max_bytes: BRANDING_MAX_BYTES }), {
+        [field]: msg('field.max_bytes', { max: BRANDING_MAX_BYTES }),
+      });
     const type = sniffImage(data);
     if (!type) throw unprocessable(msg('route_auth.image_type'), { [field]: msg('route_auth.field.image_type') });
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o755 });
@@ -95,10 +102,19 @@ export class BrandingStore {
 export async function fetchImage(url: string, field: string, policy: OutboundPolicy): Promise<Uint8Array> {
   let res;
   try {
-    res = await guardedRequest(url, { policy, timeoutMs: 10_000, maxBytes: BRANDING_MAX_BYTES, maxRedirects: 3, headers: { accept: 'image/png,image/jpeg,image/gif,image/webp' } });
+    res = await guardedRequest(url, {
+      policy,
+      timeoutMs: 10_000,
+      maxBytes: BRANDING_MAX_BYTES,
+      maxRedirects: 3,
+      headers: { accept: 'image/png,image/jpeg,image/gif,image/webp' },
+    });
   } catch (err) {
     if (err instanceof NotAllowed) throw unprocessable(msg('route_auth.not_allowed'), { [field]: msg('field.not_allowed') });
-    if (err instanceof FetchFailed && err.kind === 'too_large') throw unprocessable(msg('route_auth.image_too_large', { max_bytes: BRANDING_MAX_BYTES }), { [field]: msg('field.max_bytes', { max: BRANDING_MAX_BYTES }) });
+    if (err instanceof FetchFailed && err.kind === 'too_large')
+      throw unprocessable(msg('route_auth.image_too_large', { max_bytes: BRANDING_MAX_BYTES }), {
+        [field]: msg('field.max_bytes', { max: BRANDING_MAX_BYTES }),
+      });
     throw unprocessable(msg('route_auth.not_fetched'), { [field]: msg('field.not_fetched') });
   }
   if (res.status < 200 || res.status > 299 || !res.body.length) throw unprocessable(msg('route_auth.not_fetched'), { [field]: msg('field.not_fetched') });

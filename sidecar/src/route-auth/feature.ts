@@ -14,8 +14,10 @@ export const routeAuthFeature: Feature = {
   endpoints: (ctx) => routeAuthEndpoints(ctx),
   early: (ctx) => [routeAuthMiddleware(ctx, ctx.routeAuth, ctx.metrics.routeAuth)],
   fastPaths: (ctx) => [
-    verifyHandler(new Verifier(ctx.routeAuth.view, ctx.clock), ctx.config.trustProxy, (err) =>
-      ctx.log.error('route auth verify failed', { err: String((err as Error)?.stack ?? err) }),
+    verifyHandler(
+      new Verifier(ctx.routeAuth.view, ctx.clock),
+      ctx.config.trustProxy,
+      (err) => ctx.log.error('route auth verify failed', { err: String((err as Error)?.stack ?? err) }),
       ctx.metrics.routeAuth,
     ),
   ],

@@ -148,7 +148,9 @@ export class LoginFlows {
       severity: 'warning',
       source: 'route_auth',
       event_type: state.locked ? 'route_auth_locked' : 'route_auth_login_failed',
-      msg: state.locked ? msg('route_auth.locked', { domain: c.entry.route.domain, who, failures: state.failures }) : msg('route_auth.login_failed', { domain: c.entry.route.domain, reason }),
+      msg: state.locked
+        ? msg('route_auth.locked', { domain: c.entry.route.domain, who, failures: state.failures })
+        : msg('route_auth.login_failed', { domain: c.entry.route.domain, reason }),
       details: { route_id: c.entry.route.id, email: key, user: who, ...(acct?.userId ? { user_id: acct.userId } : {}), reason, failures: state.failures },
       ip: c.ip || null,
     });
@@ -175,7 +177,10 @@ export class LoginFlows {
   /** A pending session for an account key (the account may not exist: same answer either way). */
   private async startPending(c: StepContext, key: string, userId: number | null, authMethod: string): Promise<string> {
     if (c.pendingToken) await this.svc.destroySession(c.entry.route.id, c.pendingToken);
-    return this.svc.createSession(c.entry.route.id, { email: key, subject: key, userId }, 'pending', authMethod, PENDING_TTL_MS, { ip: c.ip, userAgent: c.userAgent });
+    return this.svc.createSession(c.entry.route.id, { email: key, subject: key, userId }, 'pending', authMethod, PENDING_TTL_MS, {
+      ip: c.ip,
+      userAgent: c.userAgent,
+    });
   }
 
   /** email_password (alone, or as the first factor). `nameIn`: the configured email, or a route user's username or email. */
@@ -265,10 +270,12 @@ export class LoginFlows {
       }
       return this.succeed(c, acct, pending.authMethod);
     }
-    const expected = cfg.method === 'email_code' ? 'email_code' : cfg.two_factor_enabled && cfg.two_factor_method === 'email_code' ? 'email_password+email_code' : null;
+    const expected =
+      cfg.method === 'email_code' ? 'email_code' : cfg.two_factor_enabled && cfg.two_factor_method === 'email_code' ? 'email_password+email_code' : null;
     if (!expected || pending.authMethod !== expected) return { kind: 'error', error: 'expired', clearPending: true };
     // An unknown name had no code sent: every code is wrong (and counts), like a wrong one.
-    if (!acct || !(await this.useCode(cfg.route_id, pending.email, code))) return this.fail(c, pending.email, 'wrong or expired email code', 'code_invalid', acct);
+    if (!acct || !(await this.useCode(cfg.route_id, pending.email, code)))
+      return this.fail(c, pending.email, 'wrong or expired email code', 'code_invalid', acct);
     return this.succeed(c, acct, pending.authMethod);
   }
 
@@ -306,7 +313,15 @@ export class LoginFlows {
     const code = String(crypto.randomInt(0, 1_000_000)).padStart(6, '0');
     // A new code replaces the older ones.
     await RouteAuthCode.update({ used_at: now }, { where: { route_id: routeId, email: key, used_at: null } });
-    await RouteAuthCode.create({ route_id: routeId, email: key, code_hash: this.svc.codeHash(routeId, key, code), expires_at: now + EMAIL_CODE_TTL_MS, used_at: null, attempts: 0, sent_at: now });
+    await RouteAuthCode.create({
+      route_id: routeId,
+      email: key,
+      code_hash: this.svc.codeHash(routeId, key, code),
+      expires_at: now + EMAIL_CODE_TTL_MS,
+      used_at: null,
+      attempts: 0,
+      sent_at: now,
+    });
     const mail = loginMail(c.lang, { code, domain: c.entry.route.domain, title: c.entry.cfg.title, minutes: EMAIL_CODE_TTL_MS / 60_000 });
     try {
       if (!acct.email) throw new Error('the account has no email address');
@@ -316,7 +331,13 @@ export class LoginFlows {
       // Undo the throttle: the code was not delivered.
       await RouteAuthCode.destroy({ where: { route_id: routeId, email: key, sent_at: now } });
       this.deps.log.warn('route auth: sending the login code failed', { route_id: routeId, err: String((err as Error)?.message ?? err) });
-      await this.deps.activity.record({ severity: 'error', source: 'route_auth', event_type: 'route_auth_mail_failed', msg: msg('route_auth.mail_failed', { domain: c.entry.route.domain }), details: { route_id: routeId, error: String((err as Error)?.message ?? err) } });
+      await this.deps.activity.record({
+        severity: 'error',
+        source: 'route_auth',
+        event_type: 'route_auth_mail_failed',
+        msg: msg('route_auth.mail_failed', { domain: c.entry.route.domain }),
+        details: { route_id: routeId, error: String((err as Error)?.message ?? err) },
+      });
       return 'failed';
     }
   }

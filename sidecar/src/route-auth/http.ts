@@ -91,7 +91,10 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
   // ---------------- pages ----------------
 
   function securityHeaders(ctx: Koa.Context, nonce: string): void {
-    ctx.set('Content-Security-Policy', `default-src 'none'; style-src 'self' 'nonce-${nonce}'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`);
+    ctx.set(
+      'Content-Security-Policy',
+      `default-src 'none'; style-src 'self' 'nonce-${nonce}'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    );
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('X-Content-Type-Options', 'nosniff');
     // same-origin: the pages' own form posts carry their Origin (no-referrer would make it "null"), other sites get no Referer
@@ -117,7 +120,15 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
 
   function branding(entry: RouteEntry): Branding {
     const c = entry.cfg;
-    return { title: c.title, description: c.description, primary_color: c.primary_color, bg_color: c.bg_color, logo: c.logo, bg_image: c.bg_image, version: c.updated_at };
+    return {
+      title: c.title,
+      description: c.description,
+      primary_color: c.primary_color,
+      bg_color: c.bg_color,
+      logo: c.logo,
+      bg_image: c.bg_image,
+      version: c.updated_at,
+    };
   }
 
   function render(ctx: Koa.Context, status: number, entry: RouteEntry | null, step: Step, lang: Lang, rd: string, extra: Partial<PageOptions> = {}): void {
@@ -178,7 +189,15 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     }
   }
 
-  const ERROR_STATUS: Record<string, number> = { invalid: 401, code_invalid: 401, locked: 423, expired: 400, totp_not_ready: 400, mail_failed: 502, no_email: 400 };
+  const ERROR_STATUS: Record<string, number> = {
+    invalid: 401,
+    code_invalid: 401,
+    locked: 423,
+    expired: 400,
+    totp_not_ready: 400,
+    mail_failed: 502,
+    no_email: 400,
+  };
 
   async function serveBranding(ctx: Koa.Context, entry: RouteEntry, kind: 'logo' | 'bg_image'): Promise<void> {
     const name = entry.cfg[kind];
@@ -227,7 +246,8 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     const host = ctx.get('host');
     const entry = routeDomain ? await view.domain(routeDomain) : await view.host(hostName(host));
     if (!entry) return render(ctx, 404, null, 'message', lang, '/', { error: 'not_configured' });
-    if (entry.ip && !entry.ip.matcher.allows(entry.ip.mode, ctx.state.clientIp as string)) return render(ctx, 403, entry, 'message', lang, '/', { error: 'forbidden' });
+    if (entry.ip && !entry.ip.matcher.allows(entry.ip.mode, ctx.state.clientIp as string))
+      return render(ctx, 403, entry, 'message', lang, '/', { error: 'forbidden' });
 
     if (isGet && p === '/route-auth/branding/logo') return serveBranding(ctx, entry, 'logo');
     if (isGet && p === '/route-auth/branding/bg-image') return serveBranding(ctx, entry, 'bg_image');
@@ -241,7 +261,14 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       if (foreignOrigin(ctx) !== undefined || !csrfOk(ctx, body)) return render(ctx, 403, entry, 'logout', lang, '/', { error: 'csrf' });
       const ended = await svc.destroySession(entry.route.id, ctx.cookies.get(entry.cookieName));
       clearCookie(ctx, entry.cookieName, '/');
-      if (ended) await deps.activity.record({ source: 'route_auth', event_type: 'route_auth_logout', msg: msg('route_auth.signed_out', { domain: entry.route.domain }), details: { route_id: entry.route.id }, ip: (ctx.state.clientIp as string) || null });
+      if (ended)
+        await deps.activity.record({
+          source: 'route_auth',
+          event_type: 'route_auth_logout',
+          msg: msg('route_auth.signed_out', { domain: entry.route.domain }),
+          details: { route_id: entry.route.id },
+          ip: (ctx.state.clientIp as string) || null,
+        });
       ctx.set('Cache-Control', 'no-store');
       ctx.redirect('/route-auth/login?signed_out=1');
       ctx.status = 303;
@@ -258,7 +285,11 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       }
       const pending = await svc.pendingSession(entry.route.id, ctx.cookies.get(pendingCookie(entry.route.id)));
       const n = typeof ctx.query.notice === 'string' ? ctx.query.notice : '';
-      const notice: NoticeKey | 'signed_out' | undefined = ctx.query.signed_out ? 'signed_out' : n === 'code_sent' || n === 'code_wait' || n === 'enter_totp' ? n : undefined;
+      const notice: NoticeKey | 'signed_out' | undefined = ctx.query.signed_out
+        ? 'signed_out'
+        : n === 'code_sent' || n === 'code_wait' || n === 'enter_totp'
+          ? n
+          : undefined;
       const step = pending ? codeStep(pending.authMethod) : firstStep(entry);
       return render(ctx, 200, entry, step, lang, rd, { notice: pending || notice === 'signed_out' ? notice : undefined });
     }
@@ -353,4 +384,3 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     return pages(ctx);
   };
 }
-

@@ -91,26 +91,82 @@ declare module '../db/models.js' {
 
 export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
   const bool = flagColumn;
-  const RouteAuth = defineModel<RouteAuthRow>(s, 'RouteAuth', {
-    id: idColumn(),
-    route_id: DataTypes.INTEGER, method: DataTypes.STRING, two_factor_enabled: bool(), two_factor_method: DataTypes.STRING,
-    email: DataTypes.STRING, password_hash: DataTypes.STRING, totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT,
-    totp_active: bool(), totp_last_step: DataTypes.BIGINT, session_max_age: ms(), title: DataTypes.STRING, description: DataTypes.STRING,
-    primary_color: DataTypes.STRING, bg_color: DataTypes.STRING, logo: DataTypes.STRING, bg_image: DataTypes.STRING, created_at: ms(), updated_at: ms(),
-  }, opts('route_auth'));
-  const RouteAuthSession = defineModel<RouteAuthSessionRow>(s, 'RouteAuthSession', {
-    id: { type: DataTypes.STRING, primaryKey: true }, route_id: DataTypes.INTEGER, email: DataTypes.STRING, stage: DataTypes.STRING,
-    auth_method: DataTypes.STRING, expires_at: ms(), created_at: ms(), user_agent: DataTypes.STRING, ip: DataTypes.STRING,
-    user_id: DataTypes.INTEGER, subject: DataTypes.STRING,
-  }, opts('route_auth_sessions'));
-  const RouteAuthCode = defineModel<RouteAuthCodeRow>(s, 'RouteAuthCode', {
-    id: idColumn(), route_id: DataTypes.INTEGER, email: DataTypes.STRING,
-    code_hash: DataTypes.STRING, expires_at: ms(), used_at: DataTypes.BIGINT, attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 }, sent_at: ms(),
-  }, opts('route_auth_codes'));
-  const RouteAuthUserTotp = defineModel<RouteAuthUserTotpRow>(s, 'RouteAuthUserTotp', {
-    id: idColumn(), route_id: DataTypes.INTEGER, user_id: DataTypes.INTEGER,
-    totp_secret: DataTypes.TEXT, totp_pending_secret: DataTypes.TEXT, totp_active: bool(), totp_last_step: DataTypes.BIGINT, created_at: ms(), updated_at: ms(),
-  }, opts('route_auth_user_totp'));
+  const RouteAuth = defineModel<RouteAuthRow>(
+    s,
+    'RouteAuth',
+    {
+      id: idColumn(),
+      route_id: DataTypes.INTEGER,
+      method: DataTypes.STRING,
+      two_factor_enabled: bool(),
+      two_factor_method: DataTypes.STRING,
+      email: DataTypes.STRING,
+      password_hash: DataTypes.STRING,
+      totp_secret: DataTypes.TEXT,
+      totp_pending_secret: DataTypes.TEXT,
+      totp_active: bool(),
+      totp_last_step: DataTypes.BIGINT,
+      session_max_age: ms(),
+      title: DataTypes.STRING,
+      description: DataTypes.STRING,
+      primary_color: DataTypes.STRING,
+      bg_color: DataTypes.STRING,
+      logo: DataTypes.STRING,
+      bg_image: DataTypes.STRING,
+      created_at: ms(),
+      updated_at: ms(),
+    },
+    opts('route_auth'),
+  );
+  const RouteAuthSession = defineModel<RouteAuthSessionRow>(
+    s,
+    'RouteAuthSession',
+    {
+      id: { type: DataTypes.STRING, primaryKey: true },
+      route_id: DataTypes.INTEGER,
+      email: DataTypes.STRING,
+      stage: DataTypes.STRING,
+      auth_method: DataTypes.STRING,
+      expires_at: ms(),
+      created_at: ms(),
+      user_agent: DataTypes.STRING,
+      ip: DataTypes.STRING,
+      user_id: DataTypes.INTEGER,
+      subject: DataTypes.STRING,
+    },
+    opts('route_auth_sessions'),
+  );
+  const RouteAuthCode = defineModel<RouteAuthCodeRow>(
+    s,
+    'RouteAuthCode',
+    {
+      id: idColumn(),
+      route_id: DataTypes.INTEGER,
+      email: DataTypes.STRING,
+      code_hash: DataTypes.STRING,
+      expires_at: ms(),
+      used_at: DataTypes.BIGINT,
+      attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      sent_at: ms(),
+    },
+    opts('route_auth_codes'),
+  );
+  const RouteAuthUserTotp = defineModel<RouteAuthUserTotpRow>(
+    s,
+    'RouteAuthUserTotp',
+    {
+      id: idColumn(),
+      route_id: DataTypes.INTEGER,
+      user_id: DataTypes.INTEGER,
+      totp_secret: DataTypes.TEXT,
+      totp_pending_secret: DataTypes.TEXT,
+      totp_active: bool(),
+      totp_last_step: DataTypes.BIGINT,
+      created_at: ms(),
+      updated_at: ms(),
+    },
+    opts('route_auth_user_totp'),
+  );
   return { RouteAuth, RouteAuthSession, RouteAuthCode, RouteAuthUserTotp };
 }
 

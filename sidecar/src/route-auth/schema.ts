@@ -26,7 +26,11 @@ export const TOTP_WINDOW = 1;
 export const BRANDING_MAX_BYTES = 2 * 1024 * 1024;
 
 const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
-const color = z.string().trim().regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #1e66f5').transform((v) => v.toLowerCase());
+const color = z
+  .string()
+  .trim()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour such as #1e66f5')
+  .transform((v) => v.toLowerCase());
 /** What the OpenAPI document says of logo_url and bg_image_url. */
 const BRANDING_URL_DOC =
   'http(s) URL of a PNG, JPEG, GIF or WebP image, fetched once when saved through the request-forgery guard (global addresses only, at most 3 redirects, each checked) and stored locally; null removes it. 400 with this field "not allowed" for loopback, private ranges or this server, "could not be fetched" for any other failure';
@@ -60,7 +64,9 @@ export const routeAuthBody = z
       .refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE })
       .optional(),
     // A literal set (not a refinement) so the OpenAPI document shows the five values as an enum.
-    session_max_age: z.literal(SESSION_DURATION_VALUES, { error: `must be one of ${SESSION_DURATION_VALUES.join(', ')} (1h, 12h, 24h, 7d, 30d in milliseconds)` }),
+    session_max_age: z.literal(SESSION_DURATION_VALUES, {
+      error: `must be one of ${SESSION_DURATION_VALUES.join(', ')} (1h, 12h, 24h, 7d, 30d in milliseconds)`,
+    }),
     title: noControl(100).nullable().optional(),
     description: noControl(500).nullable().optional(),
     primary_color: color.nullable().optional(),
@@ -71,8 +77,20 @@ export const routeAuthBody = z
   })
   .superRefine((v, ctx) => {
     if (v.two_factor_enabled) {
-      if (v.method !== 'email_password') ctx.addIssue({ code: 'custom', path: ['two_factor_enabled'], message: 'two-factor needs method email_password as the first factor', params: UNPROCESSABLE });
-      if (!v.two_factor_method) ctx.addIssue({ code: 'custom', path: ['two_factor_method'], message: 'required when two_factor_enabled is true (email_code or totp)', params: UNPROCESSABLE });
+      if (v.method !== 'email_password')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['two_factor_enabled'],
+          message: 'two-factor needs method email_password as the first factor',
+          params: UNPROCESSABLE,
+        });
+      if (!v.two_factor_method)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['two_factor_method'],
+          message: 'required when two_factor_enabled is true (email_code or totp)',
+          params: UNPROCESSABLE,
+        });
     }
   });
 export type RouteAuthInput = z.infer<typeof routeAuthBody>;
@@ -80,7 +98,10 @@ export type RouteAuthInput = z.infer<typeof routeAuthBody>;
 const routeUserId = z.number({ error: 'must be a user id' }).int().positive().max(2_147_483_647).optional();
 /** Without user_id: the configured account's TOTP; with user_id: that route user's own TOTP. */
 export const totpSetupBody = z.strictObject({ user_id: routeUserId });
-export const totpVerifyBody = z.strictObject({ token: z.string().regex(/^\s*\d{6}\s*$/, 'must be the 6-digit code from the authenticator app'), user_id: routeUserId });
+export const totpVerifyBody = z.strictObject({
+  token: z.string().regex(/^\s*\d{6}\s*$/, 'must be the 6-digit code from the authenticator app'),
+  user_id: routeUserId,
+});
 
 /** The steps of the login page the admin preview can show. */
 export const PREVIEW_STEPS = ['password', 'request_code', 'code_email', 'code_totp', 'totp'] as const;
@@ -98,7 +119,7 @@ export const previewQuery = z.strictObject({
   description: z.preprocess(emptyToNull, noControl(500).nullable()).optional(),
   primary_color: z.preprocess(emptyToNull, color.nullable()).optional(),
   bg_color: z.preprocess(emptyToNull, color.nullable()).optional(),
-  v: z.string().max(64).optional().meta({ description: 'ignored: a cache-buster (the admin app sends the configuration\'s updated_at)' }),
+  v: z.string().max(64).optional().meta({ description: "ignored: a cache-buster (the admin app sends the configuration's updated_at)" }),
 });
 export type PreviewInput = z.infer<typeof previewQuery>;
 
@@ -122,7 +143,9 @@ export const routeAuthView = z.object({
   bg_image: z.string().nullable(),
   created_at: isoDate,
   updated_at: isoDate,
-  users: z.array(z.object({ user_id: z.number().int(), username: z.string(), email: z.string().nullable(), totp_active: z.boolean(), totp_setup_pending: z.boolean() })),
+  users: z.array(
+    z.object({ user_id: z.number().int(), username: z.string(), email: z.string().nullable(), totp_active: z.boolean(), totp_setup_pending: z.boolean() }),
+  ),
 });
 export type RouteAuthView = z.infer<typeof routeAuthView>;
 export const routeAuthResponse = z.object({ ok: z.literal(true), route_auth: routeAuthView });

@@ -22,7 +22,16 @@ import type { Models, RouteRow, UserRow } from '../db/models.js';
 import { AppError, notFound, unprocessable } from '../util/errors.js';
 import type { Mailer } from '../smtp/service.js';
 import { BrandingStore, fetchImage, mimeOfFile, type BrandingKind } from './branding.js';
-import { hasRouteAuth, normalizeAuthRow, type BrandingColumns, normalizeUserTotpRow, protectedRouteIds, type RouteAuthModels, type RouteAuthRow, type RouteAuthUserTotpRow } from './models.js';
+import {
+  hasRouteAuth,
+  normalizeAuthRow,
+  type BrandingColumns,
+  normalizeUserTotpRow,
+  protectedRouteIds,
+  type RouteAuthModels,
+  type RouteAuthRow,
+  type RouteAuthUserTotpRow,
+} from './models.js';
 import { TOTP_STEP_S, TOTP_WINDOW, type PreviewInput, type RouteAuthInput, type RouteAuthView } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
 import { findRows, findRow } from '../db/define.js';
@@ -195,7 +204,8 @@ export class RouteAuthService {
     }
     const existing = await this.config(routeId);
     const needsPassword = input.method === 'email_password';
-    if (needsPassword && !input.password && !existing?.password_hash) throw unprocessable(msg('route_auth.password_required'), { password: msg('field.required') });
+    if (needsPassword && !input.password && !existing?.password_hash)
+      throw unprocessable(msg('route_auth.password_required'), { password: msg('field.required') });
     // Slow or remote work before the transaction: hashing, fetching branding URLs.
     const passwordHash = input.password ? await bcrypt.hash(input.password, BCRYPT_ROUNDS) : undefined;
     const fetched: Partial<Record<BrandingKind, Uint8Array>> = {};
@@ -217,12 +227,13 @@ export class RouteAuthService {
         const cur = await this.config(routeId, t);
         const now = this.deps.clock();
         const twoFactor = input.method === 'email_password' && !!input.two_factor_enabled;
-        const keep = <K extends keyof RouteAuthRow>(k: K, v: RouteAuthRow[K] | undefined): RouteAuthRow[K] | null => (v === undefined ? (cur ? cur[k] : null) : v);
+        const keep = <K extends keyof RouteAuthRow>(k: K, v: RouteAuthRow[K] | undefined): RouteAuthRow[K] | null =>
+          v === undefined ? (cur ? cur[k] : null) : v;
         const values: Partial<RouteAuthRow> = {
           route_id: routeId,
           method: input.method,
           two_factor_enabled: twoFactor,
-          two_factor_method: twoFactor ? input.two_factor_method ?? null : null,
+          two_factor_method: twoFactor ? (input.two_factor_method ?? null) : null,
           email: input.email,
           password_hash: passwordHash ?? cur?.password_hash ?? null,
           session_max_age: input.session_max_age,
@@ -342,7 +353,17 @@ export class RouteAuthService {
     if (user) {
       const cur = await this.userTotp(routeId, user.id);
       if (cur) await this.models.RouteAuthUserTotp.update({ totp_pending_secret: sealed, updated_at: now }, { where: { id: cur.id } });
-      else await this.models.RouteAuthUserTotp.create({ route_id: routeId, user_id: user.id, totp_secret: null, totp_pending_secret: sealed, totp_active: false, totp_last_step: null, created_at: now, updated_at: now });
+      else
+        await this.models.RouteAuthUserTotp.create({
+          route_id: routeId,
+          user_id: user.id,
+          totp_secret: null,
+          totp_pending_secret: sealed,
+          totp_active: false,
+          totp_last_step: null,
+          created_at: now,
+          updated_at: now,
+        });
     } else {
       await this.models.RouteAuth.update({ totp_pending_secret: sealed, updated_at: now }, { where: { route_id: routeId } });
       this.view.invalidateRoutes();
@@ -369,7 +390,7 @@ export class RouteAuthService {
   async totpVerify(routeId: number, token: string, actor?: number, userId?: number): Promise<RouteAuthView> {
     const { route, cfg } = await this.requireConfig(routeId);
     const user = userId === undefined ? null : await this.routeUser(route, userId);
-    const pending = user ? (await this.userTotp(routeId, user.id))?.totp_pending_secret ?? null : cfg.totp_pending_secret;
+    const pending = user ? ((await this.userTotp(routeId, user.id))?.totp_pending_secret ?? null) : cfg.totp_pending_secret;
     if (!pending) throw new AppError('conflict', msg('route_auth.no_totp_setup'), { token: msg('route_auth.field.no_totp_setup') });
     const step = this.totpStep(this.deps.crypto.open(pending), token);
     if (step === null) throw unprocessable(msg('route_auth.code_mismatch'), { token: msg('route_auth.field.invalid_code') });
@@ -434,7 +455,13 @@ export class RouteAuthService {
     }
     this.branding.remove(cfg[kind]);
     this.view.invalidateRoutes();
-    await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', msg: msg('route_auth.branding_uploaded', { kind: kind === 'logo' ? 'logo' : 'background', domain: route.domain }), details: { route_id: routeId, kind, bytes: data.length }, user_id: actor });
+    await this.deps.activity.record({
+      source: 'routes',
+      event_type: 'route_auth_branding',
+      msg: msg('route_auth.branding_uploaded', { kind: kind === 'logo' ? 'logo' : 'background', domain: route.domain }),
+      details: { route_id: routeId, kind, bytes: data.length },
+      user_id: actor,
+    });
     return this.apiWithUsers((await this.config(routeId))!);
   }
 
@@ -444,7 +471,13 @@ export class RouteAuthService {
       await this.models.RouteAuth.update({ [kind]: null, updated_at: this.deps.clock() }, { where: { route_id: routeId } });
       this.branding.remove(cfg[kind]);
       this.view.invalidateRoutes();
-      await this.deps.activity.record({ source: 'routes', event_type: 'route_auth_branding', msg: msg('route_auth.branding_removed', { kind: kind === 'logo' ? 'logo' : 'background', domain: route.domain }), details: { route_id: routeId, kind }, user_id: actor });
+      await this.deps.activity.record({
+        source: 'routes',
+        event_type: 'route_auth_branding',
+        msg: msg('route_auth.branding_removed', { kind: kind === 'logo' ? 'logo' : 'background', domain: route.domain }),
+        details: { route_id: routeId, kind },
+        user_id: actor,
+      });
     }
     return this.apiWithUsers((await this.config(routeId))!);
   }
@@ -464,10 +497,13 @@ export class RouteAuthService {
    * branding with the unsaved values of `input` over it, the step a visitor sees first (or the one
    * asked for), and whether the route has users. Works before a configuration is saved.
    */
-  async preview(routeId: number, input: PreviewInput): Promise<{ domain: string; step: PreviewInput['step'] & string; accounts: boolean; branding: BrandingColumns & { version: number } }> {
+  async preview(
+    routeId: number,
+    input: PreviewInput,
+  ): Promise<{ domain: string; step: PreviewInput['step'] & string; accounts: boolean; branding: BrandingColumns & { version: number } }> {
     const route = await this.route(routeId);
     const cfg = await this.config(routeId);
-    const pick = <K extends 'title' | 'description' | 'primary_color' | 'bg_color'>(k: K) => (input[k] !== undefined ? input[k] : cfg?.[k] ?? null);
+    const pick = <K extends 'title' | 'description' | 'primary_color' | 'bg_color'>(k: K) => (input[k] !== undefined ? input[k] : (cfg?.[k] ?? null));
     const method = input.method ?? cfg?.method ?? 'email_password';
     const step = input.step ?? (method === 'email_code' ? 'request_code' : method === 'totp' ? 'totp' : 'password');
     return {
@@ -500,7 +536,14 @@ export class RouteAuthService {
   // ---- sessions ----
 
   /** A new session; returns the cookie value (only its SHA-256 is stored). */
-  async createSession(routeId: number, who: SessionAccount | string, stage: 'active' | 'pending', authMethod: string, ttlMs: number, meta: SessionMeta = {}): Promise<string> {
+  async createSession(
+    routeId: number,
+    who: SessionAccount | string,
+    stage: 'active' | 'pending',
+    authMethod: string,
+    ttlMs: number,
+    meta: SessionMeta = {},
+  ): Promise<string> {
     // a plain string: the configured account with that address
     const account: SessionAccount = typeof who === 'string' ? { email: who, subject: who, userId: null } : who;
     const token = newToken();
@@ -520,7 +563,8 @@ export class RouteAuthService {
       user_agent: meta.userAgent ? meta.userAgent.slice(0, 255) : null,
       ip: meta.ip ? meta.ip.slice(0, 64) : null,
     });
-    if (stage === 'active') this.view.putSession(id, { routeId, email: account.email, authMethod, expiresAt: expires_at, userId: account.userId, subject: account.subject });
+    if (stage === 'active')
+      this.view.putSession(id, { routeId, email: account.email, authMethod, expiresAt: expires_at, userId: account.userId, subject: account.subject });
     return token;
   }
 
@@ -530,7 +574,12 @@ export class RouteAuthService {
     const id = sha256(token);
     const row = await findRow(this.models.RouteAuthSession, { where: { id, route_id: routeId, stage: 'pending' } });
     if (!row || Number(row.expires_at) <= this.deps.clock()) return null;
-    return { id, email: String(row.email), authMethod: String(row.auth_method), userId: row.user_id === null || row.user_id === undefined ? null : Number(row.user_id) };
+    return {
+      id,
+      email: String(row.email),
+      authMethod: String(row.auth_method),
+      userId: row.user_id === null || row.user_id === undefined ? null : Number(row.user_id),
+    };
   }
 
   /** The active session behind a cookie value for this route, or null (cached). */

@@ -31,10 +31,7 @@ export interface VerifyInput {
 }
 
 export type VerifyAnswer =
-  | { status: 204; email: string; authMethod: string; user: string }
-  | { status: 302; location: string }
-  | { status: 403 }
-  | { status: 405 };
+  { status: 204; email: string; authMethod: string; user: string } | { status: 302; location: string } | { status: 403 } | { status: 405 };
 
 /** One cookie's value out of a Cookie header, without parsing the rest. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
@@ -155,7 +152,7 @@ export class Verifier {
 
 const header = (req: http.IncomingMessage, name: string): string => {
   const v = req.headers[name];
-  return Array.isArray(v) ? v.join(', ') : v ?? '';
+  return Array.isArray(v) ? v.join(', ') : (v ?? '');
 };
 
 /** The client address as clientIp() in http/client-ip.ts computes it, from node's request. */
@@ -200,7 +197,11 @@ export function writeAnswer(res: http.ServerResponse, a: VerifyAnswer, head: boo
     return;
   }
   const body = BODY[a.status];
-  const h: Record<string, string | number> = { 'Cache-Control': 'no-store', 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) };
+  const h: Record<string, string | number> = {
+    'Cache-Control': 'no-store',
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+  };
   if (a.status === 302) h.Location = a.location;
   if (a.status === 405) h.Allow = 'GET, HEAD';
   res.writeHead(a.status, h);

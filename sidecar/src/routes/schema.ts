@@ -42,7 +42,8 @@ export function normalizeDomain(input: string): { domain: string } | { error: st
   const labels = ascii.split('.');
   if (labels.length < 2) return { error: 'must have at least two labels, such as app.example.com' };
   for (const l of labels) {
-    if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l)) return { error: `label "${l.slice(0, 63)}" is invalid (letters, digits and inner hyphens, 1-63 characters)` };
+    if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l))
+      return { error: `label "${l.slice(0, 63)}" is invalid (letters, digits and inner hyphens, 1-63 characters)` };
   }
   if (/^\d+$/.test(labels[labels.length - 1])) return { error: 'must be a domain name, not an IP address' };
   const domain = (wildcard ? '*.' : '') + ascii;
@@ -57,22 +58,38 @@ export function normalizeDomain(input: string): { domain: string } | { error: st
  * the pattern leaves them out because only the IDNA conversion can tell which are valid.
  */
 export const DOMAIN_PATTERN = `\\s*(?=[^\\s]{1,253}\\.?\\s*$)(?:\\*\\.)?(?:(?![Xx][Nn]--)${LABEL}\\.)+(?![Xx][Nn]--)(?=[A-Za-z0-9-]*[A-Za-z])${LABEL}\\.?\\s*`;
-export const domainSchema = z.string().max(1000).meta({ pattern: `^(?:${DOMAIN_PATTERN})$`, description: 'a domain name such as app.example.com, or *.example.com (internationalized names are accepted too and stored as punycode)' }).transform((v, ctx) => {
-  const r = normalizeDomain(v);
-  if ('error' in r) {
-    ctx.addIssue({ code: 'custom', message: r.error });
-    return z.NEVER;
-  }
-  return r.domain;
-});
+export const domainSchema = z
+  .string()
+  .max(1000)
+  .meta({
+    pattern: `^(?:${DOMAIN_PATTERN})$`,
+    description: 'a domain name such as app.example.com, or *.example.com (internationalized names are accepted too and stored as punycode)',
+  })
+  .transform((v, ctx) => {
+    const r = normalizeDomain(v);
+    if ('error' in r) {
+      ctx.addIssue({ code: 'custom', message: r.error });
+      return z.NEVER;
+    }
+    return r.domain;
+  });
 
 export const boolIn = z.union([z.boolean(), z.literal(0), z.literal(1)], { error: 'must be true or false' }).transform((v) => v === true || v === 1);
 const intFrom = (min: number, max: number, what = `an integer from ${min} to ${max}`) =>
   z
     // The range sits on the number branch too, so the OpenAPI document (input side) shows it.
-    .union([z.number().int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`), z.string().regex(new RegExp(`^${toRegexRange(min, max)}$`))], { error: `must be ${what}` })
+    .union(
+      [z.number().int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`), z.string().regex(new RegExp(`^${toRegexRange(min, max)}$`))],
+      { error: `must be ${what}` },
+    )
     .transform(Number)
-    .pipe(z.number({ error: `must be ${what}` }).int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`));
+    .pipe(
+      z
+        .number({ error: `must be ${what}` })
+        .int(`must be ${what}`)
+        .min(min, `must be ${what}`)
+        .max(max, `must be ${what}`),
+    );
 export const portIn = intFrom(1, 65535, 'a port from 1 to 65535');
 export const idIn = intFrom(1, 2 ** 31 - 1, 'a positive integer id');
 
@@ -82,7 +99,10 @@ export const lanHost = z
   .trim()
   .min(1, 'required')
   .max(253)
-  .refine((v) => isIPAddress(v) || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be an IP address or host name');
+  .refine(
+    (v) => isIPAddress(v) || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v),
+    'must be an IP address or host name',
+  );
 
 export const mac = z
   .string()
@@ -131,7 +151,15 @@ const originUrl = z
       ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as http://10.8.0.5:8080' });
       return z.NEVER;
     }
-    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || (u.pathname !== '/' && u.pathname !== '') || u.search || u.hash || !u.hostname) {
+    if (
+      (u.protocol !== 'http:' && u.protocol !== 'https:') ||
+      u.username ||
+      u.password ||
+      (u.pathname !== '/' && u.pathname !== '') ||
+      u.search ||
+      u.hash ||
+      !u.hostname
+    ) {
       ctx.addIssue({ code: 'custom', message: 'must be an origin only: http(s)://host[:port], no path, query or user info' });
       return z.NEVER;
     }
@@ -158,19 +186,29 @@ const mirrorTarget = z.union(
  * has the semantics). Patterns: printable ASCII, ≤ 256 characters, case-insensitive substring; a
  * leading ^ anchors at the start, a trailing $ at the end. Unknown keys are refused.
  */
-const botPattern = z.string().min(1, 'must not be empty').max(256, 'at most 256 characters').regex(/^[\x20-\x7e]+$/, 'printable ASCII only');
+const botPattern = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(256, 'at most 256 characters')
+  .regex(/^[\x20-\x7e]+$/, 'printable ASCII only');
 const botPatterns = z.array(botPattern).max(1000, 'at most 1000 patterns');
 const botConfigFields = z
   .object(
     {
-      categories: z.array(z.enum(['scanner', 'ai_crawler', 'scraper'], { error: 'must be scanner, ai_crawler or scraper' })).max(3).optional(),
+      categories: z
+        .array(z.enum(['scanner', 'ai_crawler', 'scraper'], { error: 'must be scanner, ai_crawler or scraper' }))
+        .max(3)
+        .optional(),
       custom_user_agents: botPatterns.optional(),
       allow_user_agents: botPatterns.optional(),
       block_empty_user_agent: z.boolean({ error: 'must be true or false' }).optional(),
       block_exploit_paths: z.boolean({ error: 'must be true or false' }).optional(),
       block_wordpress_paths: z.boolean({ error: 'must be true or false' }).optional(),
       custom_paths: botPatterns.optional(),
-      allow_paths: z.array(z.string().regex(/^\/[\x21-\x7e]{0,255}$/, 'must be a path prefix starting with /')).max(1000).optional(),
+      allow_paths: z
+        .array(z.string().regex(/^\/[\x21-\x7e]{0,255}$/, 'must be a path prefix starting with /'))
+        .max(1000)
+        .optional(),
       tarpit_delay: z
         .string()
         .regex(new RegExp(`^(?:${toRegexRange(1, 60_000)}ms|${toRegexRange(1, 60)}s)$`), 'must be a duration such as 500ms or 10s, at most 60s')
@@ -232,8 +270,23 @@ export const routeFields = z.strictObject({
   mirror_enabled: boolIn,
   mirror_targets: z.array(mirrorTarget).max(10, 'at most 10 targets').nullable(),
   debug_enabled: boolIn,
-  basic_auth_user: z.string().regex(BASIC_AUTH_USER, 'must not contain a colon or control characters').trim().min(1, 'required').max(128).refine((v) => !v.includes(':') && ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'must not contain a colon or control characters').nullable(),
-  basic_auth_password: z.string().min(1, 'required').max(72, 'at most 72 bytes (bcrypt)').refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE }).nullable(),
+  basic_auth_user: z
+    .string()
+    .regex(BASIC_AUTH_USER, 'must not contain a colon or control characters')
+    .trim()
+    .min(1, 'required')
+    .max(128)
+    .refine(
+      (v) => !v.includes(':') && ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f),
+      'must not contain a colon or control characters',
+    )
+    .nullable(),
+  basic_auth_password: z
+    .string()
+    .min(1, 'required')
+    .max(72, 'at most 72 bytes (bcrypt)')
+    .refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE })
+    .nullable(),
   user_ids: z.array(idIn).max(1000).nullable(),
 });
 
@@ -241,18 +294,29 @@ export type RouteInput = Partial<z.infer<typeof routeFields>>;
 
 // domain is required on create: declared as such (not checked in a refinement) so the OpenAPI
 // document lists it in `required`.
-export const createRouteBody = routeFields.partial().extend({ domain: z.string({ error: (i) => (i.input === undefined ? 'required' : 'must be a domain name') }).max(1000).meta({ pattern: `^(?:${DOMAIN_PATTERN})$` }).pipe(domainSchema) });
+export const createRouteBody = routeFields.partial().extend({
+  domain: z
+    .string({ error: (i) => (i.input === undefined ? 'required' : 'must be a domain name') })
+    .max(1000)
+    .meta({ pattern: `^(?:${DOMAIN_PATTERN})$` })
+    .pipe(domainSchema),
+});
 
 /** What PUT /routes/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const ROUTE_READ_ONLY = storedResourceFields('route');
-export const updateRouteBody = ignoringReadOnly(routeFields.partial(), ROUTE_READ_ONLY).refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
+export const updateRouteBody = ignoringReadOnly(routeFields.partial(), ROUTE_READ_ONLY).refine((v) => Object.keys(v).length > 0, {
+  message: 'nothing to update',
+  params: UNPROCESSABLE,
+});
 
 export const ROUTE_SORT_KEYS = ['id', 'domain', 'created_at', 'type'] as const;
 export const ROUTE_SORTS = sortValues(ROUTE_SORT_KEYS);
 
 export const listRoutesQuery = paging.extend({
   type: z.enum(['http', 'l4'], { error: 'must be http or l4' }).optional(),
-  q: searchText.optional().meta({ description: 'case-insensitive substring of domain, description, target_lan_host or the target peer\'s name (% and _ are plain characters)' }),
+  q: searchText
+    .optional()
+    .meta({ description: "case-insensitive substring of domain, description, target_lan_host or the target peer's name (% and _ are plain characters)" }),
   peer_id: z
     .string({ error: 'must be a peer id' })
     .regex(/^[1-9]\d{0,8}$/, 'must be a peer id')
@@ -328,21 +392,36 @@ export const routeView = z.object({
   basic_auth_password: z.null(),
   basic_auth_password_set: z.boolean(),
   user_ids: z.array(z.number().int()),
-  rdp_route_id: nInt.meta({ description: 'the RDP route that owns this route (its gateway-mode linked L4 route: edit it there; the routes API answers 409), else null' }),
+  rdp_route_id: nInt.meta({
+    description: 'the RDP route that owns this route (its gateway-mode linked L4 route: edit it there; the routes API answers 409), else null',
+  }),
   created_at: z.string().meta({ format: 'date-time' }),
   updated_at: z.string().meta({ format: 'date-time' }),
 });
 export type RouteView = z.infer<typeof routeView>;
 export const routeResponse = z.object({ ok: z.literal(true), route: routeView });
 export const routeToggleResponse = z.object({ ok: z.literal(true), route: routeView, enabled: z.boolean() });
-export const routesResponse = z.object({ ok: z.literal(true), routes: z.array(routeView), total: z.number().int(), total_all: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const routesResponse = z.object({
+  ok: z.literal(true),
+  routes: z.array(routeView),
+  total: z.number().int(),
+  total_all: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
 export const routesBatchResponse = z.object({
   ok: z.literal(true),
   results: z.array(z.object({ id: z.number().int(), ok: z.boolean(), error: z.string().optional() })),
   succeeded: z.number().int(),
   failed: z.number().int(),
 });
-export const checkDnsResponse = z.object({ ok: z.literal(true), domain: z.string(), matches: z.boolean(), resolvedIps: z.array(z.string()), expectedIp: z.string().nullable() });
+export const checkDnsResponse = z.object({
+  ok: z.literal(true),
+  domain: z.string(),
+  matches: z.boolean(),
+  resolvedIps: z.array(z.string()),
+  expectedIp: z.string().nullable(),
+});
 /** A peer as the route wizard lists it (GET /routes/peers). */
 export const wizardPeer = z.object({
   id: z.number().int(),
@@ -372,12 +451,23 @@ const checkView = z.object({
 export const routeCheckResponse = z.object({ ok: z.literal(true), check: checkView });
 export const routeChecksResponse = z.object({ ok: z.literal(true), checks: z.array(checkView) });
 /** A route's circuit breaker right after a reset. */
-export const breakerReset = z.object({ route_id: z.number().int(), cb_failure_count: z.literal(0), cb_opened_at: z.null(), reset_at: z.string().meta({ format: 'date-time' }) });
+export const breakerReset = z.object({
+  route_id: z.number().int(),
+  cb_failure_count: z.literal(0),
+  cb_opened_at: z.null(),
+  reset_at: z.string().meta({ format: 'date-time' }),
+});
 export type BreakerReset = z.infer<typeof breakerReset>;
 export const breakerResetResponse = z.object({ ok: z.literal(true), circuit_breaker: breakerReset });
 export const wolResponse = z.object({
   ok: z.literal(true),
-  wol: z.object({ route_id: z.number().int(), gateway_peer_id: z.number().int(), mac: z.string(), sent_at: z.number().int().meta({ description: 'epoch ms' }), companion: z.unknown().meta({ description: "the gateway companion's answer, as it sent it" }) }),
+  wol: z.object({
+    route_id: z.number().int(),
+    gateway_peer_id: z.number().int(),
+    mac: z.string(),
+    sent_at: z.number().int().meta({ description: 'epoch ms' }),
+    companion: z.unknown().meta({ description: "the gateway companion's answer, as it sent it" }),
+  }),
 });
 const headers = z.record(z.string(), z.array(z.string()));
 export const traceResponse = z.object({
@@ -385,18 +475,20 @@ export const traceResponse = z.object({
   route_id: z.number().int(),
   debug_enabled: z.boolean(),
   limit: z.number().int(),
-  requests: z.array(z.object({
-    time: z.string().meta({ format: 'date-time' }),
-    method: z.string(),
-    uri: z.string(),
-    status: z.number().int(),
-    duration_ms: z.number(),
-    upstream: z.string().nullable(),
-    client_ip: z.string().nullable(),
-    host: z.string(),
-    user_agent: z.string().nullable(),
-    auth_user: z.string().nullable(),
-    request_headers: headers.optional().meta({ description: 'with debug_enabled (credentials redacted)' }),
-    response_headers: headers.optional(),
-  })),
+  requests: z.array(
+    z.object({
+      time: z.string().meta({ format: 'date-time' }),
+      method: z.string(),
+      uri: z.string(),
+      status: z.number().int(),
+      duration_ms: z.number(),
+      upstream: z.string().nullable(),
+      client_ip: z.string().nullable(),
+      host: z.string(),
+      user_agent: z.string().nullable(),
+      auth_user: z.string().nullable(),
+      request_headers: headers.optional().meta({ description: 'with debug_enabled (credentials redacted)' }),
+      response_headers: headers.optional(),
+    }),
+  ),
 });

@@ -25,7 +25,16 @@ import { hasFilter, routeOrder, routeWhere } from './list.js';
 type Fields = FieldMessages;
 
 /** Settings that only mean something for HTTP routes; refused on L4 routes. */
-const HTTP_ONLY_FLAGS = ['https_enabled', 'backend_https', 'compress_enabled', 'bot_blocker_enabled', 'rate_limit_enabled', 'retry_enabled', 'circuit_breaker_enabled', 'mirror_enabled'] as const;
+const HTTP_ONLY_FLAGS = [
+  'https_enabled',
+  'backend_https',
+  'compress_enabled',
+  'bot_blocker_enabled',
+  'rate_limit_enabled',
+  'retry_enabled',
+  'circuit_breaker_enabled',
+  'mirror_enabled',
+] as const;
 const L4_FIELDS = ['l4_protocol', 'l4_listen_port', 'l4_tls_mode'] as const;
 const PEER_TARGET_FIELDS = ['peer_id', 'target_port'] as const;
 const GATEWAY_TARGET_FIELDS = ['target_peer_id', 'target_lan_host', 'target_lan_port', 'wol_mac'] as const;
@@ -41,7 +50,6 @@ export const ROUTE_DEFAULTS = {
   circuit_breaker_threshold: 5,
   circuit_breaker_timeout: 30,
 } as const;
-
 
 export interface RoutesServiceOptions {
   db: Database;
@@ -159,7 +167,13 @@ export class RoutesService {
       await this.Route.update(routeToRow(merged), { where: { id }, transaction: t });
       return { ...merged, id } as Route;
     });
-    await this.events.emit({ type: 'route_updated', route_id: id, domain: route.domain, fields: Object.keys(input).filter((k) => k !== 'basic_auth_password'), actor: actor ?? null });
+    await this.events.emit({
+      type: 'route_updated',
+      route_id: id,
+      domain: route.domain,
+      fields: Object.keys(input).filter((k) => k !== 'basic_auth_password'),
+      actor: actor ?? null,
+    });
     return toApi(route);
   }
 
@@ -192,7 +206,7 @@ export class RoutesService {
   async batch(action: 'enable' | 'disable' | 'delete', ids: number[], actor?: number): Promise<{ results: BatchResult[]; succeeded: number; failed: number }> {
     const unique = [...new Set(ids)];
     const results = await this.proxy.transact(async (t, changes) => {
-      const rows = (await findRows(this.Route, { where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], transaction: t }));
+      const rows = await findRows(this.Route, { where: { id: { [Op.in]: unique } }, attributes: ['id', 'domain'], transaction: t });
       const found = new Set(rows.map((r) => Number(r.id)));
       const hit = unique.filter((i) => found.has(i));
       changes.routes(...hit);
@@ -355,7 +369,7 @@ export class RoutesService {
     const mirrorPeers = r.mirror_targets.flatMap((m) => (typeof m === 'object' && m !== null && 'peer_id' in m ? [m.peer_id] : []));
     const peerIds = [...new Set([r.peer_id, r.target_peer_id, ...r.acl_peer_ids, ...mirrorPeers].filter((x): x is number => x !== null))];
     const peers = peerIds.length
-      ? (await findRows(this.db.models.Peer, { where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], transaction: t }))
+      ? await findRows(this.db.models.Peer, { where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], transaction: t })
       : [];
     const peerType = new Map(peers.map((p) => [Number(p.id), p.peer_type]));
     if (r.peer_id !== null && !peerType.has(r.peer_id)) f.peer_id = msg('field.no_such_peer', { id: r.peer_id });
@@ -381,14 +395,29 @@ export class RoutesService {
       if (this.config.adminDomain && r.domain === this.config.adminDomain.toLowerCase()) {
         throw conflict(msg('route.domain_is_admin', { domain: r.domain }), { field: 'domain' });
       }
-      const dup = (await this.Route.findOne({ where: { domain: r.domain, route_type: 'http', ...notSelf }, attributes: ['id'], raw: true, transaction: t })) as { id: number } | null;
+      const dup = (await this.Route.findOne({
+        where: { domain: r.domain, route_type: 'http', ...notSelf },
+        attributes: ['id'],
+        raw: true,
+        transaction: t,
+      })) as { id: number } | null;
       if (dup) throw conflict(msg('route.domain_taken', { domain: r.domain, route_id: Number(dup.id) }), { field: 'domain', route_id: Number(dup.id) });
     } else {
       const port = r.l4_listen_port as number;
       const own = this.ownPorts(r.l4_protocol as 'tcp' | 'udp');
-      if (own.has(port)) throw conflict(msg('route.port_own', { port, protocol: String(r.l4_protocol), use: String(own.get(port)) }), { field: 'l4_listen_port' });
-      const dup = (await this.Route.findOne({ where: { route_type: 'l4', l4_listen_port: port, l4_protocol: r.l4_protocol, ...notSelf }, attributes: ['id', 'domain'], raw: true, transaction: t })) as { id: number; domain: string } | null;
-      if (dup) throw conflict(msg('route.port_taken', { port, protocol: String(r.l4_protocol), route_id: Number(dup.id), domain: dup.domain }), { field: 'l4_listen_port', route_id: Number(dup.id) });
+      if (own.has(port))
+        throw conflict(msg('route.port_own', { port, protocol: String(r.l4_protocol), use: String(own.get(port)) }), { field: 'l4_listen_port' });
+      const dup = (await this.Route.findOne({
+        where: { route_type: 'l4', l4_listen_port: port, l4_protocol: r.l4_protocol, ...notSelf },
+        attributes: ['id', 'domain'],
+        raw: true,
+        transaction: t,
+      })) as { id: number; domain: string } | null;
+      if (dup)
+        throw conflict(msg('route.port_taken', { port, protocol: String(r.l4_protocol), route_id: Number(dup.id), domain: dup.domain }), {
+          field: 'l4_listen_port',
+          route_id: Number(dup.id),
+        });
     }
   }
 

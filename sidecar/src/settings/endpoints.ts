@@ -3,7 +3,19 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId, sessionId, type Principal } from '../http/auth.js';
 import { forbidden } from '../util/errors.js';
-import { appSettingsResponse, clearLogsResponse, defaultThemeBody, defaultThemeResponse, languageBody, lockoutResponse, passwordChangeBody, profileBody, profileResponse, securityBody, themeBody } from './schema.js';
+import {
+  appSettingsResponse,
+  clearLogsResponse,
+  defaultThemeBody,
+  defaultThemeResponse,
+  languageBody,
+  lockoutResponse,
+  passwordChangeBody,
+  profileBody,
+  profileResponse,
+  securityBody,
+  themeBody,
+} from './schema.js';
 import { okOnly } from '../http/responses.js';
 import { APP_VERSION } from '../version.js';
 
@@ -15,14 +27,32 @@ function me(ctx: { state: { principal?: Principal } }): number {
 
 export function settingsEndpoints(deps: AppContext): Endpoint[] {
   return [
-    defineEndpoint({ method: 'GET', path: '/settings/profile', response: profileResponse, selfService: true, summary: 'The signed-in user', tags: ['settings'], handler: async (_i, ctx) => ({ profile: await deps.users.get(me(ctx)) }) }),
     defineEndpoint({
-      method: 'PUT', path: '/settings/profile', response: profileResponse, selfService: true, summary: 'Update own username, email, language', tags: ['settings'],
+      method: 'GET',
+      path: '/settings/profile',
+      response: profileResponse,
+      selfService: true,
+      summary: 'The signed-in user',
+      tags: ['settings'],
+      handler: async (_i, ctx) => ({ profile: await deps.users.get(me(ctx)) }),
+    }),
+    defineEndpoint({
+      method: 'PUT',
+      path: '/settings/profile',
+      response: profileResponse,
+      selfService: true,
+      summary: 'Update own username, email, language',
+      tags: ['settings'],
       body: profileBody,
       handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), body, me(ctx)) }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/settings/password', response: okOnly, selfService: true, summary: 'Change own password ({current, next}); other sessions end', tags: ['settings'],
+      method: 'PUT',
+      path: '/settings/password',
+      response: okOnly,
+      selfService: true,
+      summary: 'Change own password ({current, next}); other sessions end',
+      tags: ['settings'],
       body: passwordChangeBody,
       handler: async ({ body }, ctx) => {
         // Ends every other session of this user, keeps the current one; clears must_change_password.
@@ -31,17 +61,31 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/settings/language', response: profileResponse, selfService: true, summary: 'Set own language (de or en)', tags: ['settings'],
+      method: 'POST',
+      path: '/settings/language',
+      response: profileResponse,
+      selfService: true,
+      summary: 'Set own language (de or en)',
+      tags: ['settings'],
       body: languageBody,
       handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), { language: body.language }, me(ctx)) }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/settings/theme', response: profileResponse, selfService: true, summary: 'Own theme (pro, default, or null for the server default)', tags: ['settings'],
+      method: 'PUT',
+      path: '/settings/theme',
+      response: profileResponse,
+      selfService: true,
+      summary: 'Own theme (pro, default, or null for the server default)',
+      tags: ['settings'],
       body: themeBody,
       handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), { theme: body.theme }, me(ctx)) }),
     }),
     defineEndpoint({
-      method: 'GET', path: '/settings/app', response: appSettingsResponse, summary: 'Application settings and facts for the UI', tags: ['settings'],
+      method: 'GET',
+      path: '/settings/app',
+      response: appSettingsResponse,
+      summary: 'Application settings and facts for the UI',
+      tags: ['settings'],
       handler: async () => ({
         app: {
           name: 'Gatehouse',
@@ -55,12 +99,18 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
           dns_domain: deps.config.dnsDomain,
           tls: deps.config.tls,
           admin_domain: deps.config.adminDomain ?? null,
-          security: { lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') } },
+          security: {
+            lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') },
+          },
         },
       }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/settings/default-theme', response: defaultThemeResponse, summary: 'Server-wide default theme (pro or default)', tags: ['settings'],
+      method: 'PUT',
+      path: '/settings/default-theme',
+      response: defaultThemeResponse,
+      summary: 'Server-wide default theme (pro or default)',
+      tags: ['settings'],
       body: defaultThemeBody,
       handler: async ({ body }, ctx) => {
         await deps.settings.set('ui.default_theme', body.theme);
@@ -69,25 +119,48 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'GET', path: '/settings/security', response: lockoutResponse, summary: 'Lockout settings: security.lockout.max_attempts and security.lockout.duration (minutes)', tags: ['settings'],
-      handler: async () => ({ lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') } }),
+      method: 'GET',
+      path: '/settings/security',
+      response: lockoutResponse,
+      summary: 'Lockout settings: security.lockout.max_attempts and security.lockout.duration (minutes)',
+      tags: ['settings'],
+      handler: async () => ({
+        lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') },
+      }),
     }),
     defineEndpoint({
-      method: 'PUT', path: '/settings/security', response: lockoutResponse, summary: 'Change the lockout settings ({lockout: {max_attempts?, duration? (minutes)}})', tags: ['settings'],
+      method: 'PUT',
+      path: '/settings/security',
+      response: lockoutResponse,
+      summary: 'Change the lockout settings ({lockout: {max_attempts?, duration? (minutes)}})',
+      tags: ['settings'],
       body: securityBody,
       handler: async ({ body }, ctx) => {
         if (body.lockout.max_attempts !== undefined) await deps.settings.set('security.lockout.max_attempts', body.lockout.max_attempts);
         if (body.lockout.duration !== undefined) await deps.settings.set('security.lockout.duration', body.lockout.duration);
         await deps.events.emit({ type: 'settings_changed', section: 'security', lockout: body.lockout, actor: actingUserId(ctx.state.principal) ?? null });
-        return { lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') } };
+        return {
+          lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') },
+        };
       },
     }),
     defineEndpoint({
-      method: 'POST', path: '/settings/clear-logs', response: clearLogsResponse, summary: 'Clear the activity log and the access log', tags: ['settings'],
+      method: 'POST',
+      path: '/settings/clear-logs',
+      response: clearLogsResponse,
+      summary: 'Clear the activity log and the access log',
+      tags: ['settings'],
       handler: async (_i, ctx) => {
         const activity = await deps.activity.clear();
         const access = await deps.accessLog.clear();
-        await deps.activity.record({ severity: 'warning', source: 'settings', event_type: 'logs_cleared', msg: msg('settings.logs_cleared'), details: { activity, access }, user_id: actingUserId(ctx.state.principal) });
+        await deps.activity.record({
+          severity: 'warning',
+          source: 'settings',
+          event_type: 'logs_cleared',
+          msg: msg('settings.logs_cleared'),
+          details: { activity, access },
+          user_id: actingUserId(ctx.state.principal),
+        });
         return { cleared: { activity, access } };
       },
     }),

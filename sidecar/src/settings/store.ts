@@ -16,7 +16,10 @@ export type SettingKey = keyof typeof SETTING_DEFAULTS;
 export class SettingsStore {
   private cache = new Map<string, unknown>();
   private loaded = false;
-  constructor(private models: Models, private clock: Clock) {}
+  constructor(
+    private models: Models,
+    private clock: Clock,
+  ) {}
 
   private async load(): Promise<void> {
     if (this.loaded) return;

@@ -10,7 +10,10 @@ const hostname = z
   .trim()
   .min(1, 'required')
   .max(253)
-  .refine((v) => isIPAddress(v) || /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v), 'must be a host name or IP address');
+  .refine(
+    (v) => isIPAddress(v) || /^(?=.{1,253}$)([A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/.test(v),
+    'must be a host name or IP address',
+  );
 /** "user@example.com" or "Display Name <user@example.com>" */
 const EMAIL = z.regexes.email.source.replace(/^\^/, '').replace(/\$$/, '');
 const fromAddress = z
@@ -40,7 +43,15 @@ export type SmtpInput = z.output<typeof smtpBody>;
 export const smtpTestBody = z.strictObject({ to: email });
 
 /** The SMTP settings as the API shows them (never the password). */
-const smtpView = z.object({ configured: z.boolean(), host: z.string().nullable(), port: z.number().int().nullable(), secure: z.boolean(), user: z.string().nullable(), password_set: z.boolean(), from: z.string().nullable() });
+const smtpView = z.object({
+  configured: z.boolean(),
+  host: z.string().nullable(),
+  port: z.number().int().nullable(),
+  secure: z.boolean(),
+  user: z.string().nullable(),
+  password_set: z.boolean(),
+  from: z.string().nullable(),
+});
 export type SmtpView = z.infer<typeof smtpView>;
 export const smtpResponse = z.object({ ok: z.literal(true), smtp: smtpView });
 export const smtpTestResponse = z.object({ ok: z.literal(true), sent: z.literal(true), message_id: z.string(), accepted: z.array(z.string()) });

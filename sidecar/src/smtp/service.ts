@@ -63,7 +63,15 @@ export class SmtpService implements Mailer {
     else if (typeof input.password === 'string' && input.password !== '') password = this.crypto.seal(input.password);
     const next: StoredSmtp = { host: input.host, port: input.port, secure: input.secure, user: input.user ?? null, password, from: input.from };
     await this.settings.set(SMTP_SETTING_KEY, next);
-    await this.events.emit({ type: 'smtp_updated', host: input.host, port: input.port, secure: input.secure, user: next.user, password_changed: password !== (old?.password ?? null), actor: actor ?? null });
+    await this.events.emit({
+      type: 'smtp_updated',
+      host: input.host,
+      port: input.port,
+      secure: input.secure,
+      user: next.user,
+      password_changed: password !== (old?.password ?? null),
+      actor: actor ?? null,
+    });
     return this.get();
   }
 
@@ -106,7 +114,14 @@ export class SmtpService implements Mailer {
       await this.activity.record({ source: 'settings', event_type: 'smtp_test_sent', msg: msg('smtp.test_sent', { to }), details: { to }, user_id: actor });
       return r;
     } catch (err) {
-      await this.activity.record({ severity: 'warning', source: 'settings', event_type: 'smtp_test_failed', msg: msg('smtp.test_failed', { to }), details: { to, error: (err as Error).message }, user_id: actor });
+      await this.activity.record({
+        severity: 'warning',
+        source: 'settings',
+        event_type: 'smtp_test_failed',
+        msg: msg('smtp.test_failed', { to }),
+        details: { to, error: (err as Error).message },
+        user_id: actor,
+      });
       throw err;
     }
   }

@@ -13,14 +13,22 @@ const healthResponse = z.object({
   ok: z.literal(true),
   version: z.string().optional(),
   uptime_s: z.number().int().optional(),
-  checks: z.record(z.string(), z.looseObject({ ok: z.boolean() })).optional().meta({ description: 'database and each health check, with their details' }),
+  checks: z
+    .record(z.string(), z.looseObject({ ok: z.boolean() }))
+    .optional()
+    .meta({ description: 'database and each health check, with their details' }),
 });
 
 export function healthEndpoints(deps: AppContext): Endpoint[] {
   const started = deps.clock();
   return [
     defineEndpoint({
-      method: 'GET', path: '/health', auth: 'public', summary: 'Liveness: database and tunnel interface', tags: ['system'], response: healthResponse,
+      method: 'GET',
+      path: '/health',
+      auth: 'public',
+      summary: 'Liveness: database and tunnel interface',
+      tags: ['system'],
+      response: healthResponse,
       handler: async (_i, ctx) => {
         const checks: Record<string, { ok: boolean; [k: string]: unknown }> = {};
         const t0 = performance.now();

@@ -24,7 +24,21 @@ export type { PublicHostProblem } from './schema.js';
  * .localhost, .test, .invalid, .example; RFC 8375 .home.arpa; .internal, reserved by ICANN for
  * private use) and the suffixes home routers and company networks hand out (.lan, .home, .corp, ...).
  */
-export const LOCAL_SUFFIXES = ['local', 'localhost', 'localdomain', 'lan', 'home', 'home.arpa', 'internal', 'intranet', 'corp', 'private', 'test', 'invalid', 'example'] as const;
+export const LOCAL_SUFFIXES = [
+  'local',
+  'localhost',
+  'localdomain',
+  'lan',
+  'home',
+  'home.arpa',
+  'internal',
+  'intranet',
+  'corp',
+  'private',
+  'test',
+  'invalid',
+  'example',
+] as const;
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

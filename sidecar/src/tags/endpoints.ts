@@ -11,9 +11,22 @@ import { createBody, renameBody, tagCreatedResponse, tagDeletedResponse, tagRena
 export function tagEndpoints(deps: AppContext): Endpoint[] {
   const tags = () => deps.tags;
   return [
-    defineEndpoint({ method: 'GET', path: '/tags', tags: ['peers'], summary: 'Registered tags merged with the names found on peers (id null, registered false for names only on peers)', response: tagsResponse, handler: async () => ({ tags: await tags().list() }) }),
     defineEndpoint({
-      method: 'POST', path: '/tags', tags: ['peers'], body: createBody, response: tagCreatedResponse, status: 201, alsoStatus: [200],
+      method: 'GET',
+      path: '/tags',
+      tags: ['peers'],
+      summary: 'Registered tags merged with the names found on peers (id null, registered false for names only on peers)',
+      response: tagsResponse,
+      handler: async () => ({ tags: await tags().list() }),
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: '/tags',
+      tags: ['peers'],
+      body: createBody,
+      response: tagCreatedResponse,
+      status: 201,
+      alsoStatus: [200],
       summary: 'Register a tag name (idempotent: an existing name, in any case, is left as it is; 201 when created, 200 when it existed)',
       handler: async ({ body }, ctx) => {
         const r = await tags().create(body.name, actingUserId(ctx.state.principal));
@@ -22,8 +35,14 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'PUT', path: '/tags/:name', tags: ['peers'], params: z.object({ name: tagName }), body: renameBody, response: tagRenamedResponse,
-      summary: 'Rename a tag ({name}: the new name) in the registry and on every peer that carries it (case-insensitive, whole names; a change of case is allowed; 409 with fields.name when another tag has the new name; 404 when the tag is nowhere)',
+      method: 'PUT',
+      path: '/tags/:name',
+      tags: ['peers'],
+      params: z.object({ name: tagName }),
+      body: renameBody,
+      response: tagRenamedResponse,
+      summary:
+        'Rename a tag ({name}: the new name) in the registry and on every peer that carries it (case-insensitive, whole names; a change of case is allowed; 409 with fields.name when another tag has the new name; 404 when the tag is nowhere)',
       handler: async ({ params, body }, ctx) => {
         const from = params.name;
         const p = tagNameProblem(from);
@@ -32,7 +51,11 @@ export function tagEndpoints(deps: AppContext): Endpoint[] {
       },
     }),
     defineEndpoint({
-      method: 'DELETE', path: '/tags/:name', params: z.object({ name: tagName }), response: tagDeletedResponse, tags: ['peers'],
+      method: 'DELETE',
+      path: '/tags/:name',
+      params: z.object({ name: tagName }),
+      response: tagDeletedResponse,
+      tags: ['peers'],
       summary: 'Delete a tag: removes the registry entry and strips the name from every peer (case-insensitive, whole names only)',
       handler: async ({ params }, ctx) => {
         const name = params.name;

@@ -36,7 +36,6 @@ export const tagName = z
   })
   .meta({ pattern: `^${TAG_PATTERN}$` });
 
-
 export const tagKey = (name: string) => name.toLowerCase();
 
 /**
@@ -55,7 +54,10 @@ export const tagNameIn = z
 /** Splits a stored tag list. */
 export function splitTags(tags: string | null | undefined): string[] {
   if (!tags) return [];
-  return tags.split(',').map((t) => t.trim()).filter(Boolean);
+  return tags
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 /** Joins tags, dropping case-insensitive duplicates (the first spelling wins). */
@@ -89,7 +91,13 @@ export function renameTag(tags: string, from: string, to: string): string {
  */
 export const tagList = z
   .union([
-    z.string().max(TAGS_PER_PEER_MAX * (TAG_MAX * 2 + 2)).regex(new RegExp(`^ *(?:${TAG_PATTERN})? *(?:, *(?:${TAG_PATTERN})? *){0,${TAGS_PER_PEER_MAX - 1}}$`, 'u'), `comma-separated tag names (at most ${TAGS_PER_PEER_MAX})`),
+    z
+      .string()
+      .max(TAGS_PER_PEER_MAX * (TAG_MAX * 2 + 2))
+      .regex(
+        new RegExp(`^ *(?:${TAG_PATTERN})? *(?:, *(?:${TAG_PATTERN})? *){0,${TAGS_PER_PEER_MAX - 1}}$`, 'u'),
+        `comma-separated tag names (at most ${TAGS_PER_PEER_MAX})`,
+      ),
     z.array(z.string().regex(new RegExp(`^ *(?:${TAG_PATTERN})? *$`, 'u'), 'a tag name')).max(TAGS_PER_PEER_MAX),
   ])
   .transform((v, ctx) => {

@@ -11,5 +11,11 @@ export const createBody = z.strictObject({ name: tagNameIn });
 export const tagsResponse = z.object({ ok: z.literal(true), tags: z.array(tagView) });
 export const tagCreatedResponse = z.object({ ok: z.literal(true), tag: tagView, created: z.boolean() });
 export const renameBody = z.strictObject({ name: tagNameIn });
-export const tagRenamedResponse = z.object({ ok: z.literal(true), renamed: z.object({ from: z.string(), to: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) });
-export const tagDeletedResponse = z.object({ ok: z.literal(true), deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }) });
+export const tagRenamedResponse = z.object({
+  ok: z.literal(true),
+  renamed: z.object({ from: z.string(), to: z.string(), registered: z.boolean(), peers_updated: z.number().int() }),
+});
+export const tagDeletedResponse = z.object({
+  ok: z.literal(true),
+  deleted: z.object({ name: z.string(), registered: z.boolean(), peers_updated: z.number().int() }),
+});

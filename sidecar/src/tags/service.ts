@@ -10,7 +10,6 @@ import { renameTag, splitTags, stripTag, tagKey } from './names.js';
 import type { TagView } from './schema.js';
 import { findRows, findRow } from '../db/define.js';
 
-
 export class TagsService {
   constructor(private deps: Deps) {}
 
@@ -58,7 +57,7 @@ export class TagsService {
     const now = this.deps.clock();
     const all = await this.peerTags();
     const peers = all.filter((p) => splitTags(p.tags).some((t) => tagKey(t) === k));
-    const registered = (await findRow(Tag, { where: { name_lower: k } }));
+    const registered = await findRow(Tag, { where: { name_lower: k } });
     if (!registered && !peers.length) throw notFound(msg('tag.not_found', { name: from }));
     if (kTo !== k) {
       const taken = (await Tag.count({ where: { name_lower: kTo } })) > 0 || all.some((p) => splitTags(p.tags).some((t) => tagKey(t) === kTo));

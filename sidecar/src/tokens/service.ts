@@ -22,7 +22,12 @@ export function generateToken(prefix = TOKEN_PREFIX): string {
 
 export class TokensService {
   private cache = new Map<string, ApiTokenRow | null>();
-  constructor(private models: Models, private clock: Clock, private activity: ActivityLog, private events: EventBus) {}
+  constructor(
+    private models: Models,
+    private clock: Clock,
+    private activity: ActivityLog,
+    private events: EventBus,
+  ) {}
 
   private view(r: ApiTokenRow): TokenView {
     return {
@@ -137,7 +142,12 @@ export class TokensService {
       const [n] = await this.models.ApiToken.update({ fingerprint: fp, fingerprint_bound_at: now }, { where: { id: row.id, fingerprint: { [Op.is]: null } } });
       this.cache.delete(hash);
       if (!n) return this.verify(plain, fingerprint);
-      await this.activity.record({ source: 'tokens', event_type: 'token_fingerprint_bound', msg: msg('token.bound', { name: row.name }), details: { id: row.id } });
+      await this.activity.record({
+        source: 'tokens',
+        event_type: 'token_fingerprint_bound',
+        msg: msg('token.bound', { name: row.name }),
+        details: { id: row.id },
+      });
     }
     // last_used_at is written at most once a minute per token to keep the hot path cheap.
     if (!row.last_used_at || now - Number(row.last_used_at) > 60_000) {

@@ -8,17 +8,35 @@ import { fieldText } from '../http/messages.js';
 export type Role = 'admin' | 'user';
 export const ROLES: Role[] = ['admin', 'user'];
 
-export const usernameSchema = z.string().trim().min(1, 'required').max(64).regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
+export const usernameSchema = z
+  .string()
+  .trim()
+  .min(1, 'required')
+  .max(64)
+  .regex(/^[A-Za-z0-9._@-]+$/, 'letters, digits and . _ @ - only');
 /** The password policy of every admin-UI password (users API, profile, GET /password). */
 export const PASSWORD_MIN = 8;
-export const passwordSchema = z.string().min(PASSWORD_MIN, fieldText('field.min_chars', { min: PASSWORD_MIN })).max(1024);
+export const passwordSchema = z
+  .string()
+  .min(PASSWORD_MIN, fieldText('field.min_chars', { min: PASSWORD_MIN }))
+  .max(1024);
 const email = z.string().trim().email('must be an email address').max(254);
 
-export const createBody = z.strictObject({ username: usernameSchema, email: email.optional().nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']).optional() });
+export const createBody = z.strictObject({
+  username: usernameSchema,
+  email: email.optional().nullable(),
+  password: passwordSchema,
+  role: z.enum(ROLES),
+  language: z.enum(['en', 'de']).optional(),
+});
 /** What PUT /users/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const USER_READ_ONLY = storedResourceFields('user');
-export const updateBody = ignoringReadOnly(z.strictObject({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) }).partial(), USER_READ_ONLY)
-  .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
+export const updateBody = ignoringReadOnly(
+  z
+    .strictObject({ username: usernameSchema, email: email.nullable(), password: passwordSchema, role: z.enum(ROLES), language: z.enum(['en', 'de']) })
+    .partial(),
+  USER_READ_ONLY,
+).refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 export const unlockBody = z.strictObject({ username: text({ min: 1, max: 320 }), record_type: z.enum(['admin', 'route_auth']).default('admin') });
 export const lockedQuery = z.strictObject({ record_type: z.enum(['admin', 'route_auth']).default('admin') });
 
@@ -39,4 +57,7 @@ export const userResponse = z.object({ ok: z.literal(true), user: userView });
 export const usersResponse = z.object({ ok: z.literal(true), users: z.array(userView) });
 export const resetPasswordResponse = z.object({ ok: z.literal(true), password: z.string().meta({ description: 'the new password, shown once' }) });
 export const unlockResponse = z.object({ ok: z.literal(true), unlocked: z.literal(true), was_locked: z.boolean() });
-export const lockedResponse = z.object({ ok: z.literal(true), locked: z.array(z.object({ identifier: z.string(), locked_until: z.string().meta({ format: 'date-time' }) })) });
+export const lockedResponse = z.object({
+  ok: z.literal(true),
+  locked: z.array(z.object({ identifier: z.string(), locked_until: z.string().meta({ format: 'date-time' }) })),
+});

@@ -14,7 +14,6 @@ import type { EventBus } from '../events.js';
 import type { Role } from './schema.js';
 import { findRows, findRow } from '../db/define.js';
 
-
 export interface PublicUser {
   id: number;
   username: string;
@@ -57,7 +56,14 @@ export interface UsersOptions {
 }
 
 export class UsersService {
-  constructor(private models: Models, private clock: Clock, private lockout: LockoutService, private activity: ActivityLog, private events: EventBus, private opts: UsersOptions = {}) {}
+  constructor(
+    private models: Models,
+    private clock: Clock,
+    private lockout: LockoutService,
+    private activity: ActivityLog,
+    private events: EventBus,
+    private opts: UsersOptions = {},
+  ) {}
 
   async count(): Promise<number> {
     return this.models.User.count();
@@ -81,7 +87,8 @@ export class UsersService {
   /** 409 when another user has this name in any case ("Admin" beside "admin"). */
   private async refuseNameInUse(username: string, exceptId?: number): Promise<void> {
     const other = (await this.models.User.findOne({ where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), raw: true })) as UserRow | null;
-    if (other && other.id !== exceptId) throw new AppError('conflict', msg('user.name_taken_any_case', { username: other.username }), { username: msg('user.field.in_use') });
+    if (other && other.id !== exceptId)
+      throw new AppError('conflict', msg('user.name_taken_any_case', { username: other.username }), { username: msg('user.field.in_use') });
   }
 
   /**
@@ -96,7 +103,10 @@ export class UsersService {
   }
 
   /** `mustChangePassword` marks a generated password (the first admin's): the next sign-in asks for a new one. */
-  async create(input: { username: string; email?: string | null; password: string; role: Role; language?: 'en' | 'de'; mustChangePassword?: boolean }, actor?: number): Promise<PublicUser> {
+  async create(
+    input: { username: string; email?: string | null; password: string; role: Role; language?: 'en' | 'de'; mustChangePassword?: boolean },
+    actor?: number,
+  ): Promise<PublicUser> {
     const now = this.clock();
     await this.refuseNameInUse(input.username);
     try {
@@ -121,7 +131,11 @@ export class UsersService {
     }
   }
 
-  async update(id: number, patch: { username?: string; email?: string | null; password?: string; role?: Role; language?: 'en' | 'de'; theme?: 'pro' | 'default' | null }, actor?: number): Promise<PublicUser> {
+  async update(
+    id: number,
+    patch: { username?: string; email?: string | null; password?: string; role?: Role; language?: 'en' | 'de'; theme?: 'pro' | 'default' | null },
+    actor?: number,
+  ): Promise<PublicUser> {
     const row = await this.getRow(id);
     if (patch.role && patch.role !== 'admin' && row.role === 'admin' && (await this.adminCount()) <= 1) {
       throw unprocessable(msg('user.last_admin_role'), { role: msg('user.field.one_admin_remains') });
@@ -142,7 +156,15 @@ export class UsersService {
     }
     if (patch.password !== undefined) await this.models.Session.destroy({ where: { user_id: id } });
     if (patch.password !== undefined) await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
-    await this.events.emit({ type: 'user_updated', user_id: id, username: values.username ?? row.username, fields: Object.keys(patch).filter((k) => k !== 'password').concat(patch.password ? ['password'] : []), actor: actor ?? null });
+    await this.events.emit({
+      type: 'user_updated',
+      user_id: id,
+      username: values.username ?? row.username,
+      fields: Object.keys(patch)
+        .filter((k) => k !== 'password')
+        .concat(patch.password ? ['password'] : []),
+      actor: actor ?? null,
+    });
     return this.get(id);
   }
 
@@ -153,7 +175,8 @@ export class UsersService {
   async remove(id: number, actor?: number): Promise<void> {
     const row = await this.getRow(id);
     if (actor === id) throw new AppError('conflict', msg('user.delete_self'), { id: msg('user.field.delete_self') });
-    if (row.role === 'admin' && (await this.adminCount()) <= 1) throw new AppError('conflict', msg('user.last_admin_delete'), { id: msg('user.field.one_admin_remains') });
+    if (row.role === 'admin' && (await this.adminCount()) <= 1)
+      throw new AppError('conflict', msg('user.last_admin_delete'), { id: msg('user.field.one_admin_remains') });
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.models.User.destroy({ where: { id } });
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'deleted' });
@@ -173,7 +196,14 @@ export class UsersService {
     this.removeInitialPasswordFile(row.username);
     await this.models.Session.destroy({ where: { user_id: id } });
     await this.events.emit({ type: 'user_credentials_changed', user_id: id, reason: 'password' });
-    await this.activity.record({ severity: 'warning', source: 'users', event_type: 'user_password_reset', msg: msg('user.password_reset', { username: row.username }), details: { id }, user_id: actor });
+    await this.activity.record({
+      severity: 'warning',
+      source: 'users',
+      event_type: 'user_password_reset',
+      msg: msg('user.password_reset', { username: row.username }),
+      details: { id },
+      user_id: actor,
+    });
     return password;
   }
 
@@ -213,7 +243,10 @@ export class UsersService {
   async authenticate(username: string, password: string, ip: string | null): Promise<PublicUser> {
     const state = await this.lockout.state('admin', username);
     if (state.locked) {
-      throw new AppError('locked', msg('auth.account_locked'), undefined, { locked_until: new Date(state.until!).toISOString(), retry_after: Math.ceil((state.until! - this.clock()) / 1000) });
+      throw new AppError('locked', msg('auth.account_locked'), undefined, {
+        locked_until: new Date(state.until!).toISOString(),
+        retry_after: Math.ceil((state.until! - this.clock()) / 1000),
+      });
     }
     const row = await this.findForSignIn(username);
     const ok = row ? await verifyPassword(row.password_hash, password) : (await dummyVerify(password), false);

@@ -24,6 +24,11 @@ export function csvCell(v: unknown): string | number | boolean | null {
 export function toCsv<T extends object>(rows: readonly T[], columns: readonly (keyof T & string)[], o: { recordDelimiter?: string } = {}): string {
   return stringify(
     rows.map((r) => columns.map((c) => csvCell(r[c]))),
-    { header: true, columns: columns.map((c) => String(csvCell(c))), escape_formulas: true, ...(o.recordDelimiter ? { record_delimiter: o.recordDelimiter } : {}) },
+    {
+      header: true,
+      columns: columns.map((c) => String(csvCell(c))),
+      escape_formulas: true,
+      ...(o.recordDelimiter ? { record_delimiter: o.recordDelimiter } : {}),
+    },
   );
 }

@@ -26,7 +26,9 @@ export const DATE_STRING_PATTERN = dateStringPattern();
  * 1970-01-01, +hh:mm on 9999-12-31; ±00:00 on both).
  */
 function dateStringPattern(): string {
-  const d31 = '(?:0[1-9]|[12]\\d|3[01])', d30 = '(?:0[1-9]|[12]\\d|30)', d28 = '(?:0[1-9]|1\\d|2[0-8])';
+  const d31 = '(?:0[1-9]|[12]\\d|3[01])',
+    d30 = '(?:0[1-9]|[12]\\d|30)',
+    d28 = '(?:0[1-9]|1\\d|2[0-8])';
   const monthDay = (months31: string, months30: string, extra = '') => `(?:${months31}-${d31}|${months30}-${d30}|02-${d28}${extra})`;
   const anyDay = monthDay('(?:0[13578]|1[02])', '(?:0[469]|11)');
   const leapYear = '(?:19(?:7[26]|8[048]|9[26])|[2-9]\\d(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[3579][26])00)';
@@ -44,7 +46,12 @@ export function parseDateString(s: string): number | null {
   const m = DATE_STRING_RE.exec(s);
   if (!m) return null;
   const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', , sign, oh, om] = m;
-  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(sec);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d),
+    hour = Number(h),
+    minute = Number(mi),
+    second = Number(sec);
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   const daysInMonth = month === 2 ? (isLeap(year) ? 29 : 28) : [31, 0, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
   if (day > daysInMonth) return null;
@@ -56,7 +63,8 @@ export function parseDateString(s: string): number | null {
     ms = dt.getTime();
   }
   if (sign) {
-    const offH = Number(oh), offM = Number(om);
+    const offH = Number(oh),
+      offM = Number(om);
     if (offH > 23 || offM > 59) return null;
     ms -= (sign === '+' ? 1 : -1) * (offH * 60 + offM) * 60_000;
   }

@@ -110,12 +110,15 @@ export function parseRule(input: string): ParsedRule | { error: string } {
   const addrText = slash === -1 ? s : s.slice(0, slash);
   const prefixText = slash === -1 ? undefined : s.slice(slash + 1);
   // A mapped address with a prefix keeps its IPv6 meaning, so parse the family from the text.
-  const a = prefixText === undefined ? parseAddress(addrText) : (() => {
-    const v4 = parseV4(addrText);
-    if (v4) return { family: 4 as const, bytes: v4 };
-    const v6 = parseV6(addrText);
-    return v6 ? { family: 6 as const, bytes: v6 } : null;
-  })();
+  const a =
+    prefixText === undefined
+      ? parseAddress(addrText)
+      : (() => {
+          const v4 = parseV4(addrText);
+          if (v4) return { family: 4 as const, bytes: v4 };
+          const v6 = parseV6(addrText);
+          return v6 ? { family: 6 as const, bytes: v6 } : null;
+        })();
   if (!a) return { error: 'must be an IPv4 or IPv6 address or CIDR range such as 203.0.113.0/24' };
   const max = a.family === 4 ? 32 : 128;
   let prefix = max;

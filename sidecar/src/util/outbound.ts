@@ -39,7 +39,8 @@ export interface Resolved {
   family: 4 | 6;
 }
 export type Lookup = (host: string) => Promise<Resolved[]>;
-export const systemLookup: Lookup = async (host) => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((r) => ({ address: r.address, family: r.family === 6 ? 6 : 4 }));
+export const systemLookup: Lookup = async (host) =>
+  (await dns.promises.lookup(host, { all: true, verbatim: true })).map((r) => ({ address: r.address, family: r.family === 6 ? 6 : 4 }));
 
 export interface OutboundPolicy {
   /** loopback, private ranges and this server allowed (the operator's choice for this use) */
@@ -60,13 +61,18 @@ export class NotAllowed extends Error {
 
 /** Whether an error is (or wraps, as the S3 client does) a refusal of the guard. */
 export function isNotAllowed(err: unknown): boolean {
-  for (let e = err as { name?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) if (e instanceof NotAllowed || e.name === 'NotAllowed') return true;
+  for (let e = err as { name?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++)
+    if (e instanceof NotAllowed || e.name === 'NotAllowed') return true;
   return false;
 }
 
 /** A request that failed for another reason (resolution, connection, time, size, too many redirects). */
 export class FetchFailed extends Error {
-  constructor(readonly reason: string, readonly kind: 'dns' | 'connect' | 'timeout' | 'too_large' | 'redirects' | 'protocol' = 'connect', readonly code?: string) {
+  constructor(
+    readonly reason: string,
+    readonly kind: 'dns' | 'connect' | 'timeout' | 'too_large' | 'redirects' | 'protocol' = 'connect',
+    readonly code?: string,
+  ) {
     super('could not be fetched');
     this.name = 'FetchFailed';
   }
@@ -98,10 +104,11 @@ function ownAddresses(): Set<string> {
   const now = Date.now();
   if (ownCache && now - ownCache.at < 10_000) return ownCache.set;
   const set = new Set<string>();
-  for (const list of Object.values(os.networkInterfaces())) for (const i of list ?? []) {
-    const e = effective(i.address);
-    if (e) set.add(e.addr.toNormalizedString());
-  }
+  for (const list of Object.values(os.networkInterfaces()))
+    for (const i of list ?? []) {
+      const e = effective(i.address);
+      if (e) set.add(e.addr.toNormalizedString());
+    }
   ownCache = { at: now, set };
   return set;
 }
@@ -160,12 +167,16 @@ export function guardedLookup(policy: OutboundPolicy): net.LookupFunction {
         const fam = typeof options.family === 'number' ? options.family : 0;
         const pick = list.filter((r) => !fam || r.family === fam);
         if (!pick.length) return callback(Object.assign(new Error(`${hostname}: no IPv${fam} address`), { code: 'ENOTFOUND' }), '', 4);
-        if (options.all) callback(null, pick.map((r) => ({ address: r.address, family: r.family })));
+        if (options.all)
+          callback(
+            null,
+            pick.map((r) => ({ address: r.address, family: r.family })),
+          );
         else callback(null, pick[0].address, pick[0].family);
       },
       (err: Error) => callback(err, '', 4),
     );
-  // reason: net.LookupFunction is an overload set (one address, or all of them); one implementation serves both and TypeScript cannot match it to the set
+    // reason: net.LookupFunction is an overload set (one address, or all of them); one implementation serves both and TypeScript cannot match it to the set
   }) as unknown as net.LookupFunction;
 }
 
@@ -188,7 +199,10 @@ function guardConnect(policy: OutboundPolicy, options: net.NetConnectOpts & { ho
 
 /** An http.Agent whose every connection goes through the guard (no keep-alive unless asked). */
 export class GuardedHttpAgent extends http.Agent {
-  constructor(private readonly policy: OutboundPolicy, opts: http.AgentOptions = {}) {
+  constructor(
+    private readonly policy: OutboundPolicy,
+    opts: http.AgentOptions = {},
+  ) {
     super(opts);
   }
   override createConnection(options: net.NetConnectOpts, cb: ConnectCallback): Duplex | undefined {
@@ -204,7 +218,10 @@ export class GuardedHttpAgent extends http.Agent {
 
 /** An https.Agent whose every connection goes through the guard (certificates checked against the name as usual). */
 export class GuardedHttpsAgent extends https.Agent {
-  constructor(private readonly policy: OutboundPolicy, opts: https.AgentOptions = {}) {
+  constructor(
+    private readonly policy: OutboundPolicy,
+    opts: https.AgentOptions = {},
+  ) {
     super(opts);
   }
   override createConnection(options: net.NetConnectOpts, cb: ConnectCallback): Duplex | undefined {
@@ -255,7 +272,13 @@ function oneRequest(url: URL, o: GuardedRequestOptions, method: string, body: st
       settled = true;
       req.destroy();
       agent.destroy();
-      reject(err instanceof NotAllowed || err instanceof FetchFailed ? err : signal.aborted ? new FetchFailed('timed out', 'timeout') : new FetchFailed(err.message, 'connect', (err as NodeJS.ErrnoException).code));
+      reject(
+        err instanceof NotAllowed || err instanceof FetchFailed
+          ? err
+          : signal.aborted
+            ? new FetchFailed('timed out', 'timeout')
+            : new FetchFailed(err.message, 'connect', (err as NodeJS.ErrnoException).code),
+      );
     };
     const req = (url.protocol === 'https:' ? https : http).request(url, { method, headers, agent }, (res) => {
       const status = res.statusCode ?? 0;
@@ -336,10 +359,24 @@ export function guardedFetch(policy: OutboundPolicy, o: { maxBytes?: number; tim
     const url = typeof input === 'string' || input instanceof URL ? input : input.url;
     const headers: Record<string, string> = {};
     new Headers(init.headers).forEach((v, k) => (headers[k] = v));
-    const body = init.body === undefined || init.body === null ? undefined : typeof init.body === 'string' ? init.body : Buffer.from(await new Response(init.body).arrayBuffer());
+    const body =
+      init.body === undefined || init.body === null
+        ? undefined
+        : typeof init.body === 'string'
+          ? init.body
+          : Buffer.from(await new Response(init.body).arrayBuffer());
     let res: GuardedResponse;
     try {
-      res = await guardedRequest(url, { policy, method: init.method, headers, body, timeoutMs: o.timeoutMs ?? 30_000, maxBytes: o.maxBytes ?? 1 << 20, maxRedirects: 0, signal: init.signal ?? undefined });
+      res = await guardedRequest(url, {
+        policy,
+        method: init.method,
+        headers,
+        body,
+        timeoutMs: o.timeoutMs ?? 30_000,
+        maxBytes: o.maxBytes ?? 1 << 20,
+        maxRedirects: 0,
+        signal: init.signal ?? undefined,
+      });
     } catch (err) {
       // as fetch fails: a TypeError whose cause says why (a refused target: "not allowed", nothing more)
       const cause = err instanceof NotAllowed ? { message: 'not allowed' } : err instanceof FetchFailed ? { code: err.code, message: err.reason } : err;
@@ -352,6 +389,10 @@ export function guardedFetch(policy: OutboundPolicy, o: { maxBytes?: number; tim
 }
 
 /** The policy of one use: private targets only where the operator named the use in GATEHOUSE_OUTBOUND_ALLOW_PRIVATE. */
-export function policyFor(use: OutboundUse, config: { outbound: { allowPrivate: readonly OutboundUse[] }; publicIp?: string | null }, lookup?: Lookup): OutboundPolicy {
+export function policyFor(
+  use: OutboundUse,
+  config: { outbound: { allowPrivate: readonly OutboundUse[] }; publicIp?: string | null },
+  lookup?: Lookup,
+): OutboundPolicy {
   return { allowPrivate: config.outbound.allowPrivate.includes(use), serverAddresses: config.publicIp ? [config.publicIp] : [], lookup };
 }

@@ -23,11 +23,24 @@ export const API_DOCS_ASSETS = '/api-docs/assets/';
  * this origin. Swagger UI runs under it as it is (its React styles are set through the DOM, which
  * style-src does not restrict), checked in Chromium with every operation's "Try it out".
  */
-export const API_DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const API_DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const T = {
-  en: { title: 'API reference', back: 'Gatehouse', token: 'Create token', doc: 'OpenAPI document', noscript: 'The API reference needs JavaScript. The document itself is at' },
-  de: { title: 'API-Referenz', back: 'Gatehouse', token: 'Token erstellen', doc: 'OpenAPI-Dokument', noscript: 'Die API-Referenz braucht JavaScript. Das Dokument selbst liegt unter' },
+  en: {
+    title: 'API reference',
+    back: 'Gatehouse',
+    token: 'Create token',
+    doc: 'OpenAPI document',
+    noscript: 'The API reference needs JavaScript. The document itself is at',
+  },
+  de: {
+    title: 'API-Referenz',
+    back: 'Gatehouse',
+    token: 'Token erstellen',
+    doc: 'OpenAPI-Dokument',
+    noscript: 'Die API-Referenz braucht JavaScript. Das Dokument selbst liegt unter',
+  },
 } satisfies Record<Lang, unknown>;
 
 /** Starts Swagger UI on #swagger-ui with the sidecar's document; writes carry the session's CSRF token. */

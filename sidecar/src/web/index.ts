@@ -7,16 +7,37 @@ import type { UserRow } from '../db/models.js';
 
 export type Lang = 'en' | 'de';
 const T = {
-  en: { title: 'Sign in', user: 'Username', pass: 'Password', submit: 'Sign in', invalid: 'Invalid username or password.', locked: 'Too many failed attempts: this account is locked for a while.', lockedFor: (m: number) => `Try again in ${m} minute${m === 1 ? '' : 's'}.`, lockedUpTo: (m: number) => `A lock lasts up to ${m} minute${m === 1 ? '' : 's'}.` },
-  de: { title: 'Anmelden', user: 'Benutzername', pass: 'Passwort', submit: 'Anmelden', invalid: 'Benutzername oder Passwort falsch.', locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.', lockedFor: (m: number) => `Erneut versuchen in ${m} Minute${m === 1 ? '' : 'n'}.`, lockedUpTo: (m: number) => `Eine Sperre dauert höchstens ${m} Minute${m === 1 ? '' : 'n'}.` },
+  en: {
+    title: 'Sign in',
+    user: 'Username',
+    pass: 'Password',
+    submit: 'Sign in',
+    invalid: 'Invalid username or password.',
+    locked: 'Too many failed attempts: this account is locked for a while.',
+    lockedFor: (m: number) => `Try again in ${m} minute${m === 1 ? '' : 's'}.`,
+    lockedUpTo: (m: number) => `A lock lasts up to ${m} minute${m === 1 ? '' : 's'}.`,
+  },
+  de: {
+    title: 'Anmelden',
+    user: 'Benutzername',
+    pass: 'Passwort',
+    submit: 'Anmelden',
+    invalid: 'Benutzername oder Passwort falsch.',
+    locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.',
+    lockedFor: (m: number) => `Erneut versuchen in ${m} Minute${m === 1 ? '' : 'n'}.`,
+    lockedUpTo: (m: number) => `Eine Sperre dauert höchstens ${m} Minute${m === 1 ? '' : 'n'}.`,
+  },
 };
 
 export function pickLang(header: string | undefined): Lang {
   if (!header) return 'en';
-  const langs = header.split(',').map((p) => {
-    const [tag, q] = p.trim().split(';q=');
-    return { tag: tag.toLowerCase(), q: q ? Number(q) : 1 };
-  }).sort((a, b) => b.q - a.q);
+  const langs = header
+    .split(',')
+    .map((p) => {
+      const [tag, q] = p.trim().split(';q=');
+      return { tag: tag.toLowerCase(), q: q ? Number(q) : 1 };
+    })
+    .sort((a, b) => b.q - a.q);
   for (const l of langs) {
     if (l.tag.startsWith('de')) return 'de';
     if (l.tag.startsWith('en')) return 'en';
@@ -73,11 +94,15 @@ async function lockedDetail(deps: Deps, ctx: Koa.Context, t: (typeof T)['en']): 
 export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown }): string {
   const t = T[o.lang];
   const target = safeNext(o.next);
-  return page(o.lang, t.title, `<main><h1>Gatehouse · ${t.title}</h1>${o.error ? `<p class="err" role="alert">${escapeHtml(o.error)}</p>` : ''}
+  return page(
+    o.lang,
+    t.title,
+    `<main><h1>Gatehouse · ${t.title}</h1>${o.error ? `<p class="err" role="alert">${escapeHtml(o.error)}</p>` : ''}
 <form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(target === '/' ? '' : target)}">
 <label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required autofocus>
 <label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">${t.submit}</button></form></main>`);
+<button type="submit">${t.submit}</button></form></main>`,
+  );
 }
 
 export function webMiddleware(deps: Deps): Koa.Middleware {

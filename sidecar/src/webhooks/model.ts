@@ -46,14 +46,43 @@ declare module '../db/models.js' {
 }
 
 export function defineWebhookModels(s: Sequelize): { Webhook: M<WebhookRow>; WebhookDelivery: M<WebhookDeliveryRow> } {
-  const Webhook = defineModel<WebhookRow>(s, 'Webhook', {
-    id: idColumn(), name: DataTypes.STRING, url: DataTypes.STRING, events: DataTypes.TEXT, enabled: { ...flagColumn(), defaultValue: true },
-    secret_enc: DataTypes.TEXT, retry_count: DataTypes.INTEGER, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('webhooks'));
-  const WebhookDelivery = defineModel<WebhookDeliveryRow>(s, 'WebhookDelivery', {
-    id: idColumn(), webhook_id: DataTypes.INTEGER, uid: DataTypes.STRING, event: DataTypes.STRING, body: DataTypes.TEXT, status: DataTypes.STRING,
-    attempts: DataTypes.INTEGER, max_attempts: DataTypes.INTEGER, next_attempt_at: DataTypes.BIGINT, last_attempt_at: DataTypes.BIGINT,
-    response_code: DataTypes.INTEGER, last_error: DataTypes.STRING, duration_ms: DataTypes.INTEGER, created_at: msColumn(), updated_at: msColumn(),
-  }, tableOpts('webhook_deliveries'));
+  const Webhook = defineModel<WebhookRow>(
+    s,
+    'Webhook',
+    {
+      id: idColumn(),
+      name: DataTypes.STRING,
+      url: DataTypes.STRING,
+      events: DataTypes.TEXT,
+      enabled: { ...flagColumn(), defaultValue: true },
+      secret_enc: DataTypes.TEXT,
+      retry_count: DataTypes.INTEGER,
+      created_at: msColumn(),
+      updated_at: msColumn(),
+    },
+    tableOpts('webhooks'),
+  );
+  const WebhookDelivery = defineModel<WebhookDeliveryRow>(
+    s,
+    'WebhookDelivery',
+    {
+      id: idColumn(),
+      webhook_id: DataTypes.INTEGER,
+      uid: DataTypes.STRING,
+      event: DataTypes.STRING,
+      body: DataTypes.TEXT,
+      status: DataTypes.STRING,
+      attempts: DataTypes.INTEGER,
+      max_attempts: DataTypes.INTEGER,
+      next_attempt_at: DataTypes.BIGINT,
+      last_attempt_at: DataTypes.BIGINT,
+      response_code: DataTypes.INTEGER,
+      last_error: DataTypes.STRING,
+      duration_ms: DataTypes.INTEGER,
+      created_at: msColumn(),
+      updated_at: msColumn(),
+    },
+    tableOpts('webhook_deliveries'),
+  );
   return { Webhook, WebhookDelivery };
 }

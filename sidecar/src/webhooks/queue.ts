@@ -152,7 +152,10 @@ export class DeliveryQueue {
       const now = this.core.clock();
       const due = await findRows(this.models.WebhookDelivery, {
         where: { status: 'pending', next_attempt_at: { [Op.lte]: now } },
-        order: [['next_attempt_at', 'ASC'], ['id', 'ASC']],
+        order: [
+          ['next_attempt_at', 'ASC'],
+          ['id', 'ASC'],
+        ],
         limit: BATCH,
       });
       if (!due.length) break;
@@ -170,7 +173,11 @@ export class DeliveryQueue {
   private async armNext(): Promise<void> {
     if (!this.job) return;
     // reason: MIN(next_attempt_at) is an aggregate, which Sequelize cannot type
-    const r = (await this.models.WebhookDelivery.findOne({ attributes: [[fn('MIN', col('next_attempt_at')), 'at']], where: { status: 'pending' }, raw: true })) as unknown as { at: number | string | null } | null;
+    const r = (await this.models.WebhookDelivery.findOne({
+      attributes: [[fn('MIN', col('next_attempt_at')), 'at']],
+      where: { status: 'pending' },
+      raw: true,
+    })) as unknown as { at: number | string | null } | null;
     const at = r?.at == null ? null : Number(r.at);
     if (this.timer && (at === null || this.timer.at !== at)) {
       this.timer.handle.cancel();
@@ -217,14 +224,40 @@ export class DeliveryQueue {
     const attempts = Number(row.attempts) + 1;
     const status = r.ok ? 'delivered' : attempts >= Number(row.max_attempts) ? 'failed' : 'pending';
     const next = status === 'pending' ? now + retryDelay(this.core.config.webhooks.retryBaseMs, attempts) : null;
-    const patch = { status, attempts, next_attempt_at: next, last_attempt_at: now, response_code: r.status, last_error: r.error?.slice(0, 500) ?? null, duration_ms: r.duration_ms, updated_at: now } as const;
+    const patch = {
+      status,
+      attempts,
+      next_attempt_at: next,
+      last_attempt_at: now,
+      response_code: r.status,
+      last_error: r.error?.slice(0, 500) ?? null,
+      duration_ms: r.duration_ms,
+      updated_at: now,
+    } as const;
     const [n] = await this.models.WebhookDelivery.update(patch, { where: { id: row.id, status: 'pending', attempts: row.attempts } });
     if (!n) return;
     if (r.ok) this.core.log.debug('webhook delivered', { webhook_id: hook.id, delivery: row.uid, event: row.event, status: r.status });
-    else this.core.log.warn('webhook delivery attempt failed', { webhook_id: hook.id, delivery: row.uid, event: row.event, attempt: attempts, of: row.max_attempts, error: r.error });
+    else
+      this.core.log.warn('webhook delivery attempt failed', {
+        webhook_id: hook.id,
+        delivery: row.uid,
+        event: row.event,
+        attempt: attempts,
+        of: row.max_attempts,
+        error: r.error,
+      });
     const updated = { ...row, ...patch };
     await this.announce(updated);
-    if (status === 'failed') await this.core.events.emit({ type: 'webhook_delivery_failed', webhook_id: hook.id, name: hook.name, delivery_id: row.id, event: row.event, attempts, error: patch.last_error });
+    if (status === 'failed')
+      await this.core.events.emit({
+        type: 'webhook_delivery_failed',
+        webhook_id: hook.id,
+        name: hook.name,
+        delivery_id: row.id,
+        event: row.event,
+        attempts,
+        error: patch.last_error,
+      });
   }
 
   /** A delivery sent at once and recorded with its outcome, without retries (the test button). */
@@ -232,8 +265,20 @@ export class DeliveryQueue {
     const r = await this.post(hook, d);
     const now = this.core.clock();
     const created = await this.models.WebhookDelivery.create({
-      webhook_id: hook.id, uid: d.uid, event: d.event, body: d.body, status: r.ok ? 'delivered' : 'failed', attempts: 1, max_attempts: 1, next_attempt_at: null,
-      last_attempt_at: now, response_code: r.status, last_error: r.error?.slice(0, 500) ?? null, duration_ms: r.duration_ms, created_at: now, updated_at: now,
+      webhook_id: hook.id,
+      uid: d.uid,
+      event: d.event,
+      body: d.body,
+      status: r.ok ? 'delivered' : 'failed',
+      attempts: 1,
+      max_attempts: 1,
+      next_attempt_at: null,
+      last_attempt_at: now,
+      response_code: r.status,
+      last_error: r.error?.slice(0, 500) ?? null,
+      duration_ms: r.duration_ms,
+      created_at: now,
+      updated_at: now,
     });
     const row = created.get({ plain: true }) as WebhookDeliveryRow;
     await this.announce(row);
@@ -241,6 +286,17 @@ export class DeliveryQueue {
   }
 
   private async announce(r: WebhookDeliveryRow): Promise<void> {
-    await this.core.events.emit({ type: 'webhook_delivery_updated', webhook_id: r.webhook_id, delivery_id: r.id, event: r.event, status: r.status, attempts: Number(r.attempts), response_code: r.response_code }, { transient: true });
+    await this.core.events.emit(
+      {
+        type: 'webhook_delivery_updated',
+        webhook_id: r.webhook_id,
+        delivery_id: r.id,
+        event: r.event,
+        status: r.status,
+        attempts: Number(r.attempts),
+        response_code: r.response_code,
+      },
+      { transient: true },
+    );
   }
 }

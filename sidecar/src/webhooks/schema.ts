@@ -9,23 +9,38 @@ export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'deliver
 
 export const MAX_RETRY_COUNT = 10;
 
-const webhookUrl = text({ min: 1, max: 2048 }).superRefine((v, ctx) => {
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as https://hooks.example.com/gatehouse' });
-    return;
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must start with http:// or https://' });
-  else if (u.username || u.password) ctx.addIssue({ code: 'custom', message: 'must not contain a user name or password (the receiver checks the signature instead)' });
-  else if (!u.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host' });
-}).meta({ description: 'http(s) URL the events are POSTed to. Refused (422, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true.' });
+const webhookUrl = text({ min: 1, max: 2048 })
+  .superRefine((v, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as https://hooks.example.com/gatehouse' });
+      return;
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must start with http:// or https://' });
+    else if (u.username || u.password)
+      ctx.addIssue({ code: 'custom', message: 'must not contain a user name or password (the receiver checks the signature instead)' });
+    else if (!u.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host' });
+  })
+  .meta({
+    description:
+      'http(s) URL the events are POSTed to. Refused (422, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true.',
+  });
 
 const eventKind = z.enum(WEBHOOK_EVENTS).meta({ description: `An event kind: ${WEBHOOK_EVENTS.map((k) => `${k} (${WEBHOOK_EVENT_INFO[k]})`).join('; ')}` });
-const events = z.array(eventKind).min(1, 'choose at least one event kind').max(WEBHOOK_EVENTS.length * 2);
-const secret = text({ min: 16, max: 256, trim: false }).meta({ description: 'HMAC-SHA256 key of the signature (at least 16 characters); stored sealed, never shown again' });
-const retryCount = z.number({ error: 'must be a whole number from 0 to 10' }).int('must be a whole number from 0 to 10').min(0, 'must be 0 or more').max(MAX_RETRY_COUNT, `must be at most ${MAX_RETRY_COUNT}`);
+const events = z
+  .array(eventKind)
+  .min(1, 'choose at least one event kind')
+  .max(WEBHOOK_EVENTS.length * 2);
+const secret = text({ min: 16, max: 256, trim: false }).meta({
+  description: 'HMAC-SHA256 key of the signature (at least 16 characters); stored sealed, never shown again',
+});
+const retryCount = z
+  .number({ error: 'must be a whole number from 0 to 10' })
+  .int('must be a whole number from 0 to 10')
+  .min(0, 'must be 0 or more')
+  .max(MAX_RETRY_COUNT, `must be at most ${MAX_RETRY_COUNT}`);
 const name = text({ min: 1, max: 128 });
 
 export const createWebhookBody = z.strictObject({
@@ -40,14 +55,20 @@ export const createWebhookBody = z.strictObject({
 /** What PUT /webhooks/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const WEBHOOK_READ_ONLY = storedResourceFields('webhook');
 export type WebhookInput = z.output<typeof createWebhookBody>;
-export const updateWebhookBody = ignoringReadOnly(z.strictObject({
-  name: name.optional(),
-  url: webhookUrl.optional(),
-  events: events.optional(),
-  enabled: z.boolean().optional(),
-  secret: z.union([z.literal(''), secret]).optional().meta({ description: 'a new secret; omitted or empty keeps the stored one' }),
-  retry_count: retryCount.optional(),
-}), WEBHOOK_READ_ONLY);
+export const updateWebhookBody = ignoringReadOnly(
+  z.strictObject({
+    name: name.optional(),
+    url: webhookUrl.optional(),
+    events: events.optional(),
+    enabled: z.boolean().optional(),
+    secret: z
+      .union([z.literal(''), secret])
+      .optional()
+      .meta({ description: 'a new secret; omitted or empty keeps the stored one' }),
+    retry_count: retryCount.optional(),
+  }),
+  WEBHOOK_READ_ONLY,
+);
 export type WebhookPatch = z.output<typeof updateWebhookBody>;
 
 export const deliveriesQuery = z.strictObject({

@@ -19,7 +19,13 @@ export function sign(secret: string, timestamp: number, body: string): string {
  * The receiver's check (docs/guides/webhooks.md): the signature matches the timestamp and the exact body,
  * and the timestamp is no older than toleranceS seconds.
  */
-export function verifySignature(secret: string, headers: { timestamp: string | undefined; signature: string | undefined }, body: string, nowMs: number, toleranceS = 300): boolean {
+export function verifySignature(
+  secret: string,
+  headers: { timestamp: string | undefined; signature: string | undefined },
+  body: string,
+  nowMs: number,
+  toleranceS = 300,
+): boolean {
   const ts = Number(headers.timestamp);
   if (!Number.isInteger(ts) || Math.abs(nowMs / 1000 - ts) > toleranceS) return false;
   const m = /^sha256=([0-9a-f]{64})$/.exec(headers.signature ?? '');
@@ -55,7 +61,12 @@ export interface SenderOptions {
 
 export async function send(input: SendInput, o: SenderOptions): Promise<SendResult> {
   const t0 = performance.now();
-  const done = (status: number | null, error: string | null): SendResult => ({ ok: error === null && status !== null && status >= 200 && status < 300, status, error, duration_ms: Math.round(performance.now() - t0) });
+  const done = (status: number | null, error: string | null): SendResult => ({
+    ok: error === null && status !== null && status >= 200 && status < 300,
+    status,
+    error,
+    duration_ms: Math.round(performance.now() - t0),
+  });
   try {
     new URL(input.url);
   } catch {
@@ -73,12 +84,23 @@ export async function send(input: SendInput, o: SenderOptions): Promise<SendResu
   };
   try {
     // the answer's body is not needed: a little is read (so the server is not stuck), then the connection is closed
-    const res = await guardedRequest(input.url, { policy: o.policy, method: 'POST', headers, body: input.body, timeoutMs: o.timeoutMs, maxBytes: 65536, overflow: 'truncate', maxRedirects: 0, signal: o.signal });
+    const res = await guardedRequest(input.url, {
+      policy: o.policy,
+      method: 'POST',
+      headers,
+      body: input.body,
+      timeoutMs: o.timeoutMs,
+      maxBytes: 65536,
+      overflow: 'truncate',
+      maxRedirects: 0,
+      signal: o.signal,
+    });
     return done(res.status, res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`);
   } catch (err) {
     if (o.signal?.aborted) return done(null, 'aborted');
     if (err instanceof NotAllowed) return done(null, 'not allowed');
-    if (err instanceof FetchFailed) return done(null, err.kind === 'timeout' ? `timed out after ${o.timeoutMs} ms` : err.kind === 'dns' ? `DNS: ${err.reason}` : err.reason);
+    if (err instanceof FetchFailed)
+      return done(null, err.kind === 'timeout' ? `timed out after ${o.timeoutMs} ms` : err.kind === 'dns' ? `DNS: ${err.reason}` : err.reason);
     return done(null, (err as Error).message);
   }
 }

@@ -20,7 +20,10 @@ type Core = Pick<Deps, 'db' | 'clock' | 'events' | 'crypto' | 'config' | 'outbou
 
 export class WebhooksService {
   private readonly models: Deps['db']['models'];
-  constructor(private readonly core: Core, private readonly queue: DeliveryQueue) {
+  constructor(
+    private readonly core: Core,
+    private readonly queue: DeliveryQueue,
+  ) {
     this.models = core.db.models;
   }
 
@@ -66,7 +69,12 @@ export class WebhooksService {
     const out = new Map<number, WebhookDeliveryRow>();
     if (!ids.length) return out;
     // reason: MAX(id) per webhook is an aggregate, which Sequelize cannot type
-    const maxIds = (await this.models.WebhookDelivery.findAll({ attributes: [[fn('MAX', col('id')), 'id']], where: { webhook_id: { [Op.in]: ids } }, group: ['webhook_id'], raw: true })) as unknown as { id: number }[];
+    const maxIds = (await this.models.WebhookDelivery.findAll({
+      attributes: [[fn('MAX', col('id')), 'id']],
+      where: { webhook_id: { [Op.in]: ids } },
+      group: ['webhook_id'],
+      raw: true,
+    })) as unknown as { id: number }[];
     if (!maxIds.length) return out;
     const rows = await findRows(this.models.WebhookDelivery, { where: { id: { [Op.in]: maxIds.map((r) => Number(r.id)) } } });
     for (const r of rows) out.set(Number(r.webhook_id), r);
@@ -127,7 +135,7 @@ export class WebhooksService {
     if (input.secret) set('secret_enc', this.core.crypto.seal(input.secret), 'secret');
     if (fields.length) {
       await this.models.Webhook.update({ ...patch, updated_at: this.core.clock() }, { where: { id } });
-        await this.core.events.emit({ type: 'webhook_updated', webhook_id: id, name: patch.name ?? old.name, fields, actor: actor ?? null });
+      await this.core.events.emit({ type: 'webhook_updated', webhook_id: id, name: patch.name ?? old.name, fields, actor: actor ?? null });
     }
     return this.get(id);
   }
@@ -170,7 +178,13 @@ export class WebhooksService {
     const hook = await this.row(id);
     const now = this.core.clock();
     const uid = crypto.randomUUID();
-    const body = JSON.stringify({ id: uid, event: TEST_EVENT, created_at: new Date(now).toISOString(), timestamp: now, data: { webhook_id: id, name: hook.name, message: 'This is a test delivery from Gatehouse.', actor: actor ?? null } });
+    const body = JSON.stringify({
+      id: uid,
+      event: TEST_EVENT,
+      created_at: new Date(now).toISOString(),
+      timestamp: now,
+      data: { webhook_id: id, name: hook.name, message: 'This is a test delivery from Gatehouse.', actor: actor ?? null },
+    });
     return this.queue.deliverNow(hook, { uid, event: TEST_EVENT, body });
   }
 }

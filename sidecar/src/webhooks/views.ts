@@ -13,7 +13,9 @@ export function webhookView(r: WebhookRow, counts: DeliveryCounts, last: Webhook
     retry_count: Number(r.retry_count),
     secret_set: !!r.secret_enc,
     deliveries: counts,
-    last_delivery: last ? { id: last.id, event: last.event, status: last.status, response_code: last.response_code, at: iso(last.last_attempt_at ?? last.created_at) } : null,
+    last_delivery: last
+      ? { id: last.id, event: last.event, status: last.status, response_code: last.response_code, at: iso(last.last_attempt_at ?? last.created_at) }
+      : null,
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
   };

@@ -17,16 +17,18 @@ export const wgStatusResponse = z.object({
   online: z.number().int(),
   last_poll_at: z.string().meta({ format: 'date-time' }).nullable(),
   last_sync_at: z.string().meta({ format: 'date-time' }).nullable(),
-  peers: z.array(z.object({
-    id: z.number().int().nullable(),
-    name: z.string().nullable(),
-    public_key: z.string(),
-    endpoint: z.string().nullable(),
-    allowed_ips: z.array(z.string()),
-    latestHandshake: z.number().int().nullable().meta({ description: 'epoch ms' }),
-    isOnline: z.boolean(),
-    transfer_rx: z.number(),
-    transfer_tx: z.number(),
-  })),
+  peers: z.array(
+    z.object({
+      id: z.number().int().nullable(),
+      name: z.string().nullable(),
+      public_key: z.string(),
+      endpoint: z.string().nullable(),
+      allowed_ips: z.array(z.string()),
+      latestHandshake: z.number().int().nullable().meta({ description: 'epoch ms' }),
+      isOnline: z.boolean(),
+      transfer_rx: z.number(),
+      transfer_tx: z.number(),
+    }),
+  ),
 });
 export const wgRestartResponse = z.object({ ok: z.literal(true), restarted: z.object({ peers: z.number().int(), ms: z.number().int() }) });

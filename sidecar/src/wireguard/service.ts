@@ -58,7 +58,21 @@ function restorableEndpoint(r: Pick<WgRow, 'latest_handshake' | 'endpoint'>, now
 }
 
 /** The columns the interface and the poller need. */
-const WG_ATTRS = ['id', 'name', 'public_key', 'preshared_key_enc', 'allowed_ips', 'enabled', 'expires_at', 'latest_handshake', 'endpoint', 'last_raw_rx', 'last_raw_tx', 'total_rx', 'total_tx'] as const;
+const WG_ATTRS = [
+  'id',
+  'name',
+  'public_key',
+  'preshared_key_enc',
+  'allowed_ips',
+  'enabled',
+  'expires_at',
+  'latest_handshake',
+  'endpoint',
+  'last_raw_rx',
+  'last_raw_tx',
+  'total_rx',
+  'total_tx',
+] as const;
 type WgRow = Pick<PeerRow, (typeof WG_ATTRS)[number]>;
 
 /** One peer in a peer_traffic event: bytes per second over the last poll interval and the running totals. */
@@ -123,7 +137,10 @@ export class WireGuardService {
   private announced = { running: false, error: null as string | null };
   private stopped = false;
 
-  constructor(private deps: Deps, opts: WireGuardServiceOptions = {}) {
+  constructor(
+    private deps: Deps,
+    opts: WireGuardServiceOptions = {},
+  ) {
     this.driver = deps.config.wg.manage ? (opts.driver ?? null) : null;
     if (deps.config.wg.manage && !this.driver) throw new Error('WireGuardService: a driver is required when GATEHOUSE_WG_MANAGE is on');
     this.subnet = parseSubnet(deps.config.wg.subnet);
@@ -165,7 +182,12 @@ export class WireGuardService {
       }
       const kp = generateKeyPair();
       await this.deps.settings.set(SERVER_KEY_SETTING, this.deps.crypto.seal(kp.privateKey));
-      await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_server_key_created', msg: msg('wireguard.server_key_created'), details: { public_key: kp.publicKey } });
+      await this.deps.activity.record({
+        source: 'wireguard',
+        event_type: 'wg_server_key_created',
+        msg: msg('wireguard.server_key_created'),
+        details: { public_key: kp.publicKey },
+      });
       return kp;
     })().catch((err) => {
       this.serverKey = null;
@@ -245,7 +267,10 @@ export class WireGuardService {
     return {
       publicKey: row.public_key,
       presharedKey: await this.psk(row),
-      allowedIps: row.allowed_ips.split(',').map((c) => c.trim()).filter(Boolean),
+      allowedIps: row.allowed_ips
+        .split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
     };
   }
 
@@ -438,10 +463,13 @@ export class WireGuardService {
     if (!dRx && !dTx && hs === oldHs && endpoint === row.endpoint) return;
     const s = this.deps.db.sequelize;
     await s.transaction(async (transaction) => {
-      await s.query('UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, last_raw_rx = 0, last_raw_tx = 0, latest_handshake = ?, endpoint = ? WHERE id = ?', {
-        replacements: [dRx, dTx, hs, endpoint, row.id],
-        transaction,
-      });
+      await s.query(
+        'UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, last_raw_rx = 0, last_raw_tx = 0, latest_handshake = ?, endpoint = ? WHERE id = ?',
+        {
+          replacements: [dRx, dTx, hs, endpoint, row.id],
+          transaction,
+        },
+      );
       if (dRx || dTx) await addSamples(s, [{ peerId: row.id, rx: dRx, tx: dTx }], this.deps.clock(), transaction);
     });
     Object.assign(row, { last_raw_rx: 0, last_raw_tx: 0, latest_handshake: hs, endpoint });
@@ -473,7 +501,13 @@ export class WireGuardService {
       const s = await this.fullSyncLocked();
       return { peers: s.peers, ms: Math.round(performance.now() - t0) };
     });
-    await this.deps.activity.record({ source: 'wireguard', event_type: 'wg_restarted', msg: msg('wireguard.restarted', { iface: this.iface, peers: r.peers }), details: r, user_id: actor ?? null });
+    await this.deps.activity.record({
+      source: 'wireguard',
+      event_type: 'wg_restarted',
+      msg: msg('wireguard.restarted', { iface: this.iface, peers: r.peers }),
+      details: r,
+      user_id: actor ?? null,
+    });
     return r;
   }
 
@@ -524,7 +558,13 @@ export class WireGuardService {
       sumRx += dRx;
       sumTx += dTx;
       if ((dRx || dTx || this.peerRates.has(r.id)) && elapsed > 0) {
-        moved.push({ peer_id: r.id, rx_rate: Math.round(dRx / elapsed), tx_rate: Math.round(dTx / elapsed), total_rx: Number(r.total_rx ?? 0) + dRx, total_tx: Number(r.total_tx ?? 0) + dTx });
+        moved.push({
+          peer_id: r.id,
+          rx_rate: Math.round(dRx / elapsed),
+          tx_rate: Math.round(dTx / elapsed),
+          total_rx: Number(r.total_rx ?? 0) + dRx,
+          total_tx: Number(r.total_tx ?? 0) + dTx,
+        });
       }
     }
     if (updates.length) {
@@ -536,7 +576,12 @@ export class WireGuardService {
             { replacements: [u.dRx, u.dTx, u.rawRx, u.rawTx, u.hs, u.endpoint, u.id], transaction },
           );
         }
-        await addSamples(s, updates.map((u) => ({ peerId: u.id, rx: u.dRx, tx: u.dTx })), now, transaction);
+        await addSamples(
+          s,
+          updates.map((u) => ({ peerId: u.id, rx: u.dRx, tx: u.dTx })),
+          now,
+          transaction,
+        );
       });
     }
     this.rates = elapsed > 0 ? { rx: Math.round(sumRx / elapsed), tx: Math.round(sumTx / elapsed) } : { rx: 0, tx: 0 };
@@ -552,7 +597,13 @@ export class WireGuardService {
     }
     for (const id of [...this.online.keys()]) if (!seen.has(id)) this.online.delete(id);
     for (const e of events) {
-      await this.deps.events.emit({ type: e.online ? 'peer_online' : 'peer_offline', peer_id: e.row.id, name: e.row.name, endpoint: e.row.endpoint ?? null, latest_handshake: e.row.latest_handshake ?? null });
+      await this.deps.events.emit({
+        type: e.online ? 'peer_online' : 'peer_offline',
+        peer_id: e.row.id,
+        name: e.row.name,
+        endpoint: e.row.endpoint ?? null,
+        latest_handshake: e.row.latest_handshake ?? null,
+      });
     }
     if (elapsed > 0) await this.announceTraffic(elapsed, moved);
     return { peers: dump.peers.length, changed: updates.length };
@@ -569,14 +620,18 @@ export class WireGuardService {
     if (stopped.length) {
       const rows = await findRows(this.deps.db.models.Peer, { attributes: ['id', 'total_rx', 'total_tx'], where: { id: { [Op.in]: stopped } } });
       const totals = new Map(rows.map((r) => [r.id, r]));
-      for (const id of stopped) peers.push({ peer_id: id, rx_rate: 0, tx_rate: 0, total_rx: Number(totals.get(id)?.total_rx ?? 0), total_tx: Number(totals.get(id)?.total_tx ?? 0) });
+      for (const id of stopped)
+        peers.push({ peer_id: id, rx_rate: 0, tx_rate: 0, total_rx: Number(totals.get(id)?.total_rx ?? 0), total_tx: Number(totals.get(id)?.total_tx ?? 0) });
     }
     this.peerRates = new Map(moved.filter((m) => m.rx_rate || m.tx_rate).map((m) => [m.peer_id, { rx: m.rx_rate, tx: m.tx_rate }]));
     // a peer whose bytes round to 0 B/s this time is announced at zero and then left alone
     if (!peers.length) return;
     peers.sort((a, b) => a.peer_id - b.peer_id);
     // transient: not kept for replay (with many busy peers each sample is large, and the next poll brings fresh rates)
-    await this.deps.events.emit({ type: 'peer_traffic', interval_s: Math.round(elapsed * 10) / 10, rx_rate: this.rates.rx, tx_rate: this.rates.tx, peers }, { transient: true });
+    await this.deps.events.emit(
+      { type: 'peer_traffic', interval_s: Math.round(elapsed * 10) / 10, rx_rate: this.rates.rx, tx_rate: this.rates.tx, peers },
+      { transient: true },
+    );
   }
 
   // ------------------------------------------------------------------ expiry
@@ -591,7 +646,13 @@ export class WireGuardService {
     });
     for (const r of rows) {
       await this.reconcilePeer(r);
-      await this.deps.events.emit({ type: 'peer_expired', peer_id: r.id, name: r.name, expires_at: new Date(Number(r.expires_at)).toISOString(), enabled: asBool(r.enabled) });
+      await this.deps.events.emit({
+        type: 'peer_expired',
+        peer_id: r.id,
+        name: r.name,
+        expires_at: new Date(Number(r.expires_at)).toISOString(),
+        enabled: asBool(r.enabled),
+      });
     }
     await this.deps.settings.set(EXPIRY_WATERMARK_SETTING, now);
     return rows.length;
@@ -607,7 +668,10 @@ export class WireGuardService {
     const now = this.deps.clock();
     const keys = dump?.peers.map((p) => p.publicKey) ?? [];
     const rows = keys.length
-      ? (await findRows(this.deps.db.models.Peer, { attributes: ['id', 'name', 'public_key'], where: keys.length <= 5000 ? { public_key: { [Op.in]: keys } } : {} }))
+      ? await findRows(this.deps.db.models.Peer, {
+          attributes: ['id', 'name', 'public_key'],
+          where: keys.length <= 5000 ? { public_key: { [Op.in]: keys } } : {},
+        })
       : [];
     const byKey = new Map(rows.map((r) => [r.public_key, r]));
     const peers = (dump?.peers ?? []).map((p) => {
@@ -647,6 +711,8 @@ export class WireGuardService {
   async healthCheck(): Promise<{ ok: boolean; detail?: Record<string, unknown> }> {
     if (!this.managed) return { ok: true, detail: { managed: false } };
     const dump = await this.driver!.dump(this.iface);
-    return dump ? { ok: true, detail: { interface: this.iface, peers: dump.peers.length, listen_port: dump.iface.listenPort } } : { ok: false, detail: { interface: this.iface, error: 'interface missing' } };
+    return dump
+      ? { ok: true, detail: { interface: this.iface, peers: dump.peers.length, listen_port: dump.iface.listenPort } }
+      : { ok: false, detail: { interface: this.iface, error: 'interface missing' } };
   }
 }

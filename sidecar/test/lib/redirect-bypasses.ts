@@ -95,7 +95,16 @@ export const BYPASSES: readonly string[] = [
 ];
 
 /** Same-origin paths that must come back unchanged. */
-export const GOOD_PATHS: readonly string[] = ['/', '/peers', '/peers?q=x&sort=name', '/routes/3#auth', '/a/%2F%2Fb', '/a//b', '/docs?next=//x', '/x?u=https://evil.example/'];
+export const GOOD_PATHS: readonly string[] = [
+  '/',
+  '/peers',
+  '/peers?q=x&sort=name',
+  '/routes/3#auth',
+  '/a/%2F%2Fb',
+  '/a//b',
+  '/docs?next=//x',
+  '/x?u=https://evil.example/',
+];
 
 /** Whether a redirect target, as a browser on `origin` would resolve it, stays on that origin. */
 export function staysOn(target: string, origin: string): boolean {

@@ -29,7 +29,9 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     // The test key pair is trusted, and unless the test sets GATEHOUSE_LICENCE_KEY itself ('' = none:
     // the community fallback) a perpetual test licence with every feature is activated at start.
     GATEHOUSE_LICENCE_PUBLIC_KEY: TEST_PUBLIC_KEY_PEM,
-    ...('GATEHOUSE_LICENCE_KEY' in env ? {} : { GATEHOUSE_LICENCE_KEY: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) }),
+    ...('GATEHOUSE_LICENCE_KEY' in env
+      ? {}
+      : { GATEHOUSE_LICENCE_KEY: testLicenceKey({ plan: 'test-all', issued_at: '2000-01-01T00:00:00.000Z', expires_at: null }) }),
     GATEHOUSE_DATA_DIR: dataDir,
     GATEHOUSE_ADMIN_USER: ADMIN.username,
     GATEHOUSE_ADMIN_PASSWORD: ADMIN.password,
@@ -43,7 +45,12 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     ...dbEnv,
     ...env,
   });
-  const running = await startServer(config, { listen: false, startFeatures: false, log: createLogger(process.env.TEST_LOG ? 'debug' : 'error', process.env.TEST_LOG === '0'), ...opts });
+  const running = await startServer(config, {
+    listen: false,
+    startFeatures: false,
+    log: createLogger(process.env.TEST_LOG ? 'debug' : 'error', process.env.TEST_LOG === '0'),
+    ...opts,
+  });
   const req = async (p: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
     let body = init.body;
@@ -86,14 +93,21 @@ export async function freshPgDatabase(baseUrl: string): Promise<string> {
 export async function login(s: TestServer, user = ADMIN): Promise<{ cookie: string; csrf: string }> {
   const res = await s.req('/login', { method: 'POST', json: user, headers: { accept: 'application/json' } });
   if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.data)}`);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   return { cookie, csrf: res.data.csrfToken };
 }
 
 /** A full-access API token (or with the given scopes). */
 export async function apiToken(s: TestServer, scopes: string[] = ['full-access']): Promise<string> {
   const { cookie, csrf } = await login(s);
-  const res = await s.req('/api/v1/tokens', { method: 'POST', json: { name: `t-${scopes.join('-')}-${Math.random()}`, scopes }, headers: { cookie, 'x-csrf-token': csrf } });
+  const res = await s.req('/api/v1/tokens', {
+    method: 'POST',
+    json: { name: `t-${scopes.join('-')}-${Math.random()}`, scopes },
+    headers: { cookie, 'x-csrf-token': csrf },
+  });
   if (res.status !== 201) throw new Error(`token create failed: ${res.status} ${JSON.stringify(res.data)}`);
   return res.data.token;
 }

@@ -12,7 +12,13 @@ import type { AddressInfo } from 'node:net';
  */
 export function receiverVerifies(secret: string, timestamp: string, signature: string, rawBody: string, nowMs: number, toleranceS = 300): boolean {
   if (!/^\d+$/.test(timestamp) || Math.abs(nowMs / 1000 - Number(timestamp)) > toleranceS) return false;
-  const expected = Buffer.from('sha256=' + crypto.createHmac('sha256', secret).update(timestamp + '.' + rawBody).digest('hex'));
+  const expected = Buffer.from(
+    'sha256=' +
+      crypto
+        .createHmac('sha256', secret)
+        .update(timestamp + '.' + rawBody)
+        .digest('hex'),
+  );
   const got = Buffer.from(signature);
   return got.length === expected.length && crypto.timingSafeEqual(got, expected);
 }
@@ -56,7 +62,17 @@ export async function startReceiver(secret: string, opts: { clock?: () => number
         /* recorded as is */
       }
       const signatureValid = receiverVerifies(secret, h('X-Gatehouse-Timestamp'), h('X-Gatehouse-Signature'), body, clock(), opts.toleranceS);
-      r.got.push({ at: clock(), path: req.url ?? '', event: h('X-Gatehouse-Event'), delivery: h('X-Gatehouse-Delivery'), timestamp: h('X-Gatehouse-Timestamp'), signature: h('X-Gatehouse-Signature'), body, json, signatureValid });
+      r.got.push({
+        at: clock(),
+        path: req.url ?? '',
+        event: h('X-Gatehouse-Event'),
+        delivery: h('X-Gatehouse-Delivery'),
+        timestamp: h('X-Gatehouse-Timestamp'),
+        signature: h('X-Gatehouse-Signature'),
+        body,
+        json,
+        signatureValid,
+      });
       const st = r.script.length ? r.script.shift()! : r.status;
       if (st === 'hang') {
         hung.add(res);

@@ -19,5 +19,11 @@ const css = [...html.matchAll(/<link[^>]*rel="stylesheet"[^>]*href="([^"]+)"/g)]
 const cssGz = css.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0);
 const kb = (n) => (n / 1024).toFixed(1);
 console.log(`ui: initial JavaScript ${kb(gz)} KB gzipped (${kb(raw)} KB raw, ${files.length} file(s)); CSS ${kb(cssGz)} KB gzipped; budget ${kb(BUDGET)} KB`);
-if (!files.length) { console.error('ui: no entry script found in dist/index.html'); process.exit(1); }
-if (gz > BUDGET) { console.error(`ui: initial JavaScript over budget by ${kb(gz - BUDGET)} KB`); process.exit(1); }
+if (!files.length) {
+  console.error('ui: no entry script found in dist/index.html');
+  process.exit(1);
+}
+if (gz > BUDGET) {
+  console.error(`ui: initial JavaScript over budget by ${kb(gz - BUDGET)} KB`);
+  process.exit(1);
+}

@@ -5,7 +5,15 @@ import { createStore } from './store';
 import { word } from './i18n';
 import type { MessageRef } from '@gatehouse/common/messages/index.js';
 
-export interface ApiFailure { ok: false; error: string; code?: string; params?: Record<string, unknown>; fields?: Record<string, string>; field_codes?: Record<string, MessageRef>; [k: string]: unknown }
+export interface ApiFailure {
+  ok: false;
+  error: string;
+  code?: string;
+  params?: Record<string, unknown>;
+  fields?: Record<string, string>;
+  field_codes?: Record<string, MessageRef>;
+  [k: string]: unknown;
+}
 
 /** The error text and field messages of an error body in the reader's language (the server's English for a code this app does not know). */
 export function failureWords(data: Partial<ApiFailure> | null | undefined, fallback: string): { message: string; fields: Record<string, string> } {
@@ -16,13 +24,20 @@ export function failureWords(data: Partial<ApiFailure> | null | undefined, fallb
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly fields: Record<string, string> = {}, readonly body: Partial<ApiFailure> = {}) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fields: Record<string, string> = {},
+    readonly body: Partial<ApiFailure> = {},
+  ) {
     super(message);
   }
 }
 
 let csrf: string | null = null;
-export const setCsrf = (token: string | null) => { csrf = token; };
+export const setCsrf = (token: string | null) => {
+  csrf = token;
+};
 export const getCsrf = () => csrf;
 
 /** Number of requests in flight: the top bar shows progress while it is above 0. */
@@ -38,7 +53,10 @@ async function send(method: Method, path: string, body: unknown, signal?: AbortS
   const headers: Record<string, string> = { Accept: 'application/json' };
   let payload: BodyInit | undefined;
   if (body instanceof FormData) payload = body;
-  else if (body !== undefined) { headers['Content-Type'] = 'application/json'; payload = JSON.stringify(body); }
+  else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
   if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
   return fetch(`/api/v1${path}`, { method, headers, body: payload, credentials: 'same-origin', signal });
 }
@@ -49,10 +67,16 @@ export async function api<T>(method: Method, path: string, body?: unknown, opts:
     let res = await send(method, path, body, opts.signal);
     if (res.status === 403 && method !== 'GET') {
       // The session's CSRF token may have been renewed (sign-in elsewhere): fetch it and try once more.
-      const peek = await res.clone().json().catch(() => ({}));
+      const peek = await res
+        .clone()
+        .json()
+        .catch(() => ({}));
       if (peek.code === 'auth.csrf_invalid' || /csrf/i.test(String(peek.error ?? ''))) {
         const r = await send('GET', '/csrf', undefined, opts.signal);
-        if (r.ok) { setCsrf((await r.json()).csrfToken ?? null); res = await send(method, path, body, opts.signal); }
+        if (r.ok) {
+          setCsrf((await r.json()).csrfToken ?? null);
+          res = await send(method, path, body, opts.signal);
+        }
       }
     }
     if (res.status === 401) {

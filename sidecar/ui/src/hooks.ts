@@ -3,7 +3,12 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, get } from './api';
 import { useLive } from './live';
 
-export interface Loaded<T> { data: T | null; error: ApiError | null; loading: boolean; reload: () => void }
+export interface Loaded<T> {
+  data: T | null;
+  error: ApiError | null;
+  loading: boolean;
+  reload: () => void;
+}
 
 /**
  * GET path (relative to /api/v1) whenever it changes; `reloadOn` names live event types after which
@@ -19,7 +24,10 @@ export function useApi<T>(path: string | null, reloadOn: string[] = []): Loaded<
     setState((s) => ({ ...s, loading: true }));
     get<T>(path, ctl.signal).then(
       (data) => setState({ data, error: null, loading: false }),
-      (error) => { if (!ctl.signal.aborted) setState((s) => ({ data: s.data, error: error instanceof ApiError ? error : new ApiError(0, String(error?.message ?? error)), loading: false })); },
+      (error) => {
+        if (!ctl.signal.aborted)
+          setState((s) => ({ data: s.data, error: error instanceof ApiError ? error : new ApiError(0, String(error?.message ?? error)), loading: false }));
+      },
     );
     return () => ctl.abort();
   }, [path, tick]);
@@ -34,5 +42,7 @@ export function useApi<T>(path: string | null, reloadOn: string[] = []): Loaded<
 
 /** Sets document.title for the screen. */
 export function useTitle(title: string): void {
-  useEffect(() => { document.title = `${title} · Gatehouse`; }, [title]);
+  useEffect(() => {
+    document.title = `${title} · Gatehouse`;
+  }, [title]);
 }

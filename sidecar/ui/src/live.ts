@@ -8,7 +8,11 @@ import type { LivePayload, LiveType } from './protocol';
 export type LiveState = 'connecting' | 'open' | 'down';
 export const liveState = createStore<LiveState>('connecting');
 /** One message of the stream: its id, its event name and its JSON data. */
-export interface LiveEvent<T = unknown> { id: string; type: string; data: T }
+export interface LiveEvent<T = unknown> {
+  id: string;
+  type: string;
+  data: T;
+}
 type Handler = (e: LiveEvent) => void;
 
 const handlers = new Map<string, Set<Handler>>();
@@ -22,7 +26,11 @@ function listen(type: string): void {
 function dispatch(type: string, ev: MessageEvent): void {
   if (ev.lastEventId) lastId = ev.lastEventId;
   let data: unknown = ev.data;
-  try { data = JSON.parse(ev.data); } catch { /* plain text */ }
+  try {
+    data = JSON.parse(ev.data);
+  } catch {
+    /* plain text */
+  }
   const e = { id: ev.lastEventId, type, data };
   for (const h of [...(handlers.get(type) ?? [])]) h(e);
   for (const h of [...(handlers.get('*') ?? [])]) h(e);
@@ -72,6 +80,8 @@ export function useLive(types: string | string[], handler: Handler): void {
       }
       set.add(h);
     }
-    return () => { for (const type of list) handlers.get(type)?.delete(h); };
+    return () => {
+      for (const type of list) handlers.get(type)?.delete(h);
+    };
   }, [key]);
 }

@@ -12,7 +12,9 @@ const root = document.getElementById('app')!;
 
 // The first screen's code loads while the session is asked for (import() is cached: the router's
 // own load later resolves at once). A failure here is shown by the router, not here.
-findScreen(location.pathname)?.screen.load().catch(() => {});
+findScreen(location.pathname)
+  ?.screen.load()
+  .catch(() => {});
 
 loadSession().then(
   () => {

@@ -2,7 +2,10 @@
 // can be opened in a new tab, bookmarked and shared. Screens register in src/screens/*/meta.ts.
 import { createStore, useStore } from './store';
 
-export interface Location { path: string; query: URLSearchParams }
+export interface Location {
+  path: string;
+  query: URLSearchParams;
+}
 const read = (): Location => ({ path: location.pathname, query: new URLSearchParams(location.search) });
 export const loc = createStore<Location>(read());
 addEventListener('popstate', () => loc.set(read()));

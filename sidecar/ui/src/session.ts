@@ -13,10 +13,7 @@ export const appInfo = createStore<AppInfo | null>(null);
 
 export async function loadSession(): Promise<void> {
   // Both at once: the first screen waits for the slower one, not for their sum.
-  const [s, { app }] = await Promise.all([
-    get<SessionResponse>('/session'),
-    get<AppSettingsResponse>('/settings/app'),
-  ]);
+  const [s, { app }] = await Promise.all([get<SessionResponse>('/session'), get<AppSettingsResponse>('/settings/app')]);
   const session = s.kind === 'session' ? s : null;
   setCsrf(session?.csrfToken ?? null);
   appInfo.set(app);

@@ -18,8 +18,13 @@ export function createStore<T>(initial: T): Store<T> {
       value = next;
       for (const fn of [...subs]) fn(value);
     },
-    update(fn) { this.set(fn(value)); },
-    subscribe(fn) { subs.add(fn); return () => subs.delete(fn); },
+    update(fn) {
+      this.set(fn(value));
+    },
+    subscribe(fn) {
+      subs.add(fn);
+      return () => subs.delete(fn);
+    },
   };
 }
 

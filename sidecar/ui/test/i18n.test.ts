@@ -36,7 +36,11 @@ test('every dictionary has the same keys in English and German, none empty, name
     for (const lang of ['en', 'de'] as const) for (const [k, v] of Object.entries(d[lang])) assert.ok(v.trim(), `${where}: ${lang}.${k} is empty`);
     // Placeholders match: {name} in one language is {name} in the other.
     for (const k of Object.keys(d.en)) {
-      const ph = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort().join(',');
+      const ph = (s: string) =>
+        [...s.matchAll(/\{(\w+)\}/g)]
+          .map((m) => m[1])
+          .sort()
+          .join(',');
       assert.equal(ph(d.de[k]), ph(d.en[k]), `${where}: placeholders of ${k} differ`);
     }
   }
@@ -55,16 +59,25 @@ test("every code of the server's message catalogue has its English and German wo
       seen.set(code, area);
     }
   }
-  const missing = { en: codes.filter((c) => typeof (MESSAGES as Record<string, unknown>)[c] !== 'function'), de: codes.filter((c) => typeof DE[c] !== 'function') };
+  const missing = {
+    en: codes.filter((c) => typeof (MESSAGES as Record<string, unknown>)[c] !== 'function'),
+    de: codes.filter((c) => typeof DE[c] !== 'function'),
+  };
   assert.deepEqual(missing, { en: [], de: [] }, 'codes without a wording');
-  assert.deepEqual(Object.keys(DE).filter((c) => !Object.hasOwn(MESSAGES, c)), [], 'German wordings of codes the server does not have');
+  assert.deepEqual(
+    Object.keys(DE).filter((c) => !Object.hasOwn(MESSAGES, c)),
+    [],
+    'German wordings of codes the server does not have',
+  );
 });
 
 test("every t('key') in the source exists", async () => {
   const keys = new Set((await loadDicts()).flatMap((d) => Object.keys(d.en).map((k) => `${d.ns}.${k}`)));
   const missing: string[] = [];
   for (const f of files.filter((x) => /\.tsx?$/.test(x))) {
-    const text = readFileSync(f, 'utf8').replace(/^\s*\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+    const text = readFileSync(f, 'utf8')
+      .replace(/^\s*\/\/.*$/gm, '')
+      .replace(/\/\*[\s\S]*?\*\//g, '');
     for (const m of text.matchAll(/\bt\(\s*'([\w.]+)'/g)) if (!keys.has(m[1])) missing.push(`${relative(src, f)}: ${m[1]}`);
     // Screen titles are keys too.
     for (const m of text.matchAll(/\btitle: '([\w]+\.[\w.]+)'/g)) if (!keys.has(m[1])) missing.push(`${relative(src, f)}: ${m[1]}`);

@@ -26,7 +26,13 @@ export interface Sent {
 }
 
 /** One request from the host to addr:port with Host `host` (no keep-alive); never throws. */
-export function send(addr: string, port: number, host: string, p = '/', opts: { method?: string; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<Sent> {
+export function send(
+  addr: string,
+  port: number,
+  host: string,
+  p = '/',
+  opts: { method?: string; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Sent> {
   const start = Date.now();
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -137,7 +143,14 @@ export function wgPeers(iface: string): Set<string> | null {
   } catch {
     return null;
   }
-  return new Set(out.trim().split('\n').slice(1).filter(Boolean).map((l) => l.split('\t')[0]));
+  return new Set(
+    out
+      .trim()
+      .split('\n')
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.split('\t')[0]),
+  );
 }
 
 /** PID of the wireguard-go serving iface (its control socket's owner), null when none. */
@@ -197,7 +210,10 @@ export class SidecarProcess {
 
   /** Waits until startServer() returned (features started): the "listening" log line. */
   async ready(timeoutMs = 60_000): Promise<void> {
-    await waitFor(() => /gatehouse listening on/.test(this.output), timeoutMs, { intervalMs: 50, what: `the sidecar's features started (${this.output.slice(-2000)})` });
+    await waitFor(() => /gatehouse listening on/.test(this.output), timeoutMs, {
+      intervalMs: 50,
+      what: `the sidecar's features started (${this.output.slice(-2000)})`,
+    });
   }
 
   kill(signal: NodeJS.Signals): void {
@@ -214,10 +230,18 @@ export class SidecarProcess {
   }
 
   /** fetch against the API with JSON in and out. */
-  async req(p: string, init: { method?: string; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<{ status: number; data: any }> {
+  async req(
+    p: string,
+    init: { method?: string; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<{ status: number; data: any }> {
     const headers: Record<string, string> = { ...init.headers };
     if (init.json !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(this.url + p, { method: init.method ?? 'GET', headers, body: init.json === undefined ? undefined : JSON.stringify(init.json), signal: AbortSignal.timeout(init.timeoutMs ?? 30_000) });
+    const res = await fetch(this.url + p, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.json === undefined ? undefined : JSON.stringify(init.json),
+      signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
+    });
     const text = await res.text();
     let data: any = text;
     try {
@@ -231,11 +255,22 @@ export class SidecarProcess {
 
 /** Signs in as the bootstrap admin of a SidecarProcess and creates a full-access API token. */
 export async function processToken(sp: SidecarProcess, user: { username: string; password: string }): Promise<string> {
-  const res = await fetch(`${sp.url}/login`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify(user) });
+  const res = await fetch(`${sp.url}/login`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify(user),
+  });
   const data = (await res.json()) as any;
   if (res.status !== 200) throw new Error(`login: ${res.status} ${JSON.stringify(data)}`);
-  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const tok = await sp.req('/api/v1/tokens', { method: 'POST', json: { name: `faults-${Date.now()}`, scopes: ['full-access'] }, headers: { cookie, 'x-csrf-token': data.csrfToken } });
+  const cookie = res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const tok = await sp.req('/api/v1/tokens', {
+    method: 'POST',
+    json: { name: `faults-${Date.now()}`, scopes: ['full-access'] },
+    headers: { cookie, 'x-csrf-token': data.csrfToken },
+  });
   if (tok.status !== 201) throw new Error(`token: ${tok.status} ${JSON.stringify(tok.data)}`);
   return tok.data.token;
 }
@@ -249,7 +284,10 @@ export class PgCluster {
   readonly dir: string;
   readonly bin: string;
   constructor(readonly port: number) {
-    const ver = fs.readdirSync('/usr/lib/postgresql').sort((a, b) => Number(a) - Number(b)).at(-1);
+    const ver = fs
+      .readdirSync('/usr/lib/postgresql')
+      .sort((a, b) => Number(a) - Number(b))
+      .at(-1);
     this.bin = `/usr/lib/postgresql/${ver}/bin`;
     this.dir = fs.mkdtempSync('/tmp/gatehouse-pg-');
   }
@@ -261,7 +299,11 @@ export class PgCluster {
     }
   }
   private pg(tool: string, args: string[]): string {
-    return execFileSync('runuser', ['-u', 'postgres', '--', `${this.bin}/${tool}`, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: '/tmp' });
+    return execFileSync('runuser', ['-u', 'postgres', '--', `${this.bin}/${tool}`, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: '/tmp',
+    });
   }
   /** the same without blocking the event loop (the test's load goes on meanwhile) */
   private async pgAsync(tool: string, args: string[]): Promise<void> {

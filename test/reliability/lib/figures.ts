@@ -25,5 +25,7 @@ export interface Figure {
 export function recordFigure(f: Figure): void {
   mkdirSync(dirname(FIGURES_FILE), { recursive: true });
   appendFileSync(FIGURES_FILE, JSON.stringify({ ...f, at: new Date().toISOString() }) + '\n');
-  console.log(`# figure: ${f.test} | ${f.figure} | ${f.value}${f.target ? ` (target ${f.target}${f.ok === undefined ? '' : f.ok ? ', met' : ', NOT met'})` : ''}`);
+  console.log(
+    `# figure: ${f.test} | ${f.figure} | ${f.value}${f.target ? ` (target ${f.target}${f.ok === undefined ? '' : f.ok ? ', met' : ', NOT met'})` : ''}`,
+  );
 }

@@ -24,7 +24,16 @@ export async function snapshot(sq: Sequelize, names: string[]): Promise<Snapshot
   for (const t of names) {
     const [rows] = await sq.query(`SELECT * FROM "${t}"`);
     const skip = BOOKKEEPING[t] ?? [];
-    const lines = (rows as Record<string, unknown>[]).map((r) => JSON.stringify(Object.keys(r).filter((k) => !skip.includes(k)).sort().map((k) => [k, r[k] === null || r[k] === undefined ? null : String(r[k])]))).sort();
+    const lines = (rows as Record<string, unknown>[])
+      .map((r) =>
+        JSON.stringify(
+          Object.keys(r)
+            .filter((k) => !skip.includes(k))
+            .sort()
+            .map((k) => [k, r[k] === null || r[k] === undefined ? null : String(r[k])]),
+        ),
+      )
+      .sort();
     out.set(t, { rows: lines.length, hash: crypto.createHash('sha256').update(lines.join('\n')).digest('hex') });
   }
   return out;
@@ -35,7 +44,8 @@ export function changed(a: Snapshot, b: Snapshot): string[] {
   const out: string[] = [];
   for (const [t, v] of a) {
     const w = b.get(t);
-    if (!w || w.rows !== v.rows || w.hash !== v.hash) out.push(`${t} (${v.rows} → ${w?.rows ?? 'gone'} rows${w && w.rows === v.rows ? ', content changed' : ''})`);
+    if (!w || w.rows !== v.rows || w.hash !== v.hash)
+      out.push(`${t} (${v.rows} → ${w?.rows ?? 'gone'} rows${w && w.rows === v.rows ? ', content changed' : ''})`);
   }
   for (const t of b.keys()) if (!a.has(t)) out.push(`${t} (new table)`);
   return out;

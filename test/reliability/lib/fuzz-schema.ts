@@ -64,7 +64,11 @@ function numberArb(s: Schema): fc.Arbitrary<number> {
     max = Math.min(max ?? 1_000_000, Number.MAX_SAFE_INTEGER);
     // edges and small values more often than the middle of a huge range
     const edges = [min, max, Math.min(max, Math.max(min, 0)), Math.min(max, Math.max(min, 1))];
-    return fc.oneof({ arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: fc.integer({ min, max: Math.min(max, min + 1000) }), weight: 2 }, { arbitrary: fc.integer({ min, max }), weight: 1 });
+    return fc.oneof(
+      { arbitrary: fc.constantFrom(...edges), weight: 1 },
+      { arbitrary: fc.integer({ min, max: Math.min(max, min + 1000) }), weight: 2 },
+      { arbitrary: fc.integer({ min, max }), weight: 1 },
+    );
   }
   return fc.double({ min: min ?? -1e6, max: max ?? 1e6, noNaN: true, noDefaultInfinity: true });
 }
@@ -111,10 +115,46 @@ export function valid(s: Schema | undefined, ov: Override, name = '', depth = 0)
 /** Values of the wrong kind for almost any field: wrong types, edges JSON can carry, control characters. */
 export const hostile: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom<unknown>(
-    null, true, false, 0, -1, 1.5, -0.5, 9007199254740991, -9007199254740991, 1e300, -1e300, 8.64e15 + 1,
-    '', ' ', 'a\u0000b', '\u0000', 'x\r\nSet-Cookie: a=b', '../../etc/passwd', '%00', '\uffff', '\ud800', 'é'.repeat(300), 'A'.repeat(5000),
-    '4102444800000', '2030-01-01', '2030-13-45', 'true', '1e3', '0x10', '-0', 'NaN', 'Infinity',
-    [], [1], ['a'], [null], {}, { a: 1 }, { __proto__: { x: 1 } }, { constructor: { prototype: { polluted: 1 } } },
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    -0.5,
+    9007199254740991,
+    -9007199254740991,
+    1e300,
+    -1e300,
+    8.64e15 + 1,
+    '',
+    ' ',
+    'a\u0000b',
+    '\u0000',
+    'x\r\nSet-Cookie: a=b',
+    '../../etc/passwd',
+    '%00',
+    '\uffff',
+    '\ud800',
+    'é'.repeat(300),
+    'A'.repeat(5000),
+    '4102444800000',
+    '2030-01-01',
+    '2030-13-45',
+    'true',
+    '1e3',
+    '0x10',
+    '-0',
+    'NaN',
+    'Infinity',
+    [],
+    [1],
+    ['a'],
+    [null],
+    {},
+    { a: 1 },
+    { __proto__: { x: 1 } },
+    { constructor: { prototype: { polluted: 1 } } },
   ),
   fc.string({ maxLength: 30, unit: 'binary' }),
   fc.integer(),
@@ -132,9 +172,14 @@ export function invalidObject(s: Schema | undefined, ov: Override): fc.Arbitrary
   ];
   if (props.length) {
     muts.push(fc.tuple(base, fc.constantFrom(...props), hostile).map(([b, k, v]) => (isObj(b) ? { ...b, [k]: v } : b)));
-    muts.push(fc.tuple(base, fc.constantFrom(...props), fc.constantFrom(...props), hostile, hostile).map(([b, k1, k2, v1, v2]) => (isObj(b) ? { ...b, [k1]: v1, [k2]: v2 } : b)));
+    muts.push(
+      fc
+        .tuple(base, fc.constantFrom(...props), fc.constantFrom(...props), hostile, hostile)
+        .map(([b, k1, k2, v1, v2]) => (isObj(b) ? { ...b, [k1]: v1, [k2]: v2 } : b)),
+    );
   }
-  if (required.length) muts.push(fc.tuple(base, fc.constantFrom(...required)).map(([b, k]) => (isObj(b) ? Object.fromEntries(Object.entries(b).filter(([x]) => x !== k)) : b)));
+  if (required.length)
+    muts.push(fc.tuple(base, fc.constantFrom(...required)).map(([b, k]) => (isObj(b) ? Object.fromEntries(Object.entries(b).filter(([x]) => x !== k)) : b)));
   return fc.oneof(...muts);
 }
 
@@ -142,8 +187,14 @@ const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 
 
 /** A query string value of a schema: valid values as strings (arrays comma-joined), or hostile text. */
 export function queryValue(s: Schema, ov: Override, name: string, bad: boolean): fc.Arbitrary<string | undefined> {
-  const good = valid(s, ov, name).map((v) => (v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v)));
-  if (bad) return fc.oneof(good, hostile.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))));
+  const good = valid(s, ov, name).map((v) =>
+    v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v),
+  );
+  if (bad)
+    return fc.oneof(
+      good,
+      hostile.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
+    );
   return good;
 }
 

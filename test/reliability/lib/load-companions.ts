@@ -55,7 +55,10 @@ export interface FleetStats {
   kicked: number;
 }
 
-interface RouteCfg { id: number; domain: string }
+interface RouteCfg {
+  id: number;
+  domain: string;
+}
 
 export class Companion {
   hash: string | null = null;
@@ -66,7 +69,11 @@ export class Companion {
   private polling: Promise<void> | null = null;
   private readonly started = Date.now();
 
-  constructor(readonly env: CompanionEnv, private readonly stats: FleetStats, private readonly measuring: () => boolean) {
+  constructor(
+    readonly env: CompanionEnv,
+    private readonly stats: FleetStats,
+    private readonly measuring: () => boolean,
+  ) {
     // keep-alive like the companion's fetch (undici): an idle connection is closed after 4 s, so with
     // intervals of 10 s and more each call opens a new one (never a race with the server's idle close)
     this.agent = new http.Agent({ keepAlive: true, timeout: 4000, maxSockets: 2, localAddress: env.address });
@@ -78,7 +85,19 @@ export class Companion {
     const t0 = performance.now();
     return new Promise((resolve, reject) => {
       const req = http.request(
-        { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method, agent: this.agent, timeout: 10_000, headers: { authorization: `Bearer ${this.env.token}`, accept: 'application/json', ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } },
+        {
+          host: u.hostname,
+          port: u.port,
+          path: `${u.pathname}${u.search}`,
+          method,
+          agent: this.agent,
+          timeout: 10_000,
+          headers: {
+            authorization: `Bearer ${this.env.token}`,
+            accept: 'application/json',
+            ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+          },
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -148,10 +167,20 @@ export class Companion {
       hostname: `gw-${this.env.peerId}`,
       config_hash: this.hash,
       telemetry: {
-        gateway_version: '1.0.0', node_version: process.version, wg_tools_version: 'wireguard-tools v1.0.20210914',
-        cpu_cores: 4, cpu_load_avg: [0.1, 0.2, 0.3], mem_total: 4e9, mem_free: 2e9, mem_used: 2e9,
-        disk: { total: 32e9, free: 20e9, used: 12e9 }, os_platform: 'linux', os_release: '6.1.0', arch: 'x64',
-        dns_resolvers: ['192.168.1.1'], default_gateway_ip: '192.168.1.1',
+        gateway_version: '1.0.0',
+        node_version: process.version,
+        wg_tools_version: 'wireguard-tools v1.0.20210914',
+        cpu_cores: 4,
+        cpu_load_avg: [0.1, 0.2, 0.3],
+        mem_total: 4e9,
+        mem_free: 2e9,
+        mem_used: 2e9,
+        disk: { total: 32e9, free: 20e9, used: 12e9 },
+        os_platform: 'linux',
+        os_release: '6.1.0',
+        arch: 'x64',
+        dns_resolvers: ['192.168.1.1'],
+        default_gateway_ip: '192.168.1.1',
       },
     };
   }

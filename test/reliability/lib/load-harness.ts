@@ -21,7 +21,10 @@ export function memoryOf(pid: number): { rssMb: number; peakMb: number } {
 
 /** CPU seconds (user + system) a process used so far, from /proc/<pid>/stat. */
 export function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = fs
+    .readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   // after "pid (comm) ": state is field 0, utime field 11, stime field 12 (clock ticks, 100 per second)
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -85,13 +88,18 @@ export function parseHey(out: string): HeyResult {
  * `seconds`, redirects not followed (a 302 to the login page must count as a failure, not as the
  * login page's 200).
  */
-export function hey(url: string, o: { workers: number; perWorker: number; seconds: number; headers: Record<string, string>; host?: string }): Promise<HeyResult> {
+export function hey(
+  url: string,
+  o: { workers: number; perWorker: number; seconds: number; headers: Record<string, string>; host?: string },
+): Promise<HeyResult> {
   const args = ['-z', `${o.seconds}s`, '-c', String(o.workers), '-q', String(o.perWorker), '-t', '10', '-disable-redirects', '-disable-compression'];
   for (const [k, v] of Object.entries(o.headers)) args.push('-H', `${k}: ${v}`);
   if (o.host) args.push('-host', o.host);
   args.push(url);
   return new Promise((resolve, reject) => {
-    execFile('hey', args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => (err ? reject(new Error(`hey: ${err.message}\n${stderr}`)) : resolve(parseHey(stdout))));
+    execFile('hey', args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`hey: ${err.message}\n${stderr}`)) : resolve(parseHey(stdout)),
+    );
   });
 }
 
@@ -121,5 +129,8 @@ export async function signInThroughCaddy(caddyPort: number, host: string, email:
   const post = await rawRequest(caddyPort, 'POST', '/route-auth/login', { host, cookie: cookie(), 'content-type': 'application/x-www-form-urlencoded' }, form);
   if (post.status !== 303) throw new Error(`login: ${post.status} ${post.body.slice(0, 300)}`);
   keep(post);
-  return [...jar].filter(([k]) => /^gh_ra_\d+$/.test(k)).map(([k, v]) => `${k}=${v}`).join('; ');
+  return [...jar]
+    .filter(([k]) => /^gh_ra_\d+$/.test(k))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('; ');
 }

@@ -2,7 +2,20 @@
 import type { Catalogue } from './define.js';
 
 /** The things a generic "not found" names (resource.not_found). */
-export type Resource = 'Route' | 'Token' | 'User' | 'Webhook' | 'Machine' | 'Peer' | 'Gateway peer' | 'Backup job' | 'RDP route' | 'RDP session' | 'Endpoint' | 'Logo' | 'Background image';
+export type Resource =
+  | 'Route'
+  | 'Token'
+  | 'User'
+  | 'Webhook'
+  | 'Machine'
+  | 'Peer'
+  | 'Gateway peer'
+  | 'Backup job'
+  | 'RDP route'
+  | 'RDP session'
+  | 'Endpoint'
+  | 'Logo'
+  | 'Background image';
 
 export const access = {
   'resource.not_found': (p: { what: Resource }) => `${p.what} not found`,
@@ -57,8 +70,10 @@ export const access = {
   'token.binding_reset': (p: { name: string }) => `Machine binding of API token ${p.name} reset`,
   'token.updated': (p: { name: string; fields: string[] }) => `API token ${p.name} updated (${p.fields.join(', ')})`,
   'token.bound': (p: { name: string }) => `API token ${p.name} bound to a machine`,
-  'client.registered': (p: { hostname: string; platform: string; client_version: string; peer_name: string }) => `Desktop client ${p.hostname} (${p.platform}, ${p.client_version}) registered as peer "${p.peer_name}"`,
-  'client.machine_forgotten': (p: { hostname: string; token: string; peer_deleted: boolean }) => `Machine ${p.hostname} of API token ${p.token} forgotten${p.peer_deleted ? ' (its peer was deleted)' : ''}`,
+  'client.registered': (p: { hostname: string; platform: string; client_version: string; peer_name: string }) =>
+    `Desktop client ${p.hostname} (${p.platform}, ${p.client_version}) registered as peer "${p.peer_name}"`,
+  'client.machine_forgotten': (p: { hostname: string; token: string; peer_deleted: boolean }) =>
+    `Machine ${p.hostname} of API token ${p.token} forgotten${p.peer_deleted ? ' (its peer was deleted)' : ''}`,
   'client.settings_changed': () => 'Desktop-client settings changed',
   // activity: settings, mail, proxy, logs
   'settings.default_theme': (p: { theme: string }) => `Default theme set to ${p.theme}`,
@@ -75,5 +90,6 @@ export const access = {
   'webhook.enabled': (p: { name: string }) => `Webhook "${p.name}" enabled`,
   'webhook.disabled': (p: { name: string }) => `Webhook "${p.name}" disabled`,
   'webhook.deleted': (p: { name: string }) => `Webhook "${p.name}" deleted`,
-  'webhook.delivery_failed': (p: { name: string; event: string; attempts: number; error: string | null }) => `Webhook "${p.name}": delivery of ${p.event} failed after ${p.attempts} attempt(s)${p.error ? `: ${p.error}` : ''}`,
+  'webhook.delivery_failed': (p: { name: string; event: string; attempts: number; error: string | null }) =>
+    `Webhook "${p.name}": delivery of ${p.event} failed after ${p.attempts} attempt(s)${p.error ? `: ${p.error}` : ''}`,
 } satisfies Catalogue;

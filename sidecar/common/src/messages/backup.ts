@@ -35,9 +35,11 @@ export const backup = {
   'backup.doc.field.must_be': (p: { value: string }) => `must be "${p.value}"`,
   'backup.doc.no_version': () => 'The backup has no valid version',
   'backup.doc.field.non_negative_integer': () => 'must be a non-negative integer',
-  'backup.doc.newer': (p: { version: number; current: number }) => `The backup was made by a newer Gatehouse (document version ${p.version}); this server reads up to version ${p.current}`,
+  'backup.doc.newer': (p: { version: number; current: number }) =>
+    `The backup was made by a newer Gatehouse (document version ${p.version}); this server reads up to version ${p.current}`,
   'backup.doc.field.at_most': (p: { max: number }) => `at most ${p.max}`,
-  'backup.doc.no_migration': (p: { version: number; from: number }) => `Document version ${p.version} cannot be read by this server (no migration from version ${p.from})`,
+  'backup.doc.no_migration': (p: { version: number; from: number }) =>
+    `Document version ${p.version} cannot be read by this server (no migration from version ${p.from})`,
   'backup.doc.field.version_unsupported': (p: { version: number }) => `version ${p.version} is not supported`,
   'backup.doc.no_header': () => 'The backup has no valid encryption header',
   'backup.doc.integrity': () => 'The backup was changed or damaged after it was made (integrity check failed)',
@@ -61,9 +63,11 @@ export const backup = {
   'backup.doc.field.no_such_file': () => 'names a file the backup does not hold',
   'backup.doc.field.image': (p: { max_bytes: number }) => `must be a PNG, JPEG, GIF or WebP image of at most ${p.max_bytes} bytes`,
   // activity
-  'backup.completed': (p: { file: string | null; target: string; bytes: number }) => `Backup ${p.file ?? ''} written (${p.target}, ${p.bytes} bytes)`.replace('  ', ' '),
+  'backup.completed': (p: { file: string | null; target: string; bytes: number }) =>
+    `Backup ${p.file ?? ''} written (${p.target}, ${p.bytes} bytes)`.replace('  ', ' '),
   'backup.failed': (p: { target: string; error: string }) => `Backup failed (${p.target}): ${p.error}`,
-  'backup.restored': (p: { mode: string; created: number; changed: number; removed: number }) => `Backup restored (${p.mode}): ${p.created} created, ${p.changed} changed, ${p.removed} removed`,
+  'backup.restored': (p: { mode: string; created: number; changed: number; removed: number }) =>
+    `Backup restored (${p.mode}): ${p.created} created, ${p.changed} changed, ${p.removed} removed`,
   'backup.job_created': (p: { name: string; schedule: string; target: string }) => `Auto-backup job ${p.name} created (${p.schedule}, ${p.target})`,
   'backup.job_updated': (p: { name: string }) => `Auto-backup job ${p.name} updated`,
   'backup.job_deleted': (p: { name: string }) => `Auto-backup job ${p.name} deleted`,

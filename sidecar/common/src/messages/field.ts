@@ -13,10 +13,35 @@ const bound = (p: Bound, adj: string, limit: string) => (p.unit ? `have ${adj}${
 
 /** zod's English names of string formats. */
 export const FORMATS: Record<string, string> = {
-  regex: 'input', email: 'email address', url: 'URL', emoji: 'emoji', uuid: 'UUID', uuidv4: 'UUIDv4', uuidv6: 'UUIDv6', nanoid: 'nanoid', guid: 'GUID',
-  cuid: 'cuid', cuid2: 'cuid2', ulid: 'ULID', xid: 'XID', ksuid: 'KSUID', datetime: 'ISO datetime', date: 'ISO date', time: 'ISO time',
-  duration: 'ISO duration', ipv4: 'IPv4 address', ipv6: 'IPv6 address', mac: 'MAC address', cidrv4: 'IPv4 range', cidrv6: 'IPv6 range',
-  base64: 'base64-encoded string', base64url: 'base64url-encoded string', json_string: 'JSON string', e164: 'E.164 number', jwt: 'JWT', template_literal: 'input',
+  regex: 'input',
+  email: 'email address',
+  url: 'URL',
+  emoji: 'emoji',
+  uuid: 'UUID',
+  uuidv4: 'UUIDv4',
+  uuidv6: 'UUIDv6',
+  nanoid: 'nanoid',
+  guid: 'GUID',
+  cuid: 'cuid',
+  cuid2: 'cuid2',
+  ulid: 'ULID',
+  xid: 'XID',
+  ksuid: 'KSUID',
+  datetime: 'ISO datetime',
+  date: 'ISO date',
+  time: 'ISO time',
+  duration: 'ISO duration',
+  ipv4: 'IPv4 address',
+  ipv6: 'IPv6 address',
+  mac: 'MAC address',
+  cidrv4: 'IPv4 range',
+  cidrv6: 'IPv6 range',
+  base64: 'base64-encoded string',
+  base64url: 'base64url-encoded string',
+  json_string: 'JSON string',
+  e164: 'E.164 number',
+  jwt: 'JWT',
+  template_literal: 'input',
 };
 
 export const field = {
@@ -55,8 +80,10 @@ export const field = {
   'field.invalid_type': (p: { expected: string; received: string }) => `Invalid input: expected ${p.expected}, received ${p.received}`,
   'field.invalid_literal': (p: { value: string }) => `Invalid input: expected ${p.value}`,
   'field.invalid_option': (p: { values: string[] }) => `Invalid option: expected one of ${p.values.join('|')}`,
-  'field.too_big': (p: Bound & { maximum: string }) => `Too big: expected ${p.origin} to ${bound(p, p.exact ? 'exactly ' : p.inclusive ? '<=' : '<', p.maximum)}`,
-  'field.too_small': (p: Bound & { minimum: string }) => `Too small: expected ${p.origin} to ${bound(p, p.exact ? 'exactly ' : p.inclusive ? '>=' : '>', p.minimum)}`,
+  'field.too_big': (p: Bound & { maximum: string }) =>
+    `Too big: expected ${p.origin} to ${bound(p, p.exact ? 'exactly ' : p.inclusive ? '<=' : '<', p.maximum)}`,
+  'field.too_small': (p: Bound & { minimum: string }) =>
+    `Too small: expected ${p.origin} to ${bound(p, p.exact ? 'exactly ' : p.inclusive ? '>=' : '>', p.minimum)}`,
   'field.invalid_format': (p: { format: string }) => `Invalid ${FORMATS[p.format] ?? p.format}`,
   'field.must_start_with': (p: { prefix: string }) => `Invalid string: must start with "${p.prefix}"`,
   'field.must_end_with': (p: { suffix: string }) => `Invalid string: must end with "${p.suffix}"`,

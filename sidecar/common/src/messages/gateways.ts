@@ -13,14 +13,17 @@ export const gateways = {
   'gateway.health.lan_reachable': (p: { up: number; total: number }) => `${p.up}/${p.total} LAN targets reachable`,
   'gateway.health.lan_unreachable': (p: { total: number }) => `none of its ${p.total} LAN target${p.total === 1 ? ' is' : 's are'} reachable`,
   'gateway.health.self_check_passed': () => 'no routes; self-check passed',
-  'gateway.health.self_check_failed': (p: { failed: string[] }) => `no routes; self-check failed${p.failed.length ? ` (${p.failed.map((f) => SELF_CHECK[f] ?? f).join(', ')})` : ''}`,
+  'gateway.health.self_check_failed': (p: { failed: string[] }) =>
+    `no routes; self-check failed${p.failed.length ? ` (${p.failed.map((f) => SELF_CHECK[f] ?? f).join(', ')})` : ''}`,
   'gateway.status.no_tokens': () => 'no tokens issued yet',
   'gateway.status.no_heartbeat': () => 'no heartbeat received yet',
   'gateway.status.heartbeat_stale': (p: { age_s: number; offline_after_s: number }) => `no heartbeat for ${p.age_s} s (offline after ${p.offline_after_s} s)`,
-  'gateway.status.unhealthy': (p: { health: MessageRef | null }, w) => `heartbeat received, but ${p.health ? w(p.health) : 'the gateway reports itself unhealthy'}`,
+  'gateway.status.unhealthy': (p: { health: MessageRef | null }, w) =>
+    `heartbeat received, but ${p.health ? w(p.health) : 'the gateway reports itself unhealthy'}`,
   'gateway.status.healthy': (p: { health: MessageRef | null }, w) => (p.health ? w(p.health) : 'heartbeat received'),
   // activity
-  'gateway.status_changed': (p: { name: string; to: 'online' | 'offline' | 'unknown'; from: 'online' | 'offline' | 'unknown'; reason: MessageRef }, w) => `Gateway "${p.name}" is ${p.to} (was ${p.from}): ${w(p.reason)}`,
+  'gateway.status_changed': (p: { name: string; to: 'online' | 'offline' | 'unknown'; from: 'online' | 'offline' | 'unknown'; reason: MessageRef }, w) =>
+    `Gateway "${p.name}" is ${p.to} (was ${p.from}): ${w(p.reason)}`,
   'gateway.tokens_rotated': (p: { name: string }) => `Gateway "${p.name}": tokens rotated; the companion needs the new gateway.env`,
   'gateway.wol_failed': (p: { domain: string; name: string; error: string }) => `Wake-on-LAN for ${p.domain} through gateway "${p.name}" failed: ${p.error}`,
   'gateway.wol_sent': (p: { domain: string; mac: string; name: string }) => `Wake-on-LAN packet for ${p.domain} (${p.mac}) sent through gateway "${p.name}"`,

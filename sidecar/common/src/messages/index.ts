@@ -27,7 +27,19 @@ export type { Catalogue, MessageRef, Translation, Words, Wording } from './defin
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
 export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence } as const;
 
-export const MESSAGES = { ...request, ...field, ...schemas, ...access, ...peers, ...routes, ...rdp, ...gateways, ...backup, ...wireguard, ...licence } satisfies Catalogue;
+export const MESSAGES = {
+  ...request,
+  ...field,
+  ...schemas,
+  ...access,
+  ...peers,
+  ...routes,
+  ...rdp,
+  ...gateways,
+  ...backup,
+  ...wireguard,
+  ...licence,
+} satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;
 export type Code = keyof Messages;
@@ -48,7 +60,8 @@ export function isCode(code: string): code is Code {
 }
 
 /** The English text of a message (of a known code; an unknown one is its code). */
-export const english: Words = (ref: MessageRef) => (isCode(ref.code) ? (MESSAGES[ref.code] as (p: unknown, w: Words) => string)(ref.params ?? {}, english) : ref.code);
+export const english: Words = (ref: MessageRef) =>
+  isCode(ref.code) ? (MESSAGES[ref.code] as (p: unknown, w: Words) => string)(ref.params ?? {}, english) : ref.code;
 
 /** The message of a code with its parameters. */
 export function msg<C extends Code>(code: C, ...[params]: Args<C>): Msg<C> {

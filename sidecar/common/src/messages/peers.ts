@@ -6,7 +6,8 @@ const peer = (name: string) => `Peer "${name}"`;
 export const peers = {
   'peer.not_found': () => 'Peer not found',
   'peer.name_taken': (p: { name: string }) => `A peer named "${p.name}" already exists`,
-  'peer.subnet_full': (p: { subnet: string; capacity: number }) => `The VPN subnet ${p.subnet} is full: all ${p.capacity} peer addresses are in use. Delete peers or use a larger GATEHOUSE_WG_SUBNET.`,
+  'peer.subnet_full': (p: { subnet: string; capacity: number }) =>
+    `The VPN subnet ${p.subnet} is full: all ${p.capacity} peer addresses are in use. Delete peers or use a larger GATEHOUSE_WG_SUBNET.`,
   'peer.allowed_ips_overlap': (p: { cidr: string; other: string; peer: string }) => `${p.cidr} overlaps ${p.other}, routed to peer "${p.peer}"`,
   'peer.in_use': (p: { name: string; routes: string[] }) =>
     `${peer(p.name)} is used by ${p.routes.length === 1 ? 'route' : 'routes'} ${p.routes.join(', ')}: delete or re-target ${p.routes.length === 1 ? 'it' : 'them'} first`,
@@ -19,7 +20,8 @@ export const peers = {
   'peer.field.gateway_only_create': () => 'only for gateway peers (is_gateway: true)',
   'peer.field.gateway_only': () => 'only for gateway peers',
   'peer.field.own_address_missing': (p: { address: string }) => `must include the peer's own address ${p.address}`,
-  'peer.field.overlaps_subnet': (p: { cidr: string; subnet: string }) => `${p.cidr} overlaps the VPN subnet ${p.subnet}; only the peer's own address may lie inside it`,
+  'peer.field.overlaps_subnet': (p: { cidr: string; subnet: string }) =>
+    `${p.cidr} overlaps the VPN subnet ${p.subnet}; only the peer's own address may lie inside it`,
   'peer.field.hostname_reserved': (p: { hostname: string }) => `"${p.hostname}" is reserved for the zone itself`,
   'peer.field.hostname_taken': (p: { peer: string }) => `already used by peer "${p.peer}"`,
   // activity

@@ -9,4 +9,4 @@ export const messageRefSchema = z
     code: z.string().meta({ description: 'a stable code of the message catalogue (docs/reference/errors.md lists them)' }),
     params: messageParams.optional(),
   })
-  .meta({ description: 'a message as data: its code and parameters; a client words it in its reader\'s language' });
+  .meta({ description: "a message as data: its code and parameters; a client words it in its reader's language" });

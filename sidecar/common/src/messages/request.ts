@@ -9,7 +9,8 @@ export const request = {
   'request.not_processable': () => 'The request cannot be carried out as it is (fields names why)',
   'request.invalid_path_parameter': () => 'Invalid path parameter',
   'request.invalid_report': () => 'Invalid report',
-  'request.method_not_allowed': (p: { method: string; path: string; allowed: string }) => `Method ${p.method} not allowed on ${p.path}${p.allowed ? ` (allowed: ${p.allowed})` : ''}`,
+  'request.method_not_allowed': (p: { method: string; path: string; allowed: string }) =>
+    `Method ${p.method} not allowed on ${p.path}${p.allowed ? ` (allowed: ${p.allowed})` : ''}`,
   'request.method_not_supported': (p: { method: string }) => `Method ${p.method} is not supported`,
   'request.no_such_endpoint': (p: { method: string; path: string }) => `No such endpoint: ${p.method} ${p.path}`,
   'request.endpoint_not_found': () => 'Endpoint not found',

@@ -3,11 +3,13 @@ import type { Catalogue } from './define.js';
 
 export const routes = {
   'route.not_consistent': () => 'The route this would make is not consistent (fields names why)',
-  'route.owned_by_rdp': (p: { route_id: number; rdp_name: string; rdp_id: number }) => `Route ${p.route_id} belongs to RDP route '${p.rdp_name}' (id ${p.rdp_id}); edit it there`,
+  'route.owned_by_rdp': (p: { route_id: number; rdp_name: string; rdp_id: number }) =>
+    `Route ${p.route_id} belongs to RDP route '${p.rdp_name}' (id ${p.rdp_id}); edit it there`,
   'route.domain_is_admin': (p: { domain: string }) => `Domain ${p.domain} is the admin UI's domain (GATEHOUSE_ADMIN_DOMAIN)`,
   'route.domain_taken': (p: { domain: string; route_id: number }) => `Domain ${p.domain} is already used by route ${p.route_id}`,
   'route.port_own': (p: { port: number; protocol: string; use: string }) => `Port ${p.port}/${p.protocol} is used by Gatehouse itself (${p.use})`,
-  'route.port_taken': (p: { port: number; protocol: string; route_id: number; domain: string }) => `Port ${p.port}/${p.protocol} is already used by route ${p.route_id} (${p.domain})`,
+  'route.port_taken': (p: { port: number; protocol: string; route_id: number; domain: string }) =>
+    `Port ${p.port}/${p.protocol} is already used by route ${p.route_id} (${p.domain})`,
   'route.not_gateway': (p: { route_id: number }) => `Route ${p.route_id} does not target a gateway`,
   'route.no_mac': (p: { route_id: number }) => `Route ${p.route_id} has no MAC address`,
   'route.field.wol_gateway_only': () => 'Wake-on-LAN needs a gateway route (target_kind gateway)',
@@ -30,7 +32,8 @@ export const routes = {
   'route.field.gateway_target_required': () => 'required for gateway targets',
   'route.field.only_peer_target': () => 'only for peer targets (gateway routes use target_peer_id, target_lan_host and target_lan_port)',
   'route.field.wol_mac_required': () => 'required when wol_enabled is true',
-  'route.field.wildcard_needs_internal_tls': () => 'wildcard domains need GATEHOUSE_TLS=internal (ACME HTTP and TLS-ALPN challenges cannot issue wildcard certificates)',
+  'route.field.wildcard_needs_internal_tls': () =>
+    'wildcard domains need GATEHOUSE_TLS=internal (ACME HTTP and TLS-ALPN challenges cannot issue wildcard certificates)',
   'route.field.ip_rule_needed': () => 'at least one rule when the IP filter is enabled',
   'route.field.acl_peer_needed': () => 'at least one peer when the ACL is enabled',
   'route.field.mirror_target_needed': () => 'at least one target when mirroring is enabled',
@@ -83,16 +86,24 @@ export const routes = {
   'route.disabled': (p: { domain: string }) => `Route ${p.domain} disabled`,
   'route.deleted': (p: { domain: string }) => `Route ${p.domain} deleted`,
   'route.batch': (p: { action: string; count: number }) => `Batch ${p.action} of ${p.count} route(s)`,
-  'route.up': (p: { domain: string; error: string | null; status: number | null }) => `Route ${p.domain} is up${p.error ? `: ${p.error}` : p.status !== null ? ` (HTTP ${p.status})` : ''}`,
-  'route.down': (p: { domain: string; error: string | null; status: number | null }) => `Route ${p.domain} is down${p.error ? `: ${p.error}` : p.status !== null ? ` (HTTP ${p.status})` : ''}`,
-  'route.breaker_opened': (p: { route_id: number; failure_count: number }) => `Circuit breaker of route ${p.route_id} opened after ${p.failure_count} consecutive failures`,
-  'route.breaker_closed': (p: { route_id: number; open_seconds: number }) => `Circuit breaker of route ${p.route_id} closed: a trial request succeeded after ${p.open_seconds} s open`,
+  'route.up': (p: { domain: string; error: string | null; status: number | null }) =>
+    `Route ${p.domain} is up${p.error ? `: ${p.error}` : p.status !== null ? ` (HTTP ${p.status})` : ''}`,
+  'route.down': (p: { domain: string; error: string | null; status: number | null }) =>
+    `Route ${p.domain} is down${p.error ? `: ${p.error}` : p.status !== null ? ` (HTTP ${p.status})` : ''}`,
+  'route.breaker_opened': (p: { route_id: number; failure_count: number }) =>
+    `Circuit breaker of route ${p.route_id} opened after ${p.failure_count} consecutive failures`,
+  'route.breaker_closed': (p: { route_id: number; open_seconds: number }) =>
+    `Circuit breaker of route ${p.route_id} closed: a trial request succeeded after ${p.open_seconds} s open`,
   'route.breaker_reset': (p: { domain: string }) => `Circuit breaker of route ${p.domain} reset`,
-  'route_auth.enabled': (p: { domain: string; method: string; two_factor_method: string | null }) => `Route auth enabled on ${p.domain} (${p.method}${p.two_factor_method ? ` + ${p.two_factor_method}` : ''})`,
-  'route_auth.updated': (p: { domain: string; method: string; two_factor_method: string | null }) => `Route auth updated on ${p.domain} (${p.method}${p.two_factor_method ? ` + ${p.two_factor_method}` : ''})`,
+  'route_auth.enabled': (p: { domain: string; method: string; two_factor_method: string | null }) =>
+    `Route auth enabled on ${p.domain} (${p.method}${p.two_factor_method ? ` + ${p.two_factor_method}` : ''})`,
+  'route_auth.updated': (p: { domain: string; method: string; two_factor_method: string | null }) =>
+    `Route auth updated on ${p.domain} (${p.method}${p.two_factor_method ? ` + ${p.two_factor_method}` : ''})`,
   'route_auth.removed': (p: { domain: string }) => `Route auth removed from ${p.domain}; its sessions ended`,
-  'route_auth.branding_uploaded': (p: { kind: 'logo' | 'background'; domain: string }) => `Login page ${p.kind === 'logo' ? 'logo' : 'background image'} uploaded for ${p.domain}`,
-  'route_auth.branding_removed': (p: { kind: 'logo' | 'background'; domain: string }) => `Login page ${p.kind === 'logo' ? 'logo' : 'background image'} removed for ${p.domain}`,
+  'route_auth.branding_uploaded': (p: { kind: 'logo' | 'background'; domain: string }) =>
+    `Login page ${p.kind === 'logo' ? 'logo' : 'background image'} uploaded for ${p.domain}`,
+  'route_auth.branding_removed': (p: { kind: 'logo' | 'background'; domain: string }) =>
+    `Login page ${p.kind === 'logo' ? 'logo' : 'background image'} removed for ${p.domain}`,
   'route_auth.signed_out': (p: { domain: string }) => `Signed out of ${p.domain}`,
   'route_auth.mail_failed': (p: { domain: string }) => `Login code mail for ${p.domain} failed`,
 } satisfies Catalogue;

@@ -216,7 +216,13 @@ export class WgDriver implements WireGuardDriver {
     let mode = await this.mode(iface);
     if (mode) {
       if (mode === 'userspace' && !fs.existsSync(this.socketPath(iface))) {
-        throw new WgCommandError(`interface ${iface} exists but is neither a kernel WireGuard device nor run by wireguard-go (no ${this.socketPath(iface)})`, this.ip, [], null, '');
+        throw new WgCommandError(
+          `interface ${iface} exists but is neither a kernel WireGuard device nor run by wireguard-go (no ${this.socketPath(iface)})`,
+          this.ip,
+          [],
+          null,
+          '',
+        );
       }
       await this.applyConfig('syncconf', iface, config);
     } else {
@@ -254,12 +260,18 @@ export class WgDriver implements WireGuardDriver {
       if (await this.uapiSet(iface, 'set peer', lines)) return;
     }
     const args = (pskFile: string) => [
-      'set', iface, 'peer', peer.publicKey,
+      'set',
+      iface,
+      'peer',
+      peer.publicKey,
       // wg reads keys from files only; /dev/null removes the key.
-      'preshared-key', pskFile,
+      'preshared-key',
+      pskFile,
       ...(peer.endpoint ? ['endpoint', peer.endpoint] : []),
-      'persistent-keepalive', peer.persistentKeepalive ? String(peer.persistentKeepalive) : 'off',
-      'allowed-ips', peer.allowedIps.join(','),
+      'persistent-keepalive',
+      peer.persistentKeepalive ? String(peer.persistentKeepalive) : 'off',
+      'allowed-ips',
+      peer.allowedIps.join(','),
     ];
     if (peer.presharedKey) await withSecretFile(`${peer.presharedKey}\n`, (f) => this.run(this.wg, args(f)));
     else await this.run(this.wg, args('/dev/null'));
@@ -287,7 +299,13 @@ export class WgDriver implements WireGuardDriver {
     if (reply === null) return false;
     const errno = /^errno=(-?\d+)$/m.exec(reply)?.[1];
     if (errno === '0') return true;
-    throw new WgCommandError(`wireguard-go ${iface}: ${what} refused (errno=${errno ?? '?'})`, sock, ['set=1'], errno === undefined ? null : Number(errno), reply.trim());
+    throw new WgCommandError(
+      `wireguard-go ${iface}: ${what} refused (errno=${errno ?? '?'})`,
+      sock,
+      ['set=1'],
+      errno === undefined ? null : Number(errno),
+      reply.trim(),
+    );
   }
 
   async dump(iface: string): Promise<WgDump | null> {
@@ -309,7 +327,13 @@ export class WgDriver implements WireGuardDriver {
       this.children.delete(iface);
     }
     if (del.code !== 0 && (await this.exists(iface))) {
-      throw new WgCommandError(`ip link del dev ${iface}: exit ${del.code}: ${del.stderr.trim()}`, this.ip, ['link', 'del', 'dev', iface], del.code, del.stderr);
+      throw new WgCommandError(
+        `ip link del dev ${iface}: exit ${del.code}: ${del.stderr.trim()}`,
+        this.ip,
+        ['link', 'del', 'dev', iface],
+        del.code,
+        del.stderr,
+      );
     }
   }
 
@@ -372,7 +396,13 @@ export class WgDriver implements WireGuardDriver {
     }
 
     const fail = (why: string): WgCommandError =>
-      new WgCommandError(`${this.wgGo} -f ${iface}: ${why}${child.output.trim() ? `: ${child.output.trim().slice(-2000)}` : ''}`, file, argv, state.exit?.code ?? null, child.output);
+      new WgCommandError(
+        `${this.wgGo} -f ${iface}: ${why}${child.output.trim() ? `: ${child.output.trim().slice(-2000)}` : ''}`,
+        file,
+        argv,
+        state.exit?.code ?? null,
+        child.output,
+      );
     const deadline = Date.now() + (this.opts.startTimeoutMs ?? 5000);
     for (;;) {
       if (state.spawnError) throw fail(`could not start (${state.spawnError.message})`);

@@ -41,7 +41,12 @@ export function parseWgDump(text: string, iface?: string): WgDump {
     return {
       publicKey,
       endpoint: none(endpoint),
-      allowedIps: allowedIps ? allowedIps.split(',').map((s) => s.trim()).filter(Boolean) : [],
+      allowedIps: allowedIps
+        ? allowedIps
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
       latestHandshake: int('latest-handshake', handshake, line) * 1000,
       rx: int('rx', rx, line),
       tx: int('tx', tx, line),

@@ -24,4 +24,22 @@ export type Migration = {
   down?: (qi: QueryInterface, s: Sequelize) => Promise<void>;
 };
 
-export const migrations: Migration[] = [m001, m002, m003peers, m011routeAuth, m020gateways, m030accessLog, m031routeChecks, m040routeAuthUsers, m041l4Flags, m004listSort, m005mustChange, m050webhooks, m052backupJobs, m060rdp, m061client, m062usernameNocase, m063messageCodes];
+export const migrations: Migration[] = [
+  m001,
+  m002,
+  m003peers,
+  m011routeAuth,
+  m020gateways,
+  m030accessLog,
+  m031routeChecks,
+  m040routeAuthUsers,
+  m041l4Flags,
+  m004listSort,
+  m005mustChange,
+  m050webhooks,
+  m052backupJobs,
+  m060rdp,
+  m061client,
+  m062usernameNocase,
+  m063messageCodes,
+];

@@ -30,7 +30,11 @@ export function addAccessLog(cfg: CaddyConfig, servers: Record<string, Json>, fi
         writer: { output: 'file', filename: file, ...ACCESS_LOG_ROLL, roll_size_mb: rollMb },
         // The query parameter `token` (GET /metrics?token=<API token> through the admin domain) is
         // written as REDACTED, for every host: a credential in a URL never reaches the log file.
-        encoder: { format: 'filter', wrap: { format: 'json' }, fields: { 'request>uri': { filter: 'query', actions: [{ type: 'replace', parameter: 'token', value: 'REDACTED' }] } } },
+        encoder: {
+          format: 'filter',
+          wrap: { format: 'json' },
+          fields: { 'request>uri': { filter: 'query', actions: [{ type: 'replace', parameter: 'token', value: 'REDACTED' }] } },
+        },
         include: [`http.log.access.${ACCESS_LOGGER}`],
       },
     },

@@ -41,19 +41,34 @@ const TEXTS: Record<ErrorReason, Record<Lang, Text>> = {
   },
   gateway_offline: {
     en: { title: 'Gateway offline', message: 'The gateway through which this address is served is not connected right now. Please try again later.' },
-    de: { title: 'Gateway offline', message: 'Das Gateway, über das diese Adresse erreichbar ist, ist gerade nicht verbunden. Bitte versuchen Sie es später erneut.' },
+    de: {
+      title: 'Gateway offline',
+      message: 'Das Gateway, über das diese Adresse erreichbar ist, ist gerade nicht verbunden. Bitte versuchen Sie es später erneut.',
+    },
   },
   upstream_unreachable: {
-    en: { title: 'Service unavailable', message: 'The device is connected, but the service behind this address does not accept connections. Please try again later.' },
-    de: { title: 'Dienst nicht erreichbar', message: 'Das Gerät ist verbunden, aber der Dienst hinter dieser Adresse nimmt keine Verbindungen an. Bitte versuchen Sie es später erneut.' },
+    en: {
+      title: 'Service unavailable',
+      message: 'The device is connected, but the service behind this address does not accept connections. Please try again later.',
+    },
+    de: {
+      title: 'Dienst nicht erreichbar',
+      message: 'Das Gerät ist verbunden, aber der Dienst hinter dieser Adresse nimmt keine Verbindungen an. Bitte versuchen Sie es später erneut.',
+    },
   },
   upstream_timeout: {
     en: { title: 'No answer in time', message: 'The service behind this address did not answer in time. Please try again later.' },
     de: { title: 'Keine Antwort', message: 'Der Dienst hinter dieser Adresse hat nicht rechtzeitig geantwortet. Bitte versuchen Sie es später erneut.' },
   },
   circuit_open: {
-    en: { title: 'Service paused', message: 'The service behind this address failed repeatedly and is paused for a moment (circuit breaker open). Please try again shortly.' },
-    de: { title: 'Dienst pausiert', message: 'Der Dienst hinter dieser Adresse ist wiederholt ausgefallen und pausiert kurz (Circuit Breaker offen). Bitte versuchen Sie es gleich erneut.' },
+    en: {
+      title: 'Service paused',
+      message: 'The service behind this address failed repeatedly and is paused for a moment (circuit breaker open). Please try again shortly.',
+    },
+    de: {
+      title: 'Dienst pausiert',
+      message: 'Der Dienst hinter dieser Adresse ist wiederholt ausgefallen und pausiert kurz (Circuit Breaker offen). Bitte versuchen Sie es gleich erneut.',
+    },
   },
 };
 

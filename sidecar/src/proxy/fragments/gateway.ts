@@ -16,7 +16,11 @@ import type { CaddyHandler } from '../caddy-json.js';
 import type { PeerTarget } from '../render-context.js';
 
 /** The upstream of a gateway route: the gateway's tunnel address and the companion port. */
-export function gatewayUpstream(route: Route, peers: Map<number, PeerTarget>, proxyPort: number | undefined): { host: string; port: number } | { unavailable: string } {
+export function gatewayUpstream(
+  route: Route,
+  peers: Map<number, PeerTarget>,
+  proxyPort: number | undefined,
+): { host: string; port: number } | { unavailable: string } {
   if (route.target_peer_id === null || route.target_lan_host === null || route.target_lan_port === null) return { unavailable: 'route has no gateway target' };
   const gw = peers.get(route.target_peer_id);
   if (!gw) return { unavailable: 'gateway peer not found' };
@@ -31,7 +35,8 @@ export function gatewayUpstream(route: Route, peers: Map<number, PeerTarget>, pr
 
 /** Adds the Wake-on-LAN hand-off to a gateway route's reverse_proxy handler (other handlers unchanged). */
 export function withGatewayWol(handler: CaddyHandler, route: Route, sidecarUpstream: string): CaddyHandler {
-  if (route.target_kind !== 'gateway' || route.route_type !== 'http' || !route.wol_enabled || !route.wol_mac || handler.handler !== 'reverse_proxy') return handler;
+  if (route.target_kind !== 'gateway' || route.route_type !== 'http' || !route.wol_enabled || !route.wol_mac || handler.handler !== 'reverse_proxy')
+    return handler;
   return {
     ...handler,
     handle_response: [

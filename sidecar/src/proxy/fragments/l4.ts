@@ -45,7 +45,7 @@ export function l4Server(route: Route, ctx: RenderContext): L4Server | null {
   if ('unavailable' in up) return null;
   const udp = route.l4_protocol === 'udp';
   const proxy = { handler: 'proxy', upstreams: [{ dial: [`${udp ? 'udp/' : ''}${up.host}:${up.port}`] }] };
-  const mode = udp ? 'none' : route.l4_tls_mode ?? 'none';
+  const mode = udp ? 'none' : (route.l4_tls_mode ?? 'none');
   let l4route: Json;
   if (mode === 'passthrough') {
     l4route = { match: [{ tls: { sni: [route.domain] } }], handle: [proxy] };

@@ -133,7 +133,12 @@ export interface ProtectionOptions {
 }
 
 /** The whole route list of a protected host, in the order of the note at the top of this file. */
-export function protectionRoutes(route: ProtectedRoute, opts: ProtectionOptions, rest: readonly CaddyHandler[], tail: readonly CaddyRoute[] = []): CaddyRoute[] {
+export function protectionRoutes(
+  route: ProtectedRoute,
+  opts: ProtectionOptions,
+  rest: readonly CaddyHandler[],
+  tail: readonly CaddyRoute[] = [],
+): CaddyRoute[] {
   const out: CaddyRoute[] = [];
   if (route.acl_enabled) out.push(aclRoute(opts.aclAddresses));
   if (route.ip_filter_enabled && !opts.routeAuth) {

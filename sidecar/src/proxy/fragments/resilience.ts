@@ -23,7 +23,17 @@ export const breakerSecretPath = (dataDir: string) => path.join(dataDir, BREAKER
 export function botBlockHandler(route: Route): CaddyHandler {
   const h: CaddyHandler = { handler: 'gatehouse_botblock', route_id: String(route.id), mode: route.bot_blocker_mode ?? 'block' };
   const c = (route.bot_blocker_config ?? {}) as Json;
-  for (const k of ['tarpit_delay', 'categories', 'custom_user_agents', 'allow_user_agents', 'block_empty_user_agent', 'block_exploit_paths', 'block_wordpress_paths', 'custom_paths', 'allow_paths']) {
+  for (const k of [
+    'tarpit_delay',
+    'categories',
+    'custom_user_agents',
+    'allow_user_agents',
+    'block_empty_user_agent',
+    'block_exploit_paths',
+    'block_wordpress_paths',
+    'custom_paths',
+    'allow_paths',
+  ]) {
     if (c[k] !== undefined && c[k] !== null) h[k] = c[k];
   }
   return h;
@@ -125,7 +135,10 @@ export function retryRoutes(h: CaddyHandler, route: Route): CaddyRoute[] | null 
     request_buffers: RETRY_REQUEST_BUFFERS,
     load_balancing: {
       retries: route.retry_count,
-      retry_match: [...(status ? [{ method: RETRY_METHODS, expression: `${status} && ${BODY_OK}` }] : []), { method: RETRY_METHODS, expression: `${TRANSPORT_ERROR} && ${BODY_OK}` }],
+      retry_match: [
+        ...(status ? [{ method: RETRY_METHODS, expression: `${status} && ${BODY_OK}` }] : []),
+        { method: RETRY_METHODS, expression: `${TRANSPORT_ERROR} && ${BODY_OK}` },
+      ],
     },
   };
   return [{ match: [{ method: LEAN_METHODS, gatehouse_bodiless: {} }], handle: [lean] }, { handle: [buffering] }];

@@ -18,7 +18,13 @@ export const LOGIN_CSS_PATH = '/route-auth/assets/login.css';
  * the visitor wrote it: the sidecar serves only these exact spellings and refuses every other one
  * under /route-auth/ (any case, encoding or dot segment), so nothing reaches the admin app this way.
  */
-export const PAGE_PATHS: readonly string[] = ['/route-auth/login', '/route-auth/logout', LOGIN_CSS_PATH, '/route-auth/branding/logo', '/route-auth/branding/bg-image'];
+export const PAGE_PATHS: readonly string[] = [
+  '/route-auth/login',
+  '/route-auth/logout',
+  LOGIN_CSS_PATH,
+  '/route-auth/branding/logo',
+  '/route-auth/branding/bg-image',
+];
 
 /**
  * Caddyfile `forward_auth <upstream> { uri /route-auth/verify; header_up X-Route-Domain <domain>;
@@ -69,7 +75,21 @@ const OUR_COOKIES = `(^|;)\\s*${ROUTE_AUTH_COOKIE_PREFIX}[^=;]*=[^;]*`;
  */
 export function stripRouteAuthCookies(): CaddyRoute[] {
   return [
-    { handle: [{ handler: 'headers', request: { replace: { Cookie: [{ search_regexp: OUR_COOKIES, replace: '' }, { search_regexp: '^;\\s*', replace: '' }] } } }] },
+    {
+      handle: [
+        {
+          handler: 'headers',
+          request: {
+            replace: {
+              Cookie: [
+                { search_regexp: OUR_COOKIES, replace: '' },
+                { search_regexp: '^;\\s*', replace: '' },
+              ],
+            },
+          },
+        },
+      ],
+    },
     // Only our cookies were sent: no Cookie header at all rather than an empty one.
     { handle: [{ handler: 'headers', request: { delete: ['Cookie'] } }], match: [{ vars: { '{http.request.header.Cookie}': [''] } }] },
   ];
@@ -118,4 +138,3 @@ export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): Ca
 export function forwardAuthRoutes(route: { domain: string }, sidecarUpstream: string): CaddyRoute[] {
   return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [routeAuthForwardHandler(route.domain, sidecarUpstream)] }];
 }
-

@@ -75,7 +75,12 @@ export function shareEntryUpstreams(entry: HostEntry): boolean {
     const handle = route.handle as CaddyHandler[] | undefined;
     if (!handle?.some(isPlainReverseProxy)) continue;
     route.handle = handle.flatMap((h) =>
-      isPlainReverseProxy(h) ? [{ handler: 'vars', [UPSTREAM_VAR]: (h.upstreams as Json[])[0].dial }, { handler: 'invoke', name: SHARED_PROXY }] : [h],
+      isPlainReverseProxy(h)
+        ? [
+            { handler: 'vars', [UPSTREAM_VAR]: (h.upstreams as Json[])[0].dial },
+            { handler: 'invoke', name: SHARED_PROXY },
+          ]
+        : [h],
     );
     used = true;
   }

@@ -80,7 +80,10 @@ export type ErrorKey = keyof (typeof T)['en']['errors'];
 export type NoticeKey = keyof (typeof T)['en']['notices'];
 
 /** The login-code mail. */
-export function loginMail(lang: Lang, o: { code: string; domain: string; title: string | null; minutes: number }): { subject: string; text: string; html: string } {
+export function loginMail(
+  lang: Lang,
+  o: { code: string; domain: string; title: string | null; minutes: number },
+): { subject: string; text: string; html: string } {
   const site = o.title || o.domain;
   if (lang === 'de') {
     const subject = `Ihr Anmeldecode für ${site}: ${o.code}`;

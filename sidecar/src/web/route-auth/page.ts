@@ -108,8 +108,9 @@ export function renderPage(o: PageOptions): string {
     case 'totp':
       body = form(
         'totp',
-        (o.accounts ? `<label for="account">${t.account}</label><input id="account" name="account" type="text" autocomplete="username" autocapitalize="none" spellcheck="false">` : '') +
-          `<p class="hint" id="code-hint">${t.totpHint}</p>${codeInput('code-hint')}`,
+        (o.accounts
+          ? `<label for="account">${t.account}</label><input id="account" name="account" type="text" autocomplete="username" autocapitalize="none" spellcheck="false">`
+          : '') + `<p class="hint" id="code-hint">${t.totpHint}</p>${codeInput('code-hint')}`,
         t.signIn,
       );
       break;

@@ -8,7 +8,11 @@ function fmtTick(sec: number, spanSec: number): string {
   return new Intl.DateTimeFormat(langStore.get() === 'de' ? 'de-DE' : 'en-GB', opts).format(sec * 1000);
 }
 
-export interface Series { label: string; values: (number | null)[]; color: string }
+export interface Series {
+  label: string;
+  values: (number | null)[];
+  color: string;
+}
 
 /** x: unix seconds. Values formatted as bytes unless `format` is given. */
 export function TimeChart(props: { label: string; x: number[]; series: Series[]; height?: number; format?: (v: number) => string }) {
@@ -28,17 +32,35 @@ export function TimeChart(props: { label: string; x: number[]; series: Series[];
         {
           width,
           height: props.height ?? 220,
-          series: [{ label: t('shell.chartTime'), value: (_u: unknown, v: number) => (v == null ? '–' : fmtDate(v * 1000)) }, ...props.series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: `${s.color}22`, value: (_u: unknown, v: number) => (v == null ? '–' : fmt(v)) }))],
-          axes: [{ stroke: 'currentColor', values: (_u: unknown, vals: number[]) => vals.map((v) => fmtTick(v, span)) }, { stroke: 'currentColor', size: 70, values: (_u: unknown, vals: number[]) => vals.map((v) => fmt(v)) }],
+          series: [
+            { label: t('shell.chartTime'), value: (_u: unknown, v: number) => (v == null ? '–' : fmtDate(v * 1000)) },
+            ...props.series.map((s) => ({
+              label: s.label,
+              stroke: s.color,
+              width: 2,
+              fill: `${s.color}22`,
+              value: (_u: unknown, v: number) => (v == null ? '–' : fmt(v)),
+            })),
+          ],
+          axes: [
+            { stroke: 'currentColor', values: (_u: unknown, vals: number[]) => vals.map((v) => fmtTick(v, span)) },
+            { stroke: 'currentColor', size: 70, values: (_u: unknown, vals: number[]) => vals.map((v) => fmt(v)) },
+          ],
           legend: { show: true },
         },
         [props.x, ...props.series.map((s) => s.values)] as any,
         el.current,
       );
-      ro = new ResizeObserver(() => { if (el.current && plot) plot.setSize({ width: el.current.clientWidth, height: props.height ?? 220 }); });
+      ro = new ResizeObserver(() => {
+        if (el.current && plot) plot.setSize({ width: el.current.clientWidth, height: props.height ?? 220 });
+      });
       ro.observe(el.current);
     })();
-    return () => { gone = true; ro?.disconnect(); plot?.destroy(); };
+    return () => {
+      gone = true;
+      ro?.disconnect();
+      plot?.destroy();
+    };
   }, [props.x, props.series, lang]);
   return <div class="chart" ref={el} role="img" aria-label={props.label} />;
 }

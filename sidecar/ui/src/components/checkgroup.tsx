@@ -22,7 +22,11 @@ export function CheckGroup(props: { form: Form<any>; name: string; label: string
           {o.label}
         </label>
       ))}
-      {err && <p class="field-error" id={`${fid(name)}-err`}>{err}</p>}
+      {err && (
+        <p class="field-error" id={`${fid(name)}-err`}>
+          {err}
+        </p>
+      )}
     </fieldset>
   );
 }

@@ -19,7 +19,9 @@ export function Modal(props: { title: string; open: boolean; onClose: () => void
         <div class="modal-body">
           <div class="modal-head">
             <h2 id="modal-title">{props.title}</h2>
-            <button type="button" class="btn icon" aria-label={t('common.close')} onClick={props.onClose}>×</button>
+            <button type="button" class="btn icon" aria-label={t('common.close')} onClick={props.onClose}>
+              ×
+            </button>
           </div>
           {props.children}
         </div>
@@ -28,7 +30,12 @@ export function Modal(props: { title: string; open: boolean; onClose: () => void
   );
 }
 
-interface Ask { message: string; confirmLabel: string; danger: boolean; resolve: (ok: boolean) => void }
+interface Ask {
+  message: string;
+  confirmLabel: string;
+  danger: boolean;
+  resolve: (ok: boolean) => void;
+}
 const asking = createStore<Ask | null>(null);
 
 /** Asks once; resolves true when confirmed. */
@@ -38,19 +45,30 @@ export function confirmAction(message: string, opts: { confirmLabel?: string; da
 
 export function ConfirmHost() {
   const a = useStore(asking);
-  const done = (ok: boolean) => { a?.resolve(ok); asking.set(null); };
+  const done = (ok: boolean) => {
+    a?.resolve(ok);
+    asking.set(null);
+  };
   return (
     <Modal title={t('common.confirmTitle')} open={!!a} onClose={() => done(false)}>
       <p>{a?.message}</p>
       <div class="form-actions">
-        <button type="button" class="btn" onClick={() => done(false)}>{t('common.cancel')}</button>
-        <button type="button" class={`btn ${a?.danger ? 'danger' : 'primary'}`} onClick={() => done(true)}>{a?.confirmLabel}</button>
+        <button type="button" class="btn" onClick={() => done(false)}>
+          {t('common.cancel')}
+        </button>
+        <button type="button" class={`btn ${a?.danger ? 'danger' : 'primary'}`} onClick={() => done(true)}>
+          {a?.confirmLabel}
+        </button>
       </div>
     </Modal>
   );
 }
 
-interface Toast { id: number; text: string; tone: 'ok' | 'bad' }
+interface Toast {
+  id: number;
+  text: string;
+  tone: 'ok' | 'bad';
+}
 const toasts = createStore<Toast[]>([]);
 let seq = 0;
 export function toast(text: string, tone: 'ok' | 'bad' = 'ok'): void {
@@ -62,7 +80,11 @@ export function ToastHost() {
   const list = useStore(toasts);
   return (
     <div class="toasts" role="status" aria-live="polite">
-      {list.map((x) => <div key={x.id} class={`toast ${x.tone}`}>{x.text}</div>)}
+      {list.map((x) => (
+        <div key={x.id} class={`toast ${x.tone}`}>
+          {x.text}
+        </div>
+      ))}
     </div>
   );
 }

@@ -50,7 +50,12 @@ export function useForm<T extends Record<string, any>>(initial: T): Form<T> {
     get: (name) => getPath(values, name),
     set: (name, value) => {
       setValues((v) => (latest.current = setPath(v, name, value)));
-      if (errors[name]) setErrors((e) => { const n = { ...e }; delete n[name]; return n; });
+      if (errors[name])
+        setErrors((e) => {
+          const n = { ...e };
+          delete n[name];
+          return n;
+        });
     },
     setAll: (partial) => setValues((v) => (latest.current = { ...v, ...partial })),
     submit: async (fn) => {
@@ -65,7 +70,13 @@ export function useForm<T extends Record<string, any>>(initial: T): Form<T> {
           setErrors(err.fields);
           // Caddy's refusal: our words for what happened, then Caddy's own reason verbatim (it has no translation).
           const proxy = typeof err.body.proxy_error === 'string' ? err.body.proxy_error : null;
-          setFormError(proxy !== null ? `${t('common.proxyRefused')} ${proxy}` : Object.keys(err.fields).length ? `${err.message} — ${t('common.fieldsError')}` : err.message);
+          setFormError(
+            proxy !== null
+              ? `${t('common.proxyRefused')} ${proxy}`
+              : Object.keys(err.fields).length
+                ? `${err.message} — ${t('common.fieldsError')}`
+                : err.message,
+          );
           // Move focus to the first invalid input so keyboard and screen-reader users find it.
           queueMicrotask(() => (document.querySelector('[aria-invalid="true"]') as HTMLElement | null)?.focus());
         } else {
@@ -92,8 +103,16 @@ function FieldWrap(props: FieldProps & { children: ComponentChildren; inline?: b
   return (
     <div class={`field${props.inline ? ' inline' : ''}${err ? ' has-error' : ''}`}>
       {props.children}
-      {props.hint && <p class="hint" id={`${fid(props.name)}-hint`}>{props.hint}</p>}
-      {err && <p class="field-error" id={`${fid(props.name)}-err`}>{err}</p>}
+      {props.hint && (
+        <p class="hint" id={`${fid(props.name)}-hint`}>
+          {props.hint}
+        </p>
+      )}
+      {err && (
+        <p class="field-error" id={`${fid(props.name)}-err`}>
+          {err}
+        </p>
+      )}
     </div>
   );
 }
@@ -102,13 +121,37 @@ export const fid = (name: string) => `f-${name.replace(/[^\w-]/g, '-')}`;
 function aria(props: FieldProps) {
   const err = props.form.errors[props.name];
   const ids = [props.hint ? `${fid(props.name)}-hint` : '', err ? `${fid(props.name)}-err` : ''].filter(Boolean).join(' ');
-  return { id: fid(props.name), name: props.name, 'aria-invalid': err ? ('true' as const) : undefined, 'aria-describedby': ids || undefined, required: props.required };
+  return {
+    id: fid(props.name),
+    name: props.name,
+    'aria-invalid': err ? ('true' as const) : undefined,
+    'aria-describedby': ids || undefined,
+    required: props.required,
+  };
 }
 function Label(props: FieldProps) {
-  return <label for={fid(props.name)}>{props.label}{props.required && <span class="req" aria-hidden="true"> *</span>}</label>;
+  return (
+    <label for={fid(props.name)}>
+      {props.label}
+      {props.required && (
+        <span class="req" aria-hidden="true">
+          {' '}
+          *
+        </span>
+      )}
+    </label>
+  );
 }
 
-export function TextField(props: FieldProps & { type?: 'text' | 'password' | 'email' | 'url' | 'search' | 'tel' | 'date' | 'datetime-local' | 'time'; placeholder?: string; autoComplete?: string; inputMode?: InputHTMLAttributes['inputMode']; disabled?: boolean }) {
+export function TextField(
+  props: FieldProps & {
+    type?: 'text' | 'password' | 'email' | 'url' | 'search' | 'tel' | 'date' | 'datetime-local' | 'time';
+    placeholder?: string;
+    autoComplete?: string;
+    inputMode?: InputHTMLAttributes['inputMode'];
+    disabled?: boolean;
+  },
+) {
   const v = props.form.get(props.name);
   return (
     <FieldWrap {...props}>
@@ -141,7 +184,10 @@ export function NumberField(props: FieldProps & { min?: number; max?: number; st
         max={props.max}
         step={props.step}
         disabled={props.disabled}
-        onInput={(e) => { const s = e.currentTarget.value; props.form.set(props.name, s === '' ? null : Number(s)); }}
+        onInput={(e) => {
+          const s = e.currentTarget.value;
+          props.form.set(props.name, s === '' ? null : Number(s));
+        }}
       />
     </FieldWrap>
   );
@@ -151,7 +197,13 @@ export function TextArea(props: FieldProps & { rows?: number; placeholder?: stri
   return (
     <FieldWrap {...props}>
       <Label {...props} />
-      <textarea {...aria(props)} rows={props.rows ?? 3} placeholder={props.placeholder} value={props.form.get(props.name) ?? ''} onInput={(e) => props.form.set(props.name, e.currentTarget.value)} />
+      <textarea
+        {...aria(props)}
+        rows={props.rows ?? 3}
+        placeholder={props.placeholder}
+        value={props.form.get(props.name) ?? ''}
+        onInput={(e) => props.form.set(props.name, e.currentTarget.value)}
+      />
     </FieldWrap>
   );
 }
@@ -164,10 +216,17 @@ export function SelectField(props: FieldProps & { options: { value: string | num
       <select
         {...aria(props)}
         value={v ?? ''}
-        onChange={(e) => { const s = e.currentTarget.value; props.form.set(props.name, s === '' ? null : props.numeric ? Number(s) : s); }}
+        onChange={(e) => {
+          const s = e.currentTarget.value;
+          props.form.set(props.name, s === '' ? null : props.numeric ? Number(s) : s);
+        }}
       >
         {props.empty !== undefined && <option value="">{props.empty}</option>}
-        {props.options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
       </select>
     </FieldWrap>
   );
@@ -191,11 +250,23 @@ export function FormErrors(props: { form: Form<any>; shown?: string[] }) {
   return (
     <div class="banner error" role="alert">
       <p>{form.formError}</p>
-      {other.length > 0 && <ul>{other.map(([k, v]) => <li key={k}><code>{k}</code>: {v}</li>)}</ul>}
+      {other.length > 0 && (
+        <ul>
+          {other.map(([k, v]) => (
+            <li key={k}>
+              <code>{k}</code>: {v}
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
 
 export function SubmitButton(props: { form: Form<any>; label: string }) {
-  return <button type="submit" class="btn primary" disabled={props.form.busy} aria-busy={props.form.busy}>{props.form.busy ? t('common.loading') : props.label}</button>;
+  return (
+    <button type="submit" class="btn primary" disabled={props.form.busy} aria-busy={props.form.busy}>
+      {props.form.busy ? t('common.loading') : props.label}
+    </button>
+  );
 }

@@ -31,34 +31,52 @@ export function Layout(props: { active: string | null; children: ComponentChildr
   const themeLabel = (x: Theme) => t(x === 'pro' ? 'shell.themePro' : 'shell.themeDefault');
   return (
     <div class={`shell${open ? ' nav-open' : ''}`}>
-      <a class="skip" href="#main">{t('shell.skip')}</a>
+      <a class="skip" href="#main">
+        {t('shell.skip')}
+      </a>
       <div class={`progress${busy ? ' on' : ''}`} aria-hidden="true" />
       <header class="topbar">
         <button type="button" class="btn icon menu" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>
-          <span aria-hidden="true">☰</span><span class="sr-only">{t('shell.menu')}</span>
+          <span aria-hidden="true">☰</span>
+          <span class="sr-only">{t('shell.menu')}</span>
         </button>
-        <Link class="brand" href="/">Gatehouse</Link>
+        <Link class="brand" href="/">
+          Gatehouse
+        </Link>
         <span class={`live live-${live}`} title={live === 'open' ? t('common.liveOn') : t('common.liveOff')}>
-          <span class="dot" aria-hidden="true" /><span class="sr-only">{live === 'open' ? t('common.liveOn') : t('common.liveOff')}</span>
+          <span class="dot" aria-hidden="true" />
+          <span class="sr-only">{live === 'open' ? t('common.liveOn') : t('common.liveOff')}</span>
         </span>
         <div class="topbar-tools">
           <label class="compact">
             <span class="sr-only">{t('shell.language')}</span>
             <select value={langStore.get()} onChange={(e) => void setLanguage(e.currentTarget.value as Lang)} aria-label={t('shell.language')}>
-              {LANGS.map((l) => <option key={l} value={l}>{l === 'de' ? 'Deutsch' : 'English'}</option>)}
+              {LANGS.map((l) => (
+                <option key={l} value={l}>
+                  {l === 'de' ? 'Deutsch' : 'English'}
+                </option>
+              ))}
             </select>
           </label>
           <label class="compact">
             <span class="sr-only">{t('shell.theme')}</span>
             <select value={ut ?? ''} onChange={(e) => void setTheme((e.currentTarget.value || null) as Theme | null)} aria-label={t('shell.theme')}>
               <option value="">{t('shell.themeServer', { theme: themeLabel(st) })}</option>
-              {THEMES.map((x) => <option key={x} value={x}>{themeLabel(x)}</option>)}
+              {THEMES.map((x) => (
+                <option key={x} value={x}>
+                  {themeLabel(x)}
+                </option>
+              ))}
             </select>
           </label>
-          <a class="btn small ghost" href="/api-docs">{t('shell.apiDocs')}</a>
+          <a class="btn small ghost" href="/api-docs">
+            {t('shell.apiDocs')}
+          </a>
           <form method="post" action="/logout" class="logout">
             <input type="hidden" name="_csrf" value={getCsrf() ?? ''} />
-            <button type="submit" class="btn small" title={u ? t('shell.signedInAs', { name: u.username }) : undefined}>{t('shell.signOut')}</button>
+            <button type="submit" class="btn small" title={u ? t('shell.signedInAs', { name: u.username }) : undefined}>
+              {t('shell.signOut')}
+            </button>
           </form>
         </div>
       </header>
@@ -73,7 +91,8 @@ export function Layout(props: { active: string | null; children: ComponentChildr
                 {items.map((s) => (
                   <li key={s.id}>
                     <Link href={s.paths[0]} aria-current={props.active === s.id ? 'page' : undefined}>
-                      <Icon name={s.nav!.icon} />{t(s.title)}
+                      <Icon name={s.nav!.icon} />
+                      {t(s.title)}
                     </Link>
                   </li>
                 ))}
@@ -83,7 +102,9 @@ export function Layout(props: { active: string | null; children: ComponentChildr
         })}
         {u && <p class="nav-user">{t('shell.signedInAs', { name: u.username })}</p>}
       </nav>
-      <main id="main" class="main" tabIndex={-1}>{props.children}</main>
+      <main id="main" class="main" tabIndex={-1}>
+        {props.children}
+      </main>
     </div>
   );
 }

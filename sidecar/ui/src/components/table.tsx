@@ -67,12 +67,20 @@ export function DataTable<R>(props: {
             {columns.map((c) => {
               const dir = props.sort === c.sort ? 'ascending' : props.sort === `-${c.sort}` ? 'descending' : undefined;
               return (
-                <th key={c.key} class={c.class} aria-sort={c.sort ? dir ?? 'none' : undefined} scope="col">
+                <th key={c.key} class={c.class} aria-sort={c.sort ? (dir ?? 'none') : undefined} scope="col">
                   {c.sort && props.onSort ? (
-                    <button type="button" class="sort" title={t('common.sortBy', { col: c.label })} onClick={() => props.onSort!(dir === 'ascending' ? `-${c.sort}` : c.sort!)}>
-                      {c.label}<span aria-hidden="true">{dir === 'ascending' ? ' ▲' : dir === 'descending' ? ' ▼' : ''}</span>
+                    <button
+                      type="button"
+                      class="sort"
+                      title={t('common.sortBy', { col: c.label })}
+                      onClick={() => props.onSort!(dir === 'ascending' ? `-${c.sort}` : c.sort!)}
+                    >
+                      {c.label}
+                      <span aria-hidden="true">{dir === 'ascending' ? ' ▲' : dir === 'descending' ? ' ▼' : ''}</span>
                     </button>
-                  ) : c.label}
+                  ) : (
+                    c.label
+                  )}
                 </th>
               );
             })}
@@ -89,11 +97,20 @@ export function DataTable<R>(props: {
                       type="checkbox"
                       aria-label={t('common.selectRow', { name: props.rowName?.(r) ?? String(k) })}
                       checked={selected!.has(k)}
-                      onChange={() => { const n = new Set(selected); if (n.has(k)) n.delete(k); else n.add(k); onSelect(n); }}
+                      onChange={() => {
+                        const n = new Set(selected);
+                        if (n.has(k)) n.delete(k);
+                        else n.add(k);
+                        onSelect(n);
+                      }}
                     />
                   </td>
                 )}
-                {columns.map((c) => <td key={c.key} class={c.class} data-label={c.label}>{c.render(r)}</td>)}
+                {columns.map((c) => (
+                  <td key={c.key} class={c.class} data-label={c.label}>
+                    {c.render(r)}
+                  </td>
+                ))}
               </tr>
             );
           })}
@@ -111,12 +128,20 @@ export function Pager(props: { total: number; limit: number; offset: number }) {
   return (
     <nav class="pager" aria-label={t('common.pageOf', { from, to, total })}>
       <span>{t('common.pageOf', { from, to, total })}</span>
-      <button type="button" class="btn small" disabled={offset === 0} onClick={() => setQuery({ offset: Math.max(0, offset - limit) || null })}>{t('common.prev')}</button>
-      <button type="button" class="btn small" disabled={to >= total} onClick={() => setQuery({ offset: offset + limit })}>{t('common.next')}</button>
+      <button type="button" class="btn small" disabled={offset === 0} onClick={() => setQuery({ offset: Math.max(0, offset - limit) || null })}>
+        {t('common.prev')}
+      </button>
+      <button type="button" class="btn small" disabled={to >= total} onClick={() => setQuery({ offset: offset + limit })}>
+        {t('common.next')}
+      </button>
       <label class="rows">
         {t('common.rows')}{' '}
         <select value={limit} onChange={(e) => setQuery({ limit: e.currentTarget.value, offset: null })}>
-          {[25, 50, 100, 200].map((n) => <option key={n} value={n}>{n}</option>)}
+          {[25, 50, 100, 200].map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
         </select>
       </label>
     </nav>

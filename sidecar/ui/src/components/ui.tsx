@@ -25,15 +25,26 @@ export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: st
 export function PageHeader(props: { title: string; children?: ComponentChildren; back?: string }) {
   return (
     <header class="page-header">
-      {props.back && <Link class="back" href={props.back}>← {t('common.back')}</Link>}
-      <h1 id="page-title" tabIndex={-1}>{props.title}</h1>
+      {props.back && (
+        <Link class="back" href={props.back}>
+          ← {t('common.back')}
+        </Link>
+      )}
+      <h1 id="page-title" tabIndex={-1}>
+        {props.title}
+      </h1>
       {props.children && <div class="page-actions">{props.children}</div>}
     </header>
   );
 }
 
 export function Spinner(props: { label?: string }) {
-  return <div class="spinner" role="status" aria-live="polite"><span class="spin" aria-hidden="true" />{props.label ?? t('common.loading')}</div>;
+  return (
+    <div class="spinner" role="status" aria-live="polite">
+      <span class="spin" aria-hidden="true" />
+      {props.label ?? t('common.loading')}
+    </div>
+  );
 }
 
 export function EmptyState(props: { title: string; text?: string; children?: ComponentChildren }) {
@@ -52,13 +63,22 @@ export function ErrorBanner(props: { error: ApiError | Error | string | null | u
   return (
     <div class="banner error" role="alert">
       <span>{msg}</span>
-      {props.onRetry && <button type="button" class="btn small" onClick={props.onRetry}>{t('common.retry')}</button>}
+      {props.onRetry && (
+        <button type="button" class="btn small" onClick={props.onRetry}>
+          {t('common.retry')}
+        </button>
+      )}
     </div>
   );
 }
 
 export function StatusDot(props: { state: 'up' | 'down' | 'warn' | 'off' | 'unknown'; label: string }) {
-  return <span class={`status status-${props.state}`}><span class="dot" aria-hidden="true" />{props.label}</span>;
+  return (
+    <span class={`status status-${props.state}`}>
+      <span class="dot" aria-hidden="true" />
+      {props.label}
+    </span>
+  );
 }
 
 export function Badge(props: { children: ComponentChildren; tone?: 'info' | 'ok' | 'warn' | 'bad' | 'muted' }) {
@@ -72,16 +92,22 @@ export function CopyButton(props: { text: string; label?: string }) {
       type="button"
       class="btn small"
       onClick={async () => {
-        try { await navigator.clipboard.writeText(props.text); } catch {
+        try {
+          await navigator.clipboard.writeText(props.text);
+        } catch {
           // Clipboard API needs a secure context; fall back to a selection the user can copy.
           const ta = document.createElement('textarea');
-          ta.value = props.text; document.body.append(ta); ta.select(); document.execCommand('copy'); ta.remove();
+          ta.value = props.text;
+          document.body.append(ta);
+          ta.select();
+          document.execCommand('copy');
+          ta.remove();
         }
         setDone(true);
         setTimeout(() => setDone(false), 1500);
       }}
     >
-      {done ? t('common.copied') : props.label ?? t('common.copy')}
+      {done ? t('common.copied') : (props.label ?? t('common.copy'))}
     </button>
   );
 }
@@ -89,7 +115,12 @@ export function CopyButton(props: { text: string; label?: string }) {
 export function Card(props: { title?: string; children: ComponentChildren; class?: string; actions?: ComponentChildren }) {
   return (
     <section class={`card ${props.class ?? ''}`} aria-label={props.title}>
-      {(props.title || props.actions) && <div class="card-head">{props.title && <h2>{props.title}</h2>}{props.actions}</div>}
+      {(props.title || props.actions) && (
+        <div class="card-head">
+          {props.title && <h2>{props.title}</h2>}
+          {props.actions}
+        </div>
+      )}
       {props.children}
     </section>
   );

@@ -18,7 +18,9 @@ for (const d of Object.values(modules)) {
 }
 
 export const lang = createStore<Lang>(document.documentElement.lang === 'de' ? 'de' : 'en');
-lang.subscribe((l) => { document.documentElement.lang = l; });
+lang.subscribe((l) => {
+  document.documentElement.lang = l;
+});
 
 /** The string for key in the current language, with {name} placeholders filled from vars. */
 export function t(key: string, vars?: Record<string, string | number>): string {
@@ -56,7 +58,10 @@ export function fmtBytes(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return '–';
   let i = 0;
   let v = Math.abs(n);
-  while (v >= 1024 && i < UNITS.length - 1) { v /= 1024; i++; }
+  while (v >= 1024 && i < UNITS.length - 1) {
+    v /= 1024;
+    i++;
+  }
   return `${n < 0 ? '-' : ''}${fmtNumber(v, i === 0 ? 0 : v < 10 ? 2 : 1)} ${UNITS[i]}`;
 }
 export const fmtRate = (bytesPerSecond: number | null | undefined) => `${fmtBytes(bytesPerSecond)}/s`;

@@ -2,7 +2,10 @@
 // meta.ts importing the registry would be a cycle).
 import type { ComponentType } from 'preact';
 
-export interface ScreenProps { params: Record<string, string>; query: URLSearchParams }
+export interface ScreenProps {
+  params: Record<string, string>;
+  query: URLSearchParams;
+}
 export interface ScreenMeta {
   id: string;
   /** Path patterns, first is the canonical one: ['/peers', '/peers/:id']. */
@@ -16,4 +19,3 @@ export interface ScreenMeta {
   load: () => Promise<{ default: ComponentType<ScreenProps> }>;
 }
 export const defineScreen = (m: ScreenMeta): ScreenMeta => m;
-

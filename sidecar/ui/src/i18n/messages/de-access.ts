@@ -4,8 +4,19 @@ import type { access, Resource } from '@gatehouse/common/messages/access.js';
 import type { backup } from '@gatehouse/common/messages/backup.js';
 
 const RESOURCE: Record<Resource, string> = {
-  Route: 'Route', Token: 'Token', User: 'Benutzer', Webhook: 'Webhook', Machine: 'Rechner', Peer: 'Peer', 'Gateway peer': 'Gateway-Peer', 'Backup job': 'Backup-Auftrag',
-  'RDP route': 'RDP-Route', 'RDP session': 'RDP-Sitzung', Endpoint: 'Endpunkt', Logo: 'Logo', 'Background image': 'Hintergrundbild',
+  Route: 'Route',
+  Token: 'Token',
+  User: 'Benutzer',
+  Webhook: 'Webhook',
+  Machine: 'Rechner',
+  Peer: 'Peer',
+  'Gateway peer': 'Gateway-Peer',
+  'Backup job': 'Backup-Auftrag',
+  'RDP route': 'RDP-Route',
+  'RDP session': 'RDP-Sitzung',
+  Endpoint: 'Endpunkt',
+  Logo: 'Logo',
+  'Background image': 'Hintergrundbild',
 };
 
 export const access_de = {
@@ -72,7 +83,8 @@ export const access_de = {
   'webhook.enabled': (p) => `Webhook "${p.name}" aktiviert`,
   'webhook.disabled': (p) => `Webhook "${p.name}" deaktiviert`,
   'webhook.deleted': (p) => `Webhook "${p.name}" gelöscht`,
-  'webhook.delivery_failed': (p) => `Webhook "${p.name}": Zustellung von ${p.event} nach ${p.attempts} Versuch(en) fehlgeschlagen${p.error ? `: ${p.error}` : ''}`,
+  'webhook.delivery_failed': (p) =>
+    `Webhook "${p.name}": Zustellung von ${p.event} nach ${p.attempts} Versuch(en) fehlgeschlagen${p.error ? `: ${p.error}` : ''}`,
 } satisfies Translation<typeof access>;
 
 export const backup_de = {

@@ -9,9 +9,11 @@ const peer = (name: string) => `Peer "${name}"`;
 export const peers_de = {
   'peer.not_found': () => 'Peer nicht gefunden',
   'peer.name_taken': (p) => `Ein Peer namens "${p.name}" existiert bereits`,
-  'peer.subnet_full': (p) => `Das VPN-Subnetz ${p.subnet} ist voll: alle ${p.capacity} Peer-Adressen sind vergeben. Löschen Sie Peers oder wählen Sie ein größeres GATEHOUSE_WG_SUBNET.`,
+  'peer.subnet_full': (p) =>
+    `Das VPN-Subnetz ${p.subnet} ist voll: alle ${p.capacity} Peer-Adressen sind vergeben. Löschen Sie Peers oder wählen Sie ein größeres GATEHOUSE_WG_SUBNET.`,
   'peer.allowed_ips_overlap': (p) => `${p.cidr} überschneidet sich mit ${p.other}, das zu Peer "${p.peer}" geroutet wird`,
-  'peer.in_use': (p) => `${peer(p.name)} wird von ${p.routes.length === 1 ? 'Route' : 'den Routen'} ${p.routes.join(', ')} verwendet: zuerst löschen oder umstellen`,
+  'peer.in_use': (p) =>
+    `${peer(p.name)} wird von ${p.routes.length === 1 ? 'Route' : 'den Routen'} ${p.routes.join(', ')} verwendet: zuerst löschen oder umstellen`,
   'peer.no_private_key': (p) => `${peer(p.name)} hat keinen gespeicherten privaten Schlüssel, daher lässt sich keine Konfiguration erstellen`,
   'peer.hostname_taken': (p) => `Der Hostname "${p.hostname}" wird bereits von Peer "${p.peer}" verwendet`,
   'peer.hostname_admin_set': () => 'der Hostname wurde von einem Admin gesetzt und wird durch Agent-Meldungen nicht ersetzt',
@@ -31,7 +33,8 @@ export const peers_de = {
   'peer.expired': (p) => `${peer(p.name)} ist abgelaufen und wurde aus dem Tunnel entfernt`,
   'peer.online': (p) => `${peer(p.name)} ist online`,
   'peer.offline': (p) => `${peer(p.name)} ist offline`,
-  'peer.apply_failed': (p) => `Peer "${p.name}" konnte nicht auf die WireGuard-Schnittstelle angewendet werden; eine vollständige Synchronisierung versucht es erneut`,
+  'peer.apply_failed': (p) =>
+    `Peer "${p.name}" konnte nicht auf die WireGuard-Schnittstelle angewendet werden; eine vollständige Synchronisierung versucht es erneut`,
   'peer.hostname_set': (p) => `Hostname von Peer "${p.name}" auf ${p.fqdn} gesetzt`,
   'peer.hostname_removed': (p) => `Admin-Hostname von Peer "${p.name}" entfernt`,
   'peer.hostname_reported': (p) => `Peer "${p.name}" meldet den Hostnamen ${p.hostname ?? '(keinen)'}`,
@@ -52,15 +55,24 @@ export const peers_de = {
   'tag.deleted': (p) => `Tag "${p.name}" gelöscht (bei ${p.peers_updated} Peers entfernt)`,
 } satisfies Translation<typeof peers>;
 
-const LICENCE_REASON = { activated: 'aktiviert', refreshed: 'aktualisiert', expired: 'abgelaufen', removed: 'entfernt', grace_ended: 'Kulanzfrist beendet', revoked: 'widerrufen' } as const;
+const LICENCE_REASON = {
+  activated: 'aktiviert',
+  refreshed: 'aktualisiert',
+  expired: 'abgelaufen',
+  removed: 'entfernt',
+  grace_ended: 'Kulanzfrist beendet',
+  revoked: 'widerrufen',
+} as const;
 
 export const licence_de = {
   'licence.feature_required': (p) => `Dafür ist die Lizenzfunktion ${p.feature} nötig`,
-  'licence.limit_reached': (p) => `Die Lizenz erlaubt höchstens ${p.max} ${p.what === 'peers' ? 'Peers' : 'Routen'}; entfernen Sie einen Eintrag oder erweitern Sie die Lizenz`,
+  'licence.limit_reached': (p) =>
+    `Die Lizenz erlaubt höchstens ${p.max} ${p.what === 'peers' ? 'Peers' : 'Routen'}; entfernen Sie einen Eintrag oder erweitern Sie die Lizenz`,
   'licence.key_refused': (p, w) => `Lizenzschlüssel abgelehnt: ${w(p.reason)}`,
   'licence.none_stored': () => 'Es ist keine Lizenz gespeichert: aktivieren Sie zuerst einen Schlüssel',
   'licence.key.malformed': (p) => `Kein Gatehouse-Lizenzschlüssel: erwartet ${p.prefix}.<Schlüssel-ID>.<Dokument>.<Signatur>`,
-  'licence.key.unknown_signer': (p) => `Der Schlüssel wurde mit einem Schlüssel signiert, dem dieser Server nicht vertraut (Schlüssel-ID ${p.kid}; vertraut: ${p.trusted.join(', ') || 'keiner'})`,
+  'licence.key.unknown_signer': (p) =>
+    `Der Schlüssel wurde mit einem Schlüssel signiert, dem dieser Server nicht vertraut (Schlüssel-ID ${p.kid}; vertraut: ${p.trusted.join(', ') || 'keiner'})`,
   'licence.key.bad_signature': () => 'Die Signatur passt nicht zum Dokument: der Schlüssel wurde verändert oder beschädigt',
   'licence.key.not_json': () => 'Das signierte Dokument ist kein JSON',
   'licence.key.not_understood': (p) => `Das signierte Dokument ist keine Lizenz, die diese Version versteht: ${p.issues}`,

@@ -20,7 +20,8 @@ export const routes_de = {
   'route.field.set_wol_mac': () => 'zuerst wol_mac an der Route setzen',
   'route.breaker_not_enabled': () => 'Der Circuit Breaker ist für diese Route nicht aktiviert',
   'route.field.breaker_must_be_enabled': () => 'muss true sein, um den Breaker zurückzusetzen',
-  'route.udp_not_checkable': () => 'Verfügbarkeitsprüfungen gibt es für HTTP- und TCP-Routen: ein UDP-Dienst lässt sich ohne sein eigenes Protokoll nicht prüfen',
+  'route.udp_not_checkable': () =>
+    'Verfügbarkeitsprüfungen gibt es für HTTP- und TCP-Routen: ein UDP-Dienst lässt sich ohne sein eigenes Protokoll nicht prüfen',
   'route.field.udp_not_checkable': () => 'UDP-Routen lassen sich nicht prüfen',
   'route.invalid_report': () => 'Ungültige Meldung',
   'route.field.only_l4': () => 'nur für L4-Routen (route_type l4)',
@@ -35,19 +36,24 @@ export const routes_de = {
   'route.field.gateway_target_required': () => 'für Gateway-Ziele erforderlich',
   'route.field.only_peer_target': () => 'nur für Peer-Ziele (Gateway-Routen verwenden target_peer_id, target_lan_host und target_lan_port)',
   'route.field.wol_mac_required': () => 'erforderlich, wenn wol_enabled true ist',
-  'route.field.wildcard_needs_internal_tls': () => 'Wildcard-Domains brauchen GATEHOUSE_TLS=internal (ACME-HTTP- und TLS-ALPN-Challenges können keine Wildcard-Zertifikate ausstellen)',
+  'route.field.wildcard_needs_internal_tls': () =>
+    'Wildcard-Domains brauchen GATEHOUSE_TLS=internal (ACME-HTTP- und TLS-ALPN-Challenges können keine Wildcard-Zertifikate ausstellen)',
   'route.field.ip_rule_needed': () => 'mindestens eine Regel, wenn der IP-Filter aktiv ist',
   'route.field.acl_peer_needed': () => 'mindestens ein Peer, wenn die ACL aktiv ist',
   'route.field.mirror_target_needed': () => 'mindestens ein Ziel, wenn Spiegelung aktiv ist',
   'route.field.basic_password_required': () => 'erforderlich mit basic_auth_user',
   'route.field.basic_user_required': () => 'erforderlich mit basic_auth_password',
   'route.field.basic_needs_https': () => 'Basic Auth braucht HTTPS: das Passwort ginge sonst im Klartext über das Netz (https_enabled auf true setzen)',
-  'route.field.basic_and_ip_filter': () => 'Basic Auth lässt sich nicht mit dem IP-Filter kombinieren (Routen-Anmeldung verwenden, deren Prüfung die IP berücksichtigt)',
-  'route.field.has_route_auth_basic': () => 'diese Route hat eine Routen-Anmeldung (Login-Seite): zuerst entfernen (DELETE /routes/:id/auth) oder Basic Auth auslassen',
-  'route.field.has_route_auth_l4': () => 'diese Route hat eine Routen-Anmeldung, die nur mit HTTP-Routen funktioniert: zuerst entfernen (DELETE /routes/:id/auth)',
+  'route.field.basic_and_ip_filter': () =>
+    'Basic Auth lässt sich nicht mit dem IP-Filter kombinieren (Routen-Anmeldung verwenden, deren Prüfung die IP berücksichtigt)',
+  'route.field.has_route_auth_basic': () =>
+    'diese Route hat eine Routen-Anmeldung (Login-Seite): zuerst entfernen (DELETE /routes/:id/auth) oder Basic Auth auslassen',
+  'route.field.has_route_auth_l4': () =>
+    'diese Route hat eine Routen-Anmeldung, die nur mit HTTP-Routen funktioniert: zuerst entfernen (DELETE /routes/:id/auth)',
   'rdp.field.target_required_internal': () => 'erforderlich (oder target_peer_id: dessen Tunnel-IP wird verwendet)',
   'rdp.field.target_required_external': () => 'erforderlich: die öffentliche IP-Adresse oder Domain des RDP-Hosts',
-  'rdp.field.wol_not_external': () => 'nicht für den Zugriffsmodus external (ein Magic Packet braucht das LAN des Ziels: internal, both oder gateway verwenden)',
+  'rdp.field.wol_not_external': () =>
+    'nicht für den Zugriffsmodus external (ein Magic Packet braucht das LAN des Ziels: internal, both oder gateway verwenden)',
   'rdp.field.target_required_both': () => 'erforderlich: die interne Adresse (oder target_peer_id: dessen Tunnel-IP wird verwendet)',
   'rdp.field.external_host_required': () => 'für den Zugriffsmodus both erforderlich: die öffentliche Adresse',
   'rdp.field.gateway_peer_required': () => 'für den Zugriffsmodus gateway erforderlich',
@@ -100,23 +106,34 @@ export const routes_de = {
   'route_auth.mail_failed': (p) => `Mail mit Anmeldecode für ${p.domain} fehlgeschlagen`,
 } satisfies Translation<typeof routes>;
 
-const END: Record<string, string> = { client: 'vom Client beendet', lost: 'Verbindung verloren', disconnected: 'getrennt', route_disabled: 'Route deaktiviert', route_deleted: 'Route gelöscht' };
+const END: Record<string, string> = {
+  client: 'vom Client beendet',
+  lost: 'Verbindung verloren',
+  disconnected: 'getrennt',
+  route_disabled: 'Route deaktiviert',
+  route_deleted: 'Route gelöscht',
+};
 
 export const rdp_de = {
-  'rdp.not_connectable': (p) => `RDP-Route "${p.name}" hat keine Adresse, mit der sich ein Client verbinden kann (ihre ${p.access_mode}-Einstellungen sind unvollständig)`,
+  'rdp.not_connectable': (p) =>
+    `RDP-Route "${p.name}" hat keine Adresse, mit der sich ein Client verbinden kann (ihre ${p.access_mode}-Einstellungen sind unvollständig)`,
   'rdp.disabled': (p) => `RDP-Route "${p.name}" ist deaktiviert`,
   'rdp.maintenance': (p) => `RDP-Route "${p.name}" ist bis ${p.until} im Wartungsfenster${p.note ? `: ${p.note}` : ''}`,
-  'rdp.reenter_after_rotation': (p) => `RDP-Route "${p.name}": die Zugangsdaten müssen nach einer Hauptschlüssel-Rotation von einem Admin neu eingegeben werden`,
+  'rdp.reenter_after_rotation': (p) =>
+    `RDP-Route "${p.name}": die Zugangsdaten müssen nach einer Hauptschlüssel-Rotation von einem Admin neu eingegeben werden`,
   'rdp.one_time_key_invalid': () => 'Ungültiger Einmalschlüssel',
   'rdp.field.not_rsa_key': () => 'kein öffentlicher RSA-Schlüssel (Base64 SPKI DER), der mit RSA-OAEP SHA-256 nutzbar ist',
   'rdp.field.rsa_bits': (p) => `der RSA-Schlüssel hat ${p.bits} Bit; ${p.min} bis ${p.max} werden angenommen`,
   'rdp.field.rsa_exponent': () => 'der öffentliche RSA-Exponent muss ungerade und mindestens 3 sein',
-  'rdp.credentials_old_key': () => 'Die gespeicherten Zugangsdaten wurden für einen Serverschlüssel verschlüsselt, der nicht mehr aktuell ist; ein Admin muss sie neu eingeben',
+  'rdp.credentials_old_key': () =>
+    'Die gespeicherten Zugangsdaten wurden für einen Serverschlüssel verschlüsselt, der nicht mehr aktuell ist; ein Admin muss sie neu eingeben',
   'rdp.credentials_unreadable': () => 'Die gespeicherten Zugangsdaten lassen sich mit dem Serverschlüssel nicht öffnen; ein Admin muss sie neu eingeben',
   'rdp.field.no_server_key': () => 'es gibt noch keinen Serverschlüssel: mit dem Schlüssel von GET /rdp/pubkey verschlüsseln',
-  'rdp.field.kid_not_current': (p) => `für Schlüssel ${p.kid} erstellt, der nicht der aktuelle Serverschlüssel ${p.current} ist: erneut mit dem Schlüssel von GET /rdp/pubkey verschlüsseln`,
+  'rdp.field.kid_not_current': (p) =>
+    `für Schlüssel ${p.kid} erstellt, der nicht der aktuelle Serverschlüssel ${p.current} ist: erneut mit dem Schlüssel von GET /rdp/pubkey verschlüsseln`,
   'rdp.no_pending_rotation': (p) => `RDP-Route '${p.name}' hat keine ausstehende Rotation der Zugangsdaten`,
-  'rdp.credentials_retired_key': (p) => `Die Zugangsdaten der RDP-Route '${p.name}' wurden für den ausgemusterten Schlüssel ${p.kid} erstellt: vor der Bestätigung neu eingeben (PUT /rdp/${p.id}/credentials)`,
+  'rdp.credentials_retired_key': (p) =>
+    `Die Zugangsdaten der RDP-Route '${p.name}' wurden für den ausgemusterten Schlüssel ${p.kid} erstellt: vor der Bestätigung neu eingeben (PUT /rdp/${p.id}/credentials)`,
   'rdp.name_taken': (p) => `Eine RDP-Route namens '${p.name}' existiert bereits (ID ${p.id})`,
   'rdp.no_wol': (p) => `RDP-Route "${p.name}" hat kein Wake-on-LAN`,
   'rdp.field.wol_not_enabled': () => 'Wake-on-LAN ist für diese RDP-Route nicht aktiviert',
@@ -141,8 +158,10 @@ export const rdp_de = {
   'rdp.disconnect_requested': (p) =>
     `Trennung für ${p.count} aktive Sitzung(en) der RDP-Route "${p.name}" angefordert${p.method === 'gateway' ? (p.error ? `; das Gateway konnte die Verbindungen nicht schließen: ${p.error}` : `; das Gateway hat ${p.closed} Verbindung(en) geschlossen`) : ''}`,
   'rdp.wol_failed': (p) => `Wake-on-LAN für RDP-Route "${p.name}" fehlgeschlagen: ${p.error}`,
-  'rdp.wol_sent': (p) => `Wake-on-LAN-Paket für RDP-Route "${p.name}" (${p.mac}) ${p.via === 'gateway' ? 'über ihr Gateway gesendet' : `an ${p.sent_to.join(', ')} gesendet`}`,
-  'rdp.credentials_released': (p) => `Zugangsdaten der RDP-Route "${p.name}" an Desktop-Client-Token #${p.token_id}${p.client_name ? ` auf ${p.client_name}` : ''} herausgegeben (für dessen Einmalschlüssel verschlüsselt)`,
+  'rdp.wol_sent': (p) =>
+    `Wake-on-LAN-Paket für RDP-Route "${p.name}" (${p.mac}) ${p.via === 'gateway' ? 'über ihr Gateway gesendet' : `an ${p.sent_to.join(', ')} gesendet`}`,
+  'rdp.credentials_released': (p) =>
+    `Zugangsdaten der RDP-Route "${p.name}" an Desktop-Client-Token #${p.token_id}${p.client_name ? ` auf ${p.client_name}` : ''} herausgegeben (für dessen Einmalschlüssel verschlüsselt)`,
 } satisfies Translation<typeof rdp>;
 
 const SELF_CHECK: Record<string, string> = { http_proxy: 'HTTP-Proxy', api: 'Companion-API', dns: 'DNS', tcp_listeners: 'TCP-Listener' };
@@ -157,7 +176,8 @@ export const gateways_de = {
   'gateway.health.lan_reachable': (p) => `${p.up}/${p.total} LAN-Ziele erreichbar`,
   'gateway.health.lan_unreachable': (p) => `keines seiner ${p.total} LAN-Ziele ist erreichbar`,
   'gateway.health.self_check_passed': () => 'keine Routen; Selbsttest bestanden',
-  'gateway.health.self_check_failed': (p) => `keine Routen; Selbsttest fehlgeschlagen${p.failed.length ? ` (${p.failed.map((f) => SELF_CHECK[f] ?? f).join(', ')})` : ''}`,
+  'gateway.health.self_check_failed': (p) =>
+    `keine Routen; Selbsttest fehlgeschlagen${p.failed.length ? ` (${p.failed.map((f) => SELF_CHECK[f] ?? f).join(', ')})` : ''}`,
   'gateway.status.no_tokens': () => 'noch keine Tokens ausgestellt',
   'gateway.status.no_heartbeat': () => 'noch kein Heartbeat empfangen',
   'gateway.status.heartbeat_stale': (p) => `seit ${p.age_s} s kein Heartbeat (offline nach ${p.offline_after_s} s)`,

@@ -12,7 +12,19 @@ import { routes_de, rdp_de, gateways_de } from './de-routes';
 import { schemas_de } from './de-schemas';
 import type { Lang } from '../define';
 
-export const DE = { ...request_de, ...field_de, ...schemas_de, ...access_de, ...peers_de, ...routes_de, ...rdp_de, ...gateways_de, ...backup_de, ...wireguard_de, ...licence_de } satisfies Translation<Messages>;
+export const DE = {
+  ...request_de,
+  ...field_de,
+  ...schemas_de,
+  ...access_de,
+  ...peers_de,
+  ...routes_de,
+  ...rdp_de,
+  ...gateways_de,
+  ...backup_de,
+  ...wireguard_de,
+  ...licence_de,
+} satisfies Translation<Messages>;
 
 type AnyWording = (p: unknown, w: Words) => string;
 const CATALOGUES: Record<Lang, Record<string, AnyWording>> = { en: MESSAGES as Record<string, AnyWording>, de: DE as Record<string, AnyWording> };

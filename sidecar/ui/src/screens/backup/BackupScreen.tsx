@@ -30,10 +30,16 @@ function DownloadCard() {
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit(async (v) => {
-            const res = await fetch('/api/v1/settings/backup?format=download', { headers: { Accept: 'application/json', 'X-Backup-Passphrase': v.download_passphrase }, credentials: 'same-origin' });
+            const res = await fetch('/api/v1/settings/backup?format=download', {
+              headers: { Accept: 'application/json', 'X-Backup-Passphrase': v.download_passphrase },
+              credentials: 'same-origin',
+            });
             if (!res.ok) {
               const data = await res.json().catch(() => ({}));
-              { const words = failureWords(data, res.statusText); throw new ApiError(res.status, words.message, renamed(words.fields, 'download_'), data); }
+              {
+                const words = failureWords(data, res.statusText);
+                throw new ApiError(res.status, words.message, renamed(words.fields, 'download_'), data);
+              }
             }
             const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'gatehouse-backup.json';
             const url = URL.createObjectURL(await res.blob());
@@ -45,12 +51,25 @@ function DownloadCard() {
             a.remove();
             setTimeout(() => URL.revokeObjectURL(url), 10_000);
           });
-          if (ok) { toast(t('backup.downloaded')); form.setAll({ download_passphrase: '' }); }
+          if (ok) {
+            toast(t('backup.downloaded'));
+            form.setAll({ download_passphrase: '' });
+          }
         }}
       >
         <FormErrors form={form} />
-        <TextField form={form} name="download_passphrase" type="password" label={t('backup.passphrase')} hint={t('backup.passphraseHint')} autoComplete="new-password" required />
-        <div class="form-actions"><SubmitButton form={form} label={t('backup.downloadButton')} /></div>
+        <TextField
+          form={form}
+          name="download_passphrase"
+          type="password"
+          label={t('backup.passphrase')}
+          hint={t('backup.passphraseHint')}
+          autoComplete="new-password"
+          required
+        />
+        <div class="form-actions">
+          <SubmitButton form={form} label={t('backup.downloadButton')} />
+        </div>
       </form>
     </Card>
   );
@@ -63,7 +82,14 @@ function PlanTable(props: { plan: Plan }) {
     <div class="table-wrap">
       <table class="table">
         <caption>{t('backup.previewTitle')}</caption>
-        <thead><tr><th scope="col">{t('backup.section')}</th><th scope="col">{t('backup.created')}</th><th scope="col">{t('backup.changed')}</th><th scope="col">{t('backup.removed')}</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">{t('backup.section')}</th>
+            <th scope="col">{t('backup.created')}</th>
+            <th scope="col">{t('backup.changed')}</th>
+            <th scope="col">{t('backup.removed')}</th>
+          </tr>
+        </thead>
         <tbody>
           {rows.map(([name, p]) => (
             <tr key={name} data-section={name}>
@@ -110,19 +136,41 @@ function RestoreCard() {
         <FormErrors form={form} />
         <div class="field">
           <label for="f-file">{t('backup.file')}</label>
-          <input id="f-file" type="file" accept="application/json,.json" aria-invalid={form.errors.file ? 'true' : undefined} onChange={(e) => { setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null); setPlan(null); }} />
+          <input
+            id="f-file"
+            type="file"
+            accept="application/json,.json"
+            aria-invalid={form.errors.file ? 'true' : undefined}
+            onChange={(e) => {
+              setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null);
+              setPlan(null);
+            }}
+          />
           {form.errors.file && <p class="field-error">{form.errors.file}</p>}
         </div>
         <TextField form={form} name="restore_passphrase" type="password" label={t('backup.passphrase')} autoComplete="off" required />
-        <SelectField form={form} name="restore_mode" label={t('backup.mode')} options={[{ value: 'merge', label: t('backup.modeMerge') }, { value: 'replace', label: t('backup.modeReplace') }]} />
-        <div class="form-actions"><SubmitButton form={form} label={t('backup.preview')} /></div>
+        <SelectField
+          form={form}
+          name="restore_mode"
+          label={t('backup.mode')}
+          options={[
+            { value: 'merge', label: t('backup.modeMerge') },
+            { value: 'replace', label: t('backup.modeReplace') },
+          ]}
+        />
+        <div class="form-actions">
+          <SubmitButton form={form} label={t('backup.preview')} />
+        </div>
       </form>
       {plan && (
         <>
           <PlanTable plan={plan} />
           <div class="form-actions">
             <button
-              type="button" class="btn danger" disabled={busy} aria-busy={busy}
+              type="button"
+              class="btn danger"
+              disabled={busy}
+              aria-busy={busy}
               onClick={async () => {
                 if (!(await confirmAction(t('backup.confirmRestore', { mode: form.values.restore_mode })))) return;
                 setBusy(true);
@@ -137,7 +185,9 @@ function RestoreCard() {
                   setBusy(false);
                 }
               }}
-            >{t('backup.apply')}</button>
+            >
+              {t('backup.apply')}
+            </button>
           </div>
         </>
       )}
@@ -145,7 +195,14 @@ function RestoreCard() {
   );
 }
 
-const emptyJob = { name: '', schedule: 'daily', keep: 7 as number | null, target: 'local' as JobBody['target'], passphrase: '', s3: { bucket: '', prefix: '', region: '', endpoint: '', access_key_id: '', secret_access_key: '' } };
+const emptyJob = {
+  name: '',
+  schedule: 'daily',
+  keep: 7 as number | null,
+  target: 'local' as JobBody['target'],
+  passphrase: '',
+  s3: { bucket: '', prefix: '', region: '', endpoint: '', access_key_id: '', secret_access_key: '' },
+};
 type JobForm = typeof emptyJob;
 
 type JobRequest = MayBeEmpty<Partial<JobBody>, 'keep'>;
@@ -154,7 +211,13 @@ function jobBody(v: JobForm, editing: boolean): JobRequest {
   const body: JobRequest = { name: v.name, schedule: v.schedule, keep: v.keep, target: v.target };
   if (v.passphrase || !editing) body.passphrase = v.passphrase;
   if (v.target === 's3') {
-    const s3: NonNullable<JobBody['s3']> = { bucket: v.s3.bucket, prefix: v.s3.prefix, access_key_id: v.s3.access_key_id, region: v.s3.region || null, endpoint: v.s3.endpoint || null };
+    const s3: NonNullable<JobBody['s3']> = {
+      bucket: v.s3.bucket,
+      prefix: v.s3.prefix,
+      access_key_id: v.s3.access_key_id,
+      region: v.s3.region || null,
+      endpoint: v.s3.endpoint || null,
+    };
     if (v.s3.secret_access_key) s3.secret_access_key = v.s3.secret_access_key;
     body.s3 = s3;
   }
@@ -170,8 +233,24 @@ function JobFields(props: { form: Form<JobForm>; editing: boolean; secretSet?: b
         <TextField form={form} name="name" label={t('backup.name')} required />
         <TextField form={form} name="schedule" label={t('backup.schedule')} hint={t('backup.scheduleHint')} required />
         <NumberField form={form} name="keep" label={t('backup.keep')} min={1} max={1000} required />
-        <SelectField form={form} name="target" label={t('backup.target')} options={[{ value: 'local', label: t('backup.targetLocal') }, { value: 's3', label: t('backup.targetS3') }]} />
-        <TextField form={form} name="passphrase" type="password" label={t('backup.passphrase')} hint={props.editing ? t('backup.secretKeep') : t('backup.jobPassphraseHint')} autoComplete="new-password" required={!props.editing} />
+        <SelectField
+          form={form}
+          name="target"
+          label={t('backup.target')}
+          options={[
+            { value: 'local', label: t('backup.targetLocal') },
+            { value: 's3', label: t('backup.targetS3') },
+          ]}
+        />
+        <TextField
+          form={form}
+          name="passphrase"
+          type="password"
+          label={t('backup.passphrase')}
+          hint={props.editing ? t('backup.secretKeep') : t('backup.jobPassphraseHint')}
+          autoComplete="new-password"
+          required={!props.editing}
+        />
       </div>
       {form.values.target === 's3' && (
         <div class="form-grid">
@@ -180,7 +259,15 @@ function JobFields(props: { form: Form<JobForm>; editing: boolean; secretSet?: b
           <TextField form={form} name="s3.region" label={t('backup.region')} />
           <TextField form={form} name="s3.endpoint" type="url" label={t('backup.endpoint')} />
           <TextField form={form} name="s3.access_key_id" label={t('backup.accessKey')} autoComplete="off" required />
-          <TextField form={form} name="s3.secret_access_key" type="password" label={t('backup.secretKey')} hint={props.secretSet ? t('backup.secretKeep') : undefined} autoComplete="new-password" required={!props.secretSet} />
+          <TextField
+            form={form}
+            name="s3.secret_access_key"
+            type="password"
+            label={t('backup.secretKey')}
+            hint={props.secretSet ? t('backup.secretKeep') : undefined}
+            autoComplete="new-password"
+            required={!props.secretSet}
+          />
         </div>
       )}
     </>
@@ -198,12 +285,25 @@ function JobsCard() {
     <Card title={t('backup.jobs')}>
       <p class="muted">{t('backup.jobsIntro')}</p>
       <ErrorBanner error={error} onRetry={reload} />
-      {!jobs ? (!error && <Spinner />) : jobs.length === 0 ? (
+      {!jobs ? (
+        !error && <Spinner />
+      ) : jobs.length === 0 ? (
         <EmptyState title={t('backup.noJobs')} text={t('backup.noJobsText')} />
       ) : (
         <div class="table-wrap">
           <table class="table">
-            <thead><tr><th scope="col">{t('backup.name')}</th><th scope="col">{t('backup.schedule')}</th><th scope="col">{t('backup.target')}</th><th scope="col">{t('backup.lastRun')}</th><th scope="col">{t('backup.nextRun')}</th><th scope="col"><span class="sr-only">{t('backup.edit')}</span></th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">{t('backup.name')}</th>
+                <th scope="col">{t('backup.schedule')}</th>
+                <th scope="col">{t('backup.target')}</th>
+                <th scope="col">{t('backup.lastRun')}</th>
+                <th scope="col">{t('backup.nextRun')}</th>
+                <th scope="col">
+                  <span class="sr-only">{t('backup.edit')}</span>
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {jobs.map((j) => (
                 <tr key={j.id} data-job={j.name}>
@@ -211,14 +311,19 @@ function JobsCard() {
                   <td>{`${j.schedule} · ${t('backup.keep')} ${j.keep}`}</td>
                   <td>{j.target === 's3' ? `s3://${j.s3?.bucket ?? ''}/${j.s3?.prefix ?? ''}` : t('backup.targetLocal')}</td>
                   <td>
-                    {j.last_run ? <Badge tone={j.last_run.status === 'ok' ? 'ok' : 'bad'}>{j.last_run.status === 'ok' ? t('backup.ok') : t('backup.failed')}</Badge> : null}
+                    {j.last_run ? (
+                      <Badge tone={j.last_run.status === 'ok' ? 'ok' : 'bad'}>{j.last_run.status === 'ok' ? t('backup.ok') : t('backup.failed')}</Badge>
+                    ) : null}
                     {` ${when(j.last_run?.at ?? null)}`}
                     {j.last_run?.error && <div class="muted">{j.last_run.error}</div>}
                   </td>
                   <td>{j.enabled ? when(j.next_run_at) : '–'}</td>
                   <td class="actions">
                     <button
-                      type="button" class="btn" disabled={running === j.id} aria-busy={running === j.id}
+                      type="button"
+                      class="btn"
+                      disabled={running === j.id}
+                      aria-busy={running === j.id}
                       onClick={async () => {
                         setRunning(j.id);
                         try {
@@ -232,22 +337,48 @@ function JobsCard() {
                           setRunning(null);
                         }
                       }}
-                    >{running === j.id ? t('backup.running') : t('backup.run')}</button>
+                    >
+                      {running === j.id ? t('backup.running') : t('backup.run')}
+                    </button>
                     <button
-                      type="button" class="btn"
+                      type="button"
+                      class="btn"
                       onClick={() => {
-                        edit.setAll({ ...structuredClone(emptyJob), name: j.name, schedule: j.schedule, keep: j.keep, target: j.target, s3: { ...emptyJob.s3, ...(j.s3 ? { bucket: j.s3.bucket, prefix: j.s3.prefix, region: j.s3.region ?? '', endpoint: j.s3.endpoint ?? '', access_key_id: j.s3.access_key_id } : {}) } });
+                        edit.setAll({
+                          ...structuredClone(emptyJob),
+                          name: j.name,
+                          schedule: j.schedule,
+                          keep: j.keep,
+                          target: j.target,
+                          s3: {
+                            ...emptyJob.s3,
+                            ...(j.s3
+                              ? {
+                                  bucket: j.s3.bucket,
+                                  prefix: j.s3.prefix,
+                                  region: j.s3.region ?? '',
+                                  endpoint: j.s3.endpoint ?? '',
+                                  access_key_id: j.s3.access_key_id,
+                                }
+                              : {}),
+                          },
+                        });
                         setEditing(j);
                       }}
-                    >{t('backup.edit')}</button>
+                    >
+                      {t('backup.edit')}
+                    </button>
                     <button
-                      type="button" class="btn danger"
+                      type="button"
+                      class="btn danger"
                       onClick={async () => {
                         if (!(await confirmAction(t('backup.confirmDelete', { name: j.name })))) return;
                         await api('DELETE', `/settings/autobackup/${j.id}`).catch((err) => toast(String((err as Error).message), 'bad'));
                         reload();
                       }}
-                    >{t('backup.delete')}</button>
+                    >
+                      {t('backup.delete')}
+                    </button>
                   </td>
                 </tr>
               ))}
@@ -256,21 +387,42 @@ function JobsCard() {
         </div>
       )}
       <div class="form-actions">
-        <button type="button" class="btn primary" onClick={() => { edit.setAll(structuredClone(emptyJob)); setEditing('new'); }}>{t('backup.create')}</button>
+        <button
+          type="button"
+          class="btn primary"
+          onClick={() => {
+            edit.setAll(structuredClone(emptyJob));
+            setEditing('new');
+          }}
+        >
+          {t('backup.create')}
+        </button>
       </div>
-      <Modal title={editing === 'new' ? t('backup.create') : editing ? t('backup.editTitle', { name: editing.name }) : ''} open={editing !== null} onClose={() => setEditing(null)}>
+      <Modal
+        title={editing === 'new' ? t('backup.create') : editing ? t('backup.editTitle', { name: editing.name }) : ''}
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+      >
         {editing && (
           <form
             onSubmit={async (e) => {
               e.preventDefault();
               const isNew = editing === 'new';
-              const ok = await edit.submit((v) => (isNew ? api('POST', '/settings/autobackup', jobBody(v, false)) : api('PUT', `/settings/autobackup/${editing.id}`, jobBody(v, true))));
-              if (ok) { toast(isNew ? t('backup.created_') : t('backup.saved')); setEditing(null); reload(); }
+              const ok = await edit.submit((v) =>
+                isNew ? api('POST', '/settings/autobackup', jobBody(v, false)) : api('PUT', `/settings/autobackup/${editing.id}`, jobBody(v, true)),
+              );
+              if (ok) {
+                toast(isNew ? t('backup.created_') : t('backup.saved'));
+                setEditing(null);
+                reload();
+              }
             }}
           >
             <JobFields form={edit} editing={editing !== 'new'} secretSet={editing !== 'new' && editing.s3?.secret_set} />
             <div class="form-actions">
-              <button type="button" class="btn" onClick={() => setEditing(null)}>{t('backup.cancel')}</button>
+              <button type="button" class="btn" onClick={() => setEditing(null)}>
+                {t('backup.cancel')}
+              </button>
               <SubmitButton form={edit} label={t('common.save')} />
             </div>
           </form>

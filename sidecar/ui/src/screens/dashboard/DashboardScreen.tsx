@@ -19,8 +19,21 @@ type Period = TrafficResponse['period'];
 
 /** Events after which the figures are fetched again. */
 const STATS_ON = [
-  'peer_online', 'peer_offline', 'peer_created', 'peer_deleted', 'peer_enabled', 'peer_disabled', 'peer_expired',
-  'route_created', 'route_deleted', 'route_enabled', 'route_disabled', 'routes_batch', 'route_up', 'route_down', 'wireguard_state',
+  'peer_online',
+  'peer_offline',
+  'peer_created',
+  'peer_deleted',
+  'peer_enabled',
+  'peer_disabled',
+  'peer_expired',
+  'route_created',
+  'route_deleted',
+  'route_enabled',
+  'route_disabled',
+  'routes_batch',
+  'route_up',
+  'route_down',
+  'wireguard_state',
 ];
 const RECENT = 10;
 
@@ -32,7 +45,10 @@ function useThrottled(fn: () => void, ms: number): () => void {
   useEffect(() => () => clearTimeout(timer.current), []);
   return () => {
     if (timer.current) return;
-    timer.current = setTimeout(() => { timer.current = undefined; ref.current(); }, ms);
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      ref.current();
+    }, ms);
   };
 }
 
@@ -62,24 +78,40 @@ export default function DashboardScreen() {
       <PageHeader title={t('dashboard.title')} />
       <PublicHostWarning />
       <ErrorBanner error={stats.error} onRetry={stats.reload} />
-      {!s ? (stats.error ? null : <Spinner />) : (
+      {!s ? (
+        stats.error ? null : (
+          <Spinner />
+        )
+      ) : (
         <>
           {s.peers.total === 0 && (
             <EmptyState title={t('dashboard.noPeers')} text={t('dashboard.noPeersText')}>
-              <Link class="btn primary" href="/peers">{t('dashboard.addPeer')}</Link>
+              <Link class="btn primary" href="/peers">
+                {t('dashboard.addPeer')}
+              </Link>
             </EmptyState>
           )}
           <div class="grid dash-figures">
             <Card title={t('dashboard.peers')}>
-              <p class="stat" data-testid="peers-online">{fmtNumber(s.peers.online)}</p>
-              <p class="stat-label" data-testid="peers-online-label">{t('dashboard.peersOnline', { online: fmtNumber(s.peers.online), total: fmtNumber(s.peers.total) })}</p>
+              <p class="stat" data-testid="peers-online">
+                {fmtNumber(s.peers.online)}
+              </p>
+              <p class="stat-label" data-testid="peers-online-label">
+                {t('dashboard.peersOnline', { online: fmtNumber(s.peers.online), total: fmtNumber(s.peers.total) })}
+              </p>
               <Link href="/peers">{t('dashboard.showPeers')}</Link>
             </Card>
             <Card title={t('dashboard.routes')}>
-              <p class="stat" data-testid="routes-active">{fmtNumber(s.routes.active)}</p>
-              {s.routes.active === 0
-                ? <p class="stat-label">{t('dashboard.noRoutes')} <Link href="/routes">{t('dashboard.addRoute')}</Link></p>
-                : <Link href="/routes">{t('dashboard.showRoutes')}</Link>}
+              <p class="stat" data-testid="routes-active">
+                {fmtNumber(s.routes.active)}
+              </p>
+              {s.routes.active === 0 ? (
+                <p class="stat-label">
+                  {t('dashboard.noRoutes')} <Link href="/routes">{t('dashboard.addRoute')}</Link>
+                </p>
+              ) : (
+                <Link href="/routes">{t('dashboard.showRoutes')}</Link>
+              )}
             </Card>
             <Card title={t('dashboard.monitoring')}>
               {s.monitoring.total === 0 ? (
@@ -89,21 +121,38 @@ export default function DashboardScreen() {
                 </>
               ) : (
                 <>
-                  <p class="stat" data-testid="monitoring">{fmtNumber(s.monitoring.up)}/{fmtNumber(s.monitoring.total)}</p>
+                  <p class="stat" data-testid="monitoring">
+                    {fmtNumber(s.monitoring.up)}/{fmtNumber(s.monitoring.total)}
+                  </p>
                   <p class="stat-label">
-                    <StatusDot state={s.monitoring.down > 0 ? 'down' : 'up'} label={t('dashboard.monitoringUpDown', { up: fmtNumber(s.monitoring.up), down: fmtNumber(s.monitoring.down) })} />
+                    <StatusDot
+                      state={s.monitoring.down > 0 ? 'down' : 'up'}
+                      label={t('dashboard.monitoringUpDown', { up: fmtNumber(s.monitoring.up), down: fmtNumber(s.monitoring.down) })}
+                    />
                   </p>
                 </>
               )}
             </Card>
             <Card title={t('dashboard.trafficToday')}>
-              <p class="stat" data-testid="traffic-today">{fmtBytes(s.traffic.today)}</p>
+              <p class="stat" data-testid="traffic-today">
+                {fmtBytes(s.traffic.today)}
+              </p>
               <p class="stat-label">{t('dashboard.upDownTotals', { up: fmtBytes(s.traffic.todayUpload), down: fmtBytes(s.traffic.todayDownload) })}</p>
             </Card>
             <Card title={t('dashboard.liveRate')}>
               <dl class="dash-rates" aria-live="off">
-                <div><dt>{t('dashboard.upload')}</dt><dd class="stat" data-testid="rate-up">{fmtRate(up)}</dd></div>
-                <div><dt>{t('dashboard.download')}</dt><dd class="stat" data-testid="rate-down">{fmtRate(down)}</dd></div>
+                <div>
+                  <dt>{t('dashboard.upload')}</dt>
+                  <dd class="stat" data-testid="rate-up">
+                    {fmtRate(up)}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('dashboard.download')}</dt>
+                  <dd class="stat" data-testid="rate-down">
+                    {fmtRate(down)}
+                  </dd>
+                </div>
               </dl>
             </Card>
           </div>
@@ -131,23 +180,43 @@ function TrafficCard() {
   useLive('peer_traffic', refresh);
   const d = traffic.data;
   const x = useMemo(() => (d ? d.points.map((p) => p.timestamp / 1000) : []), [d]);
-  const series = useMemo<Series[]>(() => (d ? [
-    { label: t('dashboard.upload'), values: d.points.map((p) => p.rx), color: cssColor('--accent', '#1f4fc4') },
-    { label: t('dashboard.download'), values: d.points.map((p) => p.tx), color: cssColor('--ok', '#1b6e35') },
-  ] : []), [d, lang]);
+  const series = useMemo<Series[]>(
+    () =>
+      d
+        ? [
+            { label: t('dashboard.upload'), values: d.points.map((p) => p.rx), color: cssColor('--accent', '#1f4fc4') },
+            { label: t('dashboard.download'), values: d.points.map((p) => p.tx), color: cssColor('--ok', '#1b6e35') },
+          ]
+        : [],
+    [d, lang],
+  );
   const periods: { key: Period; label: string }[] = [
-    { key: '1h', label: t('dashboard.period1h') }, { key: '24h', label: t('dashboard.period24h') }, { key: '7d', label: t('dashboard.period7d') },
+    { key: '1h', label: t('dashboard.period1h') },
+    { key: '24h', label: t('dashboard.period24h') },
+    { key: '7d', label: t('dashboard.period7d') },
   ];
   const empty = d && d.total_rx + d.total_tx === 0;
   return (
-    <Card class="dash-traffic" title={t('dashboard.traffic')} actions={<Tabs tabs={periods} value={period} onChange={setPeriod} label={t('dashboard.period')} />}>
+    <Card
+      class="dash-traffic"
+      title={t('dashboard.traffic')}
+      actions={<Tabs tabs={periods} value={period} onChange={setPeriod} label={t('dashboard.period')} />}
+    >
       <ErrorBanner error={traffic.error} onRetry={traffic.reload} />
-      {!d ? (traffic.error ? null : <Spinner />) : (
+      {!d ? (
+        traffic.error ? null : (
+          <Spinner />
+        )
+      ) : (
         <>
-          <p class="stat-label" data-testid="traffic-period-total">{t('dashboard.periodTotals', { up: fmtBytes(d.total_rx), down: fmtBytes(d.total_tx) })}</p>
-          {empty
-            ? <p class="muted dash-chart-empty">{t('dashboard.noTraffic')}</p>
-            : <TimeChart label={t('dashboard.chartLabel', { period: periods.find((p) => p.key === d.period)?.label ?? d.period })} x={x} series={series} />}
+          <p class="stat-label" data-testid="traffic-period-total">
+            {t('dashboard.periodTotals', { up: fmtBytes(d.total_rx), down: fmtBytes(d.total_tx) })}
+          </p>
+          {empty ? (
+            <p class="muted dash-chart-empty">{t('dashboard.noTraffic')}</p>
+          ) : (
+            <TimeChart label={t('dashboard.chartLabel', { period: periods.find((p) => p.key === d.period)?.label ?? d.period })} x={x} series={series} />
+          )}
         </>
       )}
     </Card>
@@ -158,7 +227,9 @@ function ActivityCard() {
   const recent = useApi<RecentResponse>(`/logs/recent?limit=${RECENT}`);
   const [live, setLive] = useState<Activity[]>([]);
   // A reload (after `reset`) starts from the server's list again.
-  useEffect(() => { setLive([]); }, [recent.data]);
+  useEffect(() => {
+    setLive([]);
+  }, [recent.data]);
   useLive('activity_recorded', (e) => {
     const entry: Activity | undefined = e.data.entry;
     if (entry) setLive((l) => [entry, ...l].slice(0, RECENT));
@@ -170,14 +241,20 @@ function ActivityCard() {
   return (
     <Card title={t('dashboard.activity')} actions={<Link href="/logs">{t('dashboard.allActivity')}</Link>}>
       <ErrorBanner error={recent.error} onRetry={recent.reload} />
-      {!recent.data ? (recent.error ? null : <Spinner />) : entries.length === 0 ? (
+      {!recent.data ? (
+        recent.error ? null : (
+          <Spinner />
+        )
+      ) : entries.length === 0 ? (
         <p class="muted">{t('dashboard.noActivity')}</p>
       ) : (
         <ul class="dash-activity" data-testid="activity">
           {entries.map((a) => (
             <li key={a.id} class={`sev-${a.severity}`}>
               <span class="dash-activity-msg">{wordRow(a)}</span>
-              <time dateTime={a.created_at} title={fmtDate(a.created_at)}>{fmtAgo(a.created_at)}</time>
+              <time dateTime={a.created_at} title={fmtDate(a.created_at)}>
+                {fmtAgo(a.created_at)}
+              </time>
             </li>
           ))}
         </ul>
@@ -192,16 +269,31 @@ function WireGuardCard() {
   return (
     <Card title={t('dashboard.wireguard')}>
       <ErrorBanner error={wg.error} onRetry={wg.reload} />
-      {!w ? (wg.error ? null : <Spinner />) : (
+      {!w ? (
+        wg.error ? null : (
+          <Spinner />
+        )
+      ) : (
         <>
           <p data-testid="wg-state">
-            <StatusDot state={!w.managed ? 'off' : w.running ? 'up' : 'down'} label={!w.managed ? t('dashboard.notManaged') : w.running ? t('dashboard.running') : t('dashboard.stopped')} />
+            <StatusDot
+              state={!w.managed ? 'off' : w.running ? 'up' : 'down'}
+              label={!w.managed ? t('dashboard.notManaged') : w.running ? t('dashboard.running') : t('dashboard.stopped')}
+            />
           </p>
           <dl class="kv">
-            <dt>{t('dashboard.interface')}</dt><dd>{w.interface}</dd>
-            {w.mode && <><dt>{t('dashboard.mode')}</dt><dd>{w.mode}</dd></>}
-            <dt>{t('dashboard.port')}</dt><dd>{w.listen_port}</dd>
-            <dt>{t('dashboard.lastPoll')}</dt><dd>{fmtAgo(w.last_poll_at)}</dd>
+            <dt>{t('dashboard.interface')}</dt>
+            <dd>{w.interface}</dd>
+            {w.mode && (
+              <>
+                <dt>{t('dashboard.mode')}</dt>
+                <dd>{w.mode}</dd>
+              </>
+            )}
+            <dt>{t('dashboard.port')}</dt>
+            <dd>{w.listen_port}</dd>
+            <dt>{t('dashboard.lastPoll')}</dt>
+            <dd>{fmtAgo(w.last_poll_at)}</dd>
           </dl>
         </>
       )}
@@ -215,18 +307,41 @@ function CaddyCard() {
   return (
     <Card title={t('dashboard.caddy')}>
       <ErrorBanner error={caddy.error} onRetry={caddy.reload} />
-      {!c ? (caddy.error ? null : <Spinner />) : (
+      {!c ? (
+        caddy.error ? null : (
+          <Spinner />
+        )
+      ) : (
         <>
           <p data-testid="caddy-state">
             <StatusDot
               state={c.mode === 'render-only' ? 'off' : !c.managed ? 'unknown' : !c.running ? 'down' : c.last_error ? 'warn' : 'up'}
-              label={c.mode === 'render-only' ? t('dashboard.renderOnly') : !c.managed ? t('dashboard.external') : c.running ? t('dashboard.running') : t('dashboard.stopped')}
+              label={
+                c.mode === 'render-only'
+                  ? t('dashboard.renderOnly')
+                  : !c.managed
+                    ? t('dashboard.external')
+                    : c.running
+                      ? t('dashboard.running')
+                      : t('dashboard.stopped')
+              }
             />
           </p>
           <dl class="kv">
-            {c.uptime_s !== null && <><dt>{t('dashboard.started')}</dt><dd>{fmtAgo(Date.now() - c.uptime_s * 1000)}</dd></>}
-            <dt>{t('dashboard.lastLoad')}</dt><dd>{fmtAgo(c.last_load_at)}</dd>
-            {c.last_error && <><dt>{t('dashboard.lastError')}</dt><dd class="error-text">{c.last_error}</dd></>}
+            {c.uptime_s !== null && (
+              <>
+                <dt>{t('dashboard.started')}</dt>
+                <dd>{fmtAgo(Date.now() - c.uptime_s * 1000)}</dd>
+              </>
+            )}
+            <dt>{t('dashboard.lastLoad')}</dt>
+            <dd>{fmtAgo(c.last_load_at)}</dd>
+            {c.last_error && (
+              <>
+                <dt>{t('dashboard.lastError')}</dt>
+                <dd class="error-text">{c.last_error}</dd>
+              </>
+            )}
           </dl>
         </>
       )}

@@ -24,38 +24,56 @@ export function ResourcesCard() {
   useLang();
   const res = useApi<Resources>('/system/resources');
   useEffect(() => {
-    const timer = setInterval(() => { if (document.visibilityState === 'visible') res.reload(); }, RESOURCES_REFRESH_MS);
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') res.reload();
+    }, RESOURCES_REFRESH_MS);
     return () => clearInterval(timer);
   }, [res.reload]);
   const r = res.data;
   const diskPercent = r && r.disk.total > 0 ? (r.disk.used / r.disk.total) * 100 : 0;
-  const uptime = r ? t('dashboard.uptimeValue', { days: fmtNumber(r.uptime.days), hours: fmtNumber(r.uptime.hours), minutes: fmtNumber(r.uptime.minutes) }) : '';
+  const uptime = r
+    ? t('dashboard.uptimeValue', { days: fmtNumber(r.uptime.days), hours: fmtNumber(r.uptime.hours), minutes: fmtNumber(r.uptime.minutes) })
+    : '';
   return (
     <Card title={t('dashboard.system')} class="dash-resources">
       <ErrorBanner error={res.error} onRetry={res.reload} />
-      {!r ? (res.error ? null : <Spinner />) : (
+      {!r ? (
+        res.error ? null : (
+          <Spinner />
+        )
+      ) : (
         <dl class="kv" data-testid="resources">
           <dt>{t('dashboard.cpu')}</dt>
           <dd>
             <span data-testid="res-cpu">{pct(r.cpu.percent)}</span>
             <Bar percent={r.cpu.percent} />
-            <span class="muted dash-res-detail" data-testid="res-cpu-model">{t('dashboard.cpuCores', { cores: fmtNumber(r.cpu.cores), model: r.cpu.model })}</span>
+            <span class="muted dash-res-detail" data-testid="res-cpu-model">
+              {t('dashboard.cpuCores', { cores: fmtNumber(r.cpu.cores), model: r.cpu.model })}
+            </span>
           </dd>
           <dt>{t('dashboard.memory')}</dt>
           <dd>
-            <span data-testid="res-memory">{t('dashboard.usedOf', { used: fmtBytes(r.memory.used), total: fmtBytes(r.memory.total), percent: pct(r.memory.percent) })}</span>
+            <span data-testid="res-memory">
+              {t('dashboard.usedOf', { used: fmtBytes(r.memory.used), total: fmtBytes(r.memory.total), percent: pct(r.memory.percent) })}
+            </span>
             <Bar percent={r.memory.percent} />
           </dd>
           <dt>{t('dashboard.disk')}</dt>
           <dd>
-            <span data-testid="res-disk">{t('dashboard.usedOf', { used: fmtBytes(r.disk.used), total: fmtBytes(r.disk.total), percent: pct(diskPercent) })}</span>
+            <span data-testid="res-disk">
+              {t('dashboard.usedOf', { used: fmtBytes(r.disk.used), total: fmtBytes(r.disk.total), percent: pct(diskPercent) })}
+            </span>
             <Bar percent={diskPercent} />
-            <span class="muted dash-res-detail" data-testid="res-disk-free">{t('dashboard.diskFree', { free: fmtBytes(r.disk.free) })}</span>
+            <span class="muted dash-res-detail" data-testid="res-disk-free">
+              {t('dashboard.diskFree', { free: fmtBytes(r.disk.free) })}
+            </span>
           </dd>
           <dt>{t('dashboard.uptime')}</dt>
           <dd>
             <span data-testid="res-uptime">{uptime}</span>
-            <span class="muted dash-res-detail" data-testid="res-boot">{t('dashboard.bootTime', { time: fmtDate(r.uptime.bootTime) })}</span>
+            <span class="muted dash-res-detail" data-testid="res-boot">
+              {t('dashboard.bootTime', { time: fmtDate(r.uptime.bootTime) })}
+            </span>
           </dd>
         </dl>
       )}

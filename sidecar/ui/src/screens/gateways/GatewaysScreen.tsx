@@ -22,10 +22,14 @@ const SELF_CHECK_KEY = { http_proxy: 'gateways.proxy', api: 'gateways.api', dns:
 
 function healthWords(h: HealthDetail): string {
   switch (h.code) {
-    case 'lan_reachable': return t('gateways.healthLanUp', { up: fmtNumber(h.up), total: fmtNumber(h.total) });
-    case 'lan_unreachable': return t('gateways.healthLanDown', { total: fmtNumber(h.total) });
-    case 'self_check_passed': return t('gateways.healthSelfOk');
-    case 'self_check_failed': return t('gateways.healthSelfFailed', { parts: h.failed.map((f) => t(SELF_CHECK_KEY[f])).join(', ') });
+    case 'lan_reachable':
+      return t('gateways.healthLanUp', { up: fmtNumber(h.up), total: fmtNumber(h.total) });
+    case 'lan_unreachable':
+      return t('gateways.healthLanDown', { total: fmtNumber(h.total) });
+    case 'self_check_passed':
+      return t('gateways.healthSelfOk');
+    case 'self_check_failed':
+      return t('gateways.healthSelfFailed', { parts: h.failed.map((f) => t(SELF_CHECK_KEY[f])).join(', ') });
   }
 }
 
@@ -33,16 +37,32 @@ function healthWords(h: HealthDetail): string {
 export function statusWhy(g: Pick<Gateway, 'status_reason' | 'status_detail'>): string | null {
   const d = g.status_detail;
   switch (d?.code) {
-    case 'no_tokens': return t('gateways.whyNoTokens');
-    case 'no_heartbeat': return t('gateways.whyNoHeartbeat');
-    case 'heartbeat_stale': return t('gateways.whyStale', { age: fmtNumber(d.age_s), limit: fmtNumber(d.offline_after_s) });
-    case 'unhealthy': return d.health ? t('gateways.whyUnhealthy', { health: healthWords(d.health) }) : t('gateways.whyUnhealthyUnknown');
-    case 'healthy': return d.health ? healthWords(d.health) : t('gateways.whyHealthy');
-    default: return g.status_reason;
+    case 'no_tokens':
+      return t('gateways.whyNoTokens');
+    case 'no_heartbeat':
+      return t('gateways.whyNoHeartbeat');
+    case 'heartbeat_stale':
+      return t('gateways.whyStale', { age: fmtNumber(d.age_s), limit: fmtNumber(d.offline_after_s) });
+    case 'unhealthy':
+      return d.health ? t('gateways.whyUnhealthy', { health: healthWords(d.health) }) : t('gateways.whyUnhealthyUnknown');
+    case 'healthy':
+      return d.health ? healthWords(d.health) : t('gateways.whyHealthy');
+    default:
+      return g.status_reason;
   }
 }
 
-const EVENTS = ['gateway_online', 'gateway_offline', 'gateway_unknown', 'peer_created', 'peer_updated', 'peer_deleted', 'route_created', 'route_updated', 'route_deleted'];
+const EVENTS = [
+  'gateway_online',
+  'gateway_offline',
+  'gateway_unknown',
+  'peer_created',
+  'peer_updated',
+  'peer_deleted',
+  'route_created',
+  'route_updated',
+  'route_deleted',
+];
 const statusDot = (s: Gateway['status']) => (s === 'online' ? 'up' : s === 'offline' ? 'down' : 'unknown') as 'up' | 'down' | 'unknown';
 const statusLabel = (s: string) => (s === 'online' || s === 'offline' || s === 'unknown' ? t(`gateways.${s}`) : s);
 
@@ -70,18 +90,46 @@ function GatewayList() {
   const { data, error, reload } = useApi<GatewaysResponse>('/gateways', EVENTS);
   useStatusToasts();
   const columns: Column<Gateway>[] = [
-    { key: 'name', label: t('gateways.name'), render: (g) => <><Link href={`/gateways/${g.peer_id}`} aria-label={t('gateways.details', { name: g.name })}>{g.name}</Link>{g.hostname && <div class="muted small">{g.hostname}</div>}</> },
+    {
+      key: 'name',
+      label: t('gateways.name'),
+      render: (g) => (
+        <>
+          <Link href={`/gateways/${g.peer_id}`} aria-label={t('gateways.details', { name: g.name })}>
+            {g.name}
+          </Link>
+          {g.hostname && <div class="muted small">{g.hostname}</div>}
+        </>
+      ),
+    },
     { key: 'status', label: t('gateways.status'), render: (g) => <StatusDot state={statusDot(g.status)} label={statusLabel(g.status)} /> },
-    { key: 'seen', label: t('gateways.lastSeen'), render: (g) => <time dateTime={g.last_seen_at ? new Date(g.last_seen_at).toISOString() : undefined} title={fmtDate(g.last_seen_at)}>{fmtAgo(g.last_seen_at)}</time> },
+    {
+      key: 'seen',
+      label: t('gateways.lastSeen'),
+      render: (g) => (
+        <time dateTime={g.last_seen_at ? new Date(g.last_seen_at).toISOString() : undefined} title={fmtDate(g.last_seen_at)}>
+          {fmtAgo(g.last_seen_at)}
+        </time>
+      ),
+    },
     { key: 'health', label: t('gateways.health'), render: (g) => <HealthCell g={g} /> },
-    { key: 'routes', label: t('gateways.routes'), render: (g) => { const r = reachOf(g); return r.total ? t('gateways.reachable', r) : <span class="muted">{t('gateways.noRoutes')}</span>; } },
+    {
+      key: 'routes',
+      label: t('gateways.routes'),
+      render: (g) => {
+        const r = reachOf(g);
+        return r.total ? t('gateways.reachable', r) : <span class="muted">{t('gateways.noRoutes')}</span>;
+      },
+    },
     { key: 'ip', label: t('gateways.address'), render: (g) => <code>{g.ip}</code> },
   ];
   return (
     <>
       <PageHeader title={t('gateways.title')} />
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (!error && <Spinner />) : (
+      {!data ? (
+        !error && <Spinner />
+      ) : (
         <DataTable
           label={t('gateways.list')}
           columns={columns}
@@ -97,14 +145,22 @@ function GatewayList() {
 function Facts(props: { rows: [string, ComponentChildren][] }) {
   return (
     <dl class="facts">
-      {props.rows.map(([k, v]) => <Fragment key={k}><dt>{k}</dt><dd>{v ?? '–'}</dd></Fragment>)}
+      {props.rows.map(([k, v]) => (
+        <Fragment key={k}>
+          <dt>{k}</dt>
+          <dd>{v ?? '–'}</dd>
+        </Fragment>
+      ))}
     </dl>
   );
 }
-const okLabel = (v: boolean | undefined) => (v === undefined ? '–' : <StatusDot state={v ? 'up' : 'down'} label={v ? t('gateways.ok') : t('gateways.failing')} />);
+const okLabel = (v: boolean | undefined) =>
+  v === undefined ? '–' : <StatusDot state={v ? 'up' : 'down'} label={v ? t('gateways.ok') : t('gateways.failing')} />;
 function duration(s: number | undefined): string {
   if (s === undefined || s === null) return '–';
-  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  const d = Math.floor(s / 86400),
+    h = Math.floor((s % 86400) / 3600),
+    m = Math.floor((s % 3600) / 60);
   return d ? `${d}d ${h}h` : h ? `${h}h ${m}m` : `${m}m ${s % 60}s`;
 }
 
@@ -124,14 +180,30 @@ function EnvDialog(props: { name: string; issued: Issued | null; onClose: () => 
       {issued && (
         <div class="gw-env">
           <p class="banner info">{t('gateways.showOnce')}</p>
-          <div class="gw-token"><span>{t('gateways.apiToken')}</span><code data-testid="api-token">{issued.apiToken}</code><CopyButton text={issued.apiToken} /></div>
-          <div class="gw-token"><span>{t('gateways.pushToken')}</span><code data-testid="push-token">{issued.pushToken}</code><CopyButton text={issued.pushToken} /></div>
+          <div class="gw-token">
+            <span>{t('gateways.apiToken')}</span>
+            <code data-testid="api-token">{issued.apiToken}</code>
+            <CopyButton text={issued.apiToken} />
+          </div>
+          <div class="gw-token">
+            <span>{t('gateways.pushToken')}</span>
+            <code data-testid="push-token">{issued.pushToken}</code>
+            <CopyButton text={issued.pushToken} />
+          </div>
           <h3>{t('gateways.envFile')}</h3>
-          <pre class="gw-env-text" tabIndex={0} aria-label={t('gateways.envFile')}>{issued.envContent}</pre>
+          <pre class="gw-env-text" tabIndex={0} aria-label={t('gateways.envFile')}>
+            {issued.envContent}
+          </pre>
           <div class="form-actions">
             <CopyButton text={issued.envContent} label={t('gateways.copyEnv')} />
-            {href && <a class="btn primary" href={href} download="gateway.env">{t('gateways.downloadEnv')}</a>}
-            <button type="button" class="btn" onClick={props.onClose}>{t('common.close')}</button>
+            {href && (
+              <a class="btn primary" href={href} download="gateway.env">
+                {t('gateways.downloadEnv')}
+              </a>
+            )}
+            <button type="button" class="btn" onClick={props.onClose}>
+              {t('common.close')}
+            </button>
           </div>
         </div>
       )}
@@ -146,9 +218,27 @@ function GatewayDetail(props: { id: number }) {
   const [busy, setBusy] = useState(false);
   const [issued, setIssued] = useState<Issued | null>(null);
   useTitle(g?.name ?? t('gateways.title'));
-  if (error) return <><PageHeader title={t('gateways.title')} back="/gateways" /><ErrorBanner error={error} onRetry={reload} /></>;
-  if (!data) return <><PageHeader title={t('gateways.title')} back="/gateways" /><Spinner /></>;
-  if (!g) return <><PageHeader title={t('gateways.title')} back="/gateways" /><EmptyState title={t('common.notFoundTitle')} text={t('gateways.notFound')} /></>;
+  if (error)
+    return (
+      <>
+        <PageHeader title={t('gateways.title')} back="/gateways" />
+        <ErrorBanner error={error} onRetry={reload} />
+      </>
+    );
+  if (!data)
+    return (
+      <>
+        <PageHeader title={t('gateways.title')} back="/gateways" />
+        <Spinner />
+      </>
+    );
+  if (!g)
+    return (
+      <>
+        <PageHeader title={t('gateways.title')} back="/gateways" />
+        <EmptyState title={t('common.notFoundTitle')} text={t('gateways.notFound')} />
+      </>
+    );
 
   const h = g.health;
   const tel = h?.telemetry ?? null;
@@ -170,80 +260,143 @@ function GatewayDetail(props: { id: number }) {
   const routeColumns: Column<Gateway['routes'][number]>[] = [
     { key: 'domain', label: t('gateways.domain'), render: (r) => <Link href={`/routes/${r.id}`}>{r.domain}</Link> },
     { key: 'type', label: t('gateways.type'), render: (r) => r.route_type.toUpperCase() },
-    { key: 'target', label: t('gateways.target'), render: (r) => <code>{r.target_lan_host ?? '–'}{r.target_lan_port ? `:${r.target_lan_port}` : ''}</code> },
     {
-      key: 'reach', label: t('gateways.reachability'), render: (r) => {
+      key: 'target',
+      label: t('gateways.target'),
+      render: (r) => (
+        <code>
+          {r.target_lan_host ?? '–'}
+          {r.target_lan_port ? `:${r.target_lan_port}` : ''}
+        </code>
+      ),
+    },
+    {
+      key: 'reach',
+      label: t('gateways.reachability'),
+      render: (r) => {
         if (!r.enabled) return <span class="muted">{t('gateways.routeDisabled')}</span>;
         const x = reach.get(r.id);
         if (!x) return <StatusDot state="unknown" label={t('gateways.reachUnknown')} />;
-        return <StatusDot state={x.reachable ? 'up' : 'down'} label={`${x.reachable ? t('gateways.reachYes') : t('gateways.reachNo')}${x.latency_ms != null ? ` · ${t('gateways.latency', { ms: fmtNumber(x.latency_ms) })}` : ''}`} />;
+        return (
+          <StatusDot
+            state={x.reachable ? 'up' : 'down'}
+            label={`${x.reachable ? t('gateways.reachYes') : t('gateways.reachNo')}${x.latency_ms != null ? ` · ${t('gateways.latency', { ms: fmtNumber(x.latency_ms) })}` : ''}`}
+          />
+        );
       },
     },
   ];
   return (
     <>
       <PageHeader title={g.name} back="/gateways">
-        <button type="button" class="btn" onClick={rotate} disabled={busy} aria-busy={busy}>{busy ? t('common.loading') : t('gateways.rotate')}</button>
+        <button type="button" class="btn" onClick={rotate} disabled={busy} aria-busy={busy}>
+          {busy ? t('common.loading') : t('gateways.rotate')}
+        </button>
       </PageHeader>
       <div class="grid-2 gw-grid">
         <Card title={t('gateways.status')}>
-          <p class="gw-status" data-testid="gw-status"><StatusDot state={statusDot(g.status)} label={statusLabel(g.status)} /></p>
-          <Facts rows={[
-            [t('gateways.reason'), <span data-testid="gw-reason">{statusWhy(g)}</span>],
-            [t('gateways.since'), fmtDate(g.status_changed_at)],
-            [t('gateways.lastSeen'), `${fmtAgo(g.last_seen_at)}${g.last_seen_at ? ` (${fmtDate(g.last_seen_at)})` : ''}`],
-            [t('gateways.address'), <code>{g.ip}</code>],
-            [t('gateways.hostname'), g.hostname],
-            [t('gateways.apiPort'), String(g.api_port)],
-            [t('gateways.configSync'), g.config_in_sync === null ? t('gateways.syncUnknown') : g.config_in_sync ? t('gateways.inSync') : t('gateways.outOfSync')],
-          ]} />
+          <p class="gw-status" data-testid="gw-status">
+            <StatusDot state={statusDot(g.status)} label={statusLabel(g.status)} />
+          </p>
+          <Facts
+            rows={[
+              [t('gateways.reason'), <span data-testid="gw-reason">{statusWhy(g)}</span>],
+              [t('gateways.since'), fmtDate(g.status_changed_at)],
+              [t('gateways.lastSeen'), `${fmtAgo(g.last_seen_at)}${g.last_seen_at ? ` (${fmtDate(g.last_seen_at)})` : ''}`],
+              [t('gateways.address'), <code>{g.ip}</code>],
+              [t('gateways.hostname'), g.hostname],
+              [t('gateways.apiPort'), String(g.api_port)],
+              [
+                t('gateways.configSync'),
+                g.config_in_sync === null ? t('gateways.syncUnknown') : g.config_in_sync ? t('gateways.inSync') : t('gateways.outOfSync'),
+              ],
+            ]}
+          />
         </Card>
         <Card title={t('gateways.health')}>
-          {!h ? <p class="muted">{t('gateways.noHeartbeat')}</p> : (
-            <Facts rows={[
-              [t('gateways.health'), <HealthCell g={g} />],
-              [t('gateways.uptime'), duration(h.uptime_s)],
-              [t('gateways.handshake'), h.wg_handshake_age_s === undefined || h.wg_handshake_age_s === null ? '–' : t('gateways.secondsAgo', { s: fmtNumber(h.wg_handshake_age_s) })],
-              [t('gateways.proxy'), okLabel(h.http_proxy_healthy)],
-              [t('gateways.api'), okLabel(h.api_healthy)],
-              [t('gateways.dns'), okLabel(h.dns_resolve_ok)],
-              [t('gateways.listeners'), h.tcp_listeners?.length ? h.tcp_listeners.map((l) => `${l.port} (${l.status})`).join(', ') : '–'],
-            ]} />
+          {!h ? (
+            <p class="muted">{t('gateways.noHeartbeat')}</p>
+          ) : (
+            <Facts
+              rows={[
+                [t('gateways.health'), <HealthCell g={g} />],
+                [t('gateways.uptime'), duration(h.uptime_s)],
+                [
+                  t('gateways.handshake'),
+                  h.wg_handshake_age_s === undefined || h.wg_handshake_age_s === null ? '–' : t('gateways.secondsAgo', { s: fmtNumber(h.wg_handshake_age_s) }),
+                ],
+                [t('gateways.proxy'), okLabel(h.http_proxy_healthy)],
+                [t('gateways.api'), okLabel(h.api_healthy)],
+                [t('gateways.dns'), okLabel(h.dns_resolve_ok)],
+                [t('gateways.listeners'), h.tcp_listeners?.length ? h.tcp_listeners.map((l) => `${l.port} (${l.status})`).join(', ') : '–'],
+              ]}
+            />
           )}
         </Card>
         <Card title={t('gateways.telemetry')}>
-          {!tel ? <p class="muted">{t('gateways.noHeartbeat')}</p> : (
-            <Facts rows={[
-              [t('gateways.version'), tel.gateway_version],
-              [t('gateways.node'), tel.node_version],
-              [t('gateways.wgTools'), tel.wg_tools_version],
-              [t('gateways.cpu'), tel.cpu_cores !== undefined ? t('gateways.cpuValue', { cores: tel.cpu_cores, load: (tel.cpu_load_avg ?? []).map((x) => fmtNumber(x, 2)).join(' / ') }) : '–'],
-              [t('gateways.memory'), tel.mem_total ? t('gateways.memValue', { used: fmtBytes(tel.mem_used ?? tel.mem_total - (tel.mem_free ?? 0)), total: fmtBytes(tel.mem_total) }) : '–'],
-              [t('gateways.disk'), tel.disk?.total ? t('gateways.memValue', { used: fmtBytes(tel.disk.used ?? 0), total: fmtBytes(tel.disk.total) }) : '–'],
-              [t('gateways.os'), [tel.os_platform, tel.os_release, tel.arch].filter(Boolean).join(' ')],
-              [t('gateways.resolvers'), tel.dns_resolvers?.join(', ')],
-              [t('gateways.defaultGw'), tel.default_gateway_ip],
-            ]} />
+          {!tel ? (
+            <p class="muted">{t('gateways.noHeartbeat')}</p>
+          ) : (
+            <Facts
+              rows={[
+                [t('gateways.version'), tel.gateway_version],
+                [t('gateways.node'), tel.node_version],
+                [t('gateways.wgTools'), tel.wg_tools_version],
+                [
+                  t('gateways.cpu'),
+                  tel.cpu_cores !== undefined
+                    ? t('gateways.cpuValue', { cores: tel.cpu_cores, load: (tel.cpu_load_avg ?? []).map((x) => fmtNumber(x, 2)).join(' / ') })
+                    : '–',
+                ],
+                [
+                  t('gateways.memory'),
+                  tel.mem_total
+                    ? t('gateways.memValue', { used: fmtBytes(tel.mem_used ?? tel.mem_total - (tel.mem_free ?? 0)), total: fmtBytes(tel.mem_total) })
+                    : '–',
+                ],
+                [t('gateways.disk'), tel.disk?.total ? t('gateways.memValue', { used: fmtBytes(tel.disk.used ?? 0), total: fmtBytes(tel.disk.total) }) : '–'],
+                [t('gateways.os'), [tel.os_platform, tel.os_release, tel.arch].filter(Boolean).join(' ')],
+                [t('gateways.resolvers'), tel.dns_resolvers?.join(', ')],
+                [t('gateways.defaultGw'), tel.default_gateway_ip],
+              ]}
+            />
           )}
         </Card>
         <Card title={t('gateways.traffic')}>
-          <Facts rows={[
-            [t('gateways.rx'), fmtBytes(g.traffic?.rx_bytes)],
-            [t('gateways.tx'), fmtBytes(g.traffic?.tx_bytes)],
-            [t('gateways.connections'), g.traffic?.active_connections !== undefined ? fmtNumber(g.traffic.active_connections) : '–'],
-          ]} />
+          <Facts
+            rows={[
+              [t('gateways.rx'), fmtBytes(g.traffic?.rx_bytes)],
+              [t('gateways.tx'), fmtBytes(g.traffic?.tx_bytes)],
+              [t('gateways.connections'), g.traffic?.active_connections !== undefined ? fmtNumber(g.traffic.active_connections) : '–'],
+            ]}
+          />
         </Card>
       </div>
       <Card title={t('gateways.routeReach')}>
-        <DataTable label={t('gateways.routeReach')} columns={routeColumns} rows={g.routes} rowKey={(r) => r.id} empty={<p class="muted">{t('gateways.noRoutes')}</p>} />
+        <DataTable
+          label={t('gateways.routeReach')}
+          columns={routeColumns}
+          rows={g.routes}
+          rowKey={(r) => r.id}
+          empty={<p class="muted">{t('gateways.noRoutes')}</p>}
+        />
       </Card>
       <Card title={t('gateways.tokens')}>
         <p>{t('gateways.envInfo')}</p>
         {g.token_hint ? (
-          <Facts rows={[[t('gateways.tokenHint'), <code data-testid="token-hint">{g.token_hint}…</code>], [t('gateways.issuedAt'), fmtDate(g.tokens_issued_at)]]} />
-        ) : <p class="muted">{t('gateways.noTokens')}</p>}
+          <Facts
+            rows={[
+              [t('gateways.tokenHint'), <code data-testid="token-hint">{g.token_hint}…</code>],
+              [t('gateways.issuedAt'), fmtDate(g.tokens_issued_at)],
+            ]}
+          />
+        ) : (
+          <p class="muted">{t('gateways.noTokens')}</p>
+        )}
         <div class="form-actions">
-          <button type="button" class="btn" onClick={rotate} disabled={busy} aria-busy={busy}>{busy ? t('common.loading') : t('gateways.rotate')}</button>
+          <button type="button" class="btn" onClick={rotate} disabled={busy} aria-busy={busy}>
+            {busy ? t('common.loading') : t('gateways.rotate')}
+          </button>
         </div>
       </Card>
       <EnvDialog name={g.name} issued={issued} onClose={() => setIssued(null)} />

@@ -19,14 +19,21 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
   const form = useForm({ name: g?.name ?? '', color: g?.color ?? '', description: g?.description ?? '' });
   const color = form.values.color;
   return (
-    <form noValidate onSubmit={(e) => {
-      e.preventDefault();
-      let saved: Group | undefined;
-      void form.submit(async (v) => {
-        const body: GroupBody = { name: v.name, color: v.color.trim() || null, description: v.description.trim() ? v.description : null };
-        saved = (await api<GroupResponse>(g ? 'PUT' : 'POST', g ? `/peer-groups/${g.id}` : '/peer-groups', body)).group;
-      }).then((ok) => { if (ok && saved) props.onDone(saved); });
-    }}>
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        let saved: Group | undefined;
+        void form
+          .submit(async (v) => {
+            const body: GroupBody = { name: v.name, color: v.color.trim() || null, description: v.description.trim() ? v.description : null };
+            saved = (await api<GroupResponse>(g ? 'PUT' : 'POST', g ? `/peer-groups/${g.id}` : '/peer-groups', body)).group;
+          })
+          .then((ok) => {
+            if (ok && saved) props.onDone(saved);
+          });
+      }}
+    >
       <FormErrors form={form} />
       <TextField form={form} name="name" label={t('groups.name')} required autoComplete="off" />
       <div class="color-row">
@@ -35,7 +42,9 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
       </div>
       <TextArea form={form} name="description" label={t('groups.description')} rows={2} />
       <div class="form-actions">
-        <button type="button" class="btn" onClick={props.onCancel}>{t('common.cancel')}</button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          {t('common.cancel')}
+        </button>
         <SubmitButton form={form} label={g ? t('common.save') : t('common.create')} />
       </div>
     </form>
@@ -53,18 +62,44 @@ export default function GroupsScreen() {
       const r = await api<GroupDeletedResponse>('DELETE', `/peer-groups/${g.id}`);
       toast(t('groups.deletedToast', { name: g.name, n: r.deleted.peers_ungrouped }));
       reload();
-    } catch (err) { toast((err as Error).message, 'bad'); }
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    }
   };
   const columns: Column<Group>[] = [
-    { key: 'name', label: t('groups.name'), render: (g) => <span class="group-name">{g.color && <span class="swatch" style={{ background: g.color }} aria-hidden="true" />}<strong>{g.name}</strong></span> },
-    { key: 'description', label: t('groups.description'), render: (g) => g.description ?? '' },
-    { key: 'peers', label: t('groups.peers'), class: 'num', render: (g) => <Link href={`/peers?group_id=${g.id}`} aria-label={t('groups.peersLinkLabel', { n: g.peer_count, name: g.name })}>{t('groups.peersLink', { n: g.peer_count })}</Link> },
     {
-      key: 'actions', label: t('common.actions'), class: 'actions',
+      key: 'name',
+      label: t('groups.name'),
+      render: (g) => (
+        <span class="group-name">
+          {g.color && <span class="swatch" style={{ background: g.color }} aria-hidden="true" />}
+          <strong>{g.name}</strong>
+        </span>
+      ),
+    },
+    { key: 'description', label: t('groups.description'), render: (g) => g.description ?? '' },
+    {
+      key: 'peers',
+      label: t('groups.peers'),
+      class: 'num',
+      render: (g) => (
+        <Link href={`/peers?group_id=${g.id}`} aria-label={t('groups.peersLinkLabel', { n: g.peer_count, name: g.name })}>
+          {t('groups.peersLink', { n: g.peer_count })}
+        </Link>
+      ),
+    },
+    {
+      key: 'actions',
+      label: t('common.actions'),
+      class: 'actions',
       render: (g) => (
         <div class="row-actions">
-          <button type="button" class="btn small" aria-label={t('groups.editNamed', { name: g.name })} onClick={() => setDialog({ group: g })}>{t('common.edit')}</button>
-          <button type="button" class="btn small danger" aria-label={t('groups.deleteNamed', { name: g.name })} onClick={() => remove(g)}>{t('common.delete')}</button>
+          <button type="button" class="btn small" aria-label={t('groups.editNamed', { name: g.name })} onClick={() => setDialog({ group: g })}>
+            {t('common.edit')}
+          </button>
+          <button type="button" class="btn small danger" aria-label={t('groups.deleteNamed', { name: g.name })} onClick={() => remove(g)}>
+            {t('common.delete')}
+          </button>
         </div>
       ),
     },
@@ -72,20 +107,45 @@ export default function GroupsScreen() {
   return (
     <>
       <PageHeader title={t('groups.title')}>
-        <button type="button" class="btn primary" onClick={() => setDialog({})}>{t('groups.add')}</button>
+        <button type="button" class="btn primary" onClick={() => setDialog({})}>
+          {t('groups.add')}
+        </button>
       </PageHeader>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (error ? null : <Spinner />) : (
-        <DataTable label={t('groups.table')} columns={columns} rows={data.groups} rowKey={(g) => g.id}
-          empty={<EmptyState title={t('groups.emptyTitle')} text={t('groups.emptyText')}><button type="button" class="btn primary" onClick={() => setDialog({})}>{t('groups.add')}</button></EmptyState>} />
+      {!data ? (
+        error ? null : (
+          <Spinner />
+        )
+      ) : (
+        <DataTable
+          label={t('groups.table')}
+          columns={columns}
+          rows={data.groups}
+          rowKey={(g) => g.id}
+          empty={
+            <EmptyState title={t('groups.emptyTitle')} text={t('groups.emptyText')}>
+              <button type="button" class="btn primary" onClick={() => setDialog({})}>
+                {t('groups.add')}
+              </button>
+            </EmptyState>
+          }
+        />
       )}
-      <Modal open={!!dialog} onClose={() => setDialog(null)} title={dialog?.group ? t('groups.editTitle', { name: dialog.group.name }) : t('groups.createTitle')}>
+      <Modal
+        open={!!dialog}
+        onClose={() => setDialog(null)}
+        title={dialog?.group ? t('groups.editTitle', { name: dialog.group.name }) : t('groups.createTitle')}
+      >
         {dialog && (
-          <GroupForm group={dialog.group} onCancel={() => setDialog(null)} onDone={(g) => {
-            toast(t(dialog.group ? 'groups.savedToast' : 'groups.createdToast', { name: g.name }));
-            setDialog(null);
-            reload();
-          }} />
+          <GroupForm
+            group={dialog.group}
+            onCancel={() => setDialog(null)}
+            onDone={(g) => {
+              toast(t(dialog.group ? 'groups.savedToast' : 'groups.createdToast', { name: g.name }));
+              setDialog(null);
+              reload();
+            }}
+          />
         )}
       </Modal>
     </>

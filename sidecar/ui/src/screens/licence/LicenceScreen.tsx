@@ -61,33 +61,101 @@ export default function LicenceScreen() {
     <>
       <PageHeader title={t('licence.title')} />
       <ErrorBanner error={error} onRetry={reload} />
-      {!l ? (!error && <Spinner />) : (
+      {!l ? (
+        !error && <Spinner />
+      ) : (
         <>
           <Card title={t('licence.state')}>
-            {l.grace && <p class="banner warn" role="status">{t('licence.graceUntil', { date: fmtDate(l.grace.ends_at) })}</p>}
-            {l.licence && !inForce && <p class="banner warn" role="status">{t('licence.notInForce')}</p>}
+            {l.grace && (
+              <p class="banner warn" role="status">
+                {t('licence.graceUntil', { date: fmtDate(l.grace.ends_at) })}
+              </p>
+            )}
+            {l.licence && !inForce && (
+              <p class="banner warn" role="status">
+                {t('licence.notInForce')}
+              </p>
+            )}
             {!l.licence && <p class="muted">{t('licence.communityIntro')}</p>}
             <dl class="licence-kv" data-testid="licence-state">
-              <dt>{t('licence.status')}</dt><dd><Badge tone={tone(l.status)}>{t(`licence.st_${l.status}`)}</Badge></dd>
-              <dt>{t('licence.plan')}</dt><dd>{l.plan}</dd>
-              {l.licence && <><dt>{t('licence.customer')}</dt><dd>{l.licence.customer}</dd></>}
-              {l.licence && <><dt>{t('licence.id')}</dt><dd>{l.licence.id}</dd></>}
+              <dt>{t('licence.status')}</dt>
+              <dd>
+                <Badge tone={tone(l.status)}>{t(`licence.st_${l.status}`)}</Badge>
+              </dd>
+              <dt>{t('licence.plan')}</dt>
+              <dd>{l.plan}</dd>
+              {l.licence && (
+                <>
+                  <dt>{t('licence.customer')}</dt>
+                  <dd>{l.licence.customer}</dd>
+                </>
+              )}
+              {l.licence && (
+                <>
+                  <dt>{t('licence.id')}</dt>
+                  <dd>{l.licence.id}</dd>
+                </>
+              )}
               <dt>{t('licence.features')}</dt>
               <dd>
                 <ul class="licence-features">
                   {FEATURES.map((f) => (
-                    <li key={f}><Badge tone={l.features.includes(f) ? 'ok' : 'muted'}>{t(`licence.f_${f}`)}: {l.features.includes(f) ? t('licence.on') : t('licence.off')}</Badge></li>
+                    <li key={f}>
+                      <Badge tone={l.features.includes(f) ? 'ok' : 'muted'}>
+                        {t(`licence.f_${f}`)}: {l.features.includes(f) ? t('licence.on') : t('licence.off')}
+                      </Badge>
+                    </li>
                   ))}
                 </ul>
               </dd>
-              <dt>{t('licence.limits')}</dt><dd>{t('licence.maxPeers')}: {limit(l.limits.max_peers)} · {t('licence.maxRoutes')}: {limit(l.limits.max_routes)}</dd>
-              {l.licence && <><dt>{t('licence.expires')}</dt><dd>{l.licence.expires_at ? fmtDate(l.licence.expires_at) : t('licence.perpetual')}</dd></>}
-              {l.licence && <><dt>{t('licence.issued')}</dt><dd>{fmtDate(l.licence.issued_at)}</dd></>}
-              {l.licence && <><dt>{t('licence.activated')}</dt><dd>{fmtDate(l.licence.activated_at)}</dd></>}
-              {l.licence && <><dt>{t('licence.lastRefresh')}</dt><dd>{l.licence.last_refresh_at ? fmtDate(l.licence.last_refresh_at) : t('common.never')}</dd></>}
-              {l.licence && l.refresh.url_configured && <><dt>{t('licence.lastOk')}</dt><dd>{fmtDate(l.licence.last_ok_at)}</dd></>}
-              {l.licence?.last_refresh_error && <><dt>{t('licence.refreshError')}</dt><dd>{l.licence.last_refresh_error}</dd></>}
-              {l.grace && <><dt>{t('licence.grace')}</dt><dd>{fmtDate(l.grace.since)} – {fmtDate(l.grace.ends_at)}</dd></>}
+              <dt>{t('licence.limits')}</dt>
+              <dd>
+                {t('licence.maxPeers')}: {limit(l.limits.max_peers)} · {t('licence.maxRoutes')}: {limit(l.limits.max_routes)}
+              </dd>
+              {l.licence && (
+                <>
+                  <dt>{t('licence.expires')}</dt>
+                  <dd>{l.licence.expires_at ? fmtDate(l.licence.expires_at) : t('licence.perpetual')}</dd>
+                </>
+              )}
+              {l.licence && (
+                <>
+                  <dt>{t('licence.issued')}</dt>
+                  <dd>{fmtDate(l.licence.issued_at)}</dd>
+                </>
+              )}
+              {l.licence && (
+                <>
+                  <dt>{t('licence.activated')}</dt>
+                  <dd>{fmtDate(l.licence.activated_at)}</dd>
+                </>
+              )}
+              {l.licence && (
+                <>
+                  <dt>{t('licence.lastRefresh')}</dt>
+                  <dd>{l.licence.last_refresh_at ? fmtDate(l.licence.last_refresh_at) : t('common.never')}</dd>
+                </>
+              )}
+              {l.licence && l.refresh.url_configured && (
+                <>
+                  <dt>{t('licence.lastOk')}</dt>
+                  <dd>{fmtDate(l.licence.last_ok_at)}</dd>
+                </>
+              )}
+              {l.licence?.last_refresh_error && (
+                <>
+                  <dt>{t('licence.refreshError')}</dt>
+                  <dd>{l.licence.last_refresh_error}</dd>
+                </>
+              )}
+              {l.grace && (
+                <>
+                  <dt>{t('licence.grace')}</dt>
+                  <dd>
+                    {fmtDate(l.grace.since)} – {fmtDate(l.grace.ends_at)}
+                  </dd>
+                </>
+              )}
             </dl>
           </Card>
           <Card title={t('licence.editions')}>
@@ -95,14 +163,24 @@ export default function LicenceScreen() {
               <dt>{t('licence.communityIncludes')}</dt>
               <dd>
                 <ul class="licence-features">
-                  {FEATURES.filter((f) => l.community.features.includes(f)).map((f) => <li key={f}><Badge tone="ok">{t(`licence.f_${f}`)}</Badge></li>)}
-                  <li><Badge tone="ok">{t('licence.noSizeLimits')}</Badge></li>
+                  {FEATURES.filter((f) => l.community.features.includes(f)).map((f) => (
+                    <li key={f}>
+                      <Badge tone="ok">{t(`licence.f_${f}`)}</Badge>
+                    </li>
+                  ))}
+                  <li>
+                    <Badge tone="ok">{t('licence.noSizeLimits')}</Badge>
+                  </li>
                 </ul>
               </dd>
               <dt>{t('licence.licenceAdds')}</dt>
               <dd>
                 <ul class="licence-features">
-                  {FEATURES.filter((f) => !l.community.features.includes(f)).map((f) => <li key={f}><Badge tone="info">{t(`licence.f_${f}`)}</Badge></li>)}
+                  {FEATURES.filter((f) => !l.community.features.includes(f)).map((f) => (
+                    <li key={f}>
+                      <Badge tone="info">{t(`licence.f_${f}`)}</Badge>
+                    </li>
+                  ))}
                 </ul>
               </dd>
             </dl>
@@ -127,16 +205,22 @@ export default function LicenceScreen() {
             >
               <FormErrors form={form} />
               <TextArea form={form} name="key" label={t('licence.key')} rows={4} required />
-              <div class="form-actions"><SubmitButton form={form} label={t('licence.activateBtn')} /></div>
+              <div class="form-actions">
+                <SubmitButton form={form} label={t('licence.activateBtn')} />
+              </div>
             </form>
           </Card>
           {l.licence && (
             <Card title={t('licence.refresh')}>
               <p class="muted">
-                {l.refresh.url_configured ? `${t('licence.refreshIntroService')} (${t('licence.everyHours', { n: l.refresh.every_hours })}, ${t('licence.graceDays', { n: l.refresh.grace_days })})` : t('licence.refreshIntroOffline')}
+                {l.refresh.url_configured
+                  ? `${t('licence.refreshIntroService')} (${t('licence.everyHours', { n: l.refresh.every_hours })}, ${t('licence.graceDays', { n: l.refresh.grace_days })})`
+                  : t('licence.refreshIntroOffline')}
               </p>
               <div class="actions-line">
-                <button type="button" class="btn" onClick={refresh} disabled={busy !== null} aria-busy={busy === 'refresh'}>{busy === 'refresh' ? t('licence.refreshing') : t('licence.refreshBtn')}</button>
+                <button type="button" class="btn" onClick={refresh} disabled={busy !== null} aria-busy={busy === 'refresh'}>
+                  {busy === 'refresh' ? t('licence.refreshing') : t('licence.refreshBtn')}
+                </button>
               </div>
             </Card>
           )}
@@ -144,7 +228,9 @@ export default function LicenceScreen() {
             <Card title={t('licence.remove')}>
               <p class="muted">{t('licence.removeIntro')}</p>
               <div class="actions-line">
-                <button type="button" class="btn danger" onClick={remove} disabled={busy !== null} aria-busy={busy === 'remove'}>{t('licence.removeBtn')}</button>
+                <button type="button" class="btn danger" onClick={remove} disabled={busy !== null} aria-busy={busy === 'remove'}>
+                  {t('licence.removeBtn')}
+                </button>
               </div>
             </Card>
           )}

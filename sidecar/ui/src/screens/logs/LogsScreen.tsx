@@ -64,8 +64,13 @@ export default function LogsScreen({ query }: ScreenProps) {
       <Tabs
         label={t('logs.tabs')}
         value={tab}
-        onChange={(k) => setQuery(Object.fromEntries([['tab', k === 'activity' ? null : k], ['offset', null], ...[...FILTERS, ...ACCESS_FILTERS].map((f) => [f, null])]))}
-        tabs={[{ key: 'activity', label: t('logs.activity') }, { key: 'access', label: t('logs.access') }]}
+        onChange={(k) =>
+          setQuery(Object.fromEntries([['tab', k === 'activity' ? null : k], ['offset', null], ...[...FILTERS, ...ACCESS_FILTERS].map((f) => [f, null])]))
+        }
+        tabs={[
+          { key: 'activity', label: t('logs.activity') },
+          { key: 'access', label: t('logs.access') },
+        ]}
       />
       <div role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {tab === 'activity' ? <ActivityLog query={query} /> : <AccessLog query={query} />}
@@ -85,7 +90,12 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
   useLive('activity_recorded', (e) => {
     const entry: Entry | undefined = e.data.entry;
     if (!entry || offset !== 0) return;
-    if ((filters.severity && entry.severity !== filters.severity) || (filters.source && entry.source !== filters.source) || (filters.event_type && entry.event_type !== filters.event_type)) return;
+    if (
+      (filters.severity && entry.severity !== filters.severity) ||
+      (filters.source && entry.source !== filters.source) ||
+      (filters.event_type && entry.event_type !== filters.event_type)
+    )
+      return;
     const at = new Date(entry.created_at).getTime();
     if ((filters.since !== undefined && at < Number(filters.since)) || (filters.until !== undefined && at > Number(filters.until))) return;
     setFresh((l) => (l.some((x) => x.id === entry.id) ? l : [entry, ...l]));
@@ -99,10 +109,24 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
 
   const columns: Column<Entry>[] = [
     { key: 'time', label: t('logs.time'), render: (r) => <time dateTime={r.created_at}>{fmtDate(r.created_at)}</time> },
-    { key: 'severity', label: t('logs.severity'), render: (r) => <Badge tone={sevTone(r.severity)}>{SEVERITIES.includes(r.severity) ? t(`logs.sev_${r.severity}`) : r.severity}</Badge> },
+    {
+      key: 'severity',
+      label: t('logs.severity'),
+      render: (r) => <Badge tone={sevTone(r.severity)}>{SEVERITIES.includes(r.severity) ? t(`logs.sev_${r.severity}`) : r.severity}</Badge>,
+    },
     { key: 'source', label: t('logs.source'), render: (r) => r.source },
     { key: 'event', label: t('logs.eventType'), render: (r) => <code>{r.event_type}</code> },
-    { key: 'message', label: t('logs.message'), class: 'log-msg', render: (r) => <>{freshIds.has(r.id) && <Badge tone="ok">{t('logs.new')}</Badge>}{wordRow(r)}</> },
+    {
+      key: 'message',
+      label: t('logs.message'),
+      class: 'log-msg',
+      render: (r) => (
+        <>
+          {freshIds.has(r.id) && <Badge tone="ok">{t('logs.new')}</Badge>}
+          {wordRow(r)}
+        </>
+      ),
+    },
     { key: 'ip', label: t('logs.ip'), render: (r) => r.ip ?? '–' },
   ];
 
@@ -116,28 +140,49 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
           apply();
         }}
       >
-        <SelectField form={form} name="severity" label={t('logs.severity')} empty={t('logs.anySeverity')} options={SEVERITIES.map((s) => ({ value: s, label: t(`logs.sev_${s}`) }))} />
+        <SelectField
+          form={form}
+          name="severity"
+          label={t('logs.severity')}
+          empty={t('logs.anySeverity')}
+          options={SEVERITIES.map((s) => ({ value: s, label: t(`logs.sev_${s}`) }))}
+        />
         <TextField form={form} name="source" label={t('logs.source')} />
         <TextField form={form} name="event_type" label={t('logs.eventType')} />
         <TextField form={form} name="since" type="date" label={t('logs.since')} />
         <TextField form={form} name="until" type="date" label={t('logs.until')} />
         <div class="field form-actions">
-          <button type="submit" class="btn primary">{t('logs.apply')}</button>
-          <button type="button" class="btn" onClick={clear}>{t('logs.clear')}</button>
+          <button type="submit" class="btn primary">
+            {t('logs.apply')}
+          </button>
+          <button type="button" class="btn" onClick={clear}>
+            {t('logs.clear')}
+          </button>
         </div>
       </form>
       <FormErrors form={form} />
       <div class="exports">
         <span>{t('logs.export')}:</span>
-        <a class="btn small" href={`/api/v1/logs/activity/export${exportQs('csv')}`} download aria-label={t('logs.exportActivityCsv')}>{t('logs.exportCsv')}</a>
-        <a class="btn small" href={`/api/v1/logs/activity/export${exportQs('json')}`} download aria-label={t('logs.exportActivityJson')}>{t('logs.exportJson')}</a>
+        <a class="btn small" href={`/api/v1/logs/activity/export${exportQs('csv')}`} download aria-label={t('logs.exportActivityCsv')}>
+          {t('logs.exportCsv')}
+        </a>
+        <a class="btn small" href={`/api/v1/logs/activity/export${exportQs('json')}`} download aria-label={t('logs.exportActivityJson')}>
+          {t('logs.exportJson')}
+        </a>
         <span class="muted">{t('logs.live')}</span>
       </div>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (!error && <Spinner />) : (
+      {!data ? (
+        !error && <Spinner />
+      ) : (
         <>
-          <DataTable label={t('logs.activity')} columns={columns} rows={rows} rowKey={(r) => r.id}
-            empty={<EmptyState title={t('logs.emptyActivity')} text={t('logs.emptyActivityText')} />} />
+          <DataTable
+            label={t('logs.activity')}
+            columns={columns}
+            rows={rows}
+            rowKey={(r) => r.id}
+            empty={<EmptyState title={t('logs.emptyActivity')} text={t('logs.emptyActivityText')} />}
+          />
           <Pager total={data.total + newOnes.length} limit={limit} offset={offset} />
         </>
       )}
@@ -148,7 +193,13 @@ function ActivityLog({ query }: { query: URLSearchParams }) {
 function AccessLog({ query }: { query: URLSearchParams }) {
   const limit = Number(query.get('limit') ?? 50);
   const offset = Number(query.get('offset') ?? 0);
-  const filters = { host: query.get('host') ?? undefined, method: query.get('method') ?? undefined, status: query.get('status') ?? undefined, since: day(query.get('since'), false), until: day(query.get('until'), true) };
+  const filters = {
+    host: query.get('host') ?? undefined,
+    method: query.get('method') ?? undefined,
+    status: query.get('status') ?? undefined,
+    since: day(query.get('since'), false),
+    until: day(query.get('until'), true),
+  };
   const { data, error, reload } = useApi<AccessResponse>(`/logs/access${qs({ ...filters, limit, offset })}`);
   const { form, apply, clear } = useFilterForm(ACCESS_FILTERS, query);
   const exportQs = (format: string) => qs({ ...filters, format });
@@ -179,20 +230,35 @@ function AccessLog({ query }: { query: URLSearchParams }) {
         <TextField form={form} name="since" type="date" label={t('logs.since')} />
         <TextField form={form} name="until" type="date" label={t('logs.until')} />
         <div class="field form-actions">
-          <button type="submit" class="btn primary">{t('logs.apply')}</button>
-          <button type="button" class="btn" onClick={clear}>{t('logs.clear')}</button>
+          <button type="submit" class="btn primary">
+            {t('logs.apply')}
+          </button>
+          <button type="button" class="btn" onClick={clear}>
+            {t('logs.clear')}
+          </button>
         </div>
       </form>
       <div class="exports">
         <span>{t('logs.export')}:</span>
-        <a class="btn small" href={`/api/v1/logs/access/export${exportQs('csv')}`} download aria-label={t('logs.exportAccessCsv')}>{t('logs.exportCsv')}</a>
-        <a class="btn small" href={`/api/v1/logs/access/export${exportQs('json')}`} download aria-label={t('logs.exportAccessJson')}>{t('logs.exportJson')}</a>
+        <a class="btn small" href={`/api/v1/logs/access/export${exportQs('csv')}`} download aria-label={t('logs.exportAccessCsv')}>
+          {t('logs.exportCsv')}
+        </a>
+        <a class="btn small" href={`/api/v1/logs/access/export${exportQs('json')}`} download aria-label={t('logs.exportAccessJson')}>
+          {t('logs.exportJson')}
+        </a>
       </div>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (!error && <Spinner />) : (
+      {!data ? (
+        !error && <Spinner />
+      ) : (
         <>
-          <DataTable label={t('logs.access')} columns={columns} rows={data.entries} rowKey={(r) => r.id}
-            empty={<EmptyState title={t('logs.emptyAccess')} text={t('logs.emptyAccessText')} />} />
+          <DataTable
+            label={t('logs.access')}
+            columns={columns}
+            rows={data.entries}
+            rowKey={(r) => r.id}
+            empty={<EmptyState title={t('logs.emptyAccess')} text={t('logs.emptyAccessText')} />}
+          />
           <Pager total={data.total} limit={limit} offset={offset} />
         </>
       )}

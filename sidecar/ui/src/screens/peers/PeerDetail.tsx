@@ -58,7 +58,9 @@ export default function PeerDetail({ id }: { id: number }) {
       const r = await api<PeerToggleResponse>('PUT', `/peers/${id}/toggle`);
       toast(t(r.enabled ? 'peers.enabledToast' : 'peers.disabledToast', { name: p.name }));
       peer.reload();
-    } catch (err) { toast((err as Error).message, 'bad'); }
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    }
   };
   const remove = async () => {
     if (!(await confirmAction(t('peers.confirmDelete', { name: p.name }), { confirmLabel: t('common.delete') }))) return;
@@ -66,49 +68,137 @@ export default function PeerDetail({ id }: { id: number }) {
       await api('DELETE', `/peers/${id}`);
       toast(t('peers.deletedToast', { name: p.name }));
       navigate('/peers');
-    } catch (err) { toast((err as Error).message, 'bad'); }
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    }
   };
 
   return (
     <>
       <PageHeader title={p.name} back="/peers">
-        <button type="button" class="btn" onClick={toggle}>{p.enabled ? t('common.disable') : t('common.enable')}</button>
-        <button type="button" class="btn" onClick={() => setEditing(true)}>{t('common.edit')}</button>
-        <button type="button" class="btn danger" onClick={remove}>{t('common.delete')}</button>
+        <button type="button" class="btn" onClick={toggle}>
+          {p.enabled ? t('common.disable') : t('common.enable')}
+        </button>
+        <button type="button" class="btn" onClick={() => setEditing(true)}>
+          {t('common.edit')}
+        </button>
+        <button type="button" class="btn danger" onClick={remove}>
+          {t('common.delete')}
+        </button>
       </PageHeader>
       <div class="grid-2 peer-detail">
         <Card title={t('peers.facts')}>
           <dl class="facts">
-            <dt>{t('peers.status')}</dt><dd><PeerStatus peer={p} now={now} /></dd>
-            <dt>{t('peers.handshake')}</dt><dd>{p.latestHandshake ? <time dateTime={new Date(p.latestHandshake).toISOString()} title={fmtDate(p.latestHandshake)}>{fmtAgo(p.latestHandshake, now)}</time> : t('peers.neverConnected')}</dd>
-            <dt>{t('peers.address')}</dt><dd><code>{p.address}</code></dd>
-            <dt>{t('peers.publicKey')}</dt><dd><code class="wrap">{p.public_key}</code></dd>
-            <dt>{t('peers.endpoint')}</dt><dd>{p.endpoint ? <code>{p.endpoint}</code> : '–'}</dd>
-            <dt>{t('peers.traffic')}</dt><dd>{t('peers.totals', { rx: fmtBytes(rx), tx: fmtBytes(tx) })}</dd>
-            <dt>{t('peers.peerType')}</dt><dd>{p.is_gateway ? t('peers.typeGateway') : t('peers.typeRegular')}</dd>
-            <dt>{t('peers.group')}</dt><dd>{group ? <Link href={`/peers?group_id=${group.id}`}>{group.name}</Link> : '–'}</dd>
-            <dt>{t('peers.tags')}</dt><dd>{splitTags(p.tags).length ? splitTags(p.tags).map((x) => <Link key={x} class="badge" href={`/peers?tag=${encodeURIComponent(x)}`}>{x}</Link>) : '–'}</dd>
-            <dt>{t('peers.hostname')}</dt><dd>{p.hostname ?? '–'}</dd>
-            <dt>{t('peers.allowedIps')}</dt><dd><code>{p.allowed_ips}</code></dd>
-            <dt>{t('peers.dns')}</dt><dd>{p.dns ?? '–'}</dd>
-            <dt>{t('peers.expires')}</dt><dd>{p.expires_at ? fmtDate(p.expires_at) : '–'}{p.expired && <> <Badge tone="warn">{t('peers.expiredState')}</Badge></>}</dd>
-            <dt>{t('peers.created')}</dt><dd>{fmtDate(p.created_at)}</dd>
-            {p.description && <><dt>{t('peers.description')}</dt><dd class="pre-line">{p.description}</dd></>}
+            <dt>{t('peers.status')}</dt>
+            <dd>
+              <PeerStatus peer={p} now={now} />
+            </dd>
+            <dt>{t('peers.handshake')}</dt>
+            <dd>
+              {p.latestHandshake ? (
+                <time dateTime={new Date(p.latestHandshake).toISOString()} title={fmtDate(p.latestHandshake)}>
+                  {fmtAgo(p.latestHandshake, now)}
+                </time>
+              ) : (
+                t('peers.neverConnected')
+              )}
+            </dd>
+            <dt>{t('peers.address')}</dt>
+            <dd>
+              <code>{p.address}</code>
+            </dd>
+            <dt>{t('peers.publicKey')}</dt>
+            <dd>
+              <code class="wrap">{p.public_key}</code>
+            </dd>
+            <dt>{t('peers.endpoint')}</dt>
+            <dd>{p.endpoint ? <code>{p.endpoint}</code> : '–'}</dd>
+            <dt>{t('peers.traffic')}</dt>
+            <dd>{t('peers.totals', { rx: fmtBytes(rx), tx: fmtBytes(tx) })}</dd>
+            <dt>{t('peers.peerType')}</dt>
+            <dd>{p.is_gateway ? t('peers.typeGateway') : t('peers.typeRegular')}</dd>
+            <dt>{t('peers.group')}</dt>
+            <dd>{group ? <Link href={`/peers?group_id=${group.id}`}>{group.name}</Link> : '–'}</dd>
+            <dt>{t('peers.tags')}</dt>
+            <dd>
+              {splitTags(p.tags).length
+                ? splitTags(p.tags).map((x) => (
+                    <Link key={x} class="badge" href={`/peers?tag=${encodeURIComponent(x)}`}>
+                      {x}
+                    </Link>
+                  ))
+                : '–'}
+            </dd>
+            <dt>{t('peers.hostname')}</dt>
+            <dd>{p.hostname ?? '–'}</dd>
+            <dt>{t('peers.allowedIps')}</dt>
+            <dd>
+              <code>{p.allowed_ips}</code>
+            </dd>
+            <dt>{t('peers.dns')}</dt>
+            <dd>{p.dns ?? '–'}</dd>
+            <dt>{t('peers.expires')}</dt>
+            <dd>
+              {p.expires_at ? fmtDate(p.expires_at) : '–'}
+              {p.expired && (
+                <>
+                  {' '}
+                  <Badge tone="warn">{t('peers.expiredState')}</Badge>
+                </>
+              )}
+            </dd>
+            <dt>{t('peers.created')}</dt>
+            <dd>{fmtDate(p.created_at)}</dd>
+            {p.description && (
+              <>
+                <dt>{t('peers.description')}</dt>
+                <dd class="pre-line">{p.description}</dd>
+              </>
+            )}
           </dl>
         </Card>
-        <Card title={t('peers.config')} actions={<button type="button" class="btn small" aria-expanded={showConfig} onClick={() => setShowConfig(!showConfig)}>{showConfig ? t('peers.hideConfig') : t('peers.showConfig')}</button>}>
+        <Card
+          title={t('peers.config')}
+          actions={
+            <button type="button" class="btn small" aria-expanded={showConfig} onClick={() => setShowConfig(!showConfig)}>
+              {showConfig ? t('peers.hideConfig') : t('peers.showConfig')}
+            </button>
+          }
+        >
           {showConfig ? <PeerConfig id={id} name={p.name} /> : <p class="muted">{t('peers.configHint')}</p>}
         </Card>
       </div>
-      <Card class="chart-card" title={t('peers.chart')} actions={
-        <Tabs label={t('peers.periods')} value={period} onChange={setPeriod} tabs={[{ key: '24h', label: t('peers.period24h') }, { key: '7d', label: t('peers.period7d') }, { key: '30d', label: t('peers.period30d') }]} />
-      }>
+      <Card
+        class="chart-card"
+        title={t('peers.chart')}
+        actions={
+          <Tabs
+            label={t('peers.periods')}
+            value={period}
+            onChange={setPeriod}
+            tabs={[
+              { key: '24h', label: t('peers.period24h') },
+              { key: '7d', label: t('peers.period7d') },
+              { key: '30d', label: t('peers.period30d') },
+            ]}
+          />
+        }
+      >
         <TrafficChart id={id} name={p.name} period={period} />
       </Card>
       <Modal wide open={editing} onClose={() => setEditing(false)} title={t('peers.editTitle', { name: p.name })}>
         {editing && (
-          <PeerForm peer={p} groups={groups.data?.groups ?? []} tags={tags.data?.tags ?? []} onCancel={() => setEditing(false)}
-            onDone={(saved) => { toast(t('peers.savedToast', { name: saved.name })); setEditing(false); peer.reload(); }} />
+          <PeerForm
+            peer={p}
+            groups={groups.data?.groups ?? []}
+            tags={tags.data?.tags ?? []}
+            onCancel={() => setEditing(false)}
+            onDone={(saved) => {
+              toast(t('peers.savedToast', { name: saved.name }));
+              setEditing(false);
+              peer.reload();
+            }}
+          />
         )}
       </Modal>
     </>
@@ -132,7 +222,10 @@ function TrafficChart(props: { id: number; name: string; period: Period }) {
   if (!data || !chart) return <Spinner />;
   return (
     <>
-      <p class="muted small">{t('peers.totals', { rx: fmtBytes(data.total_rx), tx: fmtBytes(data.total_tx) })}{!data.total_rx && !data.total_tx ? ` · ${t('peers.noTraffic')}` : ''}</p>
+      <p class="muted small">
+        {t('peers.totals', { rx: fmtBytes(data.total_rx), tx: fmtBytes(data.total_tx) })}
+        {!data.total_rx && !data.total_tx ? ` · ${t('peers.noTraffic')}` : ''}
+      </p>
       <TimeChart label={t('peers.chartLabel', { name: props.name, period: periodLabel })} x={chart.x} series={chart.series} />
     </>
   );

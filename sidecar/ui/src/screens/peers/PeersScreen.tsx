@@ -49,14 +49,23 @@ function PeerList({ query }: { query: URLSearchParams }) {
     const now = Date.now();
     const idle = now - lastKey.current > 250;
     lastKey.current = now;
-    const send = () => { sent.current = v.trim(); list.setFilter('q', v.trim() || null); };
+    const send = () => {
+      sent.current = v.trim();
+      list.setFilter('q', v.trim() || null);
+    };
     if (idle) send();
     else timer.current = setTimeout(send, 250);
   };
   useEffect(() => () => clearTimeout(timer.current), []);
   // The URL changed by someone else (Back, "clear filters"): show its search. Our own sends are not echoed
   // back into the box, so keys typed while a request is on its way stay.
-  useEffect(() => { const u = query.get('q') ?? ''; if (u !== sent.current) { sent.current = u; setQ(u); } }, [query.get('q')]);
+  useEffect(() => {
+    const u = query.get('q') ?? '';
+    if (u !== sent.current) {
+      sent.current = u;
+      setQ(u);
+    }
+  }, [query.get('q')]);
 
   // Byte counters move with peer_traffic events between reloads.
   const [live, setLive] = useState<Map<number, { total_rx: number; total_tx: number }>>(new Map());
@@ -64,7 +73,11 @@ function PeerList({ query }: { query: URLSearchParams }) {
   useLive('peer_traffic', (e) => {
     const moved = e.data.peers;
     if (!moved.length) return;
-    setLive((m) => { const n = new Map(m); for (const x of moved) n.set(x.peer_id, { total_rx: x.total_rx, total_tx: x.total_tx }); return n; });
+    setLive((m) => {
+      const n = new Map(m);
+      for (const x of moved) n.set(x.peer_id, { total_rx: x.total_rx, total_tx: x.total_tx });
+      return n;
+    });
   });
 
   const [selected, setSelected] = useState<Set<string | number>>(new Set());
@@ -79,7 +92,9 @@ function PeerList({ query }: { query: URLSearchParams }) {
       const r = await api<PeerToggleResponse>('PUT', `/peers/${p.id}/toggle`);
       toast(t(r.enabled ? 'peers.enabledToast' : 'peers.disabledToast', { name: p.name }));
       list.reload();
-    } catch (err) { toast((err as Error).message, 'bad'); }
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    }
   };
   const remove = async (p: Peer) => {
     if (!(await confirmAction(t('peers.confirmDelete', { name: p.name }), { confirmLabel: t('common.delete') }))) return;
@@ -87,7 +102,9 @@ function PeerList({ query }: { query: URLSearchParams }) {
       await api('DELETE', `/peers/${p.id}`);
       toast(t('peers.deletedToast', { name: p.name }));
       list.reload();
-    } catch (err) { toast((err as Error).message, 'bad'); }
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    }
   };
   const batch = async (action: 'enable' | 'disable' | 'delete') => {
     if (!chosen.length) return;
@@ -99,26 +116,53 @@ function PeerList({ query }: { query: URLSearchParams }) {
       toast(t('peers.batchDone', { ok: r.succeeded, failed: r.failed }) + (firstError ? ` — ${firstError}` : ''), r.failed ? 'bad' : 'ok');
       setSelected(new Set());
       list.reload();
-    } catch (err) { toast((err as Error).message, 'bad'); } finally { setBusy(false); }
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    } finally {
+      setBusy(false);
+    }
   };
 
   const columns: Column<Peer>[] = [
-    { key: 'name', label: t('peers.name'), sort: 'name', render: (p) => <Link href={`/peers/${p.id}`} class="strong">{p.name}</Link> },
+    {
+      key: 'name',
+      label: t('peers.name'),
+      sort: 'name',
+      render: (p) => (
+        <Link href={`/peers/${p.id}`} class="strong">
+          {p.name}
+        </Link>
+      ),
+    },
     { key: 'address', label: t('peers.address'), sort: 'address', render: (p) => <code>{p.address}</code> },
     { key: 'status', label: t('peers.status'), sort: 'last_handshake', render: (p) => <PeerStatus peer={p} now={now} /> },
-    { key: 'group', label: t('peers.group'), render: (p) => (p.group_id ? groupById.get(p.group_id)?.name ?? '' : '') },
+    { key: 'group', label: t('peers.group'), render: (p) => (p.group_id ? (groupById.get(p.group_id)?.name ?? '') : '') },
     { key: 'tags', label: t('peers.tags'), render: (p) => splitTags(p.tags).map((x) => <Badge key={x}>{x}</Badge>) },
     {
-      key: 'traffic', label: t('peers.traffic'), sort: 'traffic', class: 'num',
-      render: (p) => { const l = live.get(p.id) ?? p; return t('peers.totals', { rx: fmtBytes(l.total_rx), tx: fmtBytes(l.total_tx) }); },
+      key: 'traffic',
+      label: t('peers.traffic'),
+      sort: 'traffic',
+      class: 'num',
+      render: (p) => {
+        const l = live.get(p.id) ?? p;
+        return t('peers.totals', { rx: fmtBytes(l.total_rx), tx: fmtBytes(l.total_tx) });
+      },
     },
     {
-      key: 'actions', label: t('common.actions'), class: 'actions',
+      key: 'actions',
+      label: t('common.actions'),
+      class: 'actions',
       render: (p) => (
         <div class="row-actions">
-          <button type="button" class="btn small" aria-label={t(p.enabled ? 'peers.toggleOff' : 'peers.toggleOn', { name: p.name })} onClick={() => toggle(p)}>{p.enabled ? t('common.disable') : t('common.enable')}</button>
-          <button type="button" class="btn small" aria-label={t('peers.editNamed', { name: p.name })} onClick={() => setDialog({ kind: 'edit', peer: p })}>{t('common.edit')}</button>
-          <button type="button" class="btn small danger" aria-label={t('peers.deleteNamed', { name: p.name })} onClick={() => remove(p)}>{t('common.delete')}</button>
+          <button type="button" class="btn small" aria-label={t(p.enabled ? 'peers.toggleOff' : 'peers.toggleOn', { name: p.name })} onClick={() => toggle(p)}>
+            {p.enabled ? t('common.disable') : t('common.enable')}
+          </button>
+          <button type="button" class="btn small" aria-label={t('peers.editNamed', { name: p.name })} onClick={() => setDialog({ kind: 'edit', peer: p })}>
+            {t('common.edit')}
+          </button>
+          <button type="button" class="btn small danger" aria-label={t('peers.deleteNamed', { name: p.name })} onClick={() => remove(p)}>
+            {t('common.delete')}
+          </button>
         </div>
       ),
     },
@@ -130,7 +174,11 @@ function PeerList({ query }: { query: URLSearchParams }) {
       <span class="sr-only">{label}</span>
       <select aria-label={label} value={query.get(name) ?? ''} onChange={(e) => list.setFilter(name, e.currentTarget.value || null)}>
         <option value="">{anyLabel}</option>
-        {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
       </select>
     </label>
   );
@@ -138,27 +186,67 @@ function PeerList({ query }: { query: URLSearchParams }) {
   return (
     <>
       <PageHeader title={t('peers.title')}>
-        <button type="button" class="btn primary" onClick={() => setDialog({ kind: 'create' })}>{t('peers.add')}</button>
+        <button type="button" class="btn primary" onClick={() => setDialog({ kind: 'create' })}>
+          {t('peers.add')}
+        </button>
       </PageHeader>
       <div class="toolbar">
         <SearchBox label={t('peers.searchLabel')} value={q} onChange={onSearch} />
-        {sel('group_id', t('peers.filterGroup'), [{ value: 'none', label: t('peers.noGroup') }, ...groupList.map((g) => ({ value: String(g.id), label: g.name }))], t('peers.anyGroup'))}
-        {sel('tag', t('peers.filterTag'), tagList.map((x) => ({ value: x.name, label: x.name })), t('peers.anyTag'))}
-        {sel('online', t('peers.filterOnline'), [{ value: 'true', label: t('peers.onlyOnline') }, { value: 'false', label: t('peers.onlyOffline') }], t('peers.anyOnline'))}
-        {sel('enabled', t('peers.filterEnabled'), [{ value: 'true', label: t('peers.onlyEnabled') }, { value: 'false', label: t('peers.onlyDisabled') }], t('peers.anyEnabled'))}
+        {sel(
+          'group_id',
+          t('peers.filterGroup'),
+          [{ value: 'none', label: t('peers.noGroup') }, ...groupList.map((g) => ({ value: String(g.id), label: g.name }))],
+          t('peers.anyGroup'),
+        )}
+        {sel(
+          'tag',
+          t('peers.filterTag'),
+          tagList.map((x) => ({ value: x.name, label: x.name })),
+          t('peers.anyTag'),
+        )}
+        {sel(
+          'online',
+          t('peers.filterOnline'),
+          [
+            { value: 'true', label: t('peers.onlyOnline') },
+            { value: 'false', label: t('peers.onlyOffline') },
+          ],
+          t('peers.anyOnline'),
+        )}
+        {sel(
+          'enabled',
+          t('peers.filterEnabled'),
+          [
+            { value: 'true', label: t('peers.onlyEnabled') },
+            { value: 'false', label: t('peers.onlyDisabled') },
+          ],
+          t('peers.anyEnabled'),
+        )}
       </div>
       {chosen.length > 0 && (
         <div class="toolbar batch" role="group" aria-label={t('common.selected', { n: chosen.length })}>
           <span>{t('common.selected', { n: chosen.length })}</span>
-          <button type="button" class="btn small" disabled={busy} onClick={() => batch('enable')}>{t('peers.batchEnable')}</button>
-          <button type="button" class="btn small" disabled={busy} onClick={() => batch('disable')}>{t('peers.batchDisable')}</button>
-          <button type="button" class="btn small danger" disabled={busy} onClick={() => batch('delete')}>{t('peers.batchDelete')}</button>
+          <button type="button" class="btn small" disabled={busy} onClick={() => batch('enable')}>
+            {t('peers.batchEnable')}
+          </button>
+          <button type="button" class="btn small" disabled={busy} onClick={() => batch('disable')}>
+            {t('peers.batchDisable')}
+          </button>
+          <button type="button" class="btn small danger" disabled={busy} onClick={() => batch('delete')}>
+            {t('peers.batchDelete')}
+          </button>
         </div>
       )}
       <ErrorBanner error={list.error} onRetry={list.reload} />
-      {!list.data ? (list.error ? null : <Spinner />) : (
+      {!list.data ? (
+        list.error ? null : (
+          <Spinner />
+        )
+      ) : (
         <>
-          <p class="muted small" aria-live="polite">{t('peers.count', { total: list.data.total, all: list.data.total_all })}</p>
+          <p class="muted small" aria-live="polite">
+            {t('peers.count', { total: list.data.total, all: list.data.total_all })}
+          </p>
           <DataTable
             label={t('peers.table')}
             columns={columns}
@@ -169,15 +257,29 @@ function PeerList({ query }: { query: URLSearchParams }) {
             onSort={(s) => setQuery({ sort: s, offset: null })}
             selected={selected}
             onSelect={setSelected}
-            empty={filtered ? (
-              <EmptyState title={t('peers.noMatchTitle')} text={t('peers.noMatchText')}>
-                <button type="button" class="btn" onClick={() => { setQ(''); sent.current = ''; setQuery({ q: null, group_id: null, tag: null, online: null, enabled: null, offset: null }); }}>{t('peers.clearFilters')}</button>
-              </EmptyState>
-            ) : (
-              <EmptyState title={t('peers.emptyTitle')} text={t('peers.emptyText')}>
-                <button type="button" class="btn primary" onClick={() => setDialog({ kind: 'create' })}>{t('peers.add')}</button>
-              </EmptyState>
-            )}
+            empty={
+              filtered ? (
+                <EmptyState title={t('peers.noMatchTitle')} text={t('peers.noMatchText')}>
+                  <button
+                    type="button"
+                    class="btn"
+                    onClick={() => {
+                      setQ('');
+                      sent.current = '';
+                      setQuery({ q: null, group_id: null, tag: null, online: null, enabled: null, offset: null });
+                    }}
+                  >
+                    {t('peers.clearFilters')}
+                  </button>
+                </EmptyState>
+              ) : (
+                <EmptyState title={t('peers.emptyTitle')} text={t('peers.emptyText')}>
+                  <button type="button" class="btn primary" onClick={() => setDialog({ kind: 'create' })}>
+                    {t('peers.add')}
+                  </button>
+                </EmptyState>
+              )
+            }
           />
           <Pager total={list.data.total} limit={Number(list.params.limit)} offset={Number(list.params.offset)} />
         </>
@@ -186,13 +288,39 @@ function PeerList({ query }: { query: URLSearchParams }) {
         wide
         open={!!dialog}
         onClose={() => setDialog(null)}
-        title={!dialog ? '' : dialog.kind === 'create' ? t('peers.createTitle') : dialog.kind === 'edit' ? t('peers.editTitle', { name: dialog.peer.name }) : t('peers.createdTitle', { name: dialog.peer.name })}
+        title={
+          !dialog
+            ? ''
+            : dialog.kind === 'create'
+              ? t('peers.createTitle')
+              : dialog.kind === 'edit'
+                ? t('peers.editTitle', { name: dialog.peer.name })
+                : t('peers.createdTitle', { name: dialog.peer.name })
+        }
       >
         {dialog?.kind === 'create' && (
-          <PeerForm groups={groupList} tags={tagList} onCancel={() => setDialog(null)} onDone={(peer, extra) => { list.reload(); setDialog({ kind: 'created', peer, gatewayEnv: extra?.gateway?.envContent }); }} />
+          <PeerForm
+            groups={groupList}
+            tags={tagList}
+            onCancel={() => setDialog(null)}
+            onDone={(peer, extra) => {
+              list.reload();
+              setDialog({ kind: 'created', peer, gatewayEnv: extra?.gateway?.envContent });
+            }}
+          />
         )}
         {dialog?.kind === 'edit' && (
-          <PeerForm peer={dialog.peer} groups={groupList} tags={tagList} onCancel={() => setDialog(null)} onDone={(peer) => { toast(t('peers.savedToast', { name: peer.name })); list.reload(); setDialog(null); }} />
+          <PeerForm
+            peer={dialog.peer}
+            groups={groupList}
+            tags={tagList}
+            onCancel={() => setDialog(null)}
+            onDone={(peer) => {
+              toast(t('peers.savedToast', { name: peer.name }));
+              list.reload();
+              setDialog(null);
+            }}
+          />
         )}
         {dialog?.kind === 'created' && (
           <>
@@ -204,8 +332,12 @@ function PeerList({ query }: { query: URLSearchParams }) {
               </section>
             )}
             <div class="form-actions">
-              <Link class="btn" href={`/peers/${dialog.peer.id}`} onClick={() => setDialog(null)}>{t('peers.openDetail')}</Link>
-              <button type="button" class="btn primary" onClick={() => setDialog(null)}>{t('peers.done')}</button>
+              <Link class="btn" href={`/peers/${dialog.peer.id}`} onClick={() => setDialog(null)}>
+                {t('peers.openDetail')}
+              </Link>
+              <button type="button" class="btn primary" onClick={() => setDialog(null)}>
+                {t('peers.done')}
+              </button>
             </div>
           </>
         )}

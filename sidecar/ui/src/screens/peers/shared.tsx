@@ -16,12 +16,19 @@ export const PEER_EVENTS = ['peer_created', 'peer_updated', 'peer_deleted', 'pee
 export const GROUP_EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted'];
 export const TAG_EVENTS = ['tag_created', 'tag_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
 
-export const splitTags = (s: string | null | undefined) => (s ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+export const splitTags = (s: string | null | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 /** Re-renders every `ms` so ages ("2 minutes ago") stay true without a reload. */
 export function useNow(ms = 10_000): number {
   const [now, setNow] = useState(Date.now());
-  useEffect(() => { const h = setInterval(() => setNow(Date.now()), ms); return () => clearInterval(h); }, [ms]);
+  useEffect(() => {
+    const h = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(h);
+  }, [ms]);
   return now;
 }
 
@@ -54,10 +61,14 @@ export function PeerConfig(props: { id: number; name: string }) {
         </figure>
         <div class="peer-config-text">
           <p class="hint">{t('peers.configHint')}</p>
-          <pre aria-label={t('peers.config')} tabIndex={0}>{data.config}</pre>
+          <pre aria-label={t('peers.config')} tabIndex={0}>
+            {data.config}
+          </pre>
           <div class="form-actions start">
             <CopyButton text={data.config} />
-            <a class="btn small" href={`/api/v1/peers/${props.id}/config?download=1`} download>{t('peers.downloadConfig')}</a>
+            <a class="btn small" href={`/api/v1/peers/${props.id}/config?download=1`} download>
+              {t('peers.downloadConfig')}
+            </a>
           </div>
         </div>
       </div>
@@ -75,8 +86,15 @@ function toLocalInput(iso: string | null): string {
 
 /** The form's state (UI only): what its inputs hold while they are edited. */
 interface FormValues {
-  name: string; description: string; group_id: number | null; tags: string; expires_at: string; dns: string;
-  persistent_keepalive: number | null; is_gateway: boolean; hostname: string;
+  name: string;
+  description: string;
+  group_id: number | null;
+  tags: string;
+  expires_at: string;
+  dns: string;
+  persistent_keepalive: number | null;
+  is_gateway: boolean;
+  hostname: string;
 }
 
 /** Tags as comma-separated text, with the registry's names as one-click suggestions. */
@@ -92,7 +110,15 @@ function TagsInput(props: { form: ReturnType<typeof useForm<FormValues>>; sugges
         <div class="tag-suggest" role="group" aria-label={t('peers.suggestions')}>
           <span class="muted small">{t('peers.suggestions')}:</span>
           {offer.map((s) => (
-            <button key={s.name} type="button" class="btn small chip" aria-label={t('peers.addTag', { name: s.name })} onClick={() => form.set('tags', [...current, s.name].join(', '))}>+ {s.name}</button>
+            <button
+              key={s.name}
+              type="button"
+              class="btn small chip"
+              aria-label={t('peers.addTag', { name: s.name })}
+              onClick={() => form.set('tags', [...current, s.name].join(', '))}
+            >
+              + {s.name}
+            </button>
           ))}
         </div>
       )}
@@ -104,36 +130,56 @@ function TagsInput(props: { form: ReturnType<typeof useForm<FormValues>>; sugges
  * Create (peer undefined) or edit form. Field names are the API's, so `fields` errors from the
  * server land next to their inputs; what was typed stays when the server refuses.
  */
-export function PeerForm(props: { peer?: Peer; groups: Group[]; tags: Tag[]; onDone: (peer: Peer, extra?: { gateway?: { envContent: string } }) => void; onCancel: () => void }) {
+export function PeerForm(props: {
+  peer?: Peer;
+  groups: Group[];
+  tags: Tag[];
+  onDone: (peer: Peer, extra?: { gateway?: { envContent: string } }) => void;
+  onCancel: () => void;
+}) {
   useLang();
   const p = props.peer;
   const form = useForm<FormValues>({
-    name: p?.name ?? '', description: p?.description ?? '', group_id: p?.group_id ?? null, tags: splitTags(p?.tags).join(', '),
-    expires_at: toLocalInput(p?.expires_at ?? null), dns: p?.dns ?? '', persistent_keepalive: p?.persistent_keepalive ?? null,
-    is_gateway: p?.is_gateway ?? false, hostname: p?.hostname ?? '',
+    name: p?.name ?? '',
+    description: p?.description ?? '',
+    group_id: p?.group_id ?? null,
+    tags: splitTags(p?.tags).join(', '),
+    expires_at: toLocalInput(p?.expires_at ?? null),
+    dns: p?.dns ?? '',
+    persistent_keepalive: p?.persistent_keepalive ?? null,
+    is_gateway: p?.is_gateway ?? false,
+    hostname: p?.hostname ?? '',
   });
   const groupOptions = useMemo(() => props.groups.map((g) => ({ value: g.id, label: g.name })), [props.groups]);
   const onSubmit = (e: Event) => {
     e.preventDefault();
     let extra: { gateway?: { envContent: string } } | undefined;
     let saved: Peer | undefined;
-    void form.submit(async (v) => {
-      const body: CreatePeerBody = {
-        name: v.name, description: v.description.trim() ? v.description : null, group_id: v.group_id, tags: v.tags,
-        expires_at: v.expires_at ? new Date(v.expires_at).toISOString() : null, dns: v.dns.trim() ? v.dns : null,
-        persistent_keepalive: v.persistent_keepalive,
-      };
-      if (p) {
-        saved = (await api<PeerResponse>('PUT', `/peers/${p.id}`, body)).peer;
-        if ((v.hostname.trim() || null) !== (p.hostname ?? null)) {
-          saved = (await api<PeerResponse>('PATCH', `/peers/${p.id}/hostname`, { hostname: v.hostname.trim() || null })).peer;
+    void form
+      .submit(async (v) => {
+        const body: CreatePeerBody = {
+          name: v.name,
+          description: v.description.trim() ? v.description : null,
+          group_id: v.group_id,
+          tags: v.tags,
+          expires_at: v.expires_at ? new Date(v.expires_at).toISOString() : null,
+          dns: v.dns.trim() ? v.dns : null,
+          persistent_keepalive: v.persistent_keepalive,
+        };
+        if (p) {
+          saved = (await api<PeerResponse>('PUT', `/peers/${p.id}`, body)).peer;
+          if ((v.hostname.trim() || null) !== (p.hostname ?? null)) {
+            saved = (await api<PeerResponse>('PATCH', `/peers/${p.id}/hostname`, { hostname: v.hostname.trim() || null })).peer;
+          }
+        } else {
+          const r = await api<PeerCreatedResponse>('POST', '/peers', { ...body, is_gateway: v.is_gateway });
+          saved = r.peer;
+          extra = r.gateway ? { gateway: r.gateway } : undefined;
         }
-      } else {
-        const r = await api<PeerCreatedResponse>('POST', '/peers', { ...body, is_gateway: v.is_gateway });
-        saved = r.peer;
-        extra = r.gateway ? { gateway: r.gateway } : undefined;
-      }
-    }).then((ok) => { if (ok && saved) props.onDone(saved, extra); });
+      })
+      .then((ok) => {
+        if (ok && saved) props.onDone(saved, extra);
+      });
   };
   return (
     <form onSubmit={onSubmit} noValidate>
@@ -149,10 +195,15 @@ export function PeerForm(props: { peer?: Peer; groups: Group[]; tags: Tag[]; onD
         <NumberField form={form} name="persistent_keepalive" label={t('peers.keepalive')} min={0} max={65535} />
       </div>
       <TextField form={form} name="dns" label={t('peers.dns')} hint={t('peers.dnsHint')} autoComplete="off" />
-      {p ? <TextField form={form} name="hostname" label={t('peers.hostname')} hint={t('peers.hostnameHint')} autoComplete="off" />
-        : <CheckField form={form} name="is_gateway" label={t('peers.isGateway')} />}
+      {p ? (
+        <TextField form={form} name="hostname" label={t('peers.hostname')} hint={t('peers.hostnameHint')} autoComplete="off" />
+      ) : (
+        <CheckField form={form} name="is_gateway" label={t('peers.isGateway')} />
+      )}
       <div class="form-actions">
-        <button type="button" class="btn" onClick={props.onCancel}>{t('common.cancel')}</button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          {t('common.cancel')}
+        </button>
         <SubmitButton form={form} label={p ? t('common.save') : t('common.create')} />
       </div>
     </form>

@@ -28,7 +28,9 @@ export default function ProfileScreen() {
     <>
       <PageHeader title={t('profile.title')} />
       <ErrorBanner error={error} onRetry={reload} />
-      {!p ? (!error && <Spinner />) : (
+      {!p ? (
+        !error && <Spinner />
+      ) : (
         <div class="grid-2">
           <div>
             <AccountCard profile={p} onSaved={reload} />
@@ -57,14 +59,27 @@ function AccountCard(props: { profile: Profile; onSaved: () => void }) {
             user.update((u) => (u ? { ...u, username: r.profile.username, email: r.profile.email, language: r.profile.language } : u));
             lang.set(r.profile.language);
           });
-          if (ok) { toast(t('profile.saved')); props.onSaved(); }
+          if (ok) {
+            toast(t('profile.saved'));
+            props.onSaved();
+          }
         }}
       >
         <FormErrors form={form} />
         <TextField form={form} name="username" label={t('profile.username')} required autoComplete="username" />
         <TextField form={form} name="email" type="email" label={t('profile.email')} autoComplete="email" />
-        <SelectField form={form} name="language" label={t('profile.language')} options={[{ value: 'en', label: 'English' }, { value: 'de', label: 'Deutsch' }]} />
-        <div class="form-actions"><SubmitButton form={form} label={t('common.save')} /></div>
+        <SelectField
+          form={form}
+          name="language"
+          label={t('profile.language')}
+          options={[
+            { value: 'en', label: 'English' },
+            { value: 'de', label: 'Deutsch' },
+          ]}
+        />
+        <div class="form-actions">
+          <SubmitButton form={form} label={t('common.save')} />
+        </div>
       </form>
     </Card>
   );
@@ -96,7 +111,9 @@ function ThemeCard(props: { profile: Profile }) {
           empty={t('profile.themeServer', { theme: themeLabel(server) })}
           options={(['default', 'pro'] as Theme[]).map((th) => ({ value: th, label: themeLabel(th) }))}
         />
-        <div class="form-actions"><SubmitButton form={form} label={t('common.save')} /></div>
+        <div class="form-actions">
+          <SubmitButton form={form} label={t('common.save')} />
+        </div>
       </form>
     </Card>
   );
@@ -110,13 +127,18 @@ function PasswordCard() {
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit((v) => api('PUT', '/settings/password', { current: v.current, next: v.next }));
-          if (ok) { form.setAll({ current: '', next: '' }); toast(t('profile.passwordChanged')); }
+          if (ok) {
+            form.setAll({ current: '', next: '' });
+            toast(t('profile.passwordChanged'));
+          }
         }}
       >
         <FormErrors form={form} />
         <TextField form={form} name="current" type="password" label={t('profile.current')} required autoComplete="current-password" />
         <TextField form={form} name="next" type="password" label={t('profile.next')} hint={t('profile.nextHint')} required autoComplete="new-password" />
-        <div class="form-actions"><SubmitButton form={form} label={t('profile.change')} /></div>
+        <div class="form-actions">
+          <SubmitButton form={form} label={t('profile.change')} />
+        </div>
       </form>
     </Card>
   );
@@ -125,7 +147,9 @@ function PasswordCard() {
 function DefaultThemeCard() {
   const info = useStore(appInfo);
   const form = useForm<{ default_theme: Theme }>({ default_theme: info?.default_theme === 'pro' ? 'pro' : 'default' });
-  useEffect(() => { form.setAll({ default_theme: serverTheme.get() }); }, []);
+  useEffect(() => {
+    form.setAll({ default_theme: serverTheme.get() });
+  }, []);
   return (
     <Card title={t('profile.server')}>
       <form
@@ -140,8 +164,16 @@ function DefaultThemeCard() {
         }}
       >
         <FormErrors form={form} />
-        <SelectField form={form} name="default_theme" label={t('profile.defaultTheme')} hint={t('profile.defaultThemeHint')} options={(['default', 'pro'] as Theme[]).map((th) => ({ value: th, label: themeLabel(th) }))} />
-        <div class="form-actions"><SubmitButton form={form} label={t('common.save')} /></div>
+        <SelectField
+          form={form}
+          name="default_theme"
+          label={t('profile.defaultTheme')}
+          hint={t('profile.defaultThemeHint')}
+          options={(['default', 'pro'] as Theme[]).map((th) => ({ value: th, label: themeLabel(th) }))}
+        />
+        <div class="form-actions">
+          <SubmitButton form={form} label={t('common.save')} />
+        </div>
       </form>
     </Card>
   );

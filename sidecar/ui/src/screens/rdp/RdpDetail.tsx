@@ -35,13 +35,20 @@ export default function RdpDetail(props: { id: number }) {
   }
   const run = async (key: string, fn: () => Promise<void>) => {
     setBusy(key);
-    try { await fn(); } catch (e) { toast((e as Error).message, 'bad'); } finally { setBusy(null); }
+    try {
+      await fn();
+    } catch (e) {
+      toast((e as Error).message, 'bad');
+    } finally {
+      setBusy(null);
+    }
   };
-  const toggle = () => run('toggle', async () => {
-    const res = await api<RdpToggleResponse>('PUT', `/rdp/${r.id}/toggle`);
-    toast(res.route.enabled ? t('rdp.enabledToast', { name: r.name }) : t('rdp.disabledToast', { name: r.name }));
-    reload();
-  });
+  const toggle = () =>
+    run('toggle', async () => {
+      const res = await api<RdpToggleResponse>('PUT', `/rdp/${r.id}/toggle`);
+      toast(res.route.enabled ? t('rdp.enabledToast', { name: r.name }) : t('rdp.disabledToast', { name: r.name }));
+      reload();
+    });
   const remove = async () => {
     const msg = r.gateway_l4_route_id !== null ? t('rdp.deleteConfirmGateway', { name: r.name }) : t('common.confirmDelete', { name: r.name });
     if (!(await confirmAction(msg, { confirmLabel: t('common.delete') }))) return;
@@ -53,15 +60,27 @@ export default function RdpDetail(props: { id: number }) {
   };
 
   const display = [
-    r.resolution ?? t('rdp.fullScreen'), t('rdp.bits', { n: r.color_depth }), t(`rdp.audio_${r.audio_mode}`),
-    r.clipboard_enabled ? t('rdp.clipboardOn') : t('rdp.clipboardOff'), r.network_level_auth ? t('rdp.nlaOn') : t('rdp.nlaOff'),
+    r.resolution ?? t('rdp.fullScreen'),
+    t('rdp.bits', { n: r.color_depth }),
+    t(`rdp.audio_${r.audio_mode}`),
+    r.clipboard_enabled ? t('rdp.clipboardOn') : t('rdp.clipboardOff'),
+    r.network_level_auth ? t('rdp.nlaOn') : t('rdp.nlaOff'),
   ].join(' · ');
   const facts: [string, ComponentChildren][] = [
     [t('rdp.accessMode'), t(`rdp.mode_${r.access_mode}`)],
     [t('rdp.target'), targetText(r, peers.byId)],
-    ...(r.access_mode === 'gateway' ? [[t('rdp.linkedRouteTitle'), r.gateway_l4_route_id !== null
-      ? <Link href={`/routes/${r.gateway_l4_route_id}`}>{t('rdp.linkedRouteId', { id: r.gateway_l4_route_id })}</Link>
-      : '–'] as [string, ComponentChildren]] : []),
+    ...(r.access_mode === 'gateway'
+      ? [
+          [
+            t('rdp.linkedRouteTitle'),
+            r.gateway_l4_route_id !== null ? (
+              <Link href={`/routes/${r.gateway_l4_route_id}`}>{t('rdp.linkedRouteId', { id: r.gateway_l4_route_id })}</Link>
+            ) : (
+              '–'
+            ),
+          ] as [string, ComponentChildren],
+        ]
+      : []),
     [t('rdp.secDisplay'), display],
     ...(r.gateway_host ? [[t('rdp.rdGateway'), `${r.gateway_host}:${r.gateway_port ?? 443}`] as [string, string]] : []),
     [t('rdp.secWol'), r.wol_enabled ? `${t('rdp.on')} (${r.wol_mac ?? '?'})` : t('rdp.off')],
@@ -73,9 +92,15 @@ export default function RdpDetail(props: { id: number }) {
   return (
     <>
       <PageHeader title={r.name} back="/rdp">
-        <Link class="btn" href={`/rdp/${r.id}/edit`}>{t('common.edit')}</Link>
-        <button type="button" class="btn" disabled={busy === 'toggle'} aria-busy={busy === 'toggle'} onClick={toggle}>{r.enabled ? t('common.disable') : t('common.enable')}</button>
-        <button type="button" class="btn danger" disabled={busy === 'delete'} onClick={remove}>{t('common.delete')}</button>
+        <Link class="btn" href={`/rdp/${r.id}/edit`}>
+          {t('common.edit')}
+        </Link>
+        <button type="button" class="btn" disabled={busy === 'toggle'} aria-busy={busy === 'toggle'} onClick={toggle}>
+          {r.enabled ? t('common.disable') : t('common.enable')}
+        </button>
+        <button type="button" class="btn danger" disabled={busy === 'delete'} onClick={remove}>
+          {t('common.delete')}
+        </button>
       </PageHeader>
       {r.rotation_state === 'pending' && (
         <div class="banner warn" role="status">
@@ -84,9 +109,17 @@ export default function RdpDetail(props: { id: number }) {
       )}
       <div class="grid-2 rdp-cards">
         <Card title={t('rdp.facts')}>
-          <p class="rdp-status"><EnabledBadge enabled={r.enabled} /><CredBadge route={r} /></p>
+          <p class="rdp-status">
+            <EnabledBadge enabled={r.enabled} />
+            <CredBadge route={r} />
+          </p>
           <dl class="rdp-facts">
-            {facts.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v}</dd></div>)}
+            {facts.map(([k, v]) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>{v}</dd>
+              </div>
+            ))}
           </dl>
         </Card>
         <StatusCard route={r} />
@@ -118,23 +151,55 @@ function StatusCard(props: { route: RdpRoute }) {
     }
   };
   return (
-    <Card title={t('rdp.status')} class="rdp-status-card"
-      actions={<button type="button" class="btn small" disabled={checking} aria-busy={checking} onClick={checkNow}>{checking ? t('common.loading') : t('rdp.checkNow')}</button>}>
+    <Card
+      title={t('rdp.status')}
+      class="rdp-status-card"
+      actions={
+        <button type="button" class="btn small" disabled={checking} aria-busy={checking} onClick={checkNow}>
+          {checking ? t('common.loading') : t('rdp.checkNow')}
+        </button>
+      }
+    >
       <ErrorBanner error={error} onRetry={reload} />
-      <p><ReachDot route={r} status={s} />{!r.enabled && <Badge tone="muted">{t('common.disabled')}</Badge>}</p>
+      <p>
+        <ReachDot route={r} status={s} />
+        {!r.enabled && <Badge tone="muted">{t('common.disabled')}</Badge>}
+      </p>
       {s && (
         <dl class="rdp-facts">
-          {s.checked_at && <div><dt>{t('rdp.checkedAt')}</dt><dd>{fmtDate(s.checked_at)}</dd></div>}
+          {s.checked_at && (
+            <div>
+              <dt>{t('rdp.checkedAt')}</dt>
+              <dd>{fmtDate(s.checked_at)}</dd>
+            </div>
+          )}
           {(s.paths ?? []).map((p) => (
             <div key={p.path}>
               <dt>{t(`rdp.path_${p.path}`)}</dt>
               <dd>
-                {p.host ?? '?'}:{p.port ?? '?'} · {p.reachable ? (p.latency_ms !== null ? t('rdp.reachableMs', { n: p.latency_ms }) : t('rdp.reachable')) : `${t('rdp.unreachable')}${p.error ? ` (${p.error})` : ''}`}
+                {p.host ?? '?'}:{p.port ?? '?'} ·{' '}
+                {p.reachable
+                  ? p.latency_ms !== null
+                    ? t('rdp.reachableMs', { n: p.latency_ms })
+                    : t('rdp.reachable')
+                  : `${t('rdp.unreachable')}${p.error ? ` (${p.error})` : ''}`}
               </dd>
             </div>
           ))}
-          {s.gateway && <div><dt>{t('rdp.gatewayPeer')}</dt><dd>{s.gateway.name}: {t(`rdp.gw_${s.gateway.status}`)}</dd></div>}
-          {s.maintenance && <div><dt>{t('rdp.maintTitle')}</dt><dd>{t('rdp.maintUntil', { to: fmtDate(s.maintenance.to), note: s.maintenance.note || '–' })}</dd></div>}
+          {s.gateway && (
+            <div>
+              <dt>{t('rdp.gatewayPeer')}</dt>
+              <dd>
+                {s.gateway.name}: {t(`rdp.gw_${s.gateway.status}`)}
+              </dd>
+            </div>
+          )}
+          {s.maintenance && (
+            <div>
+              <dt>{t('rdp.maintTitle')}</dt>
+              <dd>{t('rdp.maintUntil', { to: fmtDate(s.maintenance.to), note: s.maintenance.note || '–' })}</dd>
+            </div>
+          )}
         </dl>
       )}
     </Card>

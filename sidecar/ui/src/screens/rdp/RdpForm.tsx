@@ -22,27 +22,57 @@ import { ACCESS_MODES, type AccessMode, type RdpRoute } from './model';
 
 /** The form's state: what its inputs hold while they are edited (toBody makes the request of it). */
 export interface RdpValues {
-  name: string; description: string; enabled: boolean; access_mode: AccessMode;
-  target_kind: 'peer' | 'host'; target_peer_id: number | null; target_host: string; target_port: number | null;
-  external_host: string; listen_port: number | null; gateway_peer_id: number | null;
-  full_screen: boolean; resolution: string; color_depth: ColorDepth; audio_mode: RdpRoute['audio_mode'];
-  clipboard_enabled: boolean; network_level_auth: boolean; gateway_host: string; gateway_port: number | null;
-  wol_enabled: boolean; wol_mac: string;
-  all_users: boolean; allowed_user_ids: string[];
+  name: string;
+  description: string;
+  enabled: boolean;
+  access_mode: AccessMode;
+  target_kind: 'peer' | 'host';
+  target_peer_id: number | null;
+  target_host: string;
+  target_port: number | null;
+  external_host: string;
+  listen_port: number | null;
+  gateway_peer_id: number | null;
+  full_screen: boolean;
+  resolution: string;
+  color_depth: ColorDepth;
+  audio_mode: RdpRoute['audio_mode'];
+  clipboard_enabled: boolean;
+  network_level_auth: boolean;
+  gateway_host: string;
+  gateway_port: number | null;
+  wol_enabled: boolean;
+  wol_mac: string;
+  all_users: boolean;
+  allowed_user_ids: string[];
 }
 
 export function toValues(r: RdpRoute | null): RdpValues {
   return {
-    name: r?.name ?? '', description: r?.description ?? '', enabled: r?.enabled ?? true, access_mode: r?.access_mode ?? 'internal',
-    target_kind: r?.target_peer_id != null ? 'peer' : r ? 'host' : 'peer', target_peer_id: r?.target_peer_id ?? null,
+    name: r?.name ?? '',
+    description: r?.description ?? '',
+    enabled: r?.enabled ?? true,
+    access_mode: r?.access_mode ?? 'internal',
+    target_kind: r?.target_peer_id != null ? 'peer' : r ? 'host' : 'peer',
+    target_peer_id: r?.target_peer_id ?? null,
     // A peer target's host is derived (its tunnel IP): not shown as typed text.
-    target_host: r && r.target_peer_id == null ? r.target_host ?? '' : '', target_port: r?.target_port ?? 3389,
-    external_host: r?.external_host ?? '', listen_port: r?.listen_port ?? null, gateway_peer_id: r?.gateway_peer_id ?? null,
-    full_screen: !r?.resolution, resolution: r?.resolution ?? '1920x1080', color_depth: COLOR_DEPTHS.find((d) => d === r?.color_depth) ?? 32, audio_mode: r?.audio_mode ?? 'local',
-    clipboard_enabled: r?.clipboard_enabled ?? true, network_level_auth: r?.network_level_auth ?? true,
-    gateway_host: r?.gateway_host ?? '', gateway_port: r?.gateway_port ?? null,
-    wol_enabled: r?.wol_enabled ?? false, wol_mac: r?.wol_mac ?? '',
-    all_users: !r?.allowed_user_ids, allowed_user_ids: (r?.allowed_user_ids ?? []).map(String),
+    target_host: r && r.target_peer_id == null ? (r.target_host ?? '') : '',
+    target_port: r?.target_port ?? 3389,
+    external_host: r?.external_host ?? '',
+    listen_port: r?.listen_port ?? null,
+    gateway_peer_id: r?.gateway_peer_id ?? null,
+    full_screen: !r?.resolution,
+    resolution: r?.resolution ?? '1920x1080',
+    color_depth: COLOR_DEPTHS.find((d) => d === r?.color_depth) ?? 32,
+    audio_mode: r?.audio_mode ?? 'local',
+    clipboard_enabled: r?.clipboard_enabled ?? true,
+    network_level_auth: r?.network_level_auth ?? true,
+    gateway_host: r?.gateway_host ?? '',
+    gateway_port: r?.gateway_port ?? null,
+    wol_enabled: r?.wol_enabled ?? false,
+    wol_mac: r?.wol_mac ?? '',
+    all_users: !r?.allowed_user_ids,
+    allowed_user_ids: (r?.allowed_user_ids ?? []).map(String),
   };
 }
 
@@ -56,17 +86,24 @@ export function toBody(v: RdpValues, existing: RdpRoute | null): RdpBody {
   const mode = v.access_mode;
   const usesPeer = (mode === 'internal' || mode === 'both') && v.target_kind === 'peer';
   const b: RdpBody = {
-    name: v.name.trim(), description: v.description.trim() || null, access_mode: mode,
+    name: v.name.trim(),
+    description: v.description.trim() || null,
+    access_mode: mode,
     target_peer_id: usesPeer ? v.target_peer_id : null,
     target_port: v.target_port,
     external_host: mode === 'both' ? v.external_host.trim() || null : null,
     listen_port: mode === 'internal' ? null : v.listen_port,
     gateway_peer_id: mode === 'gateway' ? v.gateway_peer_id : null,
-    resolution: v.full_screen ? null : v.resolution.trim() || null, color_depth: v.color_depth, audio_mode: v.audio_mode,
-    clipboard_enabled: v.clipboard_enabled, network_level_auth: v.network_level_auth,
-    gateway_host: v.gateway_host.trim() || null, gateway_port: v.gateway_host.trim() ? v.gateway_port : null,
+    resolution: v.full_screen ? null : v.resolution.trim() || null,
+    color_depth: v.color_depth,
+    audio_mode: v.audio_mode,
+    clipboard_enabled: v.clipboard_enabled,
+    network_level_auth: v.network_level_auth,
+    gateway_host: v.gateway_host.trim() || null,
+    gateway_port: v.gateway_host.trim() ? v.gateway_port : null,
     // A magic packet needs the target's LAN: no Wake-on-LAN for a public-only target.
-    wol_enabled: mode !== 'external' && v.wol_enabled, wol_mac: v.wol_mac.trim() || null,
+    wol_enabled: mode !== 'external' && v.wol_enabled,
+    wol_mac: v.wol_mac.trim() || null,
     allowed_user_ids: v.all_users ? null : v.allowed_user_ids.map(Number),
   };
   // A peer target's host is the peer's tunnel IP (the server fills it in).
@@ -117,9 +154,14 @@ function TargetFields(props: { form: Form<RdpValues>; existing: RdpRoute | null 
         {existing?.access_mode === 'gateway' && (
           <div class="field-span rdp-linked">
             <p>
-              {existing.gateway_l4_route_id !== null
-                ? <>{t('rdp.linkedRoute')} <Link href={`/routes/${existing.gateway_l4_route_id}`}>{t('rdp.linkedRouteId', { id: existing.gateway_l4_route_id })}</Link></>
-                : t('rdp.linkedRouteNone')}
+              {existing.gateway_l4_route_id !== null ? (
+                <>
+                  {t('rdp.linkedRoute')}{' '}
+                  <Link href={`/routes/${existing.gateway_l4_route_id}`}>{t('rdp.linkedRouteId', { id: existing.gateway_l4_route_id })}</Link>
+                </>
+              ) : (
+                t('rdp.linkedRouteNone')
+              )}
               {existing.gateway_listen_port !== null && <> · {t('rdp.gatewayListenPort', { port: existing.gateway_listen_port })}</>}
             </p>
           </div>
@@ -138,10 +180,20 @@ function TargetFields(props: { form: Form<RdpValues>; existing: RdpRoute | null 
   }
   return (
     <Section legend={t('rdp.secTarget')} hint={mode === 'both' ? t('rdp.bothHint') : t('rdp.internalHint')}>
-      <SelectField form={form} name="target_kind" label={t('rdp.targetKind')} options={[{ value: 'peer', label: t('rdp.targetKindPeer') }, { value: 'host', label: t('rdp.targetKindHost') }]} />
-      {v.target_kind === 'peer'
-        ? <SelectField form={form} name="target_peer_id" label={t('rdp.targetPeer')} numeric empty={t('rdp.choosePeer')} options={regular} required />
-        : <TextField form={form} name="target_host" label={t('rdp.targetHost')} hint={t('rdp.targetHostHint')} required autoComplete="off" />}
+      <SelectField
+        form={form}
+        name="target_kind"
+        label={t('rdp.targetKind')}
+        options={[
+          { value: 'peer', label: t('rdp.targetKindPeer') },
+          { value: 'host', label: t('rdp.targetKindHost') },
+        ]}
+      />
+      {v.target_kind === 'peer' ? (
+        <SelectField form={form} name="target_peer_id" label={t('rdp.targetPeer')} numeric empty={t('rdp.choosePeer')} options={regular} required />
+      ) : (
+        <TextField form={form} name="target_host" label={t('rdp.targetHost')} hint={t('rdp.targetHostHint')} required autoComplete="off" />
+      )}
       <NumberField form={form} name="target_port" label={t('rdp.targetPort')} min={1} max={65535} required />
       {mode === 'both' && (
         <>
@@ -182,19 +234,39 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
         <Section legend={t('rdp.secBasics')}>
           <TextField form={form} name="name" label={t('rdp.name')} required autoComplete="off" />
           <TextField form={form} name="description" label={t('rdp.description')} />
-          <SelectField form={form} name="access_mode" label={t('rdp.accessMode')} hint={t(`rdp.modeHint_${v.access_mode}`)}
-            options={ACCESS_MODES.map((m) => ({ value: m, label: t(`rdp.mode_${m}`) }))} />
+          <SelectField
+            form={form}
+            name="access_mode"
+            label={t('rdp.accessMode')}
+            hint={t(`rdp.modeHint_${v.access_mode}`)}
+            options={ACCESS_MODES.map((m) => ({ value: m, label: t(`rdp.mode_${m}`) }))}
+          />
           {!existing && <CheckField form={form} name="enabled" label={t('rdp.enabledOnCreate')} />}
         </Section>
 
         <TargetFields form={form} existing={existing} />
-        {existing?.has_credentials && <p class="hint" data-testid="rdp-creds-dest-hint">{t('rdp.credsDestHint')}</p>}
+        {existing?.has_credentials && (
+          <p class="hint" data-testid="rdp-creds-dest-hint">
+            {t('rdp.credsDestHint')}
+          </p>
+        )}
 
         <Section legend={t('rdp.secDisplay')} hint={t('rdp.displayHint')}>
           <CheckField form={form} name="full_screen" label={t('rdp.fullScreen')} />
           {!v.full_screen && <TextField form={form} name="resolution" label={t('rdp.resolution')} hint={t('rdp.resolutionHint')} autoComplete="off" />}
-          <SelectField form={form} name="color_depth" label={t('rdp.colorDepth')} numeric options={COLOR_DEPTHS.map((n) => ({ value: n, label: t('rdp.bits', { n }) }))} />
-          <SelectField form={form} name="audio_mode" label={t('rdp.audioMode')} options={(['local', 'remote', 'off'] as const).map((a) => ({ value: a, label: t(`rdp.audio_${a}`) }))} />
+          <SelectField
+            form={form}
+            name="color_depth"
+            label={t('rdp.colorDepth')}
+            numeric
+            options={COLOR_DEPTHS.map((n) => ({ value: n, label: t('rdp.bits', { n }) }))}
+          />
+          <SelectField
+            form={form}
+            name="audio_mode"
+            label={t('rdp.audioMode')}
+            options={(['local', 'remote', 'off'] as const).map((a) => ({ value: a, label: t(`rdp.audio_${a}`) }))}
+          />
           <CheckField form={form} name="clipboard_enabled" label={t('rdp.clipboard')} />
           <CheckField form={form} name="network_level_auth" label={t('rdp.nla')} />
           <TextField form={form} name="gateway_host" label={t('rdp.rdGatewayHost')} hint={t('rdp.rdGatewayHint')} autoComplete="off" />
@@ -204,7 +276,9 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
         {v.access_mode !== 'external' && (
           <Section legend={t('rdp.secWol')} hint={t('rdp.wolHint')}>
             <CheckField form={form} name="wol_enabled" label={t('rdp.wolEnabled')} />
-            {v.wol_enabled && <TextField form={form} name="wol_mac" label={t('rdp.wolMac')} placeholder={t('rdp.wolMacPlaceholder')} required autoComplete="off" />}
+            {v.wol_enabled && (
+              <TextField form={form} name="wol_mac" label={t('rdp.wolMac')} placeholder={t('rdp.wolMacPlaceholder')} required autoComplete="off" />
+            )}
           </Section>
         )}
 
@@ -212,8 +286,12 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
           <CheckField form={form} name="all_users" label={t('rdp.allUsers')} />
           {!v.all_users && (
             <div class="field-span">
-              <CheckGroup form={form} name="allowed_user_ids" label={t('rdp.allowedUsers')}
-                options={(users.data?.users ?? []).map((u) => ({ value: String(u.id), label: u.username }))} />
+              <CheckGroup
+                form={form}
+                name="allowed_user_ids"
+                label={t('rdp.allowedUsers')}
+                options={(users.data?.users ?? []).map((u) => ({ value: String(u.id), label: u.username }))}
+              />
             </div>
           )}
         </Section>
@@ -221,7 +299,9 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
         <div class="form-footer">
           <FormErrors form={form} />
           <div class="form-actions">
-            <Link class="btn" href={existing ? `/rdp/${existing.id}` : '/rdp'}>{t('common.cancel')}</Link>
+            <Link class="btn" href={existing ? `/rdp/${existing.id}` : '/rdp'}>
+              {t('common.cancel')}
+            </Link>
             <SubmitButton form={form} label={existing ? t('common.save') : t('common.create')} />
           </div>
         </div>

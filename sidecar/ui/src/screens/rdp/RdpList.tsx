@@ -22,8 +22,8 @@ export function usePeers() {
 
 /** Where the route leads, in the words of its access mode. */
 export function targetText(r: RdpRoute, peers: Map<number, PeerOption>): string {
-  const peerName = (id: number | null) => (id === null ? null : peers.get(id)?.name ?? `#${id}`);
-  const target = `${r.target_peer_id !== null ? peerName(r.target_peer_id) : r.target_host ?? '?'}:${r.target_port}`;
+  const peerName = (id: number | null) => (id === null ? null : (peers.get(id)?.name ?? `#${id}`));
+  const target = `${r.target_peer_id !== null ? peerName(r.target_peer_id) : (r.target_host ?? '?')}:${r.target_port}`;
   if (r.access_mode === 'gateway') return `${peerName(r.gateway_peer_id) ?? '?'} → ${r.target_host ?? '?'}:${r.target_port}`;
   if (r.access_mode === 'external') return `${r.target_host ?? '?'}:${r.listen_port ?? r.target_port}`;
   if (r.access_mode === 'both') return `${target} · ${r.external_host ?? '?'}:${r.listen_port ?? r.target_port}`;
@@ -41,7 +41,9 @@ export default function RdpList() {
   const [q, setQ] = useState('');
   const all = data?.routes ?? [];
   const needle = q.trim().toLowerCase();
-  const rows = needle ? all.filter((r) => `${r.name} ${r.description ?? ''} ${r.target_host ?? ''} ${r.external_host ?? ''}`.toLowerCase().includes(needle)) : all;
+  const rows = needle
+    ? all.filter((r) => `${r.name} ${r.description ?? ''} ${r.target_host ?? ''} ${r.external_host ?? ''}`.toLowerCase().includes(needle))
+    : all;
 
   const toggle = async (r: RdpRoute) => {
     setBusy(`toggle-${r.id}`);
@@ -89,20 +91,38 @@ export default function RdpList() {
     { key: 'mode', label: t('rdp.accessMode'), render: (r) => t(`rdp.mode_${r.access_mode}`) },
     { key: 'target', label: t('rdp.target'), render: (r) => <span class="rdp-target">{targetText(r, peers.byId)}</span> },
     {
-      key: 'status', label: t('rdp.status'),
-      render: (r) => <span class="rdp-status"><EnabledBadge enabled={r.enabled} /><ReachDot route={r} status={status.get(r.id)} /></span>,
+      key: 'status',
+      label: t('rdp.status'),
+      render: (r) => (
+        <span class="rdp-status">
+          <EnabledBadge enabled={r.enabled} />
+          <ReachDot route={r} status={status.get(r.id)} />
+        </span>
+      ),
     },
     { key: 'creds', label: t('rdp.credentials'), render: (r) => <CredBadge route={r} /> },
     {
-      key: 'actions', label: t('common.actions'), class: 'actions',
+      key: 'actions',
+      label: t('common.actions'),
+      class: 'actions',
       render: (r) => (
         <span class="row-actions">
-          <button type="button" class="btn small" aria-busy={busy === `toggle-${r.id}`} disabled={busy === `toggle-${r.id}`} onClick={() => toggle(r)}
-            aria-label={t(r.enabled ? 'rdp.disableRoute' : 'rdp.enableRoute', { name: r.name })}>
+          <button
+            type="button"
+            class="btn small"
+            aria-busy={busy === `toggle-${r.id}`}
+            disabled={busy === `toggle-${r.id}`}
+            onClick={() => toggle(r)}
+            aria-label={t(r.enabled ? 'rdp.disableRoute' : 'rdp.enableRoute', { name: r.name })}
+          >
             {r.enabled ? t('common.disable') : t('common.enable')}
           </button>
-          <Link class="btn small" href={`/rdp/${r.id}/edit`} aria-label={t('rdp.editRoute', { name: r.name })}>{t('common.edit')}</Link>
-          <button type="button" class="btn small danger" onClick={() => remove(r)} aria-label={t('rdp.deleteRoute', { name: r.name })}>{t('common.delete')}</button>
+          <Link class="btn small" href={`/rdp/${r.id}/edit`} aria-label={t('rdp.editRoute', { name: r.name })}>
+            {t('common.edit')}
+          </Link>
+          <button type="button" class="btn small danger" onClick={() => remove(r)} aria-label={t('rdp.deleteRoute', { name: r.name })}>
+            {t('common.delete')}
+          </button>
         </span>
       ),
     },
@@ -112,13 +132,19 @@ export default function RdpList() {
   return (
     <>
       <PageHeader title={t('rdp.title')}>
-        <Link class="btn" href="/rdp/rotation">{t('rdp.rotationTitle')}</Link>
-        <Link class="btn primary" href="/rdp/new">{t('rdp.new')}</Link>
+        <Link class="btn" href="/rdp/rotation">
+          {t('rdp.rotationTitle')}
+        </Link>
+        <Link class="btn primary" href="/rdp/new">
+          {t('rdp.new')}
+        </Link>
       </PageHeader>
       {pendingCount > 0 && (
         <div class="banner warn rdp-pending-banner" role="status">
           <span>{t('rdp.pendingBanner', { n: pendingCount })}</span>
-          <Link class="btn small" href="/rdp/rotation">{t('rdp.pendingOpen')}</Link>
+          <Link class="btn small" href="/rdp/rotation">
+            {t('rdp.pendingOpen')}
+          </Link>
         </div>
       )}
       {all.length > 0 && (
@@ -129,25 +155,43 @@ export default function RdpList() {
       {selected.size > 0 && (
         <div class="toolbar batch-bar" role="group" aria-label={t('rdp.batchLabel')}>
           <span>{t('common.selected', { n: selected.size })}</span>
-          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-enable'} onClick={() => batch('enable')}>{t('common.enable')}</button>
-          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-disable'} onClick={() => batch('disable')}>{t('common.disable')}</button>
-          <button type="button" class="btn small danger" disabled={!!busy} aria-busy={busy === 'batch-delete'} onClick={() => batch('delete')}>{t('common.delete')}</button>
+          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-enable'} onClick={() => batch('enable')}>
+            {t('common.enable')}
+          </button>
+          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-disable'} onClick={() => batch('disable')}>
+            {t('common.disable')}
+          </button>
+          <button type="button" class="btn small danger" disabled={!!busy} aria-busy={busy === 'batch-delete'} onClick={() => batch('delete')}>
+            {t('common.delete')}
+          </button>
         </div>
       )}
       <ErrorBanner error={error} onRetry={reload} />
-      {!data && !error ? <Spinner /> : data && (
-        <DataTable
-          label={t('rdp.title')}
-          columns={columns}
-          rows={rows}
-          rowKey={(r) => r.id}
-          rowName={(r) => r.name}
-          selected={selected}
-          onSelect={setSelected}
-          empty={needle
-            ? <EmptyState title={t('rdp.noMatch')} text={t('rdp.noMatchText')} />
-            : <EmptyState title={t('rdp.empty')} text={t('rdp.emptyText')}><Link class="btn primary" href="/rdp/new">{t('rdp.new')}</Link></EmptyState>}
-        />
+      {!data && !error ? (
+        <Spinner />
+      ) : (
+        data && (
+          <DataTable
+            label={t('rdp.title')}
+            columns={columns}
+            rows={rows}
+            rowKey={(r) => r.id}
+            rowName={(r) => r.name}
+            selected={selected}
+            onSelect={setSelected}
+            empty={
+              needle ? (
+                <EmptyState title={t('rdp.noMatch')} text={t('rdp.noMatchText')} />
+              ) : (
+                <EmptyState title={t('rdp.empty')} text={t('rdp.emptyText')}>
+                  <Link class="btn primary" href="/rdp/new">
+                    {t('rdp.new')}
+                  </Link>
+                </EmptyState>
+              )
+            }
+          />
+        )
       )}
     </>
   );

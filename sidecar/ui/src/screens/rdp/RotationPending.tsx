@@ -36,18 +36,33 @@ export default function RotationPending() {
     { key: 'name', label: t('rdp.name'), render: (r) => <Link href={`/rdp/${r.id}`}>{r.name}</Link> },
     { key: 'since', label: t('rdp.pendingSince'), render: (r) => fmtDate(r.rotation_pending_since) },
     {
-      key: 'creds', label: t('rdp.credentials'),
-      render: (r) => reentered(r)
-        ? <Badge tone="ok">{t('rdp.reentered', { at: fmtDate(r.credentials_updated_at) })}</Badge>
-        : <Badge tone="warn">{t('rdp.notReentered')}</Badge>,
+      key: 'creds',
+      label: t('rdp.credentials'),
+      render: (r) =>
+        reentered(r) ? (
+          <Badge tone="ok">{t('rdp.reentered', { at: fmtDate(r.credentials_updated_at) })}</Badge>
+        ) : (
+          <Badge tone="warn">{t('rdp.notReentered')}</Badge>
+        ),
     },
     {
-      key: 'actions', label: t('common.actions'), class: 'actions',
+      key: 'actions',
+      label: t('common.actions'),
+      class: 'actions',
       render: (r) => (
         <span class="row-actions">
-          <Link class="btn small" href={`/rdp/${r.id}`} aria-label={t('rdp.reenterFor', { name: r.name })}>{t('rdp.reenter')}</Link>
-          <button type="button" class="btn small primary" disabled={!reentered(r) || busy === r.id} aria-busy={busy === r.id}
-            aria-label={t('rdp.ackFor', { name: r.name })} title={reentered(r) ? undefined : t('rdp.ackBlocked')} onClick={() => ack(r)}>
+          <Link class="btn small" href={`/rdp/${r.id}`} aria-label={t('rdp.reenterFor', { name: r.name })}>
+            {t('rdp.reenter')}
+          </Link>
+          <button
+            type="button"
+            class="btn small primary"
+            disabled={!reentered(r) || busy === r.id}
+            aria-busy={busy === r.id}
+            aria-label={t('rdp.ackFor', { name: r.name })}
+            title={reentered(r) ? undefined : t('rdp.ackBlocked')}
+            onClick={() => ack(r)}
+          >
             {t('rdp.ack')}
           </button>
         </span>
@@ -58,16 +73,22 @@ export default function RotationPending() {
   return (
     <>
       <PageHeader title={t('rdp.rotationTitle')} back="/rdp" />
-      <p class="banner warn rdp-rotation-note" role="note">{t('rdp.rotationExplain')}</p>
+      <p class="banner warn rdp-rotation-note" role="note">
+        {t('rdp.rotationExplain')}
+      </p>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data && !error ? <Spinner /> : data && (
-        <DataTable
-          label={t('rdp.rotationTitle')}
-          columns={columns}
-          rows={data.routes}
-          rowKey={(r) => r.id}
-          empty={<EmptyState title={t('rdp.rotationEmpty')} text={t('rdp.rotationEmptyText')} />}
-        />
+      {!data && !error ? (
+        <Spinner />
+      ) : (
+        data && (
+          <DataTable
+            label={t('rdp.rotationTitle')}
+            columns={columns}
+            rows={data.routes}
+            rowKey={(r) => r.id}
+            empty={<EmptyState title={t('rdp.rotationEmpty')} text={t('rdp.rotationEmptyText')} />}
+          />
+        )
       )}
     </>
   );

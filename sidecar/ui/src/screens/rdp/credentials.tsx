@@ -60,13 +60,31 @@ export function CredentialsCard(props: { route: RdpRoute; onChange: () => void }
   return (
     <Card title={t('rdp.credentials')} class="rdp-creds">
       <p class="rdp-cred-state">
-        {r.has_credentials
-          ? <><Badge tone="ok">{t('rdp.credsStored')}</Badge> {t('rdp.credsUpdated', { at: fmtDate(r.credentials_updated_at) })}{r.credentials_kid && <> · {t('rdp.credsKid')} <code>{r.credentials_kid}</code></>}</>
-          : <Badge tone="muted">{t('rdp.credsNone')}</Badge>}
+        {r.has_credentials ? (
+          <>
+            <Badge tone="ok">{t('rdp.credsStored')}</Badge> {t('rdp.credsUpdated', { at: fmtDate(r.credentials_updated_at) })}
+            {r.credentials_kid && (
+              <>
+                {' '}
+                · {t('rdp.credsKid')} <code>{r.credentials_kid}</code>
+              </>
+            )}
+          </>
+        ) : (
+          <Badge tone="muted">{t('rdp.credsNone')}</Badge>
+        )}
       </p>
-      {r.rotation_state === 'pending' && <p class="banner warn" role="note">{t('rdp.credsRotationNote')}</p>}
+      {r.rotation_state === 'pending' && (
+        <p class="banner warn" role="note">
+          {t('rdp.credsRotationNote')}
+        </p>
+      )}
       <p class="hint">{t('rdp.credsHint')}</p>
-      {!secure ? <p class="banner error" role="alert">{t('rdp.credsInsecure')}</p> : (
+      {!secure ? (
+        <p class="banner error" role="alert">
+          {t('rdp.credsInsecure')}
+        </p>
+      ) : (
         <form onSubmit={save} noValidate aria-label={t('rdp.credsFormLabel')} autoComplete="off">
           <div class="form-grid">
             <TextField form={form} name="username" label={t('rdp.credsUser')} required autoComplete="off" />
@@ -75,7 +93,11 @@ export function CredentialsCard(props: { route: RdpRoute; onChange: () => void }
           </div>
           <FormErrors form={form} />
           <div class="form-actions">
-            {r.has_credentials && <button type="button" class="btn danger" disabled={clearing} aria-busy={clearing} onClick={clear}>{t('rdp.credsClear')}</button>}
+            {r.has_credentials && (
+              <button type="button" class="btn danger" disabled={clearing} aria-busy={clearing} onClick={clear}>
+                {t('rdp.credsClear')}
+              </button>
+            )}
             <SubmitButton form={form} label={r.has_credentials ? t('rdp.credsReplace') : t('rdp.credsSave')} />
           </div>
         </form>

@@ -40,22 +40,41 @@ export function HistoryCard(props: { route: RdpRoute }) {
   };
 
   return (
-    <Card title={t('rdp.historyTitle')} class="rdp-history"
-      actions={<button type="button" class="btn small danger" disabled={busy || active.length === 0} aria-busy={busy} onClick={disconnectAll}>{t('rdp.disconnectAll')}</button>}>
+    <Card
+      title={t('rdp.historyTitle')}
+      class="rdp-history"
+      actions={
+        <button type="button" class="btn small danger" disabled={busy || active.length === 0} aria-busy={busy} onClick={disconnectAll}>
+          {t('rdp.disconnectAll')}
+        </button>
+      }
+    >
       <p>{t('rdp.activeSessions', { n: active.length })}</p>
       <div class="exports">
         <span>{t('rdp.exportAll')}</span>
-        <a class="btn small" href="/api/v1/rdp/history/export?format=csv" download>{t('rdp.exportCsv')}</a>
-        <a class="btn small" href="/api/v1/rdp/history/export?format=json" download>{t('rdp.exportJson')}</a>
+        <a class="btn small" href="/api/v1/rdp/history/export?format=csv" download>
+          {t('rdp.exportCsv')}
+        </a>
+        <a class="btn small" href="/api/v1/rdp/history/export?format=json" download>
+          {t('rdp.exportJson')}
+        </a>
       </div>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (!error && <Spinner />) : !sessions.length ? <p class="muted">{t('rdp.historyEmpty')}</p> : (
+      {!data ? (
+        !error && <Spinner />
+      ) : !sessions.length ? (
+        <p class="muted">{t('rdp.historyEmpty')}</p>
+      ) : (
         <div class="table-wrap">
           <table class="table" aria-label={t('rdp.historyTitle')}>
             <thead>
               <tr>
-                <th scope="col">{t('rdp.started')}</th><th scope="col">{t('rdp.duration')}</th><th scope="col">{t('rdp.client')}</th>
-                <th scope="col">{t('rdp.peer')}</th><th scope="col">{t('rdp.sessionState')}</th><th scope="col">{t('rdp.endReason')}</th>
+                <th scope="col">{t('rdp.started')}</th>
+                <th scope="col">{t('rdp.duration')}</th>
+                <th scope="col">{t('rdp.client')}</th>
+                <th scope="col">{t('rdp.peer')}</th>
+                <th scope="col">{t('rdp.sessionState')}</th>
+                <th scope="col">{t('rdp.endReason')}</th>
               </tr>
             </thead>
             <tbody>
@@ -63,12 +82,17 @@ export function HistoryCard(props: { route: RdpRoute }) {
                 <tr key={x.id}>
                   <td data-label={t('rdp.started')}>{fmtDate(x.started_at)}</td>
                   <td data-label={t('rdp.duration')}>{fmtDuration(x.duration_s)}</td>
-                  <td data-label={t('rdp.client')}>{x.client_name ?? '–'}{x.username && <span class="muted"> · {x.username}</span>}</td>
+                  <td data-label={t('rdp.client')}>
+                    {x.client_name ?? '–'}
+                    {x.username && <span class="muted"> · {x.username}</span>}
+                  </td>
                   <td data-label={t('rdp.peer')}>{x.peer_name ?? (x.peer_id !== null ? `#${x.peer_id}` : '–')}</td>
                   <td data-label={t('rdp.sessionState')}>
-                    {x.status === 'active'
-                      ? <Badge tone={x.disconnect_requested_at ? 'warn' : 'ok'}>{x.disconnect_requested_at ? t('rdp.disconnecting') : t('rdp.active')}</Badge>
-                      : <Badge tone="muted">{t('rdp.ended')}</Badge>}
+                    {x.status === 'active' ? (
+                      <Badge tone={x.disconnect_requested_at ? 'warn' : 'ok'}>{x.disconnect_requested_at ? t('rdp.disconnecting') : t('rdp.active')}</Badge>
+                    ) : (
+                      <Badge tone="muted">{t('rdp.ended')}</Badge>
+                    )}
                   </td>
                   <td data-label={t('rdp.endReason')}>{x.end_reason ? t(`rdp.reason_${x.end_reason}`) : '–'}</td>
                 </tr>

@@ -29,7 +29,19 @@ export function MaintenanceCard(props: { route: RdpRoute; onChange: () => void }
     <Card title={t('rdp.maintTitle')} class="rdp-maint">
       <p class="hint">{t('rdp.maintHint')}</p>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (!error && <Spinner />) : <MaintenanceForm key={JSON.stringify(data.windows)} route={props.route} windows={data.windows} onSaved={() => { reload(); props.onChange(); }} />}
+      {!data ? (
+        !error && <Spinner />
+      ) : (
+        <MaintenanceForm
+          key={JSON.stringify(data.windows)}
+          route={props.route}
+          windows={data.windows}
+          onSaved={() => {
+            reload();
+            props.onChange();
+          }}
+        />
+      )}
     </Card>
   );
 }
@@ -44,11 +56,17 @@ function MaintenanceForm(props: { route: RdpRoute; windows: MaintenanceWindow[];
     const end = new Date(start.getTime() + 2 * 3600_000);
     form.set('windows', [...list, { from: toLocalInput(start.toISOString()), to: toLocalInput(end.toISOString()), note: '' }]);
   };
-  const remove = (i: number) => form.set('windows', list.filter((_, j) => j !== i));
+  const remove = (i: number) =>
+    form.set(
+      'windows',
+      list.filter((_, j) => j !== i),
+    );
   const save = async (e: Event) => {
     e.preventDefault();
     const ok = await form.submit(async (v) => {
-      await api('PUT', `/rdp/${props.route.id}/maintenance`, { windows: v.windows.map((w) => ({ from: fromLocalInput(w.from), to: fromLocalInput(w.to), note: w.note.trim() })) });
+      await api('PUT', `/rdp/${props.route.id}/maintenance`, {
+        windows: v.windows.map((w) => ({ from: fromLocalInput(w.from), to: fromLocalInput(w.to), note: w.note.trim() })),
+      });
     });
     if (ok) {
       toast(t('rdp.maintSaved'));
@@ -57,7 +75,11 @@ function MaintenanceForm(props: { route: RdpRoute; windows: MaintenanceWindow[];
   };
   return (
     <form onSubmit={save} noValidate aria-label={t('rdp.maintTitle')}>
-      {active && <p class="banner warn" role="status">{t('rdp.maintActive', { to: fmtDate(active.to), note: active.note || '–' })}</p>}
+      {active && (
+        <p class="banner warn" role="status">
+          {t('rdp.maintActive', { to: fmtDate(active.to), note: active.note || '–' })}
+        </p>
+      )}
       {list.length === 0 && <p class="muted">{t('rdp.maintNone')}</p>}
       <ol class="rdp-windows">
         {list.map((w, i) => {
@@ -65,13 +87,17 @@ function MaintenanceForm(props: { route: RdpRoute; windows: MaintenanceWindow[];
           return (
             <li key={i} class="rdp-window">
               <fieldset>
-                <legend>{t('rdp.maintWindowN', { n: i + 1 })} {isActive && <Badge tone="warn">{t('rdp.maintNow')}</Badge>}</legend>
+                <legend>
+                  {t('rdp.maintWindowN', { n: i + 1 })} {isActive && <Badge tone="warn">{t('rdp.maintNow')}</Badge>}
+                </legend>
                 <div class="form-grid">
                   <TextField form={form} name={`windows.${i}.from`} type="datetime-local" label={t('rdp.maintFrom')} required />
                   <TextField form={form} name={`windows.${i}.to`} type="datetime-local" label={t('rdp.maintTo')} required />
                   <TextField form={form} name={`windows.${i}.note`} label={t('rdp.maintNote')} hint={t('rdp.maintNoteHint')} />
                 </div>
-                <button type="button" class="btn small" onClick={() => remove(i)} aria-label={t('rdp.maintRemoveN', { n: i + 1 })}>{t('rdp.maintRemove')}</button>
+                <button type="button" class="btn small" onClick={() => remove(i)} aria-label={t('rdp.maintRemoveN', { n: i + 1 })}>
+                  {t('rdp.maintRemove')}
+                </button>
               </fieldset>
             </li>
           );
@@ -79,7 +105,9 @@ function MaintenanceForm(props: { route: RdpRoute; windows: MaintenanceWindow[];
       </ol>
       <FormErrors form={form} />
       <div class="form-actions">
-        <button type="button" class="btn" onClick={add}>{t('rdp.maintAdd')}</button>
+        <button type="button" class="btn" onClick={add}>
+          {t('rdp.maintAdd')}
+        </button>
         <SubmitButton form={form} label={t('rdp.maintSave')} />
       </div>
     </form>

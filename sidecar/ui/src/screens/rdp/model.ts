@@ -13,4 +13,3 @@ export const RDP_SESSION_EVENTS = ['rdp_session_started', 'rdp_session_ended'];
 export function activeWindow(windows: MaintenanceWindow[], now = Date.now()): MaintenanceWindow | null {
   return windows.find((w) => Date.parse(w.from) <= now && now < Date.parse(w.to)) ?? null;
 }
-

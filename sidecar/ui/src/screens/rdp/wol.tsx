@@ -25,7 +25,13 @@ export function WolCard(props: { route: RdpRoute }) {
   const [sending, setSending] = useState(false);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const alive = useRef(true);
-  useEffect(() => () => { alive.current = false; clearTimeout(timer.current); }, []);
+  useEffect(
+    () => () => {
+      alive.current = false;
+      clearTimeout(timer.current);
+    },
+    [],
+  );
 
   const poll = async (announce: boolean) => {
     try {
@@ -40,7 +46,9 @@ export function WolCard(props: { route: RdpRoute }) {
     }
   };
   // A wake started earlier (another tab, before a reload) is picked up.
-  useEffect(() => { void poll(false); }, [r.id]);
+  useEffect(() => {
+    void poll(false);
+  }, [r.id]);
 
   const wake = async () => {
     setSending(true);
@@ -64,8 +72,17 @@ export function WolCard(props: { route: RdpRoute }) {
       <p class="hint">{r.access_mode === 'gateway' ? t('rdp.wolViaGateway', { mac: r.wol_mac ?? '?' }) : t('rdp.wolDirect', { mac: r.wol_mac ?? '?' })}</p>
       <div class="actions-line">
         <label for="wol-timeout">{t('rdp.wolTimeout')}</label>
-        <input id="wol-timeout" type="number" min={1} max={600} step={1} value={seconds} disabled={pending || sending} class="rdp-wol-seconds"
-          onInput={(e) => setSeconds(Math.min(600, Math.max(1, Number(e.currentTarget.value) || 1)))} />
+        <input
+          id="wol-timeout"
+          type="number"
+          min={1}
+          max={600}
+          step={1}
+          value={seconds}
+          disabled={pending || sending}
+          class="rdp-wol-seconds"
+          onInput={(e) => setSeconds(Math.min(600, Math.max(1, Number(e.currentTarget.value) || 1)))}
+        />
         <button type="button" class="btn primary" disabled={pending || sending} aria-busy={pending || sending} onClick={wake}>
           {pending ? t('rdp.wolWaiting') : t('rdp.wolWake')}
         </button>

@@ -13,9 +13,23 @@ import { langNames } from '../../components/layout';
 import type { ScreenProps } from '../define';
 import './routeauth.css';
 
-import type { Route, RouteAuthBody, RouteAuthOrNullResponse, RouteAuthView as RouteAuth, RouteResponse, TotpSetupResponse, UsersResponse } from '../../protocol';
+import type {
+  Route,
+  RouteAuthBody,
+  RouteAuthOrNullResponse,
+  RouteAuthView as RouteAuth,
+  RouteResponse,
+  TotpSetupResponse,
+  UsersResponse,
+} from '../../protocol';
 
-const DURATIONS: [string, number][] = [['d1h', 3_600_000], ['d12h', 43_200_000], ['d24h', 86_400_000], ['d7d', 604_800_000], ['d30d', 2_592_000_000]];
+const DURATIONS: [string, number][] = [
+  ['d1h', 3_600_000],
+  ['d12h', 43_200_000],
+  ['d24h', 86_400_000],
+  ['d7d', 604_800_000],
+  ['d30d', 2_592_000_000],
+];
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 const AUTH_EVENTS = ['route_auth_created', 'route_auth_updated', 'route_auth_deleted'];
 
@@ -24,7 +38,13 @@ function usesTotp(a: RouteAuth | null): boolean {
 }
 
 function totpState(active: boolean, pending: boolean) {
-  return active ? <Badge tone="ok">{t('routeauth.totpActive')}</Badge> : pending ? <Badge tone="warn">{t('routeauth.totpPending')}</Badge> : <Badge>{t('routeauth.totpNone')}</Badge>;
+  return active ? (
+    <Badge tone="ok">{t('routeauth.totpActive')}</Badge>
+  ) : pending ? (
+    <Badge tone="warn">{t('routeauth.totpPending')}</Badge>
+  ) : (
+    <Badge>{t('routeauth.totpNone')}</Badge>
+  );
 }
 
 /** TOTP set-up of the configured account (userId undefined) or of one route user: QR code, secret, confirmation code. */
@@ -54,7 +74,11 @@ function TotpSetup(props: { routeId: number; userId?: number; who: string; activ
           {busy ? t('common.loading') : props.active ? t('routeauth.totpRedo') : t('routeauth.totpSetup')}
         </button>
       )}
-      {err && <p class="field-error" role="alert">{err}</p>}
+      {err && (
+        <p class="field-error" role="alert">
+          {err}
+        </p>
+      )}
       {setup && (
         <form
           class="ra-totp-setup"
@@ -73,13 +97,21 @@ function TotpSetup(props: { routeId: number; userId?: number; who: string; activ
           <p>{t('routeauth.totpScan')}</p>
           <img class="qr" src={setup.qr_code} alt={t('routeauth.qrAlt')} width={200} height={200} />
           <dl class="facts">
-            <dt>{t('routeauth.secret')}</dt><dd><code class="ra-secret">{setup.secret}</code></dd>
-            <dt>{t('routeauth.otpauth')}</dt><dd><code class="ra-otpauth">{setup.otpauth_url}</code></dd>
+            <dt>{t('routeauth.secret')}</dt>
+            <dd>
+              <code class="ra-secret">{setup.secret}</code>
+            </dd>
+            <dt>{t('routeauth.otpauth')}</dt>
+            <dd>
+              <code class="ra-otpauth">{setup.otpauth_url}</code>
+            </dd>
           </dl>
           <FormErrors form={form} />
           <TextField form={form} name="token" label={t('routeauth.code')} inputMode="numeric" autoComplete="one-time-code" required />
           <div class="form-actions">
-            <button type="button" class="btn" onClick={() => setSetup(null)}>{t('common.cancel')}</button>
+            <button type="button" class="btn" onClick={() => setSetup(null)}>
+              {t('common.cancel')}
+            </button>
             <SubmitButton form={form} label={t('routeauth.confirmCode')} />
           </div>
         </form>
@@ -88,7 +120,16 @@ function TotpSetup(props: { routeId: number; userId?: number; who: string; activ
   );
 }
 
-function ImageField(props: { routeId: number; kind: 'logo' | 'bg-image'; label: string; currentLabel: string; has: boolean; version: string; enabled: boolean; onDone: () => void }) {
+function ImageField(props: {
+  routeId: number;
+  kind: 'logo' | 'bg-image';
+  label: string;
+  currentLabel: string;
+  has: boolean;
+  version: string;
+  enabled: boolean;
+  onDone: () => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<string | null>(null);
   const id = `ra-${props.kind}`;
@@ -97,7 +138,13 @@ function ImageField(props: { routeId: number; kind: 'logo' | 'bg-image'; label: 
     <div class={`field${err ? ' has-error' : ''}`}>
       <label for={id}>{props.label}</label>
       <div class="ra-image">
-        {props.has ? <img src={src} alt={props.currentLabel} class="ra-thumb" data-testid={`current-${props.kind}`} /> : <span class="muted">{props.currentLabel}: {t('routeauth.noImage')}</span>}
+        {props.has ? (
+          <img src={src} alt={props.currentLabel} class="ra-thumb" data-testid={`current-${props.kind}`} />
+        ) : (
+          <span class="muted">
+            {props.currentLabel}: {t('routeauth.noImage')}
+          </span>
+        )}
         {props.has && (
           <button
             type="button"
@@ -147,8 +194,14 @@ function ImageField(props: { routeId: number; kind: 'logo' | 'bg-image'; label: 
           }
         }}
       />
-      <p class="hint" id={`${id}-hint`}>{props.enabled ? t('routeauth.uploadHint') : t('routeauth.uploadAfterSave')}</p>
-      {err && <p class="field-error" id={`${id}-err`} role="alert">{err}</p>}
+      <p class="hint" id={`${id}-hint`}>
+        {props.enabled ? t('routeauth.uploadHint') : t('routeauth.uploadAfterSave')}
+      </p>
+      {err && (
+        <p class="field-error" id={`${id}-err`} role="alert">
+          {err}
+        </p>
+      )}
     </div>
   );
 }
@@ -164,7 +217,13 @@ function UsersCard(props: { route: Route; auth: RouteAuth | null; onDone: () => 
   return (
     <Card title={t('routeauth.users')}>
       <p class="hint">{t('routeauth.usersHint')}</p>
-      {users.error ? <p class="muted">{t('routeauth.usersUnavailable')}</p> : !users.data ? <Spinner /> : users.data.users.length === 0 ? <p class="muted">{t('routeauth.noUsers')}</p> : (
+      {users.error ? (
+        <p class="muted">{t('routeauth.usersUnavailable')}</p>
+      ) : !users.data ? (
+        <Spinner />
+      ) : users.data.users.length === 0 ? (
+        <p class="muted">{t('routeauth.noUsers')}</p>
+      ) : (
         <>
           <fieldset class={`ra-users${err ? ' has-error' : ''}`} id={fid('user_ids')} aria-describedby={err ? 'ra-users-err' : undefined}>
             <legend class="sr-only">{t('routeauth.users')}</legend>
@@ -176,9 +235,15 @@ function UsersCard(props: { route: Route; auth: RouteAuth | null; onDone: () => 
                     <input
                       type="checkbox"
                       checked={sel.has(u.id)}
-                      onChange={() => { const n = new Set(sel); if (n.has(u.id)) n.delete(u.id); else n.add(u.id); setSel(n); }}
-                    />
-                    {' '}{u.username}{u.email && <span class="muted"> · {u.email}</span>}
+                      onChange={() => {
+                        const n = new Set(sel);
+                        if (n.has(u.id)) n.delete(u.id);
+                        else n.add(u.id);
+                        setSel(n);
+                      }}
+                    />{' '}
+                    {u.username}
+                    {u.email && <span class="muted"> · {u.email}</span>}
                   </label>
                   {ru && totp && (
                     <div class="ra-user-totp">
@@ -190,7 +255,11 @@ function UsersCard(props: { route: Route; auth: RouteAuth | null; onDone: () => 
               );
             })}
           </fieldset>
-          {err && <p class="field-error" id="ra-users-err" role="alert">{err}</p>}
+          {err && (
+            <p class="field-error" id="ra-users-err" role="alert">
+              {err}
+            </p>
+          )}
           <div class="form-actions">
             <button
               type="button"
@@ -246,7 +315,12 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
     v: a?.updated_at ?? '0',
   })}`;
   // An empty parameter clears the stored value in the preview: send the empty ones explicitly.
-  const fullSrc = previewSrc + ['title', 'description', 'primary_color', 'bg_color'].filter((k) => !new URLSearchParams(previewSrc.split('?')[1] ?? '').has(k)).map((k) => `&${k}=`).join('');
+  const fullSrc =
+    previewSrc +
+    ['title', 'description', 'primary_color', 'bg_color']
+      .filter((k) => !new URLSearchParams(previewSrc.split('?')[1] ?? '').has(k))
+      .map((k) => `&${k}=`)
+      .join('');
   const [shown, setShown] = useState(fullSrc);
   useEffect(() => {
     const tm = setTimeout(() => setShown(fullSrc), 350);
@@ -290,29 +364,55 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
 
   return (
     <>
-      <p class={`banner ${a ? 'info' : 'muted-banner'}`} data-testid="ra-state" data-on={a ? 'yes' : 'no'}>{a ? t('routeauth.active') : t('routeauth.inactive')}</p>
+      <p class={`banner ${a ? 'info' : 'muted-banner'}`} data-testid="ra-state" data-on={a ? 'yes' : 'no'}>
+        {a ? t('routeauth.active') : t('routeauth.inactive')}
+      </p>
       <div class="ra-layout">
         <div class="ra-main">
           <form onSubmit={save} noValidate aria-label={t('routeauth.login')}>
             <Card title={t('routeauth.login')}>
               <FormErrors form={form} />
-              <SelectField form={form} name="method" label={t('routeauth.method')} options={[
-                { value: 'email_password', label: t('routeauth.mEmailPassword') },
-                { value: 'email_code', label: t('routeauth.mEmailCode') },
-                { value: 'totp', label: t('routeauth.mTotp') },
-              ]} />
+              <SelectField
+                form={form}
+                name="method"
+                label={t('routeauth.method')}
+                options={[
+                  { value: 'email_password', label: t('routeauth.mEmailPassword') },
+                  { value: 'email_code', label: t('routeauth.mEmailCode') },
+                  { value: 'totp', label: t('routeauth.mTotp') },
+                ]}
+              />
               {v.method === 'email_password' && <CheckField form={form} name="two_factor_enabled" label={t('routeauth.twoFactor')} />}
               {v.method === 'email_password' && v.two_factor_enabled && (
-                <SelectField form={form} name="two_factor_method" label={t('routeauth.secondFactor')} options={[
-                  { value: 'totp', label: t('routeauth.fTotp') },
-                  { value: 'email_code', label: t('routeauth.fEmailCode') },
-                ]} />
+                <SelectField
+                  form={form}
+                  name="two_factor_method"
+                  label={t('routeauth.secondFactor')}
+                  options={[
+                    { value: 'totp', label: t('routeauth.fTotp') },
+                    { value: 'email_code', label: t('routeauth.fEmailCode') },
+                  ]}
+                />
               )}
               <TextField form={form} name="email" type="email" label={t('routeauth.email')} autoComplete="off" required />
               {v.method === 'email_password' && (
-                <TextField form={form} name="password" type="password" label={t('routeauth.password')} autoComplete="new-password" hint={a?.password_set ? t('routeauth.passwordKeep') : t('routeauth.passwordNew')} required={!a?.password_set} />
+                <TextField
+                  form={form}
+                  name="password"
+                  type="password"
+                  label={t('routeauth.password')}
+                  autoComplete="new-password"
+                  hint={a?.password_set ? t('routeauth.passwordKeep') : t('routeauth.passwordNew')}
+                  required={!a?.password_set}
+                />
               )}
-              <SelectField form={form} name="session_max_age" numeric label={t('routeauth.session')} options={DURATIONS.map(([k, ms]) => ({ value: ms, label: t(`routeauth.${k}`) }))} />
+              <SelectField
+                form={form}
+                name="session_max_age"
+                numeric
+                label={t('routeauth.session')}
+                options={DURATIONS.map(([k, ms]) => ({ value: ms, label: t(`routeauth.${k}`) }))}
+              />
             </Card>
             <Card title={t('routeauth.branding')}>
               <TextField form={form} name="title" label={t('routeauth.pageTitle')} />
@@ -323,19 +423,47 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
               </div>
             </Card>
             <div class="form-actions ra-actions">
-              {a && <button type="button" class="btn" onClick={remove}>{t('routeauth.remove')}</button>}
+              {a && (
+                <button type="button" class="btn" onClick={remove}>
+                  {t('routeauth.remove')}
+                </button>
+              )}
               <SubmitButton form={form} label={a ? t('routeauth.save') : t('routeauth.create')} />
             </div>
           </form>
           <Card title={`${t('routeauth.logo')} · ${t('routeauth.bgImage')}`}>
-            <ImageField routeId={route.id} kind="logo" label={t('routeauth.logo')} currentLabel={t('routeauth.currentLogo')} has={!!a?.logo} version={a?.updated_at ?? ''} enabled={!!a} onDone={props.reload} />
-            <ImageField routeId={route.id} kind="bg-image" label={t('routeauth.bgImage')} currentLabel={t('routeauth.currentBg')} has={!!a?.bg_image} version={a?.updated_at ?? ''} enabled={!!a} onDone={props.reload} />
+            <ImageField
+              routeId={route.id}
+              kind="logo"
+              label={t('routeauth.logo')}
+              currentLabel={t('routeauth.currentLogo')}
+              has={!!a?.logo}
+              version={a?.updated_at ?? ''}
+              enabled={!!a}
+              onDone={props.reload}
+            />
+            <ImageField
+              routeId={route.id}
+              kind="bg-image"
+              label={t('routeauth.bgImage')}
+              currentLabel={t('routeauth.currentBg')}
+              has={!!a?.bg_image}
+              version={a?.updated_at ?? ''}
+              enabled={!!a}
+              onDone={props.reload}
+            />
           </Card>
           <Card title={t('routeauth.totp')}>
-            {!a ? <p class="muted">{t('routeauth.totpAfterSave')}</p> : !usesTotp(a) ? <p class="muted">{t('routeauth.totpNone')}</p> : (
+            {!a ? (
+              <p class="muted">{t('routeauth.totpAfterSave')}</p>
+            ) : !usesTotp(a) ? (
+              <p class="muted">{t('routeauth.totpNone')}</p>
+            ) : (
               <>
                 {!a.totp_active && <p class="hint">{t('routeauth.totpNeeded')}</p>}
-                <p>{a.email} · {totpState(a.totp_active, a.totp_setup_pending)}</p>
+                <p>
+                  {a.email} · {totpState(a.totp_active, a.totp_setup_pending)}
+                </p>
                 <TotpSetup routeId={route.id} who={a.email || t('routeauth.account')} active={a.totp_active} onDone={props.reload} />
               </>
             )}
@@ -348,7 +476,11 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
             <label class="ra-pv-lang">
               {t('routeauth.previewLang')}{' '}
               <select value={pvLang} onChange={(e) => setPvLang(e.currentTarget.value as Lang)}>
-                {(['en', 'de'] as const).map((l) => <option key={l} value={l}>{langNames[l]}</option>)}
+                {(['en', 'de'] as const).map((l) => (
+                  <option key={l} value={l}>
+                    {langNames[l]}
+                  </option>
+                ))}
               </select>
             </label>
             <iframe class="ra-preview" src={shown} title={t('routeauth.previewTitle')} loading="lazy" />
@@ -366,13 +498,18 @@ export default function RouteAuthScreen({ params }: ScreenProps) {
   const auth = useApi<RouteAuthOrNullResponse>(`/routes/${id}/auth`, AUTH_EVENTS);
   const r = route.data?.route;
   useTitle(r ? t('routeauth.titleFor', { domain: r.domain }) : t('routeauth.title'));
-  const reload = () => { auth.reload(); route.reload(); };
+  const reload = () => {
+    auth.reload();
+    route.reload();
+  };
   const a = auth.data?.route_auth ?? null;
   return (
     <>
       <PageHeader title={r ? t('routeauth.titleFor', { domain: r.domain }) : t('routeauth.title')} back={`/routes/${id}`} />
       <ErrorBanner error={route.error ?? auth.error} onRetry={reload} />
-      {!r || !auth.data ? (!(route.error ?? auth.error) && <Spinner />) : (
+      {!r || !auth.data ? (
+        !(route.error ?? auth.error) && <Spinner />
+      ) : (
         <>
           <p class="ra-intro">{t('routeauth.intro')}</p>
           {r.route_type !== 'http' && <p class="banner error">{t('routeauth.notHttp')}</p>}

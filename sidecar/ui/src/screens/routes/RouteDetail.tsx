@@ -36,13 +36,20 @@ export default function RouteDetail(props: { id: number }) {
   }
   const run = async (key: string, fn: () => Promise<void>) => {
     setBusy(key);
-    try { await fn(); } catch (e) { toast((e as Error).message, 'bad'); } finally { setBusy(null); }
+    try {
+      await fn();
+    } catch (e) {
+      toast((e as Error).message, 'bad');
+    } finally {
+      setBusy(null);
+    }
   };
-  const toggle = () => run('toggle', async () => {
-    const res = await api<RouteToggleResponse>('PUT', `/routes/${r.id}/toggle`);
-    toast(res.enabled ? t('routes.enabledToast', { domain: r.domain }) : t('routes.disabledToast', { domain: r.domain }));
-    reload();
-  });
+  const toggle = () =>
+    run('toggle', async () => {
+      const res = await api<RouteToggleResponse>('PUT', `/routes/${r.id}/toggle`);
+      toast(res.enabled ? t('routes.enabledToast', { domain: r.domain }) : t('routes.disabledToast', { domain: r.domain }));
+      reload();
+    });
   const remove = async () => {
     if (!(await confirmAction(t('common.confirmDelete', { name: r.domain }), { confirmLabel: t('common.delete') }))) return;
     await run('delete', async () => {
@@ -51,7 +58,10 @@ export default function RouteDetail(props: { id: number }) {
       navigate('/routes');
     });
   };
-  const checkDns = () => run('dns', async () => { setDns(await api('POST', '/routes/check-dns', { domain: r.domain })); });
+  const checkDns = () =>
+    run('dns', async () => {
+      setDns(await api('POST', '/routes/check-dns', { domain: r.domain }));
+    });
 
   const http = r.route_type === 'http';
   const facts: [string, string][] = [
@@ -63,18 +73,38 @@ export default function RouteDetail(props: { id: number }) {
     [t('routes.updated'), fmtDate(r.updated_at)],
   ];
   const features: [string, boolean, string?][] = [
-    ...(http ? [[t('routes.https'), r.https_enabled], [t('routes.backendHttps'), r.backend_https], [t('routes.compress'), r.compress_enabled],
-      [t('routes.secBasicAuth'), r.basic_auth_user !== null, r.basic_auth_user ?? undefined]] as [string, boolean, string?][] : []),
+    ...(http
+      ? ([
+          [t('routes.https'), r.https_enabled],
+          [t('routes.backendHttps'), r.backend_https],
+          [t('routes.compress'), r.compress_enabled],
+          [t('routes.secBasicAuth'), r.basic_auth_user !== null, r.basic_auth_user ?? undefined],
+        ] as [string, boolean, string?][])
+      : []),
     [t('routes.secAcl'), r.acl_enabled, r.acl_enabled ? r.acl_peer_ids.map((i) => peers.byId.get(i)?.name ?? `#${i}`).join(', ') : undefined],
-    [t('routes.secIpFilter'), r.ip_filter_enabled, r.ip_filter_enabled ? `${r.ip_filter_mode === 'blacklist' ? t('routes.blacklist') : t('routes.whitelist')}: ${r.ip_filter_rules.join(', ')}` : undefined],
-    ...(http ? [
-      [t('routes.secRateLimit'), r.rate_limit_enabled, r.rate_limit_enabled ? `${r.rate_limit_requests} / ${r.rate_limit_window}` : undefined],
-      [t('routes.secBot'), r.bot_blocker_enabled, r.bot_blocker_enabled ? r.bot_blocker_mode ?? undefined : undefined],
-      [t('routes.secRetry'), r.retry_enabled, r.retry_enabled ? `${r.retry_count} × (${r.retry_status_codes})` : undefined],
-      [t('routes.secBreaker'), r.circuit_breaker_enabled, r.circuit_breaker_enabled ? t('routes.breakerSummary', { n: r.circuit_breaker_threshold ?? 0, s: r.circuit_breaker_timeout ?? 0 }) : undefined],
-      [t('routes.secMirror'), r.mirror_enabled, r.mirror_enabled ? r.mirror_targets.map((m) => ('url' in m ? m.url : `peer ${m.peer_id}:${m.port}`)).join(', ') : undefined],
-      [t('routes.debugOn'), r.debug_enabled],
-    ] as [string, boolean, string?][] : []),
+    [
+      t('routes.secIpFilter'),
+      r.ip_filter_enabled,
+      r.ip_filter_enabled ? `${r.ip_filter_mode === 'blacklist' ? t('routes.blacklist') : t('routes.whitelist')}: ${r.ip_filter_rules.join(', ')}` : undefined,
+    ],
+    ...(http
+      ? ([
+          [t('routes.secRateLimit'), r.rate_limit_enabled, r.rate_limit_enabled ? `${r.rate_limit_requests} / ${r.rate_limit_window}` : undefined],
+          [t('routes.secBot'), r.bot_blocker_enabled, r.bot_blocker_enabled ? (r.bot_blocker_mode ?? undefined) : undefined],
+          [t('routes.secRetry'), r.retry_enabled, r.retry_enabled ? `${r.retry_count} × (${r.retry_status_codes})` : undefined],
+          [
+            t('routes.secBreaker'),
+            r.circuit_breaker_enabled,
+            r.circuit_breaker_enabled ? t('routes.breakerSummary', { n: r.circuit_breaker_threshold ?? 0, s: r.circuit_breaker_timeout ?? 0 }) : undefined,
+          ],
+          [
+            t('routes.secMirror'),
+            r.mirror_enabled,
+            r.mirror_enabled ? r.mirror_targets.map((m) => ('url' in m ? m.url : `peer ${m.peer_id}:${m.port}`)).join(', ') : undefined,
+          ],
+          [t('routes.debugOn'), r.debug_enabled],
+        ] as [string, boolean, string?][])
+      : []),
     [t('routes.monitoringOn'), r.monitoring_enabled],
   ];
 
@@ -82,32 +112,66 @@ export default function RouteDetail(props: { id: number }) {
     <>
       <PageHeader title={r.domain} back="/routes">
         {r.rdp_route_id !== null ? (
-          <Link class="btn" href={`/rdp/${r.rdp_route_id}`}>{t('routes.managedByRdp')}</Link>
+          <Link class="btn" href={`/rdp/${r.rdp_route_id}`}>
+            {t('routes.managedByRdp')}
+          </Link>
         ) : (
           <>
-            <Link class="btn" href={`/routes/${r.id}/edit`}>{t('common.edit')}</Link>
-            {http && <Link class="btn" href={`/routes/${r.id}/auth`}>{t('routes.routeAuthButton')}</Link>}
-            <button type="button" class="btn" disabled={busy === 'toggle'} aria-busy={busy === 'toggle'} onClick={toggle}>{r.enabled ? t('common.disable') : t('common.enable')}</button>
-            <button type="button" class="btn danger" disabled={busy === 'delete'} onClick={remove}>{t('common.delete')}</button>
+            <Link class="btn" href={`/routes/${r.id}/edit`}>
+              {t('common.edit')}
+            </Link>
+            {http && (
+              <Link class="btn" href={`/routes/${r.id}/auth`}>
+                {t('routes.routeAuthButton')}
+              </Link>
+            )}
+            <button type="button" class="btn" disabled={busy === 'toggle'} aria-busy={busy === 'toggle'} onClick={toggle}>
+              {r.enabled ? t('common.disable') : t('common.enable')}
+            </button>
+            <button type="button" class="btn danger" disabled={busy === 'delete'} onClick={remove}>
+              {t('common.delete')}
+            </button>
           </>
         )}
       </PageHeader>
-      {r.rdp_route_id !== null && <p class="banner info" role="note">{t('routes.managedByRdpHint')}</p>}
+      {r.rdp_route_id !== null && (
+        <p class="banner info" role="note">
+          {t('routes.managedByRdpHint')}
+        </p>
+      )}
       <div class="grid-2 route-cards">
         <Card title={t('routes.facts')}>
-          <p class="route-status"><EnabledBadge enabled={r.enabled} /><MonitorStatus route={r} /></p>
+          <p class="route-status">
+            <EnabledBadge enabled={r.enabled} />
+            <MonitorStatus route={r} />
+          </p>
           <dl class="route-facts">
-            {facts.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v}</dd></div>)}
+            {facts.map(([k, v]) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>{v}</dd>
+              </div>
+            ))}
           </dl>
         </Card>
         <Card title={t('routes.settings')}>
           <dl class="route-facts">
-            {features.map(([k, on, extra]) => <div key={k}><dt>{k}</dt><dd><Badge tone={on ? 'ok' : 'muted'}>{onOff(on)}</Badge>{extra ? ` ${extra}` : ''}</dd></div>)}
+            {features.map(([k, on, extra]) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>
+                  <Badge tone={on ? 'ok' : 'muted'}>{onOff(on)}</Badge>
+                  {extra ? ` ${extra}` : ''}
+                </dd>
+              </div>
+            ))}
           </dl>
         </Card>
         <Card title={t('routes.dnsTitle')}>
           <p class="hint">{t('routes.dnsHint')}</p>
-          <button type="button" class="btn small" disabled={busy === 'dns'} aria-busy={busy === 'dns'} onClick={checkDns}>{busy === 'dns' ? t('common.loading') : t('routes.checkDns')}</button>
+          <button type="button" class="btn small" disabled={busy === 'dns'} aria-busy={busy === 'dns'} onClick={checkDns}>
+            {busy === 'dns' ? t('common.loading') : t('routes.checkDns')}
+          </button>
           {dns && <DnsResult dns={dns} />}
         </Card>
         {http && (
@@ -142,25 +206,52 @@ function Uptime(props: { route: Route }) {
   const checks = data?.checks ?? [];
   const up = checks.filter((c) => c.up).length;
   return (
-    <Card title={t('routes.uptimeTitle')} class="route-uptime"
-      actions={can ? <button type="button" class="btn small" disabled={busy} aria-busy={busy} onClick={checkNow}>{busy ? t('common.loading') : t('routes.checkNow')}</button> : undefined}>
+    <Card
+      title={t('routes.uptimeTitle')}
+      class="route-uptime"
+      actions={
+        can ? (
+          <button type="button" class="btn small" disabled={busy} aria-busy={busy} onClick={checkNow}>
+            {busy ? t('common.loading') : t('routes.checkNow')}
+          </button>
+        ) : undefined
+      }
+    >
       <ErrorBanner error={error} onRetry={reload} />
-      {!can ? <p class="hint">{t('routes.monitoringUdp')}</p> : !checks.length ? (
+      {!can ? (
+        <p class="hint">{t('routes.monitoringUdp')}</p>
+      ) : !checks.length ? (
         <p class="muted">{r.monitoring_enabled ? t('routes.noChecksYet') : t('routes.noChecksOff')}</p>
       ) : (
         <>
           <p>{t('routes.uptimeSummary', { up, total: checks.length, pct: Math.round((up / checks.length) * 100) })}</p>
           <ol class="uptime-bar" aria-label={t('routes.uptimeBar')}>
-            {[...checks].reverse().map((c) => <li key={c.checked_at} class={c.up ? 'up' : 'down'} title={`${fmtDate(c.checked_at)}: ${c.up ? t('routes.monUp') : t('routes.monDown')}`}><span class="sr-only">{fmtDate(c.checked_at)}: {c.up ? t('routes.monUp') : t('routes.monDown')}</span></li>)}
+            {[...checks].reverse().map((c) => (
+              <li key={c.checked_at} class={c.up ? 'up' : 'down'} title={`${fmtDate(c.checked_at)}: ${c.up ? t('routes.monUp') : t('routes.monDown')}`}>
+                <span class="sr-only">
+                  {fmtDate(c.checked_at)}: {c.up ? t('routes.monUp') : t('routes.monDown')}
+                </span>
+              </li>
+            ))}
           </ol>
           <div class="table-wrap">
             <table class="table" aria-label={t('routes.uptimeTitle')}>
-              <thead><tr><th scope="col">{t('routes.time')}</th><th scope="col">{t('routes.result')}</th><th scope="col">{t('routes.httpStatus')}</th><th scope="col">{t('routes.responseTime')}</th><th scope="col">{t('routes.errorCol')}</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">{t('routes.time')}</th>
+                  <th scope="col">{t('routes.result')}</th>
+                  <th scope="col">{t('routes.httpStatus')}</th>
+                  <th scope="col">{t('routes.responseTime')}</th>
+                  <th scope="col">{t('routes.errorCol')}</th>
+                </tr>
+              </thead>
               <tbody>
                 {checks.slice(0, 10).map((c) => (
                   <tr key={c.checked_at}>
                     <td data-label={t('routes.time')}>{fmtDate(c.checked_at)}</td>
-                    <td data-label={t('routes.result')}><StatusDot state={c.up ? 'up' : 'down'} label={c.up ? t('routes.monUp') : t('routes.monDown')} /></td>
+                    <td data-label={t('routes.result')}>
+                      <StatusDot state={c.up ? 'up' : 'down'} label={c.up ? t('routes.monUp') : t('routes.monDown')} />
+                    </td>
                     <td data-label={t('routes.httpStatus')}>{c.status ?? '–'}</td>
                     <td data-label={t('routes.responseTime')}>{c.response_ms === null ? '–' : t('routes.ms', { n: c.response_ms })}</td>
                     <td data-label={t('routes.errorCol')}>{c.error ?? ''}</td>
@@ -180,35 +271,68 @@ function TraceView(props: { route: Route }) {
   const { data, error, reload, loading } = useApi<TraceResponse>(`/routes/${r.id}/trace`);
   const [open, setOpen] = useState<number | null>(null);
   return (
-    <Card title={t('routes.traceTitle')} class="route-trace"
-      actions={<button type="button" class="btn small" disabled={loading} aria-busy={loading} onClick={reload}>{t('common.refresh')}</button>}>
+    <Card
+      title={t('routes.traceTitle')}
+      class="route-trace"
+      actions={
+        <button type="button" class="btn small" disabled={loading} aria-busy={loading} onClick={reload}>
+          {t('common.refresh')}
+        </button>
+      }
+    >
       <p class="hint">{data?.debug_enabled ? t('routes.traceDebugOn') : t('routes.traceHint')}</p>
       <ErrorBanner error={error} onRetry={reload} />
       {data && !data.requests.length && <p class="muted">{t('routes.traceEmpty')}</p>}
       {data && data.requests.length > 0 && (
         <div class="table-wrap">
           <table class="table" aria-label={t('routes.traceTitle')}>
-            <thead><tr><th scope="col">{t('routes.time')}</th><th scope="col">{t('routes.request')}</th><th scope="col">{t('routes.httpStatus')}</th><th scope="col">{t('routes.duration')}</th><th scope="col">{t('routes.client')}</th><th scope="col">{t('routes.upstream')}</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">{t('routes.time')}</th>
+                <th scope="col">{t('routes.request')}</th>
+                <th scope="col">{t('routes.httpStatus')}</th>
+                <th scope="col">{t('routes.duration')}</th>
+                <th scope="col">{t('routes.client')}</th>
+                <th scope="col">{t('routes.upstream')}</th>
+              </tr>
+            </thead>
             <tbody>
               {data.requests.map((q, i) => (
                 <Fragment key={`${q.time}-${i}`}>
                   <tr>
                     <td data-label={t('routes.time')}>{fmtDate(q.time)}</td>
                     <td data-label={t('routes.request')}>
-                      <code>{q.method} {q.uri}</code>
+                      <code>
+                        {q.method} {q.uri}
+                      </code>
                       {q.request_headers && (
-                        <button type="button" class="btn small ghost" aria-expanded={open === i} onClick={() => setOpen(open === i ? null : i)}>{t('routes.headers')}</button>
+                        <button type="button" class="btn small ghost" aria-expanded={open === i} onClick={() => setOpen(open === i ? null : i)}>
+                          {t('routes.headers')}
+                        </button>
                       )}
                     </td>
-                    <td data-label={t('routes.httpStatus')}><Badge tone={q.status >= 500 ? 'bad' : q.status >= 400 ? 'warn' : 'ok'}>{q.status}</Badge></td>
+                    <td data-label={t('routes.httpStatus')}>
+                      <Badge tone={q.status >= 500 ? 'bad' : q.status >= 400 ? 'warn' : 'ok'}>{q.status}</Badge>
+                    </td>
                     <td data-label={t('routes.duration')}>{t('routes.ms', { n: q.duration_ms })}</td>
-                    <td data-label={t('routes.client')}>{q.client_ip}{q.auth_user ? ` (${q.auth_user})` : ''}</td>
+                    <td data-label={t('routes.client')}>
+                      {q.client_ip}
+                      {q.auth_user ? ` (${q.auth_user})` : ''}
+                    </td>
                     <td data-label={t('routes.upstream')}>{q.upstream ?? '–'}</td>
                   </tr>
                   {open === i && q.request_headers && (
                     <tr class="trace-headers">
                       <td colSpan={6}>
-                        <pre>{Object.entries(q.request_headers).map(([k, v]) => `> ${k}: ${v.join(', ')}`).join('\n')}{'\n'}{Object.entries(q.response_headers ?? {}).map(([k, v]) => `< ${k}: ${v.join(', ')}`).join('\n')}</pre>
+                        <pre>
+                          {Object.entries(q.request_headers)
+                            .map(([k, v]) => `> ${k}: ${v.join(', ')}`)
+                            .join('\n')}
+                          {'\n'}
+                          {Object.entries(q.response_headers ?? {})
+                            .map(([k, v]) => `< ${k}: ${v.join(', ')}`)
+                            .join('\n')}
+                        </pre>
                       </td>
                     </tr>
                   )}

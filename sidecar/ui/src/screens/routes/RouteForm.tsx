@@ -19,52 +19,120 @@ import type { MirrorTarget, Route, WizardPeer } from './model';
 
 /** The form's state (UI only): the route's API fields, list fields as editable text (one entry per line); toBody makes the request of it. */
 export interface RouteValues {
-  domain: string; description: string; route_type: 'http' | 'l4'; target_kind: 'peer' | 'gateway'; enabled: boolean;
-  peer_id: number | null; target_port: number | null;
-  target_peer_id: number | null; target_lan_host: string; target_lan_port: number | null; wol_enabled: boolean; wol_mac: string;
-  l4_protocol: 'tcp' | 'udp'; l4_listen_port: number | null; l4_tls_mode: 'none' | 'passthrough' | 'terminate';
-  https_enabled: boolean; backend_https: boolean; compress_enabled: boolean;
-  basic_auth_user: string; basic_auth_password: string;
-  acl_enabled: boolean; acl_peer_ids: number[];
-  ip_filter_enabled: boolean; ip_filter_mode: 'whitelist' | 'blacklist'; ip_filter_rules: string;
-  rate_limit_enabled: boolean; rate_limit_requests: number | null; rate_limit_window: string;
-  retry_enabled: boolean; retry_count: number | null; retry_status_codes: string;
-  circuit_breaker_enabled: boolean; circuit_breaker_threshold: number | null; circuit_breaker_timeout: number | null;
-  mirror_enabled: boolean; mirror_targets: string;
-  bot_blocker_enabled: boolean; bot_blocker_mode: 'block' | 'log' | 'tarpit';
+  domain: string;
+  description: string;
+  route_type: 'http' | 'l4';
+  target_kind: 'peer' | 'gateway';
+  enabled: boolean;
+  peer_id: number | null;
+  target_port: number | null;
+  target_peer_id: number | null;
+  target_lan_host: string;
+  target_lan_port: number | null;
+  wol_enabled: boolean;
+  wol_mac: string;
+  l4_protocol: 'tcp' | 'udp';
+  l4_listen_port: number | null;
+  l4_tls_mode: 'none' | 'passthrough' | 'terminate';
+  https_enabled: boolean;
+  backend_https: boolean;
+  compress_enabled: boolean;
+  basic_auth_user: string;
+  basic_auth_password: string;
+  acl_enabled: boolean;
+  acl_peer_ids: number[];
+  ip_filter_enabled: boolean;
+  ip_filter_mode: 'whitelist' | 'blacklist';
+  ip_filter_rules: string;
+  rate_limit_enabled: boolean;
+  rate_limit_requests: number | null;
+  rate_limit_window: string;
+  retry_enabled: boolean;
+  retry_count: number | null;
+  retry_status_codes: string;
+  circuit_breaker_enabled: boolean;
+  circuit_breaker_threshold: number | null;
+  circuit_breaker_timeout: number | null;
+  mirror_enabled: boolean;
+  mirror_targets: string;
+  bot_blocker_enabled: boolean;
+  bot_blocker_mode: 'block' | 'log' | 'tarpit';
   bot_blocker_config: {
-    categories: NonNullable<NonNullable<CreateRouteBody['bot_blocker_config']>['categories']>; custom_user_agents: string; allow_user_agents: string; custom_paths: string; allow_paths: string;
-    block_empty_user_agent: boolean; block_exploit_paths: boolean; block_wordpress_paths: boolean; tarpit_delay: string;
+    categories: NonNullable<NonNullable<CreateRouteBody['bot_blocker_config']>['categories']>;
+    custom_user_agents: string;
+    allow_user_agents: string;
+    custom_paths: string;
+    allow_paths: string;
+    block_empty_user_agent: boolean;
+    block_exploit_paths: boolean;
+    block_wordpress_paths: boolean;
+    tarpit_delay: string;
   };
-  monitoring_enabled: boolean; debug_enabled: boolean;
+  monitoring_enabled: boolean;
+  debug_enabled: boolean;
 }
 
-const lines = (s: string) => s.split('\n').map((x) => x.trim()).filter(Boolean);
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .map((x) => x.trim())
+    .filter(Boolean);
 const mirrorText = (m: MirrorTarget) => ('url' in m ? m.url : `peer:${m.peer_id}:${m.port}`);
 
 export function toValues(r: Route | null): RouteValues {
   const bc = r?.bot_blocker_config ?? {};
   return {
-    domain: r?.domain ?? '', description: r?.description ?? '', route_type: r?.route_type ?? 'http', target_kind: r?.target_kind ?? 'peer', enabled: r?.enabled ?? true,
-    peer_id: r?.peer_id ?? null, target_port: r?.target_port ? Number(r.target_port) : null,
-    target_peer_id: r?.target_peer_id ?? null, target_lan_host: r?.target_lan_host ?? '', target_lan_port: r?.target_lan_port ?? null, wol_enabled: r?.wol_enabled ?? false, wol_mac: r?.wol_mac ?? '',
-    l4_protocol: r?.l4_protocol ?? 'tcp', l4_listen_port: r?.l4_listen_port ?? null, l4_tls_mode: r?.l4_tls_mode ?? 'none',
-    https_enabled: r ? r.https_enabled : true, backend_https: r?.backend_https ?? false, compress_enabled: r?.compress_enabled ?? false,
-    basic_auth_user: r?.basic_auth_user ?? '', basic_auth_password: '',
-    acl_enabled: r?.acl_enabled ?? false, acl_peer_ids: r?.acl_peer_ids ?? [],
-    ip_filter_enabled: r?.ip_filter_enabled ?? false, ip_filter_mode: r?.ip_filter_mode ?? 'whitelist', ip_filter_rules: (r?.ip_filter_rules ?? []).join('\n'),
-    rate_limit_enabled: r?.rate_limit_enabled ?? false, rate_limit_requests: r?.rate_limit_requests ?? 100, rate_limit_window: r?.rate_limit_window ?? '1m',
-    retry_enabled: r?.retry_enabled ?? false, retry_count: r?.retry_count ?? 3, retry_status_codes: r?.retry_status_codes ?? '502,503,504',
-    circuit_breaker_enabled: r?.circuit_breaker_enabled ?? false, circuit_breaker_threshold: r?.circuit_breaker_threshold ?? 5, circuit_breaker_timeout: r?.circuit_breaker_timeout ?? 30,
-    mirror_enabled: r?.mirror_enabled ?? false, mirror_targets: (r?.mirror_targets ?? []).map(mirrorText).join('\n'),
-    bot_blocker_enabled: r?.bot_blocker_enabled ?? false, bot_blocker_mode: r?.bot_blocker_mode ?? 'block',
+    domain: r?.domain ?? '',
+    description: r?.description ?? '',
+    route_type: r?.route_type ?? 'http',
+    target_kind: r?.target_kind ?? 'peer',
+    enabled: r?.enabled ?? true,
+    peer_id: r?.peer_id ?? null,
+    target_port: r?.target_port ? Number(r.target_port) : null,
+    target_peer_id: r?.target_peer_id ?? null,
+    target_lan_host: r?.target_lan_host ?? '',
+    target_lan_port: r?.target_lan_port ?? null,
+    wol_enabled: r?.wol_enabled ?? false,
+    wol_mac: r?.wol_mac ?? '',
+    l4_protocol: r?.l4_protocol ?? 'tcp',
+    l4_listen_port: r?.l4_listen_port ?? null,
+    l4_tls_mode: r?.l4_tls_mode ?? 'none',
+    https_enabled: r ? r.https_enabled : true,
+    backend_https: r?.backend_https ?? false,
+    compress_enabled: r?.compress_enabled ?? false,
+    basic_auth_user: r?.basic_auth_user ?? '',
+    basic_auth_password: '',
+    acl_enabled: r?.acl_enabled ?? false,
+    acl_peer_ids: r?.acl_peer_ids ?? [],
+    ip_filter_enabled: r?.ip_filter_enabled ?? false,
+    ip_filter_mode: r?.ip_filter_mode ?? 'whitelist',
+    ip_filter_rules: (r?.ip_filter_rules ?? []).join('\n'),
+    rate_limit_enabled: r?.rate_limit_enabled ?? false,
+    rate_limit_requests: r?.rate_limit_requests ?? 100,
+    rate_limit_window: r?.rate_limit_window ?? '1m',
+    retry_enabled: r?.retry_enabled ?? false,
+    retry_count: r?.retry_count ?? 3,
+    retry_status_codes: r?.retry_status_codes ?? '502,503,504',
+    circuit_breaker_enabled: r?.circuit_breaker_enabled ?? false,
+    circuit_breaker_threshold: r?.circuit_breaker_threshold ?? 5,
+    circuit_breaker_timeout: r?.circuit_breaker_timeout ?? 30,
+    mirror_enabled: r?.mirror_enabled ?? false,
+    mirror_targets: (r?.mirror_targets ?? []).map(mirrorText).join('\n'),
+    bot_blocker_enabled: r?.bot_blocker_enabled ?? false,
+    bot_blocker_mode: r?.bot_blocker_mode ?? 'block',
     bot_blocker_config: {
-      categories: bc.categories ?? [], custom_user_agents: (bc.custom_user_agents ?? []).join('\n'), allow_user_agents: (bc.allow_user_agents ?? []).join('\n'),
-      custom_paths: (bc.custom_paths ?? []).join('\n'), allow_paths: (bc.allow_paths ?? []).join('\n'),
-      block_empty_user_agent: bc.block_empty_user_agent ?? false, block_exploit_paths: bc.block_exploit_paths ?? false, block_wordpress_paths: bc.block_wordpress_paths ?? false,
+      categories: bc.categories ?? [],
+      custom_user_agents: (bc.custom_user_agents ?? []).join('\n'),
+      allow_user_agents: (bc.allow_user_agents ?? []).join('\n'),
+      custom_paths: (bc.custom_paths ?? []).join('\n'),
+      allow_paths: (bc.allow_paths ?? []).join('\n'),
+      block_empty_user_agent: bc.block_empty_user_agent ?? false,
+      block_exploit_paths: bc.block_exploit_paths ?? false,
+      block_wordpress_paths: bc.block_wordpress_paths ?? false,
       tarpit_delay: bc.tarpit_delay ?? '',
     },
-    monitoring_enabled: r?.monitoring_enabled ?? false, debug_enabled: r?.debug_enabled ?? false,
+    monitoring_enabled: r?.monitoring_enabled ?? false,
+    debug_enabled: r?.debug_enabled ?? false,
   };
 }
 
@@ -76,25 +144,45 @@ export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody 
   const http = v.route_type === 'http';
   const peer = v.target_kind === 'peer';
   const b: CreateRouteBody = {
-    domain: v.domain, description: v.description.trim() || null, route_type: v.route_type, target_kind: v.target_kind,
-    peer_id: peer ? v.peer_id : null, target_port: peer ? v.target_port : null,
-    target_peer_id: peer ? null : v.target_peer_id, target_lan_host: peer ? null : v.target_lan_host.trim() || null, target_lan_port: peer ? null : v.target_lan_port,
-    wol_enabled: peer ? false : v.wol_enabled, wol_mac: peer || !v.wol_mac.trim() ? null : v.wol_mac.trim(),
-    l4_protocol: http ? null : v.l4_protocol, l4_listen_port: http ? null : v.l4_listen_port, l4_tls_mode: http ? null : v.l4_protocol === 'udp' ? 'none' : v.l4_tls_mode,
+    domain: v.domain,
+    description: v.description.trim() || null,
+    route_type: v.route_type,
+    target_kind: v.target_kind,
+    peer_id: peer ? v.peer_id : null,
+    target_port: peer ? v.target_port : null,
+    target_peer_id: peer ? null : v.target_peer_id,
+    target_lan_host: peer ? null : v.target_lan_host.trim() || null,
+    target_lan_port: peer ? null : v.target_lan_port,
+    wol_enabled: peer ? false : v.wol_enabled,
+    wol_mac: peer || !v.wol_mac.trim() ? null : v.wol_mac.trim(),
+    l4_protocol: http ? null : v.l4_protocol,
+    l4_listen_port: http ? null : v.l4_listen_port,
+    l4_tls_mode: http ? null : v.l4_protocol === 'udp' ? 'none' : v.l4_tls_mode,
     monitoring_enabled: v.monitoring_enabled && (http || v.l4_protocol === 'tcp'),
-    acl_enabled: v.acl_enabled, acl_peer_ids: v.acl_enabled || v.acl_peer_ids.length ? v.acl_peer_ids : null,
-    ip_filter_enabled: v.ip_filter_enabled, ip_filter_mode: v.ip_filter_mode, ip_filter_rules: lines(v.ip_filter_rules),
-    https_enabled: http && v.https_enabled, backend_https: http && v.backend_https, compress_enabled: http && v.compress_enabled,
+    acl_enabled: v.acl_enabled,
+    acl_peer_ids: v.acl_enabled || v.acl_peer_ids.length ? v.acl_peer_ids : null,
+    ip_filter_enabled: v.ip_filter_enabled,
+    ip_filter_mode: v.ip_filter_mode,
+    ip_filter_rules: lines(v.ip_filter_rules),
+    https_enabled: http && v.https_enabled,
+    backend_https: http && v.backend_https,
+    compress_enabled: http && v.compress_enabled,
     debug_enabled: http && v.debug_enabled,
-    rate_limit_enabled: http && v.rate_limit_enabled, retry_enabled: http && v.retry_enabled,
-    circuit_breaker_enabled: http && v.circuit_breaker_enabled, mirror_enabled: http && v.mirror_enabled, bot_blocker_enabled: http && v.bot_blocker_enabled,
+    rate_limit_enabled: http && v.rate_limit_enabled,
+    retry_enabled: http && v.retry_enabled,
+    circuit_breaker_enabled: http && v.circuit_breaker_enabled,
+    mirror_enabled: http && v.mirror_enabled,
+    bot_blocker_enabled: http && v.bot_blocker_enabled,
   };
   if (!existing) b.enabled = v.enabled;
   if (http) {
     Object.assign(b, {
-      rate_limit_requests: v.rate_limit_requests, rate_limit_window: v.rate_limit_window.trim() || null,
-      retry_count: v.retry_count, retry_status_codes: v.retry_status_codes.trim() || null,
-      circuit_breaker_threshold: v.circuit_breaker_threshold, circuit_breaker_timeout: v.circuit_breaker_timeout,
+      rate_limit_requests: v.rate_limit_requests,
+      rate_limit_window: v.rate_limit_window.trim() || null,
+      retry_count: v.retry_count,
+      retry_status_codes: v.retry_status_codes.trim() || null,
+      circuit_breaker_threshold: v.circuit_breaker_threshold,
+      circuit_breaker_timeout: v.circuit_breaker_timeout,
       mirror_targets: lines(v.mirror_targets).map((l) => {
         const m = /^peer:(\d+):(\d+)$/.exec(l);
         return m ? { peer_id: Number(m[1]), port: Number(m[2]) } : l;
@@ -124,7 +212,14 @@ export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody 
 }
 
 /** A fieldset whose settings show once its switch is on (the switch is the API's *_enabled field). */
-function Section(props: { form: Form<RouteValues>; legend: string; toggle?: keyof RouteValues & string; toggleLabel?: string; children: ComponentChildren; hint?: string }) {
+function Section(props: {
+  form: Form<RouteValues>;
+  legend: string;
+  toggle?: keyof RouteValues & string;
+  toggleLabel?: string;
+  children: ComponentChildren;
+  hint?: string;
+}) {
   const on = props.toggle ? !!props.form.values[props.toggle] : true;
   return (
     <fieldset class="route-section">
@@ -166,14 +261,33 @@ function PeerMulti(props: { form: Form<RouteValues>; name: 'acl_peer_ids'; label
     <div class={`field field-span${err ? ' has-error' : ''}`}>
       <label for={fid(props.name)}>{props.label}</label>
       <select
-        id={fid(props.name)} name={props.name} multiple size={Math.min(6, Math.max(3, props.peers.length))}
-        aria-invalid={err ? 'true' : undefined} aria-describedby={`${fid(props.name)}-hint${err ? ` ${fid(props.name)}-err` : ''}`}
-        onChange={(e) => props.form.set(props.name, [...e.currentTarget.selectedOptions].map((o) => Number(o.value)))}
+        id={fid(props.name)}
+        name={props.name}
+        multiple
+        size={Math.min(6, Math.max(3, props.peers.length))}
+        aria-invalid={err ? 'true' : undefined}
+        aria-describedby={`${fid(props.name)}-hint${err ? ` ${fid(props.name)}-err` : ''}`}
+        onChange={(e) =>
+          props.form.set(
+            props.name,
+            [...e.currentTarget.selectedOptions].map((o) => Number(o.value)),
+          )
+        }
       >
-        {props.peers.map((p) => <option key={p.id} value={p.id} selected={v.includes(p.id)}>{p.name} ({p.ip})</option>)}
+        {props.peers.map((p) => (
+          <option key={p.id} value={p.id} selected={v.includes(p.id)}>
+            {p.name} ({p.ip})
+          </option>
+        ))}
       </select>
-      <p class="hint" id={`${fid(props.name)}-hint`}>{t('routes.aclHint')}</p>
-      {err && <p class="field-error" id={`${fid(props.name)}-err`}>{err}</p>}
+      <p class="hint" id={`${fid(props.name)}-hint`}>
+        {t('routes.aclHint')}
+      </p>
+      {err && (
+        <p class="field-error" id={`${fid(props.name)}-err`}>
+          {err}
+        </p>
+      )}
     </div>
   );
 }
@@ -204,7 +318,9 @@ function RouteFormBody(props: { route: Route | null }) {
   const peerOptions = peers.list.map((p) => ({ value: p.id, label: `${p.name} (${p.ip})` }));
 
   // A new L4 route over UDP has no TLS; keep the select consistent.
-  useEffect(() => { if (v.l4_protocol === 'udp' && v.l4_tls_mode !== 'none') form.set('l4_tls_mode', 'none'); }, [v.l4_protocol]);
+  useEffect(() => {
+    if (v.l4_protocol === 'udp' && v.l4_tls_mode !== 'none') form.set('l4_tls_mode', 'none');
+  }, [v.l4_protocol]);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -236,27 +352,62 @@ function RouteFormBody(props: { route: Route | null }) {
         <Section form={form} legend={t('routes.secBasics')}>
           <TextField form={form} name="domain" label={t('routes.domain')} required hint={t('routes.domainHint')} autoComplete="off" />
           <TextField form={form} name="description" label={t('routes.description')} />
-          <SelectField form={form} name="route_type" label={t('routes.type')} options={[{ value: 'http', label: t('routes.typeHttp') }, { value: 'l4', label: t('routes.typeL4') }]} />
+          <SelectField
+            form={form}
+            name="route_type"
+            label={t('routes.type')}
+            options={[
+              { value: 'http', label: t('routes.typeHttp') },
+              { value: 'l4', label: t('routes.typeL4') },
+            ]}
+          />
           {!existing && <CheckField form={form} name="enabled" label={t('routes.enabledOnCreate')} />}
           <div class="field-span dns-inline">
-            <button type="button" class="btn small" onClick={checkDns} disabled={!v.domain.trim()}>{t('routes.checkDns')}</button>
+            <button type="button" class="btn small" onClick={checkDns} disabled={!v.domain.trim()}>
+              {t('routes.checkDns')}
+            </button>
             {dns && <DnsResult dns={dns} />}
           </div>
         </Section>
 
         {!http && (
           <Section form={form} legend={t('routes.secL4')}>
-            <SelectField form={form} name="l4_protocol" label={t('routes.l4Protocol')} options={[{ value: 'tcp', label: 'TCP' }, { value: 'udp', label: 'UDP' }]} />
+            <SelectField
+              form={form}
+              name="l4_protocol"
+              label={t('routes.l4Protocol')}
+              options={[
+                { value: 'tcp', label: 'TCP' },
+                { value: 'udp', label: 'UDP' },
+              ]}
+            />
             <NumberField form={form} name="l4_listen_port" label={t('routes.l4ListenPort')} min={1} max={65535} required />
             {v.l4_protocol === 'tcp' && (
-              <SelectField form={form} name="l4_tls_mode" label={t('routes.l4TlsMode')} hint={t('routes.l4TlsHint')}
-                options={[{ value: 'none', label: t('routes.tlsNone') }, { value: 'passthrough', label: t('routes.tlsPassthrough') }, { value: 'terminate', label: t('routes.tlsTerminate') }]} />
+              <SelectField
+                form={form}
+                name="l4_tls_mode"
+                label={t('routes.l4TlsMode')}
+                hint={t('routes.l4TlsHint')}
+                options={[
+                  { value: 'none', label: t('routes.tlsNone') },
+                  { value: 'passthrough', label: t('routes.tlsPassthrough') },
+                  { value: 'terminate', label: t('routes.tlsTerminate') },
+                ]}
+              />
             )}
           </Section>
         )}
 
         <Section form={form} legend={t('routes.secTarget')}>
-          <SelectField form={form} name="target_kind" label={t('routes.targetKind')} options={[{ value: 'peer', label: t('routes.targetPeer') }, { value: 'gateway', label: t('routes.targetGateway') }]} />
+          <SelectField
+            form={form}
+            name="target_kind"
+            label={t('routes.targetKind')}
+            options={[
+              { value: 'peer', label: t('routes.targetPeer') },
+              { value: 'gateway', label: t('routes.targetGateway') },
+            ]}
+          />
           {v.target_kind === 'peer' ? (
             <>
               <SelectField form={form} name="peer_id" label={t('routes.peer')} numeric empty={t('routes.choosePeer')} options={peerOptions} required />
@@ -264,7 +415,15 @@ function RouteFormBody(props: { route: Route | null }) {
             </>
           ) : (
             <>
-              <SelectField form={form} name="target_peer_id" label={t('routes.gatewayPeer')} numeric empty={t('routes.chooseGateway')} options={gateways.map((p) => ({ value: p.id, label: `${p.name} (${p.ip})` }))} required />
+              <SelectField
+                form={form}
+                name="target_peer_id"
+                label={t('routes.gatewayPeer')}
+                numeric
+                empty={t('routes.chooseGateway')}
+                options={gateways.map((p) => ({ value: p.id, label: `${p.name} (${p.ip})` }))}
+                required
+              />
               <TextField form={form} name="target_lan_host" label={t('routes.lanHost')} required />
               <NumberField form={form} name="target_lan_port" label={t('routes.lanPort')} min={1} max={65535} required />
               <CheckField form={form} name="wol_enabled" label={t('routes.wol')} />
@@ -286,8 +445,14 @@ function RouteFormBody(props: { route: Route | null }) {
           <Section form={form} legend={t('routes.secBasicAuth')} hint={t('routes.basicAuthHint')}>
             <TextField form={form} name="basic_auth_user" label={t('routes.basicUser')} autoComplete="off" />
             {v.basic_auth_user.trim() && (
-              <TextField form={form} name="basic_auth_password" type="password" label={t('routes.basicPassword')} autoComplete="new-password"
-                hint={existing?.basic_auth_password_set ? t('routes.basicPasswordKeep') : undefined} />
+              <TextField
+                form={form}
+                name="basic_auth_password"
+                type="password"
+                label={t('routes.basicPassword')}
+                autoComplete="new-password"
+                hint={existing?.basic_auth_password_set ? t('routes.basicPasswordKeep') : undefined}
+              />
             )}
           </Section>
         )}
@@ -295,7 +460,15 @@ function RouteFormBody(props: { route: Route | null }) {
           <PeerMulti form={form} name="acl_peer_ids" label={t('routes.aclPeers')} peers={peers.list} />
         </Section>
         <Section form={form} legend={t('routes.secIpFilter')} toggle="ip_filter_enabled" toggleLabel={t('routes.ipFilterOn')}>
-          <SelectField form={form} name="ip_filter_mode" label={t('routes.ipFilterMode')} options={[{ value: 'whitelist', label: t('routes.whitelist') }, { value: 'blacklist', label: t('routes.blacklist') }]} />
+          <SelectField
+            form={form}
+            name="ip_filter_mode"
+            label={t('routes.ipFilterMode')}
+            options={[
+              { value: 'whitelist', label: t('routes.whitelist') },
+              { value: 'blacklist', label: t('routes.blacklist') },
+            ]}
+          />
           <ListArea form={form} name="ip_filter_rules" label={t('routes.ipFilterRules')} hint={t('routes.ipFilterRulesHint')} />
         </Section>
         {http && (
@@ -305,14 +478,35 @@ function RouteFormBody(props: { route: Route | null }) {
               <TextField form={form} name="rate_limit_window" label={t('routes.rateWindow')} hint={t('routes.rateWindowHint')} />
             </Section>
             <Section form={form} legend={t('routes.secBot')} toggle="bot_blocker_enabled" toggleLabel={t('routes.botOn')}>
-              <SelectField form={form} name="bot_blocker_mode" label={t('routes.botMode')} options={[{ value: 'block', label: t('routes.botBlock') }, { value: 'log', label: t('routes.botLog') }, { value: 'tarpit', label: t('routes.botTarpit') }]} />
-              {v.bot_blocker_mode === 'tarpit' && <TextField form={form} name="bot_blocker_config.tarpit_delay" label={t('routes.botTarpitDelay')} hint={t('routes.botTarpitHint')} />}
+              <SelectField
+                form={form}
+                name="bot_blocker_mode"
+                label={t('routes.botMode')}
+                options={[
+                  { value: 'block', label: t('routes.botBlock') },
+                  { value: 'log', label: t('routes.botLog') },
+                  { value: 'tarpit', label: t('routes.botTarpit') },
+                ]}
+              />
+              {v.bot_blocker_mode === 'tarpit' && (
+                <TextField form={form} name="bot_blocker_config.tarpit_delay" label={t('routes.botTarpitDelay')} hint={t('routes.botTarpitHint')} />
+              )}
               <fieldset class="field-span checks">
                 <legend>{t('routes.botCategories')}</legend>
                 {(['scanner', 'ai_crawler', 'scraper'] as const).map((c) => (
                   <label key={c} class="check">
-                    <input type="checkbox" name="bot_blocker_config.categories" value={c} checked={v.bot_blocker_config.categories.includes(c)}
-                      onChange={(e) => form.set('bot_blocker_config.categories', e.currentTarget.checked ? [...v.bot_blocker_config.categories, c] : v.bot_blocker_config.categories.filter((x) => x !== c))} />
+                    <input
+                      type="checkbox"
+                      name="bot_blocker_config.categories"
+                      value={c}
+                      checked={v.bot_blocker_config.categories.includes(c)}
+                      onChange={(e) =>
+                        form.set(
+                          'bot_blocker_config.categories',
+                          e.currentTarget.checked ? [...v.bot_blocker_config.categories, c] : v.bot_blocker_config.categories.filter((x) => x !== c),
+                        )
+                      }
+                    />
                     {t(`routes.botCat_${c}`)}
                   </label>
                 ))}
@@ -328,7 +522,9 @@ function RouteFormBody(props: { route: Route | null }) {
           </>
         )}
         {existing && http && (
-          <p class="route-auth-link"><Link href={`/routes/${existing.id}/auth`}>{t('routes.routeAuthLink')}</Link></p>
+          <p class="route-auth-link">
+            <Link href={`/routes/${existing.id}/auth`}>{t('routes.routeAuthLink')}</Link>
+          </p>
         )}
 
         <h2 class="route-group">{t('routes.resilience')}</h2>
@@ -341,7 +537,11 @@ function RouteFormBody(props: { route: Route | null }) {
             <Section form={form} legend={t('routes.secBreaker')} toggle="circuit_breaker_enabled" toggleLabel={t('routes.breakerOn')}>
               <NumberField form={form} name="circuit_breaker_threshold" label={t('routes.breakerThreshold')} min={1} max={1000} />
               <NumberField form={form} name="circuit_breaker_timeout" label={t('routes.breakerTimeout')} min={1} max={86400} />
-              {existing?.circuit_breaker_enabled && <div class="field-span"><BreakerPanel routeId={existing.id} /></div>}
+              {existing?.circuit_breaker_enabled && (
+                <div class="field-span">
+                  <BreakerPanel routeId={existing.id} />
+                </div>
+              )}
             </Section>
             <Section form={form} legend={t('routes.secMirror')} toggle="mirror_enabled" toggleLabel={t('routes.mirrorOn')}>
               <ListArea form={form} name="mirror_targets" label={t('routes.mirrorTargets')} hint={t('routes.mirrorHint')} />
@@ -349,16 +549,20 @@ function RouteFormBody(props: { route: Route | null }) {
           </>
         )}
         <Section form={form} legend={t('routes.secMonitoring')}>
-          {(http || v.l4_protocol === 'tcp')
-            ? <CheckField form={form} name="monitoring_enabled" label={t('routes.monitoringOn')} />
-            : <p class="hint">{t('routes.monitoringUdp')}</p>}
+          {http || v.l4_protocol === 'tcp' ? (
+            <CheckField form={form} name="monitoring_enabled" label={t('routes.monitoringOn')} />
+          ) : (
+            <p class="hint">{t('routes.monitoringUdp')}</p>
+          )}
           {http && <CheckField form={form} name="debug_enabled" label={t('routes.debugOn')} />}
         </Section>
 
         <div class="form-footer">
           <FormErrors form={form} />
           <div class="form-actions">
-            <Link class="btn" href={existing ? `/routes/${existing.id}` : '/routes'}>{t('common.cancel')}</Link>
+            <Link class="btn" href={existing ? `/routes/${existing.id}` : '/routes'}>
+              {t('common.cancel')}
+            </Link>
             <SubmitButton form={form} label={existing ? t('common.save') : t('common.create')} />
           </div>
         </div>
@@ -371,7 +575,9 @@ export function DnsResult(props: { dns: { matches: boolean; resolvedIps: string[
   const d = props.dns;
   return (
     <p class={`dns-result ${d.matches ? 'ok' : 'bad'}`} role="status">
-      {d.matches ? t('routes.dnsOk', { ip: d.expectedIp ?? '–' }) : t('routes.dnsBad', { ips: d.resolvedIps.join(', ') || t('routes.dnsNone'), ip: d.expectedIp ?? t('common.unknown') })}
+      {d.matches
+        ? t('routes.dnsOk', { ip: d.expectedIp ?? '–' })
+        : t('routes.dnsBad', { ips: d.resolvedIps.join(', ') || t('routes.dnsNone'), ip: d.expectedIp ?? t('common.unknown') })}
     </p>
   );
 }

@@ -14,10 +14,10 @@ import { BreakerBadge, EnabledBadge, MonitorStatus } from './status';
 
 export function targetText(r: Route, peers: Map<number, WizardPeer>): string {
   if (r.target_kind === 'gateway') {
-    const gw = r.target_peer_id !== null ? peers.get(r.target_peer_id)?.name ?? `#${r.target_peer_id}` : '–';
+    const gw = r.target_peer_id !== null ? (peers.get(r.target_peer_id)?.name ?? `#${r.target_peer_id}`) : '–';
     return `${gw} → ${r.target_lan_host ?? '?'}:${r.target_lan_port ?? '?'}`;
   }
-  const p = r.peer_id !== null ? peers.get(r.peer_id)?.name ?? `#${r.peer_id}` : '–';
+  const p = r.peer_id !== null ? (peers.get(r.peer_id)?.name ?? `#${r.peer_id}`) : '–';
   return `${p}:${r.target_port ?? '?'}`;
 }
 
@@ -94,25 +94,47 @@ export default function RouteList() {
     { key: 'type', label: t('routes.type'), sort: 'type', render: (r) => typeText(r) },
     { key: 'target', label: t('routes.target'), render: (r) => targetText(r, peers.byId) },
     {
-      key: 'status', label: t('routes.status'),
-      render: (r) => <span class="route-status"><EnabledBadge enabled={r.enabled} /><MonitorStatus route={r} /><BreakerBadge route={r} /></span>,
-    },
-    {
-      key: 'actions', label: t('common.actions'), class: 'actions',
-      render: (r) => r.rdp_route_id !== null ? (
-        <span class="row-actions">
-          <Link class="btn small" href={`/rdp/${r.rdp_route_id}`} title={t('routes.managedByRdpHint')}>{t('routes.managedByRdp')}</Link>
-        </span>
-      ) : (
-        <span class="row-actions">
-          <button type="button" class="btn small" aria-busy={busy === `toggle-${r.id}`} disabled={busy === `toggle-${r.id}`} onClick={() => toggle(r)}
-            aria-label={t(r.enabled ? 'routes.disableRoute' : 'routes.enableRoute', { domain: r.domain })}>
-            {r.enabled ? t('common.disable') : t('common.enable')}
-          </button>
-          <Link class="btn small" href={`/routes/${r.id}/edit`} aria-label={t('routes.editRoute', { domain: r.domain })}>{t('common.edit')}</Link>
-          <button type="button" class="btn small danger" onClick={() => remove(r)} aria-label={t('routes.deleteRoute', { domain: r.domain })}>{t('common.delete')}</button>
+      key: 'status',
+      label: t('routes.status'),
+      render: (r) => (
+        <span class="route-status">
+          <EnabledBadge enabled={r.enabled} />
+          <MonitorStatus route={r} />
+          <BreakerBadge route={r} />
         </span>
       ),
+    },
+    {
+      key: 'actions',
+      label: t('common.actions'),
+      class: 'actions',
+      render: (r) =>
+        r.rdp_route_id !== null ? (
+          <span class="row-actions">
+            <Link class="btn small" href={`/rdp/${r.rdp_route_id}`} title={t('routes.managedByRdpHint')}>
+              {t('routes.managedByRdp')}
+            </Link>
+          </span>
+        ) : (
+          <span class="row-actions">
+            <button
+              type="button"
+              class="btn small"
+              aria-busy={busy === `toggle-${r.id}`}
+              disabled={busy === `toggle-${r.id}`}
+              onClick={() => toggle(r)}
+              aria-label={t(r.enabled ? 'routes.disableRoute' : 'routes.enableRoute', { domain: r.domain })}
+            >
+              {r.enabled ? t('common.disable') : t('common.enable')}
+            </button>
+            <Link class="btn small" href={`/routes/${r.id}/edit`} aria-label={t('routes.editRoute', { domain: r.domain })}>
+              {t('common.edit')}
+            </Link>
+            <button type="button" class="btn small danger" onClick={() => remove(r)} aria-label={t('routes.deleteRoute', { domain: r.domain })}>
+              {t('common.delete')}
+            </button>
+          </span>
+        ),
     },
   ];
 
@@ -120,7 +142,9 @@ export default function RouteList() {
   return (
     <>
       <PageHeader title={t('routes.title')}>
-        <Link class="btn primary" href="/routes/new">{t('routes.new')}</Link>
+        <Link class="btn primary" href="/routes/new">
+          {t('routes.new')}
+        </Link>
       </PageHeader>
       <div class="toolbar" role="search">
         <SearchBox label={t('routes.searchLabel')} value={q} onChange={onSearch} />
@@ -129,11 +153,23 @@ export default function RouteList() {
           <option value="http">{t('routes.typeHttp')}</option>
           <option value="l4">{t('routes.typeL4')}</option>
         </select>
-        <select aria-label={t('routes.filterPeer')} value={query.get('peer_id') ?? ''} onChange={(e) => list.setFilter('peer_id', e.currentTarget.value || null)}>
+        <select
+          aria-label={t('routes.filterPeer')}
+          value={query.get('peer_id') ?? ''}
+          onChange={(e) => list.setFilter('peer_id', e.currentTarget.value || null)}
+        >
           <option value="">{t('routes.allPeers')}</option>
-          {peers.list.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+          {peers.list.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
         </select>
-        <select aria-label={t('routes.filterEnabled')} value={query.get('enabled') ?? ''} onChange={(e) => list.setFilter('enabled', e.currentTarget.value || null)}>
+        <select
+          aria-label={t('routes.filterEnabled')}
+          value={query.get('enabled') ?? ''}
+          onChange={(e) => list.setFilter('enabled', e.currentTarget.value || null)}
+        >
           <option value="">{t('routes.allStates')}</option>
           <option value="true">{t('common.enabled')}</option>
           <option value="false">{t('common.disabled')}</option>
@@ -142,30 +178,48 @@ export default function RouteList() {
       {selected.size > 0 && (
         <div class="toolbar batch-bar" role="group" aria-label={t('routes.batchLabel')}>
           <span>{t('common.selected', { n: selected.size })}</span>
-          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-enable'} onClick={() => batch('enable')}>{t('common.enable')}</button>
-          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-disable'} onClick={() => batch('disable')}>{t('common.disable')}</button>
-          <button type="button" class="btn small danger" disabled={!!busy} aria-busy={busy === 'batch-delete'} onClick={() => batch('delete')}>{t('common.delete')}</button>
+          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-enable'} onClick={() => batch('enable')}>
+            {t('common.enable')}
+          </button>
+          <button type="button" class="btn small" disabled={!!busy} aria-busy={busy === 'batch-disable'} onClick={() => batch('disable')}>
+            {t('common.disable')}
+          </button>
+          <button type="button" class="btn small danger" disabled={!!busy} aria-busy={busy === 'batch-delete'} onClick={() => batch('delete')}>
+            {t('common.delete')}
+          </button>
         </div>
       )}
       <ErrorBanner error={list.error} onRetry={list.reload} />
-      {!list.data && !list.error ? <Spinner /> : list.data && (
-        <>
-          <DataTable
-            label={t('routes.title')}
-            columns={columns}
-            rows={rows}
-            rowKey={(r) => r.id}
-            rowName={(r) => r.domain}
-            sort={(list.params.sort as string) ?? undefined}
-            onSort={(s) => setQuery({ sort: s, offset: null })}
-            selected={selected}
-            onSelect={setSelected}
-            empty={filtered
-              ? <EmptyState title={t('routes.noMatch')} text={t('routes.noMatchText')} />
-              : <EmptyState title={t('routes.empty')} text={t('routes.emptyText')}><Link class="btn primary" href="/routes/new">{t('routes.new')}</Link></EmptyState>}
-          />
-          <Pager total={list.data.total} limit={Number(list.params.limit)} offset={Number(list.params.offset)} />
-        </>
+      {!list.data && !list.error ? (
+        <Spinner />
+      ) : (
+        list.data && (
+          <>
+            <DataTable
+              label={t('routes.title')}
+              columns={columns}
+              rows={rows}
+              rowKey={(r) => r.id}
+              rowName={(r) => r.domain}
+              sort={(list.params.sort as string) ?? undefined}
+              onSort={(s) => setQuery({ sort: s, offset: null })}
+              selected={selected}
+              onSelect={setSelected}
+              empty={
+                filtered ? (
+                  <EmptyState title={t('routes.noMatch')} text={t('routes.noMatchText')} />
+                ) : (
+                  <EmptyState title={t('routes.empty')} text={t('routes.emptyText')}>
+                    <Link class="btn primary" href="/routes/new">
+                      {t('routes.new')}
+                    </Link>
+                  </EmptyState>
+                )
+              }
+            />
+            <Pager total={list.data.total} limit={Number(list.params.limit)} offset={Number(list.params.offset)} />
+          </>
+        )
       )}
     </>
   );

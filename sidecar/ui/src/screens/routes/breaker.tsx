@@ -32,10 +32,14 @@ export function BreakerPanel(props: { routeId: number; onReset?: () => void }) {
   };
   return (
     <div class="breaker-state" aria-live="polite">
-      <span>{t('routes.breakerState')}: <Badge tone={tone}>{t(`routes.breaker_${s}`)}</Badge></span>
+      <span>
+        {t('routes.breakerState')}: <Badge tone={tone}>{t(`routes.breaker_${s}`)}</Badge>
+      </span>
       <span>{t('routes.breakerFailures', { n: r.cb_failure_count })}</span>
       {r.cb_opened_at !== null && <span>{t('routes.breakerOpenedAt', { at: fmtDate(r.cb_opened_at) })}</span>}
-      <button type="button" class="btn small" disabled={busy} aria-busy={busy} onClick={reset}>{busy ? t('common.loading') : t('routes.breakerReset')}</button>
+      <button type="button" class="btn small" disabled={busy} aria-busy={busy} onClick={reset}>
+        {busy ? t('common.loading') : t('routes.breakerReset')}
+      </button>
     </div>
   );
 }

@@ -19,4 +19,17 @@ export function breakerState(r: Pick<Route, 'circuit_breaker_enabled' | 'cb_open
 /** Uptime checks work for HTTP and TCP routes (a UDP service cannot be told up). */
 export const monitorable = (r: Pick<Route, 'route_type' | 'l4_protocol'>) => r.route_type === 'http' || r.l4_protocol === 'tcp';
 
-export const ROUTE_EVENTS = ['route_created', 'route_updated', 'route_enabled', 'route_disabled', 'route_deleted', 'routes_batch', 'route_up', 'route_down', 'circuit_open', 'circuit_closed', 'route_auth_created', 'route_auth_deleted'];
+export const ROUTE_EVENTS = [
+  'route_created',
+  'route_updated',
+  'route_enabled',
+  'route_disabled',
+  'route_deleted',
+  'routes_batch',
+  'route_up',
+  'route_down',
+  'circuit_open',
+  'circuit_closed',
+  'route_auth_created',
+  'route_auth_deleted',
+];

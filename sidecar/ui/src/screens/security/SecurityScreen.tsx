@@ -19,7 +19,9 @@ export default function SecurityScreen() {
   useTitle(t('security.title'));
   const settings = useApi<LockoutResponse>('/settings/security');
   const form = useForm<{ lockout: { max_attempts: number | null; duration: number | null } }>({ lockout: { max_attempts: null, duration: null } });
-  useEffect(() => { if (settings.data) form.setAll({ lockout: { ...settings.data.lockout } }); }, [settings.data]);
+  useEffect(() => {
+    if (settings.data) form.setAll({ lockout: { ...settings.data.lockout } });
+  }, [settings.data]);
   const reloadOn = ['activity_recorded', 'user_updated'];
   const admin = useApi<LockedResponse>('/users/locked?record_type=admin', reloadOn);
   const route = useApi<LockedResponse>('/users/locked?record_type=route_auth', reloadOn);
@@ -31,21 +33,36 @@ export default function SecurityScreen() {
     try {
       await api('POST', '/users/unlock', { username: r.identifier, record_type: r.kind });
       toast(t('security.unlocked', { name: r.identifier }));
-      admin.reload(); route.reload();
-    } catch (e) { toast(String((e as Error).message), 'bad'); }
+      admin.reload();
+      route.reload();
+    } catch (e) {
+      toast(String((e as Error).message), 'bad');
+    }
   };
   return (
     <>
       <PageHeader title={t('security.title')} />
-      <ErrorBanner error={settings.error ?? admin.error ?? route.error} onRetry={() => { settings.reload(); admin.reload(); route.reload(); }} />
+      <ErrorBanner
+        error={settings.error ?? admin.error ?? route.error}
+        onRetry={() => {
+          settings.reload();
+          admin.reload();
+          route.reload();
+        }}
+      />
       <Card title={t('security.lockout')}>
         <p class="muted">{t('security.lockoutText')}</p>
-        {!settings.data ? (!settings.error && <Spinner />) : (
+        {!settings.data ? (
+          !settings.error && <Spinner />
+        ) : (
           <form
             onSubmit={async (e) => {
               e.preventDefault();
               const ok = await form.submit((v) => api('PUT', '/settings/security', { lockout: v.lockout }));
-              if (ok) { toast(t('security.saved')); settings.reload(); }
+              if (ok) {
+                toast(t('security.saved'));
+                settings.reload();
+              }
             }}
           >
             <FormErrors form={form} />
@@ -53,12 +70,16 @@ export default function SecurityScreen() {
               <NumberField form={form} name="lockout.max_attempts" label={t('security.maxAttempts')} min={1} max={100} required />
               <NumberField form={form} name="lockout.duration" label={t('security.duration')} min={1} max={1440} required />
             </div>
-            <div class="form-actions"><SubmitButton form={form} label={t('common.save')} /></div>
+            <div class="form-actions">
+              <SubmitButton form={form} label={t('common.save')} />
+            </div>
           </form>
         )}
       </Card>
       <Card title={t('security.locked')}>
-        {!admin.data || !route.data ? (!admin.error && !route.error && <Spinner />) : (
+        {!admin.data || !route.data ? (
+          !admin.error && !route.error && <Spinner />
+        ) : (
           <DataTable
             label={t('security.locked')}
             rows={rows}
@@ -68,7 +89,15 @@ export default function SecurityScreen() {
               { key: 'account', label: t('security.account'), render: (r) => <strong>{r.identifier}</strong> },
               { key: 'kind', label: t('security.kind'), render: (r) => t(`security.kind_${r.kind}`) },
               { key: 'until', label: t('security.until'), render: (r) => fmtDate(r.locked_until) },
-              { key: 'actions', label: t('common.actions'), render: (r) => <button type="button" class="btn small" aria-label={`${t('security.unlock')}: ${r.identifier}`} onClick={() => unlock(r)}>{t('security.unlock')}</button> },
+              {
+                key: 'actions',
+                label: t('common.actions'),
+                render: (r) => (
+                  <button type="button" class="btn small" aria-label={`${t('security.unlock')}: ${r.identifier}`} onClick={() => unlock(r)}>
+                    {t('security.unlock')}
+                  </button>
+                ),
+              },
             ]}
           />
         )}

@@ -19,14 +19,17 @@ export default function SmtpScreen() {
   const test = useForm({ to: '' });
   useEffect(() => {
     const s = data?.smtp;
-    if (s?.configured) form.setAll({ host: s.host ?? '', port: s.port, secure: s.secure, user: s.user ?? '', password: '', remove_password: false, from: s.from ?? '' });
+    if (s?.configured)
+      form.setAll({ host: s.host ?? '', port: s.port, secure: s.secure, user: s.user ?? '', password: '', remove_password: false, from: s.from ?? '' });
   }, [data]);
   const s = data?.smtp;
   return (
     <>
       <PageHeader title={t('smtp.title')} />
       <ErrorBanner error={error} onRetry={reload} />
-      {!s ? (!error && <Spinner />) : (
+      {!s ? (
+        !error && <Spinner />
+      ) : (
         <>
           <Card title={t('smtp.server')}>
             <p class="muted">{t('smtp.intro')}</p>
@@ -40,7 +43,10 @@ export default function SmtpScreen() {
                   else if (v.password) body.password = v.password;
                   await api('PUT', '/smtp', body);
                 });
-                if (ok) { toast(t('smtp.saved')); reload(); }
+                if (ok) {
+                  toast(t('smtp.saved'));
+                  reload();
+                }
               }}
             >
               <FormErrors form={form} />
@@ -48,12 +54,21 @@ export default function SmtpScreen() {
                 <TextField form={form} name="host" label={t('smtp.host')} required />
                 <NumberField form={form} name="port" label={t('smtp.port')} min={1} max={65535} required />
                 <TextField form={form} name="user" label={t('smtp.user')} autoComplete="off" />
-                <TextField form={form} name="password" type="password" label={t('smtp.password')} autoComplete="new-password" hint={s.password_set ? `${t('smtp.passwordSet')} ${t('smtp.passwordKeep')}` : undefined} />
+                <TextField
+                  form={form}
+                  name="password"
+                  type="password"
+                  label={t('smtp.password')}
+                  autoComplete="new-password"
+                  hint={s.password_set ? `${t('smtp.passwordSet')} ${t('smtp.passwordKeep')}` : undefined}
+                />
                 <TextField form={form} name="from" label={t('smtp.from')} hint={t('smtp.fromHint')} required />
               </div>
               <CheckField form={form} name="secure" label={t('smtp.secure')} hint={t('smtp.secureHint')} />
               {s.password_set && <CheckField form={form} name="remove_password" label={t('smtp.removePassword')} />}
-              <div class="form-actions"><SubmitButton form={form} label={t('common.save')} /></div>
+              <div class="form-actions">
+                <SubmitButton form={form} label={t('common.save')} />
+              </div>
             </form>
           </Card>
           <Card title={t('smtp.test')}>
@@ -68,7 +83,9 @@ export default function SmtpScreen() {
               <FormErrors form={test} />
               <TextField form={test} name="to" type="email" label={t('smtp.to')} required />
               <div class="form-actions">
-                <button type="submit" class="btn primary" disabled={test.busy || !s.configured} aria-busy={test.busy}>{test.busy ? t('smtp.sending') : t('smtp.send')}</button>
+                <button type="submit" class="btn primary" disabled={test.busy || !s.configured} aria-busy={test.busy}>
+                  {test.busy ? t('smtp.sending') : t('smtp.send')}
+                </button>
               </div>
             </form>
           </Card>

@@ -43,7 +43,9 @@ function Action(props: { label: string; busyLabel: string; run: () => Promise<st
         {busy && <span class="spin" aria-hidden="true" />}
         {busy ? props.busyLabel : props.label}
       </button>
-      <span role="status" class={`result ${result ? (result.ok ? 'ok' : 'bad') : ''}`}>{result?.text}</span>
+      <span role="status" class={`result ${result ? (result.ok ? 'ok' : 'bad') : ''}`}>
+        {result?.text}
+      </span>
     </div>
   );
 }
@@ -60,28 +62,70 @@ export default function SystemScreen() {
     <>
       <PageHeader title={t('system.title')} />
       <Card title={t('system.app')}>
-        <dl class="facts"><dt>{t('system.version')}</dt><dd><code>{info?.version ?? '–'}</code></dd></dl>
+        <dl class="facts">
+          <dt>{t('system.version')}</dt>
+          <dd>
+            <code>{info?.version ?? '–'}</code>
+          </dd>
+        </dl>
       </Card>
       <Card title={t('system.wireguard')}>
         <ErrorBanner error={wg.error} onRetry={wg.reload} />
-        {!w ? (!wg.error && <Spinner />) : (
+        {!w ? (
+          !wg.error && <Spinner />
+        ) : (
           <>
             <p>
-              {w.managed
-                ? <StatusDot state={w.running ? 'up' : 'down'} label={w.running ? t('system.running') : t('system.stopped')} />
-                : <StatusDot state="off" label={t('system.notManaged')} />}
+              {w.managed ? (
+                <StatusDot state={w.running ? 'up' : 'down'} label={w.running ? t('system.running') : t('system.stopped')} />
+              ) : (
+                <StatusDot state="off" label={t('system.notManaged')} />
+              )}
             </p>
             {!w.managed && <p class="banner info">{t('system.wgNotManaged')}</p>}
             <dl class="facts">
-              <dt>{t('system.iface')}</dt><dd><code>{w.interface}</code></dd>
-              {w.mode && <><dt>{t('system.mode')}</dt><dd>{w.mode}</dd></>}
-              <dt>{t('system.port')}</dt><dd>{w.listen_port}</dd>
-              <dt>{t('system.address')}</dt><dd><code>{w.address}</code></dd>
-              <dt>{t('system.subnet')}</dt><dd><code>{w.subnet}</code></dd>
-              <dt>{t('system.endpoint')}</dt><dd><code>{w.endpoint}</code></dd>
-              <dt>{t('system.publicKey')}</dt><dd><code class="secret">{w.public_key}</code></dd>
-              {w.managed && <><dt>{t('system.peers')}</dt><dd>{w.peer_count} ({w.online} {t('system.online')})</dd></>}
-              {w.managed && <><dt>{t('system.lastSync')}</dt><dd>{fmtAgo(w.last_sync_at)}</dd></>}
+              <dt>{t('system.iface')}</dt>
+              <dd>
+                <code>{w.interface}</code>
+              </dd>
+              {w.mode && (
+                <>
+                  <dt>{t('system.mode')}</dt>
+                  <dd>{w.mode}</dd>
+                </>
+              )}
+              <dt>{t('system.port')}</dt>
+              <dd>{w.listen_port}</dd>
+              <dt>{t('system.address')}</dt>
+              <dd>
+                <code>{w.address}</code>
+              </dd>
+              <dt>{t('system.subnet')}</dt>
+              <dd>
+                <code>{w.subnet}</code>
+              </dd>
+              <dt>{t('system.endpoint')}</dt>
+              <dd>
+                <code>{w.endpoint}</code>
+              </dd>
+              <dt>{t('system.publicKey')}</dt>
+              <dd>
+                <code class="secret">{w.public_key}</code>
+              </dd>
+              {w.managed && (
+                <>
+                  <dt>{t('system.peers')}</dt>
+                  <dd>
+                    {w.peer_count} ({w.online} {t('system.online')})
+                  </dd>
+                </>
+              )}
+              {w.managed && (
+                <>
+                  <dt>{t('system.lastSync')}</dt>
+                  <dd>{fmtAgo(w.last_sync_at)}</dd>
+                </>
+              )}
             </dl>
             <Action
               label={t('system.restart')}
@@ -99,23 +143,51 @@ export default function SystemScreen() {
       </Card>
       <Card title={t('system.caddy')}>
         <ErrorBanner error={caddy.error} onRetry={caddy.reload} />
-        {!c ? (!caddy.error && <Spinner />) : (
+        {!c ? (
+          !caddy.error && <Spinner />
+        ) : (
           <>
             <p>
-              {c.managed
-                ? <StatusDot state={c.running ? 'up' : 'down'} label={c.running ? t('system.running') : t('system.stopped')} />
-                : <StatusDot state="off" label={t('system.notManaged')} />}
+              {c.managed ? (
+                <StatusDot state={c.running ? 'up' : 'down'} label={c.running ? t('system.running') : t('system.stopped')} />
+              ) : (
+                <StatusDot state="off" label={t('system.notManaged')} />
+              )}
             </p>
             {!c.managed && <p class="banner info">{t('system.caddyNotManaged')}</p>}
             <dl class="facts">
-              <dt>{t('system.proxyMode')}</dt><dd>{t(`system.mode_${c.mode === 'caddy' ? 'caddy' : 'render_only'}`)}</dd>
-              {c.managed && <><dt>{t('system.pid')}</dt><dd>{c.pid ?? '–'}</dd></>}
-              {c.managed && c.uptime_s !== null && <><dt>{t('system.uptime')}</dt><dd>{fmtDate(Date.now() - c.uptime_s * 1000)}</dd></>}
-              {c.managed && <><dt>{t('system.restarts')}</dt><dd>{c.restarts ?? 0}</dd></>}
-              <dt>{t('system.admin')}</dt><dd><code>{c.admin_api}</code></dd>
-              <dt>{t('system.configHash')}</dt><dd><code class="secret">{c.config_hash ?? '–'}</code></dd>
-              <dt>{t('system.lastLoad')}</dt><dd>{fmtAgo(c.last_load_at)}</dd>
-              <dt>{t('system.lastError')}</dt><dd>{c.last_error ?? t('system.none')}</dd>
+              <dt>{t('system.proxyMode')}</dt>
+              <dd>{t(`system.mode_${c.mode === 'caddy' ? 'caddy' : 'render_only'}`)}</dd>
+              {c.managed && (
+                <>
+                  <dt>{t('system.pid')}</dt>
+                  <dd>{c.pid ?? '–'}</dd>
+                </>
+              )}
+              {c.managed && c.uptime_s !== null && (
+                <>
+                  <dt>{t('system.uptime')}</dt>
+                  <dd>{fmtDate(Date.now() - c.uptime_s * 1000)}</dd>
+                </>
+              )}
+              {c.managed && (
+                <>
+                  <dt>{t('system.restarts')}</dt>
+                  <dd>{c.restarts ?? 0}</dd>
+                </>
+              )}
+              <dt>{t('system.admin')}</dt>
+              <dd>
+                <code>{c.admin_api}</code>
+              </dd>
+              <dt>{t('system.configHash')}</dt>
+              <dd>
+                <code class="secret">{c.config_hash ?? '–'}</code>
+              </dd>
+              <dt>{t('system.lastLoad')}</dt>
+              <dd>{fmtAgo(c.last_load_at)}</dd>
+              <dt>{t('system.lastError')}</dt>
+              <dd>{c.last_error ?? t('system.none')}</dd>
             </dl>
             <Action
               label={t('system.reload')}

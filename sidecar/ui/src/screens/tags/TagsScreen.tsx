@@ -18,16 +18,26 @@ function TagForm(props: { onDone: (tag: Tag, created: boolean) => void; onCancel
   useLang();
   const form = useForm({ name: '' });
   return (
-    <form noValidate onSubmit={(e) => {
-      e.preventDefault();
-      let r: TagCreatedResponse | undefined;
-      void form.submit(async (v) => { r = await api<TagCreatedResponse>('POST', '/tags', { name: v.name }); })
-        .then((ok) => { if (ok && r) props.onDone(r.tag, r.created); });
-    }}>
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        let r: TagCreatedResponse | undefined;
+        void form
+          .submit(async (v) => {
+            r = await api<TagCreatedResponse>('POST', '/tags', { name: v.name });
+          })
+          .then((ok) => {
+            if (ok && r) props.onDone(r.tag, r.created);
+          });
+      }}
+    >
       <FormErrors form={form} />
       <TextField form={form} name="name" label={t('tags.name')} hint={t('tags.createHint')} required autoComplete="off" />
       <div class="form-actions">
-        <button type="button" class="btn" onClick={props.onCancel}>{t('common.cancel')}</button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          {t('common.cancel')}
+        </button>
         <SubmitButton form={form} label={t('common.create')} />
       </div>
     </form>
@@ -38,16 +48,26 @@ function RenameForm(props: { tag: Tag; onDone: (r: TagRenamedResponse['renamed']
   useLang();
   const form = useForm({ name: props.tag.name });
   return (
-    <form noValidate onSubmit={(e) => {
-      e.preventDefault();
-      let r: TagRenamedResponse | undefined;
-      void form.submit(async (v) => { r = await api<TagRenamedResponse>('PUT', `/tags/${encodeURIComponent(props.tag.name)}`, { name: v.name }); })
-        .then((ok) => { if (ok && r) props.onDone(r.renamed); });
-    }}>
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        let r: TagRenamedResponse | undefined;
+        void form
+          .submit(async (v) => {
+            r = await api<TagRenamedResponse>('PUT', `/tags/${encodeURIComponent(props.tag.name)}`, { name: v.name });
+          })
+          .then((ok) => {
+            if (ok && r) props.onDone(r.renamed);
+          });
+      }}
+    >
       <FormErrors form={form} />
       <TextField form={form} name="name" label={t('tags.name')} hint={t('tags.renameHint')} required autoComplete="off" />
       <div class="form-actions">
-        <button type="button" class="btn" onClick={props.onCancel}>{t('common.cancel')}</button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          {t('common.cancel')}
+        </button>
         <SubmitButton form={form} label={t('common.save')} />
       </div>
     </form>
@@ -67,18 +87,35 @@ export default function TagsScreen() {
       const r = await api<TagDeletedResponse>('DELETE', `/tags/${encodeURIComponent(tag.name)}`);
       toast(t('tags.deletedToast', { name: tag.name, n: r.deleted.peers_updated }));
       reload();
-    } catch (err) { toast((err as Error).message, 'bad'); }
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    }
   };
   const columns: Column<Tag>[] = [
     { key: 'name', label: t('tags.name'), render: (x) => <Badge>{x.name}</Badge> },
-    { key: 'peers', label: t('tags.peers'), class: 'num', render: (x) => <Link href={`/peers?tag=${encodeURIComponent(x.name)}`} aria-label={t('tags.peersLinkLabel', { n: x.peer_count, name: x.name })}>{t('tags.peersLink', { n: x.peer_count })}</Link> },
+    {
+      key: 'peers',
+      label: t('tags.peers'),
+      class: 'num',
+      render: (x) => (
+        <Link href={`/peers?tag=${encodeURIComponent(x.name)}`} aria-label={t('tags.peersLinkLabel', { n: x.peer_count, name: x.name })}>
+          {t('tags.peersLink', { n: x.peer_count })}
+        </Link>
+      ),
+    },
     { key: 'registry', label: t('tags.registry'), render: (x) => (x.registered ? t('tags.registered') : t('tags.onPeersOnly')) },
     {
-      key: 'actions', label: t('common.actions'), class: 'actions',
+      key: 'actions',
+      label: t('common.actions'),
+      class: 'actions',
       render: (x) => (
         <>
-          <button type="button" class="btn small" aria-label={t('tags.renameNamed', { name: x.name })} onClick={() => setRenaming(x)}>{t('tags.rename')}</button>{' '}
-          <button type="button" class="btn small danger" aria-label={t('tags.deleteNamed', { name: x.name })} onClick={() => remove(x)}>{t('common.delete')}</button>
+          <button type="button" class="btn small" aria-label={t('tags.renameNamed', { name: x.name })} onClick={() => setRenaming(x)}>
+            {t('tags.rename')}
+          </button>{' '}
+          <button type="button" class="btn small danger" aria-label={t('tags.deleteNamed', { name: x.name })} onClick={() => remove(x)}>
+            {t('common.delete')}
+          </button>
         </>
       ),
     },
@@ -86,18 +123,54 @@ export default function TagsScreen() {
   return (
     <>
       <PageHeader title={t('tags.title')}>
-        <button type="button" class="btn primary" onClick={() => setOpen(true)}>{t('tags.add')}</button>
+        <button type="button" class="btn primary" onClick={() => setOpen(true)}>
+          {t('tags.add')}
+        </button>
       </PageHeader>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (error ? null : <Spinner />) : (
-        <DataTable label={t('tags.table')} columns={columns} rows={data.tags} rowKey={(x) => x.name.toLowerCase()}
-          empty={<EmptyState title={t('tags.emptyTitle')} text={t('tags.emptyText')}><button type="button" class="btn primary" onClick={() => setOpen(true)}>{t('tags.add')}</button></EmptyState>} />
+      {!data ? (
+        error ? null : (
+          <Spinner />
+        )
+      ) : (
+        <DataTable
+          label={t('tags.table')}
+          columns={columns}
+          rows={data.tags}
+          rowKey={(x) => x.name.toLowerCase()}
+          empty={
+            <EmptyState title={t('tags.emptyTitle')} text={t('tags.emptyText')}>
+              <button type="button" class="btn primary" onClick={() => setOpen(true)}>
+                {t('tags.add')}
+              </button>
+            </EmptyState>
+          }
+        />
       )}
       <Modal open={open} onClose={() => setOpen(false)} title={t('tags.createTitle')}>
-        {open && <TagForm onCancel={() => setOpen(false)} onDone={(tag, created) => { toast(t(created ? 'tags.createdToast' : 'tags.existedToast', { name: tag.name })); setOpen(false); reload(); }} />}
+        {open && (
+          <TagForm
+            onCancel={() => setOpen(false)}
+            onDone={(tag, created) => {
+              toast(t(created ? 'tags.createdToast' : 'tags.existedToast', { name: tag.name }));
+              setOpen(false);
+              reload();
+            }}
+          />
+        )}
       </Modal>
       <Modal open={!!renaming} onClose={() => setRenaming(null)} title={t('tags.renameTitle', { name: renaming?.name ?? '' })}>
-        {renaming && <RenameForm tag={renaming} onCancel={() => setRenaming(null)} onDone={(r) => { toast(t('tags.renamedToast', { from: r.from, to: r.to, n: r.peers_updated })); setRenaming(null); reload(); }} />}
+        {renaming && (
+          <RenameForm
+            tag={renaming}
+            onCancel={() => setRenaming(null)}
+            onDone={(r) => {
+              toast(t('tags.renamedToast', { from: r.from, to: r.to, n: r.peers_updated }));
+              setRenaming(null);
+              reload();
+            }}
+          />
+        )}
       </Modal>
     </>
   );

@@ -14,8 +14,14 @@ import '../../components/admin.css';
 
 import type { CreateUserBody, ResetPasswordResponse, UsersResponse, UserView as UserRow } from '../../protocol';
 
-const ROLE_OPTIONS = () => [{ value: 'admin', label: t('users.role_admin') }, { value: 'user', label: t('users.role_user') }];
-const LANG_OPTIONS = [{ value: 'en', label: 'English' }, { value: 'de', label: 'Deutsch' }];
+const ROLE_OPTIONS = () => [
+  { value: 'admin', label: t('users.role_admin') },
+  { value: 'user', label: t('users.role_user') },
+];
+const LANG_OPTIONS = [
+  { value: 'en', label: 'English' },
+  { value: 'de', label: 'Deutsch' },
+];
 
 export default function UsersScreen() {
   useLang();
@@ -27,25 +33,66 @@ export default function UsersScreen() {
 
   const remove = async (u: UserRow) => {
     if (!(await confirmAction(t('users.deleteConfirm', { name: u.username }), { confirmLabel: t('users.delete') }))) return;
-    try { await api('DELETE', `/users/${u.id}`); toast(t('users.deleted', { name: u.username })); reload(); } catch (e) { toast(String((e as Error).message), 'bad'); }
+    try {
+      await api('DELETE', `/users/${u.id}`);
+      toast(t('users.deleted', { name: u.username }));
+      reload();
+    } catch (e) {
+      toast(String((e as Error).message), 'bad');
+    }
   };
   const resetPw = async (u: UserRow) => {
     if (!(await confirmAction(t('users.resetConfirm', { name: u.username }), { confirmLabel: t('users.resetPassword') }))) return;
-    try { const r = await api<ResetPasswordResponse>('POST', `/users/${u.id}/reset-password`); setNewPassword({ name: u.username, password: r.password }); } catch (e) { toast(String((e as Error).message), 'bad'); }
+    try {
+      const r = await api<ResetPasswordResponse>('POST', `/users/${u.id}/reset-password`);
+      setNewPassword({ name: u.username, password: r.password });
+    } catch (e) {
+      toast(String((e as Error).message), 'bad');
+    }
   };
 
   const columns: Column<UserRow>[] = [
-    { key: 'username', label: t('users.username'), render: (r) => <><strong>{r.username}</strong>{r.id === self?.id && <> <Badge>{t('users.you')}</Badge></>}{r.must_change_password && <> <Badge tone="warn">{t('users.mustChange')}</Badge></>}</> },
+    {
+      key: 'username',
+      label: t('users.username'),
+      render: (r) => (
+        <>
+          <strong>{r.username}</strong>
+          {r.id === self?.id && (
+            <>
+              {' '}
+              <Badge>{t('users.you')}</Badge>
+            </>
+          )}
+          {r.must_change_password && (
+            <>
+              {' '}
+              <Badge tone="warn">{t('users.mustChange')}</Badge>
+            </>
+          )}
+        </>
+      ),
+    },
     { key: 'email', label: t('users.email'), render: (r) => r.email ?? '–' },
     { key: 'role', label: t('users.role'), render: (r) => <Badge tone={r.role === 'admin' ? 'info' : 'muted'}>{t(`users.role_${r.role}`)}</Badge> },
     { key: 'lang', label: t('users.language'), render: (r) => (r.language === 'de' ? 'Deutsch' : 'English') },
     { key: 'login', label: t('users.lastLogin'), render: (r) => fmtAgo(r.last_login_at) },
     {
-      key: 'actions', label: t('common.actions'), render: (r) => (
+      key: 'actions',
+      label: t('common.actions'),
+      render: (r) => (
         <span class="row-actions">
-          <button type="button" class="btn small" aria-label={`${t('users.edit')}: ${r.username}`} onClick={() => setEditing(r)}>{t('users.edit')}</button>
-          <button type="button" class="btn small" aria-label={`${t('users.resetPassword')}: ${r.username}`} onClick={() => resetPw(r)}>{t('users.resetPassword')}</button>
-          {r.id !== self?.id && <button type="button" class="btn small" aria-label={`${t('users.delete')}: ${r.username}`} onClick={() => remove(r)}>{t('users.delete')}</button>}
+          <button type="button" class="btn small" aria-label={`${t('users.edit')}: ${r.username}`} onClick={() => setEditing(r)}>
+            {t('users.edit')}
+          </button>
+          <button type="button" class="btn small" aria-label={`${t('users.resetPassword')}: ${r.username}`} onClick={() => resetPw(r)}>
+            {t('users.resetPassword')}
+          </button>
+          {r.id !== self?.id && (
+            <button type="button" class="btn small" aria-label={`${t('users.delete')}: ${r.username}`} onClick={() => remove(r)}>
+              {t('users.delete')}
+            </button>
+          )}
         </span>
       ),
     },
@@ -54,26 +101,55 @@ export default function UsersScreen() {
   return (
     <>
       <PageHeader title={t('users.title')}>
-        <button type="button" class="btn primary" onClick={() => setEditing('new')}>{t('users.create')}</button>
+        <button type="button" class="btn primary" onClick={() => setEditing('new')}>
+          {t('users.create')}
+        </button>
       </PageHeader>
       <ErrorBanner error={error} onRetry={reload} />
-      {!data ? (!error && <Spinner />) : (
-        <DataTable label={t('users.title')} columns={columns} rows={data.users} rowKey={(r) => r.id}
-          empty={<EmptyState title={t('users.emptyTitle')} text={t('users.emptyText')} />} />
+      {!data ? (
+        !error && <Spinner />
+      ) : (
+        <DataTable
+          label={t('users.title')}
+          columns={columns}
+          rows={data.users}
+          rowKey={(r) => r.id}
+          empty={<EmptyState title={t('users.emptyTitle')} text={t('users.emptyText')} />}
+        />
       )}
-      <Modal title={editing === 'new' ? t('users.createTitle') : editing ? t('users.editTitle', { name: editing.username }) : ''} open={!!editing} onClose={() => setEditing(null)}>
-        {editing && <UserForm key={editing === 'new' ? 'new' : editing.id} user={editing === 'new' ? null : editing} onDone={() => { setEditing(null); reload(); }} onCancel={() => setEditing(null)} />}
+      <Modal
+        title={editing === 'new' ? t('users.createTitle') : editing ? t('users.editTitle', { name: editing.username }) : ''}
+        open={!!editing}
+        onClose={() => setEditing(null)}
+      >
+        {editing && (
+          <UserForm
+            key={editing === 'new' ? 'new' : editing.id}
+            user={editing === 'new' ? null : editing}
+            onDone={() => {
+              setEditing(null);
+              reload();
+            }}
+            onCancel={() => setEditing(null)}
+          />
+        )}
       </Modal>
       <Modal title={newPassword ? t('users.resetTitle', { name: newPassword.name }) : ''} open={!!newPassword} onClose={() => setNewPassword(null)}>
         {newPassword && (
           <div>
-            <p class="banner warn" role="note">{t('users.resetText')}</p>
+            <p class="banner warn" role="note">
+              {t('users.resetText')}
+            </p>
             <label for="new-password">{t('users.passwordLabel')}</label>
             <div class="token-box">
               <input id="new-password" readOnly value={newPassword.password} onFocus={(e) => e.currentTarget.select()} />
               <CopyButton text={newPassword.password} />
             </div>
-            <div class="form-actions"><button type="button" class="btn primary" onClick={() => setNewPassword(null)}>{t('users.done')}</button></div>
+            <div class="form-actions">
+              <button type="button" class="btn primary" onClick={() => setNewPassword(null)}>
+                {t('users.done')}
+              </button>
+            </div>
           </div>
         )}
       </Modal>
@@ -93,7 +169,10 @@ function UserForm(props: { user: UserRow | null; onDone: () => void; onCancel: (
           if (u) await api('PUT', `/users/${u.id}`, body);
           else await api('POST', '/users', { ...body, password: v.password });
         });
-        if (ok) { toast(t(u ? 'users.saved' : 'users.created', { name: form.values.username })); props.onDone(); }
+        if (ok) {
+          toast(t(u ? 'users.saved' : 'users.created', { name: form.values.username }));
+          props.onDone();
+        }
       }}
     >
       <FormErrors form={form} />
@@ -105,7 +184,9 @@ function UserForm(props: { user: UserRow | null; onDone: () => void; onCancel: (
         <SelectField form={form} name="language" label={t('users.language')} options={LANG_OPTIONS} />
       </div>
       <div class="form-actions">
-        <button type="button" class="btn" onClick={props.onCancel}>{t('common.cancel')}</button>
+        <button type="button" class="btn" onClick={props.onCancel}>
+          {t('common.cancel')}
+        </button>
         <SubmitButton form={form} label={u ? t('common.save') : t('users.create')} />
       </div>
     </form>

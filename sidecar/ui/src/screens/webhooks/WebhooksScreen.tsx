@@ -16,7 +16,16 @@ import type { ScreenProps } from '../define';
 import '../../components/admin.css';
 import './webhooks.css';
 
-import type { CreateWebhookBody, DeliveriesResponse, DeliveryView, EventKindsResponse, WebhookResponse, WebhooksResponse, WebhookTestResponse, WebhookView } from '../../protocol';
+import type {
+  CreateWebhookBody,
+  DeliveriesResponse,
+  DeliveryView,
+  EventKindsResponse,
+  WebhookResponse,
+  WebhooksResponse,
+  WebhookTestResponse,
+  WebhookView,
+} from '../../protocol';
 
 type Status = DeliveryView['status'];
 /** Create or update (the secret only when typed); the event kinds are the names GET /webhooks/events lists, text to this app. */
@@ -81,8 +90,10 @@ function TestResult(props: { result: { delivery: DeliveryView } | null; name: st
   if (!d) return null;
   return (
     <div class={`banner ${d.status === 'delivered' ? 'info' : 'error'} webhook-test-result`} role="status">
-      <strong>{t('webhooks.lastTest')}</strong>{' '}<StatusBadge status={d.status} />{' '}
-      {d.status === 'delivered' ? t('webhooks.testOk', { name: props.name, code: d.response_code ?? '' }) : t('webhooks.testFailed', { name: props.name, error: d.last_error ?? String(d.response_code ?? '') })}
+      <strong>{t('webhooks.lastTest')}</strong> <StatusBadge status={d.status} />{' '}
+      {d.status === 'delivered'
+        ? t('webhooks.testOk', { name: props.name, code: d.response_code ?? '' })
+        : t('webhooks.testFailed', { name: props.name, error: d.last_error ?? String(d.response_code ?? '') })}
     </div>
   );
 }
@@ -97,19 +108,64 @@ function WebhookList({ query }: { query: URLSearchParams }) {
   const tested = actions.lastTest && data?.webhooks.find((w) => w.id === actions.lastTest!.id);
 
   const columns: Column<WebhookView>[] = [
-    { key: 'name', label: t('webhooks.name'), render: (r) => <Link href={`/webhooks/${r.id}`}><strong>{r.name}</strong></Link> },
+    {
+      key: 'name',
+      label: t('webhooks.name'),
+      render: (r) => (
+        <Link href={`/webhooks/${r.id}`}>
+          <strong>{r.name}</strong>
+        </Link>
+      ),
+    },
     { key: 'url', label: t('webhooks.url'), render: (r) => <code class="webhook-url">{r.url}</code> },
     { key: 'events', label: t('webhooks.events'), render: (r) => <span title={r.events.join(', ')}>{t('webhooks.eventsCount', { n: r.events.length })}</span> },
-    { key: 'status', label: t('webhooks.status'), render: (r) => (r.enabled ? <Badge tone="ok">{t('common.enabled')}</Badge> : <Badge tone="muted">{t('common.disabled')}</Badge>) },
-    { key: 'deliveries', label: t('webhooks.deliveries'), render: (r) => <span class="muted">{t('webhooks.counts', r.deliveries)}</span> },
-    { key: 'last', label: t('webhooks.lastDelivery'), render: (r) => (r.last_delivery ? <span><StatusBadge status={r.last_delivery.status} /> {fmtAgo(r.last_delivery.at)}</span> : <span class="muted">{t('webhooks.noDelivery')}</span>) },
     {
-      key: 'actions', label: t('common.actions'), render: (r) => (
+      key: 'status',
+      label: t('webhooks.status'),
+      render: (r) => (r.enabled ? <Badge tone="ok">{t('common.enabled')}</Badge> : <Badge tone="muted">{t('common.disabled')}</Badge>),
+    },
+    { key: 'deliveries', label: t('webhooks.deliveries'), render: (r) => <span class="muted">{t('webhooks.counts', r.deliveries)}</span> },
+    {
+      key: 'last',
+      label: t('webhooks.lastDelivery'),
+      render: (r) =>
+        r.last_delivery ? (
+          <span>
+            <StatusBadge status={r.last_delivery.status} /> {fmtAgo(r.last_delivery.at)}
+          </span>
+        ) : (
+          <span class="muted">{t('webhooks.noDelivery')}</span>
+        ),
+    },
+    {
+      key: 'actions',
+      label: t('common.actions'),
+      render: (r) => (
         <span class="row-actions">
-          <button type="button" class="btn small" disabled={actions.testing === r.id} aria-busy={actions.testing === r.id} aria-label={`${t('webhooks.test')}: ${r.name}`} onClick={() => actions.test(r)}>{actions.testing === r.id ? t('webhooks.testing') : t('webhooks.test')}</button>
-          <button type="button" class="btn small" aria-label={`${r.enabled ? t('common.disable') : t('common.enable')}: ${r.name}`} onClick={() => actions.toggle(r)}>{r.enabled ? t('common.disable') : t('common.enable')}</button>
-          <button type="button" class="btn small" aria-label={`${t('common.edit')}: ${r.name}`} onClick={() => setQuery({ edit: r.id })}>{t('common.edit')}</button>
-          <button type="button" class="btn small" aria-label={`${t('common.delete')}: ${r.name}`} onClick={() => actions.remove(r)}>{t('common.delete')}</button>
+          <button
+            type="button"
+            class="btn small"
+            disabled={actions.testing === r.id}
+            aria-busy={actions.testing === r.id}
+            aria-label={`${t('webhooks.test')}: ${r.name}`}
+            onClick={() => actions.test(r)}
+          >
+            {actions.testing === r.id ? t('webhooks.testing') : t('webhooks.test')}
+          </button>
+          <button
+            type="button"
+            class="btn small"
+            aria-label={`${r.enabled ? t('common.disable') : t('common.enable')}: ${r.name}`}
+            onClick={() => actions.toggle(r)}
+          >
+            {r.enabled ? t('common.disable') : t('common.enable')}
+          </button>
+          <button type="button" class="btn small" aria-label={`${t('common.edit')}: ${r.name}`} onClick={() => setQuery({ edit: r.id })}>
+            {t('common.edit')}
+          </button>
+          <button type="button" class="btn small" aria-label={`${t('common.delete')}: ${r.name}`} onClick={() => actions.remove(r)}>
+            {t('common.delete')}
+          </button>
         </span>
       ),
     },
@@ -118,24 +174,55 @@ function WebhookList({ query }: { query: URLSearchParams }) {
   return (
     <>
       <PageHeader title={t('webhooks.title')}>
-        <button type="button" class="btn primary" onClick={() => setQuery({ new: '1' })}>{t('webhooks.create')}</button>
+        <button type="button" class="btn primary" onClick={() => setQuery({ new: '1' })}>
+          {t('webhooks.create')}
+        </button>
       </PageHeader>
       <ErrorBanner error={error} onRetry={reload} />
       {tested && <TestResult result={actions.lastTest} name={tested.name} />}
-      {!data ? (!error && <Spinner />) : (
+      {!data ? (
+        !error && <Spinner />
+      ) : (
         <DataTable
           label={t('webhooks.title')}
           columns={columns}
           rows={data.webhooks}
           rowKey={(r) => r.id}
-          empty={<EmptyState title={t('webhooks.emptyTitle')} text={t('webhooks.emptyText')}><button type="button" class="btn primary" onClick={() => setQuery({ new: '1' })}>{t('webhooks.create')}</button></EmptyState>}
+          empty={
+            <EmptyState title={t('webhooks.emptyTitle')} text={t('webhooks.emptyText')}>
+              <button type="button" class="btn primary" onClick={() => setQuery({ new: '1' })}>
+                {t('webhooks.create')}
+              </button>
+            </EmptyState>
+          }
         />
       )}
       <Modal title={t('webhooks.createTitle')} open={creating} onClose={() => setQuery({ new: null })} wide>
-        {creating && <WebhookForm onDone={(w) => { setQuery({ new: null }); if (w) { toast(t('webhooks.created', { name: w.name })); reload(); } }} />}
+        {creating && (
+          <WebhookForm
+            onDone={(w) => {
+              setQuery({ new: null });
+              if (w) {
+                toast(t('webhooks.created', { name: w.name }));
+                reload();
+              }
+            }}
+          />
+        )}
       </Modal>
       <Modal title={t('webhooks.editTitle', { name: editing?.name ?? '' })} open={!!editing} onClose={() => setQuery({ edit: null })} wide>
-        {editing && <WebhookForm webhook={editing} onDone={(w) => { setQuery({ edit: null }); if (w) { toast(t('webhooks.saved', { name: w.name })); reload(); } }} />}
+        {editing && (
+          <WebhookForm
+            webhook={editing}
+            onDone={(w) => {
+              setQuery({ edit: null });
+              if (w) {
+                toast(t('webhooks.saved', { name: w.name }));
+                reload();
+              }
+            }}
+          />
+        )}
       </Modal>
     </>
   );
@@ -151,7 +238,12 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
   const w = props.webhook;
   const kinds = useApi<EventKindsResponse>('/webhooks/events');
   const form = useForm<{ name: string; url: string; events: string[]; enabled: boolean; secret: string; retry_count: number | null }>({
-    name: w?.name ?? '', url: w?.url ?? '', events: w?.events ?? [], enabled: w?.enabled ?? true, secret: '', retry_count: w?.retry_count ?? 3,
+    name: w?.name ?? '',
+    url: w?.url ?? '',
+    events: w?.events ?? [],
+    enabled: w?.enabled ?? true,
+    secret: '',
+    retry_count: w?.retry_count ?? 3,
   });
   return (
     <form
@@ -174,8 +266,18 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
       </div>
       <div class="form-grid">
         <div>
-          <TextField form={form} name="secret" type="password" autoComplete="new-password" label={t('webhooks.secret')} hint={w ? t('webhooks.secretKeep') : t('webhooks.secretHint')} required={!w} />
-          <button type="button" class="btn small" onClick={() => form.set('secret', randomSecret())}>{t('webhooks.generate')}</button>
+          <TextField
+            form={form}
+            name="secret"
+            type="password"
+            autoComplete="new-password"
+            label={t('webhooks.secret')}
+            hint={w ? t('webhooks.secretKeep') : t('webhooks.secretHint')}
+            required={!w}
+          />
+          <button type="button" class="btn small" onClick={() => form.set('secret', randomSecret())}>
+            {t('webhooks.generate')}
+          </button>
         </div>
         <NumberField form={form} name="retry_count" min={0} max={10} step={1} label={t('webhooks.retryCount')} hint={t('webhooks.retryHint')} />
       </div>
@@ -188,7 +290,9 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
         <ErrorBanner error={kinds.error} onRetry={kinds.reload} />
       )}
       <div class="form-actions">
-        <button type="button" class="btn" onClick={() => props.onDone(null)}>{t('common.cancel')}</button>
+        <button type="button" class="btn" onClick={() => props.onDone(null)}>
+          {t('common.cancel')}
+        </button>
         <SubmitButton form={form} label={w ? t('common.save') : t('webhooks.create')} />
       </div>
     </form>
@@ -198,7 +302,10 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
 function WebhookDetail({ id, query }: { id: number; query: URLSearchParams }) {
   const hook = useApi<WebhookResponse>(`/webhooks/${id}`, CHANGES);
   const log = useList<DeliveriesResponse>(`/webhooks/${id}/deliveries`, ['status'], ['webhook_delivery_updated'], { limit: 25 });
-  const actions = useActions(() => { hook.reload(); log.reload(); });
+  const actions = useActions(() => {
+    hook.reload();
+    log.reload();
+  });
   const w = hook.data?.webhook;
   useTitle(w ? `${w.name} · ${t('webhooks.title')}` : t('webhooks.title'));
   const editing = query.get('edit') === '1';
@@ -209,29 +316,68 @@ function WebhookDetail({ id, query }: { id: number; query: URLSearchParams }) {
     { key: 'event', label: t('webhooks.event'), render: (r) => <code>{r.event}</code> },
     { key: 'status', label: t('webhooks.status'), render: (r) => <StatusBadge status={r.status} /> },
     { key: 'attempts', label: t('webhooks.attempts'), render: (r) => `${r.attempts} / ${r.max_attempts}` },
-    { key: 'response', label: t('webhooks.response'), render: (r) => (r.response_code ?? '–') },
+    { key: 'response', label: t('webhooks.response'), render: (r) => r.response_code ?? '–' },
     { key: 'error', label: t('webhooks.error'), render: (r) => (r.last_error ? <span class="webhook-error">{r.last_error}</span> : '–') },
     { key: 'next', label: t('webhooks.nextAttempt'), render: (r) => (r.next_attempt_at ? fmtDate(r.next_attempt_at) : '–') },
-    { key: 'body', label: t('webhooks.body'), render: (r) => <details><summary>{t('webhooks.showBody')}</summary><pre class="webhook-body">{r.body}</pre></details> },
+    {
+      key: 'body',
+      label: t('webhooks.body'),
+      render: (r) => (
+        <details>
+          <summary>{t('webhooks.showBody')}</summary>
+          <pre class="webhook-body">{r.body}</pre>
+        </details>
+      ),
+    },
   ];
 
-  if (!w) return <><PageHeader title={t('webhooks.title')} back="/webhooks" /><ErrorBanner error={hook.error} onRetry={hook.reload} />{!hook.error && <Spinner />}</>;
+  if (!w)
+    return (
+      <>
+        <PageHeader title={t('webhooks.title')} back="/webhooks" />
+        <ErrorBanner error={hook.error} onRetry={hook.reload} />
+        {!hook.error && <Spinner />}
+      </>
+    );
   return (
     <>
       <PageHeader title={w.name} back="/webhooks">
-        <button type="button" class="btn" disabled={actions.testing === w.id} aria-busy={actions.testing === w.id} onClick={() => actions.test(w)}>{actions.testing === w.id ? t('webhooks.testing') : t('webhooks.test')}</button>
-        <button type="button" class="btn" onClick={() => actions.toggle(w)}>{w.enabled ? t('common.disable') : t('common.enable')}</button>
-        <button type="button" class="btn" onClick={() => setQuery({ edit: '1' })}>{t('common.edit')}</button>
-        <button type="button" class="btn" onClick={() => actions.remove(w, () => navigate('/webhooks'))}>{t('common.delete')}</button>
+        <button type="button" class="btn" disabled={actions.testing === w.id} aria-busy={actions.testing === w.id} onClick={() => actions.test(w)}>
+          {actions.testing === w.id ? t('webhooks.testing') : t('webhooks.test')}
+        </button>
+        <button type="button" class="btn" onClick={() => actions.toggle(w)}>
+          {w.enabled ? t('common.disable') : t('common.enable')}
+        </button>
+        <button type="button" class="btn" onClick={() => setQuery({ edit: '1' })}>
+          {t('common.edit')}
+        </button>
+        <button type="button" class="btn" onClick={() => actions.remove(w, () => navigate('/webhooks'))}>
+          {t('common.delete')}
+        </button>
       </PageHeader>
       <TestResult result={actions.lastTest} name={w.name} />
       <Card>
         <dl class="webhook-facts">
-          <dt>{t('webhooks.url')}</dt><dd><code class="webhook-url">{w.url}</code></dd>
-          <dt>{t('webhooks.status')}</dt><dd>{w.enabled ? <Badge tone="ok">{t('common.enabled')}</Badge> : <Badge tone="muted">{t('common.disabled')}</Badge>}</dd>
-          <dt>{t('webhooks.retryCount')}</dt><dd>{w.retry_count}</dd>
-          <dt>{t('webhooks.deliveries')}</dt><dd>{t('webhooks.counts', w.deliveries)}</dd>
-          <dt>{t('webhooks.events')}</dt><dd><span class="chips">{w.events.map((e) => <Badge key={e} tone="info">{e}</Badge>)}</span></dd>
+          <dt>{t('webhooks.url')}</dt>
+          <dd>
+            <code class="webhook-url">{w.url}</code>
+          </dd>
+          <dt>{t('webhooks.status')}</dt>
+          <dd>{w.enabled ? <Badge tone="ok">{t('common.enabled')}</Badge> : <Badge tone="muted">{t('common.disabled')}</Badge>}</dd>
+          <dt>{t('webhooks.retryCount')}</dt>
+          <dd>{w.retry_count}</dd>
+          <dt>{t('webhooks.deliveries')}</dt>
+          <dd>{t('webhooks.counts', w.deliveries)}</dd>
+          <dt>{t('webhooks.events')}</dt>
+          <dd>
+            <span class="chips">
+              {w.events.map((e) => (
+                <Badge key={e} tone="info">
+                  {e}
+                </Badge>
+              ))}
+            </span>
+          </dd>
         </dl>
       </Card>
       <Card title={t('webhooks.log')}>
@@ -239,19 +385,42 @@ function WebhookDetail({ id, query }: { id: number; query: URLSearchParams }) {
           <label for="webhook-status">{t('webhooks.filterStatus')}</label>
           <select id="webhook-status" value={status} onChange={(e) => log.setFilter('status', e.currentTarget.value || null)}>
             <option value="">{t('webhooks.allStatuses')}</option>
-            {(['pending', 'delivered', 'failed'] as const).map((s) => <option key={s} value={s}>{t(`webhooks.st_${s}`)}</option>)}
+            {(['pending', 'delivered', 'failed'] as const).map((s) => (
+              <option key={s} value={s}>
+                {t(`webhooks.st_${s}`)}
+              </option>
+            ))}
           </select>
         </div>
         <ErrorBanner error={log.error} onRetry={log.reload} />
-        {!log.data ? (!log.error && <Spinner />) : (
+        {!log.data ? (
+          !log.error && <Spinner />
+        ) : (
           <>
-            <DataTable label={t('webhooks.log')} columns={columns} rows={log.data.deliveries} rowKey={(r) => r.id} empty={<EmptyState title={t('webhooks.logEmpty')} />} />
+            <DataTable
+              label={t('webhooks.log')}
+              columns={columns}
+              rows={log.data.deliveries}
+              rowKey={(r) => r.id}
+              empty={<EmptyState title={t('webhooks.logEmpty')} />}
+            />
             <Pager total={log.data.total} limit={Number(log.params.limit)} offset={Number(log.params.offset)} />
           </>
         )}
       </Card>
       <Modal title={t('webhooks.editTitle', { name: w.name })} open={editing} onClose={() => setQuery({ edit: null })} wide>
-        {editing && <WebhookForm webhook={w} onDone={(x) => { setQuery({ edit: null }); if (x) { toast(t('webhooks.saved', { name: x.name })); hook.reload(); } }} />}
+        {editing && (
+          <WebhookForm
+            webhook={w}
+            onDone={(x) => {
+              setQuery({ edit: null });
+              if (x) {
+                toast(t('webhooks.saved', { name: x.name }));
+                hook.reload();
+              }
+            }}
+          />
+        )}
       </Modal>
     </>
   );
