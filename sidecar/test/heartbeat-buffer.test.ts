@@ -82,3 +82,48 @@ test('close() writes what is pending at once and stops the timer', async () => {
   await b.close();
   assert.deepEqual(r.batches, [[[3, { seen: 9 }]]]);
 });
+
+test('a read that a batch overtakes still sees the batch: values being written when the read began are laid over the row it read', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const stored = new Map<number, V>([[1, { seen: 0 }]]);
+  const b = new HeartbeatBuffer<V>(
+    async (entries) => {
+      await gate;
+      for (const [id, v] of entries) stored.set(id, { ...stored.get(id)!, ...v });
+    },
+    1000,
+    () => {},
+  );
+  b.put(1, { seen: 7 });
+  const flushing = b.flush(); // the batch is in flight now
+  let readRelease!: () => void;
+  const readGate = new Promise<void>((r) => (readRelease = r));
+  // the read takes its row from the database before the batch is stored ...
+  const reading = b.readThrough(
+    async () => {
+      const row = { id: 1, ...stored.get(1)! };
+      await readGate;
+      return [row];
+    },
+    (r) => r.id,
+  );
+  // ... and the batch is stored (and no longer in flight) before the read returns
+  release();
+  await flushing;
+  readRelease();
+  const [row] = await reading;
+  assert.equal(row.seen, 7, 'the value the batch stored, not the row read before it');
+  b.put(1, { seen: 8 });
+  assert.equal(
+    (
+      await b.readThrough(
+        async () => [{ id: 1, ...stored.get(1)! }],
+        (r) => r.id,
+      )
+    )[0].seen,
+    8,
+    'and a value queued since',
+  );
+  await b.close();
+});

@@ -4,8 +4,8 @@
 // change holding a transaction while Caddy loads its new configuration: with 1,000 companions and
 // an admin creating routes, heartbeat p99 was 1.3 s (test/reliability/load-gateways.test.ts).
 //
-// Readers stay consistent: overlay() lays the values not yet written (or being written) over a row
-// read from the database, so GET /gateways and the status timer see a heartbeat at once.
+// Readers stay consistent: readThrough() lays the values not yet written (or being written) over the
+// rows read from the database, so GET /gateways and the status timer see a heartbeat at once.
 // A failed batch is kept and retried with the next one (a newer value of the same gateway wins).
 // flush() on shutdown writes what is pending; a crash loses at most one batch interval of
 // heartbeats, which the next heartbeat (every few seconds) restores.
@@ -43,6 +43,23 @@ export class HeartbeatBuffer<V extends object> {
     const a = this.inflight.get(id);
     const b = this.pending.get(id);
     return a || b ? ({ ...row, ...a, ...b } as R) : row;
+  }
+
+  /**
+   * Reads rows with load() and lays over each the values not yet stored: those pending or being
+   * written when the read began (a batch stored while the read ran may be missing from what it saw,
+   * and is no longer in flight when it ends) and those queued since. Readers use this, not
+   * overlay() after their own await.
+   */
+  async readThrough<R extends object>(load: () => Promise<R[]>, idOf: (r: R) => number): Promise<R[]> {
+    const before = new Map<number, V>();
+    for (const m of [this.inflight, this.pending]) for (const [id, v] of m) before.set(id, { ...before.get(id), ...v });
+    const rows = await load();
+    return rows.map((r) => {
+      const id = idOf(r);
+      const b = before.get(id);
+      return this.overlay(id, b ? ({ ...r, ...b } as R) : r);
+    });
   }
 
   get size(): number {

@@ -182,7 +182,14 @@ export class GatewaysService implements GatewayAuth {
   }
 
   private async row(peerId: number): Promise<GatewayRow | null> {
-    return this.heartbeats.overlay(peerId, await findRowByPk(this.Gateway, peerId));
+    const [row] = await this.heartbeats.readThrough(
+      async () => {
+        const r = await findRowByPk(this.Gateway, peerId);
+        return r ? [r] : [];
+      },
+      () => peerId,
+    );
+    return row ?? null;
   }
 
   apiPortOf(peer: Pick<PeerRow, 'api_port'>): number {
@@ -479,8 +486,9 @@ export class GatewaysService implements GatewayAuth {
   /** Re-evaluates every gateway (the timer calls this). Returns the number of transitions. */
   async evaluateAll(): Promise<number> {
     const now = this.deps.clock();
-    const rows = (await findRows(this.Gateway, { attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'] })).map((r) =>
-      this.heartbeats.overlay(Number(r.peer_id), r),
+    const rows = await this.heartbeats.readThrough(
+      () => findRows(this.Gateway, { attributes: ['peer_id', 'status', 'last_seen_at', 'healthy', 'health_reason'] }),
+      (r) => Number(r.peer_id),
     );
     let moved = 0;
     const names = new Map<number, string>();
@@ -525,14 +533,17 @@ export class GatewaysService implements GatewayAuth {
     if (!peers.length) return [];
     const ids = peers.map((p) => Number(p.id));
     const [rows, routes] = await Promise.all([
-      findRows(this.Gateway, { where: { peer_id: { [Op.in]: ids } } }),
+      this.heartbeats.readThrough(
+        () => findRows(this.Gateway, { where: { peer_id: { [Op.in]: ids } } }),
+        (r) => Number(r.peer_id),
+      ),
       findRows(this.deps.db.models.Route, {
         attributes: ['id', 'domain', 'route_type', 'target_peer_id', 'target_lan_host', 'target_lan_port', 'enabled', 'wol_enabled'],
         where: { target_kind: 'gateway', target_peer_id: { [Op.in]: ids } },
         order: [['id', 'ASC']],
       }),
     ]);
-    const byId = new Map(rows.map((r) => [Number(r.peer_id), this.heartbeats.overlay(Number(r.peer_id), r)]));
+    const byId = new Map(rows.map((r) => [Number(r.peer_id), r]));
     const routesOf = new Map<number, GatewayView['routes']>();
     for (const r of routes) {
       const list = routesOf.get(Number(r.target_peer_id)) ?? [];
