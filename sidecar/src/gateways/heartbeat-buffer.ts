@@ -52,13 +52,17 @@ export class HeartbeatBuffer<V extends object> {
    * overlay() after their own await.
    */
   async readThrough<R extends object>(load: () => Promise<R[]>, idOf: (r: R) => number): Promise<R[]> {
-    const before = new Map<number, V>();
-    for (const m of [this.inflight, this.pending]) for (const [id, v] of m) before.set(id, { ...before.get(id), ...v });
+    // The maps themselves, not copies: a flush replaces them (the in-flight map is never changed
+    // afterwards, and values put into the pending map meanwhile are only newer), so keeping the
+    // two references costs nothing on the heartbeat path.
+    const inflight = this.inflight;
+    const pending = this.pending;
     const rows = await load();
     return rows.map((r) => {
       const id = idOf(r);
-      const b = before.get(id);
-      return this.overlay(id, b ? ({ ...r, ...b } as R) : r);
+      const a = inflight.get(id);
+      const b = pending.get(id);
+      return this.overlay(id, a || b ? ({ ...r, ...a, ...b } as R) : r);
     });
   }
 
