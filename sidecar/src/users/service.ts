@@ -55,6 +55,9 @@ export interface UsersOptions {
   initialPasswordFile?: string;
 }
 
+/** Where-clause: the username, compared without regard to case (the unique index of migration 062). */
+const nameInAnyCase = (username: string) => sqlWhere(fn('lower', col('username')), username.toLowerCase());
+
 export class UsersService {
   constructor(
     private models: Models,
@@ -86,7 +89,7 @@ export class UsersService {
 
   /** 409 when another user has this name in any case ("Admin" beside "admin"). */
   private async refuseNameInUse(username: string, exceptId?: number): Promise<void> {
-    const other = (await this.models.User.findOne({ where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), raw: true })) as UserRow | null;
+    const other = (await this.models.User.findOne({ where: nameInAnyCase(username), raw: true })) as UserRow | null;
     if (other && other.id !== exceptId)
       throw new AppError('conflict', msg('user.name_taken_any_case', { username: other.username }), { username: msg('user.field.in_use') });
   }
@@ -98,7 +101,7 @@ export class UsersService {
   private async findForSignIn(username: string): Promise<UserRow | null> {
     const exact = await findRow(this.models.User, { where: { username } });
     if (exact) return exact;
-    const rows = await findRows<UserRow>(this.models.User, { where: sqlWhere(fn('lower', col('username')), username.toLowerCase()), limit: 2 });
+    const rows = await findRows<UserRow>(this.models.User, { where: nameInAnyCase(username), limit: 2 });
     return rows.length === 1 ? rows[0] : null;
   }
 
