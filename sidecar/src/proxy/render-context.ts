@@ -1,11 +1,6 @@
-// What the Caddy renderer takes in: the settings, the snapshot read from the database, the render
-// context handed to every fragment builder, and the extension point for route kinds beyond the
-// HTTP and L4 routes of the routes table (RDP's linked routes): a RouteKind reads its own rows
-// into the snapshot (proxy/snapshot.ts) and renders them into a Fragment that render.ts merges.
-import type { Transaction } from 'sequelize';
-import type { Database } from '../db/index.js';
+// What the Caddy renderer takes in: the settings, the snapshot read from the database
+// (proxy/snapshot.ts) and the render context handed to every fragment builder.
 import type { Route } from '../routes/model.js';
-import type { HostEntry, L4Server } from './caddy-json.js';
 import type { LicensedFeature } from '../licence/features.js';
 
 export interface ProxySettings {
@@ -58,8 +53,6 @@ export interface ProxySnapshot {
    * configuration (their rows stay, and come back with the feature).
    */
   rdpLinkedRouteIds?: Set<number>;
-  /** What the registered route kinds read (readSnapshot), rendered after the routes, in order. */
-  contributions?: Contribution[];
   /** Caddy's own HTTP metrics, per host (licence feature prometheus_metrics; proxy/fragments/metrics.ts). */
   metrics?: boolean;
   /**
@@ -82,50 +75,4 @@ export interface RenderContext {
 /** Whether the render includes a licensed feature's modules (absent list: every feature). */
 export function featureOn(ctx: Pick<RenderContext, 'features'>, feature: LicensedFeature): boolean {
   return ctx.features === undefined || ctx.features.includes(feature);
-}
-
-/**
- * What one route kind adds to the configuration. render.ts merges it after the routes of the routes
- * table: host entries of the HTTP (plain) and HTTPS servers, layer4 servers by name, and the names
- * whose certificates Caddy must manage. A host or server name that is already taken is an error.
- */
-export interface Fragment {
-  httpHosts?: Record<string, HostEntry>;
-  httpsHosts?: Record<string, HostEntry>;
-  l4Servers?: Record<string, L4Server>;
-  certSubjects?: string[];
-}
-
-/** Where a route kind reads its rows: the snapshot's database, transaction and clock. */
-export interface SnapshotSource {
-  db: Database;
-  transaction?: Transaction;
-  now: number;
-}
-
-/**
- * A kind of route with its own rows (RDP's linked routes are the first): `read` runs inside the
- * snapshot's transaction (I/O), `render` is pure and gets the same context as every fragment.
- */
-export interface RouteKind<Rows> {
-  name: string;
-  read(src: SnapshotSource): Promise<Rows>;
-  render(rows: Rows, ctx: RenderContext): Fragment;
-}
-
-/** One route kind's rows as read for a snapshot, bound to its renderer. */
-export interface Contribution {
-  kind: string;
-  render(ctx: RenderContext): Fragment;
-}
-
-/** Reads a route kind's rows and binds them to its renderer (readSnapshot; tests). */
-export async function readContribution<Rows>(kind: RouteKind<Rows>, src: SnapshotSource): Promise<Contribution> {
-  const rows = await kind.read(src);
-  return { kind: kind.name, render: (ctx) => kind.render(rows, ctx) };
-}
-
-/** A contribution from rows already in hand (golden tests build snapshots without a database). */
-export function contributionOf<Rows>(kind: RouteKind<Rows>, rows: Rows): Contribution {
-  return { kind: kind.name, render: (ctx) => kind.render(rows, ctx) };
 }

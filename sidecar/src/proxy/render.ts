@@ -2,9 +2,8 @@
 // configuration, loaded with POST /load. No I/O, no clock, no randomness: the same snapshot always
 // gives the same object (golden-file tests, config_hash). This file only composes: each route
 // concern has its fragment builder in fragments/ (upstream, protection, route-auth, resilience,
-// gateway, l4, servers, access-log, error-pages), the JSON types are in caddy-json.ts (a leaf module), the
-// inputs in render-context.ts, and other route kinds (RDP's linked routes) contribute fragments
-// through route-kinds.ts.
+// gateway, l4, servers, access-log, error-pages), the JSON types are in caddy-json.ts (a leaf module) and
+// the inputs in render-context.ts.
 //
 // Shape (see docs in docs/guides/routes.md):
 // - admin: GATEHOUSE_CADDY_ADMIN only, config.persist=false (the database is the source of truth).
@@ -27,7 +26,7 @@
 // - apps.layer4 (caddy-l4): one server per enabled L4 route on its l4_listen_port.
 import type { Route } from '../routes/model.js';
 import type { CaddyConfig, CaddyHandler, CaddyRoute, HostEntry, Json, L4Server } from './caddy-json.js';
-import { featureOn, type Fragment, type ProxySettings, type ProxySnapshot, type RenderContext } from './render-context.js';
+import { featureOn, type ProxySettings, type ProxySnapshot, type RenderContext } from './render-context.js';
 import { addAccessLog } from './fragments/access-log.js';
 import { withGatewayWol } from './fragments/gateway.js';
 import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
@@ -95,27 +94,6 @@ function protectedRoutes(route: Route, ctx: RenderContext): HostEntry {
   };
 }
 
-/** Adds a route kind's fragment; a host or server name already taken is a bug of that kind. */
-function mergeFragment(
-  kind: string,
-  f: Fragment,
-  plainHosts: Record<string, HostEntry>,
-  tlsHosts: Record<string, HostEntry>,
-  l4Servers: Record<string, L4Server>,
-  certSubjects: Set<string>,
-): void {
-  const put = <T>(into: Record<string, T>, from: Record<string, T> | undefined, what: string) => {
-    for (const [name, v] of Object.entries(from ?? {})) {
-      if (name in into) throw new Error(`route kind ${kind}: ${what} ${name} is already rendered`);
-      into[name] = v;
-    }
-  };
-  put(plainHosts, f.httpHosts, 'HTTP host');
-  put(tlsHosts, f.httpsHosts, 'HTTPS host');
-  put(l4Servers, f.l4Servers, 'layer4 server');
-  for (const s of f.certSubjects ?? []) certSubjects.add(s);
-}
-
 /** A route's place in the host maps: the map (server) and the host key it rendered. */
 export interface HostRef {
   map: string;
@@ -124,9 +102,9 @@ export interface HostRef {
 
 /**
  * The host maps of a snapshot (render step 1 of 2, pure): each server's host entries, which route
- * rendered which host (`owners`: route id → its hosts; the admin domain and route kinds' hosts
- * have no owner), the layer4 servers, and the certificate names that are not host-map keys
- * (layer4 TLS termination, route kinds). Host entries are final (shared upstreams applied), so
+ * rendered which host (`owners`: route id → its hosts; the admin domain's hosts have no owner),
+ * the layer4 servers, and the certificate names that are not host-map keys (layer4 TLS
+ * termination). Host entries are final (shared upstreams applied), so
  * the apply path (proxy/apply.ts) can send one as it is, and its JSON is what a full render holds.
  */
 export interface RenderedHosts {
@@ -175,7 +153,6 @@ export function renderHosts(snap: ProxySnapshot): RenderedHosts {
     l4Servers[l4ServerName(r)] = srv;
     if (l4NeedsCertificate(r)) certSubjects.add(r.domain);
   }
-  for (const c of snap.contributions ?? []) mergeFragment(c.kind, c.render(ctx), plainHosts, tlsHosts, l4Servers, certSubjects);
   for (const entry of Object.values(plainHosts)) shareEntryUpstreams(entry);
   for (const entry of Object.values(tlsHosts)) shareEntryUpstreams(entry);
   return { maps: { [HTTP_SERVER]: plainHosts, [HTTPS_SERVER]: tlsHosts }, owners, l4Servers, certSubjects: [...certSubjects].sort() };

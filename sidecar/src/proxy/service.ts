@@ -55,7 +55,6 @@ import type { ProxySettings, ProxySnapshot } from './render-context.js';
 import { assembleConfig, renderCaddyConfig, renderFrame, renderHosts, summarizeHosts, type RenderedHosts } from './render.js';
 import { LICENSED_FEATURES, type FeatureGate } from '../licence/features.js';
 import { readRoutesSnapshot, readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
-import { routeKinds } from './route-kinds.js';
 import { AppliedState, frameOf, type HostChanges, type Plan } from './apply.js';
 
 /** What a write tells the apply path it changed (see transact). */
@@ -219,7 +218,7 @@ export class ProxyService {
    * holds nothing we know of, or `force`.
    */
   private async step(scope: Scope, force: boolean, transaction?: Transaction): Promise<Step> {
-    if (scope !== 'all' && !force && !this.state.empty && routeKinds.length === 0) {
+    if (scope !== 'all' && !force && !this.state.empty) {
       const ids = [...scope];
       const snap = await this.snapshot(transaction, ids);
       const l4Now = new Set(snap.routes.filter((r) => r.route_type === 'l4').map((r) => r.id));

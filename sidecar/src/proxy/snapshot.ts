@@ -7,8 +7,7 @@ import type { RouteRow } from '../db/models.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, valuesToRoute, type Route } from '../routes/model.js';
 import { accessLogFile } from './fragments/access-log.js';
-import { readContribution, type PeerTarget, type ProxySettings, type ProxySnapshot, type RouteKind } from './render-context.js';
-import { routeKinds } from './route-kinds.js';
+import type { PeerTarget, ProxySettings, ProxySnapshot } from './render-context.js';
 import { findRows } from '../db/define.js';
 
 export function proxySettings(config: Config): ProxySettings {
@@ -63,7 +62,7 @@ export type ProtectedRouteIdsFn = (transaction?: Transaction) => Promise<Set<num
 
 /**
  * Everything the renderer needs, read in `transaction` when given: the enabled routes, the peers,
- * the route-auth ids, and the rows of every route kind of `kinds` (route-kinds.ts by default).
+ * the route-auth ids and which routes an RDP route owns.
  */
 export async function readSnapshot(
   db: Database,
@@ -71,7 +70,6 @@ export async function readSnapshot(
   now: number,
   transaction?: Transaction,
   protectedIds?: ProtectedRouteIdsFn,
-  kinds: readonly RouteKind<unknown>[] = routeKinds,
 ): Promise<ProxySnapshot> {
   const routes = await readEnabledRoutes(db, transaction);
   const protectedRouteIds = protectedIds ? await protectedIds(transaction) : new Set<number>();
@@ -81,17 +79,14 @@ export async function readSnapshot(
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
   const linked = await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.ne]: null } }, attributes: ['gateway_l4_route_id'], transaction });
   const rdpLinkedRouteIds = new Set(linked.map((r) => Number(r.gateway_l4_route_id)));
-  const contributions = [];
-  for (const kind of kinds) contributions.push(await readContribution(kind, { db, transaction, now }));
-  return { settings, routes, peers, protectedRouteIds, contributions, rdpLinkedRouteIds };
+  return { settings, routes, peers, protectedRouteIds, rdpLinkedRouteIds };
 }
 
 /**
  * What the renderer needs for only the routes `ids` (the apply path, proxy/apply.ts): their rows
  * (enabled or not: a disabled route renders no host), the peers they point at or list in their
  * ACL, their route-auth flags and which of them an RDP route owns. The same renderer turns it into
- * exactly the host entries a full snapshot would give these routes. Route kinds with rows of their
- * own are not read here: with any registered (route-kinds.ts), the apply path renders everything.
+ * exactly the host entries a full snapshot would give these routes.
  */
 export async function readRoutesSnapshot(
   db: Database,
@@ -119,5 +114,5 @@ export async function readRoutesSnapshot(
   const linked = ids.length
     ? await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.in]: ids } }, attributes: ['gateway_l4_route_id'], transaction })
     : [];
-  return { settings, routes, peers, protectedRouteIds, contributions: [], rdpLinkedRouteIds: new Set(linked.map((r) => Number(r.gateway_l4_route_id))) };
+  return { settings, routes, peers, protectedRouteIds, rdpLinkedRouteIds: new Set(linked.map((r) => Number(r.gateway_l4_route_id))) };
 }
