@@ -584,7 +584,19 @@ export const EVENT_KINDS = {
    * the write's transaction commits (a reader may have refilled a cache from pre-commit data).
    */
   rows_changed: kind({
-    payload: z.object({ table: z.enum(['routes', 'peers']), destroyed: z.boolean(), phase: z.enum(['write', 'commit']) }),
+    payload: z.object({
+      table: z.enum(['routes', 'peers']),
+      destroyed: z.boolean(),
+      phase: z.enum(['write', 'commit']),
+      keys: z
+        .array(z.object({ id: z.number().nullable(), peer_id: z.number().nullable() }))
+        .nullable()
+        .optional()
+        .meta({
+          description:
+            "the rows written, when the write names them: each row's id and the peer it belongs to (a peer itself, a route's target when the write set it); null: not known, any row may have changed",
+        }),
+    }),
     scope: null,
   }),
 

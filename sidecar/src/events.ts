@@ -17,7 +17,7 @@
 // - watchTables(): the one place model hooks are installed: every write to the routes and peers
 //   tables is a `rows_changed` event, which the caches (route auth's verify view, the gateways'
 //   token and configuration caches) subscribe to.
-import type { Transaction } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import type { z } from 'zod';
 import type { ActivityEntry, EventKinds, EventType } from './event-kinds.js';
 import type { Clock } from './util/clock.js';
@@ -167,6 +167,66 @@ interface Hookable {
   addHook(name: string, id: string, fn: (...args: unknown[]) => unknown): unknown;
 }
 
+type RowKeys = NonNullable<EventOf<'rows_changed'>['keys']>;
+
+/** The column that names the peer a row belongs to: a peer is its own, a route its target's. */
+const PEER_COLUMN: Record<WatchedTable, string> = { peers: 'id', routes: 'target_peer_id' };
+
+const numberOrNull = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null;
+
+/** The ids a where clause names: `{id: n}`, `{id: [..]}` or `{id: {[Op.in]: [..]}}`; null for anything else. */
+function idsOfWhere(where: unknown): number[] | null {
+  if (!where || typeof where !== 'object') return null;
+  const id: unknown = (where as Record<string, unknown>).id;
+  const list = (v: unknown): number[] | null => {
+    const ids = (Array.isArray(v) ? v : [v]).map(numberOrNull);
+    return ids.every((x) => x !== null) ? (ids as number[]) : null;
+  };
+  if (id === null || id === undefined) return null;
+  if (typeof id !== 'object' || Array.isArray(id)) return list(id);
+  const syms = Object.getOwnPropertySymbols(id);
+  const inList = syms.find((s) => s === Op.in || s === Op.eq);
+  if (!inList || syms.length !== 1 || Object.keys(id).length !== 0) return null;
+  return list((id as Record<symbol, unknown>)[inList]);
+}
+
+/** An instance's values (Sequelize instances have get({plain})). */
+function valuesOf(x: unknown): Record<string, unknown> | null {
+  if (!x || typeof x !== 'object') return null;
+  const get = (x as { get?: unknown }).get;
+  // reason: a Sequelize instance; get({plain: true}) gives its column values
+  if (typeof get === 'function') return (x as { get(o: { plain: true }): Record<string, unknown> }).get({ plain: true });
+  return null;
+}
+
+/**
+ * What a write touched, when its hook can tell: each row's id and the peer it belongs to (when the
+ * write set that column). Null when it cannot tell (a bulk write whose where clause is not by id).
+ */
+export function rowKeysOf(table: WatchedTable, hook: string, args: unknown[]): RowKeys | null {
+  const col = PEER_COLUMN[table];
+  const keyOf = (v: Record<string, unknown>) => ({ id: numberOrNull(v.id), peer_id: col in v ? numberOrNull(v[col]) : null });
+  if (hook === 'afterBulkUpdate' || hook === 'afterBulkDestroy') {
+    const opts = args[0] as { where?: unknown; attributes?: Record<string, unknown> } | undefined;
+    const ids = idsOfWhere(opts?.where);
+    if (!ids) return null;
+    const set = opts?.attributes ?? {};
+    return ids.map((id) => ({ id, peer_id: col in set && col !== 'id' ? numberOrNull(set[col]) : table === 'peers' ? id : null }));
+  }
+  const first = args[0];
+  const instances = hook === 'afterUpsert' && Array.isArray(first) ? [first[0]] : Array.isArray(first) ? first : [first];
+  const keys: RowKeys = [];
+  for (const inst of instances) {
+    const v = valuesOf(inst);
+    if (!v) return null;
+    const k = keyOf(v);
+    if (k.id === null) return null;
+    keys.push(k);
+  }
+  return keys;
+}
+
 /**
  * Announces every write to the watched tables as `rows_changed`: at once (the write waits for the
  * subscribers) and again after the write's transaction commits. Installed once per database.
@@ -175,14 +235,15 @@ export function watchTables(bus: EventBus, models: Record<WatchedTable, unknown>
   for (const table of Object.keys(models) as WatchedTable[]) {
     const model = models[table] as Hookable;
     const hook =
-      (destroyed: boolean) =>
+      (name: string, destroyed: boolean) =>
       async (...args: unknown[]) => {
         const opts = args[args.length - 1] as { transaction?: (Transaction & { parent?: Transaction }) | null } | undefined;
         const t = opts?.transaction;
-        if (t) (t.parent ?? t).afterCommit(() => bus.emit({ type: 'rows_changed', table, destroyed, phase: 'commit' }).then(() => undefined));
-        await bus.emit({ type: 'rows_changed', table, destroyed, phase: 'write' });
+        const keys = rowKeysOf(table, name, args);
+        if (t) (t.parent ?? t).afterCommit(() => bus.emit({ type: 'rows_changed', table, destroyed, phase: 'commit', keys }).then(() => undefined));
+        await bus.emit({ type: 'rows_changed', table, destroyed, phase: 'write', keys });
       };
-    for (const h of WRITE_HOOKS) model.addHook(h, `events-${h}`, hook(false));
-    for (const h of DESTROY_HOOKS) model.addHook(h, `events-${h}`, hook(true));
+    for (const h of WRITE_HOOKS) model.addHook(h, `events-${h}`, hook(h, false));
+    for (const h of DESTROY_HOOKS) model.addHook(h, `events-${h}`, hook(h, true));
   }
 }

@@ -2,6 +2,7 @@
 // that feeds the caches, and the activity rows that come from events.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Op } from 'sequelize';
 import { EventBus, type DomainEvent, type Envelope } from '../src/events.js';
 import { activityFor } from '../src/logs/activity.js';
 import { manualClock } from '../src/util/clock.js';
@@ -177,6 +178,51 @@ test('every write to routes and peers, by any writer, is one rows_changed at the
     await Route.destroy({ where: { id } });
     await s.deps.db.models.Peer.update({ updated_at: now } as any, { where: { id: -1 } });
     assert.deepEqual(seen, ['routes:destroy:write', 'peers:write:write']);
+  } finally {
+    off();
+  }
+});
+
+test('rows_changed names the rows a write touched when it can: id and peer, else null', async () => {
+  const { cookie, csrf } = await login(s);
+  const peerId = async (name: string) => {
+    const r = await s.req('/api/v1/peers', { method: 'POST', json: { name }, headers: { cookie, 'x-csrf-token': csrf } });
+    assert.equal(r.status, 201, JSON.stringify(r.data));
+    return Number(r.data.peer.id);
+  };
+  const [p77, p78] = [await peerId('keys-peer-1'), await peerId('keys-peer-2')];
+  const seen: unknown[] = [];
+  const off = s.deps.events.on('rows_changed', (e) => void (e.phase === 'write' && e.table === 'routes' ? seen.push(e.keys) : undefined));
+  try {
+    const now = s.deps.clock();
+    const { Route } = s.deps.db.models;
+    const row = { route_type: 'http', target_kind: 'gateway', target_peer_id: p77, enabled: true, created_at: now, updated_at: now } as const;
+    const created = await Route.create({ ...row, domain: 'keys-1.example.test' });
+    const id = Number(created.get('id'));
+    const other = Number((await Route.create({ ...row, domain: 'keys-2.example.test', target_peer_id: null })).get('id'));
+    assert.deepEqual(seen.slice(0, 1), [[{ id, peer_id: p77 }]]);
+    seen.length = 0;
+    await Route.update({ enabled: false }, { where: { id } });
+    await Route.update({ target_peer_id: p78 }, { where: { id: { [Op.in]: [id, other] } } });
+    await Route.update({ enabled: true }, { where: { domain: 'keys-1.example.test' } });
+    await Route.destroy({ where: { id: [id, other] } });
+    const peerKeys: unknown[] = [];
+    const offPeers = s.deps.events.on('rows_changed', (e) => void (e.table === 'peers' && e.phase === 'write' ? peerKeys.push(e.keys) : undefined));
+    await s.deps.db.models.Peer.update({ updated_at: now }, { where: { id: p77 } });
+    offPeers();
+    assert.deepEqual(peerKeys, [[{ id: p77, peer_id: p77 }]]);
+    assert.deepEqual(seen, [
+      [{ id, peer_id: null }],
+      [
+        { id, peer_id: p78 },
+        { id: other, peer_id: p78 },
+      ],
+      null,
+      [
+        { id, peer_id: null },
+        { id: other, peer_id: null },
+      ],
+    ]);
   } finally {
     off();
   }

@@ -498,6 +498,49 @@ describe('configuration polling', () => {
     assert.ok(bad.data.fields.hash);
   });
 
+  test('a route write re-reads only the gateways it touches: create, toggle of a disabled route, move, delete', async () => {
+    const [a, b, c] = [await createGateway('touch gw a'), await createGateway('touch gw b'), await createGateway('touch gw c')];
+    const hash = async (g: typeof a) => (await gwReq(g.gateway.apiToken, '/config/check')).data.config_hash as string;
+    const reads = () => ({ ...gateways().configs.reads });
+    const [a0, b0, c0] = [await hash(a), await hash(b), await hash(c)];
+    const route = await createRoute({
+      domain: 'touch.example.com',
+      target_kind: 'gateway',
+      target_peer_id: a.peer.id,
+      target_lan_host: '192.168.60.10',
+      target_lan_port: 80,
+    });
+    let before = reads();
+    const a1 = await hash(a);
+    assert.notEqual(a1, a0);
+    assert.equal(await hash(b), b0);
+    assert.equal(await hash(c), c0);
+    assert.deepEqual(reads(), { all: before.all, one: before.one + 1 }, 'one read, of gateway a only');
+
+    // disabled, then enabled by a write that names only the id and `enabled`: the route's gateway is still found
+    await api(`/routes/${route.id}/toggle`, { method: 'PUT' });
+    assert.equal(await hash(a), a0, 'disabled: a has no served route');
+    await api(`/routes/${route.id}/toggle`, { method: 'PUT' });
+    assert.equal(await hash(a), a1);
+
+    // moved from a to b: both change, c is not read
+    await api(`/routes/${route.id}`, { method: 'PUT', json: { target_peer_id: b.peer.id } });
+    before = reads();
+    assert.equal(await hash(a), a0);
+    assert.notEqual(await hash(b), b0);
+    assert.equal(await hash(c), c0);
+    assert.deepEqual(reads(), { all: before.all, one: before.one + 2 });
+
+    await api(`/routes/${route.id}`, { method: 'DELETE' });
+    assert.equal(await hash(b), b0);
+    assert.equal(await hash(a), a0);
+    // a write the hooks cannot attribute (not by id) still drops every entry
+    await s.deps.db.models.Route.update({ updated_at: clock() }, { where: { target_kind: 'gateway' } });
+    before = reads();
+    assert.equal(await hash(c), c0);
+    assert.equal(reads().all, before.all + 1, 'a whole refill after a write not by id');
+  });
+
   test('the early fast path of config/check answers exactly like the declared endpoint', async () => {
     const { createApp } = await import('../src/http/app.js');
     const { gatewayApiEndpoints } = await import('../src/gateways/endpoints.js');

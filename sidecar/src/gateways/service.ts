@@ -34,6 +34,7 @@ import type { PeersService } from '../peers/service.js';
 import { buildGatewayConfig, gatewayConfigHash } from './config.js';
 import type { GatewayRow } from './model.js';
 import { HeartbeatBuffer } from './heartbeat-buffer.js';
+import { GatewayConfigCache, type OwnedRow } from './config-cache.js';
 import {
   GATEWAY_DEFAULTS,
   GATEWAY_TOKEN_PREFIX,
@@ -114,9 +115,8 @@ export class GatewaysService implements GatewayAuth {
   readonly Gateway: M<GatewayRow>;
   readonly thresholds: Thresholds;
   private tokenCache = new Map<string, TokenEntry>();
-  private configCache = new Map<number, ConfigEntry>();
-  /** bumped by every invalidation: a cache fill that raced with a write is not stored */
-  private configGen = 0;
+  readonly configs: GatewayConfigCache<RouteRow & OwnedRow, ConfigEntry>;
+  /** bumped by every token invalidation: a cache fill that raced with a write is not stored */
   private tokenGen = 0;
   private job: Job | null = null;
   /** heartbeat row updates, written in batches behind the answer (heartbeat-buffer.ts) */
@@ -137,24 +137,37 @@ export class GatewaysService implements GatewayAuth {
       HEARTBEAT_BATCH_MS,
       (err, count) => deps.log.warn(`storing ${count} gateway heartbeat(s) failed; retrying with the next batch`, { err: String(err) }),
     );
+    const Route = deps.db.models.Route;
+    const gatewayRoutes = (where: Record<string, unknown>) =>
+      findRows(Route, { where: { target_kind: 'gateway', ...where }, order: [['id', 'ASC']] }).then((rows) =>
+        rows.map((r) => Object.assign(r, { id: Number(r.id), target_peer_id: num(r.target_peer_id), enabled: asBool(r.enabled) })),
+      );
+    this.configs = new GatewayConfigCache({
+      readAll: () => gatewayRoutes({}),
+      readOne: (peerId) => gatewayRoutes({ target_peer_id: peerId }),
+      build: (peerId, rows) => {
+        const config = buildGatewayConfig(peerId, rows.map(rowToRoute), deps.config.gateways.proxyPort);
+        return { config, hash: gatewayConfigHash(config) };
+      },
+    });
     this.watchTables();
   }
 
   // ------------------------------------------------------------------ cache invalidation
 
   /**
-   * Drops the cached configurations (and token entries) when routes (peers) change, from any
-   * writer: the bus's rows_changed, at the write and again after its transaction commits (readers
-   * may have refilled the cache from pre-commit data on PostgreSQL).
+   * Drops the cached configurations of the gateways a route write touched (and token entries when
+   * peers change), from any writer: the bus's rows_changed, at the write and again after its
+   * transaction commits (readers may have refilled the cache from pre-commit data on PostgreSQL).
    */
   private watchTables(): void {
-    this.deps.events.on('rows_changed', (e) => (e.table === 'routes' ? this.invalidateConfig() : this.invalidateTokens()));
+    this.deps.events.on('rows_changed', (e) => (e.table === 'routes' ? this.configs.dropRoutes(e.keys ?? null, e.destroyed) : this.invalidateTokens()));
   }
 
+  /** Drops every cached configuration (a restore), or one gateway's. */
   invalidateConfig(peerId?: number): void {
-    this.configGen++;
-    if (peerId === undefined) this.configCache.clear();
-    else this.configCache.delete(peerId);
+    if (peerId === undefined) this.configs.dropAll();
+    else this.configs.drop(peerId);
   }
 
   invalidateTokens(peerId?: number): void {
@@ -316,61 +329,9 @@ export class GatewaysService implements GatewayAuth {
 
   // ------------------------------------------------------------------ configuration
 
-  /**
-   * The configuration of one gateway, from the cache. A miss after an invalidation refills the cache
-   * for EVERY gateway with one query (coalesced: concurrent misses wait for the same refill), so the
-   * poll storm after a route write costs one query, not one per gateway.
-   */
-  async config(peerId: number): Promise<ConfigEntry> {
-    const hit = this.configCache.get(peerId);
-    if (hit) return hit;
-    if (this.completeGen !== this.configGen) await this.refillConfigs();
-    const again = this.configCache.get(peerId);
-    if (again) return again;
-    if (this.completeGen === this.configGen) {
-      // the cache holds every gateway that has routes: this one has none
-      const entry = this.entry(peerId, []);
-      this.configCache.set(peerId, entry);
-      return entry;
-    }
-    // routes changed during the refill: read this gateway alone
-    const gen = this.configGen;
-    const rows = await findRows(this.deps.db.models.Route, {
-      where: { target_kind: 'gateway', target_peer_id: peerId, enabled: true },
-      order: [['id', 'ASC']],
-    });
-    const entry = this.entry(peerId, rows);
-    if (gen === this.configGen) this.configCache.set(peerId, entry);
-    return entry;
-  }
-
-  private completeGen = -1;
-  private refilling: Promise<void> | null = null;
-
-  private entry(peerId: number, rows: RouteRow[]): ConfigEntry {
-    const config = buildGatewayConfig(peerId, rows.map(rowToRoute), this.deps.config.gateways.proxyPort);
-    return { config, hash: gatewayConfigHash(config) };
-  }
-
-  private refillConfigs(): Promise<void> {
-    this.refilling ??= (async () => {
-      const gen = this.configGen;
-      const rows = await findRows(this.deps.db.models.Route, { where: { target_kind: 'gateway', enabled: true }, order: [['id', 'ASC']] });
-      if (gen !== this.configGen) return; // a write raced the read: callers fall back to single reads
-      const byPeer = new Map<number, RouteRow[]>();
-      for (const r of rows) {
-        const id = Number(r.target_peer_id);
-        const list = byPeer.get(id) ?? [];
-        list.push(r);
-        byPeer.set(id, list);
-      }
-      this.configCache.clear();
-      for (const [id, list] of byPeer) this.configCache.set(id, this.entry(id, list));
-      this.completeGen = gen;
-    })().finally(() => {
-      this.refilling = null;
-    });
-    return this.refilling;
+  /** The configuration of one gateway, from the cache (config-cache.ts). */
+  config(peerId: number): Promise<ConfigEntry> {
+    return this.configs.get(peerId);
   }
 
   /** GET /gateway/config/check: unchanged (→ 304) or the new hash. */
