@@ -164,11 +164,13 @@ export async function createDeps(config: Config, opts: ContextOptions): Promise<
   const users = new UsersService(models, clock, lockout, activity, events, { initialPasswordFile: path.join(config.dataDir, INITIAL_PASSWORD_FILE) });
   const tokens = new TokensService(models, clock, activity, events);
   const sessions = new DbSessionStore(models, clock);
-  const outbound = (use: OutboundUse) => policyFor(use, config, opts.lookup);
+  // this server's public host and the rest of the Network settings: stored value, else the environment
+  const publicHost = new PublicHost(config, opts.hostname, settings);
+  await publicHost.load();
+  const outbound = (use: OutboundUse) => policyFor(use, { outbound: config.outbound, publicIp: publicHost.publicIp().value }, opts.lookup);
   const licence = new LicenceService({ config, settings, clock, log, events, fetch: guardedFetch(outbound('licence')) });
   await licence.load();
   const features = opts.featureGate ?? licence;
-  const publicHost = new PublicHost(config, opts.hostname);
   return {
     config,
     db,
@@ -220,7 +222,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   });
   const proxy = new ProxyService({
     db,
-    settings: proxySettings(config),
+    settings: proxySettings(config, core.publicHost),
     clock,
     log,
     client,
@@ -266,6 +268,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     hasRouteAuth: (id, t) => hasRouteAuth(raModels, id, t),
     linkedOwners: (ids, t) => linkedOwners(db, ids, t),
     licence: { features: core.features, limits: () => core.licence.limits() },
+    publicHost: core.publicHost,
   });
 
   // peers: WireGuard interface + poller, peers, groups, tags, internal DNS data, dashboard

@@ -393,13 +393,30 @@ export const EVENT_KINDS = {
       z.object({ section: z.literal('default_theme'), theme: z.string(), actor }),
       z.object({ section: z.literal('security'), lockout: z.object({ max_attempts: z.number().optional(), duration: z.number().optional() }), actor }),
       z.object({ section: z.literal('monitoring'), interval_seconds: z.number(), previous: z.number(), actor }),
+      z.object({
+        section: z.literal('network'),
+        public_host: z.string(),
+        endpoint: z.string(),
+        tls_mode: z.enum(['acme', 'internal']),
+        changed: z.array(z.string()),
+        actor,
+      }),
+      z.object({ section: z.literal('network_setup_skipped'), actor }),
     ]),
     scope: 'admin',
-    fields: 'section (default_theme: theme | security: lockout {max_attempts?, duration?} | monitoring: interval_seconds, previous), actor (user id or null)',
+    fields:
+      'section (default_theme: theme | security: lockout {max_attempts?, duration?} | monitoring: interval_seconds, previous | network: public_host, endpoint, tls_mode (effective), changed (the stored fields that changed) | network_setup_skipped), actor (user id or null)',
     activity: (e) => {
       const row = { source: 'settings', user_id: e.actor };
       if (e.section === 'default_theme') return { ...row, msg: msg('settings.default_theme', { theme: e.theme }) };
       if (e.section === 'security') return { ...row, msg: msg('settings.lockout'), details: e.lockout };
+      if (e.section === 'network')
+        return {
+          ...row,
+          msg: msg('settings.network', { public_host: e.public_host, tls_mode: e.tls_mode }),
+          details: { public_host: e.public_host, endpoint: e.endpoint, tls_mode: e.tls_mode, changed: e.changed },
+        };
+      if (e.section === 'network_setup_skipped') return { ...row, msg: msg('settings.network_setup_skipped') };
       return {
         ...row,
         msg: msg('settings.monitoring_interval', { interval_seconds: e.interval_seconds }),

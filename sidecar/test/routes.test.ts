@@ -521,6 +521,8 @@ test('check-dns: A records against GATEHOUSE_PUBLIC_IP; lookup failure gives mat
       matches: true,
       resolvedIps: ['198.51.100.1', '203.0.113.7'],
       expectedIp: '203.0.113.7',
+      expectedIpSource: 'env',
+      publicHost: s.deps.publicHost.current().host,
     });
     const bad = await call('/routes/check-dns', 'POST', { domain: 'bad.example.com' });
     assert.equal(bad.data.matches, false);

@@ -126,6 +126,8 @@ export class BackupService {
     for (const f of files) fs.writeFileSync(path.join(branding.dir, f.name), f.data, { mode: 0o644 });
     await this.c.routeAuth.cleanupBranding().catch(() => 0);
     this.invalidateCaches();
+    // the restored settings may hold other Network settings (public host, TLS mode): read them before rendering
+    await this.deps.publicHost.load().catch((err) => this.deps.log.warn(`Network settings not reloaded after a restore: ${(err as Error).message}`));
     // the restored settings may hold another licence: read it before rendering
     await this.deps.licence.load().catch((err) => this.deps.log.warn(`licence not reloaded after a restore: ${(err as Error).message}`));
     await this.c.dns?.refresh().catch((err) => this.deps.log.warn(`DNS data not rewritten after a restore: ${(err as Error).message}`));

@@ -537,7 +537,7 @@ export class ClientService {
     const peerIds = new Set([m?.peer_id ?? null, p.peerId].filter((x): x is number => x !== null));
     const rows = await findRows(this.deps.db.models.Route, { where: { enabled: true }, order: [['id', 'ASC']] });
     const guarded = await protectedRouteIds(this.deps.db.models);
-    const host = this.deps.publicHost.configured() ?? this.deps.config.publicIp ?? null;
+    const host = this.deps.publicHost.configured() ?? this.deps.publicHost.publicIp().value;
     const out = [];
     for (const row of rows) {
       const r = rowToRoute(row);

@@ -226,6 +226,8 @@ export interface PeerRow {
   last_raw_tx: number;
   latest_handshake: number | null;
   endpoint: string | null;
+  /** the Endpoint of the config last handed out (064_peer_config_endpoint); null: none since */
+  config_endpoint: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -337,6 +339,7 @@ function definePeerRouteModels(s: Sequelize) {
       last_raw_tx: DataTypes.BIGINT,
       latest_handshake: DataTypes.BIGINT,
       endpoint: DataTypes.STRING,
+      config_endpoint: DataTypes.STRING(300),
       created_at: ms(),
       updated_at: ms(),
     },

@@ -262,7 +262,8 @@ export class GatewaysService implements GatewayAuth {
     if (!peer.private_key_enc) throw new AppError('conflict', msg('gateway.no_private_key', { name: peer.name }));
     const { publicKey } = await wg.serverKeys();
     const g = this.deps.config.gateways;
-    return renderGatewayEnv(
+    const endpoint = wg.endpoint;
+    const text = renderGatewayEnv(
       {
         serverUrl: this.serverUrl(),
         peerId: peer.id,
@@ -277,7 +278,7 @@ export class GatewaysService implements GatewayAuth {
           address: `${peer.address}/32`,
           serverPublicKey: publicKey,
           presharedKey: peer.preshared_key_enc ? this.deps.crypto.open(peer.preshared_key_enc) : undefined,
-          endpoint: wg.endpoint,
+          endpoint,
           allowedIps: [wg.subnet.cidr],
           persistentKeepalive: num(peer.persistent_keepalive) || GATEWAY_DEFAULTS.keepaliveS,
         },
@@ -286,8 +287,11 @@ export class GatewaysService implements GatewayAuth {
         `Gatehouse gateway companion for peer "${peer.name}" (#${peer.id}), generated ${new Date(this.deps.clock()).toISOString()}.`,
         'Secret: this file holds the tunnel private key and both gateway tokens. Install it with mode 0600.',
         'Rotating the tokens (POST /api/v1/peers/:id/gateway-env/rotate) invalidates this file at once.',
+        `GATEWAY_WG_ENDPOINT = ${endpoint} is this server's public host and WireGuard port now: if they change, rotate the tokens on the gateway's page in the admin UI for a fresh file.`,
       ],
     );
+    await this.peers.markConfigHandedOut(peer, endpoint);
+    return text;
   }
 
   /** The push token (server → companion), for calls to the companion API. */

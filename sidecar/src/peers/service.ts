@@ -79,7 +79,7 @@ export class PeersService {
   }
 
   private view(r: PeerViewRow): PeerView {
-    return toPeerView(r, this.deps.clock());
+    return toPeerView(r, this.deps.clock(), this.wg.endpoint);
   }
 
   async getRow(id: number): Promise<PeerRow> {
@@ -104,7 +104,8 @@ export class PeersService {
       this.Peer.count({ where }),
       hasFilter(q) ? this.Peer.count() : null,
     ]);
-    return { peers: rows.map((r) => toPeerView(r, now)), total, totalAll: totalAll ?? total };
+    const endpoint = this.wg.endpoint;
+    return { peers: rows.map((r) => toPeerView(r, now, endpoint)), total, totalAll: totalAll ?? total };
   }
 
   // ---------------------------------------------------------------- allocation
@@ -232,6 +233,7 @@ export class PeersService {
           last_raw_tx: 0,
           latest_handshake: null,
           endpoint: null,
+          config_endpoint: null,
           created_at: now,
           updated_at: now,
         };
@@ -398,17 +400,30 @@ export class PeersService {
     if (!r.private_key_enc) throw conflict(msg('peer.no_private_key', { name: r.name }));
     const { publicKey } = await this.wg.serverKeys();
     const dns = r.dns ?? this.deps.config.wg.dns;
+    const endpoint = this.wg.endpoint;
     const text = renderPeerConfig({
+      comment: configComment(r, endpoint, this.deps.config.adminDomain),
       privateKey: this.deps.crypto.open(r.private_key_enc),
       address: `${r.address}/32`,
       dns: dns || undefined,
       serverPublicKey: publicKey,
       presharedKey: r.preshared_key_enc ? this.deps.crypto.open(r.preshared_key_enc) : undefined,
-      endpoint: this.wg.endpoint,
+      endpoint,
       allowedIps: opts.allowedIps ?? [this.wg.subnet.cidr],
       persistentKeepalive: r.persistent_keepalive ?? 25,
     });
+    await this.markConfigHandedOut(r, endpoint);
     return { name: r.name, filename: configFileName(r.name, Number(r.id)), text };
+  }
+
+  /**
+   * Remembers the Endpoint of the config just handed out (peers.config_endpoint): when this server's
+   * endpoint changes later, the peer view says config_outdated until a new config is handed out.
+   */
+  async markConfigHandedOut(r: Pick<PeerRow, 'id' | 'config_endpoint'>, endpoint: string): Promise<void> {
+    if (r.config_endpoint === endpoint) return;
+    await this.Peer.update({ config_endpoint: endpoint }, { where: { id: r.id } });
+    r.config_endpoint = endpoint;
   }
 
   async qr(id: number): Promise<{ name: string; qr: string; config: string }> {
@@ -496,3 +511,16 @@ export class PeersService {
     return series(this.deps.db.sequelize, period, this.deps.clock(), id);
   }
 }
+
+/**
+ * The comment at the top of a peer config: the endpoint it carries and where a fresh one comes from
+ * once this server's public host or port changes (the peer's page in the admin UI).
+ */
+export function configComment(r: Pick<PeerRow, 'id' | 'name'>, endpoint: string, adminDomain?: string): string[] {
+  const page = adminDomain ? `https://${adminDomain}/peers/${r.id}` : `the admin UI, Peers → ${r.name} (/peers/${r.id})`;
+  return [
+    `Gatehouse WireGuard config for peer "${r.name}" (#${r.id}). Endpoint = ${endpoint}: this server's public host and WireGuard port when this file was made.`,
+    `If the server's public host or port changes, this file stops connecting: download a fresh config from ${page}.`,
+  ];
+}
+

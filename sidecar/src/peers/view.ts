@@ -29,6 +29,7 @@ export const VIEW_ATTRS = [
   'total_tx',
   'latest_handshake',
   'endpoint',
+  'config_endpoint',
   'created_at',
   'updated_at',
 ] as const;
@@ -56,7 +57,11 @@ export function hostnameSource(r: Pick<PeerRow, 'hostname' | 'hostname_source'>)
   return r.hostname && r.hostname_source === 'admin' ? 'admin' : 'agent';
 }
 
-export function toPeerView(r: PeerViewRow, now: number): PeerView {
+/**
+ * `serverEndpoint`: what peers dial now (WireGuardService.endpoint). A peer whose last handed-out
+ * config carries another endpoint has config_outdated (db/migrations/064_peer_config_endpoint.ts).
+ */
+export function toPeerView(r: PeerViewRow, now: number, serverEndpoint: string): PeerView {
   const hs = num(r.latest_handshake);
   return {
     id: r.id,
@@ -82,6 +87,8 @@ export function toPeerView(r: PeerViewRow, now: number): PeerView {
     latestHandshake: hs && hs > 0 ? hs : null,
     isOnline: isOnline(r, now),
     endpoint: r.endpoint ?? null,
+    config_endpoint: r.config_endpoint ?? null,
+    config_outdated: !!r.config_endpoint && r.config_endpoint !== serverEndpoint,
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
   };

@@ -9,15 +9,25 @@ import { rowToRoute, valuesToRoute, type Route } from '../routes/model.js';
 import { accessLogFile } from './fragments/access-log.js';
 import type { PeerTarget, ProxySettings, ProxySnapshot } from './render-context.js';
 import { findRows } from '../db/define.js';
+import type { PublicHost } from '../system/public-host.js';
 
-export function proxySettings(config: Config): ProxySettings {
+/**
+ * The renderer's settings from the configuration; with `network` (ctx.publicHost) the TLS mode and
+ * the ACME e-mail are read at every render from the Network settings (stored value, else the
+ * environment), so a save applies with the next render.
+ */
+export function proxySettings(config: Config, network?: Pick<PublicHost, 'tls' | 'acmeEmail'>): ProxySettings {
   const local = config.bind === '0.0.0.0' || config.bind === '::' || config.bind === '' ? '127.0.0.1' : config.bind;
   return {
     httpPort: config.httpPort,
     httpsPort: config.httpsPort,
     adminListen: config.caddyAdmin,
-    tls: config.tls,
-    acmeEmail: config.acmeEmail,
+    get tls() {
+      return network ? network.tls().value : config.tls;
+    },
+    get acmeEmail() {
+      return network ? (network.acmeEmail().value ?? undefined) : config.acmeEmail;
+    },
     adminDomain: config.adminDomain,
     sidecarUpstream: `${local.includes(':') ? `[${local}]` : local}:${config.port}`,
     bind: config.proxyBind,

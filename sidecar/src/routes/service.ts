@@ -21,6 +21,7 @@ import { blankRoute, rowToRoute, routeToRow, toApi, type Route } from './model.j
 import { normalizeIpRules } from '../util/ip-rules.js';
 import type { ListRoutesQuery, RouteInput, RouteView, WizardPeer } from './schema.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
+import { PublicHost } from '../system/public-host.js';
 
 type Fields = FieldMessages;
 
@@ -66,6 +67,8 @@ export interface RoutesServiceOptions {
   linkedOwners: (routeIds: number[], transaction?: Transaction) => Promise<Map<number, { id: number; name: string }>>;
   /** The licence: feature circuit_breaker for breaker settings, limit max_routes for creates. */
   licence: { features: FeatureGate; limits: () => LicenceLimits };
+  /** This server's public host, public IP and TLS mode (system/public-host.ts); without it the configuration's. */
+  publicHost?: PublicHost;
 }
 
 const BREAKER_FIELDS = ['circuit_breaker_enabled', 'circuit_breaker_threshold', 'circuit_breaker_timeout'] as const;
@@ -85,6 +88,7 @@ export class RoutesService {
   private readonly hasRouteAuth?: (routeId: number, transaction: Transaction) => Promise<boolean>;
   private readonly linkedOwners: RoutesServiceOptions['linkedOwners'];
   private readonly licence: RoutesServiceOptions['licence'];
+  private readonly publicHost: PublicHost;
   resolver: dns.promises.Resolver;
 
   constructor(o: RoutesServiceOptions) {
@@ -96,6 +100,7 @@ export class RoutesService {
     this.hasRouteAuth = o.hasRouteAuth;
     this.linkedOwners = o.linkedOwners;
     this.licence = o.licence;
+    this.publicHost = o.publicHost ?? new PublicHost(o.config);
     this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
   }
 
@@ -322,7 +327,7 @@ export class RoutesService {
       for (const k of PEER_TARGET_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_peer_target');
       if (r.wol_enabled && r.wol_mac === null) f.wol_mac = msg('route.field.wol_mac_required');
     }
-    if (r.https_enabled && r.domain.startsWith('*.') && this.config.tls === 'acme') {
+    if (r.https_enabled && r.domain.startsWith('*.') && this.publicHost.tls().value === 'acme') {
       f.https_enabled = msg('route.field.wildcard_needs_internal_tls');
     }
     // --- per-route settings: defaults when switched on, and their own consistency ---
@@ -439,12 +444,21 @@ export class RoutesService {
   }
 
   /**
-   * Compares a domain's A records with this server's public IPv4: GATEHOUSE_PUBLIC_IP when set,
-   * otherwise the first non-internal IPv4 address of this host's network interfaces (behind NAT that
-   * is the private address: set GATEHOUSE_PUBLIC_IP there). A wildcard domain is checked through one
-   * name under it. A failed lookup gives matches false and resolvedIps [].
+   * Compares a domain's A records with this server's public IPv4 (system/public-host.ts publicIp():
+   * the Network settings' public IP, else GATEHOUSE_PUBLIC_IP, else the public host when it is an
+   * IPv4 address), otherwise the first non-internal IPv4 address of this host's network interfaces
+   * (behind NAT that is the private address: set the public IP there). The answer names "this
+   * server" as peers dial it (publicHost). A wildcard domain is checked through one name under it. A
+   * failed lookup gives matches false and resolvedIps [].
    */
-  async checkDns(domain: string): Promise<{ domain: string; matches: boolean; resolvedIps: string[]; expectedIp: string | null }> {
+  async checkDns(domain: string): Promise<{
+    domain: string;
+    matches: boolean;
+    resolvedIps: string[];
+    expectedIp: string | null;
+    expectedIpSource: 'settings' | 'env' | 'public_host' | 'interface' | null;
+    publicHost: string;
+  }> {
     const name = domain.startsWith('*.') ? `gatehouse-dns-check.${domain.slice(2)}` : domain;
     let resolvedIps: string[] = [];
     try {
@@ -452,16 +466,24 @@ export class RoutesService {
     } catch {
       resolvedIps = [];
     }
-    const expectedIp = this.expectedIp();
-    return { domain, matches: expectedIp !== null && resolvedIps.includes(expectedIp), resolvedIps, expectedIp };
+    const { value: expectedIp, source: expectedIpSource } = this.expectedIp();
+    return {
+      domain,
+      matches: expectedIp !== null && resolvedIps.includes(expectedIp),
+      resolvedIps,
+      expectedIp,
+      expectedIpSource,
+      publicHost: this.publicHost.current().host,
+    };
   }
 
-  expectedIp(): string | null {
-    if (this.config.publicIp) return this.config.publicIp;
+  expectedIp(): { value: string | null; source: 'settings' | 'env' | 'public_host' | 'interface' | null } {
+    const configured = this.publicHost.publicIp();
+    if (configured.value) return configured;
     for (const addrs of Object.values(os.networkInterfaces())) {
-      for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+      for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return { value: a.address, source: 'interface' };
     }
-    return null;
+    return { value: null, source: null };
   }
 
   /** Peers for the route wizard: online status, gateway flag, group. */

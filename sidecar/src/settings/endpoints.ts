@@ -10,6 +10,8 @@ import {
   defaultThemeResponse,
   languageBody,
   lockoutResponse,
+  networkBody,
+  networkResponse,
   passwordChangeBody,
   profileBody,
   profileResponse,
@@ -18,6 +20,7 @@ import {
 } from './schema.js';
 import { okOnly } from '../http/responses.js';
 import { APP_VERSION } from '../version.js';
+import { networkView, saveNetwork } from './network.js';
 
 function me(ctx: { state: { principal?: Principal } }): number {
   const id = actingUserId(ctx.state.principal);
@@ -97,13 +100,49 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
           wireguard: { interface: deps.config.wg.iface, port: deps.config.wg.port, subnet: deps.config.wg.subnet, public_host: deps.publicHost.configured() },
           public_host: deps.publicHost.current(),
           dns_domain: deps.config.dnsDomain,
-          tls: deps.config.tls,
+          tls: deps.publicHost.tls().value,
           admin_domain: deps.config.adminDomain ?? null,
           security: {
             lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') },
           },
         },
       }),
+    }),
+    defineEndpoint({
+      method: 'GET',
+      path: '/settings/network',
+      response: networkResponse,
+      adminRole: true,
+      summary:
+        "Network settings: this server's public host and IPv4, TLS mode and ACME e-mail; each the effective value, where it comes from (settings | env | hostname) and what the settings and the environment say",
+      tags: ['settings'],
+      handler: () => ({ network: networkView(deps) }),
+    }),
+    defineEndpoint({
+      method: 'PUT',
+      path: '/settings/network',
+      response: networkResponse,
+      adminRole: true,
+      scope: null,
+      summary:
+        'Store Network settings ({public_host?, public_ip?, tls_mode?, acme_email?}; null falls back to the environment, a field left out keeps its value); overrides GATEHOUSE_PUBLIC_HOST, _PUBLIC_IP, _TLS, _ACME_EMAIL; peer configs handed out with another endpoint become config_outdated',
+      tags: ['settings'],
+      body: networkBody,
+      handler: async ({ body }, ctx) => ({ network: await saveNetwork(deps, body, actingUserId(ctx.state.principal) ?? null) }),
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: '/settings/network/skip-setup',
+      response: networkResponse,
+      adminRole: true,
+      scope: null,
+      summary: 'Skip the first-sign-in Network step (remembered; the environment and the hostname keep applying)',
+      tags: ['settings'],
+      handler: async (_i, ctx) => {
+        await deps.publicHost.skipSetup();
+        await deps.events.emit({ type: 'settings_changed', section: 'network_setup_skipped', actor: actingUserId(ctx.state.principal) ?? null });
+        return { network: networkView(deps) };
+      },
     }),
     defineEndpoint({
       method: 'PUT',

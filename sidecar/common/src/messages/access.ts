@@ -80,6 +80,10 @@ export const access = {
   'settings.lockout': () => 'Lockout settings changed',
   'settings.monitoring_interval': (p: { interval_seconds: number }) => `Uptime monitoring interval set to ${p.interval_seconds} s`,
   'settings.logs_cleared': () => 'Logs cleared',
+  'settings.network': (p: { public_host: string; tls_mode: string }) => `Network settings saved (public host ${p.public_host}, TLS ${p.tls_mode})`,
+  'settings.network_setup_skipped': () => 'Network set-up step skipped (the environment and the hostname apply)',
+  'settings.field.wildcard_routes_need_internal_tls': (p: { count: number }) =>
+    `${p.count} HTTPS route(s) with a wildcard domain need internal TLS (ACME HTTP and TLS-ALPN challenges cannot issue wildcard certificates)`,
   'smtp.saved': (p: { host: string; port: number }) => `SMTP settings saved (${p.host}:${p.port})`,
   'smtp.test_sent': (p: { to: string }) => `SMTP test mail sent to ${p.to}`,
   'smtp.test_failed': (p: { to: string }) => `SMTP test mail to ${p.to} failed`,

@@ -192,6 +192,8 @@ export interface PeerConfigOptions {
   persistentKeepalive?: number;
   /** optional MTU line */
   mtu?: number;
+  /** comment lines written above [Interface] ("# " added; a line break inside a line is replaced by a space) */
+  comment?: string[];
 }
 
 /** A wg-quick style client config ([Interface] PrivateKey, Address, DNS; [Peer] ...). */
@@ -218,5 +220,6 @@ export function renderPeerConfig(o: PeerConfigOptions): string {
   if (o.presharedKey) peer.push(`PresharedKey = ${o.presharedKey}`);
   peer.push(`Endpoint = ${o.endpoint}`, `AllowedIPs = ${allowed.join(', ')}`);
   if (keepalive) peer.push(`PersistentKeepalive = ${keepalive}`);
-  return `${iface.join('\n')}\n\n${peer.join('\n')}\n`;
+  const head = (o.comment ?? []).map((c) => `# ${c.replace(/[\r\n]+/g, ' ')}`.trimEnd());
+  return `${head.length ? `${head.join('\n')}\n` : ''}${iface.join('\n')}\n\n${peer.join('\n')}\n`;
 }

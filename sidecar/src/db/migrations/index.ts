@@ -17,6 +17,7 @@ import * as m060rdp from './060_rdp.js';
 import * as m061client from './061_client.js';
 import * as m062usernameNocase from './062_username_nocase.js';
 import * as m063messageCodes from './063_message_codes.js';
+import * as m064peerConfigEndpoint from './064_peer_config_endpoint.js';
 
 export type Migration = {
   name: string;
@@ -42,4 +43,5 @@ export const migrations: Migration[] = [
   m061client,
   m062usernameNocase,
   m063messageCodes,
+  m064peerConfigEndpoint,
 ];

@@ -74,6 +74,10 @@ export const access_de = {
   'settings.lockout': () => 'Sperreinstellungen geändert',
   'settings.monitoring_interval': (p) => `Intervall der Verfügbarkeitsprüfung auf ${p.interval_seconds} s gesetzt`,
   'settings.logs_cleared': () => 'Protokolle geleert',
+  'settings.network': (p) => `Netzwerkeinstellungen gespeichert (öffentlicher Host ${p.public_host}, TLS ${p.tls_mode})`,
+  'settings.network_setup_skipped': () => 'Netzwerk-Einrichtungsschritt übersprungen (Umgebung und Hostname gelten)',
+  'settings.field.wildcard_routes_need_internal_tls': (p) =>
+    `${p.count} HTTPS-Route(n) mit Wildcard-Domain brauchen internes TLS (ACME-Challenges über HTTP und TLS-ALPN stellen keine Wildcard-Zertifikate aus)`,
   'smtp.saved': (p) => `SMTP-Einstellungen gespeichert (${p.host}:${p.port})`,
   'smtp.test_sent': (p) => `SMTP-Testmail an ${p.to} gesendet`,
   'smtp.test_failed': (p) => `SMTP-Testmail an ${p.to} fehlgeschlagen`,
