@@ -11,6 +11,8 @@ export async function up(qi: QueryInterface): Promise<void> {
   await qi.addColumn('peers', 'config_endpoint', { type: DataTypes.STRING(300), allowNull: true });
 }
 
+// Plain SQL (SQLite 3.35+ and PostgreSQL): sequelize's SQLite removeColumn rebuilds the table from
+// its description, which fails on the expression index peers has (lower(name)).
 export async function down(qi: QueryInterface): Promise<void> {
-  await qi.removeColumn('peers', 'config_endpoint');
+  await qi.sequelize.query('ALTER TABLE peers DROP COLUMN config_endpoint');
 }
