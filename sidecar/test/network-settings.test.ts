@@ -120,7 +120,9 @@ describe('no public host in the environment, a single-label hostname', () => {
 
     // GET /settings/app says the same; Check DNS names the same server
     const app = z
-      .object({ app: z.object({ public_host: z.object({ host: z.string(), source: z.string() }), wireguard: z.object({ public_host: z.string().nullable() }) }) })
+      .object({
+        app: z.object({ public_host: z.object({ host: z.string(), source: z.string() }), wireguard: z.object({ public_host: z.string().nullable() }) }),
+      })
       .parse((await call(c, '/settings/app')).data).app;
     assert.deepEqual([app.public_host.host, app.public_host.source, app.wireguard.public_host], ['edge.example.net', 'settings', 'edge.example.net']);
     const dns = await call(c, '/routes/check-dns', 'POST', { domain: 'nothing.invalid' });

@@ -207,7 +207,8 @@ export const peerView = z
       .nullable()
       .meta({ description: 'the server Endpoint (host:port) written into the config last downloaded or shown for this peer; null: none handed out yet' }),
     config_outdated: z.boolean().meta({
-      description: "true when the config last handed out carries another Endpoint than this server's now (public host or port changed): the peer needs the new config",
+      description:
+        "true when the config last handed out carries another Endpoint than this server's now (public host or port changed): the peer needs the new config",
     }),
     created_at: isoDate,
     updated_at: isoDate,

@@ -523,4 +523,3 @@ export function configComment(r: Pick<PeerRow, 'id' | 'name'>, endpoint: string,
     `If the server's public host or port changes, this file stops connecting: download a fresh config from ${page}.`,
   ];
 }
-

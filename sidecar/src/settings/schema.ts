@@ -51,14 +51,19 @@ export const appSettingsResponse = z.object({
       public_host: z
         .string()
         .nullable()
-        .meta({ description: 'the public host set for this server (Network settings, else GATEHOUSE_PUBLIC_HOST); null: neither (see public_host for what applies)' }),
+        .meta({
+          description: 'the public host set for this server (Network settings, else GATEHOUSE_PUBLIC_HOST); null: neither (see public_host for what applies)',
+        }),
     }),
     public_host: z
       .object({
         host: z.string().meta({ description: 'what peer configs (Endpoint = host:port) and gateway-mode RDP use now' }),
         source: z
           .enum(['settings', 'env', 'hostname'])
-          .meta({ description: "settings: the Network settings (PUT /settings/network); env: GATEHOUSE_PUBLIC_HOST; hostname: neither set, this machine's hostname is the fallback" }),
+          .meta({
+            description:
+              "settings: the Network settings (PUT /settings/network); env: GATEHOUSE_PUBLIC_HOST; hostname: neither set, this machine's hostname is the fallback",
+          }),
         internet_resolvable: z.boolean().meta({
           description:
             'judged by its form: false for a single-label name, a local-only suffix (.local, .lan, .internal, .home.arpa, ...), a private, loopback or link-local IP',
@@ -105,12 +110,13 @@ export const networkBody = z
   .strictObject({
     public_host: publicHostSchema
       .nullable()
-      .meta({ description: "the DNS name or IP address peers dial (Endpoint of every peer config); null: GATEHOUSE_PUBLIC_HOST, else this machine's hostname" }),
-    public_ip: publicIpSchema.nullable().meta({ description: "this server's public IPv4, what route domains should resolve to (Check DNS); null: GATEHOUSE_PUBLIC_IP" }),
-    tls_mode: z
-      .enum(TLS_MODES)
+      .meta({
+        description: "the DNS name or IP address peers dial (Endpoint of every peer config); null: GATEHOUSE_PUBLIC_HOST, else this machine's hostname",
+      }),
+    public_ip: publicIpSchema
       .nullable()
-      .meta({ description: "acme: public certificates (Let's Encrypt); internal: Caddy's local CA; null: GATEHOUSE_TLS" }),
+      .meta({ description: "this server's public IPv4, what route domains should resolve to (Check DNS); null: GATEHOUSE_PUBLIC_IP" }),
+    tls_mode: z.enum(TLS_MODES).nullable().meta({ description: "acme: public certificates (Let's Encrypt); internal: Caddy's local CA; null: GATEHOUSE_TLS" }),
     acme_email: acmeEmailSchema
       .nullable()
       .meta({ description: 'contact of the ACME account (optional: without one the account is registered without a contact); null: GATEHOUSE_ACME_EMAIL' }),
@@ -118,8 +124,16 @@ export const networkBody = z
   .partial();
 export type NetworkBody = z.output<typeof networkBody>;
 
-const stored = (d: string) => z.string().nullable().meta({ description: `the stored value (PUT /settings/network); null: not set there, ${d}` });
-const fromEnv = (name: string) => z.string().nullable().meta({ description: `${name} as set; null: unset` });
+const stored = (d: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description: `the stored value (PUT /settings/network); null: not set there, ${d}` });
+const fromEnv = (name: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description: `${name} as set; null: unset` });
 export const networkView = z.object({
   public_host: z.object({
     value: z.string().meta({ description: 'what peer configs (Endpoint = host:port), gateway companions, desktop clients and gateway-mode RDP use now' }),
@@ -131,7 +145,10 @@ export const networkView = z.object({
     warning: z.string().nullable().meta({ description: 'set when the hostname fallback is a host the internet cannot resolve' }),
   }),
   public_ip: z.object({
-    value: z.string().nullable().meta({ description: 'the IPv4 route domains should resolve to; null: none set (Check DNS takes the first interface address)' }),
+    value: z
+      .string()
+      .nullable()
+      .meta({ description: 'the IPv4 route domains should resolve to; null: none set (Check DNS takes the first interface address)' }),
     source: z.enum(['settings', 'env', 'public_host']).nullable().meta({ description: 'public_host: the public host is an IPv4 address' }),
     stored: stored('GATEHOUSE_PUBLIC_IP applies'),
     env: fromEnv('GATEHOUSE_PUBLIC_IP'),

@@ -139,7 +139,10 @@ export class PublicHost {
   async load(): Promise<void> {
     if (!this.settings) return;
     const v = await this.settings.get<StoredNetwork | null>(NETWORK_SETTING, null);
-    this.stored = v && typeof v === 'object' ? { public_host: v.public_host ?? null, public_ip: v.public_ip ?? null, tls_mode: v.tls_mode ?? null, acme_email: v.acme_email ?? null } : null;
+    this.stored =
+      v && typeof v === 'object'
+        ? { public_host: v.public_host ?? null, public_ip: v.public_ip ?? null, tls_mode: v.tls_mode ?? null, acme_email: v.acme_email ?? null }
+        : null;
     this.skipped = (await this.settings.get<boolean>(NETWORK_SETUP_SKIPPED, false)) === true;
   }
 
