@@ -53,13 +53,14 @@ async function restore(s: TestServer, hh: Record<string, string>, doc: string, q
 /** Every listing the API has for the backed-up data (sorted, so that order cannot hide a difference). */
 async function listings(s: TestServer, hh: Record<string, string>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  const peers = (await ok(s, hh, '/peers?limit=1000')).peers as any[];
-  out.peers = peers;
-  for (const p of peers) {
-    out[`peer ${p.name}`] = await ok(s, hh, `/peers/${p.id}`);
+  // the configs first: handing one out records its endpoint on the peer (config_endpoint), which the views below show
+  for (const p of (await ok(s, hh, '/peers?limit=1000')).peers as { id: number; name: string }[]) {
     const cfg = await s.req(`/api/v1/peers/${p.id}/config`, { headers: hh });
     out[`peer ${p.name} config`] = cfg.data; // the client config: private key, preshared key, server key
   }
+  const peers = (await ok(s, hh, '/peers?limit=1000')).peers as { id: number; name: string }[];
+  out.peers = peers;
+  for (const p of peers) out[`peer ${p.name}`] = await ok(s, hh, `/peers/${p.id}`);
   out.groups = await ok(s, hh, '/peer-groups');
   out.tags = await ok(s, hh, '/tags');
   const routes = (await ok(s, hh, '/routes?limit=1000')).routes as any[];

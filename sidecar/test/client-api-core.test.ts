@@ -107,7 +107,7 @@ test('config: wg-quick text of its peer, hash = sha256 of the text; unregistered
   const reg = await register(token, 'machine-G', { hostname: 'cfg-box', platform: 'linux-x64', client_version: '0.1.0' });
   const c = await s.req('/api/v1/client/config', { headers: as(token, 'machine-G') });
   assert.equal(c.status, 200);
-  assert.match(c.data.config, /^\[Interface\]\nPrivateKey = /);
+  assert.match(c.data.config, /^(?:# .*\n)*\[Interface\]\nPrivateKey = /);
   assert.match(c.data.config, /AllowedIPs = 10\.8\.0\.0\/24\n/);
   assert.equal(c.data.config_hash, `sha256:${crypto.createHash('sha256').update(c.data.config).digest('hex')}`);
   assert.equal(c.data.config_hash, reg.data.config_hash);

@@ -260,7 +260,7 @@ describe('config and QR', () => {
     assert.match(r.headers.get('content-type')!, /^text\/plain/);
     assert.equal(r.headers.get('content-disposition'), null);
     const text = r.data as string;
-    assert.match(text, /^\[Interface\]\nPrivateKey = [A-Za-z0-9+/]{43}=\n/);
+    assert.match(text, /^(?:# .*\n)*\[Interface\]\nPrivateKey = [A-Za-z0-9+/]{43}=\n/);
     assert.ok(text.includes(`Address = ${p.address}/32`));
     assert.ok(text.includes('DNS = 9.9.9.9, vpn.internal'));
     assert.ok(text.includes('Endpoint = vpn.example.test:51999'));
