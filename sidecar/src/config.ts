@@ -155,8 +155,14 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_MANAGE_CADDY: { meaning: 'start and supervise Caddy; `false` renders only' },
   GATEHOUSE_PROXY_BIND: { meaning: "address Caddy's public listeners (HTTP, HTTPS, L4) bind to (e.g. `127.0.0.1`)", shownDefault: 'every interface' },
   GATEHOUSE_ADMIN_DOMAIN: { meaning: 'public name of the admin UI behind Caddy (HTTPS)' },
-  GATEHOUSE_TLS: { meaning: "`acme` (public certificates) or `internal` (Caddy's local CA)", see: 'guides/routes.md' },
-  GATEHOUSE_ACME_EMAIL: { meaning: 'ACME account contact' },
+  GATEHOUSE_TLS: {
+    meaning: "`acme` (public certificates) or `internal` (Caddy's local CA); the Network settings (admin UI, `PUT /api/v1/settings/network`) override it",
+    see: 'guides/peers.md#network-settings-public-host-tls-mode',
+  },
+  GATEHOUSE_ACME_EMAIL: {
+    meaning: 'ACME account contact (optional); the Network settings override it',
+    see: 'guides/peers.md#network-settings-public-host-tls-mode',
+  },
   GATEHOUSE_WG_INTERFACE: { meaning: 'WireGuard interface name' },
   GATEHOUSE_WG_PORT: { meaning: 'WireGuard UDP port' },
   GATEHOUSE_WG_SUBNET: { meaning: 'tunnel subnet (prefix 8–30); the server takes the first address', see: 'guides/peers.md' },
@@ -165,10 +171,15 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_WG_POLL_INTERVAL: { meaning: 'seconds between reads of `wg show dump` (handshakes, counters, traffic, expiry)' },
   GATEHOUSE_WG_RESYNC_INTERVAL: { meaning: 'seconds between full reconciles of the interface from the database (heals drift)' },
   GATEHOUSE_PUBLIC_HOST: {
-    meaning: "name or IP peers dial; unset, the machine's host name, with a warning when that cannot be reached from the internet",
-    see: 'guides/peers.md',
+    meaning:
+      "name or IP peers dial; the Network settings (admin UI, `PUT /api/v1/settings/network`) override it; neither set, the machine's host name, with a warning when that cannot be reached from the internet",
+    see: 'guides/peers.md#network-settings-public-host-tls-mode',
   },
-  GATEHOUSE_PUBLIC_IP: { meaning: 'IPv4 that route domains should resolve to (check-dns)', shownDefault: 'detected' },
+  GATEHOUSE_PUBLIC_IP: {
+    meaning: 'IPv4 that route domains should resolve to (check-dns); the Network settings override it',
+    shownDefault: 'detected',
+    see: 'guides/peers.md#network-settings-public-host-tls-mode',
+  },
   GATEHOUSE_DNS_DOMAIN: { meaning: 'zone of the internal DNS hosts file', see: 'guides/peers.md#internal-dns-data-feature-internal_dns-community-edition' },
   GATEHOUSE_ADMIN_USER: { meaning: 'first admin (empty users table only)', shownDefault: '`admin`' },
   GATEHOUSE_ADMIN_PASSWORD: {
