@@ -421,12 +421,9 @@ export const checkDnsResponse = z.object({
   matches: z.boolean(),
   resolvedIps: z.array(z.string()),
   expectedIp: z.string().nullable().meta({ description: "this server's public IPv4 the domain should resolve to; null: none known" }),
-  expectedIpSource: z
-    .enum(['settings', 'env', 'public_host', 'interface'])
-    .nullable()
-    .meta({
-      description: 'where expectedIp comes from: the Network settings, GATEHOUSE_PUBLIC_IP, the public host (an IPv4 address), or the first interface address',
-    }),
+  expectedIpSource: z.enum(['settings', 'env', 'public_host', 'interface']).nullable().meta({
+    description: 'where expectedIp comes from: the Network settings, GATEHOUSE_PUBLIC_IP, the public host (an IPv4 address), or the first interface address',
+  }),
   publicHost: z.string().meta({ description: 'this server as peers dial it (the Network settings, GATEHOUSE_PUBLIC_HOST or the hostname)' }),
 });
 /** A peer as the route wizard lists it (GET /routes/peers). */

@@ -48,22 +48,17 @@ export const appSettingsResponse = z.object({
       interface: z.string(),
       port: z.number().int(),
       subnet: z.string(),
-      public_host: z
-        .string()
-        .nullable()
-        .meta({
-          description: 'the public host set for this server (Network settings, else GATEHOUSE_PUBLIC_HOST); null: neither (see public_host for what applies)',
-        }),
+      public_host: z.string().nullable().meta({
+        description: 'the public host set for this server (Network settings, else GATEHOUSE_PUBLIC_HOST); null: neither (see public_host for what applies)',
+      }),
     }),
     public_host: z
       .object({
         host: z.string().meta({ description: 'what peer configs (Endpoint = host:port) and gateway-mode RDP use now' }),
-        source: z
-          .enum(['settings', 'env', 'hostname'])
-          .meta({
-            description:
-              "settings: the Network settings (PUT /settings/network); env: GATEHOUSE_PUBLIC_HOST; hostname: neither set, this machine's hostname is the fallback",
-          }),
+        source: z.enum(['settings', 'env', 'hostname']).meta({
+          description:
+            "settings: the Network settings (PUT /settings/network); env: GATEHOUSE_PUBLIC_HOST; hostname: neither set, this machine's hostname is the fallback",
+        }),
         internet_resolvable: z.boolean().meta({
           description:
             'judged by its form: false for a single-label name, a local-only suffix (.local, .lan, .internal, .home.arpa, ...), a private, loopback or link-local IP',
@@ -108,11 +103,9 @@ export const TLS_MODES = ['acme', 'internal'] as const;
  */
 export const networkBody = z
   .strictObject({
-    public_host: publicHostSchema
-      .nullable()
-      .meta({
-        description: "the DNS name or IP address peers dial (Endpoint of every peer config); null: GATEHOUSE_PUBLIC_HOST, else this machine's hostname",
-      }),
+    public_host: publicHostSchema.nullable().meta({
+      description: "the DNS name or IP address peers dial (Endpoint of every peer config); null: GATEHOUSE_PUBLIC_HOST, else this machine's hostname",
+    }),
     public_ip: publicIpSchema
       .nullable()
       .meta({ description: "this server's public IPv4, what route domains should resolve to (Check DNS); null: GATEHOUSE_PUBLIC_IP" }),
