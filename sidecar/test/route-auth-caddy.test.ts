@@ -289,7 +289,7 @@ before(async () => {
   adminHeaders = h;
   for (const name of ['alice', 'bob', 'carol']) {
     const password = `${name}-own-password-1`;
-    const u = await s.req('/api/v1/users', { method: 'POST', headers: h, json: { username: name, email: `${name}@example.test`, password, role: 'user' } });
+    const u = await s.req<{ user: { id: number } }>('/api/v1/users', { method: 'POST', headers: h, json: { username: name, email: `${name}@example.test`, password, role: 'user' } });
     assert.equal(u.status, 201, JSON.stringify(u.data));
     routeUsers[name] = { id: u.data.user.id, password };
   }

@@ -136,7 +136,7 @@ test(
         assert.ok(g.signatureValid, `signature of ${g.delivery}`);
         assert.equal(g.event, 'login_failed');
       }
-      assert.deepEqual(new Set(rx.got.map((g) => g.json.data.username)), new Set(Array.from({ length: N }, (_, i) => `intruder${i}`)));
+      assert.deepEqual(new Set(rx.got.map((g) => g.json!.data.username)), new Set(Array.from({ length: N }, (_, i) => `intruder${i}`)));
       svc.child.kill('SIGTERM');
       assert.equal(await svc.exited, 0, svc.output());
     } finally {

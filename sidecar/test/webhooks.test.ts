@@ -211,7 +211,7 @@ test('an event is delivered signed with the exact body; retries come at base, 2Ã
     event: 'login_failed',
     created_at: new Date(t0).toISOString(),
     timestamp: t0,
-    data: { username: 'mallory', failures: 1, ip: rx.got[0].json.data.ip },
+    data: { username: 'mallory', failures: 1, ip: rx.got[0].json!.data.ip },
   });
   log = (await api(`/webhooks/${w.id}/deliveries`)).data;
   assert.equal(log.deliveries[0].status, 'delivered');
@@ -292,7 +292,7 @@ test('a webhook written to the table by another writer (a backup restore) gets t
   await failLogin('after');
   await queue().idle();
   assert.equal(rx.got.length, 1);
-  assert.equal(rx.got[0].json.data.username, 'after');
+  assert.equal(rx.got[0].json!.data.username, 'after');
   assert.ok(rx.got[0].signatureValid);
 });
 

@@ -106,7 +106,7 @@ test('webhooks: create, test, edit, disable, delivery log, delete — through th
   assert.equal(bad.status, 401);
   await page.locator('table.table code:has-text("login_failed")').waitFor();
   await page.locator('table.table tr:has-text("login_failed")').getByText('delivered').waitFor();
-  assert.ok(rx.got.some((g) => g.event === 'login_failed' && g.signatureValid && g.json.data.username === 'intruder'));
+  assert.ok(rx.got.some((g) => g.event === 'login_failed' && g.signatureValid && g.json!.data.username === 'intruder'));
 
   // A failed test: the result says why, the log shows it, the status filter finds it.
   rx.status = 500;

@@ -23,6 +23,15 @@ export function receiverVerifies(secret: string, timestamp: string, signature: s
   return got.length === expected.length && crypto.timingSafeEqual(got, expected);
 }
 
+/** A delivery's JSON body, as the queue sends it (sidecar/src/webhooks/queue.ts). */
+export interface WebhookBody {
+  id: string;
+  event: string;
+  created_at: string;
+  timestamp: number;
+  data: Record<string, unknown>;
+}
+
 export interface Received {
   at: number;
   path: string;
@@ -31,7 +40,8 @@ export interface Received {
   timestamp: string;
   signature: string;
   body: string;
-  json: any;
+  /** the body parsed (null when it is not JSON) */
+  json: WebhookBody | null;
   signatureValid: boolean;
 }
 
@@ -55,9 +65,9 @@ export async function startReceiver(secret: string, opts: { clock?: () => number
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const h = (n: string) => String(req.headers[n.toLowerCase()] ?? '');
-      let json: any = null;
+      let json: WebhookBody | null = null;
       try {
-        json = JSON.parse(body);
+        json = JSON.parse(body) as WebhookBody;
       } catch {
         /* recorded as is */
       }
