@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { AccessLogService, parseLine } from '../src/resilience/access-log.js';
 import { accessLogFile } from '../src/proxy/fragments/access-log.js';
+import type { AccessEntry, TraceRequest } from './lib/protocol.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -116,7 +117,7 @@ test('exactly the lines written, each once: 50 lines over two rotations and thre
   write(10);
   await inst().poll();
   assert.equal(await count(), written);
-  const uris = (await call('/logs/access?limit=1000')).data.entries.map((e: any) => e.uri);
+  const uris = (await call('/logs/access?limit=1000')).data.entries.map((e: AccessEntry) => e.uri);
   assert.equal(new Set(uris).size, written);
   // A crash after the rows were stored but before the cursor moved: the lines are read again and
   // not stored twice.
@@ -158,7 +159,7 @@ test('API: list with paging, CSV/JSON export, trace of the route, clear-logs; ba
   assert.equal(t.data.requests[0].uri, '/traced');
   assert.equal(t.data.requests[0].status, 201);
   assert.match(t.data.requests[0].upstream, /:8080$/);
-  assert.ok(t.data.requests.every((r: any) => r.host === 'logged.example.com'));
+  assert.ok(t.data.requests.every((r: TraceRequest) => r.host === 'logged.example.com'));
   assert.equal((await call('/routes/987654/trace')).status, 404);
   const session = await login(s);
   const c = await s.req('/api/v1/settings/clear-logs', { method: 'POST', headers: { cookie: session.cookie, 'x-csrf-token': session.csrf }, json: {} });
@@ -188,7 +189,7 @@ test('API filters: host, status, method, route_id, client_ip, since/until narrow
     const r = await call(`/logs/access?limit=100&${q}`);
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.equal(r.data.total, r.data.entries.length, 'total counts the filtered rows');
-    return r.data.entries.map((e: any) => e.uri).sort();
+    return r.data.entries.map((e: AccessEntry) => e.uri).sort();
   };
   assert.deepEqual(await uris('host=Logged.Example.com'), ['/missing', '/ok-1', '/ok-2']);
   assert.deepEqual(await uris('status=404'), ['/missing', '/other']);
@@ -196,7 +197,7 @@ test('API filters: host, status, method, route_id, client_ip, since/until narrow
   assert.deepEqual(await uris(`route_id=${routeId}&status=200`), ['/ok-1', '/ok-2']);
   assert.deepEqual(await uris('method=get&client_ip=192.0.2.7'), ['/missing', '/ok-1', '/ok-2', '/other']);
   assert.deepEqual(await uris('method=POST'), []);
-  const ts = all.entries.map((e: any) => e.ts).sort((a: number, b: number) => a - b);
+  const ts = all.entries.map((e: AccessEntry) => e.ts).sort((a: number, b: number) => a - b);
   assert.deepEqual(await uris(`since=${ts[1]}&until=${ts[2]}`), ['/missing', '/other']);
   const csv = await s.req('/api/v1/logs/access/export?format=csv&status=404', { headers: auth });
   assert.equal(csv.status, 200);
@@ -248,7 +249,7 @@ test('debug_enabled: the trace of a debugged route shows request and response he
   assert.equal(quiet.status, 201, JSON.stringify(quiet.data));
   fs.appendFileSync(file, fullLine('logged.example.com', '/debugged') + fullLine('quiet.example.com', '/not-debugged'));
   const t = await call(`/routes/${routeId}/trace`);
-  const r = t.data.requests.find((x: any) => x.uri === '/debugged');
+  const r = t.data.requests.find((x: TraceRequest) => x.uri === '/debugged');
   assert.deepEqual(r.request_headers['X-Debug-Me'], ['yes']);
   assert.deepEqual(r.request_headers.Accept, ['text/html']);
   assert.deepEqual(r.request_headers.Cookie, ['REDACTED'], 'no session cookie in the trace');
@@ -256,7 +257,7 @@ test('debug_enabled: the trace of a debugged route shows request and response he
   assert.deepEqual(r.response_headers['Set-Cookie'], ['REDACTED']);
   const q = await call(`/routes/${quiet.data.route.id}/trace`);
   assert.equal(q.data.debug_enabled, false);
-  const qr = q.data.requests.find((x: any) => x.uri === '/not-debugged');
+  const qr = q.data.requests.find((x: TraceRequest) => x.uri === '/not-debugged');
   assert.ok(qr);
   assert.equal(qr.request_headers, undefined);
   assert.equal(qr.response_headers, undefined);
@@ -265,7 +266,7 @@ test('debug_enabled: the trace of a debugged route shows request and response he
   fs.appendFileSync(file, fullLine('logged.example.com', '/after-debug'));
   const off = await call(`/routes/${routeId}/trace`);
   assert.equal(off.data.debug_enabled, false);
-  assert.ok(off.data.requests.every((x: any) => x.request_headers === undefined));
+  assert.ok(off.data.requests.every((x: TraceRequest) => x.request_headers === undefined));
   const stored = (await s.deps.db.sequelize.query("SELECT debug FROM access_log WHERE uri = '/after-debug'", { plain: true })) as { debug: string | null };
   assert.equal(stored.debug, null);
   assert.equal((await call(`/routes/${routeId}`, 'PUT', { debug_enabled: true })).status, 200);
@@ -276,7 +277,7 @@ test('debug_enabled: the trace of a debugged route shows request and response he
   const burst = await call(`/routes/${routeId}/trace`);
   assert.equal(burst.data.requests.length, 100);
   assert.ok(
-    burst.data.requests.every((x: any) => x.request_headers),
+    burst.data.requests.every((x: TraceRequest) => x.request_headers),
     'the trace shows headers for all it lists',
   );
   const withHeaders = (await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ? AND debug IS NOT NULL', {
@@ -289,10 +290,10 @@ test('debug_enabled: the trace of a debugged route shows request and response he
 test('auth_user: who route auth signed in, from the line into the access log and the trace', async () => {
   fs.appendFileSync(file, fullLine('logged.example.com', '/as-alice', 'alice') + fullLine('logged.example.com', '/anonymous'));
   const t = await call(`/routes/${routeId}/trace`);
-  assert.equal(t.data.requests.find((x: any) => x.uri === '/as-alice').auth_user, 'alice');
-  assert.equal(t.data.requests.find((x: any) => x.uri === '/anonymous').auth_user, null);
+  assert.equal(t.data.requests.find((x: TraceRequest) => x.uri === '/as-alice').auth_user, 'alice');
+  assert.equal(t.data.requests.find((x: TraceRequest) => x.uri === '/anonymous').auth_user, null);
   const l = await call('/logs/access?limit=5');
-  assert.equal(l.data.entries.find((x: any) => x.uri === '/as-alice').auth_user, 'alice');
+  assert.equal(l.data.entries.find((x: AccessEntry) => x.uri === '/as-alice').auth_user, 'alice');
   const csv = await s.req('/api/v1/logs/access/export?format=csv', { headers: auth });
   assert.match(csv.data, /\/as-alice,.*,alice/);
 });

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import { startTestServer, login, ADMIN, bearer, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { SESSION_COOKIE } from '../src/http/app.js';
+import type { ActivityEntry, Locked, Token } from './lib/protocol.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 23, 12, 0, 0));
 let s: TestServer;
@@ -118,7 +119,7 @@ test('lockout: 5 failures in 15 minutes lock, the right password is refused, exp
   assert.equal((await jsonLogin('lockme', 'right-password')).status, 423);
   const lockedList = await s.req('/api/v1/users/locked', { headers: { cookie } });
   assert.deepEqual(
-    lockedList.data.locked.map((l: any) => l.identifier),
+    lockedList.data.locked.map((l: Locked) => l.identifier),
     ['lockme'],
   );
   const un = await s.req('/api/v1/users/unlock', { method: 'POST', json: { username: 'lockme' }, headers: { cookie, 'x-csrf-token': csrf } });
@@ -259,13 +260,13 @@ test('activity log: filters, paging, CSV and JSON export', async () => {
   assert.ok(all.data.total > 5);
   const failed = await s.req('/api/v1/logs/activity?event_type=login_failed&severity=warning', { headers: h });
   assert.ok(failed.data.entries.length > 0);
-  assert.ok(failed.data.entries.every((e: any) => e.event_type === 'login_failed' && e.severity === 'warning'));
+  assert.ok(failed.data.entries.every((e: ActivityEntry) => e.event_type === 'login_failed' && e.severity === 'warning'));
   clock.advance(5000);
   const since = clock();
   await s.deps.activity.record({ source: 'test', event_type: 'marker', msg: msg('text.verbatim', { text: 'marker' }) });
   const iso = await s.req(`/api/v1/logs/activity?since=${encodeURIComponent(new Date(since).toISOString())}`, { headers: h });
   assert.deepEqual(
-    iso.data.entries.map((e: any) => e.event_type),
+    iso.data.entries.map((e: ActivityEntry) => e.event_type),
     ['marker'],
   );
   const epoch = await s.req(`/api/v1/logs/activity?since=${since}&source=test`, { headers: h });
@@ -410,7 +411,7 @@ test('the _csrf body field is honoured on DELETE', async () => {
   const viaForm = await s.req(`/api/v1/tokens/${tok2.data.record.id}`, { method: 'DELETE', body: new URLSearchParams({ _csrf: csrf }), headers: { cookie } });
   assert.equal(viaForm.status, 200, JSON.stringify(viaForm.data));
   const list = await s.req('/api/v1/tokens', { headers: { cookie } });
-  assert.ok(!list.data.tokens.some((t: any) => t.id === id || t.id === tok2.data.record.id));
+  assert.ok(!list.data.tokens.some((t: Token) => t.id === id || t.id === tok2.data.record.id));
 });
 
 test('admin session ids are stored only as their SHA-256: the cookie value is nowhere in the sessions table, the session works, logout removes it', async () => {

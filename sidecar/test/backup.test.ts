@@ -11,6 +11,7 @@ import { SECTIONS } from '../src/backup/sections.js';
 import { resealDocument, type BackupDocument } from '../src/backup/document.js';
 import { PassphraseKey } from '../src/backup/envelope.js';
 import { BackupService } from '../src/backup/service.js';
+import type { User } from './lib/protocol.js';
 
 const PASS = 'correct horse battery staple';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -193,7 +194,7 @@ before(async () => {
   });
   await ok(src, h, '/settings/autobackup', 'POST', { name: 'nightly', schedule: 'daily', keep: 5, target: 'local', passphrase: 'job passphrase 123' });
   // the admin's own password changes (the restored server must take this one, not its bootstrap one)
-  const admin = (await ok(src, h, '/users')).users.find((u: any) => u.username === ADMIN.username);
+  const admin = (await ok(src, h, '/users')).users.find((u: User) => u.username === ADMIN.username);
   await ok(src, h, `/users/${admin.id}`, 'PUT', { password: NEW_ADMIN_PASSWORD });
 });
 after(async () => src.close());

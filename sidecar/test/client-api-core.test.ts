@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { startTestServer, login, bearer, type TestServer } from './lib/server.js';
+import type { ActivityEntry } from './lib/protocol.js';
 
 let s: TestServer;
 let admin: Record<string, string>;
@@ -57,7 +58,7 @@ test('register: 201 creates a peer named after the hostname; the same machine ag
   assert.notEqual(r2.data.peer.id, r.data.peer.id);
 
   const activity = await s.req('/api/v1/logs/activity?event_type=client_registered', { headers: admin });
-  assert.ok(activity.data.entries.some((e: any) => e.details.machine_id === r.data.machine.id && e.details.peer_id === r.data.peer.id));
+  assert.ok(activity.data.entries.some((e: ActivityEntry) => e.details!.machine_id === r.data.machine.id && e.details!.peer_id === r.data.peer.id));
 });
 
 test('register: bad input is 400 with fields and writes nothing; no fingerprint header is 400', async () => {

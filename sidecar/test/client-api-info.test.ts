@@ -7,6 +7,7 @@ import { startTestServer, login, bearer, type TestServer } from './lib/server.js
 import { localDns } from './lib/local-dns.js';
 import { addSamples } from '../src/peers/traffic.js';
 import { APP_VERSION } from '../src/version.js';
+import type { ExternalAddress, Service, User } from './lib/protocol.js';
 
 let s: TestServer;
 let admin: Record<string, string>;
@@ -170,7 +171,7 @@ test('services: routes whose ACL lists its peer, sign-in routes that list its us
   const aclMine = await mk({ domain: 'acl-mine.example.test', acl_enabled: true, acl_peer_ids: [c.peerId] });
   const aclOther = await mk({ domain: 'acl-other.example.test', acl_enabled: true, acl_peer_ids: [tp] });
   const users = await s.req('/api/v1/users', { method: 'GET', headers: admin });
-  const adminId = users.data.users.find((u: any) => u.username === 'admin').id;
+  const adminId = users.data.users.find((u: User) => u.username === 'admin').id;
   const signinMine = await mk({ domain: 'signin-mine.example.test', user_ids: [adminId] });
   assert.equal(
     (
@@ -199,7 +200,7 @@ test('services: routes whose ACL lists its peer, sign-in routes that list its us
 
   const r = await s.req('/api/v1/client/services', { headers: c.h });
   assert.equal(r.status, 200, JSON.stringify(r.data));
-  const by = new Map(r.data.services.map((x: any) => [x.route_id, x]));
+  const by = new Map(r.data.services.map((x: Service) => [x.route_id, x]));
   assert.equal((by.get(open) as any)?.access, 'open');
   assert.equal((by.get(open) as any)?.url, 'http://open.example.test');
   assert.equal((by.get(aclMine) as any)?.access, 'acl');
@@ -212,9 +213,9 @@ test('services: routes whose ACL lists its peer, sign-in routes that list its us
   const u = await s.req('/api/v1/users', { method: 'POST', json: { username: 'svc-user', password: 'svc-user-password', role: 'user' }, headers: admin });
   const c2 = await client(['client'], { user_id: u.data.user.id });
   const r2 = await s.req('/api/v1/client/services', { headers: c2.h });
-  assert.ok(!r2.data.services.some((x: any) => x.route_id === signinMine));
-  assert.ok(!r2.data.services.some((x: any) => x.route_id === aclMine));
-  assert.ok(r2.data.services.some((x: any) => x.route_id === open));
+  assert.ok(!r2.data.services.some((x: Service) => x.route_id === signinMine));
+  assert.ok(!r2.data.services.some((x: Service) => x.route_id === aclMine));
+  assert.ok(r2.data.services.some((x: Service) => x.route_id === open));
 });
 
 test('dns-check: internal names from peer hostnames, others through the resolver; bad domain 400 with fields', async () => {
@@ -236,7 +237,7 @@ test('dns-check: internal names from peer hostnames, others through the resolver
   assert.equal(ext.status, 200);
   assert.equal(ext.data.domain, 'app.example.test');
   assert.equal(ext.data.source, 'system');
-  assert.deepEqual(ext.data.addresses.map((a: any) => a.address).sort(), ['192.0.2.10', '192.0.2.11']);
+  assert.deepEqual(ext.data.addresses.map((a: ExternalAddress) => a.address).sort(), ['192.0.2.10', '192.0.2.11']);
   const nx = await s.req('/api/v1/client/dns-check?domain=nx.example.test', { headers: c.h });
   assert.equal(nx.data.found, false);
   assert.ok(nx.data.error);

@@ -17,6 +17,7 @@ import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { Gateway, GatewayConfigRoute } from './lib/protocol.js';
 
 // ------------------------------------------------------------------------------------------ pure
 
@@ -471,7 +472,7 @@ describe('configuration polling', () => {
     const cfg = (await gwReq(t, '/config')).data;
     assert.equal(cfg.config_hash, h1);
     assert.deepEqual(
-      cfg.routes.map((r: any) => [r.id, r.domain, r.route_type, r.target_lan_host, r.target_lan_port, r.listen_port, r.wol_enabled, r.wol_mac]),
+      cfg.routes.map((r: GatewayConfigRoute) => [r.id, r.domain, r.route_type, r.target_lan_host, r.target_lan_port, r.listen_port, r.wol_enabled, r.wol_mac]),
       [
         [web.id, 'nas.poll.example.com', 'http', '192.168.50.10', 5000, null, true, 'AA:BB:CC:DD:EE:01'],
         [ssh.id, 'ssh.poll.example.com', 'l4', '192.168.50.11', 22, 42022, false, null],
@@ -579,14 +580,14 @@ describe('configuration polling', () => {
     const t = g.gateway.apiToken;
     const st = await gwReq(t, '/status', { method: 'POST', json: { rx_bytes: 1000, tx_bytes: 2000, active_connections: 3 } });
     assert.equal(st.status, 200, JSON.stringify(st.data));
-    const view = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === g.peer.id);
+    const view = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id);
     assert.deepEqual(view.traffic, { rx_bytes: 1000, tx_bytes: 2000, active_connections: 3, at: clock() });
     assert.equal(view.last_seen_at, null, 'not a heartbeat');
     assert.equal(view.status, 'unknown');
     const bad = await gwReq(t, '/status', { method: 'POST', json: { rx_bytes: -1, tx_bytes: 'x' } });
     assert.equal(bad.status, 400);
     assert.ok(bad.data.fields.rx_bytes && bad.data.fields.tx_bytes && bad.data.fields.active_connections);
-    assert.deepEqual((await api('/gateways')).data.gateways.find((x: any) => x.peer_id === g.peer.id).traffic, view.traffic, 'nothing changed');
+    assert.deepEqual((await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id).traffic, view.traffic, 'nothing changed');
     const payload = { nonce: crypto.randomBytes(8).toString('hex'), nested: { list: [1, 2, 3], text: 'ümlaut ✓' } };
     const echo = await gwReq(t, '/probe', { method: 'POST', json: payload });
     assert.equal(echo.status, 200);
@@ -698,7 +699,7 @@ describe('heartbeats and the status state machine', () => {
     assert.deepEqual(i.health.route_reachability, [{ route_id: route.id, reachable: true, latency_ms: 1.5 }]);
     assert.equal(i.health.uptime_s, 120);
     assert.deepEqual(i.health.telemetry, hb.telemetry);
-    const list = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === g.peer.id);
+    const list = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id);
     assert.deepEqual(list.health, JSON.parse(JSON.stringify(hb)), 'the whole payload, extra fields included');
     assert.equal(list.config_in_sync, true);
     assert.equal(list.hostname, 'state-gw');
@@ -730,7 +731,7 @@ describe('heartbeats and the status state machine', () => {
     });
     assert.equal(down.data.status, 'offline');
     assert.match(down.data.status_reason, /none of its 1 LAN target is reachable/);
-    const listed = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === g.peer.id);
+    const listed = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id);
     assert.deepEqual(listed.status_detail, { code: 'unhealthy', health: { code: 'lan_unreachable', total: 1 } }, 'the list gives the reason as data too');
     assert.deepEqual(await events(), ['gateway_online', 'gateway_offline', 'gateway_online', 'gateway_offline']);
     // a stale config hash is reported back

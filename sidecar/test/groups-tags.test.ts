@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { joinTags, splitTags, stripTag, tagNameProblem } from '../src/tags/names.js';
+import type { Group, Peer } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -31,9 +32,9 @@ describe('peer groups', () => {
     const loose = (await api('/peers', { method: 'POST', json: { name: 'g-peer-3' } })).data.peer;
     const list = await api('/peer-groups');
     assert.equal(list.status, 200);
-    const office = list.data.groups.find((x: any) => x.id === gid);
+    const office = list.data.groups.find((x: Group) => x.id === gid);
     assert.equal(office.peer_count, 2);
-    assert.equal(list.data.groups.find((x: any) => x.id === other.id).peer_count, 0);
+    assert.equal(list.data.groups.find((x: Group) => x.id === other.id).peer_count, 0);
     // move a peer, rename, recolour
     assert.equal((await api(`/peers/${loose.id}`, { method: 'PUT', json: { group_id: other.id } })).data.peer.group_id, other.id);
     const u = await api(`/peer-groups/${gid}`, { method: 'PUT', json: { name: 'Head Office', color: null } });
@@ -46,7 +47,7 @@ describe('peer groups', () => {
     const del = await api(`/peer-groups/${gid}`, { method: 'DELETE' });
     assert.equal(del.status, 200);
     assert.equal(del.data.deleted.peers_ungrouped, 2);
-    const peers = (await api('/peers?limit=1000')).data.peers.filter((p: any) => p.name.startsWith('g-peer-'));
+    const peers = (await api('/peers?limit=1000')).data.peers.filter((p: Peer) => p.name.startsWith('g-peer-'));
     assert.deepEqual(
       peers.map((p: any) => p.group_id),
       [null, null, other.id],

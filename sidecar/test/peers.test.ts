@@ -8,6 +8,7 @@ import { addSamples } from '../src/peers/traffic.js';
 import { startOfDay } from '../src/dashboard/service.js';
 import type { PeersService } from '../src/peers/service.js';
 import { configFileName } from '../src/peers/service.js';
+import type { Peer, PeerBatchResult, Route } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -83,7 +84,7 @@ describe('create, read, list', () => {
     assert.equal(page.data.peers.length, 2);
     assert.equal(page.data.total, all.data.total);
     assert.deepEqual(
-      page.data.peers.map((p: any) => p.id),
+      page.data.peers.map((p: Peer) => p.id),
       all.data.peers.slice(1, 3).map((p: any) => p.id),
     );
     assert.equal((await api('/peers?limit=0')).status, 400);
@@ -123,7 +124,7 @@ describe('create, read, list', () => {
     const addrs = rs.map((r) => r.data.peer.address);
     assert.equal(new Set(addrs).size, 50);
     const all = await api('/peers?limit=1000');
-    const everyAddr = all.data.peers.map((p: any) => p.address);
+    const everyAddr = all.data.peers.map((p: Peer) => p.address);
     assert.equal(new Set(everyAddr).size, everyAddr.length, 'no address twice in the table');
     assert.ok(everyAddr.every((a: string) => /^10\.77\.0\.(\d+)$/.test(a) && Number(a.split('.')[3]) >= 2 && Number(a.split('.')[3]) <= 254));
   });
@@ -168,7 +169,7 @@ describe('update, toggle, batch, delete', () => {
     assert.equal(dis.status, 200);
     assert.equal(dis.data.action, 'disable');
     assert.deepEqual(
-      dis.data.results.map((r: any) => [r.id, r.ok, r.status]),
+      dis.data.results.map((r: PeerBatchResult) => [r.id, r.ok, r.status]),
       [
         [a.id, true, 200],
         [b.id, true, 200],
@@ -217,7 +218,7 @@ describe('update, toggle, batch, delete', () => {
     assert.equal(blocked.status, 409);
     assert.match(blocked.data.error, /svc\.example\.test/);
     assert.deepEqual(
-      blocked.data.routes.map((r: any) => r.domain),
+      blocked.data.routes.map((r: Route) => r.domain),
       ['svc.example.test'],
     );
     await route.destroy();
@@ -366,11 +367,11 @@ describe('hostnames and DNS', () => {
         ['server.vpn.internal', '10.77.0.1'],
       ],
     );
-    const printer = rec.data.peers.find((x: any) => x.name === 'printer');
+    const printer = rec.data.peers.find((x: Peer) => x.name === 'printer');
     assert.equal(printer.source, 'admin');
     assert.equal(printer.peer_id, p.id);
     assert.equal(printer.stale, false);
-    assert.equal(rec.data.peers.find((x: any) => x.name === 'old-agent').stale, true);
+    assert.equal(rec.data.peers.find((x: Peer) => x.name === 'old-agent').stale, true);
     const st = await api('/system/dns/status');
     assert.equal(st.status, 200);
     assert.equal(st.data.dns.enabled, true);
@@ -600,7 +601,7 @@ describe('expiry dates', () => {
     await s.deps.db.models.Peer.update({ expires_at: FAR }, { where: { id: p.id } });
     const list = await api('/peers?limit=1000');
     assert.equal(list.status, 200, JSON.stringify(list.data));
-    const inList = list.data.peers.find((x: any) => x.id === p.id);
+    const inList = list.data.peers.find((x: Peer) => x.id === p.id);
     assert.equal(inList.expires_at, null);
     assert.equal(inList.expired, false);
     const one = await api(`/peers/${p.id}`);

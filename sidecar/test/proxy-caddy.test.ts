@@ -24,6 +24,7 @@ import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
 import { waitFor } from '../../test/lib/wait.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
+import type { Route } from './lib/protocol.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 
@@ -208,7 +209,7 @@ test('Caddy rejecting the configuration: 502 with its message, the route is not 
     const running = await new CaddyAdminClient(`127.0.0.1:${ports.admin}`).getConfig();
     assert.equal(proxyConfigHash(stripMarker(running) as any), hashBefore);
     // An update that Caddy rejects is rolled back the same way.
-    const app = (await call('/routes?type=http')).data.routes.find((x: any) => x.domain === 'app.test');
+    const app = (await call('/routes?type=http')).data.routes.find((x: Route) => x.domain === 'app.test');
     const l4 = (await call('/routes?type=l4')).data.routes[0];
     const u = await call(`/routes/${l4.id}`, 'PUT', { l4_listen_port: taken, enabled: true });
     assert.equal(u.status, 502);
@@ -263,7 +264,7 @@ test('a batch in which one write makes Caddy fail: that write alone fails, the o
     assert.equal((await getVia(ports.http, 'mix1.test'))?.status, 200);
     assert.equal((await getVia(ports.http, 'mix2.test'))?.status, 200);
     assert.equal(
-      (await call('/routes?type=l4&limit=1000')).data.routes.some((r: any) => r.domain === 'mixbad.test'),
+      (await call('/routes?type=l4&limit=1000')).data.routes.some((r: Route) => r.domain === 'mixbad.test'),
       false,
     );
   } finally {

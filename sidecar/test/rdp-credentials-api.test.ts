@@ -18,6 +18,7 @@ import {
   RDP_ENVELOPE_ALG,
 } from '@gatehouse/common/rdp-credentials.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import type { MaintenanceWindow, Route } from './lib/protocol.js';
 
 const creds = { username: 'alice', password: 'S3cret-pässwort!', domain: 'CORP' };
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-rdp-creds-'));
@@ -152,7 +153,7 @@ test('maintenance windows: PUT validates (ISO, from < to), stores sorted UTC, GE
   const put = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [later, current] });
   assert.equal(put.status, 200, JSON.stringify(put.data));
   assert.deepEqual(
-    put.data.windows.map((w: any) => w.note),
+    put.data.windows.map((w: MaintenanceWindow) => w.note),
     ['Patch day', 'later'],
   );
   assert.equal(put.data.windows[1].from, '2098-12-31T22:00:00.000Z');
@@ -174,7 +175,7 @@ test('master-key rotation: new key pair, routes with credentials pending; ack re
   assert.equal(pending.status, 200);
   assert.equal(pending.data.current_kid, np.kid);
   assert.deepEqual(
-    pending.data.routes.map((r: any) => r.id),
+    pending.data.routes.map((r: Route) => r.id),
     [routeId],
   );
   assert.equal(pending.data.routes[0].rotation_state, 'pending');

@@ -13,6 +13,7 @@ import { TcpListeners } from '../../gateway/src/listeners.js';
 import { createLogger } from '@gatehouse/common/json-log.js';
 import { disconnectAllResponse, historyResponse } from '../src/rdp/schema.js';
 import { EXPORT_COLUMNS } from '../src/rdp/history.js';
+import type { GatewayListener, RdpSession } from './lib/protocol.js';
 
 let c: Ctx;
 before(async () => {
@@ -134,7 +135,7 @@ describe('RDP sessions', () => {
     assert.equal((await svc().end(b.id, who())).end_reason, 'disconnected');
     const hist = await c.api(`/rdp/${route.id}/history`);
     historyResponse.parse(hist.data);
-    const reasons = Object.fromEntries(hist.data.sessions.map((s: any) => [s.client_name, s.end_reason]));
+    const reasons = Object.fromEntries(hist.data.sessions.map((s: RdpSession) => [s.client_name, s.end_reason]));
     assert.deepEqual(reasons, { 'desk-a': 'disconnected', 'desk-b': 'disconnected', 'desk-c': 'client' });
     assert.equal((await c.api('/rdp/999999/sessions/disconnect-all', { method: 'POST' })).status, 404);
   });
@@ -158,7 +159,7 @@ describe('RDP sessions', () => {
     assert.equal(cfg.status, 200, JSON.stringify(cfg.data));
     const listeners = new TcpListeners(peer.address, createLogger('error'), { connectTimeoutMs: 2000 });
     await listeners.apply(cfg.data.tcp_listeners);
-    const l = cfg.data.tcp_listeners.find((x: any) => x.route_id === route.gateway_l4_route_id);
+    const l = cfg.data.tcp_listeners.find((x: GatewayListener) => x.route_id === route.gateway_l4_route_id);
     assert.ok(l, 'the linked route has a companion listener');
     const api = new CompanionApi(
       g.data.gateway.pushToken,

@@ -10,6 +10,7 @@ import { closedPort, createRdp, opsServer, tcpListener, type Ctx } from './rdp-o
 import { waitFor } from '../../test/lib/wait.js';
 import { rdpStatusAllResponse, rdpStatusResponse } from '../src/rdp/schema.js';
 import { tcpCheck } from '../src/rdp/status.js';
+import type { PathCheck } from './lib/protocol.js';
 
 let c: Ctx;
 before(async () => {
@@ -139,7 +140,7 @@ describe('RDP status endpoints', () => {
       const st = await status(route.id);
       assert.equal(st.reachable, true, JSON.stringify(st));
       assert.deepEqual(
-        st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]),
+        st.paths.map((p: PathCheck) => [p.path, p.host, p.port, p.reachable]),
         [['external', '127.0.0.1', pub.port, true]],
       );
       assert.ok(pub.accepted() >= 1);
@@ -162,7 +163,7 @@ describe('RDP status endpoints', () => {
       const st = await status(route.id);
       assert.equal(st.path, 'both');
       assert.deepEqual(
-        st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]),
+        st.paths.map((p: PathCheck) => [p.path, p.host, p.port, p.reachable]),
         [
           ['internal', '127.0.0.1', internal.port, true],
           ['external', 'localhost', closed, false],
@@ -206,7 +207,7 @@ describe('RDP status endpoints', () => {
     assert.equal(st.latency_ms, 4.5);
     assert.deepEqual(st.gateway, { ...st.gateway, peer_id: g.data.peer.id, status: 'online', l4_route_id: l4 });
     assert.deepEqual(
-      st.paths.map((p: any) => [p.path, p.host, p.port, p.reachable]),
+      st.paths.map((p: PathCheck) => [p.path, p.host, p.port, p.reachable]),
       [['gateway', '192.168.50.10', 3389, true]],
     );
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-credentials.js';
 import { MasterKey } from '../src/util/crypto.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import type { Route } from './lib/protocol.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-rdp-rotation-'));
 let s: TestServer;
@@ -59,7 +60,7 @@ test('rotation: new key pair sealed with the new master key, old retired, routes
   const pending = (await call('/rdp/rotation/pending')).data;
   assert.equal(pending.current_kid, rows[1].kid);
   assert.deepEqual(
-    pending.routes.map((x: any) => x.id),
+    pending.routes.map((x: Route) => x.id),
     [withCreds],
   );
   assert.equal((await call(`/rdp/${without}`)).data.route.rotation_state, 'none');

@@ -37,6 +37,7 @@ import { freePort } from '../../test/lib/ports.js';
 import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { addAccessLog, accessLogFile } from '../src/proxy/fragments/access-log.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { AccessEntry } from './lib/protocol.js';
 
 const haveCaddy = fs.existsSync(CADDY);
 const HASH = '$2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4IjWJPDhjvG';
@@ -289,7 +290,7 @@ before(async () => {
   adminHeaders = h;
   for (const name of ['alice', 'bob', 'carol']) {
     const password = `${name}-own-password-1`;
-    const u = await s.req<{ user: { id: number } }>('/api/v1/users', { method: 'POST', headers: h, json: { username: name, email: `${name}@example.test`, password, role: 'user' } });
+    const u: Response & { data: { user: { id: number } } } = await s.req('/api/v1/users', { method: 'POST', headers: h, json: { username: name, email: `${name}@example.test`, password, role: 'user' } });
     assert.equal(u.status, 201, JSON.stringify(u.data));
     routeUsers[name] = { id: u.data.user.id, password };
   }
@@ -464,7 +465,7 @@ test(
     assert.equal(byUri('/carol')?.status, 302);
     // and so does the access log
     const log = await s!.req('/api/v1/logs/access?limit=100', { headers: adminHeaders });
-    assert.ok(log.data.entries.some((e: any) => e.uri === '/alice-was-here' && e.auth_user === 'alice'));
+    assert.ok(log.data.entries.some((e: AccessEntry) => e.uri === '/alice-was-here' && e.auth_user === 'alice'));
   },
 );
 

@@ -11,6 +11,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import { Browser, codeFromMail, createRoute, startSmtp, type SmtpSink } from './route-auth-helpers.js';
 import { manualClock } from '../src/util/clock.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
+import type { RouteAuthUser } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -126,7 +127,7 @@ test('route users sign in with their own credentials; each gets their own sessio
   // the route's auth configuration lists its users
   const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h });
   assert.deepEqual(
-    cfg.data.route_auth.users.map((u: any) => u.username),
+    cfg.data.route_auth.users.map((u: RouteAuthUser) => u.username),
     ['alice', 'bob', 'dave'],
   );
 });
@@ -215,7 +216,7 @@ test("two-factor TOTP per user: each user their own secret (set up with user_id)
   assert.notEqual(secrets.alice, secrets.bob);
   const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h });
   assert.deepEqual(
-    cfg.data.route_auth.users.map((u: any) => [u.username, u.totp_active]),
+    cfg.data.route_auth.users.map((u: RouteAuthUser) => [u.username, u.totp_active]),
     [
       ['alice', true],
       ['bob', true],

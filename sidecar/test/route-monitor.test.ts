@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import type { ActivityEntry, RouteCheck } from './lib/protocol.js';
 
 const octet = 100 + (process.pid % 100);
 let s: TestServer;
@@ -69,11 +70,11 @@ test('check now: up with status and response time, Host = domain, no credentials
   backend = await listen(port);
   c = await call(`/routes/${id}/check`, 'POST', {});
   assert.equal(c.data.check.up, true);
-  const events = (await call('/logs/activity?source=monitoring')).data.entries.map((e: any) => e.event_type);
+  const events = (await call('/logs/activity?source=monitoring')).data.entries.map((e: ActivityEntry) => e.event_type);
   assert.deepEqual(events, ['route_up', 'route_down']);
   const h = await call(`/routes/${id}/checks?limit=10`);
   assert.deepEqual(
-    h.data.checks.map((x: any) => x.up),
+    h.data.checks.map((x: RouteCheck) => x.up),
     [true, false, true],
   );
   assert.equal((await call(`/routes/${id}/checks?limit=0`)).status, 400);
@@ -110,7 +111,7 @@ test('monitoring interval: GET default, PUT validates (400 + fields, nothing cha
     m.stop();
   }
   assert.deepEqual((await call('/settings/monitoring')).data.monitoring, { interval_seconds: 5 });
-  const ev = (await call('/logs/activity?source=settings')).data.entries.find((e: any) => /monitoring interval/.test(e.message));
+  const ev = (await call('/logs/activity?source=settings')).data.entries.find((e: ActivityEntry) => /monitoring interval/.test(e.message));
   assert.ok(ev, 'the change is in the activity log');
   assert.deepEqual(ev.details, { interval_seconds: 5, previous: 30 });
 });
@@ -149,7 +150,7 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   // the scheduler checks it too
   const m = s.deps.monitor as { checkAll(): Promise<{ route_id: number; up: boolean }[]> };
   assert.equal((await m.checkAll()).find((x) => x.route_id === id)?.up, false);
-  const ev = (await call('/logs/activity?source=monitoring')).data.entries.find((e: any) => e.details?.route_id === id);
+  const ev = (await call('/logs/activity?source=monitoring')).data.entries.find((e: ActivityEntry) => e.details?.route_id === id);
   assert.equal(ev?.event_type, 'route_down');
 
   // UDP: refused with 400 (nothing stored), and no check

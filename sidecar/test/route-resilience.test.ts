@@ -11,6 +11,7 @@ import type { ProxyService } from '../src/proxy/service.js';
 import { breakerSecretPath, retryRoutes } from '../src/proxy/fragments/resilience.js';
 import { BreakerMemory } from '../src/proxy/breaker.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
+import type { ActivityEntry, Route as ApiRoute } from './lib/protocol.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -182,7 +183,7 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   assert.equal((await report({ ...body, state: 'closed', failure_count: 0, opened_at: 0, at: openedAt + 31_000 })).data.applied, true);
   assert.equal((await call(`/routes/${id}`)).data.route.cb_opened_at, null);
   assert.deepEqual(await events(), ['circuit_breaker_closed', 'circuit_breaker_open']);
-  const closed = (await call('/logs/activity?source=routes&limit=50')).data.entries.find((e: any) => e.event_type === 'circuit_breaker_closed');
+  const closed = (await call('/logs/activity?source=routes&limit=50')).data.entries.find((e: ActivityEntry) => e.event_type === 'circuit_breaker_closed');
   assert.equal(closed.details.open_seconds, 31);
   // a closed report while already closed is no new event
   assert.equal((await report({ ...body, state: 'closed', failure_count: 0, opened_at: 0, at: openedAt + 32_000 })).data.applied, true);
@@ -210,7 +211,7 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   assert.equal(proxy().loads, loads0);
   assert.equal((await call('/routes/987654/circuit-breaker/reset', 'POST', {})).status, 404);
 
-  const id = (await call('/routes?limit=100')).data.routes.find((x: any) => x.domain === 'cb.example.com').id;
+  const id = (await call('/routes?limit=100')).data.routesfind((x: ApiRoute) => x.domain === 'cb.example.com').id;
   const t0 = Date.now();
   const res = await call(`/routes/${id}/circuit-breaker/reset`, 'POST', {});
   assert.equal(res.status, 200, JSON.stringify(res.data));

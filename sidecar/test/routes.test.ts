@@ -11,6 +11,7 @@ import type { ProxyService } from '../src/proxy/service.js';
 import { proxyConfigHash } from '../src/proxy/apply.js';
 import type { RoutesService } from '../src/routes/service.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { Peer, Route } from './lib/protocol.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -370,24 +371,24 @@ test('list: total, limit, offset, type filter', async () => {
   assert.equal(all.status, 200);
   assert.equal(all.data.total, await routeCount());
   assert.equal(all.data.routes.length, all.data.total);
-  const ids = all.data.routes.map((r: any) => r.id);
+  const ids = all.data.routes.map((r: Route) => r.id);
   assert.deepEqual(
     ids,
     [...ids].sort((a: number, b: number) => a - b),
   );
   const page = await call('/routes?limit=2&offset=1');
   assert.deepEqual(
-    page.data.routes.map((r: any) => r.id),
+    page.data.routes.map((r: Route) => r.id),
     ids.slice(1, 3),
   );
   assert.equal(page.data.total, all.data.total);
   const l4 = await call('/routes?type=l4');
   assert.ok(l4.data.routes.length > 0);
-  assert.ok(l4.data.routes.every((r: any) => r.route_type === 'l4'));
-  assert.equal(l4.data.total, all.data.routes.filter((r: any) => r.route_type === 'l4').length);
+  assert.ok(l4.data.routes.every((r: Route) => r.route_type === 'l4'));
+  assert.equal(l4.data.total, all.data.routes.filter((r: Route) => r.route_type === 'l4').length);
   const alias = await s.req('/api/routes?type=http', { headers: auth });
   assert.equal(alias.status, 200);
-  assert.ok(alias.data.routes.every((r: any) => r.route_type === 'http'));
+  assert.ok(alias.data.routes.every((r: Route) => r.route_type === 'http'));
 });
 
 test('batch: per-id results, one load for the whole batch', async () => {
@@ -481,9 +482,9 @@ test('GET /routes/peers: online status, gateway flag, group; peer_type=gateway f
   await s.deps.db.models.Peer.update({ latest_handshake: now - 3_600_000 }, { where: { id: peerB } });
   const all = await call('/routes/peers');
   assert.equal(all.status, 200);
-  const a = all.data.peers.find((p: any) => p.id === peerA);
-  const b = all.data.peers.find((p: any) => p.id === peerB);
-  const gw = all.data.peers.find((p: any) => p.id === gateway);
+  const a = all.data.peers.find((p: Peer) => p.id === peerA);
+  const b = all.data.peers.find((p: Peer) => p.id === peerB);
+  const gw = all.data.peers.find((p: Peer) => p.id === gateway);
   assert.equal(a.isOnline, true);
   assert.equal(b.isOnline, false);
   assert.equal(a.is_gateway, false);
@@ -495,7 +496,7 @@ test('GET /routes/peers: online status, gateway flag, group; peer_type=gateway f
   assert.match(a.ip, /^\d+\.\d+\.\d+\.\d+$/);
   const only = await call('/routes/peers?peer_type=gateway');
   assert.deepEqual(
-    only.data.peers.map((p: any) => p.id),
+    only.data.peers.map((p: Peer) => p.id),
     [gateway],
   );
 });

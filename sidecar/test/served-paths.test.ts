@@ -62,6 +62,6 @@ test('the list is complete for the route-auth pages and the fast paths, and ever
     assert.ok(doc.paths[path]?.[method.toLowerCase()], `${fp} is not in the document`);
   }
   // operation ids stay unique with the added operations
-  const ids = Object.values(doc.paths).flatMap((ops: any) => Object.values(ops).map((o: any) => o.operationId));
+  const ids = Object.values<Record<string, { operationId: string }>>(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
   assert.equal(new Set(ids).size, ids.length);
 });

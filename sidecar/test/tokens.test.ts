@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { startTestServer, login, bearer, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
+import type { Token } from './lib/protocol.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 23, 12, 0, 0));
 let s: TestServer;
@@ -26,7 +27,7 @@ test('token is gth_ plaintext once, only its SHA-256 stored, never listed', asyn
   const list = await s.req('/api/v1/tokens', { headers: h });
   assert.ok(!JSON.stringify(list.data).includes(r.data.token));
   assert.ok(!JSON.stringify(list.data).includes(row.token_hash));
-  assert.deepEqual(list.data.tokens.find((t: any) => t.id === r.data.record.id).scopes, ['peers', 'logs']);
+  assert.deepEqual(list.data.tokens.find((t: Token) => t.id === r.data.record.id).scopes, ['peers', 'logs']);
 });
 
 test('all three headers work; no CSRF for tokens', async () => {
@@ -54,7 +55,7 @@ test('expiry is enforced; revocation is immediate', async () => {
   const exp = await s.req('/api/v1/logs/recent', { headers: bearer(r.data.token) });
   assert.equal(exp.status, 401);
   const list = await s.req('/api/v1/tokens', { headers: h });
-  assert.equal(list.data.tokens.find((t: any) => t.id === r.data.record.id).expired, true);
+  assert.equal(list.data.tokens.find((t: Token) => t.id === r.data.record.id).expired, true);
   const past = await create({ name: 'past', scopes: ['logs'], expires_at: clock() - 1 });
   assert.equal(past.status, 422);
   assert.ok(past.data.fields.expires_at);
@@ -115,7 +116,7 @@ test('a stored out-of-range expiry never takes GET /tokens down', async () => {
   await s.deps.db.models.ApiToken.update({ expires_at: 9007199254740991 }, { where: { id: r.data.record.id } });
   const list = await s.req('/api/v1/tokens', { headers: h });
   assert.equal(list.status, 200, JSON.stringify(list.data));
-  const t = list.data.tokens.find((x: any) => x.id === r.data.record.id);
+  const t = list.data.tokens.find((x: Token) => x.id === r.data.record.id);
   assert.equal(t.expires_at, null);
   assert.equal(t.expired, false);
   assert.equal((await s.req('/api/v1/logs/recent', { headers: bearer(r.data.token) })).status, 200, 'the token still works');

@@ -8,15 +8,15 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type Running, type StartOptions } from '../../src/server.js';
 import { createLogger } from '../../src/util/logger.js';
+import type { JsonDoc } from '../../../test/lib/json.js';
 import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from './licence.js';
 
 /**
- * The body type of a request that names none. The suite reads some two thousand fields of bodies of
+ * The body type of a request that names none: the suite reads some two thousand fields of bodies of
  * every endpoint, error bodies of bad input included, as the JSON they are; a test that wants the
  * type checker on a body names its type (req<T>).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: untyped default of req<T> (see above); callers name T where they read a body as a type
-export type AnyBody = any;
+export type AnyBody = JsonDoc;
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
