@@ -7,6 +7,7 @@ import { startTestServer, login, ADMIN, bearer, type TestServer } from './lib/se
 import { manualClock } from '../src/util/clock.js';
 import { SESSION_COOKIE } from '../src/http/app.js';
 import type { ActivityEntry, Locked, Token } from './lib/protocol.js';
+import type { Row } from './lib/rows.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 23, 12, 0, 0));
 let s: TestServer;
@@ -165,10 +166,10 @@ test('an old bcrypt hash verifies once and is replaced by argon2id', async () =>
     updated_at: now,
   });
   assert.equal((await jsonLogin('legacy', 'wrong-one')).status, 401);
-  let row: any = await s.deps.db.models.User.findOne({ where: { username: 'legacy' }, raw: true });
+  let row = ((await s.deps.db.models.User.findOne({ where: { username: 'legacy' }, raw: true })) as Row<'User'> | null)!;
   assert.match(row.password_hash, /^\$2b\$/);
   assert.equal((await jsonLogin('legacy', 'legacy-password')).status, 200);
-  row = await s.deps.db.models.User.findOne({ where: { username: 'legacy' }, raw: true });
+  row = ((await s.deps.db.models.User.findOne({ where: { username: 'legacy' }, raw: true })) as Row<'User'> | null)!;
   assert.match(row.password_hash, /^\$argon2id\$/);
   assert.equal((await jsonLogin('legacy', 'legacy-password')).status, 200, 'the new hash verifies');
 });

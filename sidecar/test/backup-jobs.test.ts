@@ -13,6 +13,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import S3rver from 's3rver';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { Row } from './lib/rows.js';
 
 const PASS = 'job passphrase 0123';
 let s: TestServer;
@@ -78,7 +79,7 @@ test('local target: run at once writes a sealed document; keep deletes the oldes
   const id = c.data.job.id;
   assert.equal(c.data.job.last_run, null);
   assert.ok(!JSON.stringify(c.data).includes(PASS), 'the passphrase is never shown');
-  const row = (await s.deps.db.models.BackupJob.findByPk(id, { raw: true })) as any;
+  const row = ((await s.deps.db.models.BackupJob.findByPk(id, { raw: true })) as Row<'BackupJob'> | null)!;
   assert.equal(s.deps.crypto.open(row.passphrase_enc), PASS, 'stored sealed with the master key');
   for (let i = 0; i < 3; i++) {
     const r = await api(`/settings/autobackup/${id}/run`, 'POST');
@@ -112,7 +113,7 @@ test('S3 target against s3rver: the object appears, keep deletes the oldest, the
   const id = c.data.job.id;
   assert.equal(c.data.job.s3.secret_set, true);
   assert.ok(!('secret_access_key' in c.data.job.s3));
-  const row = (await s.deps.db.models.BackupJob.findByPk(id, { raw: true })) as any;
+  const row = ((await s.deps.db.models.BackupJob.findByPk(id, { raw: true })) as Row<'BackupJob'> | null)!;
   assert.notEqual(row.s3_secret_enc, 'S3RVER');
   const keys = async () =>
     ((await client().send(new ListObjectsV2Command({ Bucket: 'gh-backups', Prefix: 'gatehouse/' }))).Contents ?? []).map((o) => o.Key!).sort();

@@ -12,6 +12,7 @@ import { resealDocument, type BackupDocument } from '../src/backup/document.js';
 import { PassphraseKey } from '../src/backup/envelope.js';
 import { BackupService } from '../src/backup/service.js';
 import type { User } from './lib/protocol.js';
+import type { Row } from './lib/rows.js';
 
 const PASS = 'correct horse battery staple';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -271,9 +272,9 @@ test('replace restore into a fresh install (new data dir, new master key): every
     const strip = (x: any) => JSON.parse(JSON.stringify(x, (k, v) => (k === 'last_used_at' || k === 'last_login_at' ? null : v)));
     assert.deepEqual(strip(after), strip(before));
     // SMTP password came back (sealed under the new key): the transport opens it
-    const stored = JSON.parse(((await dst.deps.db.models.Setting.findByPk('smtp', { raw: true })) as any).value);
+    const stored = JSON.parse(((await dst.deps.db.models.Setting.findByPk('smtp', { raw: true })) as Row<'Setting'> | null)!.value);
     assert.equal(dst.deps.crypto.open(stored.password), 'smtp-secret-1');
-    const hook = (await dst.deps.db.models.Webhook.findOne({ raw: true })) as any;
+    const hook = ((await dst.deps.db.models.Webhook.findOne({ raw: true })) as Row<'Webhook'> | null)!;
     assert.equal(dst.deps.crypto.open(hook.secret_enc), 'webhook-secret-0123456789');
     // the WireGuard server key is the old one (old client configs name it)
     assert.equal(
@@ -446,7 +447,7 @@ test('the migration hook: a synthetic version-0 document is upgraded and restore
     const r = await migrating.restore(JSON.stringify(v0), { passphrase: PASS, mode: 'replace', dryRun: false });
     assert.equal(r.migrated_from, 0);
     assert.equal(r.version, 1);
-    const laptop = (await dst.deps.db.models.Peer.findOne({ where: { name: 'laptop' }, raw: true })) as any;
+    const laptop = ((await dst.deps.db.models.Peer.findOne({ where: { name: 'laptop' }, raw: true })) as Row<'Peer'> | null)!;
     assert.equal(laptop.group_id, ids.g1);
     assert.equal(laptop.description, null);
   } finally {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { startTestServer, login, bearer, type TestServer } from './lib/server.js';
 import type { ActivityEntry } from './lib/protocol.js';
+import type { Row } from './lib/rows.js';
 
 let s: TestServer;
 let admin: Record<string, string>;
@@ -38,7 +39,7 @@ test('register: 201 creates a peer named after the hostname; the same machine ag
   assert.equal(r.data.machine.platform, 'linux-x64');
   assert.equal(r.data.machine.token_id, id);
   assert.equal(await count('Peer'), peersBefore + 1);
-  const row: any = await s.deps.db.models.ClientMachine.findByPk(r.data.machine.id, { raw: true });
+  const row = ((await s.deps.db.models.ClientMachine.findByPk(r.data.machine.id, { raw: true })) as Row<'ClientMachine'> | null)!;
   assert.equal(row.fingerprint, crypto.createHash('sha256').update('machine-A').digest('hex'), 'only the fingerprint hash is stored');
 
   const again = await register(token, 'machine-A', { hostname: 'laptop-1', platform: 'linux-x64', client_version: '0.2.0' });
@@ -209,7 +210,7 @@ test('heartbeat: stored on the machine, answers the config hash; bad input 400 w
   const bad = await s.req('/api/v1/client/heartbeat', { method: 'POST', json: { handshake_age_s: -1, rx_bytes: 'x' }, headers: h });
   assert.equal(bad.status, 400);
   assert.ok(bad.data.fields.handshake_age_s && bad.data.fields.rx_bytes && bad.data.fields.tx_bytes, JSON.stringify(bad.data.fields));
-  let row: any = await s.deps.db.models.ClientMachine.findByPk(reg.data.machine.id, { raw: true });
+  let row = ((await s.deps.db.models.ClientMachine.findByPk(reg.data.machine.id, { raw: true })) as Row<'ClientMachine'> | null)!;
   assert.equal(row.rx_bytes, null);
   const ok = await s.req('/api/v1/client/heartbeat', {
     method: 'POST',
@@ -218,7 +219,7 @@ test('heartbeat: stored on the machine, answers the config hash; bad input 400 w
   });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
   assert.equal(ok.data.config_hash, reg.data.config_hash);
-  row = await s.deps.db.models.ClientMachine.findByPk(reg.data.machine.id, { raw: true });
+  row = ((await s.deps.db.models.ClientMachine.findByPk(reg.data.machine.id, { raw: true })) as Row<'ClientMachine'> | null)!;
   assert.equal(Number(row.handshake_age_s), 12);
   assert.equal(Number(row.rx_bytes), 1000);
   assert.equal(Number(row.tx_bytes), 2000);

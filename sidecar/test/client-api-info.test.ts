@@ -8,6 +8,7 @@ import { localDns } from './lib/local-dns.js';
 import { addSamples } from '../src/peers/traffic.js';
 import { APP_VERSION } from '../src/version.js';
 import type { ExternalAddress, Service, User } from './lib/protocol.js';
+import type { Row } from './lib/rows.js';
 
 let s: TestServer;
 let admin: Record<string, string>;
@@ -70,7 +71,7 @@ test('status: stored (size-limited); too large 413, bad known fields 400 with fi
   const bad = await s.req('/api/v1/client/status', { method: 'POST', json: { uptime_s: -5, tunnel: { up: 'yes' } }, headers: c.h });
   assert.equal(bad.status, 400);
   assert.ok(bad.data.fields.uptime_s && bad.data.fields['tunnel.up'], JSON.stringify(bad.data.fields));
-  let row: any = await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true });
+  let row = ((await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true })) as Row<'ClientMachine'> | null)!;
   assert.equal(row.status_json, null);
   const ok = await s.req('/api/v1/client/status', {
     method: 'POST',
@@ -78,8 +79,8 @@ test('status: stored (size-limited); too large 413, bad known fields 400 with fi
     headers: c.h,
   });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
-  row = await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true });
-  assert.deepEqual(JSON.parse(row.status_json), { os: 'Debian 12', uptime_s: 99, tunnel: { up: true, interface: 'gh0' }, extra: { cpu: 3 } });
+  row = ((await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true })) as Row<'ClientMachine'> | null)!;
+  assert.deepEqual(JSON.parse(row.status_json!), { os: 'Debian 12', uptime_s: 99, tunnel: { up: true, interface: 'gh0' }, extra: { cpu: 3 } });
   const machines = await s.req(`/api/v1/tokens/${c.id}/machines`, { headers: admin });
   assert.equal(machines.data.machines[0].status.os, 'Debian 12');
 });

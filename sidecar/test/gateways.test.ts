@@ -18,6 +18,8 @@ import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { Gateway, GatewayConfigRoute } from './lib/protocol.js';
+import type { JsonDoc } from '../../test/lib/json.js';
+import type { Row } from './lib/rows.js';
 
 // ------------------------------------------------------------------------------------------ pure
 
@@ -230,7 +232,7 @@ describe('gateway config and its hash (pure)', () => {
       gwRoute({ id: 13, domain: 'dns.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: 5353, target_lan_port: 53 }),
       gwRoute({ id: 14, domain: 'gone.example.com', target_peer_id: 99 }),
     ];
-    const cfg: any = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: true }]]) });
+    const cfg: JsonDoc = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: true }]]) });
     const hosts = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
     const nas = hosts['nas.example.com'].routes[0].handle[0];
     assert.equal(nas.handler, 'reverse_proxy');
@@ -258,7 +260,7 @@ describe('gateway config and its hash (pure)', () => {
     assert.deepEqual(cfg.apps.layer4.servers.route_12.routes[0].handle[0].upstreams, [{ dial: ['10.8.0.5:2222'] }]);
     assert.deepEqual(cfg.apps.layer4.servers.route_13.routes[0].handle[0].upstreams, [{ dial: ['udp/10.8.0.5:5353'] }]);
     // disabled gateway peer: unavailable
-    const off: any = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: false }]]) });
+    const off: JsonDoc = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: false }]]) });
     assert.equal(off.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['nas.example.com'].routes[0].handle[0].handler, 'static_response');
     assert.equal(off.apps.layer4, undefined);
   });
@@ -358,7 +360,7 @@ describe('creation, gateway.env and tokens', () => {
     assert.ok(conf.includes(`PresharedKey = ${env.GATEWAY_WG_PRESHARED_KEY}`));
     assert.ok(conf.includes(`PublicKey = ${env.GATEWAY_WG_SERVER_PUBLIC_KEY}`));
     // stored: the API token only as SHA-256, the push token sealed
-    const row: any = await gateways().Gateway.findByPk(peer.id, { raw: true });
+    const row = ((await gateways().Gateway.findByPk(peer.id, { raw: true })) as Row<'Gateway'> | null)!;
     assert.equal(row.api_token_hash, crypto.createHash('sha256').update(gateway.apiToken).digest('hex'));
     assert.ok(!JSON.stringify(row).includes(gateway.pushToken) && !JSON.stringify(row).includes(gateway.apiToken));
     assert.equal(s.deps.crypto.open(row.push_token_enc), gateway.pushToken);
@@ -654,7 +656,7 @@ describe('heartbeats and the status state machine', () => {
       for (const f of fields) assert.ok(r.data.fields?.[f], `field ${f} in ${JSON.stringify(r.data.fields)}`);
     }
     await gateways().flushHeartbeats(); // heartbeat rows are written in batches: nothing may be pending either
-    const row: any = await gateways().Gateway.findByPk(g.peer.id, { raw: true });
+    const row = ((await gateways().Gateway.findByPk(g.peer.id, { raw: true })) as Row<'Gateway'> | null)!;
     assert.equal(row.last_seen_at, null);
     assert.equal(row.health, null);
     assert.equal(row.status, 'unknown');
@@ -749,10 +751,10 @@ describe('heartbeats and the status state machine', () => {
     const seen = clock();
     assert.equal((await api(`/peers/${g.peer.id}/gateway-info`)).data.gateway.last_seen_at, seen, 'the admin view has it before it is stored');
     await gateways().flushHeartbeats();
-    const row: any = await gateways().Gateway.findByPk(g.peer.id, { raw: true });
+    const row = ((await gateways().Gateway.findByPk(g.peer.id, { raw: true })) as Row<'Gateway'> | null)!;
     assert.equal(Number(row.last_seen_at), seen);
     assert.equal(row.reported_config_hash, cfgHash);
-    assert.equal(JSON.parse(row.health).config_hash, cfgHash);
+    assert.equal(JSON.parse(row.health!).config_hash, cfgHash);
   });
 
   test('transition listeners hear every transition through the one emit function', async () => {

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../src/licence/features.js';
+import type { Row } from './lib/rows.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
@@ -74,7 +75,7 @@ test('circuit_breaker off: the reset answers 403 with the feature and leaves the
   const id = c.data.route.id;
   const Route = s.deps.db.models.Route;
   await Route.update({ cb_failure_count: 2 }, { where: { id } });
-  const failures = async () => Number(((await Route.findByPk(id, { attributes: ['cb_failure_count'], raw: true })) as any).cb_failure_count);
+  const failures = async () => Number(((await Route.findByPk(id, { attributes: ['cb_failure_count'], raw: true })) as Row<'Route'> | null)!.cb_failure_count);
   off.add('circuit_breaker');
   try {
     assertGated(await call(`/routes/${id}/circuit-breaker/reset`, 'POST', {}), 'circuit_breaker');

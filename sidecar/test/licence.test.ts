@@ -20,6 +20,7 @@ import { COMMUNITY, COMMUNITY_FEATURES, LICENSED_FEATURES, type FeatureGate, typ
 import { fullPath } from '../src/http/registry.js';
 import { manualClock } from '../src/util/clock.js';
 import { licenceFeature } from '../src/licence/feature.js';
+import { asRows, type Row } from './lib/rows.js';
 
 const DAY = 24 * 3600 * 1000;
 const trusted = [publicKeyFrom(TEST_PUBLIC_KEY_PEM)];
@@ -265,9 +266,9 @@ describe('a server without a licence (community fallback)', () => {
     assert.equal(d.data.license.status, 'community');
     assert.equal((await call('/license', 'DELETE')).data.removed, false);
     assert.equal((await call('/license/refresh', 'POST')).status, 409);
-    const rows = (await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true })) as any[];
+    const rows = asRows<'Activity'>(await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true }));
     assert.equal(rows.length - before, 2);
-    const reasons = rows.slice(before).map((r) => JSON.parse(r.details).reason);
+    const reasons = rows.slice(before).map((r) => JSON.parse(r.details!).reason);
     assert.deepEqual(reasons, ['activated', 'removed']);
   });
 
@@ -397,7 +398,7 @@ describe('losing and regaining circuit_breaker and internal_dns (a test gate)', 
     const hosts = fs.readFileSync(file, 'utf8');
     assert.doesNotMatch(hosts, /printer\./);
     assert.match(hosts, /needs the licence feature internal_dns/);
-    assert.equal(((await s.deps.db.models.Peer.findByPk(peer.id, { raw: true })) as any).hostname, 'printer');
+    assert.equal(((await s.deps.db.models.Peer.findByPk(peer.id, { raw: true })) as Row<'Peer'> | null)!.hostname, 'printer');
     await lose();
     assert.match(fs.readFileSync(file, 'utf8'), /printer\./);
   });
@@ -414,8 +415,8 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
   const requests: any[] = [];
   const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
   const events = async () =>
-    ((await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true })) as any[]).map((r) =>
-      JSON.parse(r.details),
+    asRows<'Activity'>(await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true })).map((r) =>
+      JSON.parse(r.details!),
     );
   const advance = (ms: number) => clock.advanceAsync(ms, () => s.deps.scheduler.idle());
 

@@ -15,6 +15,7 @@ import { createAppContext } from '../src/app-context.js';
 import { featureModels } from '../src/features.js';
 import { createLogger } from '../src/util/logger.js';
 import { MasterKey } from '../src/util/crypto.js';
+import { asRows, type Row } from './lib/rows.js';
 
 const SIDECAR = path.resolve(import.meta.dirname, '..');
 const creds = { username: 'alice', password: 'rdp-pass-rotate-1', domain: 'CORP' };
@@ -96,14 +97,14 @@ test('npm run cli -- rotate-master-key: new RDP key pair, the route with credent
   const pub = (await call('/rdp/pubkey')).data;
   assert.notEqual(pub.kid, oldKid);
   assert.equal(pending.data.current_kid, pub.kid);
-  const rows = (await s.deps.db.models.RdpServerKey.findAll({ raw: true })) as any[];
+  const rows = asRows<'RdpServerKey'>(await s.deps.db.models.RdpServerKey.findAll({ raw: true }));
   assert.equal(rows.length, 2);
-  assert.ok(rows.find((x) => x.kid === oldKid).retired_at !== null);
+  assert.ok(rows.find((x) => x.kid === oldKid)!.retired_at !== null);
   for (const row of rows) assert.throws(() => oldMaster.open(row.private_key_sealed), 'no RDP private key opens with the old master key');
   const fresh = await encryptCredentials(pub.public_key, creds);
   assert.deepEqual(await decryptCredentials(await s.deps.rdp.keys.privateKeyFor(pub.kid), pub.kid, fresh), creds);
   await assert.rejects(s.deps.rdp.keys.privateKeyFor(oldKid), /retired/);
   // the activity row names the hook
-  const act = (await s.deps.db.models.Activity.findOne({ where: { event_type: 'master_key_rotated' }, raw: true })) as any;
-  assert.deepEqual(JSON.parse(act.details).hooks, ['rdp']);
+  const act = ((await s.deps.db.models.Activity.findOne({ where: { event_type: 'master_key_rotated' }, raw: true })) as Row<'Activity'> | null)!;
+  assert.deepEqual(JSON.parse(act.details!).hooks, ['rdp']);
 });

@@ -23,6 +23,7 @@ import { ROTATION_STEPS, type RotationStep } from '../src/masterkey/rotation.js'
 import { LOCK_FILE, STALE_MS } from '../src/masterkey/lock.js';
 import { EXCLUDED_TABLES } from '../src/backup/sections.js';
 import { QueryTypes } from 'sequelize';
+import { asRows, type Row } from './lib/rows.js';
 
 const ENV = {
   GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -219,14 +220,14 @@ test('npm run cli -- rotate-master-key: every sealed value re-sealed; tunnels, S
   const cfg = (await s.deps.routeAuth.config(routeId))!;
   assert.equal(await s.deps.routeAuth.checkTotp(cfg, speakeasy.totp({ secret: totpSecret, encoding: 'base32' })), true);
   // webhook secret and backup job secrets open
-  const hook = (await s.deps.db.models.Webhook.findOne({ raw: true })) as any;
+  const hook = ((await s.deps.db.models.Webhook.findOne({ raw: true })) as Row<'Webhook'> | null)!;
   assert.equal(s.deps.crypto.open(hook.secret_enc), 'webhook-secret-0123456789');
   // the activity log and a webhook delivery for the subscribed event
-  const act = (await s.deps.db.models.Activity.findAll({ where: { event_type: 'master_key_rotated' }, raw: true })) as any[];
+  const act = asRows<'Activity'>(await s.deps.db.models.Activity.findAll({ where: { event_type: 'master_key_rotated' }, raw: true }));
   assert.equal(act.length, 1);
   assert.equal(act[0].source, 'cli');
-  assert.equal(JSON.parse(act[0].details).sealed_values, sealedAt.length);
-  const deliveries = (await s.deps.db.models.WebhookDelivery.findAll({ raw: true })) as any[];
+  assert.equal(JSON.parse(act[0].details!).sealed_values, sealedAt.length);
+  const deliveries = asRows<'WebhookDelivery'>(await s.deps.db.models.WebhookDelivery.findAll({ raw: true }));
   assert.deepEqual(
     deliveries.map((d) => d.event),
     ['master_key_rotated'],
@@ -297,7 +298,7 @@ test('hooks run inside the transaction with the new key; a hook that throws roll
     seen = newKey;
     assert.ok(oldKey.equals(before));
     // inside the transaction: the values are already under the new key
-    const row = (await ctx.db.models.Webhook.findOne({ raw: true, transaction })) as any;
+    const row = ((await ctx.db.models.Webhook.findOne({ raw: true, transaction })) as Row<'Webhook'> | null)!;
     assert.equal(newKey.open(row.secret_enc), 'webhook-secret-0123456789');
     await ctx.db.models.Setting.create({ key: 'test.hook_ran', value: 'true', updated_at: Date.now() }, { transaction });
   }, 'test-writer');

@@ -14,6 +14,7 @@ import { publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import type { Deps } from '../src/deps.js';
 import type { EventOf } from '../src/events.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
+import { asRows, type Row } from './lib/rows.js';
 
 interface FakePeer extends WgPeerSpec {
   rx: number;
@@ -295,7 +296,7 @@ describe('poller', () => {
     await wg.poll();
     assert.equal((await peers.get(p.id)).total_rx, 7040);
     // traffic samples: every delta in the 5-minute bucket of its poll
-    const rows = (await s.deps.db.models.PeerTraffic.findAll({ where: { peer_id: p.id }, raw: true })) as any[];
+    const rows = asRows<'PeerTraffic'>(await s.deps.db.models.PeerTraffic.findAll({ where: { peer_id: p.id }, raw: true }));
     assert.equal(
       rows.reduce((a, r) => a + Number(r.rx), 0),
       7040,
@@ -498,7 +499,7 @@ describe('traffic rollup', () => {
     await PT.create({ peer_id: p.id, resolution: '1d', bucket_start: now - 500 * D, rx: 64, tx: 0 } as any);
     const r = await rollup(sq, now);
     assert.deepEqual(r, { folded5m: 3, folded1h: 2, dropped1d: 1 });
-    const rows = ((await PT.findAll({ where: { peer_id: p.id }, order: [['bucket_start', 'ASC']], raw: true })) as any[]).map((x) => [
+    const rows = asRows<'PeerTraffic'>(await PT.findAll({ where: { peer_id: p.id }, order: [['bucket_start', 'ASC']], raw: true })).map((x) => [
       x.resolution,
       Number(x.bucket_start),
       Number(x.rx),

@@ -13,6 +13,7 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
+import type { JsonDoc } from '../../test/lib/json.js';
 
 const GOLDEN = goldenDir('caddy');
 const peers = goldenPeers();
@@ -47,11 +48,11 @@ for (const [name, snap] of Object.entries(snapshots())) {
 test('metrics on: each server one route, its host map counting per host, no host matcher, no Caddy per-host metrics; off: the same route without metrics', () => {
   for (const name of ['metrics-mixed', 'metrics-ports', 'metrics-no-routes']) {
     const snap = snapshots()[name];
-    const cfg = renderCaddyConfig(snap) as any;
+    const cfg = renderCaddyConfig(snap) as JsonDoc;
     assert.equal(cfg.apps.http.metrics, undefined, name);
-    const off = renderCaddyConfig({ ...snap, metrics: false }) as any;
+    const off = renderCaddyConfig({ ...snap, metrics: false }) as JsonDoc;
     assert.deepEqual(Object.keys(cfg.apps.http.servers), Object.keys(off.apps.http.servers), name);
-    for (const [sname, srv] of Object.entries<any>(cfg.apps.http.servers)) {
+    for (const [sname, srv] of Object.entries<JsonDoc>(cfg.apps.http.servers)) {
       assert.equal(srv.routes.length, 1, `${name}/${sname}`);
       assert.equal(srv.routes[0].match, undefined, `${name}/${sname}`);
       const { handler, metrics, hosts, ...rest } = srv.routes[0].handle[0];
@@ -62,7 +63,7 @@ test('metrics on: each server one route, its host map counting per host, no host
     }
     assert.deepEqual({ ...cfg, apps: { ...cfg.apps, http: undefined } }, { ...off, apps: { ...off.apps, http: undefined } }, name);
   }
-  const mixed = renderCaddyConfig(snapshots()['metrics-mixed']) as any;
+  const mixed = renderCaddyConfig(snapshots()['metrics-mixed']) as JsonDoc;
   assert.deepEqual(Object.keys(mixed.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts).sort(), [
     '*.apps.example.com',
     'admin.example.com',

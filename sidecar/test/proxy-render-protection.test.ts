@@ -13,6 +13,7 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
+import type { JsonDoc } from '../../test/lib/json.js';
 
 const GOLDEN = goldenDir('caddy');
 
@@ -135,7 +136,7 @@ for (const name of Object.keys(cases)) {
 }
 
 test('basic auth: Caddy authentication handler with the stored bcrypt hash, before the proxy; HTTP only redirects', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-basic-auth')) as any;
+  const cfg = renderCaddyConfig(snapshotFor('protection-basic-auth')) as JsonDoc;
   const entry = hostsOf(cfg, 'gatehouse_https')['basic.example.com'];
   assert.deepEqual(shape(entry), ['authentication', 'encode', 'vars', 'invoke']);
   const auth = entry.routes[0].handle[0];
@@ -146,7 +147,7 @@ test('basic auth: Caddy authentication handler with the stored bcrypt hash, befo
 });
 
 test('route auth: exactly the route-auth pages to the sidecar, forward auth to /route-auth/verify for the rest; other routes untouched', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-route-auth')) as any;
+  const cfg = renderCaddyConfig(snapshotFor('protection-route-auth')) as JsonDoc;
   const hosts = hostsOf(cfg, 'gatehouse_https');
   assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
   const [pages, main] = hosts['login.example.com'].routes;
@@ -161,12 +162,12 @@ test('route auth: exactly the route-auth pages to the sidecar, forward auth to /
   assert.deepEqual(fa.upstreams, [{ dial: '127.0.0.1:3000' }]);
   assert.deepEqual(shape(hosts['open.example.com']), ['vars', 'invoke']);
   // Without the protected ids (no route-auth feature), nothing is protected.
-  const bare = renderCaddyConfig({ ...snapshotFor('protection-route-auth'), protectedRouteIds: undefined }) as any;
+  const bare = renderCaddyConfig({ ...snapshotFor('protection-route-auth'), protectedRouteIds: undefined }) as JsonDoc;
   assert.deepEqual(shape(hostsOf(bare, 'gatehouse_https')['login.example.com']), ['vars', 'invoke']);
 });
 
 test("peer ACL: 403 unless the source is an enabled listed peer's tunnel address; first in the list", () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-acl')) as any;
+  const cfg = renderCaddyConfig(snapshotFor('protection-acl')) as JsonDoc;
   const hosts = hostsOf(cfg, 'gatehouse_http');
   assert.deepEqual(shape(hosts['acl.example.com']), ['[not:remote_ip]static_response:403', 'vars', 'invoke']);
   assert.deepEqual(hosts['acl.example.com'].routes[0].match[0].not[0].remote_ip.ranges, ['10.8.0.3', 'fd00::5']);
@@ -174,7 +175,7 @@ test("peer ACL: 403 unless the source is an enabled listed peer's tunnel address
 });
 
 test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is left to verify', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-ip-filter')) as any;
+  const cfg = renderCaddyConfig(snapshotFor('protection-ip-filter')) as JsonDoc;
   const hosts = hostsOf(cfg, 'gatehouse_http');
   assert.deepEqual(shape(hosts['white.example.com']), ['[not:remote_ip]static_response:403', 'vars', 'invoke']);
   assert.deepEqual(hosts['white.example.com'].routes[0].match[0].not[0].remote_ip.ranges, ['192.168.0.0/16', '10.8.0.3', '2001:db8::/32']);
@@ -190,7 +191,7 @@ test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is l
 });
 
 test('rate limit: before basic auth (and for unprotected routes), after forward auth for route auth', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit')) as any;
+  const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit')) as JsonDoc;
   const tls = hostsOf(cfg, 'gatehouse_https');
   assert.deepEqual(shape(tls['basic-limited.example.com']), ['rate_limit', 'authentication', 'vars', 'invoke']);
   assert.deepEqual(shape(tls['login-limited.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'rate_limit', 'vars', 'invoke']);
@@ -201,7 +202,7 @@ test('rate limit: before basic auth (and for unprotected routes), after forward 
 });
 
 test('everything at once keeps the order ACL → IP filter → rate limit → auth → rate limit → rest', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-all')) as any;
+  const cfg = renderCaddyConfig(snapshotFor('protection-all')) as JsonDoc;
   const tls = hostsOf(cfg, 'gatehouse_https');
   // route auth: no IP filter in Caddy, the limit after forward auth
   assert.deepEqual(shape(tls['all.example.com']), [

@@ -13,6 +13,7 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
+import type { JsonDoc } from '../../test/lib/json.js';
 
 const GOLDEN = goldenDir('caddy');
 
@@ -244,12 +245,12 @@ for (const name of Object.keys(cases)) {
 
 test('invariants of every rendering: admin on loopback, no persistence, no trust-store install, grace period, one hostroute handler per server', () => {
   for (const name of Object.keys(cases)) {
-    const cfg = renderCaddyConfig(snapshotFor(name)) as any;
+    const cfg = renderCaddyConfig(snapshotFor(name)) as JsonDoc;
     assert.equal(cfg.admin.listen, snapshotFor(name).settings.adminListen, name);
     assert.equal(cfg.admin.config.persist, false, name);
     assert.equal(cfg.apps.pki.certificate_authorities.local.install_trust, false, name);
     assert.equal(cfg.apps.http.grace_period, '10s', name);
-    for (const [sname, srv] of Object.entries<any>(cfg.apps.http.servers)) {
+    for (const [sname, srv] of Object.entries<JsonDoc>(cfg.apps.http.servers)) {
       assert.equal(srv.routes.length, 1, `${name}/${sname}`);
       assert.deepEqual(
         srv.routes[0].handle.map((h: any) => h.handler),
@@ -262,7 +263,7 @@ test('invariants of every rendering: admin on loopback, no persistence, no trust
 });
 
 test('plain routes only on HTTP, HTTPS routes on HTTPS with a redirect on HTTP, certificates only for TLS names', () => {
-  const cfg = renderCaddyConfig(snapshotFor('mixed')) as any;
+  const cfg = renderCaddyConfig(snapshotFor('mixed')) as JsonDoc;
   const plain = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
   const tls = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
   assert.deepEqual(Object.keys(tls).sort(), ['admin.example.com', 'b.example.com', 'xn--mnchen-3ya.example.com']);

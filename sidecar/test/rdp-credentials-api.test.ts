@@ -19,6 +19,7 @@ import {
 } from '@gatehouse/common/rdp-credentials.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { MaintenanceWindow, Route } from './lib/protocol.js';
+import type { Row } from './lib/rows.js';
 
 const creds = { username: 'alice', password: 'S3cret-pässwort!', domain: 'CORP' };
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-rdp-creds-'));
@@ -51,7 +52,7 @@ test('GET /rdp/pubkey: made on first need, stable, kid derived from the key; the
   assert.match(pub.kid, /^[0-9a-f]{16}$/);
   assert.equal(pub.kid, await keyId(pub.public_key));
   assert.equal(await s.deps.db.models.RdpServerKey.count(), 1);
-  const row = (await s.deps.db.models.RdpServerKey.findByPk(pub.kid, { raw: true })) as any;
+  const row = ((await s.deps.db.models.RdpServerKey.findByPk(pub.kid, { raw: true })) as Row<'RdpServerKey'> | null)!;
   assert.match(row.private_key_sealed, /^v1:/, 'sealed with the master key (util/crypto.ts format)');
   assert.equal(row.retired_at, null);
   // the sealed text does not contain the PKCS#8 header bytes in base64 (MII...), i.e. it is not the plain key
@@ -73,7 +74,7 @@ test('credentials: PUT a real envelope, GET returns exactly it, the sealed serve
   assert.equal(JSON.stringify(view).includes(env.data), false, 'the route view never carries the envelope');
   const priv = await s.deps.rdp.keys.privateKeyFor(pub.kid);
   assert.deepEqual(await decryptCredentials(priv, pub.kid, got.data.credentials), creds);
-  const row = (await s.deps.db.models.RdpRoute.findByPk(routeId, { raw: true })) as any;
+  const row = ((await s.deps.db.models.RdpRoute.findByPk(routeId, { raw: true })) as Row<'RdpRoute'> | null)!;
   assert.equal(JSON.stringify(row).includes(creds.password), false);
   assert.equal(JSON.stringify(row).includes('alice'), false);
   if (s.deps.db.dialect === 'sqlite') {

@@ -5,6 +5,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
+import type { JsonDoc } from '../../test/lib/json.js';
+import type { Row } from './lib/rows.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
@@ -12,7 +14,7 @@ let s: TestServer;
 let auth: Record<string, string>;
 let gateway: number;
 const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
-const l4Servers = async () => Object.keys(((await s.deps.proxy.render()) as any).apps.layer4?.servers ?? {});
+const l4Servers = async () => Object.keys(((await s.deps.proxy.render()) as JsonDoc).apps.layer4?.servers ?? {});
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { featureGate: gate });
@@ -53,7 +55,7 @@ test('remote_desktop off: 403 with the feature on every RDP endpoint, nothing wr
       assert.equal(x.data.feature, 'remote_desktop');
     }
     assert.equal(await s.deps.db.models.RdpRoute.count(), 1, 'nothing created or deleted');
-    assert.equal(((await s.deps.db.models.RdpRoute.findByPk(id, { raw: true })) as any).name, 'GW desk');
+    assert.equal(((await s.deps.db.models.RdpRoute.findByPk(id, { raw: true })) as Row<'RdpRoute'> | null)!.name, 'GW desk');
     assert.equal(await s.deps.db.models.RdpServerKey.count(), 0, 'no key made');
     assert.equal((await l4Servers()).includes(linked), false, 'the linked route leaves the proxy configuration');
     const other = await call('/routes', 'POST', {

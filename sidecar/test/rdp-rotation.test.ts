@@ -13,6 +13,7 @@ import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-cr
 import { MasterKey } from '../src/util/crypto.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { Route } from './lib/protocol.js';
+import { asRows, type Row } from './lib/rows.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-rdp-rotation-'));
 let s: TestServer;
@@ -51,7 +52,7 @@ test('rotation: new key pair sealed with the new master key, old retired, routes
   const r = await s.deps.masterKeyRotation.rotate({ source: 'cli' });
   assert.deepEqual(r.hooks, ['rdp']);
   const newMaster = MasterKey.load(path.join(dataDir, 'master.key'));
-  const rows = (await s.deps.db.models.RdpServerKey.findAll({ raw: true, order: [['created_at', 'ASC']] })) as any[];
+  const rows = asRows<'RdpServerKey'>(await s.deps.db.models.RdpServerKey.findAll({ raw: true, order: [['created_at', 'ASC']] }));
   assert.equal(rows.length, 2);
   assert.equal(rows[0].kid, old.kid);
   assert.ok(rows[0].retired_at !== null, 'the old pair is retired');

@@ -5,6 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import type { JsonDoc } from '../../test/lib/json.js';
+import { asRows, type Row } from './lib/rows.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -152,7 +154,7 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   const listed = (await call('/routes?type=l4')).data.routes.find((x: { id: number }) => x.id === linked.id);
   assert.equal(listed.rdp_route_id, v.id);
   // the rendered proxy configuration carries it: a layer4 server on the listen port
-  const cfg = (await s.deps.proxy.render()) as any;
+  const cfg = (await s.deps.proxy.render()) as JsonDoc;
   const srv = cfg.apps.layer4.servers[`route_${linked.id}`];
   assert.deepEqual(srv.listen, [':33891']);
 
@@ -209,13 +211,13 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   assert.equal(l2.l4_listen_port, 33892);
   assert.equal(l2.target_lan_port, 3390);
   assert.equal(l2.target_lan_host, '192.168.10.21');
-  assert.deepEqual(((await s.deps.proxy.render()) as any).apps.layer4.servers[`route_${linked.id}`].listen, [':33892']);
+  assert.deepEqual(((await s.deps.proxy.render()) as JsonDoc).apps.layer4.servers[`route_${linked.id}`].listen, [':33892']);
 
   // toggle disables the linked route too
   const t = await call(`/rdp/${v.id}/toggle`, 'PUT');
   assert.equal(t.data.enabled, false);
   assert.equal((await call(`/routes/${linked.id}`)).data.route.enabled, false);
-  assert.equal(((await s.deps.proxy.render()) as any).apps.layer4.servers[`route_${linked.id}`], undefined);
+  assert.equal(((await s.deps.proxy.render()) as JsonDoc).apps.layer4.servers[`route_${linked.id}`], undefined);
   await call(`/rdp/${v.id}/toggle`, 'PUT');
 
   // leaving gateway mode deletes the linked route
@@ -232,7 +234,7 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   assert.equal(typeof newLinked, 'number');
   assert.equal((await call(`/rdp/${v.id}`, 'DELETE')).status, 200);
   assert.equal((await call(`/routes/${newLinked}`)).status, 404);
-  assert.equal(((await s.deps.proxy.render()) as any).apps.layer4.servers[`route_${newLinked}`], undefined);
+  assert.equal(((await s.deps.proxy.render()) as JsonDoc).apps.layer4.servers[`route_${newLinked}`], undefined);
   await call(`/routes/${other.data.route.id}`, 'DELETE');
   assert.equal(await routeCount(), routesBefore);
 });
@@ -273,8 +275,8 @@ test('a refused PATCH of a gateway-mode route changes neither it nor its linked 
   assert.deepEqual((await call(`/routes/${r.gateway_l4_route_id}`)).data.route, linkedBefore);
   assert.equal((await call(`/rdp/${r.id}`, 'PATCH', { description: 'ok now' })).status, 200);
   await call(`/rdp/${r.id}`, 'DELETE');
-  const acts = (await s.deps.db.models.Activity.findAll({ where: { source: 'rdp' }, raw: true })) as any[];
-  const of = (t: string) => acts.filter((a) => a.event_type === t && JSON.parse(a.details).rdp_route_id === r.id);
+  const acts = asRows<'Activity'>(await s.deps.db.models.Activity.findAll({ where: { source: 'rdp' }, raw: true }));
+  const of = (t: string) => acts.filter((a) => a.event_type === t && JSON.parse(a.details!).rdp_route_id === r.id);
   assert.equal(of('rdp_route_created').length, 1);
   assert.equal(of('rdp_route_updated').length, 1, 'refused writes leave no row');
   assert.equal(of('rdp_route_deleted').length, 1);

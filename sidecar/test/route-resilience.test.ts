@@ -12,6 +12,7 @@ import { breakerSecretPath, retryRoutes } from '../src/proxy/fragments/resilienc
 import { BreakerMemory } from '../src/proxy/breaker.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import type { ActivityEntry, Route as ApiRoute } from './lib/protocol.js';
+import type { JsonDoc } from '../../test/lib/json.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -119,7 +120,7 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
     retry_enabled: true,
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  const cfg = (await proxy().render()) as any;
+  const cfg = (await proxy().render()) as JsonDoc;
   const routes = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['chain.example.com'].routes;
   assert.equal(routes.length, 3);
   const chain = routes[0].handle;
@@ -193,7 +194,7 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   assert.equal(proxy().loads, loads);
   // After Caddy restarts empty, the stored state is the seed.
   proxy().invalidate();
-  const seeded = (await proxy().render()) as any;
+  const seeded = (await proxy().render()) as JsonDoc;
   const cb = seeded.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
     .at(-1)
     .handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');
@@ -219,7 +220,7 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   const g = await call(`/routes/${id}`);
   assert.equal(g.data.route.cb_failure_count, 0);
   assert.equal(g.data.route.cb_opened_at, null);
-  const cfg = (await proxy().render()) as any;
+  const cfg = (await proxy().render()) as JsonDoc;
   const cb = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
     .at(-1)
     .handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { startTestServer, login, bearer, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import type { Token } from './lib/protocol.js';
+import type { Row } from './lib/rows.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 23, 12, 0, 0));
 let s: TestServer;
@@ -21,7 +22,7 @@ test('token is gth_ plaintext once, only its SHA-256 stored, never listed', asyn
   const r = await create({ name: 'ci', scopes: ['peers', 'logs'] });
   assert.equal(r.status, 201);
   assert.match(r.data.token, /^gth_[A-Za-z0-9_-]{43}$/);
-  const row: any = await s.deps.db.models.ApiToken.findByPk(r.data.record.id, { raw: true });
+  const row = ((await s.deps.db.models.ApiToken.findByPk(r.data.record.id, { raw: true })) as Row<'ApiToken'> | null)!;
   assert.equal(row.token_hash, crypto.createHash('sha256').update(r.data.token).digest('hex'));
   assert.ok(!JSON.stringify(row).includes(r.data.token));
   const list = await s.req('/api/v1/tokens', { headers: h });
@@ -75,7 +76,7 @@ test('machine fingerprint: bound on first use, other machine refused, reset rebi
   assert.match(other.data.error, /another machine/);
   assert.equal((await s.req('/api/v1/logs/recent', { headers: bearer(t) })).status, 403, 'bound token without fingerprint refused');
   assert.equal((await s.req('/api/v1/logs/recent', { headers: { ...bearer(t), 'x-machine-fingerprint': 'machine-A' } })).status, 200);
-  const row: any = await s.deps.db.models.ApiToken.findByPk(r.data.record.id, { raw: true });
+  const row = ((await s.deps.db.models.ApiToken.findByPk(r.data.record.id, { raw: true })) as Row<'ApiToken'> | null)!;
   assert.equal(row.fingerprint, crypto.createHash('sha256').update('machine-A').digest('hex'));
   const reset = await s.req(`/api/v1/tokens/${r.data.record.id}/fingerprint`, { method: 'DELETE', headers: h });
   assert.equal(reset.data.record.fingerprint_bound, false);

@@ -14,6 +14,7 @@ import { retryDelay } from '../src/webhooks/queue.js';
 import { send, sign, verifySignature } from '../src/webhooks/sender.js';
 import { addressProblem } from '../src/util/outbound.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { Row } from './lib/rows.js';
 
 const SECRET = 'receiver-secret-0123456789';
 const clock = manualClock(Date.UTC(2026, 5, 1, 12));
@@ -71,7 +72,7 @@ test('create, list, get, update, toggle and delete; the secret is sealed at rest
   assert.equal(w.secret, undefined);
   assert.deepEqual(w.deliveries, { pending: 0, delivered: 0, failed: 0 });
   assert.ok(!JSON.stringify((await api('/webhooks')).data).includes(SECRET));
-  const row = (await s.deps.db.models.Webhook.findByPk(w.id, { raw: true })) as any;
+  const row = ((await s.deps.db.models.Webhook.findByPk(w.id, { raw: true })) as Row<'Webhook'> | null)!;
   assert.ok(!JSON.stringify(row).includes(SECRET), 'no plaintext secret in the row');
   assert.equal(s.deps.crypto.open(row.secret_enc), SECRET);
 
@@ -80,10 +81,10 @@ test('create, list, get, update, toggle and delete; the secret is sealed at rest
   assert.equal(u.status, 200, JSON.stringify(u.data));
   assert.equal(u.data.webhook.name, 'ops 2');
   assert.equal(u.data.webhook.retry_count, 0);
-  const kept = (await s.deps.db.models.Webhook.findByPk(w.id, { raw: true })) as any;
+  const kept = ((await s.deps.db.models.Webhook.findByPk(w.id, { raw: true })) as Row<'Webhook'> | null)!;
   assert.equal(s.deps.crypto.open(kept.secret_enc), SECRET, 'an omitted secret is kept');
   await api(`/webhooks/${w.id}`, { method: 'PUT', json: { secret: 'another-secret-abcdefgh' } });
-  const replaced = (await s.deps.db.models.Webhook.findByPk(w.id, { raw: true })) as any;
+  const replaced = ((await s.deps.db.models.Webhook.findByPk(w.id, { raw: true })) as Row<'Webhook'> | null)!;
   assert.equal(s.deps.crypto.open(replaced.secret_enc), 'another-secret-abcdefgh');
 
   const t = await api(`/webhooks/${w.id}/toggle`, { method: 'PUT' });
@@ -338,7 +339,7 @@ test('a queued delivery stays in the database across a restart and is sent by th
     await s2.deps.webhookQueue.idle();
     assert.equal(rx.got.length, 2, 'the pending retry was sent at start');
     assert.equal(rx.got[1].delivery, rx.got[0].delivery);
-    const row = (await s2.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as any;
+    const row = ((await s2.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as Row<'WebhookDelivery'> | null)!;
     assert.equal(row.status, 'delivered');
     await s2.deps.webhookQueue.stop();
   } finally {
@@ -357,14 +358,14 @@ test('shutdown does not wait for a slow receiver: the attempt in flight is aband
   await queue().stop();
   const took = performance.now() - t;
   assert.ok(took < 1_000, `stop took ${took} ms (the attempt's time limit is 2 s)`);
-  let row = (await s.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as any;
+  let row = ((await s.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as Row<'WebhookDelivery'> | null)!;
   assert.deepEqual([row.status, row.attempts], ['pending', 0]);
   rx.status = 200;
   queue().start();
   await queue().idle();
   assert.equal(rx.got.length, 2);
   assert.equal(rx.got[1].delivery, rx.got[0].delivery);
-  row = (await s.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as any;
+  row = ((await s.deps.db.models.WebhookDelivery.findOne({ where: { webhook_id: w.id }, raw: true })) as Row<'WebhookDelivery'> | null)!;
   assert.deepEqual([row.status, row.attempts], ['delivered', 1]);
 });
 
