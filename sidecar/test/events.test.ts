@@ -165,18 +165,18 @@ test('every write to routes and peers, by any writer, is one rows_changed at the
       enabled: true,
       created_at: now,
       updated_at: now,
-    } as any);
+    });
     const id = Number(created.get('id'));
     assert.ok(seen.includes('routes:write:write'), seen.join());
     seen.length = 0;
     await s.deps.db.sequelize.transaction(async (t) => {
-      await Route.update({ enabled: false } as any, { where: { id }, transaction: t });
+      await Route.update({ enabled: false }, { where: { id }, transaction: t });
       assert.deepEqual(seen, ['routes:write:write'], 'at the write, inside the transaction');
     });
     assert.deepEqual(seen, ['routes:write:write', 'routes:write:commit']);
     seen.length = 0;
     await Route.destroy({ where: { id } });
-    await s.deps.db.models.Peer.update({ updated_at: now } as any, { where: { id: -1 } });
+    await s.deps.db.models.Peer.update({ updated_at: now }, { where: { id: -1 } });
     assert.deepEqual(seen, ['routes:destroy:write', 'peers:write:write']);
   } finally {
     off();

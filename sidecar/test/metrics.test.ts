@@ -104,8 +104,8 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
   await mk('gamma');
   const now = s.deps.clock();
   // what the WireGuard poller writes after a handshake and traffic (the real tunnel: e2e test)
-  await s.deps.db.models.Peer.update({ latest_handshake: now - 30_000, total_rx: 1234, total_tx: 5678 } as any, { where: { id: a } });
-  await s.deps.db.models.Peer.update({ latest_handshake: now - 600_000, total_rx: 10, total_tx: 20 } as any, { where: { id: b } });
+  await s.deps.db.models.Peer.update({ latest_handshake: now - 30_000, total_rx: 1234, total_tx: 5678 }, { where: { id: a } });
+  await s.deps.db.models.Peer.update({ latest_handshake: now - 600_000, total_rx: 10, total_tx: 20 }, { where: { id: b } });
 
   const r1 = await api('/routes', 'POST', { domain: 'one.example.com', peer_id: a, target_port: 8080 });
   assert.equal(r1.status, 201, JSON.stringify(r1.data));
@@ -121,7 +121,7 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
   });
   assert.equal(r3.status, 201, JSON.stringify(r3.data));
   assert.equal((await api(`/routes/${r1.data.route.id}/toggle`, 'PUT', {})).status, 200);
-  await s.deps.db.models.Route.update({ cb_failure_count: 5, cb_opened_at: now } as any, { where: { id: r2.data.route.id } });
+  await s.deps.db.models.Route.update({ cb_failure_count: 5, cb_opened_at: now }, { where: { id: r2.data.route.id } });
 
   // route auth on route 2, then Caddy's forward-auth subrequests: not signed in, a wrong method
   const ra = await api(`/routes/${r2.data.route.id}/auth`, 'POST', {

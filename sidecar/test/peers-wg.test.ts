@@ -14,7 +14,7 @@ import { publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
 import type { Deps } from '../src/deps.js';
 import type { EventOf } from '../src/events.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
-import { asRows, type Row } from './lib/rows.js';
+import { asRows } from './lib/rows.js';
 
 interface FakePeer extends WgPeerSpec {
   rx: number;
@@ -494,9 +494,9 @@ describe('traffic rollup', () => {
     // two 1-hour buckets on one day 40 days ago and a 1-day bucket 500 days ago
     const oldDay = Math.floor((now - 40 * D) / D) * D;
     const PT = s.deps.db.models.PeerTraffic;
-    await PT.create({ peer_id: p.id, resolution: '1h', bucket_start: oldDay + 2 * H, rx: 16, tx: 0 } as any);
-    await PT.create({ peer_id: p.id, resolution: '1h', bucket_start: oldDay + 5 * H, rx: 32, tx: 0 } as any);
-    await PT.create({ peer_id: p.id, resolution: '1d', bucket_start: now - 500 * D, rx: 64, tx: 0 } as any);
+    await PT.create({ peer_id: p.id, resolution: '1h', bucket_start: oldDay + 2 * H, rx: 16, tx: 0 });
+    await PT.create({ peer_id: p.id, resolution: '1h', bucket_start: oldDay + 5 * H, rx: 32, tx: 0 });
+    await PT.create({ peer_id: p.id, resolution: '1d', bucket_start: now - 500 * D, rx: 64, tx: 0 });
     const r = await rollup(sq, now);
     assert.deepEqual(r, { folded5m: 3, folded1h: 2, dropped1d: 1 });
     const rows = asRows<'PeerTraffic'>(await PT.findAll({ where: { peer_id: p.id }, order: [['bucket_start', 'ASC']], raw: true })).map((x) => [

@@ -191,7 +191,7 @@ describe('update, toggle, batch, delete', () => {
       target_port: '8080',
       created_at: now,
       updated_at: now,
-    } as any);
+    });
     const del = await api('/peers/batch', { method: 'POST', json: { action: 'delete', ids: [a.id, b.id] } });
     assert.equal(del.data.results[0].ok, true);
     assert.equal(del.data.results[1].ok, false);
@@ -213,7 +213,7 @@ describe('update, toggle, batch, delete', () => {
       target_port: '80',
       created_at: now,
       updated_at: now,
-    } as any);
+    });
     const blocked = await api(`/peers/${p.id}`, { method: 'DELETE' });
     assert.equal(blocked.status, 409);
     assert.match(blocked.data.error, /svc\.example\.test/);
@@ -433,7 +433,7 @@ describe('traffic, status, dashboard', () => {
       monitoring_enabled: true,
       created_at: now,
       updated_at: now,
-    } as any);
+    });
     await s.deps.db.models.Route.create({
       domain: 'off.example.test',
       route_type: 'http',
@@ -441,7 +441,7 @@ describe('traffic, status, dashboard', () => {
       enabled: false,
       created_at: now,
       updated_at: now,
-    } as any);
+    });
     const r2 = await api('/dashboard/stats');
     assert.equal(r2.data.routes.active, r.data.routes.active + 1);
     assert.equal(r2.data.monitoring.total, r.data.monitoring.total + 1);

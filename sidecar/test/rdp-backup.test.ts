@@ -47,7 +47,7 @@ test('backup and replace restore of RDP routes, keys and sessions into a fresh i
       ended_at: now,
       end_reason: 'client',
       disconnect_requested_at: null,
-    } as any);
+    });
 
     const res = await src.req('/api/v1/settings/backup', { headers: { ...h, 'x-backup-passphrase': PASS } });
     assert.equal(res.status, 200);

@@ -13,7 +13,7 @@ import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-cr
 import { MasterKey } from '../src/util/crypto.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { Route } from './lib/protocol.js';
-import { asRows, type Row } from './lib/rows.js';
+import { asRows } from './lib/rows.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-rdp-rotation-'));
 let s: TestServer;

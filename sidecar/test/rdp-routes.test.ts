@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { JsonDoc } from '../../test/lib/json.js';
-import { asRows, type Row } from './lib/rows.js';
+import { asRows } from './lib/rows.js';
 
 let s: TestServer;
 let auth: Record<string, string>;

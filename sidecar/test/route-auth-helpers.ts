@@ -90,7 +90,7 @@ export async function createRoute(s: TestServer, fields: Record<string, unknown>
     created_at: now,
     updated_at: now,
     ...fields,
-  } as any);
+  });
   return { id: Number(row.get('id')), domain };
 }
 

@@ -517,10 +517,10 @@ test('IP filter is enforced in verify and on the login pages for route-auth rout
   outside.cookies.set(`gh_ra_${r.id}`, { value: inside.session(r.id)!, path: '/', attrs: '' });
   assert.equal((await outside.verify('/')).status, 403);
   // a change of the route row (through the model, as the routes service writes) is seen at once
-  await s.deps.db.models.Route.update({ ip_filter_mode: 'blacklist', updated_at: clock() } as any, { where: { id: r.id } });
+  await s.deps.db.models.Route.update({ ip_filter_mode: 'blacklist', updated_at: clock() }, { where: { id: r.id } });
   assert.equal((await inside.verify('/')).status, 403);
   assert.equal((await outside.verify('/')).status, 204);
-  await s.deps.db.models.Route.update({ ip_filter_enabled: false } as any, { where: { id: r.id } });
+  await s.deps.db.models.Route.update({ ip_filter_enabled: false }, { where: { id: r.id } });
   assert.equal((await inside.verify('/')).status, 204);
 });
 

@@ -61,7 +61,7 @@ const login = (b: Browser, name: string, password: string) => b.submit('password
 const totpAt = (secret: string, steps: number) => speakeasy.totp({ secret, encoding: 'base32', time: Math.floor(clock() / 1000) + steps * 30 });
 
 async function setUserIds(routeId: number, ids: number[]) {
-  await s.deps.db.models.Route.update({ user_ids: JSON.stringify(ids) } as any, { where: { id: routeId } });
+  await s.deps.db.models.Route.update({ user_ids: JSON.stringify(ids) }, { where: { id: routeId } });
 }
 
 test('route users sign in with their own credentials; each gets their own session; verify names them; others are refused', async () => {

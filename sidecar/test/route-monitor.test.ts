@@ -180,7 +180,7 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   assert.equal(uc.status, 409);
   assert.ok(uc.data.fields.l4_protocol);
   // a UDP row with the flag stored before (raw write) is neither checked nor counted
-  await s.deps.db.models.Route.update({ monitoring_enabled: true } as any, { where: { id: udp.data.route.id } });
+  await s.deps.db.models.Route.update({ monitoring_enabled: true }, { where: { id: udp.data.route.id } });
   const round = await m.checkAll();
   assert.ok(!round.some((x) => x.route_id === udp.data.route.id));
   const d = (await call('/dashboard/stats')).data.monitoring;
