@@ -7,7 +7,7 @@ import { startTestServer, login, ADMIN, bearer, type TestServer } from './lib/se
 import { manualClock } from '../src/util/clock.js';
 import { SESSION_COOKIE } from '../src/http/app.js';
 import type { ActivityEntry, Locked, Token } from './lib/protocol.js';
-import type { Row } from './lib/rows.js';
+import { asRows, type Row } from './lib/rows.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 23, 12, 0, 0));
 let s: TestServer;
@@ -148,8 +148,8 @@ test('lockout: 5 failures in 15 minutes lock, the right password is refused, exp
   assert.equal(await s.deps.settings.get('security.lockout.max_attempts'), 2, 'nothing changed');
   await s.deps.settings.set('security.lockout.max_attempts', 5);
   await s.deps.settings.set('security.lockout.duration', 15);
-  const rows = await s.deps.db.models.LoginAttempt.findAll({ where: { identifier: 'lockme' }, raw: true });
-  assert.ok(rows.every((r: any) => r.record_type === 'admin'));
+  const rows = asRows<'LoginAttempt'>(await s.deps.db.models.LoginAttempt.findAll({ where: { identifier: 'lockme' }, raw: true }));
+  assert.ok(rows.every((r) => r.record_type === 'admin'));
 });
 
 test('an old bcrypt hash verifies once and is replaced by argon2id', async () => {

@@ -7,6 +7,7 @@ import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from
 import { testLicenceKey } from './lib/licence.js';
 import { SERVED_OUTSIDE_REGISTRY } from '../src/http/served-paths.js';
 import { fullPath, leastRole, roleAtLeast, scopeForPath, SCOPES, type Endpoint, type Role, type Scope } from '../src/http/registry.js';
+import type { OpenApiPaths } from './lib/openapi.js';
 
 let s: TestServer;
 let session: { cookie: string; csrf: string };
@@ -88,7 +89,7 @@ function tokenPasses(e: Endpoint, scopes: Scope[]): boolean {
 }
 
 /** Passed authentication and authorization: anything but 401/403 (a licence gate's 403 names its feature and comes after). */
-const passed = (r: { status: number; data: any }) => r.status !== 401 && (r.status !== 403 || typeof r.data?.feature === 'string');
+const passed = (r: { status: number; data: { feature?: unknown } | null }) => r.status !== 401 && (r.status !== 403 || typeof r.data?.feature === 'string');
 
 test('the secrets column: every admin endpoint × every token scope and session role; an endpoint that discloses secrets passes only full-access tokens and admin sessions', async () => {
   const admin = s.endpoints.filter((e) => e.auth === 'admin');
@@ -393,8 +394,8 @@ test('every public path answers without credentials, with a status it documents,
 
   const doc = (await s.req('/api/v1/openapi.json', { headers: full })).data;
   const publicOps: [string, string][] = [];
-  for (const [p, ms] of Object.entries<Record<string, any>>(doc.paths))
-    for (const [m, op] of Object.entries<any>(ms)) if (!op.security?.length) publicOps.push([m.toUpperCase(), p]);
+  for (const [p, ms] of Object.entries<OpenApiPaths[string]>(doc.paths))
+    for (const [m, op] of Object.entries(ms)) if (!op.security?.length) publicOps.push([m.toUpperCase(), p]);
   // the registry's public endpoints and every path served outside it are all in the document or say why not
   for (const e of s.endpoints.filter((x) => x.auth === 'public'))
     assert.ok(

@@ -6,13 +6,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, ADMIN, type AnyBody, type TestServer } from './lib/server.js';
 import { SECTIONS } from '../src/backup/sections.js';
 import { resealDocument, type BackupDocument } from '../src/backup/document.js';
 import { PassphraseKey } from '../src/backup/envelope.js';
 import { BackupService } from '../src/backup/service.js';
-import type { User } from './lib/protocol.js';
 import type { Row } from './lib/rows.js';
+import type { BackupJob, Group, Peer, PlanItem, Route, User } from './lib/protocol.js';
 
 const PASS = 'correct horse battery staple';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -40,7 +40,7 @@ async function ok(s: TestServer, hh: Record<string, string>, p: string, method =
   return r.data;
 }
 
-async function download(s: TestServer, hh: Record<string, string>, passphrase = PASS, q = ''): Promise<{ res: Response & { data: any }; text: string }> {
+async function download(s: TestServer, hh: Record<string, string>, passphrase = PASS, q = ''): Promise<{ res: Response & { data: AnyBody }; text: string }> {
   const res = await s.req(`/api/v1/settings/backup${q}`, { headers: { ...hh, 'x-backup-passphrase': passphrase } });
   return { res, text: typeof res.data === 'string' ? res.data : JSON.stringify(res.data) };
 }
@@ -65,7 +65,7 @@ async function listings(s: TestServer, hh: Record<string, string>): Promise<Reco
   for (const p of peers) out[`peer ${p.name}`] = await ok(s, hh, `/peers/${p.id}`);
   out.groups = await ok(s, hh, '/peer-groups');
   out.tags = await ok(s, hh, '/tags');
-  const routes = (await ok(s, hh, '/routes?limit=1000')).routes as any[];
+  const routes = (await ok(s, hh, '/routes?limit=1000')).routes as Route[];
   out.routes = routes;
   for (const r of routes) {
     out[`route ${r.domain} ${r.id}`] = await ok(s, hh, `/routes/${r.id}`);
@@ -83,7 +83,7 @@ async function listings(s: TestServer, hh: Record<string, string>): Promise<Reco
   out.security = await ok(s, hh, '/settings/security');
   out.monitoring = await ok(s, hh, '/settings/monitoring');
   out.webhooks = await ok(s, hh, '/webhooks');
-  out.jobs = ((await ok(s, hh, '/settings/autobackup')).jobs as any[]).map((j) => ({ ...j, next_run_at: null }));
+  out.jobs = ((await ok(s, hh, '/settings/autobackup')).jobs as BackupJob[]).map((j) => ({ ...j, next_run_at: null }));
   return JSON.parse(JSON.stringify(out));
 }
 
@@ -248,7 +248,7 @@ test('replace restore into a fresh install (new data dir, new master key): every
     assert.equal(dry.status, 200, JSON.stringify(dry.data));
     assert.equal(dry.data.dry_run, true);
     assert.equal(dry.data.plan.peers.created.length, 4);
-    assert.deepEqual(dry.data.plan.routes.created.map((r: any) => r.label).sort(), [
+    assert.deepEqual(dry.data.plan.routes.created.map((r: PlanItem) => r.label).sort(), [
       'app.example.test',
       'filtered.example.test',
       'nas.example.test',
@@ -269,7 +269,7 @@ test('replace restore into a fresh install (new data dir, new master key): every
     assert.equal((await dst.req('/api/v1/peers', { headers: bearer(userToken) })).status, 200);
     // every listing equal (tokens' last_used_at moved on the first server only by our own use)
     const after = await listings(dst, h2);
-    const strip = (x: any) => JSON.parse(JSON.stringify(x, (k, v) => (k === 'last_used_at' || k === 'last_login_at' ? null : v)));
+    const strip = (x: unknown) => JSON.parse(JSON.stringify(x, (k, v) => (k === 'last_used_at' || k === 'last_login_at' ? null : v)));
     assert.deepEqual(strip(after), strip(before));
     // SMTP password came back (sealed under the new key): the transport opens it
     const stored = JSON.parse(((await dst.deps.db.models.Setting.findByPk('smtp', { raw: true })) as Row<'Setting'> | null)!.value);
@@ -278,8 +278,8 @@ test('replace restore into a fresh install (new data dir, new master key): every
     assert.equal(dst.deps.crypto.open(hook.secret_enc), 'webhook-secret-0123456789');
     // the WireGuard server key is the old one (old client configs name it)
     assert.equal(
-      ((after as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1],
-      ((before as any)[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1],
+      (after[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1],
+      (before[`peer laptop config`] as string).match(/\[Peer\]\s*PublicKey\s*=\s*(\S+)/)![1],
     );
     // a restore activity row
     const act = await ok(dst, h2, '/logs/activity?event_type=backup_restored');
@@ -301,11 +301,11 @@ test('merge: adds and updates by identity, removes nothing; dry run lists the sa
     const dry = await restore(dst, hh, text, 'mode=merge&dry_run=1');
     assert.equal(dry.status, 200, JSON.stringify(dry.data));
     assert.deepEqual(
-      dry.data.plan.peer_groups.created.map((x: any) => x.label),
+      dry.data.plan.peer_groups.created.map((x: PlanItem) => x.label),
       ['Home'],
     );
     assert.deepEqual(
-      dry.data.plan.peer_groups.changed.map((x: any) => [x.label, x.fields.includes('color')]),
+      dry.data.plan.peer_groups.changed.map((x: PlanItem) => [x.label, x.fields!.includes('color')]),
       [['Office', true]],
     );
     assert.equal(dry.data.summary.removed, 0);
@@ -315,24 +315,24 @@ test('merge: adds and updates by identity, removes nothing; dry run lists the sa
     assert.deepEqual(await counts(), before, 'dry run wrote nothing');
     const r = await restore(dst, hh, text, 'mode=merge');
     assert.equal(r.status, 200, JSON.stringify(r.data));
-    assert.deepEqual(r.data.plan.peers.created.map((x: any) => x.label).sort(), dry.data.plan.peers.created.map((x: any) => x.label).sort());
-    const peers = (await ok(dst, hh, '/peers?limit=100')).peers as any[];
+    assert.deepEqual(r.data.plan.peers.created.map((x: PlanItem) => x.label).sort(), dry.data.plan.peers.created.map((x: PlanItem) => x.label).sort());
+    const peers = (await ok(dst, hh, '/peers?limit=100')).peers as Peer[];
     assert.deepEqual(peers.map((p) => p.name).sort(), ['dst-only', 'home-gw', 'laptop', 'old-box', 'phone']);
-    const groups = (await ok(dst, hh, '/peer-groups')).groups as any[];
-    assert.equal(groups.find((g) => g.name === 'Office').color, '#336699');
+    const groups = (await ok(dst, hh, '/peer-groups')).groups as Group[];
+    assert.equal(groups.find((g) => g.name === 'Office')!.color, '#336699');
     // references follow the new ids: the app route's peer and ACL, the NAS route's users
-    const routes = (await ok(dst, hh, '/routes?limit=100')).routes as any[];
-    const app = routes.find((x) => x.domain === 'app.example.test');
-    const laptop = peers.find((p) => p.name === 'laptop');
-    const phone = peers.find((p) => p.name === 'phone');
+    const routes = (await ok(dst, hh, '/routes?limit=100')).routes as Route[];
+    const app = routes.find((x) => x.domain === 'app.example.test')!;
+    const laptop = peers.find((p) => p.name === 'laptop')!;
+    const phone = peers.find((p) => p.name === 'phone')!;
     assert.equal(app.peer_id, laptop.id);
     assert.deepEqual([...app.acl_peer_ids].sort(), [laptop.id, phone.id].sort());
     assert.ok(
       routes.find((x) => x.domain === 'dst.example.test'),
       'merge removed nothing',
     );
-    const nas = routes.find((x) => x.domain === 'nas.example.test');
-    const op = ((await ok(dst, hh, '/users')).users as any[]).find((u) => u.username === 'operator');
+    const nas = routes.find((x) => x.domain === 'nas.example.test')!;
+    const op = ((await ok(dst, hh, '/users')).users as User[]).find((u) => u.username === 'operator')!;
     assert.deepEqual(nas.user_ids, [op.id]);
     const auth = await ok(dst, hh, `/routes/${nas.id}/auth`);
     assert.equal(auth.route_auth.title, 'NAS');
@@ -377,7 +377,7 @@ test('a bad, damaged or wrongly sealed document: 400 with fields, nothing change
     }
   }
   // validly sealed, but wrong inside: a missing column, a wrong type, a dangling reference
-  const resealed = async (sections: Record<string, unknown[]>) => JSON.stringify(await resealDocument({ ...doc, sections } as any, PASS, doc.encryption));
+  const resealed = async (sections: Record<string, unknown[]>) => JSON.stringify(await resealDocument({ ...doc, sections } as BackupDocument, PASS, doc.encryption));
   const bad: [string, Record<string, unknown[]>, RegExp][] = [
     ['missing column', { ...doc.sections, peers: doc.sections.peers.map(({ address: _a, ...p }) => p) }, /^sections\.peers\.\d+\.address$/],
     ['wrong type', { ...doc.sections, routes: doc.sections.routes.map((r) => ({ ...r, enabled: 'yes' })) }, /^sections\.routes\.\d+\.enabled$/],
@@ -416,7 +416,7 @@ test('the migration hook: a synthetic version-0 document is upgraded and restore
       ...doc,
       version: 0,
       sections: { ...doc.sections, peers: doc.sections.peers.map(({ group_id, description: _d, ...p }) => ({ ...p, group: group_id })) },
-    } as any,
+    } as BackupDocument,
     PASS,
     doc.encryption,
   );
@@ -428,7 +428,7 @@ test('the migration hook: a synthetic version-0 document is upgraded and restore
     const svc = dst.deps.backup as BackupService;
     await assert.rejects(
       svc.restore(JSON.stringify(v0), { passphrase: PASS, mode: 'replace', dryRun: true }),
-      (e: any) => e.kind === 'unprocessable' && Boolean(e.fields.version),
+      (e: { kind?: string; fields?: Record<string, unknown> }) => e.kind === 'unprocessable' && Boolean(e.fields!.version),
     );
     // with one, it is read as version 1
     const migrating = new BackupService(dst.deps, {
@@ -440,7 +440,7 @@ test('the migration hook: a synthetic version-0 document is upgraded and restore
       migrations: {
         0: (d) => ({
           ...d,
-          sections: { ...d.sections, peers: (d.sections.peers as any[]).map(({ group, ...p }) => ({ ...p, group_id: group, description: null })) },
+          sections: { ...d.sections, peers: (d.sections.peers as Record<string, unknown>[]).map(({ group, ...p }) => ({ ...p, group_id: group, description: null })) },
         }),
       },
     });
@@ -462,5 +462,5 @@ test('envelope: the passphrase key opens only its own fields', async () => {
   assert.throws(() => k.open(sealed, 'users.password_hash'));
   const again = await PassphraseKey.open(PASS, k.header);
   assert.equal(again.open(sealed, 'peers.private_key_enc'), 'secret');
-  await assert.rejects(PassphraseKey.open('another passphrase', k.header), (e: any) => Boolean(e.fields?.passphrase));
+  await assert.rejects(PassphraseKey.open('another passphrase', k.header), (e: { fields?: Record<string, unknown> }) => Boolean(e.fields?.passphrase));
 });

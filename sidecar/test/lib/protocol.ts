@@ -37,6 +37,7 @@ export type Service = Out<typeof ClientApi.serviceView>;
 export type ExternalAddress = Out<typeof ClientApi.dnsCheckResponse>['addresses'][number];
 export type DnsRecords = Out<typeof Dns.dnsRecordsResponse>;
 export type BackupJob = Out<typeof Backup.jobView>;
+export type PlanItem = Out<typeof Backup.restoreResponse>['plan'][string]['created'][number];
 export type RdpRoute = Out<typeof Rdp.rdpRouteView>;
 export type RdpSession = Out<typeof Rdp.historyEntry>;
 export type PathCheck = Out<typeof Rdp.rdpRouteStatus>['paths'][number];
