@@ -25,7 +25,7 @@ async function clientToken(scopes = ['client'], extra: Record<string, unknown> =
 const as = (token: string, fp: string | null) => ({ ...bearer(token), ...(fp === null ? {} : { 'x-machine-fingerprint': fp }) });
 const register = (token: string, fp: string | null, json: unknown = { hostname: 'laptop-1', platform: 'linux-x64', client_version: '0.1.0' }) =>
   s.req('/api/v1/client/register', { method: 'POST', json, headers: as(token, fp) });
-const count = async (model: 'ClientMachine' | 'Peer') => (s.deps.db.models as any)[model].count();
+const count = async (model: 'ClientMachine' | 'Peer') => (model === 'Peer' ? s.deps.db.models.Peer.count() : s.deps.db.models.ClientMachine.count());
 
 test('register: 201 creates a peer named after the hostname; the same machine again is 200 with the same peer; another machine of a reset token gets its own peer', async () => {
   const { token, id } = await clientToken();

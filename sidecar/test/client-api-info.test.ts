@@ -201,14 +201,14 @@ test('services: routes whose ACL lists its peer, sign-in routes that list its us
 
   const r = await s.req('/api/v1/client/services', { headers: c.h });
   assert.equal(r.status, 200, JSON.stringify(r.data));
-  const by = new Map(r.data.services.map((x: Service) => [x.route_id, x]));
-  assert.equal((by.get(open) as any)?.access, 'open');
-  assert.equal((by.get(open) as any)?.url, 'http://open.example.test');
-  assert.equal((by.get(aclMine) as any)?.access, 'acl');
-  assert.equal((by.get(signinMine) as any)?.access, 'user');
-  assert.equal((by.get(signinMine) as any)?.requires_login, true);
-  assert.equal((by.get(l4) as any)?.protocol, 'tcp');
-  assert.equal((by.get(l4) as any)?.port, 42222);
+  const by = new Map<number, Service>(r.data.services.map((x: Service) => [x.route_id, x]));
+  assert.equal(by.get(open)?.access, 'open');
+  assert.equal(by.get(open)?.url, 'http://open.example.test');
+  assert.equal(by.get(aclMine)?.access, 'acl');
+  assert.equal(by.get(signinMine)?.access, 'user');
+  assert.equal(by.get(signinMine)?.requires_login, true);
+  assert.equal(by.get(l4)?.protocol, 'tcp');
+  assert.equal(by.get(l4)?.port, 42222);
   for (const id of [aclOther, signinOther, disabled]) assert.ok(!by.has(id), `route ${id} is not the client's`);
   // a token bound to another user does not get the sign-in route
   const u = await s.req('/api/v1/users', { method: 'POST', json: { username: 'svc-user', password: 'svc-user-password', role: 'user' }, headers: admin });

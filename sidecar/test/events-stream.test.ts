@@ -9,11 +9,14 @@ import { STREAMED, streamScopesFor } from '../src/events-stream/catalog.js';
 import { EventStreams } from '../src/events-stream/hub.js';
 import { EventBus } from '../src/events.js';
 import { createLogger } from '../src/util/logger.js';
+import type { JsonDoc } from '../../test/lib/json.js';
+import type { Scope } from '../src/http/registry.js';
 
 interface Msg {
   id?: string;
   event: string;
-  data: any;
+  /** the event's payload as sent (its kind's payload schema), read as JSON */
+  data: JsonDoc;
 }
 
 /** An SSE reader on node's http: collects messages and comments as they arrive. */
@@ -104,7 +107,7 @@ function openStream(s: TestServer, headers: Record<string, string> = {}, query =
 }
 
 /** A plain request whose JSON answer is read (refusals). */
-async function refused(s: TestServer, headers: Record<string, string>): Promise<{ status: number; data: any }> {
+async function refused(s: TestServer, headers: Record<string, string>): Promise<{ status: number; data: { ok: boolean; error: string } }> {
   const r = await s.req('/api/v1/events', { headers: { accept: 'text/event-stream', ...headers } });
   return { status: r.status, data: r.data };
 }
@@ -121,7 +124,7 @@ describe('SSE wire format', () => {
   });
 
   test('scopes: full-access and read-only get everything; peers/routes/logs/system their own; client-only nothing', () => {
-    const tok = (scopes: string[]) => streamScopesFor({ kind: 'token', tokenId: 1, scopes: scopes as any, userId: null, peerId: null });
+    const tok = (scopes: string[]) => streamScopesFor({ kind: 'token', tokenId: 1, scopes: scopes as Scope[], userId: null, peerId: null });
     assert.deepEqual([...tok(['full-access'])].sort(), ['admin', 'logs', 'peers', 'routes', 'system']);
     assert.deepEqual([...tok(['read-only'])].sort(), ['admin', 'logs', 'peers', 'routes', 'system']);
     assert.deepEqual([...tok(['peers', 'settings'])], ['peers']);
@@ -344,7 +347,7 @@ describe('GET /api/v1/events', () => {
       assert.equal((await s.req('/api/v1/tags/sse-tag', { method: 'DELETE', headers: as() })).status, 200);
       await ps.waitFor((m) => m.event === 'tag_deleted');
       const got = ps.messages.filter(isDomain).map((m) => [m.event, m.data]);
-      const strip = (d: any) => {
+      const strip = <T extends Record<string, unknown>>(d: T) => {
         const { at: _at, ...rest } = d;
         return rest;
       };
@@ -477,11 +480,11 @@ describe('GET /api/v1/events', () => {
       });
       assert.equal(smtp.status, 200, JSON.stringify(smtp.data));
       await adminSt.waitFor((m) => m.event === 'smtp_updated');
-      const strip = (d: any) => {
+      const strip = <T extends Record<string, unknown>>(d: T) => {
         const { at: _at, ...rest } = d;
         return rest;
       };
-      const got = adminSt.messages.filter((m) => m.event === 'settings_changed' || m.event === 'smtp_updated').map((m) => [m.event, strip(m.data)]);
+      const got = adminSt.messages.filter((m) => m.event === 'settings_changed' || m.event === 'smtp_updated').map((m): [string, Record<string, unknown>] => [m.event, strip(m.data)]);
       assert.deepEqual(got.slice(0, 2), [
         ['settings_changed', { section: 'default_theme', theme: 'pro', actor: 1 }],
         ['settings_changed', { section: 'security', lockout: { max_attempts: 7 }, actor: 1 }],

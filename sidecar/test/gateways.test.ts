@@ -17,7 +17,7 @@ import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
 import { waitFor } from '../../test/lib/wait.js';
-import type { Gateway, GatewayConfigRoute } from './lib/protocol.js';
+import type { ActivityEntry, Gateway, GatewayConfigRoute, Peer } from './lib/protocol.js';
 import type { JsonDoc } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
@@ -312,7 +312,7 @@ function heartbeat(o: Partial<Heartbeat> = {}): Heartbeat {
 async function createGateway(name: string, extra: Record<string, unknown> = {}) {
   const r = await api('/peers', { method: 'POST', json: { name, is_gateway: true, ...extra } });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  return r.data as { peer: any; gateway: { apiToken: string; pushToken: string; envContent: string } };
+  return r.data as { peer: Peer; gateway: { apiToken: string; pushToken: string; envContent: string } };
 }
 
 async function createRoute(json: Record<string, unknown>) {
@@ -386,7 +386,7 @@ describe('creation, gateway.env and tokens', () => {
     assert.match(bad.data.error, /not a gateway peer/);
     assert.equal((await api('/peers/999999/gateway-env/rotate', { method: 'POST' })).status, 404);
     const ev = await api('/logs/activity?event_type=gateway_tokens_rotated');
-    assert.ok(ev.data.entries?.some?.((e: any) => e.details.peer_id === peer.id) ?? JSON.stringify(ev.data).includes(`"peer_id":${peer.id}`));
+    assert.ok(ev.data.entries?.some?.((e: ActivityEntry) => e.details!.peer_id === peer.id) ?? JSON.stringify(ev.data).includes(`"peer_id":${peer.id}`));
   });
 });
 
@@ -675,7 +675,7 @@ describe('heartbeats and the status state machine', () => {
       target_lan_port: 80,
     });
     const events = async () =>
-      ((await api(`/logs/activity?source=gateways&limit=1000`)).data.entries as any[])
+      ((await api(`/logs/activity?source=gateways&limit=1000`)).data.entries as ActivityEntry[])
         .filter((e) => e.details?.peer_id === g.peer.id && /^gateway_(online|offline|unknown)$/.test(e.event_type))
         .map((e) => e.event_type)
         .reverse();
@@ -689,7 +689,7 @@ describe('heartbeats and the status state machine', () => {
       hostname: 'State-GW',
       route_reachability: [{ route_id: route.id, reachable: true, latency_ms: 1.5 }],
       extra_field: { kept: true },
-    } as any);
+    } as Partial<Heartbeat>);
     const r = await gwReq(t, '/heartbeat', { method: 'POST', json: hb });
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.equal(r.data.status, 'online');
@@ -798,7 +798,7 @@ describe('heartbeats and the status state machine', () => {
     assert.equal((await api('/peers/999999/gateway-info')).status, 404);
     const all = (await api('/gateways')).data.gateways;
     assert.ok(all.length >= 1);
-    assert.ok(!all.some((x: any) => x.peer_id === regular.id));
+    assert.ok(!all.some((x: Gateway) => x.peer_id === regular.id));
   });
 
   test('deleting a gateway peer removes its gateway row and kills its token', async () => {

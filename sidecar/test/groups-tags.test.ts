@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { joinTags, splitTags, stripTag, tagNameProblem } from '../src/tags/names.js';
-import type { Group, Peer } from './lib/protocol.js';
+import type { Group, Peer, Tag } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -49,7 +49,7 @@ describe('peer groups', () => {
     assert.equal(del.data.deleted.peers_ungrouped, 2);
     const peers = (await api('/peers?limit=1000')).data.peers.filter((p: Peer) => p.name.startsWith('g-peer-'));
     assert.deepEqual(
-      peers.map((p: any) => p.group_id),
+      peers.map((p: Peer) => p.group_id),
       [null, null, other.id],
     );
     assert.equal((await api(`/peer-groups/${gid}`)).status, 404);
@@ -124,7 +124,7 @@ describe('tags API', () => {
     assert.equal(c2.data.tag.name, 'Web');
     const lonely = await api('/tags', { method: 'POST', json: { name: 'unused tag' } });
     assert.equal(lonely.status, 201);
-    const list = (await api('/tags')).data.tags as any[];
+    const list = (await api('/tags')).data.tags as Tag[];
     const by = (n: string) => list.find((t) => t.name.toLowerCase() === n.toLowerCase());
     assert.deepEqual(by('web'), { id: c1.data.tag.id, name: 'Web', peer_count: 2, registered: true });
     assert.deepEqual(by('webserver'), { id: null, name: 'webserver', peer_count: 1, registered: false });
@@ -135,7 +135,7 @@ describe('tags API', () => {
     assert.deepEqual(del.data.deleted, { name: 'web', registered: true, peers_updated: 2 });
     assert.equal((await api(`/peers/${p1.id}`)).data.peer.tags, 'webserver,db');
     assert.equal((await api(`/peers/${p2.id}`)).data.peer.tags, 'cache');
-    const after = (await api('/tags')).data.tags as any[];
+    const after = (await api('/tags')).data.tags as Tag[];
     assert.ok(!after.some((t) => t.name.toLowerCase() === 'web'));
     assert.ok(after.some((t) => t.name === 'webserver'));
     // a name only on peers can be deleted too; url-encoded names work
@@ -154,7 +154,7 @@ describe('tags API', () => {
     assert.deepEqual(r.data.renamed, { from: 'Alpha', to: 'omega', registered: true, peers_updated: 2 });
     assert.equal((await api(`/peers/${p1.id}`)).data.peer.tags, 'omega,alphabet,zeta');
     assert.equal((await api(`/peers/${p2.id}`)).data.peer.tags, 'omega');
-    const list = (await api('/tags')).data.tags as any[];
+    const list = (await api('/tags')).data.tags as Tag[];
     assert.deepEqual(
       list.find((t) => t.name === 'omega'),
       { id: reg.data.tag.id, name: 'omega', peer_count: 2, registered: true },

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../src/licence/features.js';
 import type { Row } from './lib/rows.js';
+import type { OpenApiPaths } from './lib/openapi.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
@@ -26,7 +27,7 @@ before(async () => {
 });
 after(async () => s.close());
 
-function assertGated(r: { status: number; data: any }, feature: LicensedFeature): void {
+function assertGated(r: { status: number; data: { ok: boolean; feature: string; error: string } }, feature: LicensedFeature): void {
   assert.equal(r.status, 403, JSON.stringify(r.data));
   assert.equal(r.data.ok, false);
   assert.equal(r.data.feature, feature);
@@ -109,6 +110,6 @@ test("the OpenAPI document shows each gated endpoint's feature as x-feature and 
   assert.deepEqual(schema.properties.feature.enum, [...LICENSED_FEATURES]);
   assert.equal(doc.paths['/api/v1/peers'].get['x-feature'], undefined);
   // every x-feature names a licensed feature
-  for (const ops of Object.values<any>(doc.paths))
-    for (const op of Object.values<any>(ops)) if (op['x-feature']) assert.ok((LICENSED_FEATURES as readonly string[]).includes(op['x-feature']));
+  for (const ops of Object.values<OpenApiPaths[string]>(doc.paths))
+    for (const op of Object.values(ops)) if (op['x-feature']) assert.ok((LICENSED_FEATURES as readonly string[]).includes(op['x-feature']));
 });

@@ -411,8 +411,8 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
   let auth: Record<string, string>;
   let service: http.Server;
   let serviceUrl: string;
-  let answer: (body: any) => { status: number; json: unknown } = () => ({ status: 500, json: { error: 'not set' } });
-  const requests: any[] = [];
+  let answer: (body: unknown) => { status: number; json: unknown } = () => ({ status: 500, json: { error: 'not set' } });
+  const requests: { method?: string; url?: string; body: { licence_id?: string; key?: string } }[] = [];
   const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
   const events = async () =>
     asRows<'Activity'>(await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true })).map((r) =>
@@ -504,7 +504,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.deepEqual(r.data.refresh, { checked: 'service', ok: true, error: null });
     assert.equal(r.data.license.licence.expires_at, new Date(now() + 400 * DAY).toISOString());
-    const req = requests.at(-1);
+    const req = requests.at(-1)!;
     assert.equal(req.method, 'POST');
     assert.equal(req.url, '/v1/refresh');
     assert.equal(req.body.licence_id, 'SUB-1');
