@@ -11,6 +11,7 @@ import { parsePromText, type Sample } from '../src/metrics/prom-text.js';
 import { routeSeriesFromCaddy } from '../src/metrics/service.js';
 import { rawRequest } from './route-auth-helpers.js';
 import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
+import type { DeliveryStatus } from '../src/webhooks/schema.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
@@ -173,7 +174,7 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
 
   // the webhook delivery log by status (rows as the webhook queue writes them)
   assert.deepEqual(value(samples, 'gatehouse_webhook_deliveries').length, 3);
-  const { Webhook, WebhookDelivery } = s.deps.db.models as any;
+  const { Webhook, WebhookDelivery } = s.deps.db.models;
   const hook = await Webhook.create({
     name: 'm',
     url: 'http://127.0.0.1:9/x',
@@ -184,8 +185,8 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
     created_at: now,
     updated_at: now,
   });
-  const delivery = (status: string, i: number) => ({
-    webhook_id: hook.get('id'),
+  const delivery = (status: DeliveryStatus, i: number) => ({
+    webhook_id: hook.get('id') as number,
     uid: `u${i}`,
     event: 'peer_created',
     body: '{}',
@@ -195,7 +196,7 @@ test('series after activity: peers total/online, per-peer bytes and handshake ag
     created_at: now,
     updated_at: now,
   });
-  await WebhookDelivery.bulkCreate(['pending', 'delivered', 'delivered', 'failed', 'delivered'].map(delivery));
+  await WebhookDelivery.bulkCreate((['pending', 'delivered', 'delivered', 'failed', 'delivered'] as const).map(delivery));
   const hooks = (await scrape()).samples;
   assert.deepEqual(value(hooks, 'gatehouse_webhook_deliveries', { status: 'pending' }), [
     1 + value(samples, 'gatehouse_webhook_deliveries', { status: 'pending' })[0],

@@ -7,10 +7,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import type { JsonDoc } from '../../test/lib/json.js';
+import type { OpenApiParameter } from './lib/openapi.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-let doc: any;
+let doc: JsonDoc;
 let peer: number;
 let gwPeer: number;
 let route: number;
@@ -62,7 +64,7 @@ test('a method the path does not serve: 405 with Allow (TRACE too, not 501), the
 });
 
 test('required headers are in the document and checked with the body: X-Backup-Passphrase, X-Machine-Fingerprint, X-Gatehouse-Wol-Route', async () => {
-  const pass = op('/api/v1/settings/backup', 'get').parameters.find((x: any) => x.name === 'X-Backup-Passphrase');
+  const pass = op('/api/v1/settings/backup', 'get').parameters.find((x: OpenApiParameter) => x.name === 'X-Backup-Passphrase');
   assert.deepEqual([pass.in, pass.required, pass.schema.minLength], ['header', true, 12]);
   const none = await s.req('/api/v1/settings/backup', { headers: h });
   assert.equal(none.status, 400);
@@ -71,11 +73,11 @@ test('required headers are in the document and checked with the body: X-Backup-P
   assert.equal(short.status, 400);
   assert.equal((await s.req('/api/v1/settings/backup', { headers: { ...h, 'x-backup-passphrase': 'long enough passphrase' } })).status, 200);
   for (const p of ['/api/v1/client/register', '/api/v1/client/heartbeat', '/api/v1/client/status', '/api/v1/client/peer/hostname']) {
-    const fp = op(p, 'post').parameters.find((x: any) => x.name === 'X-Machine-Fingerprint');
+    const fp = op(p, 'post').parameters.find((x: OpenApiParameter) => x.name === 'X-Machine-Fingerprint');
     assert.equal(fp?.required, true, p);
   }
   for (const p of ['/api/v1/client/config', '/api/v1/client/config/check', '/api/v1/client/traffic'])
-    assert.equal(op(p, 'get').parameters.find((x: any) => x.name === 'X-Machine-Fingerprint')?.required, true, p);
+    assert.equal(op(p, 'get').parameters.find((x: OpenApiParameter) => x.name === 'X-Machine-Fingerprint')?.required, true, p);
   const ct = (await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'truth-client', scopes: ['client'] }, headers: h })).data.token;
   const reg = await s.req('/api/v1/client/register', {
     method: 'POST',
@@ -85,7 +87,7 @@ test('required headers are in the document and checked with the body: X-Backup-P
   assert.equal(reg.status, 400);
   assert.match(reg.data.fields['X-Machine-Fingerprint'], /required/);
   const wol = op('/gateway-wol/wait', 'get');
-  assert.equal(wol.parameters.find((x: any) => x.name === 'X-Gatehouse-Wol-Route')?.required, true);
+  assert.equal(wol.parameters.find((x: OpenApiParameter) => x.name === 'X-Gatehouse-Wol-Route')?.required, true);
   const w = await s.req('/gateway-wol/wait', { headers: { accept: 'text/html' } });
   assert.equal(w.status, 400);
   assert.ok(w.headers.get('content-type')?.startsWith('application/json'));
@@ -136,7 +138,7 @@ test('refusals no schema can state are documented statuses with their reason, no
 
 test('rules a schema can state are in the document: patterns, ranges, formats', async () => {
   const body = (p: string, m: string) => op(p, m).requestBody.content['application/json'].schema;
-  const q = (p: string, name: string) => op(p, 'get').parameters.find((x: any) => x.name === name).schema;
+  const q = (p: string, name: string) => op(p, 'get').parameters.find((x: OpenApiParameter) => x.name === name).schema;
   for (const [p, m, f] of [
     ['/api/v1/peers', 'post', 'dns'],
     ['/api/v1/peers', 'post', 'name'],

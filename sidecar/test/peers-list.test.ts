@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
+import type { Peer } from './lib/protocol.js';
+import type { Row } from './lib/rows.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -14,7 +16,7 @@ const write = (p: string, method: string, json: unknown) => s.req(`/api/v1${p}`,
 const ids: Record<string, number> = {};
 let office = 0;
 let home = 0;
-type P = Record<string, any>;
+type P = Peer;
 /** Every peer (ids ascending). */
 let all: P[] = [];
 
@@ -39,7 +41,7 @@ before(async () => {
   office = (await write('/peer-groups', 'POST', { name: 'Office' })).data.group.id;
   home = (await write('/peer-groups', 'POST', { name: 'Home' })).data.group.id;
   const now = Date.now();
-  const fixtures: [string, P, P][] = [
+  const fixtures: [string, Record<string, unknown>, Partial<Row<'Peer'>>][] = [
     // name, create body, columns written afterwards
     [
       'Alpha Laptop',

@@ -8,10 +8,11 @@ import { z } from 'zod';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { formatUptime } from '../src/metrics/resources.js';
 import { addSamples } from '../src/peers/traffic.js';
+import type { JsonDoc } from '../../test/lib/json.js';
 
 let s: TestServer;
 let full: string;
-let doc: any;
+let doc: JsonDoc;
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
   full = await apiToken(s);
