@@ -16,7 +16,8 @@ let routeId: number;
 let file: string;
 const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
 const svc = () => s.deps.accessLog as AccessLogService;
-const count = async () => s.deps.db.models.Route.sequelize!.query('SELECT COUNT(*) AS n FROM access_log', { plain: true }).then((r) => Number((r as { n: number | string } | null)!.n));
+const count = async () =>
+  s.deps.db.models.Route.sequelize!.query('SELECT COUNT(*) AS n FROM access_log', { plain: true }).then((r) => Number((r as { n: number | string } | null)!.n));
 
 let seq = 0;
 function line(host: string, status = 200, uri = `/p/${++seq}`): string {

@@ -377,7 +377,8 @@ test('a bad, damaged or wrongly sealed document: 400 with fields, nothing change
     }
   }
   // validly sealed, but wrong inside: a missing column, a wrong type, a dangling reference
-  const resealed = async (sections: Record<string, unknown[]>) => JSON.stringify(await resealDocument({ ...doc, sections } as BackupDocument, PASS, doc.encryption));
+  const resealed = async (sections: Record<string, unknown[]>) =>
+    JSON.stringify(await resealDocument({ ...doc, sections } as BackupDocument, PASS, doc.encryption));
   const bad: [string, Record<string, unknown[]>, RegExp][] = [
     ['missing column', { ...doc.sections, peers: doc.sections.peers.map(({ address: _a, ...p }) => p) }, /^sections\.peers\.\d+\.address$/],
     ['wrong type', { ...doc.sections, routes: doc.sections.routes.map((r) => ({ ...r, enabled: 'yes' })) }, /^sections\.routes\.\d+\.enabled$/],
@@ -440,7 +441,10 @@ test('the migration hook: a synthetic version-0 document is upgraded and restore
       migrations: {
         0: (d) => ({
           ...d,
-          sections: { ...d.sections, peers: (d.sections.peers as Record<string, unknown>[]).map(({ group, ...p }) => ({ ...p, group_id: group, description: null })) },
+          sections: {
+            ...d.sections,
+            peers: (d.sections.peers as Record<string, unknown>[]).map(({ group, ...p }) => ({ ...p, group_id: group, description: null })),
+          },
         }),
       },
     });

@@ -484,7 +484,9 @@ describe('GET /api/v1/events', () => {
         const { at: _at, ...rest } = d;
         return rest;
       };
-      const got = adminSt.messages.filter((m) => m.event === 'settings_changed' || m.event === 'smtp_updated').map((m): [string, Record<string, unknown>] => [m.event, strip(m.data)]);
+      const got = adminSt.messages
+        .filter((m) => m.event === 'settings_changed' || m.event === 'smtp_updated')
+        .map((m): [string, Record<string, unknown>] => [m.event, strip(m.data)]);
       assert.deepEqual(got.slice(0, 2), [
         ['settings_changed', { section: 'default_theme', theme: 'pro', actor: 1 }],
         ['settings_changed', { section: 'security', lockout: { max_attempts: 7 }, actor: 1 }],

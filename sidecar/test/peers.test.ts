@@ -8,7 +8,7 @@ import { addSamples } from '../src/peers/traffic.js';
 import { startOfDay } from '../src/dashboard/service.js';
 import type { PeersService } from '../src/peers/service.js';
 import { configFileName } from '../src/peers/service.js';
-import type { Peer, PeerBatchResult, Route } from './lib/protocol.js';
+import type { DnsRecords, Peer, PeerBatchResult, Route } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -85,7 +85,7 @@ describe('create, read, list', () => {
     assert.equal(page.data.total, all.data.total);
     assert.deepEqual(
       page.data.peers.map((p: Peer) => p.id),
-      all.data.peers.slice(1, 3).map((p: any) => p.id),
+      all.data.peers.slice(1, 3).map((p: Peer) => p.id),
     );
     assert.equal((await api('/peers?limit=0')).status, 400);
     assert.equal((await api('/peers?offset=-1')).status, 400);
@@ -268,7 +268,7 @@ describe('config and QR', () => {
     assert.ok(text.includes('AllowedIPs = 10.77.0.0/24'));
     assert.match(text, /PresharedKey = [A-Za-z0-9+/]{43}=/);
     assert.match(text, /PersistentKeepalive = 25/);
-    const { publicKey } = await (s.deps.wireguard as any).serverKeys();
+    const { publicKey } = await s.deps.wireguard.serverKeys();
     assert.ok(text.includes(`PublicKey = ${publicKey}`));
     const dl = await api(`/peers/${p.id}/config?download=1`);
     assert.equal(dl.headers.get('content-disposition'), 'attachment; filename="Jane_s_Phone_2.conf"');
@@ -361,7 +361,7 @@ describe('hostnames and DNS', () => {
     assert.equal(rec.status, 200);
     assert.equal(rec.data.domain, 'vpn.internal');
     assert.deepEqual(
-      rec.data.static.map((x: any) => [x.fqdn, x.address]),
+      rec.data.static.map((x: DnsRecords['static'][number]) => [x.fqdn, x.address]),
       [
         ['gateway.vpn.internal', '10.77.0.1'],
         ['server.vpn.internal', '10.77.0.1'],
@@ -644,7 +644,7 @@ describe('hostname_source', () => {
     assert.equal((await api(`/peers/${p.id}`)).data.peer.hostname_source, 'agent');
     const list = (await api('/peers?limit=1000')).data.peers;
     assert.ok(
-      list.every((x: any) => x.hostname_source === 'admin' || x.hostname_source === 'agent'),
+      list.every((x: Peer) => x.hostname_source === 'admin' || x.hostname_source === 'agent'),
       'every peer in the list',
     );
     await api(`/peers/${p.id}`, { method: 'DELETE' });

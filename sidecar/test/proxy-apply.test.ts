@@ -42,7 +42,7 @@ function assertMatches(s: AppliedState, all: Route[]): void {
   assert.equal(s.configHash(), proxyConfigHash(full));
   const got = s.config() as JsonDoc;
   for (const m of ['gatehouse_http', 'gatehouse_https']) {
-    const want = (full as any).apps.http.servers[m]?.routes[0].handle[0].hosts ?? {};
+    const want = (full as JsonDoc).apps.http.servers[m]?.routes[0].handle[0].hosts ?? {};
     assert.deepEqual(got.apps.http.servers[m]?.routes[0].handle[0].hosts ?? {}, want, m);
   }
 }

@@ -25,6 +25,7 @@ import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
 import { waitFor } from '../../test/lib/wait.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 import type { Route } from './lib/protocol.js';
+import type { CaddyConfig } from '../src/proxy/caddy-json.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 
@@ -120,9 +121,9 @@ test('a created route answers through Caddy as soon as POST /routes returns; tog
   // What Caddy runs is exactly what we rendered.
   const running = await new CaddyAdminClient(`127.0.0.1:${ports.admin}`).getConfig();
   assert.equal(configHash(stripMarker(running)), configHash(await proxy().render()));
-  assert.equal(proxy().status().config_hash, proxyConfigHash(stripMarker(running) as any));
+  assert.equal(proxy().status().config_hash, proxyConfigHash(stripMarker(running) as CaddyConfig));
   // The marker object lets the reconcile loop check cheaply that Caddy still runs this config.
-  const marker = (running as any).admin.config['@id'];
+  const marker = (running as { admin: { config: Record<string, string> } }).admin.config['@id'];
   assert.match(marker, /^gatehouse-[0-9a-f]{40}$/);
   assert.equal(await new CaddyAdminClient(`127.0.0.1:${ports.admin}`).hasId(marker), true);
 });
@@ -207,7 +208,7 @@ test('Caddy rejecting the configuration: 502 with its message, the route is not 
     assert.equal(proxy().status().config_hash, hashBefore);
     assert.equal((await getVia(ports.http, 'app.test'))?.status, 200, 'the previous configuration still serves');
     const running = await new CaddyAdminClient(`127.0.0.1:${ports.admin}`).getConfig();
-    assert.equal(proxyConfigHash(stripMarker(running) as any), hashBefore);
+    assert.equal(proxyConfigHash(stripMarker(running) as CaddyConfig), hashBefore);
     // An update that Caddy rejects is rolled back the same way.
     const app = (await call('/routes?type=http')).data.routes.find((x: Route) => x.domain === 'app.test');
     const l4 = (await call('/routes?type=l4')).data.routes[0];

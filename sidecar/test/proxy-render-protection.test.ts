@@ -116,13 +116,13 @@ function snapshotFor(name: string): ProxySnapshot {
   return { settings, routes: c.routes, peers, protectedRouteIds: new Set(c.protectedRouteIds ?? []) };
 }
 
-const hostsOf = (cfg: any, server: 'gatehouse_http' | 'gatehouse_https') => cfg.apps.http.servers[server].routes[0].handle[0].hosts;
+const hostsOf = (cfg: JsonDoc, server: 'gatehouse_http' | 'gatehouse_https') => cfg.apps.http.servers[server].routes[0].handle[0].hosts;
 /** A host's route list as a sequence of labels: the handlers in order, a matcher kind in brackets. */
-function shape(entry: any): string[] {
-  return entry.routes.flatMap((r: any) => {
+function shape(entry: JsonDoc): string[] {
+  return entry.routes.flatMap((r: JsonDoc) => {
     const m = r.match ? `[${Object.keys(r.match[0]).join(',')}${r.match[0].not ? `:${Object.keys(r.match[0].not[0]).join(',')}` : ''}]` : '';
     return r.handle.map(
-      (h: any) =>
+      (h: JsonDoc) =>
         `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`,
     );
   });

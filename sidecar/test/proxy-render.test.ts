@@ -14,6 +14,7 @@ import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
 import type { JsonDoc } from '../../test/lib/json.js';
+import type { CaddyConfig, CaddyHandler } from '../src/proxy/caddy-json.js';
 
 const GOLDEN = goldenDir('caddy');
 
@@ -232,7 +233,7 @@ test('without the licence feature circuit_breaker only the breaker module is lef
   // licensed = the unrestricted rendering (no feature list) of the same route
   assert.equal(text(withIt), text(renderCaddyConfig(snapshotFor('circuit-breaker'))));
   // the only difference: the breaker handler in the route's chain
-  const strip = (c: any) => JSON.parse(text(c).replace(/\{"handler":"gatehouse_circuit_breaker"[^{}]*(\{[^{}]*\}[^{}]*)*\},?/g, ''));
+  const strip = (c: CaddyConfig) => JSON.parse(text(c).replace(/\{"handler":"gatehouse_circuit_breaker"[^{}]*(\{[^{}]*\}[^{}]*)*\},?/g, ''));
   assert.deepEqual(strip(withIt), strip(without));
 });
 
@@ -253,7 +254,7 @@ test('invariants of every rendering: admin on loopback, no persistence, no trust
     for (const [sname, srv] of Object.entries<JsonDoc>(cfg.apps.http.servers)) {
       assert.equal(srv.routes.length, 1, `${name}/${sname}`);
       assert.deepEqual(
-        srv.routes[0].handle.map((h: any) => h.handler),
+        srv.routes[0].handle.map((h: CaddyHandler) => h.handler),
         ['gatehouse_hostroute'],
         `${name}/${sname}`,
       );

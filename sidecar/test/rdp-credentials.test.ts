@@ -43,11 +43,14 @@ test('round trip: what the browser encrypts for the server key, the server key o
   assert.notEqual(again.data, env.data, 'a fresh key and IV per envelope');
   assert.notEqual(again.key, env.key);
   // the domain defaults to empty
-  assert.deepEqual(await decryptCredentials(priv, r.kid, await encryptCredentials(r.spki, { username: 'bob', password: 'x' } as any)), {
-    username: 'bob',
-    password: 'x',
-    domain: '',
-  });
+  assert.deepEqual(
+    await decryptCredentials(priv, r.kid, await encryptCredentials(r.spki, { username: 'bob', password: 'x' } as Parameters<typeof encryptCredentials>[1])),
+    {
+      username: 'bob',
+      password: 'x',
+      domain: '',
+    },
+  );
   // a 3072-bit key (the server's size) works the same
   const big = await recipient(3072);
   assert.deepEqual(await decryptCredentials(big.pair.privateKey, big.kid, await encryptCredentials(big.spki, creds)), creds);

@@ -14,6 +14,7 @@ import { createLogger } from '@gatehouse/common/json-log.js';
 import { disconnectAllResponse, historyResponse } from '../src/rdp/schema.js';
 import { EXPORT_COLUMNS } from '../src/rdp/history.js';
 import type { GatewayListener, RdpSession } from './lib/protocol.js';
+import type { ActivityEntry } from './lib/protocol.js';
 
 let c: Ctx;
 before(async () => {
@@ -92,22 +93,22 @@ describe('RDP sessions', () => {
     assert.ok(c.events.some((e) => e.type === 'rdp_session_started' && e.session_id === s.id && e.name === route.name && e.client_name === 'desk-1'));
     assert.ok(c.events.some((e) => e.type === 'rdp_session_ended' && e.session_id === s.id && e.reason === 'client'));
     const act = (await c.api('/logs/activity?source=rdp&limit=200')).data.entries
-      .filter((e: any) => e.details?.session_id === s.id)
-      .map((e: any) => e.event_type)
+      .filter((e: ActivityEntry) => e.details?.session_id === s.id)
+      .map((e: ActivityEntry) => e.event_type)
       .sort();
     assert.deepEqual(act, ['rdp_session_ended', 'rdp_session_started']);
 
-    await assert.rejects(svc().start(999999, who()), (e: any) => e.kind === 'not_found');
+    await assert.rejects(svc().start(999999, who()), (e: { kind?: string }) => e.kind === 'not_found');
     assert.equal((await c.api(`/rdp/${route.id}/toggle`, { method: 'PUT' })).status, 200);
-    await assert.rejects(svc().start(route.id, who()), (e: any) => e.kind === 'conflict');
+    await assert.rejects(svc().start(route.id, who()), (e: { kind?: string }) => e.kind === 'conflict');
   });
 
   test("another token's session is not found", async () => {
     const route = await createRdp(c, { access_mode: 'internal', target_host: '127.0.0.1', target_port: 3389 });
     const mine = await c.s.deps.rdpSessions.start(route.id, who(null));
     const s = await svc().start(route.id, { token_id: 1, client_name: 'a' });
-    await assert.rejects(svc().heartbeat(s.id, { token_id: 2 }), (e: any) => e.kind === 'not_found');
-    await assert.rejects(svc().end(s.id, { token_id: 2 }), (e: any) => e.kind === 'not_found');
+    await assert.rejects(svc().heartbeat(s.id, { token_id: 2 }), (e: { kind?: string }) => e.kind === 'not_found');
+    await assert.rejects(svc().end(s.id, { token_id: 2 }), (e: { kind?: string }) => e.kind === 'not_found');
     assert.equal((await svc().heartbeat(s.id, { token_id: 1 })).disconnect, false);
     await svc().end(mine.id, who());
     await svc().end(s.id, { token_id: 1 });
@@ -277,7 +278,7 @@ describe('RDP sessions', () => {
     assert.equal(del.status, 200, JSON.stringify(del.data));
     hb = await svc().heartbeat(t.id, { token_id: 7 });
     assert.deepEqual({ d: hb.disconnect, r: hb.reason }, { d: true, r: 'route_deleted' });
-    await assert.rejects(svc().heartbeat(t.id, { token_id: 8 }), (e: any) => e.kind === 'not_found', 'another token learns nothing');
+    await assert.rejects(svc().heartbeat(t.id, { token_id: 8 }), (e: { kind?: string }) => e.kind === 'not_found', 'another token learns nothing');
     assert.ok(c.events.some((e) => e.type === 'rdp_session_ended' && e.session_id === t.id && e.reason === 'route_deleted'));
     assert.equal((await c.api(`/rdp/${route.id}/history`)).status, 404, 'the history goes with the route');
   });
@@ -328,10 +329,10 @@ describe('RDP history and export', () => {
     const json = await c.api('/rdp/history/export?format=json');
     assert.equal(json.status, 200);
     assert.match(json.headers.get('content-disposition') ?? '', /^attachment; filename="rdp-sessions-.*\.json"$/);
-    const arr = json.data as any[];
+    const arr = json.data as Record<string, unknown>[];
     assert.ok(Array.isArray(arr));
     assert.equal(arr.length, recs.length);
-    const j = arr.find((r) => r.session_id === s.id);
+    const j = arr.find((r) => r.session_id === s.id)!;
     assert.equal(j.client_name, tricky);
     assert.equal(j.peer_id, null);
     assert.deepEqual(Object.keys(j), EXPORT_COLUMNS);

@@ -11,6 +11,7 @@ import { waitFor } from '../../test/lib/wait.js';
 import { rdpStatusAllResponse, rdpStatusResponse } from '../src/rdp/schema.js';
 import { tcpCheck } from '../src/rdp/status.js';
 import type { PathCheck } from './lib/protocol.js';
+import type { ActivityEntry, RdpRoute, RdpStatus } from './lib/protocol.js';
 
 let c: Ctx;
 before(async () => {
@@ -126,7 +127,7 @@ describe('RDP status endpoints', () => {
     await status(route.id);
     assert.equal(c.events.filter((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id).length, 1, 'no change, no event');
     const act = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter(
-      (e: any) => e.event_type === 'rdp_status_changed' && e.details?.rdp_route_id === route.id,
+      (e: ActivityEntry) => e.event_type === 'rdp_status_changed' && e.details?.rdp_route_id === route.id,
     );
     assert.equal(act.length, 1);
     assert.equal(act[0].severity, 'warning');
@@ -243,11 +244,11 @@ describe('RDP status endpoints', () => {
     rdpStatusAllResponse.parse(r.data);
     const { summary, routes } = r.data;
     const list = (await c.api('/rdp')).data;
-    const ids = (list.routes ?? list.rdp ?? list.items).map((x: any) => x.id).sort();
-    assert.deepEqual(routes.map((x: any) => x.rdp_route_id).sort(), ids);
+    const ids = (list.routes ?? list.rdp ?? list.items).map((x: RdpRoute) => x.id).sort();
+    assert.deepEqual(routes.map((x: RdpStatus) => x.rdp_route_id).sort(), ids);
     assert.equal(summary.total, routes.length);
     assert.equal(summary.reachable + summary.unreachable, summary.total);
-    assert.equal(summary.reachable, routes.filter((x: any) => x.reachable).length);
+    assert.equal(summary.reachable, routes.filter((x: RdpStatus) => x.reachable).length);
     assert.equal(summary.enabled + summary.disabled, summary.total);
     assert.equal((await c.api('/rdp/999999/status')).status, 404);
     const bad = await c.api('/rdp/status?refresh=maybe');

@@ -14,6 +14,7 @@ import { wolResponse } from '../src/rdp/schema.js';
 import { CompanionApi } from '../../gateway/src/api.js';
 import { sendWol } from '../../gateway/src/wol.js';
 import { createLogger } from '@gatehouse/common/json-log.js';
+import type { ActivityEntry } from './lib/protocol.js';
 
 /** The magic packet written out by hand: 6 × 0xFF, then the 6 MAC bytes 16 times. */
 function expectedPacket(mac: string): Buffer {
@@ -89,7 +90,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
       assert.equal(typeof st.data.wol.awake_at, 'number');
       assert.ok(up.accepted() >= 1);
       const act = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter(
-        (e: any) => e.event_type === 'rdp_wol_sent' && e.details?.rdp_route_id === route.id,
+        (e: ActivityEntry) => e.event_type === 'rdp_wol_sent' && e.details?.rdp_route_id === route.id,
       );
       assert.equal(act.length, 1);
     } finally {
@@ -204,7 +205,7 @@ describe('gateway Wake-on-LAN', () => {
     const r = await c.api(`/rdp/${route2.id}/wol`, { method: 'POST', json: {} });
     assert.equal(r.status, 502, JSON.stringify(r.data));
     const failed = (await c.api('/logs/activity?source=rdp&limit=100')).data.entries.filter(
-      (e: any) => e.event_type === 'rdp_wol_failed' && e.details?.rdp_route_id === route2.id,
+      (e: ActivityEntry) => e.event_type === 'rdp_wol_failed' && e.details?.rdp_route_id === route2.id,
     );
     assert.equal(failed.length, 1);
   });

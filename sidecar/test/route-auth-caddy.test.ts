@@ -38,6 +38,7 @@ import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { addAccessLog, accessLogFile } from '../src/proxy/fragments/access-log.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { AccessEntry } from './lib/protocol.js';
+import type { JsonDoc } from '../../test/lib/json.js';
 
 const haveCaddy = fs.existsSync(CADDY);
 const HASH = '$2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4IjWJPDhjvG';
@@ -84,7 +85,7 @@ test('basicAuthHandler matches caddy adapt', { skip: !haveCaddy && 'bin/caddy no
 });
 
 test('forwardAuthHandler: reverse_proxy GET /route-auth/verify, copy X-Auth-* on 2xx', () => {
-  const h = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as any;
+  const h = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as JsonDoc;
   assert.equal(h.handler, 'reverse_proxy');
   assert.deepEqual(h.rewrite, { method: 'GET', uri: '/route-auth/verify' });
   assert.deepEqual(h.upstreams, [{ dial: '127.0.0.1:3000' }]);
@@ -128,8 +129,8 @@ test('routeAuthPagesRoute and forwardAuthRoutes', { skip: !haveCaddy && 'bin/cad
 });
 
 test('routeAuthForwardHandler is forwardAuthHandler plus, on a successful verify, the removal of every gh_ra_ cookie', () => {
-  const plain = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as any;
-  const h = routeAuthForwardHandler('app.example.com', '127.0.0.1:3000') as any;
+  const plain = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as JsonDoc;
+  const h = routeAuthForwardHandler('app.example.com', '127.0.0.1:3000') as JsonDoc;
   const copied = plain.handle_response[0].routes.length;
   assert.deepEqual({ ...h, handle_response: undefined }, { ...plain, handle_response: undefined });
   assert.deepEqual(h.handle_response[0].match, { status_code: [2] });
@@ -290,7 +291,11 @@ before(async () => {
   adminHeaders = h;
   for (const name of ['alice', 'bob', 'carol']) {
     const password = `${name}-own-password-1`;
-    const u: Response & { data: { user: { id: number } } } = await s.req('/api/v1/users', { method: 'POST', headers: h, json: { username: name, email: `${name}@example.test`, password, role: 'user' } });
+    const u: Response & { data: { user: { id: number } } } = await s.req('/api/v1/users', {
+      method: 'POST',
+      headers: h,
+      json: { username: name, email: `${name}@example.test`, password, role: 'user' },
+    });
     assert.equal(u.status, 201, JSON.stringify(u.data));
     routeUsers[name] = { id: u.data.user.id, password };
   }
@@ -331,7 +336,7 @@ before(async () => {
     },
   };
   // the access log as the renderer writes it, into the file the sidecar tails
-  addAccessLog(config as any, config.apps.http.servers, accessLogFile(s.dataDir));
+  addAccessLog(config, config.apps.http.servers, accessLogFile(s.dataDir));
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ra-caddy-'));
   fs.writeFileSync(path.join(dir, 'caddy.json'), JSON.stringify(config));
   caddy = spawn(CADDY, ['run', '--config', path.join(dir, 'caddy.json')], {

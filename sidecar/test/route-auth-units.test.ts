@@ -21,7 +21,18 @@ test('IP rules are normalized: canonical v6, host bits cleared, full prefixes as
 });
 
 test('invalid IP rules are reported per index', () => {
-  const r = normalizeIpRules(['10.0.0.1', '10.0.0.256', '10.0.0.0/33', 'fe80::1%eth0', '', 'example.com', '2001:db8::/129', '1.2.3', { value: 5 } as any]);
+  // reason: a non-string entry, as a JSON body may carry one
+  const r = normalizeIpRules([
+    '10.0.0.1',
+    '10.0.0.256',
+    '10.0.0.0/33',
+    'fe80::1%eth0',
+    '',
+    'example.com',
+    '2001:db8::/129',
+    '1.2.3',
+    { value: 5 } as unknown as string,
+  ]);
   assert.ok('errors' in r);
   assert.deepEqual(Object.keys(r.errors).sort(), ['1', '2', '3', '4', '5', '6', '7', '8']);
   assert.ok('error' in parseRule('1::2::3'));

@@ -161,7 +161,7 @@ test('removing a user from user_ids, deleting the user or changing their passwor
   assert.equal(
     await s.deps.db.sequelize
       .query('SELECT COUNT(*) AS n FROM route_auth_sessions WHERE user_id = ?', { replacements: [frank.id], plain: true })
-      .then((x: any) => Number(x.n)),
+      .then((x) => Number((x as { n: number | string } | null)!.n)),
     0,
   );
   assert.equal((await f.verify('/')).status, 302, "a new password ends the user's sessions");

@@ -201,7 +201,11 @@ test('access log: rolled under load, no line lost or counted twice; rolled files
   await waitFor(async () => (await get('rolled.test')).status === 200, 10_000, 'the route');
   const routeId = r.data.route.id;
   const rows = async () =>
-    Number(((await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ?', { replacements: [routeId], plain: true })) as any).n);
+    Number(
+      ((await s.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM access_log WHERE route_id = ?', { replacements: [routeId], plain: true })) as {
+        n: number | string;
+      } | null)!.n,
+    );
   const dir = path.dirname(accessLogFile(s.dataDir));
   const rolled = () => fs.readdirSync(dir).filter((f) => f.startsWith('access-'));
   const svc = s.deps.accessLog as AccessLogService;

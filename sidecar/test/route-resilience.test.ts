@@ -13,6 +13,7 @@ import { BreakerMemory } from '../src/proxy/breaker.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import type { ActivityEntry, Route as ApiRoute } from './lib/protocol.js';
 import type { JsonDoc } from '../../test/lib/json.js';
+import type { CaddyHandler } from '../src/proxy/caddy-json.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -38,7 +39,9 @@ test('retry JSON is the one of caddy-modules/RETRY.md', () => {
   const r: Route = { ...blankRoute(0), id: 1, retry_enabled: true, retry_count: 2, retry_status_codes: '502,503' };
   assert.deepEqual(retryRoutes({ handler: 'reverse_proxy', upstreams: [{ dial: '10.8.0.2:8080' }] }, r), doc);
   // Status list: trimmed, 100-599, de-duplicated, in both copies; empty → only the transport-error sets.
-  const copies = (x: any) => x.map((rt: any) => rt.handle[0].load_balancing.retry_match.map((m: any) => m.expression));
+  /** A retry route as retryRoutes renders it (the parts read here). */
+  type RetryRoute = { handle: { load_balancing: { retry_match: { expression: string }[] } }[] };
+  const copies = (x: unknown) => (x as RetryRoute[]).map((rt) => rt.handle[0].load_balancing.retry_match.map((m) => m.expression));
   const [lean2, buffering2] = copies(retryRoutes({ handler: 'reverse_proxy' }, { ...r, retry_status_codes: ' 504, 502,504,600,abc' }));
   assert.equal(lean2[0], '{http.reverse_proxy.status_code} in [504, 502]');
   assert.match(buffering2[0], /^\{http\.reverse_proxy\.status_code\} in \[504, 502\] && /);
@@ -53,7 +56,7 @@ test('retry JSON is the one of caddy-modules/RETRY.md', () => {
     transport: { protocol: 'http', tls: { insecure_skip_verify: true } },
     handle_response: [{ match: { status_code: [502] } }],
   };
-  for (const rt of retryRoutes(full, r) as any[]) {
+  for (const rt of retryRoutes(full, r) as { handle: CaddyHandler[] }[]) {
     const { load_balancing: _lb, request_buffers: _rb, ...rest } = rt.handle[0];
     assert.deepEqual(rest, full);
   }
@@ -126,7 +129,7 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
   const chain = routes[0].handle;
   assert.equal(routes[0].match, undefined);
   assert.deepEqual(
-    chain.map((h: any) => h.handler),
+    chain.map((h: CaddyHandler) => h.handler),
     ['gatehouse_botblock', 'encode', 'gatehouse_mirror', 'gatehouse_circuit_breaker'],
   );
   const cb = chain[3];
@@ -138,7 +141,7 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
   assert.deepEqual(routes[1].match, [{ method: ['GET', 'HEAD', 'OPTIONS', 'DELETE'], gatehouse_bodiless: {} }]);
   assert.equal(routes[2].match, undefined);
   assert.deepEqual(
-    routes.slice(1).map((rt: any) => [rt.handle.length, rt.handle[0].handler, rt.handle[0].load_balancing.retries, rt.handle[0].request_buffers]),
+    routes.slice(1).map((rt: JsonDoc) => [rt.handle.length, rt.handle[0].handler, rt.handle[0].load_balancing.retries, rt.handle[0].request_buffers]),
     [
       [1, 'reverse_proxy', 3, undefined],
       [1, 'reverse_proxy', 3, 65536],
@@ -176,8 +179,8 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   assert.equal(JSON.stringify(await proxy().render()), before);
   const events = async () =>
     (await call('/logs/activity?source=routes&limit=50')).data.entries
-      .filter((e: any) => e.details?.route_id === id && String(e.event_type).startsWith('circuit_breaker_'))
-      .map((e: any) => e.event_type);
+      .filter((e: ActivityEntry) => e.details?.route_id === id && String(e.event_type).startsWith('circuit_breaker_'))
+      .map((e: ActivityEntry) => e.event_type);
   assert.deepEqual(await events(), ['circuit_breaker_open']);
   // half-open, then a successful trial closes it: one circuit_breaker_closed event with the open time
   assert.equal((await report({ ...body, state: 'half_open', at: openedAt + 30_000 })).data.applied, true);
@@ -197,7 +200,7 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   const seeded = (await proxy().render()) as JsonDoc;
   const cb = seeded.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
     .at(-1)
-    .handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');
+    .handle.find((h: CaddyHandler) => h.handler === 'gatehouse_circuit_breaker');
   assert.equal(cb.failure_count, 3);
   assert.equal(cb.opened_at, openedAt);
   await proxy().apply({ force: true });
@@ -223,7 +226,7 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   const cfg = (await proxy().render()) as JsonDoc;
   const cb = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
     .at(-1)
-    .handle.find((h: any) => h.handler === 'gatehouse_circuit_breaker');
+    .handle.find((h: CaddyHandler) => h.handler === 'gatehouse_circuit_breaker');
   assert.equal(cb.failure_count, 0);
   assert.equal(cb.opened_at, 0);
   assert.ok(cb.reset_at >= t0 && cb.reset_at <= Date.now());

@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import type { Route } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -11,7 +12,7 @@ const api = (p: string, headers: Record<string, string> = h) => s.req(`/api/v1${
 const write = (p: string, method: string, json: unknown) => s.req(`/api/v1${p}`, { method, json, headers: h });
 
 const peer: Record<string, number> = {};
-type R = Record<string, any>;
+type R = Route;
 let all: R[] = [];
 const domains = (rs: R[]) => rs.map((r) => r.domain);
 const sorted = (xs: string[]) => [...xs].sort();
@@ -36,7 +37,7 @@ before(async () => {
     peer[name] = r.data.peer.id;
   }
   const now = Date.now();
-  const fixtures: [R, number][] = [
+  const fixtures: [Record<string, unknown>, number][] = [
     [{ domain: 'app.example.com', peer_id: peer['Laptop Jane'], target_port: 8080, description: 'Main App' }, now - 4_000],
     [{ domain: 'files.example.org', peer_id: peer['nas-server'], target_port: 80, description: '100% uptime' }, now - 1_000],
     [

@@ -9,6 +9,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import type { ProxyService } from '../src/proxy/service.js';
 import type { JsonDoc } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
+import type { CaddyHandler } from '../src/proxy/caddy-json.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -100,7 +101,7 @@ test('basic auth on an HTTPS route: saved, rendered after the rate limit; switch
   const peerBAddr = (await call(`/peers/${peerB}`)).data.peer.address.split('/')[0];
   assert.deepEqual(entry.routes[0].match[0].not[0].remote_ip.ranges, [peerBAddr]);
   assert.deepEqual(
-    entry.routes[1].handle.slice(0, 2).map((h: any) => h.handler),
+    entry.routes[1].handle.slice(0, 2).map((h: CaddyHandler) => h.handler),
     ['rate_limit', 'authentication'],
   );
   assert.equal(entry.routes[1].handle[1].providers.http_basic.accounts[0].password, (await rowOf(id)).basic_auth_password_hash);

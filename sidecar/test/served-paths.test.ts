@@ -19,7 +19,7 @@ after(async () => {
 });
 
 /** The registry's own "no endpoint here" answer: 404 with the JSON error body. */
-async function isRegistryNotFound(res: Response & { data: any }): Promise<boolean> {
+async function isRegistryNotFound(res: Response & { data: { ok?: unknown } | null }): Promise<boolean> {
   return res.status === 404 && (res.headers.get('content-type') ?? '').includes('application/json') && res.data?.ok === false;
 }
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { after, before } from 'node:test';
-import { ADMIN, apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { ADMIN, apiToken, bearer, login, startTestServer, type AnyBody, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -115,12 +115,21 @@ export interface AxeViolation {
   help: string;
   nodes: string[];
 }
+/** The part of axe-core's API used here: AXE, evaluated in the page, defines window.axe. */
+interface AxeWindow {
+  axe: {
+    run(
+      context: Document,
+      options: { resultTypes: string[] },
+    ): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }>;
+  };
+}
 /** axe-core on the current page (evaluated over the DevTools protocol, so the page's CSP stays as it is). */
 export async function axe(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE);
   const res = await page.evaluate(async () => {
-    const r = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n: any) => n.target.join(' ')) }));
+    const r = await (window as Window & AxeWindow).axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
   });
   return res as AxeViolation[];
 }
@@ -143,8 +152,8 @@ export interface UiServer {
    * The API (`/api/v1` + path) as the seeding and checking side of a browser test, with `headers`:
    * api(path, method?, json?) or api(path, { method, json, headers }).
    */
-  api(path: string, method?: string, json?: unknown): Promise<Response & { data: any }>;
-  api(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: any }>;
+  api<T = AnyBody>(path: string, method?: string, json?: unknown): Promise<Response & { data: T }>;
+  api<T = AnyBody>(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: T }>;
   /** Signs in through the API (the admin unless `user` is given); a session-mode api() uses that session from then on. */
   login(user?: { username: string; password: string }): Promise<{ cookie: string; csrf: string }>;
   /**
@@ -190,11 +199,11 @@ export function uiServer(env: Env | (() => Env | Promise<Env>) = {}, opts: Start
     await browser?.close();
     await s?.close();
   });
-  function api(path: string, method?: string, json?: unknown): Promise<Response & { data: any }>;
-  function api(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: any }>;
-  function api(path: string, a: string | (RequestInit & { json?: unknown }) = 'GET', json?: unknown) {
+  function api<T = AnyBody>(path: string, method?: string, json?: unknown): Promise<Response & { data: T }>;
+  function api<T = AnyBody>(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: T }>;
+  function api<T = AnyBody>(path: string, a: string | (RequestInit & { json?: unknown }) = 'GET', json?: unknown) {
     const init = typeof a === 'string' ? { method: a, json } : a;
-    return s!.req(`/api/v1${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+    return s!.req<T>(`/api/v1${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
   }
   return {
     get s() {

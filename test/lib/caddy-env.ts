@@ -47,7 +47,8 @@ export function assertCaddyValidates(dir: string, names: string[]): void {
           env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home },
           stdio: 'pipe',
         });
-      } catch (err: any) {
+      } catch (e: unknown) {
+        const err = e as { stderr?: Buffer; message: string };
         assert.fail(
           `caddy validate ${name}.json: ${
             String(err.stderr)

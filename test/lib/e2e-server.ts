@@ -4,12 +4,13 @@
 //   const { env, ports, serverIp } = await e2eServerEnv({ iface: 'ghx123', subnet: '10.250.7', publicHost, proxyBind });
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type AnyBody, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 import { CADDY, managedCaddyEnv } from './caddy-env.js';
 import { createNetwork, type Network } from './netns.js';
 import { waitFor } from './wait.js';
 import { freePort } from './ports.js';
+import type { Peer } from '../../sidecar/test/lib/protocol.js';
 
 export { CADDY };
 
@@ -61,7 +62,7 @@ export interface E2eRun {
   network: Network;
   s: TestServer;
   /** the admin API with a full-access token: api('/peers', 'POST', {...}) */
-  api: (p: string, method?: string, json?: unknown) => Promise<Response & { data: any }>;
+  api: <T = AnyBody>(p: string, method?: string, json?: unknown) => Promise<Response & { data: T }>;
   serverIp: string;
   ports: E2ePorts;
   /** the environment the sidecar started with (e2eServerEnv plus the test's own keys): start another sidecar on the same interface, ports and subnet */
@@ -70,7 +71,7 @@ export interface E2eRun {
   ns: string[];
   links: { addrA: string; addrB: string }[];
   /** GET /health as it answered once everything started */
-  health: Response & { data: any };
+  health: Response & { data: AnyBody };
 }
 
 /**
@@ -109,7 +110,8 @@ export async function startE2e(
   const s = await startTestServer(serverEnv, { startFeatures: true, ...o.start });
   running.s = s;
   const h = bearer(await apiToken(s));
-  const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  const api = <T = AnyBody>(p: string, method = 'GET', json?: unknown) =>
+    s.req<T>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
   const health = await s.req('/health');
   assert.equal(health.status, 200, JSON.stringify(health.data));
   assert.equal(health.data.checks.proxy.ok, true);
@@ -121,9 +123,9 @@ export async function startE2e(
  * dialling the server through its own link), then waits until every one pings the server's tunnel
  * address. Returns the peers as the API created them.
  */
-export async function tunnelPeers(run: E2eRun, names: string[]): Promise<any[]> {
+export async function tunnelPeers(run: E2eRun, names: string[]): Promise<Peer[]> {
   const { network, api, serverIp, ns, links } = run;
-  const peers = [];
+  const peers: Peer[] = [];
   for (const name of names) peers.push((await api('/peers', 'POST', { name })).data.peer);
   for (const [i, peer] of peers.entries()) {
     const conf = ((await api(`/peers/${peer.id}/config`)).data as string).replace(`${links[0].addrA}:`, `${links[i].addrA}:`);

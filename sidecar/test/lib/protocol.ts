@@ -40,5 +40,6 @@ export type BackupJob = Out<typeof Backup.jobView>;
 export type PlanItem = Out<typeof Backup.restoreResponse>['plan'][string]['created'][number];
 export type RdpRoute = Out<typeof Rdp.rdpRouteView>;
 export type RdpSession = Out<typeof Rdp.historyEntry>;
+export type RdpStatus = Out<typeof Rdp.rdpRouteStatus>;
 export type PathCheck = Out<typeof Rdp.rdpRouteStatus>['paths'][number];
 export type MaintenanceWindow = Out<typeof Rdp.rdpRouteView>['maintenance_windows'][number];
