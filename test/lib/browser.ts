@@ -128,7 +128,8 @@ interface AxeWindow {
 export async function axe(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE);
   const res = await page.evaluate(async () => {
-    const r = await (window as Window & AxeWindow).axe.run(document, { resultTypes: ['violations'] });
+    // reason: AXE (evaluated above) defines window.axe in the page; the DOM's Window type does not declare it
+    const r = await (window as unknown as AxeWindow).axe.run(document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
   });
   return res as AxeViolation[];
