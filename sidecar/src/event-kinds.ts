@@ -67,11 +67,18 @@ export interface EventKind<P extends z.ZodType = z.ZodType> {
   activity?(e: z.infer<P>): ActivityOf | null;
   /** what it means, when a webhook can subscribe to it; absent: webhooks do not carry it */
   webhook?: string;
+  /** with `webhook`: the area it belongs to, by which the admin app groups the kinds (GET /webhooks/events) */
+  area?: WebhookArea;
 }
 
-/** A descriptor; its `webhook` text stays in the type, so that the webhook kinds are a type too. */
-const kind = <P extends z.ZodType, W extends string | undefined = undefined>(d: EventKind<P> & { webhook?: W }): EventKind<P> & { webhook: W } =>
-  d as EventKind<P> & { webhook: W };
+/** The areas of the kinds a webhook can subscribe to, in the order the admin app shows them. */
+export const WEBHOOK_AREAS = ['peers', 'gateways', 'routes', 'monitoring', 'rdp', 'users', 'tokens', 'system'] as const;
+export type WebhookArea = (typeof WEBHOOK_AREAS)[number];
+
+/** A descriptor; its `webhook` text stays in the type, so that the webhook kinds are a type too (and one with `webhook` needs its `area`). */
+const kind = <P extends z.ZodType, W extends string | undefined = undefined>(
+  d: EventKind<P> & { webhook?: W } & (W extends string ? { area: WebhookArea } : { area?: undefined }),
+): EventKind<P> & { webhook: W } => d as EventKind<P> & { webhook: W };
 
 const actor = z.number().int().nullable().meta({ description: 'user id or null' });
 const changed = z.array(z.string()).meta({ description: 'changed field names' });
@@ -159,6 +166,7 @@ export const EVENT_KINDS = {
       details: { peer_id: e.peer_id, address: e.address, peer_type: e.peer_type },
       user_id: e.actor,
     }),
+    area: 'peers',
     webhook: 'a peer was created',
   }),
   peer_updated: kind({
@@ -170,18 +178,21 @@ export const EVENT_KINDS = {
       details: { peer_id: e.peer_id, fields: e.fields.map((k) => (k === 'public_key' ? 'keys' : k)) },
       user_id: e.actor,
     }),
+    area: 'peers',
     webhook: 'a peer was changed',
   }),
   peer_enabled: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), actor }),
     scope: 'peers',
     activity: (e) => ({ source: 'peers', msg: msg('peer.enabled', { name: e.name }), details: { peer_id: e.peer_id }, user_id: e.actor }),
+    area: 'peers',
     webhook: 'a peer was enabled',
   }),
   peer_disabled: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), actor }),
     scope: 'peers',
     activity: (e) => ({ source: 'peers', msg: msg('peer.disabled', { name: e.name }), details: { peer_id: e.peer_id }, user_id: e.actor }),
+    area: 'peers',
     webhook: 'a peer was disabled',
   }),
   peer_deleted: kind({
@@ -193,6 +204,7 @@ export const EVENT_KINDS = {
       details: { peer_id: e.peer_id, address: e.address },
       user_id: e.actor,
     }),
+    area: 'peers',
     webhook: 'a peer was deleted',
   }),
   peer_expired: kind({
@@ -204,6 +216,7 @@ export const EVENT_KINDS = {
       msg: msg('peer.expired', { name: e.name }),
       details: { peer_id: e.peer_id, name: e.name, expires_at: e.expires_at, enabled: e.enabled },
     }),
+    area: 'peers',
     webhook: 'a peer reached its expiry and left the tunnel',
   }),
   peer_online: kind({
@@ -214,6 +227,7 @@ export const EVENT_KINDS = {
       msg: msg('peer.online', { name: e.name }),
       details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake },
     }),
+    area: 'peers',
     webhook: 'a peer made a handshake after being offline',
   }),
   peer_offline: kind({
@@ -224,6 +238,7 @@ export const EVENT_KINDS = {
       msg: msg('peer.offline', { name: e.name }),
       details: { peer_id: e.peer_id, name: e.name, endpoint: e.endpoint, latestHandshake: e.latest_handshake },
     }),
+    area: 'peers',
     webhook: 'a peer has had no handshake for the offline interval',
   }),
   peer_traffic: kind({
@@ -298,15 +313,16 @@ export const EVENT_KINDS = {
   }),
 
   // home gateways (gateways/service.ts)
-  gateway_online: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, webhook: 'a home gateway is online' }),
-  gateway_offline: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, webhook: 'a home gateway went offline' }),
-  gateway_unknown: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, webhook: "a home gateway's state is unknown" }),
+  gateway_online: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, area: 'gateways', webhook: 'a home gateway is online' }),
+  gateway_offline: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, area: 'gateways', webhook: 'a home gateway went offline' }),
+  gateway_unknown: kind({ payload: gatewayChange, scope: 'peers', activity: gatewayActivity, area: 'gateways', webhook: "a home gateway's state is unknown" }),
 
   // accounts and API tokens
   user_created: kind({
     payload: z.object({ user_id: z.number(), username: z.string(), role: z.string(), actor }),
     scope: 'admin',
     activity: (e) => ({ source: 'users', msg: msg('user.created', { username: e.username }), details: { id: e.user_id, role: e.role }, user_id: e.actor }),
+    area: 'users',
     webhook: 'an admin-UI user was created',
   }),
   user_updated: kind({
@@ -323,18 +339,21 @@ export const EVENT_KINDS = {
     payload: z.object({ user_id: z.number(), username: z.string(), actor }),
     scope: 'admin',
     activity: (e) => ({ source: 'users', msg: msg('user.deleted', { username: e.username }), details: { id: e.user_id }, user_id: e.actor }),
+    area: 'users',
     webhook: 'an admin-UI user was deleted',
   }),
   token_created: kind({
     payload: z.object({ token_id: z.number(), name: z.string(), scopes: z.array(z.string()), actor }),
     scope: 'admin',
     activity: (e) => ({ source: 'tokens', msg: msg('token.created', { name: e.name }), details: { id: e.token_id, scopes: e.scopes }, user_id: e.actor }),
+    area: 'tokens',
     webhook: 'an API token was created',
   }),
   token_revoked: kind({
     payload: z.object({ token_id: z.number(), name: z.string(), actor }),
     scope: 'admin',
     activity: (e) => ({ source: 'tokens', msg: msg('token.revoked', { name: e.name }), details: { id: e.token_id }, user_id: e.actor }),
+    area: 'tokens',
     webhook: 'an API token was revoked',
   }),
   token_fingerprint_reset: kind({
@@ -384,6 +403,7 @@ export const EVENT_KINDS = {
       },
       user_id: e.actor,
     }),
+    area: 'tokens',
     webhook: 'a desktop client registered a machine and got its peer',
   }),
 
@@ -445,6 +465,7 @@ export const EVENT_KINDS = {
       details: { route_id: e.route_id, route_type: e.route_type },
       user_id: e.actor,
     }),
+    area: 'routes',
     webhook: 'a route was created',
   }),
   route_updated: kind({
@@ -456,24 +477,28 @@ export const EVENT_KINDS = {
       details: { route_id: e.route_id, fields: e.fields },
       user_id: e.actor,
     }),
+    area: 'routes',
     webhook: 'a route was changed',
   }),
   route_enabled: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
     scope: 'routes',
     activity: (e) => ({ source: 'routes', msg: msg('route.enabled', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
+    area: 'routes',
     webhook: 'a route was enabled',
   }),
   route_disabled: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
     scope: 'routes',
     activity: (e) => ({ source: 'routes', msg: msg('route.disabled', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
+    area: 'routes',
     webhook: 'a route was disabled',
   }),
   route_deleted: kind({
     payload: z.object({ route_id: z.number(), domain: z.string(), actor }),
     scope: 'routes',
     activity: (e) => ({ source: 'routes', msg: msg('route.deleted', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
+    area: 'routes',
     webhook: 'a route was deleted',
   }),
   routes_batch: kind({
@@ -490,6 +515,7 @@ export const EVENT_KINDS = {
       details: { ids: e.route_ids },
       user_id: e.actor,
     }),
+    area: 'routes',
     webhook: 'a batch action (enable, disable, delete) on routes',
   }),
   rdp_route_created: kind({
@@ -539,8 +565,20 @@ export const EVENT_KINDS = {
     scope: 'routes',
     activity: (e) => ({ source: 'routes', msg: msg('route_auth.removed', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
   }),
-  route_up: kind({ payload: routeCheck, scope: 'routes', activity: routeCheckActivity(true), webhook: 'uptime monitoring: a route answers again' }),
-  route_down: kind({ payload: routeCheck, scope: 'routes', activity: routeCheckActivity(false), webhook: 'uptime monitoring: a route stopped answering' }),
+  route_up: kind({
+    payload: routeCheck,
+    scope: 'routes',
+    activity: routeCheckActivity(true),
+    area: 'monitoring',
+    webhook: 'uptime monitoring: a route answers again',
+  }),
+  route_down: kind({
+    payload: routeCheck,
+    scope: 'routes',
+    activity: routeCheckActivity(false),
+    area: 'monitoring',
+    webhook: 'uptime monitoring: a route stopped answering',
+  }),
   circuit_open: kind({
     payload: z.object({ route_id: z.number(), failure_count: z.number() }),
     scope: 'routes',
@@ -551,6 +589,7 @@ export const EVENT_KINDS = {
       msg: msg('route.breaker_opened', { route_id: e.route_id, failure_count: e.failure_count }),
       details: { route_id: e.route_id, failure_count: e.failure_count },
     }),
+    area: 'monitoring',
     webhook: "a route's circuit breaker opened",
   }),
   circuit_closed: kind({
@@ -562,6 +601,7 @@ export const EVENT_KINDS = {
       msg: msg('route.breaker_closed', { route_id: e.route_id, open_seconds: e.open_seconds }),
       details: { route_id: e.route_id, open_seconds: e.open_seconds },
     }),
+    area: 'monitoring',
     webhook: "a route's circuit breaker closed again",
   }),
 
@@ -576,6 +616,7 @@ export const EVENT_KINDS = {
       details: { username: e.username, failures: e.failures },
       ip: e.ip,
     }),
+    area: 'users',
     webhook: 'a failed admin sign-in',
   }),
   account_locked: kind({
@@ -588,6 +629,7 @@ export const EVENT_KINDS = {
       details: { username: e.username, until: e.until },
       ip: e.ip,
     }),
+    area: 'users',
     webhook: 'an admin account was locked after failed sign-ins',
   }),
   /** A Gatehouse user was deleted or got a new password: whatever they signed in to with it ends (route auth). The users service records its own rows. */
@@ -666,6 +708,7 @@ export const EVENT_KINDS = {
         : msg('rdp.unreachable', { name: e.name, path: e.path, error: e.error }),
       details: { rdp_route_id: e.rdp_route_id, reachable: e.reachable, previous: e.previous, latency_ms: e.latency_ms, path: e.path, error: e.error },
     }),
+    area: 'rdp',
     webhook: "an RDP route's target became reachable or unreachable",
   }),
   rdp_session_started: kind({
@@ -693,6 +736,7 @@ export const EVENT_KINDS = {
         machine_id: e.machine_id,
       },
     }),
+    area: 'rdp',
     webhook: 'a desktop client started an RDP session',
   }),
   rdp_session_ended: kind({
@@ -714,6 +758,7 @@ export const EVENT_KINDS = {
       details: { session_id: e.session_id, rdp_route_id: e.rdp_route_id, client_name: e.client_name, reason: e.reason, duration_s: e.duration_s },
       user_id: e.actor,
     }),
+    area: 'rdp',
     webhook: 'an RDP session ended (client, lost, disconnected, route disabled or deleted)',
   }),
 
@@ -726,6 +771,7 @@ export const EVENT_KINDS = {
       msg: msg('backup.completed', { file: e.file, target: e.target, bytes: e.bytes }),
       details: { job_id: e.job_id, target: e.target, file: e.file, bytes: e.bytes, duration_ms: e.duration_ms },
     }),
+    area: 'system',
     webhook: 'a backup was written',
   }),
   backup_failed: kind({
@@ -737,6 +783,7 @@ export const EVENT_KINDS = {
       msg: msg('backup.failed', { target: e.target, error: e.error }),
       details: { job_id: e.job_id, target: e.target, error: e.error },
     }),
+    area: 'system',
     webhook: 'a backup failed',
   }),
   master_key_rotated: kind({
@@ -756,6 +803,7 @@ export const EVENT_KINDS = {
       details: { sealed_values: e.sealed_values, tables: e.tables, hooks: e.hooks },
       user_id: e.actor,
     }),
+    area: 'system',
     webhook: 'the master key was rotated (every sealed secret re-sealed under a new key)',
   }),
   licence_changed: kind({
@@ -775,17 +823,27 @@ export const EVENT_KINDS = {
       details: { reason: e.reason, plan: e.plan, features: e.features, expires_at: e.expires_at },
       user_id: e.actor,
     }),
+    area: 'system',
     webhook: 'the licence was activated, refreshed, removed or expired',
   }),
 
   // webhooks: the admin's changes, and the delivery log (not deliverable by webhooks)
   webhook_created: kind({
-    payload: z.object({ webhook_id: z.number(), name: z.string(), url: z.string(), events: z.array(z.string()), actor }),
+    payload: z.object({
+      webhook_id: z.number(),
+      name: z.string(),
+      url: z.string(),
+      events: z.array(z.string()),
+      allow_private: z.boolean().meta({ description: 'an admin allowed it loopback, private ranges and this server' }),
+      actor,
+    }),
     scope: 'admin',
     activity: (e) => ({
+      // a webhook allowed to reach the LAN is the admin's explicit choice: a warning row that says so
+      severity: e.allow_private ? 'warning' : 'info',
       source: 'webhooks',
       msg: msg('webhook.created', { name: e.name, event_kinds: e.events.length }),
-      details: { webhook_id: e.webhook_id, url: e.url, events: e.events },
+      details: { webhook_id: e.webhook_id, url: e.url, events: e.events, allow_private: e.allow_private },
       user_id: e.actor,
     }),
   }),
@@ -794,13 +852,15 @@ export const EVENT_KINDS = {
       webhook_id: z.number(),
       name: z.string(),
       fields: changed.meta({ description: 'changed field names; "secret" when it was replaced' }),
+      allow_private: z.boolean().meta({ description: 'after the change: an admin allowed it loopback, private ranges and this server' }),
       actor,
     }),
     scope: 'admin',
     activity: (e) => ({
+      severity: e.fields.includes('allow_private') && e.allow_private ? 'warning' : 'info',
       source: 'webhooks',
       msg: msg('webhook.updated', { name: e.name, fields: e.fields }),
-      details: { webhook_id: e.webhook_id, fields: e.fields },
+      details: { webhook_id: e.webhook_id, fields: e.fields, allow_private: e.allow_private },
       user_id: e.actor,
     }),
   }),

@@ -377,6 +377,13 @@ describe('creation, gateway.env and tokens', () => {
     assert.notEqual(r.data.gateway.apiToken, gateway.apiToken);
     assert.notEqual(r.data.gateway.pushToken, gateway.pushToken);
     assert.equal(parseEnvText(r.data.gateway.envContent).GATEWAY_API_TOKEN, r.data.gateway.apiToken);
+    // the file's comments send a reader to the admin UI first, the API as the alternative
+    const head = r.data.gateway.envContent
+      .split('\n')
+      .filter((l: string) => l.startsWith('#'))
+      .join('\n');
+    assert.match(head, /admin UI: Gateways → this gateway → Rotate tokens/);
+    assert.ok(head.includes(`POST /api/v1/peers/${peer.id}/gateway-env/rotate`), head);
     assert.equal((await gwReq(gateway.apiToken, '/config')).status, 401, 'old token dead at once');
     assert.equal((await gwReq(gateway.apiToken, '/config/check')).status, 401);
     assert.equal((await gwReq(r.data.gateway.apiToken, '/config')).status, 200);

@@ -91,7 +91,17 @@ test('create, list, get, update, toggle and delete; the secret is sealed at rest
   assert.equal(t.data.webhook.enabled, false);
   assert.equal((await api(`/webhooks/${w.id}/toggle`, { method: 'PUT' })).data.webhook.enabled, true);
 
-  const kinds = (await api('/webhooks/events')).data.events.map((e: { name: string }) => e.name);
+  const listed = (await api('/webhooks/events')).data.events as { name: string; area: string; description: string }[];
+  const kinds = listed.map((e) => e.name);
+  assert.deepEqual(new Set(kinds), new Set(WEBHOOK_EVENTS), 'every webhook kind, once');
+  // grouped by area (each area one run, in the documented order), from the descriptors' area
+  const runs = listed.map((e) => e.area).filter((a, i, l) => a !== l[i - 1]);
+  assert.deepEqual(runs, ['peers', 'gateways', 'routes', 'monitoring', 'rdp', 'users', 'tokens', 'system']);
+  const areaOf = Object.fromEntries(listed.map((e) => [e.name, e.area]));
+  assert.deepEqual(
+    [areaOf.peer_online, areaOf.gateway_offline, areaOf.route_down, areaOf.login_failed, areaOf.token_created, areaOf.backup_failed],
+    ['peers', 'gateways', 'monitoring', 'users', 'tokens', 'system'],
+  );
   for (const k of [
     'peer_online',
     'peer_offline',
@@ -487,6 +497,104 @@ test('without GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: such URLs get 400 fields.url at c
     assert.equal(t.data.delivery.last_error, 'not allowed');
     assert.equal(rx.got.length, 0, 'the receiver got nothing');
   } finally {
+    await g.close();
+  }
+});
+
+test('allow_private: a LAN receiver per webhook, by an admin only (403 for a webhooks token), 400 on bad input, an activity row, honoured at delivery', async () => {
+  const g = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
+  const lan = await startReceiver(SECRET); // on loopback, with the real clock
+  try {
+    const full = bearer(await apiToken(g, ['full-access']));
+    const scoped = bearer(await apiToken(g, ['webhooks']));
+    const call = (p: string, headers: Record<string, string>, method = 'GET', json?: unknown) => g.req(`/api/v1${p}`, { method, json, headers });
+    const body = { name: 'ntfy', url: lan.url, events: ['login_failed'], enabled: true, secret: SECRET };
+    const count = () => g.deps.db.models.Webhook.count();
+
+    // bad input: 400 with fields, nothing written
+    for (const v of ['yes', 1, null]) {
+      const r = await call('/webhooks', full, 'POST', { ...body, allow_private: v });
+      assert.equal(r.status, 400, `${String(v)}: ${r.status}`);
+      assert.ok(r.data.fields?.allow_private, JSON.stringify(r.data));
+    }
+    assert.equal(await count(), 0);
+    // without the choice the loopback receiver is refused; a token with the webhooks scope may not make the choice
+    assert.equal((await call('/webhooks', full, 'POST', body)).status, 422);
+    const denied = await call('/webhooks', scoped, 'POST', { ...body, allow_private: true });
+    assert.equal(denied.status, 403, JSON.stringify(denied.data));
+    assert.match(denied.data.error, /allow_private/);
+    assert.equal(await count(), 0, 'nothing written');
+
+    // a full-access token makes the choice: stored, shown, an activity row (a warning), delivered to the LAN receiver
+    const c = await call('/webhooks', full, 'POST', { ...body, allow_private: true });
+    assert.equal(c.status, 201, JSON.stringify(c.data));
+    const id: number = c.data.webhook.id;
+    assert.equal(c.data.webhook.allow_private, true);
+    assert.equal((await call(`/webhooks/${id}`, scoped)).data.webhook.allow_private, true);
+    const rows = async (type: string) =>
+      (await call(`/logs/activity?source=webhooks&event_type=${type}`, full)).data.entries.filter(
+        (e: { details: { webhook_id?: number } | null }) => e.details?.webhook_id === id,
+      ) as { severity: string; details: { allow_private?: boolean; fields?: string[] } }[];
+    const [made] = await rows('webhook_created');
+    assert.equal(made.details.allow_private, true);
+    assert.equal(made.severity, 'warning');
+    const t = await call(`/webhooks/${id}/test`, full, 'POST');
+    assert.equal(t.data.delivery.status, 'delivered', JSON.stringify(t.data.delivery));
+    assert.equal(lan.got.length, 1);
+    assert.ok(lan.got[0].signatureValid);
+    // a real event goes through the queue to the LAN receiver too
+    g.deps.webhookQueue.start();
+    const bad = await g.req('/login', { method: 'POST', json: { username: 'nobody', password: 'wrong-password' }, headers: { accept: 'application/json' } });
+    assert.equal(bad.status, 401);
+    await waitFor(() => lan.got.some((x) => x.event === 'login_failed'), 10_000);
+
+    // the webhooks token may edit other fields, and send back the value it read, but not change the choice
+    const renamed = await call(`/webhooks/${id}`, scoped, 'PUT', { name: 'ntfy 2', allow_private: true });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.data));
+    const off = await call(`/webhooks/${id}`, scoped, 'PUT', { allow_private: false });
+    assert.equal(off.status, 403);
+    assert.equal((await call(`/webhooks/${id}`, full, 'PUT', { allow_private: 'no' })).status, 400);
+    // taking the choice back while the URL is on loopback: the URL no longer passes (422), nothing changed
+    const back = await call(`/webhooks/${id}`, full, 'PUT', { allow_private: false });
+    assert.equal(back.status, 422, JSON.stringify(back.data));
+    assert.equal(back.data.fields?.url, 'not allowed');
+    assert.equal((await call(`/webhooks/${id}`, full)).data.webhook.allow_private, true, 'unchanged');
+
+    // a webhook without the choice (a row that got in) is refused at delivery: the check at connect time honours the same flag
+    const now = Date.now();
+    const plain = await g.deps.db.models.Webhook.create({
+      name: 'plain',
+      url: lan.url,
+      events: '["login_failed"]',
+      enabled: true,
+      secret_enc: g.deps.crypto.seal(SECRET),
+      retry_count: 0,
+      allow_private: false,
+      created_at: now,
+      updated_at: now,
+    });
+    const plainId = (plain.get({ plain: true }) as { id: number }).id;
+    const before = lan.got.length;
+    const refused = await call(`/webhooks/${plainId}/test`, full, 'POST');
+    assert.equal(refused.data.delivery.status, 'failed');
+    assert.equal(refused.data.delivery.last_error, 'not allowed');
+    assert.equal(lan.got.length, before, 'the receiver got nothing');
+    // an admin session turns it on for that webhook: an activity row with the changed field, then delivered
+    const { cookie, csrf } = await login(g);
+    const on = await call(`/webhooks/${plainId}`, { cookie, 'x-csrf-token': csrf }, 'PUT', { allow_private: true });
+    assert.equal(on.status, 200, JSON.stringify(on.data));
+    const [changed] = await (async () => {
+      const all = (await call(`/logs/activity?source=webhooks&event_type=webhook_updated`, full)).data.entries as {
+        severity: string;
+        details: { webhook_id: number; allow_private: boolean; fields: string[] };
+      }[];
+      return all.filter((e) => e.details.webhook_id === plainId);
+    })();
+    assert.deepEqual([changed.severity, changed.details.fields, changed.details.allow_private], ['warning', ['allow_private'], true]);
+    assert.equal((await call(`/webhooks/${plainId}/test`, full, 'POST')).data.delivery.status, 'delivered');
+  } finally {
+    await g.deps.webhookQueue.stop();
+    await lan.close();
     await g.close();
   }
 });

@@ -286,7 +286,8 @@ export class GatewaysService implements GatewayAuth {
       [
         `Gatehouse gateway companion for peer "${peer.name}" (#${peer.id}), generated ${new Date(this.deps.clock()).toISOString()}.`,
         'Secret: this file holds the tunnel private key and both gateway tokens. Install it with mode 0600.',
-        'Rotating the tokens (POST /api/v1/peers/:id/gateway-env/rotate) invalidates this file at once.',
+        'Lost or leaked? Rotate the tokens in the admin UI: Gateways → this gateway → Rotate tokens',
+        `(or through the API: POST /api/v1/peers/${peer.id}/gateway-env/rotate). Rotating invalidates this file at once.`,
         `GATEWAY_WG_ENDPOINT = ${endpoint} is this server's public host and WireGuard port now: if they change, rotate the tokens on the gateway's page in the admin UI for a fresh file.`,
       ],
     );

@@ -1,8 +1,8 @@
 // /api/v1/webhooks (token scope `webhooks`): CRUD, toggle, test, the event kinds and the delivery log.
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
-import { actingUserId } from '../http/auth.js';
-import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
+import { actingUserId, type Principal } from '../http/auth.js';
+import { WEBHOOK_EVENT_LIST } from './events.js';
 import {
   createWebhookBody,
   deletedResponse,
@@ -14,6 +14,14 @@ import {
   webhookResponse,
   webhooksResponse,
 } from './schema.js';
+
+/**
+ * Who may let a webhook reach loopback, private ranges and this server (allow_private): a full-access
+ * token, or an admin session (every session that reaches a webhook write has the admin role).
+ */
+function mayAllowPrivate(p: Principal | undefined): boolean {
+  return p?.kind === 'session' ? p.role === 'admin' : p?.kind === 'token' && p.scopes.includes('full-access');
+}
 
 export function webhookEndpoints(ctx: AppContext): Endpoint[] {
   const svc = () => ctx.webhooks;
@@ -35,8 +43,8 @@ export function webhookEndpoints(ctx: AppContext): Endpoint[] {
       body: createWebhookBody,
       response: webhookResponse,
       summary:
-        'Create a webhook; the URL may not resolve to loopback, a private range or this server (400 fields.url) unless GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true',
-      handler: async ({ body }, c) => ({ webhook: await svc().create(body, actingUserId(c.state.principal)) }),
+        'Create a webhook; the URL may not resolve to loopback, a private range or this server (422 fields.url) unless the webhook has allow_private (full-access token or admin session only) or the operator allowed it for every webhook (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=webhooks)',
+      handler: async ({ body }, c) => ({ webhook: await svc().create(body, actingUserId(c.state.principal), mayAllowPrivate(c.state.principal)) }),
     }),
     defineEndpoint({
       method: 'GET',
@@ -44,7 +52,7 @@ export function webhookEndpoints(ctx: AppContext): Endpoint[] {
       tags,
       summary: 'The event kinds a webhook can subscribe to',
       response: eventKindsResponse,
-      handler: () => ({ events: WEBHOOK_EVENTS.map((name) => ({ name, description: WEBHOOK_EVENT_INFO[name] })) }),
+      handler: () => ({ events: WEBHOOK_EVENT_LIST }),
     }),
     defineEndpoint({
       method: 'GET',
@@ -60,8 +68,10 @@ export function webhookEndpoints(ctx: AppContext): Endpoint[] {
       tags,
       body: updateWebhookBody,
       response: webhookResponse,
-      summary: 'Update a webhook (partial; an omitted or empty secret is kept)',
-      handler: async ({ params, body }, c) => ({ webhook: await svc().update(params.id, body, actingUserId(c.state.principal)) }),
+      summary: 'Update a webhook (partial; an omitted or empty secret is kept; allow_private changes only with a full-access token or an admin session)',
+      handler: async ({ params, body }, c) => ({
+        webhook: await svc().update(params.id, body, actingUserId(c.state.principal), mayAllowPrivate(c.state.principal)),
+      }),
     }),
     defineEndpoint({
       method: 'DELETE',

@@ -14,6 +14,8 @@ export interface WebhookRow {
   /** sealed with the master key */
   secret_enc: string;
   retry_count: number;
+  /** an admin allowed this webhook loopback, private ranges and this server (migration 065) */
+  allow_private: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -57,6 +59,7 @@ export function defineWebhookModels(s: Sequelize): { Webhook: M<WebhookRow>; Web
       enabled: { ...flagColumn(), defaultValue: true },
       secret_enc: DataTypes.TEXT,
       retry_count: DataTypes.INTEGER,
+      allow_private: flagColumn(),
       created_at: msColumn(),
       updated_at: msColumn(),
     },

@@ -24,10 +24,10 @@ import type { TimerHandle } from '../util/clock.js';
 import { APP_VERSION } from '../version.js';
 import type { WebhookDeliveryRow, WebhookRow } from './model.js';
 import { isWebhookEvent } from './events.js';
-import { send, type SendResult } from './sender.js';
+import { send, webhookPolicy, type SendResult } from './sender.js';
 import { deliveryView } from './views.js';
 import type { DeliveryView } from './schema.js';
-import { findRows } from '../db/define.js';
+import { asBool, findRows } from '../db/define.js';
 
 export const MAX_RETRY_DELAY_MS = 3_600_000;
 export const RETENTION_MS = 30 * 24 * 3_600_000;
@@ -198,9 +198,14 @@ export class DeliveryQueue {
     await this.models.WebhookDelivery.destroy({ where: { status: { [Op.ne]: 'pending' }, updated_at: { [Op.lt]: now - RETENTION_MS } } });
   }
 
-  private sendOptions() {
+  private sendOptions(hook: WebhookRow) {
     const w = this.core.config.webhooks;
-    return { timeoutMs: w.timeoutMs, policy: this.core.outbound('webhooks'), userAgent: `Gatehouse-Webhook/${APP_VERSION}`, signal: this.abort.signal };
+    return {
+      timeoutMs: w.timeoutMs,
+      policy: webhookPolicy(this.core.outbound('webhooks'), asBool(hook.allow_private)),
+      userAgent: `Gatehouse-Webhook/${APP_VERSION}`,
+      signal: this.abort.signal,
+    };
   }
 
   private async post(hook: WebhookRow, row: { uid: string; event: string; body: string }): Promise<SendResult> {
@@ -210,7 +215,7 @@ export class DeliveryQueue {
     } catch {
       return { ok: false, status: null, error: 'the secret cannot be opened with this master key; save the webhook with a new secret', duration_ms: 0 };
     }
-    return send({ url: hook.url, secret, event: row.event, uid: row.uid, body: row.body, now: this.core.clock() }, this.sendOptions());
+    return send({ url: hook.url, secret, event: row.event, uid: row.uid, body: row.body, now: this.core.clock() }, this.sendOptions(hook));
   }
 
   /** One attempt of a queued row, and its outcome written to the row. */

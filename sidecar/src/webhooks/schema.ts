@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, queryInt } from '../http/fields.js';
 import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
+import { WEBHOOK_AREAS } from '../event-kinds.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
@@ -25,7 +26,7 @@ const webhookUrl = text({ min: 1, max: 2048 })
   })
   .meta({
     description:
-      'http(s) URL the events are POSTed to. Refused (422, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true.',
+      'http(s) URL the events are POSTed to. Refused (422, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless the webhook has allow_private or the operator set GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=webhooks (or GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true) for every webhook.',
   });
 
 const eventKind = z.enum(WEBHOOK_EVENTS).meta({ description: `An event kind: ${WEBHOOK_EVENTS.map((k) => `${k} (${WEBHOOK_EVENT_INFO[k]})`).join('; ')}` });
@@ -42,6 +43,10 @@ const retryCount = z
   .min(0, 'must be 0 or more')
   .max(MAX_RETRY_COUNT, `must be at most ${MAX_RETRY_COUNT}`);
 const name = text({ min: 1, max: 128 });
+const allowPrivate = z.boolean({ error: 'must be true or false' }).meta({
+  description:
+    'this webhook may reach loopback, private ranges and this server (a receiver on the LAN: ntfy, Gotify, Home Assistant); checked when the URL is saved and again at every connection. Only a full-access token or an admin session may set or change it (403 otherwise); every change is an activity row',
+});
 
 export const createWebhookBody = z.strictObject({
   name,
@@ -50,6 +55,7 @@ export const createWebhookBody = z.strictObject({
   enabled: z.boolean(),
   secret,
   retry_count: retryCount.optional().meta({ description: 'retries after a failed first attempt (0-10, default 3), with exponential back-off' }),
+  allow_private: allowPrivate.optional().meta({ description: `${allowPrivate.meta()?.description ?? ''} (default false)` }),
 });
 
 /** What PUT /webhooks/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
@@ -66,6 +72,7 @@ export const updateWebhookBody = ignoringReadOnly(
       .optional()
       .meta({ description: 'a new secret; omitted or empty keeps the stored one' }),
     retry_count: retryCount.optional(),
+    allow_private: allowPrivate.optional(),
   }),
   WEBHOOK_READ_ONLY,
 );
@@ -93,6 +100,7 @@ export const webhookView = z
     events: z.array(z.string()),
     enabled: z.boolean(),
     retry_count: z.number().int(),
+    allow_private: z.boolean().meta({ description: 'this webhook may reach loopback, private ranges and this server (an admin chose so)' }),
     secret_set: z.boolean(),
     deliveries: deliveryCounts,
     last_delivery: z.object({ id: z.number().int(), event: z.string(), status, response_code: z.number().int().nullable(), at: isoDate.nullable() }).nullable(),
@@ -127,5 +135,14 @@ export const webhookResponse = z.object({ ok: z.literal(true), webhook: webhookV
 export const webhooksResponse = z.object({ ok: z.literal(true), webhooks: z.array(webhookView) });
 export const deliveriesResponse = z.object({ ok: z.literal(true), deliveries: z.array(deliveryView), total: z.number().int() });
 export const testResponse = z.object({ ok: z.literal(true), delivery: deliveryView });
-export const eventKindsResponse = z.object({ ok: z.literal(true), events: z.array(z.object({ name: z.string(), description: z.string() })) });
+export const eventKindsResponse = z.object({
+  ok: z.literal(true),
+  events: z.array(
+    z.object({
+      name: z.string(),
+      area: z.enum(WEBHOOK_AREAS).meta({ description: 'the area the kind belongs to (the admin app groups the kinds by it); the list is ordered by area' }),
+      description: z.string(),
+    }),
+  ),
+});
 export const deletedResponse = z.object({ ok: z.literal(true), deleted: z.literal(true) });

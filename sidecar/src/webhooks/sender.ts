@@ -104,3 +104,12 @@ export async function send(input: SendInput, o: SenderOptions): Promise<SendResu
     return done(null, (err as Error).message);
   }
 }
+
+/**
+ * The guard's policy for one webhook: the operator's policy of webhooks (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE,
+ * for every webhook), widened to loopback, private ranges and this server when an admin chose
+ * allow_private for this webhook. Used when the URL is saved and at every connection of a delivery.
+ */
+export function webhookPolicy(base: OutboundPolicy, allowPrivate: boolean): OutboundPolicy {
+  return allowPrivate ? { ...base, allowPrivate: true } : base;
+}

@@ -5,14 +5,15 @@ import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { Op, fn, col } from 'sequelize';
 import type { Deps } from '../deps.js';
-import { notFound, unprocessable } from '../util/errors.js';
+import { forbidden, notFound, unprocessable } from '../util/errors.js';
 import type { DeliveryStatus, WebhookDeliveryRow, WebhookRow } from './model.js';
 import { FetchFailed, NotAllowed, resolveAllowed } from '../util/outbound.js';
+import { webhookPolicy } from './sender.js';
 import { deliveryView, webhookView } from './views.js';
 import type { DeliveriesQuery, DeliveryCounts, DeliveryView, WebhookInput, WebhookPatch, WebhookView } from './schema.js';
 import { TEST_EVENT } from './events.js';
 import type { DeliveryQueue } from './queue.js';
-import { findRows } from '../db/define.js';
+import { asBool, findRows } from '../db/define.js';
 
 export const DEFAULT_RETRY_COUNT = 3;
 
@@ -28,13 +29,14 @@ export class WebhooksService {
   }
 
   /**
-   * The URL may be a target (400 with fields.url when not): the request-forgery guard (util/outbound.ts)
-   * says only "not allowed" for loopback, private ranges and this server.
+   * The URL may be a target (422 with fields.url when not): the request-forgery guard (util/outbound.ts)
+   * says only "not allowed" for loopback, private ranges and this server, unless the webhook has
+   * allow_private (or the operator allowed it for every webhook).
    */
-  async checkUrl(url: string): Promise<void> {
+  async checkUrl(url: string, allowPrivate: boolean): Promise<void> {
     const host = new URL(url).hostname;
     try {
-      await resolveAllowed(host, this.core.outbound('webhooks'));
+      await resolveAllowed(host, webhookPolicy(this.core.outbound('webhooks'), allowPrivate));
     } catch (err) {
       if (err instanceof NotAllowed) throw unprocessable(msg('request.validation_failed'), { url: msg('field.not_allowed') });
       if (err instanceof FetchFailed) throw unprocessable(msg('request.validation_failed'), { url: msg('field.does_not_resolve') });
@@ -95,8 +97,14 @@ export class WebhooksService {
     return (await this.views([await this.row(id)]))[0];
   }
 
-  async create(input: WebhookInput, actor?: number): Promise<WebhookView> {
-    await this.checkUrl(input.url);
+  /**
+   * Creates a webhook. `mayAllowPrivate`: the caller may set allow_private (a full-access token or an
+   * admin session; the router says which); setting it otherwise is 403 and nothing is written.
+   */
+  async create(input: WebhookInput, actor?: number, mayAllowPrivate = false): Promise<WebhookView> {
+    const allowPrivate = input.allow_private ?? false;
+    if (allowPrivate && !mayAllowPrivate) throw forbidden(msg('auth.field_full_access', { field: 'allow_private' }));
+    await this.checkUrl(input.url, allowPrivate);
     const now = this.core.clock();
     const events = [...new Set(input.events)];
     const row = await this.models.Webhook.create({
@@ -106,18 +114,31 @@ export class WebhooksService {
       enabled: input.enabled,
       secret_enc: this.core.crypto.seal(input.secret),
       retry_count: input.retry_count ?? DEFAULT_RETRY_COUNT,
+      allow_private: allowPrivate,
       created_at: now,
       updated_at: now,
     });
     const r = row.get({ plain: true }) as WebhookRow;
-    await this.core.events.emit({ type: 'webhook_created', webhook_id: r.id, name: r.name, url: r.url, events, actor: actor ?? null });
+    await this.core.events.emit({
+      type: 'webhook_created',
+      webhook_id: r.id,
+      name: r.name,
+      url: r.url,
+      events,
+      allow_private: allowPrivate,
+      actor: actor ?? null,
+    });
     return this.get(r.id);
   }
 
-  /** Partial update; a secret omitted (or '') keeps the stored one. */
-  async update(id: number, input: WebhookPatch, actor?: number): Promise<WebhookView> {
+  /** Partial update; a secret omitted (or '') keeps the stored one. allow_private changes only with `mayAllowPrivate` (see create). */
+  async update(id: number, input: WebhookPatch, actor?: number, mayAllowPrivate = false): Promise<WebhookView> {
     const old = await this.row(id);
-    if (input.url !== undefined && input.url !== old.url) await this.checkUrl(input.url);
+    const wasPrivate = asBool(old.allow_private);
+    const allowPrivate = input.allow_private ?? wasPrivate;
+    if (allowPrivate !== wasPrivate && !mayAllowPrivate) throw forbidden(msg('auth.field_full_access', { field: 'allow_private' }));
+    // the URL is checked again when it changes, and when the choice that let it pass is taken back
+    if ((input.url !== undefined && input.url !== old.url) || (wasPrivate && !allowPrivate)) await this.checkUrl(input.url ?? old.url, allowPrivate);
     const patch: Partial<WebhookRow> = {};
     const set = <K extends keyof WebhookRow>(k: K, v: WebhookRow[K], field: string = k) => {
       patch[k] = v;
@@ -133,9 +154,17 @@ export class WebhooksService {
     if (input.enabled !== undefined && input.enabled !== !!old.enabled) set('enabled', input.enabled);
     if (input.retry_count !== undefined && input.retry_count !== Number(old.retry_count)) set('retry_count', input.retry_count);
     if (input.secret) set('secret_enc', this.core.crypto.seal(input.secret), 'secret');
+    if (allowPrivate !== wasPrivate) set('allow_private', allowPrivate);
     if (fields.length) {
       await this.models.Webhook.update({ ...patch, updated_at: this.core.clock() }, { where: { id } });
-      await this.core.events.emit({ type: 'webhook_updated', webhook_id: id, name: patch.name ?? old.name, fields, actor: actor ?? null });
+      await this.core.events.emit({
+        type: 'webhook_updated',
+        webhook_id: id,
+        name: patch.name ?? old.name,
+        fields,
+        allow_private: allowPrivate,
+        actor: actor ?? null,
+      });
     }
     return this.get(id);
   }

@@ -1,5 +1,6 @@
 // What the API shows of webhooks and deliveries (never the secret).
 import { isoOrNull as iso } from '../util/dates.js';
+import { asBool } from '../db/define.js';
 import type { WebhookDeliveryRow, WebhookRow } from './model.js';
 import type { DeliveryCounts, DeliveryView, WebhookView } from './schema.js';
 
@@ -11,6 +12,7 @@ export function webhookView(r: WebhookRow, counts: DeliveryCounts, last: Webhook
     events: JSON.parse(r.events),
     enabled: !!r.enabled,
     retry_count: Number(r.retry_count),
+    allow_private: asBool(r.allow_private),
     secret_set: !!r.secret_enc,
     deliveries: counts,
     last_delivery: last

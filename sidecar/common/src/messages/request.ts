@@ -49,6 +49,7 @@ export const request = {
   'auth.scope_events': () => 'Token scope does not cover any live events (needs peers, routes, logs, system, read-only or full-access)',
   'auth.secrets_full_access': () => 'This endpoint discloses secrets: it needs a full-access token',
   'auth.full_access_required': () => 'This endpoint needs a full-access token',
+  'auth.field_full_access': (p: { field: string }) => `Setting ${p.field} needs a full-access token or an admin session`,
   'auth.session_user_gone': () => 'Session user no longer exists',
   'auth.secrets_admin_role': () => 'This endpoint discloses secrets: it needs the admin role',
   'auth.admin_role_required': () => 'Admin role required',

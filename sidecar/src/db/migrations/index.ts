@@ -18,6 +18,7 @@ import * as m061client from './061_client.js';
 import * as m062usernameNocase from './062_username_nocase.js';
 import * as m063messageCodes from './063_message_codes.js';
 import * as m064peerConfigEndpoint from './064_peer_config_endpoint.js';
+import * as m065webhookAllowPrivate from './065_webhook_allow_private.js';
 
 export type Migration = {
   name: string;
@@ -44,4 +45,5 @@ export const migrations: Migration[] = [
   m062usernameNocase,
   m063messageCodes,
   m064peerConfigEndpoint,
+  m065webhookAllowPrivate,
 ];

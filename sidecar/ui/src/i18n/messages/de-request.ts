@@ -46,6 +46,7 @@ export const request_de = {
   'auth.scope_events': () => 'Der Geltungsbereich des Tokens umfasst keine Live-Ereignisse (nötig: peers, routes, logs, system, read-only oder full-access)',
   'auth.secrets_full_access': () => 'Dieser Endpunkt gibt Geheimnisse preis: er braucht ein Full-Access-Token',
   'auth.full_access_required': () => 'Dieser Endpunkt braucht ein Full-Access-Token',
+  'auth.field_full_access': (p) => `${p.field} setzen braucht ein Full-Access-Token oder eine Admin-Sitzung`,
   'auth.session_user_gone': () => 'Der Benutzer dieser Sitzung existiert nicht mehr',
   'auth.secrets_admin_role': () => 'Dieser Endpunkt gibt Geheimnisse preis: er braucht die Admin-Rolle',
   'auth.admin_role_required': () => 'Admin-Rolle erforderlich',
