@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer } from '../../sidecar/test/lib/server.js';
+import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
 const ui = uiServer(
@@ -125,11 +126,13 @@ test('rotate the tokens through the UI: confirmation, the new gateway.env shown 
   await page.click('.page-header button:has-text("Rotate tokens")');
   await screenshot(page, 'en-1280-gateway-rotate-confirm');
   await page.click('dialog[open] button:has-text("Rotate tokens")');
-  await page.waitForSelector('[data-testid=api-token]');
-  const shown = (await page.textContent('[data-testid=api-token]'))!.trim();
-  const env = (await page.textContent('.gw-env-text'))!;
+  await page.waitForSelector('dialog[open] #gw-env');
+  const env = await page.inputValue('dialog[open] #gw-env');
+  const shown = parseEnvText(env).GATEWAY_API_TOKEN;
+  assert.match(shown, /^gthgw_/);
   assert.notEqual(shown, old);
-  assert.ok(env.includes(shown), 'the env carries the new API token');
+  // the install with this env comes with it
+  assert.ok((await page.textContent('dialog[open] [data-testid=gw-install-script]'))!.includes(shown), 'the install script writes the new env');
   assert.equal((await gw(old, '/config')).status, 401, 'the old token no longer works');
   assert.equal((await gw(shown, '/config')).status, 200, 'the new one does');
   // the download offers the same file
@@ -140,7 +143,7 @@ test('rotate the tokens through the UI: confirmation, the new gateway.env shown 
   assert.equal(Buffer.concat(chunks).toString('utf8'), env);
   assert.deepEqual(serious(await axe(page)), []);
   await screenshot(page, 'en-1280-gateway-rotated');
-  await page.click('dialog[open] .form-actions button:has-text("Close")');
+  await page.click('dialog[open] > .modal-body > .form-actions button:has-text("Close")');
   await page.waitForFunction(() => !document.querySelector('dialog[open]'));
   assert.ok(!(await page.innerText('main')).includes(shown), 'the token is not shown again');
   assert.match(await page.innerText('[data-testid=token-hint]'), new RegExp(shown.slice(0, 10)));

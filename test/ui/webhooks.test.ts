@@ -156,3 +156,90 @@ test('webhooks: create, test, edit, disable, delivery log, delete — through th
   assert.deepEqual(d.problems, []);
   await d.context.close();
 });
+
+test('webhook form: the generated secret revealed and copied, event kinds grouped by area with select-all per group, a LAN receiver allowed — en/de × 390/1280 × both themes', async () => {
+  const w = await adminPage(ui.browser, ui.s.url, { lang: 'en' });
+  const { page } = w;
+  await w.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.s.url });
+  await page.goto(`${ui.s.url}/webhooks?new=1`);
+  await settled(page);
+  const d = dialog(page);
+  await d.locator('#f-name').waitFor();
+
+  // the secret: masked until shown; a generated one is shown at once and can be copied for the receiver
+  assert.equal(await page.getAttribute('#f-secret', 'type'), 'password');
+  await page.fill('#f-secret', 'typed-secret-0123456789');
+  await d.locator('button:has-text("Show")').click();
+  assert.equal(await page.getAttribute('#f-secret', 'type'), 'text');
+  await d.locator('button:has-text("Hide")').click();
+  assert.equal(await page.getAttribute('#f-secret', 'type'), 'password');
+  await d.locator('button:has-text("Generate a secret")').click();
+  const secret = await page.inputValue('#f-secret');
+  assert.match(secret, /^[0-9a-f]{48}$/);
+  assert.equal(await page.getAttribute('#f-secret', 'type'), 'text', 'a generated secret is shown');
+  await d.locator('button:has-text("Copy the secret")').click();
+  await d.locator('button:has-text("Copied")').waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+
+  // grouped by area, in the server's order; select-all per group, mixed when some are chosen
+  const groups = await d.locator('.check-group').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.group));
+  assert.deepEqual(groups, ['peers', 'gateways', 'routes', 'monitoring', 'rdp', 'users', 'tokens', 'system']);
+  const kinds = (await api('/webhooks/events')).data.events as { name: string; area: string }[];
+  const peerKinds = kinds.filter((k) => k.area === 'peers').map((k) => k.name);
+  const all = (label: string) => d.getByLabel(`Select all: ${label}`);
+  await all('Peers').check();
+  for (const k of peerKinds) assert.ok(await d.locator(`.check-group[data-group=peers] input[value=${k}]`).isChecked(), k);
+  await d.locator('.check-group[data-group=peers] input[value=peer_updated]').uncheck();
+  assert.equal(await all('Peers').isChecked(), false);
+  assert.equal(await all('Peers').evaluate((e) => (e as HTMLInputElement).indeterminate), true, 'mixed');
+  await all('Gateways').check();
+  await all('Gateways').uncheck();
+  await all('Monitoring').check();
+
+  // the LAN receiver: the admin's explicit choice, stored with the webhook and in the activity log
+  await page.fill('#f-name', 'Home Assistant');
+  await page.fill('#f-url', rx.url);
+  await d.getByLabel('Allow a receiver on a private network (LAN, this server)').check();
+  await screenshot(page, 'en-1280-webhooks-create-grouped');
+  await d.locator('button[type=submit]').click();
+  await page.locator('table.table').getByText('Home Assistant').waitFor();
+  const made = ((await api('/webhooks')).data.webhooks as { id: number; name: string; events: string[]; allow_private: boolean }[]).find(
+    (x) => x.name === 'Home Assistant',
+  )!;
+  const monitoring = kinds.filter((k) => k.area === 'monitoring').map((k) => k.name);
+  assert.deepEqual(new Set(made.events), new Set([...peerKinds.filter((k) => k !== 'peer_updated'), ...monitoring]));
+  assert.equal(made.allow_private, true);
+  assert.equal(ui.s.deps.crypto.open(((await ui.s.deps.db.models.Webhook.findByPk(made.id, { raw: true })) as { secret_enc: string }).secret_enc), secret);
+  const act = (await api('/logs/activity?source=webhooks&event_type=webhook_created')).data.entries as {
+    details: { webhook_id: number; allow_private: boolean };
+  }[];
+  assert.equal(act.find((e) => e.details.webhook_id === made.id)?.details.allow_private, true);
+  assert.deepEqual(realProblems(w), []);
+  await w.context.close();
+
+  // the edit dialog (groups, the choice, the secret actions) in both languages, widths and themes
+  for (const theme of ['default', 'pro'] as const) {
+    for (const lang of ['en', 'de'] as const) {
+      assert.equal((await api('/settings/language', 'POST', { language: lang })).status, 200);
+      assert.equal((await api('/settings/theme', 'PUT', { theme })).status, 200);
+      for (const width of [390, 1280]) {
+        const v = await adminPage(ui.browser, ui.s.url, { lang, width });
+        await v.page.goto(`${ui.s.url}/webhooks?edit=${made.id}`);
+        await settled(v.page);
+        await dialog(v.page).locator('.check-group').first().waitFor();
+        await dialog(v.page).locator('#f-secret').fill('another-secret-0123456789');
+        assert.equal(await v.page.evaluate(() => document.documentElement.dataset.theme), theme);
+        assert.ok(await dialog(v.page).locator('#f-allow_private').isChecked());
+        assert.match(await dialog(v.page).innerText(), lang === 'de' ? /Benutzer und Anmeldung/ : /Users and sign-in/);
+        await screenshot(v.page, `${lang}-${width}-${theme}-webhooks-edit-grouped`);
+        await noSerious(v.page, `${lang} ${width} ${theme} edit`);
+        const wide = await v.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(wide <= 0, `${lang} ${width} ${theme}: page ${wide}px wider than the window`);
+        assert.deepEqual(v.problems, [], `${lang} ${width} ${theme}`);
+        await v.context.close();
+      }
+    }
+  }
+  await api('/settings/language', 'POST', { language: 'en' });
+  await api('/settings/theme', 'PUT', { theme: 'default' });
+});

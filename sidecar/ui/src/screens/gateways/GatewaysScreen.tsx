@@ -1,11 +1,14 @@
 // Gateways: the list of gateway peers (status, last seen, health, per-route reachability) and a
 // detail page (health, telemetry, routes, traffic, token rotation with the new gateway.env shown
-// once). Status changes arrive live (gateway_online / gateway_offline / gateway_unknown).
+// once, the companion's install). "Add gateway" (/gateways?new=1) creates the gateway peer and shows
+// its gateway.env once with the install commands. Status changes arrive live (gateway_online /
+// gateway_offline / gateway_unknown).
 import { Fragment, type ComponentChildren } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import { api } from '../../api';
 import { confirmAction, Modal, toast } from '../../components/dialog';
-import { Card, CopyButton, EmptyState, ErrorBanner, Link, PageHeader, Spinner, StatusDot } from '../../components/ui';
+import { Card, EmptyState, ErrorBanner, Link, PageHeader, Spinner, StatusDot } from '../../components/ui';
+import { FormErrors, NumberField, SubmitButton, TextField, useForm } from '../../components/form';
 import { DataTable, type Column } from '../../components/table';
 import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, fmtBytes, fmtDate, fmtNumber, t, useLang } from '../../i18n';
@@ -14,7 +17,9 @@ import type { ScreenProps } from '../define';
 import type { HealthDetail } from '@gatehouse/common/gateway-status.js';
 import './gateways.css';
 
-import type { Gateway, GatewayRotateResponse, GatewaysResponse } from '../../protocol';
+import type { Gateway, GatewayRotateResponse, GatewaysResponse, PeerCreatedResponse } from '../../protocol';
+import { GatewayInstall, GatewaySetup } from './setup';
+import { setQuery } from '../../router';
 
 export type { Gateway } from '../../protocol';
 
@@ -86,8 +91,58 @@ function useStatusToasts(filter?: number) {
   });
 }
 
-function GatewayList() {
+/** The create dialog: a name (and the companion's API port), then the new gateway's gateway.env shown once with the install. */
+function AddGateway(props: { onClose: () => void; onCreated: () => void }) {
+  const [created, setCreated] = useState<{ peerId: number; name: string; envContent: string } | null>(null);
+  const form = useForm<{ name: string; api_port: number | null }>({ name: '', api_port: null });
+  if (created)
+    return (
+      <>
+        <GatewaySetup envContent={created.envContent} />
+        <div class="form-actions">
+          <Link class="btn" href={`/gateways/${created.peerId}`} onClick={props.onClose}>
+            {t('gateways.openGateway')}
+          </Link>
+          <button type="button" class="btn primary" onClick={props.onClose}>
+            {t('common.close')}
+          </button>
+        </div>
+      </>
+    );
+  return (
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void form.submit(async (v) => {
+          const r = await api<PeerCreatedResponse>('POST', '/peers', {
+            name: v.name,
+            is_gateway: true,
+            ...(v.api_port === null ? {} : { api_port: v.api_port }),
+          });
+          if (!r.gateway) throw new Error(t('common.error'));
+          setCreated({ peerId: r.peer.id, name: r.peer.name, envContent: r.gateway.envContent });
+          props.onCreated();
+        });
+      }}
+    >
+      <p class="muted">{t('gateways.addText')}</p>
+      <FormErrors form={form} />
+      <TextField form={form} name="name" label={t('gateways.name')} required autoComplete="off" />
+      <NumberField form={form} name="api_port" label={t('gateways.apiPort')} hint={t('gateways.apiPortHint')} min={1} max={65535} />
+      <div class="form-actions">
+        <button type="button" class="btn" onClick={props.onClose}>
+          {t('common.cancel')}
+        </button>
+        <SubmitButton form={form} label={t('gateways.add')} />
+      </div>
+    </form>
+  );
+}
+
+function GatewayList(props: { adding: boolean }) {
   const { data, error, reload } = useApi<GatewaysResponse>('/gateways', EVENTS);
+  const add = () => setQuery({ new: '1' });
   useStatusToasts();
   const columns: Column<Gateway>[] = [
     {
@@ -125,7 +180,11 @@ function GatewayList() {
   ];
   return (
     <>
-      <PageHeader title={t('gateways.title')} />
+      <PageHeader title={t('gateways.title')}>
+        <button type="button" class="btn primary" onClick={add}>
+          {t('gateways.add')}
+        </button>
+      </PageHeader>
       <ErrorBanner error={error} onRetry={reload} />
       {!data ? (
         !error && <Spinner />
@@ -135,9 +194,18 @@ function GatewayList() {
           columns={columns}
           rows={data.gateways}
           rowKey={(g) => g.peer_id}
-          empty={<EmptyState title={t('gateways.emptyTitle')} text={t('gateways.emptyText')} />}
+          empty={
+            <EmptyState title={t('gateways.emptyTitle')} text={t('gateways.emptyText')}>
+              <button type="button" class="btn primary" onClick={add}>
+                {t('gateways.add')}
+              </button>
+            </EmptyState>
+          }
         />
       )}
+      <Modal title={t('gateways.addTitle')} open={props.adding} onClose={() => setQuery({ new: null })} wide>
+        {props.adding && <AddGateway onClose={() => setQuery({ new: null })} onCreated={reload} />}
+      </Modal>
     </>
   );
 }
@@ -168,44 +236,17 @@ type Issued = GatewayRotateResponse['gateway'];
 
 function EnvDialog(props: { name: string; issued: Issued | null; onClose: () => void }) {
   const { issued } = props;
-  const [href, setHref] = useState<string | null>(null);
-  useEffect(() => {
-    if (!issued) return undefined;
-    const url = URL.createObjectURL(new Blob([issued.envContent], { type: 'text/plain' }));
-    setHref(url);
-    return () => URL.revokeObjectURL(url);
-  }, [issued]);
   return (
     <Modal title={t('gateways.newTitle', { name: props.name })} open={!!issued} onClose={props.onClose} wide>
       {issued && (
-        <div class="gw-env">
-          <p class="banner info">{t('gateways.showOnce')}</p>
-          <div class="gw-token">
-            <span>{t('gateways.apiToken')}</span>
-            <code data-testid="api-token">{issued.apiToken}</code>
-            <CopyButton text={issued.apiToken} />
-          </div>
-          <div class="gw-token">
-            <span>{t('gateways.pushToken')}</span>
-            <code data-testid="push-token">{issued.pushToken}</code>
-            <CopyButton text={issued.pushToken} />
-          </div>
-          <h3>{t('gateways.envFile')}</h3>
-          <pre class="gw-env-text" tabIndex={0} aria-label={t('gateways.envFile')}>
-            {issued.envContent}
-          </pre>
+        <>
+          <GatewaySetup envContent={issued.envContent} />
           <div class="form-actions">
-            <CopyButton text={issued.envContent} label={t('gateways.copyEnv')} />
-            {href && (
-              <a class="btn primary" href={href} download="gateway.env">
-                {t('gateways.downloadEnv')}
-              </a>
-            )}
-            <button type="button" class="btn" onClick={props.onClose}>
+            <button type="button" class="btn primary" onClick={props.onClose}>
               {t('common.close')}
             </button>
           </div>
-        </div>
+        </>
       )}
     </Modal>
   );
@@ -399,13 +440,16 @@ function GatewayDetail(props: { id: number }) {
           </button>
         </div>
       </Card>
+      <Card title={t('gateways.installTitle')}>
+        <GatewayInstall idPrefix="gw-install-later" inCard />
+      </Card>
       <EnvDialog name={g.name} issued={issued} onClose={() => setIssued(null)} />
     </>
   );
 }
 
-export default function GatewaysScreen({ params }: ScreenProps) {
+export default function GatewaysScreen({ params, query }: ScreenProps) {
   useLang();
   useTitle(t('gateways.title'));
-  return params.id ? <GatewayDetail id={Number(params.id)} /> : <GatewayList />;
+  return params.id ? <GatewayDetail id={Number(params.id)} /> : <GatewayList adding={query.get('new') === '1'} />;
 }

@@ -14,6 +14,7 @@ import type { ScreenProps } from '../define';
 import PeerDetail from './PeerDetail';
 import { GROUP_EVENTS, PEER_EVENTS, PeerConfig, PeerForm, PeerStatus, TAG_EVENTS, splitTags, useNow } from './shared';
 import type { GroupsResponse, Peer, PeerBatchResponse, PeerListResponse, PeerToggleResponse, TagsResponse } from '../../protocol';
+import { GatewaySetup } from '../gateways/setup';
 import './peers.css';
 
 const FILTERS = ['q', 'group_id', 'tag', 'online', 'enabled'];
@@ -324,12 +325,11 @@ function PeerList({ query }: { query: URLSearchParams }) {
         )}
         {dialog?.kind === 'created' && (
           <>
-            <PeerConfig id={dialog.peer.id} name={dialog.peer.name} />
-            {dialog.gatewayEnv && (
-              <section aria-label={t('peers.gatewayTokens')}>
-                <h3>{t('peers.gatewayTokens')}</h3>
-                <pre tabIndex={0}>{dialog.gatewayEnv}</pre>
-              </section>
+            {dialog.gatewayEnv ? (
+              // a gateway's tunnel is in its gateway.env (shown once), with the companion's install
+              <GatewaySetup envContent={dialog.gatewayEnv} />
+            ) : (
+              <PeerConfig id={dialog.peer.id} name={dialog.peer.name} />
             )}
             <div class="form-actions">
               <Link class="btn" href={`/peers/${dialog.peer.id}`} onClick={() => setDialog(null)}>

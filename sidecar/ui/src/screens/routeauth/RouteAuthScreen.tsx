@@ -7,6 +7,7 @@ import { api, ApiError, qs } from '../../api';
 import { confirmAction, toast } from '../../components/dialog';
 import { CheckField, fid, FormErrors, SelectField, SubmitButton, TextArea, TextField, useForm } from '../../components/form';
 import { Badge, Card, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
+import { fileSafe, SecretOnce } from '../../components/secret';
 import { useApi, useTitle } from '../../hooks';
 import { lang as uiLang, t, useLang, type Lang } from '../../i18n';
 import { langNames } from '../../components/layout';
@@ -96,16 +97,20 @@ function TotpSetup(props: { routeId: number; userId?: number; who: string; activ
           <h3>{t('routeauth.totpFor', { who: props.who })}</h3>
           <p>{t('routeauth.totpScan')}</p>
           <img class="qr" src={setup.qr_code} alt={t('routeauth.qrAlt')} width={200} height={200} />
-          <dl class="facts">
-            <dt>{t('routeauth.secret')}</dt>
-            <dd>
-              <code class="ra-secret">{setup.secret}</code>
-            </dd>
-            <dt>{t('routeauth.otpauth')}</dt>
-            <dd>
-              <code class="ra-otpauth">{setup.otpauth_url}</code>
-            </dd>
-          </dl>
+          <SecretOnce
+            id={`${idp}-secret`}
+            label={t('routeauth.secret')}
+            value={setup.secret}
+            filename={`totp-secret-${fileSafe(props.who)}.txt`}
+            valueClass="ra-secret"
+          />
+          <SecretOnce
+            id={`${idp}-otpauth`}
+            label={t('routeauth.otpauth')}
+            value={setup.otpauth_url}
+            filename={`totp-otpauth-${fileSafe(props.who)}.txt`}
+            valueClass="ra-otpauth"
+          />
           <FormErrors form={form} />
           <TextField form={form} name="token" label={t('routeauth.code')} inputMode="numeric" autoComplete="one-time-code" required />
           <div class="form-actions">

@@ -6,7 +6,8 @@ import { api } from '../../api';
 import { confirmAction, Modal, toast } from '../../components/dialog';
 import { FormErrors, SelectField, SubmitButton, TextField, useForm } from '../../components/form';
 import { DataTable, type Column } from '../../components/table';
-import { Badge, CopyButton, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
+import { Badge, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
+import { fileSafe, SecretOnce } from '../../components/secret';
 import { CheckGroup } from '../../components/checkgroup';
 import { MachinesPanel } from './machines';
 import { useApi, useTitle } from '../../hooks';
@@ -147,11 +148,7 @@ export default function TokensScreen({ query }: ScreenProps) {
             <p class="banner warn" role="note">
               {t('tokens.onceWarning')}
             </p>
-            <label for="new-token">{t('tokens.tokenLabel')}</label>
-            <div class="token-box">
-              <input id="new-token" readOnly value={created.token} onFocus={(e) => e.currentTarget.select()} />
-              <CopyButton text={created.token} />
-            </div>
+            <SecretOnce id="new-token" label={t('tokens.tokenLabel')} value={created.token} filename={`gatehouse-token-${fileSafe(created.name)}.txt`} />
             <div class="form-actions">
               <button type="button" class="btn primary" onClick={() => setCreated(null)}>
                 {t('tokens.done')}

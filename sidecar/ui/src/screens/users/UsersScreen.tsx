@@ -5,7 +5,8 @@ import { api } from '../../api';
 import { confirmAction, Modal, toast } from '../../components/dialog';
 import { FormErrors, SelectField, SubmitButton, TextField, useForm } from '../../components/form';
 import { DataTable, type Column } from '../../components/table';
-import { Badge, CopyButton, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
+import { Badge, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
+import { fileSafe, SecretOnce } from '../../components/secret';
 import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, t, useLang } from '../../i18n';
 import { user as me } from '../../session';
@@ -140,11 +141,12 @@ export default function UsersScreen() {
             <p class="banner warn" role="note">
               {t('users.resetText')}
             </p>
-            <label for="new-password">{t('users.passwordLabel')}</label>
-            <div class="token-box">
-              <input id="new-password" readOnly value={newPassword.password} onFocus={(e) => e.currentTarget.select()} />
-              <CopyButton text={newPassword.password} />
-            </div>
+            <SecretOnce
+              id="new-password"
+              label={t('users.passwordLabel')}
+              value={newPassword.password}
+              filename={`gatehouse-password-${fileSafe(newPassword.name)}.txt`}
+            />
             <div class="form-actions">
               <button type="button" class="btn primary" onClick={() => setNewPassword(null)}>
                 {t('users.done')}

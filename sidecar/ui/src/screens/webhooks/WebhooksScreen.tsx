@@ -6,9 +6,9 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api';
 import { confirmAction, Modal, toast } from '../../components/dialog';
 import { CheckField, FormErrors, NumberField, SubmitButton, TextField, useForm } from '../../components/form';
-import { CheckGroup } from '../../components/checkgroup';
+import { GroupedCheckGroup } from '../../components/checkgroup';
 import { DataTable, Pager, useList, type Column } from '../../components/table';
-import { Badge, Card, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
+import { Badge, Card, CopyButton, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { fmtAgo, fmtDate, t, useLang } from '../../i18n';
 import { navigate, setQuery } from '../../router';
@@ -234,24 +234,47 @@ function randomSecret(): string {
   return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }
 
+type Kind = EventKindsResponse['events'][number];
+
+/** The event kinds grouped by their area (the server lists them in area order). */
+function groupsOf(kinds: Kind[]) {
+  const groups: { key: string; label: string; options: { value: string; label: string; title: string }[] }[] = [];
+  for (const k of kinds) {
+    let g = groups.find((x) => x.key === k.area);
+    if (!g) groups.push((g = { key: k.area, label: t(`webhooks.area_${k.area}`), options: [] }));
+    g.options.push({ value: k.name, label: k.name, title: k.description });
+  }
+  return groups;
+}
+
 function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | null) => void }) {
   const w = props.webhook;
   const kinds = useApi<EventKindsResponse>('/webhooks/events');
-  const form = useForm<{ name: string; url: string; events: string[]; enabled: boolean; secret: string; retry_count: number | null }>({
+  const [reveal, setReveal] = useState(false);
+  const form = useForm<{ name: string; url: string; events: string[]; enabled: boolean; secret: string; retry_count: number | null; allow_private: boolean }>({
     name: w?.name ?? '',
     url: w?.url ?? '',
     events: w?.events ?? [],
     enabled: w?.enabled ?? true,
     secret: '',
     retry_count: w?.retry_count ?? 3,
+    allow_private: w?.allow_private ?? false,
   });
+  const secret = form.values.secret;
   return (
     <form
       onSubmit={async (e) => {
         e.preventDefault();
         let saved: WebhookView | null = null;
         const ok = await form.submit(async (v) => {
-          const body: WebhookRequest = { name: v.name, url: v.url, events: v.events, enabled: v.enabled, retry_count: v.retry_count ?? undefined };
+          const body: WebhookRequest = {
+            name: v.name,
+            url: v.url,
+            events: v.events,
+            enabled: v.enabled,
+            retry_count: v.retry_count ?? undefined,
+            allow_private: v.allow_private,
+          };
           if (!w || v.secret) body.secret = v.secret;
           const r = w ? await api<WebhookResponse>('PUT', `/webhooks/${w.id}`, body) : await api<WebhookResponse>('POST', '/webhooks', body);
           saved = r.webhook;
@@ -264,27 +287,49 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
         <TextField form={form} name="name" label={t('webhooks.name')} required />
         <TextField form={form} name="url" type="url" label={t('webhooks.url')} hint={t('webhooks.urlHint')} required />
       </div>
+      <CheckField form={form} name="allow_private" label={t('webhooks.allowPrivate')} hint={t('webhooks.allowPrivateHint')} />
       <div class="form-grid">
         <div>
           <TextField
             form={form}
             name="secret"
-            type="password"
+            type={reveal ? 'text' : 'password'}
             autoComplete="new-password"
             label={t('webhooks.secret')}
             hint={w ? t('webhooks.secretKeep') : t('webhooks.secretHint')}
             required={!w}
           />
-          <button type="button" class="btn small" onClick={() => form.set('secret', randomSecret())}>
-            {t('webhooks.generate')}
-          </button>
+          <div class="webhook-secret-actions">
+            <button
+              type="button"
+              class="btn small"
+              onClick={() => {
+                form.set('secret', randomSecret());
+                setReveal(true);
+              }}
+            >
+              {t('webhooks.generate')}
+            </button>
+            <button type="button" class="btn small" aria-pressed={reveal} aria-controls="f-secret" onClick={() => setReveal(!reveal)}>
+              {reveal ? t('common.conceal') : t('common.reveal')}
+            </button>
+            {secret && <CopyButton text={secret} label={t('webhooks.copySecret')} />}
+          </div>
+          {secret && <p class="hint">{t('webhooks.secretGive')}</p>}
         </div>
         <NumberField form={form} name="retry_count" min={0} max={10} step={1} label={t('webhooks.retryCount')} hint={t('webhooks.retryHint')} />
       </div>
       <CheckField form={form} name="enabled" label={t('webhooks.enabled')} />
       {kinds.data ? (
         <div class="webhook-events">
-          <CheckGroup form={form} name="events" label={t('webhooks.events')} options={kinds.data.events.map((k) => ({ value: k.name, label: k.name }))} />
+          <GroupedCheckGroup
+            name="events"
+            label={t('webhooks.events')}
+            value={form.values.events}
+            onChange={(v) => form.set('events', v)}
+            error={form.errors.events}
+            groups={groupsOf(kinds.data.events)}
+          />
         </div>
       ) : (
         <ErrorBanner error={kinds.error} onRetry={kinds.reload} />
