@@ -78,9 +78,11 @@ async function openScreen(page: Page): Promise<void> {
 
 /** Reads the secret the screen shows in a TOTP panel, types a code made from it, confirms. */
 async function completeTotp(page: Page, panel: string): Promise<string> {
-  const secret = (await page.textContent(`${panel} .ra-secret`))!.trim();
+  const secret = (await page.inputValue(`${panel} .ra-secret`)).trim();
   assert.match(secret, /^[A-Z2-7]{16,}$/);
-  assert.ok((await page.textContent(`${panel} .ra-otpauth`))!.includes(`secret=${secret}`));
+  assert.ok((await page.inputValue(`${panel} .ra-otpauth`)).includes(`secret=${secret}`));
+  // shown once: Copy and Download beside each (components/secret.tsx)
+  assert.equal(await page.locator(`${panel} .secret-once a[download]`).count(), 2);
   assert.ok(await page.locator(`${panel} img.qr`).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 100), 'the QR code is shown');
   await page.fill(`${panel} input[name=token]`, speakeasy.totp({ secret, encoding: 'base32' }));
   await page.click(`${panel} button[type=submit]`);
