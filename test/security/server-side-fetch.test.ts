@@ -6,7 +6,8 @@
 // IPv4), DNS names resolving to them, a name resolving to a public and a private address at once, a
 // name that changes its answer after the check (rebinding), and redirects to them from an
 // allowed-looking first hop. Each must be refused with "not allowed" and nothing more, and nothing
-// may reach the listeners behind those addresses.
+// may reach the listeners behind those addresses. The one exception is an admin's explicit choice
+// for one webhook (allow_private): that webhook, and no other, reaches a receiver on loopback.
 //
 // So that the private addresses are real and nothing leaves this machine, the probes run inside two
 // network namespaces this test creates (as root; skipped otherwise):
@@ -319,6 +320,63 @@ if (!INSIDE) {
     }
     assert.deepEqual(await leaks(), [], 'requests that got past the guard');
     await resetFar();
+  });
+
+  test("webhooks with allow_private (an admin's choice per webhook): that webhook reaches a receiver on loopback, also when its name rebinds there; a webhook without it is still refused at save and at delivery; a webhooks token cannot make the choice", async () => {
+    const lanHits: string[] = [];
+    const lan = http.createServer((req, res) => {
+      lanHits.push(`${req.socket.localAddress} ${req.url}`);
+      req.resume();
+      res.end('ok');
+    });
+    await new Promise<void>((r) => lan.listen(0, '127.0.0.1', () => r()));
+    const LAN = (lan.address() as AddressInfo).port;
+    const hook = (name: string, url: string, allow_private?: boolean) => ({
+      name,
+      url,
+      events: ['peer_online'],
+      enabled: true,
+      secret: 'probe-secret-0123456789',
+      ...(allow_private === undefined ? {} : { allow_private }),
+    });
+    try {
+      // without the choice: refused at save, nothing reached
+      const plainSave = await api('/webhooks', 'POST', hook('plain', `http://127.0.0.1:${LAN}/plain`));
+      assert.equal(plainSave.status, 422);
+      assert.equal(saysOnlyNotAllowed(plainSave.data.fields?.url, plainSave.data), null);
+      // a token with the webhooks scope may not make the choice
+      const scoped = bearer(await apiToken(s, ['webhooks']));
+      const denied = await s.req('/api/v1/webhooks', { method: 'POST', headers: scoped, json: hook('scoped', `http://127.0.0.1:${LAN}/scoped`, true) });
+      assert.equal(denied.status, 403, JSON.stringify(denied.data));
+      // with it (full-access token): saved and delivered to the receiver on loopback
+      const lanHook = await api('/webhooks', 'POST', hook('lan', `http://127.0.0.1:${LAN}/lan`, true));
+      assert.equal(lanHook.status, 201, JSON.stringify(lanHook.data));
+      const t = await api(`/webhooks/${lanHook.data.webhook.id}/test`, 'POST');
+      assert.equal(t.data.delivery.status, 'delivered', JSON.stringify(t.data.delivery));
+      assert.deepEqual(lanHits, ['127.0.0.1 /lan']);
+      // both saved under a name that is public at save time, which then rebinds to loopback: the check at
+      // connect time refuses the webhook without the choice and lets the one with it through
+      const rebound = `http://rebind.probe.test:${LAN}`;
+      const plain = await api('/webhooks', 'POST', hook('plain rebound', `${rebound}/plain`));
+      const allowed = await api('/webhooks', 'POST', hook('lan rebound', `${rebound}/allowed`, true));
+      assert.deepEqual([plain.status, allowed.status], [201, 201], JSON.stringify([plain.data, allowed.data]));
+      fs.writeFileSync('/etc/hosts', HOSTS.replace(`${FAR} rebind.probe.test`, '127.0.0.1 rebind.probe.test'));
+      try {
+        const refused = await api(`/webhooks/${plain.data.webhook.id}/test`, 'POST');
+        assert.equal(refused.data.delivery.status, 'failed');
+        assert.equal(refused.data.delivery.last_error, 'not allowed');
+        const through = await api(`/webhooks/${allowed.data.webhook.id}/test`, 'POST');
+        assert.equal(through.data.delivery.status, 'delivered', JSON.stringify(through.data.delivery));
+      } finally {
+        fs.writeFileSync('/etc/hosts', HOSTS);
+      }
+      assert.deepEqual(lanHits, ['127.0.0.1 /lan', '127.0.0.1 /allowed'], 'only the webhooks with the choice reached the receiver');
+      assert.deepEqual(await leaks(), [], 'requests that got past the guard');
+      for (const w of [lanHook, plain, allowed]) await api(`/webhooks/${w.data.webhook.id}`, 'DELETE');
+    } finally {
+      lan.close();
+      await resetFar();
+    }
   });
 
   test('auto-backup S3 endpoint: create and update refuse every target, and a run whose endpoint rebinds to loopback is refused with "not allowed" only', async () => {
