@@ -209,7 +209,8 @@ test('webhook form: the generated secret revealed and copied, event kinds groupe
   const monitoring = kinds.filter((k) => k.area === 'monitoring').map((k) => k.name);
   assert.deepEqual(new Set(made.events), new Set([...peerKinds.filter((k) => k !== 'peer_updated'), ...monitoring]));
   assert.equal(made.allow_private, true);
-  assert.equal(ui.s.deps.crypto.open(((await ui.s.deps.db.models.Webhook.findByPk(made.id, { raw: true })) as { secret_enc: string }).secret_enc), secret);
+  const stored = await ui.s.deps.db.models.Webhook.findByPk(made.id);
+  assert.equal(ui.s.deps.crypto.open(String(stored?.get('secret_enc'))), secret);
   const act = (await api('/logs/activity?source=webhooks&event_type=webhook_created')).data.entries as {
     details: { webhook_id: number; allow_private: boolean };
   }[];
