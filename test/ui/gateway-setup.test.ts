@@ -9,7 +9,12 @@ import type { Page } from 'playwright-core';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
 
-const ui = uiServer({ GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
+const ui = uiServer({
+  GATEHOUSE_WG_SUBNET: '10.78.0.0/24',
+  GATEHOUSE_PUBLIC_HOST: 'vpn.example.test',
+  GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+  GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+});
 const dialog = (page: Page) => page.locator('dialog[open]');
 
 /** The admin's language and theme (their own settings, as the profile page saves them). */
@@ -103,6 +108,32 @@ test('empty Gateways page → Add gateway → gateway.env copied and downloaded,
   await dialog(page).locator('#f-name').waitFor();
   await dialog(page).locator('button:has-text("Cancel")').click();
   await page.waitForURL((u) => !u.searchParams.has('new'));
+  assert.deepEqual(w.problems, []);
+  await w.context.close();
+});
+
+test('a peer created with the gateway option in Peers shows the same: the gateway.env with Copy and Download, and the install', async () => {
+  const w = await adminPage(ui.browser, ui.s.url);
+  const { page } = w;
+  await w.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.s.url });
+  await page.goto(`${ui.s.url}/peers`);
+  await settled(page);
+  await page.click('.page-header button:has-text("Add peer")');
+  await dialog(page).locator('#f-name').waitFor();
+  await page.fill('#f-name', 'Cabin gateway');
+  await dialog(page)
+    .getByLabel(/This peer is a gateway/)
+    .check();
+  await dialog(page).locator('button[type=submit]').click();
+  await dialog(page).locator('#gw-env').waitFor();
+  const env = await dialog(page).locator('#gw-env').inputValue();
+  assert.match(parseEnvText(env).GATEWAY_API_TOKEN, /^gthgw_/);
+  await dialog(page).locator('button:has-text("Copy gateway.env")').click();
+  assert.equal(await clipboardOf(w), env);
+  assert.equal(await dialog(page).locator('a[download="gateway.env"]').count(), 1);
+  assert.ok((await dialog(page).locator('[data-testid=gw-install-script]').textContent())!.includes(parseEnvText(env).GATEWAY_API_TOKEN));
+  await screenshot(page, 'en-1280-peers-gateway-created');
+  assert.deepEqual(serious(await axe(page)), []);
   assert.deepEqual(w.problems, []);
   await w.context.close();
 });
