@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../sidecar/src/db/index.js';
+import { featureModels } from '../../sidecar/src/features.js';
 import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
 import { freePort } from '../../test/lib/ports.js';
 import { request, root, track } from './lib.js';
@@ -115,7 +116,7 @@ export async function startListBench(o: { name: string; peers: number; routes: n
 
     // ---- bulk data, written into the sidecar's database from this process
     const t0 = performance.now();
-    const db = await openDatabase({ dataDir: dir, databaseUrl });
+    const db = await openDatabase({ dataDir: dir, databaseUrl, models: featureModels });
     const { PeerGroup, Peer, Route } = db.models;
     const now = Date.now();
     await PeerGroup.bulkCreate(

@@ -21,6 +21,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import { openDatabase } from '../../sidecar/src/db/index.js';
+import { featureModels } from '../../sidecar/src/features.js';
 import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
 import { startBenchSidecar, stopAll, type BenchSidecar } from '../../scripts/bench/lib.js';
 import { recordFigure } from './lib/figures.js';
@@ -79,7 +80,7 @@ before(async () => {
       return parseGatewayEnv(r.data.gateway.envContent);
     },
   );
-  const db = await openDatabase({ dataDir: sc.env.GATEHOUSE_DATA_DIR });
+  const db = await openDatabase({ dataDir: sc.env.GATEHOUSE_DATA_DIR, models: featureModels });
   const now = Date.now();
   const rows = envs.map((e, i) =>
     routeToRow({

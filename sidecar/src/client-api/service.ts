@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import dns from 'node:dns';
 import { Op, QueryTypes, UniqueConstraintError } from 'sequelize';
 import type { Deps } from '../deps.js';
-import type { PeerRow } from '../db/models.js';
+import type { PeerRow } from '../peers/model.js';
 import type { Principal } from '../http/auth.js';
 import { AppError, conflict, notFound, validation } from '../util/errors.js';
 import { isoOrNull as iso } from '../util/dates.js';

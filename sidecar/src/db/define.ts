@@ -1,5 +1,5 @@
 // The one way a model is declared: a `define<Thing>Models(sequelize)` function per table owner
-// (db/models.ts for the platform, peers and routes; a feature's own model.ts for its tables, which
+// (db/models.ts for the platform's core tables; a feature's own model.ts for its tables, which
 // also adds them to the Models interface and is named in the feature's Feature `models`), built
 // from these column helpers, returning models typed by their row interface, and called once, from
 // defineModels() when the database opens. Tables are created by migrations, never by sync.

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
-import type { PeerRow } from '../db/models.js';
+import type { PeerRow } from '../peers/model.js';
 import { Mutex } from '../util/mutex.js';
 import { asBool, findRows } from '../db/define.js';
 import type { WireGuardService } from '../wireguard/service.js';

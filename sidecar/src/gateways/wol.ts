@@ -19,7 +19,7 @@
 // A heartbeat that reports the route reachable ends its cycle.
 import { msg } from '@gatehouse/common/messages/index.js';
 import type { Deps } from '../deps.js';
-import type { PeerRow } from '../db/models.js';
+import type { PeerRow } from '../peers/model.js';
 import { AppError, notFound } from '../util/errors.js';
 import { escapeHtml } from '../web/index.js';
 import { isActive } from '../peers/view.js';

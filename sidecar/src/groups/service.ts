@@ -3,7 +3,7 @@
 import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { Deps } from '../deps.js';
-import type { PeerGroupRow } from '../db/models.js';
+import type { PeerGroupRow } from './model.js';
 import { AppError, notFound } from '../util/errors.js';
 import type { GroupInput, GroupPatch, GroupView } from './schema.js';
 import { findRows, findRowByPk } from '../db/define.js';

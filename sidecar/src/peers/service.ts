@@ -4,7 +4,8 @@
 import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { Deps } from '../deps.js';
-import type { PeerRow, RouteRow } from '../db/models.js';
+import type { PeerRow } from './model.js';
+import type { RouteRow } from '../routes/model.js';
 import { AppError, conflict, invalidFields, notFound, validation } from '../util/errors.js';
 import { issueMessage } from '../http/messages.js';
 import { limitReached } from '../licence/features.js';

@@ -1,5 +1,5 @@
 // The Peer JSON of the API, built from a database row.
-import type { PeerRow } from '../db/models.js';
+import type { PeerRow } from './model.js';
 import { isoOrNull as iso } from '../util/dates.js';
 import { asBool } from '../db/define.js';
 import type { PeerView } from './schema.js';

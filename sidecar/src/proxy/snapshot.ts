@@ -3,9 +3,8 @@
 import { Op, QueryTypes, type Transaction } from 'sequelize';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
-import type { RouteRow } from '../db/models.js';
 import { isActive } from '../peers/view.js';
-import { rowToRoute, valuesToRoute, type Route } from '../routes/model.js';
+import { rowToRoute, valuesToRoute, type Route, type RouteRow } from '../routes/model.js';
 import { accessLogFile } from './fragments/access-log.js';
 import type { PeerTarget, ProxySettings, ProxySnapshot } from './render-context.js';
 import { findRows } from '../db/define.js';

@@ -19,9 +19,8 @@ import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
 import { breakerSecretPath } from '../proxy/fragments/resilience.js';
 import type { ProxyService } from '../proxy/service.js';
-import { rowToRoute } from '../routes/model.js';
+import { rowToRoute, type RouteRow } from '../routes/model.js';
 import type { BreakerReset } from '../routes/schema.js';
-import type { RouteRow } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
 import { AppError, notFound } from '../util/errors.js';
 

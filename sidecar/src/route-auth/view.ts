@@ -8,7 +8,8 @@
 // A generation counter guards the miss path: a load that started before an invalidation does not
 // put its (possibly stale) result into the cache.
 import { Op } from 'sequelize';
-import type { Models, RouteRow } from '../db/models.js';
+import type { Models } from '../db/models.js';
+import type { RouteRow } from '../routes/model.js';
 import type { Clock } from '../util/clock.js';
 import { IpMatcher, parseStoredRules, type IpFilterMode } from '../util/ip-rules.js';
 import { normalizeAuthRow, normalizeSessionRow, type RouteAuthModels, type RouteAuthRow, type RouteAuthSessionRow } from './models.js';

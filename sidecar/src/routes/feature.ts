@@ -1,8 +1,10 @@
 // The routes feature: the /routes endpoints. The service is ctx.routes (app-context.ts).
 import type { Feature } from '../feature.js';
+import { defineRouteModels } from './model.js';
 import { routeEndpoints } from './endpoints.js';
 
 export const routesFeature: Feature = {
   name: 'routes',
+  models: defineRouteModels,
   endpoints: (ctx) => routeEndpoints(ctx),
 };

@@ -1,9 +1,125 @@
-// The route record in its normalized form (booleans as booleans, JSON columns parsed), shared by
-// the routes service (API output) and the proxy renderer (Caddy JSON). Rows come from SQLite (0/1
-// booleans, numbers as strings in some drivers) or PostgreSQL (booleans, BIGINT as numbers):
-// rowToRoute() makes both look the same.
-import type { RouteRow } from '../db/models.js';
+// The `routes` table (migration 002_peers_routes) as a Sequelize model, registered by the routes
+// feature (routes/feature.ts `models`), and the route record in its normalized form (booleans as
+// booleans, JSON columns parsed), shared by the routes service (API output) and the proxy renderer
+// (Caddy JSON). Rows come from SQLite (0/1 booleans, numbers as strings in some drivers) or
+// PostgreSQL (booleans, BIGINT as numbers): rowToRoute() makes both look the same.
+import { DataTypes, type Sequelize } from 'sequelize';
+import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 import type { RouteView } from './schema.js';
+
+export interface RouteRow {
+  id: number;
+  domain: string;
+  description: string | null;
+  route_type: 'http' | 'l4';
+  target_kind: 'peer' | 'gateway';
+  enabled: boolean;
+  peer_id: number | null;
+  target_port: string | null;
+  target_peer_id: number | null;
+  target_lan_host: string | null;
+  target_lan_port: number | null;
+  wol_enabled: boolean;
+  wol_mac: string | null;
+  l4_protocol: 'tcp' | 'udp' | null;
+  l4_listen_port: number | null;
+  l4_tls_mode: 'none' | 'passthrough' | 'terminate' | null;
+  https_enabled: boolean;
+  backend_https: boolean;
+  compress_enabled: boolean;
+  bot_blocker_enabled: boolean;
+  bot_blocker_mode: string | null;
+  bot_blocker_config: string | null;
+  monitoring_enabled: boolean;
+  ip_filter_enabled: boolean;
+  ip_filter_mode: string | null;
+  ip_filter_rules: string | null;
+  acl_enabled: boolean;
+  acl_peer_ids: string | null;
+  rate_limit_enabled: boolean;
+  rate_limit_requests: number | null;
+  rate_limit_window: string | null;
+  retry_enabled: boolean;
+  retry_count: number | null;
+  retry_status_codes: string | null;
+  circuit_breaker_enabled: boolean;
+  circuit_breaker_threshold: number | null;
+  circuit_breaker_timeout: number | null;
+  cb_failure_count: number;
+  cb_opened_at: number | null;
+  mirror_enabled: boolean;
+  mirror_targets: string | null;
+  debug_enabled: boolean;
+  basic_auth_user: string | null;
+  basic_auth_password_hash: string | null;
+  user_ids: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+declare module '../db/models.js' {
+  interface Models {
+    Route: M<RouteRow>;
+  }
+}
+
+export function defineRouteModels(s: Sequelize): { Route: M<RouteRow> } {
+  const Route = defineModel<RouteRow>(
+    s,
+    'Route',
+    {
+      id: idColumn(),
+      domain: DataTypes.STRING,
+      description: DataTypes.STRING,
+      route_type: DataTypes.STRING,
+      target_kind: DataTypes.STRING,
+      enabled: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: true },
+      peer_id: DataTypes.INTEGER,
+      target_port: DataTypes.STRING,
+      target_peer_id: DataTypes.INTEGER,
+      target_lan_host: DataTypes.STRING,
+      target_lan_port: DataTypes.INTEGER,
+      wol_enabled: flagColumn(),
+      wol_mac: DataTypes.STRING,
+      l4_protocol: DataTypes.STRING,
+      l4_listen_port: DataTypes.INTEGER,
+      l4_tls_mode: DataTypes.STRING,
+      https_enabled: flagColumn(),
+      backend_https: flagColumn(),
+      compress_enabled: flagColumn(),
+      bot_blocker_enabled: flagColumn(),
+      bot_blocker_mode: DataTypes.STRING,
+      bot_blocker_config: DataTypes.TEXT,
+      monitoring_enabled: flagColumn(),
+      ip_filter_enabled: flagColumn(),
+      ip_filter_mode: DataTypes.STRING,
+      ip_filter_rules: DataTypes.TEXT,
+      acl_enabled: flagColumn(),
+      acl_peer_ids: DataTypes.TEXT,
+      rate_limit_enabled: flagColumn(),
+      rate_limit_requests: DataTypes.INTEGER,
+      rate_limit_window: DataTypes.STRING,
+      retry_enabled: flagColumn(),
+      retry_count: DataTypes.INTEGER,
+      retry_status_codes: DataTypes.STRING,
+      circuit_breaker_enabled: flagColumn(),
+      circuit_breaker_threshold: DataTypes.INTEGER,
+      circuit_breaker_timeout: DataTypes.INTEGER,
+      cb_failure_count: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      cb_opened_at: DataTypes.BIGINT,
+      mirror_enabled: flagColumn(),
+      mirror_targets: DataTypes.TEXT,
+      debug_enabled: flagColumn(),
+      basic_auth_user: DataTypes.STRING,
+      basic_auth_password_hash: DataTypes.STRING,
+      user_ids: DataTypes.TEXT,
+      created_at: msColumn(),
+      updated_at: msColumn(),
+    },
+    tableOpts('routes'),
+  );
+  return { Route };
+}
 
 export type RouteType = 'http' | 'l4';
 export type TargetKind = 'peer' | 'gateway';

@@ -4,7 +4,8 @@
 import { msg } from '@gatehouse/common/messages/index.js';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
-import type { PeerRow, TagRow } from '../db/models.js';
+import type { PeerRow } from '../peers/model.js';
+import type { TagRow } from './model.js';
 import { AppError, notFound } from '../util/errors.js';
 import { renameTag, splitTags, stripTag, tagKey } from './names.js';
 import type { TagView } from './schema.js';

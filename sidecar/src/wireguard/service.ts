@@ -29,7 +29,7 @@ import { msg } from '@gatehouse/common/messages/index.js';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { Job } from '../util/scheduler.js';
-import type { PeerRow } from '../db/models.js';
+import type { PeerRow } from '../peers/model.js';
 import { conflict } from '../util/errors.js';
 import { Mutex } from '../util/mutex.js';
 import { addSamples, rollup, HOUR } from '../peers/traffic.js';
