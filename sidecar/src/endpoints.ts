@@ -3,7 +3,7 @@
 // authorization matrix test.
 import type { AppContext } from './app-context.js';
 import { z } from 'zod';
-import { defineEndpoint, type Endpoint } from './http/registry.js';
+import { defineEndpoint, fullPath, type Endpoint } from './http/registry.js';
 import { openApiDocument } from './http/openapi.js';
 import { featureEndpoints } from './features.js';
 
@@ -16,16 +16,29 @@ const openApiDocumentSchema = z.object({
   components: z.looseObject({ securitySchemes: z.record(z.string(), z.unknown()), schemas: z.record(z.string(), z.unknown()) }),
 });
 
-/** Literal path segments sort before parameters, so /users/locked wins over /users/:id. */
-function specificity(a: Endpoint, b: Endpoint): number {
-  const as = a.path.split('/');
-  const bs = b.path.split('/');
+/**
+ * The order Koa's router tries the endpoints in, a total order: by full path segment by segment (a
+ * literal segment before a parameter, so /users/locked wins over /users/:id; literals by their
+ * text; a path before its longer continuations), then by method, then by the full path's text
+ * (parameter names). Method and full path are unique (http/app.ts refuses an endpoint declared
+ * twice), so no two endpoints compare equal and the order does not depend on the order the features
+ * list them in: a new endpoint takes its place without moving any other
+ * (sidecar/test/registry-routes.test.ts).
+ */
+export function endpointOrder(a: Endpoint, b: Endpoint): number {
+  const ap = fullPath(a);
+  const bp = fullPath(b);
+  const as = ap.split('/');
+  const bs = bp.split('/');
   for (let i = 0; i < Math.min(as.length, bs.length); i++) {
-    const ap = as[i].startsWith(':');
-    const bp = bs[i].startsWith(':');
-    if (ap !== bp) return ap ? 1 : -1;
+    const aParam = as[i].startsWith(':');
+    const bParam = bs[i].startsWith(':');
+    if (aParam !== bParam) return aParam ? 1 : -1;
+    if (!aParam && as[i] !== bs[i]) return as[i] < bs[i] ? -1 : 1;
   }
-  return 0;
+  if (as.length !== bs.length) return as.length - bs.length;
+  if (a.method !== b.method) return a.method < b.method ? -1 : 1;
+  return ap === bp ? 0 : ap < bp ? -1 : 1;
 }
 
 export function allEndpoints(deps: AppContext): Endpoint[] {
@@ -44,5 +57,5 @@ export function allEndpoints(deps: AppContext): Endpoint[] {
     }),
   );
   const doc = openApiDocument(list);
-  return list.sort(specificity);
+  return list.sort(endpointOrder);
 }

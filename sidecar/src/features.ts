@@ -3,9 +3,9 @@
 // work against the typed container (the contract: feature.ts); the services themselves are built by
 // createAppContext().
 //
-// The order is also the order of the endpoints before endpoints.ts sorts literal path segments
-// ahead of parameters: among endpoints that match the same request, the first listed wins
-// (sidecar/test/registry-routes.test.ts holds the served order).
+// The order the endpoints are served in does not depend on this list: endpoints.ts sorts them by
+// path (a literal segment ahead of a parameter), method and full path (endpointOrder;
+// sidecar/test/registry-routes.test.ts holds the served order).
 import type { AppContext } from './app-context.js';
 import type { FastPath, Feature } from './feature.js';
 import type { Endpoint } from './http/registry.js';
