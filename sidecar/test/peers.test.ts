@@ -413,7 +413,7 @@ describe('traffic, status, dashboard', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.data).sort(), ['latency', 'monitoring', 'ok', 'peers', 'routes', 'traffic', 'wireguard']);
     assert.deepEqual(Object.keys(r.data.peers).sort(), ['online', 'total']);
-    assert.deepEqual(Object.keys(r.data.routes), ['active']);
+    assert.deepEqual(Object.keys(r.data.routes).sort(), ['active', 'total']);
     assert.deepEqual(Object.keys(r.data.monitoring).sort(), ['down', 'total', 'up']);
     assert.deepEqual(Object.keys(r.data.traffic).sort(), ['downloadRate', 'today', 'todayDownload', 'todayUpload', 'uploadRate']);
     assert.deepEqual(r.data.wireguard, { running: false });
@@ -444,6 +444,10 @@ describe('traffic, status, dashboard', () => {
     });
     const r2 = await api('/dashboard/stats');
     assert.equal(r2.data.routes.active, r.data.routes.active + 1);
+    // the total counts the disabled route too: active never exceeds it
+    assert.equal(r2.data.routes.total, r.data.routes.total + 2);
+    assert.equal(r2.data.routes.total, await s.deps.db.models.Route.count());
+    assert.ok(r2.data.routes.active <= r2.data.routes.total);
     assert.equal(r2.data.monitoring.total, r.data.monitoring.total + 1);
   });
 

@@ -31,11 +31,12 @@ test('system/resources: exactly the API fields, figures of this host', async () 
   const r = await s.req('/api/v1/system/resources', { headers: bearer(full) });
   assert.equal(r.status, 200, JSON.stringify(r.data));
   const d = r.data;
-  assert.deepEqual(Object.keys(d).sort(), ['cpu', 'disk', 'memory', 'ok', 'uptime']);
+  assert.deepEqual(Object.keys(d).sort(), ['cpu', 'disk', 'gatehouse_uptime', 'memory', 'ok', 'uptime']);
   assert.deepEqual(Object.keys(d.cpu).sort(), ['cores', 'model', 'percent']);
   assert.deepEqual(Object.keys(d.memory).sort(), ['percent', 'total', 'used']);
   assert.deepEqual(Object.keys(d.uptime).sort(), ['bootTime', 'days', 'formatted', 'hours', 'minutes', 'seconds']);
-  assert.deepEqual(Object.keys(d.disk).sort(), ['free', 'total', 'used']);
+  assert.deepEqual(Object.keys(d.gatehouse_uptime).sort(), ['days', 'formatted', 'hours', 'minutes', 'seconds', 'startTime']);
+  assert.deepEqual(Object.keys(d.disk).sort(), ['available', 'free', 'reserved', 'total', 'used']);
   matchesDocument('/api/v1/system/resources', r);
   assert.equal(d.cpu.cores, os.cpus().length);
   assert.equal(d.cpu.model, os.cpus()[0].model.trim());
@@ -50,6 +51,15 @@ test('system/resources: exactly the API fields, figures of this host', async () 
   assert.equal(d.disk.total, st.blocks * st.bsize);
   assert.ok(Math.abs(d.disk.free - st.bavail * st.bsize) < 64 * 1024 * 1024);
   assert.ok(d.disk.used > 0 && d.disk.used + d.disk.free <= d.disk.total);
+  // the three parts add up to the size: what is not used and not available is reserved (for root)
+  assert.equal(d.disk.free, d.disk.available);
+  assert.equal(d.disk.used + d.disk.available + d.disk.reserved, d.disk.total);
+  assert.ok(d.disk.reserved >= 0);
+  assert.ok(Math.abs(d.disk.reserved - (st.bfree - st.bavail) * st.bsize) < 64 * 1024 * 1024);
+  // Gatehouse's own uptime is the sidecar process's (this test process), not the host's
+  assert.ok(Math.abs(d.gatehouse_uptime.seconds - process.uptime()) < 5, `${d.gatehouse_uptime.seconds} vs ${process.uptime()}`);
+  assert.ok(d.gatehouse_uptime.seconds <= d.uptime.seconds);
+  assert.ok(Math.abs(Date.parse(d.gatehouse_uptime.startTime) - (Date.now() - process.uptime() * 1000)) < 5000);
   assert.equal(r.headers.get('cache-control'), 'no-store');
 });
 

@@ -133,7 +133,7 @@ test(
     assert.deepEqual(listProblems, []);
     await list.close();
     await waitText(page, 'peers-online-label', '1 of 1 online');
-    await waitText(page, 'peers-online', '1');
+    await waitText(page, 'peers-total', '1');
     const stats = (await run.api('/dashboard/stats')).data;
     assert.equal(stats.peers.online, 1, 'the server counts the peer online too');
     assert.ok((await run.api(`/peers/${peer.id}`)).data.peer.isOnline);

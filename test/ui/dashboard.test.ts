@@ -92,7 +92,13 @@ for (const lang of ['en', 'de'] as const) {
       assert.ok((await page.textContent('[data-testid="res-memory"]'))!.includes(`${lang === 'de' ? 'von' : 'of'} ${bytes(res.memory.total, lang)}`));
       assert.ok((await page.textContent('[data-testid="res-disk"]'))!.includes(`${lang === 'de' ? 'von' : 'of'} ${bytes(res.disk.total, lang)}`));
       const up = await page.textContent('[data-testid="res-uptime"]');
-      assert.match(up!, lang === 'de' ? new RegExp(`^${res.uptime.days} T\\. \\d+ Std\\. \\d+ Min\\.$`) : new RegExp(`^${res.uptime.days} d \\d+ h \\d+ min$`));
+      // Gatehouse's own uptime (the sidecar process), not the host's
+      assert.match(
+        up!,
+        lang === 'de'
+          ? new RegExp(`^${res.gatehouse_uptime.days} T\\. \\d+ Std\\. \\d+ Min\\.$`)
+          : new RegExp(`^${res.gatehouse_uptime.days} d \\d+ h \\d+ min$`),
+      );
       await screenshot(page, `${lang}-${width}-dashboard-data`);
       assert.deepEqual(serious(await axe(page)), []);
 

@@ -12,7 +12,7 @@ export function dashboardEndpoints(deps: AppContext): Endpoint[] {
       tags: ['dashboard'],
       response: statsResponse,
       summary:
-        'peers {total, online}, routes {active}, monitoring {total, up, down}, traffic {today, todayUpload, todayDownload, uploadRate, downloadRate} (bytes, bytes/s), wireguard {running}, latency (ms)',
+        'peers {total, online}, routes {active, total}, monitoring {total, up, down}, traffic {today, todayUpload, todayDownload, uploadRate, downloadRate} (bytes, bytes/s), wireguard {running}, latency (ms)',
       handler: async () => ({ ...(await dash().stats()) }),
     }),
     defineEndpoint({

@@ -5,8 +5,14 @@ export const trafficQuery = z.strictObject({ period: z.enum(['1h', '24h', '7d'])
 
 export const statsResponse = z.object({
   ok: z.literal(true),
-  peers: z.object({ total: z.number().int(), online: z.number().int() }),
-  routes: z.object({ active: z.number().int() }),
+  peers: z.object({
+    total: z.number().int().meta({ description: 'every peer, enabled or not' }),
+    online: z.number().int().meta({ description: 'enabled, unexpired peers with a handshake in the online window' }),
+  }),
+  routes: z.object({
+    active: z.number().int().meta({ description: 'enabled routes' }),
+    total: z.number().int().meta({ description: 'every route, enabled or not' }),
+  }),
   monitoring: z.object({ total: z.number().int(), up: z.number().int(), down: z.number().int() }),
   traffic: z.object({
     today: z.number().meta({ description: 'bytes since local midnight, both directions' }),

@@ -8,7 +8,7 @@ import type { WireGuardService } from '../wireguard/service.js';
 
 export interface DashboardStats {
   peers: { total: number; online: number };
-  routes: { active: number };
+  routes: { active: number; total: number };
   monitoring: { total: number; up: number; down: number };
   traffic: { today: number; todayUpload: number; todayDownload: number; uploadRate: number; downloadRate: number };
   wireguard: { running: boolean };
@@ -33,7 +33,7 @@ export class DashboardService {
   async stats(): Promise<DashboardStats> {
     const now = this.deps.clock();
     const { Peer, Route } = this.deps.db.models;
-    const [total, online, activeRoutes, monitored, today] = await Promise.all([
+    const [total, online, activeRoutes, allRoutes, monitored, today] = await Promise.all([
       Peer.count(),
       Peer.count({
         where: {
@@ -43,6 +43,7 @@ export class DashboardService {
         },
       }),
       Route.count({ where: { enabled: true } }),
+      Route.count(),
       Route.count({ where: { enabled: true, monitoring_enabled: true } }),
       totalsSince(this.deps.db.sequelize, startOfDay(now)),
     ]);
@@ -50,7 +51,7 @@ export class DashboardService {
     const rates = this.wg.trafficRates;
     return {
       peers: { total, online },
-      routes: { active: activeRoutes },
+      routes: { active: activeRoutes, total: allRoutes },
       // Uptime monitoring (resilience/monitor.ts): last check of each monitored route.
       monitoring: mon ? { total: mon.total, up: mon.up, down: mon.down } : { total: monitored, up: 0, down: 0 },
       // Peers' view: upload = bytes the server received from peers (rx), download = bytes it sent (tx).

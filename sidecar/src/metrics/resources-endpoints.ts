@@ -13,7 +13,7 @@ export function systemResourceEndpoints(deps: AppContext): Endpoint[] {
       tags: ['system'],
       response: resourcesResponse,
       summary:
-        'CPU {cores, percent, model}, memory {total, used, percent} (bytes), uptime {seconds, days, hours, minutes, formatted, bootTime} of the host, disk {total, free, used} (bytes) of the data directory',
+        'CPU {cores, percent, model}, memory {total, used, percent} (bytes), uptime {seconds, days, hours, minutes, formatted, bootTime} of the host, gatehouse_uptime {seconds, days, hours, minutes, formatted, startTime} of the Gatehouse process, disk {total, free, used, available, reserved} (bytes; used + available + reserved = total) of the data directory',
       handler: async (_i, ctx) => {
         ctx.set('Cache-Control', 'no-store');
         return { ...(await resources.read()) };

@@ -1,13 +1,16 @@
 // GET /api/v1/system/resources: CPU, memory, uptime and disk of the host the sidecar
 // runs on, exactly in the API's shape:
 //   cpu {cores, percent, model}, memory {total, used, percent},
-//   uptime {seconds, days, hours, minutes, formatted, bootTime}, disk {total, free, used}
+//   uptime {seconds, days, hours, minutes, formatted, bootTime}, disk {total, free, used, available, reserved},
+//   gatehouse_uptime {seconds, days, hours, minutes, formatted, startTime}
 // Bytes for memory and disk; percent 0-100 with one decimal. cpu.percent is the busy share of all
 // cores between this call and the previous one (at least 200 ms apart: the first call, or one that
 // comes sooner, measures 200 ms itself). memory.used = total - available (os.freemem is
 // MemAvailable on Linux: page cache counts as free). uptime is the host's (os.uptime), bootTime its
-// ISO time. disk is the filesystem holding the data directory (statfs): free = what an unprivileged
-// process may still write (f_bavail), used = total - all free blocks (f_bfree).
+// ISO time; gatehouse_uptime is this process's (process.uptime), startTime its ISO time. disk is the
+// filesystem holding the data directory (statfs): free = available = what an unprivileged process may
+// still write (f_bavail), used = total - all free blocks (f_bfree), reserved = the free blocks kept
+// for root (f_bfree - f_bavail), so used + available + reserved = total.
 import fs from 'node:fs';
 import os from 'node:os';
 import type { z } from 'zod';
@@ -69,14 +72,18 @@ export class SystemResources {
     const memTotal = os.totalmem();
     const memUsed = memTotal - os.freemem();
     const seconds = Math.floor(os.uptime());
+    const own = Math.floor(process.uptime());
     const st = await fs.promises.statfs(this.o.dataDir);
     const bsize = Number(st.bsize);
     const diskTotal = Number(st.blocks) * bsize;
+    const available = Number(st.bavail) * bsize;
+    const allFree = Number(st.bfree) * bsize;
     return {
       cpu: { cores: cpus.length, percent, model: (cpus[0]?.model ?? 'unknown').trim() },
       memory: { total: memTotal, used: memUsed, percent: memTotal > 0 ? round1((memUsed / memTotal) * 100) : 0 },
       uptime: { seconds, ...formatUptime(seconds), bootTime: new Date(this.o.clock() - seconds * 1000).toISOString() },
-      disk: { total: diskTotal, free: Number(st.bavail) * bsize, used: diskTotal - Number(st.bfree) * bsize },
+      gatehouse_uptime: { seconds: own, ...formatUptime(own), startTime: new Date(this.o.clock() - own * 1000).toISOString() },
+      disk: { total: diskTotal, free: available, used: diskTotal - allFree, available, reserved: allFree - available },
     };
   }
 }

@@ -6,13 +6,33 @@ export const resourcesResponse = z.object({
   ok: z.literal(true),
   cpu: z.object({ cores: z.number().int(), percent: z.number(), model: z.string() }),
   memory: z.object({ total: z.number(), used: z.number(), percent: z.number() }),
-  uptime: z.object({
-    seconds: z.number().int(),
-    days: z.number().int(),
-    hours: z.number().int(),
-    minutes: z.number().int(),
-    formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
-    bootTime: z.string().meta({ description: 'ISO 8601 time the host booted' }),
-  }),
-  disk: z.object({ total: z.number(), free: z.number(), used: z.number() }),
+  uptime: z
+    .object({
+      seconds: z.number().int(),
+      days: z.number().int(),
+      hours: z.number().int(),
+      minutes: z.number().int(),
+      formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
+      bootTime: z.string().meta({ description: 'ISO 8601 time the host booted' }),
+    })
+    .meta({ description: "the host's uptime (since it booted); Gatehouse's own is gatehouse_uptime" }),
+  gatehouse_uptime: z
+    .object({
+      seconds: z.number().int(),
+      days: z.number().int(),
+      hours: z.number().int(),
+      minutes: z.number().int(),
+      formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
+      startTime: z.string().meta({ description: 'ISO 8601 time the Gatehouse process started' }),
+    })
+    .meta({ description: "Gatehouse's own uptime: since this sidecar process started" }),
+  disk: z
+    .object({
+      total: z.number().meta({ description: 'size of the filesystem holding the data directory (bytes)' }),
+      free: z.number().meta({ description: 'same as available (kept for compatibility)' }),
+      used: z.number().meta({ description: 'bytes in use' }),
+      available: z.number().meta({ description: 'bytes Gatehouse (an unprivileged process) may still write' }),
+      reserved: z.number().meta({ description: 'free bytes reserved for root (not available to Gatehouse); used + available + reserved = total' }),
+    })
+    .meta({ description: 'the filesystem holding the data directory' }),
 });

@@ -91,10 +91,11 @@ export default function DashboardScreen() {
               </Link>
             </EmptyState>
           )}
-          <div class="grid dash-figures">
+          {/* four cards: 4 columns, 2 × 2 or one column, never a lone card in a row (dashboard.css) */}
+          <div class="dash-figures" data-testid="dash-figures">
             <Card title={t('dashboard.peers')}>
-              <p class="stat" data-testid="peers-online">
-                {fmtNumber(s.peers.online)}
+              <p class="stat" data-testid="peers-total">
+                {fmtNumber(s.peers.total)}
               </p>
               <p class="stat-label" data-testid="peers-online-label">
                 {t('dashboard.peersOnline', { online: fmtNumber(s.peers.online), total: fmtNumber(s.peers.total) })}
@@ -102,15 +103,20 @@ export default function DashboardScreen() {
               <Link href="/peers">{t('dashboard.showPeers')}</Link>
             </Card>
             <Card title={t('dashboard.routes')}>
-              <p class="stat" data-testid="routes-active">
-                {fmtNumber(s.routes.active)}
+              <p class="stat" data-testid="routes-total">
+                {fmtNumber(s.routes.total)}
               </p>
-              {s.routes.active === 0 ? (
+              {s.routes.total === 0 ? (
                 <p class="stat-label">
                   {t('dashboard.noRoutes')} <Link href="/routes">{t('dashboard.addRoute')}</Link>
                 </p>
               ) : (
-                <Link href="/routes">{t('dashboard.showRoutes')}</Link>
+                <>
+                  <p class="stat-label" data-testid="routes-active-label">
+                    {t('dashboard.routesActive', { active: fmtNumber(s.routes.active), total: fmtNumber(s.routes.total) })}
+                  </p>
+                  <Link href="/routes">{t('dashboard.showRoutes')}</Link>
+                </>
               )}
             </Card>
             <Card title={t('dashboard.monitoring')}>
@@ -138,20 +144,15 @@ export default function DashboardScreen() {
                 {fmtBytes(s.traffic.today)}
               </p>
               <p class="stat-label">{t('dashboard.upDownTotals', { up: fmtBytes(s.traffic.todayUpload), down: fmtBytes(s.traffic.todayDownload) })}</p>
-            </Card>
-            <Card title={t('dashboard.liveRate')}>
+              <h3 class="dash-rates-title">{t('dashboard.liveRate')}</h3>
               <dl class="dash-rates" aria-live="off">
                 <div>
                   <dt>{t('dashboard.upload')}</dt>
-                  <dd class="stat" data-testid="rate-up">
-                    {fmtRate(up)}
-                  </dd>
+                  <dd data-testid="rate-up">{fmtRate(up)}</dd>
                 </div>
                 <div>
                   <dt>{t('dashboard.download')}</dt>
-                  <dd class="stat" data-testid="rate-down">
-                    {fmtRate(down)}
-                  </dd>
+                  <dd data-testid="rate-down">{fmtRate(down)}</dd>
                 </div>
               </dl>
             </Card>

@@ -1,5 +1,6 @@
 // The host's resources on the dashboard (GET /system/resources): CPU share and model, memory, the
-// data directory's disk, uptime. No event announces them: fetched again every 30 s while the page
+// data directory's disk (used + available + reserved for root = size), Gatehouse's uptime (the sidecar
+// process) and the host's. No event announces them: fetched again every 30 s while the page
 // is open (the CPU share is measured between two calls).
 import { useEffect } from 'preact/hooks';
 import { Card, ErrorBanner, Spinner } from '../../components/ui';
@@ -31,9 +32,8 @@ export function ResourcesCard() {
   }, [res.reload]);
   const r = res.data;
   const diskPercent = r && r.disk.total > 0 ? (r.disk.used / r.disk.total) * 100 : 0;
-  const uptime = r
-    ? t('dashboard.uptimeValue', { days: fmtNumber(r.uptime.days), hours: fmtNumber(r.uptime.hours), minutes: fmtNumber(r.uptime.minutes) })
-    : '';
+  const span = (u: { days: number; hours: number; minutes: number }) =>
+    t('dashboard.uptimeValue', { days: fmtNumber(u.days), hours: fmtNumber(u.hours), minutes: fmtNumber(u.minutes) });
   return (
     <Card title={t('dashboard.system')} class="dash-resources">
       <ErrorBanner error={res.error} onRetry={res.reload} />
@@ -64,13 +64,27 @@ export function ResourcesCard() {
               {t('dashboard.usedOf', { used: fmtBytes(r.disk.used), total: fmtBytes(r.disk.total), percent: pct(diskPercent) })}
             </span>
             <Bar percent={diskPercent} />
-            <span class="muted dash-res-detail" data-testid="res-disk-free">
-              {t('dashboard.diskFree', { free: fmtBytes(r.disk.free) })}
+            <span class="muted dash-res-detail" data-testid="res-disk-parts">
+              {r.disk.reserved > 0
+                ? t('dashboard.diskParts', {
+                    used: fmtBytes(r.disk.used),
+                    available: fmtBytes(r.disk.available),
+                    reserved: fmtBytes(r.disk.reserved),
+                    total: fmtBytes(r.disk.total),
+                  })
+                : t('dashboard.diskPartsNoReserve', { used: fmtBytes(r.disk.used), available: fmtBytes(r.disk.available), total: fmtBytes(r.disk.total) })}
             </span>
           </dd>
           <dt>{t('dashboard.uptime')}</dt>
           <dd>
-            <span data-testid="res-uptime">{uptime}</span>
+            <span data-testid="res-uptime">{span(r.gatehouse_uptime)}</span>
+            <span class="muted dash-res-detail" data-testid="res-start">
+              {t('dashboard.startTime', { time: fmtDate(r.gatehouse_uptime.startTime) })}
+            </span>
+          </dd>
+          <dt>{t('dashboard.hostUptime')}</dt>
+          <dd>
+            <span data-testid="res-host-uptime">{span(r.uptime)}</span>
             <span class="muted dash-res-detail" data-testid="res-boot">
               {t('dashboard.bootTime', { time: fmtDate(r.uptime.bootTime) })}
             </span>
