@@ -2,7 +2,7 @@
 import { api, get, setCsrf } from './api';
 import { lang, type Lang } from './i18n';
 import { createStore } from './store';
-import { serverTheme, userTheme, type Theme } from './theme';
+import { serverTheme, themeKnown, userTheme, type Theme } from './theme';
 import type { AppSettings, AppSettingsResponse, SessionResponse, SessionUser } from './protocol';
 
 export type User = SessionUser;
@@ -22,6 +22,7 @@ export async function loadSession(): Promise<void> {
     user.set(session.user);
     userTheme.set(session.user.theme === 'pro' || session.user.theme === 'default' ? session.user.theme : null);
   }
+  themeKnown();
   lang.set(session?.user.language ?? app.default_language ?? 'en');
 }
 

@@ -1,6 +1,7 @@
 // The frame around every screen: navigation that shows where you are (aria-current), a top bar with
-// language, theme, live state and the user's menu, and a skip link. Below 900 px the navigation
-// folds behind a menu button.
+// language, theme, light/dark, live state and sign-out, and a skip link. The navigation keeps its
+// place while the page scrolls (its own scroll). Below 900 px the navigation folds behind a menu
+// button and the language, theme and light/dark switches move into it: the top bar stays one row.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { getCsrf, inflight } from '../api';
@@ -10,7 +11,7 @@ import { loc } from '../router';
 import { screens, type ScreenMeta } from '../screens/registry';
 import { isAdmin, setLanguage, setTheme, user } from '../session';
 import { useStore } from '../store';
-import { serverTheme, THEMES, userTheme, type Theme } from '../theme';
+import { scheme, SCHEMES, serverTheme, THEMES, userTheme, type Scheme, type Theme } from '../theme';
 import { Icon } from './icons';
 import { Link } from './ui';
 
@@ -22,13 +23,10 @@ export function Layout(props: { active: string | null; children: ComponentChildr
   const u = useStore(user);
   const busy = useStore(inflight) > 0;
   const live = useStore(liveState);
-  const ut = useStore(userTheme);
-  const st = useStore(serverTheme);
   const [open, setOpen] = useState(false);
   const path = useStore(loc).path;
   useEffect(() => setOpen(false), [path]);
   const admin = isAdmin();
-  const themeLabel = (x: Theme) => t(x === 'pro' ? 'shell.themePro' : 'shell.themeDefault');
   return (
     <div class={`shell${open ? ' nav-open' : ''}`}>
       <a class="skip" href="#main">
@@ -48,27 +46,9 @@ export function Layout(props: { active: string | null; children: ComponentChildr
           <span class="sr-only">{live === 'open' ? t('common.liveOn') : t('common.liveOff')}</span>
         </span>
         <div class="topbar-tools">
-          <label class="compact">
-            <span class="sr-only">{t('shell.language')}</span>
-            <select value={langStore.get()} onChange={(e) => void setLanguage(e.currentTarget.value as Lang)} aria-label={t('shell.language')}>
-              {LANGS.map((l) => (
-                <option key={l} value={l}>
-                  {l === 'de' ? 'Deutsch' : 'English'}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label class="compact">
-            <span class="sr-only">{t('shell.theme')}</span>
-            <select value={ut ?? ''} onChange={(e) => void setTheme((e.currentTarget.value || null) as Theme | null)} aria-label={t('shell.theme')}>
-              <option value="">{t('shell.themeServer', { theme: themeLabel(st) })}</option>
-              {THEMES.map((x) => (
-                <option key={x} value={x}>
-                  {themeLabel(x)}
-                </option>
-              ))}
-            </select>
-          </label>
+          <div class="topbar-prefs">
+            <Prefs />
+          </div>
           <a class="btn small ghost" href="/api-docs">
             {t('shell.apiDocs')}
           </a>
@@ -81,6 +61,9 @@ export function Layout(props: { active: string | null; children: ComponentChildr
         </div>
       </header>
       <nav id="nav" class="nav" aria-label={t('shell.navLabel')}>
+        <div class="nav-prefs">
+          <Prefs />
+        </div>
         {SECTIONS.map((section) => {
           const items = screens.filter((s) => s.nav?.section === section && (!s.adminOnly || admin));
           if (!items.length) return null;
@@ -106,6 +89,50 @@ export function Layout(props: { active: string | null; children: ComponentChildr
         {props.children}
       </main>
     </div>
+  );
+}
+
+/** Language, theme and light/dark: in the top bar on a wide screen, in the navigation below 900 px (styles.css shows one of the two). */
+function Prefs() {
+  useLang();
+  const ut = useStore(userTheme);
+  const st = useStore(serverTheme);
+  const sc = useStore(scheme);
+  const themeLabel = (x: Theme) => t(x === 'pro' ? 'shell.themePro' : 'shell.themeDefault');
+  return (
+    <>
+      <label class="compact">
+        <span class="sr-only">{t('shell.language')}</span>
+        <select value={langStore.get()} onChange={(e) => void setLanguage(e.currentTarget.value as Lang)} aria-label={t('shell.language')}>
+          {LANGS.map((l) => (
+            <option key={l} value={l}>
+              {l === 'de' ? 'Deutsch' : 'English'}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="compact">
+        <span class="sr-only">{t('shell.theme')}</span>
+        <select value={ut ?? ''} onChange={(e) => void setTheme((e.currentTarget.value || null) as Theme | null)} aria-label={t('shell.theme')}>
+          <option value="">{t('shell.themeServer', { theme: themeLabel(st) })}</option>
+          {THEMES.map((x) => (
+            <option key={x} value={x}>
+              {themeLabel(x)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="compact">
+        <span class="sr-only">{t('shell.scheme')}</span>
+        <select value={sc} onChange={(e) => scheme.set(e.currentTarget.value as Scheme)} aria-label={t('shell.scheme')}>
+          {SCHEMES.map((x) => (
+            <option key={x} value={x}>
+              {t(`shell.scheme_${x}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+    </>
   );
 }
 
