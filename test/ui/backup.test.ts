@@ -36,6 +36,7 @@ test('backup: job create/run/delete, download, restore with the dry-run list con
   await page.fill('#f-name', 'nightly');
   await page.fill('#f-schedule', 'sometimes');
   await page.fill('#f-passphrase', PASS);
+  await page.fill('#f-passphrase_confirm', PASS);
   await dialog(page).locator('button[type=submit]').click();
   await page.waitForSelector('#f-schedule-err');
   assert.match((await page.textContent('#f-schedule-err'))!, /cron/);
@@ -58,6 +59,7 @@ test('backup: job create/run/delete, download, restore with the dry-run list con
   // a peer exists when the backup is made, and is deleted afterwards
   const peer = (await api('/peers', 'POST', { name: 'alpha' })).data.peer;
   await page.fill('#f-download_passphrase', PASS);
+  await page.fill('#f-download_passphrase_confirm', PASS);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Download")')]);
   assert.match(download.suggestedFilename(), /^gatehouse-backup-\d{8}T\d{9}Z\.json$/);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gh-ui-backup-')), download.suggestedFilename());

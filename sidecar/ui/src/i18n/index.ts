@@ -32,6 +32,9 @@ export function t(key: string, vars?: Record<string, string | number>): string {
   return vars ? s.replace(/\{(\w+)\}/g, (m, n) => (n in vars ? String(vars[n]) : m)) : s;
 }
 
+/** Whether a dictionary has `key` (for names that exist only for some values, e.g. a backup's setting keys). */
+export const hasKey = (key: string): boolean => table.en.has(key);
+
 /** A server message ({code, params}) in the current language; `fallback` (the server's English text) for a code this app does not know. */
 export function word(ref: MessageRef | null | undefined, fallback = ''): string {
   if (!ref || typeof ref.code !== 'string') return fallback;

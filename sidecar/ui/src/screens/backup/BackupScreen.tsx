@@ -7,7 +7,7 @@ import { confirmAction, Modal, toast } from '../../components/dialog';
 import { FormErrors, NumberField, SelectField, SubmitButton, TextField, useForm, type Form } from '../../components/form';
 import { Badge, Card, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { t, useLang } from '../../i18n';
+import { hasKey, t, useLang } from '../../i18n';
 import '../../components/admin.css';
 
 import type { BackupJob as Job, JobBody, MayBeEmpty, JobListResponse, JobResponse, RestoreResponse as Plan } from '../../protocol';
@@ -19,10 +19,18 @@ function renamed(fields: Record<string, string> | undefined, prefix: string): Re
   return out;
 }
 
+/**
+ * The passphrase typed twice: a typo in a backup's passphrase makes the backup unrestorable, so the
+ * two must match before anything is sent (the error shows next to the second field).
+ */
+function checkConfirmed(passphrase: string, confirm: string, confirmField: string): void {
+  if (passphrase !== confirm) throw new ApiError(400, t('backup.passphraseMismatch'), { [confirmField]: t('backup.passphraseMismatch') });
+}
+
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : t('backup.never'));
 
 function DownloadCard() {
-  const form = useForm({ download_passphrase: '' });
+  const form = useForm({ download_passphrase: '', download_passphrase_confirm: '' });
   return (
     <Card title={t('backup.download')}>
       <p class="muted">{t('backup.downloadIntro')}</p>
@@ -30,6 +38,7 @@ function DownloadCard() {
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit(async (v) => {
+            checkConfirmed(v.download_passphrase, v.download_passphrase_confirm, 'download_passphrase_confirm');
             const res = await fetch('/api/v1/settings/backup?format=download', {
               headers: { Accept: 'application/json', 'X-Backup-Passphrase': v.download_passphrase },
               credentials: 'same-origin',
@@ -53,7 +62,7 @@ function DownloadCard() {
           });
           if (ok) {
             toast(t('backup.downloaded'));
-            form.setAll({ download_passphrase: '' });
+            form.setAll({ download_passphrase: '', download_passphrase_confirm: '' });
           }
         }}
       >
@@ -67,6 +76,7 @@ function DownloadCard() {
           autoComplete="new-password"
           required
         />
+        <TextField form={form} name="download_passphrase_confirm" type="password" label={t('backup.passphraseConfirm')} autoComplete="new-password" required />
         <div class="form-actions">
           <SubmitButton form={form} label={t('backup.downloadButton')} />
         </div>
@@ -75,9 +85,40 @@ function DownloadCard() {
   );
 }
 
+/** A section of the backup as a person calls it (backup.section_<name>), else its name. */
+function sectionName(name: string): string {
+  const key = `backup.section_${name}`;
+  return hasKey(key) ? t(key) : name;
+}
+
+/** An entry of the preview: a setting by what it is (backup.setting_<key>, the key as a detail), others by their label. */
+function ItemName(props: { section: string; label: string }) {
+  const key = `backup.setting_${props.label.replace(/\./g, '_')}`;
+  if (props.section !== 'settings' || !hasKey(key)) return <>{props.label}</>;
+  return (
+    <>
+      {t(key)} <code class="muted backup-key">{props.label}</code>
+    </>
+  );
+}
+
+function Items(props: { section: string; items: { id: string | number; label: string }[] }) {
+  if (!props.items.length) return <>0</>;
+  return (
+    <>
+      {`${props.items.length}: `}
+      {props.items.map((x, i) => (
+        <span key={x.id}>
+          {i > 0 && ', '}
+          <ItemName section={props.section} label={x.label} />
+        </span>
+      ))}
+    </>
+  );
+}
+
 function PlanTable(props: { plan: Plan }) {
   const rows = Object.entries(props.plan.plan).filter(([, p]) => p.created.length || p.changed.length || p.removed.length);
-  const names = (xs: { label: string }[]) => xs.map((x) => x.label).join(', ');
   return (
     <div class="table-wrap">
       <table class="table">
@@ -93,10 +134,16 @@ function PlanTable(props: { plan: Plan }) {
         <tbody>
           {rows.map(([name, p]) => (
             <tr key={name} data-section={name}>
-              <th scope="row">{name}</th>
-              <td>{p.created.length ? `${p.created.length}: ${names(p.created)}` : '0'}</td>
-              <td>{p.changed.length ? `${p.changed.length}: ${names(p.changed)}` : '0'}</td>
-              <td>{p.removed.length ? `${p.removed.length}: ${names(p.removed)}` : '0'}</td>
+              <th scope="row">{sectionName(name)}</th>
+              <td>
+                <Items section={name} items={p.created} />
+              </td>
+              <td>
+                <Items section={name} items={p.changed} />
+              </td>
+              <td>
+                <Items section={name} items={p.removed} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -201,6 +248,7 @@ const emptyJob = {
   keep: 7 as number | null,
   target: 'local' as JobBody['target'],
   passphrase: '',
+  passphrase_confirm: '',
   s3: { bucket: '', prefix: '', region: '', endpoint: '', access_key_id: '', secret_access_key: '' },
 };
 type JobForm = typeof emptyJob;
@@ -251,6 +299,9 @@ function JobFields(props: { form: Form<JobForm>; editing: boolean; secretSet?: b
           autoComplete="new-password"
           required={!props.editing}
         />
+        {(!props.editing || form.values.passphrase !== '') && (
+          <TextField form={form} name="passphrase_confirm" type="password" label={t('backup.passphraseConfirm')} autoComplete="new-password" required />
+        )}
       </div>
       {form.values.target === 's3' && (
         <div class="form-grid">
@@ -408,9 +459,11 @@ function JobsCard() {
             onSubmit={async (e) => {
               e.preventDefault();
               const isNew = editing === 'new';
-              const ok = await edit.submit((v) =>
-                isNew ? api('POST', '/settings/autobackup', jobBody(v, false)) : api('PUT', `/settings/autobackup/${editing.id}`, jobBody(v, true)),
-              );
+              const ok = await edit.submit((v) => {
+                // a new passphrase (always for a new job) is typed twice
+                if (isNew || v.passphrase) checkConfirmed(v.passphrase, v.passphrase_confirm, 'passphrase_confirm');
+                return isNew ? api('POST', '/settings/autobackup', jobBody(v, false)) : api('PUT', `/settings/autobackup/${editing.id}`, jobBody(v, true));
+              });
               if (ok) {
                 toast(isNew ? t('backup.created_') : t('backup.saved'));
                 setEditing(null);
