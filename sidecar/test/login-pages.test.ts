@@ -11,7 +11,7 @@ import { startTestServer, login, ADMIN, type TestServer } from './lib/server.js'
 import { manualClock } from '../src/util/clock.js';
 import { INITIAL_PASSWORD_FILE } from '../src/users/service.js';
 import { safeNext } from '../src/auth/next.js';
-import { LOCKED_COOKIE } from '../src/auth/next.js';
+import { LAST_USER_COOKIE, LOCKED_COOKIE } from '../src/auth/next.js';
 
 const clock = manualClock(Date.UTC(2026, 10, 24, 9, 0, 0));
 let s: TestServer;
@@ -313,4 +313,25 @@ test('the sign-in page renders the same (golden: en with the lockout message and
     renderLoginPage({ lang: 'en', error: 'Too many failed attempts: this account is locked for a while. Try again in 12 minutes.', next: '/peers?q=x' }),
   );
   assertGolden(path.join(goldenDir('pages'), 'login-de.html'), renderLoginPage({ lang: 'de', next: '/\\evil.example' }));
+});
+
+test('a refused sign-in keeps the username in the form (a signed cookie; never the password); the focus goes to the password', async () => {
+  const name = 'Kim <O"Neil> & co';
+  const refused = await formLogin({ username: name, password: 'the wrong one' });
+  assert.equal(refused.headers.get('location'), '/login?error=invalid');
+  const set = refused.headers.getSetCookie().find((c) => c.startsWith(`${LAST_USER_COOKIE}=`));
+  assert.ok(set, 'the redirect carries the name');
+  assert.match(set!, /path=\/login/i);
+  assert.match(set!, /httponly/i);
+  assert.doesNotMatch(set!, /wrong/);
+  const page = await s.req('/login?error=invalid', { headers: { ...html, cookie: cookiesOf(refused) } });
+  assert.match(page.data, /<input id="username" name="username" autocomplete="username" required value="Kim &lt;O&quot;Neil&gt; &amp; co">/);
+  assert.match(page.data, /<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>/);
+  assert.doesNotMatch(page.data, /the wrong one/);
+  // a forged (unsigned) cookie is not believed; without an error the form starts empty
+  const forged = await s.req('/login?error=invalid', { headers: { ...html, cookie: `${LAST_USER_COOKIE}=mallory` } });
+  assert.doesNotMatch(forged.data, /mallory/);
+  assert.match(forged.data, /name="username" autocomplete="username" required autofocus>/);
+  const fresh = await s.req('/login', { headers: { ...html, cookie: cookiesOf(refused) } });
+  assert.match(fresh.data, /name="username" autocomplete="username" required autofocus>/);
 });

@@ -117,6 +117,10 @@ test('email_password: login page, wrong password, right password, session cookie
   assert.equal(wrong.status, 401);
   assert.match(wrong.body, /role="alert"[^>]*>The sign-in details are not correct/);
   assert.equal(b.session(r.id), undefined);
+  // the address typed is kept (the focus on the password), never the password
+  assert.match(wrong.body, /<input id="email" name="email" type="email" autocomplete="username" required value="owner@example.test"/);
+  assert.match(wrong.body, /<input id="password" name="password" type="password" autocomplete="current-password" required autofocus/);
+  assert.doesNotMatch(wrong.body, /wrong password/);
 
   const ok = await passwordLogin(b, 'Owner@Example.test', PASSWORD, rd);
   assert.equal(ok.status, 303);

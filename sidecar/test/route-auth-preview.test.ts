@@ -47,6 +47,9 @@ test('preview before any configuration: the page with unsaved branding, framable
   assert.match(String((await preview(r.id, '?method=totp')).data), /name="step" value="totp"/);
   assert.match(String((await preview(r.id, '?method=email_code')).data), /name="step" value="send_code"/);
   assert.match(String((await preview(r.id, '?step=code_totp&lang=en')).data), /authenticator app/);
+  // no autofocus in any step: inside the admin screen's frame it would scroll the admin page down to the frame
+  for (const q of ['', '?method=totp', '?method=email_code', '?step=code_totp', '?step=code_email'])
+    assert.doesNotMatch(String((await preview(r.id, q)).data), /autofocus/, `preview${q}`);
   // the language follows Accept-Language without lang
   assert.match(String((await preview(r.id, '', { 'accept-language': 'de-DE' })).data), /<html lang="de">/);
 });

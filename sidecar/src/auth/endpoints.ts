@@ -10,7 +10,7 @@ import { AppError } from '../util/errors.js';
 import { csrfMatches, newCsrfToken, sessionId, type Principal } from '../http/auth.js';
 import { csrfResponse, loginBody, loginResponse, passwordFormBody, sessionResponse } from './schema.js';
 import { okOnly } from '../http/responses.js';
-import { LOCKED_COOKIE, nextParam, safeNext } from './next.js';
+import { LAST_USER_COOKIE, LAST_USER_MAX_AGE_MS, LOCKED_COOKIE, nextParam, safeNext } from './next.js';
 import { passwordSchema } from '../users/schema.js';
 
 export function wantsJson(ctx: Koa.Context): boolean {
@@ -68,6 +68,15 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
               overwrite: true,
             });
           }
+          // the form shows the name again (never the password): a typo in the password costs no retyping of the name
+          ctx.cookies.set(LAST_USER_COOKIE, encodeURIComponent(body.username.slice(0, 200)), {
+            signed: true,
+            httpOnly: true,
+            sameSite: 'lax',
+            path: '/login',
+            maxAge: LAST_USER_MAX_AGE_MS,
+            overwrite: true,
+          });
           ctx.redirect(`/login?error=${reason}${nextParam(body.next)}`);
           return undefined;
         }

@@ -17,5 +17,10 @@ export function nextParam(next: unknown, sep = '&'): string {
   return n === '/' ? '' : `${sep}next=${encodeURIComponent(n)}`;
 }
 
+/** Signed cookie with the username of a refused sign-in (URI-encoded): GET /login?error=… puts it back into the form. */
+export const LAST_USER_COOKIE = 'gh_login_user';
+/** How long GET /login remembers the username of a refused sign-in. */
+export const LAST_USER_MAX_AGE_MS = 10 * 60_000;
+
 /** Signed cookie that tells GET /login until when (epoch ms) a locked account stays locked. */
 export const LOCKED_COOKIE = 'gh_login_locked';

@@ -149,6 +149,7 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
           rd: '/',
           nonce,
           accounts: p.accounts,
+          preview: true,
           imageBase: `/api/v1/routes/${params.id}/branding`,
         });
       },

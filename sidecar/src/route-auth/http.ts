@@ -301,9 +301,11 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     const rd = safeRedirect(str('rd') || rdParam, host);
     const pendingName = pendingCookie(entry.route.id);
     const pendingToken = ctx.cookies.get(pendingName);
+    // a failed first step keeps the name typed (never the password or a code)
+    const account = (str('email') || str('account')).slice(0, 320) || undefined;
     const reshow = async (status: number, error: ErrorKey) => {
       const pending = await svc.pendingSession(entry.route.id, pendingToken);
-      return render(ctx, status, entry, pending ? codeStep(pending.authMethod) : firstStep(entry), lang, rd, { error });
+      return render(ctx, status, entry, pending ? codeStep(pending.authMethod) : firstStep(entry), lang, rd, { error, ...(pending ? {} : { account }) });
     };
     if (await rateLimited(ctx)) return reshow(429, 'rate_limited');
     // a form sent from another site's page (Origin, or Referer; http/origin.ts) is refused like a missing CSRF token
@@ -356,7 +358,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       case 'error':
         if (result.clearPending) {
           clearCookie(ctx, pendingName, PAGES_COOKIE_PATH);
-          return render(ctx, ERROR_STATUS[result.error] ?? 400, entry, firstStep(entry), lang, rd, { error: result.error });
+          return render(ctx, ERROR_STATUS[result.error] ?? 400, entry, firstStep(entry), lang, rd, { error: result.error, account });
         }
         return reshow(ERROR_STATUS[result.error] ?? 400, result.error);
     }

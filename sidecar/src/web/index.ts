@@ -2,7 +2,7 @@
 // resources; German and English by Accept-Language (or the user's language once signed in).
 import type Koa from 'koa';
 import type { Deps } from '../deps.js';
-import { LOCKED_COOKIE, nextParam, safeNext } from '../auth/next.js';
+import { LAST_USER_COOKIE, LOCKED_COOKIE, nextParam, safeNext } from '../auth/next.js';
 import type { UserRow } from '../db/models.js';
 
 export type Lang = 'en' | 'de';
@@ -90,8 +90,22 @@ async function lockedDetail(deps: Deps, ctx: Koa.Context, t: (typeof T)['en']): 
   return t.lockedUpTo(await deps.settings.get('security.lockout.duration'));
 }
 
-/** The sign-in page (pure: golden-testable); `error` is the message to show, `next` the target (kept only when same-origin). */
-export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown }): string {
+/** The username of the refused sign-in this browser made last (GET /login?error=…), or ''. */
+function lastUsername(ctx: Koa.Context): string {
+  const v = ctx.cookies.get(LAST_USER_COOKIE, { signed: true });
+  if (!v) return '';
+  try {
+    return decodeURIComponent(v).slice(0, 200);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The sign-in page (pure: golden-testable); `error` is the message to show, `next` the target (kept only when same-origin),
+ * `username` the name of a refused attempt, put back (the focus then goes to the password).
+ */
+export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown; username?: string }): string {
   const t = T[o.lang];
   const target = safeNext(o.next);
   return page(
@@ -99,8 +113,8 @@ export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown 
     t.title,
     `<main><h1>Gatehouse · ${t.title}</h1>${o.error ? `<p class="err" role="alert">${escapeHtml(o.error)}</p>` : ''}
 <form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(target === '/' ? '' : target)}">
-<label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required autofocus>
-<label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required${o.username ? ` value="${escapeHtml(o.username)}"` : ' autofocus'}>
+<label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required${o.username ? ' autofocus' : ''}>
 <button type="submit">${t.submit}</button></form></main>`,
   );
 }
@@ -119,7 +133,7 @@ export function webMiddleware(deps: Deps): Koa.Middleware {
       // Signed in already: on to the target (through /password while a generated password is unchanged).
       if (user) return ctx.redirect(user.must_change_password ? passwordChangePath(ctx.query.next) : safeNext(ctx.query.next));
       const error = ctx.query.error === 'locked' ? `${t.locked} ${await lockedDetail(deps, ctx, t)}` : ctx.query.error === 'invalid' ? t.invalid : '';
-      ctx.body = renderLoginPage({ lang, error, next: ctx.query.next });
+      ctx.body = renderLoginPage({ lang, error, next: ctx.query.next, username: error ? lastUsername(ctx) : undefined });
       return;
     }
     return next();

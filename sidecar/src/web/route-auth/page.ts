@@ -47,6 +47,10 @@ export interface PageOptions {
   notice?: NoticeKey | 'signed_out';
   /** the route has users (routes.user_ids): the name field takes an email or a username, and the TOTP form asks for it */
   accounts?: boolean;
+  /** the email or username typed before a failed sign-in: put back into its field (and the focus on the next one) */
+  account?: string;
+  /** the admin screen's live preview (in an iframe): no autofocus, which would scroll the admin page to the frame */
+  preview?: boolean;
   /** where the branding images are served (default /route-auth/branding, on the route's domain; the admin preview uses its own API paths) */
   imageBase?: string;
 }
@@ -74,20 +78,24 @@ export function renderPage(o: PageOptions): string {
   const form = (step: string, inner: string, button: string, extra = '') =>
     `<form method="post" action="/route-auth/login" novalidate${extra}>${common}${hidden('step', step)}${inner}<button type="submit">${escapeHtml(button)}</button></form>`;
   const errId = o.error ? ' aria-describedby="form-error"' : '';
+  // The first empty field takes the focus (never in the admin preview: it would scroll the admin page).
+  const account = o.account ? ` value="${escapeHtml(o.account)}"` : '';
+  const focusName = o.preview || o.account ? '' : ' autofocus';
+  const focusNext = o.preview ? '' : ' autofocus';
   const invalid = o.error ? ' aria-invalid="true"' : '';
   const codeInput = (hintId: string) =>
-    `<label for="code">${t.code}</label><input id="code" name="code" class="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus aria-describedby="${hintId}${o.error ? ' form-error' : ''}"${invalid}>`;
+    `<label for="code">${t.code}</label><input id="code" name="code" class="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required${focusNext} aria-describedby="${hintId}${o.error ? ' form-error' : ''}"${invalid}>`;
   let body = '';
   const nameInput = (autocomplete: string) =>
     o.accounts
-      ? `<label for="email">${t.account}</label><input id="email" name="email" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus${errId}${invalid}>`
-      : `<label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="${autocomplete}" required autofocus${errId}${invalid}>`;
+      ? `<label for="email">${t.account}</label><input id="email" name="email" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required${focusName}${account}${errId}${invalid}>`
+      : `<label for="email">${t.email}</label><input id="email" name="email" type="email" autocomplete="${autocomplete}" required${focusName}${account}${errId}${invalid}>`;
   switch (o.step) {
     case 'password':
       body = form(
         'password',
         nameInput('username') +
-          `<label for="password">${t.password}</label><input id="password" name="password" type="password" autocomplete="current-password" required${errId}${invalid}>`,
+          `<label for="password">${t.password}</label><input id="password" name="password" type="password" autocomplete="current-password" required${o.account && !o.preview ? ' autofocus' : ''}${errId}${invalid}>`,
         t.signIn,
       );
       break;
@@ -109,7 +117,7 @@ export function renderPage(o: PageOptions): string {
       body = form(
         'totp',
         (o.accounts
-          ? `<label for="account">${t.account}</label><input id="account" name="account" type="text" autocomplete="username" autocapitalize="none" spellcheck="false">`
+          ? `<label for="account">${t.account}</label><input id="account" name="account" type="text" autocomplete="username" autocapitalize="none" spellcheck="false"${account}>`
           : '') + `<p class="hint" id="code-hint">${t.totpHint}</p>${codeInput('code-hint')}`,
         t.signIn,
       );
