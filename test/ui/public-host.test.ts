@@ -12,7 +12,7 @@ const unset = uiServer({ GATEHOUSE_PUBLIC_HOST: '', GATEHOUSE_WG_PORT: '51820', 
 const set = uiServer({ GATEHOUSE_PUBLIC_HOST: 'vpn.example.com', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' }, { hostname: () => 'gatehouse-box' });
 
 const TEXT = {
-  en: /Peers outside this network cannot connect: GATEHOUSE_PUBLIC_HOST is not set, so peer configs use this machine's hostname "gatehouse-box" as their endpoint, and a name without a domain cannot be resolved on the internet\. Set GATEHOUSE_PUBLIC_HOST/,
+  en: /Peers outside this network cannot connect: GATEHOUSE_PUBLIC_HOST is not set, so peer configs use this machine's hostname "gatehouse-box" as their endpoint, and a name without a domain cannot be resolved on the internet\. Set this server's public DNS name or IP address under Settings → Network/,
   de: /Peers außerhalb dieses Netzes können sich nicht verbinden: GATEHOUSE_PUBLIC_HOST ist nicht gesetzt, .*„gatehouse-box“ als Endpunkt, und ein Name ohne Domain lässt sich im Internet nicht auflösen\./,
 } as const;
 const SHOW = { en: 'Show configuration and QR code', de: 'Konfiguration und QR-Code zeigen' } as const;

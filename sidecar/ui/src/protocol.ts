@@ -54,6 +54,9 @@ export type ProfileBody = In<typeof Settings.profileBody>;
 export type PasswordChangeBody = In<typeof Settings.passwordChangeBody>;
 export type LockoutResponse = Out<typeof Settings.lockoutResponse>;
 export type SecurityBody = In<typeof Settings.securityBody>;
+export type NetworkResponse = Out<typeof Settings.networkResponse>;
+export type NetworkView = NetworkResponse['network'];
+export type NetworkBody = In<typeof Settings.networkBody>;
 
 // ---- users (users/)
 export type UsersResponse = Out<typeof Users.usersResponse>;

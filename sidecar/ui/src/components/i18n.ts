@@ -26,7 +26,7 @@ export default defineDict('shell', {
     adminOnly: 'Only administrators can open this page.',
     chartTime: 'Time',
     publicHostWarning:
-      'Peers outside this network cannot connect: GATEHOUSE_PUBLIC_HOST is not set, so peer configs use this machine\'s hostname "{host}" as their endpoint, and {why}. Set GATEHOUSE_PUBLIC_HOST to this server\'s public DNS name or IP address and restart Gatehouse.',
+      'Peers outside this network cannot connect: GATEHOUSE_PUBLIC_HOST is not set, so peer configs use this machine\'s hostname "{host}" as their endpoint, and {why}. Set this server\'s public DNS name or IP address under Settings → Network (or in GATEHOUSE_PUBLIC_HOST).',
     publicHostWhy_empty: 'it is empty',
     publicHostWhy_single_label: 'a name without a domain cannot be resolved on the internet',
     publicHostWhy_local_suffix: 'a name under a local-only suffix (such as .local, .lan or .internal) cannot be resolved on the internet',
@@ -61,7 +61,7 @@ export default defineDict('shell', {
     adminOnly: 'Nur Administratoren können diese Seite öffnen.',
     chartTime: 'Zeit',
     publicHostWarning:
-      'Peers außerhalb dieses Netzes können sich nicht verbinden: GATEHOUSE_PUBLIC_HOST ist nicht gesetzt, daher tragen Peer-Konfigurationen den Hostnamen dieses Rechners „{host}“ als Endpunkt, und {why}. Setzen Sie GATEHOUSE_PUBLIC_HOST auf den öffentlichen DNS-Namen oder die IP-Adresse dieses Servers und starten Sie Gatehouse neu.',
+      'Peers außerhalb dieses Netzes können sich nicht verbinden: GATEHOUSE_PUBLIC_HOST ist nicht gesetzt, daher tragen Peer-Konfigurationen den Hostnamen dieses Rechners „{host}“ als Endpunkt, und {why}. Tragen Sie den öffentlichen DNS-Namen oder die IP-Adresse dieses Servers unter Einstellungen → Netzwerk ein (oder in GATEHOUSE_PUBLIC_HOST).',
     publicHostWhy_empty: 'er ist leer',
     publicHostWhy_single_label: 'ein Name ohne Domain lässt sich im Internet nicht auflösen',
     publicHostWhy_local_suffix: 'ein Name mit nur lokal gültiger Endung (etwa .local, .lan oder .internal) lässt sich im Internet nicht auflösen',

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { TimeChart, type Series } from '../../components/chart';
 import { Card, EmptyState, ErrorBanner, Link, PageHeader, Spinner, StatusDot, Tabs } from '../../components/ui';
 import { PublicHostWarning } from '../../components/public-host';
+import { NetworkSetupStep } from '../network/SetupStep';
 import { useApi, useTitle } from '../../hooks';
 import { useLive } from '../../live';
 import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang, wordRow } from '../../i18n';
@@ -77,6 +78,7 @@ export default function DashboardScreen() {
     <>
       <PageHeader title={t('dashboard.title')} />
       <PublicHostWarning />
+      <NetworkSetupStep />
       <ErrorBanner error={stats.error} onRetry={stats.reload} />
       {!s ? (
         stats.error ? null : (

@@ -10,7 +10,9 @@ import { fmtAgo, fmtBytes, fmtDate, t, useLang } from '../../i18n';
 import { useLive } from '../../live';
 import { navigate } from '../../router';
 import type { GroupsResponse, PeerResponse, PeerToggleResponse, PeerTrafficResponse, TagsResponse } from '../../protocol';
-import { GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow } from './shared';
+import { appInfo } from '../../session';
+import { useStore } from '../../store';
+import { ConfigOutdatedBadge, GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow } from './shared';
 
 /** The periods the chart offers (the API has 1h too). */
 type Period = Extract<PeerTrafficResponse['period'], '24h' | '7d' | '30d'>;
@@ -18,6 +20,9 @@ type Period = Extract<PeerTrafficResponse['period'], '24h' | '7d' | '30d'>;
 export default function PeerDetail({ id }: { id: number }) {
   useLang();
   const peer = useApi<PeerResponse>(`/peers/${id}`);
+  const app = useStore(appInfo);
+  const host = app?.public_host.host;
+  const serverEndpoint = app && host ? `${host.includes(':') ? `[${host}]` : host}:${app.wireguard.port}` : null;
   const groups = useApi<GroupsResponse>('/peer-groups', GROUP_EVENTS);
   const tags = useApi<TagsResponse>('/tags');
   const [gone, setGone] = useState(false);
@@ -165,7 +170,14 @@ export default function PeerDetail({ id }: { id: number }) {
             </button>
           }
         >
-          {showConfig ? <PeerConfig id={id} name={p.name} /> : <p class="muted">{t('peers.configHint')}</p>}
+          {p.config_outdated && (
+            <div class="banner warn" role="status" data-testid="config-outdated-banner">
+              <p>
+                <ConfigOutdatedBadge peer={p} /> {t('peers.configOutdatedText', { old: p.config_endpoint ?? '–', now: serverEndpoint ?? '–' })}
+              </p>
+            </div>
+          )}
+          {showConfig ? <PeerConfig id={id} name={p.name} onLoaded={peer.reload} /> : <p class="muted">{t('peers.configHint')}</p>}
         </Card>
       </div>
       <Card

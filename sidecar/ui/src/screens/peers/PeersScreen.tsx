@@ -12,7 +12,7 @@ import { useLive } from '../../live';
 import { setQuery } from '../../router';
 import type { ScreenProps } from '../define';
 import PeerDetail from './PeerDetail';
-import { GROUP_EVENTS, PEER_EVENTS, PeerConfig, PeerForm, PeerStatus, TAG_EVENTS, splitTags, useNow } from './shared';
+import { ConfigOutdatedBadge, GROUP_EVENTS, PEER_EVENTS, PeerConfig, PeerForm, PeerStatus, TAG_EVENTS, splitTags, useNow } from './shared';
 import type { GroupsResponse, Peer, PeerBatchResponse, PeerListResponse, PeerToggleResponse, TagsResponse } from '../../protocol';
 import { GatewaySetup } from '../gateways/setup';
 import './peers.css';
@@ -130,9 +130,17 @@ function PeerList({ query }: { query: URLSearchParams }) {
       label: t('peers.name'),
       sort: 'name',
       render: (p) => (
-        <Link href={`/peers/${p.id}`} class="strong">
-          {p.name}
-        </Link>
+        <>
+          <Link href={`/peers/${p.id}`} class="strong">
+            {p.name}
+          </Link>
+          {p.config_outdated && (
+            <>
+              {' '}
+              <ConfigOutdatedBadge peer={p} />
+            </>
+          )}
+        </>
       ),
     },
     { key: 'address', label: t('peers.address'), sort: 'address', render: (p) => <code>{p.address}</code> },

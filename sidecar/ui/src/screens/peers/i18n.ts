@@ -43,6 +43,10 @@ export default defineDict('peers', {
     offline: 'offline',
     disabledState: 'disabled',
     expiredState: 'expired',
+    configOutdated: 'new config needed',
+    configOutdatedTitle: 'The config downloaded for this peer points to an old server address: download the new config',
+    configOutdatedText:
+      'The config last downloaded or shown for this peer points to {old}, but this server is now reached at {now}: the device cannot connect with it. Show the configuration below and import it on the device again (download, copy or QR code).',
     handshakeAgo: 'handshake {ago}',
     neverConnected: 'never connected',
     rx: 'Received',
@@ -140,6 +144,10 @@ export default defineDict('peers', {
     offline: 'offline',
     disabledState: 'deaktiviert',
     expiredState: 'abgelaufen',
+    configOutdated: 'neue Konfiguration nötig',
+    configOutdatedTitle: 'Die für diesen Peer heruntergeladene Konfiguration zeigt auf eine alte Serveradresse: neue Konfiguration herunterladen',
+    configOutdatedText:
+      'Die zuletzt für diesen Peer heruntergeladene oder gezeigte Konfiguration zeigt auf {old}, dieser Server ist aber jetzt unter {now} erreichbar: das Gerät kann sich damit nicht verbinden. Zeigen Sie unten die Konfiguration und importieren Sie sie erneut auf dem Gerät (Download, Kopieren oder QR-Code).',
     handshakeAgo: 'Handshake {ago}',
     neverConnected: 'nie verbunden',
     rx: 'Empfangen',

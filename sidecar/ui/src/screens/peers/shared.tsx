@@ -2,7 +2,7 @@
 // the config + QR panel, the create/edit form.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api } from '../../api';
-import { CopyButton, ErrorBanner, Spinner, StatusDot } from '../../components/ui';
+import { Badge, CopyButton, ErrorBanner, Spinner, StatusDot } from '../../components/ui';
 import { PublicHostWarning } from '../../components/public-host';
 import { CheckField, FormErrors, NumberField, SelectField, SubmitButton, TextArea, TextField, useForm } from '../../components/form';
 import { useApi } from '../../hooks';
@@ -32,6 +32,16 @@ export function useNow(ms = 10_000): number {
   return now;
 }
 
+/** "new config needed": the config handed out last carries an endpoint this server no longer has (peers/view.ts config_outdated). */
+export function ConfigOutdatedBadge(props: { peer: Peer }) {
+  if (!props.peer.config_outdated) return null;
+  return (
+    <span title={t('peers.configOutdatedTitle')} data-testid="config-outdated">
+      <Badge tone="warn">{t('peers.configOutdated')}</Badge>
+    </span>
+  );
+}
+
 export function PeerStatus(props: { peer: Peer; now: number }) {
   const p = props.peer;
   const age = p.latestHandshake ? t('peers.handshakeAgo', { ago: fmtAgo(p.latestHandshake, props.now) }) : t('peers.neverConnected');
@@ -46,9 +56,13 @@ export function PeerStatus(props: { peer: Peer; now: number }) {
 }
 
 /** The client config as text (copy, download) and as a QR code, fetched on demand. */
-export function PeerConfig(props: { id: number; name: string }) {
+export function PeerConfig(props: { id: number; name: string; onLoaded?: () => void }) {
   useLang();
   const { data, error, loading } = useApi<PeerQrResponse>(`/peers/${props.id}/qr`);
+  // handing the config out clears the peer's config_outdated: the caller reloads the peer
+  useEffect(() => {
+    if (data) props.onLoaded?.();
+  }, [data]);
   if (loading && !data) return <Spinner />;
   if (error) return <ErrorBanner error={error} />;
   if (!data) return null;

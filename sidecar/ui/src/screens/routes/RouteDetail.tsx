@@ -24,7 +24,7 @@ export default function RouteDetail(props: { id: number }) {
   useTitle(r?.domain ?? t('routes.title'));
   const peers = usePeers();
   const [busy, setBusy] = useState<string | null>(null);
-  const [dns, setDns] = useState<{ matches: boolean; resolvedIps: string[]; expectedIp: string | null } | null>(null);
+  const [dns, setDns] = useState<{ matches: boolean; resolvedIps: string[]; expectedIp: string | null; publicHost?: string } | null>(null);
 
   if (!r) {
     return (

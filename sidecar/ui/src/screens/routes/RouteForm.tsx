@@ -311,7 +311,7 @@ function RouteFormBody(props: { route: Route | null }) {
   const existing = props.route;
   const form = useForm<RouteValues>(toValues(existing));
   const peers = usePeers();
-  const [dns, setDns] = useState<{ matches: boolean; resolvedIps: string[]; expectedIp: string | null } | null>(null);
+  const [dns, setDns] = useState<{ matches: boolean; resolvedIps: string[]; expectedIp: string | null; publicHost?: string } | null>(null);
   const v = form.values;
   const http = v.route_type === 'http';
   const gateways = peers.list.filter((p) => p.peer_type === 'gateway');
@@ -571,13 +571,15 @@ function RouteFormBody(props: { route: Route | null }) {
   );
 }
 
-export function DnsResult(props: { dns: { matches: boolean; resolvedIps: string[]; expectedIp: string | null } }) {
+export function DnsResult(props: { dns: { matches: boolean; resolvedIps: string[]; expectedIp: string | null; publicHost?: string } }) {
   const d = props.dns;
+  // "this server" as peers dial it (the Network settings' public host) and the address it should resolve to
+  const server = (ip: string) => (d.publicHost && d.publicHost !== d.expectedIp ? `${d.publicHost}, ${ip}` : ip);
   return (
     <p class={`dns-result ${d.matches ? 'ok' : 'bad'}`} role="status">
       {d.matches
-        ? t('routes.dnsOk', { ip: d.expectedIp ?? '–' })
-        : t('routes.dnsBad', { ips: d.resolvedIps.join(', ') || t('routes.dnsNone'), ip: d.expectedIp ?? t('common.unknown') })}
+        ? t('routes.dnsOk', { ip: server(d.expectedIp ?? '–') })
+        : t('routes.dnsBad', { ips: d.resolvedIps.join(', ') || t('routes.dnsNone'), ip: server(d.expectedIp ?? t('common.unknown')) })}
     </p>
   );
 }

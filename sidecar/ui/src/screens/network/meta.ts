@@ -1,0 +1,10 @@
+import { defineScreen } from '../define';
+
+export default defineScreen({
+  id: 'network',
+  paths: ['/settings/network'],
+  title: 'network.title',
+  nav: { section: 'system', order: 83, icon: 'gateway' },
+  adminOnly: true,
+  load: () => import('./NetworkScreen'),
+});
