@@ -11,52 +11,76 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { english, msg, MESSAGES } from '@gatehouse/common/messages/index.js';
+import { z } from 'zod';
+import { english, msg, MESSAGES, refOf } from '@gatehouse/common/messages/index.js';
 import { knownText } from '../src/http/messages.js';
 import { zodFields } from '../src/http/errors.js';
 import { createPeerBody } from '../src/peers/schema.js';
+import { domainSchema } from '../src/routes/schema.js';
 
 const src = fileURLToPath(new URL('../src/', import.meta.url));
 const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
-const schemaFiles = walk(src).filter((f) => /(^|\/)(schema|fields)\.ts$/.test(f));
+const schemaFiles = walk(src).filter((f) => /(^|\/)(schema|fields|names|ops-endpoints)\.ts$/.test(f));
 
-/** The literal message texts a schema file gives: `error: '...'`, `message: '...'`, `.refine(fn, '...')`. */
-function schemaTexts(file: string): string[] {
+// zod's checks whose last argument may be the message
+const CHECKS = new Set([
+  'refine',
+  'superRefine',
+  'min',
+  'max',
+  'length',
+  'int',
+  'regex',
+  'gte',
+  'lte',
+  'gt',
+  'lt',
+  'positive',
+  'nonnegative',
+  'startsWith',
+  'endsWith',
+]);
+
+/**
+ * The message texts a schema file gives: `error: '...'`, `message: '...'`, `.refine(fn, '...')`,
+ * `.min(n, '...')` and the like: literal ones (`texts`), and ones built at run time from a template
+ * (`built`: these must be fieldText(code, params), so the code travels).
+ */
+function schemaTexts(file: string): { texts: string[]; built: string[] } {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-  const out: string[] = [];
+  const texts: string[] = [];
+  const built: string[] = [];
+  const take = (e: ts.Expression) => {
+    if (ts.isStringLiteralLike(e)) texts.push(e.text);
+    else if (ts.isTemplateExpression(e)) built.push(`${e.getText(sf)} (line ${sf.getLineAndCharacterOfPosition(e.getStart()).line + 1})`);
+  };
   const visit = (n: ts.Node): void => {
-    if (
-      ts.isPropertyAssignment(n) &&
-      ts.isIdentifier(n.name) &&
-      (n.name.text === 'error' || n.name.text === 'message') &&
-      ts.isStringLiteralLike(n.initializer)
-    )
-      out.push(n.initializer.text);
-    if (
-      ts.isCallExpression(n) &&
-      ts.isPropertyAccessExpression(n.expression) &&
-      ['refine', 'superRefine'].includes(n.expression.name.text) &&
-      n.arguments[1] &&
-      ts.isStringLiteralLike(n.arguments[1])
-    )
-      out.push(n.arguments[1].text);
+    if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name) && (n.name.text === 'error' || n.name.text === 'message')) take(n.initializer);
+    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && CHECKS.has(n.expression.name.text) && n.arguments.length) {
+      const last = n.arguments[n.arguments.length - 1];
+      if (n.arguments.length > 1 || n.expression.name.text === 'int') take(last);
+    }
     ts.forEachChild(n, visit);
   };
   visit(sf);
-  return out;
+  return { texts, built };
 }
 
 test('every message a request schema gives in its own words has a code in the catalogue', () => {
   assert.ok(schemaFiles.length >= 10, `${schemaFiles.length} schema files`);
   const unknown: string[] = [];
+  const built: string[] = [];
   let n = 0;
   for (const f of schemaFiles) {
-    for (const text of schemaTexts(f)) {
+    const found = schemaTexts(f);
+    for (const text of found.texts) {
       n++;
       if (!knownText(text)) unknown.push(`${relative(src, f)}: "${text}"`);
     }
+    built.push(...found.built.map((b) => `${relative(src, f)}: ${b}`));
   }
   assert.ok(n >= 40, `${n} schema messages found`);
+  assert.deepEqual(built, [], 'schema messages built from a template: give them as fieldText(code, params)');
   assert.deepEqual(
     unknown,
     [],
@@ -94,4 +118,44 @@ test('the English wordings give the texts the server wrote before codes', () => 
     'Gateway "home" is offline (was online): no heartbeat for 70 s (offline after 60 s)',
   );
   assert.equal(english({ code: 'no.such.code' }), 'no.such.code');
+});
+
+test("zod's own messages carry a code worded for a person, with zod's parameters; a missing field is field.required", () => {
+  const schema = z.strictObject({
+    n: z.number().min(0),
+    s: z.string().max(3),
+    list: z.array(z.string()).min(1),
+    mail: z.email(),
+    kind: z.enum(['a', 'b']),
+    missing: z.string(),
+    flag: z.boolean(),
+  });
+  const r = schema.safeParse({ n: -1, s: 'abcd', list: [], mail: 'x', kind: 'c', flag: 'yes' });
+  assert.equal(r.success, false);
+  const f = zodFields(r.error!);
+  const seen = Object.fromEntries(Object.entries(f).map(([k, m]) => [k, { code: m.code, params: m.params, text: m.text }]));
+  assert.deepEqual(seen, {
+    n: { code: 'field.too_small', params: { origin: 'number', unit: null, inclusive: true, exact: false, minimum: '0' }, text: 'must be at least 0' },
+    s: {
+      code: 'field.too_big',
+      params: { origin: 'string', unit: 'characters', inclusive: true, exact: false, maximum: '3' },
+      text: 'must have at most 3 characters',
+    },
+    list: {
+      code: 'field.too_small',
+      params: { origin: 'array', unit: 'items', inclusive: true, exact: false, minimum: '1' },
+      text: 'must have at least 1 item',
+    },
+    mail: { code: 'field.invalid_format', params: { format: 'email' }, text: 'must be a valid email address' },
+    kind: { code: 'field.invalid_option', params: { values: ['"a"', '"b"'] }, text: 'must be one of "a", "b"' },
+    missing: { code: 'field.required', params: undefined, text: 'required' },
+    flag: { code: 'field.invalid_type', params: { expected: 'boolean', received: 'string' }, text: 'must be true or false (received text)' },
+  });
+});
+
+test('a limit, an allowed list or a refused value built into a schema message travels as parameters', () => {
+  assert.deepEqual(refOf(knownText('at most 1000 ids')!), { code: 'field.max_ids', params: { max: 1000 } });
+  assert.deepEqual(refOf(knownText('at most 64 characters')!), { code: 'field.max_chars', params: { max: 64 } });
+  const d = domainSchema.safeParse('a.b_c.example.com');
+  assert.deepEqual(refOf(zodFields(d.error!)._), { code: 'route.field.invalid_label', params: { label: 'b_c' } });
 });

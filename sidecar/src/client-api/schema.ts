@@ -9,7 +9,7 @@ import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
 import { IPV4_CIDR, LABELS, whole } from '../http/patterns.js';
 import { SCOPES } from '../http/scopes.js';
 import { hostnameValue } from '../peers/schema.js';
-import { fieldIssue } from '../http/messages.js';
+import { fieldIssue, fieldText } from '../http/messages.js';
 import { msg } from '@gatehouse/common/messages/index.js';
 
 /** Largest JSON text of a POST /client/status body that is stored. */
@@ -99,7 +99,7 @@ export const hostnameReportBody = z.strictObject({
   hostname: hostnameValue.nullable().meta({ description: 'the DNS name to publish for this peer under the internal zone; empty or null clears an agent name' }),
 });
 
-export const peerInfoQuery = z.strictObject({ peerId: queryInt(1, 2_147_483_647, 'a peer id') });
+export const peerInfoQuery = z.strictObject({ peerId: queryInt(1, 2_147_483_647, fieldText('schema.a_peer_id')) });
 
 export const trafficQuery = z.strictObject({ period: z.enum(['1h', '24h', '7d', '30d']).default('24h') });
 

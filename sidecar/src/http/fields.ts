@@ -3,31 +3,31 @@
 import { z } from 'zod';
 import toRegexRange from 'to-regex-range';
 import { DATE_STRING_PATTERN, MAX_DATE_MS, parseDateString } from '../util/dates.js';
-import { fieldText } from './messages.js';
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
+import { fieldIssue, fieldText } from './messages.js';
 
 const MAX_DATE_ISO = new Date(MAX_DATE_MS).toISOString();
-const DATE_HINT = 'a date such as 2030-01-01, 2030-01-01T12:00:00 (UTC) or 2030-01-01T12:00:00+02:00';
 
 /** Epoch milliseconds as a JSON number: an integer from 0 to MAX_DATE_MS. */
 const epochMs = z
-  .number({ error: `must be epoch milliseconds or ${DATE_HINT}` })
-  .int('must be whole milliseconds')
-  .min(0, 'must not be before 1970-01-01')
-  .max(MAX_DATE_MS, `must not be after ${MAX_DATE_ISO}`);
+  .number({ error: fieldText('field.date') })
+  .int(fieldText('field.whole_ms'))
+  .min(0, fieldText('field.date_before_1970'))
+  .max(MAX_DATE_MS, fieldText('field.date_after', { max: MAX_DATE_ISO }));
 
 /** A date string (plain date, date-time without zone = UTC, or with Z/±hh:mm) → epoch milliseconds. */
 const dateString = z
   .string()
-  .max(40, DATE_HINT)
-  .regex(new RegExp(DATE_STRING_PATTERN), `must be ${DATE_HINT}`)
+  .max(40, fieldText('field.date'))
+  .regex(new RegExp(DATE_STRING_PATTERN), fieldText('field.date'))
   .transform((v, ctx) => {
     const ms = parseDateString(v);
     if (ms === null) {
-      ctx.addIssue({ code: 'custom', message: `not a real date; must be ${DATE_HINT}` });
+      ctx.addIssue(fieldIssue(msg('field.date_not_real')));
       return z.NEVER;
     }
     if (ms < 0 || ms > MAX_DATE_MS) {
-      ctx.addIssue({ code: 'custom', message: `must be between 1970-01-01 and ${MAX_DATE_ISO}` });
+      ctx.addIssue(fieldIssue(msg('field.date_range', { max: MAX_DATE_ISO })));
       return z.NEVER;
     }
     return ms;
@@ -36,7 +36,7 @@ const dateString = z
 const DATE_DESCRIPTION = `Epoch milliseconds, or a date string: a plain date (2030-01-01, midnight UTC), a date-time without a zone (read as UTC) or with Z / ±hh:mm. From 1970-01-01 to ${MAX_DATE_ISO}.`;
 
 /** A date in a JSON body: a number of epoch milliseconds or a date string (never a numeric string, array or boolean). */
-export const dateInput = z.union([epochMs, dateString], { error: `must be epoch milliseconds or ${DATE_HINT}` }).meta({ description: DATE_DESCRIPTION });
+export const dateInput = z.union([epochMs, dateString], { error: fieldText('field.date') }).meta({ description: DATE_DESCRIPTION });
 
 /** A date in a query string: digits (epoch milliseconds) or a date string. */
 export const dateQuery = z
@@ -49,7 +49,7 @@ export const dateQuery = z
         .pipe(epochMs),
       dateString,
     ],
-    { error: `must be epoch milliseconds or ${DATE_HINT}` },
+    { error: fieldText('field.date') },
   )
   .meta({ description: DATE_DESCRIPTION });
 
@@ -62,10 +62,9 @@ const CONTROL_MULTILINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why a string is not acceptable text (control characters, unpaired surrogates), or null. */
-export function textProblem(v: string, multiline = false): string | null {
-  if ((multiline ? CONTROL_MULTILINE : CONTROL_LINE).test(v))
-    return multiline ? 'must not contain control characters (other than tab and line breaks)' : 'must not contain control characters';
-  if (LONE_SURROGATE.test(v)) return 'must be valid Unicode text';
+export function textProblem(v: string, multiline = false): Msg | null {
+  if ((multiline ? CONTROL_MULTILINE : CONTROL_LINE).test(v)) return msg(multiline ? 'field.no_control_chars_multiline' : 'field.no_control_chars');
+  if (LONE_SURROGATE.test(v)) return msg('field.valid_unicode');
   return null;
 }
 
@@ -82,10 +81,10 @@ export const UNPROCESSABLE = { unprocessable: true } as const;
  * which Number() would read), the range stated as a pattern so that the document says exactly
  * which values are taken.
  */
-export function queryInt(min: number, max: number, what = `a whole number from ${min} to ${max}`) {
+export function queryInt(min: number, max: number, message = fieldText('field.whole_number_range', { min, max })) {
   return z
-    .string({ error: `must be ${what}` })
-    .regex(new RegExp(`^${toRegexRange(min, max)}$`), `must be ${what}`)
+    .string({ error: message })
+    .regex(new RegExp(`^${toRegexRange(min, max)}$`), message)
     .transform(Number);
 }
 
@@ -121,7 +120,7 @@ export function text(opts: TextOptions): z.ZodString {
   if (trim && min > 1) throw new Error('text(): min > 1 with trimming cannot be stated as a JSON Schema pattern; use trim: false');
   let s = z.string().superRefine((v, ctx) => {
     const p = textProblem(v, multiline);
-    if (p) ctx.addIssue({ code: 'custom', message: p, input: v, abort: true });
+    if (p) ctx.addIssue(fieldIssue(p, { input: v, abort: true }));
   });
   s = s.refine((v) => codePoints(v) <= max, { message: fieldText('field.max_chars', { max }), abort: true });
   if (!trim && min > 0) s = s.refine((v) => codePoints(v) >= min, { message: min === 1 ? 'required' : fieldText('field.min_chars', { min }), abort: true });

@@ -3,8 +3,10 @@
 // - A schema's own message is written with fieldText(code, params) (or, in a refinement, with
 //   fieldIssue(msg)), or is the English text of a field code without parameters ('required',
 //   'must be in the future'): each is known by its text.
-// - A message zod makes itself (a type, size or format the schema states without a message) gets the
-//   matching `field.*` code with zod's parameters; its English wording is zod's.
+// - A message zod makes itself (a type, size or format the schema states without a message: its text
+//   is zod's English default for the issue) gets the matching `field.*` code with zod's parameters,
+//   worded for a person (not zod's "Too small: expected number to be >=0"); a missing field is
+//   `field.required`.
 // - Anything else is `field.unworded` with the text: sidecar/test/messages.test.ts fails on every
 //   schema message of sidecar/src that is not known, so no message reaches a reader unworded.
 import { z } from 'zod';
@@ -42,14 +44,57 @@ export function fieldMessageOf(text: string): Msg {
   return knownText(text) ?? msg('field.unworded', { text });
 }
 
+// Field messages with one number (a limit), known by their text with any number: `.max(64, 'at most
+// 64 characters')` carries field.max_chars {max: 64}.
+const NUMBERED: { code: Code; param: string; pattern: RegExp }[] = (
+  [
+    ['field.max_chars', 'max'],
+    ['field.min_chars', 'min'],
+    ['field.max_bytes', 'max'],
+    ['field.max_ids', 'max'],
+    ['field.max_users', 'max'],
+    ['field.max_windows', 'max'],
+    ['field.max_patterns', 'max'],
+    ['field.max_rules', 'max'],
+    ['field.max_targets', 'max'],
+    ['field.max_cidrs', 'max'],
+    ['field.min_ms', 'min'],
+    ['field.at_most', 'max'],
+    ['field.at_most_ms', 'max'],
+  ] as const
+).map(([code, param]) => {
+  const sample = (MESSAGES[code] as (p: Record<string, number>) => string)({ [param]: 987654321 });
+  const [before, after] = sample.split('987654321').map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return { code, param, pattern: new RegExp(`^${before}(\\d{1,15})${after}$`) };
+});
+
 /** The message known by this text (a schema's own message), or null. */
 export function knownText(text: string): Msg | null {
-  return byText.get(text) ?? null;
+  const known = byText.get(text);
+  if (known) return known;
+  for (const n of NUMBERED) {
+    const m = n.pattern.exec(text);
+    if (m) return { code: n.code, params: { [n.param]: Number(m[1]) }, text } as Msg;
+  }
+  return null;
 }
 
 const UNITS: Record<string, Bound['unit']> = { string: 'characters', file: 'bytes', array: 'items', set: 'items', map: 'entries' };
 const typeName = (type: string, input?: unknown) =>
   type === 'number' && typeof input === 'number' && !Number.isFinite(input) ? String(input) : type === 'nan' ? 'NaN' : type;
+
+const zodEnglish = z.locales.en().localeError as (iss: z.core.$ZodRawIssue) => string | { message: string } | undefined;
+
+/** Whether zod wrote the issue's message itself (its English default), rather than the schema. */
+function zodMadeIt(iss: z.core.$ZodIssue): boolean {
+  if (iss.code === 'invalid_type') {
+    // zod's default names what it received, which the issue does not keep
+    const said = /^Invalid input: expected (.*), received .*$/.exec(iss.message);
+    return !!said && said[1] === iss.expected;
+  }
+  const d = zodEnglish(iss as z.core.$ZodRawIssue);
+  return (typeof d === 'string' ? d : d?.message) === iss.message;
+}
 
 /** The message of a zod issue zod made itself, with its parameters (worded as zod words it). */
 function zodOwn(iss: z.core.$ZodIssue, input: unknown): Msg {
@@ -58,7 +103,9 @@ function zodOwn(iss: z.core.$ZodIssue, input: unknown): Msg {
     case 'invalid_type': {
       // zod's issues do not keep the input: what was received is read from zod's own words
       const said = /^Invalid input: expected .*, received (.*)$/.exec(iss.message);
-      return msg('field.invalid_type', { expected: typeName(iss.expected), received: said ? said[1] : typeName(u.parsedType(input), input) });
+      const received = said ? said[1] : input === undefined ? '' : typeName(u.parsedType(input), input);
+      if (received === 'undefined') return msg('field.required');
+      return msg('field.invalid_type', { expected: typeName(iss.expected), received });
     }
     case 'invalid_value':
       return iss.values.length === 1
@@ -101,7 +148,6 @@ export function issueMessage(iss: z.core.$ZodIssue, input?: unknown): Msg {
   if (given && typeof given.code === 'string' && given.code in MESSAGES) return { ...(given as Msg), text: iss.message };
   const known = knownText(iss.message);
   if (known) return known;
-  const own = zodOwn(iss, input);
-  if (own.text === iss.message) return own;
+  if (zodMadeIt(iss)) return zodOwn(iss, input);
   return msg('field.unworded', { text: iss.message });
 }

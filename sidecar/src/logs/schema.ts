@@ -1,6 +1,7 @@
 // Query schemas of the logs API (zod): the activity log's filters and exports, the access log's export.
 import { z } from 'zod';
 import { dateQuery, text, queryInt } from '../http/fields.js';
+import { fieldText } from '../http/messages.js';
 import type { Severity } from '../event-kinds.js';
 
 export const SEVERITIES: Severity[] = ['info', 'warning', 'error', 'critical'];
@@ -24,8 +25,8 @@ export const accessFilter = z.strictObject({
     .regex(/^[A-Za-z]{1,16}$/, 'must be an HTTP method such as GET')
     .transform((v) => v.toUpperCase())
     .optional(),
-  status: queryInt(100, 599, 'an HTTP status code').optional(),
-  route_id: queryInt(1, 2_147_483_647, 'a route id').optional(),
+  status: queryInt(100, 599, fieldText('schema.an_http_status_code')).optional(),
+  route_id: queryInt(1, 2_147_483_647, fieldText('schema.a_route_id')).optional(),
   client_ip: text({ max: 64 }).optional(),
   since: dateQuery.optional(),
   until: dateQuery.optional(),

@@ -16,7 +16,7 @@ const NAME_RE = /^[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*$/u;
 
 export const peerName = z
   .string()
-  .refine((v) => codePoints(v) <= NAME_MAX, `at most ${NAME_MAX} characters`)
+  .refine((v) => codePoints(v) <= NAME_MAX, fieldText('field.max_chars', { max: NAME_MAX }))
   .refine(
     (v) => /^\s*(?:[\p{L}\p{N}][\p{L}\p{N}\p{M} ._@()+'-]*)?\s*$/u.test(v),
     "letters, digits, spaces and . _ - @ ( ) + ' only, starting with a letter or digit",

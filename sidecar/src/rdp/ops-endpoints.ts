@@ -6,6 +6,7 @@
 // and /rdp/history/export are matched before /rdp/:id.
 import { z } from 'zod';
 import { queryBool, queryInt } from '../http/fields.js';
+import { fieldText } from '../http/messages.js';
 import type { AppContext } from '../app-context.js';
 import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -20,7 +21,7 @@ export const wolBody = z
       .number()
       .int()
       .min(1000, 'at least 1000 ms')
-      .max(MAX_WOL_TIMEOUT_MS, `at most ${MAX_WOL_TIMEOUT_MS} ms`)
+      .max(MAX_WOL_TIMEOUT_MS, fieldText('field.at_most_ms', { max: MAX_WOL_TIMEOUT_MS }))
       .optional()
       .meta({ description: 'how long GET /rdp/:id/wol/status waits for the host (default 120000)' }),
   })

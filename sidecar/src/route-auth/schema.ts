@@ -64,9 +64,7 @@ export const routeAuthBody = z
       .refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE })
       .optional(),
     // A literal set (not a refinement) so the OpenAPI document shows the five values as an enum.
-    session_max_age: z.literal(SESSION_DURATION_VALUES, {
-      error: `must be one of ${SESSION_DURATION_VALUES.join(', ')} (1h, 12h, 24h, 7d, 30d in milliseconds)`,
-    }),
+    session_max_age: z.literal(SESSION_DURATION_VALUES, { error: fieldText('field.one_of_durations', { values: [...SESSION_DURATION_VALUES] }) }),
     title: noControl(100).nullable().optional(),
     description: noControl(500).nullable().optional(),
     primary_color: color.nullable().optional(),

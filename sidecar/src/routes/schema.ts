@@ -6,7 +6,8 @@ import toRegexRange from 'to-regex-range';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { paging, queryBool, queryInt, searchText, sortValues, text, UNPROCESSABLE } from '../http/fields.js';
 import { HOST_NAME, IPV4, IPV6, isIPAddress, LABEL, LABELS, whole } from '../http/patterns.js';
-import { fieldText } from '../http/messages.js';
+import { fieldIssue, fieldText } from '../http/messages.js';
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 
 /**
  * A domain name's ASCII (punycode) form by the WHATWG URL standard's domain to ASCII, or '' when it
@@ -29,25 +30,24 @@ function domainToASCII(domain: string): string {
  * (`*.example.com` serves a.example.com but not a.b.example.com nor example.com), and the rest must
  * have at least two labels.
  */
-export function normalizeDomain(input: string): { domain: string } | { error: string } {
+export function normalizeDomain(input: string): { domain: string } | { error: Msg } {
   let s = input.trim().toLowerCase();
   if (s.endsWith('.')) s = s.slice(0, -1);
-  if (!s) return { error: 'required' };
-  if (/[\s/:@?#\\]/.test(s)) return { error: 'must be a bare domain name (no scheme, port, path or spaces)' };
+  if (!s) return { error: msg('field.required') };
+  if (/[\s/:@?#\\]/.test(s)) return { error: msg('schema.a_bare_domain_name_no_scheme') };
   const wildcard = s.startsWith('*.');
   const rest = wildcard ? s.slice(2) : s;
-  if (rest.includes('*')) return { error: 'a wildcard is only allowed as the whole first label, as in *.example.com' };
+  if (rest.includes('*')) return { error: msg('schema.a_wildcard_is_only_allowed_as') };
   const ascii = domainToASCII(rest);
-  if (!ascii) return { error: 'is not a valid domain name' };
+  if (!ascii) return { error: msg('schema.is_not_a_valid_domain_name') };
   const labels = ascii.split('.');
-  if (labels.length < 2) return { error: 'must have at least two labels, such as app.example.com' };
+  if (labels.length < 2) return { error: msg('schema.must_have_at_least_two_labels') };
   for (const l of labels) {
-    if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l))
-      return { error: `label "${l.slice(0, 63)}" is invalid (letters, digits and inner hyphens, 1-63 characters)` };
+    if (!/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(l)) return { error: msg('route.field.invalid_label', { label: l.slice(0, 63) }) };
   }
-  if (/^\d+$/.test(labels[labels.length - 1])) return { error: 'must be a domain name, not an IP address' };
+  if (/^\d+$/.test(labels[labels.length - 1])) return { error: msg('schema.a_domain_name_not_an_ip') };
   const domain = (wildcard ? '*.' : '') + ascii;
-  if (domain.length > 253) return { error: 'is longer than 253 characters' };
+  if (domain.length > 253) return { error: msg('schema.is_longer_than_253_characters') };
   return { domain };
 }
 
@@ -68,30 +68,23 @@ export const domainSchema = z
   .transform((v, ctx) => {
     const r = normalizeDomain(v);
     if ('error' in r) {
-      ctx.addIssue({ code: 'custom', message: r.error });
+      ctx.addIssue(fieldIssue(r.error));
       return z.NEVER;
     }
     return r.domain;
   });
 
 export const boolIn = z.union([z.boolean(), z.literal(0), z.literal(1)], { error: 'must be true or false' }).transform((v) => v === true || v === 1);
-const intFrom = (min: number, max: number, what = `an integer from ${min} to ${max}`) =>
+const intFrom = (min: number, max: number, message = fieldText('field.integer_range', { min, max })) =>
   z
     // The range sits on the number branch too, so the OpenAPI document (input side) shows it.
-    .union(
-      [z.number().int(`must be ${what}`).min(min, `must be ${what}`).max(max, `must be ${what}`), z.string().regex(new RegExp(`^${toRegexRange(min, max)}$`))],
-      { error: `must be ${what}` },
-    )
+    .union([z.number().int(message).min(min, message).max(max, message), z.string().regex(new RegExp(`^${toRegexRange(min, max)}$`))], {
+      error: message,
+    })
     .transform(Number)
-    .pipe(
-      z
-        .number({ error: `must be ${what}` })
-        .int(`must be ${what}`)
-        .min(min, `must be ${what}`)
-        .max(max, `must be ${what}`),
-    );
-export const portIn = intFrom(1, 65535, 'a port from 1 to 65535');
-export const idIn = intFrom(1, 2 ** 31 - 1, 'a positive integer id');
+    .pipe(z.number({ error: message }).int(message).min(min, message).max(max, message));
+export const portIn = intFrom(1, 65535, fieldText('schema.a_port'));
+export const idIn = intFrom(1, 2 ** 31 - 1, fieldText('schema.a_positive_integer_id'));
 
 export const lanHost = z
   .string()

@@ -11,7 +11,6 @@ import type { LicenceLimits } from '../licence/document.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
 import { conflict, notFound, unprocessable, type FieldMessages } from '../util/errors.js';
-import { fieldMessageOf } from '../http/messages.js';
 import { bcryptHash } from '../util/passwords.js';
 import { isOnline } from '../peers/view.js';
 import { asBool, findRows } from '../db/define.js';
@@ -354,7 +353,7 @@ export class RoutesService {
     // --- protection combinations ---
     const rules = normalizeIpRules(r.ip_filter_rules as Parameters<typeof normalizeIpRules>[0]);
     if ('errors' in rules) {
-      for (const [i, msg] of Object.entries(rules.errors)) f[`ip_filter_rules.${i}`] = fieldMessageOf(msg);
+      for (const [i, msg] of Object.entries(rules.errors)) f[`ip_filter_rules.${i}`] = msg;
     } else {
       r.ip_filter_rules = rules.rules;
     }

@@ -2,7 +2,7 @@
 // carriage return or tab) and the comma-separated list stored on a peer. Comparison is
 // case-insensitive; a peer's list keeps the spelling it was given.
 import { fieldIssue } from '../http/messages.js';
-import { msg, type Msg } from '@gatehouse/common/messages/index.js';
+import { msg, refOf, type Msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
 import { codePoints } from '../http/fields.js';
 import { fieldText } from '../http/messages.js';
@@ -96,16 +96,16 @@ export const tagList = z
       .max(TAGS_PER_PEER_MAX * (TAG_MAX * 2 + 2))
       .regex(
         new RegExp(`^ *(?:${TAG_PATTERN})? *(?:, *(?:${TAG_PATTERN})? *){0,${TAGS_PER_PEER_MAX - 1}}$`, 'u'),
-        `comma-separated tag names (at most ${TAGS_PER_PEER_MAX})`,
+        fieldText('schema.comma_separated_tags', { max: TAGS_PER_PEER_MAX }),
       ),
-    z.array(z.string().regex(new RegExp(`^ *(?:${TAG_PATTERN})? *$`, 'u'), 'a tag name')).max(TAGS_PER_PEER_MAX),
+    z.array(z.string().regex(new RegExp(`^ *(?:${TAG_PATTERN})? *$`, 'u'), fieldText('schema.a_tag_name'))).max(TAGS_PER_PEER_MAX),
   ])
   .transform((v, ctx) => {
     const items = (Array.isArray(v) ? v : v.split(',')).map(trimSpaces).filter((t) => t.length > 0);
     for (const t of items) {
       const p = tagNameProblem(t);
       if (p) {
-        ctx.addIssue({ code: 'custom', message: `tag "${t.slice(0, 70)}": ${p}` });
+        ctx.addIssue(fieldIssue(msg('tag.field.invalid_tag', { tag: t.slice(0, 70), reason: refOf(p) })));
         return z.NEVER;
       }
     }

@@ -13,6 +13,7 @@
 // Modes: 'whitelist' lets only matching addresses through; 'blacklist' refuses matching ones. An
 // empty whitelist lets nobody through; an empty blacklist refuses nobody.
 import net from 'node:net';
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 
 export type IpFilterMode = 'whitelist' | 'blacklist';
 export type IpRuleInput = string | { value: string; note?: string | null };
@@ -102,10 +103,10 @@ function formatBytes(family: 4 | 6, b: Uint8Array): string {
 }
 
 /** One rule (address or CIDR) → parsed form, or an error message. */
-export function parseRule(input: string): ParsedRule | { error: string } {
+export function parseRule(input: string): ParsedRule | { error: Msg } {
   const s = input.trim();
-  if (!s) return { error: 'must not be empty' };
-  if (s.length > 64) return { error: 'at most 64 characters' };
+  if (!s) return { error: msg('field.not_empty') };
+  if (s.length > 64) return { error: msg('field.max_chars', { max: 64 }) };
   const slash = s.indexOf('/');
   const addrText = slash === -1 ? s : s.slice(0, slash);
   const prefixText = slash === -1 ? undefined : s.slice(slash + 1);
@@ -119,11 +120,11 @@ export function parseRule(input: string): ParsedRule | { error: string } {
           const v6 = parseV6(addrText);
           return v6 ? { family: 6 as const, bytes: v6 } : null;
         })();
-  if (!a) return { error: 'must be an IPv4 or IPv6 address or CIDR range such as 203.0.113.0/24' };
+  if (!a) return { error: msg('schema.an_ipv4_or_ipv6_address_or') };
   const max = a.family === 4 ? 32 : 128;
   let prefix = max;
   if (prefixText !== undefined) {
-    if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > max) return { error: `prefix must be 0-${max}` };
+    if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > max) return { error: msg('field.cidr_prefix_range', { max }) };
     prefix = Number(prefixText);
   }
   if (a.family === 6 && prefix >= 96 && V4_MAPPED_PREFIX.every((b, i) => a.bytes[i] === b)) {
@@ -147,10 +148,10 @@ function ruleText(r: IpRuleInput): string {
  * Rules as given (strings or {value, note}) → normalized strings, or per-index errors
  * (keys "0", "1", ... so a schema can report them as ip_filter_rules.N).
  */
-export function normalizeIpRules(rules: readonly IpRuleInput[]): { rules: string[] } | { errors: Record<string, string> } {
+export function normalizeIpRules(rules: readonly IpRuleInput[]): { rules: string[] } | { errors: Record<string, Msg> } {
   const out: string[] = [];
   const seen = new Set<string>();
-  const errors: Record<string, string> = {};
+  const errors: Record<string, Msg> = {};
   rules.forEach((r, i) => {
     const p = parseRule(ruleText(r));
     if ('error' in p) {

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, queryInt } from '../http/fields.js';
+import { fieldText } from '../http/messages.js';
 import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
 import { WEBHOOK_AREAS } from '../event-kinds.js';
 
@@ -41,7 +42,7 @@ const retryCount = z
   .number({ error: 'must be a whole number from 0 to 10' })
   .int('must be a whole number from 0 to 10')
   .min(0, 'must be 0 or more')
-  .max(MAX_RETRY_COUNT, `must be at most ${MAX_RETRY_COUNT}`);
+  .max(MAX_RETRY_COUNT, fieldText('field.at_most', { max: MAX_RETRY_COUNT }));
 const name = text({ min: 1, max: 128 });
 const allowPrivate = z.boolean({ error: 'must be true or false' }).meta({
   description:

@@ -1,5 +1,5 @@
 // Messages of peers, peer groups and tags: refusals and activity rows.
-import type { Catalogue } from './define.js';
+import type { Catalogue, MessageRef, Words } from './define.js';
 
 const peer = (name: string) => `Peer "${name}"`;
 
@@ -47,6 +47,7 @@ export const peers = {
 
   'tag.not_found': (p: { name: string }) => `Tag "${p.name}" not found`,
   'tag.name_taken': (p: { name: string }) => `A tag "${p.name}" exists already`,
+  'tag.field.invalid_tag': (p: { tag: string; reason: MessageRef }, w: Words) => `tag "${p.tag}": ${w(p.reason)}`,
   'tag.field.name_taken': () => 'another tag has this name',
   'tag.field.forbidden_characters': () => 'must not contain a comma, <, >, double quote, line feed, carriage return or tab',
   'tag.field.space_at_end': () => 'must not start or end with a space',

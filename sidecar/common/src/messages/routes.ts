@@ -12,6 +12,7 @@ export const routes = {
     `Port ${p.port}/${p.protocol} is already used by route ${p.route_id} (${p.domain})`,
   'route.not_gateway': (p: { route_id: number }) => `Route ${p.route_id} does not target a gateway`,
   'route.no_mac': (p: { route_id: number }) => `Route ${p.route_id} has no MAC address`,
+  'route.field.invalid_label': (p: { label: string }) => `label "${p.label}" is invalid (letters, digits and inner hyphens, 1-63 characters)`,
   'route.field.wol_gateway_only': () => 'Wake-on-LAN needs a gateway route (target_kind gateway)',
   'route.field.set_wol_mac': () => 'set wol_mac on the route first',
   'route.breaker_not_enabled': () => 'The circuit breaker is not enabled on this route',

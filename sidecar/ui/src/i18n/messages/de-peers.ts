@@ -46,6 +46,7 @@ export const peers_de = {
   'group.deleted': (p) => `Peer-Gruppe "${p.name}" gelöscht (${p.peers_ungrouped} Peers ohne Gruppe)`,
   'tag.not_found': (p) => `Tag "${p.name}" nicht gefunden`,
   'tag.name_taken': (p) => `Ein Tag "${p.name}" existiert bereits`,
+  'tag.field.invalid_tag': (p, w) => `Tag "${p.tag}": ${w(p.reason)}`,
   'tag.field.name_taken': () => 'ein anderes Tag hat diesen Namen',
   'tag.field.forbidden_characters': () => 'darf kein Komma, <, >, doppeltes Anführungszeichen, Zeilenvorschub, Wagenrücklauf oder Tabulator enthalten',
   'tag.field.space_at_end': () => 'darf nicht mit einem Leerzeichen beginnen oder enden',

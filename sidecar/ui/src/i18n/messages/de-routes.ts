@@ -16,6 +16,7 @@ export const routes_de = {
   'route.port_taken': (p) => `Port ${p.port}/${p.protocol} wird bereits von Route ${p.route_id} (${p.domain}) verwendet`,
   'route.not_gateway': (p) => `Route ${p.route_id} zielt nicht auf ein Gateway`,
   'route.no_mac': (p) => `Route ${p.route_id} hat keine MAC-Adresse`,
+  'route.field.invalid_label': (p) => `Label "${p.label}" ist ungültig (Buchstaben, Ziffern und innere Bindestriche, 1-63 Zeichen)`,
   'route.field.wol_gateway_only': () => 'Wake-on-LAN braucht eine Gateway-Route (target_kind gateway)',
   'route.field.set_wol_mac': () => 'zuerst wol_mac an der Route setzen',
   'route.breaker_not_enabled': () => 'Der Circuit Breaker ist für diese Route nicht aktiviert',
