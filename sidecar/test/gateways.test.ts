@@ -730,6 +730,7 @@ describe('heartbeats and the status state machine', () => {
     assert.equal(i.status, 'offline');
     assert.match(i.status_reason, /no heartbeat for 60 s/);
     assert.deepEqual(i.status_detail, { code: 'heartbeat_stale', age_s: 60, offline_after_s: 60 });
+    assert.deepEqual(i.status_reason_code, { code: 'gateway.status.heartbeat_stale', params: { age_s: 60, offline_after_s: 60 } });
 
     // back: a heartbeat moves it online at once
     assert.equal((await gwReq(t, '/heartbeat', { method: 'POST', json: hb })).data.status, 'online');
@@ -742,6 +743,11 @@ describe('heartbeats and the status state machine', () => {
     assert.match(down.data.status_reason, /none of its 1 LAN target is reachable/);
     const listed = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id);
     assert.deepEqual(listed.status_detail, { code: 'unhealthy', health: { code: 'lan_unreachable', total: 1 } }, 'the list gives the reason as data too');
+    assert.deepEqual(
+      listed.status_reason_code,
+      { code: 'gateway.status.unhealthy', params: { health: { code: 'gateway.health.lan_unreachable', params: { total: 1 } } } },
+      'and as a message of the catalogue',
+    );
     assert.deepEqual(await events(), ['gateway_online', 'gateway_offline', 'gateway_online', 'gateway_offline']);
     // a stale config hash is reported back
     const stale = await gwReq(t, '/heartbeat', { method: 'POST', json: { ...hb, config_hash: `sha256:${'0'.repeat(64)}` } });

@@ -2,6 +2,7 @@
 // (@gatehouse/common/gateway-protocol.js).
 import { z } from 'zod';
 import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
+import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 
 export const checkQuery = z.strictObject({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
 
@@ -33,6 +34,7 @@ export const gatewayView = z.object({
   status: gwStatus,
   status_reason: z.string(),
   status_detail: statusDetail,
+  status_reason_code: messageRefSchema.meta({ description: 'status_reason as a message of the catalogue: {code, params} (gateway.status.*)' }),
   status_changed_at: z.number().int().nullable(),
   last_seen_at: z.number().int().nullable(),
   health: z.looseObject({}).nullable().meta({ description: 'the last heartbeat' }),
@@ -62,6 +64,7 @@ export const gatewayInfo = z.object({
   status: gwStatus,
   status_reason: z.string(),
   status_detail: statusDetail,
+  status_reason_code: messageRefSchema.meta({ description: 'status_reason as a message of the catalogue: {code, params} (gateway.status.*)' }),
   api_port: z.number().int(),
   last_seen_at: z.number().int().nullable(),
   health: z

@@ -538,6 +538,7 @@ export class GatewaysService implements GatewayAuth {
             this.thresholds,
           )
         : { status: 'unknown' as const, reason: describeStatus(noTokens), detail: noTokens };
+      const reasonCode = statusMessage(d.detail, g?.health_reason ?? null);
       const { hash } = await this.config(Number(p.id));
       const reported = g?.reported_config_hash ?? null;
       out.push({
@@ -551,6 +552,7 @@ export class GatewaysService implements GatewayAuth {
         status: d.status,
         status_reason: d.reason,
         status_detail: d.detail,
+        status_reason_code: reasonCode,
         status_changed_at: num(g?.status_changed_at),
         last_seen_at: lastSeen,
         health,
@@ -586,6 +588,7 @@ export class GatewaysService implements GatewayAuth {
       status: v.status,
       status_reason: v.status_reason,
       status_detail: v.status_detail,
+      status_reason_code: v.status_reason_code,
       api_port: v.api_port,
       last_seen_at: v.last_seen_at,
       health: h

@@ -118,7 +118,7 @@ export function statusMessage(d: StatusDetail, healthReason: string | null = nul
     case 'healthy':
       return {
         code: `gateway.status.${d.code}`,
-        params: { health: d.health ? healthMessage(d.health) : healthReason ? { code: 'field.unworded', params: { text: healthReason } } : null },
+        params: { health: d.health ? healthMessage(d.health) : healthReason ? { code: 'gateway.health.reported', params: { detail: healthReason } } : null },
       };
   }
 }

@@ -15,6 +15,8 @@ export const gateways = {
   'gateway.health.self_check_passed': () => 'no routes; self-check passed',
   'gateway.health.self_check_failed': (p: { failed: string[] }) =>
     `no routes; self-check failed${p.failed.length ? ` (${p.failed.map((f) => SELF_CHECK[f] ?? f).join(', ')})` : ''}`,
+  /** a verdict stored before verdicts were data: the companion's own words */
+  'gateway.health.reported': (p: { detail: string }) => p.detail,
   'gateway.status.no_tokens': () => 'no tokens issued yet',
   'gateway.status.no_heartbeat': () => 'no heartbeat received yet',
   'gateway.status.heartbeat_stale': (p: { age_s: number; offline_after_s: number }) => `no heartbeat for ${p.age_s} s (offline after ${p.offline_after_s} s)`,

@@ -179,6 +179,7 @@ export const gateways_de = {
   'gateway.health.self_check_passed': () => 'keine Routen; Selbsttest bestanden',
   'gateway.health.self_check_failed': (p) =>
     `keine Routen; Selbsttest fehlgeschlagen${p.failed.length ? ` (${p.failed.map((f) => SELF_CHECK[f] ?? f).join(', ')})` : ''}`,
+  'gateway.health.reported': (p) => `laut Gateway: ${p.detail}`,
   'gateway.status.no_tokens': () => 'noch keine Tokens ausgestellt',
   'gateway.status.no_heartbeat': () => 'noch kein Heartbeat empfangen',
   'gateway.status.heartbeat_stale': (p) => `seit ${p.age_s} s kein Heartbeat (offline nach ${p.offline_after_s} s)`,

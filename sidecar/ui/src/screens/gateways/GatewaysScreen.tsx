@@ -11,7 +11,7 @@ import { Card, EmptyState, ErrorBanner, Link, PageHeader, Spinner, StatusDot } f
 import { FormErrors, NumberField, SubmitButton, TextField, useForm } from '../../components/form';
 import { DataTable, type Column } from '../../components/table';
 import { useApi, useTitle } from '../../hooks';
-import { fmtAgo, fmtBytes, fmtDate, fmtNumber, t, useLang } from '../../i18n';
+import { fmtAgo, fmtBytes, fmtDate, fmtNumber, t, useLang, word } from '../../i18n';
 import { useLive } from '../../live';
 import type { ScreenProps } from '../define';
 import type { HealthDetail } from '@gatehouse/common/gateway-status.js';
@@ -38,8 +38,8 @@ function healthWords(h: HealthDetail): string {
   }
 }
 
-/** The status reason in the reader's language, from status_detail; the server's English words only for a detail this app does not know. */
-export function statusWhy(g: Pick<Gateway, 'status_reason' | 'status_detail'>): string | null {
+/** The status reason in the reader's language, from status_detail (or its code, status_reason_code); the server's English words only for a code this app does not know. */
+export function statusWhy(g: Pick<Gateway, 'status_reason' | 'status_detail'> & Partial<Pick<Gateway, 'status_reason_code'>>): string | null {
   const d = g.status_detail;
   switch (d?.code) {
     case 'no_tokens':
@@ -49,11 +49,15 @@ export function statusWhy(g: Pick<Gateway, 'status_reason' | 'status_detail'>): 
     case 'heartbeat_stale':
       return t('gateways.whyStale', { age: fmtNumber(d.age_s), limit: fmtNumber(d.offline_after_s) });
     case 'unhealthy':
-      return d.health ? t('gateways.whyUnhealthy', { health: healthWords(d.health) }) : t('gateways.whyUnhealthyUnknown');
+      return d.health
+        ? t('gateways.whyUnhealthy', { health: healthWords(d.health) })
+        : g.status_reason_code
+          ? word(g.status_reason_code, g.status_reason)
+          : t('gateways.whyUnhealthyUnknown');
     case 'healthy':
-      return d.health ? healthWords(d.health) : t('gateways.whyHealthy');
+      return d.health ? healthWords(d.health) : g.status_reason_code ? word(g.status_reason_code, g.status_reason) : t('gateways.whyHealthy');
     default:
-      return g.status_reason;
+      return word(g.status_reason_code, g.status_reason);
   }
 }
 
