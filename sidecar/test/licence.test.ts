@@ -259,7 +259,7 @@ describe('a server without a licence (community fallback)', () => {
     // offline refresh without a licence service
     const rf = await call('/license/refresh', 'POST');
     assert.equal(rf.status, 200, JSON.stringify(rf.data));
-    assert.deepEqual(rf.data.refresh, { checked: 'offline', ok: true, error: null });
+    assert.deepEqual(rf.data.refresh, { checked: 'offline', ok: true, error: null, error_code: null });
     const d = await call('/license', 'DELETE');
     assert.equal(d.status, 200);
     assert.equal(d.data.removed, true);
@@ -502,7 +502,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     answer = () => ({ status: 200, json: { key: renewed } });
     const r = await call('/license/refresh', 'POST');
     assert.equal(r.status, 200, JSON.stringify(r.data));
-    assert.deepEqual(r.data.refresh, { checked: 'service', ok: true, error: null });
+    assert.deepEqual(r.data.refresh, { checked: 'service', ok: true, error: null, error_code: null });
     assert.equal(r.data.license.licence.expires_at, new Date(now() + 400 * DAY).toISOString());
     const req = requests.at(-1)!;
     assert.equal(req.method, 'POST');
@@ -519,6 +519,12 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     assert.equal(d.status, 200);
     assert.equal(d.data.refresh.ok, false);
     assert.match(d.data.refresh.error, /cannot be reached: ECONNREFUSED/);
+    assert.deepEqual(
+      d.data.refresh.error_code,
+      { code: 'licence.service.unreachable', params: { detail: 'ECONNREFUSED' } },
+      'a coded category, the cause as detail',
+    );
+    assert.deepEqual(d.data.license.licence.last_refresh_error_code, d.data.refresh.error_code, 'the stored error is read back as its code');
     assert.equal(d.data.license.status, 'grace');
     assert.equal(d.data.license.plan, 'business');
     assert.deepEqual(d.data.license.features, [...LICENSED_FEATURES]);
@@ -552,11 +558,15 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     const m = await call('/license/refresh', 'POST');
     assert.equal(m.data.refresh.ok, false);
     assert.match(m.data.refresh.error, /HTTP 503: maintenance/);
+    assert.deepEqual(m.data.refresh.error_code, { code: 'licence.service.status_detail', params: { status: 503, detail: 'maintenance' } });
+    assert.deepEqual(m.data.license.licence.last_refresh_error_code, m.data.refresh.error_code);
     assert.equal(m.data.license.status, 'grace');
     answer = () => ({ status: 410, json: { error: 'licence cancelled' } });
     const r = await call('/license/refresh', 'POST');
     assert.equal(r.data.refresh.ok, false);
     assert.match(r.data.refresh.error, /licence cancelled/);
+    assert.deepEqual(r.data.refresh.error_code, { code: 'licence.service.refused', params: { detail: 'licence cancelled' } });
+    assert.deepEqual(r.data.license.licence.last_refresh_error_code, { code: 'licence.service.revoked', params: { detail: 'licence cancelled' } });
     assert.equal(r.data.license.status, 'revoked');
     assert.deepEqual(r.data.license.features, [...COMMUNITY_FEATURES]);
     assert.equal((await events()).at(-1).reason, 'revoked');

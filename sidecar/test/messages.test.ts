@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { z } from 'zod';
-import { english, msg, MESSAGES, refOf } from '@gatehouse/common/messages/index.js';
+import { english, msg, MESSAGES, readBack, refOf, type ReadBackCode } from '@gatehouse/common/messages/index.js';
 import { knownText } from '../src/http/messages.js';
 import { zodFields } from '../src/http/errors.js';
 import { createPeerBody } from '../src/peers/schema.js';
@@ -158,4 +158,25 @@ test('a limit, an allowed list or a refused value built into a schema message tr
   assert.deepEqual(refOf(knownText('at most 64 characters')!), { code: 'field.max_chars', params: { max: 64 } });
   const d = domainSchema.safeParse('a.b_c.example.com');
   assert.deepEqual(refOf(zodFields(d.error!)._), { code: 'route.field.invalid_label', params: { label: 'b_c' } });
+});
+
+test("a stored text of another party's answer is read back as its coded category, the party's own words as detail", () => {
+  const codes: ReadBackCode[] = [
+    { code: 'webhook.delivery.status', params: { status: 'number' } },
+    { code: 'webhook.delivery.dns', params: { detail: 'text' } },
+    { code: 'webhook.delivery.not_allowed' },
+  ];
+  assert.deepEqual(readBack('HTTP 503', codes, 'webhook.delivery.network'), { code: 'webhook.delivery.status', params: { status: 503 } });
+  assert.deepEqual(readBack('DNS: ENOTFOUND hooks.example.com', codes, 'webhook.delivery.network'), {
+    code: 'webhook.delivery.dns',
+    params: { detail: 'ENOTFOUND hooks.example.com' },
+  });
+  assert.deepEqual(readBack('not allowed', codes, 'webhook.delivery.network'), { code: 'webhook.delivery.not_allowed' });
+  assert.deepEqual(readBack('socket hang up', codes, 'webhook.delivery.network'), { code: 'webhook.delivery.network', params: { detail: 'socket hang up' } });
+  // each category's English text reads back as itself
+  const status = msg('licence.service.status_detail', { status: 502, detail: 'bad gateway: try later' });
+  assert.deepEqual(
+    readBack(status.text, [{ code: 'licence.service.status_detail', params: { status: 'number', detail: 'text' } }], 'licence.service.other'),
+    refOf(status),
+  );
 });

@@ -176,6 +176,11 @@ describe('update, toggle, batch, delete', () => {
         [999999, false, 404],
       ],
     );
+    assert.deepEqual(
+      [dis.data.results[2].error, dis.data.results[2].code, dis.data.results[2].params],
+      ['Peer not found', 'peer.not_found', undefined],
+      'a failed item carries its code beside the English text',
+    );
     assert.equal(dis.data.succeeded, 2);
     assert.equal(dis.data.failed, 1);
     assert.equal((await api(`/peers/${a.id}`)).data.peer.enabled, 0);
@@ -197,6 +202,8 @@ describe('update, toggle, batch, delete', () => {
     assert.equal(del.data.results[1].ok, false);
     assert.equal(del.data.results[1].status, 409);
     assert.match(del.data.results[1].error, /app\.example\.test/);
+    assert.equal(del.data.results[1].code, 'peer.in_use');
+    assert.match(del.data.results[1].params.routes.join(','), /app\.example\.test/);
     assert.equal((await api(`/peers/${a.id}`)).status, 404);
     assert.equal((await api(`/peers/${b.id}`)).status, 200);
   });

@@ -72,7 +72,7 @@ describe('tcpCheck', () => {
       await l.close();
     }
     const down = await tcpCheck('127.0.0.1', await closedPort(), 2000);
-    assert.deepEqual(down, { reachable: false, latency_ms: null, error: 'connection refused' });
+    assert.deepEqual(down, { reachable: false, latency_ms: null, error: 'connection refused', error_code: { code: 'rdp.check.refused' } });
     // TEST-NET-1 (RFC 5737) is never routed: no answer (or refused/unreachable where a firewall answers), within the limit
     const t0 = Date.now();
     const slow = await tcpCheck('192.0.2.1', 3389, 300);
@@ -92,7 +92,7 @@ describe('RDP status endpoints', () => {
     assert.equal(first.paths.length, 1);
     assert.deepEqual(
       { ...first.paths[0], latency_ms: typeof first.paths[0].latency_ms },
-      { path: 'internal', host: '127.0.0.1', port: target.port, reachable: true, latency_ms: 'number', error: null },
+      { path: 'internal', host: '127.0.0.1', port: target.port, reachable: true, latency_ms: 'number', error: null, error_code: null },
     );
     assert.equal(first.latency_ms, first.paths[0].latency_ms);
     assert.equal(first.maintenance, null);
@@ -109,6 +109,7 @@ describe('RDP status endpoints', () => {
     assert.equal(down.reachable, false);
     assert.equal(down.latency_ms, null);
     assert.match(down.error, /internal: connection refused/);
+    assert.deepEqual(down.error_code, { code: 'rdp.check.paths', params: { paths: [{ path: 'internal', reason: { code: 'rdp.check.refused' } }] } });
     const changed = c.events.filter((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id);
     assert.equal(changed.length, 1);
     assert.deepEqual(

@@ -247,7 +247,7 @@ test('toggle and batch: enable, disable, delete with per-id results; linked rout
   assert.equal(dis.status, 200, JSON.stringify(dis.data));
   assert.equal(dis.data.succeeded, 2);
   assert.equal(dis.data.failed, 1);
-  assert.deepEqual(dis.data.results[2], { id: 99999, ok: false, error: 'RDP route not found' });
+  assert.deepEqual(dis.data.results[2], { id: 99999, ok: false, error: 'RDP route not found', code: 'resource.not_found', params: { what: 'RDP route' } });
   assert.equal((await call(`/rdp/${a.id}`)).data.route.enabled, false);
   assert.equal((await call(`/routes/${b.gateway_l4_route_id}`)).data.route.enabled, false);
   const en = await call('/rdp/batch', 'POST', { action: 'enable', ids: [b.id] });

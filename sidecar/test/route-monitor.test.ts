@@ -64,6 +64,8 @@ test('check now: up with status and response time, Host = domain, no credentials
   assert.equal(c.data.check.up, false);
   assert.equal(c.data.check.status, null);
   assert.match(c.data.check.error, /ECONNREFUSED/);
+  assert.equal(c.data.check.error_code.code, 'route.check.network', 'a coded category');
+  assert.equal(c.data.check.error_code.params.detail, c.data.check.error, "the network's own words as detail");
   d = await call('/dashboard/stats');
   assert.deepEqual(d.data.monitoring, { total: 1, up: 0, down: 1 });
 

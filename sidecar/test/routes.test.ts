@@ -399,7 +399,10 @@ test('batch: per-id results, one load for the whole batch', async () => {
   let loads = proxy().loads;
   const off = await call('/routes/batch', 'POST', { action: 'disable', ids: [...ids, 987654] });
   assert.equal(off.status, 200, JSON.stringify(off.data));
-  assert.deepEqual(off.data.results, [...ids.map((id) => ({ id, ok: true })), { id: 987654, ok: false, error: 'Route not found' }]);
+  assert.deepEqual(off.data.results, [
+    ...ids.map((id) => ({ id, ok: true })),
+    { id: 987654, ok: false, error: 'Route not found', code: 'resource.not_found', params: { what: 'Route' } },
+  ]);
   assert.equal(off.data.succeeded, 3);
   assert.equal(off.data.failed, 1);
   assert.equal(proxy().loads, loads + 1);

@@ -195,6 +195,7 @@ test('an event is delivered signed with the exact body; retries come at base, 2Ã
   assert.equal(d0.attempts, 1);
   assert.equal(d0.response_code, 500);
   assert.equal(d0.last_error, 'HTTP 500');
+  assert.deepEqual(d0.last_error_code, { code: 'webhook.delivery.status', params: { status: 500 } });
   assert.equal(d0.next_attempt_at, new Date(t0 + 10_000).toISOString());
 
   await advance(9_999);
@@ -265,6 +266,7 @@ test('a receiver that does not answer: the attempt times out, and the request th
   const d = (await api(`/webhooks/${w.id}/deliveries`)).data.deliveries[0];
   assert.equal(d.status, 'failed');
   assert.match(d.last_error, /timed out after 2000 ms/);
+  assert.deepEqual(d.last_error_code, { code: 'webhook.delivery.timeout', params: { ms: 2000 } });
 });
 
 test('only enabled webhooks subscribed to the kind get a delivery', async () => {
@@ -495,6 +497,7 @@ test('without GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: such URLs get 400 fields.url at c
     const t = await g.req(`/api/v1/webhooks/${id}/test`, { method: 'POST', headers: hh });
     assert.equal(t.data.delivery.status, 'failed');
     assert.equal(t.data.delivery.last_error, 'not allowed');
+    assert.deepEqual(t.data.delivery.last_error_code, { code: 'webhook.delivery.not_allowed' });
     assert.equal(rx.got.length, 0, 'the receiver got nothing');
   } finally {
     await g.close();

@@ -2,14 +2,25 @@
 // parameters beside the English text (error bodies: code, params, field_codes; activity rows: code,
 // params), and the admin app words them from its en and de dictionaries. In the German UI a refused
 // write shows a German error (the form's message and the field's), and the activity log and the
-// dashboard show German entries; the same in English shows the server's own text.
-import { test } from 'node:test';
+// dashboard show German entries; the same in English shows the server's own text. A webhook
+// receiver's failed answer (a coded category with its parameters) is German too.
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { adminPage, settled, uiServer } from '../lib/browser.js';
+import { startReceiver, type Receiver } from '../../sidecar/test/lib/webhook-receiver.js';
 
-const ui = uiServer();
+const SECRET = 'messages-test-secret-0123456789';
+const ui = uiServer({ GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true' });
 const api = ui.api;
+let rx: Receiver;
+before(async () => {
+  rx = await startReceiver(SECRET);
+});
+after(async () => {
+  await ui.s.deps.webhookQueue.stop();
+  await rx.close();
+});
 
 ui.setup(async () => {
   assert.equal((await api('/peer-groups', 'POST', { name: 'Office' })).status, 201);
@@ -96,5 +107,29 @@ test('the German UI shows German activity entries in the activity log and on the
   await en.page.goto(`${ui.s.url}/logs`);
   await settled(en.page);
   await en.page.locator('td.log-msg').filter({ hasText: 'Peer "laptop-anna" created' }).first().waitFor();
+  await en.context.close();
+});
+
+test("the German UI words a webhook receiver's failed answer by its category (webhook.delivery.status), the English UI shows the server's text", async () => {
+  rx.status = 500;
+  const hook = await api('/webhooks', 'POST', { name: 'Ops', url: rx.url, secret: SECRET, events: ['peer_created'], enabled: true });
+  assert.equal(hook.status, 201, JSON.stringify(hook.data));
+  const id = hook.data.webhook.id as number;
+  const sent = await api(`/webhooks/${id}/test`, 'POST');
+  assert.equal(sent.data.delivery.last_error, 'HTTP 500');
+  assert.deepEqual(sent.data.delivery.last_error_code, { code: 'webhook.delivery.status', params: { status: 500 } });
+
+  const de = await pageIn('de');
+  await de.page.goto(`${ui.s.url}/webhooks/${id}`);
+  await settled(de.page);
+  const cell = de.page.locator('.webhook-error').first();
+  await cell.waitFor();
+  assert.equal((await cell.textContent())!.trim(), 'Der Empfänger antwortete mit HTTP 500');
+  assert.deepEqual(de.problems, []);
+  await de.context.close();
+  const en = await pageIn('en');
+  await en.page.goto(`${ui.s.url}/webhooks/${id}`);
+  await settled(en.page);
+  await en.page.locator('.webhook-error').getByText('HTTP 500').waitFor();
   await en.context.close();
 });

@@ -1,5 +1,6 @@
 // Request and response schemas of the licence endpoints (validation and the OpenAPI document).
 import { z } from 'zod';
+import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 import { LICENSED_FEATURES } from '../http/feature-gate.js';
 
 export const activateBody = z.strictObject({
@@ -53,6 +54,9 @@ export const licenceView = z
         last_refresh_at: isoDate.nullable(),
         last_ok_at: isoDate.meta({ description: 'last confirmation by the licence service (or the activation)' }),
         last_refresh_error: z.string().nullable(),
+        last_refresh_error_code: messageRefSchema
+          .nullable()
+          .meta({ description: "last_refresh_error as a message: licence.service.* with the licence service's own words as `detail`" }),
       })
       .nullable()
       .meta({ description: 'the stored licence, also when it is not in force; null without one' }),
@@ -71,7 +75,12 @@ export const licenceView = z
 export type LicenceView = z.infer<typeof licenceView>;
 
 /** What a refresh did: asked the licence service, or found none configured. */
-const refreshOutcome = z.object({ checked: z.enum(['service', 'offline']), ok: z.boolean(), error: z.string().nullable() });
+const refreshOutcome = z.object({
+  checked: z.enum(['service', 'offline']),
+  ok: z.boolean(),
+  error: z.string().nullable(),
+  error_code: messageRefSchema.nullable().meta({ description: "error as a message: licence.service.* with the licence service's own words as `detail`" }),
+});
 export type RefreshOutcome = z.infer<typeof refreshOutcome>;
 
 export const licenceResponse = z.object({ ok: z.literal(true), license: licenceView });

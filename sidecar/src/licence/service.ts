@@ -19,7 +19,8 @@
 //
 // The state lives in one settings row ('licence'); status and entitlements are derived from it and
 // the clock, and cached for isEnabled(), which gated code paths call synchronously.
-import { msg, refOf } from '@gatehouse/common/messages/index.js';
+import { msg, refOf, type Msg } from '@gatehouse/common/messages/index.js';
+import { licenceRefreshError } from '@gatehouse/common/messages/read-back.js';
 import type crypto from 'node:crypto';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events.js';
@@ -201,6 +202,7 @@ export class LicenceService implements FeatureGate {
               last_refresh_at: iso(s.last_refresh_at),
               last_ok_at: new Date(s.last_ok_at).toISOString(),
               last_refresh_error: s.last_refresh_error,
+              last_refresh_error_code: licenceRefreshError(s.last_refresh_error),
             }
           : null,
       grace: failing
@@ -273,8 +275,9 @@ export class LicenceService implements FeatureGate {
         const changed = this.recompute();
         if (changed) await this.emit(this.reasonOfLoss('refreshed'), actor);
         const ok = this.verified !== null;
+        const error = ok ? null : msg('licence.service.offline_invalid');
         return {
-          refresh: { checked: 'offline' as const, ok, error: ok ? null : 'the stored key does not verify with the trusted public keys' },
+          refresh: { checked: 'offline' as const, ok, error: error?.text ?? null, error_code: error ? refOf(error) : null },
           license: this.view(),
         };
       }
@@ -284,29 +287,30 @@ export class LicenceService implements FeatureGate {
         try {
           verifyLicence(answer.key, this.trusted, now, { ignoreExpiry: true });
         } catch (err) {
-          return this.refreshFailed(s, now, `the licence service answered a key that does not verify: ${(err as Error).message}`, actor);
+          return this.refreshFailed(s, now, msg('licence.service.bad_key', { detail: (err as Error).message }), actor);
         }
         await this.save({ ...s, key: answer.key.replace(/\s+/g, ''), last_refresh_at: now, last_ok_at: now, last_refresh_error: null, revoked: false });
         const statusBefore = this.current.status;
         const changed = this.recompute();
         if (changed || statusBefore !== this.current.status || answer.key !== s.key) await this.emit(this.reasonOfLoss('refreshed'), actor);
-        return { refresh: { checked: 'service' as const, ok: true, error: null }, license: this.view() };
+        return { refresh: { checked: 'service' as const, ok: true, error: null, error_code: null }, license: this.view() };
       }
       if (answer.kind === 'revoked') {
-        await this.save({ ...s, last_refresh_at: now, last_refresh_error: `revoked by the licence service: ${answer.error}`, revoked: true });
+        await this.save({ ...s, last_refresh_at: now, last_refresh_error: msg('licence.service.revoked', { detail: answer.error }).text, revoked: true });
         if (this.recompute()) await this.emit('revoked', actor);
-        return { refresh: { checked: 'service' as const, ok: false, error: `the licence service refused the licence: ${answer.error}` }, license: this.view() };
+        const refused = msg('licence.service.refused', { detail: answer.error });
+        return { refresh: { checked: 'service' as const, ok: false, error: refused.text, error_code: refOf(refused) }, license: this.view() };
       }
       return this.refreshFailed(s, now, answer.error, actor);
     });
   }
 
   /** A refresh that could not reach (or use) the licence service: keep the last good state within the grace period. */
-  private async refreshFailed(s: StoredLicence, now: number, error: string, actor: number | null): Promise<{ refresh: RefreshOutcome; license: LicenceView }> {
-    this.o.log.warn(`Licence refresh failed: ${error}`);
-    await this.save({ ...s, last_refresh_at: now, last_refresh_error: error });
+  private async refreshFailed(s: StoredLicence, now: number, error: Msg, actor: number | null): Promise<{ refresh: RefreshOutcome; license: LicenceView }> {
+    this.o.log.warn(`Licence refresh failed: ${error.text}`);
+    await this.save({ ...s, last_refresh_at: now, last_refresh_error: error.text });
     if (this.recompute()) await this.emit(this.reasonOfLoss('refreshed'), actor);
-    return { refresh: { checked: 'service', ok: false, error }, license: this.view() };
+    return { refresh: { checked: 'service', ok: false, error: error.text, error_code: refOf(error) }, license: this.view() };
   }
 
   /** The reason to name when entitlements changed: why they were lost, or `gained` when they came back. */
@@ -328,7 +332,7 @@ export class LicenceService implements FeatureGate {
   private async ask(
     url: string,
     s: StoredLicence,
-  ): Promise<{ kind: 'key'; key: string } | { kind: 'revoked'; error: string } | { kind: 'unreachable'; error: string }> {
+  ): Promise<{ kind: 'key'; key: string } | { kind: 'revoked'; error: string } | { kind: 'unreachable'; error: Msg }> {
     let res: Response;
     try {
       res = await this.fetchFn(url, {
@@ -340,7 +344,7 @@ export class LicenceService implements FeatureGate {
       });
     } catch (err) {
       const e = err as Error & { cause?: { code?: string; message?: string } };
-      return { kind: 'unreachable', error: `the licence service cannot be reached: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
+      return { kind: 'unreachable', error: msg('licence.service.unreachable', { detail: e.cause?.code ?? e.cause?.message ?? e.message }) };
     }
     const text = await res.text().catch(() => '');
     let body: { key?: unknown; error?: unknown } | null = null;
@@ -354,7 +358,12 @@ export class LicenceService implements FeatureGate {
       return { kind: 'revoked', error: typeof body?.error === 'string' ? body.error.slice(0, 300) : `HTTP ${res.status}` };
     return {
       kind: 'unreachable',
-      error: `the licence service answered HTTP ${res.status}${typeof body?.error === 'string' ? `: ${body.error.slice(0, 300)}` : res.status === 200 ? ' without a key' : ''}`,
+      error:
+        typeof body?.error === 'string'
+          ? msg('licence.service.status_detail', { status: res.status, detail: body.error.slice(0, 300) })
+          : res.status === 200
+            ? msg('licence.service.no_key')
+            : msg('licence.service.status', { status: res.status }),
     };
   }
 

@@ -1,5 +1,6 @@
 // Request schemas of the peers API (validation and the OpenAPI document come from the same objects).
 import { z } from 'zod';
+import { itemMessageFields } from '@gatehouse/common/messages/ref.js';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { codePoints, dateInput, paging, queryBool, searchText, sortValues, text } from '../http/fields.js';
 import { HOST_NAME, IPV4, IPV4_CIDR, IPV6, LABELS, whole } from '../http/patterns.js';
@@ -242,6 +243,7 @@ export const peerBatchResponse = z.object({
       ok: z.boolean(),
       status: z.number().int().meta({ description: 'the HTTP status the single-peer call would have answered' }),
       error: z.string().optional(),
+      ...itemMessageFields,
       enabled: z.union([z.literal(0), z.literal(1)]).optional(),
       deleted: z.boolean().optional(),
     }),

@@ -1,7 +1,7 @@
 // Peers: CRUD, address allocation, keys, client configs, hostnames and traffic history. No Koa here.
 // Every change that affects the tunnel ends in WireGuardService.reconcilePeer() for that one peer;
 // every hostname change (and deleting a peer that had one) ends in DnsService.refresh().
-import { msg } from '@gatehouse/common/messages/index.js';
+import { msg, refOf } from '@gatehouse/common/messages/index.js';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow } from './model.js';
@@ -30,6 +30,8 @@ export interface BatchResult {
   ok: boolean;
   status: number;
   error?: string;
+  code?: string;
+  params?: Record<string, unknown>;
   enabled?: 1 | 0;
   deleted?: boolean;
 }
@@ -382,7 +384,7 @@ export class PeersService {
         }
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        results.push({ id, ok: false, status: err.kind === 'not_found' ? 404 : err.kind === 'conflict' ? 409 : 400, error: err.message });
+        results.push({ id, ok: false, status: err.kind === 'not_found' ? 404 : err.kind === 'conflict' ? 409 : 400, error: err.msg.text, ...refOf(err.msg) });
       }
     }
     const succeeded = results.filter((r) => r.ok).length;

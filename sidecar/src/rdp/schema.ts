@@ -2,6 +2,7 @@
 // syntax only: rules over several fields or the database (access-mode combinations, peers that must
 // exist and be gateways, port conflicts, the current key id of an envelope) live in RdpService.
 import { z } from 'zod';
+import { itemMessageFields, messageRefSchema } from '@gatehouse/common/messages/ref.js';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { credentialEnvelopeSchema } from '@gatehouse/common/rdp-credentials.js';
 import { text, textPattern, UNPROCESSABLE } from '../http/fields.js';
@@ -167,7 +168,7 @@ export const rdpRoutesResponse = z.object({ ok: z.literal(true), routes: z.array
 export const rdpToggleResponse = z.object({ ok: z.literal(true), route: rdpRouteView, enabled: z.boolean() });
 export const rdpBatchResponse = z.object({
   ok: z.literal(true),
-  results: z.array(z.object({ id: z.number().int(), ok: z.boolean(), error: z.string().optional() })),
+  results: z.array(z.object({ id: z.number().int(), ok: z.boolean(), error: z.string().optional(), ...itemMessageFields })),
   succeeded: z.number().int(),
   failed: z.number().int(),
 });
@@ -242,6 +243,7 @@ const pathCheck = z.object({
   reachable: z.boolean(),
   latency_ms: z.number().nullable(),
   error: z.string().nullable(),
+  error_code: messageRefSchema.nullable().meta({ description: "error as a message: rdp.check.* with the host's or network's own words as `detail`" }),
 });
 export type PathCheck = z.infer<typeof pathCheck>;
 
@@ -271,6 +273,7 @@ export const rdpRouteStatus = z.object({
   gateway: gatewayState.nullable().meta({ description: 'gateway mode: the gateway and its status' }),
   maintenance,
   error: z.string().nullable(),
+  error_code: messageRefSchema.nullable().meta({ description: 'error as a message: rdp.check.paths (each path with its reason) or rdp.check.not_checked' }),
 });
 
 export type RdpRouteStatus = z.infer<typeof rdpRouteStatus>;

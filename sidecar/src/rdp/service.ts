@@ -9,7 +9,7 @@
 // Credentials: only the envelope made in the browser with GET /rdp/pubkey (@gatehouse/common/
 // rdp-credentials) is stored, and only when it names the current server key (kid). This service never
 // decrypts anything; a desktop client's connect re-encrypts them (rdp/reencrypt.ts).
-import { msg } from '@gatehouse/common/messages/index.js';
+import { itemError, msg } from '@gatehouse/common/messages/index.js';
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { EventBus } from '../events.js';
@@ -66,6 +66,8 @@ export interface RdpBatchResult {
   id: number;
   ok: boolean;
   error?: string;
+  code?: string;
+  params?: Record<string, unknown>;
 }
 
 /** The fields that say where a desktop client takes the stored credentials (the RD gateway pair included). */
@@ -282,7 +284,9 @@ export class RdpService {
           done.push({ route: await this.setEnabled(r, action === 'enable', t), enabled: action === 'enable' });
         }
       }
-      return unique.map((id): RdpBatchResult => (byId.has(id) ? { id, ok: true } : { id, ok: false, error: 'RDP route not found' }));
+      return unique.map((id): RdpBatchResult =>
+        byId.has(id) ? { id, ok: true } : { id, ok: false, ...itemError(msg('resource.not_found', { what: 'RDP route' })) },
+      );
     });
     for (const d of done) {
       if (action === 'delete') await this.events.emit({ type: 'rdp_route_deleted', rdp_route_id: d.route.id, name: d.route.name, actor: actor ?? null });

@@ -17,6 +17,7 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Deps } from '../deps.js';
+import { msg, refOf, type MessageRef, type Msg } from '@gatehouse/common/messages/index.js';
 import type { Job } from '../util/scheduler.js';
 import type { GatewaysService } from '../gateways/service.js';
 import type { GatewayState, MaintenanceWindow, PathCheck, RdpRouteStatus, StatusSummary } from './schema.js';
@@ -49,39 +50,43 @@ export interface RdpRouteSource {
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
-function describe(err: NodeJS.ErrnoException, timeoutMs: number): string {
+/** A path's failure: its English text and its code (rdp.check.*). */
+const failed = (m: Msg): { error: string; error_code: MessageRef } => ({ error: m.text, error_code: refOf(m) });
+
+function describe(err: NodeJS.ErrnoException, timeoutMs: number): Msg {
   switch (err.code) {
     case 'ECONNREFUSED':
-      return 'connection refused';
+      return msg('rdp.check.refused');
     case 'ETIMEDOUT':
-      return `no answer within ${timeoutMs} ms`;
+      return msg('rdp.check.timeout', { ms: timeoutMs });
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
-      return 'host unreachable';
+      return msg('rdp.check.host_unreachable');
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return 'name not resolved';
+      return msg('rdp.check.not_resolved');
     default:
-      return err.code ?? err.message;
+      return msg('rdp.check.network', { detail: err.code ?? err.message });
   }
 }
 
 /** A TCP connect to host:port: reachable with the connect latency, or the reason it is not. */
-export function tcpCheck(host: string, port: number, timeoutMs: number): Promise<{ reachable: boolean; latency_ms: number | null; error: string | null }> {
+type TcpResult = { reachable: boolean; latency_ms: number | null; error: string | null; error_code: MessageRef | null };
+export function tcpCheck(host: string, port: number, timeoutMs: number): Promise<TcpResult> {
   return new Promise((resolve) => {
     const started = performance.now();
     const sock = net.connect({ host, port });
     let done = false;
-    const finish = (r: { reachable: boolean; latency_ms: number | null; error: string | null }) => {
+    const finish = (r: TcpResult) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       sock.destroy();
       resolve(r);
     };
-    const timer = setTimeout(() => finish({ reachable: false, latency_ms: null, error: `no answer within ${timeoutMs} ms` }), timeoutMs);
-    sock.once('connect', () => finish({ reachable: true, latency_ms: round(performance.now() - started), error: null }));
-    sock.once('error', (err: NodeJS.ErrnoException) => finish({ reachable: false, latency_ms: null, error: describe(err, timeoutMs) }));
+    const timer = setTimeout(() => finish({ reachable: false, latency_ms: null, ...failed(msg('rdp.check.timeout', { ms: timeoutMs })) }), timeoutMs);
+    sock.once('connect', () => finish({ reachable: true, latency_ms: round(performance.now() - started), error: null, error_code: null }));
+    sock.once('error', (err: NodeJS.ErrnoException) => finish({ reachable: false, latency_ms: null, ...failed(describe(err, timeoutMs)) }));
   });
 }
 
@@ -189,7 +194,7 @@ export class RdpStatus {
     let gateway: GatewayState | null = null;
     const tcp = async (path: 'internal' | 'external', host: string | null | undefined, port: number | null | undefined) => {
       if (!host || !port) {
-        paths.push({ path, host: host ?? null, port: port ?? null, reachable: false, latency_ms: null, error: 'no address for this path' });
+        paths.push({ path, host: host ?? null, port: port ?? null, reachable: false, latency_ms: null, ...failed(msg('rdp.check.no_address')) });
         return;
       }
       paths.push({ path, host, port, ...(await tcpCheck(host, port, timeout)) });
@@ -228,7 +233,13 @@ export class RdpStatus {
       paths,
       gateway,
       maintenance: await this.maintenance(route, now),
-      error: up.length ? null : paths.map((p) => `${p.path}: ${p.error ?? 'unreachable'}`).join('; ') || 'not checked',
+      ...(up.length
+        ? { error: null, error_code: null }
+        : failed(
+            paths.length
+              ? msg('rdp.check.paths', { paths: paths.map((p) => ({ path: p.path, reason: p.error_code ?? { code: 'rdp.check.unreachable' } })) })
+              : msg('rdp.check.not_checked'),
+          )),
     };
     const before = this.cache.get(route.id);
     this.cache.set(route.id, result);
@@ -250,13 +261,21 @@ export class RdpStatus {
   /** The companion's report for the linked L4 route, and the gateway's status. */
   private async viaGateway(route: RdpRouteLike): Promise<{ path: PathCheck; gateway: GatewayState | null }> {
     const l4 = route.gateway_l4_route_id ?? null;
-    const base: PathCheck = { path: 'gateway', host: route.target_host, port: route.target_port, reachable: false, latency_ms: null, error: null };
-    if (!route.gateway_peer_id) return { path: { ...base, error: 'no gateway set' }, gateway: null };
+    const base: PathCheck = {
+      path: 'gateway',
+      host: route.target_host,
+      port: route.target_port,
+      reachable: false,
+      latency_ms: null,
+      error: null,
+      error_code: null,
+    };
+    if (!route.gateway_peer_id) return { path: { ...base, ...failed(msg('rdp.check.no_gateway')) }, gateway: null };
     let view;
     try {
       view = await this.gateways.view(route.gateway_peer_id);
     } catch (err) {
-      return { path: { ...base, error: `gateway: ${(err as Error).message}` }, gateway: null };
+      return { path: { ...base, ...failed(msg('rdp.check.gateway_error', { detail: (err as Error).message })) }, gateway: null };
     }
     const gateway: GatewayState = {
       peer_id: view.peer_id,
@@ -269,21 +288,26 @@ export class RdpStatus {
     // no fresh heartbeat: nothing the gateway says is current. A fresh one counts per route even when
     // the gateway as a whole is judged offline (it is, when none of its LAN targets answers).
     if (['no_tokens', 'no_heartbeat', 'heartbeat_stale'].includes(view.status_detail.code)) {
-      return { path: { ...base, error: `gateway "${view.name}" is ${view.status}: ${view.status_reason}` }, gateway };
+      return {
+        path: { ...base, ...failed(msg('rdp.check.gateway_down', { name: view.name, status: view.status, reason: view.status_reason_code })) },
+        gateway,
+      };
     }
-    if (l4 === null) return { path: { ...base, error: 'no linked L4 route' }, gateway };
+    if (l4 === null) return { path: { ...base, ...failed(msg('rdp.check.no_linked_route')) }, gateway };
     const reports = Array.isArray(view.health?.route_reachability)
       ? (view.health.route_reachability as { route_id: number; reachable: boolean; latency_ms?: number | null }[])
       : [];
     const rep = reports.find((x) => Number(x.route_id) === l4);
-    if (!rep) return { path: { ...base, error: `gateway "${view.name}" has not reported the linked route ${l4} yet` }, gateway };
+    if (!rep) return { path: { ...base, ...failed(msg('rdp.check.not_reported', { name: view.name, route_id: l4 })) }, gateway };
     const latency = typeof rep.latency_ms === 'number' ? rep.latency_ms : null;
     return {
       path: {
         ...base,
         reachable: !!rep.reachable,
         latency_ms: rep.reachable ? latency : null,
-        error: rep.reachable ? null : `the gateway "${view.name}" cannot reach ${route.target_host}:${route.target_port}`,
+        ...(rep.reachable
+          ? { error: null, error_code: null }
+          : failed(msg('rdp.check.gateway_cannot_reach', { name: view.name, host: route.target_host, port: route.target_port }))),
       },
       gateway,
     };

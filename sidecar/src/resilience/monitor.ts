@@ -23,6 +23,8 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Scheduler } from '../util/scheduler.js';
 import { findRows } from '../db/define.js';
+import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
+import { routeCheckError } from '@gatehouse/common/messages/read-back.js';
 
 export const DEFAULT_MONITOR_INTERVAL_S = 30;
 export const CHECK_TIMEOUT_MS = 10_000;
@@ -42,6 +44,7 @@ export interface CheckResult {
   status: number | null;
   response_ms: number | null;
   error: string | null;
+  error_code: MessageRef | null;
 }
 
 export interface MonitorOptions {
@@ -167,7 +170,16 @@ export class MonitorService {
         error: res.error,
       });
     }
-    return { route_id: route.id, checked_at: new Date(at).toISOString(), up: isUp, status: res.status, response_ms: res.ms, error: res.error };
+    const error = res.error?.slice(0, 255) ?? null;
+    return {
+      route_id: route.id,
+      checked_at: new Date(at).toISOString(),
+      up: isUp,
+      status: res.status,
+      response_ms: res.ms,
+      error,
+      error_code: routeCheckError(error),
+    };
   }
 
   /** The newest checks of a route, newest first. */
@@ -183,6 +195,7 @@ export class MonitorService {
       status: r.status === null ? null : Number(r.status),
       response_ms: r.response_ms === null ? null : Number(r.response_ms),
       error: (r.error as string | null) ?? null,
+      error_code: routeCheckError((r.error as string | null) ?? null),
     }));
   }
 }
@@ -198,7 +211,7 @@ function probeTcp(host: string, port: number): Promise<{ status: number | null; 
       sock.destroy();
       resolve({ status: null, ms, error: null });
     });
-    sock.once('timeout', () => sock.destroy(new Error(`no TCP connection within ${CHECK_TIMEOUT_MS / 1000} s`)));
+    sock.once('timeout', () => sock.destroy(new Error(msg('route.check.tcp_timeout', { s: CHECK_TIMEOUT_MS / 1000 }).text)));
     sock.once('error', (err) => {
       sock.destroy();
       resolve({ status: null, ms: null, error: err.message.slice(0, 255) });
@@ -228,7 +241,7 @@ function probe(host: string, port: number, route: Route): Promise<{ status: numb
       req.destroy();
       resolve({ status: res.statusCode ?? null, ms, error: null });
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${CHECK_TIMEOUT_MS / 1000} s`)));
+    req.on('timeout', () => req.destroy(new Error(msg('route.check.timeout', { s: CHECK_TIMEOUT_MS / 1000 }).text)));
     req.on('error', (err) => resolve({ status: null, ms: null, error: err.message.slice(0, 255) }));
     req.end();
   });

@@ -2,6 +2,7 @@
 // the database (route_type/target_kind combinations, peers that must exist, duplicate domains, port
 // collisions) live in the service, which checks the merged record of a create or partial update.
 import { z } from 'zod';
+import { itemMessageFields, messageRefSchema } from '@gatehouse/common/messages/ref.js';
 import toRegexRange from 'to-regex-range';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { paging, queryBool, queryInt, searchText, sortValues, text, UNPROCESSABLE } from '../http/fields.js';
@@ -404,7 +405,7 @@ export const routesResponse = z.object({
 });
 export const routesBatchResponse = z.object({
   ok: z.literal(true),
-  results: z.array(z.object({ id: z.number().int(), ok: z.boolean(), error: z.string().optional() })),
+  results: z.array(z.object({ id: z.number().int(), ok: z.boolean(), error: z.string().optional(), ...itemMessageFields })),
   succeeded: z.number().int(),
   failed: z.number().int(),
 });
@@ -444,6 +445,7 @@ const checkView = z.object({
   status: nInt.meta({ description: 'HTTP status (HTTP routes)' }),
   response_ms: z.number().nullable(),
   error: z.string().nullable(),
+  error_code: messageRefSchema.nullable().meta({ description: "error as a message: route.check.* with the upstream's or network's own words as `detail`" }),
 });
 export const routeCheckResponse = z.object({ ok: z.literal(true), check: checkView });
 export const routeChecksResponse = z.object({ ok: z.literal(true), checks: z.array(checkView) });

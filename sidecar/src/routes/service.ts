@@ -1,6 +1,6 @@
 // Routes: create, read, update, delete, toggle, batch; every write goes through ctx.proxy.transact()
 // so it is saved and live in Caddy, or neither (see proxy/service.ts).
-import { msg } from '@gatehouse/common/messages/index.js';
+import { itemError, msg } from '@gatehouse/common/messages/index.js';
 import dns from 'node:dns';
 import os from 'node:os';
 import { Op, type Transaction } from 'sequelize';
@@ -75,6 +75,8 @@ export interface BatchResult {
   id: number;
   ok: boolean;
   error?: string;
+  code?: string;
+  params?: Record<string, unknown>;
 }
 
 export class RoutesService {
@@ -218,7 +220,9 @@ export class RoutesService {
         if (action === 'delete') await this.Route.destroy({ where: { id: { [Op.in]: hit } }, transaction: t });
         else await this.Route.update({ enabled: action === 'enable', updated_at: this.clock() }, { where: { id: { [Op.in]: hit } }, transaction: t });
       }
-      return unique.map((id): BatchResult => (found.has(id) ? { id, ok: true } : { id, ok: false, error: 'Route not found' }));
+      return unique.map((id): BatchResult =>
+        found.has(id) ? { id, ok: true } : { id, ok: false, ...itemError(msg('resource.not_found', { what: 'Route' })) },
+      );
     });
     const succeeded = results.filter((r) => r.ok).length;
     if (succeeded) {

@@ -28,6 +28,7 @@ import { send, webhookPolicy, type SendResult } from './sender.js';
 import { deliveryView } from './views.js';
 import type { DeliveryView } from './schema.js';
 import { asBool, findRows } from '../db/define.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 
 export const MAX_RETRY_DELAY_MS = 3_600_000;
 export const RETENTION_MS = 30 * 24 * 3_600_000;
@@ -213,7 +214,7 @@ export class DeliveryQueue {
     try {
       secret = this.core.crypto.open(hook.secret_enc);
     } catch {
-      return { ok: false, status: null, error: 'the secret cannot be opened with this master key; save the webhook with a new secret', duration_ms: 0 };
+      return { ok: false, status: null, error: msg('webhook.delivery.secret_unreadable').text, duration_ms: 0 };
     }
     return send({ url: hook.url, secret, event: row.event, uid: row.uid, body: row.body, now: this.core.clock() }, this.sendOptions(hook));
   }

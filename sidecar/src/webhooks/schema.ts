@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, queryInt } from '../http/fields.js';
 import { fieldText } from '../http/messages.js';
+import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
 import { WEBHOOK_AREAS } from '../event-kinds.js';
 
@@ -124,6 +125,9 @@ export const deliveryView = z
     last_attempt_at: isoDate.nullable(),
     response_code: z.number().int().nullable(),
     last_error: z.string().nullable(),
+    last_error_code: messageRefSchema
+      .nullable()
+      .meta({ description: "last_error as a message: webhook.delivery.* with the receiver's or network's own words as `detail`" }),
     duration_ms: z.number().int().nullable(),
     body: z.string().meta({ description: 'the exact JSON body sent' }),
     created_at: isoDate,

@@ -4,6 +4,7 @@
 // A refused target is recorded as "not allowed" and nothing more.
 import crypto from 'node:crypto';
 import { FetchFailed, guardedRequest, NotAllowed, type OutboundPolicy } from '../util/outbound.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 
 export const SIGNATURE_HEADER = 'X-Gatehouse-Signature';
 export const TIMESTAMP_HEADER = 'X-Gatehouse-Timestamp';
@@ -70,9 +71,9 @@ export async function send(input: SendInput, o: SenderOptions): Promise<SendResu
   try {
     new URL(input.url);
   } catch {
-    return done(null, 'invalid URL');
+    return done(null, msg('webhook.delivery.invalid_url').text);
   }
-  if (o.signal?.aborted) return done(null, 'aborted');
+  if (o.signal?.aborted) return done(null, msg('webhook.delivery.aborted').text);
   const ts = Math.floor(input.now / 1000);
   const headers = {
     'content-type': 'application/json',
@@ -95,12 +96,19 @@ export async function send(input: SendInput, o: SenderOptions): Promise<SendResu
       maxRedirects: 0,
       signal: o.signal,
     });
-    return done(res.status, res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`);
+    return done(res.status, res.status >= 200 && res.status < 300 ? null : msg('webhook.delivery.status', { status: res.status }).text);
   } catch (err) {
-    if (o.signal?.aborted) return done(null, 'aborted');
-    if (err instanceof NotAllowed) return done(null, 'not allowed');
+    if (o.signal?.aborted) return done(null, msg('webhook.delivery.aborted').text);
+    if (err instanceof NotAllowed) return done(null, msg('webhook.delivery.not_allowed').text);
     if (err instanceof FetchFailed)
-      return done(null, err.kind === 'timeout' ? `timed out after ${o.timeoutMs} ms` : err.kind === 'dns' ? `DNS: ${err.reason}` : err.reason);
+      return done(
+        null,
+        err.kind === 'timeout'
+          ? msg('webhook.delivery.timeout', { ms: o.timeoutMs }).text
+          : err.kind === 'dns'
+            ? msg('webhook.delivery.dns', { detail: err.reason }).text
+            : err.reason,
+      );
     return done(null, (err as Error).message);
   }
 }

@@ -3,6 +3,7 @@ import { isoOrNull as iso } from '../util/dates.js';
 import { asBool } from '../db/define.js';
 import type { WebhookDeliveryRow, WebhookRow } from './model.js';
 import type { DeliveryCounts, DeliveryView, WebhookView } from './schema.js';
+import { webhookDeliveryError } from '@gatehouse/common/messages/read-back.js';
 
 export function webhookView(r: WebhookRow, counts: DeliveryCounts, last: WebhookDeliveryRow | null): WebhookView {
   return {
@@ -36,6 +37,7 @@ export function deliveryView(r: WebhookDeliveryRow): DeliveryView {
     last_attempt_at: iso(r.last_attempt_at),
     response_code: r.response_code === null ? null : Number(r.response_code),
     last_error: r.last_error,
+    last_error_code: webhookDeliveryError(r.last_error),
     duration_ms: r.duration_ms === null ? null : Number(r.duration_ms),
     body: r.body,
     created_at: iso(r.created_at)!,

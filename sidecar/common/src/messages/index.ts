@@ -21,11 +21,12 @@ import { schemas } from './schemas.js';
 import { peers } from './peers.js';
 import { request } from './request.js';
 import { wireguard } from './wireguard.js';
+import { outside } from './outside.js';
 
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence } as const;
+export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside } as const;
 
 export const MESSAGES = {
   ...request,
@@ -39,6 +40,7 @@ export const MESSAGES = {
   ...backup,
   ...wireguard,
   ...licence,
+  ...outside,
 } satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;
@@ -69,7 +71,43 @@ export function msg<C extends Code>(code: C, ...[params]: Args<C>): Msg<C> {
   return { ...(ref as { code: C; params?: ParamsOf<C> }), text: english(ref) };
 }
 
+/** A failed item of a batch: the English text as `error`, beside its code and parameters. */
+export function itemError(m: Msg): { error: string; code: string; params?: Record<string, unknown> } {
+  return { error: m.text, ...refOf(m) };
+}
+
 /** The message as data (what bodies and rows carry): code and, when it has any, parameters. */
 export function refOf(m: MessageRef): MessageRef {
   return m.params === undefined ? { code: m.code } : { code: m.code, params: m.params };
+}
+
+/** A code readBack() may read a text as, with the kind of each parameter. */
+export interface ReadBackCode {
+  code: Code;
+  params?: Record<string, 'number' | 'text'>;
+}
+
+/**
+ * A text written from one of these codes (and stored as text) read back as its message: the first
+ * code whose English wording, with its parameters as placeholders, matches the whole text; `params`
+ * names each parameter's kind. A text none matches is `fallback` with the text as its `detail`.
+ */
+export function readBack(text: string, codes: ReadBackCode[], fallback: Code): MessageRef {
+  for (const c of codes) {
+    const names = Object.keys(c.params ?? {});
+    const marks = Object.fromEntries(names.map((n, i) => [n, `\u0001${i}\u0001`]));
+    const sample = english({ code: c.code, params: marks });
+    const source = sample
+      .split(/\u0001(\d+)\u0001/)
+      .map((part, i) => (i % 2 ? (c.params![names[Number(part)]] === 'number' ? '(\\d{1,15})' : '(.+?)') : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    const order = [...sample.matchAll(/\u0001(\d+)\u0001/g)].map((m) => names[Number(m[1])]);
+    const m = new RegExp(`^${source}$`, 's').exec(text);
+    if (!m) continue;
+    if (!names.length) return { code: c.code };
+    const params: Record<string, unknown> = {};
+    order.forEach((n, i) => (params[n] = c.params![n] === 'number' ? Number(m[i + 1]) : m[i + 1]));
+    return { code: c.code, params };
+  }
+  return { code: fallback, params: { detail: text } };
 }

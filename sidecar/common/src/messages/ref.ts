@@ -4,6 +4,15 @@ import { z } from 'zod';
 
 export const messageParams = z.record(z.string(), z.unknown()).meta({ description: 'the parameters of the message, by name (absent when it has none)' });
 
+/** Beside a per-item `error` text (a batch's results): its code and parameters. */
+export const itemMessageFields = {
+  code: z
+    .string()
+    .optional()
+    .meta({ description: "the error as a code of the message catalogue (beside `error`, its English text); a client words it in its reader's language" }),
+  params: messageParams.optional(),
+};
+
 export const messageRefSchema = z
   .object({
     code: z.string().meta({ description: 'a stable code of the message catalogue (docs/reference/errors.md lists them)' }),

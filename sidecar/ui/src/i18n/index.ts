@@ -46,6 +46,14 @@ export function wordRow(r: { message: string; code?: string | null; params?: Rec
   return r.code ? word({ code: r.code, params: r.params ?? undefined }, r.message) : r.message;
 }
 
+/** The first failed item of a batch's results, worded (its code and parameters; its English `error` for a code this app does not know), as " — why", or "". */
+export function firstItemError(results: { ok: boolean; error?: string; code?: string; params?: Record<string, unknown> }[]): string {
+  const bad = results.find((r) => !r.ok);
+  if (!bad) return '';
+  const why = bad.code ? word({ code: bad.code, params: bad.params }, bad.error ?? bad.code) : (bad.error ?? '');
+  return why ? ` — ${why}` : '';
+}
+
 /** Re-render on language change: call at the top of components that show text. */
 export const useLang = () => useStore(lang);
 

@@ -1,5 +1,6 @@
 // German wordings of users, sign-ins, tokens, desktop clients, settings, mail, webhooks and backups (@gatehouse/common/messages).
 import type { Translation } from '@gatehouse/common/messages/define.js';
+import { webhookDeliveryError } from '@gatehouse/common/messages/read-back.js';
 import type { access, Resource } from '@gatehouse/common/messages/access.js';
 import type { backup } from '@gatehouse/common/messages/backup.js';
 
@@ -87,8 +88,8 @@ export const access_de = {
   'webhook.enabled': (p) => `Webhook "${p.name}" aktiviert`,
   'webhook.disabled': (p) => `Webhook "${p.name}" deaktiviert`,
   'webhook.deleted': (p) => `Webhook "${p.name}" gelöscht`,
-  'webhook.delivery_failed': (p) =>
-    `Webhook "${p.name}": Zustellung von ${p.event} nach ${p.attempts} Versuch(en) fehlgeschlagen${p.error ? `: ${p.error}` : ''}`,
+  'webhook.delivery_failed': (p, w) =>
+    `Webhook "${p.name}": Zustellung von ${p.event} nach ${p.attempts} Versuch(en) fehlgeschlagen${p.error ? `: ${w(webhookDeliveryError(p.error)!)}` : ''}`,
 } satisfies Translation<typeof access>;
 
 export const backup_de = {

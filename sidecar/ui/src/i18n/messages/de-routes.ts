@@ -1,10 +1,12 @@
 // German wordings of routes, their protection, RDP routes and home gateways (@gatehouse/common/messages).
-import type { Translation } from '@gatehouse/common/messages/define.js';
+import type { Translation, Words } from '@gatehouse/common/messages/define.js';
+import { routeCheckError } from '@gatehouse/common/messages/read-back.js';
 import type { routes } from '@gatehouse/common/messages/routes.js';
 import type { rdp } from '@gatehouse/common/messages/rdp.js';
 import type { gateways } from '@gatehouse/common/messages/gateways.js';
 
-const upDown = (p: { error: string | null; status: number | null }) => (p.error ? `: ${p.error}` : p.status !== null ? ` (HTTP ${p.status})` : '');
+const upDown = (p: { error: string | null; status: number | null }, w: Words) =>
+  p.error ? `: ${w(routeCheckError(p.error)!)}` : p.status !== null ? ` (HTTP ${p.status})` : '';
 const BATCH: Record<string, string> = { enable: 'Aktivieren', disable: 'Deaktivieren', delete: 'Löschen' };
 
 export const routes_de = {
@@ -93,8 +95,8 @@ export const routes_de = {
   'route.disabled': (p) => `Route ${p.domain} deaktiviert`,
   'route.deleted': (p) => `Route ${p.domain} gelöscht`,
   'route.batch': (p) => `Sammelaktion ${BATCH[p.action] ?? p.action} für ${p.count} Route(n)`,
-  'route.up': (p) => `Route ${p.domain} ist erreichbar${upDown(p)}`,
-  'route.down': (p) => `Route ${p.domain} ist nicht erreichbar${upDown(p)}`,
+  'route.up': (p, w) => `Route ${p.domain} ist erreichbar${upDown(p, w)}`,
+  'route.down': (p, w) => `Route ${p.domain} ist nicht erreichbar${upDown(p, w)}`,
   'route.breaker_opened': (p) => `Circuit Breaker von Route ${p.route_id} nach ${p.failure_count} Fehlern in Folge geöffnet`,
   'route.breaker_closed': (p) => `Circuit Breaker von Route ${p.route_id} geschlossen: eine Probeanfrage gelang nach ${p.open_seconds} s`,
   'route.breaker_reset': (p) => `Circuit Breaker von Route ${p.domain} zurückgesetzt`,

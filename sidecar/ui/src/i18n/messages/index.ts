@@ -10,6 +10,7 @@ import { peers_de, licence_de, wireguard_de } from './de-peers';
 import { request_de, field_de } from './de-request';
 import { routes_de, rdp_de, gateways_de } from './de-routes';
 import { schemas_de } from './de-schemas';
+import { outside_de } from './de-outside';
 import type { Lang } from '../define';
 
 export const DE = {
@@ -24,6 +25,7 @@ export const DE = {
   ...backup_de,
   ...wireguard_de,
   ...licence_de,
+  ...outside_de,
 } satisfies Translation<Messages>;
 
 type AnyWording = (p: unknown, w: Words) => string;

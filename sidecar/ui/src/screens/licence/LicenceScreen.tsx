@@ -9,7 +9,7 @@ import { confirmAction, toast } from '../../components/dialog';
 import { FormErrors, SubmitButton, TextArea, useForm } from '../../components/form';
 import { Badge, Card, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { fmtDate, t, useLang } from '../../i18n';
+import { fmtDate, t, useLang, word } from '../../i18n';
 import '../../components/admin.css';
 import './licence.css';
 
@@ -35,7 +35,7 @@ export default function LicenceScreen() {
     try {
       const r = await api<RefreshResponse>('POST', '/license/refresh');
       if (r.refresh.ok) toast(t('licence.refreshed'));
-      else toast(t('licence.refreshFailed', { error: r.refresh.error ?? '' }), 'bad');
+      else toast(t('licence.refreshFailed', { error: word(r.refresh.error_code, r.refresh.error ?? '') }), 'bad');
     } catch (err) {
       toast(String((err as Error).message), 'bad');
     } finally {
@@ -145,7 +145,7 @@ export default function LicenceScreen() {
               {l.licence?.last_refresh_error && (
                 <>
                   <dt>{t('licence.refreshError')}</dt>
-                  <dd>{l.licence.last_refresh_error}</dd>
+                  <dd>{word(l.licence.last_refresh_error_code, l.licence.last_refresh_error)}</dd>
                 </>
               )}
               {l.grace && (

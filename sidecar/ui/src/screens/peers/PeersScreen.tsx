@@ -7,7 +7,7 @@ import { confirmAction, Modal, toast } from '../../components/dialog';
 import { DataTable, Pager, SearchBox, useList, type Column } from '../../components/table';
 import { Badge, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { fmtBytes, t, useLang } from '../../i18n';
+import { firstItemError, fmtBytes, t, useLang } from '../../i18n';
 import { useLive } from '../../live';
 import { setQuery } from '../../router';
 import type { ScreenProps } from '../define';
@@ -113,8 +113,7 @@ function PeerList({ query }: { query: URLSearchParams }) {
     setBusy(true);
     try {
       const r = await api<PeerBatchResponse>('POST', '/peers/batch', { action, ids: chosen });
-      const firstError = r.results.find((x) => !x.ok)?.error;
-      toast(t('peers.batchDone', { ok: r.succeeded, failed: r.failed }) + (firstError ? ` — ${firstError}` : ''), r.failed ? 'bad' : 'ok');
+      toast(t('peers.batchDone', { ok: r.succeeded, failed: r.failed }) + firstItemError(r.results), r.failed ? 'bad' : 'ok');
       setSelected(new Set());
       list.reload();
     } catch (err) {

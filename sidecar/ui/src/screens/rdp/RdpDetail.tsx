@@ -7,7 +7,7 @@ import { api, get } from '../../api';
 import { confirmAction, toast } from '../../components/dialog';
 import { Badge, Card, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { fmtDate, t } from '../../i18n';
+import { fmtDate, t, word } from '../../i18n';
 import { navigate } from '../../router';
 import { CredentialsCard } from './credentials';
 import { HistoryCard } from './history';
@@ -182,7 +182,7 @@ function StatusCard(props: { route: RdpRoute }) {
                   ? p.latency_ms !== null
                     ? t('rdp.reachableMs', { n: p.latency_ms })
                     : t('rdp.reachable')
-                  : `${t('rdp.unreachable')}${p.error ? ` (${p.error})` : ''}`}
+                  : `${t('rdp.unreachable')}${p.error ? ` (${word(p.error_code, p.error)})` : ''}`}
               </dd>
             </div>
           ))}

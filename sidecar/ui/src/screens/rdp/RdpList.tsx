@@ -7,7 +7,7 @@ import { confirmAction, toast } from '../../components/dialog';
 import { DataTable, SearchBox, type Column } from '../../components/table';
 import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { t } from '../../i18n';
+import { firstItemError, t } from '../../i18n';
 import type { RdpBatchResponse, RdpRoutesResponse, RdpToggleResponse, RotationPendingResponse, RoutePeersResponse, WizardPeer } from '../../protocol';
 import { RDP_EVENTS, type RdpRoute } from './model';
 import { CredBadge, EnabledBadge, ReachDot, useStatusMap } from './status';
@@ -76,7 +76,7 @@ export default function RdpList() {
     setBusy(`batch-${action}`);
     try {
       const res = await api<RdpBatchResponse>('POST', '/rdp/batch', { action, ids });
-      toast(t('rdp.batchDone', { ok: res.succeeded, failed: res.failed }), res.failed ? 'bad' : 'ok');
+      toast(t('rdp.batchDone', { ok: res.succeeded, failed: res.failed }) + firstItemError(res.results), res.failed ? 'bad' : 'ok');
       setSelected(new Set());
       reload();
     } catch (e) {

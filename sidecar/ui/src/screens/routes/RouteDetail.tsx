@@ -7,7 +7,7 @@ import { api } from '../../api';
 import { confirmAction, toast } from '../../components/dialog';
 import { Badge, Card, ErrorBanner, Link, PageHeader, Spinner, StatusDot } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { fmtDate, t } from '../../i18n';
+import { fmtDate, t, word } from '../../i18n';
 import { navigate } from '../../router';
 import { BreakerPanel } from './breaker';
 import { DnsResult } from './RouteForm';
@@ -254,7 +254,7 @@ function Uptime(props: { route: Route }) {
                     </td>
                     <td data-label={t('routes.httpStatus')}>{c.status ?? '–'}</td>
                     <td data-label={t('routes.responseTime')}>{c.response_ms === null ? '–' : t('routes.ms', { n: c.response_ms })}</td>
-                    <td data-label={t('routes.errorCol')}>{c.error ?? ''}</td>
+                    <td data-label={t('routes.errorCol')}>{c.error ? word(c.error_code, c.error) : ''}</td>
                   </tr>
                 ))}
               </tbody>

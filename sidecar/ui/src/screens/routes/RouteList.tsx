@@ -6,7 +6,7 @@ import { confirmAction, toast } from '../../components/dialog';
 import { DataTable, Pager, SearchBox, useList, type Column } from '../../components/table';
 import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { t } from '../../i18n';
+import { firstItemError, t } from '../../i18n';
 import { setQuery, useLocation } from '../../router';
 import type { RoutePeersResponse, RoutesBatchResponse, RoutesResponse, RouteToggleResponse } from '../../protocol';
 import { ROUTE_EVENTS, type Route, type WizardPeer } from './model';
@@ -79,7 +79,7 @@ export default function RouteList() {
     setBusy(`batch-${action}`);
     try {
       const res = await api<RoutesBatchResponse>('POST', '/routes/batch', { action, ids });
-      toast(t('routes.batchDone', { ok: res.succeeded, failed: res.failed }), res.failed ? 'bad' : 'ok');
+      toast(t('routes.batchDone', { ok: res.succeeded, failed: res.failed }) + firstItemError(res.results), res.failed ? 'bad' : 'ok');
       setSelected(new Set());
       list.reload();
     } catch (e) {

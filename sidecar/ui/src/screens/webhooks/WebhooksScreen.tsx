@@ -10,7 +10,7 @@ import { GroupedCheckGroup } from '../../components/checkgroup';
 import { DataTable, Pager, useList, type Column } from '../../components/table';
 import { Badge, Card, CopyButton, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { fmtAgo, fmtDate, t, useLang } from '../../i18n';
+import { fmtAgo, fmtDate, t, useLang, word } from '../../i18n';
 import { navigate, setQuery } from '../../router';
 import type { ScreenProps } from '../define';
 import '../../components/admin.css';
@@ -55,7 +55,8 @@ function useActions(reload: () => void) {
         setLastTest({ id: w.id, delivery: r.delivery });
         const d = r.delivery;
         if (d.status === 'delivered') toast(t('webhooks.testOk', { name: w.name, code: d.response_code ?? '' }));
-        else toast(t('webhooks.testFailed', { name: w.name, error: d.last_error ?? String(d.response_code ?? '') }), 'bad');
+        else
+          toast(t('webhooks.testFailed', { name: w.name, error: d.last_error ? word(d.last_error_code, d.last_error) : String(d.response_code ?? '') }), 'bad');
         reload();
       } catch (e) {
         toast(errText(e), 'bad');
@@ -93,7 +94,7 @@ function TestResult(props: { result: { delivery: DeliveryView } | null; name: st
       <strong>{t('webhooks.lastTest')}</strong> <StatusBadge status={d.status} />{' '}
       {d.status === 'delivered'
         ? t('webhooks.testOk', { name: props.name, code: d.response_code ?? '' })
-        : t('webhooks.testFailed', { name: props.name, error: d.last_error ?? String(d.response_code ?? '') })}
+        : t('webhooks.testFailed', { name: props.name, error: d.last_error ? word(d.last_error_code, d.last_error) : String(d.response_code ?? '') })}
     </div>
   );
 }
@@ -362,7 +363,11 @@ function WebhookDetail({ id, query }: { id: number; query: URLSearchParams }) {
     { key: 'status', label: t('webhooks.status'), render: (r) => <StatusBadge status={r.status} /> },
     { key: 'attempts', label: t('webhooks.attempts'), render: (r) => `${r.attempts} / ${r.max_attempts}` },
     { key: 'response', label: t('webhooks.response'), render: (r) => r.response_code ?? '–' },
-    { key: 'error', label: t('webhooks.error'), render: (r) => (r.last_error ? <span class="webhook-error">{r.last_error}</span> : '–') },
+    {
+      key: 'error',
+      label: t('webhooks.error'),
+      render: (r) => (r.last_error ? <span class="webhook-error">{word(r.last_error_code, r.last_error)}</span> : '–'),
+    },
     { key: 'next', label: t('webhooks.nextAttempt'), render: (r) => (r.next_attempt_at ? fmtDate(r.next_attempt_at) : '–') },
     {
       key: 'body',
