@@ -95,13 +95,13 @@ export interface ReadBackCode {
 export function readBack(text: string, codes: ReadBackCode[], fallback: Code): MessageRef {
   for (const c of codes) {
     const names = Object.keys(c.params ?? {});
-    const marks = Object.fromEntries(names.map((n, i) => [n, `\u0001${i}\u0001`]));
+    const marks = Object.fromEntries(names.map((n, i) => [n, `\uE000${i}\uE000`]));
     const sample = english({ code: c.code, params: marks });
     const source = sample
-      .split(/\u0001(\d+)\u0001/)
+      .split(/\uE000(\d+)\uE000/)
       .map((part, i) => (i % 2 ? (c.params![names[Number(part)]] === 'number' ? '(\\d{1,15})' : '(.+?)') : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('');
-    const order = [...sample.matchAll(/\u0001(\d+)\u0001/g)].map((m) => names[Number(m[1])]);
+    const order = [...sample.matchAll(/\uE000(\d+)\uE000/g)].map((m) => names[Number(m[1])]);
     const m = new RegExp(`^${source}$`, 's').exec(text);
     if (!m) continue;
     if (!names.length) return { code: c.code };
