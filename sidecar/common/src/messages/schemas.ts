@@ -92,5 +92,7 @@ export const schemas = {
   'schema.sha256_hash': () => 'must be sha256: followed by 64 hex digits',
   'schema.totp_code': () => 'must be the 6-digit code from the authenticator app',
   'schema.not_a_licence_key': () => 'not a Gatehouse licence key: expected GHL1.<key id>.<document>.<signature>',
+  'schema.a_dns_name_or_ip': () => 'must be a DNS name or an IP address',
+  'schema.an_ipv4_address': () => 'must be an IPv4 address',
   'schema.printable_ascii_only': () => 'printable ASCII only',
 } satisfies Catalogue;

@@ -92,5 +92,7 @@ export const schemas_de = {
   'schema.sha256_hash': () => 'muss sha256: gefolgt von 64 Hex-Ziffern sein',
   'schema.totp_code': () => 'muss der 6-stellige Code aus der Authenticator-App sein',
   'schema.not_a_licence_key': () => 'kein Gatehouse-Lizenzschlüssel: erwartet GHL1.<Schlüssel-ID>.<Dokument>.<Signatur>',
+  'schema.a_dns_name_or_ip': () => 'muss ein DNS-Name oder eine IP-Adresse sein',
+  'schema.an_ipv4_address': () => 'muss eine IPv4-Adresse sein',
   'schema.printable_ascii_only': () => 'nur druckbare ASCII-Zeichen',
 } satisfies Translation<typeof schemas>;
