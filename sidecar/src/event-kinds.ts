@@ -207,6 +207,46 @@ export const EVENT_KINDS = {
     area: 'peers',
     webhook: 'a peer was deleted',
   }),
+  peer_config_link_created: kind({
+    payload: z.object({
+      peer_id: z.number(),
+      name: z.string(),
+      link_id: z.number(),
+      expires_at: z.string().meta({ description: 'ISO' }),
+      note: z.string().nullable(),
+      actor,
+    }),
+    scope: 'peers',
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('peer.config_link_created', { name: e.name, expires_at: e.expires_at, note: e.note }),
+      details: { peer_id: e.peer_id, link_id: e.link_id, expires_at: e.expires_at },
+      user_id: e.actor,
+    }),
+    webhook: "a one-time link to a peer's config was made",
+  }),
+  peer_config_link_used: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), link_id: z.number(), ip: z.string() }),
+    scope: 'peers',
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('peer.config_link_used', { name: e.name, ip: e.ip }),
+      details: { peer_id: e.peer_id, link_id: e.link_id, ip: e.ip },
+      user_id: null,
+    }),
+    webhook: "a peer's config was downloaded through its one-time link",
+  }),
+  peer_config_link_revoked: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), link_id: z.number(), actor }),
+    scope: 'peers',
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('peer.config_link_revoked', { name: e.name }),
+      details: { peer_id: e.peer_id, link_id: e.link_id },
+      user_id: e.actor,
+    }),
+    webhook: "a one-time link to a peer's config was revoked",
+  }),
   peer_expired: kind({
     payload: z.object({ peer_id: z.number(), name: z.string(), expires_at: z.string().meta({ description: 'ISO' }), enabled: z.boolean() }),
     scope: 'peers',

@@ -19,6 +19,7 @@ import { settingsFeature } from './settings/feature.js';
 import { logsFeature } from './logs/feature.js';
 import { eventsStreamFeature } from './events-stream/feature.js';
 import { peersFeature } from './peers/feature.js';
+import { configLinksFeature } from './config-links/feature.js';
 import { groupsFeature } from './groups/feature.js';
 import { tagsFeature } from './tags/feature.js';
 import { wireguardFeature } from './wireguard/feature.js';
@@ -47,6 +48,7 @@ export const features: readonly Feature[] = [
   logsFeature, // the activity log, and the access log's reader
   eventsStreamFeature,
   peersFeature,
+  configLinksFeature, // one-time config links of peers
   groupsFeature,
   tagsFeature,
   wireguardFeature, // the interface up before the DNS hosts file and everything that routes through it

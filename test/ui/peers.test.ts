@@ -5,6 +5,7 @@
 // axe-core and screenshots of the dialogs and the detail page (en/de, 1280/360).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
 
@@ -311,6 +312,54 @@ test('detail page: facts, config and QR code on demand, traffic periods, live ch
       assert.deepEqual(realProblems(w), [], `${lang} ${width}`);
       await w.context.close();
     }
+  }
+  await setLanguage('en');
+});
+
+test('a one-time download link: made on the detail page and copied, the recipient downloads the config once, then the link says it was used (en/de, 1280/390)', async () => {
+  const p = (await api('/peers', 'POST', { name: 'link-recipient' })).data.peer;
+  const config = (await api(`/peers/${p.id}/config`)).data as string;
+  for (const [lang, width] of [
+    ['en', 1280],
+    ['de', 390],
+  ] as const) {
+    await setLanguage(lang);
+    const w = await adminPage(ui.browser, ui.s.url, { lang, width });
+    const { page } = w;
+    await w.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.s.url });
+    await page.goto(`${ui.s.url}/peers/${p.id}`);
+    await settled(page);
+    const card = page.locator('.config-links');
+    await card.locator('input[type=text]').fill(lang === 'en' ? 'for Ana' : 'für Ana');
+    await card.locator('button[type=submit]').click();
+    const shown = card.locator('[data-testid=config-link-url]');
+    await shown.waitFor();
+    const url = (await shown.textContent())!.trim();
+    assert.match(url, /\/c\/gthcl_[A-Za-z0-9_-]{43}$/);
+    await card.locator('.secret-once button').click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url, 'Copy puts the link on the clipboard');
+    await card.locator('tr[data-link-state=active]').first().waitFor();
+    await noSerious(page, `${lang} ${width} config links`);
+    await screenshot(page, `${lang}-${width}-peers-config-link`);
+
+    // the recipient: a browser without a session opens the link and downloads
+    const visitor = await ui.browser.newContext({ locale: lang === 'en' ? 'en-US' : 'de-DE', viewport: { width, height: 800 }, acceptDownloads: true });
+    const vp = await visitor.newPage();
+    await vp.goto(url);
+    assert.ok((await vp.textContent('main'))!.includes('link-recipient'));
+    await screenshot(vp, `${lang}-${width}-config-link-page`);
+    const [download] = await Promise.all([vp.waitForEvent('download'), vp.click('button[type=submit]')]);
+    const file = await download.path();
+    assert.equal(readFileSync(file!, 'utf8'), config, 'the download is the peer config');
+    const again = await vp.goto(url);
+    assert.equal(again?.status(), 410);
+    assert.match((await vp.textContent('main'))!, lang === 'en' ? /already used/ : /bereits verwendet/);
+    await screenshot(vp, `${lang}-${width}-config-link-used`);
+    await visitor.close();
+    // the admin's list shows it used, live
+    await card.locator('tr[data-link-state=used]').first().waitFor();
+    assert.deepEqual(realProblems(w), [], `${lang} ${width}`);
+    await w.context.close();
   }
   await setLanguage('en');
 });

@@ -15,7 +15,8 @@ export type Resource =
   | 'RDP session'
   | 'Endpoint'
   | 'Logo'
-  | 'Background image';
+  | 'Background image'
+  | 'Config link';
 
 export const access = {
   'resource.not_found': (p: { what: Resource }) => `${p.what} not found`,

@@ -37,6 +37,10 @@ export const peers = {
   'peer.hostname_set': (p: { name: string; fqdn: string }) => `Hostname of peer "${p.name}" set to ${p.fqdn}`,
   'peer.hostname_removed': (p: { name: string }) => `Admin hostname of peer "${p.name}" removed`,
   'peer.hostname_reported': (p: { name: string; hostname: string | null }) => `Peer "${p.name}" reported hostname ${p.hostname ?? '(none)'}`,
+  'peer.config_link_created': (p: { name: string; expires_at: string; note: string | null }) =>
+    `One-time config link made for ${peer(p.name)}${p.note ? ` (${p.note})` : ''}, open until ${p.expires_at}`,
+  'peer.config_link_used': (p: { name: string; ip: string }) => `The config of ${peer(p.name)} was downloaded through its one-time link from ${p.ip}`,
+  'peer.config_link_revoked': (p: { name: string }) => `A one-time config link of ${peer(p.name)} was revoked`,
 
   'group.not_found': () => 'Peer group not found',
   'group.name_taken': (p: { name: string }) => `A peer group named "${p.name}" already exists`,

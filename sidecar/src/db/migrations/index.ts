@@ -19,6 +19,7 @@ import * as m062usernameNocase from './062_username_nocase.js';
 import * as m063messageCodes from './063_message_codes.js';
 import * as m064peerConfigEndpoint from './064_peer_config_endpoint.js';
 import * as m065webhookAllowPrivate from './065_webhook_allow_private.js';
+import * as m066peerConfigLinks from './066_peer_config_links.js';
 
 export type Migration = {
   name: string;
@@ -46,4 +47,5 @@ export const migrations: Migration[] = [
   m063messageCodes,
   m064peerConfigEndpoint,
   m065webhookAllowPrivate,
+  m066peerConfigLinks,
 ];

@@ -18,6 +18,7 @@ const RESOURCE: Record<Resource, string> = {
   Endpoint: 'Endpunkt',
   Logo: 'Logo',
   'Background image': 'Hintergrundbild',
+  'Config link': 'Konfigurations-Link',
 };
 
 export const access_de = {

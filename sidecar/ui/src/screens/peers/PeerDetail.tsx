@@ -13,6 +13,7 @@ import type { GroupsResponse, PeerResponse, PeerToggleResponse, PeerTrafficRespo
 import { appInfo } from '../../session';
 import { useStore } from '../../store';
 import { ConfigOutdatedBadge, GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow } from './shared';
+import { ConfigLinks } from './config-links';
 
 /** The periods the chart offers (the API has 1h too). */
 type Period = Extract<PeerTrafficResponse['period'], '24h' | '7d' | '30d'>;
@@ -180,6 +181,7 @@ export default function PeerDetail({ id }: { id: number }) {
           {showConfig ? <PeerConfig id={id} name={p.name} onLoaded={peer.reload} /> : <p class="muted">{t('peers.configHint')}</p>}
         </Card>
       </div>
+      <ConfigLinks peerId={id} name={p.name} />
       <Card
         class="chart-card"
         title={t('peers.chart')}
