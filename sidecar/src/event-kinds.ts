@@ -208,6 +208,7 @@ export const EVENT_KINDS = {
     webhook: 'a peer was deleted',
   }),
   peer_config_link_created: kind({
+    area: 'peers',
     payload: z.object({
       peer_id: z.number(),
       name: z.string(),
@@ -226,6 +227,7 @@ export const EVENT_KINDS = {
     webhook: "a one-time link to a peer's config was made",
   }),
   peer_config_link_used: kind({
+    area: 'peers',
     payload: z.object({ peer_id: z.number(), name: z.string(), link_id: z.number(), ip: z.string() }),
     scope: 'peers',
     activity: (e) => ({
@@ -237,6 +239,7 @@ export const EVENT_KINDS = {
     webhook: "a peer's config was downloaded through its one-time link",
   }),
   peer_config_link_revoked: kind({
+    area: 'peers',
     payload: z.object({ peer_id: z.number(), name: z.string(), link_id: z.number(), actor }),
     scope: 'peers',
     activity: (e) => ({
