@@ -561,3 +561,34 @@ test('caddy status and reload in the no-proxy mode', async () => {
   assert.equal(r.data.loaded, false);
   assert.equal(r.data.config_hash, proxyConfigHash(await proxy().render()));
 });
+
+test('an L4 route without TLS needs no domain; with passthrough or terminate it does (400 fields.domain, nothing written)', async () => {
+  const before = await routeCount();
+  const loads = proxy().loads;
+  for (const tls of ['passthrough', 'terminate'] as const) {
+    const r = await call('/routes', 'POST', { route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'tcp', l4_listen_port: 2424, l4_tls_mode: tls });
+    assert.equal(r.status, 400, `${tls}: ${JSON.stringify(r.data)}`);
+    assert.ok(r.data.fields && 'domain' in r.data.fields, `${tls}: ${JSON.stringify(r.data.fields)}`);
+  }
+  const httpNoDomain = await call('/routes', 'POST', { peer_id: peerA, target_port: 80 });
+  assert.equal(httpNoDomain.status, 400);
+  assert.ok('domain' in httpNoDomain.data.fields);
+  assert.equal(await routeCount(), before, 'nothing was written');
+  assert.equal(proxy().loads, loads, 'nothing was rendered');
+
+  const ok = await call('/routes', 'POST', { route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'tcp', l4_listen_port: 2424, l4_tls_mode: 'none' });
+  assert.equal(ok.status, 201, JSON.stringify(ok.data));
+  assert.equal(ok.data.route.domain, '');
+  const udp = await call('/routes', 'POST', { route_type: 'l4', peer_id: peerA, target_port: 53, l4_protocol: 'udp', l4_listen_port: 5354 });
+  assert.equal(udp.status, 201, JSON.stringify(udp.data));
+  // Switching it to TLS needs a domain: refused with fields.domain, the route unchanged.
+  const id = ok.data.route.id;
+  const sw = await call(`/routes/${id}`, 'PUT', { l4_tls_mode: 'passthrough' });
+  assert.ok([400, 422].includes(sw.status), JSON.stringify(sw.data));
+  assert.ok('domain' in sw.data.fields, JSON.stringify(sw.data.fields));
+  assert.equal((await call(`/routes/${id}`)).data.route.l4_tls_mode, 'none');
+  const named = await call(`/routes/${id}`, 'PUT', { l4_tls_mode: 'passthrough', domain: 'ssh.example.com' });
+  assert.equal(named.status, 200, JSON.stringify(named.data));
+  await call(`/routes/${id}`, 'DELETE');
+  await call(`/routes/${udp.data.route.id}`, 'DELETE');
+});

@@ -286,15 +286,27 @@ export const routeFields = z.strictObject({
 
 export type RouteInput = Partial<z.infer<typeof routeFields>>;
 
-// domain is required on create: declared as such (not checked in a refinement) so the OpenAPI
-// document lists it in `required`.
-export const createRouteBody = routeFields.partial().extend({
-  domain: z
-    .string({ error: (i) => (i.input === undefined ? 'required' : 'must be a domain name') })
-    .max(1000)
-    .meta({ pattern: `^(?:${DOMAIN_PATTERN})$` })
-    .pipe(domainSchema),
-});
+// domain is required on create, except for an L4 route without TLS (l4_tls_mode none or left out:
+// nothing there matches on a name); an L4 route that passes TLS through or terminates it needs the
+// name its SNI carries. A missing domain is a 400 with fields.domain.
+export const createRouteBody = routeFields
+  .partial()
+  .extend({
+    domain: z
+      .string({ error: 'must be a domain name' })
+      .max(1000)
+      .meta({
+        pattern: `^(?:${DOMAIN_PATTERN})$`,
+        description: 'required, except for an L4 route whose l4_tls_mode is none (or left out); such a route without one has domain ""',
+      })
+      .pipe(domainSchema)
+      .optional(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.domain !== undefined) return;
+    if (v.route_type === 'l4' && (v.l4_tls_mode ?? 'none') === 'none') return;
+    ctx.addIssue({ code: 'custom', path: ['domain'], message: 'required' });
+  });
 
 /** What PUT /routes/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const ROUTE_READ_ONLY = storedResourceFields('route');

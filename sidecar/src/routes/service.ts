@@ -303,6 +303,8 @@ export class RoutesService {
   private async check(r: Omit<Route, 'id'>, selfId: number | null, t: Transaction): Promise<void> {
     const f: Fields = {};
     // --- type and target combinations ---
+    // An L4 route without TLS matches on its port alone: its domain may be empty (createRouteBody).
+    if (!r.domain && !(r.route_type === 'l4' && (r.l4_tls_mode ?? 'none') === 'none')) f.domain = msg('field.required');
     if (r.route_type === 'http') {
       for (const k of L4_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_l4');
     } else {

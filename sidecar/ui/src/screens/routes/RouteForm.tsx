@@ -140,11 +140,16 @@ export function toValues(r: Route | null): RouteValues {
  * The request body: every field that applies to the chosen type and target, and the fields of the
  * other type/target cleared (so a switched route does not keep settings the server refuses).
  */
+/** An L4 route without TLS matches on its port alone: its domain may stay empty. */
+export const domainOptional = (v: Pick<RouteValues, 'route_type' | 'l4_protocol' | 'l4_tls_mode'>) =>
+  v.route_type === 'l4' && (v.l4_protocol === 'udp' || v.l4_tls_mode === 'none');
+
 export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody {
   const http = v.route_type === 'http';
   const peer = v.target_kind === 'peer';
   const b: CreateRouteBody = {
-    domain: v.domain,
+    // An L4 route without TLS needs no domain (left out when empty).
+    ...(v.domain.trim() || !domainOptional(v) ? { domain: v.domain } : {}),
     description: v.description.trim() || null,
     route_type: v.route_type,
     target_kind: v.target_kind,
@@ -350,7 +355,14 @@ function RouteFormBody(props: { route: Route | null }) {
       <PageHeader title={title} back={existing ? `/routes/${existing.id}` : '/routes'} />
       <form class="route-form" onSubmit={save} noValidate aria-label={title}>
         <Section form={form} legend={t('routes.secBasics')}>
-          <TextField form={form} name="domain" label={t('routes.domain')} required hint={t('routes.domainHint')} autoComplete="off" />
+          <TextField
+            form={form}
+            name="domain"
+            label={t('routes.domain')}
+            required={!domainOptional(v)}
+            hint={domainOptional(v) ? t('routes.domainOptionalHint') : t('routes.domainHint')}
+            autoComplete="off"
+          />
           <TextField form={form} name="description" label={t('routes.description')} />
           <SelectField
             form={form}
