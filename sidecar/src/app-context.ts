@@ -40,10 +40,11 @@ import { CaddyAdminClient } from './proxy/admin-client.js';
 import { accessLogFile } from './proxy/fragments/access-log.js';
 import { ProxyService } from './proxy/service.js';
 import { proxySettings } from './proxy/snapshot.js';
-import { CaddySupervisor } from './proxy/supervisor.js';
+import { CaddySupervisor, caddyPaths } from './proxy/supervisor.js';
+import { CertificateStore } from './proxy/certificates.js';
 import { RoutesService } from './routes/service.js';
 import { SmtpService, type Mailer } from './smtp/service.js';
-import { hasRouteAuth, protectedRouteIds, type RouteAuthModels } from './route-auth/models.js';
+import { hasRouteAuth, protectedRouteIds, routeAuthSummaries, type RouteAuthModels } from './route-auth/models.js';
 import { RouteAuthService } from './route-auth/service.js';
 import { GatewaysService } from './gateways/service.js';
 import { TunnelListener } from './gateways/tunnel-listener.js';
@@ -232,6 +233,10 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     onLoad: (seconds, ok) => metrics.proxyApply.observe({ result: ok ? 'ok' : 'error' }, seconds),
   });
   let caddySupervisor: CaddySupervisor | null = null;
+  // Caddy's certificates for the route views: its storage is <XDG_DATA_HOME>/caddy (supervisor.ts caddyPaths)
+  const certificates = client
+    ? new CertificateStore({ storageDir: path.join(caddyPaths(config.dataDir).xdgData, 'caddy'), clock, tls: () => core.publicHost.tls().value })
+    : null;
   if (client) {
     const supervisor = new CaddySupervisor({
       bin: config.caddyBin,
@@ -244,6 +249,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
         await proxy.apply({ force: true, reason: 'caddy started' });
       },
       onState: (st) => void events.emit({ type: 'caddy_state', ...st }),
+      onLogLine: (entry) => certificates?.noteLog(entry),
     });
     caddySupervisor = supervisor;
     health.push({
@@ -269,6 +275,8 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     linkedOwners: (ids, t) => linkedOwners(db, ids, t),
     licence: { features: core.features, limits: () => core.licence.limits() },
     publicHost: core.publicHost,
+    routeAuthSummaries: (ids) => routeAuthSummaries(raModels, ids),
+    certificates,
   });
 
   // peers: WireGuard interface + poller, peers, groups, tags, internal DNS data, dashboard

@@ -592,3 +592,65 @@ test('the same verify straight on node http (Running.fastPath) answers like the 
     srv.close();
   }
 });
+
+test('switching the method to TOTP waits for totp-verify: the old method keeps working until then, TOTP after', async () => {
+  const r = await protectedRoute({ method: 'email_password', password: PASSWORD });
+  const before = new Browser(s, r.domain);
+  assert.equal((await passwordLogin(before)).status, 303);
+  assert.equal((await before.verify('/')).status, 204);
+
+  const sw = await s.req(`/api/v1/routes/${r.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'totp', email: 'owner@example.test', session_max_age: H1 },
+  });
+  assert.equal(sw.status, 200, JSON.stringify(sw.data));
+  assert.equal(sw.data.route_auth.method, 'email_password', 'the method in force is still the password');
+  assert.equal(sw.data.route_auth.pending_method, 'totp');
+  // visitors keep signing in with the password: the session from before and a new one
+  assert.equal((await before.verify('/')).status, 204, 'the session from before the switch still works');
+  const during = new Browser(s, r.domain);
+  assert.equal((await passwordLogin(during)).status, 303, 'the password still signs in while TOTP is not verified');
+  const v = await during.verify('/');
+  assert.equal(v.status, 204);
+  assert.equal(v.headers['x-auth-method'], 'email_password');
+
+  // a wrong code changes nothing
+  const setup = await s.req(`/api/v1/routes/${r.id}/auth/totp-setup`, { method: 'POST', headers: h });
+  assert.equal(setup.status, 200);
+  const secret = setup.data.secret as string;
+  const wrong = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: totpAt(secret, 10) } });
+  assert.equal(wrong.status, 422);
+  assert.ok(wrong.data.fields.token);
+  const still = (await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h })).data.route_auth;
+  assert.equal(still.method, 'email_password');
+  assert.equal(still.pending_method, 'totp');
+  assert.equal((await during.verify('/')).status, 204);
+
+  const ok = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: totpAt(secret, 0) } });
+  assert.equal(ok.status, 200, JSON.stringify(ok.data));
+  assert.equal(ok.data.route_auth.method, 'totp');
+  assert.equal(ok.data.route_auth.pending_method, null);
+  assert.equal(ok.data.route_auth.totp_active, true);
+  // TOTP applies now: the password sessions ended, the password no longer signs in, a TOTP code does
+  assert.equal((await during.verify('/')).status, 302, 'the method changed: password sessions end');
+  assert.equal((await before.verify('/')).status, 302);
+  const pw = await passwordLogin(new Browser(s, r.domain));
+  assert.notEqual(pw.status, 303, 'the password no longer signs in');
+  const b = new Browser(s, r.domain);
+  assert.equal((await b.submit('totp', { code: totpAt(secret, 1) })).status, 303);
+  const tv = await b.verify('/');
+  assert.equal(tv.status, 204);
+  assert.equal(tv.headers['x-auth-method'], 'totp');
+
+  // saving another method while a switch waits drops the pending switch
+  const r2 = await protectedRoute({ method: 'email_password', password: PASSWORD });
+  await s.req(`/api/v1/routes/${r2.id}/auth`, { method: 'POST', headers: h, json: { method: 'totp', email: 'owner@example.test', session_max_age: H1 } });
+  const back = await s.req(`/api/v1/routes/${r2.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'email_password', email: 'owner@example.test', session_max_age: H1 },
+  });
+  assert.equal(back.data.route_auth.method, 'email_password');
+  assert.equal(back.data.route_auth.pending_method, null);
+});

@@ -25,6 +25,8 @@ export interface SupervisorOptions {
   onReady: () => Promise<void>;
   /** Told when Caddy is ready after a (re)start, exited unexpectedly, or was stopped (the caddy_state event). */
   onState?: (state: { running: boolean; pid: number | null; reason: string }) => void;
+  /** Every JSON log line of Caddy, parsed (the certificate store keeps the last obtain error per name from them). */
+  onLogLine?: (entry: Record<string, unknown>) => void;
   minBackoffMs?: number;
   maxBackoffMs?: number;
   /** After SIGTERM, wait this long before SIGKILL. */
@@ -80,7 +82,7 @@ export class CaddySupervisor {
   private recent: string[] = [];
   private readonly client: CaddyAdminClient;
   private readonly paths: ReturnType<typeof caddyPaths>;
-  private readonly o: Required<Omit<SupervisorOptions, 'onState'>> & Pick<SupervisorOptions, 'onState'>;
+  private readonly o: Required<Omit<SupervisorOptions, 'onState' | 'onLogLine'>> & Pick<SupervisorOptions, 'onState' | 'onLogLine'>;
 
   constructor(opts: SupervisorOptions) {
     this.o = { minBackoffMs: 1000, maxBackoffMs: 30_000, stopTimeoutMs: 10_000, readyTimeoutMs: 20_000, ...opts };
@@ -176,6 +178,11 @@ export class CaddySupervisor {
     let meta: Record<string, unknown> = {};
     try {
       const j = JSON.parse(line) as Record<string, unknown>;
+      try {
+        this.o.onLogLine?.(j);
+      } catch {
+        /* a listener's failure never stops the log */
+      }
       const { level: lv, msg: m, ts: _ts, ...rest } = j;
       level = LEVELS[String(lv)] ?? 'info';
       // Every admin API request (each /load, each reconcile GET) is logged by Caddy at info.

@@ -1,6 +1,6 @@
 // Sequelize models of the route-auth tables (migrations 011_route_auth, 040_route_auth_users),
 // declared the one way db/define.ts describes and registered by its feature (route-auth/feature.ts `models`).
-import { DataTypes, type Sequelize, type Transaction } from 'sequelize';
+import { DataTypes, Op, type Sequelize, type Transaction } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M, defineModel, findRows } from '../db/define.js';
 
 export type LoginMethod = 'email_password' | 'email_code' | 'totp';
@@ -29,6 +29,10 @@ export interface RouteAuthRow extends BrandingColumns {
   totp_active: boolean;
   totp_last_step: number | null;
   session_max_age: number;
+  /** a switch to TOTP waiting for totp-verify (migration 067): the method it switches to, null when none waits */
+  pending_method: LoginMethod | null;
+  /** with pending_method email_password: the second factor it switches to (totp), else null */
+  pending_two_factor_method: SecondFactor | null;
   created_at: number;
   updated_at: number;
 }
@@ -107,6 +111,8 @@ export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
       totp_active: bool(),
       totp_last_step: DataTypes.BIGINT,
       session_max_age: ms(),
+      pending_method: DataTypes.STRING,
+      pending_two_factor_method: DataTypes.STRING,
       title: DataTypes.STRING,
       description: DataTypes.STRING,
       primary_color: DataTypes.STRING,
@@ -181,6 +187,23 @@ export async function protectedRouteIds(m: RouteAuthModels, transaction?: Transa
   return new Set(rows.map((r) => Number(r.route_id)));
 }
 
+/** The route logins of these routes in brief (the routes list's route_auth), by route id. */
+export async function routeAuthSummaries(
+  m: RouteAuthModels,
+  routeIds: number[],
+): Promise<Map<number, { method: LoginMethod; two_factor_method: SecondFactor | null; pending_method: LoginMethod | null }>> {
+  const rows = await findRows(m.RouteAuth, {
+    where: { route_id: { [Op.in]: routeIds } },
+    attributes: ['route_id', 'method', 'two_factor_enabled', 'two_factor_method', 'pending_method'],
+  });
+  return new Map(
+    rows.map((r) => [
+      Number(r.route_id),
+      { method: r.method, two_factor_method: toBool(r.two_factor_enabled) ? (r.two_factor_method ?? null) : null, pending_method: r.pending_method ?? null },
+    ]),
+  );
+}
+
 const toBool = (v: unknown): boolean => v === true || v === 1 || v === '1' || v === 't' || v === 'true';
 const toNum = (v: unknown): number | null => (v === null || v === undefined || v === '' ? null : Number(v));
 
@@ -194,6 +217,8 @@ export function normalizeAuthRow(r: RouteAuthRow): RouteAuthRow {
     totp_active: toBool(r.totp_active),
     totp_last_step: toNum(r.totp_last_step),
     session_max_age: Number(r.session_max_age),
+    pending_method: r.pending_method ?? null,
+    pending_two_factor_method: r.pending_two_factor_method ?? null,
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };

@@ -39,6 +39,9 @@ import { findRows, findRow } from '../db/define.js';
 
 export const BCRYPT_ROUNDS = 12;
 
+/** Whether these sign-in settings ask the visitor for a TOTP code (as the method or the second factor). */
+const needsTotp = (method: string, secondFactor: string | null) => method === 'totp' || (method === 'email_password' && secondFactor === 'totp');
+
 export interface SessionMeta {
   ip?: string | null;
   userAgent?: string | null;
@@ -170,6 +173,8 @@ export class RouteAuthService {
       password_set: !!c.password_hash,
       totp_active: c.totp_active,
       totp_setup_pending: !!c.totp_pending_secret,
+      pending_method: c.pending_method,
+      pending_two_factor_method: c.pending_method ? c.pending_two_factor_method : null,
       session_max_age: c.session_max_age,
       title: c.title,
       description: c.description,
@@ -227,14 +232,30 @@ export class RouteAuthService {
         this.usable(route);
         const cur = await this.config(routeId, t);
         const now = this.deps.clock();
-        const twoFactor = input.method === 'email_password' && !!input.two_factor_enabled;
+        const requested = {
+          method: input.method,
+          twoFactor: input.method === 'email_password' && !!input.two_factor_enabled,
+          secondFactor: input.method === 'email_password' && input.two_factor_enabled ? (input.two_factor_method ?? null) : null,
+        };
+        // A switch to TOTP waits for totp-verify while the configuration's TOTP is not active: the
+        // current method stays in force (visitors keep signing in with it) and the requested one is
+        // stored as pending. A new configuration, or one that already uses TOTP, takes it at once.
+        const waits =
+          !!cur &&
+          needsTotp(requested.method, requested.secondFactor) &&
+          !cur.totp_active &&
+          !needsTotp(cur.method, cur.two_factor_enabled ? cur.two_factor_method : null);
+        const method = waits ? cur!.method : requested.method;
+        const twoFactor = waits ? cur!.two_factor_enabled : requested.twoFactor;
         const keep = <K extends keyof RouteAuthRow>(k: K, v: RouteAuthRow[K] | undefined): RouteAuthRow[K] | null =>
           v === undefined ? (cur ? cur[k] : null) : v;
         const values: Partial<RouteAuthRow> = {
           route_id: routeId,
-          method: input.method,
+          method,
           two_factor_enabled: twoFactor,
-          two_factor_method: twoFactor ? (input.two_factor_method ?? null) : null,
+          two_factor_method: waits ? (cur!.two_factor_enabled ? cur!.two_factor_method : null) : requested.secondFactor,
+          pending_method: waits ? requested.method : null,
+          pending_two_factor_method: waits ? requested.secondFactor : null,
           email: input.email,
           password_hash: passwordHash ?? cur?.password_hash ?? null,
           session_max_age: input.session_max_age,
@@ -259,7 +280,7 @@ export class RouteAuthService {
           ended =
             passwordHash !== undefined ||
             cur.email !== input.email ||
-            cur.method !== input.method ||
+            cur.method !== method ||
             cur.two_factor_enabled !== twoFactor ||
             (twoFactor && cur.two_factor_method !== values.two_factor_method);
           await this.models.RouteAuth.update(values, { where: { route_id: routeId }, transaction: t });
@@ -396,16 +417,41 @@ export class RouteAuthService {
     const step = this.totpStep(this.deps.crypto.open(pending), token);
     if (step === null) throw unprocessable(msg('route_auth.code_mismatch'), { token: msg('route_auth.field.invalid_code') });
     const values = { totp_secret: pending, totp_pending_secret: null, totp_active: true, totp_last_step: step, updated_at: this.deps.clock() };
+    let switched = false;
     if (user) await this.models.RouteAuthUserTotp.update(values, { where: { route_id: routeId, user_id: user.id } });
     else {
-      await this.models.RouteAuth.update(values, { where: { route_id: routeId } });
-      this.view.invalidateRoutes();
+      // A switch to TOTP that waited for this verification takes effect now; like any change of the
+      // login method it ends the route's sessions.
+      const to = cfg.pending_method;
+      switched = to !== null;
+      await this.write(routeId, async (t) => {
+        await this.models.RouteAuth.update(
+          to
+            ? {
+                ...values,
+                method: to,
+                two_factor_enabled: cfg.pending_two_factor_method !== null,
+                two_factor_method: cfg.pending_two_factor_method,
+                pending_method: null,
+                pending_two_factor_method: null,
+              }
+            : values,
+          { where: { route_id: routeId }, transaction: t },
+        );
+        if (to) {
+          await this.models.RouteAuthSession.destroy({ where: { route_id: routeId }, transaction: t });
+          await this.models.RouteAuthCode.destroy({ where: { route_id: routeId }, transaction: t });
+        }
+      }).finally(() => {
+        this.view.invalidateRoutes();
+        if (to) this.view.dropRouteSessions(routeId);
+      });
     }
     await this.deps.activity.record({
       source: 'routes',
       event_type: 'route_auth_totp_activated',
       msg: msg('route_auth.totp_activated', { domain: route.domain, username: user ? user.username : null }),
-      details: { route_id: routeId, ...(user ? { user_id: user.id } : {}) },
+      details: { route_id: routeId, ...(user ? { user_id: user.id } : {}), ...(switched ? { method: cfg.pending_method } : {}) },
       user_id: actor,
     });
     return this.apiWithUsers((await this.config(routeId))!);

@@ -324,7 +324,7 @@ export function routeToRow(r: Omit<Route, 'id'>): Omit<RouteRow, 'id'> {
  * The API's route object: every field by its API name; the basic-auth password is never returned.
  * rdp_route_id: the RDP route that owns this route (its gateway-mode linked L4 route), else null.
  */
-export function toApi(r: Route, rdpRouteId: number | null = null): RouteView {
+export function toApi(r: Route, rdpRouteId: number | null = null): Omit<RouteView, 'route_auth' | 'certificate'> {
   const { basic_auth_password_hash, created_at, updated_at, ...rest } = r;
   return {
     ...rest,

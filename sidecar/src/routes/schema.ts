@@ -350,6 +350,36 @@ export const routePeersQuery = z.strictObject({ peer_type: z.enum(['regular', 'g
 export const checksQuery = z.strictObject({ limit: queryInt(1, 1000).default(100) });
 
 const nInt = z.number().int().nullable();
+
+/** The certificate of a route's TLS name as Caddy holds it (proxy/certificates.ts), beside the SPEC fields. */
+export const certificateView = z
+  .object({
+    state: z.enum(['valid', 'expiring', 'expired', 'pending', 'error', 'not_applicable', 'unknown']).meta({
+      description:
+        'valid; expiring (ends within 14 days, or within a third of its lifetime when that is shorter, as with the 12-hour certificates of the internal CA); expired; pending (no certificate yet: exact names get theirs at the first TLS handshake); error (none, and the last attempt failed: last_error); not_applicable (no TLS that Caddy terminates: HTTP-only, L4 without TLS or with passthrough); unknown (Gatehouse does not run Caddy: GATEHOUSE_MANAGE_CADDY=false)',
+    }),
+    domain: z.string().nullable().meta({ description: 'the name the certificate is for (null when not applicable)' }),
+    issuer: z.string().nullable().meta({ description: "the issuer's common name, from the certificate" }),
+    internal: z.boolean().meta({ description: "issued (or to be issued) by Caddy's internal CA (GATEHOUSE_TLS=internal): browsers do not trust it" }),
+    not_after: z.string().nullable().meta({ format: 'date-time', description: 'when the certificate expires' }),
+    last_error: z.string().nullable().meta({ description: "Caddy's last error obtaining a certificate for the name, cleared when one is obtained" }),
+    last_error_at: z.string().nullable().meta({ format: 'date-time' }),
+  })
+  .meta({ description: "the certificate state of the route's TLS name" });
+export type CertificateView = z.infer<typeof certificateView>;
+
+const loginMethod = z.enum(['email_password', 'email_code', 'totp']);
+/** The route's route login (GET /routes/:id/auth) in brief, for lists. */
+export const routeAuthSummary = z
+  .object({
+    method: loginMethod,
+    two_factor_method: z.enum(['email_code', 'totp']).nullable(),
+    pending_method: loginMethod.nullable().meta({ description: 'a switch to TOTP waiting for totp-verify (the route keeps `method` until then)' }),
+  })
+  .nullable()
+  .meta({ description: 'the route login (route auth) of the route in brief: null when it has none' });
+export type RouteAuthSummary = z.infer<typeof routeAuthSummary>;
+
 /** A route as served (routes/model.ts toApi): the basic-auth password hash never; basic_auth_password is always null. */
 export const routeView = z.object({
   id: z.number().int(),
@@ -403,6 +433,8 @@ export const routeView = z.object({
   }),
   created_at: z.string().meta({ format: 'date-time' }),
   updated_at: z.string().meta({ format: 'date-time' }),
+  route_auth: routeAuthSummary,
+  certificate: certificateView,
 });
 export type RouteView = z.infer<typeof routeView>;
 export const routeResponse = z.object({ ok: z.literal(true), route: routeView });

@@ -17,7 +17,8 @@ import { asBool, findRows } from '../db/define.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route, type RouteRow } from './model.js';
 import { normalizeIpRules } from '../util/ip-rules.js';
-import type { ListRoutesQuery, RouteInput, RouteView, WizardPeer } from './schema.js';
+import type { CertificateView, ListRoutesQuery, RouteAuthSummary, RouteInput, RouteView, WizardPeer } from './schema.js';
+import { NOT_APPLICABLE, type CertificateStore } from '../proxy/certificates.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
 import { PublicHost } from '../system/public-host.js';
 
@@ -67,6 +68,17 @@ export interface RoutesServiceOptions {
   licence: { features: FeatureGate; limits: () => LicenceLimits };
   /** This server's public host, public IP and TLS mode (system/public-host.ts); without it the configuration's. */
   publicHost?: PublicHost;
+  /** The route logins of these routes in brief, by route id (route-auth/models.ts routeAuthSummaries). */
+  routeAuthSummaries?: (routeIds: number[]) => Promise<Map<number, NonNullable<RouteAuthSummary>>>;
+  /** Caddy's certificates (proxy/certificates.ts) when Gatehouse runs Caddy; null: the states are unknown. */
+  certificates?: CertificateStore | null;
+}
+
+/** The name a route's certificate is for, or null when Caddy terminates no TLS for it. */
+export function tlsName(r: Pick<Route, 'route_type' | 'https_enabled' | 'l4_tls_mode' | 'domain'>): string | null {
+  if (!r.domain) return null;
+  if (r.route_type === 'http') return r.https_enabled ? r.domain : null;
+  return r.l4_tls_mode === 'terminate' ? r.domain : null;
 }
 
 const BREAKER_FIELDS = ['circuit_breaker_enabled', 'circuit_breaker_threshold', 'circuit_breaker_timeout'] as const;
@@ -89,6 +101,8 @@ export class RoutesService {
   private readonly linkedOwners: RoutesServiceOptions['linkedOwners'];
   private readonly licence: RoutesServiceOptions['licence'];
   private readonly publicHost: PublicHost;
+  private readonly routeAuthSummaries: RoutesServiceOptions['routeAuthSummaries'];
+  private readonly certificates: CertificateStore | null;
   resolver: dns.promises.Resolver;
 
   constructor(o: RoutesServiceOptions) {
@@ -101,6 +115,8 @@ export class RoutesService {
     this.linkedOwners = o.linkedOwners;
     this.licence = o.licence;
     this.publicHost = o.publicHost ?? new PublicHost(o.config);
+    this.routeAuthSummaries = o.routeAuthSummaries;
+    this.certificates = o.certificates ?? null;
     this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
   }
 
@@ -111,6 +127,27 @@ export class RoutesService {
     if (!first) return;
     const [routeId, owner] = first;
     throw conflict(msg('route.owned_by_rdp', { route_id: routeId, rdp_name: owner.name, rdp_id: owner.id }), { route_id: routeId, rdp_route_id: owner.id });
+  }
+
+  /** The certificate state of a route's TLS name. */
+  async certificateOf(r: Pick<Route, 'route_type' | 'https_enabled' | 'l4_tls_mode' | 'domain'>): Promise<CertificateView> {
+    const name = tlsName(r);
+    if (name === null) return NOT_APPLICABLE;
+    if (!this.certificates) return { ...NOT_APPLICABLE, state: 'unknown', domain: name, internal: this.publicHost.tls().value === 'internal' };
+    return this.certificates.stateOf(name);
+  }
+
+  /** Routes as the API serves them: the stored fields, the route login in brief and the certificate state. */
+  private async present(routes: Route[], owners: Map<number, { id: number }> = new Map()): Promise<RouteView[]> {
+    const auth =
+      this.routeAuthSummaries && routes.length ? await this.routeAuthSummaries(routes.map((r) => r.id)) : new Map<number, NonNullable<RouteAuthSummary>>();
+    return Promise.all(
+      routes.map(async (r) => ({
+        ...toApi(r, owners.get(r.id)?.id ?? null),
+        route_auth: auth.get(r.id) ?? null,
+        certificate: await this.certificateOf(r),
+      })),
+    );
   }
 
   private get Route() {
@@ -126,7 +163,14 @@ export class RoutesService {
       hasFilter(q) ? this.Route.count() : null,
     ]);
     const owners = await this.linkedOwners(rows.filter((r) => r.route_type === 'l4').map((r) => Number(r.id)));
-    return { routes: rows.map((r) => toApi(rowToRoute(r), owners.get(Number(r.id))?.id ?? null)), total, totalAll: totalAll ?? total };
+    return {
+      routes: await this.present(
+        rows.map((r) => rowToRoute(r)),
+        owners,
+      ),
+      total,
+      totalAll: totalAll ?? total,
+    };
   }
 
   async getRoute(id: number, transaction?: Transaction): Promise<Route> {
@@ -137,8 +181,8 @@ export class RoutesService {
 
   async get(id: number): Promise<RouteView> {
     const route = await this.getRoute(id);
-    const owner = route.route_type === 'l4' ? (await this.linkedOwners([id])).get(id) : undefined;
-    return toApi(route, owner?.id ?? null);
+    const owners = route.route_type === 'l4' ? await this.linkedOwners([id]) : undefined;
+    return (await this.present([route], owners))[0];
   }
 
   async create(input: RouteInput, actor?: number): Promise<RouteView> {
@@ -155,7 +199,7 @@ export class RoutesService {
       return { ...merged, id: Number(row.get('id')) } as Route;
     });
     await this.events.emit({ type: 'route_created', route_id: route.id, domain: route.domain, route_type: route.route_type, actor: actor ?? null });
-    return toApi(route);
+    return (await this.present([route]))[0];
   }
 
   async update(id: number, input: RouteInput, actor?: number): Promise<RouteView> {
@@ -179,7 +223,7 @@ export class RoutesService {
       fields: Object.keys(input).filter((k) => k !== 'basic_auth_password'),
       actor: actor ?? null,
     });
-    return toApi(route);
+    return (await this.present([route]))[0];
   }
 
   async remove(id: number, actor?: number): Promise<void> {
@@ -204,7 +248,7 @@ export class RoutesService {
       return { ...existing, enabled, updated_at };
     });
     await this.events.emit({ type: route.enabled ? 'route_enabled' : 'route_disabled', route_id: id, domain: route.domain, actor: actor ?? null });
-    return toApi(route);
+    return (await this.present([route]))[0];
   }
 
   /** One transaction and one proxy load for the whole batch; ids that do not exist are reported per id. */

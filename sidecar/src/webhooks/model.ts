@@ -14,7 +14,7 @@ export interface WebhookRow {
   /** sealed with the master key */
   secret_enc: string;
   retry_count: number;
-  /** an admin allowed this webhook loopback, private ranges and this server (migration 065) */
+  /** an admin allowed this webhook loopback, private ranges and this server (migration 066) */
   allow_private: boolean;
   created_at: number;
   updated_at: number;

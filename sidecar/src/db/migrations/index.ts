@@ -20,6 +20,7 @@ import * as m063messageCodes from './063_message_codes.js';
 import * as m064peerConfigEndpoint from './064_peer_config_endpoint.js';
 import * as m065webhookAllowPrivate from './065_webhook_allow_private.js';
 import * as m066peerConfigLinks from './066_peer_config_links.js';
+import * as m067routeAuthPendingMethod from './067_route_auth_pending_method.js';
 
 export type Migration = {
   name: string;
@@ -48,4 +49,5 @@ export const migrations: Migration[] = [
   m064peerConfigEndpoint,
   m065webhookAllowPrivate,
   m066peerConfigLinks,
+  m067routeAuthPendingMethod,
 ];
