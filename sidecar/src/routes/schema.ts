@@ -351,7 +351,7 @@ export const checksQuery = z.strictObject({ limit: queryInt(1, 1000).default(100
 
 const nInt = z.number().int().nullable();
 
-/** The certificate of a route's TLS name as Caddy holds it (proxy/certificates.ts), beside the SPEC fields. */
+/** The certificate of a route's TLS name as Caddy holds it (proxy/certificates.ts), beside the stored fields. */
 export const certificateView = z
   .object({
     state: z.enum(['valid', 'expiring', 'expired', 'pending', 'error', 'not_applicable', 'unknown']).meta({
