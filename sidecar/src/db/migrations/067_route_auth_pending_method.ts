@@ -10,3 +10,8 @@ export async function up(qi: QueryInterface): Promise<void> {
   await qi.addColumn('route_auth', 'pending_method', { type: DataTypes.STRING(32), allowNull: true });
   await qi.addColumn('route_auth', 'pending_two_factor_method', { type: DataTypes.STRING(32), allowNull: true });
 }
+
+export async function down(qi: QueryInterface): Promise<void> {
+  await qi.removeColumn('route_auth', 'pending_two_factor_method');
+  await qi.removeColumn('route_auth', 'pending_method');
+}
