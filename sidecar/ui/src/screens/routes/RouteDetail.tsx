@@ -11,17 +11,26 @@ import { fmtDate, t, word } from '../../i18n';
 import { navigate } from '../../router';
 import { BreakerPanel } from './breaker';
 import { DnsResult } from './RouteForm';
-import { targetText, typeText, usePeers } from './RouteList';
+import { routeName, targetText, typeText, usePeers } from './RouteList';
 import type { RouteCheckResponse, RouteChecksResponse, RouteResponse, RouteToggleResponse, TraceResponse } from '../../protocol';
 import { monitorable, ROUTE_EVENTS, type Route } from './model';
-import { EnabledBadge, MonitorStatus } from './status';
+import { CertificateBadge, EnabledBadge, MonitorStatus, ProtectionBadges, SiteLink, siteUrl } from './status';
 
 const onOff = (b: boolean) => (b ? t('routes.on') : t('routes.off'));
+
+/** What the certificate state means, when the badge alone does not say it. */
+function certHint(r: Route): string | null {
+  const c = r.certificate;
+  if (c.state === 'not_applicable') return t('routes.certNoTlsHint');
+  if (c.state === 'unknown') return t('routes.certUnknownHint');
+  if (c.state === 'pending') return t('routes.certPendingHint') + (c.internal ? ` ${t('routes.certInternalHint')}` : '');
+  return c.internal ? t('routes.certInternalHint') : null;
+}
 
 export default function RouteDetail(props: { id: number }) {
   const { data, error, reload } = useApi<RouteResponse>(`/routes/${props.id}`, ROUTE_EVENTS);
   const r = data?.route;
-  useTitle(r?.domain ?? t('routes.title'));
+  useTitle(r ? routeName(r) : t('routes.title'));
   const peers = usePeers();
   const [busy, setBusy] = useState<string | null>(null);
   const [dns, setDns] = useState<{ matches: boolean; resolvedIps: string[]; expectedIp: string | null; publicHost?: string } | null>(null);
@@ -110,7 +119,7 @@ export default function RouteDetail(props: { id: number }) {
 
   return (
     <>
-      <PageHeader title={r.domain} back="/routes">
+      <PageHeader title={routeName(r)} back="/routes">
         {r.rdp_route_id !== null ? (
           <Link class="btn" href={`/rdp/${r.rdp_route_id}`}>
             {t('routes.managedByRdp')}
@@ -153,6 +162,50 @@ export default function RouteDetail(props: { id: number }) {
               </div>
             ))}
           </dl>
+        </Card>
+        <Card title={t('routes.protection')}>
+          <ProtectionBadges route={r} />
+          {r.route_auth?.pending_method && (
+            <p class="hint">{t('routes.protPendingHint', { method: t(`routes.login_${r.route_auth.pending_method}`) })}</p>
+          )}
+          <dl class="route-facts">
+            {siteUrl(r) && (
+              <div>
+                <dt>{t('routes.site')}</dt>
+                <dd>
+                  <SiteLink route={r} />
+                </dd>
+              </div>
+            )}
+            <div>
+              <dt>{t('routes.certificate')}</dt>
+              <dd>
+                <CertificateBadge route={r} />
+              </dd>
+            </div>
+            {r.certificate.issuer && (
+              <div>
+                <dt>{t('routes.certIssuer')}</dt>
+                <dd>{r.certificate.issuer}</dd>
+              </div>
+            )}
+            {r.certificate.not_after && (
+              <div>
+                <dt>{t('routes.certExpires')}</dt>
+                <dd>{fmtDate(r.certificate.not_after)}</dd>
+              </div>
+            )}
+            {r.certificate.last_error && (
+              <div>
+                <dt>{t('routes.certLastError')}</dt>
+                <dd class="cert-error">
+                  {r.certificate.last_error_at ? `${fmtDate(r.certificate.last_error_at)}: ` : ''}
+                  {r.certificate.last_error}
+                </dd>
+              </div>
+            )}
+          </dl>
+          {certHint(r) && <p class="hint">{certHint(r)}</p>}
         </Card>
         <Card title={t('routes.settings')}>
           <dl class="route-facts">

@@ -10,7 +10,7 @@ import { firstItemError, t } from '../../i18n';
 import { setQuery, useLocation } from '../../router';
 import type { RoutePeersResponse, RoutesBatchResponse, RoutesResponse, RouteToggleResponse } from '../../protocol';
 import { ROUTE_EVENTS, type Route, type WizardPeer } from './model';
-import { BreakerBadge, EnabledBadge, MonitorStatus } from './status';
+import { BreakerBadge, CertificateBadge, EnabledBadge, MonitorStatus, ProtectionBadges, SiteLink } from './status';
 
 export function targetText(r: Route, peers: Map<number, WizardPeer>): string {
   if (r.target_kind === 'gateway') {
@@ -19,6 +19,11 @@ export function targetText(r: Route, peers: Map<number, WizardPeer>): string {
   }
   const p = r.peer_id !== null ? (peers.get(r.peer_id)?.name ?? `#${r.peer_id}`) : '–';
   return `${p}:${r.target_port ?? '?'}`;
+}
+
+/** The route's name: its domain, or its port for an L4 route without one. */
+export function routeName(r: Pick<Route, 'domain' | 'l4_listen_port'>): string {
+  return r.domain || t('routes.noDomain', { port: r.l4_listen_port ?? '?' });
 }
 
 export function typeText(r: Route): string {
@@ -90,9 +95,21 @@ export default function RouteList() {
   };
 
   const columns: Column<Route>[] = [
-    { key: 'domain', label: t('routes.domain'), sort: 'domain', render: (r) => <Link href={`/routes/${r.id}`}>{r.domain}</Link> },
+    {
+      key: 'domain',
+      label: t('routes.domain'),
+      sort: 'domain',
+      render: (r) => (
+        <span class="route-domain">
+          <Link href={`/routes/${r.id}`}>{routeName(r)}</Link>
+          <SiteLink route={r} label={t('routes.site')} />
+        </span>
+      ),
+    },
     { key: 'type', label: t('routes.type'), sort: 'type', render: (r) => typeText(r) },
     { key: 'target', label: t('routes.target'), render: (r) => targetText(r, peers.byId) },
+    { key: 'protection', label: t('routes.protection'), render: (r) => <ProtectionBadges route={r} /> },
+    { key: 'certificate', label: t('routes.certificate'), render: (r) => <CertificateBadge route={r} /> },
     {
       key: 'status',
       label: t('routes.status'),
@@ -200,7 +217,7 @@ export default function RouteList() {
               columns={columns}
               rows={rows}
               rowKey={(r) => r.id}
-              rowName={(r) => r.domain}
+              rowName={(r) => routeName(r)}
               sort={(list.params.sort as string) ?? undefined}
               onSort={(s) => setQuery({ sort: s, offset: null })}
               selected={selected}

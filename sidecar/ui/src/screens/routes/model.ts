@@ -31,5 +31,6 @@ export const ROUTE_EVENTS = [
   'circuit_open',
   'circuit_closed',
   'route_auth_created',
+  'route_auth_updated',
   'route_auth_deleted',
 ];
