@@ -1,4 +1,4 @@
-// Route auth of one route (/routes/:id/auth): sign-in method, two-factor, the configured account,
+// Route login (the API's route auth) of one route (/routes/:id/auth): sign-in method, two-factor, the configured account,
 // session duration, the route's users (user_ids) with their own TOTP, TOTP set-up with the QR code
 // and the confirmation code, branding with logo and background uploads, and a live preview of the
 // login page (GET /routes/:id/auth/preview in an iframe, with the values typed but not saved yet).
@@ -34,9 +34,16 @@ const DURATIONS: [string, number][] = [
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 const AUTH_EVENTS = ['route_auth_created', 'route_auth_updated', 'route_auth_deleted'];
 
+/** Whether the configuration asks for TOTP, now or once a pending switch to TOTP is verified. */
 function usesTotp(a: RouteAuth | null): boolean {
-  return !!a && (a.method === 'totp' || (a.two_factor_enabled && a.two_factor_method === 'totp'));
+  return (
+    !!a &&
+    (a.method === 'totp' || (a.two_factor_enabled && a.two_factor_method === 'totp') || a.pending_method === 'totp' || a.pending_two_factor_method === 'totp')
+  );
 }
+
+/** The method label of the route-auth methods. */
+const METHOD_KEY: Record<RouteAuth['method'], string> = { email_password: 'mEmailPassword', email_code: 'mEmailCode', totp: 'mTotp' };
 
 function totpState(active: boolean, pending: boolean) {
   return active ? (
@@ -297,9 +304,10 @@ function UsersCard(props: { route: Route; auth: RouteAuth | null; onDone: () => 
 function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => void }) {
   const { route, auth: a } = props;
   const form = useForm({
-    method: a?.method ?? 'email_password',
-    two_factor_enabled: a?.two_factor_enabled ?? false,
-    two_factor_method: a?.two_factor_method ?? 'totp',
+    // a switch waiting for TOTP verification shows as what was saved
+    method: a?.pending_method ?? a?.method ?? 'email_password',
+    two_factor_enabled: a?.pending_method ? a.pending_two_factor_method !== null : (a?.two_factor_enabled ?? false),
+    two_factor_method: (a?.pending_method ? a.pending_two_factor_method : a?.two_factor_method) ?? 'totp',
     email: a?.email ?? '',
     password: '',
     session_max_age: a?.session_max_age ?? 86_400_000,
@@ -372,6 +380,11 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
       <p class={`banner ${a ? 'info' : 'muted-banner'}`} data-testid="ra-state" data-on={a ? 'yes' : 'no'}>
         {a ? t('routeauth.active') : t('routeauth.inactive')}
       </p>
+      {a?.pending_method && (
+        <p class="banner warn" role="status" data-testid="ra-pending">
+          {t('routeauth.pendingSwitch', { now: t(`routeauth.${METHOD_KEY[a.method]}`), next: t(`routeauth.${METHOD_KEY[a.pending_method]}`) })}
+        </p>
+      )}
       <div class="ra-layout">
         <div class="ra-main">
           <form onSubmit={save} noValidate aria-label={t('routeauth.login')}>

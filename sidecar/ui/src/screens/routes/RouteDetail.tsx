@@ -165,9 +165,7 @@ export default function RouteDetail(props: { id: number }) {
         </Card>
         <Card title={t('routes.protection')}>
           <ProtectionBadges route={r} />
-          {r.route_auth?.pending_method && (
-            <p class="hint">{t('routes.protPendingHint', { method: t(`routes.login_${r.route_auth.pending_method}`) })}</p>
-          )}
+          {r.route_auth?.pending_method && <p class="hint">{t('routes.protPendingHint', { method: t(`routes.login_${r.route_auth.pending_method}`) })}</p>}
           <dl class="route-facts">
             {siteUrl(r) && (
               <div>

@@ -366,7 +366,8 @@ export default defineDict('routes', {
     cert_not_applicable: 'Kein TLS',
     cert_unknown: 'Unbekannt',
     certInternal: 'interne CA',
-    certInternalHint: 'Ausgestellt von der internen CA von Caddy (GATEHOUSE_TLS=internal): Browser vertrauen ihr nur, wenn ihr Stammzertifikat installiert ist.',
+    certInternalHint:
+      'Ausgestellt von der internen CA von Caddy (GATEHOUSE_TLS=internal): Browser vertrauen ihr nur, wenn ihr Stammzertifikat installiert ist.',
     certIssuer: 'Aussteller',
     certExpires: 'Läuft ab',
     certLastError: 'Letzter Fehler',
