@@ -94,7 +94,10 @@ test('exports declare their file bodies; request bodies keep their required list
   assert.deepEqual(req('/api/v1/peers', 'post'), ['name']);
   // domain is required except for an L4 route without TLS: the document says so in its description
   assert.equal(req('/api/v1/routes', 'post'), undefined);
-  assert.match(doc.paths['/api/v1/routes'].post.requestBody.content['application/json'].schema.properties.domain.description, /required, except for an L4 route/);
+  assert.match(
+    doc.paths['/api/v1/routes'].post.requestBody.content['application/json'].schema.properties.domain.description,
+    /required, except for an L4 route/,
+  );
   assert.deepEqual(req('/api/v1/smtp', 'put').sort(), ['from', 'host', 'port']);
 });
 

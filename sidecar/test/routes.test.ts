@@ -576,7 +576,14 @@ test('an L4 route without TLS needs no domain; with passthrough or terminate it 
   assert.equal(await routeCount(), before, 'nothing was written');
   assert.equal(proxy().loads, loads, 'nothing was rendered');
 
-  const ok = await call('/routes', 'POST', { route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'tcp', l4_listen_port: 2424, l4_tls_mode: 'none' });
+  const ok = await call('/routes', 'POST', {
+    route_type: 'l4',
+    peer_id: peerA,
+    target_port: 22,
+    l4_protocol: 'tcp',
+    l4_listen_port: 2424,
+    l4_tls_mode: 'none',
+  });
   assert.equal(ok.status, 201, JSON.stringify(ok.data));
   assert.equal(ok.data.route.domain, '');
   const udp = await call('/routes', 'POST', { route_type: 'l4', peer_id: peerA, target_port: 53, l4_protocol: 'udp', l4_listen_port: 5354 });

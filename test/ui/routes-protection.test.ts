@@ -4,7 +4,7 @@
 // domain; the certificate of an HTTPS route that Caddy issued (valid, "internal CA"), one not
 // issued yet (pending) and "No TLS"; the link to the site opens in a new tab with rel=noopener.
 // Screenshots of the list and the detail in en/de, light and dark, at 390 and 1280 px.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import tls from 'node:tls';
@@ -137,7 +137,13 @@ test('route list and detail show protection, certificate state and the site link
       port: `Port ${l4Port}`,
     },
   } as const;
+  // the admin's language is a setting of their account
+  const { cookie, csrf } = await ui.login();
+  const setLanguage = (language: string) =>
+    ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language }, headers: { cookie, 'x-csrf-token': csrf } });
+  after(() => setLanguage('en'));
   for (const lang of ['en', 'de'] as const) {
+    assert.equal((await setLanguage(lang)).status, 200);
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const width of [1280, 390]) {
         const x = TEXT[lang];
@@ -164,6 +170,8 @@ test('route list and detail show protection, certificate state and the site link
         assert.equal(await page.locator(`tr:has(a[href="/routes/${ids.open}"]) a.site-link`).first().getAttribute('href'), 'http://open.example.test');
         assert.equal(await page.locator(`tr:has(a[href="/routes/${ids.l4}"]) a.site-link`).count(), 0, 'no site link for an L4 route');
         await screenshot(page, `${lang}-${width}-${colorScheme}-routes-protection-list`);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        assert.ok(overflow <= 1, `${lang} ${width}: the list scrolls sideways by ${overflow}px`);
         if (width === 1280 && colorScheme === 'light') assert.deepEqual(serious(await axe(page)), [], `${lang} list: axe`);
 
         // the detail of the route with route login: its protection, the pending switch, the certificate

@@ -136,7 +136,10 @@ export const routeAuthView = z.object({
     description:
       'a switch to TOTP (method totp, or the TOTP second factor) saved while TOTP was not verified yet: the method it switches to once totp-verify succeeds; until then `method` (the one in force) stays, and visitors sign in with it. null when nothing waits',
   }),
-  pending_two_factor_method: z.enum(['email_code', 'totp']).nullable().meta({ description: 'the second factor of the pending switch (with pending_method email_password), else null' }),
+  pending_two_factor_method: z
+    .enum(['email_code', 'totp'])
+    .nullable()
+    .meta({ description: 'the second factor of the pending switch (with pending_method email_password), else null' }),
   session_max_age: z.number().int(),
   title: z.string().nullable(),
   description: z.string().nullable(),

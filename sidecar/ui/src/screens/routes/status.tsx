@@ -116,9 +116,12 @@ export function siteUrl(r: Pick<Route, 'route_type' | 'domain' | 'https_enabled'
 export function SiteLink(props: { route: Route; label?: string }) {
   const url = siteUrl(props.route);
   if (!url) return null;
+  const label = props.label ?? url;
+  // the accessible name begins with the visible text
+  const name = label === url ? t('routes.openSiteUrl', { url }) : t('routes.openSite', { label, url });
   return (
-    <a class="site-link" href={url} target="_blank" rel="noopener noreferrer" aria-label={t('routes.openSite', { url })}>
-      {props.label ?? url}
+    <a class="site-link" href={url} target="_blank" rel="noopener noreferrer" aria-label={name} title={url}>
+      {label}
       <span aria-hidden="true"> ↗</span>
     </a>
   );
