@@ -349,7 +349,12 @@ export class WireGuardService {
         await this.driver!.setPeer(this.iface, p);
         nudged.push(p.publicKey);
       }
-      if (nudged.length) void this.renudge(nudged).catch((err) => this.deps.log.warn('WireGuard handshake nudge failed', { err: String(err) }));
+      if (nudged.length) {
+        const run = this.renudge(nudged)
+          .catch((err: unknown) => void this.deps.log.warn('WireGuard handshake nudge failed', { err: String(err) }))
+          .finally(() => this.nudging.delete(run));
+        this.nudging.add(run);
+      }
     } else {
       if (!this.mode) this.mode = (await (this.driver as { mode?: (i: string) => Promise<'kernel' | 'userspace' | null> }).mode?.(this.iface)) ?? null;
       await this.driver!.sync(spec);
@@ -370,10 +375,19 @@ export class WireGuardService {
    * nothing; one to a peer whose handshake is already under way is ignored by wireguard-go's own
    * rate limit). Each round re-reads the peers, so a peer changed meanwhile is set as it is now.
    */
+  /** The renudge() runs under way (after a fresh interface). */
+  private readonly nudging = new Set<Promise<void>>();
+
+  /** Resolves once the handshake nudges after a fresh interface are done (at most RENUDGE_MS). */
+  async nudgesDone(): Promise<void> {
+    while (this.nudging.size) await Promise.all([...this.nudging]);
+  }
+
   private async renudge(keys: string[]): Promise<void> {
-    const deadline = this.deps.clock() + RENUDGE_MS;
+    // the rounds wait in real time (setTimeout), so they are counted, not measured on the clock
+    let rounds = Math.ceil(RENUDGE_MS / RENUDGE_STEP_MS);
     let left = keys;
-    while (left.length && !this.stopped && this.deps.clock() < deadline) {
+    while (left.length && !this.stopped && rounds-- > 0) {
       await new Promise((r) => setTimeout(r, RENUDGE_STEP_MS).unref());
       if (this.stopped) return;
       left = await this.lock.run(async () => {
