@@ -24,6 +24,7 @@ import { broadcastFor } from '../src/wol.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { Gateway, RouteReachability } from '../../sidecar/test/lib/protocol.js';
 
 const n = 100 + (process.pid % 100);
 const SUBNET = `127.79.${n}.0/24`;
@@ -260,14 +261,14 @@ describe('companion with a real sidecar on loopback', () => {
   test('heartbeats are accepted by the server, stored, with one reachability entry per route', async () => {
     const view = await waitFor(
       async () => {
-        const g = (await api('/gateways')).data.gateways.find((x: any) => x.peer_id === peer.id);
+        const g = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === peer.id);
         return g?.health?.route_reachability?.length === 3 && g.status === 'online' && g.hostname ? g : null;
       },
       5000,
       'stored heartbeat',
     );
     assert.ok(heartbeatSchema.safeParse(view.health).success);
-    const rr = new Map(view.health.route_reachability.map((x: any) => [x.route_id, x]));
+    const rr = new Map(view.health.route_reachability.map((x: RouteReachability) => [x.route_id, x]));
     assert.equal((rr.get(routeHttp.id) as any).reachable, true);
     assert.equal((rr.get(routeTcp.id) as any).reachable, true);
     assert.equal((rr.get(routeWol.id) as any).reachable, false, 'nothing listens on the sleepy target');
@@ -296,7 +297,7 @@ describe('companion with a real sidecar on loopback', () => {
     await waitFor(
       async () => {
         const g = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway;
-        return g.last_seen_at > since && g.health.route_reachability.find((x: any) => x.route_id === routeHttp.id)?.reachable === false;
+        return g.last_seen_at > since && g.health.route_reachability.find((x: RouteReachability) => x.route_id === routeHttp.id)?.reachable === false;
       },
       5000,
       'unreachable in a heartbeat',

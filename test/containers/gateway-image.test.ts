@@ -32,6 +32,8 @@ import {
   startServerContainer,
   type ComposeService,
 } from './lib.js';
+import type { Route } from '../../sidecar/test/lib/protocol.js';
+import type { JsonDoc } from '../lib/json.js';
 
 const reason = containerSkipReason({ GATEHOUSE_TEST_GATEWAY_IMAGE: GATEWAY_IMAGE }) ?? skipReason(['ping']);
 const STOP_BOUND_MS = 20_000;
@@ -127,7 +129,7 @@ test(
       { check: true },
     );
 
-    const gatewayView = async () => ((await api('/api/v1/gateways')).data.gateways as any[]).find((g) => g.peer_id === peer.id);
+    const gatewayView = async () => ((await api('/api/v1/gateways')).data.gateways as JsonDoc[]).find((g) => g.peer_id === peer.id);
     const t0 = Date.now();
     const online = await waitFor(
       async () => {
@@ -171,7 +173,7 @@ test(
     const state = JSON.parse(fs.readFileSync(path.join(mount, 'gateway-state.json'), 'utf8'));
     assert.equal(state.peer_id, peer.id, 'the last configuration is kept on the data volume');
     assert.deepEqual(
-      state.config.routes.map((r: any) => [r.id, r.target_lan_host, r.target_lan_port]),
+      state.config.routes.map((r: Route) => [r.id, r.target_lan_host, r.target_lan_port]),
       [[routeId, lan.addrB, app.port]],
     );
 

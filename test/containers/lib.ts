@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const SERVER_IMAGE = process.env.GATEHOUSE_TEST_SERVER_IMAGE ?? '';
@@ -143,7 +144,7 @@ export class AdminApi {
   ) {}
 
   /** A JSON answer is parsed; anything else is the body as text. */
-  api = async (p: string, method = 'GET', json?: unknown): Promise<{ status: number; data: any }> => {
+  api = async (p: string, method = 'GET', json?: unknown): Promise<{ status: number; data: AnyBody }> => {
     const headers: Record<string, string> = { accept: 'application/json', cookie: this.jar.header() };
     if (json !== undefined) headers['content-type'] = 'application/json';
     if (method !== 'GET') headers['x-csrf-token'] = this.csrf;
@@ -153,7 +154,7 @@ export class AdminApi {
     return { status: r.status, data: type.includes('json') ? JSON.parse(r.body) : r.body };
   };
 
-  login = async (password: string): Promise<{ status: number; data: any }> => {
+  login = async (password: string): Promise<{ status: number; data: AnyBody }> => {
     const r = await this.api('/login', 'POST', { username: 'admin', password });
     if (r.status === 200) this.csrf = r.data.csrfToken;
     return r;

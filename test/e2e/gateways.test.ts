@@ -31,6 +31,8 @@ import { waitFor } from '../lib/wait.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
 import { getWithHost, type GetResult } from '../lib/http-get.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
+import type { ActivityEntry, ListenerStatus, RouteReachability } from '../../sidecar/test/lib/protocol.js';
+import type { JsonDoc } from '../lib/json.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const reason = skipReason(['wireguard-go', 'wg']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
@@ -151,7 +153,7 @@ test(
     // ---- the companion, from the exact envContent
     let companion = startCompanion(net_, gwNs, envFile, local);
     companions.push(companion);
-    const gatewayView = async () => ((await api('/gateways')).data.gateways as any[]).find((g) => g.peer_id === peer.id);
+    const gatewayView = async () => ((await api('/gateways')).data.gateways as JsonDoc[]).find((g) => g.peer_id === peer.id);
     const online = await waitFor(
       async () => {
         if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
@@ -163,14 +165,14 @@ test(
     ).catch((e) => {
       throw new Error(`${(e as Error).message}\ncompanion output:\n${companion.out().slice(-4000)}`);
     });
-    const reach = new Map(online.health.route_reachability.map((r: any) => [r.route_id, r]));
+    const reach = new Map(online.health.route_reachability.map((r: RouteReachability) => [r.route_id, r]));
     assert.equal((reach.get(webRoute.id) as any).reachable, true);
     assert.equal((reach.get(tcpRoute.id) as any).reachable, true);
     assert.equal((reach.get(wolRoute.id) as any).reachable, false, 'the sleepy host does not answer yet');
     assert.ok(online.health.wg_handshake_age_s !== null && online.health.wg_handshake_age_s < 30, 'a real handshake');
     assert.match(online.health.telemetry.wg_tools_version ?? '', /wireguard-tools/);
     assert.deepEqual(
-      online.health.tcp_listeners.map((l: any) => [l.port, l.status]),
+      online.health.tcp_listeners.map((l: ListenerStatus) => [l.port, l.status]),
       [[ports.l4, 'listening']],
     );
     assert.equal(online.health.http_proxy_healthy, true);
@@ -204,13 +206,13 @@ test(
     await waitFor(
       async () => {
         const g = await gatewayView();
-        return g.last_seen_at > stoppedAt && g.health.route_reachability.find((r: any) => r.route_id === webRoute.id)?.reachable === false;
+        return g.last_seen_at > stoppedAt && g.health.route_reachability.find((r: RouteReachability) => r.route_id === webRoute.id)?.reachable === false;
       },
       10_000,
       { what: 'the stopped LAN server reported unreachable' },
     );
     const g2 = await gatewayView();
-    assert.equal(g2.health.route_reachability.find((r: any) => r.route_id === tcpRoute.id).reachable, true);
+    assert.equal(g2.health.route_reachability.find((r: RouteReachability) => r.route_id === tcpRoute.id).reachable, true);
     assert.equal(g2.status, 'online', 'one LAN target still answers');
     const down = await viaCaddy(ports.http, 'nas.gw-e2e.test', '/');
     assert.equal(down?.status, 502, 'no Wake-on-LAN on this route: a plain 502');
@@ -233,7 +235,7 @@ test(
     const mac = Buffer.from(MAC.replace(/:/g, ''), 'hex');
     for (let i = 0; i < 16; i++) assert.ok(bytes.subarray(6 + i * 6, 12 + i * 6).equals(mac), `MAC repetition ${i + 1}`);
     assert.equal(pkt[1], lan.addrA, 'sent by the gateway on its LAN interface');
-    const acts = (await api('/logs/activity?event_type=gateway_wol_sent')).data.entries as any[];
+    const acts = (await api('/logs/activity?event_type=gateway_wol_sent')).data.entries as { details: { route_id: number; trigger: string } }[];
     assert.ok(acts.some((e) => e.details.route_id === wolRoute.id && e.details.trigger === 'visitor'));
     // the host "wakes up": the next reload gets the site
     await net_.startHttpServer(lanNs, lanIp, 8082, { name: 'woken-host' });
@@ -277,7 +279,7 @@ test(
     const stopped = Date.now();
     const offlineEvent = await waitFor(
       async () => {
-        const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries as any[];
+        const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries as { details: { peer_id: number; at: number; reason: string } }[];
         return entries.find((e) => e.details?.peer_id === peer.id && e.details.at >= stopped);
       },
       (OFFLINE_AFTER_S + TICK_S + 5) * 1000,
@@ -288,7 +290,7 @@ test(
     assert.match(offlineEvent.details.reason, /no heartbeat for \d+ s \(offline after 6 s\)/);
     const last = await gatewayView();
     assert.equal(last.status, 'offline');
-    const events = ((await api('/logs/activity?source=gateways&limit=200')).data.entries as any[])
+    const events = ((await api('/logs/activity?source=gateways&limit=200')).data.entries as ActivityEntry[])
       .filter((e) => e.details?.peer_id === peer.id)
       .map((e) => e.event_type);
     assert.ok(events.includes('gateway_online') && events.includes('gateway_offline') && events.includes('gateway_tokens_rotated'), events.join());

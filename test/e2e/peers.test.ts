@@ -13,6 +13,7 @@ import type { WireGuardService } from '../../sidecar/src/wireguard/service.js';
 import { createNetwork, skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
+import type { Peer } from '../../sidecar/test/lib/protocol.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
 
@@ -118,7 +119,7 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
   const st = (await api('/wg/status')).data;
   assert.equal(st.running, true);
   assert.equal(st.mode, 'userspace');
-  assert.deepEqual(st.peers.map((p: any) => p.name).sort(), ['e2e-peer-a', 'e2e-peer-b']);
+  assert.deepEqual(st.peers.map((p: Peer) => p.name).sort(), ['e2e-peer-a', 'e2e-peer-b']);
   const traffic = (await api(`/peers/${a.id}/traffic?period=24h`)).data;
   assert.equal(traffic.total_rx, v2.total_rx, 'history holds every byte of the running total');
 

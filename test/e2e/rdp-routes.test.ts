@@ -40,6 +40,9 @@ import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 import type { HistoryEntry } from '../../sidecar/src/rdp/schema.js';
 import type { ExportRow } from '../../sidecar/src/rdp/history.js';
 import { createRdpUser, rdpAuthenticate, startXrdp, startXvfb, RDP_TOOLS, type XrdpServer, type Xvfb } from '../lib/rdp.js';
+import type { Gateway } from '../../sidecar/test/lib/protocol.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { JsonDoc } from '../lib/json.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CLIENT_MAIN = path.join(ROOT, 'client', 'src', 'main.ts');
@@ -212,7 +215,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
       }
       const res = await fetch(baseUrl + p, { ...init, headers, body, redirect: 'manual' });
       const text = await res.text();
-      let data: any = text;
+      let data: AnyBody = text;
       try {
         data = JSON.parse(text);
       } catch {
@@ -309,7 +312,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   await waitFor(
     async () => {
       if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
-      const g = ((await api('/gateways')).data.gateways as any[]).find((x) => x.peer_id === gwPeer.id);
+      const g = ((await api('/gateways')).data.gateways as Gateway[]).find((x) => x.peer_id === gwPeer.id);
       return g?.status === 'online' && g.config_in_sync;
     },
     60_000,
@@ -353,7 +356,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   const client = async (args: string[], o: { timeoutMs?: number } = {}) => {
     const argv = [process.execPath, '--import', 'tsx', CLIENT_MAIN, ...args];
     const r = await net.exec(cliNs, argv[0], argv.slice(1), { env: clientEnv, timeoutMs: o.timeoutMs ?? 60_000 });
-    let json: any = null;
+    let json: JsonDoc = null;
     try {
       json = JSON.parse(r.stdout);
     } catch {

@@ -26,6 +26,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from '../../sideca
 import { createNetwork, skipReason, type Network, type Server } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
+import type { ActivityEntry } from '../../sidecar/test/lib/protocol.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
@@ -220,7 +221,7 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     assert.equal((await visit('cbt.test')).status, 200);
     await waitFor(async () => (await cbState(cbt.id)).opened === null, 5000, { what: 'the closed report' });
     assert.equal((await cbState(cbt.id)).count, 0);
-    const closed = (await api('/logs/activity?source=routes&limit=100')).data.entries.find((e: any) => e.event_type === 'circuit_breaker_closed');
+    const closed = (await api('/logs/activity?source=routes&limit=100')).data.entries.find((e: ActivityEntry) => e.event_type === 'circuit_breaker_closed');
     assert.equal(closed?.details.route_id, cbt.id);
     assert.equal((await visit('cb.test')).status, 503, 'the other breaker (timeout 600 s) is still open');
   });

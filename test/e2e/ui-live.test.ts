@@ -23,6 +23,9 @@ import { waitFor } from '../lib/wait.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 import { CHROMIUM, openBrowser, screenshot, settled, signIn, watchedPage } from '../lib/browser.js';
 
+/** What the init script records in the page (window.__live): the stream's ready events, errors, connections opened. */
+type LiveRecord = { ready: { resumed: boolean; boot: string }[]; errors: number; opened: number };
+
 const DIST = fileURLToPath(new URL('../../sidecar/ui/dist/index.html', import.meta.url));
 const reason =
   skipReason(['wireguard-go', 'wg', 'ping', 'ss']) ??
@@ -72,8 +75,8 @@ test(
     // its Last-Event-ID (recorded, nothing changed: the app's own stream is used as it is).
     await page.addInitScript(() => {
       const NativeES = window.EventSource;
-      const rec = ((window as any).__live = { ready: [] as any[], errors: 0, opened: 0 });
-      (window as any).EventSource = class extends NativeES {
+      const rec = ((window as Window & { __live?: LiveRecord }).__live = { ready: [] as LiveRecord['ready'], errors: 0, opened: 0 });
+      window.EventSource = class extends NativeES {
         constructor(url: string | URL, init?: EventSourceInit) {
           super(url, init);
           rec.opened++;
@@ -90,16 +93,16 @@ test(
       const h = await r.allHeaders();
       streamRequests.push({ at: Date.now(), lastEventId: h['last-event-id'] ?? new URL(r.url()).searchParams.get('last_event_id'), url: r.url() });
     });
-    const live = () => page.evaluate(() => (window as any).__live as { ready: { resumed: boolean; boot: string }[]; errors: number; opened: number });
+    const live = () => page.evaluate(() => (window as Window & { __live?: LiveRecord }).__live as LiveRecord);
 
     await signIn(page, run.s.url, undefined, '/dashboard');
     await settled(page);
-    await page.waitForFunction(() => (window as any).__live.ready.length > 0, undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => (window as Window & { __live?: LiveRecord }).__live!.ready.length > 0, undefined, { timeout: 15_000 });
     // A reload or navigation would drop this marker.
     await page.evaluate(() => {
-      (window as any).__sameDocument = true;
+      (window as Window & { __sameDocument?: unknown }).__sameDocument = true;
     });
-    const sameDocument = () => page.evaluate(() => (window as any).__sameDocument === true);
+    const sameDocument = () => page.evaluate(() => (window as Window & { __sameDocument?: unknown }).__sameDocument === true);
     assert.equal(await text(page, 'peers-online-label'), '0 of 0 online');
     assert.ok(await page.isVisible('text=No peers yet'), 'the empty dashboard says what to do next');
     assert.ok(await page.isVisible('a[href="/peers"]'));
@@ -116,7 +119,7 @@ test(
     await list.goto(`${run.s.url}/peers`);
     await settled(list);
     await list.evaluate(() => {
-      (window as any).__sameDocument = true;
+      (window as Window & { __sameDocument?: unknown }).__sameDocument = true;
     });
 
     // ---- a real handshake from the namespace: the open tabs follow (peer_created, then peer_online)
@@ -129,7 +132,7 @@ test(
       peer.name,
       { timeout: 30_000 },
     );
-    assert.ok(await list.evaluate(() => (window as any).__sameDocument === true), 'the peers tab was never reloaded');
+    assert.ok(await list.evaluate(() => (window as Window & { __sameDocument?: unknown }).__sameDocument === true), 'the peers tab was never reloaded');
     assert.deepEqual(listProblems, []);
     await list.close();
     await waitText(page, 'peers-online-label', '1 of 1 online');
@@ -165,7 +168,7 @@ test(
     // Offline mode keeps open connections: cut the browser's own TCP connections to the sidecar (the
     // live stream among them) as a dropped network would; new ones fail while the tab is offline.
     assert.ok(dropBrowserConnections(Number(new URL(run.s.url).port)) >= 1, 'the browser had a connection to cut');
-    await page.waitForFunction((n) => (window as any).__live.errors > n, before.errors, { timeout: 20_000 });
+    await page.waitForFunction((n) => (window as Window & { __live?: LiveRecord }).__live!.errors > n, before.errors, { timeout: 20_000 });
     const offlineAt = Date.now();
     const created = (await run.api('/peers', 'POST', { name: 'ui-live-missed' })).data.peer;
     assert.ok(created?.id);

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
 import { which } from '../lib/netns.js';
 import { recordFigure } from './lib/figures.js';
+import type { Peer, Route } from '../../sidecar/test/lib/protocol.js';
 
 const CASE = 'data directory disk full';
 const reason =
@@ -112,8 +113,8 @@ test(
     const integrity = ((await s.deps.db.sequelize.query('PRAGMA integrity_check', { plain: true })) as any)?.integrity_check;
     const again = await api('/peers', 'POST', { name: 'after-freed' });
     const againRoute = await api('/routes', 'POST', { peer_id: peerId, target_port: 8080, domain: 'after-freed.disk.test' });
-    const peers: string[] = (await api('/peers?limit=200')).data.peers.map((p: any) => p.name);
-    const routes: string[] = (await api('/routes?limit=200')).data.routes.map((r: any) => r.domain);
+    const peers: string[] = (await api('/peers?limit=200')).data.peers.map((p: Peer) => p.name);
+    const routes: string[] = (await api('/routes?limit=200')).data.routes.map((r: Route) => r.domain);
     const lockout = (await api('/settings/security')).data;
     t.diagnostic(`after freeing: integrity ${integrity}; POST /peers ${again.status}, POST /routes ${againRoute.status}; lockout ${JSON.stringify(lockout)}`);
 

@@ -17,6 +17,7 @@ import { waitFor } from '../lib/wait.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
 import { recordFigure } from './lib/figures.js';
 import { send, wgPeers, wireguardGoPid } from './lib/faults-harness.js';
+import type { Peer } from '../../sidecar/test/lib/protocol.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}`);
 const CASE = 'wireguard-go killed';
@@ -49,11 +50,11 @@ test(
     assert.equal(route.status, 201, JSON.stringify(route.data));
     const visit = (timeoutMs = 1000) => send('127.0.0.1', ports.http, 'wg.faults.test', '/', { timeoutMs });
     assert.equal((await visit(5000)).status, 200);
-    const wanted = new Set<string>((await api('/peers?limit=100')).data.peers.map((p: any) => p.public_key));
+    const wanted = new Set<string>((await api('/peers?limit=100')).data.peers.map((p: Peer) => p.public_key));
     assert.equal(wanted.size, 8);
     assert.deepEqual(wgPeers(iface), wanted);
     // the poller has stored every tunnel's endpoint
-    await waitFor(async () => (await api('/peers?limit=100')).data.peers.filter((p: any) => p.endpoint).length === 3, 10_000, { what: 'the endpoints stored' });
+    await waitFor(async () => (await api('/peers?limit=100')).data.peers.filter((p: Peer) => p.endpoint).length === 3, 10_000, { what: 'the endpoints stored' });
 
     const pid = wireguardGoPid(iface);
     assert.ok(pid, `wireguard-go for ${iface} runs`);

@@ -34,6 +34,8 @@ import { startTestServer, apiToken, bearer, type TestServer } from '../../sideca
 import { recordFigure } from './lib/figures.js';
 import { valid, invalidObject, queryValue, hostile, type Override, type Schema } from './lib/fuzz-schema.js';
 import { changed, snapshot, tables, type Snapshot } from './lib/fuzz-db.js';
+import type { JsonDoc } from '../lib/json.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 1919);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
@@ -48,7 +50,7 @@ async function settledSnapshot(): Promise<Snapshot> {
   await s.deps.clientMachines.flushSeen(); // a desktop client's last_seen_at is written behind too
   return snapshot(s.deps.db.sequelize, dbTables);
 }
-let doc: any;
+let doc: JsonDoc;
 let admin: string;
 let gatewayToken: string;
 let clientToken: string;
@@ -192,12 +194,12 @@ after(async () => s?.close());
 interface Op {
   method: string;
   path: string;
-  op: any;
+  op: JsonDoc;
 }
 
 function operations(): Op[] {
   const out: Op[] = [];
-  for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths))
+  for (const [path, methods] of Object.entries<Record<string, JsonDoc>>(doc.paths))
     for (const [method, op] of Object.entries(methods)) out.push({ method: method.toUpperCase(), path, op });
   // public and gateway first, then admin reads, writes, and deletes last (so seeded rows live long)
   const rank = (o: Op) =>
@@ -301,7 +303,7 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
         )
       : valid(jsonSchema, ov).map((body) => ({ body }));
   } else if (multipart) {
-    const fields = Object.entries<any>(multipart.schema.properties ?? {}).filter(([, v]) => v.format !== 'binary');
+    const fields = Object.entries<JsonDoc>(multipart.schema.properties ?? {}).filter(([, v]) => v.format !== 'binary');
     bodyArb = fc
       .tuple(
         fc.uint8Array({ maxLength: 2048 }),
@@ -350,7 +352,7 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
       const f = b.body as { bytes: Uint8Array; type: string; name: string; fields: Record<string, string> };
       const fd = new FormData();
       fd.set(
-        Object.entries<any>(multipart.schema.properties).find(([, v]) => v.format === 'binary')![0],
+        Object.entries<JsonDoc>(multipart.schema.properties).find(([, v]) => v.format === 'binary')![0],
         new Blob([Buffer.from(f.bytes)], { type: f.type }),
         f.name,
       );
@@ -405,7 +407,7 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
     const sch = content['multipart/form-data'].schema;
     const textSchema = {
       ...sch,
-      properties: Object.fromEntries(Object.entries<any>(sch.properties).filter(([, v]) => v.format !== 'binary')),
+      properties: Object.fromEntries(Object.entries<JsonDoc>(sch.properties).filter(([, v]) => v.format !== 'binary')),
       required: (sch.required ?? []).filter((k: string) => sch.properties[k]?.format !== 'binary'),
     };
     if (!validator(`mp ${label}`, textSchema, true)(fields)) return { ok: false, why: 'multipart fields break the schema' };
@@ -421,7 +423,7 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
 
 /** What a client of the document asks for: JSON where the operation answers JSON, else its media type (text/html pages, text/plain files). */
 function acceptFor(o: Op): string {
-  for (const [status, r] of Object.entries<any>(o.op.responses ?? {})) {
+  for (const [status, r] of Object.entries<JsonDoc>(o.op.responses ?? {})) {
     if (!/^[23]/.test(status) || !r.content) continue;
     if (r.content['application/json']) return 'application/json';
     const m = Object.keys(r.content)[0];
@@ -452,14 +454,14 @@ interface Finding {
   detail: string;
 }
 
-async function send(o: Op, r: Req): Promise<{ status: number; type: string; data: any; text: string }> {
+async function send(o: Op, r: Req): Promise<{ status: number; type: string; data: AnyBody; text: string }> {
   const headers = { ...(r.init.headers as Record<string, string>), ...authHeaders(o) };
   const raw = o.op.responses?.['200']?.content?.['text/event-stream'];
   if (raw) {
     const ac = new AbortController();
     const res = await fetch(s.url + r.url, { ...r.init, headers: { ...headers, accept: 'text/event-stream' }, signal: ac.signal, redirect: 'manual' });
     const type = res.headers.get('content-type') ?? '';
-    let data: any = null;
+    let data: AnyBody = null;
     let text = 'x';
     if (res.status >= 300) {
       text = await res.text();
@@ -470,7 +472,7 @@ async function send(o: Op, r: Req): Promise<{ status: number; type: string; data
   }
   const res = await fetch(s.url + r.url, { ...r.init, headers, redirect: 'manual', signal: AbortSignal.timeout(8000) });
   const text = await res.text();
-  let data: any = text;
+  let data: AnyBody = text;
   try {
     data = JSON.parse(text);
   } catch {
@@ -572,7 +574,7 @@ test(
     // a method the path does not have (TRACE included): 405 with Allow, the standard body, nothing changed
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE'];
     let wrongMethods = 0;
-    for (const [path, ms] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [path, ms] of Object.entries<Record<string, JsonDoc>>(doc.paths)) {
       const have = Object.keys(ms).map((m) => m.toUpperCase());
       const wrong = methods.filter((m) => !have.includes(m));
       for (const m of wrong) {
@@ -605,7 +607,7 @@ test(
             detail: `Allow: ${allow.join(', ')}; documented: ${expected.join(', ')}`,
           });
         // the standard JSON body, except on the pages that answer text (the route-auth pages and forward auth: their documented errorType)
-        const textPage = Object.values<any>(ms).some((x) => Object.values<any>(x.responses ?? {}).some((r) => r.content && !r.content['application/json']));
+        const textPage = Object.values<JsonDoc>(ms).some((x) => Object.values<JsonDoc>(x.responses ?? {}).some((r) => r.content && !r.content['application/json']));
         if (
           res.status >= 400 &&
           !(textPage && !(res.headers.get('content-type') ?? '').startsWith('application/json')) &&
@@ -627,7 +629,7 @@ test(
     for (const [k, v] of slow) console.log(`# slow operation: ${k} ${v} ms`);
     recordFigure({ test: 'OpenAPI fuzzing', figure: 'operations fuzzed', value: String(ops.length) });
     const generic = ops.filter((o) =>
-      Object.entries<any>(o.op.responses).some(([st, r]) => /^2/.test(st) && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Ok'),
+      Object.entries<JsonDoc>(o.op.responses).some(([st, r]) => /^2/.test(st) && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Ok'),
     );
     recordFigure({
       test: 'OpenAPI fuzzing',

@@ -17,6 +17,8 @@ import { startTestServer, apiToken, login, bearer, ADMIN, type TestServer } from
 import { fullPath, SCOPES, type Endpoint } from '../../sidecar/src/http/registry.js';
 import { PASSPHRASE_HEADER } from '../../sidecar/src/backup/endpoints.js';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
+import type { BackupJob, Peer, Token, User } from '../../sidecar/test/lib/protocol.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
 
 let s: TestServer;
 /** Every secret the server holds (plaintext), with what it is. */
@@ -189,7 +191,7 @@ const call = (e: Endpoint, headers: Record<string, string>) =>
   });
 
 /** Every secret found in an answer (body and headers). */
-function leaked(r: Response & { data: any }): string[] {
+function leaked(r: Response & { data: AnyBody }): string[] {
   const text = `${typeof r.data === 'string' ? r.data : JSON.stringify(r.data)}\n${[...r.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n')}`;
   return secrets.filter((x) => text.includes(x.value)).map((x) => x.kind);
 }
@@ -199,12 +201,12 @@ async function state(): Promise<string> {
   const get = async (p: string) => (await s.req(`/api/v1${p}`, { headers: full })).data;
   const gw = (await get(`/peers/${ids.gateway}/gateway-info`)).gateway;
   return JSON.stringify({
-    tokens: (await get('/tokens')).tokens.map((t: any) => [t.id, t.name]),
-    peers: (await get('/peers?limit=1000')).peers.map((p: any) => [p.id, p.updated_at]),
+    tokens: (await get('/tokens')).tokens.map((t: Token) => [t.id, t.name]),
+    peers: (await get('/peers?limit=1000')).peers.map((p: Peer) => [p.id, p.updated_at]),
     gateway: [gw.token_hint, gw.tokens_issued_at],
     smtp: (await get('/smtp')).smtp,
-    jobs: (await get('/settings/autobackup')).jobs.map((j: any) => [j.id, j.updated_at, j.last_run]),
-    users: (await get('/users')).users.map((u: any) => [u.id, u.must_change_password, u.updated_at]),
+    jobs: (await get('/settings/autobackup')).jobs.map((j: BackupJob) => [j.id, j.updated_at, j.last_run]),
+    users: (await get('/users')).users.map((u: User) => [u.id, u.must_change_password, u.updated_at]),
     route: (await get(`/routes/${ids.routes}/auth`)).route_auth?.updated_at ?? null,
   });
 }

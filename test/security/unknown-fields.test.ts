@@ -24,10 +24,11 @@ import { RDP_READ_ONLY } from '../../sidecar/src/rdp/schema.js';
 import { JOB_READ_ONLY } from '../../sidecar/src/backup/schema.js';
 import { valid, type Schema } from '../reliability/lib/fuzz-schema.js';
 import { changed, snapshot, tables, type Snapshot } from '../reliability/lib/fuzz-db.js';
+import type { JsonDoc } from '../lib/json.js';
 
 const UNKNOWN = 'gh_unknown_field';
 let s: TestServer;
-let doc: any;
+let doc: JsonDoc;
 let admin: Record<string, string>;
 let gateway: Record<string, string>;
 let client: Record<string, string>;
@@ -205,9 +206,9 @@ test('the schema kit: every request schema of the registry is strict, and a sche
     'loose objects (stored whole) and records are not dropping',
   );
   // and every request object in the document says so
-  for (const [p, ms] of Object.entries<any>(doc.paths)) {
-    for (const [m, op] of Object.entries<any>(ms)) {
-      for (const c of Object.values<any>(op.requestBody?.content ?? {}))
+  for (const [p, ms] of Object.entries<JsonDoc>(doc.paths)) {
+    for (const [m, op] of Object.entries<JsonDoc>(ms)) {
+      for (const c of Object.values<JsonDoc>(op.requestBody?.content ?? {}))
         assert.deepEqual(droppingObjects(c.schema), [], `${m} ${p}: request body objects declare additionalProperties`);
       for (const prm of op.parameters ?? []) assert.deepEqual(droppingObjects(prm.schema), [], `${m} ${p}: parameter ${prm.name}`);
     }
@@ -385,10 +386,10 @@ test('read-only fields: accepted and ignored only where declared, as the documen
     'PUT /api/v1/settings/autobackup/{id}': JOB_READ_ONLY,
   };
   const documented: Record<string, string[]> = {};
-  for (const [p, ms] of Object.entries<any>(doc.paths)) {
-    for (const [m, op] of Object.entries<any>(ms)) {
+  for (const [p, ms] of Object.entries<JsonDoc>(doc.paths)) {
+    for (const [m, op] of Object.entries<JsonDoc>(ms)) {
       const props = op.requestBody?.content?.['application/json']?.schema?.properties ?? {};
-      const ro = Object.entries<any>(props)
+      const ro = Object.entries<JsonDoc>(props)
         .filter(([, v]) => v.readOnly === true)
         .map(([k]) => k);
       if (ro.length) documented[`${m.toUpperCase()} ${p}`] = ro.sort();

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ADMIN } from '../../sidecar/test/lib/server.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
+import type { Token, User } from '../../sidecar/test/lib/protocol.js';
 
 // Many sign-ins (one per page and language) and deliberate failed ones: lift the sign-in rate limit.
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
@@ -55,21 +56,21 @@ test('tokens: create with a scope, the plaintext shown once and working with its
 
   const list = await apiGet('/tokens');
   assert.ok(!JSON.stringify(list).includes(token.slice(4)), 'GET /tokens never shows the token');
-  const rec = list.tokens.find((x: any) => x.name === 'ci-logs');
+  const rec = list.tokens.find((x: Token) => x.name === 'ci-logs');
   assert.deepEqual(rec.scopes, ['logs']);
 
   // The token works with its scope, and only with it; its first use binds the machine fingerprint.
   const bearer = { authorization: `Bearer ${token}`, 'x-machine-fingerprint': 'machine-a' };
   assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: bearer })).status, 200);
   assert.equal((await ui.s.req('/api/v1/peers', { headers: bearer })).status, 403);
-  assert.equal((await apiGet('/tokens')).tokens.find((x: any) => x.id === rec.id).fingerprint_bound, true);
+  assert.equal((await apiGet('/tokens')).tokens.find((x: Token) => x.id === rec.id).fingerprint_bound, true);
 
   await page.reload();
   await settled(page);
   await page.click('tr:has-text("ci-logs") >> text=Reset fingerprint');
   await confirm(page);
   await page.waitForSelector('tr:has-text("ci-logs") >> text=not bound');
-  assert.equal((await apiGet('/tokens')).tokens.find((x: any) => x.id === rec.id).fingerprint_bound, false);
+  assert.equal((await apiGet('/tokens')).tokens.find((x: Token) => x.id === rec.id).fingerprint_bound, false);
   assert.equal(
     (await ui.s.req('/api/v1/logs/activity', { headers: { ...bearer, 'x-machine-fingerprint': 'machine-b' } })).status,
     200,
@@ -80,7 +81,7 @@ test('tokens: create with a scope, the plaintext shown once and working with its
   await confirm(page);
   await page.waitForSelector('td >> text=ci-logs', { state: 'detached' });
   assert.equal(
-    (await apiGet('/tokens')).tokens.some((x: any) => x.id === rec.id),
+    (await apiGet('/tokens')).tokens.some((x: Token) => x.id === rec.id),
     false,
   );
   assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: bearer })).status, 401, 'a deleted token is refused at once');
@@ -100,7 +101,7 @@ test('users: create a user and change its role through the UI; reset password sh
   await page.selectOption('dialog[open] #f-role', 'user');
   await page.click('dialog[open] button[type=submit]');
   await page.waitForSelector('td >> text=alice', { timeout: 10_000 });
-  let alice = (await apiGet('/users')).users.find((u: any) => u.username === 'alice');
+  let alice = (await apiGet('/users')).users.find((u: User) => u.username === 'alice');
   assert.equal(alice.role, 'user');
   assert.equal(alice.email, 'alice@example.com');
 
@@ -109,7 +110,7 @@ test('users: create a user and change its role through the UI; reset password sh
   await noSerious(page, 'edit user');
   await page.click('dialog[open] button[type=submit]');
   await page.waitForSelector('dialog[open]', { state: 'detached' });
-  alice = (await apiGet('/users')).users.find((u: any) => u.username === 'alice');
+  alice = (await apiGet('/users')).users.find((u: User) => u.username === 'alice');
   assert.equal(alice.role, 'admin');
 
   await page.click('button[aria-label="Reset password: alice"]');

@@ -8,6 +8,7 @@ import { startSmtp, type SmtpSink } from '../../sidecar/test/route-auth-helpers.
 import { accessLogFile } from '../../sidecar/src/proxy/fragments/access-log.js';
 import fs from 'node:fs';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
+import type { Locked } from '../../sidecar/test/lib/protocol.js';
 
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
 let smtp: SmtpSink;
@@ -42,7 +43,7 @@ test('security: lockout settings saved; an account locked by failed sign-ins is 
   assert.equal((await apiSend('POST', '/users', { username: 'bob', password: 'bob-password-1', role: 'user' })).status, 201);
   for (let i = 0; i < 3; i++) await signInApi('bob', 'wrong-password');
   assert.ok(
-    (await apiGet('/users/locked')).locked.some((l: any) => l.identifier === 'bob'),
+    (await apiGet('/users/locked')).locked.some((l: Locked) => l.identifier === 'bob'),
     'bob is locked',
   );
   assert.notEqual((await signInApi('bob', 'bob-password-1')).status, 200, 'locked: even the right password is refused');

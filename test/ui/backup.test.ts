@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
+import type { Peer } from '../../sidecar/test/lib/protocol.js';
 
 const PASS = 'ui backup passphrase 1';
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
@@ -82,7 +83,7 @@ test('backup: job create/run/delete, download, restore with the dry-run list con
   await c.locator('button.danger').click();
   await page.getByText('Backup restored').waitFor();
   assert.deepEqual(
-    (await api('/peers')).data.peers.map((p: any) => p.name),
+    (await api('/peers')).data.peers.map((p: Peer) => p.name),
     ['alpha'],
   );
 

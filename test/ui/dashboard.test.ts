@@ -62,7 +62,7 @@ for (const lang of ['en', 'de'] as const) {
       await page.goto(`${ui.s.url}/dashboard`);
       await settled(page);
       await page.evaluate(() => {
-        (window as any).__sameDocument = true;
+        (window as Window & { __sameDocument?: unknown }).__sameDocument = true;
       });
 
       // Each period tab asks the API for its period and shows the totals the API reports.
@@ -108,7 +108,7 @@ for (const lang of ['en', 'de'] as const) {
       assert.equal((await api('/peers', 'POST', { name })).status, 201);
       await page.waitForFunction((want) => document.querySelector('[data-testid="peers-online-label"]')?.textContent === want, L.online(0, before + 1));
       await page.waitForFunction((n) => document.querySelector('[data-testid="activity"]')?.textContent?.includes(n), name);
-      assert.ok(await page.evaluate(() => (window as any).__sameDocument === true), 'no reload');
+      assert.ok(await page.evaluate(() => (window as Window & { __sameDocument?: unknown }).__sameDocument === true), 'no reload');
       const stats = (await api('/dashboard/stats')).data;
       assert.equal(await page.textContent('[data-testid="traffic-today"]'), bytes(stats.traffic.today, lang));
       await settled(page);

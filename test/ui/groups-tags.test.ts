@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
+import type { Group, Tag } from '../../sidecar/test/lib/protocol.js';
 
 const ui = uiServer();
 const api = ui.api;
@@ -46,7 +47,7 @@ test('groups: create with field errors next to the name, edit, the count links t
   await page.fill('#f-color', '#3b82f6');
   await dialog(page).locator('button[type=submit]').click();
   await page.locator('table.table').getByText('Office').waitFor();
-  const office = (await api('/peer-groups')).data.groups.find((g: any) => g.name === 'Office');
+  const office = (await api('/peer-groups')).data.groups.find((g: Group) => g.name === 'Office');
   assert.deepEqual({ color: office.color, description: office.description }, { color: '#3b82f6', description: 'all desks' });
 
   // Duplicate (any case): the reason next to the name.
@@ -155,7 +156,7 @@ test('tags: register with field errors, counts of names found on peers link to t
     ],
   );
   assert.deepEqual(
-    (await api('/tags')).data.tags.map((x: any) => x.name),
+    (await api('/tags')).data.tags.map((x: Tag) => x.name),
     ['database'],
   );
   assert.deepEqual(realProblems(w), []);

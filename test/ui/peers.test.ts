@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
+import type { Peer } from '../../sidecar/test/lib/protocol.js';
 
 const ui = uiServer();
 const api = ui.api;
 async function peerByName(name: string) {
   const r = await api(`/peers?q=${encodeURIComponent(name)}&limit=200`);
-  return r.data.peers.find((p: any) => p.name === name);
+  return r.data.peers.find((p: Peer) => p.name === name);
 }
 async function setLanguage(lang: 'en' | 'de') {
   await api('/settings/language', 'POST', { language: lang });
@@ -239,7 +240,7 @@ test('the list updates live: a peer created, changed and deleted elsewhere shows
   await page.goto(`${ui.s.url}/peers`);
   await settled(page);
   await page.evaluate(() => {
-    (window as any).__noReload = true;
+    (window as Window & { __noReload?: unknown }).__noReload = true;
   });
   const p = (await api('/peers', 'POST', { name: 'live-one' })).data.peer;
   await waitRows(page, ['live-one']);
@@ -249,7 +250,7 @@ test('the list updates live: a peer created, changed and deleted elsewhere shows
   await page.locator('table.table tbody').getByText('disabled').waitFor();
   await api(`/peers/${p.id}`, 'DELETE');
   await page.getByText('No peers yet').waitFor();
-  assert.equal(await page.evaluate(() => (window as any).__noReload), true, 'the page was not reloaded');
+  assert.equal(await page.evaluate(() => (window as Window & { __noReload?: unknown }).__noReload), true, 'the page was not reloaded');
   assert.deepEqual(realProblems(w), []);
   await w.context.close();
 });

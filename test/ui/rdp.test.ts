@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { decryptCredentials } from '@gatehouse/common/rdp-credentials.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
+import type { RdpRoute, User } from '../../sidecar/test/lib/protocol.js';
 
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
 const api = ui.api;
@@ -162,7 +163,7 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   await page.waitForURL((u) => u.pathname === `/rdp/${route.id}`);
   route = (await api(`/rdp/${route.id}`)).data.route;
   assert.deepEqual([route.access_mode, route.external_host, route.listen_port, route.target_peer_id], ['both', 'rdp.example.com', 13389, peer.id]);
-  const adminId = (await api('/users')).data.users.find((u: any) => u.username === 'admin').id;
+  const adminId = (await api('/users')).data.users.find((u: User) => u.username === 'admin').id;
   assert.deepEqual(route.allowed_user_ids, [adminId]);
   // Mode both adds a public address the credentials would go to: the edit dropped them.
   assert.equal(route.has_credentials, false, 'an edit that adds a destination drops the credentials');
@@ -212,7 +213,7 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await page.click('form.rdp-form button[type=submit]');
   await page.waitForURL((u) => /^\/rdp\/\d+$/.test(u.pathname));
   await settled(page);
-  const lab = (await api('/rdp')).data.routes.find((r: any) => r.name === 'Lab server');
+  const lab = (await api('/rdp')).data.routes.find((r: RdpRoute) => r.name === 'Lab server');
   assert.deepEqual([lab.access_mode, lab.gateway_peer_id, lab.target_host, lab.listen_port], ['gateway', gw.id, '192.168.50.20', 23389]);
   assert.ok(lab.gateway_l4_route_id, 'the linked route exists');
   // The linked route is shown with a link to it.
@@ -292,7 +293,7 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await page.click('input[aria-label="Select all"]');
   await page.click('.batch-bar button:has-text("Disable")');
   await page.getByText(/2 done, 0 failed/).waitFor();
-  assert.ok((await api('/rdp')).data.routes.every((r: any) => !r.enabled));
+  assert.ok((await api('/rdp')).data.routes.every((r: RdpRoute) => !r.enabled));
   assert.deepEqual(realProblems(w), []);
   await w.context.close();
 

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { CADDY, managedCaddyEnv } from '../lib/caddy-env.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
+import type { Route } from '../../sidecar/test/lib/protocol.js';
 
 const skip = fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh`;
 const ui = uiServer(
@@ -99,7 +100,7 @@ test(
     const after = (await call('/routes')).data;
     assert.equal(after.total_all ?? after.routes.length, before);
     assert.equal(
-      after.routes.some((r: any) => r.domain === 'squat.example.com'),
+      after.routes.some((r: Route) => r.domain === 'squat.example.com'),
       false,
     );
     assert.deepEqual(serious(await axe(page)), []);
@@ -109,7 +110,7 @@ test(
     await close(squatter);
     await page.click('form.route-form button[type=submit]');
     await page.waitForURL(/\/routes\/\d+$/, { timeout: 15_000 });
-    const saved = (await call('/routes?q=squat.example.com')).data.routes.find((r: any) => r.domain === 'squat.example.com');
+    const saved = (await call('/routes?q=squat.example.com')).data.routes.find((r: Route) => r.domain === 'squat.example.com');
     assert.ok(saved, 'saved on the second submit');
     assert.equal(saved.description, 'database for the shop');
     assert.equal(saved.l4_listen_port, taken);

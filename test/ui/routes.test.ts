@@ -16,6 +16,7 @@ import { localDns } from '../../sidecar/test/lib/local-dns.js';
 import { breakerSecretPath } from '../../sidecar/src/proxy/fragments/resilience.js';
 import type { RoutesService } from '../../sidecar/src/routes/service.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
+import type { Route } from '../../sidecar/test/lib/protocol.js';
 
 let peerId: number;
 let peerIp: string;
@@ -63,7 +64,7 @@ const visible = (page: Page, sel: string) => page.locator(sel).isVisible();
 
 async function routeByDomain(domain: string): Promise<any> {
   const r = await call(`/routes?q=${encodeURIComponent(domain)}`);
-  return r.data.routes.find((x: any) => x.domain === domain);
+  return r.data.routes.find((x: Route) => x.domain === domain);
 }
 
 test('routes through the UI: create HTTP and L4, field error keeps input, edit protection and resilience, toggle, batch, delete', async () => {

@@ -15,6 +15,8 @@ import type * as Tags from '../../src/tags/schema.js';
 import type * as Tokens from '../../src/tokens/schema.js';
 import type * as Users from '../../src/users/schema.js';
 
+import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
+
 type Out<S extends z.ZodType> = z.infer<S>;
 
 export type ActivityEntry = Out<typeof Logs.activityEntryView>;
@@ -43,3 +45,5 @@ export type RdpSession = Out<typeof Rdp.historyEntry>;
 export type RdpStatus = Out<typeof Rdp.rdpRouteStatus>;
 export type PathCheck = Out<typeof Rdp.rdpRouteStatus>['paths'][number];
 export type MaintenanceWindow = Out<typeof Rdp.rdpRouteView>['maintenance_windows'][number];
+export type RouteReachability = Heartbeat['route_reachability'][number];
+export type ListenerStatus = Heartbeat['tcp_listeners'][number];

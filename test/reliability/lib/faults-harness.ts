@@ -13,6 +13,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { waitFor } from '../../lib/wait.js';
 import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from '../../../sidecar/test/lib/licence.js';
+import type { AnyBody } from '../../../sidecar/test/lib/server.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -233,7 +234,7 @@ export class SidecarProcess {
   async req(
     p: string,
     init: { method?: string; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
-  ): Promise<{ status: number; data: any }> {
+  ): Promise<{ status: number; data: AnyBody }> {
     const headers: Record<string, string> = { ...init.headers };
     if (init.json !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(this.url + p, {
@@ -243,7 +244,7 @@ export class SidecarProcess {
       signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
     });
     const text = await res.text();
-    let data: any = text;
+    let data: AnyBody = text;
     try {
       data = JSON.parse(text);
     } catch {
