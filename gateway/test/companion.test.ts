@@ -24,7 +24,7 @@ import { broadcastFor } from '../src/wol.js';
 import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
 import { waitFor } from '../../test/lib/wait.js';
-import type { Gateway, RouteReachability } from '../../sidecar/test/lib/protocol.js';
+import type { Gateway, Peer, Route, RouteReachability } from '../../sidecar/test/lib/protocol.js';
 
 const n = 100 + (process.pid % 100);
 const SUBNET = `127.79.${n}.0/24`;
@@ -114,15 +114,15 @@ describe('companion with a real sidecar on loopback', () => {
   let dir: string;
   let companion: Companion;
   let envContent: string;
-  let peer: any;
+  let peer: Peer;
   let lanHttp: http.Server;
   let lanEcho: net.Server;
   const lanHttpPort = () => (lanHttp.address() as net.AddressInfo).port;
   const logs: string[] = [];
   const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h } });
-  let routeHttp: any;
-  let routeTcp: any;
-  let routeWol: any;
+  let routeHttp: Route;
+  let routeTcp: Route;
+  let routeWol: Route;
   let l4Port: number;
   let proxyPort: number;
   let apiPort: number;
@@ -268,10 +268,10 @@ describe('companion with a real sidecar on loopback', () => {
       'stored heartbeat',
     );
     assert.ok(heartbeatSchema.safeParse(view.health).success);
-    const rr = new Map(view.health.route_reachability.map((x: RouteReachability) => [x.route_id, x]));
-    assert.equal((rr.get(routeHttp.id) as any).reachable, true);
-    assert.equal((rr.get(routeTcp.id) as any).reachable, true);
-    assert.equal((rr.get(routeWol.id) as any).reachable, false, 'nothing listens on the sleepy target');
+    const rr = new Map<number, RouteReachability>(view.health.route_reachability.map((x: RouteReachability) => [x.route_id, x]));
+    assert.equal(rr.get(routeHttp.id)!.reachable, true);
+    assert.equal(rr.get(routeTcp.id)!.reachable, true);
+    assert.equal(rr.get(routeWol.id)!.reachable, false, 'nothing listens on the sleepy target');
     assert.equal(view.health.http_proxy_healthy, true);
     assert.equal(view.health.api_healthy, true);
     assert.deepEqual(view.health.tcp_listeners, [{ port: l4Port, status: 'listening', route_id: routeTcp.id }]);
@@ -326,7 +326,7 @@ describe('companion with a real sidecar on loopback', () => {
     assert.equal((await fetch(`${url}/status`)).status, 401);
     const bad = await fetch(`${url}/wol`, { method: 'POST', body: '{"mac":"zz"}', headers: { authorization: `Bearer ${companion.env.pushToken}` } });
     assert.equal(bad.status, 400);
-    assert.ok(((await bad.json()) as any).fields.mac);
+    assert.ok(((await bad.json()) as { fields: Record<string, unknown> }).fields.mac);
     assert.equal((await fetch(`${url}/health`)).status, 200);
     // the waking-up page (what Caddy hands the visitor to) triggers it as well, once per resend window
     wolPackets.length = 0;
@@ -365,7 +365,7 @@ describe('companion with a real sidecar on loopback', () => {
     );
     const bad = await fetch(`${url}/disconnect`, { method: 'POST', body: '{"route_id":"x"}', headers: { authorization: `Bearer ${companion.env.pushToken}` } });
     assert.equal(bad.status, 400);
-    assert.ok(((await bad.json()) as any).fields.route_id);
+    assert.ok(((await bad.json()) as { fields: Record<string, unknown> }).fields.route_id);
     const other = await fetch(`${url}/disconnect`, {
       method: 'POST',
       body: JSON.stringify({ route_id: routeHttp.id }),

@@ -32,7 +32,7 @@ import {
   startServerContainer,
   type ComposeService,
 } from './lib.js';
-import type { Route } from '../../sidecar/test/lib/protocol.js';
+import type { Route, RouteReachability } from '../../sidecar/test/lib/protocol.js';
 import type { JsonDoc } from '../lib/json.js';
 
 const reason = containerSkipReason({ GATEHOUSE_TEST_GATEWAY_IMAGE: GATEWAY_IMAGE }) ?? skipReason(['ping']);
@@ -136,7 +136,7 @@ test(
         const state = (await podman(['inspect', '--format', '{{.State.Status}}', gateway])).stdout.trim();
         if (state === 'exited') throw new Error(`the gateway container exited: ${(await logs(gateway)).slice(-3000)}`);
         const g = await gatewayView();
-        const reach = g?.health?.route_reachability?.find((r: any) => r.route_id === routeId);
+        const reach = g?.health?.route_reachability?.find((r: RouteReachability) => r.route_id === routeId);
         return g?.status === 'online' && g.config_in_sync && reach?.reachable ? g : null;
       },
       120_000,

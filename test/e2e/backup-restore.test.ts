@@ -16,6 +16,7 @@ import { startTestServer, apiToken, bearer, login } from '../../sidecar/test/lib
 import { startE2e, tunnelPeers } from '../lib/e2e-server.js';
 import { skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
+import type { Peer } from '../../sidecar/test/lib/protocol.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
 const PASS = 'e2e backup passphrase 42';
@@ -42,7 +43,7 @@ test(
 
     // ---- what the first install has: its server key, the peers as listed, their configs
     const serverPub = await wgShow('public-key');
-    const shape = (list: any[]) =>
+    const shape = (list: Peer[]) =>
       list
         .map((p) => ({ id: p.id, name: p.name, public_key: p.public_key, address: p.address, allowed_ips: p.allowed_ips, enabled: p.enabled }))
         .sort((x, y) => x.id - y.id);

@@ -165,10 +165,10 @@ test(
     ).catch((e) => {
       throw new Error(`${(e as Error).message}\ncompanion output:\n${companion.out().slice(-4000)}`);
     });
-    const reach = new Map(online.health.route_reachability.map((r: RouteReachability) => [r.route_id, r]));
-    assert.equal((reach.get(webRoute.id) as any).reachable, true);
-    assert.equal((reach.get(tcpRoute.id) as any).reachable, true);
-    assert.equal((reach.get(wolRoute.id) as any).reachable, false, 'the sleepy host does not answer yet');
+    const reach = new Map<number, RouteReachability>(online.health.route_reachability.map((r: RouteReachability) => [r.route_id, r]));
+    assert.equal(reach.get(webRoute.id)!.reachable, true);
+    assert.equal(reach.get(tcpRoute.id)!.reachable, true);
+    assert.equal(reach.get(wolRoute.id)!.reachable, false, 'the sleepy host does not answer yet');
     assert.ok(online.health.wg_handshake_age_s !== null && online.health.wg_handshake_age_s < 30, 'a real handshake');
     assert.match(online.health.telemetry.wg_tools_version ?? '', /wireguard-tools/);
     assert.deepEqual(

@@ -14,6 +14,7 @@ import { createNetwork, skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import type { Peer } from '../../sidecar/test/lib/protocol.js';
+import type { Row } from '../../sidecar/test/lib/rows.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
 
@@ -249,7 +250,7 @@ test(
     const lastPoll = (await api('/wg/status')).data.last_poll_at as string | null;
     assert.ok(lastPoll === null || Date.parse(lastPoll) < Date.parse(c.created_at), `last poll ${lastPoll}, C created ${c.created_at}`);
     // what the disable kept: the endpoint and handshake the interface had, no poll in between
-    const row = (await s.deps.db.models.Peer.findByPk(c.id, { raw: true })) as any;
+    const row = ((await s.deps.db.models.Peer.findByPk(c.id, { raw: true })) as Row<'Peer'> | null)!;
     assert.equal(row.endpoint, `10.238.${n}.2:${String(row.endpoint).split(':')[1]}`, 'the endpoint read at the disable');
     assert.ok(Number(row.latest_handshake) > Date.now() - 60_000, 'the handshake read at the disable');
     assert.ok(Number(row.total_rx) > 0, 'the bytes of the first ping kept at the disable');

@@ -206,8 +206,8 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     assert.equal(st.count, 3);
     assert.ok(st.opened! > Date.now() - 60_000 && st.opened! <= Date.now());
     const events = (await api('/logs/activity?source=routes&limit=100')).data.entries
-      .filter((e: any) => e.event_type === 'circuit_breaker_open')
-      .map((e: any) => e.details.route_id);
+      .filter((e: ActivityEntry) => e.event_type === 'circuit_breaker_open')
+      .map((e: ActivityEntry) => e.details!.route_id);
     assert.deepEqual(events.sort(), [cb.id, cbt.id].sort());
   });
 
@@ -308,8 +308,8 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     const upAfter = Date.now() - restartedAt;
     assert.deepEqual((await api('/dashboard/stats')).data.monitoring, { total: 1, up: 1, down: 0 });
     const events = (await api('/logs/activity?source=monitoring&limit=20')).data.entries
-      .filter((e: any) => e.details?.route_id === monitored.id)
-      .map((e: any) => e.event_type);
+      .filter((e: ActivityEntry) => e.details?.route_id === monitored.id)
+      .map((e: ActivityEntry) => e.event_type);
     assert.deepEqual(events.slice(0, 2), ['route_up', 'route_down'], 'newest first: down when stopped, up when back');
     t.diagnostic(
       `monitoring: first check ${firstAfter} ms after the change; down seen ${downAfter} ms after the stop, up ${upAfter} ms after the restart (interval 5 s)`,

@@ -110,7 +110,7 @@ test(
     assert.equal(list.status, 200, JSON.stringify(list.data));
 
     fs.rmSync(filler);
-    const integrity = ((await s.deps.db.sequelize.query('PRAGMA integrity_check', { plain: true })) as any)?.integrity_check;
+    const integrity = ((await s.deps.db.sequelize.query('PRAGMA integrity_check', { plain: true })) as { integrity_check?: string } | null)?.integrity_check;
     const again = await api('/peers', 'POST', { name: 'after-freed' });
     const againRoute = await api('/routes', 'POST', { peer_id: peerId, target_port: 8080, domain: 'after-freed.disk.test' });
     const peers: string[] = (await api('/peers?limit=200')).data.peers.map((p: Peer) => p.name);

@@ -203,7 +203,7 @@ function operations(): Op[] {
     for (const [method, op] of Object.entries(methods)) out.push({ method: method.toUpperCase(), path, op });
   // public and gateway first, then admin reads, writes, and deletes last (so seeded rows live long)
   const rank = (o: Op) =>
-    o.op.security?.some((x: any) => x.gatewayBearer) ? 1 : !o.op.security?.length ? 0 : o.method === 'GET' ? 2 : o.method === 'DELETE' ? 4 : 3;
+    o.op.security?.some((x: Record<string, unknown>) => x.gatewayBearer) ? 1 : !o.op.security?.length ? 0 : o.method === 'GET' ? 2 : o.method === 'DELETE' ? 4 : 3;
   return out.sort((a, b) => rank(a) - rank(b));
 }
 
@@ -259,7 +259,7 @@ interface Req {
 
 function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
   const ov = overrideFor(o);
-  const params: any[] = o.op.parameters ?? [];
+  const params: JsonDoc[] = o.op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
   const headerParams = params.filter((p) => p.in === 'header');
@@ -433,7 +433,7 @@ function acceptFor(o: Op): string {
 }
 
 function authHeaders(o: Op): Record<string, string> {
-  const sec: any[] = o.op.security ?? [];
+  const sec: Record<string, string[]>[] = o.op.security ?? [];
   if (!sec.length) return {};
   if (sec.some((x) => x.gatewayBearer)) return bearer(gatewayToken);
   if (o.path.startsWith('/api/v1/client/')) return bearer(clientToken);

@@ -90,9 +90,9 @@ before(async () => {
       target_peer_id: e.peerId,
       target_lan_host: '192.168.1.10',
       target_lan_port: 8000 + (i % 1000),
-    } as any),
+    }),
   );
-  for (let i = 0; i < rows.length; i += 500) await db.models.Route.bulkCreate(rows.slice(i, i + 500) as any);
+  for (let i = 0; i < rows.length; i += 500) await db.models.Route.bulkCreate(rows.slice(i, i + 500));
   // a fleet that has run before (the steady state, e.g. after a restart of the server): each gateway
   // online with its hostname already reported (gw-<peer id>, what its heartbeats say), so the first
   // heartbeats are not each a first contact (a hostname write, a DNS refresh, a transition)

@@ -234,7 +234,7 @@ if (!INSIDE) {
       https_enabled: true,
       created_at: Date.now(),
       updated_at: Date.now(),
-    } as any);
+    });
     routeId = Number(r.get('id'));
   });
   after(async () => {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
-import type { Group, Tag } from '../../sidecar/test/lib/protocol.js';
+import type { Group, Peer, Tag } from '../../sidecar/test/lib/protocol.js';
 
 const ui = uiServer();
 const api = ui.api;
@@ -115,7 +115,7 @@ test('tags: register with field errors, counts of names found on peers link to t
   await page.locator('table.table').getByText('web').waitFor();
   const reg = (await api('/tags')).data.tags;
   assert.deepEqual(
-    reg.map((x: any) => [x.name, x.registered, x.peer_count]),
+    reg.map((x: Tag) => [x.name, x.registered, x.peer_count]),
     [['web', true, 0]],
   );
 
@@ -149,7 +149,7 @@ test('tags: register with field errors, counts of names found on peers link to t
   await page.waitForFunction(() => !document.querySelector('a[href="/peers?tag=web"]'));
   const peers = (await api('/peers?sort=name')).data.peers;
   assert.deepEqual(
-    peers.map((p: any) => [p.name, p.tags]),
+    peers.map((p: Peer) => [p.name, p.tags]),
     [
       ['tag-a', 'database'],
       ['tag-b', ''],

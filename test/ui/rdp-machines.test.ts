@@ -60,16 +60,16 @@ test('client tokens: registered machines, split-tunnel override, forget a machin
   await screenshot(page, 'en-1280-tokens-machines');
   await d.locator('#f-override').uncheck();
   await d.locator('form.split-tunnel button[type=submit]').click();
-  let tk: any;
+  let tk: Token | undefined;
   await waitFor(
     async () => {
       tk = (await api('/tokens')).data.tokens.find((x: Token) => x.id === made.record.id);
-      return tk.split_tunnel === null;
+      return tk!.split_tunnel === null;
     },
     5000,
     { intervalMs: 100, what: 'the split tunnel back to the server default' },
   );
-  assert.equal(tk.split_tunnel, null, 'back to the server default');
+  assert.equal(tk!.split_tunnel, null, 'back to the server default');
 
   // Forget the machine (its peer stays).
   await d.locator('button[aria-label="Forget alice-t14"]').click();

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
+import type { RdpSession } from '../../sidecar/test/lib/protocol.js';
 
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RDP_WOL_PORT: '9' });
 const api = ui.api;
@@ -94,7 +95,7 @@ test('RDP status live, WoL timeout shown, sessions with disconnect-all and histo
   await page.getByText('1 sessions told to disconnect').waitFor();
   await hist.locator('tr:has-text("desk-2")').getByText('disconnecting').waitFor();
   const h = (await api(`/rdp/${up.id}/history`)).data.sessions;
-  assert.ok(h.find((x: any) => x.id === active.id).disconnect_requested_at, 'the order is recorded');
+  assert.ok(h.find((x: RdpSession) => x.id === active.id).disconnect_requested_at, 'the order is recorded');
 
   // Export links: CSV and JSON of every route's history.
   for (const fmt of ['csv', 'json']) {

@@ -62,7 +62,7 @@ const mark = (what: string) => {
 const backendPort = () => (backend.address() as AddressInfo).port;
 const visible = (page: Page, sel: string) => page.locator(sel).isVisible();
 
-async function routeByDomain(domain: string): Promise<any> {
+async function routeByDomain(domain: string): Promise<Route> {
   const r = await call(`/routes?q=${encodeURIComponent(domain)}`);
   return r.data.routes.find((x: Route) => x.domain === domain);
 }

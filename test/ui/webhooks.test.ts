@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
 import { startReceiver, type Receiver } from '../../sidecar/test/lib/webhook-receiver.js';
+import type { Row } from '../../sidecar/test/lib/rows.js';
 
 const SECRET = 'ui-test-secret-0123456789';
 const ui = uiServer({ GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
@@ -67,7 +68,7 @@ test('webhooks: create, test, edit, disable, delivery log, delete — through th
     { name: hook.name, url: hook.url, events: hook.events, enabled: hook.enabled, retry_count: hook.retry_count },
     { name: 'Alerts', url: rx.url, events: ['login_failed', 'peer_created'], enabled: true, retry_count: 2 },
   );
-  const row = () => ui.s.deps.db.models.Webhook.findByPk(hook.id, { raw: true }) as Promise<any>;
+  const row = async () => ((await ui.s.deps.db.models.Webhook.findByPk(hook.id, { raw: true })) as Row<'Webhook'> | null)!;
   assert.equal(ui.s.deps.crypto.open((await row()).secret_enc), SECRET);
 
   // Test button: the result on the page; the receiver verified the signature.

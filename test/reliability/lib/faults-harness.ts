@@ -14,6 +14,7 @@ import path from 'node:path';
 import { waitFor } from '../../lib/wait.js';
 import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from '../../../sidecar/test/lib/licence.js';
 import type { AnyBody } from '../../../sidecar/test/lib/server.js';
+import type { JsonDoc } from '../../lib/json.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -105,7 +106,7 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /** Caddy's live configuration (GET /config/ on its admin API; node:http, as fetch would trip its Origin check). */
-export function caddyConfig(adminPort: number): Promise<any> {
+export function caddyConfig(adminPort: number): Promise<JsonDoc> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port: adminPort, path: '/config/', agent: false, timeout: 5000 }, (res) => {
@@ -125,7 +126,7 @@ export function caddyConfig(adminPort: number): Promise<any> {
 export async function caddyHosts(adminPort: number): Promise<Set<string>> {
   const cfg = await caddyConfig(adminPort);
   const hosts = new Set<string>();
-  const walk = (v: any) => {
+  const walk = (v: JsonDoc) => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') {
       if (v.handler === 'gatehouse_hostroute' && v.hosts) for (const h of Object.keys(v.hosts)) hosts.add(h);
@@ -261,7 +262,7 @@ export async function processToken(sp: SidecarProcess, user: { username: string;
     headers: { accept: 'application/json', 'content-type': 'application/json' },
     body: JSON.stringify(user),
   });
-  const data = (await res.json()) as any;
+  const data = (await res.json()) as { csrfToken: string };
   if (res.status !== 200) throw new Error(`login: ${res.status} ${JSON.stringify(data)}`);
   const cookie = res.headers
     .getSetCookie()
