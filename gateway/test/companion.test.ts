@@ -58,6 +58,7 @@ describe('pure parts', () => {
   });
 
   test('broadcast address of the LAN holding the target', () => {
+    // reason: a fixture with only the fields broadcastFor reads, typed as os.networkInterfaces() returns them
     const ifaces = {
       eth0: [{ address: '192.168.7.20', netmask: '255.255.255.0', family: 'IPv4', mac: '', internal: false, cidr: '192.168.7.20/24' }],
       wg0: [{ address: '10.8.0.5', netmask: '255.255.255.255', family: 'IPv4', mac: '', internal: false, cidr: '10.8.0.5/32' }],

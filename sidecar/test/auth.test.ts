@@ -419,7 +419,7 @@ test('admin session ids are stored only as their SHA-256: the cookie value is no
   const { cookie } = await login(s);
   const sid = new RegExp(`${SESSION_COOKIE}=([^;]+)`).exec(cookie)?.[1];
   assert.ok(sid, cookie);
-  const rows = (await s.deps.db.models.Session.findAll({ raw: true })) as unknown as { sid: string; data: string }[];
+  const rows = asRows<'Session'>(await s.deps.db.models.Session.findAll({ raw: true }));
   assert.ok(rows.length > 0);
   for (const r of rows) assert.ok(!r.sid.includes(sid) && !r.data.includes(sid), 'the plain session id is not stored');
   const hashed = crypto.createHash('sha256').update(sid).digest('hex');

@@ -20,9 +20,9 @@ async function tables(): Promise<string[]> {
   const names = all.map((t) => (typeof t === 'string' ? t : String((t as { tableName: string }).tableName)));
   if (s.deps.db.dialect === 'sqlite')
     names.push(
-      ...(
-        (await s.deps.db.sequelize.query("SELECT name FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT })) as unknown as { name: string }[]
-      ).map((r) => r.name),
+      ...(await s.deps.db.sequelize.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT })).map(
+        (r) => r.name,
+      ),
     );
   return [...new Set(names)].sort();
 }
@@ -48,9 +48,7 @@ test("a covered table's columns are exactly its model's, and its secrets and ref
     // (describeTable trips over SQLite's expression indexes: PRAGMA table_info there)
     const dbCols = (
       s.deps.db.dialect === 'sqlite'
-        ? ((await s.deps.db.sequelize.query(`PRAGMA table_info("${x.table}")`, { type: QueryTypes.SELECT })) as unknown as { name: string }[]).map(
-            (r) => r.name,
-          )
+        ? (await s.deps.db.sequelize.query<{ name: string }>(`PRAGMA table_info("${x.table}")`, { type: QueryTypes.SELECT })).map((r) => r.name)
         : Object.keys(await qi.describeTable(x.table))
     ).sort();
     const modelCols = Object.keys(x.model(s.deps.db.models).getAttributes()).sort();

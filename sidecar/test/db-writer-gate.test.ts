@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { isWriteQuery, WriterGate } from '../src/db/writer-gate.js';
+import { asRows } from './lib/rows.js';
 
 async function withDb(fn: (db: Database) => Promise<void>): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-writer-gate-'));
@@ -68,7 +69,7 @@ test('transactions and plain writes take the gate in order; raw and model writes
     for (const n of ['a', 'b', 'c'])
       assert.ok(order.indexOf(`${n} end`) === order.indexOf(`${n} begin`) + 1, `transaction ${n} ran alone: ${order.join(', ')}`);
     assert.deepEqual(
-      ((await Setting.findAll({ attributes: ['key'], order: [['key', 'ASC']], raw: true })) as unknown as { key: string }[]).map((r) => r.key),
+      asRows<'Setting'>(await Setting.findAll({ attributes: ['key'], order: [['key', 'ASC']], raw: true })).map((r) => r.key),
       ['a', 'b', 'c', 'model', 'raw'],
     );
   });

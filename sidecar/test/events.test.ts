@@ -12,6 +12,7 @@ import { startTestServer, login, type TestServer } from './lib/server.js';
 function recordingLog() {
   const lines: { msg: string; meta: Record<string, unknown> }[] = [];
   const at = (msg: string, meta: Record<string, unknown> = {}) => void lines.push({ msg, meta });
+  // reason: a recording logger with the four methods the code under test calls (winston's Logger has many more)
   return { lines, log: { warn: at, error: at, info: at, debug: at } as unknown as Logger };
 }
 

@@ -37,7 +37,7 @@ async function tablesAndColumns(): Promise<Map<string, string[]>> {
     if (t === 'sqlite_sequence' || t === 'SequelizeMeta') continue;
     const cols =
       s.deps.db.dialect === 'sqlite'
-        ? ((await s.deps.db.sequelize.query(`PRAGMA table_info("${t}")`, { type: QueryTypes.SELECT })) as unknown as { name: string }[]).map((r) => r.name)
+        ? (await s.deps.db.sequelize.query<{ name: string }>(`PRAGMA table_info("${t}")`, { type: QueryTypes.SELECT })).map((r) => r.name)
         : Object.keys(await qi.describeTable(t));
     out.set(t, cols);
   }

@@ -21,7 +21,6 @@ test('IP rules are normalized: canonical v6, host bits cleared, full prefixes as
 });
 
 test('invalid IP rules are reported per index', () => {
-  // reason: a non-string entry, as a JSON body may carry one
   const r = normalizeIpRules([
     '10.0.0.1',
     '10.0.0.256',
@@ -31,6 +30,7 @@ test('invalid IP rules are reported per index', () => {
     'example.com',
     '2001:db8::/129',
     '1.2.3',
+    // reason: a non-string entry, as a JSON body may carry one
     { value: 5 } as unknown as string,
   ]);
   assert.ok('errors' in r);

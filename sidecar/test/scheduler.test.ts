@@ -15,6 +15,7 @@ function recordingLog() {
     (level: string) =>
     (msg: string, meta: Record<string, unknown> = {}) =>
       void lines.push({ level, msg, meta });
+  // reason: a recording logger with the four methods the code under test calls (winston's Logger has many more)
   return { lines, log: { warn: at('warn'), error: at('error'), info: at('info'), debug: at('debug') } as unknown as Logger };
 }
 

@@ -279,7 +279,9 @@ test(
     const stopped = Date.now();
     const offlineEvent = await waitFor(
       async () => {
-        const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries as { details: { peer_id: number; at: number; reason: string } }[];
+        const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries as {
+          details: { peer_id: number; at: number; reason: string };
+        }[];
         return entries.find((e) => e.details?.peer_id === peer.id && e.details.at >= stopped);
       },
       (OFFLINE_AFTER_S + TICK_S + 5) * 1000,

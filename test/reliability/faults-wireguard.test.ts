@@ -54,7 +54,9 @@ test(
     assert.equal(wanted.size, 8);
     assert.deepEqual(wgPeers(iface), wanted);
     // the poller has stored every tunnel's endpoint
-    await waitFor(async () => (await api('/peers?limit=100')).data.peers.filter((p: Peer) => p.endpoint).length === 3, 10_000, { what: 'the endpoints stored' });
+    await waitFor(async () => (await api('/peers?limit=100')).data.peers.filter((p: Peer) => p.endpoint).length === 3, 10_000, {
+      what: 'the endpoints stored',
+    });
 
     const pid = wireguardGoPid(iface);
     assert.ok(pid, `wireguard-go for ${iface} runs`);

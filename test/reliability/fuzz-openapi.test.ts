@@ -182,6 +182,7 @@ before(async () => {
   });
   const resolver = new dns.promises.Resolver({ timeout: 200, tries: 1 });
   resolver.setServers([`127.0.0.1:${closedPort}`]);
+  // reason: the route service's resolver is private; the fuzzer points it at a closed port
   (s.deps.routes as unknown as { resolver: dns.promises.Resolver }).resolver = resolver;
   s.deps.clientMachines.resolver = resolver; // GET /client/dns-check
   admin = await apiToken(s);
@@ -203,7 +204,15 @@ function operations(): Op[] {
     for (const [method, op] of Object.entries(methods)) out.push({ method: method.toUpperCase(), path, op });
   // public and gateway first, then admin reads, writes, and deletes last (so seeded rows live long)
   const rank = (o: Op) =>
-    o.op.security?.some((x: Record<string, unknown>) => x.gatewayBearer) ? 1 : !o.op.security?.length ? 0 : o.method === 'GET' ? 2 : o.method === 'DELETE' ? 4 : 3;
+    o.op.security?.some((x: Record<string, unknown>) => x.gatewayBearer)
+      ? 1
+      : !o.op.security?.length
+        ? 0
+        : o.method === 'GET'
+          ? 2
+          : o.method === 'DELETE'
+            ? 4
+            : 3;
   return out.sort((a, b) => rank(a) - rank(b));
 }
 
@@ -607,7 +616,9 @@ test(
             detail: `Allow: ${allow.join(', ')}; documented: ${expected.join(', ')}`,
           });
         // the standard JSON body, except on the pages that answer text (the route-auth pages and forward auth: their documented errorType)
-        const textPage = Object.values<JsonDoc>(ms).some((x) => Object.values<JsonDoc>(x.responses ?? {}).some((r) => r.content && !r.content['application/json']));
+        const textPage = Object.values<JsonDoc>(ms).some((x) =>
+          Object.values<JsonDoc>(x.responses ?? {}).some((r) => r.content && !r.content['application/json']),
+        );
         if (
           res.status >= 400 &&
           !(textPage && !(res.headers.get('content-type') ?? '').startsWith('application/json')) &&

@@ -115,7 +115,7 @@ async function createSecrets(): Promise<Secret[]> {
   secrets.push({ kind: 'API token', value: (await api('/tokens', 'POST', { name: 'secret-scan', scopes: ['logs', 'peers'] })).token });
 
   // WireGuard: the server's private key, a peer's private and preshared keys
-  const server = await (s.deps.wireguard as unknown as { serverKeys(): Promise<{ privateKey: string }> }).serverKeys();
+  const server = await s.deps.wireguard.serverKeys();
   secrets.push({ kind: 'WireGuard server private key', value: server.privateKey, binary: 'base64' });
   const peer = await api('/peers', 'POST', { name: 'scan-peer' });
   const conf = await s.req(`/api/v1/peers/${peer.peer.id}/config`, { headers: h });

@@ -91,6 +91,7 @@ const PROBES: Record<string, () => Promise<string>> = {
 
 function takesCsv(e: Endpoint): boolean {
   if (e.method !== 'GET' || !e.query) return false;
+  // reason: the endpoint's query is a zod object schema; its shape is read as a plain record
   const format = (e.query as unknown as { shape?: Record<string, unknown> }).shape?.format;
   return format !== undefined && JSON.stringify((format as { toJSONSchema?: () => unknown }).toJSONSchema?.() ?? {}).includes('csv');
 }

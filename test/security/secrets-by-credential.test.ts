@@ -53,7 +53,7 @@ before(async () => {
     for (const [, k, v] of found) keep(`${whose} ${k}`, v);
   };
   // WireGuard: the server's key, a peer's keys, a gateway's keys and tokens
-  keep('WireGuard server private key', (await (s.deps.wireguard as unknown as { serverKeys(): Promise<{ privateKey: string }> }).serverKeys()).privateKey);
+  keep('WireGuard server private key', (await s.deps.wireguard.serverKeys()).privateKey);
   const peer = await api('/peers', 'POST', { name: 'secrets-peer' });
   ids.peers = peer.peer.id;
   wgKeys(String(await api(`/peers/${peer.peer.id}/config`)), 'peer');
