@@ -141,6 +141,11 @@ test('S3 target against s3rver: the object appears, keep deletes the oldest, the
   assert.equal(failed.status, 200);
   assert.equal(failed.data.job.last_run.status, 'failed');
   assert.ok(failed.data.job.last_run.error);
+  assert.deepEqual(
+    failed.data.job.last_run.error_code,
+    { code: 'backup.target.error', params: { detail: failed.data.job.last_run.error } },
+    'the target’s words as a coded detail',
+  );
   assert.ok(events.some((x) => x.type === 'backup_failed' && x.job_id === id));
   // delete
   assert.equal((await api(`/settings/autobackup/${id}`, 'DELETE')).status, 200);

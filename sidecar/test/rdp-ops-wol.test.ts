@@ -80,6 +80,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     wolResponse.parse(st.data);
     assert.equal(st.data.wol.state, 'pending');
     assert.match(st.data.wol.last_error, /connection refused/);
+    assert.match(JSON.stringify(st.data.wol.last_error_code), /"code":"rdp\.check\./, 'the reason as a message');
 
     // the host wakes up (its RDP port answers)
     const up = await tcpListener(port);

@@ -1,3 +1,4 @@
+import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 // Request and response schemas of the backup endpoints (zod): validation and the OpenAPI document.
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
@@ -143,6 +144,9 @@ export const jobView = z.object({
       at: iso,
       status: z.enum(['ok', 'failed']),
       error: z.string().nullable(),
+      error_code: messageRefSchema
+        .nullable()
+        .meta({ description: "error as a message: backup.target.not_allowed, or backup.target.error with the target's (S3's) own words as `detail`" }),
       file: z.string().nullable(),
       bytes: z.number().nullable(),
       duration_ms: z.number().nullable(),

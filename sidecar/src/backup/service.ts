@@ -6,7 +6,7 @@
 // given, sealed with the master key like every other secret at rest, and never shows it again. Keep
 // that passphrase somewhere else too: a restore onto a new server needs it, and the server that
 // holds it is the one that was lost.
-import { msg } from '@gatehouse/common/messages/index.js';
+import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
 import path from 'node:path';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
@@ -46,6 +46,15 @@ export const SCHEDULE_ALIASES: Readonly<Record<string, string>> = { daily: '0 3 
 
 export function cronOf(schedule: string): string {
   return SCHEDULE_ALIASES[schedule] ?? schedule;
+}
+
+/** The stored error of a job run that the target guard refused. */
+const NOT_ALLOWED = 'not allowed';
+
+/** A job run's stored error as a message: the guard's refusal, or the target's (S3's) own words as `detail`. */
+export function backupErrorCode(error: string | null): MessageRef | null {
+  if (error === null) return null;
+  return error === NOT_ALLOWED ? { code: 'backup.target.not_allowed' } : { code: 'backup.target.error', params: { detail: error } };
 }
 
 export class BackupService {
@@ -332,7 +341,7 @@ export class BackupService {
         await this.deps.events.emit({ type: 'backup_completed', job_id: job.id, target: job.target, file: where, bytes: body.length, duration_ms: duration });
       } catch (err) {
         // a target the guard refused is "not allowed" and nothing more (whatever the S3 client made of it)
-        const error = isNotAllowed(err) ? 'not allowed' : String((err as Error)?.message ?? err).slice(0, 2000);
+        const error = isNotAllowed(err) ? NOT_ALLOWED : String((err as Error)?.message ?? err).slice(0, 2000);
         await this.models.BackupJob.update(
           { last_run_at: t0, last_status: 'failed', last_error: error, last_file: null, last_bytes: null, last_duration_ms: this.deps.clock() - t0 },
           { where: { id: job.id } },
@@ -416,6 +425,7 @@ export class BackupService {
               at: iso(r.last_run_at),
               status: r.last_status === 'ok' ? 'ok' : 'failed',
               error: r.last_error ?? null,
+              error_code: backupErrorCode(r.last_error ?? null),
               file: r.last_file ?? null,
               bytes: r.last_bytes === null ? null : Number(r.last_bytes),
               duration_ms: r.last_duration_ms === null ? null : Number(r.last_duration_ms),

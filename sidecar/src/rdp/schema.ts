@@ -311,6 +311,7 @@ export const wakeCycle = z.object({
   last_check_at: epochMs.nullable(),
   latency_ms: z.number().nullable(),
   last_error: z.string().nullable(),
+  last_error_code: messageRefSchema.nullable().meta({ description: "last_error as a message: rdp.check.* with the host's or network's own words as `detail`" }),
 });
 export const wolResponse = z.object({ ok: z.literal(true), wol: wakeCycle });
 

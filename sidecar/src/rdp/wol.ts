@@ -14,7 +14,7 @@
 // → `timeout`. status() is the poll: each call while pending checks reachability once (at most once
 // a second), so the caller (admin UI) polls it every few seconds.
 // 400 when the route has no Wake-on-LAN (wol_enabled false, or no wol_mac).
-import { msg } from '@gatehouse/common/messages/index.js';
+import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../util/errors.js';
 import { sendMagicPackets } from '@gatehouse/common/wol.js';
@@ -45,6 +45,8 @@ export interface WakeCycle {
   last_check_at: number | null;
   latency_ms: number | null;
   last_error: string | null;
+  /** last_error as a message (rdp.check.*, the host's or network's own words as `detail`) */
+  last_error_code: MessageRef | null;
 }
 
 const normMac = (mac: string) => mac.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':');
@@ -128,6 +130,7 @@ export class RdpWol {
       last_check_at: null,
       latency_ms: null,
       last_error: null,
+      last_error_code: null,
     };
     this.cycles.set(route.id, cycle);
     await this.deps.activity.record({
@@ -158,6 +161,7 @@ export class RdpWol {
         last_check_at: null,
         latency_ms: null,
         last_error: null,
+        last_error_code: null,
       };
     }
     const now = this.deps.clock();
@@ -169,8 +173,10 @@ export class RdpWol {
         c.awake_at = this.deps.clock();
         c.latency_ms = s.latency_ms;
         c.last_error = null;
+        c.last_error_code = null;
       } else {
         c.last_error = s.error;
+        c.last_error_code = s.error_code;
         if (this.deps.clock() >= c.deadline) c.state = 'timeout';
       }
     } else if (c.state === 'pending' && now >= c.deadline) {

@@ -44,5 +44,7 @@ export const outside = {
   'rdp.check.gateway_cannot_reach': (p: { name: string; host: string; port: number }) => `the gateway "${p.name}" cannot reach ${p.host}:${p.port}`,
   'rdp.check.unreachable': () => 'unreachable',
   'rdp.check.not_checked': () => 'not checked',
+  'backup.target.not_allowed': () => 'not allowed',
+  'backup.target.error': (p: { detail: string }) => p.detail,
   'rdp.check.paths': (p: { paths: { path: string; reason: MessageRef }[] }, w: Words) => p.paths.map((x) => `${x.path}: ${w(x.reason)}`).join('; '),
 } satisfies Catalogue;

@@ -44,5 +44,7 @@ export const outside_de = {
   'rdp.check.gateway_cannot_reach': (p) => `Das Gateway "${p.name}" erreicht ${p.host}:${p.port} nicht`,
   'rdp.check.unreachable': () => 'nicht erreichbar',
   'rdp.check.not_checked': () => 'nicht geprüft',
+  'backup.target.not_allowed': () => 'nicht erlaubt',
+  'backup.target.error': (p) => `Fehler des Sicherungsziels: ${p.detail}`,
   'rdp.check.paths': (p, w) => p.paths.map((x) => `${x.path === 'internal' ? 'intern' : x.path === 'external' ? 'extern' : x.path}: ${w(x.reason)}`).join('; '),
 } satisfies Translation<typeof outside>;

@@ -7,7 +7,7 @@ import { confirmAction, Modal, toast } from '../../components/dialog';
 import { FormErrors, NumberField, SelectField, SubmitButton, TextField, useForm, type Form } from '../../components/form';
 import { Badge, Card, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { hasKey, t, useLang } from '../../i18n';
+import { hasKey, t, useLang, word } from '../../i18n';
 import '../../components/admin.css';
 
 import type { BackupJob as Job, JobBody, MayBeEmpty, JobListResponse, JobResponse, RestoreResponse as Plan } from '../../protocol';
@@ -366,7 +366,7 @@ function JobsCard() {
                       <Badge tone={j.last_run.status === 'ok' ? 'ok' : 'bad'}>{j.last_run.status === 'ok' ? t('backup.ok') : t('backup.failed')}</Badge>
                     ) : null}
                     {` ${when(j.last_run?.at ?? null)}`}
-                    {j.last_run?.error && <div class="muted">{j.last_run.error}</div>}
+                    {j.last_run?.error && <div class="muted">{word(j.last_run.error_code, j.last_run.error)}</div>}
                   </td>
                   <td>{j.enabled ? when(j.next_run_at) : '–'}</td>
                   <td class="actions">
@@ -380,7 +380,7 @@ function JobsCard() {
                         try {
                           const r = await api<JobResponse>('POST', `/settings/autobackup/${j.id}/run`);
                           if (r.job.last_run?.status === 'ok') toast(t('backup.ranOk'));
-                          else toast(t('backup.ranFailed', { error: r.job.last_run?.error ?? '' }), 'bad');
+                          else toast(t('backup.ranFailed', { error: word(r.job.last_run?.error_code, r.job.last_run?.error ?? '') }), 'bad');
                           reload();
                         } catch (err) {
                           toast(String((err as Error).message), 'bad');

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, get } from '../../api';
 import { toast } from '../../components/dialog';
 import { Card, StatusDot } from '../../components/ui';
-import { t } from '../../i18n';
+import { t, word } from '../../i18n';
 import type { WakeCycle, WolResponse } from '../../protocol';
 import type { RdpRoute } from './model';
 
@@ -97,7 +97,9 @@ export function WolCard(props: { route: RdpRoute }) {
           )}
           {cycle.state === 'awake' && <StatusDot state="up" label={t('rdp.wolAwake', { s })} />}
           {cycle.state === 'timeout' && <StatusDot state="down" label={t('rdp.wolTimedOut', { total })} />}
-          {cycle.state !== 'awake' && cycle.last_error && <p class="muted">{t('rdp.wolLastError', { error: cycle.last_error })}</p>}
+          {cycle.state !== 'awake' && cycle.last_error && (
+            <p class="muted">{t('rdp.wolLastError', { error: word(cycle.last_error_code, cycle.last_error) })}</p>
+          )}
           <p class="muted">{t('rdp.wolSentTo', { to: cycle.sent_to.join(', ') || '–' })}</p>
         </div>
       )}
