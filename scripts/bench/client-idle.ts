@@ -20,6 +20,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../test/lib/ports.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 60);
@@ -116,7 +117,7 @@ async function call(
   method: string,
   p: string,
   body?: unknown,
-): Promise<{ status: number; data: any; ms: number; connectMs: number | null }> {
+): Promise<{ status: number; data: AnyBody; ms: number; connectMs: number | null }> {
   try {
     return await call1(setup, c, method, p, body);
   } catch (err) {
@@ -133,7 +134,7 @@ function call1(
   method: string,
   p: string,
   body?: unknown,
-): Promise<{ status: number; data: any; ms: number; connectMs: number | null }> {
+): Promise<{ status: number; data: AnyBody; ms: number; connectMs: number | null }> {
   const t0 = performance.now();
   let connectMs: number | null = null;
   const text = body === undefined ? undefined : JSON.stringify(body);
@@ -157,7 +158,7 @@ function call1(
         res.setEncoding('utf8');
         res.on('data', (d) => (s += d));
         res.on('end', () => {
-          let data: any = s;
+          let data: AnyBody = s;
           try {
             data = JSON.parse(s);
           } catch {

@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { CADDY as BUILT_CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? BUILT_CADDY;
@@ -33,7 +34,7 @@ export function request(
   method: string,
   p: string,
   opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {},
-): Promise<{ status: number; data: any }> {
+): Promise<{ status: number; data: AnyBody }> {
   return new Promise((resolve, reject) => {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const req = http.request(
@@ -50,7 +51,7 @@ export function request(
         res.setEncoding('utf8');
         res.on('data', (c) => (text += c));
         res.on('end', () => {
-          let data: any = text;
+          let data: AnyBody = text;
           try {
             data = JSON.parse(text);
           } catch {
@@ -118,7 +119,7 @@ export interface BenchSidecar {
   caddyPid: number;
   /** the trivial Go backend (usage: routes-backend <host:port>) */
   backendBin: string;
-  api(method: string, p: string, body?: unknown): Promise<{ status: number; data: any }>;
+  api(method: string, p: string, body?: unknown): Promise<{ status: number; data: AnyBody }>;
 }
 
 export async function startBenchSidecar(opts: { name: string; subnet: string; env?: Record<string, string> }): Promise<BenchSidecar> {

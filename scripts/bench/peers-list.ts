@@ -14,6 +14,7 @@
 import os from 'node:os';
 import { startListBench, GROUPS } from './list-data.js';
 import { median } from './lib.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
 
 const PEERS = Number(process.env.BENCH_PEERS ?? 10_000);
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 1_000);
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     for (const [label, p] of cases) {
       for (let i = 0; i < 5; i++) await api(p);
       const lat: number[] = [];
-      let last: any;
+      let last: AnyBody;
       for (let i = 0; i < RUNS; i++) {
         const s0 = performance.now();
         const r = await api(p);

@@ -46,6 +46,7 @@ import { freePort } from '../../test/lib/ports.js';
 import { CADDY, median, parseWrk, request, startBenchSidecar, stopAll, track } from './lib.js';
 import { waitFor } from '../../test/lib/wait.js';
 import { Companion, newFleetStats, parseGatewayEnv } from '../../test/reliability/lib/load-companions.js';
+import type { AnyBody } from '../../sidecar/test/lib/server.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 /** Route totals at which wrk also runs (the target route alone is always measured). */
@@ -136,7 +137,7 @@ async function main(): Promise<void> {
       const rows = [];
       for (let i = others; i < upTo; i++)
         rows.push({ ...routeToRow({ ...blankRoute(now), domain: `o${i}.bench.test`, peer_id: peer.id, target_port: String(ports.backend) }) });
-      for (let i = 0; i < rows.length; i += 1000) await db.models.Route.bulkCreate(rows.slice(i, i + 1000) as any);
+      for (let i = 0; i < rows.length; i += 1000) await db.models.Route.bulkCreate(rows.slice(i, i + 1000));
       others = upTo;
       const t0 = performance.now();
       const r = await api('POST', '/caddy/reload');
@@ -245,7 +246,7 @@ async function main(): Promise<void> {
           target_lan_port: 8000 + (i % 1000),
         } as any),
       );
-      for (let i = 0; i < rows.length; i += 500) await db.models.Route.bulkCreate(rows.slice(i, i + 500) as any);
+      for (let i = 0; i < rows.length; i += 500) await db.models.Route.bulkCreate(rows.slice(i, i + 500));
       await db.sequelize.query(`UPDATE peers SET hostname = 'gw-' || id, hostname_source = 'agent', hostname_updated_at = ${now} WHERE peer_type = 'gateway'`);
       await db.sequelize.query(
         `UPDATE gateways SET status = 'online', status_reason = 'heartbeat', status_changed_at = ${now}, last_seen_at = ${now}, healthy = 1, health_reason = 'ok'`,
@@ -313,7 +314,7 @@ async function main(): Promise<void> {
         const renderT: number[] = [];
         const hashT: number[] = [];
         let bytes = 0;
-        let cfg: any = null;
+        let cfg: AnyBody = null;
         for (let i = 0; i < 5; i++) {
           const t0 = performance.now();
           const snap = await readSnapshot(db, settings, Date.now());

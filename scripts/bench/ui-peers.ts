@@ -97,8 +97,8 @@ async function coldLoad(
   }, READY);
   await page.goto(base + SCREEN, { waitUntil: 'commit' });
   if (new URL(page.url()).pathname.startsWith('/login')) throw new Error('not signed in: the session cookie was refused');
-  await page.waitForFunction(() => typeof (window as any).__firstAt === 'number', undefined, { timeout: 30_000 });
-  const firstMs = await page.evaluate(() => (window as any).__firstAt as number);
+  await page.waitForFunction(() => typeof (window as Window & { __firstAt?: number }).__firstAt === 'number', undefined, { timeout: 30_000 });
+  const firstMs = await page.evaluate(() => (window as Window & { __firstAt?: number }).__firstAt as number);
   // Where the time went: when the document, each script and each API call finished (ms from navigation start).
   const timeline = await page.evaluate(() => [
     ...performance.getEntriesByType('navigation').map((e) => `document ${Math.round((e as PerformanceNavigationTiming).responseEnd)}`),
