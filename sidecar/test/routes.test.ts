@@ -599,3 +599,23 @@ test('an L4 route without TLS needs no domain; with passthrough or terminate it 
   await call(`/routes/${id}`, 'DELETE');
   await call(`/routes/${udp.data.route.id}`, 'DELETE');
 });
+
+test('an empty create names every missing field in one answer: domain, peer and port (gateway: its three; L4: protocol and port), nothing written', async () => {
+  const before = await routeCount();
+  const cases: [Record<string, unknown>, number, string[]][] = [
+    [{}, 400, ['domain', 'peer_id', 'target_port']],
+    [{ domain: '', peer_id: null, target_port: null }, 400, ['domain', 'peer_id', 'target_port']],
+    [{ domain: 'bad domain', target_port: 'x' }, 400, ['domain', 'peer_id', 'target_port']],
+    [{ domain: 'all.example.com', target_kind: 'gateway' }, 422, ['target_lan_host', 'target_lan_port', 'target_peer_id']],
+    [{ route_type: 'l4' }, 422, ['l4_listen_port', 'l4_protocol', 'peer_id', 'target_port']],
+  ];
+  for (const [body, status, fields] of cases) {
+    const r = await call('/routes', 'POST', body);
+    assert.equal(r.status, status, JSON.stringify([body, r.data]));
+    assert.deepEqual(Object.keys(r.data.fields).sort(), fields, JSON.stringify(body));
+    assert.deepEqual(Object.keys(r.data.field_codes).sort(), fields);
+  }
+  const port = await call('/routes', 'POST', { domain: 'x.example.com', peer_id: peerA, target_port: 'x' });
+  assert.equal(port.data.fields.target_port, 'must be a port from 1 to 65535', 'a port in words, not the pattern');
+  assert.equal(await routeCount(), before);
+});

@@ -384,3 +384,38 @@ test('form and detail: axe clean and screenshots in en/de at 1280 and 360 px', a
     await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
   }
 });
+
+test('an empty route form shows every missing field at once; a taken domain shows at its input (en/de, 1280/390)', async () => {
+  const taken = await call('/routes', 'POST', { domain: 'taken.example.com', peer_id: peerId, target_port: backendPort() });
+  assert.equal(taken.status, 201, JSON.stringify(taken.data));
+  for (const [lang, width] of [
+    ['en', 1280],
+    ['de', 390],
+  ] as const) {
+    await call('/settings/language', 'POST', { language: lang });
+    const w = await adminPage(ui.browser, ui.s.url, { lang, width });
+    const { page } = w;
+    w.allowHttpError('/api/v1/routes', 400);
+    w.allowHttpError('/api/v1/routes', 409);
+    await open(page, '/routes/new', '#f-domain');
+    const before = (await call('/routes')).data.total_all;
+    // nothing filled in: one submit names the domain, the peer and the port together
+    await page.click('form.route-form button[type=submit]');
+    for (const field of ['domain', 'peer_id', 'target_port']) await page.locator(`#f-${field}-err`).waitFor();
+    assert.equal(await page.getAttribute('#f-peer_id', 'aria-invalid'), 'true');
+    assert.equal(await page.getAttribute('#f-target_port', 'aria-invalid'), 'true');
+    assert.match((await page.textContent('#f-peer_id-err'))!, lang === 'en' ? /required for peer targets/ : /Peer/);
+    assert.equal((await call('/routes')).data.total_all, before, 'nothing stored');
+    await screenshot(page, `${lang}-${width}-routes-form-all-errors`);
+    // a domain another route has: the conflict sits at the domain's input
+    await page.fill('#f-domain', 'taken.example.com');
+    await page.selectOption('#f-peer_id', String(peerId));
+    await page.fill('#f-target_port', String(backendPort()));
+    await page.click('form.route-form button[type=submit]');
+    await page.waitForFunction(() => /taken\.example\.com/.test(document.querySelector('#f-domain-err')?.textContent ?? ''), undefined, { timeout: 10_000 });
+    assert.equal(await page.getAttribute('#f-domain', 'aria-invalid'), 'true');
+    await screenshot(page, `${lang}-${width}-routes-form-conflict`);
+    await w.context.close();
+  }
+  await call('/settings/language', 'POST', { language: 'en' });
+});

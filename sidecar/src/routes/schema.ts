@@ -8,6 +8,7 @@ import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { paging, queryBool, queryInt, searchText, sortValues, text, UNPROCESSABLE } from '../http/fields.js';
 import { HOST_NAME, IPV4, IPV6, isIPAddress, LABEL, LABELS, whole } from '../http/patterns.js';
 import { fieldIssue, fieldText } from '../http/messages.js';
+import { missingForKind } from './rules.js';
 import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 
 /**
@@ -79,7 +80,7 @@ export const boolIn = z.union([z.boolean(), z.literal(0), z.literal(1)], { error
 const intFrom = (min: number, max: number, message = fieldText('field.integer_range', { min, max })) =>
   z
     // The range sits on the number branch too, so the OpenAPI document (input side) shows it.
-    .union([z.number().int(message).min(min, message).max(max, message), z.string().regex(new RegExp(`^${toRegexRange(min, max)}$`))], {
+    .union([z.number().int(message).min(min, message).max(max, message), z.string().regex(new RegExp(`^${toRegexRange(min, max)}$`), message)], {
       error: message,
     })
     .transform(Number)
@@ -302,6 +303,15 @@ export const createRouteBody = routeFields
       .pipe(domainSchema)
       .optional(),
   })
+  // Every field the route's type and target make required is named in the same answer as the
+  // other fields' errors, so an empty form learns them all at once (this check also runs when other
+  // fields failed); alone they are 422, as the document cannot state them.
+  .superRefine(
+    (v, ctx) => {
+      for (const [field, m] of Object.entries(missingForKind(v))) ctx.addIssue(fieldIssue(m, { path: [field], params: UNPROCESSABLE }));
+    },
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) },
+  )
   .superRefine((v, ctx) => {
     if (v.domain !== undefined) return;
     if (v.route_type === 'l4' && (v.l4_tls_mode ?? 'none') === 'none') return;

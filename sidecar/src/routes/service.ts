@@ -1,5 +1,6 @@
 // Routes: create, read, update, delete, toggle, batch; every write goes through ctx.proxy.transact()
 // so it is saved and live in Caddy, or neither (see proxy/service.ts).
+import { missingForKind } from './rules.js';
 import { itemError, msg } from '@gatehouse/common/messages/index.js';
 import dns from 'node:dns';
 import os from 'node:os';
@@ -352,8 +353,6 @@ export class RoutesService {
     if (r.route_type === 'http') {
       for (const k of L4_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_l4');
     } else {
-      if (r.l4_protocol === null) f.l4_protocol = msg('route.field.l4_protocol_required');
-      if (r.l4_listen_port === null) f.l4_listen_port = msg('route.field.l4_required');
       if (r.l4_tls_mode === null) r.l4_tls_mode = 'none';
       if (r.l4_protocol === 'udp' && r.l4_tls_mode !== 'none') f.l4_tls_mode = msg('route.field.udp_no_tls');
       for (const k of HTTP_ONLY_FLAGS) if (r[k]) f[k] = msg('route.field.only_http');
@@ -363,15 +362,11 @@ export class RoutesService {
       if (r.debug_enabled) f.debug_enabled = msg('route.field.debug_only_http');
       if (r.monitoring_enabled && r.l4_protocol === 'udp') f.monitoring_enabled = msg('route.field.monitoring_not_udp');
     }
+    Object.assign(f, missingForKind(r));
     if (r.target_kind === 'peer') {
-      if (r.peer_id === null) f.peer_id = msg('route.field.peer_target_required');
-      if (r.target_port === null) f.target_port = msg('route.field.peer_target_required');
       for (const k of GATEWAY_TARGET_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_gateway_target');
       if (r.wol_enabled) f.wol_enabled = msg('route.field.only_gateway_target');
     } else {
-      if (r.target_peer_id === null) f.target_peer_id = msg('route.field.gateway_target_required');
-      if (r.target_lan_host === null) f.target_lan_host = msg('route.field.gateway_target_required');
-      if (r.target_lan_port === null) f.target_lan_port = msg('route.field.gateway_target_required');
       for (const k of PEER_TARGET_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_peer_target');
       if (r.wol_enabled && r.wol_mac === null) f.wol_mac = msg('route.field.wol_mac_required');
     }

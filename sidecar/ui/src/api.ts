@@ -20,6 +20,8 @@ export function failureWords(data: Partial<ApiFailure> | null | undefined, fallb
   const message = data?.code ? word({ code: data.code, params: data.params }, String(data.error ?? fallback)) : String(data?.error ?? fallback);
   const fields: Record<string, string> = { ...(data?.fields ?? {}) };
   for (const [k, ref] of Object.entries(data?.field_codes ?? {})) if (ref && typeof ref.code === 'string') fields[k] = word(ref, fields[k] ?? ref.code);
+  // a conflict names the field whose value is taken (409 {field}): its message belongs at that input too
+  if (typeof data?.field === 'string' && data.field && !(data.field in fields)) fields[data.field] = message;
   return { message, fields };
 }
 
