@@ -364,3 +364,38 @@ test('a one-time download link: made on the detail page and copied, the recipien
   }
   await setLanguage('en');
 });
+
+test('the peer list draws each peer’s live transfer rate as a sparkline from the live traffic events (1280 and 390 px)', async () => {
+  const p = (await api('/peers', 'POST', { name: 'spark-peer' })).data.peer;
+  for (const width of [1280, 390]) {
+    const w = await adminPage(ui.browser, ui.s.url, { lang: 'en', width });
+    const { page } = w;
+    await page.goto(`${ui.s.url}/peers?q=spark-peer`);
+    await settled(page);
+    await page.getByText('spark-peer').first().waitFor();
+    // what the WireGuard poller emits after each poll: rates of the peers that moved data
+    for (const [i, rate] of [1000, 4000, 2500].entries()) {
+      await ui.s.deps.events.emit(
+        {
+          type: 'peer_traffic',
+          interval_s: 10,
+          rx_rate: rate,
+          tx_rate: 0,
+          peers: [{ peer_id: p.id, rx_rate: rate, tx_rate: 0, total_rx: 10_000 * (i + 1), total_tx: 0 }],
+        },
+        { transient: true },
+      );
+      await page.waitForFunction(
+        (n) => (document.querySelector('svg.sparkline polyline')?.getAttribute('points') ?? '').split(' ').length === n,
+        i < 1 ? 2 : i + 1,
+        {
+          timeout: 10_000,
+        },
+      );
+    }
+    assert.equal(await page.getAttribute('svg.sparkline', 'aria-label'), 'Live rate: 2.44 KB/s');
+    await screenshot(page, `en-${width}-peers-sparkline`);
+    assert.deepEqual(realProblems(w), []);
+    await w.context.close();
+  }
+});

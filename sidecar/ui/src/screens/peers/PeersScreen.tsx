@@ -7,8 +7,12 @@ import { confirmAction, Modal, toast } from '../../components/dialog';
 import { DataTable, Pager, SearchBox, useList, type Column } from '../../components/table';
 import { Badge, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { firstItemError, fmtBytes, t, useLang } from '../../i18n';
+import { firstItemError, fmtBytes, fmtRate, t, useLang } from '../../i18n';
 import { useLive } from '../../live';
+import { Sparkline } from '../../components/sparkline';
+
+/** How many polls the live-rate sparkline shows. */
+const RATE_SAMPLES = 30;
 import { setQuery } from '../../router';
 import type { ScreenProps } from '../define';
 import PeerDetail from './PeerDetail';
@@ -71,8 +75,17 @@ function PeerList({ query }: { query: URLSearchParams }) {
   // Byte counters move with peer_traffic events between reloads.
   const [live, setLive] = useState<Map<number, { total_rx: number; total_tx: number }>>(new Map());
   useEffect(() => setLive(new Map()), [list.data]);
+  // The live transfer rate (rx + tx) of each peer over the last RATE_SAMPLES polls, for the sparkline;
+  // a peer an event does not name moved nothing in that poll.
+  const [rates, setRates] = useState<Map<number, number[]>>(new Map());
   useLive('peer_traffic', (e) => {
     const moved = e.data.peers;
+    setRates((m) => {
+      const n = new Map<number, number[]>();
+      const now = new Map(moved.map((x) => [x.peer_id, x.rx_rate + x.tx_rate]));
+      for (const id of new Set([...m.keys(), ...now.keys()])) n.set(id, [...(m.get(id) ?? []), now.get(id) ?? 0].slice(-RATE_SAMPLES));
+      return n;
+    });
     if (!moved.length) return;
     setLive((m) => {
       const n = new Map(m);
@@ -153,7 +166,13 @@ function PeerList({ query }: { query: URLSearchParams }) {
       class: 'num',
       render: (p) => {
         const l = live.get(p.id) ?? p;
-        return t('peers.totals', { rx: fmtBytes(l.total_rx), tx: fmtBytes(l.total_tx) });
+        const r = rates.get(p.id);
+        return (
+          <span class="traffic-cell">
+            {r && <Sparkline values={r} label={t('peers.liveRate', { rate: fmtRate(r[r.length - 1]) })} />}
+            {t('peers.totals', { rx: fmtBytes(l.total_rx), tx: fmtBytes(l.total_tx) })}
+          </span>
+        );
       },
     },
     {

@@ -87,6 +87,7 @@ export default defineDict('peers', {
     showConfig: 'Show configuration and QR code',
     hideConfig: 'Hide configuration',
     downloadConfig: 'Download configuration',
+    liveRate: 'Live rate: {rate}',
     linksTitle: 'One-time download links',
     linksHint:
       "Send a link instead of the file: whoever opens it first can download this peer's config once. Opening the page does not use it up; the download does.",
@@ -210,6 +211,7 @@ export default defineDict('peers', {
     showConfig: 'Konfiguration und QR-Code zeigen',
     hideConfig: 'Konfiguration ausblenden',
     downloadConfig: 'Konfiguration herunterladen',
+    liveRate: 'Aktuelle Rate: {rate}',
     linksTitle: 'Einmal-Download-Links',
     linksHint:
       'Senden Sie einen Link statt der Datei: wer ihn zuerst öffnet, kann die Konfiguration dieses Peers einmal herunterladen. Das Öffnen der Seite verbraucht ihn nicht, erst der Download.',
