@@ -2,29 +2,24 @@
 import { z } from 'zod';
 
 /** GET /system/resources: the host's CPU, memory, uptime and disk (metrics/resources.ts). */
+/** A length of time as the system screen shows it: whole seconds and its days, hours and minutes. */
+const uptimeParts = z.object({
+  seconds: z.number().int(),
+  days: z.number().int(),
+  hours: z.number().int(),
+  minutes: z.number().int(),
+  formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
+});
+
 export const resourcesResponse = z.object({
   ok: z.literal(true),
   cpu: z.object({ cores: z.number().int(), percent: z.number(), model: z.string() }),
   memory: z.object({ total: z.number(), used: z.number(), percent: z.number() }),
-  uptime: z
-    .object({
-      seconds: z.number().int(),
-      days: z.number().int(),
-      hours: z.number().int(),
-      minutes: z.number().int(),
-      formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
-      bootTime: z.string().meta({ description: 'ISO 8601 time the host booted' }),
-    })
+  uptime: uptimeParts
+    .extend({ bootTime: z.string().meta({ description: 'ISO 8601 time the host booted' }) })
     .meta({ description: "the host's uptime (since it booted); Gatehouse's own is gatehouse_uptime" }),
-  gatehouse_uptime: z
-    .object({
-      seconds: z.number().int(),
-      days: z.number().int(),
-      hours: z.number().int(),
-      minutes: z.number().int(),
-      formatted: z.string().meta({ description: 'e.g. "3d 4h 12m"' }),
-      startTime: z.string().meta({ description: 'ISO 8601 time the Gatehouse process started' }),
-    })
+  gatehouse_uptime: uptimeParts
+    .extend({ startTime: z.string().meta({ description: 'ISO 8601 time the Gatehouse process started' }) })
     .meta({ description: "Gatehouse's own uptime: since this sidecar process started" }),
   disk: z
     .object({
