@@ -1,5 +1,6 @@
 // Time-series chart (uPlot, loaded with the first chart so the initial bundle stays small).
 import { useEffect, useRef } from 'preact/hooks';
+import type uPlot from 'uplot';
 import { fmtBytes, fmtDate, lang as langStore, t, useLang } from '../i18n';
 
 /** Axis ticks in the user's language: times within two days, dates beyond. */
@@ -48,7 +49,7 @@ export function TimeChart(props: { label: string; x: number[]; series: Series[];
           ],
           legend: { show: true },
         },
-        [props.x, ...props.series.map((s) => s.values)] as any,
+        [props.x, ...props.series.map((s) => s.values)] as uPlot.AlignedData,
         el.current,
       );
       ro = new ResizeObserver(() => {

@@ -1,12 +1,13 @@
 // A group of checkboxes bound to one array field of a form (e.g. a token's `scopes`): the field's
 // server-side error shows under the group, which carries the field's id so FormErrors finds it.
-import type { Form } from './form';
+import type { FieldForm } from './form';
 import { fid } from './form';
 import { t } from '../i18n';
 
-export function CheckGroup(props: { form: Form<any>; name: string; label: string; options: { value: string; label: string }[] }) {
+export function CheckGroup(props: { form: FieldForm; name: string; label: string; options: { value: string; label: string }[] }) {
   const { form, name } = props;
-  const value: string[] = form.get(name) ?? [];
+  const got = form.get(name);
+  const value: string[] = Array.isArray(got) ? got.map(String) : [];
   const err = form.errors[name];
   return (
     <fieldset class={`field checkgroup${err ? ' has-error' : ''}`} id={fid(name)} aria-describedby={err ? `${fid(name)}-err` : undefined} tabIndex={-1}>

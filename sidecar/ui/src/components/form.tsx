@@ -7,7 +7,7 @@ import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { t } from '../i18n';
 
-export interface Form<T extends Record<string, any>> {
+export interface Form<T extends object> {
   values: T;
   set: (name: string, value: unknown) => void;
   setAll: (values: Partial<T>) => void;
@@ -16,26 +16,37 @@ export interface Form<T extends Record<string, any>> {
   busy: boolean;
   /** Runs fn with the values; an ApiError fills errors/formError instead of throwing. True when it succeeded. */
   submit: (fn: (values: T) => Promise<unknown>) => Promise<boolean>;
-  get: (name: string) => any;
+  get: (name: string) => unknown;
 }
 
-export function getPath(obj: any, path: string): any {
-  return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+/** What a field component uses of a form, whatever the form's values. */
+export type FieldForm = Pick<Form<object>, 'get' | 'set' | 'errors' | 'formError' | 'busy'>;
+
+/** A stored value as an input shows it: numbers as they are, nothing as empty. */
+const shown = (v: unknown): string | number => (typeof v === 'number' ? v : v === null || v === undefined ? '' : String(v));
+
+export function getPath(obj: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o === null || o === undefined ? undefined : (o as Record<string, unknown>)[k]), obj);
 }
 export function setPath<T>(obj: T, path: string, value: unknown): T {
   const keys = path.split('.');
-  const root: any = Array.isArray(obj) ? [...(obj as any)] : { ...(obj as any) };
+  type Node = Record<string, unknown>;
+  // reason: an array is indexed by its keys' text like an object here ("ip_filter_rules.2")
+  const copy = (v: unknown): Node => (Array.isArray(v) ? ([...v] as unknown as Node) : { ...(v as Node) });
+  const root = copy(obj);
   let cur = root;
   for (let i = 0; i < keys.length - 1; i++) {
     const k = keys[i];
-    cur[k] = cur[k] && typeof cur[k] === 'object' ? (Array.isArray(cur[k]) ? [...cur[k]] : { ...cur[k] }) : {};
-    cur = cur[k];
+    const next = cur[k];
+    cur[k] = next && typeof next === 'object' ? copy(next) : {};
+    cur = cur[k] as Node;
   }
   cur[keys[keys.length - 1]] = value;
-  return root;
+  // reason: the copy has obj's shape with the one path set
+  return root as unknown as T;
 }
 
-export function useForm<T extends Record<string, any>>(initial: T): Form<T> {
+export function useForm<T extends object>(initial: T): Form<T> {
   const [values, setValues] = useState<T>(initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
@@ -91,7 +102,7 @@ export function useForm<T extends Record<string, any>>(initial: T): Form<T> {
 }
 
 interface FieldProps {
-  form: Form<any>;
+  form: FieldForm;
   name: string;
   label: string;
   hint?: string;
@@ -158,8 +169,9 @@ export function TextField(
       <Label {...props} />
       <input
         {...aria(props)}
-        type={(props.type ?? 'text') as any}
-        value={v ?? ''}
+        // preact types the attributes of each input type apart; those given here suit every type listed
+        type={(props.type ?? 'text') as 'text'}
+        value={shown(v)}
         placeholder={props.placeholder}
         autoComplete={props.autoComplete}
         inputMode={props.inputMode}
@@ -179,7 +191,7 @@ export function NumberField(props: FieldProps & { min?: number; max?: number; st
       <input
         {...aria(props)}
         type="number"
-        value={v ?? ''}
+        value={shown(v)}
         min={props.min}
         max={props.max}
         step={props.step}
@@ -201,7 +213,7 @@ export function TextArea(props: FieldProps & { rows?: number; placeholder?: stri
         {...aria(props)}
         rows={props.rows ?? 3}
         placeholder={props.placeholder}
-        value={props.form.get(props.name) ?? ''}
+        value={shown(props.form.get(props.name))}
         onInput={(e) => props.form.set(props.name, e.currentTarget.value)}
       />
     </FieldWrap>
@@ -215,7 +227,7 @@ export function SelectField(props: FieldProps & { options: { value: string | num
       <Label {...props} />
       <select
         {...aria(props)}
-        value={v ?? ''}
+        value={shown(v)}
         onChange={(e) => {
           const s = e.currentTarget.value;
           props.form.set(props.name, s === '' ? null : props.numeric ? Number(s) : s);
@@ -242,7 +254,7 @@ export function CheckField(props: FieldProps) {
 }
 
 /** The form's general error and any `fields` whose input is not on screen (so nothing is hidden). */
-export function FormErrors(props: { form: Form<any>; shown?: string[] }) {
+export function FormErrors(props: { form: FieldForm; shown?: string[] }) {
   const { form } = props;
   if (!form.formError) return null;
   const onScreen = new Set(props.shown ?? []);
@@ -263,7 +275,7 @@ export function FormErrors(props: { form: Form<any>; shown?: string[] }) {
   );
 }
 
-export function SubmitButton(props: { form: Form<any>; label: string }) {
+export function SubmitButton(props: { form: FieldForm; label: string }) {
   return (
     <button type="submit" class="btn primary" disabled={props.form.busy} aria-busy={props.form.busy}>
       {props.form.busy ? t('common.loading') : props.label}

@@ -13,7 +13,8 @@ export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: st
       href={href}
       {...rest}
       onClick={(e) => {
-        (onClick as any)?.(e);
+        // the caller's own handler first (preact types it as a handler or a signal of one)
+        if (typeof onClick === 'function') (onClick as (ev: typeof e) => void)(e);
         if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
         e.preventDefault();
         navigate(href);

@@ -7,7 +7,19 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api';
 import { toast } from '../../components/dialog';
-import { CheckField, FormErrors, NumberField, SelectField, SubmitButton, TextArea, TextField, fid, useForm, type Form } from '../../components/form';
+import {
+  CheckField,
+  FormErrors,
+  NumberField,
+  SelectField,
+  SubmitButton,
+  TextArea,
+  TextField,
+  fid,
+  useForm,
+  type FieldForm,
+  type Form,
+} from '../../components/form';
 import { ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { t } from '../../i18n';
@@ -237,7 +249,7 @@ function Section(props: {
 }
 
 /** Errors of list entries (`ip_filter_rules.2`), shown under the list's input. */
-function EntryErrors(props: { form: Form<any>; name: string }) {
+function EntryErrors(props: { form: FieldForm; name: string }) {
   const list = Object.entries(props.form.errors).filter(([k]) => k.startsWith(`${props.name}.`));
   if (!list.length) return null;
   return (
@@ -250,7 +262,7 @@ function EntryErrors(props: { form: Form<any>; name: string }) {
   );
 }
 
-function ListArea(props: { form: Form<any>; name: string; label: string; hint?: string; rows?: number }) {
+function ListArea(props: { form: FieldForm; name: string; label: string; hint?: string; rows?: number }) {
   return (
     <div class="field-span">
       <TextArea form={props.form} name={props.name} label={props.label} hint={props.hint} rows={props.rows ?? 3} />
