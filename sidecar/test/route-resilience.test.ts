@@ -215,7 +215,7 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   assert.equal(proxy().loads, loads0);
   assert.equal((await call('/routes/987654/circuit-breaker/reset', 'POST', {})).status, 404);
 
-  const id = (await call('/routes?limit=100')).data.routesfind((x: ApiRoute) => x.domain === 'cb.example.com').id;
+  const id = (await call('/routes?limit=100')).data.routes.find((x: ApiRoute) => x.domain === 'cb.example.com').id;
   const t0 = Date.now();
   const res = await call(`/routes/${id}/circuit-breaker/reset`, 'POST', {});
   assert.equal(res.status, 200, JSON.stringify(res.data));

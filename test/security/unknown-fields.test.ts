@@ -59,6 +59,9 @@ before(async () => {
   gateway = bearer(gw.gateway.apiToken);
   await ok('/api/v1/tags', 'POST', { name: 'uf-tag' });
   ids.tag = 'uf-tag';
+  const link = await ok(`/api/v1/peers/${ids.peer}/config-links`, 'POST', {});
+  ids.link = link.link.id;
+  ids.linkToken = String(link.path).slice('/c/'.length);
   ids.route = (await ok('/api/v1/routes', 'POST', { domain: 'uf.example.test', peer_id: ids.peer, target_port: 8080 })).route.id;
   await ok(`/api/v1/routes/${ids.route}/auth`, 'POST', {
     method: 'email_password',
@@ -112,7 +115,8 @@ function concretePath(e: Endpoint): string {
                 : p.includes('/routes/')
                   ? 'route'
                   : 'peer';
-  return p.replace(/:([A-Za-z_]+)/g, (_m, n: string) => (n === 'name' ? String(ids.tag) : n === 'machineId' ? String(ids.machine) : String(ids[kind])));
+  const named: Record<string, number | string> = { name: ids.tag, machineId: ids.machine, token: ids.linkToken, linkId: ids.link };
+  return p.replace(/:([A-Za-z_]+)/g, (_m, n: string) => String(named[n] ?? ids[kind]));
 }
 
 /** Hand-written valid bodies (also checked to be accepted without the unknown field). */

@@ -10,7 +10,8 @@ import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
 import type { Peer } from '../../sidecar/test/lib/protocol.js';
 
-const ui = uiServer();
+// sign-ins per address are limited (10 in 15 min by default): this file signs in more often than that
+const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
 const api = ui.api;
 async function peerByName(name: string) {
   const r = await api(`/peers?q=${encodeURIComponent(name)}&limit=200`);

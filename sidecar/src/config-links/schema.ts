@@ -1,6 +1,7 @@
 // Request and response schemas of one-time config links (config-links/endpoints.ts).
 import { z } from 'zod';
 import { text } from '../http/fields.js';
+import { fieldText } from '../http/messages.js';
 
 const isoDate = z.string().meta({ format: 'date-time' });
 
@@ -51,6 +52,6 @@ export const LINK_TOKEN_PREFIX = 'gthcl';
 export const linkTokenParams = z.object({
   token: z
     .string()
-    .regex(/^gthcl_[A-Za-z0-9_-]{43}$/)
+    .regex(/^gthcl_[A-Za-z0-9_-]{43}$/, fieldText('schema.a_link_token'))
     .meta({ description: 'the link token (gthcl_ and 43 base64url characters)' }),
 });

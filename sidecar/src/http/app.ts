@@ -11,7 +11,7 @@ import { apiBody, multipartBody } from './body.js';
 import { clientIp, isSecure } from './client-ip.js';
 import { authenticate, csrfCheck, sameOriginCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
-import { fullPath, idParam, type Endpoint, type RateLimitName } from './registry.js';
+import { fullPath, idParam, LINK_RATE_LIMIT, type Endpoint, type RateLimitName } from './registry.js';
 import { SERVED_OUTSIDE_REGISTRY } from './served-paths.js';
 import { AppError, unprocessable, validation, type FieldMessages } from '../util/errors.js';
 import { assertStrictInput, CSRF_FIELD, UNKNOWN_FIELD_MSG, UNKNOWN_PARAMETER_MSG } from './input.js';
@@ -32,6 +32,7 @@ export interface AppOptions {
 export function limitScopeOfPath(p: string): RateLimitName | undefined {
   if (p === '/login') return 'login';
   if (p === '/api/v1/client/peer/hostname') return 'hostname';
+  if (p.startsWith('/c/')) return 'link';
   if (p.startsWith('/api/v1/client/')) return 'client';
   if (p.startsWith('/api/v1/gateway/') || p === '/api/v1/gateway') return undefined;
   if (p.startsWith('/api/v1/') || p === '/api/v1') return 'admin';
@@ -194,6 +195,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     admin: { points: config.rateLimits.admin, duration: 15 * 60 },
     client: { points: config.rateLimits.client, duration: 15 * 60 },
     hostname: { points: config.rateLimits.hostname, duration: 60 },
+    link: { points: LINK_RATE_LIMIT, duration: 15 * 60 },
   });
 
   app.use(errorMiddleware(deps.log));

@@ -80,7 +80,10 @@ export function leastRole(e: Pick<Endpoint, 'method' | 'adminRole' | 'selfServic
   return least;
 }
 
-export type RateLimitName = 'login' | 'admin' | 'client' | 'hostname';
+export type RateLimitName = 'login' | 'admin' | 'client' | 'hostname' | 'link';
+
+/** Visits of one-time config links (/c/:token) per client address per 15 minutes: their own budget, apart from sign-ins. */
+export const LINK_RATE_LIMIT = 60;
 
 /**
  * The names of a path template's parameters: `/tokens/:id/machines/:machineId` → 'id' | 'machineId'

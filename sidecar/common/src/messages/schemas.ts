@@ -55,6 +55,7 @@ export const schemas = {
   'schema.a_group_id_or_none': () => 'must be a group id or none',
   'schema.a_domain_name_not_an_ip': () => 'must be a domain name, not an IP address',
   'schema.a_domain_name': () => 'must be a domain name',
+  'schema.a_link_token': () => 'must be a link token (gthcl_ and 43 letters, digits, - or _)',
   'schema.a_bare_domain_name_no_scheme': () => 'must be a bare domain name (no scheme, port, path or spaces)',
   'schema.15_16_24_or_32': () => 'must be 15, 16, 24 or 32',
   'schema.letters_digits_and_hyphens_in_dot': () => 'letters, digits and hyphens, in dot-separated labels of at most 63 characters',

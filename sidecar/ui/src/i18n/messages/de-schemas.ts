@@ -55,6 +55,7 @@ export const schemas_de = {
   'schema.a_group_id_or_none': () => 'muss eine Gruppen-ID oder none sein',
   'schema.a_domain_name_not_an_ip': () => 'muss ein Domainname sein, keine IP-Adresse',
   'schema.a_domain_name': () => 'muss ein Domainname sein',
+  'schema.a_link_token': () => 'muss ein Link-Token sein (gthcl_ und 43 Buchstaben, Ziffern, - oder _)',
   'schema.a_bare_domain_name_no_scheme': () => 'muss ein reiner Domainname sein (ohne Schema, Port, Pfad oder Leerzeichen)',
   'schema.15_16_24_or_32': () => 'muss 15, 16, 24 oder 32 sein',
   'schema.letters_digits_and_hyphens_in_dot': () => 'Buchstaben, Ziffern und Bindestriche, in durch Punkte getrennten Labels von höchstens 63 Zeichen',
