@@ -163,7 +163,7 @@ describe('the client against a real sidecar', () => {
     assert.deepEqual(machines[0].status.tunnel, {
       up: false,
       interface: 'gatehouse-c0',
-      endpoint: saved.config.config ? String(saved.config.config).match(/Endpoint = (.*)/)![1] : '',
+      endpoint: saved.config.config ? String(saved.config.config).match(/^Endpoint = (.*)$/m)![1] : '',
       mode: 'none',
     });
     assert.equal(typeof machines[0].status.uptime_s, 'number');

@@ -237,7 +237,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   assert.equal(gwCreated.status, 201, JSON.stringify(gwCreated.data));
   const gwPeer = gwCreated.data.peer;
   const envFile = path.join(dir, 'gateway.env');
-  fs.writeFileSync(envFile, (gwCreated.data.gateway.envContent as string).replace(`${publicHost}:`, `${gwLink.addrA}:`), { mode: 0o600 });
+  fs.writeFileSync(envFile, (gwCreated.data.gateway.envContent as string).replaceAll(`${publicHost}:`, `${gwLink.addrA}:`), { mode: 0o600 });
   const companion = spawnIn(net, gwNs, process.execPath, ['--import', 'tsx', path.join(ROOT, 'gateway', 'src', 'main.ts'), '--env', envFile], {
     GATEWAY_WG_INTERFACE: net.ifName('gw'),
     GATEWAY_STATE_FILE: path.join(dir, 'gw-state.json'),
@@ -248,7 +248,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   const hostCreated = await api('/peers', 'POST', { name: 'rdp e2e desktop' });
   assert.equal(hostCreated.status, 201, JSON.stringify(hostCreated.data));
   const deskPeer = hostCreated.data.peer;
-  const deskConf = ((await api(`/peers/${deskPeer.id}/config`)).data as string).replace(`${publicHost}:`, `${peerLink.addrA}:`);
+  const deskConf = ((await api(`/peers/${deskPeer.id}/config`)).data as string).replaceAll(`${publicHost}:`, `${peerLink.addrA}:`);
   const deskWg = await net.bringUpPeer(peerNs, net.ifName('p'), deskConf);
   const deskIp = deskWg.addresses[0].split('/')[0];
   await waitFor(async () => (await net.ping(peerNs, base.serverIp, { count: 1, timeoutS: 1 })).ok, 20_000, { what: 'the desktop peer tunnel' });

@@ -128,7 +128,8 @@ export async function tunnelPeers(run: E2eRun, names: string[]): Promise<Peer[]>
   const peers: Peer[] = [];
   for (const name of names) peers.push((await api('/peers', 'POST', { name })).data.peer);
   for (const [i, peer] of peers.entries()) {
-    const conf = ((await api(`/peers/${peer.id}/config`)).data as string).replace(`${links[0].addrA}:`, `${links[i].addrA}:`);
+    // the config names its endpoint twice (the comment at the top and the Endpoint line): both dial this peer's own link
+    const conf = ((await api(`/peers/${peer.id}/config`)).data as string).replaceAll(`${links[0].addrA}:`, `${links[i].addrA}:`);
     await network.bringUpPeer(ns[i], network.ifName(String.fromCharCode(97 + i)), conf);
   }
   for (const one of ns) await waitFor(async () => (await network.ping(one, serverIp, { count: 1, timeoutS: 1 })).ok, 20_000, { what: 'the tunnel' });

@@ -217,11 +217,11 @@ test('a route user with their own TOTP; remove route auth after one confirmation
   );
 
   // cancelling keeps it, confirming removes it
-  await page.click('button:has-text("Remove route auth")');
+  await page.click('button:has-text("Remove route login")');
   await page.click('dialog[open] button:has-text("Cancel")');
   assert.notEqual(await stored(), null);
-  await page.click('button:has-text("Remove route auth")');
-  await page.click('dialog[open] button:has-text("Remove route auth")');
+  await page.click('button:has-text("Remove route login")');
+  await page.click('dialog[open] button:has-text("Remove route login")');
   await page.waitForSelector('[data-testid=ra-state][data-on=no]');
   assert.equal(await stored(), null);
   assert.deepEqual(problems, []);

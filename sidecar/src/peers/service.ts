@@ -522,7 +522,7 @@ export class PeersService {
 export function configComment(r: Pick<PeerRow, 'id' | 'name'>, endpoint: string, adminDomain?: string): string[] {
   const page = adminDomain ? `https://${adminDomain}/peers/${r.id}` : `the admin UI, Peers → ${r.name} (/peers/${r.id})`;
   return [
-    `Gatehouse WireGuard config for peer "${r.name}" (#${r.id}). Endpoint = ${endpoint}: this server's public host and WireGuard port when this file was made.`,
+    `Gatehouse WireGuard config for peer "${r.name}" (#${r.id}), made for the endpoint ${endpoint} (this server's public host and WireGuard port when this file was made).`,
     `If the server's public host or port changes, this file stops connecting: download a fresh config from ${page}.`,
   ];
 }
