@@ -78,7 +78,10 @@ function bodyEndpoints(): { e: Endpoint; label: string; path: string; headers: R
   return s.endpoints
     .filter((e) => e.method !== 'GET' && !e.multipart)
     .map((e) => {
-      const path = fullPath(e).replace(/:([A-Za-z_]+)/g, (_m, n: string) => (n === 'id' || /id$/i.test(n) ? '987654' : 'no-such-thing'));
+      // each parameter well formed (so the body is what is judged) and naming nothing that exists
+      const path = fullPath(e).replace(/:([A-Za-z_]+)/g, (_m, n: string) =>
+        n === 'id' || /id$/i.test(n) ? '987654' : n === 'token' ? `gthcl_${'A'.repeat(43)}` : 'no-such-thing',
+      );
       const headers = e.auth === 'gateway' ? gateway : e.auth === 'public' ? {} : admin;
       return { e, label: `${e.method} ${fullPath(e)}`, path, headers: { accept: 'application/json', ...headers } };
     });
