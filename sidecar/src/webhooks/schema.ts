@@ -1,7 +1,7 @@
 // Request and response schemas of the webhooks API (validation and the OpenAPI document).
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
-import { text, queryInt } from '../http/fields.js';
+import { text, textPattern, queryInt, UNPROCESSABLE } from '../http/fields.js';
 import { fieldText } from '../http/messages.js';
 import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 import { WEBHOOK_EVENT_INFO, WEBHOOK_EVENTS } from './events.js';
@@ -18,15 +18,21 @@ const webhookUrl = text({ min: 1, max: 2048 })
     try {
       u = new URL(v);
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as https://hooks.example.com/gatehouse' });
+      // the document states the scheme (its pattern); what else makes a URL is beyond a pattern: 422
+      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as https://hooks.example.com/gatehouse', params: UNPROCESSABLE });
       return;
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: 'must start with http:// or https://' });
     else if (u.username || u.password)
-      ctx.addIssue({ code: 'custom', message: 'must not contain a user name or password (the receiver checks the signature instead)' });
-    else if (!u.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must not contain a user name or password (the receiver checks the signature instead)',
+        params: UNPROCESSABLE,
+      });
+    else if (!u.hostname) ctx.addIssue({ code: 'custom', message: 'must name a host', params: UNPROCESSABLE });
   })
   .meta({
+    pattern: textPattern(false, true).replace(/^\^/, '^[Hh][Tt][Tt][Pp][Ss]?://'),
     description:
       'http(s) URL the events are POSTed to. Refused (422, fields.url) when its host resolves to loopback, a private, link-local or ULA range or this server, unless the webhook has allow_private or the operator set GATEHOUSE_OUTBOUND_ALLOW_PRIVATE=webhooks (or GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true) for every webhook.',
   });
