@@ -81,7 +81,7 @@ describe('no public host in the environment, a single-label hostname', () => {
     const never = await newPeer(c, 'never-downloaded');
     const old = await configText(c, laptop);
     assert.equal(endpointOf(old), 'gatehouse-box:51820');
-    assert.match(old, /^# Gatehouse WireGuard config for peer "laptop" \(#\d+\)\. Endpoint = gatehouse-box:51820/);
+    assert.match(old, /^# Gatehouse WireGuard config for peer "laptop" \(#\d+\), made for the endpoint gatehouse-box:51820 /);
     assert.match(old, /^# .*download a fresh config from the admin UI, Peers → laptop \(\/peers\/\d+\)\.$/m);
     assert.equal((await peer(c, laptop)).config_outdated, false);
     assert.equal((await peer(c, laptop)).config_endpoint, 'gatehouse-box:51820');
