@@ -9,7 +9,7 @@
 # or both with configs/docker-compose.yml. scripts/test-containers.sh builds and runs both (CI).
 #
 # The sidecar runs as the unprivileged user `gatehouse` with two capabilities, as under systemd:
-# CAP_NET_ADMIN (ip, wg, wireguard-go) and CAP_NET_BIND_SERVICE (Caddy on 80 and 443). WireGuard needs
+# CAP_NET_ADMIN (ip, wg, wireguard-go; iptables and sysctl for full-tunnel NAT, docs/guides/peers.md) and CAP_NET_BIND_SERVICE (Caddy on 80 and 443). WireGuard needs
 # `--cap-add NET_ADMIN --device /dev/net/tun` (compose does this). The entry point
 # (configs/docker-entrypoint.sh) starts as root to give the group `gatehouse` the container's
 # /dev/net/tun (0600 on some hosts) and the data directory, then drops to `gatehouse` with those two
@@ -54,7 +54,7 @@ RUN npm run -s -w @gatehouse/sidecar build \
 
 FROM ${DEBIAN_IMAGE}
 RUN apt-get update \
- && apt-get install -y --no-install-recommends nodejs wireguard-tools wireguard-go iproute2 ca-certificates \
+ && apt-get install -y --no-install-recommends nodejs wireguard-tools wireguard-go iproute2 iptables procps ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --home-dir /var/lib/gatehouse --shell /usr/sbin/nologin gatehouse \
  && install -d -o gatehouse -g gatehouse -m 0750 /var/lib/gatehouse /run/wireguard

@@ -17,7 +17,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  // Server, shared, gateway, client and admin-app code, and their tests: no `any`, and no cast through unknown
+  // Server, shared, gateway, client and admin-app code, their tests and the benchmarks: no `any`, and no cast through unknown
   // without its reason. Where a library forces one, the line above says why:
   // `// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: ...`, or
   // `// reason: ...` above an `as unknown as` (scripts/eslint/cast-reason.js). Tests read bodies
@@ -34,6 +34,7 @@ export default tseslint.config(
       'client/test/**/*.ts',
       'sidecar/ui/src/**/*.{ts,tsx}',
       'sidecar/ui/test/**/*.ts',
+      'scripts/bench/**/*.ts',
     ],
     plugins: { gatehouse },
     rules: { '@typescript-eslint/no-explicit-any': 'error', 'gatehouse/cast-reason': 'error' },

@@ -7,7 +7,7 @@ rc=0
 for b in "bash scripts/bench/api.sh" "node --import tsx scripts/bench/peers.ts" "node --import tsx scripts/bench/peers-list.ts" \
          "bash scripts/bench/ui-peers.sh" "bash scripts/bench/routes.sh" \
          "bash scripts/bench/forward-auth-verify.sh" "bash scripts/bench/forward-auth.sh" \
-         "bash scripts/bench/route-modules.sh" "node --import tsx scripts/bench/gateway-poll.ts"; do
+         "bash scripts/bench/route-modules.sh" "node --import tsx scripts/bench/access-rules.ts" "node --import tsx scripts/bench/gateway-poll.ts"; do
   echo "== $b"
   $b || rc=1
 done

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   });
   const running = await startServer(config, { startFeatures: true, log: createLogger('error', true) });
   try {
-    const deps = running.deps as any;
+    const deps = running.deps;
     const peer = await deps.peers.create({ name: 'bench-peer' });
     const peerId = Number(peer.id);
     const address = String(peer.address).split('/')[0];
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
     await deps.routes.create({ domain: 'open.bench', peer_id: peerId, target_port: backendPort });
     const prot = await deps.routes.create({ domain: 'protected.bench', peer_id: peerId, target_port: backendPort });
     const svc = deps.routeAuth;
-    await svc.save(Number(prot.id), { method: 'email_password', email: 'bench@example.test', password: 'bench password', session_max_age: 86_400_000 } as any);
+    await svc.save(Number(prot.id), { method: 'email_password', email: 'bench@example.test', password: 'bench password', session_max_age: 86_400_000 });
     const token = await svc.createSession(Number(prot.id), 'bench@example.test', 'active', 'email_password', 86_400_000);
     const cookie = `gh_ra_${prot.id}=${token}`;
     const url = `http://127.0.0.1:${ports.http}/some/page?x=1`;

@@ -66,22 +66,21 @@ async function serve(): Promise<void> {
   }
   const now = Date.now();
   await deps.db.models.Route.bulkCreate(
-    gateways.map(
-      (g, i) =>
-        routeToRow({
-          ...blankRoute(now),
-          domain: `gw${i}.bench.example.test`,
-          target_kind: 'gateway',
-          target_peer_id: g.peerId,
-          target_lan_host: '192.168.1.10',
-          target_lan_port: 8000 + (i % 1000),
-        }) as any,
+    gateways.map((g, i) =>
+      routeToRow({
+        ...blankRoute(now),
+        domain: `gw${i}.bench.example.test`,
+        target_kind: 'gateway',
+        target_peer_id: g.peerId,
+        target_lan_host: '192.168.1.10',
+        target_lan_port: 8000 + (i % 1000),
+      }),
     ),
   );
   await deps.proxy.apply({ reason: 'bench routes' });
   const createMs = performance.now() - t0;
   const admin = await deps.tokens.create({ name: 'bench', scopes: ['full-access'] });
-  const routeId = Number(((await deps.db.models.Route.findOne({ attributes: ['id'], order: [['id', 'ASC']], raw: true })) as any).id);
+  const routeId = Number((await deps.db.models.Route.findOne({ attributes: ['id'], order: [['id', 'ASC']] }))!.get('id'));
   const setup: Setup = { url: running.url.replace(/:\d+$/, `:${port}`), adminToken: admin.token, routeId, gateways, createMs };
   fs.writeFileSync(process.argv[4], JSON.stringify(setup));
   process.stdout.write('READY\n');

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { CADDY as BUILT_CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
 import { freePort } from '../../test/lib/ports.js';
 import { waitFor } from '../../test/lib/wait.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { CaddyStatusBody, TokenCreatedBody } from '../../sidecar/test/lib/protocol.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CADDY = process.env.GATEHOUSE_CADDY_BIN ?? BUILT_CADDY;
@@ -29,12 +29,12 @@ export const median = (xs: number[]) => {
 };
 
 /** One HTTP request without keep-alive; the body is parsed as JSON when it is JSON. */
-export function request(
+export function request<T = unknown>(
   port: number,
   method: string,
   p: string,
   opts: { host?: string; headers?: Record<string, string>; body?: unknown; addr?: string } = {},
-): Promise<{ status: number; data: AnyBody }> {
+): Promise<{ status: number; data: T }> {
   return new Promise((resolve, reject) => {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     const req = http.request(
@@ -51,13 +51,14 @@ export function request(
         res.setEncoding('utf8');
         res.on('data', (c) => (text += c));
         res.on('end', () => {
-          let data: AnyBody = text;
+          let data: unknown = text;
           try {
             data = JSON.parse(text);
           } catch {
             /* text */
           }
-          resolve({ status: res.statusCode ?? 0, data });
+          // reason: the caller names the body's type (the endpoint's response schema); the text when it is not JSON
+          resolve({ status: res.statusCode ?? 0, data: data as T });
         });
       },
     );
@@ -119,7 +120,7 @@ export interface BenchSidecar {
   caddyPid: number;
   /** the trivial Go backend (usage: routes-backend <host:port>) */
   backendBin: string;
-  api(method: string, p: string, body?: unknown): Promise<{ status: number; data: AnyBody }>;
+  api<T = unknown>(method: string, p: string, body?: unknown): Promise<{ status: number; data: T }>;
 }
 
 export async function startBenchSidecar(opts: { name: string; subnet: string; env?: Record<string, string> }): Promise<BenchSidecar> {
@@ -162,13 +163,13 @@ export async function startBenchSidecar(opts: { name: string; subnet: string; en
     req.on('error', reject);
     req.end(body);
   });
-  const tok = await request(ports.api, 'POST', '/api/v1/tokens', {
+  const tok = await request<TokenCreatedBody>(ports.api, 'POST', '/api/v1/tokens', {
     headers: { cookie: login.cookie, 'x-csrf-token': login.csrf },
     body: { name: 'bench', scopes: ['full-access'] },
   });
   const auth = { authorization: `Bearer ${tok.data.token}` };
-  const api = (method: string, p: string, body?: unknown) => request(ports.api, method, `/api/v1${p}`, { headers: auth, body });
-  const caddyPid = Number((await api('GET', '/caddy/status')).data.pid);
+  const api = <T = unknown>(method: string, p: string, body?: unknown) => request<T>(ports.api, method, `/api/v1${p}`, { headers: auth, body });
+  const caddyPid = Number((await api<CaddyStatusBody>('GET', '/caddy/status')).data.pid);
   if (!caddyPid) throw new Error('the sidecar reports no Caddy process');
   return { dir, env, ports, sidecar, caddyPid, backendBin, api };
 }

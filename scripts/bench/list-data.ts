@@ -4,12 +4,14 @@
 // full-access token, and 10,000 peers (20 groups, tags, a third recently online) and 1,000 routes
 // written straight into its database in bulk (creating them through the API is what peers.ts measures).
 //   const b = await startListBench({ name: 'peers-list', peers: 10_000, routes: 1_000 }); ... await b.stop();
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../sidecar/src/db/index.js';
+import { findRows } from '../../sidecar/src/db/define.js';
+import type { PeerListBody, RouteListBody, TokenCreatedBody } from '../../sidecar/test/lib/protocol.js';
 import { featureModels } from '../../sidecar/src/features.js';
 import { blankRoute, routeToRow } from '../../sidecar/src/routes/model.js';
 import { freePort } from '../../test/lib/ports.js';
@@ -50,7 +52,7 @@ export interface ListBench {
   cookie: string;
   csrf: string;
   /** GET with the full-access token */
-  api(p: string): Promise<{ status: number; data: any }>;
+  api<T = unknown>(p: string): Promise<{ status: number; data: T }>;
   rows: BenchPeerRow[];
   groupIds: number[];
   /** the time when the rows were written (handshakes are relative to it) */
@@ -59,7 +61,13 @@ export interface ListBench {
   stop(): Promise<void>;
 }
 
-export async function startListBench(o: { name: string; peers: number; routes: number; env?: Record<string, string> }): Promise<ListBench> {
+/**
+ * `compiled`: runs the sidecar as it ships (tsc's output, `node --conditions=gatehouse-compiled
+ * dist/main.js`, built first by scripts/build-app.sh when a source is newer than the last build)
+ * instead of from its sources through tsx, whose in-memory transpiling adds to the process's memory.
+ */
+export async function startListBench(o: { name: string; peers: number; routes: number; env?: Record<string, string>; compiled?: boolean }): Promise<ListBench> {
+  if (o.compiled) execFileSync('bash', [path.join(root, 'scripts/build-app.sh'), 'sidecar'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gatehouse-bench-${o.name}-`));
   const port = await freePort('tcp');
   const databaseUrl = process.env.BENCH_DATABASE_URL ? await freshPgDatabase(process.env.BENCH_DATABASE_URL) : undefined;
@@ -82,7 +90,11 @@ export async function startListBench(o: { name: string; peers: number; routes: n
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const log = fs.openSync(path.join(dir, 'sidecar.log'), 'a');
   const child = track(
-    spawn(process.execPath, ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')], { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') }),
+    spawn(
+      process.execPath,
+      o.compiled ? ['--conditions=gatehouse-compiled', path.join(root, 'sidecar/dist/main.js')] : ['--import', 'tsx', path.join(root, 'sidecar/src/main.ts')],
+      { env, stdio: ['ignore', log, log], cwd: path.join(root, 'sidecar') },
+    ),
   );
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -110,9 +122,12 @@ export async function startListBench(o: { name: string; peers: number; routes: n
       .map((c) => c.split(';')[0])
       .join('; ');
     const csrf = ((await login.json()) as { csrfToken: string }).csrfToken;
-    const tok = await request(port, 'POST', '/api/v1/tokens', { headers: { cookie, 'x-csrf-token': csrf }, body: { name: 'bench', scopes: ['full-access'] } });
+    const tok = await request<TokenCreatedBody>(port, 'POST', '/api/v1/tokens', {
+      headers: { cookie, 'x-csrf-token': csrf },
+      body: { name: 'bench', scopes: ['full-access'] },
+    });
     const auth = { authorization: `Bearer ${tok.data.token}` };
-    const api = (p: string) => request(port, 'GET', `/api/v1${p}`, { headers: auth });
+    const api = <T = unknown>(p: string) => request<T>(port, 'GET', `/api/v1${p}`, { headers: auth });
 
     // ---- bulk data, written into the sidecar's database from this process
     const t0 = performance.now();
@@ -120,9 +135,9 @@ export async function startListBench(o: { name: string; peers: number; routes: n
     const { PeerGroup, Peer, Route } = db.models;
     const now = Date.now();
     await PeerGroup.bulkCreate(
-      Array.from({ length: GROUPS }, (_, i) => ({ name: `group-${i}`, color: null, description: `bench group ${i}`, created_at: now, updated_at: now })) as any,
+      Array.from({ length: GROUPS }, (_, i) => ({ name: `group-${i}`, color: null, description: `bench group ${i}`, created_at: now, updated_at: now })),
     );
-    const groupIds = ((await PeerGroup.findAll({ attributes: ['id'], order: [['id', 'ASC']], raw: true })) as unknown as { id: number }[]).map((g) => g.id);
+    const groupIds = (await findRows(PeerGroup, { attributes: ['id'], order: [['id', 'ASC']] })).map((g) => g.id);
     const tagPool = ['office', 'home', 'linux', 'windows', 'mac', 'server', 'lab', 'vip', 'printer', 'camera'];
     const rows = Array.from({ length: o.peers }, (_, i) => {
       const n = i + 2;
@@ -131,7 +146,7 @@ export async function startListBench(o: { name: string; peers: number; routes: n
       return {
         name: `peer-${String(i).padStart(5, '0')}`,
         description: i % 4 === 0 ? `workstation of user ${i} in building ${i % 17}` : null,
-        peer_type: 'regular',
+        peer_type: 'regular' as const,
         enabled: i % 10 !== 0,
         public_key: crypto.randomBytes(32).toString('base64'),
         private_key_enc: null,
@@ -143,7 +158,7 @@ export async function startListBench(o: { name: string; peers: number; routes: n
         tags: [tagPool[i % tagPool.length], tagPool[(i * 7) % tagPool.length]].join(','),
         group_id: i % 5 === 0 ? null : groupIds[i % GROUPS],
         hostname: i % 6 === 0 ? `host-${i}` : null,
-        hostname_source: i % 6 === 0 ? 'admin' : null,
+        hostname_source: i % 6 === 0 ? ('admin' as const) : null,
         hostname_updated_at: null,
         expires_at: null,
         api_port: null,
@@ -157,8 +172,8 @@ export async function startListBench(o: { name: string; peers: number; routes: n
         updated_at: now,
       };
     });
-    for (let i = 0; i < rows.length; i += 1000) await Peer.bulkCreate(rows.slice(i, i + 1000) as any);
-    const peerIds = ((await Peer.findAll({ attributes: ['id'], order: [['id', 'ASC']], raw: true })) as unknown as { id: number }[]).map((p) => p.id);
+    for (let i = 0; i < rows.length; i += 1000) await Peer.bulkCreate(rows.slice(i, i + 1000));
+    const peerIds = (await findRows(Peer, { attributes: ['id'], order: [['id', 'ASC']] })).map((p) => p.id);
     const routes = Array.from({ length: o.routes }, (_, i) => {
       const r = {
         ...blankRoute(now - (o.routes - i) * 60_000),
@@ -169,16 +184,16 @@ export async function startListBench(o: { name: string; peers: number; routes: n
         enabled: i % 8 !== 0,
       };
       if (i % 10 === 0) Object.assign(r, { route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 20000 + i, l4_tls_mode: null, target_port: '22' });
-      return routeToRow(r as any);
+      return routeToRow(r);
     });
-    await Route.bulkCreate(routes as any);
+    await Route.bulkCreate(routes);
     const setupS = (performance.now() - t0) / 1000;
     await db.close();
 
-    const check = await api('/peers?limit=1');
+    const check = await api<PeerListBody>('/peers?limit=1');
     if (check.status !== 200 || check.data.total !== o.peers)
       throw new Error(`expected ${o.peers} peers, the API says ${JSON.stringify(check.data).slice(0, 300)}`);
-    const rcheck = await api('/routes?limit=1');
+    const rcheck = await api<RouteListBody>('/routes?limit=1');
     if (rcheck.data.total !== o.routes) throw new Error(`expected ${o.routes} routes, the API says ${rcheck.data.total}`);
     return { dir, port, url: `http://127.0.0.1:${port}`, databaseUrl, child, cookie, csrf, api, rows, groupIds, now, setupS, stop };
   } catch (e) {

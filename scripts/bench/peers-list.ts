@@ -14,7 +14,7 @@
 import os from 'node:os';
 import { startListBench, GROUPS } from './list-data.js';
 import { median } from './lib.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { PeerListBody, RouteListBody } from '../../sidecar/test/lib/protocol.js';
 
 const PEERS = Number(process.env.BENCH_PEERS ?? 10_000);
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 1_000);
@@ -51,15 +51,16 @@ async function main(): Promise<void> {
     for (const [label, p] of cases) {
       for (let i = 0; i < 5; i++) await api(p);
       const lat: number[] = [];
-      let last: AnyBody;
+      let last: (PeerListBody | RouteListBody) | undefined;
       for (let i = 0; i < RUNS; i++) {
         const s0 = performance.now();
-        const r = await api(p);
+        const r = await api<PeerListBody | RouteListBody>(p);
         lat.push(performance.now() - s0);
         if (r.status !== 200) throw new Error(`${p}: ${r.status} ${JSON.stringify(r.data).slice(0, 300)}`);
         last = r.data;
       }
-      const rowsOut = (last.peers ?? last.routes).length;
+      if (!last) throw new Error(`${p}: no run`);
+      const rowsOut = 'peers' in last ? last.peers.length : last.routes.length;
       if (p.includes('group_id') && last.total !== expectOnline) throw new Error(`${p}: total ${last.total}, expected ${expectOnline}`);
       console.log(
         `  ${label.padEnd(40)} median ${median(lat).toFixed(1).padStart(6)} ms   p95 ${p95(lat).toFixed(1).padStart(6)} ms   (${rowsOut} rows of total ${last.total})`,

@@ -32,6 +32,7 @@ import path from 'node:path';
 import { freePort } from '../../test/lib/ports.js';
 import { median, parseWrk, request, root, startBenchSidecar, stopAll, track } from './lib.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { PeerCreatedBody } from '../../sidecar/test/lib/protocol.js';
 
 const DURATION = process.env.BENCH_DURATION ?? '1s';
 const CONNS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -160,7 +161,7 @@ async function main(): Promise<void> {
   const { sidecar, backendBin, api } = bench;
   const ports = { ...bench.ports, backend: await freePort(), mirror: await freePort() };
   try {
-    const peer = (await api('POST', '/peers', { name: 'bench-peer' })).data.peer;
+    const peer = (await api<PeerCreatedBody>('POST', '/peers', { name: 'bench-peer' })).data.peer;
     const peerAddr = String(peer.address).split('/')[0];
     for (const p of [ports.backend, ports.mirror]) {
       track(spawn(...pinned(backendBin, [`${peerAddr}:${p}`]), { stdio: 'ignore' }));

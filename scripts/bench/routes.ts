@@ -46,7 +46,9 @@ import { freePort } from '../../test/lib/ports.js';
 import { CADDY, median, parseWrk, request, startBenchSidecar, stopAll, track } from './lib.js';
 import { waitFor } from '../../test/lib/wait.js';
 import { Companion, newFleetStats, parseGatewayEnv } from '../../test/reliability/lib/load-companions.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { PeerCreatedBody, RouteBody } from '../../sidecar/test/lib/protocol.js';
+import type { CaddyConfig } from '../../sidecar/src/proxy/caddy-json.js';
+import { hostMap } from '../../test/lib/json.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
 /** Route totals at which wrk also runs (the target route alone is always measured). */
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
   const { dir, env, ports: sc, caddyPid, backendBin, api } = await startBenchSidecar({ name: 'routes', subnet: `127.${octet}.16.0/20` });
   const ports = { ...sc, minimal: await freePort(), minimalAdmin: await freePort(), backend: await freePort() };
   try {
-    const peer = (await api('POST', '/peers', { name: 'bench-peer' })).data.peer;
+    const peer = (await api<PeerCreatedBody>('POST', '/peers', { name: 'bench-peer' })).data.peer;
     const peerAddr = String(peer.address).split('/')[0];
     track(spawn(backendBin, [`${peerAddr}:${ports.backend}`], { stdio: 'ignore' }));
     await waitFor(async () => (await request(ports.backend, 'GET', '/', { addr: peerAddr })).status === 200, 10_000, 'the backend');
@@ -229,9 +231,9 @@ async function main(): Promise<void> {
         Array.from({ length: 8 }, async () => {
           while (next < FLEET) {
             const i = next++;
-            const r = await api('POST', '/peers', { name: `bench-gw-${i}`, is_gateway: true });
+            const r = await api<PeerCreatedBody>('POST', '/peers', { name: `bench-gw-${i}`, is_gateway: true });
             if (r.status !== 201) throw new Error(`gateway peer: ${JSON.stringify(r.data)}`);
-            envs[i] = parseGatewayEnv(r.data.gateway.envContent);
+            envs[i] = parseGatewayEnv(r.data.gateway!.envContent);
           }
         }),
       );
@@ -244,7 +246,7 @@ async function main(): Promise<void> {
           target_peer_id: e.peerId,
           target_lan_host: '192.168.1.10',
           target_lan_port: 8000 + (i % 1000),
-        } as any),
+        }),
       );
       for (let i = 0; i < rows.length; i += 500) await db.models.Route.bulkCreate(rows.slice(i, i + 500));
       await db.sequelize.query(`UPDATE peers SET hostname = 'gw-' || id, hostname_source = 'agent', hostname_updated_at = ${now} WHERE peer_type = 'gateway'`);
@@ -314,7 +316,7 @@ async function main(): Promise<void> {
         const renderT: number[] = [];
         const hashT: number[] = [];
         let bytes = 0;
-        let cfg: AnyBody = null;
+        let cfg: CaddyConfig | null = null;
         for (let i = 0; i < 5; i++) {
           const t0 = performance.now();
           const snap = await readSnapshot(db, settings, Date.now());
@@ -332,7 +334,7 @@ async function main(): Promise<void> {
         // the sidecar's own configuration is put back with POST /caddy/reload).
         const loadT: number[] = [];
         for (let i = 0; i < 3; i++) {
-          const hosts = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
+          const hosts = hostMap(cfg);
           const extra = `direct${i}.bench.test`;
           hosts[extra] = hosts['target.bench.test'];
           const body = JSON.stringify(cfg);
@@ -348,7 +350,7 @@ async function main(): Promise<void> {
         for (let i = 0; i < RUNS; i++) {
           const host = `p${n}-${i}.bench.test`;
           const t0 = performance.now();
-          const c = await api('POST', '/routes', { domain: host, peer_id: peer.id, target_port: ports.backend });
+          const c = await api<RouteBody>('POST', '/routes', { domain: host, peer_id: peer.id, target_port: ports.backend });
           const t1 = performance.now();
           if (c.status !== 201) throw new Error(`create: ${JSON.stringify(c.data)}`);
           for (;;) {

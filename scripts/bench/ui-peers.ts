@@ -84,7 +84,7 @@ async function coldLoad(
   await page.addInitScript({ content: 'window.__name = (f) => f;' });
   // Time of the first animation frame after the first matching element exists (set before any page script runs).
   await page.addInitScript((sel: string) => {
-    const w = window as any;
+    const w = window as Window & { __firstAt?: number | null };
     const mo = new MutationObserver(() => {
       if (w.__firstAt !== undefined || !document.querySelector(sel)) return;
       w.__firstAt = null;

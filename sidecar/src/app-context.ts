@@ -25,6 +25,7 @@ import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
 import { SettingsStore } from './settings/store.js';
 import { LockoutService } from './auth/lockout.js';
+import { SecondFactorService } from './auth/second-factor.js';
 import { INITIAL_PASSWORD_FILE, UsersService, generatePassword } from './users/service.js';
 import { TokensService } from './tokens/service.js';
 import { DbSessionStore } from './http/session-store.js';
@@ -33,13 +34,17 @@ import { WireGuardService } from './wireguard/service.js';
 import type { WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 import { DnsService } from './dns/service.js';
 import { GroupsService } from './groups/service.js';
+import { ShapingService } from './shaping/service.js';
+import { RedirectsService } from './redirects/service.js';
 import { TagsService } from './tags/service.js';
 import { DashboardService } from './dashboard/service.js';
 import { PeersService } from './peers/service.js';
 import { CaddyAdminClient } from './proxy/admin-client.js';
 import { accessLogFile } from './proxy/fragments/access-log.js';
 import { ProxyService } from './proxy/service.js';
+import { CertificatesService, loadCustomCertificates } from './certificates/service.js';
 import { proxySettings } from './proxy/snapshot.js';
+import { GeoipService } from './geoip/service.js';
 import { CaddySupervisor, caddyPaths } from './proxy/supervisor.js';
 import { CertificateStore } from './proxy/certificates.js';
 import { RoutesService } from './routes/service.js';
@@ -51,6 +56,7 @@ import { TunnelListener } from './gateways/tunnel-listener.js';
 import { WolService } from './gateways/wol.js';
 import { AccessLogService } from './resilience/access-log.js';
 import { BreakerService, ensureBreakerSecret } from './resilience/breaker.js';
+import { AccessWindowsService } from './access-windows/service.js';
 import { MonitorService } from './resilience/monitor.js';
 import { EventStreams } from './events-stream/hub.js';
 import { MetricsService } from './metrics/service.js';
@@ -100,6 +106,8 @@ export interface AppContext extends Deps {
   dns: DnsService;
   peers: PeersService;
   groups: GroupsService;
+  /** per-peer speed caps (traffic control on the interface) */
+  shaping: ShapingService;
   tags: TagsService;
   dashboard: DashboardService;
   // proxy and routes
@@ -107,6 +115,12 @@ export interface AppContext extends Deps {
   /** null in "no proxy" mode (GATEHOUSE_MANAGE_CADDY=false) */
   caddySupervisor: CaddySupervisor | null;
   routes: RoutesService;
+  /** The country database of the routes' country filters (GATEHOUSE_GEOIP_DB). */
+  geoip: GeoipService;
+  /** redirect hosts and the default site */
+  redirects: RedirectsService;
+  /** Custom certificates (uploaded PEM, src/certificates): what routes name with certificate_id. */
+  customCertificates: CertificatesService;
   // smtp
   smtp: SmtpService;
   mailer: Mailer;
@@ -121,6 +135,8 @@ export interface AppContext extends Deps {
   breaker: BreakerService;
   accessLog: AccessLogService;
   monitor: MonitorService;
+  /** access windows of routes and peers: the boundary scheduler and closed-answer counts (src/access-windows) */
+  accessWindows: AccessWindowsService;
   // live events: the open GET /api/v1/events streams (server stop ends them)
   eventStreams: EventStreams;
   // GET /metrics: the one prom-client registry (metrics/service.ts)
@@ -163,6 +179,7 @@ export async function createDeps(config: Config, opts: ContextOptions): Promise<
   const settings = new SettingsStore(models, clock);
   const lockout = new LockoutService(models, settings, clock);
   const users = new UsersService(models, clock, lockout, activity, events, { initialPasswordFile: path.join(config.dataDir, INITIAL_PASSWORD_FILE) });
+  const secondFactor = new SecondFactorService(db, key, clock, settings, events);
   const tokens = new TokensService(models, clock, activity, events);
   const sessions = new DbSessionStore(models, clock);
   // this server's public host and the rest of the Network settings: stored value, else the environment
@@ -184,6 +201,7 @@ export async function createDeps(config: Config, opts: ContextOptions): Promise<
     settings,
     lockout,
     users,
+    secondFactor,
     tokens,
     sessions,
     features,
@@ -210,7 +228,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const raModels: RouteAuthModels = db.models;
   const client = config.manageCaddy ? new CaddyAdminClient(config.caddyAdmin) : null;
   // metrics first: the proxy and route auth count into it; its scrape reads the services built below
-  const built: { wireguard?: WireGuardService; gateways?: GatewaysService } = {};
+  const built: { wireguard?: WireGuardService; gateways?: GatewaysService; accessWindows?: AccessWindowsService } = {};
   const metrics = new MetricsService({
     db,
     clock,
@@ -220,14 +238,18 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
       return built.wireguard;
     },
     gateways: async () => (built.gateways ? built.gateways.list() : []),
+    closedAnswers: () => built.accessWindows?.allClosedAnswers() ?? new Map(),
   });
+  // the country database of the routes' country filters (GATEHOUSE_GEOIP_DB): read at each render
+  const geoip = new GeoipService(config.geoipDb);
   const proxy = new ProxyService({
     db,
-    settings: proxySettings(config, core.publicHost),
+    settings: proxySettings(config, core.publicHost, geoip),
     clock,
     log,
     client,
     protectedRouteIds: (t) => protectedRouteIds(raModels, t),
+    customCertificates: (ids, t) => loadCustomCertificates(core, ids, t),
     events,
     features: core.features,
     onLoad: (seconds, ok) => metrics.proxyApply.observe({ result: ok ? 'ok' : 'error' }, seconds),
@@ -265,7 +287,9 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
       },
     });
   }
+  const customCertificates = new CertificatesService(core, proxy);
   const routes = new RoutesService({
+    geoip,
     db,
     config,
     clock,
@@ -277,7 +301,10 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     publicHost: core.publicHost,
     routeAuthSummaries: (ids) => routeAuthSummaries(raModels, ids),
     certificates,
+    customCertificates: (ids) => customCertificates.summaries(ids),
   });
+  // redirect hosts and the default site (proxy/fragments/redirects.ts renders them)
+  const redirects = new RedirectsService(core, proxy);
 
   // peers: WireGuard interface + poller, peers, groups, tags, internal DNS data, dashboard
   let wg: WireGuardService | undefined = undefined;
@@ -293,6 +320,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const wireguard = new WireGuardService(core, { driver });
   wg = wireguard;
   health.push({ name: 'wireguard', check: () => wireguard.healthCheck() });
+  const shaping = new ShapingService(core, wireguard);
   const dns = new DnsService(core, wireguard);
   // A licence change can add or remove gated modules (circuit breaker) and the internal DNS records.
   events.on('licence_changed', async () => {
@@ -323,6 +351,10 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const file = accessLogFile(config.dataDir);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const accessLog = new AccessLogService({ db, clock, log, file, scheduler: core.scheduler });
+  // access windows (after proxy, routes and WireGuard)
+  const accessWindows = new AccessWindowsService({ db, clock, timers: core.scheduler.timers, log, events, proxy, wireguard });
+  routes.closedAnswers = (id) => accessWindows.closedAnswers(id);
+  built.accessWindows = accessWindows;
   built.wireguard = wireguard;
   built.gateways = gateways;
 
@@ -351,6 +383,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     ...core,
     health,
     wireguard,
+    shaping,
     dns,
     peers,
     groups,
@@ -359,6 +392,9 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     proxy,
     caddySupervisor,
     routes,
+    geoip,
+    redirects,
+    customCertificates,
     smtp,
     mailer: smtp,
     routeAuth,
@@ -369,6 +405,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     breaker,
     accessLog,
     monitor,
+    accessWindows,
     eventStreams: new EventStreams({ events, clock, timers: core.scheduler.timers, log }),
     metrics,
     webhooks,

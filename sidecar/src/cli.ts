@@ -1,6 +1,7 @@
 // Operator commands: npm run cli -- <command> [args]
 //   unlock-account <username> [--route-auth]   lift a login lockout
 //   reset-admin-password <username>            print a new random password (to be changed at the next sign-in)
+//   reset-second-factor <username>             remove the user's TOTP and recovery codes (the way back in)
 //   rotate-master-key                          new master key, every sealed secret re-sealed (the sidecar must be stopped)
 import { msg } from '@gatehouse/common/messages/index.js';
 import { loadConfig } from './config.js';
@@ -52,7 +53,7 @@ async function rotateMasterKey(): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   const usage =
-    'usage: gatehouse-cli unlock-account <username> [--route-auth] | reset-admin-password <username> | rotate-master-key\n(from a checkout: npm run cli -- <command>)';
+    'usage: gatehouse-cli unlock-account <username> [--route-auth] | reset-admin-password <username> | reset-second-factor <username> | rotate-master-key\n(from a checkout: npm run cli -- <command>)';
   if (!cmd) {
     process.stderr.write(usage + '\n');
     return 2;
@@ -88,6 +89,21 @@ async function main(argv: string[]): Promise<number> {
         // The printed password is a one-off: the next sign-in asks for a new one.
         const pw = await deps.users.resetPassword(row.id, undefined);
         process.stdout.write(`new password for ${name}: ${pw}\n`);
+        return 0;
+      }
+      case 'reset-second-factor': {
+        const name = args[0];
+        const row = name ? await findRow(deps.db.models.User, { where: { username: name } }) : null;
+        if (!row) {
+          process.stderr.write(`no such user: ${name ?? ''}\n`);
+          return 1;
+        }
+        const had = await deps.secondFactor.reset(row, null);
+        process.stdout.write(
+          had
+            ? `second factor of ${name} removed: the next sign-in needs the password only${(await deps.secondFactor.required()) ? ', then sets up a new TOTP (the policy requires one)' : ''}\n`
+            : `${name} had no second factor\n`,
+        );
         return 0;
       }
       default:

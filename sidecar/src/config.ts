@@ -2,6 +2,7 @@
 // Each variable is described in VARIABLE_DOCS below (docs/reference/environment.md is generated from
 // it: npm run docs) and in configs/gatehouse.env.example.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { OUTBOUND_USES, type OutboundUse } from './util/outbound.js';
@@ -18,6 +19,13 @@ const cidr4 = z
     return ip.split('.').every((o) => Number(o) <= 255) && Number(bits) >= 8 && Number(bits) <= 30;
   }, 'octets must be 0-255 and the prefix 8-30');
 
+function isCidrOrIp(v: string): boolean {
+  const [ip, bits, more] = v.split('/');
+  const family = net.isIP(ip);
+  if (!family || more !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
 const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:2019');
 
 /** Variable name → schema and default. The name is the environment variable itself. */
@@ -32,6 +40,19 @@ const schema = z.object({
   /** MB at which Caddy rolls its JSON access log (<data>/caddy/access.log) */
   GATEHOUSE_ACCESS_LOG_ROLL_MB: z.coerce.number().int().min(1).max(1024).default(20),
   GATEHOUSE_MANAGE_CADDY: bool.default(true),
+  /** the country database of the routes' country filters (geoip/service.ts) */
+  GATEHOUSE_GEOIP_DB: z.string().optional(),
+  /** proxies in front of Caddy whose X-Forwarded-For it believes (proxy/fragments/geo.ts) */
+  GATEHOUSE_TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().refine(isCidrOrIp, 'each must be an IP address or CIDR range such as 203.0.113.0/24'))),
   /** address Caddy's HTTP, HTTPS and L4 listeners bind to; empty = every interface */
   GATEHOUSE_PROXY_BIND: z
     .string()
@@ -48,6 +69,8 @@ const schema = z.object({
   GATEHOUSE_WG_SUBNET: cidr4.default('10.8.0.0/24'),
   GATEHOUSE_WG_MANAGE: bool.default(true),
   GATEHOUSE_WG_DNS: z.string().optional(),
+  /** forwarding + MASQUERADE for full-tunnel peers (wireguard/nat.ts): auto, on, off */
+  GATEHOUSE_WG_NAT: z.enum(['auto', 'on', 'off']).default('auto'),
   /** seconds between reads of `wg show dump` (handshakes, byte counters, traffic samples) */
   GATEHOUSE_WG_POLL_INTERVAL: positiveInt.default(10),
   /** seconds between full reconciles of the interface from the database (heals drift) */
@@ -168,6 +191,11 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_WG_SUBNET: { meaning: 'tunnel subnet (prefix 8–30); the server takes the first address', see: 'guides/peers.md' },
   GATEHOUSE_WG_MANAGE: { meaning: 'bring up and drive the interface; `false` keeps peers in the database only' },
   GATEHOUSE_WG_DNS: { meaning: 'DNS written into peer configs that set none' },
+  GATEHOUSE_WG_NAT: {
+    meaning:
+      "IPv4 forwarding and NAT (iptables MASQUERADE out of the default-route interface) for peers' internet traffic: `auto` while a peer has a full tunnel, `on` always, `off` never (set it up yourself)",
+    see: 'guides/peers.md#full-or-split-tunnel-client-allowedips',
+  },
   GATEHOUSE_WG_POLL_INTERVAL: { meaning: 'seconds between reads of `wg show dump` (handshakes, counters, traffic, expiry)' },
   GATEHOUSE_WG_RESYNC_INTERVAL: { meaning: 'seconds between full reconciles of the interface from the database (heals drift)' },
   GATEHOUSE_PUBLIC_HOST: {
@@ -195,6 +223,16 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_RATE_LIMIT_ADMIN: { meaning: 'admin API requests per IP per 15 min' },
   GATEHOUSE_RATE_LIMIT_CLIENT: { meaning: 'client API requests per IP per 15 min' },
   GATEHOUSE_RATE_LIMIT_HOSTNAME: { meaning: '`/api/v1/client/peer/hostname` per IP per minute' },
+  GATEHOUSE_GEOIP_DB: {
+    meaning:
+      "path of a MaxMind-format country database (GeoLite2-Country or DB-IP Lite Country `.mmdb`) for the routes' country filters (`geo_filter`); unset, a route with a country filter is refused",
+    see: 'guides/protection.md#country-filter',
+  },
+  GATEHOUSE_TRUSTED_PROXIES: {
+    meaning:
+      "comma list of addresses or CIDR ranges of proxies in front of Caddy (a load balancer, a CDN): a request from one of them is judged by the address it forwarded (`X-Forwarded-For`, rightmost untrusted entry) in the routes' IP and country filters; empty, by the connection's source",
+    see: 'guides/protection.md#country-filter',
+  },
   GATEHOUSE_TRUST_PROXY: { meaning: 'trust `X-Forwarded-For`/`-Proto` from loopback (our Caddy)' },
   GATEHOUSE_GATEWAY_SERVER_URL: {
     meaning: 'server URL written into each `gateway.env`',
@@ -291,7 +329,16 @@ export interface Config {
   adminDomain?: string;
   tls: 'acme' | 'internal';
   acmeEmail?: string;
-  wg: { iface: string; port: number; subnet: string; manage: boolean; dns?: string; pollIntervalMs: number; resyncIntervalMs: number };
+  wg: {
+    iface: string;
+    port: number;
+    subnet: string;
+    manage: boolean;
+    dns?: string;
+    nat?: 'auto' | 'on' | 'off';
+    pollIntervalMs: number;
+    resyncIntervalMs: number;
+  };
   publicHost?: string;
   publicIp?: string;
   dnsDomain: string;
@@ -303,6 +350,10 @@ export interface Config {
   rateLimits: { login: number; admin: number; client: number; hostname: number };
   /** Trust X-Forwarded-For / X-Forwarded-Proto when the TCP peer is loopback (Caddy on this host). */
   trustProxy: boolean;
+  /** The country database file (GATEHOUSE_GEOIP_DB, absolute), unset: none. */
+  geoipDb?: string;
+  /** Proxies in front of Caddy whose forwarded address it believes (GATEHOUSE_TRUSTED_PROXIES). */
+  trustedProxies: string[];
   /** Home gateways: companion ports and timings (seconds unless named ...Ms). */
   gateways: {
     /** GATEHOUSE_SERVER_URL written into gateway.env; default http://<tunnel address>:<port> */
@@ -424,6 +475,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       subnet: e.GATEHOUSE_WG_SUBNET,
       manage: e.GATEHOUSE_WG_MANAGE,
       dns: e.GATEHOUSE_WG_DNS,
+      nat: e.GATEHOUSE_WG_NAT,
       pollIntervalMs: e.GATEHOUSE_WG_POLL_INTERVAL * 1000,
       resyncIntervalMs: e.GATEHOUSE_WG_RESYNC_INTERVAL * 1000,
     },
@@ -442,6 +494,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       hostname: e.GATEHOUSE_RATE_LIMIT_HOSTNAME,
     },
     trustProxy: e.GATEHOUSE_TRUST_PROXY,
+    geoipDb: e.GATEHOUSE_GEOIP_DB ? path.resolve(e.GATEHOUSE_GEOIP_DB) : undefined,
+    trustedProxies: e.GATEHOUSE_TRUSTED_PROXIES,
     gateways: {
       serverUrl: e.GATEHOUSE_GATEWAY_SERVER_URL,
       tunnelListen: e.GATEHOUSE_GATEWAY_TUNNEL_LISTEN,

@@ -9,6 +9,7 @@ import type { ActivityLog } from './logs/activity.js';
 import type { SettingsStore } from './settings/store.js';
 import type { LockoutService } from './auth/lockout.js';
 import type { UsersService } from './users/service.js';
+import type { SecondFactorService } from './auth/second-factor.js';
 import type { TokensService } from './tokens/service.js';
 import type { DbSessionStore } from './http/session-store.js';
 import type { MasterKey } from './util/crypto.js';
@@ -39,6 +40,8 @@ export interface Deps {
   settings: SettingsStore;
   lockout: LockoutService;
   users: UsersService;
+  /** the second factor (TOTP, recovery codes) of admin-UI accounts */
+  secondFactor: SecondFactorService;
   tokens: TokensService;
   sessions: DbSessionStore;
   /** Which licence features are on (licence/features.ts): the licence service, unless a test passed its own gate. Every gated code path asks it. */

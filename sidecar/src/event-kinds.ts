@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
+import { gatewayStatusReason } from '@gatehouse/common/messages/read-back.js';
 
 export type StreamScope = 'peers' | 'routes' | 'logs' | 'system' | 'admin';
 export const STREAM_SCOPES: readonly StreamScope[] = ['peers', 'routes', 'logs', 'system', 'admin'];
@@ -99,8 +100,14 @@ const gatewayChange = z.object({
 const gatewayActivity = ({ type: _type, ...t }: z.infer<typeof gatewayChange> & { type?: string }): ActivityOf => ({
   severity: t.to === 'offline' ? 'warning' : 'info',
   source: 'gateways',
-  msg: msg('gateway.status_changed', { name: t.name, to: t.to, from: t.from, reason: t.reason_code ?? { code: 'field.unworded', params: { text: t.reason } } }),
+  msg: msg('gateway.status_changed', { name: t.name, to: t.to, from: t.from, reason: t.reason_code ?? gatewayStatusReason(t.reason) }),
   details: { ...t },
+});
+const routeBackend = z.object({
+  route_id: z.number(),
+  domain: z.string(),
+  backend: z.string().meta({ description: 'the address Caddy dials (tunnel address:port)' }),
+  peer_id: z.number(),
 });
 const routeCheck = z.object({
   route_id: z.number(),
@@ -454,7 +461,12 @@ export const EVENT_KINDS = {
   settings_changed: kind({
     payload: z.discriminatedUnion('section', [
       z.object({ section: z.literal('default_theme'), theme: z.string(), actor }),
-      z.object({ section: z.literal('security'), lockout: z.object({ max_attempts: z.number().optional(), duration: z.number().optional() }), actor }),
+      z.object({
+        section: z.literal('security'),
+        lockout: z.object({ max_attempts: z.number().optional(), duration: z.number().optional() }).optional(),
+        second_factor_required: z.boolean().optional(),
+        actor,
+      }),
       z.object({ section: z.literal('monitoring'), interval_seconds: z.number(), previous: z.number(), actor }),
       z.object({
         section: z.literal('network'),
@@ -465,14 +477,22 @@ export const EVENT_KINDS = {
         actor,
       }),
       z.object({ section: z.literal('network_setup_skipped'), actor }),
+      z.object({ section: z.literal('default_site'), mode: z.enum(['default', 'redirect', 'custom_html']), actor }),
     ]),
     scope: 'admin',
     fields:
-      'section (default_theme: theme | security: lockout {max_attempts?, duration?} | monitoring: interval_seconds, previous | network: public_host, endpoint, tls_mode (effective), changed (the stored fields that changed) | network_setup_skipped), actor (user id or null)',
+      'section (default_theme: theme | security: lockout {max_attempts?, duration?}?, second_factor_required? | monitoring: interval_seconds, previous | network: public_host, endpoint, tls_mode (effective), changed (the stored fields that changed) | network_setup_skipped | default_site: mode), actor (user id or null)',
     activity: (e) => {
       const row = { source: 'settings', user_id: e.actor };
       if (e.section === 'default_theme') return { ...row, msg: msg('settings.default_theme', { theme: e.theme }) };
-      if (e.section === 'security') return { ...row, msg: msg('settings.lockout'), details: e.lockout };
+      if (e.section === 'security')
+        return e.second_factor_required !== undefined && !e.lockout
+          ? { ...row, msg: msg('settings.second_factor_policy', { required: e.second_factor_required }) }
+          : {
+              ...row,
+              msg: msg('settings.lockout'),
+              details: { ...e.lockout, ...(e.second_factor_required !== undefined ? { second_factor_required: e.second_factor_required } : {}) },
+            };
       if (e.section === 'network')
         return {
           ...row,
@@ -480,6 +500,7 @@ export const EVENT_KINDS = {
           details: { public_host: e.public_host, endpoint: e.endpoint, tls_mode: e.tls_mode, changed: e.changed },
         };
       if (e.section === 'network_setup_skipped') return { ...row, msg: msg('settings.network_setup_skipped') };
+      if (e.section === 'default_site') return { ...row, msg: msg('settings.default_site', { mode: e.mode }), details: { mode: e.mode } };
       return {
         ...row,
         msg: msg('settings.monitoring_interval', { interval_seconds: e.interval_seconds }),
@@ -543,6 +564,105 @@ export const EVENT_KINDS = {
     activity: (e) => ({ source: 'routes', msg: msg('route.deleted', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
     area: 'routes',
     webhook: 'a route was deleted',
+  }),
+  // redirect hosts (redirects/service.ts)
+  redirect_host_created: kind({
+    payload: z.object({ redirect_host_id: z.number(), domain: z.string(), target_url: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('redirect.created', { domain: e.domain, target_url: e.target_url }),
+      details: { redirect_host_id: e.redirect_host_id, target_url: e.target_url },
+      user_id: e.actor,
+    }),
+    area: 'routes',
+    webhook: 'a redirect host was created',
+  }),
+  redirect_host_updated: kind({
+    payload: z.object({ redirect_host_id: z.number(), domain: z.string(), fields: changed, actor }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('redirect.updated', { domain: e.domain }),
+      details: { redirect_host_id: e.redirect_host_id, fields: e.fields },
+      user_id: e.actor,
+    }),
+    area: 'routes',
+    webhook: 'a redirect host was changed (enabled or disabled too)',
+  }),
+  redirect_host_deleted: kind({
+    payload: z.object({ redirect_host_id: z.number(), domain: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('redirect.deleted', { domain: e.domain }),
+      details: { redirect_host_id: e.redirect_host_id },
+      user_id: e.actor,
+    }),
+    area: 'routes',
+    webhook: 'a redirect host was deleted',
+  }),
+  certificate_created: kind({
+    payload: z.object({
+      certificate_id: z.number(),
+      name: z.string(),
+      subject_names: z.array(z.string()),
+      not_after: z.string().meta({ description: 'ISO' }),
+      actor,
+    }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('certificate.created', { name: e.name, names: e.subject_names }),
+      details: { certificate_id: e.certificate_id, subject_names: e.subject_names, not_after: e.not_after },
+      user_id: e.actor,
+    }),
+    area: 'routes',
+    webhook: 'a custom certificate was uploaded',
+  }),
+  certificate_replaced: kind({
+    payload: z.object({
+      certificate_id: z.number(),
+      name: z.string(),
+      subject_names: z.array(z.string()),
+      not_after: z.string().meta({ description: 'ISO' }),
+      actor,
+    }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('certificate.replaced', { name: e.name, not_after: e.not_after }),
+      details: { certificate_id: e.certificate_id, subject_names: e.subject_names, not_after: e.not_after },
+      user_id: e.actor,
+    }),
+    area: 'routes',
+    webhook: 'a custom certificate was replaced (renewed) by an upload',
+  }),
+  certificate_deleted: kind({
+    payload: z.object({ certificate_id: z.number(), name: z.string(), actor }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', msg: msg('certificate.deleted', { name: e.name }), details: { certificate_id: e.certificate_id }, user_id: e.actor }),
+    area: 'routes',
+    webhook: 'a custom certificate was deleted',
+  }),
+  certificate_expiring: kind({
+    payload: z.object({
+      certificate_id: z.number(),
+      name: z.string(),
+      not_after: z.string().meta({ description: 'ISO' }),
+      days_left: z.number().meta({ description: 'whole days left' }),
+      routes: z.array(z.string()).meta({ description: 'the domains of the routes using it' }),
+    }),
+    scope: 'routes',
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'routes',
+      msg: msg('certificate.expiring', { name: e.name, days_left: e.days_left, not_after: e.not_after }),
+      details: { certificate_id: e.certificate_id, not_after: e.not_after, days_left: e.days_left, routes: e.routes },
+      user_id: null,
+    }),
+    area: 'routes',
+    webhook: 'a custom certificate expires within 14 days (sent once per upload)',
   }),
   routes_batch: kind({
     payload: z.object({
@@ -608,6 +728,52 @@ export const EVENT_KINDS = {
     scope: 'routes',
     activity: (e) => ({ source: 'routes', msg: msg('route_auth.removed', { domain: e.domain }), details: { route_id: e.route_id }, user_id: e.actor }),
   }),
+  share_link_created: kind({
+    area: 'routes',
+    payload: z.object({
+      route_id: z.number(),
+      domain: z.string(),
+      link_id: z.number(),
+      expires_at: z.string().meta({ description: 'ISO' }),
+      max_uses: z.number().nullable(),
+      path_prefix: z.string().nullable(),
+      note: z.string().nullable(),
+      actor,
+    }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('share_link.created', { domain: e.domain, link_id: e.link_id, expires_at: e.expires_at, note: e.note }),
+      details: { route_id: e.route_id, link_id: e.link_id, expires_at: e.expires_at, max_uses: e.max_uses, path_prefix: e.path_prefix },
+      user_id: e.actor,
+    }),
+    webhook: 'a share link to a protected route was made',
+  }),
+  share_link_used: kind({
+    area: 'routes',
+    payload: z.object({ route_id: z.number(), domain: z.string(), link_id: z.number(), ip: z.string(), uses: z.number() }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'route_auth',
+      msg: msg('share_link.used', { domain: e.domain, link_id: e.link_id, ip: e.ip }),
+      details: { route_id: e.route_id, link_id: e.link_id, ip: e.ip, uses: e.uses },
+      ip: e.ip,
+      user_id: null,
+    }),
+    webhook: 'a share link was opened (a visitor got a session on its route)',
+  }),
+  share_link_revoked: kind({
+    area: 'routes',
+    payload: z.object({ route_id: z.number(), domain: z.string(), link_id: z.number(), sessions_ended: z.number(), actor }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('share_link.revoked', { domain: e.domain, link_id: e.link_id }),
+      details: { route_id: e.route_id, link_id: e.link_id, sessions_ended: e.sessions_ended },
+      user_id: e.actor,
+    }),
+    webhook: 'a share link was revoked (its sessions ended)',
+  }),
   route_up: kind({
     payload: routeCheck,
     scope: 'routes',
@@ -621,6 +787,20 @@ export const EVENT_KINDS = {
     activity: routeCheckActivity(false),
     area: 'monitoring',
     webhook: 'uptime monitoring: a route stopped answering',
+  }),
+  route_backend_down: kind({
+    payload: routeBackend,
+    scope: 'routes',
+    activity: (e) => ({ severity: 'warning', source: 'routes', msg: msg('route.backend_down', { domain: e.domain, backend: e.backend }), details: { ...e } }),
+    area: 'monitoring',
+    webhook: "a backend of a route failed its health check and left the route's rotation",
+  }),
+  route_backend_up: kind({
+    payload: routeBackend,
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', msg: msg('route.backend_up', { domain: e.domain, backend: e.backend }), details: { ...e } }),
+    area: 'monitoring',
+    webhook: "a backend of a route passes its health check again and is back in the route's rotation",
   }),
   circuit_open: kind({
     payload: z.object({ route_id: z.number(), failure_count: z.number() }),
@@ -646,6 +826,54 @@ export const EVENT_KINDS = {
     }),
     area: 'monitoring',
     webhook: "a route's circuit breaker closed again",
+  }),
+  route_access_closed: kind({
+    payload: z.object({
+      route_id: z.number(),
+      domain: z.string(),
+      opens_at: z.string().nullable().meta({ description: 'ISO time it opens again; null: never' }),
+    }),
+    scope: 'routes',
+    activity: (e) => ({
+      source: 'routes',
+      msg: msg('schedule.route_closed', { domain: e.domain, opens_at: e.opens_at }),
+      details: { route_id: e.route_id, opens_at: e.opens_at },
+    }),
+    area: 'routes',
+    webhook: 'a route closed at the end of its access window (it answers 403 until it opens)',
+  }),
+  route_access_opened: kind({
+    payload: z.object({
+      route_id: z.number(),
+      domain: z.string(),
+      closes_at: z.string().nullable().meta({ description: 'ISO time it closes again; null: never' }),
+    }),
+    scope: 'routes',
+    activity: (e) => ({ source: 'routes', msg: msg('schedule.route_opened', { domain: e.domain }), details: { route_id: e.route_id, closes_at: e.closes_at } }),
+    area: 'routes',
+    webhook: 'a route opened at the start of its access window',
+  }),
+  peer_access_closed: kind({
+    payload: z.object({ peer_id: z.number(), name: z.string(), opens_at: z.string().nullable().meta({ description: 'ISO time it opens again; null: never' }) }),
+    scope: 'peers',
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('schedule.peer_closed', { name: e.name, opens_at: e.opens_at }),
+      details: { peer_id: e.peer_id, opens_at: e.opens_at },
+    }),
+    area: 'peers',
+    webhook: 'a peer left the tunnel at the end of its access window',
+  }),
+  peer_access_opened: kind({
+    payload: z.object({
+      peer_id: z.number(),
+      name: z.string(),
+      closes_at: z.string().nullable().meta({ description: 'ISO time it closes again; null: never' }),
+    }),
+    scope: 'peers',
+    activity: (e) => ({ source: 'peers', msg: msg('schedule.peer_opened', { name: e.name }), details: { peer_id: e.peer_id, closes_at: e.closes_at } }),
+    area: 'peers',
+    webhook: 'a peer came back on the tunnel at the start of its access window',
   }),
 
   // sign-in (not streamed: they reach `logs` readers as activity rows)
@@ -674,6 +902,27 @@ export const EVENT_KINDS = {
     }),
     area: 'users',
     webhook: 'an admin account was locked after failed sign-ins',
+  }),
+  user_second_factor_changed: kind({
+    payload: z.object({
+      user_id: z.number(),
+      username: z.string(),
+      change: z.enum(['totp_enabled', 'totp_removed', 'recovery_codes_renewed', 'reset', 'recovery_code_used']).meta({
+        description:
+          'totp_enabled: a TOTP was activated (new recovery codes) | totp_removed: the owner removed it | recovery_codes_renewed | reset: an admin or the CLI removed every second factor | recovery_code_used: a sign-in spent a recovery code',
+      }),
+      actor,
+    }),
+    scope: 'admin',
+    activity: (e) => ({
+      severity: e.change === 'reset' || e.change === 'recovery_code_used' ? 'warning' : 'info',
+      source: 'auth',
+      msg: msg(`second_factor.${e.change}`, { username: e.username }),
+      details: { id: e.user_id, change: e.change },
+      user_id: e.actor,
+    }),
+    area: 'users',
+    webhook: "an admin-UI account's second factor changed (activated, removed, reset, recovery codes renewed or one spent)",
   }),
   /** A Gatehouse user was deleted or got a new password: whatever they signed in to with it ends (route auth). The users service records its own rows. */
   user_credentials_changed: kind({
@@ -740,6 +989,10 @@ export const EVENT_KINDS = {
       latency_ms: z.number().nullable(),
       path: z.string().meta({ description: 'internal|external|both|gateway' }),
       error: z.string().nullable(),
+      error_code: messageRefSchema
+        .nullable()
+        .optional()
+        .meta({ description: 'error as a message: rdp.check.paths (each path with its reason) or rdp.check.not_checked' }),
     }),
     scope: 'routes',
     note: "when a check's reachability differs from the last",
@@ -748,7 +1001,7 @@ export const EVENT_KINDS = {
       source: 'rdp',
       msg: e.reachable
         ? msg('rdp.reachable', { name: e.name, path: e.path, latency_ms: e.latency_ms })
-        : msg('rdp.unreachable', { name: e.name, path: e.path, error: e.error }),
+        : msg('rdp.unreachable', { name: e.name, path: e.path, error: e.error, reason: e.error_code ?? null }),
       details: { rdp_route_id: e.rdp_route_id, reachable: e.reachable, previous: e.previous, latency_ms: e.latency_ms, path: e.path, error: e.error },
     }),
     area: 'rdp',

@@ -27,10 +27,15 @@ import { dashboardFeature } from './dashboard/feature.js';
 import { dnsFeature } from './dns/feature.js';
 import { proxyFeature } from './proxy/feature.js';
 import { routesFeature } from './routes/feature.js';
+import { geoipFeature } from './geoip/feature.js';
+import { redirectsFeature } from './redirects/feature.js';
+import { certificatesFeature } from './certificates/feature.js';
 import { smtpFeature } from './smtp/feature.js';
 import { routeAuthFeature } from './route-auth/feature.js';
+import { shareLinksFeature } from './share-links/feature.js';
 import { gatewaysFeature } from './gateways/feature.js';
 import { resilienceFeature } from './resilience/feature.js';
+import { accessWindowsFeature } from './access-windows/feature.js';
 import { metricsFeature } from './metrics/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 import { licenceFeature } from './licence/feature.js';
@@ -38,6 +43,7 @@ import { backupFeature } from './backup/feature.js';
 import { rdpFeature } from './rdp/feature.js';
 import { clientApiFeature } from './client-api/feature.js';
 import { webFeature } from './web/feature.js';
+import { shapingFeature } from './shaping/feature.js';
 
 export const features: readonly Feature[] = [
   systemFeature, // GET /health first
@@ -52,15 +58,21 @@ export const features: readonly Feature[] = [
   groupsFeature,
   tagsFeature,
   wireguardFeature, // the interface up before the DNS hosts file and everything that routes through it
+  shapingFeature, // speed caps on the interface (applied by its full syncs; removed at shutdown)
   dashboardFeature,
   dnsFeature, // after the interface
   proxyFeature,
   routesFeature,
+  geoipFeature, // the country database of the routes' country filters
+  redirectsFeature, // redirect hosts and the default site: after routes
+  certificatesFeature, // custom certificates: after routes (the routes name them)
   smtpFeature,
+  shareLinksFeature, // its GET /route-auth/share ahead of the route-auth pages
   routeAuthFeature,
   gatewaysFeature, // after peers (tunnel up) and routes
   clientApiFeature, // desktop clients: after peers and routes
   resilienceFeature, // after proxy and routes
+  accessWindowsFeature, // the boundaries of access windows: after proxy, routes and WireGuard
   metricsFeature,
   rdpFeature, // after routes and gateways
   licenceFeature, // its checks re-render the proxy and rewrite DNS on a change

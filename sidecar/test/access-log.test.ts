@@ -298,3 +298,30 @@ test('auth_user: who route auth signed in, from the line into the access log and
   const csv = await s.req('/api/v1/logs/access/export?format=csv', { headers: auth });
   assert.match(csv.data, /\/as-alice,.*,alice/);
 });
+
+test('ingestion resolves routes from the hosts of the batch alone: exact, one-label wildcard, unknown, across more than one lookup chunk', async () => {
+  const p = await call('/peers', 'POST', { name: 'wild' });
+  const w = await call('/routes', 'POST', { domain: '*.wild.example.com', peer_id: p.data.peer.id, target_port: 9090 });
+  assert.equal(w.status, 201, JSON.stringify(w.data));
+  // 600 distinct unknown hosts (1,200 candidate names: three lookup chunks) around the known ones
+  const unknown = Array.from({ length: 600 }, (_, i) => line(`h${i}.nowhere.example.net`)).join('');
+  fs.appendFileSync(
+    file,
+    unknown + line('logged.example.com', 200, '/exact-hit') + line('a.wild.example.com', 200, '/wild-hit') + line('b.c.wild.example.com', 200, '/too-deep'),
+  );
+  await svc().poll();
+  const find = async (uri: string) => (await call(`/logs/access?limit=1&offset=0&host=${encodeURIComponent(uriHost[uri])}`)).data.entries[0];
+  const uriHost: Record<string, string> = { '/exact-hit': 'logged.example.com', '/wild-hit': 'a.wild.example.com', '/too-deep': 'b.c.wild.example.com' };
+  const exact = await find('/exact-hit');
+  assert.equal(exact.uri, '/exact-hit');
+  assert.equal(exact.route_id, routeId);
+  assert.match(exact.upstream, /:8080$/);
+  const wild = await find('/wild-hit');
+  assert.equal(wild.route_id, w.data.route.id);
+  assert.match(wild.upstream, /:9090$/);
+  const deep = await find('/too-deep');
+  assert.equal(deep.route_id, null, 'a wildcard covers one label only');
+  const other = (await call('/logs/access?limit=1&host=h599.nowhere.example.net')).data.entries[0];
+  assert.equal(other.route_id, null);
+  assert.equal(other.upstream, null);
+});

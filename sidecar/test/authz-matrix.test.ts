@@ -6,7 +6,7 @@ import { FINGERPRINT_HEADER } from '../src/http/auth.js';
 import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from './lib/server.js';
 import { testLicenceKey } from './lib/licence.js';
 import { SERVED_OUTSIDE_REGISTRY } from '../src/http/served-paths.js';
-import { fullPath, leastRole, roleAtLeast, scopeForPath, SCOPES, type Endpoint, type Role, type Scope } from '../src/http/registry.js';
+import { fullPath, leastRole, ROLES, roleAtLeast, scopeForPath, SCOPES, type Endpoint, type Role, type Scope } from '../src/http/registry.js';
 import type { OpenApiPaths } from './lib/openapi.js';
 
 let s: TestServer;
@@ -62,16 +62,17 @@ test('every admin endpoint: 401 without credentials, 401 with a gateway token, 4
       const r = await call(e, { cookie: session.cookie });
       assert.equal(r.status, 403, `${label} with a session but no CSRF token: ${r.status}`);
       assert.match(r.data.error, /CSRF/, label);
-    } else if (required !== 'any' && required !== null && !e.adminRole && !e.secrets) {
+    } else if (required !== 'any' && required !== null && !e.adminRole && !e.secrets && !e.sessionOnly) {
       const r = await call(e, bearer(tokens.get('read-only')!));
       assert.ok(r.status !== 401 && r.status !== 403, `${label} with read-only: ${r.status}`);
     }
-    if (required !== null && required !== 'any' && !e.adminRole && !e.secrets) {
+    if (required !== null && required !== 'any' && !e.adminRole && !e.secrets && !e.sessionOnly) {
       const r = await call(e, bearer(tokens.get(required)!));
       assert.ok(r.status !== 401 && r.status !== 403, `${label} with its own scope ${required}: ${r.status} ${JSON.stringify(r.data)}`);
     }
     const full = await call(e, bearer(tokens.get('full-access')!));
-    assert.ok(full.status !== 401 && full.status !== 403, `${label} with full-access: ${full.status} ${JSON.stringify(full.data)}`);
+    if (e.sessionOnly) assert.equal(full.status, 403, `${label} (sessions only) with full-access: ${full.status}`);
+    else assert.ok(full.status !== 401 && full.status !== 403, `${label} with full-access: ${full.status} ${JSON.stringify(full.data)}`);
     const withCsrf = await call(e, { cookie: session.cookie, 'x-csrf-token': session.csrf });
     assert.ok(withCsrf.status !== 401 && withCsrf.status !== 403, `${label} with session and CSRF: ${withCsrf.status} ${JSON.stringify(withCsrf.data)}`);
   }
@@ -79,6 +80,7 @@ test('every admin endpoint: 401 without credentials, 401 with a gateway token, 4
 
 /** Whether a token with these scopes passes an admin endpoint, by the rules of docs/guides/authentication.md "API tokens" and "Security". */
 function tokenPasses(e: Endpoint, scopes: Scope[]): boolean {
+  if (e.sessionOnly) return false;
   if (scopes.includes('full-access')) return true;
   if (e.secrets) return false;
   const readOnly = e.method === 'GET' && scopes.includes('read-only');
@@ -111,18 +113,26 @@ test('the secrets column: every admin endpoint × every token scope and session 
       `${must} is marked as disclosing secrets`,
     );
   }
-  for (const e of marked) assert.equal(leastRole(e), 'admin', `${e.method} ${e.path}: least role`);
+  // a secret passes only the operator (its own areas: peers and routes) and the admin, but for the
+  // caller's own account's (self-service, sessions only: a new TOTP secret, recovery codes)
+  for (const e of marked)
+    assert.ok(
+      leastRole(e) === 'admin' || leastRole(e) === 'operator' || (e.selfService && e.sessionOnly && leastRole(e) === 'user'),
+      `${e.method} ${e.path}: least role ${leastRole(e)}`,
+    );
+  for (const e of marked.filter((x) => leastRole(x) === 'operator'))
+    assert.match(fullPath(e), /^\/api\/v1\/(peers|routes|rdp|gateways|peer-groups|tags)(\/|$)/, `${e.method} ${e.path}`);
   const full = bearer(tokens.get('full-access')!);
-  const made = await s.req('/api/v1/users', {
-    method: 'POST',
-    json: { username: 'secrets-column-user', password: 'column-user-password', role: 'user' },
-    headers: full,
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.data));
-  const sessions: [Role, { cookie: string; csrf: string }][] = [
-    ['admin', session],
-    ['user', await login(s, { username: 'secrets-column-user', password: 'column-user-password' })],
-  ];
+  const sessions: [Role, { cookie: string; csrf: string }][] = [['admin', session]];
+  for (const role of ROLES.filter((r) => r !== 'admin')) {
+    const made = await s.req('/api/v1/users', {
+      method: 'POST',
+      json: { username: `column-${role}`, password: 'column-user-password', role },
+      headers: full,
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.data));
+    sessions.push([role, await login(s, { username: `column-${role}`, password: 'column-user-password' })]);
+  }
   let checked = 0;
   for (const e of admin) {
     const label = `${e.method} ${fullPath(e)}${e.secrets ? ' (discloses secrets)' : ''}`;
@@ -135,7 +145,8 @@ test('the secrets column: every admin endpoint × every token scope and session 
       if (expect && !(required === 'any' && sc !== 'full-access')) assert.ok(passed(r), `${label} with a ${sc} token: ${r.status} ${JSON.stringify(r.data)}`);
       if (!expect) {
         assert.equal(r.status, 403, `${label} with a ${sc} token: ${r.status} ${JSON.stringify(r.data)}`);
-        if (e.secrets) assert.match(r.data.error, /secrets/, label);
+        if (e.sessionOnly) assert.match(r.data.error, /session only/, label);
+        else if (e.secrets) assert.match(r.data.error, /secrets/, label);
       }
       checked++;
     }
@@ -149,16 +160,22 @@ test('the secrets column: every admin endpoint × every token scope and session 
       checked++;
     }
   }
-  assert.ok(checked >= admin.length * (SCOPES.length + 2) * 0.9, `cells checked: ${checked}`);
+  assert.ok(checked >= admin.length * (SCOPES.length + ROLES.length) * 0.9, `cells checked: ${checked}`);
   // the OpenAPI document shows the mark
   const doc = (await s.req('/api/v1/openapi.json', { headers: full })).data;
   for (const e of admin) {
     const op = doc.paths[fullPath(e).replace(/:([A-Za-z_]+)/g, '{$1}')][e.method.toLowerCase()];
     assert.equal(op['x-discloses-secrets'], e.secrets, `${e.method} ${e.path}: x-discloses-secrets`);
     assert.equal(op['x-least-role'], leastRole(e), `${e.method} ${e.path}: x-least-role`);
+    assert.equal(op['x-session-only'], e.sessionOnly, `${e.method} ${e.path}: x-session-only`);
     if (e.secrets) {
       assert.match(op.description, /Discloses secrets/);
-      assert.equal(op['x-required-scope'], 'full-access (admin role for sessions)');
+      assert.equal(
+        op['x-required-scope'],
+        e.sessionOnly
+          ? `none: a signed-in session (${leastRole(e)} role or higher), no API token`
+          : `full-access (${leastRole(e)} role or higher for sessions)`,
+      );
     }
   }
 });
@@ -184,6 +201,88 @@ test('a non-admin user: 403 on admin-role endpoints and writes, may read and edi
   const p = await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'de' }, headers: h });
   assert.equal(p.status, 200);
   assert.equal(p.data.profile.language, 'de');
+});
+
+/** A session of a new account with this role, and a full-access token bound to that account. */
+async function account(role: Role, name: string): Promise<{ id: number; h: Record<string, string>; token: string }> {
+  const full = bearer(tokens.get('full-access')!);
+  const made = await s.req('/api/v1/users', { method: 'POST', json: { username: name, password: 'role-test-password', role }, headers: full });
+  assert.equal(made.status, 201, JSON.stringify(made.data));
+  const v = await login(s, { username: name, password: 'role-test-password' });
+  const t = await s.req('/api/v1/tokens', {
+    method: 'POST',
+    json: { name: `${name}-token`, scopes: ['full-access'], user_id: made.data.user.id },
+    headers: full,
+  });
+  assert.equal(t.status, 201, JSON.stringify(t.data));
+  return { id: made.data.user.id, h: { cookie: v.cookie, 'x-csrf-token': v.csrf, accept: 'application/json' }, token: t.data.token };
+}
+
+test('roles: an operator manages peers and routes (keys included) but no accounts, tokens or settings; a viewer reads everything it may see and writes nothing', async () => {
+  const op = await account('operator', 'role-operator');
+  const peer = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'operator-peer' }, headers: op.h });
+  assert.equal(peer.status, 201, JSON.stringify(peer.data));
+  const cfg = await s.req(`/api/v1/peers/${peer.data.peer.id}/config`, { headers: op.h });
+  assert.equal(cfg.status, 200, 'an operator downloads the configuration of a peer it manages');
+  const route = await s.req('/api/v1/routes', {
+    method: 'POST',
+    json: { domain: 'operator.example.com', peer_id: peer.data.peer.id, target_port: 8080 },
+    headers: op.h,
+  });
+  assert.equal(route.status, 201, JSON.stringify(route.data));
+  const userAttempt = await s.req('/api/v1/users', { method: 'POST', json: { username: 'by-operator', password: 'xxxxxxxxxx', role: 'admin' }, headers: op.h });
+  assert.equal(userAttempt.status, 403);
+  assert.match(userAttempt.data.error, /Admin role/);
+  assert.equal((await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'x', scopes: ['full-access'] }, headers: op.h })).status, 403);
+  assert.equal((await s.req('/api/v1/settings/security', { method: 'PUT', json: {}, headers: op.h })).status, 403);
+  assert.equal((await s.req('/api/v1/settings/backup', { headers: op.h })).status, 403, 'the backup (every secret) stays the admin’s');
+  assert.equal((await s.req('/api/v1/users', { headers: op.h })).status, 200, 'an operator is at least a viewer');
+
+  const vw = await account('viewer', 'role-viewer');
+  assert.equal((await s.req('/api/v1/users', { headers: vw.h })).status, 200);
+  assert.equal((await s.req('/api/v1/tokens', { headers: vw.h })).status, 200);
+  assert.equal((await s.req('/api/v1/peers', { headers: vw.h })).status, 200);
+  const w = await s.req(`/api/v1/peers/${peer.data.peer.id}`, { method: 'DELETE', headers: vw.h });
+  assert.equal(w.status, 403);
+  assert.match(w.data.error, /may only read/);
+  assert.equal((await s.req(`/api/v1/peers/${peer.data.peer.id}`, { headers: vw.h })).status, 200, 'the peer is still there');
+  const made = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'viewer-peer' }, headers: vw.h });
+  assert.equal(made.status, 403, 'a new peer (its keys are secrets) is no viewer’s');
+  const sec = await s.req(`/api/v1/peers/${peer.data.peer.id}/config`, { headers: vw.h });
+  assert.equal(sec.status, 403);
+  assert.match(sec.data.error, /secrets/);
+  assert.equal((await s.req(`/api/v1/routes/${route.data.route.id}`, { method: 'DELETE', headers: vw.h })).status, 403);
+  assert.equal((await s.req(`/api/v1/routes/${route.data.route.id}`, { headers: vw.h })).status, 200, 'nothing changed');
+
+  const us = await account('user', 'role-user');
+  const users = await s.req('/api/v1/users', { headers: us.h });
+  assert.equal(users.status, 403, 'a user does not see the accounts');
+  assert.match(users.data.error, /viewer role/);
+});
+
+test('a token bound to a user never exceeds that user’s role, and follows a change of role at once', async () => {
+  const full = bearer(tokens.get('full-access')!);
+  const vw = await account('viewer', 'bound-viewer');
+  const t = bearer(vw.token);
+  assert.equal((await s.req('/api/v1/peers', { headers: t })).status, 200, 'a full-access token bound to a viewer reads');
+  const write = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'by-bound-token' }, headers: t });
+  assert.equal(write.status, 403, 'and cannot write');
+  assert.match(write.data.error, /bound to a user whose role \(viewer\)/);
+  assert.equal((await s.req('/api/v1/peers?q=by-bound-token', { headers: full })).data.peers.length, 0, 'nothing was made');
+  assert.equal((await s.req('/api/v1/settings/backup', { headers: t })).status, 403);
+  // promoted to operator: the same token writes in the operator's areas, still not accounts
+  assert.equal((await s.req(`/api/v1/users/${vw.id}`, { method: 'PUT', json: { role: 'operator' }, headers: full })).status, 200);
+  const made = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'by-bound-token' }, headers: t });
+  assert.equal(made.status, 201, JSON.stringify(made.data));
+  assert.equal((await s.req('/api/v1/users', { method: 'POST', json: { username: 'nope', password: 'xxxxxxxxxx', role: 'user' }, headers: t })).status, 403);
+  // demoted to user: reads only, not the accounts
+  assert.equal((await s.req(`/api/v1/users/${vw.id}`, { method: 'PUT', json: { role: 'user' }, headers: full })).status, 200);
+  assert.equal((await s.req('/api/v1/users', { headers: t })).status, 403);
+  assert.equal((await s.req('/api/v1/peers', { headers: t })).status, 200);
+  // the account deleted: the token passes nothing
+  assert.equal((await s.req(`/api/v1/users/${vw.id}`, { method: 'DELETE', headers: full })).status, 200);
+  const gone = await s.req('/api/v1/peers', { headers: t });
+  assert.ok(gone.status === 401 || gone.status === 403, `a token of a deleted user: ${gone.status}`);
 });
 
 // ---- The gateway and client token kinds, and the public paths ----

@@ -10,7 +10,7 @@ import { EventStreams } from '../src/events-stream/hub.js';
 import { EventBus } from '../src/events.js';
 import { createLogger } from '../src/util/logger.js';
 import type { JsonDoc } from '../../test/lib/json.js';
-import type { Scope } from '../src/http/registry.js';
+import type { Role, Scope } from '../src/http/registry.js';
 
 interface Msg {
   id?: string;
@@ -124,13 +124,25 @@ describe('SSE wire format', () => {
   });
 
   test('scopes: full-access and read-only get everything; peers/routes/logs/system their own; client-only nothing', () => {
-    const tok = (scopes: string[]) => streamScopesFor({ kind: 'token', tokenId: 1, scopes: scopes as Scope[], userId: null, peerId: null });
+    const tok = (scopes: string[], boundRole: Role | null = null) =>
+      streamScopesFor({ kind: 'token', tokenId: 1, scopes: scopes as Scope[], userId: null, peerId: null, boundRole });
     assert.deepEqual([...tok(['full-access'])].sort(), ['admin', 'logs', 'peers', 'routes', 'system']);
     assert.deepEqual([...tok(['read-only'])].sort(), ['admin', 'logs', 'peers', 'routes', 'system']);
     assert.deepEqual([...tok(['peers', 'settings'])], ['peers']);
     assert.deepEqual([...tok(['client'])], []);
     assert.deepEqual([...tok(['settings', 'webhooks'])], []);
     assert.deepEqual([...streamScopesFor({ kind: 'session', userId: 2, username: 'u', role: 'user' })].sort(), ['logs', 'peers', 'routes', 'system']);
+    // the admin events reach the roles that may read the accounts: viewer and up; a bound token is capped by its user's role
+    assert.deepEqual([...streamScopesFor({ kind: 'session', userId: 2, username: 'v', role: 'viewer' })].sort(), [
+      'admin',
+      'logs',
+      'peers',
+      'routes',
+      'system',
+    ]);
+    assert.deepEqual([...tok(['full-access'], 'user')].sort(), ['logs', 'peers', 'routes', 'system']);
+    assert.deepEqual([...tok(['peers'], 'user')].sort(), ['peers']);
+    assert.deepEqual([...tok(['full-access'], 'operator')].sort(), ['admin', 'logs', 'peers', 'routes', 'system']);
     assert.deepEqual([...streamScopesFor({ kind: 'gateway', peerId: 1 })], []);
     for (const t of ['peer_online', 'gateway_offline']) assert.equal(STREAMED[t as keyof typeof STREAMED]?.scope, 'peers');
     for (const t of ['route_down', 'circuit_open']) assert.equal(STREAMED[t as keyof typeof STREAMED]?.scope, 'routes');

@@ -755,6 +755,41 @@ describe('heartbeats and the status state machine', () => {
     assert.equal(stale.data.config_hash, cfgHash);
   });
 
+  test('gateway status rows stored without the reason as a message are read back as coded reasons (gateway.status.*, else not_recorded)', async () => {
+    const peerId = 990_001;
+    const base = { severity: 'warning', source: 'gateways', event_type: 'gateway_offline', user_id: null, ip: null };
+    const before = { peer_id: peerId, name: 'old gw', from: 'online' as const, to: 'offline' as const, last_seen_at: null, at: clock() };
+    // a row written before activity rows had codes: the English message and the event as details
+    await s.deps.db.models.Activity.create({
+      ...base,
+      message: 'Gateway "old gw" is offline (was online): no heartbeat for 95 s (offline after 90 s)',
+      code: null,
+      params: null,
+      details: JSON.stringify({ ...before, reason: 'no heartbeat for 95 s (offline after 90 s)' }),
+      created_at: clock(),
+    });
+    // an event without reason_code (as older servers emitted them): its reason text is read back when the row is made
+    await s.deps.events.emit({ type: 'gateway_offline', ...before, reason: 'heartbeat received, but none of its 2 LAN targets are reachable' });
+    // a row whose reason was kept as an unworded text, and one no code words
+    await s.deps.db.models.Activity.create({
+      ...base,
+      message: 'Gateway "old gw" is offline (was online): switched off by hand',
+      code: 'gateway.status_changed',
+      params: JSON.stringify({ name: 'old gw', to: 'offline', from: 'online', reason: { code: 'field.unworded', params: { text: 'switched off by hand' } } }),
+      details: JSON.stringify({ ...before, reason: 'switched off by hand' }),
+      created_at: clock(),
+    });
+    const rows = ((await api('/logs/activity?source=gateways&limit=1000')).data.entries as ActivityEntry[]).filter((e) => e.details?.peer_id === peerId);
+    const reasons = rows.map((e) => [e.code, (e.params as { reason?: unknown } | null)?.reason]).reverse();
+    assert.deepEqual(reasons, [
+      ['gateway.status_changed', { code: 'gateway.status.heartbeat_stale', params: { age_s: 95, offline_after_s: 90 } }],
+      ['gateway.status_changed', { code: 'gateway.status.unhealthy', params: { health: { code: 'gateway.health.lan_unreachable', params: { total: 2 } } } }],
+      ['gateway.status_changed', { code: 'gateway.status.not_recorded', params: { detail: 'switched off by hand' } }],
+    ]);
+    assert.equal(rows.at(-1)!.message, 'Gateway "old gw" is offline (was online): no heartbeat for 95 s (offline after 90 s)', 'the stored text is kept');
+    assert.deepEqual(rows.at(-1)!.params, { name: 'old gw', to: 'offline', from: 'online', reason: reasons[0][1] });
+  });
+
   test('a heartbeat is answered before its row is written; readers see it at once; the batch stores it', async () => {
     const g = await createGateway('batched gw');
     const t = g.gateway.apiToken;

@@ -21,7 +21,16 @@ describe('peer groups', () => {
     assert.equal(g.status, 201, JSON.stringify(g.data));
     assert.deepEqual(
       { ...g.data.group, created_at: undefined, updated_at: undefined },
-      { id: g.data.group.id, name: 'Office', color: '#3b82f6', description: 'desks', peer_count: 0, created_at: undefined, updated_at: undefined },
+      {
+        id: g.data.group.id,
+        name: 'Office',
+        color: '#3b82f6',
+        description: 'desks',
+        peer_count: 0,
+        speed_limit: null,
+        created_at: undefined,
+        updated_at: undefined,
+      },
     );
     const gid = g.data.group.id;
     const dup = await api('/peer-groups', { method: 'POST', json: { name: 'office' } });

@@ -17,6 +17,8 @@ import { knownText } from '../src/http/messages.js';
 import { zodFields } from '../src/http/errors.js';
 import { createPeerBody } from '../src/peers/schema.js';
 import { domainSchema } from '../src/routes/schema.js';
+import { gatewayStatusReason, rdpCheckError } from '@gatehouse/common/messages/read-back.js';
+import { CaddyAdminError, caddyErrorMessage } from '../src/proxy/admin-client.js';
 
 const src = fileURLToPath(new URL('../src/', import.meta.url));
 const walk = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
@@ -179,4 +181,53 @@ test("a stored text of another party's answer is read back as its coded category
     readBack(status.text, [{ code: 'licence.service.status_detail', params: { status: 'number', detail: 'text' } }], 'licence.service.other'),
     refOf(status),
   );
+});
+
+test("an RDP check's stored error reads back as rdp.check.paths, each path's reason as its code", () => {
+  const stored = msg('rdp.check.paths', {
+    paths: [
+      { path: 'internal', reason: { code: 'rdp.check.refused' } },
+      { path: 'external', reason: { code: 'rdp.check.timeout', params: { ms: 300 } } },
+      { path: 'gateway', reason: { code: 'rdp.check.network', params: { detail: 'EHOSTDOWN' } } },
+    ],
+  });
+  assert.equal(stored.text, 'internal: connection refused; external: no answer within 300 ms; gateway: EHOSTDOWN');
+  assert.deepEqual(rdpCheckError(stored.text), refOf(stored));
+  assert.deepEqual(rdpCheckError('not checked'), { code: 'rdp.check.not_checked' });
+  assert.deepEqual(rdpCheckError('something: else'), { code: 'rdp.check.network', params: { detail: 'something: else' } });
+  assert.equal(rdpCheckError(null), null);
+});
+
+test("a gateway's stored status reason reads back as its gateway.status.* code; one no code words is gateway.status.not_recorded", () => {
+  for (const m of [
+    msg('gateway.status.no_tokens'),
+    msg('gateway.status.no_heartbeat'),
+    msg('gateway.status.heartbeat_stale', { age_s: 95, offline_after_s: 90 }),
+    msg('gateway.status.unhealthy', { health: null }),
+    msg('gateway.status.unhealthy', { health: { code: 'gateway.health.lan_unreachable', params: { total: 2 } } }),
+    msg('gateway.status.healthy', { health: null }),
+    msg('gateway.status.healthy', { health: { code: 'gateway.health.lan_reachable', params: { up: 1, total: 2 } } }),
+  ])
+    assert.deepEqual(gatewayStatusReason(m.text), refOf(m), m.text);
+  assert.deepEqual(gatewayStatusReason('heartbeat received, but the LAN is on fire'), {
+    code: 'gateway.status.unhealthy',
+    params: { health: { code: 'gateway.health.reported', params: { detail: 'the LAN is on fire' } } },
+  });
+  assert.deepEqual(gatewayStatusReason('manual override'), { code: 'gateway.status.not_recorded', params: { detail: 'manual override' } });
+});
+
+test("a failed Caddy load is a coded category with the error's own text as detail", () => {
+  assert.deepEqual(refOf(caddyErrorMessage(new CaddyAdminError('loading config: listen tcp :8443: bind: address already in use', 400))), {
+    code: 'caddy.error.rejected',
+    params: { status: 400, detail: 'loading config: listen tcp :8443: bind: address already in use' },
+  });
+  assert.deepEqual(refOf(caddyErrorMessage(new CaddyAdminError('Caddy admin API at 127.0.0.1:2019 is not reachable (ECONNREFUSED)'))), {
+    code: 'caddy.error.unreachable',
+    params: { detail: 'Caddy admin API at 127.0.0.1:2019 is not reachable (ECONNREFUSED)' },
+  });
+  assert.deepEqual(refOf(caddyErrorMessage(new CaddyAdminError('Caddy admin API at 127.0.0.1:2019 is not reachable (timeout after 60000 ms)'))), {
+    code: 'caddy.error.timeout',
+    params: { ms: 60000, detail: 'Caddy admin API at 127.0.0.1:2019 is not reachable (timeout after 60000 ms)' },
+  });
+  assert.deepEqual(refOf(caddyErrorMessage(new Error('boom'))), { code: 'caddy.error.other', params: { detail: 'boom' } });
 });

@@ -100,10 +100,10 @@ test('Caddy runs under supervision with the admin API on loopback only', { skip 
   assert.ok(env.includes(`XDG_DATA_HOME=${caddyPaths(s.dataDir).xdgData}`));
   const health = await s.req('/health');
   assert.equal(health.data.checks.proxy.ok, true, JSON.stringify(health.data));
-  // Unknown hosts get the host map's 404, never another route's backend.
+  // Unknown hosts get the default site (Gatehouse's 404 page: the host maps' fallback), never another route's backend.
   const r = await getVia(ports.http, 'nobody.test');
   assert.equal(r?.status, 404);
-  assert.match(r!.body, /no site is configured/);
+  assert.match(r!.body, /Page not found/);
 });
 
 test('a created route answers through Caddy as soon as POST /routes returns; toggle off → 404, on → 200', { skip }, async () => {
@@ -205,6 +205,14 @@ test('Caddy rejecting the configuration: 502 with its message, the route is not 
     assert.match(r.data.proxy_error, /address already in use/, "Caddy's reason alone, for clients that word the lead-in themselves");
     assert.equal(r.data.error, `proxy rejected the configuration: ${r.data.proxy_error}`);
     assert.equal(await s.deps.db.models.Route.count(), before, 'the route was not saved');
+    // the status says so as a coded category, Caddy's own words as its detail
+    const st = await call('/caddy/status');
+    assert.match(st.data.last_error, /address already in use/);
+    assert.deepEqual(st.data.last_error_code, {
+      code: 'caddy.error.rejected',
+      params: { status: st.data.last_error_code.params.status, detail: st.data.last_error },
+    });
+    assert.ok(st.data.last_error_code.params.status >= 400, JSON.stringify(st.data.last_error_code));
     assert.equal(proxy().status().config_hash, hashBefore);
     assert.equal((await getVia(ports.http, 'app.test'))?.status, 200, 'the previous configuration still serves');
     const running = await new CaddyAdminClient(`127.0.0.1:${ports.admin}`).getConfig();

@@ -13,7 +13,7 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import { arrAt, at, hostMap, objAt } from '../../test/lib/json.js';
 
 const GOLDEN = goldenDir('caddy');
 const peers = goldenPeers();
@@ -48,28 +48,24 @@ for (const [name, snap] of Object.entries(snapshots())) {
 test('metrics on: each server one route, its host map counting per host, no host matcher, no Caddy per-host metrics; off: the same route without metrics', () => {
   for (const name of ['metrics-mixed', 'metrics-ports', 'metrics-no-routes']) {
     const snap = snapshots()[name];
-    const cfg = renderCaddyConfig(snap) as JsonDoc;
-    assert.equal(cfg.apps.http.metrics, undefined, name);
-    const off = renderCaddyConfig({ ...snap, metrics: false }) as JsonDoc;
-    assert.deepEqual(Object.keys(cfg.apps.http.servers), Object.keys(off.apps.http.servers), name);
-    for (const [sname, srv] of Object.entries<JsonDoc>(cfg.apps.http.servers)) {
-      assert.equal(srv.routes.length, 1, `${name}/${sname}`);
-      assert.equal(srv.routes[0].match, undefined, `${name}/${sname}`);
-      const { handler, metrics, hosts, ...rest } = srv.routes[0].handle[0];
+    const cfg = renderCaddyConfig(snap);
+    assert.equal(at(cfg, 'apps', 'http', 'metrics'), undefined, name);
+    const off = renderCaddyConfig({ ...snap, metrics: false });
+    assert.deepEqual(Object.keys(objAt(cfg, 'apps', 'http', 'servers')), Object.keys(objAt(off, 'apps', 'http', 'servers')), name);
+    for (const [sname, srv] of Object.entries(objAt(cfg, 'apps', 'http', 'servers'))) {
+      assert.equal(arrAt(srv, 'routes').length, 1, `${name}/${sname}`);
+      assert.equal(at(srv, 'routes', 0, 'match'), undefined, `${name}/${sname}`);
+      const { handler, metrics, hosts, ...rest } = objAt(srv, 'routes', 0, 'handle', 0);
       assert.deepEqual({ handler, metrics, rest }, { handler: 'gatehouse_hostroute', metrics: true, rest: {} }, `${name}/${sname}`);
       // the same hosts as without metrics, and nothing else differs
-      assert.deepEqual(hosts, off.apps.http.servers[sname].routes[0].handle[0].hosts, `${name}/${sname}`);
-      assert.deepEqual(off.apps.http.servers[sname].routes, [{ handle: [{ handler: 'gatehouse_hostroute', hosts }] }], `${name}/${sname}`);
+      assert.deepEqual(hosts, hostMap(off, sname), `${name}/${sname}`);
+      assert.deepEqual(at(off, 'apps', 'http', 'servers', sname, 'routes'), [{ handle: [{ handler: 'gatehouse_hostroute', hosts }] }], `${name}/${sname}`);
     }
-    assert.deepEqual({ ...cfg, apps: { ...cfg.apps, http: undefined } }, { ...off, apps: { ...off.apps, http: undefined } }, name);
+    assert.deepEqual({ ...cfg, apps: { ...objAt(cfg, 'apps'), http: undefined } }, { ...off, apps: { ...objAt(off, 'apps'), http: undefined } }, name);
   }
-  const mixed = renderCaddyConfig(snapshots()['metrics-mixed']) as JsonDoc;
-  assert.deepEqual(Object.keys(mixed.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts).sort(), [
-    '*.apps.example.com',
-    'admin.example.com',
-    'b.example.com',
-  ]);
-  assert.ok(!('off.example.com' in mixed.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts));
+  const mixed = renderCaddyConfig(snapshots()['metrics-mixed']);
+  assert.deepEqual(Object.keys(hostMap(mixed, 'gatehouse_https')).sort(), ['*.apps.example.com', 'admin.example.com', 'b.example.com']);
+  assert.ok(!('off.example.com' in hostMap(mixed, 'gatehouse_http')));
 });
 
 test(

@@ -152,7 +152,16 @@ test('route auth: exactly the route-auth pages to the sidecar, forward auth to /
   assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
   const [pages, main] = hosts['login.example.com'].routes;
   assert.deepEqual(pages.match, [
-    { path: ['/route-auth/login', '/route-auth/logout', '/route-auth/assets/login.css', '/route-auth/branding/logo', '/route-auth/branding/bg-image'] },
+    {
+      path: [
+        '/route-auth/login',
+        '/route-auth/logout',
+        '/route-auth/assets/login.css',
+        '/route-auth/branding/logo',
+        '/route-auth/branding/bg-image',
+        '/route-auth/share',
+      ],
+    },
   ]);
   assert.deepEqual(pages.handle[0].upstreams, [{ dial: '127.0.0.1:3000' }]);
   assert.deepEqual(pages.handle[0].headers.request.set['X-Route-Domain'], ['login.example.com']);

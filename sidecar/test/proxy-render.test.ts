@@ -13,8 +13,10 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
-import type { JsonDoc } from '../../test/lib/json.js';
-import type { CaddyConfig, CaddyHandler } from '../src/proxy/caddy-json.js';
+import { arrAt, at, hostMap, objAt } from '../../test/lib/json.js';
+import type { CaddyConfig } from '../src/proxy/caddy-json.js';
+import type { CustomCertificatePem } from '../src/proxy/render-context.js';
+import { GOLDEN_CERT } from './lib/golden-cert.js';
 
 const GOLDEN = goldenDir('caddy');
 
@@ -33,7 +35,10 @@ function fresh<T>(f: () => T): T {
 }
 const l4 = (o: Partial<Route>) => route({ route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: 2222, l4_tls_mode: 'none', target_port: '22', ...o });
 
-const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>; features?: readonly LicensedFeature[] }> = {
+/** The custom certificates the golden cases know (id 7: shop.example.com and *.shop.example.com). */
+const goldenCerts = new Map<number, CustomCertificatePem>([[7, { id: 7, certificate_pem: GOLDEN_CERT.chain, private_key_pem: GOLDEN_CERT.key }]]);
+
+const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>; features?: readonly LicensedFeature[]; certificates?: boolean }> = {
   'no-routes': fresh(() => ({ routes: [] })),
   'plain-http': fresh(() => ({ routes: [route({ domain: 'app.example.com' })] })),
   https: fresh(() => ({ routes: [route({ domain: 'secure.example.com', https_enabled: true })] })),
@@ -203,6 +208,18 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
       }),
     ],
   })),
+  // a custom certificate for an exact and a wildcard host, next to an automatic HTTPS host and a
+  // route naming a certificate without HTTPS (not used); the wildcard is not managed up front
+  'custom-certificate': fresh(() => ({
+    routes: [
+      route({ domain: 'www.shop.example.com', https_enabled: true, certificate_id: 7 }),
+      route({ domain: 'auto.example.com', https_enabled: true }),
+      route({ domain: '*.apps.example.com', https_enabled: true, peer_id: 2, target_port: '80' }),
+      route({ domain: '*.shop.example.com', https_enabled: true, peer_id: 2, target_port: '80', certificate_id: 7 }),
+      route({ domain: 'plain.shop.example.com', certificate_id: 7 }),
+    ],
+    certificates: true,
+  })),
   'access-log': fresh(() => ({
     routes: [route({ domain: 'logged.example.com' }), route({ domain: 'secure-logged.example.com', https_enabled: true })],
     settings: { accessLogFile: '/tmp/gatehouse-golden-caddy/access.log' },
@@ -217,11 +234,60 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
     ],
     settings: { adminDomain: 'admin.example.com' },
   })),
+  // several backends (routes/traffic.ts, fragments/lb.ts): peer 3 is disabled and left out
+  'lb-weighted-health-headers': fresh(() => ({
+    routes: [
+      route({
+        domain: 'lb.example.com',
+        https_enabled: true,
+        backends: [
+          { target_kind: 'peer', peer_id: 1, target_host: null, target_port: 8080, weight: 3 },
+          { target_kind: 'peer', peer_id: 2, target_host: null, target_port: 8081, weight: 1 },
+          { target_kind: 'peer', peer_id: 3, target_host: null, target_port: 8082, weight: 1 },
+        ],
+        health_check: { path: '/healthz', interval_s: 5, timeout_s: 2, expect_status: 200 },
+        request_headers: { set: { 'X-Client': '{client_ip}', 'X-Route': '{route_domain}#{route_id}' }, delete: ['X-Debug'] },
+        response_headers: { set: { 'X-Served-By': 'gatehouse' }, delete: ['Server'] },
+        compression: ['gzip'],
+        compress_enabled: true,
+      }),
+    ],
+  })),
+  'lb-cookie-retries': fresh(() => ({
+    routes: [
+      route({
+        domain: 'sticky.example.com',
+        backends: [
+          { target_kind: 'peer', peer_id: 1, target_host: null, target_port: 8080, weight: 1 },
+          { target_kind: 'peer', peer_id: 2, target_host: null, target_port: 8080, weight: 1 },
+        ],
+        lb_policy: 'cookie',
+        lb_cookie_name: 'app_lb',
+        retry_enabled: true,
+        retry_count: 2,
+        retry_status_codes: '502',
+      }),
+      route({
+        domain: 'hash.example.com',
+        backends: [
+          { target_kind: 'peer', peer_id: 1, target_host: null, target_port: 80, weight: 1 },
+          { target_kind: 'peer', peer_id: 9, target_host: null, target_port: 80, weight: 1 },
+        ],
+        lb_policy: 'ip_hash',
+      }),
+    ],
+  })),
 };
 
 function snapshotFor(name: string): ProxySnapshot {
   const c = cases[name];
-  return { settings: { ...settings, ...c.settings }, routes: c.routes, peers, ...(c.features ? { features: c.features } : {}) };
+  return {
+    settings: { ...settings, ...c.settings },
+    routes: c.routes,
+    peers,
+    ...(c.features ? { features: c.features } : {}),
+    ...(c.certificates ? { certificates: goldenCerts } : {}),
+  };
 }
 
 test('without the licence feature circuit_breaker only the breaker module is left out of the route', () => {
@@ -246,51 +312,51 @@ for (const name of Object.keys(cases)) {
 
 test('invariants of every rendering: admin on loopback, no persistence, no trust-store install, grace period, one hostroute handler per server', () => {
   for (const name of Object.keys(cases)) {
-    const cfg = renderCaddyConfig(snapshotFor(name)) as JsonDoc;
-    assert.equal(cfg.admin.listen, snapshotFor(name).settings.adminListen, name);
-    assert.equal(cfg.admin.config.persist, false, name);
-    assert.equal(cfg.apps.pki.certificate_authorities.local.install_trust, false, name);
-    assert.equal(cfg.apps.http.grace_period, '10s', name);
-    for (const [sname, srv] of Object.entries<JsonDoc>(cfg.apps.http.servers)) {
-      assert.equal(srv.routes.length, 1, `${name}/${sname}`);
+    const cfg = renderCaddyConfig(snapshotFor(name));
+    assert.equal(at(cfg, 'admin', 'listen'), snapshotFor(name).settings.adminListen, name);
+    assert.equal(at(cfg, 'admin', 'config', 'persist'), false, name);
+    assert.equal(at(cfg, 'apps', 'pki', 'certificate_authorities', 'local', 'install_trust'), false, name);
+    assert.equal(at(cfg, 'apps', 'http', 'grace_period'), '10s', name);
+    for (const [sname, srv] of Object.entries(objAt(cfg, 'apps', 'http', 'servers'))) {
+      assert.equal(arrAt(srv, 'routes').length, 1, `${name}/${sname}`);
       assert.deepEqual(
-        srv.routes[0].handle.map((h: CaddyHandler) => h.handler),
+        arrAt(srv, 'routes', 0, 'handle').map((h) => at(h, 'handler')),
         ['gatehouse_hostroute'],
         `${name}/${sname}`,
       );
-      assert.deepEqual(srv.automatic_https, { disable: true });
+      assert.deepEqual(at(srv, 'automatic_https'), { disable: true });
     }
   }
 });
 
 test('plain routes only on HTTP, HTTPS routes on HTTPS with a redirect on HTTP, certificates only for TLS names', () => {
-  const cfg = renderCaddyConfig(snapshotFor('mixed')) as JsonDoc;
-  const plain = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
-  const tls = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
+  const cfg = renderCaddyConfig(snapshotFor('mixed'));
+  const plain = hostMap(cfg, 'gatehouse_http');
+  const tls = hostMap(cfg, 'gatehouse_https');
   assert.deepEqual(Object.keys(tls).sort(), ['admin.example.com', 'b.example.com', 'xn--mnchen-3ya.example.com']);
-  assert.equal(plain['b.example.com'].routes[0].handle[0].status_code, 308);
-  assert.deepEqual(plain['a.example.com'].routes[0].handle, [
+  assert.equal(at(plain, 'b.example.com', 'routes', 0, 'handle', 0, 'status_code'), 308);
+  assert.deepEqual(at(plain, 'a.example.com', 'routes', 0, 'handle'), [
     { handler: 'vars', gatehouse_upstream: '10.8.0.3:3000' },
     { handler: 'invoke', name: 'gatehouse_proxy' },
   ]);
   // A reverse_proxy with options of its own (here the TLS transport) is not shared.
-  assert.equal(tls['xn--mnchen-3ya.example.com'].routes[0].handle[0].handler, 'reverse_proxy');
+  assert.equal(at(tls, 'xn--mnchen-3ya.example.com', 'routes', 0, 'handle', 0, 'handler'), 'reverse_proxy');
   for (const srv of ['gatehouse_http', 'gatehouse_https']) {
-    assert.deepEqual(cfg.apps.http.servers[srv].named_routes, {
+    assert.deepEqual(objAt(cfg, 'apps', 'http', 'servers', srv).named_routes, {
       gatehouse_proxy: { handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: '{http.vars.gatehouse_upstream}' }], stream_close_delay: '60s' }] },
     });
   }
   assert.equal(tls['a.example.com'], undefined);
   // Exact HTTPS names get their certificates on demand, allowed by the host map (tls.permission.gatehouse_hostroute);
   // names that are not host-map keys (layer4 TLS termination) and wildcards are managed up front.
-  assert.deepEqual(cfg.apps.tls.certificates.automate, ['db.example.com']);
-  assert.deepEqual(cfg.apps.tls.automation.policies, [
+  assert.deepEqual(objAt(cfg, 'apps', 'tls', 'certificates').automate, ['db.example.com']);
+  assert.deepEqual(objAt(cfg, 'apps', 'tls', 'automation').policies, [
     { subjects: ['db.example.com'], issuers: [{ module: 'internal' }] },
     { issuers: [{ module: 'internal' }], on_demand: true },
   ]);
-  assert.deepEqual(cfg.apps.tls.automation.on_demand, { permission: { module: 'gatehouse_hostroute' } });
+  assert.deepEqual(objAt(cfg, 'apps', 'tls', 'automation').on_demand, { permission: { module: 'gatehouse_hostroute' } });
   assert.deepEqual(
-    Object.keys(cfg.apps.layer4.servers),
+    Object.keys(objAt(cfg, 'apps', 'layer4', 'servers')),
     cases.mixed.routes.filter((r) => r.route_type === 'l4').map((r) => `route_${r.id}`),
   );
 });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-credentials.js';
 import { startTestServer, apiToken, bearer, login } from './lib/server.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import { objAt } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 const PASS = 'correct horse battery staple';
@@ -74,8 +74,7 @@ test('backup and replace restore of RDP routes, keys and sessions into a fresh i
     const priv = await dst.deps.rdp.keys.privateKeyFor(pub.kid);
     assert.equal((await decryptCredentials(priv, pub.kid, stored)).password, 'pw-backup-1', 'the re-sealed private key opens the restored envelope');
     assert.equal((await call2(`/routes/${route.gateway_l4_route_id}`, 'DELETE')).status, 409, 'still linked');
-    const cfg = (await dst.deps.proxy.render()) as JsonDoc;
-    assert.deepEqual(cfg.apps.layer4.servers[`route_${route.gateway_l4_route_id}`].listen, [':33896']);
+    assert.deepEqual(objAt(await dst.deps.proxy.render(), 'apps', 'layer4', 'servers', `route_${route.gateway_l4_route_id}`).listen, [':33896']);
     assert.equal(await dst.deps.db.models.RdpSession.count({ where: { rdp_route_id: route.id } }), 1);
   } finally {
     await src.close();

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import { at, obj } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 const off = new Set<LicensedFeature>();
@@ -14,7 +14,7 @@ let s: TestServer;
 let auth: Record<string, string>;
 let gateway: number;
 const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
-const l4Servers = async () => Object.keys(((await s.deps.proxy.render()) as JsonDoc).apps.layer4?.servers ?? {});
+const l4Servers = async () => Object.keys(obj(at(await s.deps.proxy.render(), 'apps', 'layer4', 'servers') ?? {}));
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { featureGate: gate });

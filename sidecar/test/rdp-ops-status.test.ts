@@ -123,6 +123,7 @@ describe('RDP status endpoints', () => {
         latency_ms: null,
         path: 'internal',
         error: down.error,
+        error_code: down.error_code,
       },
     );
     await status(route.id);
@@ -132,6 +133,10 @@ describe('RDP status endpoints', () => {
     );
     assert.equal(act.length, 1);
     assert.equal(act[0].severity, 'warning');
+    // the reason travels as its message, so a reader's language words it (not the English text)
+    assert.equal(act[0].code, 'rdp.unreachable');
+    assert.deepEqual(act[0].params?.reason, down.error_code);
+    assert.equal(act[0].message, `RDP route "${route.name}" is unreachable (internal: internal: connection refused)`);
   });
 
   test('external: the public address (listen_port), not the internal target port', async () => {

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import { objAt } from '../../test/lib/json.js';
 import { asRows } from './lib/rows.js';
 
 let s: TestServer;
@@ -154,8 +154,7 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   const listed = (await call('/routes?type=l4')).data.routes.find((x: { id: number }) => x.id === linked.id);
   assert.equal(listed.rdp_route_id, v.id);
   // the rendered proxy configuration carries it: a layer4 server on the listen port
-  const cfg = (await s.deps.proxy.render()) as JsonDoc;
-  const srv = cfg.apps.layer4.servers[`route_${linked.id}`];
+  const srv = objAt(await s.deps.proxy.render(), 'apps', 'layer4', 'servers', `route_${linked.id}`);
   assert.deepEqual(srv.listen, [':33891']);
 
   // the routes API refuses to touch it, naming the owner; nothing changes
@@ -211,13 +210,13 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   assert.equal(l2.l4_listen_port, 33892);
   assert.equal(l2.target_lan_port, 3390);
   assert.equal(l2.target_lan_host, '192.168.10.21');
-  assert.deepEqual(((await s.deps.proxy.render()) as JsonDoc).apps.layer4.servers[`route_${linked.id}`].listen, [':33892']);
+  assert.deepEqual(objAt(await s.deps.proxy.render(), 'apps', 'layer4', 'servers', `route_${linked.id}`).listen, [':33892']);
 
   // toggle disables the linked route too
   const t = await call(`/rdp/${v.id}/toggle`, 'PUT');
   assert.equal(t.data.enabled, false);
   assert.equal((await call(`/routes/${linked.id}`)).data.route.enabled, false);
-  assert.equal(((await s.deps.proxy.render()) as JsonDoc).apps.layer4.servers[`route_${linked.id}`], undefined);
+  assert.equal(objAt(await s.deps.proxy.render(), 'apps', 'layer4', 'servers')[`route_${linked.id}`], undefined);
   await call(`/rdp/${v.id}/toggle`, 'PUT');
 
   // leaving gateway mode deletes the linked route
@@ -234,7 +233,7 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   assert.equal(typeof newLinked, 'number');
   assert.equal((await call(`/rdp/${v.id}`, 'DELETE')).status, 200);
   assert.equal((await call(`/routes/${newLinked}`)).status, 404);
-  assert.equal(((await s.deps.proxy.render()) as JsonDoc).apps.layer4.servers[`route_${newLinked}`], undefined);
+  assert.equal(objAt(await s.deps.proxy.render(), 'apps', 'layer4', 'servers')[`route_${newLinked}`], undefined);
   await call(`/routes/${other.data.route.id}`, 'DELETE');
   assert.equal(await routeCount(), routesBefore);
 });

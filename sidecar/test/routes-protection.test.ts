@@ -135,7 +135,16 @@ test('route auth and basic auth exclude each other; a route with route auth cann
   const cfg = (await proxy().render()) as JsonDoc;
   const entry = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts['login.example.com'];
   assert.deepEqual(entry.routes[0].match, [
-    { path: ['/route-auth/login', '/route-auth/logout', '/route-auth/assets/login.css', '/route-auth/branding/logo', '/route-auth/branding/bg-image'] },
+    {
+      path: [
+        '/route-auth/login',
+        '/route-auth/logout',
+        '/route-auth/assets/login.css',
+        '/route-auth/branding/logo',
+        '/route-auth/branding/bg-image',
+        '/route-auth/share',
+      ],
+    },
   ]);
   assert.equal(entry.routes[1].handle[0].rewrite.uri, '/route-auth/verify');
   assert.equal(entry.routes[1].handle[1].handler, 'rate_limit', 'rate limit after auth');

@@ -562,16 +562,16 @@ test('caddy status and reload in the no-proxy mode', async () => {
   assert.equal(r.data.config_hash, proxyConfigHash(await proxy().render()));
 });
 
-test('an L4 route without TLS needs no domain; with passthrough or terminate it does (400 fields.domain, nothing written)', async () => {
+test('an L4 route without TLS needs no domain; with passthrough or terminate it does (422 fields.domain: a rule the document cannot state; nothing written)', async () => {
   const before = await routeCount();
   const loads = proxy().loads;
   for (const tls of ['passthrough', 'terminate'] as const) {
     const r = await call('/routes', 'POST', { route_type: 'l4', peer_id: peerA, target_port: 22, l4_protocol: 'tcp', l4_listen_port: 2424, l4_tls_mode: tls });
-    assert.equal(r.status, 400, `${tls}: ${JSON.stringify(r.data)}`);
+    assert.equal(r.status, 422, `${tls}: ${JSON.stringify(r.data)}`);
     assert.ok(r.data.fields && 'domain' in r.data.fields, `${tls}: ${JSON.stringify(r.data.fields)}`);
   }
   const httpNoDomain = await call('/routes', 'POST', { peer_id: peerA, target_port: 80 });
-  assert.equal(httpNoDomain.status, 400);
+  assert.equal(httpNoDomain.status, 422);
   assert.ok('domain' in httpNoDomain.data.fields);
   assert.equal(await routeCount(), before, 'nothing was written');
   assert.equal(proxy().loads, loads, 'nothing was rendered');
@@ -603,7 +603,7 @@ test('an L4 route without TLS needs no domain; with passthrough or terminate it 
 test('an empty create names every missing field in one answer: domain, peer and port (gateway: its three; L4: protocol and port), nothing written', async () => {
   const before = await routeCount();
   const cases: [Record<string, unknown>, number, string[]][] = [
-    [{}, 400, ['domain', 'peer_id', 'target_port']],
+    [{}, 422, ['domain', 'peer_id', 'target_port']],
     [{ domain: '', peer_id: null, target_port: null }, 400, ['domain', 'peer_id', 'target_port']],
     [{ domain: 'bad domain', target_port: 'x' }, 400, ['domain', 'peer_id', 'target_port']],
     [{ domain: 'all.example.com', target_kind: 'gateway' }, 422, ['target_lan_host', 'target_lan_port', 'target_peer_id']],

@@ -11,7 +11,7 @@ import * as esbuild from 'esbuild';
 const src = path.resolve(import.meta.dirname, '..', 'src');
 
 /** Packages a schema module may import: pure JavaScript that runs in browsers. */
-const BROWSER_PACKAGES = ['zod', 'to-regex-range', 'cron-parser'];
+const BROWSER_PACKAGES = ['zod', 'to-regex-range', 'cron-parser', 'ipaddr.js'];
 
 /** The bare imports of a module's graph that are not allowed in a browser, each with the chain that reaches it. */
 async function nodeImports(entry: string): Promise<string[]> {

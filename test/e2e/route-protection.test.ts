@@ -8,6 +8,8 @@
 //   device's session survives the first one's logout; five wrong passwords lock the login and the
 //   right one is refused until an admin unlocks;
 // - route auth (totp): codes computed from the secret returned by totp-setup;
+// - share links: a link opens the route without signing in, only under its path prefix; used up after
+//   max_uses and revoked it shows the page that says so; the backend's request log never holds a token;
 // - basic auth on an HTTPS route (Caddy's internal CA): 401 + WWW-Authenticate, 200, 401;
 // - peer ACL and IP filter (whitelist, then blacklist): allowed from A, 403 from B;
 // - rate limit: 429 on the (N+1)th request.
@@ -200,6 +202,57 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   assert.equal(after.status, 302);
   assert.match(Client.target(after), /^\/route-auth\/login\?rd=/);
   assert.equal((await two.get('/')).status, 200, 'the second device survives');
+
+  // ---- share links (ra.test): open the route without signing in, only under the prefix; used up after
+  // max_uses, revoked: the explaining page; the backend never sees the token
+  const shared = await api(`/routes/${ra.id}/share-links`, 'POST', { expires_at: Date.now() + 3_600_000, max_uses: 2, path_prefix: '/shared' });
+  assert.equal(shared.status, 201, JSON.stringify(shared.data));
+  const shareUrl = new URL(shared.data.url as string);
+  const shareToken = shareUrl.searchParams.get('t')!;
+  const sharePath = shareUrl.pathname + shareUrl.search;
+  const guest = new Client(serverIp, ports.http, 'ra.test');
+  const opened = await guest.get(sharePath);
+  assert.equal(opened.status, 303, opened.body.slice(0, 300));
+  assert.equal(opened.headers.location, '/shared', 'the token leaves the URL by a redirect');
+  assert.equal(opened.headers['referrer-policy'], 'no-referrer');
+  const sharedPage = await guest.get('/shared/doc?x=1');
+  assert.equal(sharedPage.status, 200, sharedPage.body.slice(0, 300));
+  assert.equal(JSON.parse(sharedPage.body).url, '/shared/doc?x=1');
+  assert.equal(JSON.parse(sharedPage.body).headers['x-auth-method'], 'share_link');
+  for (const outside of ['/', '/private', '/shared/../private', '/shared/%2e%2e/private', '/sharedx']) {
+    const o = await guest.get(outside);
+    assert.equal(o.status, 302, `${outside} is outside the prefix: ${o.status} ${o.body.slice(0, 200)}`);
+    assert.match(Client.target(o), /^\/route-auth\/login\?rd=/);
+  }
+  assert.equal((await new Client(serverIp, ports.http, 'ra.test').get(sharePath)).status, 303, 'the second use');
+  const usedUp = await new Client(serverIp, ports.http, 'ra.test').get(sharePath);
+  assert.equal(usedUp.status, 410);
+  assert.match(usedUp.body, /used as many times as it allows/);
+  assert.doesNotMatch(usedUp.body, /name="password"/, 'not the login form');
+  const whole = await api(`/routes/${ra.id}/share-links`, 'POST', { expires_at: Date.now() + 3_600_000 });
+  const wholeUrl = new URL(whole.data.url as string);
+  const wholePath = wholeUrl.pathname + wholeUrl.search;
+  const guest2 = new Client(serverIp, ports.http, 'ra.test');
+  assert.equal((await guest2.get(wholePath)).status, 303);
+  assert.equal((await guest2.get('/anything')).status, 200, 'a link without a prefix opens the whole route');
+  assert.equal((await api(`/routes/${ra.id}/share-links/${whole.data.share_link.id}`, 'DELETE')).status, 200);
+  assert.equal((await guest2.get('/anything')).status, 302, 'revoking ended its session');
+  const revoked = await new Client(serverIp, ports.http, 'ra.test').get(wholePath);
+  assert.equal(revoked.status, 410);
+  assert.match(revoked.body, /was revoked/);
+  const listedLinks = (await api(`/routes/${ra.id}/share-links`)).data.share_links as { uses: number; state: string }[];
+  assert.deepEqual(
+    listedLinks.map((l) => [l.state, l.uses]),
+    [
+      ['revoked', 1],
+      ['used_up', 2],
+    ],
+  );
+  const backendLog = await network.httpGet(nsA, `http://${ipA}:8080/__ctl`);
+  assert.equal(backendLog.status, 200);
+  assert.ok(backendLog.body.includes('/shared/doc'), 'the backend log holds the shared requests');
+  for (const secretToken of [shareToken, wholeUrl.searchParams.get('t')!])
+    assert.ok(!backendLog.body.includes(secretToken) && !backendLog.body.includes(secretToken.slice(6)), 'the backend never saw a share token');
 
   // ---- lockout: five wrong passwords, the right one refused until unlock
   const locker = new Client(serverIp, ports.http, 'ra.test');

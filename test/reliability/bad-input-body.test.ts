@@ -12,7 +12,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, login, type TestServer } from '../../sidecar/test/lib/server.js';
 import { fullPath, type Endpoint } from '../../sidecar/src/http/registry.js';
 import { FORM_LIMIT_BYTES, JSON_LIMIT_BYTES, MAX_JSON_DEPTH, PAGE_FORM_LIMIT_BYTES } from '../../sidecar/src/http/body.js';
 import { PROBE_MAX_BYTES } from '../../sidecar/src/gateways/endpoints.js';
@@ -21,6 +21,8 @@ import { recordFigure } from './lib/figures.js';
 const CASE = 'bad input: bodies';
 let s: TestServer;
 let admin: Record<string, string>;
+/** an admin session with its CSRF token: the session-only endpoints (an account's own second factor) take no token */
+let adminSession: Record<string, string>;
 let gateway: Record<string, string>;
 
 before(async () => {
@@ -31,6 +33,8 @@ before(async () => {
     GATEHOUSE_RATE_LIMIT_HOSTNAME: '1000000',
   });
   admin = bearer(await apiToken(s));
+  const signedIn = await login(s);
+  adminSession = { cookie: signedIn.cookie, 'x-csrf-token': signedIn.csrf };
   const gw = await s.req('/api/v1/peers', { method: 'POST', headers: admin, json: { name: 'bad-input-gw', is_gateway: true } });
   assert.equal(gw.status, 201, JSON.stringify(gw.data));
   gateway = bearer(gw.data.gateway.apiToken);
@@ -82,7 +86,7 @@ function bodyEndpoints(): { e: Endpoint; label: string; path: string; headers: R
       const path = fullPath(e).replace(/:([A-Za-z_]+)/g, (_m, n: string) =>
         n === 'id' || /id$/i.test(n) ? '987654' : n === 'token' ? `gthcl_${'A'.repeat(43)}` : 'no-such-thing',
       );
-      const headers = e.auth === 'gateway' ? gateway : e.auth === 'public' ? {} : admin;
+      const headers = e.auth === 'gateway' ? gateway : e.auth === 'public' ? {} : e.sessionOnly ? adminSession : admin;
       return { e, label: `${e.method} ${fullPath(e)}`, path, headers: { accept: 'application/json', ...headers } };
     });
 }

@@ -406,7 +406,8 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
   }
   const content = o.op.requestBody?.content ?? {};
   if (content['application/json']) {
-    if (r.raw) return { ok: false, why: 'not a JSON body' };
+    // a raw body is allowed where the document also takes any media type (*/*: an echo endpoint)
+    if (r.raw) return content['*/*'] ? { ok: true, why: '' } : { ok: false, why: 'not a JSON body' };
     if (r.body === undefined) return o.op.requestBody.required ? { ok: false, why: 'body missing' } : { ok: true, why: '' };
     if (!validator(`req ${label}`, content['application/json'].schema)(r.body)) return { ok: false, why: 'body breaks the schema' };
   } else if (content['multipart/form-data']) {

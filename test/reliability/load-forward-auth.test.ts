@@ -18,6 +18,7 @@ import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import { recordFigure } from './lib/figures.js';
 import { cpuSeconds, fmtMs, hey, loadAverage, memoryOf, signInThroughCaddy } from './lib/load-harness.js';
+import type { PeerCreatedBody, RouteBody } from '../../sidecar/test/lib/protocol.js';
 
 const RATE = 500;
 const WORKERS = 50;
@@ -40,13 +41,13 @@ let cookie = '';
 before(async () => {
   if (!haveCaddy) return;
   sc = await startBenchSidecar({ name: 'load-fwd', subnet: `127.79.${10 + (process.pid % 200)}.0/24`, env: { GATEHOUSE_LOG_LEVEL: 'error' } });
-  const peer = (await sc.api('POST', '/peers', { name: 'load-backend' })).data.peer;
+  const peer = (await sc.api<PeerCreatedBody>('POST', '/peers', { name: 'load-backend' })).data.peer;
   const addr = String(peer.address).split('/')[0];
   const backendPort = await freePort('tcp', addr);
   track(spawn(sc.backendBin, [`${addr}:${backendPort}`], { stdio: 'ignore' }));
   await waitFor(async () => (await request(backendPort, 'GET', '/', { addr })).status === 200, 10_000, 'the backend');
   host = 'protected.load.test';
-  const route = await sc.api('POST', '/routes', { domain: host, peer_id: peer.id, target_port: backendPort });
+  const route = await sc.api<RouteBody>('POST', '/routes', { domain: host, peer_id: peer.id, target_port: backendPort });
   assert.equal(route.status, 201, JSON.stringify(route.data));
   const auth = await sc.api('POST', `/routes/${route.data.route.id}/auth`, {
     method: 'email_password',

@@ -27,6 +27,7 @@ import { startBenchSidecar, stopAll, type BenchSidecar } from '../../scripts/ben
 import { recordFigure } from './lib/figures.js';
 import { Companion, newFleetStats, parseGatewayEnv, type CompanionEnv } from './lib/load-companions.js';
 import { cpuSeconds, fmtMs, loadAverage, memoryOf, percentile } from './lib/load-harness.js';
+import type { GatewayListBody, PeerCreatedBody, RouteBody } from '../../sidecar/test/lib/protocol.js';
 
 const GATEWAYS = Number(process.env.LOAD_GATEWAYS ?? 1000);
 const RUN_S = Number(process.env.LOAD_GATEWAYS_RUN_S ?? 40);
@@ -75,9 +76,9 @@ before(async () => {
     Array.from({ length: GATEWAYS }, (_, i) => i),
     8,
     async (i) => {
-      const r = await sc!.api('POST', '/peers', { name: `load-gw-${i}`, is_gateway: true });
+      const r = await sc!.api<PeerCreatedBody>('POST', '/peers', { name: `load-gw-${i}`, is_gateway: true });
       assert.equal(r.status, 201, JSON.stringify(r.data));
-      return parseGatewayEnv(r.data.gateway.envContent);
+      return parseGatewayEnv(r.data.gateway!.envContent);
     },
   );
   const db = await openDatabase({ dataDir: sc.env.GATEHOUSE_DATA_DIR, models: featureModels });
@@ -132,8 +133,8 @@ test(
       fleet.every((c) => c.hash && c.routes.length === 1),
       'every companion has its one route',
     );
-    const online = await sc!.api('GET', '/gateways');
-    assert.equal(online.data.gateways.filter((g: { status: string }) => g.status === 'online').length, GATEWAYS, 'every gateway is online after a heartbeat');
+    const online = await sc!.api<GatewayListBody>('GET', '/gateways');
+    assert.equal(online.data.gateways.filter((g) => g.status === 'online').length, GATEWAYS, 'every gateway is online after a heartbeat');
 
     // the steady state, with the admin creating routes
     const loadBefore = loadAverage();
@@ -151,7 +152,7 @@ test(
       const g = fleet[(n * 389) % fleet.length];
       const domain = `admin-${n}.load.test`;
       const a0 = performance.now();
-      const r = await sc!.api('POST', '/routes', {
+      const r = await sc!.api<RouteBody>('POST', '/routes', {
         domain,
         target_kind: 'gateway',
         target_peer_id: g.env.peerId,

@@ -4,7 +4,9 @@
 // The data and the sidecar come from the list benchmarks' helper (scripts/bench/list-data.ts
 // startListBench: a throwaway sidecar as a child process on SQLite, 10,000 peers in 20 groups with
 // tags and handshakes, 1,000 routes of which a tenth are L4, written in bulk into its database),
-// here with the real custom Caddy supervised by the sidecar (GATEHOUSE_MANAGE_CADDY). WireGuard is
+// here with the real custom Caddy supervised by the sidecar (GATEHOUSE_MANAGE_CADDY), and the sidecar
+// run as it ships: compiled (dist/main.js), not from its sources through tsx, whose in-memory
+// transpiling and source maps add tens of MB that no installation carries. WireGuard is
 // not managed (the peers' subnet would be routed on this host's own namespace): the sidecar holds
 // the peers in its database and its views, not in a live interface. After the data is written,
 // POST /caddy/reload makes Caddy load the whole configuration (1,000 hosts, 100 L4 listeners); then
@@ -20,6 +22,7 @@ import { managedCaddyEnv } from '../lib/caddy-env.js';
 import { freePort } from '../lib/ports.js';
 import { recordFigure } from './lib/figures.js';
 import { loadAverage, memoryOf } from './lib/load-harness.js';
+import type { CaddyStatusBody, PeerListBody } from '../../sidecar/test/lib/protocol.js';
 
 const PEERS = 10_000;
 const ROUTES = 1_000;
@@ -33,7 +36,7 @@ let ports = { http: 0, https: 0, admin: 0 };
 before(async () => {
   if (!haveCaddy) return;
   ports = { http: await freePort(), https: await freePort(), admin: await freePort() };
-  b = await startListBench({ name: 'load-mem', peers: PEERS, routes: ROUTES, env: managedCaddyEnv(ports) });
+  b = await startListBench({ name: 'load-mem', peers: PEERS, routes: ROUTES, env: managedCaddyEnv(ports), compiled: true });
 });
 after(async () => {
   await b?.stop();
@@ -45,7 +48,7 @@ test(
   async () => {
     const reload = await fetch(`${b!.url}/api/v1/caddy/reload`, { method: 'POST', headers: { cookie: b!.cookie, 'x-csrf-token': b!.csrf } });
     assert.equal(reload.status, 200, await reload.text());
-    const status = await b!.api('/caddy/status');
+    const status = await b!.api<CaddyStatusBody>('/caddy/status');
     const caddyPid = Number(status.data.pid);
     assert.ok(caddyPid > 0, JSON.stringify(status.data));
     // Caddy holds the whole configuration: every enabled HTTP route's host in the host map (the L4 routes
@@ -76,7 +79,8 @@ test(
       }
     }
     // every peer read once, a page of 1,000 (the maximum) at a time
-    for (let offset = 0; offset < PEERS; offset += 1000) assert.equal((await b!.api(`/peers?limit=1000&offset=${offset}`)).data.peers.length, 1000);
+    for (let offset = 0; offset < PEERS; offset += 1000)
+      assert.equal((await b!.api<PeerListBody>(`/peers?limit=1000&offset=${offset}`)).data.peers.length, 1000);
     await new Promise((r) => setTimeout(r, 2000)); // not a condition: the processes settle before their RSS is read
 
     const sidecar = memoryOf(b!.child.pid!);
@@ -84,7 +88,7 @@ test(
     recordFigure({
       test: NAME,
       figure: 'set-up',
-      value: `bulk insert ${b!.setupS.toFixed(1)} s; Caddy config ${(cfg.length / 1024).toFixed(0)} KB with ${httpHosts.length} hosts; sidecar via tsx (sources), SQLite, WireGuard not managed`,
+      value: `bulk insert ${b!.setupS.toFixed(1)} s; Caddy config ${(cfg.length / 1024).toFixed(0)} KB with ${httpHosts.length} hosts; sidecar compiled (as it ships), SQLite, WireGuard not managed`,
     });
     recordFigure({
       test: NAME,

@@ -6,7 +6,8 @@
 //   node --import tsx --test --test-concurrency=1 test/security/redirects.test.ts
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, ADMIN, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer } from '../../sidecar/test/lib/server.js';
+import { totpCode } from '../../sidecar/src/util/totp.js';
 import { Browser, createRoute, rawRequest } from '../../sidecar/test/route-auth-helpers.js';
 import { BYPASSES, HOST, staysOn } from '../../sidecar/test/lib/redirect-bypasses.js';
 
@@ -25,8 +26,20 @@ before(async () => {
     json: { method: 'email_password', password: PASSWORD, email: 'owner@example.test', session_max_age: 3_600_000 },
   });
   assert.equal(res.status, 200, JSON.stringify(res.data));
+  // an account with a TOTP: its sign-in has the second-factor step, whose page carries `next`
+  assert.equal((await s.req('/api/v1/users', { method: 'POST', headers: h, json: { ...TWO_FACTOR, role: 'operator' } })).status, 201);
+  const sess = await login(s, TWO_FACTOR);
+  const own = { cookie: sess.cookie, 'x-csrf-token': sess.csrf, accept: 'application/json' };
+  const setup = await s.req('/api/v1/settings/second-factor/totp', { method: 'POST', headers: own, json: { current: TWO_FACTOR.password } });
+  const on = await s.req('/api/v1/settings/second-factor/totp/verify', {
+    method: 'POST',
+    headers: own,
+    json: { token: totpCode(setup.data.setup.secret, Date.now()) },
+  });
+  assert.equal(on.status, 200, JSON.stringify(on.data));
 });
 after(async () => s.close());
+const TWO_FACTOR = { username: 'redirect-2fa', password: 'redirect-2fa-password' };
 
 /** What a redirect parameter gave back for a target: where the browser is sent, or what the next form carries. */
 interface Outcome {
@@ -174,6 +187,20 @@ const PARAMETERS: RedirectParameter[] = [
       return location({ status: res.status, headers: res.headers as Record<string, string> });
     },
   },
+  {
+    name: 'admin next: GET /login/second-factor after the password step (the form field)',
+    get origin() {
+      return ADMIN_ORIGIN();
+    },
+    good: ['/peers?q=x', '/peers?q=x'],
+    send: async (t) => {
+      const step = await s.req('/login', { method: 'POST', json: TWO_FACTOR, headers: { accept: 'application/json' } });
+      assert.equal(step.data.second_factor, 'totp');
+      const res = await s.req(`/login/second-factor?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
+      assert.equal(res.status, 200);
+      return { status: 200, target: hidden('next', res.data) };
+    },
+  },
   // OIDC next: one more entry here when it comes.
 ];
 
@@ -200,4 +227,59 @@ test('the route-auth verify answer sends a visitor to the login page of the same
     const rd = login.searchParams.get('rd')!;
     assert.ok(staysOn(rd, ROUTE_ORIGIN), rd);
   }
+});
+
+test("an internal route's redirect for outsiders: every bypass form is refused or stored as an absolute http(s) URL sent exactly as the Location", async () => {
+  // The target is the admin's (any site may be chosen), but never another scheme, a scheme-relative
+  // or credentialed URL, a placeholder Caddy would fill from the request, nor the route's own domain.
+  const h = bearer(await apiToken(s));
+  const peer = await s.req('/api/v1/peers', { method: 'POST', headers: h, json: { name: 'exposure-redirects' } });
+  const domain = 'internal.example.test';
+  const r = await s.req('/api/v1/routes', {
+    method: 'POST',
+    headers: h,
+    json: {
+      domain,
+      peer_id: peer.data.peer.id,
+      target_port: 80,
+      exposure: 'internal',
+      exposure_answer: 'redirect',
+      exposure_redirect_url: 'https://vpn.example.org/',
+    },
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.data));
+  const id = r.data.route.id as number;
+  const { frameHostMap } = await import('../../sidecar/src/proxy/render.js');
+  const proxy = s.deps.proxy as import('../../sidecar/src/proxy/service.js').ProxyService;
+  const location = async () =>
+    (frameHostMap(await proxy.render(), 'gatehouse_http')![domain].routes[0].handle as { headers: { Location: string[] } }[])[0].headers.Location[0];
+  assert.equal(await location(), 'https://vpn.example.org/');
+  const wrong: string[] = [];
+  for (const bad of [
+    ...BYPASSES,
+    `https://${domain}/`,
+    `https://${domain.toUpperCase()}./x`,
+    'https://x.example/{http.request.uri}',
+    'https://x.example/\\{x\\}',
+  ]) {
+    const before = (await s.req(`/api/v1/routes/${id}`, { headers: h })).data.route.exposure_redirect_url as string;
+    const res = await s.req(`/api/v1/routes/${id}`, { method: 'PUT', headers: h, json: { exposure_redirect_url: bad } });
+    if (res.status === 400 || res.status === 422) {
+      if (!res.data.fields?.exposure_redirect_url) wrong.push(`${JSON.stringify(bad)}: ${res.status} without fields.exposure_redirect_url`);
+      const after = (await s.req(`/api/v1/routes/${id}`, { headers: h })).data.route.exposure_redirect_url;
+      if (after !== before) wrong.push(`${JSON.stringify(bad)}: refused but changed to ${after}`);
+      continue;
+    }
+    if (res.status !== 200) {
+      wrong.push(`${JSON.stringify(bad)}: ${res.status}`);
+      continue;
+    }
+    const stored = res.data.route.exposure_redirect_url as string;
+    const u = new URL(stored);
+    if (!['http:', 'https:'].includes(u.protocol) || !u.hostname || u.username || u.password || u.href !== stored || /[{}\s\\]/.test(stored))
+      wrong.push(`${JSON.stringify(bad)} stored as ${JSON.stringify(stored)}`);
+    if (u.hostname === domain) wrong.push(`${JSON.stringify(bad)}: the route's own domain (a loop)`);
+    if ((await location()) !== stored) wrong.push(`${JSON.stringify(bad)}: Location ${JSON.stringify(await location())} is not ${JSON.stringify(stored)}`);
+  }
+  assert.deepEqual(wrong, []);
 });

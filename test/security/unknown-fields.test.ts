@@ -22,6 +22,7 @@ import { TOKEN_READ_ONLY } from '../../sidecar/src/tokens/schema.js';
 import { WEBHOOK_READ_ONLY } from '../../sidecar/src/webhooks/schema.js';
 import { RDP_READ_ONLY } from '../../sidecar/src/rdp/schema.js';
 import { JOB_READ_ONLY } from '../../sidecar/src/backup/schema.js';
+import { REDIRECT_READ_ONLY } from '../../sidecar/src/redirects/schema.js';
 import { valid, type Schema } from '../reliability/lib/fuzz-schema.js';
 import { changed, snapshot, tables, type Snapshot } from '../reliability/lib/fuzz-db.js';
 import type { JsonDoc } from '../lib/json.js';
@@ -30,6 +31,7 @@ const UNKNOWN = 'gh_unknown_field';
 let s: TestServer;
 let doc: JsonDoc;
 let admin: Record<string, string>;
+let adminSession: Record<string, string>;
 let gateway: Record<string, string>;
 let client: Record<string, string>;
 let dbTables: string[];
@@ -50,6 +52,8 @@ before(async () => {
     GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
   });
   admin = bearer(await apiToken(s));
+  const signedIn = await login(s);
+  adminSession = { cookie: signedIn.cookie, 'x-csrf-token': signedIn.csrf };
   doc = (await s.req('/api/v1/openapi.json', { headers: admin })).data;
   const g = await ok('/api/v1/peer-groups', 'POST', { name: 'uf-group' });
   ids.group = g.group.id;
@@ -164,7 +168,9 @@ const KEEPS_UNKNOWN: Record<string, string> = {
 /** Writes whose body the handler reads itself after an earlier check (Endpoint.ownBody). */
 const OWN_BODY = (e: Endpoint) => !!e.ownBody;
 
-const headersFor = (e: Endpoint) => (e.auth === 'gateway' ? gateway : e.auth === 'client' ? client : e.auth === 'public' ? {} : admin);
+/** The credential an endpoint takes: an admin session for the session-only ones (an account's own second factor), else its kind's token. */
+const headersFor = (e: Endpoint) =>
+  e.auth === 'gateway' ? gateway : e.auth === 'client' ? client : e.auth === 'public' ? {} : e.sessionOnly ? adminSession : admin;
 
 function sampled(e: Endpoint): unknown {
   const op = doc.paths[fullPath(e).replace(/:([A-Za-z_]+)/g, '{$1}')]?.[e.method.toLowerCase()];
@@ -316,7 +322,10 @@ test('nested unknown fields are named by their dotted path', async () => {
   assert.deepEqual(changed(before, await settled()), []);
 });
 
-test("the issue's case: POST /routes with exposure, access_schedule and backends is refused, naming all three; nothing is created", async () => {
+// The issue's case was exposure, access_schedule and backends before Gatehouse had them (they are
+// real fields now, with their own bad-input tests): a body with fields the API does not have, spelled
+// as another product's API spells them, is refused naming each, and nothing is created.
+test('POST /routes with fields the API does not have (exposed, schedule, upstreams) is refused, naming all three; nothing is created', async () => {
   const before = await settled();
   const r = await s.req('/api/v1/routes', {
     method: 'POST',
@@ -324,14 +333,14 @@ test("the issue's case: POST /routes with exposure, access_schedule and backends
       domain: 'internal-only.example.test',
       peer_id: ids.peer,
       target_port: 80,
-      exposure: 'internal',
-      access_schedule: { days: ['mon'] },
-      backends: [{ peer_id: ids.peer, port: 81 }],
+      exposed: 'internal',
+      schedule: { days: ['mon'] },
+      upstreams: [{ peer_id: ids.peer, port: 81 }],
     },
     headers: admin,
   });
   assert.equal(r.status, 400);
-  assert.deepEqual(r.data.fields, { exposure: UNKNOWN_FIELD, access_schedule: UNKNOWN_FIELD, backends: UNKNOWN_FIELD });
+  assert.deepEqual(r.data.fields, { exposed: UNKNOWN_FIELD, schedule: UNKNOWN_FIELD, upstreams: UNKNOWN_FIELD });
   assert.deepEqual(changed(before, await settled()), []);
   const list = await s.req('/api/v1/routes?q=internal-only', { headers: admin });
   assert.equal(list.data.total, 0);
@@ -388,6 +397,7 @@ test('read-only fields: accepted and ignored only where declared, as the documen
     'PUT /api/v1/webhooks/{id}': WEBHOOK_READ_ONLY,
     'PATCH /api/v1/rdp/{id}': RDP_READ_ONLY,
     'PUT /api/v1/settings/autobackup/{id}': JOB_READ_ONLY,
+    'PUT /api/v1/redirect-hosts/{id}': REDIRECT_READ_ONLY,
   };
   const documented: Record<string, string[]> = {};
   for (const [p, ms] of Object.entries<JsonDoc>(doc.paths)) {

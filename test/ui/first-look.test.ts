@@ -336,8 +336,14 @@ test('the Debug checkbox sits beside its label; "Show configuration and QR code"
   for (const l of LOOKS) {
     const w = await open(l, `/routes/${routeId}/edit`);
     const { page } = w;
-    const box = await page.locator('#f-debug_enabled').boundingBox();
-    const label = await page.locator('label[for="f-debug_enabled"]').boundingBox();
+    // Both boxes in one frame: panels that load after the form (share links, backends) move the
+    // form down, and two separate measurements could straddle that move.
+    const [box, label] = await page.evaluate(() =>
+      ['#f-debug_enabled', 'label[for="f-debug_enabled"]'].map((sel) => {
+        const r = document.querySelector(sel)?.getBoundingClientRect();
+        return r ? { x: r.x, y: r.y, width: r.width, height: r.height } : null;
+      }),
+    );
     assert.ok(box && label, 'the Debug checkbox and its label');
     assert.ok(box.x + box.width <= label.x, `the box (${box.x}) left of its label (${label.x})`);
     assert.ok(box.y >= label.y - 4 && box.y < label.y + label.height, `the box (y ${box.y}) on the label's first line (y ${label.y})`);

@@ -3,9 +3,12 @@
 // params), and the admin app words them from its en and de dictionaries. In the German UI a refused
 // write shows a German error (the form's message and the field's), and the activity log and the
 // dashboard show German entries; the same in English shows the server's own text. A webhook
-// receiver's failed answer (a coded category with its parameters) is German too.
+// receiver's failed answer (a coded category with its parameters) is German too, and so are an RDP
+// route that became unreachable (its access mode and the check's reason) and gateway status rows
+// stored before their reason was a code (read back from the stored English text).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import type { Page } from 'playwright-core';
 import { adminPage, settled, uiServer } from '../lib/browser.js';
 import { startReceiver, type Receiver } from '../../sidecar/test/lib/webhook-receiver.js';
@@ -131,5 +134,73 @@ test("the German UI words a webhook receiver's failed answer by its category (we
   await en.page.goto(`${ui.s.url}/webhooks/${id}`);
   await settled(en.page);
   await en.page.locator('.webhook-error').getByText('HTTP 500').waitFor();
+  await en.context.close();
+});
+
+test('the German UI words an unreachable RDP route (mode and reason) and gateway rows stored without a reason code', async (t) => {
+  // a real RDP host: reachable, then gone (connection refused)
+  const socks = new Set<net.Socket>();
+  const host = net.createServer((c) => {
+    socks.add(c);
+    c.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => host.listen(0, '127.0.0.1', () => r()));
+  t.after(() => {
+    for (const c of socks) c.destroy();
+    host.close();
+  });
+  const port = (host.address() as net.AddressInfo).port;
+  const made = await api('/rdp', 'POST', { name: 'Buchhaltung', access_mode: 'internal', target_host: '127.0.0.1', target_port: port });
+  assert.equal(made.status, 201, JSON.stringify(made.data));
+  const id = made.data.route.id as number;
+  const up = await api(`/rdp/${id}/status?refresh=1`);
+  assert.equal(up.data.status.reachable, true, JSON.stringify(up.data));
+  for (const c of socks) c.destroy();
+  await new Promise<void>((r) => host.close(() => r()));
+  const down = (await api(`/rdp/${id}/status?refresh=1`)).data.status;
+  assert.equal(down.reachable, false);
+  const row = (
+    (await api('/logs/activity?event_type=rdp_status_changed&limit=10')).data.entries as { code: string; params: Record<string, unknown>; message: string }[]
+  )[0];
+  assert.equal(row.code, 'rdp.unreachable');
+  assert.deepEqual(row.params.reason, down.error_code);
+  assert.equal(row.message, 'RDP route "Buchhaltung" is unreachable (internal: internal: connection refused)');
+
+  // gateway rows as older servers stored them: before codes, and with the reason as unworded text
+  const Activity = ui.s.deps.db.models.Activity;
+  const gw = { severity: 'warning', source: 'gateways', event_type: 'gateway_offline', user_id: null, ip: null, created_at: Date.now() };
+  const before = { peer_id: 990_002, name: 'Keller', from: 'online', to: 'offline', last_seen_at: null, at: Date.now() };
+  await Activity.create({
+    ...gw,
+    message: 'Gateway "Keller" is offline (was online): no heartbeat for 95 s (offline after 90 s)',
+    code: null,
+    params: null,
+    details: JSON.stringify({ ...before, reason: 'no heartbeat for 95 s (offline after 90 s)' }),
+  });
+  await Activity.create({
+    ...gw,
+    message: 'Gateway "Keller" is offline (was online): switched off by hand',
+    code: 'gateway.status_changed',
+    params: JSON.stringify({ name: 'Keller', to: 'offline', from: 'online', reason: { code: 'field.unworded', params: { text: 'switched off by hand' } } }),
+    details: JSON.stringify({ ...before, reason: 'switched off by hand' }),
+  });
+
+  const de = await pageIn('de');
+  await de.page.goto(`${ui.s.url}/logs`);
+  await settled(de.page);
+  const log = de.page.locator('td.log-msg');
+  await log.filter({ hasText: 'RDP-Route "Buchhaltung" ist nicht erreichbar (intern: intern: Verbindung abgelehnt)' }).first().waitFor();
+  await log.filter({ hasText: 'seit 95 s kein Heartbeat (offline nach 90 s)' }).first().waitFor();
+  await log.filter({ hasText: 'Grund nicht erfasst (gespeichert: switched off by hand)' }).first().waitFor();
+  const texts = await log.allTextContents();
+  assert.ok(!texts.some((x) => /connection refused|no heartbeat|\(internal/.test(x)), `English in the German log: ${texts.join(' | ')}`);
+  assert.deepEqual(de.problems, []);
+  await de.context.close();
+
+  const en = await pageIn('en');
+  await en.page.goto(`${ui.s.url}/logs`);
+  await settled(en.page);
+  await en.page.locator('td.log-msg').filter({ hasText: 'RDP route "Buchhaltung" is unreachable (internal: internal: connection refused)' }).first().waitFor();
+  await en.page.locator('td.log-msg').filter({ hasText: 'no heartbeat for 95 s (offline after 90 s)' }).first().waitFor();
   await en.context.close();
 });

@@ -12,7 +12,7 @@ import speakeasy from 'speakeasy';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
-const ui = uiServer({ GATEHOUSE_WG_SUBNET: '10.81.0.0/24', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, {}, { api: 'token' });
+const ui = uiServer({ GATEHOUSE_WG_SUBNET: '10.81.0.0/24', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' }, {}, { api: 'token' });
 const api = ui.api;
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -265,6 +265,85 @@ test('screenshots and axe: en/de at 1280 and 360 px, light and dark', async () =
   const dark = await adminPage(ui.browser, ui.s.url, { colorScheme: 'dark' });
   await openScreen(dark.page);
   assert.deepEqual(serious(await axe(dark.page)), [], 'dark');
+  assert.deepEqual(dark.problems, []);
+  await dark.context.close();
+});
+
+test('share links on the route detail: a field error, a link shown once with Copy, listed with uses; revoked, its page says so; en/de at 1280 and 390 px, dark', async () => {
+  for (const [lang, width] of [
+    ['en', 1280],
+    ['de', 390],
+  ] as const) {
+    const { cookie, csrf } = await ui.login();
+    await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: lang }, headers: { cookie, 'x-csrf-token': csrf } });
+    const w = await adminPage(ui.browser, ui.s.url, { lang, width });
+    const { page, problems } = w;
+    w.allowHttpError(`/routes/${routeId}/share-links`, 400);
+    await w.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.s.url });
+    await page.goto(`${ui.s.url}/routes/${routeId}`);
+    await settled(page);
+    const card = page.locator('.share-links');
+    await card.locator('[data-testid=share-link-form]').waitFor();
+    await card.locator('input[name=path_prefix]').fill('/docs/../admin');
+    await card.locator('input[name=note]').fill('auditor');
+    await card.locator('button[type=submit]').click();
+    await card.locator('.field-error').waitFor();
+    assert.equal(await card.locator('input[name=note]').inputValue(), 'auditor', 'nothing typed is lost');
+    const before = (await api(`/routes/${routeId}/share-links`)).data.share_links.length;
+    await card.locator('input[name=path_prefix]').fill('/docs');
+    await card.locator('input[name=max_uses]').fill('3');
+    await card.locator('button[type=submit]').click();
+    const shown = card.locator('[data-testid=share-link-url]');
+    await shown.waitFor();
+    const url = (await shown.textContent())!.trim();
+    assert.match(url, new RegExp(`^https?://${DOMAIN.replace(/\./g, '\\.')}/route-auth/share\\?t=gthsl_[A-Za-z0-9_-]{43}$`));
+    await card.locator('.secret-once button').click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url, 'Copy puts the link on the clipboard');
+    const links = (await api(`/routes/${routeId}/share-links`)).data.share_links;
+    assert.equal(links.length, before + 1);
+    assert.equal(links[0].path_prefix, '/docs');
+    assert.equal(links[0].max_uses, 3);
+    assert.equal(links[0].note, 'auditor');
+
+    // a visitor opens it (on the sidecar itself, with the route's domain as Caddy names it): the list counts the use, live
+    const visitor = await ui.browser.newContext({
+      locale: lang === 'en' ? 'en-US' : 'de-DE',
+      viewport: { width, height: 800 },
+      extraHTTPHeaders: { 'x-route-domain': DOMAIN },
+    });
+    const vp = await visitor.newPage();
+    const path = new URL(url).pathname + new URL(url).search;
+    const opened = await vp.request.get(`${ui.s.url}${path}`, { maxRedirects: 0 });
+    assert.equal(opened.status(), 303);
+    assert.equal(opened.headers().location, '/docs');
+    await card.locator('tr[data-share-state=active]', { hasText: '1 / 3' }).first().waitFor();
+    assert.deepEqual(serious(await axe(page)), [], `${lang} ${width}`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 1, `${lang} ${width}: no horizontal scrolling (${overflow}px)`);
+    await screenshot(page, `${lang}-${width}-route-share-links`);
+
+    // revoked through the UI: the visitor's page says so in their language
+    await card.locator('tr[data-share-state=active] button.danger').first().click();
+    const c = page.locator('dialog[open]');
+    await c.waitFor();
+    await c.locator('button.danger').click();
+    await card.locator('tr[data-share-state=revoked]').first().waitFor();
+    const gone = await vp.goto(`${ui.s.url}${path}`);
+    assert.equal(gone?.status(), 410);
+    assert.match((await vp.textContent('main'))!, lang === 'en' ? /was revoked/ : /wurde widerrufen/);
+    await screenshot(vp, `${lang}-${width}-share-link-revoked`);
+    await visitor.close();
+    assert.deepEqual(problems, []);
+    await w.context.close();
+  }
+  const { cookie, csrf } = await ui.login();
+  await ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: { cookie, 'x-csrf-token': csrf } });
+  const dark = await adminPage(ui.browser, ui.s.url, { colorScheme: 'dark', width: 390 });
+  await dark.page.goto(`${ui.s.url}/routes/${routeId}`);
+  await settled(dark.page);
+  await dark.page.locator('.share-links tr[data-share-state]').first().waitFor();
+  assert.deepEqual(serious(await axe(dark.page)), [], 'dark');
+  await screenshot(dark.page, 'en-390-dark-route-share-links');
   assert.deepEqual(dark.problems, []);
   await dark.context.close();
 });

@@ -163,6 +163,33 @@ test('edit: a refused update shows the reason, keeps the edited values, and leav
     await screenshot(page, 'de-1280-routes-form-proxy-refused');
     assert.deepEqual(problems, []);
     await w.context.close();
+
+    // Caddy's last error on the dashboard and the system screen: its category in German words,
+    // Caddy's own text beside it (GET /caddy/status last_error_code, last_error)
+    const st = (await call('/caddy/status')).data;
+    assert.equal(st.last_error_code?.code, 'caddy.error.rejected', JSON.stringify(st));
+    for (const [width, scheme] of [
+      [1280, 'light'],
+      [390, 'dark'],
+    ] as const) {
+      const d = await adminPage(ui.browser, ui.s.url, { lang: 'de', width, colorScheme: scheme });
+      for (const [path, name] of [
+        ['/', 'dashboard'],
+        ['/system', 'system'],
+      ]) {
+        await d.page.goto(`${ui.s.url}${path}`);
+        await settled(d.page);
+        const shown = d.page.locator('[data-testid=caddy-last-error]').first();
+        await shown.waitFor();
+        const text = (await shown.innerText()).trim();
+        assert.match(text, new RegExp(`^Caddy hat die Konfiguration abgelehnt \\(HTTP ${st.last_error_code.params.status}\\)`), text);
+        assert.equal((await shown.locator('.caddy-error-detail').innerText()).trim(), st.last_error, "Caddy's own words, secondary");
+        assert.deepEqual(serious(await axe(d.page)), [], `${name} ${width}`);
+        await screenshot(d.page, `de-${width}-${name}-caddy-last-error`);
+      }
+      assert.deepEqual(d.problems, []);
+      await d.context.close();
+    }
     assert.equal((await setLang('en')).status, 200);
   } finally {
     await close(squatter);

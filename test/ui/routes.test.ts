@@ -24,7 +24,7 @@ let backend: http.Server;
 let dnsServer: { port: number; close(): void };
 const octet = 100 + (process.pid % 100);
 const ui = uiServer(
-  { GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`, GATEHOUSE_PUBLIC_IP: '203.0.113.7', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' },
+  { GATEHOUSE_WG_SUBNET: `127.79.${octet}.0/24`, GATEHOUSE_PUBLIC_IP: '203.0.113.7', GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '1000' },
   {},
   { api: 'token' },
 );
@@ -418,4 +418,81 @@ test('an empty route form shows every missing field at once; a taken domain show
     await w.context.close();
   }
   await call('/settings/language', 'POST', { language: 'en' });
+});
+
+test('exposure: an internal route with each answer for outsiders through the form, its field error, the badge (en/de, light/dark, 1280/390)', async () => {
+  const w = await adminPage(ui.browser, ui.s.url);
+  const { page } = w;
+  w.allowHttpError('/api/v1/routes', 422);
+  await open(page, '/routes/new', '#f-domain');
+  await page.fill('#f-domain', 'intranet.example.com');
+  await page.selectOption('#f-peer_id', String(peerId));
+  await page.fill('#f-target_port', String(backendPort()));
+  assert.ok(!(await visible(page, '#f-exposure_answer')), 'no answer to choose for a public route');
+  await page.selectOption('#f-exposure', 'internal');
+  await page.selectOption('#f-exposure_answer', 'redirect');
+  // a redirect to the route's own domain would send outsiders round in a loop: the server's reason at the input
+  await page.fill('#f-exposure_redirect_url', 'https://intranet.example.com/away');
+  await page.click('form.route-form button[type=submit]');
+  await page.locator('#f-exposure_redirect_url-err').waitFor();
+  assert.match((await page.textContent('#f-exposure_redirect_url-err'))!, /itself/);
+  assert.equal(await page.inputValue('#f-exposure_redirect_url'), 'https://intranet.example.com/away', 'what was typed is kept');
+  await page.fill('#f-exposure_redirect_url', 'https://www.example.com/vpn');
+  await page.click('form.route-form button[type=submit]');
+  await page.waitForURL(/\/routes\/\d+$/);
+  let r = await routeByDomain('intranet.example.com');
+  assert.equal(r.exposure, 'internal');
+  assert.equal(r.exposure_answer, 'redirect');
+  assert.equal(r.exposure_redirect_url, 'https://www.example.com/vpn');
+  // the detail shows the badge
+  await page.locator('.exposure-badge').first().waitFor();
+  // edit: a page of its own; the redirect URL stays stored
+  await open(page, `/routes/${r.id}/edit`, '#f-exposure');
+  assert.equal(await page.inputValue('#f-exposure'), 'internal');
+  await page.selectOption('#f-exposure_answer', 'page');
+  await page.fill('#f-exposure_page', '<h1>Only through the VPN</h1>');
+  await page.click('form.route-form button[type=submit]');
+  await page.waitForURL(/\/routes\/\d+$/);
+  r = await routeByDomain('intranet.example.com');
+  assert.equal(r.exposure_answer, 'page');
+  assert.equal(r.exposure_page, '<h1>Only through the VPN</h1>');
+  assert.equal(r.exposure_redirect_url, 'https://www.example.com/vpn');
+  assert.deepEqual(w.problems, []);
+  await w.context.close();
+
+  const pub = await call('/routes', 'POST', { domain: 'everyone.example.com', peer_id: peerId, target_port: backendPort() });
+  assert.equal(pub.status, 201, JSON.stringify(pub.data));
+  const { cookie, csrf } = await ui.login();
+  const setLanguage = (language: string) =>
+    ui.s.req('/api/v1/settings/language', { method: 'POST', json: { language }, headers: { cookie, 'x-csrf-token': csrf } });
+  try {
+    for (const lang of ['en', 'de'] as const) {
+      assert.equal((await setLanguage(lang)).status, 200);
+      // one signed-in page per language; the theme and the width change on it
+      const { page, problems, context } = await adminPage(ui.browser, ui.s.url, { lang });
+      for (const colorScheme of ['light', 'dark'] as const) {
+        for (const width of [1280, 390]) {
+          await page.emulateMedia({ colorScheme });
+          await page.setViewportSize({ width, height: 900 });
+          await open(page, '/routes', `a[href="/routes/${r.id}"]`);
+          const row = (id: number) => page.locator(`tr:has(a[href="/routes/${id}"])`).first().innerText();
+          assert.match(await row(r.id), lang === 'en' ? /Internal/ : /Intern/);
+          assert.doesNotMatch(await row(pub.data.route.id), /Intern/);
+          await screenshot(page, `${lang}-${width}-${colorScheme}-routes-exposure-list`);
+          await open(page, `/routes/${r.id}/edit`, '#f-exposure');
+          await page.locator('.exposure-section').scrollIntoViewIfNeeded();
+          assert.match(await page.locator('.exposure-section legend').innerText(), lang === 'en' ? /Exposure/ : /Erreichbarkeit/);
+          assert.equal(await page.inputValue('#f-exposure_page'), '<h1>Only through the VPN</h1>');
+          if (width === 1280 && colorScheme === 'light') assert.deepEqual(serious(await axe(page)), [], `${lang} exposure form: axe`);
+          await screenshot(page, `${lang}-${width}-${colorScheme}-routes-exposure-form`);
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.ok(overflow <= 1, `${lang} ${width}: the form scrolls sideways by ${overflow}px`);
+        }
+      }
+      assert.deepEqual(problems, [], lang);
+      await context.close();
+    }
+  } finally {
+    await setLanguage('en');
+  }
 });

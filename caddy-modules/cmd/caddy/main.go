@@ -22,6 +22,7 @@ import (
 	_ "github.com/gatehouse/caddy-modules/bodiless"
 	_ "github.com/gatehouse/caddy-modules/botblock"
 	_ "github.com/gatehouse/caddy-modules/circuitbreaker"
+	_ "github.com/gatehouse/caddy-modules/geoip"
 	_ "github.com/gatehouse/caddy-modules/hostroute"
 	_ "github.com/gatehouse/caddy-modules/mirror"
 )

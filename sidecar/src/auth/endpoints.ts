@@ -8,7 +8,21 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { AppError } from '../util/errors.js';
 import { csrfMatches, newCsrfToken, sessionId, type Principal } from '../http/auth.js';
-import { csrfResponse, loginBody, loginResponse, passwordFormBody, sessionResponse } from './schema.js';
+import {
+  csrfResponse,
+  signedInResponse,
+  enrolBody,
+  enrolResponse,
+  loginBody,
+  loginResponse,
+  passwordFormBody,
+  secondFactorBody,
+  sessionResponse,
+} from './schema.js';
+import { ENROL_PATH, SECOND_FACTOR_PATH, pendingSignIn, type PendingSignIn } from './pending.js';
+import type { PublicUser } from '../users/service.js';
+import { PAGE_CSP } from '../web/index.js';
+import { renderRecoveryCodesPage } from '../web/second-factor.js';
 import { okOnly } from '../http/responses.js';
 import { LAST_USER_COOKIE, LAST_USER_MAX_AGE_MS, LOCKED_COOKIE, nextParam, safeNext } from './next.js';
 import { passwordSchema } from '../users/schema.js';
@@ -26,7 +40,61 @@ function sessionCsrf(ctx: Koa.Context): string {
   return ctx.session!.csrf;
 }
 
+/** Where a browser goes once signed in: `next`, through /password first while a generated password is unchanged. */
+function afterSignIn(user: PublicUser, next: unknown): string {
+  const target = safeNext(next);
+  return user.must_change_password && !/^\/password(\?|$)/.test(target) ? `/password${nextParam(target, '?')}` : target;
+}
+
+/** The session of a completed sign-in: its user and a fresh CSRF token; JSON clients get them, browsers go on. */
+function openSession(ctx: Koa.Context, user: PublicUser, next: unknown, json: boolean, now: number) {
+  const csrf = newCsrfToken();
+  delete ctx.session!.pendingSignIn;
+  ctx.session!.userId = user.id;
+  ctx.session!.csrf = csrf;
+  ctx.session!.loginAt = now;
+  if (json) return { user, csrfToken: csrf, must_change_password: user.must_change_password };
+  ctx.redirect(afterSignIn(user, next));
+  return undefined;
+}
+
+/** A second step without a recent password step: 401 for JSON clients, the sign-in page saying so for browsers. */
+function expired(ctx: Koa.Context, next: unknown, json: boolean): undefined {
+  if (json) throw new AppError('unauthorized', msg('second_factor.sign_in_pending'));
+  ctx.session = null;
+  ctx.redirect(`/login?error=expired${nextParam(next)}`);
+  return undefined;
+}
+
 export function authEndpoints(deps: AppContext): Endpoint[] {
+  /** A refused sign-in step: JSON clients get the error; browsers go back to /login saying why (and how long a lock lasts). */
+  const refusedSignIn = (ctx: Koa.Context, err: unknown, username: string, next: unknown, json: boolean): undefined => {
+    if (json || !(err instanceof AppError)) throw err;
+    const reason = err.kind === 'locked' ? 'locked' : 'invalid';
+    const until = Date.parse(String(err.extra?.locked_until ?? ''));
+    if (reason === 'locked' && until > deps.clock()) {
+      ctx.cookies.set(LOCKED_COOKIE, String(until), {
+        signed: true,
+        httpOnly: true,
+        sameSite: 'lax',
+        path: '/login',
+        maxAge: until - deps.clock(),
+        overwrite: true,
+      });
+    }
+    // the form shows the name again (never the password): a typo in the password costs no retyping of the name
+    ctx.cookies.set(LAST_USER_COOKIE, encodeURIComponent(username.slice(0, 200)), {
+      signed: true,
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/login',
+      maxAge: LAST_USER_MAX_AGE_MS,
+      overwrite: true,
+    });
+    ctx.redirect(`/login?error=${reason}${nextParam(next)}`);
+    return undefined;
+  };
+
   return [
     defineEndpoint({
       method: 'POST',
@@ -42,44 +110,98 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ body }, ctx) => {
         const json = wantsJson(ctx);
         try {
-          const user = await deps.users.authenticate(body.username, body.password, ctx.state.clientIp);
-          // Session fixation: a fresh session id on every login.
+          const row = await deps.users.checkPassword(body.username, body.password, ctx.state.clientIp);
+          // Session fixation: a fresh session id on every sign-in step.
           if (ctx.session && !ctx.session.isNew) await ctx.session.regenerate();
-          const csrf = newCsrfToken();
-          ctx.session!.userId = user.id;
-          ctx.session!.csrf = csrf;
-          ctx.session!.loginAt = deps.clock();
-          if (json) return { user, csrfToken: csrf, must_change_password: user.must_change_password };
-          // A generated (or reset) password is changed first, then on to the target.
-          const target = safeNext(body.next);
-          ctx.redirect(user.must_change_password && !/^\/password(\?|$)/.test(target) ? `/password${nextParam(target, '?')}` : target);
-          return undefined;
-        } catch (err) {
-          if (json || !(err instanceof AppError)) throw err;
-          const reason = err.kind === 'locked' ? 'locked' : 'invalid';
-          const until = Date.parse(String(err.extra?.locked_until ?? ''));
-          if (reason === 'locked' && until > deps.clock()) {
-            ctx.cookies.set(LOCKED_COOKIE, String(until), {
-              signed: true,
-              httpOnly: true,
-              sameSite: 'lax',
-              path: '/login',
-              maxAge: until - deps.clock(),
-              overwrite: true,
-            });
+          const step = await deps.secondFactor.pendingStep(row.id);
+          if (step) {
+            // Not signed in yet: the session only remembers whose password was right, for a while.
+            ctx.session!.pendingSignIn = { userId: row.id, step, at: deps.clock() } satisfies PendingSignIn;
+            if (json) return { second_factor: step, next_step: step === 'totp' ? SECOND_FACTOR_PATH : ENROL_PATH };
+            ctx.redirect(`${step === 'totp' ? SECOND_FACTOR_PATH : ENROL_PATH}${nextParam(body.next, '?')}`);
+            return undefined;
           }
-          // the form shows the name again (never the password): a typo in the password costs no retyping of the name
-          ctx.cookies.set(LAST_USER_COOKIE, encodeURIComponent(body.username.slice(0, 200)), {
-            signed: true,
-            httpOnly: true,
-            sameSite: 'lax',
-            path: '/login',
-            maxAge: LAST_USER_MAX_AGE_MS,
-            overwrite: true,
-          });
-          ctx.redirect(`/login?error=${reason}${nextParam(body.next)}`);
+          return openSession(ctx, await deps.users.completeSignIn(row, ctx.state.clientIp), body.next, json, deps.clock());
+        } catch (err) {
+          return refusedSignIn(ctx, err, body.username, body.next, json);
+        }
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: SECOND_FACTOR_PATH,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        "The second step of a sign-in whose password was right (POST /login answered second_factor: totp): a 6-digit code of the account's authenticator app, or one of its recovery codes (spent by this). Counts toward the lockout like a wrong password. Sets the session cookie.",
+      tags: ['auth'],
+      errors: { '401': 'No password step within the last 10 minutes (sign in again), or the code is wrong' },
+      redirect: 'on to `next` when signed in, back to /login/second-factor?error=invalid when the code is wrong, to /login?error=expired|locked',
+      body: secondFactorBody,
+      response: signedInResponse,
+      handler: async ({ body }, ctx) => {
+        const json = wantsJson(ctx);
+        const pending = pendingSignIn(ctx, deps.clock(), 'totp');
+        if (!pending) return expired(ctx, body.next, json);
+        const row = await deps.users.getRow(pending.userId);
+        try {
+          await deps.users.refuseLocked(row.username);
+          const used = await deps.secondFactor.check(row, body.code);
+          if (!used) {
+            await deps.users.signInFailed(row.username, ctx.state.clientIp);
+            await deps.users.refuseLocked(row.username);
+            if (json) throw new AppError('unauthorized', msg('auth.invalid_login'), { code: msg('second_factor.field.invalid_code') });
+            ctx.redirect(`${SECOND_FACTOR_PATH}?error=invalid${nextParam(body.next)}`);
+            return undefined;
+          }
+        } catch (err) {
+          if (err instanceof AppError && err.kind === 'locked') ctx.session = null;
+          return refusedSignIn(ctx, err, row.username, body.next, json);
+        }
+        await ctx.session!.regenerate();
+        return openSession(ctx, await deps.users.completeSignIn(row, ctx.state.clientIp), body.next, json, deps.clock());
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: ENROL_PATH,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        'The enrolment a sign-in goes through when every account needs a second factor and this one has none (POST /login answered second_factor: enrol). Without `code`: the new TOTP secret to add to an authenticator app (JSON clients; browsers see it on GET /login/enrol). With a code from it: the TOTP is active, the session opens, and the answer holds the ten recovery codes, shown this once (browsers get a page with them and a link on to `next`).',
+      tags: ['auth'],
+      errors: { '401': 'No password step within the last 10 minutes (sign in again)', '422': 'The code does not match the new secret' },
+      redirect: 'back to /login/enrol?error=invalid when the code is wrong, to /login?error=expired without a recent password step',
+      body: enrolBody,
+      response: enrolResponse,
+      handler: async ({ body }, ctx) => {
+        const json = wantsJson(ctx);
+        const pending = pendingSignIn(ctx, deps.clock(), 'enrol');
+        if (!pending) return expired(ctx, body.next, json);
+        const row = await deps.users.getRow(pending.userId);
+        if (body.code === undefined) {
+          if (!json) return ctx.redirect(`${ENROL_PATH}${nextParam(body.next, '?')}`);
+          return { setup: await deps.secondFactor.beginTotp(row, true) };
+        }
+        let codes: string[];
+        try {
+          codes = await deps.secondFactor.activateTotp(row, body.code, row.id);
+        } catch (err) {
+          if (json || !(err instanceof AppError) || (err.kind !== 'unprocessable' && err.kind !== 'conflict')) throw err;
+          ctx.redirect(`${ENROL_PATH}?error=invalid${nextParam(body.next)}`);
           return undefined;
         }
+        await ctx.session!.regenerate();
+        const user = await deps.users.completeSignIn(row, ctx.state.clientIp);
+        if (json) return { ...openSession(ctx, user, body.next, true, deps.clock())!, recovery_codes: codes };
+        openSession(ctx, user, body.next, true, deps.clock());
+        ctx.set('Cache-Control', 'no-store');
+        ctx.set('Content-Security-Policy', PAGE_CSP);
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = renderRecoveryCodesPage({ lang: user.language, codes, next: afterSignIn(user, body.next) });
+        return undefined;
       },
     }),
     defineEndpoint({

@@ -84,6 +84,7 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       status: 201,
       tags,
       body: jobCreateBody,
+      storedChecks: (raw) => svc().storedProblems(raw),
       response: jobResponse,
       summary:
         'Create an auto-backup job {name, schedule (daily | weekly | cron), keep, target (local | s3), s3?: {bucket, prefix, region, endpoint, access_key_id, secret_access_key}, passphrase}',
@@ -105,6 +106,7 @@ export function backupEndpoints(ctx: AppContext): Endpoint[] {
       secrets: 'changes where complete backups (every secret) go and the passphrase that opens them; stored credentials stay and go to the new target',
       tags,
       body: jobUpdateBody,
+      storedChecks: (raw, ctx) => svc().storedProblems(raw, Number(ctx.state.params.id)),
       response: jobResponse,
       summary: 'Change an auto-backup job (fields as on create, all optional; secrets omitted keep their stored value)',
       handler: async ({ params, body }, c) => ({ job: await svc().updateJob(Number(params.id), body, actor(c)) }),

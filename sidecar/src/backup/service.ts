@@ -16,7 +16,7 @@ import type { RouteAuthService } from '../route-auth/service.js';
 import type { GatewaysService } from '../gateways/service.js';
 import type { PeersService } from '../peers/service.js';
 import type { CronHandle } from '../util/scheduler.js';
-import { AppError, notFound, unprocessable, validation } from '../util/errors.js';
+import { AppError, notFound, unprocessable, validation, type FieldMessages } from '../util/errors.js';
 import { FetchFailed, isNotAllowed, NotAllowed, resolveAllowed } from '../util/outbound.js';
 import { makeDocument, readDocument, type BackupDocument, type DocMigration } from './document.js';
 import { checkPassphrase } from './envelope.js';
@@ -187,6 +187,14 @@ export class BackupService {
     const r = (await this.models.BackupJob.findByPk(id, { raw: true })) as BackupJobRow | null;
     if (!r) throw notFound(msg('resource.not_found', { what: 'Backup job' }));
     return r;
+  }
+
+  /** The body's fields the stored jobs refuse (a name taken in any case), for a body whose schema refused other fields too (storedChecks). */
+  async storedProblems(input: { name?: unknown }, exceptId?: number): Promise<FieldMessages> {
+    if (typeof input.name !== 'string' || input.name.trim() === '') return {};
+    const name = input.name.trim().toLowerCase();
+    const rows = await findRows(this.models.BackupJob, { attributes: ['id', 'name'], where: exceptId ? { id: { [Op.ne]: exceptId } } : {} });
+    return rows.some((r) => r.name.toLowerCase() === name) ? { name: msg('field.already_taken') } : {};
   }
 
   private async nameTaken(name: string, exceptId?: number): Promise<void> {

@@ -31,9 +31,11 @@ import { FINGERPRINT_HEADER } from '../http/auth.js';
 import { sha256 } from '../util/crypto.js';
 import { APP_VERSION } from '../version.js';
 import type { ClientMachineRow } from './model.js';
+import { parseClientAllowedIps } from '../peers/cidr.js';
 import { STATUS_MAX_BYTES, type HeartbeatInput, type MachineView, type RegisterInput, type SplitTunnel, type UpdateInfo } from './schema.js';
 
-export const SPLIT_TUNNEL_SETTING = 'client.split_tunnel';
+import { SPLIT_TUNNEL_SETTING } from './split-tunnel-setting.js';
+export { SPLIT_TUNNEL_SETTING };
 export const UPDATE_SETTING = 'client.update';
 /** last_seen_at is written at most this often per machine by the idle poll. */
 const SEEN_WRITE_MS = 60_000;
@@ -137,7 +139,15 @@ export class ClientService {
     deps.events.on('rows_changed', (e) => {
       if (e.table === 'peers') this.invalidate(e.destroyed ? 'all' : 'configs');
     });
-    deps.events.on(['token_revoked', 'token_fingerprint_reset', 'token_updated'], () => this.invalidate('configs'));
+    deps.events.on(['token_revoked', 'token_fingerprint_reset', 'token_updated'], () => {
+      this.invalidate('configs');
+      this.natFollows();
+    });
+  }
+
+  /** A split tunnel of 0.0.0.0/0 (server default or a token's) needs the server's NAT (wireguard/nat.ts). */
+  private natFollows(): void {
+    void this.wg.reconcileNat().catch((err) => this.deps.log.warn('reconciling the WireGuard NAT failed', { err: String(err) }));
   }
 
   private get Machine() {
@@ -394,13 +404,15 @@ export class ClientService {
       row = await this.peers.getRow(peerId);
       if (inputs.gen === this.gen) inputs.peers.set(peerId, row);
     }
-    const c = await this.peers.configOf(row, { allowedIps: split.allowed_ips });
+    // the peer's own client_allowed_ips (set by an admin) win over the token's and the server's split tunnel
+    const allowedIps = parseClientAllowedIps(row.client_allowed_ips) ?? split.allowed_ips;
+    const c = await this.peers.configOf(row, { allowedIps });
     const r: RenderedConfig = {
       peerId,
       text: c.text,
       filename: c.filename,
       hash: `sha256:${crypto.createHash('sha256').update(c.text).digest('hex')}`,
-      allowedIps: split.allowed_ips,
+      allowedIps,
     };
     if (gen === this.gen && inputs.gen === gen) this.configs.set(m.id, r);
     return r;
@@ -620,6 +632,7 @@ export class ClientService {
     if (input.split_tunnel !== undefined) {
       if (input.split_tunnel === null) await this.deps.settings.delete(SPLIT_TUNNEL_SETTING);
       else await this.deps.settings.set(SPLIT_TUNNEL_SETTING, [...new Set(input.split_tunnel)]);
+      this.natFollows();
     }
     if (input.update !== undefined) {
       if (input.update === null) await this.deps.settings.delete(UPDATE_SETTING);

@@ -7,6 +7,7 @@
 // tags/. defineModels() defines them all once, when the
 // database opens (db/index.ts openDatabase).
 import { DataTypes, type Sequelize } from 'sequelize';
+import type { Role } from '@gatehouse/common/roles.js';
 import { defineModel, flagColumn, idColumn, msColumn, tableOpts } from './define.js';
 
 export type { M } from './define.js';
@@ -16,7 +17,7 @@ export interface UserRow {
   username: string;
   email: string | null;
   password_hash: string;
-  role: 'admin' | 'user';
+  role: Role;
   language: 'en' | 'de';
   theme: 'pro' | 'default' | null;
   last_login_at: number | null;
@@ -30,6 +31,28 @@ export interface SessionRow {
   user_id: number | null;
   data: string;
   expires_at: number;
+}
+/** An admin-UI account's TOTP (migration 078; auth/second-factor.ts). Secrets are sealed with the master key. */
+export interface UserTotpRow {
+  id: number;
+  user_id: number;
+  /** the active secret; null while only an enrolment is pending */
+  secret: string | null;
+  /** a new secret awaiting its first code (enrolment, or a replacement of the active one) */
+  pending_secret: string | null;
+  /** the last accepted 30-second step: a code is taken once */
+  last_step: number | null;
+  activated_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+/** One recovery code of an account (migration 078): its SHA-256 only; used_at once spent. */
+export interface UserRecoveryCodeRow {
+  id: number;
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
+  created_at: number;
 }
 export interface LoginAttemptRow {
   id: number;
@@ -141,6 +164,33 @@ function definePlatformModels(s: Sequelize) {
     },
     opts('login_attempts'),
   );
+  const UserTotp = defineModel<UserTotpRow>(
+    s,
+    'UserTotp',
+    {
+      id: id(),
+      user_id: DataTypes.INTEGER,
+      secret: DataTypes.TEXT,
+      pending_secret: DataTypes.TEXT,
+      last_step: DataTypes.BIGINT,
+      activated_at: DataTypes.BIGINT,
+      created_at: ms(),
+      updated_at: ms(),
+    },
+    opts('user_totp'),
+  );
+  const UserRecoveryCode = defineModel<UserRecoveryCodeRow>(
+    s,
+    'UserRecoveryCode',
+    {
+      id: id(),
+      user_id: DataTypes.INTEGER,
+      code_hash: DataTypes.STRING,
+      used_at: DataTypes.BIGINT,
+      created_at: ms(),
+    },
+    opts('user_recovery_codes'),
+  );
   const ApiToken = defineModel<ApiTokenRow>(
     s,
     'ApiToken',
@@ -190,5 +240,5 @@ function definePlatformModels(s: Sequelize) {
     },
     opts('activity_log'),
   );
-  return { User, Session, LoginAttempt, ApiToken, Setting, Activity };
+  return { User, Session, LoginAttempt, UserTotp, UserRecoveryCode, ApiToken, Setting, Activity };
 }

@@ -22,7 +22,8 @@ export function dnsEndpoints(deps: AppContext): Endpoint[] {
       response: dnsRecordsResponse,
       tags: ['system'],
       feature: 'internal_dns',
-      summary: 'The internal DNS zone: static records (gateway.<domain>, server.<domain>) and every peer record with its source. Feature internal_dns',
+      summary:
+        'The internal DNS zone: static records (gateway.<domain>, server.<domain>), every peer record with its source, and the names of internal routes (the server tunnel address). Feature internal_dns',
       handler: async () => ({ ...(await dns().records()) }),
     }),
   ];

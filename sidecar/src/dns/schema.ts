@@ -18,6 +18,10 @@ export const dnsRecordsResponse = z.object({
       updated_at: z.string().meta({ format: 'date-time' }).nullable(),
     }),
   ),
+  routes: z.array(z.object({ ...record, route_id: z.number().int() })).meta({
+    description:
+      "the enabled internal HTTP routes (exposure internal): each domain with the server's tunnel address, so peers reach it through the tunnel; wildcard domains are left out (a hosts file cannot hold them)",
+  }),
 });
 /** dns/service.ts status(). */
 export const dnsStatus = z.object({

@@ -4,6 +4,11 @@
 // CoreDNS `hosts`). It is rewritten atomically (temp file + rename) after every hostname change
 // and every deletion of a peer that had one; bursts of changes coalesce into one write.
 //
+// Internal routes (routes/exposure.ts): each enabled internal HTTP route's domain gets a line with the
+// server's tunnel address, so peers reach it by name through the tunnel (the route serves only
+// connections from there). A wildcard domain cannot be a hosts-file name and is left out. The file
+// follows every route write (the route events).
+//
 // "Stale": an agent-reported hostname the agent has not refreshed for 7 days (STALE_AFTER_MS). Admin
 // hostnames are never stale. Stale names stay in the file (the address is still the peer's); the
 // count tells the admin which agents stopped reporting.
@@ -37,6 +42,11 @@ export interface PeerDnsRecord extends DnsRecord {
   updated_at: string | null;
 }
 
+/** An internal route's name (its domain as it is, not under the zone's domain). */
+export interface RouteDnsRecord extends DnsRecord {
+  route_id: number;
+}
+
 export class DnsService {
   private mutex = new Mutex();
   private queued: Promise<void> | null = null;
@@ -44,7 +54,10 @@ export class DnsService {
   constructor(
     private deps: Deps,
     private wg: WireGuardService,
-  ) {}
+  ) {
+    // an internal route's name is in the file (routeRecords): every route write may change it
+    deps.events.on(['route_created', 'route_updated', 'route_deleted', 'route_enabled', 'route_disabled', 'routes_batch'], () => this.refresh());
+  }
 
   get domain(): string {
     return this.deps.config.dnsDomain;
@@ -57,7 +70,23 @@ export class DnsService {
     return r.hostname_source === 'agent' && (r.hostname_updated_at === null || now - Number(r.hostname_updated_at) > STALE_AFTER_MS);
   }
 
-  async records(): Promise<{ domain: string; static: DnsRecord[]; peers: PeerDnsRecord[] }> {
+  /** The names of the enabled internal HTTP routes (exact domains; wildcards cannot be hosts-file names) with the server's tunnel address. */
+  async routeRecords(): Promise<RouteDnsRecord[]> {
+    const rows = await findRows(this.deps.db.models.Route, {
+      attributes: ['id', 'domain'],
+      where: { exposure: 'internal', route_type: 'http', enabled: true },
+      order: [
+        ['domain', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    });
+    const server = this.wg.serverAddress;
+    return rows
+      .filter((r) => r.domain && !r.domain.startsWith('*.'))
+      .map((r) => ({ type: 'A' as const, name: r.domain, fqdn: r.domain, address: server, route_id: Number(r.id) }));
+  }
+
+  async records(): Promise<{ domain: string; static: DnsRecord[]; peers: PeerDnsRecord[]; routes: RouteDnsRecord[] }> {
     const now = this.deps.clock();
     const server = this.wg.serverAddress;
     const rows = await findRows(this.deps.db.models.Peer, {
@@ -69,8 +98,10 @@ export class DnsService {
       ],
     });
     const d = this.domain;
+    const routes = await this.routeRecords();
     return {
       domain: d,
+      routes,
       static: [
         { type: 'A', name: 'gateway', fqdn: `gateway.${d}`, address: server },
         { type: 'A', name: 'server', fqdn: `server.${d}`, address: server },
@@ -100,7 +131,7 @@ export class DnsService {
     if (!this.deps.features.isEnabled('internal_dns')) return `# Gatehouse internal DNS for ${this.domain}: off (needs the licence feature internal_dns).\n`;
     const r = await this.records();
     const lines = [`# Gatehouse internal DNS for ${r.domain}: generated from the database, do not edit.`];
-    for (const x of [...r.static, ...r.peers]) lines.push(`${x.address}\t${x.fqdn}`);
+    for (const x of [...r.static, ...r.peers, ...r.routes]) lines.push(`${x.address}\t${x.fqdn}`);
     return lines.join('\n') + '\n';
   }
 

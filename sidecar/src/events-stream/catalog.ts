@@ -5,6 +5,7 @@
 //   not streamed (internal cache signals; sign-in failures, which reach the stream as activity rows).
 // - An admin session, a full-access and a read-only token get every streamed event; `admin` events
 //   go only to admin sessions and full-access/read-only tokens.
+import { roleAtLeast } from '@gatehouse/common/roles.js';
 import { EVENT_KINDS, EVENT_TYPES, STREAM_SCOPES, payloadFields, type EventType, type StreamScope } from '../event-kinds.js';
 import type { Principal } from '../http/auth.js';
 
@@ -26,8 +27,13 @@ export const STREAMED: Record<EventType, StreamedEvent | null> = Object.fromEntr
 /** The stream scopes a caller receives; empty = may not open the stream. */
 export function streamScopesFor(p: Principal | undefined): Set<StreamScope> {
   if (!p) return new Set();
-  if (p.kind === 'session') return new Set(p.role === 'admin' ? STREAM_SCOPES : STREAM_SCOPES.filter((s) => s !== 'admin'));
+  // the admin events (accounts, tokens, backups) reach the roles that may read those: viewer and up
+  if (p.kind === 'session') return new Set(roleAtLeast(p.role, 'viewer') ? STREAM_SCOPES : STREAM_SCOPES.filter((s) => s !== 'admin'));
   if (p.kind !== 'token') return new Set();
+  if (p.boundRole && !roleAtLeast(p.boundRole, 'viewer'))
+    return new Set(
+      STREAM_SCOPES.filter((s) => s !== 'admin' && (p.scopes.includes('full-access') || p.scopes.includes('read-only') || (p.scopes as string[]).includes(s))),
+    );
   if (p.scopes.includes('full-access') || p.scopes.includes('read-only')) return new Set(STREAM_SCOPES);
   return new Set(STREAM_SCOPES.filter((s) => s !== 'admin' && (p.scopes as string[]).includes(s)));
 }

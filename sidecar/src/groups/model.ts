@@ -8,6 +8,8 @@ export interface PeerGroupRow {
   name: string;
   color: string | null;
   description: string | null;
+  /** the members' default speed cap, JSON {down_kbit, up_kbit} (076); null: none */
+  speed_limit: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -26,6 +28,7 @@ export function defineGroupModels(s: Sequelize): { PeerGroup: M<PeerGroupRow> } 
       name: DataTypes.STRING,
       color: DataTypes.STRING,
       description: DataTypes.STRING,
+      speed_limit: DataTypes.TEXT,
       created_at: msColumn(),
       updated_at: msColumn(),
     },

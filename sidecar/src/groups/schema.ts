@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { description, peerName } from '../peers/schema.js';
+import { speedLimit } from '../shaping/schema.js';
 
 /** #rgb, #rrggbb or #rrggbbaa */
 export const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/, 'must be a hex colour such as #3b82f6');
@@ -13,18 +14,30 @@ export const groupView = z.object({
   color: z.string().nullable(),
   description: z.string().nullable(),
   peer_count: z.number().int(),
+  speed_limit: speedLimit.nullable().meta({ description: "the members' default speed cap (a member's own speed_limit wins); null: none" }),
   created_at: z.string().meta({ format: 'date-time' }),
   updated_at: z.string().meta({ format: 'date-time' }),
 });
 export type GroupView = z.infer<typeof groupView>;
 export const groupResponse = z.object({ ok: z.literal(true), group: groupView });
 
-export const createBody = z.strictObject({ name: peerName, color: hexColor.nullable().optional(), description: description.nullable().optional() });
+const groupSpeedLimit = speedLimit.nullable().optional().meta({ description: "the members' default speed cap (a member's own speed_limit wins); null: none" });
+export const createBody = z.strictObject({
+  name: peerName,
+  color: hexColor.nullable().optional(),
+  description: description.nullable().optional(),
+  speed_limit: groupSpeedLimit,
+});
 export type GroupInput = z.output<typeof createBody>;
 /** What PUT /peer-groups/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const GROUP_READ_ONLY = storedResourceFields('peer group', { peer_count: z.number().int() });
 export const updateBody = ignoringReadOnly(
-  z.strictObject({ name: peerName.optional(), color: hexColor.nullable().optional(), description: description.nullable().optional() }),
+  z.strictObject({
+    name: peerName.optional(),
+    color: hexColor.nullable().optional(),
+    description: description.nullable().optional(),
+    speed_limit: groupSpeedLimit,
+  }),
   GROUP_READ_ONLY,
 );
 export type GroupPatch = z.output<typeof updateBody>;

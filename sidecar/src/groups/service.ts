@@ -4,9 +4,10 @@ import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, QueryTypes, UniqueConstraintError, col, fn, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerGroupRow } from './model.js';
-import { AppError, notFound } from '../util/errors.js';
+import { AppError, notFound, type FieldMessages } from '../util/errors.js';
 import type { GroupInput, GroupPatch, GroupView } from './schema.js';
 import { findRows, findRowByPk } from '../db/define.js';
+import { parseSpeedLimit, storeSpeedLimit } from '../shaping/schema.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
 const nameConflict = (name: string) => new AppError('conflict', msg('group.name_taken', { name }), { name: msg('group.field.name_taken') });
@@ -34,6 +35,7 @@ export class GroupsService {
       color: r.color ?? null,
       description: r.description ?? null,
       peer_count: count,
+      speed_limit: parseSpeedLimit(r.speed_limit),
       created_at: iso(r.created_at),
       updated_at: iso(r.updated_at),
     };
@@ -48,6 +50,14 @@ export class GroupsService {
     const r = await findRowByPk(this.Group, id, {});
     if (!r) throw notFound(msg('group.not_found'));
     return this.view(r, await this.deps.db.models.Peer.count({ where: { group_id: id } }));
+  }
+
+  /** The body's fields the stored groups refuse (a name taken in any case), for a body whose schema refused other fields too (storedChecks). */
+  async storedProblems(input: { name?: unknown }, exceptId?: number): Promise<FieldMessages> {
+    if (typeof input.name !== 'string' || input.name.trim() === '') return {};
+    const conds: WhereOptions<PeerGroupRow>[] = [sqlWhere(fn('LOWER', col('name')), fn('LOWER', input.name.trim()))];
+    if (exceptId) conds.push({ id: { [Op.ne]: exceptId } });
+    return (await this.Group.findOne({ attributes: ['id'], where: { [Op.and]: conds }, raw: true })) ? { name: msg('group.field.name_taken') } : {};
   }
 
   private async assertNameFree(name: string, exceptId?: number): Promise<void> {
@@ -65,6 +75,7 @@ export class GroupsService {
         name: input.name,
         color: input.color ?? null,
         description: input.description ?? null,
+        speed_limit: storeSpeedLimit(input.speed_limit ?? null),
         created_at: now,
         updated_at: now,
       });
@@ -86,6 +97,8 @@ export class GroupsService {
     }
     if (input.color !== undefined) patch.color = input.color;
     if (input.description !== undefined) patch.description = input.description;
+    if (input.speed_limit !== undefined && storeSpeedLimit(input.speed_limit) !== storeSpeedLimit(before.speed_limit))
+      patch.speed_limit = storeSpeedLimit(input.speed_limit);
     if (!Object.keys(patch).length) return before;
     try {
       await this.Group.update({ ...patch, updated_at: this.deps.clock() }, { where: { id } });

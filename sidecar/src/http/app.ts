@@ -151,6 +151,11 @@ function validate(e: Endpoint): Koa.Middleware {
       }
     }
     if (fields[CSRF_FIELD]) onlyUnprocessable = false;
+    if (Object.keys(fields).length && e.storedChecks && raw && typeof raw === 'object' && !Array.isArray(raw)) {
+      // the stored-state checks the service would make next, so that this one answer names them too
+      const stored = await e.storedChecks(raw as Record<string, unknown>, ctx);
+      for (const [k, m] of Object.entries(stored)) if (!Object.hasOwn(fields, k)) fields[k] = m;
+    }
     if (Object.keys(fields).length)
       throw onlyUnprocessable ? unprocessable(msg('request.not_processable'), fields) : validation(msg('request.validation_failed'), fields);
     ctx.state.input = { body, query, params: ctx.state.params ?? {} };

@@ -8,11 +8,12 @@ import { AppError, forbidden, unauthorized, validation } from '../util/errors.js
 import type { UserRow } from '../db/models.js';
 import { foreignOrigin } from './origin.js';
 import { normalizeIp } from './client-ip.js';
-import { leastRole, roleAtLeast, scopeForPath, SECRETS_SCOPE, type Endpoint, type Scope } from './registry.js';
+import { leastRole, roleAtLeast, scopeForPath, SECRETS_SCOPE, type Endpoint, type Role, type Scope } from './registry.js';
 
 export type Principal =
-  | { kind: 'session'; userId: number; username: string; role: 'admin' | 'user' }
-  | { kind: 'token'; tokenId: number; scopes: Scope[]; userId: number | null; peerId: number | null }
+  | { kind: 'session'; userId: number; username: string; role: Role }
+  /** boundRole: the role of the user the token is bound to (user_id), which caps it; null when it is bound to none */
+  | { kind: 'token'; tokenId: number; scopes: Scope[]; userId: number | null; peerId: number | null; boundRole: Role | null }
   | { kind: 'gateway'; peerId: number }
   | { kind: 'client'; tokenId: number; scopes: Scope[]; userId: number | null; peerId: number | null };
 
@@ -110,13 +111,30 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
         if (token) {
           const t = await deps.tokens.verify(token, ctx.get(FINGERPRINT_HEADER) || undefined);
           if (!t) throw unauthorized(msg('auth.token_invalid'));
+          if (e.sessionOnly) throw forbidden(msg('auth.session_only'));
           if (!tokenAllows(t.scopes, ctx.method, required, !!e.secrets)) {
             throw forbidden(e.secrets ? msg('auth.secrets_full_access') : msg('auth.scope_endpoint'));
           }
           if (e.adminRole && !t.scopes.includes('full-access') && !(SAFE.has(ctx.method) && t.scopes.includes('read-only'))) {
             throw forbidden(msg('auth.full_access_required'));
           }
-          ctx.state.principal = { kind: 'token', tokenId: t.id, scopes: t.scopes, userId: t.user_id ?? t.created_by, peerId: t.peer_id } satisfies Principal;
+          let boundRole: Role | null = null;
+          if (t.user_id !== null) {
+            // A token bound to a user never exceeds that user's role (checked per request, so a
+            // demotion takes effect at once); a token whose user is gone passes nothing.
+            const owner = (await deps.db.models.User.findByPk(t.user_id, { attributes: ['role'], raw: true })) as Pick<UserRow, 'role'> | null;
+            if (!owner) throw forbidden(msg('auth.token_user_gone'));
+            if (!roleAtLeast(owner.role, least)) throw forbidden(msg('auth.token_user_role', { role: owner.role }));
+            boundRole = owner.role;
+          }
+          ctx.state.principal = {
+            kind: 'token',
+            tokenId: t.id,
+            scopes: t.scopes,
+            userId: t.user_id ?? t.created_by,
+            peerId: t.peer_id,
+            boundRole,
+          } satisfies Principal;
           return next();
         }
         const userId = ctx.session?.userId;
@@ -127,9 +145,11 @@ export function authenticate(deps: HttpDeps, e: Endpoint): Koa.Middleware {
           throw unauthorized(msg('auth.session_user_gone'));
         }
         if (!roleAtLeast(user.role, least)) {
-          if (e.secrets) throw forbidden(msg('auth.secrets_admin_role'));
-          if (e.adminRole) throw forbidden(msg('auth.admin_role_required'));
-          throw forbidden(msg('auth.read_only_role'));
+          if (e.secrets) throw forbidden(least === 'operator' ? msg('auth.secrets_operator_role') : msg('auth.secrets_admin_role'));
+          if (e.adminRole && least === 'admin') throw forbidden(msg('auth.admin_role_required'));
+          if (least === 'viewer') throw forbidden(msg('auth.viewer_role_required'));
+          if (!roleAtLeast(user.role, 'operator')) throw forbidden(msg('auth.read_only_role'));
+          throw forbidden(msg('auth.admin_role_required'));
         }
         ctx.state.principal = { kind: 'session', userId: user.id, username: user.username, role: user.role } satisfies Principal;
         await next();

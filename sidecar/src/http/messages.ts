@@ -104,7 +104,8 @@ function zodOwn(iss: z.core.$ZodIssue, input: unknown): Msg {
       // zod's issues do not keep the input: what was received is read from zod's own words
       const said = /^Invalid input: expected .*, received (.*)$/.exec(iss.message);
       const received = said ? said[1] : input === undefined ? '' : typeName(u.parsedType(input), input);
-      if (received === 'undefined') return msg('field.required');
+      // a missing field, or null where no null is taken (an input left empty): required, in a person's words
+      if (received === 'undefined' || received === 'null') return msg('field.required');
       return msg('field.invalid_type', { expected: typeName(iss.expected), received });
     }
     case 'invalid_value':

@@ -1,6 +1,6 @@
 // OpenAPI 3.1 document generated from the endpoint declarations and their zod schemas.
 import { z } from 'zod';
-import { fullPath, leastRole, MAX_ID, scopeForPath, SECRETS_ROLE, SECRETS_SCOPE, type Endpoint } from './registry.js';
+import { fullPath, leastRole, MAX_ID, scopeForPath, SECRETS_SCOPE, type Endpoint } from './registry.js';
 import { APP_VERSION } from '../version.js';
 import { SERVED_OUTSIDE_REGISTRY, servedPathOperation } from './served-paths.js';
 import { LICENSED_FEATURES } from './feature-gate.js';
@@ -231,20 +231,28 @@ export function openApiDocument(endpoints: Endpoint[]): Record<string, unknown> 
     if (e.feature) op['x-feature'] = e.feature;
     if (e.secrets) {
       const r403 = (op.responses as Record<string, { description: string }>)['403'];
-      r403.description = `Not a ${SECRETS_SCOPE} token nor a session with the ${SECRETS_ROLE} role (the endpoint discloses secrets); or ${r403.description.charAt(0).toLowerCase()}${r403.description.slice(1)}`;
+      r403.description = `Not a ${SECRETS_SCOPE} token nor a session with the ${leastRole(e)} role or higher (the endpoint discloses secrets); or ${r403.description.charAt(0).toLowerCase()}${r403.description.slice(1)}`;
     }
     if (e.auth === 'admin') {
       const scope = e.scope !== undefined ? e.scope : scopeForPath(e.path);
       op.security = [{ session: [] }, { bearer: [] }, { apiTokenHeader: [] }, { apiKeyHeader: [] }];
-      op['x-required-scope'] = e.secrets
-        ? `${SECRETS_SCOPE} (${SECRETS_ROLE} role for sessions)`
-        : e.adminRole
-          ? 'full-access (admin role for sessions)'
-          : (scope ?? 'full-access');
+      op['x-required-scope'] = e.sessionOnly
+        ? `none: a signed-in session (${leastRole(e)} role or higher), no API token`
+        : e.secrets
+          ? `${SECRETS_SCOPE} (${leastRole(e)} role or higher for sessions)`
+          : e.adminRole
+            ? 'full-access (admin role for sessions)'
+            : (scope ?? 'full-access');
       op['x-least-role'] = leastRole(e);
+      if (e.sessionOnly) {
+        op['x-session-only'] = true;
+        op.security = [{ session: [] }];
+      }
       if (e.secrets) {
         op['x-discloses-secrets'] = e.secrets;
-        op.description = `Discloses secrets: ${e.secrets}. Only a ${SECRETS_SCOPE} token or a session with the ${SECRETS_ROLE} role may call it; read-only and every other scope get 403, and so do other roles.`;
+        op.description = e.sessionOnly
+          ? `Discloses secrets: ${e.secrets}. Only a signed-in session (${leastRole(e)} role or higher) may call it, for its own account; every API token gets 403.`
+          : `Discloses secrets: ${e.secrets}. Only a ${SECRETS_SCOPE} token or a session with the ${leastRole(e)} role or higher may call it; read-only and every other scope get 403, and so do other roles.`;
       }
     } else if (e.auth === 'gateway') op.security = [{ gatewayBearer: [] }];
     else if (e.auth === 'client') op.security = [{ bearer: [] }];

@@ -5,7 +5,9 @@
 import type Koa from 'koa';
 import type { z } from 'zod';
 import type { Scope } from './scopes.js';
+import type { Role } from '@gatehouse/common/roles.js';
 import type { LicensedFeature } from './feature-gate.js';
+import type { FieldMessages } from '../util/errors.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -30,7 +32,9 @@ export function scopeForPath(p: string): Scope | null {
     case 'gateways':
       return 'peers';
     case 'routes':
+    case 'redirect-hosts':
     case 'rdp':
+    case 'certificates':
       return 'routes';
     case 'settings':
     case 'smtp':
@@ -50,34 +54,34 @@ export function scopeForPath(p: string): Scope | null {
   }
 }
 
-/**
- * Session roles, lowest first. A session passes an endpoint when its role is at least the endpoint's
- * least role (leastRole below). The identity work inserts roles between these two (viewer, operator)
- * and declares a least role per endpoint; an endpoint that discloses secrets never goes below
- * SECRETS_ROLE, whatever it declares.
- */
-export const ROLES = ['user', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, roleAtLeast, type Role } from '@gatehouse/common/roles.js';
 
-/** The least session role (and, for tokens, the only scope) that passes an endpoint which discloses secrets. */
+/** The least session role that passes an endpoint which discloses secrets outside the operator's areas (leastRole), and the only token scope that passes any. */
 export const SECRETS_ROLE: Role = 'admin';
 export const SECRETS_SCOPE: Scope = 'full-access';
 
-export function roleAtLeast(role: string, least: Role): boolean {
-  const have = ROLES.indexOf(role as Role);
-  return have >= 0 && have >= ROLES.indexOf(least);
-}
+/** The token scopes whose writes an operator may make (peers, groups, tags, gateways; routes, route auth, RDP). */
+export const OPERATOR_SCOPES: readonly Scope[] = ['peers', 'routes'];
 
 /**
- * The least session role an admin endpoint needs for a method: SECRETS_ROLE for an endpoint that
- * discloses secrets, admin for adminRole endpoints and for writes that are not self-service,
- * otherwise user (who may read).
+ * The least session role an admin endpoint needs, derived from its declaration in one place:
+ * - an endpoint that discloses secrets: operator in the operator's areas (a peer's configuration
+ *   and QR code, a new peer's keys, config links, a gateway's env file, a route's TOTP secret:
+ *   the work of managing peers and routes), SECRETS_ROLE everywhere else; never a lower role. A
+ *   self-service one (a secret of the caller's own account: a new TOTP secret, recovery codes) is
+ *   open to every role for its own account;
+ * - a read: viewer for adminRole endpoints (accounts, tokens, backups), user otherwise;
+ * - a self-service write (own profile, password, language): user;
+ * - an adminRole write: admin;
+ * - any other write: operator when its token scope is one of OPERATOR_SCOPES, admin otherwise.
  */
-export function leastRole(e: Pick<Endpoint, 'method' | 'adminRole' | 'selfService' | 'secrets'>): Role {
-  let least: Role = 'user';
-  if (e.adminRole || (e.method !== 'GET' && !e.selfService)) least = 'admin';
-  if (e.secrets && !roleAtLeast(least, SECRETS_ROLE)) least = SECRETS_ROLE;
-  return least;
+export function leastRole(e: Pick<Endpoint, 'method' | 'path' | 'scope' | 'adminRole' | 'selfService' | 'secrets'>): Role {
+  const scope = e.scope !== undefined ? e.scope : scopeForPath(e.path);
+  const operatorArea = !e.adminRole && !!scope && scope !== 'any' && OPERATOR_SCOPES.includes(scope);
+  if (e.secrets) return e.selfService ? 'user' : operatorArea ? 'operator' : SECRETS_ROLE;
+  if (e.method === 'GET') return e.adminRole ? 'viewer' : 'user';
+  if (e.selfService) return 'user';
+  return operatorArea ? 'operator' : 'admin';
 }
 
 export type RateLimitName = 'login' | 'admin' | 'client' | 'hostname' | 'link';
@@ -137,10 +141,16 @@ export interface Endpoint {
   auth: AuthKind;
   /** For admin endpoints: override the scope derived from the path ('any' = every valid credential). */
   scope?: Scope | 'any' | null;
-  /** Admin endpoints only callable by users with role admin (tokens need full-access). */
+  /** The accounts, tokens, backups and other admin-only areas: writes need the admin role, reads the viewer role (tokens need full-access, read-only for reads). */
   adminRole?: boolean;
-  /** Writes a non-admin user may do on their own account (profile, password, language). */
+  /** Writes every role may do on their own account (profile, password, language). */
   selfService?: boolean;
+  /**
+   * Only a signed-in browser session passes (every API token gets 403, full-access included): the
+   * account's own second factor, which a stolen token must not be able to move. Shown in the OpenAPI
+   * document as x-session-only.
+   */
+  sessionOnly?: boolean;
   /**
    * Admin endpoints that disclose secrets, in any form: which ones and how (one sentence, shown in
    * the OpenAPI document as x-discloses-secrets). Secrets are private and preshared keys, tokens,
@@ -153,6 +163,15 @@ export interface Endpoint {
    */
   secrets?: string;
   body?: z.ZodType;
+  /**
+   * The service's own checks of a body against the stored state (a name already taken, a referenced
+   * row that does not exist, a wrong current password), run when the body's schema refuses other
+   * fields: their messages join that 400's `fields`, so that one answer names every bad field of a
+   * form. It reads the raw body (check a field only when it has its type) and writes nothing; a
+   * field the schema refused already keeps the schema's message. A valid body meets the same checks
+   * in the service (409/422 with every such field at once).
+   */
+  storedChecks?: (raw: Record<string, unknown>, ctx: Koa.Context) => Promise<FieldMessages>;
   query?: z.ZodType;
   /** Path parameters other than ids (`:name`), by name: validated like the body and documented. */
   params?: z.ZodObject;

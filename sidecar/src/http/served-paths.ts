@@ -26,6 +26,21 @@ export interface ServedPath {
 export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
   {
     method: 'GET',
+    path: '/internal/access-window/closed',
+    servedBy: 'fast path',
+    tag: 'routes',
+    produces: 'text/html',
+    errorType: 'text/plain',
+    summary:
+      'Internal: the answer of a route outside its access window (access-windows/closed-page.ts), for Caddy only (loopback + X-Gatehouse-Secret, X-Gatehouse-Route-Id); HTML in German or English by Accept-Language, JSON for JSON clients',
+    responses: { '403': 'the route is closed: the page names when it opens', '404': 'not from Caddy (indistinguishable from an unknown path)' },
+    openapi: {
+      outside:
+        "Caddy's own call while a route is closed (loopback and the report secret only): not part of the API; every other caller and method gets the plain 404 of an unknown path",
+    },
+  },
+  {
+    method: 'GET',
     path: '/route-auth/verify',
     servedBy: 'fast path',
     tag: 'route-auth',
@@ -128,6 +143,23 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
   },
   {
     method: 'GET',
+    path: '/route-auth/share',
+    servedBy: 'early middleware',
+    tag: 'route-auth',
+    produces: 'text/html',
+    errorType: 'text/html',
+    summary:
+      "A share link opened on its route's domain (`t`: the token): one use counted, a session of this route only (under the link's path_prefix), then 303 to the prefix so the token leaves the URL. A visitor with a full session of the route keeps it",
+    responses: {
+      '303': 'the session cookie is set: to the path prefix (or /)',
+      '403': 'IP filter',
+      '404': 'no such link for this route, or no route-auth route for this host: a page that says so',
+      '410': 'the link expired, was used max_uses times or was revoked: a page that says which',
+    },
+    openapi: true,
+  },
+  {
+    method: 'GET',
     path: '/login',
     servedBy: 'late middleware',
     tag: 'pages',
@@ -135,6 +167,28 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     summary:
       'The admin sign-in page (works without JavaScript; posts to POST /login). `next`: the same-origin path to return to after signing in; `error=invalid|locked` shows why the last attempt failed (with how long a lock lasts)',
     responses: { '200': 'the page', '302': 'already signed in: to `next` (or /password while a generated password is unchanged)' },
+    openapi: true,
+  },
+  {
+    method: 'GET',
+    path: '/login/second-factor',
+    servedBy: 'late middleware',
+    tag: 'pages',
+    produces: 'text/html',
+    summary:
+      'The second step of a sign-in whose password was right, for an account with a TOTP (works without JavaScript; posts to POST /login/second-factor): a code of the authenticator app or a recovery code. `error=invalid` says the last code was wrong',
+    responses: { '200': 'the page', '302': 'no password step within the last 10 minutes: to /login?error=expired; already signed in: to `next`' },
+    openapi: true,
+  },
+  {
+    method: 'GET',
+    path: '/login/enrol',
+    servedBy: 'late middleware',
+    tag: 'pages',
+    produces: 'text/html',
+    summary:
+      'The TOTP enrolment a sign-in goes through when every account needs a second factor and this one has none (works without JavaScript; posts to POST /login/enrol): the QR code and the key, and a field for the first code',
+    responses: { '200': 'the page', '302': 'no password step within the last 10 minutes: to /login?error=expired; already signed in: to `next`' },
     openapi: true,
   },
   {

@@ -10,6 +10,8 @@ import { EVENT_KINDS, type ActivityEvent, type EventKind, type Severity } from '
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { findRows } from '../db/define.js';
+import type { MessageRef } from '@gatehouse/common/messages/index.js';
+import { gatewayStatusReason } from '@gatehouse/common/messages/read-back.js';
 
 export type { ActivityEntry } from '../events.js';
 
@@ -118,14 +120,41 @@ function toEntry(r: ActivityRow): ActivityEntry {
     source: r.source,
     event_type: r.event_type,
     message: r.message,
-    code: r.code ?? null,
-    params: parseJson(r.params),
+    ...oldGatewayReason(r.event_type, r.code ?? null, parseJson(r.params), details),
     details,
     user_id: r.user_id,
     ip: r.ip,
     created_at: new Date(Number(r.created_at)).toISOString(),
     timestamp: Number(r.created_at),
   };
+}
+
+const GATEWAY_STATUS = new Set(['gateway_online', 'gateway_offline', 'gateway_unknown']);
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+/**
+ * A gateway status row as a message, read back where it was stored without its reason's code: rows
+ * written before activity rows had codes (code null: the message is built from the event's details)
+ * and rows whose event had no reason_code (the reason as field.unworded). The stored English reason
+ * is read back as its gateway.status.* code, or gateway.status.not_recorded with the text as detail.
+ */
+function oldGatewayReason(
+  type: string,
+  code: string | null,
+  params: Record<string, unknown> | null,
+  details: Record<string, unknown> | null,
+): { code: string | null; params: Record<string, unknown> | null } {
+  if (!GATEWAY_STATUS.has(type)) return { code, params };
+  if (code === 'gateway.status_changed' && params) {
+    const reason = params.reason as MessageRef | undefined;
+    const text = reason?.code === 'field.unworded' ? reason.params?.text : undefined;
+    return isText(text) ? { code, params: { ...params, reason: gatewayStatusReason(text) } } : { code, params };
+  }
+  if (code === null && details && isText(details.name) && isText(details.from) && isText(details.to) && isText(details.reason)) {
+    const reason = (details.reason_code as MessageRef | undefined) ?? gatewayStatusReason(details.reason);
+    return { code: 'gateway.status_changed', params: { name: details.name, to: details.to, from: details.from, reason } };
+  }
+  return { code, params };
 }
 
 /** The activity row a domain event makes, or null (not every event is a row): its descriptor's (event-kinds.ts). */

@@ -99,6 +99,12 @@ export const SERIES = [
     help: "Consecutive failures a route's circuit breaker last reported",
   },
   {
+    name: 'gatehouse_route_closed_answers_total',
+    type: 'counter',
+    labels: { route_id: '', domain: '' },
+    help: '403 answers of a route outside its access window since the sidecar started (its closed page; routes that answered at least one)',
+  },
+  {
     name: 'gatehouse_gateway_up',
     type: 'gauge',
     labels: { peer_id: '', gateway: 'the gateway peer name' },
@@ -190,6 +196,8 @@ export interface MetricsSources {
   caddy?: () => { metrics(timeoutMs?: number): Promise<string> } | null;
   /** every gateway with its status (gateways/service.ts list) */
   gateways?: () => Promise<{ peer_id: number; name: string; status: 'online' | 'offline' | 'unknown' }[]>;
+  /** closed answers per route id (access-windows/service.ts) */
+  closedAnswers?: () => ReadonlyMap<number, number>;
 }
 
 // Per-host series read from Caddy's admin /metrics: the host map's own (gatehouse_hostroute with
@@ -387,6 +395,12 @@ export class MetricsService {
     );
     this.set('gatehouse_circuit_breaker_open', cbOpen);
     this.set('gatehouse_circuit_breaker_failures', cbFailures);
+    const closed = this.src.closedAnswers?.() ?? new Map<number, number>();
+    const domains = new Map(routes.map((r) => [Number(r.id), String(r.domain)]));
+    this.set(
+      'gatehouse_route_closed_answers_total',
+      [...closed].filter(([id]) => domains.has(id)).map(([id, value]) => ({ labels: { route_id: id, domain: domains.get(id)! }, value })),
+    );
 
     // per-route traffic from Caddy
     if (caddyText === undefined) {

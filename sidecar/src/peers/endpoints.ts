@@ -45,6 +45,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       secrets: 'for a gateway peer: its gateway.env (the tunnel private key and preshared key) and both gateway tokens',
       tags,
       body: createPeerBody,
+      storedChecks: (raw) => peers().storedProblems(raw),
       response: peerCreatedResponse,
       summary: 'Create a peer: address allocated from the subnet, keys and preshared key generated server-side; 409 on a duplicate name or a full subnet',
       handler: async ({ body }, ctx) => {
@@ -76,6 +77,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
       path: '/peers/:id',
       tags,
       body: updatePeerBody,
+      storedChecks: (raw, ctx) => peers().storedProblems(raw, ctx.state.params.id),
       response: peerResponse,
       summary: 'Partial update; changes to enabled, expires_at, allowed_ips or keys are applied to the tunnel at once',
       handler: async ({ params, body }, ctx) => ({ peer: await peers().update(params.id, body, actingUserId(ctx.state.principal)) }),

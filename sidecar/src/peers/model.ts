@@ -32,6 +32,14 @@ export interface PeerRow {
   endpoint: string | null;
   /** the Endpoint of the config last handed out (064_peer_config_endpoint); null: none since */
   config_endpoint: string | null;
+  /** what the client routes into the tunnel, comma-separated CIDRs (070); null: the server default */
+  client_allowed_ips: string | null;
+  /** client_allowed_ips as the config last handed out was made with (070); null: the default */
+  config_client_allowed_ips: string | null;
+  /** own speed cap, JSON {down_kbit, up_kbit} (076); null: the group's default */
+  speed_limit: string | null;
+  /** the access window, JSON (072, src/access-windows); null: always open */
+  access_schedule: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -81,6 +89,10 @@ export function definePeerModels(s: Sequelize): { Peer: M<PeerRow>; PeerTraffic:
       latest_handshake: DataTypes.BIGINT,
       endpoint: DataTypes.STRING,
       config_endpoint: DataTypes.STRING(300),
+      client_allowed_ips: DataTypes.TEXT,
+      config_client_allowed_ips: DataTypes.TEXT,
+      speed_limit: DataTypes.TEXT,
+      access_schedule: DataTypes.TEXT,
       created_at: msColumn(),
       updated_at: msColumn(),
     },

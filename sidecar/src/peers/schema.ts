@@ -8,6 +8,9 @@ import { tagList, tagName } from '../tags/names.js';
 import { parseIPv4 } from '@gatehouse/common/wireguard/ipv4.js';
 import { fieldIssue, fieldText } from '../http/messages.js';
 import { msg } from '@gatehouse/common/messages/index.js';
+import { normalizeCidr } from './cidr.js';
+import { speedLimit } from '../shaping/schema.js';
+import { accessSchedule, accessScheduleView, accessState } from '../access-windows/schema.js';
 
 export const NAME_MAX = 64;
 export const DESCRIPTION_MAX = 500;
@@ -86,6 +89,38 @@ export const allowedIpsList = z
     return items;
   });
 
+/** An IPv4 or IPv6 CIDR as the OpenAPI document states it (the list below checks and normalises it). */
+const CIDR_ANY = `(?:${IPV4_CIDR}|${IPV6}/(?:12[0-8]|1[01]\\d|[1-9]?\\d))`;
+export const CLIENT_ALLOWED_IPS_MAX = 64;
+/**
+ * What the peer's client routes into the tunnel (its config's AllowedIPs): IPv4 and IPv6 CIDRs,
+ * normalised (host bits cleared, IPv6 compressed), duplicates removed, in the order given. Every
+ * refusal is reported at the list itself (`fields.client_allowed_ips`).
+ */
+export const clientAllowedIpsList = z
+  .array(z.string().meta({ pattern: whole(`\\s*${CIDR_ANY}\\s*`).source, maxLength: 60 }))
+  .meta({ maxItems: CLIENT_ALLOWED_IPS_MAX, minItems: 1 })
+  .transform((v, ctx) => {
+    if (!v.length) {
+      ctx.addIssue(fieldIssue(msg('schema.at_least_one_cidr')));
+      return z.NEVER;
+    }
+    if (v.length > CLIENT_ALLOWED_IPS_MAX) {
+      ctx.addIssue(fieldIssue(msg('field.max_cidrs', { max: CLIENT_ALLOWED_IPS_MAX })));
+      return z.NEVER;
+    }
+    const out: string[] = [];
+    for (const raw of v) {
+      const c = raw.length <= 60 ? normalizeCidr(raw.trim()) : null;
+      if (c === null) {
+        ctx.addIssue(fieldIssue(msg('peer.field.not_cidr', { value: raw.trim().slice(0, 60) })));
+        return z.NEVER;
+      }
+      if (!out.includes(c)) out.push(c);
+    }
+    return out;
+  });
+
 const boolish = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v) => v === true || v === 1);
 const groupId = z.number().int().positive().nullable();
 const keepalive = z.number().int().min(0).max(65535);
@@ -100,6 +135,12 @@ export const createPeerBody = z.strictObject({
   is_gateway: boolish.optional(),
   api_port: z.number().int().min(1).max(65535).nullable().optional(),
   persistent_keepalive: keepalive.nullable().optional(),
+  client_allowed_ips: clientAllowedIpsList.nullable().optional().meta({
+    description:
+      "what the peer's client routes into the tunnel (its config's AllowedIPs): 0.0.0.0/0 and ::/0 = full tunnel; null = the server default (the VPN subnet)",
+  }),
+  speed_limit: speedLimit.nullable().optional().meta({ description: "the peer's own speed cap (wins over its group's); null: the group's default" }),
+  access_schedule: accessSchedule.optional(),
 });
 export type CreatePeerInput = z.infer<typeof createPeerBody>;
 
@@ -117,6 +158,12 @@ export const updatePeerBody = ignoringReadOnly(
     allowed_ips: allowedIpsList.optional(),
     api_port: z.number().int().min(1).max(65535).nullable().optional(),
     persistent_keepalive: keepalive.nullable().optional(),
+    client_allowed_ips: clientAllowedIpsList
+      .nullable()
+      .optional()
+      .meta({ description: "what the peer's client routes into the tunnel (its config's AllowedIPs); null = the server default (the VPN subnet)" }),
+    speed_limit: speedLimit.nullable().optional().meta({ description: "the peer's own speed cap (wins over its group's); null: the group's default" }),
+    access_schedule: accessSchedule.optional(),
     /** new key pair and preshared key; the old config stops working at once */
     regenerate_keys: z.literal(true).optional(),
   }),
@@ -186,7 +233,12 @@ export const peerView = z
     peer_type: z.enum(['regular', 'gateway']),
     is_gateway: z.boolean(),
     enabled: z.union([z.literal(1), z.literal(0)]),
-    allowed_ips: z.string(),
+    allowed_ips: z.string().meta({ description: 'what the server routes to the peer (its own address, plus LAN ranges behind it)' }),
+    client_allowed_ips: z
+      .array(z.string())
+      .nullable()
+      .meta({ description: "what the peer's client routes into the tunnel (its config's AllowedIPs); null = the server default (the VPN subnet)" }),
+    full_tunnel: z.boolean().meta({ description: "client_allowed_ips holds 0.0.0.0/0 or ::/0: the server forwards and NATs this peer's internet traffic" }),
     address: z.string(),
     public_key: z.string(),
     dns: z.string().nullable(),
@@ -209,8 +261,11 @@ export const peerView = z
       .meta({ description: 'the server Endpoint (host:port) written into the config last downloaded or shown for this peer; null: none handed out yet' }),
     config_outdated: z.boolean().meta({
       description:
-        "true when the config last handed out carries another Endpoint than this server's now (public host or port changed): the peer needs the new config",
+        "true when the config last handed out carries another Endpoint than this server's now (public host or port changed), or was made before client_allowed_ips changed: the peer needs the new config",
     }),
+    speed_limit: speedLimit.nullable().meta({ description: "the peer's own speed cap; null: its group's default applies (see the group)" }),
+    access_schedule: accessScheduleView,
+    access_state: accessState,
     created_at: isoDate,
     updated_at: isoDate,
   })

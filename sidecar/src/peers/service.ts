@@ -1,12 +1,13 @@
 // Peers: CRUD, address allocation, keys, client configs, hostnames and traffic history. No Koa here.
 // Every change that affects the tunnel ends in WireGuardService.reconcilePeer() for that one peer;
 // every hostname change (and deleting a peer that had one) ends in DnsService.refresh().
+import { internalRouteIds } from '../proxy/exposure-snapshot.js';
 import { msg, refOf } from '@gatehouse/common/messages/index.js';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere, type WhereOptions } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { PeerRow } from './model.js';
 import type { RouteRow } from '../routes/model.js';
-import { AppError, conflict, invalidFields, notFound, validation } from '../util/errors.js';
+import { AppError, conflict, invalidFields, notFound, validation, type FieldMessages } from '../util/errors.js';
 import { issueMessage } from '../http/messages.js';
 import { limitReached } from '../licence/features.js';
 
@@ -24,6 +25,9 @@ import type { PeerView } from './schema.js';
 import { asBool, findRow, findRows, findRowByPk } from '../db/define.js';
 import { hostnameValue, type CreatePeerInput, type ListPeersQuery, type UpdatePeerInput } from './schema.js';
 import { hasFilter, peerOrder, peerWhere } from './list.js';
+import { parseClientAllowedIps } from './cidr.js';
+import { storeSpeedLimit } from '../shaping/schema.js';
+import { scheduleComment } from '../access-windows/text.js';
 
 export interface BatchResult {
   id: number;
@@ -157,23 +161,18 @@ export class PeersService {
     return (await findRow(this.Peer, { attributes: ['id'], where: { [Op.and]: and } })) !== null;
   }
 
-  private async assertGroup(groupId: number | null | undefined): Promise<void> {
-    if (groupId === null || groupId === undefined) return;
-    if (!(await this.deps.db.models.PeerGroup.findByPk(groupId, { attributes: ['id'], raw: true })))
-      throw invalidFields({ group_id: msg('peer.field.no_such_group') });
-  }
-
   /** Applies one peer's change to the tunnel; a driver failure is logged and healed by a full resync. */
   private async applyToTunnel(before: Pick<PeerRow, 'id' | 'public_key' | 'name'>): Promise<void> {
     // Routes to a disabled, expired or re-addressed peer render differently: re-apply the proxy
     // (queued and coalesced by ProxyService; a failure is healed by its reconcile loop).
     const proxy = this.proxy;
-    const using = proxy ? await this.routesUsing(before.id) : [];
+    // internal routes serve the active gateways' LANs (proxy/exposure-snapshot.ts): they follow every peer change
+    const using = proxy ? [...(await this.routesUsing(before.id)), ...(await internalRouteIds(this.deps.db)).map((id) => ({ id }))] : [];
     if (proxy && using.length) {
       // Only these routes' hosts are re-rendered (proxy/apply.ts); routes that list the peer in
       // their ACL follow with the reconcile loop's comparison, as before.
       void proxy
-        .apply({ routes: using.map((r) => Number(r.id)), reason: 'peer changed' })
+        .apply({ routes: [...new Set(using.map((r) => Number(r.id)))], reason: 'peer changed' })
         .catch((err) => this.deps.log.warn('proxy re-apply after a peer change failed', { peer_id: before.id, err: String(err) }));
     }
     try {
@@ -189,15 +188,43 @@ export class PeersService {
       });
       this.wg.scheduleHeal();
     }
+    await this.reconcileNat();
+  }
+
+  /** The server's forwarding and NAT for full-tunnel peers (wireguard/nat.ts); a failure is logged, the resync retries. */
+  private async reconcileNat(): Promise<void> {
+    await this.wg.reconcileNat().catch((err) => this.deps.log.error('reconciling the WireGuard NAT failed', { err: String(err) }));
   }
 
   // ---------------------------------------------------------------- writes
 
+  /**
+   * The checks of a create or update body against the stored peers and groups (a name taken in any
+   * case, a group that does not exist), all at once: the endpoints run them on a body whose schema
+   * refused other fields too (storedChecks), so that one answer names every bad field.
+   */
+  async storedProblems(input: { name?: unknown; group_id?: unknown }, exceptId?: number): Promise<FieldMessages> {
+    const f: FieldMessages = {};
+    const [nameTaken, groupExists] = await Promise.all([
+      typeof input.name === 'string' && input.name.trim() !== '' ? this.nameTaken(input.name.trim(), exceptId) : false,
+      typeof input.group_id === 'number' && Number.isSafeInteger(input.group_id)
+        ? this.deps.db.models.PeerGroup.findByPk(input.group_id, { attributes: ['id'], raw: true }).then((r) => r !== null)
+        : true,
+    ]);
+    if (nameTaken) f.name = msg('peer.field.name_taken');
+    if (!groupExists) f.group_id = msg('peer.field.no_such_group');
+    return f;
+  }
+
   async create(input: CreatePeerInput, actor?: number): Promise<PeerView> {
     const now = this.deps.clock();
-    if (input.expires_at != null && input.expires_at <= now) throw invalidFields({ expires_at: msg('field.in_future') });
-    if (input.api_port != null && !input.is_gateway) throw invalidFields({ api_port: msg('peer.field.gateway_only_create') });
-    await this.assertGroup(input.group_id);
+    // every refusal of the body at once: the rules of the combination and the stored state
+    const f = await this.storedProblems(input);
+    if (input.expires_at != null && input.expires_at <= now) f.expires_at = msg('field.in_future');
+    if (input.api_port != null && !input.is_gateway) f.api_port = msg('peer.field.gateway_only_create');
+    if (input.client_allowed_ips != null && input.is_gateway) f.client_allowed_ips = msg('peer.field.client_allowed_ips_regular_only');
+    if (f.name) throw new AppError('conflict', msg('peer.name_taken', { name: input.name }), f);
+    if (Object.keys(f).length) throw invalidFields(f);
     const row = await this.alloc.run(async () => {
       // Licence limit max_peers (gateways included), counted inside the allocation lock.
       const max = this.deps.licence.limits().max_peers;
@@ -237,6 +264,10 @@ export class PeersService {
           latest_handshake: null,
           endpoint: null,
           config_endpoint: null,
+          client_allowed_ips: input.client_allowed_ips?.join(',') ?? null,
+          config_client_allowed_ips: null,
+          speed_limit: storeSpeedLimit(input.speed_limit ?? null),
+          access_schedule: input.access_schedule ? JSON.stringify(input.access_schedule) : null,
           created_at: now,
           updated_at: now,
         };
@@ -287,16 +318,14 @@ export class PeersService {
   async update(id: number, input: UpdatePeerInput, actor?: number): Promise<PeerView> {
     const before = await this.getRow(id);
     const patch: Partial<PeerRow> = {};
-    if (input.name !== undefined && input.name !== before.name) {
-      if (await this.nameTaken(input.name, id)) throw nameConflict(input.name);
-      patch.name = input.name;
-    }
+    // a taken name and a missing group in one answer (409 when the name is taken)
+    const f = await this.storedProblems({ name: input.name !== before.name ? input.name : undefined, group_id: input.group_id }, id);
+    if (f.name) throw new AppError('conflict', msg('peer.name_taken', { name: String(input.name) }), f);
+    if (Object.keys(f).length) throw invalidFields(f);
+    if (input.name !== undefined && input.name !== before.name) patch.name = input.name;
     if (input.description !== undefined) patch.description = input.description;
     if (input.tags !== undefined) patch.tags = input.tags;
-    if (input.group_id !== undefined) {
-      await this.assertGroup(input.group_id);
-      patch.group_id = input.group_id;
-    }
+    if (input.group_id !== undefined) patch.group_id = input.group_id;
     if (input.expires_at !== undefined) patch.expires_at = input.expires_at;
     if (input.dns !== undefined) patch.dns = input.dns;
     if (input.enabled !== undefined) patch.enabled = input.enabled;
@@ -306,6 +335,20 @@ export class PeersService {
       patch.api_port = input.api_port;
     }
     if (input.allowed_ips !== undefined) patch.allowed_ips = await this.checkAllowedIps(before, input.allowed_ips);
+    if (input.client_allowed_ips !== undefined) {
+      if (before.peer_type === 'gateway' && input.client_allowed_ips !== null)
+        throw invalidFields({ client_allowed_ips: msg('peer.field.client_allowed_ips_regular_only') });
+      const v = input.client_allowed_ips?.join(',') ?? null;
+      if (v !== (before.client_allowed_ips || null)) patch.client_allowed_ips = v;
+    }
+    if (input.speed_limit !== undefined) {
+      const v = storeSpeedLimit(input.speed_limit);
+      if (v !== (before.speed_limit ?? null)) patch.speed_limit = v;
+    }
+    if (input.access_schedule !== undefined) {
+      const v = input.access_schedule ? JSON.stringify(input.access_schedule) : null;
+      if (v !== (before.access_schedule || null)) patch.access_schedule = v;
+    }
     if (input.regenerate_keys) {
       const kp = generateKeyPair();
       patch.public_key = kp.publicKey;
@@ -325,8 +368,10 @@ export class PeersService {
       (patch.enabled !== undefined && patch.enabled !== asBool(before.enabled)) ||
       (patch.expires_at !== undefined && patch.expires_at !== before.expires_at) ||
       (patch.allowed_ips !== undefined && patch.allowed_ips !== before.allowed_ips) ||
+      patch.access_schedule !== undefined ||
       patch.public_key !== undefined;
     if (tunnel) await this.applyToTunnel(before);
+    else if (patch.client_allowed_ips !== undefined) await this.reconcileNat(); // the server's NAT follows the peers with a full tunnel
     await this.deps.events.emit({ type: 'peer_updated', peer_id: id, name: patch.name ?? before.name, fields: changed, actor: actor ?? null });
     return this.get(id);
   }
@@ -349,7 +394,7 @@ export class PeersService {
   async routesUsing(id: number): Promise<Pick<RouteRow, 'id' | 'domain' | 'route_type' | 'l4_listen_port'>[]> {
     return await findRows(this.deps.db.models.Route, {
       attributes: ['id', 'domain', 'route_type', 'l4_listen_port'],
-      where: { [Op.or]: [{ peer_id: id }, { target_peer_id: id }] },
+      where: { [Op.or]: [{ peer_id: id }, { target_peer_id: id }, { backend_peer_ids: { [Op.like]: `%,${Number(id)},%` } }] },
       order: [['id', 'ASC']],
     });
   }
@@ -393,7 +438,10 @@ export class PeersService {
 
   // ---------------------------------------------------------------- client config
 
-  /** The peer's wg-quick config; `allowedIps` replaces the default [VPN subnet] (the desktop client's split tunnel). */
+  /**
+   * The peer's wg-quick config. AllowedIPs: the peer's client_allowed_ips when set, else `allowedIps`
+   * (the desktop client's split tunnel), else the VPN subnet.
+   */
   async config(id: number, opts: { allowedIps?: string[] } = {}): Promise<{ name: string; filename: string; text: string }> {
     return this.configOf(await this.getRow(id), opts);
   }
@@ -405,14 +453,14 @@ export class PeersService {
     const dns = r.dns ?? this.deps.config.wg.dns;
     const endpoint = this.wg.endpoint;
     const text = renderPeerConfig({
-      comment: configComment(r, endpoint, this.deps.config.adminDomain),
+      comment: [...configComment(r, endpoint, this.deps.config.adminDomain), ...scheduleComment(r.access_schedule, this.deps.clock())],
       privateKey: this.deps.crypto.open(r.private_key_enc),
       address: `${r.address}/32`,
       dns: dns || undefined,
       serverPublicKey: publicKey,
       presharedKey: r.preshared_key_enc ? this.deps.crypto.open(r.preshared_key_enc) : undefined,
       endpoint,
-      allowedIps: opts.allowedIps ?? [this.wg.subnet.cidr],
+      allowedIps: parseClientAllowedIps(r.client_allowed_ips) ?? opts.allowedIps ?? [this.wg.subnet.cidr],
       persistentKeepalive: r.persistent_keepalive ?? 25,
     });
     await this.markConfigHandedOut(r, endpoint);
@@ -421,12 +469,15 @@ export class PeersService {
 
   /**
    * Remembers the Endpoint of the config just handed out (peers.config_endpoint): when this server's
-   * endpoint changes later, the peer view says config_outdated until a new config is handed out.
+   * endpoint changes later, the peer view says config_outdated until a new config is handed out. So
+   * it does when client_allowed_ips changes later (peers.config_client_allowed_ips keeps it as it was).
    */
-  async markConfigHandedOut(r: Pick<PeerRow, 'id' | 'config_endpoint'>, endpoint: string): Promise<void> {
-    if (r.config_endpoint === endpoint) return;
-    await this.Peer.update({ config_endpoint: endpoint }, { where: { id: r.id } });
+  async markConfigHandedOut(r: Pick<PeerRow, 'id' | 'config_endpoint' | 'client_allowed_ips' | 'config_client_allowed_ips'>, endpoint: string): Promise<void> {
+    const client = r.client_allowed_ips || null;
+    if (r.config_endpoint === endpoint && (r.config_client_allowed_ips || null) === client) return;
+    await this.Peer.update({ config_endpoint: endpoint, config_client_allowed_ips: client }, { where: { id: r.id } });
     r.config_endpoint = endpoint;
+    r.config_client_allowed_ips = client;
   }
 
   async qr(id: number): Promise<{ name: string; qr: string; config: string }> {

@@ -3,6 +3,9 @@ import type { PeerRow } from './model.js';
 import { isoOrNull as iso } from '../util/dates.js';
 import { asBool } from '../db/define.js';
 import type { PeerView } from './schema.js';
+import { isFullTunnel, parseClientAllowedIps } from './cidr.js';
+import { parseSpeedLimit } from '../shaping/schema.js';
+import { accessStateOf, isOpenAt, parseSchedule } from '../access-windows/schedule.js';
 
 /** A peer counts as online when its latest handshake is at most this old (WireGuard re-handshakes every 2 minutes while traffic flows; 180 s leaves room for one missed rekey). */
 export const ONLINE_WINDOW_MS = 180_000;
@@ -30,6 +33,10 @@ export const VIEW_ATTRS = [
   'latest_handshake',
   'endpoint',
   'config_endpoint',
+  'client_allowed_ips',
+  'config_client_allowed_ips',
+  'speed_limit',
+  'access_schedule',
   'created_at',
   'updated_at',
 ] as const;
@@ -42,9 +49,12 @@ export function isExpired(row: Pick<PeerRow, 'expires_at'>, now: number): boolea
   return row.expires_at !== null && row.expires_at !== undefined && Number(row.expires_at) <= now;
 }
 
-/** Whether the peer belongs on the interface: enabled and not expired. */
-export function isActive(row: Pick<PeerRow, 'enabled' | 'expires_at'>, now: number): boolean {
-  return asBool(row.enabled) && !isExpired(row, now);
+/**
+ * Whether the peer belongs on the interface: enabled, not expired and inside its access window (a
+ * row read without access_schedule counts as open).
+ */
+export function isActive(row: Pick<PeerRow, 'enabled' | 'expires_at'> & { access_schedule?: string | null }, now: number): boolean {
+  return asBool(row.enabled) && !isExpired(row, now) && isOpenAt(parseSchedule(row.access_schedule), now);
 }
 
 export function isOnline(row: Pick<PeerRow, 'enabled' | 'expires_at' | 'latest_handshake'>, now: number): boolean {
@@ -59,10 +69,12 @@ export function hostnameSource(r: Pick<PeerRow, 'hostname' | 'hostname_source'>)
 
 /**
  * `serverEndpoint`: what peers dial now (WireGuardService.endpoint). A peer whose last handed-out
- * config carries another endpoint has config_outdated (db/migrations/064_peer_config_endpoint.ts).
+ * config carries another endpoint has config_outdated (db/migrations/064_peer_config_endpoint.ts),
+ * and so has one whose config was made before its client_allowed_ips changed (070).
  */
 export function toPeerView(r: PeerViewRow, now: number, serverEndpoint: string): PeerView {
   const hs = num(r.latest_handshake);
+  const client = parseClientAllowedIps(r.client_allowed_ips);
   return {
     id: r.id,
     name: r.name,
@@ -71,6 +83,8 @@ export function toPeerView(r: PeerViewRow, now: number, serverEndpoint: string):
     is_gateway: r.peer_type === 'gateway',
     enabled: asBool(r.enabled) ? 1 : 0,
     allowed_ips: r.allowed_ips,
+    client_allowed_ips: client,
+    full_tunnel: isFullTunnel(client),
     address: r.address,
     public_key: r.public_key,
     dns: r.dns ?? null,
@@ -88,7 +102,10 @@ export function toPeerView(r: PeerViewRow, now: number, serverEndpoint: string):
     isOnline: isOnline(r, now),
     endpoint: r.endpoint ?? null,
     config_endpoint: r.config_endpoint ?? null,
-    config_outdated: !!r.config_endpoint && r.config_endpoint !== serverEndpoint,
+    access_schedule: parseSchedule(r.access_schedule),
+    access_state: accessStateOf(parseSchedule(r.access_schedule), now),
+    config_outdated: !!r.config_endpoint && (r.config_endpoint !== serverEndpoint || (r.config_client_allowed_ips || null) !== (r.client_allowed_ips || null)),
+    speed_limit: parseSpeedLimit(r.speed_limit),
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
   };

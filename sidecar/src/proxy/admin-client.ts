@@ -4,6 +4,7 @@
 // (caddy-modules/hostroute, admin.api.gatehouse_hostroute) puts and deletes single hosts of the
 // running configuration's host maps, all or nothing, without a reload.
 import http from 'node:http';
+import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 
 export class CaddyAdminError extends Error {
   constructor(
@@ -18,6 +19,23 @@ export class CaddyAdminError extends Error {
   get rejected(): boolean {
     return this.status !== undefined;
   }
+}
+
+/** The sign of a request this client gave up waiting for (see call()). */
+const TIMEOUT = /timeout after (\d+) ms/;
+
+/**
+ * A failed load or change as a message: its coded category (caddy.error.*) with the error's own
+ * text as `detail` (Caddy's reason, or the network's), which the admin app shows beside the worded
+ * category. Gatehouse's status keeps the text as `last_error`.
+ */
+export function caddyErrorMessage(err: unknown): Msg {
+  const detail = err instanceof Error ? err.message : String(err);
+  if (!(err instanceof CaddyAdminError)) return msg('caddy.error.other', { detail });
+  if (err.status !== undefined) return msg('caddy.error.rejected', { status: err.status, detail });
+  const t = TIMEOUT.exec(detail);
+  if (t) return msg('caddy.error.timeout', { ms: Number(t[1]), detail });
+  return msg('caddy.error.unreachable', { detail });
 }
 
 export interface AdminClientOptions {

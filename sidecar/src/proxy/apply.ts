@@ -85,7 +85,9 @@ const entryJson = (r: HostRecord): string => (r.json ??= JSON.stringify(r.entry)
 
 export class AppliedState {
   private frameJson: string | null = null;
-  private rest: Pick<RenderedHosts, 'l4Servers' | 'certSubjects'> = { l4Servers: {}, certSubjects: [] };
+  private rest: Pick<RenderedHosts, 'l4Servers' | 'certSubjects' | 'fallback' | 'customCerts'> = { l4Servers: {}, certSubjects: [], customCerts: [] };
+  /** Routes served with a custom certificate (their certificates are in the frame: changing one needs a full load). */
+  private customCertRoutes = new Set<number>();
   private maps = new Map<string, Map<string, HostRecord>>(MAPS.map((m) => [m, new Map()]));
   private owners = new Map<number, HostRef[]>();
   /** Routes with an L4 server in the frame (changing one needs a full load). */
@@ -111,7 +113,8 @@ export class AppliedState {
   /** After a full load of `frame` filled with `rendered`. */
   setFull(frame: CaddyConfig, rendered: RenderedHosts, l4Routes: Iterable<number>): void {
     this.frameJson = JSON.stringify(frame);
-    this.rest = { l4Servers: rendered.l4Servers, certSubjects: rendered.certSubjects };
+    this.rest = { l4Servers: rendered.l4Servers, certSubjects: rendered.certSubjects, fallback: rendered.fallback, customCerts: rendered.customCerts };
+    this.customCertRoutes = new Set(rendered.customCertRoutes);
     this.maps = new Map(MAPS.map((m) => [m, new Map(Object.entries(rendered.maps[m]).map(([h, entry]) => [h, { entry }]))]));
     this.owners = new Map(rendered.owners);
     this.l4Routes = new Set(l4Routes);
@@ -175,6 +178,7 @@ export class AppliedState {
     const idList = [...ids];
     for (const id of idList) {
       if (this.l4Routes.has(id) || l4Now.has(id)) return 'full';
+      if (this.customCertRoutes.has(id) || rendered.customCertRoutes.includes(id)) return 'full';
       const refs = rendered.owners.get(id) ?? [];
       owners.set(id, refs);
       for (const ref of refs) {

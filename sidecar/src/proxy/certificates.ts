@@ -41,6 +41,8 @@ export interface CertificateInfo {
   not_after: string | null;
   last_error: string | null;
   last_error_at: string | null;
+  /** the custom certificate the route names (routes/service.ts), else null */
+  custom: { id: number; name: string } | null;
 }
 
 /**
@@ -209,6 +211,7 @@ export class CertificateStore {
       domain: name,
       last_error: err?.error ?? null,
       last_error_at: err ? new Date(err.at).toISOString() : null,
+      custom: null,
     };
     if (!cert) return { ...base, state: err ? 'error' : 'pending', issuer: null, internal: this.o.tls() === 'internal', not_after: null };
     // Short-lived certificates (the internal CA's last 12 hours) count as expiring only once less
@@ -236,4 +239,5 @@ export const NOT_APPLICABLE: CertificateInfo = {
   not_after: null,
   last_error: null,
   last_error_at: null,
+  custom: null,
 };

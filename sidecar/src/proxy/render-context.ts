@@ -2,6 +2,15 @@
 // (proxy/snapshot.ts) and the render context handed to every fragment builder.
 import type { Route } from '../routes/model.js';
 import type { LicensedFeature } from '../licence/features.js';
+import type { DefaultSite } from '../redirects/schema.js';
+import type { RedirectTarget } from './fragments/redirects.js';
+
+/** The country database as the renderer names it (fragments/geo.ts). */
+export interface GeoDatabase {
+  path: string;
+  /** changes when the file does (size and modification time), so a replaced file is reloaded */
+  version: string;
+}
 
 export interface ProxySettings {
   httpPort: number;
@@ -23,6 +32,12 @@ export interface ProxySettings {
   accessLogFile?: string;
   /** Roll size of that file in MB (default ACCESS_LOG_ROLL.roll_size_mb). */
   accessLogRollMb?: number;
+  /** The tunnel subnet (GATEHOUSE_WG_SUBNET): internal routes serve it (proxy/exposure-snapshot.ts). */
+  tunnelSubnet?: string;
+  /** The country database (GATEHOUSE_GEOIP_DB) when it is usable; unset: country filters refuse everyone (fragments/geo.ts). */
+  geoipDb?: GeoDatabase;
+  /** GATEHOUSE_TRUSTED_PROXIES: the HTTP servers' trusted_proxies (fragments/geo.ts). */
+  trustedProxies?: string[];
 }
 
 export interface PeerTarget {
@@ -36,6 +51,13 @@ export interface BreakerSeed {
   failure_count: number;
   opened_at: number;
   reset_at: number;
+}
+
+/** A custom certificate a route uses (src/certificates), its key opened: what the renderer loads into Caddy. */
+export interface CustomCertificatePem {
+  id: number;
+  certificate_pem: string;
+  private_key_pem: string;
 }
 
 export interface ProxySnapshot {
@@ -61,15 +83,29 @@ export interface ProxySnapshot {
    * its settings. Absent: every feature (golden tests and tools that render without a licence).
    */
   features?: readonly LicensedFeature[];
+  /** Redirect hosts (disabled ones are skipped here too); fragments/redirects.ts. */
+  redirectHosts?: RedirectTarget[];
+  /** The default site, the host maps' fallback; absent: none (the module's plain 404). */
+  defaultSite?: DefaultSite;
+  /** The custom certificates the routes name (certificate_id), by id (proxy/fragments/custom-certs.ts). */
+  certificates?: Map<number, CustomCertificatePem>;
+  /** What internal routes serve: the tunnel subnet and the active gateways' LANs (proxy/exposure-snapshot.ts); read only when a route is internal. */
+  internalRanges?: string[];
+  /** HTTP routes outside their access window when the snapshot was taken (fragments/access-window.ts). */
+  closedRouteIds?: Set<number>;
 }
 
 export interface RenderContext {
   settings: ProxySettings;
+  /** See ProxySnapshot.closedRouteIds. */
+  closedRouteIds?: Set<number>;
   peers: Map<number, PeerTarget>;
   protectedRouteIds?: Set<number>;
   breakers?: Map<number, BreakerSeed>;
   /** See ProxySnapshot.features; ask with featureOn(ctx, feature). */
   features?: readonly LicensedFeature[];
+  /** See ProxySnapshot.internalRanges. */
+  internalRanges?: string[];
 }
 
 /** Whether the render includes a licensed feature's modules (absent list: every feature). */

@@ -45,8 +45,14 @@ import {
   tlsApp,
   usesSharedProxy,
 } from './fragments/servers.js';
-import { encodeHandler, listenAddr, reverseProxy, routeUpstream } from './fragments/upstream.js';
+import { encodeHandler, listenAddr, reverseProxy } from './fragments/upstream.js';
+import { routeEncodings, routeUpstreams, withTraffic } from './fragments/lb.js';
 import { errorAnswerRoutes, errorRoutes, gatewayHostErrors } from './fragments/error-pages.js';
+import { defaultSiteEntry, redirectHostEntry } from './fragments/redirects.js';
+import { exposureRoutes } from './fragments/exposure.js';
+import { closedHostEntry } from './fragments/access-window.js';
+import { customCertHosts, customCertUses, withCustomCerts, type CustomCertUse } from './fragments/custom-certs.js';
+import { geoFilterRoute, trustedProxiesFields } from './fragments/geo.js';
 
 /**
  * The handler chain of one HTTP route, in order: bot blocker, compression, mirroring, circuit
@@ -54,17 +60,18 @@ import { errorAnswerRoutes, errorRoutes, gatewayHostErrors } from './fragments/e
  * follow the chain in the host's route list (fragments/resilience.ts retryRoutes).
  */
 export function routeHandlers(route: Route, ctx: RenderContext): { chain: CaddyHandler[]; tail: CaddyRoute[] } {
-  const up = routeUpstream(route, ctx);
+  const ups = routeUpstreams(route, ctx);
   // Nothing to proxy to: the branded "offline" answer (fragments/error-pages.ts) instead.
-  if ('unavailable' in up) return { chain: [], tail: errorAnswerRoutes(route.target_kind === 'gateway' ? 'gateway_offline' : 'peer_offline') };
+  if ('unavailable' in ups) return { chain: [], tail: errorAnswerRoutes(route.target_kind === 'gateway' ? 'gateway_offline' : 'peer_offline') };
   const chain: CaddyHandler[] = [];
   if (route.bot_blocker_enabled) chain.push(botBlockHandler(route));
-  if (route.compress_enabled) chain.push(encodeHandler());
+  const encodings = routeEncodings(route);
+  if (encodings.length) chain.push(encodeHandler(encodings));
   const mirror = route.mirror_enabled ? mirrorHandler(route, ctx) : null;
   if (mirror) chain.push(mirror);
   // Licence feature circuit_breaker: without it the module is left out; the route keeps its settings.
   if (route.circuit_breaker_enabled && featureOn(ctx, 'circuit_breaker')) chain.push(circuitBreakerHandler(route, ctx));
-  const proxy = withGatewayWol(reverseProxy(route, up), route, ctx.settings.sidecarUpstream);
+  const proxy = withGatewayWol(withTraffic(reverseProxy(route, ups[0]), route, ups, ctx), route, ctx.settings.sidecarUpstream);
   const tail = retryRoutes(proxy, route);
   if (!tail) chain.push(proxy);
   return { chain, tail: tail ?? [] };
@@ -76,7 +83,10 @@ export function routeHandlers(route: Route, ctx: RenderContext): { chain: CaddyH
  * rate limit after route auth) in front of routeHandlers(). An unprotected route is one plain route.
  */
 function routeHostEntry(route: Route, ctx: RenderContext): HostEntry {
-  const entry = protectedRoutes(route, ctx);
+  // outside its access window: the closed page instead (fragments/access-window.ts)
+  const entry = ctx.closedRouteIds?.has(route.id) ? closedHostEntry(route, ctx.settings) : protectedRoutes(route, ctx);
+  // an internal route answers outsiders first (fragments/exposure.ts)
+  entry.routes.unshift(...exposureRoutes(route, ctx.internalRanges));
   // A gateway route's dial failures mean the gateway is offline, not a peer.
   if (route.target_kind === 'gateway') entry.errors = gatewayHostErrors();
   return entry;
@@ -86,11 +96,22 @@ function protectedRoutes(route: Route, ctx: RenderContext): HostEntry {
   const { chain: rest, tail } = routeHandlers(route, ctx);
   const routeAuth = ctx.protectedRouteIds?.has(route.id) ?? false;
   const basicAuth = !!(route.basic_auth_user && route.basic_auth_password_hash);
-  if (!routeAuth && !basicAuth && !route.acl_enabled && !route.ip_filter_enabled && !route.rate_limit_enabled) {
+  if (!routeAuth && !basicAuth && !route.acl_enabled && !route.ip_filter_enabled && !route.rate_limit_enabled && !route.geo_filter) {
     return { routes: [...(rest.length ? [{ handle: rest }] : []), ...tail] };
   }
   return {
-    routes: protectionRoutes(route, { routeAuth, sidecarUpstream: ctx.settings.sidecarUpstream, aclAddresses: aclPeerAddresses(route, ctx.peers) }, rest, tail),
+    routes: protectionRoutes(
+      route,
+      {
+        routeAuth,
+        sidecarUpstream: ctx.settings.sidecarUpstream,
+        aclAddresses: aclPeerAddresses(route, ctx.peers),
+        geo: route.geo_filter ? geoFilterRoute(route.geo_filter, ctx.settings) : null,
+        trustedProxies: ctx.settings.trustedProxies,
+      },
+      rest,
+      tail,
+    ),
   };
 }
 
@@ -112,11 +133,25 @@ export interface RenderedHosts {
   owners: Map<number, HostRef[]>;
   l4Servers: Record<string, L4Server>;
   certSubjects: string[];
+  /** The default site: both host maps' fallback (part of the frame). */
+  fallback?: HostEntry;
+  /** The custom certificates the routes use (fragments/custom-certs.ts), part of the frame. */
+  customCerts: CustomCertUse[];
+  /** The routes served with a custom certificate. */
+  customCertRoutes: number[];
 }
 
 export function renderHosts(snap: ProxySnapshot): RenderedHosts {
   const { settings } = snap;
-  const ctx: RenderContext = { settings, peers: snap.peers, protectedRouteIds: snap.protectedRouteIds, breakers: snap.breakers, features: snap.features };
+  const ctx: RenderContext = {
+    settings,
+    peers: snap.peers,
+    protectedRouteIds: snap.protectedRouteIds,
+    breakers: snap.breakers,
+    features: snap.features,
+    internalRanges: snap.internalRanges,
+    closedRouteIds: snap.closedRouteIds,
+  };
   // an RDP route's linked L4 route needs the licence feature remote_desktop (ProxySnapshot.rdpLinkedRouteIds)
   const rdpOn = featureOn(ctx, 'remote_desktop');
   const routes = snap.routes.filter((r) => r.enabled && (rdpOn || !snap.rdpLinkedRouteIds?.has(r.id))).sort((a, b) => a.id - b.id);
@@ -139,6 +174,12 @@ export function renderHosts(snap: ProxySnapshot): RenderedHosts {
       owners.set(r.id, [{ map: HTTP_SERVER, host: r.domain }]);
     }
   }
+  // redirect hosts: the same redirect on both servers, no owner (a change renders everything: redirects/service.ts)
+  for (const rh of snap.redirectHosts ?? []) {
+    if (!rh.enabled || rh.domain in plainHosts || rh.domain in tlsHosts) continue;
+    tlsHosts[rh.domain] = redirectHostEntry(rh);
+    plainHosts[rh.domain] = redirectHostEntry(rh);
+  }
   if (settings.adminDomain) {
     tlsHosts[settings.adminDomain] = hostEntry([reverseProxyTo(settings.sidecarUpstream)]);
     plainHosts[settings.adminDomain] = hostEntry([redirect]);
@@ -155,7 +196,17 @@ export function renderHosts(snap: ProxySnapshot): RenderedHosts {
   }
   for (const entry of Object.values(plainHosts)) shareEntryUpstreams(entry);
   for (const entry of Object.values(tlsHosts)) shareEntryUpstreams(entry);
-  return { maps: { [HTTP_SERVER]: plainHosts, [HTTPS_SERVER]: tlsHosts }, owners, l4Servers, certSubjects: [...certSubjects].sort() };
+  const fallback = defaultSiteEntry(snap.defaultSite);
+  const custom = customCertUses(routes, snap.certificates);
+  return {
+    maps: { [HTTP_SERVER]: plainHosts, [HTTPS_SERVER]: tlsHosts },
+    owners,
+    l4Servers,
+    certSubjects: [...certSubjects].sort(),
+    ...(fallback ? { fallback } : {}),
+    customCerts: custom.uses,
+    customCertRoutes: custom.routeIds,
+  };
 }
 
 /**
@@ -190,15 +241,16 @@ export function summarizeHosts(maps: RenderedHosts['maps']): HostSummary {
 export function renderFrame(
   settings: ProxySettings,
   summary: HostSummary,
-  rendered: Pick<RenderedHosts, 'l4Servers' | 'certSubjects'>,
+  rendered: Pick<RenderedHosts, 'l4Servers' | 'certSubjects' | 'fallback' | 'customCerts'>,
   metrics: boolean,
 ): CaddyConfig {
   const servers: Record<string, Json> = {
     [HTTP_SERVER]: {
       listen: [listenAddr(settings.bind, settings.httpPort)],
       automatic_https: { disable: true },
-      routes: serverRoutes({}, metrics),
+      routes: serverRoutes({}, metrics, rendered.fallback),
       errors: errorRoutes(),
+      ...trustedProxiesFields(settings),
     },
   };
   if (summary.shared.includes(HTTP_SERVER)) servers[HTTP_SERVER].named_routes = sharedProxyRoutes();
@@ -207,8 +259,9 @@ export function renderFrame(
       listen: [listenAddr(settings.bind, settings.httpsPort)],
       automatic_https: { disable: true },
       tls_connection_policies: [{}],
-      routes: serverRoutes({}, metrics),
+      routes: serverRoutes({}, metrics, rendered.fallback),
       errors: errorRoutes(),
+      ...trustedProxiesFields(settings),
     };
     if (summary.shared.includes(HTTPS_SERVER)) servers[HTTPS_SERVER].named_routes = sharedProxyRoutes();
   }
@@ -216,7 +269,10 @@ export function renderFrame(
   const apps: Json = {
     pki: { certificate_authorities: { local: { install_trust: false } } },
   };
-  const tls = tlsApp(settings, [...new Set([...summary.wildcardTlsHosts, ...rendered.certSubjects])].sort(), summary.exactTlsHosts > 0);
+  // names served with a custom certificate are not managed (fragments/custom-certs.ts)
+  const custom = customCertHosts(rendered.customCerts);
+  const managed = [...new Set([...summary.wildcardTlsHosts, ...rendered.certSubjects])].filter((n) => !custom.has(n)).sort();
+  const tls = withCustomCerts(tlsApp(settings, managed, summary.exactTlsHosts > 0), servers[HTTPS_SERVER], rendered.customCerts);
   if (tls) apps.tls = tls;
   apps.http = { http_port: settings.httpPort, https_port: settings.httpsPort, grace_period: GRACE_PERIOD, servers };
   if (Object.keys(rendered.l4Servers).length) apps.layer4 = { servers: rendered.l4Servers };

@@ -1,5 +1,6 @@
 // Response schemas of GET /caddy/status and POST /caddy/reload (the OpenAPI document).
 import { z } from 'zod';
+import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 
 const mode = z.enum(['caddy', 'render-only']);
 /** proxy/supervisor.ts CaddyProcessStatus + managed + proxy/service.ts ProxyStatus. */
@@ -14,7 +15,10 @@ export const caddyStatusResponse = z.object({
   mode,
   config_hash: z.string().nullable(),
   last_load_at: z.string().meta({ format: 'date-time' }).nullable(),
-  last_error: z.string().nullable(),
+  last_error: z.string().nullable().meta({ description: "the last failed load's or host change's error: Caddy's (or the network's) own text" }),
+  last_error_code: messageRefSchema
+    .nullable()
+    .meta({ description: 'last_error as a message: caddy.error.rejected, .unreachable, .timeout or .other, the text as `detail`' }),
   loads: z.number().int(),
   batches: z.number().int(),
 });

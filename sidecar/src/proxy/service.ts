@@ -39,7 +39,7 @@
 //
 // SQLite note: the pool has ONE connection, so a write function must pass its transaction to every
 // query it makes (a query without it would wait for the connection the transaction holds).
-import { msg } from '@gatehouse/common/messages/index.js';
+import { msg, refOf, type MessageRef } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
@@ -47,11 +47,11 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { EventBus } from '../events.js';
 import { AppError } from '../util/errors.js';
-import { CaddyAdminError, type CaddyAdminClient } from './admin-client.js';
+import { CaddyAdminError, caddyErrorMessage, type CaddyAdminClient } from './admin-client.js';
 import { BreakerMemory } from './breaker.js';
 import { configHash } from '@gatehouse/common/canonical.js';
 import type { CaddyConfig, HostEntry } from './caddy-json.js';
-import type { ProxySettings, ProxySnapshot } from './render-context.js';
+import type { CustomCertificatePem, ProxySettings, ProxySnapshot } from './render-context.js';
 import { assembleConfig, renderCaddyConfig, renderFrame, renderHosts, summarizeHosts, type RenderedHosts } from './render.js';
 import { LICENSED_FEATURES, type FeatureGate } from '../licence/features.js';
 import { readRoutesSnapshot, readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
@@ -114,6 +114,8 @@ export interface ProxyStatus {
   config_hash: string | null;
   last_load_at: string | null;
   last_error: string | null;
+  /** last_error as a message: its caddy.error.* category, the text as `detail` */
+  last_error_code: MessageRef | null;
   loads: number;
   batches: number;
 }
@@ -127,6 +129,8 @@ export interface ProxyServiceOptions {
   client: CaddyAdminClient | null;
   /** Route-auth protected route ids (route-auth feature), read inside the snapshot's transaction. */
   protectedRouteIds?: ProtectedRouteIdsFn;
+  /** The custom certificates with these ids, keys opened (certificates/service.ts loadCustomCertificates), read in the snapshot's transaction. */
+  customCertificates?: (ids: number[], transaction?: Transaction) => Promise<Map<number, CustomCertificatePem>>;
   /** config_changed goes here whenever a different configuration becomes live (events.ts). */
   events?: EventBus;
   /** The licence's feature gate: which gated modules each render includes (render-context.ts features; with prometheus_metrics also Caddy's own metrics, snapshot.metrics). */
@@ -145,7 +149,8 @@ export class ProxyService {
   private lastMarker: string | null = null;
   private verifies = 0;
   private lastLoadAt: number | null = null;
-  private lastError: string | null = null;
+  /** the last failed load's or change's text and its message (caddyErrorMessage) */
+  private lastError: { text: string; code: MessageRef } | null = null;
   /**
    * Number of changes made to Caddy's configuration: full loads (POST /load) and host change sets
    * (POST /gatehouse/hostroute/changes); render-only: the ones that would have been made.
@@ -164,6 +169,7 @@ export class ProxyService {
   /** Circuit-breaker seeds pinned between renders (breaker.ts). */
   readonly breakers = new BreakerMemory();
   private readonly protectedRouteIds?: ProtectedRouteIdsFn;
+  private readonly customCertificates?: ProxyServiceOptions['customCertificates'];
   private readonly events?: EventBus;
   private readonly features: FeatureGate;
   private readonly onLoad?: (seconds: number, ok: boolean) => void;
@@ -172,6 +178,7 @@ export class ProxyService {
     this.features = o.features;
     this.onLoad = o.onLoad;
     this.protectedRouteIds = o.protectedRouteIds;
+    this.customCertificates = o.customCertificates;
     this.events = o.events;
     this.db = o.db;
     this.settings = o.settings;
@@ -186,7 +193,8 @@ export class ProxyService {
       mode: this.mode,
       config_hash: this.configHash(),
       last_load_at: this.lastLoadAt === null ? null : new Date(this.lastLoadAt).toISOString(),
-      last_error: this.lastError,
+      last_error: this.lastError?.text ?? null,
+      last_error_code: this.lastError?.code ?? null,
       loads: this.loads,
       batches: this.batches,
     };
@@ -207,6 +215,8 @@ export class ProxyService {
       snap = await readSnapshot(this.db, this.settings, this.clock(), transaction, this.protectedRouteIds);
       snap.breakers = this.breakers.seeds(snap.routes, this.state.empty);
     }
+    const certIds = [...new Set(snap.routes.flatMap((r) => (r.certificate_id !== null && r.https_enabled ? [r.certificate_id] : [])))];
+    if (certIds.length && this.customCertificates) snap.certificates = await this.customCertificates(certIds, transaction);
     snap.features = LICENSED_FEATURES.filter((f) => this.features.isEnabled(f));
     snap.metrics = snap.features.includes('prometheus_metrics');
     return snap;
@@ -543,7 +553,7 @@ export class ProxyService {
       this.onLoad?.((performance.now() - t0) / 1000, true);
     } catch (err) {
       this.onLoad?.((performance.now() - t0) / 1000, false);
-      this.lastError = err instanceof Error ? err.message : String(err);
+      this.lastError = { text: err instanceof Error ? err.message : String(err), code: refOf(caddyErrorMessage(err)) };
       throw err;
     }
   }
@@ -560,7 +570,7 @@ export class ProxyService {
       this.log.debug('caddy /load done', { ms: Math.round(performance.now() - t0) });
     } catch (err) {
       this.onLoad?.((performance.now() - t0) / 1000, false);
-      this.lastError = err instanceof Error ? err.message : String(err);
+      this.lastError = { text: err instanceof Error ? err.message : String(err), code: refOf(caddyErrorMessage(err)) };
       throw err;
     }
   }

@@ -7,15 +7,22 @@ import { isActive } from '../peers/view.js';
 import { rowToRoute, valuesToRoute, type Route, type RouteRow } from '../routes/model.js';
 import { accessLogFile } from './fragments/access-log.js';
 import type { PeerTarget, ProxySettings, ProxySnapshot } from './render-context.js';
-import { findRows } from '../db/define.js';
+import { asBool, findRows } from '../db/define.js';
 import type { PublicHost } from '../system/public-host.js';
+import { DEFAULT_SITE_SETTING, parseDefaultSite } from '../redirects/default-site.js';
+import { closedRouteIds } from './fragments/access-window.js';
+import { readInternalRanges } from './exposure-snapshot.js';
 
 /**
  * The renderer's settings from the configuration; with `network` (ctx.publicHost) the TLS mode and
  * the ACME e-mail are read at every render from the Network settings (stored value, else the
  * environment), so a save applies with the next render.
  */
-export function proxySettings(config: Config, network?: Pick<PublicHost, 'tls' | 'acmeEmail'>): ProxySettings {
+export function proxySettings(
+  config: Config,
+  network?: Pick<PublicHost, 'tls' | 'acmeEmail'>,
+  geoip?: { status(): { present: boolean; path: string | null; size_bytes: number | null; modified_at: string | null } },
+): ProxySettings {
   const local = config.bind === '0.0.0.0' || config.bind === '::' || config.bind === '' ? '127.0.0.1' : config.bind;
   return {
     httpPort: config.httpPort,
@@ -34,6 +41,13 @@ export function proxySettings(config: Config, network?: Pick<PublicHost, 'tls' |
     gatewayProxyPort: config.gateways.proxyPort,
     accessLogFile: accessLogFile(config.dataDir),
     accessLogRollMb: config.accessLogRollMb,
+    tunnelSubnet: config.wg.subnet,
+    // the country database as it is at each render (geoip/service.ts: a stat, parsed again only when the file changed)
+    get geoipDb() {
+      const s = geoip?.status();
+      return s?.present && s.path ? { path: s.path, version: `${s.size_bytes}-${s.modified_at}` } : undefined;
+    },
+    trustedProxies: config.trustedProxies,
   };
 }
 
@@ -88,7 +102,23 @@ export async function readSnapshot(
   for (const p of peerRows) peers.set(Number(p.id), { address: p.address, enabled: isActive(p, now) });
   const linked = await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.ne]: null } }, attributes: ['gateway_l4_route_id'], transaction });
   const rdpLinkedRouteIds = new Set(linked.map((r) => Number(r.gateway_l4_route_id)));
-  return { settings, routes, peers, protectedRouteIds, rdpLinkedRouteIds };
+  const redirectRows = await findRows(db.models.RedirectHost, { attributes: ['domain', 'target_url', 'preserve_path', 'status_code', 'enabled'], transaction });
+  const redirectHosts = redirectRows
+    .map((r) => ({ ...r, preserve_path: asBool(r.preserve_path), enabled: asBool(r.enabled), status_code: Number(r.status_code) }))
+    .filter((r) => r.enabled);
+  const site = await findRows(db.models.Setting, { where: { key: DEFAULT_SITE_SETTING }, transaction });
+  const internalRanges = routes.some((r) => r.exposure === 'internal') ? await readInternalRanges(db, settings.tunnelSubnet, now, transaction) : undefined;
+  return {
+    settings,
+    routes,
+    peers,
+    protectedRouteIds,
+    rdpLinkedRouteIds,
+    redirectHosts,
+    defaultSite: parseDefaultSite(site[0]?.value),
+    internalRanges,
+    closedRouteIds: closedRouteIds(routes, now),
+  };
 }
 
 /**
@@ -112,6 +142,7 @@ export async function readRoutesSnapshot(
     if (r.peer_id !== null) peerIds.add(Number(r.peer_id));
     if (r.target_peer_id !== null && r.target_peer_id !== undefined) peerIds.add(Number(r.target_peer_id));
     for (const p of r.acl_peer_ids ?? []) peerIds.add(Number(p));
+    for (const b of r.backends) peerIds.add(Number(b.peer_id));
   }
   const peerRows = peerIds.size
     ? await findRows(db.models.Peer, { where: { id: { [Op.in]: [...peerIds] } }, attributes: ['id', 'address', 'enabled', 'expires_at'], transaction })
@@ -123,5 +154,14 @@ export async function readRoutesSnapshot(
   const linked = ids.length
     ? await findRows(db.models.RdpRoute, { where: { gateway_l4_route_id: { [Op.in]: ids } }, attributes: ['gateway_l4_route_id'], transaction })
     : [];
-  return { settings, routes, peers, protectedRouteIds, rdpLinkedRouteIds: new Set(linked.map((r) => Number(r.gateway_l4_route_id))) };
+  const internalRanges = routes.some((r) => r.exposure === 'internal') ? await readInternalRanges(db, settings.tunnelSubnet, now, transaction) : undefined;
+  return {
+    settings,
+    routes,
+    peers,
+    protectedRouteIds,
+    rdpLinkedRouteIds: new Set(linked.map((r) => Number(r.gateway_l4_route_id))),
+    internalRanges,
+    closedRouteIds: closedRouteIds(routes, now),
+  };
 }

@@ -137,6 +137,9 @@ const sessionView = z.object({
   client_name: z.string().nullable(),
   machine_id: id.nullable().meta({ description: 'the registered machine (POST /client/register) that started it' }),
   peer_id: id.nullable(),
+  disconnect_requested_at: ms.nullable().meta({ description: 'when an admin asked this session to end (the next heartbeat says disconnect); null: not asked' }),
+  token_id: id.nullable().meta({ description: 'the client token that started it' }),
+  user_id: id.nullable().meta({ description: 'the user of that token (its bound user, else its creator)' }),
 });
 
 const sessionStartBody = z

@@ -5,6 +5,7 @@
 // plaintext exists only in this function's locals: it is neither logged, nor returned, nor kept.
 import { msg } from '@gatehouse/common/messages/index.js';
 import { z } from 'zod';
+import { UNPROCESSABLE } from '../http/fields.js';
 import {
   decryptCredentials,
   EnvelopeError,
@@ -33,7 +34,8 @@ export const oneTimeKeyText = z
   // base64, standard or URL-safe (a + read from a query string as a space counts as +), padded or not
   .regex(/^\s*[A-Za-z0-9+/_ -]+={0,2}\s*$/, 'must be base64 (SPKI DER)')
   .transform((s) => s.trim().replace(/ /g, '+').replace(/-/g, '+').replace(/_/g, '/'))
-  .refine((s) => /^[A-Za-z0-9+/]+={0,2}$/.test(s), 'must be base64 (SPKI DER)')
+  // the pattern above is the document's; what is left after trimming may still be no base64 ("  ==")
+  .refine((s) => /^[A-Za-z0-9+/]+={0,2}$/.test(s), { message: 'must be base64 (SPKI DER)', params: UNPROCESSABLE })
   .transform((s) => s.replace(/=+$/, '') + '='.repeat((4 - (s.replace(/=+$/, '').length % 4)) % 4));
 
 export interface OneTimeKey {

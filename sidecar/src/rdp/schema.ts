@@ -6,6 +6,8 @@ import { itemMessageFields, messageRefSchema } from '@gatehouse/common/messages/
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { credentialEnvelopeSchema } from '@gatehouse/common/rdp-credentials.js';
 import { text, textPattern, UNPROCESSABLE } from '../http/fields.js';
+import { fieldIssue } from '../http/messages.js';
+import { missingForMode } from './rules.js';
 import { DATE_STRING_PATTERN, parseDateString, MAX_DATE_MS } from '../util/dates.js';
 import { boolIn, idIn, lanHost, mac, portIn } from '../routes/schema.js';
 import { rdpSessionEndReason } from '../event-kinds.js';
@@ -95,13 +97,24 @@ export const rdpFields = z.strictObject({
 });
 export type RdpInput = Partial<z.infer<typeof rdpFields>>;
 
-export const createRdpBody = rdpFields.partial().extend({
-  name: z
-    .string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') })
-    .meta({ minLength: 1, maxLength: 128, pattern: textPattern(false, true) })
-    .pipe(text({ min: 1, max: 128 })),
-  access_mode: z.enum(ACCESS_MODES, { error: (i) => (i.input === undefined ? 'required' : 'must be internal, external, both or gateway') }),
-});
+export const createRdpBody = rdpFields
+  .partial()
+  .extend({
+    name: z
+      .string({ error: (i) => (i.input === undefined ? 'required' : 'must be text') })
+      .meta({ minLength: 1, maxLength: 128, pattern: textPattern(false, true) })
+      .pipe(text({ min: 1, max: 128 })),
+    access_mode: z.enum(ACCESS_MODES, { error: (i) => (i.input === undefined ? 'required' : 'must be internal, external, both or gateway') }),
+  })
+  // Every field the access mode makes required is named in the same answer as the other fields'
+  // errors, so an empty form learns them all at once (this check also runs when other fields
+  // failed); alone they are 422, as the document cannot state them.
+  .superRefine(
+    (v, ctx) => {
+      for (const [field, m] of Object.entries(missingForMode(v))) ctx.addIssue(fieldIssue(m, { path: [field], params: UNPROCESSABLE }));
+    },
+    { when: (payload) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value) },
+  );
 /** What PATCH /rdp/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
 export const RDP_READ_ONLY = storedResourceFields('RDP route');
 export const updateRdpBody = ignoringReadOnly(rdpFields.partial(), RDP_READ_ONLY).refine((v) => Object.keys(v).length > 0, {

@@ -11,6 +11,7 @@
 // decrypts anything; a desktop client's connect re-encrypts them (rdp/reencrypt.ts).
 import { itemError, msg } from '@gatehouse/common/messages/index.js';
 import { Op, type Transaction } from 'sequelize';
+import { missingForMode } from './rules.js';
 import type { Database } from '../db/index.js';
 import type { EventBus } from '../events.js';
 import type { Clock } from '../util/clock.js';
@@ -447,9 +448,25 @@ export class RdpService {
     return m as Omit<RdpRoute, 'id'>;
   }
 
+  /** The body's fields the stored RDP routes refuse (a name in use), for a body whose schema refused other fields too (storedChecks). */
+  async storedProblems(input: { name?: unknown }, exceptId?: number): Promise<FieldMessages> {
+    if (typeof input.name !== 'string' || input.name.trim() === '') return {};
+    const notSelf = exceptId === undefined ? {} : { id: { [Op.ne]: exceptId } };
+    return (await this.model.findOne({ where: { name: input.name.trim(), ...notSelf }, attributes: ['id'], raw: true }))
+      ? { name: msg('field.already_taken') }
+      : {};
+  }
+
   /** Cross-field rules, defaults, and the checks against the database (inside the write transaction). */
   private async check(r: Omit<RdpRoute, 'id'>, selfId: number | null, t: Transaction): Promise<void> {
     const f: Fields = {};
+    // a refusal of the combination also names a name in use, so that one answer names every field
+    const refuse = async () => {
+      const notSelf = selfId === null ? {} : { id: { [Op.ne]: selfId } };
+      if (!f.name && (await this.model.findOne({ where: { name: r.name, ...notSelf }, attributes: ['id'], raw: true, transaction: t })))
+        f.name = msg('field.already_taken');
+      return unprocessable(msg('route.not_consistent'), f);
+    };
     const only = (
       k: keyof Omit<RdpRoute, 'id'>,
       what:
@@ -461,15 +478,15 @@ export class RdpService {
     ) => {
       if (r[k] !== null) f[k] = msg(what);
     };
+    // the fields the mode requires (one rule with the create body's schema), then those it does not take
+    Object.assign(f, missingForMode(r));
     switch (r.access_mode) {
       case 'internal':
-        if (!r.target_host && r.target_peer_id === null) f.target_host = msg('rdp.field.target_required_internal');
         only('external_host', 'rdp.field.only_both');
         only('listen_port', 'rdp.field.only_external_both_gateway');
         only('gateway_peer_id', 'rdp.field.only_gateway');
         break;
       case 'external':
-        if (!r.target_host) f.target_host = msg('rdp.field.target_required_external');
         only('target_peer_id', 'rdp.field.only_internal_both');
         only('external_host', 'rdp.field.only_both_external_uses_target');
         only('gateway_peer_id', 'rdp.field.only_gateway');
@@ -477,23 +494,17 @@ export class RdpService {
         r.listen_port ??= r.target_port;
         break;
       case 'both':
-        if (!r.target_host && r.target_peer_id === null) f.target_host = msg('rdp.field.target_required_both');
-        if (r.external_host === null) f.external_host = msg('rdp.field.external_host_required');
         only('gateway_peer_id', 'rdp.field.only_gateway');
         r.listen_port ??= r.target_port;
         break;
       case 'gateway':
-        if (r.gateway_peer_id === null) f.gateway_peer_id = msg('rdp.field.gateway_peer_required');
-        if (!r.target_host) f.target_host = msg('rdp.field.target_required_gateway');
-        if (r.listen_port === null) f.listen_port = msg('rdp.field.listen_port_required');
         only('target_peer_id', 'rdp.field.only_internal_both');
         only('external_host', 'rdp.field.only_both');
         break;
     }
     if (r.gateway_port !== null && r.gateway_host === null) f.gateway_host = msg('rdp.field.gateway_host_required');
     if (r.gateway_host !== null) r.gateway_port ??= DEFAULT_RD_GATEWAY_PORT;
-    if (r.wol_enabled && r.wol_mac === null) f.wol_mac = msg('route.field.wol_mac_required');
-    if (Object.keys(f).length) throw unprocessable(msg('route.not_consistent'), f);
+    if (Object.keys(f).length) throw await refuse();
 
     // --- references that must exist ---
     const peerIds = [r.target_peer_id, r.gateway_peer_id].filter((x): x is number => x !== null);
@@ -518,7 +529,7 @@ export class RdpService {
       const missing = r.allowed_user_ids.filter((i) => !have.has(i));
       if (missing.length) f.allowed_user_ids = msg('field.no_such_users', { ids: missing });
     }
-    if (Object.keys(f).length) throw unprocessable(msg('route.not_consistent'), f);
+    if (Object.keys(f).length) throw await refuse();
 
     // --- conflicts ---
     const notSelf = selfId === null ? {} : { id: { [Op.ne]: selfId } };

@@ -253,6 +253,7 @@ export class RdpStatus {
         latency_ms: result.latency_ms,
         path: route.access_mode,
         error: result.error,
+        error_code: result.error_code,
       });
     }
     return result;

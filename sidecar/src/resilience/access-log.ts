@@ -22,6 +22,7 @@
 //   DEBUG_MAX_CHARS of JSON, kept for the newest TRACE_LIMIT rows of the route (what the trace
 //   shows; older rows drop theirs, so a busy debugged route cannot fill the database); null
 //   otherwise.
+import { redactShareToken } from '../share-links/paths.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
@@ -227,16 +228,17 @@ export class AccessLogService {
     let end = buf.lastIndexOf(0x0a) + 1;
     if (end === 0 && final) end = buf.length;
     if (end === 0) return 0;
-    const hosts = await this.hostMap();
-    const rows: Row[] = [];
+    const lines: { rec: AccessRecord; at: number }[] = [];
     let pos = 0;
     while (pos < end) {
       let nl = buf.indexOf(0x0a, pos);
       if (nl === -1 || nl >= end) nl = end;
-      const r = parseLine(buf.subarray(pos, nl).toString('utf8'), hosts);
-      if (r) rows.push({ ...r, src_inode: inode, src_offset: offset + pos });
+      const rec = parseRecord(buf.subarray(pos, nl).toString('utf8'));
+      if (rec) lines.push({ rec, at: offset + pos });
       pos = nl + 1;
     }
+    const hosts = await this.hostMap(new Set(lines.map((l) => l.rec.host)));
+    const rows: Row[] = lines.map(({ rec, at }) => ({ ...toRow(rec, hosts), src_inode: inode, src_offset: at }));
     const stored = await this.insert(rows);
     await this.saveCursor(inode, offset + end);
     return stored;
@@ -285,16 +287,25 @@ export class AccessLogService {
     return Number(r[0]?.m ?? 0);
   }
 
-  /** domain → {route id, upstream, debug_enabled} of the HTTP routes. */
-  private async hostMap(): Promise<Map<string, HostInfo>> {
-    const rows = (await this.db.sequelize.query(
-      "SELECT r.id, r.domain, r.target_port, r.debug_enabled, p.address FROM routes r LEFT JOIN peers p ON p.id = r.peer_id WHERE r.route_type = 'http'",
-      { type: QueryTypes.SELECT },
-    )) as { id: number; domain: string; target_port: string | null; debug_enabled: unknown; address: string | null }[];
+  /**
+   * domain → {route id, upstream, debug_enabled} of the HTTP routes that can serve `seen` (each host
+   * itself and its one-label wildcard). Only those: the lookup costs what a batch holds, not the
+   * number of routes (at 100,000 routes, loading every route each second took a core away from
+   * Caddy while it served traffic).
+   */
+  private async hostMap(seen: Set<string>): Promise<Map<string, HostInfo>> {
     const m = new Map<string, HostInfo>();
-    for (const r of rows) {
-      const debug = r.debug_enabled === true || r.debug_enabled === 1 || r.debug_enabled === '1' || r.debug_enabled === 't' || r.debug_enabled === 'true';
-      m.set(r.domain, { id: Number(r.id), upstream: r.address && r.target_port ? `${r.address.split('/')[0]}:${r.target_port}` : null, debug });
+    const names = [...new Set([...seen].flatMap(routeDomainsFor))];
+    for (let i = 0; i < names.length; i += 500) {
+      const chunk = names.slice(i, i + 500);
+      const rows = (await this.db.sequelize.query(
+        `SELECT r.id, r.domain, r.target_port, r.debug_enabled, p.address FROM routes r LEFT JOIN peers p ON p.id = r.peer_id WHERE r.route_type = 'http' AND r.domain IN (${chunk.map(() => '?').join(', ')})`,
+        { type: QueryTypes.SELECT, replacements: chunk },
+      )) as { id: number; domain: string; target_port: string | null; debug_enabled: unknown; address: string | null }[];
+      for (const r of rows) {
+        const debug = r.debug_enabled === true || r.debug_enabled === 1 || r.debug_enabled === '1' || r.debug_enabled === 't' || r.debug_enabled === 'true';
+        m.set(r.domain, { id: Number(r.id), upstream: r.address && r.target_port ? `${r.address.split('/')[0]}:${r.target_port}` : null, debug });
+      }
     }
     return m;
   }
@@ -410,11 +421,19 @@ function debugJson(req: Record<string, unknown>, respHeaders: unknown): string {
 
 const cut = (s: unknown, n: number) => (typeof s === 'string' ? s.slice(0, n) : null);
 
-/** One Caddy access-log JSON line → a row (null for anything else). */
-export function parseLine(line: string, hosts: Map<string, HostInfo>): Omit<Row, 'src_inode' | 'src_offset'> | null {
-  if (!line.trim()) return null;
+/** A Caddy access-log line, parsed: its JSON and its normalised host. */
+export interface AccessRecord {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: a Caddy access-log line is JSON of Caddy's making, read field by field with a typeof check on each
-  let j: any;
+  j: any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: its request object, checked to be an object; fields read with typeof checks
+  req: any;
+  host: string;
+}
+
+/** One Caddy access-log JSON line → its record (null for anything else: other log lines, bad JSON). */
+export function parseRecord(line: string): AccessRecord | null {
+  if (!line.trim()) return null;
+  let j;
   try {
     j = JSON.parse(line);
   } catch {
@@ -426,15 +445,26 @@ export function parseLine(line: string, hosts: Map<string, HostInfo>): Omit<Row,
     .toLowerCase()
     .replace(/:\d+$/, '')
     .replace(/^\[|\]$/g, '');
+  return { j, req, host };
+}
+
+/** The route domains that can serve a host: the host itself and its one-label wildcard. */
+export function routeDomainsFor(host: string): string[] {
   const dot = host.indexOf('.');
-  const route = hosts.get(host) ?? (dot > 0 ? hosts.get(`*${host.slice(dot)}`) : undefined);
+  return dot > 0 ? [host, `*${host.slice(dot)}`] : [host];
+}
+
+/** A record → its row, the route found by its host (exact, then the one-label wildcard). */
+export function toRow({ j, req, host }: AccessRecord, hosts: Map<string, HostInfo>): Omit<Row, 'src_inode' | 'src_offset'> {
+  const [exact, wildcard] = routeDomainsFor(host);
+  const route = hosts.get(exact) ?? (wildcard ? hosts.get(wildcard) : undefined);
   const ua = req.headers?.['User-Agent'];
   return {
     ts: Math.round(Number(j.ts) * 1000) || 0,
     route_id: route?.id ?? null,
     host: host.slice(0, 255),
     method: String(req.method ?? '').slice(0, 16),
-    uri: String(req.uri ?? '').slice(0, 4096),
+    uri: redactShareToken(String(req.uri ?? '')).slice(0, 4096),
     status: j.status,
     duration_ms: Math.round(Number(j.duration ?? 0) * 1e6) / 1e3,
     size: Number(j.size ?? 0) || 0,
@@ -444,4 +474,10 @@ export function parseLine(line: string, hosts: Map<string, HostInfo>): Omit<Row,
     auth_user: typeof j.auth_user === 'string' && j.auth_user ? j.auth_user.slice(0, 254) : null,
     debug: route?.debug ? debugJson(req, j.resp_headers) : null,
   };
+}
+
+/** One Caddy access-log JSON line → a row (null for anything else). */
+export function parseLine(line: string, hosts: Map<string, HostInfo>): Omit<Row, 'src_inode' | 'src_offset'> | null {
+  const rec = parseRecord(line);
+  return rec ? toRow(rec, hosts) : null;
 }

@@ -35,6 +35,7 @@ import { PENDING_TTL_MS } from './schema.js';
 import type { RouteAuthService } from './service.js';
 import { hostMatches, hostName, inputFrom, readCookie, underRouteAuth, Verifier, writeAnswer } from './verify.js';
 import type { RouteEntry } from './view.js';
+import { underPathPrefix } from '../share-links/paths.js';
 
 export { hostMatches, readCookie };
 
@@ -278,7 +279,9 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     // /route-auth/login
     if (isGet) {
       const rd = safeRedirect(rdParam, host);
-      if (await svc.activeSession(entry.route.id, ctx.cookies.get(entry.cookieName))) {
+      const active = await svc.activeSession(entry.route.id, ctx.cookies.get(entry.cookieName));
+      // a share link's session outside its path prefix: the login form (redirecting would loop)
+      if (active && (!active.pathPrefix || underPathPrefix(new URL(rd, 'http://x').pathname, active.pathPrefix))) {
         ctx.set('Cache-Control', 'no-store');
         ctx.redirect(rd);
         return;

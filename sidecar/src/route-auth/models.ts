@@ -52,6 +52,10 @@ export interface RouteAuthSessionRow {
   created_at: number;
   user_agent: string | null;
   ip: string | null;
+  /** the share link the session was opened with (migration 071; null: a sign-in) */
+  share_link_id?: number | null;
+  /** a share link's path prefix: the session is valid only under it (null: the whole route) */
+  path_prefix?: string | null;
 }
 
 export interface RouteAuthCodeRow {
@@ -139,6 +143,8 @@ export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
       ip: DataTypes.STRING,
       user_id: DataTypes.INTEGER,
       subject: DataTypes.STRING,
+      share_link_id: DataTypes.INTEGER,
+      path_prefix: DataTypes.STRING,
     },
     opts('route_auth_sessions'),
   );
@@ -230,6 +236,8 @@ export function normalizeSessionRow(r: RouteAuthSessionRow): RouteAuthSessionRow
     route_id: Number(r.route_id),
     user_id: toNum(r.user_id),
     subject: r.subject === null || r.subject === undefined ? null : String(r.subject),
+    share_link_id: toNum(r.share_link_id),
+    path_prefix: r.path_prefix ?? null,
     expires_at: Number(r.expires_at),
     created_at: Number(r.created_at),
   };

@@ -19,13 +19,10 @@ export const EMAIL_CODE_MAX_ATTEMPTS = 5;
 export const EMAIL_CODE_RESEND_MS = 60_000;
 /** How long the first step of a two-step login (password done, or code requested) stays usable. */
 export const PENDING_TTL_MS = 10 * 60_000;
-/** TOTP: 30-second steps, 6 digits, SHA-1 (what authenticator apps use); accepted drift ±1 step. */
-export const TOTP_STEP_S = 30;
-export const TOTP_WINDOW = 1;
 /** Branding uploads: PNG, JPEG, GIF or WebP by content (SVG is refused: it can carry script), at most 2 MiB. */
 export const BRANDING_MAX_BYTES = 2 * 1024 * 1024;
 
-const email = z.string().trim().toLowerCase().max(254).email('must be an email address');
+const email = z.string().trim().toLowerCase().max(254).email(fieldText('field.email'));
 const color = z
   .string()
   .trim()

@@ -15,7 +15,7 @@
 import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import bcrypt from 'bcrypt';
-import speakeasy from 'speakeasy';
+import { newTotpSecret, totpEnrolment, totpStep } from '../util/totp.js';
 import { Op, type Transaction } from 'sequelize';
 import type { Deps } from '../deps.js';
 import type { Models, UserRow } from '../db/models.js';
@@ -33,7 +33,7 @@ import {
   type RouteAuthRow,
   type RouteAuthUserTotpRow,
 } from './models.js';
-import { TOTP_STEP_S, TOTP_WINDOW, type PreviewInput, type RouteAuthInput, type RouteAuthView } from './schema.js';
+import { type PreviewInput, type RouteAuthInput, type RouteAuthView } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
 import { findRows, findRow } from '../db/define.js';
 
@@ -365,11 +365,8 @@ export class RouteAuthService {
   async totpSetup(routeId: number, actor?: number, userId?: number): Promise<{ secret: string; otpauth_url: string; qr_code: string }> {
     const { route, cfg } = await this.requireConfig(routeId);
     const user = userId === undefined ? null : await this.routeUser(route, userId);
-    const secret = speakeasy.generateSecret({ length: 20 }).base32;
-    const label = `${route.domain}:${user ? user.username : cfg.email}`;
-    const otpauth_url = speakeasy.otpauthURL({ secret, encoding: 'base32', label, issuer: 'Gatehouse', algorithm: 'sha1', digits: 6, period: TOTP_STEP_S });
-    const { default: QRCode } = await import('qrcode'); // loaded when first asked, not at every start
-    const qr_code = await QRCode.toDataURL(otpauth_url, { errorCorrectionLevel: 'M', margin: 2, width: 240 });
+    const secret = newTotpSecret();
+    const { otpauth_url, qr_code } = await totpEnrolment(secret, `${route.domain}:${user ? user.username : cfg.email}`);
     const now = this.deps.clock();
     const sealed = this.deps.crypto.seal(secret);
     if (user) {
@@ -402,10 +399,7 @@ export class RouteAuthService {
 
   /** The 30-second step a code matches (±TOTP_WINDOW around now), or null. */
   totpStep(secretBase32: string, token: string): number | null {
-    const nowS = Math.floor(this.deps.clock() / 1000);
-    const r = speakeasy.totp.verifyDelta({ secret: secretBase32, encoding: 'base32', token, window: TOTP_WINDOW, step: TOTP_STEP_S, time: nowS });
-    if (!r) return null;
-    return Math.floor(nowS / TOTP_STEP_S) + r.delta;
+    return totpStep(secretBase32, token, this.deps.clock());
   }
 
   /** POST /routes/:id/auth/totp-verify {token, user_id?}: activates the pending secret. */

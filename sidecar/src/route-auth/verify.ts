@@ -18,6 +18,7 @@ import { isLoopback, normalizeIp } from '../http/client-ip.js';
 import { IDENTITY_HEADERS } from '../proxy/fragments/route-auth.js';
 import { safeRedirect } from '../util/safe-redirect.js';
 import { sha256 } from './service.js';
+import { underPathPrefix } from '../share-links/paths.js';
 import type { AuthView, RouteEntry, SessionEntry } from './view.js';
 
 export interface VerifyInput {
@@ -143,7 +144,13 @@ export class Verifier {
   }
 
   private answer(input: VerifyInput, entry: RouteEntry, s: SessionEntry | null): VerifyAnswer {
-    if (s && s.routeId === entry.route.id && s.expiresAt > this.clock() && (s.userId === null || entry.route.user_ids.includes(s.userId))) {
+    if (
+      s &&
+      s.routeId === entry.route.id &&
+      s.expiresAt > this.clock() &&
+      (s.userId === null || entry.route.user_ids.includes(s.userId)) &&
+      (!s.pathPrefix || underPathPrefix(input.forwardedUri, s.pathPrefix))
+    ) {
       return { status: 204, email: s.email, authMethod: s.authMethod, user: s.subject };
     }
     return toLogin(input, entry);

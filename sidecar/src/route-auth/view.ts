@@ -55,6 +55,8 @@ export interface SessionEntry {
   userId: number | null;
   /** X-Auth-User: the username, or the configured email */
   subject: string;
+  /** a share link's session: valid only under this path (share-links/paths.ts); absent or null: the whole route */
+  pathPrefix?: string | null;
 }
 
 function parseUserIds(v: unknown): number[] {
@@ -250,5 +252,13 @@ export class AuthView {
 
 export function toSessionEntry(row: RouteAuthSessionRow): SessionEntry {
   const r = normalizeSessionRow(row);
-  return { routeId: r.route_id, email: r.email, authMethod: r.auth_method, expiresAt: r.expires_at, userId: r.user_id, subject: r.subject ?? r.email };
+  return {
+    routeId: r.route_id,
+    email: r.email,
+    authMethod: r.auth_method,
+    expiresAt: r.expires_at,
+    userId: r.user_id,
+    subject: r.subject ?? r.email,
+    pathPrefix: r.path_prefix ?? null,
+  };
 }

@@ -6,8 +6,12 @@
 import { DataTypes, type Sequelize } from 'sequelize';
 import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '../db/define.js';
 import type { RouteView } from './schema.js';
+import { EXPOSURE_BLANK, type ExposureAnswer, type Exposure, type ExposureFields } from './exposure.js';
+import { backendPeerIds, ENCODINGS, type TrafficSettings } from './traffic.js';
+import type { AccessSchedule } from '../access-windows/schedule.js';
+import { geoFilterColumn, parseGeoFilter, type GeoFilter } from './geo.js';
 
-export interface RouteRow {
+export interface RouteRow extends ExposureFields {
   id: number;
   domain: string;
   description: string | null;
@@ -53,6 +57,17 @@ export interface RouteRow {
   basic_auth_user: string | null;
   basic_auth_password_hash: string | null;
   user_ids: string | null;
+  certificate_id: number | null;
+  backends: string | null;
+  backend_peer_ids: string | null;
+  lb_policy: string | null;
+  lb_cookie_name: string | null;
+  health_check: string | null;
+  request_headers: string | null;
+  response_headers: string | null;
+  compression: string | null;
+  access_schedule: string | null;
+  geo_filter: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -113,6 +128,22 @@ export function defineRouteModels(s: Sequelize): { Route: M<RouteRow> } {
       basic_auth_user: DataTypes.STRING,
       basic_auth_password_hash: DataTypes.STRING,
       user_ids: DataTypes.TEXT,
+      certificate_id: DataTypes.INTEGER,
+      exposure: { type: DataTypes.STRING, allowNull: false, defaultValue: 'public' },
+      exposure_answer: DataTypes.STRING,
+      exposure_page: DataTypes.TEXT,
+      exposure_redirect_url: DataTypes.TEXT,
+      // several backends, headers, compression (migration 075, routes/traffic.ts)
+      backends: DataTypes.TEXT,
+      backend_peer_ids: DataTypes.TEXT,
+      lb_policy: DataTypes.STRING,
+      lb_cookie_name: DataTypes.STRING,
+      health_check: DataTypes.TEXT,
+      request_headers: DataTypes.TEXT,
+      response_headers: DataTypes.TEXT,
+      compression: DataTypes.STRING,
+      access_schedule: DataTypes.TEXT,
+      geo_filter: DataTypes.TEXT,
       created_at: msColumn(),
       updated_at: msColumn(),
     },
@@ -128,7 +159,8 @@ export type L4TlsMode = 'none' | 'passthrough' | 'terminate';
 export type BotBlockerMode = 'block' | 'log' | 'tarpit';
 export type IpFilterMode = 'whitelist' | 'blacklist';
 
-export interface Route {
+/** exposure fields: routes/exposure.ts */
+export interface Route extends ExposureFields, TrafficSettings {
   id: number;
   domain: string;
   description: string | null;
@@ -176,6 +208,12 @@ export interface Route {
   /** bcrypt hash; never leaves the service (toApi drops it). */
   basic_auth_password_hash: string | null;
   user_ids: number[];
+  /** the custom certificate the route is served with (src/certificates); null: the automatic one */
+  certificate_id: number | null;
+  /** the access window (src/access-windows); null: always open */
+  access_schedule: AccessSchedule | null;
+  /** the country filter (routes/geo.ts); null: none */
+  geo_filter: GeoFilter | null;
   created_at: number;
   updated_at: number;
 }
@@ -227,6 +265,17 @@ export function blankRoute(now: number): Omit<Route, 'id'> {
     basic_auth_user: null,
     basic_auth_password_hash: null,
     user_ids: [],
+    certificate_id: null,
+    ...EXPOSURE_BLANK,
+    backends: [],
+    lb_policy: null,
+    lb_cookie_name: null,
+    health_check: null,
+    request_headers: null,
+    response_headers: null,
+    compression: [],
+    access_schedule: null,
+    geo_filter: null,
     created_at: now,
     updated_at: now,
   };
@@ -303,6 +352,21 @@ function routeFrom(get: (column: string) => unknown): Route {
     basic_auth_user: (get('basic_auth_user') as string | null) ?? null,
     basic_auth_password_hash: (get('basic_auth_password_hash') as string | null) ?? null,
     user_ids: parseJson<number[]>(get('user_ids'), []),
+    certificate_id: toNum(get('certificate_id')),
+    exposure: get('exposure') === 'internal' ? 'internal' : ('public' as Exposure),
+    exposure_answer: (get('exposure_answer') as ExposureAnswer | null) ?? null,
+    exposure_page: (get('exposure_page') as string | null) ?? null,
+    exposure_redirect_url: (get('exposure_redirect_url') as string | null) ?? null,
+    backends: parseJson<Route['backends']>(get('backends'), []),
+    lb_policy: (get('lb_policy') as Route['lb_policy']) ?? null,
+    lb_cookie_name: (get('lb_cookie_name') as string | null) ?? null,
+    health_check: parseJson<Route['health_check']>(get('health_check'), null),
+    request_headers: parseJson<Route['request_headers']>(get('request_headers'), null),
+    response_headers: parseJson<Route['response_headers']>(get('response_headers'), null),
+    // rows from before migration 075: the encode list compress_enabled meant
+    compression: parseJson<Route['compression'] | null>(get('compression'), null) ?? (toBool(get('compress_enabled')) ? [...ENCODINGS] : []),
+    access_schedule: parseJson<AccessSchedule | null>(get('access_schedule'), null),
+    geo_filter: parseGeoFilter(get('geo_filter')),
     created_at: Number(get('created_at')),
     updated_at: Number(get('updated_at')),
   };
@@ -317,6 +381,14 @@ export function routeToRow(r: Omit<Route, 'id'>): Omit<RouteRow, 'id'> {
     acl_peer_ids: r.acl_peer_ids.length ? JSON.stringify(r.acl_peer_ids) : null,
     mirror_targets: r.mirror_targets.length ? JSON.stringify(r.mirror_targets) : null,
     user_ids: r.user_ids.length ? JSON.stringify(r.user_ids) : null,
+    backends: r.backends.length ? JSON.stringify(r.backends) : null,
+    backend_peer_ids: backendPeerIds(r.backends),
+    health_check: r.health_check === null ? null : JSON.stringify(r.health_check),
+    request_headers: r.request_headers === null ? null : JSON.stringify(r.request_headers),
+    response_headers: r.response_headers === null ? null : JSON.stringify(r.response_headers),
+    compression: JSON.stringify(r.compression),
+    access_schedule: r.access_schedule ? JSON.stringify(r.access_schedule) : null,
+    geo_filter: geoFilterColumn(r.geo_filter),
   };
 }
 
@@ -324,10 +396,11 @@ export function routeToRow(r: Omit<Route, 'id'>): Omit<RouteRow, 'id'> {
  * The API's route object: every field by its API name; the basic-auth password is never returned.
  * rdp_route_id: the RDP route that owns this route (its gateway-mode linked L4 route), else null.
  */
-export function toApi(r: Route, rdpRouteId: number | null = null): Omit<RouteView, 'route_auth' | 'certificate'> {
+export function toApi(r: Route, rdpRouteId: number | null = null): Omit<RouteView, 'route_auth' | 'certificate' | 'access_state'> {
   const { basic_auth_password_hash, created_at, updated_at, ...rest } = r;
   return {
     ...rest,
+    lb_policy: r.lb_policy ?? 'round_robin',
     rdp_route_id: rdpRouteId,
     basic_auth_password: null,
     basic_auth_password_set: basic_auth_password_hash !== null,

@@ -14,6 +14,8 @@ export interface KindFields {
   target_peer_id?: unknown;
   target_lan_host?: unknown;
   target_lan_port?: unknown;
+  /** several backends (routes/traffic.ts): the first one sets the target fields */
+  backends?: unknown;
 }
 
 const missing = (v: unknown) => v === null || v === undefined;
@@ -25,6 +27,7 @@ export function missingForKind(r: KindFields): Record<string, Msg> {
     if (missing(r.l4_protocol)) f.l4_protocol = msg('route.field.l4_protocol_required');
     if (missing(r.l4_listen_port)) f.l4_listen_port = msg('route.field.l4_required');
   }
+  if (Array.isArray(r.backends) && r.backends.length) return f;
   if ((r.target_kind ?? 'peer') === 'peer') {
     if (missing(r.peer_id)) f.peer_id = msg('route.field.peer_target_required');
     if (missing(r.target_port)) f.target_port = msg('route.field.peer_target_required');

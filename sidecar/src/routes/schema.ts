@@ -9,7 +9,11 @@ import { paging, queryBool, queryInt, searchText, sortValues, text, UNPROCESSABL
 import { HOST_NAME, IPV4, IPV6, isIPAddress, LABEL, LABELS, whole } from '../http/patterns.js';
 import { fieldIssue, fieldText } from '../http/messages.js';
 import { missingForKind } from './rules.js';
+import { trafficFields, trafficView } from './traffic.js';
+import { geoFilterIn, geoFilterView } from './geo.js';
 import { msg, type Msg } from '@gatehouse/common/messages/index.js';
+import { exposureInput, exposureView } from './exposure.js';
+import { accessSchedule, accessScheduleView, accessState } from '../access-windows/schema.js';
 
 /**
  * A domain name's ASCII (punycode) form by the WHATWG URL standard's domain to ASCII, or '' when it
@@ -283,6 +287,14 @@ export const routeFields = z.strictObject({
     .refine((v) => Buffer.byteLength(v) <= 72, { message: 'at most 72 bytes (bcrypt): fewer characters outside ASCII', params: UNPROCESSABLE })
     .nullable(),
   user_ids: z.array(idIn).max(1000).nullable(),
+  certificate_id: idIn.nullable().meta({
+    description:
+      'a custom certificate (GET /certificates) to serve this HTTPS route with; it must cover the domain. null: the automatic certificate (ACME or the internal CA)',
+  }),
+  ...exposureInput,
+  ...trafficFields,
+  access_schedule: accessSchedule,
+  geo_filter: geoFilterIn,
 });
 
 export type RouteInput = Partial<z.infer<typeof routeFields>>;
@@ -315,7 +327,8 @@ export const createRouteBody = routeFields
   .superRefine((v, ctx) => {
     if (v.domain !== undefined) return;
     if (v.route_type === 'l4' && (v.l4_tls_mode ?? 'none') === 'none') return;
-    ctx.addIssue({ code: 'custom', path: ['domain'], message: 'required' });
+    // the document marks domain optional (it cannot state when it is required): alone, a 422
+    ctx.addIssue({ code: 'custom', path: ['domain'], message: 'required', params: UNPROCESSABLE });
   });
 
 /** What PUT /routes/:id accepts and ignores besides the writable fields (docs/reference/api.md "Conventions"). */
@@ -374,6 +387,9 @@ export const certificateView = z
     not_after: z.string().nullable().meta({ format: 'date-time', description: 'when the certificate expires' }),
     last_error: z.string().nullable().meta({ description: "Caddy's last error obtaining a certificate for the name, cleared when one is obtained" }),
     last_error_at: z.string().nullable().meta({ format: 'date-time' }),
+    custom: z.object({ id: z.number().int(), name: z.string() }).nullable().meta({
+      description: "the custom certificate the route is served with (certificate_id), else null: issuer, not_after and state are then that certificate's",
+    }),
   })
   .meta({ description: "the certificate state of the route's TLS name" });
 export type CertificateView = z.infer<typeof certificateView>;
@@ -438,13 +454,19 @@ export const routeView = z.object({
   basic_auth_password: z.null(),
   basic_auth_password_set: z.boolean(),
   user_ids: z.array(z.number().int()),
+  certificate_id: nInt.meta({ description: 'the custom certificate it is served with; null: the automatic one' }),
+  ...trafficView,
+  geo_filter: geoFilterView,
   rdp_route_id: nInt.meta({
     description: 'the RDP route that owns this route (its gateway-mode linked L4 route: edit it there; the routes API answers 409), else null',
   }),
+  ...exposureView,
   created_at: z.string().meta({ format: 'date-time' }),
   updated_at: z.string().meta({ format: 'date-time' }),
   route_auth: routeAuthSummary,
   certificate: certificateView,
+  access_schedule: accessScheduleView,
+  access_state: accessState,
 });
 export type RouteView = z.infer<typeof routeView>;
 export const routeResponse = z.object({ ok: z.literal(true), route: routeView });

@@ -1,6 +1,7 @@
 // Routes: create, read, update, delete, toggle, batch; every write goes through ctx.proxy.transact()
 // so it is saved and live in Caddy, or neither (see proxy/service.ts).
 import { missingForKind } from './rules.js';
+import { exposureProblems } from './exposure-rules.js';
 import { itemError, msg } from '@gatehouse/common/messages/index.js';
 import dns from 'node:dns';
 import os from 'node:os';
@@ -14,14 +15,19 @@ import type { Clock } from '../util/clock.js';
 import { conflict, notFound, unprocessable, type FieldMessages } from '../util/errors.js';
 import { bcryptHash } from '../util/passwords.js';
 import { isOnline } from '../peers/view.js';
-import { asBool, findRows } from '../db/define.js';
+import { asBool, findRow, findRows } from '../db/define.js';
+import { parseNames } from '../certificates/service.js';
 import type { ProxyService } from '../proxy/service.js';
 import { blankRoute, rowToRoute, routeToRow, toApi, type Route, type RouteRow } from './model.js';
 import { normalizeIpRules } from '../util/ip-rules.js';
 import type { CertificateView, ListRoutesQuery, RouteAuthSummary, RouteInput, RouteView, WizardPeer } from './schema.js';
-import { NOT_APPLICABLE, type CertificateStore } from '../proxy/certificates.js';
+import { EXPIRING_MS, NOT_APPLICABLE, type CertificateStore } from '../proxy/certificates.js';
+import { covers } from '../certificates/pem.js';
 import { hasFilter, routeOrder, routeWhere } from './list.js';
 import { PublicHost } from '../system/public-host.js';
+import { mergeTraffic, trafficRules } from './traffic.js';
+import { accessStateOf } from '../access-windows/schedule.js';
+import { geoFilterProblems } from './geo.js';
 
 type Fields = FieldMessages;
 
@@ -73,6 +79,10 @@ export interface RoutesServiceOptions {
   routeAuthSummaries?: (routeIds: number[]) => Promise<Map<number, NonNullable<RouteAuthSummary>>>;
   /** Caddy's certificates (proxy/certificates.ts) when Gatehouse runs Caddy; null: the states are unknown. */
   certificates?: CertificateStore | null;
+  /** The custom certificates with these ids, in brief (certificates/service.ts summaries). */
+  customCertificates?: (ids: number[]) => Promise<Map<number, { id: number; name: string; issuer: string; not_before: number; not_after: number }>>;
+  /** The country database (geoip/service.ts): a geo_filter is refused while it is not there. */
+  geoip?: { status(): { present: boolean } };
 }
 
 /** The name a route's certificate is for, or null when Caddy terminates no TLS for it. */
@@ -104,7 +114,11 @@ export class RoutesService {
   private readonly publicHost: PublicHost;
   private readonly routeAuthSummaries: RoutesServiceOptions['routeAuthSummaries'];
   private readonly certificates: CertificateStore | null;
+  private readonly customCertificates: RoutesServiceOptions['customCertificates'];
+  private readonly geoip: RoutesServiceOptions['geoip'];
   resolver: dns.promises.Resolver;
+  /** 403 answers of a closed route since start (set by the access-windows service). */
+  closedAnswers: (routeId: number) => number = () => 0;
 
   constructor(o: RoutesServiceOptions) {
     this.db = o.db;
@@ -118,6 +132,8 @@ export class RoutesService {
     this.publicHost = o.publicHost ?? new PublicHost(o.config);
     this.routeAuthSummaries = o.routeAuthSummaries;
     this.certificates = o.certificates ?? null;
+    this.customCertificates = o.customCertificates;
+    this.geoip = o.geoip;
     this.resolver = o.resolver ?? new dns.promises.Resolver({ timeout: 3000, tries: 2 });
   }
 
@@ -130,10 +146,27 @@ export class RoutesService {
     throw conflict(msg('route.owned_by_rdp', { route_id: routeId, rdp_name: owner.name, rdp_id: owner.id }), { route_id: routeId, rdp_route_id: owner.id });
   }
 
-  /** The certificate state of a route's TLS name. */
-  async certificateOf(r: Pick<Route, 'route_type' | 'https_enabled' | 'l4_tls_mode' | 'domain'>): Promise<CertificateView> {
+  /** The certificate state of a route's TLS name (with `custom`, the custom certificate it names). */
+  async certificateOf(
+    r: Pick<Route, 'route_type' | 'https_enabled' | 'l4_tls_mode' | 'domain'> & { certificate_id?: number | null },
+    custom?: { id: number; name: string; issuer: string; not_before: number; not_after: number },
+  ): Promise<CertificateView> {
     const name = tlsName(r);
     if (name === null) return NOT_APPLICABLE;
+    if (custom && r.route_type === 'http') {
+      const now = this.clock();
+      const soon = Math.min(EXPIRING_MS, (custom.not_after - custom.not_before) / 3);
+      return {
+        state: custom.not_after <= now ? 'expired' : custom.not_after - now < soon ? 'expiring' : 'valid',
+        domain: name,
+        issuer: custom.issuer,
+        internal: false,
+        not_after: new Date(custom.not_after).toISOString(),
+        last_error: null,
+        last_error_at: null,
+        custom: { id: custom.id, name: custom.name },
+      };
+    }
     if (!this.certificates) return { ...NOT_APPLICABLE, state: 'unknown', domain: name, internal: this.publicHost.tls().value === 'internal' };
     return this.certificates.stateOf(name);
   }
@@ -142,11 +175,14 @@ export class RoutesService {
   private async present(routes: Route[], owners: Map<number, { id: number }> = new Map()): Promise<RouteView[]> {
     const auth =
       this.routeAuthSummaries && routes.length ? await this.routeAuthSummaries(routes.map((r) => r.id)) : new Map<number, NonNullable<RouteAuthSummary>>();
+    const certIds = [...new Set(routes.flatMap((r) => (r.certificate_id !== null ? [r.certificate_id] : [])))];
+    const custom = certIds.length && this.customCertificates ? await this.customCertificates(certIds) : new Map();
     return Promise.all(
       routes.map(async (r) => ({
         ...toApi(r, owners.get(r.id)?.id ?? null),
         route_auth: auth.get(r.id) ?? null,
-        certificate: await this.certificateOf(r),
+        certificate: await this.certificateOf(r, r.certificate_id !== null ? custom.get(r.certificate_id) : undefined),
+        access_state: accessStateOf(r.access_schedule, this.clock(), this.closedAnswers(r.id)),
       })),
     );
   }
@@ -312,7 +348,13 @@ export class RoutesService {
     const has = (k: string) => Object.prototype.hasOwnProperty.call(input, k) && (input as Record<string, unknown>)[k] !== undefined;
     if (has('route_type') && input.route_type !== base.route_type) {
       if (input.route_type === 'http') for (const f of L4_FIELDS) if (!has(f)) m[f] = null;
-      if (input.route_type === 'l4') for (const f of HTTP_ONLY_FLAGS) if (!has(f)) m[f] = false;
+      if (input.route_type === 'l4') {
+        for (const f of HTTP_ONLY_FLAGS) if (!has(f)) m[f] = false;
+        for (const f of ['backends', 'compression'] as const) if (!has(f)) m[f] = [];
+        for (const f of ['lb_policy', 'lb_cookie_name', 'health_check', 'request_headers', 'response_headers'] as const) if (!has(f)) m[f] = null;
+        if (!has('certificate_id')) m.certificate_id = null;
+        if (!has('exposure')) m.exposure = 'public';
+      }
     }
     if (has('target_kind') && input.target_kind !== base.target_kind) {
       if (input.target_kind === 'gateway') for (const f of PEER_TARGET_FIELDS) if (!has(f)) m[f] = null;
@@ -324,9 +366,14 @@ export class RoutesService {
     for (const [k, v] of Object.entries(input)) {
       if (v === undefined || k === 'basic_auth_password') continue;
       if (k === 'target_port') m[k] = v === null ? null : String(v);
+      else if (k === 'backends' || k === 'compression')
+        continue; // mergeTraffic
       else if (k === 'ip_filter_rules' || k === 'acl_peer_ids' || k === 'mirror_targets' || k === 'user_ids') m[k] = v ?? [];
       else m[k] = v;
     }
+    // reason: m is the route being merged (a Route without id, held as a record to assign by key)
+    const traffic = mergeTraffic(m as unknown as Parameters<typeof mergeTraffic>[0], input);
+    if (Object.keys(traffic).length) throw unprocessable(msg('route.not_consistent'), traffic);
     if (input.basic_auth_user === null) m.basic_auth_password_hash = null;
     if (passwordHash) m.basic_auth_password_hash = passwordHash;
     else if (input.basic_auth_password === null) m.basic_auth_password_hash = null;
@@ -350,6 +397,7 @@ export class RoutesService {
     // --- type and target combinations ---
     // An L4 route without TLS matches on its port alone: its domain may be empty (createRouteBody).
     if (!r.domain && !(r.route_type === 'l4' && (r.l4_tls_mode ?? 'none') === 'none')) f.domain = msg('field.required');
+    if (r.certificate_id !== null && (r.route_type !== 'http' || !r.https_enabled)) f.certificate_id = msg('route.field.certificate_https_only');
     if (r.route_type === 'http') {
       for (const k of L4_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_l4');
     } else {
@@ -358,11 +406,12 @@ export class RoutesService {
       for (const k of HTTP_ONLY_FLAGS) if (r[k]) f[k] = msg('route.field.only_http');
       if (r.basic_auth_user !== null) f.basic_auth_user = msg('route.field.only_http');
       if (r.user_ids.length) f.user_ids = msg('route.field.only_http');
+      if (r.access_schedule) f.access_schedule = msg('route.field.only_http');
       // The trace is the HTTP access log; a UDP service cannot be told up without its own protocol.
       if (r.debug_enabled) f.debug_enabled = msg('route.field.debug_only_http');
       if (r.monitoring_enabled && r.l4_protocol === 'udp') f.monitoring_enabled = msg('route.field.monitoring_not_udp');
     }
-    Object.assign(f, missingForKind(r));
+    Object.assign(f, missingForKind(r), trafficRules(r), geoFilterProblems(r, this.geoip?.status() ?? { present: false }));
     if (r.target_kind === 'peer') {
       for (const k of GATEWAY_TARGET_FIELDS) if (r[k] !== null) f[k] = msg('route.field.only_gateway_target');
       if (r.wol_enabled) f.wol_enabled = msg('route.field.only_gateway_target');
@@ -393,6 +442,7 @@ export class RoutesService {
       r.circuit_breaker_timeout ??= ROUTE_DEFAULTS.circuit_breaker_timeout;
     }
     if (r.mirror_enabled && !r.mirror_targets.length) f.mirror_targets = msg('route.field.mirror_target_needed');
+    Object.assign(f, exposureProblems(r));
     if (r.basic_auth_user !== null && r.basic_auth_password_hash === null) f.basic_auth_password = msg('route.field.basic_password_required');
     if (r.basic_auth_user === null && r.basic_auth_password_hash !== null) f.basic_auth_user = msg('route.field.basic_user_required');
     // --- protection combinations ---
@@ -415,7 +465,8 @@ export class RoutesService {
 
     // --- references that must exist ---
     const mirrorPeers = r.mirror_targets.flatMap((m) => (typeof m === 'object' && m !== null && 'peer_id' in m ? [m.peer_id] : []));
-    const peerIds = [...new Set([r.peer_id, r.target_peer_id, ...r.acl_peer_ids, ...mirrorPeers].filter((x): x is number => x !== null))];
+    const backendPeers = r.backends.slice(1).map((b) => b.peer_id);
+    const peerIds = [...new Set([r.peer_id, r.target_peer_id, ...r.acl_peer_ids, ...mirrorPeers, ...backendPeers].filter((x): x is number => x !== null))];
     const peers = peerIds.length
       ? await findRows(this.db.models.Peer, { where: { id: { [Op.in]: peerIds } }, attributes: ['id', 'peer_type'], transaction: t })
       : [];
@@ -425,6 +476,9 @@ export class RoutesService {
       if (!peerType.has(r.target_peer_id)) f.target_peer_id = msg('field.no_such_peer', { id: r.target_peer_id });
       else if (peerType.get(r.target_peer_id) !== 'gateway') f.target_peer_id = msg('field.not_gateway_peer', { id: r.target_peer_id });
     }
+    r.backends.forEach((b, i) => {
+      if (i > 0 && !peerType.has(b.peer_id)) f[`backends.${i}.peer_id`] = msg('field.no_such_peer', { id: b.peer_id });
+    });
     const missingMirror = mirrorPeers.filter((i) => !peerType.has(i));
     if (missingMirror.length) f.mirror_targets = msg('field.no_such_peers', { ids: missingMirror });
     const missingAcl = r.acl_peer_ids.filter((i) => !peerType.has(i));
@@ -434,6 +488,11 @@ export class RoutesService {
       const have = new Set(users.map((u) => Number(u.id)));
       const missing = r.user_ids.filter((i) => !have.has(i));
       if (missing.length) f.user_ids = msg('field.no_such_users', { ids: missing });
+    }
+    if (r.certificate_id !== null) {
+      const cert = await findRow(this.db.models.Certificate, { where: { id: r.certificate_id }, attributes: ['id', 'name', 'names'], transaction: t });
+      if (!cert) f.certificate_id = msg('route.field.no_such_certificate', { id: r.certificate_id });
+      else if (!covers(parseNames(cert.names), r.domain)) f.certificate_id = msg('route.field.certificate_not_covering', { domain: r.domain, name: cert.name });
     }
     if (Object.keys(f).length) throw unprocessable(msg('route.not_consistent'), f);
 
@@ -450,6 +509,15 @@ export class RoutesService {
         transaction: t,
       })) as { id: number } | null;
       if (dup) throw conflict(msg('route.domain_taken', { domain: r.domain, route_id: Number(dup.id) }), { field: 'domain', route_id: Number(dup.id) });
+      // a redirect host's domain (redirects/service.ts refuses a route's the other way round)
+      const redirect = (await this.db.models.RedirectHost.findOne({ where: { domain: r.domain }, attributes: ['id'], raw: true, transaction: t })) as {
+        id: number;
+      } | null;
+      if (redirect)
+        throw conflict(msg('redirect.domain_taken', { domain: r.domain, redirect_host_id: Number(redirect.id) }), {
+          field: 'domain',
+          redirect_host_id: Number(redirect.id),
+        });
     } else {
       const port = r.l4_listen_port as number;
       const own = this.ownPorts(r.l4_protocol as 'tcp' | 'udp');

@@ -28,6 +28,13 @@ function me(ctx: { state: { principal?: Principal } }): number {
   return id;
 }
 
+async function securityView(deps: AppContext) {
+  return {
+    lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') },
+    second_factor: { required: await deps.settings.get('security.second_factor.required') },
+  };
+}
+
 export function settingsEndpoints(deps: AppContext): Endpoint[] {
   return [
     defineEndpoint({
@@ -47,6 +54,7 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Update own username, email, language',
       tags: ['settings'],
       body: profileBody,
+      storedChecks: async (raw, ctx) => deps.users.storedProblems({ username: raw.username }, me(ctx)),
       handler: async ({ body }, ctx) => ({ profile: await deps.users.update(me(ctx), body, me(ctx)) }),
     }),
     defineEndpoint({
@@ -57,6 +65,7 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Change own password ({current, next}); other sessions end',
       tags: ['settings'],
       body: passwordChangeBody,
+      storedChecks: async (raw, ctx) => deps.users.currentPasswordProblem(me(ctx), raw.current),
       handler: async ({ body }, ctx) => {
         // Ends every other session of this user, keeps the current one; clears must_change_password.
         await deps.users.changePassword(me(ctx), body.current, body.next, sessionId(ctx));
@@ -161,26 +170,30 @@ export function settingsEndpoints(deps: AppContext): Endpoint[] {
       method: 'GET',
       path: '/settings/security',
       response: lockoutResponse,
-      summary: 'Lockout settings: security.lockout.max_attempts and security.lockout.duration (minutes)',
+      summary: 'Sign-in security: the lockout (security.lockout.max_attempts, .duration in minutes) and the second-factor policy (second_factor.required)',
       tags: ['settings'],
-      handler: async () => ({
-        lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') },
-      }),
+      handler: () => securityView(deps),
     }),
     defineEndpoint({
       method: 'PUT',
       path: '/settings/security',
       response: lockoutResponse,
-      summary: 'Change the lockout settings ({lockout: {max_attempts?, duration? (minutes)}})',
+      summary:
+        'Change sign-in security ({lockout?: {max_attempts?, duration? (minutes)}, second_factor?: {required}}). With second_factor.required, every account without a second factor enrols at its next sign-in; sessions open now stay open',
       tags: ['settings'],
       body: securityBody,
       handler: async ({ body }, ctx) => {
-        if (body.lockout.max_attempts !== undefined) await deps.settings.set('security.lockout.max_attempts', body.lockout.max_attempts);
-        if (body.lockout.duration !== undefined) await deps.settings.set('security.lockout.duration', body.lockout.duration);
-        await deps.events.emit({ type: 'settings_changed', section: 'security', lockout: body.lockout, actor: actingUserId(ctx.state.principal) ?? null });
-        return {
-          lockout: { max_attempts: await deps.settings.get('security.lockout.max_attempts'), duration: await deps.settings.get('security.lockout.duration') },
-        };
+        if (body.lockout?.max_attempts !== undefined) await deps.settings.set('security.lockout.max_attempts', body.lockout.max_attempts);
+        if (body.lockout?.duration !== undefined) await deps.settings.set('security.lockout.duration', body.lockout.duration);
+        if (body.second_factor) await deps.settings.set('security.second_factor.required', body.second_factor.required);
+        await deps.events.emit({
+          type: 'settings_changed',
+          section: 'security',
+          ...(body.lockout ? { lockout: body.lockout } : {}),
+          ...(body.second_factor ? { second_factor_required: body.second_factor.required } : {}),
+          actor: actingUserId(ctx.state.principal) ?? null,
+        });
+        return securityView(deps);
       },
     }),
     defineEndpoint({

@@ -49,7 +49,10 @@ export async function saveNetwork(deps: AppContext, body: NetworkBody, actor: nu
   };
   // the same rule as a route write (routes/service.ts): a wildcard HTTPS route needs internal TLS
   if ((next.tls_mode ?? deps.config.tls) === 'acme') {
-    const count = await deps.db.models.Route.count({ where: { https_enabled: true, domain: { [Op.like]: '*.%' } } });
+    const count =
+      (await deps.db.models.Route.count({ where: { https_enabled: true, domain: { [Op.like]: '*.%' } } })) +
+      // a wildcard redirect host is served over HTTPS too (redirects/service.ts has the same rule)
+      (await deps.db.models.RedirectHost.count({ where: { domain: { [Op.like]: '*.%' } } }));
     if (count > 0) throw invalidFields({ tls_mode: msg('settings.field.wildcard_routes_need_internal_tls', { count }) });
   }
   const tlsBefore = deps.publicHost.tls().value;

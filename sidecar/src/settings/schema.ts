@@ -5,6 +5,7 @@ import { UNPROCESSABLE } from '../http/fields.js';
 import { HOST_NAME, IPV4, IPV6, whole } from '../http/patterns.js';
 import { passwordSchema, userView, usernameSchema } from '../users/schema.js';
 import { PUBLIC_HOST_PROBLEMS } from '../system/schema.js';
+import { fieldText } from '../http/messages.js';
 
 const lockoutBody = z
   .strictObject({
@@ -19,17 +20,25 @@ const lockoutBody = z
   .refine((v) => Object.keys(v).length > 0, { message: 'nothing to update', params: UNPROCESSABLE });
 
 export const profileBody = z
-  .strictObject({ username: usernameSchema, email: z.string().trim().email('must be an email address').nullable(), language: z.enum(['de', 'en']) })
+  .strictObject({ username: usernameSchema, email: z.string().trim().email(fieldText('field.email')).nullable(), language: z.enum(['de', 'en']) })
   .partial();
 export const passwordChangeBody = z.strictObject({ current: z.string().min(1, 'required'), next: passwordSchema });
 export const languageBody = z.strictObject({ language: z.enum(['de', 'en']) });
 export const themeBody = z.strictObject({ theme: z.enum(['pro', 'default']).nullable() });
 export const defaultThemeBody = z.strictObject({ theme: z.enum(['pro', 'default']) });
-export const securityBody = z.strictObject({ lockout: lockoutBody });
+const secondFactorPolicy = z.strictObject({
+  required: z.boolean({ error: 'must be true or false' }).meta({
+    description:
+      'every admin-UI account needs a second factor (TOTP): a sign-in of an account without one goes through the enrolment page (GET /login/enrol) before the session opens',
+  }),
+});
+export const securityBody = z
+  .strictObject({ lockout: lockoutBody.optional(), second_factor: secondFactorPolicy.optional() })
+  .refine((v) => v.lockout !== undefined || v.second_factor !== undefined, { message: 'nothing to update', params: UNPROCESSABLE });
 
 const lockoutView = z.object({ max_attempts: z.number().int(), duration: z.number().int().meta({ description: 'minutes' }) });
 export const profileResponse = z.object({ ok: z.literal(true), profile: userView });
-export const lockoutResponse = z.object({ ok: z.literal(true), lockout: lockoutView });
+export const lockoutResponse = z.object({ ok: z.literal(true), lockout: lockoutView, second_factor: z.object({ required: z.boolean() }) });
 export const defaultThemeResponse = z.object({ ok: z.literal(true), theme: z.enum(['pro', 'default']) });
 export const clearLogsResponse = z.object({
   ok: z.literal(true),
@@ -94,7 +103,7 @@ const publicIpSchema = z
   .string()
   .regex(whole(`\\s*${IPV4}\\s*`), 'must be an IPv4 address')
   .transform((v) => v.trim());
-const acmeEmailSchema = z.string().trim().max(254).email('must be an email address');
+const acmeEmailSchema = z.string().trim().max(254).email(fieldText('field.email'));
 export const TLS_MODES = ['acme', 'internal'] as const;
 
 /**

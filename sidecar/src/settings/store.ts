@@ -8,6 +8,8 @@ export const SETTING_DEFAULTS = {
   'security.lockout.max_attempts': 5,
   /** minutes an account stays locked; also the window in which failures are counted */
   'security.lockout.duration': 15,
+  /** every admin-UI account needs a second factor (TOTP): a sign-in without one enrols first (auth/second-factor.ts) */
+  'security.second_factor.required': false as boolean,
   'ui.default_theme': 'default' as 'pro' | 'default',
   'ui.default_language': 'en' as 'en' | 'de',
 };

@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { text } from '../http/fields.js';
 import { HOST_NAME, IPV4, IPV6, isIPAddress, whole } from '../http/patterns.js';
+import { fieldText } from '../http/messages.js';
 
-const email = z.string().trim().max(254).email('must be an email address');
+const email = z.string().trim().max(254).email(fieldText('field.email'));
 const hostname = z
   .string()
   .regex(whole(`\\s*(?:${IPV4}|${IPV6}|(?=[^\\s]{1,253}\\s*$)${HOST_NAME})\\s*`), 'must be a host name or IP address')

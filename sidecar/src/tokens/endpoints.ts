@@ -3,10 +3,18 @@ import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { createTokenBody, tokenCreatedResponse, tokenListResponse, tokenRecordResponse, updateTokenBody } from './schema.js';
 import { actingUserId } from '../http/auth.js';
-import { unprocessable } from '../util/errors.js';
+import { unprocessable, type FieldMessages } from '../util/errors.js';
 import { okOnly } from '../http/responses.js';
 
 export function tokenEndpoints(deps: AppContext): Endpoint[] {
+  /** What a create body's schema cannot say, all at once: an expiry in the past, a user that does not exist (also run on a body the schema refused). */
+  const tokenProblems = async (b: { expires_at?: unknown; user_id?: unknown }): Promise<FieldMessages> => {
+    const f: FieldMessages = {};
+    if (typeof b.expires_at === 'number' && b.expires_at <= deps.clock()) f.expires_at = msg('field.in_future');
+    if (typeof b.user_id === 'number' && Number.isSafeInteger(b.user_id) && !(await deps.db.models.User.findByPk(b.user_id, { attributes: ['id'] })))
+      f.user_id = msg('field.no_such_user');
+    return f;
+  };
   return [
     defineEndpoint({
       method: 'GET',
@@ -26,12 +34,11 @@ export function tokenEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Create an API token; the plaintext gth_… token is returned once',
       tags: ['tokens'],
       body: createTokenBody,
+      storedChecks: (raw) => tokenProblems(raw),
       response: tokenCreatedResponse,
       handler: async ({ body }, ctx) => {
-        if (body.expires_at != null && body.expires_at <= deps.clock())
-          throw unprocessable(msg('request.validation_failed'), { expires_at: msg('field.in_future') });
-        if (body.user_id != null && !(await deps.db.models.User.findByPk(body.user_id)))
-          throw unprocessable(msg('request.validation_failed'), { user_id: msg('field.no_such_user') });
+        const f = await tokenProblems(body);
+        if (Object.keys(f).length) throw unprocessable(msg('request.validation_failed'), f);
         const { token, record } = await deps.tokens.create(body, actingUserId(ctx.state.principal));
         return { token, record };
       },

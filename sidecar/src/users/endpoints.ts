@@ -25,7 +25,11 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       adminRole: true,
       summary: 'List users',
       tags: ['users'],
-      handler: async () => ({ users: await deps.users.list() }),
+      handler: async () => {
+        const users = await deps.users.list();
+        const totp = await deps.secondFactor.activeAmong(users.map((u) => u.id));
+        return { users: users.map((u) => ({ ...u, totp_active: totp.has(u.id) })) };
+      },
     }),
     defineEndpoint({
       method: 'POST',
@@ -36,6 +40,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Create a user',
       tags: ['users'],
       body: createBody,
+      storedChecks: (raw) => deps.users.storedProblems({ username: raw.username }),
       handler: async ({ body }, ctx) => ({ user: await deps.users.create(body, actor(ctx)) }),
     }),
     defineEndpoint({
@@ -55,6 +60,7 @@ export function userEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Update a user',
       tags: ['users'],
       body: updateBody,
+      storedChecks: (raw, ctx) => deps.users.storedProblems(raw, ctx.state.params.id),
       handler: async ({ body, params }, ctx) => ({ user: await deps.users.update(params.id, body, actor(ctx)) }),
     }),
     defineEndpoint({

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { ignoringReadOnly, storedResourceFields } from '../http/input.js';
 import { text, UNPROCESSABLE } from '../http/fields.js';
 import { fieldText } from '../http/messages.js';
+import { ROLES } from '@gatehouse/common/roles.js';
 
-export type Role = 'admin' | 'user';
-export const ROLES: Role[] = ['admin', 'user'];
+export { ROLES, type Role } from '@gatehouse/common/roles.js';
 
 export const usernameSchema = z
   .string()
@@ -20,7 +20,7 @@ export const passwordSchema = z
   .string()
   .min(PASSWORD_MIN, fieldText('field.min_chars', { min: PASSWORD_MIN }))
   .max(1024);
-const email = z.string().trim().email('must be an email address').max(254);
+const email = z.string().trim().email(fieldText('field.email')).max(254);
 
 export const createBody = z.strictObject({
   username: usernameSchema,
@@ -54,7 +54,10 @@ export const userView = z.object({
   updated_at: z.string().meta({ format: 'date-time' }),
 });
 export const userResponse = z.object({ ok: z.literal(true), user: userView });
-export const usersResponse = z.object({ ok: z.literal(true), users: z.array(userView) });
+export const usersResponse = z.object({
+  ok: z.literal(true),
+  users: z.array(userView.extend({ totp_active: z.boolean().meta({ description: 'the user has a TOTP second factor' }) })),
+});
 export const resetPasswordResponse = z.object({ ok: z.literal(true), password: z.string().meta({ description: 'the new password, shown once' }) });
 export const unlockResponse = z.object({ ok: z.literal(true), unlocked: z.literal(true), was_locked: z.boolean() });
 export const lockedResponse = z.object({

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { Op, UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
 import type { Models, UserRow } from '../db/models.js';
-import { AppError, conflict, notFound, unprocessable } from '../util/errors.js';
+import { AppError, conflict, notFound, unprocessable, type FieldMessages } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
 import { dummyVerify, hashPassword, needsRehash, verifyPassword } from '../util/passwords.js';
 import type { LockoutService } from '../auth/lockout.js';
@@ -87,6 +87,24 @@ export class UsersService {
     return publicUser(await this.getRow(id));
   }
 
+  /**
+   * The body's fields the stored users refuse, all at once: a name another user has in any case, the
+   * last admin's role taken away (update only). For a body whose schema refused other fields too
+   * (storedChecks) and before a create or update.
+   */
+  async storedProblems(input: { username?: unknown; role?: unknown }, exceptId?: number): Promise<FieldMessages> {
+    const f: FieldMessages = {};
+    if (typeof input.username === 'string' && input.username.trim() !== '') {
+      const other = (await this.models.User.findOne({ where: nameInAnyCase(input.username.trim()), raw: true })) as UserRow | null;
+      if (other && other.id !== exceptId) f.username = msg('user.field.in_use');
+    }
+    if (exceptId !== undefined && typeof input.role === 'string' && input.role !== 'admin') {
+      const row = (await this.models.User.findByPk(exceptId, { raw: true })) as UserRow | null;
+      if (row?.role === 'admin' && (await this.adminCount()) <= 1) f.role = msg('user.field.one_admin_remains');
+    }
+    return f;
+  }
+
   /** 409 when another user has this name in any case ("Admin" beside "admin"). */
   private async refuseNameInUse(username: string, exceptId?: number): Promise<void> {
     const other = (await this.models.User.findOne({ where: nameInAnyCase(username), raw: true })) as UserRow | null;
@@ -140,10 +158,10 @@ export class UsersService {
     actor?: number,
   ): Promise<PublicUser> {
     const row = await this.getRow(id);
-    if (patch.role && patch.role !== 'admin' && row.role === 'admin' && (await this.adminCount()) <= 1) {
-      throw unprocessable(msg('user.last_admin_role'), { role: msg('user.field.one_admin_remains') });
-    }
-    if (patch.username !== undefined) await this.refuseNameInUse(patch.username, id);
+    // a name in use and the last admin's role in one answer (409 when the name is in use)
+    const f = await this.storedProblems(patch, id);
+    if (f.username) throw new AppError('conflict', msg('user.name_taken_any_case', { username: String(patch.username) }), f);
+    if (f.role) throw unprocessable(msg('user.last_admin_role'), f);
     const values: Partial<UserRow> = { updated_at: this.clock() };
     if (patch.username !== undefined) values.username = patch.username;
     if (patch.email !== undefined) values.email = patch.email;
@@ -215,6 +233,13 @@ export class UsersService {
    * must_change_password, removes the initial password file when it names this user, and ends every
    * session of the user except `keepSid` (the cookie's session id of the one the change was made from).
    */
+  /** A wrong current password as a field message, for a change whose new password the schema refused (storedChecks): one answer names both. */
+  async currentPasswordProblem(id: number, current: unknown): Promise<FieldMessages> {
+    if (typeof current !== 'string' || current === '') return {};
+    const row = (await this.models.User.findByPk(id, { raw: true })) as UserRow | null;
+    return row && !(await verifyPassword(row.password_hash, current)) ? { current: msg('field.does_not_match') } : {};
+  }
+
   async changePassword(id: number, current: string, next: string, keepSid?: string): Promise<void> {
     const row = await this.getRow(id);
     if (!(await verifyPassword(row.password_hash, current))) throw unprocessable(msg('auth.current_password_wrong'), { current: msg('field.does_not_match') });
@@ -243,7 +268,13 @@ export class UsersService {
    * Username + password login with lockout. Throws AppError 'locked' (even for the right
    * password while locked) or 'unauthorized'. Migrates a bcrypt hash to argon2id on success.
    */
+  /** A password sign-in in one step (an account without a second factor): checkPassword, then completeSignIn. */
   async authenticate(username: string, password: string, ip: string | null): Promise<PublicUser> {
+    return this.completeSignIn(await this.checkPassword(username, password, ip), ip);
+  }
+
+  /** 423-style refusal while the lockout holds this name (every step of a sign-in checks it). */
+  async refuseLocked(username: string): Promise<void> {
     const state = await this.lockout.state('admin', username);
     if (state.locked) {
       throw new AppError('locked', msg('auth.account_locked'), undefined, {
@@ -251,17 +282,40 @@ export class UsersService {
         retry_after: Math.ceil((state.until! - this.clock()) / 1000),
       });
     }
+  }
+
+  /**
+   * The password step of a sign-in: the account when the password is right. Nothing is recorded as a
+   * success yet (a second factor may follow, and only a completed sign-in resets the failure count);
+   * a hash with outdated parameters is upgraded here, where the password is at hand.
+   */
+  async checkPassword(username: string, password: string, ip: string | null): Promise<UserRow> {
+    await this.refuseLocked(username);
     const row = await this.findForSignIn(username);
     const ok = row ? await verifyPassword(row.password_hash, password) : (await dummyVerify(password), false);
     if (!row || !ok) {
-      const after = await this.lockout.recordFailure('admin', username, ip);
-      await this.events.emit({ type: 'login_failed', username, failures: after.failures, ip });
-      if (after.locked) await this.events.emit({ type: 'account_locked', username, failures: after.failures, until: after.until ?? null, ip });
+      await this.signInFailed(username, ip);
       throw new AppError('unauthorized', msg('auth.invalid_login'));
     }
-    await this.lockout.recordSuccess('admin', username, ip);
+    if (needsRehash(row.password_hash)) {
+      const password_hash = await hashPassword(password);
+      await this.models.User.update({ password_hash }, { where: { id: row.id } });
+      row.password_hash = password_hash;
+    }
+    return row;
+  }
+
+  /** A refused step of a sign-in (password or second factor): counted for the lockout, with its events. */
+  async signInFailed(username: string, ip: string | null): Promise<void> {
+    const after = await this.lockout.recordFailure('admin', username, ip);
+    await this.events.emit({ type: 'login_failed', username, failures: after.failures, ip });
+    if (after.locked) await this.events.emit({ type: 'account_locked', username, failures: after.failures, until: after.until ?? null, ip });
+  }
+
+  /** Every step of a sign-in passed: the success resets the failure count; last_login_at and the activity row. */
+  async completeSignIn(row: UserRow, ip: string | null): Promise<PublicUser> {
+    await this.lockout.recordSuccess('admin', row.username, ip);
     const values: Partial<UserRow> = { last_login_at: this.clock() };
-    if (needsRehash(row.password_hash)) values.password_hash = await hashPassword(password);
     await this.models.User.update(values, { where: { id: row.id } });
     await this.activity.record({ source: 'auth', event_type: 'login', msg: msg('auth.signed_in', { username: row.username }), user_id: row.id, ip });
     return publicUser({ ...row, ...values } as UserRow);

@@ -13,6 +13,7 @@ const T = {
     pass: 'Password',
     submit: 'Sign in',
     invalid: 'Invalid username or password.',
+    expired: 'The sign-in took too long: enter your username and password again.',
     locked: 'Too many failed attempts: this account is locked for a while.',
     lockedFor: (m: number) => `Try again in ${m} minute${m === 1 ? '' : 's'}.`,
     lockedUpTo: (m: number) => `A lock lasts up to ${m} minute${m === 1 ? '' : 's'}.`,
@@ -23,6 +24,7 @@ const T = {
     pass: 'Passwort',
     submit: 'Anmelden',
     invalid: 'Benutzername oder Passwort falsch.',
+    expired: 'Die Anmeldung hat zu lange gedauert: geben Sie Benutzername und Passwort erneut ein.',
     locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.',
     lockedFor: (m: number) => `Erneut versuchen in ${m} Minute${m === 1 ? '' : 'n'}.`,
     lockedUpTo: (m: number) => `Eine Sperre dauert höchstens ${m} Minute${m === 1 ? '' : 'n'}.`,
@@ -132,7 +134,14 @@ export function webMiddleware(deps: Deps): Koa.Middleware {
     if (ctx.path === '/login') {
       // Signed in already: on to the target (through /password while a generated password is unchanged).
       if (user) return ctx.redirect(user.must_change_password ? passwordChangePath(ctx.query.next) : safeNext(ctx.query.next));
-      const error = ctx.query.error === 'locked' ? `${t.locked} ${await lockedDetail(deps, ctx, t)}` : ctx.query.error === 'invalid' ? t.invalid : '';
+      const error =
+        ctx.query.error === 'locked'
+          ? `${t.locked} ${await lockedDetail(deps, ctx, t)}`
+          : ctx.query.error === 'invalid'
+            ? t.invalid
+            : ctx.query.error === 'expired'
+              ? t.expired
+              : '';
       ctx.body = renderLoginPage({ lang, error, next: ctx.query.next, username: error ? lastUsername(ctx) : undefined });
       return;
     }

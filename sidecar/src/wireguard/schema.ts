@@ -17,6 +17,18 @@ export const wgStatusResponse = z.object({
   online: z.number().int(),
   last_poll_at: z.string().meta({ format: 'date-time' }).nullable(),
   last_sync_at: z.string().meta({ format: 'date-time' }).nullable(),
+  nat: z
+    .object({
+      mode: z.enum(['auto', 'on', 'off']).meta({ description: 'GATEHOUSE_WG_NAT' }),
+      wanted: z.boolean().meta({ description: 'mode on, or auto with at least one full-tunnel peer' }),
+      active: z.boolean().meta({ description: 'the forwarding and MASQUERADE rules are in place' }),
+      out_interface: z.string().nullable().meta({ description: "the default-route interface peers' internet traffic leaves by" }),
+      forwarding: z.boolean().nullable().meta({ description: 'net.ipv4.ip_forward as last read; null: not read' }),
+      error: z.string().nullable(),
+      rules: z.array(z.string()).meta({ description: 'the rules as iptables -S prints them' }),
+    })
+    .nullable()
+    .meta({ description: "forwarding and NAT for full-tunnel peers' internet traffic; null when the interface is not managed" }),
   peers: z.array(
     z.object({
       id: z.number().int().nullable(),

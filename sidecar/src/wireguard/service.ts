@@ -23,6 +23,8 @@
 //   failing (the live UI's WireGuard card).
 // - checkExpiry(): peers whose expires_at passed leave the tunnel (kept in the database) and the
 //   expiry is logged once (a watermark in the settings table remembers what was logged).
+// - reconcileNat(): forwarding and MASQUERADE for full-tunnel peers (wireguard/nat.ts), after every
+//   full sync and peer change; the rules go when the interface goes down.
 // Driver calls are serialized by one mutex, so a full sync never races a single-peer change.
 // With config.wg.manage false the service keeps the database state and never touches a driver.
 import { msg } from '@gatehouse/common/messages/index.js';
@@ -39,6 +41,9 @@ import { generateKeyPair, publicKeyFromPrivate } from '@gatehouse/common/wiregua
 import { parseSubnet, serverAddress, serverInterfaceAddress, type Subnet } from '@gatehouse/common/wireguard/render.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 import type { PeerTrafficEvent } from '../events.js';
+import { NatManager, type NatState, type Runner } from './nat.js';
+import { isFullTunnel, parseClientAllowedIps } from '../peers/cidr.js';
+import { SPLIT_TUNNEL_SETTING } from '../client-api/split-tunnel-setting.js';
 
 export const SERVER_KEY_SETTING = 'wg.server_private_key';
 export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
@@ -66,6 +71,7 @@ const WG_ATTRS = [
   'allowed_ips',
   'enabled',
   'expires_at',
+  'access_schedule',
   'latest_handshake',
   'endpoint',
   'last_raw_rx',
@@ -98,6 +104,8 @@ export interface WgStatus {
   online: number;
   last_poll_at: string | null;
   last_sync_at: string | null;
+  /** forwarding and NAT for full-tunnel peers; null when the interface is not managed */
+  nat: NatState | null;
   peers: {
     id: number | null;
     name: string | null;
@@ -136,6 +144,9 @@ export class WireGuardService {
   /** the interface state last announced in wireguard_state */
   private announced = { running: false, error: null as string | null };
   private stopped = false;
+  /** forwarding + MASQUERADE for full-tunnel peers (null: not managed, or a driver without a command runner) */
+  readonly nat: NatManager | null;
+  private readonly natLock = new Mutex();
 
   constructor(
     private deps: Deps,
@@ -146,6 +157,11 @@ export class WireGuardService {
     this.subnet = parseSubnet(deps.config.wg.subnet);
     this.pollIntervalMs = opts.pollIntervalMs ?? deps.config.wg.pollIntervalMs;
     this.resyncIntervalMs = opts.resyncIntervalMs ?? deps.config.wg.resyncIntervalMs;
+    const runner = this.driver as Partial<Runner> | null;
+    this.nat =
+      runner && typeof runner.run === 'function'
+        ? new NatManager(runner as Runner, { iface: this.iface, subnet: this.subnet.cidr, mode: deps.config.wg.nat ?? 'auto' })
+        : null;
   }
 
   get managed(): boolean {
@@ -245,6 +261,7 @@ export class WireGuardService {
       await this.driver!.down(this.iface);
       this.present.clear();
       this.running = false;
+      await this.natLock.run(() => this.nat?.clear()).catch((err) => this.deps.log.warn('removing the WireGuard NAT rules failed', { err: String(err) }));
       await this.announceState('stopped');
     });
   }
@@ -365,6 +382,8 @@ export class WireGuardService {
     this.present = wanted;
     this.running = true;
     this.lastSyncAt = this.deps.clock();
+    await this.reconcileNat({ verify: true }).catch((err) => this.deps.log.error('reconciling the WireGuard NAT failed', { err: String(err) }));
+    for (const f of this.synced) await f().catch((err) => this.deps.log.error('after a WireGuard full sync', { err: String(err) }));
     await this.announceState(created ? 'interface up' : 'synced');
     return { peers: spec.peers.length, created, ms: performance.now() - t0 };
   }
@@ -501,6 +520,56 @@ export class WireGuardService {
           this.healing = false;
         });
     }, 1000).unref();
+  }
+
+  /**
+   * Whether some peer uses a full tunnel now: an enabled, unexpired peer whose client_allowed_ips
+   * holds a default route, or desktop clients' split tunnel (server default or a token's) holding 0.0.0.0/0.
+   */
+  async fullTunnelWanted(): Promise<boolean> {
+    const now = this.deps.clock();
+    const rows = await findRows(this.deps.db.models.Peer, {
+      attributes: ['id', 'enabled', 'expires_at', 'client_allowed_ips'],
+      where: { client_allowed_ips: { [Op.ne]: null } },
+    });
+    if (rows.some((r) => isActive(r, now) && isFullTunnel(parseClientAllowedIps(r.client_allowed_ips)))) return true;
+    const server = await this.deps.settings.get<string[] | null>(SPLIT_TUNNEL_SETTING, null);
+    if (server?.includes('0.0.0.0/0')) return true;
+    const [tokens] = (await this.deps.db.sequelize.query('SELECT COUNT(*) AS n FROM api_tokens WHERE split_tunnel LIKE \'%"0.0.0.0/0"%\'')) as [
+      { n: number | string }[],
+      unknown,
+    ];
+    return Number(tokens[0]?.n ?? 0) > 0;
+  }
+
+  /**
+   * Forwarding and NAT for full-tunnel peers (wireguard/nat.ts). Cheap when nothing changed (no
+   * command runs); `verify` (full syncs) lists the chains and repairs them in any case.
+   */
+  async reconcileNat(opts: { verify?: boolean } = {}): Promise<NatState | null> {
+    const nat = this.nat;
+    if (!nat || this.stopped) return null;
+    return this.natLock.run(async () => {
+      if (!this.running) return nat.current;
+      const full = await this.fullTunnelWanted();
+      const cur = nat.current;
+      if (!opts.verify && nat.wants(full) === cur.wanted && !cur.error && cur.active === cur.wanted) return cur;
+      const before = cur.active;
+      const next = await nat.reconcile(full);
+      if (next.active !== before || next.error !== cur.error)
+        this.deps.log.info(next.active ? `WireGuard NAT on: ${this.subnet.cidr} out of ${next.out_interface}` : 'WireGuard NAT off', {
+          error: next.error,
+          forwarding: next.forwarding,
+        });
+      if (next.error) this.deps.log.warn(`WireGuard NAT: ${next.error}`);
+      return next;
+    });
+  }
+
+  /** What runs after every full sync, under the driver lock (the speed caps: shaping/service.ts). */
+  private readonly synced: (() => Promise<unknown>)[] = [];
+  onSynced(f: () => Promise<unknown>): void {
+    this.synced.push(f);
   }
 
   /** POST /wg/restart: interface down and up again with every active peer. */
@@ -717,6 +786,7 @@ export class WireGuardService {
       online: peers.filter((p) => p.isOnline).length,
       last_poll_at: this.lastPollAt ? new Date(this.lastPollAt).toISOString() : null,
       last_sync_at: this.lastSyncAt ? new Date(this.lastSyncAt).toISOString() : null,
+      nat: this.nat?.current ?? null,
       peers,
     };
   }

@@ -14,6 +14,7 @@ import type * as Routes from '../../src/routes/schema.js';
 import type * as Tags from '../../src/tags/schema.js';
 import type * as Tokens from '../../src/tokens/schema.js';
 import type * as Users from '../../src/users/schema.js';
+import type * as Proxy from '../../src/proxy/schema.js';
 
 import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 
@@ -47,3 +48,12 @@ export type PathCheck = Out<typeof Rdp.rdpRouteStatus>['paths'][number];
 export type MaintenanceWindow = Out<typeof Rdp.rdpRouteView>['maintenance_windows'][number];
 export type RouteReachability = Heartbeat['route_reachability'][number];
 export type ListenerStatus = Heartbeat['tcp_listeners'][number];
+
+// whole response bodies, for helpers that name the body of one endpoint (scripts/bench)
+export type PeerListBody = Out<typeof Peers.peerListResponse>;
+export type PeerCreatedBody = Out<typeof Peers.peerCreatedResponse>;
+export type RouteBody = Out<typeof Routes.routeResponse>;
+export type RouteListBody = Out<typeof Routes.routesResponse>;
+export type TokenCreatedBody = Out<typeof Tokens.tokenCreatedResponse>;
+export type CaddyStatusBody = Out<typeof Proxy.caddyStatusResponse>;
+export type GatewayListBody = Out<typeof Gateways.gatewaysResponse>;

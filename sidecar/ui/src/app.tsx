@@ -7,7 +7,8 @@ import { EmptyState, ErrorBanner, Link, Spinner } from './components/ui';
 import { t, useLang } from './i18n';
 import { useLocation } from './router';
 import { findScreen, type ScreenProps } from './screens/registry';
-import { isAdmin } from './session';
+import { hasRole } from './session';
+import { Writable } from './components/ui';
 
 const cache = new Map<string, ComponentType<ScreenProps>>();
 let firstScreen = true;
@@ -67,7 +68,7 @@ export function App() {
         </EmptyState>
       </>
     );
-  } else if (found.screen.adminOnly && !isAdmin()) {
+  } else if (!hasRole(found.screen.viewRole ?? 'user')) {
     body = (
       <>
         <h1 id="page-title" tabIndex={-1}>
@@ -81,7 +82,11 @@ export function App() {
   } else if (!Comp || cache.get(found.screen.id) !== Comp) {
     body = <Spinner />;
   } else {
-    body = <Comp params={found.params} query={query} />;
+    body = (
+      <Writable.Provider value={hasRole(found.screen.writeRole ?? 'admin')}>
+        <Comp params={found.params} query={query} />
+      </Writable.Provider>
+    );
   }
   return (
     <>

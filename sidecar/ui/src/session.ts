@@ -1,4 +1,5 @@
 // Who is signed in, loaded once at start from GET /api/v1/session and GET /api/v1/settings/app.
+import { roleAtLeast, type Role } from '@gatehouse/common/roles.js';
 import { api, get, setCsrf } from './api';
 import { lang, type Lang } from './i18n';
 import { createStore } from './store';
@@ -26,7 +27,9 @@ export async function loadSession(): Promise<void> {
   lang.set(session?.user.language ?? app.default_language ?? 'en');
 }
 
-export const isAdmin = () => (user.get()?.role ?? 'admin') === 'admin';
+/** Whether the signed-in account's role is at least `least` (before the session is known: as an admin, the server decides). */
+export const hasRole = (least: Role) => roleAtLeast(user.get()?.role ?? 'admin', least);
+export const isAdmin = () => hasRole('admin');
 
 export async function setLanguage(l: Lang): Promise<void> {
   lang.set(l);

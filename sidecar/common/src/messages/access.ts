@@ -31,6 +31,16 @@ export const access = {
   'user.last_admin_delete': () => 'The last admin cannot be deleted',
   'user.field.differ_from_current': () => 'must differ from the current password',
   'user.field.confirm_mismatch': () => 'does not match new_password',
+  // the second factor of admin-UI accounts
+  'second_factor.no_setup': () => 'No TOTP setup is pending: start one first',
+  'second_factor.field.no_setup': () => 'start a TOTP setup first',
+  'second_factor.code_mismatch': () => 'The code does not match the new secret',
+  'second_factor.field.invalid_code': () => 'wrong or expired code',
+  'second_factor.field.six_digits': () => 'must be the 6 digits the app shows',
+  'second_factor.none': () => 'This account has no second factor',
+  'second_factor.required_by_policy': () =>
+    'A second factor is required for every account (Security settings): set up a new TOTP to replace this one, or ask an admin to change the policy',
+  'second_factor.sign_in_pending': () => 'Sign in with username and password first',
   // API tokens and desktop clients
   'token.fingerprint_required': (p: { header: string }) => `The ${p.header} header is required`,
   'token.field.fingerprint_required': () => 'required: the machine fingerprint',
@@ -60,6 +70,11 @@ export const access = {
   'auth.locked': (p: { username: string; failures: number }) => `Account ${p.username} locked after ${p.failures} failed logins`,
   'auth.unlocked_by_admin': (p: { username: string }) => `Account ${p.username} unlocked by an admin`,
   'auth.unlocked_cli': (p: { username: string }) => `Account ${p.username} unlocked from the CLI`,
+  'second_factor.totp_enabled': (p: { username: string }) => `${p.username} activated a TOTP second factor`,
+  'second_factor.totp_removed': (p: { username: string }) => `${p.username} removed their TOTP second factor`,
+  'second_factor.recovery_codes_renewed': (p: { username: string }) => `${p.username} renewed their recovery codes`,
+  'second_factor.reset': (p: { username: string }) => `Second factor of ${p.username} reset`,
+  'second_factor.recovery_code_used': (p: { username: string }) => `${p.username} signed in with a recovery code`,
   'route_auth.login_failed': (p: { domain: string; reason: string }) => `Failed route login on ${p.domain} (${p.reason})`,
   'route_auth.locked': (p: { domain: string; who: string; failures: number }) => `Route login ${p.domain} locked for ${p.who} after ${p.failures} failures`,
   'route_auth.signed_in': (p: { who: string; domain: string; method: string }) => `${p.who} signed in to ${p.domain} (${p.method})`,
@@ -79,9 +94,12 @@ export const access = {
   // activity: settings, mail, proxy, logs
   'settings.default_theme': (p: { theme: string }) => `Default theme set to ${p.theme}`,
   'settings.lockout': () => 'Lockout settings changed',
+  'settings.second_factor_policy': (p: { required: boolean }) =>
+    p.required ? 'A second factor is now required for every account' : 'A second factor is now optional',
   'settings.monitoring_interval': (p: { interval_seconds: number }) => `Uptime monitoring interval set to ${p.interval_seconds} s`,
   'settings.logs_cleared': () => 'Logs cleared',
   'settings.network': (p: { public_host: string; tls_mode: string }) => `Network settings saved (public host ${p.public_host}, TLS ${p.tls_mode})`,
+  'settings.default_site': (p: { mode: string }) => `Default site set to ${p.mode}`,
   'settings.network_setup_skipped': () => 'Network set-up step skipped (the environment and the hostname apply)',
   'settings.field.wildcard_routes_need_internal_tls': (p: { count: number }) =>
     `${p.count} HTTPS route(s) with a wildcard domain need internal TLS (ACME HTTP and TLS-ALPN challenges cannot issue wildcard certificates)`,

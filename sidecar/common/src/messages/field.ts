@@ -109,6 +109,7 @@ export const field = {
   'field.no_such_user': () => 'no such user',
   'field.does_not_match': () => 'does not match',
   'field.already_taken': () => 'already taken',
+  'field.email': () => 'must be an email address',
   'field.no_such_peer': (p: { id: number }) => `peer ${p.id} does not exist`,
   'field.not_gateway_peer': (p: { id: number }) => `peer ${p.id} is not a gateway peer`,
   'field.no_such_peers': (p: { ids: number[] }) => `peers do not exist: ${p.ids.join(', ')}`,

@@ -22,6 +22,8 @@ export const gateways = {
   'gateway.status.heartbeat_stale': (p: { age_s: number; offline_after_s: number }) => `no heartbeat for ${p.age_s} s (offline after ${p.offline_after_s} s)`,
   'gateway.status.unhealthy': (p: { health: MessageRef | null }, w) =>
     `heartbeat received, but ${p.health ? w(p.health) : 'the gateway reports itself unhealthy'}`,
+  /** a reason stored before reasons were data (old gateway events) that no code words: the stored text */
+  'gateway.status.not_recorded': (p: { detail: string }) => p.detail,
   'gateway.status.healthy': (p: { health: MessageRef | null }, w) => (p.health ? w(p.health) : 'heartbeat received'),
   // activity
   'gateway.status_changed': (p: { name: string; to: 'online' | 'offline' | 'unknown'; from: 'online' | 'offline' | 'unknown'; reason: MessageRef }, w) =>

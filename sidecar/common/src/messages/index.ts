@@ -22,11 +22,12 @@ import { peers } from './peers.js';
 import { request } from './request.js';
 import { wireguard } from './wireguard.js';
 import { outside } from './outside.js';
+import { schedule } from './schedule.js';
 
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside } as const;
+export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule } as const;
 
 export const MESSAGES = {
   ...request,
@@ -41,6 +42,7 @@ export const MESSAGES = {
   ...wireguard,
   ...licence,
   ...outside,
+  ...schedule,
 } satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;

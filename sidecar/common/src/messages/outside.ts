@@ -30,6 +30,13 @@ export const outside = {
   'route.check.gateway_disabled': () => 'gateway peer disabled',
   'route.check.no_listen_port': () => 'route has no listen port',
   'route.check.network': (p: { detail: string }) => p.detail,
+  // Caddy's admin API, when a configuration load or host change fails (GET /caddy/status
+  // last_error_code): the category; Caddy's or the network's own words are `detail`, which the admin
+  // app shows beside it (as `last_error`, the text itself)
+  'caddy.error.rejected': (p: { status: number; detail: string }) => `Caddy refused the configuration (HTTP ${p.status})`,
+  'caddy.error.unreachable': (_p: { detail: string }) => "Caddy's admin API is not reachable",
+  'caddy.error.timeout': (p: { ms: number; detail: string }) => `Caddy's admin API did not answer within ${p.ms} ms`,
+  'caddy.error.other': (_p: { detail: string }) => 'Loading the configuration into Caddy failed',
   'rdp.check.refused': () => 'connection refused',
   'rdp.check.timeout': (p: { ms: number }) => `no answer within ${p.ms} ms`,
   'rdp.check.host_unreachable': () => 'host unreachable',

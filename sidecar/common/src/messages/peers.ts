@@ -22,6 +22,8 @@ export const peers = {
   'peer.field.own_address_missing': (p: { address: string }) => `must include the peer's own address ${p.address}`,
   'peer.field.overlaps_subnet': (p: { cidr: string; subnet: string }) =>
     `${p.cidr} overlaps the VPN subnet ${p.subnet}; only the peer's own address may lie inside it`,
+  'peer.field.not_cidr': (p: { value: string }) => `"${p.value}" is not a CIDR such as 192.168.1.0/24 or fd00::/64`,
+  'peer.field.client_allowed_ips_regular_only': () => 'only for regular peers: a gateway routes the VPN subnet',
   'peer.field.hostname_reserved': (p: { hostname: string }) => `"${p.hostname}" is reserved for the zone itself`,
   'peer.field.hostname_taken': (p: { peer: string }) => `already used by peer "${p.peer}"`,
   // activity

@@ -1,5 +1,5 @@
 // Messages of RDP routes, their sessions, credentials and Wake-on-LAN: refusals, reasons and activity rows.
-import type { Catalogue } from './define.js';
+import type { Catalogue, MessageRef } from './define.js';
 
 export const rdp = {
   'rdp.not_connectable': (p: { name: string; access_mode: string }) =>
@@ -41,8 +41,9 @@ export const rdp = {
   'rdp.toggled': (p: { name: string; enabled: boolean }) => `RDP route ${p.name} ${p.enabled ? 'enabled' : 'disabled'}`,
   'rdp.reachable': (p: { name: string; path: string; latency_ms: number | null }) =>
     `RDP route "${p.name}" is reachable again (${p.path}${p.latency_ms !== null ? `, ${p.latency_ms} ms` : ''})`,
-  'rdp.unreachable': (p: { name: string; path: string; error: string | null }) =>
-    `RDP route "${p.name}" is unreachable (${p.path}${p.error ? `: ${p.error}` : ''})`,
+  /** reason: the check's error as a message (rdp.check.paths); rows written before it carry only the English `error` */
+  'rdp.unreachable': (p: { name: string; path: string; error: string | null; reason?: MessageRef | null }, w) =>
+    `RDP route "${p.name}" is unreachable (${p.path}${p.reason ? `: ${w(p.reason)}` : p.error ? `: ${p.error}` : ''})`,
   'rdp.session_started': (p: { session_id: number; name: string; client_name: string | null }) =>
     `RDP session ${p.session_id} on "${p.name}" started${p.client_name ? ` by ${p.client_name}` : ''}`,
   'rdp.session_ended': (

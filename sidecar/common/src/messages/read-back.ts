@@ -57,3 +57,81 @@ export function licenceRefreshError(text: string | null): MessageRef | null {
     'licence.service.other',
   );
 }
+
+/**
+ * An RDP route check's error as stored in activity rows written before they carried its message
+ * (rdp.unreachable's `error`): "internal: connection refused; external: ..." read back as
+ * rdp.check.paths, each path's reason as its rdp.check.* code (the network's words as `detail`).
+ */
+export function rdpCheckError(text: string | null): MessageRef | null {
+  if (text === null) return null;
+  const parts = text.split('; ').map((part) => /^(internal|external|gateway): (.+)$/s.exec(part));
+  if (!parts.length || parts.some((m) => !m)) return rdpCheckReason(text);
+  return {
+    code: 'rdp.check.paths',
+    params: { paths: parts.map((m) => ({ path: m![1], reason: rdpCheckReason(m![2]) })) },
+  };
+}
+
+function rdpCheckReason(text: string): MessageRef {
+  return readBack(
+    text,
+    [
+      { code: 'rdp.check.refused' },
+      { code: 'rdp.check.timeout', params: { ms: 'number' } },
+      { code: 'rdp.check.host_unreachable' },
+      { code: 'rdp.check.not_resolved' },
+      { code: 'rdp.check.no_address' },
+      { code: 'rdp.check.no_gateway' },
+      { code: 'rdp.check.no_linked_route' },
+      { code: 'rdp.check.not_reported', params: { name: 'text', route_id: 'number' } },
+      { code: 'rdp.check.gateway_cannot_reach', params: { name: 'text', host: 'text', port: 'number' } },
+      { code: 'rdp.check.gateway_error', params: { detail: 'text' } },
+      { code: 'rdp.check.unreachable' },
+      { code: 'rdp.check.not_checked' },
+    ],
+    'rdp.check.network',
+  );
+}
+
+/**
+ * A gateway's status reason as stored by events and activity rows written before they carried its
+ * message (gateway_online/offline/unknown without reason_code): the known English texts read back
+ * as their gateway.status.* codes; a text no code words is gateway.status.not_recorded with the
+ * stored text as `detail`.
+ */
+export function gatewayStatusReason(text: string): MessageRef {
+  const unhealthy = /^heartbeat received, but (.+)$/s.exec(text);
+  if (unhealthy)
+    return {
+      code: 'gateway.status.unhealthy',
+      params: { health: unhealthy[1] === 'the gateway reports itself unhealthy' ? null : gatewayHealth(unhealthy[1]) },
+    };
+  if (text === 'heartbeat received') return { code: 'gateway.status.healthy', params: { health: null } };
+  const status = readBack(
+    text,
+    [
+      { code: 'gateway.status.no_tokens' },
+      { code: 'gateway.status.no_heartbeat' },
+      { code: 'gateway.status.heartbeat_stale', params: { age_s: 'number', offline_after_s: 'number' } },
+    ],
+    'gateway.status.not_recorded',
+  );
+  if (status.code !== 'gateway.status.not_recorded') return status;
+  // a healthy gateway's reason is its verdict itself
+  const health = gatewayHealth(text);
+  return health.code === 'gateway.health.reported' ? status : { code: 'gateway.status.healthy', params: { health } };
+}
+
+/** A heartbeat's verdict as text: its gateway.health.* code, the companion's own words as gateway.health.reported. */
+function gatewayHealth(text: string): MessageRef {
+  return readBack(
+    text,
+    [
+      { code: 'gateway.health.lan_reachable', params: { up: 'number', total: 'number' } },
+      { code: 'gateway.health.lan_unreachable', params: { total: 'number' } },
+      { code: 'gateway.health.self_check_passed' },
+    ],
+    'gateway.health.reported',
+  );
+}

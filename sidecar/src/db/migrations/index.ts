@@ -21,6 +21,16 @@ import * as m064peerConfigEndpoint from './064_peer_config_endpoint.js';
 import * as m065webhookAllowPrivate from './065_webhook_allow_private.js';
 import * as m066peerConfigLinks from './066_peer_config_links.js';
 import * as m067routeAuthPendingMethod from './067_route_auth_pending_method.js';
+import * as m068redirectHosts from './068_redirect_hosts.js';
+import * as m070peerClientAllowedIps from './070_peer_client_allowed_ips.js';
+import * as m075routeBackends from './075_route_backends.js';
+import * as m073routeGeoFilter from './073_route_geo_filter.js';
+import * as m069customCertificates from './069_custom_certificates.js';
+import * as m071shareLinks from './071_share_links.js';
+import * as m076speedLimits from './076_speed_limits.js';
+import * as m074routeExposure from './074_route_exposure.js';
+import * as m072accessSchedule from './072_access_schedule.js';
+import * as m078adminSecondFactor from './078_admin_second_factor.js';
 
 export type Migration = {
   name: string;
@@ -50,4 +60,14 @@ export const migrations: Migration[] = [
   m065webhookAllowPrivate,
   m066peerConfigLinks,
   m067routeAuthPendingMethod,
+  m068redirectHosts,
+  m070peerClientAllowedIps,
+  m069customCertificates,
+  m071shareLinks,
+  m076speedLimits,
+  m074routeExposure,
+  m075routeBackends,
+  m072accessSchedule,
+  m073routeGeoFilter,
+  m078adminSecondFactor,
 ];

@@ -12,13 +12,15 @@
 //   upstream_unreachable  502     the peer answers but nothing accepts the connection on the port
 //   upstream_timeout      504     the upstream accepted but did not answer in time
 //   circuit_open          503     the route's circuit breaker is open (its Retry-After is kept)
+//   unknown_host          404     no route or redirect host serves the host name (the default site
+//                                 in mode default, fragments/redirects.ts)
 //
 // The errors come from reverse_proxy (Caddy maps dial and transport errors to 502, timeouts to
 // 504) and from gatehouse_circuit_breaker (open_as_error: a 503 "circuit breaker open"). They reach the HTTP servers' `errors` routes (errorRoutes) unless a host has its own:
 // gateway routes do (gatewayHostErrors), so their dial failures say "gateway".
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
 
-export type ErrorReason = 'peer_offline' | 'gateway_offline' | 'upstream_unreachable' | 'upstream_timeout' | 'circuit_open';
+export type ErrorReason = 'peer_offline' | 'gateway_offline' | 'upstream_unreachable' | 'upstream_timeout' | 'circuit_open' | 'unknown_host';
 type Lang = 'en' | 'de';
 
 interface Text {
@@ -32,9 +34,14 @@ export const ERROR_STATUS: Record<ErrorReason, number> = {
   upstream_unreachable: 502,
   upstream_timeout: 504,
   circuit_open: 503,
+  unknown_host: 404,
 };
 
 const TEXTS: Record<ErrorReason, Record<Lang, Text>> = {
+  unknown_host: {
+    en: { title: 'Page not found', message: 'No site is served at this address. Please check the address you entered.' },
+    de: { title: 'Seite nicht gefunden', message: 'Unter dieser Adresse wird keine Seite bereitgestellt. Bitte prüfen Sie die eingegebene Adresse.' },
+  },
   peer_offline: {
     en: { title: 'Device offline', message: 'The device that serves this address is not connected right now. Please try again later.' },
     de: { title: 'Gerät offline', message: 'Das Gerät, das diese Adresse bereitstellt, ist gerade nicht verbunden. Bitte versuchen Sie es später erneut.' },

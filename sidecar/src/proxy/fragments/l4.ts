@@ -15,11 +15,12 @@ import type { Json, L4Server } from '../caddy-json.js';
 import type { RenderContext } from '../render-context.js';
 import { aclPeerAddresses, remoteIpMatcher } from './protection.js';
 import { listenAddr, routeUpstream } from './upstream.js';
+import { l4GeoFilterRoute } from './geo.js';
 
 const CLOSE: Json = { handler: 'close' };
 
 /** The routes of a layer4 server that close the connections the route's ACL and IP filter refuse. */
-export function l4AccessRoutes(route: Route, ctx: Pick<RenderContext, 'peers'>): Json[] {
+export function l4AccessRoutes(route: Route, ctx: Pick<RenderContext, 'peers'> & { settings?: RenderContext['settings'] }): Json[] {
   const out: Json[] = [];
   if (route.acl_enabled) {
     const allowed = aclPeerAddresses(route, ctx.peers).map((a) => a.split('/')[0]);
@@ -33,6 +34,8 @@ export function l4AccessRoutes(route: Route, ctx: Pick<RenderContext, 'peers'>):
       out.push(ranges.length ? { match: [{ not: [remoteIpMatcher(ranges)] }], handle: [CLOSE] } : { handle: [CLOSE] });
     }
   }
+  // the country filter (fragments/geo.ts), by the connection's source
+  if (route.geo_filter) out.push(l4GeoFilterRoute(route.geo_filter, ctx.settings ?? {}));
   return out;
 }
 

@@ -10,8 +10,9 @@
 import type { CaddyHandler, HostEntry, Json } from '../caddy-json.js';
 import { hostRoute } from './servers.js';
 
-/** A server's route list: its host map, counting per host when metrics are on. */
-export function serverRoutes(hosts: Record<string, HostEntry>, metrics: boolean): Json[] {
+/** A server's route list: its host map, counting per host when metrics are on, with the default site as its fallback (fragments/redirects.ts). */
+export function serverRoutes(hosts: Record<string, HostEntry>, metrics: boolean, fallback?: HostEntry): Json[] {
   const map: CaddyHandler = metrics ? { handler: 'gatehouse_hostroute', metrics: true, hosts } : hostRoute(hosts);
+  if (fallback) map.fallback = fallback;
   return [{ handle: [map] }];
 }

@@ -23,6 +23,8 @@ import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../uti
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
 import type { PeerTarget } from '../render-context.js';
 import { routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
+import { ipFilterMatcher } from './geo.js';
+import type { ProxySettings } from '../render-context.js';
 
 /** The route fields these builders read (a normalized route from src/routes/model.ts fits). */
 export interface ProtectedRoute {
@@ -86,11 +88,15 @@ export function aclRoute(peerAddresses: readonly string[]): CaddyRoute {
  * blacklist → 403 when it matches. An empty whitelist refuses everyone; an empty blacklist gives
  * no route (null).
  */
-export function ipFilterRoute(mode: IpFilterMode, rules: readonly IpRuleInput[] | string | null): CaddyRoute | null {
+export function ipFilterRoute(
+  mode: IpFilterMode,
+  rules: readonly IpRuleInput[] | string | null,
+  settings?: Pick<ProxySettings, 'trustedProxies'>,
+): CaddyRoute | null {
   const ranges = parseStoredRules(rules ?? []);
-  if (mode === 'blacklist') return ranges.length ? { handle: [forbidden('Forbidden')], match: [remoteIpMatcher(ranges)] } : null;
+  if (mode === 'blacklist') return ranges.length ? { handle: [forbidden('Forbidden')], match: [ipFilterMatcher(ranges, settings)] } : null;
   if (!ranges.length) return { handle: [forbidden('Forbidden')] };
-  return { handle: [forbidden('Forbidden')], match: [{ not: [remoteIpMatcher(ranges)] }] };
+  return { handle: [forbidden('Forbidden')], match: [{ not: [ipFilterMatcher(ranges, settings)] }] };
 }
 
 const UNIT_NS: Record<string, number> = { s: 1e9, m: 60e9, h: 3600e9, d: 86400e9 };
@@ -130,6 +136,10 @@ export interface ProtectionOptions {
   sidecarUpstream: string;
   /** Tunnel addresses of the route's acl_peer_ids (enabled peers only). */
   aclAddresses: readonly string[];
+  /** The country filter's route (fragments/geo.ts), after the IP filter. */
+  geo?: CaddyRoute | null;
+  /** GATEHOUSE_TRUSTED_PROXIES: the IP filter judges client_ip then (fragments/geo.ts). */
+  trustedProxies?: string[];
 }
 
 /** The whole route list of a protected host, in the order of the note at the top of this file. */
@@ -142,9 +152,10 @@ export function protectionRoutes(
   const out: CaddyRoute[] = [];
   if (route.acl_enabled) out.push(aclRoute(opts.aclAddresses));
   if (route.ip_filter_enabled && !opts.routeAuth) {
-    const f = ipFilterRoute(route.ip_filter_mode === 'blacklist' ? 'blacklist' : 'whitelist', route.ip_filter_rules);
+    const f = ipFilterRoute(route.ip_filter_mode === 'blacklist' ? 'blacklist' : 'whitelist', route.ip_filter_rules, opts);
     if (f) out.push(f);
   }
+  if (opts.geo) out.push(opts.geo);
   const limit = route.rate_limit_enabled && route.rate_limit_requests ? rateLimitHandler(route) : null;
   const chain: CaddyHandler[] = [];
   if (opts.routeAuth) {

@@ -128,12 +128,17 @@ export function retryRoutes(h: CaddyHandler, route: Route): CaddyRoute[] | null 
   const status = statuses.length ? `{http.reverse_proxy.status_code} in [${statuses.join(', ')}]` : null;
   const lean: CaddyHandler = {
     ...h,
-    load_balancing: { retries: route.retry_count, retry_match: [...(status ? [{ expression: status }] : []), { expression: TRANSPORT_ERROR }] },
+    load_balancing: {
+      ...(h.load_balancing as Json | undefined),
+      retries: route.retry_count,
+      retry_match: [...(status ? [{ expression: status }] : []), { expression: TRANSPORT_ERROR }],
+    },
   };
   const buffering: CaddyHandler = {
     ...h,
     request_buffers: RETRY_REQUEST_BUFFERS,
     load_balancing: {
+      ...(h.load_balancing as Json | undefined),
       retries: route.retry_count,
       retry_match: [
         ...(status ? [{ method: RETRY_METHODS, expression: `${status} && ${BODY_OK}` }] : []),

@@ -24,6 +24,7 @@ export const PAGE_PATHS: readonly string[] = [
   LOGIN_CSS_PATH,
   '/route-auth/branding/logo',
   '/route-auth/branding/bg-image',
+  '/route-auth/share',
 ];
 
 /**

@@ -20,9 +20,9 @@ export function routeUpstream(route: Route, ctx: Pick<RenderContext, 'peers' | '
 /** A listener address of the http or layer4 app: `[udp/]<bind>:<port>`, IPv6 bracketed. */
 export const listenAddr = (bind: string, port: number, udp = false) => `${udp ? 'udp/' : ''}${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
 
-export function encodeHandler(): CaddyHandler {
-  // The JSON of the Caddyfile directive `encode zstd gzip`.
-  return { handler: 'encode', encodings: { gzip: {}, zstd: {} }, prefer: ['zstd', 'gzip'] };
+export function encodeHandler(encodings: readonly ('zstd' | 'gzip')[] = ['zstd', 'gzip']): CaddyHandler {
+  // The JSON of the Caddyfile directive `encode zstd gzip` (the list in order of preference).
+  return { handler: 'encode', encodings: Object.fromEntries([...encodings].sort().map((e) => [e, {}])), prefer: [...encodings] };
 }
 
 export function reverseProxy(route: Route, up: { host: string; port: number }): CaddyHandler {

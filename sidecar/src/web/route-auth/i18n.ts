@@ -7,6 +7,7 @@ export const T = {
   en: {
     signIn: 'Sign in',
     signInTo: 'Sign in to',
+    signInInstead: 'Sign in with an account instead',
     email: 'Email address',
     account: 'Email or username',
     password: 'Password',
@@ -32,6 +33,10 @@ export const T = {
       forbidden: 'Access from your network is not allowed.',
       not_configured: 'No sign-in is configured for this address.',
       no_email: 'Your account has no email address for the sign-in code. Ask the administrator.',
+      share_unknown: 'This share link is not valid for this site. Check that you copied all of it, or ask whoever sent it.',
+      share_expired: 'This share link has expired. Ask whoever sent it for a new one.',
+      share_used_up: 'This share link has been used as many times as it allows. Ask whoever sent it for a new one.',
+      share_revoked: 'This share link was revoked and no longer opens this site. Ask whoever sent it for a new one.',
     },
     notices: {
       code_sent: 'If the address is registered, a code has been sent to it. It is valid for 10 minutes.',
@@ -42,6 +47,7 @@ export const T = {
   de: {
     signIn: 'Anmelden',
     signInTo: 'Anmelden bei',
+    signInInstead: 'Stattdessen mit einem Konto anmelden',
     email: 'E-Mail-Adresse',
     account: 'E-Mail-Adresse oder Benutzername',
     password: 'Passwort',
@@ -67,6 +73,11 @@ export const T = {
       forbidden: 'Der Zugriff aus Ihrem Netz ist nicht erlaubt.',
       not_configured: 'Für diese Adresse ist keine Anmeldung eingerichtet.',
       no_email: 'Ihr Konto hat keine E-Mail-Adresse für den Anmeldecode. Wenden Sie sich an die Administration.',
+      share_unknown:
+        'Dieser Freigabelink gilt nicht für diese Seite. Prüfen Sie, ob Sie ihn vollständig kopiert haben, oder fragen Sie die Person, die ihn geschickt hat.',
+      share_expired: 'Dieser Freigabelink ist abgelaufen. Bitten Sie die Person, die ihn geschickt hat, um einen neuen.',
+      share_used_up: 'Dieser Freigabelink wurde so oft geöffnet, wie er erlaubt. Bitten Sie die Person, die ihn geschickt hat, um einen neuen.',
+      share_revoked: 'Dieser Freigabelink wurde widerrufen und öffnet diese Seite nicht mehr. Bitten Sie die Person, die ihn geschickt hat, um einen neuen.',
     },
     notices: {
       code_sent: 'Falls die Adresse registriert ist, wurde ein Code an sie gesendet. Er ist 10 Minuten gültig.',

@@ -45,6 +45,8 @@ export interface PageOptions {
   nonce: string;
   error?: ErrorKey;
   notice?: NoticeKey | 'signed_out';
+  /** on a message page: a link to the login page (a share link that did not open, share-links/http.ts) */
+  loginLink?: boolean;
   /** the route has users (routes.user_ids): the name field takes an email or a username, and the TOTP form asks for it */
   accounts?: boolean;
   /** the email or username typed before a failed sign-in: put back into its field (and the focus on the next one) */
@@ -126,7 +128,7 @@ export function renderPage(o: PageOptions): string {
       body = `<p>${t.signOutQuestion}</p><form method="post" action="/route-auth/logout">${common}<button type="submit">${t.signOut}</button></form>`;
       break;
     case 'message':
-      body = '';
+      body = o.loginLink ? `<p><a href="/route-auth/login">${t.signInInstead}</a></p>` : '';
       break;
   }
   const error = o.error ? `<p class="msg err" role="alert" id="form-error">${escapeHtml(t.errors[o.error])}</p>` : '';

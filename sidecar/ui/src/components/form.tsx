@@ -9,7 +9,8 @@ import { t } from '../i18n';
 
 export interface Form<T extends object> {
   values: T;
-  set: (name: string, value: unknown) => void;
+  /** Sets a value and drops its error (and the error of `also`, the field the input stands for). */
+  set: (name: string, value: unknown, also?: string) => void;
   setAll: (values: Partial<T>) => void;
   errors: Record<string, string>;
   formError: string | null;
@@ -59,12 +60,13 @@ export function useForm<T extends object>(initial: T): Form<T> {
     formError,
     busy,
     get: (name) => getPath(values, name),
-    set: (name, value) => {
+    set: (name, value, also) => {
       setValues((v) => (latest.current = setPath(v, name, value)));
-      if (errors[name])
+      if (errors[name] || (also && errors[also]))
         setErrors((e) => {
           const n = { ...e };
           delete n[name];
+          if (also) delete n[also];
           return n;
         });
     },
@@ -107,10 +109,18 @@ interface FieldProps {
   label: string;
   hint?: string;
   required?: boolean;
+  /**
+   * Another API field whose errors this input shows (the input that stands for it on screen: a peer
+   * chosen from a list is the target the server calls target_host), so every error is at an input.
+   */
+  also?: string;
 }
 
+/** The error shown at a field: its own, else the one of the field it stands for. */
+const fieldError = (props: FieldProps): string | undefined => props.form.errors[props.name] ?? (props.also ? props.form.errors[props.also] : undefined);
+
 function FieldWrap(props: FieldProps & { children: ComponentChildren; inline?: boolean }) {
-  const err = props.form.errors[props.name];
+  const err = fieldError(props);
   return (
     <div class={`field${props.inline ? ' inline' : ''}${err ? ' has-error' : ''}`}>
       {props.children}
@@ -130,7 +140,7 @@ function FieldWrap(props: FieldProps & { children: ComponentChildren; inline?: b
 
 export const fid = (name: string) => `f-${name.replace(/[^\w-]/g, '-')}`;
 function aria(props: FieldProps) {
-  const err = props.form.errors[props.name];
+  const err = fieldError(props);
   const ids = [props.hint ? `${fid(props.name)}-hint` : '', err ? `${fid(props.name)}-err` : ''].filter(Boolean).join(' ');
   return {
     id: fid(props.name),
@@ -138,6 +148,7 @@ function aria(props: FieldProps) {
     'aria-invalid': err ? ('true' as const) : undefined,
     'aria-describedby': ids || undefined,
     required: props.required,
+    'data-also': props.also,
   };
 }
 function Label(props: FieldProps) {
@@ -176,7 +187,7 @@ export function TextField(
         autoComplete={props.autoComplete}
         inputMode={props.inputMode}
         disabled={props.disabled}
-        onInput={(e) => props.form.set(props.name, e.currentTarget.value)}
+        onInput={(e) => props.form.set(props.name, e.currentTarget.value, props.also)}
       />
     </FieldWrap>
   );
@@ -198,7 +209,7 @@ export function NumberField(props: FieldProps & { min?: number; max?: number; st
         disabled={props.disabled}
         onInput={(e) => {
           const s = e.currentTarget.value;
-          props.form.set(props.name, s === '' ? null : Number(s));
+          props.form.set(props.name, s === '' ? null : Number(s), props.also);
         }}
       />
     </FieldWrap>
@@ -214,7 +225,7 @@ export function TextArea(props: FieldProps & { rows?: number; placeholder?: stri
         rows={props.rows ?? 3}
         placeholder={props.placeholder}
         value={shown(props.form.get(props.name))}
-        onInput={(e) => props.form.set(props.name, e.currentTarget.value)}
+        onInput={(e) => props.form.set(props.name, e.currentTarget.value, props.also)}
       />
     </FieldWrap>
   );
@@ -230,7 +241,7 @@ export function SelectField(props: FieldProps & { options: { value: string | num
         value={shown(v)}
         onChange={(e) => {
           const s = e.currentTarget.value;
-          props.form.set(props.name, s === '' ? null : props.numeric ? Number(s) : s);
+          props.form.set(props.name, s === '' ? null : props.numeric ? Number(s) : s, props.also);
         }}
       >
         {props.empty !== undefined && <option value="">{props.empty}</option>}
@@ -247,7 +258,12 @@ export function SelectField(props: FieldProps & { options: { value: string | num
 export function CheckField(props: FieldProps) {
   return (
     <FieldWrap {...props} inline>
-      <input {...aria(props)} type="checkbox" checked={!!props.form.get(props.name)} onChange={(e) => props.form.set(props.name, e.currentTarget.checked)} />
+      <input
+        {...aria(props)}
+        type="checkbox"
+        checked={!!props.form.get(props.name)}
+        onChange={(e) => props.form.set(props.name, e.currentTarget.checked, props.also)}
+      />
       <Label {...props} />
     </FieldWrap>
   );
@@ -258,7 +274,9 @@ export function FormErrors(props: { form: FieldForm; shown?: string[] }) {
   const { form } = props;
   if (!form.formError) return null;
   const onScreen = new Set(props.shown ?? []);
-  const other = Object.entries(form.errors).filter(([k]) => !onScreen.has(k) && !document.getElementById(fid(k)));
+  const other = Object.entries(form.errors).filter(
+    ([k]) => !onScreen.has(k) && !document.getElementById(fid(k)) && !document.querySelector(`[data-also="${CSS.escape(k)}"]`),
+  );
   return (
     <div class="banner error" role="alert">
       <p>{form.formError}</p>

@@ -23,7 +23,7 @@ export default defineDict('shell', {
     apiDocs: 'API reference',
     loadFailed: 'The page could not be loaded.',
     starting: 'Starting…',
-    adminOnly: 'Only administrators can open this page.',
+    adminOnly: 'Your role cannot open this page.',
     chartTime: 'Time',
     publicHostWarning:
       'Peers outside this network cannot connect: GATEHOUSE_PUBLIC_HOST is not set, so peer configs use this machine\'s hostname "{host}" as their endpoint, and {why}. Set this server\'s public DNS name or IP address under Settings → Network (or in GATEHOUSE_PUBLIC_HOST).',
@@ -58,7 +58,7 @@ export default defineDict('shell', {
     apiDocs: 'API-Referenz',
     loadFailed: 'Die Seite konnte nicht geladen werden.',
     starting: 'Startet…',
-    adminOnly: 'Nur Administratoren können diese Seite öffnen.',
+    adminOnly: 'Ihre Rolle kann diese Seite nicht öffnen.',
     chartTime: 'Zeit',
     publicHostWarning:
       'Peers außerhalb dieses Netzes können sich nicht verbinden: GATEHOUSE_PUBLIC_HOST ist nicht gesetzt, daher tragen Peer-Konfigurationen den Hostnamen dieses Rechners „{host}“ als Endpunkt, und {why}. Tragen Sie den öffentlichen DNS-Namen oder die IP-Adresse dieses Servers unter Einstellungen → Netzwerk ein (oder in GATEHOUSE_PUBLIC_HOST).',

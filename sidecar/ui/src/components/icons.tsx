@@ -4,6 +4,7 @@ const P: Record<string, string> = {
   peers: 'M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM22 21v-2a4 4 0 0 0-3-3.87M16 3.13a4 4 0 0 1 0 7.75',
   groups: 'M3 7h18M3 12h18M3 17h18',
   routes: 'M4 12h16M14 6l6 6-6 6M4 6v12',
+  redirect: 'M4 20v-7a5 5 0 0 1 5-5h11M16 4l4 4-4 4',
   lock: 'M5 11h14v10H5zM8 11V7a4 4 0 0 1 8 0v4',
   gateway: 'M2 12h4l3-8 6 16 3-8h4',
   key: 'M15 7a4 4 0 1 1-3.46 6H3v3h3v3h3v-3h2.54A4 4 0 0 1 15 7z',

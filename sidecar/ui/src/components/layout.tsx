@@ -9,7 +9,7 @@ import { LANGS, lang as langStore, t, useLang, type Lang } from '../i18n';
 import { liveState } from '../live';
 import { loc } from '../router';
 import { screens, type ScreenMeta } from '../screens/registry';
-import { isAdmin, setLanguage, setTheme, user } from '../session';
+import { hasRole, setLanguage, setTheme, user } from '../session';
 import { useStore } from '../store';
 import { scheme, SCHEMES, serverTheme, THEMES, userTheme, type Scheme, type Theme } from '../theme';
 import { Icon } from './icons';
@@ -26,7 +26,6 @@ export function Layout(props: { active: string | null; children: ComponentChildr
   const [open, setOpen] = useState(false);
   const path = useStore(loc).path;
   useEffect(() => setOpen(false), [path]);
-  const admin = isAdmin();
   return (
     <div class={`shell${open ? ' nav-open' : ''}`}>
       <a class="skip" href="#main">
@@ -65,7 +64,7 @@ export function Layout(props: { active: string | null; children: ComponentChildr
           <Prefs />
         </div>
         {SECTIONS.map((section) => {
-          const items = screens.filter((s) => s.nav?.section === section && (!s.adminOnly || admin));
+          const items = screens.filter((s) => s.nav?.section === section && hasRole(s.viewRole ?? 'user'));
           if (!items.length) return null;
           return (
             <div class="nav-section" key={section}>

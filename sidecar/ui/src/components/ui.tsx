@@ -1,6 +1,7 @@
 // Small shared building blocks. Every visible word comes from the dictionaries (t()).
 import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { createContext } from 'preact';
+import { useContext, useState } from 'preact/hooks';
 import { navigate } from '../router';
 import { t } from '../i18n';
 import type { ApiError } from '../api';
@@ -23,7 +24,14 @@ export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: st
   );
 }
 
+/**
+ * Whether the signed-in role may change things on the current screen (its meta's writeRole; the
+ * shell provides it). Below that role the page header hides its actions and says "read-only".
+ */
+export const Writable = createContext(true);
+
 export function PageHeader(props: { title: string; children?: ComponentChildren; back?: string }) {
+  const writable = useContext(Writable);
   return (
     <header class="page-header">
       {props.back && (
@@ -34,7 +42,12 @@ export function PageHeader(props: { title: string; children?: ComponentChildren;
       <h1 id="page-title" tabIndex={-1}>
         {props.title}
       </h1>
-      {props.children && <div class="page-actions">{props.children}</div>}
+      {!writable && (
+        <span class="badge muted read-only-badge" title={t('common.readOnlyHint')}>
+          {t('common.readOnly')}
+        </span>
+      )}
+      {writable && props.children && <div class="page-actions">{props.children}</div>}
     </header>
   );
 }

@@ -29,6 +29,10 @@ export const outside_de = {
   'route.check.gateway_disabled': () => 'Gateway-Peer deaktiviert',
   'route.check.no_listen_port': () => 'Die Route hat keinen Listen-Port',
   'route.check.network': (p) => `Netzwerkfehler: ${p.detail}`,
+  'caddy.error.rejected': (p) => `Caddy hat die Konfiguration abgelehnt (HTTP ${p.status})`,
+  'caddy.error.unreachable': () => 'Die Admin-API von Caddy ist nicht erreichbar',
+  'caddy.error.timeout': (p) => `Die Admin-API von Caddy hat nicht innerhalb von ${p.ms} ms geantwortet`,
+  'caddy.error.other': () => 'Fehler beim Laden der Konfiguration in Caddy',
   'rdp.check.refused': () => 'Verbindung abgelehnt',
   'rdp.check.timeout': (p) => `Keine Antwort innerhalb von ${p.ms} ms`,
   'rdp.check.host_unreachable': () => 'Host nicht erreichbar',
@@ -46,5 +50,8 @@ export const outside_de = {
   'rdp.check.not_checked': () => 'nicht geprüft',
   'backup.target.not_allowed': () => 'nicht erlaubt',
   'backup.target.error': (p) => `Fehler des Sicherungsziels: ${p.detail}`,
-  'rdp.check.paths': (p, w) => p.paths.map((x) => `${x.path === 'internal' ? 'intern' : x.path === 'external' ? 'extern' : x.path}: ${w(x.reason)}`).join('; '),
+  'rdp.check.paths': (p, w) =>
+    p.paths
+      .map((x) => `${x.path === 'internal' ? 'intern' : x.path === 'external' ? 'extern' : x.path === 'gateway' ? 'Gateway' : x.path}: ${w(x.reason)}`)
+      .join('; '),
 } satisfies Translation<typeof outside>;

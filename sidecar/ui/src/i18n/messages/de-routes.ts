@@ -1,12 +1,14 @@
 // German wordings of routes, their protection, RDP routes and home gateways (@gatehouse/common/messages).
 import type { Translation, Words } from '@gatehouse/common/messages/define.js';
-import { routeCheckError } from '@gatehouse/common/messages/read-back.js';
+import { rdpCheckError, routeCheckError } from '@gatehouse/common/messages/read-back.js';
 import type { routes } from '@gatehouse/common/messages/routes.js';
 import type { rdp } from '@gatehouse/common/messages/rdp.js';
 import type { gateways } from '@gatehouse/common/messages/gateways.js';
 
 const upDown = (p: { error: string | null; status: number | null }, w: Words) =>
   p.error ? `: ${w(routeCheckError(p.error)!)}` : p.status !== null ? ` (HTTP ${p.status})` : '';
+/** an RDP route's access mode (the path its status checks) */
+const PATH: Record<string, string> = { internal: 'intern', external: 'extern', both: 'intern und extern', gateway: 'über Gateway' };
 const BATCH: Record<string, string> = { enable: 'Aktivieren', disable: 'Deaktivieren', delete: 'Löschen' };
 
 export const routes_de = {
@@ -14,6 +16,11 @@ export const routes_de = {
   'route.owned_by_rdp': (p) => `Route ${p.route_id} gehört zur RDP-Route '${p.rdp_name}' (ID ${p.rdp_id}); bitte dort bearbeiten`,
   'route.domain_is_admin': (p) => `Die Domain ${p.domain} ist die Domain der Admin-Oberfläche (GATEHOUSE_ADMIN_DOMAIN)`,
   'route.domain_taken': (p) => `Die Domain ${p.domain} wird bereits von Route ${p.route_id} verwendet`,
+  'redirect.domain_taken': (p) => `Die Domain ${p.domain} wird bereits von Weiterleitung ${p.redirect_host_id} verwendet`,
+  'redirect.not_found': (p) => `Weiterleitung ${p.id} nicht gefunden`,
+  'redirect.field.query_with_preserve_path': () =>
+    'darf keine Query und kein Fragment haben, solange preserve_path an ist (Pfad und Query der Anfrage werden angehängt)',
+  'redirect.field.loops': (p) => `zeigt auf ${p.domain} selbst: jede Anfrage würde erneut weitergeleitet`,
   'route.port_own': (p) => `Port ${p.port}/${p.protocol} wird von Gatehouse selbst verwendet (${p.use})`,
   'route.port_taken': (p) => `Port ${p.port}/${p.protocol} wird bereits von Route ${p.route_id} (${p.domain}) verwendet`,
   'route.not_gateway': (p) => `Route ${p.route_id} zielt nicht auf ein Gateway`,
@@ -42,6 +49,9 @@ export const routes_de = {
   'route.field.wildcard_needs_internal_tls': () =>
     'Wildcard-Domains brauchen GATEHOUSE_TLS=internal (ACME-HTTP- und TLS-ALPN-Challenges können keine Wildcard-Zertifikate ausstellen)',
   'route.field.ip_rule_needed': () => 'mindestens eine Regel, wenn der IP-Filter aktiv ist',
+  'route.field.geo_no_database': () =>
+    'ein Länderfilter braucht eine Länderdatenbank: GATEHOUSE_GEOIP_DB auf eine Datei im MaxMind-Format setzen (GeoLite2-Country oder DB-IP Lite Country)',
+  'route.field.geo_unknown_country': (p) => `„${p.code}“ ist kein Ländercode nach ISO 3166-1 Alpha-2`,
   'route.field.acl_peer_needed': () => 'mindestens ein Peer, wenn die ACL aktiv ist',
   'route.field.mirror_target_needed': () => 'mindestens ein Ziel, wenn Spiegelung aktiv ist',
   'route.field.basic_password_required': () => 'erforderlich mit basic_auth_user',
@@ -90,6 +100,9 @@ export const routes_de = {
   'route_auth.not_allowed': () => 'nicht erlaubt',
   'route_auth.not_fetched': () => 'konnte nicht abgerufen werden',
   'route.created': (p) => `Route ${p.domain} angelegt`,
+  'redirect.created': (p) => `Weiterleitung ${p.domain} angelegt (nach ${p.target_url})`,
+  'redirect.updated': (p) => `Weiterleitung ${p.domain} geändert`,
+  'redirect.deleted': (p) => `Weiterleitung ${p.domain} gelöscht`,
   'route.updated': (p) => `Route ${p.domain} geändert`,
   'route.enabled': (p) => `Route ${p.domain} aktiviert`,
   'route.disabled': (p) => `Route ${p.domain} deaktiviert`,
@@ -107,6 +120,61 @@ export const routes_de = {
   'route_auth.branding_removed': (p) => `${p.kind === 'logo' ? 'Logo' : 'Hintergrundbild'} der Login-Seite für ${p.domain} entfernt`,
   'route_auth.signed_out': (p) => `Von ${p.domain} abgemeldet`,
   'route_auth.mail_failed': (p) => `Mail mit Anmeldecode für ${p.domain} fehlgeschlagen`,
+  'certificate.not_found': () => 'Zertifikat nicht gefunden',
+  'certificate.name_taken': (p) => `Ein Zertifikat namens "${p.name}" existiert bereits`,
+  'certificate.invalid': () => 'Das Zertifikat oder sein Schlüssel wurde nicht angenommen',
+  'certificate.in_use': (p) =>
+    `Zertifikat "${p.name}" wird von ${p.routes.length === 1 ? 'Route' : 'den Routen'} ${p.routes.join(', ')} verwendet: wählen Sie dort zuerst ein anderes Zertifikat`,
+  'certificate.field.name_taken': () => 'ein Zertifikat mit diesem Namen existiert bereits',
+  'certificate.field.not_pem': () => 'muss ein oder mehrere PEM-Zertifikate sein (-----BEGIN CERTIFICATE-----), das Blatt-Zertifikat zuerst',
+  'certificate.field.unreadable': (p) => `Zertifikat ${p.index} der Kette ist nicht lesbar`,
+  'certificate.field.no_names': () => 'das Zertifikat nennt keinen DNS-Namen (weder alternative Namen noch Common Name)',
+  'certificate.field.expired': (p) => `das Zertifikat ist am ${p.not_after} abgelaufen`,
+  'certificate.field.not_yet_valid': (p) => `das Zertifikat gilt erst ab ${p.not_before}`,
+  'certificate.field.chain_order': (p) =>
+    `die Kette ist falsch geordnet: Zertifikat ${p.index + 1} hat Zertifikat ${p.index} nicht ausgestellt (zuerst das Blatt-Zertifikat, dann jeweils der Aussteller)`,
+  'certificate.field.key_unreadable': () => 'muss ein unverschlüsselter privater Schlüssel in PEM sein (PKCS#8, PKCS#1 oder SEC1)',
+  'certificate.field.key_mismatch': () => 'der private Schlüssel gehört nicht zum Zertifikat (zum öffentlichen Schlüssel des Blatt-Zertifikats)',
+  'certificate.field.still_used': (p) => `das neue Zertifikat deckt ${p.routes.join(', ')} nicht ab, die dieses Zertifikat verwenden`,
+  'certificate.created': (p) => `Zertifikat "${p.name}" hochgeladen (${p.names.join(', ')})`,
+  'certificate.replaced': (p) => `Zertifikat "${p.name}" ersetzt, gültig bis ${p.not_after}`,
+  'certificate.deleted': (p) => `Zertifikat "${p.name}" gelöscht`,
+  'certificate.expiring': (p) =>
+    `Eigenes Zertifikat "${p.name}" läuft in ${p.days_left} ${p.days_left === 1 ? 'Tag' : 'Tagen'} ab (${p.not_after}): laden Sie die Verlängerung hoch`,
+  'route.field.certificate_https_only': () => 'ein eigenes Zertifikat braucht eine HTTP-Route mit HTTPS',
+  'route.field.no_such_certificate': (p) => `kein Zertifikat mit der ID ${p.id}`,
+  'route.field.certificate_not_covering': (p) => `Zertifikat "${p.name}" deckt ${p.domain} nicht ab`,
+  'share_link.not_found': () => 'Freigabelink nicht gefunden',
+  'share_link.needs_route_auth': () => 'Freigabelinks brauchen eine Routen-Anmeldung auf der Route (eine HTTP-Route mit Login)',
+  'share_link.field.needs_route_auth': () => 'zuerst die Routen-Anmeldung dieser Route einrichten',
+  'share_link.field.wildcard': () => 'eine Wildcard-Route hat keine einzelne Adresse für einen Link',
+  'share_link.field.expiry_past': () => 'muss in der Zukunft liegen',
+  'share_link.field.expiry_too_far': (p) => `höchstens ${p.days} Tage ab jetzt (Einstellung für Freigabelinks)`,
+  'share_link.field.path_prefix': () => 'ein Pfad wie /docs: Segmente aus URL-Pfadzeichen, keine . oder ..-Segmente, kein ? # % oder \\',
+  'share_link.created': (p) => `Freigabelink ${p.link_id} für ${p.domain} erstellt${p.note ? ` (${p.note})` : ''}, gültig bis ${p.expires_at}`,
+  'share_link.used': (p) => `Freigabelink ${p.link_id} von ${p.domain} geöffnet von ${p.ip}`,
+  'share_link.revoked': (p) => `Freigabelink ${p.link_id} von ${p.domain} widerrufen; seine Sitzungen wurden beendet`,
+  'share_link.settings_changed': (p) => `Freigabelinks: längste Gültigkeit auf ${p.max_expiry_days} Tage gesetzt`,
+  'route.field.backends_http_only': () => 'mehrere Backends gibt es nur für HTTP-Routen',
+  'route.field.backend_gateway_alone': () => 'ein Gateway-Ziel steht allein: mehrere Backends müssen alle Peers sein',
+  'route.field.backend_host_gateway_only': () => 'target_host nur bei einem Gateway-Backend (der LAN-Host dahinter)',
+  'route.field.backend_host_required': () => 'erforderlich bei einem Gateway-Backend (der LAN-Host dahinter)',
+  'route.field.backend_duplicate': () => 'derselbe Peer und Port doppelt',
+  'route.field.backends_differ_from_target': () =>
+    'das erste Backend ist das Ziel der Route: entweder die Zielfelder oder backends senden, oder in beiden dasselbe',
+  'route.field.lb_cookie_needed': () => 'erforderlich bei lb_policy cookie',
+  'route.field.lb_cookie_name': () => 'muss ein Cookie-Name sein (Buchstaben, Ziffern, - und _, höchstens 64)',
+  'route.field.health_timeout': () => 'darf nicht länger als interval_s sein',
+  'route.field.health_path': () => 'muss ein Pfad sein, der mit / beginnt (druckbares ASCII, keine Leerzeichen, höchstens 256)',
+  'route.field.header_name': () => "muss ein Header-Name sein (Buchstaben, Ziffern und !#$%&'*+.^_`|~-, höchstens 100)",
+  'route.field.header_value': () => 'nur druckbare Zeichen, höchstens 1000',
+  'route.field.header_protected': (p) => `${p.header} kann nicht gesetzt oder gelöscht werden (Hop-by-Hop oder sicherheitsrelevant: siehe Routen-Anleitung)`,
+  'route.field.header_placeholder': (p) =>
+    `unbekannter Platzhalter ${p.placeholder}: {client_ip}, {host}, {route_id}, {route_domain} oder {user} verwenden (geschweifte Klammern nur für Platzhalter)`,
+  'route.field.header_set_and_delete': (p) => `${p.header} wird zugleich gesetzt und gelöscht`,
+  'route.field.compression': () => 'muss eine Liste aus zstd und gzip sein (je einmal) oder leer',
+  'route.backend_down': (p) => `Backend ${p.backend} der Route ${p.domain} ist ausgefallen (Health-Check fehlgeschlagen)`,
+  'route.backend_up': (p) => `Backend ${p.backend} der Route ${p.domain} ist wieder erreichbar`,
 } satisfies Translation<typeof routes>;
 
 const END: Record<string, string> = {
@@ -150,12 +218,16 @@ export const rdp_de = {
   'rdp.end.disconnected': () => END.disconnected,
   'rdp.end.route_disabled': () => END.route_disabled,
   'rdp.end.route_deleted': () => END.route_deleted,
-  'rdp.created': (p) => `RDP-Route ${p.name} angelegt (${p.access_mode})`,
+  'rdp.created': (p) => `RDP-Route ${p.name} angelegt (${PATH[p.access_mode] ?? p.access_mode})`,
   'rdp.updated': (p) => `RDP-Route ${p.name} geändert`,
   'rdp.deleted': (p) => `RDP-Route ${p.name} gelöscht`,
   'rdp.toggled': (p) => `RDP-Route ${p.name} ${p.enabled ? 'aktiviert' : 'deaktiviert'}`,
-  'rdp.reachable': (p) => `RDP-Route "${p.name}" ist wieder erreichbar (${p.path}${p.latency_ms !== null ? `, ${p.latency_ms} ms` : ''})`,
-  'rdp.unreachable': (p) => `RDP-Route "${p.name}" ist nicht erreichbar (${p.path}${p.error ? `: ${p.error}` : ''})`,
+  'rdp.reachable': (p) => `RDP-Route "${p.name}" ist wieder erreichbar (${PATH[p.path] ?? p.path}${p.latency_ms !== null ? `, ${p.latency_ms} ms` : ''})`,
+  // rows written before the reason was data carry the check's English text: read back as its codes
+  'rdp.unreachable': (p, w) => {
+    const why = p.reason ?? rdpCheckError(p.error);
+    return `RDP-Route "${p.name}" ist nicht erreichbar (${PATH[p.path] ?? p.path}${why ? `: ${w(why)}` : ''})`;
+  },
   'rdp.session_started': (p) => `RDP-Sitzung ${p.session_id} auf "${p.name}" gestartet${p.client_name ? ` von ${p.client_name}` : ''}`,
   'rdp.session_ended': (p, w) => `RDP-Sitzung ${p.session_id} auf "${p.name}" beendet (${w({ code: `rdp.end.${p.reason}` })}) nach ${p.duration_s} s`,
   'rdp.disconnect_requested': (p) =>
@@ -186,6 +258,7 @@ export const gateways_de = {
   'gateway.status.no_heartbeat': () => 'noch kein Heartbeat empfangen',
   'gateway.status.heartbeat_stale': (p) => `seit ${p.age_s} s kein Heartbeat (offline nach ${p.offline_after_s} s)`,
   'gateway.status.unhealthy': (p, w) => `Heartbeat empfangen, aber ${p.health ? w(p.health) : 'das Gateway meldet sich als nicht funktionsfähig'}`,
+  'gateway.status.not_recorded': (p) => `Grund nicht erfasst (gespeichert: ${p.detail})`,
   'gateway.status.healthy': (p, w) => (p.health ? w(p.health) : 'Heartbeat empfangen'),
   'gateway.status_changed': (p, w) => `Gateway "${p.name}" ist ${STATUS[p.to]} (vorher ${STATUS[p.from]}): ${w(p.reason)}`,
   'gateway.tokens_rotated': (p) => `Gateway "${p.name}": Tokens erneuert; der Companion braucht die neue gateway.env`,

@@ -11,6 +11,7 @@ import { request_de, field_de } from './de-request';
 import { routes_de, rdp_de, gateways_de } from './de-routes';
 import { schemas_de } from './de-schemas';
 import { outside_de } from './de-outside';
+import { schedule_de } from './de-schedule';
 import type { Lang } from '../define';
 
 export const DE = {
@@ -26,6 +27,7 @@ export const DE = {
   ...wireguard_de,
   ...licence_de,
   ...outside_de,
+  ...schedule_de,
 } satisfies Translation<Messages>;
 
 type AnyWording = (p: unknown, w: Words) => string;

@@ -35,6 +35,7 @@ function DownloadCard() {
     <Card title={t('backup.download')}>
       <p class="muted">{t('backup.downloadIntro')}</p>
       <form
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit(async (v) => {
@@ -174,6 +175,7 @@ function RestoreCard() {
     <Card title={t('backup.restore')}>
       <p class="muted">{t('backup.restoreIntro')}</p>
       <form
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           setPlan(null);
@@ -456,6 +458,7 @@ function JobsCard() {
       >
         {editing && (
           <form
+            noValidate
             onSubmit={async (e) => {
               e.preventDefault();
               const isNew = editing === 'new';

@@ -5,6 +5,6 @@ export default defineScreen({
   paths: ['/settings/backup'],
   title: 'backup.title',
   nav: { section: 'system', order: 84, icon: 'doc' },
-  adminOnly: true,
+  viewRole: 'viewer',
   load: () => import('./BackupScreen'),
 });

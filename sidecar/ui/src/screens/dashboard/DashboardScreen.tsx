@@ -10,7 +10,7 @@ import { PublicHostWarning } from '../../components/public-host';
 import { NetworkSetupStep } from '../network/SetupStep';
 import { useApi, useTitle } from '../../hooks';
 import { useLive } from '../../live';
-import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang, wordRow } from '../../i18n';
+import { fmtAgo, fmtBytes, fmtDate, fmtNumber, fmtRate, t, useLang, word, wordRow } from '../../i18n';
 import { ResourcesCard } from './ResourcesCard';
 import './dashboard.css';
 
@@ -342,7 +342,10 @@ function CaddyCard() {
             {c.last_error && (
               <>
                 <dt>{t('dashboard.lastError')}</dt>
-                <dd class="error-text">{c.last_error}</dd>
+                <dd class="error-text" data-testid="caddy-last-error">
+                  {word(c.last_error_code, c.last_error)}
+                  {c.last_error_code && <div class="muted caddy-error-detail">{c.last_error}</div>}
+                </dd>
               </>
             )}
           </dl>

@@ -9,6 +9,7 @@ import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../compon
 import { useApi, useTitle } from '../../hooks';
 import { t, useLang } from '../../i18n';
 import type { Group, GroupBody, GroupDeletedResponse, GroupResponse, GroupsResponse } from '../../protocol';
+import { SpeedLimitFields, speedLimitBody, speedLimitText, speedLimitValues } from '../shaping/speed-limit';
 import '../peers/peers.css';
 
 const EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
@@ -16,7 +17,7 @@ const EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted'
 function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel: () => void }) {
   useLang();
   const g = props.group;
-  const form = useForm({ name: g?.name ?? '', color: g?.color ?? '', description: g?.description ?? '' });
+  const form = useForm({ name: g?.name ?? '', color: g?.color ?? '', description: g?.description ?? '', speed_limit: speedLimitValues(g?.speed_limit) });
   const color = form.values.color;
   return (
     <form
@@ -26,7 +27,12 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
         let saved: Group | undefined;
         void form
           .submit(async (v) => {
-            const body: GroupBody = { name: v.name, color: v.color.trim() || null, description: v.description.trim() ? v.description : null };
+            const body: GroupBody = {
+              name: v.name,
+              color: v.color.trim() || null,
+              description: v.description.trim() ? v.description : null,
+              speed_limit: speedLimitBody(v.speed_limit),
+            };
             saved = (await api<GroupResponse>(g ? 'PUT' : 'POST', g ? `/peer-groups/${g.id}` : '/peer-groups', body)).group;
           })
           .then((ok) => {
@@ -41,6 +47,7 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
         {/^#[0-9a-fA-F]{3,8}$/.test(color) && <span class="swatch big" style={{ background: color }} aria-hidden="true" />}
       </div>
       <TextArea form={form} name="description" label={t('groups.description')} rows={2} />
+      <SpeedLimitFields form={form} hint={t('shaping.groupHint')} />
       <div class="form-actions">
         <button type="button" class="btn" onClick={props.onCancel}>
           {t('common.cancel')}
@@ -78,6 +85,7 @@ export default function GroupsScreen() {
       ),
     },
     { key: 'description', label: t('groups.description'), render: (g) => g.description ?? '' },
+    { key: 'speed_limit', label: t('shaping.speedLimit'), render: (g) => (g.speed_limit ? speedLimitText(g.speed_limit) : '–') },
     {
       key: 'peers',
       label: t('groups.peers'),

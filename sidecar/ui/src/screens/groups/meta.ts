@@ -4,6 +4,7 @@ export default defineScreen({
   id: 'groups',
   paths: ['/groups'],
   title: 'groups.title',
+  writeRole: 'operator',
   nav: { section: 'access', order: 25, icon: 'groups' },
   load: () => import('./GroupsScreen'),
 });

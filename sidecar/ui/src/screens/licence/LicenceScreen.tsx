@@ -188,6 +188,7 @@ export default function LicenceScreen() {
           <Card title={t('licence.activate')}>
             <p class="muted">{t('licence.activateIntro')}</p>
             <form
+              noValidate
               class="licence-key"
               onSubmit={async (e) => {
                 e.preventDefault();

@@ -46,6 +46,7 @@ export function NetworkForm(props: { network: NetworkView; prefill?: boolean; on
   const mailFallback = n.acme_email.env ? t('network.fallbackEnv', { value: n.acme_email.env }) : t('network.fallbackNone');
   return (
     <form
+      noValidate
       data-testid="network-form"
       onSubmit={async (e) => {
         e.preventDefault();

@@ -5,6 +5,6 @@ export default defineScreen({
   paths: ['/settings/network'],
   title: 'network.title',
   nav: { section: 'system', order: 83, icon: 'gateway' },
-  adminOnly: true,
+  viewRole: 'viewer',
   load: () => import('./NetworkScreen'),
 });

@@ -12,7 +12,8 @@ import { navigate } from '../../router';
 import type { GroupsResponse, PeerResponse, PeerToggleResponse, PeerTrafficResponse, TagsResponse } from '../../protocol';
 import { appInfo } from '../../session';
 import { useStore } from '../../store';
-import { ConfigOutdatedBadge, GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow } from './shared';
+import { ClientTunnelText, ConfigOutdatedBadge, GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow } from './shared';
+import { speedLimitText } from '../shaping/speed-limit';
 import { ConfigLinks } from './config-links';
 
 /** The periods the chart offers (the API has 1h too). */
@@ -141,6 +142,22 @@ export default function PeerDetail({ id }: { id: number }) {
             <dd>
               <code>{p.allowed_ips}</code>
             </dd>
+            {!p.is_gateway && (
+              <>
+                <dt>{t('peers.clientTraffic')}</dt>
+                <dd>
+                  <ClientTunnelText peer={p} subnet={app?.wireguard.subnet} />
+                </dd>
+              </>
+            )}
+            <dt>{t('shaping.speedLimit')}</dt>
+            <dd data-testid="speed-limit">
+              {p.speed_limit
+                ? `${speedLimitText(p.speed_limit)} (${t('shaping.own')})`
+                : group?.speed_limit
+                  ? `${speedLimitText(group.speed_limit)} (${t('shaping.fromGroup', { name: group.name })})`
+                  : t('shaping.none')}
+            </dd>
             <dt>{t('peers.dns')}</dt>
             <dd>{p.dns ?? '–'}</dd>
             <dt>{t('peers.expires')}</dt>
@@ -174,7 +191,10 @@ export default function PeerDetail({ id }: { id: number }) {
           {p.config_outdated && (
             <div class="banner warn" role="status" data-testid="config-outdated-banner">
               <p>
-                <ConfigOutdatedBadge peer={p} /> {t('peers.configOutdatedText', { old: p.config_endpoint ?? '–', now: serverEndpoint ?? '–' })}
+                <ConfigOutdatedBadge peer={p} />{' '}
+                {serverEndpoint && p.config_endpoint === serverEndpoint
+                  ? t('peers.configOutdatedTunnelText')
+                  : t('peers.configOutdatedText', { old: p.config_endpoint ?? '–', now: serverEndpoint ?? '–' })}
               </p>
             </div>
           )}

@@ -152,6 +152,14 @@ function PeerList({ query }: { query: URLSearchParams }) {
               <ConfigOutdatedBadge peer={p} />
             </>
           )}
+          {p.full_tunnel && (
+            <>
+              {' '}
+              <span data-testid="full-tunnel">
+                <Badge>{t('peers.tunnel_full')}</Badge>
+              </span>
+            </>
+          )}
         </>
       ),
     },

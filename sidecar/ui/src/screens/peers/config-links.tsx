@@ -54,7 +54,7 @@ export function ConfigLinks(props: { peerId: number; name: string }) {
   return (
     <Card title={t('peers.linksTitle')} class="config-links">
       <p class="muted">{t('peers.linksHint')}</p>
-      <form class="inline-form" onSubmit={create}>
+      <form noValidate class="inline-form" onSubmit={create}>
         <label>
           {t('peers.linkValidFor')}
           <select value={String(hours)} onChange={(e) => setHours(Number((e.target as HTMLSelectElement).value))}>

@@ -44,9 +44,21 @@ export default defineDict('peers', {
     disabledState: 'disabled',
     expiredState: 'expired',
     configOutdated: 'new config needed',
-    configOutdatedTitle: 'The config downloaded for this peer points to an old server address: download the new config',
+    configOutdatedTitle: 'The config downloaded for this peer is out of date (the server address or its client traffic changed): download the new config',
     configOutdatedText:
       'The config last downloaded or shown for this peer points to {old}, but this server is now reached at {now}: the device cannot connect with it. Show the configuration below and import it on the device again (download, copy or QR code).',
+    configOutdatedTunnelText:
+      'The config last downloaded or shown for this peer was made before its client traffic changed: the device still routes what the old config says. Show the configuration below and import it on the device again (download, copy or QR code).',
+    clientTraffic: 'Client traffic',
+    tunnel_split: 'VPN only (split)',
+    tunnel_full: 'Full tunnel',
+    tunnel_custom: 'Custom',
+    tunnelHint_split: 'Only the VPN ({subnet}) goes through the tunnel; everything else leaves the device directly.',
+    tunnelHint_full: "All the device's traffic goes through this server (0.0.0.0/0, ::/0), which forwards it to the internet.",
+    tunnelHint_custom: 'The networks you list go through the tunnel.',
+    clientAllowedIps: 'Networks through the tunnel (AllowedIPs)',
+    clientAllowedIpsHint:
+      'IPv4 or IPv6 CIDRs, separated by commas or lines, e.g. 10.8.0.0/24, 192.168.1.0/24. Include the VPN subnet to reach the server and the other peers.',
     handshakeAgo: 'handshake {ago}',
     neverConnected: 'never connected',
     rx: 'Received',
@@ -168,9 +180,22 @@ export default defineDict('peers', {
     disabledState: 'deaktiviert',
     expiredState: 'abgelaufen',
     configOutdated: 'neue Konfiguration nötig',
-    configOutdatedTitle: 'Die für diesen Peer heruntergeladene Konfiguration zeigt auf eine alte Serveradresse: neue Konfiguration herunterladen',
+    configOutdatedTitle:
+      'Die für diesen Peer heruntergeladene Konfiguration ist veraltet (Serveradresse oder Client-Verkehr geändert): neue Konfiguration herunterladen',
     configOutdatedText:
       'Die zuletzt für diesen Peer heruntergeladene oder gezeigte Konfiguration zeigt auf {old}, dieser Server ist aber jetzt unter {now} erreichbar: das Gerät kann sich damit nicht verbinden. Zeigen Sie unten die Konfiguration und importieren Sie sie erneut auf dem Gerät (Download, Kopieren oder QR-Code).',
+    configOutdatedTunnelText:
+      'Die zuletzt für diesen Peer heruntergeladene oder gezeigte Konfiguration stammt von vor der Änderung seines Client-Verkehrs: das Gerät leitet noch, was die alte Konfiguration sagt. Zeigen Sie unten die Konfiguration und importieren Sie sie erneut auf dem Gerät (Download, Kopieren oder QR-Code).',
+    clientTraffic: 'Client-Verkehr',
+    tunnel_split: 'Nur VPN (Split)',
+    tunnel_full: 'Voller Tunnel',
+    tunnel_custom: 'Eigene Netze',
+    tunnelHint_split: 'Nur das VPN ({subnet}) geht durch den Tunnel; alles andere verlässt das Gerät direkt.',
+    tunnelHint_full: 'Der gesamte Verkehr des Geräts geht über diesen Server (0.0.0.0/0, ::/0), der ihn ins Internet weiterleitet.',
+    tunnelHint_custom: 'Die angegebenen Netze gehen durch den Tunnel.',
+    clientAllowedIps: 'Netze durch den Tunnel (AllowedIPs)',
+    clientAllowedIpsHint:
+      'IPv4- oder IPv6-CIDRs, getrennt durch Kommas oder Zeilen, z. B. 10.8.0.0/24, 192.168.1.0/24. Nehmen Sie das VPN-Subnetz auf, um den Server und die anderen Peers zu erreichen.',
     handshakeAgo: 'Handshake {ago}',
     neverConnected: 'nie verbunden',
     rx: 'Empfangen',

@@ -9,6 +9,9 @@ import { useApi } from '../../hooks';
 import { fmtAgo, t, useLang } from '../../i18n';
 import type { CreatePeerBody, Peer, PeerCreatedResponse, PeerQrResponse, PeerResponse } from '../../protocol';
 import type { Group, Tag } from '../../protocol';
+import { appInfo } from '../../session';
+import { SpeedLimitFields, speedLimitBody, speedLimitText, speedLimitValues, type SpeedLimitValue } from '../shaping/speed-limit';
+import { useStore } from '../../store';
 
 export type { Group, Peer, Tag } from '../../protocol';
 
@@ -109,6 +112,78 @@ interface FormValues {
   persistent_keepalive: number | null;
   is_gateway: boolean;
   hostname: string;
+  /** the client-traffic preset (UI only): what client_allowed_ips is sent as */
+  client_tunnel: ClientTunnel;
+  /** the Custom preset's CIDRs, comma- or line-separated (sent as the list client_allowed_ips) */
+  client_allowed_ips: string;
+  speed_limit: SpeedLimitValue;
+}
+
+/** The client-traffic presets of the peer form: split = the server default (null), full = everything, custom = a list. */
+export type ClientTunnel = 'split' | 'full' | 'custom';
+export const FULL_TUNNEL = ['0.0.0.0/0', '::/0'];
+
+/** Which preset a peer's client_allowed_ips is. */
+export function clientTunnelOf(list: string[] | null | undefined): ClientTunnel {
+  if (!list) return 'split';
+  if (list.length === FULL_TUNNEL.length && FULL_TUNNEL.every((c) => list.includes(c))) return 'full';
+  return 'custom';
+}
+
+/** The peer's client traffic in words, for the detail page and the list. */
+export function ClientTunnelText(props: { peer: Peer; subnet?: string }) {
+  const list = props.peer.client_allowed_ips;
+  const kind = clientTunnelOf(list);
+  return (
+    <span data-testid="client-tunnel">
+      {t(`peers.tunnel_${kind}`)}
+      {kind !== 'full' && (
+        <>
+          {' '}
+          <code>{(list ?? (props.subnet ? [props.subnet] : [])).join(', ')}</code>
+        </>
+      )}
+    </span>
+  );
+}
+
+/** The client-traffic choice: radio presets, and the CIDR list under Custom. */
+function ClientTunnelField(props: { form: ReturnType<typeof useForm<FormValues>>; subnet?: string }) {
+  const { form } = props;
+  const kind = form.values.client_tunnel;
+  const pick = (k: ClientTunnel) => {
+    form.set('client_tunnel', k);
+    if (k === 'custom' && !form.values.client_allowed_ips.trim() && props.subnet) form.set('client_allowed_ips', props.subnet);
+  };
+  return (
+    <fieldset class="peer-tunnel" data-testid="client-tunnel-field">
+      <legend>{t('peers.clientTraffic')}</legend>
+      {(['split', 'full', 'custom'] as const).map((k) => (
+        <label key={k} class="check">
+          <input type="radio" name="client_tunnel" value={k} checked={kind === k} onChange={() => pick(k)} />
+          <span>
+            {t(`peers.tunnel_${k}`)}
+            <span class="hint block">{t(`peers.tunnelHint_${k}`, { subnet: props.subnet ?? '' })}</span>
+          </span>
+        </label>
+      ))}
+      {kind === 'custom' ? (
+        <TextArea form={form} name="client_allowed_ips" label={t('peers.clientAllowedIps')} hint={t('peers.clientAllowedIpsHint')} rows={2} />
+      ) : (
+        // a refusal of the list still shows at its field when another preset is chosen
+        form.errors.client_allowed_ips && (
+          <p class="field-error" role="alert" id="f-client_allowed_ips">
+            {form.errors.client_allowed_ips}
+          </p>
+        )
+      )}
+    </fieldset>
+  );
+}
+
+/** The peer form's hint: empty fields mean the group's default (named when the chosen group has one). */
+function speedLimitHint(group: Group | undefined): string {
+  return t('shaping.peerHint', { group: group?.speed_limit ? t('shaping.groupHintText', { value: speedLimitText(group.speed_limit) }) : '' });
 }
 
 /** Tags as comma-separated text, with the registry's names as one-click suggestions. */
@@ -153,6 +228,8 @@ export function PeerForm(props: {
 }) {
   useLang();
   const p = props.peer;
+  const app = useStore(appInfo);
+  const subnet = app?.wireguard.subnet;
   const form = useForm<FormValues>({
     name: p?.name ?? '',
     description: p?.description ?? '',
@@ -163,6 +240,9 @@ export function PeerForm(props: {
     persistent_keepalive: p?.persistent_keepalive ?? null,
     is_gateway: p?.is_gateway ?? false,
     hostname: p?.hostname ?? '',
+    client_tunnel: clientTunnelOf(p?.client_allowed_ips),
+    client_allowed_ips: (p?.client_allowed_ips ?? []).join(', '),
+    speed_limit: speedLimitValues(p?.speed_limit),
   });
   const groupOptions = useMemo(() => props.groups.map((g) => ({ value: g.id, label: g.name })), [props.groups]);
   const onSubmit = (e: Event) => {
@@ -179,7 +259,19 @@ export function PeerForm(props: {
           expires_at: v.expires_at ? new Date(v.expires_at).toISOString() : null,
           dns: v.dns.trim() ? v.dns : null,
           persistent_keepalive: v.persistent_keepalive,
+          speed_limit: speedLimitBody(v.speed_limit),
         };
+        const gateway = p ? p.is_gateway : v.is_gateway;
+        if (!gateway)
+          body.client_allowed_ips =
+            v.client_tunnel === 'full'
+              ? FULL_TUNNEL
+              : v.client_tunnel === 'custom'
+                ? v.client_allowed_ips
+                    .split(/[\s,]+/)
+                    .map((x) => x.trim())
+                    .filter(Boolean)
+                : null;
         if (p) {
           saved = (await api<PeerResponse>('PUT', `/peers/${p.id}`, body)).peer;
           if ((v.hostname.trim() || null) !== (p.hostname ?? null)) {
@@ -214,6 +306,8 @@ export function PeerForm(props: {
       ) : (
         <CheckField form={form} name="is_gateway" label={t('peers.isGateway')} />
       )}
+      {!(p ? p.is_gateway : form.values.is_gateway) && <ClientTunnelField form={form} subnet={subnet} />}
+      <SpeedLimitFields form={form} hint={speedLimitHint(props.groups.find((g) => g.id === form.values.group_id))} />
       <div class="form-actions">
         <button type="button" class="btn" onClick={props.onCancel}>
           {t('common.cancel')}

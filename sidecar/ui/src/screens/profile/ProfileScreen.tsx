@@ -1,6 +1,6 @@
 // The signed-in user's own settings: username, email, language (PUT /settings/profile), own theme
 // or the server default (PUT /settings/theme), password change ({current, next}, PUT
-// /settings/password) and, for admins, the server-wide default theme (PUT /settings/default-theme).
+// /settings/password), the two-factor sign-in (SecondFactorCard.tsx) and, for admins, the server-wide default theme (PUT /settings/default-theme).
 import { useEffect } from 'preact/hooks';
 import { api } from '../../api';
 import { toast } from '../../components/dialog';
@@ -12,6 +12,7 @@ import { appInfo, isAdmin, user } from '../../session';
 import { serverTheme, userTheme, type Theme } from '../../theme';
 import { useStore } from '../../store';
 import '../../components/admin.css';
+import { SecondFactorCard } from './SecondFactorCard';
 
 import type { ProfileBody, ProfileResponse } from '../../protocol';
 
@@ -35,6 +36,7 @@ export default function ProfileScreen() {
           <div>
             <AccountCard profile={p} onSaved={reload} />
             <PasswordCard />
+            <SecondFactorCard />
           </div>
           <div>
             <ThemeCard profile={p} />
@@ -51,6 +53,7 @@ function AccountCard(props: { profile: Profile; onSaved: () => void }) {
   return (
     <Card title={t('profile.account')}>
       <form
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit(async (v) => {
@@ -91,6 +94,7 @@ function ThemeCard(props: { profile: Profile }) {
   return (
     <Card title={t('profile.appearance')}>
       <form
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit(async (v) => {
@@ -124,6 +128,7 @@ function PasswordCard() {
   return (
     <Card title={t('profile.password')}>
       <form
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit((v) => api('PUT', '/settings/password', { current: v.current, next: v.next }));
@@ -153,6 +158,7 @@ function DefaultThemeCard() {
   return (
     <Card title={t('profile.server')}>
       <form
+        noValidate
         onSubmit={async (e) => {
           e.preventDefault();
           const ok = await form.submit(async (v) => {

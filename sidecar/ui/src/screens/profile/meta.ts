@@ -4,6 +4,7 @@ export default defineScreen({
   id: 'profile',
   paths: ['/profile'],
   title: 'profile.title',
+  writeRole: 'user',
   nav: { section: 'account', order: 90, icon: 'user' },
   load: () => import('./ProfileScreen'),
 });

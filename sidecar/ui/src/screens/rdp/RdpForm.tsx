@@ -15,7 +15,7 @@ import { ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { t } from '../../i18n';
 import { navigate } from '../../router';
-import { isAdmin } from '../../session';
+import { hasRole } from '../../session';
 import { usePeers } from './RdpList';
 import type { CreateRdpBody, MayBeEmpty, RdpRouteResponse, UsersResponse } from '../../protocol';
 import { ACCESS_MODES, type AccessMode, type RdpRoute } from './model';
@@ -190,7 +190,16 @@ function TargetFields(props: { form: Form<RdpValues>; existing: RdpRoute | null 
         ]}
       />
       {v.target_kind === 'peer' ? (
-        <SelectField form={form} name="target_peer_id" label={t('rdp.targetPeer')} numeric empty={t('rdp.choosePeer')} options={regular} required />
+        <SelectField
+          form={form}
+          name="target_peer_id"
+          also="target_host"
+          label={t('rdp.targetPeer')}
+          numeric
+          empty={t('rdp.choosePeer')}
+          options={regular}
+          required
+        />
       ) : (
         <TextField form={form} name="target_host" label={t('rdp.targetHost')} hint={t('rdp.targetHostHint')} required autoComplete="off" />
       )}
@@ -210,7 +219,7 @@ function RdpFormBody(props: { route: RdpRoute | null }) {
   const form = useForm<RdpValues>(toValues(existing));
   const v = form.values;
   // The user list is for admins (GET /users); loaded only when the route is limited to some users.
-  const users = useApi<UsersResponse>(!v.all_users && isAdmin() ? '/users' : null, ['user_created', 'user_deleted']);
+  const users = useApi<UsersResponse>(!v.all_users && hasRole('viewer') ? '/users' : null, ['user_created', 'user_deleted']);
 
   const save = async (e: Event) => {
     e.preventDefault();

@@ -89,6 +89,7 @@ function TotpSetup(props: { routeId: number; userId?: number; who: string; activ
       )}
       {setup && (
         <form
+          noValidate
           class="ra-totp-setup"
           aria-label={t('routeauth.totpFor', { who: props.who })}
           onSubmit={async (e) => {

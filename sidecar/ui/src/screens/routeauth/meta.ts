@@ -5,5 +5,6 @@ export default defineScreen({
   id: 'routeauth',
   paths: ['/routes/:id/auth'],
   title: 'routeauth.title',
+  writeRole: 'operator',
   load: () => import('./RouteAuthScreen'),
 });

@@ -10,11 +10,13 @@ import { useApi, useTitle } from '../../hooks';
 import { fmtDate, t, word } from '../../i18n';
 import { navigate } from '../../router';
 import { BreakerPanel } from './breaker';
+import { ShareLinksPanel } from '../sharelinks/ShareLinksPanel';
 import { DnsResult } from './RouteForm';
 import { routeName, targetText, typeText, usePeers } from './RouteList';
 import type { RouteCheckResponse, RouteChecksResponse, RouteResponse, RouteToggleResponse, TraceResponse } from '../../protocol';
 import { monitorable, ROUTE_EVENTS, type Route } from './model';
 import { CertificateBadge, EnabledBadge, MonitorStatus, ProtectionBadges, SiteLink, siteUrl } from './status';
+import { ExposureBadge } from '../exposure/ExposureSection';
 
 const onOff = (b: boolean) => (b ? t('routes.on') : t('routes.off'));
 
@@ -164,6 +166,7 @@ export default function RouteDetail(props: { id: number }) {
           </dl>
         </Card>
         <Card title={t('routes.protection')}>
+          <ExposureBadge route={r} />
           <ProtectionBadges route={r} />
           {r.route_auth?.pending_method && <p class="hint">{t('routes.protPendingHint', { method: t(`routes.login_${r.route_auth.pending_method}`) })}</p>}
           <dl class="route-facts">
@@ -231,6 +234,7 @@ export default function RouteDetail(props: { id: number }) {
           </Card>
         )}
       </div>
+      {http && r.route_auth && <ShareLinksPanel routeId={r.id} />}
       <Uptime route={r} />
       {http && <TraceView route={r} />}
     </>

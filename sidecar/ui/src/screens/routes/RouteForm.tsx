@@ -25,12 +25,14 @@ import { useApi, useTitle } from '../../hooks';
 import { t } from '../../i18n';
 import { navigate } from '../../router';
 import { BreakerPanel } from './breaker';
+import { ExposureSection, exposureBody, exposureValues, type ExposureValues } from '../exposure/ExposureSection';
 import { usePeers } from './RouteList';
-import type { CreateRouteBody, RouteResponse } from '../../protocol';
+import type { CertificatesResponse, CreateRouteBody, RouteResponse } from '../../protocol';
 import type { MirrorTarget, Route, WizardPeer } from './model';
+import { GeoSection, geoBody, geoValues, type GeoValues } from '../geo/GeoSection';
 
 /** The form's state (UI only): the route's API fields, list fields as editable text (one entry per line); toBody makes the request of it. */
-export interface RouteValues {
+export interface RouteValues extends ExposureValues, GeoValues {
   domain: string;
   description: string;
   route_type: 'http' | 'l4';
@@ -47,6 +49,7 @@ export interface RouteValues {
   l4_listen_port: number | null;
   l4_tls_mode: 'none' | 'passthrough' | 'terminate';
   https_enabled: boolean;
+  certificate_id: number | null;
   backend_https: boolean;
   compress_enabled: boolean;
   basic_auth_user: string;
@@ -94,6 +97,8 @@ const mirrorText = (m: MirrorTarget) => ('url' in m ? m.url : `peer:${m.peer_id}
 export function toValues(r: Route | null): RouteValues {
   const bc = r?.bot_blocker_config ?? {};
   return {
+    ...exposureValues(r),
+    ...geoValues(r),
     domain: r?.domain ?? '',
     description: r?.description ?? '',
     route_type: r?.route_type ?? 'http',
@@ -110,6 +115,7 @@ export function toValues(r: Route | null): RouteValues {
     l4_listen_port: r?.l4_listen_port ?? null,
     l4_tls_mode: r?.l4_tls_mode ?? 'none',
     https_enabled: r ? r.https_enabled : true,
+    certificate_id: r?.certificate_id ?? null,
     backend_https: r?.backend_https ?? false,
     compress_enabled: r?.compress_enabled ?? false,
     basic_auth_user: r?.basic_auth_user ?? '',
@@ -182,6 +188,7 @@ export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody 
     ip_filter_mode: v.ip_filter_mode,
     ip_filter_rules: lines(v.ip_filter_rules),
     https_enabled: http && v.https_enabled,
+    certificate_id: http && v.https_enabled ? v.certificate_id : null,
     backend_https: http && v.backend_https,
     compress_enabled: http && v.compress_enabled,
     debug_enabled: http && v.debug_enabled,
@@ -190,6 +197,8 @@ export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody 
     circuit_breaker_enabled: http && v.circuit_breaker_enabled,
     mirror_enabled: http && v.mirror_enabled,
     bot_blocker_enabled: http && v.bot_blocker_enabled,
+    ...exposureBody(v, http),
+    geo_filter: geoBody(v),
   };
   if (!existing) b.enabled = v.enabled;
   if (http) {
@@ -327,6 +336,7 @@ export default function RouteForm(props: { id?: number }) {
 function RouteFormBody(props: { route: Route | null }) {
   const existing = props.route;
   const form = useForm<RouteValues>(toValues(existing));
+  const certs = useApi<CertificatesResponse>('/certificates');
   const peers = usePeers();
   const [dns, setDns] = useState<{ matches: boolean; resolvedIps: string[]; expectedIp: string | null; publicHost?: string } | null>(null);
   const v = form.values;
@@ -460,11 +470,23 @@ function RouteFormBody(props: { route: Route | null }) {
         {http && (
           <Section form={form} legend={t('routes.secHttps')}>
             <CheckField form={form} name="https_enabled" label={t('routes.https')} />
+            {form.values.https_enabled && (
+              <SelectField
+                form={form}
+                name="certificate_id"
+                label={t('routes.certificateChoice')}
+                hint={t('routes.certificateChoiceHint')}
+                empty={t('routes.certificateAutomatic')}
+                numeric
+                options={(certs.data?.certificates ?? []).map((c) => ({ value: c.id, label: `${c.name} (${c.subject_names.join(', ')})` }))}
+              />
+            )}
             <CheckField form={form} name="compress_enabled" label={t('routes.compress')} />
           </Section>
         )}
 
         <h2 class="route-group">{t('routes.protection')}</h2>
+        {http && <ExposureSection form={form} values={v} />}
         {http && (
           <Section form={form} legend={t('routes.secBasicAuth')} hint={t('routes.basicAuthHint')}>
             <TextField form={form} name="basic_auth_user" label={t('routes.basicUser')} autoComplete="off" />
@@ -495,6 +517,7 @@ function RouteFormBody(props: { route: Route | null }) {
           />
           <ListArea form={form} name="ip_filter_rules" label={t('routes.ipFilterRules')} hint={t('routes.ipFilterRulesHint')} />
         </Section>
+        <GeoSection form={form} />
         {http && (
           <>
             <Section form={form} legend={t('routes.secRateLimit')} toggle="rate_limit_enabled" toggleLabel={t('routes.rateLimitOn')}>

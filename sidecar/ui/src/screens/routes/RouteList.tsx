@@ -10,6 +10,7 @@ import { firstItemError, t } from '../../i18n';
 import { setQuery, useLocation } from '../../router';
 import type { RoutePeersResponse, RoutesBatchResponse, RoutesResponse, RouteToggleResponse } from '../../protocol';
 import { ROUTE_EVENTS, type Route, type WizardPeer } from './model';
+import { ExposureBadge } from '../exposure/ExposureSection';
 import { BreakerBadge, CertificateBadge, EnabledBadge, MonitorStatus, ProtectionBadges, SiteLink } from './status';
 
 export function targetText(r: Route, peers: Map<number, WizardPeer>): string {
@@ -108,7 +109,16 @@ export default function RouteList() {
     },
     { key: 'type', label: t('routes.type'), sort: 'type', render: (r) => typeText(r) },
     { key: 'target', label: t('routes.target'), render: (r) => targetText(r, peers.byId) },
-    { key: 'protection', label: t('routes.protection'), render: (r) => <ProtectionBadges route={r} /> },
+    {
+      key: 'protection',
+      label: t('routes.protection'),
+      render: (r) => (
+        <>
+          <ExposureBadge route={r} />
+          <ProtectionBadges route={r} />
+        </>
+      ),
+    },
     { key: 'certificate', label: t('routes.certificate'), render: (r) => <CertificateBadge route={r} /> },
     {
       key: 'status',

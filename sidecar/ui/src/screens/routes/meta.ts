@@ -5,6 +5,7 @@ export default defineScreen({
   // /routes/new before /routes/:id so "new" is never read as an id.
   paths: ['/routes', '/routes/new', '/routes/:id', '/routes/:id/edit'],
   title: 'routes.title',
+  writeRole: 'operator',
   nav: { section: 'access', order: 30, icon: 'routes' },
   load: () => import('./RoutesScreen'),
 });

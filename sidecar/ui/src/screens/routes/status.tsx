@@ -74,7 +74,8 @@ export function ProtectionBadges(props: { route: Route }) {
         {t(r.ip_filter_mode === 'blacklist' ? 'routes.protIpBlock' : 'routes.protIpAllow', { n: r.ip_filter_rules.length })}
       </Badge>,
     );
-  if (!items.length)
+  // an internal route (its Exposure badge, screens/exposure) is not open to everyone
+  if (!items.length && r.exposure !== 'internal')
     items.push(
       <Badge key="none" tone="warn">
         {t('routes.protNone')}
@@ -96,7 +97,9 @@ const CERT_TONE: Record<Route['certificate']['state'], 'ok' | 'warn' | 'bad' | '
 /** The certificate state in one badge (with the expiry date when there is one; issuer and error in its title). */
 export function CertificateBadge(props: { route: Route }) {
   const c = props.route.certificate;
-  const label = t(`routes.cert_${c.state}`, { date: c.not_after ? fmtDay(c.not_after) : '' });
+  const label = c.custom
+    ? t('routes.certCustom', { name: c.custom.name, date: c.not_after ? fmtDay(c.not_after) : '' })
+    : t(`routes.cert_${c.state}`, { date: c.not_after ? fmtDay(c.not_after) : '' });
   const title = [c.issuer, c.internal ? t('routes.certInternal') : null, c.last_error].filter(Boolean).join(' · ');
   return (
     <span class="route-cert" title={title || undefined}>

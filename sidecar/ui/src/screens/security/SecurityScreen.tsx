@@ -1,9 +1,9 @@
-// Security settings: the sign-in lockout (GET/PUT /settings/security) and the accounts locked now
+// Security settings: the sign-in lockout and the second-factor policy (GET/PUT /settings/security) and the accounts locked now
 // (GET /users/locked for admin and route sign-ins) with unlock (POST /users/unlock).
 import { useEffect } from 'preact/hooks';
 import { api } from '../../api';
 import { toast } from '../../components/dialog';
-import { FormErrors, NumberField, SubmitButton, useForm } from '../../components/form';
+import { CheckField, FormErrors, NumberField, SubmitButton, useForm } from '../../components/form';
 import { DataTable } from '../../components/table';
 import { Card, EmptyState, ErrorBanner, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
@@ -56,6 +56,7 @@ export default function SecurityScreen() {
           !settings.error && <Spinner />
         ) : (
           <form
+            noValidate
             onSubmit={async (e) => {
               e.preventDefault();
               const ok = await form.submit((v) => api('PUT', '/settings/security', { lockout: v.lockout }));
@@ -76,6 +77,7 @@ export default function SecurityScreen() {
           </form>
         )}
       </Card>
+      {settings.data && <SecondFactorPolicy required={settings.data.second_factor.required} onSaved={settings.reload} />}
       <Card title={t('security.locked')}>
         {!admin.data || !route.data ? (
           !admin.error && !route.error && <Spinner />
@@ -103,5 +105,33 @@ export default function SecurityScreen() {
         )}
       </Card>
     </>
+  );
+}
+
+/** Whether every account needs a second factor (accounts without one enrol at their next sign-in). */
+function SecondFactorPolicy(props: { required: boolean; onSaved: () => void }) {
+  const form = useForm({ required: props.required });
+  useEffect(() => form.setAll({ required: props.required }), [props.required]);
+  return (
+    <Card title={t('security.secondFactor')}>
+      <p class="muted">{t('security.secondFactorText')}</p>
+      <form
+        noValidate
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const ok = await form.submit((v) => api('PUT', '/settings/security', { second_factor: { required: v.required } }));
+          if (ok) {
+            toast(t('security.secondFactorSaved'));
+            props.onSaved();
+          }
+        }}
+      >
+        <FormErrors form={form} />
+        <CheckField form={form} name="required" label={t('security.secondFactorRequired')} hint={t('security.secondFactorHint')} />
+        <div class="form-actions">
+          <SubmitButton form={form} label={t('common.save')} />
+        </div>
+      </form>
+    </Card>
   );
 }

@@ -18,6 +18,11 @@ export default defineDict('security', {
     unlocked: '{name} unlocked',
     noneLocked: 'No account is locked',
     noneLockedText: 'Accounts show up here when they reach the limit of failed sign-ins.',
+    secondFactor: 'Two-factor sign-in',
+    secondFactorText: 'Users set up an authenticator app under Profile. A lost one is reset under Users (or with npm run cli -- reset-second-factor <user>).',
+    secondFactorRequired: 'Require a second factor for every account',
+    secondFactorHint: 'An account without one sets it up at its next sign-in, before the admin UI opens. Sessions open now stay open.',
+    secondFactorSaved: 'Two-factor policy saved',
   },
   de: {
     title: 'Sicherheit',
@@ -36,5 +41,11 @@ export default defineDict('security', {
     unlocked: '{name} entsperrt',
     noneLocked: 'Kein Konto ist gesperrt',
     noneLockedText: 'Konten erscheinen hier, wenn sie die Grenze der Fehlversuche erreichen.',
+    secondFactor: 'Anmeldung mit zweitem Faktor',
+    secondFactorText:
+      'Benutzer richten eine Authenticator-App unter Profil ein. Ein verlorener Faktor wird unter Benutzer zurückgesetzt (oder mit npm run cli -- reset-second-factor <Benutzer>).',
+    secondFactorRequired: 'Zweiten Faktor für jedes Konto verlangen',
+    secondFactorHint: 'Ein Konto ohne richtet ihn bei der nächsten Anmeldung ein, bevor die Admin-Oberfläche öffnet. Offene Sitzungen bleiben offen.',
+    secondFactorSaved: 'Vorgabe für den zweiten Faktor gespeichert',
   },
 });

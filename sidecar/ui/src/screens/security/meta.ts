@@ -5,6 +5,6 @@ export default defineScreen({
   paths: ['/settings/security'],
   title: 'security.title',
   nav: { section: 'system', order: 85, icon: 'shield' },
-  adminOnly: true,
+  viewRole: 'viewer',
   load: () => import('./SecurityScreen'),
 });

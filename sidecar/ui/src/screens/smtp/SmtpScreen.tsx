@@ -35,6 +35,7 @@ export default function SmtpScreen() {
             <p class="muted">{t('smtp.intro')}</p>
             {!s.configured && <p class="banner info">{t('smtp.notConfigured')}</p>}
             <form
+              noValidate
               onSubmit={async (e) => {
                 e.preventDefault();
                 const ok = await form.submit(async (v) => {
@@ -74,6 +75,7 @@ export default function SmtpScreen() {
           <Card title={t('smtp.test')}>
             <p class="muted">{s.configured ? t('smtp.testIntro') : t('smtp.saveFirst')}</p>
             <form
+              noValidate
               onSubmit={async (e) => {
                 e.preventDefault();
                 const ok = await test.submit((v) => api('POST', '/smtp/test', { to: v.to }));

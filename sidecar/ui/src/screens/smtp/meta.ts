@@ -5,6 +5,6 @@ export default defineScreen({
   paths: ['/settings/smtp'],
   title: 'smtp.title',
   nav: { section: 'system', order: 86, icon: 'mail' },
-  adminOnly: true,
+  viewRole: 'viewer',
   load: () => import('./SmtpScreen'),
 });

@@ -6,10 +6,11 @@ import { api } from '../../api';
 import { confirmAction, toast } from '../../components/dialog';
 import { Card, ErrorBanner, PageHeader, Spinner, StatusDot } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
-import { fmtAgo, fmtDate, t, useLang } from '../../i18n';
+import { fmtAgo, fmtDate, t, useLang, word } from '../../i18n';
 import { appInfo } from '../../session';
 import { useStore } from '../../store';
 import '../../components/admin.css';
+import { GeoDatabaseCard } from '../geo/GeoDatabaseCard';
 
 import type { CaddyReloadResponse, CaddyStatusResponse, WgRestartResponse, WgStatusResponse } from '../../protocol';
 
@@ -187,7 +188,10 @@ export default function SystemScreen() {
               <dt>{t('system.lastLoad')}</dt>
               <dd>{fmtAgo(c.last_load_at)}</dd>
               <dt>{t('system.lastError')}</dt>
-              <dd>{c.last_error ?? t('system.none')}</dd>
+              <dd data-testid="caddy-last-error">
+                {c.last_error ? word(c.last_error_code, c.last_error) : t('system.none')}
+                {c.last_error && c.last_error_code && <div class="muted caddy-error-detail">{c.last_error}</div>}
+              </dd>
             </dl>
             <Action
               label={t('system.reload')}
@@ -201,6 +205,7 @@ export default function SystemScreen() {
           </>
         )}
       </Card>
+      <GeoDatabaseCard />
     </>
   );
 }

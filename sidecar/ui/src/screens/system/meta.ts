@@ -5,6 +5,6 @@ export default defineScreen({
   paths: ['/system'],
   title: 'system.title',
   nav: { section: 'system', order: 80, icon: 'system' },
-  adminOnly: true,
+  viewRole: 'viewer',
   load: () => import('./SystemScreen'),
 });

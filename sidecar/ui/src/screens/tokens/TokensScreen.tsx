@@ -173,6 +173,7 @@ function CreateToken(props: { onCreated: (token: string, name: string) => void; 
   const peers = useApi<PeerListResponse>('/peers?limit=1000');
   return (
     <form
+      noValidate
       onSubmit={async (e) => {
         e.preventDefault();
         let token = '';

@@ -5,6 +5,6 @@ export default defineScreen({
   paths: ['/tokens'],
   title: 'tokens.title',
   nav: { section: 'system', order: 60, icon: 'key' },
-  adminOnly: true,
+  viewRole: 'viewer',
   load: () => import('./TokensScreen'),
 });

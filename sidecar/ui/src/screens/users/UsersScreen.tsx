@@ -1,5 +1,6 @@
 // Users (admins only): list, create, edit (username, email, role, language), delete, and a new
-// random password returned once by POST /users/:id/reset-password.
+// random password returned once by POST /users/:id/reset-password, and a reset of a lost second factor
+// (DELETE /users/:id/second-factor).
 import { useState } from 'preact/hooks';
 import { api } from '../../api';
 import { confirmAction, Modal, toast } from '../../components/dialog';
@@ -13,12 +14,14 @@ import { user as me } from '../../session';
 import { useStore } from '../../store';
 import '../../components/admin.css';
 
-import type { CreateUserBody, ResetPasswordResponse, UsersResponse, UserView as UserRow } from '../../protocol';
+import { ROLES } from '@gatehouse/common/roles.js';
+import type { CreateUserBody, ResetPasswordResponse, SecondFactorResetResponse, UsersResponse } from '../../protocol';
 
-const ROLE_OPTIONS = () => [
-  { value: 'admin', label: t('users.role_admin') },
-  { value: 'user', label: t('users.role_user') },
-];
+/** A user as the list shows it (with whether a TOTP second factor is on). */
+type UserRow = UsersResponse['users'][number];
+
+/** Highest first, as a person picks them. */
+const ROLE_OPTIONS = () => [...ROLES].reverse().map((r) => ({ value: r, label: t(`users.role_${r}`) }));
 const LANG_OPTIONS = [
   { value: 'en', label: 'English' },
   { value: 'de', label: 'Deutsch' },
@@ -52,6 +55,17 @@ export default function UsersScreen() {
     }
   };
 
+  const resetSecondFactor = async (u: UserRow) => {
+    if (!(await confirmAction(t('users.sfResetConfirm', { name: u.username }), { confirmLabel: t('users.sfReset'), danger: true }))) return;
+    try {
+      await api<SecondFactorResetResponse>('DELETE', `/users/${u.id}/second-factor`);
+      toast(t('users.sfResetDone', { name: u.username }));
+      reload();
+    } catch (e) {
+      toast(String((e as Error).message), 'bad');
+    }
+  };
+
   const columns: Column<UserRow>[] = [
     {
       key: 'username',
@@ -63,6 +77,12 @@ export default function UsersScreen() {
             <>
               {' '}
               <Badge>{t('users.you')}</Badge>
+            </>
+          )}
+          {r.totp_active && (
+            <>
+              {' '}
+              <Badge tone="ok">{t('users.sfOn')}</Badge>
             </>
           )}
           {r.must_change_password && (
@@ -89,6 +109,11 @@ export default function UsersScreen() {
           <button type="button" class="btn small" aria-label={`${t('users.resetPassword')}: ${r.username}`} onClick={() => resetPw(r)}>
             {t('users.resetPassword')}
           </button>
+          {r.totp_active && (
+            <button type="button" class="btn small" aria-label={`${t('users.sfReset')}: ${r.username}`} onClick={() => resetSecondFactor(r)}>
+              {t('users.sfReset')}
+            </button>
+          )}
           {r.id !== self?.id && (
             <button type="button" class="btn small" aria-label={`${t('users.delete')}: ${r.username}`} onClick={() => remove(r)}>
               {t('users.delete')}
@@ -164,6 +189,7 @@ function UserForm(props: { user: UserRow | null; onDone: () => void; onCancel: (
   const form = useForm({ username: u?.username ?? '', email: u?.email ?? '', password: '', role: u?.role ?? 'user', language: u?.language ?? 'en' });
   return (
     <form
+      noValidate
       onSubmit={async (e) => {
         e.preventDefault();
         const ok = await form.submit(async (v) => {
@@ -182,7 +208,7 @@ function UserForm(props: { user: UserRow | null; onDone: () => void; onCancel: (
         <TextField form={form} name="username" label={t('users.username')} required autoComplete="off" />
         <TextField form={form} name="email" type="email" label={t('users.email')} autoComplete="off" />
         {!u && <TextField form={form} name="password" type="password" label={t('users.password')} required autoComplete="new-password" />}
-        <SelectField form={form} name="role" label={t('users.role')} options={ROLE_OPTIONS()} />
+        <SelectField form={form} name="role" label={t('users.role')} options={ROLE_OPTIONS()} hint={t(`users.role_${String(form.values.role)}_hint`)} />
         <SelectField form={form} name="language" label={t('users.language')} options={LANG_OPTIONS} />
       </div>
       <div class="form-actions">

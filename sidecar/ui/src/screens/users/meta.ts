@@ -5,6 +5,6 @@ export default defineScreen({
   paths: ['/users'],
   title: 'users.title',
   nav: { section: 'system', order: 65, icon: 'users' },
-  adminOnly: true,
+  viewRole: 'viewer',
   load: () => import('./UsersScreen'),
 });

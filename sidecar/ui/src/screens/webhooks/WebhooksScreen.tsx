@@ -264,6 +264,7 @@ function WebhookForm(props: { webhook?: WebhookView; onDone: (w: WebhookView | n
   const secret = form.values.secret;
   return (
     <form
+      noValidate
       onSubmit={async (e) => {
         e.preventDefault();
         let saved: WebhookView | null = null;

@@ -1,0 +1,135 @@
+// The second factor of admin-UI accounts over the API (auth/second-factor.ts):
+// - the owner, from a signed-in browser session (never with an API token: a stolen token must not
+//   be able to move the second factor): status, TOTP set-up and activation, removal, new recovery
+//   codes, each write with the current password (set-up, removal, new codes) or a code of the new
+//   secret (activation);
+// - an admin: DELETE /users/:id/second-factor, the way back in for a user who lost theirs (as the
+//   CLI's reset-second-factor is for the operator).
+// The users list shows who has one (totp_active).
+import { msg } from '@gatehouse/common/messages/index.js';
+import type { AppContext } from '../app-context.js';
+import { defineEndpoint, type Endpoint } from '../http/registry.js';
+import { actingUserId, type Principal } from '../http/auth.js';
+import { forbidden, unprocessable } from '../util/errors.js';
+import {
+  currentPasswordBody,
+  recoveryCodesResponse,
+  secondFactorResetResponse,
+  secondFactorStatusResponse,
+  totpActivateBody,
+  totpSetupResponse,
+} from './schema.js';
+
+export function secondFactorEndpoints(deps: AppContext): Endpoint[] {
+  /** The signed-in owner (sessionOnly: a session, never a token). */
+  const owner = async (ctx: { state: { principal?: Principal } }) => {
+    const id = actingUserId(ctx.state.principal);
+    if (id === undefined) throw forbidden(msg('auth.session_only'));
+    return deps.users.getRow(id);
+  };
+  /** The signed-in owner, once the current password is checked (422 naming `current`). */
+  const ownerWithPassword = async (ctx: { state: { principal?: Principal } }, current: string) => {
+    const user = await owner(ctx);
+    const f = await deps.users.currentPasswordProblem(user.id, current);
+    if (Object.keys(f).length) throw unprocessable(msg('auth.current_password_wrong'), f);
+    return user;
+  };
+  const currentPasswordCheck = async (raw: Record<string, unknown>, ctx: { state: { principal?: Principal } }) => {
+    const id = actingUserId(ctx.state.principal);
+    return id === undefined ? {} : deps.users.currentPasswordProblem(id, raw.current);
+  };
+  return [
+    defineEndpoint({
+      method: 'GET',
+      path: '/settings/second-factor',
+      response: secondFactorStatusResponse,
+      selfService: true,
+      sessionOnly: true,
+      summary:
+        "The signed-in user's second factor: whether a TOTP is active or a set-up pending, how many recovery codes are left, and whether the policy requires one",
+      tags: ['settings'],
+      handler: async (_i, ctx) => ({ second_factor: await deps.secondFactor.status((await owner(ctx)).id) }),
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: '/settings/second-factor/totp',
+      response: totpSetupResponse,
+      selfService: true,
+      sessionOnly: true,
+      secrets: "a new TOTP secret of the caller's own account (with its otpauth URL and QR code), pending until activated",
+      summary:
+        'Start a TOTP set-up ({current}: the password): a new secret to add to an authenticator app, pending until POST /settings/second-factor/totp/verify confirms a code from it. An active TOTP keeps working until then (this is how a new phone is set up)',
+      tags: ['settings'],
+      body: currentPasswordBody,
+      storedChecks: currentPasswordCheck,
+      handler: async ({ body }, ctx) => {
+        const user = await ownerWithPassword(ctx, body.current);
+        return { setup: await deps.secondFactor.beginTotp(user) };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: '/settings/second-factor/totp/verify',
+      response: recoveryCodesResponse,
+      selfService: true,
+      sessionOnly: true,
+      secrets: "ten new recovery codes of the caller's own account, shown this once",
+      summary:
+        'Activate the pending TOTP with a code from it ({token}); the answer holds ten new recovery codes, shown this once (earlier ones end). 409 without a pending set-up, 422 when the code does not match',
+      tags: ['settings'],
+      body: totpActivateBody,
+      handler: async ({ body }, ctx) => {
+        const user = await owner(ctx);
+        const recovery_codes = await deps.secondFactor.activateTotp(user, body.token, user.id);
+        return { recovery_codes, second_factor: await deps.secondFactor.status(user.id) };
+      },
+    }),
+    defineEndpoint({
+      method: 'DELETE',
+      path: '/settings/second-factor/totp',
+      response: secondFactorStatusResponse,
+      selfService: true,
+      sessionOnly: true,
+      summary:
+        'Remove the TOTP and the recovery codes ({current}: the password). 409 while the policy requires a second factor (set up a new TOTP to replace it instead)',
+      tags: ['settings'],
+      body: currentPasswordBody,
+      storedChecks: currentPasswordCheck,
+      handler: async ({ body }, ctx) => {
+        const user = await ownerWithPassword(ctx, body.current);
+        await deps.secondFactor.removeTotp(user, user.id);
+        return { second_factor: await deps.secondFactor.status(user.id) };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: '/settings/second-factor/recovery-codes',
+      response: recoveryCodesResponse,
+      selfService: true,
+      sessionOnly: true,
+      secrets: "ten new recovery codes of the caller's own account, shown this once",
+      summary: 'New recovery codes ({current}: the password), shown this once; the earlier ones end. 409 without an active TOTP',
+      tags: ['settings'],
+      body: currentPasswordBody,
+      storedChecks: currentPasswordCheck,
+      handler: async ({ body }, ctx) => {
+        const user = await ownerWithPassword(ctx, body.current);
+        const recovery_codes = await deps.secondFactor.renewRecoveryCodes(user, user.id);
+        return { recovery_codes, second_factor: await deps.secondFactor.status(user.id) };
+      },
+    }),
+    defineEndpoint({
+      method: 'DELETE',
+      path: '/users/:id/second-factor',
+      response: secondFactorResetResponse,
+      adminRole: true,
+      summary:
+        'Remove every second factor of a user (TOTP and recovery codes), whatever the policy: the way back in for a user who lost their authenticator. Under the policy the user enrols again at the next sign-in. `reset`: whether there was one',
+      tags: ['users'],
+      handler: async ({ params }, ctx) => {
+        const user = await deps.users.getRow(params.id);
+        return { reset: await deps.secondFactor.reset(user, actingUserId(ctx.state.principal) ?? null) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,124 @@
+// The second step of an admin sign-in, server-rendered like the sign-in page (no script):
+// - GET /login/second-factor: the code of the account's authenticator app, or a recovery code
+//   (posts to POST /login/second-factor in auth/endpoints.ts);
+// - GET /login/enrol: the TOTP enrolment the policy asks for before the first session of an account
+//   without a second factor: the QR code and the secret, and the first code (posts to POST /login/enrol,
+//   whose answer is the recovery-codes page below).
+// Both need the password step of this session within the last 10 minutes (auth/pending.ts); without
+// it they send the browser back to /login?error=expired.
+import type Koa from 'koa';
+import type { Deps } from '../deps.js';
+import { nextParam, safeNext } from '../auth/next.js';
+import { ENROL_PATH, SECOND_FACTOR_PATH, pendingSignIn } from '../auth/pending.js';
+import type { TotpSetup } from '../auth/second-factor.js';
+import { PAGE_CSP, escapeHtml, page, pickLang, type Lang } from './index.js';
+
+const T = {
+  en: {
+    title: 'Second factor',
+    intro: 'Enter the 6-digit code your authenticator app shows for Gatehouse, or one of your recovery codes.',
+    code: 'Code',
+    submit: 'Sign in',
+    cancel: 'Cancel',
+    invalid: 'That code is wrong or was used already.',
+    enrolTitle: 'Set up a second factor',
+    enrolIntro:
+      'Every account on this server needs a second factor. Scan the QR code with an authenticator app (or type the key into it), then enter the 6-digit code it shows.',
+    key: 'Key',
+    enrolSubmit: 'Activate and sign in',
+    enrolInvalid: 'That code does not match: check the time on your phone and try the current code.',
+    codesTitle: 'Your recovery codes',
+    codesIntro:
+      'Each code signs you in once if you lose your authenticator. Keep them somewhere safe (a password manager, printed): they are shown only now. New ones can be made under Profile.',
+    continue: 'Continue',
+  },
+  de: {
+    title: 'Zweiter Faktor',
+    intro: 'Geben Sie den 6-stelligen Code ein, den Ihre Authenticator-App für Gatehouse zeigt, oder einen Ihrer Wiederherstellungscodes.',
+    code: 'Code',
+    submit: 'Anmelden',
+    cancel: 'Abbrechen',
+    invalid: 'Dieser Code ist falsch oder wurde schon verwendet.',
+    enrolTitle: 'Zweiten Faktor einrichten',
+    enrolIntro:
+      'Jedes Konto auf diesem Server braucht einen zweiten Faktor. Scannen Sie den QR-Code mit einer Authenticator-App (oder tippen Sie den Schlüssel ein) und geben Sie dann den 6-stelligen Code ein, den sie zeigt.',
+    key: 'Schlüssel',
+    enrolSubmit: 'Aktivieren und anmelden',
+    enrolInvalid: 'Der Code passt nicht: prüfen Sie die Uhrzeit Ihres Telefons und versuchen Sie den aktuellen Code.',
+    codesTitle: 'Ihre Wiederherstellungscodes',
+    codesIntro:
+      'Jeder Code meldet Sie einmal an, falls Sie Ihren Authenticator verlieren. Bewahren Sie sie sicher auf (Passwort-Manager, ausgedruckt): sie werden nur jetzt gezeigt. Neue gibt es unter Profil.',
+    continue: 'Weiter',
+  },
+} satisfies Record<Lang, unknown>;
+
+const hiddenNext = (next: unknown) => {
+  const n = safeNext(next);
+  return `<input type="hidden" name="next" value="${escapeHtml(n === '/' ? '' : n)}">`;
+};
+/** Back to the sign-in page: the pending step ends (POST /logout needs no CSRF token without a signed-in session). */
+const cancelForm = (label: string) => `<form method="post" action="/logout"><button type="submit" class="secondary">${label}</button></form>`;
+
+/** GET /login/second-factor (pure: golden-testable). */
+export function renderSecondFactorPage(o: { lang: Lang; error?: boolean; next?: unknown }): string {
+  const t = T[o.lang];
+  return page(
+    o.lang,
+    t.title,
+    `<main><h1>Gatehouse · ${t.title}</h1><p>${t.intro}</p>${o.error ? `<p class="err" role="alert">${t.invalid}</p>` : ''}
+<form method="post" action="${SECOND_FACTOR_PATH}">${hiddenNext(o.next)}
+<label for="code">${t.code}</label><input id="code" name="code" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="64" required autofocus${o.error ? ' aria-invalid="true"' : ''}>
+<button type="submit">${t.submit}</button></form>${cancelForm(t.cancel)}</main>`,
+  );
+}
+
+/** GET /login/enrol (pure: golden-testable). */
+export function renderEnrolPage(o: { lang: Lang; setup: TotpSetup; error?: boolean; next?: unknown }): string {
+  const t = T[o.lang];
+  return page(
+    o.lang,
+    t.enrolTitle,
+    `<main><h1>Gatehouse · ${t.enrolTitle}</h1><p>${t.enrolIntro}</p>${o.error ? `<p class="err" role="alert">${t.enrolInvalid}</p>` : ''}
+<img src="${escapeHtml(o.setup.qr_code)}" alt="QR code" width="240" height="240">
+<p>${t.key}: <code id="totp-secret">${escapeHtml(o.setup.secret)}</code></p>
+<form method="post" action="${ENROL_PATH}">${hiddenNext(o.next)}
+<label for="code">${t.code}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus${o.error ? ' aria-invalid="true"' : ''}>
+<button type="submit">${t.enrolSubmit}</button></form>${cancelForm(t.cancel)}</main>`,
+  );
+}
+
+/** The answer of POST /login/enrol for browsers: the recovery codes, this once, and the way on (pure). */
+export function renderRecoveryCodesPage(o: { lang: Lang; codes: string[]; next: string }): string {
+  const t = T[o.lang];
+  return page(
+    o.lang,
+    t.codesTitle,
+    `<main><h1>Gatehouse · ${t.codesTitle}</h1><p>${t.codesIntro}</p>
+<ul id="recovery-codes">${o.codes.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')}</ul>
+<p><a href="${escapeHtml(safeNext(o.next))}">${t.continue}</a></p></main>`,
+  );
+}
+
+export function secondFactorPagesMiddleware(deps: Deps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'GET' || (ctx.path !== SECOND_FACTOR_PATH && ctx.path !== ENROL_PATH)) return next();
+    const step = ctx.path === SECOND_FACTOR_PATH ? 'totp' : 'enrol';
+    const pending = pendingSignIn(ctx, deps.clock(), step);
+    if (typeof ctx.session?.userId === 'number') return ctx.redirect(safeNext(ctx.query.next));
+    if (!pending) {
+      return ctx.redirect(`/login?error=expired${nextParam(ctx.query.next)}`);
+    }
+    const user = await deps.users.getRow(pending.userId);
+    const lang: Lang = user.language ?? pickLang(ctx.get('Accept-Language'));
+    ctx.set('Content-Security-Policy', PAGE_CSP);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'same-origin');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    const error = ctx.query.error === 'invalid';
+    ctx.body =
+      step === 'totp'
+        ? renderSecondFactorPage({ lang, error, next: ctx.query.next })
+        : renderEnrolPage({ lang, error, next: ctx.query.next, setup: await deps.secondFactor.beginTotp(user, true) });
+  };
+}
