@@ -138,8 +138,23 @@ for (const name of Object.keys(cases)) {
 test('basic auth: Caddy authentication handler with the stored bcrypt hash, before the proxy; HTTP only redirects', () => {
   const cfg = renderCaddyConfig(snapshotFor('protection-basic-auth')) as JsonDoc;
   const entry = hostsOf(cfg, 'gatehouse_https')['basic.example.com'];
-  assert.deepEqual(shape(entry), ['authentication', 'encode', 'vars', 'invoke']);
-  const auth = entry.routes[0].handle[0];
+  // the share-link page and forward auth (cookie only), then the basic auth unless a share link let the request in
+  assert.deepEqual(shape(entry), ['[path]reverse_proxy', '[header_regexp]reverse_proxy:forward_auth', '[not:vars]authentication', 'encode', 'vars', 'invoke']);
+  const [page, shared, basic] = entry.routes;
+  assert.deepEqual(page.match, [{ path: ['/route-auth/share'] }]);
+  assert.deepEqual(page.handle[0].headers.request.set['X-Route-Domain'], ['basic.example.com']);
+  const id = snapshotFor('protection-basic-auth').routes.find((r) => r.domain === 'basic.example.com')!.id;
+  assert.deepEqual(shared.match, [{ header_regexp: { Cookie: { pattern: `(^|;)\\s*gh_ra_${id}=` } } }]);
+  const fa = shared.handle[0];
+  assert.deepEqual(
+    fa.handle_response.map((r: JsonDoc) => r.match),
+    [{ status_code: [204] }, { status_code: [200] }],
+  );
+  // 204 sets the variable the basic auth's matcher reads; 200 does not
+  const sets = (r: JsonDoc) => r.routes.some((x: JsonDoc) => x.handle.some((h: JsonDoc) => h.handler === 'vars' && h.gatehouse_shared === '1'));
+  assert.deepEqual(fa.handle_response.map(sets), [true, false]);
+  assert.deepEqual(basic.match, [{ not: [{ vars: { gatehouse_shared: ['1'] } }] }]);
+  const auth = basic.handle[0];
   assert.deepEqual(auth.providers.http_basic.accounts, [{ username: 'alice', password: HASH }]);
   assert.equal(auth.providers.http_basic.hash.algorithm, 'bcrypt');
   assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_http')['basic.example.com']), ['static_response:308']);
@@ -202,10 +217,17 @@ test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is l
 test('rate limit: before basic auth (and for unprotected routes), after forward auth for route auth', () => {
   const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit')) as JsonDoc;
   const tls = hostsOf(cfg, 'gatehouse_https');
-  assert.deepEqual(shape(tls['basic-limited.example.com']), ['rate_limit', 'authentication', 'vars', 'invoke']);
+  assert.deepEqual(shape(tls['basic-limited.example.com']), [
+    '[path]reverse_proxy',
+    'rate_limit',
+    '[header_regexp]reverse_proxy:forward_auth',
+    '[not:vars]authentication',
+    'vars',
+    'invoke',
+  ]);
   assert.deepEqual(shape(tls['login-limited.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'rate_limit', 'vars', 'invoke']);
   assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_http')['limited.example.com']), ['rate_limit', 'vars', 'invoke']);
-  const zone = tls['basic-limited.example.com'].routes[0].handle[0].rate_limits.gatehouse_route_1;
+  const zone = tls['basic-limited.example.com'].routes[1].handle[0].rate_limits.gatehouse_route_1;
   assert.deepEqual(zone, { key: '{http.request.remote.host}', max_events: 10, window: 60e9 });
   assert.equal(tls['login-limited.example.com'].routes[1].handle[1].rate_limits.gatehouse_route_2.window, 15 * 60e9);
 });
@@ -223,7 +245,15 @@ test('everything at once keeps the order ACL → IP filter → rate limit → au
     'vars',
     'invoke',
   ]);
-  assert.deepEqual(shape(tls['all-basic.example.com']), ['[not:remote_ip]static_response:403', 'rate_limit', 'authentication', 'vars', 'invoke']);
+  assert.deepEqual(shape(tls['all-basic.example.com']), [
+    '[not:remote_ip]static_response:403',
+    '[path]reverse_proxy',
+    'rate_limit',
+    '[header_regexp]reverse_proxy:forward_auth',
+    '[not:vars]authentication',
+    'vars',
+    'invoke',
+  ]);
 });
 
 test(

@@ -25,8 +25,10 @@ import {
   forwardAuthRoutes,
   PAGE_PATHS,
   ROUTE_AUTH_COOKIE_PREFIX,
+  notShared,
   routeAuthForwardHandler,
   routeAuthPagesRoute,
+  shareLinkRoutes,
 } from '../src/proxy/fragments/route-auth.js';
 import { cookieNameFor } from '../src/route-auth/view.js';
 import { CSRF_COOKIE } from '../src/route-auth/http.js';
@@ -208,6 +210,16 @@ test('protectionRoutes: ACL → IP filter → rate limit → basic auth → rest
     basic_auth_password_hash: HASH,
   });
   assert.deepEqual(protectionRoutes(basic, { routeAuth: false, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, rest), [
+    aclRoute(['10.8.0.2']),
+    ipFilterRoute('whitelist', ['203.0.113.0/24']),
+    shareLinkRoutes(basic, up)[0],
+    { handle: [limit] },
+    shareLinkRoutes(basic, up)[1],
+    { handle: [basicAuthHandler('alice', HASH)], match: [notShared] },
+    { handle: rest },
+  ]);
+  // a wildcard domain has no share links: the basic auth in the chain as before
+  assert.deepEqual(protectionRoutes({ ...basic, domain: '*.example.com' }, { routeAuth: false, sidecarUpstream: up, aclAddresses: ['10.8.0.2'] }, rest), [
     aclRoute(['10.8.0.2']),
     ipFilterRoute('whitelist', ['203.0.113.0/24']),
     { handle: [limit, basicAuthHandler('alice', HASH), ...rest] },

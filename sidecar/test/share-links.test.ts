@@ -1,4 +1,4 @@
-// Share links of route-auth routes, against the sidecar the way Caddy talks to it: made once (token
+// Share links of route-auth and basic-auth routes, against the sidecar the way Caddy talks to it: made once (token
 // shown once, only its hash stored), opening /route-auth/share?t= counts a use and gives a session
 // of that route only, under its path prefix only, for min(link left, route session length); the
 // token leaves the URL by a 303; revoked / expired / used-up / unknown links get a page that says
@@ -236,13 +236,40 @@ describe('share links', () => {
     }
     assert.equal((await findRows(s.deps.db.models.ShareLink)).length, before, 'nothing written');
 
-    // a route without route auth: 409; an unknown route: 404
+    // a route with neither route auth nor basic auth: 409; an unknown route: 404
     const plain = await createRoute(s);
     const no = await api(`/routes/${plain.id}/share-links`, { method: 'POST', json: { expires_at: clock() + DAY } });
     assert.equal(no.status, 409);
     assert.ok(no.data.fields.route_id);
     assert.equal((await api('/routes/999999/share-links', { method: 'POST', json: { expires_at: clock() + DAY } })).status, 404);
     assert.equal((await api('/routes/999999/share-links')).status, 404);
+  });
+
+  test('a basic-auth route takes share links: verify lets the session in (204) or leaves it to the basic auth (200); no login pages', async () => {
+    const r = await createRoute(s, { basic_auth_user: 'alice', basic_auth_password_hash: '$2b$10$' + 'x'.repeat(53) });
+    const made = await api(`/routes/${r.id}/share-links`, { method: 'POST', json: { expires_at: clock() + 3 * DAY, path_prefix: '/pub' } });
+    assert.equal(made.status, 201, JSON.stringify(made.data));
+    const b = new Browser(s, r.domain, { ip: '203.0.113.9' });
+    assert.equal((await b.verify('/pub/a')).status, 200, 'no cookie: the basic auth decides');
+    const opened = await b.get(sharePath(made.data.url));
+    assert.equal(opened.status, 303);
+    assert.equal(opened.headers.location, '/pub');
+    const line = (opened.headers['set-cookie'] ?? []).find((l) => l.startsWith(`gh_ra_${r.id}=`))!;
+    assert.match(line, new RegExp(`Max-Age=${(3 * DAY) / 1000};`), 'no route session length: the link bounds the session');
+    const ok = await b.verify('/pub/a');
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers['x-auth-method'], 'share_link');
+    for (const no of ['/', '/pubx', '/pub/../admin']) assert.equal((await b.verify(no)).status, 200, `${no}: outside the prefix, the basic auth`);
+    // no login pages on a basic-auth route, and the refused link's page offers none
+    assert.equal((await b.get('/route-auth/login')).status, 404);
+    await api(`/routes/${r.id}/share-links/${made.data.share_link.id}`, { method: 'DELETE' });
+    assert.equal((await b.verify('/pub/a')).status, 200, 'revoked: the basic auth again');
+    const gone = await new Browser(s, r.domain).get(sharePath(made.data.url));
+    assert.equal(gone.status, 410);
+    assert.doesNotMatch(gone.body, /route-auth\/login/);
+    // a wildcard basic-auth route: 409
+    const wild = await createRoute(s, { domain: `*.wild-${process.pid}.test`, basic_auth_user: 'alice', basic_auth_password_hash: '$2b$10$' + 'y'.repeat(53) });
+    assert.equal((await api(`/routes/${wild.id}/share-links`, { method: 'POST', json: { expires_at: clock() + DAY } })).status, 409);
   });
 
   test('path prefixes: stored form and every reading of a request path', () => {

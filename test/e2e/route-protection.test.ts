@@ -10,7 +10,8 @@
 // - route auth (totp): codes computed from the secret returned by totp-setup;
 // - share links: a link opens the route without signing in, only under its path prefix; used up after
 //   max_uses and revoked it shows the page that says so; the backend's request log never holds a token;
-// - basic auth on an HTTPS route (Caddy's internal CA): 401 + WWW-Authenticate, 200, 401;
+// - basic auth on an HTTPS route (Caddy's internal CA): 401 + WWW-Authenticate, 200, 401; a share
+//   link on it skips the prompt under its prefix only, and a forged or revoked session gets the prompt;
 // - peer ACL and IP filter (whitelist, then blacklist): allowed from A, 403 from B;
 // - rate limit: 429 on the (N+1)th request.
 //   cd /work/main && node --import tsx --test test/e2e/route-protection.test.ts
@@ -323,6 +324,37 @@ test('route protection through the real Caddy and a real WireGuard tunnel', { sk
   assert.equal(JSON.parse(good.body).url, '/b');
   assert.equal((await bc.get('/b', basic('alice', 'wrong-pass'))).status, 401);
   assert.equal((await bc.get('/b', basic('bob', 'alice-pass'))).status, 401);
+
+  // ---- a share link on the basic-auth route: no prompt under its prefix, the basic auth elsewhere;
+  // a forged or revoked session cookie falls back to the prompt; the backend gets no gh_ra_ cookie
+  const bl = await api(`/routes/${ba.id}/share-links`, 'POST', { expires_at: Date.now() + 3_600_000, max_uses: 1, path_prefix: '/s' });
+  assert.equal(bl.status, 201, JSON.stringify(bl.data));
+  const blUrl = new URL(bl.data.url as string);
+  assert.equal(blUrl.protocol, 'https:');
+  const blPath = blUrl.pathname + blUrl.search;
+  const bguest = new Client(serverIp, ports.https, 'basic.test', true);
+  const bopen = await bguest.get(blPath);
+  assert.equal(bopen.status, 303, bopen.body.slice(0, 300));
+  assert.equal(bopen.headers.location, '/s');
+  bguest.cookies.set('theme', 'dark');
+  const inside = await bguest.get('/s/x');
+  assert.equal(inside.status, 200, inside.body.slice(0, 300));
+  const seen = JSON.parse(inside.body) as { url: string; headers: Record<string, string> };
+  assert.equal(seen.url, '/s/x');
+  assert.equal(seen.headers['x-auth-method'], 'share_link');
+  assert.equal(seen.headers.cookie, 'theme=dark', 'the backend keeps its own cookies and never gets the session');
+  const outside = await bguest.get('/b');
+  assert.equal(outside.status, 401, 'outside the prefix the basic auth asks');
+  assert.match(String(outside.headers['www-authenticate']), /^Basic/);
+  assert.equal((await bguest.get('/b', basic('alice', 'alice-pass'))).status, 200, 'the password still works beside the session');
+  const forged = new Client(serverIp, ports.https, 'basic.test', true);
+  forged.cookies.set(`gh_ra_${ba.id}`, 'a'.repeat(43));
+  assert.equal((await forged.get('/s/x', { 'x-auth-user': 'mallory' })).status, 401, 'an unknown session: the prompt');
+  const again = await new Client(serverIp, ports.https, 'basic.test', true).get(blPath);
+  assert.equal(again.status, 410, 'used up');
+  assert.doesNotMatch(again.body, /route-auth\/login|name="password"/, 'a basic-auth route has no login page to offer');
+  assert.equal((await api(`/routes/${ba.id}/share-links/${bl.data.share_link.id}`, 'DELETE')).status, 200);
+  assert.equal((await bguest.get('/s/x')).status, 401, 'revoking ended the session: the prompt again');
 
   // ---- peer ACL: A allowed, B (and the host itself) refused
   assert.equal(await fromPeer(nsA, 'acl.test'), 200);

@@ -44,8 +44,8 @@ export const SERIES = [
   {
     name: 'gatehouse_route_auth_verify_total',
     type: 'counter',
-    labels: { outcome: '`allowed`, `login_required`, `denied`, `method_not_allowed`, `error`' },
-    help: 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, denied, method_not_allowed, error) since the start',
+    labels: { outcome: '`allowed`, `login_required`, `basic_auth`, `denied`, `method_not_allowed`, `error`' },
+    help: 'Forward-auth decisions of GET /route-auth/verify by outcome (allowed, login_required, basic_auth: a request to a basic-auth route without a share-link session, denied, method_not_allowed, error) since the start',
   },
   { name: 'gatehouse_peers', type: 'gauge', labels: {}, help: 'Peers configured' },
   { name: 'gatehouse_peers_online', type: 'gauge', labels: {}, help: 'Peers online (enabled, not expired, handshake within the last 3 minutes)' },
@@ -169,6 +169,8 @@ export class RouteAuthOutcomes {
   allowed = 0;
   /** 302: not signed in, sent to the login page */
   login_required = 0;
+  /** 200: a basic-auth route without a share-link session here (its basic auth decides) */
+  basic_auth = 0;
   /** 403: refused by the route's IP filter (or a foreign host on a wildcard route) */
   denied = 0;
   /** 405: a method other than GET/HEAD */
@@ -178,12 +180,13 @@ export class RouteAuthOutcomes {
   count(status: number): void {
     if (status === 204) this.allowed++;
     else if (status === 302) this.login_required++;
+    else if (status === 200) this.basic_auth++;
     else if (status === 403) this.denied++;
     else if (status === 405) this.method_not_allowed++;
     else this.error++;
   }
 }
-const OUTCOMES = ['allowed', 'login_required', 'denied', 'method_not_allowed', 'error'] as const;
+const OUTCOMES = ['allowed', 'login_required', 'basic_auth', 'denied', 'method_not_allowed', 'error'] as const;
 
 /** What the scrape reads; each part is optional so the service works in every mode (no Caddy, no tunnel). */
 export interface MetricsSources {

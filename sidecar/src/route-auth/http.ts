@@ -246,7 +246,8 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     const routeDomain = ctx.get('x-route-domain').toLowerCase();
     const host = ctx.get('host');
     const entry = routeDomain ? await view.domain(routeDomain) : await view.host(hostName(host));
-    if (!entry) return render(ctx, 404, null, 'message', lang, '/', { error: 'not_configured' });
+    // a basic-auth route without route auth has share links only (AuthView's share-only entry), no login pages
+    if (!entry || entry.shareOnly) return render(ctx, 404, null, 'message', lang, '/', { error: 'not_configured' });
     if (entry.ip && !entry.ip.matcher.allows(entry.ip.mode, ctx.state.clientIp as string))
       return render(ctx, 403, entry, 'message', lang, '/', { error: 'forbidden' });
 

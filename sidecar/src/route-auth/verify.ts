@@ -7,6 +7,9 @@
 // URL), the client address (X-Forwarded-For from our Caddy). Output:
 // - 204 + X-Auth-Email + X-Auth-Method + X-Auth-User: a valid session of this route (a route user's
 //   session only while the user is still in the route's user_ids);
+// - 200 (no identity headers): a route with basic auth and no route auth (AuthView's share-only
+//   entry) without a valid share-link session here: Caddy goes on to the route's basic auth
+//   (proxy/fragments/route-auth.ts shareForwardRoutes);
 // - 403: the route's IP filter refuses the client (or a wildcard route asked with a foreign Host);
 // - 302 to <scheme>://<host>/route-auth/login?rd=<scheme>://<host><original URI>: anything else,
 //   including a domain without route auth (fail closed);
@@ -32,7 +35,7 @@ export interface VerifyInput {
 }
 
 export type VerifyAnswer =
-  { status: 204; email: string; authMethod: string; user: string } | { status: 302; location: string } | { status: 403 } | { status: 405 };
+  { status: 204; email: string; authMethod: string; user: string } | { status: 200 } | { status: 302; location: string } | { status: 403 } | { status: 405 };
 
 /** One cookie's value out of a Cookie header, without parsing the rest. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
@@ -111,6 +114,11 @@ function toLogin(input: VerifyInput, entry: RouteEntry | null): VerifyAnswer {
   return { status: 302, location: `${scheme}://${host}/route-auth/login?rd=${encodeURIComponent(`${scheme}://${host}${uri}`)}` };
 }
 
+/** No valid session: the login page, or for a share-only entry the route's basic auth (200). */
+function noSession(input: VerifyInput, entry: RouteEntry): VerifyAnswer {
+  return entry.shareOnly ? { status: 200 } : toLogin(input, entry);
+}
+
 export class Verifier {
   constructor(
     private view: AuthView,
@@ -136,7 +144,7 @@ export class Verifier {
     if (!entry) return toLogin(input, null);
     if (entry.ip && !entry.ip.matcher.allows(entry.ip.mode, input.ip)) return { status: 403 };
     const token = readCookie(input.cookie, entry.cookieName);
-    if (!token || token.length > 128) return toLogin(input, entry);
+    if (!token || token.length > 128) return noSession(input, entry);
     const id = sha256(token);
     const s = this.view.peekSession(id);
     if (s === undefined) return this.view.session(id).then((loaded) => this.answer(input, entry, loaded));
@@ -153,7 +161,7 @@ export class Verifier {
     ) {
       return { status: 204, email: s.email, authMethod: s.authMethod, user: s.subject };
     }
-    return toLogin(input, entry);
+    return noSession(input, entry);
   }
 }
 
@@ -192,7 +200,7 @@ export function inputFrom(req: http.IncomingMessage, ip: string): VerifyInput {
 
 const headerSafe = (v: string) => (/^[\x20-\x7e]*$/.test(v) ? v : encodeURIComponent(v));
 
-const BODY: Record<number, string> = { 302: 'Sign-in required', 403: 'Forbidden', 405: 'Method not allowed' };
+const BODY: Record<number, string> = { 200: 'No share-link session: basic auth applies', 302: 'Sign-in required', 403: 'Forbidden', 405: 'Method not allowed' };
 
 export function writeAnswer(res: http.ServerResponse, a: VerifyAnswer, head: boolean): void {
   if (a.status === 204) {

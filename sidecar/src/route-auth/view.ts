@@ -39,6 +39,11 @@ export interface RouteInfo {
 export interface RouteEntry {
   route: RouteInfo;
   cfg: RouteAuthRow;
+  /**
+   * A route with basic auth and no route auth: only share links open it (share-links/), there is no
+   * login page, and cfg is shareOnlyConfig() (no account, no branding, no session length of its own).
+   */
+  shareOnly: boolean;
   /** the IP filter to apply, or null when the route has none */
   ip: { mode: IpFilterMode; matcher: IpMatcher } | null;
   cookieName: string;
@@ -88,6 +93,37 @@ export function routeInfo(r: RouteRow | Record<string, unknown>): RouteInfo {
 }
 
 export const cookieNameFor = (routeId: number) => `gh_ra_${routeId}`;
+
+/**
+ * The configuration a share-only entry carries (RouteEntry.shareOnly): no account, no branding, and
+ * a session length that never shortens a share link's session (the link's own lifetime bounds it).
+ */
+export function shareOnlyConfig(routeId: number): RouteAuthRow {
+  return {
+    id: 0,
+    route_id: routeId,
+    method: 'email_password',
+    two_factor_enabled: false,
+    two_factor_method: null,
+    email: '',
+    password_hash: null,
+    totp_secret: null,
+    totp_pending_secret: null,
+    totp_active: false,
+    totp_last_step: null,
+    session_max_age: Number.MAX_SAFE_INTEGER,
+    pending_method: null,
+    pending_two_factor_method: null,
+    created_at: 0,
+    updated_at: 0,
+    title: null,
+    description: null,
+    primary_color: null,
+    bg_color: null,
+    logo: null,
+    bg_image: null,
+  };
+}
 
 export class AuthView {
   private domains = new Map<string, { entry: RouteEntry | null; at: number }>();
@@ -154,16 +190,21 @@ export class AuthView {
     if (!rows.length) return null;
     const ids = rows.map((r) => Number(r.id));
     const auths = await findRows(this.models.RouteAuth, { where: { route_id: { [Op.in]: ids } } });
-    if (!auths.length) return null;
+    if (!auths.length) {
+      // basic auth without route auth: an entry for share links only (never for a wildcard domain)
+      const basic = domain.startsWith('*.') ? undefined : rows.map(routeInfo).find((r) => r.basic_auth);
+      return basic ? this.entryFor(basic, shareOnlyConfig(basic.id), true) : null;
+    }
     const cfg = normalizeAuthRow(auths[0]);
     const row = rows.find((r) => Number(r.id) === cfg.route_id)!;
     return this.entryFor(routeInfo(row), cfg);
   }
 
-  entryFor(route: RouteInfo, cfg: RouteAuthRow): RouteEntry {
+  entryFor(route: RouteInfo, cfg: RouteAuthRow, shareOnly = false): RouteEntry {
     return {
       route,
       cfg,
+      shareOnly,
       ip: route.ip_filter_enabled ? { mode: route.ip_filter_mode, matcher: new IpMatcher(route.ip_filter_rules) } : null,
       cookieName: cookieNameFor(route.id),
       loadedAt: this.clock(),

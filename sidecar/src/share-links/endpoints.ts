@@ -34,7 +34,7 @@ export function shareLinkEndpoints(_deps: AppContext, links: () => ShareLinksSer
       response: shareLinkCreatedResponse,
       secrets: 'a link that opens the protected route (under its path_prefix) without signing in, until it expires, is used up or revoked',
       summary:
-        "A share link to a route with route auth {expires_at, max_uses?, path_prefix?, note?}, shown once (`url`; only its hash is stored). Whoever opens it gets a session of this route only (and only under path_prefix) for the shorter of the link's remaining time and the route's session length. 404 unknown route, 409 no route auth (or a wildcard domain), 422 expires_at in the past or beyond the setting max_expiry_days",
+        "A share link to a route with route auth or basic auth {expires_at, max_uses?, path_prefix?, note?}, shown once (`url`; only its hash is stored). Whoever opens it gets a session of this route only (and only under path_prefix) for the shorter of the link's remaining time and the route's session length (a basic-auth route: the link's remaining time), and skips the login or the basic-auth prompt. 404 unknown route, 409 neither route auth nor basic auth (or a wildcard domain), 422 expires_at in the past or beyond the setting max_expiry_days",
       handler: async ({ params, body }, ctx) => {
         const { link, url } = await links().create(params.id, body, actingUserId(ctx.state.principal) ?? undefined);
         ctx.set('Cache-Control', 'no-store');

@@ -8,7 +8,9 @@
 //   answer itself carries Referrer-Policy: no-referrer.
 // - a visitor who already has a full session of the route keeps it: 303 to the prefix, no use counted.
 // - revoked (410), expired (410), used up (410), unknown token (404): the route's branded page that
-//   says which, with a link to the login page; never the bare login form.
+//   says which, with a link to the login page (none on a basic-auth route); never the bare login form.
+// - a route with basic auth and no route auth works the same (AuthView's share-only entry): the
+//   session cookie then lets Caddy skip the basic auth (proxy/fragments/route-auth.ts).
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { RouteAuthService } from '../route-auth/service.js';
@@ -42,7 +44,7 @@ function headers(ctx: Koa.Context, nonce: string): void {
 function page(ctx: Koa.Context, status: number, entry: RouteEntry | null, lang: Lang, error: ErrorKey, loginLink: boolean): void {
   const nonce = crypto.randomBytes(16).toString('base64');
   headers(ctx, nonce);
-  const c = entry?.cfg;
+  const c = entry && !entry.shareOnly ? entry.cfg : null;
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = renderPage({
@@ -88,7 +90,8 @@ export function shareLinkMiddleware(routeAuth: RouteAuthService, links: () => Sh
     const token = typeof ctx.query.t === 'string' ? ctx.query.t : '';
     const current = await routeAuth.activeSession(entry.route.id, ctx.cookies.get(entry.cookieName));
     const r = current && !current.pathPrefix ? null : await links().open(entry, token, { ip, userAgent: ctx.get('user-agent') });
-    if (r && !r.ok) return page(ctx, REFUSED[r.state].status, entry, lang, REFUSED[r.state].error, true);
+    // a basic-auth route has no login page to point to: the page says the link no longer works, nothing more
+    if (r && !r.ok) return page(ctx, REFUSED[r.state].status, entry, lang, REFUSED[r.state].error, !entry.shareOnly);
     headers(ctx, crypto.randomBytes(16).toString('base64'));
     if (r?.ok) ctx.append('Set-Cookie', cookieLine(entry.cookieName, r.token, { path: '/', maxAgeMs: r.maxAgeMs, secure: ctx.cookies.secure }));
     ctx.status = 303;

@@ -1,5 +1,5 @@
-// Share links (ctx of the share-links feature): a link that lets whoever opens it into one route-auth
-// route without signing in, optionally only under a path prefix, until it expires, has been opened
+// Share links (ctx of the share-links feature): a link that lets whoever opens it into one route with
+// route auth or basic auth without signing in, optionally only under a path prefix, until it expires, has been opened
 // max_uses times, or is revoked. Only the SHA-256 of the token is stored; the link is shown once.
 //
 // Opening it (GET /route-auth/share?t=<token> on the route's own domain, share-links/http.ts) counts
@@ -96,10 +96,11 @@ export class ShareLinksService {
     return row as RouteRow;
   }
 
-  /** A new link for a route with route auth (404 unknown route, 409 no route auth or a wildcard domain, 422 expiry beyond the setting). The token is returned once. */
+  /** A new link for a route with route auth or basic auth (404 unknown route, 409 neither, or a wildcard domain, 422 expiry beyond the setting). The token is returned once. */
   async create(routeId: number, input: CreateShareLinkInput, actor?: number): Promise<{ link: ShareLinkView; url: string }> {
     const route = await this.route(routeId);
-    if (!(await this.routeAuth.hasRouteAuth(routeId)))
+    const basicAuth = route.route_type === 'http' && !!route.basic_auth_user && !!route.basic_auth_password_hash;
+    if (!basicAuth && !(await this.routeAuth.hasRouteAuth(routeId)))
       throw new AppError('conflict', msg('share_link.needs_route_auth'), { route_id: msg('share_link.field.needs_route_auth') });
     const domain = String(route.domain).toLowerCase();
     if (domain.startsWith('*.')) throw new AppError('conflict', msg('share_link.needs_route_auth'), { route_id: msg('share_link.field.wildcard') });

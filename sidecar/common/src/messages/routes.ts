@@ -144,8 +144,8 @@ export const routes = {
   'route.field.certificate_not_covering': (p: { domain: string; name: string }) => `certificate "${p.name}" does not cover ${p.domain}`,
   // share links of route-auth routes (src/share-links/)
   'share_link.not_found': () => 'Share link not found',
-  'share_link.needs_route_auth': () => 'Share links need route auth on the route (an HTTP route with a login)',
-  'share_link.field.needs_route_auth': () => 'set up route auth on this route first',
+  'share_link.needs_route_auth': () => 'Share links need route auth or basic auth on the route',
+  'share_link.field.needs_route_auth': () => 'set up route auth or basic auth on this route first',
   'share_link.field.wildcard': () => 'a wildcard route has no single address for a link',
   'share_link.field.expiry_past': () => 'must be in the future',
   'share_link.field.expiry_too_far': (p: { days: number }) => `at most ${p.days} days from now (the share-link setting)`,

@@ -9,7 +9,10 @@
 //   2. IP filter (ipFilterRoute)           - only for routes WITHOUT route auth (route auth: the
 //                                            sidecar checks the IP in verify and on its pages)
 //   3. rate limit (rateLimitHandler)       - BEFORE auth for basic auth and for unprotected routes
-//   4. basic auth (basicAuthHandler)  |  route auth: first the /route-auth/* pages route
+//   4. basic auth (basicAuthHandler), after the share-link routes (route-auth.ts shareLinkRoutes:
+//      /route-auth/share and a forward auth for requests with the route's session cookie; the basic
+//      auth runs unless a share-link session let the request in)
+//                                     |  route auth: first the /route-auth/* pages route
 //                                            (routeAuthPagesRoute), then forward auth
 //                                            (routeAuthForwardHandler: it also removes the
 //                                            gh_ra_… cookies) for everything else, followed by
@@ -22,7 +25,7 @@
 import { parseStoredRules, type IpFilterMode, type IpRuleInput } from '../../util/ip-rules.js';
 import type { CaddyHandler, CaddyRoute, Json } from '../caddy-json.js';
 import type { PeerTarget } from '../render-context.js';
-import { routeAuthForwardHandler, routeAuthPagesRoute } from './route-auth.js';
+import { notShared, routeAuthForwardHandler, routeAuthPagesRoute, shareLinkRoutes } from './route-auth.js';
 import { ipFilterMatcher } from './geo.js';
 import type { ProxySettings } from '../render-context.js';
 
@@ -162,6 +165,13 @@ export function protectionRoutes(
     out.push(routeAuthPagesRoute(route.domain, opts.sidecarUpstream));
     chain.push(routeAuthForwardHandler(route.domain, opts.sidecarUpstream));
     if (limit) chain.push(limit);
+  } else if (route.basic_auth_user && route.basic_auth_password_hash && !route.domain.startsWith('*.')) {
+    // share links on a basic-auth route (a wildcard domain has none): the share page, the rate limit,
+    // the forward auth of requests with the route's cookie, then the basic auth unless that let it in
+    const [page, shared] = shareLinkRoutes(route, opts.sidecarUpstream);
+    out.push(page);
+    if (limit) out.push({ handle: [limit] });
+    out.push(shared, { handle: [basicAuthHandler(route.basic_auth_user, route.basic_auth_password_hash)], match: [notShared] });
   } else {
     if (limit) chain.push(limit);
     if (route.basic_auth_user && route.basic_auth_password_hash) chain.push(basicAuthHandler(route.basic_auth_user, route.basic_auth_password_hash));

@@ -139,3 +139,39 @@ export function routeAuthPagesRoute(domain: string, sidecarUpstream: string): Ca
 export function forwardAuthRoutes(route: { domain: string }, sidecarUpstream: string): CaddyRoute[] {
   return [routeAuthPagesRoute(route.domain, sidecarUpstream), { handle: [routeAuthForwardHandler(route.domain, sidecarUpstream)] }];
 }
+
+/** The share-link path (share-links/http.ts), the one route-auth page a basic-auth route has. */
+export const SHARE_PAGE_PATH = '/route-auth/share';
+/** Caddy variable set when a share-link session let a request of a basic-auth route in. */
+export const SHARED_VAR = 'gatehouse_shared';
+
+/**
+ * Share links on a route with basic auth and no route auth (protection.ts places these after the
+ * rate limit and before the basic auth, which runs only without SHARED_VAR):
+ * - /route-auth/share (in Caddy's path matching: any case, decoded, cleaned) → the sidecar, which
+ *   opens the link and sets the route's session cookie `gh_ra_<routeId>`;
+ * - a request carrying that cookie asks verify (forward auth). 204, a share-link session valid here
+ *   (route, path prefix, expiry): the identity headers are copied, SHARED_VAR is set, the gh_ra_…
+ *   cookies are removed and the access log names the link; 200, no such session: the visitor's
+ *   identity headers and the gh_ra_… cookies are removed and the basic auth decides as before.
+ *   Anything else (the sidecar down: 502) goes to the client. A request without the cookie never
+ *   reaches the sidecar.
+ */
+export function shareLinkRoutes(route: { id: number; domain: string }, sidecarUpstream: string): CaddyRoute[] {
+  const h = forwardAuthHandler(route.domain, sidecarUpstream);
+  const [ok] = h.handle_response as { match: Record<string, unknown>; routes: CaddyRoute[] }[];
+  const copy = structuredClone(ok.routes);
+  ok.match = { status_code: [204] };
+  ok.routes.push({ handle: [{ handler: 'vars', [SHARED_VAR]: '1' }] }, ...stripRouteAuthCookies(), { handle: [authUserLogHandler()] });
+  (h.handle_response as unknown[]).push({ match: { status_code: [200] }, routes: [...copy, ...stripRouteAuthCookies()] });
+  return [
+    {
+      handle: [{ handler: 'reverse_proxy', headers: { request: { set: { 'X-Route-Domain': [route.domain] } } }, upstreams: [{ dial: sidecarUpstream }] }],
+      match: [{ path: [SHARE_PAGE_PATH] }],
+    },
+    { handle: [h], match: [{ header_regexp: { Cookie: { pattern: `(^|;)\\s*${ROUTE_AUTH_COOKIE_PREFIX}${route.id}=` } } }] },
+  ];
+}
+
+/** The matcher of the basic auth that follows shareLinkRoutes: only requests a share link did not let in. */
+export const notShared = { not: [{ vars: { [SHARED_VAR]: ['1'] } }] };

@@ -234,7 +234,7 @@ export default function RouteDetail(props: { id: number }) {
           </Card>
         )}
       </div>
-      {http && r.route_auth && <ShareLinksPanel routeId={r.id} />}
+      {http && (r.route_auth || (r.basic_auth_user !== null && r.basic_auth_password_set && !r.domain.startsWith('*.'))) && <ShareLinksPanel routeId={r.id} />}
       <Uptime route={r} />
       {http && <TraceView route={r} />}
     </>
