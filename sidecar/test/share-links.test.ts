@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import { Browser, createRoute } from './route-auth-helpers.js';
+import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { manualClock } from '../src/util/clock.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
 import type { DomainEvent } from '../src/events.js';
@@ -270,6 +270,34 @@ describe('share links', () => {
     // a wildcard basic-auth route: 409
     const wild = await createRoute(s, { domain: `*.wild-${process.pid}.test`, basic_auth_user: 'alice', basic_auth_password_hash: '$2b$10$' + 'y'.repeat(53) });
     assert.equal((await api(`/routes/${wild.id}/share-links`, { method: 'POST', json: { expires_at: clock() + DAY } })).status, 409);
+  });
+
+  test('a link preview (chat apps) and HEAD get a neutral page: no use counted, no cookie', async () => {
+    const r = await protectedRoute();
+    const made = await api(`/routes/${r.id}/share-links`, { method: 'POST', json: { expires_at: clock() + DAY, max_uses: 1 } });
+    const p = sharePath(made.data.url);
+    for (const ua of [
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'facebookexternalhit/1.1 Facebot Twitterbot/1.0',
+      'WhatsApp/2.23.20.0',
+      'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+      'TelegramBot (like TwitterBot)',
+      'Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5 skype-url-preview@microsoft.com',
+    ]) {
+      const b = new Browser(s, r.domain);
+      const res = await b.get(p, { 'user-agent': ua });
+      assert.equal(res.status, 200, ua);
+      assert.match(res.body, /Open it in a browser/, ua);
+      assert.equal(res.headers['set-cookie'], undefined, `${ua}: no session`);
+    }
+    const head = await rawRequest(s.port, 'HEAD', p, new Browser(s, r.domain).headers('/route-auth/share'));
+    assert.equal(head.status, 200);
+    assert.equal((await api(`/routes/${r.id}/share-links`)).data.share_links[0].uses, 0, 'no use counted');
+    // the person it was sent to still opens it (a desktop chat app's own browser is a browser)
+    const person = new Browser(s, r.domain);
+    const opened = await person.get(p, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Mattermost/5.9.0 Chrome/120.0 Electron/28' });
+    assert.equal(opened.status, 303);
+    assert.equal((await api(`/routes/${r.id}/share-links`)).data.share_links[0].state, 'used_up');
   });
 
   test('path prefixes: stored form and every reading of a request path', () => {

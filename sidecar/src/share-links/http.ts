@@ -7,6 +7,9 @@
 //   address bar at once, so the backend, its logs and any Referer only ever see the plain path. The
 //   answer itself carries Referrer-Policy: no-referrer.
 // - a visitor who already has a full session of the route keeps it: 303 to the prefix, no use counted.
+// - HEAD, and a link-preview fetcher (a chat or social app unfurling the link: LINK_PREVIEW_AGENTS),
+//   gets a neutral 200 page and no cookie, and no use is counted: a link for one use sent in a chat
+//   still opens for the person it was sent to.
 // - revoked (410), expired (410), used up (410), unknown token (404): the route's branded page that
 //   says which, with a link to the login page (none on a basic-auth route); never the bare login form.
 // - a route with basic auth and no route auth works the same (AuthView's share-only entry): the
@@ -19,7 +22,7 @@ import { hostName } from '../route-auth/verify.js';
 import type { RouteEntry } from '../route-auth/view.js';
 import { pickLang } from '../web/index.js';
 import { renderPage } from '../web/route-auth/page.js';
-import type { ErrorKey, Lang } from '../web/route-auth/i18n.js';
+import type { ErrorKey, Lang, NoticeKey } from '../web/route-auth/i18n.js';
 import { SHARE_PATH, type ShareLinksService } from './service.js';
 
 const REFUSED: Record<string, { status: number; error: ErrorKey }> = {
@@ -28,6 +31,16 @@ const REFUSED: Record<string, { status: number; error: ErrorKey }> = {
   used_up: { status: 410, error: 'share_used_up' },
   revoked: { status: 410, error: 'share_revoked' },
 };
+
+/**
+ * User agents of link-preview fetchers (chat and social apps that fetch a link to show a preview):
+ * Slack, Facebook/Messenger/iMessage (facebookexternalhit, Facebot), X/Twitter, WhatsApp (and
+ * Signal, which fetches as WhatsApp/…), Telegram, Discord, LinkedIn, Microsoft Teams/Skype
+ * (SkypeUriPreview), the Mattermost, Rocket.Chat and Zulip servers, Pinterest, Reddit, Embedly and
+ * Iframely. Only their fetchers' names: the desktop apps' own browsers do not match.
+ */
+export const LINK_PREVIEW_AGENTS =
+  /Slackbot|Slack-ImgProxy|facebookexternalhit|Facebot|Twitterbot|WhatsApp\/|TelegramBot|Discordbot|LinkedInBot|SkypeUriPreview|MicrosoftPreview|Mattermost-Bot|Rocket\.Chat\+|ZulipURLPreview|Pinterestbot|redditbot|Embedly|Iframely/i;
 
 function headers(ctx: Koa.Context, nonce: string): void {
   ctx.set(
@@ -41,7 +54,7 @@ function headers(ctx: Koa.Context, nonce: string): void {
   ctx.set('Cache-Control', 'no-store');
 }
 
-function page(ctx: Koa.Context, status: number, entry: RouteEntry | null, lang: Lang, error: ErrorKey, loginLink: boolean): void {
+function page(ctx: Koa.Context, status: number, entry: RouteEntry | null, lang: Lang, error: ErrorKey | null, loginLink: boolean, notice?: NoticeKey): void {
   const nonce = crypto.randomBytes(16).toString('base64');
   headers(ctx, nonce);
   const c = entry && !entry.shareOnly ? entry.cfg : null;
@@ -65,7 +78,8 @@ function page(ctx: Koa.Context, status: number, entry: RouteEntry | null, lang: 
     csrf: '',
     rd: '/',
     nonce,
-    error,
+    error: error ?? undefined,
+    notice,
     loginLink,
   });
 }
@@ -87,6 +101,8 @@ export function shareLinkMiddleware(routeAuth: RouteAuthService, links: () => Sh
     if (!entry) return page(ctx, 404, null, lang, 'not_configured', false);
     const ip = (ctx.state.clientIp as string) || '';
     if (entry.ip && !entry.ip.matcher.allows(entry.ip.mode, ip)) return page(ctx, 403, entry, lang, 'forbidden', false);
+    // a HEAD or a link preview: a neutral page, no use counted, no cookie
+    if (ctx.method === 'HEAD' || LINK_PREVIEW_AGENTS.test(ctx.get('user-agent'))) return page(ctx, 200, entry, lang, null, false, 'share_preview');
     const token = typeof ctx.query.t === 'string' ? ctx.query.t : '';
     const current = await routeAuth.activeSession(entry.route.id, ctx.cookies.get(entry.cookieName));
     const r = current && !current.pathPrefix ? null : await links().open(entry, token, { ip, userAgent: ctx.get('user-agent') });

@@ -42,6 +42,7 @@ export const T = {
       code_sent: 'If the address is registered, a code has been sent to it. It is valid for 10 minutes.',
       code_wait: 'A code was sent less than a minute ago. Please check your inbox or wait a moment.',
       enter_totp: 'Password accepted. Now enter the code from your authenticator app.',
+      share_preview: 'A shared link to this site. Open it in a browser to continue.',
     },
   },
   de: {
@@ -83,6 +84,7 @@ export const T = {
       code_sent: 'Falls die Adresse registriert ist, wurde ein Code an sie gesendet. Er ist 10 Minuten gültig.',
       code_wait: 'Vor weniger als einer Minute wurde bereits ein Code gesendet. Bitte prüfen Sie Ihr Postfach oder warten Sie kurz.',
       enter_totp: 'Passwort korrekt. Geben Sie jetzt den Code aus Ihrer Authenticator-App ein.',
+      share_preview: 'Ein Freigabelink zu dieser Seite. Öffnen Sie ihn in einem Browser, um fortzufahren.',
     },
   },
 } as const;
