@@ -97,17 +97,26 @@ test('bad access_schedule input is a 400 (422 for a time zone or a day twice) na
   }
   assert.equal((await api('/routes')).data.total, 0);
   assert.equal((await api(`/peers/${peer.id}`)).data.peer.access_schedule, null);
-  // an L4 route has no page to answer with: the field is refused there
+  // an L4 route takes a schedule too (closed: no listener on its port)
   const l4 = await api('/routes', 'POST', {
     route_type: 'l4',
     peer_id: peer.id,
     target_port: 22,
     l4_protocol: 'tcp',
     l4_listen_port: 2222,
-    access_schedule: berlin([{ days: ALL, from: '08:00', to: '18:00' }]),
+    access_schedule: berlin([{ days: ALL, from: '08:00', to: '08:01' }]),
   });
-  assert.ok(l4.status === 400 || l4.status === 422, JSON.stringify(l4.data));
-  assert.ok('access_schedule' in l4.data.fields);
+  assert.equal(l4.status, 201, JSON.stringify(l4.data));
+  assert.equal(l4.data.route.access_state.open, false);
+  const l4Servers = async () =>
+    Object.values(((await s.deps.proxy.render()) as { apps: { layer4?: { servers: Record<string, { listen: string[] }> } } }).apps.layer4?.servers ?? {});
+  assert.ok(!(await l4Servers()).some((v) => v.listen.some((l) => l.endsWith(':2222'))), 'closed: no listener on its port');
+  assert.equal((await api(`/routes/${l4.data.route.id}`, 'PUT', { access_schedule: null })).status, 200);
+  assert.ok(
+    (await l4Servers()).some((v) => v.listen.some((l) => l.endsWith(':2222'))),
+    'always open: the listener is back',
+  );
+  assert.equal((await api(`/routes/${l4.data.route.id}`, 'DELETE')).status, 200);
 });
 
 test('a route and a peer close and open at their boundaries on the manual clock', async () => {

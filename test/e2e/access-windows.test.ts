@@ -1,6 +1,6 @@
 // End to end, as root, through the real custom Caddy (bin/caddy) and a real WireGuard tunnel
-// (wireguard-go in a namespace): an access window closes a route (403 page naming the opening time)
-// and a peer's tunnel (no traffic) at its boundary, and opens them again at the next, on a clock
+// (wireguard-go in a namespace): an access window closes a route (403 page naming the opening time),
+// an L4 route (no listener) and a peer's tunnel (no traffic) at its boundary, and opens them again at the next, on a clock
 // the test moves (the sidecar's injected clock: the real time plus an offset; its timers are real).
 //   WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD=1 node --import tsx --test test/e2e/access-windows.test.ts
 import { test } from 'node:test';
@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { skipReason, type Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { CADDY, startE2e, tunnelPeers } from '../lib/e2e-server.js';
+import { freePort } from '../lib/ports.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping', 'curl']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
 
@@ -44,12 +45,19 @@ test('an access window closes a route and a peer tunnel at its boundary and open
   const route = (await api('/routes', 'POST', { domain: 'hours.test', peer_id: peer.id, target_port: 8080 })).data.route;
   const url = `http://hours.test:${ports.http}/`;
   assert.equal((await curl(network, url))?.status, 200);
+  // an L4 (TCP) route to the same server: closed, its port has no listener
+  const l4Port = await freePort('tcp');
+  const l4 = await api('/routes', 'POST', { route_type: 'l4', l4_protocol: 'tcp', l4_listen_port: l4Port, peer_id: peer.id, target_port: 8080 });
+  assert.equal(l4.status, 201, JSON.stringify(l4.data));
+  const l4Url = `http://l4.test:${l4Port}/`;
+  assert.equal((await waitFor(async () => curl(network, l4Url), 15_000, 'the L4 route serves'))?.status, 200);
 
   // closed for one minute from the boundary B (UTC): open from B+1min round the clock to B
   const B = Math.ceil((Date.now() + 120_000) / 60_000) * 60_000;
   const schedule = { timezone: 'UTC', windows: [{ days: [1, 2, 3, 4, 5, 6, 7], from: hhmm(B + 60_000), to: hhmm(B) }] };
   assert.equal((await api(`/routes/${route.id}`, 'PUT', { access_schedule: schedule })).status, 200);
   assert.equal((await api(`/peers/${peer.id}`, 'PUT', { access_schedule: schedule })).status, 200);
+  assert.equal((await api(`/routes/${l4.data.route.id}`, 'PUT', { access_schedule: schedule })).status, 200);
   assert.equal((await curl(network, url))?.status, 200, 'open before the boundary');
   assert.ok((await network.ping(ns, serverIp, { count: 1, timeoutS: 2 })).ok);
 
@@ -68,6 +76,9 @@ test('an access window closes a route and a peer tunnel at its boundary and open
   const de = await curl(network, url, ['-H', 'Accept-Language: de']);
   assert.equal(de?.status, 403);
   assert.match(de!.body, /Sie ist wieder erreichbar ab/);
+  // curl's exit code 7: the connection was refused (an accepted connection whose backend is gone would be 52)
+  const refused = async () => (await network.exec(null, 'curl', ['-s', '--max-time', '3', `http://127.0.0.1:${l4Port}/`], { timeoutMs: 8000 })).code === 7;
+  await waitFor(refused, 15_000, 'the L4 port refuses connections');
   // the tunnel carries nothing: the peer left the interface
   await waitFor(async () => !(await network.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok, 15_000, 'the tunnel stops carrying traffic');
   const dump = await network.exec(null, 'wg', ['show', run.env.GATEHOUSE_WG_INTERFACE, 'peers']);
@@ -87,6 +98,7 @@ test('an access window closes a route and a peer tunnel at its boundary and open
   offset = B + 58_000 - Date.now();
   s.deps.accessWindows.refresh();
   await waitFor(async () => (await curl(network, url))?.status === 200, 15_000, 'the route serves again');
+  await waitFor(async () => (await curl(network, l4Url))?.status === 200, 15_000, 'the L4 route listens again');
   await waitFor(async () => (await network.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok, 15_000, 'the tunnel carries traffic again');
   const kinds = (await api('/logs/activity?limit=50')).data;
   const text = JSON.stringify(kinds);

@@ -56,7 +56,7 @@ export const accessSchedule = z
   .nullable()
   .meta({
     description:
-      'when the route or peer is open: local weekly windows in a time zone; outside them a route answers 403 with a page naming the opening time and a peer leaves the WireGuard interface. null: always open',
+      'when the route or peer is open: local weekly windows in a time zone; outside them an HTTP route answers 403 with a page naming the opening time, an L4 route has no listener (connections refused) and a peer leaves the WireGuard interface. null: always open',
   });
 export type AccessScheduleInput = z.infer<typeof accessSchedule>;
 

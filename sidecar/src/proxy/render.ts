@@ -189,6 +189,8 @@ export function renderHosts(snap: ProxySnapshot): RenderedHosts {
   const certSubjects = new Set<string>();
   for (const r of routes) {
     if (r.route_type !== 'l4' || r.l4_listen_port === null) continue;
+    // outside its access window an L4 route has no listener: its port refuses connections
+    if (ctx.closedRouteIds?.has(r.id)) continue;
     const srv = l4Server(r, ctx);
     if (!srv) continue;
     l4Servers[l4ServerName(r)] = srv;

@@ -406,7 +406,6 @@ export class RoutesService {
       for (const k of HTTP_ONLY_FLAGS) if (r[k]) f[k] = msg('route.field.only_http');
       if (r.basic_auth_user !== null) f.basic_auth_user = msg('route.field.only_http');
       if (r.user_ids.length) f.user_ids = msg('route.field.only_http');
-      if (r.access_schedule) f.access_schedule = msg('route.field.only_http');
       // The trace is the HTTP access log; a UDP service cannot be told up without its own protocol.
       if (r.debug_enabled) f.debug_enabled = msg('route.field.debug_only_http');
       if (r.monitoring_enabled && r.l4_protocol === 'udp') f.monitoring_enabled = msg('route.field.monitoring_not_udp');
