@@ -42,6 +42,7 @@ import { readSnapshot, proxySettings } from '../../sidecar/src/proxy/snapshot.js
 import { renderCaddyConfig } from '../../sidecar/src/proxy/render.js';
 import { configHash } from '@gatehouse/common/canonical.js';
 import { loadConfig } from '../../sidecar/src/config.js';
+import { MasterKey } from '../../sidecar/src/util/crypto.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY, median, parseWrk, request, startBenchSidecar, stopAll, track } from './lib.js';
 import { waitFor } from '../../test/lib/wait.js';
@@ -132,7 +133,9 @@ async function main(): Promise<void> {
     // ---- direct database access for the "other" routes (the sidecar's own SQLite file, WAL)
     // with the features' models: the snapshot reads RDP's linked routes too
     const db = await openDatabase({ dataDir: env.GATEHOUSE_DATA_DIR, models: featureModels });
-    const settings = proxySettings(loadConfig(env));
+    const benchConfig = loadConfig(env);
+    // the sidecar's own master key: the cookie secrets rendered here are the ones the sidecar renders
+    const settings = proxySettings(benchConfig, MasterKey.load(benchConfig.masterKeyFile));
     let others = 0;
     const addOthers = async (upTo: number) => {
       const now = Date.now();

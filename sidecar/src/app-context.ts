@@ -244,7 +244,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const geoip = new GeoipService(config.geoipDb);
   const proxy = new ProxyService({
     db,
-    settings: proxySettings(config, core.publicHost, geoip),
+    settings: proxySettings(config, core.crypto, core.publicHost, geoip),
     clock,
     log,
     client,
@@ -330,7 +330,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const peers = new PeersService(core, wireguard, dns, proxy);
   const groups = new GroupsService(core);
   const tags = new TagsService(core);
-  const monitor = new MonitorService({ db, clock, log, events, settings: proxySettings(config), scheduler: core.scheduler });
+  const monitor = new MonitorService({ db, clock, log, events, settings: proxySettings(config, core.crypto), scheduler: core.scheduler });
   const dashboard = new DashboardService(core, wireguard, monitor);
 
   // smtp: settings, and what other features send mail with

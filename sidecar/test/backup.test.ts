@@ -126,6 +126,13 @@ before(async () => {
       circuit_breaker_timeout: 30,
       acl_enabled: true,
       acl_peer_ids: [ids.p1, ids.p2],
+      // several backends: the second on a peer nothing else names (a merge must map the ids inside the list)
+      backends: [
+        { peer_id: ids.p1, target_port: 8080 },
+        { peer_id: ids.p3, target_port: 8081 },
+      ],
+      lb_policy: 'cookie',
+      lb_cookie_name: 'app_lb',
       basic_auth_user: 'bob',
       basic_auth_password: 'basic secret pw',
     })
@@ -327,6 +334,17 @@ test('merge: adds and updates by identity, removes nothing; dry run lists the sa
     const phone = peers.find((p) => p.name === 'phone')!;
     assert.equal(app.peer_id, laptop.id);
     assert.deepEqual([...app.acl_peer_ids].sort(), [laptop.id, phone.id].sort());
+    // the backends' peers too, and the index that keeps a backend's peer from being deleted
+    const oldBox = peers.find((p) => p.name === 'old-box')!;
+    assert.deepEqual(
+      app.backends.map((b) => [b.peer_id, b.target_port]),
+      [
+        [laptop.id, 8080],
+        [oldBox.id, 8081],
+      ],
+    );
+    const del = await call(dst, hh, `/peers/${oldBox.id}`, 'DELETE');
+    assert.equal(del.status, 409, `old-box is a backend of app.example.test: ${JSON.stringify(del.data)}`);
     assert.ok(
       routes.find((x) => x.domain === 'dst.example.test'),
       'merge removed nothing',

@@ -224,6 +224,7 @@ describe('gateway config and its hash (pure)', () => {
       bind: '',
       dataDir: '/tmp/x',
       gatewayProxyPort: 8088,
+      lbCookieKey: 'test-lb-cookie-key',
     };
     const routes = [
       gwRoute({ id: 10, domain: 'nas.example.com', backend_https: true, wol_enabled: true, wol_mac: 'AA:BB:CC:DD:EE:FF' }),

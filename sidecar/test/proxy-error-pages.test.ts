@@ -43,6 +43,7 @@ before(async () => {
     bind: '127.0.0.1',
     dataDir: dir,
     gatewayProxyPort: closedPort,
+    lbCookieKey: 'test-lb-cookie-key',
   };
   const peers = new Map<number, PeerTarget>([
     [1, { address: '127.0.0.1/32', enabled: true }],

@@ -5,6 +5,9 @@
 // real Caddy and two peers: test/e2e/route-backends.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import type { JsonDoc } from '../../test/lib/json.js';
@@ -24,8 +27,12 @@ const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`,
 // reason: a raw row (findByPk raw: true) has the columns, not model instance properties
 const routeRow = async (id: number) => (await s.deps.db.models.Route.findByPk(id, { raw: true })) as unknown as { backend_peer_ids: string | null } | null;
 
+// our own data directory: the last test restarts the server on it
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-route-backends-'));
+const ENV = { GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_CADDY_ADMIN: '127.0.0.1:2998', GATEHOUSE_DATA_DIR: dataDir };
+
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_CADDY_ADMIN: '127.0.0.1:2998' });
+  s = await startTestServer(ENV);
   auth = bearer(await apiToken(s));
   const mk = async (name: string, extra = {}) => (await call('/peers', 'POST', { name, ...extra })).data.peer;
   const a = await mk('web-a');
@@ -37,7 +44,10 @@ before(async () => {
   peerC = (await mk('web-c')).id;
   gateway = (await mk('home-gw', { is_gateway: true, api_port: 9876 })).id;
 });
-after(async () => s.close());
+after(async () => {
+  await s.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
 
 const hostEntry = async (domain: string) => {
   const cfg = (await proxy().render()) as JsonDoc;
@@ -95,7 +105,9 @@ test('a route with two backends: the view lists both (the first is the target), 
   assert.equal(c.status, 200, JSON.stringify(c.data));
   assert.deepEqual(c.data.route.compression, []);
   const rp2 = (await hostEntry('lb.example.com')).routes[0].handle[0];
-  assert.deepEqual(rp2.load_balancing.selection_policy, { policy: 'cookie', name: 'app_lb', fallback: { policy: 'round_robin' } });
+  const { secret, ...policy } = rp2.load_balancing.selection_policy;
+  assert.deepEqual(policy, { policy: 'cookie', name: 'app_lb', fallback: { policy: 'round_robin' } });
+  assert.match(String(secret), /^[0-9a-f]{64}$/, 'the cookie is signed with a secret (the last test checks it)');
 
   // a peer a backend names cannot be deleted
   const d = await call(`/peers/${peerB}`, 'DELETE');
@@ -173,4 +185,40 @@ test('cross-field rules: 422 with fields, nothing written', async () => {
     assert.ok(r.data.fields?.[field], `${field} in ${JSON.stringify(r.data.fields)}`);
   }
   assert.equal(await s.deps.db.models.Route.count(), before);
+});
+
+test('sticky cookie: each route its own secret, never empty, not in the API, the same after a restart on the same data', async () => {
+  const two = [
+    { peer_id: peerA, target_port: 80 },
+    { peer_id: peerB, target_port: 81 },
+  ];
+  const ids: number[] = [];
+  for (const domain of ['sticky-1.example.com', 'sticky-2.example.com']) {
+    const r = await call('/routes', 'POST', { domain, backends: two, lb_policy: 'cookie', lb_cookie_name: 'sticky' });
+    assert.equal(r.status, 201, JSON.stringify(r.data));
+    ids.push(r.data.route.id);
+  }
+  const secrets = async () => {
+    const out: string[] = [];
+    for (const domain of ['sticky-1.example.com', 'sticky-2.example.com']) {
+      const policy = (await hostEntry(domain)).routes[0].handle[0].load_balancing.selection_policy;
+      assert.equal(policy.policy, 'cookie');
+      out.push(String(policy.secret ?? ''));
+    }
+    return out;
+  };
+  const first = await secrets();
+  // Caddy's cookie policy is an HMAC-SHA256 of the upstream's dial address under this secret: empty, anyone could compute it
+  for (const x of first) assert.match(x, /^[0-9a-f]{64}$/, `a real secret, got ${JSON.stringify(x)}`);
+  assert.notEqual(first[0], first[1], "a route's cookie does not select on another route");
+  assert.deepEqual(await secrets(), first, 'the same at the next render');
+  for (const id of ids) {
+    const view = JSON.stringify((await call(`/routes/${id}`)).data);
+    for (const x of first) assert.ok(!view.includes(x), 'the secret is not in the route view');
+  }
+  // a restart on the same data directory (same master key): the same secrets, so stickiness survives it
+  await s.close();
+  s = await startTestServer(ENV);
+  auth = bearer(await apiToken(s));
+  assert.deepEqual(await secrets(), first, 'the same after a restart');
 });

@@ -21,7 +21,7 @@ import { APP_VERSION } from '../version.js';
 import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
 import { BRANDING_MAX_BYTES } from '../route-auth/schema.js';
 import { PassphraseKey, type EncryptionHeader } from './envelope.js';
-import { SECTIONS, type Row, type Section, type SecretKind } from './sections.js';
+import { refIds, SECTIONS, type Row, type Section, type SecretKind } from './sections.js';
 import { findRows } from '../db/define.js';
 
 export const BACKUP_FORMAT = 'gatehouse-backup';
@@ -300,15 +300,10 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
       for (const [col, ref] of Object.entries(s.refs ?? {})) {
         const v = r[col];
         if (v === null) continue;
-        let list: unknown[] = [v];
-        if (ref.list) {
-          try {
-            const parsed = JSON.parse(String(v)) as unknown;
-            list = Array.isArray(parsed) ? parsed : [parsed];
-          } catch {
-            add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.id_list'));
-            continue;
-          }
+        const list = refIds(ref, v);
+        if (!list) {
+          add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.id_list'));
+          continue;
         }
         for (const x of list)
           if (!ids.get(ref.section)!.has(String(x)))

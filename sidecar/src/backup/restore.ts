@@ -20,7 +20,7 @@ import { AppError, type FieldMessages } from '../util/errors.js';
 import { formatIPv4, parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
 import { readRows, type OpenedDocument } from './document.js';
-import { SECTIONS, type Row, type Section } from './sections.js';
+import { mapRefIds, SECTIONS, type Row, type Section } from './sections.js';
 
 export type RestoreMode = 'merge' | 'replace';
 
@@ -190,10 +190,9 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
       const row: Row = { ...docRow };
       if (mode === 'merge') {
         for (const [col, ref] of Object.entries(s.refs ?? {})) {
+          if (row[col] === null || row[col] === undefined) continue;
           const map = idMaps.get(ref.section)!;
-          if (row[col] === null) continue;
-          if (ref.list) row[col] = JSON.stringify((JSON.parse(String(row[col])) as unknown[]).map((x) => map.get(String(x)) ?? x));
-          else row[col] = map.get(String(row[col])) ?? row[col];
+          row[col] = mapRefIds(ref, row[col], (x) => map.get(String(x)) ?? x);
         }
       }
       for (const [col, v] of Object.entries(s.reset ?? {})) row[col] = v;

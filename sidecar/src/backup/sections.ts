@@ -23,6 +23,46 @@ export type SecretKind = 'master' | 'hash';
 
 export type Row = Record<string, unknown>;
 
+/** How a column refers to another section's rows (Section.refs). */
+export interface SectionRef {
+  section: string;
+  list?: boolean;
+  key?: string;
+  commas?: boolean;
+}
+
+/** The ids a reference column's value names (null: not of the ref's form). */
+export function refIds(ref: SectionRef, value: unknown): unknown[] | null {
+  if (ref.commas) return String(value).split(',').filter(Boolean);
+  if (!ref.list && !ref.key) return [value];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(value));
+  } catch {
+    return null;
+  }
+  if (ref.list) return Array.isArray(parsed) ? parsed : [parsed];
+  if (!Array.isArray(parsed)) return null;
+  const key = ref.key!;
+  return parsed.filter((o): o is Row => o !== null && typeof o === 'object' && key in o).map((o) => o[key]);
+}
+
+/** A reference column's value with each id replaced by `to(id)` (a merge restore: the ids of this server). */
+export function mapRefIds(ref: SectionRef, value: unknown, to: (id: unknown) => unknown): unknown {
+  if (ref.commas) {
+    const ids = (refIds(ref, value) ?? []).map((x) => Number(to(x))).sort((a, b) => a - b);
+    return ids.length ? `,${ids.join(',')},` : value;
+  }
+  if (ref.list) return JSON.stringify((JSON.parse(String(value)) as unknown[]).map(to));
+  if (ref.key) {
+    const key = ref.key;
+    return JSON.stringify(
+      (JSON.parse(String(value)) as unknown[]).map((o) => (o !== null && typeof o === 'object' && key in o ? { ...o, [key]: to((o as Row)[key]) } : o)),
+    );
+  }
+  return to(value);
+}
+
 export interface Section {
   /** the section's name in the document */
   name: string;
@@ -33,8 +73,12 @@ export interface Section {
   pk: string;
   /** the primary key is assigned by the database (autoincrement): a merge lets it assign new ones */
   autoId: boolean;
-  /** column -> the section whose primary key it holds; `list`: a JSON array of ids in a text column */
-  refs?: Record<string, { section: string; list?: boolean }>;
+  /**
+   * column -> the section whose primary key it holds. The column holds one id, or (`list`) a JSON
+   * array of ids, or (`key`) a JSON array of objects whose `key` holds an id (objects without it
+   * stay as they are), or (`commas`) ids between commas (",3,5,", kept in ascending order).
+   */
+  refs?: Record<string, SectionRef>;
   /** columns holding secrets (see SecretKind) */
   secrets?: Record<string, SecretKind>;
   /**
@@ -159,6 +203,9 @@ export const SECTIONS: readonly Section[] = [
       acl_peer_ids: { section: 'peers', list: true },
       user_ids: { section: 'users', list: true },
       certificate_id: { section: 'certificates' },
+      // several backends (routes/traffic.ts): the peers inside the JSON list, and its ",3,5," index
+      backends: { section: 'peers', key: 'peer_id' },
+      backend_peer_ids: { section: 'peers', commas: true },
     },
     secrets: { basic_auth_password_hash: 'hash' },
     identity: (r) => (r.route_type === 'l4' ? `l4:${String(r.l4_protocol)}:${String(r.l4_listen_port)}` : `http:${lower(r.domain)}`),

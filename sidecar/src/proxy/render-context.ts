@@ -38,6 +38,11 @@ export interface ProxySettings {
   geoipDb?: GeoDatabase;
   /** GATEHOUSE_TRUSTED_PROXIES: the HTTP servers' trusted_proxies (fragments/geo.ts). */
   trustedProxies?: string[];
+  /**
+   * The server's key for the routes' sticky-cookie secrets (fragments/lb.ts lbCookieSecret): a
+   * sub-key of the master key, so every render and every restart gives a route the same secret.
+   */
+  lbCookieKey: string;
 }
 
 export interface PeerTarget {

@@ -9,17 +9,20 @@ import { accessLogFile } from './fragments/access-log.js';
 import type { PeerTarget, ProxySettings, ProxySnapshot } from './render-context.js';
 import { asBool, findRows } from '../db/define.js';
 import type { PublicHost } from '../system/public-host.js';
+import type { MasterKey } from '../util/crypto.js';
 import { DEFAULT_SITE_SETTING, parseDefaultSite } from '../redirects/default-site.js';
 import { closedRouteIds } from './fragments/access-window.js';
 import { readInternalRanges } from './exposure-snapshot.js';
 
 /**
- * The renderer's settings from the configuration; with `network` (ctx.publicHost) the TLS mode and
- * the ACME e-mail are read at every render from the Network settings (stored value, else the
- * environment), so a save applies with the next render.
+ * The renderer's settings from the configuration and the master key (the sticky-cookie key is its
+ * sub-key); with `network` (ctx.publicHost) the TLS mode and the ACME e-mail are read at every
+ * render from the Network settings (stored value, else the environment), so a save applies with
+ * the next render.
  */
 export function proxySettings(
   config: Config,
+  master: Pick<MasterKey, 'derive'>,
   network?: Pick<PublicHost, 'tls' | 'acmeEmail'>,
   geoip?: { status(): { present: boolean; path: string | null; size_bytes: number | null; modified_at: string | null } },
 ): ProxySettings {
@@ -48,6 +51,7 @@ export function proxySettings(
       return s?.present && s.path ? { path: s.path, version: `${s.size_bytes}-${s.modified_at}` } : undefined;
     },
     trustedProxies: config.trustedProxies,
+    lbCookieKey: master.derive('caddy-lb-cookie').toString('hex'),
   };
 }
 

@@ -9,6 +9,7 @@ export const goldenSettings: ProxySettings = {
   sidecarUpstream: '127.0.0.1:3000',
   bind: '',
   dataDir: '/var/lib/gatehouse',
+  lbCookieKey: 'golden-lb-cookie-key',
 };
 
 /** Peers 1–3 (the third disabled) that the golden routes point at, plus the file's own extra peers. */

@@ -3,12 +3,19 @@
 // balancing (`load_balancing.selection_policy`), active health checks (`health_checks.active`),
 // header operations (`headers.request` / `headers.response`) and `encode`. Pure.
 //
+// Sticky cookies (lb_policy cookie): Caddy writes the chosen upstream into the cookie as an
+// HMAC-SHA256 of its dial address under the policy's `secret`. Without a secret the HMAC key is
+// empty, and anyone can compute the value of every tunnel address and pick or probe a backend; so
+// each route gets its own secret (lbCookieSecret), derived from the master key and the route id:
+// the same at every render and restart, so a reload keeps each client on its backend.
+//
 // Passive failure counting stays with the route's circuit breaker (fragments/resilience.ts): the
 // reverse_proxy has no `health_checks.passive`.
+import crypto from 'node:crypto';
 import type { Route } from '../../routes/model.js';
 import { ENCODINGS, type Encoding, type HeaderOps } from '../../routes/traffic.js';
 import type { CaddyHandler, Json } from '../caddy-json.js';
-import type { RenderContext } from '../render-context.js';
+import type { ProxySettings, RenderContext } from '../render-context.js';
 import { routeUpstream } from './upstream.js';
 
 export interface Upstream {
@@ -38,8 +45,14 @@ export function routeUpstreams(route: Route, ctx: Pick<RenderContext, 'peers' | 
   return out.length ? out : { unavailable: 'no backend peer is enabled' };
 }
 
+/** The HMAC secret of a route's sticky cookie: per route, from the server's key (never empty). */
+export function lbCookieSecret(route: Pick<Route, 'id'>, settings: Pick<ProxySettings, 'lbCookieKey'>): string {
+  if (!settings.lbCookieKey) throw new Error('no key for the sticky-cookie secrets (ProxySettings.lbCookieKey)');
+  return crypto.createHmac('sha256', settings.lbCookieKey).update(`lb-cookie:${route.id}`).digest('hex');
+}
+
 /** The reverse_proxy's load_balancing.selection_policy of a route with several upstreams. */
-export function selectionPolicy(route: Route, ups: Upstream[]): Json {
+export function selectionPolicy(route: Route, ups: Upstream[], settings: Pick<ProxySettings, 'lbCookieKey'>): Json {
   switch (route.lb_policy ?? 'round_robin') {
     case 'least_conn':
       return { policy: 'least_conn' };
@@ -49,7 +62,7 @@ export function selectionPolicy(route: Route, ups: Upstream[]): Json {
     case 'first':
       return { policy: 'first' };
     case 'cookie':
-      return { policy: 'cookie', name: route.lb_cookie_name ?? 'gh_lb', fallback: { policy: 'round_robin' } };
+      return { policy: 'cookie', name: route.lb_cookie_name ?? 'gh_lb', secret: lbCookieSecret(route, settings), fallback: { policy: 'round_robin' } };
     default:
       return ups.some((u) => u.weight !== 1) ? { policy: 'weighted_round_robin', weights: ups.map((u) => u.weight) } : { policy: 'round_robin' };
   }
@@ -78,12 +91,12 @@ function headerOps(ops: HeaderOps, vars: Record<string, string>): Json | null {
 }
 
 /** The route's reverse_proxy with its upstreams, load balancing, active health checks and header operations. */
-export function withTraffic(h: CaddyHandler, route: Route, ups: Upstream[], ctx: Pick<RenderContext, 'protectedRouteIds'>): CaddyHandler {
+export function withTraffic(h: CaddyHandler, route: Route, ups: Upstream[], ctx: Pick<RenderContext, 'protectedRouteIds' | 'settings'>): CaddyHandler {
   const out: CaddyHandler = { ...h };
   if (ups.length > 1) {
     out.upstreams = ups.map((u) => ({ dial: dialOf(u) }));
     // a dial that fails (server stopped, not yet detected) is tried on the next upstream
-    out.load_balancing = { selection_policy: selectionPolicy(route, ups), retries: ups.length - 1 };
+    out.load_balancing = { selection_policy: selectionPolicy(route, ups, ctx.settings), retries: ups.length - 1 };
   }
   if (route.health_check) {
     const c = route.health_check;
