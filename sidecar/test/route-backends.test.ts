@@ -1,8 +1,9 @@
 // Several backends per HTTP route, load balancing, health checks, header operations and the
 // compression list (routes/traffic.ts, proxy/fragments/lb.ts) through the routes API of a real
 // sidecar in the no-proxy mode: what is stored and shown, what is refused (400 with fields, 422 for
-// the cross-field rules; nothing written either way), and what the configuration renders. Through
-// real Caddy and two peers: test/e2e/route-backends.test.ts.
+// the cross-field rules; nothing written either way), and what the configuration renders, with the
+// sticky cookie's secret (per route, never empty, the same after a restart). Through real Caddy and
+// two peers behind their WireGuard tunnels: test/e2e/lb-tunnel.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
