@@ -38,11 +38,32 @@ test('operator: manages peers (actions shown), sees the users page read-only wit
 
 test('viewer: every page it may see, each read-only; user: no accounts page at all; German wording', async () => {
   const vw = await account('viewer', 'de');
+  const peer = (await ui.api('/peers', 'POST', { name: 'viewer-sees-me' })).data.peer;
+  const route = await ui.api('/routes', 'POST', {
+    domain: 'viewer.roles.test',
+    peer_id: peer.id,
+    target_port: 80,
+    https_enabled: true,
+    basic_auth_user: 'a',
+    basic_auth_password: 'a-password-1',
+  });
+  assert.equal(route.status, 201, JSON.stringify(route.data));
   const { page, context, problems } = await watchedPage(ui.browser, { width: 1280, lang: 'de' });
   await signIn(page, ui.s.url, vw, '/peers');
   await settled(page);
   await page.waitForSelector('main .read-only-badge >> text=Nur lesen');
   assert.equal(await page.locator('main .page-actions').count(), 0, 'a viewer adds no peer');
+  // the rows show no change actions either (toggle, edit, delete), and the route detail no forms
+  await page.waitForSelector('td >> text=viewer-sees-me');
+  assert.equal(await page.locator('main .row-actions').filter({ visible: true }).count(), 0, 'no row actions on peers');
+  await page.goto(`${ui.s.url}/routes`);
+  await page.waitForSelector('td >> text=viewer.roles.test');
+  assert.equal(await page.locator('main .row-actions').filter({ visible: true }).count(), 0, 'no row actions on routes');
+  await page.goto(`${ui.s.url}/routes/${route.data.route.id}`);
+  await settled(page);
+  await page.waitForSelector('[data-testid="share-link-form"]', { state: 'attached' });
+  assert.equal(await page.isVisible('[data-testid="share-link-form"]'), false, 'no share-link form for a viewer');
+  assert.equal(await page.locator('main .write-only').filter({ visible: true }).count(), 0);
   const viewerNav = await navItems(page);
   assert.ok(viewerNav.includes('Benutzer'), `the viewer sees the accounts page: ${viewerNav.join(', ')}`);
   await screenshot(page, 'de-1280-roles-viewer-peers');

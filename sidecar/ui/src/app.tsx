@@ -90,7 +90,9 @@ export function App() {
   }
   return (
     <>
-      <Layout active={id}>{body}</Layout>
+      <Layout active={id} readOnly={!!found && hasRole(found.screen.viewRole ?? 'user') && !hasRole(found.screen.writeRole ?? 'admin')}>
+        {body}
+      </Layout>
       <ConfirmHost />
       <ToastHost />
     </>

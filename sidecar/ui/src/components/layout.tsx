@@ -18,7 +18,7 @@ import { Link } from './ui';
 const SECTIONS: NonNullable<ScreenMeta['nav']>['section'][] = ['main', 'access', 'system', 'account'];
 const sectionKey = (s: string) => `shell.section${s[0].toUpperCase()}${s.slice(1)}`;
 
-export function Layout(props: { active: string | null; children: ComponentChildren }) {
+export function Layout(props: { active: string | null; children: ComponentChildren; readOnly?: boolean }) {
   useLang();
   const u = useStore(user);
   const busy = useStore(inflight) > 0;
@@ -84,7 +84,8 @@ export function Layout(props: { active: string | null; children: ComponentChildr
         })}
         {u && <p class="nav-user">{t('shell.signedInAs', { name: u.username })}</p>}
       </nav>
-      <main id="main" class="main" tabIndex={-1}>
+      {/* read-only-page: the role may look at this page but not change it (styles.css hides the row actions) */}
+      <main id="main" class={props.readOnly ? 'main read-only-page' : 'main'} tabIndex={-1}>
         {props.children}
       </main>
     </div>

@@ -54,7 +54,7 @@ export function ConfigLinks(props: { peerId: number; name: string }) {
   return (
     <Card title={t('peers.linksTitle')} class="config-links">
       <p class="muted">{t('peers.linksHint')}</p>
-      <form noValidate class="inline-form" onSubmit={create}>
+      <form noValidate class="inline-form write-only" onSubmit={create}>
         <label>
           {t('peers.linkValidFor')}
           <select value={String(hours)} onChange={(e) => setHours(Number((e.target as HTMLSelectElement).value))}>
@@ -120,7 +120,7 @@ export function ConfigLinks(props: { peerId: number; name: string }) {
                   <td data-label={t('peers.linkUsed')}>{l.used_at ? `${fmtDate(l.used_at)} · ${l.used_ip ?? ''}` : '–'}</td>
                   <td>
                     {l.state === 'active' && (
-                      <button type="button" class="btn small danger" onClick={() => revoke(l)}>
+                      <button type="button" class="btn small danger write-only" onClick={() => revoke(l)}>
                         {t('peers.linkRevoke')}
                       </button>
                     )}

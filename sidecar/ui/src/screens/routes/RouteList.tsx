@@ -137,7 +137,7 @@ export default function RouteList() {
       class: 'actions',
       render: (r) =>
         r.rdp_route_id !== null ? (
-          <span class="row-actions">
+          <span class="row-note">
             <Link class="btn small" href={`/rdp/${r.rdp_route_id}`} title={t('routes.managedByRdpHint')}>
               {t('routes.managedByRdp')}
             </Link>

@@ -37,7 +37,7 @@ export function BreakerPanel(props: { routeId: number; onReset?: () => void }) {
       </span>
       <span>{t('routes.breakerFailures', { n: r.cb_failure_count })}</span>
       {r.cb_opened_at !== null && <span>{t('routes.breakerOpenedAt', { at: fmtDate(r.cb_opened_at) })}</span>}
-      <button type="button" class="btn small" disabled={busy} aria-busy={busy} onClick={reset}>
+      <button type="button" class="btn small write-only" disabled={busy} aria-busy={busy} onClick={reset}>
         {busy ? t('common.loading') : t('routes.breakerReset')}
       </button>
     </div>

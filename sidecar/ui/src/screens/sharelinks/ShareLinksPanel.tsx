@@ -74,7 +74,7 @@ export function ShareLinksPanel(props: { routeId: number }) {
   return (
     <Card title={t('shareLinks.title')} class="share-links">
       <p class="muted">{t('shareLinks.hint')}</p>
-      <form noValidate class="inline-form" onSubmit={create} data-testid="share-link-form">
+      <form noValidate class="inline-form write-only" onSubmit={create} data-testid="share-link-form">
         <label>
           {t('shareLinks.expires')}
           <input
@@ -172,7 +172,7 @@ export function ShareLinksPanel(props: { routeId: number }) {
                   <td data-label={t('shareLinks.createdBy')}>{l.created_by.username ?? '–'}</td>
                   <td>
                     {l.state !== 'revoked' && (
-                      <button type="button" class="btn small danger" onClick={() => revoke(l)}>
+                      <button type="button" class="btn small danger write-only" onClick={() => revoke(l)}>
                         {t('shareLinks.revoke')}
                       </button>
                     )}
