@@ -35,6 +35,7 @@ import type { WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 import { DnsService } from './dns/service.js';
 import { GroupsService } from './groups/service.js';
 import { ShapingService } from './shaping/service.js';
+import { QuotaService } from './quotas/service.js';
 import { RedirectsService } from './redirects/service.js';
 import { TagsService } from './tags/service.js';
 import { DashboardService } from './dashboard/service.js';
@@ -108,6 +109,8 @@ export interface AppContext extends Deps {
   groups: GroupsService;
   /** per-peer speed caps (traffic control on the interface) */
   shaping: ShapingService;
+  /** per-peer data quotas: counts, warns, disables or throttles (src/quotas) */
+  quotas: QuotaService;
   tags: TagsService;
   dashboard: DashboardService;
   // proxy and routes
@@ -329,6 +332,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   });
   const peers = new PeersService(core, wireguard, dns, proxy);
   const groups = new GroupsService(core);
+  const quotas = new QuotaService(core, peers, shaping, { intervalMs: wireguard.pollIntervalMs });
   const tags = new TagsService(core);
   const monitor = new MonitorService({ db, clock, log, events, settings: proxySettings(config, core.crypto), scheduler: core.scheduler });
   const dashboard = new DashboardService(core, wireguard, monitor);
@@ -384,6 +388,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     health,
     wireguard,
     shaping,
+    quotas,
     dns,
     peers,
     groups,

@@ -86,6 +86,14 @@ const changed = z.array(z.string()).meta({ description: 'changed field names' })
 const ms = (description = 'epoch ms') => z.number().nullable().meta({ description });
 
 const peerOnline = z.object({ peer_id: z.number(), name: z.string(), endpoint: z.string().nullable(), latest_handshake: ms() });
+const quotaCount = z.object({
+  peer_id: z.number(),
+  name: z.string(),
+  used_bytes: z.number(),
+  limit_bytes: z.number().meta({ description: "the quota's bytes plus this period's grants" }),
+  period_start: z.string(),
+  period_end: z.string(),
+});
 const gatewayStatus = z.enum(['online', 'offline', 'unknown']);
 const gatewayChange = z.object({
   peer_id: z.number(),
@@ -874,6 +882,72 @@ export const EVENT_KINDS = {
     activity: (e) => ({ source: 'peers', msg: msg('schedule.peer_opened', { name: e.name }), details: { peer_id: e.peer_id, closes_at: e.closes_at } }),
     area: 'peers',
     webhook: 'a peer came back on the tunnel at the start of its access window',
+  }),
+  // data quotas (quotas/service.ts)
+  peer_quota_warning: kind({
+    payload: quotaCount,
+    scope: 'peers',
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'peers',
+      msg: msg('quota.warning', { name: e.name, used: e.used_bytes, limit: e.limit_bytes }),
+      details: { peer_id: e.peer_id, used_bytes: e.used_bytes, limit_bytes: e.limit_bytes, period_end: e.period_end },
+    }),
+    area: 'peers',
+    webhook: 'a peer used 80 % of its data quota this period',
+  }),
+  peer_quota_exceeded: kind({
+    payload: quotaCount.extend({
+      action_applied: z.enum(['disable', 'throttle']).nullable().meta({ description: 'disable|throttle: what the quota did now; null: nothing (already disabled)' }),
+    }),
+    scope: 'peers',
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'peers',
+      msg: msg('quota.exceeded', { name: e.name, used: e.used_bytes, limit: e.limit_bytes, action: e.action_applied }),
+      details: { peer_id: e.peer_id, used_bytes: e.used_bytes, limit_bytes: e.limit_bytes, period_end: e.period_end, action_applied: e.action_applied },
+    }),
+    area: 'peers',
+    webhook: 'a peer used its data quota: disabled or throttled until the next period',
+  }),
+  peer_quota_reset: kind({
+    payload: z.object({
+      peer_id: z.number(),
+      name: z.string(),
+      reason: z.enum(['period', 'admin']).meta({ description: "period: a new period started; admin: an admin reset the period's count" }),
+      period_start: z.string(),
+      period_end: z.string(),
+      action_undone: z.enum(['disable', 'throttle']).nullable().meta({ description: 'what the quota had done and was undone; null: nothing' }),
+      actor,
+    }),
+    scope: 'peers',
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg(e.reason === 'admin' ? 'quota.reset_admin' : 'quota.reset_period', { name: e.name }),
+      details: { peer_id: e.peer_id, reason: e.reason, period_start: e.period_start, period_end: e.period_end, action_undone: e.action_undone },
+      user_id: e.actor,
+    }),
+    area: 'peers',
+    webhook: "a peer's data quota starts from zero: a new period (the quota's action is undone) or an admin's reset",
+  }),
+  peer_quota_granted: kind({
+    payload: z.object({
+      peer_id: z.number(),
+      name: z.string(),
+      bytes: z.number().meta({ description: 'bytes granted now' }),
+      granted_bytes: z.number().meta({ description: 'bytes granted this period in all' }),
+      period_end: z.string(),
+      actor,
+    }),
+    scope: 'peers',
+    activity: (e) => ({
+      source: 'peers',
+      msg: msg('quota.granted', { name: e.name, bytes: e.bytes }),
+      details: { peer_id: e.peer_id, bytes: e.bytes, granted_bytes: e.granted_bytes, period_end: e.period_end },
+      user_id: e.actor,
+    }),
+    area: 'peers',
+    webhook: 'an admin granted a peer extra bytes for its data quota this period',
   }),
 
   // sign-in (not streamed: they reach `logs` readers as activity rows)

@@ -44,6 +44,7 @@ import { rdpFeature } from './rdp/feature.js';
 import { clientApiFeature } from './client-api/feature.js';
 import { webFeature } from './web/feature.js';
 import { shapingFeature } from './shaping/feature.js';
+import { quotasFeature } from './quotas/feature.js';
 
 export const features: readonly Feature[] = [
   systemFeature, // GET /health first
@@ -59,6 +60,7 @@ export const features: readonly Feature[] = [
   tagsFeature,
   wireguardFeature, // the interface up before the DNS hosts file and everything that routes through it
   shapingFeature, // speed caps on the interface (applied by its full syncs; removed at shutdown)
+  quotasFeature, // data quotas: after the interface and the speed caps (it disables and throttles peers)
   dashboardFeature,
   dnsFeature, // after the interface
   proxyFeature,

@@ -10,6 +10,8 @@ export interface PeerGroupRow {
   description: string | null;
   /** the members' default speed cap, JSON {down_kbit, up_kbit} (076); null: none */
   speed_limit: string | null;
+  /** the members' default data quota, JSON (079, src/quotas); null: none */
+  quota: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -29,6 +31,7 @@ export function defineGroupModels(s: Sequelize): { PeerGroup: M<PeerGroupRow> } 
       color: DataTypes.STRING,
       description: DataTypes.STRING,
       speed_limit: DataTypes.TEXT,
+      quota: DataTypes.TEXT,
       created_at: msColumn(),
       updated_at: msColumn(),
     },

@@ -8,6 +8,7 @@ import { AppError, notFound, type FieldMessages } from '../util/errors.js';
 import type { GroupInput, GroupPatch, GroupView } from './schema.js';
 import { findRows, findRowByPk } from '../db/define.js';
 import { parseSpeedLimit, storeSpeedLimit } from '../shaping/schema.js';
+import { parseQuota, storeQuota } from '../quotas/schema.js';
 
 /** 409 for a taken name, with `fields.name` so a form shows it next to the name input. */
 const nameConflict = (name: string) => new AppError('conflict', msg('group.name_taken', { name }), { name: msg('group.field.name_taken') });
@@ -36,6 +37,7 @@ export class GroupsService {
       description: r.description ?? null,
       peer_count: count,
       speed_limit: parseSpeedLimit(r.speed_limit),
+      quota: parseQuota(r.quota),
       created_at: iso(r.created_at),
       updated_at: iso(r.updated_at),
     };
@@ -76,6 +78,7 @@ export class GroupsService {
         color: input.color ?? null,
         description: input.description ?? null,
         speed_limit: storeSpeedLimit(input.speed_limit ?? null),
+        quota: storeQuota(input.quota ?? null),
         created_at: now,
         updated_at: now,
       });
@@ -99,6 +102,7 @@ export class GroupsService {
     if (input.description !== undefined) patch.description = input.description;
     if (input.speed_limit !== undefined && storeSpeedLimit(input.speed_limit) !== storeSpeedLimit(before.speed_limit))
       patch.speed_limit = storeSpeedLimit(input.speed_limit);
+    if (input.quota !== undefined && storeQuota(input.quota) !== storeQuota(before.quota)) patch.quota = storeQuota(input.quota);
     if (!Object.keys(patch).length) return before;
     try {
       await this.Group.update({ ...patch, updated_at: this.deps.clock() }, { where: { id } });

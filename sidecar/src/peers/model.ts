@@ -40,6 +40,18 @@ export interface PeerRow {
   speed_limit: string | null;
   /** the access window, JSON (072, src/access-windows); null: always open */
   access_schedule: string | null;
+  /** own data quota, JSON (079, src/quotas); null: the group's default */
+  quota: string | null;
+  /** the quota service's state of the current period (079; quotas/service.ts) */
+  quota_period_start: number | null;
+  quota_period_end: number | null;
+  quota_used: number | null;
+  quota_limit: number | null;
+  quota_offset: number | null;
+  quota_grant: number | null;
+  quota_state: 'ok' | 'warned' | 'exceeded' | null;
+  quota_action: 'disable' | 'throttle' | 'overridden' | null;
+  quota_checked_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -93,6 +105,16 @@ export function definePeerModels(s: Sequelize): { Peer: M<PeerRow>; PeerTraffic:
       config_client_allowed_ips: DataTypes.TEXT,
       speed_limit: DataTypes.TEXT,
       access_schedule: DataTypes.TEXT,
+      quota: DataTypes.TEXT,
+      quota_period_start: DataTypes.BIGINT,
+      quota_period_end: DataTypes.BIGINT,
+      quota_used: DataTypes.BIGINT,
+      quota_limit: DataTypes.BIGINT,
+      quota_offset: DataTypes.BIGINT,
+      quota_grant: DataTypes.BIGINT,
+      quota_state: DataTypes.STRING(16),
+      quota_action: DataTypes.STRING(16),
+      quota_checked_at: DataTypes.BIGINT,
       created_at: msColumn(),
       updated_at: msColumn(),
     },

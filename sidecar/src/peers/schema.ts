@@ -10,6 +10,7 @@ import { fieldIssue, fieldText } from '../http/messages.js';
 import { msg } from '@gatehouse/common/messages/index.js';
 import { normalizeCidr } from './cidr.js';
 import { speedLimit } from '../shaping/schema.js';
+import { quota, quotaState, quotaView } from '../quotas/schema.js';
 import { accessSchedule, accessScheduleView, accessState } from '../access-windows/schema.js';
 
 export const NAME_MAX = 64;
@@ -125,6 +126,8 @@ const boolish = z.union([z.boolean(), z.literal(0), z.literal(1)]).transform((v)
 const groupId = z.number().int().positive().nullable();
 const keepalive = z.number().int().min(0).max(65535);
 
+const peerQuota = quota.nullable().optional().meta({ description: "the peer's own data quota (wins over its group's); null: the group's default" });
+
 export const createPeerBody = z.strictObject({
   name: peerName,
   description: description.nullable().optional(),
@@ -141,6 +144,7 @@ export const createPeerBody = z.strictObject({
   }),
   speed_limit: speedLimit.nullable().optional().meta({ description: "the peer's own speed cap (wins over its group's); null: the group's default" }),
   access_schedule: accessSchedule.optional(),
+  quota: peerQuota,
 });
 export type CreatePeerInput = z.infer<typeof createPeerBody>;
 
@@ -164,6 +168,7 @@ export const updatePeerBody = ignoringReadOnly(
       .meta({ description: "what the peer's client routes into the tunnel (its config's AllowedIPs); null = the server default (the VPN subnet)" }),
     speed_limit: speedLimit.nullable().optional().meta({ description: "the peer's own speed cap (wins over its group's); null: the group's default" }),
     access_schedule: accessSchedule.optional(),
+    quota: peerQuota,
     /** new key pair and preshared key; the old config stops working at once */
     regenerate_keys: z.literal(true).optional(),
   }),
@@ -266,6 +271,8 @@ export const peerView = z
     speed_limit: speedLimit.nullable().meta({ description: "the peer's own speed cap; null: its group's default applies (see the group)" }),
     access_schedule: accessScheduleView,
     access_state: accessState,
+    quota: quotaView.nullable().meta({ description: "the peer's own data quota; null: its group's default applies (see the group)" }),
+    quota_state: quotaState,
     created_at: isoDate,
     updated_at: isoDate,
   })

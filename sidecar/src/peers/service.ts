@@ -27,6 +27,7 @@ import { hostnameValue, type CreatePeerInput, type ListPeersQuery, type UpdatePe
 import { hasFilter, peerOrder, peerWhere } from './list.js';
 import { parseClientAllowedIps } from './cidr.js';
 import { storeSpeedLimit } from '../shaping/schema.js';
+import { NO_QUOTA_STATE, storeQuota } from '../quotas/schema.js';
 import { scheduleComment } from '../access-windows/text.js';
 
 export interface BatchResult {
@@ -268,6 +269,8 @@ export class PeersService {
           config_client_allowed_ips: null,
           speed_limit: storeSpeedLimit(input.speed_limit ?? null),
           access_schedule: input.access_schedule ? JSON.stringify(input.access_schedule) : null,
+          quota: storeQuota(input.quota ?? null),
+          ...NO_QUOTA_STATE,
           created_at: now,
           updated_at: now,
         };
@@ -288,7 +291,8 @@ export class PeersService {
       this.applyToTunnel(row),
       this.deps.events.emit({ type: 'peer_created', peer_id: row.id, name: row.name, address: row.address, peer_type: row.peer_type, actor: actor ?? null }),
     ]);
-    return this.view(row);
+    // read back: the quota service counts a new peer's quota when it hears peer_created
+    return row.quota || row.group_id ? this.get(row.id) : this.view(row);
   }
 
   private async checkAllowedIps(row: PeerRow, list: string[]): Promise<string> {
@@ -348,6 +352,10 @@ export class PeersService {
     if (input.access_schedule !== undefined) {
       const v = input.access_schedule ? JSON.stringify(input.access_schedule) : null;
       if (v !== (before.access_schedule || null)) patch.access_schedule = v;
+    }
+    if (input.quota !== undefined) {
+      const v = storeQuota(input.quota);
+      if (v !== (before.quota || null)) patch.quota = v;
     }
     if (input.regenerate_keys) {
       const kp = generateKeyPair();

@@ -6,6 +6,7 @@ import type { PeerView } from './schema.js';
 import { isFullTunnel, parseClientAllowedIps } from './cidr.js';
 import { parseSpeedLimit } from '../shaping/schema.js';
 import { accessStateOf, isOpenAt, parseSchedule } from '../access-windows/schedule.js';
+import { parseQuota, QUOTA_VIEW_ATTRS, quotaStateOf } from '../quotas/schema.js';
 
 /** A peer counts as online when its latest handshake is at most this old (WireGuard re-handshakes every 2 minutes while traffic flows; 180 s leaves room for one missed rekey). */
 export const ONLINE_WINDOW_MS = 180_000;
@@ -37,6 +38,7 @@ export const VIEW_ATTRS = [
   'config_client_allowed_ips',
   'speed_limit',
   'access_schedule',
+  ...QUOTA_VIEW_ATTRS,
   'created_at',
   'updated_at',
 ] as const;
@@ -106,6 +108,8 @@ export function toPeerView(r: PeerViewRow, now: number, serverEndpoint: string):
     access_state: accessStateOf(parseSchedule(r.access_schedule), now),
     config_outdated: !!r.config_endpoint && (r.config_endpoint !== serverEndpoint || (r.config_client_allowed_ips || null) !== (r.client_allowed_ips || null)),
     speed_limit: parseSpeedLimit(r.speed_limit),
+    quota: parseQuota(r.quota),
+    quota_state: quotaStateOf(r),
     created_at: iso(r.created_at)!,
     updated_at: iso(r.updated_at)!,
   };

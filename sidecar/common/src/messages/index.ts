@@ -23,11 +23,12 @@ import { request } from './request.js';
 import { wireguard } from './wireguard.js';
 import { outside } from './outside.js';
 import { schedule } from './schedule.js';
+import { quotas } from './quotas.js';
 
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule } as const;
+export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule, quotas } as const;
 
 export const MESSAGES = {
   ...request,
@@ -43,6 +44,7 @@ export const MESSAGES = {
   ...licence,
   ...outside,
   ...schedule,
+  ...quotas,
 } satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;

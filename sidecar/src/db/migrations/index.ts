@@ -31,6 +31,7 @@ import * as m076speedLimits from './076_speed_limits.js';
 import * as m074routeExposure from './074_route_exposure.js';
 import * as m072accessSchedule from './072_access_schedule.js';
 import * as m078adminSecondFactor from './078_admin_second_factor.js';
+import * as m079peerQuotas from './079_peer_quotas.js';
 
 export type Migration = {
   name: string;
@@ -70,4 +71,5 @@ export const migrations: Migration[] = [
   m072accessSchedule,
   m073routeGeoFilter,
   m078adminSecondFactor,
+  m079peerQuotas,
 ];

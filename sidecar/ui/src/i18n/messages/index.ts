@@ -12,6 +12,7 @@ import { routes_de, rdp_de, gateways_de } from './de-routes';
 import { schemas_de } from './de-schemas';
 import { outside_de } from './de-outside';
 import { schedule_de } from './de-schedule';
+import { quotas_de } from './de-quotas';
 import type { Lang } from '../define';
 
 export const DE = {
@@ -28,6 +29,7 @@ export const DE = {
   ...licence_de,
   ...outside_de,
   ...schedule_de,
+  ...quotas_de,
 } satisfies Translation<Messages>;
 
 type AnyWording = (p: unknown, w: Words) => string;
