@@ -898,7 +898,10 @@ export const EVENT_KINDS = {
   }),
   peer_quota_exceeded: kind({
     payload: quotaCount.extend({
-      action_applied: z.enum(['disable', 'throttle']).nullable().meta({ description: 'disable|throttle: what the quota did now; null: nothing (already disabled)' }),
+      action_applied: z
+        .enum(['disable', 'throttle'])
+        .nullable()
+        .meta({ description: 'disable|throttle: what the quota did now; null: nothing (already disabled)' }),
     }),
     scope: 'peers',
     activity: (e) => ({

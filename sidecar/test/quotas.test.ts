@@ -51,7 +51,9 @@ const clock = manualClock(at('2026-11-30T09:00:00Z'));
 const api = (p: string, method = 'GET', json?: unknown, headers = h) => s.req(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
 const events: DomainEvent[] = [];
 const quotaEvents = (id: number) =>
-  events.filter((e) => 'peer_id' in e && e.peer_id === id && (e.type.startsWith('peer_quota_') || e.type === 'peer_enabled' || e.type === 'peer_disabled')).map((e) => e.type);
+  events
+    .filter((e) => 'peer_id' in e && e.peer_id === id && (e.type.startsWith('peer_quota_') || e.type === 'peer_enabled' || e.type === 'peer_disabled'))
+    .map((e) => e.type);
 /** bytes through the peer now: a real 5-minute bucket of peer_traffic, as the poller writes it */
 const traffic = (id: number, rx: number, tx: number) => addSamples(s.deps.db.sequelize, [{ peerId: id, rx, tx }], clock());
 const peer = async (id: number) => (await api(`/peers/${id}`)).data.peer;
@@ -97,7 +99,10 @@ test('bad quota input is a 400 (422 for the rules between fields) naming each fi
     ] as const) {
       const r = await api(path, method, body);
       assert.equal(r.status, status, `${method} ${path} ${JSON.stringify(quota)}: ${JSON.stringify(r.data)}`);
-      assert.ok(Object.keys(r.data.fields).some((f) => f === field || f.startsWith(`${field}.`)), `${field} in ${JSON.stringify(r.data.fields)}`);
+      assert.ok(
+        Object.keys(r.data.fields).some((f) => f === field || f.startsWith(`${field}.`)),
+        `${field} in ${JSON.stringify(r.data.fields)}`,
+      );
     }
   }
   assert.equal((await api('/peers?q=quota-bad-new')).data.total, 0);
@@ -179,7 +184,7 @@ test('daily disable: 80 % and 100 % once each, the peer off at 100 %, back on th
   assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.action_applied, v.quota_state.used_bytes], [1, 'ok', null, 0]);
   assert.equal(v.quota_state.period_start, '2026-11-30T23:00:00.000Z');
   assert.deepEqual(quotaEvents(p.id), ['peer_quota_warning', 'peer_disabled', 'peer_quota_exceeded', 'peer_enabled', 'peer_quota_reset']);
-  const reset = events.findLast((e) => e.type === 'peer_quota_reset' && e.peer_id === p.id);
+  const reset = [...events].reverse().find((e) => e.type === 'peer_quota_reset' && e.peer_id === p.id);
   assert.equal(reset?.type === 'peer_quota_reset' && `${reset.reason}:${reset.action_undone}`, 'period:disable');
   await api(`/peers/${p.id}`, 'DELETE');
 });
@@ -267,7 +272,10 @@ test('monthly on the 31st: the period ends on the last day of February; reset an
   const granted = await api(`/peers/${p.id}/quota/grant`, 'POST', { bytes: 500 });
   assert.equal(granted.status, 200, JSON.stringify(granted.data));
   let v = granted.data.peer;
-  assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.limit_bytes, v.quota_state.granted_bytes, v.quota_state.action_applied], [1, 'warned', 1500, 500, null]);
+  assert.deepEqual(
+    [v.enabled, v.quota_state.state, v.quota_state.limit_bytes, v.quota_state.granted_bytes, v.quota_state.action_applied],
+    [1, 'warned', 1500, 500, null],
+  );
   await traffic(p.id, 400, 0); // 1600 of 1500: off again, a second exceeded event
   await jumpTo(clock());
   assert.equal((await peer(p.id)).enabled, 0);
@@ -309,7 +317,8 @@ test('monthly on the 31st: the period ends on the last day of February; reset an
 
 test("a group's default counts for its members; a member's own quota wins; removing it undoes the action", async () => {
   clock.set(at('2027-03-10T09:00:00Z'));
-  const g = (await api('/peer-groups', 'POST', { name: 'quota-group', quota: { bytes: 1000, period: 'daily', action: 'throttle', throttle_kbit: 256 } })).data.group;
+  const g = (await api('/peer-groups', 'POST', { name: 'quota-group', quota: { bytes: 1000, period: 'daily', action: 'throttle', throttle_kbit: 256 } })).data
+    .group;
   assert.equal(g.quota.throttle_kbit, 256);
   const member = (await api('/peers', 'POST', { name: 'quota-member', group_id: g.id })).data.peer;
   const own = (await api('/peers', 'POST', { name: 'quota-own', group_id: g.id, quota: { bytes: 5000, period: 'daily', action: 'disable' } })).data.peer;
@@ -326,7 +335,10 @@ test("a group's default counts for its members; a member's own quota wins; remov
   // the group's quota raised: under 80 % again, the throttle lifted
   await api(`/peer-groups/${g.id}`, 'PUT', { quota: { bytes: 10_000, period: 'daily', action: 'throttle', throttle_kbit: 256 } });
   assert.deepEqual([(await peer(member.id)).quota_state.state, (await peer(member.id)).quota_state.limit_bytes], ['ok', 10_000]);
-  assert.equal((await s.deps.shaping.caps()).find((c) => c.peer_id === member.id), undefined);
+  assert.equal(
+    (await s.deps.shaping.caps()).find((c) => c.peer_id === member.id),
+    undefined,
+  );
   // the group's quota removed: no quota state at all
   await api(`/peer-groups/${g.id}`, 'PUT', { quota: null });
   assert.equal((await peer(member.id)).quota_state, null);

@@ -23,7 +23,8 @@ export function quotaEndpoints(ctx: AppContext): Endpoint[] {
       tags,
       body: grantBody,
       response: peerResponse,
-      summary: 'Grant extra bytes for the current period of the data quota (added to earlier grants); undoes its action when the count is below the new limit. 409 without a quota',
+      summary:
+        'Grant extra bytes for the current period of the data quota (added to earlier grants); undoes its action when the count is below the new limit. 409 without a quota',
       handler: async ({ params, body }, c) => ({ peer: await ctx.quotas.grant(params.id, body.bytes, actingUserId(c.state.principal) ?? null) }),
     }),
   ];

@@ -26,17 +26,10 @@ export const quota = z
   .strictObject({
     bytes: byteCount.meta({ description: 'bytes per period, received and sent together' }),
     period: z.enum(QUOTA_PERIODS).meta({ description: "daily (from midnight), weekly or monthly; in the server's time zone" }),
-    resets_on: z
-      .number()
-      .int()
-      .min(1)
-      .max(31)
-      .nullable()
-      .optional()
-      .meta({
-        description:
-          'weekly: the ISO weekday the period starts on (1 = Monday … 7 = Sunday, default 1); monthly: the day of the month (1 to 31, default 1; past the end of a shorter month: its last day); daily: none',
-      }),
+    resets_on: z.number().int().min(1).max(31).nullable().optional().meta({
+      description:
+        'weekly: the ISO weekday the period starts on (1 = Monday … 7 = Sunday, default 1); monthly: the day of the month (1 to 31, default 1; past the end of a shorter month: its last day); daily: none',
+    }),
     action: z.enum(QUOTA_ACTIONS).meta({ description: 'at 100 %: disable (the peer leaves the tunnel) or throttle (capped at throttle_kbit both ways)' }),
     throttle_kbit: z
       .number()
@@ -51,7 +44,8 @@ export const quota = z
     if (q.action === 'throttle' && (q.throttle_kbit === undefined || q.throttle_kbit === null))
       ctx.addIssue(fieldIssue(msg('quota.field.throttle_kbit_required'), { path: ['throttle_kbit'], params: UNPROCESSABLE }));
     if (typeof q.resets_on === 'number') {
-      if (q.period === 'weekly' && q.resets_on > 7) ctx.addIssue(fieldIssue(msg('quota.field.resets_on_weekly'), { path: ['resets_on'], params: UNPROCESSABLE }));
+      if (q.period === 'weekly' && q.resets_on > 7)
+        ctx.addIssue(fieldIssue(msg('quota.field.resets_on_weekly'), { path: ['resets_on'], params: UNPROCESSABLE }));
       if (q.period === 'daily') ctx.addIssue(fieldIssue(msg('quota.field.resets_on_daily'), { path: ['resets_on'], params: UNPROCESSABLE }));
     }
   })

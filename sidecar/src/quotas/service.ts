@@ -145,7 +145,15 @@ export class QuotaService {
         st.grant = Math.min(BYTES_MAX, st.grant + bytes);
         granted = st.grant;
       });
-      await this.deps.events.emit({ type: 'peer_quota_granted', peer_id: id, name: r.name, bytes, granted_bytes: granted, period_end: iso(r.period.end), actor });
+      await this.deps.events.emit({
+        type: 'peer_quota_granted',
+        peer_id: id,
+        name: r.name,
+        bytes,
+        granted_bytes: granted,
+        period_end: iso(r.period.end),
+        actor,
+      });
     });
     return this.peers.get(id);
   }
