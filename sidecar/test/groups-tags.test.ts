@@ -28,6 +28,7 @@ describe('peer groups', () => {
         description: 'desks',
         peer_count: 0,
         speed_limit: null,
+        quota: null,
         created_at: undefined,
         updated_at: undefined,
       },

@@ -10,6 +10,7 @@ import { useApi, useTitle } from '../../hooks';
 import { t, useLang } from '../../i18n';
 import type { Group, GroupBody, GroupDeletedResponse, GroupResponse, GroupsResponse } from '../../protocol';
 import { SpeedLimitFields, speedLimitBody, speedLimitText, speedLimitValues } from '../shaping/speed-limit';
+import { QuotaFields, quotaBody, quotaText, quotaValues } from '../quotas/quota';
 import '../peers/peers.css';
 
 const EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
@@ -17,7 +18,13 @@ const EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted'
 function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel: () => void }) {
   useLang();
   const g = props.group;
-  const form = useForm({ name: g?.name ?? '', color: g?.color ?? '', description: g?.description ?? '', speed_limit: speedLimitValues(g?.speed_limit) });
+  const form = useForm({
+    name: g?.name ?? '',
+    color: g?.color ?? '',
+    description: g?.description ?? '',
+    speed_limit: speedLimitValues(g?.speed_limit),
+    quota: quotaValues(g?.quota),
+  });
   const color = form.values.color;
   return (
     <form
@@ -32,6 +39,7 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
               color: v.color.trim() || null,
               description: v.description.trim() ? v.description : null,
               speed_limit: speedLimitBody(v.speed_limit),
+              quota: quotaBody(v.quota),
             };
             saved = (await api<GroupResponse>(g ? 'PUT' : 'POST', g ? `/peer-groups/${g.id}` : '/peer-groups', body)).group;
           })
@@ -48,6 +56,7 @@ function GroupForm(props: { group?: Group; onDone: (g: Group) => void; onCancel:
       </div>
       <TextArea form={form} name="description" label={t('groups.description')} rows={2} />
       <SpeedLimitFields form={form} hint={t('shaping.groupHint')} />
+      <QuotaFields form={form} hint={t('quotas.groupHint')} />
       <div class="form-actions">
         <button type="button" class="btn" onClick={props.onCancel}>
           {t('common.cancel')}
@@ -86,6 +95,7 @@ export default function GroupsScreen() {
     },
     { key: 'description', label: t('groups.description'), render: (g) => g.description ?? '' },
     { key: 'speed_limit', label: t('shaping.speedLimit'), render: (g) => (g.speed_limit ? speedLimitText(g.speed_limit) : '–') },
+    { key: 'quota', label: t('quotas.quota'), render: (g) => (g.quota ? quotaText(g.quota) : '–') },
     {
       key: 'peers',
       label: t('groups.peers'),

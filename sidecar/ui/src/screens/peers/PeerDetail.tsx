@@ -15,6 +15,7 @@ import { useStore } from '../../store';
 import { ClientTunnelText, ConfigOutdatedBadge, GROUP_EVENTS, PeerConfig, PeerForm, PeerStatus, splitTags, useNow } from './shared';
 import { speedLimitText } from '../shaping/speed-limit';
 import { ConfigLinks } from './config-links';
+import { QuotaFacts } from '../quotas/quota';
 
 /** The periods the chart offers (the API has 1h too). */
 type Period = Extract<PeerTrafficResponse['period'], '24h' | '7d' | '30d'>;
@@ -37,11 +38,26 @@ export default function PeerDetail({ id }: { id: number }) {
   useTitle(p?.name ?? t('peers.title'));
 
   // Only this peer's events reload it; its byte counters follow peer_traffic.
-  useLive(['peer_updated', 'peer_enabled', 'peer_disabled', 'peer_expired', 'peer_online', 'peer_offline', 'peer_deleted'], (e) => {
-    if (e.data.peer_id !== id) return;
-    if (e.type === 'peer_deleted') setGone(true);
-    else peer.reload();
-  });
+  useLive(
+    [
+      'peer_updated',
+      'peer_enabled',
+      'peer_disabled',
+      'peer_expired',
+      'peer_online',
+      'peer_offline',
+      'peer_deleted',
+      'peer_quota_warning',
+      'peer_quota_exceeded',
+      'peer_quota_reset',
+      'peer_quota_granted',
+    ],
+    (e) => {
+      if (e.data.peer_id !== id) return;
+      if (e.type === 'peer_deleted') setGone(true);
+      else peer.reload();
+    },
+  );
   useLive('peer_traffic', (e) => {
     const mine = e.data.peers.find((x) => x.peer_id === id);
     if (mine) setTotals({ total_rx: mine.total_rx, total_tx: mine.total_tx });
@@ -157,6 +173,10 @@ export default function PeerDetail({ id }: { id: number }) {
                 : group?.speed_limit
                   ? `${speedLimitText(group.speed_limit)} (${t('shaping.fromGroup', { name: group.name })})`
                   : t('shaping.none')}
+            </dd>
+            <dt>{t('quotas.quota')}</dt>
+            <dd>
+              <QuotaFacts peer={p} groupName={group?.name} groupQuota={group?.quota} onChange={() => peer.reload()} />
             </dd>
             <dt>{t('peers.dns')}</dt>
             <dd>{p.dns ?? '–'}</dd>

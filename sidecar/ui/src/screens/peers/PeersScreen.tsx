@@ -20,6 +20,7 @@ import { ConfigOutdatedBadge, GROUP_EVENTS, PEER_EVENTS, PeerConfig, PeerForm, P
 import type { GroupsResponse, Peer, PeerBatchResponse, PeerListResponse, PeerToggleResponse, TagsResponse } from '../../protocol';
 import { GatewaySetup } from '../gateways/setup';
 import './peers.css';
+import { QuotaBar } from '../quotas/quota';
 
 const FILTERS = ['q', 'group_id', 'tag', 'online', 'enabled'];
 
@@ -179,6 +180,7 @@ function PeerList({ query }: { query: URLSearchParams }) {
           <span class="traffic-cell">
             {r && <Sparkline values={r} label={t('peers.liveRate', { rate: fmtRate(r[r.length - 1]) })} />}
             {t('peers.totals', { rx: fmtBytes(l.total_rx), tx: fmtBytes(l.total_tx) })}
+            <QuotaBar state={p.quota_state} compact />
           </span>
         );
       },

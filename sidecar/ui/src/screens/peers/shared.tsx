@@ -11,6 +11,7 @@ import type { CreatePeerBody, Peer, PeerCreatedResponse, PeerQrResponse, PeerRes
 import type { Group, Tag } from '../../protocol';
 import { appInfo } from '../../session';
 import { SpeedLimitFields, speedLimitBody, speedLimitText, speedLimitValues, type SpeedLimitValue } from '../shaping/speed-limit';
+import { QuotaFields, peerQuotaHint, quotaBody, quotaValues, type QuotaValue } from '../quotas/quota';
 import { useStore } from '../../store';
 
 export type { Group, Peer, Tag } from '../../protocol';
@@ -117,6 +118,7 @@ interface FormValues {
   /** the Custom preset's CIDRs, comma- or line-separated (sent as the list client_allowed_ips) */
   client_allowed_ips: string;
   speed_limit: SpeedLimitValue;
+  quota: QuotaValue;
 }
 
 /** The client-traffic presets of the peer form: split = the server default (null), full = everything, custom = a list. */
@@ -243,6 +245,7 @@ export function PeerForm(props: {
     client_tunnel: clientTunnelOf(p?.client_allowed_ips),
     client_allowed_ips: (p?.client_allowed_ips ?? []).join(', '),
     speed_limit: speedLimitValues(p?.speed_limit),
+    quota: quotaValues(p?.quota),
   });
   const groupOptions = useMemo(() => props.groups.map((g) => ({ value: g.id, label: g.name })), [props.groups]);
   const onSubmit = (e: Event) => {
@@ -260,6 +263,7 @@ export function PeerForm(props: {
           dns: v.dns.trim() ? v.dns : null,
           persistent_keepalive: v.persistent_keepalive,
           speed_limit: speedLimitBody(v.speed_limit),
+          quota: quotaBody(v.quota),
         };
         const gateway = p ? p.is_gateway : v.is_gateway;
         if (!gateway)
@@ -308,6 +312,7 @@ export function PeerForm(props: {
       )}
       {!(p ? p.is_gateway : form.values.is_gateway) && <ClientTunnelField form={form} subnet={subnet} />}
       <SpeedLimitFields form={form} hint={speedLimitHint(props.groups.find((g) => g.id === form.values.group_id))} />
+      <QuotaFields form={form} hint={peerQuotaHint(props.groups.find((g) => g.id === form.values.group_id)?.quota)} />
       <div class="form-actions">
         <button type="button" class="btn" onClick={props.onCancel}>
           {t('common.cancel')}
