@@ -77,9 +77,7 @@ test('the usage bar in the list and on the page, grant and reset, and the formâ€
     // reset: zero used
     await page.getByRole('button', { name: T[c.lang].reset }).click();
     await page.locator('dialog[open] button.primary, dialog[open] button.danger').last().click();
-    await page.waitForFunction(
-      () => document.querySelector('[data-testid="quota-facts"] [role="progressbar"]')?.getAttribute('aria-valuenow') === '0',
-    );
+    await page.waitForFunction(() => document.querySelector('[data-testid="quota-facts"] [role="progressbar"]')?.getAttribute('aria-valuenow') === '0');
     v = (await api(`/peers/${peer.id}`)).data.peer as Peer;
     assert.equal(v.quota_state?.used_bytes, 0);
 
