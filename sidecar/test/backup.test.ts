@@ -101,6 +101,7 @@ before(async () => {
   ids.p3 = (await ok(src, h, '/peers', 'POST', { name: 'old-box' })).peer.id;
   await ok(src, h, `/peers/${ids.p3}/toggle`, 'PUT');
   ids.gw = (await ok(src, h, '/peers', 'POST', { name: 'home-gw', is_gateway: true, api_port: 9100 })).peer.id;
+  ids.gone = (await ok(src, h, '/peers', 'POST', { name: 'gone-before-backup' })).peer.id;
   // users and tokens
   ids.u1 = (await ok(src, h, '/users', 'POST', { username: 'operator', email: 'op@example.test', password: 'operator-pass-1', role: 'user' })).user.id;
   ids.u2 = (await ok(src, h, '/users', 'POST', { username: 'second-admin', email: 'a2@example.test', password: 'second-admin-pass-1', role: 'admin' })).user.id;
@@ -133,10 +134,15 @@ before(async () => {
       ],
       lb_policy: 'cookie',
       lb_cookie_name: 'app_lb',
+      // mirror targets: on a peer, on a URL, and (below) on a peer deleted before the backup
+      mirror_enabled: true,
+      mirror_targets: [{ peer_id: ids.p2, port: 9000 }, { url: 'http://mirror.example.test' }, { peer_id: ids.gone, port: 9001 }],
       basic_auth_user: 'bob',
       basic_auth_password: 'basic secret pw',
     })
   ).route.id;
+  // deleting a peer leaves the mirror targets that name it (nothing refuses it): the backup carries a dangling id
+  assert.equal((await call(src, h, `/peers/${ids.gone}`, 'DELETE')).status, 200);
   ids.r4 = (
     await ok(src, h, '/routes', 'POST', {
       domain: 'filtered.example.test',
@@ -343,6 +349,8 @@ test('merge: adds and updates by identity, removes nothing; dry run lists the sa
         [oldBox.id, 8081],
       ],
     );
+    // mirror targets: the peer's id mapped, the URL kept, the one on a peer deleted before the backup dropped
+    assert.deepEqual(app.mirror_targets, [{ peer_id: phone.id, port: 9000 }, { url: 'http://mirror.example.test' }]);
     const del = await call(dst, hh, `/peers/${oldBox.id}`, 'DELETE');
     assert.equal(del.status, 409, `old-box is a backend of app.example.test: ${JSON.stringify(del.data)}`);
     assert.ok(

@@ -306,7 +306,7 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
           continue;
         }
         for (const x of list)
-          if (!ids.get(ref.section)!.has(String(x)))
+          if (!ref.loose && !ids.get(ref.section)!.has(String(x)))
             add(`sections.${s.name}.${i}.${col}`, msg('backup.doc.field.dangling_ref', { section: ref.section, id: String(x) }));
       }
       for (const col of s.files ?? []) {

@@ -192,7 +192,8 @@ async function restoreIn(o: RestoreOptions, t: Transaction): Promise<{ plan: Res
         for (const [col, ref] of Object.entries(s.refs ?? {})) {
           if (row[col] === null || row[col] === undefined) continue;
           const map = idMaps.get(ref.section)!;
-          row[col] = mapRefIds(ref, row[col], (x) => map.get(String(x)) ?? x);
+          // a loose reference's unknown id: undefined drops its object (mapRefIds)
+          row[col] = mapRefIds(ref, row[col], (x) => map.get(String(x)) ?? (ref.loose ? undefined : x));
         }
       }
       for (const [col, v] of Object.entries(s.reset ?? {})) row[col] = v;

@@ -29,6 +29,12 @@ export interface SectionRef {
   list?: boolean;
   key?: string;
   commas?: boolean;
+  /**
+   * with `key`: the live data may name rows that are gone (nothing refuses deleting them), so a
+   * document is not refused for it; a merge maps the ids it knows and drops the objects whose id it
+   * does not know (they would otherwise name whatever row has that id on this server)
+   */
+  loose?: boolean;
 }
 
 /** The ids a reference column's value names (null: not of the ref's form). */
@@ -56,9 +62,15 @@ export function mapRefIds(ref: SectionRef, value: unknown, to: (id: unknown) => 
   if (ref.list) return JSON.stringify((JSON.parse(String(value)) as unknown[]).map(to));
   if (ref.key) {
     const key = ref.key;
-    return JSON.stringify(
-      (JSON.parse(String(value)) as unknown[]).map((o) => (o !== null && typeof o === 'object' && key in o ? { ...o, [key]: to((o as Row)[key]) } : o)),
-    );
+    const out: unknown[] = [];
+    for (const o of JSON.parse(String(value)) as unknown[]) {
+      if (o === null || typeof o !== 'object' || !(key in o)) out.push(o);
+      else {
+        const id = to((o as Row)[key]);
+        if (id !== undefined) out.push({ ...o, [key]: id });
+      }
+    }
+    return JSON.stringify(out);
   }
   return to(value);
 }
@@ -206,6 +218,8 @@ export const SECTIONS: readonly Section[] = [
       // several backends (routes/traffic.ts): the peers inside the JSON list, and its ",3,5," index
       backends: { section: 'peers', key: 'peer_id' },
       backend_peer_ids: { section: 'peers', commas: true },
+      // mirror targets on peers ({peer_id, port}; {url} ones have no id): deleting a peer leaves them
+      mirror_targets: { section: 'peers', key: 'peer_id', loose: true },
     },
     secrets: { basic_auth_password_hash: 'hash' },
     identity: (r) => (r.route_type === 'l4' ? `l4:${String(r.l4_protocol)}:${String(r.l4_listen_port)}` : `http:${lower(r.domain)}`),
