@@ -93,10 +93,11 @@ export function GeoSection<T extends GeoValues>(props: { form: Form<T> }) {
                   key={code}
                   class="geo-chip"
                   title={t('geo.remove', { name: countryName(code, lang) })}
-                  aria-label={t('geo.remove', { name: countryName(code, lang) })}
+                  // the name holds the visible text (the country and its code): speech input finds the chip by what it shows
+                  aria-label={t('geo.remove', { name: `${countryName(code, lang)} ${code}` })}
                   onClick={() => setCountries(chosen.filter((c) => c !== code))}
                 >
-                  {countryName(code, lang)} <code>{code}</code> ×
+                  {countryName(code, lang)} <code>{code}</code> <span aria-hidden="true">×</span>
                 </button>
               ))}
             </div>

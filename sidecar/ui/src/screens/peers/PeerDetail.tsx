@@ -16,6 +16,7 @@ import { ClientTunnelText, ConfigOutdatedBadge, GROUP_EVENTS, PeerConfig, PeerFo
 import { speedLimitText } from '../shaping/speed-limit';
 import { ConfigLinks } from './config-links';
 import { QuotaFacts } from '../quotas/quota';
+import { AccessBadge, AccessWindowCard } from '../schedule/AccessState';
 
 /** The periods the chart offers (the API has 1h too). */
 type Period = Extract<PeerTrafficResponse['period'], '24h' | '7d' | '30d'>;
@@ -51,6 +52,8 @@ export default function PeerDetail({ id }: { id: number }) {
       'peer_quota_exceeded',
       'peer_quota_reset',
       'peer_quota_granted',
+      'peer_access_closed',
+      'peer_access_opened',
     ],
     (e) => {
       if (e.data.peer_id !== id) return;
@@ -114,7 +117,7 @@ export default function PeerDetail({ id }: { id: number }) {
           <dl class="facts">
             <dt>{t('peers.status')}</dt>
             <dd>
-              <PeerStatus peer={p} now={now} />
+              <PeerStatus peer={p} now={now} /> <AccessBadge item={p} />
             </dd>
             <dt>{t('peers.handshake')}</dt>
             <dd>
@@ -221,6 +224,7 @@ export default function PeerDetail({ id }: { id: number }) {
           {showConfig ? <PeerConfig id={id} name={p.name} onLoaded={peer.reload} /> : <p class="muted">{t('peers.configHint')}</p>}
         </Card>
       </div>
+      <AccessWindowCard item={p} kind="peer" />
       <ConfigLinks peerId={id} name={p.name} />
       <Card
         class="chart-card"

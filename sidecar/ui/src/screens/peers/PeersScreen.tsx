@@ -19,6 +19,7 @@ import PeerDetail from './PeerDetail';
 import { ConfigOutdatedBadge, GROUP_EVENTS, PEER_EVENTS, PeerConfig, PeerForm, PeerStatus, TAG_EVENTS, splitTags, useNow } from './shared';
 import type { GroupsResponse, Peer, PeerBatchResponse, PeerListResponse, PeerToggleResponse, TagsResponse } from '../../protocol';
 import { GatewaySetup } from '../gateways/setup';
+import { AccessBadge } from '../schedule/AccessState';
 import './peers.css';
 import { QuotaBar } from '../quotas/quota';
 
@@ -165,7 +166,17 @@ function PeerList({ query }: { query: URLSearchParams }) {
       ),
     },
     { key: 'address', label: t('peers.address'), sort: 'address', render: (p) => <code>{p.address}</code> },
-    { key: 'status', label: t('peers.status'), sort: 'last_handshake', render: (p) => <PeerStatus peer={p} now={now} /> },
+    {
+      key: 'status',
+      label: t('peers.status'),
+      sort: 'last_handshake',
+      render: (p) => (
+        <span class="peer-status-cell">
+          <PeerStatus peer={p} now={now} />
+          <AccessBadge item={p} />
+        </span>
+      ),
+    },
     { key: 'group', label: t('peers.group'), render: (p) => (p.group_id ? (groupById.get(p.group_id)?.name ?? '') : '') },
     { key: 'tags', label: t('peers.tags'), render: (p) => splitTags(p.tags).map((x) => <Badge key={x}>{x}</Badge>) },
     {

@@ -13,10 +13,22 @@ import { appInfo } from '../../session';
 import { SpeedLimitFields, speedLimitBody, speedLimitText, speedLimitValues, type SpeedLimitValue } from '../shaping/speed-limit';
 import { QuotaFields, peerQuotaHint, quotaBody, quotaValues, type QuotaValue } from '../quotas/quota';
 import { useStore } from '../../store';
+import { ScheduleSection, scheduleBody, scheduleValues, type ScheduleValues } from '../schedule/ScheduleSection';
 
 export type { Group, Peer, Tag } from '../../protocol';
 
-export const PEER_EVENTS = ['peer_created', 'peer_updated', 'peer_deleted', 'peer_enabled', 'peer_disabled', 'peer_expired', 'peer_online', 'peer_offline'];
+export const PEER_EVENTS = [
+  'peer_created',
+  'peer_updated',
+  'peer_deleted',
+  'peer_enabled',
+  'peer_disabled',
+  'peer_expired',
+  'peer_online',
+  'peer_offline',
+  'peer_access_closed',
+  'peer_access_opened',
+];
 export const GROUP_EVENTS = ['peer_group_created', 'peer_group_updated', 'peer_group_deleted'];
 export const TAG_EVENTS = ['tag_created', 'tag_deleted', 'peer_created', 'peer_updated', 'peer_deleted'];
 
@@ -103,7 +115,7 @@ function toLocalInput(iso: string | null): string {
 }
 
 /** The form's state (UI only): what its inputs hold while they are edited. */
-interface FormValues {
+interface FormValues extends ScheduleValues {
   name: string;
   description: string;
   group_id: number | null;
@@ -246,6 +258,7 @@ export function PeerForm(props: {
     client_allowed_ips: (p?.client_allowed_ips ?? []).join(', '),
     speed_limit: speedLimitValues(p?.speed_limit),
     quota: quotaValues(p?.quota),
+    ...scheduleValues(p),
   });
   const groupOptions = useMemo(() => props.groups.map((g) => ({ value: g.id, label: g.name })), [props.groups]);
   const onSubmit = (e: Event) => {
@@ -264,6 +277,7 @@ export function PeerForm(props: {
           persistent_keepalive: v.persistent_keepalive,
           speed_limit: speedLimitBody(v.speed_limit),
           quota: quotaBody(v.quota),
+          access_schedule: scheduleBody(v),
         };
         const gateway = p ? p.is_gateway : v.is_gateway;
         if (!gateway)
@@ -313,6 +327,7 @@ export function PeerForm(props: {
       {!(p ? p.is_gateway : form.values.is_gateway) && <ClientTunnelField form={form} subnet={subnet} />}
       <SpeedLimitFields form={form} hint={speedLimitHint(props.groups.find((g) => g.id === form.values.group_id))} />
       <QuotaFields form={form} hint={peerQuotaHint(props.groups.find((g) => g.id === form.values.group_id)?.quota)} />
+      <ScheduleSection form={form} />
       <div class="form-actions">
         <button type="button" class="btn" onClick={props.onCancel}>
           {t('common.cancel')}

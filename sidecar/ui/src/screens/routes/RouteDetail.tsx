@@ -17,6 +17,7 @@ import type { RouteCheckResponse, RouteChecksResponse, RouteResponse, RouteToggl
 import { monitorable, ROUTE_EVENTS, type Route } from './model';
 import { CertificateBadge, EnabledBadge, MonitorStatus, ProtectionBadges, SiteLink, siteUrl } from './status';
 import { ExposureBadge } from '../exposure/ExposureSection';
+import { AccessBadge, AccessWindowCard } from '../schedule/AccessState';
 
 const onOff = (b: boolean) => (b ? t('routes.on') : t('routes.off'));
 
@@ -155,6 +156,7 @@ export default function RouteDetail(props: { id: number }) {
           <p class="route-status">
             <EnabledBadge enabled={r.enabled} />
             <MonitorStatus route={r} />
+            <AccessBadge item={r} />
           </p>
           <dl class="route-facts">
             {facts.map(([k, v]) => (
@@ -228,6 +230,7 @@ export default function RouteDetail(props: { id: number }) {
           </button>
           {dns && <DnsResult dns={dns} />}
         </Card>
+        {http && <AccessWindowCard item={r} kind="route" />}
         {http && (
           <Card title={t('routes.secBreaker')}>
             <BreakerPanel routeId={r.id} />

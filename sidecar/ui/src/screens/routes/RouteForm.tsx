@@ -30,9 +30,10 @@ import { usePeers } from './RouteList';
 import type { CertificatesResponse, CreateRouteBody, RouteResponse } from '../../protocol';
 import type { MirrorTarget, Route, WizardPeer } from './model';
 import { GeoSection, geoBody, geoValues, type GeoValues } from '../geo/GeoSection';
+import { ScheduleSection, scheduleBody, scheduleValues, type ScheduleValues } from '../schedule/ScheduleSection';
 
 /** The form's state (UI only): the route's API fields, list fields as editable text (one entry per line); toBody makes the request of it. */
-export interface RouteValues extends ExposureValues, GeoValues {
+export interface RouteValues extends ExposureValues, GeoValues, ScheduleValues {
   domain: string;
   description: string;
   route_type: 'http' | 'l4';
@@ -99,6 +100,7 @@ export function toValues(r: Route | null): RouteValues {
   return {
     ...exposureValues(r),
     ...geoValues(r),
+    ...scheduleValues(r),
     domain: r?.domain ?? '',
     description: r?.description ?? '',
     route_type: r?.route_type ?? 'http',
@@ -199,6 +201,7 @@ export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody 
     bot_blocker_enabled: http && v.bot_blocker_enabled,
     ...exposureBody(v, http),
     geo_filter: geoBody(v),
+    access_schedule: scheduleBody(v, http),
   };
   if (!existing) b.enabled = v.enabled;
   if (http) {
@@ -518,6 +521,7 @@ function RouteFormBody(props: { route: Route | null }) {
           <ListArea form={form} name="ip_filter_rules" label={t('routes.ipFilterRules')} hint={t('routes.ipFilterRulesHint')} />
         </Section>
         <GeoSection form={form} />
+        {http && <ScheduleSection form={form} />}
         {http && (
           <>
             <Section form={form} legend={t('routes.secRateLimit')} toggle="rate_limit_enabled" toggleLabel={t('routes.rateLimitOn')}>

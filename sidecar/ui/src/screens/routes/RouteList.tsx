@@ -11,6 +11,7 @@ import { setQuery, useLocation } from '../../router';
 import type { RoutePeersResponse, RoutesBatchResponse, RoutesResponse, RouteToggleResponse } from '../../protocol';
 import { ROUTE_EVENTS, type Route, type WizardPeer } from './model';
 import { ExposureBadge } from '../exposure/ExposureSection';
+import { AccessBadge } from '../schedule/AccessState';
 import { BreakerBadge, CertificateBadge, EnabledBadge, MonitorStatus, ProtectionBadges, SiteLink } from './status';
 
 export function targetText(r: Route, peers: Map<number, WizardPeer>): string {
@@ -128,6 +129,7 @@ export default function RouteList() {
           <EnabledBadge enabled={r.enabled} />
           <MonitorStatus route={r} />
           <BreakerBadge route={r} />
+          <AccessBadge item={r} />
         </span>
       ),
     },

@@ -33,4 +33,6 @@ export const ROUTE_EVENTS = [
   'route_auth_created',
   'route_auth_updated',
   'route_auth_deleted',
+  'route_access_closed',
+  'route_access_opened',
 ];
