@@ -20,7 +20,12 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ui-windows-'));
 const geoDb = path.join(dir, 'country.mmdb');
 const ui = uiServer(async () => {
   await writeTestMmdb(geoDb, { '127.0.0.1': 'DE', '10.20.0.0/16': 'FR' }, { epoch: 1767225600 });
-  return { GATEHOUSE_GEOIP_DB: geoDb, GATEHOUSE_WG_SUBNET: `127.81.${10 + (process.pid % 200)}.0/24`, GATEHOUSE_RATE_LIMIT_LOGIN: '1000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' };
+  return {
+    GATEHOUSE_GEOIP_DB: geoDb,
+    GATEHOUSE_WG_SUBNET: `127.81.${10 + (process.pid % 200)}.0/24`,
+    GATEHOUSE_RATE_LIMIT_LOGIN: '1000',
+    GATEHOUSE_RATE_LIMIT_ADMIN: '100000',
+  };
 });
 const api = ui.api;
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -36,8 +41,24 @@ type Schedule = { timezone: string; windows: { days: number[]; from: string; to:
 type State = { open: boolean; next_change_at: string | null; closed_answers: number };
 
 const T = {
-  en: { windows: 'Only in these windows', addPeer: 'Add peer', done: 'Done', open: 'Open until ', closed: 'Closed until ', add: 'Add window', overnight: 'Crosses midnight' },
-  de: { windows: 'Nur in diesen Zeitfenstern', addPeer: 'Peer hinzufügen', done: 'Fertig', open: 'Geöffnet bis ', closed: 'Geschlossen bis ', add: 'Zeitfenster hinzufügen', overnight: 'Über Mitternacht' },
+  en: {
+    windows: 'Only in these windows',
+    addPeer: 'Add peer',
+    done: 'Done',
+    open: 'Open until ',
+    closed: 'Closed until ',
+    add: 'Add window',
+    overnight: 'Crosses midnight',
+  },
+  de: {
+    windows: 'Nur in diesen Zeitfenstern',
+    addPeer: 'Peer hinzufügen',
+    done: 'Fertig',
+    open: 'Geöffnet bis ',
+    closed: 'Geschlossen bis ',
+    add: 'Zeitfenster hinzufügen',
+    overnight: 'Über Mitternacht',
+  },
 } as const;
 const CASES = [
   { lang: 'en', width: 1280 },
@@ -105,7 +126,13 @@ test('a route and a peer get an access window in their forms; the API holds it; 
       ],
     });
     await settled(page);
-    assertBadge(await page.locator('.route-status [data-testid="access-state"]').textContent(), route.access_state, 'Europe/Berlin', c.lang, `${tag} route detail`);
+    assertBadge(
+      await page.locator('.route-status [data-testid="access-state"]').textContent(),
+      route.access_state,
+      'Europe/Berlin',
+      c.lang,
+      `${tag} route detail`,
+    );
     assert.equal((await page.locator('[data-testid="closed-answers"]').textContent())?.trim(), '0');
     await screenshot(page, `${tag}-access-window-route-detail`);
     await check(page, `${tag} route detail`, w.problems);
@@ -214,10 +241,7 @@ test('the same from and to and an unknown time zone: the server’s messages at 
   await toErr.waitFor();
   assert.equal((await toErr.textContent())?.trim(), 'Von und Bis müssen sich unterscheiden (00:00 bis 24:00 ist der ganze Tag)');
   assert.equal(await page.getAttribute('#f-access_schedule-windows-0-to', 'aria-invalid'), 'true');
-  assert.equal(
-    (await page.locator('#f-access_schedule-timezone-err').textContent())?.trim(),
-    'muss eine IANA-Zeitzone sein, etwa Europe/Berlin oder UTC',
-  );
+  assert.equal((await page.locator('#f-access_schedule-timezone-err').textContent())?.trim(), 'muss eine IANA-Zeitzone sein, etwa Europe/Berlin oder UTC');
   assert.equal(await page.getAttribute('#f-access_schedule-timezone', 'aria-invalid'), 'true');
   assert.equal(await page.inputValue('#f-access_schedule-windows-0-to'), '09:00', 'what was typed stays');
   assert.deepEqual((await api(`/routes/${id}`)).data.route.access_schedule, schedule, 'nothing changed');
@@ -226,7 +250,10 @@ test('the same from and to and an unknown time zone: the server’s messages at 
   await page.fill('#f-access_schedule-timezone', 'Europe/Vienna');
   await page.fill('#f-access_schedule-windows-0-to', '12:00');
   await Promise.all([page.waitForURL(/\/routes\/\d+$/), page.click('form.route-form button[type=submit]')]);
-  assert.deepEqual((await api(`/routes/${id}`)).data.route.access_schedule, { timezone: 'Europe/Vienna', windows: [{ days: [1, 2, 3], from: '09:00', to: '12:00' }] });
+  assert.deepEqual((await api(`/routes/${id}`)).data.route.access_schedule, {
+    timezone: 'Europe/Vienna',
+    windows: [{ days: [1, 2, 3], from: '09:00', to: '12:00' }],
+  });
   await w.context.close();
   await setLang('en');
 });

@@ -287,7 +287,7 @@ function TimeField(props: { name: string; label: string; value: string; error?: 
         name={props.name}
         type="text"
         inputMode="numeric"
-        placeholder="HH:MM"
+        placeholder={t('schedule.timePlaceholder')}
         maxLength={5}
         size={6}
         autoComplete="off"
