@@ -2,9 +2,10 @@
 // country database written by MaxMind's writer): a route and a peer get an access window through
 // their forms (en at 1280 px, de at 390 px) and the API then holds exactly it; the lists and detail
 // pages show the state ("Open until …" / "Closed until …", "Geschlossen bis …" with the schedule's
-// time zone); a window with the same from and to, and an unknown time zone, are refused by the server
-// and its messages stand at those inputs (in German), nothing changed; the route form's country
-// filter saves {mode, countries} and the System card shows the database. axe: no serious findings.
+// time zone; an L4 route too); a window with the same from and to, and an unknown time zone, are
+// refused by the server and its messages stand at those inputs (in German), nothing changed; the
+// route form's country filter saves {mode, countries} and the System card shows the database. axe:
+// no serious findings.
 // Screenshots: <lang>-<width>-access-window-route-form, -peer-form, -route-detail; closed-route-detail,
 // de-closed-peer-detail, geo-route-form, de-geo-system-card.
 import { after, test } from 'node:test';
@@ -171,6 +172,17 @@ test('a closed schedule: "Closed until …" on the route list and detail (en) an
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const route = r.data.route as { id: number; access_state: State };
   assert.equal(route.access_state.open, false);
+  const l4 = await api('/routes', 'POST', {
+    route_type: 'l4',
+    l4_protocol: 'tcp',
+    l4_listen_port: 40000 + (process.pid % 20000),
+    peer_id: peerId,
+    target_port: 22,
+    access_schedule: schedule,
+  });
+  assert.equal(l4.status, 201, JSON.stringify(l4.data));
+  const l4Route = l4.data.route as { id: number; access_state: State };
+  assert.equal(l4Route.access_state.open, false);
   const p = await api('/peers', 'POST', { name: 'night-shift', access_schedule: schedule });
   assert.equal(p.status, 201, JSON.stringify(p.data));
   const peer = p.data.peer as { id: number; access_state: State };
@@ -194,6 +206,12 @@ test('a closed schedule: "Closed until …" on the route list and detail (en) an
   assert.equal((await w.page.locator('[data-testid="closed-answers"]').textContent())?.trim(), '0');
   await screenshot(w.page, 'closed-route-detail');
   await check(w.page, 'closed route detail', w.problems);
+  // an L4 route: closed too (no listener), no 403 answers to count
+  await w.page.goto(`${ui.s.url}/routes/${l4Route.id}`);
+  await settled(w.page);
+  assertBadge(await w.page.locator('.route-status [data-testid="access-state"]').textContent(), l4Route.access_state, 'UTC', 'en', 'L4 route detail');
+  assert.equal(await w.page.locator('[data-testid="closed-answers"]').count(), 0, 'an L4 route has no closed answers');
+  await check(w.page, 'closed L4 route detail', w.problems);
   await w.context.close();
 
   await setLang('de');

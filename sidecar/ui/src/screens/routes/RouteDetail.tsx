@@ -230,7 +230,7 @@ export default function RouteDetail(props: { id: number }) {
           </button>
           {dns && <DnsResult dns={dns} />}
         </Card>
-        {http && <AccessWindowCard item={r} kind="route" />}
+        <AccessWindowCard item={r} kind={http ? 'http' : 'l4'} />
         {http && (
           <Card title={t('routes.secBreaker')}>
             <BreakerPanel routeId={r.id} />

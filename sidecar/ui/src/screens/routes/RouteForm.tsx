@@ -201,7 +201,7 @@ export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody 
     bot_blocker_enabled: http && v.bot_blocker_enabled,
     ...exposureBody(v, http),
     geo_filter: geoBody(v),
-    access_schedule: scheduleBody(v, http),
+    access_schedule: scheduleBody(v),
   };
   if (!existing) b.enabled = v.enabled;
   if (http) {
@@ -521,7 +521,7 @@ function RouteFormBody(props: { route: Route | null }) {
           <ListArea form={form} name="ip_filter_rules" label={t('routes.ipFilterRules')} hint={t('routes.ipFilterRulesHint')} />
         </Section>
         <GeoSection form={form} />
-        {http && <ScheduleSection form={form} />}
+        <ScheduleSection form={form} />
         {http && (
           <>
             <Section form={form} legend={t('routes.secRateLimit')} toggle="rate_limit_enabled" toggleLabel={t('routes.rateLimitOn')}>

@@ -1,6 +1,6 @@
 // The access window's state where routes and peers are shown: a badge for the lists and the detail
 // pages ("Closed until Mon 08:00 (Europe/Berlin)", "Open until Fri 18:00 (…)"; nothing without a
-// schedule), and the detail pages' card with the windows and, for a route, its closed answers.
+// schedule), and the detail pages' card with the windows and, for an HTTP route, its closed answers.
 import { Badge, Card } from '../../components/ui';
 import { fmtNumber, t, useLang } from '../../i18n';
 import type { Peer, Route } from '../../protocol';
@@ -30,8 +30,8 @@ export function AccessBadge(props: { item: Scheduled }) {
   );
 }
 
-/** The detail pages' card: the state, the time zone and windows; a route's 403 answers while closed. */
-export function AccessWindowCard(props: { item: Scheduled; kind: 'route' | 'peer' }) {
+/** The detail pages' card: the state, the time zone and windows; an HTTP route's 403 answers while closed. */
+export function AccessWindowCard(props: { item: Scheduled; kind: 'http' | 'l4' | 'peer' }) {
   const lang = useLang();
   const s = props.item.access_schedule;
   return (
@@ -52,14 +52,14 @@ export function AccessWindowCard(props: { item: Scheduled; kind: 'route' | 'peer
             </dd>
             <dt>{t('schedule.windows')}</dt>
             <dd data-testid="access-windows">{windowsText(s.windows, lang)}</dd>
-            {props.kind === 'route' && (
+            {props.kind === 'http' && (
               <>
                 <dt>{t('schedule.closedAnswers')}</dt>
                 <dd data-testid="closed-answers">{fmtNumber(props.item.access_state.closed_answers)}</dd>
               </>
             )}
           </dl>
-          <p class="hint">{props.kind === 'route' ? t('schedule.closedRouteHint') : t('schedule.closedPeerHint')}</p>
+          <p class="hint">{t(`schedule.closedHint_${props.kind}`)}</p>
         </>
       )}
     </Card>

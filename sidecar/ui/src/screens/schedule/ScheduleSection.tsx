@@ -38,12 +38,9 @@ export const scheduleValues = (r: { access_schedule?: ScheduleBody | null } | nu
   };
 };
 
-/**
- * The request's access_schedule: the windows while "only in these windows" is chosen, else null
- * (always open). `applies` false (an L4 route, which has no access window): null.
- */
-export const scheduleBody = (v: ScheduleValues, applies = true): ScheduleBody =>
-  applies && v.access_schedule_on
+/** The request's access_schedule: the windows while "only in these windows" is chosen, else null (always open). */
+export const scheduleBody = (v: ScheduleValues): ScheduleBody =>
+  v.access_schedule_on
     ? {
         timezone: v.access_schedule.timezone.trim(),
         windows: v.access_schedule.windows.map((w) => ({ days: [...w.days].sort((a, b) => a - b), from: w.from.trim(), to: w.to.trim() })),

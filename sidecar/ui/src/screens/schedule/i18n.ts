@@ -3,7 +3,7 @@ import { defineDict } from '../../i18n/define';
 export default defineDict('schedule', {
   en: {
     legend: 'Access window',
-    hint: 'When it can be reached. Outside its windows a route answers 403 with a page naming the opening time; a peer’s tunnel carries no traffic.',
+    hint: 'When it can be reached. Outside its windows an HTTP route answers 403 with a page naming the opening time, an L4 route stops listening on its port, and a peer’s tunnel carries no traffic.',
     mode: 'When open',
     always: 'Always open',
     windowsOnly: 'Only in these windows',
@@ -25,12 +25,13 @@ export default defineDict('schedule', {
     openUntil: 'Open until {when} ({zone})',
     openAlways: 'Open, its windows never close ({zone})',
     closedAnswers: '403 answers while closed',
-    closedRouteHint: 'Counted since the sidecar started. While closed every request gets 403 and a page saying when it opens.',
-    closedPeerHint: 'While closed the peer is off the WireGuard interface; it is put back at the next opening.',
+    closedHint_http: 'Counted since the sidecar started. While closed every request gets 403 and a page saying when it opens.',
+    closedHint_l4: 'While closed nothing listens on its port: TCP connections are refused and UDP gets no answer, until the next opening.',
+    closedHint_peer: 'While closed the peer is off the WireGuard interface; it is put back at the next opening.',
   },
   de: {
     legend: 'Zeitfenster',
-    hint: 'Wann es erreichbar ist. Außerhalb der Zeitfenster antwortet eine Route mit 403 und einer Seite mit der Öffnungszeit; der Tunnel eines Peers überträgt nichts.',
+    hint: 'Wann es erreichbar ist. Außerhalb der Zeitfenster antwortet eine HTTP-Route mit 403 und einer Seite mit der Öffnungszeit, eine L4-Route lauscht nicht mehr auf ihrem Port, und der Tunnel eines Peers überträgt nichts.',
     mode: 'Wann geöffnet',
     always: 'Immer geöffnet',
     windowsOnly: 'Nur in diesen Zeitfenstern',
@@ -52,7 +53,8 @@ export default defineDict('schedule', {
     openUntil: 'Geöffnet bis {when} ({zone})',
     openAlways: 'Geöffnet, die Zeitfenster schließen nie ({zone})',
     closedAnswers: '403-Antworten während geschlossen',
-    closedRouteHint: 'Gezählt seit dem Start des Sidecars. Solange geschlossen, erhält jede Anfrage 403 und eine Seite mit der Öffnungszeit.',
-    closedPeerHint: 'Solange geschlossen, ist der Peer nicht an der WireGuard-Schnittstelle; bei der nächsten Öffnung kommt er zurück.',
+    closedHint_http: 'Gezählt seit dem Start des Sidecars. Solange geschlossen, erhält jede Anfrage 403 und eine Seite mit der Öffnungszeit.',
+    closedHint_l4: 'Solange geschlossen, lauscht nichts auf ihrem Port: TCP-Verbindungen werden abgewiesen, UDP bleibt ohne Antwort, bis zur nächsten Öffnung.',
+    closedHint_peer: 'Solange geschlossen, ist der Peer nicht an der WireGuard-Schnittstelle; bei der nächsten Öffnung kommt er zurück.',
   },
 });
