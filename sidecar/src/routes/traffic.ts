@@ -203,6 +203,28 @@ export const trafficView = {
     .meta({ description: 'the encodings offered, in order of preference ([] = none); compress_enabled is true when it is not empty' }),
 };
 
+/** GET /routes/:id/backends (routes/backend-health.ts): each backend with its state as Caddy sees it. */
+export const backendStateView = z.object({
+  index: z.number().int().meta({ description: "the place in the route's backends (0: the route's target)" }),
+  target_kind: z.enum(['peer', 'gateway']),
+  peer_id: z.number().int(),
+  target_host: z.string().nullable(),
+  target_port: z.number().int(),
+  weight: z.number().int(),
+  dial: z.string().nullable().meta({ description: 'the address Caddy dials (tunnel address:port); null when the peer is disabled, expired or gone' }),
+  state: z.enum(['up', 'down', 'unknown']).meta({
+    description:
+      "up: in Caddy's rotation; down: failed its health check (out of the rotation); unknown: not known yet, the peer is off, or Gatehouse does not run Caddy",
+  }),
+  since: z.string().nullable().meta({ format: 'date-time', description: 'when the state was first seen' }),
+});
+export const routeBackendsResponse = z.object({
+  ok: z.literal(true),
+  route_id: z.number().int(),
+  backends: z.array(backendStateView),
+  checked_at: z.string().nullable().meta({ format: 'date-time', description: "when Caddy's states were last read" }),
+});
+
 /** The stored shape of these fields on a route (routes/model.ts Route). */
 export interface TrafficSettings {
   backends: Backend[];

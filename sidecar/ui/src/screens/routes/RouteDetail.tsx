@@ -18,6 +18,7 @@ import { monitorable, ROUTE_EVENTS, type Route } from './model';
 import { CertificateBadge, EnabledBadge, MonitorStatus, ProtectionBadges, SiteLink, siteUrl } from './status';
 import { ExposureBadge } from '../exposure/ExposureSection';
 import { AccessBadge, AccessWindowCard } from '../schedule/AccessState';
+import { BackendsCard, watched } from '../backends/BackendsCard';
 
 const onOff = (b: boolean) => (b ? t('routes.on') : t('routes.off'));
 
@@ -237,6 +238,7 @@ export default function RouteDetail(props: { id: number }) {
           </Card>
         )}
       </div>
+      {watched(r) && <BackendsCard route={r} peers={peers.byId} />}
       {http && (r.route_auth || (r.basic_auth_user !== null && r.basic_auth_password_set && !r.domain.startsWith('*.'))) && <ShareLinksPanel routeId={r.id} />}
       <Uptime route={r} />
       {http && <TraceView route={r} />}

@@ -31,9 +31,11 @@ import type { CertificatesResponse, CreateRouteBody, RouteResponse } from '../..
 import type { MirrorTarget, Route, WizardPeer } from './model';
 import { GeoSection, geoBody, geoValues, type GeoValues } from '../geo/GeoSection';
 import { ScheduleSection, scheduleBody, scheduleValues, type ScheduleValues } from '../schedule/ScheduleSection';
+import { BackendsSection, HeadersSection } from '../backends/BackendsSection';
+import { trafficBody, trafficValues, type TrafficValues } from '../backends/values';
 
 /** The form's state (UI only): the route's API fields, list fields as editable text (one entry per line); toBody makes the request of it. */
-export interface RouteValues extends ExposureValues, GeoValues, ScheduleValues {
+export interface RouteValues extends ExposureValues, GeoValues, ScheduleValues, TrafficValues {
   domain: string;
   description: string;
   route_type: 'http' | 'l4';
@@ -101,6 +103,7 @@ export function toValues(r: Route | null): RouteValues {
     ...exposureValues(r),
     ...geoValues(r),
     ...scheduleValues(r),
+    ...trafficValues(r),
     domain: r?.domain ?? '',
     description: r?.description ?? '',
     route_type: r?.route_type ?? 'http',
@@ -202,6 +205,7 @@ export function toBody(v: RouteValues, existing: Route | null): CreateRouteBody 
     ...exposureBody(v, http),
     geo_filter: geoBody(v),
     access_schedule: scheduleBody(v),
+    ...trafficBody(v, http),
   };
   if (!existing) b.enabled = v.enabled;
   if (http) {
@@ -469,6 +473,7 @@ function RouteFormBody(props: { route: Route | null }) {
           )}
           {http && <CheckField form={form} name="backend_https" label={t('routes.backendHttps')} />}
         </Section>
+        {http && <BackendsSection form={form} peers={peers.list} />}
 
         {http && (
           <Section form={form} legend={t('routes.secHttps')}>
@@ -484,9 +489,10 @@ function RouteFormBody(props: { route: Route | null }) {
                 options={(certs.data?.certificates ?? []).map((c) => ({ value: c.id, label: `${c.name} (${c.subject_names.join(', ')})` }))}
               />
             )}
-            <CheckField form={form} name="compress_enabled" label={t('routes.compress')} />
           </Section>
         )}
+
+        {http && <HeadersSection form={form} />}
 
         <h2 class="route-group">{t('routes.protection')}</h2>
         {http && <ExposureSection form={form} values={v} />}
