@@ -129,7 +129,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
     '#f-bot_blocker_enabled',
     '#f-basic_auth_user',
     '#f-debug_enabled',
-    '#f-compress_enabled',
+    'input[name=compression]',
   ]) {
     assert.equal(await page.locator(httpOnly).count(), 0, `${httpOnly} is hidden for L4`);
   }
@@ -183,7 +183,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
   await page.check('input[name="bot_blocker_config.categories"][value="scanner"]');
   await page.check('#f-bot_blocker_config-block_exploit_paths');
   await page.fill('#f-bot_blocker_config-custom_user_agents', 'BadBot\n^evil');
-  await page.check('#f-compress_enabled');
+  await page.check('input[name=compression][value=zstd]');
   await page.check('#f-monitoring_enabled');
   await page.check('#f-debug_enabled');
   await page.check('#f-acl_enabled');
@@ -223,6 +223,7 @@ test('routes through the UI: create HTTP and L4, field error keeps input, edit p
   assert.equal(stored.bot_blocker_mode, 'log');
   assert.deepEqual(stored.bot_blocker_config, { categories: ['scanner'], custom_user_agents: ['BadBot', '^evil'], block_exploit_paths: true });
   assert.equal(stored.compress_enabled, true);
+  assert.deepEqual(stored.compression, ['zstd'], 'the ticked encoding');
   assert.equal(stored.monitoring_enabled, true);
   assert.equal(stored.debug_enabled, true);
   assert.equal(stored.acl_enabled, true);

@@ -16,7 +16,8 @@ export const UNKNOWN_REFRESH_MS = 5000;
 const RELOAD_ON = ['route_updated', 'route_enabled', 'route_disabled', 'peer_updated', 'peer_enabled', 'peer_disabled', 'peer_expired'];
 
 /** Whether the route's backends are watched: several of them, or an active health check. */
-export const watched = (r: Pick<Route, 'route_type' | 'backends' | 'health_check'>) => r.route_type === 'http' && (r.backends.length > 0 || r.health_check !== null);
+export const watched = (r: Pick<Route, 'route_type' | 'backends' | 'health_check'>) =>
+  r.route_type === 'http' && (r.backends.length > 0 || r.health_check !== null);
 
 export function BackendsCard(props: { route: Route; peers: Map<number, WizardPeer> }) {
   useLang();
@@ -55,7 +56,9 @@ export function BackendsCard(props: { route: Route; peers: Map<number, WizardPee
     >
       <p class="hint">
         {several ? t(`backends.policy_${r.lb_policy}`) : t('backends.single')}
-        {r.health_check ? ` · ${t('backends.healthSummary', { path: r.health_check.path, s: r.health_check.interval_s, status: r.health_check.expect_status })}` : ''}
+        {r.health_check
+          ? ` · ${t('backends.healthSummary', { path: r.health_check.path, s: r.health_check.interval_s, status: r.health_check.expect_status })}`
+          : ''}
       </p>
       <ErrorBanner error={error} onRetry={reload} />
       {rows.length > 0 && (
@@ -89,9 +92,7 @@ export function BackendsCard(props: { route: Route; peers: Map<number, WizardPee
           </table>
         </div>
       )}
-      <p class="hint backends-checked">
-        {data?.checked_at ? t('backends.checkedAt', { time: fmtDate(data.checked_at) }) : t('backends.notChecked')}
-      </p>
+      <p class="hint backends-checked">{data?.checked_at ? t('backends.checkedAt', { time: fmtDate(data.checked_at) }) : t('backends.notChecked')}</p>
     </Card>
   );
 }

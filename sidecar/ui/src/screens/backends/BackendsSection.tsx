@@ -131,7 +131,15 @@ export function BackendsSection<T extends TrafficValues>(props: { form: Form<T>;
                 <TextField form={form} name="lb_cookie_name" label={t('backends.cookieName')} hint={t('backends.cookieNameHint')} required autoComplete="off" />
               )}
               {weights && (
-                <NumberField form={form} name="target_weight" also="backends.0.weight" label={t('backends.targetWeight')} hint={t('backends.weightHint')} min={1} max={100} />
+                <NumberField
+                  form={form}
+                  name="target_weight"
+                  also="backends.0.weight"
+                  label={t('backends.targetWeight')}
+                  hint={t('backends.weightHint')}
+                  min={1}
+                  max={100}
+                />
               )}
             </>
           )}
@@ -145,7 +153,14 @@ export function BackendsSection<T extends TrafficValues>(props: { form: Form<T>;
           <div class="form-grid">
             <TextField form={form} name="health_check.path" label={t('backends.healthPath')} hint={t('backends.healthPathHint')} autoComplete="off" />
             <NumberField form={form} name="health_check.interval_s" label={t('backends.healthInterval')} min={1} max={3600} />
-            <NumberField form={form} name="health_check.timeout_s" label={t('backends.healthTimeout')} hint={t('backends.healthTimeoutHint')} min={1} max={60} />
+            <NumberField
+              form={form}
+              name="health_check.timeout_s"
+              label={t('backends.healthTimeout')}
+              hint={t('backends.healthTimeoutHint')}
+              min={1}
+              max={60}
+            />
             <NumberField form={form} name="health_check.expect_status" label={t('backends.healthStatus')} min={100} max={599} />
           </div>
         )}
@@ -172,7 +187,7 @@ function HeaderRows(props: { form: Form<TrafficValues>; dir: HeaderDir }) {
               name={`${path}.${i}.name`}
               also={keys[i] ?? undefined}
               label={t('backends.headerName', { n })}
-              placeholder="X-Example"
+              placeholder={t('backends.headerNamePlaceholder')}
               autoComplete="off"
             />
             <SelectField

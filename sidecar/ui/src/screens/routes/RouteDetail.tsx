@@ -90,7 +90,7 @@ export default function RouteDetail(props: { id: number }) {
       ? ([
           [t('routes.https'), r.https_enabled],
           [t('routes.backendHttps'), r.backend_https],
-          [t('routes.compress'), r.compress_enabled],
+          [t('backends.compression'), r.compress_enabled, r.compression.join(', ') || undefined],
           [t('routes.secBasicAuth'), r.basic_auth_user !== null, r.basic_auth_user ?? undefined],
         ] as [string, boolean, string?][])
       : []),
