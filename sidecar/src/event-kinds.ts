@@ -1252,6 +1252,45 @@ export const EVENT_KINDS = {
     scope: 'admin',
     activity: (e) => ({ source: 'webhooks', msg: msg('webhook.deleted', { name: e.name }), details: { webhook_id: e.webhook_id }, user_id: e.actor }),
   }),
+  oidc_provider_created: kind({
+    payload: z.object({
+      provider_id: z.number(),
+      name: z.string(),
+      issuer: z.string(),
+      allow_private: z.boolean().meta({ description: 'an admin allowed it loopback, private ranges and this server' }),
+      actor,
+    }),
+    scope: 'admin',
+    activity: (e) => ({
+      severity: e.allow_private ? 'warning' : 'info',
+      source: 'auth',
+      msg: msg('oidc.provider_created', { name: e.name }),
+      details: { provider_id: e.provider_id, issuer: e.issuer, allow_private: e.allow_private },
+      user_id: e.actor,
+    }),
+  }),
+  oidc_provider_updated: kind({
+    payload: z.object({
+      provider_id: z.number(),
+      name: z.string(),
+      fields: changed.meta({ description: 'changed field names; "client_secret" when it was replaced or removed' }),
+      allow_private: z.boolean().meta({ description: 'after the change: an admin allowed it loopback, private ranges and this server' }),
+      actor,
+    }),
+    scope: 'admin',
+    activity: (e) => ({
+      severity: e.fields.includes('allow_private') && e.allow_private ? 'warning' : 'info',
+      source: 'auth',
+      msg: msg('oidc.provider_updated', { name: e.name, fields: e.fields }),
+      details: { provider_id: e.provider_id, fields: e.fields, allow_private: e.allow_private },
+      user_id: e.actor,
+    }),
+  }),
+  oidc_provider_deleted: kind({
+    payload: z.object({ provider_id: z.number(), name: z.string(), actor }),
+    scope: 'admin',
+    activity: (e) => ({ source: 'auth', msg: msg('oidc.provider_deleted', { name: e.name }), details: { provider_id: e.provider_id }, user_id: e.actor }),
+  }),
   webhook_delivery_updated: kind({
     payload: z.object({
       webhook_id: z.number(),

@@ -13,6 +13,7 @@ import type { ModelDefiner } from './db/models.js';
 import type Koa from 'koa';
 import { systemFeature } from './system/feature.js';
 import { authFeature } from './auth/feature.js';
+import { oidcFeature } from './oidc/feature.js';
 import { usersFeature } from './users/feature.js';
 import { tokensFeature } from './tokens/feature.js';
 import { settingsFeature } from './settings/feature.js';
@@ -49,6 +50,7 @@ import { quotasFeature } from './quotas/feature.js';
 export const features: readonly Feature[] = [
   systemFeature, // GET /health first
   authFeature, // sign-in; hourly session housekeeping
+  oidcFeature, // sign-in through OpenID Connect providers (its pages ahead of the admin app's)
   usersFeature,
   tokensFeature,
   settingsFeature,

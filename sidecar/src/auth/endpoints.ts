@@ -26,6 +26,7 @@ import { renderRecoveryCodesPage } from '../web/second-factor.js';
 import { okOnly } from '../http/responses.js';
 import { LAST_USER_COOKIE, LAST_USER_MAX_AGE_MS, LOCKED_COOKIE, nextParam, safeNext } from './next.js';
 import { passwordSchema } from '../users/schema.js';
+import { passwordSignInAllowed } from '../oidc/service.js';
 
 export function wantsJson(ctx: Koa.Context): boolean {
   const accept = ctx.get('Accept');
@@ -41,13 +42,13 @@ function sessionCsrf(ctx: Koa.Context): string {
 }
 
 /** Where a browser goes once signed in: `next`, through /password first while a generated password is unchanged. */
-function afterSignIn(user: PublicUser, next: unknown): string {
+export function afterSignIn(user: PublicUser, next: unknown): string {
   const target = safeNext(next);
   return user.must_change_password && !/^\/password(\?|$)/.test(target) ? `/password${nextParam(target, '?')}` : target;
 }
 
-/** The session of a completed sign-in: its user and a fresh CSRF token; JSON clients get them, browsers go on. */
-function openSession(ctx: Koa.Context, user: PublicUser, next: unknown, json: boolean, now: number) {
+/** The session of a completed sign-in (a password's, or a provider's: oidc/flow.ts): its user and a fresh CSRF token; JSON clients get them, browsers go on. */
+export function openSession(ctx: Koa.Context, user: PublicUser, next: unknown, json: boolean, now: number) {
   const csrf = newCsrfToken();
   delete ctx.session!.pendingSignIn;
   ctx.session!.userId = user.id;
@@ -111,6 +112,8 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         const json = wantsJson(ctx);
         try {
           const row = await deps.users.checkPassword(body.username, body.password, ctx.state.clientIp);
+          // an account a provider signs in, whose provider switched passwords off (oidc/service.ts; not the break-glass admin)
+          if (!(await passwordSignInAllowed(deps.db.models, row))) throw new AppError('unauthorized', msg('oidc.password_off'));
           // Session fixation: a fresh session id on every sign-in step.
           if (ctx.session && !ctx.session.isNew) await ctx.session.regenerate();
           const step = await deps.secondFactor.pendingStep(row.id);

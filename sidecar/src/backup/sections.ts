@@ -324,6 +324,27 @@ export const SECTIONS: readonly Section[] = [
     label: (r) => String(r.name),
   },
   {
+    name: 'oidc_providers',
+    table: 'oidc_providers',
+    model: (m) => m.OidcProvider,
+    pk: 'id',
+    autoId: true,
+    secrets: { client_secret_enc: 'master' },
+    identity: (r) => lower(r.name),
+    label: (r) => String(r.name),
+  },
+  {
+    // accounts linked to a provider's subject: a restored server signs the same people in as the same accounts
+    name: 'oidc_identities',
+    table: 'oidc_identities',
+    model: (m) => m.OidcIdentity,
+    pk: 'id',
+    autoId: true,
+    refs: { provider_id: { section: 'oidc_providers' }, user_id: { section: 'users' } },
+    identity: (r) => `${String(r.provider_id)}|${String(r.subject)}`,
+    label: (r) => `link of user ${String(r.user_id)} to provider ${String(r.provider_id)}`,
+  },
+  {
     name: 'backup_jobs',
     table: 'backup_jobs',
     model: (m) => m.BackupJob,

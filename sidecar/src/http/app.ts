@@ -30,7 +30,7 @@ export interface AppOptions {
 
 /** The rate-limit scope a path belongs to, for requests no endpoint answers. */
 export function limitScopeOfPath(p: string): RateLimitName | undefined {
-  if (p === '/login') return 'login';
+  if (p === '/login' || p.startsWith('/auth/oidc/')) return 'login';
   if (p === '/api/v1/client/peer/hostname') return 'hostname';
   if (p.startsWith('/c/')) return 'link';
   if (p.startsWith('/api/v1/client/')) return 'client';
@@ -275,10 +275,11 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
   app.use(router.routes());
   // No endpoint took the request (unknown path: 404; known path, other method: 405/501): it still
   // counts against its scope's limit and carries the Ratelimit-* headers.
-  // GET /login (the sign-in page, served below) shows the login scope's headers without counting.
+  // GET /login (the sign-in page, served below) shows the login scope's headers without counting;
+  // the steps of a sign-in through a provider (/auth/oidc/…, oidc/flow.ts) count as sign-ins.
   app.use(async (ctx, next) => {
     const scope = limitScopeOfPath(ctx.path);
-    if (scope === 'login' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    if (scope === 'login' && ctx.path === '/login' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       await limits.peek('login', ctx);
       return next();
     }

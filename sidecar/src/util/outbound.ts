@@ -1,9 +1,9 @@
 // Every request the server makes to a URL it was given (webhook deliveries and their test, branding
-// images fetched by URL, the licence refresh, the S3 endpoint of auto-backups, and OIDC discovery when
-// it comes) goes through this one guard against request forgery (SSRF): such a request must not make
-// the server call itself, loopback, or hosts on private networks (the admin API, Caddy's admin API on
-// 127.0.0.1:2019, the peers' tunnel addresses, cloud metadata at 169.254.169.254, the LAN behind the
-// server).
+// images fetched by URL, the licence refresh, the S3 endpoint of auto-backups, every request to an
+// OpenID Connect provider: discovery, keys, tokens, user info) goes through this one guard against
+// request forgery (SSRF): such a request must not make the server call itself, loopback, or hosts on
+// private networks (the admin API, Caddy's admin API on 127.0.0.1:2019, the peers' tunnel addresses,
+// cloud metadata at 169.254.169.254, the LAN behind the server).
 //
 // - Only global unicast addresses are targets (ipaddr.js classifies them; every numeric form of an
 //   IPv4 address is parsed: 127.1, 0x7f.1, 2130706433, 0177.0.0.1). IPv6 addresses that embed an IPv4
@@ -31,7 +31,7 @@ import type { Duplex } from 'node:stream';
 import ipaddr from 'ipaddr.js';
 
 /** The server-side fetches, each with its own policy (GATEHOUSE_OUTBOUND_ALLOW_PRIVATE names them). */
-export const OUTBOUND_USES = ['webhooks', 'branding', 'licence', 'backup_s3'] as const;
+export const OUTBOUND_USES = ['webhooks', 'branding', 'licence', 'backup_s3', 'oidc'] as const;
 export type OutboundUse = (typeof OUTBOUND_USES)[number];
 
 export interface Resolved {

@@ -4,6 +4,7 @@ import type Koa from 'koa';
 import type { Deps } from '../deps.js';
 import { LAST_USER_COOKIE, LOCKED_COOKIE, nextParam, safeNext } from '../auth/next.js';
 import type { UserRow } from '../db/models.js';
+import { enabledProviders } from '../oidc/service.js';
 
 export type Lang = 'en' | 'de';
 const T = {
@@ -17,6 +18,8 @@ const T = {
     locked: 'Too many failed attempts: this account is locked for a while.',
     lockedFor: (m: number) => `Try again in ${m} minute${m === 1 ? '' : 's'}.`,
     lockedUpTo: (m: number) => `A lock lasts up to ${m} minute${m === 1 ? '' : 's'}.`,
+    or: 'or',
+    signInWith: (name: string) => `Sign in with ${name}`,
   },
   de: {
     title: 'Anmelden',
@@ -28,6 +31,8 @@ const T = {
     locked: 'Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt.',
     lockedFor: (m: number) => `Erneut versuchen in ${m} Minute${m === 1 ? '' : 'n'}.`,
     lockedUpTo: (m: number) => `Eine Sperre dauert höchstens ${m} Minute${m === 1 ? '' : 'n'}.`,
+    or: 'oder',
+    signInWith: (name: string) => `Mit ${name} anmelden`,
   },
 };
 
@@ -55,7 +60,9 @@ h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .3rem;fon
 input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #b8bec9;border-radius:4px;font-size:1rem}
 button{margin-top:1.2rem;width:100%;padding:.6rem;background:#2456d3;color:#fff;border:0;border-radius:4px;font-size:1rem;cursor:pointer}
 .err{background:#fdecea;color:#8a1c12;padding:.6rem;border-radius:4px}
-button.secondary{background:#fff;color:#2456d3;border:1px solid #2456d3}small{color:#5b6472}`;
+button.secondary{background:#fff;color:#2456d3;border:1px solid #2456d3}small{color:#5b6472}
+a.sso{display:block;box-sizing:border-box;margin-top:.6rem;width:100%;padding:.6rem;text-align:center;color:#2456d3;border:1px solid #2456d3;border-radius:4px;text-decoration:none}
+p.or{text-align:center;color:#5b6472;margin:1rem 0 0}`;
 
 /** The Content-Security-Policy of the server-rendered pages: no script at all, inline styles only. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'";
@@ -105,11 +112,15 @@ function lastUsername(ctx: Koa.Context): string {
 
 /**
  * The sign-in page (pure: golden-testable); `error` is the message to show, `next` the target (kept only when same-origin),
- * `username` the name of a refused attempt, put back (the focus then goes to the password).
+ * `username` the name of a refused attempt, put back (the focus then goes to the password); `providers` the enabled
+ * OpenID Connect providers, each a "Sign in with <name>" link to its start (oidc/flow.ts) carrying `next`.
  */
-export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown; username?: string }): string {
+export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown; username?: string; providers?: { id: number; name: string }[] }): string {
   const t = T[o.lang];
   const target = safeNext(o.next);
+  const sso = o.providers?.length
+    ? `<p class="or">${t.or}</p>${o.providers.map((p) => `<a class="sso" href="/auth/oidc/${p.id}/start${nextParam(target, '?')}">${escapeHtml(t.signInWith(p.name))}</a>`).join('')}`
+    : '';
   return page(
     o.lang,
     t.title,
@@ -117,7 +128,7 @@ export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown;
 <form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(target === '/' ? '' : target)}">
 <label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required${o.username ? ` value="${escapeHtml(o.username)}"` : ' autofocus'}>
 <label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required${o.username ? ' autofocus' : ''}>
-<button type="submit">${t.submit}</button></form></main>`,
+<button type="submit">${t.submit}</button></form>${sso}</main>`,
   );
 }
 
@@ -142,7 +153,13 @@ export function webMiddleware(deps: Deps): Koa.Middleware {
             : ctx.query.error === 'expired'
               ? t.expired
               : '';
-      ctx.body = renderLoginPage({ lang, error, next: ctx.query.next, username: error ? lastUsername(ctx) : undefined });
+      ctx.body = renderLoginPage({
+        lang,
+        error,
+        next: ctx.query.next,
+        username: error ? lastUsername(ctx) : undefined,
+        providers: await enabledProviders(deps.db.models),
+      });
       return;
     }
     return next();

@@ -16,7 +16,8 @@ export type Resource =
   | 'Endpoint'
   | 'Logo'
   | 'Background image'
-  | 'Config link';
+  | 'Config link'
+  | 'OIDC provider';
 
 export const access = {
   'resource.not_found': (p: { what: Resource }) => `${p.what} not found`,

@@ -24,11 +24,12 @@ import { wireguard } from './wireguard.js';
 import { outside } from './outside.js';
 import { schedule } from './schedule.js';
 import { quotas } from './quotas.js';
+import { oidc } from './oidc.js';
 
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule, quotas } as const;
+export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule, quotas, oidc } as const;
 
 export const MESSAGES = {
   ...request,
@@ -45,6 +46,7 @@ export const MESSAGES = {
   ...outside,
   ...schedule,
   ...quotas,
+  ...oidc,
 } satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;

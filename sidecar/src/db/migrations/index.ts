@@ -32,6 +32,7 @@ import * as m074routeExposure from './074_route_exposure.js';
 import * as m072accessSchedule from './072_access_schedule.js';
 import * as m078adminSecondFactor from './078_admin_second_factor.js';
 import * as m079peerQuotas from './079_peer_quotas.js';
+import * as m080oidcProviders from './080_oidc_providers.js';
 
 export type Migration = {
   name: string;
@@ -72,4 +73,5 @@ export const migrations: Migration[] = [
   m073routeGeoFilter,
   m078adminSecondFactor,
   m079peerQuotas,
+  m080oidcProviders,
 ];

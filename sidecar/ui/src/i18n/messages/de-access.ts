@@ -19,6 +19,7 @@ const RESOURCE: Record<Resource, string> = {
   Logo: 'Logo',
   'Background image': 'Hintergrundbild',
   'Config link': 'Konfigurations-Link',
+  'OIDC provider': 'OIDC-Anbieter',
 };
 
 export const access_de = {

@@ -13,6 +13,7 @@ import { schemas_de } from './de-schemas';
 import { outside_de } from './de-outside';
 import { schedule_de } from './de-schedule';
 import { quotas_de } from './de-quotas';
+import { oidc_de } from './de-oidc';
 import type { Lang } from '../define';
 
 export const DE = {
@@ -30,6 +31,7 @@ export const DE = {
   ...outside_de,
   ...schedule_de,
   ...quotas_de,
+  ...oidc_de,
 } satisfies Translation<Messages>;
 
 type AnyWording = (p: unknown, w: Words) => string;
