@@ -1,18 +1,11 @@
 // /api/v1/auth/oidc/providers (admin role; tokens: full-access): the OpenID Connect providers of the
 // admin sign-in, and the discovery test. The sign-in itself is served outside the registry
 // (oidc/flow.ts: GET /auth/oidc/:providerId/start and GET /auth/oidc/callback).
-import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
 import { createProviderBody, deletedResponse, providerResponse, providersResponse, testResponse, updateProviderBody } from './schema.js';
-import { oidcService } from './flow.js';
-
-/** The redirect URL to register at a provider: <public admin URL>/auth/oidc/callback (GATEHOUSE_ADMIN_DOMAIN, else the address this request came to). */
-export function callbackUrl(ctx: AppContext, c: Koa.Context): string {
-  const origin = ctx.config.adminDomain ? `https://${ctx.config.adminDomain}` : `${c.state.secure ? 'https' : 'http'}://${c.host}`;
-  return `${origin}/auth/oidc/callback`;
-}
+import { callbackUrl, oidcService } from './flow.js';
 
 export function oidcEndpoints(ctx: AppContext): Endpoint[] {
   const svc = () => oidcService(ctx);

@@ -17,7 +17,6 @@ import { openSession } from '../auth/endpoints.js';
 import { PAGE_CSP, pickLang, sessionUser } from '../web/index.js';
 import { FLOW_MAX_AGE_MS, OidcService, SignInRefused, type OidcFlow } from './service.js';
 import { renderRefusedPage } from './pages.js';
-import { callbackUrl } from './endpoints.js';
 
 export const START_PATH = /^\/auth\/oidc\/(\d{1,10})\/start$/;
 export const CALLBACK_PATH = '/auth/oidc/callback';
@@ -30,6 +29,12 @@ export function oidcService(ctx: AppContext): OidcService {
   let s = services.get(ctx);
   if (!s) services.set(ctx, (s = new OidcService(ctx)));
   return s;
+}
+
+/** The redirect URL to register at a provider: <public admin URL>/auth/oidc/callback (GATEHOUSE_ADMIN_DOMAIN, else the address this request came to). */
+export function callbackUrl(ctx: AppContext, c: Koa.Context): string {
+  const origin = ctx.config.adminDomain ? `https://${ctx.config.adminDomain}` : `${c.state.secure ? 'https' : 'http'}://${c.host}`;
+  return `${origin}/auth/oidc/callback`;
 }
 
 function pageHeaders(ctx: Koa.Context): void {
