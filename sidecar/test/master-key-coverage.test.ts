@@ -16,6 +16,7 @@ const SECRET_LOOKING = /(_enc$|_sealed$|secret|private_key|passphrase|password|t
 /** table.column -> why it is not a declared secret although its name looks like one */
 const NOT_SECRETS: Record<string, string> = {
   'users.must_change_password': 'a flag',
+  'oidc_providers.allow_password_for_sso_users': 'a flag (whether accounts linked to the provider may also sign in with a password)',
   'route_auth_codes.code_hash':
     'HMAC of a one-time e-mail code under a key derived from the master key; the codes expire within minutes and a rotation leaves pending ones invalid (README)',
   'gateways.reported_config_hash': 'hash of the configuration a gateway last reported (not a secret)',

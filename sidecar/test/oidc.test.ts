@@ -153,7 +153,10 @@ test('the sign-in page offers "Sign in with <name>" per enabled provider, in Eng
   assert.match(en.data, new RegExp(`<a class="sso" href="/auth/oidc/${providerId}/start\\?next=%2Fpeers">Sign in with Test IdP</a>`));
   const de = await s.req('/login', { headers: { 'accept-language': 'de' } });
   assert.match(de.data, /Mit Test IdP anmelden/);
-  const off = await api('/auth/oidc/providers', { method: 'POST', json: { name: 'Hidden', issuer: 'https://id.example.test', client_id: 'x', enabled: false } });
+  const off = await api('/auth/oidc/providers', {
+    method: 'POST',
+    json: { name: 'Hidden', issuer: 'https://id.example.test', client_id: 'x', enabled: false },
+  });
   assert.equal(off.status, 201, JSON.stringify(off.data));
   assert.doesNotMatch((await s.req('/login')).data, /Hidden/, 'a disabled provider has no button');
   const started = await visit(new Jar(), `${s.url}/auth/oidc/${off.data.provider.id}/start`);
@@ -256,7 +259,13 @@ test('an existing account is linked by its verified e-mail address only; the pas
   assert.equal(off.data.code, 'oidc.password_off');
   // the break-glass admin keeps the password even when linked
   const admin = (await s.deps.db.models.User.findOne({ where: { username: ADMIN.username }, raw: true })) as Row<'User'> | null;
-  await s.deps.db.models.OidcIdentity.create({ provider_id: providerId, subject: 'admin-sub', user_id: admin!.id, created_at: Date.now(), last_login_at: null });
+  await s.deps.db.models.OidcIdentity.create({
+    provider_id: providerId,
+    subject: 'admin-sub',
+    user_id: admin!.id,
+    created_at: Date.now(),
+    last_login_at: null,
+  });
   assert.equal((await login(s)).cookie.length > 0, true);
   await s.deps.db.models.OidcIdentity.destroy({ where: { subject: 'admin-sub' } });
   await api(`/auth/oidc/providers/${providerId}`, { method: 'PUT', json: { allow_password_for_sso_users: true } });
@@ -301,7 +310,10 @@ test('the client secret is sealed at rest and in no answer', async () => {
   await api(`/auth/oidc/providers/${providerId}`, { method: 'PUT', json: { client_secret: '' } });
   const kept = (await s.deps.db.models.OidcProvider.findByPk(providerId, { raw: true })) as Row<'OidcProvider'> | null;
   assert.equal(s.deps.crypto.open(kept!.client_secret_enc!), CLIENT_SECRET);
-  const created = await api('/auth/oidc/providers', { method: 'POST', json: { name: 'Public', issuer: 'https://id.example.test', client_id: 'p', client_secret: 'x-secret' } });
+  const created = await api('/auth/oidc/providers', {
+    method: 'POST',
+    json: { name: 'Public', issuer: 'https://id.example.test', client_id: 'p', client_secret: 'x-secret' },
+  });
   assert.equal(created.data.provider.client_secret_set, true);
   const removed = await api(`/auth/oidc/providers/${created.data.provider.id}`, { method: 'PUT', json: { client_secret: null } });
   assert.equal(removed.data.provider.client_secret_set, false);
@@ -366,7 +378,11 @@ test('CRUD by role and token scope: admin only for writes, viewers read; events 
   assert.equal(await count(), before);
   assert.equal((await api(`/auth/oidc/providers/${id}`)).status, 404);
   const rows = (await api('/logs/activity?limit=20')).data.entries as { code: string }[];
-  for (const code of ['oidc.provider_created', 'oidc.provider_updated', 'oidc.provider_deleted']) assert.ok(rows.some((e) => e.code === code), code);
+  for (const code of ['oidc.provider_created', 'oidc.provider_updated', 'oidc.provider_deleted'])
+    assert.ok(
+      rows.some((e) => e.code === code),
+      code,
+    );
 });
 
 test('bad input: 400 naming every field, 422 for an http issuer without allow_private, 409 for a taken name; nothing changed', async () => {
@@ -381,12 +397,26 @@ test('bad input: 400 naming every field, 422 for an http issuer without allow_pr
       scopes: ['profile'],
       username_claim: 'has space',
       enabled: 'yes',
-      role_mappings: [{ match: { group: 'a', email: 'a@example.test' }, role: 'admin' }, { match: {}, role: 'root' }],
+      role_mappings: [
+        { match: { group: 'a', email: 'a@example.test' }, role: 'admin' },
+        { match: {}, role: 'root' },
+      ],
       extra: 1,
     },
   });
   assert.equal(bad.status, 400, JSON.stringify(bad.data));
-  for (const f of ['name', 'issuer', 'client_id', 'scopes', 'username_claim', 'enabled', 'role_mappings.0.match', 'role_mappings.1.match', 'role_mappings.1.role', 'extra'])
+  for (const f of [
+    'name',
+    'issuer',
+    'client_id',
+    'scopes',
+    'username_claim',
+    'enabled',
+    'role_mappings.0.match',
+    'role_mappings.1.match',
+    'role_mappings.1.role',
+    'extra',
+  ])
     assert.ok(bad.data.fields?.[f], `fields.${f}: ${JSON.stringify(bad.data.fields)}`);
   const http422 = await api('/auth/oidc/providers', { method: 'POST', json: { name: 'Plain', issuer: 'http://id.example.test', client_id: 'x' } });
   assert.equal(http422.status, 422);

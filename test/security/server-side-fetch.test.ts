@@ -1,6 +1,6 @@
 // Security suite: every server-side fetch of a running sidecar (branding
 // logo_url / bg_image_url, webhook create, update and test delivery, the licence refresh, the S3
-// endpoint of auto-backups; OIDC discovery is one more test like these when it comes, over the same
+// endpoint of auto-backups, the discovery test and sign-in of OIDC providers, over the same
 // everyTarget() and redirectTargets() lists) against
 // loopback and private addresses in every spelling (decimal, hex, octal, short, IPv6 forms embedding
 // IPv4), DNS names resolving to them, a name resolving to a public and a private address at once, a
@@ -377,6 +377,55 @@ if (!INSIDE) {
       lan.close();
       await resetFar();
     }
+  });
+
+  test('OIDC providers: the discovery test and the sign-in refuse every target without allow_private ("not allowed", the same words for each), follow no redirect, and a name that rebinds to loopback is refused', async () => {
+    const wrong: string[] = [];
+    const provider = async (name: string, issuer: string, allow_private = false) => {
+      const r = await api('/auth/oidc/providers', 'POST', { name, issuer, client_id: 'probe', allow_private });
+      assert.equal(r.status, 201, JSON.stringify(r.data));
+      return r.data.provider.id as number;
+    };
+    const NOT_ALLOWED = 'oidc.test.not_allowed';
+    // the targets as https issuers (an http issuer needs allow_private: 422 at save)
+    for (const url of everyTarget()) {
+      const issuer = url.replace(/^http:/, 'https:').replace(/\/(canary|private)$/, '');
+      const id = await provider('probe', issuer);
+      const t = await api(`/auth/oidc/providers/${id}/test`, 'POST');
+      const r = t.data.result;
+      if (t.status !== 200 || r.reachable || r.message_code.code !== NOT_ALLOWED) wrong.push(`test ${issuer}: ${JSON.stringify(t.data)}`);
+      else if (r.message.includes(String(CANARY)) || r.message.includes(String(FAR_PORT))) wrong.push(`test ${issuer} tells more: ${r.message}`);
+      await api(`/auth/oidc/providers/${id}`, 'DELETE');
+    }
+    const plain = await api('/auth/oidc/providers', 'POST', { name: 'http', issuer: `http://127.0.0.1:${CANARY}`, client_id: 'probe' });
+    if (plain.status !== 422 || !plain.data.fields?.issuer) wrong.push(`http issuer without allow_private saved: ${plain.status}`);
+    assert.deepEqual(wrong, []);
+    // the sign-in: its discovery goes through the same guard, the page says the provider cannot be reached
+    const loop = await provider('loop', `https://127.0.0.1:${CANARY}`);
+    const start = await s.req(`/auth/oidc/${loop}/start`, { headers: { accept: 'text/html' } });
+    assert.equal(start.status, 502);
+    assert.match(String(start.data), /provider_unreachable/);
+    await api(`/auth/oidc/providers/${loop}`, 'DELETE');
+    // an allowed first hop that redirects to loopback: not followed, even for a provider with allow_private
+    for (const url of redirectTargets(CANARY).slice(0, 3)) {
+      const id = await provider('redirect', url, true);
+      const t = await api(`/auth/oidc/providers/${id}/test`, 'POST');
+      assert.equal(t.data.result.reachable, false, JSON.stringify(t.data));
+      assert.notEqual(t.data.result.message_code.code, 'oidc.test.ok');
+      await api(`/auth/oidc/providers/${id}`, 'DELETE');
+    }
+    // rebinding: a name that answers public when saved and loopback when fetched
+    const rebound = await provider('rebind', `https://rebind.probe.test:${CANARY}`);
+    fs.writeFileSync('/etc/hosts', HOSTS.replace(`${FAR} rebind.probe.test`, '127.0.0.1 rebind.probe.test'));
+    try {
+      const t = await api(`/auth/oidc/providers/${rebound}/test`, 'POST');
+      assert.equal(t.data.result.message_code.code, NOT_ALLOWED);
+    } finally {
+      fs.writeFileSync('/etc/hosts', HOSTS);
+    }
+    await api(`/auth/oidc/providers/${rebound}`, 'DELETE');
+    assert.deepEqual(await leaks(), [], 'requests that got past the guard');
+    await resetFar();
   });
 
   test('auto-backup S3 endpoint: create and update refuse every target, and a run whose endpoint rebinds to loopback is refused with "not allowed" only', async () => {

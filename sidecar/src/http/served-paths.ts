@@ -177,7 +177,7 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     produces: 'text/html',
     errorType: 'text/html',
     summary:
-      "Starts an admin sign-in through an OpenID Connect provider (the sign-in page's \"Sign in with <name>\" button): PKCE (S256), state and nonce are kept in this browser's server-side session, and the browser goes to the provider. `next`: the same-origin path to return to afterwards (anything else is /). Counts toward the sign-in rate limit",
+      'Starts an admin sign-in through an OpenID Connect provider (the sign-in page\'s "Sign in with <name>" button): PKCE (S256), state and nonce are kept in this browser\'s server-side session, and the browser goes to the provider. `next`: the same-origin path to return to afterwards (anything else is /). Counts toward the sign-in rate limit',
     responses: {
       '302': "to the provider's authorization endpoint (already signed in: to `next`)",
       '404': 'no such provider, or it is disabled: a page that says so',
@@ -193,7 +193,7 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     produces: 'text/html',
     errorType: 'text/html',
     summary:
-      "Where a provider sends the browser back (register <public admin URL>/auth/oidc/callback at the provider). The state must be one this browser started and not used yet; the code is exchanged and the ID token checked (signature, issuer, audience, nonce, expiry); the groups and e-mail address are mapped to a role. Then the second-factor policy applies as after a password. Counts toward the sign-in rate limit",
+      'Where a provider sends the browser back (register <public admin URL>/auth/oidc/callback at the provider). The state must be one this browser started and not used yet; the code is exchanged and the ID token checked (signature, issuer, audience, nonce, expiry); the groups and e-mail address are mapped to a role. Then the second-factor policy applies as after a password. Counts toward the sign-in rate limit',
     responses: {
       '302': 'signed in: to `next` (or /password, /login/second-factor, /login/enrol first)',
       '400': 'an unknown, tampered or used state, a refused or replayed code, an expired sign-in: a page that says which',

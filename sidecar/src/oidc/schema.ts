@@ -32,7 +32,8 @@ const issuer = text({ min: 1, max: 2048 })
 
 const clientId = text({ min: 1, max: 512 }).meta({ description: 'the client (application) id registered at the provider' });
 const clientSecret = text({ min: 1, max: 1024, trim: false }).meta({
-  description: 'the client secret registered at the provider; stored sealed with the master key, never shown again (client_secret_set says whether there is one)',
+  description:
+    'the client secret registered at the provider; stored sealed with the master key, never shown again (client_secret_set says whether there is one)',
 });
 
 const claim = (dflt: string, what: string) =>
@@ -44,7 +45,13 @@ const claim = (dflt: string, what: string) =>
     .meta({ description: `the claim that gives the ${what} (default ${dflt})` });
 
 const scopes = z
-  .array(z.string().min(1, 'required').max(128, fieldText('field.max_chars', { max: 128 })).regex(NAME_RE, fieldText('oidc.field.scope')))
+  .array(
+    z
+      .string()
+      .min(1, 'required')
+      .max(128, fieldText('field.max_chars', { max: 128 }))
+      .regex(NAME_RE, fieldText('oidc.field.scope')),
+  )
   .min(1, fieldText('oidc.field.scopes_openid'))
   .max(20, fieldText('field.at_most', { max: 20 }))
   .refine((v) => v.includes('openid'), { message: fieldText('oidc.field.scopes_openid') })
@@ -53,7 +60,14 @@ const scopes = z
 const match = z
   .strictObject({
     group: text({ min: 1, max: 256 }).optional().meta({ description: 'a value of the groups claim' }),
-    email: z.string().trim().toLowerCase().email(fieldText('field.email')).max(254).optional().meta({ description: 'an e-mail address (compared without regard to case)' }),
+    email: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .email(fieldText('field.email'))
+      .max(254)
+      .optional()
+      .meta({ description: 'an e-mail address (compared without regard to case)' }),
   })
   .superRefine((m, ctx) => {
     if ((m.group === undefined) === (m.email === undefined)) ctx.addIssue(fieldIssue(msg('oidc.field.mapping_match')));
@@ -176,7 +190,12 @@ export const discoveryResult = z
     message_code: messageRefSchema.meta({ description: 'the same as a message of the catalogue (oidc.test.*)' }),
     discovery_url: z.string(),
     endpoints: z
-      .object({ authorization_endpoint: z.string().nullable(), token_endpoint: z.string().nullable(), jwks_uri: z.string().nullable(), userinfo_endpoint: z.string().nullable() })
+      .object({
+        authorization_endpoint: z.string().nullable(),
+        token_endpoint: z.string().nullable(),
+        jwks_uri: z.string().nullable(),
+        userinfo_endpoint: z.string().nullable(),
+      })
       .nullable(),
   })
   .meta({ description: "The result of fetching a provider's discovery document" });

@@ -354,7 +354,13 @@ export class OidcService {
     if (cached && cached.key === key && this.core.clock() - cached.at < CONFIG_TTL_MS) return cached.config;
     const guarded = guardedFetch(this.policy(asBool(r.allow_private)), { timeoutMs: FETCH_TIMEOUT_MS, maxBytes: 1 << 20 });
     const fetch: client.CustomFetch = (url, o) =>
-      guarded(url, { method: o.method, headers: o.headers, body: o.body instanceof Uint8Array ? Buffer.from(o.body) : o.body, signal: o.signal, redirect: o.redirect });
+      guarded(url, {
+        method: o.method,
+        headers: o.headers,
+        body: o.body instanceof Uint8Array ? Buffer.from(o.body) : o.body,
+        signal: o.signal,
+        redirect: o.redirect,
+      });
     const secret = r.client_secret_enc ? this.core.crypto.open(r.client_secret_enc) : null;
     const insecure = new URL(r.issuer).protocol === 'http:';
     const config = await client.discovery(
@@ -543,7 +549,8 @@ export class OidcService {
   /** The claim's username when free, else with the provider's name, else numbered. */
   private async freeUsername(wanted: string, provider: string): Promise<string> {
     const base = wanted.replace(/[^A-Za-z0-9_.@-]/g, '_').slice(0, 60) || 'sso-user';
-    const taken = async (n: string) => (await findRows(this.models.User, { where: sqlWhere(fn('lower', col('username')), n.toLowerCase()), limit: 1 })).length > 0;
+    const taken = async (n: string) =>
+      (await findRows(this.models.User, { where: sqlWhere(fn('lower', col('username')), n.toLowerCase()), limit: 1 })).length > 0;
     if (!(await taken(base))) return base;
     const withProvider = `${base}-${provider.replace(/[^A-Za-z0-9_.-]/g, '_')}`.slice(0, 60);
     if (!(await taken(withProvider))) return withProvider;

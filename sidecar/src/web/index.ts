@@ -60,8 +60,9 @@ h1{font-size:1.4rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .3rem;fon
 input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #b8bec9;border-radius:4px;font-size:1rem}
 button{margin-top:1.2rem;width:100%;padding:.6rem;background:#2456d3;color:#fff;border:0;border-radius:4px;font-size:1rem;cursor:pointer}
 .err{background:#fdecea;color:#8a1c12;padding:.6rem;border-radius:4px}
-button.secondary{background:#fff;color:#2456d3;border:1px solid #2456d3}small{color:#5b6472}
-a.sso{display:block;box-sizing:border-box;margin-top:.6rem;width:100%;padding:.6rem;text-align:center;color:#2456d3;border:1px solid #2456d3;border-radius:4px;text-decoration:none}
+button.secondary{background:#fff;color:#2456d3;border:1px solid #2456d3}small{color:#5b6472}`;
+/** The look of the "Sign in with <provider>" links, on a sign-in page that has them. */
+const SSO_CSS = `a.sso{display:block;box-sizing:border-box;margin-top:.6rem;width:100%;padding:.6rem;text-align:center;color:#2456d3;border:1px solid #2456d3;border-radius:4px;text-decoration:none}
 p.or{text-align:center;color:#5b6472;margin:1rem 0 0}`;
 
 /** The Content-Security-Policy of the server-rendered pages: no script at all, inline styles only. */
@@ -119,7 +120,7 @@ export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown;
   const t = T[o.lang];
   const target = safeNext(o.next);
   const sso = o.providers?.length
-    ? `<p class="or">${t.or}</p>${o.providers.map((p) => `<a class="sso" href="/auth/oidc/${p.id}/start${nextParam(target, '?')}">${escapeHtml(t.signInWith(p.name))}</a>`).join('')}`
+    ? `<style>${SSO_CSS}</style><p class="or">${t.or}</p>${o.providers.map((p) => `<a class="sso" href="/auth/oidc/${p.id}/start${nextParam(target, '?')}">${escapeHtml(t.signInWith(p.name))}</a>`).join('')}`
     : '';
   return page(
     o.lang,

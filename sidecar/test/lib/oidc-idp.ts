@@ -77,7 +77,14 @@ async function main(): Promise<void> {
       if (!u) return undefined;
       return {
         accountId: sub,
-        claims: async () => ({ sub, preferred_username: sub, name: u.name ?? sub, email: u.email, email_verified: u.email_verified ?? false, groups: u.groups ?? [] }),
+        claims: async () => ({
+          sub,
+          preferred_username: sub,
+          name: u.name ?? sub,
+          email: u.email,
+          email_verified: u.email_verified ?? false,
+          groups: u.groups ?? [],
+        }),
       };
     },
     // no consent page: every client is granted the scopes it asks for
