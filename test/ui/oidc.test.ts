@@ -1,0 +1,97 @@
+// Admin sign-in through an OpenID Connect provider in the browser (Debian's chromium): a real
+// provider (npm oidc-provider in its own process on loopback, sidecar/test/lib/oidc-idp.ts) with two
+// people in two groups. The sign-in page's "Sign in with …" button leads through the provider's login
+// form back into the admin app as the mapped role, at `next`; someone outside the mapped groups gets
+// the page that says why (in German too); a tampered state gets the page that says so. Screenshots
+// at 1280 and 390 px.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { screenshot, settled, uiServer, watchedPage } from '../lib/browser.js';
+import { startIdp, type Idp } from '../../sidecar/test/lib/oidc-idp.js';
+
+const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
+let idp: Idp;
+
+ui.setup(async () => {
+  idp = await startIdp({
+    clients: [{ client_id: 'gatehouse-ui', client_secret: 'ui-client-secret-0123456789', redirect_uris: [`${ui.s.url}/auth/oidc/callback`] }],
+    users: {
+      olga: { email: 'olga@example.test', email_verified: true, groups: ['ops'] },
+      sam: { email: 'sam@example.test', email_verified: true, groups: ['sales'] },
+    },
+  });
+  const r = await ui.api('/auth/oidc/providers', 'POST', {
+    name: 'Company ID',
+    issuer: idp.issuer,
+    client_id: 'gatehouse-ui',
+    client_secret: 'ui-client-secret-0123456789',
+    scopes: ['openid', 'profile', 'email', 'groups'],
+    jit_create: true,
+    allow_private: true,
+    role_mappings: [{ match: { group: 'ops' }, role: 'operator' }],
+  });
+  assert.equal(r.status, 201, JSON.stringify(r.data));
+});
+
+test.after(async () => idp?.close());
+
+/** From the sign-in page through the provider's login form; resolves once back on the sidecar. */
+async function throughProvider(page: Page, user: string, path = '/peers'): Promise<void> {
+  await page.goto(`${ui.s.url}${path}`);
+  await page.waitForURL(/\/login/);
+  await Promise.all([page.waitForURL((u) => u.origin === idp.issuer), page.click('a.sso')]);
+  await page.fill('input[name=login]', user);
+  await page.fill('input[name=password]', 'any password');
+  await Promise.all([page.waitForURL((u) => u.origin === ui.s.url), page.click('button[type=submit]')]);
+}
+
+test('"Sign in with Company ID" leads through the provider into the admin app as the mapped role, at next', { timeout: 120_000 }, async () => {
+  const { page, problems } = await watchedPage(ui.browser, { width: 1280 });
+  await page.goto(`${ui.s.url}/login?next=%2Fpeers`);
+  assert.equal(await page.textContent('a.sso'), 'Sign in with Company ID');
+  await screenshot(page, 'en-1280-login-sso');
+  assert.deepEqual(problems, [], 'the sign-in page');
+  await throughProvider(page, 'olga');
+  // the provider's own development pages load a web font and a favicon they cannot have here: not ours
+  problems.length = 0;
+  await page.waitForURL(/\/peers$/);
+  await settled(page);
+  const session = await page.evaluate(async () => (await fetch('/api/v1/session', { headers: { accept: 'application/json' } })).json());
+  assert.equal(session.user.username, 'olga');
+  assert.equal(session.user.role, 'operator');
+  await screenshot(page, 'en-1280-sso-signed-in');
+  assert.deepEqual(problems, []);
+});
+
+test('someone outside the mapped groups is refused with a page that says why (German, 390 px)', { timeout: 120_000 }, async () => {
+  const { page } = await watchedPage(ui.browser, { width: 390, lang: 'de' });
+  await page.goto(`${ui.s.url}/login`);
+  assert.equal(await page.textContent('a.sso'), 'Mit Company ID anmelden');
+  await throughProvider(page, 'sam');
+  await page.waitForSelector('p.err[data-reason=no_mapping]');
+  assert.match((await page.textContent('p.err'))!, /keiner der Gruppen/);
+  assert.match((await page.textContent('main'))!, /Gruppen: sales/);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
+  await screenshot(page, 'de-390-sso-refused');
+  assert.equal((await page.goto(`${ui.s.url}/api/v1/session`))?.status(), 401, 'not signed in');
+});
+
+test('a tampered state is refused with the page that says so', { timeout: 120_000 }, async () => {
+  const { page } = await watchedPage(ui.browser, { width: 1280 });
+  await page.goto(`${ui.s.url}/login`);
+  await Promise.all([page.waitForURL((u) => u.origin === idp.issuer), page.click('a.sso')]);
+  await page.fill('input[name=login]', 'olga');
+  await page.fill('input[name=password]', 'any password');
+  // the provider's answer is caught before the browser follows it, and its state changed
+  const answer = page.waitForRequest((r) => r.url().startsWith(`${ui.s.url}/auth/oidc/callback`));
+  await page.route(`${ui.s.url}/auth/oidc/callback**`, (route) => route.abort());
+  await page.click('button[type=submit]').catch(() => undefined);
+  const cb = new URL((await answer).url());
+  await page.unroute(`${ui.s.url}/auth/oidc/callback**`);
+  cb.searchParams.set('state', 'tampered-state');
+  await page.goto(cb.href);
+  await page.waitForSelector('p.err[data-reason=state_invalid]');
+  assert.match((await page.textContent('p.err'))!, /tampered or replayed/);
+  await screenshot(page, 'en-1280-sso-tampered-state');
+});
