@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ADMIN } from '../../sidecar/test/lib/server.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
+import { waitFor } from '../lib/wait.js';
 import type { Token, User } from '../../sidecar/test/lib/protocol.js';
 
 // Many sign-ins (one per page and language) and deliberate failed ones: lift the sign-in rate limit.
@@ -145,12 +146,11 @@ test('profile: email, language and theme saved on the server; wrong current pass
   await page.selectOption('#f-theme', 'pro');
   await page.click('form:has(#f-theme) button[type=submit]');
   await page.waitForFunction(() => document.documentElement.dataset.theme === 'pro');
-  await page.waitForLoadState('networkidle');
-  assert.equal((await apiGet('/settings/profile')).profile.theme, 'pro');
+  await waitFor(async () => (await apiGet('/settings/profile')).profile.theme === 'pro', 10_000, 'the theme saved');
   await page.selectOption('#f-theme', '');
   await page.click('form:has(#f-theme) button[type=submit]');
-  await page.waitForLoadState('networkidle');
-  assert.equal((await apiGet('/settings/profile')).profile.theme, null, 'back to the server default');
+  // the save is in flight after the click ('networkidle' may come before it starts): wait for its effect
+  await waitFor(async () => (await apiGet('/settings/profile')).profile.theme === null, 10_000, 'back to the server default');
 
   await page.selectOption('#f-default_theme', 'pro');
   await page.click('form:has(#f-default_theme) button[type=submit]');
