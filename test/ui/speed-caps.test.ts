@@ -82,8 +82,11 @@ test('a group default and a peer’s own cap, set in the forms, stored and shown
     const member = (await api('/peers', 'POST', { name: `member-${tag}`, group_id: g.id })).data.peer as Peer;
     await page.goto(`${ui.s.url}/peers/${member.id}`);
     await settled(page);
-    const shown = page.locator('[data-testid="speed-limit"]');
-    assert.match((await shown.textContent()) ?? '', new RegExp(`↓ 1 Mbit/s · ↑ 500 kbit/s \\(${T[c.lang].fromGroup} slow-${tag}\\)`));
+    // the group's default comes with the groups list, which may arrive after the peer: wait for it
+    await page
+      .locator('[data-testid="speed-limit"]')
+      .filter({ hasText: new RegExp(`↓ 1 Mbit/s · ↑ 500 kbit/s \\(${T[c.lang].fromGroup} slow-${tag}\\)`) })
+      .waitFor({ timeout: 10_000 });
 
     // a peer with its own cap, made in the form: the hint names the group default it replaces
     await page.goto(`${ui.s.url}/peers`);
