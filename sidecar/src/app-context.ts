@@ -25,7 +25,7 @@ import { MasterKey } from './util/crypto.js';
 import { ActivityLog } from './logs/activity.js';
 import { SettingsStore } from './settings/store.js';
 import { LockoutService } from './auth/lockout.js';
-import { SecondFactorService } from './auth/second-factor.js';
+import { SecondFactorService, relyingParty } from './auth/second-factor.js';
 import { INITIAL_PASSWORD_FILE, UsersService, generatePassword } from './users/service.js';
 import { TokensService } from './tokens/service.js';
 import { DbSessionStore } from './http/session-store.js';
@@ -182,7 +182,7 @@ export async function createDeps(config: Config, opts: ContextOptions): Promise<
   const settings = new SettingsStore(models, clock);
   const lockout = new LockoutService(models, settings, clock);
   const users = new UsersService(models, clock, lockout, activity, events, { initialPasswordFile: path.join(config.dataDir, INITIAL_PASSWORD_FILE) });
-  const secondFactor = new SecondFactorService(db, key, clock, settings, events);
+  const secondFactor = new SecondFactorService(db, key, clock, settings, events, relyingParty(config.adminOrigin));
   const tokens = new TokensService(models, clock, activity, events);
   const sessions = new DbSessionStore(models, clock);
   // this server's public host and the rest of the Network settings: stored value, else the environment

@@ -59,6 +59,10 @@ const schema = z.object({
     .regex(/^[0-9A-Fa-f.:]*$/, 'must be an IP address such as 127.0.0.1 (empty: every interface)')
     .optional(),
   GATEHOUSE_ADMIN_DOMAIN: z.string().optional(),
+  GATEHOUSE_ADMIN_ORIGIN: z
+    .string()
+    .regex(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i, 'must be an origin such as https://gate.example.com (scheme, host name, optional port; no path)')
+    .optional(),
   GATEHOUSE_TLS: z.enum(['acme', 'internal']).default('internal'),
   GATEHOUSE_ACME_EMAIL: z.string().email().optional(),
   GATEHOUSE_WG_INTERFACE: z
@@ -178,6 +182,12 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   GATEHOUSE_MANAGE_CADDY: { meaning: 'start and supervise Caddy; `false` renders only' },
   GATEHOUSE_PROXY_BIND: { meaning: "address Caddy's public listeners (HTTP, HTTPS, L4) bind to (e.g. `127.0.0.1`)", shownDefault: 'every interface' },
   GATEHOUSE_ADMIN_DOMAIN: { meaning: 'public name of the admin UI behind Caddy (HTTPS)' },
+  GATEHOUSE_ADMIN_ORIGIN: {
+    meaning:
+      'the origin browsers open the admin UI on (`https://gate.example.com`, or `http://localhost:3000`); passkeys are bound to its host name (the WebAuthn RP ID) and checked against it. Without it and without GATEHOUSE_ADMIN_DOMAIN, passkeys are refused',
+    shownDefault: '`https://` + GATEHOUSE_ADMIN_DOMAIN',
+    see: 'guides/authentication.md#passkeys',
+  },
   GATEHOUSE_TLS: {
     meaning: "`acme` (public certificates) or `internal` (Caddy's local CA); the Network settings (admin UI, `PUT /api/v1/settings/network`) override it",
     see: 'guides/peers.md#network-settings-public-host-tls-mode',
@@ -327,6 +337,8 @@ export interface Config {
   /** Bind address of Caddy's HTTP/HTTPS/L4 listeners ('' = every interface). */
   proxyBind: string;
   adminDomain?: string;
+  /** The admin UI's origin as browsers see it (GATEHOUSE_ADMIN_ORIGIN, else https://GATEHOUSE_ADMIN_DOMAIN): the passkeys' relying party. */
+  adminOrigin?: string;
   tls: 'acme' | 'internal';
   acmeEmail?: string;
   wg: {
@@ -467,6 +479,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessLogRollMb: e.GATEHOUSE_ACCESS_LOG_ROLL_MB,
     proxyBind: e.GATEHOUSE_PROXY_BIND ?? '',
     adminDomain: e.GATEHOUSE_ADMIN_DOMAIN,
+    adminOrigin: e.GATEHOUSE_ADMIN_ORIGIN?.toLowerCase() ?? (e.GATEHOUSE_ADMIN_DOMAIN ? `https://${e.GATEHOUSE_ADMIN_DOMAIN.toLowerCase()}` : undefined),
     tls: e.GATEHOUSE_TLS,
     acmeEmail: e.GATEHOUSE_ACME_EMAIL,
     wg: {

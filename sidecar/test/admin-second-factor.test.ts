@@ -64,7 +64,7 @@ test('enrolment under Profile: the password is asked, a wrong code is refused wi
   const sess = await login(s, OPS);
   const h = { cookie: sess.cookie, 'x-csrf-token': sess.csrf, ...json };
   const status0 = await s.req('/api/v1/settings/second-factor', { headers: h });
-  assert.deepEqual(status0.data.second_factor, { totp_active: false, totp_setup_pending: false, recovery_codes_left: 0, required: false });
+  assert.deepEqual(status0.data.second_factor, { totp_active: false, totp_setup_pending: false, passkeys: 0, recovery_codes_left: 0, required: false });
   const wrongPw = await s.req('/api/v1/settings/second-factor/totp', { method: 'POST', headers: h, json: { current: 'not-my-password' } });
   assert.equal(wrongPw.status, 422);
   assert.ok(wrongPw.data.fields.current);
@@ -88,7 +88,7 @@ test('enrolment under Profile: the password is asked, a wrong code is refused wi
   assert.equal(codes.length, 10);
   assert.equal(new Set(codes).size, 10);
   for (const c of codes) assert.match(c, /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
-  assert.deepEqual(on.data.second_factor, { totp_active: true, totp_setup_pending: false, recovery_codes_left: 10, required: false });
+  assert.deepEqual(on.data.second_factor, { totp_active: true, totp_setup_pending: false, passkeys: 0, recovery_codes_left: 10, required: false });
   // the users list shows who has one; the database holds neither the secret nor a code in plain text
   const users = await s.req('/api/v1/users', { headers: full });
   assert.equal(users.data.users.find((u: { id: number }) => u.id === opsId).totp_active, true);

@@ -16,10 +16,14 @@ import {
   loginBody,
   loginResponse,
   passwordFormBody,
+  passkeyOptionsResponse,
+  passkeySignInBody,
+  emptyBody,
   secondFactorBody,
   sessionResponse,
 } from './schema.js';
-import { ENROL_PATH, SECOND_FACTOR_PATH, pendingSignIn, type PendingSignIn } from './pending.js';
+import { ENROL_PATH, PASSKEY_PATH, SECOND_FACTOR_PASSKEY_PATH, SECOND_FACTOR_PATH, pendingSignIn, type PendingSignIn } from './pending.js';
+import type { PasskeyChallenge } from './second-factor.js';
 import type { PublicUser } from '../users/service.js';
 import { PAGE_CSP } from '../web/index.js';
 import { renderRecoveryCodesPage } from '../web/second-factor.js';
@@ -120,8 +124,9 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
           if (step) {
             // Not signed in yet: the session only remembers whose password was right, for a while.
             ctx.session!.pendingSignIn = { userId: row.id, step, at: deps.clock() } satisfies PendingSignIn;
-            if (json) return { second_factor: step, next_step: step === 'totp' ? SECOND_FACTOR_PATH : ENROL_PATH };
-            ctx.redirect(`${step === 'totp' ? SECOND_FACTOR_PATH : ENROL_PATH}${nextParam(body.next, '?')}`);
+            const path = step === 'enrol' ? ENROL_PATH : SECOND_FACTOR_PATH;
+            if (json) return { second_factor: step, next_step: path };
+            ctx.redirect(`${path}${nextParam(body.next, '?')}`);
             return undefined;
           }
           return openSession(ctx, await deps.users.completeSignIn(row, ctx.state.clientIp), body.next, json, deps.clock());
@@ -145,7 +150,7 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       response: signedInResponse,
       handler: async ({ body }, ctx) => {
         const json = wantsJson(ctx);
-        const pending = pendingSignIn(ctx, deps.clock(), 'totp');
+        const pending = pendingSignIn(ctx, deps.clock(), 'totp', 'passkey');
         if (!pending) return expired(ctx, body.next, json);
         const row = await deps.users.getRow(pending.userId);
         try {
@@ -205,6 +210,111 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = renderRecoveryCodesPage({ lang: user.language, codes, next: afterSignIn(user, body.next) });
         return undefined;
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: `${SECOND_FACTOR_PASSKEY_PATH}/options`,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        "The second step of a sign-in with a passkey (POST /login answered second_factor: totp or passkey): WebAuthn options for navigator.credentials.get() that allow the account's passkeys. The challenge is kept in the session for 5 minutes; POST /login/second-factor/passkey answers it.",
+      tags: ['auth'],
+      errors: { '401': 'No password step within the last 10 minutes (sign in again)', '409': 'The account has no passkey, or the admin origin is not configured' },
+      body: emptyBody,
+      response: passkeyOptionsResponse,
+      handler: async (_i, ctx) => {
+        const pending = pendingSignIn(ctx, deps.clock(), 'totp', 'passkey');
+        if (!pending) throw new AppError('unauthorized', msg('second_factor.sign_in_pending'));
+        const { options, challenge } = await deps.secondFactor.authenticationOptions(pending.userId);
+        ctx.session!.passkeyChallenge = challenge;
+        return { options: { ...options } };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: SECOND_FACTOR_PASSKEY_PATH,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        "The second step of a sign-in with a passkey: the browser's answer (credential, as @simplewebauthn/browser gives it) to the options of POST /login/second-factor/passkey/options. A passkey that does not verify counts toward the lockout like a wrong password. Sets the session cookie.",
+      tags: ['auth'],
+      errors: {
+        '401': 'No password step within the last 10 minutes, or the passkey did not verify',
+        '409': 'No pending passkey challenge (ask for options first)',
+      },
+      body: passkeySignInBody,
+      response: signedInResponse,
+      handler: async ({ body }, ctx) => {
+        const pending = pendingSignIn(ctx, deps.clock(), 'totp', 'passkey');
+        if (!pending) throw new AppError('unauthorized', msg('second_factor.sign_in_pending'));
+        const row = await deps.users.getRow(pending.userId);
+        const challenge = ctx.session!.passkeyChallenge as PasskeyChallenge | undefined;
+        delete ctx.session!.passkeyChallenge;
+        try {
+          await deps.users.refuseLocked(row.username);
+          const { ok } = await deps.secondFactor.checkPasskey(body.credential, challenge, 'second_factor', row.id);
+          if (!ok) {
+            await deps.users.signInFailed(row.username, ctx.state.clientIp);
+            await deps.users.refuseLocked(row.username);
+            throw new AppError('unauthorized', msg('passkey.rejected'), { credential: msg('passkey.field.rejected') });
+          }
+        } catch (err) {
+          if (err instanceof AppError && err.kind === 'locked') ctx.session = null;
+          throw err;
+        }
+        await ctx.session!.regenerate();
+        return openSession(ctx, await deps.users.completeSignIn(row, ctx.state.clientIp), body.next, true, deps.clock());
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: `${PASSKEY_PATH}/options`,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        'A sign-in with a passkey alone, without username or password ("Sign in with a passkey"): WebAuthn options for navigator.credentials.get() that let the browser offer any passkey it holds for this server (a discoverable credential; the authenticator must verify the user, by PIN or biometrics). The challenge is kept in the session for 5 minutes; POST /login/passkey answers it.',
+      tags: ['auth'],
+      errors: { '409': 'The admin origin is not configured (GATEHOUSE_ADMIN_ORIGIN or GATEHOUSE_ADMIN_DOMAIN)' },
+      body: emptyBody,
+      response: passkeyOptionsResponse,
+      handler: async (_i, ctx) => {
+        const { options, challenge } = await deps.secondFactor.authenticationOptions(null);
+        delete ctx.session!.pendingSignIn;
+        ctx.session!.passkeyChallenge = challenge;
+        return { options: { ...options } };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: PASSKEY_PATH,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        "A sign-in with a passkey alone: the browser's answer (credential) to the options of POST /login/passkey/options. The passkey names the account; the authenticator must have verified the user. A known passkey that does not verify counts toward its account's lockout; a locked account stays locked. Sets the session cookie.",
+      tags: ['auth'],
+      errors: { '401': 'The passkey is unknown or did not verify', '409': 'No pending passkey challenge (ask for options first)', '423': 'The account is locked' },
+      body: passkeySignInBody,
+      response: signedInResponse,
+      handler: async ({ body }, ctx) => {
+        const challenge = ctx.session!.passkeyChallenge as PasskeyChallenge | undefined;
+        delete ctx.session!.passkeyChallenge;
+        const { userId, ok } = await deps.secondFactor.checkPasskey(body.credential, challenge, 'sign_in', null);
+        const rejected = () => new AppError('unauthorized', msg('passkey.rejected'), { credential: msg('passkey.field.rejected') });
+        if (userId === null) throw rejected();
+        const row = await deps.users.getRow(userId);
+        await deps.users.refuseLocked(row.username);
+        if (!ok) {
+          await deps.users.signInFailed(row.username, ctx.state.clientIp);
+          await deps.users.refuseLocked(row.username);
+          throw rejected();
+        }
+        if (ctx.session && !ctx.session.isNew) await ctx.session.regenerate();
+        return openSession(ctx, await deps.users.completeSignIn(row, ctx.state.clientIp), body.next, true, deps.clock());
       },
     }),
     defineEndpoint({

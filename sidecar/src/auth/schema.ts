@@ -36,8 +36,9 @@ export const loginResponse = z.union([
   signedInResponse,
   z.object({
     ok: z.literal(true),
-    second_factor: z.enum(['totp', 'enrol']).meta({
-      description: 'totp: POST /login/second-factor {code} | enrol: every account needs a second factor and this one has none: POST /login/enrol',
+    second_factor: z.enum(['totp', 'passkey', 'enrol']).meta({
+      description:
+        'totp: POST /login/second-factor {code} (or a passkey when the account has one: POST /login/second-factor/passkey/options, then POST /login/second-factor/passkey) | passkey: the account has passkeys only: the same passkey pair (or a recovery code to POST /login/second-factor) | enrol: every account needs a second factor and this one has none: POST /login/enrol',
     }),
     next_step: z.string(),
   }),
@@ -68,6 +69,7 @@ export const sessionResponse = z.union([
 export const secondFactorStatus = z.object({
   totp_active: z.boolean(),
   totp_setup_pending: z.boolean(),
+  passkeys: z.number().int().meta({ description: 'how many passkeys the account has (each counts as a second factor)' }),
   recovery_codes_left: z.number().int(),
   required: z.boolean().meta({ description: 'the policy (PUT /settings/security second_factor.required): every account needs a second factor' }),
 });
@@ -86,3 +88,61 @@ export const recoveryCodesResponse = z.object({
   second_factor: secondFactorStatus,
 });
 export const secondFactorResetResponse = z.object({ ok: z.literal(true), reset: z.boolean() });
+
+// passkeys (WebAuthn; auth/second-factor.ts): the JSON of the browser's credential as
+// @simplewebauthn/browser sends it (binary fields base64url)
+const b64url = (max: number) => z.string().min(1, 'required').max(max).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url');
+const transports = z.array(z.enum(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])).max(8);
+const credentialCommon = {
+  id: b64url(1400),
+  rawId: b64url(1400),
+  type: z.literal('public-key'),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+  clientExtensionResults: z.record(z.string(), z.unknown()),
+};
+export const registrationCredential = z.strictObject({
+  ...credentialCommon,
+  response: z.strictObject({
+    clientDataJSON: b64url(8192),
+    attestationObject: b64url(65536),
+    authenticatorData: b64url(65536).optional(),
+    transports: transports.optional(),
+    publicKeyAlgorithm: z.number().int().optional(),
+    publicKey: b64url(8192).optional(),
+  }),
+});
+export const authenticationCredential = z.strictObject({
+  ...credentialCommon,
+  response: z.strictObject({
+    clientDataJSON: b64url(8192),
+    authenticatorData: b64url(65536),
+    signature: b64url(8192),
+    userHandle: z.string().max(1400).optional(),
+  }),
+});
+const passkeyName = text({ min: 1, max: 64 }).meta({ description: 'a name to tell it apart (the device, the key)' });
+export const passkeyView = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  transports: z.array(z.string()),
+  created_at: z.number().int().meta({ description: 'epoch milliseconds' }),
+  last_used_at: z.number().int().nullable().meta({ description: 'epoch milliseconds of the last sign-in with it' }),
+});
+export const passkeysResponse = z.object({ ok: z.literal(true), passkeys: z.array(passkeyView) });
+export const passkeyResponse = z.object({ ok: z.literal(true), passkey: passkeyView });
+/** WebAuthn options for the browser (PublicKeyCredentialCreationOptionsJSON / …RequestOptionsJSON), passed to @simplewebauthn/browser as they are. */
+const webauthnOptions = z.record(z.string(), z.unknown()).meta({ description: 'WebAuthn options JSON, for navigator.credentials (through @simplewebauthn/browser)' });
+export const passkeyOptionsResponse = z.object({ ok: z.literal(true), options: webauthnOptions });
+export const passkeyRegisterBody = z.strictObject({ name: passkeyName, credential: registrationCredential });
+export const passkeyRenameBody = z.strictObject({ name: passkeyName });
+export const passkeyRegisteredResponse = z.object({
+  ok: z.literal(true),
+  passkey: passkeyView,
+  recovery_codes: z
+    .array(z.string())
+    .optional()
+    .meta({ description: "ten one-use codes, shown this once: only when this is the account's first second factor" }),
+  second_factor: secondFactorStatus,
+});
+export const passkeySignInBody = z.strictObject({ credential: authenticationCredential, next: text({ max: 2048 }).optional() });
+export const emptyBody = z.strictObject({});

@@ -292,6 +292,18 @@ export const SECTIONS: readonly Section[] = [
     label: (r) => `recovery code of user ${String(r.user_id)}`,
   },
   {
+    // an account's passkeys: public keys only (the private key never leaves the authenticator); they
+    // work after a restore only on a server with the same admin origin (the RP ID they are bound to)
+    name: 'user_passkeys',
+    table: 'user_passkeys',
+    model: (m) => m.UserPasskey,
+    pk: 'id',
+    autoId: true,
+    refs: { user_id: { section: 'users' } },
+    identity: (r) => String(r.credential_id),
+    label: (r) => `passkey ${String(r.name)} of user ${String(r.user_id)}`,
+  },
+  {
     name: 'api_tokens',
     table: 'api_tokens',
     model: (m) => m.ApiToken,

@@ -54,6 +54,22 @@ export interface UserRecoveryCodeRow {
   used_at: number | null;
   created_at: number;
 }
+/** A passkey (WebAuthn credential) of an admin-UI account (migration 081; auth/second-factor.ts). */
+export interface UserPasskeyRow {
+  id: number;
+  user_id: number;
+  /** base64url, as the browser names it */
+  credential_id: string;
+  /** base64url of the COSE public key */
+  public_key: string;
+  /** the authenticator's signature counter at the last use */
+  counter: number;
+  /** JSON array of transport hints (usb, internal, hybrid, …), or null */
+  transports: string | null;
+  name: string;
+  created_at: number;
+  last_used_at: number | null;
+}
 export interface LoginAttemptRow {
   id: number;
   record_type: string;
@@ -191,6 +207,22 @@ function definePlatformModels(s: Sequelize) {
     },
     opts('user_recovery_codes'),
   );
+  const UserPasskey = defineModel<UserPasskeyRow>(
+    s,
+    'UserPasskey',
+    {
+      id: id(),
+      user_id: DataTypes.INTEGER,
+      credential_id: DataTypes.STRING,
+      public_key: DataTypes.TEXT,
+      counter: DataTypes.BIGINT,
+      transports: DataTypes.TEXT,
+      name: DataTypes.STRING,
+      created_at: ms(),
+      last_used_at: DataTypes.BIGINT,
+    },
+    opts('user_passkeys'),
+  );
   const ApiToken = defineModel<ApiTokenRow>(
     s,
     'ApiToken',
@@ -240,5 +272,5 @@ function definePlatformModels(s: Sequelize) {
     },
     opts('activity_log'),
   );
-  return { User, Session, LoginAttempt, UserTotp, UserRecoveryCode, ApiToken, Setting, Activity };
+  return { User, Session, LoginAttempt, UserTotp, UserRecoveryCode, UserPasskey, ApiToken, Setting, Activity };
 }

@@ -42,6 +42,16 @@ export const access = {
   'second_factor.required_by_policy': () =>
     'A second factor is required for every account (Security settings): set up a new TOTP to replace this one, or ask an admin to change the policy',
   'second_factor.sign_in_pending': () => 'Sign in with username and password first',
+  'second_factor.last_factor_required': () =>
+    'A second factor is required for every account (Security settings): this is your last one; add another (a passkey or an authenticator app) first',
+  'passkey.no_origin': () =>
+    'Passkeys need the admin UI\'s public origin: set GATEHOUSE_ADMIN_ORIGIN (or GATEHOUSE_ADMIN_DOMAIN) and restart Gatehouse',
+  'passkey.no_challenge': () => 'No passkey request is pending (or it expired): start again',
+  'passkey.rejected': () => 'The passkey could not be verified',
+  'passkey.field.rejected': () => 'not accepted: try again with the passkey of this account',
+  'passkey.unknown': () => 'This passkey is not known here',
+  'passkey.none': () => 'This account has no passkey',
+  'passkey.registered_already': () => 'This passkey is registered already',
   // API tokens and desktop clients
   'token.fingerprint_required': (p: { header: string }) => `The ${p.header} header is required`,
   'token.field.fingerprint_required': () => 'required: the machine fingerprint',
@@ -76,6 +86,9 @@ export const access = {
   'second_factor.recovery_codes_renewed': (p: { username: string }) => `${p.username} renewed their recovery codes`,
   'second_factor.reset': (p: { username: string }) => `Second factor of ${p.username} reset`,
   'second_factor.recovery_code_used': (p: { username: string }) => `${p.username} signed in with a recovery code`,
+  'second_factor.passkey_added': (p: { username: string }) => `${p.username} added a passkey`,
+  'second_factor.passkey_renamed': (p: { username: string }) => `${p.username} renamed a passkey`,
+  'second_factor.passkey_removed': (p: { username: string }) => `${p.username} removed a passkey`,
   'route_auth.login_failed': (p: { domain: string; reason: string }) => `Failed route login on ${p.domain} (${p.reason})`,
   'route_auth.locked': (p: { domain: string; who: string; failures: number }) => `Route login ${p.domain} locked for ${p.who} after ${p.failures} failures`,
   'route_auth.signed_in': (p: { who: string; domain: string; method: string }) => `${p.who} signed in to ${p.domain} (${p.method})`,

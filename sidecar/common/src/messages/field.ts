@@ -81,6 +81,7 @@ export const FORMATS: Record<string, string> = {
 export const field = {
   'field.required': () => 'required',
   'field.invalid': () => 'invalid',
+  'field.base64url': () => 'must be base64url',
   'field.unknown': () => 'unknown field',
   'field.unknown_parameter': () => 'unknown query parameter',
   'field.not_allowed': () => 'not allowed',

@@ -33,6 +33,7 @@ import * as m072accessSchedule from './072_access_schedule.js';
 import * as m078adminSecondFactor from './078_admin_second_factor.js';
 import * as m079peerQuotas from './079_peer_quotas.js';
 import * as m080oidcProviders from './080_oidc_providers.js';
+import * as m081userPasskeys from './081_user_passkeys.js';
 
 export type Migration = {
   name: string;
@@ -74,4 +75,5 @@ export const migrations: Migration[] = [
   m078adminSecondFactor,
   m079peerQuotas,
   m080oidcProviders,
+  m081userPasskeys,
 ];

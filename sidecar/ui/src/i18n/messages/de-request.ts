@@ -117,6 +117,7 @@ const FORMATS_DE: Record<string, string> = {
 
 export const field_de = {
   'field.required': () => 'erforderlich',
+  'field.base64url': () => 'muss base64url sein',
   'field.invalid': () => 'ungültig',
   'field.unknown': () => 'unbekanntes Feld',
   'field.unknown_parameter': () => 'unbekannter Abfrageparameter',
