@@ -204,6 +204,25 @@ test('second step: after the password the account with a passkey is asked for it
   assert.equal(none.status, 401);
 });
 
+test('the sign-in pages offer the passkey (with their own scripts only), and serve those scripts', async () => {
+  const login = await s.req('/login', { headers: { accept: 'text/html' } });
+  assert.match(login.data, /id="passkey-button"[^>]*data-base="\/login\/passkey"/);
+  assert.match(login.data, /<script src="\/login\/webauthn.js"><\/script><script src="\/login\/passkey.js"><\/script>/);
+  assert.match(login.headers.get('content-security-policy') ?? '', /default-src 'none'.*script-src 'self'; connect-src 'self'/);
+  const lib = await s.req('/login/webauthn.js');
+  assert.equal(lib.status, 200);
+  assert.match(lib.headers.get('content-type') ?? '', /javascript/);
+  assert.match(lib.data, /SimpleWebAuthnBrowser/);
+  const own = await s.req('/login/passkey.js');
+  assert.match(own.data, /startAuthentication/);
+  // the second step of a passkey-only account: the passkey and the recovery code, no app code
+  const { cookie } = await passwordStep();
+  const page = await s.req('/login/second-factor', { headers: { cookie, accept: 'text/html' } });
+  assert.equal(page.status, 200);
+  assert.match(page.data, /data-base="\/login\/second-factor\/passkey"/);
+  assert.match(page.data, /Recovery code/);
+});
+
 test('passwordless: any passkey of the server signs its account in when the user was verified; unknown, unverified or cloned (counter behind) ones are refused', async () => {
   const start = async () => {
     const o = await s.req('/login/passkey/options', { method: 'POST', headers: json, json: {} });

@@ -209,8 +209,29 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     tag: 'pages',
     produces: 'text/html',
     summary:
-      'The second step of a sign-in whose password was right, for an account with a TOTP (works without JavaScript; posts to POST /login/second-factor): a code of the authenticator app or a recovery code. `error=invalid` says the last code was wrong',
+      'The second step of a sign-in whose password was right, for an account with a TOTP or a passkey (works without JavaScript; posts to POST /login/second-factor): a code of the authenticator app or a recovery code, and "Use a passkey" when the account has one. `error=invalid` says the last code was wrong',
     responses: { '200': 'the page', '302': 'no password step within the last 10 minutes: to /login?error=expired; already signed in: to `next`' },
+    openapi: true,
+  },
+  {
+    method: 'GET',
+    path: '/login/webauthn.js',
+    servedBy: 'late middleware',
+    tag: 'pages',
+    produces: 'text/javascript',
+    summary: "The sign-in pages' WebAuthn helper: @simplewebauthn/browser's UMD bundle, loaded with the passkey button (web/passkey.ts)",
+    responses: { '200': 'the script' },
+    openapi: true,
+  },
+  {
+    method: 'GET',
+    path: '/login/passkey.js',
+    servedBy: 'late middleware',
+    tag: 'pages',
+    produces: 'text/javascript',
+    summary:
+      "The passkey button's script on the sign-in pages: options from POST /login/passkey/options (or /login/second-factor/passkey/options), the browser's WebAuthn dialog, the answer to POST /login/passkey (or /login/second-factor/passkey), then on to `next`",
+    responses: { '200': 'the script' },
     openapi: true,
   },
   {

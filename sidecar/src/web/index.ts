@@ -5,6 +5,8 @@ import type { Deps } from '../deps.js';
 import { LAST_USER_COOKIE, LOCKED_COOKIE, nextParam, safeNext } from '../auth/next.js';
 import type { UserRow } from '../db/models.js';
 import { enabledProviders } from '../oidc/service.js';
+import { PASSKEY_SCRIPT_PATH, WEBAUTHN_SCRIPT_PATH } from './passkey.js';
+import { PASSKEY_PATH, SECOND_FACTOR_PASSKEY_PATH } from '../auth/pending.js';
 
 export type Lang = 'en' | 'de';
 const T = {
@@ -68,7 +70,30 @@ p.or{text-align:center;color:#5b6472;margin:1rem 0 0}`;
 /** The Content-Security-Policy of the server-rendered pages: no script at all, inline styles only. */
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'";
 
-/** A server-rendered page (no script) with the sign-in page's look. */
+/** The CSP of a sign-in page with the passkey button: PAGE_CSP plus its own scripts and their calls. */
+export const PASSKEY_PAGE_CSP = `${PAGE_CSP}; script-src 'self'; connect-src 'self'`;
+
+const PASSKEY_T = {
+  en: { signIn: 'Sign in with a passkey', use: 'Use a passkey', failed: 'The passkey was not accepted. Try again, or use another way to sign in.' },
+  de: {
+    signIn: 'Mit Passkey anmelden',
+    use: 'Passkey verwenden',
+    failed: 'Der Passkey wurde nicht angenommen. Erneut versuchen oder anders anmelden.',
+  },
+} satisfies Record<Lang, unknown>;
+
+/**
+ * The passkey button and its scripts (web/passkey.ts), shown only when the admin origin is configured
+ * (pure): `sign_in` without a password, `second_factor` after it. Its page allows PASSKEY_PAGE_CSP.
+ */
+export function passkeyButton(lang: Lang, mode: 'sign_in' | 'second_factor'): string {
+  const t = PASSKEY_T[lang];
+  const base = mode === 'sign_in' ? PASSKEY_PATH : SECOND_FACTOR_PASSKEY_PATH;
+  return `<button type="button" id="passkey-button" class="secondary" data-base="${base}" data-failed="${escapeHtml(t.failed)}">${mode === 'sign_in' ? t.signIn : t.use}</button>
+<p id="passkey-error" class="err" role="alert" hidden></p><script src="${WEBAUTHN_SCRIPT_PATH}"></script><script src="${PASSKEY_SCRIPT_PATH}"></script>`;
+}
+
+/** A server-rendered page (no script, but the passkey button's own: web/passkey.ts) with the sign-in page's look. */
 export function page(lang: Lang, title: string, body: string): string {
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${escapeHtml(title)} · Gatehouse</title><style>${CSS}</style></head><body>${body}</body></html>`;
 }
@@ -116,7 +141,14 @@ function lastUsername(ctx: Koa.Context): string {
  * `username` the name of a refused attempt, put back (the focus then goes to the password); `providers` the enabled
  * OpenID Connect providers, each a "Sign in with <name>" link to its start (oidc/flow.ts) carrying `next`.
  */
-export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown; username?: string; providers?: { id: number; name: string }[] }): string {
+export function renderLoginPage(o: {
+  lang: Lang;
+  error?: string;
+  next?: unknown;
+  username?: string;
+  providers?: { id: number; name: string }[];
+  passkey?: boolean;
+}): string {
   const t = T[o.lang];
   const target = safeNext(o.next);
   const sso = o.providers?.length
@@ -129,7 +161,7 @@ export function renderLoginPage(o: { lang: Lang; error?: string; next?: unknown;
 <form method="post" action="/login"><input type="hidden" name="next" value="${escapeHtml(target === '/' ? '' : target)}">
 <label for="username">${t.user}</label><input id="username" name="username" autocomplete="username" required${o.username ? ` value="${escapeHtml(o.username)}"` : ' autofocus'}>
 <label for="password">${t.pass}</label><input id="password" name="password" type="password" autocomplete="current-password" required${o.username ? ' autofocus' : ''}>
-<button type="submit">${t.submit}</button></form>${sso}</main>`,
+<button type="submit">${t.submit}</button></form>${o.passkey ? passkeyButton(o.lang, 'sign_in') : ''}${sso}</main>`,
   );
 }
 
@@ -139,7 +171,8 @@ export function webMiddleware(deps: Deps): Koa.Middleware {
     const user = await sessionUser(deps, ctx);
     const lang: Lang = user?.language ?? pickLang(ctx.get('Accept-Language'));
     const t = T[lang];
-    ctx.set('Content-Security-Policy', PAGE_CSP);
+    const passkey = Boolean(deps.config.adminOrigin);
+    ctx.set('Content-Security-Policy', passkey ? PASSKEY_PAGE_CSP : PAGE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'same-origin');
     ctx.type = 'text/html; charset=utf-8';
@@ -160,6 +193,7 @@ export function webMiddleware(deps: Deps): Koa.Middleware {
         next: ctx.query.next,
         username: error ? lastUsername(ctx) : undefined,
         providers: await enabledProviders(deps.db.models),
+        passkey,
       });
       return;
     }

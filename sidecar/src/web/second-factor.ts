@@ -1,6 +1,7 @@
 // The second step of an admin sign-in, server-rendered like the sign-in page (no script):
 // - GET /login/second-factor: the code of the account's authenticator app, or a recovery code
-//   (posts to POST /login/second-factor in auth/endpoints.ts);
+//   (posts to POST /login/second-factor in auth/endpoints.ts), and "Use a passkey" when the account
+//   has one (web/passkey.ts);
 // - GET /login/enrol: the TOTP enrolment the policy asks for before the first session of an account
 //   without a second factor: the QR code and the secret, and the first code (posts to POST /login/enrol,
 //   whose answer is the recovery-codes page below).
@@ -11,12 +12,14 @@ import type { Deps } from '../deps.js';
 import { nextParam, safeNext } from '../auth/next.js';
 import { ENROL_PATH, SECOND_FACTOR_PATH, pendingSignIn } from '../auth/pending.js';
 import type { TotpSetup } from '../auth/second-factor.js';
-import { PAGE_CSP, escapeHtml, page, pickLang, type Lang } from './index.js';
+import { PAGE_CSP, PASSKEY_PAGE_CSP, escapeHtml, page, passkeyButton, pickLang, type Lang } from './index.js';
 
 const T = {
   en: {
     title: 'Second factor',
     intro: 'Enter the 6-digit code your authenticator app shows for Gatehouse, or one of your recovery codes.',
+    introPasskey: 'Use your passkey, or enter one of your recovery codes.',
+    recoveryCode: 'Recovery code',
     code: 'Code',
     submit: 'Sign in',
     cancel: 'Cancel',
@@ -35,6 +38,8 @@ const T = {
   de: {
     title: 'Zweiter Faktor',
     intro: 'Geben Sie den 6-stelligen Code ein, den Ihre Authenticator-App für Gatehouse zeigt, oder einen Ihrer Wiederherstellungscodes.',
+    introPasskey: 'Verwenden Sie Ihren Passkey oder geben Sie einen Ihrer Wiederherstellungscodes ein.',
+    recoveryCode: 'Wiederherstellungscode',
     code: 'Code',
     submit: 'Anmelden',
     cancel: 'Abbrechen',
@@ -60,15 +65,16 @@ const hiddenNext = (next: unknown) => {
 const cancelForm = (label: string) => `<form method="post" action="/logout"><button type="submit" class="secondary">${label}</button></form>`;
 
 /** GET /login/second-factor (pure: golden-testable). */
-export function renderSecondFactorPage(o: { lang: Lang; error?: boolean; next?: unknown }): string {
+export function renderSecondFactorPage(o: { lang: Lang; error?: boolean; next?: unknown; passkey?: boolean; totp?: boolean }): string {
   const t = T[o.lang];
+  const intro = o.totp === false ? t.introPasskey : t.intro;
   return page(
     o.lang,
     t.title,
-    `<main><h1>Gatehouse · ${t.title}</h1><p>${t.intro}</p>${o.error ? `<p class="err" role="alert">${t.invalid}</p>` : ''}
+    `<main><h1>Gatehouse · ${t.title}</h1><p>${intro}</p>${o.error ? `<p class="err" role="alert">${t.invalid}</p>` : ''}
 <form method="post" action="${SECOND_FACTOR_PATH}">${hiddenNext(o.next)}
-<label for="code">${t.code}</label><input id="code" name="code" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="64" required autofocus${o.error ? ' aria-invalid="true"' : ''}>
-<button type="submit">${t.submit}</button></form>${cancelForm(t.cancel)}</main>`,
+<label for="code">${o.totp === false ? t.recoveryCode : t.code}</label><input id="code" name="code" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="64" required${o.passkey ? '' : ' autofocus'}${o.error ? ' aria-invalid="true"' : ''}>
+<button type="submit">${t.submit}</button></form>${o.passkey ? passkeyButton(o.lang, 'second_factor') : ''}${cancelForm(t.cancel)}</main>`,
   );
 }
 
@@ -102,23 +108,25 @@ export function renderRecoveryCodesPage(o: { lang: Lang; codes: string[]; next: 
 export function secondFactorPagesMiddleware(deps: Deps): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' || (ctx.path !== SECOND_FACTOR_PATH && ctx.path !== ENROL_PATH)) return next();
-    const step = ctx.path === SECOND_FACTOR_PATH ? 'totp' : 'enrol';
-    const pending = pendingSignIn(ctx, deps.clock(), step);
+    const steps = ctx.path === SECOND_FACTOR_PATH ? (['totp', 'passkey'] as const) : (['enrol'] as const);
+    const pending = pendingSignIn(ctx, deps.clock(), ...steps);
     if (typeof ctx.session?.userId === 'number') return ctx.redirect(safeNext(ctx.query.next));
     if (!pending) {
       return ctx.redirect(`/login?error=expired${nextParam(ctx.query.next)}`);
     }
     const user = await deps.users.getRow(pending.userId);
     const lang: Lang = user.language ?? pickLang(ctx.get('Accept-Language'));
-    ctx.set('Content-Security-Policy', PAGE_CSP);
+    const status = pending.step === 'enrol' ? null : await deps.secondFactor.status(user.id);
+    const passkey = Boolean(deps.config.adminOrigin) && (status?.passkeys ?? 0) > 0;
+    ctx.set('Content-Security-Policy', passkey ? PASSKEY_PAGE_CSP : PAGE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'same-origin');
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     const error = ctx.query.error === 'invalid';
     ctx.body =
-      step === 'totp'
-        ? renderSecondFactorPage({ lang, error, next: ctx.query.next })
+      status
+        ? renderSecondFactorPage({ lang, error, next: ctx.query.next, passkey, totp: status.totp_active })
         : renderEnrolPage({ lang, error, next: ctx.query.next, setup: await deps.secondFactor.beginTotp(user, true) });
   };
 }
