@@ -989,7 +989,7 @@ export const EVENT_KINDS = {
         .meta({
           description:
             'totp_enabled: a TOTP was activated (new recovery codes) | totp_removed: the owner removed it | recovery_codes_renewed | reset: an admin or the CLI removed every second factor (TOTP, passkeys, recovery codes) | recovery_code_used: a sign-in spent a recovery code | passkey_added, passkey_renamed, passkey_removed: the owner changed a passkey',
-      }),
+        }),
       actor,
     }),
     scope: 'admin',
@@ -1001,7 +1001,8 @@ export const EVENT_KINDS = {
       user_id: e.actor,
     }),
     area: 'users',
-    webhook: "an admin-UI account's second factor changed (a TOTP activated or removed, a passkey added, renamed or removed, reset, recovery codes renewed or one spent)",
+    webhook:
+      "an admin-UI account's second factor changed (a TOTP activated or removed, a passkey added, renamed or removed, reset, recovery codes renewed or one spent)",
   }),
   /** A Gatehouse user was deleted or got a new password: whatever they signed in to with it ends (route auth). The users service records its own rows. */
   user_credentials_changed: kind({

@@ -90,7 +90,11 @@ test('registration: the password is asked, bad bodies are 400 with fields and ch
     assert.equal(bad.status, 400, JSON.stringify(bad.data));
     assert.ok(Object.keys(bad.data.fields).length > 0, JSON.stringify(bad.data));
   }
-  const badName = await s.req('/api/v1/settings/second-factor/passkeys', { method: 'POST', headers: h, json: { name: '', credential: opsKey.register(opts.data.options, ORIGIN) } });
+  const badName = await s.req('/api/v1/settings/second-factor/passkeys', {
+    method: 'POST',
+    headers: h,
+    json: { name: '', credential: opsKey.register(opts.data.options, ORIGIN) },
+  });
   assert.equal(badName.status, 400);
   assert.ok(badName.data.fields.name);
   assert.equal((await passkeyRows(opsId)).length, 0, 'nothing stored');
@@ -104,7 +108,11 @@ test('registration: the password is asked, bad bodies are 400 with fields and ch
   assert.equal(foreign.status, 422, JSON.stringify(foreign.data));
   assert.ok(foreign.data.fields.credential);
   // the challenge was spent by that attempt
-  const spent = await s.req('/api/v1/settings/second-factor/passkeys', { method: 'POST', headers: h, json: { name: 'k', credential: opsKey.register(again.data.options, ORIGIN) } });
+  const spent = await s.req('/api/v1/settings/second-factor/passkeys', {
+    method: 'POST',
+    headers: h,
+    json: { name: 'k', credential: opsKey.register(again.data.options, ORIGIN) },
+  });
   assert.equal(spent.status, 409);
   assert.equal(spent.data.code, 'passkey.no_challenge');
   assert.equal((await passkeyRows(opsId)).length, 0);
@@ -187,10 +195,18 @@ test('second step: after the password the account with a passkey is asked for it
   const attempts = await s.deps.db.models.LoginAttempt.count({ where: { identifier: OPS.username, outcome: 'failure' } });
   assert.equal(attempts, 1, 'the failure counts toward the lockout');
   // the answer without asking for options again: the challenge was spent
-  const replay = await s.req('/login/second-factor/passkey', { method: 'POST', headers: { cookie, ...json }, json: { credential: opsKey.assert(o1.data.options, ORIGIN) } });
+  const replay = await s.req('/login/second-factor/passkey', {
+    method: 'POST',
+    headers: { cookie, ...json },
+    json: { credential: opsKey.assert(o1.data.options, ORIGIN) },
+  });
   assert.equal(replay.status, 409);
   const o2 = await s.req('/login/second-factor/passkey/options', { method: 'POST', headers: { cookie, ...json }, json: {} });
-  const ok = await s.req('/login/second-factor/passkey', { method: 'POST', headers: { cookie, ...json }, json: { credential: opsKey.assert(o2.data.options, ORIGIN), next: '/peers' } });
+  const ok = await s.req('/login/second-factor/passkey', {
+    method: 'POST',
+    headers: { cookie, ...json },
+    json: { credential: opsKey.assert(o2.data.options, ORIGIN), next: '/peers' },
+  });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
   assert.equal(ok.data.user.username, OPS.username);
   const signedIn = cookieOf(ok);
@@ -235,7 +251,11 @@ test('passwordless: any passkey of the server signs its account in when the user
   assert.equal(bad.status, 400);
   assert.ok(Object.keys(bad.data.fields).length > 0);
   const a = await start();
-  const unknown = await s.req('/login/passkey', { method: 'POST', headers: { cookie: a.cookie, ...json }, json: { credential: softwarePasskey().assert(a.options, ORIGIN) } });
+  const unknown = await s.req('/login/passkey', {
+    method: 'POST',
+    headers: { cookie: a.cookie, ...json },
+    json: { credential: softwarePasskey().assert(a.options, ORIGIN) },
+  });
   assert.equal(unknown.status, 401, JSON.stringify(unknown.data));
   const b = await start();
   const unverified = await s.req('/login/passkey', {
@@ -245,7 +265,11 @@ test('passwordless: any passkey of the server signs its account in when the user
   });
   assert.equal(unverified.status, 401, 'user verification is required without a password');
   const c = await start();
-  const ok = await s.req('/login/passkey', { method: 'POST', headers: { cookie: c.cookie, ...json }, json: { credential: otherKey.assert(c.options, ORIGIN) } });
+  const ok = await s.req('/login/passkey', {
+    method: 'POST',
+    headers: { cookie: c.cookie, ...json },
+    json: { credential: otherKey.assert(c.options, ORIGIN) },
+  });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
   assert.equal(ok.data.user.username, OTHER.username);
   assert.equal((await s.req('/api/v1/session', { headers: { cookie: cookieOf(ok), ...json } })).data.user.username, OTHER.username);
@@ -273,7 +297,11 @@ test('lockout: failing passkeys lock the account; a locked account is refused ev
   }
   assert.equal(last!.data.code, 'auth.account_locked', JSON.stringify(last!.data));
   const o = await s.req('/login/passkey/options', { method: 'POST', headers: json, json: {} });
-  const locked = await s.req('/login/passkey', { method: 'POST', headers: { cookie: cookieOf(o), ...json }, json: { credential: otherKey.assert(o.data.options, ORIGIN) } });
+  const locked = await s.req('/login/passkey', {
+    method: 'POST',
+    headers: { cookie: cookieOf(o), ...json },
+    json: { credential: otherKey.assert(o.data.options, ORIGIN) },
+  });
   assert.equal(locked.data.code, 'auth.account_locked');
 });
 
@@ -298,7 +326,10 @@ test('the policy: a passkey is a second factor (no enrolment asked); the last on
   const reset = await s.req(`/api/v1/users/${otherId}/second-factor`, { method: 'DELETE', headers: full });
   assert.equal(reset.data.reset, true);
   assert.equal((await passkeyRows(otherId)).length, 0);
-  assert.equal((await s.req(`/api/v1/settings/second-factor/passkeys/${otherPasskeyId}`, { method: 'PUT', headers: headersOf(otherSess), json: { name: 'x' } })).status, 404);
+  assert.equal(
+    (await s.req(`/api/v1/settings/second-factor/passkeys/${otherPasskeyId}`, { method: 'PUT', headers: headersOf(otherSess), json: { name: 'x' } })).status,
+    404,
+  );
 });
 
 test('without an admin origin, passkeys are refused with the setting to set', async () => {

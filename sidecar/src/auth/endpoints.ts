@@ -221,7 +221,10 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       summary:
         "The second step of a sign-in with a passkey (POST /login answered second_factor: totp or passkey): WebAuthn options for navigator.credentials.get() that allow the account's passkeys. The challenge is kept in the session for 5 minutes; POST /login/second-factor/passkey answers it.",
       tags: ['auth'],
-      errors: { '401': 'No password step within the last 10 minutes (sign in again)', '409': 'The account has no passkey, or the admin origin is not configured' },
+      errors: {
+        '401': 'No password step within the last 10 minutes (sign in again)',
+        '409': 'The account has no passkey, or the admin origin is not configured',
+      },
       body: emptyBody,
       response: passkeyOptionsResponse,
       handler: async (_i, ctx) => {
@@ -297,7 +300,11 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
       summary:
         "A sign-in with a passkey alone: the browser's answer (credential) to the options of POST /login/passkey/options. The passkey names the account; the authenticator must have verified the user. A known passkey that does not verify counts toward its account's lockout; a locked account stays locked. Sets the session cookie.",
       tags: ['auth'],
-      errors: { '401': 'The passkey is unknown or did not verify', '409': 'No pending passkey challenge (ask for options first)', '423': 'The account is locked' },
+      errors: {
+        '401': 'The passkey is unknown or did not verify',
+        '409': 'No pending passkey challenge (ask for options first)',
+        '423': 'The account is locked',
+      },
       body: passkeySignInBody,
       response: signedInResponse,
       handler: async ({ body }, ctx) => {

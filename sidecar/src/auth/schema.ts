@@ -91,7 +91,12 @@ export const secondFactorResetResponse = z.object({ ok: z.literal(true), reset: 
 
 // passkeys (WebAuthn; auth/second-factor.ts): the JSON of the browser's credential as
 // @simplewebauthn/browser sends it (binary fields base64url)
-const b64url = (max: number) => z.string().min(1, 'required').max(max).regex(/^[A-Za-z0-9_-]+$/, 'must be base64url');
+const b64url = (max: number) =>
+  z
+    .string()
+    .min(1, 'required')
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be base64url');
 const transports = z.array(z.enum(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])).max(8);
 const credentialCommon = {
   id: b64url(1400),
@@ -131,7 +136,9 @@ export const passkeyView = z.object({
 export const passkeysResponse = z.object({ ok: z.literal(true), passkeys: z.array(passkeyView) });
 export const passkeyResponse = z.object({ ok: z.literal(true), passkey: passkeyView });
 /** WebAuthn options for the browser (PublicKeyCredentialCreationOptionsJSON / …RequestOptionsJSON), passed to @simplewebauthn/browser as they are. */
-const webauthnOptions = z.record(z.string(), z.unknown()).meta({ description: 'WebAuthn options JSON, for navigator.credentials (through @simplewebauthn/browser)' });
+const webauthnOptions = z
+  .record(z.string(), z.unknown())
+  .meta({ description: 'WebAuthn options JSON, for navigator.credentials (through @simplewebauthn/browser)' });
 export const passkeyOptionsResponse = z.object({ ok: z.literal(true), options: webauthnOptions });
 export const passkeyRegisterBody = z.strictObject({ name: passkeyName, credential: registrationCredential });
 export const passkeyRenameBody = z.strictObject({ name: passkeyName });

@@ -49,14 +49,7 @@ export interface SecondFactorStatus {
 export type PendingStep = 'totp' | 'passkey' | 'enrol' | null;
 
 export type SecondFactorChange =
-  | 'totp_enabled'
-  | 'totp_removed'
-  | 'recovery_codes_renewed'
-  | 'reset'
-  | 'recovery_code_used'
-  | 'passkey_added'
-  | 'passkey_renamed'
-  | 'passkey_removed';
+  'totp_enabled' | 'totp_removed' | 'recovery_codes_renewed' | 'reset' | 'recovery_code_used' | 'passkey_added' | 'passkey_renamed' | 'passkey_removed';
 
 /** The WebAuthn relying party: the admin UI's origin and its host name (the RP ID). */
 export interface RelyingParty {
@@ -319,7 +312,10 @@ export class SecondFactorService {
       userName: user.username,
       userID: userHandle(user.id),
       attestationType: 'none',
-      excludeCredentials: (await this.passkeyRows(user.id)).map((r) => ({ id: r.credential_id, transports: passkeyView(r).transports as AuthenticatorTransportFuture[] })),
+      excludeCredentials: (await this.passkeyRows(user.id)).map((r) => ({
+        id: r.credential_id,
+        transports: passkeyView(r).transports as AuthenticatorTransportFuture[],
+      })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     });
     return { options, challenge: { challenge: options.challenge, purpose: 'register', userId: user.id, at: this.clock() } };

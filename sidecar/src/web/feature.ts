@@ -13,5 +13,12 @@ import { spaMiddleware } from './spa.js';
 
 export const webFeature: Feature = {
   name: 'web',
-  late: (ctx) => [webMiddleware(ctx), secondFactorPagesMiddleware(ctx), passkeyScriptsMiddleware(), passwordPageMiddleware(ctx), apiDocsMiddleware(ctx), spaMiddleware(ctx)],
+  late: (ctx) => [
+    webMiddleware(ctx),
+    secondFactorPagesMiddleware(ctx),
+    passkeyScriptsMiddleware(),
+    passwordPageMiddleware(ctx),
+    apiDocsMiddleware(ctx),
+    spaMiddleware(ctx),
+  ],
 };

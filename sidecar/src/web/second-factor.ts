@@ -124,9 +124,8 @@ export function secondFactorPagesMiddleware(deps: Deps): Koa.Middleware {
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     const error = ctx.query.error === 'invalid';
-    ctx.body =
-      status
-        ? renderSecondFactorPage({ lang, error, next: ctx.query.next, passkey, totp: status.totp_active })
-        : renderEnrolPage({ lang, error, next: ctx.query.next, setup: await deps.secondFactor.beginTotp(user, true) });
+    ctx.body = status
+      ? renderSecondFactorPage({ lang, error, next: ctx.query.next, passkey, totp: status.totp_active })
+      : renderEnrolPage({ lang, error, next: ctx.query.next, setup: await deps.secondFactor.beginTotp(user, true) });
   };
 }

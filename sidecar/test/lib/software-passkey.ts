@@ -31,8 +31,7 @@ export function softwarePasskey(): SoftwarePasskey {
     b.writeUInt32BE(n);
     return b;
   };
-  const clientData = (type: string, challenge: string, origin: string) =>
-    Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
+  const clientData = (type: string, challenge: string, origin: string) => Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
   const key: SoftwarePasskey = {
     id: b64(rawId),
     counter: 0,
@@ -57,14 +56,24 @@ export function softwarePasskey(): SoftwarePasskey {
         rawId,
         Buffer.from(isoCBOR.encode(cose)),
       ]);
-      const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
+      const attestationObject = isoCBOR.encode(
+        new Map<string, unknown>([
+          ['fmt', 'none'],
+          ['attStmt', new Map()],
+          ['authData', new Uint8Array(authData)],
+        ]) as never,
+      );
       return {
         id: key.id,
         rawId: key.id,
         type: 'public-key',
         clientExtensionResults: {},
         authenticatorAttachment: 'cross-platform',
-        response: { clientDataJSON: b64(clientData('webauthn.create', options.challenge, origin)), attestationObject: b64(attestationObject), transports: ['usb'] },
+        response: {
+          clientDataJSON: b64(clientData('webauthn.create', options.challenge, origin)),
+          attestationObject: b64(attestationObject),
+          transports: ['usb'],
+        },
       };
     },
     assert(options, origin, o = {}) {
@@ -77,7 +86,12 @@ export function softwarePasskey(): SoftwarePasskey {
         rawId: key.id,
         type: 'public-key',
         clientExtensionResults: {},
-        response: { clientDataJSON: b64(cd), authenticatorData: b64(authData), signature: b64(signature), ...(key.userHandle ? { userHandle: key.userHandle } : {}) },
+        response: {
+          clientDataJSON: b64(cd),
+          authenticatorData: b64(authData),
+          signature: b64(signature),
+          ...(key.userHandle ? { userHandle: key.userHandle } : {}),
+        },
       };
     },
   };

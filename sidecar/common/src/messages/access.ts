@@ -44,8 +44,7 @@ export const access = {
   'second_factor.sign_in_pending': () => 'Sign in with username and password first',
   'second_factor.last_factor_required': () =>
     'A second factor is required for every account (Security settings): this is your last one; add another (a passkey or an authenticator app) first',
-  'passkey.no_origin': () =>
-    'Passkeys need the admin UI\'s public origin: set GATEHOUSE_ADMIN_ORIGIN (or GATEHOUSE_ADMIN_DOMAIN) and restart Gatehouse',
+  'passkey.no_origin': () => "Passkeys need the admin UI's public origin: set GATEHOUSE_ADMIN_ORIGIN (or GATEHOUSE_ADMIN_DOMAIN) and restart Gatehouse",
   'passkey.no_challenge': () => 'No passkey request is pending (or it expired): start again',
   'passkey.rejected': () => 'The passkey could not be verified',
   'passkey.field.rejected': () => 'not accepted: try again with the passkey of this account',

@@ -1,6 +1,6 @@
 // The signed-in user's own settings: username, email, language (PUT /settings/profile), own theme
 // or the server default (PUT /settings/theme), password change ({current, next}, PUT
-// /settings/password), the two-factor sign-in (SecondFactorCard.tsx) and, for admins, the server-wide default theme (PUT /settings/default-theme).
+// /settings/password), the two-factor sign-in (SecondFactorCard.tsx), the passkeys (PasskeysCard.tsx) and, for admins, the server-wide default theme (PUT /settings/default-theme).
 import { useEffect } from 'preact/hooks';
 import { api } from '../../api';
 import { toast } from '../../components/dialog';
@@ -13,6 +13,7 @@ import { serverTheme, userTheme, type Theme } from '../../theme';
 import { useStore } from '../../store';
 import '../../components/admin.css';
 import { SecondFactorCard } from './SecondFactorCard';
+import { PasskeysCard } from './PasskeysCard';
 
 import type { ProfileBody, ProfileResponse } from '../../protocol';
 
@@ -37,6 +38,7 @@ export default function ProfileScreen() {
             <AccountCard profile={p} onSaved={reload} />
             <PasswordCard />
             <SecondFactorCard />
+            <PasskeysCard />
           </div>
           <div>
             <ThemeCard profile={p} />

@@ -155,7 +155,8 @@ function TotpEnrol(props: { setup: Setup; onCancel: () => void; onDone: (codes: 
   );
 }
 
-function RecoveryCodes(props: { codes: string[]; onClose: () => void }) {
+/** The recovery codes, shown once (also after the first passkey: PasskeysCard.tsx). */
+export function RecoveryCodes(props: { codes: string[]; onClose: () => void }) {
   const who = user.get()?.username ?? 'account';
   return (
     <div class="recovery-codes" role="region" aria-label={t('profile.sfCodesTitle')}>
