@@ -84,6 +84,7 @@ test('passkeys: enrol under Profile, sign in without a password, sign in with pa
   // the last second factor stays while the policy holds; removed once it is lifted
   await page.goto(`${origin}/profile`);
   await settled(page);
+  await page.waitForSelector('.second-factor >> text=Your passkeys are your second factor');
   allowHttpError('/settings/second-factor/passkeys/', 409);
   await page.click('button[aria-label="Remove passkey Laptop"]');
   await page.fill('.passkeys #f-current', OPS.password);

@@ -353,7 +353,7 @@ export class SecondFactorService {
     const codes = first ? newRecoveryCodes() : undefined;
     const now = this.clock();
     const row = await this.db.sequelize.transaction(async (transaction) => {
-      const created = (await this.models.UserPasskey.create(
+      const created = await this.models.UserPasskey.create(
         {
           user_id: user.id,
           credential_id: cred.id,
@@ -365,7 +365,7 @@ export class SecondFactorService {
           last_used_at: null,
         },
         { transaction },
-      )) as unknown as { get(o: { plain: true }): UserPasskeyRow };
+      );
       if (codes) await this.replaceCodes(user.id, codes, transaction);
       return created.get({ plain: true });
     });

@@ -95,7 +95,7 @@ function AddPasskey(props: { onCancel: () => void; onDone: (codes: string[] | un
           const { options } = await api<PasskeyOptionsResponse>('POST', '/settings/second-factor/passkeys/options', { current: v.current });
           let credential;
           try {
-            // the server's options are WebAuthn's JSON as @simplewebauthn/server made them
+            // reason: the schema states the options as a JSON object; they are WebAuthn's creation options as @simplewebauthn/server made them
             credential = await startRegistration({ optionsJSON: options as unknown as PublicKeyCredentialCreationOptionsJSON });
           } catch {
             throw new Error(t('profile.pkCancelled'));

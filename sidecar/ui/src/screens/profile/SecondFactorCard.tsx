@@ -34,8 +34,18 @@ export function SecondFactorCard() {
       ) : (
         <>
           <p>
-            {st.totp_active ? <Badge tone="ok">{t('profile.sfOn')}</Badge> : <Badge tone={st.required ? 'bad' : 'muted'}>{t('profile.sfOff')}</Badge>}{' '}
-            {st.totp_active ? t('profile.sfCodesLeft', { n: st.recovery_codes_left }) : st.required ? t('profile.sfRequired') : t('profile.sfHint')}
+            {st.totp_active || st.passkeys > 0 ? (
+              <Badge tone="ok">{t('profile.sfOn')}</Badge>
+            ) : (
+              <Badge tone={st.required ? 'bad' : 'muted'}>{t('profile.sfOff')}</Badge>
+            )}{' '}
+            {st.totp_active
+              ? t('profile.sfCodesLeft', { n: st.recovery_codes_left })
+              : st.passkeys > 0
+                ? `${t('profile.sfByPasskey')} ${t('profile.sfCodesLeft', { n: st.recovery_codes_left })}`
+                : st.required
+                  ? t('profile.sfRequired')
+                  : t('profile.sfHint')}
           </p>
           {codes && <RecoveryCodes codes={codes} onClose={() => setCodes(null)} />}
           {setup ? (
@@ -59,12 +69,12 @@ export function SecondFactorCard() {
               <button type="button" class="btn primary" onClick={() => setAction('setup')}>
                 {st.totp_active ? t('profile.sfReplace') : t('profile.sfSetUp')}
               </button>
-              {st.totp_active && (
+              {(st.totp_active || st.passkeys > 0) && (
                 <button type="button" class="btn" onClick={() => setAction('codes')}>
                   {t('profile.sfNewCodes')}
                 </button>
               )}
-              {st.totp_active && !st.required && (
+              {st.totp_active && (!st.required || st.passkeys > 0) && (
                 <button type="button" class="btn danger" onClick={() => setAction('remove')}>
                   {t('profile.sfRemove')}
                 </button>
