@@ -217,9 +217,11 @@ test('sticky cookie: each route its own secret, never empty, not in the API, the
     const view = JSON.stringify((await call(`/routes/${id}`)).data);
     for (const x of first) assert.ok(!view.includes(x), 'the secret is not in the route view');
   }
-  // a restart on the same data directory (same master key): the same secrets, so stickiness survives it
+  // a restart on the same data (directory and master key; on PostgreSQL the same database): the same
+  // secrets, so stickiness survives it
+  const databaseUrl = s.databaseUrl;
   await s.close();
-  s = await startTestServer(ENV);
+  s = await startTestServer({ ...ENV, ...(process.env.TEST_DATABASE_URL && databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
   auth = bearer(await apiToken(s));
   assert.deepEqual(await secrets(), first, 'the same after a restart');
 });

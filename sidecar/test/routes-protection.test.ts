@@ -100,11 +100,13 @@ test('basic auth on an HTTPS route: saved, rendered after the rate limit; switch
   assert.equal(entry.routes[0].handle[0].status_code, 403, 'ACL first');
   const peerBAddr = (await call(`/peers/${peerB}`)).data.peer.address.split('/')[0];
   assert.deepEqual(entry.routes[0].match[0].not[0].remote_ip.ranges, [peerBAddr]);
+  // after the ACL: the share-link page, the rate limit, the share-link forward auth (route-auth.ts
+  // shareLinkRoutes), then the basic auth unless a share link let the request in
   assert.deepEqual(
-    entry.routes[1].handle.slice(0, 2).map((h: CaddyHandler) => h.handler),
-    ['rate_limit', 'authentication'],
+    entry.routes.slice(1, 5).map((r: JsonDoc) => r.handle[0].handler),
+    ['reverse_proxy', 'rate_limit', 'reverse_proxy', 'authentication'],
   );
-  assert.equal(entry.routes[1].handle[1].providers.http_basic.accounts[0].password, (await rowOf(id)).basic_auth_password_hash);
+  assert.equal(entry.routes[4].handle[0].providers.http_basic.accounts[0].password, (await rowOf(id)).basic_auth_password_hash);
 
   const before = await rowOf(id);
   const loads = proxy().loads;

@@ -211,6 +211,7 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
       'webhook deliveries': 30_000,
       'rdp status check': s.deps.config.rdpOps.statusIntervalMs,
       'rdp session sweep': 30_000,
+      'Data quotas': s.deps.config.wg.pollIntervalMs,
     });
     assert.equal(s.deps.config.rdpOps.statusIntervalMs, 60_000, 'RDP status every GATEHOUSE_RDP_STATUS_INTERVAL (60 s)');
     assert.equal(s.deps.config.wg.pollIntervalMs, 5000, 'the poll interval comes from its variable');
@@ -236,6 +237,7 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
       'webhook deliveries': 2,
       'rdp status check': 1,
       'rdp session sweep': 1,
+      'Data quotas': 6,
     });
     assert.ok(
       s.deps.scheduler.list().every((j) => j.last_error === null),
