@@ -9,7 +9,6 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import type { ProxyService } from '../src/proxy/service.js';
 import type { JsonDoc } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
-import type { CaddyHandler } from '../src/proxy/caddy-json.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
