@@ -19,6 +19,7 @@ import { PASSPHRASE_HEADER } from '../../sidecar/src/backup/endpoints.js';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import type { BackupJob, Peer, Token, User } from '../../sidecar/test/lib/protocol.js';
 import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import { softwarePasskey } from '../../sidecar/test/lib/software-passkey.js';
 import { totpCode } from '../../sidecar/src/util/totp.js';
 
 let s: TestServer;
@@ -44,13 +45,20 @@ const passes = (e: Endpoint, c: Credential) => (e.sessionOnly ? c.password !== u
 /** The TOTP secret each session's last set-up answered (for the activation that follows it). */
 const pendingTotp = new Map<string, string>();
 const BACKUP_PASSPHRASE = 'caller-chosen-passphrase-24';
+const PASSKEY_ORIGIN = 'https://gate.secrets.example.test';
 const VICTIM = { username: 'secrets-victim', password: 'victim-password-24' };
 const VIEWER = { username: 'secrets-viewer', password: 'viewer-password-24' };
 let full: Record<string, string>;
 let seq = 0;
 
 before(async () => {
-  s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '1000000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  s = await startTestServer({
+    GATEHOUSE_RATE_LIMIT_ADMIN: '1000000',
+    GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+    GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    // passkeys need the admin origin (their relying party)
+    GATEHOUSE_ADMIN_ORIGIN: PASSKEY_ORIGIN,
+  });
   const fullToken = await apiToken(s);
   full = bearer(fullToken);
   keep('full-access API token', fullToken);
@@ -218,11 +226,23 @@ function bodyFor(e: Endpoint, c?: Credential): unknown {
   }
 }
 
+/** POST /settings/second-factor/passkeys: a real registration (options for this credential, a software key's answer) when the options are given. */
+async function passkeyBody(headers: Record<string, string>, c?: Credential): Promise<unknown> {
+  const opts = await s.req('/api/v1/settings/second-factor/passkeys/options', {
+    method: 'POST',
+    headers: { accept: 'application/json', ...headers },
+    json: { current: c?.password ?? 'not-this-password' },
+  });
+  if (opts.status !== 200) return { name: 'refused', credential: {} };
+  return { name: `secrets-key-${++seq}`, credential: softwarePasskey().register(opts.data.options, PASSKEY_ORIGIN) };
+}
+
 const call = async (e: Endpoint, headers: Record<string, string>, c?: Credential) => {
+  const json = e.method === 'POST' && e.path === '/settings/second-factor/passkeys' ? await passkeyBody(headers, c) : bodyFor(e, c);
   const r = await s.req(concrete(e), {
     method: e.method,
     headers: { accept: 'application/json', [PASSPHRASE_HEADER]: BACKUP_PASSPHRASE, ...headers },
-    ...(e.method === 'GET' ? {} : { json: bodyFor(e, c) }),
+    ...(e.method === 'GET' ? {} : { json }),
   });
   if (c && typeof r.data?.setup?.secret === 'string') pendingTotp.set(c.name, r.data.setup.secret);
   return r;

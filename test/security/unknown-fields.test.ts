@@ -23,6 +23,7 @@ import { WEBHOOK_READ_ONLY } from '../../sidecar/src/webhooks/schema.js';
 import { RDP_READ_ONLY } from '../../sidecar/src/rdp/schema.js';
 import { JOB_READ_ONLY } from '../../sidecar/src/backup/schema.js';
 import { REDIRECT_READ_ONLY } from '../../sidecar/src/redirects/schema.js';
+import { PROVIDER_READ_ONLY } from '../../sidecar/src/oidc/schema.js';
 import { valid, type Schema } from '../reliability/lib/fuzz-schema.js';
 import { changed, snapshot, tables, type Snapshot } from '../reliability/lib/fuzz-db.js';
 import type { JsonDoc } from '../lib/json.js';
@@ -398,6 +399,7 @@ test('read-only fields: accepted and ignored only where declared, as the documen
     'PATCH /api/v1/rdp/{id}': RDP_READ_ONLY,
     'PUT /api/v1/settings/autobackup/{id}': JOB_READ_ONLY,
     'PUT /api/v1/redirect-hosts/{id}': REDIRECT_READ_ONLY,
+    'PUT /api/v1/auth/oidc/providers/{id}': PROVIDER_READ_ONLY,
   };
   const documented: Record<string, string[]> = {};
   for (const [p, ms] of Object.entries<JsonDoc>(doc.paths)) {
