@@ -207,13 +207,13 @@ test('a tampered state is refused, and the real answer still works once', async 
   const tampered = new URL(cb);
   tampered.searchParams.set('state', `${cb.searchParams.get('state')}x`);
   const bad = await visit(b.sidecar, tampered.href);
-  assert.equal(bad.status, 400);
+  assert.equal(bad.status, 422);
   assert.match(bad.text, /data-reason="state_invalid"/);
   assert.match(bad.text, /tampered or replayed/);
   assert.equal(await whoAmI(b), null);
   // the same answer in another browser (no flow of this state in its session): refused too
   const elsewhere = await visit(new Jar(), cb.href);
-  assert.equal(elsewhere.status, 400);
+  assert.equal(elsewhere.status, 422);
   assert.match(elsewhere.text, /data-reason="state_invalid"/);
   assert.equal((await visit(b.sidecar, cb.href)).status, 302);
   assert.equal((await whoAmI(b))?.username, 'alice');
@@ -224,10 +224,10 @@ test('a replayed code is refused: in the same browser (the state was used) and w
   const { cb, res } = await signIn(b, 'alice');
   assert.equal(res.status, 302);
   const replay = await visit(new Jar(), cb.href);
-  assert.equal(replay.status, 400);
+  assert.equal(replay.status, 422);
   assert.match(replay.text, /data-reason="state_invalid"/);
   const again = await visit(b.sidecar, cb.href);
-  assert.equal(again.status, 400, 'the used state is gone from the session');
+  assert.equal(again.status, 422, 'the used state is gone from the session');
   // a fresh sign-in's state with the old code: the code exchange is refused by the provider
   const fresh = browser();
   const start = await visit(fresh.sidecar, `${s.url}/auth/oidc/${providerId}/start`);

@@ -10,10 +10,14 @@ import { isTimeZone, minutesOf } from './schedule.js';
 const time = (code: 'schedule.field.time' | 'schedule.field.time_to', max: number) =>
   z
     .string({ error: fieldText(code) })
-    .refine((v) => {
-      const m = minutesOf(v);
-      return m >= (max === 1440 ? 1 : 0) && m <= max;
-    }, fieldText(code))
+    // the document's pattern allows 24:59 and, for `from`, 24:00: the range is a rule it cannot state (422)
+    .refine(
+      (v) => {
+        const m = minutesOf(v);
+        return m >= (max === 1440 ? 1 : 0) && m <= max;
+      },
+      { message: fieldText(code), params: UNPROCESSABLE },
+    )
     .meta({ pattern: '^([01][0-9]|2[0-4]):[0-5][0-9]$' });
 
 export const accessWindow = z

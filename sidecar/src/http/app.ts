@@ -120,8 +120,7 @@ function validate(e: Endpoint): Koa.Middleware {
       if (r.success) body = r.data;
       else {
         Object.assign(fields, zodFields(r.error));
-        if (!r.error.issues.every((i) => i.code === 'custom' && (i.params as { unprocessable?: boolean } | undefined)?.unprocessable))
-          onlyUnprocessable = false;
+        if (!r.error.issues.every(unprocessableIssue)) onlyUnprocessable = false;
       }
     } else if (write && !e.ownBody) {
       onlyUnprocessable = false;
@@ -135,7 +134,7 @@ function validate(e: Endpoint): Koa.Middleware {
       if (r.success) query = r.data;
       else {
         Object.assign(fields, zodFields(r.error, UNKNOWN_PARAMETER_MSG));
-        onlyUnprocessable = false;
+        if (!r.error.issues.every(unprocessableIssue)) onlyUnprocessable = false;
       }
     } else if (write) {
       if (Object.keys(q).length) onlyUnprocessable = false;
@@ -255,6 +254,9 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
     const rl = rateLimitFor(e);
     if (rl) chain.push(limits.middleware(rl));
     if (e.sameOrigin) chain.push(sameOriginCheck);
+    // a session-only endpoint with a parameter refuses API tokens in authenticate: a literal path of
+    // another endpoint (/passkeys/options for /passkeys/:id) must still be its 405 first
+    if (e.sessionOnly && p.includes(':')) chain.push(literalMethodFirst(literal));
     chain.push(authenticate(deps, e));
     if (e.feature) chain.push(featureCheck(deps.features, e.feature));
     const pv = paramsValidator(e.path, e.params, literal);
@@ -303,6 +305,30 @@ const OUTSIDE = SERVED_OUTSIDE_REGISTRY.map((s) => ({
  * listing the methods it does; TRACE and other methods no path serves included (not 501). OPTIONS
  * answers 204 with the same Allow. Runs after everything else had its chance.
  */
+/**
+ * An issue of a rule the document cannot state (http/fields.ts UNPROCESSABLE): a custom issue with
+ * the flag, or a union none of whose members took the value where one member failed only such rules
+ * (the value has a shape the document allows: a mirror target "host:port" whose host is no host).
+ */
+function unprocessableIssue(i: z.core.$ZodIssue): boolean {
+  if (i.code === 'custom') return (i.params as { unprocessable?: boolean } | undefined)?.unprocessable === true;
+  if (i.code === 'invalid_union') return i.errors.some((member) => member.length > 0 && member.every(unprocessableIssue));
+  return false;
+}
+
+/** A request whose path is a literal endpoint path without this method: 405 with Allow, before anything else. */
+function literalMethodFirst(literal: Map<string, Set<string>>): Koa.Middleware {
+  return async (ctx, next) => {
+    const methods = literal.get(ctx.path);
+    if (!methods) return next();
+    ctx.set('Allow', [...methods].sort().join(', '));
+    throw new AppError(
+      'method_not_allowed',
+      msg('request.method_not_allowed', { method: ctx.method, path: ctx.path, allowed: [...methods].sort().join(', ') }),
+    );
+  };
+}
+
 function methodNotAllowed(router: Router): Koa.Middleware {
   return async (ctx, next) => {
     await next();

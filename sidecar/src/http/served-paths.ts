@@ -196,7 +196,8 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
       'Where a provider sends the browser back (register <public admin URL>/auth/oidc/callback at the provider). The state must be one this browser started and not used yet; the code is exchanged and the ID token checked (signature, issuer, audience, nonce, expiry); the groups and e-mail address are mapped to a role. Then the second-factor policy applies as after a password. Counts toward the sign-in rate limit',
     responses: {
       '302': 'signed in: to `next` (or /password, /login/second-factor, /login/enrol first)',
-      '400': 'an unknown, tampered or used state, a refused or replayed code, an expired sign-in: a page that says which',
+      '400': 'a refused or replayed code, an expired sign-in: a page that says which',
+      '422': 'an unknown, tampered or used state (one this browser did not start, or used already): a page that says so',
       '403': 'nobody matched the role mapping, no account and no just-in-time creation, an unverified e-mail address, a locked account: a page that says why',
       '502': 'the provider cannot be reached: a page that says so',
     },

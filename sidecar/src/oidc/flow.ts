@@ -74,7 +74,9 @@ export function oidcPagesMiddleware(deps: AppContext): Koa.Middleware {
     const flow = state ? flows.find((f) => f.state === state) : undefined;
     // single use: the flow leaves the session before anything else happens
     if (flows.length) ctx.session!.oidcFlows = flows.filter((f) => f !== flow);
-    if (!flow) return refusedPage(ctx, new SignInRefused('state_invalid', 400), undefined);
+    // a state this browser did not start (tampered, replayed, or another browser's): a well-formed
+    // request refused by a rule the OpenAPI document cannot state, 422 (the page says why)
+    if (!flow) return refusedPage(ctx, new SignInRefused('state_invalid', 422), undefined);
     const ip = ctx.state.clientIp as string | null;
     const { user: row } = await svc().finish(flow, query, ip);
     try {

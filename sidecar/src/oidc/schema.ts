@@ -54,7 +54,8 @@ const scopes = z
   )
   .min(1, fieldText('oidc.field.scopes_openid'))
   .max(20, fieldText('field.at_most', { max: 20 }))
-  .refine((v) => v.includes('openid'), { message: fieldText('oidc.field.scopes_openid') })
+  // that openid is among them is a rule the document cannot state (422)
+  .refine((v) => v.includes('openid'), { message: fieldText('oidc.field.scopes_openid'), params: UNPROCESSABLE })
   .meta({ description: 'the scopes asked for (openid is required; default openid, profile, email)' });
 
 const match = z

@@ -147,7 +147,8 @@ const originUrl = z
     try {
       u = new URL(v);
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as http://10.8.0.5:8080' });
+      // the document's pattern took it: what the URL parser refuses is a rule it cannot state (422)
+      ctx.addIssue({ code: 'custom', message: 'must be an http(s) URL such as http://10.8.0.5:8080', params: UNPROCESSABLE });
       return z.NEVER;
     }
     if (
@@ -159,7 +160,7 @@ const originUrl = z
       u.hash ||
       !u.hostname
     ) {
-      ctx.addIssue({ code: 'custom', message: 'must be an origin only: http(s)://host[:port], no path, query or user info' });
+      ctx.addIssue({ code: 'custom', message: 'must be an origin only: http(s)://host[:port], no path, query or user info', params: UNPROCESSABLE });
       return z.NEVER;
     }
     return `${u.protocol}//${u.host}`;
@@ -173,7 +174,8 @@ const mirrorTarget = z.union(
       .max(300)
       .regex(whole(`\\s*(?:${ORIGIN}|${ORIGIN_HOST}:${PORT})\\s*`), 'must be "http(s)://host[:port]" or "host:port"')
       .trim()
-      .transform((v) => (/^https?:\/\//i.test(v) ? v : /^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(v) ? `http://${v}` : `invalid://${v}`))
+      // the pattern above took it as an origin or host:port: the latter gets http://
+      .transform((v) => (/^https?:\/\//i.test(v) ? v : `http://${v}`))
       .pipe(originUrl)
       .transform((url) => ({ url })),
   ],
