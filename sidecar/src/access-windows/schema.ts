@@ -10,6 +10,7 @@ import { isTimeZone, minutesOf } from './schedule.js';
 const time = (code: 'schedule.field.time' | 'schedule.field.time_to', max: number) =>
   z
     .string({ error: fieldText(code) })
+    .regex(/^([01][0-9]|2[0-4]):[0-5][0-9]$/, fieldText(code))
     // the document's pattern allows 24:59 and, for `from`, 24:00: the range is a rule it cannot state (422)
     .refine(
       (v) => {
