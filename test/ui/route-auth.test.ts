@@ -6,6 +6,7 @@
 // preview of the login page, the preview following unsaved values, a route user with their own
 // TOTP, removal. axe, screenshots en/de × 1280/360, no console error.
 import { test } from 'node:test';
+import { waitFor } from '../lib/wait.js';
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import speakeasy from 'speakeasy';
@@ -324,11 +325,19 @@ test('share links on the route detail: a field error, a link shown once with Cop
     await screenshot(page, `${lang}-${width}-route-share-links`);
 
     // revoked through the UI: the visitor's page says so in their language
+    const revokedBefore = ((await api(`/routes/${routeId}/share-links`)).data.share_links as { state: string }[]).filter((l) => l.state === 'revoked').length;
     await card.locator('tr[data-share-state=active] button.danger').first().click();
     const c = page.locator('dialog[open]');
     await c.waitFor();
     await c.locator('button.danger').click();
     await card.locator('tr[data-share-state=revoked]').first().waitFor();
+    // the server has revoked it (and ended its sessions) before the visitor comes back
+    await waitFor(
+      async () =>
+        ((await api(`/routes/${routeId}/share-links`)).data.share_links as { state: string }[]).filter((l) => l.state === 'revoked').length > revokedBefore,
+      10_000,
+      'the link revoked on the server',
+    );
     const gone = await vp.goto(`${ui.s.url}${path}`);
     assert.equal(gone?.status(), 410);
     assert.match((await vp.textContent('main'))!, lang === 'en' ? /was revoked/ : /wurde widerrufen/);
