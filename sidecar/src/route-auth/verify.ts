@@ -21,7 +21,7 @@ import { isLoopback, normalizeIp } from '../http/client-ip.js';
 import { IDENTITY_HEADERS } from '../proxy/fragments/route-auth.js';
 import { safeRedirect } from '../util/safe-redirect.js';
 import { sha256 } from './service.js';
-import { underPathPrefix } from '../share-links/paths.js';
+import { decodeAll, underPathPrefix } from '../share-links/paths.js';
 import type { AuthView, RouteEntry, SessionEntry } from './view.js';
 
 export interface VerifyInput {
@@ -64,17 +64,7 @@ export function readCookie(header: string | undefined, name: string): string | u
  * a /route-auth/ path that Caddy forwards without forward auth reaches the admin app.
  */
 export function underRouteAuth(rawPath: string): boolean {
-  let p = rawPath;
-  for (let i = 0; i < 4; i++) {
-    let d: string;
-    try {
-      d = decodeURIComponent(p);
-    } catch {
-      d = p.replace(/%([0-9a-f]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
-    }
-    if (d === p) break;
-    p = d;
-  }
+  const p = decodeAll(rawPath);
   const segments: string[] = [];
   for (const seg of p.toLowerCase().replace(/\\/g, '/').split('/')) {
     const s = seg.replace(/[\s\p{Cc}]+$/u, '');

@@ -33,7 +33,8 @@ function segmentsOf(path: string): string[] {
   return out;
 }
 
-function decodeAll(p: string): string {
+/** A path percent-decoded until it no longer changes (at most 4 rounds; a bad escape decoded byte-wise). */
+export function decodeAll(p: string): string {
   for (let i = 0; i < 4; i++) {
     let d: string;
     try {
