@@ -3,6 +3,7 @@
 // it: npm run docs) and in configs/gatehouse.env.example.
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { OUTBOUND_USES, type OutboundUse } from './util/outbound.js';
@@ -25,6 +26,9 @@ function isCidrOrIp(v: string): boolean {
   if (!family || more !== undefined) return false;
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }
+
+/** A cluster node's name (GATEHOUSE_NODE_NAME, or the host name): the key of its row in cluster_nodes. */
+export const NODE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:2019');
 
@@ -91,6 +95,12 @@ const schema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  /** several nodes on one PostgreSQL (src/cluster): see docs/guides/cluster.md */
+  GATEHOUSE_CLUSTER: bool.default(false),
+  GATEHOUSE_NODE_NAME: z
+    .string()
+    .regex(NODE_NAME_PATTERN, 'must be 1-63 letters, digits, dots, dashes or underscores, starting with a letter or digit')
     .optional(),
   GATEHOUSE_LOG_LEVEL: z.enum(['error', 'warn', 'info', 'debug']).default('info'),
   GATEHOUSE_SESSION_MAX_AGE: positiveInt.default(12 * 3600 * 1000),
@@ -227,6 +237,16 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   },
   GATEHOUSE_MASTER_KEY_FILE: { meaning: '32-byte key sealing secrets at rest (AES-256-GCM)', shownDefault: '`<data>/master.key`', see: 'guides/master-key.md' },
   DATABASE_URL: { meaning: '`postgres://…` to use PostgreSQL instead of SQLite', see: 'configuration.md#database' },
+  GATEHOUSE_CLUSTER: {
+    meaning:
+      'run this node as one of several on one PostgreSQL (`DATABASE_URL` required): a leader runs the work that must happen once; a second live node needs the licence feature `cluster`',
+    see: 'guides/cluster.md',
+  },
+  GATEHOUSE_NODE_NAME: {
+    meaning: "this node's name in the cluster (1–63 letters, digits, `.`, `-`, `_`); unique per node",
+    shownDefault: "the machine's host name",
+    see: 'guides/cluster.md#nodes-and-the-leader',
+  },
   GATEHOUSE_LOG_LEVEL: { meaning: '`error`, `warn`, `info`, `debug` (winston JSON lines)' },
   GATEHOUSE_SESSION_MAX_AGE: { meaning: 'admin session lifetime (ms)' },
   GATEHOUSE_RATE_LIMIT_LOGIN: { meaning: '`/login` requests per IP per 15 min', see: 'guides/authentication.md#rate-limits' },
@@ -357,6 +377,13 @@ export interface Config {
   initialAdmin: { user?: string; password?: string };
   masterKeyFile: string;
   databaseUrl?: string;
+  /** Several nodes on one PostgreSQL (src/cluster, docs/guides/cluster.md). */
+  cluster: {
+    /** GATEHOUSE_CLUSTER: on only with DATABASE_URL (loadConfig refuses it otherwise) */
+    enabled: boolean;
+    /** GATEHOUSE_NODE_NAME, else the host name */
+    nodeName: string;
+  };
   logLevel: 'error' | 'warn' | 'info' | 'debug';
   sessionMaxAge: number;
   rateLimits: { login: number; admin: number; client: number; hostname: number };
@@ -465,6 +492,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.GATEHOUSE_CLUSTER && !e.DATABASE_URL) {
+    throw new ConfigError(
+      'invalid configuration:\n  GATEHOUSE_CLUSTER=true needs DATABASE_URL (PostgreSQL): the nodes of a cluster share one PostgreSQL database; SQLite is one node only',
+    );
+  }
+  const nodeName = e.GATEHOUSE_NODE_NAME ?? os.hostname();
+  if (!NODE_NAME_PATTERN.test(nodeName)) {
+    throw new ConfigError(
+      `invalid configuration:\n  GATEHOUSE_NODE_NAME: unset, and the host name ${JSON.stringify(nodeName)} is not a valid node name; set GATEHOUSE_NODE_NAME`,
+    );
+  }
   const dataDir = path.resolve(e.GATEHOUSE_DATA_DIR);
   const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
   return {
@@ -498,6 +536,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     initialAdmin: { user: e.GATEHOUSE_ADMIN_USER, password: e.GATEHOUSE_ADMIN_PASSWORD },
     masterKeyFile: e.GATEHOUSE_MASTER_KEY_FILE ? path.resolve(e.GATEHOUSE_MASTER_KEY_FILE) : path.join(dataDir, 'master.key'),
     databaseUrl: e.DATABASE_URL,
+    cluster: { enabled: e.GATEHOUSE_CLUSTER, nodeName },
     logLevel: e.GATEHOUSE_LOG_LEVEL,
     sessionMaxAge: e.GATEHOUSE_SESSION_MAX_AGE,
     rateLimits: {

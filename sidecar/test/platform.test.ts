@@ -131,6 +131,18 @@ test('config: defaults, and bad values rejected naming the variable', () => {
   );
 });
 
+test('config: cluster mode is off by default, names the node after the host, and is refused without PostgreSQL', () => {
+  const c = loadConfig({});
+  assert.deepEqual(c.cluster, { enabled: false, nodeName: os.hostname() });
+  const on = loadConfig({ GATEHOUSE_CLUSTER: 'true', GATEHOUSE_NODE_NAME: 'edge-a', DATABASE_URL: 'postgres://u@127.0.0.1/db' });
+  assert.deepEqual(on.cluster, { enabled: true, nodeName: 'edge-a' });
+  assert.throws(
+    () => loadConfig({ GATEHOUSE_CLUSTER: 'true' }),
+    (err: Error) => err instanceof ConfigError && /GATEHOUSE_CLUSTER=true needs DATABASE_URL \(PostgreSQL\)/.test(err.message),
+  );
+  assert.throws(() => loadConfig({ GATEHOUSE_NODE_NAME: '-bad name' }), /GATEHOUSE_NODE_NAME="-bad name"/);
+});
+
 test('config: the older GATEHOUSE_LICENSE_* names are still read, the GATEHOUSE_LICENCE_* names win, and both are named for the warning', () => {
   assert.equal(loadConfig({ GATEHOUSE_LICENSE_GRACE_DAYS: '3' }).licence.graceDays, 3);
   assert.equal(loadConfig({ GATEHOUSE_LICENSE_GRACE_DAYS: '3', GATEHOUSE_LICENCE_GRACE_DAYS: '5' }).licence.graceDays, 5);
