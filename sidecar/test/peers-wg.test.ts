@@ -3,6 +3,9 @@
 // interface and service restarts, traffic samples and rollup, online/offline events, expiry.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startTestServer, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { WireGuardService, SERVER_KEY_SETTING } from '../src/wireguard/service.js';
@@ -306,6 +309,52 @@ describe('poller', () => {
       550,
     );
     assert.ok(rows.every((r) => r.resolution === '5m' && Number(r.bucket_start) % 300_000 === 0));
+  });
+
+  test("a cluster: two nodes poll their own interfaces into the shared rows; the totals add up and neither node takes the other's counters as its baseline", async () => {
+    const p = await peers.create({ name: 'poll-cluster' });
+    const node = (name: string) => {
+      const d = new FakeDriver();
+      const cfg = { ...deps.config, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), `gatehouse-wg-${name}-`)), cluster: { enabled: true, nodeName: name } };
+      return {
+        d,
+        dir: cfg.dataDir,
+        make: () => new WireGuardService({ ...deps, config: cfg } as Deps, { driver: d, pollIntervalMs: 3_600_000, resyncIntervalMs: 3_600_000 }),
+      };
+    };
+    const a = node('a');
+    const b = node('b');
+    const wa = a.make();
+    let wb = b.make();
+    // fullSync brings each node's interface up (start() would also schedule its jobs, on the one scheduler)
+    await wa.fullSync();
+    await wb.fullSync();
+    const on = (n: { d: FakeDriver }) => n.d.ifaces.get('ghtest0')!.peers.get(p.public_key)!;
+    const before = (await peers.get(p.id)).total_rx;
+    on(a).rx = 1000;
+    await wa.poll();
+    await wb.poll(); // b's interface moved nothing: its zero is no baseline for a
+    on(a).rx = 1500;
+    await wa.poll();
+    assert.equal((await peers.get(p.id)).total_rx - before, 1500);
+    on(b).rx = 200;
+    await wb.poll();
+    await wa.poll();
+    assert.equal((await peers.get(p.id)).total_rx - before, 1700);
+    // b's sidecar restarts while its interface keeps running: its baseline comes back from its data directory
+    wb = b.make();
+    await wb.fullSync();
+    on(b).rx = 300;
+    await wb.poll();
+    assert.equal((await peers.get(p.id)).total_rx - before, 1800, 'only the 100 bytes since b last polled');
+    // a's interface is re-created: its lower counter is all new, b unaffected
+    on(a).rx = 50;
+    await wa.poll();
+    assert.equal((await peers.get(p.id)).total_rx - before, 1850);
+    const row = asRows<'Peer'>(await s.deps.db.models.Peer.findAll({ where: { id: p.id }, raw: true }))[0];
+    assert.equal(Number(row.last_raw_rx), 0, "the shared row keeps no node's raw counter");
+    fs.rmSync(a.dir, { recursive: true, force: true });
+    fs.rmSync(b.dir, { recursive: true, force: true });
   });
 
   test('online/offline transitions become peer_online / peer_offline activity events', async () => {

@@ -44,6 +44,7 @@ import type { PeerTrafficEvent } from '../events.js';
 import { NatManager, type NatState, type Runner } from './nat.js';
 import { isFullTunnel, parseClientAllowedIps } from '../peers/cidr.js';
 import { SPLIT_TUNNEL_SETTING } from '../client-api/split-tunnel-setting.js';
+import { NodeRawCounters, type Raw } from './raw-counters.js';
 
 export const SERVER_KEY_SETTING = 'wg.server_private_key';
 export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
@@ -147,6 +148,8 @@ export class WireGuardService {
   /** forwarding + MASQUERADE for full-tunnel peers (null: not managed, or a driver without a command runner) */
   readonly nat: NatManager | null;
   private readonly natLock = new Mutex();
+  /** cluster mode: this node's raw counters, in its data directory (raw-counters.ts); null: in the peer rows */
+  private readonly nodeRaw: NodeRawCounters | null;
 
   constructor(
     private deps: Deps,
@@ -157,6 +160,7 @@ export class WireGuardService {
     this.subnet = parseSubnet(deps.config.wg.subnet);
     this.pollIntervalMs = opts.pollIntervalMs ?? deps.config.wg.pollIntervalMs;
     this.resyncIntervalMs = opts.resyncIntervalMs ?? deps.config.wg.resyncIntervalMs;
+    this.nodeRaw = deps.config.cluster.enabled ? NodeRawCounters.inDataDir(deps.config.dataDir) : null;
     const runner = this.driver as Partial<Runner> | null;
     this.nat =
       runner && typeof runner.run === 'function'
@@ -316,6 +320,11 @@ export class WireGuardService {
 
   /** Raw counters start again at zero for peers that (re)appear on or leave the interface. */
   private async resetRaw(ids: number[] | 'all'): Promise<void> {
+    if (this.nodeRaw) {
+      this.nodeRaw.reset(ids);
+      this.nodeRaw.save();
+      return;
+    }
     const { Peer } = this.deps.db.models;
     if (ids === 'all') await Peer.update({ last_raw_rx: 0, last_raw_tx: 0 }, { where: {} });
     else if (ids.length) {
@@ -460,12 +469,12 @@ export class WireGuardService {
         if (back) await this.driver!.setPeer(this.iface, { ...spec, endpoint: back, persistentKeepalive: NUDGE_KEEPALIVE_S });
         await this.driver!.setPeer(this.iface, spec);
         this.present.add(row.public_key);
-        if (added && (Number(row.last_raw_rx) !== 0 || Number(row.last_raw_tx) !== 0)) await this.resetRaw([row.id]);
+        if (added && this.hasRaw(row)) await this.resetRaw([row.id]);
       } else if (this.present.has(row.public_key)) {
         await this.keepLastContact(row);
         await this.driver!.removePeer(this.iface, row.public_key);
         this.present.delete(row.public_key);
-        if (Number(row.last_raw_rx) !== 0 || Number(row.last_raw_tx) !== 0) await this.resetRaw([row.id]);
+        if (this.hasRaw(row)) await this.resetRaw([row.id]);
       }
     });
   }
@@ -486,8 +495,7 @@ export class WireGuardService {
       return;
     }
     if (!st) return;
-    const lastRx = Number(row.last_raw_rx ?? 0);
-    const lastTx = Number(row.last_raw_tx ?? 0);
+    const { rx: lastRx, tx: lastTx } = this.lastRaw(row);
     const dRx = st.rx >= lastRx ? st.rx - lastRx : st.rx;
     const dTx = st.tx >= lastTx ? st.tx - lastTx : st.tx;
     const oldHs = row.latest_handshake === null ? null : Number(row.latest_handshake);
@@ -497,7 +505,7 @@ export class WireGuardService {
     const s = this.deps.db.sequelize;
     await s.transaction(async (transaction) => {
       await s.query(
-        'UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, last_raw_rx = 0, last_raw_tx = 0, latest_handshake = ?, endpoint = ? WHERE id = ?',
+        `UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?,${this.nodeRaw ? '' : ' last_raw_rx = 0, last_raw_tx = 0,'} latest_handshake = ?, endpoint = ? WHERE id = ?`,
         {
           replacements: [dRx, dTx, hs, endpoint, row.id],
           transaction,
@@ -505,7 +513,21 @@ export class WireGuardService {
       );
       if (dRx || dTx) await addSamples(s, [{ peerId: row.id, rx: dRx, tx: dTx }], this.deps.clock(), transaction);
     });
-    Object.assign(row, { last_raw_rx: 0, last_raw_tx: 0, latest_handshake: hs, endpoint });
+    if (this.nodeRaw) {
+      this.nodeRaw.reset([row.id]);
+      this.nodeRaw.save();
+      Object.assign(row, { latest_handshake: hs, endpoint });
+    } else Object.assign(row, { last_raw_rx: 0, last_raw_tx: 0, latest_handshake: hs, endpoint });
+  }
+
+  /** The raw counters the last poll read for a peer (this node's own in a cluster, raw-counters.ts). */
+  private lastRaw(row: Pick<WgRow, 'id' | 'last_raw_rx' | 'last_raw_tx'>): Raw {
+    return this.nodeRaw ? this.nodeRaw.get(row.id) : { rx: Number(row.last_raw_rx ?? 0), tx: Number(row.last_raw_tx ?? 0) };
+  }
+
+  private hasRaw(row: Pick<WgRow, 'id' | 'last_raw_rx' | 'last_raw_tx'>): boolean {
+    const r = this.lastRaw(row);
+    return r.rx !== 0 || r.tx !== 0;
   }
 
   private healing = false;
@@ -626,8 +648,7 @@ export class WireGuardService {
     for (const r of rows) {
       const st = byKey.get(r.public_key);
       if (!st) continue;
-      const lastRx = Number(r.last_raw_rx ?? 0);
-      const lastTx = Number(r.last_raw_tx ?? 0);
+      const { rx: lastRx, tx: lastTx } = this.lastRaw(r);
       const dRx = st.rx >= lastRx ? st.rx - lastRx : st.rx;
       const dTx = st.tx >= lastTx ? st.tx - lastTx : st.tx;
       const oldHs = r.latest_handshake === null ? null : Number(r.latest_handshake);
@@ -655,8 +676,13 @@ export class WireGuardService {
       await s.transaction(async (transaction) => {
         for (const u of updates) {
           await s.query(
-            'UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, last_raw_rx = ?, last_raw_tx = ?, latest_handshake = ?, endpoint = ? WHERE id = ?',
-            { replacements: [u.dRx, u.dTx, u.rawRx, u.rawTx, u.hs, u.endpoint, u.id], transaction },
+            this.nodeRaw
+              ? 'UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, latest_handshake = ?, endpoint = ? WHERE id = ?'
+              : 'UPDATE peers SET total_rx = total_rx + ?, total_tx = total_tx + ?, last_raw_rx = ?, last_raw_tx = ?, latest_handshake = ?, endpoint = ? WHERE id = ?',
+            {
+              replacements: this.nodeRaw ? [u.dRx, u.dTx, u.hs, u.endpoint, u.id] : [u.dRx, u.dTx, u.rawRx, u.rawTx, u.hs, u.endpoint, u.id],
+              transaction,
+            },
           );
         }
         await addSamples(
@@ -666,6 +692,11 @@ export class WireGuardService {
           transaction,
         );
       });
+      if (this.nodeRaw) {
+        // after the commit: a failed transaction leaves the old baseline, and the next poll counts the bytes again
+        for (const u of updates) this.nodeRaw.set(u.id, { rx: u.rawRx, tx: u.rawTx });
+        this.nodeRaw.save();
+      }
     }
     this.rates = elapsed > 0 ? { rx: Math.round(sumRx / elapsed), tx: Math.round(sumTx / elapsed) } : { rx: 0, tx: 0 };
     // online / offline transitions
