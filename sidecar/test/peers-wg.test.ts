@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { WireGuardService, SERVER_KEY_SETTING } from '../src/wireguard/service.js';
 import { DnsService } from '../src/dns/service.js';
+import { SettingsStore } from '../src/settings/store.js';
 import { PeersService } from '../src/peers/service.js';
 import { DashboardService } from '../src/dashboard/service.js';
 import { rollup, addSamples } from '../src/peers/traffic.js';
@@ -355,6 +356,25 @@ describe('poller', () => {
     assert.equal(Number(row.last_raw_rx), 0, "the shared row keeps no node's raw counter");
     fs.rmSync(a.dir, { recursive: true, force: true });
     fs.rmSync(b.dir, { recursive: true, force: true });
+  });
+
+  test('a cluster of nodes starting at once on an empty database ends with one server key: the first stored wins', async () => {
+    const kept = await s.deps.settings.get<string | null>(SERVER_KEY_SETTING, null);
+    await s.deps.db.models.Setting.destroy({ where: { key: SERVER_KEY_SETTING } });
+    try {
+      // two nodes, each with its own settings cache (loaded before either stored a key)
+      const nodes = [0, 1].map(() => {
+        const settings = new SettingsStore(s.deps.db.models, clock);
+        return { settings, wg: new WireGuardService({ ...deps, settings } as Deps, { driver: new FakeDriver() }) };
+      });
+      for (const n of nodes) assert.equal(await n.settings.get<string | null>(SERVER_KEY_SETTING, null), null);
+      const keys = await Promise.all(nodes.map((n) => n.wg.serverKeys()));
+      assert.equal(keys[0].publicKey, keys[1].publicKey);
+      const stored = s.deps.crypto.open((await new SettingsStore(s.deps.db.models, clock).get<string>(SERVER_KEY_SETTING, '')) || '');
+      assert.equal(publicKeyFromPrivate(stored), keys[0].publicKey);
+    } finally {
+      await s.deps.settings.set(SERVER_KEY_SETTING, kept);
+    }
   });
 
   test('online/offline transitions become peer_online / peer_offline activity events', async () => {

@@ -2,7 +2,7 @@
 // through set(), which updates the cache.
 import type { Models } from '../db/models.js';
 import type { Clock } from '../util/clock.js';
-import { findRows } from '../db/define.js';
+import { findRowByPk, findRows } from '../db/define.js';
 
 export const SETTING_DEFAULTS = {
   'security.lockout.max_attempts': 5,
@@ -48,6 +48,19 @@ export class SettingsStore {
     await this.load();
     await this.models.Setting.upsert({ key, value: JSON.stringify(value), updated_at: this.clock() });
     this.cache.set(key, value);
+  }
+
+  /**
+   * Stores value unless the key already has one in the database (another node of a cluster may have
+   * stored it first, after this node's cache was loaded): returns the value that stays, and caches it.
+   */
+  async setIfAbsent<T>(key: string, value: T): Promise<T> {
+    await this.load();
+    await this.models.Setting.bulkCreate([{ key, value: JSON.stringify(value), updated_at: this.clock() }], { ignoreDuplicates: true });
+    const row = await findRowByPk(this.models.Setting, key);
+    const stored = row ? (JSON.parse(row.value) as T) : value;
+    this.cache.set(key, stored);
+    return stored;
   }
 
   async delete(key: string): Promise<void> {

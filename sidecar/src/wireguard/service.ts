@@ -200,8 +200,13 @@ export class WireGuardService {
         const privateKey = this.deps.crypto.open(sealed);
         return { privateKey, publicKey: publicKeyFromPrivate(privateKey) };
       }
+      // the first node to store a key wins: every node of a cluster serves the tunnels with one key
       const kp = generateKeyPair();
-      await this.deps.settings.set(SERVER_KEY_SETTING, this.deps.crypto.seal(kp.privateKey));
+      const stored = await this.deps.settings.setIfAbsent(SERVER_KEY_SETTING, this.deps.crypto.seal(kp.privateKey));
+      if (this.deps.crypto.open(stored) !== kp.privateKey) {
+        const privateKey = this.deps.crypto.open(stored);
+        return { privateKey, publicKey: publicKeyFromPrivate(privateKey) };
+      }
       await this.deps.activity.record({
         source: 'wireguard',
         event_type: 'wg_server_key_created',
