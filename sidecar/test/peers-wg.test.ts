@@ -252,6 +252,42 @@ describe('a re-enabled peer', () => {
   });
 });
 
+describe('a cluster standby and its take-over', () => {
+  test('a standby restores no endpoint and starts no handshake (it would take the tunnel from the carrier); takeOver() gives every recent peer its endpoint and a keepalive transaction', async () => {
+    const recent = await peers.create({ name: 'to-recent' });
+    const never = await peers.create({ name: 'to-never' });
+    Object.assign(driver.peer(recent.public_key)!, { endpointSeen: '192.0.2.30:51000', latestHandshake: clock() - 60_000, rx: 1 });
+    await wg.poll();
+    let carrier = false;
+    wg.setCarrier(() => carrier);
+    try {
+      // a fresh interface on a standby: the peers without endpoints
+      await wg.restart();
+      assert.equal(driver.peer(recent.public_key)!.endpoint, undefined);
+      // a peer re-enabled while standing by: one plain set
+      await peers.setEnabled(recent.id, false);
+      driver.sets = [];
+      await peers.setEnabled(recent.id, true);
+      const sent = (key: string) =>
+        driver.sets.filter((p) => p.publicKey === key).map((p) => ({ endpoint: p.endpoint, persistentKeepalive: p.persistentKeepalive }));
+      assert.deepEqual(sent(recent.public_key), [{ endpoint: undefined, persistentKeepalive: undefined }]);
+      // it becomes the carrier
+      carrier = true;
+      driver.sets = [];
+      assert.equal(await wg.takeOver(), 1);
+      assert.deepEqual(sent(recent.public_key).slice(0, 2), [
+        { endpoint: '192.0.2.30:51000', persistentKeepalive: 25 },
+        { endpoint: '192.0.2.30:51000', persistentKeepalive: undefined },
+      ]);
+      assert.deepEqual(sent(never.public_key), [], 'never connected: nothing to go back to');
+      assert.equal(driver.peer(recent.public_key)!.endpoint, '192.0.2.30:51000');
+    } finally {
+      wg.setCarrier(() => true);
+      for (const id of [recent.id, never.id]) await peers.remove(id);
+    }
+  });
+});
+
 describe('poller', () => {
   test('running totals survive interface restarts and service restarts; samples land in 5-minute buckets', async () => {
     const p = await peers.create({ name: 'poll-1' });

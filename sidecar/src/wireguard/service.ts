@@ -359,7 +359,7 @@ export class WireGuardService {
   private async fullSyncLocked(): Promise<{ peers: number; created: boolean; ms: number }> {
     const t0 = performance.now();
     const before = await this.driver!.dump(this.iface);
-    const { spec, rows } = await this.desiredSpec({ withEndpoints: !before });
+    const { spec, rows } = await this.desiredSpec({ withEndpoints: !before && this.carrier() });
     const wanted = new Set(spec.peers.map((p) => p.publicKey));
     let created = false;
     if (!before) {
@@ -373,19 +373,7 @@ export class WireGuardService {
       // (reconcilePeer), so the server starts the handshake now and their traffic passes at once.
       // wireguard-go takes the link's "up" in its own time after `ip link set up` returns, and a
       // nudge it gets before that is lost: renudge() repeats it until each peer has a handshake.
-      const nudged: string[] = [];
-      for (const p of spec.peers) {
-        if (!p.endpoint) continue;
-        await this.driver!.setPeer(this.iface, { ...p, persistentKeepalive: NUDGE_KEEPALIVE_S });
-        await this.driver!.setPeer(this.iface, p);
-        nudged.push(p.publicKey);
-      }
-      if (nudged.length) {
-        const run = this.renudge(nudged)
-          .catch((err: unknown) => void this.deps.log.warn('WireGuard handshake nudge failed', { err: String(err) }))
-          .finally(() => this.nudging.delete(run));
-        this.nudging.add(run);
-      }
+      await this.nudge(spec.peers.filter((p) => p.endpoint));
     } else {
       if (!this.mode) this.mode = (await (this.driver as { mode?: (i: string) => Promise<'kernel' | 'userspace' | null> }).mode?.(this.iface)) ?? null;
       await this.driver!.sync(spec);
@@ -408,6 +396,55 @@ export class WireGuardService {
    * nothing; one to a peer whose handshake is already under way is ignored by wireguard-go's own
    * rate limit). Each round re-reads the peers, so a peer changed meanwhile is set as it is now.
    */
+  /**
+   * Each peer (with its endpoint) gets one keepalive transaction, so the server starts its handshake
+   * now, then its database state; renudge() repeats it until each has a handshake.
+   */
+  private async nudge(peers: WgPeerSpec[]): Promise<void> {
+    for (const p of peers) {
+      await this.driver!.setPeer(this.iface, { ...p, persistentKeepalive: NUDGE_KEEPALIVE_S });
+      await this.driver!.setPeer(this.iface, p);
+    }
+    if (!peers.length) return;
+    const run = this.renudge(peers.map((p) => p.publicKey))
+      .catch((err: unknown) => void this.deps.log.warn('WireGuard handshake nudge failed', { err: String(err) }))
+      .finally(() => this.nudging.delete(run));
+    this.nudging.add(run);
+  }
+
+  /**
+   * Whether this node carries the tunnels (see setCarrier): only a carrier gives peers their last
+   * endpoints back and starts their handshakes. True on a single node.
+   */
+  private carrier: () => boolean = () => true;
+
+  /**
+   * A cluster's nodes share the server key and every peer; the one holding the floating address
+   * carries the tunnels. A standby that started handshakes would take a peer's tunnel away from the
+   * carrier (the peer answers the newest handshake, from the standby's own address), so a standby
+   * never restores endpoints or nudges; when it becomes the carrier, takeOver() does.
+   */
+  setCarrier(fn: () => boolean): void {
+    this.carrier = fn;
+  }
+
+  /**
+   * This node now carries the tunnels (it took the floating address): every active peer seen in the
+   * last RESTORE_ENDPOINT_MS gets its last endpoint (as the poller of the node that carried it
+   * stored it) and the server starts its handshake, so a tunnel passes traffic within a round trip
+   * instead of after the peer's own rekey timeout. Returns the number of peers nudged.
+   */
+  async takeOver(): Promise<number> {
+    if (!this.managed) return 0;
+    return this.lock.run(async () => {
+      if (!(await this.driver!.dump(this.iface))) return 0; // no interface: the next full sync brings it up, with endpoints
+      const { spec } = await this.desiredSpec({ withEndpoints: true });
+      const peers = spec.peers.filter((p) => p.endpoint);
+      await this.nudge(peers);
+      return peers.length;
+    });
+  }
+
   /** The renudge() runs under way (after a fresh interface). */
   private readonly nudging = new Set<Promise<void>>();
 
@@ -470,7 +507,7 @@ export class WireGuardService {
         // and a keepalive switched on for one transaction (wireguard-go and the kernel send one at
         // once, which needs a session, so the server initiates the handshake), the tunnel passes
         // traffic again within a round trip. The second call leaves the peer as the database says.
-        const back = added ? restorableEndpoint(row, now) : null;
+        const back = added && this.carrier() ? restorableEndpoint(row, now) : null;
         if (back) await this.driver!.setPeer(this.iface, { ...spec, endpoint: back, persistentKeepalive: NUDGE_KEEPALIVE_S });
         await this.driver!.setPeer(this.iface, spec);
         this.present.add(row.public_key);
