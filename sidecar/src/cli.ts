@@ -3,13 +3,49 @@
 //   reset-admin-password <username>            print a new random password (to be changed at the next sign-in)
 //   reset-second-factor <username>             remove the user's TOTP and recovery codes (the way back in)
 //   rotate-master-key                          new master key, every sealed secret re-sealed (the sidecar must be stopped)
+//   keepalived-config                          print this node's keepalived.conf (GATEHOUSE_VRRP_*; no database needed)
+//   vrrp-state                                 print this node's VRRP state as JSON (master|backup|unknown and why)
 import { msg } from '@gatehouse/common/messages/index.js';
 import { loadConfig } from './config.js';
-import { createAppContext, createDeps } from './app-context.js';
-import { featureModels } from './features.js';
 import { createLogger } from './util/logger.js';
 import { acquireDataDirLock, DataDirLocked } from './masterkey/lock.js';
-import { findRow } from './db/define.js';
+import { readVrrpStatus, renderKeepalivedConfig, VrrpConfigError } from './cluster/vrrp.js';
+
+// The database commands load the whole application; the VRRP commands (no database) do not wait for it.
+const app = async () => {
+  const [{ createAppContext, createDeps }, { featureModels }, { findRow }] = await Promise.all([
+    import('./app-context.js'),
+    import('./features.js'),
+    import('./db/define.js'),
+  ]);
+  return { createAppContext, createDeps, featureModels, findRow };
+};
+
+/** keepalived-config: the node's keepalived.conf from its GATEHOUSE_VRRP_* variables. */
+function keepalivedConfig(): number {
+  const { vrrp } = loadConfig();
+  if (!vrrp.address || !vrrp.iface) {
+    process.stderr.write('keepalived-config needs GATEHOUSE_VRRP_ADDRESS (the floating address with its prefix) and GATEHOUSE_VRRP_INTERFACE\n');
+    return 2;
+  }
+  try {
+    process.stdout.write(
+      renderKeepalivedConfig({ iface: vrrp.iface, routerId: vrrp.routerId, priority: vrrp.priority, address: vrrp.address, peers: vrrp.peers, stateFile: vrrp.stateFile }),
+    );
+    return 0;
+  } catch (err) {
+    if (!(err instanceof VrrpConfigError)) throw err;
+    process.stderr.write(`keepalived-config: ${err.message}\n`);
+    return 2;
+  }
+}
+
+/** vrrp-state: this node's VRRP role (one JSON line). */
+function vrrpState(): number {
+  const { vrrp } = loadConfig();
+  process.stdout.write(JSON.stringify(readVrrpStatus({ stateFile: vrrp.stateFile, address: vrrp.address, pidFile: vrrp.pidFile })) + '\n');
+  return 0;
+}
 
 /** rotate-master-key: with the sidecar stopped (it holds the key in memory), under the data directory's lock. */
 async function rotateMasterKey(): Promise<number> {
@@ -27,6 +63,7 @@ async function rotateMasterKey(): Promise<number> {
     return 1;
   }
   try {
+    const { createAppContext, featureModels } = await app();
     const ctx = await createAppContext(config, { models: featureModels, log: createLogger('warn', true) });
     try {
       const r = await ctx.masterKeyRotation.rotate({ source: 'cli' });
@@ -53,12 +90,15 @@ async function rotateMasterKey(): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   const usage =
-    'usage: gatehouse-cli unlock-account <username> [--route-auth] | reset-admin-password <username> | reset-second-factor <username> | rotate-master-key\n(from a checkout: npm run cli -- <command>)';
+    'usage: gatehouse-cli unlock-account <username> [--route-auth] | reset-admin-password <username> | reset-second-factor <username> | rotate-master-key | keepalived-config | vrrp-state\n(from a checkout: npm run cli -- <command>)';
   if (!cmd) {
     process.stderr.write(usage + '\n');
     return 2;
   }
   if (cmd === 'rotate-master-key') return rotateMasterKey();
+  if (cmd === 'keepalived-config') return keepalivedConfig();
+  if (cmd === 'vrrp-state') return vrrpState();
+  const { createDeps, featureModels, findRow } = await app();
   const deps = await createDeps(loadConfig(), { models: featureModels, log: createLogger('error', true) });
   try {
     switch (cmd) {

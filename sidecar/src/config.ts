@@ -83,6 +83,29 @@ const schema = z.object({
   GATEHOUSE_WG_POLL_INTERVAL: positiveInt.default(10),
   /** seconds between full reconciles of the interface from the database (heals drift) */
   GATEHOUSE_WG_RESYNC_INTERVAL: positiveInt.default(300),
+  /** the floating address (keepalived, src/cluster/vrrp.ts): see docs/guides/cluster.md */
+  GATEHOUSE_VRRP_ADDRESS: z
+    .string()
+    .refine((v) => v.includes('/') && isCidrOrIp(v), 'must be an address with its prefix such as 203.0.113.10/24')
+    .optional(),
+  GATEHOUSE_VRRP_INTERFACE: z
+    .string()
+    .regex(/^[a-zA-Z0-9_.=+-]{1,15}$/, 'must be a valid interface name (1-15 characters)')
+    .optional(),
+  GATEHOUSE_VRRP_ROUTER_ID: z.coerce.number().int().min(1).max(255).default(51),
+  GATEHOUSE_VRRP_PRIORITY: z.coerce.number().int().min(1).max(254).default(100),
+  GATEHOUSE_VRRP_PEERS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().refine((v) => net.isIP(v) !== 0, 'each must be an IP address'))),
+  GATEHOUSE_VRRP_STATE_FILE: z.string().optional(),
+  GATEHOUSE_VRRP_PID_FILE: z.string().default('/run/keepalived.pid'),
   GATEHOUSE_PUBLIC_HOST: z.string().optional(),
   GATEHOUSE_PUBLIC_IP: z.string().optional(),
   GATEHOUSE_DNS_DOMAIN: z
@@ -208,6 +231,23 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
   },
   GATEHOUSE_WG_INTERFACE: { meaning: 'WireGuard interface name' },
   GATEHOUSE_WG_PORT: { meaning: 'WireGuard UDP port' },
+  GATEHOUSE_VRRP_ADDRESS: {
+    meaning: 'the floating address keepalived moves between the nodes, with its prefix (`203.0.113.10/24`); peers dial it. Unset: no VRRP state is read',
+    see: 'guides/cluster.md#the-floating-address-keepalived',
+  },
+  GATEHOUSE_VRRP_INTERFACE: { meaning: 'the interface keepalived puts the floating address on (`keepalived-config` needs it)', see: 'guides/cluster.md#the-floating-address-keepalived' },
+  GATEHOUSE_VRRP_ROUTER_ID: { meaning: 'VRRP virtual router id (1–255): the same on every node, unique on the network segment', see: 'guides/cluster.md#the-floating-address-keepalived' },
+  GATEHOUSE_VRRP_PRIORITY: { meaning: "this node's VRRP priority (1–254): the highest takes the address first", see: 'guides/cluster.md#the-floating-address-keepalived' },
+  GATEHOUSE_VRRP_PEERS: { meaning: 'the other nodes\' addresses, comma-separated (unicast VRRP)', shownDefault: 'none: multicast', see: 'guides/cluster.md#the-floating-address-keepalived' },
+  GATEHOUSE_VRRP_STATE_FILE: {
+    meaning: "the file keepalived's notify command writes this node's state into (MASTER, BACKUP, FAULT, STOP)",
+    shownDefault: '`<data>/vrrp.state`',
+    see: 'guides/cluster.md#the-floating-address-keepalived',
+  },
+  GATEHOUSE_VRRP_PID_FILE: {
+    meaning: "keepalived's pid file: a dead keepalived makes the state unknown; `none`: not checked (keepalived outside this container)",
+    see: 'guides/cluster.md#the-floating-address-keepalived',
+  },
   GATEHOUSE_WG_SUBNET: { meaning: 'tunnel subnet (prefix 8–30); the server takes the first address', see: 'guides/peers.md' },
   GATEHOUSE_WG_MANAGE: { meaning: 'bring up and drive the interface; `false` keeps peers in the database only' },
   GATEHOUSE_WG_DNS: { meaning: 'DNS written into peer configs that set none' },
@@ -371,6 +411,17 @@ export interface Config {
     pollIntervalMs: number;
     resyncIntervalMs: number;
   };
+  /** The floating address (keepalived): what `keepalived-config` renders and `vrrp-state` reads (src/cluster/vrrp.ts). */
+  vrrp: {
+    address?: string;
+    iface?: string;
+    routerId: number;
+    priority: number;
+    peers: string[];
+    stateFile: string;
+    /** '' = not checked */
+    pidFile: string;
+  };
   publicHost?: string;
   publicIp?: string;
   dnsDomain: string;
@@ -529,6 +580,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       nat: e.GATEHOUSE_WG_NAT,
       pollIntervalMs: e.GATEHOUSE_WG_POLL_INTERVAL * 1000,
       resyncIntervalMs: e.GATEHOUSE_WG_RESYNC_INTERVAL * 1000,
+    },
+    vrrp: {
+      address: e.GATEHOUSE_VRRP_ADDRESS,
+      iface: e.GATEHOUSE_VRRP_INTERFACE,
+      routerId: e.GATEHOUSE_VRRP_ROUTER_ID,
+      priority: e.GATEHOUSE_VRRP_PRIORITY,
+      peers: e.GATEHOUSE_VRRP_PEERS,
+      stateFile: e.GATEHOUSE_VRRP_STATE_FILE ? path.resolve(e.GATEHOUSE_VRRP_STATE_FILE) : path.join(dataDir, 'vrrp.state'),
+      pidFile: e.GATEHOUSE_VRRP_PID_FILE === 'none' ? '' : path.resolve(e.GATEHOUSE_VRRP_PID_FILE),
     },
     publicHost: e.GATEHOUSE_PUBLIC_HOST,
     publicIp: e.GATEHOUSE_PUBLIC_IP,
