@@ -15,6 +15,8 @@ if [[ "${SETUP_TEST:-0}" == 1 ]]; then
   need+=(postgresql wrk hyperfine iputils-ping curl ncat chromium prometheus hey e2fsprogs systemd)
   # the speed-cap test measures through a tunnel with iperf3 (test/e2e/speed-caps.test.ts)
   need+=(iperf3)
+  # the floating-address test moves an address between namespaces with real keepalived (test/e2e/cluster-vrrp.test.ts)
+  need+=(keepalived)
   # the RDP end-to-end tests: a real RDP server (xrdp + its TigerVNC desktop) and client (FreeRDP under Xvfb)
   need+=(xrdp tigervnc-standalone-server freerdp2-x11 xvfb xauth openssl)
   # the container test (scripts/test-containers.sh): image builds, runs, locally made base images

@@ -30,7 +30,14 @@ function keepalivedConfig(): number {
   }
   try {
     process.stdout.write(
-      renderKeepalivedConfig({ iface: vrrp.iface, routerId: vrrp.routerId, priority: vrrp.priority, address: vrrp.address, peers: vrrp.peers, stateFile: vrrp.stateFile }),
+      renderKeepalivedConfig({
+        iface: vrrp.iface,
+        routerId: vrrp.routerId,
+        priority: vrrp.priority,
+        address: vrrp.address,
+        peers: vrrp.peers,
+        stateFile: vrrp.stateFile,
+      }),
     );
     return 0;
   } catch (err) {

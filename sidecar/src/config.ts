@@ -235,10 +235,23 @@ const VARIABLE_DOCS: Record<keyof Env, VariableDoc> = {
     meaning: 'the floating address keepalived moves between the nodes, with its prefix (`203.0.113.10/24`); peers dial it. Unset: no VRRP state is read',
     see: 'guides/cluster.md#the-floating-address-keepalived',
   },
-  GATEHOUSE_VRRP_INTERFACE: { meaning: 'the interface keepalived puts the floating address on (`keepalived-config` needs it)', see: 'guides/cluster.md#the-floating-address-keepalived' },
-  GATEHOUSE_VRRP_ROUTER_ID: { meaning: 'VRRP virtual router id (1–255): the same on every node, unique on the network segment', see: 'guides/cluster.md#the-floating-address-keepalived' },
-  GATEHOUSE_VRRP_PRIORITY: { meaning: "this node's VRRP priority (1–254): the highest takes the address first", see: 'guides/cluster.md#the-floating-address-keepalived' },
-  GATEHOUSE_VRRP_PEERS: { meaning: 'the other nodes\' addresses, comma-separated (unicast VRRP)', shownDefault: 'none: multicast', see: 'guides/cluster.md#the-floating-address-keepalived' },
+  GATEHOUSE_VRRP_INTERFACE: {
+    meaning: 'the interface keepalived puts the floating address on (`keepalived-config` needs it)',
+    see: 'guides/cluster.md#the-floating-address-keepalived',
+  },
+  GATEHOUSE_VRRP_ROUTER_ID: {
+    meaning: 'VRRP virtual router id (1–255): the same on every node, unique on the network segment',
+    see: 'guides/cluster.md#the-floating-address-keepalived',
+  },
+  GATEHOUSE_VRRP_PRIORITY: {
+    meaning: "this node's VRRP priority (1–254): the highest takes the address first",
+    see: 'guides/cluster.md#the-floating-address-keepalived',
+  },
+  GATEHOUSE_VRRP_PEERS: {
+    meaning: "the other nodes' addresses, comma-separated (unicast VRRP)",
+    shownDefault: 'none: multicast',
+    see: 'guides/cluster.md#the-floating-address-keepalived',
+  },
   GATEHOUSE_VRRP_STATE_FILE: {
     meaning: "the file keepalived's notify command writes this node's state into (MASTER, BACKUP, FAULT, STOP)",
     shownDefault: '`<data>/vrrp.state`',

@@ -165,7 +165,13 @@ test(
     const dirs = ['a', 'b', 'c'].map((n) => fs.mkdtempSync(path.join(os.tmpdir(), `gh-vrrp-node-${n}-`)));
     const node = (dataDir: string) =>
       createAppContext(
-        loadConfig({ GATEHOUSE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, GATEHOUSE_WG_PORT: '51999', GATEHOUSE_MANAGE_CADDY: 'false', GATEHOUSE_WG_MANAGE: 'false' }),
+        loadConfig({
+          GATEHOUSE_DATA_DIR: dataDir,
+          DATABASE_URL: databaseUrl,
+          GATEHOUSE_WG_PORT: '51999',
+          GATEHOUSE_MANAGE_CADDY: 'false',
+          GATEHOUSE_WG_MANAGE: 'false',
+        }),
         { models: featureModels, log: createLogger('error', true) },
       );
     try {
