@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.js';
 import { createAppContext } from '../src/app-context.js';
 import { featureModels } from '../src/features.js';
 import { createLogger } from '../src/util/logger.js';
+import { MasterKey } from '../src/util/crypto.js';
 
 const SIDECAR = path.resolve(import.meta.dirname, '..');
 const GOLDEN = path.join(import.meta.dirname, 'golden', 'cluster');
@@ -189,8 +190,12 @@ test(
       assert.equal(specB.privateKey, specA.privateKey, 'the same private key on both interfaces');
       assert.equal(specB.listenPort, 51999);
       assert.equal(specA.listenPort, specB.listenPort);
-      // node C without A's master key cannot open the sealed server key: it refuses to start
-      await assert.rejects(node(dirs[2]!), /master key/);
+      // node C without A's master key refuses to start, rather than making a key of its own (and so
+      // does one with another key file); neither leaves a key file behind or changes the database
+      await assert.rejects(node(dirs[2]!), /master key: .*master\.key does not exist, but the database holds secrets sealed under a master key/);
+      assert.equal(fs.existsSync(path.join(dirs[2]!, 'master.key')), false);
+      fs.writeFileSync(path.join(dirs[2]!, 'master.key'), MasterKey.generate().fileText());
+      await assert.rejects(node(dirs[2]!), /master key: .*master\.key does not open the data in the database/);
     } finally {
       for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     }

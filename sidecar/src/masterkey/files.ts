@@ -78,11 +78,25 @@ export interface Settled {
 /**
  * Loads the master key; when a rotation left <file>.new or <file>.old behind, first decides which of
  * the three opens the data (`sample`: one sealed value of the database, null when it holds none), makes
- * it <file> and removes the others.
+ * it <file> and removes the others. A key (or a missing key file) that cannot open the data is refused
+ * rather than a new key made: a node joining a shared database without the other nodes' key file
+ * would seal its secrets under a key nobody else has (docs/guides/cluster.md).
  */
 export async function settleMasterKey(file: string, sample: () => Promise<string | null>, log?: Logger): Promise<Settled> {
   const f = keyFiles(file);
-  if (!fs.existsSync(f.next) && !fs.existsSync(f.old)) return { ...MasterKey.loadOrCreate(file), action: null };
+  if (!fs.existsSync(f.next) && !fs.existsSync(f.old)) {
+    const value = await sample();
+    if (value !== null && !fs.existsSync(file))
+      throw new Error(
+        `master key: ${file} does not exist, but the database holds secrets sealed under a master key; copy the key file that opens them (every node on one database needs the same key); nothing was changed`,
+      );
+    const loaded = MasterKey.loadOrCreate(file);
+    if (value !== null && !opens(loaded.key, value))
+      throw new Error(
+        `master key: ${file} does not open the data in the database (sealed under another key; every node on one database needs the same key file); nothing was changed`,
+      );
+    return { ...loaded, action: null };
+  }
   const candidates = (['current', 'next', 'old'] as const).map((which) => ({ which, key: tryLoad(f[which]) })).filter((c) => c.key !== null) as {
     which: 'current' | 'next' | 'old';
     key: MasterKey;
