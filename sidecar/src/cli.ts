@@ -23,7 +23,7 @@ const app = async () => {
 
 /** keepalived-config: the node's keepalived.conf from its GATEHOUSE_VRRP_* variables. */
 function keepalivedConfig(): number {
-  const { vrrp } = loadConfig();
+  const { vrrp, cluster } = loadConfig();
   if (!vrrp.address || !vrrp.iface) {
     process.stderr.write('keepalived-config needs GATEHOUSE_VRRP_ADDRESS (the floating address with its prefix) and GATEHOUSE_VRRP_INTERFACE\n');
     return 2;
@@ -31,6 +31,7 @@ function keepalivedConfig(): number {
   try {
     process.stdout.write(
       renderKeepalivedConfig({
+        nodeName: cluster.nodeName,
         iface: vrrp.iface,
         routerId: vrrp.routerId,
         priority: vrrp.priority,
