@@ -41,6 +41,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
  && /out/caddy list-modules > /out/modules.txt \
  && grep -qx 'http.handlers.gatehouse_hostroute' /out/modules.txt \
  && grep -qx 'http.handlers.rate_limit' /out/modules.txt \
+ && grep -qx 'caddy.storage.gatehouse_postgres' /out/modules.txt \
  && grep -qx 'layer4' /out/modules.txt
 
 FROM ${DEBIAN_IMAGE}

@@ -25,6 +25,7 @@ import (
 	_ "github.com/gatehouse/caddy-modules/geoip"
 	_ "github.com/gatehouse/caddy-modules/hostroute"
 	_ "github.com/gatehouse/caddy-modules/mirror"
+	_ "github.com/gatehouse/caddy-modules/pgstorage"
 )
 
 func main() {
