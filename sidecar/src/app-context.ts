@@ -42,12 +42,13 @@ import { DashboardService } from './dashboard/service.js';
 import { PeersService } from './peers/service.js';
 import { CaddyAdminClient } from './proxy/admin-client.js';
 import { accessLogFile } from './proxy/fragments/access-log.js';
+import { caddyStorageDsn } from './proxy/fragments/storage.js';
 import { ProxyService } from './proxy/service.js';
 import { CertificatesService, loadCustomCertificates } from './certificates/service.js';
 import { proxySettings } from './proxy/snapshot.js';
 import { GeoipService } from './geoip/service.js';
 import { CaddySupervisor, caddyPaths } from './proxy/supervisor.js';
-import { CertificateStore } from './proxy/certificates.js';
+import { CertificateStore, readStoredCertificates } from './proxy/certificates.js';
 import { RoutesService } from './routes/service.js';
 import { SmtpService, type Mailer } from './smtp/service.js';
 import { hasRouteAuth, protectedRouteIds, routeAuthSummaries, type RouteAuthModels } from './route-auth/models.js';
@@ -260,13 +261,20 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   let caddySupervisor: CaddySupervisor | null = null;
   // Caddy's certificates for the route views: its storage is <XDG_DATA_HOME>/caddy (supervisor.ts caddyPaths)
   const certificates = client
-    ? new CertificateStore({ storageDir: path.join(caddyPaths(config.dataDir).xdgData, 'caddy'), clock, tls: () => core.publicHost.tls().value })
+    ? new CertificateStore({
+        storageDir: path.join(caddyPaths(config.dataDir).xdgData, 'caddy'),
+        clock,
+        tls: () => core.publicHost.tls().value,
+        // in a cluster the certificates are rows of the shared storage (any node may have obtained them)
+        stored: caddyStorageDsn(config) ? () => readStoredCertificates(db) : undefined,
+      })
     : null;
   if (client) {
     const supervisor = new CaddySupervisor({
       bin: config.caddyBin,
       adminAddress: config.caddyAdmin,
       dataDir: config.dataDir,
+      storageDsn: caddyStorageDsn(config),
       log,
       clock,
       onReady: async () => {

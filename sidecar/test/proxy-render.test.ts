@@ -17,6 +17,7 @@ import { arrAt, at, hostMap, objAt } from '../../test/lib/json.js';
 import type { CaddyConfig } from '../src/proxy/caddy-json.js';
 import type { CustomCertificatePem } from '../src/proxy/render-context.js';
 import { GOLDEN_CERT } from './lib/golden-cert.js';
+import { CADDY_STORAGE_DSN_ENV, CADDY_STORAGE_TABLE } from '../src/proxy/fragments/storage.js';
 
 const GOLDEN = goldenDir('caddy');
 
@@ -277,6 +278,12 @@ const cases: Record<string, { routes: Route[]; settings?: Partial<ProxySettings>
       }),
     ],
   })),
+  // several nodes on one PostgreSQL: Caddy's certificates in the shared storage, whose URL Caddy
+  // reads from its environment (fragments/storage.ts), never written into the configuration
+  clustered: fresh(() => ({
+    routes: [route({ domain: 'shared.example.com', https_enabled: true })],
+    settings: { sharedCertificates: true },
+  })),
 };
 
 function snapshotFor(name: string): ProxySnapshot {
@@ -371,5 +378,43 @@ test('the rendering is deterministic and the hash ignores key order', () => {
 });
 
 test('caddy validate accepts every golden file', { skip: fs.existsSync(CADDY) ? false : `no ${CADDY}: build it with bash scripts/build-caddy.sh` }, () => {
-  assertCaddyValidates(GOLDEN, Object.keys(cases));
+  // the clustered file's storage reaches its database while Caddy provisions (the internal CA): below
+  assertCaddyValidates(
+    GOLDEN,
+    Object.keys(cases).filter((n) => n !== 'clustered'),
+  );
 });
+
+test(
+  'the clustered rendering: the certificate storage on PostgreSQL, its URL only in the environment; caddy validate provisions it on a real database',
+  {
+    skip: !fs.existsSync(CADDY)
+      ? `no ${CADDY}: build it with bash scripts/build-caddy.sh`
+      : !process.env.TEST_DATABASE_URL
+        ? 'TEST_DATABASE_URL is not set'
+        : false,
+  },
+  async () => {
+    const cfg = renderCaddyConfig(snapshotFor('clustered'));
+    assert.deepEqual(cfg.storage, { module: 'gatehouse_postgres', dsn: `{env.${CADDY_STORAGE_DSN_ENV}}` });
+    assert.equal(renderCaddyConfig(snapshotFor('https')).storage, undefined);
+    const { freshPgDatabase } = await import('./lib/server.js');
+    const dsn = await freshPgDatabase(process.env.TEST_DATABASE_URL!);
+    assertCaddyValidates(GOLDEN, ['clustered'], { [CADDY_STORAGE_DSN_ENV]: dsn });
+    // provisioning created the module's tables in that database and put the internal CA there
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: dsn });
+    await client.connect();
+    try {
+      const rows = (await client.query(`SELECT key FROM ${CADDY_STORAGE_TABLE} WHERE key LIKE 'pki/authorities/local/%' ORDER BY key`)).rows as {
+        key: string;
+      }[];
+      assert.ok(
+        rows.some((r) => r.key === 'pki/authorities/local/root.crt'),
+        JSON.stringify(rows),
+      );
+    } finally {
+      await client.end();
+    }
+  },
+);

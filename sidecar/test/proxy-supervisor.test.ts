@@ -1,5 +1,7 @@
 // The Caddy supervisor on its own: clear errors when it cannot start, and (with bin/caddy) the
-// Caddy left behind by a crashed sidecar is found by its pidfile and command line and replaced.
+// Caddy left behind by a crashed sidecar is found by its pidfile and command line and replaced; in a
+// cluster (with TEST_DATABASE_URL) Caddy's certificate storage is PostgreSQL, its URL in Caddy's
+// environment, and the route views read the certificates from it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +17,14 @@ import { systemClock } from '../src/util/clock.js';
 import { freePort } from '../../test/lib/ports.js';
 import { CADDY } from '../../test/lib/caddy-env.js';
 import { waitFor } from '../../test/lib/wait.js';
+import tls from 'node:tls';
+import { QueryTypes, Sequelize } from 'sequelize';
+import { CertificateStore, readStoredCertificates } from '../src/proxy/certificates.js';
+import { blankRoute } from '../src/routes/model.js';
+import { renderCaddyConfig } from '../src/proxy/render.js';
+import { CADDY_STORAGE_DSN_ENV, CADDY_STORAGE_TABLE } from '../src/proxy/fragments/storage.js';
+import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
+import { freshPgDatabase } from './lib/server.js';
 
 const log = createLogger('error', true);
 
@@ -159,6 +169,76 @@ test(
       await sup.stop();
       assert.deepEqual(states.slice(3), [{ running: false, pid: null, reason: 'stopped' }]);
     } finally {
+      await sup.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'in a cluster Caddy gets the storage URL in its environment only; its CA and the certificates it obtains are in PostgreSQL, where the route views read them',
+  {
+    skip: !fs.existsSync(CADDY) ? 'no bin/caddy' : !process.env.TEST_DATABASE_URL ? 'TEST_DATABASE_URL is not set' : false,
+    timeout: 60_000,
+  },
+  async () => {
+    const dir = tmp();
+    const dsn = await freshPgDatabase(process.env.TEST_DATABASE_URL!);
+    const addr = `127.0.0.1:${await freePort()}`;
+    const httpsPort = await freePort();
+    const client = new CaddyAdminClient(addr);
+    const host = 'shared.example.com';
+    const cfg = renderCaddyConfig({
+      settings: { ...goldenSettings, adminListen: addr, httpPort: await freePort(), httpsPort, bind: '127.0.0.1', sharedCertificates: true },
+      routes: [{ ...blankRoute(Date.UTC(2026, 0, 1)), id: 1, domain: host, https_enabled: true, peer_id: 1, target_port: '8080' }],
+      peers: goldenPeers(),
+    });
+    const sup = new CaddySupervisor({
+      bin: CADDY,
+      adminAddress: addr,
+      dataDir: dir,
+      log,
+      clock: systemClock,
+      storageDsn: dsn,
+      onReady: () => client.load(cfg),
+    });
+    const db = new Sequelize(dsn, { logging: false });
+    try {
+      assert.deepEqual(await readStoredCertificates({ sequelize: db }), [], 'no storage table before Caddy starts');
+      await sup.start();
+      const running = (await client.getConfig()) as { storage?: unknown };
+      assert.deepEqual(running.storage, { module: 'gatehouse_postgres', dsn: `{env.${CADDY_STORAGE_DSN_ENV}}` });
+      assert.ok(!JSON.stringify(running).includes(new URL(dsn).password), 'the password is not in the configuration');
+      // a handshake for the route's name: Caddy obtains its certificate (internal CA, on demand)
+      await new Promise<void>((resolve, reject) => {
+        const sock = tls.connect({ host: '127.0.0.1', port: httpsPort, servername: host, rejectUnauthorized: false }, () => {
+          sock.end();
+          resolve();
+        });
+        sock.once('error', reject);
+      });
+      const stored = await readStoredCertificates({ sequelize: db });
+      assert.deepEqual(
+        stored.map((c) => `${c.issuerDir}/${c.dir}`),
+        [`local/${host}`],
+      );
+      const keys = (await db.query(`SELECT key FROM ${CADDY_STORAGE_TABLE}`, { type: QueryTypes.SELECT })) as { key: string }[];
+      assert.ok(
+        keys.some((r) => r.key === 'pki/authorities/local/root.crt'),
+        'the internal CA is in the storage',
+      );
+      assert.equal(fs.existsSync(path.join(caddyPaths(dir).xdgData, 'caddy', 'certificates')), false, 'no certificate on disk');
+      const store = new CertificateStore({
+        storageDir: path.join(dir, 'unused'),
+        clock: systemClock,
+        tls: () => 'internal',
+        stored: () => readStoredCertificates({ sequelize: db }),
+      });
+      const state = await store.stateOf(host);
+      assert.equal(state.state, 'valid');
+      assert.equal(state.internal, true);
+    } finally {
+      await db.close();
       await sup.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -36,15 +36,18 @@ export async function stopCaddy(caddy: ChildProcess | undefined): Promise<void> 
   }
 }
 
-/** `caddy validate` on each <dir>/<name>.json (modules provisioned, nothing listens), in a throw-away HOME; fails with Caddy's error lines. */
-export function assertCaddyValidates(dir: string, names: string[]): void {
+/**
+ * `caddy validate` on each <dir>/<name>.json (modules provisioned, nothing listens), in a throw-away
+ * HOME, with `env` added to Caddy's environment; fails with Caddy's error lines.
+ */
+export function assertCaddyValidates(dir: string, names: string[], env: Record<string, string> = {}): void {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-caddy-validate-'));
   try {
     for (const name of names) {
       const file = path.join(dir, `${name}.json`);
       try {
         execFileSync(CADDY, ['validate', '--config', file], {
-          env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home },
+          env: { ...process.env, ...env, XDG_DATA_HOME: path.join(home, 'data'), XDG_CONFIG_HOME: path.join(home, 'config'), HOME: home },
           stdio: 'pipe',
         });
       } catch (e: unknown) {

@@ -6,13 +6,18 @@
 //   wildcard_.example.com; the internal CA's issuer directory is "local". They are read with
 //   node:crypto's X509Certificate. The scan is cached: a read older than ttlMs rescans (once, however
 //   many reads wait), and a "certificate obtained" log line makes the next read rescan.
+//   In a cluster the same keys are rows of the shared PostgreSQL storage instead (fragments/storage.ts),
+//   read by readStoredCertificates, so every node lists the certificates any node obtained.
 // - Errors: Caddy logs a failed obtain as a JSON line (loggers tls.obtain, tls.issuance.acme…, with
 //   the identifier and the error); the supervisor hands every JSON line to noteLog(), which keeps the
 //   last error and its time per name and clears it when a certificate for the name is obtained.
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { QueryTypes } from 'sequelize';
+import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
+import { CADDY_STORAGE_TABLE } from './fragments/storage.js';
 
 /** A certificate file as read from Caddy's storage. */
 export interface CertificateFile {
@@ -100,6 +105,36 @@ export interface CertificateStoreOptions {
   tls: () => 'acme' | 'internal';
   /** a read older than this rescans the files (default 30 s) */
   ttlMs?: number;
+  /** the certificates from the shared storage instead of the files (cluster: readStoredCertificates) */
+  stored?: () => Promise<StoredCertificate[]>;
+}
+
+/** One certificate of Caddy's storage: certificates/<issuerDir>/<dir>/<dir>.crt. */
+export interface StoredCertificate {
+  issuerDir: string;
+  dir: string;
+  pem: Buffer;
+}
+
+/**
+ * The certificates in the shared PostgreSQL storage (caddy-modules/pgstorage: the table Caddy's
+ * module creates on its first start; none before that).
+ */
+export async function readStoredCertificates(db: Pick<Database, 'sequelize'>): Promise<StoredCertificate[]> {
+  const [present] = (await db.sequelize.query(`SELECT to_regclass(:t) IS NOT NULL AS present`, {
+    replacements: { t: CADDY_STORAGE_TABLE },
+    type: QueryTypes.SELECT,
+  })) as { present: boolean }[];
+  if (!present?.present) return [];
+  const rows = (await db.sequelize.query(`SELECT key, value FROM ${CADDY_STORAGE_TABLE} WHERE key LIKE 'certificates/%.crt'`, {
+    type: QueryTypes.SELECT,
+  })) as { key: string; value: Buffer }[];
+  const out: StoredCertificate[] = [];
+  for (const { key, value } of rows) {
+    const parts = key.split('/');
+    if (parts.length === 4 && parts[3] === `${parts[2]}.crt`) out.push({ issuerDir: parts[1], dir: parts[2], pem: value });
+  }
+  return out;
 }
 
 export class CertificateStore {
@@ -134,13 +169,26 @@ export class CertificateStore {
   }
 
   private async scan(): Promise<Map<string, CertificateFile>> {
-    const root = path.join(this.o.storageDir, 'certificates');
     const byName = new Map<string, CertificateFile>();
+    for (const { issuerDir, dir, pem } of this.o.stored ? await this.o.stored() : await this.readFiles()) {
+      const name = dir.replace(/^wildcard_\./, '*.');
+      const cert = parseCertificate(pem, name, issuerDir);
+      if (!cert) continue;
+      const have = byName.get(name);
+      if (!have || this.better(cert, have)) byName.set(name, cert);
+    }
+    return byName;
+  }
+
+  /** The certificate files under <storageDir>/certificates. */
+  private async readFiles(): Promise<StoredCertificate[]> {
+    const root = path.join(this.o.storageDir, 'certificates');
+    const out: StoredCertificate[] = [];
     let issuers: string[];
     try {
       issuers = await fs.readdir(root);
     } catch {
-      return byName; // nothing obtained yet
+      return out; // nothing obtained yet
     }
     for (const issuerDir of issuers) {
       let names: string[];
@@ -150,20 +198,14 @@ export class CertificateStore {
         continue;
       }
       for (const dir of names) {
-        let pem: Buffer;
         try {
-          pem = await fs.readFile(path.join(root, issuerDir, dir, `${dir}.crt`));
+          out.push({ issuerDir, dir, pem: await fs.readFile(path.join(root, issuerDir, dir, `${dir}.crt`)) });
         } catch {
           continue;
         }
-        const name = dir.replace(/^wildcard_\./, '*.');
-        const cert = parseCertificate(pem, name, issuerDir);
-        if (!cert) continue;
-        const have = byName.get(name);
-        if (!have || this.better(cert, have)) byName.set(name, cert);
       }
     }
-    return byName;
+    return out;
   }
 
   /** Of two certificates for one name: the current issuer's, then the one that lasts longer. */

@@ -43,6 +43,11 @@ export interface ProxySettings {
    * sub-key of the master key, so every render and every restart gives a route the same secret.
    */
   lbCookieKey: string;
+  /**
+   * Caddy keeps its certificates in PostgreSQL, shared by every node of a cluster
+   * (fragments/storage.ts); unset: in its data directory.
+   */
+  sharedCertificates?: boolean;
 }
 
 export interface PeerTarget {

@@ -24,6 +24,7 @@
 //   With the licence feature prometheus_metrics (snapshot.metrics), each server's host map counts
 //   requests and their duration per host itself (fragments/metrics.ts).
 // - apps.layer4 (caddy-l4): one server per enabled L4 route on its l4_listen_port.
+// - storage: in a cluster, the certificates in PostgreSQL (fragments/storage.ts); else Caddy's default.
 import type { Route } from '../routes/model.js';
 import type { CaddyConfig, CaddyHandler, CaddyRoute, HostEntry, Json, L4Server } from './caddy-json.js';
 import { featureOn, type ProxySettings, type ProxySnapshot, type RenderContext } from './render-context.js';
@@ -33,6 +34,7 @@ import { l4NeedsCertificate, l4Server, l4ServerName } from './fragments/l4.js';
 import { aclPeerAddresses, protectionRoutes } from './fragments/protection.js';
 import { botBlockHandler, circuitBreakerHandler, mirrorHandler, retryRoutes } from './fragments/resilience.js';
 import { serverRoutes } from './fragments/metrics.js';
+import { sharedCertificateStorage } from './fragments/storage.js';
 import {
   GRACE_PERIOD,
   HTTP_SERVER,
@@ -283,6 +285,7 @@ export function renderFrame(
     admin: { listen: settings.adminListen, config: { persist: false } },
     apps,
   };
+  if (settings.sharedCertificates) cfg.storage = sharedCertificateStorage();
   if (settings.accessLogFile) addAccessLog(cfg, servers, settings.accessLogFile, settings.accessLogRollMb);
   return cfg;
 }

@@ -6,6 +6,7 @@ import type { Database } from '../db/index.js';
 import { isActive } from '../peers/view.js';
 import { rowToRoute, valuesToRoute, type Route, type RouteRow } from '../routes/model.js';
 import { accessLogFile } from './fragments/access-log.js';
+import { caddyStorageDsn } from './fragments/storage.js';
 import type { PeerTarget, ProxySettings, ProxySnapshot } from './render-context.js';
 import { asBool, findRows } from '../db/define.js';
 import type { PublicHost } from '../system/public-host.js';
@@ -52,6 +53,7 @@ export function proxySettings(
     },
     trustedProxies: config.trustedProxies,
     lbCookieKey: master.derive('caddy-lb-cookie').toString('hex'),
+    sharedCertificates: caddyStorageDsn(config) !== undefined,
   };
 }
 

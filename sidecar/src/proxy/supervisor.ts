@@ -6,6 +6,8 @@
 //
 // Caddy gets its own XDG_DATA_HOME / XDG_CONFIG_HOME under <dataDir>/caddy, so certificates, the
 // internal CA and Caddy's state live with Gatehouse's data and never in the invoking user's home.
+// In a cluster the certificates are in PostgreSQL instead (fragments/storage.ts): the supervisor
+// hands the database URL to Caddy in its environment (storageDsn), never in the configuration.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +15,7 @@ import readline from 'node:readline';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/clock.js';
 import { CaddyAdminClient } from './admin-client.js';
+import { CADDY_STORAGE_DSN_ENV } from './fragments/storage.js';
 
 export interface SupervisorOptions {
   bin: string;
@@ -32,6 +35,8 @@ export interface SupervisorOptions {
   /** After SIGTERM, wait this long before SIGKILL. */
   stopTimeoutMs?: number;
   readyTimeoutMs?: number;
+  /** PostgreSQL URL of the shared certificate storage (cluster), put in Caddy's environment as GATEHOUSE_CADDY_STORAGE_DSN. */
+  storageDsn?: string;
 }
 
 export interface CaddyProcessStatus {
@@ -82,7 +87,8 @@ export class CaddySupervisor {
   private recent: string[] = [];
   private readonly client: CaddyAdminClient;
   private readonly paths: ReturnType<typeof caddyPaths>;
-  private readonly o: Required<Omit<SupervisorOptions, 'onState' | 'onLogLine'>> & Pick<SupervisorOptions, 'onState' | 'onLogLine'>;
+  private readonly o: Required<Omit<SupervisorOptions, 'onState' | 'onLogLine' | 'storageDsn'>> &
+    Pick<SupervisorOptions, 'onState' | 'onLogLine' | 'storageDsn'>;
 
   constructor(opts: SupervisorOptions) {
     this.o = { minBackoffMs: 1000, maxBackoffMs: 30_000, stopTimeoutMs: 10_000, readyTimeoutMs: 20_000, ...opts };
@@ -125,7 +131,7 @@ export class CaddySupervisor {
   private async spawnOnce(): Promise<void> {
     const child = spawn(this.o.bin, ['run', '--config', this.paths.bootstrap], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, XDG_DATA_HOME: this.paths.xdgData, XDG_CONFIG_HOME: this.paths.xdgConfig },
+      env: this.childEnv(),
     });
     this.child = child;
     this.startedAt = this.o.clock();
@@ -157,6 +163,14 @@ export class CaddySupervisor {
       this.o.log.error('pushing the configuration to the new Caddy failed (the reconcile loop retries)', { err: String(err) });
     }
     this.o.onState?.({ running: true, pid: child.pid ?? null, reason: this.restarts ? 'restarted' : 'started' });
+  }
+
+  /** Caddy's environment: ours, its XDG directories, and the storage URL in a cluster (only then). */
+  private childEnv(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: this.paths.xdgData, XDG_CONFIG_HOME: this.paths.xdgConfig };
+    delete env[CADDY_STORAGE_DSN_ENV];
+    if (this.o.storageDsn) env[CADDY_STORAGE_DSN_ENV] = this.o.storageDsn;
+    return env;
   }
 
   private async waitReady(child: ChildProcess): Promise<boolean> {
