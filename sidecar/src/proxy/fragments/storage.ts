@@ -4,6 +4,7 @@
 // certificate while the others wait on the lock, then all serve it. The connection string is not
 // written into the configuration: the module reads it from Caddy's environment, where the
 // supervisor puts it (supervisor.ts, storageDsn).
+import type { Config } from '../../config.js';
 import type { Json } from '../caddy-json.js';
 
 /** The variable in Caddy's environment that holds the storage's PostgreSQL URL. */
@@ -21,6 +22,6 @@ export function sharedCertificateStorage(): Json {
  * The storage's PostgreSQL URL: the sidecar's own database (DATABASE_URL) when the node runs
  * clustered (GATEHOUSE_CLUSTER); undefined otherwise, and Caddy keeps its files on disk.
  */
-export function caddyStorageDsn(config: { databaseUrl?: string; cluster?: { enabled: boolean } }): string | undefined {
-  return config.cluster?.enabled && config.databaseUrl ? config.databaseUrl : undefined;
+export function caddyStorageDsn(config: Pick<Config, 'databaseUrl' | 'cluster'>): string | undefined {
+  return config.cluster.enabled && config.databaseUrl ? config.databaseUrl : undefined;
 }
