@@ -29,6 +29,7 @@ import type * as RouteTraffic from '@server/routes/traffic';
 import type * as Settings from '@server/settings/schema';
 import type * as Smtp from '@server/smtp/schema';
 import type * as Metrics from '@server/metrics/schema';
+import type * as Oidc from '@server/oidc/schema';
 import type * as Tags from '@server/tags/schema';
 import type * as Tokens from '@server/tokens/schema';
 import type * as Users from '@server/users/schema';
@@ -56,6 +57,7 @@ export type AccountTotpSetupResponse = Out<typeof Auth.totpSetupResponse>;
 export type RecoveryCodesResponse = Out<typeof Auth.recoveryCodesResponse>;
 export type SecondFactorResetResponse = Out<typeof Auth.secondFactorResetResponse>;
 export type PasskeysResponse = Out<typeof Auth.passkeysResponse>;
+export type PasskeyRenamedResponse = Out<typeof Auth.passkeyResponse>;
 export type PasskeyOptionsResponse = Out<typeof Auth.passkeyOptionsResponse>;
 export type PasskeyRegisteredResponse = Out<typeof Auth.passkeyRegisteredResponse>;
 export type SessionUser = Extract<SessionResponse, { kind: 'session' }>['user'];
@@ -235,3 +237,11 @@ export type RefreshResponse = Out<typeof LicenceApi.refreshResponse>;
 // ---- SMTP (smtp/)
 export type SmtpResponse = Out<typeof Smtp.smtpResponse>;
 export type SmtpBody = In<typeof Smtp.smtpBody>;
+
+// ---- single sign-on (oidc/)
+export type OidcProvidersResponse = Out<typeof Oidc.providersResponse>;
+export type OidcProviderResponse = Out<typeof Oidc.providerResponse>;
+export type OidcProviderView = Out<typeof Oidc.providerView>;
+export type OidcProviderBody = In<typeof Oidc.createProviderBody>;
+export type OidcProviderPatch = In<typeof Oidc.updateProviderBody>;
+export type OidcTestResponse = Out<typeof Oidc.testResponse>;

@@ -1,7 +1,8 @@
 // Profile: the account's passkeys (GET /settings/second-factor/passkeys and its writes). Add one (the
 // password and a name, then the browser's own WebAuthn dialog through @simplewebauthn/browser; the
 // account's first second factor shows its recovery codes once), or remove one (with the password;
-// refused while the policy requires a second factor and it is the last one).
+// refused while the policy requires a second factor and it is the last one), or rename one in place
+// (PUT /settings/second-factor/passkeys/:id).
 import { useState } from 'preact/hooks';
 import { startRegistration, browserSupportsWebAuthn, type PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { api } from '../../api';
@@ -10,7 +11,7 @@ import { FormErrors, SubmitButton, TextField, useForm } from '../../components/f
 import { Card, ErrorBanner, Spinner } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { fmtDate, t } from '../../i18n';
-import type { PasskeyOptionsResponse, PasskeyRegisteredResponse, PasskeysResponse } from '../../protocol';
+import type { PasskeyOptionsResponse, PasskeyRegisteredResponse, PasskeyRenamedResponse, PasskeysResponse } from '../../protocol';
 import { RecoveryCodes } from './SecondFactorCard';
 
 type Passkey = PasskeysResponse['passkeys'][number];
@@ -19,6 +20,7 @@ export function PasskeysCard() {
   const { data, error, reload } = useApi<PasskeysResponse>('/settings/second-factor/passkeys');
   const [adding, setAdding] = useState(false);
   const [removing, setRemoving] = useState<Passkey | null>(null);
+  const [renaming, setRenaming] = useState<number | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
   const supported = browserSupportsWebAuthn();
   return (
@@ -35,14 +37,31 @@ export function PasskeysCard() {
             <ul class="passkey-list">
               {data.passkeys.map((p) => (
                 <li key={p.id}>
-                  <strong>{p.name}</strong>{' '}
-                  <small>
-                    {t('profile.pkAdded', { date: fmtDate(p.created_at) })}
-                    {p.last_used_at !== null && ` · ${t('profile.pkUsed', { date: fmtDate(p.last_used_at) })}`}
-                  </small>{' '}
-                  <button type="button" class="btn danger small" aria-label={t('profile.pkRemoveNamed', { name: p.name })} onClick={() => setRemoving(p)}>
-                    {t('profile.pkRemove')}
-                  </button>
+                  {renaming === p.id ? (
+                    <RenamePasskey
+                      passkey={p}
+                      onCancel={() => setRenaming(null)}
+                      onDone={() => {
+                        setRenaming(null);
+                        toast(t('profile.pkRenamed'));
+                        reload();
+                      }}
+                    />
+                  ) : (
+                    <>
+                      <strong>{p.name}</strong>{' '}
+                      <small>
+                        {t('profile.pkAdded', { date: fmtDate(p.created_at) })}
+                        {p.last_used_at !== null && ` · ${t('profile.pkUsed', { date: fmtDate(p.last_used_at) })}`}
+                      </small>{' '}
+                      <button type="button" class="btn small" aria-label={t('profile.pkRenameNamed', { name: p.name })} onClick={() => setRenaming(p.id)}>
+                        {t('profile.pkRename')}
+                      </button>{' '}
+                      <button type="button" class="btn danger small" aria-label={t('profile.pkRemoveNamed', { name: p.name })} onClick={() => setRemoving(p)}>
+                        {t('profile.pkRemove')}
+                      </button>
+                    </>
+                  )}
                 </li>
               ))}
             </ul>
@@ -140,6 +159,37 @@ function RemovePasskey(props: { passkey: Passkey; onCancel: () => void; onDone: 
           {t('common.cancel')}
         </button>
         <SubmitButton form={form} label={t('profile.pkRemove')} />
+      </div>
+    </form>
+  );
+}
+
+/** The passkey's name in place, editable (Enter saves, Escape or Cancel keeps the old one). */
+function RenamePasskey(props: { passkey: Passkey; onCancel: () => void; onDone: () => void }) {
+  const form = useForm({ name: props.passkey.name });
+  return (
+    <form
+      noValidate
+      class="passkey-rename"
+      aria-label={t('profile.pkRenameNamed', { name: props.passkey.name })}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') props.onCancel();
+      }}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        await form.submit(async (v) => {
+          await api<PasskeyRenamedResponse>('PUT', `/settings/second-factor/passkeys/${props.passkey.id}`, { name: v.name.trim() });
+          props.onDone();
+        });
+      }}
+    >
+      <FormErrors form={form} />
+      <TextField form={form} name="name" label={t('profile.pkNewName')} required />
+      <div class="form-actions">
+        <button type="button" class="btn small" onClick={props.onCancel}>
+          {t('common.cancel')}
+        </button>
+        <SubmitButton form={form} label={t('common.save')} />
       </div>
     </form>
   );

@@ -65,6 +65,10 @@ export default defineDict('profile', {
     pkRemoveNamed: 'Remove passkey {name}',
     pkRemoveConfirm: 'Remove the passkey {name}? It no longer signs you in.',
     pkRemoved: 'Passkey removed',
+    pkRename: 'Rename',
+    pkRenameNamed: 'Rename passkey {name}',
+    pkNewName: 'New name',
+    pkRenamed: 'Passkey renamed',
     pkUnsupported: 'This browser cannot use passkeys.',
   },
   de: {
@@ -131,6 +135,10 @@ export default defineDict('profile', {
     pkRemoveNamed: 'Passkey {name} entfernen',
     pkRemoveConfirm: 'Den Passkey {name} entfernen? Er meldet Sie dann nicht mehr an.',
     pkRemoved: 'Passkey entfernt',
+    pkRename: 'Umbenennen',
+    pkRenameNamed: 'Passkey {name} umbenennen',
+    pkNewName: 'Neuer Name',
+    pkRenamed: 'Passkey umbenannt',
     pkUnsupported: 'Dieser Browser kann keine Passkeys verwenden.',
   },
 });
