@@ -332,6 +332,71 @@ test('the policy: a passkey is a second factor (no enrolment asked); the last on
   );
 });
 
+test('the enrolment the policy asks for takes a passkey: only after the password step, bad bodies are 400 with fields and change nothing, a foreign origin is refused, the passkey signs in with its recovery codes', async () => {
+  const ENROL = { username: 'pk-enrol', password: 'pk-enrol-password-1' };
+  const created = await s.req('/api/v1/users', { method: 'POST', headers: full, json: { ...ENROL, role: 'viewer' } });
+  assert.equal(created.status, 201, JSON.stringify(created.data));
+  const id = created.data.user.id as number;
+  assert.equal((await s.req('/api/v1/settings/security', { method: 'PUT', headers: full, json: { second_factor: { required: true } } })).status, 200);
+  try {
+    // no password step: nothing to enrol
+    assert.equal((await s.req('/login/enrol/passkey/options', { method: 'POST', headers: json, json: {} })).status, 401);
+    const step = await s.req('/login', { method: 'POST', headers: json, json: ENROL });
+    assert.equal(step.data.second_factor, 'enrol');
+    const cookie = cookieOf(step);
+    const page = await s.req('/login/enrol', { headers: { cookie, accept: 'text/html' } });
+    assert.match(page.data, /id="passkey-enrol-button"[^>]*data-base="\/login\/enrol\/passkey"/);
+    assert.match(page.data, /<script src="\/login\/passkey-enrol.js"><\/script>/);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'; connect-src 'self'/);
+    assert.match((await s.req('/login/passkey-enrol.js')).data, /startRegistration/);
+    const key = softwarePasskey();
+    const opts = await s.req('/login/enrol/passkey/options', { method: 'POST', headers: { cookie, ...json }, json: {} });
+    assert.equal(opts.status, 200, JSON.stringify(opts.data));
+    const good = key.register(opts.data.options, ORIGIN);
+    for (const [body, field] of [
+      [{ credential: good }, 'name'],
+      [{ name: '', credential: good }, 'name'],
+      [{ name: 'x'.repeat(65), credential: good }, 'name'],
+      [{ name: 'Key', credential: { ...good, type: 'password' } }, 'credential.type'],
+      [{ name: 'Key', credential: good, extra: 1 }, 'extra'],
+      [{ name: 'Key', credential: good, next: 5 }, 'next'],
+    ] as const) {
+      const bad = await s.req('/login/enrol/passkey', { method: 'POST', headers: { cookie, ...json }, json: body });
+      assert.equal(bad.status, 400, JSON.stringify(bad.data));
+      assert.ok(bad.data.fields?.[field], `${field}: ${JSON.stringify(bad.data.fields)}`);
+    }
+    assert.equal((await passkeyRows(id)).length, 0, 'nothing stored');
+    const foreign = await s.req('/login/enrol/passkey', {
+      method: 'POST',
+      headers: { cookie, ...json },
+      json: { name: 'Key', credential: key.register(opts.data.options, 'https://evil.example.test') },
+    });
+    assert.equal(foreign.status, 422, JSON.stringify(foreign.data));
+    assert.equal((await passkeyRows(id)).length, 0);
+    // the challenge was spent by the refusal: new options, the right origin
+    const again = await s.req('/login/enrol/passkey/options', { method: 'POST', headers: { cookie, ...json }, json: {} });
+    const ok = await s.req('/login/enrol/passkey', {
+      method: 'POST',
+      headers: { cookie, ...json },
+      json: { name: 'Phone', credential: key.register(again.data.options, ORIGIN), next: '/peers' },
+    });
+    assert.equal(ok.status, 200, JSON.stringify(ok.data));
+    assert.equal(ok.data.user.username, ENROL.username);
+    assert.equal(ok.data.recovery_codes.length, 10);
+    const signedIn = cookieOf(ok);
+    assert.ok(signedIn && signedIn !== cookie, 'a fresh session id');
+    assert.equal((await s.req('/api/v1/session', { headers: { cookie: signedIn, ...json } })).data.user.username, ENROL.username);
+    assert.deepEqual(
+      (await passkeyRows(id)).map((r) => r.name),
+      ['Phone'],
+    );
+    // the enrolled passkey is the second step of the next sign-in
+    assert.equal((await s.req('/login', { method: 'POST', headers: json, json: ENROL })).data.second_factor, 'passkey');
+  } finally {
+    await s.req('/api/v1/settings/security', { method: 'PUT', headers: full, json: { second_factor: { required: false } } });
+  }
+});
+
 test('without an admin origin, passkeys are refused with the setting to set', async () => {
   const bare = await startTestServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
   try {

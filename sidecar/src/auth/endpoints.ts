@@ -12,6 +12,8 @@ import {
   csrfResponse,
   signedInResponse,
   enrolBody,
+  enrolPasskeyBody,
+  enrolPasskeyResponse,
   enrolResponse,
   loginBody,
   loginResponse,
@@ -22,7 +24,7 @@ import {
   secondFactorBody,
   sessionResponse,
 } from './schema.js';
-import { ENROL_PATH, PASSKEY_PATH, SECOND_FACTOR_PASSKEY_PATH, SECOND_FACTOR_PATH, pendingSignIn, type PendingSignIn } from './pending.js';
+import { ENROL_PASSKEY_PATH, ENROL_PATH, PASSKEY_PATH, SECOND_FACTOR_PASSKEY_PATH, SECOND_FACTOR_PATH, pendingSignIn, type PendingSignIn } from './pending.js';
 import type { PasskeyChallenge } from './second-factor.js';
 import type { PublicUser } from '../users/service.js';
 import { PAGE_CSP } from '../web/index.js';
@@ -210,6 +212,59 @@ export function authEndpoints(deps: AppContext): Endpoint[] {
         ctx.type = 'text/html; charset=utf-8';
         ctx.body = renderRecoveryCodesPage({ lang: user.language, codes, next: afterSignIn(user, body.next) });
         return undefined;
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: `${ENROL_PASSKEY_PATH}/options`,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        'The enrolment the policy asks for, with a passkey instead of a TOTP (POST /login answered second_factor: enrol): WebAuthn options for navigator.credentials.create() (a discoverable credential bound to the admin origin). The challenge is kept in the session for 5 minutes; POST /login/enrol/passkey answers it.',
+      tags: ['auth'],
+      errors: {
+        '401': 'No password step within the last 10 minutes (sign in again)',
+        '409': 'The admin origin is not configured (GATEHOUSE_ADMIN_ORIGIN or GATEHOUSE_ADMIN_DOMAIN)',
+      },
+      body: emptyBody,
+      response: passkeyOptionsResponse,
+      handler: async (_i, ctx) => {
+        const pending = pendingSignIn(ctx, deps.clock(), 'enrol');
+        if (!pending) throw new AppError('unauthorized', msg('second_factor.sign_in_pending'));
+        const { options, challenge } = await deps.secondFactor.registrationOptions(await deps.users.getRow(pending.userId));
+        ctx.session!.passkeyChallenge = challenge;
+        return { options: { ...options } };
+      },
+    }),
+    defineEndpoint({
+      method: 'POST',
+      path: ENROL_PASSKEY_PATH,
+      auth: 'public',
+      sameOrigin: true,
+      rateLimit: 'login',
+      summary:
+        "The enrolment with a passkey: {name, credential} where credential is the browser's answer to the options of POST /login/enrol/passkey/options. The passkey is stored, the session opens, and the answer holds the ten recovery codes, shown this once.",
+      tags: ['auth'],
+      errors: {
+        '401': 'No password step within the last 10 minutes (sign in again)',
+        '409': 'No pending passkey challenge (ask for options first), or a passkey registered already',
+        '422': 'The passkey did not verify',
+      },
+      body: enrolPasskeyBody,
+      response: enrolPasskeyResponse,
+      handler: async ({ body }, ctx) => {
+        const pending = pendingSignIn(ctx, deps.clock(), 'enrol');
+        if (!pending) throw new AppError('unauthorized', msg('second_factor.sign_in_pending'));
+        const row = await deps.users.getRow(pending.userId);
+        const challenge = ctx.session!.passkeyChallenge as PasskeyChallenge | undefined;
+        delete ctx.session!.passkeyChallenge;
+        const added = await deps.secondFactor.addPasskey(row, body.name, body.credential, challenge);
+        // the enrolment is the account's first second factor: its recovery codes come with it
+        const codes = added.recovery_codes ?? [];
+        await ctx.session!.regenerate();
+        const user = await deps.users.completeSignIn(row, ctx.state.clientIp);
+        return { ...openSession(ctx, user, body.next, true, deps.clock())!, recovery_codes: codes };
       },
     }),
     defineEndpoint({

@@ -9,6 +9,8 @@ export const ENROL_PATH = '/login/enrol';
 /** The passkey sign-ins: options, then the browser's answer (the second step under SECOND_FACTOR_PATH, the sign-in without a password under this). */
 export const PASSKEY_PATH = '/login/passkey';
 export const SECOND_FACTOR_PASSKEY_PATH = `${SECOND_FACTOR_PATH}/passkey`;
+/** A passkey as the enrolment the policy asks for (options, then the browser's answer), instead of a TOTP. */
+export const ENROL_PASSKEY_PATH = `${ENROL_PATH}/passkey`;
 /** How long a password step waits for its second step. */
 export const PENDING_SIGN_IN_MS = 10 * 60_000;
 

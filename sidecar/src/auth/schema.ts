@@ -153,3 +153,12 @@ export const passkeyRegisteredResponse = z.object({
 });
 export const passkeySignInBody = z.strictObject({ credential: authenticationCredential, next: text({ max: 2048 }).optional() });
 export const emptyBody = z.strictObject({});
+/** POST /login/enrol/passkey: a passkey as the second factor the policy asks for at sign-in. */
+export const enrolPasskeyBody = z.strictObject({
+  name: passkeyName,
+  credential: registrationCredential,
+  next: text({ max: 2048 }).optional(),
+});
+export const enrolPasskeyResponse = signedInResponse.extend({
+  recovery_codes: z.array(z.string()).meta({ description: 'ten one-use codes, shown this once' }),
+});

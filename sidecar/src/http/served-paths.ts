@@ -237,12 +237,23 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
   },
   {
     method: 'GET',
+    path: '/login/passkey-enrol.js',
+    servedBy: 'late middleware',
+    tag: 'pages',
+    produces: 'text/javascript',
+    summary:
+      "The enrolment page's passkey script: options from POST /login/enrol/passkey/options, the browser's WebAuthn dialog, the answer with its name to POST /login/enrol/passkey, then the recovery codes shown once and the link on to `next`",
+    responses: { '200': 'the script' },
+    openapi: true,
+  },
+  {
+    method: 'GET',
     path: '/login/enrol',
     servedBy: 'late middleware',
     tag: 'pages',
     produces: 'text/html',
     summary:
-      'The TOTP enrolment a sign-in goes through when every account needs a second factor and this one has none (works without JavaScript; posts to POST /login/enrol): the QR code and the key, and a field for the first code',
+      'The TOTP enrolment a sign-in goes through when every account needs a second factor and this one has none (works without JavaScript; posts to POST /login/enrol): the QR code and the key, and a field for the first code; with the admin origin configured, a passkey instead (POST /login/enrol/passkey)',
     responses: { '200': 'the page', '302': 'no password step within the last 10 minutes: to /login?error=expired; already signed in: to `next`' },
     openapi: true,
   },

@@ -4,15 +4,18 @@
 //   has one (web/passkey.ts);
 // - GET /login/enrol: the TOTP enrolment the policy asks for before the first session of an account
 //   without a second factor: the QR code and the secret, and the first code (posts to POST /login/enrol,
-//   whose answer is the recovery-codes page below).
+//   whose answer is the recovery-codes page below), or, when the admin origin is configured, a passkey
+//   instead (web/passkey.ts's enrolment script: POST /login/enrol/passkey/options, the browser's
+//   dialog, POST /login/enrol/passkey, then the recovery codes shown once on the same page).
 // Both need the password step of this session within the last 10 minutes (auth/pending.ts); without
 // it they send the browser back to /login?error=expired.
 import type Koa from 'koa';
 import type { Deps } from '../deps.js';
 import { nextParam, safeNext } from '../auth/next.js';
-import { ENROL_PATH, SECOND_FACTOR_PATH, pendingSignIn } from '../auth/pending.js';
+import { ENROL_PASSKEY_PATH, ENROL_PATH, SECOND_FACTOR_PATH, pendingSignIn } from '../auth/pending.js';
 import type { TotpSetup } from '../auth/second-factor.js';
 import { PAGE_CSP, PASSKEY_PAGE_CSP, escapeHtml, page, passkeyButton, pickLang, type Lang } from './index.js';
+import { PASSKEY_ENROL_SCRIPT_PATH, WEBAUTHN_SCRIPT_PATH } from './passkey.js';
 
 const T = {
   en: {
@@ -34,6 +37,12 @@ const T = {
     codesIntro:
       'Each code signs you in once if you lose your authenticator. Keep them somewhere safe (a password manager, printed): they are shown only now. New ones can be made under Profile.',
     continue: 'Continue',
+    enrolPasskey: 'Or use a passkey',
+    enrolPasskeyIntro: 'A passkey on this device or a security key signs you in instead of a code.',
+    passkeyName: 'Name of the passkey',
+    passkeyDefault: 'Passkey',
+    enrolPasskeySubmit: 'Create a passkey and sign in',
+    enrolPasskeyFailed: 'No passkey was created (cancelled, or not allowed here). Try again, or use the authenticator app.',
   },
   de: {
     title: 'Zweiter Faktor',
@@ -54,6 +63,12 @@ const T = {
     codesIntro:
       'Jeder Code meldet Sie einmal an, falls Sie Ihren Authenticator verlieren. Bewahren Sie sie sicher auf (Passwort-Manager, ausgedruckt): sie werden nur jetzt gezeigt. Neue gibt es unter Profil.',
     continue: 'Weiter',
+    enrolPasskey: 'Oder einen Passkey verwenden',
+    enrolPasskeyIntro: 'Ein Passkey auf diesem Gerät oder ein Sicherheitsschlüssel meldet Sie statt eines Codes an.',
+    passkeyName: 'Name des Passkeys',
+    passkeyDefault: 'Passkey',
+    enrolPasskeySubmit: 'Passkey erstellen und anmelden',
+    enrolPasskeyFailed: 'Es wurde kein Passkey erstellt (abgebrochen oder hier nicht erlaubt). Erneut versuchen oder die Authenticator-App verwenden.',
   },
 } satisfies Record<Lang, unknown>;
 
@@ -78,18 +93,31 @@ export function renderSecondFactorPage(o: { lang: Lang; error?: boolean; next?: 
   );
 }
 
-/** GET /login/enrol (pure: golden-testable). */
-export function renderEnrolPage(o: { lang: Lang; setup: TotpSetup; error?: boolean; next?: unknown }): string {
+/**
+ * The passkey choice of the enrolment page (its script: web/passkey.ts), and the recovery codes'
+ * section it fills once the passkey is stored (hidden until then; the same words as the TOTP's page).
+ */
+function enrolPasskey(t: (typeof T)[Lang]): string {
+  return `<section id="passkey-enrol" hidden><h2>${t.enrolPasskey}</h2><p>${t.enrolPasskeyIntro}</p>
+<label for="passkey-name">${t.passkeyName}</label><input id="passkey-name" maxlength="64" value="${escapeHtml(t.passkeyDefault)}">
+<button type="button" id="passkey-enrol-button" class="secondary" data-base="${ENROL_PASSKEY_PATH}" data-failed="${escapeHtml(t.enrolPasskeyFailed)}">${t.enrolPasskeySubmit}</button>
+<p id="passkey-error" class="err" role="alert" hidden></p></section>
+<section id="passkey-codes" hidden><h1>Gatehouse · ${t.codesTitle}</h1><p>${t.codesIntro}</p><ul id="recovery-codes"></ul><p><a id="passkey-continue" href="/">${t.continue}</a></p></section>
+<script src="${WEBAUTHN_SCRIPT_PATH}"></script><script src="${PASSKEY_ENROL_SCRIPT_PATH}"></script>`;
+}
+
+/** GET /login/enrol (pure: golden-testable); `passkey`: the admin origin is configured, a passkey may be the factor. */
+export function renderEnrolPage(o: { lang: Lang; setup: TotpSetup; error?: boolean; next?: unknown; passkey?: boolean }): string {
   const t = T[o.lang];
   return page(
     o.lang,
     t.enrolTitle,
-    `<main><h1>Gatehouse · ${t.enrolTitle}</h1><p>${t.enrolIntro}</p>${o.error ? `<p class="err" role="alert">${t.enrolInvalid}</p>` : ''}
+    `<main><div id="totp-enrol"><h1>Gatehouse · ${t.enrolTitle}</h1><p>${t.enrolIntro}</p>${o.error ? `<p class="err" role="alert">${t.enrolInvalid}</p>` : ''}
 <img src="${escapeHtml(o.setup.qr_code)}" alt="QR code" width="240" height="240">
 <p>${t.key}: <code id="totp-secret">${escapeHtml(o.setup.secret)}</code></p>
 <form method="post" action="${ENROL_PATH}">${hiddenNext(o.next)}
 <label for="code">${t.code}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus${o.error ? ' aria-invalid="true"' : ''}>
-<button type="submit">${t.enrolSubmit}</button></form>${cancelForm(t.cancel)}</main>`,
+<button type="submit">${t.enrolSubmit}</button></form></div>${o.passkey ? enrolPasskey(t) : ''}<div id="enrol-cancel">${cancelForm(t.cancel)}</div></main>`,
   );
 }
 
@@ -117,7 +145,8 @@ export function secondFactorPagesMiddleware(deps: Deps): Koa.Middleware {
     const user = await deps.users.getRow(pending.userId);
     const lang: Lang = user.language ?? pickLang(ctx.get('Accept-Language'));
     const status = pending.step === 'enrol' ? null : await deps.secondFactor.status(user.id);
-    const passkey = Boolean(deps.config.adminOrigin) && (status?.passkeys ?? 0) > 0;
+    // the second step: a passkey the account has; the enrolment: a passkey to create
+    const passkey = Boolean(deps.config.adminOrigin) && (status === null || status.passkeys > 0);
     ctx.set('Content-Security-Policy', passkey ? PASSKEY_PAGE_CSP : PAGE_CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'same-origin');
@@ -126,6 +155,6 @@ export function secondFactorPagesMiddleware(deps: Deps): Koa.Middleware {
     const error = ctx.query.error === 'invalid';
     ctx.body = status
       ? renderSecondFactorPage({ lang, error, next: ctx.query.next, passkey, totp: status.totp_active })
-      : renderEnrolPage({ lang, error, next: ctx.query.next, setup: await deps.secondFactor.beginTotp(user, true) });
+      : renderEnrolPage({ lang, error, next: ctx.query.next, passkey, setup: await deps.secondFactor.beginTotp(user, true) });
   };
 }
