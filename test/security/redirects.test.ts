@@ -14,10 +14,12 @@ import { BYPASSES, HOST, staysOn } from '../../sidecar/test/lib/redirect-bypasse
 let s: TestServer;
 const PASSWORD = 'correct horse battery';
 let routeId = 0;
+/** A full-access token of the admin (the policy switched on and off around the enrolment's password step). */
+let full: Record<string, string> = {};
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
-  const h = bearer(await apiToken(s));
+  const h = (full = bearer(await apiToken(s)));
   const r = await createRoute(s, { domain: HOST });
   routeId = r.id;
   const res = await s.req(`/api/v1/routes/${r.id}/auth`, {
@@ -37,9 +39,12 @@ before(async () => {
     json: { token: totpCode(setup.data.setup.secret, Date.now()) },
   });
   assert.equal(on.status, 200, JSON.stringify(on.data));
+  // an account without one: under the policy its sign-in goes through the enrolment page
+  assert.equal((await s.req('/api/v1/users', { method: 'POST', headers: h, json: { ...ENROL, role: 'viewer' } })).status, 201);
 });
 after(async () => s.close());
 const TWO_FACTOR = { username: 'redirect-2fa', password: 'redirect-2fa-password' };
+const ENROL = { username: 'redirect-enrol', password: 'redirect-enrol-password' };
 
 /** What a redirect parameter gave back for a target: where the browser is sent, or what the next form carries. */
 interface Outcome {
@@ -197,6 +202,26 @@ const PARAMETERS: RedirectParameter[] = [
       const step = await s.req('/login', { method: 'POST', json: TWO_FACTOR, headers: { accept: 'application/json' } });
       assert.equal(step.data.second_factor, 'totp');
       const res = await s.req(`/login/second-factor?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
+      assert.equal(res.status, 200);
+      return { status: 200, target: hidden('next', res.data) };
+    },
+  },
+  {
+    // an account without a second factor under the policy: its sign-in goes through the enrolment page,
+    // which carries `next` (to the TOTP form and the passkey script) as the second-factor page does
+    name: 'admin next: GET /login/enrol after the password step under the policy (the form field)',
+    get origin() {
+      return ADMIN_ORIGIN();
+    },
+    good: ['/groups?q=x', '/groups?q=x'],
+    send: async (t) => {
+      const h = full;
+      assert.equal((await s.req('/api/v1/settings/security', { method: 'PUT', headers: h, json: { second_factor: { required: true } } })).status, 200);
+      const step = await s.req('/login', { method: 'POST', json: ENROL, headers: { accept: 'application/json' } }).finally(() =>
+        s.req('/api/v1/settings/security', { method: 'PUT', headers: h, json: { second_factor: { required: false } } }),
+      );
+      assert.equal(step.data.second_factor, 'enrol');
+      const res = await s.req(`/login/enrol?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
       assert.equal(res.status, 200);
       return { status: 200, target: hidden('next', res.data) };
     },
