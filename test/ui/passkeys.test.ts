@@ -99,3 +99,66 @@ test('passkeys: enrol under Profile, sign in without a password, sign in with pa
   const list = await ui.api('/users', 'GET');
   assert.ok(list.data.users.some((u: { username: string }) => u.username === OPS.username));
 });
+
+test('forced enrolment with a passkey: the recovery codes once, then the passkey signs in; renamed in place under Profile', { timeout: 120_000 }, async () => {
+  const NEW = { username: 'ui-pk-enrol', password: 'ui-pk-enrol-password-1' };
+  assert.equal((await ui.api('/users', 'POST', { ...NEW, role: 'viewer' })).status, 201);
+  assert.equal((await ui.api('/settings/security', 'PUT', { second_factor: { required: true } })).status, 200);
+  try {
+    const { page, context, problems } = await watchedPage(ui.browser, { width: 390 });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await page.goto(`${origin}/peers`);
+    await page.waitForURL(/\/login/);
+    await page.fill('#username', NEW.username);
+    await page.fill('#password', NEW.password);
+    await Promise.all([page.waitForURL(/\/login\/enrol/), page.click('button[type=submit]')]);
+    // the TOTP and the passkey, side by side; the passkey's name, then the authenticator
+    await page.waitForSelector('#passkey-enrol:not([hidden])');
+    assert.ok(await page.isVisible('#totp-secret'));
+    await screenshot(page, 'en-390-passkeys-enrol');
+    await page.fill('#passkey-name', 'Phone');
+    await page.click('#passkey-enrol-button');
+    await page.waitForSelector('#passkey-codes:not([hidden])');
+    const codes = (await page.locator('#recovery-codes code').allTextContents()).filter((c) => /^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/.test(c));
+    assert.equal(codes.length, 10);
+    assert.equal(await page.isVisible('#totp-enrol'), false, 'the TOTP form is gone');
+    assert.equal(await page.getAttribute('#passkey-continue', 'href'), '/peers');
+    await screenshot(page, 'en-390-passkeys-enrol-codes');
+    await Promise.all([page.waitForURL(/\/peers$/), page.click('#passkey-continue')]);
+    await page.waitForSelector('#page-title');
+    assert.equal((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials.length, 1);
+
+    // signed out: the password, then the enrolled passkey on the second-factor page
+    await context.clearCookies();
+    await page.goto(`${origin}/profile`);
+    await page.waitForURL(/\/login/);
+    await page.fill('#username', NEW.username);
+    await page.fill('#password', NEW.password);
+    await Promise.all([page.waitForURL(/\/login\/second-factor/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/profile$/), page.click('#passkey-button')]);
+    await settled(page);
+
+    // renamed in place: the old name, then the new one
+    await page.waitForSelector('.passkeys li:has-text("Phone")');
+    await page.click('button[aria-label="Rename passkey Phone"]');
+    await page.fill('.passkey-rename #f-name', 'Work phone');
+    await screenshot(page, 'en-390-passkeys-rename');
+    await page.click('.passkey-rename button[type=submit]');
+    await page.waitForSelector('text=Passkey renamed');
+    await page.waitForSelector('.passkeys li:has-text("Work phone")');
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
+    const mine = await page.evaluate(() => fetch('/api/v1/settings/second-factor/passkeys', { headers: { accept: 'application/json' } }).then((r) => r.json()));
+    assert.deepEqual(
+      mine.passkeys.map((p: { name: string }) => p.name),
+      ['Work phone'],
+    );
+    await context.close();
+    assert.deepEqual(problems, []);
+  } finally {
+    await ui.api('/settings/security', 'PUT', { second_factor: { required: false } });
+  }
+});
