@@ -217,9 +217,9 @@ const PARAMETERS: RedirectParameter[] = [
     send: async (t) => {
       const h = full;
       assert.equal((await s.req('/api/v1/settings/security', { method: 'PUT', headers: h, json: { second_factor: { required: true } } })).status, 200);
-      const step = await s.req('/login', { method: 'POST', json: ENROL, headers: { accept: 'application/json' } }).finally(() =>
-        s.req('/api/v1/settings/security', { method: 'PUT', headers: h, json: { second_factor: { required: false } } }),
-      );
+      const step = await s
+        .req('/login', { method: 'POST', json: ENROL, headers: { accept: 'application/json' } })
+        .finally(() => s.req('/api/v1/settings/security', { method: 'PUT', headers: h, json: { second_factor: { required: false } } }));
       assert.equal(step.data.second_factor, 'enrol');
       const res = await s.req(`/login/enrol?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
       assert.equal(res.status, 200);

@@ -96,84 +96,88 @@ test('a tampered state is refused with the page that says so', { timeout: 120_00
   await screenshot(page, 'en-1280-sso-tampered-state');
 });
 
-test('the Single sign-on screen: add a provider against the real one, Test says OK, a wrong issuer says why, edit, delete (390 px in German too)', { timeout: 120_000 }, async () => {
-  const { page, problems } = await adminPage(ui.browser, ui.s.url, { width: 1280 });
-  await page.goto(`${ui.s.url}/settings/sso`);
-  await settled(page);
-  // the provider the setup made: the redirect URL to register, with its copy button
-  assert.equal(await page.textContent('#sso-redirect-uri'), `${ui.s.url}/auth/oidc/callback`);
-  await page.click('.page-actions >> text=Add provider');
-  await page.fill('#f-name', 'Staff ID');
-  await page.fill('#f-issuer', idp.issuer);
-  await page.fill('#f-client_id', 'gatehouse-ui');
-  await page.fill('#f-client_secret', 'ui-client-secret-0123456789');
-  await page.fill('#f-scopes', 'openid profile email groups');
-  await page.check('#f-allow_private');
-  await page.click('text=Add rule');
-  await page.fill('#f-role_mappings-0-match-group', 'ops');
-  await page.selectOption('#f-role_mappings-0-role', 'operator');
-  await page.click('text=Add rule');
-  await page.selectOption('#sso-kind-1', 'email');
-  await page.fill('#f-role_mappings-1-match-email', 'sam@example.test');
-  await screenshot(page, 'en-1280-sso-provider-form');
-  await page.click('dialog[open] button[type=submit]');
-  await page.waitForSelector('text=Provider Staff ID added');
-  const row = page.locator('tr', { hasText: 'Staff ID' });
-  await row.waitFor();
-  const stored = (await ui.api('/auth/oidc/providers', 'GET')).data.providers.find((p: { name: string }) => p.name === 'Staff ID');
-  assert.deepEqual(stored.role_mappings, [
-    { match: { group: 'ops' }, role: 'operator' },
-    { match: { email: 'sam@example.test' }, role: 'viewer' },
-  ]);
-  assert.equal(stored.client_secret_set, true);
-  assert.deepEqual(stored.scopes, ['openid', 'profile', 'email', 'groups']);
+test(
+  'the Single sign-on screen: add a provider against the real one, Test says OK, a wrong issuer says why, edit, delete (390 px in German too)',
+  { timeout: 120_000 },
+  async () => {
+    const { page, problems } = await adminPage(ui.browser, ui.s.url, { width: 1280 });
+    await page.goto(`${ui.s.url}/settings/sso`);
+    await settled(page);
+    // the provider the setup made: the redirect URL to register, with its copy button
+    assert.equal(await page.textContent('#sso-redirect-uri'), `${ui.s.url}/auth/oidc/callback`);
+    await page.click('.page-actions >> text=Add provider');
+    await page.fill('#f-name', 'Staff ID');
+    await page.fill('#f-issuer', idp.issuer);
+    await page.fill('#f-client_id', 'gatehouse-ui');
+    await page.fill('#f-client_secret', 'ui-client-secret-0123456789');
+    await page.fill('#f-scopes', 'openid profile email groups');
+    await page.check('#f-allow_private');
+    await page.click('text=Add rule');
+    await page.fill('#f-role_mappings-0-match-group', 'ops');
+    await page.selectOption('#f-role_mappings-0-role', 'operator');
+    await page.click('text=Add rule');
+    await page.selectOption('#sso-kind-1', 'email');
+    await page.fill('#f-role_mappings-1-match-email', 'sam@example.test');
+    await screenshot(page, 'en-1280-sso-provider-form');
+    await page.click('dialog[open] button[type=submit]');
+    await page.waitForSelector('text=Provider Staff ID added');
+    const row = page.locator('tr', { hasText: 'Staff ID' });
+    await row.waitFor();
+    const stored = (await ui.api('/auth/oidc/providers', 'GET')).data.providers.find((p: { name: string }) => p.name === 'Staff ID');
+    assert.deepEqual(stored.role_mappings, [
+      { match: { group: 'ops' }, role: 'operator' },
+      { match: { email: 'sam@example.test' }, role: 'viewer' },
+    ]);
+    assert.equal(stored.client_secret_set, true);
+    assert.deepEqual(stored.scopes, ['openid', 'profile', 'email', 'groups']);
 
-  // Test: the real provider's discovery document
-  await page.click('button[aria-label="Test: Staff ID"]');
-  await page.waitForSelector('.sso-test-result[data-reachable=true]');
-  assert.match((await page.textContent('.sso-test-result'))!, /Discovery works: http:\/\/127\.0\.0\.1:\d+ names its authorization, token and key endpoints/);
-  await screenshot(page, 'en-1280-sso-test-ok');
+    // Test: the real provider's discovery document
+    await page.click('button[aria-label="Test: Staff ID"]');
+    await page.waitForSelector('.sso-test-result[data-reachable=true]');
+    assert.match((await page.textContent('.sso-test-result'))!, /Discovery works: http:\/\/127\.0\.0\.1:\d+ names its authorization, token and key endpoints/);
+    await screenshot(page, 'en-1280-sso-test-ok');
 
-  // a wrong issuer (edited in the form; the stored secret kept): Test says what is wrong
-  await page.click('button[aria-label="Edit: Staff ID"]');
-  assert.match((await page.textContent('dialog[open] .sso-secret-state'))!, /secret set/);
-  await page.fill('#f-issuer', `${idp.issuer}/wrong`);
-  await page.fill('#f-name', 'Staff SSO');
-  await page.click('dialog[open] button[type=submit]');
-  await page.waitForSelector('text=Provider Staff SSO saved');
-  await page.click('button[aria-label="Test: Staff SSO"]');
-  await page.waitForSelector('.sso-test-result[data-reachable=false]');
-  assert.match((await page.textContent('.sso-test-result'))!, /The discovery document answered HTTP 404/);
-  assert.match((await page.textContent('.sso-test-result'))!, /\/wrong\/\.well-known\/openid-configuration/);
-  const edited = (await ui.api(`/auth/oidc/providers/${stored.id}`, 'GET')).data.provider;
-  assert.equal(edited.issuer, `${idp.issuer}/wrong`);
-  assert.equal(edited.client_secret_set, true, 'an empty secret field keeps the stored one');
-  await screenshot(page, 'en-1280-sso-test-wrong-issuer');
+    // a wrong issuer (edited in the form; the stored secret kept): Test says what is wrong
+    await page.click('button[aria-label="Edit: Staff ID"]');
+    assert.match((await page.textContent('dialog[open] .sso-secret-state'))!, /secret set/);
+    await page.fill('#f-issuer', `${idp.issuer}/wrong`);
+    await page.fill('#f-name', 'Staff SSO');
+    await page.click('dialog[open] button[type=submit]');
+    await page.waitForSelector('text=Provider Staff SSO saved');
+    await page.click('button[aria-label="Test: Staff SSO"]');
+    await page.waitForSelector('.sso-test-result[data-reachable=false]');
+    assert.match((await page.textContent('.sso-test-result'))!, /The discovery document answered HTTP 404/);
+    assert.match((await page.textContent('.sso-test-result'))!, /\/wrong\/\.well-known\/openid-configuration/);
+    const edited = (await ui.api(`/auth/oidc/providers/${stored.id}`, 'GET')).data.provider;
+    assert.equal(edited.issuer, `${idp.issuer}/wrong`);
+    assert.equal(edited.client_secret_set, true, 'an empty secret field keeps the stored one');
+    await screenshot(page, 'en-1280-sso-test-wrong-issuer');
 
-  // delete, after the confirmation
-  await page.click('button[aria-label="Delete: Staff SSO"]');
-  await page.locator('dialog[open]', { hasText: 'Delete the provider Staff SSO?' }).locator('button.danger').click();
-  await page.waitForSelector('text=Provider Staff SSO deleted');
-  assert.equal((await ui.api(`/auth/oidc/providers/${stored.id}`, 'GET')).status, 404);
-  assert.deepEqual(problems, []);
+    // delete, after the confirmation
+    await page.click('button[aria-label="Delete: Staff SSO"]');
+    await page.locator('dialog[open]', { hasText: 'Delete the provider Staff SSO?' }).locator('button.danger').click();
+    await page.waitForSelector('text=Provider Staff SSO deleted');
+    assert.equal((await ui.api(`/auth/oidc/providers/${stored.id}`, 'GET')).status, 404);
+    assert.deepEqual(problems, []);
 
-  // German, on a phone: the list and the form fit without sideways scroll
-  const de = await adminPage(ui.browser, ui.s.url, { width: 390, lang: 'de' });
-  /** The admin's own language (a session-only setting: through the signed-in page). */
-  const language = (l: 'en' | 'de') =>
-    de.page.evaluate(async (language) => {
-      const { csrfToken } = await (await fetch('/api/v1/session', { headers: { accept: 'application/json' } })).json();
-      const headers = { accept: 'application/json', 'content-type': 'application/json', 'x-csrf-token': csrfToken };
-      return (await fetch('/api/v1/settings/language', { method: 'POST', headers, body: JSON.stringify({ language }) })).status;
-    }, l);
-  assert.equal(await language('de'), 200);
-  await de.page.goto(`${ui.s.url}/settings/sso`);
-  await settled(de.page);
-  assert.equal(await de.page.textContent('#page-title'), 'Single Sign-on');
-  await de.page.click('button[aria-label="Bearbeiten: Company ID"]');
-  await de.page.waitForSelector('dialog[open] legend:has-text("Wer sich anmelden darf")');
-  assert.equal(await de.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
-  await screenshot(de.page, 'de-390-sso-provider-form');
-  assert.equal(await language('en'), 200);
-  assert.deepEqual(de.problems, []);
-});
+    // German, on a phone: the list and the form fit without sideways scroll
+    const de = await adminPage(ui.browser, ui.s.url, { width: 390, lang: 'de' });
+    /** The admin's own language (a session-only setting: through the signed-in page). */
+    const language = (l: 'en' | 'de') =>
+      de.page.evaluate(async (language) => {
+        const { csrfToken } = await (await fetch('/api/v1/session', { headers: { accept: 'application/json' } })).json();
+        const headers = { accept: 'application/json', 'content-type': 'application/json', 'x-csrf-token': csrfToken };
+        return (await fetch('/api/v1/settings/language', { method: 'POST', headers, body: JSON.stringify({ language }) })).status;
+      }, l);
+    assert.equal(await language('de'), 200);
+    await de.page.goto(`${ui.s.url}/settings/sso`);
+    await settled(de.page);
+    assert.equal(await de.page.textContent('#page-title'), 'Single Sign-on');
+    await de.page.click('button[aria-label="Bearbeiten: Company ID"]');
+    await de.page.waitForSelector('dialog[open] legend:has-text("Wer sich anmelden darf")');
+    assert.equal(await de.page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true, 'no sideways scroll');
+    await screenshot(de.page, 'de-390-sso-provider-form');
+    assert.equal(await language('en'), 200);
+    assert.deepEqual(de.problems, []);
+  },
+);

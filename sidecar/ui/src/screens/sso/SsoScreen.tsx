@@ -324,12 +324,7 @@ function MappingsEditor(props: { form: Form<Values> }) {
               </div>
               <TextField form={form} name={`${base}.match.${kind}`} also={`${base}.match`} label={t('sso.matchValue')} required />
               <SelectField form={form} name={`${base}.role`} label={t('sso.role')} options={ROLE_OPTIONS()} />
-              <button
-                type="button"
-                class="btn small"
-                aria-label={t('sso.removeRule', { n: i + 1 })}
-                onClick={() => setRules(rules.filter((_, j) => j !== i))}
-              >
+              <button type="button" class="btn small" aria-label={t('sso.removeRule', { n: i + 1 })} onClick={() => setRules(rules.filter((_, j) => j !== i))}>
                 {t('sso.removeRuleShort')}
               </button>
             </li>

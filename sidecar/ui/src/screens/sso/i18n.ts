@@ -62,7 +62,7 @@ export default defineDict('sso', {
     deleteConfirm: 'Delete the provider {name}? Accounts linked to it stay, with their passwords; they can no longer sign in through it.',
     deleted: 'Provider {name} deleted',
     emptyTitle: 'No identity provider yet',
-    emptyText: 'Add your organisation\'s OpenID Connect provider (Keycloak, Authentik, Entra ID, Google…) to sign in with it.',
+    emptyText: "Add your organisation's OpenID Connect provider (Keycloak, Authentik, Entra ID, Google…) to sign in with it.",
   },
   de: {
     title: 'Single Sign-on',
@@ -124,8 +124,7 @@ export default defineDict('sso', {
     copyRedirect: 'Weiterleitungs-URL kopieren',
     created: 'Anbieter {name} hinzugefügt',
     saved: 'Anbieter {name} gespeichert',
-    deleteConfirm:
-      'Den Anbieter {name} löschen? Damit verknüpfte Konten bleiben mit ihren Passwörtern bestehen; über ihn anmelden können sie sich nicht mehr.',
+    deleteConfirm: 'Den Anbieter {name} löschen? Damit verknüpfte Konten bleiben mit ihren Passwörtern bestehen; über ihn anmelden können sie sich nicht mehr.',
     deleted: 'Anbieter {name} gelöscht',
     emptyTitle: 'Noch kein Identitätsanbieter',
     emptyText: 'Fügen Sie den OpenID-Connect-Anbieter Ihrer Organisation hinzu (Keycloak, Authentik, Entra ID, Google…), um sich damit anzumelden.',
