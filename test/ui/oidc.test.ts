@@ -2,12 +2,14 @@
 // provider (npm oidc-provider in its own process on loopback, sidecar/test/lib/oidc-idp.ts) with two
 // people in two groups. The sign-in page's "Sign in with …" button leads through the provider's login
 // form back into the admin app as the mapped role, at `next`; someone outside the mapped groups gets
-// the page that says why (in German too); a tampered state gets the page that says so. Screenshots
-// at 1280 and 390 px.
+// the page that says why (in German too); a tampered state gets the page that says so. The Single
+// sign-on screen adds a provider against the same real provider (Test: OK; a wrong issuer: the
+// reason), edits and deletes it; a viewer sees it read-only, a user not at all. Screenshots at 1280
+// and 390 px.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { adminPage, screenshot, settled, uiServer, watchedPage } from '../lib/browser.js';
+import { adminPage, screenshot, settled, signIn, uiServer, watchedPage } from '../lib/browser.js';
 import { startIdp, type Idp } from '../../sidecar/test/lib/oidc-idp.js';
 
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
@@ -181,3 +183,29 @@ test(
     assert.deepEqual(de.problems, []);
   },
 );
+
+test('the Single sign-on screen is read-only for a viewer (as for an operator) and not there for a user', { timeout: 60_000 }, async () => {
+  const viewer = { username: 'ui-sso-viewer', password: 'ui-sso-viewer-password-1' };
+  const user = { username: 'ui-sso-user', password: 'ui-sso-user-password-1' };
+  assert.equal((await ui.api('/users', 'POST', { ...viewer, role: 'viewer' })).status, 201);
+  assert.equal((await ui.api('/users', 'POST', { ...user, role: 'user' })).status, 201);
+  const v = await watchedPage(ui.browser, { width: 1280 });
+  await signIn(v.page, ui.s.url, viewer, '/settings/sso');
+  await settled(v.page);
+  await v.page.waitForSelector('main .read-only-badge >> text=Read-only');
+  await v.page.waitForSelector('td >> text=Company ID');
+  assert.equal(await v.page.locator('main .page-actions').count(), 0, 'no Add provider');
+  assert.equal(await v.page.locator('main .row-actions').filter({ visible: true }).count(), 0, 'no Test, Edit or Delete');
+  assert.equal(await v.page.textContent('#sso-redirect-uri'), `${ui.s.url}/auth/oidc/callback`);
+  await screenshot(v.page, 'en-1280-sso-viewer-read-only');
+  assert.deepEqual(v.problems, []);
+  await v.context.close();
+  const o = await watchedPage(ui.browser, { width: 390 });
+  await signIn(o.page, ui.s.url, user, '/peers');
+  await settled(o.page);
+  assert.equal(await o.page.locator('#nav a[href="/settings/sso"]').count(), 0, 'not in the navigation');
+  await o.page.goto(`${ui.s.url}/settings/sso`);
+  await o.page.waitForSelector('text=Your role cannot open this page.');
+  assert.deepEqual(o.problems, []);
+  await o.context.close();
+});

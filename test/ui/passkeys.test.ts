@@ -3,7 +3,9 @@
 // recovery codes of a first second factor once), signs out and signs in again without a password
 // ("Sign in with a passkey"), then, with a second factor required for everyone, signs in with the
 // password plus the passkey on the second-factor page; the last passkey cannot be removed under the
-// policy, and is removed once it is lifted. The server runs on a fixed port with
+// policy, and is removed once it is lifted. An account without a second factor under the policy
+// enrols a passkey at the forced /login/enrol (its recovery codes shown once), signs in with it, and
+// renames it in place under Profile. The server runs on a fixed port with
 // GATEHOUSE_ADMIN_ORIGIN=http://localhost:<port>: WebAuthn needs a host name (never a bare IP)
 // in a secure context, which localhost is.
 import { test } from 'node:test';
