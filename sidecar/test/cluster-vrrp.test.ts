@@ -12,6 +12,7 @@ import path from 'node:path';
 import { assertGolden } from './lib/golden.js';
 import { freshPgDatabase } from './lib/server.js';
 import { checkKeepalivedOptions, readVrrpStatus, renderKeepalivedConfig, vrrpRoleFrom, type KeepalivedOptions } from '../src/cluster/vrrp.js';
+import { VrrpWatcher } from '../src/cluster/vrrp-watch.js';
 import { loadConfig } from '../src/config.js';
 import { createAppContext } from '../src/app-context.js';
 import { featureModels } from '../src/features.js';
@@ -121,6 +122,45 @@ test('readVrrpStatus reads the state file, this machine’s interfaces and the p
     assert.equal(readVrrpStatus({ stateFile, address: '192.0.2.77/24', pidFile }).vrrp, 'unknown', 'keepalived gone');
     fs.rmSync(pidFile);
     assert.equal(readVrrpStatus({ stateFile, address: '192.0.2.77/24', pidFile }).keepalived_running, false, 'no pid file: not running');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the VRRP watcher reports each change of role, takes the tunnels over on becoming master, carries only as master', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-vrrp-watch-'));
+  try {
+    const stateFile = path.join(dir, 'vrrp.state');
+    const pidFile = path.join(dir, 'keepalived.pid');
+    fs.writeFileSync(pidFile, `${process.pid}\n`);
+    const calls: string[] = [];
+    const hooks = {
+      report: async (role: string) => void calls.push(`report ${role}`),
+      takeOver: async () => void calls.push('takeOver'),
+    };
+    // 127.0.0.1 is on lo here: the state file decides between master and a contradiction
+    const w = new VrrpWatcher({ stateFile, address: '127.0.0.1/8', pidFile }, hooks);
+    assert.equal(w.carrier, false, 'not before the first look');
+    assert.equal((await w.tick()).vrrp, 'unknown');
+    assert.deepEqual(calls, ['report unknown']);
+    assert.equal(w.carrier, false, 'unknown does not carry');
+    fs.writeFileSync(stateFile, 'MASTER\n');
+    await w.tick();
+    await w.tick(); // no change: nothing reported
+    assert.deepEqual(calls, ['report unknown', 'report master', 'takeOver']);
+    assert.equal(w.carrier, true);
+    fs.writeFileSync(stateFile, 'BACKUP\n'); // BACKUP with the address here: unknown
+    await w.tick();
+    fs.rmSync(pidFile); // keepalived gone
+    await w.tick();
+    assert.deepEqual(calls, ['report unknown', 'report master', 'takeOver', 'report unknown']);
+    assert.equal(w.carrier, false);
+    const backup = new VrrpWatcher({ stateFile, address: '192.0.2.77/24' }, hooks);
+    calls.length = 0;
+    assert.equal((await backup.tick()).vrrp, 'backup');
+    assert.deepEqual(calls, ['report backup']);
+    assert.equal(backup.carrier, false, 'a backup does not carry');
+    assert.equal(new VrrpWatcher({ stateFile }, hooks).carrier, true, 'no floating address: one node, it carries');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
