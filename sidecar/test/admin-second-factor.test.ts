@@ -67,20 +67,20 @@ test('enrolment under Profile: the password is asked, a wrong code is refused wi
   assert.deepEqual(status0.data.second_factor, { totp_active: false, totp_setup_pending: false, passkeys: 0, recovery_codes_left: 0, required: false });
   const wrongPw = await s.req('/api/v1/settings/second-factor/totp', { method: 'POST', headers: h, json: { current: 'not-my-password' } });
   assert.equal(wrongPw.status, 422);
-  assert.ok(wrongPw.data.fields.current);
+  assert.ok(wrongPw.data.fields!.current);
   const setup = await s.req('/api/v1/settings/second-factor/totp', { method: 'POST', headers: h, json: { current: OPS.password } });
   assert.equal(setup.status, 200);
   secret = setup.data.setup.secret;
   const bad = await s.req('/api/v1/settings/second-factor/totp/verify', { method: 'POST', headers: h, json: { token: 'abc' } });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.token);
+  assert.ok(bad.data.fields!.token);
   const wrong = await s.req('/api/v1/settings/second-factor/totp/verify', {
     method: 'POST',
     headers: h,
     json: { token: totpCode(secret, clock() + 10 * 60_000) },
   });
   assert.equal(wrong.status, 422, JSON.stringify(wrong.data));
-  assert.ok(wrong.data.fields.token);
+  assert.ok(wrong.data.fields!.token);
   assert.equal((await s.req('/api/v1/settings/second-factor', { headers: h })).data.second_factor.totp_active, false, 'nothing activated');
   const on = await s.req('/api/v1/settings/second-factor/totp/verify', { method: 'POST', headers: h, json: { token: totpCode(secret, clock()) } });
   assert.equal(on.status, 200, JSON.stringify(on.data));
@@ -91,7 +91,7 @@ test('enrolment under Profile: the password is asked, a wrong code is refused wi
   assert.deepEqual(on.data.second_factor, { totp_active: true, totp_setup_pending: false, passkeys: 0, recovery_codes_left: 10, required: false });
   // the users list shows who has one; the database holds neither the secret nor a code in plain text
   const users = await s.req('/api/v1/users', { headers: full });
-  assert.equal(users.data.users.find((u: { id: number }) => u.id === opsId).totp_active, true);
+  assert.equal(users.data.users.find((u: { id: number }) => u.id === opsId)!.totp_active, true);
   const row = (await findRow<UserTotpRow>(s.deps.db.models.UserTotp, { where: { user_id: opsId } }))!;
   assert.ok(row.secret);
   assert.ok(!row.secret!.includes(secret));
@@ -108,14 +108,14 @@ test('sign-in, JSON client: the password step opens no session; the code does, o
   assert.equal((await s.req('/api/v1/session', { headers: { cookie, ...json } })).status, 401, 'not signed in between the steps');
   const wrong = await s.req('/login/second-factor', { method: 'POST', headers: { cookie, ...json }, json: { code: '000000' } });
   assert.equal(wrong.status, 401);
-  assert.ok(wrong.data.fields.code);
+  assert.ok(wrong.data.fields!.code);
   const code = totpCode(secret, clock());
   const ok = await s.req('/login/second-factor', { method: 'POST', headers: { cookie, ...json }, json: { code } });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
   assert.equal(ok.data.user.username, OPS.username);
   const signedIn = cookieOf(ok);
   assert.ok(signedIn && signedIn !== cookie, 'a fresh session id');
-  assert.equal((await s.req('/api/v1/session', { headers: { cookie: signedIn, ...json } })).data.user.username, OPS.username);
+  assert.equal((await s.req('/api/v1/session', { headers: { cookie: signedIn, ...json } })).data.user!.username, OPS.username);
   // the same code again (another sign-in within the same step): refused
   const again = await passwordStep();
   const replay = await s.req('/login/second-factor', { method: 'POST', headers: { cookie: again.cookie, ...json }, json: { code } });
@@ -135,8 +135,8 @@ test('sign-in with a recovery code (any case, without dashes): spent once, logge
   assert.equal(st.data.second_factor.recovery_codes_left, 9);
   const log = await s.req('/api/v1/logs/activity?limit=50', { headers: full });
   assert.ok(
-    log.data.entries.some((e: { code: string }) => e.code === 'second_factor.recovery_code_used'),
-    JSON.stringify(log.data.entries.map((e: { code: string }) => e.code)),
+    log.data.entries.some((e) => e.code === 'second_factor.recovery_code_used'),
+    JSON.stringify(log.data.entries.map((e) => e.code)),
   );
 });
 
@@ -207,7 +207,7 @@ test('the policy: an account without a second factor enrols at its next sign-in 
   const cookie = cookieOf(pending);
   const setup = await s.req('/login/enrol', { method: 'POST', headers: { cookie, ...json }, json: {} });
   assert.equal(setup.status, 200, JSON.stringify(setup.data));
-  const adminSecret = setup.data.setup.secret;
+  const adminSecret = setup.data.setup!.secret;
   // the browser's enrolment page shows the same pending secret (reloading it changes nothing)
   const page = await s.req('/login/enrol', { headers: { cookie, ...html } });
   assert.match(page.data, new RegExp(`<code id="totp-secret">${adminSecret}</code>`));
@@ -216,9 +216,9 @@ test('the policy: an account without a second factor enrols at its next sign-in 
   assert.equal(wrong.status, 422);
   const done = await s.req('/login/enrol', { method: 'POST', headers: { cookie, ...json }, json: { code: totpCode(adminSecret, clock()) } });
   assert.equal(done.status, 200, JSON.stringify(done.data));
-  assert.equal(done.data.user.username, ADMIN.username);
-  assert.equal(done.data.recovery_codes.length, 10);
-  const h = { cookie: cookieOf(done), 'x-csrf-token': done.data.csrfToken, ...json };
+  assert.equal(done.data.user!.username, ADMIN.username);
+  assert.equal(done.data.recovery_codes!.length, 10);
+  const h = { cookie: cookieOf(done), 'x-csrf-token': done.data.csrfToken!, ...json };
   const remove = await s.req('/api/v1/settings/second-factor/totp', { method: 'DELETE', headers: h, json: { current: ADMIN.password } });
   assert.equal(remove.status, 409);
   assert.equal(remove.data.code, 'second_factor.required_by_policy');
@@ -235,7 +235,7 @@ test('the policy: an account without a second factor enrols at its next sign-in 
   const bc = cookieOf(first);
   const enrolPage = await s.req('/login/enrol', { headers: { cookie: bc, ...html } });
   const newbieSecret = /<code id="totp-secret">([A-Z2-7]+)<\/code>/.exec(enrolPage.data)![1];
-  const codesPage = await s.req('/login/enrol', {
+  const codesPage = await s.req<string>('/login/enrol', {
     method: 'POST',
     headers: { cookie: bc, ...html },
     body: new URLSearchParams({ code: totpCode(newbieSecret, clock()) }),
@@ -244,7 +244,7 @@ test('the policy: an account without a second factor enrols at its next sign-in 
   assert.match(codesPage.headers.get('content-type') ?? '', /text\/html/);
   assert.equal([...codesPage.data.matchAll(/<li><code>[A-Z2-9-]{19}<\/code><\/li>/g)].length, 10);
   assert.match(codesPage.headers.get('cache-control') ?? '', /no-store/);
-  assert.equal((await s.req('/api/v1/session', { headers: { cookie: cookieOf(codesPage), ...json } })).data.user.username, 'newbie');
+  assert.equal((await s.req('/api/v1/session', { headers: { cookie: cookieOf(codesPage), ...json } })).data.user!.username, 'newbie');
 });
 
 test("an admin's reset is the way back in: the user signs in with the password (and, under the policy, enrols anew)", async () => {
@@ -255,7 +255,7 @@ test("an admin's reset is the way back in: the user signs in with the password (
   assert.equal(under.r.data.second_factor, 'enrol');
   await s.req('/api/v1/settings/security', { method: 'PUT', headers: full, json: { second_factor: { required: false } } });
   const free = await passwordStep();
-  assert.equal(free.r.data.user.username, OPS.username);
+  assert.equal(free.r.data.user!.username, OPS.username);
   const again = await s.req(`/api/v1/users/${opsId}/second-factor`, { method: 'DELETE', headers: full });
   assert.equal(again.data.reset, false);
   // the owner's own removal (policy off), with the password
@@ -278,7 +278,7 @@ test('npm run cli -- reset-second-factor <user>', { skip: !!process.env.TEST_DAT
     encoding: 'utf8',
   });
   assert.match(out, /second factor of ops removed/);
-  assert.equal((await passwordStep()).r.data.user.username, OPS.username);
+  assert.equal((await passwordStep()).r.data.user!.username, OPS.username);
   const log = await s.req('/api/v1/logs/activity?limit=20', { headers: full });
-  assert.ok(log.data.entries.some((e: { code: string }) => e.code === 'second_factor.reset'));
+  assert.ok(log.data.entries.some((e) => e.code === 'second_factor.reset'));
 });

@@ -232,7 +232,7 @@ test('roles: an operator manages peers and routes (keys included) but no account
   assert.equal(route.status, 201, JSON.stringify(route.data));
   const userAttempt = await s.req('/api/v1/users', { method: 'POST', json: { username: 'by-operator', password: 'xxxxxxxxxx', role: 'admin' }, headers: op.h });
   assert.equal(userAttempt.status, 403);
-  assert.match(userAttempt.data.error, /Admin role/);
+  assert.match(userAttempt.data.error!, /Admin role/);
   assert.equal((await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'x', scopes: ['full-access'] }, headers: op.h })).status, 403);
   assert.equal((await s.req('/api/v1/settings/security', { method: 'PUT', json: {}, headers: op.h })).status, 403);
   assert.equal((await s.req('/api/v1/settings/backup', { headers: op.h })).status, 403, 'the backup (every secret) stays the admin’s');
@@ -257,7 +257,7 @@ test('roles: an operator manages peers and routes (keys included) but no account
   const us = await account('user', 'role-user');
   const users = await s.req('/api/v1/users', { headers: us.h });
   assert.equal(users.status, 403, 'a user does not see the accounts');
-  assert.match(users.data.error, /viewer role/);
+  assert.match(users.data.error!, /viewer role/);
 });
 
 test('a token bound to a user never exceeds that user’s role, and follows a change of role at once', async () => {
@@ -267,7 +267,7 @@ test('a token bound to a user never exceeds that user’s role, and follows a ch
   assert.equal((await s.req('/api/v1/peers', { headers: t })).status, 200, 'a full-access token bound to a viewer reads');
   const write = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'by-bound-token' }, headers: t });
   assert.equal(write.status, 403, 'and cannot write');
-  assert.match(write.data.error, /bound to a user whose role \(viewer\)/);
+  assert.match(write.data.error!, /bound to a user whose role \(viewer\)/);
   assert.equal((await s.req('/api/v1/peers?q=by-bound-token', { headers: full })).data.peers.length, 0, 'nothing was made');
   assert.equal((await s.req('/api/v1/settings/backup', { headers: t })).status, 403);
   // promoted to operator: the same token writes in the operator's areas, still not accounts
@@ -291,7 +291,7 @@ test('a token bound to a user never exceeds that user’s role, and follows a ch
 async function gateway(name: string): Promise<{ id: number; apiToken: string; pushToken: string }> {
   const r = await s.req('/api/v1/peers', { method: 'POST', json: { name, is_gateway: true, api_port: 8089 }, headers: bearer(tokens.get('full-access')!) });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  return { id: r.data.peer.id, apiToken: r.data.gateway.apiToken, pushToken: r.data.gateway.pushToken };
+  return { id: r.data.peer.id, apiToken: r.data.gateway!.apiToken, pushToken: r.data.gateway!.pushToken };
 }
 
 /** A request an endpoint accepts in shape: gateway writes get a body of their own protocol. */

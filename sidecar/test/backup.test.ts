@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, login, ADMIN, type AnyBody, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer } from './lib/server.js';
+import type { Untyped } from '../../test/lib/json.js';
 import { SECTIONS } from '../src/backup/sections.js';
 import { resealDocument, type BackupDocument } from '../src/backup/document.js';
 import { PassphraseKey } from '../src/backup/envelope.js';
@@ -40,7 +41,7 @@ async function ok(s: TestServer, hh: Record<string, string>, p: string, method =
   return r.data;
 }
 
-async function download(s: TestServer, hh: Record<string, string>, passphrase = PASS, q = ''): Promise<{ res: Response & { data: AnyBody }; text: string }> {
+async function download(s: TestServer, hh: Record<string, string>, passphrase = PASS, q = ''): Promise<{ res: Response & { data: Untyped }; text: string }> {
   const res = await s.req(`/api/v1/settings/backup${q}`, { headers: { ...hh, 'x-backup-passphrase': passphrase } });
   return { res, text: typeof res.data === 'string' ? res.data : JSON.stringify(res.data) };
 }
@@ -239,7 +240,7 @@ test('download: attachment with a safe name, no secret in plaintext, passphrase 
   // no passphrase / too short: 400 naming the header (the document requires it, at least 12 characters)
   const none = await src.req('/api/v1/settings/backup', { headers: h });
   assert.equal(none.status, 400);
-  assert.ok(none.data.fields['X-Backup-Passphrase']);
+  assert.ok(none.data.fields!['X-Backup-Passphrase']);
   const short = await download(src, h, 'short');
   assert.equal(short.res.status, 400);
   assert.ok(short.res.data.fields['X-Backup-Passphrase']);
@@ -430,7 +431,7 @@ test('a bad, damaged or wrongly sealed document: 400 with fields, nothing change
   assert.equal((await src.req('/api/v1/settings/backup/restore?mode=replace', { method: 'POST', headers: h, body: form })).status, 400);
   const m = await restore(src, h, text, 'mode=everything');
   assert.equal(m.status, 400);
-  assert.ok(m.data.fields.mode);
+  assert.ok(m.data.fields!.mode);
   assert.deepEqual(await snapshot(), before, 'nothing changed');
 });
 

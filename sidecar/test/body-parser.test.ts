@@ -48,7 +48,7 @@ test('JSON: parsed for POST, PUT, PATCH and DELETE; malformed or non-object JSON
   // an empty JSON body is {} (then judged by the schema)
   const empty = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' } });
   assert.equal(empty.status, 400);
-  assert.ok(empty.data.fields.name);
+  assert.ok(empty.data.fields!.name);
 });
 
 test('JSON nested deeper than MAX_JSON_DEPTH and bodies that are not UTF-8 are 400s; U+FFFD as an escape is fine', async () => {
@@ -56,7 +56,7 @@ test('JSON nested deeper than MAX_JSON_DEPTH and bodies that are not UTF-8 are 4
   const deep = `{"name":"deep","x":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`;
   const r = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: deep });
   assert.equal(r.status, 400);
-  assert.match(r.data.error, /nested deeper than 64/);
+  assert.match(r.data.error!, /nested deeper than 64/);
   // one level less is parsed: the answer is then about the content (x is not a field of a tag), not the depth
   const okDepth = `{"name":"depth-ok","x":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`;
   const parsed = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: okDepth });
@@ -69,7 +69,7 @@ test('JSON nested deeper than MAX_JSON_DEPTH and bodies that are not UTF-8 are 4
   const bad = Buffer.concat([Buffer.from('{"name":"bad-'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
   const u = await s.req('/api/v1/tags', { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: bad });
   assert.equal(u.status, 400);
-  assert.match(u.data.error, /UTF-8/);
+  assert.match(u.data.error!, /UTF-8/);
   const f = await s.req('/api/v1/tags', {
     method: 'POST',
     headers: { ...h, 'content-type': 'application/x-www-form-urlencoded' },
@@ -117,7 +117,7 @@ test('forms: urlencoded bodies are parsed (and the _csrf field of a session form
   const viaForm = await s.req('/api/v1/tags', {
     method: 'POST',
     headers: { cookie },
-    body: new URLSearchParams({ name: 'session-form', _csrf: login.data.csrfToken }),
+    body: new URLSearchParams({ name: 'session-form', _csrf: login.data.csrfToken! }),
   });
   assert.equal(viaForm.status, 201, JSON.stringify(viaForm.data));
   const noCsrf = await s.req('/api/v1/tags', { method: 'POST', headers: { cookie }, body: new URLSearchParams({ name: 'no-csrf' }) });

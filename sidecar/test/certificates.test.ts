@@ -10,7 +10,7 @@ import { manualClock } from '../src/util/clock.js';
 import type { DomainEvent } from '../src/events.js';
 import { findRows } from '../src/db/define.js';
 import { makeChain, type TestChain } from '../../test/lib/certs.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -116,7 +116,7 @@ describe('custom certificates', () => {
   });
 
   test('a route names a certificate that covers its domain: rendered with load_pem and a connection policy, not managed; delete in use 409', async () => {
-    const list = (await api('/certificates')).data.certificates as JsonDoc[];
+    const list = (await api('/certificates')).data.certificates as Untyped[];
     const cert = list.find((c) => c.name === 'Shop')!;
     // not covering, not HTTPS, unknown: 422 fields.certificate_id
     for (const [json, what] of [
@@ -144,7 +144,7 @@ describe('custom certificates', () => {
     assert.equal(auto.status, 201);
     assert.equal(auto.data.route.certificate.custom, null);
 
-    const cfg = s.deps.proxy.state.config() as JsonDoc;
+    const cfg = s.deps.proxy.state.config() as Untyped;
     const tlsApp = cfg.apps.tls;
     assert.equal(tlsApp.certificates.load_pem.length, 1);
     assert.deepEqual(tlsApp.certificates.load_pem[0].tags, [`gatehouse_cert_${cert.id}`]);
@@ -173,13 +173,13 @@ describe('custom certificates', () => {
     assert.equal(put.status, 200, JSON.stringify(put.data));
     assert.equal(put.data.certificate.fingerprint_sha256, renewed.fingerprint);
     assert.equal(put.data.certificate.name, 'Shop 2027');
-    const after = s.deps.proxy.state.config() as JsonDoc;
+    const after = s.deps.proxy.state.config() as Untyped;
     assert.equal(after.apps.tls.certificates.load_pem[0].certificate, renewed.chain.trim() + '\n');
 
     // back to the automatic certificate: the route leaves load_pem, and the certificate can go
     const back = await api(`/routes/${route.id}`, { method: 'PUT', json: { certificate_id: null } });
     assert.equal(back.status, 200, JSON.stringify(back.data));
-    assert.equal((s.deps.proxy.state.config() as JsonDoc).apps.tls.certificates, undefined);
+    assert.equal((s.deps.proxy.state.config() as Untyped).apps.tls.certificates, undefined);
     assert.equal((await api(`/certificates/${cert.id}`, { method: 'DELETE' })).status, 200);
     assert.equal((await api(`/certificates/${cert.id}`)).status, 404);
   });
@@ -199,7 +199,7 @@ describe('custom certificates', () => {
       assert.equal(e.name, 'Ends soon');
       assert.ok(e.days_left >= 9 && e.days_left <= 10);
       const logs = await api('/logs/activity?limit=20');
-      const row = (logs.data.entries ?? logs.data.logs ?? []).find((x: JsonDoc) => x.event_type === 'certificate_expiring');
+      const row = (logs.data.entries ?? logs.data.logs ?? []).find((x: Untyped) => x.event_type === 'certificate_expiring');
       assert.ok(row, JSON.stringify(logs.data).slice(0, 500));
       assert.equal(row.severity, 'warning');
       assert.equal(row.code, 'certificate.expiring');

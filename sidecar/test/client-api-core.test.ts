@@ -69,15 +69,15 @@ test('register: bad input is 400 with fields and writes nothing; no fingerprint 
   const bad = await register(token, 'machine-bad', { hostname: '', platform: 'x'.repeat(65), client_version: 7 });
   assert.equal(bad.status, 400);
   assert.equal(bad.data.ok, false);
-  assert.ok(bad.data.fields.hostname && bad.data.fields.platform && bad.data.fields.client_version, JSON.stringify(bad.data.fields));
+  assert.ok(bad.data.fields!.hostname && bad.data.fields!.platform && bad.data.fields!.client_version, JSON.stringify(bad.data.fields));
   const ctl = await register(token, 'machine-bad', { hostname: 'a\nb', platform: 'linux', client_version: '1' });
   assert.equal(ctl.status, 400);
-  assert.ok(ctl.data.fields.hostname);
+  assert.ok(ctl.data.fields!.hostname);
   // (the calls above bound the token to machine-bad on first use, as every authenticated call does)
   const fresh = await clientToken();
   const nofp = await register(fresh.token, null);
   assert.equal(nofp.status, 400);
-  assert.ok(nofp.data.fields['X-Machine-Fingerprint'], JSON.stringify(nofp.data));
+  assert.ok(nofp.data.fields!['X-Machine-Fingerprint'], JSON.stringify(nofp.data));
   assert.equal(await count('ClientMachine'), machines);
   assert.equal(await count('Peer'), peers);
 });
@@ -87,14 +87,14 @@ test('fingerprint binding: another machine with the same token is 401; a token o
   assert.equal((await register(token, 'machine-C')).status, 201);
   const other = await register(token, 'machine-D');
   assert.equal(other.status, 401);
-  assert.match(other.data.error, /another machine/);
+  assert.match(other.data.error!, /another machine/);
   assert.equal((await s.req('/api/v1/client/config', { headers: as(token, 'machine-D') })).status, 401);
   assert.equal((await s.req('/api/v1/client/config', { headers: as(token, null) })).status, 401, 'a bound token without the fingerprint');
   assert.equal((await s.req(`/api/v1/tokens/${id}/machines`, { headers: admin })).data.machines.length, 1, 'machine-D registered nothing');
   const logs = await clientToken(['logs']);
   const r = await register(logs.token, 'machine-E');
   assert.equal(r.status, 403);
-  assert.match(r.data.error, /scope/);
+  assert.match(r.data.error!, /scope/);
   assert.equal((await s.req('/api/v1/client/config', { headers: { 'x-machine-fingerprint': 'machine-C' } })).status, 401);
   // full-access works as a client token too
   const full = await clientToken(['full-access']);
@@ -105,7 +105,7 @@ test('config: wg-quick text of its peer, hash = sha256 of the text; unregistered
   const { token } = await clientToken();
   const unreg = await s.req('/api/v1/client/config', { headers: as(token, 'machine-G') });
   assert.equal(unreg.status, 404);
-  assert.match(unreg.data.error, /register/);
+  assert.match(unreg.data.error!, /register/);
   const reg = await register(token, 'machine-G', { hostname: 'cfg-box', platform: 'linux-x64', client_version: '0.1.0' });
   const c = await s.req('/api/v1/client/config', { headers: as(token, 'machine-G') });
   assert.equal(c.status, 200);
@@ -132,7 +132,7 @@ test('config/check: 304 while unchanged, 200 with the new hash after a peer chan
   assert.deepEqual(none.data, { ok: true, changed: true, config_hash: hash });
   const bad = await s.req('/api/v1/client/config/check?hash=md5:abc', { headers: h });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.hash);
+  assert.ok(bad.data.fields!.hash);
   // the admin changes the peer's DNS: the rendered config changes
   const upd = await s.req(`/api/v1/peers/${reg.data.peer.id}`, { method: 'PUT', json: { dns: '10.8.0.1' }, headers: admin });
   assert.equal(upd.status, 200);
@@ -171,7 +171,7 @@ test('split tunnel: server default, token override via PATCH /tokens/:id, applie
 
   const badSet = await s.req('/api/v1/settings/client', { method: 'PUT', json: { split_tunnel: ['10.0.0.0/33'] }, headers: admin });
   assert.equal(badSet.status, 400);
-  assert.ok(badSet.data.fields['split_tunnel.0'], JSON.stringify(badSet.data));
+  assert.ok(badSet.data.fields!['split_tunnel.0'], JSON.stringify(badSet.data));
   const set = await s.req('/api/v1/settings/client', { method: 'PUT', json: { split_tunnel: ['192.168.10.7/24'] }, headers: admin });
   assert.equal(set.status, 200, JSON.stringify(set.data));
   assert.deepEqual(set.data.client.split_tunnel, ['192.168.10.0/24']);
@@ -185,7 +185,7 @@ test('split tunnel: server default, token override via PATCH /tokens/:id, applie
 
   const badPatch = await s.req(`/api/v1/tokens/${id}`, { method: 'PATCH', json: { split_tunnel: ['nonsense'] }, headers: admin });
   assert.equal(badPatch.status, 400);
-  assert.ok(badPatch.data.fields['split_tunnel.0']);
+  assert.ok(badPatch.data.fields!['split_tunnel.0']);
   const patch = await s.req(`/api/v1/tokens/${id}`, { method: 'PATCH', json: { split_tunnel: ['0.0.0.0/0'] }, headers: admin });
   assert.equal(patch.status, 200, JSON.stringify(patch.data));
   assert.deepEqual(patch.data.record.split_tunnel, ['0.0.0.0/0']);
@@ -209,7 +209,7 @@ test('heartbeat: stored on the machine, answers the config hash; bad input 400 w
   const h = as(token, 'machine-J');
   const bad = await s.req('/api/v1/client/heartbeat', { method: 'POST', json: { handshake_age_s: -1, rx_bytes: 'x' }, headers: h });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.handshake_age_s && bad.data.fields.rx_bytes && bad.data.fields.tx_bytes, JSON.stringify(bad.data.fields));
+  assert.ok(bad.data.fields!.handshake_age_s && bad.data.fields!.rx_bytes && bad.data.fields!.tx_bytes, JSON.stringify(bad.data.fields));
   let row = ((await s.deps.db.models.ClientMachine.findByPk(reg.data.machine.id, { raw: true })) as Row<'ClientMachine'> | null)!;
   assert.equal(row.rx_bytes, null);
   const ok = await s.req('/api/v1/client/heartbeat', {
@@ -261,7 +261,7 @@ test('a deleted peer: config is 409, register gives the machine a new peer', asy
   assert.equal((await s.req(`/api/v1/peers/${reg.data.peer.id}`, { method: 'DELETE', headers: admin })).status, 200);
   const c = await s.req('/api/v1/client/config', { headers: as(token, 'machine-L') });
   assert.equal(c.status, 409);
-  assert.match(c.data.error, /deleted.*register/);
+  assert.match(c.data.error!, /deleted.*register/);
   const again = await register(token, 'machine-L', { hostname: 'gone-box', platform: 'linux-x64', client_version: '0.1.0' });
   assert.equal(again.status, 201);
   assert.equal(again.data.machine.id, reg.data.machine.id);

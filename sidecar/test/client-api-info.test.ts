@@ -56,7 +56,7 @@ test('ping and permissions', async () => {
   assert.equal(p.status, 200, JSON.stringify(p.data));
   assert.deepEqual(p.data.token.scopes, ['client']);
   assert.equal(p.data.token.fingerprint_bound, true);
-  assert.equal(p.data.user.username, 'admin', 'a token without user_id acts as its creator');
+  assert.equal(p.data.user!.username, 'admin', 'a token without user_id acts as its creator');
   assert.deepEqual(p.data.machine, { id: c.machineId, peer_id: c.peerId });
   assert.deepEqual(p.data.can, { register: true, tunnel: true, hostname: true, rdp: true, dns_check: true });
   assert.deepEqual(p.data.features, { remote_desktop: true, internal_dns: true });
@@ -70,7 +70,7 @@ test('status: stored (size-limited); too large 413, bad known fields 400 with fi
   assert.equal(big.status, 413, 'a byte size no schema states: 413 (documented)');
   const bad = await s.req('/api/v1/client/status', { method: 'POST', json: { uptime_s: -5, tunnel: { up: 'yes' } }, headers: c.h });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.uptime_s && bad.data.fields['tunnel.up'], JSON.stringify(bad.data.fields));
+  assert.ok(bad.data.fields!.uptime_s && bad.data.fields!['tunnel.up'], JSON.stringify(bad.data.fields));
   let row = ((await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true })) as Row<'ClientMachine'> | null)!;
   assert.equal(row.status_json, null);
   const ok = await s.req('/api/v1/client/status', {
@@ -82,14 +82,14 @@ test('status: stored (size-limited); too large 413, bad known fields 400 with fi
   row = ((await s.deps.db.models.ClientMachine.findByPk(c.machineId, { raw: true })) as Row<'ClientMachine'> | null)!;
   assert.deepEqual(JSON.parse(row.status_json!), { os: 'Debian 12', uptime_s: 99, tunnel: { up: true, interface: 'gh0' }, extra: { cpu: 3 } });
   const machines = await s.req(`/api/v1/tokens/${c.id}/machines`, { headers: admin });
-  assert.equal(machines.data.machines[0].status.os, 'Debian 12');
+  assert.equal(machines.data.machines[0].status!.os, 'Debian 12');
 });
 
 test('peer/hostname: agent name applied; an admin hostname is never overwritten (sticky admin); bad name 400', async () => {
   const c = await client();
   const bad = await s.req('/api/v1/client/peer/hostname', { method: 'POST', json: { hostname: 'not valid!' }, headers: c.h });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.hostname);
+  assert.ok(bad.data.fields!.hostname);
   const r = await s.req('/api/v1/client/peer/hostname', { method: 'POST', json: { hostname: 'My-Laptop' }, headers: c.h });
   assert.equal(r.status, 200, JSON.stringify(r.data));
   assert.equal(r.data.applied, true);
@@ -103,7 +103,7 @@ test('peer/hostname: agent name applied; an admin hostname is never overwritten 
   const again = await s.req('/api/v1/client/peer/hostname', { method: 'POST', json: { hostname: 'agent-name' }, headers: c.h });
   assert.equal(again.status, 200);
   assert.equal(again.data.applied, false);
-  assert.match(again.data.reason, /admin/);
+  assert.match(again.data.reason!, /admin/);
   assert.equal(again.data.hostname, 'admin-name');
   assert.equal(again.data.hostname_source, 'admin');
   const peer = (await s.req(`/api/v1/peers/${c.peerId}`, { headers: admin })).data.peer;
@@ -133,7 +133,7 @@ test('peer-info: own peer and peers of the same group; anything else 404; bad id
   assert.equal((await s.req('/api/v1/client/peer-info?peerId=987654', { headers: c.h })).status, 404);
   const bad = await s.req('/api/v1/client/peer-info?peerId=abc', { headers: c.h });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.peerId);
+  assert.ok(bad.data.fields!.peerId);
 });
 
 test('traffic: its own peer only, by period; bad period 400', async () => {
@@ -156,7 +156,7 @@ test('traffic: its own peer only, by period; bad period 400', async () => {
   assert.equal((await s.req('/api/v1/client/traffic', { headers: c.h })).data.period, '24h');
   const bad = await s.req('/api/v1/client/traffic?period=1y', { headers: c.h });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.period);
+  assert.ok(bad.data.fields!.period);
 });
 
 test('services: routes whose ACL lists its peer, sign-in routes that list its user, open routes; not the others', async () => {
@@ -172,7 +172,7 @@ test('services: routes whose ACL lists its peer, sign-in routes that list its us
   const aclMine = await mk({ domain: 'acl-mine.example.test', acl_enabled: true, acl_peer_ids: [c.peerId] });
   const aclOther = await mk({ domain: 'acl-other.example.test', acl_enabled: true, acl_peer_ids: [tp] });
   const users = await s.req('/api/v1/users', { method: 'GET', headers: admin });
-  const adminId = users.data.users.find((u: User) => u.username === 'admin').id;
+  const adminId = users.data.users.find((u: User) => u.username === 'admin')!.id;
   const signinMine = await mk({ domain: 'signin-mine.example.test', user_ids: [adminId] });
   assert.equal(
     (
@@ -245,7 +245,7 @@ test('dns-check: internal names from peer hostnames, others through the resolver
   for (const bad of ['', 'a..b', '-x.example', 'x'.repeat(64) + '.test', 'bad_name.test', 'a b']) {
     const r = await s.req(`/api/v1/client/dns-check?domain=${encodeURIComponent(bad)}`, { headers: c.h });
     assert.equal(r.status, 400, bad);
-    assert.ok(r.data.fields.domain, bad);
+    assert.ok(r.data.fields!.domain, bad);
   }
 });
 
@@ -256,7 +256,7 @@ test('update: public; the server version until configured, then the settings; ba
   assert.ok(r.headers.get('ratelimit-limit'));
   const bad = await s.req('/api/v1/settings/client', { method: 'PUT', json: { update: { version: '', download_url: 'ftp://x' } }, headers: admin });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields['update.version'] && bad.data.fields['update.download_url'], JSON.stringify(bad.data.fields));
+  assert.ok(bad.data.fields!['update.version'] && bad.data.fields!['update.download_url'], JSON.stringify(bad.data.fields));
   const set = await s.req('/api/v1/settings/client', {
     method: 'PUT',
     json: { update: { version: '1.2.3', download_url: 'https://downloads.example.test/gatehouse-client-1.2.3.tar.gz', notes: 'Faster polling' } },

@@ -51,8 +51,8 @@ test('usernames are unique without regard to case: Admin beside admin is 409 (cr
     s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });
   const asBob = await signIn('bob', 'bob-password-1');
   assert.equal(asBob.status, 200, JSON.stringify(asBob.data));
-  assert.equal(asBob.data.user.username, 'Bob', 'signed in as the stored name');
-  assert.equal((await signIn('ADMIN', ADMIN.password)).data.user.username, 'admin');
+  assert.equal(asBob.data.user!.username, 'Bob', 'signed in as the stored name');
+  assert.equal((await signIn('ADMIN', ADMIN.password)).data.user!.username, 'admin');
   assert.equal((await signIn('BOB', 'wrong')).status, 401);
 });
 

@@ -9,14 +9,14 @@ import { STREAMED, streamScopesFor } from '../src/events-stream/catalog.js';
 import { EventStreams } from '../src/events-stream/hub.js';
 import { EventBus } from '../src/events.js';
 import { createLogger } from '../src/util/logger.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 import type { Role, Scope } from '../src/http/registry.js';
 
 interface Msg {
   id?: string;
   event: string;
   /** the event's payload as sent (its kind's payload schema), read as JSON */
-  data: JsonDoc;
+  data: Untyped;
 }
 
 /** An SSE reader on node's http: collects messages and comments as they arrive. */
@@ -552,7 +552,7 @@ describe('GET /api/v1/events', () => {
     assert.equal(none.data.ok, false);
     const gw = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'sse-gw', is_gateway: true }, headers: as() });
     assert.equal(gw.status, 201, JSON.stringify(gw.data));
-    assert.equal((await refused(s, bearer(gw.data.gateway.apiToken))).status, 401);
+    assert.equal((await refused(s, bearer(gw.data.gateway!.apiToken))).status, 401);
     for (const scopes of [['settings'], ['client'], ['webhooks', 'settings']]) {
       const r = await refused(s, bearer(await apiToken(s, scopes)));
       assert.equal(r.status, 403, `${scopes}: ${JSON.stringify(r.data)}`);

@@ -18,7 +18,7 @@ import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { ActivityEntry, Gateway, GatewayConfigRoute, Peer } from './lib/protocol.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 // ------------------------------------------------------------------------------------------ pure
@@ -233,7 +233,7 @@ describe('gateway config and its hash (pure)', () => {
       gwRoute({ id: 13, domain: 'dns.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: 5353, target_lan_port: 53 }),
       gwRoute({ id: 14, domain: 'gone.example.com', target_peer_id: 99 }),
     ];
-    const cfg: JsonDoc = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: true }]]) });
+    const cfg: Untyped = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: true }]]) });
     const hosts = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
     const nas = hosts['nas.example.com'].routes[0].handle[0];
     assert.equal(nas.handler, 'reverse_proxy');
@@ -261,7 +261,7 @@ describe('gateway config and its hash (pure)', () => {
     assert.deepEqual(cfg.apps.layer4.servers.route_12.routes[0].handle[0].upstreams, [{ dial: ['10.8.0.5:2222'] }]);
     assert.deepEqual(cfg.apps.layer4.servers.route_13.routes[0].handle[0].upstreams, [{ dial: ['udp/10.8.0.5:5353'] }]);
     // disabled gateway peer: unavailable
-    const off: JsonDoc = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: false }]]) });
+    const off: Untyped = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: false }]]) });
     assert.equal(off.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['nas.example.com'].routes[0].handle[0].handler, 'static_response');
     assert.equal(off.apps.layer4, undefined);
   });
@@ -895,7 +895,7 @@ describe('a gateway token works only from its tunnel address, on every listener'
     const b = await mk('bound gw b');
     const addrA: string = a.peer.address;
     assert.match(addrA, new RegExp(`^127\\.81\\.${n}\\.`));
-    const tok = bearer(a.gateway.apiToken);
+    const tok = bearer(a.gateway!.apiToken);
     const endpoints = srv.endpoints.filter((e) => e.auth === 'gateway');
     assert.ok(endpoints.length >= 5);
     const body = (p: string) =>
@@ -949,7 +949,7 @@ describe('a gateway token works only from its tunnel address, on every listener'
     assert.equal(listener.listening, true);
     const g = (await srv.req('/api/v1/peers', { method: 'POST', json: { name: 'any-source gw', is_gateway: true }, headers: bearer(await apiToken(srv)) }))
       .data;
-    const tok = bearer(g.gateway.apiToken);
+    const tok = bearer(g.gateway!.apiToken);
     assert.equal(await callFrom(srv.url, '127.0.0.1', 'GET', '/api/v1/gateway/config', tok), 200, 'main listener: any source');
     const tunnel = `http://127.82.${n}.1:${free}`;
     assert.equal(await callFrom(tunnel, g.peer.address, 'GET', '/api/v1/gateway/config', tok), 200, 'tunnel listener: from its address');
@@ -979,7 +979,7 @@ describe('the companion API on the tunnel address', () => {
     assert.equal(listener.listening, true);
     assert.equal(listener.address, `127.80.${n}.1`);
     const g = await t2.req('/api/v1/peers', { method: 'POST', json: { name: 'tunnel gw', is_gateway: true }, headers: admin });
-    const env = parseEnvText(g.data.gateway.envContent);
+    const env = parseEnvText(g.data.gateway!.envContent);
     assert.equal(env.GATEHOUSE_SERVER_URL, `http://127.80.${n}.1:${free}`);
     const call = (p: string, from: string, headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {

@@ -82,7 +82,7 @@ test('open-redirect attempts in next end at / (form post, page field, signed-in 
     if (/[\t\n]/.test(evil)) {
       // a control character in any text field is refused as bad input, before signing in
       assert.equal(res.status, 400, JSON.stringify(evil));
-      assert.ok(res.data.fields.next);
+      assert.ok(res.data.fields!.next);
       assert.equal(res.headers.get('location'), null);
     } else {
       assert.equal(res.status, 302, JSON.stringify(evil));
@@ -161,7 +161,7 @@ test('first sign-in with the generated password: /password, change, file removed
     const cookie = cookiesOf(signIn);
     const session = await g.req('/api/v1/session', { headers: { cookie } });
     assert.equal(session.data.must_change_password, true);
-    assert.equal(session.data.user.must_change_password, true);
+    assert.equal(session.data.user!.must_change_password, true);
     const csrf = session.data.csrfToken as string;
     // signed in but not yet changed: the UI's / and GET /login send to /password too
     const root = await g.req('/', { headers: { ...html, cookie } });
@@ -205,7 +205,7 @@ test('first sign-in with the generated password: /password, change, file removed
     const after = await g.req('/api/v1/session', { headers: { cookie } });
     assert.equal(after.status, 200, 'the session it was changed from stays');
     assert.equal(after.data.must_change_password, false);
-    assert.equal(after.data.user.must_change_password, false);
+    assert.equal(after.data.user!.must_change_password, false);
     const oldPw = await g.req('/login', { method: 'POST', json: { username: 'admin', password }, headers: { accept: 'application/json' } });
     assert.equal(oldPw.status, 401);
     const newPw = await g.req('/login', {
@@ -237,10 +237,10 @@ test('the JSON password change (PUT /api/v1/settings/password) also clears the f
     assert.equal(signIn.status, 200);
     assert.equal(signIn.data.must_change_password, true);
     const cookie = cookiesOf(signIn);
-    const h = { cookie, 'x-csrf-token': signIn.data.csrfToken };
+    const h = { cookie, 'x-csrf-token': signIn.data.csrfToken! };
     const same = await g.req('/api/v1/settings/password', { method: 'PUT', json: { current: password, next: password }, headers: h });
     assert.equal(same.status, 422);
-    assert.ok(same.data.fields.next);
+    assert.ok(same.data.fields!.next);
     assert.ok(fs.existsSync(file));
     const ok = await g.req('/api/v1/settings/password', { method: 'PUT', json: { current: password, next: 'json-new-password' }, headers: h });
     assert.equal(ok.status, 200);
@@ -281,9 +281,9 @@ test(
     const res = await formLogin({ username: ADMIN.username, password: pw, next: '/tokens' });
     assert.equal(res.headers.get('location'), '/password?next=%2Ftokens');
     const json = await s.req('/login', { method: 'POST', json: { username: ADMIN.username, password: pw }, headers: { accept: 'application/json' } });
-    assert.equal(json.data.user.must_change_password, true);
+    assert.equal(json.data.user!.must_change_password, true);
     // back to the shared password for the other tests
-    const h = { cookie: cookiesOf(json), 'x-csrf-token': json.data.csrfToken };
+    const h = { cookie: cookiesOf(json), 'x-csrf-token': json.data.csrfToken! };
     assert.equal((await s.req('/api/v1/settings/password', { method: 'PUT', json: { current: pw, next: ADMIN.password }, headers: h })).status, 200);
     assert.equal((await s.req('/api/v1/session', { headers: { cookie: h.cookie } })).data.must_change_password, false);
   },

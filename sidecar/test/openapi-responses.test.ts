@@ -5,11 +5,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-let doc: JsonDoc;
+let doc: Untyped;
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' });
   h = bearer(await apiToken(s));

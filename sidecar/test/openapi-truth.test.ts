@@ -7,12 +7,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 import type { OpenApiParameter } from './lib/openapi.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-let doc: JsonDoc;
+let doc: Untyped;
 let peer: number;
 let gwPeer: number;
 let route: number;
@@ -68,7 +68,7 @@ test('required headers are in the document and checked with the body: X-Backup-P
   assert.deepEqual([pass.in, pass.required, pass.schema.minLength], ['header', true, 12]);
   const none = await s.req('/api/v1/settings/backup', { headers: h });
   assert.equal(none.status, 400);
-  assert.match(none.data.fields['X-Backup-Passphrase'], /required/);
+  assert.match(none.data.fields!['X-Backup-Passphrase'], /required/);
   const short = await s.req('/api/v1/settings/backup', { headers: { ...h, 'x-backup-passphrase': 'too-short' } });
   assert.equal(short.status, 400);
   assert.equal((await s.req('/api/v1/settings/backup', { headers: { ...h, 'x-backup-passphrase': 'long enough passphrase' } })).status, 200);
@@ -85,7 +85,7 @@ test('required headers are in the document and checked with the body: X-Backup-P
     headers: bearer(ct),
   });
   assert.equal(reg.status, 400);
-  assert.match(reg.data.fields['X-Machine-Fingerprint'], /required/);
+  assert.match(reg.data.fields!['X-Machine-Fingerprint'], /required/);
   const wol = op('/gateway-wol/wait', 'get');
   assert.equal(wol.parameters.find((x: OpenApiParameter) => x.name === 'X-Gatehouse-Wol-Route')?.required, true);
   const w = await s.req('/gateway-wol/wait', { headers: { accept: 'text/html' } });
@@ -98,7 +98,7 @@ test('refusals no schema can state are documented statuses with their reason, no
   // a reference to a row that does not exist: 422 naming the field
   const r = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'ref.example.test', peer_id: 999999, target_port: 80 }, headers: h });
   assert.equal(r.status, 422, JSON.stringify(r.data));
-  assert.match(r.data.fields.peer_id, /does not exist/);
+  assert.match(r.data.fields!.peer_id, /does not exist/);
   declares('/api/v1/routes', 'post', 422);
   // the combination with the stored record (a partial update)
   const u = await s.req(`/api/v1/routes/${route}`, { method: 'PUT', json: { target_kind: 'gateway' }, headers: h });
@@ -119,7 +119,7 @@ test('refusals no schema can state are documented statuses with their reason, no
   });
   assert.equal(pw.status, 422);
   declares('/api/v1/settings/password', 'put', 422);
-  const me = (await s.req('/api/v1/session', { headers: { cookie } })).data.user.id;
+  const me = (await s.req('/api/v1/session', { headers: { cookie } })).data.user!.id;
   assert.equal((await s.req(`/api/v1/users/${me}`, { method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } })).status, 409);
   declares('/api/v1/users/{id}', 'delete', 409);
   // a licence key of the right form whose signature does not verify: 422; the wrong form: 400 by the pattern

@@ -247,7 +247,7 @@ describe('full subnet', () => {
       const full = rs.filter((r) => r.status === 409);
       assert.equal(ok.length, 5);
       assert.equal(full.length, 2);
-      assert.match(full[0].data.error, /10\.78\.0\.0\/29 is full/);
+      assert.match(full[0].data.error!, /10\.78\.0\.0\/29 is full/);
       assert.deepEqual(ok.map((r) => r.data.peer.address).sort(), ['10.78.0.2', '10.78.0.3', '10.78.0.4', '10.78.0.5', '10.78.0.6']);
       const victim = ok.find((r) => r.data.peer.address === '10.78.0.4')!.data.peer;
       assert.equal((await small.req(`/api/v1/peers/${victim.id}`, { method: 'DELETE', headers: t })).status, 200);

@@ -13,7 +13,7 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 
 const GOLDEN = goldenDir('caddy');
 
@@ -116,13 +116,13 @@ function snapshotFor(name: string): ProxySnapshot {
   return { settings, routes: c.routes, peers, protectedRouteIds: new Set(c.protectedRouteIds ?? []) };
 }
 
-const hostsOf = (cfg: JsonDoc, server: 'gatehouse_http' | 'gatehouse_https') => cfg.apps.http.servers[server].routes[0].handle[0].hosts;
+const hostsOf = (cfg: Untyped, server: 'gatehouse_http' | 'gatehouse_https') => cfg.apps.http.servers[server].routes[0].handle[0].hosts;
 /** A host's route list as a sequence of labels: the handlers in order, a matcher kind in brackets. */
-function shape(entry: JsonDoc): string[] {
-  return entry.routes.flatMap((r: JsonDoc) => {
+function shape(entry: Untyped): string[] {
+  return entry.routes.flatMap((r: Untyped) => {
     const m = r.match ? `[${Object.keys(r.match[0]).join(',')}${r.match[0].not ? `:${Object.keys(r.match[0].not[0]).join(',')}` : ''}]` : '';
     return r.handle.map(
-      (h: JsonDoc) =>
+      (h: Untyped) =>
         `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`,
     );
   });
@@ -136,7 +136,7 @@ for (const name of Object.keys(cases)) {
 }
 
 test('basic auth: Caddy authentication handler with the stored bcrypt hash, before the proxy; HTTP only redirects', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-basic-auth')) as JsonDoc;
+  const cfg = renderCaddyConfig(snapshotFor('protection-basic-auth')) as Untyped;
   const entry = hostsOf(cfg, 'gatehouse_https')['basic.example.com'];
   // the share-link page and forward auth (cookie only), then the basic auth unless a share link let the request in
   assert.deepEqual(shape(entry), ['[path]reverse_proxy', '[header_regexp]reverse_proxy:forward_auth', '[not:vars]authentication', 'encode', 'vars', 'invoke']);
@@ -147,11 +147,11 @@ test('basic auth: Caddy authentication handler with the stored bcrypt hash, befo
   assert.deepEqual(shared.match, [{ header_regexp: { Cookie: { pattern: `(^|;)\\s*gh_ra_${id}=` } } }]);
   const fa = shared.handle[0];
   assert.deepEqual(
-    fa.handle_response.map((r: JsonDoc) => r.match),
+    fa.handle_response.map((r: Untyped) => r.match),
     [{ status_code: [204] }, { status_code: [200] }],
   );
   // 204 sets the variable the basic auth's matcher reads; 200 does not
-  const sets = (r: JsonDoc) => r.routes.some((x: JsonDoc) => x.handle.some((h: JsonDoc) => h.handler === 'vars' && h.gatehouse_shared === '1'));
+  const sets = (r: Untyped) => r.routes.some((x: Untyped) => x.handle.some((h: Untyped) => h.handler === 'vars' && h.gatehouse_shared === '1'));
   assert.deepEqual(fa.handle_response.map(sets), [true, false]);
   assert.deepEqual(basic.match, [{ not: [{ vars: { gatehouse_shared: ['1'] } }] }]);
   const auth = basic.handle[0];
@@ -162,7 +162,7 @@ test('basic auth: Caddy authentication handler with the stored bcrypt hash, befo
 });
 
 test('route auth: exactly the route-auth pages to the sidecar, forward auth to /route-auth/verify for the rest; other routes untouched', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-route-auth')) as JsonDoc;
+  const cfg = renderCaddyConfig(snapshotFor('protection-route-auth')) as Untyped;
   const hosts = hostsOf(cfg, 'gatehouse_https');
   assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
   const [pages, main] = hosts['login.example.com'].routes;
@@ -186,12 +186,12 @@ test('route auth: exactly the route-auth pages to the sidecar, forward auth to /
   assert.deepEqual(fa.upstreams, [{ dial: '127.0.0.1:3000' }]);
   assert.deepEqual(shape(hosts['open.example.com']), ['vars', 'invoke']);
   // Without the protected ids (no route-auth feature), nothing is protected.
-  const bare = renderCaddyConfig({ ...snapshotFor('protection-route-auth'), protectedRouteIds: undefined }) as JsonDoc;
+  const bare = renderCaddyConfig({ ...snapshotFor('protection-route-auth'), protectedRouteIds: undefined }) as Untyped;
   assert.deepEqual(shape(hostsOf(bare, 'gatehouse_https')['login.example.com']), ['vars', 'invoke']);
 });
 
 test("peer ACL: 403 unless the source is an enabled listed peer's tunnel address; first in the list", () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-acl')) as JsonDoc;
+  const cfg = renderCaddyConfig(snapshotFor('protection-acl')) as Untyped;
   const hosts = hostsOf(cfg, 'gatehouse_http');
   assert.deepEqual(shape(hosts['acl.example.com']), ['[not:remote_ip]static_response:403', 'vars', 'invoke']);
   assert.deepEqual(hosts['acl.example.com'].routes[0].match[0].not[0].remote_ip.ranges, ['10.8.0.3', 'fd00::5']);
@@ -199,7 +199,7 @@ test("peer ACL: 403 unless the source is an enabled listed peer's tunnel address
 });
 
 test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is left to verify', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-ip-filter')) as JsonDoc;
+  const cfg = renderCaddyConfig(snapshotFor('protection-ip-filter')) as Untyped;
   const hosts = hostsOf(cfg, 'gatehouse_http');
   assert.deepEqual(shape(hosts['white.example.com']), ['[not:remote_ip]static_response:403', 'vars', 'invoke']);
   assert.deepEqual(hosts['white.example.com'].routes[0].match[0].not[0].remote_ip.ranges, ['192.168.0.0/16', '10.8.0.3', '2001:db8::/32']);
@@ -215,7 +215,7 @@ test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is l
 });
 
 test('rate limit: before basic auth (and for unprotected routes), after forward auth for route auth', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit')) as JsonDoc;
+  const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit')) as Untyped;
   const tls = hostsOf(cfg, 'gatehouse_https');
   assert.deepEqual(shape(tls['basic-limited.example.com']), [
     '[path]reverse_proxy',
@@ -233,7 +233,7 @@ test('rate limit: before basic auth (and for unprotected routes), after forward 
 });
 
 test('everything at once keeps the order ACL → IP filter → rate limit → auth → rate limit → rest', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-all')) as JsonDoc;
+  const cfg = renderCaddyConfig(snapshotFor('protection-all')) as Untyped;
   const tls = hostsOf(cfg, 'gatehouse_https');
   // route auth: no IP filter in Caddy, the limit after forward auth
   assert.deepEqual(shape(tls['all.example.com']), [

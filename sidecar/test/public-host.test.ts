@@ -143,7 +143,7 @@ describe('GET /settings/app public_host, the peer config endpoint and the start 
     assert.equal(app.public_host.source, 'hostname');
     assert.equal(app.public_host.internet_resolvable, false);
     assert.equal(app.public_host.problem, 'single_label');
-    assert.match(app.public_host.warning, /GATEHOUSE_PUBLIC_HOST is not set, so peer configs use this machine's hostname "gatehouse-box"/);
+    assert.match(app.public_host.warning!, /GATEHOUSE_PUBLIC_HOST is not set, so peer configs use this machine's hostname "gatehouse-box"/);
     assert.equal(app.wireguard.public_host, null);
     assert.equal(await endpointOf(s), 'gatehouse-box:51820');
     const warnings = logged.map((l) => JSON.parse(l)).filter((l) => l.level === 'warn' && /GATEHOUSE_PUBLIC_HOST is not set/.test(l.message));

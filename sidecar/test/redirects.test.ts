@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import { proxyConfigHash } from '../src/proxy/apply.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -14,7 +14,7 @@ let peer: number;
 
 const proxy = () => s.deps.proxy as ProxyService;
 const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
-const servers = async () => ((await proxy().render()) as JsonDoc).apps.http.servers;
+const servers = async () => ((await proxy().render()) as Untyped).apps.http.servers;
 const hostMap = async (server: string) => (await servers())[server]?.routes[0].handle[0];
 
 before(async () => {
@@ -50,7 +50,7 @@ test('create, list, get, update, disable and delete a redirect host; each render
   };
   assert.deepEqual((await hostMap('gatehouse_http')).hosts['old.example.com'], redirect);
   assert.deepEqual((await hostMap('gatehouse_https')).hosts['old.example.com'], redirect);
-  assert.equal(proxy().status().config_hash, proxyConfigHash((await proxy().render()) as JsonDoc), 'what is live is what the database renders');
+  assert.equal(proxy().status().config_hash, proxyConfigHash((await proxy().render()) as Untyped), 'what is live is what the database renders');
 
   assert.deepEqual((await call('/redirect-hosts')).data.redirect_hosts, [rh]);
   assert.deepEqual((await call(`/redirect-hosts/${rh.id}`)).data.redirect_host, rh);

@@ -190,7 +190,7 @@ test('TOTP setup only for a saved configuration; verify activates it (±1 step)'
   for (const bad of [{}, { token: '12345' }, { token: 'abcdef' }]) {
     const v = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: bad });
     assert.equal(v.status, 400);
-    assert.ok(v.data.fields.token, JSON.stringify(v.data));
+    assert.ok(v.data.fields!.token, JSON.stringify(v.data));
   }
   const now = Math.floor(Date.now() / 1000);
   const wrong = speakeasy.totp({ secret, encoding: 'base32', time: now + 300 });
@@ -226,7 +226,7 @@ test('branding: upload checked by content and size, served on the login page, de
   assert.ok(tooBig.data.fields.file);
   const none = await s.req(`/api/v1/routes/${r.id}/branding/logo`, { method: 'POST', headers: h, json: {} });
   assert.equal(none.status, 400);
-  assert.ok(none.data.fields.file);
+  assert.ok(none.data.fields!.file);
   assert.equal((await auth(r.id)).data.route_auth.logo, null);
 
   const ok = await upload('logo', PNG, 'whatever.bin', 'application/octet-stream');

@@ -40,7 +40,7 @@ import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { addAccessLog, accessLogFile } from '../src/proxy/fragments/access-log.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { AccessEntry } from './lib/protocol.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 
 const haveCaddy = fs.existsSync(CADDY);
 const HASH = '$2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4IjWJPDhjvG';
@@ -87,7 +87,7 @@ test('basicAuthHandler matches caddy adapt', { skip: !haveCaddy && 'bin/caddy no
 });
 
 test('forwardAuthHandler: reverse_proxy GET /route-auth/verify, copy X-Auth-* on 2xx', () => {
-  const h = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as JsonDoc;
+  const h = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as Untyped;
   assert.equal(h.handler, 'reverse_proxy');
   assert.deepEqual(h.rewrite, { method: 'GET', uri: '/route-auth/verify' });
   assert.deepEqual(h.upstreams, [{ dial: '127.0.0.1:3000' }]);
@@ -131,8 +131,8 @@ test('routeAuthPagesRoute and forwardAuthRoutes', { skip: !haveCaddy && 'bin/cad
 });
 
 test('routeAuthForwardHandler is forwardAuthHandler plus, on a successful verify, the removal of every gh_ra_ cookie', () => {
-  const plain = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as JsonDoc;
-  const h = routeAuthForwardHandler('app.example.com', '127.0.0.1:3000') as JsonDoc;
+  const plain = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as Untyped;
+  const h = routeAuthForwardHandler('app.example.com', '127.0.0.1:3000') as Untyped;
   const copied = plain.handle_response[0].routes.length;
   assert.deepEqual({ ...h, handle_response: undefined }, { ...plain, handle_response: undefined });
   assert.deepEqual(h.handle_response[0].match, { status_code: [2] });

@@ -621,10 +621,10 @@ test('switching the method to TOTP waits for totp-verify: the old method keeps w
   const secret = setup.data.secret as string;
   const wrong = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: totpAt(secret, 10) } });
   assert.equal(wrong.status, 422);
-  assert.ok(wrong.data.fields.token);
+  assert.ok(wrong.data.fields!.token);
   const still = (await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h })).data.route_auth;
-  assert.equal(still.method, 'email_password');
-  assert.equal(still.pending_method, 'totp');
+  assert.equal(still!.method, 'email_password');
+  assert.equal(still!.pending_method, 'totp');
   assert.equal((await during.verify('/')).status, 204);
 
   const ok = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: totpAt(secret, 0) } });

@@ -70,7 +70,7 @@ test('preview: stored values unless overridden (empty clears), stored images fro
   assert.doesNotMatch(html, /Stored title/, 'empty clears in the preview');
   assert.doesNotMatch(html, /--primary/);
   const stored = await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h });
-  assert.equal(stored.data.route_auth.title, 'Stored title', 'the preview saves nothing');
+  assert.equal(stored.data.route_auth!.title, 'Stored title', 'the preview saves nothing');
 
   assert.equal((await s.req(`/api/v1/routes/${r.id}/branding/logo`, { headers: h })).status, 404);
   const fd = new FormData();

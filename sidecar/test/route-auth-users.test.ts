@@ -127,7 +127,7 @@ test('route users sign in with their own credentials; each gets their own sessio
   // the route's auth configuration lists its users
   const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h });
   assert.deepEqual(
-    cfg.data.route_auth.users.map((u: RouteAuthUser) => u.username),
+    cfg.data.route_auth!.users.map((u: RouteAuthUser) => u.username),
     ['alice', 'bob', 'dave'],
   );
 });
@@ -199,7 +199,7 @@ test("two-factor TOTP per user: each user their own secret (set up with user_id)
   ]);
   const notOnRoute = await s.req(`/api/v1/routes/${r.id}/auth/totp-setup`, { method: 'POST', headers: h, json: { user_id: users.carol.id } });
   assert.equal(notOnRoute.status, 422);
-  assert.ok(notOnRoute.data.fields.user_id);
+  assert.ok(notOnRoute.data.fields!.user_id);
   const secrets: Record<string, string> = {};
   for (const name of ['alice', 'bob']) {
     const setup = await s.req(`/api/v1/routes/${r.id}/auth/totp-setup`, { method: 'POST', headers: h, json: { user_id: users[name].id } });
@@ -216,13 +216,13 @@ test("two-factor TOTP per user: each user their own secret (set up with user_id)
   assert.notEqual(secrets.alice, secrets.bob);
   const cfg = await s.req(`/api/v1/routes/${r.id}/auth`, { headers: h });
   assert.deepEqual(
-    cfg.data.route_auth.users.map((u: RouteAuthUser) => [u.username, u.totp_active]),
+    cfg.data.route_auth!.users.map((u: RouteAuthUser) => [u.username, u.totp_active]),
     [
       ['alice', true],
       ['bob', true],
     ],
   );
-  assert.equal(cfg.data.route_auth.totp_active, false, "the configured account's own TOTP is separate");
+  assert.equal(cfg.data.route_auth!.totp_active, false, "the configured account's own TOTP is separate");
   clock.advance(30_000);
 
   const a = new Browser(s, r.domain);

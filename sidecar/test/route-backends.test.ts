@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 import { isProtectedHeader, PROTECTED_HEADERS } from '../src/routes/traffic.js';
 
 let s: TestServer;
@@ -51,7 +51,7 @@ after(async () => {
 });
 
 const hostEntry = async (domain: string) => {
-  const cfg = (await proxy().render()) as JsonDoc;
+  const cfg = (await proxy().render()) as Untyped;
   return cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts[domain];
 };
 

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 import { writeTestMmdb } from '../../test/lib/geoip.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-geo-'));
@@ -137,7 +137,7 @@ test('HTTP route: saved normalized, rendered after the IP filter; trusted proxie
   assert.deepEqual(r.data.route.geo_filter, { mode: 'allow', countries: ['DE', 'FR'] });
   assert.deepEqual((await call(s, auth, `/routes/${id}`)).data.route.geo_filter, { mode: 'allow', countries: ['DE', 'FR'] });
 
-  const cfg = (await proxy().render()) as JsonDoc;
+  const cfg = (await proxy().render()) as Untyped;
   const srv = cfg.apps.http.servers.gatehouse_http;
   assert.deepEqual(srv.trusted_proxies, { ranges: ['192.0.2.10', '2001:db8::/64'], source: 'static' });
   assert.equal(srv.trusted_proxies_strict, 1);
@@ -154,13 +154,13 @@ test('HTTP route: saved normalized, rendered after the IP filter; trusted proxie
   // deny mode matches the listed countries directly
   const u = await call(s, auth, `/routes/${id}`, 'PUT', { geo_filter: { mode: 'deny', countries: ['CN'] }, ip_filter_enabled: false });
   assert.equal(u.status, 200, JSON.stringify(u.data));
-  const e2 = ((await proxy().render()) as JsonDoc).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['geo.example.com'];
+  const e2 = ((await proxy().render()) as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['geo.example.com'];
   assert.deepEqual(e2.routes[0].match, [{ gatehouse_geo: { countries: ['CN'], db: dbFile, version: m.version } }]);
 
   // null removes it: the route is a plain one again
   const off = await call(s, auth, `/routes/${id}`, 'PUT', { geo_filter: null });
   assert.equal(off.data.route.geo_filter, null);
-  const e3 = ((await proxy().render()) as JsonDoc).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['geo.example.com'];
+  const e3 = ((await proxy().render()) as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['geo.example.com'];
   assert.equal(e3.routes.length, 1);
   assert.match(e3.routes[0].handle.at(-1).handler, /^(reverse_proxy|invoke)$/);
 });
@@ -177,7 +177,7 @@ test('L4 route: the layer4 server closes refused connections (ACL → country fi
     geo_filter: { mode: 'deny', countries: ['FR'] },
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  const srv = ((await proxy().render()) as JsonDoc).apps.layer4.servers[`route_${r.data.route.id}`];
+  const srv = ((await proxy().render()) as Untyped).apps.layer4.servers[`route_${r.data.route.id}`];
   assert.ok(srv.routes[0].match[0].not[0].remote_ip, 'ACL first');
   assert.deepEqual(srv.routes[1].handle, [{ handler: 'close' }]);
   assert.deepEqual(srv.routes[1].match[0].gatehouse_geo.countries, ['FR']);
@@ -187,7 +187,7 @@ test('L4 route: the layer4 server closes refused connections (ACL → country fi
   const moved = `${dbFile}.away`;
   fs.renameSync(dbFile, moved);
   try {
-    const gone = ((await proxy().render()) as JsonDoc).apps.layer4.servers[`route_${r.data.route.id}`];
+    const gone = ((await proxy().render()) as Untyped).apps.layer4.servers[`route_${r.data.route.id}`];
     assert.deepEqual(gone.routes[1], { handle: [{ handler: 'close' }] });
     const st = await call(s, auth, '/system/geoip');
     assert.equal(st.data.geoip.present, false);

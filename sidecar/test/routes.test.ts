@@ -12,7 +12,7 @@ import { proxyConfigHash } from '../src/proxy/apply.js';
 import type { RoutesService } from '../src/routes/service.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { Peer, Route } from './lib/protocol.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 let s: TestServer;
@@ -69,7 +69,7 @@ test('create an HTTP route: 201, API field names and types, rendered into the pr
   assert.equal('basic_auth_password_hash' in route, false);
   assert.equal(proxy().loads, loads + 1);
   // The hash recorded is the hash of what the database now renders to.
-  const cfg = (await proxy().render()) as JsonDoc;
+  const cfg = (await proxy().render()) as Untyped;
   assert.equal(proxy().status().config_hash, proxyConfigHash(cfg));
   const tlsHosts = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
   const peer = (await call(`/peers/${peerA}`)).data.peer;
@@ -95,7 +95,7 @@ test('IDN domains are stored in punycode; wildcards are one leading label', asyn
   const w = await call('/routes', 'POST', { domain: '*.Apps.example.com', peer_id: peerB, target_port: '3000', https_enabled: true });
   assert.equal(w.status, 201, JSON.stringify(w.data));
   assert.equal(w.data.route.domain, '*.apps.example.com');
-  const cfg = (await proxy().render()) as JsonDoc;
+  const cfg = (await proxy().render()) as Untyped;
   assert.ok(cfg.apps.tls.certificates.automate.includes('*.apps.example.com'));
 });
 
@@ -297,7 +297,7 @@ test('partial update, type change clears the other type, toggle, delete', async 
   const t1 = await call(`/routes/${id}/toggle`, 'PUT');
   assert.equal(t1.status, 200);
   assert.equal(t1.data.enabled, false);
-  const cfg = (await proxy().render()) as JsonDoc;
+  const cfg = (await proxy().render()) as Untyped;
   assert.equal(cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['edit.example.com'], undefined, 'a disabled route is not rendered');
   assert.equal((await call(`/routes/${id}/toggle`, 'PUT')).data.route.enabled, true);
 
@@ -437,7 +437,7 @@ test('concurrent writes coalesce into fewer loads, each request keeps its own ou
   assert.ok(proxy().batches - batches < 21);
   // The last load covered every write: what the database renders now is what was loaded.
   assert.equal(proxy().status().config_hash, proxyConfigHash(await proxy().render()));
-  const hosts = ((await proxy().render()) as JsonDoc).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
+  const hosts = ((await proxy().render()) as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
   for (let i = 0; i < 20; i++) assert.ok(hosts[`burst${i}.example.com`], `burst${i}`);
 });
 
@@ -449,7 +449,7 @@ test('a route to a disabled peer renders as a 502 page; enabling the peer restor
   assert.equal((await call(`/peers/${peer.id}/toggle`, 'PUT')).status, 200);
   await waitFor(() => proxy().loads !== loadsBefore, 2000, { intervalMs: 20, what: 'a proxy load after the toggle' });
   assert.ok(proxy().loads >= loadsBefore + 1, 'toggling a routed peer re-applies the proxy by itself');
-  let cfg = (await proxy().render()) as JsonDoc;
+  let cfg = (await proxy().render()) as Untyped;
   let h = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['sleepy.example.com'].routes[0].handle[0];
   assert.equal(h.handler, 'static_response');
   assert.equal(h.status_code, 502);
@@ -467,14 +467,14 @@ test('a peer that expires: the next reconcile pass renders its routes unavailabl
   const peer = (await call('/peers', 'POST', { name: 'brief' })).data.peer;
   const r = await call('/routes', 'POST', { domain: 'brief.example.com', peer_id: peer.id, target_port: 80 });
   assert.equal(r.status, 201);
-  const first = (proxy().state.config() as JsonDoc).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
+  const first = (proxy().state.config() as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
   assert.equal(first.handler, 'vars');
   await proxy().apply({ verify: true }); // a reconcile pass (a full rendering at most every 30 minutes)
   await s.deps.db.models.Peer.update({ expires_at: Date.now() + 50 }, { where: { id: peer.id } });
   await new Promise((res) => setTimeout(res, 100)); // not a condition: the expiry time has to pass
   const full = proxy().fullLoads;
   await proxy().apply({ verify: true });
-  const h = (proxy().state.config() as JsonDoc).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
+  const h = (proxy().state.config() as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
   assert.equal(h.handler, 'static_response');
   assert.equal(h.status_code, 502);
   assert.equal(proxy().fullLoads, full, 'a host change, not a full load');

@@ -31,7 +31,7 @@ test('not configured at first; the test mail and mail-dependent features say so'
   assert.deepEqual(g.data.smtp, { configured: false, host: null, port: null, secure: false, user: null, password_set: false, from: null });
   const t = await s.req('/api/v1/smtp/test', { method: 'POST', headers: h, json: { to: 'x@example.test' } });
   assert.equal(t.status, 409, 'SMTP is not configured: a state');
-  assert.match(t.data.error, /not configured/);
+  assert.match(t.data.error!, /not configured/);
   assert.equal(await (s.deps.mailer as Mailer).configured(), false);
 });
 
@@ -57,7 +57,7 @@ test('bad input: 400 with fields, nothing written', async () => {
   assert.equal(await stored(), null);
   const t = await s.req('/api/v1/smtp/test', { method: 'POST', headers: h, json: { to: 'nope' } });
   assert.equal(t.status, 400);
-  assert.ok(t.data.fields.to);
+  assert.ok(t.data.fields!.to);
 });
 
 test('PUT stores the password sealed and never returns it; omitted keeps it, null removes it', async () => {
@@ -130,7 +130,7 @@ test('a wrong password or an unreachable server: 502 with the reason', async () 
   await put({ host: '127.0.0.1', port: smtp.port, secure: false, user: 'mailer@example.test', password: 'wrong', from: 'gatehouse@example.test' });
   const bad = await s.req('/api/v1/smtp/test', { method: 'POST', headers: h, json: { to: 'admin@example.test' } });
   assert.equal(bad.status, 502);
-  assert.match(bad.data.error, /Sending mail failed/);
+  assert.match(bad.data.error!, /Sending mail failed/);
   // a port nothing listens on
   const free = await new Promise<number>((resolve) => {
     const srv = net.createServer().listen(0, '127.0.0.1', () => {
@@ -141,5 +141,5 @@ test('a wrong password or an unreachable server: 502 with the reason', async () 
   await put({ host: '127.0.0.1', port: free, secure: false, from: 'gatehouse@example.test' });
   const down = await s.req('/api/v1/smtp/test', { method: 'POST', headers: h, json: { to: 'admin@example.test' } });
   assert.equal(down.status, 502);
-  assert.match(down.data.error, /ECONNREFUSED|connect/i);
+  assert.match(down.data.error!, /ECONNREFUSED|connect/i);
 });

@@ -8,11 +8,11 @@ import { z } from 'zod';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { formatUptime } from '../src/metrics/resources.js';
 import { addSamples } from '../src/peers/traffic.js';
-import type { JsonDoc } from '../../test/lib/json.js';
+import type { Untyped } from '../../test/lib/json.js';
 
 let s: TestServer;
 let full: string;
-let doc: JsonDoc;
+let doc: Untyped;
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
   full = await apiToken(s);
@@ -106,15 +106,15 @@ test('dashboard/traffic: one point per step for each period, traffic in its buck
     assert.equal(r.data.to - r.data.from, n * step);
     for (let i = 1; i < n; i++) assert.equal(r.data.points[i].timestamp - r.data.points[i - 1].timestamp, step);
     const last = r.data.points.at(-1);
-    assert.ok(last.timestamp <= now && now < last.timestamp + step);
-    assert.deepEqual([last.rx, last.tx], [1000, 3000]);
+    assert.ok(last!.timestamp <= now && now < last!.timestamp + step);
+    assert.deepEqual([last!.rx, last!.tx], [1000, 3000]);
     assert.deepEqual([r.data.total_rx, r.data.total_tx], [1000, 3000]);
   }
   const dflt = await s.req('/api/v1/dashboard/traffic', { headers: bearer(full) });
   assert.equal(dflt.data.period, '24h');
   const bad = await s.req('/api/v1/dashboard/traffic?period=30d', { headers: bearer(full) });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.period);
+  assert.ok(bad.data.fields!.period);
   const stats = await s.req('/api/v1/dashboard/stats', { headers: bearer(full) });
   assert.equal(stats.status, 200);
   matchesDocument('/api/v1/dashboard/stats', stats);

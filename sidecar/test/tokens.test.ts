@@ -28,7 +28,7 @@ test('token is gth_ plaintext once, only its SHA-256 stored, never listed', asyn
   const list = await s.req('/api/v1/tokens', { headers: h });
   assert.ok(!JSON.stringify(list.data).includes(r.data.token));
   assert.ok(!JSON.stringify(list.data).includes(row.token_hash));
-  assert.deepEqual(list.data.tokens.find((t: Token) => t.id === r.data.record.id).scopes, ['peers', 'logs']);
+  assert.deepEqual(list.data.tokens.find((t: Token) => t.id === r.data.record.id)!.scopes, ['peers', 'logs']);
 });
 
 test('all three headers work; no CSRF for tokens', async () => {
@@ -56,10 +56,10 @@ test('expiry is enforced; revocation is immediate', async () => {
   const exp = await s.req('/api/v1/logs/recent', { headers: bearer(r.data.token) });
   assert.equal(exp.status, 401);
   const list = await s.req('/api/v1/tokens', { headers: h });
-  assert.equal(list.data.tokens.find((t: Token) => t.id === r.data.record.id).expired, true);
+  assert.equal(list.data.tokens.find((t: Token) => t.id === r.data.record.id)!.expired, true);
   const past = await create({ name: 'past', scopes: ['logs'], expires_at: clock() - 1 });
   assert.equal(past.status, 422);
-  assert.ok(past.data.fields.expires_at);
+  assert.ok(past.data.fields!.expires_at);
   const live = await create({ name: 'live', scopes: ['logs'] });
   assert.equal((await s.req('/api/v1/logs/recent', { headers: bearer(live.data.token) })).status, 200);
   assert.equal((await s.req(`/api/v1/tokens/${live.data.record.id}`, { method: 'DELETE', headers: h })).status, 200);
@@ -73,7 +73,7 @@ test('machine fingerprint: bound on first use, other machine refused, reset rebi
   assert.equal((await s.req('/api/v1/logs/recent', { headers: { ...bearer(t), 'x-machine-fingerprint': 'machine-A' } })).status, 200);
   const other = await s.req('/api/v1/logs/recent', { headers: { ...bearer(t), 'x-machine-fingerprint': 'machine-B' } });
   assert.equal(other.status, 403);
-  assert.match(other.data.error, /another machine/);
+  assert.match(other.data.error!, /another machine/);
   assert.equal((await s.req('/api/v1/logs/recent', { headers: bearer(t) })).status, 403, 'bound token without fingerprint refused');
   assert.equal((await s.req('/api/v1/logs/recent', { headers: { ...bearer(t), 'x-machine-fingerprint': 'machine-A' } })).status, 200);
   const row = ((await s.deps.db.models.ApiToken.findByPk(r.data.record.id, { raw: true })) as Row<'ApiToken'> | null)!;
@@ -88,11 +88,11 @@ test('bad token bodies: 400 with fields, nothing stored', async () => {
   const before = (await s.req('/api/v1/tokens', { headers: h })).data.tokens.length;
   const r = await create({ name: '', scopes: ['everything'], expires_at: 'soon', user_id: -1 });
   assert.equal(r.status, 400);
-  assert.ok(r.data.fields.name && r.data.fields['scopes.0'] && r.data.fields.expires_at && r.data.fields.user_id);
+  assert.ok(r.data.fields!.name && r.data.fields!['scopes.0'] && r.data.fields!.expires_at && r.data.fields!.user_id);
   const r2 = await create({ name: 'x', scopes: [] });
-  assert.ok(r2.data.fields.scopes);
+  assert.ok(r2.data.fields!.scopes);
   const r3 = await create({ name: 'x' });
-  assert.ok(r3.data.fields.scopes);
+  assert.ok(r3.data.fields!.scopes);
   const r4 = await create({ name: 'x', scopes: ['logs'], user_id: 99999 });
   assert.equal(r4.status, 422);
   assert.equal((await s.req('/api/v1/tokens', { headers: h })).data.tokens.length, before);
@@ -118,8 +118,8 @@ test('a stored out-of-range expiry never takes GET /tokens down', async () => {
   const list = await s.req('/api/v1/tokens', { headers: h });
   assert.equal(list.status, 200, JSON.stringify(list.data));
   const t = list.data.tokens.find((x: Token) => x.id === r.data.record.id);
-  assert.equal(t.expires_at, null);
-  assert.equal(t.expired, false);
+  assert.equal(t!.expires_at, null);
+  assert.equal(t!.expired, false);
   assert.equal((await s.req('/api/v1/logs/recent', { headers: bearer(r.data.token) })).status, 200, 'the token still works');
 });
 

@@ -251,7 +251,7 @@ test('after 1 + retry_count failed attempts the delivery is failed, with an acti
   assert.equal(d.deliveries[0].max_attempts, 2);
   assert.equal(d.deliveries[0].last_error, 'HTTP 500');
   const acts = (await s.req('/api/v1/logs/activity?event_type=webhook_delivery_failed', { headers: bearer(await apiToken(s, ['logs'])) })).data.entries;
-  assert.ok(acts.some((a: { details: { webhook_id: number } }) => a.details.webhook_id === w.id));
+  assert.ok(acts.some((a) => a.details!.webhook_id === w.id));
 });
 
 test('a receiver that does not answer: the attempt times out, and the request that caused the event is not delayed', async () => {
@@ -493,7 +493,7 @@ test('without GATEHOUSE_WEBHOOK_ALLOW_PRIVATE: such URLs get 400 fields.url at c
     const id = (row.get({ plain: true }) as { id: number }).id;
     const u = await g.req(`/api/v1/webhooks/${id}`, { method: 'PUT', json: { url: 'http://127.0.0.2/x' }, headers: hh });
     assert.equal(u.status, 422);
-    assert.ok(u.data.fields.url);
+    assert.ok(u.data.fields!.url);
     const t = await g.req(`/api/v1/webhooks/${id}/test`, { method: 'POST', headers: hh });
     assert.equal(t.data.delivery.status, 'failed');
     assert.equal(t.data.delivery.last_error, 'not allowed');

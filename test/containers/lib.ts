@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { Untyped } from '../lib/json.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const SERVER_IMAGE = process.env.GATEHOUSE_TEST_SERVER_IMAGE ?? '';
@@ -95,7 +95,7 @@ export async function containerLogs(name: string): Promise<string> {
  * options before the image) and waits for its /health on 127.0.0.1:3000 there: the parsed answer,
  * or the container's output when it exited first.
  */
-export async function startServerContainer(net: Network, ns: string, name: string, runOptions: string[]): Promise<{ health?: AnyBody; exited?: string }> {
+export async function startServerContainer(net: Network, ns: string, name: string, runOptions: string[]): Promise<{ health?: Untyped; exited?: string }> {
   await podman(['run', '--detach', '--name', name, `--network=ns:/run/netns/${ns}`, ...runOptions, SERVER_IMAGE], { check: true });
   return waitFor(
     async () => {
@@ -144,7 +144,7 @@ export class AdminApi {
   ) {}
 
   /** A JSON answer is parsed; anything else is the body as text. */
-  api = async (p: string, method = 'GET', json?: unknown): Promise<{ status: number; data: AnyBody }> => {
+  api = async (p: string, method = 'GET', json?: unknown): Promise<{ status: number; data: Untyped }> => {
     const headers: Record<string, string> = { accept: 'application/json', cookie: this.jar.header() };
     if (json !== undefined) headers['content-type'] = 'application/json';
     if (method !== 'GET') headers['x-csrf-token'] = this.csrf;
@@ -154,7 +154,7 @@ export class AdminApi {
     return { status: r.status, data: type.includes('json') ? JSON.parse(r.body) : r.body };
   };
 
-  login = async (password: string): Promise<{ status: number; data: AnyBody }> => {
+  login = async (password: string): Promise<{ status: number; data: Untyped }> => {
     const r = await this.api('/login', 'POST', { username: 'admin', password });
     if (r.status === 200) this.csrf = r.data.csrfToken;
     return r;

@@ -53,7 +53,7 @@ test(
     const masterKey1 = fs.readFileSync(path.join(run.s.dataDir, 'master.key'), 'utf8');
 
     // ---- the backup, then the first sidecar stops (its interface goes down)
-    const dl = await run.s.req('/api/v1/settings/backup', { headers: { ...bearer(await apiToken(run.s)), 'x-backup-passphrase': PASS } });
+    const dl = await run.s.req<unknown>('/api/v1/settings/backup', { headers: { ...bearer(await apiToken(run.s)), 'x-backup-passphrase': PASS } });
     assert.equal(dl.status, 200, typeof dl.data === 'string' ? dl.data.slice(0, 300) : JSON.stringify(dl.data).slice(0, 300));
     const doc = typeof dl.data === 'string' ? dl.data : JSON.stringify(dl.data);
     await run.s.close();

@@ -32,7 +32,7 @@ import { freePort, tcpRoundTrip } from '../lib/ports.js';
 import { getWithHost, type GetResult } from '../lib/http-get.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 import type { ActivityEntry, ListenerStatus, RouteReachability } from '../../sidecar/test/lib/protocol.js';
-import type { JsonDoc } from '../lib/json.js';
+import type { Untyped } from '../lib/json.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const reason = skipReason(['wireguard-go', 'wg']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
@@ -153,7 +153,7 @@ test(
     // ---- the companion, from the exact envContent
     let companion = startCompanion(net_, gwNs, envFile, local);
     companions.push(companion);
-    const gatewayView = async () => ((await api('/gateways')).data.gateways as JsonDoc[]).find((g) => g.peer_id === peer.id);
+    const gatewayView = async () => ((await api('/gateways')).data.gateways as Untyped[]).find((g) => g.peer_id === peer.id);
     const online = await waitFor(
       async () => {
         if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);

@@ -20,7 +20,7 @@ import { managedCaddyEnv } from '../lib/caddy-env.js';
 import { skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { Untyped } from '../lib/json.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const reason = process.getuid?.() !== 0 ? 'needs root (WireGuard interface)' : skipReason(['wireguard-go', 'wg']);
@@ -139,7 +139,7 @@ async function communityWorks(port: number, password: string): Promise<void> {
       body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
     });
     const text = await r.text();
-    let data: AnyBody = text;
+    let data: Untyped = text;
     try {
       data = JSON.parse(text);
     } catch {

@@ -41,8 +41,7 @@ import type { HistoryEntry } from '../../sidecar/src/rdp/schema.js';
 import type { ExportRow } from '../../sidecar/src/rdp/history.js';
 import { createRdpUser, rdpAuthenticate, startXrdp, startXvfb, RDP_TOOLS, type XrdpServer, type Xvfb } from '../lib/rdp.js';
 import type { Gateway } from '../../sidecar/test/lib/protocol.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
-import type { JsonDoc } from '../lib/json.js';
+import type { Untyped } from '../lib/json.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const CLIENT_MAIN = path.join(ROOT, 'client', 'src', 'main.ts');
@@ -215,7 +214,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
       }
       const res = await fetch(baseUrl + p, { ...init, headers, body, redirect: 'manual' });
       const text = await res.text();
-      let data: AnyBody = text;
+      let data: Untyped = text;
       try {
         data = JSON.parse(text);
       } catch {
@@ -356,7 +355,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   const client = async (args: string[], o: { timeoutMs?: number } = {}) => {
     const argv = [process.execPath, '--import', 'tsx', CLIENT_MAIN, ...args];
     const r = await net.exec(cliNs, argv[0], argv.slice(1), { env: clientEnv, timeoutMs: o.timeoutMs ?? 60_000 });
-    let json: JsonDoc = null;
+    let json: Untyped = null;
     try {
       json = JSON.parse(r.stdout);
     } catch {

@@ -4,7 +4,8 @@
 //   const { env, ports, serverIp } = await e2eServerEnv({ iface: 'ghx123', subnet: '10.250.7', publicHost, proxyBind });
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import { startTestServer, apiToken, bearer, type AnyBody, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import type { Untyped } from './json.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 import { CADDY, managedCaddyEnv } from './caddy-env.js';
 import { createNetwork, type Network } from './netns.js';
@@ -62,7 +63,7 @@ export interface E2eRun {
   network: Network;
   s: TestServer;
   /** the admin API with a full-access token: api('/peers', 'POST', {...}) */
-  api: <T = AnyBody>(p: string, method?: string, json?: unknown) => Promise<Response & { data: T }>;
+  api: <T = Untyped>(p: string, method?: string, json?: unknown) => Promise<Response & { data: T }>;
   serverIp: string;
   ports: E2ePorts;
   /** the environment the sidecar started with (e2eServerEnv plus the test's own keys): start another sidecar on the same interface, ports and subnet */
@@ -71,7 +72,7 @@ export interface E2eRun {
   ns: string[];
   links: { addrA: string; addrB: string }[];
   /** GET /health as it answered once everything started */
-  health: Response & { data: AnyBody };
+  health: Response & { data: Untyped };
 }
 
 /**
@@ -110,7 +111,7 @@ export async function startE2e(
   const s = await startTestServer(serverEnv, { startFeatures: true, ...o.start });
   running.s = s;
   const h = bearer(await apiToken(s));
-  const api = <T = AnyBody>(p: string, method = 'GET', json?: unknown) =>
+  const api = <T = Untyped>(p: string, method = 'GET', json?: unknown) =>
     s.req<T>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
   const health = await s.req('/health');
   assert.equal(health.status, 200, JSON.stringify(health.data));

@@ -37,7 +37,7 @@ before(async () => {
   adminSession = { cookie: signedIn.cookie, 'x-csrf-token': signedIn.csrf };
   const gw = await s.req('/api/v1/peers', { method: 'POST', headers: admin, json: { name: 'bad-input-gw', is_gateway: true } });
   assert.equal(gw.status, 201, JSON.stringify(gw.data));
-  gateway = bearer(gw.data.gateway.apiToken);
+  gateway = bearer(gw.data.gateway!.apiToken);
 });
 after(async () => s.close());
 

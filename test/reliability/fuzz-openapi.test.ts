@@ -34,8 +34,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from '../../sideca
 import { recordFigure } from './lib/figures.js';
 import { valid, invalidObject, queryValue, hostile, type Override, type Schema } from './lib/fuzz-schema.js';
 import { changed, snapshot, tables, type Snapshot } from './lib/fuzz-db.js';
-import type { JsonDoc } from '../lib/json.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { Untyped } from '../lib/json.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 1919);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
@@ -50,7 +49,7 @@ async function settledSnapshot(): Promise<Snapshot> {
   await s.deps.clientMachines.flushSeen(); // a desktop client's last_seen_at is written behind too
   return snapshot(s.deps.db.sequelize, dbTables);
 }
-let doc: JsonDoc;
+let doc: Untyped;
 let admin: string;
 let gatewayToken: string;
 let clientToken: string;
@@ -195,12 +194,12 @@ after(async () => s?.close());
 interface Op {
   method: string;
   path: string;
-  op: JsonDoc;
+  op: Untyped;
 }
 
 function operations(): Op[] {
   const out: Op[] = [];
-  for (const [path, methods] of Object.entries<Record<string, JsonDoc>>(doc.paths))
+  for (const [path, methods] of Object.entries<Record<string, Untyped>>(doc.paths))
     for (const [method, op] of Object.entries(methods)) out.push({ method: method.toUpperCase(), path, op });
   // public and gateway first, then admin reads, writes, and deletes last (so seeded rows live long)
   const rank = (o: Op) =>
@@ -268,7 +267,7 @@ interface Req {
 
 function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
   const ov = overrideFor(o);
-  const params: JsonDoc[] = o.op.parameters ?? [];
+  const params: Untyped[] = o.op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
   const headerParams = params.filter((p) => p.in === 'header');
@@ -312,7 +311,7 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
         )
       : valid(jsonSchema, ov).map((body) => ({ body }));
   } else if (multipart) {
-    const fields = Object.entries<JsonDoc>(multipart.schema.properties ?? {}).filter(([, v]) => v.format !== 'binary');
+    const fields = Object.entries<Untyped>(multipart.schema.properties ?? {}).filter(([, v]) => v.format !== 'binary');
     bodyArb = fc
       .tuple(
         fc.uint8Array({ maxLength: 2048 }),
@@ -361,7 +360,7 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
       const f = b.body as { bytes: Uint8Array; type: string; name: string; fields: Record<string, string> };
       const fd = new FormData();
       fd.set(
-        Object.entries<JsonDoc>(multipart.schema.properties).find(([, v]) => v.format === 'binary')![0],
+        Object.entries<Untyped>(multipart.schema.properties).find(([, v]) => v.format === 'binary')![0],
         new Blob([Buffer.from(f.bytes)], { type: f.type }),
         f.name,
       );
@@ -417,7 +416,7 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
     const sch = content['multipart/form-data'].schema;
     const textSchema = {
       ...sch,
-      properties: Object.fromEntries(Object.entries<JsonDoc>(sch.properties).filter(([, v]) => v.format !== 'binary')),
+      properties: Object.fromEntries(Object.entries<Untyped>(sch.properties).filter(([, v]) => v.format !== 'binary')),
       required: (sch.required ?? []).filter((k: string) => sch.properties[k]?.format !== 'binary'),
     };
     if (!validator(`mp ${label}`, textSchema, true)(fields)) return { ok: false, why: 'multipart fields break the schema' };
@@ -433,7 +432,7 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
 
 /** What a client of the document asks for: JSON where the operation answers JSON, else its media type (text/html pages, text/plain files). */
 function acceptFor(o: Op): string {
-  for (const [status, r] of Object.entries<JsonDoc>(o.op.responses ?? {})) {
+  for (const [status, r] of Object.entries<Untyped>(o.op.responses ?? {})) {
     if (!/^[23]/.test(status) || !r.content) continue;
     if (r.content['application/json']) return 'application/json';
     const m = Object.keys(r.content)[0];
@@ -464,14 +463,14 @@ interface Finding {
   detail: string;
 }
 
-async function send(o: Op, r: Req): Promise<{ status: number; type: string; data: AnyBody; text: string }> {
+async function send(o: Op, r: Req): Promise<{ status: number; type: string; data: Untyped; text: string }> {
   const headers = { ...(r.init.headers as Record<string, string>), ...authHeaders(o) };
   const raw = o.op.responses?.['200']?.content?.['text/event-stream'];
   if (raw) {
     const ac = new AbortController();
     const res = await fetch(s.url + r.url, { ...r.init, headers: { ...headers, accept: 'text/event-stream' }, signal: ac.signal, redirect: 'manual' });
     const type = res.headers.get('content-type') ?? '';
-    let data: AnyBody = null;
+    let data: Untyped = null;
     let text = 'x';
     if (res.status >= 300) {
       text = await res.text();
@@ -482,7 +481,7 @@ async function send(o: Op, r: Req): Promise<{ status: number; type: string; data
   }
   const res = await fetch(s.url + r.url, { ...r.init, headers, redirect: 'manual', signal: AbortSignal.timeout(8000) });
   const text = await res.text();
-  let data: AnyBody = text;
+  let data: Untyped = text;
   try {
     data = JSON.parse(text);
   } catch {
@@ -584,7 +583,7 @@ test(
     // a method the path does not have (TRACE included): 405 with Allow, the standard body, nothing changed
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE'];
     let wrongMethods = 0;
-    for (const [path, ms] of Object.entries<Record<string, JsonDoc>>(doc.paths)) {
+    for (const [path, ms] of Object.entries<Record<string, Untyped>>(doc.paths)) {
       const have = Object.keys(ms).map((m) => m.toUpperCase());
       const wrong = methods.filter((m) => !have.includes(m));
       for (const m of wrong) {
@@ -617,8 +616,8 @@ test(
             detail: `Allow: ${allow.join(', ')}; documented: ${expected.join(', ')}`,
           });
         // the standard JSON body, except on the pages that answer text (the route-auth pages and forward auth: their documented errorType)
-        const textPage = Object.values<JsonDoc>(ms).some((x) =>
-          Object.values<JsonDoc>(x.responses ?? {}).some((r) => r.content && !r.content['application/json']),
+        const textPage = Object.values<Untyped>(ms).some((x) =>
+          Object.values<Untyped>(x.responses ?? {}).some((r) => r.content && !r.content['application/json']),
         );
         if (
           res.status >= 400 &&
@@ -641,7 +640,7 @@ test(
     for (const [k, v] of slow) console.log(`# slow operation: ${k} ${v} ms`);
     recordFigure({ test: 'OpenAPI fuzzing', figure: 'operations fuzzed', value: String(ops.length) });
     const generic = ops.filter((o) =>
-      Object.entries<JsonDoc>(o.op.responses).some(([st, r]) => /^2/.test(st) && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Ok'),
+      Object.entries<Untyped>(o.op.responses).some(([st, r]) => /^2/.test(st) && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Ok'),
     );
     recordFigure({
       test: 'OpenAPI fuzzing',

@@ -22,7 +22,7 @@ import { startTestServer, apiToken, login, bearer, ADMIN, type TestServer } from
 import { Browser, rawRequest } from '../../sidecar/test/route-auth-helpers.js';
 import { SESSION_COOKIE } from '../../sidecar/src/http/app.js';
 import { fullPath, type Endpoint } from '../../sidecar/src/http/registry.js';
-import type { AnyBody } from '../../sidecar/test/lib/server.js';
+import type { Untyped } from '../lib/json.js';
 
 let s: TestServer;
 let own: string;
@@ -125,7 +125,7 @@ test('every public endpoint browsers post with the session (sameOrigin in the re
 /** A concrete path: ids that do not exist, so a call that passes the checks ends in a 404 or 400, not a change. */
 const concrete = (e: Endpoint) => fullPath(e).replace(/:([A-Za-z_]+)/g, (_m, n: string) => (/id$/i.test(n) ? '987654' : 'no-such-thing'));
 /** Passed authentication, authorization, CSRF and origin: anything but 401/403 (a licence gate's 403 names its feature). */
-const passed = (r: { status: number; data: AnyBody }) => r.status !== 401 && (r.status !== 403 || typeof r.data?.feature === 'string');
+const passed = (r: { status: number; data: Untyped }) => r.status !== 401 && (r.status !== 403 || typeof r.data?.feature === 'string');
 
 test(
   'every session-authenticated admin write: refused from another site even with its CSRF token; passes from this site or without the headers; tokens are not affected',

@@ -181,7 +181,7 @@ test('default site redirect_url: every bypass and injection form is refused with
     const r = await s.req('/api/v1/settings/default-site', { method: 'PUT', headers: h, json: { mode: 'redirect', redirect_url: bad } });
     if (r.status === 400 || r.status === 422) {
       if (!r.data?.fields?.redirect_url) wrong.push(`${JSON.stringify(bad)}: ${r.status} without fields.redirect_url`);
-    } else if (r.status !== 200 || !storedSafely(r.data.default_site.redirect_url)) {
+    } else if (r.status !== 200 || !storedSafely(r.data.default_site.redirect_url!)) {
       wrong.push(`${JSON.stringify(bad)}: ${r.status} ${JSON.stringify(r.data?.default_site?.redirect_url)}`);
     }
   }

@@ -475,7 +475,7 @@ if (!INSIDE) {
         const r = await l.req('/api/v1/license/refresh', { method: 'POST', headers: bearer(await apiToken(l)) });
         assert.equal(r.status, 200, JSON.stringify(r.data));
         assert.equal(r.data.refresh.ok, false, url);
-        assert.match(r.data.refresh.error, /not allowed$/, url);
+        assert.match(r.data.refresh.error!, /not allowed$/, url);
       } finally {
         await l.close();
       }
@@ -487,7 +487,7 @@ if (!INSIDE) {
     try {
       const r = await l.req('/api/v1/license/refresh', { method: 'POST', headers: bearer(await apiToken(l)) });
       assert.equal(r.data.refresh.ok, false);
-      assert.match(r.data.refresh.error, /HTTP 302/);
+      assert.match(r.data.refresh.error!, /HTTP 302/);
     } finally {
       await l.close();
     }

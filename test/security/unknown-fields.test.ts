@@ -26,11 +26,11 @@ import { REDIRECT_READ_ONLY } from '../../sidecar/src/redirects/schema.js';
 import { PROVIDER_READ_ONLY } from '../../sidecar/src/oidc/schema.js';
 import { valid, type Schema } from '../reliability/lib/fuzz-schema.js';
 import { changed, snapshot, tables, type Snapshot } from '../reliability/lib/fuzz-db.js';
-import type { JsonDoc } from '../lib/json.js';
+import type { Untyped } from '../lib/json.js';
 
 const UNKNOWN = 'gh_unknown_field';
 let s: TestServer;
-let doc: JsonDoc;
+let doc: Untyped;
 let admin: Record<string, string>;
 let adminSession: Record<string, string>;
 let gateway: Record<string, string>;
@@ -217,9 +217,9 @@ test('the schema kit: every request schema of the registry is strict, and a sche
     'loose objects (stored whole) and records are not dropping',
   );
   // and every request object in the document says so
-  for (const [p, ms] of Object.entries<JsonDoc>(doc.paths)) {
-    for (const [m, op] of Object.entries<JsonDoc>(ms)) {
-      for (const c of Object.values<JsonDoc>(op.requestBody?.content ?? {}))
+  for (const [p, ms] of Object.entries<Untyped>(doc.paths)) {
+    for (const [m, op] of Object.entries<Untyped>(ms)) {
+      for (const c of Object.values<Untyped>(op.requestBody?.content ?? {}))
         assert.deepEqual(droppingObjects(c.schema), [], `${m} ${p}: request body objects declare additionalProperties`);
       for (const prm of op.parameters ?? []) assert.deepEqual(droppingObjects(prm.schema), [], `${m} ${p}: parameter ${prm.name}`);
     }
@@ -319,7 +319,7 @@ test('nested unknown fields are named by their dotted path', async () => {
     headers: admin,
   });
   assert.equal(m.status, 400);
-  assert.equal(m.data.fields['s3.sse'], UNKNOWN_FIELD);
+  assert.equal(m.data.fields!['s3.sse'], UNKNOWN_FIELD);
   assert.deepEqual(changed(before, await settled()), []);
 });
 
@@ -402,10 +402,10 @@ test('read-only fields: accepted and ignored only where declared, as the documen
     'PUT /api/v1/auth/oidc/providers/{id}': PROVIDER_READ_ONLY,
   };
   const documented: Record<string, string[]> = {};
-  for (const [p, ms] of Object.entries<JsonDoc>(doc.paths)) {
-    for (const [m, op] of Object.entries<JsonDoc>(ms)) {
+  for (const [p, ms] of Object.entries<Untyped>(doc.paths)) {
+    for (const [m, op] of Object.entries<Untyped>(ms)) {
       const props = op.requestBody?.content?.['application/json']?.schema?.properties ?? {};
-      const ro = Object.entries<JsonDoc>(props)
+      const ro = Object.entries<Untyped>(props)
         .filter(([, v]) => v.readOnly === true)
         .map(([k]) => k);
       if (ro.length) documented[`${m.toUpperCase()} ${p}`] = ro.sort();
@@ -430,7 +430,7 @@ test('read-only fields: accepted and ignored only where declared, as the documen
   // only read-only fields: nothing to update (422: valid by the document, nothing to do)
   const none = await s.req(`/api/v1/routes/${ids.route}`, { method: 'PUT', json: { id: ids.route }, headers: admin });
   assert.equal(none.status, 422);
-  assert.equal(none.data.fields._, 'nothing to update');
+  assert.equal(none.data.fields!._, 'nothing to update');
   // a read-only field of one resource is unknown on another's write
   const c = await s.req('/api/v1/routes', { method: 'POST', json: { domain: 'ro.example.test', peer_id: ids.peer, target_port: 80, id: 5 }, headers: admin });
   assert.equal(c.status, 400);

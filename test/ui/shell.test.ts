@@ -116,8 +116,8 @@ test('language and theme switches persist (saved on the server, applied after a 
   assert.equal(await page.getAttribute('html', 'data-theme'), 'pro');
   const { cookie } = await ui.login();
   const me = await ui.s.req('/api/v1/session', { headers: { cookie } });
-  assert.equal(me.data.user.language, 'de');
-  assert.equal(me.data.user.theme, 'pro');
+  assert.equal(me.data.user!.language, 'de');
+  assert.equal(me.data.user!.theme, 'pro');
   // Back to the defaults for the other tests.
   await page.selectOption('select[aria-label="Sprache"]', 'en');
   await page.waitForFunction(() => document.documentElement.lang === 'en');

@@ -8,15 +8,21 @@ import path from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type Running, type StartOptions } from '../../src/server.js';
 import { createLogger } from '../../src/util/logger.js';
-import type { JsonDoc } from '../../../test/lib/json.js';
+import type { BodyOf } from './api-types.js';
 import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from './licence.js';
 
+/** What a request helper takes: fetch's options, and `json` for a JSON body. */
+export type ReqInit<M extends string = string> = Omit<RequestInit, 'method'> & { method?: M; json?: unknown };
+
 /**
- * The body type of a request that names none: the suite reads some two thousand fields of bodies of
- * every endpoint, error bodies of bad input included, as the JSON they are; a test that wants the
- * type checker on a body names its type (req<T>).
+ * A typed request: the answer's body is typed by the method and path (api-types.ts: the served
+ * endpoint's response schema, with a refusal's fields beside it); `req<T>()` names the body where
+ * the types cannot follow the path (unknown otherwise).
  */
-export type AnyBody = JsonDoc;
+export interface TypedReq {
+  <P extends string, M extends string = 'GET'>(p: P, init?: ReqInit<M>): Promise<Response & { data: BodyOf<M, P> }>;
+  <T>(p: string, init?: ReqInit): Promise<Response & { data: T }>;
+}
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
 
@@ -25,10 +31,10 @@ export interface TestServer extends Running {
   /** PostgreSQL URL of this server's database (undefined on SQLite) */
   databaseUrl?: string;
   /**
-   * fetch against the server; `data` is the parsed JSON body (the text when it is not JSON). A test
-   * names the body's type where it reads it as one (`s.req<{ peer: PeerView }>(...)`).
+   * fetch against the server; `data` is the parsed JSON body (the text when it is not JSON), typed by
+   * the method and path (TypedReq).
    */
-  req<T = AnyBody>(p: string, init?: RequestInit & { json?: unknown }): Promise<Response & { data: T }>;
+  req: TypedReq;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestServer> {
@@ -62,7 +68,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     log: createLogger(process.env.TEST_LOG ? 'debug' : 'error', process.env.TEST_LOG === '0'),
     ...opts,
   });
-  const req = async <T = AnyBody>(p: string, init: RequestInit & { json?: unknown } = {}): Promise<Response & { data: T }> => {
+  const req = async (p: string, init: ReqInit = {}): Promise<Response & { data: unknown }> => {
     const headers = new Headers(init.headers);
     let body = init.body;
     if (init.json !== undefined) {
@@ -77,13 +83,14 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     } catch {
       /* not JSON */
     }
-    return Object.assign(res, { data: data as T });
+    return Object.assign(res, { data });
   };
   const close = async () => {
     await running.close();
     if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  return { ...running, close, dataDir, databaseUrl: config.databaseUrl, req };
+  // reason: the body's type is the caller's request's (TypedReq); the parsed JSON is that body
+  return { ...running, close, dataDir, databaseUrl: config.databaseUrl, req: req as TypedReq };
 }
 
 let pgCounter = 0;
@@ -108,7 +115,7 @@ export async function login(s: TestServer, user = ADMIN): Promise<{ cookie: stri
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ');
-  return { cookie, csrf: res.data.csrfToken };
+  return { cookie, csrf: res.data.csrfToken! };
 }
 
 /** A full-access API token (or with the given scopes). */

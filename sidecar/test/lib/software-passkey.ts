@@ -16,9 +16,17 @@ export interface SoftwarePasskey {
   counter: number;
   userHandle?: string;
   /** answers navigator.credentials.create() options */
-  register(options: { challenge: string; rp: { id?: string }; user: { id: string } }, origin: string): Record<string, unknown>;
+  register(options: Record<string, unknown>, origin: string): Record<string, unknown>;
   /** answers navigator.credentials.get() options */
-  assert(options: { challenge: string; rpId?: string }, origin: string, o?: { userVerified?: boolean; counter?: number }): Record<string, unknown>;
+  assert(options: Record<string, unknown>, origin: string, o?: { userVerified?: boolean; counter?: number }): Record<string, unknown>;
+}
+
+/** The text at a path of WebAuthn options as the server sent them (options JSON; fails naming the path). */
+function text(options: Record<string, unknown>, ...path: string[]): string {
+  let v: unknown = options;
+  for (const k of path) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[k] : undefined;
+  if (typeof v !== 'string') throw new Error(`WebAuthn options: ${path.join('.')} is not a string: ${JSON.stringify(options)}`);
+  return v;
 }
 
 export function softwarePasskey(): SoftwarePasskey {
@@ -36,8 +44,8 @@ export function softwarePasskey(): SoftwarePasskey {
     id: b64(rawId),
     counter: 0,
     register(options, origin) {
-      const rpId = options.rp.id!;
-      key.userHandle = options.user.id;
+      const rpId = text(options, 'rp', 'id');
+      key.userHandle = text(options, 'user', 'id');
       const cose = new Map<number, number | Uint8Array>([
         [1, 2], // kty: EC2
         [3, -7], // alg: ES256
@@ -70,7 +78,7 @@ export function softwarePasskey(): SoftwarePasskey {
         clientExtensionResults: {},
         authenticatorAttachment: 'cross-platform',
         response: {
-          clientDataJSON: b64(clientData('webauthn.create', options.challenge, origin)),
+          clientDataJSON: b64(clientData('webauthn.create', text(options, 'challenge'), origin)),
           attestationObject: b64(attestationObject),
           transports: ['usb'],
         },
@@ -78,8 +86,8 @@ export function softwarePasskey(): SoftwarePasskey {
     },
     assert(options, origin, o = {}) {
       key.counter = o.counter ?? key.counter + 1;
-      const authData = Buffer.concat([sha256(options.rpId!), Buffer.from([flags(o.userVerified ?? true, false)]), counterBytes(key.counter)]);
-      const cd = clientData('webauthn.get', options.challenge, origin);
+      const authData = Buffer.concat([sha256(text(options, 'rpId')), Buffer.from([flags(o.userVerified ?? true, false)]), counterBytes(key.counter)]);
+      const cd = clientData('webauthn.get', text(options, 'challenge'), origin);
       const signature = crypto.sign('sha256', Buffer.concat([authData, sha256(cd)]), privateKey);
       return {
         id: key.id,

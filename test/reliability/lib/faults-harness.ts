@@ -13,8 +13,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { waitFor } from '../../lib/wait.js';
 import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from '../../../sidecar/test/lib/licence.js';
-import type { AnyBody } from '../../../sidecar/test/lib/server.js';
-import type { JsonDoc } from '../../lib/json.js';
+import type { Untyped } from '../../lib/json.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -106,7 +105,7 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /** Caddy's live configuration (GET /config/ on its admin API; node:http, as fetch would trip its Origin check). */
-export function caddyConfig(adminPort: number): Promise<JsonDoc> {
+export function caddyConfig(adminPort: number): Promise<Untyped> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port: adminPort, path: '/config/', agent: false, timeout: 5000 }, (res) => {
@@ -126,7 +125,7 @@ export function caddyConfig(adminPort: number): Promise<JsonDoc> {
 export async function caddyHosts(adminPort: number): Promise<Set<string>> {
   const cfg = await caddyConfig(adminPort);
   const hosts = new Set<string>();
-  const walk = (v: JsonDoc) => {
+  const walk = (v: Untyped) => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') {
       if (v.handler === 'gatehouse_hostroute' && v.hosts) for (const h of Object.keys(v.hosts)) hosts.add(h);
@@ -235,7 +234,7 @@ export class SidecarProcess {
   async req(
     p: string,
     init: { method?: string; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
-  ): Promise<{ status: number; data: AnyBody }> {
+  ): Promise<{ status: number; data: Untyped }> {
     const headers: Record<string, string> = { ...init.headers };
     if (init.json !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(this.url + p, {
@@ -245,7 +244,7 @@ export class SidecarProcess {
       signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
     });
     const text = await res.text();
-    let data: AnyBody = text;
+    let data: Untyped = text;
     try {
       data = JSON.parse(text);
     } catch {

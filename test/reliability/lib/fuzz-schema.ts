@@ -4,9 +4,9 @@
 // required, additionalProperties, items, prefixItems, min/maxItems, min/maxLength, pattern, format,
 // minimum, maximum, exclusiveMinimum/Maximum, enum, const, anyOf/oneOf, default.
 import fc from 'fast-check';
-import type { JsonDoc } from '../../lib/json.js';
+import type { Untyped } from '../../lib/json.js';
 
-export type Schema = Record<string, JsonDoc>;
+export type Schema = Record<string, Untyped>;
 
 /** Hooks that give a property a value the fuzzer knows is meaningful (existing ids, loopback hosts). */
 export type Override = (name: string, schema: Schema) => fc.Arbitrary<unknown> | undefined;

@@ -14,7 +14,7 @@
 // The loops start at a random phase within their interval (a fleet started at different times).
 import http from 'node:http';
 import { GATEWAY_DEFAULTS, parseEnvText } from '@gatehouse/common/gateway-protocol.js';
-import type { AnyBody } from '../../../sidecar/test/lib/server.js';
+import type { Untyped } from '../../lib/json.js';
 
 export interface CompanionEnv {
   serverUrl: string;
@@ -80,7 +80,7 @@ export class Companion {
     this.agent = new http.Agent({ keepAlive: true, timeout: 4000, maxSockets: 2, localAddress: env.address });
   }
 
-  private call(method: 'GET' | 'POST', p: string, body?: unknown): Promise<{ status: number; data: AnyBody; ms: number }> {
+  private call(method: 'GET' | 'POST', p: string, body?: unknown): Promise<{ status: number; data: Untyped; ms: number }> {
     const u = new URL(`${this.env.serverUrl}/api/v1/gateway${p}`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const t0 = performance.now();
@@ -104,7 +104,7 @@ export class Companion {
           res.setEncoding('utf8');
           res.on('data', (c) => (text += c));
           res.on('end', () => {
-            let data: AnyBody = null;
+            let data: Untyped = null;
             try {
               data = text ? JSON.parse(text) : null;
             } catch {
@@ -120,7 +120,7 @@ export class Companion {
     });
   }
 
-  private async timed(kind: CallKind, method: 'GET' | 'POST', p: string, ok: number[], body?: unknown): Promise<{ status: number; data: AnyBody } | null> {
+  private async timed(kind: CallKind, method: 'GET' | 'POST', p: string, ok: number[], body?: unknown): Promise<{ status: number; data: Untyped } | null> {
     try {
       const r = await this.call(method, p, body);
       if (this.stopped) return null;
