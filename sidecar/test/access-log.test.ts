@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, type TestServer, apiCall } from './lib/server.js';
 import { AccessLogService, parseLine } from '../src/resilience/access-log.js';
 import { accessLogFile } from '../src/proxy/fragments/access-log.js';
 import type { AccessEntry, TraceRequest } from './lib/protocol.js';
@@ -14,7 +14,10 @@ let s: TestServer;
 let auth: Record<string, string>;
 let routeId: number;
 let file: string;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const svc = () => s.deps.accessLog as AccessLogService;
 const count = async () =>
   s.deps.db.models.Route.sequelize!.query('SELECT COUNT(*) AS n FROM access_log', { plain: true }).then((r) => Number((r as { n: number | string } | null)!.n));
@@ -159,7 +162,7 @@ test('API: list with paging, CSV/JSON export, trace of the route, clear-logs; ba
   assert.deepEqual(Object.keys(t.data.requests[0]).slice(0, 7), ['time', 'method', 'uri', 'status', 'duration_ms', 'upstream', 'client_ip']);
   assert.equal(t.data.requests[0].uri, '/traced');
   assert.equal(t.data.requests[0].status, 201);
-  assert.match(t.data.requests[0].upstream, /:8080$/);
+  assert.match(t.data.requests[0].upstream!, /:8080$/);
   assert.ok(t.data.requests.every((r: TraceRequest) => r.host === 'logged.example.com'));
   assert.equal((await call('/routes/987654/trace')).status, 404);
   const session = await login(s);
@@ -251,11 +254,11 @@ test('debug_enabled: the trace of a debugged route shows request and response he
   fs.appendFileSync(file, fullLine('logged.example.com', '/debugged') + fullLine('quiet.example.com', '/not-debugged'));
   const t = await call(`/routes/${routeId}/trace`);
   const r = t.data.requests.find((x: TraceRequest) => x.uri === '/debugged');
-  assert.deepEqual(r.request_headers['X-Debug-Me'], ['yes']);
-  assert.deepEqual(r.request_headers.Accept, ['text/html']);
-  assert.deepEqual(r.request_headers.Cookie, ['REDACTED'], 'no session cookie in the trace');
-  assert.deepEqual(r.response_headers['X-Backend'], ['b1']);
-  assert.deepEqual(r.response_headers['Set-Cookie'], ['REDACTED']);
+  assert.deepEqual(r!.request_headers!['X-Debug-Me'], ['yes']);
+  assert.deepEqual(r!.request_headers!.Accept, ['text/html']);
+  assert.deepEqual(r!.request_headers!.Cookie, ['REDACTED'], 'no session cookie in the trace');
+  assert.deepEqual(r!.response_headers!['X-Backend'], ['b1']);
+  assert.deepEqual(r!.response_headers!['Set-Cookie'], ['REDACTED']);
   const q = await call(`/routes/${quiet.data.route.id}/trace`);
   assert.equal(q.data.debug_enabled, false);
   const qr = q.data.requests.find((x: TraceRequest) => x.uri === '/not-debugged');
@@ -291,10 +294,10 @@ test('debug_enabled: the trace of a debugged route shows request and response he
 test('auth_user: who route auth signed in, from the line into the access log and the trace', async () => {
   fs.appendFileSync(file, fullLine('logged.example.com', '/as-alice', 'alice') + fullLine('logged.example.com', '/anonymous'));
   const t = await call(`/routes/${routeId}/trace`);
-  assert.equal(t.data.requests.find((x: TraceRequest) => x.uri === '/as-alice').auth_user, 'alice');
-  assert.equal(t.data.requests.find((x: TraceRequest) => x.uri === '/anonymous').auth_user, null);
+  assert.equal(t.data.requests.find((x: TraceRequest) => x.uri === '/as-alice')!.auth_user, 'alice');
+  assert.equal(t.data.requests.find((x: TraceRequest) => x.uri === '/anonymous')!.auth_user, null);
   const l = await call('/logs/access?limit=5');
-  assert.equal(l.data.entries.find((x: AccessEntry) => x.uri === '/as-alice').auth_user, 'alice');
+  assert.equal(l.data.entries.find((x: AccessEntry) => x.uri === '/as-alice')!.auth_user, 'alice');
   const csv = await s.req('/api/v1/logs/access/export?format=csv', { headers: auth });
   assert.match(csv.data, /\/as-alice,.*,alice/);
 });
@@ -315,10 +318,10 @@ test('ingestion resolves routes from the hosts of the batch alone: exact, one-la
   const exact = await find('/exact-hit');
   assert.equal(exact.uri, '/exact-hit');
   assert.equal(exact.route_id, routeId);
-  assert.match(exact.upstream, /:8080$/);
+  assert.match(exact.upstream!, /:8080$/);
   const wild = await find('/wild-hit');
   assert.equal(wild.route_id, w.data.route.id);
-  assert.match(wild.upstream, /:9090$/);
+  assert.match(wild.upstream!, /:9090$/);
   const deep = await find('/too-deep');
   assert.equal(deep.route_id, null, 'a wildcard covers one label only');
   const other = (await call('/logs/access?limit=1&host=h599.nowhere.example.net')).data.entries[0];

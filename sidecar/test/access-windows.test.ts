@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { apiToken, bearer, startTestServer, type TestServer } from './lib/server.js';
+import { apiToken, bearer, startTestServer, type TestServer, apiCall } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { isOpenAt, nextChange, type AccessSchedule } from '../src/access-windows/schedule.js';
 import { CLOSED_PAGE_PATH } from '../src/proxy/fragments/access-window.js';
@@ -55,7 +55,10 @@ let s: TestServer;
 let h: Record<string, string>;
 // Monday 30 November 2026, 07:59:50 in Berlin (CET)
 const clock = manualClock(Date.parse('2026-11-30T06:59:50Z'));
-const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+const api = apiCall(
+  () => s,
+  () => h,
+);
 const events: DomainEvent[] = [];
 
 before(async () => {

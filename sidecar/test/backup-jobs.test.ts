@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 // @ts-expect-error s3rver ships no types
 import S3rver from 's3rver';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { Row } from './lib/rows.js';
 
@@ -42,7 +42,10 @@ after(async () => {
   fs.rmSync(s3Dir, { recursive: true, force: true });
 });
 
-const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+const api = apiCall(
+  () => s,
+  () => h,
+);
 const client = () => new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
 
 test('bad input: 400 with fields, nothing stored', async () => {
@@ -84,18 +87,18 @@ test('local target: run at once writes a sealed document; keep deletes the oldes
   for (let i = 0; i < 3; i++) {
     const r = await api(`/settings/autobackup/${id}/run`, 'POST');
     assert.equal(r.status, 200, JSON.stringify(r.data));
-    assert.equal(r.data.job.last_run.status, 'ok', JSON.stringify(r.data.job.last_run));
+    assert.equal(r.data.job.last_run!.status, 'ok', JSON.stringify(r.data.job.last_run));
     await new Promise((res) => setTimeout(res, 5)); // not a condition: distinct millisecond names (the cron test below needs the real clock)
   }
   const dir = path.join(s.dataDir, 'backups', `job-${id}`);
   const files = fs.readdirSync(dir).sort();
   assert.equal(files.length, 2, `keep 2: ${files.join(', ')}`);
   const last = (await api(`/settings/autobackup/${id}`)).data.job.last_run;
-  assert.equal(last.file, path.join(dir, files[1]));
-  assert.equal(last.bytes, fs.statSync(last.file).size);
-  assert.equal((fs.statSync(last.file).mode & 0o777).toString(8), '600');
+  assert.equal(last!.file, path.join(dir, files[1]));
+  assert.equal(last!.bytes, fs.statSync(last!.file).size);
+  assert.equal((fs.statSync(last!.file).mode & 0o777).toString(8), '600');
   // the stored document opens with the job's passphrase (a dry run on this server: nothing changes)
-  const dry = await s.deps.backup.restore(fs.readFileSync(last.file), { passphrase: PASS, mode: 'replace', dryRun: true });
+  const dry = await s.deps.backup.restore(fs.readFileSync(last!.file), { passphrase: PASS, mode: 'replace', dryRun: true });
   assert.equal(dry.summary.created + dry.summary.removed, 0, JSON.stringify(dry.summary));
   assert.ok(events.some((e) => e.type === 'backup_completed' && e.job_id === id && e.target === 'local'));
 });
@@ -111,8 +114,8 @@ test('S3 target against s3rver: the object appears, keep deletes the oldest, the
   });
   assert.equal(c.status, 201, JSON.stringify(c.data));
   const id = c.data.job.id;
-  assert.equal(c.data.job.s3.secret_set, true);
-  assert.ok(!('secret_access_key' in c.data.job.s3));
+  assert.equal(c.data.job.s3!.secret_set, true);
+  assert.ok(!('secret_access_key' in c.data.job.s3!));
   const row = ((await s.deps.db.models.BackupJob.findByPk(id, { raw: true })) as Row<'BackupJob'> | null)!;
   assert.notEqual(row.s3_secret_enc, 'S3RVER');
   const keys = async () =>
@@ -120,10 +123,10 @@ test('S3 target against s3rver: the object appears, keep deletes the oldest, the
   const seen: string[] = [];
   for (let i = 0; i < 3; i++) {
     const r = await api(`/settings/autobackup/${id}/run`, 'POST');
-    assert.equal(r.data.job.last_run.status, 'ok', JSON.stringify(r.data.job.last_run));
+    assert.equal(r.data.job.last_run!.status, 'ok', JSON.stringify(r.data.job.last_run));
     const now = await keys();
     seen.push(now[now.length - 1]);
-    assert.equal(r.data.job.last_run.file, `s3://gh-backups/${now[now.length - 1]}`);
+    assert.equal(r.data.job.last_run!.file, `s3://gh-backups/${now[now.length - 1]}`);
     await new Promise((res) => setTimeout(res, 5)); // not a condition: distinct millisecond names
   }
   assert.deepEqual(await keys(), seen.slice(1), 'the oldest object was deleted, the two newest kept');
@@ -136,14 +139,14 @@ test('S3 target against s3rver: the object appears, keep deletes the oldest, the
   // edit without the secret keeps it; a wrong bucket fails visibly, with backup_failed
   const e = await api(`/settings/autobackup/${id}`, 'PUT', { s3: { bucket: 'no-such-bucket' } });
   assert.equal(e.status, 200, JSON.stringify(e.data));
-  assert.equal(e.data.job.s3.secret_set, true);
+  assert.equal(e.data.job.s3!.secret_set, true);
   const failed = await api(`/settings/autobackup/${id}/run`, 'POST');
   assert.equal(failed.status, 200);
-  assert.equal(failed.data.job.last_run.status, 'failed');
-  assert.ok(failed.data.job.last_run.error);
+  assert.equal(failed.data.job.last_run!.status, 'failed');
+  assert.ok(failed.data.job.last_run!.error);
   assert.deepEqual(
-    failed.data.job.last_run.error_code,
-    { code: 'backup.target.error', params: { detail: failed.data.job.last_run.error } },
+    failed.data.job.last_run!.error_code,
+    { code: 'backup.target.error', params: { detail: failed.data.job.last_run!.error } },
     'the target’s words as a coded detail',
   );
   assert.ok(events.some((x) => x.type === 'backup_failed' && x.job_id === id));

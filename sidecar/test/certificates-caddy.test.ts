@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import tls from 'node:tls';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { freePort } from '../../test/lib/ports.js';
 import { waitFor } from '../../test/lib/wait.js';
 import { CADDY, managedCaddyEnv } from '../../test/lib/caddy-env.js';
@@ -19,7 +19,10 @@ let s: TestServer;
 let auth: Record<string, string>;
 let ports: { http: number; https: number; admin: number };
 let peerId: number;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 
 before(async () => {
   if (skip) return;

@@ -5,7 +5,7 @@
 // it works as before. The OpenAPI document shows the feature as x-feature with the 403 body.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../src/licence/features.js';
 import type { Row } from './lib/rows.js';
 import type { OpenApiPaths } from './lib/openapi.js';
@@ -16,7 +16,10 @@ const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
 let s: TestServer;
 let auth: Record<string, string>;
 let peer: number;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' }, { featureGate: gate });
@@ -27,11 +30,11 @@ before(async () => {
 });
 after(async () => s.close());
 
-function assertGated(r: { status: number; data: { ok: boolean; feature: string; error: string } }, feature: LicensedFeature): void {
+function assertGated(r: { status: number; data: { ok: boolean; feature?: string; error?: string } }, feature: LicensedFeature): void {
   assert.equal(r.status, 403, JSON.stringify(r.data));
   assert.equal(r.data.ok, false);
   assert.equal(r.data.feature, feature);
-  assert.match(r.data.error, new RegExp(feature));
+  assert.match(r.data.error!, new RegExp(feature));
 }
 
 test('internal_dns off: the DNS endpoints and the admin hostname answer 403 with the feature and write nothing; on: they work', async () => {

@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, type TestServer, apiCall } from './lib/server.js';
 import { TEST_PUBLIC_KEY_PEM, testDocument, testKeys, testLicenceKey } from './lib/licence.js';
 import { LicenceKeyError, publicKeyFrom, signLicence, verifyLicence } from '../src/licence/document.js';
 import { COMMUNITY, COMMUNITY_FEATURES, LICENSED_FEATURES, type FeatureGate, type LicensedFeature } from '../src/licence/features.js';
@@ -327,7 +327,10 @@ describe('losing and regaining circuit_breaker and internal_dns (a test gate)', 
   let auth: Record<string, string>;
   const off = new Set<LicensedFeature>();
   const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
-  const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+  const call = apiCall(
+    () => s,
+    () => auth,
+  );
   /** switches the features off (or every one on) and announces it the way LicenceService does */
   const lose = async (...fs: LicensedFeature[]) => {
     off.clear();
@@ -413,7 +416,10 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
   let serviceUrl: string;
   let answer: (body: unknown) => { status: number; json: unknown } = () => ({ status: 500, json: { error: 'not set' } });
   const requests: { method?: string; url?: string; body: { licence_id?: string; key?: string } }[] = [];
-  const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+  const call = apiCall(
+    () => s,
+    () => auth,
+  );
   const events = async () =>
     asRows<'Activity'>(await s.deps.db.models.Activity.findAll({ where: { event_type: 'licence_changed' }, order: [['id', 'ASC']], raw: true })).map((r) =>
       JSON.parse(r.details!),
@@ -477,7 +483,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     const g = (await call('/license')).data.license;
     assert.equal(g.status, 'expired');
     assert.deepEqual(g.features, [...COMMUNITY_FEATURES]);
-    assert.equal(g.licence.id, 'SHORT', 'the expired licence is still shown');
+    assert.equal(g.licence!.id, 'SHORT', 'the expired licence is still shown');
     assert.equal(s.deps.features.isEnabled('cluster'), false);
     assert.equal(s.deps.features.isEnabled('circuit_breaker'), true, 'a community feature');
     const ev = (await events()).at(-1);
@@ -503,7 +509,7 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     const r = await call('/license/refresh', 'POST');
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.deepEqual(r.data.refresh, { checked: 'service', ok: true, error: null, error_code: null });
-    assert.equal(r.data.license.licence.expires_at, new Date(now() + 400 * DAY).toISOString());
+    assert.equal(r.data.license.licence!.expires_at, new Date(now() + 400 * DAY).toISOString());
     const req = requests.at(-1)!;
     assert.equal(req.method, 'POST');
     assert.equal(req.url, '/v1/refresh');
@@ -518,17 +524,17 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     const d = await call('/license/refresh', 'POST');
     assert.equal(d.status, 200);
     assert.equal(d.data.refresh.ok, false);
-    assert.match(d.data.refresh.error, /cannot be reached: ECONNREFUSED/);
+    assert.match(d.data.refresh.error!, /cannot be reached: ECONNREFUSED/);
     assert.deepEqual(
       d.data.refresh.error_code,
       { code: 'licence.service.unreachable', params: { detail: 'ECONNREFUSED' } },
       'a coded category, the cause as detail',
     );
-    assert.deepEqual(d.data.license.licence.last_refresh_error_code, d.data.refresh.error_code, 'the stored error is read back as its code');
+    assert.deepEqual(d.data.license.licence!.last_refresh_error_code, d.data.refresh.error_code, 'the stored error is read back as its code');
     assert.equal(d.data.license.status, 'grace');
     assert.equal(d.data.license.plan, 'business');
     assert.deepEqual(d.data.license.features, [...LICENSED_FEATURES]);
-    assert.equal(d.data.license.grace.ends_at, new Date(downAt + 3 * DAY).toISOString());
+    assert.equal(d.data.license.grace!.ends_at, new Date(downAt + 3 * DAY).toISOString());
     assert.equal(s.deps.features.isEnabled('cluster'), true, 'kept during the grace period');
     const before = (await events()).length;
     await advance(3 * DAY - 120_000);
@@ -557,16 +563,16 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     answer = () => ({ status: 503, json: { error: 'maintenance' } });
     const m = await call('/license/refresh', 'POST');
     assert.equal(m.data.refresh.ok, false);
-    assert.match(m.data.refresh.error, /HTTP 503: maintenance/);
+    assert.match(m.data.refresh.error!, /HTTP 503: maintenance/);
     assert.deepEqual(m.data.refresh.error_code, { code: 'licence.service.status_detail', params: { status: 503, detail: 'maintenance' } });
-    assert.deepEqual(m.data.license.licence.last_refresh_error_code, m.data.refresh.error_code);
+    assert.deepEqual(m.data.license.licence!.last_refresh_error_code, m.data.refresh.error_code);
     assert.equal(m.data.license.status, 'grace');
     answer = () => ({ status: 410, json: { error: 'licence cancelled' } });
     const r = await call('/license/refresh', 'POST');
     assert.equal(r.data.refresh.ok, false);
-    assert.match(r.data.refresh.error, /licence cancelled/);
+    assert.match(r.data.refresh.error!, /licence cancelled/);
     assert.deepEqual(r.data.refresh.error_code, { code: 'licence.service.refused', params: { detail: 'licence cancelled' } });
-    assert.deepEqual(r.data.license.licence.last_refresh_error_code, { code: 'licence.service.revoked', params: { detail: 'licence cancelled' } });
+    assert.deepEqual(r.data.license.licence!.last_refresh_error_code, { code: 'licence.service.revoked', params: { detail: 'licence cancelled' } });
     assert.equal(r.data.license.status, 'revoked');
     assert.deepEqual(r.data.license.features, [...COMMUNITY_FEATURES]);
     assert.equal((await events()).at(-1).reason, 'revoked');

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-credentials.js';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { loadConfig } from '../src/config.js';
 import { createAppContext } from '../src/app-context.js';
 import { featureModels } from '../src/features.js';
@@ -32,7 +32,10 @@ const env = (): Record<string, string> => ({
   GATEHOUSE_DATA_DIR: dataDir,
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });
-const call = (p: string, method = 'GET', json?: unknown) => s!.req(`/api/v1${p}`, { method, headers: bearer(token), ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s!,
+  () => bearer(token),
+);
 
 before(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-mk-rdp-'));

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, type TestServer, apiCall } from './lib/server.js';
 import { parsePromText, type Sample } from '../src/metrics/prom-text.js';
 import { routeSeriesFromCaddy } from '../src/metrics/service.js';
 import { rawRequest } from './route-auth-helpers.js';
@@ -33,7 +33,10 @@ before(async () => {
 });
 after(async () => s.close());
 
-const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: bearer(full), ...(json !== undefined ? { json } : {}) });
+const api = apiCall(
+  () => s,
+  () => bearer(full),
+);
 
 async function scrape(): Promise<{ text: string; samples: Sample[] }> {
   const r = await s.req('/metrics', { headers: bearer(tok.system) });

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
+import { at } from '../../test/lib/json.js';
 import { stripMarker, type ProxyService } from '../src/proxy/service.js';
 import type { RoutesService } from '../src/routes/service.js';
 import type { CaddySupervisor } from '../src/proxy/supervisor.js';
@@ -42,7 +43,10 @@ let peerId: number;
 /** when this file began: Caddy, started by the sidecar in before(), cannot have run longer */
 const startedAt = Date.now();
 const backends: net.Server[] = [];
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const proxy = () => s.deps.proxy as ProxyService;
 const supervisor = () => s.deps.caddySupervisor as CaddySupervisor;
 
@@ -89,8 +93,11 @@ test('Caddy runs under supervision with the admin API on loopback only', { skip 
   assert.equal(st.status, 200);
   assert.equal(st.data.running, true);
   assert.equal(typeof st.data.pid, 'number');
-  assert.ok(Number.isInteger(st.data.uptime_s) && st.data.uptime_s >= 0, `uptime_s is whole seconds while Caddy runs, got ${JSON.stringify(st.data.uptime_s)}`);
-  assert.ok(st.data.uptime_s <= (Date.now() - startedAt) / 1000 + 1, `uptime_s ${st.data.uptime_s} is not longer than this test file has run`);
+  assert.ok(
+    Number.isInteger(st.data.uptime_s) && st.data.uptime_s! >= 0,
+    `uptime_s is whole seconds while Caddy runs, got ${JSON.stringify(st.data.uptime_s)}`,
+  );
+  assert.ok(st.data.uptime_s! <= (Date.now() - startedAt) / 1000 + 1, `uptime_s ${st.data.uptime_s} is not longer than this test file has run`);
   assert.equal(st.data.admin_api, `127.0.0.1:${ports.admin}`);
   assert.equal(st.data.mode, 'caddy');
   const cmdline = fs.readFileSync(`/proc/${st.data.pid}/cmdline`, 'utf8').split('\0');
@@ -201,18 +208,18 @@ test('Caddy rejecting the configuration: 502 with its message, the route is not 
       target_port: 9,
     });
     assert.equal(r.status, 502, JSON.stringify(r.data));
-    assert.match(r.data.error, /^proxy rejected the configuration: .*address already in use/);
-    assert.match(r.data.proxy_error, /address already in use/, "Caddy's reason alone, for clients that word the lead-in themselves");
+    assert.match(r.data.error!, /^proxy rejected the configuration: .*address already in use/);
+    assert.match(r.data.proxy_error!, /address already in use/, "Caddy's reason alone, for clients that word the lead-in themselves");
     assert.equal(r.data.error, `proxy rejected the configuration: ${r.data.proxy_error}`);
     assert.equal(await s.deps.db.models.Route.count(), before, 'the route was not saved');
     // the status says so as a coded category, Caddy's own words as its detail
     const st = await call('/caddy/status');
-    assert.match(st.data.last_error, /address already in use/);
+    assert.match(st.data.last_error!, /address already in use/);
     assert.deepEqual(st.data.last_error_code, {
       code: 'caddy.error.rejected',
-      params: { status: st.data.last_error_code.params.status, detail: st.data.last_error },
+      params: { status: st.data.last_error_code!.params!.status, detail: st.data.last_error },
     });
-    assert.ok(st.data.last_error_code.params.status >= 400, JSON.stringify(st.data.last_error_code));
+    assert.ok(Number(at(st.data.last_error_code, 'params', 'status')) >= 400, JSON.stringify(st.data.last_error_code));
     assert.equal(proxy().status().config_hash, hashBefore);
     assert.equal((await getVia(ports.http, 'app.test'))?.status, 200, 'the previous configuration still serves');
     const running = await new CaddyAdminClient(`127.0.0.1:${ports.admin}`).getConfig();

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-credentials.js';
-import { startTestServer, apiToken, bearer, login } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, apiCall } from './lib/server.js';
 import { objAt } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
@@ -18,7 +18,10 @@ test('backup and replace restore of RDP routes, keys and sessions into a fresh i
   const dst = await startTestServer(ENV);
   try {
     const h = bearer(await apiToken(src));
-    const call = (p: string, method = 'GET', json?: unknown) => src.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+    const call = apiCall(
+      () => src,
+      () => h,
+    );
     const gw = (await call('/peers', 'POST', { name: 'gw', is_gateway: true, api_port: 9876 })).data.peer.id;
     const r = await call('/rdp', 'POST', {
       name: 'Backed up',
@@ -65,7 +68,10 @@ test('backup and replace restore of RDP routes, keys and sessions into a fresh i
 
     // replace ended every sign-in; the restored admin (same password on both servers here) signs in again
     const h2 = bearer(await apiToken(dst));
-    const call2 = (p: string, method = 'GET', json?: unknown) => dst.req(`/api/v1${p}`, { method, headers: h2, ...(json !== undefined ? { json } : {}) });
+    const call2 = apiCall(
+      () => dst,
+      () => h2,
+    );
     assert.deepEqual((await call2('/rdp/pubkey')).data, (await call('/rdp/pubkey')).data, 'the same key pair');
     const got = await call2(`/rdp/${route.id}`);
     assert.deepEqual(got.data.route, (await call(`/rdp/${route.id}`)).data.route);

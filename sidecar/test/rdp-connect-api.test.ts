@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { decryptCredentials, encryptCredentials, exportPublicKey, generateEnvelopeKeyPair, keyId } from '@gatehouse/common/rdp-credentials.js';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { connectAddresses, sessionHeartbeatInterval } from '../src/rdp/client-endpoints.js';
 import { parseRdpFile } from '../src/rdp/rdp-file.js';
 
@@ -24,7 +24,10 @@ let rdpPort: number;
 let bobClient: Record<string, string>;
 const ids: Record<string, number> = {};
 
-const adminCall = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: admin, ...(json !== undefined ? { json } : {}) });
+const adminCall = apiCall(
+  () => s,
+  () => admin,
+);
 const clientCall = (p: string, method = 'GET', json?: unknown, headers = client) =>
   s.req(`/api/v1/client${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
 

@@ -17,8 +17,8 @@ import {
   keyId,
   RDP_ENVELOPE_ALG,
 } from '@gatehouse/common/rdp-credentials.js';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { MaintenanceWindow, Route } from './lib/protocol.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
+import type { MaintenanceWindow } from './lib/protocol.js';
 import type { Row } from './lib/rows.js';
 
 const creds = { username: 'alice', password: 'S3cret-pässwort!', domain: 'CORP' };
@@ -26,7 +26,10 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-rdp-creds-'));
 let s: TestServer;
 let auth: Record<string, string>;
 let routeId: number;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_DATA_DIR: dataDir });
@@ -91,20 +94,20 @@ test('credentials refused with 400 + fields, nothing written: another key id, ma
   const foreign = await encryptCredentials(await exportPublicKey(other.publicKey), creds);
   const r1 = await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: foreign });
   assert.equal(r1.status, 422, JSON.stringify(r1.data));
-  assert.ok(r1.data.fields['credentials.kid'], JSON.stringify(r1.data.fields));
+  assert.ok(r1.data.fields!['credentials.kid'], JSON.stringify(r1.data.fields));
   const r2 = await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: { username: 'alice', password: 'plain' } });
   assert.equal(r2.status, 400);
   assert.ok(
-    Object.keys(r2.data.fields).some((k) => k.startsWith('credentials')),
+    Object.keys(r2.data.fields!).some((k) => k.startsWith('credentials')),
     JSON.stringify(r2.data.fields),
   );
   const r3 = await call(`/rdp/${routeId}/credentials`, 'PUT', {});
   assert.equal(r3.status, 400);
-  assert.ok(r3.data.fields.credentials);
+  assert.ok(r3.data.fields!.credentials);
   // also refused in a PATCH of the route
   const r4 = await call(`/rdp/${routeId}`, 'PATCH', { credentials: foreign });
   assert.equal(r4.status, 422);
-  assert.ok(r4.data.fields['credentials.kid']);
+  assert.ok(r4.data.fields!['credentials.kid']);
   assert.deepEqual((await call(`/rdp/${routeId}/credentials`)).data, before.data, 'nothing written');
   assert.equal((await call('/rdp/99999/credentials')).status, 404);
 });
@@ -144,10 +147,10 @@ test('maintenance windows: PUT validates (ISO, from < to), stores sorted UTC, GE
   const now = Date.now();
   const bad = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [{ from: '2030-01-02T00:00:00Z', to: '2030-01-01T00:00:00Z', note: 'x' }] });
   assert.equal(bad.status, 422, 'from after to: two fields compared, which no schema states');
-  assert.ok(bad.data.fields['windows.0.to'], JSON.stringify(bad.data.fields));
+  assert.ok(bad.data.fields!['windows.0.to'], JSON.stringify(bad.data.fields));
   const bad2 = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [{ from: 'tomorrow', to: '2030-01-01T00:00:00Z' }] });
   assert.equal(bad2.status, 400);
-  assert.ok(bad2.data.fields['windows.0.from']);
+  assert.ok(bad2.data.fields!['windows.0.from']);
   assert.deepEqual((await call(`/rdp/${routeId}/maintenance`)).data.windows, [], 'nothing written');
   const later = { from: '2099-01-01T00:00:00+02:00', to: '2099-01-01T06:00:00+02:00', note: 'later' };
   const current = { from: new Date(now - 60_000).toISOString(), to: new Date(now + 3_600_000).toISOString(), note: 'Patch day' };
@@ -159,7 +162,7 @@ test('maintenance windows: PUT validates (ISO, from < to), stores sorted UTC, GE
   );
   assert.equal(put.data.windows[1].from, '2098-12-31T22:00:00.000Z');
   const got = await call(`/rdp/${routeId}/maintenance`);
-  assert.equal(got.data.active.note, 'Patch day');
+  assert.equal(got.data.active!.note, 'Patch day');
   assert.deepEqual((await call(`/rdp/${routeId}`)).data.route.maintenance_windows, got.data.windows);
   const cleared = await call(`/rdp/${routeId}/maintenance`, 'PUT', { windows: [] });
   assert.equal(cleared.data.active, null);
@@ -176,14 +179,14 @@ test('master-key rotation: new key pair, routes with credentials pending; ack re
   assert.equal(pending.status, 200);
   assert.equal(pending.data.current_kid, np.kid);
   assert.deepEqual(
-    pending.data.routes.map((r: Route) => r.id),
+    pending.data.routes.map((r) => r.id),
     [routeId],
   );
   assert.equal(pending.data.routes[0].rotation_state, 'pending');
   assert.ok(pending.data.routes[0].rotation_pending_since);
   const early = await call(`/rdp/${routeId}/rotation/ack`, 'POST');
   assert.equal(early.status, 409, JSON.stringify(early.data));
-  assert.match(early.data.error, /enter them again/);
+  assert.match(early.data.error!, /enter them again/);
   // an envelope for the retired key is refused
   const stale = await encryptCredentials(pub.public_key, creds);
   assert.equal((await call(`/rdp/${routeId}/credentials`, 'PUT', { credentials: stale })).status, 422);

@@ -3,7 +3,7 @@
 // configuration (their rows stay); on again, the endpoints work and the linked routes are rendered.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
 import { at, obj } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
@@ -13,7 +13,10 @@ const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
 let s: TestServer;
 let auth: Record<string, string>;
 let gateway: number;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const l4Servers = async () => Object.keys(obj(at(await s.deps.proxy.render(), 'apps', 'layer4', 'servers') ?? {}));
 
 before(async () => {

@@ -11,14 +11,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { decryptCredentials, encryptCredentials } from '@gatehouse/common/rdp-credentials.js';
 import { MasterKey } from '../src/util/crypto.js';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { Route } from './lib/protocol.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { asRows } from './lib/rows.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-rdp-rotation-'));
 let s: TestServer;
 let auth: Record<string, string>;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const creds = { username: 'carol', password: 'rotate-me-1', domain: 'LAB' };
 
 before(async () => {
@@ -61,7 +63,7 @@ test('rotation: new key pair sealed with the new master key, old retired, routes
   const pending = (await call('/rdp/rotation/pending')).data;
   assert.equal(pending.current_kid, rows[1].kid);
   assert.deepEqual(
-    pending.routes.map((x: Route) => x.id),
+    pending.routes.map((x) => x.id),
     [withCreds],
   );
   assert.equal((await call(`/rdp/${without}`)).data.route.rotation_state, 'none');

@@ -4,7 +4,7 @@
 // refuses to touch it with 409 naming the owner; the rendered proxy configuration carries it).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { objAt } from '../../test/lib/json.js';
 import { asRows } from './lib/rows.js';
 
@@ -14,7 +14,10 @@ let peer: number;
 let peerAddress: string;
 let gateway: number;
 
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const rdpCount = () => s.deps.db.models.RdpRoute.count();
 const routeCount = () => s.deps.db.models.Route.count();
 
@@ -30,7 +33,7 @@ before(async () => {
   const p = await call('/peers', 'POST', { name: 'desk-pc' });
   assert.equal(p.status, 201, JSON.stringify(p.data));
   peer = p.data.peer.id;
-  peerAddress = String(p.data.peer.address ?? p.data.peer.ip).split('/')[0];
+  peerAddress = String(p.data.peer.address).split('/')[0];
   gateway = (await call('/peers', 'POST', { name: 'home-gw', is_gateway: true, api_port: 9876 })).data.peer.id;
 });
 after(async () => s.close());
@@ -119,7 +122,7 @@ test('400 with fields and nothing written', async () => {
   assert.equal(ok.data.route.listen_port, 3389, 'external: listen_port defaults to target_port');
   const bad = await call(`/rdp/${ok.data.route.id}`, 'PATCH', { target_port: 0 });
   assert.equal(bad.status, 400);
-  assert.ok(bad.data.fields.target_port);
+  assert.ok(bad.data.fields!.target_port);
   assert.equal((await call(`/rdp/${ok.data.route.id}`, 'PATCH', {})).status, 422);
   assert.equal((await call(`/rdp/${ok.data.route.id}`)).data.route.target_port, 3389);
   await call(`/rdp/${ok.data.route.id}`, 'DELETE');
@@ -152,7 +155,7 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
   assert.equal(linked.wol_mac, 'AA:BB:CC:DD:EE:01');
   assert.equal(linked.rdp_route_id, v.id, 'the route names its owner');
   const listed = (await call('/routes?type=l4')).data.routes.find((x: { id: number }) => x.id === linked.id);
-  assert.equal(listed.rdp_route_id, v.id);
+  assert.equal(listed!.rdp_route_id, v.id);
   // the rendered proxy configuration carries it: a layer4 server on the listen port
   const srv = objAt(await s.deps.proxy.render(), 'apps', 'layer4', 'servers', `route_${linked.id}`);
   assert.deepEqual(srv.listen, [':33891']);
@@ -266,7 +269,7 @@ test('a refused PATCH of a gateway-mode route changes neither it nor its linked 
   const linkedBefore = (await call(`/routes/${r.gateway_l4_route_id}`)).data.route;
   const bad = await call(`/rdp/${r.id}`, 'PATCH', { gateway_peer_id: peer, listen_port: 33898 });
   assert.equal(bad.status, 422, JSON.stringify(bad.data));
-  assert.match(bad.data.fields.gateway_peer_id, /not a gateway peer/);
+  assert.match(bad.data.fields!.gateway_peer_id, /not a gateway peer/);
   const bad2 = await call(`/rdp/${r.id}`, 'PATCH', { listen_port: 8080 });
   assert.equal(bad2.status, 409, 'the HTTP listener port (GATEHOUSE_HTTP_PORT)');
   assert.equal(bad2.data.field, 'listen_port');

@@ -3,7 +3,7 @@
 // its transaction. What Caddy answers is covered by test/e2e/redirects.test.ts.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import { proxyConfigHash } from '../src/proxy/apply.js';
 import type { Untyped } from '../../test/lib/json.js';
@@ -13,7 +13,10 @@ let auth: Record<string, string>;
 let peer: number;
 
 const proxy = () => s.deps.proxy as ProxyService;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const servers = async () => ((await proxy().render()) as Untyped).apps.http.servers;
 const hostMap = async (server: string) => (await servers())[server]?.routes[0].handle[0];
 
@@ -101,7 +104,7 @@ test('a domain belongs to a route or a redirect host: 409 with field domain both
   assert.equal(back.status, 409, JSON.stringify(back.data));
   assert.equal(back.data.field, 'domain');
   assert.equal(back.data.redirect_host_id, rh.id);
-  assert.match(back.data.error, /redirect host/);
+  assert.match(back.data.error!, /redirect host/);
   const rename = await call(`/routes/${route.data.route.id}`, 'PUT', { domain: 'go.example.com' });
   assert.equal(rename.status, 409);
   assert.equal(rename.data.field, 'domain');

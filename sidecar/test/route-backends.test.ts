@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import type { Untyped } from '../../test/lib/json.js';
 import { isProtectedHeader, PROTECTED_HEADERS } from '../src/routes/traffic.js';
@@ -24,7 +24,10 @@ let ipA: string;
 let ipB: string;
 
 const proxy = () => s.deps.proxy as ProxyService;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 // reason: a raw row (findByPk raw: true) has the columns, not model instance properties
 const routeRow = async (id: number) => (await s.deps.db.models.Route.findByPk(id, { raw: true })) as unknown as { backend_peer_ids: string | null } | null;
 

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ActivityEntry, RouteCheck } from './lib/protocol.js';
 
 const octet = 100 + (process.pid % 100);
@@ -15,7 +15,10 @@ let peerIp: string;
 let backend: http.Server;
 let port: number;
 const seen: { host?: string; auth?: string }[] = [];
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 
 function listen(p = 0): Promise<http.Server> {
   const srv = http.createServer((req, res) => {
@@ -30,7 +33,7 @@ before(async () => {
   auth = bearer(await apiToken(s));
   const p = await call('/peers', 'POST', { name: 'backend' });
   assert.equal(p.status, 201, JSON.stringify(p.data));
-  peerIp = String(p.data.peer.address ?? p.data.peer.ip).split('/')[0];
+  peerIp = String(p.data.peer.address).split('/')[0];
   backend = await listen();
   port = (backend.address() as AddressInfo).port;
 });
@@ -63,9 +66,9 @@ test('check now: up with status and response time, Host = domain, no credentials
   c = await call(`/routes/${id}/check`, 'POST', {});
   assert.equal(c.data.check.up, false);
   assert.equal(c.data.check.status, null);
-  assert.match(c.data.check.error, /ECONNREFUSED/);
-  assert.equal(c.data.check.error_code.code, 'route.check.network', 'a coded category');
-  assert.equal(c.data.check.error_code.params.detail, c.data.check.error, "the network's own words as detail");
+  assert.match(c.data.check.error!, /ECONNREFUSED/);
+  assert.equal(c.data.check.error_code!.code, 'route.check.network', 'a coded category');
+  assert.equal(c.data.check.error_code!.params!.detail, c.data.check.error, "the network's own words as detail");
   d = await call('/dashboard/stats');
   assert.deepEqual(d.data.monitoring, { total: 1, up: 0, down: 1 });
 
@@ -148,7 +151,7 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   await new Promise<void>((resolve) => tcp.close(() => resolve()));
   c = await call(`/routes/${id}/check`, 'POST', {});
   assert.equal(c.data.check.up, false);
-  assert.match(c.data.check.error, /ECONNREFUSED/);
+  assert.match(c.data.check.error!, /ECONNREFUSED/);
   // the scheduler checks it too
   const m = s.deps.monitor as { checkAll(): Promise<{ route_id: number; up: boolean }[]> };
   assert.equal((await m.checkAll()).find((x) => x.route_id === id)?.up, false);
@@ -167,7 +170,7 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
     monitoring_enabled: true,
   });
   assert.equal(udpBad.status, 422, JSON.stringify(udpBad.data));
-  assert.ok(udpBad.data.fields.monitoring_enabled);
+  assert.ok(udpBad.data.fields!.monitoring_enabled);
   const udp = await call('/routes', 'POST', {
     domain: 'udp-watched.example.com',
     route_type: 'l4',
@@ -180,7 +183,7 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   assert.equal((await call(`/routes/${udp.data.route.id}`, 'PUT', { monitoring_enabled: true })).status, 422);
   const uc = await call(`/routes/${udp.data.route.id}/check`, 'POST', {});
   assert.equal(uc.status, 409);
-  assert.ok(uc.data.fields.l4_protocol);
+  assert.ok(uc.data.fields!.l4_protocol);
   // a UDP row with the flag stored before (raw write) is neither checked nor counted
   await s.deps.db.models.Route.update({ monitoring_enabled: true }, { where: { id: udp.data.route.id } });
   const round = await m.checkAll();
@@ -191,6 +194,6 @@ test('L4 monitoring: a TCP route is checked with a TCP connect (up, then down), 
   // debug_enabled on an L4 route: 422 (the trace shows HTTP requests only)
   const dbg = await call(`/routes/${id}`, 'PUT', { debug_enabled: true });
   assert.equal(dbg.status, 422);
-  assert.ok(dbg.data.fields.debug_enabled);
+  assert.ok(dbg.data.fields!.debug_enabled);
   assert.equal((await call(`/routes/${id}`)).data.route.debug_enabled, false);
 });

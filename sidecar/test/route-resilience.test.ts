@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import { breakerSecretPath, retryRoutes } from '../src/proxy/fragments/resilience.js';
 import { BreakerMemory } from '../src/proxy/breaker.js';
@@ -19,7 +19,10 @@ let s: TestServer;
 let auth: Record<string, string>;
 let peer: number;
 const proxy = () => s.deps.proxy as ProxyService;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const secret = () => fs.readFileSync(breakerSecretPath(s.dataDir), 'utf8').trim();
 const report = (body: unknown, headers: Record<string, string> = { 'x-gatehouse-secret': secret() }) =>
   s.req('/internal/circuit-breaker', { method: 'POST', headers, json: body });
@@ -188,7 +191,7 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   assert.equal((await call(`/routes/${id}`)).data.route.cb_opened_at, null);
   assert.deepEqual(await events(), ['circuit_breaker_closed', 'circuit_breaker_open']);
   const closed = (await call('/logs/activity?source=routes&limit=50')).data.entries.find((e: ActivityEntry) => e.event_type === 'circuit_breaker_closed');
-  assert.equal(closed.details.open_seconds, 31);
+  assert.equal(closed!.details!.open_seconds, 31);
   // a closed report while already closed is no new event
   assert.equal((await report({ ...body, state: 'closed', failure_count: 0, opened_at: 0, at: openedAt + 32_000 })).data.applied, true);
   assert.deepEqual(await events(), ['circuit_breaker_closed', 'circuit_breaker_open']);
@@ -211,11 +214,11 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   const loads0 = proxy().loads;
   const r400 = await call(`/routes/${plain.data.route.id}/circuit-breaker/reset`, 'POST', {});
   assert.equal(r400.status, 409, 'the breaker is off on this route: a state, not a bad request');
-  assert.ok(r400.data.fields.circuit_breaker_enabled);
+  assert.ok(r400.data.fields!.circuit_breaker_enabled);
   assert.equal(proxy().loads, loads0);
   assert.equal((await call('/routes/987654/circuit-breaker/reset', 'POST', {})).status, 404);
 
-  const id = (await call('/routes?limit=100')).data.routes.find((x: ApiRoute) => x.domain === 'cb.example.com').id;
+  const id = (await call('/routes?limit=100')).data.routes.find((x: ApiRoute) => x.domain === 'cb.example.com')!.id;
   const t0 = Date.now();
   const res = await call(`/routes/${id}/circuit-breaker/reset`, 'POST', {});
   assert.equal(res.status, 200, JSON.stringify(res.data));

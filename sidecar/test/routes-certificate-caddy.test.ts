@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import tls from 'node:tls';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { caddyPaths } from '../src/proxy/supervisor.js';
 import { freePort } from '../../test/lib/ports.js';
 import { waitFor } from '../../test/lib/wait.js';
@@ -17,7 +17,10 @@ let s: TestServer;
 let auth: Record<string, string>;
 let ports: { http: number; https: number; admin: number };
 let peerId: number;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 
 before(async () => {
   if (skip) return;
@@ -75,11 +78,11 @@ test(
     const crt = `${caddyPaths(s.dataDir).xdgData}/caddy/certificates/local/cert.test/cert.test.crt`;
     assert.ok(fs.existsSync(crt), `Caddy wrote ${crt}`);
     assert.equal(route.certificate.internal, true);
-    assert.match(route.certificate.issuer, /Caddy Local Authority/);
-    assert.ok(Date.parse(route.certificate.not_after) > Date.now());
+    assert.match(route.certificate.issuer!, /Caddy Local Authority/);
+    assert.ok(Date.parse(route.certificate.not_after!) > Date.now());
     assert.equal(route.certificate.last_error, null);
     const inList = (await call('/routes?q=cert.test')).data.routes.find((r: { id: number }) => r.id === id);
-    assert.deepEqual(inList.certificate, route.certificate);
+    assert.deepEqual(inList!.certificate, route.certificate);
 
     const plain = await call('/routes', 'POST', { domain: 'plain.test', peer_id: peerId, target_port: 8080 });
     assert.equal(plain.data.route.certificate.state, 'not_applicable');

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import { frameHostMap } from '../src/proxy/render.js';
 import { HTTP_SERVER, HTTPS_SERVER } from '../src/proxy/fragments/servers.js';
@@ -21,7 +21,10 @@ let peer: number;
 let gateway: { id: number; address: string };
 
 const proxy = () => s.deps.proxy as ProxyService;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const hostsFile = () => fs.readFileSync(path.join(s.dataDir, 'hosts.vpn.internal'), 'utf8');
 const hostOf = async (domain: string, server = HTTP_SERVER): Promise<HostEntry> => frameHostMap(await proxy().render(), server)![domain];
 type Match = { not?: { remote_ip?: { ranges: string[] } }[] };

@@ -5,7 +5,7 @@
 // reach the rendered configuration in the protection order.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import type { Untyped } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
@@ -16,7 +16,10 @@ let peerA: number;
 let peerB: number;
 
 const proxy = () => s.deps.proxy as ProxyService;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const rowOf = async (id: number) => ((await s.deps.db.models.Route.findByPk(id, { raw: true })) as Row<'Route'> | null)!;
 
 before(async () => {
@@ -116,7 +119,7 @@ test('basic auth on an HTTPS route: saved, rendered after the rate limit; switch
   ] as const) {
     const u = await call(`/routes/${id}`, 'PUT', body);
     assert.ok([400, 422].includes(u.status), JSON.stringify(u.data));
-    assert.ok(field in u.data.fields, JSON.stringify(u.data.fields));
+    assert.ok(field in u.data.fields!, JSON.stringify(u.data.fields));
   }
   assert.deepEqual(await rowOf(id), before, 'the route is unchanged');
   assert.equal(proxy().loads, loads, 'nothing was rendered');
@@ -154,7 +157,7 @@ test('route auth and basic auth exclude each other; a route with route auth cann
   const loads = proxy().loads;
   const ba = await call(`/routes/${id}`, 'PUT', { basic_auth_user: 'bob', basic_auth_password: 'pw' });
   assert.ok([400, 422].includes(ba.status), JSON.stringify(ba.data));
-  assert.match(ba.data.fields.basic_auth_user, /route auth/);
+  assert.match(ba.data.fields!.basic_auth_user, /route auth/);
   const l4 = await call(`/routes/${id}`, 'PUT', {
     route_type: 'l4',
     l4_protocol: 'tcp',
@@ -163,7 +166,7 @@ test('route auth and basic auth exclude each other; a route with route auth cann
     rate_limit_enabled: false,
   });
   assert.equal(l4.status, 422, JSON.stringify(l4.data));
-  assert.match(l4.data.fields.route_type, /route auth/);
+  assert.match(l4.data.fields!.route_type, /route auth/);
   assert.deepEqual(await rowOf(id), before, 'the route is unchanged');
   assert.equal(proxy().loads, loads, 'nothing was rendered');
 

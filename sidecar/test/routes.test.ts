@@ -5,13 +5,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import dns from 'node:dns';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { localDns } from './lib/local-dns.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import { proxyConfigHash } from '../src/proxy/apply.js';
 import type { RoutesService } from '../src/routes/service.js';
 import { waitFor } from '../../test/lib/wait.js';
-import type { Peer, Route } from './lib/protocol.js';
+import type { Route } from './lib/protocol.js';
 import type { Untyped } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
@@ -23,7 +23,10 @@ let gateway: number;
 let groupId: number;
 
 const proxy = () => s.deps.proxy as ProxyService;
-const call = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: auth, ...(json !== undefined ? { json } : {}) });
+const call = apiCall(
+  () => s,
+  () => auth,
+);
 const routeCount = async () => s.deps.db.models.Route.count();
 
 before(async () => {
@@ -180,7 +183,7 @@ test('bad input: 400 with fields, nothing written, nothing loaded', async () => 
   ] as [unknown, string][]) {
     const r = await call(`/routes/${existing.id}`, 'PUT', body);
     assert.ok([400, 422].includes(r.status), JSON.stringify(body));
-    assert.ok(field in r.data.fields, `${JSON.stringify(body)}: ${JSON.stringify(r.data.fields)}`);
+    assert.ok(field in r.data.fields!, `${JSON.stringify(body)}: ${JSON.stringify(r.data.fields)}`);
   }
   for (const [p, body] of [
     ['/routes/batch', { action: 'explode', ids: [1] }],
@@ -206,7 +209,7 @@ test('duplicate domain and port collisions: 409, nothing written', async () => {
   const before = await routeCount();
   const r = await call('/routes', 'POST', { domain: 'APP.example.com', peer_id: peerB, target_port: 9000 });
   assert.equal(r.status, 409);
-  assert.match(r.data.error, /already used by route/);
+  assert.match(r.data.error!, /already used by route/);
   assert.equal(r.data.fields, undefined);
 
   const ssh = await call('/routes', 'POST', {
@@ -228,7 +231,7 @@ test('duplicate domain and port collisions: 409, nothing written', async () => {
     target_port: 22,
   });
   assert.equal(clash.status, 409);
-  assert.match(clash.data.error, /2222\/tcp is already used by route/);
+  assert.match(clash.data.error!, /2222\/tcp is already used by route/);
   // The same port over UDP is a different socket.
   const udp = await call('/routes', 'POST', {
     domain: 'ssh.example.com',
@@ -256,7 +259,7 @@ test('duplicate domain and port collisions: 409, nothing written', async () => {
       target_port: 1,
     });
     assert.equal(own.status, 409, `${port}/${proto}`);
-    assert.match(own.data.error, re);
+    assert.match(own.data.error!, re);
   }
   // Moving another route onto a taken port is refused too.
   const moved = await call(`/routes/${udp.data.route.id}`, 'PUT', { l4_protocol: 'tcp' });
@@ -487,21 +490,21 @@ test('GET /routes/peers: online status, gateway flag, group; peer_type=gateway f
   await s.deps.db.models.Peer.update({ latest_handshake: now - 3_600_000 }, { where: { id: peerB } });
   const all = await call('/routes/peers');
   assert.equal(all.status, 200);
-  const a = all.data.peers.find((p: Peer) => p.id === peerA);
-  const b = all.data.peers.find((p: Peer) => p.id === peerB);
-  const gw = all.data.peers.find((p: Peer) => p.id === gateway);
-  assert.equal(a.isOnline, true);
-  assert.equal(b.isOnline, false);
-  assert.equal(a.is_gateway, false);
-  assert.deepEqual(a.group, { id: groupId, name: 'Home', color: '#00ff00' });
-  assert.equal(a.group_id, groupId);
-  assert.equal(gw.is_gateway, true);
-  assert.equal(gw.peer_type, 'gateway');
-  assert.equal(gw.api_port, 9876);
-  assert.match(a.ip, /^\d+\.\d+\.\d+\.\d+$/);
+  const a = all.data.peers.find((p) => p.id === peerA);
+  const b = all.data.peers.find((p) => p.id === peerB);
+  const gw = all.data.peers.find((p) => p.id === gateway);
+  assert.equal(a!.isOnline, true);
+  assert.equal(b!.isOnline, false);
+  assert.equal(a!.is_gateway, false);
+  assert.deepEqual(a!.group, { id: groupId, name: 'Home', color: '#00ff00' });
+  assert.equal(a!.group_id, groupId);
+  assert.equal(gw!.is_gateway, true);
+  assert.equal(gw!.peer_type, 'gateway');
+  assert.equal(gw!.api_port, 9876);
+  assert.match(a!.ip, /^\d+\.\d+\.\d+\.\d+$/);
   const only = await call('/routes/peers?peer_type=gateway');
   assert.deepEqual(
-    only.data.peers.map((p: Peer) => p.id),
+    only.data.peers.map((p) => p.id),
     [gateway],
   );
 });
@@ -572,7 +575,7 @@ test('an L4 route without TLS needs no domain; with passthrough or terminate it 
   }
   const httpNoDomain = await call('/routes', 'POST', { peer_id: peerA, target_port: 80 });
   assert.equal(httpNoDomain.status, 422);
-  assert.ok('domain' in httpNoDomain.data.fields);
+  assert.ok('domain' in httpNoDomain.data.fields!);
   assert.equal(await routeCount(), before, 'nothing was written');
   assert.equal(proxy().loads, loads, 'nothing was rendered');
 
@@ -592,7 +595,7 @@ test('an L4 route without TLS needs no domain; with passthrough or terminate it 
   const id = ok.data.route.id;
   const sw = await call(`/routes/${id}`, 'PUT', { l4_tls_mode: 'passthrough' });
   assert.ok([400, 422].includes(sw.status), JSON.stringify(sw.data));
-  assert.ok('domain' in sw.data.fields, JSON.stringify(sw.data.fields));
+  assert.ok('domain' in sw.data.fields!, JSON.stringify(sw.data.fields));
   assert.equal((await call(`/routes/${id}`)).data.route.l4_tls_mode, 'none');
   const named = await call(`/routes/${id}`, 'PUT', { l4_tls_mode: 'passthrough', domain: 'ssh.example.com' });
   assert.equal(named.status, 200, JSON.stringify(named.data));
@@ -612,10 +615,10 @@ test('an empty create names every missing field in one answer: domain, peer and 
   for (const [body, status, fields] of cases) {
     const r = await call('/routes', 'POST', body);
     assert.equal(r.status, status, JSON.stringify([body, r.data]));
-    assert.deepEqual(Object.keys(r.data.fields).sort(), fields, JSON.stringify(body));
-    assert.deepEqual(Object.keys(r.data.field_codes).sort(), fields);
+    assert.deepEqual(Object.keys(r.data.fields!).sort(), fields, JSON.stringify(body));
+    assert.deepEqual(Object.keys(r.data.field_codes!).sort(), fields);
   }
   const port = await call('/routes', 'POST', { domain: 'x.example.com', peer_id: peerA, target_port: 'x' });
-  assert.equal(port.data.fields.target_port, 'must be a port from 1 to 65535', 'a port in words, not the pattern');
+  assert.equal(port.data.fields!.target_port, 'must be a port from 1 to 65535', 'a port in words, not the pattern');
   assert.equal(await routeCount(), before);
 });

@@ -4,11 +4,14 @@
 // effective caps (peer over group, disabled peers left out) as the shaping service computes them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+const api = apiCall(
+  () => s,
+  () => h,
+);
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_WG_SUBNET: '10.79.0.0/24', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
@@ -32,7 +35,7 @@ describe('speed_limit', () => {
       [own.data.peer.id, 2000, 500],
       [member.id, 1000, null],
     ]);
-    assert.equal((await api(`/peers/${member.id}`, 'PUT', { speed_limit: { down_kbit: null, up_kbit: null } })).data.peer.speed_limit.down_kbit, null);
+    assert.equal((await api(`/peers/${member.id}`, 'PUT', { speed_limit: { down_kbit: null, up_kbit: null } })).data.peer.speed_limit!.down_kbit, null);
     assert.deepEqual(await caps(), [[own.data.peer.id, 2000, 500]], "the member's own no-cap wins over the group");
     assert.equal((await api(`/peers/${member.id}`, 'PUT', { speed_limit: null })).data.peer.speed_limit, null);
     assert.equal((await api(`/peer-groups/${g.data.group.id}`, 'PUT', { speed_limit: { down_kbit: 800, up_kbit: 800 } })).status, 200);

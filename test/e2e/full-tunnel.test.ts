@@ -13,7 +13,7 @@
 //   back and takes them away again; a sidecar stop leaves none behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from '../../sidecar/test/lib/server.js';
 import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
 import { createNetwork, skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
@@ -85,10 +85,13 @@ test(
     );
     running.s = s;
     const h = bearer(await apiToken(s));
-    const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+    const api = apiCall(
+      () => s,
+      () => h,
+    );
     const nat = async () => (await api('/wg/status')).data.nat;
-    assert.equal((await nat()).active, false, 'no full-tunnel peer: no NAT');
-    assert.equal((await nat()).mode, 'auto');
+    assert.equal((await nat())!.active, false, 'no full-tunnel peer: no NAT');
+    assert.equal((await nat())!.mode, 'auto');
 
     const fullPeer = (await api('/peers', 'POST', { name: 'full', client_allowed_ips: ['0.0.0.0/0', '::/0'] })).data.peer as Peer;
     const splitPeer = (await api('/peers', 'POST', { name: 'split' })).data.peer as Peer;
@@ -96,10 +99,10 @@ test(
 
     // the sidecar turned forwarding and NAT on, out of srv's default-route interface
     const st = await nat();
-    assert.equal(st.active, true, JSON.stringify(st));
-    assert.equal(st.out_interface, up.ifA);
-    assert.equal(st.forwarding, true);
-    assert.equal(st.error, null);
+    assert.equal(st!.active, true, JSON.stringify(st));
+    assert.equal(st!.out_interface, up.ifA);
+    assert.equal(st!.forwarding, true);
+    assert.equal(st!.error, null);
     assert.equal((await net.exec(srv, 'sysctl', ['-n', 'net.ipv4.ip_forward'])).stdout.trim(), '1');
     assert.equal((await iptS()).length, 3);
     assert.ok((await iptS()).includes(`-A POSTROUTING -s ${subnet} -o ${up.ifA} -m comment --comment "gatehouse-nat:${iface}" -j MASQUERADE`));
@@ -128,8 +131,8 @@ test(
     assert.equal(seen.remote.replace(/^::ffff:/, ''), up.addrA, 'the target sees the server, not the peer');
     assert.notEqual(seen.remote.replace(/^::ffff:/, ''), fullPeer.address);
     assert.ok((await net.ping(full, target, { count: 2, timeoutS: 2 })).ok, 'ping through the NAT too');
-    const rx = (await api(`/wg/status`)).data.peers.find((p: { id: number }) => p.id === fullPeer.id);
-    assert.ok(rx.transfer_rx > 0, 'the traffic went through the tunnel');
+    const rx = (await api(`/wg/status`)).data.peers.find((p) => p.id === fullPeer.id);
+    assert.ok(rx!.transfer_rx > 0, 'the traffic went through the tunnel');
 
     // split: the target is not routed through the tunnel (no route at all in its namespace), nothing reaches it
     const route = await net.exec(split, 'ip', ['route', 'get', target]);
@@ -141,7 +144,7 @@ test(
     const back = await api(`/peers/${fullPeer.id}`, 'PUT', { client_allowed_ips: null });
     assert.equal(back.status, 200);
     assert.equal(back.data.peer.config_outdated, true, 'the downloaded full-tunnel config is outdated now');
-    assert.equal((await nat()).active, false);
+    assert.equal((await nat())!.active, false);
     assert.deepEqual(await iptS(), []);
 
     // a desktop client token whose split tunnel is 0.0.0.0/0 needs the NAT too

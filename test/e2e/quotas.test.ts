@@ -11,7 +11,7 @@
 //   (iperf3 well above the throttle), and peer_quota_reset reaches the receiver.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from '../../sidecar/test/lib/server.js';
 import { startReceiver, type Receiver } from '../../sidecar/test/lib/webhook-receiver.js';
 import { manualClock } from '../../sidecar/src/util/clock.js';
 import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
@@ -83,7 +83,10 @@ test(
     const rx = await startReceiver(SECRET, { clock });
     running.rx = rx;
     const h = bearer(await apiToken(s));
-    const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+    const api = apiCall(
+      () => s,
+      () => h,
+    );
     const hook = await api('/webhooks', 'POST', {
       name: 'quotas',
       url: rx.url,

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from '../../sidecar/test/lib/server.js';
 import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
 import { createNetwork, skipReason, type Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
@@ -84,7 +84,10 @@ test(
     let s = await startTestServer(env, { startFeatures: true, wgDriver: new WgDriver({ netns: srv }) });
     running.s = s;
     let h = bearer(await apiToken(s));
-    const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+    const api = apiCall(
+      () => s,
+      () => h,
+    );
     const tc = async (...args: string[]) => (await net.exec(srv, 'tc', args)).stdout;
     const classes = async (dev: string) =>
       (await tc('class', 'show', 'dev', dev))

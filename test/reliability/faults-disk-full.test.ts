@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from '../../sidecar/test/lib/server.js';
 import { which } from '../lib/netns.js';
 import { recordFigure } from './lib/figures.js';
 import type { Peer, Route } from '../../sidecar/test/lib/protocol.js';
@@ -70,7 +70,10 @@ test(
     const dataDir = path.join(mnt, 'data');
     const s = (state.s = await startTestServer({ GATEHOUSE_DATA_DIR: dataDir }));
     const h = bearer(await apiToken(s));
-    const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+    const api = apiCall(
+      () => s,
+      () => h,
+    );
     const first = await api('/peers', 'POST', { name: 'before-full' });
     assert.equal(first.status, 201, JSON.stringify(first.data));
     const peerId = first.data.peer.id;
@@ -81,7 +84,7 @@ test(
 
     // Writes of every kind, until some fail (small ones may still fit in pages SQLite already has).
     const acked: string[] = [];
-    const refused: { what: string; status: number; error: string; ms: number }[] = [];
+    const refused: { what: string; status: number; error: string | undefined; ms: number }[] = [];
     let slowest = 0;
     for (let i = 0; i < 60 && refused.length < 10; i++) {
       const t0 = performance.now();
@@ -103,7 +106,7 @@ test(
     assert.ok(refused.length > 0, 'writes fail on a full disk');
     for (const r of refused) {
       assert.equal(r.status, 507, `${r.what}: ${r.status} ${r.error}`);
-      assert.match(r.error, /disk.*full|no space/i, `${r.what}: a clear error`);
+      assert.match(r.error!, /disk.*full|no space/i, `${r.what}: a clear error`);
     }
     // reads still answer
     const list = await api('/peers?limit=200');

@@ -12,9 +12,17 @@ import type { Untyped } from '../../../test/lib/json.js';
 
 export type ApiMethod = keyof ApiResponses;
 
-/** The fields of a refused request (http/errors: the error body), each optional beside a success body. */
+/** The fields of a refused request (the error body, docs/reference/api.md), each optional beside a success body. */
 export interface Refusal {
   error?: string;
+  /** the field a conflict is about, with the id of what holds it (route_id, redirect_host_id) */
+  field?: string;
+  route_id?: number;
+  redirect_host_id?: number;
+  /** the licence feature a 403 names */
+  feature?: string;
+  /** the proxy's own reason when it refused a configuration (502) */
+  proxy_error?: string;
   code?: string;
   params?: Record<string, unknown>;
   fields?: Record<string, string>;

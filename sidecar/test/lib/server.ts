@@ -37,6 +37,20 @@ export interface TestServer extends Running {
   req: TypedReq;
 }
 
+/** A test's helper for the API (`/api/v1` + path): call('/peers', 'POST', body), typed like s.req() by method and path. */
+export interface ApiCall {
+  <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown): Promise<Response & { data: BodyOf<M, `/api/v1${P}`> }>;
+  <T>(p: string, method?: string, json?: unknown): Promise<Response & { data: T }>;
+}
+
+/** call(path, method?, json?) against the API of a server with headers, both read at each call (tests set them in before()). */
+export function apiCall(server: () => TestServer, headers: () => Record<string, string>): ApiCall {
+  const call = (p: string, method = 'GET', json?: unknown) =>
+    server().req<unknown>(`/api/v1${p}`, { method, headers: headers(), ...(json !== undefined ? { json } : {}) });
+  // reason: the body's type is the caller's request's (ApiCall), as with s.req()
+  return call as ApiCall;
+}
+
 export async function startTestServer(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestServer> {
   const ownDir = !env.GATEHOUSE_DATA_DIR;
   const dataDir = env.GATEHOUSE_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-test-'));
