@@ -3,7 +3,7 @@
 // revocation, races, activity and events, and bad input (400 with fields, nothing written).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiInit } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import type { DomainEvent } from '../src/events.js';
 import { sha256 } from '../src/util/crypto.js';
@@ -12,8 +12,10 @@ import { findRows } from '../src/db/define.js';
 let s: TestServer;
 let h: Record<string, string>;
 const clock = manualClock(Date.UTC(2026, 10, 1, 12));
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string>) } });
+const api = apiInit(
+  () => s,
+  () => h,
+);
 const html = { accept: 'text/html', 'accept-language': 'de-DE,de;q=0.9' };
 
 before(async () => {

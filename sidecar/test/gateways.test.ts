@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, type TestServer, apiInit } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { deriveStatus, healthVerdict, tickInterval } from '../src/gateways/state.js';
 import { parseEnvText, renderGatewayEnv, magicPacket, ENV_KEYS, type Heartbeat } from '@gatehouse/common/gateway-protocol.js';
@@ -272,8 +272,10 @@ describe('gateway config and its hash (pure)', () => {
 const clock = manualClock(Date.UTC(2026, 5, 1));
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = apiInit(
+  () => s,
+  () => h,
+);
 const gwReq = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) =>
   s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
 const gateways = () => s.deps.gateways as GatewaysService;
@@ -391,7 +393,7 @@ describe('creation, gateway.env and tokens', () => {
     const regular = (await api('/peers', { method: 'POST', json: { name: 'regular for rotate' } })).data.peer;
     const bad = await api(`/peers/${regular.id}/gateway-env/rotate`, { method: 'POST' });
     assert.equal(bad.status, 404, 'a regular peer has no gateway side');
-    assert.match(bad.data.error, /not a gateway peer/);
+    assert.match(bad.data.error!, /not a gateway peer/);
     assert.equal((await api('/peers/999999/gateway-env/rotate', { method: 'POST' })).status, 404);
     const ev = await api('/logs/activity?event_type=gateway_tokens_rotated');
     assert.ok(ev.data.entries?.some?.((e: ActivityEntry) => e.details!.peer_id === peer.id) ?? JSON.stringify(ev.data).includes(`"peer_id":${peer.id}`));
@@ -591,13 +593,13 @@ describe('configuration polling', () => {
     const st = await gwReq(t, '/status', { method: 'POST', json: { rx_bytes: 1000, tx_bytes: 2000, active_connections: 3 } });
     assert.equal(st.status, 200, JSON.stringify(st.data));
     const view = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id);
-    assert.deepEqual(view.traffic, { rx_bytes: 1000, tx_bytes: 2000, active_connections: 3, at: clock() });
-    assert.equal(view.last_seen_at, null, 'not a heartbeat');
-    assert.equal(view.status, 'unknown');
+    assert.deepEqual(view!.traffic, { rx_bytes: 1000, tx_bytes: 2000, active_connections: 3, at: clock() });
+    assert.equal(view!.last_seen_at, null, 'not a heartbeat');
+    assert.equal(view!.status, 'unknown');
     const bad = await gwReq(t, '/status', { method: 'POST', json: { rx_bytes: -1, tx_bytes: 'x' } });
     assert.equal(bad.status, 400);
     assert.ok(bad.data.fields.rx_bytes && bad.data.fields.tx_bytes && bad.data.fields.active_connections);
-    assert.deepEqual((await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id).traffic, view.traffic, 'nothing changed');
+    assert.deepEqual((await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id)!.traffic, view!.traffic, 'nothing changed');
     const payload = { nonce: crypto.randomBytes(8).toString('hex'), nested: { list: [1, 2, 3], text: 'ümlaut ✓' } };
     const echo = await gwReq(t, '/probe', { method: 'POST', json: payload });
     assert.equal(echo.status, 200);
@@ -706,19 +708,19 @@ describe('heartbeats and the status state machine', () => {
     let i = await info();
     assert.equal(i.status, 'online');
     assert.equal(i.last_seen_at, clock());
-    assert.deepEqual(i.health.route_reachability, [{ route_id: route.id, reachable: true, latency_ms: 1.5 }]);
-    assert.equal(i.health.uptime_s, 120);
-    assert.deepEqual(i.health.telemetry, hb.telemetry);
+    assert.deepEqual(i.health!.route_reachability, [{ route_id: route.id, reachable: true, latency_ms: 1.5 }]);
+    assert.equal(i.health!.uptime_s, 120);
+    assert.deepEqual(i.health!.telemetry, hb.telemetry);
     const list = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id);
-    assert.deepEqual(list.health, JSON.parse(JSON.stringify(hb)), 'the whole payload, extra fields included');
-    assert.equal(list.config_in_sync, true);
-    assert.equal(list.hostname, 'state-gw');
-    assert.deepEqual(list.routes, [
+    assert.deepEqual(list!.health, JSON.parse(JSON.stringify(hb)), 'the whole payload, extra fields included');
+    assert.equal(list!.config_in_sync, true);
+    assert.equal(list!.hostname, 'state-gw');
+    assert.deepEqual(list!.routes, [
       { id: route.id, domain: 'state.example.com', route_type: 'http', target_lan_host: '192.168.9.9', target_lan_port: 80, enabled: true, wol_enabled: false },
     ]);
-    for (const k of ['peer_id', 'name', 'hostname', 'ip', 'api_port', 'status', 'last_seen_at', 'health', 'routes']) assert.ok(k in list, k);
-    assert.equal(list.ip, g.peer.address);
-    assert.equal(list.api_port, 9876);
+    for (const k of ['peer_id', 'name', 'hostname', 'ip', 'api_port', 'status', 'last_seen_at', 'health', 'routes']) assert.ok(k in list!, k);
+    assert.equal(list!.ip, g.peer.address);
+    assert.equal(list!.api_port, 9876);
 
     // silence: online until offline_after has passed, then offline on the next evaluation
     clock.advance(60_000);
@@ -743,9 +745,9 @@ describe('heartbeats and the status state machine', () => {
     assert.equal(down.data.status, 'offline');
     assert.match(down.data.status_reason, /none of its 1 LAN target is reachable/);
     const listed = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id);
-    assert.deepEqual(listed.status_detail, { code: 'unhealthy', health: { code: 'lan_unreachable', total: 1 } }, 'the list gives the reason as data too');
+    assert.deepEqual(listed!.status_detail, { code: 'unhealthy', health: { code: 'lan_unreachable', total: 1 } }, 'the list gives the reason as data too');
     assert.deepEqual(
-      listed.status_reason_code,
+      listed!.status_reason_code,
       { code: 'gateway.status.unhealthy', params: { health: { code: 'gateway.health.lan_unreachable', params: { total: 1 } } } },
       'and as a message of the catalogue',
     );

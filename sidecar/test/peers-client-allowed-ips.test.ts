@@ -4,14 +4,16 @@
 // the forwarding and NAT part is in test/wireguard-nat.test.ts and test/e2e/full-tunnel.test.ts.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, type TestServer, apiInit } from './lib/server.js';
 import type { Peer } from './lib/protocol.js';
 import { normalizeCidr } from '../src/peers/cidr.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = apiInit(
+  () => s,
+  () => h,
+);
 const allowedLine = (conf: string) => /^AllowedIPs = (.*)$/m.exec(conf)?.[1];
 
 before(async () => {
@@ -110,9 +112,9 @@ describe('client_allowed_ips', () => {
     }
     const typed = await api(`/peers/${p.id}`, { method: 'PUT', json: { client_allowed_ips: [7] } });
     assert.equal(typed.status, 400);
-    assert.ok(typed.data.fields['client_allowed_ips.0'], 'a list item of another type is named by its index');
+    assert.ok(typed.data.fields!['client_allowed_ips.0'], 'a list item of another type is named by its index');
     const bad = await api(`/peers/${p.id}`, { method: 'PUT', json: { client_allowed_ips: ['10.0.0.0/33'] } });
-    assert.match(bad.data.fields.client_allowed_ips, /"10\.0\.0\.0\/33" is not a CIDR/);
+    assert.match(bad.data.fields!.client_allowed_ips, /"10\.0\.0\.0\/33" is not a CIDR/);
     assert.equal(await s.deps.db.models.Peer.count(), count, 'no peer created');
     assert.deepEqual((await api(`/peers/${p.id}`)).data.peer.client_allowed_ips, ['10.0.0.0/8'], 'the peer unchanged');
 

@@ -1,9 +1,10 @@
 // Peers API through a real sidecar (SQLite, GATEHOUSE_WG_MANAGE=false: database state only).
 import { after, before, describe, test } from 'node:test';
+import { arrAt } from '../../test/lib/json.js';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiInit } from './lib/server.js';
 import { addSamples } from '../src/peers/traffic.js';
 import { startOfDay } from '../src/dashboard/service.js';
 import type { PeersService } from '../src/peers/service.js';
@@ -12,8 +13,10 @@ import type { DnsRecords, Peer, PeerBatchResult, Route } from './lib/protocol.js
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = apiInit(
+  () => s,
+  () => h,
+);
 const create = (json: unknown) => api('/peers', { method: 'POST', json });
 const peerCount = async () => (await api('/peers?limit=1')).data.total as number;
 
@@ -96,7 +99,7 @@ describe('create, read, list', () => {
     const before = await peerCount();
     const r = await create({ name: 'DUP-name' });
     assert.equal(r.status, 409);
-    assert.match(r.data.error, /already exists/);
+    assert.match(r.data.error!, /already exists/);
     assert.match(r.data.fields?.name ?? '', /already exists/, 'the field error lets a form show it next to the name');
     assert.equal(await peerCount(), before);
     const other = (await create({ name: 'other-name' })).data.peer;
@@ -201,9 +204,9 @@ describe('update, toggle, batch, delete', () => {
     assert.equal(del.data.results[0].ok, true);
     assert.equal(del.data.results[1].ok, false);
     assert.equal(del.data.results[1].status, 409);
-    assert.match(del.data.results[1].error, /app\.example\.test/);
+    assert.match(del.data.results[1].error!, /app\.example\.test/);
     assert.equal(del.data.results[1].code, 'peer.in_use');
-    assert.match(del.data.results[1].params.routes.join(','), /app\.example\.test/);
+    assert.match(arrAt(del.data.results[1].params, 'routes').join(','), /app\.example\.test/);
     assert.equal((await api(`/peers/${a.id}`)).status, 404);
     assert.equal((await api(`/peers/${b.id}`)).status, 200);
   });
@@ -343,10 +346,10 @@ describe('hostnames and DNS', () => {
     const dup = await api(`/peers/${b.id}/hostname`, { method: 'PATCH', json: { hostname: 'NAS' } });
     assert.equal(dup.status, 409);
     assert.match(dup.data.fields?.hostname ?? '', /already used by peer "host-a"/, 'a form shows it next to the hostname input');
-    assert.match(dup.data.error, /host-a/);
+    assert.match(dup.data.error!, /host-a/);
     const reserved = await api(`/peers/${b.id}/hostname`, { method: 'PATCH', json: { hostname: 'gateway' } });
     assert.equal(reserved.status, 422);
-    assert.ok(reserved.data.fields.hostname);
+    assert.ok(reserved.data.fields!.hostname);
     await assert.rejects((s.deps.peers as PeersService).setAgentHostname(b.id, 'nas'), /already used/);
     assert.ok(hostsFile().includes(`${a.address}\tnas.vpn.internal`));
     assert.equal((await api(`/peers/${a.id}`, { method: 'DELETE' })).status, 200);
@@ -374,11 +377,11 @@ describe('hostnames and DNS', () => {
         ['server.vpn.internal', '10.77.0.1'],
       ],
     );
-    const printer = rec.data.peers.find((x: Peer) => x.name === 'printer');
-    assert.equal(printer.source, 'admin');
-    assert.equal(printer.peer_id, p.id);
-    assert.equal(printer.stale, false);
-    assert.equal(rec.data.peers.find((x: Peer) => x.name === 'old-agent').stale, true);
+    const printer = rec.data.peers.find((x) => x.name === 'printer');
+    assert.equal(printer!.source, 'admin');
+    assert.equal(printer!.peer_id, p.id);
+    assert.equal(printer!.stale, false);
+    assert.equal(rec.data.peers.find((x) => x.name === 'old-agent')!.stale, true);
     const st = await api('/system/dns/status');
     assert.equal(st.status, 200);
     assert.equal(st.data.dns.enabled, true);
@@ -613,8 +616,8 @@ describe('expiry dates', () => {
     const list = await api('/peers?limit=1000');
     assert.equal(list.status, 200, JSON.stringify(list.data));
     const inList = list.data.peers.find((x: Peer) => x.id === p.id);
-    assert.equal(inList.expires_at, null);
-    assert.equal(inList.expired, false);
+    assert.equal(inList!.expires_at, null);
+    assert.equal(inList!.expired, false);
     const one = await api(`/peers/${p.id}`);
     assert.equal(one.status, 200, JSON.stringify(one.data));
     assert.equal(one.data.peer.name, 'bad-row');

@@ -2,15 +2,14 @@
 // through the real API, real TCP listeners on loopback, and the bus events of a test.
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { startTestServer, apiToken, bearer, apiInit, type ApiInit, type TestServer } from './lib/server.js';
 import type { DomainEvent } from '../src/events.js';
 import type { RdpRouteView } from '../src/rdp/schema.js';
 
 export interface Ctx {
   s: TestServer;
   h: Record<string, string>;
-  api<T = Untyped>(p: string, init?: RequestInit & { json?: unknown }): Promise<Response & { data: T }>;
+  api: ApiInit;
   events: DomainEvent[];
 }
 
@@ -21,8 +20,10 @@ export async function opsServer(env: Record<string, string> = {}): Promise<Ctx> 
   s.deps.events.onAny((e) => {
     if (e.type.startsWith('rdp_')) events.push(e);
   });
-  const api = <T = Untyped>(p: string, init: RequestInit & { json?: unknown } = {}) =>
-    s.req<T>(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+  const api = apiInit(
+    () => s,
+    () => h,
+  );
   return { s, h, api, events };
 }
 

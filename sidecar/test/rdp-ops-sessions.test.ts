@@ -156,14 +156,14 @@ describe('RDP sessions', () => {
       listen_port: 43395,
     });
     // what the companion runs: the TCP listeners of its configuration, as the server serves it
-    const cfg = await c.s.req('/api/v1/gateway/config', { headers: { authorization: `Bearer ${g.data.gateway.apiToken}` } });
+    const cfg = await c.s.req('/api/v1/gateway/config', { headers: { authorization: `Bearer ${g.data.gateway!.apiToken}` } });
     assert.equal(cfg.status, 200, JSON.stringify(cfg.data));
     const listeners = new TcpListeners(peer.address, createLogger('error'), { connectTimeoutMs: 2000 });
     await listeners.apply(cfg.data.tcp_listeners);
     const l = cfg.data.tcp_listeners.find((x: GatewayListener) => x.route_id === route.gateway_l4_route_id);
     assert.ok(l, 'the linked route has a companion listener');
     const api = new CompanionApi(
-      g.data.gateway.pushToken,
+      g.data.gateway!.pushToken,
       {
         status: () => ({}),
         refresh: () => undefined,
@@ -227,7 +227,7 @@ describe('RDP sessions', () => {
     assert.equal(again.status, 200);
     assert.equal(again.data.server_side.method, 'gateway');
     assert.equal(again.data.server_side.closed_connections, null);
-    assert.match(again.data.server_side.error, /./);
+    assert.match(again.data.server_side.error!, /./);
     const internal = await createRdp(c, { access_mode: 'internal', target_host: '127.0.0.1', target_port: 3389 });
     assert.deepEqual((await c.api(`/rdp/${internal.id}/sessions/disconnect-all`, { method: 'POST' })).data.server_side, {
       method: 'marker',
@@ -299,7 +299,7 @@ describe('RDP history and export', () => {
     for (const bad of ['0', '501', 'x', '2.5']) {
       const b = await c.api(`/rdp/${route.id}/history?limit=${bad}`);
       assert.equal(b.status, 400, bad);
-      assert.ok(b.data.fields.limit, bad);
+      assert.ok(b.data.fields!.limit, bad);
     }
     for (const id of ids) await svc().end(id, who());
   });

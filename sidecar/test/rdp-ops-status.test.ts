@@ -11,7 +11,7 @@ import { waitFor } from '../../test/lib/wait.js';
 import { rdpStatusAllResponse, rdpStatusResponse } from '../src/rdp/schema.js';
 import { tcpCheck } from '../src/rdp/status.js';
 import type { PathCheck } from './lib/protocol.js';
-import type { ActivityEntry, RdpRoute, RdpStatus } from './lib/protocol.js';
+import type { ActivityEntry, RdpStatus } from './lib/protocol.js';
 
 let c: Ctx;
 before(async () => {
@@ -108,7 +108,7 @@ describe('RDP status endpoints', () => {
     const down = await status(route.id);
     assert.equal(down.reachable, false);
     assert.equal(down.latency_ms, null);
-    assert.match(down.error, /internal: connection refused/);
+    assert.match(down.error!, /internal: connection refused/);
     assert.deepEqual(down.error_code, { code: 'rdp.check.paths', params: { paths: [{ path: 'internal', reason: { code: 'rdp.check.refused' } }] } });
     const changed = c.events.filter((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id);
     assert.equal(changed.length, 1);
@@ -186,7 +186,7 @@ describe('RDP status endpoints', () => {
   test('gateway: the companion reports the linked L4 route; the gateway status counts', async () => {
     const g = await c.api('/peers', { method: 'POST', json: { name: `rdp-gw-${process.pid}`, is_gateway: true } });
     assert.equal(g.status, 201, JSON.stringify(g.data));
-    const token: string = g.data.gateway.apiToken;
+    const token: string = g.data.gateway!.apiToken;
     const route = await createRdp(c, {
       access_mode: 'gateway',
       gateway_peer_id: g.data.peer.id,
@@ -199,8 +199,8 @@ describe('RDP status endpoints', () => {
 
     let st = await status(route.id);
     assert.equal(st.reachable, false);
-    assert.equal(st.gateway.status, 'unknown');
-    assert.match(st.paths[0].error, /is unknown/);
+    assert.equal(st.gateway!.status, 'unknown');
+    assert.match(st.paths[0].error!, /is unknown/);
 
     const hb = (reachable: boolean) =>
       c.s.req('/api/v1/gateway/heartbeat', {
@@ -221,8 +221,8 @@ describe('RDP status endpoints', () => {
     assert.equal((await hb(false)).status, 200);
     st = await status(route.id);
     assert.equal(st.reachable, false);
-    assert.match(st.error, /cannot reach 192\.168\.50\.10:3389/);
-    assert.equal(st.gateway.status, 'offline', "the gateway is offline when none of its LAN targets answers; the route's own report still says why");
+    assert.match(st.error!, /cannot reach 192\.168\.50\.10:3389/);
+    assert.equal(st.gateway!.status, 'offline', "the gateway is offline when none of its LAN targets answers; the route's own report still says why");
     assert.ok(c.events.some((e) => e.type === 'rdp_status_changed' && e.rdp_route_id === route.id && !e.reachable && e.path === 'gateway'));
   });
 
@@ -250,7 +250,7 @@ describe('RDP status endpoints', () => {
     rdpStatusAllResponse.parse(r.data);
     const { summary, routes } = r.data;
     const list = (await c.api('/rdp')).data;
-    const ids = (list.routes ?? list.rdp ?? list.items).map((x: RdpRoute) => x.id).sort();
+    const ids = list.routes.map((x) => x.id).sort();
     assert.deepEqual(routes.map((x: RdpStatus) => x.rdp_route_id).sort(), ids);
     assert.equal(summary.total, routes.length);
     assert.equal(summary.reachable + summary.unreachable, summary.total);
@@ -259,7 +259,7 @@ describe('RDP status endpoints', () => {
     assert.equal((await c.api('/rdp/999999/status')).status, 404);
     const bad = await c.api('/rdp/status?refresh=maybe');
     assert.equal(bad.status, 400);
-    assert.ok(bad.data.fields.refresh);
+    assert.ok(bad.data.fields!.refresh);
   });
 
   test('scheduled: the status job checks every route on its interval (GATEHOUSE_RDP_STATUS_INTERVAL)', async () => {

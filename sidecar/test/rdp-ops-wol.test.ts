@@ -79,7 +79,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     assert.equal(st.status, 200);
     wolResponse.parse(st.data);
     assert.equal(st.data.wol.state, 'pending');
-    assert.match(st.data.wol.last_error, /connection refused/);
+    assert.match(st.data.wol.last_error!, /connection refused/);
     assert.match(JSON.stringify(st.data.wol.last_error_code), /"code":"rdp\.check\./, 'the reason as a message');
 
     // the host wakes up (its RDP port answers)
@@ -124,7 +124,7 @@ describe('direct Wake-on-LAN (peer-typed and directly addressed targets)', () =>
     const r = await c.api(`/rdp/${off.id}/wol`, { method: 'POST', json: {} });
     assert.equal(r.status, 409);
     assert.equal(r.data.ok, false);
-    assert.ok(r.data.fields.wol_enabled);
+    assert.ok(r.data.fields!.wol_enabled);
     const idle = await c.api(`/rdp/${off.id}/wol/status`);
     assert.equal(idle.status, 200);
     assert.equal(idle.data.wol.state, 'idle');
@@ -154,7 +154,7 @@ describe('gateway Wake-on-LAN', () => {
     assert.match(peer.address, /^127\.77\.0\./);
     const orders: unknown[] = [];
     const api = new CompanionApi(
-      g.data.gateway.pushToken,
+      g.data.gateway!.pushToken,
       {
         status: () => ({}),
         refresh: () => undefined,

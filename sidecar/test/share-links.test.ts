@@ -6,7 +6,7 @@
 // written); the path-prefix readings (share-links/paths.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiInit } from './lib/server.js';
 import { Browser, createRoute, rawRequest } from './route-auth-helpers.js';
 import { manualClock } from '../src/util/clock.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
@@ -21,8 +21,10 @@ let h: Record<string, string>;
 const clock = manualClock(Date.UTC(2026, 10, 1, 12));
 const H1 = SESSION_DURATIONS['1h'];
 const DAY = 86_400_000;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string>) } });
+const api = apiInit(
+  () => s,
+  () => h,
+);
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' }, { clock });
@@ -137,12 +139,12 @@ describe('share links', () => {
       assert.ok(seen.some((e) => e.type === 'share_link_created'));
       const act = await api('/logs/activity?limit=20');
       assert.equal(act.status, 200, JSON.stringify(act.data));
-      const rows = (act.data.entries ?? act.data.logs ?? act.data.items ?? []) as { event_type: string; details: Record<string, unknown>; ip: string | null }[];
+      const rows = act.data.entries;
       const useRows = rows.filter((x) => x.event_type === 'share_link_used');
       assert.equal(useRows.length, 2, JSON.stringify(Object.keys(act.data)));
-      assert.equal(useRows[0].details.route_id, r.id);
-      assert.equal(useRows[0].details.link_id, link.id);
-      assert.ok(['203.0.113.7', '203.0.113.8'].includes(String(useRows[0].details.ip)));
+      assert.equal(useRows[0].details!.route_id, r.id);
+      assert.equal(useRows[0].details!.link_id, link.id);
+      assert.ok(['203.0.113.7', '203.0.113.8'].includes(String(useRows[0].details!.ip)));
     } finally {
       off();
     }
@@ -202,18 +204,18 @@ describe('share links', () => {
     assert.deepEqual((await api('/settings/share-links')).data.share_links, { max_expiry_days: 30 });
     const far = await api(`/routes/${r.id}/share-links`, { method: 'POST', json: { expires_at: clock() + 31 * DAY } });
     assert.equal(far.status, 422);
-    assert.match(far.data.fields.expires_at, /at most 30 days/);
+    assert.match(far.data.fields!.expires_at, /at most 30 days/);
     assert.equal((await api(`/routes/${r.id}/share-links`, { method: 'POST', json: { expires_at: clock() + 30 * DAY } })).status, 201);
     const past = await api(`/routes/${r.id}/share-links`, { method: 'POST', json: { expires_at: clock() - 1 } });
     assert.equal(past.status, 422);
-    assert.ok(past.data.fields.expires_at);
+    assert.ok(past.data.fields!.expires_at);
 
     const put = await api('/settings/share-links', { method: 'PUT', json: { max_expiry_days: 60 } });
     assert.equal(put.status, 200);
     assert.equal((await api(`/routes/${r.id}/share-links`, { method: 'POST', json: { expires_at: clock() + 45 * DAY } })).status, 201);
     const badSetting = await api('/settings/share-links', { method: 'PUT', json: { max_expiry_days: 0 } });
     assert.equal(badSetting.status, 400);
-    assert.ok(badSetting.data.fields.max_expiry_days);
+    assert.ok(badSetting.data.fields!.max_expiry_days);
     assert.equal((await api('/settings/share-links')).data.share_links.max_expiry_days, 60);
     await api('/settings/share-links', { method: 'PUT', json: { max_expiry_days: 30 } });
 
@@ -240,7 +242,7 @@ describe('share links', () => {
     const plain = await createRoute(s);
     const no = await api(`/routes/${plain.id}/share-links`, { method: 'POST', json: { expires_at: clock() + DAY } });
     assert.equal(no.status, 409);
-    assert.ok(no.data.fields.route_id);
+    assert.ok(no.data.fields!.route_id);
     assert.equal((await api('/routes/999999/share-links', { method: 'POST', json: { expires_at: clock() + DAY } })).status, 404);
     assert.equal((await api('/routes/999999/share-links')).status, 404);
   });

@@ -4,7 +4,7 @@
 //   const { env, ports, serverIp } = await e2eServerEnv({ iface: 'ghx123', subnet: '10.250.7', publicHost, proxyBind });
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, apiCall, type ApiCall, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { Untyped } from './json.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 import { CADDY, managedCaddyEnv } from './caddy-env.js';
@@ -63,7 +63,7 @@ export interface E2eRun {
   network: Network;
   s: TestServer;
   /** the admin API with a full-access token: api('/peers', 'POST', {...}) */
-  api: <T = Untyped>(p: string, method?: string, json?: unknown) => Promise<Response & { data: T }>;
+  api: ApiCall;
   serverIp: string;
   ports: E2ePorts;
   /** the environment the sidecar started with (e2eServerEnv plus the test's own keys): start another sidecar on the same interface, ports and subnet */
@@ -111,8 +111,10 @@ export async function startE2e(
   const s = await startTestServer(serverEnv, { startFeatures: true, ...o.start });
   running.s = s;
   const h = bearer(await apiToken(s));
-  const api = <T = Untyped>(p: string, method = 'GET', json?: unknown) =>
-    s.req<T>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  const api = apiCall(
+    () => s,
+    () => h,
+  );
   const health = await s.req('/health');
   assert.equal(health.status, 200, JSON.stringify(health.data));
   assert.equal(health.data.checks.proxy.ok, true);

@@ -51,7 +51,7 @@ test(
     const before = (await api('/caddy/status')).data;
     assert.equal(before.running, true);
     const killedAt = Date.now();
-    process.kill(before.pid, 'SIGKILL');
+    process.kill(before.pid!, 'SIGKILL');
 
     // the first moment after the kill at which one sweep over every route answers 200
     let servedAt = 0;

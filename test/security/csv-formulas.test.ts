@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiInit } from '../../sidecar/test/lib/server.js';
 import { fullPath, type Endpoint } from '../../sidecar/src/http/registry.js';
 import { accessLogFile } from '../../sidecar/src/proxy/fragments/access-log.js';
 
@@ -35,8 +35,10 @@ before(async () => {
 });
 after(async () => s.close());
 
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = apiInit(
+  () => s,
+  () => h,
+);
 
 /** Each export's probe: put formula text where an outsider could, then return the CSV path to fetch. */
 const PROBES: Record<string, () => Promise<string>> = {

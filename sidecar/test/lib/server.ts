@@ -51,6 +51,20 @@ export function apiCall(server: () => TestServer, headers: () => Record<string, 
   return call as ApiCall;
 }
 
+/** A test's helper for the API (`/api/v1` + path) in fetch's form: api('/peers', { method: 'POST', json }), typed like s.req(). */
+export interface ApiInit {
+  <P extends string, M extends string = 'GET'>(p: P, init?: ReqInit<M>): Promise<Response & { data: BodyOf<M, `/api/v1${P}`> }>;
+  <T>(p: string, init?: ReqInit): Promise<Response & { data: T }>;
+}
+
+/** api(path, init?) against the API of a server with headers (read at each call), the caller's own headers over them. */
+export function apiInit(server: () => TestServer, headers: () => Record<string, string>): ApiInit {
+  const api = (p: string, init: ReqInit = {}) =>
+    server().req<unknown>(`/api/v1${p}`, { ...init, headers: { ...headers(), ...(init.headers as Record<string, string> | undefined) } });
+  // reason: the body's type is the caller's request's (ApiInit), as with s.req()
+  return api as ApiInit;
+}
+
 export async function startTestServer(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestServer> {
   const ownDir = !env.GATEHOUSE_DATA_DIR;
   const dataDir = env.GATEHOUSE_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-test-'));
