@@ -12,8 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { after, before } from 'node:test';
-import { ADMIN, apiToken, bearer, login, startTestServer, type TestServer } from '../../sidecar/test/lib/server.js';
-import type { Untyped } from './json.js';
+import { ADMIN, apiToken, bearer, login, startTestServer, type ApiCall, type ApiInit, type ReqInit, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -154,8 +153,7 @@ export interface UiServer {
    * The API (`/api/v1` + path) as the seeding and checking side of a browser test, with `headers`:
    * api(path, method?, json?) or api(path, { method, json, headers }).
    */
-  api<T = Untyped>(path: string, method?: string, json?: unknown): Promise<Response & { data: T }>;
-  api<T = Untyped>(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: T }>;
+  api: ApiCall & ApiInit;
   /** Signs in through the API (the admin unless `user` is given); a session-mode api() uses that session from then on. */
   login(user?: { username: string; password: string }): Promise<{ cookie: string; csrf: string }>;
   /**
@@ -201,12 +199,12 @@ export function uiServer(env: Env | (() => Env | Promise<Env>) = {}, opts: Start
     await browser?.close();
     await s?.close();
   });
-  function api<T = Untyped>(path: string, method?: string, json?: unknown): Promise<Response & { data: T }>;
-  function api<T = Untyped>(path: string, init: RequestInit & { json?: unknown }): Promise<Response & { data: T }>;
-  function api<T = Untyped>(path: string, a: string | (RequestInit & { json?: unknown }) = 'GET', json?: unknown) {
+  const request = (path: string, a: string | ReqInit = 'GET', json?: unknown) => {
     const init = typeof a === 'string' ? { method: a, json } : a;
-    return s!.req<T>(`/api/v1${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
-  }
+    return s!.req<unknown>(`/api/v1${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string> | undefined) } });
+  };
+  // reason: the body's type is the caller's request's (ApiCall, ApiInit), as with s.req()
+  const api = request as ApiCall & ApiInit;
   return {
     get s() {
       return s!;

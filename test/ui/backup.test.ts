@@ -55,7 +55,7 @@ test('backup: job create/run/delete, download, restore with the dry-run list con
   // run now: the result shows in the row
   await page.locator('tr[data-job="nightly"] button:has-text("Run now")').click();
   await page.locator('tr[data-job="nightly"] .badge:has-text("ok")').waitFor();
-  assert.equal((await api('/settings/autobackup')).data.jobs[0].last_run.status, 'ok');
+  assert.equal((await api('/settings/autobackup')).data.jobs[0].last_run!.status, 'ok');
 
   // a peer exists when the backup is made, and is deleted afterwards
   const peer = (await api('/peers', 'POST', { name: 'alpha' })).data.peer;

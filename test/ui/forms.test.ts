@@ -257,7 +257,7 @@ test('every form shows all its errors at once, each at its field, and writes not
   const rdp = CASES.find((c) => c.name === 'RDP route')!;
   await submitOnce(w.page, rdp);
   const peer = (await api('/peers?limit=1000')).data.peers.find((p: { name: string }) => p.name === 'taken-peer');
-  await w.page.selectOption('#f-target_peer_id', String(peer.id));
+  await w.page.selectOption('#f-target_peer_id', String(peer!.id));
   await w.page.locator('#f-target_peer_id-err').waitFor({ state: 'detached' });
   assert.equal(await w.page.getAttribute('#f-target_peer_id', 'aria-invalid'), null);
   assert.ok(await w.page.isVisible('#f-name-err'), 'the other errors stay until the next submit');

@@ -56,7 +56,7 @@ ui.setup(async () => {
   const g = await api('/peers', { method: 'POST', json: { name: 'NAS gateway', is_gateway: true } });
   assert.equal(g.status, 201, JSON.stringify(g.data));
   peerId = g.data.peer.id;
-  token = g.data.gateway.apiToken;
+  token = g.data.gateway!.apiToken;
   const r = await api('/routes', {
     method: 'POST',
     json: { domain: 'nas.gw-ui.example.test', target_kind: 'gateway', target_peer_id: peerId, target_lan_host: '192.168.50.10', target_lan_port: 5000 },

@@ -48,7 +48,7 @@ test('groups: create with field errors next to the name, edit, the count links t
   await dialog(page).locator('button[type=submit]').click();
   await page.locator('table.table').getByText('Office').waitFor();
   const office = (await api('/peer-groups')).data.groups.find((g: Group) => g.name === 'Office');
-  assert.deepEqual({ color: office.color, description: office.description }, { color: '#3b82f6', description: 'all desks' });
+  assert.deepEqual({ color: office!.color, description: office!.description }, { color: '#3b82f6', description: 'all desks' });
 
   // Duplicate (any case): the reason next to the name.
   await page.click('.page-header button:has-text("Add group")');
@@ -67,20 +67,20 @@ test('groups: create with field errors next to the name, edit, the count links t
   await page.fill('#f-color', '');
   await dialog(page).locator('button[type=submit]').click();
   await page.locator('table.table').getByText('Head office').waitFor();
-  const edited = (await api(`/peer-groups/${office.id}`)).data.group;
+  const edited = (await api(`/peer-groups/${office!.id}`)).data.group;
   assert.equal(edited.name, 'Head office');
   assert.equal(edited.color, null);
 
   // Counts (live) link to the peers list filtered by the group.
-  const a = (await api('/peers', 'POST', { name: 'grp-a', group_id: office.id })).data.peer;
+  const a = (await api('/peers', 'POST', { name: 'grp-a', group_id: office!.id })).data.peer;
   await api('/peers', 'POST', { name: 'grp-b' });
-  const link = page.locator(`a[href="/peers?group_id=${office.id}"]`);
-  await page.waitForFunction((id) => document.querySelector(`a[href="/peers?group_id=${id}"]`)?.textContent?.includes('1 peers'), office.id);
+  const link = page.locator(`a[href="/peers?group_id=${office!.id}"]`);
+  await page.waitForFunction((id) => document.querySelector(`a[href="/peers?group_id=${id}"]`)?.textContent?.includes('1 peers'), office!.id);
   await link.click();
-  await page.waitForURL((u) => u.pathname === '/peers' && u.searchParams.get('group_id') === String(office.id));
+  await page.waitForURL((u) => u.pathname === '/peers' && u.searchParams.get('group_id') === String(office!.id));
   await settled(page);
   assert.deepEqual(await page.$$eval('table.table tbody tr td:nth-child(2) a', (as) => as.map((x) => x.textContent)), ['grp-a']);
-  assert.equal(await page.inputValue('select[aria-label="Group"]'), String(office.id));
+  assert.equal(await page.inputValue('select[aria-label="Group"]'), String(office!.id));
 
   // Delete: the question says how many peers lose their group.
   await page.goto(`${ui.s.url}/groups`);
@@ -88,8 +88,8 @@ test('groups: create with field errors next to the name, edit, the count links t
   await page.click('button[aria-label="Delete Head office"]');
   await confirmDialog(page, /Delete group Head office\? Its 1 peers stay/);
   await page.getByText('No groups yet').waitFor();
-  assert.equal((await api(`/peer-groups/${office.id}`)).status, 404);
-  w.allowHttpError(`/api/v1/peer-groups/${office.id}`, 404);
+  assert.equal((await api(`/peer-groups/${office!.id}`)).status, 404);
+  w.allowHttpError(`/api/v1/peer-groups/${office!.id}`, 404);
   assert.equal((await api(`/peers/${a.id}`)).data.peer.group_id, null);
   assert.deepEqual(realProblems(w), []);
   await w.context.close();

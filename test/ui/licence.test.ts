@@ -86,7 +86,7 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   assert.equal(await page.inputValue('#f-key'), '', 'the field is emptied after activation');
   const l1 = (await api('/license')).data.license;
   assert.deepEqual(
-    [l1.status, l1.licence.id, l1.features],
+    [l1.status, l1.licence!.id, l1.features],
     ['active', 'UI-1', ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics', 'cluster']],
   );
 
@@ -108,8 +108,8 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   await page.click('button:has-text("Refresh now")');
   await page.getByText('Licence refreshed').waitFor();
   const l2 = (await api('/license')).data.license;
-  assert.equal(l2.licence.expires_at, new Date(renewedExpiry).toISOString());
-  assert.ok(l2.licence.last_refresh_at);
+  assert.equal(l2.licence!.expires_at, new Date(renewedExpiry).toISOString());
+  assert.ok(l2.licence!.last_refresh_at);
 
   // The service fails: the licence stays in force, the grace period is shown.
   answer = () => ({ status: 503, json: { error: 'maintenance' } });
@@ -119,7 +119,7 @@ test('licence: community state, a refused key, activate, refresh (renewed, then 
   await state.getByText('Active (grace period)').waitFor();
   const l3 = (await api('/license')).data.license;
   assert.equal(l3.status, 'grace');
-  assert.equal(l3.grace.days, 5);
+  assert.equal(l3.grace!.days, 5);
   assert.deepEqual(w.problems, []);
   await noSerious(page, 'grace');
   await w.context.close();

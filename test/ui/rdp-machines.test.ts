@@ -51,11 +51,11 @@ test('client tokens: registered machines, split-tunnel override, forget a machin
   await d.locator('#f-split_tunnel').fill('10.20.0.0/16\nnot-a-range');
   await d.locator('form.split-tunnel button[type=submit]').click();
   await d.locator('.split-tunnel .field-error, .split-tunnel [role=alert]').first().waitFor();
-  assert.equal((await api('/tokens')).data.tokens.find((x: Token) => x.id === made.record.id).split_tunnel, null, 'nothing written on a 400');
+  assert.equal((await api('/tokens')).data.tokens.find((x) => x.id === made.record.id)!.split_tunnel, null, 'nothing written on a 400');
   await d.locator('#f-split_tunnel').fill('10.20.0.0/16\n192.168.8.0/24');
   await d.locator('form.split-tunnel button[type=submit]').click();
   await page.getByText('Split tunnel of Alice laptop saved').waitFor();
-  assert.deepEqual((await api('/tokens')).data.tokens.find((x: Token) => x.id === made.record.id).split_tunnel, ['10.20.0.0/16', '192.168.8.0/24']);
+  assert.deepEqual((await api('/tokens')).data.tokens.find((x) => x.id === made.record.id)!.split_tunnel, ['10.20.0.0/16', '192.168.8.0/24']);
   await noSerious(page, 'machines dialog');
   await screenshot(page, 'en-1280-tokens-machines');
   await d.locator('#f-override').uncheck();

@@ -95,7 +95,7 @@ test('RDP status live, WoL timeout shown, sessions with disconnect-all and histo
   await page.getByText('1 sessions told to disconnect').waitFor();
   await hist.locator('tr:has-text("desk-2")').getByText('disconnecting').waitFor();
   const h = (await api(`/rdp/${up.id}/history`)).data.sessions;
-  assert.ok(h.find((x: RdpSession) => x.id === active.id).disconnect_requested_at, 'the order is recorded');
+  assert.ok(h.find((x: RdpSession) => x.id === active.id)!.disconnect_requested_at, 'the order is recorded');
 
   // Export links: CSV and JSON of every route's history.
   for (const fmt of ['csv', 'json']) {

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { decryptCredentials } from '@gatehouse/common/rdp-credentials.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer, type WatchedPage } from '../lib/browser.js';
-import type { RdpRoute, User } from '../../sidecar/test/lib/protocol.js';
+import type { RdpRoute } from '../../sidecar/test/lib/protocol.js';
 
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '100000', GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
 const api = ui.api;
@@ -113,8 +113,8 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   const stored = (await api(`/rdp/${route.id}/credentials`)).data;
   assert.deepEqual(stored.credentials, sent.credentials, 'the server stored exactly the envelope the browser made');
   assert.ok(!JSON.stringify(stored).includes(PASSWORD));
-  const key = await ui.s.deps.rdp.keys.privateKeyFor(stored.credentials.kid);
-  assert.deepEqual(await decryptCredentials(key, stored.credentials.kid, stored.credentials), { username: 'alice', password: PASSWORD, domain: 'CORP' });
+  const key = await ui.s.deps.rdp.keys.privateKeyFor(stored.credentials!.kid);
+  assert.deepEqual(await decryptCredentials(key, stored.credentials!.kid, stored.credentials), { username: 'alice', password: PASSWORD, domain: 'CORP' });
   route = (await api(`/rdp/${route.id}`)).data.route;
   assert.equal(route.has_credentials, true);
 
@@ -163,7 +163,7 @@ test('RDP routes: create, edit, gateway mode, credentials encrypted in the brows
   await page.waitForURL((u) => u.pathname === `/rdp/${route.id}`);
   route = (await api(`/rdp/${route.id}`)).data.route;
   assert.deepEqual([route.access_mode, route.external_host, route.listen_port, route.target_peer_id], ['both', 'rdp.example.com', 13389, peer.id]);
-  const adminId = (await api('/users')).data.users.find((u: User) => u.username === 'admin').id;
+  const adminId = (await api('/users')).data.users.find((u) => u.username === 'admin')!.id;
   assert.deepEqual(route.allowed_user_ids, [adminId]);
   // Mode both adds a public address the credentials would go to: the edit dropped them.
   assert.equal(route.has_credentials, false, 'an edit that adds a destination drops the credentials');
@@ -214,31 +214,31 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await page.waitForURL((u) => /^\/rdp\/\d+$/.test(u.pathname));
   await settled(page);
   const lab = (await api('/rdp')).data.routes.find((r: RdpRoute) => r.name === 'Lab server');
-  assert.deepEqual([lab.access_mode, lab.gateway_peer_id, lab.target_host, lab.listen_port], ['gateway', gw.id, '192.168.50.20', 23389]);
-  assert.ok(lab.gateway_l4_route_id, 'the linked route exists');
+  assert.deepEqual([lab!.access_mode, lab!.gateway_peer_id, lab!.target_host, lab!.listen_port], ['gateway', gw.id, '192.168.50.20', 23389]);
+  assert.ok(lab!.gateway_l4_route_id, 'the linked route exists');
   // The linked route is shown with a link to it.
-  const link = page.locator(`a[href="/routes/${lab.gateway_l4_route_id}"]`);
+  const link = page.locator(`a[href="/routes/${lab!.gateway_l4_route_id}"]`);
   await link.waitFor();
-  const l4 = (await api(`/routes/${lab.gateway_l4_route_id}`)).data.route;
+  const l4 = (await api(`/routes/${lab!.gateway_l4_route_id}`)).data.route;
   assert.equal(l4.l4_listen_port, 23389);
   // The routes screens show the linked route as managed by its RDP route: no edit, toggle or delete
   // there (the API refuses them with 409), only the way back to the RDP route.
-  assert.equal(l4.rdp_route_id, lab.id);
-  await page.goto(`${ui.s.url}/routes/${lab.gateway_l4_route_id}`);
+  assert.equal(l4.rdp_route_id, lab!.id);
+  await page.goto(`${ui.s.url}/routes/${lab!.gateway_l4_route_id}`);
   await settled(page);
   await page
-    .locator(`header a[href="/rdp/${lab.id}"]`)
-    .or(page.locator(`a[href="/rdp/${lab.id}"]`).first())
+    .locator(`header a[href="/rdp/${lab!.id}"]`)
+    .or(page.locator(`a[href="/rdp/${lab!.id}"]`).first())
     .first()
     .waitFor();
   await page.getByText(/belongs to an RDP route in gateway mode/).waitFor();
-  assert.equal(await page.locator(`a[href="/routes/${lab.gateway_l4_route_id}/edit"]`).count(), 0, 'no edit link on a linked route');
+  assert.equal(await page.locator(`a[href="/routes/${lab!.gateway_l4_route_id}/edit"]`).count(), 0, 'no edit link on a linked route');
   assert.equal(await page.getByRole('button', { name: 'Delete', exact: true }).count(), 0, 'no delete button on a linked route');
   await page.goto(`${ui.s.url}/routes`);
   await settled(page);
-  await page.locator(`td a[href="/rdp/${lab.id}"]`).waitFor();
+  await page.locator(`td a[href="/rdp/${lab!.id}"]`).waitFor();
   assert.equal(await page.locator(`a[aria-label="Edit ${l4.domain}"]`).count(), 0, 'no edit action in the list for a linked route');
-  await page.goto(`${ui.s.url}/rdp/${lab.id}`);
+  await page.goto(`${ui.s.url}/rdp/${lab!.id}`);
   await settled(page);
 
   // Credentials for this route, then a master-key rotation makes it pending.
@@ -249,7 +249,7 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
     .locator('.rdp-creds')
     .getByText(/^stored$/)
     .waitFor();
-  const oldKid = (await api(`/rdp/${lab.id}`)).data.route.credentials_kid;
+  const oldKid = (await api(`/rdp/${lab!.id}`)).data.route.credentials_kid;
   await ui.s.deps.rdp.onMasterKeyRotated();
   await page.goto(`${ui.s.url}/rdp`);
   await settled(page);
@@ -264,7 +264,7 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
   await noSerious(page, 'rotation');
   // Re-enter on the route's page (encrypted for the new key), then acknowledge.
   await page.click('a[aria-label="Re-enter credentials: Lab server"]');
-  await page.waitForURL((u) => u.pathname === `/rdp/${lab.id}`);
+  await page.waitForURL((u) => u.pathname === `/rdp/${lab!.id}`);
   await settled(page);
   await page.getByText(/Credentials must be re-entered after a master-key rotation/).waitFor();
   await page.fill('#f-username', 'bob');
@@ -282,7 +282,7 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
     .waitFor();
   await page.click('button[aria-label="Acknowledge the rotation of Lab server"]');
   await page.getByText('No rotation pending').waitFor();
-  const acked = (await api(`/rdp/${lab.id}`)).data.route;
+  const acked = (await api(`/rdp/${lab!.id}`)).data.route;
   assert.equal(acked.rotation_state, 'none');
   assert.notEqual(acked.credentials_kid, oldKid);
   for (const b of bodies) assert.ok(!b.includes(PASSWORD), `clear text in a request: ${b.slice(0, 200)}`);
@@ -306,8 +306,8 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
       assert.equal(await v.page.evaluate(() => document.documentElement.lang), lang);
       for (const [path, name] of [
         ['/rdp', 'list'],
-        [`/rdp/${lab.id}`, 'detail'],
-        [`/rdp/${lab.id}/edit`, 'edit'],
+        [`/rdp/${lab!.id}`, 'detail'],
+        [`/rdp/${lab!.id}/edit`, 'edit'],
         ['/rdp/new', 'new'],
       ] as const) {
         await v.page.goto(`${ui.s.url}${path}`);
@@ -335,7 +335,7 @@ test('RDP routes: gateway mode links its TCP route, batch actions, pending rotat
     .click();
   await d.page.getByText('No RDP routes yet').waitFor();
   assert.equal((await api('/rdp')).data.routes.length, 0);
-  assert.equal((await api(`/routes/${lab.gateway_l4_route_id}`)).status, 404, 'the linked route went with it');
+  assert.equal((await api(`/routes/${lab!.gateway_l4_route_id}`)).status, 404, 'the linked route went with it');
   assert.deepEqual(d.problems, []);
   await d.context.close();
 });

@@ -100,7 +100,7 @@ test('users form: the four roles, each with what it may do; an operator made the
   await page.click('dialog button[type=submit], form:has(#f-role) button[type=submit]');
   await page.waitForSelector('td >> text=made-operator');
   const made = (await ui.api('/users')).data.users.find((x: { username: string }) => x.username === 'made-operator');
-  assert.equal(made.role, 'operator');
+  assert.equal(made!.role, 'operator');
   assert.deepEqual(problems, []);
   await context.close();
 });

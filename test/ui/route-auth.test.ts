@@ -121,12 +121,12 @@ test('turn route auth on with TOTP, confirm the set-up with a code computed from
   await page.click('form[aria-label="Sign-in"] button[type=submit]');
   await page.waitForSelector('[data-testid=ra-state][data-on=yes]');
   let ra = await stored();
-  assert.equal(ra.method, 'totp');
-  assert.equal(ra.email, 'owner@example.test');
-  assert.equal(ra.session_max_age, 7 * 86_400_000);
-  assert.equal(ra.title, 'Team wiki');
-  assert.equal(ra.primary_color, '#123456');
-  assert.equal(ra.totp_active, false);
+  assert.equal(ra!.method, 'totp');
+  assert.equal(ra!.email, 'owner@example.test');
+  assert.equal(ra!.session_max_age, 7 * 86_400_000);
+  assert.equal(ra!.title, 'Team wiki');
+  assert.equal(ra!.primary_color, '#123456');
+  assert.equal(ra!.totp_active, false);
 
   // TOTP: a wrong code first (error next to the input), then a code computed from the secret shown
   await page.click('[data-testid=totp-account] button:has-text("Set up TOTP")');
@@ -135,12 +135,12 @@ test('turn route auth on with TOTP, confirm the set-up with a code computed from
   await page.fill('[data-testid=totp-account] input[name=token]', '12');
   await page.click('[data-testid=totp-account] button[type=submit]');
   await page.waitForSelector('[data-testid=totp-account] #f-token-err');
-  assert.equal((await stored()).totp_active, false);
+  assert.equal((await stored())!.totp_active, false);
   const secret = await completeTotp(page, '[data-testid=totp-account]');
   await page.waitForFunction(() => /set up/.test(document.querySelector('main')?.textContent ?? '') && !!document.querySelector('.badge.ok'));
   ra = await stored();
-  assert.equal(ra.totp_active, true, 'the API stored an active TOTP');
-  assert.equal(ra.totp_setup_pending, false);
+  assert.equal(ra!.totp_active, true, 'the API stored an active TOTP');
+  assert.equal(ra!.totp_setup_pending, false);
   // the stored secret is the one shown: a code from it is accepted by the service
   const svc = ui.s.deps.routeAuth as { checkTotp(cfg: unknown, token: string): Promise<boolean>; config(id: number): Promise<unknown> };
   const cfg = await svc.config(routeId);
@@ -191,7 +191,7 @@ test('upload a logo: shown as the current image and in the preview; a non-image 
   assert.deepEqual(serious(await axe(page)), []);
   await page.click('.ra-image button:has-text("Remove")');
   await page.waitForSelector('[data-testid=current-logo]', { state: 'detached' });
-  assert.equal((await stored()).logo, null);
+  assert.equal((await stored())!.logo, null);
   await page.setInputFiles('#ra-logo', { name: 'logo.png', mimeType: 'image/png', buffer: png });
   await page.waitForSelector('[data-testid=current-logo]');
   assert.deepEqual(problems, []);
@@ -213,7 +213,7 @@ test('a route user with their own TOTP; remove route auth after one confirmation
   await page.waitForFunction(() => document.querySelectorAll('.badge.ok').length >= 2);
   const ra = await stored();
   assert.deepEqual(
-    ra.users.map((u: { user_id: number; totp_active: boolean }) => [u.user_id, u.totp_active]),
+    ra!.users.map((u: { user_id: number; totp_active: boolean }) => [u.user_id, u.totp_active]),
     [[userId, true]],
   );
 

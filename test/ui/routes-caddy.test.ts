@@ -182,7 +182,7 @@ test('edit: a refused update shows the reason, keeps the edited values, and leav
         const shown = d.page.locator('[data-testid=caddy-last-error]').first();
         await shown.waitFor();
         const text = (await shown.innerText()).trim();
-        assert.match(text, new RegExp(`^Caddy hat die Konfiguration abgelehnt \\(HTTP ${st.last_error_code.params.status}\\)`), text);
+        assert.match(text, new RegExp(`^Caddy hat die Konfiguration abgelehnt \\(HTTP ${st.last_error_code.params!.status}\\)`), text);
         assert.equal((await shown.locator('.caddy-error-detail').innerText()).trim(), st.last_error, "Caddy's own words, secondary");
         assert.deepEqual(serious(await axe(d.page)), [], `${name} ${width}`);
         await screenshot(d.page, `de-${width}-${name}-caddy-last-error`);

@@ -34,7 +34,7 @@ ui.setup(async () => {
   const p = await call('/peers', 'POST', { name: 'web-peer' });
   assert.equal(p.status, 201, JSON.stringify(p.data));
   peerId = p.data.peer.id;
-  peerIp = String(p.data.peer.address ?? p.data.peer.ip).split('/')[0];
+  peerIp = String(p.data.peer.address).split('/')[0];
   // The backend the uptime check reaches: on the peer's (loopback) tunnel address.
   backend = http.createServer((_req, res) => res.end('ok'));
   await new Promise<void>((r) => backend.listen(0, peerIp, () => r()));
@@ -64,7 +64,7 @@ const visible = (page: Page, sel: string) => page.locator(sel).isVisible();
 
 async function routeByDomain(domain: string): Promise<Route> {
   const r = await call(`/routes?q=${encodeURIComponent(domain)}`);
-  return r.data.routes.find((x: Route) => x.domain === domain);
+  return r.data.routes.find((x) => x.domain === domain)!;
 }
 
 test('routes through the UI: create HTTP and L4, field error keeps input, edit protection and resilience, toggle, batch, delete', async () => {

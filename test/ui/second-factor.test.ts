@@ -123,7 +123,7 @@ test(
     assert.deepEqual(admin.problems, []);
     await admin.context.close();
     const st = await ui.api('/users', 'GET');
-    assert.equal(st.data.users.find((u: { username: string }) => u.username === OPS.username).totp_active, false);
+    assert.equal(st.data.users.find((u) => u.username === OPS.username)!.totp_active, false);
     await ui.api('/settings/security', 'PUT', { second_factor: { required: false } });
   },
 );
