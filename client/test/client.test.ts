@@ -159,14 +159,14 @@ describe('the client against a real sidecar', () => {
     );
     assert.equal(machines.length, 1);
     assert.equal(machines[0].peer_id, peerId);
-    assert.equal(machines[0].status.client_version, JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')).version);
-    assert.deepEqual(machines[0].status.tunnel, {
+    assert.equal(machines[0].status!.client_version, JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')).version);
+    assert.deepEqual(machines[0].status!.tunnel, {
       up: false,
       interface: 'gatehouse-c0',
       endpoint: saved.config.config ? String(saved.config.config).match(/^Endpoint = (.*)$/m)![1] : '',
       mode: 'none',
     });
-    assert.equal(typeof machines[0].status.uptime_s, 'number');
+    assert.equal(typeof machines[0].status!.uptime_s, 'number');
     const peer = (await s.req(`/api/v1/peers/${peerId}`, { headers: admin })).data.peer;
     assert.equal(peer.hostname, 'test-laptop');
   });
