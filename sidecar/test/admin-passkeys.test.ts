@@ -386,7 +386,7 @@ test('the enrolment the policy asks for takes a passkey: only after the password
     assert.equal(ok.data.recovery_codes.length, 10);
     const signedIn = cookieOf(ok);
     assert.ok(signedIn && signedIn !== cookie, 'a fresh session id');
-    assert.equal((await s.req('/api/v1/session', { headers: { cookie: signedIn, ...json } })).data.user.username, ENROL.username);
+    assert.equal((await s.req('/api/v1/session', { headers: { cookie: signedIn, ...json } })).data.user!.username, ENROL.username);
     assert.deepEqual(
       (await passkeyRows(id)).map((r) => r.name),
       ['Phone'],

@@ -125,7 +125,7 @@ test(
     await page.waitForSelector('text=Provider Staff ID added');
     const row = page.locator('tr', { hasText: 'Staff ID' });
     await row.waitFor();
-    const stored = (await ui.api('/auth/oidc/providers', 'GET')).data.providers.find((p: { name: string }) => p.name === 'Staff ID');
+    const stored = (await ui.api('/auth/oidc/providers', 'GET')).data.providers.find((p: { name: string }) => p.name === 'Staff ID')!;
     assert.deepEqual(stored.role_mappings, [
       { match: { group: 'ops' }, role: 'operator' },
       { match: { email: 'sam@example.test' }, role: 'viewer' },

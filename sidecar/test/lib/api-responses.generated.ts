@@ -234,6 +234,8 @@ export interface ApiResponses {
     '/internal/circuit-breaker': unknown;
     '/login': z.output<typeof AuthSchema.loginResponse>;
     '/login/enrol': z.output<typeof AuthSchema.enrolResponse>;
+    '/login/enrol/passkey': z.output<typeof AuthSchema.enrolPasskeyResponse>;
+    '/login/enrol/passkey/options': z.output<typeof AuthSchema.passkeyOptionsResponse>;
     '/login/passkey': z.output<typeof AuthSchema.signedInResponse>;
     '/login/passkey/options': z.output<typeof AuthSchema.passkeyOptionsResponse>;
     '/login/second-factor': z.output<typeof AuthSchema.signedInResponse>;
