@@ -77,6 +77,7 @@ import { settleMasterKey } from './masterkey/files.js';
 import { sampleSealed } from './masterkey/sealed.js';
 import { lockHolder } from './masterkey/lock.js';
 import { guardedFetch, policyFor, type Lookup, type OutboundUse } from './util/outbound.js';
+import { ClusterFeed, clusterOf } from './cluster/feed.js';
 
 export interface ContextOptions {
   /**
@@ -160,6 +161,8 @@ export interface AppContext extends Deps {
   clientMachines: ClientService;
   // master-key rotation (npm run cli -- rotate-master-key) and its hooks
   masterKeyRotation: MasterKeyRotation;
+  /** The cluster's change feed (GATEHOUSE_CLUSTER on PostgreSQL; null otherwise): cluster/feed.ts */
+  clusterFeed: ClusterFeed | null;
   /** Registers a hook run inside the rotation's transaction with the new key (masterkey/rotation.ts MasterKeyHook). */
   onMasterKeyRotated(fn: MasterKeyHook, name?: string): void;
 }
@@ -230,6 +233,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
 
   // proxy: render + load (coalesced, all-or-nothing writes); the Caddy supervisor when managed
   const raModels: RouteAuthModels = db.models;
+  let clusterFeed: ClusterFeed | null = null;
   const client = config.manageCaddy ? new CaddyAdminClient(config.caddyAdmin) : null;
   // metrics first: the proxy and route auth count into it; its scrape reads the services built below
   const built: { wireguard?: WireGuardService; gateways?: GatewaysService; accessWindows?: AccessWindowsService } = {};
@@ -257,6 +261,8 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     events,
     features: core.features,
     onLoad: (seconds, ok) => metrics.proxyApply.observe({ result: ok ? 'ok' : 'error' }, seconds),
+    // the cluster's change feed, built last (below): the write batch NOTIFYs what it changed
+    publish: (routes, t) => clusterFeed?.publish({ routes }, t) ?? Promise.resolve(),
   });
   let caddySupervisor: CaddySupervisor | null = null;
   // Caddy's certificates for the route views: its storage is <XDG_DATA_HOME>/caddy (supervisor.ts caddyPaths)
@@ -391,6 +397,36 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   // backup (after everything it restores into: one apply to the proxy and WireGuard afterwards)
   const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers, dns, clientMachines });
 
+  // the cluster's change feed (cluster/feed.ts): writes here are published, other nodes' applied here
+  const cluster = clusterOf(config);
+  if (cluster.enabled && db.dialect === 'postgres' && config.databaseUrl) {
+    const feed = new ClusterFeed({
+      db,
+      databaseUrl: config.databaseUrl,
+      node: cluster.nodeName,
+      log,
+      timers: core.scheduler.timers,
+      targets: {
+        applyRoutes: (ids, reason) => proxy.apply(ids === 'all' ? { reason } : { routes: ids, reason }),
+        reconcilePeer: (id, key) => wireguard.reconcilePeer({ id, public_key: key ?? '' }),
+        syncPeers: () => wireguard.fullSync(),
+        reloadSettings: async () => {
+          core.settings.invalidate();
+          await core.publicHost.load();
+          await core.licence.load();
+        },
+        dropCaches: ({ sessions }) => {
+          routeAuth.view.invalidateRoutes();
+          if (sessions) routeAuth.view.forgetSessions();
+        },
+      },
+    });
+    clusterFeed = feed;
+    core.settings.onWrite = (key) => feed.publishCommitted({ settings: [key] });
+    peers.onTunnelChange = (peer, routes) => feed.publishCommitted({ peers: [peer], routes });
+    routeAuth.view.onDropped = () => feed.publishCommitted({ caches: ['route_auth_sessions'] });
+  }
+
   return {
     ...core,
     health,
@@ -431,6 +467,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     clientMachines,
     masterKeyRotation,
     onMasterKeyRotated,
+    clusterFeed,
   };
 }
 

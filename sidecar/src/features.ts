@@ -46,6 +46,7 @@ import { clientApiFeature } from './client-api/feature.js';
 import { webFeature } from './web/feature.js';
 import { shapingFeature } from './shaping/feature.js';
 import { quotasFeature } from './quotas/feature.js';
+import { clusterFeedFeature } from './cluster/feed-feature.js';
 
 export const features: readonly Feature[] = [
   systemFeature, // GET /health first
@@ -80,6 +81,7 @@ export const features: readonly Feature[] = [
   metricsFeature,
   rdpFeature, // after routes and gateways
   licenceFeature, // its checks re-render the proxy and rewrite DNS on a change
+  clusterFeedFeature, // other nodes' changes applied here: after the proxy, WireGuard and the licence
   backupFeature, // after everything it backs up and restores
   webhooksFeature, // stopped first (of the features with work), its queue stays in the database
   webFeature, // the pages after the router: last

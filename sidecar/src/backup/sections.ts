@@ -412,6 +412,7 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   sqlite_sequence: 'SQLite internal (autoincrement counters; they follow the restored ids)',
   sessions: 'admin sign-ins: a restored server asks everyone to sign in again (replace ends them)',
   login_attempts: 'failed-login counters for the lockout: short-lived, tied to the old server',
+  rate_limits: "a cluster's shared per-address request counters: short-lived windows of minutes",
   activity_log: 'history, not configuration; it can be exported as CSV from the activity log',
   access_log: 'per-request history from Caddy, not configuration',
   access_log_cursor: "position in this machine's Caddy access-log file",

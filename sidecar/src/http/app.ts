@@ -11,6 +11,7 @@ import { apiBody, multipartBody } from './body.js';
 import { clientIp, isSecure } from './client-ip.js';
 import { authenticate, csrfCheck, sameOriginCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
+import { clusterOf } from '../cluster/feed.js';
 import { fullPath, idParam, LINK_RATE_LIMIT, type Endpoint, type RateLimitName } from './registry.js';
 import { SERVED_OUTSIDE_REGISTRY } from './served-paths.js';
 import { AppError, unprocessable, validation, type FieldMessages } from '../util/errors.js';
@@ -194,13 +195,16 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
   app.silent = true;
   const { config } = deps;
 
-  const limits = new RateLimits({
-    login: { points: config.rateLimits.login, duration: 15 * 60 },
-    admin: { points: config.rateLimits.admin, duration: 15 * 60 },
-    client: { points: config.rateLimits.client, duration: 15 * 60 },
-    hostname: { points: config.rateLimits.hostname, duration: 60 },
-    link: { points: LINK_RATE_LIMIT, duration: 15 * 60 },
-  });
+  const limits = new RateLimits(
+    {
+      login: { points: config.rateLimits.login, duration: 15 * 60 },
+      admin: { points: config.rateLimits.admin, duration: 15 * 60 },
+      client: { points: config.rateLimits.client, duration: 15 * 60 },
+      hostname: { points: config.rateLimits.hostname, duration: 60 },
+      link: { points: LINK_RATE_LIMIT, duration: 15 * 60 },
+    },
+    clusterOf(config).enabled && deps.db.dialect === 'postgres' ? { sequelize: deps.db.sequelize } : undefined,
+  );
 
   app.use(errorMiddleware(deps.log));
   app.use(async (ctx, next) => {

@@ -1,7 +1,11 @@
-// Per-IP rate limits (rate-limiter-flexible, in memory). Every response of a limited scope carries
+// Per-IP rate limits (rate-limiter-flexible). Every response of a limited scope carries
 // Ratelimit-Limit, Ratelimit-Remaining and Ratelimit-Reset (seconds); over the limit: 429.
+// One node counts in memory. The nodes of a cluster (GATEHOUSE_CLUSTER) count in the shared
+// PostgreSQL database (RateLimiterPostgres on the table rate_limits, migration 084): a client's
+// requests count against one limit whichever node answers them.
 import type Koa from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Sequelize } from 'sequelize';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { msg } from '@gatehouse/common/messages/index.js';
 import { AppError } from '../util/errors.js';
 import type { RateLimitName } from './registry.js';
@@ -13,10 +17,15 @@ export interface RateLimitSpec {
 }
 
 export class RateLimits {
-  private limiters = new Map<RateLimitName, { limiter: RateLimiterMemory; spec: RateLimitSpec }>();
-  constructor(specs: Record<RateLimitName, RateLimitSpec>) {
+  private limiters = new Map<RateLimitName, { limiter: RateLimiterAbstract; spec: RateLimitSpec }>();
+  /** shared: the cluster's database (PostgreSQL), where every node counts; absent: this process's memory. */
+  constructor(specs: Record<RateLimitName, RateLimitSpec>, shared?: { sequelize: Sequelize }) {
     for (const [name, spec] of Object.entries(specs) as [RateLimitName, RateLimitSpec][]) {
-      this.limiters.set(name, { limiter: new RateLimiterMemory({ points: spec.points, duration: spec.duration, keyPrefix: name }), spec });
+      const opts = { points: spec.points, duration: spec.duration, keyPrefix: name };
+      const limiter = shared
+        ? new RateLimiterPostgres({ ...opts, storeClient: shared.sequelize, storeType: 'sequelize', tableName: 'rate_limits', tableCreated: true })
+        : new RateLimiterMemory(opts);
+      this.limiters.set(name, { limiter, spec });
     }
   }
 

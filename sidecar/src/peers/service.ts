@@ -82,6 +82,12 @@ export class PeersService {
     private proxy?: { apply(opts?: { routes?: number[]; reason?: string }): Promise<unknown> },
   ) {}
 
+  /**
+   * Told of every committed peer change that reaches the tunnel: the peer (its key before the
+   * change) and the routes that render from it (the cluster's change feed: the other nodes apply it).
+   */
+  onTunnelChange: ((peer: { id: number; key: string | null }, routes: number[]) => void) | null = null;
+
   private get Peer() {
     return this.deps.db.models.Peer;
   }
@@ -169,6 +175,7 @@ export class PeersService {
     const proxy = this.proxy;
     // internal routes serve the active gateways' LANs (proxy/exposure-snapshot.ts): they follow every peer change
     const using = proxy ? [...(await this.routesUsing(before.id)), ...(await internalRouteIds(this.deps.db)).map((id) => ({ id }))] : [];
+    this.onTunnelChange?.({ id: before.id, key: before.public_key ?? null }, [...new Set(using.map((r) => Number(r.id)))]);
     if (proxy && using.length) {
       // Only these routes' hosts are re-rendered (proxy/apply.ts); routes that list the peer in
       // their ACL follow with the reconcile loop's comparison, as before.

@@ -137,6 +137,12 @@ export interface ProxyServiceOptions {
   features: FeatureGate;
   /** Told the duration of every load into Caddy and whether Caddy took it (GET /metrics). */
   onLoad?: (seconds: number, ok: boolean) => void;
+  /**
+   * Told, inside a write batch's transaction after Caddy accepted the change and before the commit,
+   * what the batch changed (route ids, or 'all'): the cluster's change feed NOTIFYs it there, so
+   * the notice is delivered exactly when the write commits (cluster/feed.ts). A throw fails the batch.
+   */
+  publish?: (routes: number[] | 'all', transaction: Transaction) => Promise<void>;
 }
 
 export class ProxyService {
@@ -173,8 +179,10 @@ export class ProxyService {
   private readonly events?: EventBus;
   private readonly features: FeatureGate;
   private readonly onLoad?: (seconds: number, ok: boolean) => void;
+  private readonly publish?: ProxyServiceOptions['publish'];
 
   constructor(o: ProxyServiceOptions) {
+    this.publish = o.publish;
     this.features = o.features;
     this.onLoad = o.onLoad;
     this.protectedRouteIds = o.protectedRouteIds;
@@ -414,10 +422,13 @@ export class ProxyService {
         return;
       }
       try {
+        // the other nodes hear of the write when (and only if) it commits
+        await this.publish?.(scope === 'all' ? 'all' : [...scope], t);
         await t.commit();
       } catch (err) {
         // Caddy runs a config the database did not keep: put Caddy back to what the DB holds.
         this.log.error('commit failed after Caddy accepted the configuration; re-applying from the database', { err: String(err) });
+        await t.rollback().catch(() => undefined); // (a failed publish left it open; a failed commit has finished it)
         this.state.reset();
         this.queue.unshift({ kind: 'apply', opts: { force: true, reason: 'commit failed' }, resolve: () => undefined, reject: () => undefined });
         for (const d of done) d.job.reject(err);

@@ -263,26 +263,38 @@ export class AuthView {
 
   dropSession(id: string): void {
     this.sessionGen++;
+    this.onDropped?.();
     this.sessions.delete(id);
   }
 
   /** Forget every session of a route (configuration deleted, credentials changed). */
   dropRouteSessions(routeId: number): void {
     this.sessionGen++;
+    this.onDropped?.();
     for (const [k, s] of this.sessions) if (s.routeId === routeId) this.sessions.delete(k);
   }
 
   /** Forget every session of one route user (user deleted or password changed). */
   dropUserSessions(userId: number): void {
     this.sessionGen++;
+    this.onDropped?.();
     for (const [k, s] of this.sessions) if (s.userId === userId) this.sessions.delete(k);
   }
 
   dropAllSessions(): void {
+    this.forgetSessions();
+    this.onDropped?.();
+  }
+
+  /** Every cached session forgotten (they reload from the database on use), without telling onDropped: another node ended one. */
+  forgetSessions(): void {
     this.sessionGen++;
     this.sessions.clear();
     this.negative.clear();
   }
+
+  /** Told when sessions were dropped here because they ended (the cluster's change feed: the other nodes forget theirs). */
+  onDropped: (() => void) | null = null;
 
   /** Drop expired sessions from memory (the database rows are pruned by the service). */
   pruneExpired(now: number): void {

@@ -18,6 +18,8 @@ export type SettingKey = keyof typeof SETTING_DEFAULTS;
 export class SettingsStore {
   private cache = new Map<string, unknown>();
   private loaded = false;
+  /** Told the key of every write once it is stored (the cluster's change feed: the other nodes drop their caches). */
+  onWrite: ((key: string) => void) | null = null;
   constructor(
     private models: Models,
     private clock: Clock,
@@ -48,6 +50,7 @@ export class SettingsStore {
     await this.load();
     await this.models.Setting.upsert({ key, value: JSON.stringify(value), updated_at: this.clock() });
     this.cache.set(key, value);
+    this.onWrite?.(key);
   }
 
   /**
@@ -66,6 +69,7 @@ export class SettingsStore {
   async delete(key: string): Promise<void> {
     await this.models.Setting.destroy({ where: { key } });
     this.cache.delete(key);
+    this.onWrite?.(key);
   }
 
   /** Forget the cache (after a restore). */

@@ -34,6 +34,7 @@ import * as m078adminSecondFactor from './078_admin_second_factor.js';
 import * as m079peerQuotas from './079_peer_quotas.js';
 import * as m080oidcProviders from './080_oidc_providers.js';
 import * as m081userPasskeys from './081_user_passkeys.js';
+import * as m084rateLimits from './084_rate_limits.js';
 
 export type Migration = {
   name: string;
@@ -76,4 +77,5 @@ export const migrations: Migration[] = [
   m079peerQuotas,
   m080oidcProviders,
   m081userPasskeys,
+  m084rateLimits,
 ];
