@@ -77,7 +77,7 @@ import { settleMasterKey } from './masterkey/files.js';
 import { sampleSealed } from './masterkey/sealed.js';
 import { lockHolder } from './masterkey/lock.js';
 import { guardedFetch, policyFor, type Lookup, type OutboundUse } from './util/outbound.js';
-import { ClusterFeed, clusterOf } from './cluster/feed.js';
+import { ClusterFeed } from './cluster/feed.js';
 
 export interface ContextOptions {
   /**
@@ -398,12 +398,11 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers, dns, clientMachines });
 
   // the cluster's change feed (cluster/feed.ts): writes here are published, other nodes' applied here
-  const cluster = clusterOf(config);
-  if (cluster.enabled && db.dialect === 'postgres' && config.databaseUrl) {
+  if (config.cluster.enabled && db.dialect === 'postgres' && config.databaseUrl) {
     const feed = new ClusterFeed({
       db,
       databaseUrl: config.databaseUrl,
-      node: cluster.nodeName,
+      node: config.cluster.nodeName,
       log,
       timers: core.scheduler.timers,
       targets: {

@@ -185,6 +185,14 @@ test('B missed notifications (its listener stopped): the catch-up when it listen
   await waitFor(async () => (await served(b, 'after.feed.test')) === 'backend after.feed.test', 5000, { what: 'after.feed.test on B' });
 });
 
+test('a setting saved on A is what B answers (its settings cache dropped)', { skip }, async () => {
+  const theme = async (n: Node) => (await n.api('/settings/app')).data.app.default_theme;
+  assert.equal(await theme(b), 'default'); // B has it cached now
+  const put = await a.api('/settings/default-theme', 'PUT', { theme: 'pro' });
+  assert.equal(put.status, 200, JSON.stringify(put.data));
+  await waitFor(async () => (await theme(b)) === 'pro', 5000, { what: "A's default theme on B" });
+});
+
 test('a rate limit spent on A counts on B (shared in PostgreSQL)', { skip }, async () => {
   const attempt = (n: Node, i: number) =>
     n.s.req('/login', { method: 'POST', json: { username: `nobody${i}`, password: 'wrong-password-1' }, headers: { accept: 'application/json' } });

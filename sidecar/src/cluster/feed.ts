@@ -32,7 +32,6 @@
 // (adds, updates and removes only the peers that differ), and the caches are dropped.
 import type { Client as PgClient } from 'pg';
 import type { Transaction } from 'sequelize';
-import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../util/logger.js';
 import type { TimerHandle, Timers } from '../util/clock.js';
@@ -78,15 +77,6 @@ export interface FeedStats {
 
 /** Every how long a node compares itself with the database besides the (re)connects and gaps. */
 export const FEED_CATCH_UP_MS = 5 * 60_000;
-
-/**
- * Whether this node runs in a cluster, and its name. Until the cluster core lands its fields in
- * config.ts (GATEHOUSE_CLUSTER, GATEHOUSE_NODE_NAME), read from them when present.
- */
-export function clusterOf(config: Config): { enabled: boolean; nodeName: string } {
-  const c = (config as Partial<{ cluster: { enabled: boolean; nodeName: string } }>).cluster;
-  return { enabled: !!c?.enabled && !!config.databaseUrl, nodeName: c?.nodeName ?? 'node' };
-}
 
 export class ClusterFeed {
   private seq = 0;

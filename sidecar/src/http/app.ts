@@ -11,7 +11,6 @@ import { apiBody, multipartBody } from './body.js';
 import { clientIp, isSecure } from './client-ip.js';
 import { authenticate, csrfCheck, sameOriginCheck } from './auth.js';
 import { RateLimits } from './ratelimit.js';
-import { clusterOf } from '../cluster/feed.js';
 import { fullPath, idParam, LINK_RATE_LIMIT, type Endpoint, type RateLimitName } from './registry.js';
 import { SERVED_OUTSIDE_REGISTRY } from './served-paths.js';
 import { AppError, unprocessable, validation, type FieldMessages } from '../util/errors.js';
@@ -203,7 +202,7 @@ export function createApp(deps: HttpDeps, endpoints: Endpoint[], opts: AppOption
       hostname: { points: config.rateLimits.hostname, duration: 60 },
       link: { points: LINK_RATE_LIMIT, duration: 15 * 60 },
     },
-    clusterOf(config).enabled && deps.db.dialect === 'postgres' ? { sequelize: deps.db.sequelize } : undefined,
+    config.cluster.enabled && deps.db.dialect === 'postgres' ? { sequelize: deps.db.sequelize } : undefined,
   );
 
   app.use(errorMiddleware(deps.log));
