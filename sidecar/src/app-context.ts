@@ -30,7 +30,7 @@ import { INITIAL_PASSWORD_FILE, UsersService, generatePassword } from './users/s
 import { TokensService } from './tokens/service.js';
 import { DbSessionStore } from './http/session-store.js';
 import { WgDriver } from '@gatehouse/common/wireguard/driver.js';
-import { WireGuardService } from './wireguard/service.js';
+import { EXPIRY_WATERMARK_SETTING, WireGuardService } from './wireguard/service.js';
 import type { WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 import { DnsService } from './dns/service.js';
 import { GroupsService } from './groups/service.js';
@@ -409,10 +409,12 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
         applyRoutes: (ids, reason) => proxy.apply(ids === 'all' ? { reason } : { routes: ids, reason }),
         reconcilePeer: (id, key) => wireguard.reconcilePeer({ id, public_key: key ?? '' }),
         syncPeers: () => wireguard.fullSync(),
-        reloadSettings: async () => {
+        reloadSettings: async (keys) => {
           core.settings.invalidate();
           await core.publicHost.load();
           await core.licence.load();
+          // the expiry check's watermark (written at every check) is read by no rendering
+          return !keys || keys.some((k) => k !== EXPIRY_WATERMARK_SETTING);
         },
         dropCaches: ({ sessions }) => {
           routeAuth.view.invalidateRoutes();
@@ -423,6 +425,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     clusterFeed = feed;
     core.settings.onWrite = (key) => feed.publishCommitted({ settings: [key] });
     peers.onTunnelChange = (peer, routes) => feed.publishCommitted({ peers: [peer], routes });
+    wireguard.onExpired = (peer) => feed.publishCommitted({ peers: [peer] });
     routeAuth.view.onDropped = () => feed.publishCommitted({ caches: ['route_auth_sessions'] });
   }
 

@@ -45,8 +45,12 @@ export interface FeedTargets {
   reconcilePeer(id: number, key: string | null): Promise<void>;
   /** Bring the interface to the database's peer set (only the peers that differ change). */
   syncPeers(): Promise<unknown>;
-  /** The settings cache dropped and what reads settings at start read again (licence, Network settings). */
-  reloadSettings(): Promise<void>;
+  /**
+   * The settings cache dropped and what reads settings at start read again (licence, Network
+   * settings). `keys`: the keys written (absent: catch-up). Resolves whether the proxy must be
+   * rendered and compared (false for bookkeeping keys no rendering reads).
+   */
+  reloadSettings(keys?: string[]): Promise<boolean>;
   /** Drop the route-auth caches: the domain map, and (sessions) every cached session. */
   dropCaches(o: { sessions: boolean }): void;
 }
@@ -241,8 +245,8 @@ export class ClusterFeed {
     const work: Promise<unknown>[] = [];
     if (change.settings?.length) {
       // settings first: the rendering below reads them (a global setting makes it a full load)
-      await t.reloadSettings();
-      work.push(t.applyRoutes('all', reason));
+      const render = await t.reloadSettings(change.settings);
+      if (render || change.routes) work.push(t.applyRoutes(render ? 'all' : change.routes!, reason));
     } else if (change.routes) work.push(t.applyRoutes(change.routes, reason));
     for (const p of change.peers ?? []) work.push(t.reconcilePeer(p.id, p.key));
     await Promise.all(work);

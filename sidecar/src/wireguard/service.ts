@@ -792,6 +792,9 @@ export class WireGuardService {
 
   // ------------------------------------------------------------------ expiry
 
+  /** Told of each peer the expiry check took off the tunnel (the cluster's change feed: the other nodes take it off theirs). */
+  onExpired: ((peer: { id: number; key: string }) => void) | null = null;
+
   /** Takes peers whose expires_at has passed off the tunnel and logs each expiry once. */
   async checkExpiry(): Promise<number> {
     const now = this.deps.clock();
@@ -802,6 +805,7 @@ export class WireGuardService {
     });
     for (const r of rows) {
       await this.reconcilePeer(r);
+      this.onExpired?.({ id: r.id, key: r.public_key });
       await this.deps.events.emit({
         type: 'peer_expired',
         peer_id: r.id,
