@@ -121,7 +121,7 @@ test('a route created on A is served by B within 100 ms (p50 over 20 creates); e
   const fromAck: number[] = [];
   const fromCall: number[] = [];
   const ids: number[] = [];
-  const fullLoadsB = b.s.deps.proxy.fullLoads;
+  const fullLoads = { a: a.s.deps.proxy.fullLoads, b: b.s.deps.proxy.fullLoads };
   for (let i = 0; i < 20; i++) {
     const host = `c${i}.feed.test`;
     const t0 = performance.now();
@@ -152,7 +152,9 @@ test('a route created on A is served by B within 100 ms (p50 over 20 creates); e
   const hostsOf = (n: Node) => [...n.s.deps.proxy.state.hostHashes(HTTP_SERVER).keys()].filter((h) => h.endsWith('.feed.test')).sort();
   assert.equal(hostsOf(b).length, 19);
   assert.deepEqual(hostsOf(b), hostsOf(a));
-  assert.equal(b.s.deps.proxy.fullLoads, fullLoadsB, 'B applied every change as host changes, without a full load');
+  // B loaded in full exactly when A did (the first host: the frame changes), every other change host by host
+  assert.equal(b.s.deps.proxy.fullLoads - fullLoads.b, a.s.deps.proxy.fullLoads - fullLoads.a, 'B made the full loads A made, no more');
+  assert.ok(b.s.deps.proxy.hostChanges >= 20, `B applied host changes: ${b.s.deps.proxy.hostChanges}`);
 });
 
 test('B missed notifications (its listener stopped): the catch-up when it listens again repairs exactly those', { skip }, async () => {
