@@ -20,7 +20,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { apiToken, bearer, freshPgDatabase, startTestServer, type AnyBody, type TestServer } from '../../sidecar/test/lib/server.js';
+import { apiCall, apiToken, bearer, freshPgDatabase, startTestServer, type ApiCall, type TestServer } from '../../sidecar/test/lib/server.js';
 import { CADDY, managedCaddyEnv } from '../lib/caddy-env.js';
 import { freePort } from '../lib/ports.js';
 import { getWithHost } from '../lib/http-get.js';
@@ -51,7 +51,7 @@ const skip = !fs.existsSync(CADDY)
 interface Node {
   s: TestServer;
   http: number;
-  api: <T = AnyBody>(p: string, method?: string, json?: unknown) => Promise<Response & { data: T }>;
+  api: ApiCall;
   feed: ClusterFeed;
 }
 let a: Node;
@@ -78,8 +78,10 @@ async function startNode(name: string, databaseUrl: string, subnet: string): Pro
     { startFeatures: true },
   );
   const h = bearer(await apiToken(s));
-  const api = <T = AnyBody>(p: string, method = 'GET', json?: unknown) =>
-    s.req<T>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  const api = apiCall(
+    () => s,
+    () => h,
+  );
   assert.ok(s.deps.clusterFeed, `node ${name} runs the change feed`);
   await s.deps.clusterFeed.connected();
   return { s, http: ports.http, api, feed: s.deps.clusterFeed };
