@@ -131,6 +131,7 @@ export type ProviderInput = z.output<typeof createProviderBody>;
 export const PROVIDER_READ_ONLY = storedResourceFields('oidc provider', {
   client_secret_set: z.boolean().optional(),
   redirect_uri: z.string().optional(),
+  route_redirect_uris: z.array(z.string()).optional(),
 });
 export const updateProviderBody = ignoringReadOnly(
   z.strictObject({
@@ -174,6 +175,10 @@ export const providerView = z
     allow_password_for_sso_users: z.boolean(),
     allow_private: z.boolean(),
     redirect_uri: z.string().meta({ description: 'the redirect URL to register at the provider: <public admin URL>/auth/oidc/callback' }),
+    route_redirect_uris: z.array(z.string()).meta({
+      description:
+        "the redirect URLs to register as well for route auth's method oidc: <scheme>://<route domain>/route-auth/oidc/callback of each route whose visitors sign in through this provider (a wildcard route: each host it serves)",
+    }),
     created_at: isoDate,
     updated_at: isoDate,
   })

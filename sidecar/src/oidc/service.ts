@@ -21,6 +21,8 @@ import type { OidcIdentityRow, OidcProviderRow } from './model.js';
 import type { DiscoveryResult, ProviderInput, ProviderPatch, ProviderView, RoleMapping } from './schema.js';
 
 export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
+/** Route auth's callback (method oidc, route-auth/oidc.ts), on each protected route's own host. */
+export const ROUTE_CALLBACK_PATH = '/route-auth/oidc/callback';
 /** Seconds the ID token's times may be off (iat, exp, nbf): a small clock skew between the two machines. */
 export const CLOCK_TOLERANCE_S = 30;
 /** How long a started sign-in waits for its callback. */
@@ -67,6 +69,16 @@ export class SignInRefused extends Error {
     super(reason);
     this.name = 'SignInRefused';
   }
+}
+
+/** Who the provider says signed in (the claims this provider's settings name). */
+export interface SignInClaims {
+  subject: string;
+  username: string | null;
+  /** lower case */
+  email: string | null;
+  emailVerified: boolean;
+  groups: string[];
 }
 
 /** What a successful callback leads to: the account, and the role it holds now. */
@@ -152,7 +164,35 @@ export class OidcService {
     return r;
   }
 
-  view(r: OidcProviderRow, redirectUri: string): ProviderView {
+  /**
+   * The redirect URLs to register for route auth's method oidc, by provider: one per route whose
+   * visitors sign in through it, <scheme>://<route domain>/route-auth/oidc/callback (https when the
+   * route has HTTPS; a wildcard route's callback is at each host it serves).
+   */
+  private async routeRedirectUris(ids: number[]): Promise<Map<number, string[]>> {
+    const out = new Map<number, string[]>();
+    if (!ids.length) return out;
+    const auths = await findRows(this.models.RouteAuth, { where: { oidc_provider_id: ids, method: 'oidc' }, attributes: ['route_id', 'oidc_provider_id'] });
+    if (!auths.length) return out;
+    const routes = await findRows(this.models.Route, { where: { id: auths.map((a) => a.route_id) }, attributes: ['id', 'domain', 'https_enabled'] });
+    const byId = new Map(routes.map((r) => [Number(r.id), r]));
+    for (const a of auths) {
+      const route = byId.get(Number(a.route_id));
+      if (!route) continue;
+      const uri = `${asBool(route.https_enabled) ? 'https' : 'http'}://${String(route.domain).toLowerCase()}${ROUTE_CALLBACK_PATH}`;
+      const list = out.get(Number(a.oidc_provider_id)) ?? [];
+      if (!list.includes(uri)) list.push(uri);
+      out.set(Number(a.oidc_provider_id), list.sort());
+    }
+    return out;
+  }
+
+  private async views(rows: OidcProviderRow[], redirectUri: string): Promise<ProviderView[]> {
+    const routeUris = await this.routeRedirectUris(rows.map((r) => r.id));
+    return rows.map((r) => this.view(r, redirectUri, routeUris.get(r.id) ?? []));
+  }
+
+  view(r: OidcProviderRow, redirectUri: string, routeRedirectUris: string[] = []): ProviderView {
     return {
       id: r.id,
       name: r.name,
@@ -169,17 +209,18 @@ export class OidcService {
       allow_password_for_sso_users: asBool(r.allow_password_for_sso_users),
       allow_private: asBool(r.allow_private),
       redirect_uri: redirectUri,
+      route_redirect_uris: routeRedirectUris,
       created_at: new Date(Number(r.created_at)).toISOString(),
       updated_at: new Date(Number(r.updated_at)).toISOString(),
     };
   }
 
   async list(redirectUri: string): Promise<ProviderView[]> {
-    return (await findRows(this.models.OidcProvider, { order: [['id', 'ASC']] })).map((r) => this.view(r, redirectUri));
+    return this.views(await findRows(this.models.OidcProvider, { order: [['id', 'ASC']] }), redirectUri);
   }
 
   async get(id: number, redirectUri: string): Promise<ProviderView> {
-    return this.view(await this.row(id), redirectUri);
+    return (await this.views([await this.row(id)], redirectUri))[0];
   }
 
   /** The stored-state checks of a body (the name taken), for a 400 that names every field at once. */
@@ -286,6 +327,12 @@ export class OidcService {
   /** Deletes the provider and the links of accounts to it (the accounts stay). */
   async remove(id: number, actor?: number): Promise<void> {
     const old = await this.row(id);
+    // route auth's method oidc names it: deleting it would shut those routes' visitors out unnoticed
+    const uses = await findRows(this.models.RouteAuth, { where: { oidc_provider_id: id, method: 'oidc' }, attributes: ['route_id'] });
+    if (uses.length) {
+      const routes = await findRows(this.models.Route, { where: { id: uses.map((u) => u.route_id) }, attributes: ['domain'], order: [['domain', 'ASC']] });
+      throw conflict(msg('oidc.in_use', { domains: routes.map((r) => String(r.domain)) }), undefined, { id: msg('oidc.field.in_use') });
+    }
     await this.core.db.sequelize.transaction(async (transaction) => {
       await this.models.OidcIdentity.destroy({ where: { provider_id: id }, transaction });
       await this.models.OidcProvider.destroy({ where: { id }, transaction });
@@ -421,6 +468,25 @@ export class OidcService {
    * role mapped, and the account found, linked or created. Throws SignInRefused with the reason.
    */
   async finish(flow: OidcFlow, query: URLSearchParams, ip: string | null): Promise<SignInResult> {
+    const { row: r, claims: c } = await this.exchange(flow, query, ip);
+    const { subject, username, email, emailVerified, groups } = c;
+    const seen = { provider: r.name, username: username ?? subject, email: email ?? undefined, groups };
+    const role = mappedRole(parseJson<RoleMapping[]>(r.role_mappings, []), { email, groups });
+    if (!role) {
+      await this.refused(r, 'no_mapping', ip, seen);
+      throw new SignInRefused('no_mapping', 403, seen);
+    }
+    const user = await this.account(r, { subject, username, email, emailVerified, role }, ip, seen);
+    await this.models.OidcIdentity.update({ last_login_at: this.core.clock() }, { where: { provider_id: r.id, subject } });
+    return { user, provider: r };
+  }
+
+  /**
+   * The callback's protocol part, shared by the admin sign-in and route auth's method oidc
+   * (route-auth/oidc.ts): the flow's age, the provider still enabled, the provider's error answer,
+   * the code exchange and the claims this provider's settings name. Throws SignInRefused.
+   */
+  async exchange(flow: OidcFlow, query: URLSearchParams, ip: string | null): Promise<{ row: OidcProviderRow; claims: SignInClaims }> {
     if (this.core.clock() - flow.at > FLOW_MAX_AGE_MS) throw new SignInRefused('expired', 400);
     const r = await this.enabledRow(flow.providerId);
     if (!r) throw new SignInRefused('provider_gone', 400);
@@ -462,20 +528,16 @@ export class OidcService {
       await this.refused(r, 'exchange_failed', ip, { error });
       throw new SignInRefused('exchange_failed', 400, { provider, error });
     }
-    const subject = String(claims.sub);
-    const username = claimString(claims[r.username_claim]);
-    const email = claimString(claims[r.email_claim])?.toLowerCase() ?? null;
-    const emailVerified = claims.email_verified === true || claims.email_verified === 'true';
-    const groups = claimList(claims[r.groups_claim]);
-    const seen = { provider, username: username ?? subject, email: email ?? undefined, groups };
-    const role = mappedRole(parseJson<RoleMapping[]>(r.role_mappings, []), { email, groups });
-    if (!role) {
-      await this.refused(r, 'no_mapping', ip, seen);
-      throw new SignInRefused('no_mapping', 403, seen);
-    }
-    const user = await this.account(r, { subject, username, email, emailVerified, role }, ip, seen);
-    await this.models.OidcIdentity.update({ last_login_at: this.core.clock() }, { where: { provider_id: r.id, subject } });
-    return { user, provider: r };
+    return {
+      row: r,
+      claims: {
+        subject: String(claims.sub),
+        username: claimString(claims[r.username_claim]),
+        email: claimString(claims[r.email_claim])?.toLowerCase() ?? null,
+        emailVerified: claims.email_verified === true || claims.email_verified === 'true',
+        groups: claimList(claims[r.groups_claim]),
+      },
+    };
   }
 
   /** The account of a subject: its link, else the account with its verified e-mail address (linked now), else one created when jit_create. */
@@ -557,7 +619,7 @@ export class OidcService {
     for (let i = 2; ; i++) if (!(await taken(`${withProvider}-${i}`))) return `${withProvider}-${i}`;
   }
 
-  private async refused(r: OidcProviderRow, reason: RefusalReason, ip: string | null, detail: SignInRefused['detail']): Promise<void> {
+  async refused(r: OidcProviderRow, reason: RefusalReason, ip: string | null, detail: SignInRefused['detail']): Promise<void> {
     await this.core.activity.record({
       severity: 'warning',
       source: 'auth',

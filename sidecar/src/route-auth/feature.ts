@@ -7,12 +7,13 @@ import { defineRouteAuthModels } from './models.js';
 import { routeAuthEndpoints } from './endpoints.js';
 import { routeAuthMiddleware } from './http.js';
 import { Verifier, verifyHandler } from './verify.js';
+import { oidcService } from '../oidc/flow.js';
 
 export const routeAuthFeature: Feature = {
   name: 'route-auth',
   models: defineRouteAuthModels,
   endpoints: (ctx) => routeAuthEndpoints(ctx),
-  early: (ctx) => [routeAuthMiddleware(ctx, ctx.routeAuth, ctx.metrics.routeAuth)],
+  early: (ctx) => [routeAuthMiddleware(ctx, ctx.routeAuth, ctx.metrics.routeAuth, () => oidcService(ctx))],
   fastPaths: (ctx) => [
     verifyHandler(
       new Verifier(ctx.routeAuth.view, ctx.clock),

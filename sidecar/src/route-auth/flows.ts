@@ -50,7 +50,7 @@ export type FlowResult =
   /** signed in: set the session cookie, clear the pending one, redirect */
   | { kind: 'session'; token: string; maxAgeMs: number }
   /** first step done or code requested: set the pending cookie, show the code form */
-  | { kind: 'pending'; token: string; notice: 'code_sent' | 'enter_totp' }
+  | { kind: 'pending'; token: string; notice: 'code_sent' | 'enter_totp' | 'oidc_totp' }
   /** stay on the code form with a notice (resend) */
   | { kind: 'notice'; notice: 'code_sent' | 'code_wait' }
   | { kind: 'error'; error: FlowError; clearPending?: boolean };
@@ -76,6 +76,8 @@ export interface Account {
   userId: number | null;
   /** bcrypt (configured account) or argon2id/bcrypt (Gatehouse user) */
   passwordHash: string | null;
+  /** a visitor signed in through the route's OIDC provider: their groups (X-Auth-Groups) */
+  groups?: string[];
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -126,7 +128,13 @@ export class LoginFlows {
   }
 
   /** The account of a pending session (its key and user id), if it is still allowed on the route. */
-  private async pendingAccount(entry: RouteEntry, pending: { email: string; userId: number | null }): Promise<Account | null> {
+  private async pendingAccount(
+    entry: RouteEntry,
+    pending: { email: string; userId: number | null; authMethod: string; subject: string; groups: string[] },
+  ): Promise<Account | null> {
+    // signed in through the provider, the second factor to come: the account is what the provider said
+    if (pending.authMethod.startsWith('oidc+'))
+      return entry.cfg.method === 'oidc' ? LoginFlows.oidcAccount(pending.email, pending.subject, pending.groups) : null;
     if (pending.userId === null) return pending.email === entry.cfg.email.toLowerCase() ? this.configAccount(entry) : null;
     if (!entry.route.user_ids.includes(pending.userId)) return null;
     const u = (await this.svc.models.User.findByPk(pending.userId, { raw: true })) as UserRow | null;
@@ -161,7 +169,7 @@ export class LoginFlows {
     const { entry } = c;
     await this.deps.lockout.recordSuccess('route_auth', LoginFlows.identifier(entry.route.id, acct.key), c.ip || null);
     const meta: SessionMeta = { ip: c.ip, userAgent: c.userAgent };
-    const account: SessionAccount = { email: acct.email ?? '', subject: acct.subject, userId: acct.userId };
+    const account: SessionAccount = { email: acct.email ?? '', subject: acct.subject, userId: acct.userId, groups: acct.groups };
     const token = await this.svc.createSession(entry.route.id, account, 'active', authMethod, entry.cfg.session_max_age, meta);
     if (c.pendingToken) await this.svc.destroySession(entry.route.id, c.pendingToken);
     await this.deps.activity.record({
@@ -181,6 +189,39 @@ export class LoginFlows {
       ip: c.ip,
       userAgent: c.userAgent,
     });
+  }
+
+  /** The account of a visitor the route's OIDC provider let in: key their address (else oidc:<subject>). */
+  static oidcAccount(key: string, subject: string, groups: string[]): Account {
+    return { key, subject, email: key.startsWith('oidc:') ? null : key, userId: null, passwordHash: null, groups };
+  }
+
+  /**
+   * Method oidc, after the provider let the visitor in (oidc.ts): the session, or with the route's
+   * second factor a pending login (a code mailed to the provider's address now, or the route's
+   * TOTP) that code() finishes.
+   */
+  async oidc(c: StepContext, who: { subject: string; email: string | null; groups: string[]; shown: string }): Promise<FlowResult> {
+    const cfg = c.entry.cfg;
+    const acct = LoginFlows.oidcAccount(who.email ?? `oidc:${who.subject}`, who.shown, who.groups);
+    if (await this.locked(cfg.route_id, acct.key)) return { kind: 'error', error: 'locked' };
+    if (!cfg.two_factor_enabled) return this.succeed(c, acct, 'oidc');
+    const factor = cfg.two_factor_method === 'totp' ? 'totp' : 'email_code';
+    if (factor === 'email_code' && !acct.email) return { kind: 'error', error: 'no_email' };
+    if (c.pendingToken) await this.svc.destroySession(cfg.route_id, c.pendingToken);
+    const token = await this.svc.createSession(
+      cfg.route_id,
+      { email: acct.key, subject: acct.subject, userId: null, groups: acct.groups },
+      'pending',
+      `oidc+${factor}`,
+      PENDING_TTL_MS,
+      { ip: c.ip, userAgent: c.userAgent },
+    );
+    if (factor === 'email_code') {
+      const sent = await this.sendCode(c, acct);
+      if (sent === 'failed') return { kind: 'error', error: 'mail_failed' };
+    }
+    return { kind: 'pending', token, notice: factor === 'totp' ? 'oidc_totp' : 'code_sent' };
   }
 
   /** email_password (alone, or as the first factor). `nameIn`: the configured email, or a route user's username or email. */
@@ -257,6 +298,15 @@ export class LoginFlows {
     const code = codeIn.replace(/\s+/g, '');
     if (await this.locked(cfg.route_id, pending.email)) return { kind: 'error', error: 'locked' };
     const acct = await this.pendingAccount(c.entry, pending);
+    if (pending.authMethod.startsWith('oidc+')) {
+      // the route's second factor after its provider: the factor must still be the one it started with
+      if (!acct || !cfg.two_factor_enabled || pending.authMethod !== `oidc+${cfg.two_factor_method}`) return { kind: 'error', error: 'expired', clearPending: true };
+      if (cfg.two_factor_method === 'totp') {
+        if (!cfg.totp_active) return { kind: 'error', error: 'totp_not_ready' };
+        if (!(await this.svc.checkTotp(cfg, code))) return this.fail(c, acct.key, 'wrong TOTP code', 'code_invalid', acct);
+      } else if (!(await this.useCode(cfg.route_id, acct.key, code))) return this.fail(c, acct.key, 'wrong or expired email code', 'code_invalid', acct);
+      return this.succeed(c, acct, pending.authMethod);
+    }
     const totp = cfg.two_factor_enabled && cfg.two_factor_method === 'totp' && pending.authMethod === 'email_password+totp';
     if (totp) {
       // The password step only starts a pending login for an existing account.

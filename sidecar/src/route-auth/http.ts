@@ -36,6 +36,9 @@ import type { RouteAuthService } from './service.js';
 import { hostMatches, hostName, inputFrom, readCookie, underRouteAuth, Verifier, writeAnswer } from './verify.js';
 import type { RouteEntry } from './view.js';
 import { underPathPrefix } from '../share-links/paths.js';
+import type { OidcService } from '../oidc/service.js';
+import { bindingCookie, CALLBACK_PATH as OIDC_CALLBACK_PATH, RouteOidc, shownName, START_PATH as OIDC_START_PATH } from './oidc.js';
+import { FLOW_MAX_AGE_MS } from '../oidc/service.js';
 
 export { hostMatches, readCookie };
 
@@ -49,6 +52,8 @@ const PAGE_METHODS: Record<string, string[]> = {
   [LOGIN_CSS_PATH]: ['GET', 'HEAD'],
   '/route-auth/branding/logo': ['GET', 'HEAD'],
   '/route-auth/branding/bg-image': ['GET', 'HEAD'],
+  [OIDC_START_PATH]: ['GET', 'HEAD'],
+  [OIDC_CALLBACK_PATH]: ['GET', 'HEAD'],
 };
 /** The route-auth pages (besides /route-auth/assets/login.css); http/served-paths.ts lists each, Caddy forwards exactly these (PAGE_PATHS). */
 export const KNOWN_PAGES: ReadonlySet<string> = new Set(PAGE_PATHS.filter((p) => p !== LOGIN_CSS_PATH));
@@ -73,9 +78,16 @@ export function safeRedirect(rd: string | undefined | null, host: string): strin
   return sharedSafeRedirect(rd, { sameHost: host, refusePrefixes: ['/route-auth/'] });
 }
 
-export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?: { count(status: number): void }): Koa.Middleware {
+export function routeAuthMiddleware(
+  deps: Deps,
+  svc: RouteAuthService,
+  outcomes?: { count(status: number): void },
+  /** the OpenID Connect service (oidc/flow.ts oidcService), for method oidc */
+  oidc?: () => OidcService,
+): Koa.Middleware {
   const view = svc.view;
   const flows = new LoginFlows(deps, svc);
+  const routeOidc = oidc ? new RouteOidc(deps, svc, oidc) : null;
   const limiter = new RateLimiterMemory({ points: deps.config.rateLimits.login, duration: 15 * 60, keyPrefix: 'route_auth_login' });
   const parse = pageFormBody();
 
@@ -151,11 +163,61 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
   }
 
   function firstStep(entry: RouteEntry): Step {
-    return entry.cfg.method === 'email_code' ? 'request_code' : entry.cfg.method === 'totp' ? 'totp' : 'password';
+    const m = entry.cfg.method;
+    return m === 'email_code' ? 'request_code' : m === 'totp' ? 'totp' : m === 'oidc' ? 'oidc' : 'password';
   }
 
   function codeStep(authMethod: string): Step {
-    return authMethod === 'email_password+totp' ? 'code_totp' : 'code_email';
+    return authMethod === 'email_password+totp' || authMethod === 'oidc+totp' ? 'code_totp' : 'code_email';
+  }
+
+  /** The page options of method oidc's first step: the provider's name on the button. */
+  async function providerOptions(entry: RouteEntry): Promise<Partial<PageOptions>> {
+    return entry.cfg.method === 'oidc' && entry.cfg.oidc_provider_id ? { provider: (await svc.providerName(entry.cfg.oidc_provider_id)) ?? undefined } : {};
+  }
+
+  /** Method oidc: the start (to the provider) and the callback (the session, a second factor, or a page saying why not). */
+  async function oidcPage(ctx: Koa.Context, entry: RouteEntry, lang: Lang): Promise<void> {
+    if (!routeOidc) return notFound(ctx);
+    const host = ctx.get('host');
+    const binding = bindingCookie(entry.route.id);
+    ctx.set('Cache-Control', 'no-store');
+    // the callback's URL holds the code: it goes nowhere in a Referer
+    ctx.set('Referrer-Policy', 'no-referrer');
+    if (ctx.path === OIDC_START_PATH) {
+      if (await rateLimited(ctx)) return render(ctx, 429, entry, 'message', lang, '/', { error: 'rate_limited' });
+      const rd = safeRedirect(typeof ctx.query.rd === 'string' ? ctx.query.rd : undefined, host);
+      // the callback on this very host (its cookies), as the visitor reached it
+      const redirectUri = `${ctx.cookies.secure ? 'https' : 'http'}://${host}${OIDC_CALLBACK_PATH}`;
+      const r = await routeOidc.start(entry, redirectUri, rd);
+      if (r.kind === 'error') return render(ctx, r.status, entry, 'message', lang, rd, { error: r.error, retryLink: r.status !== 404 });
+      setCookie(ctx, binding, r.binding, PAGES_COOKIE_PATH, FLOW_MAX_AGE_MS);
+      ctx.redirect(r.url);
+      return;
+    }
+    const ip = (ctx.state.clientIp as string) || '';
+    const r = await routeOidc.callback(entry, new URLSearchParams(ctx.querystring), ctx.cookies.get(binding), ip);
+    clearCookie(ctx, binding, PAGES_COOKIE_PATH);
+    if (r.kind === 'error')
+      return render(ctx, r.status, entry, 'message', lang, r.rd, { error: r.error, seen: r.seen, providerError: r.detail, retryLink: true });
+    const c: StepContext = { entry, ip, userAgent: ctx.get('user-agent'), lang, pendingToken: ctx.cookies.get(pendingCookie(entry.route.id)) };
+    const result = await flows.oidc(c, { subject: r.who.subject, email: r.who.email, groups: r.who.groups, shown: shownName(r.who) });
+    switch (result.kind) {
+      case 'session':
+        setCookie(ctx, entry.cookieName, result.token, '/', result.maxAgeMs);
+        clearCookie(ctx, pendingCookie(entry.route.id), PAGES_COOKIE_PATH);
+        ctx.redirect(r.rd);
+        return;
+      case 'pending':
+        setCookie(ctx, pendingCookie(entry.route.id), result.token, PAGES_COOKIE_PATH, PENDING_TTL_MS);
+        ctx.redirect(loginUrl(r.rd, `&notice=${result.notice}`));
+        return;
+      case 'error':
+        return render(ctx, ERROR_STATUS[result.error] ?? 400, entry, 'message', lang, r.rd, { error: result.error, retryLink: true });
+      case 'notice':
+        ctx.redirect(loginUrl(r.rd, `&notice=${result.notice}`));
+        return;
+    }
   }
 
   function setCookie(ctx: Koa.Context, name: string, value: string, path: string, maxAgeMs: number): void {
@@ -254,6 +316,7 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     if (isGet && p === '/route-auth/branding/logo') return serveBranding(ctx, entry, 'logo');
     if (isGet && p === '/route-auth/branding/bg-image') return serveBranding(ctx, entry, 'bg_image');
 
+    if (p === OIDC_START_PATH || p === OIDC_CALLBACK_PATH) return oidcPage(ctx, entry, lang);
     const rdParam = typeof ctx.query.rd === 'string' ? ctx.query.rd : undefined;
     if (p === '/route-auth/logout') {
       if (isGet) return render(ctx, 200, entry, 'logout', lang, '/');
@@ -291,11 +354,11 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       const n = typeof ctx.query.notice === 'string' ? ctx.query.notice : '';
       const notice: NoticeKey | 'signed_out' | undefined = ctx.query.signed_out
         ? 'signed_out'
-        : n === 'code_sent' || n === 'code_wait' || n === 'enter_totp'
+        : n === 'code_sent' || n === 'code_wait' || n === 'enter_totp' || n === 'oidc_totp'
           ? n
           : undefined;
       const step = pending ? codeStep(pending.authMethod) : firstStep(entry);
-      return render(ctx, 200, entry, step, lang, rd, { notice: pending || notice === 'signed_out' ? notice : undefined });
+      return render(ctx, 200, entry, step, lang, rd, { notice: pending || notice === 'signed_out' ? notice : undefined, ...(await providerOptions(entry)) });
     }
     if (ctx.method !== 'POST') return methodNotAllowed(ctx);
 
@@ -309,7 +372,10 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
     const account = (str('email') || str('account')).slice(0, 320) || undefined;
     const reshow = async (status: number, error: ErrorKey) => {
       const pending = await svc.pendingSession(entry.route.id, pendingToken);
-      return render(ctx, status, entry, pending ? codeStep(pending.authMethod) : firstStep(entry), lang, rd, { error, ...(pending ? {} : { account }) });
+      return render(ctx, status, entry, pending ? codeStep(pending.authMethod) : firstStep(entry), lang, rd, {
+        error,
+        ...(pending ? {} : { account, ...(await providerOptions(entry)) }),
+      });
     };
     if (await rateLimited(ctx)) return reshow(429, 'rate_limited');
     // a form sent from another site's page (Origin, or Referer; http/origin.ts) is refused like a missing CSRF token
@@ -362,7 +428,11 @@ export function routeAuthMiddleware(deps: Deps, svc: RouteAuthService, outcomes?
       case 'error':
         if (result.clearPending) {
           clearCookie(ctx, pendingName, PAGES_COOKIE_PATH);
-          return render(ctx, ERROR_STATUS[result.error] ?? 400, entry, firstStep(entry), lang, rd, { error: result.error, account });
+          return render(ctx, ERROR_STATUS[result.error] ?? 400, entry, firstStep(entry), lang, rd, {
+            error: result.error,
+            account,
+            ...(await providerOptions(entry)),
+          });
         }
         return reshow(ERROR_STATUS[result.error] ?? 400, result.error);
     }

@@ -3,7 +3,7 @@
 import { DataTypes, Op, type Sequelize, type Transaction } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M, defineModel, findRows } from '../db/define.js';
 
-export type LoginMethod = 'email_password' | 'email_code' | 'totp';
+export type LoginMethod = 'email_password' | 'email_code' | 'totp' | 'oidc';
 export type SecondFactor = 'email_code' | 'totp';
 
 /** The login page's branding as a route auth configuration stores it (its columns). */
@@ -33,6 +33,12 @@ export interface RouteAuthRow extends BrandingColumns {
   pending_method: LoginMethod | null;
   /** with pending_method email_password: the second factor it switches to (totp), else null */
   pending_two_factor_method: SecondFactor | null;
+  /** method oidc (migration 082): the OpenID Connect provider visitors sign in through */
+  oidc_provider_id: number | null;
+  /** method oidc: JSON array of the e-mail addresses let in (lower case), null: none */
+  allowed_emails: string | null;
+  /** method oidc: JSON array of the provider's groups let in, null: none */
+  allowed_groups: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -56,6 +62,8 @@ export interface RouteAuthSessionRow {
   share_link_id?: number | null;
   /** a share link's path prefix: the session is valid only under it (null: the whole route) */
   path_prefix?: string | null;
+  /** an oidc sign-in's groups (migration 082), JSON array; null: none (X-Auth-Groups) */
+  groups?: string | null;
 }
 
 export interface RouteAuthCodeRow {
@@ -117,6 +125,9 @@ export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
       session_max_age: ms(),
       pending_method: DataTypes.STRING,
       pending_two_factor_method: DataTypes.STRING,
+      oidc_provider_id: DataTypes.INTEGER,
+      allowed_emails: DataTypes.TEXT,
+      allowed_groups: DataTypes.TEXT,
       title: DataTypes.STRING,
       description: DataTypes.STRING,
       primary_color: DataTypes.STRING,
@@ -145,6 +156,7 @@ export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
       subject: DataTypes.STRING,
       share_link_id: DataTypes.INTEGER,
       path_prefix: DataTypes.STRING,
+      groups: DataTypes.TEXT,
     },
     opts('route_auth_sessions'),
   );
@@ -225,6 +237,9 @@ export function normalizeAuthRow(r: RouteAuthRow): RouteAuthRow {
     session_max_age: Number(r.session_max_age),
     pending_method: r.pending_method ?? null,
     pending_two_factor_method: r.pending_two_factor_method ?? null,
+    oidc_provider_id: toNum(r.oidc_provider_id),
+    allowed_emails: r.allowed_emails ?? null,
+    allowed_groups: r.allowed_groups ?? null,
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };
@@ -238,6 +253,7 @@ export function normalizeSessionRow(r: RouteAuthSessionRow): RouteAuthSessionRow
     subject: r.subject === null || r.subject === undefined ? null : String(r.subject),
     share_link_id: toNum(r.share_link_id),
     path_prefix: r.path_prefix ?? null,
+    groups: r.groups ?? null,
     expires_at: Number(r.expires_at),
     created_at: Number(r.created_at),
   };
@@ -254,4 +270,15 @@ export function normalizeUserTotpRow(r: RouteAuthUserTotpRow): RouteAuthUserTotp
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };
+}
+
+/** A JSON list column (allowed_emails, allowed_groups, a session's groups) as strings; [] for null or anything else. */
+export function listColumn(v: string | null | undefined): string[] {
+  if (!v) return [];
+  try {
+    const a: unknown = JSON.parse(v);
+    return Array.isArray(a) ? a.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
 }

@@ -1,7 +1,8 @@
 // Request schemas and constants of route auth.
 import { z } from 'zod';
 import { text, UNPROCESSABLE } from '../http/fields.js';
-import { fieldText } from '../http/messages.js';
+import { fieldIssue, fieldText } from '../http/messages.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 
 /** the API: allowed session durations 1h, 12h, 24h, 7d, 30d (milliseconds). */
 export const SESSION_DURATIONS: Record<string, number> = {
@@ -47,9 +48,16 @@ const httpUrl = z
 /** Titles and descriptions of the login page: text() with line breaks and tabs allowed. */
 const noControl = (max: number) => text({ max, multiline: true });
 
+/** The login methods of a route (oidc: through an OpenID Connect provider, route-auth/oidc.ts). */
+export const LOGIN_METHODS = ['email_password', 'email_code', 'totp', 'oidc'] as const;
+const loginMethod = z.enum(LOGIN_METHODS, { error: 'must be email_password, email_code, totp or oidc' });
+/** The methods a second factor can follow. */
+const FIRST_FACTORS: readonly string[] = ['email_password', 'oidc'];
+const ALLOW_LIST_MAX = 200;
+
 export const routeAuthBody = z
   .strictObject({
-    method: z.enum(['email_password', 'email_code', 'totp'], { error: 'must be email_password, email_code or totp' }),
+    method: loginMethod,
     two_factor_enabled: z.boolean().optional(),
     two_factor_method: z.enum(['email_code', 'totp'], { error: 'must be email_code or totp' }).nullable().optional(),
     email,
@@ -69,14 +77,41 @@ export const routeAuthBody = z
     /** fetched once when saved, checked like an upload and stored locally (the login page loads nothing from elsewhere); null removes */
     logo_url: httpUrl.nullable().optional().meta({ description: BRANDING_URL_DOC }),
     bg_image_url: httpUrl.nullable().optional().meta({ description: BRANDING_URL_DOC }),
+    oidc_provider_id: z
+      .number({ error: 'must be an OIDC provider id' })
+      .int('must be an OIDC provider id')
+      .positive('must be an OIDC provider id')
+      .max(2_147_483_647)
+      .nullable()
+      .optional()
+      .meta({ description: 'method oidc: the OpenID Connect provider visitors sign in through (it must exist and be enabled, else 422)' }),
+    allowed_emails: z
+      .array(email)
+      .max(ALLOW_LIST_MAX, fieldText('field.at_most', { max: ALLOW_LIST_MAX }))
+      .optional()
+      .meta({ description: "method oidc: the e-mail addresses (the provider's email claim, any case) let in" }),
+    allowed_groups: z
+      .array(text({ min: 1, max: 256 }))
+      .max(ALLOW_LIST_MAX, fieldText('field.at_most', { max: ALLOW_LIST_MAX }))
+      .optional()
+      .meta({
+        description:
+          "method oidc: the provider's groups (its groups claim) let in. A visitor is let in when their address is in allowed_emails or one of their groups in allowed_groups; method oidc needs at least one entry in either (422)",
+      }),
   })
   .superRefine((v, ctx) => {
+    if (v.method === 'oidc') {
+      if (v.oidc_provider_id === undefined || v.oidc_provider_id === null)
+        ctx.addIssue({ code: 'custom', path: ['oidc_provider_id'], message: 'required for method oidc', params: UNPROCESSABLE });
+      if (!v.allowed_emails?.length && !v.allowed_groups?.length)
+        ctx.addIssue(fieldIssue(msg('route_auth.field.oidc_allow_list'), { path: ['allowed_emails'], params: UNPROCESSABLE }));
+    }
     if (v.two_factor_enabled) {
-      if (v.method !== 'email_password')
+      if (!FIRST_FACTORS.includes(v.method))
         ctx.addIssue({
           code: 'custom',
           path: ['two_factor_enabled'],
-          message: 'two-factor needs method email_password as the first factor',
+          message: 'two-factor needs method email_password or oidc as the first factor',
           params: UNPROCESSABLE,
         });
       if (!v.two_factor_method)
@@ -99,7 +134,7 @@ export const totpVerifyBody = z.strictObject({
 });
 
 /** The steps of the login page the admin preview can show. */
-export const PREVIEW_STEPS = ['password', 'request_code', 'code_email', 'code_totp', 'totp'] as const;
+export const PREVIEW_STEPS = ['password', 'request_code', 'code_email', 'code_totp', 'totp', 'oidc'] as const;
 const emptyToNull = (v: unknown) => (v === '' ? null : v);
 /**
  * GET /routes/:id/auth/preview: branding values not saved yet override the stored ones (a parameter
@@ -108,7 +143,7 @@ const emptyToNull = (v: unknown) => (v === '' ? null : v);
  */
 export const previewQuery = z.strictObject({
   lang: z.enum(['en', 'de'], { error: 'must be en or de' }).optional(),
-  method: z.enum(['email_password', 'email_code', 'totp'], { error: 'must be email_password, email_code or totp' }).optional(),
+  method: loginMethod.optional(),
   step: z.enum(PREVIEW_STEPS, { error: fieldText('field.one_of', { values: [...PREVIEW_STEPS] }) }).optional(),
   title: z.preprocess(emptyToNull, noControl(100).nullable()).optional(),
   description: z.preprocess(emptyToNull, noControl(500).nullable()).optional(),
@@ -122,14 +157,14 @@ const isoDate = z.string().meta({ format: 'date-time' });
 /** A route's auth configuration as served (never its secrets), with the route's users. */
 export const routeAuthView = z.object({
   route_id: z.number().int(),
-  method: z.enum(['email_password', 'email_code', 'totp']),
+  method: z.enum(LOGIN_METHODS),
   two_factor_enabled: z.boolean(),
   two_factor_method: z.enum(['email_code', 'totp']).nullable(),
   email: z.string(),
   password_set: z.boolean(),
   totp_active: z.boolean(),
   totp_setup_pending: z.boolean(),
-  pending_method: z.enum(['email_password', 'email_code', 'totp']).nullable().meta({
+  pending_method: z.enum(LOGIN_METHODS).nullable().meta({
     description:
       'a switch to TOTP (method totp, or the TOTP second factor) saved while TOTP was not verified yet: the method it switches to once totp-verify succeeds; until then `method` (the one in force) stays, and visitors sign in with it. null when nothing waits',
   }),
@@ -138,6 +173,9 @@ export const routeAuthView = z.object({
     .nullable()
     .meta({ description: 'the second factor of the pending switch (with pending_method email_password), else null' }),
   session_max_age: z.number().int(),
+  oidc_provider_id: z.number().int().nullable().meta({ description: 'method oidc: the provider visitors sign in through (else null)' }),
+  allowed_emails: z.array(z.string()).meta({ description: 'method oidc: the e-mail addresses let in' }),
+  allowed_groups: z.array(z.string()).meta({ description: "method oidc: the provider's groups let in" }),
   title: z.string().nullable(),
   description: z.string().nullable(),
   primary_color: z.string().nullable(),

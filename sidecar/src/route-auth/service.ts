@@ -25,6 +25,7 @@ import type { Mailer } from '../smtp/service.js';
 import { BrandingStore, fetchImage, mimeOfFile, type BrandingKind } from './branding.js';
 import {
   hasRouteAuth,
+  listColumn,
   normalizeAuthRow,
   type BrandingColumns,
   normalizeUserTotpRow,
@@ -40,7 +41,11 @@ import { findRows, findRow } from '../db/define.js';
 export const BCRYPT_ROUNDS = 12;
 
 /** Whether these sign-in settings ask the visitor for a TOTP code (as the method or the second factor). */
-const needsTotp = (method: string, secondFactor: string | null) => method === 'totp' || (method === 'email_password' && secondFactor === 'totp');
+const needsTotp = (method: string, secondFactor: string | null) => method === 'totp' || (hasSecondFactor(method) && secondFactor === 'totp');
+/** The methods a second factor can follow: email_password, oidc. */
+export const hasSecondFactor = (method: string) => method === 'email_password' || method === 'oidc';
+/** A list of method oidc (allowed_emails, allowed_groups) as stored: JSON, each entry once; null when empty. */
+const storedList = (v: string[] | undefined): string | null => (v?.length ? JSON.stringify([...new Set(v)]) : null);
 
 export interface SessionMeta {
   ip?: string | null;
@@ -52,6 +57,8 @@ export interface SessionAccount {
   email: string;
   subject: string;
   userId: number | null;
+  /** an oidc sign-in's groups (X-Auth-Groups) */
+  groups?: string[];
 }
 
 export interface RouteAuthCollaborators {
@@ -176,6 +183,9 @@ export class RouteAuthService {
       pending_method: c.pending_method,
       pending_two_factor_method: c.pending_method ? c.pending_two_factor_method : null,
       session_max_age: c.session_max_age,
+      oidc_provider_id: c.method === 'oidc' || c.pending_method === 'oidc' ? c.oidc_provider_id : null,
+      allowed_emails: listColumn(c.allowed_emails),
+      allowed_groups: listColumn(c.allowed_groups),
       title: c.title,
       description: c.description,
       primary_color: c.primary_color,
@@ -208,6 +218,7 @@ export class RouteAuthService {
       const field = input.method === 'email_code' ? 'method' : 'two_factor_method';
       throw new AppError('conflict', msg('route_auth.smtp_needed'), { [field]: msg('route_auth.field.smtp_needed') });
     }
+    if (input.method === 'oidc') await this.checkProvider(input.oidc_provider_id ?? 0);
     const existing = await this.config(routeId);
     const needsPassword = input.method === 'email_password';
     if (needsPassword && !input.password && !existing?.password_hash)
@@ -234,9 +245,10 @@ export class RouteAuthService {
         const now = this.deps.clock();
         const requested = {
           method: input.method,
-          twoFactor: input.method === 'email_password' && !!input.two_factor_enabled,
-          secondFactor: input.method === 'email_password' && input.two_factor_enabled ? (input.two_factor_method ?? null) : null,
+          twoFactor: hasSecondFactor(input.method) && !!input.two_factor_enabled,
+          secondFactor: hasSecondFactor(input.method) && input.two_factor_enabled ? (input.two_factor_method ?? null) : null,
         };
+        const oidc = input.method === 'oidc';
         // A switch to TOTP waits for totp-verify while the configuration's TOTP is not active: the
         // current method stays in force (visitors keep signing in with it) and the requested one is
         // stored as pending. A new configuration, or one that already uses TOTP, takes it at once.
@@ -259,6 +271,9 @@ export class RouteAuthService {
           email: input.email,
           password_hash: passwordHash ?? cur?.password_hash ?? null,
           session_max_age: input.session_max_age,
+          oidc_provider_id: oidc ? (input.oidc_provider_id ?? null) : null,
+          allowed_emails: oidc ? storedList(input.allowed_emails) : null,
+          allowed_groups: oidc ? storedList(input.allowed_groups) : null,
           title: keep('title', input.title),
           description: keep('description', input.description),
           primary_color: keep('primary_color', input.primary_color),
@@ -282,7 +297,11 @@ export class RouteAuthService {
             cur.email !== input.email ||
             cur.method !== method ||
             cur.two_factor_enabled !== twoFactor ||
-            (twoFactor && cur.two_factor_method !== values.two_factor_method);
+            (twoFactor && cur.two_factor_method !== values.two_factor_method) ||
+            // who may sign in through the provider changed: sessions of those no longer let in end
+            (cur.oidc_provider_id ?? null) !== values.oidc_provider_id ||
+            (cur.allowed_emails ?? null) !== values.allowed_emails ||
+            (cur.allowed_groups ?? null) !== values.allowed_groups;
           await this.models.RouteAuth.update(values, { where: { route_id: routeId }, transaction: t });
           if (ended) {
             await this.models.RouteAuthSession.destroy({ where: { route_id: routeId }, transaction: t });
@@ -336,6 +355,13 @@ export class RouteAuthService {
     this.branding.remove(removed.bg_image);
     await this.deps.events.emit({ type: 'route_auth_deleted', route_id: routeId, domain: route.domain, actor: actor ?? null });
     return true;
+  }
+
+  /** Method oidc: the provider must exist and be enabled (422 fields.oidc_provider_id). */
+  private async checkProvider(id: number): Promise<void> {
+    const p = id > 0 ? await findRow(this.models.OidcProvider, { where: { id }, attributes: ['enabled'] }) : null;
+    if (!p || !(p.enabled === true || Number(p.enabled) === 1))
+      throw unprocessable(msg('route_auth.oidc_provider'), { oidc_provider_id: msg('route_auth.field.oidc_provider') });
   }
 
   private async requireConfig(routeId: number): Promise<{ route: RouteInfo; cfg: RouteAuthRow }> {
@@ -541,16 +567,23 @@ export class RouteAuthService {
   async preview(
     routeId: number,
     input: PreviewInput,
-  ): Promise<{ domain: string; step: PreviewInput['step'] & string; accounts: boolean; branding: BrandingColumns & { version: number } }> {
+  ): Promise<{
+    domain: string;
+    step: PreviewInput['step'] & string;
+    accounts: boolean;
+    provider: string | null;
+    branding: BrandingColumns & { version: number };
+  }> {
     const route = await this.route(routeId);
     const cfg = await this.config(routeId);
     const pick = <K extends 'title' | 'description' | 'primary_color' | 'bg_color'>(k: K) => (input[k] !== undefined ? input[k] : (cfg?.[k] ?? null));
     const method = input.method ?? cfg?.method ?? 'email_password';
-    const step = input.step ?? (method === 'email_code' ? 'request_code' : method === 'totp' ? 'totp' : 'password');
+    const step = input.step ?? (method === 'email_code' ? 'request_code' : method === 'totp' ? 'totp' : method === 'oidc' ? 'oidc' : 'password');
     return {
       domain: route.domain,
       step,
       accounts: route.user_ids.length > 0,
+      provider: cfg?.oidc_provider_id ? ((await this.providerName(cfg.oidc_provider_id)) ?? null) : null,
       branding: {
         title: pick('title'),
         description: pick('description'),
@@ -561,6 +594,12 @@ export class RouteAuthService {
         version: cfg?.updated_at ?? 0,
       },
     };
+  }
+
+  /** The name of an OIDC provider (the login page's "Sign in with <name>"), or null when it is gone. */
+  async providerName(id: number): Promise<string | null> {
+    const p = await findRow(this.models.OidcProvider, { where: { id }, attributes: ['name'] });
+    return p ? String(p.name) : null;
   }
 
   /** Removes branding files no configuration references (after routes were deleted). */
@@ -597,6 +636,7 @@ export class RouteAuthService {
       email: account.email,
       user_id: account.userId,
       subject: account.subject,
+      groups: account.groups?.length ? JSON.stringify(account.groups) : null,
       stage,
       auth_method: authMethod,
       expires_at,
@@ -605,12 +645,23 @@ export class RouteAuthService {
       ip: meta.ip ? meta.ip.slice(0, 64) : null,
     });
     if (stage === 'active')
-      this.view.putSession(id, { routeId, email: account.email, authMethod, expiresAt: expires_at, userId: account.userId, subject: account.subject });
+      this.view.putSession(id, {
+        routeId,
+        email: account.email,
+        authMethod,
+        expiresAt: expires_at,
+        userId: account.userId,
+        subject: account.subject,
+        groups: account.groups ?? [],
+      });
     return token;
   }
 
   /** The pending (first step done) session behind a cookie value, or null. */
-  async pendingSession(routeId: number, token: string | undefined): Promise<{ id: string; email: string; authMethod: string; userId: number | null } | null> {
+  async pendingSession(
+    routeId: number,
+    token: string | undefined,
+  ): Promise<{ id: string; email: string; authMethod: string; userId: number | null; subject: string; groups: string[] } | null> {
     if (!token) return null;
     const id = sha256(token);
     const row = await findRow(this.models.RouteAuthSession, { where: { id, route_id: routeId, stage: 'pending' } });
@@ -620,6 +671,8 @@ export class RouteAuthService {
       email: String(row.email),
       authMethod: String(row.auth_method),
       userId: row.user_id === null || row.user_id === undefined ? null : Number(row.user_id),
+      subject: row.subject === null || row.subject === undefined ? String(row.email) : String(row.subject),
+      groups: listColumn(row.groups),
     };
   }
 

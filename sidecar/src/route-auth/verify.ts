@@ -5,7 +5,7 @@
 // Input: X-Route-Domain (the route's domain as rendered into Caddy's config; without it, the Host
 // is looked up, wildcards included), Cookie, X-Forwarded-Uri and X-Forwarded-Proto (for the return
 // URL), the client address (X-Forwarded-For from our Caddy). Output:
-// - 204 + X-Auth-Email + X-Auth-Method + X-Auth-User: a valid session of this route (a route user's
+// - 204 + X-Auth-Email + X-Auth-Method + X-Auth-User (+ X-Auth-Groups for method oidc): a valid session of this route (a route user's
 //   session only while the user is still in the route's user_ids);
 // - 200 (no identity headers): a route with basic auth and no route auth (AuthView's share-only
 //   entry) without a valid share-link session here: Caddy goes on to the route's basic auth
@@ -35,7 +35,7 @@ export interface VerifyInput {
 }
 
 export type VerifyAnswer =
-  { status: 204; email: string; authMethod: string; user: string } | { status: 200 } | { status: 302; location: string } | { status: 403 } | { status: 405 };
+  { status: 204; email: string; authMethod: string; user: string; groups: string[] } | { status: 200 } | { status: 302; location: string } | { status: 403 } | { status: 405 };
 
 /** One cookie's value out of a Cookie header, without parsing the rest. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
@@ -149,7 +149,7 @@ export class Verifier {
       (s.userId === null || entry.route.user_ids.includes(s.userId)) &&
       (!s.pathPrefix || underPathPrefix(input.forwardedUri, s.pathPrefix))
     ) {
-      return { status: 204, email: s.email, authMethod: s.authMethod, user: s.subject };
+      return { status: 204, email: s.email, authMethod: s.authMethod, user: s.subject, groups: s.groups ?? [] };
     }
     return noSession(input, entry);
   }
@@ -197,6 +197,8 @@ export function writeAnswer(res: http.ServerResponse, a: VerifyAnswer, head: boo
     // Header values are ASCII-safe: emails and usernames are validated on input; anything else is dropped.
     const h: Record<string, string> = { 'Cache-Control': 'no-store', [IDENTITY_HEADERS[1]]: a.authMethod, [IDENTITY_HEADERS[2]]: headerSafe(a.user) };
     if (a.email) h[IDENTITY_HEADERS[0]] = headerSafe(a.email);
+    // an oidc session's groups, comma-separated (each encoded when it holds anything beyond printable ASCII, or a comma)
+    if (a.groups.length) h[IDENTITY_HEADERS[3]] = a.groups.map((g) => (/^[\x20-\x7e]*$/.test(g) && !g.includes(',') ? g : encodeURIComponent(g))).join(',');
     res.writeHead(204, h);
     res.end();
     return;

@@ -12,7 +12,7 @@ import type { Models } from '../db/models.js';
 import type { RouteRow } from '../routes/model.js';
 import type { Clock } from '../util/clock.js';
 import { IpMatcher, parseStoredRules, type IpFilterMode } from '../util/ip-rules.js';
-import { normalizeAuthRow, normalizeSessionRow, type RouteAuthModels, type RouteAuthRow, type RouteAuthSessionRow } from './models.js';
+import { listColumn, normalizeAuthRow, normalizeSessionRow, type RouteAuthModels, type RouteAuthRow, type RouteAuthSessionRow } from './models.js';
 import { findRows, findRow } from '../db/define.js';
 
 export const ROUTE_TTL_MS = 60_000;
@@ -62,6 +62,8 @@ export interface SessionEntry {
   subject: string;
   /** a share link's session: valid only under this path (share-links/paths.ts); absent or null: the whole route */
   pathPrefix?: string | null;
+  /** an oidc sign-in's groups (X-Auth-Groups); absent or empty: none */
+  groups?: string[];
 }
 
 function parseUserIds(v: unknown): number[] {
@@ -114,6 +116,9 @@ export function shareOnlyConfig(routeId: number): RouteAuthRow {
     session_max_age: Number.MAX_SAFE_INTEGER,
     pending_method: null,
     pending_two_factor_method: null,
+    oidc_provider_id: null,
+    allowed_emails: null,
+    allowed_groups: null,
     created_at: 0,
     updated_at: 0,
     title: null,
@@ -313,5 +318,6 @@ export function toSessionEntry(row: RouteAuthSessionRow): SessionEntry {
     userId: r.user_id,
     subject: r.subject ?? r.email,
     pathPrefix: r.path_prefix ?? null,
+    groups: listColumn(r.groups),
   };
 }

@@ -396,7 +396,7 @@ export const certificateView = z
   .meta({ description: "the certificate state of the route's TLS name" });
 export type CertificateView = z.infer<typeof certificateView>;
 
-const loginMethod = z.enum(['email_password', 'email_code', 'totp']);
+const loginMethod = z.enum(['email_password', 'email_code', 'totp', 'oidc']);
 /** The route's route login (GET /routes/:id/auth) in brief, for lists. */
 export const routeAuthSummary = z
   .object({

@@ -11,6 +11,8 @@ export const oidc = {
   'oidc.field.mapping_match': () => 'name exactly one of group or email',
   'oidc.name_taken': (p: { name: string }) => `A provider named ${p.name} exists`,
   'oidc.issuer_http': () => 'The issuer must use https unless the provider may reach private addresses (allow_private)',
+  'oidc.in_use': (p: { domains: string[] }) => `Visitors of ${p.domains.join(', ')} sign in through this provider: change their route auth first`,
+  'oidc.field.in_use': () => 'in use by route auth',
   // POST /auth/oidc/providers/:id/test
   'oidc.test.ok': (p: { issuer: string }) => `Discovery works: ${p.issuer} names its authorization, token and key endpoints`,
   'oidc.test.not_allowed': () =>

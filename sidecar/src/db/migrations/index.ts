@@ -35,6 +35,7 @@ import * as m079peerQuotas from './079_peer_quotas.js';
 import * as m080oidcProviders from './080_oidc_providers.js';
 import * as m081userPasskeys from './081_user_passkeys.js';
 import * as m084rateLimits from './084_rate_limits.js';
+import * as m082routeAuthOidc from './082_route_auth_oidc.js';
 
 export type Migration = {
   name: string;
@@ -78,4 +79,5 @@ export const migrations: Migration[] = [
   m080oidcProviders,
   m081userPasskeys,
   m084rateLimits,
+  m082routeAuthOidc,
 ];

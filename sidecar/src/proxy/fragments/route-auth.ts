@@ -5,7 +5,7 @@
 import type { CaddyHandler, CaddyRoute } from '../caddy-json.js';
 
 /** Headers the verify endpoint answers with and Caddy copies onto the proxied request. */
-export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method', 'X-Auth-User'] as const;
+export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method', 'X-Auth-User', 'X-Auth-Groups'] as const;
 /** Access-log field (Caddy `log_append`) naming who was signed in; src/resilience/access-log.ts reads it. */
 export const AUTH_USER_LOG_FIELD = 'auth_user';
 export const VERIFY_PATH = '/route-auth/verify';
@@ -25,11 +25,14 @@ export const PAGE_PATHS: readonly string[] = [
   '/route-auth/branding/logo',
   '/route-auth/branding/bg-image',
   '/route-auth/share',
+  // method oidc (route-auth/oidc.ts): the start, and the callback the provider sends the visitor back to
+  '/route-auth/oidc/start',
+  '/route-auth/oidc/callback',
 ];
 
 /**
  * Caddyfile `forward_auth <upstream> { uri /route-auth/verify; header_up X-Route-Domain <domain>;
- * copy_headers X-Auth-Email X-Auth-Method X-Auth-User }`: a reverse_proxy that GETs the verify URI; on 2xx each
+ * copy_headers X-Auth-Email X-Auth-Method X-Auth-User X-Auth-Groups }`: a reverse_proxy that GETs the verify URI; on 2xx each
  * copied header is deleted from the request (so a visitor cannot send their own) and set from the
  * verify response when present, then the chain continues; any other answer (302 to the login page,
  * 403 from the IP filter) goes to the client as it is.

@@ -21,6 +21,9 @@ input.code{letter-spacing:.3em;font-size:1.3rem;text-align:center}
 .hint{color:#4a5263;font-size:.92rem;margin:.4rem 0 0}
 button{margin-top:1.2rem;width:100%;padding:.65rem;background:var(--primary);color:#fff;border:0;border-radius:5px;font-size:1rem;cursor:pointer}
 button:focus-visible{outline:3px solid #1d2330;outline-offset:2px}
+a.button{display:block;margin-top:1.2rem;padding:.65rem;background:var(--primary);color:#fff;border-radius:5px;font-size:1rem;text-align:center;text-decoration:none}
+a.button:focus-visible{outline:3px solid #1d2330;outline-offset:2px}
+dl{margin:0 0 .8rem}dt{font-weight:600;margin-top:.4rem}dd{margin:0;word-break:break-all}
 button.link{background:none;color:var(--primary);text-decoration:underline;margin-top:.6rem;padding:.3rem}
 .msg{padding:.65rem .8rem;border-radius:5px;margin:0 0 .8rem}
 .err{background:#fdecea;color:#8a1c12}
@@ -28,7 +31,7 @@ button.link{background:none;color:var(--primary);text-decoration:underline;margi
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 `;
 
-export type Step = 'password' | 'request_code' | 'code_email' | 'code_totp' | 'totp' | 'logout' | 'message';
+export type Step = 'password' | 'request_code' | 'code_email' | 'code_totp' | 'totp' | 'oidc' | 'logout' | 'message';
 
 export interface Branding extends BrandingColumns {
   /** cache-busting version (updated_at) */
@@ -53,6 +56,13 @@ export interface PageOptions {
   account?: string;
   /** the admin screen's live preview (in an iframe): no autofocus, which would scroll the admin page to the frame */
   preview?: boolean;
+  /** method oidc: the provider's name ("Sign in with <name>"; step oidc) */
+  provider?: string;
+  /** method oidc refused: what the provider said of the visitor (their address and groups), or its own error */
+  seen?: { email: string | null; groups: string[] };
+  providerError?: string;
+  /** on a message page: a link to start the sign-in again */
+  retryLink?: boolean;
   /** where the branding images are served (default /route-auth/branding, on the route's domain; the admin preview uses its own API paths) */
   imageBase?: string;
 }
@@ -124,11 +134,23 @@ export function renderPage(o: PageOptions): string {
         t.signIn,
       );
       break;
+    case 'oidc':
+      // a link (GET): the start sets its own binding cookie and goes to the provider
+      body = o.preview
+        ? `<p><a class="button" href="#">${escapeHtml(`${t.signInWith} ${o.provider ?? '…'}`)}</a></p>`
+        : `<p><a class="button" href="/route-auth/oidc/start?rd=${encodeURIComponent(o.rd)}"${focusNext}>${escapeHtml(`${t.signInWith} ${o.provider ?? '…'}`)}</a></p>`;
+      break;
     case 'logout':
       body = `<p>${t.signOutQuestion}</p><form method="post" action="/route-auth/logout">${common}<button type="submit">${t.signOut}</button></form>`;
       break;
     case 'message':
-      body = o.loginLink ? `<p><a href="/route-auth/login">${t.signInInstead}</a></p>` : '';
+      body =
+        (o.seen
+          ? `<dl><dt>${t.seenEmail}</dt><dd>${escapeHtml(o.seen.email ?? t.none)}</dd><dt>${t.seenGroups}</dt><dd>${escapeHtml(o.seen.groups.join(', ') || t.none)}</dd></dl>`
+          : '') +
+        (o.providerError ? `<p class="hint">${t.providerSaid}: ${escapeHtml(o.providerError)}</p>` : '') +
+        (o.retryLink ? `<p><a href="/route-auth/login?rd=${encodeURIComponent(o.rd)}">${t.tryAgain}</a></p>` : '') +
+        (o.loginLink ? `<p><a href="/route-auth/login">${t.signInInstead}</a></p>` : '');
       break;
   }
   const error = o.error ? `<p class="msg err" role="alert" id="form-error">${escapeHtml(t.errors[o.error])}</p>` : '';
