@@ -107,3 +107,53 @@ async function main(): Promise<void> {
 }
 
 if (process.env.GH_IDP_SETUP && process.argv[1] === fileURLToPath(import.meta.url)) await main();
+
+/** A browser's cookies at the provider (name → value), enough for its login and the redirect back. */
+export class ProviderJar {
+  private cookies = new Map<string, string>();
+  take(res: Response): void {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = c.split(';');
+      const i = pair.indexOf('=');
+      const name = pair.slice(0, i).trim();
+      const value = pair.slice(i + 1).trim();
+      const gone = attrs.some((a) => /^\s*max-age=0$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
+      if (gone || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+/**
+ * A browser at the provider, from its authorization URL on: its login form (the development
+ * interaction, posted with `login` as the user) and the redirects; returns the URL the provider
+ * sends the browser back to (not visited).
+ */
+export async function throughIdp(idp: Idp, jar: ProviderJar, authorizationUrl: string, user: string): Promise<URL> {
+  let url = new URL(authorizationUrl);
+  for (let hop = 0; hop < 10; hop++) {
+    if (url.origin !== idp.issuer) return url;
+    const go = async (u: string, init: RequestInit = {}) => {
+      const headers = new Headers(init.headers);
+      if (jar.header()) headers.set('cookie', jar.header());
+      const res = await fetch(u, { ...init, headers, redirect: 'manual' });
+      jar.take(res);
+      return Object.assign(res, { text: await res.text() });
+    };
+    let res = await go(url.href);
+    if (res.status === 200 && res.text.includes('name="login"')) {
+      const action = /action="([^"]+)"/.exec(res.text)![1];
+      res = await go(new URL(action, url).href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ prompt: 'login', login: user, password: 'any' }).toString(),
+      });
+    }
+    if (![302, 303].includes(res.status)) throw new Error(`provider step ${url.pathname}: ${res.status} ${res.text.slice(0, 300)}`);
+    url = new URL(res.headers.get('location')!, url);
+  }
+  throw new Error('the provider never sent the browser back');
+}
