@@ -175,6 +175,8 @@ test('route auth: exactly the route-auth pages to the sidecar, forward auth to /
         '/route-auth/branding/logo',
         '/route-auth/branding/bg-image',
         '/route-auth/share',
+        '/route-auth/oidc/start',
+        '/route-auth/oidc/callback',
       ],
     },
   ]);

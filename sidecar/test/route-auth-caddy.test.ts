@@ -104,16 +104,20 @@ test('forwardAuthHandler: reverse_proxy GET /route-auth/verify, copy X-Auth-* on
     handle: [{ handler: 'headers', request: { set: { 'X-Auth-Email': ['{http.reverse_proxy.header.X-Auth-Email}'] } } }],
     match: [{ not: [{ vars: { '{http.reverse_proxy.header.X-Auth-Email}': [''] } }] }],
   });
-  assert.deepEqual(routes[6], {
+  assert.deepEqual(routes[4], {
+    handle: [{ handler: 'headers', request: { set: { 'X-Auth-Groups': ['{http.reverse_proxy.header.X-Auth-Groups}'] } } }],
+    match: [{ not: [{ vars: { '{http.reverse_proxy.header.X-Auth-Groups}': [''] } }] }],
+  });
+  assert.deepEqual(routes[8], {
     handle: [{ handler: 'headers', request: { set: { 'X-Auth-User': ['{http.reverse_proxy.header.X-Auth-User}'] } } }],
     match: [{ not: [{ vars: { '{http.reverse_proxy.header.X-Auth-User}': [''] } }] }],
   });
-  assert.equal(routes.length, 7);
+  assert.equal(routes.length, 9);
 });
 
 test('forwardAuthHandler matches caddy adapt of forward_auth', { skip: !haveCaddy && 'bin/caddy not built' }, () => {
   const routes = adapt(
-    'forward_auth 127.0.0.1:3000 {\n uri /route-auth/verify\n header_up X-Route-Domain app.example.com\n copy_headers X-Auth-Email X-Auth-Method X-Auth-User\n}\nrespond ok',
+    'forward_auth 127.0.0.1:3000 {\n uri /route-auth/verify\n header_up X-Route-Domain app.example.com\n copy_headers X-Auth-Email X-Auth-Groups X-Auth-Method X-Auth-User\n}\nrespond ok',
   ) as { handle: unknown[] }[];
   assert.deepEqual(routes[0].handle[0], forwardAuthHandler('app.example.com', '127.0.0.1:3000'));
 });

@@ -147,6 +147,8 @@ test('route auth and basic auth exclude each other; a route with route auth cann
         '/route-auth/branding/logo',
         '/route-auth/branding/bg-image',
         '/route-auth/share',
+        '/route-auth/oidc/start',
+        '/route-auth/oidc/callback',
       ],
     },
   ]);

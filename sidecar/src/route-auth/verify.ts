@@ -18,7 +18,7 @@
 import type http from 'node:http';
 import type { Clock } from '../util/clock.js';
 import { isLoopback, normalizeIp } from '../http/client-ip.js';
-import { IDENTITY_HEADERS } from '../proxy/fragments/route-auth.js';
+import { EMAIL_HEADER, GROUPS_HEADER, METHOD_HEADER, USER_HEADER } from '../proxy/fragments/route-auth.js';
 import { safeRedirect } from '../util/safe-redirect.js';
 import { sha256 } from './service.js';
 import { decodeAll, underPathPrefix } from '../share-links/paths.js';
@@ -195,10 +195,10 @@ const BODY: Record<number, string> = { 200: 'No share-link session: basic auth a
 export function writeAnswer(res: http.ServerResponse, a: VerifyAnswer, head: boolean): void {
   if (a.status === 204) {
     // Header values are ASCII-safe: emails and usernames are validated on input; anything else is dropped.
-    const h: Record<string, string> = { 'Cache-Control': 'no-store', [IDENTITY_HEADERS[1]]: a.authMethod, [IDENTITY_HEADERS[2]]: headerSafe(a.user) };
-    if (a.email) h[IDENTITY_HEADERS[0]] = headerSafe(a.email);
+    const h: Record<string, string> = { 'Cache-Control': 'no-store', [METHOD_HEADER]: a.authMethod, [USER_HEADER]: headerSafe(a.user) };
+    if (a.email) h[EMAIL_HEADER] = headerSafe(a.email);
     // an oidc session's groups, comma-separated (each encoded when it holds anything beyond printable ASCII, or a comma)
-    if (a.groups.length) h[IDENTITY_HEADERS[3]] = a.groups.map((g) => (/^[\x20-\x7e]*$/.test(g) && !g.includes(',') ? g : encodeURIComponent(g))).join(',');
+    if (a.groups.length) h[GROUPS_HEADER] = a.groups.map((g) => (/^[\x20-\x7e]*$/.test(g) && !g.includes(',') ? g : encodeURIComponent(g))).join(',');
     res.writeHead(204, h);
     res.end();
     return;

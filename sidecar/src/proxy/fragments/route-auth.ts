@@ -4,8 +4,10 @@
 // test/route-auth-caddy.test.ts). Placed in a host's route list by protectionRoutes (protection.ts).
 import type { CaddyHandler, CaddyRoute } from '../caddy-json.js';
 
-/** Headers the verify endpoint answers with and Caddy copies onto the proxied request. */
-export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Method', 'X-Auth-User', 'X-Auth-Groups'] as const;
+/** Headers the verify endpoint answers with and Caddy copies onto the proxied request (in the order `caddy adapt` prints copy_headers). */
+export const IDENTITY_HEADERS = ['X-Auth-Email', 'X-Auth-Groups', 'X-Auth-Method', 'X-Auth-User'] as const;
+/** Each identity header by what it carries. */
+export const [EMAIL_HEADER, GROUPS_HEADER, METHOD_HEADER, USER_HEADER] = IDENTITY_HEADERS;
 /** Access-log field (Caddy `log_append`) naming who was signed in; src/resilience/access-log.ts reads it. */
 export const AUTH_USER_LOG_FIELD = 'auth_user';
 export const VERIFY_PATH = '/route-auth/verify';
@@ -32,7 +34,7 @@ export const PAGE_PATHS: readonly string[] = [
 
 /**
  * Caddyfile `forward_auth <upstream> { uri /route-auth/verify; header_up X-Route-Domain <domain>;
- * copy_headers X-Auth-Email X-Auth-Method X-Auth-User X-Auth-Groups }`: a reverse_proxy that GETs the verify URI; on 2xx each
+ * copy_headers X-Auth-Email X-Auth-Groups X-Auth-Method X-Auth-User }`: a reverse_proxy that GETs the verify URI; on 2xx each
  * copied header is deleted from the request (so a visitor cannot send their own) and set from the
  * verify response when present, then the chain continues; any other answer (302 to the login page,
  * 403 from the IP filter) goes to the client as it is.
@@ -121,7 +123,7 @@ export function routeAuthForwardHandler(domain: string, sidecarUpstream: string)
  * the response is done, from the request the forward auth updated.
  */
 export function authUserLogHandler(): CaddyHandler {
-  return { handler: 'log_append', key: AUTH_USER_LOG_FIELD, value: `{http.request.header.${IDENTITY_HEADERS[2]}}` };
+  return { handler: 'log_append', key: AUTH_USER_LOG_FIELD, value: `{http.request.header.${USER_HEADER}}` };
 }
 
 /** The route-auth pages of a protected domain (PAGE_PATHS, exactly) → the sidecar (login pages, stylesheet, branding images, login/logout posts). */
