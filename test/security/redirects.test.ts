@@ -10,12 +10,18 @@ import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer } from
 import { totpCode } from '../../sidecar/src/util/totp.js';
 import { Browser, createRoute, rawRequest } from '../../sidecar/test/route-auth-helpers.js';
 import { BYPASSES, HOST, staysOn } from '../../sidecar/test/lib/redirect-bypasses.js';
+import { startIdp, throughIdp, ProviderJar, type Idp } from '../../sidecar/test/lib/oidc-idp.js';
 
 let s: TestServer;
 const PASSWORD = 'correct horse battery';
 let routeId = 0;
 /** A full-access token of the admin (the policy switched on and off around the enrolment's password step). */
 let full: Record<string, string> = {};
+// route auth's method oidc: a route signing in through a real OpenID Provider (lib/oidc-idp.ts)
+const OIDC_HOST = 'sso.app.example.test';
+const OIDC_ORIGIN = `https://${OIDC_HOST}`;
+let idp: Idp;
+const idpJar = new ProviderJar();
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_RATE_LIMIT_LOGIN: '100000' });
@@ -41,8 +47,28 @@ before(async () => {
   assert.equal(on.status, 200, JSON.stringify(on.data));
   // an account without one: under the policy its sign-in goes through the enrolment page
   assert.equal((await s.req('/api/v1/users', { method: 'POST', headers: h, json: { ...ENROL, role: 'viewer' } })).status, 201);
+  idp = await startIdp({
+    clients: [{ client_id: 'gh-redirects', redirect_uris: [`${OIDC_ORIGIN}/route-auth/oidc/callback`] }],
+    users: { alice: { email: 'alice@example.test', email_verified: true, groups: ['ops'] } },
+  });
+  const p = await s.req('/api/v1/auth/oidc/providers', {
+    method: 'POST',
+    headers: h,
+    json: { name: 'Redirect IdP', issuer: idp.issuer, client_id: 'gh-redirects', scopes: ['openid', 'email', 'groups'], allow_private: true },
+  });
+  assert.equal(p.status, 201, JSON.stringify(p.data));
+  const o = await createRoute(s, { domain: OIDC_HOST });
+  const oidc = await s.req(`/api/v1/routes/${o.id}/auth`, {
+    method: 'POST',
+    headers: h,
+    json: { method: 'oidc', oidc_provider_id: p.data.provider.id, allowed_groups: ['ops'], email: 'owner@example.test', session_max_age: 3_600_000 },
+  });
+  assert.equal(oidc.status, 200, JSON.stringify(oidc.data));
 });
-after(async () => s.close());
+after(async () => {
+  await idp?.close();
+  await s.close();
+});
 const TWO_FACTOR = { username: 'redirect-2fa', password: 'redirect-2fa-password' };
 const ENROL = { username: 'redirect-enrol', password: 'redirect-enrol-password' };
 
@@ -189,6 +215,21 @@ const PARAMETERS: RedirectParameter[] = [
         email: 'owner@example.test',
         password: PASSWORD,
       });
+      return location({ status: res.status, headers: res.headers as Record<string, string> });
+    },
+  },
+  {
+    // the rd of the start is kept with the flow; the callback redirects to it once the provider let the visitor in
+    name: 'route-auth oidc rd: GET /route-auth/oidc/start → the provider → the callback (redirect after signing in)',
+    origin: OIDC_ORIGIN,
+    good: [`${OIDC_ORIGIN}/app?x=1`, `${OIDC_ORIGIN}/app?x=1`],
+    send: async (t) => {
+      const b = new Browser(s, OIDC_HOST);
+      const start = await b.get(`/route-auth/oidc/start?rd=${encodeURIComponent(t)}`);
+      assert.equal(start.status, 302, start.body.slice(0, 200));
+      const back = await throughIdp(idp, idpJar, start.headers.location!, 'alice');
+      const res = await b.get(back.pathname + back.search);
+      assert.ok(b.session(Number(/gh_ra_(\d+)=/.exec(String(res.headers['set-cookie']))?.[1])), 'signed in');
       return location({ status: res.status, headers: res.headers as Record<string, string> });
     },
   },
