@@ -15,6 +15,7 @@ import type { ScreenProps } from '../define';
 import './routeauth.css';
 
 import type {
+  OidcProvidersResponse,
   Route,
   RouteAuthBody,
   RouteAuthOrNullResponse,
@@ -43,7 +44,15 @@ function usesTotp(a: RouteAuth | null): boolean {
 }
 
 /** The method label of the route-auth methods. */
-const METHOD_KEY: Record<RouteAuth['method'], string> = { email_password: 'mEmailPassword', email_code: 'mEmailCode', totp: 'mTotp' };
+const METHOD_KEY: Record<RouteAuth['method'], string> = { email_password: 'mEmailPassword', email_code: 'mEmailCode', totp: 'mTotp', oidc: 'mOidc' };
+/** The methods a second factor can follow. */
+const firstFactor = (m: string) => m === 'email_password' || m === 'oidc';
+/** An allow-list typed one entry a line (or separated by commas) as the API's list. */
+const listOf = (text: string | undefined) =>
+  (text ?? '')
+    .split(/[\n,]/)
+    .map((x) => x.trim())
+    .filter(Boolean);
 
 function totpState(active: boolean, pending: boolean) {
   return active ? (
@@ -312,12 +321,17 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
     email: a?.email ?? '',
     password: '',
     session_max_age: a?.session_max_age ?? 86_400_000,
+    oidc_provider_id: a?.oidc_provider_id ?? null,
+    allowed_emails: (a?.allowed_emails ?? []).join('\n'),
+    allowed_groups: (a?.allowed_groups ?? []).join('\n'),
     title: a?.title ?? '',
     description: a?.description ?? '',
     primary_color: a?.primary_color ?? '',
     bg_color: a?.bg_color ?? '',
   });
   const v = form.values;
+  // the providers to choose from (a role that may not list them sees the one saved, by id)
+  const providers = useApi<OidcProvidersResponse>('/auth/oidc/providers', ['oidc_provider_created', 'oidc_provider_updated', 'oidc_provider_deleted']);
   const [pvLang, setPvLang] = useState<Lang>(uiLang.get());
   const previewSrc = `/api/v1/routes/${route.id}/auth/preview${qs({
     lang: pvLang,
@@ -344,7 +358,8 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
   const save = async (e: Event) => {
     e.preventDefault();
     const ok = await form.submit(async (x) => {
-      const twoFactor = x.method === 'email_password' && !!x.two_factor_enabled;
+      const twoFactor = firstFactor(x.method) && !!x.two_factor_enabled;
+      const oidc = x.method === 'oidc';
       const body: RouteAuthBody = {
         method: x.method,
         two_factor_enabled: twoFactor,
@@ -352,6 +367,7 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
         email: x.email,
         ...(x.password ? { password: x.password } : {}),
         session_max_age: Number(x.session_max_age),
+        ...(oidc ? { oidc_provider_id: x.oidc_provider_id, allowed_emails: listOf(x.allowed_emails), allowed_groups: listOf(x.allowed_groups) } : {}),
         title: x.title?.trim() || null,
         description: x.description?.trim() || null,
         primary_color: x.primary_color?.trim() || null,
@@ -399,10 +415,28 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
                   { value: 'email_password', label: t('routeauth.mEmailPassword') },
                   { value: 'email_code', label: t('routeauth.mEmailCode') },
                   { value: 'totp', label: t('routeauth.mTotp') },
+                  { value: 'oidc', label: t('routeauth.mOidc') },
                 ]}
               />
-              {v.method === 'email_password' && <CheckField form={form} name="two_factor_enabled" label={t('routeauth.twoFactor')} />}
-              {v.method === 'email_password' && v.two_factor_enabled && (
+              {v.method === 'oidc' && (
+                <>
+                  <SelectField
+                    form={form}
+                    name="oidc_provider_id"
+                    numeric
+                    label={t('routeauth.provider')}
+                    empty={t('routeauth.providerChoose')}
+                    hint={t('routeauth.providerHint', { uri: `${route.https_enabled ? 'https' : 'http'}://${route.domain}/route-auth/oidc/callback` })}
+                    options={(providers.data?.providers ?? (a?.oidc_provider_id ? [{ id: a.oidc_provider_id, name: `#${a.oidc_provider_id}`, enabled: true }] : [])).map(
+                      (p) => ({ value: p.id, label: p.enabled ? p.name : `${p.name} (${t('routeauth.providerOff')})` }),
+                    )}
+                  />
+                  <TextArea form={form} name="allowed_emails" label={t('routeauth.allowedEmails')} hint={t('routeauth.allowedEmailsHint')} rows={3} />
+                  <TextArea form={form} name="allowed_groups" label={t('routeauth.allowedGroups')} hint={t('routeauth.allowedGroupsHint')} rows={3} />
+                </>
+              )}
+              {firstFactor(v.method) && <CheckField form={form} name="two_factor_enabled" label={t('routeauth.twoFactor')} />}
+              {firstFactor(v.method) && v.two_factor_enabled && (
                 <SelectField
                   form={form}
                   name="two_factor_method"
