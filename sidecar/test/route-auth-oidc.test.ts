@@ -79,7 +79,10 @@ after(async () => {
 });
 
 test('bad input: 400 with fields, 422 for an unknown or disabled provider or no allow-list; nothing changed', async () => {
-  const disabled = await api('/auth/oidc/providers', { method: 'POST', json: { name: 'Off', issuer: 'https://off.example.test', client_id: 'x', enabled: false } });
+  const disabled = await api('/auth/oidc/providers', {
+    method: 'POST',
+    json: { name: 'Off', issuer: 'https://off.example.test', client_id: 'x', enabled: false },
+  });
   assert.equal(disabled.status, 201);
   const before = await svc().models.RouteAuth.count();
   const cases: [unknown, number, string][] = [
@@ -193,7 +196,10 @@ test('refused: an address and groups not on the lists, an unverified address on 
   }
   // the unverified address is on the list only by case: bob2 is not, so add it and still refuse (not verified)
   const cur = (await auth()).data.route_auth;
-  assert.equal((await auth({ ...OIDC, oidc_provider_id: providerId, allowed_emails: [...cur.allowed_emails, 'bob2@example.test'], allowed_groups: ['ops'] })).status, 200);
+  assert.equal(
+    (await auth({ ...OIDC, oidc_provider_id: providerId, allowed_emails: [...cur.allowed_emails, 'bob2@example.test'], allowed_groups: ['ops'] })).status,
+    200,
+  );
   const b = new Browser(s, DOMAIN, { lang: 'de' });
   const res = await visit(b, await toCallback(b, 'mallory'));
   assert.equal(res.status, 403);

@@ -112,7 +112,9 @@ test('route auth through an OpenID Provider, through the real Caddy', { skip: re
     allowed_emails: ['someone@example.test'],
   });
   assert.equal(saved.status, 200, JSON.stringify(saved.data));
-  assert.deepEqual((await api(`/auth/oidc/providers/${provider.data.provider.id}`)).data.provider.route_redirect_uris, [`http://${domain}/route-auth/oidc/callback`]);
+  assert.deepEqual((await api(`/auth/oidc/providers/${provider.data.provider.id}`)).data.provider.route_redirect_uris, [
+    `http://${domain}/route-auth/oidc/callback`,
+  ]);
 
   /** From the protected page to the provider and back; the answer to the callback. */
   const signIn = async (v: Visitor, user: string): Promise<Res> => {

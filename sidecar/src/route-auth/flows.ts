@@ -300,7 +300,8 @@ export class LoginFlows {
     const acct = await this.pendingAccount(c.entry, pending);
     if (pending.authMethod.startsWith('oidc+')) {
       // the route's second factor after its provider: the factor must still be the one it started with
-      if (!acct || !cfg.two_factor_enabled || pending.authMethod !== `oidc+${cfg.two_factor_method}`) return { kind: 'error', error: 'expired', clearPending: true };
+      if (!acct || !cfg.two_factor_enabled || pending.authMethod !== `oidc+${cfg.two_factor_method}`)
+        return { kind: 'error', error: 'expired', clearPending: true };
       if (cfg.two_factor_method === 'totp') {
         if (!cfg.totp_active) return { kind: 'error', error: 'totp_not_ready' };
         if (!(await this.svc.checkTotp(cfg, code))) return this.fail(c, acct.key, 'wrong TOTP code', 'code_invalid', acct);

@@ -35,7 +35,11 @@ export interface VerifyInput {
 }
 
 export type VerifyAnswer =
-  { status: 204; email: string; authMethod: string; user: string; groups: string[] } | { status: 200 } | { status: 302; location: string } | { status: 403 } | { status: 405 };
+  | { status: 204; email: string; authMethod: string; user: string; groups: string[] }
+  | { status: 200 }
+  | { status: 302; location: string }
+  | { status: 403 }
+  | { status: 405 };
 
 /** One cookie's value out of a Cookie header, without parsing the rest. */
 export function readCookie(header: string | undefined, name: string): string | undefined {

@@ -427,9 +427,9 @@ function Editor(props: { route: Route; auth: RouteAuth | null; reload: () => voi
                     label={t('routeauth.provider')}
                     empty={t('routeauth.providerChoose')}
                     hint={t('routeauth.providerHint', { uri: `${route.https_enabled ? 'https' : 'http'}://${route.domain}/route-auth/oidc/callback` })}
-                    options={(providers.data?.providers ?? (a?.oidc_provider_id ? [{ id: a.oidc_provider_id, name: `#${a.oidc_provider_id}`, enabled: true }] : [])).map(
-                      (p) => ({ value: p.id, label: p.enabled ? p.name : `${p.name} (${t('routeauth.providerOff')})` }),
-                    )}
+                    options={(
+                      providers.data?.providers ?? (a?.oidc_provider_id ? [{ id: a.oidc_provider_id, name: `#${a.oidc_provider_id}`, enabled: true }] : [])
+                    ).map((p) => ({ value: p.id, label: p.enabled ? p.name : `${p.name} (${t('routeauth.providerOff')})` }))}
                   />
                   <TextArea form={form} name="allowed_emails" label={t('routeauth.allowedEmails')} hint={t('routeauth.allowedEmailsHint')} rows={3} />
                   <TextArea form={form} name="allowed_groups" label={t('routeauth.allowedGroups')} hint={t('routeauth.allowedGroupsHint')} rows={3} />
