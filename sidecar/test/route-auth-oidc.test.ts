@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import speakeasy from 'speakeasy';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { startIdp, throughIdp, ProviderJar, type Idp } from './lib/oidc-idp.js';
-import { Browser, createRoute } from './route-auth-helpers.js';
+import { Browser, codeFromMail, createRoute, startSmtp } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
 import type { RouteAuthService } from '../src/route-auth/service.js';
 
@@ -266,4 +266,25 @@ test("with the route's TOTP as second factor: the code after the provider; a cha
   // who may sign in changed: the sessions end
   assert.equal((await auth({ ...body, allowed_groups: ['dev'] })).status, 200);
   assert.equal((await b.verify('/')).status, 302);
+});
+
+test('with an email code as second factor: mailed to the address the provider sent', async (t) => {
+  const smtp = await startSmtp();
+  t.after(() => smtp.close());
+  assert.equal((await api('/smtp', { method: 'PUT', json: { host: '127.0.0.1', port: smtp.port, secure: false, from: 'gh@example.test' } })).status, 200);
+  const saved = await auth({ ...OIDC, oidc_provider_id: providerId, allowed_groups: ['staff'], two_factor_enabled: true, two_factor_method: 'email_code' });
+  assert.equal(saved.status, 200, JSON.stringify(saved.data));
+  const b = new Browser(s, DOMAIN);
+  const res = await visit(b, await toCallback(b, 'bob'));
+  assert.equal(res.status, 302);
+  assert.match(res.headers.location!, /&notice=code_sent$/);
+  const mail = await smtp.waitFor(1);
+  assert.deepEqual(mail.to, ['bob@example.test']);
+  const page = await b.get(res.headers.location!);
+  const ok = await b.post('/route-auth/login', { _csrf: Browser.csrf(page.body), rd: `https://${DOMAIN}/`, step: 'code', code: codeFromMail(mail) });
+  assert.equal(ok.status, 303, ok.body);
+  const v = await b.verify('/');
+  assert.equal(v.status, 204);
+  assert.equal(v.headers['x-auth-method'], 'oidc+email_code');
+  assert.equal(v.headers['x-auth-user'], 'bob');
 });
