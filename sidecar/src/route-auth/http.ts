@@ -52,8 +52,9 @@ const PAGE_METHODS: Record<string, string[]> = {
   [LOGIN_CSS_PATH]: ['GET', 'HEAD'],
   '/route-auth/branding/logo': ['GET', 'HEAD'],
   '/route-auth/branding/bg-image': ['GET', 'HEAD'],
-  [OIDC_START_PATH]: ['GET', 'HEAD'],
-  [OIDC_CALLBACK_PATH]: ['GET', 'HEAD'],
+  // GET only: a HEAD (a link prefetcher) must not start a flow nor spend one
+  [OIDC_START_PATH]: ['GET'],
+  [OIDC_CALLBACK_PATH]: ['GET'],
 };
 /** The route-auth pages (besides /route-auth/assets/login.css); http/served-paths.ts lists each, Caddy forwards exactly these (PAGE_PATHS). */
 export const KNOWN_PAGES: ReadonlySet<string> = new Set(PAGE_PATHS.filter((p) => p !== LOGIN_CSS_PATH));
