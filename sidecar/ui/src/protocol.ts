@@ -24,7 +24,6 @@ import type * as Proxy from '@server/proxy/schema';
 import type * as Rdp from '@server/rdp/schema';
 import type * as Redirects from '@server/redirects/schema';
 import type * as RouteAuth from '@server/route-auth/schema';
-import type * as Oidc from '@server/oidc/schema';
 import type * as Routes from '@server/routes/schema';
 import type * as RouteTraffic from '@server/routes/traffic';
 import type * as Settings from '@server/settings/schema';
@@ -163,7 +162,6 @@ export type RouteBackendsResponse = Out<typeof RouteTraffic.routeBackendsRespons
 export type RouteAuthOrNullResponse = Out<typeof RouteAuth.routeAuthOrNullResponse>;
 export type RouteAuthView = Out<typeof RouteAuth.routeAuthView>;
 export type RouteAuthBody = In<typeof RouteAuth.routeAuthBody>;
-export type OidcProvidersResponse = Out<typeof Oidc.providersResponse>;
 export type TotpSetupResponse = Out<typeof RouteAuth.totpSetupResponse>;
 
 // ---- RDP (rdp/)

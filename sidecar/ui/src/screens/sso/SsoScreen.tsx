@@ -146,7 +146,7 @@ export default function SsoScreen({ query }: ScreenProps) {
   );
 }
 
-function RedirectUrl(props: { url: string }) {
+function RedirectUrl(props: { url: string; routes?: string[] }) {
   return (
     <Card title={t('sso.redirectTitle')} class="sso-redirect">
       <p class="hint">{t('sso.redirectHint')}</p>
@@ -156,6 +156,18 @@ function RedirectUrl(props: { url: string }) {
         </code>{' '}
         <CopyButton text={props.url} label={t('sso.copyRedirect')} />
       </p>
+      {!!props.routes?.length && (
+        <>
+          <p class="hint">{t('sso.routeRedirectHint')}</p>
+          <ul class="sso-route-redirects" data-testid="sso-route-redirects">
+            {props.routes.map((u) => (
+              <li key={u}>
+                <code class="sso-url">{u}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </Card>
   );
 }
@@ -246,7 +258,7 @@ function ProviderForm(props: { provider?: OidcProviderView; onDone: (p: OidcProv
       }}
     >
       <FormErrors form={form} />
-      {p && <RedirectUrl url={p.redirect_uri} />}
+      {p && <RedirectUrl url={p.redirect_uri} routes={p.route_redirect_uris} />}
       <div class="form-grid">
         <TextField form={form} name="name" label={t('sso.name')} hint={t('sso.nameHint')} required />
         <TextField form={form} name="issuer" type="url" label={t('sso.issuer')} hint={t('sso.issuerHint')} required />

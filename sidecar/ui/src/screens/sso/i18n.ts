@@ -57,6 +57,7 @@ export default defineDict('sso', {
     redirectTitle: 'Redirect URL',
     redirectHint: 'Register this URL as the redirect (callback) URL of the application at your provider.',
     copyRedirect: 'Copy redirect URL',
+    routeRedirectHint: 'Routes whose visitors sign in through this provider (route login, method oidc): register these redirect URLs as well.',
     created: 'Provider {name} added',
     saved: 'Provider {name} saved',
     deleteConfirm: 'Delete the provider {name}? Accounts linked to it stay, with their passwords; they can no longer sign in through it.',
@@ -122,6 +123,8 @@ export default defineDict('sso', {
     redirectTitle: 'Weiterleitungs-URL',
     redirectHint: 'Tragen Sie diese URL als Weiterleitungs-URL (Callback) der Anwendung bei Ihrem Anbieter ein.',
     copyRedirect: 'Weiterleitungs-URL kopieren',
+    routeRedirectHint:
+      'Routen, deren Besucher sich über diesen Anbieter anmelden (Routen-Anmeldung, Methode oidc): diese Weiterleitungs-URLs ebenfalls eintragen.',
     created: 'Anbieter {name} hinzugefügt',
     saved: 'Anbieter {name} gespeichert',
     deleteConfirm: 'Den Anbieter {name} löschen? Damit verknüpfte Konten bleiben mit ihren Passwörtern bestehen; über ihn anmelden können sie sich nicht mehr.',
