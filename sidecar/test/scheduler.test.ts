@@ -50,7 +50,7 @@ test('a job runs once per interval, at a fixed rate, and the first run is one in
   const { clock, sched } = setup();
   const runs: number[] = [];
   const t0 = clock();
-  sched.every('count', 1000, () => void runs.push(clock() - t0));
+  sched.every('count', 1000, () => void runs.push(clock() - t0), { scope: 'per-node' });
   clock.advance(999);
   assert.deepEqual(runs, []);
   await clock.advanceAsync(4001, () => sched.idle());
@@ -66,10 +66,15 @@ test('a run never overlaps itself: ticks during a busy run are skipped', async (
   const { clock, sched } = setup();
   let started = 0;
   let release!: () => void;
-  const job = sched.every('slow', 100, () => {
-    started++;
-    return new Promise<void>((r) => (release = r));
-  });
+  const job = sched.every(
+    'slow',
+    100,
+    () => {
+      started++;
+      return new Promise<void>((r) => (release = r));
+    },
+    { scope: 'per-node' },
+  );
   clock.advance(100);
   assert.equal(started, 1);
   assert.equal(job.running, true);
@@ -96,7 +101,7 @@ test('a failing run is logged once as "<name> failed" and recorded; the job keep
       if (n === 1) throw new Error('boom');
       if (n === 2) return Promise.reject(new Error('async boom'));
     },
-    { errorLevel: 'error' },
+    { scope: 'per-node', errorLevel: 'error' },
   );
   await clock.advanceAsync(50, () => sched.idle());
   assert.deepEqual(lines, [{ level: 'error', msg: 'flaky thing failed', meta: { err: 'Error: boom' } }]);
@@ -119,12 +124,17 @@ test('run now: at once, after the run in flight, rejecting with the error; unkno
   const order: string[] = [];
   let release!: () => void;
   let fail = false;
-  const job = sched.every('work', 60_000, async () => {
-    order.push(`start@${clock()}`);
-    if (fail) throw new Error('nope');
-    await new Promise<void>((r) => (release = r));
-    order.push('end');
-  });
+  const job = sched.every(
+    'work',
+    60_000,
+    async () => {
+      order.push(`start@${clock()}`);
+      if (fail) throw new Error('nope');
+      await new Promise<void>((r) => (release = r));
+      order.push('end');
+    },
+    { scope: 'per-node' },
+  );
   const first = job.runNow();
   const second = sched.runNow('work');
   const third = job.runNow(); // coalesced with the queued one
@@ -148,7 +158,7 @@ test('run now: at once, after the run in flight, rejecting with the error; unkno
 test('reschedule counts the new interval from now; stop ends the ticks and frees the name', async () => {
   const { clock, sched } = setup();
   let runs = 0;
-  const job = sched.every('tick', 1000, () => void runs++);
+  const job = sched.every('tick', 1000, () => void runs++, { scope: 'per-node' });
   clock.advance(600);
   job.reschedule(300);
   clock.advance(299);
@@ -163,9 +173,9 @@ test('reschedule counts the new interval from now; stop ends the ticks and frees
   clock.advance(10_000);
   assert.equal(runs, 4);
   assert.equal(clock.pending(), 0);
-  assert.throws(() => sched.every('x', 0, () => undefined), /positive interval/);
-  const again = sched.every('tick', 10, () => void runs++);
-  assert.throws(() => sched.every('tick', 10, () => undefined), /already scheduled/);
+  assert.throws(() => sched.every('x', 0, () => undefined, { scope: 'per-node' }), /positive interval/);
+  const again = sched.every('tick', 10, () => void runs++, { scope: 'per-node' });
+  assert.throws(() => sched.every('tick', 10, () => undefined, { scope: 'per-node' }), /already scheduled/);
   assert.throws(() => job.reschedule(5), /already scheduled/, 'a stopped job cannot take back a name now in use');
   clock.advance(10);
   assert.equal(runs, 5);
@@ -181,9 +191,14 @@ test('system timers: a job runs on node time, and stop ends it', async () => {
   let runs = 0;
   const hold = setInterval(() => undefined, 1000); // the scheduler's timers are unref'd: keep the test alive
   const done = new Promise<void>((resolve) => {
-    sched.every('real', 5, () => {
-      if (++runs === 3) resolve();
-    });
+    sched.every(
+      'real',
+      5,
+      () => {
+        if (++runs === 3) resolve();
+      },
+      { scope: 'per-node' },
+    );
   });
   await done;
   sched.stop();
@@ -212,6 +227,22 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
       'rdp status check': s.deps.config.rdpOps.statusIntervalMs,
       'rdp session sweep': 30_000,
       'Data quotas': s.deps.config.wg.pollIntervalMs,
+    });
+    // what must happen once in a cluster runs only on the leader (docs/guides/cluster.md#what-runs-once)
+    assert.deepEqual(Object.fromEntries([...jobs].map(([n, j]) => [n, j.scope])), {
+      'session housekeeping': 'singleton',
+      'WireGuard poll': 'per-node',
+      'proxy reconcile': 'per-node',
+      'certificate expiry check': 'singleton',
+      'route auth prune': 'singleton',
+      'gateway status evaluation': 'singleton',
+      'access log ingestion': 'per-node',
+      'uptime monitoring': 'singleton',
+      'licence-check': 'per-node',
+      'webhook deliveries': 'singleton',
+      'rdp status check': 'singleton',
+      'rdp session sweep': 'singleton',
+      'Data quotas': 'singleton',
     });
     assert.equal(s.deps.config.rdpOps.statusIntervalMs, 60_000, 'RDP status every GATEHOUSE_RDP_STATUS_INTERVAL (60 s)');
     assert.equal(s.deps.config.wg.pollIntervalMs, 5000, 'the poll interval comes from its variable');
@@ -250,10 +281,31 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
   assert.equal(clock.pending(), 0);
 });
 
+test('a singleton job runs only on the leader: a follower skips its ticks and runNow, and runs it at its next tick once it leads; per-node jobs run everywhere', async () => {
+  const { clock, sched } = setup();
+  let leader = false;
+  sched.setLeadership(() => leader);
+  const runs = { once: 0, here: 0 };
+  const once = sched.every('once', 1000, () => void runs.once++, { scope: 'singleton' });
+  sched.every('here', 1000, () => void runs.here++, { scope: 'per-node' });
+  await clock.advanceAsync(3000, () => sched.idle());
+  await once.runNow();
+  assert.deepEqual(runs, { once: 0, here: 3 });
+  assert.equal(once.info().skipped, 4);
+  assert.equal(once.info().scope, 'singleton');
+  leader = true;
+  await clock.advanceAsync(1000, () => sched.idle());
+  assert.deepEqual(runs, { once: 1, here: 4 });
+  leader = false;
+  await clock.advanceAsync(1000, () => sched.idle());
+  assert.deepEqual(runs, { once: 1, here: 5 }, 'leadership lost: no further run');
+  sched.stop();
+});
+
 test('idle() waits for the runs of stopped jobs too, and gives up after its timeout', async () => {
   const { clock, sched } = setup();
   let release!: () => void;
-  const job = sched.every('held', 100, () => new Promise<void>((r) => (release = r)));
+  const job = sched.every('held', 100, () => new Promise<void>((r) => (release = r)), { scope: 'per-node' });
   clock.advance(100);
   job.stop();
   assert.equal(await sched.idle(20), false, 'the stopped job is still running');
@@ -271,15 +323,20 @@ test('closing the server stops every job and waits for a run in flight before th
   const s = await startTestServer({}, {});
   let release!: () => void;
   const outcome: string[] = [];
-  const job = s.deps.scheduler.every('slow database job', 3_600_000, async () => {
-    await new Promise<void>((r) => (release = r));
-    try {
-      await s.deps.db.models.Peer.count();
-      outcome.push('query ran');
-    } catch (err) {
-      outcome.push(`query failed: ${String(err)}`);
-    }
-  });
+  const job = s.deps.scheduler.every(
+    'slow database job',
+    3_600_000,
+    async () => {
+      await new Promise<void>((r) => (release = r));
+      try {
+        await s.deps.db.models.Peer.count();
+        outcome.push('query ran');
+      } catch (err) {
+        outcome.push(`query failed: ${String(err)}`);
+      }
+    },
+    { scope: 'per-node' },
+  );
   const run = job.runNow();
   const closed = s.close();
   await new Promise((r) => setTimeout(r, 50)); // not a condition: proves close waits for the running job

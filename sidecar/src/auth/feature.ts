@@ -14,6 +14,7 @@ export const authFeature: Feature = {
   start(ctx) {
     ctx.scheduler.every('session housekeeping', HOUSEKEEPING_INTERVAL_MS, () =>
       Promise.all([ctx.sessions.prune().catch(() => undefined), ctx.lockout.prune().catch(() => undefined)]),
+      { scope: 'singleton' },
     );
   },
   stop(ctx) {

@@ -382,10 +382,15 @@ export class BackupService {
     this.crons.get(job.id)?.cancel();
     this.crons.delete(job.id);
     if (!this.started || !job.enabled) return;
-    const handle = this.deps.scheduler.cron(`backup job ${job.id}`, cronOf(job.schedule), async () => {
-      const fresh = (await this.models.BackupJob.findByPk(job.id, { raw: true })) as BackupJobRow | null;
-      if (fresh?.enabled) await this.execute(fresh);
-    });
+    const handle = this.deps.scheduler.cron(
+      `backup job ${job.id}`,
+      cronOf(job.schedule),
+      async () => {
+        const fresh = (await this.models.BackupJob.findByPk(job.id, { raw: true })) as BackupJobRow | null;
+        if (fresh?.enabled) await this.execute(fresh);
+      },
+      { scope: 'singleton' },
+    );
     this.crons.set(job.id, handle);
   }
 

@@ -14,7 +14,7 @@ export const certificatesFeature: Feature = {
   endpoints: (ctx) => certificateEndpoints(() => ctx.customCertificates),
   async start(ctx) {
     await ctx.customCertificates.warnExpiring().catch((err) => ctx.log.warn(`certificate expiry check failed: ${(err as Error).message}`));
-    ctx.scheduler.every('certificate expiry check', EXPIRY_CHECK_INTERVAL_MS, () => ctx.customCertificates.warnExpiring());
+    ctx.scheduler.every('certificate expiry check', EXPIRY_CHECK_INTERVAL_MS, () => ctx.customCertificates.warnExpiring(), { scope: 'singleton' });
   },
   async stop(ctx) {
     ctx.scheduler.job('certificate expiry check')?.stop();

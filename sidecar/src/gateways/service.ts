@@ -478,7 +478,7 @@ export class GatewaysService implements GatewayAuth {
   }
 
   start(): void {
-    this.job ??= this.deps.scheduler.every('gateway status evaluation', tickInterval(this.thresholds), () => this.evaluateAll());
+    this.job ??= this.deps.scheduler.every('gateway status evaluation', tickInterval(this.thresholds), () => this.evaluateAll(), { scope: 'singleton' });
   }
 
   /** Stops the status timer and stores the heartbeats not yet written (shutdown). */

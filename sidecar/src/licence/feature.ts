@@ -11,9 +11,11 @@ export const licenceFeature: Feature = {
   name: 'licence',
   endpoints: (ctx) => licenceEndpoints(ctx),
   start(ctx) {
-    ctx.scheduler.every('licence-check', CHECK_INTERVAL_MS, () => ctx.licence.check());
+    ctx.scheduler.every('licence-check', CHECK_INTERVAL_MS, () => ctx.licence.check(), { scope: 'per-node' });
     if (ctx.config.licence.url) {
-      const job = ctx.scheduler.every('licence-refresh', ctx.config.licence.refreshHours * 3600 * 1000, () => ctx.licence.scheduledRefresh());
+      const job = ctx.scheduler.every('licence-refresh', ctx.config.licence.refreshHours * 3600 * 1000, () => ctx.licence.scheduledRefresh(), {
+        scope: 'singleton',
+      });
       void job.runNow().catch(() => undefined);
     }
   },

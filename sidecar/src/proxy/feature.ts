@@ -16,7 +16,7 @@ export const proxyFeature: Feature = {
     const { proxy, caddySupervisor } = ctx;
     if (caddySupervisor) await caddySupervisor.start();
     else await proxy.apply({ reason: 'startup (no proxy mode)' });
-    ctx.scheduler.every('proxy reconcile', RECONCILE_INTERVAL_MS, () => proxy.apply({ verify: true }));
+    ctx.scheduler.every('proxy reconcile', RECONCILE_INTERVAL_MS, () => proxy.apply({ verify: true }), { scope: 'per-node' });
   },
   async stop(ctx) {
     ctx.scheduler.job('proxy reconcile')?.stop();

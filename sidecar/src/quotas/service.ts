@@ -102,7 +102,7 @@ export class QuotaService {
       }),
     );
     await this.check();
-    this.job = scheduler.every(QUOTA_JOB, this.o.intervalMs, () => this.check());
+    this.job = scheduler.every(QUOTA_JOB, this.o.intervalMs, () => this.check(), { scope: 'singleton' });
   }
 
   stop(): void {

@@ -463,7 +463,7 @@ export class RdpSessions {
   /** The lost-session sweep on the scheduler (every lost-after / 3, between 1 and 30 s). */
   startSweep(): void {
     const every = Math.max(1000, Math.min(30_000, Math.floor(this.lostAfterMs / 3)));
-    this.job ??= this.deps.scheduler.every('rdp session sweep', every, () => this.sweepLost());
+    this.job ??= this.deps.scheduler.every('rdp session sweep', every, () => this.sweepLost(), { scope: 'singleton' });
   }
 
   stopSweep(): void {

@@ -179,7 +179,7 @@ export class RdpStatus {
   }
 
   start(): void {
-    this.job ??= this.deps.scheduler.every('rdp status check', this.deps.config.rdpOps.statusIntervalMs, () => this.checkAll());
+    this.job ??= this.deps.scheduler.every('rdp status check', this.deps.config.rdpOps.statusIntervalMs, () => this.checkAll(), { scope: 'singleton' });
     void this.job.runNow().catch(() => undefined);
   }
 

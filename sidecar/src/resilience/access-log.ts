@@ -129,7 +129,7 @@ export class AccessLogService {
 
   start(intervalMs = 1000): void {
     this.job?.stop();
-    this.job = this.scheduler.every('access log ingestion', intervalMs, () => this.poll());
+    this.job = this.scheduler.every('access log ingestion', intervalMs, () => this.poll(), { scope: 'per-node' });
   }
 
   stop(): void {

@@ -78,7 +78,7 @@ export class MonitorService {
   start(intervalS = DEFAULT_MONITOR_INTERVAL_S): void {
     this.interval = intervalS;
     this.job?.stop();
-    this.job = this.scheduler.every('uptime monitoring', intervalS * 1000, () => this.checkAll());
+    this.job = this.scheduler.every('uptime monitoring', intervalS * 1000, () => this.checkAll(), { scope: 'singleton' });
   }
 
   stop(): void {

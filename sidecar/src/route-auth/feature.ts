@@ -26,7 +26,7 @@ export const routeAuthFeature: Feature = {
     const svc = ctx.routeAuth;
     await svc.prune().catch(() => undefined);
     await svc.cleanupBranding().catch(() => undefined);
-    ctx.scheduler.every('route auth prune', 3_600_000, () => svc.prune());
+    ctx.scheduler.every('route auth prune', 3_600_000, () => svc.prune(), { scope: 'singleton' });
   },
   stop(ctx) {
     ctx.scheduler.job('route auth prune')?.stop();

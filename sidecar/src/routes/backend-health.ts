@@ -43,7 +43,7 @@ export class BackendHealthService {
 
   start(): void {
     if (!this.deps.config.manageCaddy || this.job) return;
-    this.job = this.deps.scheduler.every('route backend states', BACKEND_STATE_INTERVAL_MS, () => this.poll());
+    this.job = this.deps.scheduler.every('route backend states', BACKEND_STATE_INTERVAL_MS, () => this.poll(), { scope: 'per-node' });
   }
 
   stop(): void {

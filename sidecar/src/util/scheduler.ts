@@ -16,6 +16,11 @@
 // - cron(name, rule, run): runs `run` at the wall-clock times of a cron rule (node-schedule: five or six
 //   fields, server local time), never overlapping itself, its runs tracked like the others (idle()).
 //   These follow the real clock, not the injected Timers (auto-backup jobs: "daily at 03:00").
+// - Every job says where it runs (JobOptions.scope, required): 'singleton' work must happen once in a
+//   cluster and runs only while this node is the leader (setLeadership; src/cluster/leader.ts), a
+//   tick or runNow() on a follower is skipped (counted as `skipped`); 'per-node' work (this node's
+//   WireGuard, Caddy, its heartbeat) runs on every node. Without a cluster this node is always the
+//   leader, so both run. A job taken over by a new leader runs at its next tick there.
 import schedule from 'node-schedule';
 import type { Logger } from './logger.js';
 import { systemClock, systemTimers, type Clock, type TimerHandle, type Timers } from './clock.js';
@@ -26,7 +31,12 @@ export interface SchedulerOptions {
   timers?: Timers;
 }
 
+/** Where a job runs in a cluster: only on the leader, or on every node (docs/guides/cluster.md#what-runs-once). */
+export type JobScope = 'singleton' | 'per-node';
+
 export interface JobOptions {
+  /** 'singleton': only on the leader (work that must happen once); 'per-node': on every node. */
+  scope: JobScope;
   /** Level of the "<name> failed" line (default warn). */
   errorLevel?: 'warn' | 'error';
 }
@@ -34,10 +44,13 @@ export interface JobOptions {
 /** What a job looks like from outside (status pages, tests). */
 export interface JobInfo {
   name: string;
+  scope: JobScope;
   every_ms: number;
   active: boolean;
   running: boolean;
   runs: number;
+  /** ticks and runNow() calls skipped because this node is not the leader (singleton jobs) */
+  skipped: number;
   failures: number;
   last_run_at: number | null;
   last_duration_ms: number | null;
@@ -49,6 +62,7 @@ export class Job {
   private inFlight: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
   private runs = 0;
+  private skipped = 0;
   private failures = 0;
   private lastRunAt: number | null = null;
   private lastDurationMs: number | null = null;
@@ -80,12 +94,24 @@ export class Job {
     this.timer?.cancel();
     this.timer = this.owner.timers.after(this.interval, () => {
       this.arm();
-      if (!this.inFlight) void this.run().catch(() => undefined);
+      if (!this.inFlight && this.mayRun()) void this.run().catch(() => undefined);
     });
   }
 
-  /** A run at once (after the run in flight, if one is); rejects with the run's error. */
+  get scope(): JobScope {
+    return this.opts.scope;
+  }
+
+  /** A singleton job runs only on the leader; a skipped run is counted. */
+  private mayRun(): boolean {
+    if (this.opts.scope === 'per-node' || this.owner.isLeader()) return true;
+    this.skipped++;
+    return false;
+  }
+
+  /** A run at once (after the run in flight, if one is); rejects with the run's error. A singleton job on a follower: skipped (resolves). */
   runNow(): Promise<void> {
+    if (!this.mayRun()) return Promise.resolve();
     if (!this.inFlight) return this.run();
     this.queued ??= this.inFlight
       .catch(() => undefined)
@@ -119,10 +145,12 @@ export class Job {
   info(): JobInfo {
     return {
       name: this.name,
+      scope: this.opts.scope,
       every_ms: this.interval,
       active: this.active,
       running: this.running,
       runs: this.runs,
+      skipped: this.skipped,
       failures: this.failures,
       last_run_at: this.lastRunAt,
       last_duration_ms: this.lastDurationMs,
@@ -174,6 +202,7 @@ export class Scheduler {
   readonly timers: Timers;
   private readonly jobs = new Map<string, Job>();
   private readonly running = new Set<Promise<void>>();
+  private leader: () => boolean = () => true;
 
   constructor(o: SchedulerOptions) {
     this.log = o.log;
@@ -181,11 +210,21 @@ export class Scheduler {
     this.timers = o.timers ?? systemTimers;
   }
 
+  /** The gate singleton jobs consult at each run: whether this node leads (default: always, one node). */
+  setLeadership(isLeader: () => boolean): void {
+    this.leader = isLeader;
+  }
+
+  /** Whether singleton jobs run here now. */
+  isLeader(): boolean {
+    return this.leader();
+  }
+
   /**
    * Runs fn every everyMs from now on (first run everyMs from now). The name identifies the job
    * (one active job per name) and heads its error line: "<name> failed".
    */
-  every(name: string, everyMs: number, fn: () => unknown, opts: JobOptions = {}): Job {
+  every(name: string, everyMs: number, fn: () => unknown, opts: JobOptions): Job {
     if (this.jobs.has(name)) throw new Error(`scheduler: a job named "${name}" is already scheduled`);
     const job = new Job(this, name, everyMs, fn, opts);
     this.jobs.set(name, job);
@@ -248,11 +287,11 @@ export class Scheduler {
    * Runs fn at the times of a cron rule (one cron job per name; scheduling a name again replaces it).
    * A run that comes while the last one is busy is skipped; errors are logged as "<name> failed".
    */
-  cron(name: string, rule: string, fn: () => unknown, opts: JobOptions = {}): CronHandle {
+  cron(name: string, rule: string, fn: () => unknown, opts: JobOptions): CronHandle {
     this.crons.get(name)?.cancel();
     let inFlight: Promise<void> | null = null;
     const job = schedule.scheduleJob(name, rule, () => {
-      if (inFlight) return;
+      if (inFlight || (opts.scope === 'singleton' && !this.isLeader())) return;
       inFlight = (async () => {
         try {
           await fn();

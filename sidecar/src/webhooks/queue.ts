@@ -120,7 +120,7 @@ export class DeliveryQueue {
   start(): void {
     if (this.job) return;
     if (this.abort.signal.aborted) this.abort = new AbortController();
-    this.job = this.core.scheduler.every('webhook deliveries', SAFETY_POLL_MS, () => this.runDue());
+    this.job = this.core.scheduler.every('webhook deliveries', SAFETY_POLL_MS, () => this.runDue(), { scope: 'singleton' });
     this.kick();
   }
 
