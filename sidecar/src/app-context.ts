@@ -78,6 +78,7 @@ import { sampleSealed } from './masterkey/sealed.js';
 import { lockHolder } from './masterkey/lock.js';
 import { guardedFetch, policyFor, type Lookup, type OutboundUse } from './util/outbound.js';
 import { ClusterFeed } from './cluster/feed.js';
+import { ClusterService } from './cluster/service.js';
 
 export interface ContextOptions {
   /**
@@ -159,6 +160,8 @@ export interface AppContext extends Deps {
   rdpSessions: RdpSessions;
   // desktop clients: registered machines, their configs and reports (src/client-api)
   clientMachines: ClientService;
+  /** this node in the cluster: the registry, the leader's lock, GET /cluster (src/cluster) */
+  cluster: ClusterService;
   // master-key rotation (npm run cli -- rotate-master-key) and its hooks
   masterKeyRotation: MasterKeyRotation;
   /** The cluster's change feed (GATEHOUSE_CLUSTER on PostgreSQL; null otherwise): cluster/feed.ts */
@@ -396,6 +399,10 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   const clientMachines = new ClientService(core, peers, wireguard, dns);
   // backup (after everything it restores into: one apply to the proxy and WireGuard afterwards)
   const backup = new BackupService(core, { proxy, wireguard, routeAuth, gateways, peers, dns, clientMachines });
+  // the cluster (src/cluster): singleton jobs run only while this node leads (always, alone; in
+  // cluster mode while it holds the leader's lock). The server joins the registry (startServer).
+  const cluster = new ClusterService({ ...core, configHash: () => proxy.status().config_hash });
+  core.scheduler.setLeadership(() => cluster.isLeader());
 
   // the cluster's change feed (cluster/feed.ts): writes here are published, other nodes' applied here
   if (config.cluster.enabled && db.dialect === 'postgres' && config.databaseUrl) {
@@ -467,6 +474,7 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     rdpWol,
     rdpSessions,
     clientMachines,
+    cluster,
     masterKeyRotation,
     onMasterKeyRotated,
     clusterFeed,

@@ -1203,6 +1203,55 @@ export const EVENT_KINDS = {
     webhook: 'the licence was activated, refreshed, removed or expired',
   }),
 
+  // the cluster (src/cluster): nodes on one PostgreSQL, and the leader that runs the work done once
+  cluster_node_joined: kind({
+    payload: z.object({
+      name: z.string().meta({ description: 'the node (GATEHOUSE_NODE_NAME)' }),
+      address: z.string().nullable(),
+      version: z.string(),
+      at: z.number(),
+    }),
+    scope: 'system',
+    note: 'Sent by the node that joined, when it starts and when it comes back after it was lost.',
+    activity: (e) => ({
+      source: 'cluster',
+      msg: msg('cluster.node_joined', { name: e.name, address: e.address }),
+      details: { name: e.name, address: e.address, version: e.version },
+    }),
+    area: 'system',
+    webhook: 'a node joined the cluster (started, or came back after it was lost)',
+  }),
+  cluster_node_lost: kind({
+    payload: z.object({ name: z.string(), last_seen_at: z.number().meta({ description: 'epoch ms of its last heartbeat' }), at: z.number() }),
+    scope: 'system',
+    note: 'Sent once by the leader when a node missed its heartbeats (docs/guides/cluster.md).',
+    activity: (e) => ({
+      severity: 'warning',
+      source: 'cluster',
+      msg: msg('cluster.node_lost', { name: e.name, last_seen_at: new Date(e.last_seen_at).toISOString() }),
+      details: { name: e.name, last_seen_at: e.last_seen_at },
+    }),
+    area: 'system',
+    webhook: 'a node of the cluster stopped sending heartbeats',
+  }),
+  cluster_leader_changed: kind({
+    payload: z.object({
+      leader: z.string().meta({ description: 'the node that leads now' }),
+      previous: z.string().nullable().meta({ description: 'the node that led before, null when none was recorded' }),
+      at: z.number(),
+    }),
+    scope: 'system',
+    note: 'Sent by the new leader when it takes the advisory lock.',
+    activity: (e) => ({
+      severity: e.previous ? 'warning' : 'info',
+      source: 'cluster',
+      msg: msg('cluster.leader_changed', { leader: e.leader, previous: e.previous }),
+      details: { leader: e.leader, previous: e.previous },
+    }),
+    area: 'system',
+    webhook: 'another node of the cluster became the leader',
+  }),
+
   // webhooks: the admin's changes, and the delivery log (not deliverable by webhooks)
   webhook_created: kind({
     payload: z.object({

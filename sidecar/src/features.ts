@@ -47,9 +47,11 @@ import { webFeature } from './web/feature.js';
 import { shapingFeature } from './shaping/feature.js';
 import { quotasFeature } from './quotas/feature.js';
 import { clusterFeedFeature } from './cluster/feed-feature.js';
+import { clusterFeature } from './cluster/feature.js';
 
 export const features: readonly Feature[] = [
   systemFeature, // GET /health first
+  clusterFeature, // the leader is chosen before the other features start their jobs (stopped after them)
   authFeature, // sign-in; hourly session housekeeping
   oidcFeature, // sign-in through OpenID Connect providers (its pages ahead of the admin app's)
   usersFeature,

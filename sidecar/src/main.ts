@@ -1,6 +1,7 @@
 // Composition root: read config, start everything, stop on SIGTERM/SIGINT.
 import { ConfigError, deprecatedVariablesIn, loadConfig } from './config.js';
 import { startServer, type Running } from './server.js';
+import { ClusterRefused } from './cluster/service.js';
 
 async function main(): Promise<void> {
   let config;
@@ -44,6 +45,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  if (err instanceof ClusterRefused) {
+    process.stderr.write(`gatehouse: ${err.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`gatehouse: fatal: ${err?.stack ?? err}\n`);
   process.exit(1);
 });

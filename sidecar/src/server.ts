@@ -46,6 +46,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     release();
     throw err;
   }
+  // cluster mode: this node enters the registry before anything starts; a second node without the
+  // licence feature `cluster` stops here (ClusterRefused, cluster/service.ts)
+  try {
+    await deps.cluster.join();
+  } catch (err) {
+    await deps.db.close();
+    release();
+    throw err;
+  }
   const boot = await bootstrapAdmin(deps);
   if (boot.created) {
     deps.log.warn(
@@ -106,6 +115,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       // writes still buffered (gateway heartbeats) are stored before the database closes, also when the
       // gateways feature never started (a server started without its features, as tests do)
       await deps.gateways.stop();
+      // the leader's lock is released once no singleton work runs here (a follower leads at its next try)
+      await deps.cluster.stop();
       await deps.db.close();
       release();
     })());

@@ -423,4 +423,5 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   route_auth_codes: 'one-time e-mail codes that expire within minutes',
   peer_config_links: 'one-time download links: short-lived, and a restore must not bring back a link that was used, revoked or sent to someone',
   webhook_deliveries: "delivery log and queue: history, and deliveries owed by the old server's events",
+  cluster_nodes: 'the nodes of a cluster as they run now (heartbeats, the leader): rebuilt by the running nodes',
 };

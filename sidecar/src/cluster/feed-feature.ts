@@ -10,7 +10,7 @@ export const clusterFeedFeature: Feature = {
     const feed = ctx.clusterFeed;
     if (!feed) return;
     await feed.start();
-    ctx.scheduler.every('Cluster catch-up', FEED_CATCH_UP_MS, () => feed.catchUp('periodic'));
+    ctx.scheduler.every('Cluster catch-up', FEED_CATCH_UP_MS, () => feed.catchUp('periodic'), { scope: 'per-node' });
   },
   async stop(ctx) {
     await ctx.clusterFeed?.stop();

@@ -25,11 +25,12 @@ import { outside } from './outside.js';
 import { schedule } from './schedule.js';
 import { quotas } from './quotas.js';
 import { oidc } from './oidc.js';
+import { cluster } from './cluster.js';
 
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule, quotas, oidc } as const;
+export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule, quotas, oidc, cluster } as const;
 
 export const MESSAGES = {
   ...request,
@@ -47,6 +48,7 @@ export const MESSAGES = {
   ...schedule,
   ...quotas,
   ...oidc,
+  ...cluster,
 } satisfies Catalogue;
 
 export type Messages = typeof MESSAGES;

@@ -36,6 +36,7 @@ import * as m080oidcProviders from './080_oidc_providers.js';
 import * as m081userPasskeys from './081_user_passkeys.js';
 import * as m084rateLimits from './084_rate_limits.js';
 import * as m082routeAuthOidc from './082_route_auth_oidc.js';
+import * as m083clusterNodes from './083_cluster_nodes.js';
 
 export type Migration = {
   name: string;
@@ -80,4 +81,5 @@ export const migrations: Migration[] = [
   m081userPasskeys,
   m084rateLimits,
   m082routeAuthOidc,
+  m083clusterNodes,
 ];

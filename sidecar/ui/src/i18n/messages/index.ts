@@ -14,6 +14,7 @@ import { outside_de } from './de-outside';
 import { schedule_de } from './de-schedule';
 import { quotas_de } from './de-quotas';
 import { oidc_de } from './de-oidc';
+import { cluster_de } from './de-cluster';
 import type { Lang } from '../define';
 
 export const DE = {
@@ -32,6 +33,7 @@ export const DE = {
   ...schedule_de,
   ...quotas_de,
   ...oidc_de,
+  ...cluster_de,
 } satisfies Translation<Messages>;
 
 type AnyWording = (p: unknown, w: Words) => string;

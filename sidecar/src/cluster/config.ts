@@ -1,0 +1,17 @@
+// The cluster's timings and its advisory-lock key (docs/guides/cluster.md). One place, so that the
+// guide, the jobs (cluster/feature.ts) and the tests agree.
+
+/** How often each node refreshes its row in cluster_nodes (a per-node job). */
+export const HEARTBEAT_INTERVAL_MS = 5_000;
+/** A node whose row was not refreshed for this many heartbeats is lost (the leader announces it once). */
+export const LOST_AFTER_HEARTBEATS = 3;
+export const LOST_AFTER_MS = HEARTBEAT_INTERVAL_MS * LOST_AFTER_HEARTBEATS;
+/** How often a follower tries the leader's lock, and the leader checks its lock connection (a per-node job). */
+export const LEADER_RETRY_MS = 1_500;
+/** How long the leader's connection check may take before the leader gives up leading. */
+export const LEADER_CHECK_TIMEOUT_MS = 3_000;
+/**
+ * The PostgreSQL session advisory lock the leader holds (pg_try_advisory_lock(bigint)): one number
+ * for every Gatehouse node on a database ("gatehous" as eight ASCII bytes, big-endian).
+ */
+export const LEADER_LOCK_KEY = '7449363237540164979';
