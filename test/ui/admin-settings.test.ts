@@ -175,7 +175,7 @@ test('logs: filter the activity log by event type, export what the filter shows,
   await context.close();
 });
 
-test('system: WireGuard and Caddy shown as not managed on this server, restart disabled, reload reports its result', async () => {
+test('system: WireGuard and Caddy shown as not managed on this server, restart disabled, reload reports its result; the cluster panel shows this node alone as leader', async () => {
   const { page, problems, context } = await adminPage(ui.browser, ui.s.url);
   await page.goto(`${ui.s.url}/system`);
   await page.waitForSelector('text=Reload configuration');
@@ -187,6 +187,12 @@ test('system: WireGuard and Caddy shown as not managed on this server, restart d
   assert.equal(await page.isDisabled('text=Restart WireGuard'), true);
   const version = (await apiGet('/settings/app')).app.version;
   assert.ok(text.includes(version));
+  // the cluster panel: cluster mode off, this node alone and its own leader
+  assert.match(text, /Cluster mode is off/);
+  const nodes = await page.$$eval('[data-testid=cluster-node]', (rows) => rows.map((r) => [r.getAttribute('data-role'), r.textContent ?? '']));
+  assert.equal(nodes.length, 1);
+  assert.equal(nodes[0][0], 'leader');
+  assert.match(nodes[0][1], /this node/);
   const before = (await apiGet('/logs/activity?event_type=proxy_reloaded')).total;
   await page.click('text=Reload configuration');
   await page.waitForSelector('[role=status] >> text=Configuration rendered');

@@ -20,6 +20,7 @@ import type * as Peers from '@server/peers/schema';
 import type * as ConfigLinks from '@server/config-links/schema';
 import type * as ShareLinks from '@server/share-links/schema';
 import type * as Certificates from '@server/certificates/schema';
+import type * as ClusterApi from '@server/cluster/schema';
 import type * as Proxy from '@server/proxy/schema';
 import type * as Rdp from '@server/rdp/schema';
 import type * as Redirects from '@server/redirects/schema';
@@ -113,6 +114,10 @@ export type ConfigLinksResponse = Out<typeof ConfigLinks.linksResponse>;
 export type ConfigLink = Out<typeof ConfigLinks.linkView>;
 export type Certificate = Out<typeof Certificates.certificateView>;
 export type CertificatesResponse = Out<typeof Certificates.certificatesResponse>;
+
+// ---- cluster (cluster/)
+export type ClusterResponse = Out<typeof ClusterApi.clusterResponse>;
+export type ClusterNode = Out<typeof ClusterApi.clusterNodeView>;
 export type CertificateResponse = Out<typeof Certificates.certificateResponse>;
 export type CreateCertificateBody = In<typeof Certificates.createCertificateBody>;
 export type ConfigLinkCreatedResponse = Out<typeof ConfigLinks.linkCreatedResponse>;

@@ -1,6 +1,6 @@
 // System: WireGuard (GET /wg/status, POST /wg/restart) and Caddy (GET /caddy/status, POST
 // /caddy/reload) with their state live from `wireguard_state`, `caddy_state` and `config_changed`,
-// and the version. A server that manages neither says so and offers only what works.
+// the version, and the cluster's nodes (ClusterCard). A server that manages neither says so and offers only what works.
 import { useState } from 'preact/hooks';
 import { api } from '../../api';
 import { confirmAction, toast } from '../../components/dialog';
@@ -11,6 +11,7 @@ import { appInfo } from '../../session';
 import { useStore } from '../../store';
 import '../../components/admin.css';
 import { GeoDatabaseCard } from '../geo/GeoDatabaseCard';
+import { ClusterCard } from './ClusterCard';
 
 import type { CaddyReloadResponse, CaddyStatusResponse, WgRestartResponse, WgStatusResponse } from '../../protocol';
 
@@ -205,6 +206,7 @@ export default function SystemScreen() {
           </>
         )}
       </Card>
+      <ClusterCard />
       <GeoDatabaseCard />
     </>
   );

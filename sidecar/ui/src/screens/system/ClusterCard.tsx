@@ -1,0 +1,65 @@
+// The cluster panel of the System screen: GET /cluster (the nodes, their roles, keepalived state,
+// last heartbeat, version and Caddy configuration hash, and the leader), reloaded on the cluster
+// events. Without cluster mode it says this node runs alone.
+import { Card, ErrorBanner, Spinner, StatusDot } from '../../components/ui';
+import { useApi } from '../../hooks';
+import { fmtAgo, t } from '../../i18n';
+import type { ClusterResponse } from '../../protocol';
+
+export function ClusterCard() {
+  const { data, error, reload } = useApi<ClusterResponse>('/cluster', ['cluster_node_joined', 'cluster_node_lost', 'cluster_leader_changed']);
+  return (
+    <Card title={t('system.cluster')}>
+      <ErrorBanner error={error} onRetry={reload} />
+      {!data ? (
+        !error && <Spinner />
+      ) : (
+        <>
+          <p data-testid="cluster-leader">
+            {!data.enabled ? t('system.clusterOff') : data.leader ? t('system.clusterLeader', { leader: data.leader }) : t('system.clusterNoLeader')}
+          </p>
+          <div class="table-wrap">
+            <table class="table" aria-label={t('system.cluster')}>
+              <thead>
+                <tr>
+                  <th scope="col">{t('system.colNode')}</th>
+                  <th scope="col">{t('system.colAddress')}</th>
+                  <th scope="col">{t('system.colRole')}</th>
+                  <th scope="col">{t('system.colVrrp')}</th>
+                  <th scope="col">{t('system.colLastSeen')}</th>
+                  <th scope="col">{t('system.colVersion')}</th>
+                  <th scope="col">{t('system.colConfig')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.nodes.map((n) => (
+                  <tr key={n.name} data-testid="cluster-node" data-role={n.role} data-lost={String(n.lost)}>
+                    <td data-label={t('system.colNode')}>
+                      <strong>{n.name}</strong>
+                      {n.name === data.node && <span class="muted"> ({t('system.clusterThisNode')})</span>}
+                    </td>
+                    <td data-label={t('system.colAddress')}>{n.address ?? '–'}</td>
+                    <td data-label={t('system.colRole')}>
+                      <StatusDot
+                        state={n.lost ? 'down' : n.role === 'leader' ? 'up' : 'off'}
+                        label={n.lost ? t('system.nodeLost') : t(`system.role_${n.role}`)}
+                      />
+                    </td>
+                    <td data-label={t('system.colVrrp')}>{t(`system.vrrp_${n.vrrp}`)}</td>
+                    <td data-label={t('system.colLastSeen')}>{fmtAgo(n.last_seen_at)}</td>
+                    <td data-label={t('system.colVersion')}>
+                      <code>{n.version}</code>
+                    </td>
+                    <td data-label={t('system.colConfig')}>
+                      <code class="secret">{n.config_hash ? n.config_hash.slice(0, 12) : '–'}</code>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </Card>
+  );
+}
