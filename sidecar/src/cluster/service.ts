@@ -59,6 +59,7 @@ export class ClusterService {
   private leading: boolean;
   private readonly address: string | null;
   private readonly startedAt: number;
+  private vrrp: 'master' | 'backup' | null = null;
 
   constructor(private readonly deps: ClusterDeps) {
     const { config } = deps;
@@ -168,6 +169,12 @@ export class ClusterService {
     }
   }
 
+  /** This node's keepalived state (for the VRRP watcher, src/cluster/vrrp*.ts): stored on its row in cluster mode, kept in memory alone. */
+  async reportVrrp(state: 'master' | 'backup' | null): Promise<void> {
+    this.vrrp = state;
+    if (this.enabled) await this.model.update({ vrrp_state: state }, { where: { name: this.name } });
+  }
+
   /** GET /api/v1/cluster: the registry (cluster mode), or this node alone as its own leader. */
   async view(): Promise<Omit<ClusterResponse, 'ok'>> {
     const now = this.deps.clock();
@@ -176,7 +183,7 @@ export class ClusterService {
         name: this.name,
         address: this.address,
         role: 'leader',
-        vrrp: 'unknown',
+        vrrp: this.vrrp ?? 'unknown',
         last_seen_at: now,
         config_hash: this.deps.configHash(),
         version: APP_VERSION,

@@ -7,7 +7,7 @@ import { fmtAgo, t } from '../../i18n';
 import type { ClusterResponse } from '../../protocol';
 
 export function ClusterCard() {
-  const { data, error, reload } = useApi<ClusterResponse>('/cluster', ['cluster_node_joined', 'cluster_node_lost', 'cluster_leader_changed']);
+  const { data, error, reload } = useApi<ClusterResponse>('/cluster', ['cluster_node_joined', 'cluster_node_lost', 'cluster_leader_changed', 'config_changed']);
   return (
     <Card title={t('system.cluster')}>
       <ErrorBanner error={error} onRetry={reload} />
