@@ -189,7 +189,7 @@ test('system: WireGuard and Caddy shown as not managed on this server, restart d
   assert.ok(text.includes(version));
   // the cluster panel: cluster mode off, this node alone and its own leader
   assert.match(text, /Cluster mode is off/);
-  const nodes = await page.$$eval('[data-testid=cluster-node]', (rows) => rows.map((r) => [r.getAttribute('data-role'), r.textContent ?? '']));
+  const nodes = await page.$$eval('[data-testid=cluster-node]', (rows) => rows.map((r) => [r.getAttribute('data-role') ?? '', r.textContent ?? '']));
   assert.equal(nodes.length, 1);
   assert.equal(nodes[0][0], 'leader');
   assert.match(nodes[0][1], /this node/);

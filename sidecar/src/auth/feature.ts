@@ -12,8 +12,10 @@ export const authFeature: Feature = {
   name: 'auth',
   endpoints: (ctx) => [...authEndpoints(ctx), ...secondFactorEndpoints(ctx)],
   start(ctx) {
-    ctx.scheduler.every('session housekeeping', HOUSEKEEPING_INTERVAL_MS, () =>
-      Promise.all([ctx.sessions.prune().catch(() => undefined), ctx.lockout.prune().catch(() => undefined)]),
+    ctx.scheduler.every(
+      'session housekeeping',
+      HOUSEKEEPING_INTERVAL_MS,
+      () => Promise.all([ctx.sessions.prune().catch(() => undefined), ctx.lockout.prune().catch(() => undefined)]),
       { scope: 'singleton' },
     );
   },

@@ -238,7 +238,8 @@ export class WireGuardService {
     if (this.managed) await this.fullSync();
     await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
     this.jobs.push(this.deps.scheduler.every('WireGuard poll', this.pollIntervalMs, () => this.tick(), { scope: 'per-node' }));
-    if (this.managed) this.jobs.push(this.deps.scheduler.every('WireGuard resync', this.resyncIntervalMs, () => this.fullSync(), { scope: 'per-node', errorLevel: 'error' }));
+    if (this.managed)
+      this.jobs.push(this.deps.scheduler.every('WireGuard resync', this.resyncIntervalMs, () => this.fullSync(), { scope: 'per-node', errorLevel: 'error' }));
   }
 
   /** One background round: poll, expiry, hourly rollup. Never overlaps itself. */

@@ -30,7 +30,24 @@ import { cluster } from './cluster.js';
 export type { Catalogue, MessageRef, Translation, Words, Wording } from './define.js';
 
 /** The areas of the catalogue (each a file of this folder); a code lives in exactly one. */
-export const AREAS = { request, field, schemas, access, peers, routes, rdp, gateways, backup, wireguard, licence, outside, schedule, quotas, oidc, cluster } as const;
+export const AREAS = {
+  request,
+  field,
+  schemas,
+  access,
+  peers,
+  routes,
+  rdp,
+  gateways,
+  backup,
+  wireguard,
+  licence,
+  outside,
+  schedule,
+  quotas,
+  oidc,
+  cluster,
+} as const;
 
 export const MESSAGES = {
   ...request,
