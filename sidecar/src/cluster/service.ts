@@ -170,7 +170,8 @@ export class ClusterService {
   }
 
   /** This node's keepalived state (for the VRRP watcher, src/cluster/vrrp*.ts): stored on its row in cluster mode, kept in memory alone. */
-  async reportVrrp(state: 'master' | 'backup' | null): Promise<void> {
+  async reportVrrp(role: 'master' | 'backup' | 'unknown' | null): Promise<void> {
+    const state = role === 'master' || role === 'backup' ? role : null;
     this.vrrp = state;
     if (this.enabled) await this.model.update({ vrrp_state: state }, { where: { name: this.name } });
   }
