@@ -11,6 +11,13 @@ export const LEADER_RETRY_MS = 1_500;
 /** How long the leader's connection check may take before the leader gives up leading. */
 export const LEADER_CHECK_TIMEOUT_MS = 3_000;
 /**
+ * PostgreSQL ends the lock's session when it has been idle this long (idle_session_timeout, PostgreSQL
+ * 14+): the holder checks it every LEADER_RETRY_MS, so only a holder that stopped (killed, cut off)
+ * goes quiet, and its lock is freed even when a proxy or relay between it and PostgreSQL keeps the
+ * TCP connection open (where the TCP keepalives below see nothing).
+ */
+export const LEADER_IDLE_TIMEOUT_MS = 10_000;
+/**
  * The PostgreSQL session advisory lock the leader holds (pg_try_advisory_lock(bigint)): one number
  * for every Gatehouse node on a database ("gatehous" as eight ASCII bytes, big-endian).
  */

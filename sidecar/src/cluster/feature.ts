@@ -5,13 +5,22 @@
 // - cluster leader (per node, every LEADER_RETRY_MS): a follower tries the leader's lock, the
 //   leader checks its lock connection; run once at start, so a lone node leads at once;
 // - cluster heartbeat (per node, every HEARTBEAT_INTERVAL_MS): this node's row;
-// - cluster node check (singleton, every HEARTBEAT_INTERVAL_MS): the leader announces lost nodes.
+// - cluster node check (singleton, every HEARTBEAT_INTERVAL_MS): the leader announces lost nodes;
+// - cluster VRRP (per node, every VRRP_CHECK_MS, with a floating address configured): keepalived's
+//   state for this node (cluster/vrrp-watch.ts) goes to its row, and only the master carries the
+//   WireGuard tunnels (WireGuardService.setCarrier); becoming master takes them over at once
+//   (takeOver: the peers' handshakes start from here). Read once before WireGuard starts (this
+//   feature starts first), so a standby's fresh interface restores no endpoint.
 import type { Feature } from '../feature.js';
 import { HEARTBEAT_INTERVAL_MS, LEADER_RETRY_MS } from './config.js';
 import { clusterEndpoints } from './endpoints.js';
 import { defineClusterModels } from './nodes.js';
+import { VrrpWatcher } from './vrrp-watch.js';
 
-export const CLUSTER_JOBS = ['cluster leader', 'cluster heartbeat', 'cluster node check'] as const;
+export const CLUSTER_JOBS = ['cluster leader', 'cluster heartbeat', 'cluster node check', 'cluster VRRP'] as const;
+
+/** How often a node reads its VRRP state: it bounds how late a new master starts the tunnels' handshakes. */
+export const VRRP_CHECK_MS = 250;
 
 export const clusterFeature: Feature = {
   name: 'cluster',
@@ -23,6 +32,25 @@ export const clusterFeature: Feature = {
     ctx.scheduler.every('cluster heartbeat', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.heartbeat(), { scope: 'per-node' });
     ctx.scheduler.every('cluster node check', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.sweepLost(), { scope: 'singleton' });
     await leader.runNow().catch(() => undefined);
+    const { vrrp } = ctx.config;
+    if (vrrp.address) {
+      const watcher = new VrrpWatcher(
+        { stateFile: vrrp.stateFile, address: vrrp.address, pidFile: vrrp.pidFile },
+        {
+          report: async (role, status) => {
+            ctx.log.info(`VRRP: this node is ${role} (${status.reason})`);
+            await ctx.cluster.reportVrrp(role);
+          },
+          takeOver: async () => {
+            const peers = await ctx.wireguard.takeOver();
+            ctx.log.info('VRRP: this node carries the tunnels now', { peers_nudged: peers });
+          },
+        },
+      );
+      await watcher.tick().catch((err: unknown) => ctx.log.warn('reading the VRRP state failed', { err: String(err) }));
+      ctx.wireguard.setCarrier(() => watcher.carrier);
+      ctx.scheduler.every('cluster VRRP', VRRP_CHECK_MS, () => watcher.tick(), { scope: 'per-node' });
+    }
   },
   async stop(ctx) {
     for (const name of CLUSTER_JOBS) ctx.scheduler.job(name)?.stop();

@@ -3,11 +3,13 @@
 // Whoever holds it leads. The holder's death ends its session and PostgreSQL frees the lock; a
 // follower's next try (every LEADER_RETRY_MS) takes it. The session asks PostgreSQL for TCP
 // keepalives (5 s idle, 2 s interval, 3 probes), so that a holder that vanished without closing
-// its connection (power cut, network split) is noticed by the server in about 11 s.
+// its connection (power cut, network split) is noticed by the server in about 11 s; and it sets
+// idle_session_timeout (LEADER_IDLE_TIMEOUT_MS), so a holder that stopped checking loses the lock
+// also behind a proxy that keeps the TCP connection open (PgBouncer, HAProxy, a relay).
 // The holder side: a connection error or end, or a check that fails or takes longer than
 // LEADER_CHECK_TIMEOUT_MS, ends leadership at once (onLost); the next try reconnects.
 import type pg from 'pg';
-import { LEADER_CHECK_TIMEOUT_MS, LEADER_LOCK_KEY } from './config.js';
+import { LEADER_CHECK_TIMEOUT_MS, LEADER_IDLE_TIMEOUT_MS, LEADER_LOCK_KEY } from './config.js';
 import type { Logger } from '../util/logger.js';
 
 export class LeaderLock {
@@ -85,6 +87,9 @@ export class LeaderLock {
     try {
       await client.connect();
       await client.query('SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3');
+      await client.query(`SET idle_session_timeout = ${LEADER_IDLE_TIMEOUT_MS}`).catch((err: Error) => {
+        this.o.log.warn(`cluster: idle_session_timeout not set on the leader's lock session (PostgreSQL 14+): ${err.message}`);
+      });
     } catch (err) {
       await client.end().catch(() => undefined);
       throw err;
