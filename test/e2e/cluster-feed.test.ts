@@ -14,7 +14,6 @@
 //   node --import tsx --test test/e2e/cluster-feed.test.ts
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
@@ -27,19 +26,9 @@ import { getWithHost } from '../lib/http-get.js';
 import { waitFor } from '../lib/wait.js';
 import type { ClusterFeed } from '../../sidecar/src/cluster/feed.js';
 import { HTTP_SERVER } from '../../sidecar/src/proxy/fragments/servers.js';
+import { testPostgresUrl } from '../lib/cluster-net.js';
 
-function pgBase(): string | null {
-  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
-  try {
-    return execFileSync('bash', [path.resolve(import.meta.dirname, '../../scripts/pg-test-server.sh')], { stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim()
-      .split('\n')
-      .pop()!;
-  } catch {
-    return null;
-  }
-}
+const pgBase = testPostgresUrl;
 
 const base = fs.existsSync(CADDY) ? pgBase() : null;
 const skip = !fs.existsSync(CADDY)
