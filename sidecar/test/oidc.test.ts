@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from './lib/server.js';
-import { startIdp, type Idp } from './lib/oidc-idp.js';
+import { ProviderJar, startIdp, type Idp } from './lib/oidc-idp.js';
 import type { Row } from './lib/rows.js';
 
 const CLIENT_ID = 'gatehouse';
@@ -23,27 +23,8 @@ let other: http.Server;
 let adminH: Record<string, string>;
 let providerId: number;
 
-/** A browser's cookies for one site (name → value; paths and expiry as far as these flows need). */
-class Jar {
-  private cookies = new Map<string, string>();
-  take(res: Response): void {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = c.split(';');
-      const i = pair.indexOf('=');
-      const name = pair.slice(0, i).trim();
-      const value = pair.slice(i + 1).trim();
-      const gone = attrs.some((a) => /^\s*max-age=0$/i.test(a) || /^\s*expires=Thu, 01 Jan 1970/i.test(a));
-      if (gone || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
-
 /** One request of a browser (no redirect followed): the jar sends and keeps cookies. */
-async function visit(jar: Jar, url: string, init: RequestInit = {}): Promise<Response & { text: string }> {
+async function visit(jar: ProviderJar, url: string, init: RequestInit = {}): Promise<Response & { text: string }> {
   const headers = new Headers(init.headers);
   const cookie = jar.header();
   if (cookie) headers.set('cookie', cookie);
@@ -54,10 +35,10 @@ async function visit(jar: Jar, url: string, init: RequestInit = {}): Promise<Res
 }
 
 interface Browser {
-  sidecar: Jar;
-  provider: Jar;
+  sidecar: ProviderJar;
+  provider: ProviderJar;
 }
-const browser = (): Browser => ({ sidecar: new Jar(), provider: new Jar() });
+const browser = (): Browser => ({ sidecar: new ProviderJar(), provider: new ProviderJar() });
 
 /**
  * From "Sign in with …" to the provider's answer: the start, the provider's login form (its
@@ -159,7 +140,7 @@ test('the sign-in page offers "Sign in with <name>" per enabled provider, in Eng
   });
   assert.equal(off.status, 201, JSON.stringify(off.data));
   assert.doesNotMatch((await s.req('/login')).data, /Hidden/, 'a disabled provider has no button');
-  const started = await visit(new Jar(), `${s.url}/auth/oidc/${off.data.provider.id}/start`);
+  const started = await visit(new ProviderJar(), `${s.url}/auth/oidc/${off.data.provider.id}/start`);
   assert.equal(started.status, 404);
   assert.match(started.text, /does not exist any more or is disabled/);
   await api(`/auth/oidc/providers/${off.data.provider.id}`, { method: 'DELETE' });
@@ -212,7 +193,7 @@ test('a tampered state is refused, and the real answer still works once', async 
   assert.match(bad.text, /tampered or replayed/);
   assert.equal(await whoAmI(b), null);
   // the same answer in another browser (no flow of this state in its session): refused too
-  const elsewhere = await visit(new Jar(), cb.href);
+  const elsewhere = await visit(new ProviderJar(), cb.href);
   assert.equal(elsewhere.status, 422);
   assert.match(elsewhere.text, /data-reason="state_invalid"/);
   assert.equal((await visit(b.sidecar, cb.href)).status, 302);
@@ -223,7 +204,7 @@ test('a replayed code is refused: in the same browser (the state was used) and w
   const b = browser();
   const { cb, res } = await signIn(b, 'alice');
   assert.equal(res.status, 302);
-  const replay = await visit(new Jar(), cb.href);
+  const replay = await visit(new ProviderJar(), cb.href);
   assert.equal(replay.status, 422);
   assert.match(replay.text, /data-reason="state_invalid"/);
   const again = await visit(b.sidecar, cb.href);
