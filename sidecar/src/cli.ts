@@ -1,7 +1,7 @@
 // Operator commands: npm run cli -- <command> [args]
 //   unlock-account <username> [--route-auth]   lift a login lockout
 //   reset-admin-password <username>            print a new random password (to be changed at the next sign-in)
-//   reset-second-factor <username>             remove the user's TOTP and recovery codes (the way back in)
+//   reset-second-factor <username>             remove the user's TOTP, passkeys and recovery codes (the way back in)
 //   rotate-master-key                          new master key, every sealed secret re-sealed (the sidecar must be stopped)
 //   keepalived-config                          print this node's keepalived.conf (GATEHOUSE_VRRP_*; no database needed)
 //   vrrp-state                                 print this node's VRRP state as JSON (master|backup|unknown and why)
