@@ -20,6 +20,7 @@ const NOT_SECRETS: Record<string, string> = {
   'route_auth_codes.code_hash':
     'HMAC of a one-time e-mail code under a key derived from the master key; the codes expire within minutes and a rotation leaves pending ones invalid (README)',
   'gateways.reported_config_hash': 'hash of the configuration a gateway last reported (not a secret)',
+  'cluster_nodes.config_hash': 'hash of the proxy configuration a cluster node runs (compared between nodes; not a secret)',
   'peer_config_links.token_hash': 'SHA-256 of a one-time link token of 256 random bits: not reversible, and the table is left out of backups',
 };
 

@@ -6,6 +6,7 @@ import type * as AuthSchema from '../../src/auth/schema.js';
 import type * as BackupSchema from '../../src/backup/schema.js';
 import type * as CertificatesSchema from '../../src/certificates/schema.js';
 import type * as ClientApiSchema from '../../src/client-api/schema.js';
+import type * as ClusterSchema from '../../src/cluster/schema.js';
 import type * as ConfigLinksSchema from '../../src/config-links/schema.js';
 import type * as DashboardSchema from '../../src/dashboard/schema.js';
 import type * as DnsSchema from '../../src/dns/schema.js';
@@ -82,6 +83,7 @@ export interface ApiResponses {
     '/api/v1/client/split-tunnel': z.output<typeof ClientApiSchema.splitTunnelResponse>;
     '/api/v1/client/traffic': z.output<typeof ClientApiSchema.trafficResponse>;
     '/api/v1/client/update': z.output<typeof ClientApiSchema.updateResponse>;
+    '/api/v1/cluster': z.output<typeof ClusterSchema.clusterResponse>;
     '/api/v1/csrf': z.output<typeof AuthSchema.csrfResponse>;
     '/api/v1/dashboard/stats': z.output<typeof DashboardSchema.statsResponse>;
     '/api/v1/dashboard/traffic': z.output<typeof DashboardSchema.trafficResponse>;
