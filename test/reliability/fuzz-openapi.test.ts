@@ -334,8 +334,17 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
     let p = o.path;
     const pathValues: Record<string, string> = {};
     pathParams.forEach((pp, i) => {
-      pathValues[pp.name] = pv[i];
-      p = p.replace(`{${pp.name}}`, encodeURIComponent(pv[i]).replace(/%25/g, '%'));
+      // a bad value's percent signs go out as they are ('%20', '%00', '..%2F..'): the document judges
+      // what the server decodes from them, a malformed escape (never a valid value) as U+0000
+      const sent = bad ? encodeURIComponent(pv[i]).replace(/%25/g, '%') : encodeURIComponent(pv[i]);
+      let seen: string;
+      try {
+        seen = decodeURIComponent(sent);
+      } catch {
+        seen = '\u0000';
+      }
+      pathValues[pp.name] = seen;
+      p = p.replace(`{${pp.name}}`, sent);
     });
     const q = new URLSearchParams();
     const query: Record<string, string> = {};
@@ -406,7 +415,19 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
   const content = o.op.requestBody?.content ?? {};
   if (content['application/json']) {
     // a raw body is allowed where the document also takes any media type (*/*: an echo endpoint)
-    if (r.raw) return content['*/*'] ? { ok: true, why: '' } : { ok: false, why: 'not a JSON body' };
+    // (sent as application/json, it is JSON to the server: it must parse and meet the JSON schema)
+    if (r.raw) {
+      if (!content['*/*']) return { ok: false, why: 'not a JSON body' };
+      const type = String((r.init.headers as Record<string, string>)['content-type'] ?? '');
+      if (!type.startsWith('application/json')) return { ok: true, why: '' };
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(String(r.init.body));
+      } catch {
+        return { ok: false, why: 'a body sent as JSON that is no JSON' };
+      }
+      return validator(`req ${label}`, content['application/json'].schema)(parsed) ? { ok: true, why: '' } : { ok: false, why: 'body breaks the schema' };
+    }
     if (r.body === undefined) return o.op.requestBody.required ? { ok: false, why: 'body missing' } : { ok: true, why: '' };
     if (!validator(`req ${label}`, content['application/json'].schema)(r.body)) return { ok: false, why: 'body breaks the schema' };
   } else if (content['multipart/form-data']) {

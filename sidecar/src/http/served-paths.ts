@@ -168,6 +168,7 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     summary:
       "Method oidc (route-auth/oidc.ts): the sign-in through the route's OpenID Connect provider starts (PKCE S256, state, nonce; the flow bound to this browser by the cookie gh_ra_<routeId>_o), and the browser goes to the provider; `rd` is where to go after it (same host only)",
     responses: {
+      '200': 'HEAD only: the page is there (a HEAD neither starts a flow nor spends one)',
       '302': "to the provider's authorization endpoint",
       '403': 'IP filter',
       '404': 'the route does not sign in through a provider, or no route-auth route for this host: a page that says so',
@@ -187,6 +188,7 @@ export const SERVED_OUTSIDE_REGISTRY: readonly ServedPath[] = [
     summary:
       "Method oidc: where the provider sends the visitor back (the redirect URI to register: <scheme>://<route domain>/route-auth/oidc/callback). The flow of this state is used once; the code exchanged; the visitor let in by the route's allowed_emails (verified addresses) or allowed_groups",
     responses: {
+      '200': 'HEAD only: the page is there (a HEAD neither starts a flow nor spends one)',
       '302': 'signed in: to rd (or to the second-factor step of the login page)',
       '400': 'the provider answered an error, or the flow expired: a page that says so',
       '403': 'not on the allow-lists (a page that says why, with the address and groups the provider sent), or IP filter',

@@ -72,7 +72,9 @@ const match = z
   })
   .superRefine((m, ctx) => {
     if ((m.group === undefined) === (m.email === undefined)) ctx.addIssue(fieldIssue(msg('oidc.field.mapping_match')));
-  });
+  })
+  // exactly one of the two, as the document states it
+  .meta({ minProperties: 1, maxProperties: 1 });
 
 export const roleMapping = z.strictObject({
   match,

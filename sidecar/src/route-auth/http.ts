@@ -52,9 +52,9 @@ const PAGE_METHODS: Record<string, string[]> = {
   [LOGIN_CSS_PATH]: ['GET', 'HEAD'],
   '/route-auth/branding/logo': ['GET', 'HEAD'],
   '/route-auth/branding/bg-image': ['GET', 'HEAD'],
-  // GET only: a HEAD (a link prefetcher) must not start a flow nor spend one
-  [OIDC_START_PATH]: ['GET'],
-  [OIDC_CALLBACK_PATH]: ['GET'],
+  // a HEAD (a link prefetcher) gets 200 and neither starts a flow nor spends one (oidcPage)
+  [OIDC_START_PATH]: ['GET', 'HEAD'],
+  [OIDC_CALLBACK_PATH]: ['GET', 'HEAD'],
 };
 /** The route-auth pages (besides /route-auth/assets/login.css); http/served-paths.ts lists each, Caddy forwards exactly these (PAGE_PATHS). */
 export const KNOWN_PAGES: ReadonlySet<string> = new Set(PAGE_PATHS.filter((p) => p !== LOGIN_CSS_PATH));
@@ -185,6 +185,11 @@ export function routeAuthMiddleware(
     ctx.set('Cache-Control', 'no-store');
     // the callback's URL holds the code: it goes nowhere in a Referer
     ctx.set('Referrer-Policy', 'no-referrer');
+    if (ctx.method === 'HEAD') {
+      ctx.status = 200;
+      ctx.type = 'text/html; charset=utf-8';
+      return;
+    }
     if (ctx.path === OIDC_START_PATH) {
       if (await rateLimited(ctx)) return render(ctx, 429, entry, 'message', lang, '/', { error: 'rate_limited' });
       const rd = safeRedirect(typeof ctx.query.rd === 'string' ? ctx.query.rd : undefined, host);
