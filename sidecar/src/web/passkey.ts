@@ -17,6 +17,16 @@ import type Koa from 'koa';
 export const WEBAUTHN_SCRIPT_PATH = '/login/webauthn.js';
 export const PASSKEY_SCRIPT_PATH = '/login/passkey.js';
 export const PASSKEY_ENROL_SCRIPT_PATH = '/login/passkey-enrol.js';
+/** What both page scripts start with: the checked `next` of the form, the button's base path, a JSON POST. */
+const SCRIPT_COMMON = `  var nextInput = document.querySelector('input[name=next]');
+  var next = nextInput && /^\\/(?![\\/\\\\])/.test(nextInput.value) ? nextInput.value : '';
+  var base = btn.getAttribute('data-base');
+  function post(url, body) {
+    return fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) })
+      .then(function (r) { return r.json(); });
+  }
+`;
+
 /** The page script (no inline script: the CSP allows 'self' only). */
 const PASSKEY_SCRIPT = `(function () {
   var W = window.SimpleWebAuthnBrowser;
@@ -24,14 +34,7 @@ const PASSKEY_SCRIPT = `(function () {
   var err = document.getElementById('passkey-error');
   if (!btn) return;
   if (!W || !W.browserSupportsWebAuthn()) { btn.hidden = true; return; }
-  var nextInput = document.querySelector('input[name=next]');
-  var next = nextInput && /^\\/(?![\\/\\\\])/.test(nextInput.value) ? nextInput.value : '';
-  var base = btn.getAttribute('data-base');
-  function post(url, body) {
-    return fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) })
-      .then(function (r) { return r.json(); });
-  }
-  btn.addEventListener('click', function () {
+${SCRIPT_COMMON}  btn.addEventListener('click', function () {
     err.hidden = true;
     btn.disabled = true;
     post(base + '/options', {})
@@ -68,14 +71,7 @@ const PASSKEY_ENROL_SCRIPT = `(function () {
   var err = document.getElementById('passkey-error');
   if (!section || !btn || !W || !W.browserSupportsWebAuthn()) return;
   section.hidden = false;
-  var nextInput = document.querySelector('input[name=next]');
-  var next = nextInput && /^\\/(?![\\/\\\\])/.test(nextInput.value) ? nextInput.value : '';
-  var base = btn.getAttribute('data-base');
-  function post(url, body) {
-    return fetch(url, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) })
-      .then(function (r) { return r.json(); });
-  }
-  btn.addEventListener('click', function () {
+${SCRIPT_COMMON}  btn.addEventListener('click', function () {
     err.hidden = true;
     btn.disabled = true;
     var name = (document.getElementById('passkey-name').value || '').trim() || 'Passkey';
