@@ -479,11 +479,11 @@ export class ProxyService {
     try {
       // The reconcile loop (verify alone) renders and compares everything only when a peer expired
       // since the last full rendering (the one input that changes with time alone) and every
-      // FULL_RENDER_PASSES passes (30 min): at 100,000 routes a full rendering takes seconds of the
-      // event loop. Every pass asks Caddy for the marker (a restart or a foreign load) and every
+      // FULL_RENDER_PASSES passes (30 min; not the first pass: start-up has just rendered everything):
+      // at 100,000 routes a full rendering takes seconds of the event loop. Every pass asks Caddy for the marker (a restart or a foreign load) and every
       // 6th compares the running frame and every host's hash.
       const onlyVerify = verify && !force && applies.every((a) => a.opts.verify);
-      const fullPass = !onlyVerify || this.reconcilePasses++ % FULL_RENDER_PASSES === 0 || (await this.peerExpiredSinceRender());
+      const fullPass = !onlyVerify || ++this.reconcilePasses % FULL_RENDER_PASSES === 0 || (await this.peerExpiredSinceRender());
       let step: Step = fullPass
         ? await this.step(this.applyScope(applies), force || this.state.empty)
         : { kind: 'hosts', plan: { changes: { maps: {} }, count: 0, owners: new Map(), allOwners: false } };
