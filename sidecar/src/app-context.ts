@@ -403,6 +403,8 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   // cluster mode while it holds the leader's lock). The server joins the registry (startServer).
   const cluster = new ClusterService({ ...core, configHash: () => proxy.status().config_hash });
   core.scheduler.setLeadership(() => cluster.isLeader());
+  // a node taking the lead makes the scheduled backups that fell due while no node led
+  core.scheduler.onLeadershipGained(() => backup.catchUpMissed());
 
   // the cluster's change feed (cluster/feed.ts): writes here are published, other nodes' applied here
   if (config.cluster.enabled && db.dialect === 'postgres' && config.databaseUrl) {
@@ -427,6 +429,14 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
           routeAuth.view.invalidateRoutes();
           if (sessions) routeAuth.view.forgetSessions();
         },
+        reloadBackupSchedules: () => backup.reloadSchedules(),
+        runJobs: (names) => {
+          for (const name of names)
+            void core.scheduler
+              .job(name)
+              ?.runNow({ wake: false })
+              .catch(() => undefined);
+        },
       },
     });
     clusterFeed = feed;
@@ -434,6 +444,9 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
     peers.onTunnelChange = (peer, routes) => feed.publishCommitted({ peers: [peer], routes });
     wireguard.onExpired = (peer) => feed.publishCommitted({ peers: [peer] });
     routeAuth.view.onDropped = () => feed.publishCommitted({ caches: ['route_auth_sessions'] });
+    backup.onSchedulesChanged = () => feed.publishCommitted({ caches: ['backup_schedules'] });
+    // a follower's runNow() of a singleton job (a webhook queued here) asks the leader to run it
+    core.scheduler.setWaker((jobs) => feed.publishCommitted({ jobs }));
   }
 
   return {

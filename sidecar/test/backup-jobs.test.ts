@@ -166,3 +166,35 @@ test('a cron schedule runs the job through the scheduler (node-schedule)', async
   const d = await api(`/settings/autobackup/${id}`, 'PUT', { enabled: false });
   assert.equal(d.data.job.next_run_at, null);
 });
+
+test('a run that fell due while no node led is made once by the node that takes the lead; a due time is run once', async () => {
+  await s.deps.backup.start();
+  // due at this minute of every hour, a minute ago (local time, as node-schedule reads a rule): the
+  // next run is an hour away, so no scheduled run comes between the checks below
+  const m = (new Date().getMinutes() + 59) % 60;
+  const c = await api('/settings/autobackup', 'POST', { name: 'hourly at minute', schedule: `${m} * * * *`, keep: 1, target: 'local', passphrase: PASS });
+  assert.equal(c.status, 201, JSON.stringify(c.data));
+  const id = c.data.job.id;
+  const ran = () => events.filter((e) => e.type === 'backup_completed' && e.job_id === id).length;
+  // a job created after its last due time has missed nothing
+  assert.deepEqual(await s.deps.backup.catchUpMissed(), []);
+  // the job existed before that due time and never ran: two nodes taking the lead at once run it once
+  await s.deps.db.models.BackupJob.update({ created_at: Date.now() - 3 * 3_600_000, last_run_at: null }, { where: { id } });
+  const both = await Promise.all([s.deps.backup.catchUpMissed(), s.deps.backup.catchUpMissed()]);
+  assert.deepEqual(both.flat(), [id]);
+  assert.equal(ran(), 1);
+  assert.equal((await api(`/settings/autobackup/${id}`)).data.job.last_run?.status, 'ok');
+  // claimed: a later takeover finds nothing missed
+  assert.deepEqual(await s.deps.backup.catchUpMissed(), []);
+  // a due time more than MISSED_RUN_GRACE_MS ago is not made up (the next scheduled run comes instead)
+  const old = await api('/settings/autobackup', 'POST', {
+    name: 'daily long ago',
+    schedule: `${m} ${(new Date().getHours() + 21) % 24} * * *`,
+    keep: 1,
+    target: 'local',
+    passphrase: PASS,
+  });
+  await s.deps.db.models.BackupJob.update({ created_at: Date.now() - 30 * 3_600_000, last_run_at: null }, { where: { id: old.data.job.id } });
+  assert.deepEqual(await s.deps.backup.catchUpMissed(), []);
+  assert.equal(ran(), 1);
+});

@@ -18,14 +18,15 @@ test('a small change is one notice that decodes to the same change', () => {
       { id: 8, key: null },
     ],
     settings: ['licence'],
-    caches: ['route_auth_sessions'],
+    caches: ['route_auth_sessions', 'backup_schedules'],
+    jobs: ['webhook deliveries', 'webhook deliveries'],
   };
   const texts = encodeChange('node-a', change, counter());
   assert.equal(texts.length, 1);
   assert.deepEqual(decodeNotice(texts[0]), {
     node: 'node-a',
     seq: 1,
-    change: { routes: [3, 1], peers: change.peers, settings: ['licence'], caches: ['route_auth_sessions'] },
+    change: { routes: [3, 1], peers: change.peers, settings: ['licence'], caches: ['route_auth_sessions', 'backup_schedules'], jobs: ['webhook deliveries'] },
   });
   assert.deepEqual(decodeNotice(encodeChange('node-a', { routes: 'all' }, counter())[0])?.change, { routes: 'all' });
 });
@@ -65,9 +66,12 @@ test('what is not a notice is refused; an empty change publishes nothing', () =>
     '{"n":"a","s":1,"r":"some"}',
     '{"n":"a","s":1,"c":["other"]}',
     '{"n":"","s":1}',
+    '{"n":"a","s":1,"j":[""]}',
+    '{"n":"a","s":1,"j":"webhook deliveries"}',
   ])
     assert.equal(decodeNotice(bad), null, bad);
   assert.equal(isEmptyChange({ routes: [], peers: [], settings: [] }), true);
   assert.equal(isEmptyChange({ routes: 'all' }), false);
+  assert.equal(isEmptyChange({ jobs: ['webhook deliveries'] }), false);
   assert.deepEqual(decodeNotice('{"n":"a","s":1}'), { node: 'a', seq: 1, change: {} });
 });

@@ -579,6 +579,19 @@ describe('expiry', () => {
     await wg.fullSync();
     assert.equal(driver.peer(p.public_key), undefined);
   });
+
+  test('two expiry checks at once (two nodes that both believe they lead) announce an expiry once', async () => {
+    const p = await peers.create({ name: 'exp-race', expires_at: clock() + 60_000 });
+    clock.advance(61_000);
+    const counts = await Promise.all([wg.checkExpiry(), wg.checkExpiry(), wg.checkExpiry()]);
+    assert.equal(
+      counts.reduce((a, b) => a + b, 0),
+      1,
+      `announced ${JSON.stringify(counts)}`,
+    );
+    const logged = (await s.deps.activity.query({ event_type: 'peer_expired' })).entries.filter((e) => e.details?.peer_id === p.id);
+    assert.equal(logged.length, 1);
+  });
 });
 
 describe('traffic rollup', () => {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock, systemTimers } from '../src/util/clock.js';
-import { Scheduler } from '../src/util/scheduler.js';
+import { Scheduler, WAKE_COALESCE_MS } from '../src/util/scheduler.js';
 import type { Logger } from '../src/util/logger.js';
 import { RECONCILE_INTERVAL_MS } from '../src/proxy/feature.js';
 import { startTestServer } from './lib/server.js';
@@ -216,6 +216,7 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
     assert.deepEqual(Object.fromEntries([...jobs].map(([n, j]) => [n, j.every_ms])), {
       'session housekeeping': 3_600_000,
       'WireGuard poll': s.deps.config.wg.pollIntervalMs,
+      'peer expiry': s.deps.config.wg.pollIntervalMs,
       'proxy reconcile': RECONCILE_INTERVAL_MS,
       'certificate expiry check': 3_600_000,
       'route auth prune': 3_600_000,
@@ -232,6 +233,7 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
     assert.deepEqual(Object.fromEntries([...jobs].map(([n, j]) => [n, j.scope])), {
       'session housekeeping': 'singleton',
       'WireGuard poll': 'per-node',
+      'peer expiry': 'singleton',
       'proxy reconcile': 'per-node',
       'certificate expiry check': 'singleton',
       'route auth prune': 'singleton',
@@ -258,6 +260,7 @@ test('the sidecar runs its periodic work on the scheduler, at the configured int
     assert.deepEqual(runs, {
       'session housekeeping': 0,
       'WireGuard poll': 6,
+      'peer expiry': 6,
       'proxy reconcile': 3,
       'certificate expiry check': 0,
       'route auth prune': 0,
@@ -299,6 +302,36 @@ test('a singleton job runs only on the leader: a follower skips its ticks and ru
   leader = false;
   await clock.advanceAsync(1000, () => sched.idle());
   assert.deepEqual(runs, { once: 1, here: 5 }, 'leadership lost: no further run');
+  sched.stop();
+});
+
+test('taking the lead runs every singleton job at once and calls the listeners; a follower asks the leader through the waker, coalesced', async () => {
+  const { clock, sched } = setup();
+  let leader = false;
+  sched.setLeadership(() => leader);
+  const runs = { a: 0, b: 0, node: 0, listener: 0 };
+  const a = sched.every('a', 60_000, () => void runs.a++, { scope: 'singleton' });
+  sched.every('b', 60_000, () => void runs.b++, { scope: 'singleton' });
+  sched.every('node', 60_000, () => void runs.node++, { scope: 'per-node' });
+  sched.onLeadershipGained(() => void runs.listener++);
+  const asked: string[][] = [];
+  sched.setWaker((jobs) => asked.push(jobs));
+  // a follower: runNow() is skipped here and asked of the leader, three asks within the window as one
+  await a.runNow();
+  await a.runNow();
+  await sched.job('b')!.runNow();
+  assert.deepEqual(asked, []);
+  await clock.advanceAsync(WAKE_COALESCE_MS, () => sched.idle());
+  assert.deepEqual(asked, [['a', 'b']]);
+  // the answer to an ask does not ask again
+  await a.runNow({ wake: false });
+  await clock.advanceAsync(WAKE_COALESCE_MS, () => sched.idle());
+  assert.equal(asked.length, 1);
+  assert.deepEqual(runs, { a: 0, b: 0, node: 0, listener: 0 });
+  // taking the lead: the singleton jobs run now (not one interval later), the per-node one keeps its schedule
+  leader = true;
+  await sched.leadershipGained();
+  assert.deepEqual(runs, { a: 1, b: 1, node: 0, listener: 1 });
   sched.stop();
 });
 

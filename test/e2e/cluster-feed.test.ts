@@ -203,3 +203,68 @@ test('a rate limit spent on A counts on B (shared in PostgreSQL)', { skip }, asy
   assert.equal((await attempt(a, 99)).status, 429);
   assert.equal((await attempt(b, 98)).status, 429);
 });
+
+test(
+  'work that runs once: a webhook queued on the follower is sent by the leader at once (asked through the feed), exactly once; a backup job written on the follower is scheduled on the leader',
+  { skip },
+  async () => {
+    await a.s.deps.cluster.lead();
+    await b.s.deps.cluster.lead();
+    assert.equal(a.s.deps.cluster.isLeader(), true, 'A started first and leads');
+    assert.equal(b.s.deps.cluster.isLeader(), false);
+    const deliveries: { id: string; event: string; at: number }[] = [];
+    const receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        deliveries.push({ id: String(req.headers['x-gatehouse-delivery']), event: String(req.headers['x-gatehouse-event']), at: performance.now() });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (receiver.address() as net.AddressInfo).port;
+      const hook = await b.api('/webhooks', 'POST', {
+        name: 'once',
+        url: `http://127.0.0.1:${port}/hook`,
+        events: ['route_created'],
+        enabled: true,
+        secret: 'cluster-webhook-secret-0123456789',
+        allow_private: true,
+      });
+      assert.equal(hook.status, 201, JSON.stringify(hook.data));
+      // the route is created on the follower: its event is queued there, and only the leader sends
+      const t0 = performance.now();
+      const r = await b.api('/routes', 'POST', { domain: 'hooked.cluster.test', peer_id: peerId, target_port: backendPort });
+      assert.equal(r.status, 201, JSON.stringify(r.data));
+      await waitFor(() => deliveries.length > 0, 5000, { what: 'the delivery of the follower’s event', intervalMs: 20 });
+      const after = deliveries[0].at - t0;
+      console.log(`# cluster: a webhook queued on the follower delivered by the leader ${after.toFixed(0)} ms after the write`);
+      assert.ok(after < 3000, `delivered ${after.toFixed(0)} ms after the write (the leader's safety tick is 30 s)`);
+      // exactly once: wait for both queues to go idle, then count
+      await Promise.all([a.s.deps.webhookQueue.idle(), b.s.deps.webhookQueue.idle()]);
+      const rows = await a.s.deps.db.models.WebhookDelivery.findAll({ where: { webhook_id: hook.data.webhook.id }, raw: true });
+      assert.deepEqual(
+        rows.map((x) => [x.event, x.status, Number(x.attempts)]),
+        [['route_created', 'delivered', 1]],
+      );
+      assert.deepEqual(
+        deliveries.map((d) => d.id),
+        [rows[0].uid],
+      );
+    } finally {
+      receiver.close();
+    }
+    // a backup job created on the follower: the leader (which makes the runs) has its schedule at once
+    const job = await b.api('/settings/autobackup', 'POST', {
+      name: 'nightly',
+      schedule: 'daily',
+      keep: 2,
+      target: 'local',
+      passphrase: 'cluster backup passphrase',
+    });
+    assert.equal(job.status, 201, JSON.stringify(job.data));
+    await waitFor(async () => (await a.api(`/settings/autobackup/${job.data.job.id}`)).data.job.next_run_at !== null, 5000, {
+      what: 'the follower’s backup job scheduled on the leader',
+    });
+  },
+);

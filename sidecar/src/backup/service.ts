@@ -6,6 +6,14 @@
 // given, sealed with the master key like every other secret at rest, and never shows it again. Keep
 // that passphrase somewhere else too: a restore onto a new server needs it, and the server that
 // holds it is the one that was lost.
+//
+// In a cluster (docs/guides/cluster.md#what-runs-once) the schedules are singleton cron jobs: only
+// the leader makes the runs. Every node keeps the schedules of every job (a job written on another
+// node arrives through the change feed: onSchedulesChanged → reloadSchedules), and a scheduled run
+// first claims its due time on the job's row (last_run_at set to the run's start where it is still
+// older than the due time), so a due time is run once even if two nodes believed they led. A leader
+// that takes over makes the run that fell due while no node led (catchUpMissed), if it is at most
+// MISSED_RUN_GRACE_MS late.
 import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
 import path from 'node:path';
 import { Op } from 'sequelize';
@@ -26,6 +34,10 @@ import type { BackupJobRow } from './model.js';
 import type { JobCreate, JobUpdate, JobView, RestoreResult } from './schema.js';
 import fs from 'node:fs';
 import { findRows } from '../db/define.js';
+import { lastDue } from '../util/cron.js';
+
+/** How late a scheduled run that fell due while no node led may still be made by the next leader. */
+export const MISSED_RUN_GRACE_MS = 3_600_000;
 
 export interface BackupCollaborators {
   proxy: ProxyService;
@@ -60,6 +72,8 @@ export function backupErrorCode(error: string | null): MessageRef | null {
 export class BackupService {
   private crons = new Map<number, CronHandle>();
   private started = false;
+  /** Told when a job's row was created, changed or deleted here (the cluster's change feed: the other nodes reschedule). */
+  onSchedulesChanged: (() => void) | null = null;
 
   constructor(
     private readonly deps: Deps,
@@ -230,6 +244,7 @@ export class BackupService {
     } as Partial<BackupJobRow>);
     const job = row.get({ plain: true }) as BackupJobRow;
     this.schedule(job);
+    this.onSchedulesChanged?.();
     await this.deps.activity.record({
       source: 'backup',
       event_type: 'backup_job_created',
@@ -290,6 +305,7 @@ export class BackupService {
     await this.models.BackupJob.update(patch, { where: { id } });
     const job = await this.row(id);
     this.schedule(job);
+    this.onSchedulesChanged?.();
     await this.deps.activity.record({
       source: 'backup',
       event_type: 'backup_job_updated',
@@ -305,6 +321,7 @@ export class BackupService {
     await this.models.BackupJob.destroy({ where: { id } });
     this.crons.get(id)?.cancel();
     this.crons.delete(id);
+    this.onSchedulesChanged?.();
     await this.deps.activity.record({
       source: 'backup',
       event_type: 'backup_job_deleted',
@@ -386,12 +403,54 @@ export class BackupService {
       `backup job ${job.id}`,
       cronOf(job.schedule),
       async () => {
-        const fresh = (await this.models.BackupJob.findByPk(job.id, { raw: true })) as BackupJobRow | null;
-        if (fresh?.enabled) await this.execute(fresh);
+        const due = lastDue(cronOf(job.schedule), this.deps.clock());
+        if (due !== null) await this.runDue(job.id, due);
       },
       { scope: 'singleton' },
     );
     this.crons.set(job.id, handle);
+  }
+
+  /**
+   * The scheduled run of a job for one due time, once: the run claims the due time on the job's row
+   * (last_run_at moved to now where it is still before `due`); a claim that finds it taken (another
+   * node, a run made already) makes no run. Resolves whether this call ran the job.
+   */
+  private async runDue(id: number, due: number): Promise<boolean> {
+    const now = this.deps.clock();
+    const [claimed] = await this.models.BackupJob.update(
+      { last_run_at: now },
+      { where: { id, enabled: true, [Op.or]: [{ last_run_at: null }, { last_run_at: { [Op.lt]: due } }] } },
+    );
+    if (!claimed) return false;
+    const fresh = (await this.models.BackupJob.findByPk(id, { raw: true })) as BackupJobRow | null;
+    if (!fresh) return false;
+    await this.execute(fresh);
+    return true;
+  }
+
+  /**
+   * A node that has just taken the lead: each enabled job whose last due time passed without a run
+   * (while no node led), at most MISSED_RUN_GRACE_MS ago and after the job was created, runs now,
+   * once. Resolves with the ids of the jobs run.
+   */
+  async catchUpMissed(): Promise<number[]> {
+    if (!this.started) return [];
+    const now = this.deps.clock();
+    const ran: number[] = [];
+    for (const r of await findRows(this.models.BackupJob, { where: { enabled: true } })) {
+      const due = lastDue(cronOf(r.schedule), now);
+      if (due === null || now - due > MISSED_RUN_GRACE_MS || due < Number(r.created_at)) continue;
+      if (r.last_run_at !== null && Number(r.last_run_at) >= due) continue;
+      this.deps.log.info(`backup job ${r.name}: the run due at ${new Date(due).toISOString()} was missed while no node led; running it now`);
+      if (await this.runDue(r.id, due)) ran.push(r.id);
+    }
+    return ran;
+  }
+
+  /** The schedules read again from the rows (a job was written on another node). */
+  async reloadSchedules(): Promise<void> {
+    await this.reschedule();
   }
 
   private async reschedule(): Promise<void> {

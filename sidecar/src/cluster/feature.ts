@@ -3,7 +3,8 @@
 // starts (a second node without the licence feature `cluster` refuses to start there) and where
 // the scheduler is told to ask it who leads.
 // - cluster leader (per node, every LEADER_RETRY_MS): a follower tries the leader's lock, the
-//   leader checks its lock connection; run once at start, so a lone node leads at once;
+//   leader checks its lock connection; run once at start, so a lone node leads at once; a node
+//   that takes the lead runs every singleton job at once (scheduler.leadershipGained);
 // - cluster heartbeat (per node, every HEARTBEAT_INTERVAL_MS): this node's row;
 // - cluster node check (singleton, every HEARTBEAT_INTERVAL_MS): the leader announces lost nodes;
 // - cluster VRRP (per node, every VRRP_CHECK_MS, with a floating address configured): keepalived's
@@ -28,7 +29,14 @@ export const clusterFeature: Feature = {
   endpoints: (ctx) => clusterEndpoints(ctx),
   async start(ctx) {
     if (!ctx.cluster.enabled) return;
-    const leader = ctx.scheduler.every('cluster leader', LEADER_RETRY_MS, () => ctx.cluster.lead(), { scope: 'per-node' });
+    // taking the lead runs the singleton jobs at once (what fell due while no node led) and the scheduled
+    // backups missed in the gap (util/scheduler.ts leadershipGained)
+    const lead = async () => {
+      const was = ctx.cluster.isLeader();
+      await ctx.cluster.lead();
+      if (!was && ctx.cluster.isLeader()) void ctx.scheduler.leadershipGained();
+    };
+    const leader = ctx.scheduler.every('cluster leader', LEADER_RETRY_MS, lead, { scope: 'per-node' });
     ctx.scheduler.every('cluster heartbeat', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.heartbeat(), { scope: 'per-node' });
     ctx.scheduler.every('cluster node check', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.sweepLost(), { scope: 'singleton' });
     await leader.runNow().catch(() => undefined);

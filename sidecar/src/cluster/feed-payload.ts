@@ -4,14 +4,16 @@
 //
 // A notice names what changed, never the data itself (the receiver reads the rows from the
 // database, which committed before the notice was delivered):
-//   {n: node, s: seq, r?: route ids | 'all', p?: [[peer id, public key before the change | null]], k?: setting keys, c?: caches}
+//   {n: node, s: seq, r?: route ids | 'all', p?: [[peer id, public key before the change | null]], k?: setting keys, c?: caches, j?: jobs}
 // - r: the routes whose hosts another node re-renders with the same renderer ('all': render
 //   everything and compare host by host);
 // - p: the peers another node reconciles on its own WireGuard interface; the key is the one the
 //   peer had before the change (a deleted peer's row is gone, and its key must leave the interface);
 // - k: the settings keys written (the receiver drops its settings cache and reloads what reads them);
 // - c: caches to drop without any row change the receiver could see ('route_auth_sessions': a
-//   route-auth session ended on the sender).
+//   route-auth session ended on the sender), or in-memory state to read again from the rows
+//   ('backup_schedules': a backup job was created, changed or deleted);
+// - j: singleton jobs the leader runs now (a follower's ask: util/scheduler.ts "Waking the leader").
 // seq counts the sender's notices from 1 at its start: a receiver that sees a gap missed notices
 // and catches up from the database.
 import { z } from 'zod';
@@ -20,7 +22,7 @@ export const FEED_CHANNEL = 'gatehouse_changes';
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; chunks stay under this. */
 export const MAX_PAYLOAD_BYTES = 7900;
 
-export const CACHE_NAMES = ['route_auth_sessions'] as const;
+export const CACHE_NAMES = ['route_auth_sessions', 'backup_schedules'] as const;
 export type CacheName = (typeof CACHE_NAMES)[number];
 
 /** What one write changed (what a node publishes). */
@@ -30,6 +32,8 @@ export interface FeedChange {
   peers?: { id: number; key: string | null }[];
   settings?: string[];
   caches?: CacheName[];
+  /** singleton jobs the leader should run now */
+  jobs?: string[];
 }
 
 const noticeSchema = z.object({
@@ -39,6 +43,7 @@ const noticeSchema = z.object({
   p: z.array(z.tuple([z.number().int().positive(), z.string().max(64).nullable()])).optional(),
   k: z.array(z.string().max(200)).optional(),
   c: z.array(z.enum(CACHE_NAMES)).optional(),
+  j: z.array(z.string().min(1).max(100)).max(50).optional(),
 });
 export type Notice = z.infer<typeof noticeSchema>;
 
@@ -58,12 +63,13 @@ export function decodeNotice(text: string): { node: string; seq: number; change:
   if (n.p) change.peers = n.p.map(([id, key]) => ({ id, key }));
   if (n.k) change.settings = n.k;
   if (n.c) change.caches = n.c;
+  if (n.j) change.jobs = n.j;
   return { node: n.n, seq: n.s, change };
 }
 
 /** Whether a change names anything at all. */
 export function isEmptyChange(c: FeedChange): boolean {
-  return !(c.routes === 'all' || c.routes?.length || c.peers?.length || c.settings?.length || c.caches?.length);
+  return !(c.routes === 'all' || c.routes?.length || c.peers?.length || c.settings?.length || c.caches?.length || c.jobs?.length);
 }
 
 /**
@@ -83,6 +89,7 @@ function toNotice(node: string, s: number, c: FeedChange): Notice {
   if (c.peers?.length) n.p = c.peers.map((p) => [p.id, p.key] as [number, string | null]);
   if (c.settings?.length) n.k = [...new Set(c.settings)];
   if (c.caches?.length) n.c = [...new Set(c.caches)];
+  if (c.jobs?.length) n.j = [...new Set(c.jobs)];
   return n;
 }
 

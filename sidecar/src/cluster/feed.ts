@@ -21,8 +21,9 @@
 // the same pure renderer and planned against what this node's Caddy runs: per-host puts and
 // deletes, proxy/apply.ts); peers → WireGuardService.reconcilePeer (set or remove one peer);
 // settings → the settings cache dropped, the licence and the Network settings read again and
-// everything rendered and compared (a full load only when the frame changed). Every notice drops
-// the route-auth caches it concerns.
+// everything rendered and compared (a full load only when the frame changed); backup jobs → their
+// schedules read again; jobs → the singleton jobs a follower asked for run now, here if this node
+// leads (the others ignore the ask). Every notice drops the route-auth caches it concerns.
 //
 // Catch-up. On every (re)connect, when a sender's sequence numbers show a gap, and every
 // catchUpMs (default 5 min), the node compares what it runs with the database and repairs only what
@@ -53,6 +54,10 @@ export interface FeedTargets {
   reloadSettings(keys?: string[]): Promise<boolean>;
   /** Drop the route-auth caches: the domain map, and (sessions) every cached session. */
   dropCaches(o: { sessions: boolean }): void;
+  /** Read the backup jobs' schedules again (their rows changed on another node). */
+  reloadBackupSchedules(): Promise<void>;
+  /** Run these singleton jobs now if this node leads (another node asked). */
+  runJobs(names: string[]): void;
 }
 
 export interface ClusterFeedOptions {
@@ -249,6 +254,8 @@ export class ClusterFeed {
       if (render || change.routes) work.push(t.applyRoutes(render ? 'all' : change.routes!, reason));
     } else if (change.routes) work.push(t.applyRoutes(change.routes, reason));
     for (const p of change.peers ?? []) work.push(t.reconcilePeer(p.id, p.key));
+    if (change.caches?.includes('backup_schedules')) work.push(t.reloadBackupSchedules());
+    if (change.jobs?.length) t.runJobs(change.jobs);
     await Promise.all(work);
   }
 
@@ -269,7 +276,7 @@ export class ClusterFeed {
           const t = this.o.targets;
           t.dropCaches({ sessions: true });
           await t.reloadSettings();
-          await Promise.all([t.applyRoutes('all', `cluster catch-up (${reason})`), t.syncPeers()]);
+          await Promise.all([t.applyRoutes('all', `cluster catch-up (${reason})`), t.syncPeers(), t.reloadBackupSchedules()]);
         } while (this.catchAgain && this.running);
       } catch (err) {
         this.stats.last_error = String(err);

@@ -66,6 +66,43 @@ export class SettingsStore {
     return stored;
   }
 
+  /** A key's value as the database holds it now (not the cache), with its stored text for compareAndSet (null: no row). */
+  async current<T>(key: string, fallback: T): Promise<{ value: T; text: string | null }> {
+    const row = await findRowByPk(this.models.Setting, key);
+    if (!row) return { value: fallback, text: null };
+    try {
+      return { value: JSON.parse(row.value) as T, text: row.value };
+    } catch {
+      return { value: fallback, text: row.value };
+    }
+  }
+
+  /**
+   * Writes value only while the stored text is still `text` (null: while the key has no row), as one
+   * statement: of two nodes that read the same value and race, one writes. Resolves whether it wrote.
+   */
+  async compareAndSet(key: string, text: string | null, value: unknown): Promise<boolean> {
+    await this.load();
+    const next = JSON.stringify(value);
+    let wrote: boolean;
+    if (text === null) {
+      await this.models.Setting.bulkCreate([{ key, value: next, updated_at: this.clock() }], { ignoreDuplicates: true });
+      // ignoreDuplicates reports no conflict: whether this node's row is the one stored
+      wrote = (await findRowByPk(this.models.Setting, key))?.value === next;
+    } else {
+      const [n] = await this.models.Setting.update({ value: next, updated_at: this.clock() }, { where: { key, value: text } });
+      wrote = n > 0;
+    }
+    if (!wrote) {
+      this.cache.delete(key);
+      this.loaded = false;
+      return false;
+    }
+    this.cache.set(key, value);
+    this.onWrite?.(key);
+    return true;
+  }
+
   async delete(key: string): Promise<void> {
     await this.models.Setting.destroy({ where: { key } });
     this.cache.delete(key);

@@ -11,3 +11,16 @@ export function validCron(rule: string): boolean {
     return false;
   }
 }
+
+/** The last time at or before `now` (epoch ms) at which a cron rule fell due; null when the rule is not one. */
+export function lastDue(rule: string, now: number): number | null {
+  try {
+    // prev() is strictly before currentDate: start 1 ms later so a due time of exactly `now` counts
+    return cronParser
+      .parseExpression(rule, { currentDate: new Date(now + 1) })
+      .prev()
+      .getTime();
+  } catch {
+    return null;
+  }
+}

@@ -20,7 +20,15 @@
 //   cluster and runs only while this node is the leader (setLeadership; src/cluster/leader.ts), a
 //   tick or runNow() on a follower is skipped (counted as `skipped`); 'per-node' work (this node's
 //   WireGuard, Caddy, its heartbeat) runs on every node. Without a cluster this node is always the
-//   leader, so both run. A job taken over by a new leader runs at its next tick there.
+//   leader, so both run.
+// - Taking over (leadershipGained(), told by the cluster service when this node takes the lead):
+//   every singleton job runs at once, so work that fell due while no node led (a webhook delivery,
+//   a peer's expiry) is done within the takeover and not one interval later; the listeners of
+//   onLeadershipGained() run too (the backup jobs make the scheduled runs missed in the gap).
+// - Waking the leader: runNow() of a singleton job on a follower cannot run it here; it asks the
+//   waker (setWaker: the cluster's change feed) to have the leader run it now (a webhook queued on a
+//   follower goes out at once, not at the leader's next safety tick). Asks within 50 ms are sent
+//   as one.
 import schedule from 'node-schedule';
 import type { Logger } from './logger.js';
 import { systemClock, systemTimers, type Clock, type TimerHandle, type Timers } from './clock.js';
@@ -56,6 +64,9 @@ export interface JobInfo {
   last_duration_ms: number | null;
   last_error: string | null;
 }
+
+/** Asks of followers to run a singleton job within this window go to the leader as one. */
+export const WAKE_COALESCE_MS = 50;
 
 export class Job {
   private timer: TimerHandle | null = null;
@@ -109,9 +120,16 @@ export class Job {
     return false;
   }
 
-  /** A run at once (after the run in flight, if one is); rejects with the run's error. A singleton job on a follower: skipped (resolves). */
-  runNow(): Promise<void> {
-    if (!this.mayRun()) return Promise.resolve();
+  /**
+   * A run at once (after the run in flight, if one is); rejects with the run's error. A singleton job
+   * on a follower: skipped (resolves), and the leader is asked to run it (unless `wake` is false:
+   * the answer to such an ask).
+   */
+  runNow(o: { wake?: boolean } = {}): Promise<void> {
+    if (!this.mayRun()) {
+      if (o.wake !== false) this.owner.wakeLeader(this.name);
+      return Promise.resolve();
+    }
     if (!this.inFlight) return this.run();
     this.queued ??= this.inFlight
       .catch(() => undefined)
@@ -203,6 +221,10 @@ export class Scheduler {
   private readonly jobs = new Map<string, Job>();
   private readonly running = new Set<Promise<void>>();
   private leader: () => boolean = () => true;
+  private waker: ((jobs: string[]) => void) | null = null;
+  private wakes = new Set<string>();
+  private wakeTimer: TimerHandle | null = null;
+  private readonly gainedListeners: (() => unknown)[] = [];
 
   constructor(o: SchedulerOptions) {
     this.log = o.log;
@@ -218,6 +240,44 @@ export class Scheduler {
   /** Whether singleton jobs run here now. */
   isLeader(): boolean {
     return this.leader();
+  }
+
+  /** Who asks the leader to run a singleton job now (the cluster's change feed); null: nobody (one node). */
+  setWaker(waker: ((jobs: string[]) => void) | null): void {
+    this.waker = waker;
+  }
+
+  /** @internal a follower's runNow() of a singleton job: the leader is asked (coalesced over WAKE_COALESCE_MS). */
+  wakeLeader(name: string): void {
+    if (!this.waker) return;
+    this.wakes.add(name);
+    this.wakeTimer ??= this.timers.after(WAKE_COALESCE_MS, () => {
+      this.wakeTimer = null;
+      const names = [...this.wakes];
+      this.wakes.clear();
+      this.waker?.(names);
+    });
+  }
+
+  /** Runs when this node takes the lead (after the singleton jobs' runs are started). */
+  onLeadershipGained(fn: () => unknown): void {
+    this.gainedListeners.push(fn);
+  }
+
+  /**
+   * This node has just taken the lead: every singleton job runs now and the listeners are called.
+   * Resolves when all of them are done (a failure is logged by its job; a listener's here).
+   */
+  async leadershipGained(): Promise<void> {
+    const runs = [...this.jobs.values()].filter((j) => j.scope === 'singleton').map((j) => j.runNow({ wake: false }).catch(() => undefined));
+    for (const fn of this.gainedListeners) {
+      try {
+        await fn();
+      } catch (err) {
+        this.log.warn('taking the lead: a listener failed', { err: String(err) });
+      }
+    }
+    await Promise.all(runs);
   }
 
   /**
@@ -277,6 +337,8 @@ export class Scheduler {
 
   /** Stops every job (runs in flight finish). */
   stop(): void {
+    this.wakeTimer?.cancel();
+    this.wakeTimer = null;
     for (const j of [...this.jobs.values()]) j.stop();
     for (const c of [...this.crons.values()]) c.cancel();
   }

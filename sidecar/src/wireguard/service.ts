@@ -21,8 +21,11 @@
 //   stops) when something changed.
 // - `wireguard_state` is emitted when the interface goes up or away or a full sync starts or stops
 //   failing (the live UI's WireGuard card).
-// - checkExpiry(): peers whose expires_at passed leave the tunnel (kept in the database) and the
-//   expiry is logged once (a watermark in the settings table remembers what was logged).
+// - checkExpiry() (PEER_EXPIRY_JOB, a singleton job: the leader's, with the hourly traffic rollup):
+//   peers whose expires_at passed leave the tunnel (kept in the database) and the expiry is logged
+//   and announced once (a watermark in the settings table, claimed by compare-and-set before the
+//   announcement, remembers what was announced; the other nodes take the peer off their interfaces
+//   through the change feed, and their resync would too).
 // - reconcileNat(): forwarding and MASQUERADE for full-tunnel peers (wireguard/nat.ts), after every
 //   full sync and peer change; the rules go when the interface goes down.
 // Driver calls are serialized by one mutex, so a full sync never races a single-peer change.
@@ -48,6 +51,8 @@ import { NodeRawCounters, type Raw } from './raw-counters.js';
 
 export const SERVER_KEY_SETTING = 'wg.server_private_key';
 export const EXPIRY_WATERMARK_SETTING = 'wg.expiry_watermark';
+/** The singleton job that takes expired peers off the tunnels and rolls the traffic history up. */
+export const PEER_EXPIRY_JOB = 'peer expiry';
 /** A fresh interface gets back the endpoints of peers seen this recently (see desiredSpec). */
 export const RESTORE_ENDPOINT_MS = 24 * 3600_000;
 /** Keepalive interval (s) set for one transaction to make the server start a re-added peer's handshake. */
@@ -236,26 +241,33 @@ export class WireGuardService {
     const rows = await findRows(this.deps.db.models.Peer, { attributes: ['id', 'enabled', 'expires_at', 'latest_handshake'] });
     for (const r of rows) this.online.set(r.id, isOnline(r, now));
     if (this.managed) await this.fullSync();
-    await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
+    if (this.deps.scheduler.isLeader()) await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
     this.jobs.push(this.deps.scheduler.every('WireGuard poll', this.pollIntervalMs, () => this.tick(), { scope: 'per-node' }));
+    // expiry and the traffic rollup change shared rows and announce events: once in a cluster (the leader)
+    this.jobs.push(this.deps.scheduler.every(PEER_EXPIRY_JOB, this.pollIntervalMs, () => this.housekeeping(), { scope: 'singleton' }));
     if (this.managed)
       this.jobs.push(this.deps.scheduler.every('WireGuard resync', this.resyncIntervalMs, () => this.fullSync(), { scope: 'per-node', errorLevel: 'error' }));
   }
 
-  /** One background round: poll, expiry, hourly rollup. Never overlaps itself. */
+  /** One poll of this node's interface (every node). Never overlaps itself. */
   async tick(): Promise<void> {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
       if (this.managed) await this.poll().catch((err) => this.deps.log.error('WireGuard poll failed', { err: String(err) }));
-      await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
-      const now = this.deps.clock();
-      if (now - this.lastRollupAt >= HOUR) {
-        this.lastRollupAt = now;
-        await rollup(this.deps.db.sequelize, now).catch((err) => this.deps.log.error('traffic rollup failed', { err: String(err) }));
-      }
     } finally {
       this.ticking = false;
+    }
+  }
+
+  /** The leader's round (PEER_EXPIRY_JOB): expiry, and the hourly traffic rollup. */
+  async housekeeping(): Promise<void> {
+    if (this.stopped) return;
+    await this.checkExpiry().catch((err) => this.deps.log.error('expiry check failed', { err: String(err) }));
+    const now = this.deps.clock();
+    if (now - this.lastRollupAt >= HOUR) {
+      this.lastRollupAt = now;
+      await rollup(this.deps.db.sequelize, now).catch((err) => this.deps.log.error('traffic rollup failed', { err: String(err) }));
     }
   }
 
@@ -799,11 +811,17 @@ export class WireGuardService {
   /** Takes peers whose expires_at has passed off the tunnel and logs each expiry once. */
   async checkExpiry(): Promise<number> {
     const now = this.deps.clock();
-    const watermark = Number(await this.deps.settings.get<number>(EXPIRY_WATERMARK_SETTING, 0));
+    const mark = await this.deps.settings.current<number>(EXPIRY_WATERMARK_SETTING, 0);
+    const watermark = Number(mark.value);
     const rows = await findRows(this.deps.db.models.Peer, {
       attributes: ['id', 'name', 'public_key', 'expires_at', 'enabled'],
       where: { expires_at: { [Op.ne]: null, [Op.lte]: now, [Op.gt]: watermark } },
     });
+    // the window (watermark, now] is claimed before anything is announced: of two checks that read the
+    // same watermark (two nodes that both believed they led), one announces; the other finds it moved
+    // (nothing new: the watermark stays, and no write goes to the database or the other nodes)
+    if (!rows.length) return 0;
+    if (!(await this.deps.settings.compareAndSet(EXPIRY_WATERMARK_SETTING, mark.text, now))) return 0;
     for (const r of rows) {
       await this.reconcilePeer(r);
       this.onExpired?.({ id: r.id, key: r.public_key });
@@ -815,7 +833,6 @@ export class WireGuardService {
         enabled: asBool(r.enabled),
       });
     }
-    await this.deps.settings.set(EXPIRY_WATERMARK_SETTING, now);
     return rows.length;
   }
 
