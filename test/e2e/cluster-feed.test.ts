@@ -27,6 +27,7 @@ import { waitFor } from '../lib/wait.js';
 import type { ClusterFeed } from '../../sidecar/src/cluster/feed.js';
 import { HTTP_SERVER } from '../../sidecar/src/proxy/fragments/servers.js';
 import { testPostgresUrl } from '../lib/cluster-net.js';
+import { findRows } from '../../sidecar/src/db/define.js';
 
 const pgBase = testPostgresUrl;
 
@@ -242,7 +243,7 @@ test(
       assert.ok(after < 3000, `delivered ${after.toFixed(0)} ms after the write (the leader's safety tick is 30 s)`);
       // exactly once: wait for both queues to go idle, then count
       await Promise.all([a.s.deps.webhookQueue.idle(), b.s.deps.webhookQueue.idle()]);
-      const rows = await a.s.deps.db.models.WebhookDelivery.findAll({ where: { webhook_id: hook.data.webhook.id }, raw: true });
+      const rows = await findRows(a.s.deps.db.models.WebhookDelivery, { where: { webhook_id: hook.data.webhook.id } });
       assert.deepEqual(
         rows.map((x) => [x.event, x.status, Number(x.attempts)]),
         [['route_created', 'delivered', 1]],

@@ -55,8 +55,12 @@ export class DnsService {
     private deps: Deps,
     private wg: WireGuardService,
   ) {
-    // an internal route's name is in the file (routeRecords): every route write may change it
-    deps.events.on(['route_created', 'route_updated', 'route_deleted', 'route_enabled', 'route_disabled', 'routes_batch'], () => this.refresh());
+    // an internal route's name is in the file (routeRecords): every route write may change it. Not
+    // awaited by the write (its answer does not wait for the file; writes close together share one
+    // rewrite): a failure is logged, and the next route write or peer change writes it again.
+    deps.events.on(['route_created', 'route_updated', 'route_deleted', 'route_enabled', 'route_disabled', 'routes_batch'], () => {
+      this.refresh().catch((err: unknown) => deps.log.warn('writing the internal DNS hosts file failed', { err: String(err) }));
+    });
   }
 
   get domain(): string {

@@ -37,7 +37,7 @@ import * as m081userPasskeys from './081_user_passkeys.js';
 import * as m084rateLimits from './084_rate_limits.js';
 import * as m082routeAuthOidc from './082_route_auth_oidc.js';
 import * as m083clusterNodes from './083_cluster_nodes.js';
-import * as m086routesExposureIndex from './086_routes_exposure_index.js';
+import * as m086routeWriteIndexes from './086_route_write_indexes.js';
 
 export type Migration = {
   name: string;
@@ -83,5 +83,5 @@ export const migrations: Migration[] = [
   m084rateLimits,
   m082routeAuthOidc,
   m083clusterNodes,
-  m086routesExposureIndex,
+  m086routeWriteIndexes,
 ];
