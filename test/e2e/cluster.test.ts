@@ -152,13 +152,12 @@ test(
       return nodes[name];
     };
 
-    /** Which node holds the floating address (on its bridge interface), or null. */
     /** Whether a node has the floating address on its bridge interface (a killed keepalived leaves it behind on a dead node). */
     const holds = async (name: 'a' | 'b') => (await network.exec(name === 'a' ? nsA : nsB, 'ip', ['-o', '-4', 'addr', 'show'])).stdout.includes(` ${vip}/`);
     /** Which node holds the floating address, or null (before the failure: exactly one can). */
     const holderOfVip = async (): Promise<'a' | 'b' | null> => ((await holds('a')) ? 'a' : (await holds('b')) ? 'b' : null);
-    /** The peers (public keys, hex) of a wireguard-go interface, from its UAPI socket (one path for every namespace). */
-    const uapiPeers = (iface: string) =>
+    /** Lines of a wireguard-go interface's UAPI dump whose key matches (one socket path for every namespace). */
+    const uapiLines = (iface: string, keys: RegExp) =>
       new Promise<string>((resolve) => {
         let out = '';
         const c = net.connect(`/var/run/wireguard/${iface}.sock`, () => c.end('get=1\n\n'));
@@ -167,28 +166,16 @@ test(
           resolve(
             out
               .split('\n')
-              .filter((l) => l.startsWith('public_key='))
+              .filter((l) => keys.test(l))
               .join('\n'),
           ),
         );
         c.on('error', () => resolve(''));
       });
-    /** The peer lines of a wireguard-go interface (endpoint, handshake, bytes), for diagnostics. */
-    const uapiDump = (iface: string) =>
-      new Promise<string>((resolve) => {
-        let out = '';
-        const c = net.connect(`/var/run/wireguard/${iface}.sock`, () => c.end('get=1\n\n'));
-        c.setEncoding('utf8').on('data', (d: string) => (out += d));
-        c.on('close', () =>
-          resolve(
-            out
-              .split('\n')
-              .filter((l) => /^(public_key|endpoint|last_handshake_time_sec|rx_bytes|tx_bytes)=/.test(l))
-              .join('\n'),
-          ),
-        );
-        c.on('error', () => resolve(''));
-      });
+    /** The peers (public keys, hex) of an interface. */
+    const uapiPeers = (iface: string) => uapiLines(iface, /^public_key=/);
+    /** The peer lines of an interface (endpoint, handshake, bytes), for diagnostics. */
+    const uapiDump = (iface: string) => uapiLines(iface, /^(public_key|endpoint|last_handshake_time_sec|rx_bytes|tx_bytes)=/);
     /**
      * The epoch time (ms, fractional) at which a node's Caddy holds a host: a poller in the node's
      * namespace asks its admin API (loopback there) every millisecond and prints the time it first
