@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { assertGolden } from './lib/golden.js';
-import { freshPgDatabase } from './lib/server.js';
+import { freshPgDatabase, startTestServer, type TestServer } from './lib/server.js';
+import { waitFor } from '../../test/lib/wait.js';
+import { LEADER_RETRY_MS } from '../src/cluster/config.js';
 import { checkKeepalivedOptions, readVrrpStatus, renderKeepalivedConfig, vrrpRoleFrom, type KeepalivedOptions } from '../src/cluster/vrrp.js';
 import { VrrpWatcher } from '../src/cluster/vrrp-watch.js';
 import { loadConfig } from '../src/config.js';
@@ -238,6 +240,52 @@ test(
       await assert.rejects(node(dirs[2]!), /master key: .*master\.key does not open the data in the database/);
     } finally {
       for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'with a floating address the address holder leads: a leader that becomes VRRP backup steps down and the master takes the lead; a backup does not try',
+  { skip: process.env.TEST_DATABASE_URL ? false : 'nodes share a database on PostgreSQL only (TEST_DATABASE_URL; the PostgreSQL run of the suite)' },
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gh-vrrp-lead-'));
+    const servers: TestServer[] = [];
+    try {
+      const pidFile = path.join(dir, 'keepalived.pid');
+      fs.writeFileSync(pidFile, `${process.pid}\n`); // "keepalived" runs: this process
+      const state = { a: path.join(dir, 'a.state'), b: path.join(dir, 'b.state') };
+      // a's floating address is on no interface here (192.0.2.77, TEST-NET-1), b's is (127.0.0.1): a
+      // can be backup, b master
+      const env = (name: 'a' | 'b', address: string, databaseUrl?: string) => ({
+        GATEHOUSE_CLUSTER: 'true',
+        GATEHOUSE_NODE_NAME: `edge-${name}`,
+        GATEHOUSE_VRRP_ADDRESS: address,
+        GATEHOUSE_VRRP_STATE_FILE: state[name],
+        GATEHOUSE_VRRP_PID_FILE: pidFile,
+        GATEHOUSE_MASTER_KEY_FILE: path.join(dir, 'master.key'),
+        ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      });
+      // a starts first with no state file yet (unknown): it leads
+      const a = await startTestServer(env('a', '192.0.2.77/24'), { startFeatures: true });
+      servers.push(a);
+      assert.equal(a.deps.cluster.isLeader(), true, 'an unknown VRRP role may lead (keepalived not up yet)');
+      fs.writeFileSync(state.b, 'MASTER\n');
+      const b = await startTestServer(env('b', '127.0.0.1/8', a.databaseUrl), { startFeatures: true });
+      servers.push(b);
+      assert.equal(b.deps.cluster.isLeader(), false, 'the lock is held by edge-a');
+      // a becomes backup: it gives the lead up, and the master takes it at its next try
+      fs.writeFileSync(state.a, 'BACKUP\n');
+      await waitFor(() => !a.deps.cluster.isLeader() && b.deps.cluster.isLeader(), 10_000, {
+        what: 'edge-b (master) leads, edge-a (backup) not',
+        intervalMs: 100,
+      });
+      // and a backup does not take it back (three of its tries)
+      await new Promise((r) => setTimeout(r, 3 * LEADER_RETRY_MS)); // not a condition: proving a try that must not happen
+      assert.equal(a.deps.cluster.isLeader(), false);
+      assert.equal(b.deps.cluster.isLeader(), true);
+    } finally {
+      for (const s of servers.reverse()) await s.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   },
 );

@@ -4,7 +4,7 @@
 // (test/lib/cluster-net.ts draws it). Checked:
 // - before the failure: a route and a peer created on node a are live on node b (b's Caddy serves
 //   the host, b's interface has the peer) within 100 ms; GET /cluster on both shows two nodes and
-//   one leader; the visitor reaches the backend through the floating address;
+//   one leader, the node holding the floating address; the visitor reaches the backend through it;
 // - the failure: node a is cut off as by a power cut (its link down, then SIGKILL to every process
 //   in its namespace); the time until the visitor's requests succeed through node b, and until the peer's tunnel
 //   passes traffic through node b, are measured and printed (asserted only within 30 s: the
@@ -361,7 +361,11 @@ test(
     );
     const victim = first;
     const survivor = first === 'a' ? 'b' : 'a';
-    const leaderBefore = (await api<{ leader: string | null }>(victim, '/cluster')).data.leader;
+    // the address holder leads (a VRRP backup gives the lead up)
+    await waitFor(async () => (await api<{ leader: string | null }>(victim, '/cluster')).data.leader === victim, 10_000, {
+      what: `${victim}, the address holder, leads`,
+    });
+    const leaderBefore = victim;
     // the receiver goes down: what follows is queued on the victim, not delivered
     await waitFor(() => deliveries.filter((d) => d.event === 'route_created').length === 10, 20_000, {
       what: 'the first 10 route_created deliveries',

@@ -4,14 +4,16 @@
 // the scheduler is told to ask it who leads.
 // - cluster leader (per node, every LEADER_RETRY_MS): a follower tries the leader's lock, the
 //   leader checks its lock connection; run once at start, so a lone node leads at once; a node
-//   that takes the lead runs every singleton job at once (scheduler.leadershipGained);
+//   that takes the lead runs every singleton job at once (scheduler.leadershipGained). With a
+//   floating address, a VRRP backup does not try, and a leader that becomes backup steps down;
 // - cluster heartbeat (per node, every HEARTBEAT_INTERVAL_MS): this node's row;
 // - cluster node check (singleton, every HEARTBEAT_INTERVAL_MS): the leader announces lost nodes;
 // - cluster VRRP (per node, every VRRP_CHECK_MS, with a floating address configured): keepalived's
 //   state for this node (cluster/vrrp-watch.ts) goes to its row, and only the master carries the
 //   WireGuard tunnels (WireGuardService.setCarrier); becoming master takes them over at once
 //   (takeOver: the peers' handshakes start from here). Read once before WireGuard starts (this
-//   feature starts first), so a standby's fresh interface restores no endpoint.
+//   feature starts first), so a standby's fresh interface restores no endpoint, and before the
+//   first try for the lead.
 import type { Feature } from '../feature.js';
 import { HEARTBEAT_INTERVAL_MS, LEADER_RETRY_MS } from './config.js';
 import { clusterEndpoints } from './endpoints.js';
@@ -29,20 +31,11 @@ export const clusterFeature: Feature = {
   endpoints: (ctx) => clusterEndpoints(ctx),
   async start(ctx) {
     if (!ctx.cluster.enabled) return;
-    // taking the lead runs the singleton jobs at once (what fell due while no node led) and the scheduled
-    // backups missed in the gap (util/scheduler.ts leadershipGained)
-    const lead = async () => {
-      const was = ctx.cluster.isLeader();
-      await ctx.cluster.lead();
-      if (!was && ctx.cluster.isLeader()) void ctx.scheduler.leadershipGained();
-    };
-    const leader = ctx.scheduler.every('cluster leader', LEADER_RETRY_MS, lead, { scope: 'per-node' });
-    ctx.scheduler.every('cluster heartbeat', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.heartbeat(), { scope: 'per-node' });
-    ctx.scheduler.every('cluster node check', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.sweepLost(), { scope: 'singleton' });
-    await leader.runNow().catch(() => undefined);
+    // the floating address first: whether this node may lead depends on its VRRP role
     const { vrrp } = ctx.config;
+    let watcher: VrrpWatcher | null = null;
     if (vrrp.address) {
-      const watcher = new VrrpWatcher(
+      const w = new VrrpWatcher(
         { stateFile: vrrp.stateFile, address: vrrp.address, pidFile: vrrp.pidFile },
         {
           report: async (role, status) => {
@@ -55,10 +48,29 @@ export const clusterFeature: Feature = {
           },
         },
       );
-      await watcher.tick().catch((err: unknown) => ctx.log.warn('reading the VRRP state failed', { err: String(err) }));
-      ctx.wireguard.setCarrier(() => watcher.carrier);
-      ctx.scheduler.every('cluster VRRP', VRRP_CHECK_MS, () => watcher.tick(), { scope: 'per-node' });
+      await w.tick().catch((err: unknown) => ctx.log.warn('reading the VRRP state failed', { err: String(err) }));
+      ctx.wireguard.setCarrier(() => w.carrier);
+      ctx.scheduler.every('cluster VRRP', VRRP_CHECK_MS, () => w.tick(), { scope: 'per-node' });
+      watcher = w;
     }
+    // A VRRP backup does not lead: the leader's jobs that reach backends (uptime checks, RDP status,
+    // gateway checks) go through the tunnels, which only the address holder carries. A leader that
+    // becomes backup steps down; the master takes the lock at its next try. Taking the lead runs the
+    // singleton jobs at once (what fell due while no node led) and the scheduled backups missed in
+    // the gap (util/scheduler.ts leadershipGained).
+    const lead = async () => {
+      const was = ctx.cluster.isLeader();
+      if (watcher?.current === 'backup') {
+        if (was) await ctx.cluster.stepDown('this node is a VRRP backup: the address holder leads');
+        return;
+      }
+      await ctx.cluster.lead();
+      if (!was && ctx.cluster.isLeader()) void ctx.scheduler.leadershipGained();
+    };
+    const leader = ctx.scheduler.every('cluster leader', LEADER_RETRY_MS, lead, { scope: 'per-node' });
+    ctx.scheduler.every('cluster heartbeat', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.heartbeat(), { scope: 'per-node' });
+    ctx.scheduler.every('cluster node check', HEARTBEAT_INTERVAL_MS, () => ctx.cluster.sweepLost(), { scope: 'singleton' });
+    await leader.runNow().catch(() => undefined);
   },
   async stop(ctx) {
     for (const name of CLUSTER_JOBS) ctx.scheduler.job(name)?.stop();

@@ -207,6 +207,14 @@ export class ClusterService {
     return { enabled: true, node: this.name, nodes, leader };
   }
 
+  /** Gives the lead up (the lock released: another node takes it at its next try); no-op when not leading. */
+  async stepDown(reason: string): Promise<void> {
+    if (!this.lock || !this.leading) return;
+    this.leading = false;
+    await this.lock.release();
+    this.deps.log.warn(`cluster: node ${this.name} gives the lead up (${reason})`);
+  }
+
   /** Graceful stop: the lock is released (a follower leads at its next try); the row stays until it is found lost. */
   async stop(): Promise<void> {
     this.leading = !this.enabled;
