@@ -216,6 +216,29 @@ describe('endpoints after a restart', () => {
     assert.equal(driver.peer(never.public_key)!.endpoint, undefined, 'never connected');
     for (const p of [recent, stale, v6, never]) await peers.remove(p.id);
   });
+
+  test('the carrier stores a new endpoint at once (storeEndpoints, between polls); a standby stores none', async () => {
+    const p = await peers.create({ name: 'ep-watch' });
+    const stored = async () => (await s.deps.db.models.Peer.findByPk(p.id, { raw: true }))?.endpoint ?? null;
+    let carrier = false;
+    wg.setCarrier(() => carrier);
+    try {
+      Object.assign(driver.peer(p.public_key)!, { endpointSeen: '192.0.2.30:51000', latestHandshake: clock(), rx: 1 });
+      assert.equal(await wg.storeEndpoints(), 0, 'a standby');
+      assert.equal(await stored(), null);
+      carrier = true;
+      assert.equal(await wg.storeEndpoints(), 1);
+      assert.equal(await stored(), '192.0.2.30:51000');
+      assert.equal(await wg.storeEndpoints(), 0, 'unchanged: nothing written');
+      // the peer roams
+      driver.peer(p.public_key)!.endpointSeen = '198.51.100.7:40000';
+      assert.equal(await wg.storeEndpoints(), 1);
+      assert.equal(await stored(), '198.51.100.7:40000');
+    } finally {
+      wg.setCarrier(() => true);
+      await peers.remove(p.id);
+    }
+  });
 });
 
 describe('a re-enabled peer', () => {

@@ -322,6 +322,7 @@ test(
     await waitFor(async () => (await network.ping(nsPeer, serverTunnelIp, { count: 1, timeoutS: 1 })).ok, 20_000, {
       what: 'the tunnel to the floating address',
     });
+    const tTunnel = performance.now();
 
     // routes created on a: b's Caddy serves each host within 100 ms of the 201 (a host b does not
     // know gets the host map's 404; a known one is proxied)
@@ -391,7 +392,9 @@ test(
     });
     assert.equal(job.status, 201, JSON.stringify(job.data));
     const before = (await api<{ peer: { endpoint: string | null } }>(victim, `/peers/${peer.id}`)).data.peer;
-    t.diagnostic(`the peer's endpoint as the carrier's poller stored it: ${before.endpoint}`);
+    t.diagnostic(
+      `the peer's endpoint as the carrier's poller stored it: ${before.endpoint}, ${((performance.now() - tTunnel) / 1000).toFixed(1)} s after the tunnel came up (poll every 2 s)`,
+    );
     // the slow failover (the new carrier has no endpoint to start the handshake from) shows why here
     if (process.env.CLUSTER_E2E_DEBUG || !before.endpoint) {
       for (const l of nodes[victim].log().split('\n')) if (/WireGuard|poll|handshake|peer/i.test(l)) t.diagnostic(`${victim}: ${l.slice(0, 400)}`);

@@ -11,7 +11,8 @@
 // - cluster VRRP (per node, every VRRP_CHECK_MS, with a floating address configured): keepalived's
 //   state for this node (cluster/vrrp-watch.ts) goes to its row, and only the master carries the
 //   WireGuard tunnels (WireGuardService.setCarrier); becoming master takes them over at once
-//   (takeOver: the peers' handshakes start from here). Read once before WireGuard starts (this
+//   (takeOver: the peers' handshakes start from here, from the endpoints the carrier stored: every
+//   ENDPOINT_WATCH_MS it stores the new ones, 'cluster WireGuard endpoints'). Read once before WireGuard starts (this
 //   feature starts first), so a standby's fresh interface restores no endpoint, and before the
 //   first try for the lead.
 import type { Feature } from '../feature.js';
@@ -20,10 +21,15 @@ import { clusterEndpoints } from './endpoints.js';
 import { defineClusterModels } from './nodes.js';
 import { VrrpWatcher } from './vrrp-watch.js';
 
-export const CLUSTER_JOBS = ['cluster leader', 'cluster heartbeat', 'cluster node check', 'cluster VRRP'] as const;
+export const CLUSTER_JOBS = ['cluster leader', 'cluster heartbeat', 'cluster node check', 'cluster VRRP', 'cluster WireGuard endpoints'] as const;
 
 /** How often a node reads its VRRP state: it bounds how late a new master starts the tunnels' handshakes. */
 export const VRRP_CHECK_MS = 250;
+/**
+ * How often the carrier stores the peers' new endpoints (WireGuardService.storeEndpoints): a peer that
+ * connected or roamed less than this before a failure has no endpoint for the next carrier.
+ */
+export const ENDPOINT_WATCH_MS = 1000;
 
 export const clusterFeature: Feature = {
   name: 'cluster',
@@ -51,6 +57,7 @@ export const clusterFeature: Feature = {
       await w.tick().catch((err: unknown) => ctx.log.warn('reading the VRRP state failed', { err: String(err) }));
       ctx.wireguard.setCarrier(() => w.carrier);
       ctx.scheduler.every('cluster VRRP', VRRP_CHECK_MS, () => w.tick(), { scope: 'per-node' });
+      ctx.scheduler.every('cluster WireGuard endpoints', ENDPOINT_WATCH_MS, () => ctx.wireguard.storeEndpoints(), { scope: 'per-node' });
       watcher = w;
     }
     // A VRRP backup does not lead: the leader's jobs that reach backends (uptime checks, RDP status,

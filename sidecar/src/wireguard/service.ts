@@ -458,6 +458,38 @@ export class WireGuardService {
     });
   }
 
+  /** Per peer (public key), the endpoint storeEndpoints() last found stored or stored itself. */
+  private storedEndpoints = new Map<string, string>();
+
+  /**
+   * The carrier of a cluster (the floating address's holder) stores each peer's endpoint as soon as
+   * it sees a new one, not only at the next poll (GATEHOUSE_WG_POLL_INTERVAL, 10 s by default): the
+   * node that takes the tunnels over after a failure starts each peer's handshake from its stored
+   * endpoint (takeOver), and a peer whose endpoint it lacks waits for its own rekey (~15 s). Reads
+   * the interface once; writes only the endpoints that changed. Returns how many it wrote.
+   */
+  async storeEndpoints(): Promise<number> {
+    if (!this.managed) return 0;
+    if (!this.carrier()) {
+      // a standby stores nothing; when it carries again it writes every endpoint it sees once
+      this.storedEndpoints.clear();
+      return 0;
+    }
+    return this.lock.run(async () => {
+      const dump = await this.driver!.dump(this.iface);
+      if (!dump) return 0;
+      const changed = dump.peers.filter((p) => p.endpoint && this.storedEndpoints.get(p.publicKey) !== p.endpoint);
+      let wrote = 0;
+      for (const p of changed) {
+        // a plain UPDATE, as the poll writes its columns: the endpoint is no change anyone subscribes to
+        await this.deps.db.sequelize.query('UPDATE peers SET endpoint = ? WHERE public_key = ?', { replacements: [p.endpoint, p.publicKey] });
+        this.storedEndpoints.set(p.publicKey, p.endpoint!);
+        wrote++;
+      }
+      return wrote;
+    });
+  }
+
   /** The renudge() runs under way (after a fresh interface). */
   private readonly nudging = new Set<Promise<void>>();
 
