@@ -196,7 +196,16 @@ export async function createDeps(config: Config, opts: ContextOptions): Promise<
   const publicHost = new PublicHost(config, opts.hostname, settings);
   await publicHost.load();
   const outbound = (use: OutboundUse) => policyFor(use, { outbound: config.outbound, publicIp: publicHost.publicIp().value }, opts.lookup);
-  const licence = new LicenceService({ config, settings, clock, log, events, fetch: guardedFetch(outbound('licence')) });
+  const licence = new LicenceService({
+    config,
+    settings,
+    clock,
+    log,
+    events,
+    fetch: guardedFetch(outbound('licence')),
+    // in a cluster each node checks its own view of the licence; the leader announces a change once
+    announces: () => scheduler.isLeader(),
+  });
   await licence.load();
   const features = opts.featureGate ?? licence;
   return {
@@ -342,11 +351,14 @@ export async function createAppContext(config: Config, opts: ContextOptions): Pr
   health.push({ name: 'wireguard', check: () => wireguard.healthCheck() });
   const shaping = new ShapingService(core, wireguard);
   const dns = new DnsService(core, wireguard);
-  // A licence change can add or remove gated modules (circuit breaker) and the internal DNS records.
-  events.on('licence_changed', async () => {
+  // A licence change can add or remove gated modules (circuit breaker) and the internal DNS records:
+  // announced (licence_changed), or seen by a follower's own check without an announcement.
+  const licenceApplied = async () => {
     await dns.refresh().catch((err) => log.warn(`DNS hosts file not rewritten after a licence change: ${(err as Error).message}`));
     await proxy.apply({ reason: 'licence changed' }).catch((err) => log.warn(`Proxy not re-rendered after a licence change: ${(err as Error).message}`));
-  });
+  };
+  events.on('licence_changed', licenceApplied);
+  core.licence.onQuietChange = licenceApplied;
   const peers = new PeersService(core, wireguard, dns, proxy);
   const groups = new GroupsService(core);
   const quotas = new QuotaService(core, peers, shaping, { intervalMs: wireguard.pollIntervalMs });

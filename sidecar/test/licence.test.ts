@@ -494,6 +494,32 @@ describe('expiry and refresh (injectable clock, a real local licence service)', 
     assert.equal((await events()).length, n, 'expiry is announced once');
   });
 
+  test('in a cluster a follower notices an expiry by its own check without announcing it (the leader does, once), and re-renders what the licence gates', async () => {
+    const key = testLicenceKey(
+      { id: 'SHORT-2', issued_at: new Date(clock() - DAY).toISOString(), expires_at: new Date(clock() + 90_000).toISOString() },
+      { now: clock() },
+    );
+    assert.equal((await call('/license/activate', 'POST', { key })).status, 200);
+    const n = (await events()).length;
+    const quiet = s.deps.licence.onQuietChange;
+    let rendered = 0;
+    s.deps.licence.onQuietChange = async () => {
+      rendered++;
+      await quiet?.();
+    };
+    s.deps.scheduler.setLeadership(() => false);
+    try {
+      await advance(120_000);
+      assert.equal((await call('/license')).data.license.status, 'expired', 'the follower applies the expiry');
+      assert.equal(s.deps.features.isEnabled('cluster'), false);
+      assert.equal((await events()).length, n, 'and does not announce it');
+      assert.equal(rendered, 1, 'it re-renders once');
+    } finally {
+      s.deps.scheduler.setLeadership(() => true);
+      s.deps.licence.onQuietChange = quiet;
+    }
+  });
+
   test('refresh takes the renewed key from the licence service; down: the last good state is kept for the grace period, then the community fallback applies (grace_ended); back: restored', async () => {
     const now = () => clock();
     const first = testLicenceKey(

@@ -64,6 +64,12 @@ export interface LicenceServiceOptions {
   events: EventBus;
   /** fetch for the licence service (tests may pass another; default global fetch) */
   fetch?: typeof fetch;
+  /**
+   * Whether this node announces what the scheduled check finds (expiry, the grace period's end):
+   * in a cluster every node checks its own view, and only the leader emits licence_changed, once
+   * (default: always, one node). A node that does not announce calls onQuietChange instead.
+   */
+  announces?: () => boolean;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -370,9 +376,14 @@ export class LicenceService implements FeatureGate {
   /** The scheduled check: expiry and the end of the grace period (emits licence_changed once when what applies changes). */
   check(): Promise<void> {
     return this.mutex.run(async () => {
-      if (this.recompute()) await this.emit(this.reasonOfLoss('refreshed'), null);
+      if (!this.recompute()) return;
+      if (this.o.announces?.() ?? true) await this.emit(this.reasonOfLoss('refreshed'), null);
+      else await this.onQuietChange?.();
     });
   }
+
+  /** What a node that does not announce does when the scheduled check changes what applies here (re-render what the licence gates). */
+  onQuietChange: (() => Promise<void>) | null = null;
 
   /** The scheduled refresh (only with a licence service and a stored licence). */
   async scheduledRefresh(): Promise<void> {
