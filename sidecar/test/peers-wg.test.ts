@@ -19,6 +19,7 @@ import type { Deps } from '../src/deps.js';
 import type { EventOf } from '../src/events.js';
 import type { WgDump, WgInterfaceSpec, WgPeerSpec, WireGuardDriver } from '@gatehouse/common/wireguard/types.js';
 import { asRows } from './lib/rows.js';
+import { findRowByPk } from '../src/db/define.js';
 
 interface FakePeer extends WgPeerSpec {
   rx: number;
@@ -219,7 +220,7 @@ describe('endpoints after a restart', () => {
 
   test('the carrier stores a new endpoint at once (storeEndpoints, between polls); a standby stores none', async () => {
     const p = await peers.create({ name: 'ep-watch' });
-    const stored = async () => (await s.deps.db.models.Peer.findByPk(p.id, { raw: true }))?.endpoint ?? null;
+    const stored = async () => (await findRowByPk(s.deps.db.models.Peer, p.id, { attributes: ['endpoint'] }))?.endpoint ?? null;
     let carrier = false;
     wg.setCarrier(() => carrier);
     try {
