@@ -456,6 +456,17 @@ describe('poller', () => {
     await wg.poll();
     assert.deepEqual((await events()).sort(), ['peer_offline', 'peer_online']);
     assert.equal((await peers.get(p.id)).isOnline, false);
+    // a follower of a cluster follows the transitions without announcing them (the leader does, once)
+    s.deps.scheduler.setLeadership(() => false);
+    try {
+      fp.latestHandshake = clock();
+      await wg.poll();
+      assert.deepEqual((await events()).sort(), ['peer_offline', 'peer_online']);
+    } finally {
+      s.deps.scheduler.setLeadership(() => true);
+    }
+    await wg.poll();
+    assert.deepEqual((await events()).sort(), ['peer_offline', 'peer_online'], 'nor does it announce the old one when it leads');
   });
 
   test('peer_traffic: the rates of the peers that moved data, each once more at 0 when it stops; nothing while all are idle', async () => {

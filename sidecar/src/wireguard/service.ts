@@ -797,6 +797,9 @@ export class WireGuardService {
       this.online.set(r.id, on);
     }
     for (const id of [...this.online.keys()]) if (!seen.has(id)) this.online.delete(id);
+    // every node of a cluster sees the same transitions (they come from the shared rows): the leader
+    // announces them, once; the others only follow the state, so a new leader announces no old one
+    if (!this.deps.scheduler.isLeader()) events.length = 0;
     for (const e of events) {
       await this.deps.events.emit({
         type: e.online ? 'peer_online' : 'peer_offline',
