@@ -5,7 +5,7 @@
 // /reverse_proxy/upstreams lists only request and passive-failure counts, not the active checks'
 // verdict, so the gauge is what is read. Read every 2 s, and only while such routes exist; a
 // change of a backend's state is the event route_backend_down / route_backend_up (webhooks, live
-// stream, activity). GET /routes/:id/backends answers the states (the route detail page reloads
+// stream, activity), announced by the leader only in a cluster. GET /routes/:id/backends answers the states (the route detail page reloads
 // it on those events).
 import { Op } from 'sequelize';
 import { z } from 'zod';
@@ -106,6 +106,10 @@ export class BackendHealthService {
           this.states.set(key, { state, since: this.checkedAt });
           // first sight of an up backend is no change (a backend is in the rotation until it fails)
           if (!before && state === 'up') continue;
+          // in a cluster each node reads its own Caddy, and a standby's health checks cannot pass
+          // (only the floating address's holder carries the tunnels): the leader, which holds it,
+          // announces; the others keep their own states for GET /routes/:id/backends
+          if (!this.deps.scheduler.isLeader()) continue;
           await this.deps.events.emit({
             type: state === 'down' ? 'route_backend_down' : 'route_backend_up',
             route_id: r.id,
