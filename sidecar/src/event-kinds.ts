@@ -1251,6 +1251,24 @@ export const EVENT_KINDS = {
     area: 'system',
     webhook: 'another node of the cluster became the leader',
   }),
+  cluster_node_removed: kind({
+    payload: z.object({
+      name: z.string().meta({ description: 'the lost node whose row was removed' }),
+      last_seen_at: z.number().meta({ description: 'epoch ms of its last heartbeat' }),
+      actor,
+      at: z.number(),
+    }),
+    scope: 'system',
+    note: 'Sent when an admin removes a lost node from the registry (DELETE /api/v1/cluster/nodes/:name).',
+    activity: (e) => ({
+      source: 'cluster',
+      msg: msg('cluster.node_removed', { name: e.name }),
+      details: { name: e.name, last_seen_at: e.last_seen_at },
+      user_id: e.actor,
+    }),
+    area: 'system',
+    webhook: 'an admin removed a lost node from the cluster registry',
+  }),
 
   // webhooks: the admin's changes, and the delivery log (not deliverable by webhooks)
   webhook_created: kind({

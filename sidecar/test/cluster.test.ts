@@ -2,15 +2,20 @@
 // cluster; on real PostgreSQL two nodes on one database (two servers in this process, one manual
 // clock): the licence gate refuses a second node without `cluster`, one node leads and runs the
 // singleton jobs, the leader's lock connection ended → the other leads within seconds and runs them,
-// a node without heartbeats is announced lost once, and comes back.
+// a node without heartbeats is announced lost once, and comes back; a lost node is removed
+// (DELETE /cluster/nodes/:name: by role and scope, bad input, 404, 409 for a live node and for the
+// node itself); two unlicensed nodes joining at the same instant: exactly one joins.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { manualClock } from '../src/util/clock.js';
-import { ClusterRefused } from '../src/cluster/service.js';
+import { ClusterRefused, ClusterService } from '../src/cluster/service.js';
 import { LOST_AFTER_MS } from '../src/cluster/config.js';
-import { apiToken, bearer, startTestServer, type TestServer } from './lib/server.js';
+import { COMMUNITY, isFeatureEnabled } from '../src/licence/features.js';
+import { apiToken, bearer, login, startTestServer, type TestServer } from './lib/server.js';
 import { waitFor } from '../../test/lib/wait.js';
 
+/** The answer of DELETE /cluster/nodes/:name, a success or a refusal. */
+type Removal = { ok: boolean; removed?: string; error?: string; fields?: Record<string, string> };
 const pgOnly = { skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only (TEST_DATABASE_URL)' };
 const servers: TestServer[] = [];
 after(async () => {
@@ -34,6 +39,38 @@ test('without GATEHOUSE_CLUSTER: one node, itself the leader; read-only and full
   assert.equal(s.deps.scheduler.isLeader(), true, 'alone, the node runs the singleton jobs');
   const kinds = JSON.stringify((await s.req('/api/v1/webhooks/events', { headers: bearer(await apiToken(s)) })).data);
   for (const k of ['cluster_node_joined', 'cluster_node_lost', 'cluster_leader_changed']) assert.ok(kinds.includes(k), k);
+});
+
+test('DELETE /cluster/nodes/:name: admin only (sessions and full-access tokens), 400 with fields for a bad name, 404 unknown, 409 for the node itself; nothing changed', async () => {
+  const s = servers[0]!;
+  const del = (name: string, headers: Record<string, string> = {}) => s.req<Removal>(`/api/v1/cluster/nodes/${name}`, { method: 'DELETE', headers });
+  const heads: Record<string, Record<string, string>> = {};
+  for (const role of ['operator', 'viewer', 'user'] as const) {
+    await s.deps.users.create({ username: `cl-${role}`, password: 'role-password-123', role });
+    const c = await login(s, { username: `cl-${role}`, password: 'role-password-123' });
+    heads[role] = { cookie: c.cookie, 'x-csrf-token': c.csrf };
+  }
+  const admin = await login(s);
+  assert.equal((await del('ghost')).status, 401, 'no credentials');
+  for (const scopes of [['read-only'], ['system'], ['peers']]) assert.equal((await del('ghost', bearer(await apiToken(s, scopes)))).status, 403, scopes.join());
+  for (const role of ['operator', 'viewer', 'user']) assert.equal((await del('ghost', heads[role])).status, 403, role);
+  const token = bearer(await apiToken(s));
+  const before = (await s.req('/api/v1/cluster', { headers: token })).data;
+
+  for (const bad of ['bad%20name', '-dash-first', 'x'.repeat(64), 'a%2Fb']) {
+    const r = await del(bad, token);
+    assert.equal(r.status, 400, `${bad}: ${JSON.stringify(r.data)}`);
+    assert.match(String(r.data.fields?.name), /node name/, bad);
+  }
+  const unknown = await del('ghost', { cookie: admin.cookie, 'x-csrf-token': admin.csrf });
+  assert.equal(unknown.status, 404, JSON.stringify(unknown.data));
+  assert.match(String(unknown.data.error), /No cluster node named ghost/);
+  const self = await del('solo', token);
+  assert.equal(self.status, 409, JSON.stringify(self.data));
+  assert.match(String(self.data.error), /cannot remove itself/);
+  assert.deepEqual((await s.req('/api/v1/cluster', { headers: token })).data.nodes.map((n: { name: string }) => n.name), before.nodes.map((n: { name: string }) => n.name));
+  const kinds = JSON.stringify((await s.req('/api/v1/webhooks/events', { headers: token })).data);
+  assert.ok(kinds.includes('cluster_node_removed'), 'a webhook kind');
 });
 
 test('two nodes on one PostgreSQL: licence gate, one leader, singleton jobs on the leader only, takeover within seconds, lost and back', pgOnly, async () => {
@@ -136,4 +173,47 @@ test('two nodes on one PostgreSQL: licence gate, one leader, singleton jobs on t
     'cluster_node_lost edge-a',
     'cluster_node_joined edge-a',
   ]);
+
+  // removing a node: refused while it is live (409, the row stays), done once it is lost
+  const remove = (name: string) => b.req<Removal>(`/api/v1/cluster/nodes/${name}`, { method: 'DELETE', headers: bearer(token) });
+  const live = await remove('edge-a');
+  assert.equal(live.status, 409, JSON.stringify(live.data));
+  assert.match(String(live.data.error), /edge-a is live .*only a lost node can be removed/);
+  assert.equal((await remove('edge-b')).status, 409, 'the node that answers');
+  await clock.advanceAsync(LOST_AFTER_MS + 1000, idle);
+  await b.deps.cluster.heartbeat();
+  const gone = await remove('edge-a');
+  assert.equal(gone.status, 200, JSON.stringify(gone.data));
+  assert.equal(gone.data.removed, 'edge-a');
+  assert.deepEqual((await b.req('/api/v1/cluster', { headers: bearer(token) })).data.nodes.map((n: { name: string }) => n.name), ['edge-b']);
+  assert.equal((await remove('edge-a')).status, 404, 'removed once');
+  const removed = (await b.req('/api/v1/logs/activity?source=cluster&limit=1', { headers: bearer(token) })).data.entries[0] as {
+    event_type: string;
+    details: Record<string, unknown>;
+    user_id: number | null;
+  };
+  assert.equal(removed.event_type, 'cluster_node_removed');
+  assert.equal(removed.details.name, 'edge-a');
+  assert.equal(typeof removed.user_id, 'number', "the token's user removed it");
+
+  // the licence gate is one transaction per join under an advisory lock: with no node live, two
+  // unlicensed nodes joining at the same instant, one joins and the other refuses naming it
+  await clock.advanceAsync(LOST_AFTER_MS + 1000, idle);
+  const community = { isEnabled: (f: Parameters<typeof isFeatureEnabled>[1]) => isFeatureEnabled(COMMUNITY, f) };
+  const racers = ['race-1', 'race-2'].map(
+    (name) =>
+      new ClusterService({
+        ...a.deps,
+        config: { ...a.deps.config, cluster: { ...a.deps.config.cluster, nodeName: name } },
+        features: community,
+        configHash: () => null,
+      }),
+  );
+  const results = await Promise.allSettled(racers.map((r) => r.join()));
+  await Promise.all(racers.map((r) => r.stop()));
+  const joined = results.flatMap((r, i) => (r.status === 'fulfilled' ? [racers[i]!.name] : []));
+  assert.equal(joined.length, 1, `exactly one joins: ${JSON.stringify(results.map((r) => r.status))}`);
+  const refused = results.find((r) => r.status === 'rejected');
+  assert.ok(refused?.reason instanceof ClusterRefused, String(refused?.reason));
+  assert.match((refused.reason as Error).message, new RegExp(`\\(live: ${joined[0]}\\)`));
 });

@@ -22,6 +22,9 @@ const NOT_SECRETS: Record<string, string> = {
   'gateways.reported_config_hash': 'hash of the configuration a gateway last reported (not a secret)',
   'cluster_nodes.config_hash': 'hash of the proxy configuration a cluster node runs (compared between nodes; not a secret)',
   'peer_config_links.token_hash': 'SHA-256 of a one-time link token of 256 random bits: not reversible, and the table is left out of backups',
+  'route_auth_oidc_flows.verifier_enc':
+    "an OIDC sign-in's PKCE verifier, sealed under a key derived from the master key (not the master key itself) and transient: the table is left out of backups, its rows expire within 10 minutes, and a rotation leaves the sign-ins in progress unopenable (the visitor starts again; route-auth/oidc.ts)",
+  'route_auth_oidc_flows.binding_hash': "SHA-256 of a sign-in's binding cookie of 256 random bits: not reversible, and the table is left out of backups",
 };
 
 let s: TestServer;

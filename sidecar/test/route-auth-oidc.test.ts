@@ -4,15 +4,22 @@
 // sign-in on the route's host (a group or a verified address let in; verify passes X-Auth-User,
 // -Email, -Groups), the refusals (an address or group not on the lists and an unverified address:
 // 403 page saying why; a tampered state, a replayed code, a callback in another browser: 422), the
-// checked rd, logout, the route's TOTP as second factor, and the provider's route redirect URIs.
+// checked rd, logout, the route's TOTP as second factor, and the provider's route redirect URIs;
+// the flows in the database (the verifier sealed, pruned when expired) and, on PostgreSQL, a flow
+// started on one node and finished on another node of the same database.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import path from 'node:path';
 import speakeasy from 'speakeasy';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import { startIdp, throughIdp, ProviderJar, type Idp } from './lib/oidc-idp.js';
 import { Browser, codeFromMail, createRoute, startSmtp } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
 import type { RouteAuthService } from '../src/route-auth/service.js';
+import { FLOW_MAX_AGE_MS } from '../src/oidc/service.js';
+import { findRowByPk } from '../src/db/define.js';
+import { MasterKey } from '../src/util/crypto.js';
 
 const DOMAIN = `oidc-app-${process.pid}.test`;
 const CALLBACK = `https://${DOMAIN}/route-auth/oidc/callback`;
@@ -28,6 +35,7 @@ const api = (p: string, init: RequestInit & { json?: unknown } = {}, headers = h
 const auth = (json?: unknown, headers = h, id = route.id) => api(`/routes/${id}/auth`, json === undefined ? {} : { method: 'POST', json }, headers);
 const svc = () => s.deps.routeAuth as RouteAuthService;
 const OIDC = { method: 'oidc', email: 'owner@example.test', session_max_age: H24 };
+const pgOnly = { skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only (TEST_DATABASE_URL)' };
 
 /** Start at the route's login, through the provider as `user`; the callback URL the provider sends back (not visited). */
 async function toCallback(b: Browser, user: string, rd = `https://${DOMAIN}/app/page?x=1`): Promise<URL> {
@@ -287,4 +295,54 @@ test('with an email code as second factor: mailed to the address the provider se
   assert.equal(v.status, 204);
   assert.equal(v.headers['x-auth-method'], 'oidc+email_code');
   assert.equal(v.headers['x-auth-user'], 'bob');
+});
+
+test('a started flow waits in the database (the verifier sealed under the derived key), single use; the prune job removes an expired one', async () => {
+  assert.equal((await auth({ ...OIDC, oidc_provider_id: providerId, allowed_groups: ['ops'] })).status, 200);
+  const flows = s.deps.db.models.RouteAuthOidcFlow;
+  const b = new Browser(s, DOMAIN);
+  const start = await b.get(`/route-auth/oidc/start?rd=${encodeURIComponent(`https://${DOMAIN}/`)}`);
+  assert.equal(start.status, 302, start.body);
+  const to = new URL(start.headers.location!);
+  const row = await findRowByPk(flows, to.searchParams.get('state')!);
+  assert.ok(row, 'the flow is a row under its state');
+  assert.equal(row.nonce, to.searchParams.get('nonce'));
+  assert.equal(row.binding_hash, crypto.createHash('sha256').update(b.cookies.get(`gh_ra_${route.id}_o`)!.value).digest('hex'), 'only the cookie hash');
+  const verifier = MasterKey.fromBuffer(s.deps.crypto.derive('route-auth-oidc-flow')).open(row.verifier_enc);
+  assert.equal(crypto.createHash('sha256').update(verifier).digest('base64url'), to.searchParams.get('code_challenge'), 'the sealed verifier is the PKCE one');
+  assert.throws(() => s.deps.crypto.open(row.verifier_enc), 'not sealed with the master key itself');
+
+  // past its maximum age the hourly prune deletes it, and its callback is refused
+  await flows.update({ created_at: Date.now() - FLOW_MAX_AGE_MS - 1000 }, { where: { state: row.state } });
+  await svc().prune();
+  assert.equal(await flows.count({ where: { state: row.state } }), 0, 'pruned');
+  const late = await visit(b, await throughIdp(idp, new ProviderJar(), to.href, 'alice'));
+  assert.equal(late.status, 422);
+  assert.equal(b.session(route.id), undefined);
+});
+
+test('PostgreSQL: a flow started on one node is finished on another node of the same database, once', pgOnly, async (t) => {
+  assert.equal((await auth({ ...OIDC, oidc_provider_id: providerId, allowed_groups: ['ops'] })).status, 200);
+  const other = await startTestServer({
+    DATABASE_URL: s.databaseUrl!,
+    GATEHOUSE_MASTER_KEY_FILE: path.join(s.dataDir, 'master.key'),
+    GATEHOUSE_RATE_LIMIT_LOGIN: '100000',
+  });
+  t.after(() => other.close());
+  const b = new Browser(s, DOMAIN);
+  const cb = await toCallback(b, 'alice');
+  const there = new Browser(other, DOMAIN);
+  there.cookies = new Map(b.cookies);
+  const res = await visit(there, cb);
+  assert.equal(res.status, 302, res.body);
+  assert.equal(res.headers.location, `https://${DOMAIN}/app/page?x=1`);
+  assert.ok(there.session(route.id), 'signed in on the other node');
+  const v = await there.verify('/');
+  assert.equal(v.status, 204);
+  assert.equal(v.headers['x-auth-user'], 'alice');
+  // the flow is spent on every node: the same callback at the first node is refused
+  const replay = new Browser(s, DOMAIN);
+  replay.cookies = new Map(b.cookies);
+  assert.equal((await visit(replay, cb)).status, 422);
+  assert.equal(replay.session(route.id), undefined);
 });

@@ -421,6 +421,7 @@ export const EXCLUDED_TABLES: Readonly<Record<string, string>> = {
   route_checks: 'uptime-check history; rebuilt by the monitor',
   route_auth_sessions: 'visitor sign-ins on protected routes: visitors sign in again',
   route_auth_codes: 'one-time e-mail codes that expire within minutes',
+  route_auth_oidc_flows: 'OpenID Connect sign-ins on protected routes waiting for their callback: they expire within 10 minutes (visitors start again)',
   peer_config_links: 'one-time download links: short-lived, and a restore must not bring back a link that was used, revoked or sent to someone',
   webhook_deliveries: "delivery log and queue: history, and deliveries owed by the old server's events",
   cluster_nodes: 'the nodes of a cluster as they run now (heartbeats, the leader): rebuilt by the running nodes',

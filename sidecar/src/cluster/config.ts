@@ -22,3 +22,10 @@ export const LEADER_IDLE_TIMEOUT_MS = 10_000;
  * for every Gatehouse node on a database ("gatehous" as eight ASCII bytes, big-endian).
  */
 export const LEADER_LOCK_KEY = '7449363237540164979';
+/**
+ * The PostgreSQL transaction advisory lock (pg_advisory_xact_lock(bigint)) that serialises the nodes'
+ * joins: the licence check (who else is live) and the node's row are one transaction under it, so
+ * two unlicensed nodes starting at the same instant cannot both join ("gatejoin" as eight ASCII
+ * bytes, big-endian). Held for the transaction only; another number than the leader's session lock.
+ */
+export const JOIN_LOCK_KEY = '7449363237573716334';

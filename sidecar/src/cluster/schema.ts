@@ -1,5 +1,8 @@
-// The shapes of GET /api/v1/cluster (declared once; the admin app infers its types from them).
+// The shapes of GET /api/v1/cluster and DELETE /api/v1/cluster/nodes/:name (declared once; the admin
+// app infers its types from them).
 import { z } from 'zod';
+import { NODE_NAME_PATTERN } from '../config.js';
+import { fieldText } from '../http/messages.js';
 
 export const clusterRole = z.enum(['leader', 'follower']).meta({ description: 'leader|follower' });
 export const vrrpState = z.enum(['master', 'backup', 'unknown']).meta({ description: 'master|backup|unknown (keepalived)' });
@@ -24,3 +27,17 @@ export const clusterResponse = z.object({
   leader: z.string().nullable().meta({ description: 'the leading node (null: none recorded yet, e.g. moments after the leader died)' }),
 });
 export type ClusterResponse = z.infer<typeof clusterResponse>;
+
+/** DELETE /api/v1/cluster/nodes/:name: the node's name as GATEHOUSE_NODE_NAME allows it. */
+export const clusterNodeParams = z.object({
+  name: z
+    .string()
+    .regex(NODE_NAME_PATTERN, fieldText('cluster.field.node_name'))
+    .meta({ description: 'the node (GATEHOUSE_NODE_NAME): 1-63 letters, digits, dots, dashes or underscores' }),
+});
+
+export const clusterNodeRemovedResponse = z.object({
+  ok: z.literal(true),
+  removed: z.string().meta({ description: 'the name of the lost node whose row was removed' }),
+});
+export type ClusterNodeRemovedResponse = z.infer<typeof clusterNodeRemovedResponse>;

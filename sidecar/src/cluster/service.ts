@@ -12,19 +12,21 @@
 // - sweepLost(): the leader marks nodes without a heartbeat for LOST_AFTER_MS as lost and announces
 //   each once (cluster_node_lost; a singleton job).
 // - view(): GET /api/v1/cluster.
+// - removeNode(): DELETE /api/v1/cluster/nodes/:name, a lost node's row (a node gone for good).
 // Without cluster mode (or on SQLite) this node is alone and always the leader; nothing is stored.
 import os from 'node:os';
-import { Op } from 'sequelize';
+import { Op, type Transaction } from 'sequelize';
 import { msg } from '@gatehouse/common/messages/index.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import { findRow, findRowByPk, findRows } from '../db/define.js';
+import { conflict, notFound } from '../util/errors.js';
 import type { EventBus } from '../events.js';
 import type { FeatureGate } from '../licence/features.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { APP_VERSION } from '../version.js';
-import { LOST_AFTER_MS } from './config.js';
+import { JOIN_LOCK_KEY, LOST_AFTER_MS } from './config.js';
 import { LeaderLock } from './leader.js';
 import type { ClusterNodeRow } from './nodes.js';
 import type { ClusterResponse, ClusterNodeView } from './schema.js';
@@ -88,33 +90,44 @@ export class ClusterService {
   }
 
   /** The other nodes that count as live now (not marked lost, heartbeat within LOST_AFTER_MS). */
-  private async liveOthers(now: number): Promise<ClusterNodeRow[]> {
+  private async liveOthers(now: number, transaction?: Transaction): Promise<ClusterNodeRow[]> {
     return findRows(this.model, {
       where: { name: { [Op.ne]: this.name }, lost_at: null, last_seen_at: { [Op.gte]: now - LOST_AFTER_MS } },
       order: [['name', 'ASC']],
+      transaction,
     });
   }
 
-  /** Enters the registry (cluster mode only); throws ClusterRefused for a second node without the licence feature `cluster`. */
+  /**
+   * Enters the registry (cluster mode only); throws ClusterRefused for a second node without the
+   * licence feature `cluster`. The check (who else is live) and this node's row are one transaction
+   * under a transaction advisory lock (JOIN_LOCK_KEY): joins are serialised, so of two unlicensed
+   * nodes starting at the same instant the second one sees the first and refuses.
+   */
   async join(): Promise<void> {
     if (!this.enabled) return;
+    const { sequelize } = this.deps.db;
     const now = this.deps.clock();
-    const others = await this.liveOthers(now);
-    if (others.length && !this.deps.features.isEnabled('cluster')) {
-      throw new ClusterRefused(msg('cluster.licence_required', { name: this.name, others: others.map((o) => o.name) }).text);
-    }
-    const row: ClusterNodeRow = {
-      name: this.name,
-      address: this.address,
-      version: APP_VERSION,
-      started_at: this.startedAt,
-      last_seen_at: now,
-      config_hash: this.deps.configHash(),
-      vrrp_state: (await findRowByPk(this.model, this.name, { attributes: ['vrrp_state'] }))?.vrrp_state ?? null,
-      leader_since: null,
-      lost_at: null,
-    };
-    await this.model.upsert(row);
+    const others = await sequelize.transaction(async (transaction) => {
+      await sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: JOIN_LOCK_KEY }, transaction });
+      const live = await this.liveOthers(now, transaction);
+      if (live.length && !this.deps.features.isEnabled('cluster')) {
+        throw new ClusterRefused(msg('cluster.licence_required', { name: this.name, others: live.map((o) => o.name) }).text);
+      }
+      const row: ClusterNodeRow = {
+        name: this.name,
+        address: this.address,
+        version: APP_VERSION,
+        started_at: this.startedAt,
+        last_seen_at: now,
+        config_hash: this.deps.configHash(),
+        vrrp_state: (await findRowByPk(this.model, this.name, { attributes: ['vrrp_state'], transaction }))?.vrrp_state ?? null,
+        leader_since: null,
+        lost_at: null,
+      };
+      await this.model.upsert(row, { transaction });
+      return live;
+    });
     this.deps.log.info(`cluster: node ${this.name} joined`, { live: others.map((o) => o.name) });
     await this.deps.events.emit({ type: 'cluster_node_joined', name: this.name, address: this.address, version: APP_VERSION, at: now });
   }
@@ -167,6 +180,28 @@ export class ClusterService {
       this.deps.log.warn(`cluster: node ${n.name} lost (no heartbeat since ${new Date(n.last_seen_at).toISOString()})`);
       await this.deps.events.emit({ type: 'cluster_node_lost', name: n.name, last_seen_at: n.last_seen_at, at: now });
     }
+  }
+
+  /**
+   * DELETE /cluster/nodes/:name: removes a lost node's row (a node gone for good). Refused (409) for
+   * this node and for a node that is live: not marked lost and with a heartbeat within LOST_AFTER_MS
+   * (the same rule as the licence gate's); 404 for a name the registry does not hold. The delete is
+   * conditional on the row still being lost, so a node that sends a heartbeat meanwhile stays.
+   */
+  async removeNode(name: string, actor: number | null): Promise<{ name: string }> {
+    if (name === this.name) throw conflict(msg('cluster.node_is_self', { name }));
+    const row = this.enabled ? await findRowByPk(this.model, name) : null;
+    if (!row) throw notFound(msg('cluster.node_not_found', { name }));
+    const now = this.deps.clock();
+    const lostWhere = { [Op.or]: [{ lost_at: { [Op.ne]: null } }, { last_seen_at: { [Op.lt]: now - LOST_AFTER_MS } }] };
+    const removed = await this.model.destroy({ where: { name, ...lostWhere } });
+    if (!removed) {
+      if (!(await findRowByPk(this.model, name, { attributes: ['name'] }))) throw notFound(msg('cluster.node_not_found', { name }));
+      throw conflict(msg('cluster.node_is_live', { name, lost_after_s: LOST_AFTER_MS / 1000 }));
+    }
+    this.deps.log.warn(`cluster: lost node ${name} removed from the registry`);
+    await this.deps.events.emit({ type: 'cluster_node_removed', name, last_seen_at: Number(row.last_seen_at), actor, at: now });
+    return { name };
   }
 
   /** This node's keepalived state (for the VRRP watcher, src/cluster/vrrp*.ts): stored on its row in cluster mode, kept in memory alone. */

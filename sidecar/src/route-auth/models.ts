@@ -1,5 +1,6 @@
-// Sequelize models of the route-auth tables (migrations 011_route_auth, 040_route_auth_users),
-// declared the one way db/define.ts describes and registered by its feature (route-auth/feature.ts `models`).
+// Sequelize models of the route-auth tables (migrations 011_route_auth, 040_route_auth_users,
+// 085_route_auth_oidc_flows), declared the one way db/define.ts describes and registered by its
+// feature (route-auth/feature.ts `models`).
 import { DataTypes, Op, type Sequelize, type Transaction } from 'sequelize';
 import { flagColumn, idColumn, msColumn, tableOpts, type M, defineModel, findRows } from '../db/define.js';
 
@@ -90,11 +91,33 @@ export interface RouteAuthUserTotpRow {
   updated_at: number;
 }
 
+/**
+ * A sign-in through OpenID Connect waiting for its callback (migration 085; route-auth/oidc.ts): in
+ * the database so that any node may take the callback, and a restart forgets none.
+ */
+export interface RouteAuthOidcFlowRow {
+  /** the OAuth `state` sent to the provider (random) */
+  state: string;
+  route_id: number;
+  /** SHA-256 (hex) of the binding cookie's value */
+  binding_hash: string;
+  provider_id: number;
+  nonce: string;
+  /** the PKCE code verifier, sealed under a key derived from the master key (oidc.ts) */
+  verifier_enc: string;
+  /** the checked rd of the start: where the visitor goes after the sign-in */
+  next_url: string;
+  redirect_uri: string;
+  /** epoch ms of the start */
+  created_at: number;
+}
+
 export interface RouteAuthModels {
   RouteAuth: M<RouteAuthRow>;
   RouteAuthSession: M<RouteAuthSessionRow>;
   RouteAuthCode: M<RouteAuthCodeRow>;
   RouteAuthUserTotp: M<RouteAuthUserTotpRow>;
+  RouteAuthOidcFlow: M<RouteAuthOidcFlowRow>;
 }
 
 const opts = tableOpts;
@@ -191,7 +214,23 @@ export function defineRouteAuthModels(s: Sequelize): RouteAuthModels {
     },
     opts('route_auth_user_totp'),
   );
-  return { RouteAuth, RouteAuthSession, RouteAuthCode, RouteAuthUserTotp };
+  const RouteAuthOidcFlow = defineModel<RouteAuthOidcFlowRow>(
+    s,
+    'RouteAuthOidcFlow',
+    {
+      state: { type: DataTypes.STRING, primaryKey: true },
+      route_id: DataTypes.INTEGER,
+      binding_hash: DataTypes.STRING,
+      provider_id: DataTypes.INTEGER,
+      nonce: DataTypes.STRING,
+      verifier_enc: DataTypes.TEXT,
+      next_url: DataTypes.TEXT,
+      redirect_uri: DataTypes.TEXT,
+      created_at: ms(),
+    },
+    opts('route_auth_oidc_flows'),
+  );
+  return { RouteAuth, RouteAuthSession, RouteAuthCode, RouteAuthUserTotp, RouteAuthOidcFlow };
 }
 
 /** For the routes service: whether a route has a route-auth configuration (basic auth is refused then). */

@@ -2,21 +2,27 @@
 // (oidc/service.ts does the protocol: discovery through the request-forgery guard, PKCE S256, state
 // and nonce, the code exchange whose ID token openid-client checks). Served by the route-auth pages
 // (http.ts) on the route's own host, so the session cookie is set there:
-// - GET /route-auth/oidc/start?rd=: the flow (verifier, state, nonce, the checked `rd`) is kept
-//   here, in memory, under its state and bound to this browser by a random cookie
-//   `gh_ra_<routeId>_o` (Path=/route-auth/, 10 minutes; only its SHA-256 is kept); the browser goes
-//   to the provider;
-// - GET /route-auth/oidc/callback: the flow of this state is taken out (single use: a replayed or
-//   tampered answer finds none, and one from another browser lacks the cookie: 422 page), the code
-//   exchanged, and the visitor let in when the provider's e-mail address (verified by the provider:
-//   email_verified) is in allowed_emails or one of its groups in allowed_groups; else 403 with a
-//   page that says why and what the provider sent. Then the route's second factor, if any (a TOTP
-//   code of the route's own authenticator, or a code mailed to the provider's address), as after a
+// - GET /route-auth/oidc/start?rd=: the flow (verifier, state, nonce, the checked `rd`) is stored
+//   in the table route_auth_oidc_flows under its state (the verifier sealed with a key derived from
+//   the master key) and bound to this browser by a random cookie `gh_ra_<routeId>_o`
+//   (Path=/route-auth/, 10 minutes; only its SHA-256 is kept); the browser goes to the provider;
+// - GET /route-auth/oidc/callback: the flow of this state is taken out with a delete that reports
+//   whether it removed the row (single use, on every node: a replayed or tampered answer finds none,
+//   and one from another browser lacks the cookie: 422 page), the code exchanged, and the visitor
+//   let in when the provider's e-mail address (verified by the provider: email_verified) is in
+//   allowed_emails or one of its groups in allowed_groups; else 403 with a page that says why and
+//   what the provider sent. Then the route's second factor, if any (a TOTP code of the route's own
+//   authenticator, or a code mailed to the provider's address), as after a
 //   password (flows.ts), else the route-auth session opens: X-Auth-User the username claim (else the
 //   e-mail address, else the subject), X-Auth-Email the address, X-Auth-Groups the groups.
-// A restart of the sidecar forgets flows in progress: the visitor starts again.
+// Since the flows are in the database, the callback may reach another node of a cluster than the
+// start, and a restart forgets none. A flow lives FLOW_MAX_AGE_MS; older ones are deleted at each
+// start and by the route-auth prune job (service.ts prune).
 import { msg } from '@gatehouse/common/messages/index.js';
+import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
+import { findRowByPk, findRows } from '../db/define.js';
+import { MasterKey } from '../util/crypto.js';
 import { FLOW_MAX_AGE_MS, ROUTE_CALLBACK_PATH, SignInRefused, type OidcFlow, type OidcService, type SignInClaims } from '../oidc/service.js';
 import { listColumn } from './models.js';
 import { sha256, newToken, type RouteAuthService } from './service.js';
@@ -25,8 +31,10 @@ import type { RouteEntry } from './view.js';
 export const START_PATH = '/route-auth/oidc/start';
 export const CALLBACK_PATH = ROUTE_CALLBACK_PATH;
 export const bindingCookie = (routeId: number) => `gh_ra_${routeId}_o`;
-/** Flows waiting for their callback, at most (the oldest dropped beyond): a flood of starts cannot grow memory without bound. */
-const MAX_FLOWS = 10_000;
+/** Flows waiting for their callback, at most (the oldest dropped beyond): a flood of starts cannot grow the table without bound. */
+export const MAX_FLOWS = 10_000;
+/** The longest `state` looked up (openid-client makes 43 characters; the column holds 128). */
+const MAX_STATE_LENGTH = 128;
 
 interface RouteFlow {
   flow: OidcFlow;
@@ -56,20 +64,60 @@ export function allowed(entry: RouteEntry, c: SignInClaims): boolean {
 }
 
 export class RouteOidc {
-  private readonly flows = new Map<string, RouteFlow>();
+  /**
+   * Seals the flows' PKCE verifiers: a key derived from the master key (as the e-mail codes' HMAC
+   * key), so that no value sealed with the master key itself lives in a table the backup and the
+   * key rotation leave out; a rotation leaves the sign-ins in progress unopenable (start again).
+   */
+  private readonly flowKey: MasterKey;
 
   constructor(
     private readonly deps: Deps,
     private readonly svc: RouteAuthService,
     private readonly oidc: () => OidcService,
-  ) {}
+  ) {
+    this.flowKey = MasterKey.fromBuffer(deps.crypto.derive('route-auth-oidc-flow'));
+  }
 
-  private prune(): void {
-    const now = this.deps.clock();
-    for (const [k, f] of this.flows) {
-      if (now - f.flow.at <= FLOW_MAX_AGE_MS && this.flows.size <= MAX_FLOWS) break;
-      this.flows.delete(k);
+  private get model() {
+    return this.deps.db.models.RouteAuthOidcFlow;
+  }
+
+  /** Before a new flow: the expired ones go, and beyond MAX_FLOWS - 1 waiting the oldest. */
+  private async prune(now: number): Promise<void> {
+    await this.model.destroy({ where: { created_at: { [Op.lt]: now - FLOW_MAX_AGE_MS } } });
+    const over = (await this.model.count()) - (MAX_FLOWS - 1);
+    if (over <= 0) return;
+    const oldest = await findRows(this.model, { attributes: ['state'], order: [['created_at', 'ASC']], limit: over });
+    await this.model.destroy({ where: { state: oldest.map((r) => r.state) } });
+  }
+
+  /**
+   * The flow of `state`, taken out of the table: only the caller whose delete removed the row gets it
+   * (single use across the nodes: a replay, or the same callback on two nodes at once, finds none).
+   * A verifier that no longer opens (the master key rotated since the start) counts as no flow.
+   */
+  private async take(state: string): Promise<RouteFlow | null> {
+    if (!state || state.length > MAX_STATE_LENGTH) return null;
+    const row = await findRowByPk(this.model, state);
+    if (!row) return null;
+    if (!(await this.model.destroy({ where: { state } }))) return null;
+    let verifier: string;
+    try {
+      verifier = this.flowKey.open(row.verifier_enc);
+    } catch {
+      return null;
     }
+    const flow: OidcFlow = {
+      state: row.state,
+      nonce: row.nonce,
+      verifier,
+      providerId: Number(row.provider_id),
+      next: row.next_url,
+      redirectUri: row.redirect_uri,
+      at: Number(row.created_at),
+    };
+    return { flow, routeId: Number(row.route_id), binding: row.binding_hash };
   }
 
   /** The first step: the provider's authorization URL, and the binding cookie's value to set. */
@@ -86,8 +134,19 @@ export class RouteOidc {
       throw err;
     }
     const binding = newToken();
-    this.prune();
-    this.flows.set(begun.flow.state, { flow: begun.flow, routeId: entry.route.id, binding: sha256(binding) });
+    const { flow } = begun;
+    await this.prune(this.deps.clock());
+    await this.model.create({
+      state: flow.state,
+      route_id: entry.route.id,
+      binding_hash: sha256(binding),
+      provider_id: flow.providerId,
+      nonce: flow.nonce,
+      verifier_enc: this.flowKey.seal(flow.verifier),
+      next_url: flow.next,
+      redirect_uri: flow.redirectUri,
+      created_at: flow.at,
+    });
     return { kind: 'redirect', url: begun.url, binding };
   }
 
@@ -96,10 +155,8 @@ export class RouteOidc {
    * the code exchange; the allow-lists. The flow's `next` is the checked rd of its start.
    */
   async callback(entry: RouteEntry, query: URLSearchParams, bindingValue: string | undefined, ip: string): Promise<CallbackResult & { rd: string }> {
-    const state = query.get('state') ?? '';
-    const f = this.flows.get(state);
     // single use: the flow is gone before anything else happens
-    if (f) this.flows.delete(state);
+    const f = await this.take(query.get('state') ?? '');
     const bound = !!f && !!bindingValue && f.binding === sha256(bindingValue) && f.routeId === entry.route.id;
     if (!f || !bound) {
       await this.refused(entry, ip, 'state unknown, used or from another browser');

@@ -37,6 +37,7 @@ import {
 import { type PreviewInput, type RouteAuthInput, type RouteAuthView } from './schema.js';
 import { AuthView, routeInfo, type RouteInfo, type SessionEntry } from './view.js';
 import { findRows, findRow } from '../db/define.js';
+import { FLOW_MAX_AGE_MS } from '../oidc/service.js';
 
 export const BCRYPT_ROUNDS = 12;
 
@@ -697,11 +698,12 @@ export class RouteAuthService {
     return n > 0;
   }
 
-  /** Hourly: expired sessions and old codes. */
+  /** Hourly: expired sessions, old codes, and OIDC sign-ins whose callback never came (oidc.ts). */
   async prune(): Promise<void> {
     const now = this.deps.clock();
     await this.models.RouteAuthSession.destroy({ where: { expires_at: { [Op.lte]: now } } });
     await this.models.RouteAuthCode.destroy({ where: { expires_at: { [Op.lte]: now - 86_400_000 } } });
+    await this.models.RouteAuthOidcFlow.destroy({ where: { created_at: { [Op.lt]: now - FLOW_MAX_AGE_MS } } });
     this.view.pruneExpired(now);
   }
 

@@ -118,6 +118,7 @@ export type CertificatesResponse = Out<typeof Certificates.certificatesResponse>
 // ---- cluster (cluster/)
 export type ClusterResponse = Out<typeof ClusterApi.clusterResponse>;
 export type ClusterNode = Out<typeof ClusterApi.clusterNodeView>;
+export type ClusterNodeRemovedResponse = Out<typeof ClusterApi.clusterNodeRemovedResponse>;
 export type CertificateResponse = Out<typeof Certificates.certificateResponse>;
 export type CreateCertificateBody = In<typeof Certificates.createCertificateBody>;
 export type ConfigLinkCreatedResponse = Out<typeof ConfigLinks.linkCreatedResponse>;

@@ -38,6 +38,7 @@ import * as m084rateLimits from './084_rate_limits.js';
 import * as m082routeAuthOidc from './082_route_auth_oidc.js';
 import * as m083clusterNodes from './083_cluster_nodes.js';
 import * as m086routeWriteIndexes from './086_route_write_indexes.js';
+import * as m085routeAuthOidcFlows from './085_route_auth_oidc_flows.js';
 
 export type Migration = {
   name: string;
@@ -84,4 +85,5 @@ export const migrations: Migration[] = [
   m082routeAuthOidc,
   m083clusterNodes,
   m086routeWriteIndexes,
+  m085routeAuthOidcFlows,
 ];

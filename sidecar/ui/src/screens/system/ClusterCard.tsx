@@ -1,13 +1,35 @@
 // The cluster panel of the System screen: GET /cluster (the nodes, their roles, keepalived state,
 // last heartbeat, version and Caddy configuration hash, and the leader), reloaded on the cluster
-// events. Without cluster mode it says this node runs alone.
+// events. Without cluster mode it says this node runs alone. Admins get a Remove button on a lost
+// node (DELETE /cluster/nodes/:name, after a confirmation); other roles do not see it.
+import { api } from '../../api';
+import { confirmAction, toast } from '../../components/dialog';
 import { Card, ErrorBanner, Spinner, StatusDot } from '../../components/ui';
 import { useApi } from '../../hooks';
 import { fmtAgo, t } from '../../i18n';
-import type { ClusterResponse } from '../../protocol';
+import { isAdmin } from '../../session';
+import type { ClusterNode, ClusterNodeRemovedResponse, ClusterResponse } from '../../protocol';
 
 export function ClusterCard() {
-  const { data, error, reload } = useApi<ClusterResponse>('/cluster', ['cluster_node_joined', 'cluster_node_lost', 'cluster_leader_changed', 'config_changed']);
+  const { data, error, reload } = useApi<ClusterResponse>('/cluster', [
+    'cluster_node_joined',
+    'cluster_node_lost',
+    'cluster_leader_changed',
+    'cluster_node_removed',
+    'config_changed',
+  ]);
+  // the Remove button (a lost node): admins, in cluster mode (alone, the one node is this node)
+  const removable = isAdmin() && !!data?.enabled;
+  const remove = async (n: ClusterNode) => {
+    if (!(await confirmAction(t('system.confirmRemoveNode', { name: n.name }), { confirmLabel: t('system.removeNode') }))) return;
+    try {
+      await api<ClusterNodeRemovedResponse>('DELETE', `/cluster/nodes/${encodeURIComponent(n.name)}`);
+      toast(t('system.nodeRemoved', { name: n.name }));
+      reload();
+    } catch (err) {
+      toast((err as Error).message, 'bad');
+    }
+  };
   return (
     <Card title={t('system.cluster')}>
       <ErrorBanner error={error} onRetry={reload} />
@@ -29,6 +51,7 @@ export function ClusterCard() {
                   <th scope="col">{t('system.colLastSeen')}</th>
                   <th scope="col">{t('system.colVersion')}</th>
                   <th scope="col">{t('system.colConfig')}</th>
+                  {removable && <th scope="col">{t('system.colActions')}</th>}
                 </tr>
               </thead>
               <tbody>
@@ -53,6 +76,21 @@ export function ClusterCard() {
                     <td data-label={t('system.colConfig')}>
                       <code class="secret">{n.config_hash ? n.config_hash.slice(0, 12) : '–'}</code>
                     </td>
+                    {removable && (
+                      <td data-label={t('system.colActions')}>
+                        {n.lost && n.name !== data.node && (
+                          <button
+                            type="button"
+                            class="btn danger small"
+                            data-testid="cluster-node-remove"
+                            aria-label={t('system.removeNodeLabel', { name: n.name })}
+                            onClick={() => void remove(n)}
+                          >
+                            {t('system.removeNode')}
+                          </button>
+                        )}
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
