@@ -23,7 +23,7 @@ after(async () => {
 });
 
 test('without GATEHOUSE_CLUSTER: one node, itself the leader; read-only and full-access tokens read it, scoped ones get 403; the event kinds are webhook kinds', async () => {
-  const s = await startTestServer({ GATEHOUSE_NODE_NAME: 'solo' });
+  const s = await startTestServer({ GATEHOUSE_NODE_NAME: 'solo', GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
   servers.push(s);
   const r = await s.req('/api/v1/cluster', { headers: bearer(await apiToken(s, ['read-only'])) });
   assert.equal(r.status, 200, JSON.stringify(r.data));

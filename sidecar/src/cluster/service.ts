@@ -109,7 +109,7 @@ export class ClusterService {
     const { sequelize } = this.deps.db;
     const now = this.deps.clock();
     const others = await sequelize.transaction(async (transaction) => {
-      await sequelize.query('SELECT pg_advisory_xact_lock(:key)', { replacements: { key: JOIN_LOCK_KEY }, transaction });
+      await sequelize.query('SELECT pg_advisory_xact_lock(CAST(:key AS bigint))', { replacements: { key: JOIN_LOCK_KEY }, transaction });
       const live = await this.liveOthers(now, transaction);
       if (live.length && !this.deps.features.isEnabled('cluster')) {
         throw new ClusterRefused(msg('cluster.licence_required', { name: this.name, others: live.map((o) => o.name) }).text);

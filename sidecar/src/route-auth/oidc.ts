@@ -32,7 +32,7 @@ export const START_PATH = '/route-auth/oidc/start';
 export const CALLBACK_PATH = ROUTE_CALLBACK_PATH;
 export const bindingCookie = (routeId: number) => `gh_ra_${routeId}_o`;
 /** Flows waiting for their callback, at most (the oldest dropped beyond): a flood of starts cannot grow the table without bound. */
-export const MAX_FLOWS = 10_000;
+const MAX_FLOWS = 10_000;
 /** The longest `state` looked up (openid-client makes 43 characters; the column holds 128). */
 const MAX_STATE_LENGTH = 128;
 
