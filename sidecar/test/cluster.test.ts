@@ -68,7 +68,10 @@ test('DELETE /cluster/nodes/:name: admin only (sessions and full-access tokens),
   const self = await del('solo', token);
   assert.equal(self.status, 409, JSON.stringify(self.data));
   assert.match(String(self.data.error), /cannot remove itself/);
-  assert.deepEqual((await s.req('/api/v1/cluster', { headers: token })).data.nodes.map((n: { name: string }) => n.name), before.nodes.map((n: { name: string }) => n.name));
+  assert.deepEqual(
+    (await s.req('/api/v1/cluster', { headers: token })).data.nodes.map((n: { name: string }) => n.name),
+    before.nodes.map((n: { name: string }) => n.name),
+  );
   const kinds = JSON.stringify((await s.req('/api/v1/webhooks/events', { headers: token })).data);
   assert.ok(kinds.includes('cluster_node_removed'), 'a webhook kind');
 });
@@ -185,7 +188,10 @@ test('two nodes on one PostgreSQL: licence gate, one leader, singleton jobs on t
   const gone = await remove('edge-a');
   assert.equal(gone.status, 200, JSON.stringify(gone.data));
   assert.equal(gone.data.removed, 'edge-a');
-  assert.deepEqual((await b.req('/api/v1/cluster', { headers: bearer(token) })).data.nodes.map((n: { name: string }) => n.name), ['edge-b']);
+  assert.deepEqual(
+    (await b.req('/api/v1/cluster', { headers: bearer(token) })).data.nodes.map((n: { name: string }) => n.name),
+    ['edge-b'],
+  );
   assert.equal((await remove('edge-a')).status, 404, 'removed once');
   const removed = (await b.req('/api/v1/logs/activity?source=cluster&limit=1', { headers: bearer(token) })).data.entries[0] as {
     event_type: string;

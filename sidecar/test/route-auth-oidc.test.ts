@@ -307,7 +307,14 @@ test('a started flow waits in the database (the verifier sealed under the derive
   const row = await findRowByPk(flows, to.searchParams.get('state')!);
   assert.ok(row, 'the flow is a row under its state');
   assert.equal(row.nonce, to.searchParams.get('nonce'));
-  assert.equal(row.binding_hash, crypto.createHash('sha256').update(b.cookies.get(`gh_ra_${route.id}_o`)!.value).digest('hex'), 'only the cookie hash');
+  assert.equal(
+    row.binding_hash,
+    crypto
+      .createHash('sha256')
+      .update(b.cookies.get(`gh_ra_${route.id}_o`)!.value)
+      .digest('hex'),
+    'only the cookie hash',
+  );
   const verifier = MasterKey.fromBuffer(s.deps.crypto.derive('route-auth-oidc-flow')).open(row.verifier_enc);
   assert.equal(crypto.createHash('sha256').update(verifier).digest('base64url'), to.searchParams.get('code_challenge'), 'the sealed verifier is the PKCE one');
   assert.throws(() => s.deps.crypto.open(row.verifier_enc), 'not sealed with the master key itself');

@@ -28,7 +28,7 @@ export function clusterEndpoints(ctx: AppContext): Endpoint[] {
       params: clusterNodeParams,
       response: clusterNodeRemovedResponse,
       summary:
-        "Remove a lost node from the registry (a node gone for good): only a node that is lost (marked lost, or without a heartbeat for 3 intervals); 409 for a live node or the node that answers, 404 for an unknown name. Event cluster_node_removed. A removed node that starts again joins again",
+        'Remove a lost node from the registry (a node gone for good): only a node that is lost (marked lost, or without a heartbeat for 3 intervals); 409 for a live node or the node that answers, 404 for an unknown name. Event cluster_node_removed. A removed node that starts again joins again',
       handler: async ({ params }, c) => ({ removed: (await ctx.cluster.removeNode(params.name, actingUserId(c.state.principal) ?? null)).name }),
     }),
   ];

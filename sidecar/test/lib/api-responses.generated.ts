@@ -41,6 +41,7 @@ export interface ApiResponses {
     '/api/v1/auth/oidc/providers/:id': z.output<typeof OidcSchema.deletedResponse>;
     '/api/v1/certificates/:id': z.output<typeof CertificatesSchema.certificateDeletedResponse>;
     '/api/v1/client/rdp/:id/session': z.output<typeof RdpClientEndpoints.clientRdpSessionResponse>;
+    '/api/v1/cluster/nodes/:name': z.output<typeof ClusterSchema.clusterNodeRemovedResponse>;
     '/api/v1/license': z.output<typeof LicenceSchema.removeResponse>;
     '/api/v1/peer-groups/:id': z.output<typeof GroupsSchema.groupDeletedResponse>;
     '/api/v1/peers/:id': unknown;

@@ -24,8 +24,7 @@ export default defineDict('system', {
     colActions: 'Actions',
     removeNode: 'Remove',
     removeNodeLabel: 'Remove node {name}',
-    confirmRemoveNode:
-      'Remove the lost node {name} from the cluster registry? Do this for a node that is gone for good; if it starts again, it joins again.',
+    confirmRemoveNode: 'Remove the lost node {name} from the cluster registry? Do this for a node that is gone for good; if it starts again, it joins again.',
     nodeRemoved: 'Node {name} removed',
     version: 'Version',
     app: 'Gatehouse',
