@@ -2,19 +2,10 @@
 // OpenAPI document of them all; mounted by http/app.ts, documented by http/openapi.ts, walked by the
 // authorization matrix test.
 import type { AppContext } from './app-context.js';
-import { z } from 'zod';
 import { defineEndpoint, fullPath, type Endpoint } from './http/registry.js';
 import { openApiDocument } from './http/openapi.js';
 import { featureEndpoints } from './features.js';
-
-/** GET /openapi.json answers the document itself. */
-const openApiDocumentSchema = z.object({
-  openapi: z.literal('3.1.0'),
-  info: z.object({ title: z.string(), version: z.string(), description: z.string() }),
-  servers: z.array(z.object({ url: z.string() })),
-  paths: z.record(z.string(), z.record(z.string(), z.looseObject({ responses: z.record(z.string(), z.unknown()) }))),
-  components: z.looseObject({ securitySchemes: z.record(z.string(), z.unknown()), schemas: z.record(z.string(), z.unknown()) }),
-});
+import { openApiDocumentResponse } from './system/schema.js';
 
 /**
  * The order Koa's router tries the endpoints in, a total order: by full path segment by segment (a
@@ -50,7 +41,7 @@ export function allEndpoints(deps: AppContext): Endpoint[] {
       scope: 'any',
       summary: 'This API as an OpenAPI 3.1 document (the document itself, not wrapped in {ok})',
       tags: ['system'],
-      response: openApiDocumentSchema,
+      response: openApiDocumentResponse,
       handler: async (_i, ctx) => {
         ctx.body = doc;
       },

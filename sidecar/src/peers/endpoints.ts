@@ -1,5 +1,4 @@
 // /api/v1/peers: thin HTTP mapping onto PeersService.
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { actingUserId } from '../http/auth.js';
@@ -11,6 +10,7 @@ import {
   hostnameBody,
   peerBatchResponse,
   peerCreatedResponse,
+  peerDeletedResponse,
   peerListResponse,
   peerQrResponse,
   peerResponse,
@@ -19,7 +19,6 @@ import {
   peerTrafficResponse,
   updatePeerBody,
 } from './schema.js';
-import { okWith } from '../http/responses.js';
 
 export function peerEndpoints(deps: AppContext): Endpoint[] {
   const peers = () => deps.peers;
@@ -85,7 +84,7 @@ export function peerEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'DELETE',
       path: '/peers/:id',
-      response: okWith({ deleted: z.object({ id: z.number().int(), name: z.string() }) }),
+      response: peerDeletedResponse,
       tags,
       summary: 'Delete a peer (its tunnel stops at once); 409 while routes point at it',
       handler: async ({ params }, ctx) => ({ deleted: await peers().remove(params.id, actingUserId(ctx.state.principal)) }),

@@ -295,6 +295,8 @@ export const peerCreatedResponse = z.object({
     .optional()
     .meta({ description: 'only when is_gateway: the companion tokens and gateway.env, shown once' }),
 });
+/** DELETE /peers/:id: the deleted peer's id and name. */
+export const peerDeletedResponse = z.object({ ok: z.literal(true), deleted: z.object({ id: z.number().int(), name: z.string() }) });
 export const peerToggleResponse = z.object({ ok: z.literal(true), peer: peerView, enabled: peerView.shape.enabled });
 export const peerBatchResponse = z.object({
   ok: z.literal(true),

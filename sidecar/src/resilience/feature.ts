@@ -8,7 +8,6 @@
 //   and the sidecar).
 // And the start/stop of the access-log reader and the uptime monitor.
 import { msg } from '@gatehouse/common/messages/index.js';
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import type { Feature } from '../feature.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -18,6 +17,7 @@ import { routeResilienceEndpoints } from './route-endpoints.js';
 import { monitoringSettingsEndpoints } from './monitoring-endpoints.js';
 import { notFound, validation } from '../util/errors.js';
 import { breakerReport } from './breaker.js';
+import { breakerReportResponse } from './schema.js';
 import { monitorInterval } from './monitor-settings.js';
 
 function breakerReportEndpoint(deps: AppContext): Endpoint {
@@ -29,7 +29,7 @@ function breakerReportEndpoint(deps: AppContext): Endpoint {
     tags: ['routes'],
     ownBody:
       'read by the handler only after the sender is known to be Caddy (loopback + X-Gatehouse-Secret), so that an outsider cannot tell this path from an unknown one',
-    response: z.object({ ok: z.literal(true), applied: z.boolean().meta({ description: 'false: an older report than the last one, ignored' }) }),
+    response: breakerReportResponse,
     errors: { '404': 'Not from loopback with the right X-Gatehouse-Secret (indistinguishable from an unknown path)' },
     summary: "Internal: Caddy's circuit-breaker state reports (loopback + X-Gatehouse-Secret only; 404 otherwise)",
     handler: async (_i, ctx) => {

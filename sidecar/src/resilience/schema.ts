@@ -12,4 +12,9 @@ export const monitoringBody = z.strictObject({
     .min(MIN_MONITOR_INTERVAL_S)
     .max(MAX_MONITOR_INTERVAL_S),
 });
+/** POST /internal/circuit-breaker: whether Caddy's report was applied. */
+export const breakerReportResponse = z.object({
+  ok: z.literal(true),
+  applied: z.boolean().meta({ description: 'false: an older report than the last one, ignored' }),
+});
 export const monitoringResponse = z.object({ ok: z.literal(true), monitoring: z.object({ interval_seconds: z.number().int() }) });

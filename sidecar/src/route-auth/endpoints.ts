@@ -2,7 +2,6 @@
 // setup) and /routes/:id/branding/* (the login-page images). Thin: the rules live in RouteAuthService
 // (ctx.routeAuth). Registered by the route-auth feature (route-auth/feature.ts).
 import { msg } from '@gatehouse/common/messages/index.js';
-import { z } from 'zod';
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
@@ -15,6 +14,7 @@ import {
   BRANDING_MAX_BYTES,
   previewQuery,
   routeAuthBody,
+  routeAuthDeletedResponse,
   routeAuthOrNullResponse,
   routeAuthResponse,
   totpSetupBody,
@@ -24,7 +24,6 @@ import {
 import type { BrandingKind } from './branding.js';
 import { pickLang } from '../web/index.js';
 import { renderPage } from '../web/route-auth/page.js';
-import { okWith } from '../http/responses.js';
 
 export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
   const svc = () => deps.routeAuth;
@@ -95,7 +94,7 @@ export function routeAuthEndpoints(deps: AppContext): Endpoint[] {
     defineEndpoint({
       method: 'DELETE',
       path: '/routes/:id/auth',
-      response: okWith({ deleted: z.boolean() }),
+      response: routeAuthDeletedResponse,
       tags,
       summary: 'Remove route auth from a route; all its sessions end',
       handler: async ({ params }, ctx) => ({ deleted: await svc().remove(params.id, actor(ctx)) }),

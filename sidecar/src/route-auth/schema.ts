@@ -190,5 +190,7 @@ export const routeAuthView = z.object({
 });
 export type RouteAuthView = z.infer<typeof routeAuthView>;
 export const routeAuthResponse = z.object({ ok: z.literal(true), route_auth: routeAuthView });
+/** DELETE /routes/:id/auth: whether the route had route auth to remove. */
+export const routeAuthDeletedResponse = z.object({ ok: z.literal(true), deleted: z.boolean() });
 export const routeAuthOrNullResponse = z.object({ ok: z.literal(true), route_auth: routeAuthView.nullable() });
 export const totpSetupResponse = z.object({ ok: z.literal(true), secret: z.string(), otpauth_url: z.string(), qr_code: z.string() });

@@ -1,24 +1,13 @@
-import { z } from 'zod';
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { isLoopback } from '../http/client-ip.js';
 import { APP_VERSION } from '../version.js';
+import { healthResponse } from './schema.js';
 
 /**
  * GET /health: database check plus every registered check (tunnel interface, proxy). Requests from
  * localhost get the detail; remote ones only {ok}. 503 when any check fails.
  */
-/** 200 when every check is ok (503 {ok: false, ...} otherwise); version, uptime and the checks only for loopback callers. */
-const healthResponse = z.object({
-  ok: z.literal(true),
-  version: z.string().optional(),
-  uptime_s: z.number().int().optional(),
-  checks: z
-    .record(z.string(), z.looseObject({ ok: z.boolean() }))
-    .optional()
-    .meta({ description: 'database and each health check, with their details' }),
-});
-
 export function healthEndpoints(deps: AppContext): Endpoint[] {
   const started = deps.clock();
   return [

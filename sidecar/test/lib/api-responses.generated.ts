@@ -30,6 +30,7 @@ import type * as RoutesTraffic from '../../src/routes/traffic.js';
 import type * as SettingsSchema from '../../src/settings/schema.js';
 import type * as ShareLinksSchema from '../../src/share-links/schema.js';
 import type * as SmtpSchema from '../../src/smtp/schema.js';
+import type * as SystemSchema from '../../src/system/schema.js';
 import type * as TagsSchema from '../../src/tags/schema.js';
 import type * as TokensSchema from '../../src/tokens/schema.js';
 import type * as UsersSchema from '../../src/users/schema.js';
@@ -44,13 +45,13 @@ export interface ApiResponses {
     '/api/v1/cluster/nodes/:name': z.output<typeof ClusterSchema.clusterNodeRemovedResponse>;
     '/api/v1/license': z.output<typeof LicenceSchema.removeResponse>;
     '/api/v1/peer-groups/:id': z.output<typeof GroupsSchema.groupDeletedResponse>;
-    '/api/v1/peers/:id': unknown;
+    '/api/v1/peers/:id': z.output<typeof PeersSchema.peerDeletedResponse>;
     '/api/v1/peers/:id/config-links/:linkId': z.output<typeof ConfigLinksSchema.linkRevokedResponse>;
     '/api/v1/rdp/:id': z.output<typeof HttpResponses.okOnly>;
     '/api/v1/rdp/:id/credentials': z.output<typeof RdpSchema.credentialsResponse>;
     '/api/v1/redirect-hosts/:id': z.output<typeof RedirectsSchema.redirectHostDeletedResponse>;
     '/api/v1/routes/:id': z.output<typeof HttpResponses.okOnly>;
-    '/api/v1/routes/:id/auth': unknown;
+    '/api/v1/routes/:id/auth': z.output<typeof RouteAuthSchema.routeAuthDeletedResponse>;
     '/api/v1/routes/:id/branding/bg-image': z.output<typeof RouteAuthSchema.routeAuthResponse>;
     '/api/v1/routes/:id/branding/logo': z.output<typeof RouteAuthSchema.routeAuthResponse>;
     '/api/v1/routes/:id/share-links/:linkId': z.output<typeof ShareLinksSchema.shareLinkRevokedResponse>;
@@ -98,7 +99,7 @@ export interface ApiResponses {
     '/api/v1/logs/activity': z.output<typeof LogsSchema.activityResponse>;
     '/api/v1/logs/activity/export': unknown;
     '/api/v1/logs/recent': z.output<typeof LogsSchema.recentResponse>;
-    '/api/v1/openapi.json': unknown;
+    '/api/v1/openapi.json': z.output<typeof SystemSchema.openApiDocumentResponse>;
     '/api/v1/peer-groups': z.output<typeof GroupsSchema.groupsResponse>;
     '/api/v1/peer-groups/:id': z.output<typeof GroupsSchema.groupResponse>;
     '/api/v1/peers': z.output<typeof PeersSchema.peerListResponse>;
@@ -164,7 +165,7 @@ export interface ApiResponses {
     '/api/v1/wg/status': z.output<typeof WireguardSchema.wgStatusResponse>;
     '/c/:token': unknown;
     '/gateway-wol/wait': unknown;
-    '/health': unknown;
+    '/health': z.output<typeof SystemSchema.healthResponse>;
     '/metrics': unknown;
   };
   PATCH: {
@@ -234,7 +235,7 @@ export interface ApiResponses {
     '/api/v1/webhooks/:id/test': z.output<typeof WebhooksSchema.testResponse>;
     '/api/v1/wg/restart': z.output<typeof WireguardSchema.wgRestartResponse>;
     '/c/:token': unknown;
-    '/internal/circuit-breaker': unknown;
+    '/internal/circuit-breaker': z.output<typeof ResilienceSchema.breakerReportResponse>;
     '/login': z.output<typeof AuthSchema.loginResponse>;
     '/login/enrol': z.output<typeof AuthSchema.enrolResponse>;
     '/login/enrol/passkey': z.output<typeof AuthSchema.enrolPasskeyResponse>;
