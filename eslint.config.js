@@ -20,8 +20,8 @@ export default tseslint.config(
   // Server, shared, gateway, client and admin-app code, their tests and the benchmarks: no `any`, and no cast through unknown
   // without its reason. Where a library forces one, the line above says why:
   // `// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: ...`, or
-  // `// reason: ...` above an `as unknown as` (scripts/eslint/cast-reason.js). Tests read bodies
-  // they do not type as AnyBody / JsonDoc (test/lib/json.ts), the one place that says why.
+  // `// reason: ...` above an `as unknown as` (scripts/eslint/cast-reason.js). Tests read JSON that
+  // no schema types (Caddy configurations, OpenAPI documents) as `unknown` through test/lib/json.ts.
   {
     files: [
       'sidecar/src/**/*.ts',

@@ -6,8 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer } from './lib/server.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer, apiCall } from './lib/server.js';
+import type { BodyOf } from './lib/api-types.js';
 import { SECTIONS } from '../src/backup/sections.js';
 import { resealDocument, type BackupDocument } from '../src/backup/document.js';
 import { PassphraseKey } from '../src/backup/envelope.js';
@@ -31,18 +31,26 @@ let h: Record<string, string>;
 const ids: Record<string, number> = {};
 let userToken = '';
 
-async function call(s: TestServer, hh: Record<string, string>, p: string, method = 'GET', json?: unknown) {
-  const r = await s.req(`/api/v1${p}`, { method, headers: hh, ...(json !== undefined ? { json } : {}) });
-  return r;
-}
-async function ok(s: TestServer, hh: Record<string, string>, p: string, method = 'GET', json?: unknown) {
+/** call(server, headers, path, method?, json?): the API of either server, typed by method and path (apiCall). */
+const call = <P extends string, M extends string = 'GET'>(s: TestServer, hh: Record<string, string>, p: P, method?: M, json?: unknown) =>
+  apiCall(
+    () => s,
+    () => hh,
+  )<P, M>(p, method, json);
+/** call() that asserts a 2xx answer and returns its body. */
+async function ok<P extends string, M extends string = 'GET'>(s: TestServer, hh: Record<string, string>, p: P, method?: M, json?: unknown) {
   const r = await call(s, hh, p, method, json);
-  assert.ok(r.status >= 200 && r.status < 300, `${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
+  assert.ok(r.status >= 200 && r.status < 300, `${method ?? 'GET'} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
 }
 
-async function download(s: TestServer, hh: Record<string, string>, passphrase = PASS, q = ''): Promise<{ res: Response & { data: Untyped }; text: string }> {
-  const res = await s.req(`/api/v1/settings/backup${q}`, { headers: { ...hh, 'x-backup-passphrase': passphrase } });
+async function download(
+  s: TestServer,
+  hh: Record<string, string>,
+  passphrase = PASS,
+  q = '',
+): Promise<{ res: Response & { data: BodyOf<'GET', '/api/v1/settings/backup'> }; text: string }> {
+  const res = await s.req<BodyOf<'GET', '/api/v1/settings/backup'>>(`/api/v1/settings/backup${q}`, { headers: { ...hh, 'x-backup-passphrase': passphrase } });
   return { res, text: typeof res.data === 'string' ? res.data : JSON.stringify(res.data) };
 }
 
@@ -57,11 +65,11 @@ async function restore(s: TestServer, hh: Record<string, string>, doc: string, q
 async function listings(s: TestServer, hh: Record<string, string>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   // the configs first: handing one out records its endpoint on the peer (config_endpoint), which the views below show
-  for (const p of (await ok(s, hh, '/peers?limit=1000')).peers as { id: number; name: string }[]) {
+  for (const p of (await ok(s, hh, '/peers?limit=1000')).peers) {
     const cfg = await s.req(`/api/v1/peers/${p.id}/config`, { headers: hh });
     out[`peer ${p.name} config`] = cfg.data; // the client config: private key, preshared key, server key
   }
-  const peers = (await ok(s, hh, '/peers?limit=1000')).peers as { id: number; name: string }[];
+  const peers = (await ok(s, hh, '/peers?limit=1000')).peers;
   out.peers = peers;
   for (const p of peers) out[`peer ${p.name}`] = await ok(s, hh, `/peers/${p.id}`);
   out.groups = await ok(s, hh, '/peer-groups');
@@ -243,7 +251,7 @@ test('download: attachment with a safe name, no secret in plaintext, passphrase 
   assert.ok(none.data.fields!['X-Backup-Passphrase']);
   const short = await download(src, h, 'short');
   assert.equal(short.res.status, 400);
-  assert.ok(short.res.data.fields['X-Backup-Passphrase']);
+  assert.ok(short.res.data.fields!['X-Backup-Passphrase']);
   // a user without the admin role may not (a backup holds every secret)
   const op = await src.req('/api/v1/settings/backup', { headers: { ...bearer(userToken), 'x-backup-passphrase': PASS } });
   assert.equal(op.status, 403);

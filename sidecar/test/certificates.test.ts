@@ -10,7 +10,7 @@ import { manualClock } from '../src/util/clock.js';
 import type { DomainEvent } from '../src/events.js';
 import { findRows } from '../src/db/define.js';
 import { makeChain, type TestChain } from '../../test/lib/certs.js';
-import { at, type Untyped } from '../../test/lib/json.js';
+import { arrAt, at, objAt } from '../../test/lib/json.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -118,7 +118,7 @@ describe('custom certificates', () => {
   });
 
   test('a route names a certificate that covers its domain: rendered with load_pem and a connection policy, not managed; delete in use 409', async () => {
-    const list = (await api('/certificates')).data.certificates as Untyped[];
+    const list = (await api('/certificates')).data.certificates;
     const cert = list.find((c) => c.name === 'Shop')!;
     // not covering, not HTTPS, unknown: 422 fields.certificate_id
     for (const [json, what] of [
@@ -146,13 +146,13 @@ describe('custom certificates', () => {
     assert.equal(auto.status, 201);
     assert.equal(auto.data.route.certificate.custom, null);
 
-    const cfg = s.deps.proxy.state.config() as Untyped;
-    const tlsApp = cfg.apps.tls;
-    assert.equal(tlsApp.certificates.load_pem.length, 1);
-    assert.deepEqual(tlsApp.certificates.load_pem[0].tags, [`gatehouse_cert_${cert.id}`]);
-    assert.equal(tlsApp.certificates.load_pem[0].certificate, shop.chain.trim().replace(/\r/g, '') + '\n');
-    assert.deepEqual(tlsApp.automation.policies[0], { subjects: ['www.shop.example.test'] });
-    const policies = cfg.apps.http.servers.gatehouse_https.tls_connection_policies;
+    const cfg = s.deps.proxy.state.config();
+    const tlsApp = objAt(cfg, 'apps', 'tls');
+    assert.equal(arrAt(tlsApp, 'certificates', 'load_pem').length, 1);
+    assert.deepEqual(at(tlsApp, 'certificates', 'load_pem', 0, 'tags'), [`gatehouse_cert_${cert.id}`]);
+    assert.equal(objAt(tlsApp, 'certificates', 'load_pem', 0).certificate, shop.chain.trim().replace(/\r/g, '') + '\n');
+    assert.deepEqual(objAt(tlsApp, 'automation', 'policies', 0), { subjects: ['www.shop.example.test'] });
+    const policies = objAt(cfg, 'apps', 'http', 'servers', 'gatehouse_https').tls_connection_policies;
     assert.deepEqual(policies, [{ match: { sni: ['www.shop.example.test'] }, certificate_selection: { any_tag: [`gatehouse_cert_${cert.id}`] } }, {}]);
 
     const listed = (await api(`/certificates/${cert.id}`)).data.certificate;
@@ -175,13 +175,13 @@ describe('custom certificates', () => {
     assert.equal(put.status, 200, JSON.stringify(put.data));
     assert.equal(put.data.certificate.fingerprint_sha256, renewed.fingerprint);
     assert.equal(put.data.certificate.name, 'Shop 2027');
-    const after = s.deps.proxy.state.config() as Untyped;
-    assert.equal(after.apps.tls.certificates.load_pem[0].certificate, renewed.chain.trim() + '\n');
+    const after = s.deps.proxy.state.config();
+    assert.equal(objAt(after, 'apps', 'tls', 'certificates', 'load_pem', 0).certificate, renewed.chain.trim() + '\n');
 
     // back to the automatic certificate: the route leaves load_pem, and the certificate can go
     const back = await api(`/routes/${route.id}`, { method: 'PUT', json: { certificate_id: null } });
     assert.equal(back.status, 200, JSON.stringify(back.data));
-    assert.equal((s.deps.proxy.state.config() as Untyped).apps.tls.certificates, undefined);
+    assert.equal(objAt(s.deps.proxy.state.config(), 'apps', 'tls').certificates, undefined);
     assert.equal((await api(`/certificates/${cert.id}`, { method: 'DELETE' })).status, 200);
     assert.equal((await api(`/certificates/${cert.id}`)).status, 404);
   });

@@ -9,14 +9,15 @@ import { STREAMED, streamScopesFor } from '../src/events-stream/catalog.js';
 import { EventStreams } from '../src/events-stream/hub.js';
 import { EventBus } from '../src/events.js';
 import { createLogger } from '../src/util/logger.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, objAt, objsAt, str, type JsonObject } from '../../test/lib/json.js';
+import type { Refusal } from './lib/api-types.js';
 import type { Role, Scope } from '../src/http/registry.js';
 
 interface Msg {
   id?: string;
   event: string;
-  /** the event's payload as sent (its kind's payload schema), read as JSON */
-  data: Untyped;
+  /** the event's payload as sent (its kind's payload schema; `ready` and `reset` carry their own), read as JSON */
+  data: JsonObject;
 }
 
 /** An SSE reader on node's http: collects messages and comments as they arrive. */
@@ -107,8 +108,8 @@ function openStream(s: TestServer, headers: Record<string, string> = {}, query =
 }
 
 /** A plain request whose JSON answer is read (refusals). */
-async function refused(s: TestServer, headers: Record<string, string>): Promise<{ status: number; data: { ok: boolean; error: string } }> {
-  const r = await s.req('/api/v1/events', { headers: { accept: 'text/event-stream', ...headers } });
+async function refused(s: TestServer, headers: Record<string, string>): Promise<{ status: number; data: Refusal }> {
+  const r = await s.req<Refusal>('/api/v1/events', { headers: { accept: 'text/event-stream', ...headers } });
   return { status: r.status, data: r.data };
 }
 
@@ -293,7 +294,9 @@ describe('GET /api/v1/events', () => {
       assert.equal(typeof m.data.at, 'number');
       assert.match(m.id!, new RegExp(`^${s.deps.events.boot}-\\d+$`));
       // the activity row of the same change, with the row as the activity log lists it
-      const row = await st.waitFor((x) => x.event === 'activity_recorded' && x.data.entry.event_type === 'peer_created' && x.data.entry.details.peer_id === id);
+      const row = await st.waitFor(
+        (x) => x.event === 'activity_recorded' && at(x.data, 'entry', 'event_type') === 'peer_created' && at(x.data, 'entry', 'details', 'peer_id') === id,
+      );
       const listed = (await s.req('/api/v1/logs/activity?event_type=peer_created&limit=1', { headers: bearer(full) })).data.entries[0];
       assert.deepEqual(row.data.entry, listed);
       // ids strictly increase: the stream is in bus order
@@ -374,11 +377,12 @@ describe('GET /api/v1/events', () => {
         ],
       );
       // the activity rows are the same as before these were events
-      const row = await ls.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.event_type === 'tag_deleted');
-      assert.equal(row.data.entry.message, 'Tag "sse-tag" deleted (removed from 1 peers)');
-      const grp = await ls.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.event_type === 'peer_group_deleted');
+      const row = await ls.waitFor((m) => m.event === 'activity_recorded' && at(m.data, 'entry', 'event_type') === 'tag_deleted');
+      assert.equal(at(row.data, 'entry', 'message'), 'Tag "sse-tag" deleted (removed from 1 peers)');
+      const grp = await ls.waitFor((m) => m.event === 'activity_recorded' && at(m.data, 'entry', 'event_type') === 'peer_group_deleted');
+      const grpEntry = objAt(grp.data, 'entry');
       assert.deepEqual(
-        [grp.data.entry.message, grp.data.entry.details, grp.data.entry.user_id],
+        [grpEntry.message, grpEntry.details, grpEntry.user_id],
         ['Peer group "sse-group-2" deleted (1 peers ungrouped)', { group_id: gid, peers_ungrouped: 1 }, 1],
       );
       // fence for the routes reader: its own event after all of the above
@@ -453,18 +457,12 @@ describe('GET /api/v1/events', () => {
         ['peer_created', 'peer_created'],
       );
       // the activity rows written from these events are the ones the log always had
-      const rows = (await s.req('/api/v1/logs/activity?source=routes&limit=5', { headers: bearer(full) })).data.entries as {
-        event_type: string;
-        message: string;
-      }[];
+      const rows = (await s.req('/api/v1/logs/activity?source=routes&limit=5', { headers: bearer(full) })).data.entries;
       assert.deepEqual(
         rows.filter((r) => r.event_type.startsWith('route_auth')).map((r) => r.message),
         ['Route auth removed from sse-auth.example.test; its sessions ended', 'Route auth enabled on sse-auth.example.test (email_password)'],
       );
-      const tokRows = (await s.req('/api/v1/logs/activity?source=tokens&limit=2', { headers: bearer(full) })).data.entries as {
-        message: string;
-        details: unknown;
-      }[];
+      const tokRows = (await s.req('/api/v1/logs/activity?source=tokens&limit=2', { headers: bearer(full) })).data.entries;
       assert.deepEqual(
         tokRows.map((r) => [r.message, r.details]),
         [
@@ -506,11 +504,7 @@ describe('GET /api/v1/events', () => {
       assert.equal(got[2][0], 'settings_changed');
       assert.deepEqual([got[2][1].section, got[2][1].interval_seconds], ['monitoring', 120]);
       assert.deepEqual(got[3], ['smtp_updated', { host: '127.0.0.1', port: 2525, secure: false, user: null, password_changed: false, actor: 1 }]);
-      const rows = (await s.req('/api/v1/logs/activity?source=settings&limit=4', { headers: bearer(full) })).data.entries as {
-        event_type: string;
-        message: string;
-        details: unknown;
-      }[];
+      const rows = (await s.req('/api/v1/logs/activity?source=settings&limit=4', { headers: bearer(full) })).data.entries;
       assert.deepEqual(rows.map((r) => [r.event_type, r.message]).reverse(), [
         ['settings_changed', 'Default theme set to pro'],
         ['settings_changed', 'Lockout settings changed'],
@@ -536,7 +530,7 @@ describe('GET /api/v1/events', () => {
     try {
       await st.waitFor((m) => m.event === 'ready');
       const id = await newPeer('sse-logs');
-      await st.waitFor((m) => m.event === 'activity_recorded' && m.data.entry.details?.peer_id === id);
+      await st.waitFor((m) => m.event === 'activity_recorded' && at(m.data, 'entry', 'details', 'peer_id') === id);
       assert.ok(
         st.messages.filter(isDomain).every((m) => m.event === 'activity_recorded'),
         st.raw(),
@@ -556,9 +550,9 @@ describe('GET /api/v1/events', () => {
     for (const scopes of [['settings'], ['client'], ['webhooks', 'settings']]) {
       const r = await refused(s, bearer(await apiToken(s, scopes)));
       assert.equal(r.status, 403, `${scopes}: ${JSON.stringify(r.data)}`);
-      assert.match(r.data.error, /scope/);
+      assert.match(r.data.error!, /scope/);
     }
-    const json = await s.req('/api/v1/events', { headers: { ...bearer(full), accept: 'application/json' } });
+    const json = await s.req<Refusal>('/api/v1/events', { headers: { ...bearer(full), accept: 'application/json' } });
     assert.equal(json.status, 406);
     assert.equal(json.data.ok, false);
     assert.equal(s.deps.eventStreams.size, 0, 'no stream left open by the refusals');
@@ -623,16 +617,16 @@ describe('GET /api/v1/events', () => {
 
   test('the OpenAPI document declares the stream with its event names', async () => {
     const doc = (await s.req('/api/v1/openapi.json', { headers: bearer(full) })).data;
-    const op = doc.paths['/api/v1/events'].get;
-    const content = op.responses['200'].content['text/event-stream'];
+    const op = objAt(doc, 'paths', '/api/v1/events', 'get');
+    const content = at(op, 'responses', '200', 'content', 'text/event-stream');
     assert.ok(content, 'text/event-stream response');
-    const names = content['x-events'].map((e: { name: string }) => e.name);
+    const names = objsAt(content, 'x-events').map((e) => e.name);
     for (const n of ['peer_created', 'peer_online', 'route_down', 'circuit_open', 'gateway_offline', 'activity_recorded', 'config_changed'])
       assert.ok(names.includes(n), n);
     assert.ok(!names.includes('rows_changed'));
-    assert.match(op.responses['200'].description, /Last-Event-ID/);
-    assert.ok(op.responses['406']);
-    assert.ok(op.parameters.some((p: { name: string }) => p.name === 'last_event_id'));
+    assert.match(str(at(op, 'responses', '200', 'description')), /Last-Event-ID/);
+    assert.ok(at(op, 'responses', '406'));
+    assert.ok(objsAt(op, 'parameters').some((p) => p.name === 'last_event_id'));
   });
 });
 
@@ -651,7 +645,7 @@ describe('heartbeat, revocation and server stop', () => {
       assert.match(st.comments[0], /^heartbeat/);
       clock.advance(15_000);
       await st.waitComments(2);
-      const list = (await s.req('/api/v1/tokens', { headers: bearer(await apiToken(s)) })).data.tokens as { id: number; name: string }[];
+      const list = (await s.req('/api/v1/tokens', { headers: bearer(await apiToken(s)) })).data.tokens;
       const mine = list.find((t) => t.name.startsWith('t-peers-'))!;
       const { cookie, csrf } = await login(s);
       assert.equal((await s.req(`/api/v1/tokens/${mine.id}`, { method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } })).status, 200);

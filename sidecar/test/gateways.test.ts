@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { startTestServer, apiToken, bearer, login, type TestServer, apiInit } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, type ReqInit, type TestServer, apiInit } from './lib/server.js';
 import { manualClock } from '../src/util/clock.js';
 import { deriveStatus, healthVerdict, tickInterval } from '../src/gateways/state.js';
 import { parseEnvText, renderGatewayEnv, magicPacket, ENV_KEYS, type Heartbeat } from '@gatehouse/common/gateway-protocol.js';
@@ -18,7 +18,7 @@ import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { ActivityEntry, Gateway, GatewayConfigRoute, Peer } from './lib/protocol.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, hostMap, objAt } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 // ------------------------------------------------------------------------------------------ pure
@@ -233,9 +233,9 @@ describe('gateway config and its hash (pure)', () => {
       gwRoute({ id: 13, domain: 'dns.example.com', route_type: 'l4', l4_protocol: 'udp', l4_listen_port: 5353, target_lan_port: 53 }),
       gwRoute({ id: 14, domain: 'gone.example.com', target_peer_id: 99 }),
     ];
-    const cfg: Untyped = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: true }]]) });
-    const hosts = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
-    const nas = hosts['nas.example.com'].routes[0].handle[0];
+    const cfg = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: true }]]) });
+    const hosts = hostMap(cfg);
+    const nas = objAt(hosts, 'nas.example.com', 'routes', 0, 'handle', 0);
     assert.equal(nas.handler, 'reverse_proxy');
     assert.deepEqual(nas.upstreams, [{ dial: '10.8.0.5:8088' }]);
     assert.equal(nas.transport, undefined, 'the Caddy → companion hop is plain HTTP; the companion does the TLS hop');
@@ -256,14 +256,14 @@ describe('gateway config and its hash (pure)', () => {
         ],
       },
     ]);
-    assert.equal(hosts['plain.example.com'].routes[0].handle[0].handle_response, undefined, 'no WoL hand-off without wol_enabled');
-    assert.equal(hosts['gone.example.com'].routes[0].handle[0].handler, 'static_response', 'a missing gateway renders as unavailable');
-    assert.deepEqual(cfg.apps.layer4.servers.route_12.routes[0].handle[0].upstreams, [{ dial: ['10.8.0.5:2222'] }]);
-    assert.deepEqual(cfg.apps.layer4.servers.route_13.routes[0].handle[0].upstreams, [{ dial: ['udp/10.8.0.5:5353'] }]);
+    assert.equal(objAt(hosts, 'plain.example.com', 'routes', 0, 'handle', 0).handle_response, undefined, 'no WoL hand-off without wol_enabled');
+    assert.equal(at(hosts, 'gone.example.com', 'routes', 0, 'handle', 0, 'handler'), 'static_response', 'a missing gateway renders as unavailable');
+    assert.deepEqual(at(cfg, 'apps', 'layer4', 'servers', 'route_12', 'routes', 0, 'handle', 0, 'upstreams'), [{ dial: ['10.8.0.5:2222'] }]);
+    assert.deepEqual(at(cfg, 'apps', 'layer4', 'servers', 'route_13', 'routes', 0, 'handle', 0, 'upstreams'), [{ dial: ['udp/10.8.0.5:5353'] }]);
     // disabled gateway peer: unavailable
-    const off: Untyped = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: false }]]) });
-    assert.equal(off.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['nas.example.com'].routes[0].handle[0].handler, 'static_response');
-    assert.equal(off.apps.layer4, undefined);
+    const off = renderCaddyConfig({ settings, routes, peers: new Map([[5, { address: '10.8.0.5', enabled: false }]]) });
+    assert.equal(at(hostMap(off), 'nas.example.com', 'routes', 0, 'handle', 0, 'handler'), 'static_response');
+    assert.equal(objAt(off, 'apps').layer4, undefined);
   });
 });
 
@@ -276,8 +276,8 @@ const api = apiInit(
   () => s,
   () => h,
 );
-const gwReq = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) =>
-  s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+const gwReq = <P extends string, M extends string = 'GET'>(token: string, p: P, init: ReqInit<M> = {}) =>
+  s.req<`/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
 const gateways = () => s.deps.gateways as GatewaysService;
 
 function heartbeat(o: Partial<Heartbeat> = {}): Heartbeat {

@@ -4,12 +4,13 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { startTestServer, apiToken, bearer, type ReqInit, type TestServer } from './lib/server.js';
+import { at, arrAt, objAt, str } from '../../test/lib/json.js';
+import { jsonBodySchema, resolvedSchema } from './lib/openapi.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-let doc: Untyped;
+let doc: unknown;
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_WG_SUBNET: '10.78.0.0/24', GATEHOUSE_PUBLIC_HOST: 'vpn.example.test' });
   h = bearer(await apiToken(s));
@@ -17,14 +18,14 @@ before(async () => {
 });
 after(async () => s.close());
 
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h } });
+/** api(path, init?) with this file's token (its headers only), typed by method and path like s.req(). */
+const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
 
 function declared(p: string, method: string, status: number): z.ZodType {
-  const schema = doc.paths[p]?.[method]?.responses?.[String(status)]?.content?.['application/json']?.schema;
+  const schema = jsonBodySchema(doc, p, method, status);
   assert.ok(schema, `${method} ${p} declares a JSON body for ${status}`);
   if (status < 300) assert.notEqual(schema.$ref, '#/components/schemas/Ok', `${method} ${p} declares its own success body, not the generic {ok: true, ...}`);
-  const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
-  return z.fromJSONSchema(resolved);
+  return z.fromJSONSchema(resolvedSchema(doc, schema));
 }
 
 function matches(p: string, method: string, res: { status: number; data: unknown }): void {
@@ -78,27 +79,25 @@ test('error statuses that occur are declared with the body they carry: 404, 409 
   const dup = await api('/peers', { method: 'POST', json: { name: 'oa-dup' } });
   assert.equal(dup.status, 409);
   matches('/api/v1/peers', 'post', dup);
-  const conflict = doc.components.schemas.Conflict;
-  assert.ok(conflict.properties.field && conflict.properties.route_id, 'the conflict body documents field and route_id');
-  assert.ok(doc.paths['/login'].post.responses['423'], 'a locked login is declared');
-  assert.ok(doc.paths['/api/v1/routes'].post.responses['502'], 'a configuration Caddy refuses is declared');
-  assert.ok(doc.paths['/api/v1/routes'].post.responses['409']);
+  const conflict = objAt(doc, 'components', 'schemas', 'Conflict', 'properties');
+  assert.ok(conflict.field && conflict.route_id, 'the conflict body documents field and route_id');
+  assert.ok(objAt(doc, 'paths', '/login', 'post', 'responses')['423'], 'a locked login is declared');
+  assert.ok(objAt(doc, 'paths', '/api/v1/routes', 'post', 'responses')['502'], 'a configuration Caddy refuses is declared');
+  assert.ok(objAt(doc, 'paths', '/api/v1/routes', 'post', 'responses')['409']);
 });
 
 test('exports declare their file bodies; request bodies keep their required lists', () => {
-  const exp = doc.paths['/api/v1/logs/activity/export'].get.responses['200'].content;
-  assert.deepEqual(exp['text/csv'].schema, { type: 'string' });
-  assert.equal(exp['application/json'].schema.type, 'array');
-  const req = (p: string, m: string) => doc.paths[p][m].requestBody.content['application/json'].schema.required;
-  assert.deepEqual(req('/api/v1/tokens', 'post').sort(), ['name', 'scopes']);
+  const exp = objAt(doc, 'paths', '/api/v1/logs/activity/export', 'get', 'responses', '200', 'content');
+  assert.deepEqual(objAt(exp, 'text/csv').schema, { type: 'string' });
+  assert.equal(objAt(exp, 'application/json', 'schema').type, 'array');
+  const reqSchema = (p: string, m: string) => objAt(doc, 'paths', p, m, 'requestBody', 'content', 'application/json', 'schema');
+  const req = (p: string, m: string) => reqSchema(p, m).required;
+  assert.deepEqual(arrAt(reqSchema('/api/v1/tokens', 'post'), 'required').sort(), ['name', 'scopes']);
   assert.deepEqual(req('/api/v1/peers', 'post'), ['name']);
   // domain is required except for an L4 route without TLS: the document says so in its description
   assert.equal(req('/api/v1/routes', 'post'), undefined);
-  assert.match(
-    doc.paths['/api/v1/routes'].post.requestBody.content['application/json'].schema.properties.domain.description,
-    /required, except for an L4 route/,
-  );
-  assert.deepEqual(req('/api/v1/smtp', 'put').sort(), ['from', 'host', 'port']);
+  assert.match(str(at(reqSchema('/api/v1/routes', 'post'), 'properties', 'domain', 'description')), /required, except for an L4 route/);
+  assert.deepEqual(arrAt(reqSchema('/api/v1/smtp', 'put'), 'required').sort(), ['from', 'host', 'port']);
 });
 
 // Found by test/reliability/fuzz-openapi.test.ts: answers the document did not declare.
@@ -116,7 +115,7 @@ test('GET /peers/:id/config declares the text/plain file it answers', async () =
   const res = await s.req(`/api/v1/peers/${p.data.peer.id}/config`, { headers: h });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
-  assert.deepEqual(Object.keys(doc.paths['/api/v1/peers/{id}/config'].get.responses['200'].content), ['text/plain']);
+  assert.deepEqual(Object.keys(objAt(doc, 'paths', '/api/v1/peers/{id}/config', 'get', 'responses', '200', 'content')), ['text/plain']);
 });
 
 test('POST /gateway/probe: the JSON echo matches its declared schema; other bodies are declared as echoed bytes of any type', async () => {
@@ -125,7 +124,7 @@ test('POST /gateway/probe: the JSON echo matches its declared schema; other bodi
   const json = await s.req('/api/v1/gateway/probe', { method: 'POST', json: { a: [1, 'x'] }, headers: g });
   assert.equal(json.status, 200);
   matches('/api/v1/gateway/probe', 'post', json);
-  const content = doc.paths['/api/v1/gateway/probe'].post.responses['200'].content;
+  const content = objAt(doc, 'paths', '/api/v1/gateway/probe', 'post', 'responses', '200', 'content');
   assert.ok(content['*/*'], 'a byte-for-byte echo of any type is declared');
   const text = await s.req('/api/v1/gateway/probe', { method: 'POST', body: 'hello', headers: { ...g, 'content-type': 'text/plain' } });
   assert.equal(text.status, 200);
@@ -133,9 +132,10 @@ test('POST /gateway/probe: the JSON echo matches its declared schema; other bodi
 });
 
 test('GET /openapi.json matches the response schema it declares for itself (the document, not {ok: true, ...})', () => {
-  const own = doc.paths['/api/v1/openapi.json'].get.responses['200'].content['application/json'].schema;
+  const own = jsonBodySchema(doc, '/api/v1/openapi.json', 'get', 200);
+  assert.ok(own);
   assert.notEqual(own.$ref, '#/components/schemas/Ok');
-  assert.ok(z.fromJSONSchema(own).safeParse(doc).success);
+  assert.ok(z.fromJSONSchema(resolvedSchema(doc, own)).safeParse(doc).success);
 });
 
 test('statuses the public endpoints answer are declared: POST /password 401/403, POST /logout 403, the breaker report 404, route-auth pages 404, browser redirects 302', async () => {

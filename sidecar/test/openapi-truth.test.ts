@@ -7,12 +7,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
-import type { Untyped } from '../../test/lib/json.js';
-import type { OpenApiParameter } from './lib/openapi.js';
+import { at, objAt, objsAt } from '../../test/lib/json.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-let doc: Untyped;
+let doc: unknown;
 let peer: number;
 let gwPeer: number;
 let route: number;
@@ -26,8 +25,10 @@ before(async () => {
 });
 after(async () => s.close());
 
-const op = (p: string, m: string) => doc.paths[p]?.[m];
-const declares = (p: string, m: string, status: number) => assert.ok(op(p, m)?.responses?.[String(status)], `${m.toUpperCase()} ${p} declares ${status}`);
+const op = (p: string, m: string) => objAt(doc, 'paths', p, m);
+/** The parameter of an operation by its name (undefined when it has none of that name). */
+const param = (p: string, m: string, name: string) => objsAt(op(p, m), 'parameters').find((x) => x.name === name);
+const declares = (p: string, m: string, status: number) => assert.ok(at(doc, 'paths', p, m, 'responses', String(status)), `${m.toUpperCase()} ${p} declares ${status}`);
 
 function raw(method: string, p: string, headers: Record<string, string> = {}): Promise<{ status: number; allow: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
@@ -64,8 +65,8 @@ test('a method the path does not serve: 405 with Allow (TRACE too, not 501), the
 });
 
 test('required headers are in the document and checked with the body: X-Backup-Passphrase, X-Machine-Fingerprint, X-Gatehouse-Wol-Route', async () => {
-  const pass = op('/api/v1/settings/backup', 'get').parameters.find((x: OpenApiParameter) => x.name === 'X-Backup-Passphrase');
-  assert.deepEqual([pass.in, pass.required, pass.schema.minLength], ['header', true, 12]);
+  const pass = param('/api/v1/settings/backup', 'get', 'X-Backup-Passphrase');
+  assert.deepEqual([pass?.in, pass?.required, at(pass, 'schema', 'minLength')], ['header', true, 12]);
   const none = await s.req('/api/v1/settings/backup', { headers: h });
   assert.equal(none.status, 400);
   assert.match(none.data.fields!['X-Backup-Passphrase'], /required/);
@@ -73,11 +74,10 @@ test('required headers are in the document and checked with the body: X-Backup-P
   assert.equal(short.status, 400);
   assert.equal((await s.req('/api/v1/settings/backup', { headers: { ...h, 'x-backup-passphrase': 'long enough passphrase' } })).status, 200);
   for (const p of ['/api/v1/client/register', '/api/v1/client/heartbeat', '/api/v1/client/status', '/api/v1/client/peer/hostname']) {
-    const fp = op(p, 'post').parameters.find((x: OpenApiParameter) => x.name === 'X-Machine-Fingerprint');
-    assert.equal(fp?.required, true, p);
+    assert.equal(param(p, 'post', 'X-Machine-Fingerprint')?.required, true, p);
   }
   for (const p of ['/api/v1/client/config', '/api/v1/client/config/check', '/api/v1/client/traffic'])
-    assert.equal(op(p, 'get').parameters.find((x: OpenApiParameter) => x.name === 'X-Machine-Fingerprint')?.required, true, p);
+    assert.equal(param(p, 'get', 'X-Machine-Fingerprint')?.required, true, p);
   const ct = (await s.req('/api/v1/tokens', { method: 'POST', json: { name: 'truth-client', scopes: ['client'] }, headers: h })).data.token;
   const reg = await s.req('/api/v1/client/register', {
     method: 'POST',
@@ -87,11 +87,11 @@ test('required headers are in the document and checked with the body: X-Backup-P
   assert.equal(reg.status, 400);
   assert.match(reg.data.fields!['X-Machine-Fingerprint'], /required/);
   const wol = op('/gateway-wol/wait', 'get');
-  assert.equal(wol.parameters.find((x: OpenApiParameter) => x.name === 'X-Gatehouse-Wol-Route')?.required, true);
+  assert.equal(param('/gateway-wol/wait', 'get', 'X-Gatehouse-Wol-Route')?.required, true);
   const w = await s.req('/gateway-wol/wait', { headers: { accept: 'text/html' } });
   assert.equal(w.status, 400);
   assert.ok(w.headers.get('content-type')?.startsWith('application/json'));
-  for (const st of [404, 502, 503, 504]) assert.ok(wol.responses[String(st)].content['text/html'], `the waking-up page's ${st} is declared as HTML too`);
+  for (const st of [404, 502, 503, 504]) assert.ok(objAt(wol, 'responses', String(st), 'content')['text/html'], `the waking-up page's ${st} is declared as HTML too`);
 });
 
 test('refusals no schema can state are documented statuses with their reason, not 400', async () => {
@@ -123,7 +123,7 @@ test('refusals no schema can state are documented statuses with their reason, no
   assert.equal((await s.req(`/api/v1/users/${me}`, { method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } })).status, 409);
   declares('/api/v1/users/{id}', 'delete', 409);
   // a licence key of the right form whose signature does not verify: 422; the wrong form: 400 by the pattern
-  const key = op('/api/v1/license/activate', 'post').requestBody.content['application/json'].schema.properties.key;
+  const key = objAt(op('/api/v1/license/activate', 'post'), 'requestBody', 'content', 'application/json', 'schema', 'properties', 'key');
   assert.ok(key.pattern, 'the key form is in the document');
   assert.equal((await s.req('/api/v1/license/activate', { method: 'POST', json: { key: 'ChPx' }, headers: h })).status, 400);
   const bad = await s.req('/api/v1/license/activate', {
@@ -137,8 +137,8 @@ test('refusals no schema can state are documented statuses with their reason, no
 });
 
 test('rules a schema can state are in the document: patterns, ranges, formats', async () => {
-  const body = (p: string, m: string) => op(p, m).requestBody.content['application/json'].schema;
-  const q = (p: string, name: string) => op(p, 'get').parameters.find((x: OpenApiParameter) => x.name === name).schema;
+  const body = (p: string, m: string) => objAt(op(p, m), 'requestBody', 'content', 'application/json', 'schema');
+  const q = (p: string, name: string) => objAt(param(p, 'get', name), 'schema');
   for (const [p, m, f] of [
     ['/api/v1/peers', 'post', 'dns'],
     ['/api/v1/peers', 'post', 'name'],
@@ -147,7 +147,7 @@ test('rules a schema can state are in the document: patterns, ranges, formats', 
     ['/api/v1/smtp', 'put', 'from'],
     ['/api/v1/tags', 'post', 'name'],
   ] as const) {
-    const js = JSON.stringify(body(p, m).properties[f]);
+    const js = JSON.stringify(at(body(p, m), 'properties', f));
     assert.match(js, /"pattern"/, `${m} ${p} ${f} carries its pattern`);
   }
   for (const [p, name] of [
@@ -165,7 +165,7 @@ test('rules a schema can state are in the document: patterns, ranges, formats', 
     assert.equal((await s.req(`/api/v1/logs/activity?since=${d}`, { headers: h })).status, 400, d);
   assert.equal((await s.req('/api/v1/logs/activity?since=2028-02-29T23:59:59Z', { headers: h })).status, 200);
   // path ids: 32-bit, as the document says
-  assert.equal(op('/api/v1/routes/{id}', 'get').parameters[0].schema.maximum, 2147483647);
+  assert.equal(at(op('/api/v1/routes/{id}', 'get'), 'parameters', 0, 'schema', 'maximum'), 2147483647);
   assert.equal((await s.req('/api/v1/routes/9007199254740993', { headers: h })).status, 400);
   // a body that is not JSON: 415 (documented), not read as nothing
   const t = await s.req('/api/v1/settings/profile', { method: 'PUT', headers: { ...h, 'content-type': 'text/plain' }, body: '{"username":"x"}' });
@@ -176,8 +176,8 @@ test('rules a schema can state are in the document: patterns, ranges, formats', 
 });
 
 test('every answer is documented with its content type: redirects of the sign-in and password forms, the forward-auth answers', async () => {
-  const login = op('/login', 'post').responses['302'];
-  assert.ok(login.content['text/html'], 'the sign-in redirect body');
+  const login = objAt(op('/login', 'post'), 'responses', '302');
+  assert.ok(objAt(login, 'content')['text/html'], 'the sign-in redirect body');
   const form = await s.req('/login', {
     method: 'POST',
     body: new URLSearchParams({ username: 'admin', password: 'wrong-password-x' }),
@@ -185,8 +185,8 @@ test('every answer is documented with its content type: redirects of the sign-in
   });
   assert.equal(form.status, 302);
   assert.ok(form.headers.get('content-type')?.startsWith('text/html'));
-  const verify = op('/route-auth/verify', 'get').responses;
-  assert.ok(verify['302'].content['text/plain'] && verify['403'].content['text/plain']);
+  const verify = objAt(op('/route-auth/verify', 'get'), 'responses');
+  assert.ok(objAt(verify, '302', 'content')['text/plain'] && objAt(verify, '403', 'content')['text/plain']);
   const v = await s.req('/route-auth/verify');
   assert.ok(verify[String(v.status)], `verify answered ${v.status}`);
 });

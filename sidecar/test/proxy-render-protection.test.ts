@@ -13,7 +13,7 @@ import { blankRoute, type Route } from '../src/routes/model.js';
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, hostMap, objAt, objsAt, type JsonObject } from '../../test/lib/json.js';
 
 const GOLDEN = goldenDir('caddy');
 
@@ -116,14 +116,18 @@ function snapshotFor(name: string): ProxySnapshot {
   return { settings, routes: c.routes, peers, protectedRouteIds: new Set(c.protectedRouteIds ?? []) };
 }
 
-const hostsOf = (cfg: Untyped, server: 'gatehouse_http' | 'gatehouse_https') => cfg.apps.http.servers[server].routes[0].handle[0].hosts;
+/** A route's first matcher as a label: its kinds in brackets, with the kinds under `not`. */
+function matchLabel(r: JsonObject): string {
+  if (!r.match) return '';
+  const m = objAt(r, 'match', 0);
+  return `[${Object.keys(m).join(',')}${m.not ? `:${Object.keys(objAt(m, 'not', 0)).join(',')}` : ''}]`;
+}
 /** A host's route list as a sequence of labels: the handlers in order, a matcher kind in brackets. */
-function shape(entry: Untyped): string[] {
-  return entry.routes.flatMap((r: Untyped) => {
-    const m = r.match ? `[${Object.keys(r.match[0]).join(',')}${r.match[0].not ? `:${Object.keys(r.match[0].not[0]).join(',')}` : ''}]` : '';
-    return r.handle.map(
-      (h: Untyped) =>
-        `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`,
+function shape(entry: unknown): string[] {
+  return objsAt(entry, 'routes').flatMap((r) => {
+    const m = matchLabel(r);
+    return objsAt(r, 'handle').map(
+      (h) => `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`,
     );
   });
 }
@@ -136,36 +140,36 @@ for (const name of Object.keys(cases)) {
 }
 
 test('basic auth: Caddy authentication handler with the stored bcrypt hash, before the proxy; HTTP only redirects', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-basic-auth')) as Untyped;
-  const entry = hostsOf(cfg, 'gatehouse_https')['basic.example.com'];
+  const cfg = renderCaddyConfig(snapshotFor('protection-basic-auth'));
+  const entry = hostMap(cfg, 'gatehouse_https')['basic.example.com'];
   // the share-link page and forward auth (cookie only), then the basic auth unless a share link let the request in
   assert.deepEqual(shape(entry), ['[path]reverse_proxy', '[header_regexp]reverse_proxy:forward_auth', '[not:vars]authentication', 'encode', 'vars', 'invoke']);
-  const [page, shared, basic] = entry.routes;
+  const [page, shared, basic] = objsAt(entry, 'routes');
   assert.deepEqual(page.match, [{ path: ['/route-auth/share'] }]);
-  assert.deepEqual(page.handle[0].headers.request.set['X-Route-Domain'], ['basic.example.com']);
+  assert.deepEqual(at(page, 'handle', 0, 'headers', 'request', 'set', 'X-Route-Domain'), ['basic.example.com']);
   const id = snapshotFor('protection-basic-auth').routes.find((r) => r.domain === 'basic.example.com')!.id;
   assert.deepEqual(shared.match, [{ header_regexp: { Cookie: { pattern: `(^|;)\\s*gh_ra_${id}=` } } }]);
-  const fa = shared.handle[0];
+  const fa = objAt(shared, 'handle', 0);
   assert.deepEqual(
-    fa.handle_response.map((r: Untyped) => r.match),
+    objsAt(fa, 'handle_response').map((r) => r.match),
     [{ status_code: [204] }, { status_code: [200] }],
   );
   // 204 sets the variable the basic auth's matcher reads; 200 does not
-  const sets = (r: Untyped) => r.routes.some((x: Untyped) => x.handle.some((h: Untyped) => h.handler === 'vars' && h.gatehouse_shared === '1'));
-  assert.deepEqual(fa.handle_response.map(sets), [true, false]);
+  const sets = (r: JsonObject) => objsAt(r, 'routes').some((x) => objsAt(x, 'handle').some((h) => h.handler === 'vars' && h.gatehouse_shared === '1'));
+  assert.deepEqual(objsAt(fa, 'handle_response').map(sets), [true, false]);
   assert.deepEqual(basic.match, [{ not: [{ vars: { gatehouse_shared: ['1'] } }] }]);
-  const auth = basic.handle[0];
-  assert.deepEqual(auth.providers.http_basic.accounts, [{ username: 'alice', password: HASH }]);
-  assert.equal(auth.providers.http_basic.hash.algorithm, 'bcrypt');
-  assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_http')['basic.example.com']), ['static_response:308']);
+  const auth = objAt(basic, 'handle', 0);
+  assert.deepEqual(at(auth, 'providers', 'http_basic', 'accounts'), [{ username: 'alice', password: HASH }]);
+  assert.equal(at(auth, 'providers', 'http_basic', 'hash', 'algorithm'), 'bcrypt');
+  assert.deepEqual(shape(hostMap(cfg, 'gatehouse_http')['basic.example.com']), ['static_response:308']);
   assert.ok(!JSON.stringify(cfg).includes('s3cret-pass'));
 });
 
 test('route auth: exactly the route-auth pages to the sidecar, forward auth to /route-auth/verify for the rest; other routes untouched', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-route-auth')) as Untyped;
-  const hosts = hostsOf(cfg, 'gatehouse_https');
+  const cfg = renderCaddyConfig(snapshotFor('protection-route-auth'));
+  const hosts = hostMap(cfg, 'gatehouse_https');
   assert.deepEqual(shape(hosts['login.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'vars', 'invoke']);
-  const [pages, main] = hosts['login.example.com'].routes;
+  const [pages, main] = objsAt(hosts, 'login.example.com', 'routes');
   assert.deepEqual(pages.match, [
     {
       path: [
@@ -180,35 +184,35 @@ test('route auth: exactly the route-auth pages to the sidecar, forward auth to /
       ],
     },
   ]);
-  assert.deepEqual(pages.handle[0].upstreams, [{ dial: '127.0.0.1:3000' }]);
-  assert.deepEqual(pages.handle[0].headers.request.set['X-Route-Domain'], ['login.example.com']);
-  const fa = main.handle[0];
+  assert.deepEqual(at(pages, 'handle', 0, 'upstreams'), [{ dial: '127.0.0.1:3000' }]);
+  assert.deepEqual(at(pages, 'handle', 0, 'headers', 'request', 'set', 'X-Route-Domain'), ['login.example.com']);
+  const fa = objAt(main, 'handle', 0);
   assert.deepEqual(fa.rewrite, { method: 'GET', uri: '/route-auth/verify' });
-  assert.deepEqual(fa.headers.request.set['X-Route-Domain'], ['login.example.com']);
+  assert.deepEqual(at(fa, 'headers', 'request', 'set', 'X-Route-Domain'), ['login.example.com']);
   assert.deepEqual(fa.upstreams, [{ dial: '127.0.0.1:3000' }]);
   assert.deepEqual(shape(hosts['open.example.com']), ['vars', 'invoke']);
   // Without the protected ids (no route-auth feature), nothing is protected.
-  const bare = renderCaddyConfig({ ...snapshotFor('protection-route-auth'), protectedRouteIds: undefined }) as Untyped;
-  assert.deepEqual(shape(hostsOf(bare, 'gatehouse_https')['login.example.com']), ['vars', 'invoke']);
+  const bare = renderCaddyConfig({ ...snapshotFor('protection-route-auth'), protectedRouteIds: undefined });
+  assert.deepEqual(shape(hostMap(bare, 'gatehouse_https')['login.example.com']), ['vars', 'invoke']);
 });
 
 test("peer ACL: 403 unless the source is an enabled listed peer's tunnel address; first in the list", () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-acl')) as Untyped;
-  const hosts = hostsOf(cfg, 'gatehouse_http');
+  const cfg = renderCaddyConfig(snapshotFor('protection-acl'));
+  const hosts = hostMap(cfg, 'gatehouse_http');
   assert.deepEqual(shape(hosts['acl.example.com']), ['[not:remote_ip]static_response:403', 'vars', 'invoke']);
-  assert.deepEqual(hosts['acl.example.com'].routes[0].match[0].not[0].remote_ip.ranges, ['10.8.0.3', 'fd00::5']);
+  assert.deepEqual(at(hosts, 'acl.example.com', 'routes', 0, 'match', 0, 'not', 0, 'remote_ip', 'ranges'), ['10.8.0.3', 'fd00::5']);
   assert.deepEqual(shape(hosts['nobody.example.com']), ['static_response:403', 'vars', 'invoke']);
 });
 
 test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is left to verify', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-ip-filter')) as Untyped;
-  const hosts = hostsOf(cfg, 'gatehouse_http');
+  const cfg = renderCaddyConfig(snapshotFor('protection-ip-filter'));
+  const hosts = hostMap(cfg, 'gatehouse_http');
   assert.deepEqual(shape(hosts['white.example.com']), ['[not:remote_ip]static_response:403', 'vars', 'invoke']);
-  assert.deepEqual(hosts['white.example.com'].routes[0].match[0].not[0].remote_ip.ranges, ['192.168.0.0/16', '10.8.0.3', '2001:db8::/32']);
+  assert.deepEqual(at(hosts, 'white.example.com', 'routes', 0, 'match', 0, 'not', 0, 'remote_ip', 'ranges'), ['192.168.0.0/16', '10.8.0.3', '2001:db8::/32']);
   assert.deepEqual(shape(hosts['black.example.com']), ['[remote_ip]static_response:403', 'vars', 'invoke']);
-  assert.deepEqual(hosts['black.example.com'].routes[0].match[0].remote_ip.ranges, ['203.0.113.7', '198.51.100.0/24']);
+  assert.deepEqual(at(hosts, 'black.example.com', 'routes', 0, 'match', 0, 'remote_ip', 'ranges'), ['203.0.113.7', '198.51.100.0/24']);
   assert.deepEqual(shape(hosts['empty-black.example.com']), ['vars', 'invoke']);
-  assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_https')['verify-filter.example.com']), [
+  assert.deepEqual(shape(hostMap(cfg, 'gatehouse_https')['verify-filter.example.com']), [
     '[path]reverse_proxy',
     'reverse_proxy:forward_auth',
     'vars',
@@ -217,8 +221,8 @@ test('IP filter: whitelist and blacklist in Caddy; for route-auth routes it is l
 });
 
 test('rate limit: before basic auth (and for unprotected routes), after forward auth for route auth', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit')) as Untyped;
-  const tls = hostsOf(cfg, 'gatehouse_https');
+  const cfg = renderCaddyConfig(snapshotFor('protection-rate-limit'));
+  const tls = hostMap(cfg, 'gatehouse_https');
   assert.deepEqual(shape(tls['basic-limited.example.com']), [
     '[path]reverse_proxy',
     'rate_limit',
@@ -228,15 +232,15 @@ test('rate limit: before basic auth (and for unprotected routes), after forward 
     'invoke',
   ]);
   assert.deepEqual(shape(tls['login-limited.example.com']), ['[path]reverse_proxy', 'reverse_proxy:forward_auth', 'rate_limit', 'vars', 'invoke']);
-  assert.deepEqual(shape(hostsOf(cfg, 'gatehouse_http')['limited.example.com']), ['rate_limit', 'vars', 'invoke']);
-  const zone = tls['basic-limited.example.com'].routes[1].handle[0].rate_limits.gatehouse_route_1;
+  assert.deepEqual(shape(hostMap(cfg, 'gatehouse_http')['limited.example.com']), ['rate_limit', 'vars', 'invoke']);
+  const zone = at(tls, 'basic-limited.example.com', 'routes', 1, 'handle', 0, 'rate_limits', 'gatehouse_route_1');
   assert.deepEqual(zone, { key: '{http.request.remote.host}', max_events: 10, window: 60e9 });
-  assert.equal(tls['login-limited.example.com'].routes[1].handle[1].rate_limits.gatehouse_route_2.window, 15 * 60e9);
+  assert.equal(at(tls, 'login-limited.example.com', 'routes', 1, 'handle', 1, 'rate_limits', 'gatehouse_route_2', 'window'), 15 * 60e9);
 });
 
 test('everything at once keeps the order ACL → IP filter → rate limit → auth → rate limit → rest', () => {
-  const cfg = renderCaddyConfig(snapshotFor('protection-all')) as Untyped;
-  const tls = hostsOf(cfg, 'gatehouse_https');
+  const cfg = renderCaddyConfig(snapshotFor('protection-all'));
+  const tls = hostMap(cfg, 'gatehouse_https');
   // route auth: no IP filter in Caddy, the limit after forward auth
   assert.deepEqual(shape(tls['all.example.com']), [
     '[not:remote_ip]static_response:403',

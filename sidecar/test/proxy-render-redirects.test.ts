@@ -15,7 +15,7 @@ import { escapePlaceholders, redirectLocation } from '../src/proxy/fragments/red
 import { CADDY, assertCaddyValidates } from '../../test/lib/caddy-env.js';
 import { assertGolden, goldenDir } from './lib/golden.js';
 import { goldenPeers, goldenSettings } from './lib/render-fixtures.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, objAt, objsAt } from '../../test/lib/json.js';
 
 const GOLDEN = goldenDir('caddy');
 const peers = goldenPeers([[9, { address: '10.8.0.9', enabled: true }]]);
@@ -65,15 +65,15 @@ test('a redirect host is the same entry on both servers and has no owner; the fa
   assert.deepEqual(r.maps.gatehouse_http['old.example.com'], r.maps.gatehouse_https['old.example.com']);
   assert.equal(r.maps.gatehouse_http['off.example.com'], undefined, 'disabled: not rendered');
   assert.deepEqual([...r.owners.keys()], [1], 'only the route owns hosts');
-  const cfg = renderCaddyConfig(snapshotFor('redirect-hosts')) as Untyped;
-  const fb = (s: string) => cfg.apps.http.servers[s].routes[0].handle[0].fallback;
+  const cfg = renderCaddyConfig(snapshotFor('redirect-hosts'));
+  const fb = (s: string) => objAt(cfg, 'apps', 'http', 'servers', s, 'routes', 0, 'handle', 0).fallback;
   assert.deepEqual(fb('gatehouse_http'), fb('gatehouse_https'));
-  assert.equal(fb('gatehouse_http').routes.at(-1).handle[0].status_code, 404);
+  assert.equal(at(objsAt(fb('gatehouse_http'), 'routes').at(-1), 'handle', 0, 'status_code'), 404);
 });
 
 test('without a default site in the snapshot there is no fallback (the module answers its own plain 404)', () => {
-  const cfg = renderCaddyConfig({ settings: goldenSettings, routes: [], peers }) as Untyped;
-  assert.equal(cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].fallback, undefined);
+  const cfg = renderCaddyConfig({ settings: goldenSettings, routes: [], peers });
+  assert.equal(objAt(cfg, 'apps', 'http', 'servers', 'gatehouse_http', 'routes', 0, 'handle', 0).fallback, undefined);
 });
 
 test('Location: the path and query appended without a double slash; braces escaped so Caddy reads no placeholder', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import { proxyConfigHash } from '../src/proxy/apply.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, objAt, type JsonObject } from '../../test/lib/json.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -17,8 +17,13 @@ const call = apiCall(
   () => s,
   () => auth,
 );
-const servers = async () => ((await proxy().render()) as Untyped).apps.http.servers;
-const hostMap = async (server: string) => (await servers())[server]?.routes[0].handle[0];
+/** The host-routing handler of one of Caddy's servers (undefined when the server is not rendered). */
+const hostRoute = async (server: string): Promise<JsonObject | undefined> => {
+  const srv = at(await proxy().render(), 'apps', 'http', 'servers', server);
+  return srv === undefined ? undefined : objAt(srv, 'routes', 0, 'handle', 0);
+};
+/** The host map of one of Caddy's servers. */
+const hostsOf = async (server: string) => objAt(await hostRoute(server), 'hosts');
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000', GATEHOUSE_TLS: 'internal', GATEHOUSE_ADMIN_DOMAIN: 'admin.example.net' });
@@ -51,9 +56,9 @@ test('create, list, get, update, disable and delete a redirect host; each render
   const redirect = {
     routes: [{ handle: [{ handler: 'static_response', status_code: 301, headers: { Location: ['https://new.example.com/base{http.request.uri}'] } }] }],
   };
-  assert.deepEqual((await hostMap('gatehouse_http')).hosts['old.example.com'], redirect);
-  assert.deepEqual((await hostMap('gatehouse_https')).hosts['old.example.com'], redirect);
-  assert.equal(proxy().status().config_hash, proxyConfigHash((await proxy().render()) as Untyped), 'what is live is what the database renders');
+  assert.deepEqual((await hostsOf('gatehouse_http'))['old.example.com'], redirect);
+  assert.deepEqual((await hostsOf('gatehouse_https'))['old.example.com'], redirect);
+  assert.equal(proxy().status().config_hash, proxyConfigHash(await proxy().render()), 'what is live is what the database renders');
 
   assert.deepEqual((await call('/redirect-hosts')).data.redirect_hosts, [rh]);
   assert.deepEqual((await call(`/redirect-hosts/${rh.id}`)).data.redirect_host, rh);
@@ -66,13 +71,13 @@ test('create, list, get, update, disable and delete a redirect host; each render
   });
   assert.equal(u.status, 200, JSON.stringify(u.data));
   assert.equal(u.data.redirect_host.status_code, 302);
-  assert.deepEqual((await hostMap('gatehouse_http')).hosts['old.example.com'].routes[0].handle[0].headers, {
+  assert.deepEqual(objAt(await hostsOf('gatehouse_http'), 'old.example.com', 'routes', 0, 'handle', 0).headers, {
     Location: ['https://new.example.com/landing?from=old'],
   });
 
   const d = await call(`/redirect-hosts/${rh.id}`, 'PUT', { enabled: false });
   assert.equal(d.data.redirect_host.enabled, false);
-  assert.equal((await hostMap('gatehouse_http')).hosts['old.example.com'], undefined, 'a disabled redirect host is not rendered');
+  assert.equal((await hostsOf('gatehouse_http'))['old.example.com'], undefined, 'a disabled redirect host is not rendered');
 
   const del = await call(`/redirect-hosts/${rh.id}`, 'DELETE');
   assert.equal(del.status, 200);
@@ -161,7 +166,7 @@ test('bad input: 400 (or 422 for a redirect that cannot work) with fields, nothi
 test('the default site: Gatehouse 404 page by default, a redirect, custom HTML with its braces escaped; bad input 400 with fields', async () => {
   const initial = await call('/settings/default-site');
   assert.deepEqual(initial.data.default_site, { mode: 'default', redirect_url: null, html: null });
-  const fb = async () => (await hostMap('gatehouse_http')).fallback;
+  const fb = async () => objAt(await hostRoute('gatehouse_http')).fallback;
   const page = JSON.stringify(await fb());
   assert.match(page, /Page not found/);
   assert.match(page, /"status_code":404/);
@@ -178,11 +183,11 @@ test('the default site: Gatehouse 404 page by default, a redirect, custom HTML w
   const custom = await call('/settings/default-site', 'PUT', { mode: 'custom_html', html });
   assert.equal(custom.status, 200, JSON.stringify(custom.data));
   assert.deepEqual(custom.data.default_site, { mode: 'custom_html', redirect_url: 'https://www.example.org/', html });
-  const h = (await fb()).routes[0].handle[0];
+  const h = objAt(await fb(), 'routes', 0, 'handle', 0);
   assert.equal(h.status_code, 404);
-  assert.deepEqual(h.headers['Content-Type'], ['text/html; charset=utf-8']);
+  assert.deepEqual(objAt(h, 'headers')['Content-Type'], ['text/html; charset=utf-8']);
   assert.equal(h.body, '<!doctype html><h1>Nothing here</h1><p>\\{http.request.host\\} \\\\{x\\}</p>');
-  assert.deepEqual((await hostMap('gatehouse_https'))?.fallback ?? (await fb()), await fb());
+  assert.deepEqual((await hostRoute('gatehouse_https'))?.fallback ?? (await fb()), await fb());
 
   const hash = proxy().status().config_hash;
   for (const [body, field] of [

@@ -40,7 +40,7 @@ import { CADDY, stopCaddy } from '../../test/lib/caddy-env.js';
 import { addAccessLog, accessLogFile } from '../src/proxy/fragments/access-log.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { AccessEntry } from './lib/protocol.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, objAt, objsAt } from '../../test/lib/json.js';
 
 const haveCaddy = fs.existsSync(CADDY);
 const HASH = '$2a$14$Zkx19XLiW6VYouLHR5NmfOFU0z2GTNmpkT/5qqR7hx4IjWJPDhjvG';
@@ -87,17 +87,17 @@ test('basicAuthHandler matches caddy adapt', { skip: !haveCaddy && 'bin/caddy no
 });
 
 test('forwardAuthHandler: reverse_proxy GET /route-auth/verify, copy X-Auth-* on 2xx', () => {
-  const h = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as Untyped;
+  const h = forwardAuthHandler('app.example.com', '127.0.0.1:3000');
   assert.equal(h.handler, 'reverse_proxy');
   assert.deepEqual(h.rewrite, { method: 'GET', uri: '/route-auth/verify' });
   assert.deepEqual(h.upstreams, [{ dial: '127.0.0.1:3000' }]);
-  assert.deepEqual(h.headers.request.set, {
+  assert.deepEqual(objAt(h, 'headers', 'request').set, {
     'X-Forwarded-Method': ['{http.request.method}'],
     'X-Forwarded-Uri': ['{http.request.uri}'],
     'X-Route-Domain': ['app.example.com'],
   });
-  assert.deepEqual(h.handle_response[0].match, { status_code: [2] });
-  const routes = h.handle_response[0].routes;
+  assert.deepEqual(objAt(h, 'handle_response', 0).match, { status_code: [2] });
+  const routes = objsAt(h, 'handle_response', 0, 'routes');
   assert.deepEqual(routes[0], { handle: [{ handler: 'vars' }] });
   assert.deepEqual(routes[1], { handle: [{ handler: 'headers', request: { delete: ['X-Auth-Email'] } }] });
   assert.deepEqual(routes[2], {
@@ -135,15 +135,17 @@ test('routeAuthPagesRoute and forwardAuthRoutes', { skip: !haveCaddy && 'bin/cad
 });
 
 test('routeAuthForwardHandler is forwardAuthHandler plus, on a successful verify, the removal of every gh_ra_ cookie', () => {
-  const plain = forwardAuthHandler('app.example.com', '127.0.0.1:3000') as Untyped;
-  const h = routeAuthForwardHandler('app.example.com', '127.0.0.1:3000') as Untyped;
-  const copied = plain.handle_response[0].routes.length;
+  const plain = forwardAuthHandler('app.example.com', '127.0.0.1:3000');
+  const h = routeAuthForwardHandler('app.example.com', '127.0.0.1:3000');
+  const plainRoutes = objsAt(plain, 'handle_response', 0, 'routes');
+  const copied = plainRoutes.length;
   assert.deepEqual({ ...h, handle_response: undefined }, { ...plain, handle_response: undefined });
-  assert.deepEqual(h.handle_response[0].match, { status_code: [2] });
-  assert.deepEqual(h.handle_response[0].routes.slice(0, copied), plain.handle_response[0].routes);
-  const [strip, drop, log, ...more] = h.handle_response[0].routes.slice(copied);
-  assert.deepEqual(Object.keys(strip.handle[0].request.replace), ['Cookie']);
-  assert.deepEqual(drop.handle[0].request.delete, ['Cookie']);
+  assert.deepEqual(objAt(h, 'handle_response', 0).match, { status_code: [2] });
+  const routes = objsAt(h, 'handle_response', 0, 'routes');
+  assert.deepEqual(routes.slice(0, copied), plainRoutes);
+  const [strip, drop, log, ...more] = routes.slice(copied);
+  assert.deepEqual(Object.keys(objAt(strip, 'handle', 0, 'request', 'replace')), ['Cookie']);
+  assert.deepEqual(at(drop, 'handle', 0, 'request', 'delete'), ['Cookie']);
   // Then the access-log field naming the signed-in account, in front of the rest of the chain.
   assert.deepEqual(log, { handle: [authUserLogHandler()] });
   assert.deepEqual(more, []);

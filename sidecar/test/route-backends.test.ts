@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, hostMap, objAt, objsAt } from '../../test/lib/json.js';
 import { isProtectedHeader, PROTECTED_HEADERS } from '../src/routes/traffic.js';
 
 let s: TestServer;
@@ -53,10 +53,8 @@ after(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const hostEntry = async (domain: string) => {
-  const cfg = (await proxy().render()) as Untyped;
-  return cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts[domain];
-};
+/** The handlers of the first route of a host's entry in the rendered configuration. */
+const firstHandlers = async (domain: string) => objsAt(hostMap(await proxy().render()), domain, 'routes', 0, 'handle');
 
 test('a route with two backends: the view lists both (the first is the target), Caddy gets both with the policy, checks and headers', async () => {
   const r = await call('/routes', 'POST', {
@@ -84,15 +82,14 @@ test('a route with two backends: the view lists both (the first is the target), 
   assert.equal(route.compress_enabled, true);
   assert.deepEqual(route.request_headers, { set: { 'X-Client-IP': '{client_ip}', 'X-Route': '{route_domain}' }, delete: ['X-Debug'] });
 
-  const entry = await hostEntry('lb.example.com');
-  const [encode, rp] = entry.routes[0].handle;
+  const [encode, rp] = await firstHandlers('lb.example.com');
   assert.deepEqual(encode, { handler: 'encode', encodings: { gzip: {} }, prefer: ['gzip'] });
   assert.deepEqual(rp.upstreams, [{ dial: `${ipA}:8080` }, { dial: `${ipB}:8081` }]);
-  assert.deepEqual(rp.load_balancing.selection_policy, { policy: 'weighted_round_robin', weights: [1, 2] });
-  assert.equal(rp.health_checks.active.uri, '/health');
-  assert.equal(rp.health_checks.active.interval, '2s');
-  assert.deepEqual(rp.headers.request.set, { 'X-Client-IP': ['{http.vars.client_ip}'], 'X-Route': ['lb.example.com'] });
-  assert.deepEqual(rp.headers.response.set, { 'X-Served-Via': [`gatehouse ${route.id}`] });
+  assert.deepEqual(at(rp, 'load_balancing', 'selection_policy'), { policy: 'weighted_round_robin', weights: [1, 2] });
+  assert.equal(at(rp, 'health_checks', 'active', 'uri'), '/health');
+  assert.equal(at(rp, 'health_checks', 'active', 'interval'), '2s');
+  assert.deepEqual(at(rp, 'headers', 'request', 'set'), { 'X-Client-IP': ['{http.vars.client_ip}'], 'X-Route': ['lb.example.com'] });
+  assert.deepEqual(at(rp, 'headers', 'response', 'set'), { 'X-Served-Via': [`gatehouse ${route.id}`] });
 
   // the target fields alone replace the first backend; the others stay
   const u = await call(`/routes/${route.id}`, 'PUT', { peer_id: peerC, target_port: 9000 });
@@ -108,8 +105,8 @@ test('a route with two backends: the view lists both (the first is the target), 
   const c = await call(`/routes/${route.id}`, 'PUT', { lb_policy: 'cookie', lb_cookie_name: 'app_lb', compress_enabled: false });
   assert.equal(c.status, 200, JSON.stringify(c.data));
   assert.deepEqual(c.data.route.compression, []);
-  const rp2 = (await hostEntry('lb.example.com')).routes[0].handle[0];
-  const { secret, ...policy } = rp2.load_balancing.selection_policy;
+  const rp2 = (await firstHandlers('lb.example.com'))[0];
+  const { secret, ...policy } = objAt(rp2, 'load_balancing', 'selection_policy');
   assert.deepEqual(policy, { policy: 'cookie', name: 'app_lb', fallback: { policy: 'round_robin' } });
   assert.match(String(secret), /^[0-9a-f]{64}$/, 'the cookie is signed with a secret (the last test checks it)');
 
@@ -205,7 +202,7 @@ test('sticky cookie: each route its own secret, never empty, not in the API, the
   const secrets = async () => {
     const out: string[] = [];
     for (const domain of ['sticky-1.example.com', 'sticky-2.example.com']) {
-      const policy = (await hostEntry(domain)).routes[0].handle[0].load_balancing.selection_policy;
+      const policy = objAt((await firstHandlers(domain))[0], 'load_balancing', 'selection_policy');
       assert.equal(policy.policy, 'cookie');
       out.push(String(policy.secret ?? ''));
     }

@@ -12,7 +12,7 @@ import { breakerSecretPath, retryRoutes } from '../src/proxy/fragments/resilienc
 import { BreakerMemory } from '../src/proxy/breaker.js';
 import { blankRoute, type Route } from '../src/routes/model.js';
 import type { ActivityEntry, Route as ApiRoute } from './lib/protocol.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, hostMap, objAt, objsAt } from '../../test/lib/json.js';
 import type { CaddyHandler } from '../src/proxy/caddy-json.js';
 
 let s: TestServer;
@@ -126,13 +126,12 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
     retry_enabled: true,
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  const cfg = (await proxy().render()) as Untyped;
-  const routes = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['chain.example.com'].routes;
+  const routes = objsAt(hostMap(await proxy().render()), 'chain.example.com', 'routes');
   assert.equal(routes.length, 3);
-  const chain = routes[0].handle;
+  const chain = objsAt(routes[0], 'handle');
   assert.equal(routes[0].match, undefined);
   assert.deepEqual(
-    chain.map((h: CaddyHandler) => h.handler),
+    chain.map((h) => h.handler),
     ['gatehouse_botblock', 'encode', 'gatehouse_mirror', 'gatehouse_circuit_breaker'],
   );
   const cb = chain[3];
@@ -144,7 +143,9 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
   assert.deepEqual(routes[1].match, [{ method: ['GET', 'HEAD', 'OPTIONS', 'DELETE'], gatehouse_bodiless: {} }]);
   assert.equal(routes[2].match, undefined);
   assert.deepEqual(
-    routes.slice(1).map((rt: Untyped) => [rt.handle.length, rt.handle[0].handler, rt.handle[0].load_balancing.retries, rt.handle[0].request_buffers]),
+    routes
+      .slice(1)
+      .map((rt) => [objsAt(rt, 'handle').length, at(rt, 'handle', 0, 'handler'), objAt(rt, 'handle', 0, 'load_balancing').retries, at(rt, 'handle', 0, 'request_buffers')]),
     [
       [1, 'reverse_proxy', 3, undefined],
       [1, 'reverse_proxy', 3, 65536],
@@ -200,10 +201,7 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   assert.equal(proxy().loads, loads);
   // After Caddy restarts empty, the stored state is the seed.
   proxy().invalidate();
-  const seeded = (await proxy().render()) as Untyped;
-  const cb = seeded.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
-    .at(-1)
-    .handle.find((h: CaddyHandler) => h.handler === 'gatehouse_circuit_breaker');
+  const cb = objsAt(objsAt(hostMap(await proxy().render()), 'cb.example.com', 'routes').at(-1), 'handle').find((h) => h.handler === 'gatehouse_circuit_breaker')!;
   assert.equal(cb.failure_count, 3);
   assert.equal(cb.opened_at, openedAt);
   await proxy().apply({ force: true });
@@ -226,13 +224,11 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   const g = await call(`/routes/${id}`);
   assert.equal(g.data.route.cb_failure_count, 0);
   assert.equal(g.data.route.cb_opened_at, null);
-  const cfg = (await proxy().render()) as Untyped;
-  const cb = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['cb.example.com'].routes
-    .at(-1)
-    .handle.find((h: CaddyHandler) => h.handler === 'gatehouse_circuit_breaker');
+  const cb = objsAt(objsAt(hostMap(await proxy().render()), 'cb.example.com', 'routes').at(-1), 'handle').find((h) => h.handler === 'gatehouse_circuit_breaker')!;
   assert.equal(cb.failure_count, 0);
   assert.equal(cb.opened_at, 0);
-  assert.ok(cb.reset_at >= t0 && cb.reset_at <= Date.now());
+  const resetAt = Number(cb.reset_at);
+  assert.ok(resetAt >= t0 && resetAt <= Date.now());
 });
 
 test('BreakerMemory: pins seeds until Caddy is fresh or the breaker comes back', () => {

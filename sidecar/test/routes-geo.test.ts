@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, hostMap, objAt, objsAt, str } from '../../test/lib/json.js';
 import { writeTestMmdb } from '../../test/lib/geoip.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-geo-'));
@@ -22,8 +22,12 @@ let auth: Record<string, string>;
 let bareAuth: Record<string, string>;
 let peer: number;
 
-const call = (srv: TestServer, a: Record<string, string>, p: string, method = 'GET', json?: unknown) =>
-  srv.req(`/api/v1${p}`, { method, headers: a, ...(json !== undefined ? { json } : {}) });
+/** call(server, headers, path, method?, json?): the API of either server, typed by method and path (apiCall). */
+const call = <P extends string, M extends string = 'GET'>(srv: TestServer, a: Record<string, string>, p: P, method?: M, json?: unknown) =>
+  apiCall(
+    () => srv,
+    () => a,
+  )<P, M>(p, method, json);
 const proxy = () => s.deps.proxy as ProxyService;
 
 before(async () => {
@@ -137,32 +141,32 @@ test('HTTP route: saved normalized, rendered after the IP filter; trusted proxie
   assert.deepEqual(r.data.route.geo_filter, { mode: 'allow', countries: ['DE', 'FR'] });
   assert.deepEqual((await call(s, auth, `/routes/${id}`)).data.route.geo_filter, { mode: 'allow', countries: ['DE', 'FR'] });
 
-  const cfg = (await proxy().render()) as Untyped;
-  const srv = cfg.apps.http.servers.gatehouse_http;
+  const cfg = await proxy().render();
+  const srv = objAt(cfg, 'apps', 'http', 'servers', 'gatehouse_http');
   assert.deepEqual(srv.trusted_proxies, { ranges: ['192.0.2.10', '2001:db8::/64'], source: 'static' });
   assert.equal(srv.trusted_proxies_strict, 1);
-  const entry = srv.routes[0].handle[0].hosts['geo.example.com'];
-  assert.deepEqual(entry.routes[0].match, [{ client_ip: { ranges: ['198.51.100.7'] } }], 'IP filter first, on client_ip');
-  const geo = entry.routes[1];
-  assert.equal(geo.handle[0].status_code, 403);
-  const m = geo.match[0].not[0].gatehouse_geo;
+  const entry = objsAt(hostMap(cfg), 'geo.example.com', 'routes');
+  assert.deepEqual(entry[0].match, [{ client_ip: { ranges: ['198.51.100.7'] } }], 'IP filter first, on client_ip');
+  const geo = entry[1];
+  assert.equal(at(geo, 'handle', 0, 'status_code'), 403);
+  const m = objAt(geo, 'match', 0, 'not', 0, 'gatehouse_geo');
   assert.deepEqual(m.countries, ['DE', 'FR']);
   assert.equal(m.db, dbFile);
-  assert.match(m.version, /^\d+-/);
-  assert.match(entry.routes[2].handle.at(-1).handler, /^(reverse_proxy|invoke)$/);
+  assert.match(str(m.version), /^\d+-/);
+  assert.match(str(objsAt(entry[2], 'handle').at(-1)?.handler), /^(reverse_proxy|invoke)$/);
 
   // deny mode matches the listed countries directly
   const u = await call(s, auth, `/routes/${id}`, 'PUT', { geo_filter: { mode: 'deny', countries: ['CN'] }, ip_filter_enabled: false });
   assert.equal(u.status, 200, JSON.stringify(u.data));
-  const e2 = ((await proxy().render()) as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['geo.example.com'];
-  assert.deepEqual(e2.routes[0].match, [{ gatehouse_geo: { countries: ['CN'], db: dbFile, version: m.version } }]);
+  const e2 = objAt(hostMap(await proxy().render()), 'geo.example.com');
+  assert.deepEqual(at(e2, 'routes', 0, 'match'), [{ gatehouse_geo: { countries: ['CN'], db: dbFile, version: m.version } }]);
 
   // null removes it: the route is a plain one again
   const off = await call(s, auth, `/routes/${id}`, 'PUT', { geo_filter: null });
   assert.equal(off.data.route.geo_filter, null);
-  const e3 = ((await proxy().render()) as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['geo.example.com'];
-  assert.equal(e3.routes.length, 1);
-  assert.match(e3.routes[0].handle.at(-1).handler, /^(reverse_proxy|invoke)$/);
+  const e3 = objsAt(hostMap(await proxy().render()), 'geo.example.com', 'routes');
+  assert.equal(e3.length, 1);
+  assert.match(str(objsAt(e3[0], 'handle').at(-1)?.handler), /^(reverse_proxy|invoke)$/);
 });
 
 test('L4 route: the layer4 server closes refused connections (ACL → country filter → proxy); the file going away fails closed', async () => {
@@ -177,18 +181,18 @@ test('L4 route: the layer4 server closes refused connections (ACL → country fi
     geo_filter: { mode: 'deny', countries: ['FR'] },
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  const srv = ((await proxy().render()) as Untyped).apps.layer4.servers[`route_${r.data.route.id}`];
-  assert.ok(srv.routes[0].match[0].not[0].remote_ip, 'ACL first');
-  assert.deepEqual(srv.routes[1].handle, [{ handler: 'close' }]);
-  assert.deepEqual(srv.routes[1].match[0].gatehouse_geo.countries, ['FR']);
-  assert.equal(srv.routes[2].handle[0].handler, 'proxy');
+  const srv = objAt(await proxy().render(), 'apps', 'layer4', 'servers', `route_${r.data.route.id}`);
+  assert.ok(at(srv, 'routes', 0, 'match', 0, 'not', 0, 'remote_ip'), 'ACL first');
+  assert.deepEqual(at(srv, 'routes', 1, 'handle'), [{ handler: 'close' }]);
+  assert.deepEqual(at(srv, 'routes', 1, 'match', 0, 'gatehouse_geo', 'countries'), ['FR']);
+  assert.equal(at(srv, 'routes', 2, 'handle', 0, 'handler'), 'proxy');
 
   // the database removed after the route was saved: the route refuses everyone rather than serve unfiltered
   const moved = `${dbFile}.away`;
   fs.renameSync(dbFile, moved);
   try {
-    const gone = ((await proxy().render()) as Untyped).apps.layer4.servers[`route_${r.data.route.id}`];
-    assert.deepEqual(gone.routes[1], { handle: [{ handler: 'close' }] });
+    const gone = objAt(await proxy().render(), 'apps', 'layer4', 'servers', `route_${r.data.route.id}`);
+    assert.deepEqual(at(gone, 'routes', 1), { handle: [{ handler: 'close' }] });
     const st = await call(s, auth, '/system/geoip');
     assert.equal(st.data.geoip.present, false);
     assert.equal(st.data.geoip.routes_with_filter, 1);

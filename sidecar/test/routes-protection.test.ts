@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { at, hostMap, objAt, objsAt } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 let s: TestServer;
@@ -76,10 +76,9 @@ test('IP rules are normalized (strings or {value, note}), stored as strings and 
   const want = ['203.0.113.0/24', '2001:db8::1', '198.51.100.7', '192.0.2.1'];
   assert.deepEqual(r.data.route.ip_filter_rules, want);
   assert.deepEqual(JSON.parse((await rowOf(r.data.route.id)).ip_filter_rules!), want);
-  const cfg = (await proxy().render()) as Untyped;
-  const entry = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['ipf.example.com'];
-  assert.deepEqual(entry.routes[0].match, [{ remote_ip: { ranges: want } }]);
-  assert.equal(entry.routes[0].handle[0].status_code, 403);
+  const entry = objsAt(hostMap(await proxy().render()), 'ipf.example.com', 'routes');
+  assert.deepEqual(entry[0].match, [{ remote_ip: { ranges: want } }]);
+  assert.equal(at(entry[0], 'handle', 0, 'status_code'), 403);
 });
 
 test('basic auth on an HTTPS route: saved, rendered after the rate limit; switching HTTPS off is refused', async () => {
@@ -97,18 +96,17 @@ test('basic auth on an HTTPS route: saved, rendered after the rate limit; switch
   });
   assert.equal(r.status, 201, JSON.stringify(r.data));
   const id = r.data.route.id;
-  const cfg = (await proxy().render()) as Untyped;
-  const entry = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts['basic.example.com'];
-  assert.equal(entry.routes[0].handle[0].status_code, 403, 'ACL first');
+  const entry = objsAt(hostMap(await proxy().render(), 'gatehouse_https'), 'basic.example.com', 'routes');
+  assert.equal(at(entry[0], 'handle', 0, 'status_code'), 403, 'ACL first');
   const peerBAddr = (await call(`/peers/${peerB}`)).data.peer.address.split('/')[0];
-  assert.deepEqual(entry.routes[0].match[0].not[0].remote_ip.ranges, [peerBAddr]);
+  assert.deepEqual(at(entry[0], 'match', 0, 'not', 0, 'remote_ip', 'ranges'), [peerBAddr]);
   // after the ACL: the share-link page, the rate limit, the share-link forward auth (route-auth.ts
   // shareLinkRoutes), then the basic auth unless a share link let the request in
   assert.deepEqual(
-    entry.routes.slice(1, 5).map((r: Untyped) => r.handle[0].handler),
+    entry.slice(1, 5).map((r) => objAt(r, 'handle', 0).handler),
     ['reverse_proxy', 'rate_limit', 'reverse_proxy', 'authentication'],
   );
-  assert.equal(entry.routes[4].handle[0].providers.http_basic.accounts[0].password, (await rowOf(id)).basic_auth_password_hash);
+  assert.equal(at(entry[4], 'handle', 0, 'providers', 'http_basic', 'accounts', 0, 'password'), (await rowOf(id)).basic_auth_password_hash);
 
   const before = await rowOf(id);
   const loads = proxy().loads;
@@ -136,9 +134,8 @@ test('route auth and basic auth exclude each other; a route with route auth cann
     session_max_age: 3_600_000,
   });
   assert.ok(a.status === 200 || a.status === 201, JSON.stringify(a.data));
-  const cfg = (await proxy().render()) as Untyped;
-  const entry = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts['login.example.com'];
-  assert.deepEqual(entry.routes[0].match, [
+  const entry = objsAt(hostMap(await proxy().render(), 'gatehouse_https'), 'login.example.com', 'routes');
+  assert.deepEqual(entry[0].match, [
     {
       path: [
         '/route-auth/login',
@@ -152,8 +149,8 @@ test('route auth and basic auth exclude each other; a route with route auth cann
       ],
     },
   ]);
-  assert.equal(entry.routes[1].handle[0].rewrite.uri, '/route-auth/verify');
-  assert.equal(entry.routes[1].handle[1].handler, 'rate_limit', 'rate limit after auth');
+  assert.equal(at(entry[1], 'handle', 0, 'rewrite', 'uri'), '/route-auth/verify');
+  assert.equal(at(entry[1], 'handle', 1, 'handler'), 'rate_limit', 'rate limit after auth');
 
   const before = await rowOf(id);
   const loads = proxy().loads;
@@ -174,8 +171,8 @@ test('route auth and basic auth exclude each other; a route with route auth cann
 
   // Removing route auth re-renders without forward auth; basic auth is then accepted.
   assert.equal((await call(`/routes/${id}/auth`, 'DELETE')).status, 200);
-  const plain = (await proxy().render()) as Untyped;
-  assert.ok(!JSON.stringify(plain.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts['login.example.com']).includes('/route-auth/verify'));
+  const plain = await proxy().render();
+  assert.ok(!JSON.stringify(hostMap(plain, 'gatehouse_https')['login.example.com']).includes('/route-auth/verify'));
   const ok = await call(`/routes/${id}`, 'PUT', { basic_auth_user: 'bob', basic_auth_password: 'pw' });
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
 });

@@ -12,7 +12,7 @@ import { proxyConfigHash } from '../src/proxy/apply.js';
 import type { RoutesService } from '../src/routes/service.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { Route } from './lib/protocol.js';
-import type { Untyped } from '../../test/lib/json.js';
+import { arrAt, hostMap, objAt } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 let s: TestServer;
@@ -72,12 +72,12 @@ test('create an HTTP route: 201, API field names and types, rendered into the pr
   assert.equal('basic_auth_password_hash' in route, false);
   assert.equal(proxy().loads, loads + 1);
   // The hash recorded is the hash of what the database now renders to.
-  const cfg = (await proxy().render()) as Untyped;
+  const cfg = await proxy().render();
   assert.equal(proxy().status().config_hash, proxyConfigHash(cfg));
-  const tlsHosts = cfg.apps.http.servers.gatehouse_https.routes[0].handle[0].hosts;
+  const tlsHosts = hostMap(cfg, 'gatehouse_https');
   const peer = (await call(`/peers/${peerA}`)).data.peer;
   // encode, then the shared reverse_proxy (vars + invoke) to the peer's tunnel address
-  assert.deepEqual(tlsHosts['app.example.com'].routes[0].handle, [
+  assert.deepEqual(arrAt(tlsHosts, 'app.example.com', 'routes', 0, 'handle'), [
     { handler: 'encode', encodings: { gzip: {}, zstd: {} }, prefer: ['zstd', 'gzip'] },
     { handler: 'vars', gatehouse_upstream: `${peer.address.split('/')[0]}:8080` },
     { handler: 'invoke', name: 'gatehouse_proxy' },
@@ -98,8 +98,8 @@ test('IDN domains are stored in punycode; wildcards are one leading label', asyn
   const w = await call('/routes', 'POST', { domain: '*.Apps.example.com', peer_id: peerB, target_port: '3000', https_enabled: true });
   assert.equal(w.status, 201, JSON.stringify(w.data));
   assert.equal(w.data.route.domain, '*.apps.example.com');
-  const cfg = (await proxy().render()) as Untyped;
-  assert.ok(cfg.apps.tls.certificates.automate.includes('*.apps.example.com'));
+  const cfg = await proxy().render();
+  assert.ok(arrAt(cfg, 'apps', 'tls', 'certificates', 'automate').includes('*.apps.example.com'));
 });
 
 test('bad input: 400 with fields, nothing written, nothing loaded', async () => {
@@ -300,8 +300,8 @@ test('partial update, type change clears the other type, toggle, delete', async 
   const t1 = await call(`/routes/${id}/toggle`, 'PUT');
   assert.equal(t1.status, 200);
   assert.equal(t1.data.enabled, false);
-  const cfg = (await proxy().render()) as Untyped;
-  assert.equal(cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['edit.example.com'], undefined, 'a disabled route is not rendered');
+  const cfg = await proxy().render();
+  assert.equal(hostMap(cfg)['edit.example.com'], undefined, 'a disabled route is not rendered');
   assert.equal((await call(`/routes/${id}/toggle`, 'PUT')).data.route.enabled, true);
 
   assert.equal((await call(`/routes/${id}`, 'DELETE')).status, 200);
@@ -440,7 +440,7 @@ test('concurrent writes coalesce into fewer loads, each request keeps its own ou
   assert.ok(proxy().batches - batches < 21);
   // The last load covered every write: what the database renders now is what was loaded.
   assert.equal(proxy().status().config_hash, proxyConfigHash(await proxy().render()));
-  const hosts = ((await proxy().render()) as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts;
+  const hosts = hostMap(await proxy().render());
   for (let i = 0; i < 20; i++) assert.ok(hosts[`burst${i}.example.com`], `burst${i}`);
 });
 
@@ -452,13 +452,11 @@ test('a route to a disabled peer renders as a 502 page; enabling the peer restor
   assert.equal((await call(`/peers/${peer.id}/toggle`, 'PUT')).status, 200);
   await waitFor(() => proxy().loads !== loadsBefore, 2000, { intervalMs: 20, what: 'a proxy load after the toggle' });
   assert.ok(proxy().loads >= loadsBefore + 1, 'toggling a routed peer re-applies the proxy by itself');
-  let cfg = (await proxy().render()) as Untyped;
-  let h = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['sleepy.example.com'].routes[0].handle[0];
+  let h = objAt(hostMap(await proxy().render()), 'sleepy.example.com', 'routes', 0, 'handle', 0);
   assert.equal(h.handler, 'static_response');
   assert.equal(h.status_code, 502);
   await call(`/peers/${peer.id}/toggle`, 'PUT');
-  cfg = await proxy().render();
-  h = cfg.apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['sleepy.example.com'].routes[0].handle[0];
+  h = objAt(hostMap(await proxy().render()), 'sleepy.example.com', 'routes', 0, 'handle', 0);
   assert.deepEqual(h, { handler: 'vars', gatehouse_upstream: `${peer.address.split('/')[0]}:80` });
   // Deleting a peer that routes point to is refused (peers feature policy).
   const del = await call(`/peers/${peer.id}`, 'DELETE');
@@ -470,14 +468,14 @@ test('a peer that expires: the next reconcile pass renders its routes unavailabl
   const peer = (await call('/peers', 'POST', { name: 'brief' })).data.peer;
   const r = await call('/routes', 'POST', { domain: 'brief.example.com', peer_id: peer.id, target_port: 80 });
   assert.equal(r.status, 201);
-  const first = (proxy().state.config() as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
+  const first = objAt(hostMap(proxy().state.config()), 'brief.example.com', 'routes', 0, 'handle', 0);
   assert.equal(first.handler, 'vars');
   await proxy().apply({ verify: true }); // a reconcile pass (a full rendering at most every 30 minutes)
   await s.deps.db.models.Peer.update({ expires_at: Date.now() + 50 }, { where: { id: peer.id } });
   await new Promise((res) => setTimeout(res, 100)); // not a condition: the expiry time has to pass
   const full = proxy().fullLoads;
   await proxy().apply({ verify: true });
-  const h = (proxy().state.config() as Untyped).apps.http.servers.gatehouse_http.routes[0].handle[0].hosts['brief.example.com'].routes[0].handle[0];
+  const h = objAt(hostMap(proxy().state.config()), 'brief.example.com', 'routes', 0, 'handle', 0);
   assert.equal(h.handler, 'static_response');
   assert.equal(h.status_code, 502);
   assert.equal(proxy().fullLoads, full, 'a host change, not a full load');

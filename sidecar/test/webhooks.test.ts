@@ -15,6 +15,7 @@ import { send, sign, verifySignature } from '../src/webhooks/sender.js';
 import { addressProblem } from '../src/util/outbound.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { Row } from './lib/rows.js';
+import { jsonBodySchema, resolvedSchema } from './lib/openapi.js';
 
 const SECRET = 'receiver-secret-0123456789';
 const clock = manualClock(Date.UTC(2026, 5, 1, 12));
@@ -607,10 +608,9 @@ test('allow_private: a LAN receiver per webhook, by an admin only (403 for a web
 test('OpenAPI: every webhooks answer matches the response schema the document declares (strict for the webhook and delivery records)', async () => {
   const doc = (await api('/openapi.json')).data;
   const matches = (p: string, method: string, res: { status: number; data: unknown }) => {
-    const schema = doc.paths[p]?.[method]?.responses?.[String(res.status)]?.content?.['application/json']?.schema;
+    const schema = jsonBodySchema(doc, p, method, res.status);
     assert.ok(schema, `${method} ${p} declares ${res.status}`);
-    const resolved = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema;
-    const schema2 = z.fromJSONSchema(resolved);
+    const schema2 = z.fromJSONSchema(resolvedSchema(doc, schema));
     const r = schema2.safeParse(res.data);
     assert.ok(r.success, `${method} ${p} ${res.status}: ${JSON.stringify(r.error?.issues)}`);
     return schema2;

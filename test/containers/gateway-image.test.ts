@@ -33,7 +33,6 @@ import {
   type ComposeService,
 } from './lib.js';
 import type { Route, RouteReachability } from '../../sidecar/test/lib/protocol.js';
-import type { Untyped } from '../lib/json.js';
 
 const reason = containerSkipReason({ GATEHOUSE_TEST_GATEWAY_IMAGE: GATEWAY_IMAGE }) ?? skipReason(['ping']);
 const STOP_BOUND_MS = 20_000;
@@ -129,7 +128,7 @@ test(
       { check: true },
     );
 
-    const gatewayView = async () => ((await api('/api/v1/gateways')).data.gateways as Untyped[]).find((g) => g.peer_id === peer.id);
+    const gatewayView = async () => (await api('/api/v1/gateways')).data.gateways.find((g) => g.peer_id === peer.id);
     const t0 = Date.now();
     const online = await waitFor(
       async () => {

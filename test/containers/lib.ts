@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
-import type { Untyped } from '../lib/json.js';
+import type { BodyOf } from '../../sidecar/test/lib/api-types.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 export const SERVER_IMAGE = process.env.GATEHOUSE_TEST_SERVER_IMAGE ?? '';
@@ -95,7 +95,7 @@ export async function containerLogs(name: string): Promise<string> {
  * options before the image) and waits for its /health on 127.0.0.1:3000 there: the parsed answer,
  * or the container's output when it exited first.
  */
-export async function startServerContainer(net: Network, ns: string, name: string, runOptions: string[]): Promise<{ health?: Untyped; exited?: string }> {
+export async function startServerContainer(net: Network, ns: string, name: string, runOptions: string[]): Promise<{ health?: BodyOf<'GET', '/health'>; exited?: string }> {
   await podman(['run', '--detach', '--name', name, `--network=ns:/run/netns/${ns}`, ...runOptions, SERVER_IMAGE], { check: true });
   return waitFor(
     async () => {
@@ -143,8 +143,9 @@ export class AdminApi {
     private readonly ns: string,
   ) {}
 
-  /** A JSON answer is parsed; anything else is the body as text. */
-  api = async (p: string, method = 'GET', json?: unknown): Promise<{ status: number; data: Untyped }> => {
+  /** A JSON answer is parsed; anything else is the body as text. The body is typed by method and path, as with s.req(). */
+  api = async <P extends string, M extends string = 'GET'>(p: P, m?: M, json?: unknown): Promise<{ status: number; data: BodyOf<M, P> }> => {
+    const method = m ?? 'GET';
     const headers: Record<string, string> = { accept: 'application/json', cookie: this.jar.header() };
     if (json !== undefined) headers['content-type'] = 'application/json';
     if (method !== 'GET') headers['x-csrf-token'] = this.csrf;
@@ -154,9 +155,9 @@ export class AdminApi {
     return { status: r.status, data: type.includes('json') ? JSON.parse(r.body) : r.body };
   };
 
-  login = async (password: string): Promise<{ status: number; data: Untyped }> => {
+  login = async (password: string) => {
     const r = await this.api('/login', 'POST', { username: 'admin', password });
-    if (r.status === 200) this.csrf = r.data.csrfToken;
+    if (r.status === 200) this.csrf = r.data.csrfToken!;
     return r;
   };
 

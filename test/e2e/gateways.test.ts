@@ -24,15 +24,15 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type ReqInit, type TestServer } from '../../sidecar/test/lib/server.js';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import { createNetwork, skipReason, type Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
 import { getWithHost, type GetResult } from '../lib/http-get.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
-import type { ActivityEntry, ListenerStatus, RouteReachability } from '../../sidecar/test/lib/protocol.js';
-import type { Untyped } from '../lib/json.js';
+import type { ListenerStatus, RouteReachability } from '../../sidecar/test/lib/protocol.js';
+import { at, str } from '../lib/json.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const reason = skipReason(['wireguard-go', 'wg']) ?? (fs.existsSync(CADDY) ? null : `no ${CADDY}: build it with bash scripts/build-caddy.sh`);
@@ -121,7 +121,7 @@ test(
     );
     started.server = s;
     const h = bearer(await apiToken(s));
-    const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: h });
+    const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
 
     // ---- the gateway peer: its envContent is all the companion gets
     const created = await api('/peers', { method: 'POST', json: { name: 'e2e home gateway', is_gateway: true } });
@@ -153,7 +153,7 @@ test(
     // ---- the companion, from the exact envContent
     let companion = startCompanion(net_, gwNs, envFile, local);
     companions.push(companion);
-    const gatewayView = async () => ((await api('/gateways')).data.gateways as Untyped[]).find((g) => g.peer_id === peer.id);
+    const gatewayView = async () => (await api('/gateways')).data.gateways.find((g) => g.peer_id === peer.id);
     const online = await waitFor(
       async () => {
         if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
@@ -235,8 +235,8 @@ test(
     const mac = Buffer.from(MAC.replace(/:/g, ''), 'hex');
     for (let i = 0; i < 16; i++) assert.ok(bytes.subarray(6 + i * 6, 12 + i * 6).equals(mac), `MAC repetition ${i + 1}`);
     assert.equal(pkt[1], lan.addrA, 'sent by the gateway on its LAN interface');
-    const acts = (await api('/logs/activity?event_type=gateway_wol_sent')).data.entries as { details: { route_id: number; trigger: string } }[];
-    assert.ok(acts.some((e) => e.details.route_id === wolRoute.id && e.details.trigger === 'visitor'));
+    const acts = (await api('/logs/activity?event_type=gateway_wol_sent')).data.entries;
+    assert.ok(acts.some((e) => at(e.details, 'route_id') === wolRoute.id && at(e.details, 'trigger') === 'visitor'));
     // the host "wakes up": the next reload gets the site
     await net_.startHttpServer(lanNs, lanIp, 8082, { name: 'woken-host' });
     const woke = await waitFor(
@@ -279,20 +279,18 @@ test(
     const stopped = Date.now();
     const offlineEvent = await waitFor(
       async () => {
-        const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries as {
-          details: { peer_id: number; at: number; reason: string };
-        }[];
-        return entries.find((e) => e.details?.peer_id === peer.id && e.details.at >= stopped);
+        const entries = (await api('/logs/activity?event_type=gateway_offline&limit=50')).data.entries;
+        return entries.find((e) => e.details?.peer_id === peer.id && Number(e.details.at) >= stopped);
       },
       (OFFLINE_AFTER_S + TICK_S + 5) * 1000,
       { intervalMs: 100, what: 'the gateway_offline transition' },
     );
-    const took = (offlineEvent.details.at - stopped) / 1000;
+    const took = (Number(at(offlineEvent.details, 'at')) - stopped) / 1000;
     assert.ok(took <= OFFLINE_AFTER_S + TICK_S + 1.5, `offline after ${took.toFixed(1)} s`);
-    assert.match(offlineEvent.details.reason, /no heartbeat for \d+ s \(offline after 6 s\)/);
+    assert.match(str(at(offlineEvent.details, 'reason')), /no heartbeat for \d+ s \(offline after 6 s\)/);
     const last = await gatewayView();
     assert.equal(last.status, 'offline');
-    const events = ((await api('/logs/activity?source=gateways&limit=200')).data.entries as ActivityEntry[])
+    const events = (await api('/logs/activity?source=gateways&limit=200')).data.entries
       .filter((e) => e.details?.peer_id === peer.id)
       .map((e) => e.event_type);
     assert.ok(events.includes('gateway_online') && events.includes('gateway_offline') && events.includes('gateway_tokens_rotated'), events.join());

@@ -20,7 +20,7 @@ import { managedCaddyEnv } from '../lib/caddy-env.js';
 import { skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
-import type { Untyped } from '../lib/json.js';
+import type { BodyOf } from '../../sidecar/test/lib/api-types.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const reason = process.getuid?.() !== 0 ? 'needs root (WireGuard interface)' : skipReason(['wireguard-go', 'wg']);
@@ -132,20 +132,21 @@ async function startAndStop(
 /** Through the API of a fresh install without a licence: the features the product names all work. */
 async function communityWorks(port: number, password: string): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
-  const call = async (p: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) => {
+  const call = async <P extends string, M extends string = 'GET'>(p: P, init: { method?: M; json?: unknown; headers?: Record<string, string> } = {}) => {
     const r = await fetch(`${base}${p}`, {
       method: init.method ?? 'GET',
       headers: { accept: 'application/json', ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
       body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
     });
     const text = await r.text();
-    let data: Untyped = text;
+    let data: unknown = text;
     try {
       data = JSON.parse(text);
     } catch {
       /* text */
     }
-    return { status: r.status, data, headers: r.headers };
+    // reason: the parsed answer is the body the server declares for this method and path (BodyOf), as with s.req()
+    return { status: r.status, data: data as BodyOf<M, P>, headers: r.headers };
   };
   const login = await call('/login', { method: 'POST', json: { username: 'admin', password } });
   assert.equal(login.status, 200, JSON.stringify(login.data));

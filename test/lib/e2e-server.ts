@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { startTestServer, apiToken, bearer, apiCall, type ApiCall, type TestServer } from '../../sidecar/test/lib/server.js';
-import type { Untyped } from './json.js';
+import type { BodyOf } from '../../sidecar/test/lib/api-types.js';
 import type { StartOptions } from '../../sidecar/src/server.js';
 import { CADDY, managedCaddyEnv } from './caddy-env.js';
 import { createNetwork, type Network } from './netns.js';
@@ -72,7 +72,7 @@ export interface E2eRun {
   ns: string[];
   links: { addrA: string; addrB: string }[];
   /** GET /health as it answered once everything started */
-  health: Response & { data: Untyped };
+  health: Response & { data: BodyOf<'GET', '/health'> };
 }
 
 /**
@@ -117,7 +117,7 @@ export async function startE2e(
   );
   const health = await s.req('/health');
   assert.equal(health.status, 200, JSON.stringify(health.data));
-  assert.equal(health.data.checks.proxy.ok, true);
+  assert.equal(health.data.checks?.proxy.ok, true);
   return { network, s, api, serverIp, ports, env: serverEnv, ns, links, health };
 }
 

@@ -1,9 +1,11 @@
-// Reading JSON the tests did not type: Caddy's configuration (each Caddy module has its own shape;
-// the renderer types it as plain JSON objects, sidecar/src/proxy/caddy-json.ts), OpenAPI documents
-// and bodies read as the JSON they are. A value is `unknown` and is narrowed where it is read: at()
-// walks a path and fails with the path when a step is missing; obj() and arr() narrow one value.
-// Where a test reads a body as one of our types, it names that type instead (the schema-inferred
-// types of sidecar/test/lib/protocol.ts, `s.req<T>()`).
+// Reading JSON that no schema of ours types: Caddy's configuration (each Caddy module has its own
+// shape; the renderer types it as plain JSON objects, sidecar/src/proxy/caddy-json.ts), parts of
+// OpenAPI documents, a client's --json output, and answers whose path is only known at run time. A
+// value is `unknown` and is narrowed where it is read: at() walks a path (undefined where it ends
+// early); objAt(), arrAt() and objsAt() fail with the path when a step is missing; obj(), arr() and
+// str() narrow one value. Where a test reads a body of our API, the request types it (s.req(): the
+// endpoint's response schema, sidecar/test/lib/api-types.ts) or it names a schema-inferred type of
+// sidecar/test/lib/protocol.ts.
 
 /** A JSON object. */
 export type JsonObject = Record<string, unknown>;
@@ -19,6 +21,12 @@ export function obj(v: unknown, what = 'value'): JsonObject {
 /** The value as an array (fails naming `what` when it is not one). */
 export function arr(v: unknown, what = 'value'): unknown[] {
   if (!Array.isArray(v)) throw new Error(`${what} is not an array: ${JSON.stringify(v)?.slice(0, 200)}`);
+  return v;
+}
+
+/** The value as a string (fails naming `what` when it is not one), for the assertions that take a string. */
+export function str(v: unknown, what = 'value'): string {
+  if (typeof v !== 'string') throw new Error(`${what} is not a string: ${JSON.stringify(v)?.slice(0, 200)}`);
   return v;
 }
 
@@ -42,16 +50,13 @@ export function arrAt(v: unknown, ...path: (string | number)[]): unknown[] {
   return arr(at(v, ...path), path.join('.'));
 }
 
+/** The list of JSON objects at a path (fails with the path when it is missing, or names the first entry that is no object). */
+export function objsAt(v: unknown, ...path: (string | number)[]): JsonObject[] {
+  const where = path.join('.');
+  return arr(at(v, ...path), where).map((x, i) => obj(x, `${where}[${i}]`));
+}
+
 /** The host map of one of Caddy's HTTP servers in a rendered configuration (gatehouse_http / gatehouse_https). */
 export function hostMap(cfg: unknown, server = 'gatehouse_http'): JsonObject {
   return objAt(cfg, 'apps', 'http', 'servers', server, 'routes', 0, 'handle', 0, 'hosts');
 }
-
-/**
- * JSON the types do not follow, read field by field: a request's body where the types cannot follow
- * the request (sidecar/test/lib/api-types.ts: a path or method only known at run time, a test's own
- * wrapper over any path, an answer that is not the endpoint's JSON), and the Caddy configurations and
- * OpenAPI documents that tests not yet moved to the helpers above walk.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- reason: JSON read field by field where no type is named yet (the tests above; each moves to a typed request or to at()/objAt())
-export type Untyped = any;

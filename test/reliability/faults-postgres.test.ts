@@ -18,6 +18,7 @@ import pg from 'pg';
 import { freePort } from '../lib/ports.js';
 import { recordFigure } from './lib/figures.js';
 import { PgCluster, processToken, SidecarProcess } from './lib/faults-harness.js';
+import { at } from '../lib/json.js';
 
 const CASE = 'PostgreSQL restarted under load';
 const ADMIN = { username: 'admin', password: 'faults-pg-pass-1' };
@@ -69,8 +70,9 @@ test(
       try {
         const r = await sp.req(p, { method, json, headers: h, timeoutMs: 15_000 });
         status = r.status;
-        error = r.data?.error ?? null;
-        if (status >= 300 && !(r.data && r.data.ok === false && typeof r.data.error === 'string'))
+        const said = at(r.data, 'error');
+        error = said === undefined || said === null ? null : String(said);
+        if (status >= 300 && !(at(r.data, 'ok') === false && typeof said === 'string'))
           error = `not the standard error body: ${JSON.stringify(r.data).slice(0, 200)}`;
       } catch (e) {
         error = (e as Error).name === 'TimeoutError' ? 'timeout' : String((e as Error).message);

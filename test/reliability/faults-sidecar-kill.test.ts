@@ -60,7 +60,8 @@ test(
     await sp.start();
     await sp.ready();
     const h = { authorization: `Bearer ${await processToken(sp, ADMIN)}` };
-    const api = (p: string, method = 'GET', json?: unknown, timeoutMs?: number) => sp.req(`/api/v1${p}`, { method, json, headers: h, timeoutMs });
+    const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, timeoutMs?: number) =>
+      sp.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h, timeoutMs });
 
     // ---- a real tunnel with a backend, a route whose breaker is open, traffic totals stored
     const peer = (await api('/peers', 'POST', { name: 'kill-tunnel' })).data.peer;

@@ -47,7 +47,8 @@ test(
     await sp.start();
     await sp.ready();
     const h = { authorization: `Bearer ${await processToken(sp, ADMIN)}` };
-    const api = (p: string, method = 'GET', json?: unknown) => sp.req(`/api/v1${p}`, { method, json, headers: h, timeoutMs: 30_000 });
+    const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) =>
+      sp.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h, timeoutMs: 30_000 });
     const peer = (await api('/peers', 'POST', { name: 'term-peer' })).data.peer;
     for (let i = 0; i < 150; i += 15) {
       const rs = await Promise.all(

@@ -31,10 +31,10 @@ import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { openApiDocument, type OpenApiDocument, type OpenApiOperation } from '../../sidecar/test/lib/openapi.js';
 import { recordFigure } from './lib/figures.js';
-import { valid, invalidObject, queryValue, hostile, type Override, type Schema } from './lib/fuzz-schema.js';
+import { valid, invalidObject, queryValue, hostile, schemaOf, type Override, type Schema } from './lib/fuzz-schema.js';
 import { changed, snapshot, tables, type Snapshot } from './lib/fuzz-db.js';
-import type { Untyped } from '../lib/json.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 1919);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 8);
@@ -49,7 +49,7 @@ async function settledSnapshot(): Promise<Snapshot> {
   await s.deps.clientMachines.flushSeen(); // a desktop client's last_seen_at is written behind too
   return snapshot(s.deps.db.sequelize, dbTables);
 }
-let doc: Untyped;
+let doc: OpenApiDocument;
 let admin: string;
 let gatewayToken: string;
 let clientToken: string;
@@ -77,8 +77,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const api = async (p: string, method: string, json?: unknown, headers: Record<string, string> = bearer(admin)) => {
-  const r = await s.req(`/api/v1${p}`, { method, json, headers });
+const api = async <P extends string, M extends string>(p: P, method: M, json?: unknown, headers: Record<string, string> = bearer(admin)) => {
+  const r = await s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers });
   if (r.status >= 300) throw new Error(`seed ${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
 };
@@ -185,7 +185,7 @@ before(async () => {
   (s.deps.routes as unknown as { resolver: dns.promises.Resolver }).resolver = resolver;
   s.deps.clientMachines.resolver = resolver; // GET /client/dns-check
   admin = await apiToken(s);
-  doc = (await s.req('/api/v1/openapi.json', { headers: bearer(admin) })).data;
+  doc = openApiDocument((await s.req('/api/v1/openapi.json', { headers: bearer(admin) })).data);
   await seed();
   dbTables = await tables(s.deps.db.sequelize);
 });
@@ -194,16 +194,16 @@ after(async () => s?.close());
 interface Op {
   method: string;
   path: string;
-  op: Untyped;
+  op: OpenApiOperation;
 }
 
 function operations(): Op[] {
   const out: Op[] = [];
-  for (const [path, methods] of Object.entries<Record<string, Untyped>>(doc.paths))
+  for (const [path, methods] of Object.entries(doc.paths))
     for (const [method, op] of Object.entries(methods)) out.push({ method: method.toUpperCase(), path, op });
   // public and gateway first, then admin reads, writes, and deletes last (so seeded rows live long)
   const rank = (o: Op) =>
-    o.op.security?.some((x: Record<string, unknown>) => x.gatewayBearer)
+    o.op.security?.some((x) => x.gatewayBearer)
       ? 1
       : !o.op.security?.length
         ? 0
@@ -267,7 +267,7 @@ interface Req {
 
 function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
   const ov = overrideFor(o);
-  const params: Untyped[] = o.op.parameters ?? [];
+  const params = o.op.parameters ?? [];
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
   const headerParams = params.filter((p) => p.in === 'header');
@@ -296,7 +296,7 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
     }),
   );
   const content = o.op.requestBody?.content ?? {};
-  const jsonSchema: Schema | undefined = content['application/json']?.schema;
+  const jsonSchema = content['application/json']?.schema;
   const multipart = content['multipart/form-data'];
   let bodyArb: fc.Arbitrary<{ body: unknown; raw?: string; type?: string }>;
   if (jsonSchema) {
@@ -311,13 +311,13 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
         )
       : valid(jsonSchema, ov).map((body) => ({ body }));
   } else if (multipart) {
-    const fields = Object.entries<Untyped>(multipart.schema.properties ?? {}).filter(([, v]) => v.format !== 'binary');
+    const fields = Object.entries(multipart.schema!.properties ?? {}).filter(([, v]) => schemaOf(v)?.format !== 'binary');
     bodyArb = fc
       .tuple(
         fc.uint8Array({ maxLength: 2048 }),
         fc.constantFrom('image/png', 'image/svg+xml', 'text/html', 'application/octet-stream'),
         fc.constantFrom('a.png', '../../x.png', 'x"\r\n.png', 'logo.svg'),
-        fc.tuple(...fields.map(([k, v]) => queryValue(v, ov, k, bad))),
+        fc.tuple(...fields.map(([k, v]) => queryValue(schemaOf(v), ov, k, bad))),
       )
       .map(([bytes, type, name, values]) => ({
         body: { bytes, type, name, fields: Object.fromEntries(fields.map(([k], i) => [k, values[i]]).filter(([, v]) => v !== undefined)) },
@@ -369,7 +369,7 @@ function requestArb(o: Op, bad: boolean): fc.Arbitrary<Req> {
       const f = b.body as { bytes: Uint8Array; type: string; name: string; fields: Record<string, string> };
       const fd = new FormData();
       fd.set(
-        Object.entries<Untyped>(multipart.schema.properties).find(([, v]) => v.format === 'binary')![0],
+        Object.entries(multipart.schema!.properties!).find(([, v]) => schemaOf(v)?.format === 'binary')![0],
         new Blob([Buffer.from(f.bytes)], { type: f.type }),
         f.name,
       );
@@ -409,7 +409,7 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
       continue;
     }
     const box = { v: given };
-    const check = validator(`param ${label} ${p.in} ${p.name}`, { type: 'object', properties: { v: p.schema } }, true);
+    const check = validator(`param ${label} ${p.in} ${p.name}`, { type: 'object', properties: { v: p.schema! } }, true);
     if (!check(box)) return { ok: false, why: `${p.in} ${p.name}=${JSON.stringify(given).slice(0, 60)}` };
   }
   const content = o.op.requestBody?.content ?? {};
@@ -426,19 +426,20 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
       } catch {
         return { ok: false, why: 'a body sent as JSON that is no JSON' };
       }
-      return validator(`req ${label}`, content['application/json'].schema)(parsed) ? { ok: true, why: '' } : { ok: false, why: 'body breaks the schema' };
+      return validator(`req ${label}`, content['application/json'].schema!)(parsed) ? { ok: true, why: '' } : { ok: false, why: 'body breaks the schema' };
     }
-    if (r.body === undefined) return o.op.requestBody.required ? { ok: false, why: 'body missing' } : { ok: true, why: '' };
-    if (!validator(`req ${label}`, content['application/json'].schema)(r.body)) return { ok: false, why: 'body breaks the schema' };
+    if (r.body === undefined) return o.op.requestBody?.required ? { ok: false, why: 'body missing' } : { ok: true, why: '' };
+    if (!validator(`req ${label}`, content['application/json'].schema!)(r.body)) return { ok: false, why: 'body breaks the schema' };
   } else if (content['multipart/form-data']) {
     const fd = r.init.body;
     if (!(fd instanceof FormData)) return { ok: false, why: 'not multipart' };
     const fields = Object.fromEntries([...fd.entries()].filter(([, v]) => typeof v === 'string'));
-    const sch = content['multipart/form-data'].schema;
+    const sch = content['multipart/form-data'].schema!;
+    const props = sch.properties!;
     const textSchema = {
       ...sch,
-      properties: Object.fromEntries(Object.entries<Untyped>(sch.properties).filter(([, v]) => v.format !== 'binary')),
-      required: (sch.required ?? []).filter((k: string) => sch.properties[k]?.format !== 'binary'),
+      properties: Object.fromEntries(Object.entries(props).filter(([, v]) => schemaOf(v)?.format !== 'binary')),
+      required: (sch.required ?? []).filter((k) => schemaOf(props[k])?.format !== 'binary'),
     };
     if (!validator(`mp ${label}`, textSchema, true)(fields)) return { ok: false, why: 'multipart fields break the schema' };
   } else if (
@@ -453,7 +454,7 @@ function allowedByDocument(o: Op, r: Req): { ok: boolean; why: string } {
 
 /** What a client of the document asks for: JSON where the operation answers JSON, else its media type (text/html pages, text/plain files). */
 function acceptFor(o: Op): string {
-  for (const [status, r] of Object.entries<Untyped>(o.op.responses ?? {})) {
+  for (const [status, r] of Object.entries(o.op.responses ?? {})) {
     if (!/^[23]/.test(status) || !r.content) continue;
     if (r.content['application/json']) return 'application/json';
     const m = Object.keys(r.content)[0];
@@ -463,14 +464,14 @@ function acceptFor(o: Op): string {
 }
 
 function authHeaders(o: Op): Record<string, string> {
-  const sec: Record<string, string[]>[] = o.op.security ?? [];
+  const sec = o.op.security ?? [];
   if (!sec.length) return {};
   if (sec.some((x) => x.gatewayBearer)) return bearer(gatewayToken);
   if (o.path.startsWith('/api/v1/client/')) return bearer(clientToken);
   return bearer(admin);
 }
 
-const ERROR_BODY = {
+const ERROR_BODY: Schema = {
   type: 'object',
   properties: { ok: { const: false }, error: { type: 'string', minLength: 1 }, fields: { type: 'object', additionalProperties: { type: 'string' } } },
   required: ['ok', 'error'],
@@ -484,14 +485,14 @@ interface Finding {
   detail: string;
 }
 
-async function send(o: Op, r: Req): Promise<{ status: number; type: string; data: Untyped; text: string }> {
+async function send(o: Op, r: Req): Promise<{ status: number; type: string; data: unknown; text: string }> {
   const headers = { ...(r.init.headers as Record<string, string>), ...authHeaders(o) };
   const raw = o.op.responses?.['200']?.content?.['text/event-stream'];
   if (raw) {
     const ac = new AbortController();
     const res = await fetch(s.url + r.url, { ...r.init, headers: { ...headers, accept: 'text/event-stream' }, signal: ac.signal, redirect: 'manual' });
     const type = res.headers.get('content-type') ?? '';
-    let data: Untyped = null;
+    let data: unknown = null;
     let text = 'x';
     if (res.status >= 300) {
       text = await res.text();
@@ -502,7 +503,7 @@ async function send(o: Op, r: Req): Promise<{ status: number; type: string; data
   }
   const res = await fetch(s.url + r.url, { ...r.init, headers, redirect: 'manual', signal: AbortSignal.timeout(8000) });
   const text = await res.text();
-  let data: Untyped = text;
+  let data: unknown = text;
   try {
     data = JSON.parse(text);
   } catch {
@@ -604,7 +605,7 @@ test(
     // a method the path does not have (TRACE included): 405 with Allow, the standard body, nothing changed
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE'];
     let wrongMethods = 0;
-    for (const [path, ms] of Object.entries<Record<string, Untyped>>(doc.paths)) {
+    for (const [path, ms] of Object.entries(doc.paths)) {
       const have = Object.keys(ms).map((m) => m.toUpperCase());
       const wrong = methods.filter((m) => !have.includes(m));
       for (const m of wrong) {
@@ -637,9 +638,7 @@ test(
             detail: `Allow: ${allow.join(', ')}; documented: ${expected.join(', ')}`,
           });
         // the standard JSON body, except on the pages that answer text (the route-auth pages and forward auth: their documented errorType)
-        const textPage = Object.values<Untyped>(ms).some((x) =>
-          Object.values<Untyped>(x.responses ?? {}).some((r) => r.content && !r.content['application/json']),
-        );
+        const textPage = Object.values(ms).some((x) => Object.values(x.responses ?? {}).some((r) => r.content && !r.content['application/json']));
         if (
           res.status >= 400 &&
           !(textPage && !(res.headers.get('content-type') ?? '').startsWith('application/json')) &&
@@ -661,7 +660,7 @@ test(
     for (const [k, v] of slow) console.log(`# slow operation: ${k} ${v} ms`);
     recordFigure({ test: 'OpenAPI fuzzing', figure: 'operations fuzzed', value: String(ops.length) });
     const generic = ops.filter((o) =>
-      Object.entries<Untyped>(o.op.responses).some(([st, r]) => /^2/.test(st) && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Ok'),
+      Object.entries(o.op.responses!).some(([st, r]) => /^2/.test(st) && r.content?.['application/json']?.schema?.$ref === '#/components/schemas/Ok'),
     );
     recordFigure({
       test: 'OpenAPI fuzzing',

@@ -22,7 +22,7 @@ import { startTestServer, apiToken, login, bearer, ADMIN, type TestServer } from
 import { Browser, rawRequest } from '../../sidecar/test/route-auth-helpers.js';
 import { SESSION_COOKIE } from '../../sidecar/src/http/app.js';
 import { fullPath, type Endpoint } from '../../sidecar/src/http/registry.js';
-import type { Untyped } from '../lib/json.js';
+import { at, str } from '../lib/json.js';
 
 let s: TestServer;
 let own: string;
@@ -125,7 +125,7 @@ test('every public endpoint browsers post with the session (sameOrigin in the re
 /** A concrete path: ids that do not exist, so a call that passes the checks ends in a 404 or 400, not a change. */
 const concrete = (e: Endpoint) => fullPath(e).replace(/:([A-Za-z_]+)/g, (_m, n: string) => (/id$/i.test(n) ? '987654' : 'no-such-thing'));
 /** Passed authentication, authorization, CSRF and origin: anything but 401/403 (a licence gate's 403 names its feature). */
-const passed = (r: { status: number; data: Untyped }) => r.status !== 401 && (r.status !== 403 || typeof r.data?.feature === 'string');
+const passed = (r: { status: number; data: unknown }) => r.status !== 401 && (r.status !== 403 || typeof at(r.data, 'feature') === 'string');
 
 test(
   'every session-authenticated admin write: refused from another site even with its CSRF token; passes from this site or without the headers; tokens are not affected',
@@ -142,7 +142,7 @@ test(
       const call = (headers: Record<string, string>) => s.req(concrete(e), { method: e.method, json: {}, headers: { accept: 'application/json', ...headers } });
       const refused = await call({ cookie: sess.cookie, 'x-csrf-token': sess.csrf, ...h });
       assert.equal(refused.status, 403, `${label}, session with CSRF, ${why}: ${refused.status} ${JSON.stringify(refused.data)}`);
-      assert.match(refused.data.error, /another site/, label);
+      assert.match(str(at(refused.data, 'error')), /another site/, label);
       for (const [how, ok] of sameOrAbsent()) {
         const r = await call({ cookie: sess.cookie, 'x-csrf-token': sess.csrf, ...ok });
         assert.ok(passed(r), `${label}, session with CSRF, ${how}: ${r.status} ${JSON.stringify(r.data)}`);

@@ -18,7 +18,7 @@ import { fullPath, SCOPES, type Endpoint } from '../../sidecar/src/http/registry
 import { PASSPHRASE_HEADER } from '../../sidecar/src/backup/endpoints.js';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import type { BackupJob, Peer, Token, User } from '../../sidecar/test/lib/protocol.js';
-import type { Untyped } from '../lib/json.js';
+import { at, str } from '../lib/json.js';
 import { softwarePasskey } from '../../sidecar/test/lib/software-passkey.js';
 import { totpCode } from '../../sidecar/src/util/totp.js';
 
@@ -62,9 +62,9 @@ before(async () => {
   const fullToken = await apiToken(s);
   full = bearer(fullToken);
   keep('full-access API token', fullToken);
-  const api = async (p: string, method = 'GET', json?: unknown) => {
-    const r = await s.req(`/api/v1${p}`, { method, json, headers: { ...full, accept: 'application/json' } });
-    assert.ok(r.status < 300, `${method} ${p}: ${r.status} ${typeof r.data === 'string' ? r.data.slice(0, 200) : JSON.stringify(r.data)}`);
+  const api = async <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) => {
+    const r = await s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: { ...full, accept: 'application/json' } });
+    assert.ok(r.status < 300, `${method ?? 'GET'} ${p}: ${r.status} ${typeof r.data === 'string' ? r.data.slice(0, 200) : JSON.stringify(r.data)}`);
     return r.data;
   };
   const wgKeys = (conf: string, whose: string) => {
@@ -173,7 +173,8 @@ before(async () => {
   }
   // the viewer's own second factor: its TOTP secret and recovery codes are secrets the server holds
   const viewer = credentials.find((c) => c.name === 'a session of role user')!;
-  const own = (p: string, json: unknown) => s.req(`/api/v1${p}`, { method: 'POST', json, headers: { ...viewer.headers, accept: 'application/json' } });
+  const own = <P extends string>(p: P, json: unknown) =>
+    s.req<`/api/v1${P}`, 'POST'>(`/api/v1${p}`, { method: 'POST', json, headers: { ...viewer.headers, accept: 'application/json' } });
   const setup = await own('/settings/second-factor/totp', { current: VIEWER.password });
   assert.equal(setup.status, 200, JSON.stringify(setup.data));
   keep('admin-UI TOTP secret', setup.data.setup.secret);
@@ -244,19 +245,20 @@ const call = async (e: Endpoint, headers: Record<string, string>, c?: Credential
     headers: { accept: 'application/json', [PASSPHRASE_HEADER]: BACKUP_PASSPHRASE, ...headers },
     ...(e.method === 'GET' ? {} : { json }),
   });
-  if (c && typeof r.data?.setup?.secret === 'string') pendingTotp.set(c.name, r.data.setup.secret);
+  const secret = at(r.data, 'setup', 'secret');
+  if (c && typeof secret === 'string') pendingTotp.set(c.name, secret);
   return r;
 };
 
 /** Every secret found in an answer (body and headers). */
-function leaked(r: Response & { data: Untyped }): string[] {
+function leaked(r: Response & { data: unknown }): string[] {
   const text = `${typeof r.data === 'string' ? r.data : JSON.stringify(r.data)}\n${[...r.headers.entries()].map(([k, v]) => `${k}: ${v}`).join('\n')}`;
   return secrets.filter((x) => text.includes(x.value)).map((x) => x.kind);
 }
 
 /** What the server holds that a refused call must not change (not what every call changes, such as a token's last use). */
 async function state(): Promise<string> {
-  const get = async (p: string) => (await s.req(`/api/v1${p}`, { headers: full })).data;
+  const get = async <P extends string>(p: P) => (await s.req<`/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers: full })).data;
   const gw = (await get(`/peers/${ids.gateway}/gateway-info`)).gateway;
   return JSON.stringify({
     tokens: (await get('/tokens')).tokens.map((t: Token) => [t.id, t.name]),
@@ -291,8 +293,8 @@ test(
         const label = `${e.method} ${fullPath(e)} with ${c.name}`;
         const r = await call(e, c.headers, c);
         assert.equal(r.status, 403, `${label}: ${r.status} ${JSON.stringify(r.data).slice(0, 300)}`);
-        assert.equal(r.data.ok, false, label);
-        assert.match(r.data.error, e.sessionOnly ? /session only/ : /discloses secrets/, label);
+        assert.equal(at(r.data, 'ok'), false, label);
+        assert.match(str(at(r.data, 'error')), e.sessionOnly ? /session only/ : /discloses secrets/, label);
         assert.deepEqual(leaked(r), [], `${label}: the refusal holds a secret`);
         refused++;
       }

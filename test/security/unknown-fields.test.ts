@@ -24,13 +24,13 @@ import { RDP_READ_ONLY } from '../../sidecar/src/rdp/schema.js';
 import { JOB_READ_ONLY } from '../../sidecar/src/backup/schema.js';
 import { REDIRECT_READ_ONLY } from '../../sidecar/src/redirects/schema.js';
 import { PROVIDER_READ_ONLY } from '../../sidecar/src/oidc/schema.js';
-import { valid, type Schema } from '../reliability/lib/fuzz-schema.js';
+import { valid, schemaOf } from '../reliability/lib/fuzz-schema.js';
+import { openApiDocument, type OpenApiDocument } from '../../sidecar/test/lib/openapi.js';
 import { changed, snapshot, tables, type Snapshot } from '../reliability/lib/fuzz-db.js';
-import type { Untyped } from '../lib/json.js';
 
 const UNKNOWN = 'gh_unknown_field';
 let s: TestServer;
-let doc: Untyped;
+let doc: OpenApiDocument;
 let admin: Record<string, string>;
 let adminSession: Record<string, string>;
 let gateway: Record<string, string>;
@@ -38,8 +38,8 @@ let client: Record<string, string>;
 let dbTables: string[];
 const ids: Record<string, number | string> = {};
 
-const ok = async (p: string, method: string, json: unknown, headers = admin) => {
-  const r = await s.req(p, { method, json, headers: { accept: 'application/json', ...headers } });
+const ok = async <P extends string, M extends string>(p: P, method: M, json: unknown, headers = admin) => {
+  const r = await s.req<P, M>(p, { method, json, headers: { accept: 'application/json', ...headers } });
   assert.ok(r.status < 300, `seed ${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
 };
@@ -55,7 +55,7 @@ before(async () => {
   admin = bearer(await apiToken(s));
   const signedIn = await login(s);
   adminSession = { cookie: signedIn.cookie, 'x-csrf-token': signedIn.csrf };
-  doc = (await s.req('/api/v1/openapi.json', { headers: admin })).data;
+  doc = openApiDocument((await s.req('/api/v1/openapi.json', { headers: admin })).data);
   const g = await ok('/api/v1/peer-groups', 'POST', { name: 'uf-group' });
   ids.group = g.group.id;
   ids.peer = (await ok('/api/v1/peers', 'POST', { name: 'uf-peer', group_id: ids.group })).peer.id;
@@ -175,7 +175,7 @@ const headersFor = (e: Endpoint) =>
 
 function sampled(e: Endpoint): unknown {
   const op = doc.paths[fullPath(e).replace(/:([A-Za-z_]+)/g, '{$1}')]?.[e.method.toLowerCase()];
-  const js: Schema | undefined = op?.requestBody?.content?.['application/json']?.schema;
+  const js = op?.requestBody?.content?.['application/json']?.schema;
   if (!js) return {};
   const v = fc.sample(
     valid(js, (name) => (/(^|_)peer_id$/.test(name) ? fc.constant(ids.peer) : undefined)),
@@ -217,9 +217,9 @@ test('the schema kit: every request schema of the registry is strict, and a sche
     'loose objects (stored whole) and records are not dropping',
   );
   // and every request object in the document says so
-  for (const [p, ms] of Object.entries<Untyped>(doc.paths)) {
-    for (const [m, op] of Object.entries<Untyped>(ms)) {
-      for (const c of Object.values<Untyped>(op.requestBody?.content ?? {}))
+  for (const [p, ms] of Object.entries(doc.paths)) {
+    for (const [m, op] of Object.entries(ms)) {
+      for (const c of Object.values(op.requestBody?.content ?? {}))
         assert.deepEqual(droppingObjects(c.schema), [], `${m} ${p}: request body objects declare additionalProperties`);
       for (const prm of op.parameters ?? []) assert.deepEqual(droppingObjects(prm.schema), [], `${m} ${p}: parameter ${prm.name}`);
     }
@@ -402,11 +402,11 @@ test('read-only fields: accepted and ignored only where declared, as the documen
     'PUT /api/v1/auth/oidc/providers/{id}': PROVIDER_READ_ONLY,
   };
   const documented: Record<string, string[]> = {};
-  for (const [p, ms] of Object.entries<Untyped>(doc.paths)) {
-    for (const [m, op] of Object.entries<Untyped>(ms)) {
+  for (const [p, ms] of Object.entries(doc.paths)) {
+    for (const [m, op] of Object.entries(ms)) {
       const props = op.requestBody?.content?.['application/json']?.schema?.properties ?? {};
-      const ro = Object.entries<Untyped>(props)
-        .filter(([, v]) => v.readOnly === true)
+      const ro = Object.entries(props)
+        .filter(([, v]) => schemaOf(v)?.readOnly === true)
         .map(([k]) => k);
       if (ro.length) documented[`${m.toUpperCase()} ${p}`] = ro.sort();
     }

@@ -4,16 +4,16 @@
 // segment, as the router does: a literal segment matches itself, a `:param` any one segment. The
 // answer is that schema's output, with the fields of a refusal ({ok: false, error, code, fields, ...})
 // beside it, as a test reads both from the same request. A path the types cannot follow (a method or
-// path only known at run time, a test's own wrapper that takes any path) or an endpoint without a
-// JSON answer of its own gives Untyped, the JSON as read (test/lib/json.ts); a test may name the
-// body instead (req<T>()).
+// path only known at run time) or an endpoint without a JSON answer of its own gives `unknown`: the
+// test names the body (req<T>(), e.g. a Refusal) or reads it with the JSON walkers of
+// test/lib/json.ts (at(), objAt(), arrAt()).
 import type { ApiResponses } from './api-responses.generated.js';
-import type { Untyped } from '../../../test/lib/json.js';
 
 export type ApiMethod = keyof ApiResponses;
 
 /** The fields of a refused request (the error body, docs/reference/api.md), each optional beside a success body. */
 export interface Refusal {
+  ok?: false;
   error?: string;
   /** the field a conflict is about, with the id of what holds it (route_id, redirect_host_id) */
   field?: string;
@@ -69,7 +69,7 @@ export type ResponseOf<M extends string, P extends string> =
  * shapes have is optional.
  */
 export type BodyOf<M extends string, P extends string> = Readable<ResponseOf<M, P>>;
-type Readable<B> = unknown extends B ? Untyped : [B] extends [object] ? Merged<B> & Omit<Refusal, KeysOf<B>> : B;
+type Readable<B> = unknown extends B ? unknown : [B] extends [object] ? Merged<B> & Omit<Refusal, KeysOf<B>> : B;
 type KeysOf<U> = U extends unknown ? keyof U : never;
 type Merged<U> = { [K in KeysOf<U> as K extends keyof U ? K : never]: U extends unknown ? U[K & keyof U] : never } & {
   [K in KeysOf<U> as K extends keyof U ? never : K]?: U extends unknown ? (K extends keyof U ? U[K] : never) : never;

@@ -96,6 +96,15 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     log: createLogger(process.env.TEST_LOG ? 'debug' : 'error', process.env.TEST_LOG === '0'),
     ...opts,
   });
+  const close = async () => {
+    await running.close();
+    if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { ...running, close, dataDir, databaseUrl: config.databaseUrl, req: requestAt(running.url) };
+}
+
+/** The typed request of a server at baseUrl (TestServer.req): fetch without following redirects, the JSON answer parsed (its text when it is not JSON). */
+export function requestAt(baseUrl: string): TypedReq {
   const req = async (p: string, init: ReqInit = {}): Promise<Response & { data: unknown }> => {
     const headers = new Headers(init.headers);
     let body = init.body;
@@ -103,7 +112,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
       headers.set('content-type', 'application/json');
       body = JSON.stringify(init.json);
     }
-    const res = await fetch(running.url + p, { ...init, headers, body, redirect: 'manual' });
+    const res = await fetch(baseUrl + p, { ...init, headers, body, redirect: 'manual' });
     const text = await res.text();
     let data: unknown = text;
     try {
@@ -113,12 +122,8 @@ export async function startTestServer(env: Record<string, string> = {}, opts: St
     }
     return Object.assign(res, { data });
   };
-  const close = async () => {
-    await running.close();
-    if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  };
   // reason: the body's type is the caller's request's (TypedReq); the parsed JSON is that body
-  return { ...running, close, dataDir, databaseUrl: config.databaseUrl, req: req as TypedReq };
+  return req as TypedReq;
 }
 
 let pgCounter = 0;

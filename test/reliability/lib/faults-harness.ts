@@ -13,7 +13,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { waitFor } from '../../lib/wait.js';
 import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from '../../../sidecar/test/lib/licence.js';
-import type { Untyped } from '../../lib/json.js';
+import { at, obj } from '../../lib/json.js';
+import type { BodyOf } from '../../../sidecar/test/lib/api-types.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 
@@ -105,7 +106,7 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /** Caddy's live configuration (GET /config/ on its admin API; node:http, as fetch would trip its Origin check). */
-export function caddyConfig(adminPort: number): Promise<Untyped> {
+export function caddyConfig(adminPort: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: '127.0.0.1', port: adminPort, path: '/config/', agent: false, timeout: 5000 }, (res) => {
@@ -125,14 +126,15 @@ export function caddyConfig(adminPort: number): Promise<Untyped> {
 export async function caddyHosts(adminPort: number): Promise<Set<string>> {
   const cfg = await caddyConfig(adminPort);
   const hosts = new Set<string>();
-  const walk = (v: Untyped) => {
+  const walk = (v: unknown) => {
     if (Array.isArray(v)) v.forEach(walk);
     else if (v && typeof v === 'object') {
-      if (v.handler === 'gatehouse_hostroute' && v.hosts) for (const h of Object.keys(v.hosts)) hosts.add(h);
-      for (const x of Object.values(v)) walk(x);
+      const o = obj(v);
+      if (o.handler === 'gatehouse_hostroute' && o.hosts) for (const h of Object.keys(obj(o.hosts, 'hosts'))) hosts.add(h);
+      for (const x of Object.values(o)) walk(x);
     }
   };
-  walk(cfg?.apps?.http?.servers ?? {});
+  walk(at(cfg, 'apps', 'http', 'servers') ?? {});
   return hosts;
 }
 
@@ -230,11 +232,11 @@ export class SidecarProcess {
     clearTimeout(t);
   }
 
-  /** fetch against the API with JSON in and out. */
-  async req(
-    p: string,
-    init: { method?: string; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
-  ): Promise<{ status: number; data: Untyped }> {
+  /** fetch against the API with JSON in and out; the body typed by method and path, as with s.req(). */
+  async req<P extends string, M extends string = 'GET'>(
+    p: P,
+    init: { method?: M; json?: unknown; headers?: Record<string, string>; timeoutMs?: number } = {},
+  ): Promise<{ status: number; data: BodyOf<M, P> }> {
     const headers: Record<string, string> = { ...init.headers };
     if (init.json !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(this.url + p, {
@@ -244,13 +246,14 @@ export class SidecarProcess {
       signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
     });
     const text = await res.text();
-    let data: Untyped = text;
+    let data: unknown = text;
     try {
       data = JSON.parse(text);
     } catch {
       /* not JSON */
     }
-    return { status: res.status, data };
+    // reason: the parsed answer is the body the server declares for this method and path (BodyOf)
+    return { status: res.status, data: data as BodyOf<M, P> };
   }
 }
 
@@ -261,7 +264,7 @@ export async function processToken(sp: SidecarProcess, user: { username: string;
     headers: { accept: 'application/json', 'content-type': 'application/json' },
     body: JSON.stringify(user),
   });
-  const data = (await res.json()) as { csrfToken: string };
+  const data = (await res.json()) as BodyOf<'POST', '/login'>;
   if (res.status !== 200) throw new Error(`login: ${res.status} ${JSON.stringify(data)}`);
   const cookie = res.headers
     .getSetCookie()
@@ -270,7 +273,7 @@ export async function processToken(sp: SidecarProcess, user: { username: string;
   const tok = await sp.req('/api/v1/tokens', {
     method: 'POST',
     json: { name: `faults-${Date.now()}`, scopes: ['full-access'] },
-    headers: { cookie, 'x-csrf-token': data.csrfToken },
+    headers: { cookie, 'x-csrf-token': data.csrfToken! },
   });
   if (tok.status !== 201) throw new Error(`token: ${tok.status} ${JSON.stringify(tok.data)}`);
   return tok.data.token;

@@ -4,9 +4,12 @@
 // required, additionalProperties, items, prefixItems, min/maxItems, min/maxLength, pattern, format,
 // minimum, maximum, exclusiveMinimum/Maximum, enum, const, anyOf/oneOf, default.
 import fc from 'fast-check';
-import type { Untyped } from '../../lib/json.js';
+import type { Schema } from '../../../sidecar/test/lib/openapi.js';
 
-export type Schema = Record<string, Untyped>;
+export type { Schema };
+
+/** A subschema as a schema: a boolean schema (true: anything) or a missing one is undefined, which valid() reads as any value. */
+export const schemaOf = (v: unknown): Schema | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Schema) : undefined);
 
 /** Hooks that give a property a value the fuzzer knows is meaningful (existing ids, loopback hosts). */
 export type Override = (name: string, schema: Schema) => fc.Arbitrary<unknown> | undefined;
@@ -83,9 +86,9 @@ export function valid(s: Schema | undefined, ov: Override, name = '', depth = 0)
   if (s.enum) return fc.constantFrom(...s.enum);
   if (s.allOf && !s.properties && !s.type) return valid(Object.assign({}, ...s.allOf), ov, name, depth);
   const alts = s.anyOf ?? s.oneOf;
-  if (alts) return fc.oneof(...alts.map((a: Schema) => valid(a, ov, name, depth)));
+  if (alts) return fc.oneof(...alts.map((a) => valid(a, ov, name, depth)));
   const type = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
-  if (type.length > 1) return fc.oneof(...type.map((t: string) => valid({ ...s, type: t }, ov, name, depth)));
+  if (type.length > 1) return fc.oneof(...type.map((t) => valid({ ...s, type: t }, ov, name, depth)));
   switch (type[0]) {
     case 'null':
       return fc.constant(null);
@@ -97,16 +100,16 @@ export function valid(s: Schema | undefined, ov: Override, name = '', depth = 0)
     case 'string':
       return stringArb(s);
     case 'array': {
-      if (s.prefixItems) return fc.tuple(...s.prefixItems.map((p: Schema) => valid(p, ov, name, depth + 1)));
+      if (s.prefixItems) return fc.tuple(...s.prefixItems.map((p) => valid(schemaOf(p), ov, name, depth + 1)));
       const min = s.minItems ?? 0;
-      return fc.array(valid(s.items, ov, name, depth + 1), { minLength: min, maxLength: Math.max(min, Math.min(s.maxItems ?? 4, min + 4)) });
+      return fc.array(valid(schemaOf(s.items), ov, name, depth + 1), { minLength: min, maxLength: Math.max(min, Math.min(s.maxItems ?? 4, min + 4)) });
     }
     case 'object':
     default: {
-      const props: Record<string, Schema> = s.properties ?? {};
-      const required: string[] = s.required ?? [];
+      const props = s.properties ?? {};
+      const required = s.required ?? [];
       const record: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, v] of Object.entries(props)) record[k] = valid(v, ov, k, depth + 1);
+      for (const [k, v] of Object.entries(props)) record[k] = valid(schemaOf(v), ov, k, depth + 1);
       if (!Object.keys(record).length) return fc.constant({});
       return fc.record(record, { requiredKeys: required.filter((k) => k in record) });
     }
@@ -166,7 +169,7 @@ export const hostile: fc.Arbitrary<unknown> = fc.oneof(
 export function invalidObject(s: Schema | undefined, ov: Override): fc.Arbitrary<unknown> {
   const base = valid(s, ov);
   const props = Object.keys(s?.properties ?? {});
-  const required: string[] = s?.required ?? [];
+  const required = s?.required ?? [];
   const muts: fc.Arbitrary<unknown>[] = [
     hostile,
     fc.tuple(base, fc.string({ minLength: 1, maxLength: 12 }), hostile).map(([b, k, v]) => (isObj(b) ? { ...b, [k]: v } : v)),
@@ -187,7 +190,7 @@ export function invalidObject(s: Schema | undefined, ov: Override): fc.Arbitrary
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /** A query string value of a schema: valid values as strings (arrays comma-joined), or hostile text. */
-export function queryValue(s: Schema, ov: Override, name: string, bad: boolean): fc.Arbitrary<string | undefined> {
+export function queryValue(s: Schema | undefined, ov: Override, name: string, bad: boolean): fc.Arbitrary<string | undefined> {
   const good = valid(s, ov, name).map((v) =>
     v === undefined || v === null ? undefined : Array.isArray(v) ? v.join(',') : typeof v === 'object' ? JSON.stringify(v) : String(v),
   );

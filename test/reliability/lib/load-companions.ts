@@ -14,7 +14,8 @@
 // The loops start at a random phase within their interval (a fleet started at different times).
 import http from 'node:http';
 import { GATEWAY_DEFAULTS, parseEnvText } from '@gatehouse/common/gateway-protocol.js';
-import type { Untyped } from '../../lib/json.js';
+import type { BodyOf } from '../../../sidecar/test/lib/api-types.js';
+import type { GatewayConfigRoute } from '../../../sidecar/test/lib/protocol.js';
 
 export interface CompanionEnv {
   serverUrl: string;
@@ -56,10 +57,8 @@ export interface FleetStats {
   kicked: number;
 }
 
-interface RouteCfg {
-  id: number;
-  domain: string;
-}
+/** What a companion keeps of each route of its configuration. */
+type RouteCfg = Pick<GatewayConfigRoute, 'id' | 'domain'>;
 
 export class Companion {
   hash: string | null = null;
@@ -80,7 +79,8 @@ export class Companion {
     this.agent = new http.Agent({ keepAlive: true, timeout: 4000, maxSockets: 2, localAddress: env.address });
   }
 
-  private call(method: 'GET' | 'POST', p: string, body?: unknown): Promise<{ status: number; data: Untyped; ms: number }> {
+  /** A call of the gateway API (`/api/v1/gateway` + path), its body typed by method and path as with s.req(). */
+  private call<M extends 'GET' | 'POST', P extends string>(method: M, p: P, body?: unknown): Promise<{ status: number; data: BodyOf<M, `/api/v1/gateway${P}`>; ms: number }> {
     const u = new URL(`${this.env.serverUrl}/api/v1/gateway${p}`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const t0 = performance.now();
@@ -104,13 +104,14 @@ export class Companion {
           res.setEncoding('utf8');
           res.on('data', (c) => (text += c));
           res.on('end', () => {
-            let data: Untyped = null;
+            let data: unknown = null;
             try {
               data = text ? JSON.parse(text) : null;
             } catch {
               data = text;
             }
-            resolve({ status: res.statusCode ?? 0, data, ms: performance.now() - t0 });
+            // reason: the parsed answer is the body the server declares for this method and path (BodyOf)
+            resolve({ status: res.statusCode ?? 0, data: data as BodyOf<M, `/api/v1/gateway${P}`>, ms: performance.now() - t0 });
           });
         },
       );
@@ -120,7 +121,13 @@ export class Companion {
     });
   }
 
-  private async timed(kind: CallKind, method: 'GET' | 'POST', p: string, ok: number[], body?: unknown): Promise<{ status: number; data: Untyped } | null> {
+  private async timed<M extends 'GET' | 'POST', P extends string>(
+    kind: CallKind,
+    method: M,
+    p: P,
+    ok: number[],
+    body?: unknown,
+  ): Promise<{ status: number; data: BodyOf<M, `/api/v1/gateway${P}`> } | null> {
     try {
       const r = await this.call(method, p, body);
       if (this.stopped) return null;
@@ -150,7 +157,7 @@ export class Companion {
       if (!cfg) return;
       if (cfg.data.peer_id !== this.env.peerId) this.stats.errors.push(`gateway ${this.env.peerId}: got the configuration of peer ${cfg.data.peer_id}`);
       this.hash = cfg.data.config_hash;
-      this.routes = cfg.data.routes.map((r: RouteCfg) => ({ id: r.id, domain: r.domain }));
+      this.routes = cfg.data.routes.map((r) => ({ id: r.id, domain: r.domain }));
     })().finally(() => (this.polling = null));
     return this.polling;
   }
