@@ -19,24 +19,26 @@ import { gatewayStatusReason } from '@gatehouse/common/messages/read-back.js';
 export type StreamScope = 'peers' | 'routes' | 'logs' | 'system' | 'admin';
 export const STREAM_SCOPES: readonly StreamScope[] = ['peers', 'routes', 'logs', 'system', 'admin'];
 
+/** One activity-log entry as the API serves it (GET /api/v1/logs/activity; logs/activity.ts toEntry writes it). */
+export const activityEntryView = z.object({
+  id: z.number().int(),
+  severity: z.string(),
+  source: z.string(),
+  event_type: z.string(),
+  message: z.string().meta({ description: 'the message in English' }),
+  code: z.string().nullable().meta({
+    description:
+      "the stable code of the message (docs/reference/errors.md lists every code); a client words it in its reader's language; null for rows written before codes",
+  }),
+  params: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the parameters of the message, by name; null when it has none' }),
+  details: z.record(z.string(), z.unknown()).nullable(),
+  user_id: z.number().int().nullable(),
+  ip: z.string().nullable(),
+  created_at: z.string().meta({ format: 'date-time' }),
+  timestamp: z.number().int().meta({ description: 'created_at as epoch ms' }),
+});
 /** A row of the activity log as the API shows it (logs/activity.ts writes them). */
-export interface ActivityEntry {
-  id: number;
-  severity: string;
-  source: string;
-  event_type: string;
-  /** the English text of the row's message */
-  message: string;
-  /** the message's code in the catalogue (@gatehouse/common/messages), null for a row written before codes */
-  code: string | null;
-  /** the message's parameters, null when it has none */
-  params: Record<string, unknown> | null;
-  details: Record<string, unknown> | null;
-  user_id: number | null;
-  ip: string | null;
-  created_at: string;
-  timestamp: number;
-}
+export type ActivityEntry = z.infer<typeof activityEntryView>;
 
 export type Severity = 'info' | 'warning' | 'error' | 'critical';
 

@@ -161,12 +161,9 @@ test('two nodes on one PostgreSQL: licence gate, one leader, singleton jobs on t
   );
   await a.deps.cluster.heartbeat();
 
-  const rows = (await a.req('/api/v1/logs/activity?source=cluster&limit=50', { headers: bearer(token) })).data.entries as {
-    event_type: string;
-    details: Record<string, unknown>;
-  }[];
+  const rows = (await a.req('/api/v1/logs/activity?source=cluster&limit=50', { headers: bearer(token) })).data.entries;
   const seen = rows
-    .map((r) => `${r.event_type} ${String(r.details.name ?? r.details.leader)}${r.details.previous ? ` (was ${String(r.details.previous)})` : ''}`)
+    .map((r) => `${r.event_type} ${String(r.details?.name ?? r.details?.leader)}${r.details?.previous ? ` (was ${String(r.details.previous)})` : ''}`)
     .reverse();
   assert.deepEqual(seen, [
     'cluster_node_joined edge-a',

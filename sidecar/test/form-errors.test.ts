@@ -8,7 +8,8 @@ import { startTestServer, apiToken, bearer, login, type TestServer } from './lib
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, method = 'GET', json?: unknown, headers = h) => s.req(`/api/v1${p}`, { method, json, headers: { ...headers } });
+const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, headers = h) =>
+  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: { ...headers } });
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });

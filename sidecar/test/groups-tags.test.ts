@@ -1,13 +1,13 @@
 // Peer groups and tags through the API, plus the tag-list helpers' edge cases.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type ReqInit, type TestServer } from './lib/server.js';
 import { joinTags, splitTags, stripTag, tagNameProblem } from '../src/tags/names.js';
 import type { Group, Peer, Tag } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h } });
+const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });

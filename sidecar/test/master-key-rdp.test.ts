@@ -88,7 +88,7 @@ test('npm run cli -- rotate-master-key: new RDP key pair, the route with credent
   s = await startTestServer(env());
   const pending = await call('/rdp/rotation/pending');
   assert.equal(pending.status, 200, JSON.stringify(pending.data));
-  const list = pending.data.routes as { id: number; rotation_state: string }[];
+  const list = pending.data.routes;
   assert.deepEqual(
     list.map((x) => x.id),
     [withCreds],

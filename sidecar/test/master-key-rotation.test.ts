@@ -58,9 +58,9 @@ async function context(): Promise<AppContext> {
   return createAppContext(config(), { models: featureModels, log: createLogger('error', true) });
 }
 
-async function ok(p: string, method = 'GET', json?: unknown, h?: Record<string, string>) {
-  const r = await s!.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
-  assert.ok(r.status >= 200 && r.status < 300, `${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
+async function ok<P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, h?: Record<string, string>) {
+  const r = await s!.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  assert.ok(r.status >= 200 && r.status < 300, `${method ?? 'GET'} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
 }
 

@@ -18,8 +18,8 @@ interface Ctx {
   h: Record<string, string>;
 }
 
-async function call(c: Ctx, path: string, method = 'GET', json?: unknown) {
-  return c.s.req(`/api/v1${path}`, { method, headers: c.h, ...(json === undefined ? {} : { json }) });
+async function call<P extends string, M extends string = 'GET'>(c: Ctx, path: P, method?: M, json?: unknown) {
+  return c.s.req<`/api/v1${P}`, M>(`/api/v1${path}`, { method, headers: c.h, ...(json === undefined ? {} : { json }) });
 }
 async function network(c: Ctx): Promise<NetworkView> {
   const r = await call(c, '/settings/network');

@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, login, apiToken, bearer, ADMIN, type TestServer } from './lib/server.js';
+import { startTestServer, login, apiToken, bearer, ADMIN, type ReqInit, type TestServer } from './lib/server.js';
 import { ProviderJar, startIdp, type Idp } from './lib/oidc-idp.js';
 import type { Row } from './lib/rows.js';
 
@@ -78,11 +78,11 @@ async function signIn(b: Browser, user: string, next?: string) {
 
 async function whoAmI(b: Browser) {
   const r = await s.req('/api/v1/session', { headers: { cookie: b.sidecar.header(), accept: 'application/json' } });
-  return r.status === 200 && r.data.kind === 'session' ? (r.data.user as { username: string; role: string }) : null;
+  return r.status === 200 && r.data.kind === 'session' ? r.data.user : null;
 }
 
-const api = (p: string, init: RequestInit & { json?: unknown } = {}, h = adminH) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}, h = adminH) =>
+  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...h, ...(init.headers as Record<string, string> | undefined) } });
 
 const count = async () => s.deps.db.models.OidcProvider.count();
 
@@ -308,7 +308,7 @@ test('the discovery test says what is wrong', async () => {
     const t = await api(`/auth/oidc/providers/${r.data.provider.id}/test`, { method: 'POST' });
     assert.equal(t.status, 200);
     await api(`/auth/oidc/providers/${r.data.provider.id}`, { method: 'DELETE' });
-    return t.data.result as { reachable: boolean; message: string; message_code: { code: string } };
+    return t.data.result;
   };
   const good = (await api(`/auth/oidc/providers/${providerId}/test`, { method: 'POST' })).data.result;
   assert.equal(good.reachable, true, good.message);

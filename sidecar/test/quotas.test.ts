@@ -48,7 +48,8 @@ let s: TestServer;
 let h: Record<string, string>;
 // Monday 30 November 2026, 10:00 in Berlin (CET)
 const clock = manualClock(at('2026-11-30T09:00:00Z'));
-const api = (p: string, method = 'GET', json?: unknown, headers = h) => s.req(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, headers = h) =>
+  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
 const events: DomainEvent[] = [];
 const quotaEvents = (id: number) =>
   events
@@ -174,7 +175,7 @@ test('daily disable: 80 % and 100 % once each, the peer off at 100 %, back on th
     action_applied: 'disable',
   });
   // the activity log has both rows
-  const log = (await api('/logs/activity?limit=50')).data.entries as { event_type: string; code: string; details: { peer_id?: number } }[];
+  const log = (await api('/logs/activity?limit=50')).data.entries;
   const mine = log.filter((e) => e.details?.peer_id === p.id).map((e) => `${e.event_type}:${e.code}`);
   assert.ok(mine.includes('peer_quota_warning:quota.warning') && mine.includes('peer_quota_exceeded:quota.exceeded'), mine.join(', '));
 
@@ -300,7 +301,7 @@ test('monthly on the 31st: the period ends on the last day of February; reset an
     'peer_enabled',
     'peer_quota_reset',
   ]);
-  const log = (await api('/logs/activity?limit=100')).data.entries as { code: string; user_id: number | null; details: { peer_id?: number } }[];
+  const log = (await api('/logs/activity?limit=100')).data.entries;
   const admin = log.filter((e) => e.details?.peer_id === p.id && (e.code === 'quota.granted' || e.code === 'quota.reset_admin'));
   assert.equal(admin.length, 2);
   assert.ok(admin.every((e) => e.user_id !== null));

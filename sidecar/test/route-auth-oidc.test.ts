@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import speakeasy from 'speakeasy';
-import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, type ReqInit, type TestServer } from './lib/server.js';
 import { startIdp, throughIdp, ProviderJar, type Idp } from './lib/oidc-idp.js';
 import { Browser, codeFromMail, createRoute, startSmtp } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
@@ -30,8 +30,8 @@ let h: Record<string, string>;
 let providerId: number;
 let route: { id: number; domain: string };
 
-const api = (p: string, init: RequestInit & { json?: unknown } = {}, headers = h) =>
-  s.req(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...headers } });
+const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}, headers = h) =>
+  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...headers } });
 const auth = (json?: unknown, headers = h, id = route.id) => api(`/routes/${id}/auth`, json === undefined ? {} : { method: 'POST', json }, headers);
 const svc = () => s.deps.routeAuth as RouteAuthService;
 const OIDC = { method: 'oidc', email: 'owner@example.test', session_max_age: H24 };

@@ -8,8 +8,8 @@ import type { Route } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = (p: string, headers: Record<string, string> = h) => s.req(`/api/v1${p}`, { headers });
-const write = (p: string, method: string, json: unknown) => s.req(`/api/v1${p}`, { method, json, headers: h });
+const api = <P extends string>(p: P, headers: Record<string, string> = h) => s.req<`/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers });
+const write = <P extends string, M extends string>(p: P, method: M, json: unknown) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
 
 const peer: Record<string, number> = {};
 type R = Route;

@@ -47,7 +47,7 @@ describe('speed_limit', () => {
     await api(`/peers/${own.data.peer.id}/toggle`, 'PUT');
     assert.deepEqual(await caps(), [[member.id, 800, 800]], 'a disabled peer is not on the interface');
     assert.equal((await api(`/peers/${free.id}`)).data.peer.speed_limit, null);
-    const listed = (await api('/peers?limit=100')).data.peers as { id: number; speed_limit: unknown }[];
+    const listed = (await api('/peers?limit=100')).data.peers;
     assert.deepEqual(listed.find((p) => p.id === own.data.peer.id)?.speed_limit, { down_kbit: 2000, up_kbit: 500 });
     assert.equal((await api(`/peer-groups/${g.data.group.id}`, 'PUT', { speed_limit: null })).data.group.speed_limit, null);
   });

@@ -115,7 +115,7 @@ test(
     const create = async (body: Record<string, unknown>) => {
       const r = await api('/routes', 'POST', { backends: both, ...body });
       assert.equal(r.status, 201, JSON.stringify(r.data));
-      return r.data.route as { id: number; domain: string };
+      return r.data.route;
     };
     const visit = (domain: string, headers: Record<string, string> = {}, from?: string) => get(ports.http, domain, headers, from);
     const token = String((await api('/tokens', 'POST', { name: 'live stream', scopes: ['routes'] })).data.token);
@@ -180,7 +180,7 @@ test(
 
     const hc = await create({ domain: 'hc.lb.test', health_check: { path: '/', interval_s: INTERVAL_S, timeout_s: TIMEOUT_S } });
     const stateB = async () =>
-      ((await api(`/routes/${hc.id}/backends`)).data.backends as { dial: string; state: string }[]).find((b) => b.dial === dialB)?.state;
+      (await api(`/routes/${hc.id}/backends`)).data.backends.find((b) => b.dial === dialB)?.state;
     /** Waits for a route_backend_down/up event of web-b on the live stream, after position `from`; returns its position. */
     const eventB = async (type: string, from: number) => {
       await waitFor(() => live.events.slice(from).some((e) => e.event === type && e.data.backend === dialB && e.data.route_id === hc.id), 30_000, {

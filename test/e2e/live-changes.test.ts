@@ -140,7 +140,7 @@ test('route changes do not cut connections of other routes; a full load keeps th
   const create = async (body: Record<string, unknown>) => {
     const r = await api('/routes', 'POST', { peer_id: peer.id, target_port: 8090, ...body });
     assert.equal(r.status, 201, JSON.stringify(r.data));
-    return r.data.route as { id: number; domain: string };
+    return r.data.route;
   };
   const get = (host: string) =>
     new Promise<{ status: number; body: string } | null>((resolve) => {

@@ -8,7 +8,7 @@
 //   cd /work/main && node --import tsx --test test/e2e/peers.test.ts
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
+import { startTestServer, apiToken, bearer, type ReqInit, type TestServer } from '../../sidecar/test/lib/server.js';
 import type { WireGuardService } from '../../sidecar/src/wireguard/service.js';
 import { createNetwork, skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
@@ -59,7 +59,7 @@ async function peerNetwork(t: TestContext, o: { prefix: string; iface: string; n
   running.s = s;
   const wg = s.deps.wireguard as WireGuardService;
   const h = bearer(await apiToken(s));
-  const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: h });
+  const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
 
   const echo = await net.startTcpEcho(null, serverIp, 7000 + (process.pid % 1000));
   const pingOk = async (ns: string) => (await net.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok;

@@ -112,7 +112,7 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
   const route = async (body: Record<string, unknown>, port = 8080) => {
     const r = await api('/routes', 'POST', { peer_id: peer.id, target_port: port, ...body });
     assert.equal(r.status, 201, JSON.stringify(r.data));
-    return r.data.route as { id: number; domain: string };
+    return r.data.route;
   };
   const cbState = async (id: number) => {
     const r = (await api(`/routes/${id}`)).data.route;

@@ -139,10 +139,7 @@ test(
     await measure(20000, 2000, 'changed');
 
     // group default and the member's own value; disable / enable
-    const g = (await api('/peer-groups', 'POST', { name: 'slow', speed_limit: { down_kbit: 1000, up_kbit: 500 } })).data.group as {
-      id: number;
-      speed_limit: unknown;
-    };
+    const g = (await api('/peer-groups', 'POST', { name: 'slow', speed_limit: { down_kbit: 1000, up_kbit: 500 } })).data.group;
     assert.deepEqual(g.speed_limit, { down_kbit: 1000, up_kbit: 500 });
     const c = (await api('/peers', 'POST', { name: 'member', group_id: g.id })).data.peer as Peer;
     assert.deepEqual(await classes(iface), [`${minor(a)} 20Mbit`, `${minor(c)} 1Mbit`].sort(), 'the group default applies');

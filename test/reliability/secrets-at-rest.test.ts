@@ -106,8 +106,8 @@ async function createSecrets(): Promise<Secret[]> {
   const secrets: Secret[] = [];
   const full = await apiToken(s);
   const h = bearer(full);
-  const api = async (p: string, method: string, json?: unknown) => {
-    const r = await s.req(`/api/v1${p}`, { method, json, headers: h });
+  const api = async <P extends string, M extends string>(p: P, method: M, json?: unknown) => {
+    const r = await s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
     assert.ok(r.status < 300, `${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
     return r.data;
   };

@@ -242,7 +242,8 @@ if (!INSIDE) {
     canary?.close();
   });
 
-  const api = (p: string, method = 'GET', json?: unknown) => s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) =>
+    s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
   // the password is set once (the positive control below); later saves keep it and skip the hashing
   const branding = (field: 'logo_url' | 'bg_image_url', url: string, password?: string) =>
     api(`/routes/${routeId}/auth`, 'POST', {

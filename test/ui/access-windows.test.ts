@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 import { writeTestMmdb } from '../lib/geoip.js';
+import type { AccessSchedule as Schedule, AccessState as State } from '../../sidecar/test/lib/protocol.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ui-windows-'));
 const geoDb = path.join(dir, 'country.mmdb');
@@ -38,8 +39,6 @@ ui.setup(async () => {
   peerId = p.data.peer.id;
 });
 
-type Schedule = { timezone: string; windows: { days: number[]; from: string; to: string }[] } | null;
-type State = { open: boolean; next_change_at: string | null; closed_answers: number };
 
 const T = {
   en: {
@@ -118,7 +117,7 @@ test('a route and a peer get an access window in their forms; the API holds it; 
     await check(page, `${tag} route form`, w.problems);
     await Promise.all([page.waitForURL(/\/routes\/\d+$/), page.click('form.route-form button[type=submit]')]);
     const routeId = Number(new URL(page.url()).pathname.split('/').pop());
-    const route = (await api(`/routes/${routeId}`)).data.route as { access_schedule: Schedule; access_state: State };
+    const route = (await api(`/routes/${routeId}`)).data.route;
     assert.deepEqual(route.access_schedule, {
       timezone: 'Europe/Berlin',
       windows: [
@@ -157,7 +156,7 @@ test('a route and a peer get an access window in their forms; the API holds it; 
     await check(page, `${tag} peer form`, w.problems);
     await dialog.locator('button[type=submit]').click();
     await dialog.locator(`button:has-text("${T[c.lang].done}")`).click();
-    const peer = ((await api(`/peers?q=shift-${tag}`)).data.peers as { id: number; access_schedule: Schedule; access_state: State }[])[0];
+    const peer = (await api(`/peers?q=shift-${tag}`)).data.peers[0];
     assert.deepEqual(peer.access_schedule, { timezone: browserZone, windows: [{ days: [1, 2, 3, 4, 5], from: '07:30', to: '19:00' }] });
     const peerRow = page.locator('table.table tbody tr', { hasText: `shift-${tag}` });
     assertBadge(await peerRow.locator('[data-testid="access-state"]').textContent(), peer.access_state, browserZone, c.lang, `${tag} peer list`);
@@ -170,7 +169,7 @@ test('a closed schedule: "Closed until …" on the route list and detail (en) an
   const schedule = closedSchedule();
   const r = await api('/routes', 'POST', { domain: 'closed.example.test', peer_id: peerId, target_port: 8080, access_schedule: schedule });
   assert.equal(r.status, 201, JSON.stringify(r.data));
-  const route = r.data.route as { id: number; access_state: State };
+  const route = r.data.route;
   assert.equal(route.access_state.open, false);
   const l4 = await api('/routes', 'POST', {
     route_type: 'l4',
@@ -181,11 +180,11 @@ test('a closed schedule: "Closed until …" on the route list and detail (en) an
     access_schedule: schedule,
   });
   assert.equal(l4.status, 201, JSON.stringify(l4.data));
-  const l4Route = l4.data.route as { id: number; access_state: State };
+  const l4Route = l4.data.route;
   assert.equal(l4Route.access_state.open, false);
   const p = await api('/peers', 'POST', { name: 'night-shift', access_schedule: schedule });
   assert.equal(p.status, 201, JSON.stringify(p.data));
-  const peer = p.data.peer as { id: number; access_state: State };
+  const peer = p.data.peer;
   assert.equal(peer.access_state.open, false);
 
   const w = await adminPage(ui.browser, ui.s.url, { lang: 'en', width: 1280 });

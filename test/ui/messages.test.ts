@@ -81,7 +81,7 @@ test('the German UI shows a refused write in German: the form error and the fiel
 });
 
 test('the German UI shows German activity entries in the activity log and on the dashboard; stored rows keep the English text with the code', async () => {
-  const rows = (await api('/logs/activity?limit=100')).data.entries as { message: string; code: string | null; params: Record<string, unknown> | null }[];
+  const rows = (await api('/logs/activity?limit=100')).data.entries;
   const peer = rows.find((r) => r.code === 'peer.created');
   assert.ok(peer, JSON.stringify(rows.map((r) => r.code)));
   assert.match(peer.message, /^Peer "laptop-anna" created \(10\.\d+\.\d+\.\d+\)$/);
@@ -159,9 +159,7 @@ test('the German UI words an unreachable RDP route (mode and reason) and gateway
   await new Promise<void>((r) => host.close(() => r()));
   const down = (await api(`/rdp/${id}/status?refresh=1`)).data.status;
   assert.equal(down.reachable, false);
-  const row = (
-    (await api('/logs/activity?event_type=rdp_status_changed&limit=10')).data.entries as { code: string; params: Record<string, unknown>; message: string }[]
-  )[0];
+  const row = (await api('/logs/activity?event_type=rdp_status_changed&limit=10')).data.entries[0];
   assert.equal(row.code, 'rdp.unreachable');
   assert.deepEqual(row.params.reason, down.error_code);
   assert.equal(row.message, 'RDP route "Buchhaltung" is unreachable (internal: internal: connection refused)');

@@ -21,12 +21,6 @@ export const RDP_ENVELOPE_ALG = 'RSA-OAEP-256+A256GCM';
 const AAD_PREFIX = 'gatehouse-rdp-v1|';
 const RSA = { name: 'RSA-OAEP', hash: 'SHA-256' } as const;
 
-export interface RdpCredentials {
-  username: string;
-  password: string;
-  /** Windows domain; empty when none */
-  domain: string;
-}
 
 const b64 = z
   .string()
@@ -52,6 +46,8 @@ export const rdpCredentialsSchema = z
     domain: z.string().max(256, 'at most 256 characters').default(''),
   })
   .strict();
+/** The credentials an envelope carries (domain: the Windows domain, empty when none). */
+export type RdpCredentials = z.output<typeof rdpCredentialsSchema>;
 
 const subtle = () => globalThis.crypto.subtle;
 const enc = new TextEncoder();

@@ -30,16 +30,11 @@ import {
 } from '@simplewebauthn/server';
 import { isoBase64URL, isoUint8Array } from '@simplewebauthn/server/helpers';
 import { hashRecoveryCode, newRecoveryCodes, newTotpSecret, normaliseRecoveryCode, totpEnrolment, totpStep } from '../util/totp.js';
+import type { z } from 'zod';
+import type { passkeyView as passkeyViewSchema, secondFactorStatus, totpSetupView } from './schema.js';
 
-export interface SecondFactorStatus {
-  totp_active: boolean;
-  totp_setup_pending: boolean;
-  /** how many passkeys the account has */
-  passkeys: number;
-  recovery_codes_left: number;
-  /** the policy: every account needs a second factor */
-  required: boolean;
-}
+/** An account's second factors as the API shows them (passkeys: how many; required: the policy). */
+export type SecondFactorStatus = z.infer<typeof secondFactorStatus>;
 
 /**
  * What a sign-in with a correct password still needs: a code (`totp`, the account has a TOTP, maybe
@@ -66,13 +61,7 @@ export interface PasskeyChallenge {
 }
 export const CHALLENGE_MS = 5 * 60_000;
 
-export interface PasskeyView {
-  id: number;
-  name: string;
-  transports: string[];
-  created_at: number;
-  last_used_at: number | null;
-}
+export type PasskeyView = z.infer<typeof passkeyViewSchema>;
 
 const passkeyView = (r: UserPasskeyRow): PasskeyView => ({
   id: Number(r.id),
@@ -92,11 +81,7 @@ export function relyingParty(adminOrigin: string | undefined): RelyingParty | un
 /** The WebAuthn user handle of an account: opaque bytes, stable per account. */
 const userHandle = (userId: number) => isoUint8Array.fromUTF8String(`gatehouse-user-${userId}`);
 
-export interface TotpSetup {
-  secret: string;
-  otpauth_url: string;
-  qr_code: string;
-}
+export type TotpSetup = z.infer<typeof totpSetupView>;
 
 export class SecondFactorService {
   private models: Models;

@@ -21,17 +21,13 @@ import { formatIPv4, parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
 import { readRows, type OpenedDocument } from './document.js';
 import { mapRefIds, SECTIONS, type Row, type Section } from './sections.js';
+import type { z } from 'zod';
+import type { planItem } from './schema.js';
 
 export type RestoreMode = 'merge' | 'replace';
 
-export interface PlanItem {
-  id: string | number;
-  label: string;
-  /** changed: the columns whose value differs */
-  fields?: string[];
-  /** what the restore had to adapt (a merged peer whose address is taken here gets a free one) */
-  note?: string;
-}
+/** One row of a restore's plan (a merged peer whose address is taken here gets a free one: note says so). */
+export type PlanItem = z.infer<typeof planItem>;
 export interface SectionPlan {
   created: PlanItem[];
   changed: PlanItem[];

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { dateQuery, text, queryInt } from '../http/fields.js';
 import { fieldText } from '../http/messages.js';
-import type { Severity } from '../event-kinds.js';
+import { activityEntryView, type Severity } from '../event-kinds.js';
 
 export const SEVERITIES: Severity[] = ['info', 'warning', 'error', 'critical'];
 
@@ -37,24 +37,8 @@ export const accessExportQuery = accessFilter.extend({
   limit: queryInt(1, 100_000).default(10_000),
 });
 
-/** logs/activity.ts toEntry: one activity-log entry as served. */
-export const activityEntryView = z.object({
-  id: z.number().int(),
-  severity: z.string(),
-  source: z.string(),
-  event_type: z.string(),
-  message: z.string().meta({ description: 'the message in English' }),
-  code: z.string().nullable().meta({
-    description:
-      "the stable code of the message (docs/reference/errors.md lists every code); a client words it in its reader's language; null for rows written before codes",
-  }),
-  params: z.record(z.string(), z.unknown()).nullable().meta({ description: 'the parameters of the message, by name; null when it has none' }),
-  details: z.record(z.string(), z.unknown()).nullable(),
-  user_id: z.number().int().nullable(),
-  ip: z.string().nullable(),
-  created_at: z.string().meta({ format: 'date-time' }),
-  timestamp: z.number().int().meta({ description: 'created_at as epoch ms' }),
-});
+/** logs/activity.ts toEntry: one activity-log entry as served (declared with the event kinds, whose activity_recorded carries it). */
+export { activityEntryView };
 export const activityResponse = z.object({
   ok: z.literal(true),
   entries: z.array(activityEntryView),

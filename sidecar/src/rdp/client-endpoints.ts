@@ -26,12 +26,9 @@ import type { RdpRoute } from './model.js';
 import { rdpRouteStatus, type MaintenanceWindow, type RdpRouteView } from './schema.js';
 import { statusQuery } from './ops-endpoints.js';
 
-export type ConnectMode = 'internal' | 'external' | 'gateway';
-export interface ConnectAddress {
-  host: string;
-  port: number;
-  mode: ConnectMode;
-}
+/** Where a client connects (the connect answer's `address`). */
+export type ConnectAddress = z.infer<typeof address>;
+export type ConnectMode = ConnectAddress['mode'];
 
 /** The route fields the connect address depends on. */
 export type ConnectRoute = Pick<RdpRouteView, 'access_mode' | 'target_host' | 'target_port' | 'external_host' | 'listen_port' | 'gateway_l4_route_id' | 'name'>;

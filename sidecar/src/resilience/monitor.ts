@@ -23,8 +23,10 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Scheduler } from '../util/scheduler.js';
 import { findRows } from '../db/define.js';
-import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 import { routeCheckError } from '@gatehouse/common/messages/read-back.js';
+import type { z } from 'zod';
+import type { checkView } from '../routes/schema.js';
 
 export const DEFAULT_MONITOR_INTERVAL_S = 30;
 export const CHECK_TIMEOUT_MS = 10_000;
@@ -37,15 +39,8 @@ export const MONITORABLE = { [Op.or]: [{ route_type: 'http' }, { route_type: 'l4
 export const monitorable = (r: Pick<Route, 'route_type' | 'l4_protocol'>): boolean =>
   r.route_type === 'http' || (r.route_type === 'l4' && r.l4_protocol === 'tcp');
 
-export interface CheckResult {
-  route_id: number;
-  checked_at: string;
-  up: boolean;
-  status: number | null;
-  response_ms: number | null;
-  error: string | null;
-  error_code: MessageRef | null;
-}
+/** One uptime check as the API shows it (GET /routes/:id/checks). */
+export type CheckResult = z.infer<typeof checkView>;
 
 export interface MonitorOptions {
   db: Database;

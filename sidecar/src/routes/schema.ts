@@ -516,7 +516,8 @@ export const wizardPeer = z.object({
 export type WizardPeer = z.infer<typeof wizardPeer>;
 export const routePeersResponse = z.object({ ok: z.literal(true), peers: z.array(wizardPeer) });
 
-const checkView = z.object({
+/** One uptime check of a route (resilience/monitor.ts CheckResult). */
+export const checkView = z.object({
   route_id: z.number().int(),
   checked_at: z.string().meta({ format: 'date-time' }),
   up: z.boolean(),

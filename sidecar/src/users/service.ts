@@ -11,22 +11,12 @@ import type { LockoutService } from '../auth/lockout.js';
 import { storedSid } from '../http/session-store.js';
 import type { ActivityLog } from '../logs/activity.js';
 import type { EventBus } from '../events.js';
-import type { Role } from './schema.js';
+import type { Role, userView } from './schema.js';
+import type { z } from 'zod';
 import { findRows, findRow } from '../db/define.js';
 
-export interface PublicUser {
-  id: number;
-  username: string;
-  email: string | null;
-  role: Role;
-  language: 'en' | 'de';
-  theme: 'pro' | 'default' | null;
-  last_login_at: number | null;
-  /** the password was generated: the user must choose a new one (GET /password) */
-  must_change_password: boolean;
-  created_at: string;
-  updated_at: string;
-}
+/** A user as the API shows it (must_change_password: the password was generated, the user must choose a new one). */
+export type PublicUser = z.infer<typeof userView>;
 
 export function publicUser(u: UserRow): PublicUser {
   return {

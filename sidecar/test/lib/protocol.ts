@@ -15,6 +15,7 @@ import type * as Tags from '../../src/tags/schema.js';
 import type * as Tokens from '../../src/tokens/schema.js';
 import type * as Users from '../../src/users/schema.js';
 import type * as Proxy from '../../src/proxy/schema.js';
+import type * as AccessWindows from '../../src/access-windows/schema.js';
 
 import type { Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 
@@ -45,6 +46,8 @@ export type RdpRoute = Out<typeof Rdp.rdpRouteView>;
 export type RdpSession = Out<typeof Rdp.historyEntry>;
 export type RdpStatus = Out<typeof Rdp.rdpRouteStatus>;
 export type PathCheck = Out<typeof Rdp.rdpRouteStatus>['paths'][number];
+export type AccessSchedule = Out<typeof AccessWindows.accessScheduleView>;
+export type AccessState = Out<typeof AccessWindows.accessState>;
 export type MaintenanceWindow = Out<typeof Rdp.rdpRouteView>['maintenance_windows'][number];
 export type RouteReachability = Heartbeat['route_reachability'][number];
 export type ListenerStatus = Heartbeat['tcp_listeners'][number];
