@@ -17,7 +17,7 @@ import { renderCaddyConfig } from '../src/proxy/render.js';
 import type { ProxySettings } from '../src/proxy/render-context.js';
 import type { GatewaysService } from '../src/gateways/service.js';
 import { waitFor } from '../../test/lib/wait.js';
-import type { ActivityEntry, Gateway, GatewayConfigRoute, Peer } from './lib/protocol.js';
+import type { ActivityEntry, Gateway, GatewayConfigRoute } from './lib/protocol.js';
 import { at, hostMap, objAt } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 

@@ -16,7 +16,7 @@
 // - Status: evaluate() on every heartbeat and on a timer; every transition is written with a
 //   compare-and-set on the old status (so it is logged exactly once, even with several evaluators)
 //   and announced through the ONE emit() function (activity log + transition listeners).
-import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 import { Op, QueryTypes } from 'sequelize';
 import type { Deps, GatewayAuth } from '../deps.js';
 import type { EventOf } from '../events.js';
@@ -63,17 +63,8 @@ export interface IssuedTokens {
   envContent: string;
 }
 
-export interface Transition {
-  peer_id: number;
-  name: string;
-  from: GatewayStatus;
-  to: GatewayStatus;
-  reason: string;
-  /** the reason as a message of the catalogue */
-  reason_code?: MessageRef;
-  last_seen_at: number | null;
-  at: number;
-}
+/** A gateway's status change: the payload of its gateway_online / gateway_offline / gateway_unknown event (reason_code: the reason as a message of the catalogue). */
+export type Transition = Omit<EventOf<'gateway_online'>, 'type'>;
 export type TransitionListener = (t: Transition) => void | Promise<void>;
 
 interface TokenEntry {
