@@ -4,6 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, login, ADMIN, type TestServer } from './lib/server.js';
+import { resolvedSchema } from './lib/openapi.js';
+import { at, objAt } from '../../test/lib/json.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -65,7 +67,7 @@ test('tokens: full-access together with read-only is refused with fields.scopes;
   assert.equal(await list(), n, 'no token stored');
   assert.equal((await s.req('/api/v1/tokens', { method: 'POST', headers: h, json: { name: 'ro', scopes: ['read-only', 'peers'] } })).status, 201);
   const doc = (await s.req('/api/v1/openapi.json', { headers: h })).data;
-  const body = doc.paths['/api/v1/tokens'].post.requestBody.content['application/json'].schema;
-  const schema = body.$ref ? doc.components.schemas[body.$ref.split('/').pop()] : body;
-  assert.deepEqual(schema.properties.scopes.not, { allOf: [{ contains: { const: 'full-access' } }, { contains: { const: 'read-only' } }] });
+  const body = objAt(doc, 'paths', '/api/v1/tokens', 'post', 'requestBody', 'content', 'application/json', 'schema');
+  const schema = resolvedSchema(doc, body);
+  assert.deepEqual(at(schema, 'properties', 'scopes', 'not'), { allOf: [{ contains: { const: 'full-access' } }, { contains: { const: 'read-only' } }] });
 });

@@ -5,6 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { at, objAt } from '../../test/lib/json.js';
 import { loadConfig, ConfigError, CONFIG_VARIABLES, DEPRECATED_VARIABLES, deprecatedVariablesIn } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/util/logger.js';
@@ -260,16 +261,16 @@ test('Ratelimit-* headers on 404 and 405 answers of limited scopes and on GET /l
 test('OpenAPI request schemas declare what the server enforces: required lists, port ranges, the session_max_age enum', async () => {
   const t = await s.deps.tokens.create({ name: 'oa-req', scopes: ['read-only'] });
   const doc = (await s.req('/api/v1/openapi.json', { headers: { ...bearer(t.token), 'x-forwarded-for': '203.0.113.90' } })).data;
-  const body = (p: string, m: string) => doc.paths[p][m].requestBody.content['application/json'].schema;
+  const body = (p: string, m: string) => objAt(doc, 'paths', p, m, 'requestBody', 'content', 'application/json', 'schema');
   const routePost = body('/api/v1/routes', 'post');
   // domain is required except for an L4 route without TLS: a rule across fields, so stated in its description
   assert.equal(routePost.required, undefined);
-  assert.match(String(routePost.properties.domain.description), /required, except for an L4 route/);
-  const port = JSON.stringify(routePost.properties.target_port);
+  assert.match(String(at(routePost, 'properties', 'domain', 'description')), /required, except for an L4 route/);
+  const port = JSON.stringify(objAt(routePost, 'properties').target_port);
   assert.match(port, /"minimum":1/);
   assert.match(port, /"maximum":65535/);
   assert.deepEqual(body('/api/v1/peers', 'post').required, ['name']);
-  const ra = JSON.stringify(body('/api/v1/routes/{id}/auth', 'post').properties.session_max_age);
+  const ra = JSON.stringify(objAt(body('/api/v1/routes/{id}/auth', 'post'), 'properties').session_max_age);
   for (const v of [3_600_000, 43_200_000, 86_400_000, 604_800_000, 2_592_000_000]) assert.ok(ra.includes(String(v)), `${v} in ${ra}`);
   assert.match(ra, /"enum"/);
 });

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import winston from 'winston';
 import { classifyHost, PublicHost, type PublicHostProblem } from '../src/system/public-host.js';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import { objAt } from '../../test/lib/json.js';
 
 describe('classifyHost (by form, no DNS)', () => {
   test('names and addresses the internet can resolve or reach', () => {
@@ -151,8 +152,8 @@ describe('GET /settings/app public_host, the peer config endpoint and the start 
     assert.equal(warnings[0].message, app.public_host.warning);
     // the OpenAPI document describes the field
     const doc = (await s.req('/api/v1/openapi.json', { headers: bearer(await apiToken(s)) })).data;
-    const props = doc.paths['/api/v1/settings/app'].get.responses['200'].content['application/json'].schema.properties.app.properties.public_host;
-    assert.deepEqual(Object.keys(props.properties).sort(), ['host', 'internet_resolvable', 'problem', 'source', 'warning']);
+    const props = objAt(doc, 'paths', '/api/v1/settings/app', 'get', 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'app', 'properties', 'public_host');
+    assert.deepEqual(Object.keys(objAt(props, 'properties')).sort(), ['host', 'internet_resolvable', 'problem', 'source', 'warning']);
   });
 
   test('unset, the hostname a dotted public-looking name: used, no warning', async () => {

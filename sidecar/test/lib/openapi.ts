@@ -2,7 +2,7 @@
 // they walk (paths, operations, parameters, bodies, answers; the schemas are JSON Schema, zod's
 // type for what its toJSONSchema writes), and the schema an operation declares for an answer.
 import type { JSONSchema } from 'zod/v4/core';
-import { at, obj, objAt, str } from '../../../test/lib/json.js';
+import { at, obj, objAt, str, type JsonObject } from '../../../test/lib/json.js';
 
 /** A JSON schema of the document. */
 export type Schema = JSONSchema.JSONSchema;
@@ -57,10 +57,12 @@ export function openApiDocument(doc: unknown): OpenApiDocument {
 /** The schema an operation of the document declares for the JSON body of a status, as written (a `$ref` or the schema itself); undefined when it declares none. */
 export function jsonBodySchema(doc: unknown, p: string, method: string, status: number | string): Schema | undefined {
   const schema = at(doc, 'paths', p, method, 'responses', String(status), 'content', 'application/json', 'schema');
-  return schema === undefined ? undefined : obj(schema, `${method} ${p} ${status} schema`);
+  // reason: a schema of the document is JSON Schema (zod's toJSONSchema output)
+  return schema === undefined ? undefined : (obj(schema, `${method} ${p} ${status} schema`) as Schema);
 }
 
 /** A schema of the document with its `$ref` resolved among components.schemas. */
-export function resolvedSchema(doc: unknown, schema: Schema): Schema {
-  return schema.$ref ? objAt(doc, 'components', 'schemas', str(schema.$ref).split('/').pop()!) : schema;
+export function resolvedSchema(doc: unknown, schema: Schema | JsonObject): Schema {
+  // reason: a schema of the document is JSON Schema (zod's toJSONSchema output)
+  return (schema.$ref ? objAt(doc, 'components', 'schemas', str(schema.$ref).split('/').pop()!) : schema) as Schema;
 }
