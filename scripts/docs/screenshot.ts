@@ -40,9 +40,9 @@ const PEERS: [string, string, string[], number | null, number, number][] = [
 const s = await startTestServer();
 try {
   const h = bearer(await apiToken(s));
-  const api = async (p: string, method = 'GET', json?: unknown) => {
-    const r = await s.req(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
-    if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
+  const api = async <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) => {
+    const r = await s.req<never, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+    if (!r.ok) throw new Error(`${method ?? 'GET'} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
     return r.data;
   };
   const groupIds = new Map<string, number>();

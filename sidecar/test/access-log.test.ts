@@ -149,7 +149,7 @@ test('API: list with paging, CSV/JSON export, trace of the route, clear-logs; ba
   assert.equal(l.data.entries[1].route_id, routeId);
   assert.match(l.data.entries[1].time, /^\d{4}-/);
   assert.equal((await call('/logs/access?limit=0')).status, 400);
-  const csv = await s.req('/api/v1/logs/access/export?format=csv', { headers: auth });
+  const csv = await s.req<string>('/api/v1/logs/access/export?format=csv', { headers: auth });
   assert.equal(csv.status, 200);
   assert.match(String(csv.headers.get('content-type')), /text\/csv/);
   assert.match(csv.data, /^time,id,ts,route_id,host,method,uri,status/);
@@ -298,7 +298,7 @@ test('auth_user: who route auth signed in, from the line into the access log and
   assert.equal(t.data.requests.find((x: TraceRequest) => x.uri === '/anonymous')!.auth_user, null);
   const l = await call('/logs/access?limit=5');
   assert.equal(l.data.entries.find((x: AccessEntry) => x.uri === '/as-alice')!.auth_user, 'alice');
-  const csv = await s.req('/api/v1/logs/access/export?format=csv', { headers: auth });
+  const csv = await s.req<string>('/api/v1/logs/access/export?format=csv', { headers: auth });
   assert.match(csv.data, /\/as-alice,.*,alice/);
 });
 

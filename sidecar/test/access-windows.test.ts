@@ -10,8 +10,10 @@ import { apiToken, bearer, startTestServer, type TestServer, apiCall } from './l
 import { manualClock } from '../src/util/clock.js';
 import { isOpenAt, nextChange, type AccessSchedule } from '../src/access-windows/schedule.js';
 import { CLOSED_PAGE_PATH } from '../src/proxy/fragments/access-window.js';
+import { at } from '../../test/lib/json.js';
 import type { DomainEvent } from '../src/events.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { Refusal } from './lib/api-types.js';
 
 const ALL = [1, 2, 3, 4, 5, 6, 7];
 const berlin = (windows: AccessSchedule['windows']): AccessSchedule => ({ timezone: 'Europe/Berlin', windows });
@@ -91,14 +93,14 @@ test('bad access_schedule input is a 400 (422 for a time zone or a day twice) na
     ] as const) {
       const body =
         m === 'POST' ? { domain: 'bad-sched.example.com', peer_id: peer.id, target_port: 80, access_schedule: schedule } : { access_schedule: schedule };
-      const r = await api(p, m, body);
+      const r = await api<Refusal>(p, m, body);
       // 422 for what the document's schema cannot state (a known time zone name, each day once, from before 24:00), 400 for the rest
       const semantic =
         field === 'access_schedule.timezone' ||
         (field === 'access_schedule.windows.0.days' && JSON.stringify(schedule).includes('[1,1]')) ||
         JSON.stringify(schedule).includes('"24:00","to":"09:00"');
       assert.equal(r.status, semantic ? 422 : 400, `${m} ${p} ${JSON.stringify(schedule)}: ${JSON.stringify(r.data)}`);
-      assert.ok(field in r.data.fields, `${field} in ${JSON.stringify(r.data.fields)}`);
+      assert.ok(field in r.data.fields!, `${field} in ${JSON.stringify(r.data.fields)}`);
     }
   }
   assert.equal((await api('/routes')).data.total, 0);
@@ -171,7 +173,7 @@ test('a route and a peer close and open at their boundaries on the manual clock'
   });
   assert.match(de.data as string, /Sie ist wieder erreichbar ab Mo\., 30\. Nov\. 2026, 09:00 \(Europe\/Berlin\)/);
   const js = await s.req(CLOSED_PAGE_PATH, { headers: { 'x-gatehouse-secret': secret, 'x-gatehouse-route-id': String(route.id), accept: 'application/json' } });
-  assert.equal(js.data.opens_at, '2026-11-30T08:00:00.000Z');
+  assert.equal(at(js.data, 'opens_at'), '2026-11-30T08:00:00.000Z');
   const view = (await api(`/routes/${route.id}`)).data.route;
   assert.deepEqual(view.access_state, { open: false, next_change_at: '2026-11-30T08:00:00.000Z', closed_answers: 3 });
   const prom = await s.deps.metrics.scrape();

@@ -222,19 +222,19 @@ test('second step: after the password the account with a passkey is asked for it
 });
 
 test('the sign-in pages offer the passkey (with their own scripts only), and serve those scripts', async () => {
-  const login = await s.req('/login', { headers: { accept: 'text/html' } });
+  const login = await s.req<string>('/login', { headers: { accept: 'text/html' } });
   assert.match(login.data, /id="passkey-button"[^>]*data-base="\/login\/passkey"/);
   assert.match(login.data, /<script src="\/login\/webauthn.js"><\/script><script src="\/login\/passkey.js"><\/script>/);
   assert.match(login.headers.get('content-security-policy') ?? '', /default-src 'none'.*script-src 'self'; connect-src 'self'/);
-  const lib = await s.req('/login/webauthn.js');
+  const lib = await s.req<string>('/login/webauthn.js');
   assert.equal(lib.status, 200);
   assert.match(lib.headers.get('content-type') ?? '', /javascript/);
   assert.match(lib.data, /SimpleWebAuthnBrowser/);
-  const own = await s.req('/login/passkey.js');
+  const own = await s.req<string>('/login/passkey.js');
   assert.match(own.data, /startAuthentication/);
   // the second step of a passkey-only account: the passkey and the recovery code, no app code
   const { cookie } = await passwordStep();
-  const page = await s.req('/login/second-factor', { headers: { cookie, accept: 'text/html' } });
+  const page = await s.req<string>('/login/second-factor', { headers: { cookie, accept: 'text/html' } });
   assert.equal(page.status, 200);
   assert.match(page.data, /data-base="\/login\/second-factor\/passkey"/);
   assert.match(page.data, /Recovery code/);
@@ -345,11 +345,11 @@ test('the enrolment the policy asks for takes a passkey: only after the password
     const step = await s.req('/login', { method: 'POST', headers: json, json: ENROL });
     assert.equal(step.data.second_factor, 'enrol');
     const cookie = cookieOf(step);
-    const page = await s.req('/login/enrol', { headers: { cookie, accept: 'text/html' } });
+    const page = await s.req<string>('/login/enrol', { headers: { cookie, accept: 'text/html' } });
     assert.match(page.data, /id="passkey-enrol-button"[^>]*data-base="\/login\/enrol\/passkey"/);
     assert.match(page.data, /<script src="\/login\/passkey-enrol.js"><\/script>/);
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'; connect-src 'self'/);
-    assert.match((await s.req('/login/passkey-enrol.js')).data, /startRegistration/);
+    assert.match((await s.req<string>('/login/passkey-enrol.js')).data, /startRegistration/);
     const key = softwarePasskey();
     const opts = await s.req('/login/enrol/passkey/options', { method: 'POST', headers: { cookie, ...json }, json: {} });
     assert.equal(opts.status, 200, JSON.stringify(opts.data));

@@ -53,7 +53,7 @@ test('GET /api-docs signed in: the page with its CSP, no inline script, the crea
   const h = { cookie, 'x-csrf-token': (await s.req('/api/v1/csrf', { headers: { cookie } })).data.csrfToken as string };
   assert.ok(csrf);
   assert.equal((await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'de' }, headers: h })).status, 200);
-  const de = await s.req('/api-docs', { headers: { ...html, cookie } });
+  const de = await s.req<string>('/api-docs', { headers: { ...html, cookie } });
   assert.match(de.data, /<html lang="de">[\s\S]*Token erstellen/);
   assert.equal((await s.req('/api/v1/settings/language', { method: 'POST', json: { language: 'en' }, headers: h })).status, 200);
 });

@@ -9,6 +9,7 @@ import { SERVED_OUTSIDE_REGISTRY } from '../src/http/served-paths.js';
 import { fullPath, leastRole, ROLES, roleAtLeast, scopeForPath, SCOPES, type Endpoint, type Role, type Scope } from '../src/http/registry.js';
 import { openApiDocument } from './lib/openapi.js';
 import { str } from '../../test/lib/json.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let session: { cookie: string; csrf: string };
@@ -38,8 +39,9 @@ before(async () => {
 });
 after(async () => s.close());
 
+/** An endpoint at a concrete path (known at run time): read as a refusal's fields, what these checks read. */
 const call = (e: Endpoint, headers: Record<string, string>) =>
-  s.req(concrete(e), { method: e.method, headers: { accept: 'application/json', ...headers }, ...(e.method === 'GET' ? {} : { json: {} }) });
+  s.req<Refusal>(concrete(e), { method: e.method, headers: { accept: 'application/json', ...headers }, ...(e.method === 'GET' ? {} : { json: {} }) });
 
 test('every admin endpoint: 401 without credentials, 401 with a gateway token, 403 with a wrong scope, 403 without CSRF, allowed with full access', async () => {
   const admin = s.endpoints.filter((e) => e.auth === 'admin');
@@ -62,7 +64,7 @@ test('every admin endpoint: 401 without credentials, 401 with a gateway token, 4
     if (e.method !== 'GET') {
       const r = await call(e, { cookie: session.cookie });
       assert.equal(r.status, 403, `${label} with a session but no CSRF token: ${r.status}`);
-      assert.match(r.data.error, /CSRF/, label);
+      assert.match(r.data.error!, /CSRF/, label);
     } else if (required !== 'any' && required !== null && !e.adminRole && !e.secrets && !e.sessionOnly) {
       const r = await call(e, bearer(tokens.get('read-only')!));
       assert.ok(r.status !== 401 && r.status !== 403, `${label} with read-only: ${r.status}`);
@@ -146,8 +148,8 @@ test('the secrets column: every admin endpoint × every token scope and session 
       if (expect && !(required === 'any' && sc !== 'full-access')) assert.ok(passed(r), `${label} with a ${sc} token: ${r.status} ${JSON.stringify(r.data)}`);
       if (!expect) {
         assert.equal(r.status, 403, `${label} with a ${sc} token: ${r.status} ${JSON.stringify(r.data)}`);
-        if (e.sessionOnly) assert.match(r.data.error, /session only/, label);
-        else if (e.secrets) assert.match(r.data.error, /secrets/, label);
+        if (e.sessionOnly) assert.match(r.data.error!, /session only/, label);
+        else if (e.secrets) assert.match(r.data.error!, /secrets/, label);
       }
       checked++;
     }
@@ -156,7 +158,7 @@ test('the secrets column: every admin endpoint × every token scope and session 
       if (roleAtLeast(role, leastRole(e))) assert.ok(passed(r), `${label} as a session of role ${role}: ${r.status} ${JSON.stringify(r.data)}`);
       else {
         assert.equal(r.status, 403, `${label} as a session of role ${role}: ${r.status} ${JSON.stringify(r.data)}`);
-        if (e.secrets) assert.match(r.data.error, /secrets/, label);
+        if (e.secrets) assert.match(r.data.error!, /secrets/, label);
       }
       checked++;
     }
@@ -245,13 +247,13 @@ test('roles: an operator manages peers and routes (keys included) but no account
   assert.equal((await s.req('/api/v1/peers', { headers: vw.h })).status, 200);
   const w = await s.req(`/api/v1/peers/${peer.data.peer.id}`, { method: 'DELETE', headers: vw.h });
   assert.equal(w.status, 403);
-  assert.match(w.data.error, /may only read/);
+  assert.match(w.data.error!, /may only read/);
   assert.equal((await s.req(`/api/v1/peers/${peer.data.peer.id}`, { headers: vw.h })).status, 200, 'the peer is still there');
   const made = await s.req('/api/v1/peers', { method: 'POST', json: { name: 'viewer-peer' }, headers: vw.h });
   assert.equal(made.status, 403, 'a new peer (its keys are secrets) is no viewer’s');
-  const sec = await s.req(`/api/v1/peers/${peer.data.peer.id}/config`, { headers: vw.h });
+  const sec = await s.req<Refusal>(`/api/v1/peers/${peer.data.peer.id}/config`, { headers: vw.h });
   assert.equal(sec.status, 403);
-  assert.match(sec.data.error, /secrets/);
+  assert.match(sec.data.error!, /secrets/);
   assert.equal((await s.req(`/api/v1/routes/${route.data.route.id}`, { method: 'DELETE', headers: vw.h })).status, 403);
   assert.equal((await s.req(`/api/v1/routes/${route.data.route.id}`, { headers: vw.h })).status, 200, 'nothing changed');
 
@@ -332,7 +334,7 @@ function gatewayBody(e: Endpoint): unknown {
 }
 
 const callGateway = (e: Endpoint, headers: Record<string, string>) =>
-  s.req(fullPath(e), { method: e.method, headers: { accept: 'application/json', ...headers }, ...(e.method === 'GET' ? {} : { json: gatewayBody(e) }) });
+  s.req<Refusal>(fullPath(e), { method: e.method, headers: { accept: 'application/json', ...headers }, ...(e.method === 'GET' ? {} : { json: gatewayBody(e) }) });
 
 test("every gateway-companion endpoint refuses sessions, admin, client and gateway-scope API tokens, other gateways' stale tokens; answers its own gateway", async () => {
   const gwEndpoints = s.endpoints.filter((e) => e.auth === 'gateway');

@@ -14,6 +14,7 @@ import { PassphraseKey } from '../src/backup/envelope.js';
 import { BackupService } from '../src/backup/service.js';
 import type { Row } from './lib/rows.js';
 import type { BackupJob, Group, Peer, PlanItem, Route, User } from './lib/protocol.js';
+import { at } from '../../test/lib/json.js';
 
 const PASS = 'correct horse battery staple';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -32,14 +33,14 @@ const ids: Record<string, number> = {};
 let userToken = '';
 
 /** call(server, headers, path, method?, json?): the API of either server, typed by method and path (apiCall). */
-const call = <P extends string, M extends string = 'GET'>(s: TestServer, hh: Record<string, string>, p: P, method?: M, json?: unknown) =>
+const call = <T = never, P extends string = string, M extends string = 'GET'>(s: TestServer, hh: Record<string, string>, p: P, method?: [T] extends [never] ? M : string, json?: unknown) =>
   apiCall(
     () => s,
     () => hh,
-  )<P, M>(p, method, json);
+  )<T, P, M>(p, method, json);
 /** call() that asserts a 2xx answer and returns its body. */
 async function ok<P extends string, M extends string = 'GET'>(s: TestServer, hh: Record<string, string>, p: P, method?: M, json?: unknown) {
-  const r = await call(s, hh, p, method, json);
+  const r = await call<never, P, M>(s, hh, p, method, json);
   assert.ok(r.status >= 200 && r.status < 300, `${method ?? 'GET'} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
 }
@@ -218,7 +219,7 @@ before(async () => {
   await ok(src, h, '/settings/autobackup', 'POST', { name: 'nightly', schedule: 'daily', keep: 5, target: 'local', passphrase: 'job passphrase 123' });
   // the admin's own password changes (the restored server must take this one, not its bootstrap one)
   const admin = (await ok(src, h, '/users')).users.find((u: User) => u.username === ADMIN.username);
-  await ok(src, h, `/users/${admin.id}`, 'PUT', { password: NEW_ADMIN_PASSWORD });
+  await ok(src, h, `/users/${admin!.id}`, 'PUT', { password: NEW_ADMIN_PASSWORD });
 });
 after(async () => src.close());
 
@@ -305,7 +306,7 @@ test('replace restore into a fresh install (new data dir, new master key): every
     );
     // a restore activity row
     const act = await ok(dst, h2, '/logs/activity?event_type=backup_restored');
-    assert.equal(act.entries?.length ?? act.logs?.length ?? act.activity?.length, 1, JSON.stringify(act).slice(0, 300));
+    assert.equal(act.entries?.length ?? at(act, 'logs', 'length') ?? at(act, 'activity', 'length'), 1, JSON.stringify(act).slice(0, 300));
   } finally {
     await dst.close();
   }
@@ -370,8 +371,8 @@ test('merge: adds and updates by identity, removes nothing; dry run lists the sa
     const op = ((await ok(dst, hh, '/users')).users as User[]).find((u) => u.username === 'operator')!;
     assert.deepEqual(nas.user_ids, [op.id]);
     const auth = await ok(dst, hh, `/routes/${nas.id}/auth`);
-    assert.equal(auth.route_auth.title, 'NAS');
-    assert.ok(auth.route_auth.logo, 'the logo came along');
+    assert.equal(auth.route_auth!.title, 'NAS');
+    assert.ok(auth.route_auth!.logo, 'the logo came along');
     // a second merge of the same document changes nothing
     const again = await restore(dst, hh, text, 'mode=merge&dry_run=1');
     assert.equal(again.data.summary.created, 0);

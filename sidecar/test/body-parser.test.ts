@@ -9,6 +9,7 @@ import { startTestServer, apiToken, bearer, type TestServer } from './lib/server
 import { createRoute } from './route-auth-helpers.js';
 import { BRANDING_MAX_BYTES } from '../src/route-auth/schema.js';
 import { depthOver, FORM_LIMIT_BYTES, JSON_LIMIT_BYTES, MAX_JSON_DEPTH, MULTIPART_OVERHEAD_BYTES } from '../src/http/body.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -133,7 +134,7 @@ test('multipart uploads: one file in the declared field, kept in memory, size an
   });
   assert.equal(cfg.status, 200, JSON.stringify(cfg.data));
   const url = `/api/v1/routes/${r.id}/branding/logo`;
-  const post = (fd: FormData) => s.req(url, { method: 'POST', headers: h, body: fd });
+  const post = (fd: FormData) => s.req<Refusal>(url, { method: 'POST', headers: h, body: fd });
   const blob = (b: Buffer, type?: string) => new Blob([new Uint8Array(b)], type ? { type } : {});
 
   // a file part without a Content-Type is still a file
@@ -150,34 +151,34 @@ test('multipart uploads: one file in the declared field, kept in memory, size an
   other.append('logo', blob(PNG, 'image/png'), 'x.png');
   const o = await post(other);
   assert.equal(o.status, 400);
-  assert.ok(o.data.fields.file);
+  assert.ok(o.data.fields!.file);
   const two = new FormData();
   two.append('file', blob(PNG, 'image/png'), 'a.png');
   two.append('file', blob(PNG, 'image/png'), 'b.png');
   const t = await post(two);
   assert.equal(t.status, 400);
-  assert.ok(t.data.fields.file);
+  assert.ok(t.data.fields!.file);
 
   // an empty file is judged by content (not an image)
   const empty = new FormData();
   empty.append('file', blob(Buffer.alloc(0), 'image/png'), 'e.png');
   const e = await post(empty);
   assert.equal(e.status, 422, 'an empty file: its content is judged (documented 422)');
-  assert.ok(e.data.fields.file);
+  assert.ok(e.data.fields!.file);
 
   // a text field named "file" is not a file
   const field = new FormData();
   field.append('file', 'not a file');
   const f = await post(field);
   assert.equal(f.status, 400);
-  assert.ok(f.data.fields.file);
+  assert.ok(f.data.fields!.file);
 
   // just over the file limit: 400 on the field; far over (declared length): 413 before reading
   const over = new FormData();
   over.append('file', blob(Buffer.concat([PNG, Buffer.alloc(BRANDING_MAX_BYTES)]), 'image/png'), 'big.png');
   const ov = await post(over);
   assert.equal(ov.status, 400);
-  assert.match(ov.data.fields.file, new RegExp(String(BRANDING_MAX_BYTES)));
+  assert.match(ov.data.fields!.file, new RegExp(String(BRANDING_MAX_BYTES)));
   const huge = new FormData();
   huge.append('file', blob(Buffer.concat([PNG, Buffer.alloc(BRANDING_MAX_BYTES + MULTIPART_OVERHEAD_BYTES)]), 'image/png'), 'huge.png');
   const hg = await post(huge);
@@ -189,7 +190,7 @@ test('multipart uploads: one file in the declared field, kept in memory, size an
   assert.equal(files.length, 1);
 
   // a JSON body on an upload endpoint carries no file
-  const json = await s.req(url, { method: 'POST', headers: h, json: { file: 'x' } });
+  const json = await s.req<Refusal>(url, { method: 'POST', headers: h, json: { file: 'x' } });
   assert.equal(json.status, 400);
-  assert.ok(json.data.fields.file);
+  assert.ok(json.data.fields!.file);
 });

@@ -9,7 +9,7 @@ import { STREAMED, streamScopesFor } from '../src/events-stream/catalog.js';
 import { EventStreams } from '../src/events-stream/hub.js';
 import { EventBus } from '../src/events.js';
 import { createLogger } from '../src/util/logger.js';
-import { at, objAt, objsAt, str, type JsonObject } from '../../test/lib/json.js';
+import { at, obj, objAt, objsAt, str, type JsonObject } from '../../test/lib/json.js';
 import type { Refusal } from './lib/api-types.js';
 import type { Role, Scope } from '../src/http/registry.js';
 
@@ -362,8 +362,8 @@ describe('GET /api/v1/events', () => {
       assert.equal((await s.req('/api/v1/tags/sse-tag', { method: 'DELETE', headers: as() })).status, 200);
       await ps.waitFor((m) => m.event === 'tag_deleted');
       const got = ps.messages.filter(isDomain).map((m) => [m.event, m.data]);
-      const strip = <T extends Record<string, unknown>>(d: T) => {
-        const { at: _at, ...rest } = d;
+      const strip = (d: unknown) => {
+        const { at: _at, ...rest } = obj(d);
         return rest;
       };
       assert.deepEqual(
@@ -490,8 +490,8 @@ describe('GET /api/v1/events', () => {
       });
       assert.equal(smtp.status, 200, JSON.stringify(smtp.data));
       await adminSt.waitFor((m) => m.event === 'smtp_updated');
-      const strip = <T extends Record<string, unknown>>(d: T) => {
-        const { at: _at, ...rest } = d;
+      const strip = (d: unknown) => {
+        const { at: _at, ...rest } = obj(d);
         return rest;
       };
       const got = adminSt.messages

@@ -5,11 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, headers = h) =>
-  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: { ...headers } });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers = h) =>
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: { ...headers } });
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
@@ -19,10 +20,10 @@ after(async () => s.close());
 
 /** Sends the body and checks the status and that `fields` names exactly these fields, each with its code. */
 async function refused(p: string, method: string, body: unknown, status: number, expect: Record<string, string>, headers = h) {
-  const r = await api(p, method, body, headers);
+  const r = await api<Refusal>(p, method, body, headers);
   assert.equal(r.status, status, JSON.stringify(r.data));
   assert.deepEqual(Object.keys(r.data.fields ?? {}).sort(), Object.keys(expect).sort(), JSON.stringify(r.data));
-  for (const [k, code] of Object.entries(expect)) assert.equal(r.data.field_codes[k].code, code, `${k}: ${JSON.stringify(r.data.field_codes[k])}`);
+  for (const [k, code] of Object.entries(expect)) assert.equal(r.data.field_codes![k].code, code, `${k}: ${JSON.stringify(r.data.field_codes![k])}`);
   return r;
 }
 
@@ -72,16 +73,16 @@ describe('every bad field in one answer', () => {
     });
     assert.equal((await api('/users')).data.users.length, before, 'nothing created');
     const admin = (await api('/users')).data.users.find((u: { username: string }) => u.username === 'admin');
-    await refused(`/users/${admin.id}`, 'PUT', { username: 'fe-user', email: 'nope', role: 'user' }, 400, {
+    await refused(`/users/${admin!.id}`, 'PUT', { username: 'fe-user', email: 'nope', role: 'user' }, 400, {
       username: 'user.field.in_use',
       email: 'field.email',
       role: 'user.field.one_admin_remains',
     });
-    await refused(`/users/${admin.id}`, 'PUT', { username: 'fe-user', role: 'user' }, 409, {
+    await refused(`/users/${admin!.id}`, 'PUT', { username: 'fe-user', role: 'user' }, 409, {
       username: 'user.field.in_use',
       role: 'user.field.one_admin_remains',
     });
-    const after = (await api(`/users/${admin.id}`)).data.user;
+    const after = (await api(`/users/${admin!.id}`)).data.user;
     assert.deepEqual({ username: after.username, role: after.role }, { username: 'admin', role: 'admin' });
   });
 

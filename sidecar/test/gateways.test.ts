@@ -276,8 +276,8 @@ const api = apiInit(
   () => s,
   () => h,
 );
-const gwReq = <P extends string, M extends string = 'GET'>(token: string, p: P, init: ReqInit<M> = {}) =>
-  s.req<`/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+const gwReq = <T = never, P extends string = string, M extends string = 'GET'>(token: string, p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) =>
+  s.req<T, `/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
 const gateways = () => s.deps.gateways as GatewaysService;
 
 function heartbeat(o: Partial<Heartbeat> = {}): Heartbeat {
@@ -508,7 +508,7 @@ describe('configuration polling', () => {
     // a bad hash is a 400 with fields
     const bad = await gwReq(t, '/config/check?hash=md5:123');
     assert.equal(bad.status, 400);
-    assert.ok(bad.data.fields.hash);
+    assert.ok(bad.data.fields!.hash);
   });
 
   test('a route write re-reads only the gateways it touches: create, toggle of a disabled route, move, delete', async () => {
@@ -598,7 +598,7 @@ describe('configuration polling', () => {
     assert.equal(view!.status, 'unknown');
     const bad = await gwReq(t, '/status', { method: 'POST', json: { rx_bytes: -1, tx_bytes: 'x' } });
     assert.equal(bad.status, 400);
-    assert.ok(bad.data.fields.rx_bytes && bad.data.fields.tx_bytes && bad.data.fields.active_connections);
+    assert.ok(bad.data.fields!.rx_bytes && bad.data.fields!.tx_bytes && bad.data.fields!.active_connections);
     assert.deepEqual((await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === g.peer.id)!.traffic, view!.traffic, 'nothing changed');
     const payload = { nonce: crypto.randomBytes(8).toString('hex'), nested: { list: [1, 2, 3], text: 'ümlaut ✓' } };
     const echo = await gwReq(t, '/probe', { method: 'POST', json: payload });

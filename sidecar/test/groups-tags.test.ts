@@ -7,7 +7,7 @@ import type { Group, Peer, Tag } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });
@@ -43,8 +43,8 @@ describe('peer groups', () => {
     const list = await api('/peer-groups');
     assert.equal(list.status, 200);
     const office = list.data.groups.find((x: Group) => x.id === gid);
-    assert.equal(office.peer_count, 2);
-    assert.equal(list.data.groups.find((x: Group) => x.id === other.id).peer_count, 0);
+    assert.equal(office!.peer_count, 2);
+    assert.equal(list.data.groups.find((x: Group) => x.id === other.id)!.peer_count, 0);
     // move a peer, rename, recolour
     assert.equal((await api(`/peers/${loose.id}`, { method: 'PUT', json: { group_id: other.id } })).data.peer.group_id, other.id);
     const u = await api(`/peer-groups/${gid}`, { method: 'PUT', json: { name: 'Head Office', color: null } });
@@ -176,12 +176,12 @@ describe('tags API', () => {
     // taken by a name on peers only: 409 with fields.name, nothing changed
     const taken = await api('/tags/omega', { method: 'PUT', json: { name: 'ZETA' } });
     assert.equal(taken.status, 409);
-    assert.ok(taken.data.fields.name);
+    assert.ok(taken.data.fields!.name);
     assert.equal((await api(`/peers/${p1.id}`)).data.peer.tags, 'Omega,alphabet,zeta');
     assert.equal((await api('/tags/nowhere', { method: 'PUT', json: { name: 'x' } })).status, 404);
     const bad = await api('/tags/omega', { method: 'PUT', json: { name: 'a,b' } });
     assert.equal(bad.status, 400);
-    assert.ok(bad.data.fields.name);
+    assert.ok(bad.data.fields!.name);
     assert.equal((await api(`/peers/${p2.id}`)).data.peer.tags, 'Omega');
     const activity = (await api('/logs/activity?event_type=tag_renamed')).data;
     assert.ok(JSON.stringify(activity).includes('renamed to'), 'activity row written');
@@ -198,7 +198,7 @@ describe('tags API', () => {
     }
     const r = await api('/tags', { method: 'POST', json: {} });
     assert.equal(r.status, 400);
-    assert.ok(r.data.fields.name);
+    assert.ok(r.data.fields!.name);
     assert.equal((await api(`/tags/${encodeURIComponent('a<b')}`, { method: 'DELETE' })).status, 400);
     assert.deepEqual((await api('/tags')).data.tags, before);
   });

@@ -21,7 +21,7 @@ import { fullPath } from '../src/http/registry.js';
 import { manualClock } from '../src/util/clock.js';
 import { licenceFeature } from '../src/licence/feature.js';
 import { asRows, type Row } from './lib/rows.js';
-import { arrAt } from '../../test/lib/json.js';
+import { arrAt, at } from '../../test/lib/json.js';
 
 const DAY = 24 * 3600 * 1000;
 const trusted = [publicKeyFrom(TEST_PUBLIC_KEY_PEM)];
@@ -114,8 +114,8 @@ describe('the key format', () => {
 describe('a server without a licence (community fallback)', () => {
   let s: TestServer;
   let auth: Record<string, string>;
-  const call = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, headers = auth) =>
-    s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+  const call = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers = auth) =>
+    s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
   /** An endpoint at its full path (fullPath: /api/v1/..., or served at the root like /metrics). */
   const callAt = (url: string, method: string) => s.req(url, { method, headers: auth, ...(method === 'GET' ? {} : { json: {} }) });
   const licenceEvents = () => s.deps.db.models.Activity.count({ where: { event_type: 'licence_changed' } });
@@ -186,7 +186,7 @@ describe('a server without a licence (community fallback)', () => {
     const urlOf = (e: (typeof gated)[number]) => fullPath(e).replace(/:[A-Za-z_]+/g, String(id));
     for (const e of gated) {
       const x = await callAt(urlOf(e), e.method);
-      assert.ok(!(x.status === 403 && x.data?.feature), `${e.method} ${urlOf(e)} gated without a licence: ${JSON.stringify(x.data)}`);
+      assert.ok(!(x.status === 403 && at(x.data, 'feature')), `${e.method} ${urlOf(e)} gated without a licence: ${JSON.stringify(x.data)}`);
     }
     assert.equal(await licenceEvents(), 0);
   });
@@ -197,7 +197,7 @@ describe('a server without a licence (community fallback)', () => {
     const a = await call('/license/activate', 'POST', { key: testLicenceKey({ plan: 'cluster', features: ['cluster'] }) });
     assert.equal(a.status, 200, JSON.stringify(a.data));
     assert.deepEqual(a.data.license.features, [...LICENSED_FEATURES]);
-    assert.deepEqual(a.data.license.licence.features, ['cluster'], 'the document as it names them');
+    assert.deepEqual(a.data.license.licence!.features, ['cluster'], 'the document as it names them');
     assert.deepEqual(on(), [...LICENSED_FEATURES]);
     // a licence that names no feature still has the community ones, and not cluster
     const none = await call('/license/activate', 'POST', { key: testLicenceKey({ plan: 'limits-only', features: [] }) });
@@ -233,13 +233,13 @@ describe('a server without a licence (community fallback)', () => {
       assert.equal(r.status, reason === 'malformed' ? 400 : 422, JSON.stringify(r.data)); // the key's form is in the document; its signature and dates are not
       assert.equal(r.data.ok, false);
       if (reason !== 'malformed') assert.equal(r.data.reason, reason); // a malformed key is refused by the document's pattern
-      assert.match(r.data.fields.key, msg);
-      if (reason !== 'malformed') assert.match(r.data.error, /Licence key refused/);
+      assert.match(r.data.fields!.key, msg);
+      if (reason !== 'malformed') assert.match(r.data.error!, /Licence key refused/);
     }
     const bad = await call('/license/activate', 'POST', { key: 42 });
     assert.equal(bad.status, 400);
-    assert.ok(bad.data.fields.key);
-    assert.equal((await call('/license/activate', 'POST', {})).data.fields.key !== undefined, true);
+    assert.ok(bad.data.fields!.key);
+    assert.equal((await call('/license/activate', 'POST', {})).data.fields!.key !== undefined, true);
     assert.equal((await call('/license')).data.license.status, 'community');
     assert.equal(await s.deps.db.models.Setting.count({ where: { key: 'licence' } }), 0);
     assert.equal(await licenceEvents(), before);
@@ -254,7 +254,7 @@ describe('a server without a licence (community fallback)', () => {
     assert.equal(a.data.license.plan, 'business');
     assert.deepEqual(a.data.license.features, [...COMMUNITY_FEATURES, 'cluster']);
     assert.deepEqual(a.data.license.limits, { max_peers: null, max_routes: 10 });
-    assert.equal(a.data.license.licence.customer, 'ACME');
+    assert.equal(a.data.license.licence!.customer, 'ACME');
     const g = await call('/license');
     assert.deepEqual(g.data, a.data);
     // offline refresh without a licence service
@@ -307,7 +307,7 @@ describe('a server without a licence (community fallback)', () => {
     assert.equal(over.status, 403, JSON.stringify(over.data));
     assert.equal(over.data.limit, 'max_peers');
     assert.equal(over.data.max, peers + 1);
-    assert.match(over.data.error, /at most/);
+    assert.match(over.data.error!, /at most/);
     assert.equal(Number(await s.deps.db.models.Peer.count()), peers + 1);
     const r1 = await call('/routes', 'POST', { domain: 'limit-1.example.com', peer_id: ok.data.peer.id, target_port: 80 });
     assert.equal(r1.status, 201, JSON.stringify(r1.data));

@@ -56,7 +56,7 @@ test('safeNext keeps same-origin paths and turns everything else into /', () => 
 });
 
 test('next is carried from GET /login?next= through the form to the redirect after signing in', async () => {
-  const page = await s.req('/login?next=/peers%3Fq%3Dx', { headers: html });
+  const page = await s.req<string>('/login?next=/peers%3Fq%3Dx', { headers: html });
   assert.equal(page.status, 200);
   assert.equal(hiddenNext(page.data), '/peers?q=x');
   const ok = await formLogin({ username: ADMIN.username, password: ADMIN.password, next: hiddenNext(page.data) });
@@ -69,7 +69,7 @@ test('next is carried from GET /login?next= through the form to the redirect aft
   // a failed attempt keeps the target for the next try
   const bad = await formLogin({ username: ADMIN.username, password: 'wrong', next: '/peers?q=x' });
   assert.equal(bad.headers.get('location'), '/login?error=invalid&next=%2Fpeers%3Fq%3Dx');
-  const retry = await s.req(bad.headers.get('location')!, { headers: html });
+  const retry = await s.req<string>(bad.headers.get('location')!, { headers: html });
   assert.equal(hiddenNext(retry.data), '/peers?q=x');
   assert.match(retry.data, /Invalid username or password/);
   await s.deps.lockout.unlock('admin', ADMIN.username);
@@ -89,7 +89,7 @@ test('open-redirect attempts in next end at / (form post, page field, signed-in 
       assert.equal(res.headers.get('location'), '/', `POST /login next=${JSON.stringify(evil)}`);
     }
     const q = `/login?next=${encodeURIComponent(evil)}`;
-    const page = await s.req(q, { headers: html });
+    const page = await s.req<string>(q, { headers: html });
     assert.equal(hiddenNext(page.data), '', `GET ${q} puts nothing in the form`);
     const signedIn = await s.req(q, { headers: { ...html, cookie } });
     assert.equal(signedIn.headers.get('location'), '/', `GET ${q} signed in`);
@@ -125,19 +125,19 @@ test('the lockout message after the lockout says how long the lock lasts (en and
   assert.match(set!, /path=\/login/i);
   assert.match(set!, /httponly/i);
   // 5th failure at t0, lock 15 minutes, now t0 + 3 min: 12 minutes left
-  const page = await s.req(locked.headers.get('location')!, { headers: { ...html, cookie: cookiesOf(locked) } });
+  const page = await s.req<string>(locked.headers.get('location')!, { headers: { ...html, cookie: cookiesOf(locked) } });
   assert.equal(page.status, 200);
   assert.match(page.data, /role="alert">Too many failed attempts: this account is locked for a while\. Try again in 12 minutes\.</);
   assert.equal(hiddenNext(page.data), '/peers');
-  const de = await s.req('/login?error=locked', { headers: { accept: 'text/html', 'accept-language': 'de-DE,de;q=0.9', cookie: cookiesOf(locked) } });
+  const de = await s.req<string>('/login?error=locked', { headers: { accept: 'text/html', 'accept-language': 'de-DE,de;q=0.9', cookie: cookiesOf(locked) } });
   assert.match(de.data, /Zu viele Fehlversuche: dieses Konto ist vorübergehend gesperrt\. Erneut versuchen in 12 Minuten\./);
   // a forged (unsigned) cookie is not believed: the policy's duration is shown instead
-  const forged = await s.req('/login?error=locked', { headers: { ...html, cookie: `${LOCKED_COOKIE}=${clock() + 999 * 60_000}` } });
+  const forged = await s.req<string>('/login?error=locked', { headers: { ...html, cookie: `${LOCKED_COOKIE}=${clock() + 999 * 60_000}` } });
   assert.match(forged.data, /locked for a while\. A lock lasts up to 15 minutes\./);
   assert.doesNotMatch(forged.data, /999/);
   // once the lock has lifted the cookie says nothing more
   clock.advance(13 * 60_000);
-  const later = await s.req('/login?error=locked', { headers: { ...html, cookie: cookiesOf(locked) } });
+  const later = await s.req<string>('/login?error=locked', { headers: { ...html, cookie: cookiesOf(locked) } });
   assert.match(later.data, /A lock lasts up to 15 minutes\./);
   assert.equal((await formLogin({ username: 'locky', password: 'locky-password' })).headers.get('location'), '/');
 });
@@ -169,7 +169,7 @@ test('first sign-in with the generated password: /password, change, file removed
     assert.equal(root.headers.get('location'), '/password');
     assert.equal((await g.req('/login?next=/routes', { headers: { ...html, cookie } })).headers.get('location'), '/password?next=%2Froutes');
 
-    const page = await g.req('/password?next=%2Fpeers%3Fq%3Dx', { headers: { ...html, cookie } });
+    const page = await g.req<string>('/password?next=%2Fpeers%3Fq%3Dx', { headers: { ...html, cookie } });
     assert.equal(page.status, 200);
     assert.equal(
       page.headers.get('content-security-policy'),
@@ -191,7 +191,7 @@ test('first sign-in with the generated password: /password, change, file removed
       const res = await post('/password', { ...base, ...fields }, cookie);
       assert.equal(res.status, 302);
       assert.equal(res.headers.get('location'), `/password?error=${code}&next=%2Fpeers%3Fq%3Dx`);
-      const shown = await g.req(res.headers.get('location')!, { headers: { ...html, cookie } });
+      const shown = await g.req<string>(res.headers.get('location')!, { headers: { ...html, cookie } });
       assert.match(shown.data, /class="err" role="alert">[^<]+</, code);
     }
     assert.equal((await post('/password', { ...base, _csrf: 'forged' }, cookie)).status, 403, 'CSRF');
@@ -324,14 +324,14 @@ test('a refused sign-in keeps the username in the form (a signed cookie; never t
   assert.match(set!, /path=\/login/i);
   assert.match(set!, /httponly/i);
   assert.doesNotMatch(set!, /wrong/);
-  const page = await s.req('/login?error=invalid', { headers: { ...html, cookie: cookiesOf(refused) } });
+  const page = await s.req<string>('/login?error=invalid', { headers: { ...html, cookie: cookiesOf(refused) } });
   assert.match(page.data, /<input id="username" name="username" autocomplete="username" required value="Kim &lt;O&quot;Neil&gt; &amp; co">/);
   assert.match(page.data, /<input id="password" name="password" type="password" autocomplete="current-password" required autofocus>/);
   assert.doesNotMatch(page.data, /the wrong one/);
   // a forged (unsigned) cookie is not believed; without an error the form starts empty
-  const forged = await s.req('/login?error=invalid', { headers: { ...html, cookie: `${LAST_USER_COOKIE}=mallory` } });
+  const forged = await s.req<string>('/login?error=invalid', { headers: { ...html, cookie: `${LAST_USER_COOKIE}=mallory` } });
   assert.doesNotMatch(forged.data, /mallory/);
   assert.match(forged.data, /name="username" autocomplete="username" required autofocus>/);
-  const fresh = await s.req('/login', { headers: { ...html, cookie: cookiesOf(refused) } });
+  const fresh = await s.req<string>('/login', { headers: { ...html, cookie: cookiesOf(refused) } });
   assert.match(fresh.data, /name="username" autocomplete="username" required autofocus>/);
 });

@@ -12,6 +12,7 @@ import { routeSeriesFromCaddy } from '../src/metrics/service.js';
 import { rawRequest } from './route-auth-helpers.js';
 import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
 import type { DeliveryStatus } from '../src/webhooks/schema.js';
+import type { Refusal } from './lib/api-types.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
@@ -49,11 +50,11 @@ const value = (samples: Sample[], name: string, labels: Record<string, string> =
 
 test('authorization: session, token with scope system, full-access or read-only (header or ?token=); 401 without, 403 with another scope; ?token= only on /metrics', async () => {
   assert.equal((await s.req('/metrics')).status, 401);
-  const anon = await s.req('/metrics', { headers: { accept: 'application/json' } });
+  const anon = await s.req<Refusal>('/metrics', { headers: { accept: 'application/json' } });
   assert.equal(anon.data.ok, false);
   assert.equal((await s.req('/metrics', { headers: bearer('gth_' + 'y'.repeat(43)) })).status, 401);
   for (const sc of ['peers', 'routes', 'logs']) {
-    const r = await s.req('/metrics', { headers: bearer(tok[sc]) });
+    const r = await s.req<Refusal>('/metrics', { headers: bearer(tok[sc]) });
     assert.equal(r.status, 403, `scope ${sc}: ${r.status}`);
     assert.equal(r.data.ok, false);
     const q = await s.req(`/metrics?token=${encodeURIComponent(tok[sc])}`);
@@ -87,7 +88,7 @@ test('authorization: session, token with scope system, full-access or read-only 
 test('licence feature prometheus_metrics off: 403 {ok:false, error, feature}, with a valid token too', async () => {
   off.add('prometheus_metrics');
   try {
-    const r = await s.req('/metrics', { headers: { ...bearer(full), accept: 'application/json' } });
+    const r = await s.req<Refusal>('/metrics', { headers: { ...bearer(full), accept: 'application/json' } });
     assert.equal(r.status, 403);
     assert.equal(r.data.feature, 'prometheus_metrics');
     assert.equal((await s.req(`/metrics?token=${encodeURIComponent(tok.system)}`)).status, 403);

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, login, apiToken, bearer, ADMIN, type ReqInit, type TestServer } from './lib/server.js';
 import { ProviderJar, startIdp, type Idp } from './lib/oidc-idp.js';
 import type { Row } from './lib/rows.js';
+import { objAt } from '../../test/lib/json.js';
 
 const CLIENT_ID = 'gatehouse';
 const CLIENT_SECRET = 'oidc-client-secret-3f1c9a7d2b';
@@ -81,8 +82,8 @@ async function whoAmI(b: Browser) {
   return r.status === 200 && r.data.kind === 'session' ? r.data.user : null;
 }
 
-const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}, h = adminH) =>
-  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...h, ...(init.headers as Record<string, string> | undefined) } });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}, h = adminH) =>
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...h, ...(init.headers as Record<string, string> | undefined) } });
 
 const count = async () => s.deps.db.models.OidcProvider.count();
 
@@ -130,16 +131,16 @@ after(async () => {
 });
 
 test('the sign-in page offers "Sign in with <name>" per enabled provider, in English and German, carrying next', async () => {
-  const en = await s.req('/login?next=%2Fpeers', { headers: { 'accept-language': 'en' } });
+  const en = await s.req<string>('/login?next=%2Fpeers', { headers: { 'accept-language': 'en' } });
   assert.match(en.data, new RegExp(`<a class="sso" href="/auth/oidc/${providerId}/start\\?next=%2Fpeers">Sign in with Test IdP</a>`));
-  const de = await s.req('/login', { headers: { 'accept-language': 'de' } });
+  const de = await s.req<string>('/login', { headers: { 'accept-language': 'de' } });
   assert.match(de.data, /Mit Test IdP anmelden/);
   const off = await api('/auth/oidc/providers', {
     method: 'POST',
     json: { name: 'Hidden', issuer: 'https://id.example.test', client_id: 'x', enabled: false },
   });
   assert.equal(off.status, 201, JSON.stringify(off.data));
-  assert.doesNotMatch((await s.req('/login')).data, /Hidden/, 'a disabled provider has no button');
+  assert.doesNotMatch((await s.req<string>('/login')).data, /Hidden/, 'a disabled provider has no button');
   const started = await visit(new ProviderJar(), `${s.url}/auth/oidc/${off.data.provider.id}/start`);
   assert.equal(started.status, 404);
   assert.match(started.text, /does not exist any more or is disabled/);
@@ -283,7 +284,7 @@ test('the client secret is sealed at rest and in no answer', async () => {
     assert.equal(a.status, 200);
     assert.ok(!JSON.stringify(a.data).includes(CLIENT_SECRET));
   }
-  const p = answers[1].data.provider;
+  const p = objAt(answers[1].data, 'provider');
   assert.equal(p.client_secret_set, true);
   assert.equal(p.client_secret, undefined);
   assert.equal(p.redirect_uri, `${s.url}/auth/oidc/callback`);
@@ -312,7 +313,7 @@ test('the discovery test says what is wrong', async () => {
   };
   const good = (await api(`/auth/oidc/providers/${providerId}/test`, { method: 'POST' })).data.result;
   assert.equal(good.reachable, true, good.message);
-  assert.equal(good.endpoints.token_endpoint.startsWith(idp.issuer), true);
+  assert.equal(good.endpoints!.token_endpoint!.startsWith(idp.issuer), true);
   assert.equal((await make('t-mismatch', `http://localhost:${idp.port}`)).message_code.code, 'oidc.test.issuer_mismatch');
   assert.equal((await make('t-404', `${idp.issuer}/nothing-here`)).message_code.code, 'oidc.test.status');
   assert.equal((await make('t-html', `http://127.0.0.1:${(other.address() as AddressInfo).port}`)).message_code.code, 'oidc.test.not_json');
@@ -401,10 +402,10 @@ test('bad input: 400 naming every field, 422 for an http issuer without allow_pr
     assert.ok(bad.data.fields?.[f], `fields.${f}: ${JSON.stringify(bad.data.fields)}`);
   const http422 = await api('/auth/oidc/providers', { method: 'POST', json: { name: 'Plain', issuer: 'http://id.example.test', client_id: 'x' } });
   assert.equal(http422.status, 422);
-  assert.ok(http422.data.fields.issuer);
+  assert.ok(http422.data.fields!.issuer);
   const taken = await api('/auth/oidc/providers', { method: 'POST', json: { name: 'test idp', issuer: 'https://id.example.test', client_id: 'x' } });
   assert.equal(taken.status, 409);
-  assert.ok(taken.data.fields.name);
+  assert.ok(taken.data.fields!.name);
   const put = await api(`/auth/oidc/providers/${providerId}`, { method: 'PUT', json: { issuer: 'not a url', scopes: [], client_secret: 5, jit_create: 'no' } });
   assert.equal(put.status, 400);
   for (const f of ['issuer', 'scopes', 'client_secret', 'jit_create']) assert.ok(put.data.fields?.[f], f);

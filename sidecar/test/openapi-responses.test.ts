@@ -19,7 +19,7 @@ before(async () => {
 after(async () => s.close());
 
 /** api(path, init?) with this file's token (its headers only), typed by method and path like s.req(). */
-const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
 
 function declared(p: string, method: string, status: number): z.ZodType {
   const schema = jsonBodySchema(doc, p, method, status);
@@ -120,7 +120,7 @@ test('GET /peers/:id/config declares the text/plain file it answers', async () =
 
 test('POST /gateway/probe: the JSON echo matches its declared schema; other bodies are declared as echoed bytes of any type', async () => {
   const gw = await api('/peers', { method: 'POST', json: { name: 'oa-probe-gw', is_gateway: true, api_port: 8081 } });
-  const g = bearer(gw.data.gateway.apiToken);
+  const g = bearer(gw.data.gateway!.apiToken);
   const json = await s.req('/api/v1/gateway/probe', { method: 'POST', json: { a: [1, 'x'] }, headers: g });
   assert.equal(json.status, 200);
   matches('/api/v1/gateway/probe', 'post', json);
@@ -141,11 +141,11 @@ test('GET /openapi.json matches the response schema it declares for itself (the 
 test('statuses the public endpoints answer are declared: POST /password 401/403, POST /logout 403, the breaker report 404, route-auth pages 404, browser redirects 302', async () => {
   const pw = await s.req('/password', { method: 'POST', json: { current: 'x', new_password: 'y' }, headers: { accept: 'application/json' } });
   assert.equal(pw.status, 401);
-  assert.ok(doc.paths['/password'].post.responses['401'] && doc.paths['/password'].post.responses['403']);
-  assert.ok(doc.paths['/logout'].post.responses['403']);
+  assert.ok(at(doc, 'paths', '/password', 'post', 'responses', '401') && at(doc, 'paths', '/password', 'post', 'responses', '403'));
+  assert.ok(objAt(doc, 'paths', '/logout', 'post', 'responses')['403']);
   const br = await s.req('/internal/circuit-breaker', { method: 'POST', json: {}, headers: { accept: 'application/json' } });
   assert.equal(br.status, 404);
-  assert.ok(doc.paths['/internal/circuit-breaker'].post.responses['404']);
+  assert.ok(objAt(doc, 'paths', '/internal/circuit-breaker', 'post', 'responses')['404']);
   const ra = await s.req('/route-auth/logout', { method: 'POST', headers: { accept: 'text/html' } });
   assert.equal(ra.status, 404);
   for (const [p, m] of [
@@ -153,6 +153,6 @@ test('statuses the public endpoints answer are declared: POST /password 401/403,
     ['/route-auth/logout', 'get'],
     ['/route-auth/login', 'post'],
   ])
-    assert.ok(doc.paths[p][m].responses['404'], `${m} ${p} declares 404`);
-  for (const p of ['/login', '/logout', '/password']) assert.ok(doc.paths[p].post.responses['302'], `POST ${p} declares the browser redirect`);
+    assert.ok(objAt(doc, 'paths', p, m, 'responses')['404'], `${m} ${p} declares 404`);
+  for (const p of ['/login', '/logout', '/password']) assert.ok(objAt(doc, 'paths', p, 'post', 'responses')['302'], `POST ${p} declares the browser redirect`);
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, login, type TestServer, apiInit } from './lib/server.js';
 import type { Peer } from './lib/protocol.js';
 import { normalizeCidr } from '../src/peers/cidr.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -40,14 +41,14 @@ describe('client_allowed_ips', () => {
     const plain = (await api('/peers', { method: 'POST', json: { name: 'cai default' } })).data.peer as Peer;
     assert.equal(plain.client_allowed_ips, null);
     assert.equal(plain.full_tunnel, false);
-    assert.equal(allowedLine((await api(`/peers/${plain.id}/config`)).data), '10.78.0.0/24');
+    assert.equal(allowedLine((await api<string>(`/peers/${plain.id}/config`)).data), '10.78.0.0/24');
 
     const full = await api('/peers', { method: 'POST', json: { name: 'cai full', client_allowed_ips: ['0.0.0.0/0', '::/0'] } });
     assert.equal(full.status, 201, JSON.stringify(full.data));
     assert.deepEqual(full.data.peer.client_allowed_ips, ['0.0.0.0/0', '::/0']);
     assert.equal(full.data.peer.full_tunnel, true);
     const id = full.data.peer.id;
-    assert.equal(allowedLine((await api(`/peers/${id}/config`)).data), '0.0.0.0/0, ::/0');
+    assert.equal(allowedLine((await api<string>(`/peers/${id}/config`)).data), '0.0.0.0/0, ::/0');
     assert.equal(allowedLine((await api(`/peers/${id}/qr`)).data.config), '0.0.0.0/0, ::/0');
 
     // split: normalised, duplicates removed, order kept
@@ -64,7 +65,7 @@ describe('client_allowed_ips', () => {
     // back to the default
     const reset = await api(`/peers/${id}`, { method: 'PUT', json: { client_allowed_ips: null } });
     assert.equal(reset.data.peer.client_allowed_ips, null);
-    assert.equal(allowedLine((await api(`/peers/${id}/config`)).data), '10.78.0.0/24');
+    assert.equal(allowedLine((await api<string>(`/peers/${id}/config`)).data), '10.78.0.0/24');
   });
 
   test('config_outdated: a config handed out before client_allowed_ips changed is outdated until a new one is handed out', async () => {
@@ -104,7 +105,7 @@ describe('client_allowed_ips', () => {
         ['/peers', 'POST', { name: 'cai bad new' }],
         [`/peers/${p.id}`, 'PUT', {}],
       ] as const) {
-        const r = await api(path, { method, json: { ...extra, client_allowed_ips: value } });
+        const r = await api<Refusal>(path, { method, json: { ...extra, client_allowed_ips: value } });
         assert.equal(r.status, 400, `${method} ${JSON.stringify(value)}: ${JSON.stringify(r.data)}`);
         assert.ok(r.data.fields?.client_allowed_ips, JSON.stringify(r.data));
         if (typeof code === 'string') assert.equal(r.data.field_codes?.client_allowed_ips?.code, code, JSON.stringify(r.data));

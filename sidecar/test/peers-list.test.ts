@@ -7,11 +7,12 @@ import { startTestServer, apiToken, bearer, login, type TestServer } from './lib
 import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 import type { Peer } from './lib/protocol.js';
 import type { Row } from './lib/rows.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = <P extends string>(p: P, headers: Record<string, string> = h) => s.req<`/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers });
-const write = <P extends string, M extends string>(p: P, method: M, json: unknown) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
+const api = <P extends string>(p: P, headers: Record<string, string> = h) => s.req<never, `/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers });
+const write = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json: unknown) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
 
 const ids: Record<string, number> = {};
 let office = 0;
@@ -268,11 +269,11 @@ describe('GET /peers bad input and access', () => {
       assert.ok(r.data.fields?.[field], `${qs}: fields names ${field}: ${JSON.stringify(r.data.fields)}`);
     }
     const two = await api('/peers?sort=up&online=maybe');
-    assert.deepEqual(Object.keys(two.data.fields).sort(), ['online', 'sort']);
+    assert.deepEqual(Object.keys(two.data.fields!).sort(), ['online', 'sort']);
   });
 
   test('401 without credentials, 403 without the peers scope, allowed for read-only, peers scope and a session', async () => {
-    const qs = `/peers?q=a&group_id=${office}&online=true&sort=-traffic`;
+    const qs = `/peers?q=a&group_id=${office}&online=true&sort=-traffic` as const;
     const anon = await api(qs, {});
     assert.equal(anon.status, 401);
     assert.equal(anon.data.ok, false);

@@ -10,6 +10,7 @@ import { startOfDay } from '../src/dashboard/service.js';
 import type { PeersService } from '../src/peers/service.js';
 import { configFileName } from '../src/peers/service.js';
 import type { DnsRecords, Peer, PeerBatchResult, Route } from './lib/protocol.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -226,9 +227,9 @@ describe('update, toggle, batch, delete', () => {
     });
     const blocked = await api(`/peers/${p.id}`, { method: 'DELETE' });
     assert.equal(blocked.status, 409);
-    assert.match(blocked.data.error, /svc\.example\.test/);
+    assert.match(blocked.data.error!, /svc\.example\.test/);
     assert.deepEqual(
-      blocked.data.routes.map((r: Route) => r.domain),
+      blocked.data.routes!.map((r) => r.domain),
       ['svc.example.test'],
     );
     await route.destroy();
@@ -490,7 +491,7 @@ describe('404s', () => {
       ['DELETE', '/tags/never-seen'],
     ];
     for (const [method, p, json] of calls) {
-      const r = await api(p, { method, ...(json ? { json } : {}) });
+      const r = await api<Refusal>(p, { method, ...(json ? { json } : {}) });
       assert.equal(r.status, 404, `${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
       assert.equal(r.data.ok, false);
     }

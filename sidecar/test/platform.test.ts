@@ -5,12 +5,13 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
-import { at, objAt } from '../../test/lib/json.js';
+import { arrAt, at, objAt } from '../../test/lib/json.js';
 import { loadConfig, ConfigError, CONFIG_VARIABLES, DEPRECATED_VARIABLES, deprecatedVariablesIn } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { createLogger } from '../src/util/logger.js';
 import { INITIAL_PASSWORD_FILE } from '../src/users/service.js';
 import { fullPath } from '../src/http/registry.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 before(async () => {
@@ -24,7 +25,7 @@ test('/api alias, unknown paths and ids give the error body', async () => {
   const b = await s.req('/api/v1/settings/app', { headers: bearer(t) });
   assert.equal(a.status, 200);
   assert.deepEqual(a.data, b.data);
-  const unknown = await s.req('/api/v1/nope', { headers: bearer(t) });
+  const unknown = await s.req<Refusal>('/api/v1/nope', { headers: bearer(t) });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.data.ok, false);
   assert.ok(unknown.data.error);
@@ -78,14 +79,14 @@ test('/health: detail for localhost, {ok} for remote; 503 when a check fails', a
   const local = await s.req('/health');
   assert.equal(local.status, 200);
   assert.equal(local.data.ok, true);
-  assert.equal(local.data.checks.database.ok, true);
+  assert.equal(local.data.checks!.database.ok, true);
   const remote = await s.req('/health', { headers: { 'x-forwarded-for': '192.0.2.1' } });
   assert.deepEqual(remote.data, { ok: true });
   s.deps.health.push({ name: 'tunnel', check: async () => ({ ok: false, detail: { error: 'interface wg9 missing' } }) });
   try {
     const bad = await s.req('/health');
     assert.equal(bad.status, 503);
-    assert.equal(bad.data.checks.tunnel.ok, false);
+    assert.equal(bad.data.checks!.tunnel.ok, false);
     const badRemote = await s.req('/health', { headers: { 'x-forwarded-for': '192.0.2.1' } });
     assert.equal(badRemote.status, 503);
     assert.deepEqual(badRemote.data, { ok: false });
@@ -103,8 +104,7 @@ test('OpenAPI 3.1 document lists every endpoint with its schemas', async () => {
     const p = fullPath(e).replace(/:([A-Za-z_]+)/g, '{$1}');
     assert.ok(r.data.paths[p]?.[e.method.toLowerCase()], `${e.method} ${p} documented`);
   }
-  const tokenPost = r.data.paths['/api/v1/tokens'].post;
-  assert.deepEqual(tokenPost.requestBody.content['application/json'].schema.required.sort(), ['name', 'scopes']);
+  assert.deepEqual(arrAt(r.data, 'paths', '/api/v1/tokens', 'post', 'requestBody', 'content', 'application/json', 'schema', 'required').sort(), ['name', 'scopes']);
 });
 
 test('config: defaults, and bad values rejected naming the variable', () => {
@@ -195,14 +195,14 @@ test('first start without GATEHOUSE_ADMIN_PASSWORD writes a root-only password f
 test('a wrong method is 405 and TRACE is 501, both with the standard error body; 405 keeps Allow', async () => {
   const t = await s.deps.tokens.create({ name: 'methods', scopes: ['full-access'] });
   const ip = { 'x-forwarded-for': '203.0.113.70' };
-  const wrong = await s.req('/api/v1/tokens', { method: 'PATCH', headers: { ...bearer(t.token), ...ip } });
+  const wrong = await s.req<Refusal>('/api/v1/tokens', { method: 'PATCH', headers: { ...bearer(t.token), ...ip } });
   assert.equal(wrong.status, 405);
   assert.match(wrong.headers.get('content-type') ?? '', /application\/json/);
   assert.equal(wrong.data.ok, false);
   assert.deepEqual(Object.keys(wrong.data).sort(), ['code', 'error', 'ok', 'params']);
   assert.match(wrong.headers.get('allow') ?? '', /GET/);
   assert.match(wrong.headers.get('allow') ?? '', /POST/);
-  const loginWrong = await s.req('/login', { method: 'PUT', headers: { 'x-forwarded-for': '203.0.113.71' } });
+  const loginWrong = await s.req<Refusal>('/login', { method: 'PUT', headers: { 'x-forwarded-for': '203.0.113.71' } });
   assert.equal(loginWrong.status, 405);
   assert.equal(loginWrong.data.ok, false);
   const { status, body } = await rawRequest(s.url, 'TRACE', '/api/v1/tokens');

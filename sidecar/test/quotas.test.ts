@@ -12,6 +12,7 @@ import { addSamples } from '../src/peers/traffic.js';
 import { periodOf } from '../src/quotas/schema.js';
 import { QuotaService } from '../src/quotas/service.js';
 import type { DomainEvent } from '../src/events.js';
+import type { Refusal } from './lib/api-types.js';
 
 const at = (s: string) => Date.parse(s);
 const iso = (t: number) => new Date(t).toISOString();
@@ -48,8 +49,8 @@ let s: TestServer;
 let h: Record<string, string>;
 // Monday 30 November 2026, 10:00 in Berlin (CET)
 const clock = manualClock(at('2026-11-30T09:00:00Z'));
-const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, headers = h) =>
-  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers = h) =>
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
 const events: DomainEvent[] = [];
 const quotaEvents = (id: number) =>
   events
@@ -98,10 +99,10 @@ test('bad quota input is a 400 (422 for the rules between fields) naming each fi
       [`/peers/${p.id}`, 'PUT', { quota }],
       [`/peer-groups/${g.id}`, 'PUT', { quota }],
     ] as const) {
-      const r = await api(path, method, body);
+      const r = await api<Refusal>(path, method, body);
       assert.equal(r.status, status, `${method} ${path} ${JSON.stringify(quota)}: ${JSON.stringify(r.data)}`);
       assert.ok(
-        Object.keys(r.data.fields).some((f) => f === field || f.startsWith(`${field}.`)),
+        Object.keys(r.data.fields!).some((f) => f === field || f.startsWith(`${field}.`)),
         `${field} in ${JSON.stringify(r.data.fields)}`,
       );
     }
@@ -117,7 +118,7 @@ test('bad quota input is a 400 (422 for the rules between fields) naming each fi
     assert.equal(r.status, 400, `${JSON.stringify(body)}: ${JSON.stringify(r.data)}`);
     assert.ok(r.data.fields && Object.keys(r.data.fields).length, JSON.stringify(r.data));
   }
-  assert.equal((await peer(p.id)).quota_state.granted_bytes, 0);
+  assert.equal((await peer(p.id)).quota_state!.granted_bytes, 0);
   // no quota: 409; no peer: 404
   const plain = (await api('/peers', 'POST', { name: 'quota-none' })).data.peer;
   assert.equal((await api(`/peers/${plain.id}/quota/grant`, 'POST', { bytes: 10 })).status, 409);
@@ -137,8 +138,8 @@ test('daily disable: 80 % and 100 % once each, the peer off at 100 %, back on th
   assert.equal(created.status, 201, JSON.stringify(created.data));
   const p = created.data.peer;
   assert.deepEqual(p.quota, { bytes: 1000, period: 'daily', resets_on: null, action: 'disable', throttle_kbit: null });
-  assert.equal(p.quota_state.state, 'ok');
-  assert.equal(p.quota_state.period_start, '2026-11-29T23:00:00.000Z');
+  assert.equal(p.quota_state!.state, 'ok');
+  assert.equal(p.quota_state!.period_start, '2026-11-29T23:00:00.000Z');
   // traffic of yesterday does not count
   clock.set(at('2026-11-29T22:50:00Z'));
   await traffic(p.id, 5000, 5000);
@@ -146,14 +147,14 @@ test('daily disable: 80 % and 100 % once each, the peer off at 100 %, back on th
   await traffic(p.id, 400, 300);
   await jumpTo(clock());
   let v = await peer(p.id);
-  assert.deepEqual([v.quota_state.used_bytes, v.quota_state.limit_bytes, v.quota_state.percent, v.quota_state.state], [700, 1000, 70, 'ok']);
+  assert.deepEqual([v.quota_state!.used_bytes, v.quota_state!.limit_bytes, v.quota_state!.percent, v.quota_state!.state], [700, 1000, 70, 'ok']);
   assert.deepEqual(quotaEvents(p.id), []);
 
   await traffic(p.id, 100, 50); // 850: 85 %
   await jumpTo(clock());
   await jumpTo(clock());
   v = await peer(p.id);
-  assert.equal(v.quota_state.state, 'warned');
+  assert.equal(v.quota_state!.state, 'warned');
   assert.deepEqual(quotaEvents(p.id), ['peer_quota_warning']);
   assert.equal(v.enabled, 1);
 
@@ -161,7 +162,7 @@ test('daily disable: 80 % and 100 % once each, the peer off at 100 %, back on th
   await jumpTo(clock());
   await jumpTo(clock());
   v = await peer(p.id);
-  assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.action_applied, v.quota_state.used_bytes], [0, 'exceeded', 'disable', 1050]);
+  assert.deepEqual([v.enabled, v.quota_state!.state, v.quota_state!.action_applied, v.quota_state!.used_bytes], [0, 'exceeded', 'disable', 1050]);
   assert.deepEqual(quotaEvents(p.id), ['peer_quota_warning', 'peer_disabled', 'peer_quota_exceeded']);
   const exceeded = events.find((e) => e.type === 'peer_quota_exceeded' && e.peer_id === p.id);
   assert.deepEqual(exceeded, {
@@ -182,8 +183,8 @@ test('daily disable: 80 % and 100 % once each, the peer off at 100 %, back on th
   // the next day (00:00:30 CET): on again, the count from zero
   await jumpTo(at('2026-11-30T23:00:30Z') - s.deps.wireguard.pollIntervalMs);
   v = await peer(p.id);
-  assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.action_applied, v.quota_state.used_bytes], [1, 'ok', null, 0]);
-  assert.equal(v.quota_state.period_start, '2026-11-30T23:00:00.000Z');
+  assert.deepEqual([v.enabled, v.quota_state!.state, v.quota_state!.action_applied, v.quota_state!.used_bytes], [1, 'ok', null, 0]);
+  assert.equal(v.quota_state!.period_start, '2026-11-30T23:00:00.000Z');
   assert.deepEqual(quotaEvents(p.id), ['peer_quota_warning', 'peer_disabled', 'peer_quota_exceeded', 'peer_enabled', 'peer_quota_reset']);
   const reset = [...events].reverse().find((e) => e.type === 'peer_quota_reset' && e.peer_id === p.id);
   assert.equal(reset?.type === 'peer_quota_reset' && `${reset.reason}:${reset.action_undone}`, 'period:disable');
@@ -201,7 +202,7 @@ test("an admin's toggle wins: a peer re-enabled stays on this period, one the ad
   await traffic(p.id, 2000, 0);
   await jumpTo(clock());
   let v = await peer(p.id);
-  assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.action_applied], [1, 'exceeded', null]);
+  assert.deepEqual([v.enabled, v.quota_state!.state, v.quota_state!.action_applied], [1, 'exceeded', null]);
   // the next day it goes over again and is turned off again; then the admin turns it off too (already off) and
   // on again, and off: the admin's last word (off) stays the next day
   clock.set(at('2026-12-02T09:00:00Z'));
@@ -212,7 +213,7 @@ test("an admin's toggle wins: a peer re-enabled stays on this period, one the ad
   await api(`/peers/${p.id}/toggle`, 'PUT'); // off by the admin
   await jumpTo(at('2026-12-02T23:00:30Z') - s.deps.wireguard.pollIntervalMs);
   v = await peer(p.id);
-  assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.used_bytes], [0, 'ok', 0]);
+  assert.deepEqual([v.enabled, v.quota_state!.state, v.quota_state!.used_bytes], [0, 'ok', 0]);
   await api(`/peers/${p.id}`, 'DELETE');
 });
 
@@ -225,8 +226,8 @@ test('weekly throttle from Wednesday: the speed cap while exceeded, lifted the n
       quota: { bytes: 10_000, period: 'weekly', resets_on: 3, action: 'throttle', throttle_kbit: 512 },
     })
   ).data.peer;
-  assert.equal(p.quota_state.period_start, '2026-12-01T23:00:00.000Z');
-  assert.equal(p.quota_state.period_end, '2026-12-08T23:00:00.000Z');
+  assert.equal(p.quota_state!.period_start, '2026-12-01T23:00:00.000Z');
+  assert.equal(p.quota_state!.period_end, '2026-12-08T23:00:00.000Z');
   // traffic from Wednesday counts, Tuesday's does not
   clock.set(at('2026-12-01T22:55:00Z'));
   await traffic(p.id, 9000, 0);
@@ -234,7 +235,7 @@ test('weekly throttle from Wednesday: the speed cap while exceeded, lifted the n
   await traffic(p.id, 6000, 4000);
   await jumpTo(at('2026-12-07T09:00:00Z'));
   let v = await peer(p.id);
-  assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.action_applied, v.quota_state.used_bytes], [1, 'exceeded', 'throttle', 10_000]);
+  assert.deepEqual([v.enabled, v.quota_state!.state, v.quota_state!.action_applied, v.quota_state!.used_bytes], [1, 'exceeded', 'throttle', 10_000]);
   const cap = async () => (await s.deps.shaping.caps()).find((c) => c.peer_id === p.id);
   assert.deepEqual(await cap(), { peer_id: p.id, address: p.address, down_kbit: 512, up_kbit: 512 });
   assert.deepEqual(quotaEvents(p.id), ['peer_quota_warning', 'peer_quota_exceeded']);
@@ -251,7 +252,7 @@ test('weekly throttle from Wednesday: the speed cap while exceeded, lifted the n
     // the next Wednesday 00:00 CET: the throttle is lifted, the own speed cap stays
     await jumpTo(at('2026-12-08T23:00:05Z') - s.deps.wireguard.pollIntervalMs);
     v = await peer(p.id);
-    assert.deepEqual([v.quota_state.state, v.quota_state.action_applied, v.quota_state.used_bytes], ['ok', null, 0]);
+    assert.deepEqual([v.quota_state!.state, v.quota_state!.action_applied, v.quota_state!.used_bytes], ['ok', null, 0]);
     assert.deepEqual(await cap(), { peer_id: p.id, address: p.address, down_kbit: 50_000, up_kbit: null });
     assert.deepEqual(quotaEvents(p.id), ['peer_quota_warning', 'peer_quota_exceeded', 'peer_quota_reset']);
   } finally {
@@ -264,17 +265,17 @@ test('weekly throttle from Wednesday: the speed cap while exceeded, lifted the n
 test('monthly on the 31st: the period ends on the last day of February; reset and grant lift the action and are logged', async () => {
   clock.set(at('2027-02-20T09:00:00Z'));
   const p = (await api('/peers', 'POST', { name: 'quota-monthly', quota: { bytes: 1000, period: 'monthly', resets_on: 31, action: 'disable' } })).data.peer;
-  assert.deepEqual([p.quota_state.period_start, p.quota_state.period_end], ['2027-01-30T23:00:00.000Z', '2027-02-27T23:00:00.000Z']);
+  assert.deepEqual([p.quota_state!.period_start, p.quota_state!.period_end], ['2027-01-30T23:00:00.000Z', '2027-02-27T23:00:00.000Z']);
   await traffic(p.id, 600, 600);
   await jumpTo(clock());
-  assert.deepEqual([(await peer(p.id)).enabled, (await peer(p.id)).quota_state.state], [0, 'exceeded']);
+  assert.deepEqual([(await peer(p.id)).enabled, (await peer(p.id)).quota_state!.state], [0, 'exceeded']);
 
   // grant 500 bytes: 1200 of 1500 = 80 %, the peer on again (warned, no new warning)
   const granted = await api(`/peers/${p.id}/quota/grant`, 'POST', { bytes: 500 });
   assert.equal(granted.status, 200, JSON.stringify(granted.data));
   let v = granted.data.peer;
   assert.deepEqual(
-    [v.enabled, v.quota_state.state, v.quota_state.limit_bytes, v.quota_state.granted_bytes, v.quota_state.action_applied],
+    [v.enabled, v.quota_state!.state, v.quota_state!.limit_bytes, v.quota_state!.granted_bytes, v.quota_state!.action_applied],
     [1, 'warned', 1500, 500, null],
   );
   await traffic(p.id, 400, 0); // 1600 of 1500: off again, a second exceeded event
@@ -285,10 +286,10 @@ test('monthly on the 31st: the period ends on the last day of February; reset an
   const reset = await api(`/peers/${p.id}/quota/reset`, 'POST');
   assert.equal(reset.status, 200, JSON.stringify(reset.data));
   v = reset.data.peer;
-  assert.deepEqual([v.enabled, v.quota_state.state, v.quota_state.used_bytes, v.quota_state.action_applied], [1, 'ok', 0, null]);
+  assert.deepEqual([v.enabled, v.quota_state!.state, v.quota_state!.used_bytes, v.quota_state!.action_applied], [1, 'ok', 0, null]);
   await traffic(p.id, 100, 0);
   await jumpTo(clock());
-  assert.equal((await peer(p.id)).quota_state.used_bytes, 100);
+  assert.equal((await peer(p.id)).quota_state!.used_bytes, 100);
   // straight from under 80 % to 100 %: both events (after the action)
   assert.deepEqual(quotaEvents(p.id), [
     'peer_disabled',
@@ -310,7 +311,7 @@ test('monthly on the 31st: the period ends on the last day of February; reset an
   await jumpTo(at('2027-02-27T23:00:05Z') - s.deps.wireguard.pollIntervalMs);
   v = await peer(p.id);
   assert.deepEqual(
-    [v.quota_state.period_start, v.quota_state.period_end, v.quota_state.used_bytes, v.quota_state.granted_bytes, v.quota_state.limit_bytes],
+    [v.quota_state!.period_start, v.quota_state!.period_end, v.quota_state!.used_bytes, v.quota_state!.granted_bytes, v.quota_state!.limit_bytes],
     ['2027-02-27T23:00:00.000Z', '2027-03-30T22:00:00.000Z', 0, 0, 1000],
   );
   await api(`/peers/${p.id}`, 'DELETE');
@@ -320,22 +321,22 @@ test("a group's default counts for its members; a member's own quota wins; remov
   clock.set(at('2027-03-10T09:00:00Z'));
   const g = (await api('/peer-groups', 'POST', { name: 'quota-group', quota: { bytes: 1000, period: 'daily', action: 'throttle', throttle_kbit: 256 } })).data
     .group;
-  assert.equal(g.quota.throttle_kbit, 256);
+  assert.equal(g.quota!.throttle_kbit, 256);
   const member = (await api('/peers', 'POST', { name: 'quota-member', group_id: g.id })).data.peer;
   const own = (await api('/peers', 'POST', { name: 'quota-own', group_id: g.id, quota: { bytes: 5000, period: 'daily', action: 'disable' } })).data.peer;
-  assert.deepEqual([member.quota, member.quota_state.source, member.quota_state.limit_bytes], [null, 'group', 1000]);
-  assert.deepEqual([own.quota_state.source, own.quota_state.limit_bytes], ['peer', 5000]);
+  assert.deepEqual([member.quota, member.quota_state!.source, member.quota_state!.limit_bytes], [null, 'group', 1000]);
+  assert.deepEqual([own.quota_state!.source, own.quota_state!.limit_bytes], ['peer', 5000]);
   await traffic(member.id, 1200, 0);
   await traffic(own.id, 1200, 0);
   await jumpTo(clock());
   const m = await peer(member.id);
   const o = await peer(own.id);
-  assert.deepEqual([m.quota_state.state, m.quota_state.action_applied], ['exceeded', 'throttle']);
-  assert.deepEqual([o.quota_state.state, o.enabled], ['ok', 1]);
+  assert.deepEqual([m.quota_state!.state, m.quota_state!.action_applied], ['exceeded', 'throttle']);
+  assert.deepEqual([o.quota_state!.state, o.enabled], ['ok', 1]);
   assert.equal((await s.deps.shaping.caps()).find((c) => c.peer_id === member.id)?.down_kbit, 256);
   // the group's quota raised: under 80 % again, the throttle lifted
   await api(`/peer-groups/${g.id}`, 'PUT', { quota: { bytes: 10_000, period: 'daily', action: 'throttle', throttle_kbit: 256 } });
-  assert.deepEqual([(await peer(member.id)).quota_state.state, (await peer(member.id)).quota_state.limit_bytes], ['ok', 10_000]);
+  assert.deepEqual([(await peer(member.id)).quota_state!.state, (await peer(member.id)).quota_state!.limit_bytes], ['ok', 10_000]);
   assert.equal(
     (await s.deps.shaping.caps()).find((c) => c.peer_id === member.id),
     undefined,
@@ -343,7 +344,7 @@ test("a group's default counts for its members; a member's own quota wins; remov
   // the group's quota removed: no quota state at all
   await api(`/peer-groups/${g.id}`, 'PUT', { quota: null });
   assert.equal((await peer(member.id)).quota_state, null);
-  assert.equal((await peer(own.id)).quota_state.source, 'peer');
+  assert.equal((await peer(own.id)).quota_state!.source, 'peer');
   for (const id of [member.id, own.id]) await api(`/peers/${id}`, 'DELETE');
   await api(`/peer-groups/${g.id}`, 'DELETE');
 });

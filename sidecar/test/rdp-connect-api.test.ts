@@ -28,8 +28,8 @@ const adminCall = apiCall(
   () => s,
   () => admin,
 );
-const clientCall = (p: string, method = 'GET', json?: unknown, headers = client) =>
-  s.req(`/api/v1/client${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+const clientCall = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers = client) =>
+  s.req<T, `/api/v1/client${P}`, M>(`/api/v1/client${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
 
 async function oneTimeKey(bits = 2048) {
   const pair = await generateEnvelopeKeyPair(bits);
@@ -102,10 +102,10 @@ test("list: enabled routes the token's user may use, with flags; never an envelo
   const names = r.data.routes.map((x: { name: string }) => x.name).sort();
   assert.deepEqual(names, ['Desk', 'Home', 'Laptop', 'Office']);
   const desk = r.data.routes.find((x: { name: string }) => x.name === 'Desk');
-  assert.equal(desk.has_credentials, true);
-  assert.equal(desk.rotation_pending, false);
-  assert.equal(desk.maintenance, null);
-  assert.equal(r.data.routes.find((x: { name: string }) => x.name === 'Laptop').has_credentials, false);
+  assert.equal(desk!.has_credentials, true);
+  assert.equal(desk!.rotation_pending, false);
+  assert.equal(desk!.maintenance, null);
+  assert.equal(r.data.routes.find((x) => x.name === 'Laptop')!.has_credentials, false);
   assert.ok(!JSON.stringify(r.data).includes('"key"') && !JSON.stringify(r.data).includes('envelope'));
   // bob's token (bound to bob) also sees the route restricted to him
   const bobs = await clientCall('/rdp', 'GET', undefined, bobClient);
@@ -120,7 +120,7 @@ test('connect (internal): profile, address through the tunnel, credentials that 
   assert.deepEqual(r.data.address, { host: '127.0.0.1', port: rdpPort, mode: 'internal' });
   assert.equal(r.data.candidates.length, 1);
   assert.equal(r.data.kid, k.kid);
-  assert.equal(r.data.credentials.kid, k.kid);
+  assert.equal(r.data.credentials!.kid, k.kid);
   assert.equal(r.headers.get('cache-control'), 'no-store');
   assert.equal(r.data.session.path, `/api/v1/client/rdp/${ids.internal}/session`);
   assert.equal(r.data.session.heartbeat_interval_s, sessionHeartbeatInterval(r.data.session.lost_after_s));
@@ -135,7 +135,7 @@ test('connect (internal): profile, address through the tunnel, credentials that 
   // a URL-safe key works too; each connect is a fresh envelope
   const again = await connect(ids.internal, k.spki.replace(/\+/g, '-').replace(/\//g, '_'));
   assert.equal(again.status, 200, JSON.stringify(again.data));
-  assert.notEqual(again.data.credentials.data, r.data.credentials.data);
+  assert.notEqual(again.data.credentials!.data, r.data.credentials!.data);
   assert.deepEqual(await decryptCredentials(k.privateKey, k.kid, again.data.credentials), creds);
   // each release is in the activity log (who got them), without the credentials themselves
   const log = (await adminCall('/logs/activity?source=rdp&limit=100')).data.entries;
@@ -220,7 +220,7 @@ test("refusals: unknown/other user's route 404, disabled 409, bad one-time key 4
   const disabled = await connect(ids.disabled, k.spki);
   assert.equal(disabled.status, 409, JSON.stringify(disabled.data));
   assert.equal(disabled.data.reason, 'route_disabled');
-  assert.match(disabled.data.error, /disabled/);
+  assert.match(disabled.data.error!, /disabled/);
   for (const key of ['', 'not base64!', Buffer.from('no key').toString('base64')]) {
     const r = await clientCall(`/rdp/${ids.internal}/connect?key=${encodeURIComponent(key)}`);
     assert.equal(r.status, key.includes(' ') || key === '' || key.includes('!') ? 400 : 422, `${key}: ${JSON.stringify(r.data)}`);
@@ -232,7 +232,7 @@ test("refusals: unknown/other user's route 404, disabled 409, bad one-time key 4
   const small = await oneTimeKey(1024);
   const r = await connect(ids.internal, small.spki);
   assert.equal(r.status, 422);
-  assert.match(r.data.fields.key, /1024 bits/);
+  assert.match(r.data.fields!.key, /1024 bits/);
 });
 
 test("authentication: wrong scope 403, other machine's fingerprint refused, no token 401", async () => {
@@ -243,7 +243,7 @@ test("authentication: wrong scope 403, other machine's fingerprint refused, no t
   const other = await connect(ids.internal, k.spki, { ...client, 'X-Machine-Fingerprint': 'machine-fingerprint-B' });
   // refused (401 since the client API reads a token bound elsewhere as no client of its own; 403 on the admin API)
   assert.ok([401, 403].includes(other.status), JSON.stringify(other.data));
-  assert.match(other.data.error, /another machine/);
+  assert.match(other.data.error!, /another machine/);
   assert.equal(other.data.credentials, undefined);
   assert.equal((await connect(ids.internal, k.spki, {})).status, 401);
 });
@@ -300,12 +300,12 @@ test('maintenance window: connect and session start refused with the note (423);
   assert.equal(r.status, 423, JSON.stringify(r.data));
   assert.equal(r.data.ok, false);
   assert.equal(r.data.reason, 'maintenance');
-  assert.match(r.data.error, /Patch Tuesday: back at noon/);
-  assert.equal(r.data.maintenance.note, w.note);
+  assert.match(r.data.error!, /Patch Tuesday: back at noon/);
+  assert.equal(r.data.maintenance!.note, w.note);
   assert.equal(r.data.credentials, undefined);
   assert.equal((await clientCall(`/rdp/${ids.external}/session`, 'POST', {})).status, 423);
   const list = await clientCall('/rdp');
-  assert.equal(list.data.routes.find((x: { id: number }) => x.id === ids.external).maintenance.note, w.note);
+  assert.equal(list.data.routes.find((x) => x.id === ids.external)!.maintenance!.note, w.note);
   // a window in the past does not refuse
   await adminCall(`/rdp/${ids.external}/maintenance`, 'PUT', {
     windows: [{ ...w, from: new Date(now - 7_200_000).toISOString(), to: new Date(now - 3_600_000).toISOString() }],
@@ -319,9 +319,9 @@ test('after a master-key rotation: routes with credentials are refused until re-
   const r = await connect(ids.internal, k.spki);
   assert.equal(r.status, 409, JSON.stringify(r.data));
   assert.equal(r.data.reason, 'rotation_pending');
-  assert.match(r.data.error, /credentials must be re-entered by an admin after a master-key rotation/);
+  assert.match(r.data.error!, /credentials must be re-entered by an admin after a master-key rotation/);
   const list = await clientCall('/rdp');
-  assert.equal(list.data.routes.find((x: { id: number }) => x.id === ids.internal).rotation_pending, true);
+  assert.equal(list.data.routes.find((x) => x.id === ids.internal)!.rotation_pending, true);
   // a route without credentials is not affected
   assert.equal((await connect(ids.both, k.spki)).status, 200);
   // the admin re-enters the credentials (for the new server key) and acknowledges

@@ -7,6 +7,7 @@ import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './l
 import type { FeatureGate, LicensedFeature } from '../src/licence/features.js';
 import { at, obj } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
+import type { Refusal } from './lib/api-types.js';
 
 const off = new Set<LicensedFeature>();
 const gate: FeatureGate = { isEnabled: (f) => !off.has(f) };
@@ -53,7 +54,7 @@ test('remote_desktop off: 403 with the feature on every RDP endpoint, nothing wr
       [`/rdp/${id}/rotation/ack`, 'POST'],
     ];
     for (const [p, m, body] of calls) {
-      const x = await call(p, m, body);
+      const x = await call<Refusal>(p, m, body);
       assert.equal(x.status, 403, `${m} ${p}: ${x.status} ${JSON.stringify(x.data)}`);
       assert.equal(x.data.feature, 'remote_desktop');
     }

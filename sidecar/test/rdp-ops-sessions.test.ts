@@ -15,6 +15,7 @@ import { disconnectAllResponse, historyResponse } from '../src/rdp/schema.js';
 import { EXPORT_COLUMNS } from '../src/rdp/history.js';
 import type { GatewayListener, RdpSession } from './lib/protocol.js';
 import type { ActivityEntry } from './lib/protocol.js';
+import type { Refusal } from './lib/api-types.js';
 
 let c: Ctx;
 before(async () => {
@@ -338,8 +339,8 @@ describe('RDP history and export', () => {
     assert.deepEqual(Object.keys(j), EXPORT_COLUMNS);
     assert.equal(j.duration_s, Number(mine.duration_s));
 
-    const bad = await c.api('/rdp/history/export?format=xml');
+    const bad = await c.api<Refusal>('/rdp/history/export?format=xml');
     assert.equal(bad.status, 400);
-    assert.ok(bad.data.fields.format);
+    assert.ok(bad.data.fields!.format);
   });
 });

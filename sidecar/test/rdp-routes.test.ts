@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
 import { objAt } from '../../test/lib/json.js';
 import { asRows } from './lib/rows.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let auth: Record<string, string>;
@@ -169,9 +170,9 @@ test('gateway mode: the linked L4 TCP route is created with the RDP route, rende
     ['/routes/batch', 'POST', { action: 'delete', ids: [linked.id] }],
   ];
   for (const [p, m, body] of refusals) {
-    const x = await call(p, m, body);
+    const x = await call<Refusal>(p, m, body);
     assert.equal(x.status, 409, `${m} ${p}: ${x.status} ${JSON.stringify(x.data)}`);
-    assert.match(x.data.error, new RegExp(`RDP route 'Office PC' \\(id ${v.id}\\)`));
+    assert.match(x.data.error!, new RegExp(`RDP route 'Office PC' \\(id ${v.id}\\)`));
   }
   const still = (await call(`/routes/${linked.id}`)).data.route;
   assert.equal(still.enabled, true);

@@ -7,9 +7,11 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import speakeasy from 'speakeasy';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
+import type { BodyOf } from './lib/api-types.js';
 import { Browser, createRoute, startSmtp, type SmtpSink } from './route-auth-helpers.js';
 import { SESSION_DURATIONS, BRANDING_MAX_BYTES } from '../src/route-auth/schema.js';
 import type { RouteAuthService } from '../src/route-auth/service.js';
+import { at } from '../../test/lib/json.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -30,8 +32,9 @@ after(async () => {
 
 const svc = () => s.deps.routeAuth as RouteAuthService;
 const count = async () => svc().models.RouteAuth.count();
+/** GET /routes/:id/auth, or POST with a body (route_auth: the configuration, null when none), typed as GET's answer. */
 const auth = (id: number, json?: unknown, method = json === undefined ? 'GET' : 'POST') =>
-  s.req(`/api/v1/routes/${id}/auth`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  s.req<BodyOf<'GET', '/api/v1/routes/:id/auth'>>(`/api/v1/routes/${id}/auth`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
 
 test('GET: null without a configuration, 404 for an unknown route', async () => {
   const r = await createRoute(s);
@@ -87,12 +90,12 @@ test('route auth on an L4 route, or with basic auth on the route: 400, nothing w
   const before = await count();
   const a = await auth(l4.id, body);
   assert.equal(a.status, 409);
-  assert.match(a.data.error, /L4/);
-  assert.ok(a.data.fields.method);
+  assert.match(a.data.error!, /L4/);
+  assert.ok(a.data.fields!.method);
   const b = await auth(basic.id, body);
   assert.equal(b.status, 409);
-  assert.match(b.data.error, /[Bb]asic auth/);
-  assert.ok(b.data.fields.method);
+  assert.match(b.data.error!, /[Bb]asic auth/);
+  assert.ok(b.data.fields!.method);
   assert.equal(await count(), before);
   assert.equal(await svc().hasRouteAuth(basic.id), false);
 });
@@ -102,16 +105,16 @@ test('every allowed session duration is accepted; the password is never returned
   for (const [label, ms] of Object.entries(SESSION_DURATIONS)) {
     const res = await auth(r.id, { method: 'email_password', email: 'Owner@Example.test', password: 'correct horse', session_max_age: ms });
     assert.equal(res.status, 200, `${label}: ${JSON.stringify(res.data)}`);
-    assert.equal(res.data.route_auth.session_max_age, ms);
+    assert.equal(res.data.route_auth!.session_max_age, ms);
   }
   const g = await auth(r.id);
-  assert.equal(g.data.route_auth.method, 'email_password');
-  assert.equal(g.data.route_auth.email, 'owner@example.test');
-  assert.equal(g.data.route_auth.password_set, true);
-  assert.equal(g.data.route_auth.two_factor_enabled, false);
-  assert.equal(g.data.route_auth.totp_active, false);
+  assert.equal(g.data.route_auth!.method, 'email_password');
+  assert.equal(g.data.route_auth!.email, 'owner@example.test');
+  assert.equal(g.data.route_auth!.password_set, true);
+  assert.equal(g.data.route_auth!.two_factor_enabled, false);
+  assert.equal(g.data.route_auth!.totp_active, false);
   assert.ok(!JSON.stringify(g.data).includes('$2'), 'no bcrypt hash in the answer');
-  assert.ok(!('password' in g.data.route_auth) && !('password_hash' in g.data.route_auth));
+  assert.ok(!('password' in g.data.route_auth!) && !('password_hash' in g.data.route_auth!));
   const row = (await svc().config(r.id))!;
   assert.match(row.password_hash!, /^\$2[aby]\$12\$/);
   assert.equal(await svc().hasRouteAuth(r.id), true);
@@ -120,12 +123,12 @@ test('every allowed session duration is accepted; the password is never returned
   const u = await auth(r.id, { method: 'email_password', email: 'owner@example.test', session_max_age: H24, title: 'Team wiki' });
   assert.equal(u.status, 200);
   assert.equal((await svc().config(r.id))!.password_hash, row.password_hash);
-  assert.equal(u.data.route_auth.title, 'Team wiki');
+  assert.equal(u.data.route_auth!.title, 'Team wiki');
   // omitted branding fields are kept, null clears them
   const k = await auth(r.id, { method: 'email_password', email: 'owner@example.test', session_max_age: H24 });
-  assert.equal(k.data.route_auth.title, 'Team wiki');
+  assert.equal(k.data.route_auth!.title, 'Team wiki');
   const c = await auth(r.id, { method: 'email_password', email: 'owner@example.test', session_max_age: H24, title: null });
-  assert.equal(c.data.route_auth.title, null);
+  assert.equal(c.data.route_auth!.title, null);
 });
 
 /** A route with email/password route auth and a browser holding an active session for it (verify lets it through). */
@@ -143,12 +146,12 @@ test('DELETE removes the configuration and ends its sessions', async () => {
   const { r, b } = await routeWithSignedInBrowser();
   const d = await auth(r.id, undefined, 'DELETE');
   assert.equal(d.status, 200);
-  assert.equal(d.data.deleted, true);
+  assert.equal(at(d.data, 'deleted'), true);
   assert.equal((await auth(r.id)).data.route_auth, null);
   assert.equal(await svc().models.RouteAuthSession.count({ where: { route_id: r.id } }), 0);
   assert.equal((await b.verify('/')).status, 302);
   const again = await auth(r.id, undefined, 'DELETE');
-  assert.equal(again.data.deleted, false);
+  assert.equal(at(again.data, 'deleted'), false);
 });
 
 test('email_code needs SMTP; with SMTP configured it is accepted', async () => {
@@ -161,8 +164,8 @@ test('email_code needs SMTP; with SMTP configured it is accepted', async () => {
   assert.equal(put.status, 200);
   const res = await auth(r.id, { method: 'email_code', email: 'o@example.test', session_max_age: SESSION_DURATIONS['1h'] });
   assert.equal(res.status, 200, JSON.stringify(res.data));
-  assert.equal(res.data.route_auth.method, 'email_code');
-  assert.equal(res.data.route_auth.password_set, false);
+  assert.equal(res.data.route_auth!.method, 'email_code');
+  assert.equal(res.data.route_auth!.password_set, false);
 });
 
 test('TOTP setup only for a saved configuration; verify activates it (±1 step)', async () => {
@@ -182,8 +185,8 @@ test('TOTP setup only for a saved configuration; verify activates it (±1 step)'
   assert.match(decodeURIComponent(u.pathname), new RegExp(`${r.domain}:o@example.test`));
   assert.match(qr_code, /^data:image\/png;base64,/);
   assert.ok(Buffer.from(qr_code.split(',')[1], 'base64').subarray(0, 8).equals(PNG.subarray(0, 8)));
-  assert.equal((await auth(r.id)).data.route_auth.totp_active, false);
-  assert.equal((await auth(r.id)).data.route_auth.totp_setup_pending, true);
+  assert.equal((await auth(r.id)).data.route_auth!.totp_active, false);
+  assert.equal((await auth(r.id)).data.route_auth!.totp_setup_pending, true);
   // the secret is sealed at rest
   const row = (await svc().config(r.id))!;
   assert.ok(row.totp_pending_secret && !row.totp_pending_secret.includes(secret));
@@ -196,7 +199,7 @@ test('TOTP setup only for a saved configuration; verify activates it (±1 step)'
   const wrong = speakeasy.totp({ secret, encoding: 'base32', time: now + 300 });
   const w = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: wrong } });
   assert.equal(w.status, 422);
-  assert.equal((await auth(r.id)).data.route_auth.totp_active, false);
+  assert.equal((await auth(r.id)).data.route_auth!.totp_active, false);
   // one step behind is inside the documented window
   const prev = speakeasy.totp({ secret, encoding: 'base32', time: now - 30 });
   const ok = await s.req(`/api/v1/routes/${r.id}/auth/totp-verify`, { method: 'POST', headers: h, json: { token: prev } });
@@ -211,7 +214,7 @@ test('branding: upload checked by content and size, served on the login page, de
   const upload = (seg: string, data: Buffer, name = 'x.png', type = 'image/png') => {
     const fd = new FormData();
     fd.append('file', new Blob([new Uint8Array(data)], { type }), name);
-    return s.req(`/api/v1/routes/${r.id}/branding/${seg}`, { method: 'POST', headers: h, body: fd });
+    return s.req<BodyOf<'POST', '/api/v1/routes/:id/branding/logo'>>(`/api/v1/routes/${r.id}/branding/${seg}`, { method: 'POST', headers: h, body: fd });
   };
   const early = await upload('logo', PNG);
   assert.equal(early.status, 409, 'needs a saved configuration');
@@ -219,19 +222,19 @@ test('branding: upload checked by content and size, served on the login page, de
   const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
   const refused = await upload('logo', svg, 'logo.png', 'image/png');
   assert.equal(refused.status, 422);
-  assert.ok(refused.data.fields.file);
+  assert.ok(refused.data.fields!.file);
   const big = Buffer.concat([PNG, Buffer.alloc(BRANDING_MAX_BYTES)]);
   const tooBig = await upload('logo', big);
   assert.equal(tooBig.status, 400);
-  assert.ok(tooBig.data.fields.file);
+  assert.ok(tooBig.data.fields!.file);
   const none = await s.req(`/api/v1/routes/${r.id}/branding/logo`, { method: 'POST', headers: h, json: {} });
   assert.equal(none.status, 400);
   assert.ok(none.data.fields!.file);
-  assert.equal((await auth(r.id)).data.route_auth.logo, null);
+  assert.equal((await auth(r.id)).data.route_auth!.logo, null);
 
   const ok = await upload('logo', PNG, 'whatever.bin', 'application/octet-stream');
   assert.equal(ok.status, 200, JSON.stringify(ok.data));
-  assert.match(ok.data.route_auth.logo, /^\/route-auth\/branding\/logo\?v=\d+$/);
+  assert.match(ok.data.route_auth.logo!, /^\/route-auth\/branding\/logo\?v=\d+$/);
   const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(32)]);
   const bg = await upload('bg-image', gif, 'bg.gif', 'image/gif');
   assert.equal(bg.status, 200);
@@ -281,7 +284,7 @@ test('branding by URL is fetched once and stored locally; a non-image URL is ref
       logo_url: `${base}/page.html`,
     });
     assert.equal(bad.status, 422);
-    assert.ok(bad.data.fields.logo_url);
+    assert.ok(bad.data.fields!.logo_url);
     assert.equal(await svc().hasRouteAuth(r.id), false);
     const ok = await auth(r.id, {
       method: 'email_password',
@@ -291,7 +294,7 @@ test('branding by URL is fetched once and stored locally; a non-image URL is ref
       logo_url: `${base}/logo.png`,
     });
     assert.equal(ok.status, 200, JSON.stringify(ok.data));
-    assert.ok(ok.data.route_auth.logo);
+    assert.ok(ok.data.route_auth!.logo);
     const b = new Browser(s, r.domain);
     const img = await b.get('/route-auth/branding/logo');
     assert.equal(img.status, 200);

@@ -30,8 +30,8 @@ let h: Record<string, string>;
 let providerId: number;
 let route: { id: number; domain: string };
 
-const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}, headers = h) =>
-  s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...headers } });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}, headers = h) =>
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...headers } });
 const auth = (json?: unknown, headers = h, id = route.id) => api(`/routes/${id}/auth`, json === undefined ? {} : { method: 'POST', json }, headers);
 const svc = () => s.deps.routeAuth as RouteAuthService;
 const OIDC = { method: 'oidc', email: 'owner@example.test', session_max_age: H24 };
@@ -142,7 +142,7 @@ test('by role: operators configure method oidc, viewers read only; the provider 
   assert.deepEqual(p.data.provider.route_redirect_uris, [CALLBACK]);
   const del = await api(`/auth/oidc/providers/${providerId}`, { method: 'DELETE' });
   assert.equal(del.status, 409);
-  assert.match(del.data.error, new RegExp(DOMAIN));
+  assert.match(del.data.error!, new RegExp(DOMAIN));
   assert.equal((await api(`/auth/oidc/providers/${providerId}`)).status, 200, 'still there');
 });
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer } from './lib/server.js';
 import { createRoute } from './route-auth-helpers.js';
 import { SESSION_DURATIONS } from '../src/route-auth/schema.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -19,7 +20,7 @@ after(async () => {
   await s.close();
 });
 
-const preview = (id: number, q = '', headers: Record<string, string> = {}) => s.req(`/api/v1/routes/${id}/auth/preview${q}`, { headers: { ...h, ...headers } });
+const preview = (id: number, q = '', headers: Record<string, string> = {}) => s.req<Refusal>(`/api/v1/routes/${id}/auth/preview${q}`, { headers: { ...h, ...headers } });
 
 test('preview before any configuration: the page with unsaved branding, framable by the admin app only, forms cannot submit', async () => {
   const r = await createRoute(s);
@@ -86,7 +87,7 @@ test('preview: stored values unless overridden (empty clears), stored images fro
 
   const bad = await preview(r.id, '?primary_color=red&lang=fr&step=nope&title=a%00b');
   assert.equal(bad.status, 400);
-  assert.deepEqual(Object.keys(bad.data.fields).sort(), ['lang', 'primary_color', 'step', 'title']);
+  assert.deepEqual(Object.keys(bad.data.fields!).sort(), ['lang', 'primary_color', 'step', 'title']);
   assert.equal((await preview(987654)).status, 404);
   assert.equal((await s.req(`/api/v1/routes/987654/branding/logo`, { headers: h })).status, 404);
 });

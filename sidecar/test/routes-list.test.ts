@@ -5,11 +5,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import type { Route } from './lib/protocol.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = <P extends string>(p: P, headers: Record<string, string> = h) => s.req<`/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers });
-const write = <P extends string, M extends string>(p: P, method: M, json: unknown) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
+const api = <P extends string>(p: P, headers: Record<string, string> = h) => s.req<never, `/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers });
+const write = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json: unknown) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
 
 const peer: Record<string, number> = {};
 type R = Route;
@@ -189,7 +190,7 @@ describe('GET /routes bad input and access', () => {
   });
 
   test('401 without credentials, 403 without the routes scope, allowed for read-only, routes scope and a session', async () => {
-    const qs = `/routes?q=example&peer_id=${peer['nas-server']}&enabled=true&sort=-domain`;
+    const qs = `/routes?q=example&peer_id=${peer['nas-server']}&enabled=true&sort=-domain` as const;
     const anon = await api(qs, {});
     assert.equal(anon.status, 401);
     assert.equal(anon.data.ok, false);

@@ -12,7 +12,7 @@ import { proxyConfigHash } from '../src/proxy/apply.js';
 import type { RoutesService } from '../src/routes/service.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { Route } from './lib/protocol.js';
-import { arrAt, hostMap, objAt } from '../../test/lib/json.js';
+import { arrAt, hostMap, objAt, objsAt } from '../../test/lib/json.js';
 import type { Row } from './lib/rows.js';
 
 let s: TestServer;
@@ -393,7 +393,7 @@ test('list: total, limit, offset, type filter', async () => {
   assert.equal(l4.data.total, all.data.routes.filter((r: Route) => r.route_type === 'l4').length);
   const alias = await s.req('/api/routes?type=http', { headers: auth });
   assert.equal(alias.status, 200);
-  assert.ok(alias.data.routes.every((r: Route) => r.route_type === 'http'));
+  assert.ok(objsAt(alias.data, 'routes').every((r) => r.route_type === 'http'));
 });
 
 test('batch: per-id results, one load for the whole batch', async () => {
@@ -461,7 +461,7 @@ test('a route to a disabled peer renders as a 502 page; enabling the peer restor
   // Deleting a peer that routes point to is refused (peers feature policy).
   const del = await call(`/peers/${peer.id}`, 'DELETE');
   assert.equal(del.status, 409);
-  assert.match(del.data.error, /sleepy\.example\.com/);
+  assert.match(del.data.error!, /sleepy\.example\.com/);
 });
 
 test('a peer that expires: the next reconcile pass renders its routes unavailable (only a host change)', async () => {

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
+import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;
@@ -71,7 +72,7 @@ describe('speed_limit', () => {
         ['/peer-groups', 'POST', { name: 'never group' }],
         [`/peer-groups/${g.id}`, 'PUT', {}],
       ] as const) {
-        const r = await api(path, method, { ...extra, speed_limit: bad });
+        const r = await api<Refusal>(path, method, { ...extra, speed_limit: bad });
         assert.equal(r.status, 400, `${method} ${path} ${JSON.stringify(bad)}: ${r.status}`);
         assert.ok(
           Object.keys(r.data.fields ?? {}).some((k) => k.startsWith('speed_limit')),

@@ -17,7 +17,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GATEWAY_DEFAULTS, parseEnvText } from '@gatehouse/common/gateway-protocol.js';
+import { GATEWAY_DEFAULTS, parseEnvText, type Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 import { createNetwork, skipReason, type Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import {
@@ -86,7 +86,7 @@ test(
     const created = await api('/api/v1/peers', 'POST', { name: 'home-gateway', is_gateway: true });
     assert.equal(created.status, 201, JSON.stringify(created.data));
     const peer = created.data.peer;
-    const envContent: string = created.data.gateway.envContent;
+    const envContent: string = created.data.gateway!.envContent;
     const env = parseEnvText(envContent);
     assert.equal(env.GATEWAY_WG_ENDPOINT, `${wan.addrA}:51820`, 'the gateway dials the server at its public address');
     const envFile = path.join(dir, 'gateway.env');
@@ -129,13 +129,15 @@ test(
     );
 
     const gatewayView = async () => (await api('/api/v1/gateways')).data.gateways.find((g) => g.peer_id === peer.id);
+    // reason: a gateway's health is its last heartbeat, which passed the heartbeat schema when the server took it
+    const healthOf = (g: { health: unknown }) => g.health as Heartbeat | null;
     const t0 = Date.now();
     const online = await waitFor(
       async () => {
         const state = (await podman(['inspect', '--format', '{{.State.Status}}', gateway])).stdout.trim();
         if (state === 'exited') throw new Error(`the gateway container exited: ${(await logs(gateway)).slice(-3000)}`);
         const g = await gatewayView();
-        const reach = g?.health?.route_reachability?.find((r: RouteReachability) => r.route_id === routeId);
+        const reach = (g && healthOf(g))?.route_reachability?.find((r: RouteReachability) => r.route_id === routeId);
         return g?.status === 'online' && g.config_in_sync && reach?.reachable ? g : null;
       },
       120_000,
@@ -144,12 +146,13 @@ test(
       throw new Error(`${(e as Error).message}\ngateway container output:\n${(await logs(gateway)).slice(-4000)}`);
     });
     t.diagnostic(`gateway online with a heartbeat ${Date.now() - t0} ms after podman run`);
-    assert.ok(online.health.wg_handshake_age_s !== null && online.health.wg_handshake_age_s < 30, `a real handshake: ${JSON.stringify(online.health)}`);
-    assert.equal(online.health.http_proxy_healthy, true);
-    assert.equal(online.health.api_healthy, true);
+    const hb = healthOf(online)!;
+    assert.ok(hb.wg_handshake_age_s !== null && hb.wg_handshake_age_s < 30, `a real handshake: ${JSON.stringify(online.health)}`);
+    assert.equal(hb.http_proxy_healthy, true);
+    assert.equal(hb.api_healthy, true);
     const info = (await api(`/api/v1/peers/${peer.id}/gateway-info`)).data.gateway;
     assert.equal(info.status, 'online');
-    assert.ok(info.last_seen_at > t0, 'a heartbeat stored since the container started');
+    assert.ok(info.last_seen_at! > t0, 'a heartbeat stored since the container started');
 
     // ---- the route through Caddy in the server container, the tunnel and the gateway container
     const served = await waitFor(

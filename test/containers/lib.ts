@@ -177,7 +177,7 @@ export class AdminApi {
     if (change.status !== 200) throw new Error(`password change: ${change.status} ${JSON.stringify(change.data)}`);
     const session = await this.api('/api/v1/session');
     if (session.status !== 200) throw new Error(`session: ${session.status} ${JSON.stringify(session.data)}`);
-    this.csrf = session.data.csrfToken;
+    this.csrf = session.data.csrfToken!;
   }
 }
 

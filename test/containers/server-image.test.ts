@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createNetwork, skipReason, type Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
+import { str } from '../lib/json.js';
 import {
   AdminApi,
   CADDY_IMAGE,
@@ -74,8 +75,8 @@ test(
       assert.ok(answer.health, `the container exited: ${answer.exited?.slice(-2000)}`);
       const { health } = answer;
       assert.equal(health.ok, true, JSON.stringify(health));
-      assert.equal(health.checks.wireguard.ok, true, JSON.stringify(health.checks));
-      assert.equal(health.checks.proxy.ok, true, JSON.stringify(health.checks));
+      assert.equal(health.checks!.wireguard.ok, true, JSON.stringify(health.checks));
+      assert.equal(health.checks!.proxy.ok, true, JSON.stringify(health.checks));
       return health;
     };
     /** SIGTERM to the container, as `docker stop` sends it; it must exit 0 by itself, well within the bound. */
@@ -120,7 +121,7 @@ test(
     const session = await api('/api/v1/session');
     assert.equal(session.status, 200, JSON.stringify(session.data));
     assert.equal(session.data.must_change_password, false);
-    admin.csrf = session.data.csrfToken;
+    admin.csrf = session.data.csrfToken!;
 
     // ---- a peer through the API, brought up in its own namespace from its config
     const created = await api('/api/v1/peers', 'POST', { name: 'container-peer' });
@@ -128,8 +129,8 @@ test(
     const peer = created.data.peer;
     const conf = await api(`/api/v1/peers/${peer.id}/config`);
     assert.equal(conf.status, 200);
-    assert.match(conf.data, new RegExp(`Endpoint = ${wan.addrA.replaceAll('.', '\\.')}:51820`));
-    await net.bringUpPeer(peerNs, net.ifName('p'), conf.data);
+    assert.match(str(conf.data), new RegExp(`Endpoint = ${wan.addrA.replaceAll('.', '\\.')}:51820`));
+    await net.bringUpPeer(peerNs, net.ifName('p'), str(conf.data));
     const serverVpnIp = (await net.exec(srv, 'ip', ['-4', '-o', 'addr', 'show', 'dev', 'wg0'], { check: true })).stdout.match(/inet ([\d.]+)\//)![1];
     await waitFor(async () => (await net.ping(peerNs, serverVpnIp, { count: 1, timeoutS: 1 })).ok, 30_000, {
       what: 'the tunnel from the peer to the container',
@@ -169,7 +170,7 @@ test(
     assert.equal(l2.status, 200, `the changed admin password works after the restart: ${JSON.stringify(l2.data)}`);
     assert.equal(l2.data.must_change_password, false);
     const peers = await api('/api/v1/peers');
-    assert.ok(JSON.stringify(peers.data).includes(peer.id), `the peer is still there: ${JSON.stringify(peers.data).slice(0, 500)}`);
+    assert.ok(JSON.stringify(peers.data).includes(String(peer.id)), `the peer is still there: ${JSON.stringify(peers.data).slice(0, 500)}`);
     const routes = await api('/api/v1/routes');
     assert.ok(JSON.stringify(routes.data).includes('"app.test"'), `the route is still there: ${JSON.stringify(routes.data).slice(0, 500)}`);
     // The peer kept its config: the tunnel and the route work again only if the server key and the

@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestServer, apiToken, bearer, type ReqInit, type TestServer } from '../../sidecar/test/lib/server.js';
-import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
+import { parseEnvText, type Heartbeat } from '@gatehouse/common/gateway-protocol.js';
 import { createNetwork, skipReason, type Network } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { freePort, tcpRoundTrip } from '../lib/ports.js';
@@ -121,13 +121,13 @@ test(
     );
     started.server = s;
     const h = bearer(await apiToken(s));
-    const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
+    const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
 
     // ---- the gateway peer: its envContent is all the companion gets
     const created = await api('/peers', { method: 'POST', json: { name: 'e2e home gateway', is_gateway: true } });
     assert.equal(created.status, 201, JSON.stringify(created.data));
     const peer = created.data.peer;
-    const envContent: string = created.data.gateway.envContent;
+    const envContent: string = created.data.gateway!.envContent;
     const env = parseEnvText(envContent);
     assert.equal(env.GATEHOUSE_SERVER_URL, `http://10.242.${n}.1:${ports.api}`, 'the server API through the tunnel');
     const envFile = path.join(dir, 'gateway.env');
@@ -154,33 +154,36 @@ test(
     let companion = startCompanion(net_, gwNs, envFile, local);
     companions.push(companion);
     const gatewayView = async () => (await api('/gateways')).data.gateways.find((g) => g.peer_id === peer.id);
+    // reason: a gateway's health is its last heartbeat, which passed the heartbeat schema when the server took it
+    const healthOf = (g: { health: unknown }) => g.health as Heartbeat | null;
     const online = await waitFor(
       async () => {
         if (companion.proc.exitCode !== null) throw new Error(`companion exited: ${companion.out().slice(-3000)}`);
         const g = await gatewayView();
-        return g?.status === 'online' && g.health?.route_reachability?.length === 3 && g.config_in_sync ? g : null;
+        return g?.status === 'online' && healthOf(g)?.route_reachability?.length === 3 && g.config_in_sync ? g : null;
       },
       60_000,
       { intervalMs: 250, what: 'the gateway online with a heartbeat' },
     ).catch((e) => {
       throw new Error(`${(e as Error).message}\ncompanion output:\n${companion.out().slice(-4000)}`);
     });
-    const reach = new Map<number, RouteReachability>(online.health.route_reachability.map((r: RouteReachability) => [r.route_id, r]));
+    const hb = healthOf(online)!;
+    const reach = new Map<number, RouteReachability>(hb.route_reachability.map((r: RouteReachability) => [r.route_id, r]));
     assert.equal(reach.get(webRoute.id)!.reachable, true);
     assert.equal(reach.get(tcpRoute.id)!.reachable, true);
     assert.equal(reach.get(wolRoute.id)!.reachable, false, 'the sleepy host does not answer yet');
-    assert.ok(online.health.wg_handshake_age_s !== null && online.health.wg_handshake_age_s < 30, 'a real handshake');
-    assert.match(online.health.telemetry.wg_tools_version ?? '', /wireguard-tools/);
+    assert.ok(hb.wg_handshake_age_s !== null && hb.wg_handshake_age_s < 30, 'a real handshake');
+    assert.match(hb.telemetry.wg_tools_version ?? '', /wireguard-tools/);
     assert.deepEqual(
-      online.health.tcp_listeners.map((l: ListenerStatus) => [l.port, l.status]),
+      hb.tcp_listeners.map((l: ListenerStatus) => [l.port, l.status]),
       [[ports.l4, 'listening']],
     );
-    assert.equal(online.health.http_proxy_healthy, true);
-    assert.equal(online.health.api_healthy, true);
+    assert.equal(online.health!.http_proxy_healthy, true);
+    assert.equal(online.health!.api_healthy, true);
     const info = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway;
     assert.equal(info.status, 'online');
-    assert.equal(info.health.route_reachability.length, 3);
-    assert.ok(info.last_seen_at > Date.now() - 10_000);
+    assert.equal(info.health!.route_reachability.length, 3);
+    assert.ok(info.last_seen_at! > Date.now() - 10_000);
 
     // ---- HTTP and L4 gateway routes through the real Caddy
     const web = await waitFor(
@@ -206,14 +209,14 @@ test(
     await waitFor(
       async () => {
         const g = await gatewayView();
-        return g.last_seen_at > stoppedAt && g.health.route_reachability.find((r: RouteReachability) => r.route_id === webRoute.id)?.reachable === false;
+        return g!.last_seen_at! > stoppedAt && healthOf(g!)!.route_reachability.find((r: RouteReachability) => r.route_id === webRoute.id)?.reachable === false;
       },
       10_000,
       { what: 'the stopped LAN server reported unreachable' },
     );
     const g2 = await gatewayView();
-    assert.equal(g2.health.route_reachability.find((r: RouteReachability) => r.route_id === tcpRoute.id).reachable, true);
-    assert.equal(g2.status, 'online', 'one LAN target still answers');
+    assert.equal(healthOf(g2!)!.route_reachability.find((r: RouteReachability) => r.route_id === tcpRoute.id)!.reachable, true);
+    assert.equal(g2!.status, 'online', 'one LAN target still answers');
     const down = await viaCaddy(ports.http, 'nas.gw-e2e.test', '/');
     assert.equal(down?.status, 502, 'no Wake-on-LAN on this route: a plain 502');
     assert.match(down!.body, /unreachable/);
@@ -251,28 +254,28 @@ test(
     // the admin can wake it on demand too
     const manual = await api(`/routes/${wolRoute.id}/wol`, { method: 'POST' });
     assert.equal(manual.status, 200, JSON.stringify(manual.data));
-    assert.deepEqual(manual.data.wol.companion.sent_to, [`10.241.${n}.255:9`]);
+    assert.deepEqual(at(manual.data.wol.companion, 'sent_to'), [`10.241.${n}.255:9`]);
 
     // ---- rotation: the running companion is refused at once; the new env works
-    const lastSeen = (await gatewayView()).last_seen_at;
+    const lastSeen = (await gatewayView())!.last_seen_at;
     const rotated = await api(`/peers/${peer.id}/gateway-env/rotate`, { method: 'POST' });
     assert.equal(rotated.status, 200);
     const rotatedAt = Date.now();
     await waitFor(() => companion.out().includes("rejected this gateway's token (401)"), 5000, { what: 'the companion told 401' });
     assert.ok(Date.now() - rotatedAt < 5000);
-    const frozen = (await gatewayView()).last_seen_at;
-    assert.ok(frozen >= lastSeen);
+    const frozen = (await gatewayView())!.last_seen_at;
+    assert.ok(frozen! >= lastSeen!);
     await new Promise((r) => setTimeout(r, 2500)); // not a condition: proves no heartbeat is accepted meanwhile
-    assert.equal((await gatewayView()).last_seen_at, frozen, 'no heartbeat accepted with the old token');
+    assert.equal((await gatewayView())!.last_seen_at, frozen, 'no heartbeat accepted with the old token');
     assert.equal(JSON.parse((await viaCaddy(ports.http, 'sleepy.gw-e2e.test', '/'))!.body).server, 'woken-host', 'the LAN stays served meanwhile');
     await companion.stop();
     fs.writeFileSync(envFile, rotated.data.gateway.envContent, { mode: 0o600 });
     companion = startCompanion(net_, gwNs, envFile, local);
     companions.push(companion);
-    await waitFor(async () => (await gatewayView()).last_seen_at > frozen, 30_000, { what: 'heartbeats with the new tokens' }).catch((e) => {
+    await waitFor(async () => (await gatewayView())!.last_seen_at! > frozen!, 30_000, { what: 'heartbeats with the new tokens' }).catch((e) => {
       throw new Error(`${(e as Error).message}\n${companion.out().slice(-3000)}`);
     });
-    await waitFor(async () => (await gatewayView()).status === 'online', 10_000, { what: 'online again' });
+    await waitFor(async () => (await gatewayView())!.status === 'online', 10_000, { what: 'online again' });
 
     // ---- the companion stops: offline within offline_after + one evaluation tick (the logged transition)
     await companion.stop();
@@ -289,7 +292,7 @@ test(
     assert.ok(took <= OFFLINE_AFTER_S + TICK_S + 1.5, `offline after ${took.toFixed(1)} s`);
     assert.match(str(at(offlineEvent.details, 'reason')), /no heartbeat for \d+ s \(offline after 6 s\)/);
     const last = await gatewayView();
-    assert.equal(last.status, 'offline');
+    assert.equal(last!.status, 'offline');
     const events = (await api('/logs/activity?source=gateways&limit=200')).data.entries
       .filter((e) => e.details?.peer_id === peer.id)
       .map((e) => e.event_type);

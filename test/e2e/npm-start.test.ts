@@ -157,11 +157,11 @@ async function communityWorks(port: number, password: string): Promise<void> {
   const tok = await call('/api/v1/tokens', {
     method: 'POST',
     json: { name: 'npm-start', scopes: ['full-access'] },
-    headers: { cookie, 'x-csrf-token': login.data.csrfToken },
+    headers: { cookie, 'x-csrf-token': login.data.csrfToken! },
   });
   assert.equal(tok.status, 201, JSON.stringify(tok.data));
   const auth = { authorization: `Bearer ${tok.data.token}` };
-  const api = (p: string, method = 'GET', json?: unknown) => call(`/api/v1${p}`, { method, json, headers: auth });
+  const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) => call<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: auth });
   const lic = await api('/license');
   assert.equal(lic.data.license.status, 'community');
   assert.deepEqual(lic.data.license.features, ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics']);

@@ -59,7 +59,7 @@ async function peerNetwork(t: TestContext, o: { prefix: string; iface: string; n
   running.s = s;
   const wg = s.deps.wireguard as WireGuardService;
   const h = bearer(await apiToken(s));
-  const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) => s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
+  const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
 
   const echo = await net.startTcpEcho(null, serverIp, 7000 + (process.pid % 1000));
   const pingOk = async (ns: string) => (await net.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok;
@@ -92,7 +92,7 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
   // the interface is up with the first address of the subnet
   const health = await s.req('/health');
   assert.equal(health.status, 200, JSON.stringify(health.data));
-  assert.equal(health.data.checks.wireguard.ok, true);
+  assert.equal(health.data.checks!.wireguard.ok, true);
   const addr = await net.exec(null, 'ip', ['-o', 'address', 'show', 'dev', iface], { check: true });
   assert.match(addr.stdout, new RegExp(`inet ${serverIp.replace(/\./g, '\\.')}/24`));
   assert.equal(confA.status, 200);
@@ -105,10 +105,10 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
   await wg.poll();
   const v1 = (await api(`/peers/${a.id}`)).data.peer;
   assert.equal(typeof v1.latestHandshake, 'number');
-  assert.ok(Date.now() - v1.latestHandshake < 60_000, 'recent handshake');
+  assert.ok(Date.now() - v1.latestHandshake! < 60_000, 'recent handshake');
   assert.equal(v1.isOnline, true);
   assert.ok(v1.total_rx > 0, 'bytes received from A');
-  assert.equal(v1.endpoint, `${linkA.addrB}:${v1.endpoint.split(':')[1]}`);
+  assert.equal(v1.endpoint, `${linkA.addrB}:${v1.endpoint!.split(':')[1]}`);
   for (let i = 0; i < 3; i++) await pingOk(nsA);
   await wg.poll();
   const v2 = (await api(`/peers/${a.id}`)).data.peer;
@@ -120,7 +120,7 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
   const st = (await api('/wg/status')).data;
   assert.equal(st.running, true);
   assert.equal(st.mode, 'userspace');
-  assert.deepEqual(st.peers.map((p: Peer) => p.name).sort(), ['e2e-peer-a', 'e2e-peer-b']);
+  assert.deepEqual(st.peers.map((p) => p.name).sort(), ['e2e-peer-a', 'e2e-peer-b']);
   const traffic = (await api(`/peers/${a.id}/traffic?period=24h`)).data;
   assert.equal(traffic.total_rx, v2.total_rx, 'history holds every byte of the running total');
 

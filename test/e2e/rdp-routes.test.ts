@@ -208,8 +208,8 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   // on this interface, which goes away with the test)
   await net.sysctl(null, `net.ipv4.conf.${iface}.forwarding`, '1');
   const h = bearer(await apiToken(s));
-  const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown, headers: Record<string, string> = h) =>
-    s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+  const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers: Record<string, string> = h) =>
+    s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
   lap('server up');
 
   // ---- the gateway companion in gwNs, from its envContent
@@ -217,7 +217,7 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   assert.equal(gwCreated.status, 201, JSON.stringify(gwCreated.data));
   const gwPeer = gwCreated.data.peer;
   const envFile = path.join(dir, 'gateway.env');
-  fs.writeFileSync(envFile, (gwCreated.data.gateway.envContent as string).replaceAll(`${publicHost}:`, `${gwLink.addrA}:`), { mode: 0o600 });
+  fs.writeFileSync(envFile, (gwCreated.data.gateway!.envContent as string).replaceAll(`${publicHost}:`, `${gwLink.addrA}:`), { mode: 0o600 });
   const companion = spawnIn(net, gwNs, process.execPath, ['--import', 'tsx', path.join(ROOT, 'gateway', 'src', 'main.ts'), '--env', envFile], {
     GATEWAY_WG_INTERFACE: net.ifName('gw'),
     GATEWAY_STATE_FILE: path.join(dir, 'gw-state.json'),

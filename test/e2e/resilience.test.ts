@@ -98,7 +98,7 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     () => s,
     () => h,
   );
-  assert.equal((await s.req('/health')).data.checks.proxy.ok, true);
+  assert.equal((await s.req('/health')).data.checks!.proxy.ok, true);
 
   // ---- one peer (namespace A) with the backends behind its tunnel
   const peer = (await api('/peers', 'POST', { name: 'e2e-resilience' })).data.peer;
@@ -255,7 +255,7 @@ test('route resilience through the real Caddy and a real WireGuard tunnel', { sk
     await s.close(); // Caddy and the WireGuard interface go down with it
     const t1 = Date.now();
     s = await start();
-    assert.equal((await s.req('/health')).data.checks.proxy.ok, true);
+    assert.equal((await s.req('/health')).data.checks!.proxy.ok, true);
     const t2 = Date.now();
     // The new interface knows the peer's last endpoint (stored by the final poll at stop), so the
     // server's own traffic to the backend starts a handshake at once: no waiting for the peer to

@@ -76,7 +76,7 @@ test('routes through the real Caddy and a real WireGuard tunnel', { skip: reason
   const { network, s, api, ports, serverIp, health } = run;
   const [ns] = run.ns;
   const l4 = { tcp: await freePort('tcp'), udp: await freePort('udp'), pass: await freePort('tcp'), term: await freePort('tcp') };
-  assert.equal(health.data.checks.wireguard.ok, true);
+  assert.equal(health.data.checks!.wireguard.ok, true);
   // Caddy keeps its state under the test's data directory.
   const caddyPid = (s.deps.caddySupervisor as CaddySupervisor).status().pid!;
   assert.ok(

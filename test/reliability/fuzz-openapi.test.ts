@@ -77,8 +77,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const api = async <P extends string, M extends string>(p: P, method: M, json?: unknown, headers: Record<string, string> = bearer(admin)) => {
-  const r = await s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers });
+const api = async <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json?: unknown, headers: Record<string, string> = bearer(admin)) => {
+  const r = await s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers });
   if (r.status >= 300) throw new Error(`seed ${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
 };
@@ -89,7 +89,7 @@ async function seed(): Promise<void> {
   for (const n of ['fz-a', 'fz-b', 'fz-c']) pools.peers.push((await api('/peers', 'POST', { name: n, tags: 'fz-tag,other', group_id: g.group.id })).peer.id);
   const gw = await api('/peers', 'POST', { name: 'fz-gw', is_gateway: true, api_port: await freePort() });
   pools.peers.push(gw.peer.id);
-  gatewayToken = gw.gateway.apiToken;
+  gatewayToken = gw.gateway!.apiToken;
   pools.tags.push('fz-tag', 'other');
   await api('/tags', 'POST', { name: 'fz-registered' });
   pools.tags.push('fz-registered');

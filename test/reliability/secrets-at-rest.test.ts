@@ -106,8 +106,8 @@ async function createSecrets(): Promise<Secret[]> {
   const secrets: Secret[] = [];
   const full = await apiToken(s);
   const h = bearer(full);
-  const api = async <P extends string, M extends string>(p: P, method: M, json?: unknown) => {
-    const r = await s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
+  const api = async <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json?: unknown) => {
+    const r = await s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
     assert.ok(r.status < 300, `${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
     return r.data;
   };
@@ -125,7 +125,7 @@ async function createSecrets(): Promise<Secret[]> {
 
   // a gateway: its companion API token and the push token the server calls it with
   const gw = await api('/peers', 'POST', { name: 'scan-gw', is_gateway: true, api_port: 8090 });
-  secrets.push({ kind: 'gateway API token', value: gw.gateway.apiToken }, { kind: 'gateway push token', value: gw.gateway.pushToken });
+  secrets.push({ kind: 'gateway API token', value: gw.gateway!.apiToken }, { kind: 'gateway push token', value: gw.gateway!.pushToken });
   const rotated = await api(`/peers/${gw.peer.id}/gateway-env/rotate`, 'POST');
   secrets.push(
     { kind: 'gateway API token (rotated)', value: rotated.gateway.apiToken },

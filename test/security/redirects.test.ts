@@ -149,7 +149,7 @@ const PARAMETERS: RedirectParameter[] = [
     },
     good: ['/routes#x', '/routes#x'],
     send: async (t) => {
-      const res = await s.req(`/login?next=${encodeURIComponent(t)}`, { headers: html });
+      const res = await s.req<string>(`/login?next=${encodeURIComponent(t)}`, { headers: html });
       assert.equal(res.status, 200);
       return { status: 200, target: hidden('next', res.data) };
     },
@@ -242,7 +242,7 @@ const PARAMETERS: RedirectParameter[] = [
     send: async (t) => {
       const step = await s.req('/login', { method: 'POST', json: TWO_FACTOR, headers: { accept: 'application/json' } });
       assert.equal(step.data.second_factor, 'totp');
-      const res = await s.req(`/login/second-factor?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
+      const res = await s.req<string>(`/login/second-factor?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
       assert.equal(res.status, 200);
       return { status: 200, target: hidden('next', res.data) };
     },
@@ -262,7 +262,7 @@ const PARAMETERS: RedirectParameter[] = [
         .req('/login', { method: 'POST', json: ENROL, headers: { accept: 'application/json' } })
         .finally(() => s.req('/api/v1/settings/security', { method: 'PUT', headers: h, json: { second_factor: { required: false } } }));
       assert.equal(step.data.second_factor, 'enrol');
-      const res = await s.req(`/login/enrol?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
+      const res = await s.req<string>(`/login/enrol?next=${encodeURIComponent(t)}`, { headers: { ...html, cookie: cookiesOf(step) } });
       assert.equal(res.status, 200);
       return { status: 200, target: hidden('next', res.data) };
     },

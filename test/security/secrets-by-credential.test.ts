@@ -62,8 +62,8 @@ before(async () => {
   const fullToken = await apiToken(s);
   full = bearer(fullToken);
   keep('full-access API token', fullToken);
-  const api = async <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) => {
-    const r = await s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: { ...full, accept: 'application/json' } });
+  const api = async <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown) => {
+    const r = await s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: { ...full, accept: 'application/json' } });
     assert.ok(r.status < 300, `${method ?? 'GET'} ${p}: ${r.status} ${typeof r.data === 'string' ? r.data.slice(0, 200) : JSON.stringify(r.data)}`);
     return r.data;
   };
@@ -79,9 +79,9 @@ before(async () => {
   wgKeys(String(await api(`/peers/${peer.peer.id}/config`)), 'peer');
   const gw = await api('/peers', 'POST', { name: 'secrets-gw', is_gateway: true, api_port: 8091 });
   ids.gateway = gw.peer.id;
-  keep('gateway API token', gw.gateway.apiToken);
-  keep('gateway push token', gw.gateway.pushToken);
-  const env = parseEnvText(gw.gateway.envContent);
+  keep('gateway API token', gw.gateway!.apiToken);
+  keep('gateway push token', gw.gateway!.pushToken);
+  const env = parseEnvText(gw.gateway!.envContent);
   keep('gateway PrivateKey', env.GATEWAY_WG_PRIVATE_KEY);
   keep('gateway PresharedKey', env.GATEWAY_WG_PRESHARED_KEY);
   // API tokens of every scope (the credentials below) and one more that is only a secret here
@@ -174,7 +174,7 @@ before(async () => {
   // the viewer's own second factor: its TOTP secret and recovery codes are secrets the server holds
   const viewer = credentials.find((c) => c.name === 'a session of role user')!;
   const own = <P extends string>(p: P, json: unknown) =>
-    s.req<`/api/v1${P}`, 'POST'>(`/api/v1${p}`, { method: 'POST', json, headers: { ...viewer.headers, accept: 'application/json' } });
+    s.req<never, `/api/v1${P}`, 'POST'>(`/api/v1${p}`, { method: 'POST', json, headers: { ...viewer.headers, accept: 'application/json' } });
   const setup = await own('/settings/second-factor/totp', { current: VIEWER.password });
   assert.equal(setup.status, 200, JSON.stringify(setup.data));
   keep('admin-UI TOTP secret', setup.data.setup.secret);
@@ -258,12 +258,12 @@ function leaked(r: Response & { data: unknown }): string[] {
 
 /** What the server holds that a refused call must not change (not what every call changes, such as a token's last use). */
 async function state(): Promise<string> {
-  const get = async <P extends string>(p: P) => (await s.req<`/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers: full })).data;
+  const get = async <P extends string>(p: P) => (await s.req<never, `/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers: full })).data;
   const gw = (await get(`/peers/${ids.gateway}/gateway-info`)).gateway;
   return JSON.stringify({
     tokens: (await get('/tokens')).tokens.map((t: Token) => [t.id, t.name]),
     peers: (await get('/peers?limit=1000')).peers.map((p: Peer) => [p.id, p.updated_at]),
-    gateway: [gw.token_hint, gw.tokens_issued_at],
+    gateway: [at(gw, 'token_hint'), at(gw, 'tokens_issued_at')],
     smtp: (await get('/smtp')).smtp,
     jobs: (await get('/settings/autobackup')).jobs.map((j: BackupJob) => [j.id, j.updated_at, j.last_run]),
     users: (await get('/users')).users.map((u: User) => [u.id, u.must_change_password, u.updated_at]),

@@ -242,8 +242,8 @@ if (!INSIDE) {
     canary?.close();
   });
 
-  const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) =>
-    s.req<`/api/v1${P}`, M>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
+  const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown) =>
+    s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
   // the password is set once (the positive control below); later saves keep it and skip the hashing
   const branding = (field: 'logo_url' | 'bg_image_url', url: string, password?: string) =>
     api(`/routes/${routeId}/auth`, 'POST', {
@@ -454,8 +454,8 @@ if (!INSIDE) {
     fs.writeFileSync('/etc/hosts', HOSTS.replace(`${FAR} rebind-s3.probe.test`, '127.0.0.1 rebind-s3.probe.test'));
     try {
       const run = await api(`/settings/autobackup/${id}/run`, 'POST');
-      assert.equal(run.data.job.last_run.status, 'failed', JSON.stringify(run.data));
-      assert.equal(run.data.job.last_run.error, 'not allowed');
+      assert.equal(run.data.job.last_run!.status, 'failed', JSON.stringify(run.data));
+      assert.equal(run.data.job.last_run!.error, 'not allowed');
     } finally {
       fs.writeFileSync('/etc/hosts', HOSTS);
     }

@@ -27,6 +27,7 @@ import { PROVIDER_READ_ONLY } from '../../sidecar/src/oidc/schema.js';
 import { valid, schemaOf } from '../reliability/lib/fuzz-schema.js';
 import { openApiDocument, type OpenApiDocument } from '../../sidecar/test/lib/openapi.js';
 import { changed, snapshot, tables, type Snapshot } from '../reliability/lib/fuzz-db.js';
+import type { Refusal } from '../../sidecar/test/lib/api-types.js';
 
 const UNKNOWN = 'gh_unknown_field';
 let s: TestServer;
@@ -38,8 +39,8 @@ let client: Record<string, string>;
 let dbTables: string[];
 const ids: Record<string, number | string> = {};
 
-const ok = async <P extends string, M extends string>(p: P, method: M, json: unknown, headers = admin) => {
-  const r = await s.req<P, M>(p, { method, json, headers: { accept: 'application/json', ...headers } });
+const ok = async <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json: unknown, headers = admin) => {
+  const r = await s.req<T, P, M>(p, { method, json, headers: { accept: 'application/json', ...headers } });
   assert.ok(r.status < 300, `seed ${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
 };
@@ -61,7 +62,7 @@ before(async () => {
   ids.peer = (await ok('/api/v1/peers', 'POST', { name: 'uf-peer', group_id: ids.group })).peer.id;
   const gw = await ok('/api/v1/peers', 'POST', { name: 'uf-gw', is_gateway: true });
   ids.gateway = gw.peer.id;
-  gateway = bearer(gw.gateway.apiToken);
+  gateway = bearer(gw.gateway!.apiToken);
   await ok('/api/v1/tags', 'POST', { name: 'uf-tag' });
   ids.tag = 'uf-tag';
   const link = await ok(`/api/v1/peers/${ids.peer}/config-links`, 'POST', {});
@@ -190,9 +191,9 @@ async function send(e: Endpoint, body: Record<string, unknown> | undefined, quer
     const fd = new FormData();
     fd.set(e.multipart.field, new Blob([Buffer.from('{}')], { type: 'application/octet-stream' }), 'x.bin');
     for (const [k, v] of Object.entries(body ?? {})) fd.set(k, String(v));
-    return s.req(url, { method: e.method, body: fd, headers: { accept: 'application/json', ...headers } });
+    return s.req<Refusal>(url, { method: e.method, body: fd, headers: { accept: 'application/json', ...headers } });
   }
-  return s.req(url, { method: e.method, json: body, headers: { accept: 'application/json', ...headers } });
+  return s.req<Refusal>(url, { method: e.method, json: body, headers: { accept: 'application/json', ...headers } });
 }
 
 async function settled(): Promise<Snapshot> {
@@ -285,7 +286,7 @@ test('unknown fields named like Object.prototype members (constructor, toString,
     [`/api/v1/peers/${ids.peer}/toggle`, 'PUT', {}],
   ] as const) {
     for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-      const r = await s.req(p, {
+      const r = await s.req<Refusal>(p, {
         method,
         body: `{${Object.entries(base)
           .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`)

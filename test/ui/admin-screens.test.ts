@@ -11,7 +11,7 @@ import type { Token, User } from '../../sidecar/test/lib/protocol.js';
 
 // Many sign-ins (one per page and language) and deliberate failed ones: lift the sign-in rate limit.
 const ui = uiServer({ GATEHOUSE_RATE_LIMIT_LOGIN: '1000' });
-const apiGet = async (p: string) => (await ui.api(p)).data;
+const apiGet = async <P extends string>(p: P) => (await ui.api<never, P, 'GET'>(p)).data;
 const apiSend = (method: string, p: string, json?: unknown) => ui.api(p, method, json);
 
 /** Answers the one confirmation dialog with its confirm button. */
@@ -58,20 +58,20 @@ test('tokens: create with a scope, the plaintext shown once and working with its
   const list = await apiGet('/tokens');
   assert.ok(!JSON.stringify(list).includes(token.slice(4)), 'GET /tokens never shows the token');
   const rec = list.tokens.find((x: Token) => x.name === 'ci-logs');
-  assert.deepEqual(rec.scopes, ['logs']);
+  assert.deepEqual(rec!.scopes, ['logs']);
 
   // The token works with its scope, and only with it; its first use binds the machine fingerprint.
   const bearer = { authorization: `Bearer ${token}`, 'x-machine-fingerprint': 'machine-a' };
   assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: bearer })).status, 200);
   assert.equal((await ui.s.req('/api/v1/peers', { headers: bearer })).status, 403);
-  assert.equal((await apiGet('/tokens')).tokens.find((x: Token) => x.id === rec.id).fingerprint_bound, true);
+  assert.equal((await apiGet('/tokens')).tokens.find((x: Token) => x.id === rec!.id)!.fingerprint_bound, true);
 
   await page.reload();
   await settled(page);
   await page.click('tr:has-text("ci-logs") >> text=Reset fingerprint');
   await confirm(page);
   await page.waitForSelector('tr:has-text("ci-logs") >> text=not bound');
-  assert.equal((await apiGet('/tokens')).tokens.find((x: Token) => x.id === rec.id).fingerprint_bound, false);
+  assert.equal((await apiGet('/tokens')).tokens.find((x: Token) => x.id === rec!.id)!.fingerprint_bound, false);
   assert.equal(
     (await ui.s.req('/api/v1/logs/activity', { headers: { ...bearer, 'x-machine-fingerprint': 'machine-b' } })).status,
     200,
@@ -82,7 +82,7 @@ test('tokens: create with a scope, the plaintext shown once and working with its
   await confirm(page);
   await page.waitForSelector('td >> text=ci-logs', { state: 'detached' });
   assert.equal(
-    (await apiGet('/tokens')).tokens.some((x: Token) => x.id === rec.id),
+    (await apiGet('/tokens')).tokens.some((x: Token) => x.id === rec!.id),
     false,
   );
   assert.equal((await ui.s.req('/api/v1/logs/activity', { headers: bearer })).status, 401, 'a deleted token is refused at once');
@@ -103,8 +103,8 @@ test('users: create a user and change its role through the UI; reset password sh
   await page.click('dialog[open] button[type=submit]');
   await page.waitForSelector('td >> text=alice', { timeout: 10_000 });
   let alice = (await apiGet('/users')).users.find((u: User) => u.username === 'alice');
-  assert.equal(alice.role, 'user');
-  assert.equal(alice.email, 'alice@example.com');
+  assert.equal(alice!.role, 'user');
+  assert.equal(alice!.email, 'alice@example.com');
 
   await page.click('button[aria-label="Edit: alice"]');
   await page.selectOption('dialog[open] #f-role', 'admin');
@@ -112,7 +112,7 @@ test('users: create a user and change its role through the UI; reset password sh
   await page.click('dialog[open] button[type=submit]');
   await page.waitForSelector('dialog[open]', { state: 'detached' });
   alice = (await apiGet('/users')).users.find((u: User) => u.username === 'alice');
-  assert.equal(alice.role, 'admin');
+  assert.equal(alice!.role, 'admin');
 
   await page.click('button[aria-label="Reset password: alice"]');
   await confirm(page);

@@ -19,7 +19,7 @@ after(async () => {
   await smtp?.close();
 });
 
-const apiGet = async (p: string) => (await ui.api(p)).data;
+const apiGet = async <P extends string>(p: P) => (await ui.api<never, P, 'GET'>(p)).data;
 const apiSend = (method: string, p: string, json?: unknown) => ui.api(p, method, json);
 const signInApi = (username: string, password: string) =>
   ui.s.req('/login', { method: 'POST', json: { username, password }, headers: { accept: 'application/json' } });

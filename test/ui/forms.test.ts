@@ -28,20 +28,19 @@ let routeId = 0;
 
 /** How much of each kind is stored: a refused form changes none of it. */
 async function stored(): Promise<Record<string, unknown>> {
-  const [peers, groups, users, tokens, webhooks, rdp, jobs, smtp, network, profile] = await Promise.all(
-    [
-      '/peers?limit=1000',
-      '/peer-groups',
-      '/users',
-      '/tokens',
-      '/webhooks',
-      '/rdp',
-      '/settings/autobackup',
-      '/smtp',
-      '/settings/network',
-      '/settings/profile',
-    ].map(async (p) => (await api(p)).data),
-  );
+  const get = async <P extends string>(p: P) => (await api<never, P, 'GET'>(p)).data;
+  const [peers, groups, users, tokens, webhooks, rdp, jobs, smtp, network, profile] = await Promise.all([
+    get('/peers?limit=1000'),
+    get('/peer-groups'),
+    get('/users'),
+    get('/tokens'),
+    get('/webhooks'),
+    get('/rdp'),
+    get('/settings/autobackup'),
+    get('/smtp'),
+    get('/settings/network'),
+    get('/settings/profile'),
+  ]);
   return {
     peers: peers.total_all,
     groups: groups.groups.length,

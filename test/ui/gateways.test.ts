@@ -4,7 +4,7 @@
 // API token no longer works against the gateway API. axe, screenshots en/de × 1280/360.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearer } from '../../sidecar/test/lib/server.js';
+import { bearer, type ReqInit } from '../../sidecar/test/lib/server.js';
 import { parseEnvText } from '@gatehouse/common/gateway-protocol.js';
 import { adminPage, axe, screenshot, serious, settled, uiServer } from '../lib/browser.js';
 
@@ -14,8 +14,8 @@ const ui = uiServer(
   { api: 'token' },
 );
 const api = ui.api;
-const gw = (token: string, p: string, init: RequestInit & { json?: unknown } = {}) =>
-  ui.s.req(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+const gw = <P extends string, M extends string = 'GET'>(token: string, p: P, init: ReqInit<M> = {}) =>
+  ui.s.req<never, `/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
 
 function heartbeat(routeId: number, reachable: boolean) {
   return {

@@ -161,7 +161,7 @@ test('the German UI words an unreachable RDP route (mode and reason) and gateway
   assert.equal(down.reachable, false);
   const row = (await api('/logs/activity?event_type=rdp_status_changed&limit=10')).data.entries[0];
   assert.equal(row.code, 'rdp.unreachable');
-  assert.deepEqual(row.params.reason, down.error_code);
+  assert.deepEqual(row.params!.reason, down.error_code);
   assert.equal(row.message, 'RDP route "Buchhaltung" is unreachable (internal: internal: connection refused)');
 
   // gateway rows as older servers stored them: before codes, and with the reason as unworded text

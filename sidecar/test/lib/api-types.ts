@@ -23,6 +23,15 @@ export interface Refusal {
   feature?: string;
   /** the proxy's own reason when it refused a configuration (502) */
   proxy_error?: string;
+  /** why a licence key or an RDP connect was refused (a stable word: expired, route_disabled, maintenance, ...) */
+  reason?: string;
+  /** the licence limit a 403 names (max_peers, max_routes) and its value */
+  limit?: string;
+  max?: number;
+  /** the routes that still use what a 409 refused to delete */
+  routes?: { id: number; domain: string }[];
+  /** the maintenance window an RDP connect was refused in */
+  maintenance?: { note: string | null; until: string | null };
   code?: string;
   params?: Record<string, unknown>;
   fields?: Record<string, string>;

@@ -14,14 +14,17 @@ import { TEST_PUBLIC_KEY_PEM, testLicenceKey } from './licence.js';
 /** What a request helper takes: fetch's options, and `json` for a JSON body. */
 export type ReqInit<M extends string = string> = Omit<RequestInit, 'method'> & { method?: M; json?: unknown };
 
+/** The body a request reads: T when the caller names it (`req<T>()`), else the one of its method and path (BodyOf). */
+export type Named<T, M extends string, P extends string> = [T] extends [never] ? BodyOf<M, P> : T;
+
 /**
  * A typed request: the answer's body is typed by the method and path (api-types.ts: the served
  * endpoint's response schema, with a refusal's fields beside it); `req<T>()` names the body where
- * the types cannot follow the path (unknown otherwise).
+ * the types cannot follow the path (unknown otherwise). A wrapper that passes its own method and
+ * path on writes `req<never, P, M>()`.
  */
 export interface TypedReq {
-  <P extends string, M extends string = 'GET'>(p: P, init?: ReqInit<M>): Promise<Response & { data: BodyOf<M, P> }>;
-  <T>(p: string, init?: ReqInit): Promise<Response & { data: T }>;
+  <T = never, P extends string = string, M extends string = 'GET'>(p: P, init?: ReqInit<[T] extends [never] ? M : string>): Promise<Response & { data: Named<T, M, P> }>;
 }
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };
@@ -39,8 +42,11 @@ export interface TestServer extends Running {
 
 /** A test's helper for the API (`/api/v1` + path): call('/peers', 'POST', body), typed like s.req() by method and path. */
 export interface ApiCall {
-  <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown): Promise<Response & { data: BodyOf<M, `/api/v1${P}`> }>;
-  <T>(p: string, method?: string, json?: unknown): Promise<Response & { data: T }>;
+  <T = never, P extends string = string, M extends string = 'GET'>(
+    p: P,
+    method?: [T] extends [never] ? M : string,
+    json?: unknown,
+  ): Promise<Response & { data: Named<T, M, `/api/v1${P}`> }>;
 }
 
 /** call(path, method?, json?) against the API of a server with headers, both read at each call (tests set them in before()). */
@@ -53,8 +59,10 @@ export function apiCall(server: () => TestServer, headers: () => Record<string, 
 
 /** A test's helper for the API (`/api/v1` + path) in fetch's form: api('/peers', { method: 'POST', json }), typed like s.req(). */
 export interface ApiInit {
-  <P extends string, M extends string = 'GET'>(p: P, init?: ReqInit<M>): Promise<Response & { data: BodyOf<M, `/api/v1${P}`> }>;
-  <T>(p: string, init?: ReqInit): Promise<Response & { data: T }>;
+  <T = never, P extends string = string, M extends string = 'GET'>(
+    p: P,
+    init?: ReqInit<[T] extends [never] ? M : string>,
+  ): Promise<Response & { data: Named<T, M, `/api/v1${P}`> }>;
 }
 
 /** api(path, init?) against the API of a server with headers (read at each call), the caller's own headers over them. */
