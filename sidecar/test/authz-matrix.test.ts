@@ -334,7 +334,11 @@ function gatewayBody(e: Endpoint): unknown {
 }
 
 const callGateway = (e: Endpoint, headers: Record<string, string>) =>
-  s.req<Refusal>(fullPath(e), { method: e.method, headers: { accept: 'application/json', ...headers }, ...(e.method === 'GET' ? {} : { json: gatewayBody(e) }) });
+  s.req<Refusal>(fullPath(e), {
+    method: e.method,
+    headers: { accept: 'application/json', ...headers },
+    ...(e.method === 'GET' ? {} : { json: gatewayBody(e) }),
+  });
 
 test("every gateway-companion endpoint refuses sessions, admin, client and gateway-scope API tokens, other gateways' stale tokens; answers its own gateway", async () => {
   const gwEndpoints = s.endpoints.filter((e) => e.auth === 'gateway');
@@ -496,8 +500,7 @@ test('every public path answers without credentials, with a status it documents,
 
   const doc = openApiDocument((await s.req('/api/v1/openapi.json', { headers: full })).data);
   const publicOps: [string, string][] = [];
-  for (const [p, ms] of Object.entries(doc.paths))
-    for (const [m, op] of Object.entries(ms)) if (!op.security?.length) publicOps.push([m.toUpperCase(), p]);
+  for (const [p, ms] of Object.entries(doc.paths)) for (const [m, op] of Object.entries(ms)) if (!op.security?.length) publicOps.push([m.toUpperCase(), p]);
   // the registry's public endpoints and every path served outside it are all in the document or say why not
   for (const e of s.endpoints.filter((x) => x.auth === 'public'))
     assert.ok(

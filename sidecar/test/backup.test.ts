@@ -33,7 +33,13 @@ const ids: Record<string, number> = {};
 let userToken = '';
 
 /** call(server, headers, path, method?, json?): the API of either server, typed by method and path (apiCall). */
-const call = <T = never, P extends string = string, M extends string = 'GET'>(s: TestServer, hh: Record<string, string>, p: P, method?: [T] extends [never] ? M : string, json?: unknown) =>
+const call = <T = never, P extends string = string, M extends string = 'GET'>(
+  s: TestServer,
+  hh: Record<string, string>,
+  p: P,
+  method?: [T] extends [never] ? M : string,
+  json?: unknown,
+) =>
   apiCall(
     () => s,
     () => hh,

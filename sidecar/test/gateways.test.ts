@@ -277,7 +277,10 @@ const api = apiInit(
   () => h,
 );
 const gwReq = <T = never, P extends string = string, M extends string = 'GET'>(token: string, p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) =>
-  s.req<T, `/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+  s.req<T, `/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, {
+    ...init,
+    headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) },
+  });
 const gateways = () => s.deps.gateways as GatewaysService;
 
 function heartbeat(o: Partial<Heartbeat> = {}): Heartbeat {

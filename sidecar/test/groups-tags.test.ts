@@ -7,7 +7,8 @@ import type { Group, Peer, Tag } from './lib/protocol.js';
 
 let s: TestServer;
 let h: Record<string, string>;
-const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) =>
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
 
 before(async () => {
   s = await startTestServer({ GATEHOUSE_RATE_LIMIT_ADMIN: '100000' });

@@ -114,8 +114,12 @@ describe('the key format', () => {
 describe('a server without a licence (community fallback)', () => {
   let s: TestServer;
   let auth: Record<string, string>;
-  const call = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers = auth) =>
-    s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+  const call = <T = never, P extends string = string, M extends string = 'GET'>(
+    p: P,
+    method?: [T] extends [never] ? M : string,
+    json?: unknown,
+    headers = auth,
+  ) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
   /** An endpoint at its full path (fullPath: /api/v1/..., or served at the root like /metrics). */
   const callAt = (url: string, method: string) => s.req(url, { method, headers: auth, ...(method === 'GET' ? {} : { json: {} }) });
   const licenceEvents = () => s.deps.db.models.Activity.count({ where: { event_type: 'licence_changed' } });

@@ -58,7 +58,12 @@ async function context(): Promise<AppContext> {
   return createAppContext(config(), { models: featureModels, log: createLogger('error', true) });
 }
 
-async function ok<T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, h?: Record<string, string>) {
+async function ok<T = never, P extends string = string, M extends string = 'GET'>(
+  p: P,
+  method?: [T] extends [never] ? M : string,
+  json?: unknown,
+  h?: Record<string, string>,
+) {
   const r = await s!.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers: h, ...(json !== undefined ? { json } : {}) });
   assert.ok(r.status >= 200 && r.status < 300, `${method ?? 'GET'} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;

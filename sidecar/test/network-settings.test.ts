@@ -18,7 +18,12 @@ interface Ctx {
   h: Record<string, string>;
 }
 
-async function call<T = never, P extends string = string, M extends string = 'GET'>(c: Ctx, path: P, method?: [T] extends [never] ? M : string, json?: unknown) {
+async function call<T = never, P extends string = string, M extends string = 'GET'>(
+  c: Ctx,
+  path: P,
+  method?: [T] extends [never] ? M : string,
+  json?: unknown,
+) {
   return c.s.req<T, `/api/v1${P}`, M>(`/api/v1${path}`, { method, headers: c.h, ...(json === undefined ? {} : { json }) });
 }
 async function network(c: Ctx): Promise<NetworkView> {

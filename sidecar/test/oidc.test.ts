@@ -83,7 +83,10 @@ async function whoAmI(b: Browser) {
 }
 
 const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}, h = adminH) =>
-  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { accept: 'application/json', ...h, ...(init.headers as Record<string, string> | undefined) } });
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, {
+    ...init,
+    headers: { accept: 'application/json', ...h, ...(init.headers as Record<string, string> | undefined) },
+  });
 
 const count = async () => s.deps.db.models.OidcProvider.count();
 

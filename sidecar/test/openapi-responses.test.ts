@@ -19,7 +19,8 @@ before(async () => {
 after(async () => s.close());
 
 /** api(path, init?) with this file's token (its headers only), typed by method and path like s.req(). */
-const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
+const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) =>
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
 
 function declared(p: string, method: string, status: number): z.ZodType {
   const schema = jsonBodySchema(doc, p, method, status);

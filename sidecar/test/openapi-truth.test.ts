@@ -28,7 +28,8 @@ after(async () => s.close());
 const op = (p: string, m: string) => objAt(doc, 'paths', p, m);
 /** The parameter of an operation by its name (undefined when it has none of that name). */
 const param = (p: string, m: string, name: string) => objsAt(op(p, m), 'parameters').find((x) => x.name === name);
-const declares = (p: string, m: string, status: number) => assert.ok(at(doc, 'paths', p, m, 'responses', String(status)), `${m.toUpperCase()} ${p} declares ${status}`);
+const declares = (p: string, m: string, status: number) =>
+  assert.ok(at(doc, 'paths', p, m, 'responses', String(status)), `${m.toUpperCase()} ${p} declares ${status}`);
 
 function raw(method: string, p: string, headers: Record<string, string> = {}): Promise<{ status: number; allow: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
@@ -91,7 +92,8 @@ test('required headers are in the document and checked with the body: X-Backup-P
   const w = await s.req('/gateway-wol/wait', { headers: { accept: 'text/html' } });
   assert.equal(w.status, 400);
   assert.ok(w.headers.get('content-type')?.startsWith('application/json'));
-  for (const st of [404, 502, 503, 504]) assert.ok(objAt(wol, 'responses', String(st), 'content')['text/html'], `the waking-up page's ${st} is declared as HTML too`);
+  for (const st of [404, 502, 503, 504])
+    assert.ok(objAt(wol, 'responses', String(st), 'content')['text/html'], `the waking-up page's ${st} is declared as HTML too`);
 });
 
 test('refusals no schema can state are documented statuses with their reason, not 400', async () => {

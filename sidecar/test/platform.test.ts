@@ -104,7 +104,10 @@ test('OpenAPI 3.1 document lists every endpoint with its schemas', async () => {
     const p = fullPath(e).replace(/:([A-Za-z_]+)/g, '{$1}');
     assert.ok(r.data.paths[p]?.[e.method.toLowerCase()], `${e.method} ${p} documented`);
   }
-  assert.deepEqual(arrAt(r.data, 'paths', '/api/v1/tokens', 'post', 'requestBody', 'content', 'application/json', 'schema', 'required').sort(), ['name', 'scopes']);
+  assert.deepEqual(arrAt(r.data, 'paths', '/api/v1/tokens', 'post', 'requestBody', 'content', 'application/json', 'schema', 'required').sort(), [
+    'name',
+    'scopes',
+  ]);
 });
 
 test('config: defaults, and bad values rejected naming the variable', () => {

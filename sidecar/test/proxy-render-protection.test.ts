@@ -127,7 +127,8 @@ function shape(entry: unknown): string[] {
   return objsAt(entry, 'routes').flatMap((r) => {
     const m = matchLabel(r);
     return objsAt(r, 'handle').map(
-      (h) => `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`,
+      (h) =>
+        `${m}${h.handler}${h.handler === 'static_response' ? `:${h.status_code}` : ''}${h.handler === 'reverse_proxy' && h.rewrite ? ':forward_auth' : ''}`,
     );
   });
 }

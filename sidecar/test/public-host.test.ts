@@ -152,7 +152,21 @@ describe('GET /settings/app public_host, the peer config endpoint and the start 
     assert.equal(warnings[0].message, app.public_host.warning);
     // the OpenAPI document describes the field
     const doc = (await s.req('/api/v1/openapi.json', { headers: bearer(await apiToken(s)) })).data;
-    const props = objAt(doc, 'paths', '/api/v1/settings/app', 'get', 'responses', '200', 'content', 'application/json', 'schema', 'properties', 'app', 'properties', 'public_host');
+    const props = objAt(
+      doc,
+      'paths',
+      '/api/v1/settings/app',
+      'get',
+      'responses',
+      '200',
+      'content',
+      'application/json',
+      'schema',
+      'properties',
+      'app',
+      'properties',
+      'public_host',
+    );
     assert.deepEqual(Object.keys(objAt(props, 'properties')).sort(), ['host', 'internet_resolvable', 'problem', 'source', 'warning']);
   });
 

@@ -28,8 +28,12 @@ const adminCall = apiCall(
   () => s,
   () => admin,
 );
-const clientCall = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers = client) =>
-  s.req<T, `/api/v1/client${P}`, M>(`/api/v1/client${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+const clientCall = <T = never, P extends string = string, M extends string = 'GET'>(
+  p: P,
+  method?: [T] extends [never] ? M : string,
+  json?: unknown,
+  headers = client,
+) => s.req<T, `/api/v1/client${P}`, M>(`/api/v1/client${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
 
 async function oneTimeKey(bits = 2048) {
   const pair = await generateEnvelopeKeyPair(bits);

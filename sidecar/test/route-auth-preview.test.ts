@@ -20,7 +20,8 @@ after(async () => {
   await s.close();
 });
 
-const preview = (id: number, q = '', headers: Record<string, string> = {}) => s.req<Refusal>(`/api/v1/routes/${id}/auth/preview${q}`, { headers: { ...h, ...headers } });
+const preview = (id: number, q = '', headers: Record<string, string> = {}) =>
+  s.req<Refusal>(`/api/v1/routes/${id}/auth/preview${q}`, { headers: { ...h, ...headers } });
 
 test('preview before any configuration: the page with unsaved branding, framable by the admin app only, forms cannot submit', async () => {
   const r = await createRoute(s);

@@ -145,7 +145,12 @@ test('rendered chain order: bot blocker, encode, mirror, circuit breaker, then t
   assert.deepEqual(
     routes
       .slice(1)
-      .map((rt) => [objsAt(rt, 'handle').length, at(rt, 'handle', 0, 'handler'), objAt(rt, 'handle', 0, 'load_balancing').retries, at(rt, 'handle', 0, 'request_buffers')]),
+      .map((rt) => [
+        objsAt(rt, 'handle').length,
+        at(rt, 'handle', 0, 'handler'),
+        objAt(rt, 'handle', 0, 'load_balancing').retries,
+        at(rt, 'handle', 0, 'request_buffers'),
+      ]),
     [
       [1, 'reverse_proxy', 3, undefined],
       [1, 'reverse_proxy', 3, 65536],
@@ -201,7 +206,9 @@ test('circuit-breaker reports: 404 without the secret, stored with it, no proxy 
   assert.equal(proxy().loads, loads);
   // After Caddy restarts empty, the stored state is the seed.
   proxy().invalidate();
-  const cb = objsAt(objsAt(hostMap(await proxy().render()), 'cb.example.com', 'routes').at(-1), 'handle').find((h) => h.handler === 'gatehouse_circuit_breaker')!;
+  const cb = objsAt(objsAt(hostMap(await proxy().render()), 'cb.example.com', 'routes').at(-1), 'handle').find(
+    (h) => h.handler === 'gatehouse_circuit_breaker',
+  )!;
   assert.equal(cb.failure_count, 3);
   assert.equal(cb.opened_at, openedAt);
   await proxy().apply({ force: true });
@@ -224,7 +231,9 @@ test('circuit-breaker reset: 400 when not enabled (nothing changed), otherwise z
   const g = await call(`/routes/${id}`);
   assert.equal(g.data.route.cb_failure_count, 0);
   assert.equal(g.data.route.cb_opened_at, null);
-  const cb = objsAt(objsAt(hostMap(await proxy().render()), 'cb.example.com', 'routes').at(-1), 'handle').find((h) => h.handler === 'gatehouse_circuit_breaker')!;
+  const cb = objsAt(objsAt(hostMap(await proxy().render()), 'cb.example.com', 'routes').at(-1), 'handle').find(
+    (h) => h.handler === 'gatehouse_circuit_breaker',
+  )!;
   assert.equal(cb.failure_count, 0);
   assert.equal(cb.opened_at, 0);
   const resetAt = Number(cb.reset_at);

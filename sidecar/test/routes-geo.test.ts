@@ -23,7 +23,13 @@ let bareAuth: Record<string, string>;
 let peer: number;
 
 /** call(server, headers, path, method?, json?): the API of either server, typed by method and path (apiCall). */
-const call = <T = never, P extends string = string, M extends string = 'GET'>(srv: TestServer, a: Record<string, string>, p: P, method?: [T] extends [never] ? M : string, json?: unknown) =>
+const call = <T = never, P extends string = string, M extends string = 'GET'>(
+  srv: TestServer,
+  a: Record<string, string>,
+  p: P,
+  method?: [T] extends [never] ? M : string,
+  json?: unknown,
+) =>
   apiCall(
     () => srv,
     () => a,

@@ -10,7 +10,8 @@ import type { Refusal } from './lib/api-types.js';
 let s: TestServer;
 let h: Record<string, string>;
 const api = <P extends string>(p: P, headers: Record<string, string> = h) => s.req<never, `/api/v1${P}`, 'GET'>(`/api/v1${p}`, { headers });
-const write = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json: unknown) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
+const write = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json: unknown) =>
+  s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: h });
 
 const peer: Record<string, number> = {};
 type R = Route;

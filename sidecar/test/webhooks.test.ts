@@ -513,8 +513,12 @@ test('allow_private: a LAN receiver per webhook, by an admin only (403 for a web
   try {
     const full = bearer(await apiToken(g, ['full-access']));
     const scoped = bearer(await apiToken(g, ['webhooks']));
-    const call = <T = never, P extends string = string, M extends string = 'GET'>(p: P, headers: Record<string, string>, method?: [T] extends [never] ? M : string, json?: unknown) =>
-      g.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers });
+    const call = <T = never, P extends string = string, M extends string = 'GET'>(
+      p: P,
+      headers: Record<string, string>,
+      method?: [T] extends [never] ? M : string,
+      json?: unknown,
+    ) => g.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers });
     const body = { name: 'ntfy', url: lan.url, events: ['login_failed'], enabled: true, secret: SECRET };
     const count = () => g.deps.db.models.Webhook.count();
 

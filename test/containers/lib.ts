@@ -95,7 +95,12 @@ export async function containerLogs(name: string): Promise<string> {
  * options before the image) and waits for its /health on 127.0.0.1:3000 there: the parsed answer,
  * or the container's output when it exited first.
  */
-export async function startServerContainer(net: Network, ns: string, name: string, runOptions: string[]): Promise<{ health?: BodyOf<'GET', '/health'>; exited?: string }> {
+export async function startServerContainer(
+  net: Network,
+  ns: string,
+  name: string,
+  runOptions: string[],
+): Promise<{ health?: BodyOf<'GET', '/health'>; exited?: string }> {
   await podman(['run', '--detach', '--name', name, `--network=ns:/run/netns/${ns}`, ...runOptions, SERVER_IMAGE], { check: true });
   return waitFor(
     async () => {

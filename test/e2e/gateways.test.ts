@@ -121,7 +121,8 @@ test(
     );
     started.server = s;
     const h = bearer(await apiToken(s));
-    const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
+    const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) =>
+      s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
 
     // ---- the gateway peer: its envContent is all the companion gets
     const created = await api('/peers', { method: 'POST', json: { name: 'e2e home gateway', is_gateway: true } });
@@ -293,9 +294,7 @@ test(
     assert.match(str(at(offlineEvent.details, 'reason')), /no heartbeat for \d+ s \(offline after 6 s\)/);
     const last = await gatewayView();
     assert.equal(last!.status, 'offline');
-    const events = (await api('/logs/activity?source=gateways&limit=200')).data.entries
-      .filter((e) => e.details?.peer_id === peer.id)
-      .map((e) => e.event_type);
+    const events = (await api('/logs/activity?source=gateways&limit=200')).data.entries.filter((e) => e.details?.peer_id === peer.id).map((e) => e.event_type);
     assert.ok(events.includes('gateway_online') && events.includes('gateway_offline') && events.includes('gateway_tokens_rotated'), events.join());
     t.diagnostic(`offline ${took.toFixed(1)} s after the companion stopped (offline_after ${OFFLINE_AFTER_S} s, tick ${TICK_S} s)`);
   },

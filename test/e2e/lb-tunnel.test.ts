@@ -179,8 +179,7 @@ test(
     });
 
     const hc = await create({ domain: 'hc.lb.test', health_check: { path: '/', interval_s: INTERVAL_S, timeout_s: TIMEOUT_S } });
-    const stateB = async () =>
-      (await api(`/routes/${hc.id}/backends`)).data.backends.find((b) => b.dial === dialB)?.state;
+    const stateB = async () => (await api(`/routes/${hc.id}/backends`)).data.backends.find((b) => b.dial === dialB)?.state;
     /** Waits for a route_backend_down/up event of web-b on the live stream, after position `from`; returns its position. */
     const eventB = async (type: string, from: number) => {
       await waitFor(() => live.events.slice(from).some((e) => e.event === type && e.data.backend === dialB && e.data.route_id === hc.id), 30_000, {

@@ -161,7 +161,8 @@ async function communityWorks(port: number, password: string): Promise<void> {
   });
   assert.equal(tok.status, 201, JSON.stringify(tok.data));
   const auth = { authorization: `Bearer ${tok.data.token}` };
-  const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) => call<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: auth });
+  const api = <P extends string, M extends string = 'GET'>(p: P, method?: M, json?: unknown) =>
+    call<`/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers: auth });
   const lic = await api('/license');
   assert.equal(lic.data.license.status, 'community');
   assert.deepEqual(lic.data.license.features, ['internal_dns', 'remote_desktop', 'circuit_breaker', 'prometheus_metrics']);

@@ -59,7 +59,8 @@ async function peerNetwork(t: TestContext, o: { prefix: string; iface: string; n
   running.s = s;
   const wg = s.deps.wireguard as WireGuardService;
   const h = bearer(await apiToken(s));
-  const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
+  const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, init: ReqInit<[T] extends [never] ? M : string> = {}) =>
+    s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: h });
 
   const echo = await net.startTcpEcho(null, serverIp, 7000 + (process.pid % 1000));
   const pingOk = async (ns: string) => (await net.ping(ns, serverIp, { count: 1, timeoutS: 1 })).ok;

@@ -208,8 +208,12 @@ test('RDP routes end to end: reference client, gateway and internal modes, real 
   // on this interface, which goes away with the test)
   await net.sysctl(null, `net.ipv4.conf.${iface}.forwarding`, '1');
   const h = bearer(await apiToken(s));
-  const api = <T = never, P extends string = string, M extends string = 'GET'>(p: P, method?: [T] extends [never] ? M : string, json?: unknown, headers: Record<string, string> = h) =>
-    s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
+  const api = <T = never, P extends string = string, M extends string = 'GET'>(
+    p: P,
+    method?: [T] extends [never] ? M : string,
+    json?: unknown,
+    headers: Record<string, string> = h,
+  ) => s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, headers, ...(json !== undefined ? { json } : {}) });
   lap('server up');
 
   // ---- the gateway companion in gwNs, from its envContent

@@ -77,7 +77,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const api = async <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json?: unknown, headers: Record<string, string> = bearer(admin)) => {
+const api = async <T = never, P extends string = string, M extends string = 'GET'>(
+  p: P,
+  method: [T] extends [never] ? M : string,
+  json?: unknown,
+  headers: Record<string, string> = bearer(admin),
+) => {
   const r = await s.req<T, `/api/v1${P}`, M>(`/api/v1${p}`, { method, json, headers });
   if (r.status >= 300) throw new Error(`seed ${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;
@@ -203,15 +208,7 @@ function operations(): Op[] {
     for (const [method, op] of Object.entries(methods)) out.push({ method: method.toUpperCase(), path, op });
   // public and gateway first, then admin reads, writes, and deletes last (so seeded rows live long)
   const rank = (o: Op) =>
-    o.op.security?.some((x) => x.gatewayBearer)
-      ? 1
-      : !o.op.security?.length
-        ? 0
-        : o.method === 'GET'
-          ? 2
-          : o.method === 'DELETE'
-            ? 4
-            : 3;
+    o.op.security?.some((x) => x.gatewayBearer) ? 1 : !o.op.security?.length ? 0 : o.method === 'GET' ? 2 : o.method === 'DELETE' ? 4 : 3;
   return out.sort((a, b) => rank(a) - rank(b));
 }
 

@@ -39,7 +39,12 @@ let client: Record<string, string>;
 let dbTables: string[];
 const ids: Record<string, number | string> = {};
 
-const ok = async <T = never, P extends string = string, M extends string = 'GET'>(p: P, method: [T] extends [never] ? M : string, json: unknown, headers = admin) => {
+const ok = async <T = never, P extends string = string, M extends string = 'GET'>(
+  p: P,
+  method: [T] extends [never] ? M : string,
+  json: unknown,
+  headers = admin,
+) => {
   const r = await s.req<T, P, M>(p, { method, json, headers: { accept: 'application/json', ...headers } });
   assert.ok(r.status < 300, `seed ${method} ${p}: ${r.status} ${JSON.stringify(r.data)}`);
   return r.data;

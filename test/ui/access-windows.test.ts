@@ -39,7 +39,6 @@ ui.setup(async () => {
   peerId = p.data.peer.id;
 });
 
-
 const T = {
   en: {
     windows: 'Only in these windows',

@@ -15,7 +15,10 @@ const ui = uiServer(
 );
 const api = ui.api;
 const gw = <P extends string, M extends string = 'GET'>(token: string, p: P, init: ReqInit<M> = {}) =>
-  ui.s.req<never, `/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, { ...init, headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) } });
+  ui.s.req<never, `/api/v1/gateway${P}`, M>(`/api/v1/gateway${p}`, {
+    ...init,
+    headers: { ...bearer(token), ...(init.headers as Record<string, string> | undefined) },
+  });
 
 function heartbeat(routeId: number, reachable: boolean) {
   return {

@@ -21,7 +21,6 @@ export const RDP_ENVELOPE_ALG = 'RSA-OAEP-256+A256GCM';
 const AAD_PREFIX = 'gatehouse-rdp-v1|';
 const RSA = { name: 'RSA-OAEP', hash: 'SHA-256' } as const;
 
-
 const b64 = z
   .string()
   .max(8192)

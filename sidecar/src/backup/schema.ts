@@ -160,7 +160,12 @@ export const jobListResponse = z.object({ ok: z.literal(true), jobs: z.array(job
 export const jobResponse = z.object({ ok: z.literal(true), job: jobView });
 
 /** One row of a restore's plan: its id and label; changed: the columns whose value differs; note: what the restore had to adapt. */
-export const planItem = z.object({ id: z.union([z.string(), z.number()]), label: z.string(), fields: z.array(z.string()).optional(), note: z.string().optional() });
+export const planItem = z.object({
+  id: z.union([z.string(), z.number()]),
+  label: z.string(),
+  fields: z.array(z.string()).optional(),
+  note: z.string().optional(),
+});
 /** What a restore (or its dry run) did, or would do. */
 const restoreResult = z.object({
   mode: z.enum(['merge', 'replace']),

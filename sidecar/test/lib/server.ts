@@ -24,7 +24,10 @@ export type Named<T, M extends string, P extends string> = [T] extends [never] ?
  * path on writes `req<never, P, M>()`.
  */
 export interface TypedReq {
-  <T = never, P extends string = string, M extends string = 'GET'>(p: P, init?: ReqInit<[T] extends [never] ? M : string>): Promise<Response & { data: Named<T, M, P> }>;
+  <T = never, P extends string = string, M extends string = 'GET'>(
+    p: P,
+    init?: ReqInit<[T] extends [never] ? M : string>,
+  ): Promise<Response & { data: Named<T, M, P> }>;
 }
 
 export const ADMIN = { username: 'admin', password: 'admin-password-1' };

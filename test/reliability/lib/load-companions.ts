@@ -80,7 +80,11 @@ export class Companion {
   }
 
   /** A call of the gateway API (`/api/v1/gateway` + path), its body typed by method and path as with s.req(). */
-  private call<M extends 'GET' | 'POST', P extends string>(method: M, p: P, body?: unknown): Promise<{ status: number; data: BodyOf<M, `/api/v1/gateway${P}`>; ms: number }> {
+  private call<M extends 'GET' | 'POST', P extends string>(
+    method: M,
+    p: P,
+    body?: unknown,
+  ): Promise<{ status: number; data: BodyOf<M, `/api/v1/gateway${P}`>; ms: number }> {
     const u = new URL(`${this.env.serverUrl}/api/v1/gateway${p}`);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const t0 = performance.now();
