@@ -7,7 +7,6 @@ import { startTestServer, apiToken, bearer, login, type TestServer } from './lib
 import { parseIPv4 } from '@gatehouse/common/wireguard/render.js';
 import type { Peer } from './lib/protocol.js';
 import type { Row } from './lib/rows.js';
-import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;

@@ -9,7 +9,7 @@ import { addSamples } from '../src/peers/traffic.js';
 import { startOfDay } from '../src/dashboard/service.js';
 import type { PeersService } from '../src/peers/service.js';
 import { configFileName } from '../src/peers/service.js';
-import type { DnsRecords, Peer, PeerBatchResult, Route } from './lib/protocol.js';
+import type { DnsRecords, Peer, PeerBatchResult } from './lib/protocol.js';
 import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;

@@ -5,7 +5,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, apiToken, bearer, login, type TestServer } from './lib/server.js';
 import type { Route } from './lib/protocol.js';
-import type { Refusal } from './lib/api-types.js';
 
 let s: TestServer;
 let h: Record<string, string>;

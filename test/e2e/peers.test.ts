@@ -13,7 +13,6 @@ import type { WireGuardService } from '../../sidecar/src/wireguard/service.js';
 import { createNetwork, skipReason } from '../lib/netns.js';
 import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
-import type { Peer } from '../../sidecar/test/lib/protocol.js';
 import type { Row } from '../../sidecar/test/lib/rows.js';
 
 const reason = skipReason(['wireguard-go', 'wg', 'ping']);
