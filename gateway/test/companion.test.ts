@@ -12,8 +12,10 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer } from '../../sidecar/test/lib/server.js';
-import { heartbeatSchema, parseEnvText } from '@gatehouse/common/gateway-protocol.js';
+import { startTestServer, apiToken, bearer, type ReqInit, type TestServer } from '../../sidecar/test/lib/server.js';
+import { heartbeatSchema, parseEnvText, type Heartbeat } from '@gatehouse/common/gateway-protocol.js';
+// reason: a gateway's health is its last heartbeat, which passed the heartbeat schema when the server took it
+const healthOf = (g: { health: unknown }) => g.health as Heartbeat | null;
 import type { GatewaysService } from '../../sidecar/src/gateways/service.js';
 import { Companion } from '../src/companion.js';
 import { Loop } from '@gatehouse/common/loop.js';
@@ -25,6 +27,7 @@ import { freePort, tcpRoundTrip } from '../../test/lib/ports.js';
 import { getWithHost, type GetResult } from '../../test/lib/http-get.js';
 import { waitFor } from '../../test/lib/wait.js';
 import type { Gateway, Peer, Route, RouteReachability } from '../../sidecar/test/lib/protocol.js';
+import { at } from '../../test/lib/json.js';
 
 const n = 100 + (process.pid % 100);
 const SUBNET = `127.79.${n}.0/24`;
@@ -120,7 +123,8 @@ describe('companion with a real sidecar on loopback', () => {
   let lanEcho: net.Server;
   const lanHttpPort = () => (lanHttp.address() as net.AddressInfo).port;
   const logs: string[] = [];
-  const api = (p: string, init: RequestInit & { json?: unknown } = {}) => s.req(`/api/v1${p}`, { ...init, headers: { ...h } });
+  const api = <P extends string, M extends string = 'GET'>(p: P, init: ReqInit<M> = {}) =>
+    s.req<never, `/api/v1${P}`, M>(`/api/v1${p}`, { ...init, headers: { ...h } });
   let routeHttp: Route;
   let routeTcp: Route;
   let routeWol: Route;
@@ -185,7 +189,7 @@ describe('companion with a real sidecar on loopback', () => {
     const created = await api('/peers', { method: 'POST', json: { name: 'loopback gw', is_gateway: true, api_port: apiPort } });
     assert.equal(created.status, 201, JSON.stringify(created.data));
     peer = created.data.peer;
-    envContent = created.data.gateway.envContent;
+    envContent = created.data.gateway!.envContent;
     const mk = async (json: unknown) => {
       const r = await api('/routes', { method: 'POST', json });
       assert.equal(r.status, 201, JSON.stringify(r.data));
@@ -263,26 +267,27 @@ describe('companion with a real sidecar on loopback', () => {
     const view = await waitFor(
       async () => {
         const g = (await api('/gateways')).data.gateways.find((x: Gateway) => x.peer_id === peer.id);
-        return g?.health?.route_reachability?.length === 3 && g.status === 'online' && g.hostname ? g : null;
+        return (g && healthOf(g))?.route_reachability?.length === 3 && g!.status === 'online' && g!.hostname ? g : null;
       },
       5000,
       'stored heartbeat',
     );
     assert.ok(heartbeatSchema.safeParse(view.health).success);
-    const rr = new Map<number, RouteReachability>(view.health.route_reachability.map((x: RouteReachability) => [x.route_id, x]));
+    const hb = healthOf(view)!;
+    const rr = new Map<number, RouteReachability>(hb.route_reachability.map((x: RouteReachability) => [x.route_id, x]));
     assert.equal(rr.get(routeHttp.id)!.reachable, true);
     assert.equal(rr.get(routeTcp.id)!.reachable, true);
     assert.equal(rr.get(routeWol.id)!.reachable, false, 'nothing listens on the sleepy target');
-    assert.equal(view.health.http_proxy_healthy, true);
-    assert.equal(view.health.api_healthy, true);
-    assert.deepEqual(view.health.tcp_listeners, [{ port: l4Port, status: 'listening', route_id: routeTcp.id }]);
-    assert.equal(view.health.config_hash, view.config_hash);
+    assert.equal(hb.http_proxy_healthy, true);
+    assert.equal(hb.api_healthy, true);
+    assert.deepEqual(hb.tcp_listeners, [{ port: l4Port, status: 'listening', route_id: routeTcp.id }]);
+    assert.equal(hb.config_hash, view.config_hash);
     assert.equal(view.config_in_sync, true);
     assert.equal(view.hostname, 'loop-gw');
-    const t = view.health.telemetry;
+    const t = hb.telemetry;
     assert.equal(t.cpu_cores, os.availableParallelism());
     assert.equal(t.mem_total, os.totalmem());
-    assert.ok(t.disk.total > 0 && t.disk.used > 0);
+    assert.ok(t.disk!.total > 0 && t.disk!.used > 0);
     assert.equal(t.node_version, process.version);
     assert.equal(t.gateway_version, '0.1.0');
     assert.equal(t.os_platform, 'linux');
@@ -298,7 +303,7 @@ describe('companion with a real sidecar on loopback', () => {
     await waitFor(
       async () => {
         const g = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway;
-        return g.last_seen_at > since && g.health.route_reachability.find((x: RouteReachability) => x.route_id === routeHttp.id)?.reachable === false;
+        return g.last_seen_at! > since && healthOf(g)!.route_reachability.find((x: RouteReachability) => x.route_id === routeHttp.id)?.reachable === false;
       },
       5000,
       'unreachable in a heartbeat',
@@ -339,7 +344,7 @@ describe('companion with a real sidecar on loopback', () => {
     await waitFor(() => wolPackets.length >= 1, 3000, 'magic packet from the waiting page');
     const again = await s.req('/gateway-wol/wait', { headers: { 'X-Gatehouse-Wol-Route': String(routeWol.id), accept: 'application/json' } });
     assert.equal(again.status, 503);
-    assert.equal(again.data.waking, true);
+    assert.equal(at(again.data, 'waking'), true);
     const notWol = await s.req('/gateway-wol/wait', { headers: { 'X-Gatehouse-Wol-Route': String(routeHttp.id) } });
     assert.equal(notWol.status, 404, 'a route without a MAC has no waking page');
   });
@@ -419,14 +424,14 @@ describe('companion with a real sidecar on loopback', () => {
     const seen = (await api(`/peers/${peer.id}/gateway-info`)).data.gateway.last_seen_at;
     await new Promise((res) => setTimeout(res, 800)); // not a condition: proves no heartbeat gets through
     assert.equal((await api(`/peers/${peer.id}/gateway-info`)).data.gateway.last_seen_at, seen, 'no heartbeat gets through any more');
-    assert.ok(seen >= before);
+    assert.ok(seen! >= before!);
     assert.equal((await get(proxyPort, 'nas.loop.test', '/', peer.address))?.status, 200, 'LAN still served');
     // the new env (new tokens) works after a restart
     await companion.stop();
     envContent = r.data.gateway.envContent;
     companion = makeCompanion();
     await companion.start();
-    await waitFor(async () => (await api(`/peers/${peer.id}/gateway-info`)).data.gateway.last_seen_at > seen, 5000, 'heartbeats with the new token');
+    await waitFor(async () => (await api(`/peers/${peer.id}/gateway-info`)).data.gateway.last_seen_at! > seen!, 5000, 'heartbeats with the new token');
     assert.equal(companion.server.auth_rejected, false);
   });
 

@@ -13,9 +13,11 @@ import { LOST_AFTER_MS } from '../src/cluster/config.js';
 import { COMMUNITY, isFeatureEnabled } from '../src/licence/features.js';
 import { apiToken, bearer, login, startTestServer, type TestServer } from './lib/server.js';
 import { waitFor } from '../../test/lib/wait.js';
+import type { BodyOf } from './lib/api-types.js';
 
 /** The answer of DELETE /cluster/nodes/:name, a success or a refusal. */
-type Removal = { ok: boolean; removed?: string; error?: string; fields?: Record<string, string> };
+/** DELETE /cluster/nodes/:name: the removal, or a refusal. */
+type Removal = BodyOf<'DELETE', '/api/v1/cluster/nodes/:name'>;
 const pgOnly = { skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only (TEST_DATABASE_URL)' };
 const servers: TestServer[] = [];
 after(async () => {
