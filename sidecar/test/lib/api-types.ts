@@ -30,8 +30,8 @@ export interface Refusal {
   max?: number;
   /** the routes that still use what a 409 refused to delete */
   routes?: { id: number; domain: string }[];
-  /** the maintenance window an RDP connect was refused in */
-  maintenance?: { note: string | null; until: string | null };
+  /** the maintenance window an RDP connect was refused in (as GET /client/rdp lists it) */
+  maintenance?: NonNullable<ApiResponses['GET']['/api/v1/client/rdp']['routes'][number]['maintenance']>;
   code?: string;
   params?: Record<string, unknown>;
   fields?: Record<string, string>;
