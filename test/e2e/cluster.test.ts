@@ -50,13 +50,16 @@ const reason =
   (!which('keepalived') ? 'keepalived is not installed' : null) ??
   (pgUrl ? null : 'no PostgreSQL (TEST_DATABASE_URL or scripts/pg-test-server.sh)');
 
-// Polls a Caddy admin path on 127.0.0.1:2019 every millisecond; prints "LIVE <epoch ms>" at the first 200.
+// Polls a Caddy admin path on 127.0.0.1:2019 every millisecond; prints "READY" at its first answer
+// (it polls: the time a node process takes to start is not measured) and "LIVE <epoch ms>" at the first 200.
 const HOST_POLLER = `
 const http = require('node:http');
 const p = process.argv[1];
+let ready = false;
 const tick = () => http.get({ host: '127.0.0.1', port: 2019, path: p, agent: false }, (res) => {
   res.resume();
   if (res.statusCode === 200) { console.log('LIVE ' + (performance.timeOrigin + performance.now())); process.exit(0); }
+  if (!ready) { ready = true; console.log('READY'); }
   setTimeout(tick, 1);
 }).on('error', () => setTimeout(tick, 1));
 tick();
@@ -179,23 +182,28 @@ test(
     /**
      * The epoch time (ms, fractional) at which a node's Caddy holds a host: a poller in the node's
      * namespace asks its admin API (loopback there) every millisecond and prints the time it first
-     * answers 200.
+     * answers 200. `ready` resolves once it polls (a host not there yet answers 404).
      */
     const hostLiveAt = (ns: string, host: string) => {
       const p = network.spawn(ns, process.execPath, ['-e', HOST_POLLER, `/gatehouse/hostroute/maps/${HTTP_SERVER}/hosts/${host}`]);
-      return new Promise<number>((resolve, reject) => {
-        let out = '';
+      let out = '';
+      let onReady!: () => void;
+      const ready = new Promise<void>((r) => (onReady = r));
+      const live = new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => (p.kill('SIGKILL'), reject(new Error(`${host} not live in ${ns} after 10 s: ${out}`))), 10_000);
         p.stdout!.setEncoding('utf8').on('data', (d: string) => {
           out += d;
+          if (out.includes('READY')) onReady();
           const m = /LIVE (\S+)/.exec(out);
           if (m) {
             clearTimeout(timer);
+            onReady();
             resolve(Number(m[1]));
           }
         });
         p.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
       });
+      return { ready, live };
     };
     const kaProcs: Record<string, ChildProcess> = {};
     /** keepalived in a node's namespace, on the configuration the node renders for itself. */
@@ -330,7 +338,8 @@ test(
     const acknowledged: string[] = [];
     for (let i = 0; i < 10; i++) {
       const domain = `r${i}.cluster.test`;
-      const live = hostLiveAt(nsB, domain);
+      const { ready, live } = hostLiveAt(nsB, domain);
+      await ready;
       const r = await api('a', '/routes', 'POST', { domain, peer_id: peer.id, target_port: 8080 });
       const acked = performance.timeOrigin + performance.now();
       assert.equal(r.status, 201, JSON.stringify(r.data));
