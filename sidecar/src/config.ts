@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { OUTBOUND_USES, type OutboundUse } from './util/outbound.js';
+import { NODE_NAME_PATTERN } from './util/node-name.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const bool = z.enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off']).transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
@@ -26,9 +27,6 @@ function isCidrOrIp(v: string): boolean {
   if (!family || more !== undefined) return false;
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }
-
-/** A cluster node's name (GATEHOUSE_NODE_NAME, or the host name): the key of its row in cluster_nodes. */
-export const NODE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 const hostPort = z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:2019');
 

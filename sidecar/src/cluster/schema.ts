@@ -1,7 +1,7 @@
 // The shapes of GET /api/v1/cluster and DELETE /api/v1/cluster/nodes/:name (declared once; the admin
 // app infers its types from them).
 import { z } from 'zod';
-import { NODE_NAME_PATTERN } from '../config.js';
+import { NODE_NAME_PATTERN } from '../util/node-name.js';
 import { fieldText } from '../http/messages.js';
 
 export const clusterRole = z.enum(['leader', 'follower']).meta({ description: 'leader|follower' });
