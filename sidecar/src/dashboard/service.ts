@@ -5,15 +5,11 @@ import type { Deps } from '../deps.js';
 import { series, totalsSince, type Period } from '../peers/traffic.js';
 import { ONLINE_WINDOW_MS } from '../peers/view.js';
 import type { WireGuardService } from '../wireguard/service.js';
+import type { z } from 'zod';
+import type { statsResponse } from './schema.js';
 
-export interface DashboardStats {
-  peers: { total: number; online: number };
-  routes: { active: number; total: number };
-  monitoring: { total: number; up: number; down: number };
-  traffic: { today: number; todayUpload: number; todayDownload: number; uploadRate: number; downloadRate: number };
-  wireguard: { running: boolean };
-  latency: number | null;
-}
+/** GET /dashboard/stats's answer without its `ok` (the shape is statsResponse's, schema.ts). */
+export type DashboardStats = Omit<z.output<typeof statsResponse>, 'ok'>;
 
 /** Local midnight of the day holding `now`. */
 export function startOfDay(now: number): number {

@@ -1,7 +1,7 @@
 // Response schemas of /api/v1/wg/* (the OpenAPI document).
 import { z } from 'zod';
 
-/** wireguard/service.ts WgStatus. */
+/** GET /wg/status (WgStatus in wireguard/service.ts is inferred from it). */
 export const wgStatusResponse = z.object({
   ok: z.literal(true),
   managed: z.boolean(),

@@ -38,6 +38,8 @@ import type { PeerRow } from '../peers/model.js';
 import { conflict } from '../util/errors.js';
 import { Mutex } from '../util/mutex.js';
 import { addSamples, rollup, HOUR } from '../peers/traffic.js';
+import type { z } from 'zod';
+import type { wgStatusResponse } from './schema.js';
 import { isActive, isOnline, ONLINE_WINDOW_MS } from '../peers/view.js';
 import { asBool, findRows, findRowByPk } from '../db/define.js';
 import { generateKeyPair, publicKeyFromPrivate } from '@gatehouse/common/wireguard/keys.js';
@@ -96,34 +98,8 @@ export interface WireGuardServiceOptions {
   resyncIntervalMs?: number;
 }
 
-export interface WgStatus {
-  managed: boolean;
-  running: boolean;
-  interface: string;
-  mode: 'kernel' | 'userspace' | null;
-  listen_port: number;
-  public_key: string;
-  address: string;
-  subnet: string;
-  endpoint: string;
-  peer_count: number;
-  online: number;
-  last_poll_at: string | null;
-  last_sync_at: string | null;
-  /** forwarding and NAT for full-tunnel peers; null when the interface is not managed */
-  nat: NatState | null;
-  peers: {
-    id: number | null;
-    name: string | null;
-    public_key: string;
-    endpoint: string | null;
-    allowed_ips: string[];
-    latestHandshake: number | null;
-    isOnline: boolean;
-    transfer_rx: number;
-    transfer_tx: number;
-  }[];
-}
+/** GET /wg/status's answer without its `ok` (the shape is wgStatusResponse's, schema.ts). */
+export type WgStatus = Omit<z.output<typeof wgStatusResponse>, 'ok'>;
 
 export class WireGuardService {
   readonly driver: WireGuardDriver | null;
