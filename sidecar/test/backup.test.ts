@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer, apiCall } from './lib/server.js';
+import { startTestServer, apiToken, bearer, login, ADMIN, type TestServer, callOn } from './lib/server.js';
 import type { BodyOf } from './lib/api-types.js';
 import { SECTIONS } from '../src/backup/sections.js';
 import { resealDocument, type BackupDocument } from '../src/backup/document.js';
@@ -32,18 +32,8 @@ let h: Record<string, string>;
 const ids: Record<string, number> = {};
 let userToken = '';
 
-/** call(server, headers, path, method?, json?): the API of either server, typed by method and path (apiCall). */
-const call = <T = never, P extends string = string, M extends string = 'GET'>(
-  s: TestServer,
-  hh: Record<string, string>,
-  p: P,
-  method?: [T] extends [never] ? M : string,
-  json?: unknown,
-) =>
-  apiCall(
-    () => s,
-    () => hh,
-  )<T, P, M>(p, method, json);
+/** call(server, headers, path, method?, json?): the API of either server (callOn). */
+const call = callOn;
 /** call() that asserts a 2xx answer and returns its body. */
 async function ok<P extends string, M extends string = 'GET'>(s: TestServer, hh: Record<string, string>, p: P, method?: M, json?: unknown) {
   const r = await call<never, P, M>(s, hh, p, method, json);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestServer, apiToken, bearer, type TestServer, apiCall } from './lib/server.js';
+import { startTestServer, apiToken, bearer, type TestServer, callOn } from './lib/server.js';
 import type { ProxyService } from '../src/proxy/service.js';
 import { at, hostMap, objAt, objsAt, str } from '../../test/lib/json.js';
 import { writeTestMmdb } from '../../test/lib/geoip.js';
@@ -22,18 +22,8 @@ let auth: Record<string, string>;
 let bareAuth: Record<string, string>;
 let peer: number;
 
-/** call(server, headers, path, method?, json?): the API of either server, typed by method and path (apiCall). */
-const call = <T = never, P extends string = string, M extends string = 'GET'>(
-  srv: TestServer,
-  a: Record<string, string>,
-  p: P,
-  method?: [T] extends [never] ? M : string,
-  json?: unknown,
-) =>
-  apiCall(
-    () => srv,
-    () => a,
-  )<T, P, M>(p, method, json);
+/** call(server, headers, path, method?, json?): the API of either server (callOn). */
+const call = callOn;
 const proxy = () => s.deps.proxy as ProxyService;
 
 before(async () => {

@@ -60,6 +60,20 @@ export function apiCall(server: () => TestServer, headers: () => Record<string, 
   return call as ApiCall;
 }
 
+/** callOn(server, headers, path, method?, json?): the API of any server with any headers, typed by method and path as apiCall is. */
+export function callOn<T = never, P extends string = string, M extends string = 'GET'>(
+  server: TestServer,
+  headers: Record<string, string>,
+  p: P,
+  method?: [T] extends [never] ? M : string,
+  json?: unknown,
+) {
+  return apiCall(
+    () => server,
+    () => headers,
+  )<T, P, M>(p, method, json);
+}
+
 /** A test's helper for the API (`/api/v1` + path) in fetch's form: api('/peers', { method: 'POST', json }), typed like s.req(). */
 export interface ApiInit {
   <T = never, P extends string = string, M extends string = 'GET'>(
