@@ -157,7 +157,7 @@ export class BackupService {
     const applied = { proxy: null as string | null, wireguard: null as string | null };
     await this.c.proxy.apply({ force: true, reason: 'backup restored' }).catch((err) => (applied.proxy = String((err as Error)?.message ?? err)));
     if (this.c.wireguard.managed) await this.c.wireguard.fullSync().catch((err) => (applied.wireguard = String((err as Error)?.message ?? err)));
-    await this.reschedule();
+    await this.reloadSchedules();
     result.applied = applied;
     await this.deps.activity.record({
       source: 'backup',
@@ -448,12 +448,8 @@ export class BackupService {
     return ran;
   }
 
-  /** The schedules read again from the rows (a job was written on another node). */
+  /** Every job's schedule read again from the rows (at start, and when a job was written on another node). */
   async reloadSchedules(): Promise<void> {
-    await this.reschedule();
-  }
-
-  private async reschedule(): Promise<void> {
     for (const h of this.crons.values()) h.cancel();
     this.crons.clear();
     if (!this.started) return;
@@ -462,7 +458,7 @@ export class BackupService {
 
   async start(): Promise<void> {
     this.started = true;
-    await this.reschedule();
+    await this.reloadSchedules();
   }
 
   async stop(): Promise<void> {

@@ -86,9 +86,8 @@ export class SettingsStore {
     const next = JSON.stringify(value);
     let wrote: boolean;
     if (text === null) {
-      await this.models.Setting.bulkCreate([{ key, value: next, updated_at: this.clock() }], { ignoreDuplicates: true });
-      // ignoreDuplicates reports no conflict: whether this node's row is the one stored
-      wrote = (await findRowByPk(this.models.Setting, key))?.value === next;
+      // no row yet: whichever node inserts first wins (setIfAbsent), this one if the value that stays is its own
+      wrote = JSON.stringify(await this.setIfAbsent(key, value)) === next;
     } else {
       const [n] = await this.models.Setting.update({ value: next, updated_at: this.clock() }, { where: { key, value: text } });
       wrote = n > 0;
