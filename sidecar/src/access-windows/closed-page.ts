@@ -9,7 +9,8 @@ import net from 'node:net';
 import type { FastPath } from '../feature.js';
 import { CLOSED_PAGE_PATH } from '../proxy/fragments/access-window.js';
 import type { AccessWindowsService } from './service.js';
-import { nextChange, parseSchedule, type AccessSchedule } from './schedule.js';
+import { nextChange, parseSchedule } from './schedule.js';
+import type { AccessSchedule } from './schema.js';
 import { closedPageHtml, localTime } from './text.js';
 
 function isLocal(req: http.IncomingMessage): boolean {

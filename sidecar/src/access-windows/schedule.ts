@@ -14,44 +14,13 @@
 //   as it reads on the clock each time.
 // `null` (no schedule) is always open.
 
-export interface AccessWindow {
-  /** ISO weekdays, 1 = Monday … 7 = Sunday */
-  days: number[];
-  /** "HH:MM", 00:00–23:59 */
-  from: string;
-  /** "HH:MM", 00:00–24:00 */
-  to: string;
-}
-
-export interface AccessSchedule {
-  /** an IANA time zone ("Europe/Berlin", "UTC") */
-  timezone: string;
-  windows: AccessWindow[];
-}
+import type { AccessSchedule } from './schema.js';
+import { minutesOf } from './time.js';
 
 const MINUTE = 60_000;
 const DAY_MS = 86_400_000;
 /** How far ahead nextChange looks: a week and a day covers every weekly pattern and a DST change. */
 const HORIZON_MS = 8 * DAY_MS;
-
-/** "HH:MM" → minutes of the day (24:00 → 1440); NaN when malformed. */
-export function minutesOf(hhmm: string): number {
-  const m = /^([01]\d|2[0-4]):([0-5]\d)$/.exec(hhmm);
-  if (!m) return NaN;
-  const v = Number(m[1]) * 60 + Number(m[2]);
-  return v > 1440 ? NaN : v;
-}
-
-/** Whether a string names a time zone Intl knows. */
-export function isTimeZone(tz: string): boolean {
-  if (!tz || tz.length > 64) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(tz: string): Intl.DateTimeFormat {

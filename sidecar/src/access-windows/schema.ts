@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { UNPROCESSABLE } from '../http/fields.js';
 import { fieldIssue, fieldText } from '../http/messages.js';
 import { msg } from '@gatehouse/common/messages/index.js';
-import { isTimeZone, minutesOf } from './schedule.js';
+import { isTimeZone, minutesOf } from './time.js';
 
 const time = (code: 'schedule.field.time' | 'schedule.field.time_to', max: number) =>
   z
@@ -83,3 +83,5 @@ export const accessScheduleView = z
   })
   .nullable()
   .meta({ description: 'the access window; null: always open' });
+/** A stored schedule (checked on the way in); the pure core in schedule.ts reads it. */
+export type AccessSchedule = NonNullable<z.output<typeof accessScheduleView>>;

@@ -22,7 +22,8 @@ import type { WireGuardService } from '../wireguard/service.js';
 import type { Clock, TimerHandle, Timers } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { findRows, asBool } from '../db/define.js';
-import { isOpenAt, nextChange, parseSchedule, type AccessSchedule } from './schedule.js';
+import { isOpenAt, nextChange, parseSchedule } from './schedule.js';
+import type { AccessSchedule } from './schema.js';
 import { isExpired } from '../peers/view.js';
 
 /** The longest the timer sleeps without looking again (heals a jump of the system clock). */

@@ -1,6 +1,7 @@
 // Access windows in words: the lines of a peer's config file and the page a closed route answers
 // with (en/de), with times in the schedule's own time zone.
-import { parseSchedule, scheduleState, type AccessSchedule } from './schedule.js';
+import { parseSchedule, scheduleState } from './schedule.js';
+import type { AccessSchedule } from './schema.js';
 
 export type Lang = 'en' | 'de';
 

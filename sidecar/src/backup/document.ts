@@ -9,7 +9,6 @@
 //   "integrity": { "alg": "hmac-sha256", "hmac": "..." }
 // }
 import fs from 'node:fs';
-import { z } from 'zod';
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { MASTER_SEALED, type MasterKey } from '../util/crypto.js';
@@ -20,7 +19,8 @@ import { canonicalJson } from '@gatehouse/common/canonical.js';
 import { APP_VERSION } from '../version.js';
 import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
 import { BRANDING_MAX_BYTES } from '../route-auth/schema.js';
-import { PassphraseKey, type EncryptionHeader } from './envelope.js';
+import { PassphraseKey } from './envelope.js';
+import { encryptionHeader, type BackupDocument, type EncryptionHeader } from './schema.js';
 import { refIds, SECTIONS, type Row, type Section, type SecretKind } from './sections.js';
 import { findRows } from '../db/define.js';
 
@@ -39,17 +39,6 @@ export type DocMigration = (doc: { sections: Record<string, unknown>; files: Rec
   files: Record<string, unknown>;
 };
 export const DOC_MIGRATIONS: Readonly<Record<number, DocMigration>> = {};
-
-export interface BackupDocument {
-  format: typeof BACKUP_FORMAT;
-  version: number;
-  created_at: string;
-  server_version: string;
-  encryption: EncryptionHeader;
-  sections: Record<string, Row[]>;
-  files: Record<string, string>;
-  integrity: { alg: 'hmac-sha256'; hmac: string };
-}
 
 /** A document read back: rows with their secrets in plaintext, files as bytes. */
 export interface OpenedDocument {
@@ -172,21 +161,6 @@ export async function makeDocument(o: MakeOptions): Promise<BackupDocument> {
 
 // ------------------------------------------------------------------ reading a document
 
-const header = z.object({
-  kdf: z.literal('scrypt'),
-  N: z
-    .number()
-    .int()
-    .min(1024)
-    .max(2 ** 20)
-    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
-  r: z.number().int().min(1).max(32),
-  p: z.number().int().min(1).max(16),
-  salt: z.string().min(16).max(64),
-  cipher: z.literal('aes-256-gcm'),
-  check: z.string().min(1).max(200),
-});
-
 function bad(message: Msg, fields: FieldMessages): AppError {
   return unprocessable(message, fields);
 }
@@ -221,9 +195,9 @@ export async function readDocument(text: string | Buffer, o: ReadOptions): Promi
       throw bad(msg('backup.doc.no_migration', { version: d.version, from: v }), {
         version: msg('backup.doc.field.version_unsupported', { version: d.version }),
       });
-  const h = header.safeParse(d.encryption);
+  const h = encryptionHeader.safeParse(d.encryption);
   if (!h.success) throw bad(msg('backup.doc.no_header'), Object.fromEntries(h.error.issues.map((i) => [['encryption', ...i.path].join('.'), issueMessage(i)])));
-  const key = await PassphraseKey.open(o.passphrase, h.data as EncryptionHeader);
+  const key = await PassphraseKey.open(o.passphrase, h.data);
   const { integrity, ...body } = d;
   const mac = integrity && typeof integrity === 'object' ? (integrity as Record<string, unknown>).hmac : undefined;
   if (!key.verify(canonicalJson(body), mac)) throw bad(msg('backup.doc.integrity'), { integrity: msg('backup.doc.field.integrity') });

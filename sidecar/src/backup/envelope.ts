@@ -19,20 +19,10 @@
 import { msg } from '@gatehouse/common/messages/index.js';
 import crypto from 'node:crypto';
 import { unprocessable, validation } from '../util/errors.js';
-import { PASSPHRASE_MIN } from './schema.js';
+import { PASSPHRASE_MIN, type EncryptionHeader } from './schema.js';
 
 export const KDF = { name: 'scrypt', N: 32768, r: 8, p: 1 } as const;
 const CHECK_TEXT = 'gatehouse-backup';
-
-export interface EncryptionHeader {
-  kdf: 'scrypt';
-  N: number;
-  r: number;
-  p: number;
-  salt: string;
-  cipher: 'aes-256-gcm';
-  check: string;
-}
 
 export class PassphraseKey {
   private constructor(

@@ -22,18 +22,12 @@ import { sniffImage, type BrandingStore } from '../route-auth/branding.js';
 import { readRows, type OpenedDocument } from './document.js';
 import { mapRefIds, SECTIONS, type Row, type Section } from './sections.js';
 import type { z } from 'zod';
-import type { planItem } from './schema.js';
+import type { planItem, SectionPlan } from './schema.js';
 
 export type RestoreMode = 'merge' | 'replace';
 
 /** One row of a restore's plan (a merged peer whose address is taken here gets a free one: note says so). */
 export type PlanItem = z.infer<typeof planItem>;
-export interface SectionPlan {
-  created: PlanItem[];
-  changed: PlanItem[];
-  removed: PlanItem[];
-  unchanged: number;
-}
 export type RestorePlan = Record<string, SectionPlan>;
 
 /** A branding file to write once the transaction committed. */

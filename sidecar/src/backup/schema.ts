@@ -167,36 +167,50 @@ export const planItem = z.object({
   note: z.string().optional(),
 });
 /** What a restore (or its dry run) did, or would do. */
+/** What a restore does (did) to one section's rows. */
+const sectionPlan = z.object({ created: z.array(planItem), changed: z.array(planItem), removed: z.array(planItem), unchanged: z.number().int() });
+export type SectionPlan = z.infer<typeof sectionPlan>;
 const restoreResult = z.object({
   mode: z.enum(['merge', 'replace']),
   dry_run: z.boolean(),
   version: z.number().int(),
   migrated_from: z.number().int().nullable(),
   created_at: z.string(),
-  plan: z.record(z.string(), z.object({ created: z.array(planItem), changed: z.array(planItem), removed: z.array(planItem), unchanged: z.number().int() })),
+  plan: z.record(z.string(), sectionPlan),
   summary: z.object({ created: z.number().int(), changed: z.number().int(), removed: z.number().int(), unchanged: z.number().int() }),
   /** after a real restore: how the one apply to Caddy and WireGuard went (null: ok / not managed) */
   applied: z.object({ proxy: z.string().nullable(), wireguard: z.string().nullable() }).nullable(),
 });
 export type RestoreResult = z.infer<typeof restoreResult>;
 export const restoreResponse = z.object({ ok: z.literal(true), ...restoreResult.shape });
+/** The document's encryption header (docs/guides/backup.md): the scrypt parameters and salt of the
+ * passphrase key, and a sealed check text. Read back with these bounds before any key is derived. */
+export const encryptionHeader = z.object({
+  kdf: z.literal('scrypt'),
+  N: z
+    .number()
+    .int()
+    .min(1024)
+    .max(2 ** 20)
+    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
+  r: z.number().int().min(1).max(32),
+  p: z.number().int().min(1).max(16),
+  salt: z.string().min(16).max(64),
+  cipher: z.literal('aes-256-gcm'),
+  check: z.string().min(1).max(200),
+});
+export type EncryptionHeader = z.output<typeof encryptionHeader>;
+
 export const backupResponse = z
   .object({
     format: z.literal('gatehouse-backup'),
     version: z.number().int(),
     created_at: z.string(),
     server_version: z.string(),
-    encryption: z.object({
-      kdf: z.literal('scrypt'),
-      N: z.number(),
-      r: z.number(),
-      p: z.number(),
-      salt: z.string(),
-      cipher: z.literal('aes-256-gcm'),
-      check: z.string(),
-    }),
+    encryption: encryptionHeader,
     sections: z.record(z.string(), z.array(z.record(z.string(), z.unknown()))),
     files: z.record(z.string(), z.string()),
     integrity: z.object({ alg: z.literal('hmac-sha256'), hmac: z.string() }),
   })
   .meta({ description: 'The backup document itself (not wrapped in {ok}); docs/guides/backup.md' });
+export type BackupDocument = z.output<typeof backupResponse>;

@@ -18,6 +18,7 @@ import { QueryTypes } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import { CADDY_STORAGE_TABLE } from './fragments/storage.js';
+import type { CertificateView } from '../routes/schema.js';
 
 /** A certificate file as read from Caddy's storage. */
 export interface CertificateFile {
@@ -33,21 +34,6 @@ export interface CertificateFile {
   notAfter: number;
   /** DNS names of the subject alternative names */
   names: string[];
-}
-
-export type CertificateState = 'valid' | 'expiring' | 'expired' | 'pending' | 'error' | 'not_applicable' | 'unknown';
-
-/** What the route view shows of a name's certificate (routes/schema.ts certificateView). */
-export interface CertificateInfo {
-  state: CertificateState;
-  domain: string | null;
-  issuer: string | null;
-  internal: boolean;
-  not_after: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
-  /** the custom certificate the route names (routes/service.ts), else null */
-  custom: { id: number; name: string } | null;
 }
 
 /**
@@ -243,7 +229,7 @@ export class CertificateStore {
   }
 
   /** The certificate state of a name that Caddy serves over TLS. */
-  async stateOf(domain: string): Promise<CertificateInfo> {
+  async stateOf(domain: string): Promise<CertificateView> {
     const files = await this.files();
     const name = domain.toLowerCase();
     const cert = files.get(name);
@@ -259,7 +245,7 @@ export class CertificateStore {
     // Short-lived certificates (the internal CA's last 12 hours) count as expiring only once less
     // than a third of their lifetime is left, when Caddy should have renewed them.
     const soon = Math.min(EXPIRING_MS, (cert.notAfter - cert.notBefore) / 3);
-    const state: CertificateState = cert.notAfter <= now ? 'expired' : cert.notAfter - now < soon ? 'expiring' : 'valid';
+    const state: CertificateView['state'] = cert.notAfter <= now ? 'expired' : cert.notAfter - now < soon ? 'expiring' : 'valid';
     return { ...base, state, issuer: cert.issuer, internal: cert.internal, not_after: new Date(cert.notAfter).toISOString() };
   }
 }
@@ -273,7 +259,7 @@ function identifiers(entry: Record<string, unknown>): string[] {
 }
 
 /** A certificate state that needs no files: no TLS on this route (HTTP-only, L4 without TLS or passing it through). */
-export const NOT_APPLICABLE: CertificateInfo = {
+export const NOT_APPLICABLE: CertificateView = {
   state: 'not_applicable',
   domain: null,
   issuer: null,

@@ -30,6 +30,8 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Scheduler } from '../util/scheduler.js';
+import type { z } from 'zod';
+import type { accessEntryView, AccessFilter } from '../logs/schema.js';
 
 export const ACCESS_LOG_MAX_ROWS = 100_000;
 /** Requests returned by GET /routes/:id/trace. */
@@ -38,10 +40,8 @@ const MAX_READ = 4 * 1024 * 1024;
 export const DEBUG_MAX_CHARS = 8192;
 const SECRET_HEADERS = new Set(['cookie', 'set-cookie', 'authorization', 'proxy-authorization']);
 
-export interface DebugHeaders {
-  request_headers: Record<string, string[]>;
-  response_headers: Record<string, string[]>;
-}
+/** The headers kept for a line of a route with debug_enabled. */
+type DebugHeaders = NonNullable<AccessEntry['debug']>;
 
 interface HostInfo {
   id: number;
@@ -49,35 +49,8 @@ interface HostInfo {
   debug?: boolean;
 }
 
-/** Filters of GET /logs/access (all exact; since/until in epoch ms). */
-export interface AccessListFilter {
-  host?: string;
-  method?: string;
-  status?: number;
-  route_id?: number;
-  client_ip?: string;
-  since?: number;
-  until?: number;
-}
-
-export interface AccessEntry {
-  id: number;
-  ts: number;
-  route_id: number | null;
-  host: string;
-  method: string;
-  uri: string;
-  status: number;
-  duration_ms: number;
-  size: number;
-  upstream: string | null;
-  client_ip: string | null;
-  user_agent: string | null;
-  /** the route-auth account signed in (username, or the route's configured email); null: none */
-  auth_user: string | null;
-  /** headers, for routes with debug_enabled */
-  debug: DebugHeaders | null;
-}
+/** A stored line: the entry GET /logs/access serves, without its `time` (ts as ISO 8601, added there). */
+export type AccessEntry = Omit<z.output<typeof accessEntryView>, 'time'>;
 
 type Row = Omit<AccessEntry, 'id' | 'debug'> & { debug: string | null; src_inode: string; src_offset: number };
 const COLUMNS = [
@@ -310,7 +283,7 @@ export class AccessLogService {
     return m;
   }
 
-  async list(q: AccessListFilter & { limit: number; offset: number }): Promise<{ entries: AccessEntry[]; total: number }> {
+  async list(q: AccessFilter & { limit: number; offset: number }): Promise<{ entries: AccessEntry[]; total: number }> {
     const cond: string[] = [];
     const args: unknown[] = [];
     const eq = (col: string, v: unknown) => {

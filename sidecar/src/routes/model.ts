@@ -8,7 +8,7 @@ import { defineModel, flagColumn, idColumn, msColumn, tableOpts, type M } from '
 import type { RouteView } from './schema.js';
 import { EXPOSURE_BLANK, type ExposureAnswer, type Exposure, type ExposureFields } from './exposure.js';
 import { backendPeerIds, ENCODINGS, type TrafficSettings } from './traffic.js';
-import type { AccessSchedule } from '../access-windows/schedule.js';
+import type { AccessSchedule } from '../access-windows/schema.js';
 import { geoFilterColumn, parseGeoFilter, type GeoFilter } from './geo.js';
 
 export interface RouteRow extends ExposureFields {
