@@ -167,37 +167,40 @@ export function parseEnvText(text: string): Record<string, string> {
 // ---------------------------------------------------------------------------------------------
 // configuration (server → companion)
 
-export interface GatewayRouteConfig {
-  id: number;
-  domain: string;
-  route_type: 'http' | 'l4';
+export const gatewayRouteConfig = z.object({
+  id: z.number().int(),
+  domain: z.string(),
+  route_type: z.enum(['http', 'l4']),
   /** l4 routes: tcp or udp; http routes: null */
-  l4_protocol: 'tcp' | 'udp' | null;
-  target_lan_host: string;
-  target_lan_port: number;
+  l4_protocol: z.enum(['tcp', 'udp']).nullable(),
+  target_lan_host: z.string(),
+  target_lan_port: z.number().int(),
   /** l4 routes: the port the companion listens on (its tunnel address); http routes: null (served by the proxy port) */
-  listen_port: number | null;
+  listen_port: z.number().int().nullable(),
   /** http routes: speak TLS to the LAN target (certificate not verified, the domain is sent as SNI) */
-  backend_https: boolean;
-  wol_enabled: boolean;
-  wol_mac: string | null;
-}
+  backend_https: z.boolean(),
+  wol_enabled: z.boolean(),
+  wol_mac: z.string().nullable(),
+});
+export type GatewayRouteConfig = z.infer<typeof gatewayRouteConfig>;
 
-export interface GatewayListenerConfig {
-  route_id: number;
-  port: number;
-  target_host: string;
-  target_port: number;
-}
+export const gatewayListenerConfig = z.object({
+  route_id: z.number().int(),
+  port: z.number().int(),
+  target_host: z.string(),
+  target_port: z.number().int(),
+});
+export type GatewayListenerConfig = z.infer<typeof gatewayListenerConfig>;
 
-/** What GET /api/v1/gateway/config returns (besides ok). config_hash covers everything else. */
-export interface GatewayConfig {
-  peer_id: number;
-  proxy_port: number;
-  routes: GatewayRouteConfig[];
-  tcp_listeners: GatewayListenerConfig[];
-  udp_listeners: GatewayListenerConfig[];
-}
+/** What GET /api/v1/gateway/config returns (besides ok and config_hash, which covers everything else). */
+export const gatewayConfig = z.object({
+  peer_id: z.number().int(),
+  proxy_port: z.number().int(),
+  routes: z.array(gatewayRouteConfig),
+  tcp_listeners: z.array(gatewayListenerConfig),
+  udp_listeners: z.array(gatewayListenerConfig),
+});
+export type GatewayConfig = z.infer<typeof gatewayConfig>;
 
 /**
  * The port the companion listens on for an L4 gateway route: the route's own public listen port.

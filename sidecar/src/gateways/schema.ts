@@ -1,7 +1,7 @@
 // Query schemas of the gateways API (zod); the companion's bodies are the shared gateway protocol's
 // (@gatehouse/common/gateway-protocol.js).
 import { z } from 'zod';
-import { CONFIG_HASH_RE } from '@gatehouse/common/gateway-protocol.js';
+import { CONFIG_HASH_RE, gatewayConfig } from '@gatehouse/common/gateway-protocol.js';
 import { messageRefSchema } from '@gatehouse/common/messages/ref.js';
 
 export const checkQuery = z.strictObject({ hash: z.string().regex(CONFIG_HASH_RE, 'must be sha256: followed by 64 hex digits').optional() });
@@ -78,36 +78,21 @@ export const gatewayInfo = z.object({
 });
 export type GatewayInfo = z.infer<typeof gatewayInfo>;
 export const gatewayInfoResponse = z.object({ ok: z.literal(true), gateway: gatewayInfo });
+/** A gateway's companion credentials and its gateway.env, shown once (at creation and rotation). */
+export const issuedTokens = z.object({
+  apiToken: z.string().meta({ description: 'the companion authenticates to this server with it (gthgw_...)' }),
+  pushToken: z.string().meta({ description: 'this server authenticates to the companion with it (gthgp_...)' }),
+  envContent: z.string().meta({ description: 'gateway.env for the companion, holding both tokens' }),
+});
+export type IssuedTokens = z.infer<typeof issuedTokens>;
 export const gatewayRotateResponse = z.object({
   ok: z.literal(true),
   peer_id: z.number().int(),
-  gateway: z.object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() }),
+  gateway: issuedTokens,
 });
 
-const listener = z.object({ route_id: z.number().int(), port: z.number().int(), target_host: z.string(), target_port: z.number().int() });
-/** gateways/config.ts buildGatewayConfig + config_hash: what a companion receives. */
-export const gatewayConfigResponse = z.object({
-  ok: z.literal(true),
-  peer_id: z.number().int(),
-  proxy_port: z.number().int(),
-  routes: z.array(
-    z.object({
-      id: z.number().int(),
-      domain: z.string(),
-      route_type: z.enum(['http', 'l4']),
-      l4_protocol: z.enum(['tcp', 'udp']).nullable(),
-      target_lan_host: z.string(),
-      target_lan_port: z.number().int(),
-      listen_port: z.number().int().nullable(),
-      backend_https: z.boolean(),
-      wol_enabled: z.boolean(),
-      wol_mac: z.string().nullable(),
-    }),
-  ),
-  tcp_listeners: z.array(listener),
-  udp_listeners: z.array(listener),
-  config_hash: z.string(),
-});
+/** gateways/config.ts buildGatewayConfig + config_hash: what a companion receives (the shape is the companion's contract, in common). */
+export const gatewayConfigResponse = z.object({ ok: z.literal(true), ...gatewayConfig.shape, config_hash: z.string() });
 export const gatewayCheckResponse = z
   .object({ ok: z.literal(true), changed: z.literal(true), config_hash: z.string() })
   .meta({ description: '200 only when the hash changed (304 without a body otherwise)' });
