@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type * as S from '../../sidecar/src/client-api/schema.js';
 import type * as R from '../../sidecar/src/rdp/client-endpoints.js';
+import type * as RdpSchema from '../../sidecar/src/rdp/schema.js';
 
 export type RegisterInput = z.input<typeof S.registerBody>;
 export type HeartbeatInput = z.input<typeof S.heartbeatBody>;
@@ -25,4 +26,4 @@ export type ConnectAddress = ClientRdpConnectResponse['address'];
 export type ClientRdpConnectResponse = z.infer<typeof R.clientRdpConnectResponse>;
 export type ClientRdpStatusResponse = z.infer<typeof R.clientRdpStatusResponse>;
 export type ClientRdpSessionResponse = z.infer<typeof R.clientRdpSessionResponse>;
-export type ClientRdpHeartbeatResponse = z.infer<typeof R.clientRdpHeartbeatResponse>;
+export type ClientRdpHeartbeatResponse = z.infer<typeof RdpSchema.clientRdpHeartbeatResponse>;

@@ -101,6 +101,21 @@ test('exports declare their file bodies; request bodies keep their required list
   assert.deepEqual(arrAt(reqSchema('/api/v1/smtp', 'put'), 'required').sort(), ['from', 'host', 'port']);
 });
 
+test('each export declares its row, and a real JSON export matches it (the activity log, the access log, the RDP history)', async () => {
+  await api('/peers', { method: 'POST', json: { name: 'oa-export-peer' } }); // an activity entry at least
+  for (const p of ['/logs/activity/export', '/logs/access/export', '/rdp/history/export'] as const) {
+    const items = objAt(doc, 'paths', `/api/v1${p}`, 'get', 'responses', '200', 'content', 'application/json', 'schema', 'items');
+    assert.equal(items.type, 'object', `${p}: a typed row`);
+    assert.notEqual(items.additionalProperties, true, `${p}: the row names its fields`);
+    assert.ok(Object.keys(objAt(items, 'properties')).length >= 5, `${p}: the row's fields`);
+    const res = await s.req(`/api/v1${p}?format=json`, { headers: h });
+    assert.equal(res.status, 200);
+    const r = z.array(z.fromJSONSchema(resolvedSchema(doc, items))).safeParse(res.data);
+    assert.ok(r.success, `${p}: ${JSON.stringify(r.error?.issues)}`);
+    if (p === '/logs/activity/export') assert.ok(arrAt(res.data).length > 0, 'the activity export has rows to check');
+  }
+});
+
 // Found by test/reliability/fuzz-openapi.test.ts: answers the document did not declare.
 test('POST /tags: 201 when the tag is created, 200 when it existed, both declared with the tag body', async () => {
   const created = await api('/tags', { method: 'POST', json: { name: 'oa-fresh-tag' } });

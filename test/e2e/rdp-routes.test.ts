@@ -38,7 +38,7 @@ import { waitFor } from '../lib/wait.js';
 import { freePort } from '../lib/ports.js';
 import { CADDY, e2eServerEnv } from '../lib/e2e-server.js';
 import type { HistoryEntry } from '../../sidecar/src/rdp/schema.js';
-import type { ExportRow } from '../../sidecar/src/rdp/history.js';
+import type { ExportRow } from '../../sidecar/src/rdp/schema.js';
 import { createRdpUser, rdpAuthenticate, startXrdp, startXvfb, RDP_TOOLS, type XrdpServer, type Xvfb } from '../lib/rdp.js';
 import type { Gateway } from '../../sidecar/test/lib/protocol.js';
 import { at, objsAt } from '../lib/json.js';

@@ -114,7 +114,9 @@ function successResponse(e: Endpoint, queryJs: { properties?: Record<string, unk
       description: 'The export as a file (Content-Disposition: attachment): CSV with a header row for format=csv, a JSON array of the rows for format=json',
       content: {
         'text/csv': { schema: { type: 'string' } },
-        'application/json': { schema: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+        'application/json': {
+          schema: { type: 'array', items: e.exportRow ? toJsonSchema(e.exportRow, 'output') : { type: 'object', additionalProperties: true } },
+        },
       },
     };
   }

@@ -184,6 +184,12 @@ export interface Endpoint {
   /** The success body as served ({ok: true, ...}); declared in the OpenAPI document. */
   response?: z.ZodType;
   /**
+   * A download (query `format=csv|json`): one row of the file. The JSON file is an array of these rows;
+   * the CSV file has a header row and one record per row, with the row's flat fields as columns.
+   * Declared in the OpenAPI document.
+   */
+  exportRow?: z.ZodObject;
+  /**
    * A success body that is not JSON and not an export (the live event stream): its media type and
    * description for the OpenAPI document; the handler sets ctx.body itself.
    */

@@ -1,7 +1,7 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { sendExport } from '../http/export.js';
-import { activityFilter, activityResponse, exportQuery, recentQuery, recentResponse } from './schema.js';
+import { activityEntryView, activityFilter, activityResponse, exportQuery, recentQuery, recentResponse } from './schema.js';
 
 export function logEndpoints(deps: AppContext): Endpoint[] {
   return [
@@ -32,6 +32,7 @@ export function logEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Activity log as a CSV or JSON download',
       tags: ['logs'],
       query: exportQuery,
+      exportRow: activityEntryView,
       handler: async ({ query }, ctx) => {
         const { entries } = await deps.activity.query({ ...query, offset: 0 });
         sendExport(ctx, 'activity-log', query.format, entries, ['id', 'created_at', 'severity', 'source', 'event_type', 'message', 'details', 'user_id', 'ip']);

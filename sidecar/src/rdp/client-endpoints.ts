@@ -23,7 +23,7 @@ import { credentialEnvelopeSchema, type CredentialEnvelope } from '@gatehouse/co
 import { renderRdpFile, type RdpProfileSettings } from './rdp-file.js';
 import { oneTimeKeyText, reencryptForClient, validateOneTimeKey } from './reencrypt.js';
 import type { RdpRoute } from './model.js';
-import { rdpRouteStatus, type MaintenanceWindow, type RdpRouteView } from './schema.js';
+import { clientRdpHeartbeatResponse, rdpRouteStatus, type MaintenanceWindow, type RdpRouteView } from './schema.js';
 import { statusQuery } from './ops-endpoints.js';
 
 /** Where a client connects (the connect answer's `address`). */
@@ -186,15 +186,6 @@ export const clientRdpConnectResponse = z.object({
   }),
 });
 export const clientRdpSessionResponse = z.object({ ok: z.literal(true), session: sessionView });
-export const clientRdpHeartbeatResponse = z.object({
-  ok: z.literal(true),
-  session_id: id,
-  disconnect: z.boolean().meta({ description: 'true: drop the RDP connection now' }),
-  reason: rdpSessionEndReason.nullable(),
-  message: z.string().nullable(),
-  status: z.enum(['active', 'ended']),
-  lost_after_s: z.number().int(),
-});
 
 // --- handlers ---
 
@@ -412,14 +403,7 @@ export function rdpClientEndpoints(deps: AppContext): Endpoint[] {
       handler: async ({ params, body }, ctx) => {
         await onRoute(body.session_id, params.id);
         const a = await deps.rdpSessions.heartbeat(body.session_id, await who(ctx));
-        return {
-          session_id: a.session_id,
-          disconnect: a.disconnect,
-          reason: a.reason ?? null,
-          message: a.message ?? null,
-          status: a.status,
-          lost_after_s: a.lost_after_s,
-        };
+        return { ...a, reason: a.reason ?? null, message: a.message ?? null };
       },
     }),
     defineEndpoint({

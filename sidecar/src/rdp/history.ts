@@ -12,8 +12,7 @@ import type { Deps } from '../deps.js';
 import type { M } from '../db/models.js';
 import type { RdpRouteSource } from './status.js';
 import type { RdpSessionRow } from './model.js';
-import type { HistoryEntry, RdpSession } from './schema.js';
-import type { RdpSessionEndReason } from '../events.js';
+import { historyExportRow, type ExportRow, type HistoryEntry, type RdpSession } from './schema.js';
 import { findRows } from '../db/define.js';
 
 export const HISTORY_DEFAULT_LIMIT = 50;
@@ -21,45 +20,8 @@ export const HISTORY_MAX_LIMIT = 500;
 /** The most rows one export holds (newest first). */
 export const EXPORT_MAX_ROWS = 100_000;
 
-export interface ExportRow {
-  session_id: number;
-  rdp_route_id: number;
-  route_name: string;
-  status: 'active' | 'ended';
-  started_at: string;
-  ended_at: string | null;
-  last_heartbeat_at: string;
-  duration_s: number;
-  end_reason: RdpSessionEndReason | null;
-  client_name: string | null;
-  machine_id: number | null;
-  token_id: number | null;
-  peer_id: number | null;
-  peer_name: string | null;
-  user_id: number | null;
-  username: string | null;
-  disconnect_requested_at: string | null;
-}
-
-export const EXPORT_COLUMNS: (keyof ExportRow)[] = [
-  'session_id',
-  'rdp_route_id',
-  'route_name',
-  'status',
-  'started_at',
-  'ended_at',
-  'last_heartbeat_at',
-  'duration_s',
-  'end_reason',
-  'client_name',
-  'machine_id',
-  'token_id',
-  'peer_id',
-  'peer_name',
-  'user_id',
-  'username',
-  'disconnect_requested_at',
-];
+/** The CSV's columns: every field of a row, in the schema's order. */
+export const EXPORT_COLUMNS = historyExportRow.keyof().options;
 
 export interface ExportDocument {
   format: 'csv' | 'json';

@@ -12,7 +12,7 @@ import { actingUserId } from '../http/auth.js';
 import { defineEndpoint, type Endpoint } from '../http/registry.js';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from './history.js';
 import { MAX_WOL_TIMEOUT_MS } from './wol.js';
-import { disconnectAllResponse, historyResponse, rdpStatusAllResponse, rdpStatusResponse, wolResponse } from './schema.js';
+import { disconnectAllResponse, historyExportRow, historyResponse, rdpStatusAllResponse, rdpStatusResponse, wolResponse } from './schema.js';
 
 export const statusQuery = z.strictObject({ refresh: queryBool.optional().meta({ description: 'check now instead of answering the last scheduled result' }) });
 export const wolBody = z
@@ -51,6 +51,7 @@ export function rdpOpsEndpoints(deps: AppContext): Endpoint[] {
       tags,
       feature,
       query: exportQuery,
+      exportRow: historyExportRow,
       summary: 'Session history of every RDP route as a CSV or JSON download',
       handler: async ({ query }, ctx) => {
         const doc = await deps.rdpSessions.export(query.format);

@@ -237,6 +237,28 @@ export const historyEntry = z.object({
 export type HistoryEntry = z.infer<typeof historyEntry>;
 /** A session as the API shows it (without the names). */
 export type RdpSession = Omit<HistoryEntry, 'peer_name' | 'username'>;
+const isoTime = z.string().meta({ format: 'date-time' });
+/** One row of GET /rdp/history/export: a session with its route's name, times as ISO 8601. */
+export const historyExportRow = z.object({
+  session_id: int,
+  rdp_route_id: int,
+  route_name: z.string(),
+  status: z.enum(['active', 'ended']),
+  started_at: isoTime,
+  ended_at: isoTime.nullable(),
+  last_heartbeat_at: isoTime,
+  duration_s: z.number().int(),
+  end_reason: rdpSessionEndReason.nullable(),
+  client_name: z.string().nullable(),
+  machine_id: int.nullable(),
+  token_id: int.nullable(),
+  peer_id: int.nullable(),
+  peer_name: z.string().nullable(),
+  user_id: int.nullable(),
+  username: z.string().nullable(),
+  disconnect_requested_at: isoTime.nullable(),
+});
+export type ExportRow = z.infer<typeof historyExportRow>;
 export const historyResponse = z.object({ ok: z.literal(true), rdp_route_id: int, name: z.string(), total: z.number().int(), sessions: z.array(historyEntry) });
 
 // ---- Operations (rdp/ops-endpoints.ts): status, Wake-on-LAN, disconnect-all
@@ -341,3 +363,19 @@ export const disconnectAllResponse = z.object({
     error: z.string().nullable(),
   }),
 });
+/** What disconnect-all did beyond the marker (rdp/sessions.ts killConnections). */
+export type ServerSideKill = z.output<typeof disconnectAllResponse>['server_side'];
+
+/** POST /client/rdp/:id/heartbeat: keep the session alive, or the order to drop it. */
+export const clientRdpHeartbeatResponse = z.object({
+  ok: z.literal(true),
+  session_id: int,
+  disconnect: z.boolean().meta({ description: 'true: drop the RDP connection now' }),
+  reason: rdpSessionEndReason.nullable().meta({ description: 'why (with disconnect, or when the session has ended): the end reason' }),
+  message: z.string().nullable().meta({ description: 'the reason in words' }),
+  status: z.enum(['active', 'ended']),
+  lost_after_s: z.number().int().meta({ description: 'the longest the client may wait between heartbeats before the session counts as lost (s)' }),
+});
+type HeartbeatBody = Omit<z.output<typeof clientRdpHeartbeatResponse>, 'ok'>;
+/** The heartbeat's answer, as the session service gives it: an active session's has no reason or message (the endpoint sends null). */
+export type HeartbeatAnswer = Omit<HeartbeatBody, 'reason' | 'message'> & Partial<Pick<HeartbeatBody, 'reason' | 'message'>>;

@@ -30,7 +30,7 @@ import { AppError, notFound } from '../util/errors.js';
 import type { RdpRouteLike, RdpRouteSource } from './status.js';
 import { RdpHistory } from './history.js';
 import type { RdpSessionRow } from './model.js';
-import type { RdpSession } from './schema.js';
+import type { HeartbeatAnswer, RdpSession, ServerSideKill } from './schema.js';
 import type { GatewaysService } from '../gateways/service.js';
 import { findRows, findRowByPk } from '../db/define.js';
 
@@ -41,27 +41,6 @@ export interface SessionClient {
   peer_id?: number | null;
   user_id?: number | null;
   client_name?: string | null;
-}
-
-export interface HeartbeatAnswer {
-  /** true: drop the RDP connection now */
-  disconnect: boolean;
-  /** why (with disconnect, or when the session has ended): the end reason */
-  reason?: RdpSessionEndReason;
-  /** in words */
-  message?: string;
-  status: 'active' | 'ended';
-  session_id: number;
-  /** the longest the client may wait between heartbeats before the session counts as lost (s) */
-  lost_after_s: number;
-}
-
-/** What disconnect-all did beyond the marker: gateway = the companion closed the linked route's live connections. */
-export interface ServerSideKill {
-  method: 'gateway' | 'marker';
-  /** connections the companion closed (null: not asked, or it failed) */
-  closed_connections: number | null;
-  error: string | null;
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

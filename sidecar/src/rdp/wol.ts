@@ -14,12 +14,14 @@
 // → `timeout`. status() is the poll: each call while pending checks reachability once (at most once
 // a second), so the caller (admin UI) polls it every few seconds.
 // 400 when the route has no Wake-on-LAN (wol_enabled false, or no wol_mac).
-import { msg, type MessageRef } from '@gatehouse/common/messages/index.js';
+import { msg } from '@gatehouse/common/messages/index.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../util/errors.js';
 import { sendMagicPackets } from '@gatehouse/common/wol.js';
 import type { WolService } from '../gateways/wol.js';
 import type { RdpRouteLike, RdpRouteSource, RdpStatus } from './status.js';
+import type { z } from 'zod';
+import type { wakeCycle } from './schema.js';
 
 export const WOL_PACKETS = 3;
 export const WOL_SPACING_MS = 100;
@@ -28,26 +30,9 @@ export const MAX_WOL_TIMEOUT_MS = 600_000;
 /** status() checks reachability at most this often per route */
 export const POLL_MIN_MS = 1000;
 
-export type WakeState = 'idle' | 'pending' | 'awake' | 'timeout';
-
-export interface WakeCycle {
-  rdp_route_id: number;
-  state: WakeState;
-  /** gateway: through the companion; direct: UDP from this server */
-  via: 'gateway' | 'direct';
-  mac: string;
-  /** where the packets went (direct: host:port; gateway: the companion's answer sent_to) */
-  sent_to: string[];
-  sent_at: number;
-  timeout_ms: number;
-  deadline: number;
-  awake_at: number | null;
-  last_check_at: number | null;
-  latency_ms: number | null;
-  last_error: string | null;
-  /** last_error as a message (rdp.check.*, the host's or network's own words as `detail`) */
-  last_error_code: MessageRef | null;
-}
+/** A route's wake cycle as GET/POST /rdp/:id/wol serve it (rdp/schema.ts wakeCycle). */
+export type WakeCycle = z.output<typeof wakeCycle>;
+export type WakeState = WakeCycle['state'];
 
 const normMac = (mac: string) => mac.replace(/[:-]/g, '').toUpperCase().match(/../g)!.join(':');
 

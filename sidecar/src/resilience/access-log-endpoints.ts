@@ -3,7 +3,7 @@
 import type { AppContext } from '../app-context.js';
 import { defineEndpoint, paging, type Endpoint } from '../http/registry.js';
 import { sendExport } from '../http/export.js';
-import { accessExportQuery, accessFilter, accessResponse } from '../logs/schema.js';
+import { accessEntryView, accessExportQuery, accessFilter, accessResponse } from '../logs/schema.js';
 
 const ACCESS_COLUMNS = [
   'id',
@@ -44,6 +44,7 @@ export function accessLogEndpoints(deps: AppContext): Endpoint[] {
       summary: 'Access log as a CSV or JSON download (format=csv|json, limit, and the filters of GET /logs/access)',
       tags: ['logs'],
       query: accessExportQuery,
+      exportRow: accessEntryView,
       handler: async ({ query }, ctx) => {
         await access().poll();
         const { entries } = await access().list({ ...query, offset: 0 });

@@ -169,7 +169,7 @@ export interface ApiResponses {
     '/metrics': unknown;
   };
   PATCH: {
-    '/api/v1/client/rdp/:id/session': z.output<typeof RdpClientEndpoints.clientRdpHeartbeatResponse>;
+    '/api/v1/client/rdp/:id/session': z.output<typeof RdpSchema.clientRdpHeartbeatResponse>;
     '/api/v1/peers/:id/hostname': z.output<typeof PeersSchema.peerResponse>;
     '/api/v1/rdp/:id': z.output<typeof RdpSchema.rdpRouteResponse>;
     '/api/v1/tokens/:id': z.output<typeof TokensSchema.tokenRecordResponse>;
