@@ -8,7 +8,7 @@ import { parseIPv4 } from '@gatehouse/common/wireguard/ipv4.js';
 import { queryInt, text, UNPROCESSABLE } from '../http/fields.js';
 import { IPV4_CIDR, LABELS, whole } from '../http/patterns.js';
 import { SCOPES } from '../http/scopes.js';
-import { hostnameValue } from '../peers/schema.js';
+import { chartPoint, hostnameValue } from '../peers/schema.js';
 import { fieldIssue, fieldText } from '../http/messages.js';
 import { msg } from '@gatehouse/common/messages/index.js';
 
@@ -245,7 +245,7 @@ export const trafficResponse = z.object({
   step_ms: z.number().int(),
   from: z.number().int(),
   to: z.number().int(),
-  points: z.array(z.object({ timestamp: z.number().int(), rx: z.number(), tx: z.number() })),
+  points: z.array(chartPoint),
   total_rx: z.number(),
   total_tx: z.number(),
 });

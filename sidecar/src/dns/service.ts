@@ -21,31 +21,11 @@ import type { PeerRow } from '../peers/model.js';
 import { Mutex } from '../util/mutex.js';
 import { asBool, findRows } from '../db/define.js';
 import type { WireGuardService } from '../wireguard/service.js';
-import type { DnsStatus } from './schema.js';
+import type { DnsRecord, DnsStatus, PeerDnsRecord, RouteDnsRecord } from './schema.js';
 
 export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
 /** Names the zone itself uses; peers cannot take them. */
 export const RESERVED_HOSTNAMES = new Set(['gateway', 'server']);
-
-export interface DnsRecord {
-  type: 'A';
-  name: string;
-  fqdn: string;
-  address: string;
-}
-export interface PeerDnsRecord extends DnsRecord {
-  peer_id: number;
-  peer_name: string;
-  source: 'admin' | 'agent';
-  stale: boolean;
-  enabled: 1 | 0;
-  updated_at: string | null;
-}
-
-/** An internal route's name (its domain as it is, not under the zone's domain). */
-export interface RouteDnsRecord extends DnsRecord {
-  route_id: number;
-}
 
 export class DnsService {
   private mutex = new Mutex();

@@ -55,13 +55,7 @@ import {
   type StatusDetail,
   type Thresholds,
 } from './state.js';
-import type { GatewayInfo, GatewayView, HeartbeatResult } from './schema.js';
-
-export interface IssuedTokens {
-  apiToken: string;
-  pushToken: string;
-  envContent: string;
-}
+import type { GatewayInfo, GatewayView, HeartbeatResult, IssuedTokens } from './schema.js';
 
 /** A gateway's status change: the payload of its gateway_online / gateway_offline / gateway_unknown event (reason_code: the reason as a message of the catalogue). */
 export type Transition = Omit<EventOf<'gateway_online'>, 'type'>;

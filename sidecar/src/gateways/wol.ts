@@ -27,6 +27,7 @@ import { rowToRoute, type Route } from '../routes/model.js';
 import type { GatewaysService } from './service.js';
 import type { WolRequest } from '@gatehouse/common/gateway-protocol.js';
 import { findRowByPk } from '../db/define.js';
+import type { WakeResult } from '../routes/schema.js';
 
 export const RESEND_MS = 15_000;
 export const COOLDOWN_MS = 30_000;
@@ -37,14 +38,6 @@ interface Cycle {
   lastSentAt: number;
   sends: number;
   lastError: string | null;
-}
-
-export interface WakeResult {
-  route_id: number;
-  gateway_peer_id: number;
-  mac: string;
-  sent_at: number;
-  companion: unknown;
 }
 
 export interface Page {

@@ -12,6 +12,7 @@ import { normalizeCidr } from './cidr.js';
 import { speedLimit } from '../shaping/schema.js';
 import { quota, quotaState, quotaView } from '../quotas/schema.js';
 import { accessSchedule, accessScheduleView, accessState } from '../access-windows/schema.js';
+import { issuedTokens } from '../gateways/schema.js';
 
 export const NAME_MAX = 64;
 export const DESCRIPTION_MAX = 500;
@@ -290,39 +291,44 @@ export const peerResponse = z.object({ ok: z.literal(true), peer: peerView });
 export const peerCreatedResponse = z.object({
   ok: z.literal(true),
   peer: peerView,
-  gateway: z
-    .object({ apiToken: z.string(), pushToken: z.string(), envContent: z.string() })
-    .optional()
-    .meta({ description: 'only when is_gateway: the companion tokens and gateway.env, shown once' }),
+  gateway: issuedTokens.optional().meta({ description: 'only when is_gateway: the companion tokens and gateway.env, shown once' }),
 });
 /** DELETE /peers/:id: the deleted peer's id and name. */
 export const peerDeletedResponse = z.object({ ok: z.literal(true), deleted: z.object({ id: z.number().int(), name: z.string() }) });
 export const peerToggleResponse = z.object({ ok: z.literal(true), peer: peerView, enabled: peerView.shape.enabled });
+/** One peer's outcome in a batch. */
+const batchResult = z.object({
+  id: z.number().int(),
+  ok: z.boolean(),
+  status: z.number().int().meta({ description: 'the HTTP status the single-peer call would have answered' }),
+  error: z.string().optional(),
+  ...itemMessageFields,
+  enabled: z.union([z.literal(0), z.literal(1)]).optional(),
+  deleted: z.boolean().optional(),
+});
+export type BatchResult = z.infer<typeof batchResult>;
 export const peerBatchResponse = z.object({
   ok: z.literal(true),
   action: z.enum(['enable', 'disable', 'delete']),
-  results: z.array(
-    z.object({
-      id: z.number().int(),
-      ok: z.boolean(),
-      status: z.number().int().meta({ description: 'the HTTP status the single-peer call would have answered' }),
-      error: z.string().optional(),
-      ...itemMessageFields,
-      enabled: z.union([z.literal(0), z.literal(1)]).optional(),
-      deleted: z.boolean().optional(),
-    }),
-  ),
+  results: z.array(batchResult),
   succeeded: z.number().int(),
   failed: z.number().int(),
 });
 export const peerQrResponse = z.object({ ok: z.literal(true), name: z.string(), qr: z.string().meta({ description: 'PNG data URL' }), config: z.string() });
+/** One bucket of a peer's traffic chart (peers/traffic.ts). */
+export const chartPoint = z.object({
+  timestamp: z.number().int().meta({ description: 'bucket start, epoch ms' }),
+  rx: z.number().meta({ description: "bytes received by the server from the peer in the bucket (the peer's upload)" }),
+  tx: z.number().meta({ description: "bytes sent by the server to the peer in the bucket (the peer's download)" }),
+});
+export type ChartPoint = z.infer<typeof chartPoint>;
 export const peerTrafficResponse = z.object({
   ok: z.literal(true),
   period: z.enum(['1h', '24h', '7d', '30d']),
   step_ms: z.number().int(),
   from: z.number().int().meta({ description: 'epoch ms' }),
   to: z.number().int().meta({ description: 'epoch ms, exclusive' }),
-  points: z.array(z.object({ timestamp: z.number().int(), rx: z.number(), tx: z.number() })),
+  points: z.array(chartPoint),
   total_rx: z.number(),
   total_tx: z.number(),
 });

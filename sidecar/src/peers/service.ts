@@ -21,7 +21,7 @@ import { RESERVED_HOSTNAMES } from '../dns/service.js';
 import { Mutex } from '../util/mutex.js';
 import { series, type Period } from './traffic.js';
 import { toPeerView, VIEW_ATTRS, type PeerViewRow } from './view.js';
-import type { PeerView } from './schema.js';
+import type { BatchResult, PeerView } from './schema.js';
 import { asBool, findRow, findRows, findRowByPk } from '../db/define.js';
 import { hostnameValue, type CreatePeerInput, type ListPeersQuery, type UpdatePeerInput } from './schema.js';
 import { hasFilter, peerOrder, peerWhere } from './list.js';
@@ -29,17 +29,6 @@ import { parseClientAllowedIps } from './cidr.js';
 import { storeSpeedLimit } from '../shaping/schema.js';
 import { NO_QUOTA_STATE, storeQuota } from '../quotas/schema.js';
 import { scheduleComment } from '../access-windows/text.js';
-
-export interface BatchResult {
-  id: number;
-  ok: boolean;
-  status: number;
-  error?: string;
-  code?: string;
-  params?: Record<string, unknown>;
-  enabled?: 1 | 0;
-  deleted?: boolean;
-}
 
 /** An ASCII file name for a peer's config download ("Jane's Laptop" → "Jane_s_Laptop.conf"). */
 export function configFileName(name: string, id: number): string {

@@ -5,6 +5,7 @@
 //   1d buckets are kept 400 days, then deleted.
 // Every statement is portable (SQLite >= 3.24 and PostgreSQL share INSERT ... ON CONFLICT).
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { ChartPoint } from './schema.js';
 
 export type Resolution = '5m' | '1h' | '1d';
 export const MINUTE = 60_000;
@@ -16,15 +17,6 @@ export const RETENTION = { '5m': 48 * HOUR, '1h': 30 * DAY, '1d': 400 * DAY } as
 export interface TrafficSample {
   peerId: number;
   rx: number;
-  tx: number;
-}
-
-export interface ChartPoint {
-  /** bucket start, epoch ms */
-  timestamp: number;
-  /** bytes received by the server from peers in the bucket (the peers' upload) */
-  rx: number;
-  /** bytes sent by the server to peers in the bucket (the peers' download) */
   tx: number;
 }
 

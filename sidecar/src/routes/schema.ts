@@ -537,16 +537,16 @@ export const breakerReset = z.object({
 });
 export type BreakerReset = z.infer<typeof breakerReset>;
 export const breakerResetResponse = z.object({ ok: z.literal(true), circuit_breaker: breakerReset });
-export const wolResponse = z.object({
-  ok: z.literal(true),
-  wol: z.object({
-    route_id: z.number().int(),
-    gateway_peer_id: z.number().int(),
-    mac: z.string(),
-    sent_at: z.number().int().meta({ description: 'epoch ms' }),
-    companion: z.unknown().meta({ description: "the gateway companion's answer, as it sent it" }),
-  }),
+/** POST /routes/:id/wol: the magic packet the gateway companion was asked to send. */
+const wakeResult = z.object({
+  route_id: z.number().int(),
+  gateway_peer_id: z.number().int(),
+  mac: z.string(),
+  sent_at: z.number().int().meta({ description: 'epoch ms' }),
+  companion: z.unknown().meta({ description: "the gateway companion's answer, as it sent it" }),
 });
+export type WakeResult = z.infer<typeof wakeResult>;
+export const wolResponse = z.object({ ok: z.literal(true), wol: wakeResult });
 const headers = z.record(z.string(), z.array(z.string()));
 export const traceResponse = z.object({
   ok: z.literal(true),

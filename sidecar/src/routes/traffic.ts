@@ -23,27 +23,6 @@ export type LbPolicy = (typeof LB_POLICIES)[number];
 export const ENCODINGS = ['zstd', 'gzip'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
 
-export interface Backend {
-  target_kind: 'peer' | 'gateway';
-  /** the peer (target_kind peer) or the gateway peer (target_kind gateway) */
-  peer_id: number;
-  /** gateway backends: the LAN host behind the gateway; null for peers */
-  target_host: string | null;
-  target_port: number;
-  /** round_robin only: relative share (1-100); 1 when not given */
-  weight: number;
-}
-export interface HealthCheck {
-  path: string;
-  interval_s: number;
-  timeout_s: number;
-  expect_status: number;
-}
-export interface HeaderOps {
-  set: Record<string, string>;
-  delete: string[];
-}
-
 /**
  * Headers that request_headers and response_headers can neither set nor delete, each with why (one
  * list for both directions; names compare case-insensitively). Hop-by-hop headers (RFC 9110 §7.6.1)
@@ -175,27 +154,26 @@ export const trafficFields = {
 };
 
 const headerOpsView = z.object({ set: z.record(z.string(), z.string()), delete: z.array(z.string()) });
+export type HeaderOps = z.infer<typeof headerOpsView>;
+/** A backend as stored and served. */
+const backendView = z.object({
+  target_kind: z.enum(['peer', 'gateway']),
+  peer_id: z.number().int().meta({ description: 'the peer (target_kind peer) or the gateway peer (target_kind gateway)' }),
+  target_host: z.string().nullable().meta({ description: 'gateway backends: the LAN host behind the gateway; null for peers' }),
+  target_port: z.number().int(),
+  weight: z.number().int().meta({ description: 'round_robin only: relative share (1-100); 1 when not given' }),
+});
+export type Backend = z.infer<typeof backendView>;
+const healthCheckView = z.object({ path: z.string(), interval_s: z.number().int(), timeout_s: z.number().int(), expect_status: z.number().int() });
+export type HealthCheck = z.infer<typeof healthCheckView>;
 /** The fields of this file in the route view (routes/schema.ts routeView). */
 export const trafficView = {
-  backends: z
-    .array(
-      z.object({
-        target_kind: z.enum(['peer', 'gateway']),
-        peer_id: z.number().int(),
-        target_host: z.string().nullable(),
-        target_port: z.number().int(),
-        weight: z.number().int(),
-      }),
-    )
-    .meta({
-      description: "every backend when there are several (the first is the route's target fields); [] when the route's single target is its only backend",
-    }),
+  backends: z.array(backendView).meta({
+    description: "every backend when there are several (the first is the route's target fields); [] when the route's single target is its only backend",
+  }),
   lb_policy: z.enum(LB_POLICIES).meta({ description: 'how requests are spread over the backends (round_robin unless set)' }),
   lb_cookie_name: z.string().nullable().meta({ description: 'the sticky cookie of lb_policy cookie' }),
-  health_check: z
-    .object({ path: z.string(), interval_s: z.number().int(), timeout_s: z.number().int(), expect_status: z.number().int() })
-    .nullable()
-    .meta({ description: 'active health checks of every backend through the tunnel; null: none' }),
+  health_check: healthCheckView.nullable().meta({ description: 'active health checks of every backend through the tunnel; null: none' }),
   request_headers: headerOpsView.nullable(),
   response_headers: headerOpsView.nullable(),
   compression: z
@@ -206,11 +184,7 @@ export const trafficView = {
 /** GET /routes/:id/backends (routes/backend-health.ts): each backend with its state as Caddy sees it. */
 export const backendStateView = z.object({
   index: z.number().int().meta({ description: "the place in the route's backends (0: the route's target)" }),
-  target_kind: z.enum(['peer', 'gateway']),
-  peer_id: z.number().int(),
-  target_host: z.string().nullable(),
-  target_port: z.number().int(),
-  weight: z.number().int(),
+  ...backendView.shape,
   dial: z.string().nullable().meta({ description: 'the address Caddy dials (tunnel address:port); null when the peer is disabled, expired or gone' }),
   state: z.enum(['up', 'down', 'unknown']).meta({
     description:

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { UNPROCESSABLE } from '../http/fields.js';
 import { HOST_NAME, IPV4, IPV6, whole } from '../http/patterns.js';
 import { passwordSchema, userView, usernameSchema } from '../users/schema.js';
-import { PUBLIC_HOST_PROBLEMS } from '../system/schema.js';
+import { PUBLIC_HOST_PROBLEMS, publicHostInfo } from '../system/schema.js';
 import { fieldText } from '../http/messages.js';
 
 const lockoutBody = z
@@ -61,24 +61,7 @@ export const appSettingsResponse = z.object({
         description: 'the public host set for this server (Network settings, else GATEHOUSE_PUBLIC_HOST); null: neither (see public_host for what applies)',
       }),
     }),
-    public_host: z
-      .object({
-        host: z.string().meta({ description: 'what peer configs (Endpoint = host:port) and gateway-mode RDP use now' }),
-        source: z.enum(['settings', 'env', 'hostname']).meta({
-          description:
-            "settings: the Network settings (PUT /settings/network); env: GATEHOUSE_PUBLIC_HOST; hostname: neither set, this machine's hostname is the fallback",
-        }),
-        internet_resolvable: z.boolean().meta({
-          description:
-            'judged by its form: false for a single-label name, a local-only suffix (.local, .lan, .internal, .home.arpa, ...), a private, loopback or link-local IP',
-        }),
-        problem: z.enum(PUBLIC_HOST_PROBLEMS).nullable().meta({ description: 'why it is not internet-resolvable; null when it may be' }),
-        warning: z.string().nullable().meta({
-          description:
-            'set when the hostname fallback is not internet-resolvable (also logged at start); the admin UI shows it on the dashboard and the peer config',
-        }),
-      })
-      .meta({ description: "This server's public host: what peers dial" }),
+    public_host: publicHostInfo,
     dns_domain: z.string(),
     tls: z.enum(['acme', 'internal']).meta({ description: 'the TLS mode in effect (Network settings, else GATEHOUSE_TLS)' }),
     admin_domain: z.string().nullable(),

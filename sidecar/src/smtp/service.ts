@@ -11,15 +11,8 @@ import type { SmtpInput, SmtpView } from './schema.js';
 
 export const SMTP_SETTING_KEY = 'smtp';
 
-interface StoredSmtp {
-  host: string;
-  port: number;
-  secure: boolean;
-  user: string | null;
-  /** sealed */
-  password: string | null;
-  from: string;
-}
+/** The settings as stored: every field of the body set, the password sealed. */
+type StoredSmtp = Required<SmtpInput>;
 
 export interface SentMail {
   messageId: string;

@@ -19,7 +19,8 @@
 // UI from GET /api/v1/settings/app `app.public_host` (docs/guides/peers.md).
 import os from 'node:os';
 import ipaddr from 'ipaddr.js';
-import type { PublicHostProblem } from './schema.js';
+import type { PublicHostInfo, PublicHostProblem } from './schema.js';
+import type { NetworkBody, TLS_MODES } from '../settings/schema.js';
 import type { SettingsStore } from '../settings/store.js';
 
 export type { PublicHostProblem } from './schema.js';
@@ -78,39 +79,22 @@ export function classifyHost(input: string): HostClass {
   return { public: true, problem: null };
 }
 
-export type PublicHostSource = 'settings' | 'env' | 'hostname';
-export type TlsMode = 'acme' | 'internal';
+type PublicHostSource = PublicHostInfo['source'];
+export type TlsMode = (typeof TLS_MODES)[number];
 
 /** The settings key of the stored Network settings (a JSON object; travels in backups with the settings table). */
 export const NETWORK_SETTING = 'network';
 /** Set when an admin skipped the first-sign-in Network step (the step is not shown again). */
 export const NETWORK_SETUP_SKIPPED = 'network.setup_skipped';
 
-/** What PUT /settings/network stores: null = fall back to the environment (and the hostname). */
-export interface StoredNetwork {
-  public_host: string | null;
-  public_ip: string | null;
-  tls_mode: TlsMode | null;
-  acme_email: string | null;
-}
+/** What PUT /settings/network stores, every field set: null = fall back to the environment (and the hostname). */
+export type StoredNetwork = Required<NetworkBody>;
 
 export interface NetworkConfig {
   publicHost?: string;
   publicIp?: string;
   tls?: TlsMode;
   acmeEmail?: string;
-}
-
-export interface PublicHostInfo {
-  /** what peers dial and desktop clients get (no brackets around an IPv6 address) */
-  host: string;
-  /** settings: the stored Network settings; env: GATEHOUSE_PUBLIC_HOST; hostname: neither set, this machine's hostname is used */
-  source: PublicHostSource;
-  /** by its form: false when the internet cannot resolve or reach the host */
-  internet_resolvable: boolean;
-  problem: PublicHostProblem | null;
-  /** set when the hostname fallback is a host the internet cannot resolve: what to do about it (English; the UI words it from `problem`) */
-  warning: string | null;
 }
 
 const WHY: Record<PublicHostProblem, string> = {

@@ -15,6 +15,27 @@ export const PUBLIC_HOST_PROBLEMS = [
 ] as const;
 export type PublicHostProblem = (typeof PUBLIC_HOST_PROBLEMS)[number];
 
+/** The host peers dial, where it comes from, and whether the internet can reach it (system/public-host.ts). */
+export const publicHostInfo = z
+  .object({
+    host: z.string().meta({ description: 'what peer configs (Endpoint = host:port) and gateway-mode RDP use now' }),
+    source: z.enum(['settings', 'env', 'hostname']).meta({
+      description:
+        "settings: the Network settings (PUT /settings/network); env: GATEHOUSE_PUBLIC_HOST; hostname: neither set, this machine's hostname is the fallback",
+    }),
+    internet_resolvable: z.boolean().meta({
+      description:
+        'judged by its form: false for a single-label name, a local-only suffix (.local, .lan, .internal, .home.arpa, ...), a private, loopback or link-local IP',
+    }),
+    problem: z.enum(PUBLIC_HOST_PROBLEMS).nullable().meta({ description: 'why it is not internet-resolvable; null when it may be' }),
+    warning: z.string().nullable().meta({
+      description:
+        'set when the hostname fallback is not internet-resolvable (also logged at start); the admin UI shows it on the dashboard and the peer config',
+    }),
+  })
+  .meta({ description: "This server's public host: what peers dial" });
+export type PublicHostInfo = z.infer<typeof publicHostInfo>;
+
 /** GET /health: 200 when every check is ok (503 {ok: false, ...} otherwise); version, uptime and the checks only for loopback callers. */
 export const healthResponse = z.object({
   ok: z.literal(true),

@@ -22,7 +22,10 @@
 // applies them there. IPv6: the tunnel has IPv4 addresses only; ::/0 in a client config sends the
 // client's IPv6 traffic into the tunnel where it ends (no leak past the VPN), nothing is NATed.
 
-export type NatMode = 'auto' | 'on' | 'off';
+import type { z } from 'zod';
+import type { wgStatusResponse } from './schema.js';
+
+export type NatMode = NatState['mode'];
 
 export interface NatRule {
   table: 'nat' | 'filter';
@@ -81,21 +84,8 @@ export function defaultRouteInterface(output: string): string | null {
   return null;
 }
 
-export interface NatState {
-  mode: NatMode;
-  /** whether the rules should be there (mode on, or auto with a full-tunnel peer) */
-  wanted: boolean;
-  /** whether our rules are in place (after the last reconcile) */
-  active: boolean;
-  /** the default-route interface the traffic leaves by */
-  out_interface: string | null;
-  /** net.ipv4.ip_forward as last read (null: not read) */
-  forwarding: boolean | null;
-  /** what went wrong at the last reconcile (no default route, iptables missing, forwarding read-only) */
-  error: string | null;
-  /** our rules as iptables -S prints them */
-  rules: string[];
-}
+/** Forwarding and NAT as GET /wg/status shows them (wireguard/schema.ts). */
+export type NatState = NonNullable<z.output<typeof wgStatusResponse>['nat']>;
 
 export interface Runner {
   run(cmd: string, args: string[], o?: { allowFail?: boolean }): Promise<{ stdout: string; stderr: string; code: number }>;

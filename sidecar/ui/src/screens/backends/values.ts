@@ -21,7 +21,7 @@ export const placeholdersComplete: [Missing] extends [never] ? true : Missing = 
 export interface BackendRow {
   /** the row's key on screen (not sent) */
   uid: number;
-  target_kind: 'peer' | 'gateway';
+  target_kind: Route['target_kind'];
   peer_id: number | null;
   target_host: string;
   target_port: number | null;
@@ -50,7 +50,7 @@ export interface TrafficValues {
 
 /** The route's target fields as the form holds them: its first backend. */
 export interface TargetValues {
-  target_kind: 'peer' | 'gateway';
+  target_kind: Route['target_kind'];
   peer_id: number | null;
   target_port: number | null;
   target_peer_id: number | null;

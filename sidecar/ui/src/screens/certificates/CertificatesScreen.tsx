@@ -9,15 +9,12 @@ import { DataTable, type Column } from '../../components/table';
 import { Badge, EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { t, useLang } from '../../i18n';
-import type { Certificate, CertificateResponse, CertificatesResponse } from '../../protocol';
+import type { Certificate, CertificateResponse, CertificatesResponse, CreateCertificateBody } from '../../protocol';
 
 const EVENTS = ['certificate_created', 'certificate_replaced', 'certificate_deleted', 'route_created', 'route_updated', 'route_deleted'];
 
-interface UploadValues {
-  name: string;
-  certificate_pem: string;
-  private_key_pem: string;
-}
+/** The upload form holds the create body as it is sent. */
+type UploadValues = CreateCertificateBody;
 
 /** A file input that puts the picked file's text into a field. */
 function FilePick(props: { form: Form<UploadValues>; name: 'certificate_pem' | 'private_key_pem'; label: string }) {

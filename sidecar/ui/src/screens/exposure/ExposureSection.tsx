@@ -9,8 +9,8 @@ import type { Route } from '../routes/model';
 
 /** The form's exposure values (part of RouteValues). */
 export interface ExposureValues {
-  exposure: 'public' | 'internal';
-  exposure_answer: 'not_found' | 'page' | 'redirect';
+  exposure: Route['exposure'];
+  exposure_answer: Route['exposure_answer'];
   exposure_page: string;
   exposure_redirect_url: string;
 }

@@ -6,17 +6,20 @@ import { useState } from 'preact/hooks';
 import { CheckField, SelectField, fid, type Form } from '../../components/form';
 import { useApi } from '../../hooks';
 import { t, useLang } from '../../i18n';
-import type { GeoipStatusResponse } from '../../protocol';
+import type { GeoipStatusResponse, Route } from '../../protocol';
 import { countryList, countryName } from './countries';
 import './geo.css';
 
 /** The form values this section edits (a part of the route form's values). */
 export interface GeoValues {
   geo_filter_enabled: boolean;
-  geo_filter: { mode: 'allow' | 'deny'; countries: string[] };
+  geo_filter: GeoFilter;
 }
 
-export const geoValues = (r: { geo_filter?: { mode: 'allow' | 'deny'; countries: string[] } | null } | null): GeoValues => ({
+/** A route's country filter as served. */
+type GeoFilter = NonNullable<Route['geo_filter']>;
+
+export const geoValues = (r: { geo_filter?: GeoFilter | null } | null): GeoValues => ({
   geo_filter_enabled: !!r?.geo_filter,
   geo_filter: r?.geo_filter ? { mode: r.geo_filter.mode, countries: [...r.geo_filter.countries] } : { mode: 'allow', countries: [] },
 });

@@ -14,7 +14,7 @@ import type { AppSettingsResponse, NetworkBody, NetworkResponse, NetworkView } f
 interface Values {
   public_host: string;
   public_ip: string;
-  tls_mode: '' | 'acme' | 'internal';
+  tls_mode: '' | NonNullable<NetworkBody['tls_mode']>;
   acme_email: string;
 }
 

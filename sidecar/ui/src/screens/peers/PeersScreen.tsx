@@ -122,7 +122,7 @@ function PeerList({ query }: { query: URLSearchParams }) {
       toast((err as Error).message, 'bad');
     }
   };
-  const batch = async (action: 'enable' | 'disable' | 'delete') => {
+  const batch = async (action: PeerBatchResponse['action']) => {
     if (!chosen.length) return;
     if (action === 'delete' && !(await confirmAction(t('peers.confirmBatchDelete', { n: chosen.length }), { confirmLabel: t('common.delete') }))) return;
     setBusy(true);

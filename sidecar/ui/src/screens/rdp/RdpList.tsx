@@ -8,7 +8,15 @@ import { DataTable, SearchBox, type Column } from '../../components/table';
 import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../components/ui';
 import { useApi, useTitle } from '../../hooks';
 import { firstItemError, t } from '../../i18n';
-import type { RdpBatchResponse, RdpRoutesResponse, RdpToggleResponse, RotationPendingResponse, RoutePeersResponse, WizardPeer } from '../../protocol';
+import type {
+  RdpBatchBody,
+  RdpBatchResponse,
+  RdpRoutesResponse,
+  RdpToggleResponse,
+  RotationPendingResponse,
+  RoutePeersResponse,
+  WizardPeer,
+} from '../../protocol';
 import { RDP_EVENTS, type RdpRoute } from './model';
 import { CredBadge, EnabledBadge, ReachDot, useStatusMap } from './status';
 
@@ -70,7 +78,7 @@ export default function RdpList() {
       toast((e as Error).message, 'bad');
     }
   };
-  const batch = async (action: 'enable' | 'disable' | 'delete') => {
+  const batch = async (action: RdpBatchBody['action']) => {
     const ids = [...selected].map(Number);
     if (action === 'delete' && !(await confirmAction(t('rdp.batchDeleteConfirm', { n: ids.length }), { confirmLabel: t('common.delete') }))) return;
     setBusy(`batch-${action}`);

@@ -38,8 +38,8 @@ import { trafficBody, trafficValues, type TrafficValues } from '../backends/valu
 export interface RouteValues extends ExposureValues, GeoValues, ScheduleValues, TrafficValues {
   domain: string;
   description: string;
-  route_type: 'http' | 'l4';
-  target_kind: 'peer' | 'gateway';
+  route_type: Route['route_type'];
+  target_kind: Route['target_kind'];
   enabled: boolean;
   peer_id: number | null;
   target_port: number | null;
@@ -48,9 +48,9 @@ export interface RouteValues extends ExposureValues, GeoValues, ScheduleValues, 
   target_lan_port: number | null;
   wol_enabled: boolean;
   wol_mac: string;
-  l4_protocol: 'tcp' | 'udp';
+  l4_protocol: NonNullable<Route['l4_protocol']>;
   l4_listen_port: number | null;
-  l4_tls_mode: 'none' | 'passthrough' | 'terminate';
+  l4_tls_mode: NonNullable<Route['l4_tls_mode']>;
   https_enabled: boolean;
   certificate_id: number | null;
   backend_https: boolean;
@@ -60,7 +60,7 @@ export interface RouteValues extends ExposureValues, GeoValues, ScheduleValues, 
   acl_enabled: boolean;
   acl_peer_ids: number[];
   ip_filter_enabled: boolean;
-  ip_filter_mode: 'whitelist' | 'blacklist';
+  ip_filter_mode: NonNullable<Route['ip_filter_mode']>;
   ip_filter_rules: string;
   rate_limit_enabled: boolean;
   rate_limit_requests: number | null;
@@ -74,7 +74,7 @@ export interface RouteValues extends ExposureValues, GeoValues, ScheduleValues, 
   mirror_enabled: boolean;
   mirror_targets: string;
   bot_blocker_enabled: boolean;
-  bot_blocker_mode: 'block' | 'log' | 'tarpit';
+  bot_blocker_mode: NonNullable<Route['bot_blocker_mode']>;
   bot_blocker_config: {
     categories: NonNullable<NonNullable<CreateRouteBody['bot_blocker_config']>['categories']>;
     custom_user_agents: string;

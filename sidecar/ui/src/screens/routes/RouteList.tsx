@@ -8,7 +8,7 @@ import { EmptyState, ErrorBanner, Link, PageHeader, Spinner } from '../../compon
 import { useApi, useTitle } from '../../hooks';
 import { firstItemError, t } from '../../i18n';
 import { setQuery, useLocation } from '../../router';
-import type { RoutePeersResponse, RoutesBatchResponse, RoutesResponse, RouteToggleResponse } from '../../protocol';
+import type { RoutePeersResponse, RoutesBatchBody, RoutesBatchResponse, RoutesResponse, RouteToggleResponse } from '../../protocol';
 import { ROUTE_EVENTS, type Route, type WizardPeer } from './model';
 import { ExposureBadge } from '../exposure/ExposureSection';
 import { AccessBadge } from '../schedule/AccessState';
@@ -80,7 +80,7 @@ export default function RouteList() {
       toast((e as Error).message, 'bad');
     }
   };
-  const batch = async (action: 'enable' | 'disable' | 'delete') => {
+  const batch = async (action: RoutesBatchBody['action']) => {
     const ids = [...selected].map(Number);
     if (action === 'delete' && !(await confirmAction(t('routes.batchDeleteConfirm', { n: ids.length }), { confirmLabel: t('common.delete') }))) return;
     setBusy(`batch-${action}`);
