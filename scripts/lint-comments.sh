@@ -4,7 +4,7 @@
 # older README). Part of npm run lint.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-pattern='\bSPEC\b|SPEC\.md|\bissues? [0-9]+\b|README(.s)? "'
+pattern='\bSPEC\b|SPEC\.md|\b[Ii]ssues? #?[0-9]+\b|README(.s)? "'
 if hits=$(grep -rnE "$pattern" --include='*.ts' --include='*.tsx' --include='*.js' --include='*.mjs' --include='*.go' --include='*.sh' \
   --exclude-dir=node_modules --exclude-dir=dist --exclude-dir=.git --exclude=lint-comments.sh \
   sidecar gateway client test scripts caddy-modules configs 2>/dev/null); then

@@ -163,7 +163,7 @@ test('peers through the real sidecar and real WireGuard tunnels', { skip: reason
   await echo.stop();
 });
 
-// Issue 19, defect 2: disabling a peer removes it from the interface, so the server forgets its
+// A defect found before: disabling a peer removes it from the interface, so the server forgets its
 // session; the peer keeps sending with the old keys, which the server drops, until the peer itself
 // gives up and re-handshakes (~15-17 s). Re-enabled, the server gets the peer's last endpoint back
 // and starts the handshake itself, so the tunnel carries traffic again at once.
@@ -213,7 +213,7 @@ test('a re-enabled peer carries traffic within a second of the API answer (toggl
   );
 });
 
-// Issue 25: a peer disabled right after its first handshake, before the poller (every 10 s) stored
+// A defect found before: a peer disabled right after its first handshake, before the poller (every 10 s) stored
 // its endpoint: the re-enable path knew no endpoint, so the server could not start the handshake and
 // the tunnel waited ~17 s for the peer's own rekey. The endpoint is now read from the interface at
 // the moment the peer is disabled. Here a new peer C makes its first handshake (its first ping),

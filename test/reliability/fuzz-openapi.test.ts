@@ -695,7 +695,7 @@ test(
     if (!process.env.FUZZ_ONLY) assert.ok(ops.length >= 100, `expected the whole document, got ${ops.length} operations`);
     if (!process.env.FUZZ_ONLY)
       assert.ok(kinds.valid >= ops.length, `too few valid requests (${kinds.valid}): the generator must produce requests the document allows`);
-    // Issue 19: every 2xx is checked against the schema the document declares, so no operation may fall
+    // Every 2xx is checked against the schema the document declares, so no operation may fall
     // back to the generic {ok: true, ...} (declare Endpoint.response); only these, each with its reason.
     const GENERIC_ALLOWED: Record<string, string> = {
       'GET /gateway-wol/wait': 'never answers 2xx: the waking-up page is 503 while the host wakes, 4xx/5xx otherwise',
