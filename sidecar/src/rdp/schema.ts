@@ -238,24 +238,28 @@ export type HistoryEntry = z.infer<typeof historyEntry>;
 /** A session as the API shows it (without the names). */
 export type RdpSession = Omit<HistoryEntry, 'peer_name' | 'username'>;
 const isoTime = z.string().meta({ format: 'date-time' });
-/** One row of GET /rdp/history/export: a session with its route's name, times as ISO 8601. */
+/**
+ * One row of GET /rdp/history/export: a history entry with its route's name and its times as ISO
+ * 8601, in the file's column order (the fields it shares with the entry are the entry's).
+ */
+const entry = historyEntry.shape;
 export const historyExportRow = z.object({
-  session_id: int,
-  rdp_route_id: int,
+  session_id: entry.id,
+  rdp_route_id: entry.rdp_route_id,
   route_name: z.string(),
-  status: z.enum(['active', 'ended']),
+  status: entry.status,
   started_at: isoTime,
   ended_at: isoTime.nullable(),
   last_heartbeat_at: isoTime,
-  duration_s: z.number().int(),
-  end_reason: rdpSessionEndReason.nullable(),
-  client_name: z.string().nullable(),
-  machine_id: int.nullable(),
-  token_id: int.nullable(),
-  peer_id: int.nullable(),
-  peer_name: z.string().nullable(),
-  user_id: int.nullable(),
-  username: z.string().nullable(),
+  duration_s: entry.duration_s,
+  end_reason: entry.end_reason,
+  client_name: entry.client_name,
+  machine_id: entry.machine_id,
+  token_id: entry.token_id,
+  peer_id: entry.peer_id,
+  peer_name: entry.peer_name,
+  user_id: entry.user_id,
+  username: entry.username,
   disconnect_requested_at: isoTime.nullable(),
 });
 export type ExportRow = z.infer<typeof historyExportRow>;
