@@ -56,6 +56,7 @@ import { assembleConfig, renderCaddyConfig, renderFrame, renderHosts, summarizeH
 import { LICENSED_FEATURES, type FeatureGate } from '../licence/features.js';
 import { readRoutesSnapshot, readSnapshot, type ProtectedRouteIdsFn } from './snapshot.js';
 import { AppliedState, frameOf, type HostChanges, type Plan } from './apply.js';
+import type { ProxyStatus } from './schema.js';
 
 /** What a write tells the apply path it changed (see transact). */
 export interface ChangeScope {
@@ -107,18 +108,6 @@ interface ApplyJob {
   reject: (e: unknown) => void;
 }
 type Job = WriteJob | ApplyJob;
-
-export interface ProxyStatus {
-  mode: 'caddy' | 'render-only';
-  /** Hash of the configuration Caddy was last given (or, render-only, last rendered). */
-  config_hash: string | null;
-  last_load_at: string | null;
-  last_error: string | null;
-  /** last_error as a message: its caddy.error.* category, the text as `detail` */
-  last_error_code: MessageRef | null;
-  loads: number;
-  batches: number;
-}
 
 export interface ProxyServiceOptions {
   db: Database;

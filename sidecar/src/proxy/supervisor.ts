@@ -16,6 +16,7 @@ import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/clock.js';
 import { CaddyAdminClient } from './admin-client.js';
 import { CADDY_STORAGE_DSN_ENV } from './fragments/storage.js';
+import type { CaddyProcessStatus } from './schema.js';
 
 export interface SupervisorOptions {
   bin: string;
@@ -37,14 +38,6 @@ export interface SupervisorOptions {
   readyTimeoutMs?: number;
   /** PostgreSQL URL of the shared certificate storage (cluster), put in Caddy's environment as GATEHOUSE_CADDY_STORAGE_DSN. */
   storageDsn?: string;
-}
-
-export interface CaddyProcessStatus {
-  running: boolean;
-  pid: number | null;
-  uptime_s: number | null;
-  admin_api: string;
-  restarts: number;
 }
 
 export class CaddyBinaryMissing extends Error {}
