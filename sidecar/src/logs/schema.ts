@@ -64,7 +64,7 @@ export const accessEntryView = z.object({
   upstream: z.string().nullable(),
   client_ip: z.string().nullable(),
   user_agent: z.string().nullable(),
-  auth_user: z.string().nullable(),
+  auth_user: z.string().nullable().meta({ description: "the route-auth account signed in (username, or the route's configured email); null: none" }),
   debug: z.object({ request_headers: headers, response_headers: headers }).nullable().meta({ description: 'headers, for routes with debug_enabled' }),
 });
 export const accessResponse = z.object({ ok: z.literal(true), entries: z.array(accessEntryView), total: z.number().int() });

@@ -340,9 +340,9 @@ export const wakeCycle = z.object({
   state: z.enum(['idle', 'pending', 'awake', 'timeout']).meta({
     description: 'idle: no packet sent since the server started; pending: waiting for the host; awake: it answers; timeout: it did not within timeout_ms',
   }),
-  via: z.enum(['gateway', 'direct']),
+  via: z.enum(['gateway', 'direct']).meta({ description: 'gateway: through the companion; direct: UDP from this server' }),
   mac: z.string(),
-  sent_to: z.array(z.string()),
+  sent_to: z.array(z.string()).meta({ description: "where the packets went (direct: host:port; gateway: the companion's answer sent_to)" }),
   sent_at: z.number().int(),
   timeout_ms: z.number().int(),
   deadline: z.number().int(),
@@ -363,7 +363,7 @@ export const disconnectAllResponse = z.object({
       description:
         "gateway: the companion was asked to close the linked L4 route's live connections; marker: the order waits for the clients' heartbeats only (internal, external, both)",
     }),
-    closed_connections: z.number().int().nullable(),
+    closed_connections: z.number().int().nullable().meta({ description: 'connections the companion closed (null: not asked, or it failed)' }),
     error: z.string().nullable(),
   }),
 });
