@@ -14,6 +14,7 @@ import { startTestServer, login, apiToken, bearer, ADMIN, type ReqInit, type Tes
 import { ProviderJar, startIdp, type Idp } from './lib/oidc-idp.js';
 import type { Row } from './lib/rows.js';
 import { objAt } from '../../test/lib/json.js';
+import { findRows } from '../src/db/define.js';
 
 const CLIENT_ID = 'gatehouse';
 const CLIENT_SECRET = 'oidc-client-secret-3f1c9a7d2b';
@@ -202,6 +203,26 @@ test('a tampered state is refused, and the real answer still works once', async 
   assert.match(elsewhere.text, /data-reason="state_invalid"/);
   assert.equal((await visit(b.sidecar, cb.href)).status, 302);
   assert.equal((await whoAmI(b))?.username, 'alice');
+});
+
+test("the flow's PKCE verifier is sealed in the session row, and a verifier that does not open is refused", async () => {
+  const b = browser();
+  const cb = await throughProvider(b, 'alice');
+  const state = cb.searchParams.get('state')!;
+  const { Session } = s.deps.db.models;
+  const row = (await findRows(Session, {})).find((r) => String(r.data).includes(state));
+  assert.ok(row, 'the session row holding the flow');
+  const data = JSON.parse(String(row.data)) as { oidcFlows: { state: string; verifier: string }[] };
+  const flow = data.oidcFlows.find((f) => f.state === state)!;
+  assert.match(flow.verifier, /^v1:/, 'sealed');
+  assert.throws(() => s.deps.crypto.open(flow.verifier), 'not sealed with the master key itself (a key derived from it)');
+  // a verifier sealed under another key (here the master key itself): the flow counts as none
+  flow.verifier = s.deps.crypto.seal('a-verifier-that-does-not-belong-here-0123456789');
+  await Session.update({ data: JSON.stringify(data) }, { where: { sid: row.sid } });
+  const refused = await visit(b.sidecar, cb.href);
+  assert.equal(refused.status, 422);
+  assert.match(refused.text, /data-reason="state_invalid"/);
+  assert.equal(await whoAmI(b), null);
 });
 
 test('a replayed code is refused: in the same browser (the state was used) and with a fresh state (the provider refuses the code)', async () => {
