@@ -192,7 +192,7 @@ export const encryptionHeader = z.object({
     .int()
     .min(1024)
     .max(2 ** 20)
-    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two'),
+    .refine((n) => (n & (n - 1)) === 0, fieldText('backup.field.power_of_two')),
   r: z.number().int().min(1).max(32),
   p: z.number().int().min(1).max(16),
   salt: z.string().min(16).max(64),

@@ -8,6 +8,7 @@ export const backup = {
   'backup.passphrase_needed': () => 'The passphrase the backup was made with is required',
   'backup.kdf_out_of_range': () => 'The document asks for key-derivation parameters out of range',
   'backup.field.unsupported_parameters': () => 'unsupported parameters',
+  'backup.field.power_of_two': () => 'must be a power of two',
   'backup.wrong_passphrase': () => 'Wrong passphrase for this backup',
   'backup.field.wrong_passphrase': () => 'does not open this backup',
   'backup.passphrase_too_short': (p: { min: number }) => `A passphrase of at least ${p.min} characters is required to seal the backup's secrets`,

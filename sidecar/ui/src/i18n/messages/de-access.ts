@@ -130,6 +130,7 @@ export const backup_de = {
   'backup.passphrase_needed': () => 'Die Passphrase, mit der die Sicherung erstellt wurde, ist erforderlich',
   'backup.kdf_out_of_range': () => 'Das Dokument verlangt Parameter der Schlüsselableitung außerhalb des zulässigen Bereichs',
   'backup.field.unsupported_parameters': () => 'nicht unterstützte Parameter',
+  'backup.field.power_of_two': () => 'muss eine Zweierpotenz sein',
   'backup.wrong_passphrase': () => 'Falsche Passphrase für diese Sicherung',
   'backup.field.wrong_passphrase': () => 'öffnet diese Sicherung nicht',
   'backup.passphrase_too_short': (p) => `Eine Passphrase von mindestens ${p.min} Zeichen ist nötig, um die Geheimnisse der Sicherung zu versiegeln`,
