@@ -49,7 +49,7 @@ export const activityResponse = z.object({
 export const recentResponse = z.object({ ok: z.literal(true), entries: z.array(activityEntryView) });
 
 const headers = z.record(z.string(), z.array(z.string()));
-/** resilience/access-log.ts AccessEntry plus `time` (ts as ISO 8601), as GET /logs/access serves it. */
+/** A line of the access log as GET /logs/access serves it: `time` is ts as ISO 8601 (resilience/access-log.ts AccessEntry is this without it). */
 export const accessEntryView = z.object({
   id: z.number().int(),
   ts: z.number().int().meta({ description: 'epoch ms' }),
