@@ -13,7 +13,6 @@
 import type Koa from 'koa';
 import type { AppContext } from '../app-context.js';
 import { AppError } from '../util/errors.js';
-import { MasterKey } from '../util/crypto.js';
 import { safeNext, nextParam } from '../auth/next.js';
 import { ENROL_PATH, SECOND_FACTOR_PATH, type PendingSignIn } from '../auth/pending.js';
 import { openSession } from '../auth/endpoints.js';
@@ -27,21 +26,6 @@ export const CALLBACK_PATH = '/auth/oidc/callback';
 const MAX_FLOWS = 5;
 
 const services = new WeakMap<AppContext, OidcService>();
-const flowKeys = new WeakMap<AppContext, MasterKey>();
-/** The key that seals a flow's PKCE verifier in the session (derived from the master key: a key rotation, which ends every session anyway, leaves it unopenable). */
-function flowKey(ctx: AppContext): MasterKey {
-  let k = flowKeys.get(ctx);
-  if (!k) flowKeys.set(ctx, (k = MasterKey.fromBuffer(ctx.crypto.derive('admin-oidc-flow'))));
-  return k;
-}
-/** A flow's verifier opened, or null when it does not open (sealed under another key, or tampered with). */
-function openVerifier(deps: AppContext, sealed: string): string | null {
-  try {
-    return flowKey(deps).open(sealed);
-  } catch {
-    return null;
-  }
-}
 /** The one OidcService of a container (its endpoints, these pages and its discovery cache share it). */
 export function oidcService(ctx: AppContext): OidcService {
   let s = services.get(ctx);
@@ -81,7 +65,7 @@ export function oidcPagesMiddleware(deps: AppContext): Koa.Middleware {
     const { url, flow } = await svc().begin(row, callbackUrl(deps, ctx), next);
     const now = deps.clock();
     const kept = ((ctx.session!.oidcFlows ?? []) as OidcFlow[]).filter((f) => now - f.at <= FLOW_MAX_AGE_MS).slice(-(MAX_FLOWS - 1));
-    ctx.session!.oidcFlows = [...kept, { ...flow, verifier: flowKey(deps).seal(flow.verifier) }];
+    ctx.session!.oidcFlows = [...kept, { ...flow, verifier: svc().adminFlowSeal.seal(flow.verifier) }];
     ctx.redirect(url);
   };
 
@@ -92,7 +76,7 @@ export function oidcPagesMiddleware(deps: AppContext): Koa.Middleware {
     const kept = state ? flows.find((f) => f.state === state) : undefined;
     // single use: the flow leaves the session before anything else happens
     if (flows.length) ctx.session!.oidcFlows = flows.filter((f) => f !== kept);
-    const verifier = kept ? openVerifier(deps, kept.verifier) : null;
+    const verifier = kept ? svc().adminFlowSeal.open(kept.verifier) : null;
     // a state this browser did not start (tampered, replayed, or another browser's), or a verifier
     // that does not open: a well-formed request refused by a rule the OpenAPI document cannot state,
     // 422 (the page says why)

@@ -12,6 +12,7 @@ import { msg, type Msg } from '@gatehouse/common/messages/index.js';
 import { ROLES, type Role } from '@gatehouse/common/roles.js';
 import { UniqueConstraintError, fn, col, where as sqlWhere } from 'sequelize';
 import type { Deps } from '../deps.js';
+import { MasterKey } from '../util/crypto.js';
 import type { Models, UserRow } from '../db/models.js';
 import { asBool, findRow, findRows } from '../db/define.js';
 import { AppError, conflict, notFound, unprocessable, type FieldMessages } from '../util/errors.js';
@@ -44,6 +45,32 @@ export interface OidcFlow {
   redirectUri: string;
   /** epoch ms */
   at: number;
+}
+
+/**
+ * Seals a waiting flow's PKCE verifier where the flow waits (the admin's session, the route sign-ins'
+ * table): a key derived from the master key for one purpose, so no value sealed with the master key
+ * itself lives there, and a key rotation leaves the sign-ins in progress unopenable (start again).
+ */
+export class VerifierSeal {
+  private readonly key: MasterKey;
+
+  constructor(master: MasterKey, purpose: string) {
+    this.key = MasterKey.fromBuffer(master.derive(purpose));
+  }
+
+  seal(verifier: string): string {
+    return this.key.seal(verifier);
+  }
+
+  /** The verifier, or null when it does not open (sealed under another key, or tampered with). */
+  open(sealed: string): string | null {
+    try {
+      return this.key.open(sealed);
+    } catch {
+      return null;
+    }
+  }
 }
 
 /** Why a sign-in through a provider was refused (the page words it; oidc/pages.ts). */
@@ -147,9 +174,12 @@ function claimList(v: unknown): string[] {
 export class OidcService {
   private readonly models: Models;
   private readonly configs = new Map<number, { key: number; at: number; config: client.Configuration }>();
+  /** The admin sign-ins' verifiers in their sessions (oidc/flow.ts). */
+  readonly adminFlowSeal: VerifierSeal;
 
   constructor(private readonly core: Core) {
     this.models = core.db.models;
+    this.adminFlowSeal = new VerifierSeal(core.crypto, 'admin-oidc-flow');
   }
 
   /** The guard's policy for one provider: the operator's policy of `oidc`, widened when an admin chose allow_private for it. */

@@ -22,8 +22,7 @@ import { msg } from '@gatehouse/common/messages/index.js';
 import { Op } from 'sequelize';
 import type { Deps } from '../deps.js';
 import { findRowByPk, findRows } from '../db/define.js';
-import { MasterKey } from '../util/crypto.js';
-import { FLOW_MAX_AGE_MS, ROUTE_CALLBACK_PATH, SignInRefused, type OidcFlow, type OidcService, type SignInClaims } from '../oidc/service.js';
+import { FLOW_MAX_AGE_MS, ROUTE_CALLBACK_PATH, SignInRefused, VerifierSeal, type OidcFlow, type OidcService, type SignInClaims } from '../oidc/service.js';
 import { listColumn } from './models.js';
 import { sha256, newToken, type RouteAuthService } from './service.js';
 import type { RouteEntry } from './view.js';
@@ -64,19 +63,15 @@ export function allowed(entry: RouteEntry, c: SignInClaims): boolean {
 }
 
 export class RouteOidc {
-  /**
-   * Seals the flows' PKCE verifiers: a key derived from the master key (as the e-mail codes' HMAC
-   * key), so that no value sealed with the master key itself lives in a table the backup and the
-   * key rotation leave out; a rotation leaves the sign-ins in progress unopenable (start again).
-   */
-  private readonly flowKey: MasterKey;
+  /** The flows' PKCE verifiers in route_auth_oidc_flows, a table the backup and the key rotation leave out. */
+  private readonly flowSeal: VerifierSeal;
 
   constructor(
     private readonly deps: Deps,
     private readonly svc: RouteAuthService,
     private readonly oidc: () => OidcService,
   ) {
-    this.flowKey = MasterKey.fromBuffer(deps.crypto.derive('route-auth-oidc-flow'));
+    this.flowSeal = new VerifierSeal(deps.crypto, 'route-auth-oidc-flow');
   }
 
   private get model() {
@@ -102,12 +97,8 @@ export class RouteOidc {
     const row = await findRowByPk(this.model, state);
     if (!row) return null;
     if (!(await this.model.destroy({ where: { state } }))) return null;
-    let verifier: string;
-    try {
-      verifier = this.flowKey.open(row.verifier_enc);
-    } catch {
-      return null;
-    }
+    const verifier = this.flowSeal.open(row.verifier_enc);
+    if (verifier === null) return null;
     const flow: OidcFlow = {
       state: row.state,
       nonce: row.nonce,
@@ -142,7 +133,7 @@ export class RouteOidc {
       binding_hash: sha256(binding),
       provider_id: flow.providerId,
       nonce: flow.nonce,
-      verifier_enc: this.flowKey.seal(flow.verifier),
+      verifier_enc: this.flowSeal.seal(flow.verifier),
       next_url: flow.next,
       redirect_uri: flow.redirectUri,
       created_at: flow.at,
