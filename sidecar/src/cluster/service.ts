@@ -54,6 +54,9 @@ export function nodeAddress(config: Config): string | null {
   return null;
 }
 
+/** A node counts as live (the licence gate, the node removal): not marked lost, and a heartbeat within LOST_AFTER_MS. */
+const liveWhere = (now: number) => ({ lost_at: null, last_seen_at: { [Op.gte]: now - LOST_AFTER_MS } });
+
 export class ClusterService {
   readonly enabled: boolean;
   readonly name: string;
@@ -89,10 +92,10 @@ export class ClusterService {
     return this.deps.db.models.ClusterNode;
   }
 
-  /** The other nodes that count as live now (not marked lost, heartbeat within LOST_AFTER_MS). */
+  /** The other nodes that count as live now. */
   private async liveOthers(now: number, transaction?: Transaction): Promise<ClusterNodeRow[]> {
     return findRows(this.model, {
-      where: { name: { [Op.ne]: this.name }, lost_at: null, last_seen_at: { [Op.gte]: now - LOST_AFTER_MS } },
+      where: { name: { [Op.ne]: this.name }, ...liveWhere(now) },
       order: [['name', 'ASC']],
       transaction,
     });
@@ -193,8 +196,7 @@ export class ClusterService {
     const row = this.enabled ? await findRowByPk(this.model, name) : null;
     if (!row) throw notFound(msg('cluster.node_not_found', { name }));
     const now = this.deps.clock();
-    const lostWhere = { [Op.or]: [{ lost_at: { [Op.ne]: null } }, { last_seen_at: { [Op.lt]: now - LOST_AFTER_MS } }] };
-    const removed = await this.model.destroy({ where: { name, ...lostWhere } });
+    const removed = await this.model.destroy({ where: { name, [Op.not]: liveWhere(now) } });
     if (!removed) {
       if (!(await findRowByPk(this.model, name, { attributes: ['name'] }))) throw notFound(msg('cluster.node_not_found', { name }));
       throw conflict(msg('cluster.node_is_live', { name, lost_after_s: LOST_AFTER_MS / 1000 }));
@@ -237,6 +239,7 @@ export class ClusterService {
       last_seen_at: Number(r.last_seen_at),
       config_hash: r.config_hash,
       version: r.version,
+      // liveWhere's rule, read on the row
       lost: r.lost_at !== null || Number(r.last_seen_at) < now - LOST_AFTER_MS,
     }));
     return { enabled: true, node: this.name, nodes, leader };
