@@ -15,7 +15,6 @@ import { apiToken, bearer, login, startTestServer, type TestServer } from './lib
 import { waitFor } from '../../test/lib/wait.js';
 import type { BodyOf } from './lib/api-types.js';
 
-/** The answer of DELETE /cluster/nodes/:name, a success or a refusal. */
 /** DELETE /cluster/nodes/:name: the removal, or a refusal. */
 type Removal = BodyOf<'DELETE', '/api/v1/cluster/nodes/:name'>;
 const pgOnly = { skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only (TEST_DATABASE_URL)' };
